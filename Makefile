@@ -1,0 +1,65 @@
+# training-net: the README's two commands and their parts.
+#   make run     set up, build optimized, run the quickstart (writes results.db)
+#   make check   set up, build, run every test: ctest, sanitizers, in-tree ns-3.37
+# Every target installs missing Debian packages first (as root; otherwise it
+# prints the apt-get line and stops).
+
+BUILD      ?= build
+BUILD_TYPE ?= Release
+JOBS       ?= 2
+CMAKE_ARGS ?=
+
+.PHONY: all setup configure build run check test check-sanitize check-intree bench bench-plan \
+        bench-roce format check-format clean
+
+all: build
+
+setup:
+	@sh utils/setup-debian.sh
+
+$(BUILD)/build.ninja: | setup
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+
+configure: setup $(BUILD)/build.ninja
+
+build: configure
+	ninja -C $(BUILD) -j$(JOBS)
+
+run: build
+	$(BUILD)/examples/training-net-quickstart --db=results.db
+	@echo "query it: sqlite3 results.db 'SELECT run_id, name, status, simulated_ns FROM run'"
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The C core and its tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+check-sanitize: setup
+	cmake -S . -B $(BUILD)/sanitize -G Ninja -DTN_CORE_ONLY=ON -DTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+	ninja -C $(BUILD)/sanitize -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ctest --test-dir $(BUILD)/sanitize --output-on-failure -j$(JOBS)
+
+# The module inside a real ns-3.37 tree, tested by that tree's test.py.
+check-intree: setup
+	JOBS=$(JOBS) sh utils/check-intree.sh $(BUILD)
+
+check: test check-sanitize check-intree
+
+bench: bench-plan bench-roce
+
+bench-plan: build
+	@for b in $(BUILD)/bench/bench-plan*; do [ -x "$$b" ] && "$$b"; done
+
+bench-roce: build
+	@for b in $(BUILD)/bench/bench-roce*; do [ -x "$$b" ] && "$$b"; done
+
+SOURCES = $(shell git ls-files '*.c' '*.cc' '*.h' 2>/dev/null || find model helper test examples utils bench -name '*.[ch]' -o -name '*.cc')
+
+format:
+	clang-format -i $(SOURCES)
+
+check-format:
+	clang-format --dry-run --Werror $(SOURCES)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,10 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The C core's test suites, one line each: TN_TEST_SUITE(name) requires a
+ * function `void tn_suite_name(tn_test_suite *)` in test/core/. Included
+ * several times with different definitions of TN_TEST_SUITE (no guard).
+ * CMakeLists.txt reads this file to register one ctest per suite.
+ */
+TN_TEST_SUITE(harness)
+TN_TEST_SUITE(db)

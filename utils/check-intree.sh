@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Builds training-net inside a real ns-3.37 tree, as users do (contrib/), and
+# runs its test suites through that tree's own test.py.
+#   1. the ns-3.37 source comes from Debian's source package (a private apt
+#      configuration with a deb-src entry; nothing of the system's apt changes)
+#      and is cached under $BUILD/intree, so a second run downloads nothing;
+#   2. this module is copied to contrib/training-net (a fresh copy each run);
+#   3. ./ns3 configure --enable-modules=training-net --enable-tests --enable-examples;
+#      ninja -j2 (./ns3 build would use one job on two cores);
+#   4. test.py --no-build runs every training-net suite of the test-runner.
+# Usage: check-intree.sh [BUILD_DIR]     (default: build)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)
+cache=$build/intree
+tree=$cache/ns-allinone-3.37/ns-3.37
+jobs=${JOBS:-2}
+
+if [ ! -x "$tree/ns3" ]; then
+    mkdir -p "$cache/apt/lists/partial" "$cache/apt/archives/partial" "$cache/download"
+    cat > "$cache/apt/sources.list" <<SOURCES
+deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+SOURCES
+    set -- -o Dir::Etc::SourceList="$cache/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+        -o Dir::State::Lists="$cache/apt/lists" -o Dir::Cache="$cache/apt" \
+        -o APT::Sandbox::User=root
+    echo "check-intree: downloading the ns-3.37 Debian source package"
+    apt-get "$@" update -qq
+    (cd "$cache/download" && apt-get "$@" source --download-only ns3)
+    tarball=$(ls "$cache"/download/ns3_3.37*.orig.tar.* | head -n 1)
+    echo "check-intree: unpacking $(basename "$tarball")"
+    tar -C "$cache" -xf "$tarball"
+    [ -x "$tree/ns3" ] || { echo "check-intree: no ns-3.37 tree in $tarball" >&2; exit 1; }
+fi
+
+echo "check-intree: copying training-net to $tree/contrib/training-net"
+rm -rf "$tree/contrib/training-net"
+mkdir -p "$tree/contrib/training-net"
+(cd "$top" && tar --exclude='./build*' --exclude=./.git --exclude='./results.db*' -cf - .) |
+    tar -C "$tree/contrib/training-net" -xf -
+
+cd "$tree"
+if [ ! -f cmake-cache/build.ninja ]; then
+    ./ns3 configure -G Ninja -d release --enable-modules=training-net --enable-tests --enable-examples
+fi
+ninja -C cmake-cache -j"$jobs"
+
+runner=$(ls build/utils/ns3.37-test-runner-* | head -n 1)
+suites=$("$runner" --print-test-name-list | grep '^training-net' || true)
+[ -n "$suites" ] || { echo "check-intree: the tree's test-runner has no training-net suite" >&2; exit 1; }
+failed=0
+for suite in $suites; do
+    python3 test.py --no-build --suite="$suite" || failed=1
+done
+./ns3 run --no-build "training-net-quickstart --db=$build/intree-results.db" || failed=1
+[ "$failed" = 0 ] && echo "check-intree: every training-net suite passed in the ns-3.37 tree"
+exit "$failed"
