@@ -7,10 +7,17 @@
 core_sources = [
     'model/core/tn-db.c',
     'model/core/tn-error.c',
+    'model/core/tn-routing.c',
+    'model/core/tn-topology.c',
+    'model/core/tn-topology-file.c',
+    'model/core/tn-topology-gen.c',
+    'model/core/tn-topology-spec.c',
 ]
 core_headers = [
     'model/core/tn-db.h',
     'model/core/tn-error.h',
+    'model/core/tn-routing.h',
+    'model/core/tn-topology.h',
     'model/core/tn-version.h',
 ]
 
@@ -28,6 +35,8 @@ core_test_sources = [
     'test/core/tn-test.c',
     'test/core/test-db.c',
     'test/core/test-harness.c',
+    'test/core/test-routing.c',
+    'test/core/test-topology.c',
 ]
 
 tool_sources = [

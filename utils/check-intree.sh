@@ -47,7 +47,7 @@ if [ ! -f cmake-cache/build.ninja ]; then
 fi
 ninja -C cmake-cache -j"$jobs"
 
-runner=$(ls build/utils/ns3.37-test-runner-* | head -n 1)
+runner=$(ls build/utils/ns3.37-test-runner* | head -n 1)
 suites=$("$runner" --print-test-name-list | grep '^training-net' || true)
 [ -n "$suites" ] || { echo "check-intree: the tree's test-runner has no training-net suite" >&2; exit 1; }
 failed=0

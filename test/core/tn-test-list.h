@@ -8,3 +8,5 @@
  */
 TN_TEST_SUITE(harness)
 TN_TEST_SUITE(db)
+TN_TEST_SUITE(topology)
+TN_TEST_SUITE(routing)

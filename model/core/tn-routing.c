@@ -1,0 +1,554 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-routing: per-destination BFS distance tables and ECMP next hops.
+ */
+#include "tn-routing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TN_D16_INF UINT16_MAX
+
+struct tn_routes
+{
+    const tn_topology* topo;
+    uint32_t nodes;
+    uint32_t ndest;
+    uint32_t* dest_node;  /* per destination index */
+    uint32_t* dest_index; /* per node: destination index or TN_TOPO_NONE */
+    uint8_t* transit;     /* per node: may be passed through */
+    bool npus_forward;
+    uint16_t* d16; /* ndest x nodes when nodes < 65535 */
+    uint32_t* d32; /* otherwise */
+};
+
+void
+tn_routes_destroy(tn_routes* routes)
+{
+    if (!routes)
+    {
+        return;
+    }
+    free(routes->dest_node);
+    free(routes->dest_index);
+    free(routes->transit);
+    free(routes->d16);
+    free(routes->d32);
+    free(routes);
+}
+
+/* Distance from node v to destination index di (TN_ROUTES_UNREACHABLE if none). */
+static inline uint32_t
+tn_dist(const tn_routes* r, uint32_t di, uint32_t v)
+{
+    size_t at = (size_t)di * r->nodes + v;
+    if (r->d16)
+    {
+        uint16_t x = r->d16[at];
+        return x == TN_D16_INF ? TN_ROUTES_UNREACHABLE : x;
+    }
+    return r->d32[at];
+}
+
+tn_status
+tn_routes_create(const tn_topology* topo,
+                 const tn_routes_options* options,
+                 tn_routes** out,
+                 tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_routes_create: out is NULL");
+    }
+    *out = NULL;
+    if (!topo)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_routes_create: topo is NULL");
+    }
+    uint32_t nodes = tn_topology_node_count(topo);
+    if (nodes == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_routes_create: topology has no node");
+    }
+    tn_routes_options opt;
+    memset(&opt, 0, sizeof(opt));
+    if (options)
+    {
+        opt = *options;
+    }
+    if (opt.transit != TN_TRANSIT_TOPOLOGY && opt.transit != TN_TRANSIT_ALL_NODES &&
+        opt.transit != TN_TRANSIT_SWITCHES_ONLY)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_create: options.transit %d is unknown",
+                            (int)opt.transit);
+    }
+    tn_routes* r = calloc(1, sizeof(*r));
+    if (!r)
+    {
+        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: out of memory");
+    }
+    r->topo = topo;
+    r->nodes = nodes;
+    r->npus_forward = opt.transit == TN_TRANSIT_ALL_NODES       ? true
+                      : opt.transit == TN_TRANSIT_SWITCHES_ONLY ? false
+                                                                : tn_topology_npus_forward(topo);
+    r->ndest = opt.dest_nodes ? opt.dest_count : tn_topology_npu_count(topo);
+    r->dest_node = malloc(((size_t)r->ndest + 1) * sizeof(*r->dest_node));
+    r->dest_index = malloc((size_t)nodes * sizeof(*r->dest_index));
+    r->transit = malloc(nodes);
+    uint32_t* queue = malloc((size_t)nodes * sizeof(*queue));
+    if (!r->dest_node || !r->dest_index || !r->transit || !queue)
+    {
+        free(queue);
+        tn_routes_destroy(r);
+        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: out of memory");
+    }
+    for (uint32_t v = 0; v < nodes; v++)
+    {
+        r->dest_index[v] = TN_TOPO_NONE;
+        r->transit[v] = tn_topology_node_kind(topo, v) == TN_NODE_SWITCH || r->npus_forward;
+    }
+    for (uint32_t i = 0; i < r->ndest; i++)
+    {
+        uint32_t d = opt.dest_nodes ? opt.dest_nodes[i] : tn_topology_npu_node(topo, i);
+        if (d >= nodes)
+        {
+            free(queue);
+            tn_routes_destroy(r);
+            return tn_error_set(
+                err,
+                TN_EINVAL,
+                "tn_routes_create: options.dest_nodes[%u] = %u is not a node (%u nodes)",
+                i,
+                d,
+                nodes);
+        }
+        if (r->dest_index[d] != TN_TOPO_NONE)
+        {
+            tn_error_set(err,
+                         TN_EINVAL,
+                         "tn_routes_create: options.dest_nodes[%u] = %u is a duplicate of "
+                         "dest_nodes[%u]",
+                         i,
+                         d,
+                         r->dest_index[d]);
+            free(queue);
+            tn_routes_destroy(r);
+            return TN_EINVAL;
+        }
+        r->dest_node[i] = d;
+        r->dest_index[d] = i;
+    }
+    size_t cells = (size_t)r->ndest * nodes;
+    if (r->ndest && cells / r->ndest != nodes)
+    {
+        free(queue);
+        tn_routes_destroy(r);
+        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: distance table too large");
+    }
+    int narrow = nodes < TN_D16_INF;
+    if (narrow)
+    {
+        r->d16 = malloc((cells ? cells : 1) * sizeof(*r->d16));
+    }
+    else
+    {
+        r->d32 = malloc((cells ? cells : 1) * sizeof(*r->d32));
+    }
+    if (!r->d16 && !r->d32)
+    {
+        tn_error_set(err,
+                     TN_ENOMEM,
+                     "tn_routes_create: out of memory for a %u x %u distance table (pass "
+                     "options.dest_nodes to route fewer destinations)",
+                     r->ndest,
+                     nodes);
+        free(queue);
+        tn_routes_destroy(r);
+        return TN_ENOMEM;
+    }
+    /* in-neighbours of every node in one flat array (CSR), for a tight BFS loop */
+    uint32_t links = tn_topology_link_count(topo);
+    uint32_t* in_off = malloc(((size_t)nodes + 1) * sizeof(*in_off));
+    uint32_t* in_src = malloc(((size_t)links + 1) * sizeof(*in_src));
+    if (!in_off || !in_src)
+    {
+        free(in_off);
+        free(in_src);
+        free(queue);
+        tn_routes_destroy(r);
+        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: out of memory");
+    }
+    in_off[0] = 0;
+    for (uint32_t v = 0; v < nodes; v++)
+    {
+        uint32_t deg;
+        const uint32_t* in = tn_topology_in_links(topo, v, &deg);
+        for (uint32_t p = 0; p < deg; p++)
+        {
+            in_src[in_off[v] + p] = tn_topology_link(topo, in[p])->src;
+        }
+        in_off[v + 1] = in_off[v] + deg;
+    }
+    /* reverse BFS from each destination over in-links; non-transit nodes get a
+       distance (they may start a path) but are not expanded */
+    for (uint32_t di = 0; di < r->ndest; di++)
+    {
+        uint32_t d = r->dest_node[di];
+        uint16_t* row16 = narrow ? r->d16 + (size_t)di * nodes : NULL;
+        uint32_t* row32 = narrow ? NULL : r->d32 + (size_t)di * nodes;
+        if (narrow)
+        {
+            for (uint32_t v = 0; v < nodes; v++)
+            {
+                row16[v] = TN_D16_INF;
+            }
+            row16[d] = 0;
+        }
+        else
+        {
+            for (uint32_t v = 0; v < nodes; v++)
+            {
+                row32[v] = TN_ROUTES_UNREACHABLE;
+            }
+            row32[d] = 0;
+        }
+        uint32_t head = 0, tail = 0;
+        queue[tail++] = d;
+        while (head < tail)
+        {
+            uint32_t v = queue[head++];
+            if (v != d && !r->transit[v])
+            {
+                continue;
+            }
+            uint32_t dv = narrow ? row16[v] : row32[v];
+            for (uint32_t p = in_off[v]; p < in_off[v + 1]; p++)
+            {
+                uint32_t u = in_src[p];
+                if (narrow)
+                {
+                    if (row16[u] == TN_D16_INF)
+                    {
+                        row16[u] = (uint16_t)(dv + 1);
+                        queue[tail++] = u;
+                    }
+                }
+                else if (row32[u] == TN_ROUTES_UNREACHABLE)
+                {
+                    row32[u] = dv + 1;
+                    queue[tail++] = u;
+                }
+            }
+        }
+    }
+    free(in_off);
+    free(in_src);
+    free(queue);
+    *out = r;
+    return TN_OK;
+}
+
+const tn_topology*
+tn_routes_topology(const tn_routes* routes)
+{
+    return routes->topo;
+}
+
+bool
+tn_routes_npus_forward(const tn_routes* routes)
+{
+    return routes->npus_forward;
+}
+
+uint32_t
+tn_routes_dest_count(const tn_routes* routes)
+{
+    return routes->ndest;
+}
+
+uint32_t
+tn_routes_dest_node(const tn_routes* routes, uint32_t i)
+{
+    return i < routes->ndest ? routes->dest_node[i] : TN_TOPO_NONE;
+}
+
+bool
+tn_routes_is_dest(const tn_routes* routes, uint32_t node)
+{
+    return node < routes->nodes && routes->dest_index[node] != TN_TOPO_NONE;
+}
+
+uint32_t
+tn_routes_distance(const tn_routes* routes, uint32_t from, uint32_t to)
+{
+    if (from >= routes->nodes || to >= routes->nodes || routes->dest_index[to] == TN_TOPO_NONE)
+    {
+        return TN_ROUTES_UNREACHABLE;
+    }
+    return tn_dist(routes, routes->dest_index[to], from);
+}
+
+uint32_t
+tn_routes_distance_rank(const tn_routes* routes, uint32_t from_rank, uint32_t to_rank)
+{
+    uint32_t a = tn_topology_npu_node(routes->topo, from_rank);
+    uint32_t b = tn_topology_npu_node(routes->topo, to_rank);
+    if (a == TN_TOPO_NONE || b == TN_TOPO_NONE)
+    {
+        return TN_ROUTES_UNREACHABLE;
+    }
+    return tn_routes_distance(routes, a, b);
+}
+
+/*
+ * Visit the next hops of node toward destination index di: calls are made in
+ * port order; returns the count. If pick < count, *picked gets that next hop.
+ */
+static uint32_t
+tn_next_hops(const tn_routes* r,
+             uint32_t node,
+             uint32_t di,
+             uint32_t* links,
+             uint32_t cap,
+             uint32_t pick,
+             uint32_t* picked)
+{
+    uint32_t dv = tn_dist(r, di, node);
+    if (dv == TN_ROUTES_UNREACHABLE || dv == 0)
+    {
+        return 0;
+    }
+    uint32_t to = r->dest_node[di];
+    uint32_t deg;
+    const uint32_t* outl = tn_topology_out_links(r->topo, node, &deg);
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < deg; p++)
+    {
+        uint32_t w = tn_topology_link(r->topo, outl[p])->dst;
+        if ((w == to || r->transit[w]) && tn_dist(r, di, w) == dv - 1)
+        {
+            if (n < cap)
+            {
+                links[n] = outl[p];
+            }
+            if (n == pick)
+            {
+                *picked = outl[p];
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
+uint32_t
+tn_routes_next_hops(const tn_routes* routes,
+                    uint32_t node,
+                    uint32_t to,
+                    uint32_t* links,
+                    uint32_t cap)
+{
+    if (node >= routes->nodes || to >= routes->nodes || routes->dest_index[to] == TN_TOPO_NONE)
+    {
+        return 0;
+    }
+    return tn_next_hops(routes, node, routes->dest_index[to], links, cap, UINT32_MAX, NULL);
+}
+
+uint32_t
+tn_routes_max_npu_distance(const tn_routes* routes)
+{
+    uint32_t best = 0;
+    const tn_topology* t = routes->topo;
+    uint32_t npus = tn_topology_npu_count(t);
+    for (uint32_t di = 0; di < routes->ndest; di++)
+    {
+        for (uint32_t rank = 0; rank < npus; rank++)
+        {
+            uint32_t v = tn_topology_npu_node(t, rank);
+            uint32_t d = tn_dist(routes, di, v);
+            if (v != routes->dest_node[di] && d != TN_ROUTES_UNREACHABLE && d > best &&
+                tn_topology_node_kind(t, routes->dest_node[di]) == TN_NODE_NPU)
+            {
+                best = d;
+            }
+        }
+    }
+    return best;
+}
+
+uint32_t
+tn_routes_hash_pick(uint64_t flow_hash, uint32_t node, uint32_t count)
+{
+    if (count == 0)
+    {
+        return 0;
+    }
+    uint64_t x = flow_hash ^ ((uint64_t)node * 0x9E3779B97F4A7C15ULL);
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBULL;
+    x ^= x >> 31;
+    return (uint32_t)(x % count);
+}
+
+static tn_status
+tn_check_pair(const tn_routes* r,
+              const char* fn,
+              uint32_t src,
+              uint32_t dst,
+              uint32_t* dist,
+              tn_error* err)
+{
+    if (src >= r->nodes)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: src %u is not a node (%u nodes)",
+                            fn,
+                            src,
+                            r->nodes);
+    }
+    if (dst >= r->nodes || r->dest_index[dst] == TN_TOPO_NONE)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: dst %u is not a routed destination", fn, dst);
+    }
+    *dist = tn_dist(r, r->dest_index[dst], src);
+    return TN_OK;
+}
+
+tn_status
+tn_routes_path(const tn_routes* routes,
+               uint32_t src,
+               uint32_t dst,
+               uint64_t flow_hash,
+               uint32_t* links,
+               uint32_t cap,
+               uint32_t* len,
+               tn_error* err)
+{
+    if (!routes || !len)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_path: %s is NULL",
+                            routes ? "len" : "routes");
+    }
+    uint32_t dist;
+    tn_status s = tn_check_pair(routes, "tn_routes_path", src, dst, &dist, err);
+    if (s)
+    {
+        return s;
+    }
+    if (dist == TN_ROUTES_UNREACHABLE)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_path: dst %u is unreachable from src %u",
+                            dst,
+                            src);
+    }
+    if (cap < dist || (dist > 0 && !links))
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_routes_path: cap %u < path length %u", cap, dist);
+    }
+    uint32_t di = routes->dest_index[dst];
+    uint32_t v = src;
+    for (uint32_t h = 0; h < dist; h++)
+    {
+        uint32_t count = tn_next_hops(routes, v, di, NULL, 0, UINT32_MAX, NULL);
+        uint32_t pick = tn_routes_hash_pick(flow_hash, v, count);
+        uint32_t link = TN_TOPO_NONE;
+        tn_next_hops(routes, v, di, NULL, 0, pick, &link);
+        links[h] = link;
+        v = tn_topology_link(routes->topo, link)->dst;
+    }
+    *len = dist;
+    return TN_OK;
+}
+
+tn_status
+tn_routes_path_count(const tn_routes* routes,
+                     uint32_t src,
+                     uint32_t dst,
+                     uint64_t* count,
+                     tn_error* err)
+{
+    if (!routes || !count)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_path_count: %s is NULL",
+                            routes ? "count" : "routes");
+    }
+    uint32_t dist;
+    tn_status s = tn_check_pair(routes, "tn_routes_path_count", src, dst, &dist, err);
+    if (s)
+    {
+        return s;
+    }
+    if (dist == TN_ROUTES_UNREACHABLE)
+    {
+        *count = 0;
+        return TN_OK;
+    }
+    if (dist == 0)
+    {
+        *count = 1;
+        return TN_OK;
+    }
+    /* forward DP layer by layer along next hops; every node of a layer has the
+       same distance, so counts of a layer are final before it is expanded */
+    uint32_t n = routes->nodes;
+    uint64_t* cnt = calloc(n, sizeof(*cnt));
+    uint32_t* layer = malloc((size_t)n * sizeof(*layer));
+    uint32_t* next = malloc((size_t)n * sizeof(*next));
+    if (!cnt || !layer || !next)
+    {
+        free(cnt);
+        free(layer);
+        free(next);
+        return tn_error_set(err, TN_ENOMEM, "tn_routes_path_count: out of memory");
+    }
+    uint32_t di = routes->dest_index[dst];
+    uint32_t nl = 1;
+    layer[0] = src;
+    cnt[src] = 1;
+    for (uint32_t h = 0; h < dist; h++)
+    {
+        uint32_t nn = 0;
+        for (uint32_t i = 0; i < nl; i++)
+        {
+            uint32_t v = layer[i];
+            uint32_t deg;
+            const uint32_t* outl = tn_topology_out_links(routes->topo, v, &deg);
+            uint32_t dv = tn_dist(routes, di, v);
+            for (uint32_t p = 0; p < deg; p++)
+            {
+                uint32_t w = tn_topology_link(routes->topo, outl[p])->dst;
+                if ((w == dst || routes->transit[w]) && tn_dist(routes, di, w) == dv - 1)
+                {
+                    if (cnt[w] == 0)
+                    {
+                        next[nn++] = w;
+                    }
+                    cnt[w] = cnt[w] > UINT64_MAX - cnt[v] ? UINT64_MAX : cnt[w] + cnt[v];
+                }
+            }
+        }
+        uint32_t* tmp = layer;
+        layer = next;
+        next = tmp;
+        nl = nn;
+    }
+    *count = cnt[dst];
+    free(cnt);
+    free(layer);
+    free(next);
+    return TN_OK;
+}

@@ -1,0 +1,149 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-routing: shortest-path routes and ECMP next-hop sets over a tn_topology.
+ *
+ * Contract
+ * --------
+ *  - tn_routes_create() runs one BFS per destination node over the directed links
+ *    (metric: hop count). Destinations are all NPU nodes by default, or the node
+ *    list given in tn_routes_options (any nodes, switches included). Memory is one
+ *    distance table of destinations x nodes (2 bytes per entry while the node count
+ *    is below 65535, 4 bytes otherwise) plus O(nodes); nothing is N_nodes^2 unless
+ *    every node is a destination. 4096 destinations x 16k nodes = 128 MiB: pass a
+ *    destination subset when only some are needed.
+ *  - Transit rule: a path may pass THROUGH an NPU (an NPU that is neither its first
+ *    nor its last node) only when transit through NPUs is allowed. By default
+ *    (TN_TRANSIT_TOPOLOGY) that is tn_topology_npus_forward(): allowed in direct
+ *    networks (no switch), forbidden in switched networks (switch, leaf-spine,
+ *    fat-tree, BiGraph, files with switches: hosts do not forward), allowed in
+ *    multi-dim hierarchical systems. Switches are always transit nodes. Distances
+ *    are shortest hop counts among the paths that obey the rule.
+ *  - ECMP next hops of (node v, destination d): the out-links v->w, in the order of
+ *    tn_topology_out_links(v) (= port order, deterministic), such that
+ *    dist(w, d) == dist(v, d) - 1 and w is d or may be transited. Parallel cables are
+ *    separate next hops. Empty when v == d or d is unreachable from v.
+ *  - Every path made of next hops is a shortest path obeying the rule, and every
+ *    such shortest path is made of next hops.
+ *  - The routes keep a pointer to the topology: the topology must outlive the routes
+ *    and must not be modified while they exist. Queries are const and thread-safe.
+ *  - Node arguments of the uint32_t-returning queries must be valid node ids; a
+ *    destination that is not in the routed set gives TN_ROUTES_UNREACHABLE / 0
+ *    (use tn_routes_is_dest to tell the cases apart).
+ */
+#ifndef TN_ROUTING_H
+#define TN_ROUTING_H
+
+#include "tn-error.h"
+#include "tn-topology.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/** Distance of an unreachable (or not routed) destination. */
+#define TN_ROUTES_UNREACHABLE UINT32_MAX
+
+    typedef struct tn_routes tn_routes;
+
+    /** Which nodes a path may pass through (besides its ends). */
+    typedef enum tn_transit
+    {
+        TN_TRANSIT_TOPOLOGY = 0, /**< tn_topology_npus_forward() decides (default) */
+        TN_TRANSIT_ALL_NODES,    /**< NPUs and switches forward */
+        TN_TRANSIT_SWITCHES_ONLY /**< only switches forward */
+    } tn_transit;
+
+    /** Options of tn_routes_create(); a zeroed struct (or NULL) = defaults. */
+    typedef struct tn_routes_options
+    {
+        const uint32_t* dest_nodes; /**< destination node ids; NULL = all NPUs */
+        uint32_t dest_count;        /**< number of dest_nodes (ignored when NULL) */
+        tn_transit transit;         /**< transit rule */
+    } tn_routes_options;
+
+    /**
+     * Compute the routes of `topo` (must have at least one node). Duplicate or
+     * invalid destination ids give TN_EINVAL naming dest_nodes[i].
+     */
+    tn_status tn_routes_create(const tn_topology* topo,
+                               const tn_routes_options* options,
+                               tn_routes** out,
+                               tn_error* err);
+
+    /** Free the routes; NULL is ignored. */
+    void tn_routes_destroy(tn_routes* routes);
+
+    const tn_topology* tn_routes_topology(const tn_routes* routes);
+
+    /** Whether NPUs may be transited in these routes (the resolved rule). */
+    bool tn_routes_npus_forward(const tn_routes* routes);
+
+    /** Number of routed destinations and the i-th one (in the order given). */
+    uint32_t tn_routes_dest_count(const tn_routes* routes);
+    uint32_t tn_routes_dest_node(const tn_routes* routes, uint32_t i);
+    bool tn_routes_is_dest(const tn_routes* routes, uint32_t node);
+
+    /** Hop count from node `from` to destination node `to`, or TN_ROUTES_UNREACHABLE. */
+    uint32_t tn_routes_distance(const tn_routes* routes, uint32_t from, uint32_t to);
+
+    /** Same between NPU ranks. */
+    uint32_t tn_routes_distance_rank(const tn_routes* routes, uint32_t from_rank, uint32_t to_rank);
+
+    /**
+     * ECMP next hops of node toward destination node `to`: writes up to cap out-link
+     * ids (links may be NULL when cap == 0) and returns the total count, which is at
+     * most tn_topology_degree(node).
+     */
+    uint32_t tn_routes_next_hops(const tn_routes* routes,
+                                 uint32_t node,
+                                 uint32_t to,
+                                 uint32_t* links,
+                                 uint32_t cap);
+
+    /** Largest finite distance between two distinct NPUs among the routed dests. */
+    uint32_t tn_routes_max_npu_distance(const tn_routes* routes);
+
+    /**
+     * Choose one shortest path from node src to destination node dst,
+     * deterministically from flow_hash: at hop h, standing at node v with c next hops,
+     * take next hop number tn_routes_hash_pick(flow_hash, v, c). Writes the link ids
+     * (in order) to links and the hop count to *len. src == dst gives *len = 0.
+     * TN_EINVAL if dst is not a routed destination, is unreachable from src, or
+     * cap < distance (the message gives the distance).
+     */
+    tn_status tn_routes_path(const tn_routes* routes,
+                             uint32_t src,
+                             uint32_t dst,
+                             uint64_t flow_hash,
+                             uint32_t* links,
+                             uint32_t cap,
+                             uint32_t* len,
+                             tn_error* err);
+
+    /**
+     * Number of distinct shortest paths (as link sequences) from src to destination
+     * dst, saturating at UINT64_MAX; 0 if unreachable, 1 if src == dst.
+     */
+    tn_status tn_routes_path_count(const tn_routes* routes,
+                                   uint32_t src,
+                                   uint32_t dst,
+                                   uint64_t* count,
+                                   tn_error* err);
+
+    /**
+     * The ECMP choice used by tn_routes_path: a 64-bit mix (splitmix64 finaliser) of
+     * flow_hash and node, modulo count (count > 0). Exposed so the ns-3 forwarding
+     * layer can make the same choice.
+     */
+    uint32_t tn_routes_hash_pick(uint64_t flow_hash, uint32_t node, uint32_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TN_ROUTING_H */

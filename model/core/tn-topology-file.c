@@ -1,0 +1,641 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-topology-file: reader and writer of the HPCC-style topology text format
+ * (format in tn-topology.h).
+ */
+#include "tn-topology.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** One whitespace-separated field of a line. */
+typedef struct tn_field
+{
+    const char* s;
+    size_t n;
+} tn_field;
+
+/** Line cursor over the text. */
+typedef struct tn_reader
+{
+    const char* name;
+    const char* p;   /* start of the next line */
+    const char* end; /* end of text */
+    unsigned line;   /* number of the line last returned */
+} tn_reader;
+
+static int
+tn_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/*
+ * Next non-blank line split into fields: at most `cap` stored, total count in *n.
+ * Returns 0 at end of text.
+ */
+static int
+tn_next_line(tn_reader* r, tn_field* fields, size_t cap, size_t* n)
+{
+    while (r->p < r->end)
+    {
+        const char* b = r->p;
+        const char* nl = memchr(b, '\n', (size_t)(r->end - b));
+        const char* e = nl ? nl : r->end;
+        r->p = nl ? nl + 1 : r->end;
+        r->line++;
+        size_t count = 0;
+        const char* q = b;
+        while (q < e)
+        {
+            while (q < e && tn_is_blank(*q))
+            {
+                q++;
+            }
+            if (q == e)
+            {
+                break;
+            }
+            const char* fs = q;
+            while (q < e && !tn_is_blank(*q))
+            {
+                q++;
+            }
+            if (count < cap)
+            {
+                fields[count].s = fs;
+                fields[count].n = (size_t)(q - fs);
+            }
+            count++;
+        }
+        if (count > 0)
+        {
+            *n = count;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+tn_field_w(tn_field f)
+{
+    return f.n > 40 ? 40 : (int)f.n;
+}
+
+/* Strict non-negative integer below 2^32-1. */
+static int
+tn_field_u32(tn_field f, uint32_t* out)
+{
+    if (f.n == 0 || f.n > 10)
+    {
+        return 0;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < f.n; i++)
+    {
+        if (!isdigit((unsigned char)f.s[i]))
+        {
+            return 0;
+        }
+        v = v * 10 + (uint64_t)(f.s[i] - '0');
+    }
+    if (v > UINT32_MAX - 1)
+    {
+        return 0;
+    }
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static int
+tn_field_double(tn_field f, double* out)
+{
+    char buf[64];
+    if (f.n == 0 || f.n >= sizeof(buf))
+    {
+        return 0;
+    }
+    memcpy(buf, f.s, f.n);
+    buf[f.n] = '\0';
+    char* end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end != '\0' || errno == ERANGE)
+    {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static const char* const tn_link_field_names[5] = {"src", "dst", "rate", "delay", "error_rate"};
+
+/* Parse; on success *out is the new topology. */
+static tn_status
+tn_load(tn_reader* r, tn_topology** out, tn_error* err)
+{
+    tn_field f[6];
+    size_t n;
+    const char* name = r->name;
+    if (!tn_next_line(r, f, 6, &n))
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: empty file: expected 'N_nodes N_switches N_links'",
+                            name,
+                            r->line + 1);
+    }
+    static const char* const head[3] = {"N_nodes", "N_switches", "N_links"};
+    if (n != 3)
+    {
+        if (n < 3)
+        {
+            return tn_error_set(
+                err,
+                TN_EPARSE,
+                "%s:%u: header: missing %s (expected 'N_nodes N_switches N_links', got "
+                "%zu fields)",
+                name,
+                r->line,
+                head[n],
+                n);
+        }
+        return tn_error_set(
+            err,
+            TN_EPARSE,
+            "%s:%u: header: extra field '%.*s' (expected 'N_nodes N_switches N_links')",
+            name,
+            r->line,
+            tn_field_w(f[3]),
+            f[3].s);
+    }
+    uint32_t hv[3];
+    for (int i = 0; i < 3; i++)
+    {
+        if (!tn_field_u32(f[i], &hv[i]))
+        {
+            return tn_error_set(err,
+                                TN_EPARSE,
+                                "%s:%u: %s '%.*s' is not a non-negative integer",
+                                name,
+                                r->line,
+                                head[i],
+                                tn_field_w(f[i]),
+                                f[i].s);
+        }
+    }
+    uint32_t n_nodes = hv[0], n_switches = hv[1], n_links = hv[2];
+    unsigned header_line = r->line;
+    if (n_nodes == 0)
+    {
+        return tn_error_set(err, TN_EPARSE, "%s:%u: N_nodes must be >= 1", name, header_line);
+    }
+    if (n_switches > n_nodes)
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: N_switches %u is larger than N_nodes %u",
+                            name,
+                            header_line,
+                            n_switches,
+                            n_nodes);
+    }
+    if (n_links > (UINT32_MAX - 2) / 2)
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: N_links %u is too large",
+                            name,
+                            header_line,
+                            n_links);
+    }
+
+    uint8_t* is_switch = calloc(n_nodes, 1);
+    if (!is_switch)
+    {
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+    }
+    tn_status s = TN_OK;
+    if (n_switches > 0)
+    {
+        tn_field* ids = malloc((size_t)n_switches * sizeof(*ids) + sizeof(*ids));
+        if (!ids)
+        {
+            free(is_switch);
+            return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+        }
+        if (!tn_next_line(r, ids, (size_t)n_switches + 1, &n))
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: missing the line of %u switch ids",
+                             name,
+                             r->line + 1,
+                             n_switches);
+        }
+        else if (n != n_switches)
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: switch ids: expected N_switches = %u ids, got %zu%s%.*s%s",
+                             name,
+                             r->line,
+                             n_switches,
+                             n,
+                             n > n_switches ? " (extra field '" : "",
+                             n > n_switches ? tn_field_w(ids[n_switches]) : 0,
+                             n > n_switches ? ids[n_switches].s : "",
+                             n > n_switches ? "')" : "");
+        }
+        for (uint32_t i = 0; i < n_switches && !s; i++)
+        {
+            uint32_t id;
+            if (!tn_field_u32(ids[i], &id))
+            {
+                s = tn_error_set(err,
+                                 TN_EPARSE,
+                                 "%s:%u: switch id %u '%.*s' is not a non-negative integer",
+                                 name,
+                                 r->line,
+                                 i,
+                                 tn_field_w(ids[i]),
+                                 ids[i].s);
+            }
+            else if (id >= n_nodes)
+            {
+                s = tn_error_set(err,
+                                 TN_EPARSE,
+                                 "%s:%u: switch id %u '%.*s' is out of range [0, N_nodes = %u)",
+                                 name,
+                                 r->line,
+                                 i,
+                                 tn_field_w(ids[i]),
+                                 ids[i].s,
+                                 n_nodes);
+            }
+            else if (is_switch[id])
+            {
+                s = tn_error_set(err,
+                                 TN_EPARSE,
+                                 "%s:%u: switch id %u '%.*s' is listed twice",
+                                 name,
+                                 r->line,
+                                 i,
+                                 tn_field_w(ids[i]),
+                                 ids[i].s);
+            }
+            else
+            {
+                is_switch[id] = 1;
+            }
+        }
+        free(ids);
+    }
+    tn_topology* t = NULL;
+    if (!s)
+    {
+        s = tn_topology_create(&t, err);
+    }
+    for (uint32_t v = 0; v < n_nodes && !s; v++)
+    {
+        s = tn_topology_add_node(t, is_switch[v] ? TN_NODE_SWITCH : TN_NODE_NPU, NULL, err);
+    }
+    free(is_switch);
+    for (uint32_t i = 0; i < n_links && !s; i++)
+    {
+        if (!tn_next_line(r, f, 6, &n))
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: unexpected end of file: N_links = %u but only %u link lines",
+                             name,
+                             r->line + 1,
+                             n_links,
+                             i);
+            break;
+        }
+        if (n < 5)
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: link %u: missing field %s (expected 'src dst rate delay "
+                             "error_rate', got %zu fields)",
+                             name,
+                             r->line,
+                             i,
+                             tn_link_field_names[n],
+                             n);
+            break;
+        }
+        if (n > 5)
+        {
+            s = tn_error_set(
+                err,
+                TN_EPARSE,
+                "%s:%u: link %u: extra field '%.*s' after error_rate (expected 'src dst "
+                "rate delay error_rate')",
+                name,
+                r->line,
+                i,
+                tn_field_w(f[5]),
+                f[5].s);
+            break;
+        }
+        uint32_t ends[2];
+        for (int k = 0; k < 2 && !s; k++)
+        {
+            if (!tn_field_u32(f[k], &ends[k]))
+            {
+                s = tn_error_set(err,
+                                 TN_EPARSE,
+                                 "%s:%u: link %u: %s '%.*s' is not a non-negative integer",
+                                 name,
+                                 r->line,
+                                 i,
+                                 tn_link_field_names[k],
+                                 tn_field_w(f[k]),
+                                 f[k].s);
+            }
+            else if (ends[k] >= n_nodes)
+            {
+                s = tn_error_set(err,
+                                 TN_EPARSE,
+                                 "%s:%u: link %u: %s %u is out of range [0, N_nodes = %u)",
+                                 name,
+                                 r->line,
+                                 i,
+                                 tn_link_field_names[k],
+                                 ends[k],
+                                 n_nodes);
+            }
+        }
+        if (s)
+        {
+            break;
+        }
+        if (ends[0] == ends[1])
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: link %u: src == dst == %u (self loop)",
+                             name,
+                             r->line,
+                             i,
+                             ends[0]);
+            break;
+        }
+        char what[256];
+        uint64_t rate, delay;
+        snprintf(what, sizeof(what), "%s:%u: link %u: rate", name, r->line, i);
+        if (tn_topology_parse_rate(f[2].s, f[2].n, what, &rate, err))
+        {
+            s = TN_EPARSE;
+            if (err)
+            {
+                err->code = TN_EPARSE;
+            }
+            break;
+        }
+        if (rate == 0)
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: link %u: rate '%.*s' must be > 0",
+                             name,
+                             r->line,
+                             i,
+                             tn_field_w(f[2]),
+                             f[2].s);
+            break;
+        }
+        snprintf(what, sizeof(what), "%s:%u: link %u: delay", name, r->line, i);
+        if (tn_topology_parse_time(f[3].s, f[3].n, what, &delay, err))
+        {
+            s = TN_EPARSE;
+            if (err)
+            {
+                err->code = TN_EPARSE;
+            }
+            break;
+        }
+        double er;
+        if (!tn_field_double(f[4], &er) || !(er >= 0.0 && er <= 1.0))
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: link %u: error_rate '%.*s' is not a number in [0, 1]",
+                             name,
+                             r->line,
+                             i,
+                             tn_field_w(f[4]),
+                             f[4].s);
+            break;
+        }
+        uint32_t ab, ba;
+        s = tn_topology_add_link(t, ends[0], ends[1], rate, delay, 0, &ab, &ba, err);
+        if (!s)
+        {
+            s = tn_topology_set_link_error_rate(t, ab, er, err);
+        }
+        if (!s)
+        {
+            s = tn_topology_set_link_error_rate(t, ba, er, err);
+        }
+    }
+    if (!s && tn_next_line(r, f, 6, &n))
+    {
+        s = tn_error_set(err,
+                         TN_EPARSE,
+                         "%s:%u: extra content '%.*s' after the N_links = %u link lines",
+                         name,
+                         r->line,
+                         tn_field_w(f[0]),
+                         f[0].s,
+                         n_links);
+    }
+    if (!s && tn_topology_npu_count(t) > 0)
+    {
+        /* one custom dim: smallest per-NPU outgoing capacity, largest link latency */
+        uint64_t bw = UINT64_MAX;
+        uint64_t lat = 0;
+        for (uint32_t rank = 0; rank < tn_topology_npu_count(t); rank++)
+        {
+            uint32_t deg;
+            const uint32_t* outl = tn_topology_out_links(t, tn_topology_npu_node(t, rank), &deg);
+            uint64_t sum = 0;
+            for (uint32_t p = 0; p < deg; p++)
+            {
+                uint64_t rt = tn_topology_link(t, outl[p])->rate_bps;
+                sum = sum > UINT64_MAX - rt ? UINT64_MAX : sum + rt;
+            }
+            bw = sum < bw ? sum : bw;
+        }
+        for (uint32_t l = 0; l < tn_topology_link_count(t); l++)
+        {
+            uint64_t x = tn_topology_link(t, l)->latency_ns;
+            lat = x > lat ? x : lat;
+        }
+        tn_dim_info dim = {TN_DIM_CUSTOM, tn_topology_npu_count(t), bw, lat};
+        s = tn_topology_set_dims(t, 1, &dim, err);
+    }
+    if (!s)
+    {
+        s = tn_topology_set_name(t, name, err);
+    }
+    if (s)
+    {
+        tn_topology_destroy(t);
+        return s;
+    }
+    *out = t;
+    return TN_OK;
+}
+
+tn_status
+tn_topology_load_text(const char* text, const char* name, tn_topology** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_load_text: out is NULL");
+    }
+    *out = NULL;
+    if (!text)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_load_text: text is NULL");
+    }
+    tn_reader r = {name ? name : "<text>", text, text + strlen(text), 0};
+    return tn_load(&r, out, err);
+}
+
+tn_status
+tn_topology_load_file(const char* path, tn_topology** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_load_file: out is NULL");
+    }
+    *out = NULL;
+    if (!path)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_load_file: path is NULL");
+    }
+    FILE* f = fopen(path, "rb");
+    if (!f)
+    {
+        return tn_error_set(err, TN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    size_t cap = 1 << 16;
+    size_t len = 0;
+    char* buf = malloc(cap);
+    tn_status s = TN_OK;
+    while (buf)
+    {
+        if (len + 1 >= cap)
+        {
+            char* nb = realloc(buf, cap * 2);
+            if (!nb)
+            {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - 1 - len, f);
+        len += got;
+        if (got == 0)
+        {
+            break;
+        }
+    }
+    if (!buf)
+    {
+        s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", path);
+    }
+    else if (ferror(f))
+    {
+        s = tn_error_set(err, TN_EIO, "%s: read error", path);
+    }
+    fclose(f);
+    if (s)
+    {
+        free(buf);
+        return s;
+    }
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len))
+    {
+        free(buf);
+        return tn_error_set(err, TN_EPARSE, "%s: contains a NUL byte (not a text file)", path);
+    }
+    tn_reader r = {path, buf, buf + len, 0};
+    s = tn_load(&r, out, err);
+    free(buf);
+    return s;
+}
+
+/* Print v with the largest unit of `units` that divides it exactly. */
+static int
+tn_print_scaled(FILE* file, uint64_t v, const char* const* units, const uint64_t* scales, int n)
+{
+    for (int i = 0; i < n; i++)
+    {
+        if (v != 0 && v % scales[i] == 0)
+        {
+            return fprintf(file, "%llu%s", (unsigned long long)(v / scales[i]), units[i]);
+        }
+    }
+    return fprintf(file, "%llu%s", (unsigned long long)v, units[n - 1]);
+}
+
+tn_status
+tn_topology_write(const tn_topology* topo, FILE* file, tn_error* err)
+{
+    if (!topo || !file)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_write: %s is NULL",
+                            topo ? "file" : "topo");
+    }
+    static const char* const rate_units[5] = {"Tbps", "Gbps", "Mbps", "Kbps", "bps"};
+    static const uint64_t rate_scales[5] = {1000000000000ULL,
+                                            1000000000ULL,
+                                            1000000ULL,
+                                            1000ULL,
+                                            1ULL};
+    static const char* const time_units[3] = {"ms", "us", "ns"};
+    static const uint64_t time_scales[3] = {1000000ULL, 1000ULL, 1ULL};
+    uint32_t nodes = tn_topology_node_count(topo);
+    uint32_t links = tn_topology_link_count(topo);
+    int bad = fprintf(file, "%u %u %u\n", nodes, tn_topology_switch_count(topo), links / 2) < 0;
+    int first = 1;
+    for (uint32_t v = 0; v < nodes && !bad; v++)
+    {
+        if (tn_topology_node_kind(topo, v) == TN_NODE_SWITCH)
+        {
+            bad |= fprintf(file, first ? "%u" : " %u", v) < 0;
+            first = 0;
+        }
+    }
+    bad |= fputc('\n', file) == EOF;
+    for (uint32_t l = 0; l < links && !bad; l += 2)
+    {
+        const tn_link* k = tn_topology_link(topo, l);
+        bad |= fprintf(file, "%u %u ", k->src, k->dst) < 0;
+        bad |= tn_print_scaled(file, k->rate_bps, rate_units, rate_scales, 5) < 0;
+        bad |= fputc(' ', file) == EOF;
+        bad |= tn_print_scaled(file, k->latency_ns, time_units, time_scales, 3) < 0;
+        bad |= fprintf(file, " %.17g\n", k->error_rate) < 0;
+    }
+    if (bad || ferror(file))
+    {
+        return tn_error_set(err, TN_EIO, "tn_topology_write: write error");
+    }
+    return TN_OK;
+}

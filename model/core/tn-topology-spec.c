@@ -1,0 +1,703 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-topology-spec: the spec-string parser (grammar in tn-topology.h).
+ */
+#include "tn-topology.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** A piece of the spec: [s, s+n). */
+typedef struct tn_span
+{
+    const char* s;
+    size_t n;
+} tn_span;
+
+static int
+tn_span_eq(tn_span a, const char* lit)
+{
+    size_t n = strlen(lit);
+    return a.n == n && memcmp(a.s, lit, n) == 0;
+}
+
+/* Shown length of a span in messages. */
+static int
+tn_span_w(tn_span a)
+{
+    return a.n > 80 ? 80 : (int)a.n;
+}
+
+/* Strict unsigned 32-bit integer: digits only. */
+static int
+tn_span_u32(tn_span a, uint32_t* out)
+{
+    if (a.n == 0 || a.n > 10)
+    {
+        return 0;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < a.n; i++)
+    {
+        if (!isdigit((unsigned char)a.s[i]))
+        {
+            return 0;
+        }
+        v = v * 10 + (uint64_t)(a.s[i] - '0');
+    }
+    if (v > UINT32_MAX - 1)
+    {
+        return 0;
+    }
+    *out = (uint32_t)v;
+    return 1;
+}
+
+/* Strict real: strtod over the whole span (no leading space, no sign needed). */
+static int
+tn_span_double(tn_span a, double* out)
+{
+    char buf[64];
+    if (a.n == 0 || a.n >= sizeof(buf) || isspace((unsigned char)a.s[0]))
+    {
+        return 0;
+    }
+    memcpy(buf, a.s, a.n);
+    buf[a.n] = '\0';
+    char* end;
+    double v = strtod(buf, &end);
+    if (*end != '\0')
+    {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+#define TN_SPEC_MAX_KEYS 8
+
+/** Parsed spec: kind, positional body (may be empty), key=value items. */
+typedef struct tn_spec
+{
+    const char* text;
+    tn_span kind;
+    tn_span body;
+    uint32_t nkeys;
+    tn_span key[TN_SPEC_MAX_KEYS];
+    tn_span value[TN_SPEC_MAX_KEYS];
+} tn_spec;
+
+/* Find key; returns 1 and the value if present. */
+static int
+tn_spec_get(tn_spec* sp, const char* key, tn_span* value)
+{
+    for (uint32_t i = 0; i < sp->nkeys; i++)
+    {
+        if (tn_span_eq(sp->key[i], key))
+        {
+            *value = sp->value[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static tn_status
+tn_spec_u32_key(tn_spec* sp, const char* key, int required, uint32_t* out, tn_error* err)
+{
+    tn_span v;
+    if (!tn_spec_get(sp, key, &v))
+    {
+        if (required)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': missing key '%s'",
+                                sp->text,
+                                key);
+        }
+        return TN_OK;
+    }
+    if (!tn_span_u32(v, out))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': %s '%.*s' is not a non-negative integer",
+                            sp->text,
+                            key,
+                            tn_span_w(v),
+                            v.s);
+    }
+    return TN_OK;
+}
+
+/* Common keys rate= and latency= into lp. */
+static tn_status
+tn_spec_link_params(tn_spec* sp, int allow_rate, tn_link_params* lp, tn_error* err)
+{
+    *lp = tn_link_params_default();
+    tn_span v;
+    char what[96];
+    if (tn_spec_get(sp, "rate", &v))
+    {
+        if (!allow_rate)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': key 'rate' is not allowed for hier (give each "
+                                "dim its rate: ring4@250Gbps)",
+                                sp->text);
+        }
+        snprintf(what, sizeof(what), "topology spec: rate");
+        tn_status s = tn_topology_parse_rate(v.s, v.n, what, &lp->rate_bps, err);
+        if (s)
+        {
+            return s;
+        }
+        if (lp->rate_bps == 0)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': rate '%.*s' must be > 0",
+                                sp->text,
+                                tn_span_w(v),
+                                v.s);
+        }
+    }
+    if (tn_spec_get(sp, "latency", &v))
+    {
+        snprintf(what, sizeof(what), "topology spec: latency");
+        tn_status s = tn_topology_parse_time(v.s, v.n, what, &lp->latency_ns, err);
+        if (s)
+        {
+            return s;
+        }
+    }
+    return TN_OK;
+}
+
+/* "AxBxC" into a malloc'ed array. */
+static tn_status
+tn_spec_sizes(tn_spec* sp, tn_span body, uint32_t** sizes, uint32_t* n, tn_error* err)
+{
+    uint32_t count = 1;
+    for (size_t i = 0; i < body.n; i++)
+    {
+        count += body.s[i] == 'x';
+    }
+    uint32_t* out = malloc((size_t)count * sizeof(*out));
+    if (!out)
+    {
+        return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
+    }
+    size_t start = 0;
+    uint32_t k = 0;
+    for (size_t i = 0; i <= body.n; i++)
+    {
+        if (i == body.n || body.s[i] == 'x')
+        {
+            tn_span part = {body.s + start, i - start};
+            if (!tn_span_u32(part, &out[k]))
+            {
+                free(out);
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "topology spec '%s': size %u '%.*s' of '%.*s' is not a "
+                                    "non-negative integer",
+                                    sp->text,
+                                    k,
+                                    tn_span_w(part),
+                                    part.s,
+                                    tn_span_w(body),
+                                    body.s);
+            }
+            k++;
+            start = i + 1;
+        }
+    }
+    *sizes = out;
+    *n = count;
+    return TN_OK;
+}
+
+/* hier body: dim{+dim}, dim := kind SIZE '@' RATE ['/' TIME]. */
+static tn_status
+tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error* err)
+{
+    tn_span body = sp->body;
+    uint32_t count = 1;
+    for (size_t i = 0; i < body.n; i++)
+    {
+        count += body.s[i] == '+';
+    }
+    tn_dim_info* dims = calloc(count, sizeof(*dims));
+    if (!dims)
+    {
+        return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
+    }
+    tn_status s = TN_OK;
+    size_t start = 0;
+    uint32_t k = 0;
+    for (size_t i = 0; i <= body.n && !s; i++)
+    {
+        if (i != body.n && body.s[i] != '+')
+        {
+            continue;
+        }
+        tn_span dim = {body.s + start, i - start};
+        start = i + 1;
+        tn_dim_info* di = &dims[k];
+        const char* p = dim.s;
+        const char* end = dim.s + dim.n;
+
+        static const struct
+        {
+            const char* name;
+            tn_dim_kind kind;
+        } kinds[] = {{"ring", TN_DIM_RING}, {"fc", TN_DIM_FC}, {"switch", TN_DIM_SWITCH}};
+
+        size_t kl = 0;
+        for (size_t j = 0; j < sizeof(kinds) / sizeof(kinds[0]); j++)
+        {
+            size_t l = strlen(kinds[j].name);
+            if ((size_t)(end - p) >= l && memcmp(p, kinds[j].name, l) == 0)
+            {
+                di->kind = kinds[j].kind;
+                kl = l;
+                break;
+            }
+        }
+        if (kl == 0)
+        {
+            s = tn_error_set(
+                err,
+                TN_EINVAL,
+                "topology spec '%s': hier dim %u '%.*s': kind must be ring, fc or switch "
+                "(form KIND SIZE@RATE[/LATENCY], e.g. ring4@250Gbps/150ns)",
+                sp->text,
+                k,
+                tn_span_w(dim),
+                dim.s);
+            break;
+        }
+        p += kl;
+        const char* at = memchr(p, '@', (size_t)(end - p));
+        if (!at)
+        {
+            s = tn_error_set(err,
+                             TN_EINVAL,
+                             "topology spec '%s': hier dim %u '%.*s': missing '@RATE' (form KIND "
+                             "SIZE@RATE[/LATENCY])",
+                             sp->text,
+                             k,
+                             tn_span_w(dim),
+                             dim.s);
+            break;
+        }
+        tn_span size = {p, (size_t)(at - p)};
+        if (!tn_span_u32(size, &di->size))
+        {
+            s = tn_error_set(err,
+                             TN_EINVAL,
+                             "topology spec '%s': hier dim %u '%.*s': size '%.*s' is not a "
+                             "non-negative integer",
+                             sp->text,
+                             k,
+                             tn_span_w(dim),
+                             dim.s,
+                             tn_span_w(size),
+                             size.s);
+            break;
+        }
+        /* the latency is after the last '/' that is followed by a digit or '.' */
+        const char* rs = at + 1;
+        const char* slash = NULL;
+        for (const char* q = rs; q + 1 < end; q++)
+        {
+            if (*q == '/' && (isdigit((unsigned char)q[1]) || q[1] == '.'))
+            {
+                slash = q;
+            }
+        }
+        const char* rend = slash ? slash : end;
+        char what[64];
+        snprintf(what, sizeof(what), "topology spec: hier dim %u rate", k);
+        s = tn_topology_parse_rate(rs, (size_t)(rend - rs), what, &di->bandwidth_bps, err);
+        if (s)
+        {
+            break;
+        }
+        di->latency_ns = lp->latency_ns;
+        if (slash)
+        {
+            snprintf(what, sizeof(what), "topology spec: hier dim %u latency", k);
+            s = tn_topology_parse_time(slash + 1,
+                                       (size_t)(end - slash - 1),
+                                       what,
+                                       &di->latency_ns,
+                                       err);
+        }
+        k++;
+    }
+    if (!s)
+    {
+        s = tn_topology_hierarchical(count, dims, out, err);
+    }
+    free(dims);
+    return s;
+}
+
+tn_status
+tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_from_spec: out is NULL");
+    }
+    *out = NULL;
+    if (!spec)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_from_spec: spec is NULL");
+    }
+    tn_spec sp;
+    memset(&sp, 0, sizeof(sp));
+    sp.text = spec;
+    const char* b = spec;
+    const char* e = spec + strlen(spec);
+    while (b < e && isspace((unsigned char)*b))
+    {
+        b++;
+    }
+    while (e > b && isspace((unsigned char)e[-1]))
+    {
+        e--;
+    }
+    const char* colon = memchr(b, ':', (size_t)(e - b));
+    if (!colon)
+    {
+        return tn_error_set(
+            err,
+            TN_EINVAL,
+            "topology spec '%s': expected KIND:PARAMETERS (ring:8, fc:8, switch:16, "
+            "torus:4x4, mesh:4x4, leafspine:leaves=4,spines=2,hosts=8, fattree:k=4, "
+            "bigraph:4x8, hier:ring4@250Gbps+switch8@100Gbps)",
+            spec);
+    }
+    sp.kind.s = b;
+    sp.kind.n = (size_t)(colon - b);
+    sp.body.s = colon + 1;
+    sp.body.n = 0;
+    /* split the rest on ',' : items without '=' form the positional body (first only) */
+    const char* p = colon + 1;
+    int first = 1;
+    while (p <= e)
+    {
+        const char* comma = memchr(p, ',', (size_t)(e - p));
+        const char* iend = comma ? comma : e;
+        tn_span item = {p, (size_t)(iend - p)};
+        const char* eq = memchr(item.s, '=', item.n);
+        if (item.n == 0)
+        {
+            return tn_error_set(err, TN_EINVAL, "topology spec '%s': empty parameter", spec);
+        }
+        for (size_t i = 0; i < item.n; i++)
+        {
+            if (isspace((unsigned char)item.s[i]))
+            {
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "topology spec '%s': whitespace in '%.*s'",
+                                    spec,
+                                    tn_span_w(item),
+                                    item.s);
+            }
+        }
+        if (!eq)
+        {
+            if (!first)
+            {
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "topology spec '%s': '%.*s' must be a key=value parameter",
+                                    spec,
+                                    tn_span_w(item),
+                                    item.s);
+            }
+            sp.body = item;
+        }
+        else
+        {
+            tn_span key = {item.s, (size_t)(eq - item.s)};
+            tn_span value = {eq + 1, (size_t)(iend - eq - 1)};
+            if (key.n == 0 || value.n == 0)
+            {
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "topology spec '%s': '%.*s' needs key=value",
+                                    spec,
+                                    tn_span_w(item),
+                                    item.s);
+            }
+            for (uint32_t i = 0; i < sp.nkeys; i++)
+            {
+                if (sp.key[i].n == key.n && memcmp(sp.key[i].s, key.s, key.n) == 0)
+                {
+                    return tn_error_set(err,
+                                        TN_EINVAL,
+                                        "topology spec '%s': key '%.*s' given twice",
+                                        spec,
+                                        tn_span_w(key),
+                                        key.s);
+                }
+            }
+            if (sp.nkeys == TN_SPEC_MAX_KEYS)
+            {
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "topology spec '%s': too many parameters",
+                                    spec);
+            }
+            sp.key[sp.nkeys] = key;
+            sp.value[sp.nkeys] = value;
+            sp.nkeys++;
+        }
+        first = 0;
+        if (!comma)
+        {
+            break;
+        }
+        p = comma + 1;
+    }
+
+    /* every key must be known for the kind (checked before building anything) */
+    static const struct
+    {
+        const char* kind;
+        const char* keys[7];
+        const char* list;
+    } known_keys[] = {
+        {"ring", {"rate", "latency"}, "rate, latency"},
+        {"fc", {"rate", "latency"}, "rate, latency"},
+        {"switch", {"rate", "latency"}, "rate, latency"},
+        {"torus", {"ports", "rate", "latency"}, "ports, rate, latency"},
+        {"mesh", {"ports", "rate", "latency"}, "ports, rate, latency"},
+        {"leafspine",
+         {"leaves", "spines", "hosts", "oversub", "rate", "latency"},
+         "leaves, spines, hosts, oversub, rate, latency"},
+        {"fattree", {"k", "rate", "latency"}, "k, rate, latency"},
+        {"bigraph", {"ports", "rate", "latency"}, "ports, rate, latency"},
+        {"hier", {"latency", "rate"}, "latency"},
+    };
+
+    const char* known = NULL;
+    for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
+    {
+        if (!tn_span_eq(sp.kind, known_keys[i].kind))
+        {
+            continue;
+        }
+        known = known_keys[i].list;
+        for (uint32_t j = 0; j < sp.nkeys; j++)
+        {
+            int found = 0;
+            for (size_t q = 0; q < 7 && known_keys[i].keys[q]; q++)
+            {
+                found |= tn_span_eq(sp.key[j], known_keys[i].keys[q]);
+            }
+            if (!found)
+            {
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "topology spec '%s': unknown key '%.*s' for %s (known: %s)",
+                                    spec,
+                                    tn_span_w(sp.key[j]),
+                                    sp.key[j].s,
+                                    known_keys[i].kind,
+                                    known_keys[i].list);
+            }
+        }
+    }
+    if (!known)
+    {
+        return tn_error_set(
+            err,
+            TN_EINVAL,
+            "topology spec '%s': unknown kind '%.*s' (ring, fc, switch, torus, mesh, "
+            "leafspine, fattree, bigraph, hier)",
+            spec,
+            tn_span_w(sp.kind),
+            sp.kind.s);
+    }
+
+    tn_link_params lp;
+    tn_status s = tn_spec_link_params(&sp, !tn_span_eq(sp.kind, "hier"), &lp, err);
+    if (s)
+    {
+        return s;
+    }
+    tn_topology* t = NULL;
+    if (tn_span_eq(sp.kind, "ring") || tn_span_eq(sp.kind, "fc") || tn_span_eq(sp.kind, "switch"))
+    {
+        uint32_t n;
+        if (!tn_span_u32(sp.body, &n))
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': N '%.*s' is not a non-negative integer",
+                                spec,
+                                tn_span_w(sp.body),
+                                sp.body.s);
+        }
+        if (tn_span_eq(sp.kind, "ring"))
+        {
+            s = tn_topology_ring(n, &lp, &t, err);
+        }
+        else if (tn_span_eq(sp.kind, "fc"))
+        {
+            s = tn_topology_fully_connected(n, &lp, &t, err);
+        }
+        else
+        {
+            s = tn_topology_switch(n, &lp, &t, err);
+        }
+    }
+    else if (tn_span_eq(sp.kind, "torus") || tn_span_eq(sp.kind, "mesh"))
+    {
+        uint32_t ports = 1;
+        if ((s = tn_spec_u32_key(&sp, "ports", 0, &ports, err)))
+        {
+            return s;
+        }
+        uint32_t* sizes = NULL;
+        uint32_t nd = 0;
+        if ((s = tn_spec_sizes(&sp, sp.body, &sizes, &nd, err)))
+        {
+            return s;
+        }
+        if (tn_span_eq(sp.kind, "torus"))
+        {
+            s = tn_topology_torus(nd, sizes, ports, &lp, &t, err);
+        }
+        else
+        {
+            s = tn_topology_mesh(nd, sizes, ports, &lp, &t, err);
+        }
+        free(sizes);
+    }
+    else if (tn_span_eq(sp.kind, "leafspine"))
+    {
+        if (sp.body.n)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': '%.*s' must be a key=value parameter (%s)",
+                                spec,
+                                tn_span_w(sp.body),
+                                sp.body.s,
+                                known);
+        }
+        uint32_t leaves = 0, spines = 0, hosts = 0;
+        double oversub = 1.0;
+        if ((s = tn_spec_u32_key(&sp, "leaves", 1, &leaves, err)) ||
+            (s = tn_spec_u32_key(&sp, "spines", 1, &spines, err)) ||
+            (s = tn_spec_u32_key(&sp, "hosts", 1, &hosts, err)))
+        {
+            return s;
+        }
+        tn_span v;
+        if (tn_spec_get(&sp, "oversub", &v) && !tn_span_double(v, &oversub))
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': oversub '%.*s' is not a number",
+                                spec,
+                                tn_span_w(v),
+                                v.s);
+        }
+        s = tn_topology_leaf_spine(leaves, spines, hosts, oversub, &lp, &t, err);
+    }
+    else if (tn_span_eq(sp.kind, "fattree"))
+    {
+        uint32_t k = 0;
+        if (sp.body.n)
+        {
+            if (!tn_span_u32(sp.body, &k))
+            {
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "topology spec '%s': k '%.*s' is not a non-negative integer",
+                                    spec,
+                                    tn_span_w(sp.body),
+                                    sp.body.s);
+            }
+            tn_span dummy;
+            if (tn_spec_get(&sp, "k", &dummy))
+            {
+                return tn_error_set(err, TN_EINVAL, "topology spec '%s': k given twice", spec);
+            }
+        }
+        else if ((s = tn_spec_u32_key(&sp, "k", 1, &k, err)))
+        {
+            return s;
+        }
+        s = tn_topology_fat_tree(k, &lp, &t, err);
+    }
+    else if (tn_span_eq(sp.kind, "bigraph"))
+    {
+        const char* x = memchr(sp.body.s, 'x', sp.body.n);
+        uint32_t n = 0, m = 0;
+        tn_span a = {sp.body.s, x ? (size_t)(x - sp.body.s) : sp.body.n};
+        tn_span bm = {x ? x + 1 : sp.body.s + sp.body.n,
+                      x ? (size_t)(sp.body.s + sp.body.n - x - 1) : 0};
+        if (!x || !tn_span_u32(a, &n) || !tn_span_u32(bm, &m))
+        {
+            return tn_error_set(
+                err,
+                TN_EINVAL,
+                "topology spec '%s': bigraph '%.*s' must be NxM (N switches x M NPUs "
+                "per switch)",
+                spec,
+                tn_span_w(sp.body),
+                sp.body.s);
+        }
+        uint32_t ports = 0;
+        if ((s = tn_spec_u32_key(&sp, "ports", 0, &ports, err)))
+        {
+            return s;
+        }
+        tn_span pv;
+        if (ports == 0 && tn_spec_get(&sp, "ports", &pv))
+        {
+            return tn_error_set(err, TN_EINVAL, "topology spec '%s': ports '0' must be >= 1", spec);
+        }
+        s = tn_topology_bigraph(n, m, ports, &lp, &t, err);
+    }
+    else if (tn_span_eq(sp.kind, "hier"))
+    {
+        s = tn_spec_hier(&sp, &lp, &t, err);
+    }
+    if (s)
+    {
+        return s;
+    }
+    size_t len = (size_t)(e - b);
+    char* name = malloc(len + 1);
+    if (!name)
+    {
+        tn_topology_destroy(t);
+        return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
+    }
+    memcpy(name, b, len);
+    name[len] = '\0';
+    s = tn_topology_set_name(t, name, err);
+    free(name);
+    if (s)
+    {
+        tn_topology_destroy(t);
+        return s;
+    }
+    *out = t;
+    return TN_OK;
+}

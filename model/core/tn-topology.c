@@ -1,0 +1,948 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-topology: graph storage, builder, accessors, dimensions and unit parsers.
+ * Generators live in tn-topology-gen.c, the spec parser in tn-topology-spec.c and
+ * the HPCC-style file reader/writer in tn-topology-file.c.
+ */
+#include "tn-topology.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** Adjacency of one node: out[p] and in[p] are the links on port p. */
+typedef struct tn_node_adj
+{
+    uint32_t* out;
+    uint32_t* in;
+    uint32_t degree;
+    uint32_t cap;
+} tn_node_adj;
+
+struct tn_topology
+{
+    char* name;
+    uint32_t node_count;
+    uint32_t node_cap;
+    uint8_t* kind;      /* per node: tn_node_kind */
+    uint32_t* rank;     /* per node: rank or TN_TOPO_NONE */
+    tn_node_adj* adj;   /* per node */
+    uint32_t* npu_node; /* per rank */
+    uint32_t npu_count;
+    uint32_t npu_cap;
+    tn_link* links;
+    uint32_t link_count;
+    uint32_t link_cap;
+    tn_dim_info* dims;
+    uint32_t dim_count;
+    int npus_forward; /* -1: automatic (no switch), 0, 1 */
+};
+
+tn_link_params
+tn_link_params_default(void)
+{
+    tn_link_params lp = {TN_TOPO_DEFAULT_RATE_BPS, TN_TOPO_DEFAULT_LATENCY_NS};
+    return lp;
+}
+
+const char*
+tn_dim_kind_name(tn_dim_kind kind)
+{
+    switch (kind)
+    {
+    case TN_DIM_RING:
+        return "ring";
+    case TN_DIM_FC:
+        return "fc";
+    case TN_DIM_SWITCH:
+        return "switch";
+    case TN_DIM_TORUS:
+        return "torus";
+    case TN_DIM_MESH:
+        return "mesh";
+    case TN_DIM_FATTREE:
+        return "fattree";
+    case TN_DIM_BIGRAPH:
+        return "bigraph";
+    case TN_DIM_CUSTOM:
+        return "custom";
+    }
+    return "unknown";
+}
+
+/* Grow *cap (>= need) by doubling; returns 0 on overflow of the uint32 id space. */
+static int
+tn_grow_cap(uint32_t cur, uint32_t need, uint32_t* cap)
+{
+    uint64_t c = cur ? cur : 4;
+    while (c < need)
+    {
+        c *= 2;
+    }
+    if (c > UINT32_MAX - 1)
+    {
+        c = UINT32_MAX - 1;
+    }
+    if (c < need)
+    {
+        return 0;
+    }
+    *cap = (uint32_t)c;
+    return 1;
+}
+
+tn_status
+tn_topology_create(tn_topology** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_create: out is NULL");
+    }
+    *out = NULL;
+    tn_topology* t = calloc(1, sizeof(*t));
+    if (!t)
+    {
+        return tn_error_set(err, TN_ENOMEM, "tn_topology_create: out of memory");
+    }
+    t->npus_forward = -1;
+    t->name = malloc(sizeof("custom"));
+    if (!t->name)
+    {
+        free(t);
+        return tn_error_set(err, TN_ENOMEM, "tn_topology_create: out of memory");
+    }
+    memcpy(t->name, "custom", sizeof("custom"));
+    *out = t;
+    return TN_OK;
+}
+
+void
+tn_topology_destroy(tn_topology* topo)
+{
+    if (!topo)
+    {
+        return;
+    }
+    for (uint32_t i = 0; i < topo->node_count; i++)
+    {
+        free(topo->adj[i].out);
+        free(topo->adj[i].in);
+    }
+    free(topo->adj);
+    free(topo->kind);
+    free(topo->rank);
+    free(topo->npu_node);
+    free(topo->links);
+    free(topo->dims);
+    free(topo->name);
+    free(topo);
+}
+
+tn_status
+tn_topology_add_nodes(tn_topology* topo,
+                      tn_node_kind kind,
+                      uint32_t count,
+                      uint32_t* first_id,
+                      tn_error* err)
+{
+    if (!topo)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_add_nodes: topo is NULL");
+    }
+    if (kind != TN_NODE_NPU && kind != TN_NODE_SWITCH)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_add_nodes: kind %d is not a node kind",
+                            (int)kind);
+    }
+    if ((uint64_t)topo->node_count + count > UINT32_MAX - 1)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_add_nodes: count %u exceeds the node id space",
+                            count);
+    }
+    uint32_t need = topo->node_count + count;
+    if (need > topo->node_cap)
+    {
+        uint32_t cap;
+        if (!tn_grow_cap(topo->node_cap, need, &cap))
+        {
+            return tn_error_set(err, TN_EINVAL, "tn_topology_add_nodes: too many nodes");
+        }
+        uint8_t* kinds = realloc(topo->kind, (size_t)cap * sizeof(*kinds));
+        if (kinds)
+        {
+            topo->kind = kinds;
+        }
+        uint32_t* ranks = realloc(topo->rank, (size_t)cap * sizeof(*ranks));
+        if (ranks)
+        {
+            topo->rank = ranks;
+        }
+        tn_node_adj* adj = realloc(topo->adj, (size_t)cap * sizeof(*adj));
+        if (adj)
+        {
+            topo->adj = adj;
+        }
+        if (!kinds || !ranks || !adj)
+        {
+            return tn_error_set(err, TN_ENOMEM, "tn_topology_add_nodes: out of memory");
+        }
+        topo->node_cap = cap;
+    }
+    if (kind == TN_NODE_NPU && topo->npu_count + count > topo->npu_cap)
+    {
+        uint32_t cap;
+        if (!tn_grow_cap(topo->npu_cap, topo->npu_count + count, &cap))
+        {
+            return tn_error_set(err, TN_EINVAL, "tn_topology_add_nodes: too many NPUs");
+        }
+        uint32_t* npus = realloc(topo->npu_node, (size_t)cap * sizeof(*npus));
+        if (!npus)
+        {
+            return tn_error_set(err, TN_ENOMEM, "tn_topology_add_nodes: out of memory");
+        }
+        topo->npu_node = npus;
+        topo->npu_cap = cap;
+    }
+    if (first_id)
+    {
+        *first_id = topo->node_count;
+    }
+    for (uint32_t i = 0; i < count; i++)
+    {
+        uint32_t id = topo->node_count++;
+        topo->kind[id] = (uint8_t)kind;
+        memset(&topo->adj[id], 0, sizeof(topo->adj[id]));
+        if (kind == TN_NODE_NPU)
+        {
+            topo->rank[id] = topo->npu_count;
+            topo->npu_node[topo->npu_count++] = id;
+        }
+        else
+        {
+            topo->rank[id] = TN_TOPO_NONE;
+        }
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_topology_add_node(tn_topology* topo, tn_node_kind kind, uint32_t* id, tn_error* err)
+{
+    return tn_topology_add_nodes(topo, kind, 1, id, err);
+}
+
+static int
+tn_adj_reserve(tn_node_adj* a)
+{
+    if (a->degree < a->cap)
+    {
+        return 1;
+    }
+    uint32_t cap;
+    if (!tn_grow_cap(a->cap, a->degree + 1, &cap))
+    {
+        return 0;
+    }
+    uint32_t* out = realloc(a->out, (size_t)cap * sizeof(*out));
+    if (!out)
+    {
+        return 0;
+    }
+    a->out = out;
+    uint32_t* in = realloc(a->in, (size_t)cap * sizeof(*in));
+    if (!in)
+    {
+        return 0;
+    }
+    a->in = in;
+    a->cap = cap;
+    return 1;
+}
+
+tn_status
+tn_topology_add_link(tn_topology* topo,
+                     uint32_t a,
+                     uint32_t b,
+                     uint64_t rate_bps,
+                     uint64_t latency_ns,
+                     int dim,
+                     uint32_t* ab,
+                     uint32_t* ba,
+                     tn_error* err)
+{
+    if (!topo)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_add_link: topo is NULL");
+    }
+    if (a >= topo->node_count)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_add_link: node a = %u is not a node (%u nodes)",
+                            a,
+                            topo->node_count);
+    }
+    if (b >= topo->node_count)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_add_link: node b = %u is not a node (%u nodes)",
+                            b,
+                            topo->node_count);
+    }
+    if (a == b)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_add_link: a == b == %u (self loop)", a);
+    }
+    if (rate_bps == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_add_link: rate_bps must be > 0");
+    }
+    if (dim < -1)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_add_link: dim %d must be >= -1", dim);
+    }
+    if (topo->link_count > UINT32_MAX - 3)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_add_link: too many links");
+    }
+    if (topo->link_count + 2 > topo->link_cap)
+    {
+        uint32_t cap;
+        if (!tn_grow_cap(topo->link_cap, topo->link_count + 2, &cap))
+        {
+            return tn_error_set(err, TN_EINVAL, "tn_topology_add_link: too many links");
+        }
+        tn_link* links = realloc(topo->links, (size_t)cap * sizeof(*links));
+        if (!links)
+        {
+            return tn_error_set(err, TN_ENOMEM, "tn_topology_add_link: out of memory");
+        }
+        topo->links = links;
+        topo->link_cap = cap;
+    }
+    tn_node_adj* aa = &topo->adj[a];
+    tn_node_adj* bb = &topo->adj[b];
+    if (!tn_adj_reserve(aa) || !tn_adj_reserve(bb))
+    {
+        return tn_error_set(err, TN_ENOMEM, "tn_topology_add_link: out of memory");
+    }
+    uint32_t id = topo->link_count;
+    uint32_t pa = aa->degree;
+    uint32_t pb = bb->degree;
+    tn_link fwd = {id, a, b, pa, pb, id + 1, rate_bps, latency_ns, dim, 0.0};
+    tn_link rev = {id + 1, b, a, pb, pa, id, rate_bps, latency_ns, dim, 0.0};
+    topo->links[id] = fwd;
+    topo->links[id + 1] = rev;
+    topo->link_count += 2;
+    aa->out[pa] = id;
+    aa->in[pa] = id + 1;
+    aa->degree++;
+    bb->out[pb] = id + 1;
+    bb->in[pb] = id;
+    bb->degree++;
+    if (ab)
+    {
+        *ab = id;
+    }
+    if (ba)
+    {
+        *ba = id + 1;
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_topology_set_link_error_rate(tn_topology* topo, uint32_t link, double error_rate, tn_error* err)
+{
+    if (!topo || link >= topo->link_count)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_set_link_error_rate: link %u is not a link",
+                            link);
+    }
+    if (!(error_rate >= 0.0 && error_rate <= 1.0))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_set_link_error_rate: error_rate %g is not in [0, 1]",
+                            error_rate);
+    }
+    topo->links[link].error_rate = error_rate;
+    return TN_OK;
+}
+
+tn_status
+tn_topology_set_dims(tn_topology* topo, uint32_t count, const tn_dim_info* dims, tn_error* err)
+{
+    if (!topo)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_set_dims: topo is NULL");
+    }
+    if (count > 0 && !dims)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_set_dims: dims is NULL");
+    }
+    uint64_t product = 1;
+    for (uint32_t d = 0; d < count; d++)
+    {
+        if (dims[d].size == 0)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "tn_topology_set_dims: dims[%u].size must be >= 1",
+                                d);
+        }
+        if ((int)dims[d].kind < (int)TN_DIM_RING || (int)dims[d].kind > (int)TN_DIM_CUSTOM)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "tn_topology_set_dims: dims[%u].kind %d is unknown",
+                                d,
+                                (int)dims[d].kind);
+        }
+        product *= dims[d].size;
+        if (product > UINT32_MAX)
+        {
+            break;
+        }
+    }
+    if (count > 0 && product != topo->npu_count)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_set_dims: product of dims sizes %llu != npu count %u",
+                            (unsigned long long)product,
+                            topo->npu_count);
+    }
+    tn_dim_info* copy = NULL;
+    if (count > 0)
+    {
+        copy = malloc((size_t)count * sizeof(*copy));
+        if (!copy)
+        {
+            return tn_error_set(err, TN_ENOMEM, "tn_topology_set_dims: out of memory");
+        }
+        memcpy(copy, dims, (size_t)count * sizeof(*copy));
+    }
+    free(topo->dims);
+    topo->dims = copy;
+    topo->dim_count = count;
+    return TN_OK;
+}
+
+tn_status
+tn_topology_set_name(tn_topology* topo, const char* name, tn_error* err)
+{
+    if (!topo || !name)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_set_name: %s is NULL",
+                            topo ? "name" : "topo");
+    }
+    size_t len = strlen(name);
+    char* copy = malloc(len + 1);
+    if (!copy)
+    {
+        return tn_error_set(err, TN_ENOMEM, "tn_topology_set_name: out of memory");
+    }
+    memcpy(copy, name, len + 1);
+    free(topo->name);
+    topo->name = copy;
+    return TN_OK;
+}
+
+void
+tn_topology_set_npus_forward(tn_topology* topo, bool npus_forward)
+{
+    if (topo)
+    {
+        topo->npus_forward = npus_forward ? 1 : 0;
+    }
+}
+
+/* ---- accessors -------------------------------------------------------------------- */
+
+const char*
+tn_topology_name(const tn_topology* topo)
+{
+    return topo->name;
+}
+
+uint32_t
+tn_topology_node_count(const tn_topology* topo)
+{
+    return topo->node_count;
+}
+
+uint32_t
+tn_topology_link_count(const tn_topology* topo)
+{
+    return topo->link_count;
+}
+
+uint32_t
+tn_topology_npu_count(const tn_topology* topo)
+{
+    return topo->npu_count;
+}
+
+uint32_t
+tn_topology_switch_count(const tn_topology* topo)
+{
+    return topo->node_count - topo->npu_count;
+}
+
+tn_node_kind
+tn_topology_node_kind(const tn_topology* topo, uint32_t node)
+{
+    assert(node < topo->node_count);
+    return (tn_node_kind)topo->kind[node];
+}
+
+bool
+tn_topology_npus_forward(const tn_topology* topo)
+{
+    if (topo->npus_forward >= 0)
+    {
+        return topo->npus_forward != 0;
+    }
+    return topo->npu_count == topo->node_count;
+}
+
+uint32_t
+tn_topology_npu_node(const tn_topology* topo, uint32_t rank)
+{
+    return rank < topo->npu_count ? topo->npu_node[rank] : TN_TOPO_NONE;
+}
+
+uint32_t
+tn_topology_node_rank(const tn_topology* topo, uint32_t node)
+{
+    return node < topo->node_count ? topo->rank[node] : TN_TOPO_NONE;
+}
+
+uint32_t
+tn_topology_degree(const tn_topology* topo, uint32_t node)
+{
+    assert(node < topo->node_count);
+    return topo->adj[node].degree;
+}
+
+const tn_link*
+tn_topology_link(const tn_topology* topo, uint32_t link)
+{
+    assert(link < topo->link_count);
+    return &topo->links[link];
+}
+
+const uint32_t*
+tn_topology_out_links(const tn_topology* topo, uint32_t node, uint32_t* count)
+{
+    assert(node < topo->node_count);
+    if (count)
+    {
+        *count = topo->adj[node].degree;
+    }
+    return topo->adj[node].out;
+}
+
+const uint32_t*
+tn_topology_in_links(const tn_topology* topo, uint32_t node, uint32_t* count)
+{
+    assert(node < topo->node_count);
+    if (count)
+    {
+        *count = topo->adj[node].degree;
+    }
+    return topo->adj[node].in;
+}
+
+uint32_t
+tn_topology_links_between(const tn_topology* topo,
+                          uint32_t a,
+                          uint32_t b,
+                          uint32_t* ids,
+                          uint32_t cap)
+{
+    if (a >= topo->node_count || b >= topo->node_count)
+    {
+        return 0;
+    }
+    /* scan the smaller adjacency */
+    const tn_node_adj* aa = &topo->adj[a];
+    const tn_node_adj* bb = &topo->adj[b];
+    uint32_t n = 0;
+    if (aa->degree <= bb->degree)
+    {
+        for (uint32_t p = 0; p < aa->degree; p++)
+        {
+            uint32_t l = aa->out[p];
+            if (topo->links[l].dst == b)
+            {
+                if (n < cap)
+                {
+                    ids[n] = l;
+                }
+                n++;
+            }
+        }
+    }
+    else
+    {
+        for (uint32_t p = 0; p < bb->degree; p++)
+        {
+            uint32_t l = bb->in[p];
+            if (topo->links[l].src == a)
+            {
+                if (n < cap)
+                {
+                    ids[n] = l;
+                }
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+uint32_t
+tn_topology_find_link(const tn_topology* topo, uint32_t a, uint32_t b)
+{
+    uint32_t id = TN_TOPO_NONE;
+    if (tn_topology_links_between(topo, a, b, &id, 1) == 0)
+    {
+        return TN_TOPO_NONE;
+    }
+    return id;
+}
+
+/* ---- dimensions ------------------------------------------------------------------- */
+
+uint32_t
+tn_topology_dim_count(const tn_topology* topo)
+{
+    return topo->dim_count;
+}
+
+const tn_dim_info*
+tn_topology_dim(const tn_topology* topo, uint32_t d)
+{
+    assert(d < topo->dim_count);
+    return &topo->dims[d];
+}
+
+tn_status
+tn_topology_npu_coords(const tn_topology* topo, uint32_t rank, uint32_t* coords, tn_error* err)
+{
+    if (!topo || (!coords && topo->dim_count > 0))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_npu_coords: %s is NULL",
+                            topo ? "coords" : "topo");
+    }
+    if (rank >= topo->npu_count)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_npu_coords: rank %u >= npu count %u",
+                            rank,
+                            topo->npu_count);
+    }
+    uint32_t r = rank;
+    for (uint32_t d = 0; d < topo->dim_count; d++)
+    {
+        coords[d] = r % topo->dims[d].size;
+        r /= topo->dims[d].size;
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_topology_coords_rank(const tn_topology* topo,
+                        const uint32_t* coords,
+                        uint32_t* rank,
+                        tn_error* err)
+{
+    if (!topo || !rank || (!coords && topo->dim_count > 0))
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_coords_rank: NULL argument");
+    }
+    if (topo->dim_count == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_coords_rank: topology has no dims");
+    }
+    uint64_t r = 0;
+    for (uint32_t i = topo->dim_count; i-- > 0;)
+    {
+        if (coords[i] >= topo->dims[i].size)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "tn_topology_coords_rank: coords[%u] = %u >= size %u",
+                                i,
+                                coords[i],
+                                topo->dims[i].size);
+        }
+        r = r * topo->dims[i].size + coords[i];
+    }
+    *rank = (uint32_t)r;
+    return TN_OK;
+}
+
+/* ---- unit parsers ----------------------------------------------------------------- */
+
+/*
+ * Parse "digits[.digits]" at [s, end): mantissa and number of fraction digits.
+ * Returns the end of the number or NULL (no digit, or more than 18 significant digits).
+ */
+static const char*
+tn_parse_decimal(const char* s, const char* end, uint64_t* mantissa, unsigned* frac)
+{
+    uint64_t m = 0;
+    unsigned f = 0;
+    unsigned digits = 0;
+    const char* p = s;
+    while (p < end && isdigit((unsigned char)*p))
+    {
+        if (digits >= 18)
+        {
+            return NULL;
+        }
+        m = m * 10 + (uint64_t)(*p - '0');
+        if (m)
+        {
+            digits++;
+        }
+        p++;
+    }
+    int int_digits = p > s;
+    if (p < end && *p == '.')
+    {
+        p++;
+        const char* fs = p;
+        while (p < end && isdigit((unsigned char)*p))
+        {
+            if (digits >= 18 || f >= 18)
+            {
+                return NULL;
+            }
+            m = m * 10 + (uint64_t)(*p - '0');
+            if (m)
+            {
+                digits++;
+            }
+            f++;
+            p++;
+        }
+        if (p == fs && !int_digits)
+        {
+            return NULL;
+        }
+    }
+    else if (!int_digits)
+    {
+        return NULL;
+    }
+    *mantissa = m;
+    *frac = f;
+    return p;
+}
+
+/*
+ * value = mantissa * mult * 10^exp10, rounded to nearest; 0 on overflow.
+ * mantissa < 10^18 and mult <= 8, so the product fits in 64 bits, and
+ * exp10 >= -18 keeps the divisor below 2^64.
+ */
+static int
+tn_scale(uint64_t mantissa, int exp10, uint64_t mult, uint64_t* out)
+{
+    uint64_t v = mantissa * mult;
+    for (; exp10 > 0; exp10--)
+    {
+        if (v > UINT64_MAX / 10)
+        {
+            return 0;
+        }
+        v *= 10;
+    }
+    if (exp10 < 0)
+    {
+        uint64_t div = 1;
+        for (; exp10 < 0; exp10++)
+        {
+            div *= 10;
+        }
+        v = v / div + (v % div >= div - div / 2 ? 1 : 0);
+    }
+    *out = v;
+    return 1;
+}
+
+static size_t
+tn_span_len(const char* text, size_t len)
+{
+    return len == SIZE_MAX ? strlen(text) : len;
+}
+
+tn_status
+tn_topology_parse_rate(const char* text, size_t len, const char* what, uint64_t* bps, tn_error* err)
+{
+    if (!what)
+    {
+        what = "rate";
+    }
+    if (!text || !bps)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: NULL argument", what);
+    }
+    len = tn_span_len(text, len);
+    int shown = len > 64 ? 64 : (int)len;
+    const char* end = text + len;
+    uint64_t m;
+    unsigned frac;
+    const char* p = tn_parse_decimal(text, end, &m, &frac);
+    if (!p)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s' is not a number with a rate unit",
+                            what,
+                            shown,
+                            text);
+    }
+    const char* unit = p;
+    int exp10 = 0;
+    uint64_t mult = 1;
+    if (p < end)
+    {
+        switch (*p)
+        {
+        case 'k':
+        case 'K':
+            exp10 = 3;
+            p++;
+            break;
+        case 'M':
+            exp10 = 6;
+            p++;
+            break;
+        case 'G':
+            exp10 = 9;
+            p++;
+            break;
+        case 'T':
+            exp10 = 12;
+            p++;
+            break;
+        default:
+            break;
+        }
+    }
+    size_t rest = (size_t)(end - p);
+    if (rest == 0)
+    {
+        /* bare number or bare prefix: bits */
+    }
+    else if ((rest == 3 && memcmp(p, "bps", 3) == 0) || (rest == 3 && memcmp(p, "b/s", 3) == 0))
+    {
+        mult = 1;
+    }
+    else if ((rest == 3 && memcmp(p, "Bps", 3) == 0) || (rest == 3 && memcmp(p, "B/s", 3) == 0))
+    {
+        mult = 8;
+    }
+    else
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s': unknown rate unit '%.*s' (use bps, Kbps, Mbps, Gbps, Tbps, "
+                            "or Bps, KBps, MBps, GBps, TBps for bytes)",
+                            what,
+                            shown,
+                            text,
+                            (int)(end - unit > 32 ? 32 : end - unit),
+                            unit);
+    }
+    uint64_t v;
+    if (!tn_scale(m, exp10 - (int)frac, mult, &v))
+    {
+        return tn_error_set(err, TN_EINVAL, "%s '%.*s' is too large", what, shown, text);
+    }
+    *bps = v;
+    return TN_OK;
+}
+
+tn_status
+tn_topology_parse_time(const char* text, size_t len, const char* what, uint64_t* ns, tn_error* err)
+{
+    if (!what)
+    {
+        what = "latency";
+    }
+    if (!text || !ns)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: NULL argument", what);
+    }
+    len = tn_span_len(text, len);
+    int shown = len > 64 ? 64 : (int)len;
+    const char* end = text + len;
+    uint64_t m;
+    unsigned frac;
+    const char* p = tn_parse_decimal(text, end, &m, &frac);
+    if (!p)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s' is not a number with a time unit",
+                            what,
+                            shown,
+                            text);
+    }
+    size_t rest = (size_t)(end - p);
+    int exp10;
+    if (rest == 1 && *p == 's')
+    {
+        exp10 = 9;
+    }
+    else if (rest == 2 && memcmp(p, "ms", 2) == 0)
+    {
+        exp10 = 6;
+    }
+    else if (rest == 2 && memcmp(p, "us", 2) == 0)
+    {
+        exp10 = 3;
+    }
+    else if (rest == 2 && memcmp(p, "ns", 2) == 0)
+    {
+        exp10 = 0;
+    }
+    else
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s': %s time unit '%.*s' (use s, ms, us or ns)",
+                            what,
+                            shown,
+                            text,
+                            rest ? "unknown" : "missing",
+                            (int)(rest > 32 ? 32 : rest),
+                            p);
+    }
+    uint64_t v;
+    if (!tn_scale(m, exp10 - (int)frac, 1, &v))
+    {
+        return tn_error_set(err, TN_EINVAL, "%s '%.*s' is too large", what, shown, text);
+    }
+    *ns = v;
+    return TN_OK;
+}
