@@ -5,46 +5,110 @@
 # test/check-build-lists.sh fails on any difference.
 
 core_sources = [
+    'model/core/tn-algo-dbt.c',
+    'model/core/tn-algo-direct.c',
+    'model/core/tn-algo-hdrm.c',
+    'model/core/tn-algo-hierarchical.c',
+    'model/core/tn-algo-multitree.c',
+    'model/core/tn-algo-rhd.c',
+    'model/core/tn-algo-ring.c',
+    'model/core/tn-algorithm.c',
+    'model/core/tn-cost.c',
     'model/core/tn-db.c',
     'model/core/tn-error.c',
     'model/core/tn-routing.c',
     'model/core/tn-topology.c',
     'model/core/tn-topology-file.c',
     'model/core/tn-topology-gen.c',
+    'model/core/tn-schedule.c',
+    'model/core/tn-themis.c',
     'model/core/tn-topology-spec.c',
+    'model/core/tn-verify.c',
 ]
 core_headers = [
+    'model/core/tn-algorithm.h',
+    'model/core/tn-cost.h',
     'model/core/tn-db.h',
     'model/core/tn-error.h',
     'model/core/tn-routing.h',
+    'model/core/tn-schedule.h',
+    'model/core/tn-themis.h',
     'model/core/tn-topology.h',
+    'model/core/tn-verify.h',
     'model/core/tn-version.h',
 ]
 
+# Private to the core's sources (not installed as ns3/...).
+core_private_headers = [
+    'model/core/tn-algorithm-impl.h',
+]
+
 roce_sources = [
+    'model/roce/rdma-dcqcn.cc',
+    'model/roce/rdma-nic.cc',
+    'model/roce/rdma-queue-pair.cc',
+    'model/roce/roce-channel.cc',
+    'model/roce/roce-header.cc',
+    'model/roce/roce-net-device.cc',
+    'model/roce/roce-switch-mmu.cc',
+    'model/roce/roce-switch.cc',
 ]
 roce_headers = [
+    'model/roce/rdma-dcqcn.h',
+    'model/roce/rdma-nic.h',
+    'model/roce/rdma-queue-pair.h',
+    'model/roce/roce-channel.h',
+    'model/roce/roce-header.h',
+    'model/roce/roce-net-device.h',
+    'model/roce/roce-switch-mmu.h',
+    'model/roce/roce-switch.h',
 ]
 
 helper_sources = [
+    'helper/roce-helper.cc',
+    'helper/roce-hpcc-flows.cc',
+    'helper/roce-link-helper.cc',
 ]
 helper_headers = [
+    'helper/roce-helper.h',
+    'helper/roce-hpcc-flows.h',
+    'helper/roce-link-helper.h',
 ]
 
 core_test_sources = [
     'test/core/tn-test.c',
+    'test/core/test-algo-classic.c',
+    'test/core/test-cost.c',
     'test/core/test-db.c',
     'test/core/test-harness.c',
+    'test/core/test-hdrm.c',
+    'test/core/test-multitree.c',
     'test/core/test-routing.c',
+    'test/core/test-schedule.c',
+    'test/core/test-themis.c',
     'test/core/test-topology.c',
+    'test/core/test-verify.c',
 ]
 
 tool_sources = [
+    'utils/tn-plan.c',
 ]
 core_bench_sources = [
+    'bench/bench-plan.c',
+]
+
+bench_sources = [
+    'bench/bench-roce.cc',
 ]
 
 test_sources = [
+    'test/roce-dcqcn-test-suite.cc',
+    'test/roce-hpcc-test-suite.cc',
+    'test/roce-nic-test-suite.cc',
+    'test/roce-header-test-suite.cc',
+    'test/roce-pcap-test-suite.cc',
+    'test/roce-pfc-test-suite.cc',
+    'test/roce-switch-test-suite.cc',
     'test/training-net-core-test-suite.cc',
 ]
 
@@ -59,7 +123,7 @@ def configure(conf):
 
 
 def build(bld):
-    module = bld.create_ns3_module('training-net', ['core', 'network', 'internet'])
+    module = bld.create_ns3_module('training-net', ['core', 'network'])
     module.source = core_sources + roce_sources + helper_sources
     module.use.append('SQLITE3')
     module.cflags = core_cflags
@@ -77,6 +141,11 @@ def build(bld):
         program = bld.create_ns3_program(name, ['training-net'])
         program.source = tool
         program.cflags = core_cflags
+
+    for bench in bench_sources:
+        name = bench.split('/')[-1].rsplit('.', 1)[0]
+        program = bld.create_ns3_program(name, ['training-net', 'point-to-point'])
+        program.source = bench
 
     if bld.env.ENABLE_EXAMPLES:
         bld.recurse('examples')

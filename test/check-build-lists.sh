@@ -44,6 +44,16 @@ waf_lists wscript | sort > "$tmp/waf"
 list_names CMakeLists.txt '^[ 	]*set\([a-z_]*_(sources|headers)' 's/^[ \t]*set\(//' > "$tmp/cmake-names"
 list_names wscript '^[a-z_]*_(sources|headers)[ 	]*=' 's/[ \t]*=$//' > "$tmp/waf-names"
 
+# A list defined twice silently loses the first definition (Python) or is confusing (CMake).
+for f in CMakeLists.txt wscript; do
+    dups=$(sed 's/#.*//' "$f" | grep -oE '^[ 	]*(set\()?[a-z_]*_(sources|headers)([ 	]*=)?' |
+        sed -E 's/^[ \t]*(set\()?//; s/[ \t]*=$//' | sort | uniq -d)
+    if [ -n "$dups" ]; then
+        echo "$f defines these lists more than once:" $dups
+        status=1
+    fi
+done
+
 if ! diff "$tmp/cmake-names" "$tmp/waf-names" > "$tmp/diff"; then
     echo "file lists named in only one build file ('<' CMakeLists.txt, '>' wscript):"
     grep '^[<>]' "$tmp/diff"

@@ -206,6 +206,17 @@ function(build_lib)
   tn_add_core_targets()
 endfunction()
 
+# Benchmarks of the ns-3 layer: programs in <build>/bench linked with the module.
+function(tn_add_benchmarks)
+  foreach(bench ${ARGN})
+    get_filename_component(name ${bench} NAME_WE)
+    add_executable(${name} ${bench})
+    target_link_libraries(${name} PRIVATE ${libtraining-net} ${libcore} ${libnetwork}
+                                          ${libpoint-to-point})
+    set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+  endforeach()
+endfunction()
+
 function(build_lib_example)
   cmake_parse_arguments(BLIB_EXAMPLE "IGNORE_PCH" "NAME" "SOURCE_FILES;HEADER_FILES;LIBRARIES_TO_LINK"
                         ${ARGN})

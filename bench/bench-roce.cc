@@ -1,0 +1,269 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Packet benchmark: wall time per packet-hop of the RoCE model against ns-3's
+ * PointToPointNetDevice, on a chain of H hops carrying the same number of packets of the
+ * same size, in the same run.
+ *
+ *   bench-roce [--hops=4] [--packets=200000] [--mtu=4096] [--cc=dcqcn] [--repeat=3]
+ *
+ * (a) ns-3 point-to-point: H+1 nodes, H PointToPointNetDevice links (100 Gb/s, 1 us); the
+ *     source sends packets of the RoCE L3 size (payload + 44 bytes) at the line rate; each
+ *     intermediate node forwards from its receive callback (no IP stack, as the RoCE model
+ *     bypasses it too).
+ * (b) RoCE: NPU - switch ... switch - NPU (H links, RoceHelper from a C topology), one RDMA
+ *     WRITE of packets x MTU bytes, RdmaNic with DCQCN (or --cc=none), ACK every 4 packets.
+ * Figure of merit: wall seconds of Simulator::Run divided by data packets x hops, and the
+ * ratio RoCE / point-to-point (goal <= 1.5). The RoCE side also carries its ACKs.
+ */
+#include "ns3/command-line.h"
+#include "ns3/data-rate.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-size.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tn-topology.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const uint64_t RATE = 100000000000ULL;
+const uint64_t LATENCY_NS = 1000;
+
+/// Point-to-point chain driver.
+class P2pChain
+{
+  public:
+    P2pChain(uint32_t hops, uint32_t packets, uint32_t size)
+        : m_packets(packets),
+          m_size(size)
+    {
+        m_nodes.Create(hops + 1);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RATE)));
+        p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(LATENCY_NS)));
+        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1000p")));
+        for (uint32_t i = 0; i < hops; ++i)
+        {
+            NetDeviceContainer d = p2p.Install(m_nodes.Get(i), m_nodes.Get(i + 1));
+            m_out.push_back(d.Get(0));
+            d.Get(1)->SetReceiveCallback(MakeCallback(&P2pChain::Receive, this));
+            m_in.push_back(d.Get(1));
+        }
+        // PPP header (2 bytes) on the wire, no preamble/IFG in the ns-3 model
+        m_interval = NanoSeconds(((m_size + 2) * 8ULL * 1000000000ULL + RATE - 1) / RATE);
+    }
+
+    void Start()
+    {
+        SendOne();
+    }
+
+    uint32_t Received() const
+    {
+        return m_received;
+    }
+
+  private:
+    void SendOne()
+    {
+        m_out[0]->Send(Create<Packet>(m_size), m_out[0]->GetBroadcast(), 0x0800);
+        if (++m_sent < m_packets)
+        {
+            Simulator::Schedule(m_interval, &P2pChain::SendOne, this);
+        }
+    }
+
+    bool Receive(Ptr<NetDevice> dev, Ptr<const Packet> p, uint16_t proto, const Address& from)
+    {
+        // device i+1 of link i: forward on link i+1 if any
+        for (size_t i = 0; i < m_in.size(); ++i)
+        {
+            if (m_in[i] == dev)
+            {
+                if (i + 1 < m_out.size())
+                {
+                    m_out[i + 1]->Send(p->Copy(), m_out[i + 1]->GetBroadcast(), proto);
+                }
+                else
+                {
+                    ++m_received;
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    NodeContainer m_nodes;
+    std::vector<Ptr<NetDevice>> m_out;
+    std::vector<Ptr<NetDevice>> m_in;
+    uint32_t m_packets;
+    uint32_t m_size;
+    uint32_t m_sent{0};
+    uint32_t m_received{0};
+    Time m_interval;
+};
+
+/// Counts completions.
+struct Done
+{
+    void Complete(const RdmaMessageRecord& r)
+    {
+        ++count;
+    }
+
+    uint32_t count{0};
+};
+
+double
+RunP2p(uint32_t hops, uint32_t packets, uint32_t size, uint32_t* received)
+{
+    P2pChain chain(hops, packets, size);
+    Simulator::ScheduleNow(&P2pChain::Start, &chain);
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto t1 = std::chrono::steady_clock::now();
+    *received = chain.Received();
+    Simulator::Destroy();
+    return std::chrono::duration<double>(t1 - t0).count();
+}
+
+double
+RunRoce(uint32_t hops,
+        uint32_t packets,
+        uint32_t mtu,
+        const std::string& cc,
+        uint64_t* dataPackets,
+        uint64_t* events)
+{
+    tn_topology* t = nullptr;
+    tn_error err;
+    tn_topology_create(&t, &err);
+    uint32_t first;
+    tn_topology_add_nodes(t, TN_NODE_NPU, 2, &first, &err);
+    if (hops > 1)
+    {
+        tn_topology_add_nodes(t, TN_NODE_SWITCH, hops - 1, &first, &err);
+    }
+    std::vector<uint32_t> seq{0};
+    for (uint32_t s = 0; s + 1 < hops; ++s)
+    {
+        seq.push_back(2 + s);
+    }
+    seq.push_back(1);
+    for (size_t i = 0; i + 1 < seq.size(); ++i)
+    {
+        tn_topology_add_link(t, seq[i], seq[i + 1], RATE, LATENCY_NS, -1, nullptr, nullptr, &err);
+    }
+    RoceHelper helper;
+    helper.SetNicAttribute("Mtu", UintegerValue(mtu));
+    helper.SetNicAttribute("CongestionControl", StringValue(cc));
+    helper.Install(t);
+    tn_topology_destroy(t);
+    Done done;
+    helper.GetNic(0)->PostWrite(1,
+                                static_cast<uint64_t>(packets) * mtu,
+                                3,
+                                MakeCallback(&Done::Complete, &done));
+    uint64_t ev0 = Simulator::GetEventCount();
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto t1 = std::chrono::steady_clock::now();
+    *events = Simulator::GetEventCount() - ev0;
+    *dataPackets = helper.GetNic(0)->GetDataPacketsSent();
+    if (done.count != 1)
+    {
+        std::fprintf(stderr, "bench-roce: the RDMA message did not complete\n");
+    }
+    Simulator::Destroy();
+    return std::chrono::duration<double>(t1 - t0).count();
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t hops = 4;
+    uint32_t packets = 200000;
+    uint32_t mtu = 4096;
+    uint32_t repeat = 3;
+    std::string cc = "dcqcn";
+    std::string model = "both";
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("model", "both, p2p or roce (one model alone, e.g. under callgrind)", model);
+    cmd.AddValue("hops", "links in the chain (>= 1)", hops);
+    cmd.AddValue("packets", "data packets per run", packets);
+    cmd.AddValue("mtu", "RoCE payload per packet", mtu);
+    cmd.AddValue("cc", "congestion control of the NICs: dcqcn or none", cc);
+    cmd.AddValue("repeat", "runs of each model (the best is kept)", repeat);
+    cmd.Parse(argc, argv);
+    if (hops == 0 || packets == 0 || repeat == 0)
+    {
+        std::fprintf(stderr, "bench-roce: --hops, --packets and --repeat must be > 0\n");
+        return 2;
+    }
+    const uint32_t l3 = mtu + 44; // IPv4 20 + UDP 8 + BTH 12 + ICRC 4, as the RoCE packets
+    double bestP2p = 1e30;
+    double bestRoce = 1e30;
+    uint32_t received = 0;
+    uint64_t dataPackets = 0;
+    uint64_t events = 0;
+    for (uint32_t r = 0; r < repeat; ++r)
+    {
+        if (model != "roce")
+        {
+            bestP2p = std::min(bestP2p, RunP2p(hops, packets, l3, &received));
+        }
+        if (model != "p2p")
+        {
+            bestRoce = std::min(bestRoce, RunRoce(hops, packets, mtu, cc, &dataPackets, &events));
+        }
+    }
+    double hopsP2p = static_cast<double>(received) * hops;
+    double hopsRoce = static_cast<double>(dataPackets) * hops;
+    double nsP2p = bestP2p / hopsP2p * 1e9;
+    double nsRoce = bestRoce / hopsRoce * 1e9;
+    std::printf("chain of %u hops, %u packets of %u payload bytes (best of %u runs)\n",
+                hops,
+                packets,
+                mtu,
+                repeat);
+    std::printf("point-to-point: %.3f s, %u packets delivered, %.1f ns per packet-hop, "
+                "%.2f M packet-hops/s\n",
+                bestP2p,
+                received,
+                nsP2p,
+                hopsP2p / bestP2p / 1e6);
+    std::printf("roce (%s):     %.3f s, %llu data packets, %.1f ns per packet-hop, "
+                "%.2f M packet-hops/s, %llu events\n",
+                cc.c_str(),
+                bestRoce,
+                static_cast<unsigned long long>(dataPackets),
+                nsRoce,
+                hopsRoce / bestRoce / 1e6,
+                static_cast<unsigned long long>(events));
+    std::printf("ratio roce / point-to-point per packet-hop: %.2f (goal <= 1.5)\n", nsRoce / nsP2p);
+    if (model != "both")
+    {
+        return 0;
+    }
+    return received == packets && dataPackets >= packets ? 0 : 1;
+}

@@ -1,0 +1,189 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/error-model.h"
+#include "ns3/log.h"
+#include "ns3/nstime.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/tn-routing.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceHelper");
+
+RoceHelper::RoceHelper()
+{
+    m_nicFactory.SetTypeId("ns3::RdmaNic");
+}
+
+RoceHelper::~RoceHelper()
+{
+}
+
+void
+RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+}
+
+RoceFabricNodes
+RoceHelper::Install(const tn_topology* topo)
+{
+    NS_ABORT_MSG_IF(!topo, "RoceHelper::Install: null topology");
+    uint32_t n = tn_topology_node_count(topo);
+    NS_ABORT_MSG_IF(n == 0, "RoceHelper::Install: empty topology");
+    NS_ABORT_MSG_IF(n > 65536,
+                    "RoceHelper::Install: " << n << " nodes; RoCE addresses allow 65536");
+    RoceFabricNodes f;
+    f.nodes.Create(n);
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        if (tn_topology_node_kind(topo, v) == TN_NODE_NPU)
+        {
+            f.npus.Add(f.nodes.Get(v));
+        }
+        else
+        {
+            f.switches.Add(f.nodes.Get(v));
+        }
+    }
+    // every node gets its forwarding object, also those without cables
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        GetOrInstallSwitch(f.nodes.Get(v));
+    }
+
+    // cables in link id order: ports are then numbered as in the topology
+    uint32_t links = tn_topology_link_count(topo);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        const tn_link* ab = tn_topology_link(topo, l);
+        if (ab->reverse < l)
+        {
+            continue; // second direction of a cable already built
+        }
+        const tn_link* ba = tn_topology_link(topo, ab->reverse);
+        NS_ABORT_MSG_IF(ab->rate_bps != ba->rate_bps || ab->latency_ns != ba->latency_ns,
+                        "RoceHelper: asymmetric cable " << l);
+        SetDeviceAttribute("DataRate", DataRateValue(DataRate(ab->rate_bps)));
+        SetChannelAttribute("Delay", TimeValue(NanoSeconds(ab->latency_ns)));
+        NetDeviceContainer d = RoceLinkHelper::Install(f.nodes.Get(ab->src), f.nodes.Get(ab->dst));
+        Ptr<RoceNetDevice> da = DynamicCast<RoceNetDevice>(d.Get(0));
+        Ptr<RoceNetDevice> db = DynamicCast<RoceNetDevice>(d.Get(1));
+        NS_ABORT_MSG_IF(da->GetPortIndex() != ab->src_port || db->GetPortIndex() != ab->dst_port,
+                        "RoceHelper: port numbering of cable " << l << " differs from topology");
+        // error rate of a directed link: applied where it is received
+        const tn_link* dirs[2] = {ab, ba};
+        Ptr<RoceNetDevice> rx[2] = {db, da};
+        for (int k = 0; k < 2; ++k)
+        {
+            if (dirs[k]->error_rate > 0)
+            {
+                Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+                em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+                em->SetRate(dirs[k]->error_rate);
+                rx[k]->SetReceiveErrorModel(em);
+                m_errorModels.push_back(em);
+            }
+        }
+        f.devices.Add(d);
+    }
+
+    // ECMP next hops toward every NPU on every node
+    tn_routes* routes = nullptr;
+    tn_error err;
+    if (tn_routes_create(topo, nullptr, &routes, &err) != TN_OK)
+    {
+        NS_FATAL_ERROR("RoceHelper: routes: " << err.message);
+    }
+    uint32_t nnpu = tn_topology_npu_count(topo);
+    std::vector<uint32_t> hops;
+    std::vector<uint32_t> ports;
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        Ptr<RoceSwitch> sw = f.nodes.Get(v)->GetObject<RoceSwitch>();
+        hops.resize(tn_topology_degree(topo, v));
+        for (uint32_t r = 0; r < nnpu; ++r)
+        {
+            uint32_t d = tn_topology_npu_node(topo, r);
+            if (d == v)
+            {
+                continue;
+            }
+            uint32_t c = tn_routes_next_hops(routes,
+                                             v,
+                                             d,
+                                             hops.empty() ? nullptr : hops.data(),
+                                             hops.size());
+            if (c == 0)
+            {
+                continue;
+            }
+            ports.clear();
+            for (uint32_t i = 0; i < c; ++i)
+            {
+                ports.push_back(tn_topology_link(topo, hops[i])->src_port);
+            }
+            sw->SetRoute(d, ports);
+        }
+    }
+    tn_routes_destroy(routes);
+
+    // NICs on NPUs
+    m_nics.clear();
+    for (uint32_t r = 0; r < nnpu; ++r)
+    {
+        uint32_t v = tn_topology_npu_node(topo, r);
+        Ptr<Node> node = f.nodes.Get(v);
+        Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+        nic->SetLocalId(v);
+        node->AggregateObject(nic);
+        nic->Attach(node->GetObject<RoceSwitch>());
+        m_nics.push_back(nic);
+    }
+    m_fabric = f;
+    return f;
+}
+
+Ptr<RdmaNic>
+RoceHelper::GetNic(uint32_t rank) const
+{
+    NS_ABORT_MSG_IF(rank >= m_nics.size(), "RoceHelper::GetNic: no NPU rank " << rank);
+    return m_nics[rank];
+}
+
+Ptr<Node>
+RoceHelper::GetNode(uint32_t id) const
+{
+    NS_ABORT_MSG_IF(id >= m_fabric.nodes.GetN(), "RoceHelper::GetNode: no node " << id);
+    return m_fabric.nodes.Get(id);
+}
+
+int64_t
+RoceHelper::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (auto& em : m_errorModels)
+    {
+        used += em->AssignStreams(stream + used);
+    }
+    for (uint32_t i = 0; i < m_fabric.nodes.GetN(); ++i)
+    {
+        Ptr<RoceSwitch> sw = m_fabric.nodes.Get(i)->GetObject<RoceSwitch>();
+        if (sw)
+        {
+            used += sw->AssignStreams(stream + used);
+        }
+    }
+    return used;
+}
+
+} // namespace ns3

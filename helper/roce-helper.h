@@ -1,0 +1,105 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_HELPER_H
+#define ROCE_HELPER_H
+
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-link-helper.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class RateErrorModel;
+class RoceSwitch;
+
+/**
+ * \ingroup training-net
+ * \brief What RoceHelper::Install built.
+ */
+struct RoceFabricNodes
+{
+    NodeContainer nodes;        //!< every topology node, index = topology node id
+    NodeContainer npus;         //!< NPU nodes in rank order
+    NodeContainer switches;     //!< switch nodes in node id order
+    NetDeviceContainer devices; //!< all RoceNetDevices, two per cable (cable order)
+};
+
+/**
+ * \ingroup training-net
+ * \brief Builds a whole RoCE fabric from a C-core topology (tn_topology).
+ *
+ * Install() creates one ns-3 Node per topology node (in node id order), one RoCE link per
+ * cable with the cable's rate and latency (RoceLinkHelper: RoceNetDevice + RoceChannel, ports
+ * added to the node's RoceSwitch in cable order, so switch port p = topology port p), a
+ * RateErrorModel (packet unit) on the receiving device of every directed link whose
+ * error_rate is non-zero, the ECMP next-hop sets of tn_routes on every node toward every NPU,
+ * and an RdmaNic on every NPU node (local id = topology node id, attached to the node's
+ * RoceSwitch). Device, channel and switch attributes come from the inherited RoceLinkHelper
+ * setters (DataRate and Delay are overridden per cable); NIC attributes from
+ * SetNicAttribute(). Pcap and ascii tracing: the EnablePcap and EnableAscii methods of
+ * RoceLinkHelper.
+ */
+class RoceHelper : public RoceLinkHelper
+{
+  public:
+    RoceHelper();
+    ~RoceHelper() override;
+
+    /**
+     * \param name attribute of ns3::RdmaNic (Mtu, CongestionControl, ...)
+     * \param value value
+     */
+    void SetNicAttribute(std::string name, const AttributeValue& value);
+
+    /**
+     * Build the fabric of a topology. The topology is only read during the call.
+     * Aborts with a message if the topology has more than 65536 nodes (RoCE addresses) or if
+     * routes cannot be computed.
+     * \param topo the topology
+     * \return the containers
+     */
+    RoceFabricNodes Install(const tn_topology* topo);
+
+    /**
+     * \param rank NPU rank of the last Install
+     * \return its NIC
+     */
+    Ptr<RdmaNic> GetNic(uint32_t rank) const;
+    /**
+     * \param id topology node id of the last Install
+     * \return its ns-3 node
+     */
+    Ptr<Node> GetNode(uint32_t id) const;
+
+    /** \return what the last Install built */
+    const RoceFabricNodes& GetFabric() const
+    {
+        return m_fabric;
+    }
+
+    /**
+     * Assign fixed random streams to the error models and switches built so far.
+     * \param stream first stream index
+     * \return number of streams used
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    ObjectFactory m_nicFactory;                     //!< NICs
+    RoceFabricNodes m_fabric;                       //!< last Install
+    std::vector<Ptr<RdmaNic>> m_nics;               //!< NICs by rank
+    std::vector<Ptr<RateErrorModel>> m_errorModels; //!< error models (for AssignStreams)
+};
+
+} // namespace ns3
+
+#endif // ROCE_HELPER_H

@@ -1,0 +1,181 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-link-helper.h"
+
+#include "ns3/log.h"
+#include "ns3/mac48-address.h"
+#include "ns3/output-stream-wrapper.h"
+#include "ns3/packet.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceLinkHelper");
+
+namespace
+{
+/// ascii sink for queue events
+void
+AsciiQueueEvent(Ptr<OutputStreamWrapper> stream,
+                std::string prefixContext,
+                Ptr<const Packet> p,
+                uint8_t queue)
+{
+    *stream->GetStream() << prefixContext.substr(0, 1) << " " << Simulator::Now().GetSeconds()
+                         << " " << prefixContext.substr(2) << " q=" << unsigned(queue) << " " << *p
+                         << std::endl;
+}
+
+/// ascii sink for receive events
+void
+AsciiRx(Ptr<OutputStreamWrapper> stream, std::string context, Ptr<const Packet> p)
+{
+    *stream->GetStream() << "r " << Simulator::Now().GetSeconds() << " " << context << " " << *p
+                         << std::endl;
+}
+
+/// ascii sink for drops
+void
+AsciiDrop(Ptr<OutputStreamWrapper> stream,
+          std::string context,
+          Ptr<const Packet> p,
+          const std::string& reason)
+{
+    *stream->GetStream() << "d " << Simulator::Now().GetSeconds() << " " << context << " " << reason
+                         << " " << *p << std::endl;
+}
+
+/// ascii sink for PFC
+void
+AsciiPfc(Ptr<OutputStreamWrapper> stream,
+         std::string prefixContext,
+         uint8_t priority,
+         bool pause,
+         uint16_t quanta)
+{
+    *stream->GetStream() << prefixContext.substr(0, 1) << " " << Simulator::Now().GetSeconds()
+                         << " " << prefixContext.substr(2) << " pfc priority=" << unsigned(priority)
+                         << (pause ? " pause" : " resume") << " quanta=" << quanta << std::endl;
+}
+} // namespace
+
+RoceLinkHelper::RoceLinkHelper()
+{
+    m_deviceFactory.SetTypeId("ns3::RoceNetDevice");
+    m_channelFactory.SetTypeId("ns3::RoceChannel");
+    m_switchFactory.SetTypeId("ns3::RoceSwitch");
+}
+
+void
+RoceLinkHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    m_deviceFactory.Set(name, value);
+}
+
+void
+RoceLinkHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    m_channelFactory.Set(name, value);
+}
+
+void
+RoceLinkHelper::SetSwitchAttribute(std::string name, const AttributeValue& value)
+{
+    m_switchFactory.Set(name, value);
+}
+
+Ptr<RoceSwitch>
+RoceLinkHelper::GetOrInstallSwitch(Ptr<Node> node)
+{
+    Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
+    if (!sw)
+    {
+        sw = m_switchFactory.Create<RoceSwitch>();
+        node->AggregateObject(sw);
+    }
+    return sw;
+}
+
+NetDeviceContainer
+RoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
+{
+    NS_LOG_FUNCTION(this << a << b);
+    Ptr<RoceChannel> ch = m_channelFactory.Create<RoceChannel>();
+    NetDeviceContainer devs;
+    Ptr<Node> nodes[2] = {a, b};
+    for (auto& node : nodes)
+    {
+        Ptr<RoceNetDevice> dev = m_deviceFactory.Create<RoceNetDevice>();
+        dev->SetAddress(Mac48Address::Allocate());
+        node->AddDevice(dev);
+        dev->Attach(ch);
+        devs.Add(dev);
+    }
+    for (uint32_t k = 0; k < 2; ++k)
+    {
+        GetOrInstallSwitch(nodes[k])->AddPort(DynamicCast<RoceNetDevice>(devs.Get(k)));
+    }
+    return devs;
+}
+
+void
+RoceLinkHelper::EnablePcapInternal(std::string prefix,
+                                   Ptr<NetDevice> nd,
+                                   bool promiscuous,
+                                   bool explicitFilename)
+{
+    Ptr<RoceNetDevice> device = nd->GetObject<RoceNetDevice>();
+    if (!device)
+    {
+        NS_LOG_INFO("RoceLinkHelper::EnablePcapInternal(): not a RoceNetDevice");
+        return;
+    }
+    PcapHelper pcapHelper;
+    std::string filename =
+        explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
+    Ptr<PcapFileWrapper> file =
+        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
+    pcapHelper.HookDefaultSink<RoceNetDevice>(device, "Sniffer", file);
+}
+
+void
+RoceLinkHelper::EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
+                                    std::string prefix,
+                                    Ptr<NetDevice> nd,
+                                    bool explicitFilename)
+{
+    Ptr<RoceNetDevice> device = nd->GetObject<RoceNetDevice>();
+    if (!device)
+    {
+        NS_LOG_INFO("RoceLinkHelper::EnableAsciiInternal(): not a RoceNetDevice");
+        return;
+    }
+    Packet::EnablePrinting();
+    if (!stream)
+    {
+        AsciiTraceHelper asciiTraceHelper;
+        std::string filename =
+            explicitFilename ? prefix : asciiTraceHelper.GetFilenameFromDevice(prefix, device);
+        stream = asciiTraceHelper.CreateFileStream(filename);
+    }
+    std::ostringstream ctx;
+    ctx << "/NodeList/" << device->GetNode()->GetId() << "/DeviceList/" << device->GetIfIndex();
+    const std::string c = ctx.str();
+    device->TraceConnectWithoutContext("Enqueue",
+                                       MakeBoundCallback(&AsciiQueueEvent, stream, "+ " + c));
+    device->TraceConnectWithoutContext("Dequeue",
+                                       MakeBoundCallback(&AsciiQueueEvent, stream, "- " + c));
+    device->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&AsciiRx, stream, c));
+    device->TraceConnectWithoutContext("Drop", MakeBoundCallback(&AsciiDrop, stream, c));
+    device->TraceConnectWithoutContext("PfcTx", MakeBoundCallback(&AsciiPfc, stream, "t " + c));
+    device->TraceConnectWithoutContext("PfcRx", MakeBoundCallback(&AsciiPfc, stream, "r " + c));
+}
+
+} // namespace ns3

@@ -1,0 +1,79 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_LINK_HELPER_H
+#define ROCE_LINK_HELPER_H
+
+#include "ns3/net-device-container.h"
+#include "ns3/node.h"
+#include "ns3/object-factory.h"
+#include "ns3/trace-helper.h"
+
+#include <string>
+
+namespace ns3
+{
+
+class RoceSwitch;
+
+/**
+ * \ingroup training-net
+ * Builds RoCE links: two RoceNetDevices joined by a RoceChannel, each added as a port of the
+ * RoceSwitch aggregated to its node (created with the switch factory attributes if missing).
+ * Offers EnablePcap* (DLT_EN10MB, full Ethernet frames, transmitted and received) and
+ * EnableAscii* for RoceNetDevices. roce-nic's RoceHelper uses (or inherits) this class.
+ */
+class RoceLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForDevice
+{
+  public:
+    RoceLinkHelper();
+    ~RoceLinkHelper() override = default;
+
+    /**
+     * \param name attribute of ns3::RoceNetDevice (DataRate, Mtu, PfcEnableMask, ...)
+     * \param value value
+     */
+    void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    /**
+     * \param name attribute of ns3::RoceChannel (Delay)
+     * \param value value
+     */
+    void SetChannelAttribute(std::string name, const AttributeValue& value);
+    /**
+     * \param name attribute of ns3::RoceSwitch used when a node gets its RoceSwitch
+     * \param value value
+     */
+    void SetSwitchAttribute(std::string name, const AttributeValue& value);
+
+    /**
+     * Link two nodes. Port indices are in the order links are installed on each node.
+     * \param a one end \param b other end
+     * \return the two devices (a's first)
+     */
+    NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
+    /**
+     * \param node node
+     * \return its RoceSwitch, aggregated now if missing
+     */
+    Ptr<RoceSwitch> GetOrInstallSwitch(Ptr<Node> node);
+
+  private:
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
+                            bool explicitFilename) override;
+    void EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
+                             std::string prefix,
+                             Ptr<NetDevice> nd,
+                             bool explicitFilename) override;
+
+    ObjectFactory m_deviceFactory;  //!< devices
+    ObjectFactory m_channelFactory; //!< channels
+    ObjectFactory m_switchFactory;  //!< switches
+};
+
+} // namespace ns3
+
+#endif // ROCE_LINK_HELPER_H

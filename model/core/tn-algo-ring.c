@@ -1,0 +1,315 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Ring algorithms: unidirectional and bidirectional ring reduce-scatter, all-gather
+ * and all-reduce (Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms for
+ * clusters of workstations", JPDC 2009), and pipelined chain broadcast / reduce.
+ * Also the ring phases used by ring2d, hierarchical and Themis.
+ */
+#include "tn-algorithm-impl.h"
+
+#include <stdlib.h>
+
+static int32_t
+phase_dim(const tn_phase* ph, uint32_t a, uint32_t b)
+{
+    return ph->dim == TN_DIM_AUTO ? tn_algo_rank_dim(ph->topo, a, b) : ph->dim;
+}
+
+/* One ring direction over `parts` (already oriented: member k owns parts[k]). */
+/* out[m] += in[m] for every member: a rank's data written by earlier phases stays live. */
+static tn_status
+keep_front(const tn_phase* ph, const uint32_t* m, tn_error* err)
+{
+    tn_status st = TN_OK;
+    for (uint32_t k = 0; k < ph->count && !st; k++)
+    {
+        tn_deps tmp = {NULL, 0, 0};
+        st = tn_deps_push_front(&tmp, ph->in, m[k], err);
+        for (uint32_t j = 0; j < tmp.n && !st; j++)
+            st = tn_front_push(ph->out, m[k], tmp.ids[j], err);
+        tn_deps_free(&tmp);
+    }
+    return st;
+}
+
+static tn_status
+ring_rs(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* err)
+{
+    uint32_t P = ph->count;
+    tn_status kst = keep_front(ph, m, err);
+    if (P < 2 || kst)
+        return kst;
+    uint32_t* prev = malloc((size_t)P * sizeof(uint32_t));
+    uint32_t* cur = malloc((size_t)P * sizeof(uint32_t));
+    tn_deps deps = {NULL, 0, 0};
+    tn_status st = TN_OK;
+    if (!prev || !cur)
+    {
+        st = tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+        goto done;
+    }
+    for (uint32_t s = 0; s + 1 < P && !st; s++)
+    {
+        for (uint32_t k = 0; k < P && !st; k++)
+        {
+            uint32_t part = (uint32_t)(((uint64_t)k + 2 * (uint64_t)P - s - 1) % P);
+            uint32_t src = m[k], dst = m[(k + 1) % P];
+            /* RAW at the sender: the previous step's reduce into it and the earlier
+             * phases' writes (its frontier) */
+            deps.n = 0;
+            st = tn_deps_push_front(&deps, ph->in, src, err);
+            if (!st && s > 0)
+                st = tn_deps_push(&deps, prev[(k + P - 1) % P], err);
+            if (!st)
+                st = tn_algo_add(ph->s, src, dst, parts[part].offset, parts[part].offset,
+                                 parts[part].length, TN_OP_REDUCE, ph->step + s,
+                                 phase_dim(ph, src, dst), ph->chunk, deps.ids, deps.n, &cur[k], err);
+        }
+        uint32_t* t = prev;
+        prev = cur;
+        cur = t;
+    }
+    for (uint32_t k = 0; k < P && !st; k++)
+    {
+        st = tn_front_push(ph->out, m[(k + 1) % P], prev[k], err);
+    }
+done:
+    free(prev);
+    free(cur);
+    tn_deps_free(&deps);
+    return st;
+}
+
+static tn_status
+ring_ag(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* err)
+{
+    uint32_t P = ph->count;
+    tn_status st = keep_front(ph, m, err);
+    if (P < 2 || st)
+        return st;
+    uint32_t* prev = malloc((size_t)P * sizeof(uint32_t));
+    uint32_t* cur = malloc((size_t)P * sizeof(uint32_t));
+    tn_deps deps = {NULL, 0, 0};
+    if (!prev || !cur)
+    {
+        st = tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+        goto done;
+    }
+    for (uint32_t s = 0; s + 1 < P && !st; s++)
+    {
+        for (uint32_t k = 0; k < P && !st; k++)
+        {
+            uint32_t part = (uint32_t)(((uint64_t)k + P - s) % P);
+            uint32_t src = m[k], dst = m[(k + 1) % P];
+            /* step 0: the owner's frontier (its complete part); later: the copy that
+             * brought the part. Earlier reads/writes of the part at dst are ancestors
+             * through the part's reduce-scatter chain. */
+            deps.n = 0;
+            if (s == 0)
+                st = tn_deps_push_front(&deps, ph->in, src, err);
+            else
+                st = tn_deps_push(&deps, prev[(k + P - 1) % P], err);
+            if (!st)
+                st = tn_algo_add(ph->s, src, dst, parts[part].offset, parts[part].offset,
+                                 parts[part].length, TN_OP_COPY, ph->step + s,
+                                 phase_dim(ph, src, dst), ph->chunk, deps.ids, deps.n, &cur[k], err);
+            if (!st)
+                st = tn_front_push(ph->out, dst, cur[k], err);
+        }
+        uint32_t* t = prev;
+        prev = cur;
+        cur = t;
+    }
+done:
+    free(prev);
+    free(cur);
+    tn_deps_free(&deps);
+    return st;
+}
+
+tn_status
+tn_phase_ring_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
+{
+    if (steps_used)
+        *steps_used = ph->count > 1 ? ph->count - 1 : 0;
+    return ring_rs(ph, ph->members, ph->parts, err);
+}
+
+tn_status
+tn_phase_ring_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
+{
+    if (steps_used)
+        *steps_used = ph->count > 1 ? ph->count - 1 : 0;
+    return ring_ag(ph, ph->members, ph->parts, err);
+}
+
+/* Both halves: half 0 forward, half 1 on the reversed ring. */
+static tn_status
+ring_bidir(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
+{
+    uint32_t P = ph->count;
+    if (steps_used)
+        *steps_used = P > 1 ? P - 1 : 0;
+    uint32_t* rm = malloc(((size_t)P + 1) * sizeof(uint32_t));
+    tn_slice* h0 = malloc(((size_t)P + 1) * sizeof(tn_slice));
+    tn_slice* h1 = malloc(((size_t)P + 1) * sizeof(tn_slice));
+    tn_status st = TN_OK;
+    if (!rm || !h0 || !h1)
+    {
+        st = tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+        goto done;
+    }
+    for (uint32_t k = 0; k < P; k++)
+    {
+        tn_slice a = tn_slice_of(ph->parts[k].length, 2, 0);
+        tn_slice b = tn_slice_of(ph->parts[k].length, 2, 1);
+        a.offset += ph->parts[k].offset;
+        b.offset += ph->parts[k].offset;
+        h0[k] = a;
+        rm[P - 1 - k] = ph->members[k];
+        h1[P - 1 - k] = b;
+    }
+    st = rs ? ring_rs(ph, ph->members, h0, err) : ring_ag(ph, ph->members, h0, err);
+    if (!st)
+        st = rs ? ring_rs(ph, rm, h1, err) : ring_ag(ph, rm, h1, err);
+done:
+    free(rm);
+    free(h0);
+    free(h1);
+    return st;
+}
+
+tn_status
+tn_phase_ring_bidir_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
+{
+    return ring_bidir(ph, true, steps_used, err);
+}
+
+tn_status
+tn_phase_ring_bidir_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
+{
+    return ring_bidir(ph, false, steps_used, err);
+}
+
+/* ---- flat single-group planning shared by ring, ring-bidir and direct ------------- */
+
+tn_status
+tn_algo_flat_plan(const tn_topology* topo, tn_schedule* s, tn_phase_fn rs, tn_phase_fn ag, tn_error* err)
+{
+    tn_collective coll = tn_schedule_collective(s);
+    uint32_t N = tn_schedule_ranks(s);
+    uint32_t C = tn_schedule_chunks(s);
+    uint64_t S = tn_schedule_bytes(s);
+    uint32_t* members = malloc((size_t)N * sizeof(uint32_t));
+    tn_slice* parts = malloc((size_t)N * sizeof(tn_slice));
+    tn_front a, b;
+    tn_status st = TN_OK;
+    bool fa = false, fb = false;
+    if (!members || !parts)
+    {
+        st = tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+        goto done;
+    }
+    st = tn_front_init(&a, N, err);
+    fa = !st;
+    if (!st)
+    {
+        st = tn_front_init(&b, N, err);
+        fb = !st;
+    }
+    for (uint32_t r = 0; r < N; r++)
+        members[r] = r;
+    for (uint32_t c = 0; c < C && !st; c++)
+    {
+        for (uint32_t k = 0; k < N; k++)
+            parts[k] = tn_chunk_block(coll, S, N, C, c, k);
+        tn_front_clear(&a);
+        tn_front_clear(&b);
+        tn_phase ph = {topo, s, &a, &b, members, N, parts, 0, c, TN_DIM_AUTO};
+        uint32_t used = 0;
+        if (coll == TN_COLL_ALL_REDUCE || coll == TN_COLL_REDUCE_SCATTER)
+        {
+            st = rs(&ph, &used, err);
+            if (!st)
+                st = tn_front_carry(&a, &b, err);
+            tn_front_swap(&a, &b);
+            tn_front_clear(&b);
+        }
+        if (!st && (coll == TN_COLL_ALL_REDUCE || coll == TN_COLL_ALL_GATHER))
+        {
+            ph.step = used;
+            st = ag(&ph, &used, err);
+        }
+    }
+done:
+    if (fa)
+        tn_front_free(&a);
+    if (fb)
+        tn_front_free(&b);
+    free(members);
+    free(parts);
+    return st;
+}
+
+/* Pipelined chain: broadcast root -> root+1 -> ...; reduce root+1 -> ... -> root. */
+static tn_status
+chain_plan(const tn_topology* topo, tn_schedule* s, tn_error* err)
+{
+    tn_collective coll = tn_schedule_collective(s);
+    uint32_t N = tn_schedule_ranks(s);
+    uint32_t C = tn_schedule_chunks(s);
+    uint64_t S = tn_schedule_bytes(s);
+    uint32_t root = tn_schedule_root(s);
+    bool bcast = coll == TN_COLL_BROADCAST;
+    if (N < 2)
+        return TN_OK;
+    uint32_t* prev = malloc((size_t)N * sizeof(uint32_t));
+    if (!prev)
+        return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+    tn_status st = TN_OK;
+    for (uint32_t c = 0; c < C && !st; c++)
+    {
+        tn_slice region = tn_chunk_region(S, C, c);
+        uint32_t segs = N;
+        for (uint32_t h = 0; h + 1 < N && !st; h++)
+        {
+            /* member h -> member h+1 of the chain */
+            uint32_t src = bcast ? (root + h) % N : (root + 1 + h) % N;
+            uint32_t dst = bcast ? (root + h + 1) % N : (root + 2 + h) % N;
+            for (uint32_t i = 0; i < segs && !st; i++)
+            {
+                tn_slice sg = tn_slice_of(region.length, segs, i);
+                sg.offset += region.offset;
+                uint32_t id;
+                st = tn_algo_add(s, src, dst, sg.offset, sg.offset, sg.length,
+                                 bcast ? TN_OP_COPY : TN_OP_REDUCE, h + i,
+                                 tn_algo_rank_dim(topo, src, dst), c, h ? &prev[i] : NULL,
+                                 h ? 1 : 0, &id, err);
+                prev[i] = id;
+            }
+        }
+    }
+    free(prev);
+    return st;
+}
+
+tn_status
+tn_algo_ring_plan(const tn_topology* topo, const tn_plan_request* request, tn_schedule* s, tn_error* err)
+{
+    (void)request;
+    tn_collective coll = tn_schedule_collective(s);
+    if (coll == TN_COLL_BROADCAST || coll == TN_COLL_REDUCE)
+        return chain_plan(topo, s, err);
+    return tn_algo_flat_plan(topo, s, tn_phase_ring_rs, tn_phase_ring_ag, err);
+}
+
+tn_status
+tn_algo_ring_bidir_plan(const tn_topology* topo,
+                        const tn_plan_request* request,
+                        tn_schedule* s,
+                        tn_error* err)
+{
+    (void)request;
+    return tn_algo_flat_plan(topo, s, tn_phase_ring_bidir_rs, tn_phase_ring_bidir_ag, err);
+}

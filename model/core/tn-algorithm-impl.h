@@ -1,0 +1,213 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-algorithm-impl: PRIVATE header of the algorithm implementations
+ * (model/core/tn-algo-*.c, tn-algorithm.c). Not installed for users.
+ *
+ * Each algorithm declares here its check (may be omitted: NULL in the table)
+ * and plan functions with the signatures of tn_algorithm_check_fn /
+ * tn_algorithm_plan_fn (tn-algorithm.h), and adds ONE line to the table in
+ * tn-algorithm.c. Shared helpers below are implemented in tn-algorithm.c.
+ *
+ * Conventions for plan functions:
+ *  - use tn_chunk_block / tn_chunk_region / tn_alltoall_recv_offset for layout,
+ *    and plan every chunk independently (no deps between chunks) unless the
+ *    algorithm pipelines chunks on purpose;
+ *  - steps of chunk c may be offset (c * steps per chunk) when the algorithm
+ *    claims contention freedom, so that the claim holds chunk after chunk;
+ *  - set dim with tn_algo_rank_dim (or the dim the algorithm knows).
+ */
+#ifndef TN_ALGORITHM_IMPL_H
+#define TN_ALGORITHM_IMPL_H
+
+#include "tn-algorithm.h"
+#include "tn-schedule.h"
+#include "tn-topology.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+    /* ---- shared helpers (tn-algorithm.c) ------------------------------------------ */
+
+    /**
+     * Dimension of a transfer between ranks a and b: the single dim in which their
+     * coordinates differ; -1 if topo is NULL, has no dims, or they differ in more
+     * than one dim (or in none).
+     */
+    int32_t tn_algo_rank_dim(const tn_topology* topo, uint32_t a, uint32_t b);
+
+    /** Shorthand for tn_schedule_add with the spec fields as arguments. */
+    tn_status tn_algo_add(tn_schedule* s,
+                          uint32_t src,
+                          uint32_t dst,
+                          uint64_t src_offset,
+                          uint64_t dst_offset,
+                          uint64_t length,
+                          tn_op op,
+                          uint32_t step,
+                          int32_t dim,
+                          uint32_t chunk,
+                          const uint32_t* deps,
+                          uint32_t ndeps,
+                          uint32_t* id,
+                          tn_error* err);
+
+    /** A growable list of dep ids (reset n = 0 to reuse; free ids when done). */
+    typedef struct tn_deps
+    {
+        uint32_t* ids;
+        uint32_t n;
+        uint32_t cap;
+    } tn_deps;
+
+    tn_status tn_deps_push(tn_deps* d, uint32_t id, tn_error* err);
+    void tn_deps_free(tn_deps* d);
+
+    /* ---- per-rank dependency frontier and group phases ------------------------------ */
+
+    /**
+     * Dependency frontier: per rank, the transfers a later phase touching that rank
+     * must depend on (the last writes into the rank's live data). A phase reads
+     * `in` and appends to `out`; after a phase call tn_front_carry(in, out) so that
+     * ranks the phase did not write keep their old frontier.
+     */
+    typedef struct tn_front
+    {
+        uint32_t ranks;
+        uint32_t** ids;
+        uint32_t* count;
+        uint32_t* cap;
+    } tn_front;
+
+    tn_status tn_front_init(tn_front* f, uint32_t ranks, tn_error* err);
+    void tn_front_free(tn_front* f);
+    void tn_front_clear(tn_front* f);
+    tn_status tn_front_push(tn_front* f, uint32_t rank, uint32_t id, tn_error* err);
+    /** Append the frontier of `rank` to a dep list. */
+    tn_status tn_deps_push_front(tn_deps* d, const tn_front* f, uint32_t rank, tn_error* err);
+    /** For every rank whose out list is empty, copy in's list. */
+    tn_status tn_front_carry(const tn_front* in, tn_front* out, tn_error* err);
+    /** out := in (copy). */
+    tn_status tn_front_copy(const tn_front* in, tn_front* out, tn_error* err);
+    /** Swap contents. */
+    void tn_front_swap(tn_front* a, tn_front* b);
+
+    /**
+     * One reduce-scatter or all-gather phase among a group of ranks (members in ring
+     * order; member k owns parts[k] at the end of a reduce-scatter / the start of an
+     * all-gather; parts have the same addresses on every member).
+     * Transfers carry `chunk`, steps from `step` on (*steps_used returned), and dim
+     * `dim` (or tn_algo_rank_dim when dim == TN_DIM_AUTO).
+     */
+#define TN_DIM_AUTO (-2)
+    typedef struct tn_phase
+    {
+        const tn_topology* topo;
+        tn_schedule* s;
+        const tn_front* in;
+        tn_front* out;
+        const uint32_t* members;
+        uint32_t count;
+        const tn_slice* parts;
+        uint32_t step;
+        uint32_t chunk;
+        int32_t dim;
+    } tn_phase;
+
+    /** Unidirectional ring: P-1 steps, member k sends to member k+1. */
+    tn_status tn_phase_ring_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+    tn_status tn_phase_ring_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+    /** Bidirectional ring: each part split in two halves (tn_slice_of(len, 2, h)),
+     *  half 0 travels k -> k+1, half 1 travels k -> k-1. */
+    tn_status tn_phase_ring_bidir_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+    tn_status tn_phase_ring_bidir_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+    /** Direct: one step, every member to every other member. */
+    tn_status tn_phase_direct_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+    tn_status tn_phase_direct_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+
+    /** A phase function (the six above). */
+    typedef tn_status (*tn_phase_fn)(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+
+    /**
+     * Single group of all ranks (0..N-1), every chunk independently: reduce-scatter
+     * = rs; all-gather = ag; all-reduce = rs then ag (tn-algo-ring.c).
+     */
+    tn_status tn_algo_flat_plan(const tn_topology* topo,
+                                tn_schedule* s,
+                                tn_phase_fn rs,
+                                tn_phase_fn ag,
+                                tn_error* err);
+
+    /* ---- classic algorithms (core-sched) ----------------------------------------- */
+
+    tn_status tn_algo_ring_plan(const tn_topology* topo,
+                                const tn_plan_request* request,
+                                tn_schedule* s,
+                                tn_error* err);
+    tn_status tn_algo_ring_bidir_plan(const tn_topology* topo,
+                                      const tn_plan_request* request,
+                                      tn_schedule* s,
+                                      tn_error* err);
+    tn_status tn_algo_direct_plan(const tn_topology* topo,
+                                  const tn_plan_request* request,
+                                  tn_schedule* s,
+                                  tn_error* err);
+    tn_status tn_algo_rhd_plan(const tn_topology* topo,
+                               const tn_plan_request* request,
+                               tn_schedule* s,
+                               tn_error* err);
+    tn_status tn_algo_dbt_plan(const tn_topology* topo,
+                               const tn_plan_request* request,
+                               tn_schedule* s,
+                               tn_error* err);
+    tn_status tn_algo_ring2d_check(const tn_topology* topo,
+                                   const tn_plan_request* request,
+                                   uint32_t ranks,
+                                   tn_error* err);
+    tn_status tn_algo_ring2d_plan(const tn_topology* topo,
+                                  const tn_plan_request* request,
+                                  tn_schedule* s,
+                                  tn_error* err);
+    tn_status tn_algo_hierarchical_check(const tn_topology* topo,
+                                         const tn_plan_request* request,
+                                         uint32_t ranks,
+                                         tn_error* err);
+    tn_status tn_algo_hierarchical_plan(const tn_topology* topo,
+                                        const tn_plan_request* request,
+                                        tn_schedule* s,
+                                        tn_error* err);
+
+    /* ---- core-trees algorithms (their .c files; add the table line when built) ----- */
+
+    tn_status tn_algo_multitree_check(const tn_topology* topo,
+                                      const tn_plan_request* request,
+                                      uint32_t ranks,
+                                      tn_error* err);
+    tn_status tn_algo_multitree_plan(const tn_topology* topo,
+                                     const tn_plan_request* request,
+                                     tn_schedule* s,
+                                     tn_error* err);
+    tn_status tn_algo_hdrm_check(const tn_topology* topo,
+                                 const tn_plan_request* request,
+                                 uint32_t ranks,
+                                 tn_error* err);
+    tn_status tn_algo_hdrm_plan(const tn_topology* topo,
+                                const tn_plan_request* request,
+                                tn_schedule* s,
+                                tn_error* err);
+    tn_status tn_algo_themis_check(const tn_topology* topo,
+                                   const tn_plan_request* request,
+                                   uint32_t ranks,
+                                   tn_error* err);
+    tn_status tn_algo_themis_plan(const tn_topology* topo,
+                                  const tn_plan_request* request,
+                                  tn_schedule* s,
+                                  tn_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TN_ALGORITHM_IMPL_H */

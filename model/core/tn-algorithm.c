@@ -1,0 +1,423 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Algorithm registry, planning entry point and helpers shared by the algorithms
+ * (contracts in tn-algorithm.h and tn-algorithm-impl.h).
+ */
+#include "tn-algorithm.h"
+
+#include "tn-algorithm-impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AR TN_COLL_BIT(TN_COLL_ALL_REDUCE)
+#define RS TN_COLL_BIT(TN_COLL_REDUCE_SCATTER)
+#define AG TN_COLL_BIT(TN_COLL_ALL_GATHER)
+#define A2A TN_COLL_BIT(TN_COLL_ALL_TO_ALL)
+#define BC TN_COLL_BIT(TN_COLL_BROADCAST)
+#define RD TN_COLL_BIT(TN_COLL_REDUCE)
+
+/* The registry: ONE line per algorithm. */
+static const tn_algorithm tn_algorithm_table[] = {
+    {"ring", "", AR | RS | AG | BC | RD, false, "unidirectional ring (Patarasuk & Yuan 2009); broadcast/reduce as a pipelined chain", NULL, tn_algo_ring_plan},
+    {"ring-bidir", "bidirectional-ring", AR | RS | AG, false, "bidirectional ring: half the data in each direction", NULL, tn_algo_ring_bidir_plan},
+    {"direct", "", AR | RS | AG | A2A | BC | RD, false, "direct: every rank exchanges with every rank in one step", NULL, tn_algo_direct_plan},
+    {"rhd", "halving-doubling,recursive-halving-doubling", AR | RS | AG, false, "recursive halving-doubling (Thakur, Rabenseifner & Gropp 2005), non-power-of-two by folding", NULL, tn_algo_rhd_plan},
+    {"dbt", "double-binary-tree", AR, false, "double binary tree (Sanders, Speck & Traeff 2009; NCCL 2.4)", NULL, tn_algo_dbt_plan},
+    {"ring2d", "2d-ring", AR | RS | AG, true, "2D ring on a 2D torus: reduce-scatter along rows then columns, all-gather in reverse", tn_algo_ring2d_check, tn_algo_ring2d_plan},
+    {"hierarchical", "hier", AR | RS | AG, true, "multi-dimensional baseline: RS dim 0..D-1, AG D-1..0, ring or direct per dim", tn_algo_hierarchical_check, tn_algo_hierarchical_plan},
+    {"multitree", "", AR | RS | AG, true, "MultiTree: one contention-free spanning tree per rank, built step by step (Huang et al., ISCA 2021)", tn_algo_multitree_check, tn_algo_multitree_plan},
+    {"hdrm", "eflops-hdrm", AR, true, "EFLOPS halving-doubling with rank mapping, contention-free on BiGraph (Dong et al., HPCA 2020)", tn_algo_hdrm_check, tn_algo_hdrm_plan},
+    {"themis", "", AR, true, "Themis: per-chunk dimension order by load, event-driven per-dim queues (Rashidi et al., ISCA 2022)", tn_algo_themis_check, tn_algo_themis_plan},
+};
+
+const tn_algorithm*
+tn_algorithms(size_t* count)
+{
+    if (count)
+    {
+        *count = sizeof(tn_algorithm_table) / sizeof(tn_algorithm_table[0]);
+    }
+    return tn_algorithm_table;
+}
+
+static bool
+alias_match(const char* aliases, const char* name)
+{
+    size_t len = strlen(name);
+    const char* p = aliases;
+    while (p && *p)
+    {
+        const char* comma = strchr(p, ',');
+        size_t l = comma ? (size_t)(comma - p) : strlen(p);
+        if (l == len && strncmp(p, name, len) == 0)
+        {
+            return true;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+const tn_algorithm*
+tn_algorithm_find(const char* name)
+{
+    if (!name)
+    {
+        return NULL;
+    }
+    size_t count;
+    const tn_algorithm* table = tn_algorithms(&count);
+    for (size_t i = 0; i < count; i++)
+    {
+        if (strcmp(table[i].name, name) == 0 || alias_match(table[i].aliases, name))
+        {
+            return &table[i];
+        }
+    }
+    return NULL;
+}
+
+void
+tn_plan_request_init(tn_plan_request* r)
+{
+    memset(r, 0, sizeof(*r));
+    r->collective = TN_COLL_ALL_REDUCE;
+    r->algorithm = "ring";
+    r->chunks = 1;
+    r->themis.policy = TN_THEMIS_FIFO;
+    r->themis.active_chunks_per_dim = 1;
+    r->themis.baseline = false;
+}
+
+static tn_status
+resolve(const tn_topology* topo,
+        const tn_plan_request* req,
+        const tn_algorithm** algo,
+        uint32_t* ranks,
+        tn_error* err)
+{
+    if (!req)
+    {
+        return tn_error_set(err, TN_EINVAL, "plan: request is NULL");
+    }
+    const tn_algorithm* a = tn_algorithm_find(req->algorithm);
+    if (!a)
+    {
+        size_t count;
+        const tn_algorithm* table = tn_algorithms(&count);
+        char names[256];
+        size_t used = 0;
+        names[0] = 0;
+        for (size_t i = 0; i < count && used < sizeof(names); i++)
+        {
+            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", table[i].name);
+        }
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "plan: algorithm: unknown name '%s' (known: %s)",
+                            req->algorithm ? req->algorithm : "(null)",
+                            names);
+    }
+    if ((unsigned)req->collective >= (unsigned)TN_COLL_COUNT)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: collective %d is not valid", a->name, (int)req->collective);
+    }
+    if (!(a->collectives & TN_COLL_BIT(req->collective)))
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: does not implement %s",
+                            a->name,
+                            tn_collective_name(req->collective));
+    }
+    if (a->needs_topology && !topo)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: needs a topology", a->name);
+    }
+    uint32_t n = req->ranks;
+    if (topo)
+    {
+        uint32_t npus = tn_topology_npu_count(topo);
+        if (n == 0)
+        {
+            n = npus;
+        }
+        else if (n > npus)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "%s: ranks %u > %u NPUs of topology '%s'",
+                                a->name,
+                                n,
+                                npus,
+                                tn_topology_name(topo));
+        }
+    }
+    if (n == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: ranks must be > 0 (no topology given)", a->name);
+    }
+    if ((req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE) && req->root >= n)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: root %u >= ranks %u", a->name, req->root, n);
+    }
+    if (a->check)
+    {
+        tn_status st = a->check(topo, req, n, err);
+        if (st)
+        {
+            return st;
+        }
+    }
+    *algo = a;
+    *ranks = n;
+    return TN_OK;
+}
+
+tn_status
+tn_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error* err)
+{
+    const tn_algorithm* a;
+    uint32_t n;
+    return resolve(topo, request, &a, &n, err);
+}
+
+tn_status
+tn_plan(const tn_topology* topo, const tn_plan_request* req, tn_schedule** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "plan: out is NULL");
+    }
+    *out = NULL;
+    const tn_algorithm* a = NULL;
+    uint32_t n = 0;
+    tn_status st = resolve(topo, req, &a, &n, err);
+    if (st)
+    {
+        return st;
+    }
+    uint32_t root = (req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE) ? req->root : 0;
+    tn_schedule* s = NULL;
+    st = tn_schedule_create(req->collective, n, req->bytes, root, req->chunks ? req->chunks : 1, &s, err);
+    if (st)
+    {
+        return st;
+    }
+    st = tn_schedule_set_algorithm(s, a->name, err);
+    if (!st)
+    {
+        st = a->plan(topo, req, s, err);
+    }
+    if (!st)
+    {
+        st = tn_schedule_finalize(s, err);
+    }
+    if (st)
+    {
+        tn_schedule_destroy(s);
+        return st;
+    }
+    *out = s;
+    return TN_OK;
+}
+
+/* ---- helpers --------------------------------------------------------------------- */
+
+int32_t
+tn_algo_rank_dim(const tn_topology* topo, uint32_t a, uint32_t b)
+{
+    if (!topo)
+    {
+        return -1;
+    }
+    uint32_t nd = tn_topology_dim_count(topo);
+    if (nd == 0)
+    {
+        return -1;
+    }
+    int32_t found = -1;
+    uint32_t pa = 1;
+    for (uint32_t d = 0; d < nd; d++)
+    {
+        uint32_t size = tn_topology_dim(topo, d)->size;
+        uint32_t ca = (a / pa) % size;
+        uint32_t cb = (b / pa) % size;
+        if (ca != cb)
+        {
+            if (found >= 0)
+            {
+                return -1;
+            }
+            found = (int32_t)d;
+        }
+        pa *= size;
+    }
+    return found;
+}
+
+tn_status
+tn_algo_add(tn_schedule* s,
+            uint32_t src,
+            uint32_t dst,
+            uint64_t src_offset,
+            uint64_t dst_offset,
+            uint64_t length,
+            tn_op op,
+            uint32_t step,
+            int32_t dim,
+            uint32_t chunk,
+            const uint32_t* deps,
+            uint32_t ndeps,
+            uint32_t* id,
+            tn_error* err)
+{
+    tn_transfer_spec spec;
+    spec.src = src;
+    spec.dst = dst;
+    spec.src_offset = src_offset;
+    spec.dst_offset = dst_offset;
+    spec.length = length;
+    spec.op = op;
+    spec.step = step;
+    spec.dim = dim;
+    spec.chunk = chunk;
+    return tn_schedule_add(s, &spec, deps, ndeps, id, err);
+}
+
+tn_status
+tn_deps_push(tn_deps* d, uint32_t id, tn_error* err)
+{
+    if (d->n == d->cap)
+    {
+        uint32_t cap = d->cap ? 2 * d->cap : 16;
+        uint32_t* p = realloc(d->ids, (size_t)cap * sizeof(uint32_t));
+        if (!p)
+        {
+            return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+        }
+        d->ids = p;
+        d->cap = cap;
+    }
+    d->ids[d->n++] = id;
+    return TN_OK;
+}
+
+void
+tn_deps_free(tn_deps* d)
+{
+    free(d->ids);
+    d->ids = NULL;
+    d->n = d->cap = 0;
+}
+
+tn_status
+tn_front_init(tn_front* f, uint32_t ranks, tn_error* err)
+{
+    f->ranks = ranks;
+    f->ids = calloc(ranks ? ranks : 1, sizeof(uint32_t*));
+    f->count = calloc(ranks ? ranks : 1, sizeof(uint32_t));
+    f->cap = calloc(ranks ? ranks : 1, sizeof(uint32_t));
+    if (!f->ids || !f->count || !f->cap)
+    {
+        tn_front_free(f);
+        return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+    }
+    return TN_OK;
+}
+
+void
+tn_front_free(tn_front* f)
+{
+    if (f->ids)
+    {
+        for (uint32_t r = 0; r < f->ranks; r++)
+        {
+            free(f->ids[r]);
+        }
+    }
+    free(f->ids);
+    free(f->count);
+    free(f->cap);
+    f->ids = NULL;
+    f->count = f->cap = NULL;
+}
+
+void
+tn_front_clear(tn_front* f)
+{
+    for (uint32_t r = 0; r < f->ranks; r++)
+    {
+        f->count[r] = 0;
+    }
+}
+
+tn_status
+tn_front_push(tn_front* f, uint32_t rank, uint32_t id, tn_error* err)
+{
+    if (f->count[rank] == f->cap[rank])
+    {
+        uint32_t cap = f->cap[rank] ? 2 * f->cap[rank] : 4;
+        uint32_t* p = realloc(f->ids[rank], (size_t)cap * sizeof(uint32_t));
+        if (!p)
+        {
+            return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+        }
+        f->ids[rank] = p;
+        f->cap[rank] = cap;
+    }
+    f->ids[rank][f->count[rank]++] = id;
+    return TN_OK;
+}
+
+tn_status
+tn_deps_push_front(tn_deps* d, const tn_front* f, uint32_t rank, tn_error* err)
+{
+    for (uint32_t k = 0; k < f->count[rank]; k++)
+    {
+        tn_status st = tn_deps_push(d, f->ids[rank][k], err);
+        if (st)
+        {
+            return st;
+        }
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_front_carry(const tn_front* in, tn_front* out, tn_error* err)
+{
+    for (uint32_t r = 0; r < in->ranks; r++)
+    {
+        if (out->count[r] == 0)
+        {
+            for (uint32_t k = 0; k < in->count[r]; k++)
+            {
+                tn_status st = tn_front_push(out, r, in->ids[r][k], err);
+                if (st)
+                {
+                    return st;
+                }
+            }
+        }
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_front_copy(const tn_front* in, tn_front* out, tn_error* err)
+{
+    tn_front_clear(out);
+    return tn_front_carry(in, out, err);
+}
+
+void
+tn_front_swap(tn_front* a, tn_front* b)
+{
+    tn_front t = *a;
+    *a = *b;
+    *b = t;
+}

@@ -1,0 +1,145 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-algorithm: the registry of collective algorithms and the planning entry point.
+ *
+ * Contract
+ * --------
+ * tn_plan(topo, request, &schedule, err) builds a finalized tn_schedule for one
+ * collective with the named algorithm:
+ *  - ranks: request->ranks, or (when 0) the topology's NPU count. topo may be NULL
+ *    for algorithms that need no topology (ring, ring-bidir, direct, rhd, dbt):
+ *    then request->ranks must be > 0 and every transfer has dim -1. With a
+ *    topology every transfer gets the dim of the links it uses where the topology
+ *    has dims (dim of the first link of its default path; -1 if mixed/none).
+ *  - The algorithm is looked up by name (tn_algorithm_find, exact match or alias);
+ *    its applicability check runs first and its error names the algorithm and why
+ *    ("ring2d: needs a 2D torus (topology 'ring:8' has 1 dim)").
+ *  - bytes may be any value >= 0 (slices follow tn_slice_of; zero-length pieces
+ *    become zero-length synchronisation transfers or are omitted, per algorithm);
+ *    chunks (0 = 1) must be >= 1; root < ranks for broadcast/reduce (else ignored).
+ *  - The returned schedule is finalized, carries the algorithm's name and passes
+ *    tn_verify (every registered algorithm is tested with it).
+ *  - On failure *out is NULL.
+ *
+ * Registry: a static const table in tn-algorithm.c (one line per algorithm).
+ * Algorithm implementations live in tn-algo-<name>.c and declare their entry
+ * points in the private header tn-algorithm-impl.h. Registered names:
+ *   ring          unidirectional ring: AR, RS, AG; broadcast/reduce as a pipelined
+ *                 chain along the ring (segments = ranks)
+ *   ring-bidir    bidirectional ring: half the data each direction (AR, RS, AG)
+ *   direct        every rank to every rank in one step: A2A, RS, AG, AR (RS+AG),
+ *                 broadcast, reduce
+ *   rhd           recursive halving-doubling (Rabenseifner / Thakur): AR, RS, AG;
+ *                 any N (non-power-of-two: the extra ranks fold into partners first)
+ *   dbt           double binary tree (NCCL): AR (two complementary trees, half each)
+ *   ring2d        2D ring on a 2D torus/mesh or 2-dim hierarchical topology: AR, RS, AG
+ *   hierarchical  multi-dimensional baseline over the topology dims: RS dim 0..D-1
+ *                 then AG D-1..0; ring dims use ring, fc/switch dims use direct
+ *   multitree, hdrm, themis: added by core-trees.
+ */
+#ifndef TN_ALGORITHM_H
+#define TN_ALGORITHM_H
+
+#include "tn-error.h"
+#include "tn-schedule.h"
+#include "tn-topology.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+    /** Themis intra-dimension policy. */
+    typedef enum tn_themis_policy
+    {
+        TN_THEMIS_FIFO = 0, /**< chunks in creation order */
+        TN_THEMIS_SCF = 1   /**< smallest pending chunk first */
+    } tn_themis_policy;
+
+    /** Themis options (DESIGN section 4). */
+    typedef struct tn_themis_options
+    {
+        tn_themis_policy policy;
+        uint32_t active_chunks_per_dim; /**< A, default 1 */
+        bool baseline;                  /**< fixed order dim 0..D-1 (no load balancing) */
+    } tn_themis_options;
+
+    /** A planning request; initialise with tn_plan_request_init(). */
+    typedef struct tn_plan_request
+    {
+        tn_collective collective;
+        const char* algorithm; /**< registry name, e.g. "ring" */
+        uint64_t bytes;        /**< S, see tn-schedule.h */
+        uint32_t root;         /**< broadcast / reduce root */
+        uint32_t chunks;       /**< C >= 1 (0 = 1; Themis default 64 is its own) */
+        uint32_t ranks;        /**< 0 = every NPU of the topology */
+        uint32_t ports_per_node; /**< MultiTree ports (0 = from the topology) */
+        tn_themis_options themis;
+        uint64_t seed; /**< for algorithms with randomised choices (none yet) */
+    } tn_plan_request;
+
+    /** Defaults: all-reduce, "ring", 0 bytes, root 0, chunks 1, ranks 0, ports 0,
+     *  themis {FIFO, 1, false}, seed 0. */
+    void tn_plan_request_init(tn_plan_request* request);
+
+    /**
+     * Applicability check: TN_OK if the algorithm can serve the request on topo
+     * (topo may be NULL), else TN_EUNSUPPORTED / TN_EINVAL with a reason starting
+     * with the algorithm's name. `ranks` is the resolved rank count.
+     */
+    typedef tn_status (*tn_algorithm_check_fn)(const tn_topology* topo,
+                                               const tn_plan_request* request,
+                                               uint32_t ranks,
+                                               tn_error* err);
+
+    /**
+     * Plan: add the transfers of the request to `s` (already created with the
+     * request's collective, ranks, bytes, root and chunks; not finalized).
+     * tn_plan finalizes it afterwards. Called only after check succeeded.
+     */
+    typedef tn_status (*tn_algorithm_plan_fn)(const tn_topology* topo,
+                                              const tn_plan_request* request,
+                                              tn_schedule* s,
+                                              tn_error* err);
+
+    /** A registry entry. */
+    typedef struct tn_algorithm
+    {
+        const char* name;        /**< registry name */
+        const char* aliases;     /**< comma separated other names, or "" */
+        unsigned collectives;    /**< mask of TN_COLL_BIT(collective) */
+        bool needs_topology;     /**< topo must not be NULL */
+        const char* description; /**< one line, with the reference */
+        tn_algorithm_check_fn check; /**< NULL = always applicable */
+        tn_algorithm_plan_fn plan;
+    } tn_algorithm;
+
+    /** The registry table; count in *count. */
+    const tn_algorithm* tn_algorithms(size_t* count);
+
+    /** Entry by name or alias (exact, case-sensitive); NULL if unknown. */
+    const tn_algorithm* tn_algorithm_find(const char* name);
+
+    /**
+     * Whether the request can be planned on topo: algorithm known, collective
+     * supported, topology present if needed, ranks/root/chunks valid, then the
+     * algorithm's own check. The message names the algorithm and the reason.
+     */
+    tn_status tn_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error* err);
+
+    /** Plan a collective (see contract); the caller owns *out (tn_schedule_destroy). */
+    tn_status tn_plan(const tn_topology* topo,
+                      const tn_plan_request* request,
+                      tn_schedule** out,
+                      tn_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TN_ALGORITHM_H */

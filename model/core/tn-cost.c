@@ -1,0 +1,370 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Alpha-beta cost model of schedules (contract in tn-cost.h).
+ */
+#include "tn-cost.h"
+
+#include "tn-verify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hent
+{
+    double ready;
+    uint32_t id;
+} hent;
+
+static bool
+hless(const hent* a, const hent* b)
+{
+    return a->ready < b->ready || (a->ready == b->ready && a->id < b->id);
+}
+
+static void
+hpush(hent* h, uint32_t* n, hent e)
+{
+    uint32_t i = (*n)++;
+    h[i] = e;
+    while (i > 0 && hless(&h[i], &h[(i - 1) / 2]))
+    {
+        hent t = h[i];
+        h[i] = h[(i - 1) / 2];
+        h[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static hent
+hpop(hent* h, uint32_t* n)
+{
+    hent top = h[0];
+    h[0] = h[--(*n)];
+    for (uint32_t i = 0;;)
+    {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && hless(&h[l], &h[m]))
+            m = l;
+        if (r < *n && hless(&h[r], &h[m]))
+            m = r;
+        if (m == i)
+            break;
+        hent t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+void
+tn_cost_result_destroy(tn_cost_result* r)
+{
+    if (r)
+    {
+        free(r->link_bytes);
+        free(r->link_busy_ns);
+        free(r->start_ns);
+        free(r->end_ns);
+        free(r);
+    }
+}
+
+tn_status
+tn_cost_estimate(const tn_schedule* s,
+                 const tn_topology* topo,
+                 const tn_routes* routes,
+                 const tn_cost_options* options,
+                 tn_cost_result** out,
+                 tn_error* err)
+{
+    if (!s || !out)
+    {
+        return tn_error_set(err, TN_EINVAL, "cost: schedule or out is NULL");
+    }
+    *out = NULL;
+    if (!tn_schedule_is_finalized(s))
+    {
+        return tn_error_set(err, TN_EINVAL, "cost: schedule is not finalized");
+    }
+    uint32_t N = tn_schedule_ranks(s);
+    uint32_t n = tn_schedule_count(s);
+    uint64_t def_rate = options && options->rate_bps ? options->rate_bps : TN_TOPO_DEFAULT_RATE_BPS;
+    uint64_t def_lat = options ? options->latency_ns : TN_TOPO_DEFAULT_LATENCY_NS;
+    if (topo && N > tn_topology_npu_count(topo))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "cost: schedule has %u ranks, topology '%s' has %u NPUs",
+                            N,
+                            tn_topology_name(topo),
+                            tn_topology_npu_count(topo));
+    }
+    uint64_t link_count64 = topo ? tn_topology_link_count(topo) : (uint64_t)N * N;
+    if (link_count64 > UINT32_MAX)
+    {
+        return tn_error_set(err, TN_EINVAL, "cost: too many ranks (%u) without a topology", N);
+    }
+    uint32_t link_count = (uint32_t)link_count64;
+    tn_status status = TN_OK;
+    tn_routes* own = NULL;
+    tn_cost_result* res = calloc(1, sizeof(*res));
+    uint32_t* path_index = calloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t* path_ids = NULL;
+    size_t path_cap = 0;
+    double* lat = malloc(((size_t)n + 1) * sizeof(double));
+    double* ser = malloc(((size_t)n + 1) * sizeof(double));
+    double* ready = calloc((size_t)n + 1, sizeof(double));
+    uint32_t* pending = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    double* link_free = calloc((size_t)link_count + 1, sizeof(double));
+    hent* heap = malloc(((size_t)n + 1) * sizeof(hent));
+    uint32_t* buf = NULL;
+    uint32_t buf_cap = 0;
+    if (!res || !path_index || !lat || !ser || !ready || !pending || !link_free || !heap)
+    {
+        status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+        goto done;
+    }
+    res->link_count = link_count;
+    res->link_bytes = calloc((size_t)link_count + 1, sizeof(uint64_t));
+    res->link_busy_ns = calloc((size_t)link_count + 1, sizeof(double));
+    if (!res->link_bytes || !res->link_busy_ns)
+    {
+        status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+        goto done;
+    }
+    if (options && options->keep_transfer_times)
+    {
+        res->transfer_count = n;
+        res->start_ns = calloc((size_t)n + 1, sizeof(double));
+        res->end_ns = calloc((size_t)n + 1, sizeof(double));
+        if (!res->start_ns || !res->end_ns)
+        {
+            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+            goto done;
+        }
+    }
+    if (topo && !routes)
+    {
+        for (uint32_t i = 0; i < n; i++)
+        {
+            uint32_t np;
+            tn_schedule_path(s, i, &np);
+            if (np == 0 && tn_schedule_transfer(s, i)->length > 0)
+            {
+                status = tn_routes_create(topo, NULL, &own, err);
+                if (status)
+                    goto done;
+                routes = own;
+                break;
+            }
+        }
+    }
+    if (topo)
+    {
+        buf_cap = tn_topology_node_count(topo) + 1;
+        buf = malloc((size_t)buf_cap * sizeof(uint32_t));
+        if (!buf)
+        {
+            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+            goto done;
+        }
+    }
+    /* paths, latency and serialisation time per transfer */
+    size_t used = 0;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        uint32_t len = 0;
+        path_index[i] = (uint32_t)used;
+        if (topo)
+        {
+            uint32_t np;
+            tn_schedule_path(s, i, &np);
+            if (np + 1 > buf_cap)
+            {
+                uint32_t* p = realloc(buf, ((size_t)np + 1) * sizeof(uint32_t));
+                if (!p)
+                {
+                    status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+                    goto done;
+                }
+                buf = p;
+                buf_cap = np + 1;
+            }
+            if (t->length == 0 && np == 0 && !routes)
+            {
+                len = 0; /* sync only, no routes computed: zero latency */
+            }
+            else
+            {
+                status = tn_transfer_links(s, i, topo, routes, buf, buf_cap, &len, err);
+                if (status)
+                    goto done;
+            }
+        }
+        else
+        {
+            len = 1;
+            if (!buf)
+            {
+                buf = malloc(sizeof(uint32_t));
+                if (!buf)
+                {
+                    status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+                    goto done;
+                }
+                buf_cap = 1;
+            }
+            buf[0] = t->src * N + t->dst;
+        }
+        if (used + len > path_cap)
+        {
+            size_t cap = path_cap ? path_cap * 2 : 1024;
+            while (cap < used + len)
+                cap *= 2;
+            uint32_t* p = realloc(path_ids, cap * sizeof(uint32_t));
+            if (!p)
+            {
+                status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+                goto done;
+            }
+            path_ids = p;
+            path_cap = cap;
+        }
+        double l = 0;
+        uint64_t min_rate = UINT64_MAX;
+        for (uint32_t k = 0; k < len; k++)
+        {
+            path_ids[used + k] = buf[k];
+            uint64_t rate = topo ? tn_topology_link(topo, buf[k])->rate_bps : def_rate;
+            l += (double)(topo ? tn_topology_link(topo, buf[k])->latency_ns : def_lat);
+            if (rate < min_rate)
+                min_rate = rate;
+        }
+        lat[i] = l;
+        ser[i] = (len > 0 && t->length > 0) ? (double)t->length * 8e9 / (double)min_rate : 0.0;
+        if (t->length > 0)
+        {
+            used += len;
+        }
+        res->total_bytes += t->length;
+    }
+    path_index[n] = (uint32_t)used;
+    /* list scheduling in order of ready time */
+    uint32_t hn = 0;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        tn_schedule_deps(s, i, &pending[i]);
+        if (pending[i] == 0)
+        {
+            hent e = {0.0, i};
+            hpush(heap, &hn, e);
+        }
+    }
+    double total = 0;
+    while (hn > 0)
+    {
+        hent e = hpop(heap, &hn);
+        uint32_t i = e.id;
+        double start = e.ready;
+        for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
+        {
+            if (link_free[path_ids[k]] > start)
+                start = link_free[path_ids[k]];
+        }
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
+        {
+            link_free[path_ids[k]] = start + ser[i];
+            res->link_bytes[path_ids[k]] += t->length;
+            res->link_busy_ns[path_ids[k]] += ser[i];
+            res->link_bytes_sum += t->length;
+        }
+        double end = start + lat[i] + ser[i];
+        if (res->start_ns)
+        {
+            res->start_ns[i] = start;
+            res->end_ns[i] = end;
+        }
+        if (end > total)
+            total = end;
+        uint32_t ns;
+        const uint32_t* succ = tn_schedule_succs(s, i, &ns);
+        for (uint32_t k = 0; k < ns; k++)
+        {
+            uint32_t w = succ[k];
+            if (end > ready[w])
+                ready[w] = end;
+            if (--pending[w] == 0)
+            {
+                hent f = {ready[w], w};
+                hpush(heap, &hn, f);
+            }
+        }
+    }
+    res->time_ns = total;
+    for (uint32_t k = 0; k < link_count; k++)
+    {
+        if (res->link_busy_ns[k] > res->max_link_busy_ns)
+            res->max_link_busy_ns = res->link_busy_ns[k];
+    }
+    *out = res;
+    res = NULL;
+done:
+    tn_cost_result_destroy(res);
+    tn_routes_destroy(own);
+    free(path_index);
+    free(path_ids);
+    free(lat);
+    free(ser);
+    free(ready);
+    free(pending);
+    free(link_free);
+    free(heap);
+    free(buf);
+    return status;
+}
+
+double
+tn_algbw(uint64_t bytes, double time_ns)
+{
+    return time_ns > 0 ? (double)bytes * 1e9 / time_ns : 0.0;
+}
+
+double
+tn_busbw(tn_collective coll, uint32_t ranks, uint64_t bytes, double time_ns)
+{
+    double alg = tn_algbw(bytes, time_ns);
+    if (ranks == 0)
+        return 0.0;
+    double n = (double)ranks;
+    switch (coll)
+    {
+    case TN_COLL_ALL_REDUCE:
+        return alg * 2.0 * (n - 1) / n;
+    case TN_COLL_REDUCE_SCATTER:
+    case TN_COLL_ALL_GATHER:
+    case TN_COLL_ALL_TO_ALL:
+        return alg * (n - 1) / n;
+    default:
+        return alg;
+    }
+}
+
+double
+tn_cost_ring_allreduce_ns(uint32_t ranks, uint64_t bytes, double latency_ns, uint64_t rate_bps)
+{
+    if (ranks < 2)
+        return 0.0;
+    return 2.0 * (ranks - 1) * (latency_ns + (double)bytes * 8e9 / ((double)ranks * (double)rate_bps));
+}
+
+double
+tn_cost_allreduce_lower_bound_ns(uint32_t ranks, uint64_t bytes, uint64_t injection_bps)
+{
+    if (ranks < 2)
+        return 0.0;
+    return 2.0 * (ranks - 1) / (double)ranks * (double)bytes * 8e9 / (double)injection_bps;
+}

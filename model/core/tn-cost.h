@@ -1,0 +1,111 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-cost: alpha-beta estimate of a schedule's time on a topology.
+ *
+ * Contract
+ * --------
+ * Model (event driven over the DAG, deterministic):
+ *  - A transfer t with path links l_1..l_h (explicit path, or tn_routes_path with
+ *    tn_transfer_flow_hash, see tn-verify.h) has
+ *        latency(t)   = sum of latency_ns(l_i)
+ *        serial(t)    = length * 8e9 / min rate_bps(l_i)   [ns]
+ *  - t becomes ready when all its deps have finished (time 0 without deps).
+ *    It starts at start(t) = max(ready(t), free(l_i) for every l_i), holds every
+ *    link of its path for serial(t): free(l_i) = start(t) + serial(t), and finishes
+ *    at end(t) = start(t) + latency(t) + serial(t). Links serialise transfers
+ *    (contention is counted); latency overlaps (pipelined links).
+ *  - Transfers are started in order of ready time (ties: smaller id first), a
+ *    list schedule: a transfer never waits for one that became ready later.
+ *  - Length 0 transfers cost their latency and occupy no link.
+ *  - Total time = max end(t) (0 for an empty schedule).
+ *  - Without a topology (topo == NULL) every ordered rank pair (src, dst) has its
+ *    own private link with options->rate_bps / options->latency_ns (a fully
+ *    connected network with one link per direction; link id = src*N + dst).
+ * Consequence (tested): the unidirectional ring all-reduce on a ring of N nodes
+ * with links of latency a and rate B, S divisible by N, takes exactly
+ * 2(N-1)(a + S/(N*B)) (B in bytes/ns), tn_cost_ring_allreduce_ns().
+ *
+ * Bandwidth conventions (DESIGN section 8, nccl-tests): algbw = S / t;
+ * busbw = algbw * 2(N-1)/N for all-reduce, * (N-1)/N for reduce-scatter,
+ * all-gather and all-to-all, * 1 for broadcast and reduce. Rates in bytes/s.
+ */
+#ifndef TN_COST_H
+#define TN_COST_H
+
+#include "tn-error.h"
+#include "tn-routing.h"
+#include "tn-schedule.h"
+#include "tn-topology.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+    /** Options of the estimate; NULL = defaults. */
+    typedef struct tn_cost_options
+    {
+        /** Without a topology: rate (bit/s; 0 = TN_TOPO_DEFAULT_RATE_BPS) and latency
+         *  (ns, used as given; options == NULL: TN_TOPO_DEFAULT_LATENCY_NS) of every
+         *  rank pair's link. */
+        uint64_t rate_bps;
+        uint64_t latency_ns;
+        /** Keep per-transfer start/end times in the result (default 0: no). */
+        int keep_transfer_times;
+    } tn_cost_options;
+
+    /** Result of an estimate (owned by the caller, tn_cost_result_destroy). */
+    typedef struct tn_cost_result
+    {
+        double time_ns;           /**< completion time of the last transfer */
+        uint32_t link_count;      /**< entries in link_bytes / link_busy_ns */
+        uint64_t* link_bytes;     /**< bytes carried per directed link id */
+        double* link_busy_ns;     /**< serialisation time per directed link */
+        uint64_t total_bytes;     /**< sum of transfer lengths */
+        uint64_t link_bytes_sum;  /**< sum of link_bytes (bytes x hops) */
+        double max_link_busy_ns;  /**< busiest link's busy time (a lower bound of time) */
+        uint32_t transfer_count;  /**< entries in start_ns / end_ns (0 if not kept) */
+        double* start_ns;         /**< per transfer id, when keep_transfer_times */
+        double* end_ns;
+    } tn_cost_result;
+
+    /**
+     * Estimate a finalized schedule (see contract). topo may be NULL (logical fully
+     * connected model); routes may be NULL (computed internally when a transfer has
+     * no explicit path). Fails with TN_EINVAL when the schedule has more ranks than
+     * the topology has NPUs or a path is invalid.
+     */
+    tn_status tn_cost_estimate(const tn_schedule* s,
+                               const tn_topology* topo,
+                               const tn_routes* routes,
+                               const tn_cost_options* options,
+                               tn_cost_result** out,
+                               tn_error* err);
+
+    void tn_cost_result_destroy(tn_cost_result* result);
+
+    /** algbw in bytes/s: bytes / time (0 when time_ns <= 0). */
+    double tn_algbw(uint64_t bytes, double time_ns);
+
+    /** busbw in bytes/s for a collective on `ranks` (conventions above). */
+    double tn_busbw(tn_collective coll, uint32_t ranks, uint64_t bytes, double time_ns);
+
+    /** Closed form 2(N-1)(a + S/(N*B)) in ns, B = rate_bps/8 bytes/s. */
+    double tn_cost_ring_allreduce_ns(uint32_t ranks,
+                                     uint64_t bytes,
+                                     double latency_ns,
+                                     uint64_t rate_bps);
+
+    /** Lower bound 2(N-1)/N * S / B_inj in ns for any all-reduce (B_inj bit/s). */
+    double tn_cost_allreduce_lower_bound_ns(uint32_t ranks,
+                                            uint64_t bytes,
+                                            uint64_t injection_bps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TN_COST_H */

@@ -1,0 +1,863 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The collective schedule IR (contract in tn-schedule.h).
+ */
+#include "tn-schedule.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tn_edge
+{
+    uint32_t to;   /* transfer that waits */
+    uint32_t from; /* its dep */
+} tn_edge;
+
+struct tn_schedule
+{
+    tn_collective coll;
+    uint32_t ranks;
+    uint64_t bytes;
+    uint32_t root;
+    uint32_t chunks;
+    uint64_t scratch;
+    bool contention_free;
+    char* algorithm;
+
+    tn_transfer* transfers;
+    uint32_t count;
+    uint32_t capacity;
+    uint32_t max_step_plus1;
+    uint64_t total_bytes;
+
+    tn_edge* edges; /* deps as added */
+    size_t edge_count;
+    size_t edge_capacity;
+
+    /* explicit paths: per transfer (first, count) into path_links */
+    uint32_t* path_first; /* NULL until a path is set; sized capacity */
+    uint32_t* path_count;
+    uint32_t* path_links;
+    size_t path_links_count;
+    size_t path_links_capacity;
+
+    bool finalized;
+    uint32_t* dep_index; /* count + 1 */
+    uint32_t* dep_ids;
+    uint32_t* succ_index; /* count + 1 */
+    uint32_t* succ_ids;
+    uint32_t* order;
+};
+
+tn_slice
+tn_slice_of(uint64_t size, uint32_t parts, uint32_t index)
+{
+    tn_slice sl = {0, 0};
+    if (parts == 0)
+    {
+        return sl;
+    }
+    uint64_t base = size / parts;
+    uint64_t extra = size % parts;
+    sl.length = base + (index < extra ? 1 : 0);
+    sl.offset = (uint64_t)index * base + (index < extra ? index : extra);
+    return sl;
+}
+
+tn_slice
+tn_chunk_region(uint64_t bytes, uint32_t chunks, uint32_t chunk)
+{
+    return tn_slice_of(bytes, chunks ? chunks : 1, chunk);
+}
+
+tn_slice
+tn_chunk_block(tn_collective coll,
+               uint64_t bytes,
+               uint32_t ranks,
+               uint32_t chunks,
+               uint32_t chunk,
+               uint32_t block)
+{
+    tn_slice out;
+    if (chunks == 0)
+    {
+        chunks = 1;
+    }
+    if (coll == TN_COLL_REDUCE_SCATTER || coll == TN_COLL_ALL_GATHER || coll == TN_COLL_ALL_TO_ALL)
+    {
+        tn_slice sl = tn_slice_of(bytes, ranks, block);
+        out = tn_slice_of(sl.length, chunks, chunk);
+        out.offset += sl.offset;
+    }
+    else
+    {
+        tn_slice region = tn_slice_of(bytes, chunks, chunk);
+        out = tn_slice_of(region.length, ranks, block);
+        out.offset += region.offset;
+    }
+    return out;
+}
+
+uint64_t
+tn_alltoall_recv_offset(uint64_t bytes,
+                        uint32_t ranks,
+                        uint32_t chunks,
+                        uint32_t chunk,
+                        uint32_t src,
+                        uint32_t dst)
+{
+    uint64_t len = tn_slice_of(bytes, ranks, dst).length;
+    return bytes + (uint64_t)src * len + tn_slice_of(len, chunks ? chunks : 1, chunk).offset;
+}
+
+const char*
+tn_collective_name(tn_collective coll)
+{
+    switch (coll)
+    {
+    case TN_COLL_ALL_REDUCE:
+        return "all-reduce";
+    case TN_COLL_REDUCE_SCATTER:
+        return "reduce-scatter";
+    case TN_COLL_ALL_GATHER:
+        return "all-gather";
+    case TN_COLL_ALL_TO_ALL:
+        return "all-to-all";
+    case TN_COLL_BROADCAST:
+        return "broadcast";
+    case TN_COLL_REDUCE:
+        return "reduce";
+    default:
+        return "?";
+    }
+}
+
+tn_status
+tn_collective_parse(const char* name, tn_collective* coll, tn_error* err)
+{
+    static const struct
+    {
+        const char* name;
+        tn_collective coll;
+    } names[] = {
+        {"all-reduce", TN_COLL_ALL_REDUCE},       {"allreduce", TN_COLL_ALL_REDUCE},
+        {"ALLREDUCE", TN_COLL_ALL_REDUCE},        {"reduce-scatter", TN_COLL_REDUCE_SCATTER},
+        {"reducescatter", TN_COLL_REDUCE_SCATTER}, {"REDUCESCATTER", TN_COLL_REDUCE_SCATTER},
+        {"all-gather", TN_COLL_ALL_GATHER},       {"allgather", TN_COLL_ALL_GATHER},
+        {"ALLGATHER", TN_COLL_ALL_GATHER},        {"all-to-all", TN_COLL_ALL_TO_ALL},
+        {"alltoall", TN_COLL_ALL_TO_ALL},         {"ALLTOALL", TN_COLL_ALL_TO_ALL},
+        {"broadcast", TN_COLL_BROADCAST},         {"BROADCAST", TN_COLL_BROADCAST},
+        {"reduce", TN_COLL_REDUCE},               {"REDUCE", TN_COLL_REDUCE},
+    };
+    if (!name || !coll)
+    {
+        return tn_error_set(err, TN_EINVAL, "collective: name is NULL");
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    {
+        if (strcmp(names[i].name, name) == 0)
+        {
+            *coll = names[i].coll;
+            return TN_OK;
+        }
+    }
+    return tn_error_set(err,
+                        TN_EINVAL,
+                        "collective: unknown name '%s' (expected all-reduce, reduce-scatter, "
+                        "all-gather, all-to-all, broadcast or reduce)",
+                        name);
+}
+
+tn_status
+tn_schedule_create(tn_collective coll,
+                   uint32_t ranks,
+                   uint64_t bytes,
+                   uint32_t root,
+                   uint32_t chunks,
+                   tn_schedule** out,
+                   tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule: out is NULL");
+    }
+    *out = NULL;
+    if ((unsigned)coll >= (unsigned)TN_COLL_COUNT)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule: collective %d is not valid", (int)coll);
+    }
+    if (ranks == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule: ranks must be >= 1");
+    }
+    if (chunks == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule: chunks must be >= 1");
+    }
+    if (root >= ranks)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule: root %u >= ranks %u", root, ranks);
+    }
+    if (coll == TN_COLL_ALL_TO_ALL && bytes > UINT64_MAX / 4)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule: bytes %llu too large for all-to-all",
+                            (unsigned long long)bytes);
+    }
+    tn_schedule* s = calloc(1, sizeof(*s));
+    if (!s)
+    {
+        return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+    }
+    s->algorithm = calloc(1, 1);
+    if (!s->algorithm)
+    {
+        free(s);
+        return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+    }
+    s->coll = coll;
+    s->ranks = ranks;
+    s->bytes = bytes;
+    s->root = root;
+    s->chunks = chunks;
+    *out = s;
+    return TN_OK;
+}
+
+static void
+unfinalize(tn_schedule* s)
+{
+    free(s->dep_index);
+    free(s->dep_ids);
+    free(s->succ_index);
+    free(s->succ_ids);
+    free(s->order);
+    s->dep_index = s->dep_ids = s->succ_index = s->succ_ids = s->order = NULL;
+    s->finalized = false;
+}
+
+void
+tn_schedule_destroy(tn_schedule* s)
+{
+    if (!s)
+    {
+        return;
+    }
+    unfinalize(s);
+    free(s->algorithm);
+    free(s->transfers);
+    free(s->edges);
+    free(s->path_first);
+    free(s->path_count);
+    free(s->path_links);
+    free(s);
+}
+
+tn_status
+tn_schedule_set_algorithm(tn_schedule* s, const char* name, tn_error* err)
+{
+    if (!name)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule: algorithm name is NULL");
+    }
+    size_t len = strlen(name);
+    char* copy = malloc(len + 1);
+    if (!copy)
+    {
+        return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+    }
+    memcpy(copy, name, len + 1);
+    free(s->algorithm);
+    s->algorithm = copy;
+    return TN_OK;
+}
+
+void
+tn_schedule_set_scratch(tn_schedule* s, uint64_t bytes)
+{
+    s->scratch = bytes;
+}
+
+void
+tn_schedule_set_contention_free(tn_schedule* s, bool claims)
+{
+    s->contention_free = claims;
+}
+
+uint64_t
+tn_schedule_buffer_size(const tn_schedule* s, uint32_t rank)
+{
+    uint64_t size = s->bytes;
+    if (s->coll == TN_COLL_ALL_TO_ALL && rank < s->ranks)
+    {
+        size += (uint64_t)s->ranks * tn_slice_of(s->bytes, s->ranks, rank).length;
+    }
+    return size + s->scratch;
+}
+
+static tn_status
+add_edge(tn_schedule* s, uint32_t to, uint32_t from, tn_error* err)
+{
+    if (s->edge_count == s->edge_capacity)
+    {
+        size_t cap = s->edge_capacity ? 2 * s->edge_capacity : 64;
+        tn_edge* e = realloc(s->edges, cap * sizeof(*e));
+        if (!e)
+        {
+            return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+        }
+        s->edges = e;
+        s->edge_capacity = cap;
+    }
+    s->edges[s->edge_count].to = to;
+    s->edges[s->edge_count].from = from;
+    s->edge_count++;
+    return TN_OK;
+}
+
+static bool
+range_ok(uint64_t offset, uint64_t length, uint64_t size)
+{
+    return offset <= size && length <= size - offset;
+}
+
+tn_status
+tn_schedule_add(tn_schedule* s,
+                const tn_transfer_spec* spec,
+                const uint32_t* deps,
+                uint32_t ndeps,
+                uint32_t* id,
+                tn_error* err)
+{
+    if (!s || !spec)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule_add: schedule or spec is NULL");
+    }
+    uint32_t tid = s->count;
+    if (tid == UINT32_MAX - 1)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule_add: too many transfers");
+    }
+    if (spec->src >= s->ranks || spec->dst >= s->ranks)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule_add: transfer %u: rank %u->%u out of range (ranks %u)",
+                            tid,
+                            spec->src,
+                            spec->dst,
+                            s->ranks);
+    }
+    if (spec->src == spec->dst)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule_add: transfer %u: src == dst == %u",
+                            tid,
+                            spec->src);
+    }
+    if (spec->chunk >= s->chunks)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule_add: transfer %u: chunk %u >= chunks %u",
+                            tid,
+                            spec->chunk,
+                            s->chunks);
+    }
+    if (spec->op != TN_OP_COPY && spec->op != TN_OP_REDUCE)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule_add: transfer %u: invalid op", tid);
+    }
+    if (!range_ok(spec->src_offset, spec->length, tn_schedule_buffer_size(s, spec->src)) ||
+        !range_ok(spec->dst_offset, spec->length, tn_schedule_buffer_size(s, spec->dst)))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule_add: transfer %u (%u->%u): range src [%llu,+%llu) or dst "
+                            "[%llu,+%llu) outside the buffers (%llu / %llu bytes)",
+                            tid,
+                            spec->src,
+                            spec->dst,
+                            (unsigned long long)spec->src_offset,
+                            (unsigned long long)spec->length,
+                            (unsigned long long)spec->dst_offset,
+                            (unsigned long long)spec->length,
+                            (unsigned long long)tn_schedule_buffer_size(s, spec->src),
+                            (unsigned long long)tn_schedule_buffer_size(s, spec->dst));
+    }
+    if (ndeps && !deps)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule_add: transfer %u: deps is NULL", tid);
+    }
+    if (s->count == s->capacity)
+    {
+        uint32_t cap = s->capacity ? 2 * s->capacity : 64;
+        tn_transfer* t = realloc(s->transfers, (size_t)cap * sizeof(*t));
+        if (!t)
+        {
+            return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+        }
+        s->transfers = t;
+        if (s->path_first)
+        {
+            uint32_t* pf = realloc(s->path_first, (size_t)cap * sizeof(uint32_t));
+            if (pf)
+            {
+                s->path_first = pf;
+            }
+            uint32_t* pc = realloc(s->path_count, (size_t)cap * sizeof(uint32_t));
+            if (pc)
+            {
+                s->path_count = pc;
+            }
+            if (!pf || !pc)
+            {
+                return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+            }
+        }
+        s->capacity = cap;
+    }
+    size_t edges_before = s->edge_count;
+    for (uint32_t i = 0; i < ndeps; i++)
+    {
+        tn_status st = add_edge(s, tid, deps[i], err);
+        if (st)
+        {
+            s->edge_count = edges_before;
+            return st;
+        }
+    }
+    tn_transfer* t = &s->transfers[tid];
+    t->id = tid;
+    t->src = spec->src;
+    t->dst = spec->dst;
+    t->src_offset = spec->src_offset;
+    t->dst_offset = spec->dst_offset;
+    t->length = spec->length;
+    t->op = spec->op;
+    t->step = spec->step;
+    t->dim = spec->dim;
+    t->chunk = spec->chunk;
+    if (s->path_first)
+    {
+        s->path_first[tid] = 0;
+        s->path_count[tid] = 0;
+    }
+    s->count++;
+    if (spec->step + 1 > s->max_step_plus1 && spec->step != UINT32_MAX)
+    {
+        s->max_step_plus1 = spec->step + 1;
+    }
+    s->total_bytes += spec->length;
+    if (s->finalized)
+    {
+        unfinalize(s);
+    }
+    if (id)
+    {
+        *id = tid;
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_schedule_add_dep(tn_schedule* s, uint32_t id, uint32_t dep, tn_error* err)
+{
+    if (id >= s->count)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule_add_dep: transfer %u does not exist", id);
+    }
+    tn_status st = add_edge(s, id, dep, err);
+    if (!st && s->finalized)
+    {
+        unfinalize(s);
+    }
+    return st;
+}
+
+tn_status
+tn_schedule_set_path(tn_schedule* s,
+                     uint32_t id,
+                     const uint32_t* links,
+                     uint32_t nlinks,
+                     tn_error* err)
+{
+    if (id >= s->count)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule_set_path: transfer %u does not exist", id);
+    }
+    if (nlinks && !links)
+    {
+        return tn_error_set(err, TN_EINVAL, "schedule_set_path: links is NULL");
+    }
+    if (!s->path_first)
+    {
+        s->path_first = calloc(s->capacity, sizeof(uint32_t));
+        s->path_count = calloc(s->capacity, sizeof(uint32_t));
+        if (!s->path_first || !s->path_count)
+        {
+            free(s->path_first);
+            free(s->path_count);
+            s->path_first = s->path_count = NULL;
+            return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+        }
+    }
+    if (nlinks > s->path_links_capacity - s->path_links_count)
+    {
+        size_t cap = s->path_links_capacity ? s->path_links_capacity : 256;
+        while (cap - s->path_links_count < nlinks)
+        {
+            cap *= 2;
+        }
+        uint32_t* p = realloc(s->path_links, cap * sizeof(uint32_t));
+        if (!p)
+        {
+            return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+        }
+        s->path_links = p;
+        s->path_links_capacity = cap;
+    }
+    if (nlinks > 0)
+    {
+        memcpy(s->path_links + s->path_links_count, links, nlinks * sizeof(uint32_t));
+    }
+    s->path_first[id] = (uint32_t)s->path_links_count;
+    s->path_count[id] = nlinks;
+    s->path_links_count += nlinks;
+    return TN_OK;
+}
+
+static int
+cmp_u32(const void* a, const void* b)
+{
+    uint32_t x = *(const uint32_t*)a;
+    uint32_t y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+tn_status
+tn_schedule_finalize(tn_schedule* s, tn_error* err)
+{
+    if (s->finalized)
+    {
+        return TN_OK;
+    }
+    uint32_t n = s->count;
+    for (size_t e = 0; e < s->edge_count; e++)
+    {
+        if (s->edges[e].from >= n)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "schedule: transfer %u depends on transfer %u which does not "
+                                "exist (count %u)",
+                                s->edges[e].to,
+                                s->edges[e].from,
+                                n);
+        }
+        if (s->edges[e].from == s->edges[e].to)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "schedule: transfer %u depends on itself",
+                                s->edges[e].to);
+        }
+    }
+    uint32_t* dep_index = calloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t* dep_ids = malloc((s->edge_count ? s->edge_count : 1) * sizeof(uint32_t));
+    uint32_t* succ_index = calloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t* succ_ids = NULL;
+    uint32_t* order = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    uint32_t* indeg = NULL;
+    uint32_t* heap = NULL;
+    if (!dep_index || !dep_ids || !succ_index || !order)
+    {
+        goto nomem;
+    }
+    /* dep CSR (counting sort by `to`), then sort and dedupe each row */
+    for (size_t e = 0; e < s->edge_count; e++)
+    {
+        dep_index[s->edges[e].to + 1]++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+    {
+        dep_index[i + 1] += dep_index[i];
+    }
+    {
+        uint32_t* fill = malloc(((size_t)n + 1) * sizeof(uint32_t));
+        if (!fill)
+        {
+            goto nomem;
+        }
+        memcpy(fill, dep_index, ((size_t)n + 1) * sizeof(uint32_t));
+        for (size_t e = 0; e < s->edge_count; e++)
+        {
+            dep_ids[fill[s->edges[e].to]++] = s->edges[e].from;
+        }
+        free(fill);
+    }
+    {
+        uint32_t w = 0;
+        uint32_t start = 0;
+        for (uint32_t i = 0; i < n; i++)
+        {
+            uint32_t end = dep_index[i + 1];
+            qsort(dep_ids + start, end - start, sizeof(uint32_t), cmp_u32);
+            uint32_t row = w;
+            for (uint32_t k = start; k < end; k++)
+            {
+                if (w == row || dep_ids[w - 1] != dep_ids[k])
+                {
+                    dep_ids[w++] = dep_ids[k];
+                }
+            }
+            dep_index[i] = row;
+            start = end;
+        }
+        dep_index[n] = w;
+    }
+    /* successor CSR */
+    uint32_t m = dep_index[n];
+    succ_ids = malloc((m ? m : 1) * sizeof(uint32_t));
+    indeg = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    heap = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    if (!succ_ids || !indeg || !heap)
+    {
+        goto nomem;
+    }
+    for (uint32_t k = 0; k < m; k++)
+    {
+        succ_index[dep_ids[k] + 1]++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+    {
+        succ_index[i + 1] += succ_index[i];
+    }
+    memcpy(indeg, succ_index, ((size_t)n + 1) * sizeof(uint32_t)); /* used as fill */
+    for (uint32_t i = 0; i < n; i++)
+    {
+        for (uint32_t k = dep_index[i]; k < dep_index[i + 1]; k++)
+        {
+            succ_ids[indeg[dep_ids[k]]++] = i; /* ascending since i ascends */
+        }
+    }
+    /* Kahn with a min-heap of ready ids */
+    uint32_t hn = 0;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        indeg[i] = dep_index[i + 1] - dep_index[i];
+        if (indeg[i] == 0)
+        {
+            heap[hn++] = i; /* ascending: already a heap */
+        }
+    }
+    uint32_t done = 0;
+    while (hn > 0)
+    {
+        uint32_t v = heap[0];
+        heap[0] = heap[--hn];
+        for (uint32_t i = 0;;)
+        {
+            uint32_t l = 2 * i + 1, r = l + 1, sm = i;
+            if (l < hn && heap[l] < heap[sm])
+                sm = l;
+            if (r < hn && heap[r] < heap[sm])
+                sm = r;
+            if (sm == i)
+                break;
+            uint32_t tmp = heap[i];
+            heap[i] = heap[sm];
+            heap[sm] = tmp;
+            i = sm;
+        }
+        order[done++] = v;
+        for (uint32_t k = succ_index[v]; k < succ_index[v + 1]; k++)
+        {
+            uint32_t w = succ_ids[k];
+            if (--indeg[w] == 0)
+            {
+                uint32_t i = hn++;
+                heap[i] = w;
+                while (i > 0 && heap[(i - 1) / 2] > heap[i])
+                {
+                    uint32_t p = (i - 1) / 2;
+                    uint32_t tmp = heap[p];
+                    heap[p] = heap[i];
+                    heap[i] = tmp;
+                    i = p;
+                }
+            }
+        }
+    }
+    if (done != n)
+    {
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < n; i++)
+        {
+            if (indeg[i] > 0)
+            {
+                bad = i;
+                break;
+            }
+        }
+        free(dep_index);
+        free(dep_ids);
+        free(succ_index);
+        free(succ_ids);
+        free(order);
+        free(indeg);
+        free(heap);
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule: dependency cycle: transfer %u is on or after a cycle",
+                            bad);
+    }
+    free(indeg);
+    free(heap);
+    s->dep_index = dep_index;
+    s->dep_ids = dep_ids;
+    s->succ_index = succ_index;
+    s->succ_ids = succ_ids;
+    s->order = order;
+    s->finalized = true;
+    return TN_OK;
+
+nomem:
+    free(dep_index);
+    free(dep_ids);
+    free(succ_index);
+    free(succ_ids);
+    free(order);
+    free(indeg);
+    free(heap);
+    return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+}
+
+tn_collective
+tn_schedule_collective(const tn_schedule* s)
+{
+    return s->coll;
+}
+
+uint32_t
+tn_schedule_ranks(const tn_schedule* s)
+{
+    return s->ranks;
+}
+
+uint64_t
+tn_schedule_bytes(const tn_schedule* s)
+{
+    return s->bytes;
+}
+
+uint32_t
+tn_schedule_root(const tn_schedule* s)
+{
+    return s->root;
+}
+
+uint32_t
+tn_schedule_chunks(const tn_schedule* s)
+{
+    return s->chunks;
+}
+
+const char*
+tn_schedule_algorithm(const tn_schedule* s)
+{
+    return s->algorithm;
+}
+
+bool
+tn_schedule_contention_free(const tn_schedule* s)
+{
+    return s->contention_free;
+}
+
+uint64_t
+tn_schedule_scratch(const tn_schedule* s)
+{
+    return s->scratch;
+}
+
+bool
+tn_schedule_is_finalized(const tn_schedule* s)
+{
+    return s->finalized;
+}
+
+uint32_t
+tn_schedule_count(const tn_schedule* s)
+{
+    return s->count;
+}
+
+uint32_t
+tn_schedule_steps(const tn_schedule* s)
+{
+    return s->max_step_plus1;
+}
+
+uint64_t
+tn_schedule_total_bytes(const tn_schedule* s)
+{
+    return s->total_bytes;
+}
+
+const tn_transfer*
+tn_schedule_transfer(const tn_schedule* s, uint32_t id)
+{
+    assert(id < s->count);
+    return &s->transfers[id];
+}
+
+const uint32_t*
+tn_schedule_deps(const tn_schedule* s, uint32_t id, uint32_t* count)
+{
+    assert(s->finalized && id < s->count);
+    if (count)
+    {
+        *count = s->dep_index[id + 1] - s->dep_index[id];
+    }
+    return s->dep_ids + s->dep_index[id];
+}
+
+const uint32_t*
+tn_schedule_succs(const tn_schedule* s, uint32_t id, uint32_t* count)
+{
+    assert(s->finalized && id < s->count);
+    if (count)
+    {
+        *count = s->succ_index[id + 1] - s->succ_index[id];
+    }
+    return s->succ_ids + s->succ_index[id];
+}
+
+const uint32_t*
+tn_schedule_path(const tn_schedule* s, uint32_t id, uint32_t* count)
+{
+    assert(id < s->count);
+    if (!s->path_first || s->path_count[id] == 0)
+    {
+        if (count)
+        {
+            *count = 0;
+        }
+        return NULL;
+    }
+    if (count)
+    {
+        *count = s->path_count[id];
+    }
+    return s->path_links + s->path_first[id];
+}
+
+const uint32_t*
+tn_schedule_topo_order(const tn_schedule* s)
+{
+    assert(s->finalized);
+    return s->order;
+}

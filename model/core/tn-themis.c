@@ -1,0 +1,1004 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Themis (contract in tn-themis.h) and its registry entry points.
+ */
+#include "tn-themis.h"
+
+#include "tn-algorithm-impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define THEMIS_DEFAULT_CHUNKS 64u
+
+struct tn_themis_balancer
+{
+    uint32_t dims;
+    uint32_t* size;
+    double* bw; /* bytes per ns */
+    double* load;
+    uint32_t* sorted;
+    uint64_t npus;
+};
+
+tn_status
+tn_themis_balancer_create(uint32_t ndims,
+                          const uint32_t* sizes,
+                          const uint64_t* bandwidth_bps,
+                          tn_themis_balancer** out,
+                          tn_error* err)
+{
+    *out = NULL;
+    if (ndims == 0 || sizes == NULL || bandwidth_bps == NULL)
+    {
+        return tn_error_set(err, TN_EINVAL, "themis: ndims must be >= 1 with sizes and bandwidths");
+    }
+    for (uint32_t d = 0; d < ndims; d++)
+    {
+        if (sizes[d] == 0 || bandwidth_bps[d] == 0)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "themis: dim %u: size %u and bandwidth %llu bit/s must be > 0",
+                                d,
+                                sizes[d],
+                                (unsigned long long)bandwidth_bps[d]);
+        }
+    }
+    tn_themis_balancer* b = calloc(1, sizeof(*b));
+    if (b)
+    {
+        b->size = calloc(ndims, sizeof(*b->size));
+        b->bw = calloc(ndims, sizeof(*b->bw));
+        b->load = calloc(ndims, sizeof(*b->load));
+        b->sorted = calloc(ndims, sizeof(*b->sorted));
+    }
+    if (!b || !b->size || !b->bw || !b->load || !b->sorted)
+    {
+        tn_themis_balancer_destroy(b);
+        return tn_error_set(err, TN_ENOMEM, "themis: out of memory");
+    }
+    b->dims = ndims;
+    b->npus = 1;
+    for (uint32_t d = 0; d < ndims; d++)
+    {
+        b->size[d] = sizes[d];
+        b->bw[d] = (double)bandwidth_bps[d] / 8e9;
+        b->npus *= sizes[d];
+    }
+    *out = b;
+    return TN_OK;
+}
+
+tn_status
+tn_themis_balancer_from_topology(const tn_topology* topo, tn_themis_balancer** out, tn_error* err)
+{
+    *out = NULL;
+    uint32_t nd = topo ? tn_topology_dim_count(topo) : 0;
+    if (nd == 0)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "themis: topology '%s' has no dimensions",
+                            topo ? tn_topology_name(topo) : "(none)");
+    }
+    uint32_t* sizes = calloc(nd, sizeof(*sizes));
+    uint64_t* bws = calloc(nd, sizeof(*bws));
+    tn_status rc = TN_OK;
+    if (!sizes || !bws)
+    {
+        rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory");
+    }
+    for (uint32_t d = 0; d < nd && rc == TN_OK; d++)
+    {
+        sizes[d] = tn_topology_dim(topo, d)->size;
+        bws[d] = tn_topology_dim(topo, d)->bandwidth_bps;
+    }
+    if (rc == TN_OK)
+    {
+        rc = tn_themis_balancer_create(nd, sizes, bws, out, err);
+    }
+    free(sizes);
+    free(bws);
+    return rc;
+}
+
+void
+tn_themis_balancer_destroy(tn_themis_balancer* b)
+{
+    if (b)
+    {
+        free(b->size);
+        free(b->bw);
+        free(b->load);
+        free(b->sorted);
+        free(b);
+    }
+}
+
+void
+tn_themis_balancer_reset(tn_themis_balancer* b)
+{
+    memset(b->load, 0, b->dims * sizeof(*b->load));
+}
+
+uint32_t
+tn_themis_balancer_dims(const tn_themis_balancer* b)
+{
+    return b->dims;
+}
+
+const double*
+tn_themis_balancer_loads(const tn_themis_balancer* b)
+{
+    return b->load;
+}
+
+/* time (ns) of the RS (or AG) traffic of one NPU for x bytes in dim d */
+static double
+themis_rs_time(const tn_themis_balancer* b, uint32_t d, double x)
+{
+    double p = (double)b->size[d];
+    return x * (p - 1.0) / p / b->bw[d];
+}
+
+void
+tn_themis_balancer_next(tn_themis_balancer* b,
+                        double bytes,
+                        bool all_gather,
+                        bool baseline,
+                        uint32_t* order)
+{
+    uint32_t D = b->dims;
+    /* stable insertion sort of dims by load (ascending, or descending for AG) */
+    for (uint32_t i = 0; i < D; i++)
+    {
+        uint32_t d = i;
+        uint32_t j = i;
+        while (j > 0 && (all_gather ? b->load[b->sorted[j - 1]] < b->load[d]
+                                    : b->load[b->sorted[j - 1]] > b->load[d]))
+        {
+            b->sorted[j] = b->sorted[j - 1];
+            j--;
+        }
+        b->sorted[j] = d;
+    }
+    uint32_t first = b->sorted[0];
+    uint32_t last = b->sorted[D - 1];
+    bool use_base = baseline;
+    if (!use_base)
+    {
+        if (all_gather)
+        {
+            use_base = b->load[first] - b->load[last] < themis_rs_time(b, last, bytes / 16.0);
+        }
+        else
+        {
+            use_base = b->load[last] - b->load[first] < themis_rs_time(b, first, bytes / 16.0);
+        }
+    }
+    for (uint32_t i = 0; i < D; i++)
+    {
+        order[i] = use_base ? (all_gather ? D - 1 - i : i) : b->sorted[i];
+    }
+    if (all_gather)
+    {
+        double x = bytes / (double)b->npus;
+        for (uint32_t i = 0; i < D; i++)
+        {
+            uint32_t d = order[i];
+            x *= (double)b->size[d];
+            b->load[d] += themis_rs_time(b, d, x);
+        }
+    }
+    else
+    {
+        double x = bytes;
+        for (uint32_t i = 0; i < D; i++)
+        {
+            uint32_t d = order[i];
+            b->load[d] += themis_rs_time(b, d, x);
+            x /= (double)b->size[d];
+        }
+    }
+}
+
+/* ---- plan: orders + event-driven simulation ------------------------------------- */
+
+struct tn_themis_plan
+{
+    uint32_t chunks;
+    uint32_t dims;
+    uint32_t phases; /* per chunk */
+    uint32_t* order; /* chunks x dims */
+    uint8_t* base;   /* chunks */
+    double* loads;   /* chunks x dims */
+    double* start;   /* chunks x phases */
+    double* end;
+    uint32_t* slot; /* chunks x phases: slot taken on its dim */
+    uint32_t* prev; /* chunks x phases: phase id (c*phases+k) that held the slot before, or NONE */
+    uint32_t* seq;  /* start order: seq[i] = phase id started i-th */
+    double makespan;
+};
+
+void
+tn_themis_plan_destroy(tn_themis_plan* p)
+{
+    if (p)
+    {
+        free(p->order);
+        free(p->base);
+        free(p->loads);
+        free(p->start);
+        free(p->end);
+        free(p->slot);
+        free(p->prev);
+        free(p->seq);
+        free(p);
+    }
+}
+
+uint32_t
+tn_themis_plan_chunks(const tn_themis_plan* p)
+{
+    return p->chunks;
+}
+
+uint32_t
+tn_themis_plan_dims(const tn_themis_plan* p)
+{
+    return p->dims;
+}
+
+const uint32_t*
+tn_themis_plan_order(const tn_themis_plan* p, uint32_t chunk)
+{
+    return p->order + (size_t)chunk * p->dims;
+}
+
+bool
+tn_themis_plan_is_baseline(const tn_themis_plan* p, uint32_t chunk)
+{
+    return p->base[chunk] != 0;
+}
+
+const double*
+tn_themis_plan_loads(const tn_themis_plan* p, uint32_t chunk)
+{
+    return p->loads + (size_t)chunk * p->dims;
+}
+
+double
+tn_themis_plan_phase_start(const tn_themis_plan* p, uint32_t chunk, uint32_t phase)
+{
+    return p->start[(size_t)chunk * p->phases + phase];
+}
+
+double
+tn_themis_plan_phase_end(const tn_themis_plan* p, uint32_t chunk, uint32_t phase)
+{
+    return p->end[(size_t)chunk * p->phases + phase];
+}
+
+double
+tn_themis_plan_makespan(const tn_themis_plan* p)
+{
+    return p->makespan;
+}
+
+/* Dim algorithm kind: 0 ring, 1 direct over a switch, 2 direct over fc cables */
+typedef struct themis_dim
+{
+    int kind;
+    uint32_t size;
+    uint64_t stride; /* rank stride of the dim */
+    double rate;     /* bytes per ns of one cable of the dim at an NPU */
+    double latency;  /* ns of one link */
+} themis_dim;
+
+static tn_status
+themis_dims(const tn_topology* topo, themis_dim* dims, tn_error* err)
+{
+    uint32_t nd = tn_topology_dim_count(topo);
+    uint64_t stride = 1;
+    for (uint32_t d = 0; d < nd; d++)
+    {
+        const tn_dim_info* di = tn_topology_dim(topo, d);
+        dims[d].size = di->size;
+        dims[d].stride = stride;
+        stride *= di->size;
+        switch (di->kind)
+        {
+        case TN_DIM_RING:
+        case TN_DIM_TORUS:
+            dims[d].kind = 0;
+            break;
+        case TN_DIM_SWITCH:
+            dims[d].kind = 1;
+            break;
+        case TN_DIM_FC:
+            dims[d].kind = 2;
+            break;
+        default:
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "themis: dim %u of topology '%s' is a %s dim (needs ring, torus, "
+                                "fc or switch dims)",
+                                d,
+                                tn_topology_name(topo),
+                                tn_dim_kind_name(di->kind));
+        }
+        /* a cable of this dim at NPU rank 0 */
+        uint32_t node = tn_topology_npu_node(topo, 0);
+        uint32_t cnt = 0;
+        const uint32_t* out = tn_topology_out_links(topo, node, &cnt);
+        dims[d].rate = 0;
+        for (uint32_t i = 0; i < cnt; i++)
+        {
+            const tn_link* l = tn_topology_link(topo, out[i]);
+            if (l->dim == (int)d)
+            {
+                dims[d].rate = (double)l->rate_bps / 8e9;
+                dims[d].latency = (double)l->latency_ns;
+                break;
+            }
+        }
+        if (dims[d].size > 1 && dims[d].rate <= 0)
+        {
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "themis: NPU 0 of topology '%s' has no link in dim %u",
+                                tn_topology_name(topo),
+                                d);
+        }
+    }
+    return TN_OK;
+}
+
+static double
+themis_phase_time(const themis_dim* dm, double x)
+{
+    double p = (double)dm->size;
+    if (dm->size <= 1)
+    {
+        return 0.0;
+    }
+    switch (dm->kind)
+    {
+    case 0:
+        return (p - 1.0) * (dm->latency + x / p / dm->rate);
+    case 1:
+        return (p - 1.0) * x / p / dm->rate + 2.0 * dm->latency;
+    default:
+        return x / p / dm->rate + dm->latency;
+    }
+}
+
+/* dim of phase k of chunk c */
+static uint32_t
+themis_phase_dim(const tn_themis_plan* p, uint32_t c, uint32_t k, tn_collective coll)
+{
+    const uint32_t* o = p->order + (size_t)c * p->dims;
+    if (coll == TN_COLL_ALL_REDUCE)
+    {
+        return k < p->dims ? o[k] : o[2 * p->dims - 1 - k];
+    }
+    return o[k];
+}
+
+/* bytes a member handles in phase k of chunk c (input of RS, output of AG) */
+static double
+themis_phase_bytes(const tn_themis_plan* p,
+                   const themis_dim* dims,
+                   uint32_t c,
+                   uint32_t k,
+                   tn_collective coll,
+                   double s,
+                   double npus)
+{
+    const uint32_t* o = p->order + (size_t)c * p->dims;
+    uint32_t D = p->dims;
+    if (coll == TN_COLL_ALL_GATHER)
+    {
+        double x = s / npus;
+        for (uint32_t i = 0; i <= k; i++)
+        {
+            x *= dims[o[i]].size;
+        }
+        return x;
+    }
+    uint32_t depth = (coll == TN_COLL_ALL_REDUCE && k >= D) ? 2 * D - 1 - k : k;
+    double x = s;
+    for (uint32_t i = 0; i < depth; i++)
+    {
+        x /= dims[o[i]].size;
+    }
+    return x;
+}
+
+typedef struct themis_sim
+{
+    uint32_t* queue; /* per dim: pending phase ids (small arrays, linear scan) */
+    uint32_t* qlen;
+    double* arrival; /* per phase id */
+    double* xbytes;  /* per phase id */
+} themis_sim;
+
+tn_status
+tn_themis_plan_create(const tn_topology* topo,
+                      const tn_plan_request* request,
+                      tn_themis_plan** out,
+                      tn_error* err)
+{
+    *out = NULL;
+    tn_collective coll = request->collective;
+    if (coll != TN_COLL_ALL_REDUCE && coll != TN_COLL_REDUCE_SCATTER && coll != TN_COLL_ALL_GATHER)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "themis: collective '%s' not supported",
+                            tn_collective_name(coll));
+    }
+    tn_themis_balancer* b = NULL;
+    tn_status rc = tn_themis_balancer_from_topology(topo, &b, err);
+    if (rc)
+    {
+        return rc;
+    }
+    uint32_t D = b->dims;
+    themis_dim* dims = calloc(D, sizeof(*dims));
+    if (dims == NULL)
+    {
+        tn_themis_balancer_destroy(b);
+        return tn_error_set(err, TN_ENOMEM, "themis: out of memory");
+    }
+    rc = themis_dims(topo, dims, err);
+    uint32_t C = request->chunks ? request->chunks : THEMIS_DEFAULT_CHUNKS;
+    uint32_t A = request->themis.active_chunks_per_dim ? request->themis.active_chunks_per_dim : 1;
+    uint32_t K = coll == TN_COLL_ALL_REDUCE ? 2 * D : D;
+    size_t nph = (size_t)C * K;
+    tn_themis_plan* p = calloc(1, sizeof(*p));
+    themis_sim sim;
+    memset(&sim, 0, sizeof(sim));
+    double* slot_free = NULL; /* D x A: time the slot frees, or -1 when idle */
+    uint32_t* slot_last = NULL;
+    if (rc == TN_OK && p)
+    {
+        p->chunks = C;
+        p->dims = D;
+        p->phases = K;
+        p->order = calloc((size_t)C * D, sizeof(*p->order));
+        p->base = calloc(C, 1);
+        p->loads = calloc((size_t)C * D, sizeof(*p->loads));
+        p->start = calloc(nph, sizeof(*p->start));
+        p->end = calloc(nph, sizeof(*p->end));
+        p->slot = calloc(nph, sizeof(*p->slot));
+        p->prev = calloc(nph, sizeof(*p->prev));
+        p->seq = calloc(nph, sizeof(*p->seq));
+        sim.queue = calloc((size_t)D * C, sizeof(*sim.queue));
+        sim.qlen = calloc(D, sizeof(*sim.qlen));
+        sim.arrival = calloc(nph, sizeof(*sim.arrival));
+        sim.xbytes = calloc(nph, sizeof(*sim.xbytes));
+        slot_free = calloc((size_t)D * A, sizeof(*slot_free));
+        slot_last = calloc((size_t)D * A, sizeof(*slot_last));
+    }
+    if (rc == TN_OK && (!p || !p->order || !p->base || !p->loads || !p->start || !p->end ||
+                        !p->slot || !p->prev || !p->seq || !sim.queue || !sim.qlen ||
+                        !sim.arrival || !sim.xbytes || !slot_free || !slot_last))
+    {
+        rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory (%u chunks)", C);
+    }
+    if (rc == TN_OK)
+    {
+        /* 1. orders */
+        bool ag = coll == TN_COLL_ALL_GATHER;
+        for (uint32_t c = 0; c < C; c++)
+        {
+            double s = (double)tn_chunk_region(request->bytes, C, c).length;
+            uint32_t* o = p->order + (size_t)c * D;
+            tn_themis_balancer_next(b, s, ag, request->themis.baseline, o);
+            bool is_base = true;
+            for (uint32_t i = 0; i < D; i++)
+            {
+                is_base = is_base && o[i] == (ag ? D - 1 - i : i);
+            }
+            p->base[c] = is_base;
+            memcpy(p->loads + (size_t)c * D, b->load, D * sizeof(double));
+        }
+        /* 2. event-driven simulation */
+        double npus = (double)b->npus;
+        for (size_t i = 0; i < (size_t)D * A; i++)
+        {
+            slot_free[i] = -1.0;
+            slot_last[i] = TN_TRANSFER_NONE;
+        }
+        for (uint32_t c = 0; c < C; c++)
+        {
+            double s = (double)tn_chunk_region(request->bytes, C, c).length;
+            for (uint32_t k = 0; k < K; k++)
+            {
+                sim.xbytes[(size_t)c * K + k] = themis_phase_bytes(p, dims, c, k, coll, s, npus);
+            }
+            uint32_t d = themis_phase_dim(p, c, 0, coll);
+            sim.queue[(size_t)d * C + sim.qlen[d]++] = c * K;
+            sim.arrival[(size_t)c * K] = 0.0;
+        }
+        size_t started = 0;
+        double now = 0.0;
+        while (started < nph)
+        {
+            /* start what can start at `now` */
+            for (uint32_t d = 0; d < D; d++)
+            {
+                for (uint32_t a = 0; a < A && sim.qlen[d] > 0; a++)
+                {
+                    size_t si = (size_t)d * A + a;
+                    if (slot_free[si] > now)
+                    {
+                        continue;
+                    }
+                    uint32_t* q = sim.queue + (size_t)d * C;
+                    uint32_t best = 0;
+                    for (uint32_t i = 1; i < sim.qlen[d]; i++)
+                    {
+                        uint32_t x = q[i];
+                        uint32_t y = q[best];
+                        bool better;
+                        if (request->themis.policy == TN_THEMIS_SCF &&
+                            sim.xbytes[x] != sim.xbytes[y])
+                        {
+                            better = sim.xbytes[x] < sim.xbytes[y];
+                        }
+                        else if (sim.arrival[x] != sim.arrival[y])
+                        {
+                            better = sim.arrival[x] < sim.arrival[y];
+                        }
+                        else
+                        {
+                            better = x < y;
+                        }
+                        if (better)
+                        {
+                            best = i;
+                        }
+                    }
+                    uint32_t ph = q[best];
+                    q[best] = q[--sim.qlen[d]];
+                    p->start[ph] = now;
+                    p->end[ph] = now + themis_phase_time(&dims[d], sim.xbytes[ph]);
+                    p->slot[ph] = a;
+                    p->prev[ph] = slot_last[si];
+                    p->seq[started++] = ph;
+                    slot_last[si] = ph;
+                    slot_free[si] = p->end[ph];
+                }
+            }
+            /* next event time: the earliest end among running phases not handed on */
+            double next = -1.0;
+            for (size_t si = 0; si < (size_t)D * A; si++)
+            {
+                uint32_t ph = slot_last[si];
+                if (ph != TN_TRANSFER_NONE && sim.arrival[ph] >= 0 &&
+                    (next < 0 || slot_free[si] < next))
+                {
+                    next = slot_free[si];
+                }
+            }
+            if (next < 0)
+            {
+                break; /* nothing running: cannot happen while phases remain */
+            }
+            now = next;
+            /* hand on every phase ending now, in (dim, slot) order */
+            for (size_t si = 0; si < (size_t)D * A; si++)
+            {
+                uint32_t ph = slot_last[si];
+                if (ph == TN_TRANSFER_NONE || sim.arrival[ph] < 0 || slot_free[si] != now)
+                {
+                    continue;
+                }
+                sim.arrival[ph] = -1.0; /* handed on */
+                uint32_t c = ph / K;
+                uint32_t k = ph % K;
+                if (k + 1 < K)
+                {
+                    uint32_t d = themis_phase_dim(p, c, k + 1, coll);
+                    sim.arrival[ph + 1] = now;
+                    sim.queue[(size_t)d * C + sim.qlen[d]++] = ph + 1;
+                }
+            }
+        }
+        /* account for the phases still running at the end */
+        for (size_t i = 0; i < nph; i++)
+        {
+            if (p->end[i] > p->makespan)
+            {
+                p->makespan = p->end[i];
+            }
+        }
+        if (started < nph)
+        {
+            rc = tn_error_set(err, TN_EINVAL, "themis: internal error: simulation stalled");
+        }
+    }
+    free(sim.queue);
+    free(sim.qlen);
+    free(sim.arrival);
+    free(sim.xbytes);
+    free(slot_free);
+    free(slot_last);
+    free(dims);
+    tn_themis_balancer_destroy(b);
+    if (rc)
+    {
+        tn_themis_plan_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return TN_OK;
+}
+
+/* ---- schedule ----------------------------------------------------------------- */
+
+typedef struct themis_build
+{
+    tn_schedule* s;
+    const tn_topology* topo;
+    uint32_t n;
+    uint32_t maxp; /* largest dim size - 1 (exit set capacity) */
+    uint64_t* off; /* per rank: current range of the chunk being built */
+    uint64_t* len;
+    uint32_t* exit_ids; /* chunks x n x maxp: last receives of a member in the chunk's last phase */
+    uint32_t* exit_cnt; /* chunks x n */
+    uint32_t* slot_ids; /* phases x n x maxp: exit sets per phase (only kept for slot deps) */
+    uint32_t* slot_cnt;
+    uint32_t* deps;     /* scratch */
+    uint32_t* recv_tmp; /* n x maxp: receives of the phase being built */
+    uint32_t* recv_cnt;
+    uint32_t* last_send; /* n: the member's last send in the phase being built */
+    uint32_t step;
+} themis_build;
+
+/* Entry deps of a member: its exit set in the chunk's previous phase and the exit
+ * set of the phase that held the dim slot before (either may be empty). */
+static uint32_t
+themis_entry(const uint32_t* a_ids,
+             uint32_t a_cnt,
+             const uint32_t* b_ids,
+             uint32_t b_cnt,
+             uint32_t* deps)
+{
+    uint32_t nd = 0;
+    for (uint32_t i = 0; i < a_cnt; i++)
+    {
+        deps[nd++] = a_ids[i];
+    }
+    for (uint32_t i = 0; i < b_cnt; i++)
+    {
+        deps[nd++] = b_ids[i];
+    }
+    return nd;
+}
+
+tn_status
+tn_themis_schedule(const tn_topology* topo,
+                   const tn_plan_request* request,
+                   tn_schedule* s,
+                   tn_themis_plan** plan_out,
+                   tn_error* err)
+{
+    if (plan_out)
+    {
+        *plan_out = NULL;
+    }
+    if (tn_schedule_collective(s) != TN_COLL_ALL_REDUCE)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "themis: schedule for '%s' not supported (all-reduce only; orders via "
+                            "tn_themis_plan_create)",
+                            tn_collective_name(tn_schedule_collective(s)));
+    }
+    tn_plan_request req = *request;
+    req.collective = TN_COLL_ALL_REDUCE;
+    req.bytes = tn_schedule_bytes(s);
+    req.chunks = tn_schedule_chunks(s);
+    tn_themis_plan* p = NULL;
+    tn_status rc = tn_themis_plan_create(topo, &req, &p, err);
+    if (rc)
+    {
+        return rc;
+    }
+    uint32_t D = p->dims;
+    uint32_t C = p->chunks;
+    uint32_t K = p->phases;
+    uint32_t n = tn_schedule_ranks(s);
+    themis_dim* dims = calloc(D, sizeof(*dims));
+    themis_build tb;
+    memset(&tb, 0, sizeof(tb));
+    tb.s = s;
+    tb.topo = topo;
+    tb.n = n;
+    if (dims == NULL)
+    {
+        rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory");
+    }
+    if (rc == TN_OK)
+    {
+        rc = themis_dims(topo, dims, err);
+    }
+    if (rc == TN_OK)
+    {
+        tb.maxp = 1;
+        for (uint32_t d = 0; d < D; d++)
+        {
+            tb.maxp = dims[d].size - 1 > tb.maxp ? dims[d].size - 1 : tb.maxp;
+        }
+        tb.maxp++; /* receives + the last send */
+        size_t nk = (size_t)C * K;
+        tb.off = calloc((size_t)C * n, sizeof(*tb.off));
+        tb.len = calloc((size_t)C * n, sizeof(*tb.len));
+        tb.exit_ids = calloc((size_t)C * n * tb.maxp, sizeof(*tb.exit_ids));
+        tb.exit_cnt = calloc((size_t)C * n, sizeof(*tb.exit_cnt));
+        /* slot exit sets: one per (dim, slot); indexed by phase id through p->slot */
+        uint32_t A = 1;
+        for (size_t i = 0; i < nk; i++)
+        {
+            A = p->slot[i] + 1 > A ? p->slot[i] + 1 : A;
+        }
+        tb.slot_ids = calloc((size_t)D * A * n * tb.maxp, sizeof(*tb.slot_ids));
+        tb.slot_cnt = calloc((size_t)D * A * n, sizeof(*tb.slot_cnt));
+        tb.deps = calloc(2 * (size_t)tb.maxp + 2, sizeof(*tb.deps));
+        tb.recv_tmp = calloc((size_t)n * tb.maxp, sizeof(*tb.recv_tmp));
+        tb.recv_cnt = calloc(n, sizeof(*tb.recv_cnt));
+        tb.last_send = calloc(n, sizeof(*tb.last_send));
+        if (!tb.last_send || !tb.off || !tb.len || !tb.exit_ids || !tb.exit_cnt || !tb.slot_ids ||
+            !tb.slot_cnt || !tb.deps || !tb.recv_tmp || !tb.recv_cnt)
+        {
+            rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory for the schedule");
+        }
+        for (uint32_t c = 0; c < C && rc == TN_OK; c++)
+        {
+            tn_slice reg = tn_chunk_region(tn_schedule_bytes(s), C, c);
+            for (uint32_t r = 0; r < n; r++)
+            {
+                tb.off[(size_t)c * n + r] = reg.offset;
+                tb.len[(size_t)c * n + r] = reg.length;
+            }
+        }
+        uint32_t step = 0;
+        for (size_t si = 0; si < nk && rc == TN_OK; si++)
+        {
+            uint32_t ph = p->seq[si];
+            uint32_t c = ph / K;
+            uint32_t k = ph % K;
+            uint32_t d = themis_phase_dim(p, c, k, TN_COLL_ALL_REDUCE);
+            bool rs = k < D;
+            const themis_dim* dm = &dims[d];
+            uint32_t P = dm->size;
+            size_t slot_base = ((size_t)d * A + p->slot[ph]) * n;
+            bool has_prev_slot = p->prev[ph] != TN_TRANSFER_NONE;
+            uint64_t* off = tb.off + (size_t)c * n;
+            uint64_t* len = tb.len + (size_t)c * n;
+            uint32_t* ex_ids = tb.exit_ids + (size_t)c * n * tb.maxp;
+            uint32_t* ex_cnt = tb.exit_cnt + (size_t)c * n;
+            uint32_t steps_here = P <= 1 ? 0 : (dm->kind == 0 ? P - 1 : 1);
+            memset(tb.recv_cnt, 0, n * sizeof(*tb.recv_cnt));
+            /* Build the phase group by group (group = ranks with coordinate 0 in dim d). */
+            for (uint32_t r0 = 0; r0 < n && rc == TN_OK && P > 1; r0++)
+            {
+                if ((r0 / dm->stride) % P != 0)
+                {
+                    continue;
+                }
+                /* X: in RS all members hold the same range; in AG member j holds part j of X,
+                 * and X is stored in the extra fields below (xoff of member 0 before RS). */
+                uint64_t Xo;
+                uint64_t Xl;
+                if (rs)
+                {
+                    Xo = off[r0];
+                    Xl = len[r0];
+                }
+                else
+                {
+                    /* parts are consecutive: X starts at member 0's part and ends at the end
+                     * of member P-1's part */
+                    uint32_t rl = r0 + (uint32_t)((P - 1) * dm->stride);
+                    Xo = off[r0];
+                    Xl = off[rl] + len[rl] - Xo;
+                }
+                for (uint32_t st = 0; st < steps_here && rc == TN_OK; st++)
+                {
+                    /* direct: offset t outer, members inner, so that every member's
+                     * t-th send goes to a different destination at the same time */
+                    uint32_t ndst = dm->kind == 0 ? 1 : P - 1;
+                    for (uint32_t t = 0; t < ndst && rc == TN_OK; t++)
+                    {
+                        for (uint32_t j = 0; j < P && rc == TN_OK; j++)
+                        {
+                            uint32_t src = r0 + (uint32_t)(j * dm->stride);
+                            uint32_t dj;
+                            uint32_t part;
+                            if (dm->kind == 0)
+                            {
+                                dj = (j + 1) % P;
+                                part = rs ? (j + 2 * P - st - 1) % P : (j + P - st) % P;
+                            }
+                            else
+                            {
+                                dj = (j + 1 + t) % P;
+                                part = rs ? dj : j;
+                            }
+                            uint32_t dst = r0 + (uint32_t)(dj * dm->stride);
+                            tn_slice sl = tn_slice_of(Xl, P, part);
+                            uint32_t nd = 0;
+                            if (dm->kind == 0 && st > 0)
+                            {
+                                /* the ring receive of the previous step and the member's
+                                 * own previous send (which chains to its entry deps) */
+                                tb.deps[nd++] = tb.recv_tmp[(size_t)src * tb.maxp + st - 1];
+                                tb.deps[nd++] = tb.last_send[src]; /* own previous send */
+                            }
+                            else
+                            {
+                                nd = themis_entry(ex_ids + (size_t)src * tb.maxp,
+                                                  ex_cnt[src],
+                                                  has_prev_slot
+                                                      ? tb.slot_ids + (slot_base + src) * tb.maxp
+                                                      : NULL,
+                                                  has_prev_slot ? tb.slot_cnt[slot_base + src] : 0,
+                                                  tb.deps);
+                            }
+                            uint32_t id = 0;
+                            rc = tn_algo_add(s,
+                                             src,
+                                             dst,
+                                             Xo + sl.offset,
+                                             Xo + sl.offset,
+                                             sl.length,
+                                             rs ? TN_OP_REDUCE : TN_OP_COPY,
+                                             step + (dm->kind == 0 ? st : 0),
+                                             (int32_t)d,
+                                             c,
+                                             tb.deps,
+                                             nd,
+                                             &id,
+                                             err);
+                            if (rc == TN_OK)
+                            {
+                                tb.recv_tmp[(size_t)dst * tb.maxp + tb.recv_cnt[dst]++] = id;
+                                tb.last_send[src] = id;
+                            }
+                        }
+                    }
+                }
+                /* new ranges */
+                for (uint32_t j = 0; j < P; j++)
+                {
+                    uint32_t r = r0 + (uint32_t)(j * dm->stride);
+                    if (rs)
+                    {
+                        tn_slice sl = tn_slice_of(Xl, P, j);
+                        off[r] = Xo + sl.offset;
+                        len[r] = sl.length;
+                    }
+                    else
+                    {
+                        off[r] = Xo;
+                        len[r] = Xl;
+                    }
+                }
+            }
+            if (rc)
+            {
+                break;
+            }
+            if (P > 1)
+            {
+                /* exit sets: a ring member's last receive, a direct member's receives,
+                 * plus the member's last send (whose ancestors hold the member's own
+                 * earlier chain) */
+                for (uint32_t r = 0; r < n; r++)
+                {
+                    uint32_t cnt = tb.recv_cnt[r];
+                    uint32_t* ids = tb.recv_tmp + (size_t)r * tb.maxp;
+                    if (dm->kind == 0 && cnt > 1)
+                    {
+                        ids[0] = ids[cnt - 1];
+                        cnt = 1;
+                    }
+                    ids[cnt++] = tb.last_send[r];
+                    memcpy(ex_ids + (size_t)r * tb.maxp, ids, cnt * sizeof(*ids));
+                    ex_cnt[r] = cnt;
+                    memcpy(tb.slot_ids + (slot_base + r) * tb.maxp, ids, cnt * sizeof(*ids));
+                    tb.slot_cnt[slot_base + r] = cnt;
+                }
+            }
+            step += steps_here;
+        }
+        tb.step = step;
+    }
+    free(dims);
+    free(tb.off);
+    free(tb.len);
+    free(tb.exit_ids);
+    free(tb.exit_cnt);
+    free(tb.slot_ids);
+    free(tb.slot_cnt);
+    free(tb.deps);
+    free(tb.recv_tmp);
+    free(tb.recv_cnt);
+    free(tb.last_send);
+    if (rc == TN_OK && plan_out)
+    {
+        *plan_out = p;
+    }
+    else
+    {
+        tn_themis_plan_destroy(p);
+    }
+    return rc;
+}
+
+/* ---- registry entry points ------------------------------------------------------- */
+
+tn_status
+tn_algo_themis_check(const tn_topology* topo,
+                     const tn_plan_request* request,
+                     uint32_t ranks,
+                     tn_error* err)
+{
+    if (topo == NULL)
+    {
+        return tn_error_set(err, TN_EINVAL, "themis: needs a multi-dimensional topology");
+    }
+    if (request->collective != TN_COLL_ALL_REDUCE)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "themis: collective '%s' not supported (all-reduce)",
+                            tn_collective_name(request->collective));
+    }
+    if (ranks != tn_topology_npu_count(topo))
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "themis: ranks %u must equal the NPU count %u",
+                            ranks,
+                            tn_topology_npu_count(topo));
+    }
+    uint32_t nd = tn_topology_dim_count(topo);
+    if (nd == 0)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "themis: topology '%s' has no dimensions",
+                            tn_topology_name(topo));
+    }
+    for (uint32_t d = 0; d < nd; d++)
+    {
+        tn_dim_kind k = tn_topology_dim(topo, d)->kind;
+        if (k != TN_DIM_RING && k != TN_DIM_TORUS && k != TN_DIM_FC && k != TN_DIM_SWITCH)
+        {
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "themis: dim %u of topology '%s' is a %s dim (needs ring, torus, "
+                                "fc or switch dims)",
+                                d,
+                                tn_topology_name(topo),
+                                tn_dim_kind_name(k));
+        }
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_algo_themis_plan(const tn_topology* topo,
+                    const tn_plan_request* request,
+                    tn_schedule* s,
+                    tn_error* err)
+{
+    return tn_themis_schedule(topo, request, s, NULL, err);
+}

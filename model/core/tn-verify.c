@@ -1,0 +1,1563 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Symbolic execution of schedules and contention report (contract in tn-verify.h).
+ */
+#include "tn-verify.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- contribution sets: refcounted sorted runs [lo, hi) of rank ids -------------- */
+
+typedef struct vset
+{
+    uint32_t refs;
+    uint32_t nruns;
+    uint32_t runs[]; /* 2*nruns: lo0, hi0, lo1, hi1, ... */
+} vset;
+
+static vset*
+vset_alloc(uint32_t nruns)
+{
+    vset* v = malloc(sizeof(vset) + 2 * (size_t)nruns * sizeof(uint32_t));
+    if (v)
+    {
+        v->refs = 1;
+        v->nruns = nruns;
+    }
+    return v;
+}
+
+static vset*
+vset_range(uint32_t lo, uint32_t hi)
+{
+    vset* v = vset_alloc(1);
+    if (v)
+    {
+        v->runs[0] = lo;
+        v->runs[1] = hi;
+    }
+    return v;
+}
+
+static vset*
+vset_ref(vset* v)
+{
+    if (v)
+    {
+        v->refs++;
+    }
+    return v;
+}
+
+static void
+vset_unref(vset* v)
+{
+    if (v && --v->refs == 0)
+    {
+        free(v);
+    }
+}
+
+static bool
+vset_equal(const vset* a, const vset* b)
+{
+    if (a == b)
+    {
+        return true;
+    }
+    if (!a || !b || a->nruns != b->nruns)
+    {
+        return false;
+    }
+    return memcmp(a->runs, b->runs, 2 * (size_t)a->nruns * sizeof(uint32_t)) == 0;
+}
+
+/*
+ * Union of disjoint sets. Returns the union, or NULL with *overlap set to the first
+ * common rank when they intersect (or with *overlap = UINT32_MAX on no memory).
+ */
+static vset*
+vset_union(const vset* a, const vset* b, uint32_t* overlap)
+{
+    vset* u = vset_alloc(a->nruns + b->nruns);
+    if (!u)
+    {
+        *overlap = UINT32_MAX;
+        return NULL;
+    }
+    uint32_t i = 0, j = 0, n = 0;
+    while (i < a->nruns || j < b->nruns)
+    {
+        uint32_t lo, hi;
+        if (j >= b->nruns || (i < a->nruns && a->runs[2 * i] < b->runs[2 * j]))
+        {
+            lo = a->runs[2 * i];
+            hi = a->runs[2 * i + 1];
+            i++;
+        }
+        else
+        {
+            lo = b->runs[2 * j];
+            hi = b->runs[2 * j + 1];
+            j++;
+        }
+        if (n > 0 && lo < u->runs[2 * n - 1])
+        {
+            *overlap = lo;
+            free(u);
+            return NULL;
+        }
+        if (n > 0 && lo == u->runs[2 * n - 1])
+        {
+            u->runs[2 * n - 1] = hi;
+        }
+        else
+        {
+            u->runs[2 * n] = lo;
+            u->runs[2 * n + 1] = hi;
+            n++;
+        }
+    }
+    u->nruns = n;
+    return u;
+}
+
+static void
+vset_format(const vset* v, char* buf, size_t size)
+{
+    size_t used = 0;
+    if (!v)
+    {
+        snprintf(buf, size, "no data");
+        return;
+    }
+    used += (size_t)snprintf(buf, size, "{");
+    for (uint32_t i = 0; i < v->nruns && used < size; i++)
+    {
+        uint32_t lo = v->runs[2 * i], hi = v->runs[2 * i + 1] - 1;
+        if (i >= 8)
+        {
+            used += (size_t)snprintf(buf + used, size - used, ",...");
+            break;
+        }
+        if (lo == hi)
+        {
+            used += (size_t)snprintf(buf + used, size - used, "%s%u", i ? "," : "", lo);
+        }
+        else
+        {
+            used += (size_t)snprintf(buf + used, size - used, "%s%u-%u", i ? "," : "", lo, hi);
+        }
+    }
+    if (used < size)
+    {
+        snprintf(buf + used, size - used, "}");
+    }
+}
+
+/* ---- interval maps ------------------------------------------------------------------- */
+
+typedef struct idlist
+{
+    uint32_t* ids;
+    uint32_t n;
+    uint32_t cap;
+} idlist;
+
+static bool
+idlist_push(idlist* l, uint32_t id)
+{
+    if (l->n > 0 && l->ids[l->n - 1] == id)
+    {
+        return true;
+    }
+    if (l->n == l->cap)
+    {
+        uint32_t cap = l->cap ? 2 * l->cap : 4;
+        uint32_t* p = realloc(l->ids, (size_t)cap * sizeof(uint32_t));
+        if (!p)
+        {
+            return false;
+        }
+        l->ids = p;
+        l->cap = cap;
+    }
+    l->ids[l->n++] = id;
+    return true;
+}
+
+static bool
+idlist_copy(idlist* dst, const idlist* src)
+{
+    dst->ids = NULL;
+    dst->n = dst->cap = 0;
+    if (src->n == 0)
+    {
+        return true;
+    }
+    dst->ids = malloc((size_t)src->n * sizeof(uint32_t));
+    if (!dst->ids)
+    {
+        return false;
+    }
+    memcpy(dst->ids, src->ids, (size_t)src->n * sizeof(uint32_t));
+    dst->n = dst->cap = src->n;
+    return true;
+}
+
+typedef struct seg
+{
+    uint64_t start;
+    vset* set;       /* NULL = no data */
+    int64_t shift;   /* origin address - current address */
+    uint32_t writer; /* last copy writer, TN_TRANSFER_NONE = initial state */
+    idlist red;      /* reduces since the last copy */
+    idlist rd;       /* readers since the last copy */
+} seg;
+
+typedef struct rmap
+{
+    seg* segs;
+    uint32_t n;
+    uint32_t cap;
+    uint64_t end;
+} rmap;
+
+/* index of the segment containing off (off < end) */
+static uint32_t
+rmap_find(const rmap* m, uint64_t off)
+{
+    uint32_t lo = 0, hi = m->n; /* segs[lo].start <= off < segs[hi].start */
+    while (hi - lo > 1)
+    {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->segs[mid].start <= off)
+        {
+            lo = mid;
+        }
+        else
+        {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static uint64_t
+seg_end(const rmap* m, uint32_t i)
+{
+    return i + 1 < m->n ? m->segs[i + 1].start : m->end;
+}
+
+/* Make a segment start at off; returns its index (m->n when off >= end); UINT32_MAX = ENOMEM */
+static uint32_t
+rmap_split(rmap* m, uint64_t off)
+{
+    if (off >= m->end)
+    {
+        return m->n;
+    }
+    uint32_t i = rmap_find(m, off);
+    if (m->segs[i].start == off)
+    {
+        return i;
+    }
+    if (m->n == m->cap)
+    {
+        uint32_t cap = m->cap ? 2 * m->cap : 8;
+        seg* p = realloc(m->segs, (size_t)cap * sizeof(seg));
+        if (!p)
+        {
+            return UINT32_MAX;
+        }
+        m->segs = p;
+        m->cap = cap;
+    }
+    seg copy = m->segs[i];
+    copy.start = off;
+    if (!idlist_copy(&copy.red, &m->segs[i].red) || !idlist_copy(&copy.rd, &m->segs[i].rd))
+    {
+        free(copy.red.ids);
+        return UINT32_MAX;
+    }
+    vset_ref(copy.set);
+    memmove(&m->segs[i + 2], &m->segs[i + 1], (size_t)(m->n - i - 1) * sizeof(seg));
+    m->segs[i + 1] = copy;
+    m->n++;
+    return i + 1;
+}
+
+static void
+rmap_free(rmap* m)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+    {
+        vset_unref(m->segs[i].set);
+        free(m->segs[i].red.ids);
+        free(m->segs[i].rd.ids);
+    }
+    free(m->segs);
+    m->segs = NULL;
+    m->n = m->cap = 0;
+}
+
+/* Set [lo, hi) of map to value (set referenced, shift); writer initial. */
+static bool
+rmap_assign(rmap* m, uint64_t lo, uint64_t hi, vset* set, int64_t shift)
+{
+    if (lo >= hi)
+    {
+        return true;
+    }
+    uint32_t a = rmap_split(m, lo);
+    if (a == UINT32_MAX)
+    {
+        return false;
+    }
+    uint32_t b = rmap_split(m, hi);
+    if (b == UINT32_MAX)
+    {
+        return false;
+    }
+    for (uint32_t i = a; i < b; i++)
+    {
+        vset_unref(m->segs[i].set);
+        m->segs[i].set = vset_ref(set);
+        m->segs[i].shift = shift;
+    }
+    return true;
+}
+
+/* ---- verifier state ------------------------------------------------------------------ */
+
+typedef struct vstate
+{
+    const tn_schedule* s;
+    uint32_t ranks;
+    rmap* maps;
+    uint32_t* pos;   /* topological position of each transfer */
+    uint32_t* mark;  /* "needed ancestor" stamp */
+    uint32_t* seen;  /* BFS visited stamp */
+    uint32_t* queue; /* BFS queue */
+    uint32_t* need;  /* needed ancestor ids of the current transfer */
+    uint32_t* post1; /* interval labels (two DFS orders) for the reachability cut */
+    uint32_t* low1;
+    uint32_t* post2;
+    uint32_t* low2;
+    uint32_t* tparent; /* forest: the dep with the largest topological position */
+    uint32_t* tin;     /* forest Euler interval */
+    uint32_t* tout;
+    uint32_t* jump; /* nearest node with >= 2 deps on the forest path (inclusive) */
+    uint32_t nneed;
+    uint32_t need_cap;
+} vstate;
+
+static int
+cmp_u64(const void* a, const void* b)
+{
+    uint64_t x = *(const uint64_t*)a;
+    uint64_t y = *(const uint64_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Build every rank's map with segments at the transfers' boundaries. */
+static tn_status
+build_maps(vstate* st, tn_error* err)
+{
+    const tn_schedule* s = st->s;
+    uint32_t n = tn_schedule_count(s);
+    size_t* cnt = calloc((size_t)st->ranks + 1, sizeof(size_t));
+    if (!cnt)
+    {
+        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+    }
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        cnt[t->src + 1] += 2;
+        cnt[t->dst + 1] += 2;
+    }
+    for (uint32_t r = 0; r < st->ranks; r++)
+    {
+        cnt[r + 1] += cnt[r] + 1; /* +1: offset 0 */
+    }
+    /* recompute properly: index[r] = start of rank r's boundaries */
+    size_t total = cnt[st->ranks];
+    uint64_t* b = malloc((total ? total : 1) * sizeof(uint64_t));
+    size_t* fill = malloc(((size_t)st->ranks + 1) * sizeof(size_t));
+    if (!b || !fill)
+    {
+        free(cnt);
+        free(b);
+        free(fill);
+        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+    }
+    for (uint32_t r = 0; r < st->ranks; r++)
+    {
+        fill[r] = cnt[r];
+        b[fill[r]++] = 0;
+    }
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        b[fill[t->src]++] = t->src_offset;
+        b[fill[t->src]++] = t->src_offset + t->length;
+        b[fill[t->dst]++] = t->dst_offset;
+        b[fill[t->dst]++] = t->dst_offset + t->length;
+    }
+    tn_status status = TN_OK;
+    for (uint32_t r = 0; r < st->ranks; r++)
+    {
+        uint64_t* rb = b + cnt[r];
+        size_t k = cnt[r + 1] - cnt[r];
+        qsort(rb, k, sizeof(uint64_t), cmp_u64);
+        rmap* m = &st->maps[r];
+        m->end = tn_schedule_buffer_size(s, r);
+        size_t uniq = 0;
+        for (size_t j = 0; j < k; j++)
+        {
+            if (rb[j] < m->end && (uniq == 0 || rb[uniq - 1] != rb[j]))
+            {
+                rb[uniq++] = rb[j];
+            }
+        }
+        if (uniq == 0)
+        {
+            rb[uniq++] = 0; /* empty buffer: keep one (empty) segment */
+        }
+        m->segs = calloc(uniq, sizeof(seg));
+        if (!m->segs)
+        {
+            status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+            break;
+        }
+        m->cap = m->n = (uint32_t)uniq;
+        for (size_t j = 0; j < uniq; j++)
+        {
+            m->segs[j].start = rb[j];
+            m->segs[j].writer = TN_TRANSFER_NONE;
+        }
+    }
+    free(cnt);
+    free(b);
+    free(fill);
+    return status;
+}
+
+/* Precondition of the collective. */
+static tn_status
+init_state(vstate* st, tn_error* err)
+{
+    const tn_schedule* s = st->s;
+    tn_collective coll = tn_schedule_collective(s);
+    uint64_t S = tn_schedule_bytes(s);
+    uint32_t N = st->ranks;
+    uint32_t root = tn_schedule_root(s);
+    for (uint32_t r = 0; r < N; r++)
+    {
+        vset* one = vset_range(r, r + 1);
+        if (!one)
+        {
+            return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+        }
+        bool ok = true;
+        switch (coll)
+        {
+        case TN_COLL_ALL_REDUCE:
+        case TN_COLL_REDUCE_SCATTER:
+        case TN_COLL_REDUCE:
+        case TN_COLL_ALL_TO_ALL:
+            ok = rmap_assign(&st->maps[r], 0, S, one, 0);
+            break;
+        case TN_COLL_ALL_GATHER: {
+            tn_slice sl = tn_slice_of(S, N, r);
+            ok = rmap_assign(&st->maps[r], sl.offset, sl.offset + sl.length, one, 0);
+            break;
+        }
+        case TN_COLL_BROADCAST:
+            if (r == root)
+            {
+                ok = rmap_assign(&st->maps[r], 0, S, one, 0);
+            }
+            break;
+        default:
+            break;
+        }
+        vset_unref(one);
+        if (!ok)
+        {
+            return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+        }
+    }
+    return TN_OK;
+}
+
+/*
+ * Post-order numbers of a DFS over successors (roots and successors in increasing
+ * id order, or decreasing when reverse) and low = min post over descendants.
+ * If a reaches b then low[a] <= low[b] and post[b] <= post[a].
+ */
+static bool
+label_dag(const tn_schedule* s, bool reverse, uint32_t* post, uint32_t* low)
+{
+    uint32_t n = tn_schedule_count(s);
+    uint32_t* stack = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    uint32_t* next = calloc((size_t)n + 1, sizeof(uint32_t));
+    if (!stack || !next)
+    {
+        free(stack);
+        free(next);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++)
+    {
+        post[i] = 0;
+    }
+    uint32_t counter = 0;
+    for (uint32_t k = 0; k < n; k++)
+    {
+        uint32_t root = reverse ? n - 1 - k : k;
+        uint32_t nd;
+        tn_schedule_deps(s, root, &nd);
+        if (nd != 0 || post[root] != 0)
+        {
+            continue;
+        }
+        uint32_t top = 0;
+        stack[top++] = root;
+        post[root] = UINT32_MAX; /* on stack */
+        while (top > 0)
+        {
+            uint32_t v = stack[top - 1];
+            uint32_t ns;
+            const uint32_t* sv = tn_schedule_succs(s, v, &ns);
+            if (next[v] < ns)
+            {
+                uint32_t idx = next[v]++;
+                uint32_t w = sv[reverse ? ns - 1 - idx : idx];
+                if (post[w] == 0)
+                {
+                    post[w] = UINT32_MAX;
+                    stack[top++] = w;
+                }
+            }
+            else
+            {
+                post[v] = ++counter;
+                top--;
+            }
+        }
+    }
+    const uint32_t* order = tn_schedule_topo_order(s);
+    for (uint32_t k = n; k-- > 0;)
+    {
+        uint32_t v = order[k];
+        uint32_t m = post[v];
+        uint32_t ns;
+        const uint32_t* sv = tn_schedule_succs(s, v, &ns);
+        for (uint32_t j = 0; j < ns; j++)
+        {
+            if (low[sv[j]] < m)
+            {
+                m = low[sv[j]];
+            }
+        }
+        low[v] = m;
+    }
+    free(stack);
+    free(next);
+    return true;
+}
+
+/* Spanning forest of the DAG (parent = latest dep), its intervals and jump pointers. */
+static bool
+build_forest(vstate* st)
+{
+    const tn_schedule* s = st->s;
+    uint32_t n = tn_schedule_count(s);
+    const uint32_t* order = tn_schedule_topo_order(s);
+    uint32_t* first = malloc(((size_t)n + 1) * sizeof(uint32_t)); /* first child */
+    uint32_t* sib = malloc(((size_t)n + 1) * sizeof(uint32_t));   /* next sibling */
+    uint32_t* stack = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    if (!first || !sib || !stack)
+    {
+        free(first);
+        free(sib);
+        free(stack);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++)
+    {
+        first[i] = TN_TRANSFER_NONE;
+    }
+    for (uint32_t k = 0; k < n; k++)
+    {
+        uint32_t v = order[k];
+        uint32_t nd;
+        const uint32_t* dv = tn_schedule_deps(s, v, &nd);
+        uint32_t p = TN_TRANSFER_NONE;
+        for (uint32_t j = 0; j < nd; j++)
+        {
+            if (p == TN_TRANSFER_NONE || st->pos[dv[j]] > st->pos[p])
+            {
+                p = dv[j];
+            }
+        }
+        st->tparent[v] = p;
+        st->jump[v] = nd >= 2 ? v : (nd == 1 ? st->jump[p] : TN_TRANSFER_NONE);
+    }
+    for (uint32_t k = n; k-- > 0;)
+    {
+        uint32_t v = order[k];
+        uint32_t p = st->tparent[v];
+        if (p != TN_TRANSFER_NONE)
+        {
+            sib[v] = first[p];
+            first[p] = v;
+        }
+    }
+    uint32_t clock = 0;
+    for (uint32_t k = 0; k < n; k++)
+    {
+        uint32_t r = order[k];
+        if (st->tparent[r] != TN_TRANSFER_NONE)
+        {
+            continue;
+        }
+        uint32_t top = 0;
+        stack[top++] = r;
+        st->tin[r] = clock++;
+        while (top > 0)
+        {
+            uint32_t v = stack[top - 1];
+            uint32_t c = first[v];
+            if (c != TN_TRANSFER_NONE)
+            {
+                first[v] = sib[c]; /* consume the child */
+                st->tin[c] = clock++;
+                stack[top++] = c;
+            }
+            else
+            {
+                st->tout[v] = clock++;
+                top--;
+            }
+        }
+    }
+    free(first);
+    free(sib);
+    free(stack);
+    return true;
+}
+
+static bool
+need_push(vstate* st, uint32_t id, uint32_t stamp)
+{
+    if (id == TN_TRANSFER_NONE || st->mark[id] == stamp)
+    {
+        return true;
+    }
+    st->mark[id] = stamp;
+    if (st->nneed == st->need_cap)
+    {
+        uint32_t cap = st->need_cap ? 2 * st->need_cap : 64;
+        uint32_t* p = realloc(st->need, (size_t)cap * sizeof(uint32_t));
+        if (!p)
+        {
+            return false;
+        }
+        st->need = p;
+        st->need_cap = cap;
+    }
+    st->need[st->nneed++] = id;
+    return true;
+}
+
+/* Whether a may reach b (negative cut of the interval labels; exact "no" only). */
+static bool
+may_reach(const vstate* st, uint32_t a, uint32_t b)
+{
+    return st->pos[a] <= st->pos[b] && st->low1[a] <= st->low1[b] && st->post1[b] <= st->post1[a] &&
+           st->low2[a] <= st->low2[b] && st->post2[b] <= st->post2[a];
+}
+
+/*
+ * Check that every id in st->need is an ancestor of t; returns TN_TRANSFER_NONE if so,
+ * else one id that is not. Direct deps are found by binary search; the others by a
+ * backward search from t that only enters transfers some remaining target may reach.
+ */
+static uint32_t
+check_ancestors(vstate* st, uint32_t t, uint32_t stamp)
+{
+    uint32_t ndeps;
+    const uint32_t* deps = tn_schedule_deps(st->s, t, &ndeps);
+    uint32_t remaining = 0;
+    for (uint32_t k = 0; k < st->nneed; k++)
+    {
+        uint32_t w = st->need[k];
+        uint32_t lo = 0, hi = ndeps;
+        bool direct = false;
+        while (lo < hi)
+        {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (deps[mid] == w)
+            {
+                direct = true;
+                break;
+            }
+            if (deps[mid] < w)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (!direct)
+        {
+            if (!may_reach(st, w, t))
+            {
+                return w;
+            }
+            st->need[remaining++] = w;
+        }
+    }
+    st->nneed = remaining;
+    if (remaining == 0)
+    {
+        return TN_TRANSFER_NONE;
+    }
+    /*
+     * Backward search over ancestors of t; seen[] == stamp: already entered. A popped
+     * node u settles every target that is a forest ancestor of u (interval test); then
+     * only the non-forest deps of the multi-dep nodes on u's forest path are explored
+     * (jump[] skips single-dep runs), each only if some remaining target may reach it.
+     */
+    uint32_t head = 0, tail = 0;
+    uint32_t left = remaining; /* targets not found yet: need[0..left) */
+    st->queue[tail++] = t;
+    st->seen[t] = stamp;
+    while (head < tail && left > 0)
+    {
+        uint32_t u = st->queue[head++];
+        for (uint32_t j = 0; j < left; j++)
+        {
+            uint32_t w = st->need[j];
+            if (st->tin[w] <= st->tin[u] && st->tout[u] <= st->tout[w])
+            {
+                st->need[j] = st->need[--left];
+                st->need[left] = w;
+                j--;
+            }
+        }
+        uint32_t x = st->jump[u];
+        while (x != TN_TRANSFER_NONE && left > 0)
+        {
+            if (x != u)
+            {
+                if (st->seen[x] == stamp)
+                {
+                    break; /* that part of the path was explored already */
+                }
+                st->seen[x] = stamp;
+            }
+            bool any = false;
+            for (uint32_t j = 0; j < left && !any; j++)
+            {
+                any = may_reach(st, st->need[j], x);
+            }
+            if (!any)
+            {
+                break;
+            }
+            uint32_t nd;
+            const uint32_t* dv = tn_schedule_deps(st->s, x, &nd);
+            for (uint32_t k = 0; k < nd && left > 0; k++)
+            {
+                uint32_t d = dv[k];
+                if (d == st->tparent[x] || st->seen[d] == stamp)
+                {
+                    continue;
+                }
+                bool useful = false;
+                for (uint32_t j = 0; j < left && !useful; j++)
+                {
+                    useful = may_reach(st, st->need[j], d);
+                }
+                if (useful)
+                {
+                    st->seen[d] = stamp;
+                    st->queue[tail++] = d;
+                }
+            }
+            uint32_t p = st->tparent[x];
+            x = p == TN_TRANSFER_NONE ? TN_TRANSFER_NONE : st->jump[p];
+        }
+    }
+    return left > 0 ? st->need[0] : TN_TRANSFER_NONE;
+}
+
+static bool
+idlist_has(const idlist* l, uint32_t id)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+    {
+        if (l->ids[i] == id)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Find the range [lo,hi) of segments in [a,b) of map m where transfer w is a writer/reader. */
+static void
+locate(const rmap* m, uint32_t a, uint32_t b, uint32_t w, uint64_t* lo, uint64_t* hi, const char** what)
+{
+    for (uint32_t i = a; i < b; i++)
+    {
+        const seg* g = &m->segs[i];
+        const char* kind = NULL;
+        if (g->writer == w)
+            kind = "written (copy)";
+        else if (idlist_has(&g->red, w))
+            kind = "reduced into";
+        else if (idlist_has(&g->rd, w))
+            kind = "read";
+        if (kind)
+        {
+            *lo = g->start;
+            *hi = seg_end(m, i);
+            *what = kind;
+            return;
+        }
+    }
+    *lo = *hi = 0;
+    *what = "touched";
+}
+
+#define TFMT "transfer %u (%u->%u step %u %s)"
+#define TARGS(t) (t)->id, (t)->src, (t)->dst, (t)->step, (t)->op == TN_OP_COPY ? "copy" : "reduce"
+
+static tn_status
+exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
+{
+    if (t->length == 0)
+    {
+        return TN_OK;
+    }
+    uint32_t stamp = 2 * t->id + 1; /* read phase; write phase 2 * id + 2 */
+    rmap* ms = &st->maps[t->src];
+    rmap* md = &st->maps[t->dst];
+    uint64_t so = t->src_offset, doff = t->dst_offset, len = t->length;
+    uint32_t a = rmap_split(ms, so);
+    uint32_t b = rmap_split(ms, so + len);
+    if (a == UINT32_MAX || b == UINT32_MAX)
+    {
+        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+    }
+    /* read checks */
+    st->nneed = 0;
+    for (uint32_t i = a; i < b; i++)
+    {
+        seg* g = &ms->segs[i];
+        if (!g->set)
+        {
+            return tn_error_set(err,
+                                TN_EVERIFY,
+                                TFMT ": rank %u [%" PRIu64 ",%" PRIu64 ") holds no data to send",
+                                TARGS(t),
+                                t->src,
+                                g->start,
+                                seg_end(ms, i));
+        }
+        if (!need_push(st, g->writer, stamp))
+            goto nomem;
+        for (uint32_t k = 0; k < g->red.n; k++)
+        {
+            if (!need_push(st, g->red.ids[k], stamp))
+                goto nomem;
+        }
+    }
+    uint32_t bad = check_ancestors(st, t->id, stamp);
+    if (bad != TN_TRANSFER_NONE)
+    {
+        uint64_t lo, hi;
+        const char* what;
+        locate(ms, a, b, bad, &lo, &hi, &what);
+        return tn_error_set(err,
+                            TN_EVERIFY,
+                            TFMT ": reads rank %u [%" PRIu64 ",%" PRIu64
+                                 ") %s by transfer %u which is not an ancestor (missing dep)",
+                            TARGS(t),
+                            t->src,
+                            lo,
+                            hi,
+                            what,
+                            bad);
+    }
+    /* split the destination at the transfer's ends and at the source boundaries */
+    uint32_t c = rmap_split(md, doff);
+    if (c == UINT32_MAX || rmap_split(md, doff + len) == UINT32_MAX)
+        goto nomem;
+    for (uint32_t i = a + 1; i < b; i++)
+    {
+        if (rmap_split(md, doff + (ms->segs[i].start - so)) == UINT32_MAX)
+            goto nomem;
+    }
+    c = rmap_find(md, doff);
+    uint32_t d = doff + len >= md->end ? md->n : rmap_find(md, doff + len);
+    /* write checks */
+    stamp = 2 * t->id + 2;
+    st->nneed = 0;
+    for (uint32_t i = c; i < d; i++)
+    {
+        seg* g = &md->segs[i];
+        if (!need_push(st, g->writer, stamp))
+            goto nomem;
+        for (uint32_t k = 0; k < g->rd.n; k++)
+        {
+            if (!need_push(st, g->rd.ids[k], stamp))
+                goto nomem;
+        }
+        if (t->op == TN_OP_COPY)
+        {
+            for (uint32_t k = 0; k < g->red.n; k++)
+            {
+                if (!need_push(st, g->red.ids[k], stamp))
+                    goto nomem;
+            }
+        }
+    }
+    bad = check_ancestors(st, t->id, stamp);
+    if (bad != TN_TRANSFER_NONE)
+    {
+        uint64_t lo, hi;
+        const char* what;
+        locate(md, c, d, bad, &lo, &hi, &what);
+        return tn_error_set(err,
+                            TN_EVERIFY,
+                            TFMT ": writes rank %u [%" PRIu64 ",%" PRIu64
+                                 ") %s by transfer %u which is not an ancestor (missing dep)",
+                            TARGS(t),
+                            t->dst,
+                            lo,
+                            hi,
+                            what,
+                            bad);
+    }
+    /* apply */
+    uint32_t i = a;
+    vset* memo_a = NULL;
+    vset* memo_b = NULL;
+    vset* memo_u = NULL;
+    tn_status status = TN_OK;
+    for (uint32_t j = c; j < d; j++)
+    {
+        seg* gd = &md->segs[j];
+        uint64_t src_addr = so + (gd->start - doff);
+        while (i + 1 < b && ms->segs[i + 1].start <= src_addr)
+        {
+            i++;
+        }
+        seg* gs = &ms->segs[i];
+        int64_t shift = gs->shift + (int64_t)(so - doff);
+        if (t->op == TN_OP_COPY)
+        {
+            vset_unref(gd->set);
+            gd->set = vset_ref(gs->set);
+            gd->shift = shift;
+            gd->writer = t->id;
+            gd->red.n = 0;
+            gd->rd.n = 0;
+            continue;
+        }
+        char have[96], sent[96];
+        if (!gd->set)
+        {
+            vset_format(gs->set, sent, sizeof(sent));
+            status = tn_error_set(err,
+                                  TN_EVERIFY,
+                                  TFMT ": reduces %s into rank %u [%" PRIu64 ",%" PRIu64
+                                       ") which holds no data",
+                                  TARGS(t),
+                                  sent,
+                                  t->dst,
+                                  gd->start,
+                                  seg_end(md, j));
+            break;
+        }
+        if (gd->shift != shift)
+        {
+            status = tn_error_set(err,
+                                  TN_EVERIFY,
+                                  TFMT ": reduces into rank %u [%" PRIu64 ",%" PRIu64
+                                       ") data of a different origin (shift %" PRId64
+                                       " vs %" PRId64 ": wrong offset)",
+                                  TARGS(t),
+                                  t->dst,
+                                  gd->start,
+                                  seg_end(md, j),
+                                  shift,
+                                  gd->shift);
+            break;
+        }
+        vset* u;
+        if (gs->set == memo_a && gd->set == memo_b && memo_u)
+        {
+            u = vset_ref(memo_u);
+        }
+        else
+        {
+            uint32_t overlap = 0;
+            u = vset_union(gs->set, gd->set, &overlap);
+            if (!u)
+            {
+                if (overlap == UINT32_MAX)
+                {
+                    status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+                    break;
+                }
+                vset_format(gs->set, sent, sizeof(sent));
+                vset_format(gd->set, have, sizeof(have));
+                status = tn_error_set(err,
+                                      TN_EVERIFY,
+                                      TFMT ": reduces %s into rank %u [%" PRIu64 ",%" PRIu64
+                                           ") which holds %s: contribution of rank %u counted "
+                                           "twice",
+                                      TARGS(t),
+                                      sent,
+                                      t->dst,
+                                      gd->start,
+                                      seg_end(md, j),
+                                      have,
+                                      overlap);
+                break;
+            }
+            vset_unref(memo_u);
+            memo_a = gs->set;
+            memo_b = gd->set;
+            memo_u = vset_ref(u);
+        }
+        vset_unref(gd->set);
+        gd->set = u;
+        if (!idlist_push(&gd->red, t->id))
+        {
+            status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+            break;
+        }
+    }
+    vset_unref(memo_u);
+    if (status)
+    {
+        return status;
+    }
+    for (uint32_t k = a; k < b; k++)
+    {
+        if (!idlist_push(&ms->segs[k].rd, t->id))
+            goto nomem;
+    }
+    st->nneed = 0;
+    return TN_OK;
+nomem:
+    return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+}
+
+/* Compare [lo,hi) of rank r with the expected value. */
+static tn_status
+expect(vstate* st, uint32_t r, uint64_t lo, uint64_t hi, const vset* want, int64_t shift,
+       tn_error* err)
+{
+    rmap* m = &st->maps[r];
+    if (lo >= hi)
+    {
+        return TN_OK;
+    }
+    for (uint32_t i = rmap_find(m, lo); i < m->n && m->segs[i].start < hi; i++)
+    {
+        const seg* g = &m->segs[i];
+        uint64_t a = g->start > lo ? g->start : lo;
+        uint64_t b = seg_end(m, i) < hi ? seg_end(m, i) : hi;
+        if (!vset_equal(g->set, want) || (g->set && g->shift != shift))
+        {
+            char have[128], exp[128];
+            vset_format(g->set, have, sizeof(have));
+            vset_format(want, exp, sizeof(exp));
+            if (g->set && vset_equal(g->set, want))
+            {
+                return tn_error_set(err,
+                                    TN_EVERIFY,
+                                    "final state: rank %u [%" PRIu64 ",%" PRIu64
+                                    ") holds %s from origin offset shifted by %" PRId64
+                                    ", expected shift %" PRId64 " (data at the wrong offset)",
+                                    r,
+                                    a,
+                                    b,
+                                    have,
+                                    g->shift,
+                                    shift);
+            }
+            return tn_error_set(err,
+                                TN_EVERIFY,
+                                "final state: rank %u [%" PRIu64 ",%" PRIu64
+                                ") holds %s, expected %s",
+                                r,
+                                a,
+                                b,
+                                have,
+                                exp);
+        }
+    }
+    return TN_OK;
+}
+
+static tn_status
+check_final(vstate* st, tn_error* err)
+{
+    const tn_schedule* s = st->s;
+    tn_collective coll = tn_schedule_collective(s);
+    uint64_t S = tn_schedule_bytes(s);
+    uint32_t N = st->ranks;
+    uint32_t root = tn_schedule_root(s);
+    vset* full = vset_range(0, N);
+    if (!full)
+    {
+        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+    }
+    tn_status status = TN_OK;
+    for (uint32_t r = 0; r < N && !status; r++)
+    {
+        switch (coll)
+        {
+        case TN_COLL_ALL_REDUCE:
+            status = expect(st, r, 0, S, full, 0, err);
+            break;
+        case TN_COLL_REDUCE_SCATTER: {
+            tn_slice sl = tn_slice_of(S, N, r);
+            status = expect(st, r, sl.offset, sl.offset + sl.length, full, 0, err);
+            break;
+        }
+        case TN_COLL_REDUCE:
+            if (r == root)
+            {
+                status = expect(st, r, 0, S, full, 0, err);
+            }
+            break;
+        case TN_COLL_BROADCAST: {
+            vset* one = vset_range(root, root + 1);
+            if (!one)
+            {
+                status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+                break;
+            }
+            status = expect(st, r, 0, S, one, 0, err);
+            vset_unref(one);
+            break;
+        }
+        case TN_COLL_ALL_GATHER:
+        case TN_COLL_ALL_TO_ALL: {
+            for (uint32_t i = 0; i < N && !status; i++)
+            {
+                vset* one = vset_range(i, i + 1);
+                if (!one)
+                {
+                    status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+                    break;
+                }
+                if (coll == TN_COLL_ALL_GATHER)
+                {
+                    tn_slice sl = tn_slice_of(S, N, i);
+                    status = expect(st, r, sl.offset, sl.offset + sl.length, one, 0, err);
+                }
+                else if (i != r) /* a rank's own block stays in its send vector */
+                {
+                    tn_slice mine = tn_slice_of(S, N, r);
+                    uint64_t at = S + (uint64_t)i * mine.length;
+                    status = expect(st,
+                                    r,
+                                    at,
+                                    at + mine.length,
+                                    one,
+                                    (int64_t)mine.offset - (int64_t)at,
+                                    err);
+                }
+                vset_unref(one);
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    vset_unref(full);
+    return status;
+}
+
+tn_status
+tn_verify(const tn_schedule* s, tn_error* err)
+{
+    if (!s)
+    {
+        return tn_error_set(err, TN_EINVAL, "verify: schedule is NULL");
+    }
+    if (!tn_schedule_is_finalized(s))
+    {
+        return tn_error_set(err, TN_EINVAL, "verify: schedule is not finalized");
+    }
+    vstate st;
+    memset(&st, 0, sizeof(st));
+    st.s = s;
+    st.ranks = tn_schedule_ranks(s);
+    uint32_t n = tn_schedule_count(s);
+    st.maps = calloc(st.ranks, sizeof(rmap));
+    st.pos = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.mark = calloc((size_t)n + 1, sizeof(uint32_t));
+    st.seen = calloc((size_t)n + 1, sizeof(uint32_t));
+    st.queue = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.post1 = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.low1 = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.post2 = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.low2 = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.tparent = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.tin = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.tout = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.jump = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    tn_status status = TN_OK;
+    if (!st.maps || !st.pos || !st.mark || !st.seen || !st.queue || !st.post1 || !st.low1 ||
+        !st.post2 || !st.low2 || !st.tparent || !st.tin || !st.tout || !st.jump ||
+        !label_dag(s, false, st.post1, st.low1) ||
+        !label_dag(s, true, st.post2, st.low2))
+    {
+        status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+        goto out;
+    }
+    const uint32_t* order = tn_schedule_topo_order(s);
+    for (uint32_t k = 0; k < n; k++)
+    {
+        st.pos[order[k]] = k;
+    }
+    if (!build_forest(&st))
+    {
+        status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+        goto out;
+    }
+    status = build_maps(&st, err);
+    if (status)
+        goto out;
+    status = init_state(&st, err);
+    if (status)
+        goto out;
+    for (uint32_t k = 0; k < n && !status; k++)
+    {
+        status = exec_transfer(&st, tn_schedule_transfer(s, order[k]), err);
+    }
+    if (!status)
+    {
+        status = check_final(&st, err);
+    }
+out:
+    if (st.maps)
+    {
+        for (uint32_t r = 0; r < st.ranks; r++)
+        {
+            rmap_free(&st.maps[r]);
+        }
+    }
+    free(st.maps);
+    free(st.pos);
+    free(st.mark);
+    free(st.seen);
+    free(st.queue);
+    free(st.need);
+    free(st.post1);
+    free(st.low1);
+    free(st.post2);
+    free(st.low2);
+    free(st.tparent);
+    free(st.tin);
+    free(st.tout);
+    free(st.jump);
+    return status;
+}
+
+/* ---- paths and contention ------------------------------------------------------------ */
+
+uint64_t
+tn_transfer_flow_hash(const tn_transfer* t)
+{
+    return ((uint64_t)t->src << 32) | t->dst;
+}
+
+tn_status
+tn_transfer_links(const tn_schedule* s,
+                  uint32_t id,
+                  const tn_topology* topo,
+                  const tn_routes* routes,
+                  uint32_t* links,
+                  uint32_t cap,
+                  uint32_t* len,
+                  tn_error* err)
+{
+    const tn_transfer* t = tn_schedule_transfer(s, id);
+    uint32_t sn = tn_topology_npu_node(topo, t->src);
+    uint32_t dn = tn_topology_npu_node(topo, t->dst);
+    if (sn == TN_TOPO_NONE || dn == TN_TOPO_NONE)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "transfer %u: rank %u or %u is not an NPU of the topology (%u NPUs)",
+                            id,
+                            t->src,
+                            t->dst,
+                            tn_topology_npu_count(topo));
+    }
+    uint32_t np;
+    const uint32_t* path = tn_schedule_path(s, id, &np);
+    if (np > 0)
+    {
+        uint32_t at = sn;
+        uint32_t lc = tn_topology_link_count(topo);
+        for (uint32_t k = 0; k < np; k++)
+        {
+            if (path[k] >= lc || tn_topology_link(topo, path[k])->src != at)
+            {
+                return tn_error_set(err,
+                                    TN_EINVAL,
+                                    "transfer %u: explicit path link %u (hop %u) does not "
+                                    "leave node %u",
+                                    id,
+                                    path[k],
+                                    k,
+                                    at);
+            }
+            at = tn_topology_link(topo, path[k])->dst;
+        }
+        if (at != dn)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "transfer %u: explicit path ends at node %u, not at node %u of "
+                                "rank %u",
+                                id,
+                                at,
+                                dn,
+                                t->dst);
+        }
+        if (np > cap)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "transfer %u: path of %u hops exceeds cap %u",
+                                id,
+                                np,
+                                cap);
+        }
+        memcpy(links, path, np * sizeof(uint32_t));
+        *len = np;
+        return TN_OK;
+    }
+    if (!routes)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "transfer %u: no explicit path and no routes",
+                            id);
+    }
+    return tn_routes_path(routes, sn, dn, tn_transfer_flow_hash(t), links, cap, len, err);
+}
+
+typedef struct use
+{
+    uint32_t step;
+    uint32_t link;
+    uint32_t id;
+} use;
+
+static int
+cmp_use(const void* a, const void* b)
+{
+    const use* x = a;
+    const use* y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    if (x->link != y->link)
+        return x->link < y->link ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void
+tn_contention_report_destroy(tn_contention_report* report)
+{
+    if (report)
+    {
+        free(report->list);
+        free(report);
+    }
+}
+
+tn_status
+tn_verify_contention(const tn_schedule* s,
+                     const tn_topology* topo,
+                     const tn_routes* routes,
+                     tn_contention_report** out,
+                     tn_error* err)
+{
+    if (!s || !topo || !out)
+    {
+        return tn_error_set(err, TN_EINVAL, "verify_contention: schedule, topology or out is NULL");
+    }
+    *out = NULL;
+    if (tn_schedule_ranks(s) > tn_topology_npu_count(topo))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "verify_contention: schedule has %u ranks, topology %u NPUs",
+                            tn_schedule_ranks(s),
+                            tn_topology_npu_count(topo));
+    }
+    tn_routes* own = NULL;
+    tn_status status = TN_OK;
+    if (!routes)
+    {
+        status = tn_routes_create(topo, NULL, &own, err);
+        if (status)
+            return status;
+        routes = own;
+    }
+    uint32_t cap = tn_topology_node_count(topo) + 1;
+    uint32_t* links = malloc((size_t)cap * sizeof(uint32_t));
+    size_t nuse = 0, use_cap = 1024;
+    use* uses = malloc(use_cap * sizeof(use));
+    tn_contention_report* rep = calloc(1, sizeof(*rep));
+    if (!links || !uses || !rep)
+    {
+        status = tn_error_set(err, TN_ENOMEM, "verify_contention: out of memory");
+        goto fail;
+    }
+    uint32_t n = tn_schedule_count(s);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        if (t->length == 0)
+            continue;
+        uint32_t len = 0;
+        uint32_t np;
+        tn_schedule_path(s, i, &np);
+        if (np + 1 > cap)
+        {
+            uint32_t* p = realloc(links, ((size_t)np + 1) * sizeof(uint32_t));
+            if (!p)
+            {
+                status = tn_error_set(err, TN_ENOMEM, "verify_contention: out of memory");
+                goto fail;
+            }
+            links = p;
+            cap = np + 1;
+        }
+        status = tn_transfer_links(s, i, topo, routes, links, cap, &len, err);
+        if (status)
+            goto fail;
+        for (uint32_t k = 0; k < len; k++)
+        {
+            if (nuse == use_cap)
+            {
+                use_cap *= 2;
+                use* p = realloc(uses, use_cap * sizeof(use));
+                if (!p)
+                {
+                    status = tn_error_set(err, TN_ENOMEM, "verify_contention: out of memory");
+                    goto fail;
+                }
+                uses = p;
+            }
+            uses[nuse].step = t->step;
+            uses[nuse].link = links[k];
+            uses[nuse].id = i;
+            nuse++;
+        }
+    }
+    qsort(uses, nuse, sizeof(use), cmp_use);
+    size_t list_cap = 0;
+    for (size_t k = 0; k < nuse;)
+    {
+        size_t e = k + 1;
+        while (e < nuse && uses[e].step == uses[k].step && uses[e].link == uses[k].link)
+        {
+            e++;
+        }
+        rep->link_steps_used++;
+        for (size_t j = k + 1; j < e; j++)
+        {
+            if (uses[j].id == uses[j - 1].id)
+                continue; /* same transfer twice on a link (loop): not a conflict */
+            if (rep->stored == list_cap)
+            {
+                list_cap = list_cap ? 2 * list_cap : 16;
+                tn_conflict* p = realloc(rep->list, list_cap * sizeof(tn_conflict));
+                if (!p)
+                {
+                    status = tn_error_set(err, TN_ENOMEM, "verify_contention: out of memory");
+                    goto fail;
+                }
+                rep->list = p;
+            }
+            tn_conflict* c = &rep->list[rep->stored++];
+            c->link = uses[k].link;
+            c->step = uses[k].step;
+            c->transfer_a = uses[k].id;
+            c->transfer_b = uses[j].id;
+            rep->conflicts++;
+        }
+        k = e;
+    }
+    free(links);
+    free(uses);
+    tn_routes_destroy(own);
+    *out = rep;
+    return TN_OK;
+fail:
+    free(links);
+    free(uses);
+    tn_contention_report_destroy(rep);
+    tn_routes_destroy(own);
+    return status;
+}
+
+tn_status
+tn_verify_schedule(const tn_schedule* s,
+                   const tn_topology* topo,
+                   const tn_routes* routes,
+                   tn_error* err)
+{
+    tn_status status = tn_verify(s, err);
+    if (status || !topo || !tn_schedule_contention_free(s))
+    {
+        return status;
+    }
+    tn_contention_report* rep = NULL;
+    status = tn_verify_contention(s, topo, routes, &rep, err);
+    if (status)
+    {
+        return status;
+    }
+    if (rep->conflicts > 0)
+    {
+        const tn_conflict* c = &rep->list[0];
+        const tn_link* l = tn_topology_link(topo, c->link);
+        status = tn_error_set(err,
+                              TN_EVERIFY,
+                              "contention: link %u (node %u -> node %u) used in step %u by "
+                              "transfers %u and %u (%" PRIu64 " conflicts in total) although "
+                              "the schedule claims contention freedom",
+                              c->link,
+                              l->src,
+                              l->dst,
+                              c->step,
+                              c->transfer_a,
+                              c->transfer_b,
+                              rep->conflicts);
+    }
+    tn_contention_report_destroy(rep);
+    return status;
+}

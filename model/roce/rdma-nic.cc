@@ -1,0 +1,1018 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-nic.h"
+
+#include "roce-header.h"
+#include "roce-net-device.h"
+#include "roce-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simple-ref-count.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+namespace
+{
+constexpr uint64_t PSN_MASK = 0xffffff;
+/// Outstanding packets per QP are kept below half the 24-bit PSN space.
+constexpr uint64_t MAX_OUTSTANDING = 1ULL << 22;
+
+/**
+ * Expand a 24-bit PSN to 64 bits, taking the value closest to a reference.
+ * \param wire 24-bit PSN
+ * \param ref 64-bit reference
+ * \return the 64-bit PSN
+ */
+inline uint64_t
+ExpandPsn(uint32_t wire, uint64_t ref)
+{
+    int64_t d = static_cast<int64_t>((wire - ref) & PSN_MASK);
+    if (d >= static_cast<int64_t>(1 << 23))
+    {
+        d -= static_cast<int64_t>(1 << 24);
+    }
+    int64_t r = static_cast<int64_t>(ref) + d;
+    return r < 0 ? 0 : static_cast<uint64_t>(r);
+}
+
+/// splitmix64 finaliser
+inline uint64_t
+Mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+} // namespace
+
+/**
+ * Everything the NIC reads at the front of a received packet, parsed in one PeekHeader:
+ * IPv4/UDP, BTH, then RETH or AETH as the opcode says. Receive-only: the bytes are the ones
+ * written by RoceIpUdpHeader, RoceBthHeader, RoceRethHeader and RoceAethHeader (Peek does not
+ * touch the packet metadata, so this also works with Packet::EnablePrinting).
+ */
+class RdmaRxHeader : public Header
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaRxHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RdmaRxHeader>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        ip.Print(os);
+        os << " ";
+        bth.Print(os);
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return RoceIpUdpHeader::SIZE + RoceBthHeader::SIZE + (hasReth ? RoceRethHeader::SIZE : 0) +
+               (hasAeth ? RoceAethHeader::SIZE : 0);
+    }
+
+    void Serialize(Buffer::Iterator i) const override
+    {
+        ip.Serialize(i);
+        i.Next(RoceIpUdpHeader::SIZE);
+        bth.Serialize(i);
+        i.Next(RoceBthHeader::SIZE);
+        if (hasReth)
+        {
+            reth.Serialize(i);
+        }
+        if (hasAeth)
+        {
+            aeth.Serialize(i);
+        }
+    }
+
+    uint32_t Deserialize(Buffer::Iterator i) override
+    {
+        ip.Deserialize(i);
+        i.Next(RoceIpUdpHeader::SIZE);
+        bth.Deserialize(i);
+        i.Next(RoceBthHeader::SIZE);
+        hasReth = RoceBthHeader::HasReth(bth.GetOpcode());
+        hasAeth = RoceBthHeader::HasAeth(bth.GetOpcode());
+        if (hasReth)
+        {
+            reth.Deserialize(i);
+        }
+        if (hasAeth)
+        {
+            aeth.Deserialize(i);
+        }
+        return GetSerializedSize();
+    }
+
+    RoceIpUdpHeader ip;  //!< IPv4 + UDP
+    RoceBthHeader bth;   //!< BTH
+    RoceRethHeader reth; //!< RETH (valid if hasReth)
+    RoceAethHeader aeth; //!< AETH (valid if hasAeth)
+    bool hasReth{false}; //!< RETH present
+    bool hasAeth{false}; //!< AETH present
+};
+
+/// Target of a port device's pull callback (binds the port index).
+class RdmaNic::PullAdapter : public SimpleRefCount<RdmaNic::PullAdapter>
+{
+  public:
+    /**
+     * \param nic the NIC \param port port index
+     */
+    PullAdapter(RdmaNic* nic, uint32_t port)
+        : m_nic(nic),
+          m_port(port)
+    {
+    }
+
+    /** \param pausedMask paused priorities \return next packet or 0 */
+    Ptr<Packet> Pull(uint8_t pausedMask)
+    {
+        return m_nic->Pull(m_port, pausedMask);
+    }
+
+    RdmaNic* m_nic;  //!< NIC
+    uint32_t m_port; //!< port index
+};
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("Mtu",
+                          "Path MTU: payload bytes per packet (256, 512, 1024, 2048 or 4096).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RdmaNic::m_mtu),
+                          MakeUintegerChecker<uint32_t>(256, 4096))
+            .AddAttribute("CongestionControl",
+                          "Congestion control of the queue pairs: dcqcn or none.",
+                          EnumValue(CC_DCQCN),
+                          MakeEnumAccessor(&RdmaNic::m_ccType),
+                          MakeEnumChecker(CC_DCQCN, "dcqcn", CC_NONE, "none"))
+            .AddAttribute("AckInterval",
+                          "The responder acknowledges every this many in-order packets (and at "
+                          "the end of each message).",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RetransmitTimeout",
+                          "Retransmission timeout of a QP (restarted on progress); on expiry the "
+                          "QP goes back to its oldest unacknowledged PSN.",
+                          TimeValue(MilliSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_rto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("CnpInterval",
+                          "Minimum time between two CNPs of one QP (notification point).",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("DcqcnG",
+                          "DCQCN alpha gain g.",
+                          DoubleValue(1.0 / 256),
+                          MakeDoubleAccessor(&RdmaNic::m_g),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("InitialAlpha",
+                          "DCQCN alpha set on the first CNP of a QP.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&RdmaNic::m_initialAlpha),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("AlphaUpdatePeriod",
+                          "DCQCN alpha update period.",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RdmaNic::m_alphaPeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateDecreasePeriod",
+                          "DCQCN: minimum time between two rate decreases of a QP.",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_decreasePeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateIncreasePeriod",
+                          "DCQCN rate increase timer.",
+                          TimeValue(MicroSeconds(300)),
+                          MakeTimeAccessor(&RdmaNic::m_increasePeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("FastRecoveryStages",
+                          "DCQCN F: increase events in fast recovery after a decrease.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaNic::m_fastRecoveryStages),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AdditiveStages",
+                          "DCQCN without byte counter: additive increase events before hyper "
+                          "increase.",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&RdmaNic::m_additiveStages),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AdditiveIncrease",
+                          "DCQCN additive increase step per ReferenceRate of link rate.",
+                          DataRateValue(DataRate("5Mbps")),
+                          MakeDataRateAccessor(&RdmaNic::m_ai),
+                          MakeDataRateChecker())
+            .AddAttribute("HyperIncrease",
+                          "DCQCN hyper increase step per ReferenceRate of link rate.",
+                          DataRateValue(DataRate("50Mbps")),
+                          MakeDataRateAccessor(&RdmaNic::m_hai),
+                          MakeDataRateChecker())
+            .AddAttribute("ReferenceRate",
+                          "Link rate to which AdditiveIncrease and HyperIncrease refer (steps "
+                          "are scaled by link rate / ReferenceRate).",
+                          DataRateValue(DataRate("25Gbps")),
+                          MakeDataRateAccessor(&RdmaNic::m_referenceRate),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "DCQCN rate floor.",
+                          DataRateValue(DataRate("100Mbps")),
+                          MakeDataRateAccessor(&RdmaNic::m_minRate),
+                          MakeDataRateChecker())
+            .AddAttribute("ByteCounter",
+                          "DCQCN byte counter: an increase event every this many bytes sent "
+                          "while rate limited (0 = off; ConnectX rpg_byte_reset default: "
+                          "32767 units of 64 bytes).",
+                          UintegerValue(32767 * 64),
+                          MakeUintegerAccessor(&RdmaNic::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ClampTargetRate",
+                          "DCQCN: every rate decrease sets the target rate to the current rate "
+                          "(ConnectX clamp_tgt_rate, default off).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_clampTarget),
+                          MakeBooleanChecker())
+            .AddAttribute("ClampTargetRateAfterTimeIncrease",
+                          "DCQCN: a rate decrease sets the target rate to the current rate if "
+                          "the increase timer raised the rate since the previous decrease "
+                          "(ConnectX clamp_tgt_rate_after_time_inc, default on).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_clampAfterTimeInc),
+                          MakeBooleanChecker())
+            .AddTraceSource("MessageComplete",
+                            "An RDMA WRITE was fully acknowledged (sender side).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_messageCompleteTrace),
+                            "ns3::RdmaNic::MessageTracedCallback")
+            .AddTraceSource("MessageReceived",
+                            "The last packet of an RDMA WRITE arrived in order (receiver side).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_messageReceivedTrace),
+                            "ns3::RdmaNic::MessageTracedCallback")
+            .AddTraceSource("RateChange",
+                            "The congestion-control rate of a QP changed.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_rateChangeTrace),
+                            "ns3::RdmaNic::RateTracedCallback")
+            .AddTraceSource("CnpSent",
+                            "A CNP was sent for a QP (notification point).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpSentTrace),
+                            "ns3::RdmaNic::QpTracedCallback")
+            .AddTraceSource("CnpReceived",
+                            "A CNP arrived for a QP (reaction point).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpReceivedTrace),
+                            "ns3::RdmaNic::QpTracedCallback")
+            .AddTraceSource("Retransmit",
+                            "A data packet was sent again.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
+                            "ns3::RdmaNic::QpPsnTracedCallback")
+            .AddTraceSource("Nack",
+                            "A NACK arrived; the QP goes back to the PSN.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_nackTrace),
+                            "ns3::RdmaNic::QpPsnTracedCallback")
+            .AddTraceSource("NackSent",
+                            "The responder sent a NACK for the expected PSN.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_nackSentTrace),
+                            "ns3::RdmaNic::QpPsnTracedCallback")
+            .AddTraceSource("Timeout",
+                            "The retransmission timer of a QP expired; it goes back to the PSN.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_timeoutTrace),
+                            "ns3::RdmaNic::QpPsnTracedCallback");
+    return tid;
+}
+
+RdmaNic::RdmaNic()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RdmaNic::~RdmaNic()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RdmaNic::NotifyNewAggregate()
+{
+    if (!m_node)
+    {
+        m_node = GetObject<Node>();
+        if (m_node && !m_localIdSet)
+        {
+            m_localId = m_node->GetId();
+        }
+    }
+    Object::NotifyNewAggregate();
+}
+
+void
+RdmaNic::DoInitialize()
+{
+    CheckConfig();
+    Object::DoInitialize();
+}
+
+void
+RdmaNic::CheckConfig()
+{
+    if (m_configChecked)
+    {
+        return;
+    }
+    m_configChecked = true;
+    NS_ABORT_MSG_IF(m_mtu != 256 && m_mtu != 512 && m_mtu != 1024 && m_mtu != 2048 && m_mtu != 4096,
+                    "RdmaNic::Mtu must be 256, 512, 1024, 2048 or 4096, not " << m_mtu);
+    NS_ABORT_MSG_IF(m_referenceRate.GetBitRate() == 0, "RdmaNic::ReferenceRate must be > 0");
+    NS_ABORT_MSG_IF(m_minRate.GetBitRate() == 0, "RdmaNic::MinRate must be > 0");
+}
+
+void
+RdmaNic::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    for (auto& qp : m_qpList)
+    {
+        qp->Dispose();
+    }
+    m_qpList.clear();
+    m_qps.clear();
+    for (auto& port : m_ports)
+    {
+        port.wake.Cancel();
+        if (port.dev)
+        {
+            port.dev->SetPullCallback(RoceNetDevice::PullCallback());
+        }
+        port.dev = nullptr;
+        port.adapter = nullptr;
+        port.ring.clear();
+    }
+    m_ports.clear();
+    if (m_switch)
+    {
+        m_switch->SetLocalReceiveCallback(RoceSwitch::LocalReceiveCallback());
+    }
+    m_switch = nullptr;
+    m_node = nullptr;
+    Object::DoDispose();
+}
+
+void
+RdmaNic::SetLocalId(uint32_t id)
+{
+    NS_ABORT_MSG_IF(id > 0xffff, "RdmaNic: node id " << id << " has no RoCE address (> 65535)");
+    m_localId = id;
+    m_localIdSet = true;
+}
+
+uint32_t
+RdmaNic::GetLocalId() const
+{
+    return m_localId;
+}
+
+void
+RdmaNic::Attach(Ptr<RoceSwitch> sw)
+{
+    NS_LOG_FUNCTION(this << sw);
+    NS_ABORT_MSG_IF(!sw, "RdmaNic::Attach: no RoceSwitch");
+    NS_ABORT_MSG_IF(m_localId > 0xffff,
+                    "RdmaNic: node id " << m_localId << " has no RoCE address (> 65535)");
+    m_switch = sw;
+    sw->SetLocalAddress(RoceAddress::FromNodeId(m_localId));
+    sw->SetLocalReceiveCallback(MakeCallback(&RdmaNic::ReceiveFromSwitch, this));
+    for (uint32_t i = m_ports.size(); i < sw->GetNPorts(); ++i)
+    {
+        Port port;
+        port.dev = sw->GetPort(i);
+        port.rate = static_cast<double>(port.dev->GetDataRate().GetBitRate());
+        port.adapter = Create<PullAdapter>(this, i);
+        m_ports.push_back(std::move(port));
+    }
+    // only now: SetPullCallback may call Pull at once
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        m_ports[i].dev->SetPullCallback(
+            MakeCallback(&PullAdapter::Pull, PeekPointer(m_ports[i].adapter)));
+    }
+}
+
+Ptr<RoceNetDevice>
+RdmaNic::GetPort(uint32_t i) const
+{
+    return i < m_ports.size() ? m_ports[i].dev : nullptr;
+}
+
+uint16_t
+RdmaNic::MakeSourcePort(uint32_t qpn) const
+{
+    uint64_t h = Mix64((static_cast<uint64_t>(m_localId) << 32) | qpn);
+    return static_cast<uint16_t>(49152 + (h % 16384));
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePair(uint32_t peer, uint8_t priority) const
+{
+    auto it = m_qps.find(RdmaQueuePair::MakeQpn(peer, priority & 7));
+    return it == m_qps.end() ? nullptr : it->second;
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePairByIndex(uint32_t i) const
+{
+    return i < m_qpList.size() ? m_qpList[i] : nullptr;
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority)
+{
+    uint32_t qpn = RdmaQueuePair::MakeQpn(peer, priority);
+    auto it = m_qps.find(qpn);
+    if (it != m_qps.end())
+    {
+        return it->second;
+    }
+    CheckConfig();
+    NS_ABORT_MSG_IF(!m_switch, "RdmaNic of node " << m_localId << " is not attached (Attach)");
+    Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
+    qp->m_nic = this;
+    qp->m_qpn = qpn;
+    qp->m_peer = peer;
+    qp->m_priority = priority;
+    qp->m_peerQpn = RdmaQueuePair::MakeQpn(m_localId, priority);
+    qp->m_sport = MakeSourcePort(qpn);
+    uint32_t port = m_switch->GetEgressPort(RoceAddress::FromNodeId(m_localId).Get(),
+                                            RoceAddress::FromNodeId(peer).Get(),
+                                            qp->m_sport,
+                                            RoceIpUdpHeader::ROCE_UDP_PORT);
+    NS_ABORT_MSG_IF(port == RoceSwitch::NO_PORT || port >= m_ports.size(),
+                    "RdmaNic of node " << m_localId << ": no route to node " << peer);
+    qp->m_port = port;
+    qp->m_lineRate = m_ports[port].rate;
+    if (m_ccType == CC_DCQCN)
+    {
+        double scale = qp->m_lineRate / static_cast<double>(m_referenceRate.GetBitRate());
+        RdmaDcqcnConfig& c = qp->m_ccConfig;
+        c.g = m_g;
+        c.initialAlpha = m_initialAlpha;
+        c.alphaPeriod = m_alphaPeriod;
+        c.decreasePeriod = m_decreasePeriod;
+        c.increasePeriod = m_increasePeriod;
+        c.fastRecoveryStages = m_fastRecoveryStages;
+        c.additiveStages = m_additiveStages;
+        c.aiBps = static_cast<double>(m_ai.GetBitRate()) * scale;
+        c.haiBps = static_cast<double>(m_hai.GetBitRate()) * scale;
+        c.minRateBps = std::min(static_cast<double>(m_minRate.GetBitRate()), qp->m_lineRate);
+        c.byteCounter = m_byteCounter;
+        c.clampTargetRate = m_clampTarget;
+        c.clampAfterTimeIncrease = m_clampAfterTimeInc;
+        qp->m_cc =
+            std::make_unique<RdmaDcqcn>(&qp->m_ccConfig,
+                                        qp->m_lineRate,
+                                        MakeCallback(&RdmaQueuePair::NotifyRate, PeekPointer(qp)));
+    }
+    m_qps[qpn] = qp;
+    m_qpList.push_back(qp);
+    NS_LOG_INFO("node " << m_localId << " new QP " << qpn << " peer " << peer << " prio "
+                        << +priority << " port " << port << " sport " << qp->m_sport);
+    return qp;
+}
+
+uint64_t
+RdmaNic::PostWrite(uint32_t dst, uint64_t bytes, uint8_t priority, CompletionCallback done)
+{
+    NS_LOG_FUNCTION(this << dst << bytes << +priority);
+    NS_ABORT_MSG_IF(priority > 7, "RdmaNic::PostWrite: priority " << +priority << " > 7");
+    NS_ABORT_MSG_IF(dst == m_localId, "RdmaNic::PostWrite: destination is the local node");
+    NS_ABORT_MSG_IF(dst > 0xffff, "RdmaNic::PostWrite: node " << dst << " has no address");
+    Ptr<RdmaQueuePair> qp = GetOrCreateQp(dst, priority);
+    RdmaQueuePair::Message m;
+    m.rec.id = m_nextMsgId++;
+    m.rec.src = m_localId;
+    m.rec.dst = dst;
+    m.rec.priority = priority;
+    m.rec.qpn = qp->m_qpn;
+    m.rec.udpSourcePort = qp->m_sport;
+    m.rec.bytes = bytes;
+    m.rec.start = Simulator::Now();
+    m.firstPsn = qp->m_psnEnd;
+    m.packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;
+    m.done = done;
+    qp->m_psnEnd += m.packets;
+    qp->m_messages.push_back(std::move(m));
+    Schedule(PeekPointer(qp));
+    return m_nextMsgId - 1;
+}
+
+void
+RdmaNic::Schedule(RdmaQueuePair* qp)
+{
+    if (qp->m_queued || !qp->HasData())
+    {
+        return;
+    }
+    qp->m_queued = true;
+    Port& pt = m_ports[qp->m_port];
+    Time now = Simulator::Now();
+    if (qp->m_nextSend > now)
+    {
+        pt.paced.push(Paced{qp->m_nextSend, m_pacedSeq++, qp});
+        WakePort(qp->m_port);
+    }
+    else
+    {
+        pt.ring.push_back(qp);
+        pt.dev->Kick();
+    }
+}
+
+void
+RdmaNic::WakePort(uint32_t port)
+{
+    Port& pt = m_ports[port];
+    if (pt.paced.empty())
+    {
+        return;
+    }
+    Time when = pt.paced.top().when;
+    if (pt.wakePending)
+    {
+        if (pt.wakeAt <= when)
+        {
+            return;
+        }
+        pt.wake.Cancel();
+    }
+    pt.wakeAt = when;
+    pt.wakePending = true;
+    pt.wake = Simulator::Schedule(when - Simulator::Now(), &RdmaNic::KickPort, this, port);
+}
+
+void
+RdmaNic::KickPort(uint32_t port)
+{
+    m_ports[port].wakePending = false;
+    m_ports[port].dev->Kick();
+}
+
+Ptr<Packet>
+RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
+{
+    Port& pt = m_ports[port];
+    Time now = Simulator::Now();
+    while (!pt.paced.empty() && pt.paced.top().when <= now)
+    {
+        pt.ring.push_back(pt.paced.top().qp);
+        pt.paced.pop();
+    }
+    size_t n = pt.ring.size();
+    for (size_t i = 0; i < n; ++i)
+    {
+        RdmaQueuePair* qp = pt.ring.front();
+        pt.ring.pop_front();
+        if (!qp->HasData())
+        {
+            qp->m_queued = false;
+            continue;
+        }
+        if ((pausedMask >> qp->m_priority) & 1)
+        {
+            pt.ring.push_back(qp);
+            continue;
+        }
+        if (qp->m_nextSend > now)
+        {
+            pt.paced.push(Paced{qp->m_nextSend, m_pacedSeq++, qp});
+            continue;
+        }
+        if (qp->m_sndNxt - qp->m_sndUna >= MAX_OUTSTANDING)
+        {
+            qp->m_queued = false; // resumes on the next ACK
+            continue;
+        }
+        Ptr<Packet> p = BuildDataPacket(qp);
+        if (qp->HasData())
+        {
+            if (qp->m_nextSend > now)
+            {
+                pt.paced.push(Paced{qp->m_nextSend, m_pacedSeq++, qp});
+            }
+            else
+            {
+                pt.ring.push_back(qp);
+            }
+        }
+        else
+        {
+            qp->m_queued = false;
+        }
+        WakePort(port);
+        return p;
+    }
+    WakePort(port);
+    return nullptr;
+}
+
+Ptr<Packet>
+RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
+{
+    NS_ASSERT(qp->m_curMsg < qp->m_messages.size());
+    RdmaQueuePair::Message& m = qp->m_messages[qp->m_curMsg];
+    uint64_t psn = qp->m_sndNxt;
+    uint64_t idx = psn - m.firstPsn;
+    NS_ASSERT(idx < m.packets);
+    uint64_t offset = idx * m_mtu;
+    uint32_t len = m.rec.bytes == 0
+                       ? 0
+                       : static_cast<uint32_t>(std::min<uint64_t>(m_mtu, m.rec.bytes - offset));
+    bool first = idx == 0;
+    bool last = idx + 1 == m.packets;
+    uint8_t opcode = first ? (last ? RoceBthHeader::RC_WRITE_ONLY : RoceBthHeader::RC_WRITE_FIRST)
+                           : (last ? RoceBthHeader::RC_WRITE_LAST : RoceBthHeader::RC_WRITE_MIDDLE);
+
+    // the 4 ICRC bytes are the zero bytes after the payload: the same bytes as
+    // RoceIcrcTrailer's default value, without the cost of a trailer
+    Ptr<Packet> p = Create<Packet>(len + RoceIcrcTrailer::SIZE);
+    if (first)
+    {
+        RoceRethHeader reth;
+        reth.SetVirtualAddress(m.rec.id);
+        reth.SetDmaLength(static_cast<uint32_t>(
+            std::min<uint64_t>(m.rec.bytes, std::numeric_limits<uint32_t>::max())));
+        p->AddHeader(reth);
+    }
+    RoceBthHeader bth;
+    bth.SetOpcode(opcode);
+    bth.SetDestQp(qp->m_peerQpn);
+    bth.SetPsn(static_cast<uint32_t>(psn & PSN_MASK));
+    bth.SetAckRequest(last);
+    p->AddHeader(bth);
+    RoceIpUdpHeader ip;
+    ip.SetSource(RoceAddress::FromNodeId(m_localId));
+    ip.SetDestination(RoceAddress::FromNodeId(qp->m_peer));
+    ip.SetSourcePort(qp->m_sport);
+    ip.SetDscp(qp->m_priority);
+    ip.SetEcn(RoceIpUdpHeader::ECT0);
+    ip.SetIdentification(static_cast<uint16_t>(psn));
+    ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
+    p->AddHeader(ip);
+
+    if (psn < qp->m_sndMax)
+    {
+        qp->m_retxBytes += len;
+        m.rec.retransmittedBytes += len;
+        m_retxBytes += len;
+        m_retransmitTrace(qp->m_qpn, psn);
+    }
+    ++qp->m_sndNxt;
+    if (last)
+    {
+        ++qp->m_curMsg;
+    }
+    qp->m_sndMax = std::max(qp->m_sndMax, qp->m_sndNxt);
+    ++m_dataSent;
+    ++qp->m_dataPackets;
+
+    Time now = Simulator::Now();
+    double rate = qp->GetRate();
+    if (rate < qp->m_lineRate)
+    {
+        double wire = p->GetSize() + RoceNetDevice::ETH_HEADER + RoceNetDevice::WIRE_OVERHEAD;
+        qp->m_nextSend = now + Seconds(wire * 8.0 / rate);
+    }
+    else
+    {
+        qp->m_nextSend = now;
+    }
+    if (qp->m_cc)
+    {
+        qp->m_cc->NotifySent(len);
+    }
+    if (!qp->m_rtoPending)
+    {
+        ArmRto(qp);
+    }
+    return p;
+}
+
+void
+RdmaNic::ArmRto(RdmaQueuePair* qp)
+{
+    qp->m_rtoDeadline = Simulator::Now() + m_rto;
+    if (!qp->m_rtoPending)
+    {
+        qp->m_rtoPending = true;
+        qp->m_rto = Simulator::Schedule(m_rto, &RdmaNic::RtoExpired, this, qp);
+    }
+}
+
+void
+RdmaNic::RtoExpired(RdmaQueuePair* qp)
+{
+    qp->m_rtoPending = false;
+    if (qp->m_sndUna >= qp->m_sndMax)
+    {
+        return; // nothing outstanding
+    }
+    Time now = Simulator::Now();
+    if (now < qp->m_rtoDeadline)
+    {
+        // progress was made since the timer was armed: wait for the real deadline
+        qp->m_rtoPending = true;
+        qp->m_rto = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoExpired, this, qp);
+        return;
+    }
+    NS_LOG_INFO("node " << m_localId << " QP " << qp->m_qpn << " timeout at PSN " << qp->m_sndUna);
+    ++qp->m_timeouts;
+    ++m_timeoutCount;
+    m_timeoutTrace(qp->m_qpn, qp->m_sndUna);
+    qp->m_sndNxt = qp->m_sndUna;
+    qp->SeekSendMessage();
+    ArmRto(qp);
+    Schedule(qp);
+}
+
+void
+RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t syndrome)
+{
+    Ptr<Packet> p = Create<Packet>(RoceIcrcTrailer::SIZE); // ICRC as 4 zero bytes
+    if (opcode == RoceBthHeader::CNP)
+    {
+        p->AddHeader(RoceCnpHeader());
+    }
+    else
+    {
+        RoceAethHeader aeth;
+        aeth.SetSyndrome(syndrome);
+        aeth.SetMsn(qp->m_msn);
+        p->AddHeader(aeth);
+    }
+    RoceBthHeader bth;
+    bth.SetOpcode(opcode);
+    bth.SetDestQp(qp->m_peerQpn);
+    bth.SetPsn(static_cast<uint32_t>(psn & PSN_MASK));
+    p->AddHeader(bth);
+    RoceIpUdpHeader ip;
+    ip.SetSource(RoceAddress::FromNodeId(m_localId));
+    ip.SetDestination(RoceAddress::FromNodeId(qp->m_peer));
+    ip.SetSourcePort(qp->m_sport);
+    ip.SetDscp(RoceIpUdpHeader::CONTROL_DSCP);
+    ip.SetEcn(RoceIpUdpHeader::NOT_ECT);
+    ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
+    p->AddHeader(ip);
+    m_ports[qp->m_port].dev->Enqueue(p, RoceNetDevice::CONTROL_QUEUE);
+}
+
+void
+RdmaNic::ReceiveFromSwitch(Ptr<Packet> p, uint32_t inPort)
+{
+    Receive(p);
+}
+
+void
+RdmaNic::Receive(Ptr<Packet> p)
+{
+    RdmaRxHeader h;
+    uint32_t headerBytes = p->PeekHeader(h);
+    const RoceIpUdpHeader& ip = h.ip;
+    const RoceBthHeader& bth = h.bth;
+    uint32_t qpn = bth.GetDestQp();
+    uint32_t peer = RoceAddress::ToNodeId(ip.GetSourceRaw());
+    if (qpn == 0 || ((qpn - 1) >> 3) != peer)
+    {
+        NS_LOG_WARN("node " << m_localId << ": packet for unknown QP " << qpn << " from node "
+                            << peer);
+        return;
+    }
+    uint8_t priority = static_cast<uint8_t>((qpn - 1) & 7);
+    RdmaQueuePair* qp = PeekPointer(GetOrCreateQp(peer, priority));
+    uint8_t op = bth.GetOpcode();
+    switch (op)
+    {
+    case RoceBthHeader::RC_ACK:
+        ReceiveAck(qp, bth.GetPsn(), h.aeth.IsNak());
+        break;
+    case RoceBthHeader::CNP:
+        ++m_cnpReceived;
+        m_cnpReceivedTrace(qp->m_qpn);
+        if (qp->m_cc)
+        {
+            qp->m_cc->ReceiveCnp();
+        }
+        break;
+    case RoceBthHeader::RC_WRITE_FIRST:
+    case RoceBthHeader::RC_WRITE_MIDDLE:
+    case RoceBthHeader::RC_WRITE_LAST:
+    case RoceBthHeader::RC_WRITE_ONLY:
+        ReceiveData(qp,
+                    bth,
+                    h.hasReth ? &h.reth : nullptr,
+                    p->GetSize() - headerBytes - RoceIcrcTrailer::SIZE,
+                    ip.GetEcn() == RoceIpUdpHeader::CE,
+                    peer);
+        break;
+    default:
+        NS_LOG_WARN("node " << m_localId << ": unsupported opcode " << +op);
+        break;
+    }
+}
+
+void
+RdmaNic::ReceiveData(RdmaQueuePair* qp,
+                     const RoceBthHeader& bth,
+                     const RoceRethHeader* reth,
+                     uint32_t payload,
+                     bool ce,
+                     uint32_t peer)
+{
+    Time now = Simulator::Now();
+    if (ce && m_ccType == CC_DCQCN && (!qp->m_cnpSent || now - qp->m_lastCnp >= m_cnpInterval))
+    {
+        qp->m_cnpSent = true;
+        qp->m_lastCnp = now;
+        ++m_cnpSent;
+        SendControl(qp, RoceBthHeader::CNP, 0, 0);
+        m_cnpSentTrace(qp->m_qpn);
+    }
+    uint64_t psn = ExpandPsn(bth.GetPsn(), qp->m_rcvNxt);
+    if (psn == qp->m_rcvNxt)
+    {
+        uint8_t op = bth.GetOpcode();
+        if (reth)
+        {
+            qp->m_rcvMsgId = reth->GetVirtualAddress();
+            qp->m_rcvMsgLen = reth->GetDmaLength();
+            qp->m_rcvMsgBytes = 0;
+            qp->m_rcvMsgStart = now;
+        }
+        qp->m_rcvMsgBytes += payload;
+        qp->m_rcvBytes += payload;
+        ++qp->m_rcvNxt;
+        qp->m_nackSent = false;
+        ++qp->m_unacked;
+        bool last = op == RoceBthHeader::RC_WRITE_LAST || op == RoceBthHeader::RC_WRITE_ONLY;
+        if (last)
+        {
+            ++qp->m_msn;
+        }
+        if (last || bth.GetAckRequest() || qp->m_unacked >= m_ackInterval)
+        {
+            qp->m_unacked = 0;
+            SendControl(qp, RoceBthHeader::RC_ACK, qp->m_rcvNxt - 1, RoceAethHeader::SYNDROME_ACK);
+        }
+        if (last)
+        {
+            RdmaMessageRecord rec;
+            rec.id = qp->m_rcvMsgId;
+            rec.src = peer;
+            rec.dst = m_localId;
+            rec.priority = qp->m_priority;
+            rec.qpn = qp->m_qpn;
+            rec.udpSourcePort = qp->m_sport;
+            rec.bytes = qp->m_rcvMsgBytes;
+            rec.start = qp->m_rcvMsgStart;
+            rec.end = now;
+            m_messageReceivedTrace(rec);
+        }
+    }
+    else if (psn > qp->m_rcvNxt)
+    {
+        if (!qp->m_nackSent)
+        {
+            qp->m_nackSent = true;
+            SendControl(qp,
+                        RoceBthHeader::RC_ACK,
+                        qp->m_rcvNxt,
+                        RoceAethHeader::SYNDROME_NAK_PSN_SEQ);
+            m_nackSentTrace(qp->m_qpn, qp->m_rcvNxt);
+        }
+    }
+    else if (qp->m_rcvNxt > 0)
+    {
+        // duplicate: acknowledge again what we have
+        qp->m_unacked = 0;
+        SendControl(qp, RoceBthHeader::RC_ACK, qp->m_rcvNxt - 1, RoceAethHeader::SYNDROME_ACK);
+    }
+}
+
+void
+RdmaNic::ReceiveAck(RdmaQueuePair* qp, uint64_t wirePsn, bool nak)
+{
+    uint64_t psn = ExpandPsn(static_cast<uint32_t>(wirePsn), qp->m_sndUna);
+    if (nak)
+    {
+        ++m_nackReceived;
+        m_nackTrace(qp->m_qpn, psn);
+        if (psn > qp->m_sndUna)
+        {
+            Acknowledge(qp, psn);
+        }
+        if (psn >= qp->m_sndUna && psn < qp->m_sndNxt)
+        {
+            NS_LOG_INFO("node " << m_localId << " QP " << qp->m_qpn << " NACK: back to PSN " << psn
+                                << " from " << qp->m_sndNxt);
+            qp->m_sndNxt = psn;
+            qp->m_curMsg = 0;
+            qp->SeekSendMessage();
+            Schedule(qp);
+        }
+    }
+    else if (psn + 1 > qp->m_sndUna)
+    {
+        Acknowledge(qp, psn + 1);
+    }
+}
+
+void
+RdmaNic::Acknowledge(RdmaQueuePair* qp, uint64_t upTo)
+{
+    upTo = std::min(upTo, qp->m_sndMax);
+    if (upTo <= qp->m_sndUna)
+    {
+        return;
+    }
+    qp->m_sndUna = upTo;
+    Time now = Simulator::Now();
+    std::vector<RdmaQueuePair::Message> done;
+    while (!qp->m_messages.empty() &&
+           qp->m_messages.front().firstPsn + qp->m_messages.front().packets <= upTo)
+    {
+        done.push_back(std::move(qp->m_messages.front()));
+        qp->m_messages.pop_front();
+        if (qp->m_curMsg > 0)
+        {
+            --qp->m_curMsg;
+        }
+    }
+    if (qp->m_sndNxt < qp->m_sndUna)
+    {
+        qp->m_sndNxt = qp->m_sndUna;
+        qp->SeekSendMessage();
+    }
+    if (qp->m_sndUna < qp->m_sndMax)
+    {
+        qp->m_rtoDeadline = now + m_rto; // progress: restart the timer (lazily)
+    }
+    else
+    {
+        qp->m_rto.Cancel();
+        qp->m_rtoPending = false;
+    }
+    if (!qp->m_queued && qp->HasData())
+    {
+        Schedule(qp); // e.g. the outstanding limit was reached
+    }
+    for (auto& m : done)
+    {
+        m.rec.end = now;
+        qp->m_ackedBytes += m.rec.bytes;
+        ++m_completed;
+        m_messageCompleteTrace(m.rec);
+        if (!m.done.IsNull())
+        {
+            m.done(m.rec);
+        }
+    }
+}
+
+void
+RdmaNic::RateChanged(RdmaQueuePair* qp, double rate)
+{
+    m_rateChangeTrace(qp->m_qpn, rate);
+}
+
+} // namespace ns3

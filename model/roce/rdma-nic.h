@@ -1,0 +1,337 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * RDMA NIC of an NPU node: reliable-connected queue pairs, RDMA WRITE, go-back-N, DCQCN.
+ */
+#ifndef RDMA_NIC_H
+#define RDMA_NIC_H
+
+#include "rdma-dcqcn.h"
+#include "rdma-queue-pair.h"
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class Node;
+class RoceNetDevice;
+class RoceSwitch;
+class RoceBthHeader;
+class RoceRethHeader;
+
+/**
+ * \ingroup training-net
+ * \brief RDMA NIC (RoCEv2, reliable connected) aggregated to an NPU node.
+ *
+ * The NIC owns one RdmaQueuePair per (peer node, priority), created on first use by either
+ * side and reused by every message. PostWrite() queues an RDMA WRITE of any 64-bit size on
+ * the QP; messages of a QP go out in order, segmented to the path MTU (RETH on the first
+ * packet, ack-request on the last).
+ *
+ * Transmission: the NIC is the pull source of each of its RoceNetDevices
+ * (RoceNetDevice::SetPullCallback). When a port is free the device asks for a packet; the NIC
+ * serves the QPs bound to that port in round robin, skipping priorities paused by PFC and QPs
+ * whose pacing time (last send + wire bytes / rate) has not come (then it wakes the device at
+ * the earliest pacing time). ACK, NACK and CNP packets go to the device's control queue.
+ *
+ * Reliability: the responder acknowledges every AckInterval packets, at the end of every
+ * message and when the ack-request bit is set; it sends one NACK (PSN sequence error) at the
+ * first gap and discards out-of-order packets (go-back-N); a duplicate is re-acknowledged at
+ * once. The requester rewinds to the NACKed PSN, and a per-QP retransmission timer
+ * (RetransmitTimeout, restarted on progress) rewinds to the oldest unacknowledged PSN, so a
+ * flow never hangs when packets, ACKs or NACKs are lost.
+ *
+ * Congestion control ("dcqcn" by default, or "none"): the responder sends a CNP when a
+ * CE-marked packet arrives, at most once per CnpInterval per QP; the requester runs DCQCN
+ * (RdmaDcqcn) with the NVIDIA ConnectX defaults. Additive and hyper increase steps are given
+ * per 25 Gb/s (ReferenceRate) and scaled to the egress link rate.
+ *
+ * Addressing: the NIC's node id (SetLocalId, default the ns-3 node id) is the topology node
+ * id; IPv4 addresses follow RoceAddress (11.x.y.1).
+ */
+class RdmaNic : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /// Congestion control choices.
+    enum CongestionControlType
+    {
+        CC_NONE = 0, //!< send at line rate, no CNP generation
+        CC_DCQCN = 1 //!< DCQCN (default)
+    };
+
+    /// Completion callback of a posted message.
+    typedef RdmaQueuePair::CompletionCallback CompletionCallback;
+
+    /**
+     * Message trace signature (MessageComplete, MessageReceived).
+     * \param record the message
+     */
+    typedef void (*MessageTracedCallback)(const RdmaMessageRecord& record);
+    /**
+     * Rate trace signature.
+     * \param qpn local QP number
+     * \param rateBps new rate in bit/s
+     */
+    typedef void (*RateTracedCallback)(uint32_t qpn, double rateBps);
+    /**
+     * Per-QP event trace signature (CnpSent, CnpReceived).
+     * \param qpn local QP number
+     */
+    typedef void (*QpTracedCallback)(uint32_t qpn);
+    /**
+     * Per-QP PSN event trace signature (Retransmit, Nack, NackSent, Timeout).
+     * \param qpn local QP number
+     * \param psn the PSN concerned (64-bit, not wrapped)
+     */
+    typedef void (*QpPsnTracedCallback)(uint32_t qpn, uint64_t psn);
+
+    RdmaNic();
+    ~RdmaNic() override;
+
+    /**
+     * Attach the NIC to the node's forwarding object: the NIC becomes the local address
+     * owner (RoceAddress of its id), the local receiver, and the pull source of every port
+     * device. Call after all links of the node exist (RoceHelper does it).
+     * \param sw the RoceSwitch aggregated to the same node
+     */
+    void Attach(Ptr<RoceSwitch> sw);
+
+    /** \return number of ports */
+    uint32_t GetNPorts() const
+    {
+        return m_ports.size();
+    }
+
+    /** \param i port index \return the device */
+    Ptr<RoceNetDevice> GetPort(uint32_t i) const;
+
+    /** \param id topology node id of this NIC (addresses, QP numbers) */
+    void SetLocalId(uint32_t id);
+    /** \return topology node id of this NIC */
+    uint32_t GetLocalId() const;
+
+    /**
+     * Post an RDMA WRITE.
+     * \param dst destination node id (topology id)
+     * \param bytes message size (any 64-bit value; 0 sends one empty packet)
+     * \param priority traffic class 0..7
+     * \param done called when the last byte is acknowledged (may be null)
+     * \return the message id (unique on this NIC, from 1)
+     */
+    uint64_t PostWrite(uint32_t dst,
+                       uint64_t bytes,
+                       uint8_t priority,
+                       CompletionCallback done = CompletionCallback());
+
+    /**
+     * Receive an L3 RoCE packet addressed to this node (IPv4/UDP header at front).
+     * \param p the packet (consumed)
+     */
+    void Receive(Ptr<Packet> p);
+    /**
+     * Local receive callback of the RoceSwitch.
+     * \param p the packet \param inPort ingress port
+     */
+    void ReceiveFromSwitch(Ptr<Packet> p, uint32_t inPort);
+
+    /**
+     * \param peer peer node id \param priority 0..7
+     * \return the QP toward (peer, priority) or 0 if none exists yet
+     */
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t peer, uint8_t priority) const;
+
+    /** \return number of QPs */
+    uint32_t GetNQueuePairs() const
+    {
+        return m_qpList.size();
+    }
+
+    /** \param i index in creation order \return the QP */
+    Ptr<RdmaQueuePair> GetQueuePairByIndex(uint32_t i) const;
+
+    /** \return payload bytes retransmitted by all QPs */
+    uint64_t GetRetransmittedBytes() const
+    {
+        return m_retxBytes;
+    }
+
+    /** \return data packets sent (incl. retransmissions) */
+    uint64_t GetDataPacketsSent() const
+    {
+        return m_dataSent;
+    }
+
+    /** \return CNPs sent */
+    uint64_t GetCnpsSent() const
+    {
+        return m_cnpSent;
+    }
+
+    /** \return CNPs received */
+    uint64_t GetCnpsReceived() const
+    {
+        return m_cnpReceived;
+    }
+
+    /** \return NACKs received */
+    uint64_t GetNacksReceived() const
+    {
+        return m_nackReceived;
+    }
+
+    /** \return retransmission timeouts */
+    uint64_t GetTimeouts() const
+    {
+        return m_timeoutCount;
+    }
+
+    /** \return messages completed (sender side) */
+    uint64_t GetCompletedMessages() const
+    {
+        return m_completed;
+    }
+
+    /** \return the path MTU (payload bytes per packet) */
+    uint32_t GetMtu() const
+    {
+        return m_mtu;
+    }
+
+    /**
+     * Per-packet header bytes on the wire besides the payload: Ethernet 14, IPv4 20, UDP 8,
+     * BTH 12, ICRC 4, FCS 4, preamble/SFD 8, IFG 12 = 82 (the first packet of a message
+     * carries 16 more: RETH).
+     */
+    static constexpr uint32_t DATA_WIRE_OVERHEAD = 82;
+    /// RETH bytes on the first packet of a message.
+    static constexpr uint32_t RETH_BYTES = 16;
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    friend class RdmaQueuePair;
+    class PullAdapter;
+
+    /// Entry of a port's pacing heap.
+    struct Paced
+    {
+        Time when;         //!< pacing time
+        uint64_t seq;      //!< insertion order (tie break)
+        RdmaQueuePair* qp; //!< the QP
+
+        /** \param o other \return true if this one is served later */
+        bool operator>(const Paced& o) const
+        {
+            return when != o.when ? when > o.when : seq > o.seq;
+        }
+    };
+
+    /// One port (egress device) and its transmit scheduler.
+    struct Port
+    {
+        Ptr<RoceNetDevice> dev;          //!< device
+        Ptr<PullAdapter> adapter;        //!< pull callback target
+        double rate{0};                  //!< line rate bit/s
+        std::deque<RdmaQueuePair*> ring; //!< QPs ready to send (round robin)
+        std::priority_queue<Paced, std::vector<Paced>, std::greater<Paced>> paced; //!< heap
+        EventId wake;            //!< wake-up at the earliest pacing time
+        Time wakeAt;             //!< time of the scheduled wake-up
+        bool wakePending{false}; //!< wake is scheduled
+    };
+
+    Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority);
+    uint16_t MakeSourcePort(uint32_t qpn) const;
+    Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
+    Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
+    void Schedule(RdmaQueuePair* qp);
+    void WakePort(uint32_t port);
+    void KickPort(uint32_t port);
+    void SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t syndrome);
+    void ReceiveData(RdmaQueuePair* qp,
+                     const RoceBthHeader& bth,
+                     const RoceRethHeader* reth,
+                     uint32_t payload,
+                     bool ce,
+                     uint32_t peer);
+    void ReceiveAck(RdmaQueuePair* qp, uint64_t psn, bool nak);
+    void Acknowledge(RdmaQueuePair* qp, uint64_t ackedUpTo);
+    void ArmRto(RdmaQueuePair* qp);
+    void RtoExpired(RdmaQueuePair* qp);
+    void CheckConfig();
+    void RateChanged(RdmaQueuePair* qp, double rate);
+
+    Ptr<Node> m_node;
+    uint32_t m_localId{0};
+    bool m_localIdSet{false};
+    std::vector<Port> m_ports;
+    Ptr<RoceSwitch> m_switch;
+    std::unordered_map<uint32_t, Ptr<RdmaQueuePair>> m_qps; //!< by local QPN
+    std::vector<Ptr<RdmaQueuePair>> m_qpList;               //!< creation order
+    uint64_t m_nextMsgId{1};
+    uint64_t m_pacedSeq{0};
+    bool m_configChecked{false};
+
+    // attributes
+    uint32_t m_mtu;
+    CongestionControlType m_ccType;
+    uint32_t m_ackInterval;
+    Time m_rto;
+    Time m_cnpInterval;
+    DataRate m_ai;
+    DataRate m_hai;
+    DataRate m_referenceRate;
+    DataRate m_minRate;
+    double m_g;
+    double m_initialAlpha;
+    Time m_alphaPeriod;
+    Time m_decreasePeriod;
+    Time m_increasePeriod;
+    uint32_t m_fastRecoveryStages;
+    uint32_t m_additiveStages;
+    uint64_t m_byteCounter;
+    bool m_clampTarget;
+    bool m_clampAfterTimeInc;
+
+    // counters
+    uint64_t m_retxBytes{0};
+    uint64_t m_dataSent{0};
+    uint64_t m_cnpSent{0};
+    uint64_t m_cnpReceived{0};
+    uint64_t m_nackReceived{0};
+    uint64_t m_timeoutCount{0};
+    uint64_t m_completed{0};
+
+    TracedCallback<const RdmaMessageRecord&> m_messageCompleteTrace;
+    TracedCallback<const RdmaMessageRecord&> m_messageReceivedTrace;
+    TracedCallback<uint32_t, double> m_rateChangeTrace;
+    TracedCallback<uint32_t> m_cnpSentTrace;
+    TracedCallback<uint32_t> m_cnpReceivedTrace;
+    TracedCallback<uint32_t, uint64_t> m_retransmitTrace;
+    TracedCallback<uint32_t, uint64_t> m_nackTrace;
+    TracedCallback<uint32_t, uint64_t> m_nackSentTrace;
+    TracedCallback<uint32_t, uint64_t> m_timeoutTrace;
+};
+
+} // namespace ns3
+
+#endif // RDMA_NIC_H

@@ -1,0 +1,218 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Reliable-connected RDMA queue pair: sender (requester) and receiver (responder) state.
+ */
+#ifndef RDMA_QUEUE_PAIR_H
+#define RDMA_QUEUE_PAIR_H
+
+#include "rdma-dcqcn.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+namespace ns3
+{
+
+class RdmaNic;
+
+/**
+ * \ingroup training-net
+ * \brief Record of one RDMA WRITE message, handed to completion callbacks and traces.
+ */
+struct RdmaMessageRecord
+{
+    uint64_t id{0};                 //!< message id (unique per sending NIC, from 1)
+    uint32_t src{0};                //!< source node (topology id)
+    uint32_t dst{0};                //!< destination node (topology id)
+    uint8_t priority{0};            //!< traffic class 0..7
+    uint32_t qpn{0};                //!< local QP number (sender side)
+    uint16_t udpSourcePort{0};      //!< UDP source port of the QP (ECMP entropy)
+    uint64_t bytes{0};              //!< message size
+    Time start;                     //!< time the message was posted
+    Time end;                       //!< time the last byte was acknowledged (sender) / received
+    uint64_t retransmittedBytes{0}; //!< payload bytes sent again (sender side)
+};
+
+/**
+ * \ingroup training-net
+ * \brief A reliable-connected queue pair of an RdmaNic toward one peer at one priority.
+ *
+ * One QP exists per (peer node, priority) and is reused by every message to that peer at
+ * that priority. QP numbers are deterministic: the QP of node A for (peer B, priority p) has
+ * number 1 + 8 B + p, so the sender knows the receiver's QP number without a handshake.
+ *
+ * Requester: a FIFO of RDMA WRITE messages, consecutive in PSN space (64-bit internally,
+ * 24 bits on the wire); segmented to the MTU; go-back-N on NACK or retransmission timeout;
+ * paced at the congestion-control rate. Responder: expected PSN, ACK coalescing, a single
+ * NACK per gap, re-ACK of duplicates, CNP generation on CE marks.
+ */
+class RdmaQueuePair : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /// Callback invoked when a message completes.
+    typedef Callback<void, const RdmaMessageRecord&> CompletionCallback;
+
+    RdmaQueuePair();
+    ~RdmaQueuePair() override;
+
+    /**
+     * \param peer node id of the peer
+     * \param priority 0..7
+     * \return the QP number of a node's QP toward (peer, priority)
+     */
+    static uint32_t MakeQpn(uint32_t peer, uint8_t priority)
+    {
+        return 1 + peer * 8 + priority;
+    }
+
+    /// \return the local QP number
+    uint32_t GetQpn() const
+    {
+        return m_qpn;
+    }
+
+    /// \return the peer's QP number (destination QP of our packets)
+    uint32_t GetPeerQpn() const
+    {
+        return m_peerQpn;
+    }
+
+    /// \return peer node id
+    uint32_t GetPeer() const
+    {
+        return m_peer;
+    }
+
+    /// \return priority
+    uint8_t GetPriority() const
+    {
+        return m_priority;
+    }
+
+    /// \return UDP source port
+    uint16_t GetUdpSourcePort() const
+    {
+        return m_sport;
+    }
+
+    /// \return current sending rate in bit/s (line rate without congestion control)
+    double GetRate() const;
+    /// \return DCQCN alpha (0 when congestion control is off)
+    double GetAlpha();
+
+    /// \return payload bytes sent again (go-back-N and timeouts)
+    uint64_t GetRetransmittedBytes() const
+    {
+        return m_retxBytes;
+    }
+
+    /// \return messages posted but not yet completed
+    uint64_t GetPendingMessages() const
+    {
+        return m_messages.size();
+    }
+
+    /// \return bytes of payload acknowledged so far
+    uint64_t GetAckedBytes() const
+    {
+        return m_ackedBytes;
+    }
+
+    /// \return payload bytes received in order (responder side)
+    uint64_t GetReceivedBytes() const
+    {
+        return m_rcvBytes;
+    }
+
+    /// \return data packets sent, retransmissions included
+    uint64_t GetDataPacketsSent() const
+    {
+        return m_dataPackets;
+    }
+
+    /// \return number of retransmission timeouts
+    uint64_t GetTimeouts() const
+    {
+        return m_timeouts;
+    }
+
+  private:
+    friend class RdmaNic;
+
+    /// One posted RDMA WRITE.
+    struct Message
+    {
+        RdmaMessageRecord rec;   //!< the record
+        uint64_t firstPsn;       //!< PSN of the first packet
+        uint64_t packets;        //!< number of packets
+        CompletionCallback done; //!< completion callback
+    };
+
+    void DoDispose() override;
+
+    /// \return true if the requester has a packet to send now or later
+    bool HasData() const
+    {
+        return m_sndNxt < m_psnEnd;
+    }
+
+    /// Locate m_curMsg for m_sndNxt (after a rewind).
+    void SeekSendMessage();
+    /// \param rate new congestion-control rate (bit/s)
+    void NotifyRate(double rate);
+
+    RdmaNic* m_nic{nullptr}; //!< owning NIC (raw: the NIC owns the QP)
+    uint32_t m_qpn{0};
+    uint32_t m_peerQpn{0};
+    uint32_t m_peer{0};
+    uint8_t m_priority{0};
+    uint16_t m_sport{0};
+    uint32_t m_port{0};   //!< index of the NIC port used (egress)
+    double m_lineRate{0}; //!< bit/s of the egress port
+
+    // requester
+    std::deque<Message> m_messages; //!< unfinished messages in PSN order
+    size_t m_curMsg{0};             //!< index of the message holding m_sndNxt
+    uint64_t m_sndUna{0};           //!< oldest unacknowledged PSN
+    uint64_t m_sndNxt{0};           //!< next PSN to send
+    uint64_t m_sndMax{0};           //!< highest PSN sent + 1
+    uint64_t m_psnEnd{0};           //!< PSN after the last posted packet
+    Time m_nextSend;                //!< pacing: earliest time of the next packet
+    EventId m_rto;                  //!< retransmission timer event
+    Time m_rtoDeadline;             //!< when the retransmission timer really expires
+    bool m_rtoPending{false};       //!< m_rto is scheduled
+    uint64_t m_retxBytes{0};
+    uint64_t m_ackedBytes{0};
+    uint64_t m_timeouts{0};
+    uint64_t m_dataPackets{0};
+    RdmaDcqcnConfig m_ccConfig;      //!< DCQCN parameters scaled to the egress rate
+    std::unique_ptr<RdmaDcqcn> m_cc; //!< congestion control (null = none)
+    bool m_queued{false};            //!< in the NIC's ready ring or pacing heap
+
+    // responder
+    uint64_t m_rcvNxt{0};   //!< expected PSN
+    uint32_t m_unacked{0};  //!< packets accepted since the last ACK
+    bool m_nackSent{false}; //!< NACK already sent for m_rcvNxt
+    bool m_cnpSent{false};  //!< a CNP was sent at least once
+    Time m_lastCnp;         //!< time of the last CNP sent
+    uint64_t m_rcvBytes{0};
+    uint64_t m_rcvMsgId{0};    //!< sender's id of the message being received
+    uint64_t m_rcvMsgBytes{0}; //!< bytes of it received so far
+    uint64_t m_rcvMsgLen{0};   //!< length announced in RETH
+    Time m_rcvMsgStart;        //!< arrival time of its first packet
+    uint32_t m_msn{0};         //!< message sequence number (completed messages)
+};
+
+} // namespace ns3
+
+#endif // RDMA_QUEUE_PAIR_H

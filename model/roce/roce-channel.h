@@ -1,0 +1,70 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_CHANNEL_H
+#define ROCE_CHANNEL_H
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
+
+namespace ns3
+{
+
+class RoceNetDevice;
+
+/**
+ * \ingroup training-net
+ * Full-duplex point-to-point channel between two RoceNetDevices with a propagation Delay.
+ * A frame handed over at the start of its transmission arrives at the peer after its wire
+ * time plus Delay (the Packet object itself is passed on, not copied).
+ */
+class RoceChannel : public Channel
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    RoceChannel();
+
+    /**
+     * \param dev device to attach (at most two)
+     */
+    void Attach(Ptr<RoceNetDevice> dev);
+    /**
+     * Deliver a frame to the peer of src.
+     * \param frame full frame (Ethernet header on)
+     * \param src sending device
+     * \param txTime wire time of the frame
+     * \return false if there is no peer
+     */
+    bool TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime);
+    /**
+     * \param dev one end
+     * \return the other end (0 if none)
+     */
+    Ptr<RoceNetDevice> GetPeer(Ptr<const RoceNetDevice> dev) const;
+
+    /** \return propagation delay */
+    Time GetDelay() const
+    {
+        return m_delay;
+    }
+
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Time m_delay;                //!< propagation delay
+    Ptr<RoceNetDevice> m_dev[2]; //!< the two ends (a point-to-point link has exactly two)
+    std::size_t m_n{0};          //!< attached devices
+};
+
+} // namespace ns3
+
+#endif // ROCE_CHANNEL_H

@@ -1,0 +1,485 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-header.h"
+
+#include "ns3/assert.h"
+#include "ns3/log.h"
+
+#include <iomanip>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceHeader");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceIpUdpHeader);
+NS_OBJECT_ENSURE_REGISTERED(RoceBthHeader);
+NS_OBJECT_ENSURE_REGISTERED(RoceRethHeader);
+NS_OBJECT_ENSURE_REGISTERED(RoceAethHeader);
+NS_OBJECT_ENSURE_REGISTERED(RoceCnpHeader);
+NS_OBJECT_ENSURE_REGISTERED(RoceIcrcTrailer);
+NS_OBJECT_ENSURE_REGISTERED(RocePfcHeader);
+
+// ---------------------------------------------------------------- RoceAddress
+
+Ipv4Address
+RoceAddress::FromNodeId(uint32_t nodeId)
+{
+    NS_ASSERT_MSG(nodeId < 65536, "RoceAddress: node id " << nodeId << " > 65535");
+    return Ipv4Address(0x0b000001u + ((nodeId / 256) << 16) + ((nodeId % 256) << 8));
+}
+
+uint32_t
+RoceAddress::ToNodeId(Ipv4Address addr)
+{
+    return ToNodeId(addr.Get());
+}
+
+// ---------------------------------------------------------------- RoceIpUdpHeader
+
+namespace
+{
+/// fold a 32-bit ones' complement sum to 16 bits
+inline uint16_t
+Fold(uint32_t sum)
+{
+    while (sum >> 16)
+    {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return static_cast<uint16_t>(sum);
+}
+} // namespace
+
+RoceIpUdpHeader::RoceIpUdpHeader()
+{
+}
+
+TypeId
+RoceIpUdpHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceIpUdpHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceIpUdpHeader>();
+    return tid;
+}
+
+TypeId
+RoceIpUdpHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceIpUdpHeader::Print(std::ostream& os) const
+{
+    os << "IPv4 " << Ipv4Address(m_src) << " > " << Ipv4Address(m_dst)
+       << " dscp=" << unsigned(m_dscp) << " ecn=" << unsigned(m_ecn) << " ttl=" << unsigned(m_ttl)
+       << " id=" << m_id << " len=" << (SIZE + m_udpPayload) << " UDP " << m_sport << " > "
+       << m_dport << " len=" << (8 + m_udpPayload);
+}
+
+uint32_t
+RoceIpUdpHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceIpUdpHeader::Serialize(Buffer::Iterator i) const
+{
+    const uint16_t tos = static_cast<uint16_t>((m_dscp << 2) | m_ecn);
+    const uint16_t totalLen = static_cast<uint16_t>(SIZE + m_udpPayload);
+    uint32_t sum = (0x4500u | tos) + totalLen + m_id + 0x4000u + ((uint32_t(m_ttl) << 8) | 17u) +
+                   (m_src >> 16) + (m_src & 0xffff) + (m_dst >> 16) + (m_dst & 0xffff);
+    const uint16_t checksum = static_cast<uint16_t>(~Fold(sum));
+    i.WriteU8(0x45);
+    i.WriteU8(static_cast<uint8_t>(tos));
+    i.WriteHtonU16(totalLen);
+    i.WriteHtonU16(m_id);
+    i.WriteHtonU16(0x4000); // DF, fragment offset 0
+    i.WriteU8(m_ttl);
+    i.WriteU8(17);
+    i.WriteHtonU16(checksum);
+    i.WriteHtonU32(m_src);
+    i.WriteHtonU32(m_dst);
+    i.WriteHtonU16(m_sport);
+    i.WriteHtonU16(m_dport);
+    i.WriteHtonU16(static_cast<uint16_t>(8 + m_udpPayload));
+    i.WriteHtonU16(0); // RoCEv2 sends UDP checksum 0
+}
+
+uint32_t
+RoceIpUdpHeader::Deserialize(Buffer::Iterator i)
+{
+    const uint8_t verIhl = i.ReadU8();
+    const uint8_t tos = i.ReadU8();
+    const uint16_t totalLen = i.ReadNtohU16();
+    m_id = i.ReadNtohU16();
+    const uint16_t frag = i.ReadNtohU16();
+    m_ttl = i.ReadU8();
+    const uint8_t proto = i.ReadU8();
+    const uint16_t checksum = i.ReadNtohU16();
+    m_src = i.ReadNtohU32();
+    m_dst = i.ReadNtohU32();
+    m_sport = i.ReadNtohU16();
+    m_dport = i.ReadNtohU16();
+    i.ReadNtohU16(); // UDP length (derived from the IPv4 total length)
+    i.ReadNtohU16(); // UDP checksum
+    m_dscp = tos >> 2;
+    m_ecn = tos & 3;
+    m_udpPayload = totalLen >= SIZE ? static_cast<uint16_t>(totalLen - SIZE) : 0;
+    uint32_t sum = (uint32_t(verIhl) << 8 | tos) + totalLen + m_id + frag +
+                   ((uint32_t(m_ttl) << 8) | proto) + checksum + (m_src >> 16) + (m_src & 0xffff) +
+                   (m_dst >> 16) + (m_dst & 0xffff);
+    m_checksumOk = Fold(sum) == 0xffff && verIhl == 0x45 && proto == 17;
+    return SIZE;
+}
+
+uint16_t
+RoceIpUdpHeader::Ipv4Checksum(const uint8_t* b)
+{
+    uint32_t sum = 0;
+    for (int k = 0; k < 20; k += 2)
+    {
+        sum += (uint32_t(b[k]) << 8) | b[k + 1];
+    }
+    return static_cast<uint16_t>(~Fold(sum));
+}
+
+// ---------------------------------------------------------------- RoceBthHeader
+
+RoceBthHeader::RoceBthHeader()
+{
+}
+
+TypeId
+RoceBthHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceBthHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceBthHeader>();
+    return tid;
+}
+
+TypeId
+RoceBthHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceBthHeader::Print(std::ostream& os) const
+{
+    os << "BTH opcode=0x" << std::hex << unsigned(m_opcode) << std::dec << " dqp=" << m_destQp
+       << " psn=" << m_psn << " ackreq=" << m_ackReq << " pkey=0x" << std::hex << m_pkey
+       << std::dec;
+}
+
+uint32_t
+RoceBthHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceBthHeader::Serialize(Buffer::Iterator i) const
+{
+    i.WriteU8(m_opcode);
+    i.WriteU8(static_cast<uint8_t>((m_se ? 0x80 : 0) | (m_mig ? 0x40 : 0) | (m_pad << 4)));
+    i.WriteHtonU16(m_pkey);
+    i.WriteHtonU32((m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) | m_destQp);
+    i.WriteHtonU32((m_ackReq ? 0x80000000u : 0) | m_psn);
+}
+
+uint32_t
+RoceBthHeader::Deserialize(Buffer::Iterator i)
+{
+    m_opcode = i.ReadU8();
+    const uint8_t flags = i.ReadU8();
+    m_se = flags & 0x80;
+    m_mig = flags & 0x40;
+    m_pad = (flags >> 4) & 3;
+    m_pkey = i.ReadNtohU16();
+    const uint32_t w1 = i.ReadNtohU32();
+    m_fecn = w1 & 0x80000000u;
+    m_becn = w1 & 0x40000000u;
+    m_destQp = w1 & 0xffffff;
+    const uint32_t w2 = i.ReadNtohU32();
+    m_ackReq = w2 & 0x80000000u;
+    m_psn = w2 & 0xffffff;
+    return SIZE;
+}
+
+// ---------------------------------------------------------------- RoceRethHeader
+
+RoceRethHeader::RoceRethHeader()
+{
+}
+
+TypeId
+RoceRethHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceRethHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceRethHeader>();
+    return tid;
+}
+
+TypeId
+RoceRethHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceRethHeader::Print(std::ostream& os) const
+{
+    os << "RETH va=0x" << std::hex << m_va << " rkey=0x" << m_rkey << std::dec << " len=" << m_len;
+}
+
+uint32_t
+RoceRethHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceRethHeader::Serialize(Buffer::Iterator i) const
+{
+    i.WriteHtonU64(m_va);
+    i.WriteHtonU32(m_rkey);
+    i.WriteHtonU32(m_len);
+}
+
+uint32_t
+RoceRethHeader::Deserialize(Buffer::Iterator i)
+{
+    m_va = i.ReadNtohU64();
+    m_rkey = i.ReadNtohU32();
+    m_len = i.ReadNtohU32();
+    return SIZE;
+}
+
+// ---------------------------------------------------------------- RoceAethHeader
+
+RoceAethHeader::RoceAethHeader()
+{
+}
+
+TypeId
+RoceAethHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceAethHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceAethHeader>();
+    return tid;
+}
+
+TypeId
+RoceAethHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceAethHeader::Print(std::ostream& os) const
+{
+    os << "AETH syndrome=0x" << std::hex << unsigned(m_syndrome) << std::dec << " msn=" << m_msn;
+}
+
+uint32_t
+RoceAethHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceAethHeader::Serialize(Buffer::Iterator i) const
+{
+    i.WriteHtonU32((uint32_t(m_syndrome) << 24) | m_msn);
+}
+
+uint32_t
+RoceAethHeader::Deserialize(Buffer::Iterator i)
+{
+    const uint32_t w = i.ReadNtohU32();
+    m_syndrome = static_cast<uint8_t>(w >> 24);
+    m_msn = w & 0xffffff;
+    return SIZE;
+}
+
+// ---------------------------------------------------------------- RoceCnpHeader
+
+TypeId
+RoceCnpHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceCnpHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceCnpHeader>();
+    return tid;
+}
+
+TypeId
+RoceCnpHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceCnpHeader::Print(std::ostream& os) const
+{
+    os << "CNP reserved(16)";
+}
+
+uint32_t
+RoceCnpHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceCnpHeader::Serialize(Buffer::Iterator i) const
+{
+    i.WriteU8(0, SIZE);
+}
+
+uint32_t
+RoceCnpHeader::Deserialize(Buffer::Iterator i)
+{
+    i.Next(SIZE);
+    return SIZE;
+}
+
+// ---------------------------------------------------------------- RoceIcrcTrailer
+
+RoceIcrcTrailer::RoceIcrcTrailer()
+{
+}
+
+TypeId
+RoceIcrcTrailer::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceIcrcTrailer")
+                            .SetParent<Trailer>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceIcrcTrailer>();
+    return tid;
+}
+
+TypeId
+RoceIcrcTrailer::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceIcrcTrailer::Print(std::ostream& os) const
+{
+    os << "ICRC=0x" << std::hex << m_icrc << std::dec;
+}
+
+uint32_t
+RoceIcrcTrailer::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceIcrcTrailer::Serialize(Buffer::Iterator end) const
+{
+    end.Prev(SIZE);
+    end.WriteHtonU32(m_icrc);
+}
+
+uint32_t
+RoceIcrcTrailer::Deserialize(Buffer::Iterator end)
+{
+    end.Prev(SIZE);
+    m_icrc = end.ReadNtohU32();
+    return SIZE;
+}
+
+// ---------------------------------------------------------------- RocePfcHeader
+
+RocePfcHeader::RocePfcHeader()
+{
+}
+
+TypeId
+RocePfcHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RocePfcHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RocePfcHeader>();
+    return tid;
+}
+
+TypeId
+RocePfcHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RocePfcHeader::Print(std::ostream& os) const
+{
+    os << "PFC opcode=0x" << std::hex << m_opcode << " cev=0x" << m_classEnable << std::dec;
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if (IsEnabled(p))
+        {
+            os << " p" << unsigned(p) << "=" << m_quanta[p];
+        }
+    }
+}
+
+uint32_t
+RocePfcHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RocePfcHeader::SetQuanta(uint8_t priority, uint16_t quanta)
+{
+    NS_ASSERT(priority < 8);
+    m_classEnable |= static_cast<uint16_t>(1u << priority);
+    m_quanta[priority] = quanta;
+}
+
+void
+RocePfcHeader::Serialize(Buffer::Iterator i) const
+{
+    i.WriteHtonU16(m_opcode);
+    i.WriteHtonU16(m_classEnable);
+    for (uint16_t q : m_quanta)
+    {
+        i.WriteHtonU16(q);
+    }
+    i.WriteU8(0, SIZE - 20);
+}
+
+uint32_t
+RocePfcHeader::Deserialize(Buffer::Iterator i)
+{
+    m_opcode = i.ReadNtohU16();
+    m_classEnable = i.ReadNtohU16();
+    for (uint16_t& q : m_quanta)
+    {
+        q = i.ReadNtohU16();
+    }
+    i.Next(SIZE - 20);
+    return SIZE;
+}
+
+} // namespace ns3

@@ -1,0 +1,732 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-net-device.h"
+
+#include "roce-channel.h"
+#include "roce-header.h"
+
+#include "ns3/boolean.h"
+#include "ns3/error-model.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+namespace
+{
+const uint16_t IPV4_ETHERTYPE = 0x0800; //!< IPv4 ethertype
+/// 802.1Qbb PFC destination (MAC control multicast)
+const Mac48Address PFC_DESTINATION("01:80:c2:00:00:01");
+__extension__ typedef __int128 Int128; //!< exact time arithmetic
+} // namespace
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("Address",
+                          "MAC address of the device",
+                          Mac48AddressValue(Mac48Address("ff:ff:ff:ff:ff:ff")),
+                          MakeMac48AddressAccessor(&RoceNetDevice::m_address),
+                          MakeMac48AddressChecker())
+            .AddAttribute(
+                "DataRate",
+                "Link rate",
+                DataRateValue(DataRate("100Gbps")),
+                MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
+                MakeDataRateChecker())
+            .AddAttribute("Mtu",
+                          "Largest L3 packet (IPv4 header .. ICRC) in bytes; 4096-byte RoCE "
+                          "payload + 60 bytes of headers fit in the default",
+                          UintegerValue(4200),
+                          MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>(68))
+            .AddAttribute("PfcEnableMask",
+                          "Bit p set = priority p is lossless (PFC enabled): it is paused by "
+                          "received PFC frames and may generate them",
+                          UintegerValue(0x08),
+                          MakeUintegerAccessor(&RoceNetDevice::m_pfcEnableMask),
+                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute("PauseQuanta",
+                          "Quanta (512 bit times) carried by generated PAUSE frames",
+                          UintegerValue(0xffff),
+                          MakeUintegerAccessor(&RoceNetDevice::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("ReceiveErrorModel",
+                          "Error model applied to every received frame (incl. PFC)",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("MacTx",
+                            "A frame starts transmission (full frame)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "An L3 packet was received (Ethernet header removed)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Enqueue",
+                            "An L3 packet entered queue (0..7 data, 8 control)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_enqueueTrace),
+                            "ns3::RoceNetDevice::QueueTracedCallback")
+            .AddTraceSource("Dequeue",
+                            "An L3 packet left queue (0..7 data, 8 control, 9 pull source)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_dequeueTrace),
+                            "ns3::RoceNetDevice::QueueTracedCallback")
+            .AddTraceSource("Drop",
+                            "A packet or frame was dropped by the device, with the reason",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_dropTrace),
+                            "ns3::RoceNetDevice::DropTracedCallback")
+            .AddTraceSource("PfcTx",
+                            "A PFC frame was queued for sending (priority, pause, quanta)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcTxTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcRx",
+                            "A PFC frame was received (priority, pause, quanta), one call per "
+                            "enabled class",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcRxTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PhyTxBegin",
+                            "A frame starts on the wire",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxBeginTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEnd",
+                            "A frame's last bit left",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxEnd",
+                            "A frame was received completely",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Full frames sent and received (for pcap)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RoceNetDevice::~RoceNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceNetDevice::DoInitialize()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_address == Mac48Address::GetBroadcast())
+    {
+        m_address = Mac48Address::Allocate(); // created without the helper
+    }
+    NetDevice::DoInitialize();
+}
+
+void
+RoceNetDevice::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
+    {
+        m_pauseExpiry[p].Cancel();
+        m_pauseRefresh[p].Cancel();
+    }
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    m_pfcQueue.clear();
+    m_current = nullptr;
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_receiveErrorModel = nullptr;
+    m_fabricRx = FabricReceiveCallback();
+    m_dequeueHook = DequeueHook();
+    m_pull = PullCallback();
+    m_rxCallback = NetDevice::ReceiveCallback();
+    m_promiscRxCallback = NetDevice::PromiscReceiveCallback();
+    NetDevice::DoDispose();
+}
+
+bool
+RoceNetDevice::Attach(Ptr<RoceChannel> ch)
+{
+    NS_LOG_FUNCTION(this << ch);
+    m_channel = ch;
+    ch->Attach(this);
+    m_linkUp = true;
+    m_linkChange();
+    return true;
+}
+
+void
+RoceNetDevice::SetDataRate(DataRate rate)
+{
+    NS_LOG_FUNCTION(this << rate);
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNetDevice: DataRate must be > 0");
+    m_rate = rate;
+    m_stepsPerSecond = Seconds(1).GetTimeStep();
+}
+
+DataRate
+RoceNetDevice::GetDataRate() const
+{
+    return m_rate;
+}
+
+void
+RoceNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> em)
+{
+    m_receiveErrorModel = em;
+}
+
+Time
+RoceNetDevice::GetWireTime(uint32_t l3Bytes) const
+{
+    const uint64_t bits = uint64_t(l3Bytes + ETH_HEADER + WIRE_OVERHEAD) * 8;
+    const Int128 steps = static_cast<Int128>(bits) * m_stepsPerSecond;
+    const uint64_t rate = m_rate.GetBitRate();
+    return Time(static_cast<int64_t>((steps + rate / 2) / rate));
+}
+
+Time
+RoceNetDevice::QuantaToTime(uint16_t quanta) const
+{
+    const Int128 steps = static_cast<Int128>(quanta) * 512 * m_stepsPerSecond;
+    const uint64_t rate = m_rate.GetBitRate();
+    return Time(static_cast<int64_t>((steps + rate - 1) / rate));
+}
+
+Ptr<RoceNetDevice>
+RoceNetDevice::GetPeer() const
+{
+    return m_channel ? m_channel->GetPeer(this) : nullptr;
+}
+
+// ---------------------------------------------------------------- transmit
+
+void
+RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag)
+{
+    NS_LOG_FUNCTION(this << p << unsigned(queue) << ingressTag);
+    NS_ASSERT(queue <= CONTROL_QUEUE);
+    m_queues[queue].push_back(Item{p, ingressTag});
+    m_queueBytes[queue] += p->GetSize();
+    m_enqueueTrace(p, queue);
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+void
+RoceNetDevice::Kick()
+{
+    if (!m_busy)
+    {
+        TryTransmit();
+    }
+}
+
+void
+RoceNetDevice::TryTransmit()
+{
+    if (m_busy || !m_linkUp)
+    {
+        return;
+    }
+    if (!m_pfcQueue.empty())
+    {
+        Ptr<Packet> frame = m_pfcQueue.front();
+        m_pfcQueue.pop_front();
+        StartFrame(frame);
+        return;
+    }
+    uint8_t queue = NUM_PRIORITIES + 1; // none
+    if (!m_queues[CONTROL_QUEUE].empty())
+    {
+        queue = CONTROL_QUEUE;
+    }
+    else
+    {
+        const uint8_t slots = NUM_PRIORITIES + 1; // 8 data queues + pull source
+        for (uint8_t k = 0; k < slots; ++k)
+        {
+            uint8_t s = m_rrNext + k;
+            if (s >= slots)
+            {
+                s -= slots;
+            }
+            if (s < NUM_PRIORITIES)
+            {
+                if (!m_queues[s].empty() && !((m_pausedMask >> s) & 1))
+                {
+                    queue = s;
+                    m_rrNext = s + 1 == slots ? 0 : s + 1;
+                    break;
+                }
+            }
+            else if (!m_pull.IsNull())
+            {
+                Ptr<Packet> p = m_pull(m_pausedMask);
+                if (p)
+                {
+                    m_rrNext = 0;
+                    m_dequeueTrace(p, NUM_PRIORITIES + 1);
+                    AddEthernet(p);
+                    StartFrame(p);
+                    return;
+                }
+            }
+        }
+    }
+    if (queue > CONTROL_QUEUE)
+    {
+        return; // nothing eligible: idle
+    }
+    Item item = m_queues[queue].front();
+    m_queues[queue].pop_front();
+    Ptr<Packet> p = item.packet;
+    m_queueBytes[queue] -= p->GetSize();
+    m_dequeueTrace(p, queue);
+    if (!m_dequeueHook.IsNull())
+    {
+        m_dequeueHook(this, p, queue, item.tag);
+    }
+    AddEthernet(p);
+    StartFrame(p);
+}
+
+void
+RoceNetDevice::AddEthernet(Ptr<Packet> p)
+{
+    if (!m_peerKnown)
+    {
+        Ptr<RoceNetDevice> peer = GetPeer();
+        if (peer)
+        {
+            m_peerAddress = peer->m_address;
+            m_peerKnown = true;
+        }
+    }
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(m_peerAddress);
+    eth.SetLengthType(IPV4_ETHERTYPE);
+    p->AddHeader(eth);
+}
+
+void
+RoceNetDevice::StartFrame(Ptr<Packet> frame)
+{
+    NS_LOG_FUNCTION(this << frame);
+    m_busy = true;
+    m_current = frame;
+    const uint32_t size = frame->GetSize();
+    const Time txTime = GetWireTime(size - ETH_HEADER);
+    m_txBytes += size;
+    ++m_txPackets;
+    m_macTxTrace(frame);
+    m_snifferTrace(frame);
+    m_phyTxBeginTrace(frame);
+    m_channel->TransmitStart(frame, this, txTime);
+    Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
+}
+
+void
+RoceNetDevice::TransmitComplete()
+{
+    NS_LOG_FUNCTION(this);
+    m_busy = false;
+    m_phyTxEndTrace(m_current);
+    m_current = nullptr;
+    TryTransmit();
+}
+
+// ---------------------------------------------------------------- PFC
+
+void
+RoceNetDevice::SendPfcFrame(uint8_t priority, uint16_t quanta)
+{
+    NS_LOG_FUNCTION(this << unsigned(priority) << quanta);
+    NS_ASSERT(priority < NUM_PRIORITIES);
+    Ptr<Packet> frame = Create<Packet>();
+    RocePfcHeader pfc;
+    pfc.SetQuanta(priority, quanta);
+    frame->AddHeader(pfc);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(PFC_DESTINATION);
+    eth.SetLengthType(RocePfcHeader::ETHERTYPE);
+    frame->AddHeader(eth);
+    m_pfcQueue.push_back(frame);
+    m_pfcTxTrace(priority, quanta > 0, quanta);
+    TryTransmit();
+}
+
+void
+RoceNetDevice::SetPfcPauseState(uint8_t priority, bool pause)
+{
+    NS_LOG_FUNCTION(this << unsigned(priority) << pause);
+    if (!IsPfcEnabled(priority) || IsPauseRequested(priority) == pause)
+    {
+        return;
+    }
+    if (pause)
+    {
+        m_pauseRequestMask |= static_cast<uint8_t>(1u << priority);
+        SendPfcFrame(priority, m_pauseQuanta);
+        m_pauseRefresh[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
+                                                       &RoceNetDevice::RefreshPause,
+                                                       this,
+                                                       priority);
+    }
+    else
+    {
+        m_pauseRequestMask &= static_cast<uint8_t>(~(1u << priority));
+        m_pauseRefresh[priority].Cancel();
+        SendPfcFrame(priority, 0);
+    }
+}
+
+void
+RoceNetDevice::RefreshPause(uint8_t priority)
+{
+    NS_LOG_FUNCTION(this << unsigned(priority));
+    if (!IsPauseRequested(priority))
+    {
+        return;
+    }
+    SendPfcFrame(priority, m_pauseQuanta);
+    m_pauseRefresh[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
+                                                   &RoceNetDevice::RefreshPause,
+                                                   this,
+                                                   priority);
+}
+
+void
+RoceNetDevice::ReceivePfc(Ptr<Packet> frame)
+{
+    RocePfcHeader pfc;
+    frame->RemoveHeader(pfc);
+    if (pfc.GetOpcode() != RocePfcHeader::OPCODE)
+    {
+        m_dropTrace(frame, "UnknownMacControl");
+        return;
+    }
+    for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
+    {
+        if (!pfc.IsEnabled(p))
+        {
+            continue;
+        }
+        const uint16_t q = pfc.GetQuanta(p);
+        m_pfcRxTrace(p, q > 0, q);
+        if (!IsPfcEnabled(p))
+        {
+            continue; // lossy class here: ignore
+        }
+        m_pauseExpiry[p].Cancel();
+        if (q == 0)
+        {
+            SetPaused(p, false);
+        }
+        else
+        {
+            SetPaused(p, true);
+            m_pauseExpiry[p] =
+                Simulator::Schedule(QuantaToTime(q), &RoceNetDevice::PauseExpired, this, p);
+        }
+    }
+}
+
+void
+RoceNetDevice::PauseExpired(uint8_t priority)
+{
+    NS_LOG_FUNCTION(this << unsigned(priority));
+    SetPaused(priority, false);
+}
+
+void
+RoceNetDevice::SetPaused(uint8_t priority, bool paused)
+{
+    const uint8_t bit = static_cast<uint8_t>(1u << priority);
+    const bool was = m_pausedMask & bit;
+    if (was == paused)
+    {
+        return;
+    }
+    if (paused)
+    {
+        m_pausedMask |= bit;
+        m_pausedSince[priority] = Simulator::Now();
+    }
+    else
+    {
+        m_pausedMask &= static_cast<uint8_t>(~bit);
+        m_pausedTotal[priority] += Simulator::Now() - m_pausedSince[priority];
+        if (!m_busy)
+        {
+            TryTransmit();
+        }
+    }
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t priority) const
+{
+    return (m_pausedMask >> (priority & 7)) & 1;
+}
+
+Time
+RoceNetDevice::GetPausedTime(uint8_t priority) const
+{
+    Time t = m_pausedTotal[priority & 7];
+    if (IsPaused(priority))
+    {
+        t += Simulator::Now() - m_pausedSince[priority & 7];
+    }
+    return t;
+}
+
+// ---------------------------------------------------------------- receive
+
+void
+RoceNetDevice::Receive(Ptr<Packet> frame)
+{
+    NS_LOG_FUNCTION(this << frame);
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
+    {
+        m_dropTrace(frame, "ErrorModel");
+        return;
+    }
+    m_snifferTrace(frame);
+    m_phyRxEndTrace(frame);
+    EthernetHeader eth(false);
+    frame->RemoveHeader(eth);
+    const uint16_t type = eth.GetLengthType();
+    if (type == RocePfcHeader::ETHERTYPE)
+    {
+        ReceivePfc(frame);
+        return;
+    }
+    if (type != IPV4_ETHERTYPE)
+    {
+        m_dropTrace(frame, "UnknownEthertype");
+        return;
+    }
+    m_macRxTrace(frame);
+    if (!m_fabricRx.IsNull())
+    {
+        m_fabricRx(this, frame, m_portIndex);
+    }
+    else if (!m_rxCallback.IsNull())
+    {
+        m_rxCallback(this, frame, IPV4_ETHERTYPE, eth.GetSource());
+    }
+}
+
+void
+RoceNetDevice::SetFabricReceiveCallback(FabricReceiveCallback cb)
+{
+    m_fabricRx = cb;
+}
+
+void
+RoceNetDevice::SetDequeueHook(DequeueHook cb)
+{
+    m_dequeueHook = cb;
+}
+
+void
+RoceNetDevice::SetPullCallback(PullCallback cb)
+{
+    m_pull = cb;
+    Kick();
+}
+
+// ---------------------------------------------------------------- NetDevice
+
+void
+RoceNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+RoceNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+RoceNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RoceNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+RoceNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+RoceNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+RoceNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+RoceNetDevice::IsLinkUp() const
+{
+    return m_linkUp;
+}
+
+void
+RoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChange.ConnectWithoutContext(callback);
+}
+
+bool
+RoceNetDevice::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+RoceNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+RoceNetDevice::IsMulticast() const
+{
+    return false;
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+RoceNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+RoceNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    NS_LOG_FUNCTION(this << packet << dest << protocolNumber);
+    if (protocolNumber != IPV4_ETHERTYPE || !m_linkUp || packet->GetSize() < RoceIpUdpHeader::SIZE)
+    {
+        m_dropTrace(packet, "NotRoce");
+        return false;
+    }
+    if (packet->GetSize() > m_mtu)
+    {
+        m_dropTrace(packet, "Mtu");
+        return false;
+    }
+    RoceIpUdpHeader ip;
+    packet->PeekHeader(ip);
+    Enqueue(packet, ip.IsControl() ? CONTROL_QUEUE : ip.GetDscp(), NO_INGRESS);
+    return true;
+}
+
+bool
+RoceNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& source,
+                        const Address& dest,
+                        uint16_t protocolNumber)
+{
+    return Send(packet, dest, protocolNumber);
+}
+
+Ptr<Node>
+RoceNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+RoceNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+RoceNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+RoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
+{
+    m_promiscRxCallback = cb;
+}
+
+bool
+RoceNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

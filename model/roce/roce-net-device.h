@@ -1,0 +1,350 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_NET_DEVICE_H
+#define ROCE_NET_DEVICE_H
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+namespace ns3
+{
+
+class RoceChannel;
+class ErrorModel;
+class Node;
+
+/**
+ * \ingroup training-net
+ * Full-duplex point-to-point RoCE port with 8 priority data queues, a strict-priority control
+ * queue that is never paused, and IEEE 802.1Qbb PFC.
+ *
+ * Packets inside the node (queues, callbacks) are L3 packets: IPv4+UDP (RoceIpUdpHeader) ..
+ * ICRC trailer, without Ethernet header. The device adds the Ethernet header (src = own MAC,
+ * dst = peer MAC, type 0x0800) when a frame starts on the link and removes it on receive, so
+ * pcap traces (DLT_EN10MB) show complete frames. PFC frames are generated and consumed by the
+ * device itself.
+ *
+ * Transmit order when the link is idle: pending PFC frames, then the control queue, then round
+ * robin over the unpaused non-empty data priorities 0..7 plus the optional host pull source
+ * (a 9th round-robin member, see SetPullCallback). Wire time of a frame of F bytes (Ethernet
+ * header .. ICRC) is (F + 4 FCS + 8 preamble/SFD + 12 IFG) * 8 / DataRate.
+ *
+ * PFC receive: a PAUSE with quanta q for priority p stops data priority p (and the pull source
+ * for p) for q * 512 / DataRate; a later frame replaces the remaining time; q = 0 resumes at
+ * once; an expired pause resumes by itself (a lost RESUME never stalls).
+ * PFC send: SetPfcPauseState(p, true) sends a PAUSE with PauseQuanta and refreshes it every
+ * half pause time while the state stays paused; SetPfcPauseState(p, false) sends XON
+ * (quanta 0). Only priorities enabled in PfcEnableMask are paused or generate PFC.
+ *
+ * Receive: with a fabric callback set (RoceSwitch::AddPort does it) received L3 packets go to
+ * it with the port index; otherwise to the standard NetDevice receive callback (protocol
+ * 0x0800).
+ */
+class RoceNetDevice : public NetDevice
+{
+  public:
+    static constexpr uint8_t NUM_PRIORITIES = 8;       //!< data priorities
+    static constexpr uint8_t CONTROL_QUEUE = 8;        //!< queue index of the control queue
+    static constexpr uint32_t ETH_HEADER = 14;         //!< Ethernet header bytes
+    static constexpr uint32_t WIRE_OVERHEAD = 24;      //!< FCS 4 + preamble/SFD 8 + IFG 12
+    static constexpr uint32_t NO_INGRESS = 0xffffffff; //!< ingress tag of locally sent packets
+
+    /**
+     * Fabric receive callback: (device, L3 packet without Ethernet header, port index).
+     */
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint32_t> FabricReceiveCallback;
+
+    /**
+     * Dequeue hook called for every data or control packet leaving a queue (not for pulled
+     * packets nor PFC frames), before the Ethernet header is added: (device, packet, queue
+     * index 0..8, ingress tag given at Enqueue). The switch uses it to release MMU buffer and to
+     * mark ECN; it may modify the packet in place.
+     */
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t, uint32_t> DequeueHook;
+
+    /**
+     * Pull source (host NIC): called when the link is idle and it is the source's round-robin
+     * turn, with a bitmask of data priorities currently paused by PFC (bit p = paused).
+     * Returns an L3 packet (RoceIpUdpHeader at front, DSCP = its priority) of an unpaused
+     * priority, or 0 if nothing is ready; in that case the source calls Kick() when it has
+     * something.
+     */
+    typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
+
+    /**
+     * Drop trace signature.
+     * \param packet the dropped packet
+     * \param reason why
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet, const std::string& reason);
+    /**
+     * PFC trace signature.
+     * \param priority class 0..7
+     * \param pause true for PAUSE (quanta > 0), false for RESUME (quanta 0)
+     * \param quanta quanta carried
+     */
+    typedef void (*PfcTracedCallback)(uint8_t priority, bool pause, uint16_t quanta);
+    /**
+     * Queue trace signature.
+     * \param packet the packet
+     * \param queue queue index 0..7 data, 8 control
+     */
+    typedef void (*QueueTracedCallback)(Ptr<const Packet> packet, uint8_t queue);
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    RoceNetDevice();
+    ~RoceNetDevice() override;
+
+    /** \param ch the channel to attach to (RoceChannel::Attach is called) */
+    bool Attach(Ptr<RoceChannel> ch);
+    /** \param rate link rate */
+    void SetDataRate(DataRate rate);
+    /** \return link rate */
+    DataRate GetDataRate() const;
+    /** \param em receive error model (applied to every received frame incl. PFC) */
+    void SetReceiveErrorModel(Ptr<ErrorModel> em);
+
+    /**
+     * Enqueue an L3 packet (no Ethernet header) on a queue and start transmission if idle.
+     * No admission control here (the switch MMU or the NIC decides).
+     * \param p packet
+     * \param queue 0..7 data priority, CONTROL_QUEUE for control
+     * \param ingressTag opaque value handed back to the DequeueHook (ingress port or NO_INGRESS)
+     */
+    void Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag = NO_INGRESS);
+    /** Tell an idle device that the pull source may have a packet now. */
+    void Kick();
+
+    /**
+     * Request (true) or release (false) a PFC pause of the peer for a priority. Sends PAUSE /
+     * RESUME frames through the PFC path and refreshes the PAUSE at half its time while paused.
+     * No-op if the state does not change or the priority is not PFC-enabled.
+     * \param priority 0..7
+     * \param pause desired state
+     */
+    void SetPfcPauseState(uint8_t priority, bool pause);
+    /**
+     * Send one PFC frame now (tests and special uses).
+     * \param priority 0..7
+     * \param quanta quanta (0 = resume)
+     */
+    void SendPfcFrame(uint8_t priority, uint16_t quanta);
+
+    /** \param priority 0..7 \return true if we currently keep the peer paused */
+    bool IsPauseRequested(uint8_t priority) const
+    {
+        return (m_pauseRequestMask >> (priority & 7)) & 1;
+    }
+
+    /** \param priority 0..7 \return true if that data priority is paused by the peer */
+    bool IsPaused(uint8_t priority) const;
+
+    /** \return bitmask of paused data priorities */
+    uint8_t GetPausedMask() const
+    {
+        return m_pausedMask;
+    }
+
+    /** \param priority 0..7 \return true if PFC (lossless) is enabled for it */
+    bool IsPfcEnabled(uint8_t priority) const
+    {
+        return (m_pfcEnableMask >> (priority & 7)) & 1;
+    }
+
+    /** \param queue 0..8 \return bytes queued (L3 sizes) */
+    uint64_t GetQueueBytes(uint8_t queue) const
+    {
+        return m_queueBytes[queue];
+    }
+
+    /** \param queue 0..8 \return packets queued */
+    uint32_t GetQueuePackets(uint8_t queue) const
+    {
+        return m_queues[queue].size();
+    }
+
+    /** \return total time data priority p spent paused so far */
+    Time GetPausedTime(uint8_t priority) const;
+
+    /** \return bytes sent on the wire so far (frames incl. Ethernet header, excl. FCS) */
+    uint64_t GetTxBytes() const
+    {
+        return m_txBytes;
+    }
+
+    /** \return frames sent so far */
+    uint64_t GetTxPackets() const
+    {
+        return m_txPackets;
+    }
+
+    /** \return true while a frame is being transmitted */
+    bool IsBusy() const
+    {
+        return m_busy;
+    }
+
+    /** \param cb fabric receive callback (set by RoceSwitch) */
+    void SetFabricReceiveCallback(FabricReceiveCallback cb);
+    /** \param cb dequeue hook (set by RoceSwitch) */
+    void SetDequeueHook(DequeueHook cb);
+    /** \param cb pull source (set by the host NIC), null callback to remove */
+    void SetPullCallback(PullCallback cb);
+
+    /** \param idx port index on its RoceSwitch */
+    void SetPortIndex(uint32_t idx)
+    {
+        m_portIndex = idx;
+    }
+
+    /** \return port index on its RoceSwitch */
+    uint32_t GetPortIndex() const
+    {
+        return m_portIndex;
+    }
+
+    /** \return the device at the other end of the channel (0 if not attached) */
+    Ptr<RoceNetDevice> GetPeer() const;
+    /**
+     * \param l3Bytes L3 packet size (IPv4 .. ICRC)
+     * \return time on the wire of the frame at this device's rate
+     */
+    Time GetWireTime(uint32_t l3Bytes) const;
+
+    /**
+     * Called by the channel when a frame arrives.
+     * \param frame complete frame incl. Ethernet header
+     */
+    void Receive(Ptr<Packet> frame);
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsPointToPoint() const override;
+    bool IsBridge() const override;
+    /**
+     * Send an L3 RoCE packet (RoceIpUdpHeader at front): the queue is chosen from its DSCP
+     * (0..7 data priority, >= 8 control). protocolNumber must be 0x0800.
+     */
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+
+  private:
+    /// A queued packet and its ingress tag.
+    struct Item
+    {
+        Ptr<Packet> packet; //!< L3 packet
+        uint32_t tag;       //!< ingress tag
+    };
+
+    /** Start sending the next frame if idle. */
+    void TryTransmit();
+    /** \param frame full frame to put on the wire */
+    void StartFrame(Ptr<Packet> frame);
+    /** \param p L3 packet: add the Ethernet header towards the peer */
+    void AddEthernet(Ptr<Packet> p);
+    /** Transmission of the current frame is over. */
+    void TransmitComplete();
+    /** \param priority priority whose pause expired */
+    void PauseExpired(uint8_t priority);
+    /** \param priority priority whose PAUSE refresh timer fired */
+    void RefreshPause(uint8_t priority);
+    /** \param frame received PFC frame (Ethernet removed) */
+    void ReceivePfc(Ptr<Packet> frame);
+    /** \param quanta quanta \return pause duration at this rate */
+    Time QuantaToTime(uint16_t quanta) const;
+    /** \param priority 0..7 \param paused new state */
+    void SetPaused(uint8_t priority, bool paused);
+
+    Ptr<Node> m_node;                    //!< node
+    Ptr<RoceChannel> m_channel;          //!< channel
+    Ptr<ErrorModel> m_receiveErrorModel; //!< receive error model
+    Mac48Address m_address;              //!< own MAC
+    Mac48Address m_peerAddress;          //!< peer MAC (cached at first transmit)
+    DataRate m_rate;                     //!< link rate
+    int64_t m_stepsPerSecond{0};         //!< time steps per second (cached resolution)
+    uint32_t m_ifIndex{0};               //!< interface index
+    uint32_t m_portIndex{0};             //!< switch port index
+    uint16_t m_mtu{0};                   //!< max L3 packet size
+    uint16_t m_pauseQuanta{0xffff};      //!< quanta of generated PAUSE frames
+    uint8_t m_pfcEnableMask{0x08};       //!< lossless priorities
+    uint8_t m_pausedMask{0};             //!< priorities paused by the peer
+    uint8_t m_pauseRequestMask{0};       //!< priorities we keep paused at the peer
+    uint8_t m_rrNext{0};                 //!< next round-robin slot (0..8, 8 = pull source)
+    bool m_busy{false};                  //!< transmitting
+    bool m_linkUp{false};                //!< attached
+    bool m_peerKnown{false};             //!< m_peerAddress valid
+
+    std::deque<Item> m_queues[NUM_PRIORITIES + 1]; //!< 8 data queues + control queue
+    uint64_t m_queueBytes[NUM_PRIORITIES + 1]{};   //!< bytes per queue
+    std::deque<Ptr<Packet>> m_pfcQueue;            //!< PFC frames to send (full frames)
+    EventId m_pauseExpiry[NUM_PRIORITIES];         //!< expiry of received pauses
+    EventId m_pauseRefresh[NUM_PRIORITIES];        //!< refresh timers of sent pauses
+    Time m_pausedSince[NUM_PRIORITIES];            //!< start of the current pause
+    Time m_pausedTotal[NUM_PRIORITIES];            //!< accumulated pause time
+    uint64_t m_txBytes{0};                         //!< frame bytes sent
+    uint64_t m_txPackets{0};                       //!< frames sent
+    Ptr<Packet> m_current;                         //!< frame on the wire
+
+    FabricReceiveCallback m_fabricRx;                      //!< switch receive
+    DequeueHook m_dequeueHook;                             //!< switch dequeue hook
+    PullCallback m_pull;                                   //!< host pull source
+    NetDevice::ReceiveCallback m_rxCallback;               //!< standard receive
+    NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< promiscuous receive
+    TracedCallback<> m_linkChange; //!< unused (link always up once attached)
+
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;                    //!< frame handed to the MAC
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;                    //!< packet received
+    TracedCallback<Ptr<const Packet>, uint8_t> m_enqueueTrace;         //!< enqueue
+    TracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;         //!< dequeue
+    TracedCallback<Ptr<const Packet>, const std::string&> m_dropTrace; //!< drop
+    TracedCallback<uint8_t, bool, uint16_t> m_pfcTxTrace;              //!< PFC sent
+    TracedCallback<uint8_t, bool, uint16_t> m_pfcRxTrace;              //!< PFC received
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;               //!< frame starts
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;                 //!< frame ends
+    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;                 //!< frame received
+    TracedCallback<Ptr<const Packet>> m_snifferTrace; //!< pcap (full frames, tx and rx)
+};
+
+} // namespace ns3
+
+#endif // ROCE_NET_DEVICE_H

@@ -1,0 +1,331 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-switch-mmu.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitchMmu");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitchMmu);
+
+TypeId
+RoceSwitchMmu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceSwitchMmu")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<RoceSwitchMmu>()
+            .AddAttribute("BufferSize",
+                          "Shared packet buffer of the switch in bytes",
+                          UintegerValue(32 * 1024 * 1024),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_bufferSize),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("Mtu",
+                          "RoCE payload MTU used to size reserve, headroom and resume offset",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_mtu),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("Reserve",
+                          "Guaranteed bytes per (ingress port, priority); 0 = 2 * (Mtu + 98)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_reserve),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ResumeOffset",
+                          "RESUME needs shared use + this <= threshold; 0 = 2 * (Mtu + 98)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_resumeOffset),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Alpha",
+                          "Dynamic threshold factor: threshold = Alpha * free buffer",
+                          DoubleValue(0.125),
+                          MakeDoubleAccessor(&RoceSwitchMmu::m_alpha),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("PfcResponseQuanta",
+                          "PFC response (bytes still arriving after a PAUSE is sent, beyond "
+                          "MTUs and propagation) in quanta (64 bytes) at 100 Gb/s; scaled "
+                          "linearly with the port rate",
+                          UintegerValue(394),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_pfcResponseQuanta),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable packets at egress dequeue",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceSwitchMmu::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "ECN Kmin in bytes (at 25 Gb/s if EcnScaleWithRate)",
+                          UintegerValue(100000),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_kmin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmax",
+                          "ECN Kmax in bytes (at 25 Gb/s if EcnScaleWithRate)",
+                          UintegerValue(400000),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_kmax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "ECN marking probability at Kmax",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&RoceSwitchMmu::m_pmax),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("EcnScaleWithRate",
+                          "Scale Kmin and Kmax by port rate / 25 Gb/s",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceSwitchMmu::m_ecnScale),
+                          MakeBooleanChecker())
+            .AddTraceSource("BufferOccupancy",
+                            "Bytes in the shared buffer",
+                            MakeTraceSourceAccessor(&RoceSwitchMmu::m_used),
+                            "ns3::TracedValueCallback::Uint64")
+            .AddTraceSource("Drop",
+                            "A lossy packet was refused (port, priority, bytes, reason)",
+                            MakeTraceSourceAccessor(&RoceSwitchMmu::m_dropTrace),
+                            "ns3::RoceSwitchMmu::DropTracedCallback");
+    return tid;
+}
+
+RoceSwitchMmu::RoceSwitchMmu()
+    : m_used(0)
+{
+    NS_LOG_FUNCTION(this);
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+RoceSwitchMmu::~RoceSwitchMmu()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceSwitchMmu::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_rng = nullptr;
+    Object::DoDispose();
+}
+
+int64_t
+RoceSwitchMmu::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+uint32_t
+RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
+{
+    NS_LOG_FUNCTION(this << rate << delay << unsigned(pfcEnableMask));
+    const uint32_t port = m_portRate.size();
+    const uint64_t bps = rate.GetBitRate();
+    const uint64_t frame = m_mtu + PACKET_OVERHEAD;
+    if (m_reserve == 0)
+    {
+        m_reserve = 2 * frame;
+    }
+    if (m_resumeOffset == 0)
+    {
+        m_resumeOffset = 2 * frame;
+    }
+    const double response = m_pfcResponseQuanta * 64.0 * (double(bps) / 100e9);
+    const double propagation = 2.0 * double(bps) / 8.0 * delay.GetSeconds();
+    const uint64_t headroom = 2 * frame + static_cast<uint64_t>(response + propagation + 0.5);
+    m_portRate.push_back(bps);
+    m_headroomSize.push_back(headroom);
+    m_lossless.push_back(pfcEnableMask);
+    const double scale = m_ecnScale ? double(bps) / 25e9 : 1.0;
+    m_kminPort.push_back(static_cast<uint64_t>(m_kmin * scale));
+    m_kmaxPort.push_back(static_cast<uint64_t>(m_kmax * scale));
+    m_ingress.resize(m_ingress.size() + NUM_PRIORITIES, 0);
+    m_headroom.resize(m_headroom.size() + NUM_PRIORITIES, 0);
+    m_totalReserve += m_reserve * NUM_PRIORITIES;
+    uint32_t lossless = 0;
+    for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
+    {
+        lossless += (pfcEnableMask >> p) & 1;
+    }
+    m_totalHeadroom += headroom * lossless;
+    if (m_totalReserve + m_totalHeadroom > m_bufferSize)
+    {
+        NS_LOG_WARN("RoceSwitchMmu: reserves + headrooms ("
+                    << m_totalReserve + m_totalHeadroom << ") exceed BufferSize " << m_bufferSize);
+    }
+    NS_LOG_DEBUG("port " << port << " rate " << bps << " headroom " << headroom << " kmin "
+                         << m_kminPort.back() << " kmax " << m_kmaxPort.back());
+    return port;
+}
+
+uint64_t
+RoceSwitchMmu::GetFree() const
+{
+    const uint64_t taken = m_totalReserve + m_totalHeadroom + m_sharedUsed + m_controlUsed;
+    return taken >= m_bufferSize ? 0 : m_bufferSize - taken;
+}
+
+uint64_t
+RoceSwitchMmu::GetThreshold() const
+{
+    return static_cast<uint64_t>(m_alpha * double(GetFree()));
+}
+
+uint64_t
+RoceSwitchMmu::GetIngressBytes(uint32_t port, uint8_t priority) const
+{
+    const uint32_t idx = port * NUM_PRIORITIES + priority;
+    return m_ingress[idx] + m_headroom[idx];
+}
+
+bool
+RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, const char** reason)
+{
+    NS_ASSERT(port < m_portRate.size() && priority < NUM_PRIORITIES);
+    const uint32_t idx = port * NUM_PRIORITIES + priority;
+    const uint64_t used = m_ingress[idx];
+    if (used + bytes <= m_reserve)
+    {
+        m_ingress[idx] = used + bytes;
+    }
+    else
+    {
+        const uint64_t shared = used > m_reserve ? used - m_reserve : 0;
+        const uint64_t sharedAdd = used + bytes - std::max(used, m_reserve);
+        const uint64_t threshold = GetThreshold();
+        const bool lossless = (m_lossless[port] >> priority) & 1;
+        if (shared + sharedAdd > threshold)
+        {
+            if (!lossless)
+            {
+                *reason = "LossyThreshold";
+                ++m_drops;
+                m_dropTrace(port, priority, bytes, *reason);
+                return false;
+            }
+            m_headroom[idx] += bytes;
+            if (m_headroom[idx] > m_headroomSize[port])
+            {
+                ++m_headroomOverflows;
+                NS_LOG_WARN("headroom overflow on port " << port << " priority "
+                                                         << unsigned(priority));
+            }
+        }
+        else
+        {
+            if (!lossless && m_used + bytes > m_bufferSize)
+            {
+                *reason = "BufferFull";
+                ++m_drops;
+                m_dropTrace(port, priority, bytes, *reason);
+                return false;
+            }
+            m_ingress[idx] = used + bytes;
+            m_sharedUsed += sharedAdd;
+        }
+    }
+    m_used = m_used + bytes;
+    if (m_used > m_maxUsed)
+    {
+        m_maxUsed = m_used;
+    }
+    return true;
+}
+
+void
+RoceSwitchMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes)
+{
+    const uint32_t idx = port * NUM_PRIORITIES + priority;
+    const uint64_t fromHeadroom = std::min<uint64_t>(m_headroom[idx], bytes);
+    m_headroom[idx] -= fromHeadroom;
+    const uint64_t rest = bytes - fromHeadroom;
+    const uint64_t used = m_ingress[idx];
+    NS_ASSERT_MSG(used >= rest, "RoceSwitchMmu: release of unaccounted bytes");
+    const uint64_t shared = used > m_reserve ? used - m_reserve : 0;
+    m_sharedUsed -= std::min(shared, rest);
+    m_ingress[idx] = used - rest;
+    m_used = m_used - bytes;
+}
+
+void
+RoceSwitchMmu::AdmitControl(uint32_t bytes)
+{
+    m_controlUsed += bytes;
+    m_used = m_used + bytes;
+    if (m_used > m_maxUsed)
+    {
+        m_maxUsed = m_used;
+    }
+}
+
+void
+RoceSwitchMmu::ReleaseControl(uint32_t bytes)
+{
+    m_controlUsed -= bytes;
+    m_used = m_used - bytes;
+}
+
+bool
+RoceSwitchMmu::ShouldPause(uint32_t port, uint8_t priority) const
+{
+    const uint32_t idx = port * NUM_PRIORITIES + priority;
+    if (m_headroom[idx] > 0)
+    {
+        return true;
+    }
+    const uint64_t shared = m_ingress[idx] > m_reserve ? m_ingress[idx] - m_reserve : 0;
+    return shared > 0 && shared >= GetThreshold();
+}
+
+bool
+RoceSwitchMmu::ShouldResume(uint32_t port, uint8_t priority) const
+{
+    const uint32_t idx = port * NUM_PRIORITIES + priority;
+    if (m_headroom[idx] > 0)
+    {
+        return false;
+    }
+    const uint64_t shared = m_ingress[idx] > m_reserve ? m_ingress[idx] - m_reserve : 0;
+    return shared == 0 || shared + m_resumeOffset <= GetThreshold();
+}
+
+double
+RoceSwitchMmu::GetMarkProbability(uint32_t port, uint64_t queueBytes) const
+{
+    if (!m_ecnEnabled)
+    {
+        return 0;
+    }
+    const uint64_t kmin = m_kminPort[port];
+    const uint64_t kmax = m_kmaxPort[port];
+    if (queueBytes <= kmin)
+    {
+        return 0;
+    }
+    if (queueBytes > kmax || kmax <= kmin)
+    {
+        return 1;
+    }
+    return m_pmax * double(queueBytes - kmin) / double(kmax - kmin);
+}
+
+bool
+RoceSwitchMmu::ShouldMarkEcn(uint32_t port, uint64_t queueBytes)
+{
+    if (!m_ecnEnabled || queueBytes <= m_kminPort[port])
+    {
+        return false;
+    }
+    const double p = GetMarkProbability(port, queueBytes);
+    return p >= 1 || m_rng->GetValue() < p;
+}
+
+} // namespace ns3

@@ -1,0 +1,332 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-switch.h"
+
+#include "roce-channel.h"
+
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitch");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+namespace
+{
+/// murmur3 32-bit finalizer
+inline uint32_t
+Mix(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+const std::vector<uint32_t> g_noRoute; //!< returned for unknown destinations
+} // namespace
+
+TypeId
+RoceSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceSwitch")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<RoceSwitch>()
+            .AddAttribute("EcmpSeed",
+                          "Seed of the ECMP hash over (src IP, dst IP, UDP sport, UDP dport)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitch::m_seed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Mmu",
+                          "The shared-buffer MMU (created with ns3::RoceSwitchMmu defaults)",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceSwitch::m_mmu),
+                          MakePointerChecker<RoceSwitchMmu>())
+            .AddTraceSource("Drop",
+                            "A packet was dropped (packet, ingress port, priority, reason)",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
+                            "ns3::RoceSwitch::DropTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "A packet was CE-marked (packet, egress port, priority, queue bytes)",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_ecnTrace),
+                            "ns3::RoceSwitch::EcnMarkTracedCallback")
+            .AddTraceSource("PfcPause",
+                            "PAUSE sent (state change) or received (every frame): "
+                            "(port, priority, sent)",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_pfcPauseTrace),
+                            "ns3::RoceSwitch::PfcTracedCallback")
+            .AddTraceSource("PfcResume",
+                            "RESUME sent or received: (port, priority, sent)",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_pfcResumeTrace),
+                            "ns3::RoceSwitch::PfcTracedCallback");
+    return tid;
+}
+
+RoceSwitch::RoceSwitch()
+{
+    NS_LOG_FUNCTION(this);
+    m_mmu = CreateObject<RoceSwitchMmu>();
+}
+
+RoceSwitch::~RoceSwitch()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceSwitch::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_ports.clear();
+    m_routes.clear();
+    if (m_mmu)
+    {
+        m_mmu->Dispose();
+    }
+    m_mmu = nullptr;
+    m_localRx = LocalReceiveCallback();
+    Object::DoDispose();
+}
+
+void
+RoceSwitch::NotifyNewAggregate()
+{
+    Object::NotifyNewAggregate();
+}
+
+int64_t
+RoceSwitch::AssignStreams(int64_t stream)
+{
+    return m_mmu->AssignStreams(stream);
+}
+
+uint32_t
+RoceSwitch::AddPort(Ptr<RoceNetDevice> dev)
+{
+    NS_LOG_FUNCTION(this << dev);
+    const uint32_t idx = m_ports.size();
+    m_ports.push_back(dev);
+    m_portEcnMarks.push_back(0);
+    m_portDrops.push_back(0);
+    dev->SetPortIndex(idx);
+    dev->SetFabricReceiveCallback(MakeCallback(&RoceSwitch::Receive, this));
+    dev->SetDequeueHook(MakeCallback(&RoceSwitch::Dequeued, this));
+    dev->TraceConnectWithoutContext("PfcRx",
+                                    MakeBoundCallback(&RoceSwitch::PfcReceived, this, idx));
+    Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(dev->GetChannel());
+    uint8_t mask = 0;
+    for (uint8_t p = 0; p < RoceNetDevice::NUM_PRIORITIES; ++p)
+    {
+        mask |= dev->IsPfcEnabled(p) ? static_cast<uint8_t>(1u << p) : 0;
+    }
+    const uint32_t mmuPort =
+        m_mmu->AddPort(dev->GetDataRate(), ch ? ch->GetDelay() : Time(0), mask);
+    NS_ASSERT(mmuPort == idx);
+    return idx;
+}
+
+void
+RoceSwitch::SetRoute(uint32_t dstNodeId, const std::vector<uint32_t>& ports)
+{
+    NS_LOG_FUNCTION(this << dstNodeId);
+    NS_ABORT_MSG_IF(ports.empty(), "RoceSwitch::SetRoute: empty next-hop set");
+    for (uint32_t p : ports)
+    {
+        NS_ABORT_MSG_IF(p >= m_ports.size(), "RoceSwitch::SetRoute: no port " << p);
+    }
+    if (dstNodeId >= m_routes.size())
+    {
+        m_routes.resize(dstNodeId + 1);
+    }
+    m_routes[dstNodeId] = ports;
+}
+
+const std::vector<uint32_t>&
+RoceSwitch::GetRoute(uint32_t dstNodeId) const
+{
+    return dstNodeId < m_routes.size() ? m_routes[dstNodeId] : g_noRoute;
+}
+
+void
+RoceSwitch::ClearRoutes()
+{
+    m_routes.clear();
+}
+
+uint32_t
+RoceSwitch::GetEgressPort(uint32_t srcIp, uint32_t dstIp, uint16_t sport, uint16_t dport) const
+{
+    const uint32_t node = RoceAddress::ToNodeId(dstIp);
+    if (node >= m_routes.size())
+    {
+        return NO_PORT;
+    }
+    const std::vector<uint32_t>& set = m_routes[node];
+    const std::size_t n = set.size();
+    if (n <= 1)
+    {
+        return n == 0 ? NO_PORT : set[0];
+    }
+    uint32_t h = Mix(m_seed ^ 0x9e3779b9u);
+    h = Mix(h ^ srcIp);
+    h = Mix(h ^ dstIp);
+    h = Mix(h ^ ((uint32_t(sport) << 16) | dport));
+    return set[h % n];
+}
+
+void
+RoceSwitch::SetLocalAddress(Ipv4Address addr)
+{
+    m_localAddr = addr.Get();
+}
+
+void
+RoceSwitch::SetLocalReceiveCallback(LocalReceiveCallback cb)
+{
+    m_localRx = cb;
+}
+
+void
+RoceSwitch::DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const char* reason)
+{
+    NS_LOG_LOGIC("drop " << p << " port " << port << " priority " << unsigned(priority) << " "
+                         << reason);
+    ++m_drops;
+    if (port < m_portDrops.size())
+    {
+        ++m_portDrops[port];
+    }
+    m_dropTrace(p, port, priority, std::string(reason));
+}
+
+void
+RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
+{
+    NS_LOG_FUNCTION(this << p << port);
+    RoceIpUdpHeader ip;
+    p->PeekHeader(ip);
+    const uint8_t priority = ip.IsControl() ? RoceNetDevice::CONTROL_QUEUE : ip.GetDscp();
+    if (ip.GetDestinationRaw() == m_localAddr)
+    {
+        if (m_localRx.IsNull())
+        {
+            DoDrop(p, port, priority, "NoLocalReceiver");
+            return;
+        }
+        ++m_delivered;
+        m_localRx(p, port);
+        return;
+    }
+    const uint32_t egress = GetEgressPort(ip);
+    if (egress == NO_PORT)
+    {
+        DoDrop(p, port, priority, "NoRoute");
+        return;
+    }
+    const uint32_t size = p->GetSize();
+    if (priority == RoceNetDevice::CONTROL_QUEUE)
+    {
+        m_mmu->AdmitControl(size);
+    }
+    else
+    {
+        const char* reason = nullptr;
+        if (!m_mmu->Admit(port, priority, size, &reason))
+        {
+            DoDrop(p, port, priority, reason);
+            return;
+        }
+        if (dev->IsPfcEnabled(priority) && !dev->IsPauseRequested(priority) &&
+            m_mmu->ShouldPause(port, priority))
+        {
+            NS_LOG_LOGIC("PAUSE port " << port << " priority " << unsigned(priority));
+            dev->SetPfcPauseState(priority, true);
+            m_pfcPauseTrace(port, priority, true);
+        }
+    }
+    ++m_forwarded;
+    m_ports[egress]->Enqueue(p, priority, port);
+}
+
+void
+RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint32_t ingress)
+{
+    if (ingress == RoceNetDevice::NO_INGRESS)
+    {
+        return; // sent by the local NIC
+    }
+    const uint32_t size = p->GetSize();
+    if (queue == RoceNetDevice::CONTROL_QUEUE)
+    {
+        m_mmu->ReleaseControl(size);
+        return;
+    }
+    m_mmu->Release(ingress, queue, size);
+    RoceNetDevice* in = PeekPointer(m_ports[ingress]);
+    if (in->IsPauseRequested(queue) && m_mmu->ShouldResume(ingress, queue))
+    {
+        NS_LOG_LOGIC("RESUME port " << ingress << " priority " << unsigned(queue));
+        in->SetPfcPauseState(queue, false);
+        m_pfcResumeTrace(ingress, queue, true);
+    }
+    const uint64_t qBytes = dev->GetQueueBytes(queue);
+    const uint32_t egress = dev->GetPortIndex();
+    if (m_mmu->ShouldMarkEcn(egress, qBytes))
+    {
+        RoceIpUdpHeader ip;
+        p->PeekHeader(ip);
+        const uint8_t ecn = ip.GetEcn();
+        if (ecn == RoceIpUdpHeader::ECT0 || ecn == RoceIpUdpHeader::ECT1)
+        {
+            p->RemoveHeader(ip);
+            ip.SetEcn(RoceIpUdpHeader::CE);
+            p->AddHeader(ip);
+            ++m_ecnMarks;
+            ++m_portEcnMarks[egress];
+            m_ecnTrace(p, egress, queue, qBytes);
+        }
+    }
+}
+
+void
+RoceSwitch::PfcReceived(RoceSwitch* sw, uint32_t port, uint8_t priority, bool pause, uint16_t)
+{
+    if (pause)
+    {
+        sw->m_pfcPauseTrace(port, priority, false);
+    }
+    else
+    {
+        sw->m_pfcResumeTrace(port, priority, false);
+    }
+}
+
+bool
+RoceSwitch::SendLocal(Ptr<Packet> p)
+{
+    NS_LOG_FUNCTION(this << p);
+    RoceIpUdpHeader ip;
+    p->PeekHeader(ip);
+    const uint8_t queue = ip.IsControl() ? RoceNetDevice::CONTROL_QUEUE : ip.GetDscp();
+    const uint32_t egress = GetEgressPort(ip);
+    if (egress == NO_PORT)
+    {
+        DoDrop(p, NO_PORT, queue, "NoRoute");
+        return false;
+    }
+    m_ports[egress]->Enqueue(p, queue, RoceNetDevice::NO_INGRESS);
+    return true;
+}
+
+} // namespace ns3

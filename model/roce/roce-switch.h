@@ -1,0 +1,251 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_SWITCH_H
+#define ROCE_SWITCH_H
+
+#include "roce-header.h"
+#include "roce-net-device.h"
+#include "roce-switch-mmu.h"
+
+#include "ns3/callback.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * Packet forwarding of a RoCE node: aggregated to every node that has RoceNetDevices (switches
+ * and, in direct topologies, NPUs). Any number of ports; storage linear in ports and nodes.
+ *
+ * Receive path of a port: peek RoceIpUdpHeader; if the destination is the local address
+ * (SetLocalAddress; switches have none) the packet goes to the local receive callback (the NIC)
+ * untouched, without buffer accounting. Otherwise the egress port is chosen from the ECMP set
+ * of the destination node (RoceAddress::ToNodeId) by a hash of (src IP, dst IP, UDP src port,
+ * UDP dst port, EcmpSeed); the MMU admits (or drops, lossy only) the packet on (ingress port,
+ * priority = DSCP), PAUSE is requested from the ingress device when the MMU says so, and the
+ * packet is queued on the egress device (DSCP >= 8: control queue). At dequeue the buffer is
+ * released (RESUME when allowed) and ECN-capable data packets are CE-marked by the MMU's ECN
+ * curve on the egress queue bytes.
+ *
+ * Local sends (the NIC on this node): SendLocal() routes the same way and queues without MMU
+ * accounting; or the NIC installs a pull source on each port device
+ * (RoceNetDevice::SetPullCallback) and asks GetEgressPort() which port a flow uses.
+ */
+class RoceSwitch : public Object
+{
+  public:
+    static constexpr uint32_t NO_PORT = 0xffffffff; //!< "no route"
+
+    /**
+     * Local receive callback: (L3 packet starting with RoceIpUdpHeader, ingress port).
+     */
+    typedef Callback<void, Ptr<Packet>, uint32_t> LocalReceiveCallback;
+
+    /**
+     * Drop trace signature.
+     * \param packet dropped packet
+     * \param port ingress port (NO_PORT if not known)
+     * \param priority priority
+     * \param reason why ("NoRoute", "LossyThreshold", "BufferFull", "NoLocalReceiver")
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet,
+                                       uint32_t port,
+                                       uint8_t priority,
+                                       const std::string& reason);
+    /**
+     * ECN mark trace signature.
+     * \param packet marked packet
+     * \param port egress port
+     * \param priority priority
+     * \param queueBytes bytes left in the egress queue
+     */
+    typedef void (*EcnMarkTracedCallback)(Ptr<const Packet> packet,
+                                          uint32_t port,
+                                          uint8_t priority,
+                                          uint64_t queueBytes);
+    /**
+     * PFC event trace signature (PfcPause and PfcResume sources).
+     * \param port port index
+     * \param priority priority
+     * \param sent true if this switch sent the frame (it pauses its upstream), false if it
+     *        received it (its port is paused)
+     */
+    typedef void (*PfcTracedCallback)(uint32_t port, uint8_t priority, bool sent);
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    RoceSwitch();
+    ~RoceSwitch() override;
+
+    /**
+     * Add a port; installs the device's fabric receive callback and dequeue hook and registers
+     * it with the MMU (rate, channel delay, PFC mask). The device must be attached to its
+     * channel first.
+     * \param dev device (on this node)
+     * \return port index (0, 1, ...)
+     */
+    uint32_t AddPort(Ptr<RoceNetDevice> dev);
+
+    /** \return number of ports */
+    uint32_t GetNPorts() const
+    {
+        return m_ports.size();
+    }
+
+    /** \param i port index \return device */
+    Ptr<RoceNetDevice> GetPort(uint32_t i) const
+    {
+        return m_ports[i];
+    }
+
+    /**
+     * Set the ECMP next-hop set towards a destination node (replaces any previous set).
+     * \param dstNodeId destination node id (as in RoceAddress)
+     * \param ports egress port indices (non-empty)
+     */
+    void SetRoute(uint32_t dstNodeId, const std::vector<uint32_t>& ports);
+    /** \param dstNodeId node \return the next-hop set (empty if none) */
+    const std::vector<uint32_t>& GetRoute(uint32_t dstNodeId) const;
+    /** Remove all routes. */
+    void ClearRoutes();
+
+    /**
+     * ECMP choice for a flow.
+     * \param srcIp source (host order) \param dstIp destination (host order)
+     * \param sport UDP source port \param dport UDP destination port
+     * \return egress port index or NO_PORT
+     */
+    uint32_t GetEgressPort(uint32_t srcIp, uint32_t dstIp, uint16_t sport, uint16_t dport) const;
+
+    /** \param h header of the flow \return egress port index or NO_PORT */
+    uint32_t GetEgressPort(const RoceIpUdpHeader& h) const
+    {
+        return GetEgressPort(h.GetSourceRaw(),
+                             h.GetDestinationRaw(),
+                             h.GetSourcePort(),
+                             h.GetDestinationPort());
+    }
+
+    /**
+     * \param addr address of this node (packets to it are delivered locally). Default: none
+     * (pure switch). The helper sets RoceAddress::FromNodeId(id) on NPU nodes.
+     */
+    void SetLocalAddress(Ipv4Address addr);
+
+    /** \return local address (0.0.0.0 if none) */
+    Ipv4Address GetLocalAddress() const
+    {
+        return Ipv4Address(m_localAddr);
+    }
+
+    /** \param cb local receive callback (the NIC) */
+    void SetLocalReceiveCallback(LocalReceiveCallback cb);
+    /**
+     * Send a locally generated L3 packet (RoceIpUdpHeader at front): route, then queue on the
+     * egress device (DSCP >= 8: control queue, else data priority DSCP), no MMU accounting.
+     * \param p packet
+     * \return false if there is no route (the packet is dropped with "NoRoute")
+     */
+    bool SendLocal(Ptr<Packet> p);
+
+    /** \return the MMU */
+    Ptr<RoceSwitchMmu> GetMmu() const
+    {
+        return m_mmu;
+    }
+
+    /** \return packets forwarded (enqueued on an egress port) */
+    uint64_t GetForwardedPackets() const
+    {
+        return m_forwarded;
+    }
+
+    /** \return packets delivered locally */
+    uint64_t GetDeliveredPackets() const
+    {
+        return m_delivered;
+    }
+
+    /** \return ECN marks so far */
+    uint64_t GetEcnMarks() const
+    {
+        return m_ecnMarks;
+    }
+
+    /** \return drops so far (all reasons) */
+    uint64_t GetDrops() const
+    {
+        return m_drops;
+    }
+
+    /** \param port egress port \return ECN marks made on that port */
+    uint64_t GetPortEcnMarks(uint32_t port) const
+    {
+        return m_portEcnMarks[port];
+    }
+
+    /** \param port ingress port \return packets from that port dropped */
+    uint64_t GetPortDrops(uint32_t port) const
+    {
+        return m_portDrops[port];
+    }
+
+    /**
+     * \param stream first stream index
+     * \return number of streams used
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    /** Fabric receive from a port. */
+    void Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port);
+    /** Dequeue hook of a port. */
+    void Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint32_t ingress);
+    /**
+     * PFC received on a port (re-exported as PfcPause/PfcResume with sent = false).
+     * \param sw the switch \param port port \param priority priority
+     * \param pause pause or resume \param quanta quanta
+     */
+    static void PfcReceived(RoceSwitch* sw,
+                            uint32_t port,
+                            uint8_t priority,
+                            bool pause,
+                            uint16_t quanta);
+    /** Drop helper. */
+    void DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const char* reason);
+
+    std::vector<Ptr<RoceNetDevice>> m_ports;     //!< ports
+    std::vector<std::vector<uint32_t>> m_routes; //!< next-hop sets indexed by node id
+    Ptr<RoceSwitchMmu> m_mmu;                    //!< MMU
+    LocalReceiveCallback m_localRx;              //!< NIC receive
+    uint32_t m_localAddr{0};                     //!< local address (0 = none)
+    uint32_t m_seed{0};                          //!< EcmpSeed
+    uint64_t m_forwarded{0};                     //!< forwarded
+    uint64_t m_delivered{0};                     //!< delivered
+    uint64_t m_ecnMarks{0};                      //!< marks
+    uint64_t m_drops{0};                         //!< drops
+    std::vector<uint64_t> m_portEcnMarks;        //!< marks per egress port
+    std::vector<uint64_t> m_portDrops;           //!< drops per ingress port
+    TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const std::string&> m_dropTrace; //!< drops
+    TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, uint64_t> m_ecnTrace;            //!< marks
+    TracedCallback<uint32_t, uint8_t, bool> m_pfcPauseTrace;  //!< PAUSE sent/received
+    TracedCallback<uint32_t, uint8_t, bool> m_pfcResumeTrace; //!< RESUME sent/received
+};
+
+} // namespace ns3
+
+#endif // ROCE_SWITCH_H

@@ -1,0 +1,172 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Schedule IR: slicing rule, chunk layout, builder validation, finalize (dedupe,
+ * cycles, topological order), accessors.
+ */
+#include "ns3/tn-schedule.h"
+#include "tn-test.h"
+
+#include <string.h>
+
+static void
+test_slicing_rule(tn_test_ctx* ctx)
+{
+    static const uint64_t sizes[] = {0, 1, 2, 7, 999, 1000, 1001, 1234567, 64ULL << 20};
+    static const uint32_t parts[] = {1, 2, 3, 7, 8, 64, 1000, 1024};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+    {
+        for (size_t j = 0; j < sizeof(parts) / sizeof(parts[0]); j++)
+        {
+            uint64_t S = sizes[i];
+            uint32_t P = parts[j];
+            uint64_t sum = 0, next = 0;
+            int ok = 1;
+            for (uint32_t k = 0; k < P; k++)
+            {
+                tn_slice sl = tn_slice_of(S, P, k);
+                ok &= sl.offset == next;                             /* consecutive */
+                ok &= sl.length == S / P + (k < S % P ? 1 : 0);      /* first S%P longer */
+                next = sl.offset + sl.length;
+                sum += sl.length;
+            }
+            TN_CHECK_MSG(ctx, ok && sum == S, "slices of S=%llu into %u", (unsigned long long)S, P);
+        }
+    }
+    tn_slice sl = tn_slice_of(10, 4, 2); /* 3,3,2,2 */
+    TN_CHECK_EQ(ctx, sl.offset, 6);
+    TN_CHECK_EQ(ctx, sl.length, 2);
+}
+
+static void
+test_chunk_layout(tn_test_ctx* ctx)
+{
+    /* chunking conserves bytes: every byte of every block is in exactly one chunk piece */
+    uint64_t S = 10007;
+    uint32_t N = 7, C = 5;
+    tn_collective colls[3] = {TN_COLL_ALL_REDUCE, TN_COLL_REDUCE_SCATTER, TN_COLL_ALL_TO_ALL};
+    for (int c = 0; c < 3; c++)
+    {
+        static unsigned char seen[10007];
+        memset(seen, 0, sizeof(seen));
+        uint64_t total = 0;
+        for (uint32_t ch = 0; ch < C; ch++)
+            for (uint32_t b = 0; b < N; b++)
+            {
+                tn_slice sl = tn_chunk_block(colls[c], S, N, C, ch, b);
+                total += sl.length;
+                for (uint64_t x = sl.offset; x < sl.offset + sl.length && x < S; x++)
+                    seen[x]++;
+            }
+        TN_CHECK_EQ(ctx, total, S);
+        int once = 1;
+        for (uint64_t x = 0; x < S; x++)
+            once &= seen[x] == 1;
+        TN_CHECK(ctx, once);
+    }
+    /* reduce-scatter pieces of chunk c lie inside slice b */
+    for (uint32_t b = 0; b < N; b++)
+    {
+        tn_slice whole = tn_slice_of(S, N, b);
+        tn_slice p = tn_chunk_block(TN_COLL_REDUCE_SCATTER, S, N, C, 2, b);
+        TN_CHECK(ctx, p.offset >= whole.offset && p.offset + p.length <= whole.offset + whole.length);
+    }
+    /* all-to-all receive blocks: rank 3 receives from 6 after S + 6*len_3 */
+    uint64_t len3 = tn_slice_of(S, N, 3).length;
+    TN_CHECK_EQ(ctx, tn_alltoall_recv_offset(S, N, 1, 0, 6, 3), S + 6 * len3);
+}
+
+static void
+test_builder(tn_test_ctx* ctx)
+{
+    tn_schedule* s = NULL;
+    tn_error err;
+    TN_CHECK_EQ(ctx, tn_schedule_create(TN_COLL_ALL_REDUCE, 0, 10, 0, 1, &s, &err), TN_EINVAL);
+    TN_CHECK(ctx, s == NULL);
+    TN_CHECK_EQ(ctx, tn_schedule_create(TN_COLL_BROADCAST, 4, 10, 4, 1, &s, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "root") != NULL);
+    TN_REQUIRE(ctx, tn_schedule_create(TN_COLL_ALL_TO_ALL, 4, 10, 0, 2, &s, &err) == TN_OK);
+    /* all-to-all buffers: S + N * len_r */
+    TN_CHECK_EQ(ctx, tn_schedule_buffer_size(s, 0), 10 + 4 * 3);
+    TN_CHECK_EQ(ctx, tn_schedule_buffer_size(s, 3), 10 + 4 * 2);
+    tn_transfer_spec sp = {0, 1, 0, 10, 3, TN_OP_COPY, 0, -1, 0};
+    uint32_t id = 99;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, NULL, 0, &id, &err), TN_OK);
+    TN_CHECK_EQ(ctx, id, 0);
+    sp.src = 1;
+    sp.dst = 1;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, NULL, 0, &id, &err), TN_EINVAL); /* src == dst */
+    sp.dst = 4;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, NULL, 0, &id, &err), TN_EINVAL); /* rank */
+    sp.dst = 2;
+    sp.chunk = 2;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, NULL, 0, &id, &err), TN_EINVAL); /* chunk */
+    TN_CHECK(ctx, strstr(err.message, "chunk") != NULL);
+    sp.chunk = 1;
+    sp.dst_offset = 20;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, NULL, 0, &id, &err), TN_EINVAL); /* 20+3 > 18 */
+    sp.dst_offset = UINT64_MAX - 1;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, NULL, 0, &id, &err), TN_EINVAL); /* overflow */
+    sp.dst_offset = 15;
+    uint32_t deps[3] = {0, 0, 2};
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, deps, 3, &id, &err), TN_OK);
+    TN_CHECK_EQ(ctx, id, 1);
+    TN_CHECK_EQ(ctx, tn_schedule_count(s), 2);
+    /* dep 2 does not exist */
+    TN_CHECK_EQ(ctx, tn_schedule_finalize(s, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "2") != NULL);
+    sp.step = 4;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, NULL, 0, &id, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_schedule_finalize(s, &err), TN_OK);
+    uint32_t nd;
+    const uint32_t* d = tn_schedule_deps(s, 1, &nd);
+    TN_CHECK_EQ(ctx, nd, 2); /* duplicates removed */
+    TN_CHECK(ctx, d[0] == 0 && d[1] == 2);
+    const uint32_t* su = tn_schedule_succs(s, 0, &nd);
+    TN_CHECK(ctx, nd == 1 && su[0] == 1);
+    const uint32_t* order = tn_schedule_topo_order(s);
+    TN_CHECK(ctx, order[0] == 0 && order[1] == 2 && order[2] == 1);
+    TN_CHECK_EQ(ctx, tn_schedule_steps(s), 5);
+    TN_CHECK_EQ(ctx, tn_schedule_total_bytes(s), 9);
+    /* explicit paths */
+    uint32_t links[3] = {7, 8, 9};
+    TN_CHECK_EQ(ctx, tn_schedule_set_path(s, 2, links, 3, &err), TN_OK);
+    const uint32_t* p = tn_schedule_path(s, 2, &nd);
+    TN_CHECK(ctx, nd == 3 && p[2] == 9);
+    TN_CHECK(ctx, tn_schedule_path(s, 0, &nd) == NULL && nd == 0);
+    /* a cycle */
+    TN_CHECK_EQ(ctx, tn_schedule_add_dep(s, 0, 1, &err), TN_OK);
+    TN_CHECK(ctx, !tn_schedule_is_finalized(s));
+    TN_CHECK_EQ(ctx, tn_schedule_finalize(s, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "cycle") != NULL);
+    TN_CHECK_EQ(ctx, tn_schedule_set_algorithm(s, "hand", &err), TN_OK);
+    TN_CHECK(ctx, strcmp(tn_schedule_algorithm(s), "hand") == 0);
+    tn_schedule_destroy(s);
+}
+
+static void
+test_collective_names(tn_test_ctx* ctx)
+{
+    for (int c = 0; c < TN_COLL_COUNT; c++)
+    {
+        tn_collective back;
+        tn_error err;
+        TN_CHECK_EQ(ctx, tn_collective_parse(tn_collective_name((tn_collective)c), &back, &err), TN_OK);
+        TN_CHECK_EQ(ctx, back, c);
+    }
+    tn_collective x;
+    tn_error err;
+    TN_CHECK_EQ(ctx, tn_collective_parse("ALLREDUCE", &x, &err), TN_OK);
+    TN_CHECK_EQ(ctx, x, TN_COLL_ALL_REDUCE);
+    TN_CHECK_EQ(ctx, tn_collective_parse("allsum", &x, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "allsum") != NULL);
+}
+
+void
+tn_suite_schedule(tn_test_suite* suite)
+{
+    tn_test_add(suite, "slicing-rule", test_slicing_rule);
+    tn_test_add(suite, "chunk-layout", test_chunk_layout);
+    tn_test_add(suite, "builder", test_builder);
+    tn_test_add(suite, "collective-names", test_collective_names);
+}

@@ -1,0 +1,291 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Byte-exact serialization of the RoCEv2 wire headers (IPv4+UDP, BTH, RETH, AETH, CNP, ICRC,
+// PFC) against hand-written byte patterns in network order, and round trips.
+
+#include "ns3/packet.h"
+#include "ns3/roce-header.h"
+#include "ns3/test.h"
+
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/** \return the bytes of a packet */
+std::vector<uint8_t>
+Bytes(Ptr<const Packet> p)
+{
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    return b;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * BTH, RETH, AETH, CNP and ICRC: sizes, byte patterns, round trips.
+ */
+class RoceTransportHeaderTestCase : public TestCase
+{
+  public:
+    RoceTransportHeaderTestCase()
+        : TestCase("BTH, RETH, AETH, CNP, ICRC byte patterns and round trips")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoceBthHeader bth;
+        bth.SetOpcode(RoceBthHeader::RC_WRITE_FIRST);
+        bth.SetDestQp(0x123456);
+        bth.SetPsn(0xabcdef);
+        bth.SetAckRequest(true);
+        NS_TEST_ASSERT_MSG_EQ(bth.GetSerializedSize(), 12u, "BTH is 12 bytes");
+        Ptr<Packet> p = Create<Packet>();
+        p->AddHeader(bth);
+        const std::vector<uint8_t> want =
+            {0x06, 0x40, 0xff, 0xff, 0x00, 0x12, 0x34, 0x56, 0x80, 0xab, 0xcd, 0xef};
+        NS_TEST_ASSERT_MSG_EQ((Bytes(p) == want), true, "BTH bytes");
+        RoceBthHeader b2;
+        p->RemoveHeader(b2);
+        NS_TEST_EXPECT_MSG_EQ(unsigned(b2.GetOpcode()), 0x06u, "opcode");
+        NS_TEST_EXPECT_MSG_EQ(b2.GetDestQp(), 0x123456u, "dest QP");
+        NS_TEST_EXPECT_MSG_EQ(b2.GetPsn(), 0xabcdefu, "PSN");
+        NS_TEST_EXPECT_MSG_EQ(b2.GetAckRequest(), true, "ack req");
+        NS_TEST_EXPECT_MSG_EQ(b2.GetPkey(), 0xffff, "pkey");
+        NS_TEST_EXPECT_MSG_EQ(b2.GetMigReq(), true, "mig");
+        // 24-bit fields are truncated, flags do not leak into QP / PSN
+        bth.SetDestQp(0xff000001);
+        bth.SetPsn(0x01ffffff);
+        bth.SetAckRequest(false);
+        bth.SetFecn(true);
+        bth.SetSolicitedEvent(true);
+        Ptr<Packet> p2 = Create<Packet>();
+        p2->AddHeader(bth);
+        const std::vector<uint8_t> want2 =
+            {0x06, 0xc0, 0xff, 0xff, 0x80, 0x00, 0x00, 0x01, 0x00, 0xff, 0xff, 0xff};
+        NS_TEST_ASSERT_MSG_EQ((Bytes(p2) == want2), true, "BTH flags bytes");
+        p2->RemoveHeader(b2);
+        NS_TEST_EXPECT_MSG_EQ(b2.GetDestQp(), 1u, "dest QP masked");
+        NS_TEST_EXPECT_MSG_EQ(b2.GetFecn(), true, "FECN");
+        NS_TEST_EXPECT_MSG_EQ(b2.GetAckRequest(), false, "ack req off");
+
+        RoceRethHeader reth;
+        reth.SetVirtualAddress(0x0102030405060708ULL);
+        reth.SetRkey(0x11223344);
+        reth.SetDmaLength(0x00010000);
+        Ptr<Packet> r = Create<Packet>();
+        r->AddHeader(reth);
+        const std::vector<uint8_t> wantR = {0x01,
+                                            0x02,
+                                            0x03,
+                                            0x04,
+                                            0x05,
+                                            0x06,
+                                            0x07,
+                                            0x08,
+                                            0x11,
+                                            0x22,
+                                            0x33,
+                                            0x44,
+                                            0x00,
+                                            0x01,
+                                            0x00,
+                                            0x00};
+        NS_TEST_ASSERT_MSG_EQ(r->GetSize(), 16u, "RETH is 16 bytes");
+        NS_TEST_ASSERT_MSG_EQ((Bytes(r) == wantR), true, "RETH bytes");
+        RoceRethHeader r2;
+        r->RemoveHeader(r2);
+        NS_TEST_EXPECT_MSG_EQ(r2.GetVirtualAddress(), 0x0102030405060708ULL, "va");
+        NS_TEST_EXPECT_MSG_EQ(r2.GetRkey(), 0x11223344u, "rkey");
+        NS_TEST_EXPECT_MSG_EQ(r2.GetDmaLength(), 0x10000u, "len");
+
+        RoceAethHeader aeth;
+        aeth.SetSyndrome(RoceAethHeader::SYNDROME_NAK_PSN_SEQ);
+        aeth.SetMsn(0x000102);
+        Ptr<Packet> a = Create<Packet>();
+        a->AddHeader(aeth);
+        const std::vector<uint8_t> wantA = {0x60, 0x00, 0x01, 0x02};
+        NS_TEST_ASSERT_MSG_EQ(a->GetSize(), 4u, "AETH is 4 bytes");
+        NS_TEST_ASSERT_MSG_EQ((Bytes(a) == wantA), true, "AETH bytes");
+        RoceAethHeader a2;
+        a->RemoveHeader(a2);
+        NS_TEST_EXPECT_MSG_EQ(a2.IsNak(), true, "NAK");
+        NS_TEST_EXPECT_MSG_EQ(a2.GetMsn(), 0x102u, "MSN");
+        RoceAethHeader ack;
+        NS_TEST_EXPECT_MSG_EQ(ack.IsNak(), false, "default is ACK");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(ack.GetSyndrome()), 0x1fu, "ACK syndrome");
+
+        // CNP = BTH(0x81) + 16 reserved zero bytes, then ICRC
+        Ptr<Packet> cnp = Create<Packet>();
+        cnp->AddHeader(RoceCnpHeader());
+        RoceBthHeader cb;
+        cb.SetOpcode(RoceBthHeader::CNP);
+        cb.SetDestQp(0xabc);
+        cb.SetPsn(0);
+        cnp->AddHeader(cb);
+        RoceIcrcTrailer icrc;
+        icrc.SetIcrc(0xdeadbeef);
+        cnp->AddTrailer(icrc);
+        const std::vector<uint8_t> bc = Bytes(cnp);
+        NS_TEST_ASSERT_MSG_EQ(bc.size(), 32u, "CNP BTH+16+ICRC = 32 bytes");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(bc[0]), 0x81u, "CNP opcode");
+        NS_TEST_EXPECT_MSG_EQ((unsigned(bc[6]) << 8 | bc[7]), 0xabcu, "CNP dest QP");
+        for (int k = 12; k < 28; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(unsigned(bc[k]), 0u, "CNP reserved byte " << k);
+        }
+        NS_TEST_EXPECT_MSG_EQ(
+            (bc[28] == 0xde && bc[29] == 0xad && bc[30] == 0xbe && bc[31] == 0xef),
+            true,
+            "ICRC at the end in network order");
+        RoceIcrcTrailer t2;
+        cnp->RemoveTrailer(t2);
+        NS_TEST_EXPECT_MSG_EQ(t2.GetIcrc(), 0xdeadbeefu, "ICRC round trip");
+        RoceBthHeader cb2;
+        cnp->RemoveHeader(cb2);
+        RoceCnpHeader pad;
+        NS_TEST_EXPECT_MSG_EQ(cnp->RemoveHeader(pad), 16u, "CNP padding");
+        NS_TEST_EXPECT_MSG_EQ(cnp->GetSize(), 0u, "all consumed");
+        NS_TEST_EXPECT_MSG_EQ(RoceBthHeader::HasReth(RoceBthHeader::RC_WRITE_ONLY), true, "RETH");
+        NS_TEST_EXPECT_MSG_EQ(RoceBthHeader::HasReth(RoceBthHeader::RC_WRITE_MIDDLE),
+                              false,
+                              "no RETH");
+        NS_TEST_EXPECT_MSG_EQ(RoceBthHeader::HasAeth(RoceBthHeader::RC_ACK), true, "AETH");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * IPv4+UDP header: bytes, checksum, ECN/DSCP, addresses; PFC frame body; node addressing.
+ */
+class RoceIpUdpPfcHeaderTestCase : public TestCase
+{
+  public:
+    RoceIpUdpPfcHeaderTestCase()
+        : TestCase("IPv4+UDP and PFC byte patterns, checksum, addressing")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(RoceAddress::FromNodeId(0), Ipv4Address("11.0.0.1"), "node 0");
+        NS_TEST_EXPECT_MSG_EQ(RoceAddress::FromNodeId(258), Ipv4Address("11.1.2.1"), "node 258");
+        NS_TEST_EXPECT_MSG_EQ(RoceAddress::FromNodeId(1).Get(), 0x0b000101u, "node 1 hex");
+        for (uint32_t n : {0u, 1u, 255u, 256u, 4095u, 65535u})
+        {
+            NS_TEST_EXPECT_MSG_EQ(RoceAddress::ToNodeId(RoceAddress::FromNodeId(n)), n, "id " << n);
+        }
+
+        RoceIpUdpHeader ip;
+        ip.SetSource(RoceAddress::FromNodeId(1));
+        ip.SetDestination(RoceAddress::FromNodeId(258));
+        ip.SetDscp(3);
+        ip.SetEcn(RoceIpUdpHeader::ECT0);
+        ip.SetIdentification(0x1234);
+        ip.SetSourcePort(0xc001);
+        ip.SetUdpPayloadSize(1000);
+        Ptr<Packet> p = Create<Packet>();
+        p->AddHeader(ip);
+        std::vector<uint8_t> b = Bytes(p);
+        NS_TEST_ASSERT_MSG_EQ(b.size(), 28u, "IPv4+UDP is 28 bytes");
+        const std::vector<uint8_t> head =
+            {0x45, 0x0e, 0x04, 0x04, 0x12, 0x34, 0x40, 0x00, 0x40, 0x11};
+        NS_TEST_EXPECT_MSG_EQ((std::vector<uint8_t>(b.begin(), b.begin() + 10) == head),
+                              true,
+                              "IPv4 version/tos/len/id/flags/ttl/proto");
+        const std::vector<uint8_t> addrs = {0x0b, 0, 1, 1, 0x0b, 1, 2, 1};
+        NS_TEST_EXPECT_MSG_EQ((std::vector<uint8_t>(b.begin() + 12, b.begin() + 20) == addrs),
+                              true,
+                              "addresses");
+        const std::vector<uint8_t> udp = {0xc0, 0x01, 0x12, 0xb7, 0x03, 0xf0, 0x00, 0x00};
+        NS_TEST_EXPECT_MSG_EQ((std::vector<uint8_t>(b.begin() + 20, b.end()) == udp),
+                              true,
+                              "UDP sport/dport 4791/len 1008/checksum 0");
+        NS_TEST_EXPECT_MSG_EQ(RoceIpUdpHeader::Ipv4Checksum(b.data()),
+                              0,
+                              "valid IPv4 header checksum");
+        // recompute the checksum by hand: zero the field and sum
+        std::vector<uint8_t> z(b.begin(), b.begin() + 20);
+        z[10] = z[11] = 0;
+        const uint16_t ck = RoceIpUdpHeader::Ipv4Checksum(z.data());
+        NS_TEST_EXPECT_MSG_EQ(((unsigned(b[10]) << 8) | b[11]), unsigned(ck), "checksum field");
+
+        RoceIpUdpHeader r;
+        p->RemoveHeader(r);
+        NS_TEST_EXPECT_MSG_EQ(r.IsChecksumOk(), true, "checksum verified");
+        NS_TEST_EXPECT_MSG_EQ(r.GetSource(), RoceAddress::FromNodeId(1), "src");
+        NS_TEST_EXPECT_MSG_EQ(r.GetDestination(), RoceAddress::FromNodeId(258), "dst");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(r.GetDscp()), 3u, "dscp");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(r.GetEcn()), 2u, "ecn");
+        NS_TEST_EXPECT_MSG_EQ(r.GetSourcePort(), 0xc001, "sport");
+        NS_TEST_EXPECT_MSG_EQ(r.GetDestinationPort(), 4791, "dport");
+        NS_TEST_EXPECT_MSG_EQ(r.GetUdpPayloadSize(), 1000, "payload");
+        NS_TEST_EXPECT_MSG_EQ(r.IsControl(), false, "data class");
+
+        // CE marking changes the TOS byte and keeps the checksum valid
+        r.SetEcn(RoceIpUdpHeader::CE);
+        p->AddHeader(r);
+        b = Bytes(p);
+        NS_TEST_EXPECT_MSG_EQ(unsigned(b[1]), 0x0fu, "CE in TOS");
+        NS_TEST_EXPECT_MSG_EQ(RoceIpUdpHeader::Ipv4Checksum(b.data()), 0, "checksum after CE");
+        // a corrupted byte is detected
+        b[8] = 0x3f;
+        Ptr<Packet> bad = Create<Packet>(b.data(), b.size());
+        RoceIpUdpHeader rb;
+        bad->RemoveHeader(rb);
+        NS_TEST_EXPECT_MSG_EQ(rb.IsChecksumOk(), false, "bad checksum detected");
+        RoceIpUdpHeader ctl;
+        ctl.SetDscp(RoceIpUdpHeader::CONTROL_DSCP);
+        NS_TEST_EXPECT_MSG_EQ(ctl.IsControl(), true, "control class");
+
+        RocePfcHeader pfc;
+        pfc.SetQuanta(3, 0xffff);
+        pfc.SetQuanta(5, 0);
+        Ptr<Packet> f = Create<Packet>();
+        f->AddHeader(pfc);
+        std::vector<uint8_t> fb = Bytes(f);
+        NS_TEST_ASSERT_MSG_EQ(fb.size(), 46u, "PFC body padded to the minimum frame");
+        std::vector<uint8_t> wantF(46, 0);
+        wantF[0] = 0x01;
+        wantF[1] = 0x01;
+        wantF[3] = 0x28; // classes 3 and 5
+        wantF[4 + 2 * 3] = 0xff;
+        wantF[5 + 2 * 3] = 0xff;
+        NS_TEST_EXPECT_MSG_EQ((fb == wantF), true, "PFC bytes");
+        RocePfcHeader f2;
+        f->RemoveHeader(f2);
+        NS_TEST_EXPECT_MSG_EQ(f2.GetOpcode(), 0x0101, "opcode");
+        NS_TEST_EXPECT_MSG_EQ(f2.IsEnabled(3), true, "class 3");
+        NS_TEST_EXPECT_MSG_EQ(f2.IsEnabled(4), false, "class 4");
+        NS_TEST_EXPECT_MSG_EQ(f2.IsEnabled(5), true, "class 5");
+        NS_TEST_EXPECT_MSG_EQ(f2.GetQuanta(3), 0xffff, "quanta 3");
+        NS_TEST_EXPECT_MSG_EQ(f2.GetQuanta(5), 0, "quanta 5 (XON)");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Wire header suite.
+ */
+class RoceHeaderTestSuite : public TestSuite
+{
+  public:
+    RoceHeaderTestSuite()
+        : TestSuite("training-net-roce-header", UNIT)
+    {
+        AddTestCase(new RoceTransportHeaderTestCase, TestCase::QUICK);
+        AddTestCase(new RoceIpUdpPfcHeaderTestCase, TestCase::QUICK);
+    }
+};
+
+static RoceHeaderTestSuite g_roceHeaderTestSuite; //!< registers the suite

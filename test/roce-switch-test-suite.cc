@@ -1,0 +1,630 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// RoceSwitch and RoceSwitchMmu: ECN marking curve at fixed queue depths, lossless incast
+// (no drops, PAUSE, buffer bound), lossy incast (drops with reason), 2048-port forwarding,
+// ECMP spreading and determinism per seed, identical traces for identical seeds.
+
+#include "roce-test-util.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/node-container.h"
+#include "ns3/pointer.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-link-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::roce_test;
+
+namespace
+{
+
+/**
+ * A star: one switch, n hosts, all links at `rate` with 1 us delay. Switch port i leads to
+ * host i; hosts have local addresses and sinks.
+ */
+struct Star
+{
+    Ptr<Node> sw;                            //!< switch node
+    Ptr<RoceSwitch> fwd;                     //!< its RoceSwitch
+    std::vector<Ptr<Node>> hosts;            //!< hosts
+    std::vector<Ptr<RoceNetDevice>> hostDev; //!< host side devices
+    std::vector<Ptr<TestSink>> sinks;        //!< host sinks
+
+    /**
+     * \param n hosts \param rate link rate \param pfcMask lossless priorities
+     * \param bufferSize switch buffer (0 = default)
+     */
+    Star(uint32_t n, std::string rate, uint8_t pfcMask = 0x08, uint64_t bufferSize = 0)
+    {
+        sw = CreateObject<Node>();
+        RoceLinkHelper link;
+        link.SetDeviceAttribute("DataRate", StringValue(rate));
+        link.SetDeviceAttribute("PfcEnableMask", UintegerValue(pfcMask));
+        link.SetChannelAttribute("Delay", StringValue("1us"));
+        fwd = link.GetOrInstallSwitch(sw);
+        if (bufferSize)
+        {
+            fwd->GetMmu()->SetAttribute("BufferSize", UintegerValue(bufferSize));
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<Node> h = CreateObject<Node>();
+            NetDeviceContainer d = link.Install(sw, h);
+            hosts.push_back(h);
+            hostDev.push_back(DynamicCast<RoceNetDevice>(d.Get(1)));
+            Ptr<RoceSwitch> hs = h->GetObject<RoceSwitch>();
+            hs->SetLocalAddress(RoceAddress::FromNodeId(h->GetId()));
+            Ptr<TestSink> sink = Create<TestSink>();
+            hs->SetLocalReceiveCallback(MakeCallback(&TestSink::Receive, sink));
+            sinks.push_back(sink);
+            fwd->SetRoute(h->GetId(), {i});
+        }
+    }
+};
+
+/** closed-form ECN probability at 25 Gb/s defaults (Kmin 100 KB, Kmax 400 KB, Pmax 0.2) */
+double
+EcnP(uint64_t q)
+{
+    if (q <= 100000)
+    {
+        return 0;
+    }
+    if (q > 400000)
+    {
+        return 1;
+    }
+    return 0.2 * double(q - 100000) / 300000.0;
+}
+
+/** Result of one fixed-depth ECN run. */
+struct EcnRun
+{
+    std::vector<uint64_t> q;     //!< egress queue bytes at each dequeue of a measured packet
+    std::vector<uint8_t> ce;     //!< CE flag of each measured packet at the receiver
+    std::vector<int64_t> markNs; //!< times of EcnMark trace calls
+};
+
+/** Dequeue trace sink: queue bytes seen at dequeue of the measured flow. */
+void
+RecordDequeue(EcnRun* run, Ptr<RoceNetDevice> dev, Ptr<const Packet> p, uint8_t queue)
+{
+    RoceIpUdpHeader ip;
+    p->PeekHeader(ip);
+    if (ip.GetSourcePort() == 1000)
+    {
+        run->q.push_back(dev->GetQueueBytes(queue));
+    }
+}
+
+/** EcnMark sink */
+void
+RecordMark(EcnRun* run, Ptr<const Packet>, uint32_t, uint8_t, uint64_t)
+{
+    run->markNs.push_back(Simulator::Now().GetNanoSeconds());
+}
+
+/**
+ * Host 0 sends `count` packets at line rate through the switch to host 1, whose egress queue
+ * was pre-filled with `prefill` packets: arrival rate = departure rate keeps the depth fixed.
+ */
+EcnRun
+RunFixedDepth(uint32_t prefill, uint32_t count, int64_t stream)
+{
+    EcnRun run;
+    Star star(2, "25Gbps");
+    star.fwd->AssignStreams(stream);
+    Ptr<RoceNetDevice> egress = star.fwd->GetPort(1);
+    const uint32_t dst = star.hosts[1]->GetId();
+    for (uint32_t k = 0; k < prefill; ++k)
+    {
+        egress->Enqueue(BuildPacket(star.hosts[0]->GetId(),
+                                    dst,
+                                    999,
+                                    3,
+                                    RoceBthHeader::RC_WRITE_MIDDLE,
+                                    0x22,
+                                    k,
+                                    4096,
+                                    RoceIpUdpHeader::NOT_ECT),
+                        3,
+                        RoceNetDevice::NO_INGRESS);
+    }
+    Ptr<TestSource> src = Create<TestSource>();
+    src->srcNode = star.hosts[0]->GetId();
+    src->dstNode = dst;
+    src->count = count;
+    src->Install(star.hostDev[0]);
+    egress->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&RecordDequeue, &run, egress));
+    star.fwd->TraceConnectWithoutContext("EcnMark", MakeBoundCallback(&RecordMark, &run));
+    Simulator::Run();
+    for (const RxRecord& r : star.sinks[1]->rx)
+    {
+        if (r.sport == 1000)
+        {
+            run.ce.push_back(r.ecn == RoceIpUdpHeader::CE ? 1 : 0);
+        }
+    }
+    Simulator::Destroy();
+    return run;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * ECN marking frequency at fixed egress queue depths follows the Kmin/Kmax/Pmax curve.
+ */
+class RoceEcnCurveTestCase : public TestCase
+{
+  public:
+    RoceEcnCurveTestCase()
+        : TestCase("ECN marking frequency follows the RED-like curve")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t count = 4000;
+        // 4140-byte packets: depths about 20, 45, 70, 90 and 110 packets
+        for (uint32_t prefill : {20u, 45u, 70u, 90u, 110u})
+        {
+            EcnRun run = RunFixedDepth(prefill, count, 7);
+            NS_TEST_ASSERT_MSG_EQ(run.ce.size(), count, "all packets arrived");
+            NS_TEST_ASSERT_MSG_EQ(run.q.size(), count, "all packets dequeued");
+            // the depth is fixed (within 2 packets) until the source stops
+            uint64_t qmin = run.q[0];
+            uint64_t qmax = run.q[0];
+            double expected = 0;
+            double variance = 0;
+            uint32_t marks = 0;
+            uint32_t wrong = 0; // marks where p = 0 or no mark where p = 1
+            for (uint32_t k = 0; k < count; ++k)
+            {
+                if (k + prefill + 5 < count) // the tail drains once the source stops
+                {
+                    qmin = std::min(qmin, run.q[k]);
+                    qmax = std::max(qmax, run.q[k]);
+                }
+                const double p = EcnP(run.q[k]);
+                expected += p;
+                variance += p * (1 - p);
+                marks += run.ce[k];
+                wrong += (p == 0 && run.ce[k]) || (p == 1 && !run.ce[k]);
+            }
+            NS_TEST_EXPECT_MSG_LT(qmax - qmin, 2 * 4140u + 1, "depth stays fixed");
+            NS_TEST_EXPECT_MSG_EQ(wrong, 0u, "deterministic parts of the curve");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(std::fabs(marks - expected),
+                                        4 * std::sqrt(variance) + 1,
+                                        "marks at depth " << qmin << " B: " << marks << " expected "
+                                                          << expected);
+            NS_TEST_EXPECT_MSG_EQ(run.markNs.size(), marks, "EcnMark trace count");
+            if (prefill == 70)
+            {
+                NS_TEST_EXPECT_MSG_GT(marks, 100u, "middle of the curve marks");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Same seed and run: identical traces; another run number: different marks.
+ */
+class RoceSeedTestCase : public TestCase
+{
+  public:
+    RoceSeedTestCase()
+        : TestCase("same seed gives identical traces")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t seed = RngSeedManager::GetSeed();
+        const uint64_t runNo = RngSeedManager::GetRun();
+        RngSeedManager::SetSeed(3);
+        RngSeedManager::SetRun(1);
+        EcnRun a = RunFixedDepth(70, 1000, 5);
+        EcnRun b = RunFixedDepth(70, 1000, 5);
+        RngSeedManager::SetRun(2);
+        EcnRun c = RunFixedDepth(70, 1000, 5);
+        RngSeedManager::SetSeed(seed);
+        RngSeedManager::SetRun(runNo);
+        NS_TEST_ASSERT_MSG_GT(a.markNs.size(), 10u, "some marks");
+        NS_TEST_EXPECT_MSG_EQ((a.markNs == b.markNs), true, "identical mark times");
+        NS_TEST_EXPECT_MSG_EQ((a.ce == b.ce), true, "identical CE pattern");
+        NS_TEST_EXPECT_MSG_EQ((a.q == b.q), true, "identical queue trace");
+        NS_TEST_EXPECT_MSG_EQ((a.ce != c.ce), true, "another run number differs");
+    }
+};
+
+namespace
+{
+
+/** Result of an incast run. */
+struct IncastResult
+{
+    uint64_t received{0};    //!< packets at the receiver
+    uint64_t switchDrops{0}; //!< RoceSwitch drops
+    uint64_t mmuDrops{0};    //!< MMU drops
+    uint64_t lossyReason{0}; //!< drops traced with "LossyThreshold"
+    uint64_t otherReason{0}; //!< drops with another reason
+    uint64_t pausesSent{0};  //!< PAUSE state changes by the switch
+    uint64_t resumesSent{0}; //!< RESUME by the switch
+    uint64_t maxUsed{0};     //!< MMU peak
+    uint64_t maxTraced{0};   //!< peak seen on BufferOccupancy
+    uint64_t bufferSize{0};  //!< MMU size
+    uint64_t overflows{0};   //!< headroom overflows
+    uint64_t lastRxNs{0};    //!< last arrival
+    bool inOrder{true};      //!< per-sender PSNs consecutive
+};
+
+/** drop sink */
+void
+IncastDrop(IncastResult* r, Ptr<const Packet>, uint32_t, uint8_t, const std::string& reason)
+{
+    (reason == "LossyThreshold" ? r->lossyReason : r->otherReason)++;
+}
+
+/** pause sink */
+void
+IncastPause(IncastResult* r, uint32_t, uint8_t, bool sent)
+{
+    r->pausesSent += sent ? 1 : 0;
+}
+
+/** resume sink */
+void
+IncastResume(IncastResult* r, uint32_t, uint8_t, bool sent)
+{
+    r->resumesSent += sent ? 1 : 0;
+}
+
+/** occupancy sink */
+void
+IncastOccupancy(IncastResult* r, uint64_t, uint64_t now)
+{
+    r->maxTraced = std::max(r->maxTraced, now);
+}
+
+/** n senders -> 1 receiver at 25 Gb/s, `count` packets each, priority `prio`. */
+IncastResult
+RunIncast(uint32_t n, uint32_t count, uint8_t prio, uint64_t bufferSize)
+{
+    IncastResult res;
+    Star star(n + 1, "25Gbps", 0x08, bufferSize);
+    star.fwd->TraceConnectWithoutContext("Drop", MakeBoundCallback(&IncastDrop, &res));
+    star.fwd->TraceConnectWithoutContext("PfcPause", MakeBoundCallback(&IncastPause, &res));
+    star.fwd->TraceConnectWithoutContext("PfcResume", MakeBoundCallback(&IncastResume, &res));
+    star.fwd->GetMmu()->TraceConnectWithoutContext("BufferOccupancy",
+                                                   MakeBoundCallback(&IncastOccupancy, &res));
+    std::vector<Ptr<TestSource>> srcs;
+    for (uint32_t i = 1; i <= n; ++i)
+    {
+        Ptr<TestSource> s = Create<TestSource>();
+        s->srcNode = star.hosts[i]->GetId();
+        s->dstNode = star.hosts[0]->GetId();
+        s->sport = static_cast<uint16_t>(1000 + i);
+        s->priority = prio;
+        s->count = count;
+        s->Install(star.hostDev[i]);
+        srcs.push_back(s);
+    }
+    Simulator::Run();
+    const auto& rx = star.sinks[0]->rx;
+    res.received = rx.size();
+    std::map<uint32_t, uint32_t> next;
+    for (const RxRecord& r : rx)
+    {
+        res.inOrder = res.inOrder && r.psn == next[r.src];
+        next[r.src] = r.psn + 1;
+        res.lastRxNs = std::max<uint64_t>(res.lastRxNs, r.timeNs);
+    }
+    Ptr<RoceSwitchMmu> mmu = star.fwd->GetMmu();
+    res.switchDrops = star.fwd->GetDrops();
+    res.mmuDrops = mmu->GetDrops();
+    res.maxUsed = mmu->GetMaxBufferUsed();
+    res.bufferSize = mmu->GetBufferSize();
+    res.overflows = mmu->GetHeadroomOverflows();
+    NS_ASSERT(mmu->GetBufferUsed() == 0);
+    Simulator::Destroy();
+    return res;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Lossless incast into a small buffer: no drop, PAUSE, buffer bound, line rate kept.
+ */
+class RoceLosslessIncastTestCase : public TestCase
+{
+  public:
+    RoceLosslessIncastTestCase()
+        : TestCase("lossless incast: zero drops, PAUSE sent, buffer bounded")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 8;
+        const uint32_t count = 200;
+        // reserves 9 ports * 8 * 8388 B + headrooms 9 * 20942 B = 792 KB; 1.2 MB buffer
+        IncastResult r = RunIncast(n, count, 3, 1200000);
+        NS_TEST_EXPECT_MSG_EQ(r.received, uint64_t(n) * count, "every packet delivered");
+        NS_TEST_EXPECT_MSG_EQ(r.switchDrops, 0u, "no drop on a lossless priority");
+        NS_TEST_EXPECT_MSG_EQ(r.mmuDrops, 0u, "no MMU drop");
+        NS_TEST_EXPECT_MSG_EQ(r.overflows, 0u, "headroom was enough");
+        NS_TEST_EXPECT_MSG_GT(r.pausesSent, 0u, "PAUSE generated");
+        NS_TEST_EXPECT_MSG_EQ(r.resumesSent, r.pausesSent, "every PAUSE was released");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.maxUsed, r.bufferSize, "buffer never exceeds its size");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.maxTraced, r.bufferSize, "traced occupancy bounded");
+        // beyond the reserves of the 8 ingress ports (8 * 8388 B): the shared pool was used
+        NS_TEST_EXPECT_MSG_GT(r.maxTraced, 2u * n * 8388, "the shared buffer was used");
+        NS_TEST_EXPECT_MSG_EQ(r.inOrder, true, "per-flow order kept");
+        // the bottleneck stays busy: n*count frames of 1337 ns (25 Gb/s) + a few us
+        const double ideal = double(n) * count * 4178 * 8 / 25e9 * 1e9;
+        NS_TEST_EXPECT_MSG_LT(double(r.lastRxNs), ideal * 1.01 + 5000, "line rate kept");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Lossy incast: drops counted with their reason, no PAUSE.
+ */
+class RoceLossyIncastTestCase : public TestCase
+{
+  public:
+    RoceLossyIncastTestCase()
+        : TestCase("lossy incast: drops counted with reason")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 8;
+        const uint32_t count = 200;
+        IncastResult r = RunIncast(n, count, 1, 1200000);
+        NS_TEST_EXPECT_MSG_GT(r.switchDrops, 0u, "drops on a lossy priority");
+        NS_TEST_EXPECT_MSG_EQ(r.switchDrops, r.mmuDrops, "switch and MMU agree");
+        NS_TEST_EXPECT_MSG_EQ(r.lossyReason, r.switchDrops, "reason LossyThreshold traced");
+        NS_TEST_EXPECT_MSG_EQ(r.otherReason, 0u, "no other reason");
+        NS_TEST_EXPECT_MSG_EQ(r.received + r.switchDrops, uint64_t(n) * count, "conservation");
+        NS_TEST_EXPECT_MSG_EQ(r.pausesSent, 0u, "no PAUSE for a lossy class");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.maxUsed, r.bufferSize, "buffer bound");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A 2048-port switch forwards to the right ports.
+ */
+class RoceManyPortsTestCase : public TestCase
+{
+  public:
+    RoceManyPortsTestCase()
+        : TestCase("2048-port switch forwards to the right ports")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 2048;
+        Star star(n, "100Gbps");
+        NS_TEST_ASSERT_MSG_EQ(star.fwd->GetNPorts(), n, "ports");
+        Ptr<RoceSwitch> h0 = star.hosts[0]->GetObject<RoceSwitch>();
+        Ptr<RoceSwitch> hl = star.hosts[n - 1]->GetObject<RoceSwitch>();
+        for (uint32_t j = 0; j < n; ++j)
+        {
+            h0->SetRoute(star.hosts[j]->GetId(), {0});
+            hl->SetRoute(star.hosts[j]->GetId(), {0});
+        }
+        for (uint32_t j = 1; j < n; ++j)
+        {
+            h0->SendLocal(BuildPacket(star.hosts[0]->GetId(),
+                                      star.hosts[j]->GetId(),
+                                      2000,
+                                      3,
+                                      RoceBthHeader::RC_WRITE_ONLY,
+                                      j,
+                                      j,
+                                      1024));
+        }
+        hl->SendLocal(BuildPacket(star.hosts[n - 1]->GetId(),
+                                  star.hosts[1]->GetId(),
+                                  2001,
+                                  3,
+                                  RoceBthHeader::RC_WRITE_ONLY,
+                                  77,
+                                  5,
+                                  1024));
+        Simulator::Run();
+        uint32_t ok = 0;
+        for (uint32_t j = 1; j < n; ++j)
+        {
+            const auto& rx = star.sinks[j]->rx;
+            const uint32_t expect = (j == 1) ? 2 : 1;
+            bool good = rx.size() == expect && rx[0].qp == j && rx[0].psn == j &&
+                        rx[0].src == star.hosts[0]->GetId();
+            good = good && star.fwd->GetPort(j)->GetTxPackets() == expect;
+            ok += good ? 1 : 0;
+        }
+        NS_TEST_EXPECT_MSG_EQ(ok, n - 1, "each host got its packet through its port");
+        NS_TEST_EXPECT_MSG_EQ(star.sinks[0]->rx.size(), 0u, "nothing back to the sender");
+        NS_TEST_EXPECT_MSG_EQ(star.fwd->GetForwardedPackets(), uint64_t(n), "forwarded");
+        const auto& rx1 = star.sinks[1]->rx;
+        NS_TEST_EXPECT_MSG_EQ(
+            (rx1.size() == 2 && rx1[1].src == star.hosts[n - 1]->GetId() && rx1[1].qp == 77),
+            true,
+            "last port to port 1");
+        NS_TEST_EXPECT_MSG_EQ(star.fwd->GetDrops(), 0u, "no drops");
+        Simulator::Destroy();
+    }
+};
+
+namespace
+{
+
+/** MacRx sink on next hop i: count flows and check the predicted port. */
+struct EcmpCount
+{
+    std::vector<uint32_t> perPort;     //!< packets per next hop
+    std::vector<uint16_t> portOfSport; //!< observed next hop of each flow (index sport-3000)
+};
+
+/** sink */
+void
+EcmpRx(EcmpCount* c, uint32_t hop, Ptr<const Packet> p)
+{
+    RoceIpUdpHeader ip;
+    p->PeekHeader(ip);
+    c->perPort[hop]++;
+    c->portOfSport[ip.GetSourcePort() - 3000] = static_cast<uint16_t>(hop + 1);
+}
+
+/**
+ * Switch: port 0 from host A, ports 1..k to next hops; destination node D is behind all of
+ * them. A sends one packet per flow (UDP sport 3000 + f).
+ */
+EcmpCount
+RunEcmp(uint32_t seed, uint32_t k, uint32_t flows, Ptr<RoceSwitch>* keep = nullptr)
+{
+    EcmpCount c;
+    c.perPort.assign(k, 0);
+    c.portOfSport.assign(flows, 0);
+    Ptr<Node> sw = CreateObject<Node>();
+    Ptr<Node> a = CreateObject<Node>();
+    RoceLinkHelper link;
+    link.SetSwitchAttribute("EcmpSeed", UintegerValue(seed));
+    link.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+    link.Install(sw, a);
+    std::vector<uint32_t> hops;
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        Ptr<Node> b = CreateObject<Node>();
+        NetDeviceContainer d = link.Install(sw, b);
+        d.Get(1)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&EcmpRx, &c, i));
+        hops.push_back(i + 1);
+    }
+    const uint32_t dstNode = 60000;
+    Ptr<RoceSwitch> fwd = sw->GetObject<RoceSwitch>();
+    fwd->SetRoute(dstNode, hops);
+    Ptr<RoceSwitch> as = a->GetObject<RoceSwitch>();
+    as->SetRoute(dstNode, {0});
+    for (uint32_t f = 0; f < flows; ++f)
+    {
+        as->SendLocal(BuildPacket(a->GetId(),
+                                  dstNode,
+                                  static_cast<uint16_t>(3000 + f),
+                                  1,
+                                  RoceBthHeader::RC_WRITE_ONLY,
+                                  1,
+                                  f,
+                                  64));
+    }
+    Simulator::Run();
+    if (keep)
+    {
+        // prediction of the live switch for each flow
+        std::vector<uint16_t> predicted(flows);
+        for (uint32_t f = 0; f < flows; ++f)
+        {
+            predicted[f] =
+                static_cast<uint16_t>(fwd->GetEgressPort(RoceAddress::FromNodeId(a->GetId()).Get(),
+                                                         RoceAddress::FromNodeId(dstNode).Get(),
+                                                         static_cast<uint16_t>(3000 + f),
+                                                         RoceIpUdpHeader::ROCE_UDP_PORT));
+        }
+        c.perPort.push_back(predicted == c.portOfSport ? 1 : 0); // last entry: prediction ok
+    }
+    Simulator::Destroy();
+    return c;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * ECMP spreads flows over the next hops, deterministically for a seed.
+ */
+class RoceEcmpTestCase : public TestCase
+{
+  public:
+    RoceEcmpTestCase()
+        : TestCase("ECMP spreads flows deterministically per seed")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t k = 8;
+        const uint32_t flows = 800;
+        Ptr<RoceSwitch> keep;
+        EcmpCount a = RunEcmp(11, k, flows, &keep);
+        EcmpCount b = RunEcmp(11, k, flows);
+        EcmpCount c = RunEcmp(12, k, flows);
+        NS_TEST_ASSERT_MSG_EQ(a.perPort.size(), k + 1, "size");
+        NS_TEST_EXPECT_MSG_EQ(a.perPort[k], 1u, "forwarding follows GetEgressPort");
+        uint32_t total = 0;
+        for (uint32_t i = 0; i < k; ++i)
+        {
+            total += a.perPort[i];
+            // binomial(800, 1/8): mean 100, sd 9.4
+            NS_TEST_EXPECT_MSG_GT(a.perPort[i], 60u, "next hop " << i << " used");
+            NS_TEST_EXPECT_MSG_LT(a.perPort[i], 140u, "next hop " << i << " not overloaded");
+        }
+        NS_TEST_EXPECT_MSG_EQ(total, flows, "every flow forwarded once");
+        NS_TEST_EXPECT_MSG_EQ((a.portOfSport == b.portOfSport), true, "same seed, same paths");
+        uint32_t differ = 0;
+        for (uint32_t f = 0; f < flows; ++f)
+        {
+            differ += a.portOfSport[f] != c.portOfSport[f] ? 1 : 0;
+        }
+        // another seed re-draws: 7/8 of the flows move on average
+        NS_TEST_EXPECT_MSG_GT(differ, flows / 2, "another seed gives other paths");
+        // the flows of one destination stay on one path (hash excludes the PSN)
+        NS_TEST_EXPECT_MSG_EQ((a.portOfSport[0] != 0), true, "flow 0 seen");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Switch and MMU suite.
+ */
+class RoceSwitchTestSuite : public TestSuite
+{
+  public:
+    RoceSwitchTestSuite()
+        : TestSuite("training-net-roce-switch", UNIT)
+    {
+        AddTestCase(new RoceEcnCurveTestCase, TestCase::QUICK);
+        AddTestCase(new RoceSeedTestCase, TestCase::QUICK);
+        AddTestCase(new RoceLosslessIncastTestCase, TestCase::QUICK);
+        AddTestCase(new RoceLossyIncastTestCase, TestCase::QUICK);
+        AddTestCase(new RoceManyPortsTestCase, TestCase::QUICK);
+        AddTestCase(new RoceEcmpTestCase, TestCase::QUICK);
+    }
+};
+
+static RoceSwitchTestSuite g_roceSwitchTestSuite; //!< registers the suite

@@ -1,0 +1,504 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-plan: plan one collective with the training-net C core and print a summary.
+ *
+ *   tn-plan --topology torus:8x8 --collective allreduce --algorithm multitree
+ *           --size 64MiB [--chunks C] [--ports P] [--policy fifo|scf]
+ *           [--active A] [--baseline] [--no-verify] [--dump csv|json]
+ *           [--output FILE]
+ *   tn-plan --list
+ *
+ * Summary: ranks, steps, transfers, total bytes, max bytes per link, verified
+ * (tn_verify_schedule), contention report (conflicting (link, step) pairs),
+ * estimated time (tn_cost_estimate) and algorithm / bus bandwidth.
+ * --dump writes the schedule (one row per transfer with deps and path) as CSV
+ * or JSON to --output (default stdout, after the summary).
+ * Exit codes: 0 ok, 1 planning or verification failure, 2 bad arguments.
+ */
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-themis.h"
+#include "ns3/tn-topology.h"
+#include "ns3/tn-verify.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char* usage_text =
+    "usage: tn-plan --topology SPEC --algorithm NAME --size BYTES [options]\n"
+    "       tn-plan --list\n"
+    "options:\n"
+    "  --topology SPEC     topology spec (see --list) or @FILE for an HPCC-style file\n"
+    "  --collective NAME   allreduce (default), reducescatter, allgather, alltoall,\n"
+    "                      broadcast, reduce\n"
+    "  --algorithm NAME    registry name (see --list)\n"
+    "  --size BYTES        bytes S, units B, KB, MB, GB (1000) or KiB, MiB, GiB (1024)\n"
+    "  --chunks C          chunks (default 1; themis 64)\n"
+    "  --ports P           MultiTree ports per node (default: the NPU's cables)\n"
+    "  --root R            root of broadcast / reduce (default 0)\n"
+    "  --policy fifo|scf   Themis intra-dimension policy (default fifo)\n"
+    "  --active A          Themis active chunk-phases per dimension (default 1)\n"
+    "  --baseline          Themis: fixed dimension order (no load balancing)\n"
+    "  --no-verify         skip the verifier\n"
+    "  --dump csv|json     write the schedule\n"
+    "  --output FILE       where --dump writes (default stdout)\n"
+    "  --list              list algorithms and topology spec examples\n";
+
+static int
+bad_arg(const char* option, const char* value, const char* why)
+{
+    fprintf(stderr,
+            "tn-plan: option %s: %s%s%s%s\n",
+            option,
+            why,
+            value ? " '" : "",
+            value ? value : "",
+            value ? "'" : "");
+    fprintf(stderr, "%s", usage_text);
+    return 2;
+}
+
+static int
+parse_u32(const char* s, uint32_t* out)
+{
+    char* end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v > UINT32_MAX || s[0] == '-')
+    {
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int
+parse_size(const char* s, uint64_t* out)
+{
+    char* end = NULL;
+    errno = 0;
+    if (s[0] == '-')
+    {
+        return -1;
+    }
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+    {
+        return -1;
+    }
+
+    static const struct
+    {
+        const char* unit;
+        double mult;
+    } units[] = {{"", 1},
+                 {"B", 1},
+                 {"KB", 1e3},
+                 {"MB", 1e6},
+                 {"GB", 1e9},
+                 {"KiB", 1024.0},
+                 {"MiB", 1048576.0},
+                 {"GiB", 1073741824.0},
+                 {"K", 1024.0},
+                 {"M", 1048576.0},
+                 {"G", 1073741824.0}};
+
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+    {
+        if (strcmp(end, units[i].unit) == 0)
+        {
+            double b = v * units[i].mult;
+            if (b > 1.8e19 || b != (double)(uint64_t)b)
+            {
+                return -1;
+            }
+            *out = (uint64_t)b;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void
+list_all(void)
+{
+    size_t n = 0;
+    const tn_algorithm* a = tn_algorithms(&n);
+    printf("algorithms:\n");
+    for (size_t i = 0; i < n; i++)
+    {
+        char colls[128] = "";
+        for (int c = 0; c < TN_COLL_COUNT; c++)
+        {
+            if (a[i].collectives & TN_COLL_BIT(c))
+            {
+                if (colls[0])
+                {
+                    strcat(colls, ",");
+                }
+                strcat(colls, tn_collective_name((tn_collective)c));
+            }
+        }
+        printf("  %-14s %s%s%s\n  %-14s   [%s]%s\n",
+               a[i].name,
+               a[i].description,
+               a[i].aliases[0] ? "; aliases: " : "",
+               a[i].aliases,
+               "",
+               colls,
+               a[i].needs_topology ? " needs a topology" : "");
+    }
+    printf("topology spec examples:\n"
+           "  ring:8  fc:8  switch:16  torus:8x8  torus:4x4x4,ports=2  mesh:8x8\n"
+           "  leafspine:leaves=8,spines=8,hosts=8  fattree:k=4  bigraph:4x8\n"
+           "  hier:ring4@250Gbps+switch4@200Gbps+switch8@100Gbps+switch8@50Gbps\n"
+           "  common keys: rate=100Gbps latency=150ns; @FILE loads an HPCC-style file\n");
+}
+
+static void
+dump_csv(FILE* f, const tn_schedule* s)
+{
+    fprintf(f, "id,src,dst,src_offset,dst_offset,length,op,step,dim,chunk,deps,path\n");
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        fprintf(f,
+                "%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%u,%d,%u,",
+                t->id,
+                t->src,
+                t->dst,
+                t->src_offset,
+                t->dst_offset,
+                t->length,
+                t->op == TN_OP_REDUCE ? "reduce" : "copy",
+                t->step,
+                t->dim,
+                t->chunk);
+        uint32_t n = 0;
+        const uint32_t* d = tn_schedule_deps(s, i, &n);
+        for (uint32_t k = 0; k < n; k++)
+        {
+            fprintf(f, "%s%u", k ? " " : "", d[k]);
+        }
+        fputc(',', f);
+        const uint32_t* p = tn_schedule_path(s, i, &n);
+        for (uint32_t k = 0; k < n; k++)
+        {
+            fprintf(f, "%s%u", k ? " " : "", p[k]);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void
+dump_json(FILE* f, const tn_schedule* s)
+{
+    fprintf(f,
+            "{\"collective\":\"%s\",\"algorithm\":\"%s\",\"ranks\":%u,\"bytes\":%" PRIu64
+            ",\"chunks\":%u,\"contention_free\":%s,\"transfers\":[\n",
+            tn_collective_name(tn_schedule_collective(s)),
+            tn_schedule_algorithm(s),
+            tn_schedule_ranks(s),
+            tn_schedule_bytes(s),
+            tn_schedule_chunks(s),
+            tn_schedule_contention_free(s) ? "true" : "false");
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        fprintf(f,
+                "{\"id\":%u,\"src\":%u,\"dst\":%u,\"src_offset\":%" PRIu64
+                ",\"dst_offset\":%" PRIu64 ",\"length\":%" PRIu64
+                ",\"op\":\"%s\",\"step\":%u,\"dim\":%d,\"chunk\":%u,\"deps\":[",
+                t->id,
+                t->src,
+                t->dst,
+                t->src_offset,
+                t->dst_offset,
+                t->length,
+                t->op == TN_OP_REDUCE ? "reduce" : "copy",
+                t->step,
+                t->dim,
+                t->chunk);
+        uint32_t n = 0;
+        const uint32_t* d = tn_schedule_deps(s, i, &n);
+        for (uint32_t k = 0; k < n; k++)
+        {
+            fprintf(f, "%s%u", k ? "," : "", d[k]);
+        }
+        fprintf(f, "],\"path\":[");
+        const uint32_t* p = tn_schedule_path(s, i, &n);
+        for (uint32_t k = 0; k < n; k++)
+        {
+            fprintf(f, "%s%u", k ? "," : "", p[k]);
+        }
+        fprintf(f, "]}%s\n", i + 1 < tn_schedule_count(s) ? "," : "");
+    }
+    fprintf(f, "]}\n");
+}
+
+static void
+human_bytes(uint64_t b, char* buf, size_t size)
+{
+    if (b >= (1ULL << 30))
+        snprintf(buf, size, "%" PRIu64 " B (%.2f GiB)", b, (double)b / (1ULL << 30));
+    else if (b >= (1ULL << 20))
+        snprintf(buf, size, "%" PRIu64 " B (%.2f MiB)", b, (double)b / (1ULL << 20));
+    else if (b >= 1024)
+        snprintf(buf, size, "%" PRIu64 " B (%.2f KiB)", b, (double)b / 1024);
+    else
+        snprintf(buf, size, "%" PRIu64 " B", b);
+}
+
+int
+main(int argc, char** argv)
+{
+    const char* topo_spec = NULL;
+    const char* dump = NULL;
+    const char* output = NULL;
+    bool verify = true;
+    bool have_size = false;
+    bool have_chunks = false;
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = NULL;
+    tn_error err;
+    for (int i = 1; i < argc; i++)
+    {
+        const char* opt = argv[i];
+        const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(opt, "--list") == 0)
+        {
+            list_all();
+            return 0;
+        }
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+        {
+            printf("%s", usage_text);
+            return 0;
+        }
+        if (strcmp(opt, "--no-verify") == 0)
+        {
+            verify = false;
+            continue;
+        }
+        if (strcmp(opt, "--baseline") == 0)
+        {
+            req.themis.baseline = true;
+            continue;
+        }
+        static const char* with_value[] = {"--topology",
+                                           "--collective",
+                                           "--algorithm",
+                                           "--size",
+                                           "--chunks",
+                                           "--ports",
+                                           "--root",
+                                           "--policy",
+                                           "--active",
+                                           "--dump",
+                                           "--output"};
+        bool known = false;
+        for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+        {
+            known = known || strcmp(opt, with_value[k]) == 0;
+        }
+        if (!known)
+        {
+            return bad_arg(opt, NULL, "unknown option");
+        }
+        if (val == NULL)
+        {
+            return bad_arg(opt, NULL, "missing value");
+        }
+        i++;
+        if (strcmp(opt, "--topology") == 0)
+            topo_spec = val;
+        else if (strcmp(opt, "--collective") == 0)
+        {
+            if (tn_collective_parse(val, &req.collective, &err))
+                return bad_arg(opt, val, "unknown collective");
+        }
+        else if (strcmp(opt, "--algorithm") == 0)
+        {
+            if (tn_algorithm_find(val) == NULL)
+                return bad_arg(opt, val, "unknown algorithm (see --list)");
+            req.algorithm = val;
+        }
+        else if (strcmp(opt, "--size") == 0)
+        {
+            if (parse_size(val, &req.bytes))
+                return bad_arg(opt, val, "not a byte size");
+            have_size = true;
+        }
+        else if (strcmp(opt, "--chunks") == 0)
+        {
+            if (parse_u32(val, &req.chunks) || req.chunks == 0)
+                return bad_arg(opt, val, "must be an integer >= 1");
+            have_chunks = true;
+        }
+        else if (strcmp(opt, "--ports") == 0)
+        {
+            if (parse_u32(val, &req.ports_per_node) || req.ports_per_node == 0)
+                return bad_arg(opt, val, "must be an integer >= 1");
+        }
+        else if (strcmp(opt, "--root") == 0)
+        {
+            if (parse_u32(val, &req.root))
+                return bad_arg(opt, val, "must be an integer >= 0");
+        }
+        else if (strcmp(opt, "--policy") == 0)
+        {
+            if (strcmp(val, "fifo") == 0)
+                req.themis.policy = TN_THEMIS_FIFO;
+            else if (strcmp(val, "scf") == 0)
+                req.themis.policy = TN_THEMIS_SCF;
+            else
+                return bad_arg(opt, val, "must be fifo or scf");
+        }
+        else if (strcmp(opt, "--active") == 0)
+        {
+            if (parse_u32(val, &req.themis.active_chunks_per_dim) ||
+                req.themis.active_chunks_per_dim == 0)
+                return bad_arg(opt, val, "must be an integer >= 1");
+        }
+        else if (strcmp(opt, "--dump") == 0)
+        {
+            if (strcmp(val, "csv") != 0 && strcmp(val, "json") != 0)
+                return bad_arg(opt, val, "must be csv or json");
+            dump = val;
+        }
+        else if (strcmp(opt, "--output") == 0)
+            output = val;
+    }
+    if (topo_spec == NULL)
+        return bad_arg("--topology", NULL, "is required");
+    if (req.algorithm == NULL)
+        return bad_arg("--algorithm", NULL, "is required");
+    if (!have_size)
+        return bad_arg("--size", NULL, "is required");
+    if (!have_chunks && strcmp(req.algorithm, "themis") == 0)
+        req.chunks = 64;
+
+    tn_topology* topo = NULL;
+    tn_status rc = topo_spec[0] == '@' ? tn_topology_load_file(topo_spec + 1, &topo, &err)
+                                       : tn_topology_from_spec(topo_spec, &topo, &err);
+    if (rc)
+        return bad_arg("--topology", topo_spec, err.message);
+
+    int exit_code = 0;
+    tn_schedule* s = NULL;
+    rc = tn_plan(topo, &req, &s, &err);
+    if (rc)
+    {
+        fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
+        tn_topology_destroy(topo);
+        return rc == TN_EINVAL || rc == TN_EUNSUPPORTED ? 2 : 1;
+    }
+    uint32_t ranks = tn_schedule_ranks(s);
+    char b1[64];
+    printf("topology      %s (%u NPUs, %u switches, %u links)\n",
+           tn_topology_name(topo),
+           tn_topology_npu_count(topo),
+           tn_topology_switch_count(topo),
+           tn_topology_link_count(topo));
+    human_bytes(req.bytes, b1, sizeof(b1));
+    printf("collective    %s, %s, chunks %u\n",
+           tn_collective_name(req.collective),
+           b1,
+           tn_schedule_chunks(s));
+    printf("algorithm     %s\n", tn_schedule_algorithm(s));
+    printf("ranks         %u\n", ranks);
+    printf("steps         %u\n", tn_schedule_steps(s));
+    printf("transfers     %u\n", tn_schedule_count(s));
+    human_bytes(tn_schedule_total_bytes(s), b1, sizeof(b1));
+    printf("total bytes   %s\n", b1);
+
+    tn_cost_result* cost = NULL;
+    rc = tn_cost_estimate(s, topo, NULL, NULL, &cost, &err);
+    if (rc == TN_OK)
+    {
+        uint64_t maxb = 0;
+        for (uint32_t l = 0; l < cost->link_count; l++)
+            maxb = cost->link_bytes[l] > maxb ? cost->link_bytes[l] : maxb;
+        human_bytes(maxb, b1, sizeof(b1));
+        printf("max link bytes %s\n", b1);
+    }
+    if (verify)
+    {
+        tn_error verr;
+        tn_status vr = tn_verify_schedule(s, topo, NULL, &verr);
+        printf("verified      %s%s%s\n",
+               vr == TN_OK ? "yes" : "no",
+               vr ? ": " : "",
+               vr ? verr.message : "");
+        if (vr)
+            exit_code = 1;
+    }
+    else
+    {
+        printf("verified      skipped\n");
+    }
+    tn_contention_report* rep = NULL;
+    if (tn_verify_contention(s, topo, NULL, &rep, &err) == TN_OK)
+    {
+        printf("contention    %s; %" PRIu64 " conflicts over %" PRIu64 " (link, step) pairs",
+               tn_schedule_contention_free(s) ? "claims contention-free" : "no claim",
+               rep->conflicts,
+               rep->link_steps_used);
+        if (rep->conflicts > 0 && rep->stored > 0)
+        {
+            const tn_conflict* c = &rep->list[0];
+            const tn_link* l = tn_topology_link(topo, c->link);
+            printf("; first: link %u (%u->%u) step %u transfers %u and %u",
+                   c->link,
+                   l->src,
+                   l->dst,
+                   c->step,
+                   c->transfer_a,
+                   c->transfer_b);
+        }
+        printf("\n");
+    }
+    else
+    {
+        printf("contention    report failed: %s\n", err.message);
+    }
+    tn_contention_report_destroy(rep);
+    if (cost)
+    {
+        double t = cost->time_ns;
+        printf("estimate      %.3f us (alpha-beta, per-link serialisation)\n", t / 1e3);
+        printf("algbw         %.3f GB/s\n", tn_algbw(req.bytes, t) / 1e9);
+        printf("busbw         %.3f GB/s\n", tn_busbw(req.collective, ranks, req.bytes, t) / 1e9);
+    }
+    else
+    {
+        printf("estimate      failed: %s\n", err.message);
+    }
+    tn_cost_result_destroy(cost);
+    if (dump)
+    {
+        FILE* f = output ? fopen(output, "w") : stdout;
+        if (f == NULL)
+        {
+            fprintf(stderr, "tn-plan: option --output: cannot open '%s'\n", output);
+            exit_code = 2;
+        }
+        else
+        {
+            if (strcmp(dump, "csv") == 0)
+                dump_csv(f, s);
+            else
+                dump_json(f, s);
+            if (f != stdout)
+                fclose(f);
+        }
+    }
+    tn_schedule_destroy(s);
+    tn_topology_destroy(topo);
+    return exit_code;
+}
