@@ -23,6 +23,7 @@ core_sources = [
     'model/core/tn-schedule.c',
     'model/core/tn-themis.c',
     'model/core/tn-topology-spec.c',
+    'model/core/tn-text.c',
     'model/core/tn-verify.c',
 ]
 core_headers = [
@@ -41,6 +42,7 @@ core_headers = [
 # Private to the core's sources (not installed as ns3/...).
 core_private_headers = [
     'model/core/tn-algorithm-impl.h',
+    'model/core/tn-text.h',
 ]
 
 roce_sources = [
@@ -85,6 +87,7 @@ core_test_sources = [
     'test/core/test-multitree.c',
     'test/core/test-routing.c',
     'test/core/test-schedule.c',
+    'test/core/test-text.c',
     'test/core/test-themis.c',
     'test/core/test-topology.c',
     'test/core/test-verify.c',

@@ -4,70 +4,42 @@
  * tn-topology-file: reader and writer of the HPCC-style topology text format
  * (format in tn-topology.h).
  */
+#include "tn-text.h"
 #include "tn-topology.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/** One whitespace-separated field of a line. */
-typedef struct tn_field
-{
-    const char* s;
-    size_t n;
-} tn_field;
+/* Longest piece of input text quoted in messages. */
+#define TN_FILE_SHOWN 40
 
 /** Line cursor over the text. */
 typedef struct tn_reader
 {
     const char* name;
-    const char* p;   /* start of the next line */
-    const char* end; /* end of text */
-    unsigned line;   /* number of the line last returned */
+    tn_span rest;  /* text after the line last returned */
+    unsigned line; /* number of the line last returned */
 } tn_reader;
-
-static int
-tn_is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
 
 /*
  * Next non-blank line split into fields: at most `cap` stored, total count in *n.
  * Returns 0 at end of text.
  */
 static int
-tn_next_line(tn_reader* r, tn_field* fields, size_t cap, size_t* n)
+tn_next_line(tn_reader* r, tn_span* fields, size_t cap, size_t* n)
 {
-    while (r->p < r->end)
+    tn_span line;
+    while (tn_span_next_line(&r->rest, &line))
     {
-        const char* b = r->p;
-        const char* nl = memchr(b, '\n', (size_t)(r->end - b));
-        const char* e = nl ? nl : r->end;
-        r->p = nl ? nl + 1 : r->end;
         r->line++;
         size_t count = 0;
-        const char* q = b;
-        while (q < e)
+        tn_span field;
+        while (tn_span_next_field(&line, &field))
         {
-            while (q < e && tn_is_blank(*q))
-            {
-                q++;
-            }
-            if (q == e)
-            {
-                break;
-            }
-            const char* fs = q;
-            while (q < e && !tn_is_blank(*q))
-            {
-                q++;
-            }
             if (count < cap)
             {
-                fields[count].s = fs;
-                fields[count].n = (size_t)(q - fs);
+                fields[count] = field;
             }
             count++;
         }
@@ -80,65 +52,13 @@ tn_next_line(tn_reader* r, tn_field* fields, size_t cap, size_t* n)
     return 0;
 }
 
-static int
-tn_field_w(tn_field f)
-{
-    return f.n > 40 ? 40 : (int)f.n;
-}
-
-/* Strict non-negative integer below 2^32-1. */
-static int
-tn_field_u32(tn_field f, uint32_t* out)
-{
-    if (f.n == 0 || f.n > 10)
-    {
-        return 0;
-    }
-    uint64_t v = 0;
-    for (size_t i = 0; i < f.n; i++)
-    {
-        if (!isdigit((unsigned char)f.s[i]))
-        {
-            return 0;
-        }
-        v = v * 10 + (uint64_t)(f.s[i] - '0');
-    }
-    if (v > UINT32_MAX - 1)
-    {
-        return 0;
-    }
-    *out = (uint32_t)v;
-    return 1;
-}
-
-static int
-tn_field_double(tn_field f, double* out)
-{
-    char buf[64];
-    if (f.n == 0 || f.n >= sizeof(buf))
-    {
-        return 0;
-    }
-    memcpy(buf, f.s, f.n);
-    buf[f.n] = '\0';
-    char* end;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (*end != '\0' || errno == ERANGE)
-    {
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
 static const char* const tn_link_field_names[5] = {"src", "dst", "rate", "delay", "error_rate"};
 
 /* Parse; on success *out is the new topology. */
 static tn_status
 tn_load(tn_reader* r, tn_topology** out, tn_error* err)
 {
-    tn_field f[6];
+    tn_span f[6];
     size_t n;
     const char* name = r->name;
     if (!tn_next_line(r, f, 6, &n))
@@ -170,13 +90,13 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             "%s:%u: header: extra field '%.*s' (expected 'N_nodes N_switches N_links')",
             name,
             r->line,
-            tn_field_w(f[3]),
+            tn_span_shown_width(f[3], TN_FILE_SHOWN),
             f[3].s);
     }
     uint32_t hv[3];
     for (int i = 0; i < 3; i++)
     {
-        if (!tn_field_u32(f[i], &hv[i]))
+        if (!tn_span_u32(f[i], &hv[i]))
         {
             return tn_error_set(err,
                                 TN_EPARSE,
@@ -184,7 +104,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                 name,
                                 r->line,
                                 head[i],
-                                tn_field_w(f[i]),
+                                tn_span_shown_width(f[i], TN_FILE_SHOWN),
                                 f[i].s);
         }
     }
@@ -222,7 +142,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
     tn_status s = TN_OK;
     if (n_switches > 0)
     {
-        tn_field* ids = malloc((size_t)n_switches * sizeof(*ids) + sizeof(*ids));
+        tn_span* ids = malloc((size_t)n_switches * sizeof(*ids) + sizeof(*ids));
         if (!ids)
         {
             free(is_switch);
@@ -247,14 +167,15 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                              n_switches,
                              n,
                              n > n_switches ? " (extra field '" : "",
-                             n > n_switches ? tn_field_w(ids[n_switches]) : 0,
+                             n > n_switches ? tn_span_shown_width(ids[n_switches], TN_FILE_SHOWN)
+                                            : 0,
                              n > n_switches ? ids[n_switches].s : "",
                              n > n_switches ? "')" : "");
         }
         for (uint32_t i = 0; i < n_switches && !s; i++)
         {
             uint32_t id;
-            if (!tn_field_u32(ids[i], &id))
+            if (!tn_span_u32(ids[i], &id))
             {
                 s = tn_error_set(err,
                                  TN_EPARSE,
@@ -262,7 +183,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                  name,
                                  r->line,
                                  i,
-                                 tn_field_w(ids[i]),
+                                 tn_span_shown_width(ids[i], TN_FILE_SHOWN),
                                  ids[i].s);
             }
             else if (id >= n_nodes)
@@ -273,7 +194,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                  name,
                                  r->line,
                                  i,
-                                 tn_field_w(ids[i]),
+                                 tn_span_shown_width(ids[i], TN_FILE_SHOWN),
                                  ids[i].s,
                                  n_nodes);
             }
@@ -285,7 +206,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                  name,
                                  r->line,
                                  i,
-                                 tn_field_w(ids[i]),
+                                 tn_span_shown_width(ids[i], TN_FILE_SHOWN),
                                  ids[i].s);
             }
             else
@@ -341,14 +262,14 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                 name,
                 r->line,
                 i,
-                tn_field_w(f[5]),
+                tn_span_shown_width(f[5], TN_FILE_SHOWN),
                 f[5].s);
             break;
         }
         uint32_t ends[2];
         for (int k = 0; k < 2 && !s; k++)
         {
-            if (!tn_field_u32(f[k], &ends[k]))
+            if (!tn_span_u32(f[k], &ends[k]))
             {
                 s = tn_error_set(err,
                                  TN_EPARSE,
@@ -357,7 +278,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                  r->line,
                                  i,
                                  tn_link_field_names[k],
-                                 tn_field_w(f[k]),
+                                 tn_span_shown_width(f[k], TN_FILE_SHOWN),
                                  f[k].s);
             }
             else if (ends[k] >= n_nodes)
@@ -408,7 +329,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                              name,
                              r->line,
                              i,
-                             tn_field_w(f[2]),
+                             tn_span_shown_width(f[2], TN_FILE_SHOWN),
                              f[2].s);
             break;
         }
@@ -423,7 +344,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             break;
         }
         double er;
-        if (!tn_field_double(f[4], &er) || !(er >= 0.0 && er <= 1.0))
+        if (!tn_span_double(f[4], &er) || !(er >= 0.0 && er <= 1.0))
         {
             s = tn_error_set(err,
                              TN_EPARSE,
@@ -431,7 +352,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                              name,
                              r->line,
                              i,
-                             tn_field_w(f[4]),
+                             tn_span_shown_width(f[4], TN_FILE_SHOWN),
                              f[4].s);
             break;
         }
@@ -453,7 +374,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                          "%s:%u: extra content '%.*s' after the N_links = %u link lines",
                          name,
                          r->line,
-                         tn_field_w(f[0]),
+                         tn_span_shown_width(f[0], TN_FILE_SHOWN),
                          f[0].s,
                          n_links);
     }
@@ -507,7 +428,7 @@ tn_topology_load_text(const char* text, const char* name, tn_topology** out, tn_
     {
         return tn_error_set(err, TN_EINVAL, "tn_topology_load_text: text is NULL");
     }
-    tn_reader r = {name ? name : "<text>", text, text + strlen(text), 0};
+    tn_reader r = {name ? name : "<text>", tn_span_make(text, SIZE_MAX), 0};
     return tn_load(&r, out, err);
 }
 
@@ -573,7 +494,7 @@ tn_topology_load_file(const char* path, tn_topology** out, tn_error* err)
         free(buf);
         return tn_error_set(err, TN_EPARSE, "%s: contains a NUL byte (not a text file)", path);
     }
-    tn_reader r = {path, buf, buf + len, 0};
+    tn_reader r = {path, tn_span_make(buf, len), 0};
     s = tn_load(&r, out, err);
     free(buf);
     return s;

@@ -3,78 +3,15 @@
  *
  * tn-topology-spec: the spec-string parser (grammar in tn-topology.h).
  */
+#include "tn-text.h"
 #include "tn-topology.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-/** A piece of the spec: [s, s+n). */
-typedef struct tn_span
-{
-    const char* s;
-    size_t n;
-} tn_span;
-
-static int
-tn_span_eq(tn_span a, const char* lit)
-{
-    size_t n = strlen(lit);
-    return a.n == n && memcmp(a.s, lit, n) == 0;
-}
-
-/* Shown length of a span in messages. */
-static int
-tn_span_w(tn_span a)
-{
-    return a.n > 80 ? 80 : (int)a.n;
-}
-
-/* Strict unsigned 32-bit integer: digits only. */
-static int
-tn_span_u32(tn_span a, uint32_t* out)
-{
-    if (a.n == 0 || a.n > 10)
-    {
-        return 0;
-    }
-    uint64_t v = 0;
-    for (size_t i = 0; i < a.n; i++)
-    {
-        if (!isdigit((unsigned char)a.s[i]))
-        {
-            return 0;
-        }
-        v = v * 10 + (uint64_t)(a.s[i] - '0');
-    }
-    if (v > UINT32_MAX - 1)
-    {
-        return 0;
-    }
-    *out = (uint32_t)v;
-    return 1;
-}
-
-/* Strict real: strtod over the whole span (no leading space, no sign needed). */
-static int
-tn_span_double(tn_span a, double* out)
-{
-    char buf[64];
-    if (a.n == 0 || a.n >= sizeof(buf) || isspace((unsigned char)a.s[0]))
-    {
-        return 0;
-    }
-    memcpy(buf, a.s, a.n);
-    buf[a.n] = '\0';
-    char* end;
-    double v = strtod(buf, &end);
-    if (*end != '\0')
-    {
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
+/* Longest piece of the spec quoted in messages. */
+#define TN_SPEC_SHOWN 80
 
 #define TN_SPEC_MAX_KEYS 8
 
@@ -127,7 +64,7 @@ tn_spec_u32_key(tn_spec* sp, const char* key, int required, uint32_t* out, tn_er
                             "topology spec '%s': %s '%.*s' is not a non-negative integer",
                             sp->text,
                             key,
-                            tn_span_w(v),
+                            tn_span_shown_width(v, TN_SPEC_SHOWN),
                             v.s);
     }
     return TN_OK;
@@ -162,7 +99,7 @@ tn_spec_link_params(tn_spec* sp, int allow_rate, tn_link_params* lp, tn_error* e
                                 TN_EINVAL,
                                 "topology spec '%s': rate '%.*s' must be > 0",
                                 sp->text,
-                                tn_span_w(v),
+                                tn_span_shown_width(v, TN_SPEC_SHOWN),
                                 v.s);
         }
     }
@@ -182,39 +119,31 @@ tn_spec_link_params(tn_spec* sp, int allow_rate, tn_link_params* lp, tn_error* e
 static tn_status
 tn_spec_sizes(tn_spec* sp, tn_span body, uint32_t** sizes, uint32_t* n, tn_error* err)
 {
-    uint32_t count = 1;
-    for (size_t i = 0; i < body.n; i++)
-    {
-        count += body.s[i] == 'x';
-    }
+    uint32_t count = 1 + (uint32_t)tn_span_count(body, 'x');
     uint32_t* out = malloc((size_t)count * sizeof(*out));
     if (!out)
     {
         return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
     }
-    size_t start = 0;
-    uint32_t k = 0;
-    for (size_t i = 0; i <= body.n; i++)
+    tn_span rest = body;
+    int more = 1;
+    for (uint32_t k = 0; more; k++)
     {
-        if (i == body.n || body.s[i] == 'x')
+        tn_span part;
+        more = tn_span_cut(&rest, 'x', &part);
+        if (!tn_span_u32(part, &out[k]))
         {
-            tn_span part = {body.s + start, i - start};
-            if (!tn_span_u32(part, &out[k]))
-            {
-                free(out);
-                return tn_error_set(err,
-                                    TN_EINVAL,
-                                    "topology spec '%s': size %u '%.*s' of '%.*s' is not a "
-                                    "non-negative integer",
-                                    sp->text,
-                                    k,
-                                    tn_span_w(part),
-                                    part.s,
-                                    tn_span_w(body),
-                                    body.s);
-            }
-            k++;
-            start = i + 1;
+            free(out);
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': size %u '%.*s' of '%.*s' is not a "
+                                "non-negative integer",
+                                sp->text,
+                                k,
+                                tn_span_shown_width(part, TN_SPEC_SHOWN),
+                                part.s,
+                                tn_span_shown_width(body, TN_SPEC_SHOWN),
+                                body.s);
         }
     }
     *sizes = out;
@@ -227,27 +156,19 @@ static tn_status
 tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error* err)
 {
     tn_span body = sp->body;
-    uint32_t count = 1;
-    for (size_t i = 0; i < body.n; i++)
-    {
-        count += body.s[i] == '+';
-    }
+    uint32_t count = 1 + (uint32_t)tn_span_count(body, '+');
     tn_dim_info* dims = calloc(count, sizeof(*dims));
     if (!dims)
     {
         return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
     }
     tn_status s = TN_OK;
-    size_t start = 0;
-    uint32_t k = 0;
-    for (size_t i = 0; i <= body.n && !s; i++)
+    tn_span rest = body;
+    int more = 1;
+    for (uint32_t k = 0; more && !s; k++)
     {
-        if (i != body.n && body.s[i] != '+')
-        {
-            continue;
-        }
-        tn_span dim = {body.s + start, i - start};
-        start = i + 1;
+        tn_span dim;
+        more = tn_span_cut(&rest, '+', &dim);
         tn_dim_info* di = &dims[k];
         const char* p = dim.s;
         const char* end = dim.s + dim.n;
@@ -278,13 +199,13 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
                 "(form KIND SIZE@RATE[/LATENCY], e.g. ring4@250Gbps/150ns)",
                 sp->text,
                 k,
-                tn_span_w(dim),
+                tn_span_shown_width(dim, TN_SPEC_SHOWN),
                 dim.s);
             break;
         }
-        p += kl;
-        const char* at = memchr(p, '@', (size_t)(end - p));
-        if (!at)
+        tn_span rate = {p + kl, (size_t)(end - p - kl)};
+        tn_span size;
+        if (!tn_span_cut(&rate, '@', &size))
         {
             s = tn_error_set(err,
                              TN_EINVAL,
@@ -292,11 +213,10 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
                              "SIZE@RATE[/LATENCY])",
                              sp->text,
                              k,
-                             tn_span_w(dim),
+                             tn_span_shown_width(dim, TN_SPEC_SHOWN),
                              dim.s);
             break;
         }
-        tn_span size = {p, (size_t)(at - p)};
         if (!tn_span_u32(size, &di->size))
         {
             s = tn_error_set(err,
@@ -305,14 +225,14 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
                              "non-negative integer",
                              sp->text,
                              k,
-                             tn_span_w(dim),
+                             tn_span_shown_width(dim, TN_SPEC_SHOWN),
                              dim.s,
-                             tn_span_w(size),
+                             tn_span_shown_width(size, TN_SPEC_SHOWN),
                              size.s);
             break;
         }
         /* the latency is after the last '/' that is followed by a digit or '.' */
-        const char* rs = at + 1;
+        const char* rs = rate.s;
         const char* slash = NULL;
         for (const char* q = rs; q + 1 < end; q++)
         {
@@ -339,7 +259,6 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
                                        &di->latency_ns,
                                        err);
         }
-        k++;
     }
     if (!s)
     {
@@ -364,18 +283,9 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
     tn_spec sp;
     memset(&sp, 0, sizeof(sp));
     sp.text = spec;
-    const char* b = spec;
-    const char* e = spec + strlen(spec);
-    while (b < e && isspace((unsigned char)*b))
-    {
-        b++;
-    }
-    while (e > b && isspace((unsigned char)e[-1]))
-    {
-        e--;
-    }
-    const char* colon = memchr(b, ':', (size_t)(e - b));
-    if (!colon)
+    const tn_span trimmed = tn_span_trim(tn_span_make(spec, SIZE_MAX));
+    tn_span rest = trimmed;
+    if (!tn_span_cut(&rest, ':', &sp.kind))
     {
         return tn_error_set(
             err,
@@ -385,36 +295,31 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             "bigraph:4x8, hier:ring4@250Gbps+switch8@100Gbps)",
             spec);
     }
-    sp.kind.s = b;
-    sp.kind.n = (size_t)(colon - b);
-    sp.body.s = colon + 1;
+    sp.body.s = rest.s;
     sp.body.n = 0;
     /* split the rest on ',' : items without '=' form the positional body (first only) */
-    const char* p = colon + 1;
     int first = 1;
-    while (p <= e)
+    int more = 1;
+    while (more)
     {
-        const char* comma = memchr(p, ',', (size_t)(e - p));
-        const char* iend = comma ? comma : e;
-        tn_span item = {p, (size_t)(iend - p)};
-        const char* eq = memchr(item.s, '=', item.n);
+        tn_span item;
+        more = tn_span_cut(&rest, ',', &item);
         if (item.n == 0)
         {
             return tn_error_set(err, TN_EINVAL, "topology spec '%s': empty parameter", spec);
         }
-        for (size_t i = 0; i < item.n; i++)
+        if (tn_span_has_space(item))
         {
-            if (isspace((unsigned char)item.s[i]))
-            {
-                return tn_error_set(err,
-                                    TN_EINVAL,
-                                    "topology spec '%s': whitespace in '%.*s'",
-                                    spec,
-                                    tn_span_w(item),
-                                    item.s);
-            }
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': whitespace in '%.*s'",
+                                spec,
+                                tn_span_shown_width(item, TN_SPEC_SHOWN),
+                                item.s);
         }
-        if (!eq)
+        tn_span key;
+        tn_span value = item;
+        if (!tn_span_cut(&value, '=', &key))
         {
             if (!first)
             {
@@ -422,22 +327,20 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                                     TN_EINVAL,
                                     "topology spec '%s': '%.*s' must be a key=value parameter",
                                     spec,
-                                    tn_span_w(item),
+                                    tn_span_shown_width(item, TN_SPEC_SHOWN),
                                     item.s);
             }
             sp.body = item;
         }
         else
         {
-            tn_span key = {item.s, (size_t)(eq - item.s)};
-            tn_span value = {eq + 1, (size_t)(iend - eq - 1)};
             if (key.n == 0 || value.n == 0)
             {
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': '%.*s' needs key=value",
                                     spec,
-                                    tn_span_w(item),
+                                    tn_span_shown_width(item, TN_SPEC_SHOWN),
                                     item.s);
             }
             for (uint32_t i = 0; i < sp.nkeys; i++)
@@ -448,7 +351,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                                         TN_EINVAL,
                                         "topology spec '%s': key '%.*s' given twice",
                                         spec,
-                                        tn_span_w(key),
+                                        tn_span_shown_width(key, TN_SPEC_SHOWN),
                                         key.s);
                 }
             }
@@ -464,11 +367,6 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             sp.nkeys++;
         }
         first = 0;
-        if (!comma)
-        {
-            break;
-        }
-        p = comma + 1;
     }
 
     /* every key must be known for the kind (checked before building anything) */
@@ -512,7 +410,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                                     TN_EINVAL,
                                     "topology spec '%s': unknown key '%.*s' for %s (known: %s)",
                                     spec,
-                                    tn_span_w(sp.key[j]),
+                                    tn_span_shown_width(sp.key[j], TN_SPEC_SHOWN),
                                     sp.key[j].s,
                                     known_keys[i].kind,
                                     known_keys[i].list);
@@ -527,7 +425,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             "topology spec '%s': unknown kind '%.*s' (ring, fc, switch, torus, mesh, "
             "leafspine, fattree, bigraph, hier)",
             spec,
-            tn_span_w(sp.kind),
+            tn_span_shown_width(sp.kind, TN_SPEC_SHOWN),
             sp.kind.s);
     }
 
@@ -547,7 +445,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                                 TN_EINVAL,
                                 "topology spec '%s': N '%.*s' is not a non-negative integer",
                                 spec,
-                                tn_span_w(sp.body),
+                                tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                                 sp.body.s);
         }
         if (tn_span_eq(sp.kind, "ring"))
@@ -594,7 +492,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                                 TN_EINVAL,
                                 "topology spec '%s': '%.*s' must be a key=value parameter (%s)",
                                 spec,
-                                tn_span_w(sp.body),
+                                tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                                 sp.body.s,
                                 known);
         }
@@ -613,7 +511,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                                 TN_EINVAL,
                                 "topology spec '%s': oversub '%.*s' is not a number",
                                 spec,
-                                tn_span_w(v),
+                                tn_span_shown_width(v, TN_SPEC_SHOWN),
                                 v.s);
         }
         s = tn_topology_leaf_spine(leaves, spines, hosts, oversub, &lp, &t, err);
@@ -629,7 +527,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                                     TN_EINVAL,
                                     "topology spec '%s': k '%.*s' is not a non-negative integer",
                                     spec,
-                                    tn_span_w(sp.body),
+                                    tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                                     sp.body.s);
             }
             tn_span dummy;
@@ -646,12 +544,10 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
     }
     else if (tn_span_eq(sp.kind, "bigraph"))
     {
-        const char* x = memchr(sp.body.s, 'x', sp.body.n);
         uint32_t n = 0, m = 0;
-        tn_span a = {sp.body.s, x ? (size_t)(x - sp.body.s) : sp.body.n};
-        tn_span bm = {x ? x + 1 : sp.body.s + sp.body.n,
-                      x ? (size_t)(sp.body.s + sp.body.n - x - 1) : 0};
-        if (!x || !tn_span_u32(a, &n) || !tn_span_u32(bm, &m))
+        tn_span a;
+        tn_span bm = sp.body;
+        if (!tn_span_cut(&bm, 'x', &a) || !tn_span_u32(a, &n) || !tn_span_u32(bm, &m))
         {
             return tn_error_set(
                 err,
@@ -659,7 +555,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 "topology spec '%s': bigraph '%.*s' must be NxM (N switches x M NPUs "
                 "per switch)",
                 spec,
-                tn_span_w(sp.body),
+                tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                 sp.body.s);
         }
         uint32_t ports = 0;
@@ -682,14 +578,14 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
     {
         return s;
     }
-    size_t len = (size_t)(e - b);
+    size_t len = trimmed.n;
     char* name = malloc(len + 1);
     if (!name)
     {
         tn_topology_destroy(t);
         return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
     }
-    memcpy(name, b, len);
+    memcpy(name, trimmed.s, len);
     name[len] = '\0';
     s = tn_topology_set_name(t, name, err);
     free(name);

@@ -7,8 +7,9 @@
  */
 #include "tn-topology.h"
 
+#include "tn-text.h"
+
 #include <assert.h>
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -701,62 +702,9 @@ tn_topology_coords_rank(const tn_topology* topo,
 
 /* ---- unit parsers ----------------------------------------------------------------- */
 
-/*
- * Parse "digits[.digits]" at [s, end): mantissa and number of fraction digits.
- * Returns the end of the number or NULL (no digit, or more than 18 significant digits).
- */
-static const char*
-tn_parse_decimal(const char* s, const char* end, uint64_t* mantissa, unsigned* frac)
-{
-    uint64_t m = 0;
-    unsigned f = 0;
-    unsigned digits = 0;
-    const char* p = s;
-    while (p < end && isdigit((unsigned char)*p))
-    {
-        if (digits >= 18)
-        {
-            return NULL;
-        }
-        m = m * 10 + (uint64_t)(*p - '0');
-        if (m)
-        {
-            digits++;
-        }
-        p++;
-    }
-    int int_digits = p > s;
-    if (p < end && *p == '.')
-    {
-        p++;
-        const char* fs = p;
-        while (p < end && isdigit((unsigned char)*p))
-        {
-            if (digits >= 18 || f >= 18)
-            {
-                return NULL;
-            }
-            m = m * 10 + (uint64_t)(*p - '0');
-            if (m)
-            {
-                digits++;
-            }
-            f++;
-            p++;
-        }
-        if (p == fs && !int_digits)
-        {
-            return NULL;
-        }
-    }
-    else if (!int_digits)
-    {
-        return NULL;
-    }
-    *mantissa = m;
-    *frac = f;
-    return p;
-}
+/* Longest input, and unit, quoted in messages of the unit parsers. */
+#define TN_UNIT_SHOWN 64
+#define TN_UNIT_SHOWN_UNIT 32
 
 /*
  * value = mantissa * mult * 10^exp10, rounded to nearest; 0 on overflow.
@@ -788,76 +736,120 @@ tn_scale(uint64_t mantissa, int exp10, uint64_t mult, uint64_t* out)
     return 1;
 }
 
-static size_t
-tn_span_len(const char* text, size_t len)
+/** A number with its unit, as the unit parsers read it. */
+typedef struct tn_quantity
 {
-    return len == SIZE_MAX ? strlen(text) : len;
+    tn_span all;       /* the whole text */
+    uint64_t mantissa; /* the number is mantissa / 10^frac */
+    unsigned frac;
+    tn_span unit; /* what follows the number */
+} tn_quantity;
+
+/*
+ * Common start of the unit parsers: argument checks, then the number at the start
+ * of the text (see tn_span_decimal). `kind` names the unit in messages ("rate").
+ */
+static tn_status
+tn_parse_quantity(const char* text,
+                  size_t len,
+                  const void* out,
+                  const char* what,
+                  const char* kind,
+                  tn_quantity* q,
+                  tn_error* err)
+{
+    if (!text || !out)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: NULL argument", what);
+    }
+    q->all = tn_span_make(text, len);
+    size_t used = tn_span_decimal(q->all, &q->mantissa, &q->frac);
+    if (used == 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s' is not a number with a %s unit",
+                            what,
+                            tn_span_shown_width(q->all, TN_UNIT_SHOWN),
+                            q->all.s,
+                            kind);
+    }
+    q->unit.s = q->all.s + used;
+    q->unit.n = q->all.n - used;
+    return TN_OK;
+}
+
+/* *out = mantissa * mult * 10^exp10, or the "too large" error. */
+static tn_status
+tn_parse_scale(const tn_quantity* q,
+               const char* what,
+               int exp10,
+               uint64_t mult,
+               uint64_t* out,
+               tn_error* err)
+{
+    uint64_t v;
+    if (!tn_scale(q->mantissa, exp10 - (int)q->frac, mult, &v))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s' is too large",
+                            what,
+                            tn_span_shown_width(q->all, TN_UNIT_SHOWN),
+                            q->all.s);
+    }
+    *out = v;
+    return TN_OK;
 }
 
 tn_status
 tn_topology_parse_rate(const char* text, size_t len, const char* what, uint64_t* bps, tn_error* err)
 {
-    if (!what)
+    what = what ? what : "rate";
+    tn_quantity q;
+    tn_status s = tn_parse_quantity(text, len, bps, what, "rate", &q, err);
+    if (s)
     {
-        what = "rate";
+        return s;
     }
-    if (!text || !bps)
-    {
-        return tn_error_set(err, TN_EINVAL, "%s: NULL argument", what);
-    }
-    len = tn_span_len(text, len);
-    int shown = len > 64 ? 64 : (int)len;
-    const char* end = text + len;
-    uint64_t m;
-    unsigned frac;
-    const char* p = tn_parse_decimal(text, end, &m, &frac);
-    if (!p)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "%s '%.*s' is not a number with a rate unit",
-                            what,
-                            shown,
-                            text);
-    }
-    const char* unit = p;
+    tn_span rest = q.unit;
     int exp10 = 0;
     uint64_t mult = 1;
-    if (p < end)
+    if (rest.n > 0)
     {
-        switch (*p)
+        switch (rest.s[0])
         {
         case 'k':
         case 'K':
             exp10 = 3;
-            p++;
             break;
         case 'M':
             exp10 = 6;
-            p++;
             break;
         case 'G':
             exp10 = 9;
-            p++;
             break;
         case 'T':
             exp10 = 12;
-            p++;
             break;
         default:
             break;
         }
+        if (exp10)
+        {
+            rest.s++;
+            rest.n--;
+        }
     }
-    size_t rest = (size_t)(end - p);
-    if (rest == 0)
+    if (rest.n == 0)
     {
         /* bare number or bare prefix: bits */
     }
-    else if ((rest == 3 && memcmp(p, "bps", 3) == 0) || (rest == 3 && memcmp(p, "b/s", 3) == 0))
+    else if (tn_span_eq(rest, "bps") || tn_span_eq(rest, "b/s"))
     {
         mult = 1;
     }
-    else if ((rest == 3 && memcmp(p, "Bps", 3) == 0) || (rest == 3 && memcmp(p, "B/s", 3) == 0))
+    else if (tn_span_eq(rest, "Bps") || tn_span_eq(rest, "B/s"))
     {
         mult = 8;
     }
@@ -868,61 +860,38 @@ tn_topology_parse_rate(const char* text, size_t len, const char* what, uint64_t*
                             "%s '%.*s': unknown rate unit '%.*s' (use bps, Kbps, Mbps, Gbps, Tbps, "
                             "or Bps, KBps, MBps, GBps, TBps for bytes)",
                             what,
-                            shown,
-                            text,
-                            (int)(end - unit > 32 ? 32 : end - unit),
-                            unit);
+                            tn_span_shown_width(q.all, TN_UNIT_SHOWN),
+                            q.all.s,
+                            tn_span_shown_width(q.unit, TN_UNIT_SHOWN_UNIT),
+                            q.unit.s);
     }
-    uint64_t v;
-    if (!tn_scale(m, exp10 - (int)frac, mult, &v))
-    {
-        return tn_error_set(err, TN_EINVAL, "%s '%.*s' is too large", what, shown, text);
-    }
-    *bps = v;
-    return TN_OK;
+    return tn_parse_scale(&q, what, exp10, mult, bps, err);
 }
 
 tn_status
 tn_topology_parse_time(const char* text, size_t len, const char* what, uint64_t* ns, tn_error* err)
 {
-    if (!what)
+    what = what ? what : "latency";
+    tn_quantity q;
+    tn_status s = tn_parse_quantity(text, len, ns, what, "time", &q, err);
+    if (s)
     {
-        what = "latency";
+        return s;
     }
-    if (!text || !ns)
-    {
-        return tn_error_set(err, TN_EINVAL, "%s: NULL argument", what);
-    }
-    len = tn_span_len(text, len);
-    int shown = len > 64 ? 64 : (int)len;
-    const char* end = text + len;
-    uint64_t m;
-    unsigned frac;
-    const char* p = tn_parse_decimal(text, end, &m, &frac);
-    if (!p)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "%s '%.*s' is not a number with a time unit",
-                            what,
-                            shown,
-                            text);
-    }
-    size_t rest = (size_t)(end - p);
     int exp10;
-    if (rest == 1 && *p == 's')
+    if (tn_span_eq(q.unit, "s"))
     {
         exp10 = 9;
     }
-    else if (rest == 2 && memcmp(p, "ms", 2) == 0)
+    else if (tn_span_eq(q.unit, "ms"))
     {
         exp10 = 6;
     }
-    else if (rest == 2 && memcmp(p, "us", 2) == 0)
+    else if (tn_span_eq(q.unit, "us"))
     {
         exp10 = 3;
     }
-    else if (rest == 2 && memcmp(p, "ns", 2) == 0)
+    else if (tn_span_eq(q.unit, "ns"))
     {
         exp10 = 0;
     }
@@ -932,17 +901,11 @@ tn_topology_parse_time(const char* text, size_t len, const char* what, uint64_t*
                             TN_EINVAL,
                             "%s '%.*s': %s time unit '%.*s' (use s, ms, us or ns)",
                             what,
-                            shown,
-                            text,
-                            rest ? "unknown" : "missing",
-                            (int)(rest > 32 ? 32 : rest),
-                            p);
+                            tn_span_shown_width(q.all, TN_UNIT_SHOWN),
+                            q.all.s,
+                            q.unit.n ? "unknown" : "missing",
+                            tn_span_shown_width(q.unit, TN_UNIT_SHOWN_UNIT),
+                            q.unit.s);
     }
-    uint64_t v;
-    if (!tn_scale(m, exp10 - (int)frac, 1, &v))
-    {
-        return tn_error_set(err, TN_EINVAL, "%s '%.*s' is too large", what, shown, text);
-    }
-    *ns = v;
-    return TN_OK;
+    return tn_parse_scale(&q, what, exp10, 1, ns, err);
 }

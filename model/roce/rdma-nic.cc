@@ -141,6 +141,69 @@ class RdmaRxHeader : public Header
     bool hasAeth{false}; //!< AETH present
 };
 
+namespace
+{
+/**
+ * Headroom reservation: added and removed at once when a packet is created, so that the
+ * packet's buffer is allocated once with room in front for all the headers the NIC and the
+ * devices add later (ns-3's Buffer reallocates on every AddHeader that does not fit in front,
+ * and a freshly created packet usually has no room). The buffer, now larger than the
+ * largest header stack, also goes back to ns-3's buffer free list when the packet dies, so
+ * later packets start with the room already there. Never on the wire.
+ */
+class RdmaHeadroomHeader : public Header
+{
+  public:
+    static constexpr uint32_t SIZE = 128; //!< >= Ethernet + IPv4/UDP + BTH + RETH (70)
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaHeadroomHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RdmaHeadroomHeader>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "headroom";
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return SIZE;
+    }
+
+    void Serialize(Buffer::Iterator i) const override
+    {
+        // nothing to write: the bytes are removed before anything reads them
+    }
+
+    uint32_t Deserialize(Buffer::Iterator i) override
+    {
+        return SIZE;
+    }
+
+    /**
+     * \param size zero payload bytes \return a packet of size bytes with headroom
+     */
+    static Ptr<Packet> CreatePacket(uint32_t size)
+    {
+        Ptr<Packet> p = Create<Packet>(size);
+        RdmaHeadroomHeader h;
+        p->AddHeader(h);
+        p->RemoveHeader(h);
+        return p;
+    }
+};
+} // namespace
+
 /// Target of a port device's pull callback (binds the port index).
 class RdmaNic::PullAdapter : public SimpleRefCount<RdmaNic::PullAdapter>
 {
@@ -666,7 +729,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
 
     // the 4 ICRC bytes are the zero bytes after the payload: the same bytes as
     // RoceIcrcTrailer's default value, without the cost of a trailer
-    Ptr<Packet> p = Create<Packet>(len + RoceIcrcTrailer::SIZE);
+    Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(len + RoceIcrcTrailer::SIZE);
     if (first)
     {
         RoceRethHeader reth;
@@ -769,7 +832,8 @@ RdmaNic::RtoExpired(RdmaQueuePair* qp)
 void
 RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t syndrome)
 {
-    Ptr<Packet> p = Create<Packet>(RoceIcrcTrailer::SIZE); // ICRC as 4 zero bytes
+    // ICRC as 4 zero bytes
+    Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(RoceIcrcTrailer::SIZE);
     if (opcode == RoceBthHeader::CNP)
     {
         p->AddHeader(RoceCnpHeader());

@@ -52,6 +52,24 @@ Fold(uint32_t sum)
     }
     return static_cast<uint16_t>(sum);
 }
+
+/// store a 16-bit value in network order
+inline void
+PutU16(uint8_t* b, uint16_t v)
+{
+    b[0] = static_cast<uint8_t>(v >> 8);
+    b[1] = static_cast<uint8_t>(v);
+}
+
+/// store a 32-bit value in network order
+inline void
+PutU32(uint8_t* b, uint32_t v)
+{
+    b[0] = static_cast<uint8_t>(v >> 24);
+    b[1] = static_cast<uint8_t>(v >> 16);
+    b[2] = static_cast<uint8_t>(v >> 8);
+    b[3] = static_cast<uint8_t>(v);
+}
 } // namespace
 
 RoceIpUdpHeader::RoceIpUdpHeader()
@@ -92,50 +110,57 @@ RoceIpUdpHeader::GetSerializedSize() const
 void
 RoceIpUdpHeader::Serialize(Buffer::Iterator i) const
 {
+    // the 28 bytes are assembled locally and written with one Write: each
+    // Buffer::Iterator::WriteU8/WriteHtonU16 checks its bounds out of line
     const uint16_t tos = static_cast<uint16_t>((m_dscp << 2) | m_ecn);
     const uint16_t totalLen = static_cast<uint16_t>(SIZE + m_udpPayload);
+    const uint16_t udpLen = static_cast<uint16_t>(8 + m_udpPayload);
     uint32_t sum = (0x4500u | tos) + totalLen + m_id + 0x4000u + ((uint32_t(m_ttl) << 8) | 17u) +
                    (m_src >> 16) + (m_src & 0xffff) + (m_dst >> 16) + (m_dst & 0xffff);
     const uint16_t checksum = static_cast<uint16_t>(~Fold(sum));
-    i.WriteU8(0x45);
-    i.WriteU8(static_cast<uint8_t>(tos));
-    i.WriteHtonU16(totalLen);
-    i.WriteHtonU16(m_id);
-    i.WriteHtonU16(0x4000); // DF, fragment offset 0
-    i.WriteU8(m_ttl);
-    i.WriteU8(17);
-    i.WriteHtonU16(checksum);
-    i.WriteHtonU32(m_src);
-    i.WriteHtonU32(m_dst);
-    i.WriteHtonU16(m_sport);
-    i.WriteHtonU16(m_dport);
-    i.WriteHtonU16(static_cast<uint16_t>(8 + m_udpPayload));
-    i.WriteHtonU16(0); // RoCEv2 sends UDP checksum 0
+    uint8_t b[SIZE];
+    b[0] = 0x45;
+    b[1] = static_cast<uint8_t>(tos);
+    PutU16(b + 2, totalLen);
+    PutU16(b + 4, m_id);
+    PutU16(b + 6, 0x4000); // DF, fragment offset 0
+    b[8] = m_ttl;
+    b[9] = 17;
+    PutU16(b + 10, checksum);
+    PutU32(b + 12, m_src);
+    PutU32(b + 16, m_dst);
+    PutU16(b + 20, m_sport);
+    PutU16(b + 22, m_dport);
+    PutU16(b + 24, udpLen);
+    PutU16(b + 26, 0); // RoCEv2 sends UDP checksum 0
+    i.Write(b, SIZE);
 }
 
 uint32_t
 RoceIpUdpHeader::Deserialize(Buffer::Iterator i)
 {
-    const uint8_t verIhl = i.ReadU8();
-    const uint8_t tos = i.ReadU8();
-    const uint16_t totalLen = i.ReadNtohU16();
-    m_id = i.ReadNtohU16();
-    const uint16_t frag = i.ReadNtohU16();
-    m_ttl = i.ReadU8();
-    const uint8_t proto = i.ReadU8();
-    const uint16_t checksum = i.ReadNtohU16();
+    // seven 32-bit reads (inlined, no per-byte bounds check)
+    const uint32_t w0 = i.ReadNtohU32(); // version/IHL, TOS, total length
+    const uint32_t w1 = i.ReadNtohU32(); // identification, flags/fragment offset
+    const uint32_t w2 = i.ReadNtohU32(); // TTL, protocol, checksum
     m_src = i.ReadNtohU32();
     m_dst = i.ReadNtohU32();
-    m_sport = i.ReadNtohU16();
-    m_dport = i.ReadNtohU16();
-    i.ReadNtohU16(); // UDP length (derived from the IPv4 total length)
-    i.ReadNtohU16(); // UDP checksum
+    const uint32_t w5 = i.ReadNtohU32(); // UDP ports
+    i.ReadNtohU32(); // UDP length (derived from the IPv4 total length), checksum
+    const uint8_t verIhl = static_cast<uint8_t>(w0 >> 24);
+    const uint8_t tos = static_cast<uint8_t>(w0 >> 16);
+    const uint16_t totalLen = static_cast<uint16_t>(w0);
+    m_id = static_cast<uint16_t>(w1 >> 16);
+    m_ttl = static_cast<uint8_t>(w2 >> 24);
+    const uint8_t proto = static_cast<uint8_t>(w2 >> 16);
+    m_sport = static_cast<uint16_t>(w5 >> 16);
+    m_dport = static_cast<uint16_t>(w5);
     m_dscp = tos >> 2;
     m_ecn = tos & 3;
     m_udpPayload = totalLen >= SIZE ? static_cast<uint16_t>(totalLen - SIZE) : 0;
-    uint32_t sum = (uint32_t(verIhl) << 8 | tos) + totalLen + m_id + frag +
-                   ((uint32_t(m_ttl) << 8) | proto) + checksum + (m_src >> 16) + (m_src & 0xffff) +
-                   (m_dst >> 16) + (m_dst & 0xffff);
+    uint32_t sum = (w0 >> 16) + (w0 & 0xffff) + (w1 >> 16) + (w1 & 0xffff) + (w2 >> 16) +
+                   (w2 & 0xffff) + (m_src >> 16) + (m_src & 0xffff) + (m_dst >> 16) +
+                   (m_dst & 0xffff);
     m_checksumOk = Fold(sum) == 0xffff && verIhl == 0x45 && proto == 17;
     return SIZE;
 }
@@ -190,22 +215,25 @@ RoceBthHeader::GetSerializedSize() const
 void
 RoceBthHeader::Serialize(Buffer::Iterator i) const
 {
-    i.WriteU8(m_opcode);
-    i.WriteU8(static_cast<uint8_t>((m_se ? 0x80 : 0) | (m_mig ? 0x40 : 0) | (m_pad << 4)));
-    i.WriteHtonU16(m_pkey);
-    i.WriteHtonU32((m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) | m_destQp);
-    i.WriteHtonU32((m_ackReq ? 0x80000000u : 0) | m_psn);
+    uint8_t b[SIZE];
+    b[0] = m_opcode;
+    b[1] = static_cast<uint8_t>((m_se ? 0x80 : 0) | (m_mig ? 0x40 : 0) | (m_pad << 4));
+    PutU16(b + 2, m_pkey);
+    PutU32(b + 4, (m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) | m_destQp);
+    PutU32(b + 8, (m_ackReq ? 0x80000000u : 0) | m_psn);
+    i.Write(b, SIZE);
 }
 
 uint32_t
 RoceBthHeader::Deserialize(Buffer::Iterator i)
 {
-    m_opcode = i.ReadU8();
-    const uint8_t flags = i.ReadU8();
+    const uint32_t w0 = i.ReadNtohU32();
+    m_opcode = static_cast<uint8_t>(w0 >> 24);
+    const uint8_t flags = static_cast<uint8_t>(w0 >> 16);
     m_se = flags & 0x80;
     m_mig = flags & 0x40;
     m_pad = (flags >> 4) & 3;
-    m_pkey = i.ReadNtohU16();
+    m_pkey = static_cast<uint16_t>(w0);
     const uint32_t w1 = i.ReadNtohU32();
     m_fecn = w1 & 0x80000000u;
     m_becn = w1 & 0x40000000u;
@@ -253,15 +281,19 @@ RoceRethHeader::GetSerializedSize() const
 void
 RoceRethHeader::Serialize(Buffer::Iterator i) const
 {
-    i.WriteHtonU64(m_va);
-    i.WriteHtonU32(m_rkey);
-    i.WriteHtonU32(m_len);
+    uint8_t b[SIZE];
+    PutU32(b, static_cast<uint32_t>(m_va >> 32));
+    PutU32(b + 4, static_cast<uint32_t>(m_va));
+    PutU32(b + 8, m_rkey);
+    PutU32(b + 12, m_len);
+    i.Write(b, SIZE);
 }
 
 uint32_t
 RoceRethHeader::Deserialize(Buffer::Iterator i)
 {
-    m_va = i.ReadNtohU64();
+    const uint64_t hi = i.ReadNtohU32();
+    m_va = (hi << 32) | i.ReadNtohU32();
     m_rkey = i.ReadNtohU32();
     m_len = i.ReadNtohU32();
     return SIZE;

@@ -17,6 +17,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <cstring>
+
 namespace ns3
 {
 
@@ -30,6 +32,97 @@ const uint16_t IPV4_ETHERTYPE = 0x0800; //!< IPv4 ethertype
 /// 802.1Qbb PFC destination (MAC control multicast)
 const Mac48Address PFC_DESTINATION("01:80:c2:00:00:01");
 __extension__ typedef __int128 Int128; //!< exact time arithmetic
+
+/**
+ * \ingroup training-net
+ * The Ethernet header of data frames, read and written as 14 raw bytes. Same bytes and same
+ * TypeId as ns3::EthernetHeader without preamble (GetInstanceTypeId is inherited), so packet
+ * metadata, printing and pcap see an ordinary EthernetHeader; it only avoids the per-byte
+ * MAC address reads and the bounds check of every field write.
+ */
+class RoceEthernetHeader : public EthernetHeader
+{
+  public:
+    RoceEthernetHeader()
+        : EthernetHeader(false)
+    {
+    }
+
+    /**
+     * \param bytes the 14 header bytes (destination, source, ethertype)
+     */
+    explicit RoceEthernetHeader(const uint8_t* bytes)
+        : EthernetHeader(false)
+    {
+        std::memcpy(m_bytes, bytes, RoceNetDevice::ETH_HEADER);
+    }
+
+    /**
+     * Fill the 14 header bytes.
+     * \param dst destination \param src source \param type ethertype \param out 14 bytes
+     */
+    static void Make(Mac48Address dst, Mac48Address src, uint16_t type, uint8_t* out)
+    {
+        dst.CopyTo(out);
+        src.CopyTo(out + 6);
+        out[12] = static_cast<uint8_t>(type >> 8);
+        out[13] = static_cast<uint8_t>(type);
+    }
+
+    /** \return the ethertype */
+    uint16_t GetType() const
+    {
+        return static_cast<uint16_t>((m_bytes[12] << 8) | m_bytes[13]);
+    }
+
+    /** \return the source MAC */
+    Mac48Address GetSourceMac() const
+    {
+        Mac48Address a;
+        a.CopyFrom(m_bytes + 6);
+        return a;
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        EthernetHeader h(false);
+        Mac48Address dst;
+        dst.CopyFrom(m_bytes);
+        h.SetDestination(dst);
+        h.SetSource(GetSourceMac());
+        h.SetLengthType(GetType());
+        h.Print(os);
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return RoceNetDevice::ETH_HEADER;
+    }
+
+    void Serialize(Buffer::Iterator i) const override
+    {
+        i.Write(m_bytes, RoceNetDevice::ETH_HEADER);
+    }
+
+    uint32_t Deserialize(Buffer::Iterator i) override
+    {
+        for (uint32_t k = 0; k < 12; k += 4)
+        {
+            const uint32_t w = i.ReadNtohU32();
+            m_bytes[k] = static_cast<uint8_t>(w >> 24);
+            m_bytes[k + 1] = static_cast<uint8_t>(w >> 16);
+            m_bytes[k + 2] = static_cast<uint8_t>(w >> 8);
+            m_bytes[k + 3] = static_cast<uint8_t>(w);
+        }
+        const uint16_t type = i.ReadNtohU16();
+        m_bytes[12] = static_cast<uint8_t>(type >> 8);
+        m_bytes[13] = static_cast<uint8_t>(type);
+        return RoceNetDevice::ETH_HEADER;
+    }
+
+  private:
+    uint8_t m_bytes[RoceNetDevice::ETH_HEADER]{}; //!< destination, source, ethertype
+};
 } // namespace
 
 TypeId
@@ -320,20 +413,21 @@ RoceNetDevice::TryTransmit()
 void
 RoceNetDevice::AddEthernet(Ptr<Packet> p)
 {
-    if (!m_peerKnown)
+    if (!m_peerKnown || !(m_ethSource == m_address))
     {
-        Ptr<RoceNetDevice> peer = GetPeer();
-        if (peer)
+        if (!m_peerKnown)
         {
-            m_peerAddress = peer->m_address;
-            m_peerKnown = true;
+            Ptr<RoceNetDevice> peer = GetPeer();
+            if (peer)
+            {
+                m_peerAddress = peer->m_address;
+                m_peerKnown = true;
+            }
         }
+        m_ethSource = m_address;
+        RoceEthernetHeader::Make(m_peerAddress, m_address, IPV4_ETHERTYPE, m_ethHeader);
     }
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(m_peerAddress);
-    eth.SetLengthType(IPV4_ETHERTYPE);
-    p->AddHeader(eth);
+    p->AddHeader(RoceEthernetHeader(m_ethHeader));
 }
 
 void
@@ -522,9 +616,9 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     m_snifferTrace(frame);
     m_phyRxEndTrace(frame);
-    EthernetHeader eth(false);
+    RoceEthernetHeader eth;
     frame->RemoveHeader(eth);
-    const uint16_t type = eth.GetLengthType();
+    const uint16_t type = eth.GetType();
     if (type == RocePfcHeader::ETHERTYPE)
     {
         ReceivePfc(frame);
@@ -542,7 +636,7 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     else if (!m_rxCallback.IsNull())
     {
-        m_rxCallback(this, frame, IPV4_ETHERTYPE, eth.GetSource());
+        m_rxCallback(this, frame, IPV4_ETHERTYPE, eth.GetSourceMac());
     }
 }
 

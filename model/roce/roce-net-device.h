@@ -300,6 +300,8 @@ class RoceNetDevice : public NetDevice
     Ptr<ErrorModel> m_receiveErrorModel; //!< receive error model
     Mac48Address m_address;              //!< own MAC
     Mac48Address m_peerAddress;          //!< peer MAC (cached at first transmit)
+    Mac48Address m_ethSource;            //!< own MAC when m_ethHeader was made
+    uint8_t m_ethHeader[ETH_HEADER]{};   //!< bytes of the data frames' Ethernet header
     DataRate m_rate;                     //!< link rate
     int64_t m_stepsPerSecond{0};         //!< time steps per second (cached resolution)
     uint32_t m_ifIndex{0};               //!< interface index
