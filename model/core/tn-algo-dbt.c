@@ -44,7 +44,13 @@ tree_height(uint32_t lo, uint32_t hi)
 /* Reduce the subtree on positions [lo, hi) into its root; its root's send ids are
  * pushed to `up` (none for the tree root: its children's ids go to `up`). */
 static tn_status
-reduce_up(dbt* t, uint32_t lo, uint32_t hi, uint32_t parent, bool is_root, tn_deps* up, tn_error* err)
+reduce_up(dbt* t,
+          uint32_t lo,
+          uint32_t hi,
+          uint32_t parent,
+          bool is_root,
+          tn_deps* up,
+          tn_error* err)
 {
     if (lo >= hi)
         return TN_OK;
@@ -63,9 +69,20 @@ reduce_up(dbt* t, uint32_t lo, uint32_t hi, uint32_t parent, bool is_root, tn_de
     {
         uint32_t id;
         uint32_t h = tree_height(lo, hi);
-        st = tn_algo_add(t->s, v, parent, t->data.offset, t->data.offset, t->data.length,
-                         TN_OP_REDUCE, h - 1, tn_algo_rank_dim(t->topo, v, parent), t->chunk, kids.ids,
-                         kids.n, &id, err);
+        st = tn_algo_add(t->s,
+                         v,
+                         parent,
+                         t->data.offset,
+                         t->data.offset,
+                         t->data.length,
+                         TN_OP_REDUCE,
+                         h - 1,
+                         tn_algo_rank_dim(t->topo, v, parent),
+                         t->chunk,
+                         kids.ids,
+                         kids.n,
+                         &id,
+                         err);
         if (!st)
             st = tn_deps_push(up, id, err);
     }
@@ -87,9 +104,20 @@ bcast_down(dbt* t, uint32_t lo, uint32_t hi, uint32_t depth, const tn_deps* deps
             continue;
         uint32_t c = node_of(t, a + (b - a) / 2);
         uint32_t id;
-        st = tn_algo_add(t->s, v, c, t->data.offset, t->data.offset, t->data.length, TN_OP_COPY,
-                         t->height - 1 + depth, tn_algo_rank_dim(t->topo, v, c), t->chunk, deps->ids,
-                         deps->n, &id, err);
+        st = tn_algo_add(t->s,
+                         v,
+                         c,
+                         t->data.offset,
+                         t->data.offset,
+                         t->data.length,
+                         TN_OP_COPY,
+                         t->height - 1 + depth,
+                         tn_algo_rank_dim(t->topo, v, c),
+                         t->chunk,
+                         deps->ids,
+                         deps->n,
+                         &id,
+                         err);
         if (!st)
         {
             tn_deps d = {&id, 1, 1};
@@ -100,7 +128,10 @@ bcast_down(dbt* t, uint32_t lo, uint32_t hi, uint32_t depth, const tn_deps* deps
 }
 
 tn_status
-tn_algo_dbt_plan(const tn_topology* topo, const tn_plan_request* request, tn_schedule* s, tn_error* err)
+tn_algo_dbt_plan(const tn_topology* topo,
+                 const tn_plan_request* request,
+                 tn_schedule* s,
+                 tn_error* err)
 {
     (void)request;
     dbt t;

@@ -41,9 +41,20 @@ tn_phase_direct_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
             deps.n = 0;
             st = tn_deps_push_front(&deps, ph->in, src, err);
             if (!st)
-                st = tn_algo_add(ph->s, src, dst, ph->parts[j].offset, ph->parts[j].offset,
-                                 ph->parts[j].length, TN_OP_REDUCE, ph->step, phase_dim(ph, src, dst),
-                                 ph->chunk, deps.ids, deps.n, &id, err);
+                st = tn_algo_add(ph->s,
+                                 src,
+                                 dst,
+                                 ph->parts[j].offset,
+                                 ph->parts[j].offset,
+                                 ph->parts[j].length,
+                                 TN_OP_REDUCE,
+                                 ph->step,
+                                 phase_dim(ph, src, dst),
+                                 ph->chunk,
+                                 deps.ids,
+                                 deps.n,
+                                 &id,
+                                 err);
             if (!st)
                 st = tn_front_push(ph->out, dst, id, err);
         }
@@ -80,9 +91,20 @@ tn_phase_direct_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
              * reduce-scatter sends to j) are ancestors through the owner's frontier */
             st = tn_deps_push_front(&deps, ph->in, src, err);
             if (!st)
-                st = tn_algo_add(ph->s, src, dst, ph->parts[j].offset, ph->parts[j].offset,
-                                 ph->parts[j].length, TN_OP_COPY, ph->step, phase_dim(ph, src, dst),
-                                 ph->chunk, deps.ids, deps.n, &id, err);
+                st = tn_algo_add(ph->s,
+                                 src,
+                                 dst,
+                                 ph->parts[j].offset,
+                                 ph->parts[j].offset,
+                                 ph->parts[j].length,
+                                 TN_OP_COPY,
+                                 ph->step,
+                                 phase_dim(ph, src, dst),
+                                 ph->chunk,
+                                 deps.ids,
+                                 deps.n,
+                                 &id,
+                                 err);
             if (!st)
                 st = tn_front_push(ph->out, dst, id, err);
         }
@@ -114,9 +136,20 @@ tn_algo_direct_plan(const tn_topology* topo,
                     if (i == j)
                         continue;
                     tn_slice b = tn_chunk_block(coll, S, N, C, c, j);
-                    st = tn_algo_add(s, i, j, b.offset, tn_alltoall_recv_offset(S, N, C, c, i, j),
-                                     b.length, TN_OP_COPY, 0, tn_algo_rank_dim(topo, i, j), c, NULL,
-                                     0, NULL, err);
+                    st = tn_algo_add(s,
+                                     i,
+                                     j,
+                                     b.offset,
+                                     tn_alltoall_recv_offset(S, N, C, c, i, j),
+                                     b.length,
+                                     TN_OP_COPY,
+                                     0,
+                                     tn_algo_rank_dim(topo, i, j),
+                                     c,
+                                     NULL,
+                                     0,
+                                     NULL,
+                                     err);
                 }
         return st;
     case TN_COLL_BROADCAST:
@@ -130,9 +163,20 @@ tn_algo_direct_plan(const tn_topology* topo,
                     continue;
                 bool b = coll == TN_COLL_BROADCAST;
                 uint32_t src = b ? root : r, dst = b ? r : root;
-                st = tn_algo_add(s, src, dst, reg.offset, reg.offset, reg.length,
-                                 b ? TN_OP_COPY : TN_OP_REDUCE, 0, tn_algo_rank_dim(topo, src, dst), c,
-                                 NULL, 0, NULL, err);
+                st = tn_algo_add(s,
+                                 src,
+                                 dst,
+                                 reg.offset,
+                                 reg.offset,
+                                 reg.length,
+                                 b ? TN_OP_COPY : TN_OP_REDUCE,
+                                 0,
+                                 tn_algo_rank_dim(topo, src, dst),
+                                 c,
+                                 NULL,
+                                 0,
+                                 NULL,
+                                 err);
             }
         }
         return st;

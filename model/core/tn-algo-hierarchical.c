@@ -102,7 +102,8 @@ hier_run(const tn_topology* topo,
                         for (uint32_t l2 = 0; l2 < l; l2++)
                         {
                             uint32_t d2 = rs_order[l2];
-                            tn_slice x = tn_slice_of(reg.length, tn_topology_dim(topo, d2)->size,
+                            tn_slice x = tn_slice_of(reg.length,
+                                                     tn_topology_dim(topo, d2)->size,
                                                      coord_of(topo, v0, d2));
                             reg.offset += x.offset;
                             reg.length = x.length;
@@ -149,22 +150,34 @@ hier_run(const tn_topology* topo,
 }
 
 static tn_status
-check_dims(const char* name, const tn_topology* topo, const tn_plan_request* req, uint32_t ranks,
+check_dims(const char* name,
+           const tn_topology* topo,
+           const tn_plan_request* req,
+           uint32_t ranks,
            tn_error* err)
 {
     uint32_t D = tn_topology_dim_count(topo);
     if (D == 0)
-        return tn_error_set(err, TN_EUNSUPPORTED, "%s: topology '%s' has no dimensions", name,
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: topology '%s' has no dimensions",
+                            name,
                             tn_topology_name(topo));
     if (ranks != tn_topology_npu_count(topo))
-        return tn_error_set(err, TN_EUNSUPPORTED,
-                            "%s: needs every NPU of the topology (ranks %u, NPUs %u)", name, ranks,
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: needs every NPU of the topology (ranks %u, NPUs %u)",
+                            name,
+                            ranks,
                             tn_topology_npu_count(topo));
     if (req->collective != TN_COLL_ALL_REDUCE && req->chunks > 1)
-        return tn_error_set(err, TN_EUNSUPPORTED,
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
                             "%s: %s with %u chunks: a chunk's slices are not contiguous per group "
                             "(use chunks = 1)",
-                            name, tn_collective_name(req->collective), req->chunks);
+                            name,
+                            tn_collective_name(req->collective),
+                            req->chunks);
     return TN_OK;
 }
 
@@ -222,9 +235,11 @@ tn_algo_ring2d_check(const tn_topology* topo,
 {
     uint32_t D = tn_topology_dim_count(topo);
     if (D != 2)
-        return tn_error_set(err, TN_EUNSUPPORTED,
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
                             "ring2d: needs a 2D torus (topology '%s' has %u dims)",
-                            tn_topology_name(topo), D);
+                            tn_topology_name(topo),
+                            D);
     return check_dims("ring2d", topo, request, ranks, err);
 }
 

@@ -44,8 +44,16 @@ id_hi(const rhd* h, uint32_t i)
 
 /* Send blocks [blo, bhi) from rank a to rank b, merging contiguous blocks; ids to out. */
 static tn_status
-send_blocks(rhd* h, uint32_t a, uint32_t b, uint32_t blo, uint32_t bhi, tn_op op, uint32_t step,
-            const tn_deps* deps, tn_deps* out, tn_error* err)
+send_blocks(rhd* h,
+            uint32_t a,
+            uint32_t b,
+            uint32_t blo,
+            uint32_t bhi,
+            tn_op op,
+            uint32_t step,
+            const tn_deps* deps,
+            tn_deps* out,
+            tn_error* err)
 {
     tn_status st = TN_OK;
     uint32_t k = blo;
@@ -60,8 +68,20 @@ send_blocks(rhd* h, uint32_t a, uint32_t b, uint32_t blo, uint32_t bhi, tn_op op
             j++;
         }
         uint32_t id;
-        st = tn_algo_add(h->s, a, b, off, off, end - off, op, step, tn_algo_rank_dim(h->topo, a, b),
-                         h->chunk, deps ? deps->ids : NULL, deps ? deps->n : 0, &id, err);
+        st = tn_algo_add(h->s,
+                         a,
+                         b,
+                         off,
+                         off,
+                         end - off,
+                         op,
+                         step,
+                         tn_algo_rank_dim(h->topo, a, b),
+                         h->chunk,
+                         deps ? deps->ids : NULL,
+                         deps ? deps->n : 0,
+                         &id,
+                         err);
         if (!st && out)
             st = tn_deps_push(out, id, err);
         k = j;
@@ -80,7 +100,13 @@ rotate(rhd* h)
 }
 
 static tn_status
-exchange(rhd* h, uint32_t i, uint32_t j, uint32_t blo, uint32_t bhi, tn_op op, uint32_t step,
+exchange(rhd* h,
+         uint32_t i,
+         uint32_t j,
+         uint32_t blo,
+         uint32_t bhi,
+         tn_op op,
+         uint32_t step,
          tn_error* err)
 {
     tn_deps deps = {NULL, 0, 0};
@@ -90,7 +116,16 @@ exchange(rhd* h, uint32_t i, uint32_t j, uint32_t blo, uint32_t bhi, tn_op op, u
     for (uint32_t k = 0; k < h->last[j].n && !st; k++)
         st = tn_deps_push(&deps, h->last[j].ids[k], err);
     if (!st)
-        st = send_blocks(h, id_rank(h, i), id_rank(h, j), blo, bhi, op, step, &deps, &h->next[j], err);
+        st = send_blocks(h,
+                         id_rank(h, i),
+                         id_rank(h, j),
+                         blo,
+                         bhi,
+                         op,
+                         step,
+                         &deps,
+                         &h->next[j],
+                         err);
     tn_deps_free(&deps);
     return st;
 }
@@ -107,10 +142,27 @@ rhd_chunk(rhd* h, tn_error* err)
         for (uint32_t i = 0; i < h->e && !st; i++)
         {
             if (reduce)
-                st = send_blocks(h, 2 * i + 1, 2 * i, 0, h->N, TN_OP_REDUCE, step, NULL, &h->next[i], err);
+                st = send_blocks(h,
+                                 2 * i + 1,
+                                 2 * i,
+                                 0,
+                                 h->N,
+                                 TN_OP_REDUCE,
+                                 step,
+                                 NULL,
+                                 &h->next[i],
+                                 err);
             else
-                st = send_blocks(h, 2 * i + 1, 2 * i, 2 * i + 1, 2 * i + 2, TN_OP_COPY, step, NULL,
-                                 &h->next[i], err);
+                st = send_blocks(h,
+                                 2 * i + 1,
+                                 2 * i,
+                                 2 * i + 1,
+                                 2 * i + 2,
+                                 TN_OP_COPY,
+                                 step,
+                                 NULL,
+                                 &h->next[i],
+                                 err);
         }
         rotate(h);
         step++;
@@ -124,7 +176,8 @@ rhd_chunk(rhd* h, tn_error* err)
             {
                 uint32_t j = i ^ mask;
                 uint32_t g = j & ~(mask - 1); /* j's half: ids [g, g+mask) */
-                st = exchange(h, i, j, id_lo(h, g), id_hi(h, g + mask - 1), TN_OP_REDUCE, step, err);
+                st =
+                    exchange(h, i, j, id_lo(h, g), id_hi(h, g + mask - 1), TN_OP_REDUCE, step, err);
             }
             rotate(h);
             step++;
@@ -164,7 +217,10 @@ rhd_chunk(rhd* h, tn_error* err)
 }
 
 tn_status
-tn_algo_rhd_plan(const tn_topology* topo, const tn_plan_request* request, tn_schedule* s, tn_error* err)
+tn_algo_rhd_plan(const tn_topology* topo,
+                 const tn_plan_request* request,
+                 tn_schedule* s,
+                 tn_error* err)
 {
     (void)request;
     rhd h;

@@ -62,9 +62,20 @@ ring_rs(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* 
             if (!st && s > 0)
                 st = tn_deps_push(&deps, prev[(k + P - 1) % P], err);
             if (!st)
-                st = tn_algo_add(ph->s, src, dst, parts[part].offset, parts[part].offset,
-                                 parts[part].length, TN_OP_REDUCE, ph->step + s,
-                                 phase_dim(ph, src, dst), ph->chunk, deps.ids, deps.n, &cur[k], err);
+                st = tn_algo_add(ph->s,
+                                 src,
+                                 dst,
+                                 parts[part].offset,
+                                 parts[part].offset,
+                                 parts[part].length,
+                                 TN_OP_REDUCE,
+                                 ph->step + s,
+                                 phase_dim(ph, src, dst),
+                                 ph->chunk,
+                                 deps.ids,
+                                 deps.n,
+                                 &cur[k],
+                                 err);
         }
         uint32_t* t = prev;
         prev = cur;
@@ -111,9 +122,20 @@ ring_ag(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* 
             else
                 st = tn_deps_push(&deps, prev[(k + P - 1) % P], err);
             if (!st)
-                st = tn_algo_add(ph->s, src, dst, parts[part].offset, parts[part].offset,
-                                 parts[part].length, TN_OP_COPY, ph->step + s,
-                                 phase_dim(ph, src, dst), ph->chunk, deps.ids, deps.n, &cur[k], err);
+                st = tn_algo_add(ph->s,
+                                 src,
+                                 dst,
+                                 parts[part].offset,
+                                 parts[part].offset,
+                                 parts[part].length,
+                                 TN_OP_COPY,
+                                 ph->step + s,
+                                 phase_dim(ph, src, dst),
+                                 ph->chunk,
+                                 deps.ids,
+                                 deps.n,
+                                 &cur[k],
+                                 err);
             if (!st)
                 st = tn_front_push(ph->out, dst, cur[k], err);
         }
@@ -195,7 +217,11 @@ tn_phase_ring_bidir_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 /* ---- flat single-group planning shared by ring, ring-bidir and direct ------------- */
 
 tn_status
-tn_algo_flat_plan(const tn_topology* topo, tn_schedule* s, tn_phase_fn rs, tn_phase_fn ag, tn_error* err)
+tn_algo_flat_plan(const tn_topology* topo,
+                  tn_schedule* s,
+                  tn_phase_fn rs,
+                  tn_phase_fn ag,
+                  tn_error* err)
 {
     tn_collective coll = tn_schedule_collective(s);
     uint32_t N = tn_schedule_ranks(s);
@@ -282,10 +308,20 @@ chain_plan(const tn_topology* topo, tn_schedule* s, tn_error* err)
                 tn_slice sg = tn_slice_of(region.length, segs, i);
                 sg.offset += region.offset;
                 uint32_t id;
-                st = tn_algo_add(s, src, dst, sg.offset, sg.offset, sg.length,
-                                 bcast ? TN_OP_COPY : TN_OP_REDUCE, h + i,
-                                 tn_algo_rank_dim(topo, src, dst), c, h ? &prev[i] : NULL,
-                                 h ? 1 : 0, &id, err);
+                st = tn_algo_add(s,
+                                 src,
+                                 dst,
+                                 sg.offset,
+                                 sg.offset,
+                                 sg.length,
+                                 bcast ? TN_OP_COPY : TN_OP_REDUCE,
+                                 h + i,
+                                 tn_algo_rank_dim(topo, src, dst),
+                                 c,
+                                 h ? &prev[i] : NULL,
+                                 h ? 1 : 0,
+                                 &id,
+                                 err);
                 prev[i] = id;
             }
         }
@@ -295,7 +331,10 @@ chain_plan(const tn_topology* topo, tn_schedule* s, tn_error* err)
 }
 
 tn_status
-tn_algo_ring_plan(const tn_topology* topo, const tn_plan_request* request, tn_schedule* s, tn_error* err)
+tn_algo_ring_plan(const tn_topology* topo,
+                  const tn_plan_request* request,
+                  tn_schedule* s,
+                  tn_error* err)
 {
     (void)request;
     tn_collective coll = tn_schedule_collective(s);

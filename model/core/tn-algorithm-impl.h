@@ -102,6 +102,7 @@ extern "C"
      * `dim` (or tn_algo_rank_dim when dim == TN_DIM_AUTO).
      */
 #define TN_DIM_AUTO (-2)
+
     typedef struct tn_phase
     {
         const tn_topology* topo;

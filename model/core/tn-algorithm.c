@@ -21,16 +21,79 @@
 
 /* The registry: ONE line per algorithm. */
 static const tn_algorithm tn_algorithm_table[] = {
-    {"ring", "", AR | RS | AG | BC | RD, false, "unidirectional ring (Patarasuk & Yuan 2009); broadcast/reduce as a pipelined chain", NULL, tn_algo_ring_plan},
-    {"ring-bidir", "bidirectional-ring", AR | RS | AG, false, "bidirectional ring: half the data in each direction", NULL, tn_algo_ring_bidir_plan},
-    {"direct", "", AR | RS | AG | A2A | BC | RD, false, "direct: every rank exchanges with every rank in one step", NULL, tn_algo_direct_plan},
-    {"rhd", "halving-doubling,recursive-halving-doubling", AR | RS | AG, false, "recursive halving-doubling (Thakur, Rabenseifner & Gropp 2005), non-power-of-two by folding", NULL, tn_algo_rhd_plan},
-    {"dbt", "double-binary-tree", AR, false, "double binary tree (Sanders, Speck & Traeff 2009; NCCL 2.4)", NULL, tn_algo_dbt_plan},
-    {"ring2d", "2d-ring", AR | RS | AG, true, "2D ring on a 2D torus: reduce-scatter along rows then columns, all-gather in reverse", tn_algo_ring2d_check, tn_algo_ring2d_plan},
-    {"hierarchical", "hier", AR | RS | AG, true, "multi-dimensional baseline: RS dim 0..D-1, AG D-1..0, ring or direct per dim", tn_algo_hierarchical_check, tn_algo_hierarchical_plan},
-    {"multitree", "", AR | RS | AG, true, "MultiTree: one contention-free spanning tree per rank, built step by step (Huang et al., ISCA 2021)", tn_algo_multitree_check, tn_algo_multitree_plan},
-    {"hdrm", "eflops-hdrm", AR, true, "EFLOPS halving-doubling with rank mapping, contention-free on BiGraph (Dong et al., HPCA 2020)", tn_algo_hdrm_check, tn_algo_hdrm_plan},
-    {"themis", "", AR, true, "Themis: per-chunk dimension order by load, event-driven per-dim queues (Rashidi et al., ISCA 2022)", tn_algo_themis_check, tn_algo_themis_plan},
+    {"ring",
+     "",
+     AR | RS | AG | BC | RD,
+     false,
+     "unidirectional ring (Patarasuk & Yuan 2009); broadcast/reduce as a pipelined chain",
+     NULL,
+     tn_algo_ring_plan},
+    {"ring-bidir",
+     "bidirectional-ring",
+     AR | RS | AG,
+     false,
+     "bidirectional ring: half the data in each direction",
+     NULL,
+     tn_algo_ring_bidir_plan},
+    {"direct",
+     "",
+     AR | RS | AG | A2A | BC | RD,
+     false,
+     "direct: every rank exchanges with every rank in one step",
+     NULL,
+     tn_algo_direct_plan},
+    {"rhd",
+     "halving-doubling,recursive-halving-doubling",
+     AR | RS | AG,
+     false,
+     "recursive halving-doubling (Thakur, Rabenseifner & Gropp 2005), non-power-of-two by folding",
+     NULL,
+     tn_algo_rhd_plan},
+    {"dbt",
+     "double-binary-tree",
+     AR,
+     false,
+     "double binary tree (Sanders, Speck & Traeff 2009; NCCL 2.4)",
+     NULL,
+     tn_algo_dbt_plan},
+    {"ring2d",
+     "2d-ring",
+     AR | RS | AG,
+     true,
+     "2D ring on a 2D torus: reduce-scatter along rows then columns, all-gather in reverse",
+     tn_algo_ring2d_check,
+     tn_algo_ring2d_plan},
+    {"hierarchical",
+     "hier",
+     AR | RS | AG,
+     true,
+     "multi-dimensional baseline: RS dim 0..D-1, AG D-1..0, ring or direct per dim",
+     tn_algo_hierarchical_check,
+     tn_algo_hierarchical_plan},
+    {"multitree",
+     "",
+     AR | RS | AG,
+     true,
+     "MultiTree: one contention-free spanning tree per rank, built step by step (Huang et al., "
+     "ISCA 2021)",
+     tn_algo_multitree_check,
+     tn_algo_multitree_plan},
+    {"hdrm",
+     "eflops-hdrm",
+     AR,
+     true,
+     "EFLOPS halving-doubling with rank mapping, contention-free on BiGraph (Dong et al., HPCA "
+     "2020)",
+     tn_algo_hdrm_check,
+     tn_algo_hdrm_plan},
+    {"themis",
+     "",
+     AR,
+     true,
+     "Themis: per-chunk dimension order by load, event-driven per-dim queues (Rashidi et al., ISCA "
+     "2022)",
+     tn_algo_themis_check,
+     tn_algo_themis_plan},
 };
 
 const tn_algorithm*
@@ -113,7 +176,8 @@ resolve(const tn_topology* topo,
         names[0] = 0;
         for (size_t i = 0; i < count && used < sizeof(names); i++)
         {
-            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", table[i].name);
+            used += (size_t)
+                snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", table[i].name);
         }
         return tn_error_set(err,
                             TN_EINVAL,
@@ -123,7 +187,11 @@ resolve(const tn_topology* topo,
     }
     if ((unsigned)req->collective >= (unsigned)TN_COLL_COUNT)
     {
-        return tn_error_set(err, TN_EINVAL, "%s: collective %d is not valid", a->name, (int)req->collective);
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: collective %d is not valid",
+                            a->name,
+                            (int)req->collective);
     }
     if (!(a->collectives & TN_COLL_BIT(req->collective)))
     {
@@ -160,7 +228,8 @@ resolve(const tn_topology* topo,
     {
         return tn_error_set(err, TN_EINVAL, "%s: ranks must be > 0 (no topology given)", a->name);
     }
-    if ((req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE) && req->root >= n)
+    if ((req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE) &&
+        req->root >= n)
     {
         return tn_error_set(err, TN_EINVAL, "%s: root %u >= ranks %u", a->name, req->root, n);
     }
@@ -200,9 +269,16 @@ tn_plan(const tn_topology* topo, const tn_plan_request* req, tn_schedule** out, 
     {
         return st;
     }
-    uint32_t root = (req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE) ? req->root : 0;
+    uint32_t root =
+        (req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE) ? req->root : 0;
     tn_schedule* s = NULL;
-    st = tn_schedule_create(req->collective, n, req->bytes, root, req->chunks ? req->chunks : 1, &s, err);
+    st = tn_schedule_create(req->collective,
+                            n,
+                            req->bytes,
+                            root,
+                            req->chunks ? req->chunks : 1,
+                            &s,
+                            err);
     if (st)
     {
         return st;

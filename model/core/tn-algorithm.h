@@ -73,11 +73,11 @@ extern "C"
     typedef struct tn_plan_request
     {
         tn_collective collective;
-        const char* algorithm; /**< registry name, e.g. "ring" */
-        uint64_t bytes;        /**< S, see tn-schedule.h */
-        uint32_t root;         /**< broadcast / reduce root */
-        uint32_t chunks;       /**< C >= 1 (0 = 1; Themis default 64 is its own) */
-        uint32_t ranks;        /**< 0 = every NPU of the topology */
+        const char* algorithm;   /**< registry name, e.g. "ring" */
+        uint64_t bytes;          /**< S, see tn-schedule.h */
+        uint32_t root;           /**< broadcast / reduce root */
+        uint32_t chunks;         /**< C >= 1 (0 = 1; Themis default 64 is its own) */
+        uint32_t ranks;          /**< 0 = every NPU of the topology */
         uint32_t ports_per_node; /**< MultiTree ports (0 = from the topology) */
         tn_themis_options themis;
         uint64_t seed; /**< for algorithms with randomised choices (none yet) */
@@ -110,11 +110,11 @@ extern "C"
     /** A registry entry. */
     typedef struct tn_algorithm
     {
-        const char* name;        /**< registry name */
-        const char* aliases;     /**< comma separated other names, or "" */
-        unsigned collectives;    /**< mask of TN_COLL_BIT(collective) */
-        bool needs_topology;     /**< topo must not be NULL */
-        const char* description; /**< one line, with the reference */
+        const char* name;            /**< registry name */
+        const char* aliases;         /**< comma separated other names, or "" */
+        unsigned collectives;        /**< mask of TN_COLL_BIT(collective) */
+        bool needs_topology;         /**< topo must not be NULL */
+        const char* description;     /**< one line, with the reference */
         tn_algorithm_check_fn check; /**< NULL = always applicable */
         tn_algorithm_plan_fn plan;
     } tn_algorithm;

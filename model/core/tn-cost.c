@@ -358,7 +358,8 @@ tn_cost_ring_allreduce_ns(uint32_t ranks, uint64_t bytes, double latency_ns, uin
 {
     if (ranks < 2)
         return 0.0;
-    return 2.0 * (ranks - 1) * (latency_ns + (double)bytes * 8e9 / ((double)ranks * (double)rate_bps));
+    return 2.0 * (ranks - 1) *
+           (latency_ns + (double)bytes * 8e9 / ((double)ranks * (double)rate_bps));
 }
 
 double

@@ -60,15 +60,15 @@ extern "C"
     /** Result of an estimate (owned by the caller, tn_cost_result_destroy). */
     typedef struct tn_cost_result
     {
-        double time_ns;           /**< completion time of the last transfer */
-        uint32_t link_count;      /**< entries in link_bytes / link_busy_ns */
-        uint64_t* link_bytes;     /**< bytes carried per directed link id */
-        double* link_busy_ns;     /**< serialisation time per directed link */
-        uint64_t total_bytes;     /**< sum of transfer lengths */
-        uint64_t link_bytes_sum;  /**< sum of link_bytes (bytes x hops) */
-        double max_link_busy_ns;  /**< busiest link's busy time (a lower bound of time) */
-        uint32_t transfer_count;  /**< entries in start_ns / end_ns (0 if not kept) */
-        double* start_ns;         /**< per transfer id, when keep_transfer_times */
+        double time_ns;          /**< completion time of the last transfer */
+        uint32_t link_count;     /**< entries in link_bytes / link_busy_ns */
+        uint64_t* link_bytes;    /**< bytes carried per directed link id */
+        double* link_busy_ns;    /**< serialisation time per directed link */
+        uint64_t total_bytes;    /**< sum of transfer lengths */
+        uint64_t link_bytes_sum; /**< sum of link_bytes (bytes x hops) */
+        double max_link_busy_ns; /**< busiest link's busy time (a lower bound of time) */
+        uint32_t transfer_count; /**< entries in start_ns / end_ns (0 if not kept) */
+        double* start_ns;        /**< per transfer id, when keep_transfer_times */
         double* end_ns;
     } tn_cost_result;
 
@@ -100,9 +100,7 @@ extern "C"
                                      uint64_t rate_bps);
 
     /** Lower bound 2(N-1)/N * S / B_inj in ns for any all-reduce (B_inj bit/s). */
-    double tn_cost_allreduce_lower_bound_ns(uint32_t ranks,
-                                            uint64_t bytes,
-                                            uint64_t injection_bps);
+    double tn_cost_allreduce_lower_bound_ns(uint32_t ranks, uint64_t bytes, uint64_t injection_bps);
 
 #ifdef __cplusplus
 }

@@ -142,15 +142,24 @@ tn_collective_parse(const char* name, tn_collective* coll, tn_error* err)
         const char* name;
         tn_collective coll;
     } names[] = {
-        {"all-reduce", TN_COLL_ALL_REDUCE},       {"allreduce", TN_COLL_ALL_REDUCE},
-        {"ALLREDUCE", TN_COLL_ALL_REDUCE},        {"reduce-scatter", TN_COLL_REDUCE_SCATTER},
-        {"reducescatter", TN_COLL_REDUCE_SCATTER}, {"REDUCESCATTER", TN_COLL_REDUCE_SCATTER},
-        {"all-gather", TN_COLL_ALL_GATHER},       {"allgather", TN_COLL_ALL_GATHER},
-        {"ALLGATHER", TN_COLL_ALL_GATHER},        {"all-to-all", TN_COLL_ALL_TO_ALL},
-        {"alltoall", TN_COLL_ALL_TO_ALL},         {"ALLTOALL", TN_COLL_ALL_TO_ALL},
-        {"broadcast", TN_COLL_BROADCAST},         {"BROADCAST", TN_COLL_BROADCAST},
-        {"reduce", TN_COLL_REDUCE},               {"REDUCE", TN_COLL_REDUCE},
+        {"all-reduce", TN_COLL_ALL_REDUCE},
+        {"allreduce", TN_COLL_ALL_REDUCE},
+        {"ALLREDUCE", TN_COLL_ALL_REDUCE},
+        {"reduce-scatter", TN_COLL_REDUCE_SCATTER},
+        {"reducescatter", TN_COLL_REDUCE_SCATTER},
+        {"REDUCESCATTER", TN_COLL_REDUCE_SCATTER},
+        {"all-gather", TN_COLL_ALL_GATHER},
+        {"allgather", TN_COLL_ALL_GATHER},
+        {"ALLGATHER", TN_COLL_ALL_GATHER},
+        {"all-to-all", TN_COLL_ALL_TO_ALL},
+        {"alltoall", TN_COLL_ALL_TO_ALL},
+        {"ALLTOALL", TN_COLL_ALL_TO_ALL},
+        {"broadcast", TN_COLL_BROADCAST},
+        {"BROADCAST", TN_COLL_BROADCAST},
+        {"reduce", TN_COLL_REDUCE},
+        {"REDUCE", TN_COLL_REDUCE},
     };
+
     if (!name || !coll)
     {
         return tn_error_set(err, TN_EINVAL, "collective: name is NULL");
@@ -202,7 +211,9 @@ tn_schedule_create(tn_collective coll,
     }
     if (coll == TN_COLL_ALL_TO_ALL && bytes > UINT64_MAX / 4)
     {
-        return tn_error_set(err, TN_EINVAL, "schedule: bytes %llu too large for all-to-all",
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule: bytes %llu too large for all-to-all",
                             (unsigned long long)bytes);
     }
     tn_schedule* s = calloc(1, sizeof(*s));

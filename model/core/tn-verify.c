@@ -351,7 +351,9 @@ typedef struct vstate
     uint32_t* tparent; /* forest: the dep with the largest topological position */
     uint32_t* tin;     /* forest Euler interval */
     uint32_t* tout;
-    uint32_t* jump; /* nearest node with >= 2 deps on the forest path (inclusive) */
+    uint32_t* jump;   /* nearest node with >= 2 deps on the forest path (inclusive) */
+    uint32_t* level;  /* longest path from a source */
+    uint32_t* rlevel; /* longest path to a sink */
     uint32_t nneed;
     uint32_t need_cap;
 } vstate;
@@ -573,7 +575,10 @@ label_dag(const tn_schedule* s, bool reverse, uint32_t* post, uint32_t* low)
     return true;
 }
 
-/* Spanning forest of the DAG (parent = latest dep), its intervals and jump pointers. */
+/*
+ * Spanning forest of the DAG (parent = the latest dep that delivered data to the
+ * transfer's source, else the latest dep), its intervals and jump pointers.
+ */
 static bool
 build_forest(vstate* st)
 {
@@ -599,16 +604,52 @@ build_forest(vstate* st)
         uint32_t v = order[k];
         uint32_t nd;
         const uint32_t* dv = tn_schedule_deps(s, v, &nd);
+        /* prefer the data lineage: the latest dep that delivered to v's source */
         uint32_t p = TN_TRANSFER_NONE;
+        bool p_lineage = false;
+        uint32_t vsrc = tn_schedule_transfer(s, v)->src;
         for (uint32_t j = 0; j < nd; j++)
         {
-            if (p == TN_TRANSFER_NONE || st->pos[dv[j]] > st->pos[p])
+            bool lin = tn_schedule_transfer(s, dv[j])->dst == vsrc;
+            if (p == TN_TRANSFER_NONE || (lin && !p_lineage) ||
+                (lin == p_lineage && st->pos[dv[j]] > st->pos[p]))
             {
                 p = dv[j];
+                p_lineage = lin;
             }
         }
         st->tparent[v] = p;
         st->jump[v] = nd >= 2 ? v : (nd == 1 ? st->jump[p] : TN_TRANSFER_NONE);
+    }
+    for (uint32_t k = 0; k < n; k++)
+    {
+        uint32_t v = order[k];
+        uint32_t nd;
+        const uint32_t* dv = tn_schedule_deps(s, v, &nd);
+        uint32_t l = 0;
+        for (uint32_t j = 0; j < nd; j++)
+        {
+            if (st->level[dv[j]] + 1 > l)
+            {
+                l = st->level[dv[j]] + 1;
+            }
+        }
+        st->level[v] = l;
+    }
+    for (uint32_t k = n; k-- > 0;)
+    {
+        uint32_t v = order[k];
+        uint32_t ns;
+        const uint32_t* sv = tn_schedule_succs(s, v, &ns);
+        uint32_t l = 0;
+        for (uint32_t j = 0; j < ns; j++)
+        {
+            if (st->rlevel[sv[j]] + 1 > l)
+            {
+                l = st->rlevel[sv[j]] + 1;
+            }
+        }
+        st->rlevel[v] = l;
     }
     for (uint32_t k = n; k-- > 0;)
     {
@@ -681,7 +722,12 @@ need_push(vstate* st, uint32_t id, uint32_t stamp)
 static bool
 may_reach(const vstate* st, uint32_t a, uint32_t b)
 {
-    return st->pos[a] <= st->pos[b] && st->low1[a] <= st->low1[b] && st->post1[b] <= st->post1[a] &&
+    if (a == b)
+    {
+        return true;
+    }
+    return st->level[a] < st->level[b] && st->rlevel[a] > st->rlevel[b] &&
+           st->pos[a] < st->pos[b] && st->low1[a] <= st->low1[b] && st->post1[b] <= st->post1[a] &&
            st->low2[a] <= st->low2[b] && st->post2[b] <= st->post2[a];
 }
 
@@ -729,18 +775,18 @@ check_ancestors(vstate* st, uint32_t t, uint32_t stamp)
         return TN_TRANSFER_NONE;
     }
     /*
-     * Backward search over ancestors of t; seen[] == stamp: already entered. A popped
+     * Backward depth-first search over ancestors of t; seen[] == stamp: already entered. A popped
      * node u settles every target that is a forest ancestor of u (interval test); then
      * only the non-forest deps of the multi-dep nodes on u's forest path are explored
      * (jump[] skips single-dep runs), each only if some remaining target may reach it.
      */
-    uint32_t head = 0, tail = 0;
+    uint32_t tail = 0;         /* depth first: the deepest side branch of the path first */
     uint32_t left = remaining; /* targets not found yet: need[0..left) */
     st->queue[tail++] = t;
     st->seen[t] = stamp;
-    while (head < tail && left > 0)
+    while (tail > 0 && left > 0)
     {
-        uint32_t u = st->queue[head++];
+        uint32_t u = st->queue[--tail];
         for (uint32_t j = 0; j < left; j++)
         {
             uint32_t w = st->need[j];
@@ -813,7 +859,13 @@ idlist_has(const idlist* l, uint32_t id)
 
 /* Find the range [lo,hi) of segments in [a,b) of map m where transfer w is a writer/reader. */
 static void
-locate(const rmap* m, uint32_t a, uint32_t b, uint32_t w, uint64_t* lo, uint64_t* hi, const char** what)
+locate(const rmap* m,
+       uint32_t a,
+       uint32_t b,
+       uint32_t w,
+       uint64_t* lo,
+       uint64_t* hi,
+       const char** what)
 {
     for (uint32_t i = a; i < b; i++)
     {
@@ -993,8 +1045,8 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
             status = tn_error_set(err,
                                   TN_EVERIFY,
                                   TFMT ": reduces into rank %u [%" PRIu64 ",%" PRIu64
-                                       ") data of a different origin (shift %" PRId64
-                                       " vs %" PRId64 ": wrong offset)",
+                                       ") data of a different origin (shift %" PRId64 " vs %" PRId64
+                                       ": wrong offset)",
                                   TARGS(t),
                                   t->dst,
                                   gd->start,
@@ -1066,7 +1118,12 @@ nomem:
 
 /* Compare [lo,hi) of rank r with the expected value. */
 static tn_status
-expect(vstate* st, uint32_t r, uint64_t lo, uint64_t hi, const vset* want, int64_t shift,
+expect(vstate* st,
+       uint32_t r,
+       uint64_t lo,
+       uint64_t hi,
+       const vset* want,
+       int64_t shift,
        tn_error* err)
 {
     rmap* m = &st->maps[r];
@@ -1223,10 +1280,12 @@ tn_verify(const tn_schedule* s, tn_error* err)
     st.tin = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.tout = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.jump = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.level = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.rlevel = malloc(((size_t)n + 1) * sizeof(uint32_t));
     tn_status status = TN_OK;
     if (!st.maps || !st.pos || !st.mark || !st.seen || !st.queue || !st.post1 || !st.low1 ||
-        !st.post2 || !st.low2 || !st.tparent || !st.tin || !st.tout || !st.jump ||
-        !label_dag(s, false, st.post1, st.low1) ||
+        !st.post2 || !st.low2 || !st.tparent || !st.tin || !st.tout || !st.jump || !st.level ||
+        !st.rlevel || !label_dag(s, false, st.post1, st.low1) ||
         !label_dag(s, true, st.post2, st.low2))
     {
         status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
@@ -1278,6 +1337,8 @@ out:
     free(st.tin);
     free(st.tout);
     free(st.jump);
+    free(st.level);
+    free(st.rlevel);
     return status;
 }
 
@@ -1359,10 +1420,7 @@ tn_transfer_links(const tn_schedule* s,
     }
     if (!routes)
     {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "transfer %u: no explicit path and no routes",
-                            id);
+        return tn_error_set(err, TN_EINVAL, "transfer %u: no explicit path and no routes", id);
     }
     return tn_routes_path(routes, sn, dn, tn_transfer_flow_hash(t), links, cap, len, err);
 }

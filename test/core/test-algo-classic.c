@@ -6,11 +6,12 @@
  * divide evenly must pass the verifier; transfer counts match closed forms; the
  * cost model never beats the all-reduce bandwidth lower bound.
  */
+#include "tn-test.h"
+
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-verify.h"
-#include "tn-test.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -107,7 +108,8 @@ sweep(tn_test_ctx* ctx, const char* algo, const uint32_t* ns, size_t nn)
     }
 }
 
-static const uint32_t small_ns[] = {2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 31, 32, 33, 48, 64, 100};
+static const uint32_t small_ns[] =
+    {2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 31, 32, 33, 48, 64, 100};
 
 static void
 test_ring(tn_test_ctx* ctx)
@@ -121,7 +123,8 @@ static void
 test_ring_1024(tn_test_ctx* ctx)
 {
     /* ring all-reduce on 1024 ranks: 2 * 1023 * 1024 transfers, verified */
-    tn_schedule* s = plan_verified(ctx, NULL, "ring", TN_COLL_ALL_REDUCE, 1024, 1024 * 1000 + 7, 1, 0);
+    tn_schedule* s =
+        plan_verified(ctx, NULL, "ring", TN_COLL_ALL_REDUCE, 1024, 1024 * 1000 + 7, 1, 0);
     TN_REQUIRE(ctx, s != NULL);
     TN_CHECK_EQ(ctx, tn_schedule_count(s), 2 * 1023 * 1024);
     TN_CHECK_EQ(ctx, tn_schedule_steps(s), 2 * 1023);
@@ -228,13 +231,19 @@ topo_sweep(tn_test_ctx* ctx, const char* algo, const char* const* specs, size_t 
                         if (d < 0 || (uint32_t)d >= tn_topology_dim_count(t))
                             bad++;
                     }
-                    TN_CHECK_MSG(ctx, bad == 0, "%s on %s: %u transfers without dim", algo, specs[i], bad);
+                    TN_CHECK_MSG(ctx,
+                                 bad == 0,
+                                 "%s on %s: %u transfers without dim",
+                                 algo,
+                                 specs[i],
+                                 bad);
                 }
                 tn_schedule_destroy(s);
             }
         }
         /* all-reduce in chunks */
-        tn_schedule* s = plan_verified(ctx, t, algo, TN_COLL_ALL_REDUCE, 0, (uint64_t)N * 333 + 5, 4, 0);
+        tn_schedule* s =
+            plan_verified(ctx, t, algo, TN_COLL_ALL_REDUCE, 0, (uint64_t)N * 333 + 5, 4, 0);
         tn_schedule_destroy(s);
         tn_topology_destroy(t);
     }
@@ -243,8 +252,12 @@ topo_sweep(tn_test_ctx* ctx, const char* algo, const char* const* specs, size_t 
 static void
 test_ring2d(tn_test_ctx* ctx)
 {
-    static const char* const specs[] = {"torus:4x4", "torus:8x8", "torus:4x8", "torus:3x5",
-                                        "mesh:4x4", "torus:16x16",
+    static const char* const specs[] = {"torus:4x4",
+                                        "torus:8x8",
+                                        "torus:4x8",
+                                        "torus:3x5",
+                                        "mesh:4x4",
+                                        "torus:16x16",
                                         "hier:ring4@200Gbps+switch8@100Gbps"};
     topo_sweep(ctx, "ring2d", specs, sizeof(specs) / sizeof(specs[0]));
     /* closed form: X x Y torus all-reduce = 2(X-1) + 2(Y-1) steps, 2N(X-1) + 2N(Y-1) transfers */
@@ -356,10 +369,13 @@ test_registry(tn_test_ctx* ctx)
 static void
 test_lower_bound(tn_test_ctx* ctx)
 {
-    static const char* const specs[] = {"ring:8", "switch:8", "torus:4x4", "fc:6",
+    static const char* const specs[] = {"ring:8",
+                                        "switch:8",
+                                        "torus:4x4",
+                                        "fc:6",
                                         "hier:ring4@200Gbps+switch4@100Gbps"};
-    static const char* const algos[] = {"ring", "ring-bidir", "direct", "rhd", "dbt", "ring2d",
-                                        "hierarchical"};
+    static const char* const algos[] =
+        {"ring", "ring-bidir", "direct", "rhd", "dbt", "ring2d", "hierarchical"};
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
     {
         tn_topology* t = make_topo(ctx, specs[i]);

@@ -4,9 +4,10 @@
  * Cost model: ring all-reduce closed form 2(N-1)(a + S/(N B)), serialisation on a
  * shared link, algbw/busbw conventions, lower bound.
  */
+#include "tn-test.h"
+
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
-#include "tn-test.h"
 
 static void
 test_ring_closed_form(tn_test_ctx* ctx)
@@ -37,8 +38,10 @@ test_ring_closed_form(tn_test_ctx* ctx)
                 if (res)
                 {
                     TN_CHECK_NEAR(ctx, res->time_ns, expect, expect * 1e-12);
-                    TN_CHECK_NEAR(ctx, tn_cost_ring_allreduce_ns(N, S, (double)lats[l], rates[r]),
-                                  expect, expect * 1e-12);
+                    TN_CHECK_NEAR(ctx,
+                                  tn_cost_ring_allreduce_ns(N, S, (double)lats[l], rates[r]),
+                                  expect,
+                                  expect * 1e-12);
                     /* every directed link of the ring direction carries 2(N-1) S/N bytes */
                     uint64_t per_link = 2 * (N - 1) * (S / N);
                     uint64_t l01 = res->link_bytes[tn_topology_find_link(t, 0, 1)];

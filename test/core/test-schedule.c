@@ -4,8 +4,9 @@
  * Schedule IR: slicing rule, chunk layout, builder validation, finalize (dedupe,
  * cycles, topological order), accessors.
  */
-#include "ns3/tn-schedule.h"
 #include "tn-test.h"
+
+#include "ns3/tn-schedule.h"
 
 #include <string.h>
 
@@ -25,8 +26,8 @@ test_slicing_rule(tn_test_ctx* ctx)
             for (uint32_t k = 0; k < P; k++)
             {
                 tn_slice sl = tn_slice_of(S, P, k);
-                ok &= sl.offset == next;                             /* consecutive */
-                ok &= sl.length == S / P + (k < S % P ? 1 : 0);      /* first S%P longer */
+                ok &= sl.offset == next;                        /* consecutive */
+                ok &= sl.length == S / P + (k < S % P ? 1 : 0); /* first S%P longer */
                 next = sl.offset + sl.length;
                 sum += sl.length;
             }
@@ -69,7 +70,8 @@ test_chunk_layout(tn_test_ctx* ctx)
     {
         tn_slice whole = tn_slice_of(S, N, b);
         tn_slice p = tn_chunk_block(TN_COLL_REDUCE_SCATTER, S, N, C, 2, b);
-        TN_CHECK(ctx, p.offset >= whole.offset && p.offset + p.length <= whole.offset + whole.length);
+        TN_CHECK(ctx,
+                 p.offset >= whole.offset && p.offset + p.length <= whole.offset + whole.length);
     }
     /* all-to-all receive blocks: rank 3 receives from 6 after S + 6*len_3 */
     uint64_t len3 = tn_slice_of(S, N, 3).length;
@@ -151,7 +153,9 @@ test_collective_names(tn_test_ctx* ctx)
     {
         tn_collective back;
         tn_error err;
-        TN_CHECK_EQ(ctx, tn_collective_parse(tn_collective_name((tn_collective)c), &back, &err), TN_OK);
+        TN_CHECK_EQ(ctx,
+                    tn_collective_parse(tn_collective_name((tn_collective)c), &back, &err),
+                    TN_OK);
         TN_CHECK_EQ(ctx, back, c);
     }
     tn_collective x;

@@ -5,20 +5,21 @@
  * transfer, duplicated reduce, wrong offset, reading nothing, races) are rejected
  * with a message naming the problem; contention report.
  */
+#include "tn-test.h"
+
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-verify.h"
-#include "tn-test.h"
 
 #include <string.h>
 
 enum mutation
 {
     M_NONE,
-    M_DROP_DEPS,   /* target loses all its deps */
-    M_DROP,        /* target removed (deps on it dropped) */
-    M_DUPLICATE,   /* target added twice */
-    M_SHIFT_SRC,   /* target's src and dst offsets moved by `delta` */
-    M_SHIFT_DST    /* target's dst offset moved by `delta` */
+    M_DROP_DEPS, /* target loses all its deps */
+    M_DROP,      /* target removed (deps on it dropped) */
+    M_DUPLICATE, /* target added twice */
+    M_SHIFT_SRC, /* target's src and dst offsets moved by `delta` */
+    M_SHIFT_DST  /* target's dst offset moved by `delta` */
 };
 
 /* Copy s with one mutation applied to transfer `target`. */
@@ -27,8 +28,13 @@ mutate(const tn_schedule* s, enum mutation m, uint32_t target, uint64_t delta)
 {
     tn_schedule* o = NULL;
     tn_error err;
-    if (tn_schedule_create(tn_schedule_collective(s), tn_schedule_ranks(s), tn_schedule_bytes(s),
-                           tn_schedule_root(s), tn_schedule_chunks(s), &o, &err))
+    if (tn_schedule_create(tn_schedule_collective(s),
+                           tn_schedule_ranks(s),
+                           tn_schedule_bytes(s),
+                           tn_schedule_root(s),
+                           tn_schedule_chunks(s),
+                           &o,
+                           &err))
         return NULL;
     uint32_t n = tn_schedule_count(s);
     uint32_t map[4096];
@@ -36,8 +42,15 @@ mutate(const tn_schedule* s, enum mutation m, uint32_t target, uint64_t delta)
     for (uint32_t i = 0; i < n && i < 4096; i++)
     {
         const tn_transfer* t = tn_schedule_transfer(s, i);
-        tn_transfer_spec sp = {t->src, t->dst, t->src_offset, t->dst_offset, t->length,
-                               t->op, t->step, t->dim, t->chunk};
+        tn_transfer_spec sp = {t->src,
+                               t->dst,
+                               t->src_offset,
+                               t->dst_offset,
+                               t->length,
+                               t->op,
+                               t->step,
+                               t->dim,
+                               t->chunk};
         uint32_t nd;
         const uint32_t* d = tn_schedule_deps(s, i, &nd);
         uint32_t deps[64];
@@ -95,8 +108,12 @@ expect_reject(tn_test_ctx* ctx, tn_schedule* s, const char* what, const char* ne
     TN_REQUIRE_MSG(ctx, s != NULL, "%s: mutation failed", what);
     tn_status st = tn_verify(s, &err);
     TN_CHECK_MSG(ctx, st == TN_EVERIFY, "%s: accepted (status %d)", what, (int)st);
-    TN_CHECK_MSG(ctx, strstr(err.message, needle) != NULL, "%s: message '%s' lacks '%s'", what,
-                 err.message, needle);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, needle) != NULL,
+                 "%s: message '%s' lacks '%s'",
+                 what,
+                 err.message,
+                 needle);
     tn_schedule_destroy(s);
 }
 
@@ -191,7 +208,8 @@ test_hand_made(tn_test_ctx* ctx)
     tn_schedule_add(s, &r1, NULL, 0, NULL, &err);
     tn_schedule_finalize(s, &err);
     TN_CHECK_EQ(ctx, tn_verify(s, &err), TN_EVERIFY);
-    TN_CHECK(ctx, strstr(err.message, "rank 2 [33554432,67108864) holds {0,2}, expected {0-2}") != NULL);
+    TN_CHECK(ctx,
+             strstr(err.message, "rank 2 [33554432,67108864) holds {0,2}, expected {0-2}") != NULL);
     tn_transfer_spec r2 = {1, 2, 32ULL << 20, 32ULL << 20, 32ULL << 20, TN_OP_REDUCE, 0, -1, 0};
     tn_schedule_add(s, &r2, NULL, 0, NULL, &err);
     tn_schedule_finalize(s, &err);
@@ -234,7 +252,8 @@ test_contention(tn_test_ctx* ctx)
         int sorted = 1;
         for (uint64_t k = 1; k < rep->stored; k++)
             sorted &= rep->list[k - 1].step < rep->list[k].step ||
-                      (rep->list[k - 1].step == rep->list[k].step && rep->list[k - 1].link <= rep->list[k].link);
+                      (rep->list[k - 1].step == rep->list[k].step &&
+                       rep->list[k - 1].link <= rep->list[k].link);
         TN_CHECK(ctx, sorted);
     }
     tn_contention_report_destroy(rep);
