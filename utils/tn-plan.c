@@ -58,7 +58,7 @@ bad_arg(const char* option, const char* value, const char* why)
             value ? " '" : "",
             value ? value : "",
             value ? "'" : "");
-    fprintf(stderr, "%s", usage_text);
+    fprintf(stderr, "run 'tn-plan --help' for the options\n");
     return 2;
 }
 
@@ -387,7 +387,7 @@ main(int argc, char** argv)
     tn_status rc = topo_spec[0] == '@' ? tn_topology_load_file(topo_spec + 1, &topo, &err)
                                        : tn_topology_from_spec(topo_spec, &topo, &err);
     if (rc)
-        return bad_arg("--topology", topo_spec, err.message);
+        return bad_arg("--topology", NULL, err.message);
 
     int exit_code = 0;
     tn_schedule* s = NULL;

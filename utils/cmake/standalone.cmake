@@ -217,6 +217,13 @@ function(tn_add_benchmarks)
   endforeach()
 endfunction()
 
+# Runs an example as a ctest (example/<name>) with its results in a scratch database.
+function(tn_add_example_test name)
+  set(db ${CMAKE_BINARY_DIR}/example-${name}.db)
+  add_test(NAME example/${name} COMMAND sh -c "rm -f '${db}' && \"$0\" \"$@\" --db='${db}'"
+                                        $<TARGET_FILE:${name}> ${ARGN})
+endfunction()
+
 function(build_lib_example)
   cmake_parse_arguments(BLIB_EXAMPLE "IGNORE_PCH" "NAME" "SOURCE_FILES;HEADER_FILES;LIBRARIES_TO_LINK"
                         ${ARGN})
