@@ -8,109 +8,84 @@
  */
 #include "tn-algorithm-impl.h"
 
-static int32_t
-phase_dim(const tn_phase* ph, uint32_t a, uint32_t b)
+#include <stdlib.h>
+
+/*
+ * One direct step. Default: for every part owner j (outer) and every other member k
+ * (inner), reduce-scatter sends part j from k to the owner (REDUCE), all-gather
+ * sends it from the owner to k (COPY). chain: for every offset t (outer) and member
+ * j (inner), j sends to j+1+t (part of the destination in a reduce-scatter, its own
+ * part in an all-gather), so that every member's t-th send goes to a different
+ * destination. Deps: the sender's frontier (RAW at the sender; in the all-gather the
+ * destination's earlier reads of part j, its reduce-scatter sends to j, are
+ * ancestors through the owner's frontier). Out: see tn_phase.
+ */
+static tn_status
+direct_phase(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
 {
-    return ph->dim == TN_DIM_AUTO ? tn_algo_rank_dim(ph->topo, a, b) : ph->dim;
+    uint32_t P = ph->count;
+    if (steps_used)
+        *steps_used = P > 1 ? 1 : 0;
+    tn_deps deps = {NULL, 0, 0};
+    uint32_t* last = ph->chain ? malloc(((size_t)P + 1) * sizeof(uint32_t)) : NULL;
+    tn_status st = TN_OK;
+    if (ph->chain && !last)
+        st = tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+    else if (!ph->chain)
+        st = tn_phase_keep_front(ph, err);
+    for (uint32_t o = 0; o < P && !st; o++)
+    {
+        for (uint32_t i = 0; i < P && !st; i++)
+        {
+            /* (o, i) = (offset t, sender) with chain, else (owner, other member) */
+            if (ph->chain ? o + 1 == P : i == o)
+                continue;
+            uint32_t ks = ph->chain ? i : (rs ? i : o);
+            uint32_t kd = ph->chain ? (i + 1 + o) % P : (rs ? o : i);
+            uint32_t part = rs ? kd : ks;
+            uint32_t src = ph->members[ks], dst = ph->members[kd];
+            uint32_t id;
+            deps.n = 0;
+            st = tn_deps_push_front(&deps, ph->in, src, err);
+            if (!st)
+                st = tn_algo_add(ph->s,
+                                 src,
+                                 dst,
+                                 ph->parts[part].offset,
+                                 ph->parts[part].offset,
+                                 ph->parts[part].length,
+                                 rs ? TN_OP_REDUCE : TN_OP_COPY,
+                                 ph->step,
+                                 tn_phase_dim(ph, src, dst),
+                                 ph->chunk,
+                                 deps.ids,
+                                 deps.n,
+                                 &id,
+                                 err);
+            if (!st)
+                st = tn_front_push(ph->out, dst, id, err);
+            if (!st && last)
+                last[ks] = id;
+        }
+    }
+    /* chain: out[m] ends with m's last send */
+    for (uint32_t k = 0; k < P && !st && last && P > 1; k++)
+        st = tn_front_push(ph->out, ph->members[k], last[k], err);
+    free(last);
+    tn_deps_free(&deps);
+    return st;
 }
 
 tn_status
 tn_phase_direct_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 {
-    uint32_t P = ph->count;
-    if (steps_used)
-        *steps_used = P > 1 ? 1 : 0;
-    tn_deps deps = {NULL, 0, 0};
-    tn_status st = TN_OK;
-    /* earlier phases' writes stay live: out[m] += in[m] */
-    for (uint32_t k = 0; k < P && !st; k++)
-    {
-        st = tn_deps_push_front(&deps, ph->in, ph->members[k], err);
-        for (uint32_t i = 0; i < deps.n && !st; i++)
-            st = tn_front_push(ph->out, ph->members[k], deps.ids[i], err);
-        deps.n = 0;
-    }
-    for (uint32_t j = 0; j < P && !st; j++)
-    {
-        for (uint32_t k = 0; k < P && !st; k++)
-        {
-            if (k == j)
-                continue;
-            uint32_t src = ph->members[k], dst = ph->members[j];
-            uint32_t id;
-            deps.n = 0;
-            st = tn_deps_push_front(&deps, ph->in, src, err);
-            if (!st)
-                st = tn_algo_add(ph->s,
-                                 src,
-                                 dst,
-                                 ph->parts[j].offset,
-                                 ph->parts[j].offset,
-                                 ph->parts[j].length,
-                                 TN_OP_REDUCE,
-                                 ph->step,
-                                 phase_dim(ph, src, dst),
-                                 ph->chunk,
-                                 deps.ids,
-                                 deps.n,
-                                 &id,
-                                 err);
-            if (!st)
-                st = tn_front_push(ph->out, dst, id, err);
-        }
-    }
-    tn_deps_free(&deps);
-    return st;
+    return direct_phase(ph, true, steps_used, err);
 }
 
 tn_status
 tn_phase_direct_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 {
-    uint32_t P = ph->count;
-    if (steps_used)
-        *steps_used = P > 1 ? 1 : 0;
-    tn_deps deps = {NULL, 0, 0};
-    tn_status st = TN_OK;
-    for (uint32_t k = 0; k < P && !st; k++)
-    {
-        st = tn_deps_push_front(&deps, ph->in, ph->members[k], err);
-        for (uint32_t i = 0; i < deps.n && !st; i++)
-            st = tn_front_push(ph->out, ph->members[k], deps.ids[i], err);
-        deps.n = 0;
-    }
-    for (uint32_t j = 0; j < P && !st; j++)
-    {
-        for (uint32_t k = 0; k < P && !st; k++)
-        {
-            if (k == j)
-                continue;
-            uint32_t src = ph->members[j], dst = ph->members[k];
-            uint32_t id;
-            deps.n = 0;
-            /* RAW at the owner; the destination's earlier reads of part j (its
-             * reduce-scatter sends to j) are ancestors through the owner's frontier */
-            st = tn_deps_push_front(&deps, ph->in, src, err);
-            if (!st)
-                st = tn_algo_add(ph->s,
-                                 src,
-                                 dst,
-                                 ph->parts[j].offset,
-                                 ph->parts[j].offset,
-                                 ph->parts[j].length,
-                                 TN_OP_COPY,
-                                 ph->step,
-                                 phase_dim(ph, src, dst),
-                                 ph->chunk,
-                                 deps.ids,
-                                 deps.n,
-                                 &id,
-                                 err);
-            if (!st)
-                st = tn_front_push(ph->out, dst, id, err);
-        }
-    }
-    tn_deps_free(&deps);
-    return st;
+    return direct_phase(ph, false, steps_used, err);
 }
 
 tn_status

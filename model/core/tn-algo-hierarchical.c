@@ -126,7 +126,7 @@ hier_run(const tn_topology* topo,
                             parts[k].length = last.offset + last.length - first.offset;
                         }
                     }
-                    tn_phase ph = {topo, s, &a, &b, members, P, parts, step, c, (int32_t)d};
+                    tn_phase ph = {topo, s, &a, &b, members, P, parts, step, c, (int32_t)d, false};
                     uint32_t used = 0;
                     st = (pass == 0 ? rs[d] : ag[d])(&ph, &used, err);
                     if (used > used_max)

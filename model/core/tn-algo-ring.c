@@ -10,93 +10,19 @@
 
 #include <stdlib.h>
 
-static int32_t
-phase_dim(const tn_phase* ph, uint32_t a, uint32_t b)
-{
-    return ph->dim == TN_DIM_AUTO ? tn_algo_rank_dim(ph->topo, a, b) : ph->dim;
-}
-
-/* One ring direction over `parts` (already oriented: member k owns parts[k]). */
-/* out[m] += in[m] for every member: a rank's data written by earlier phases stays live. */
+/*
+ * One ring direction over members m and `parts` (already oriented: member k owns
+ * parts[k]); member k sends to member k+1, P-1 steps. Deps and out as documented
+ * at tn_phase (tn-algorithm-impl.h): reduce-scatter = RAW at the sender; all-gather
+ * step 0 = the owner's complete part, later steps = the copy that brought the part
+ * (earlier reads/writes of the part at dst are ancestors through the part's
+ * reduce-scatter chain).
+ */
 static tn_status
-keep_front(const tn_phase* ph, const uint32_t* m, tn_error* err)
-{
-    tn_status st = TN_OK;
-    for (uint32_t k = 0; k < ph->count && !st; k++)
-    {
-        tn_deps tmp = {NULL, 0, 0};
-        st = tn_deps_push_front(&tmp, ph->in, m[k], err);
-        for (uint32_t j = 0; j < tmp.n && !st; j++)
-            st = tn_front_push(ph->out, m[k], tmp.ids[j], err);
-        tn_deps_free(&tmp);
-    }
-    return st;
-}
-
-static tn_status
-ring_rs(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* err)
+ring_one(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, bool rs, tn_error* err)
 {
     uint32_t P = ph->count;
-    tn_status kst = keep_front(ph, m, err);
-    if (P < 2 || kst)
-        return kst;
-    uint32_t* prev = malloc((size_t)P * sizeof(uint32_t));
-    uint32_t* cur = malloc((size_t)P * sizeof(uint32_t));
-    tn_deps deps = {NULL, 0, 0};
-    tn_status st = TN_OK;
-    if (!prev || !cur)
-    {
-        st = tn_error_set(err, TN_ENOMEM, "plan: out of memory");
-        goto done;
-    }
-    for (uint32_t s = 0; s + 1 < P && !st; s++)
-    {
-        for (uint32_t k = 0; k < P && !st; k++)
-        {
-            uint32_t part = (uint32_t)(((uint64_t)k + 2 * (uint64_t)P - s - 1) % P);
-            uint32_t src = m[k], dst = m[(k + 1) % P];
-            /* RAW at the sender: the previous step's reduce into it and the earlier
-             * phases' writes (its frontier) */
-            deps.n = 0;
-            st = tn_deps_push_front(&deps, ph->in, src, err);
-            if (!st && s > 0)
-                st = tn_deps_push(&deps, prev[(k + P - 1) % P], err);
-            if (!st)
-                st = tn_algo_add(ph->s,
-                                 src,
-                                 dst,
-                                 parts[part].offset,
-                                 parts[part].offset,
-                                 parts[part].length,
-                                 TN_OP_REDUCE,
-                                 ph->step + s,
-                                 phase_dim(ph, src, dst),
-                                 ph->chunk,
-                                 deps.ids,
-                                 deps.n,
-                                 &cur[k],
-                                 err);
-        }
-        uint32_t* t = prev;
-        prev = cur;
-        cur = t;
-    }
-    for (uint32_t k = 0; k < P && !st; k++)
-    {
-        st = tn_front_push(ph->out, m[(k + 1) % P], prev[k], err);
-    }
-done:
-    free(prev);
-    free(cur);
-    tn_deps_free(&deps);
-    return st;
-}
-
-static tn_status
-ring_ag(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* err)
-{
-    uint32_t P = ph->count;
-    tn_status st = keep_front(ph, m, err);
+    tn_status st = ph->chain ? TN_OK : tn_phase_keep_front(ph, err);
     if (P < 2 || st)
         return st;
     uint32_t* prev = malloc((size_t)P * sizeof(uint32_t));
@@ -111,16 +37,16 @@ ring_ag(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* 
     {
         for (uint32_t k = 0; k < P && !st; k++)
         {
-            uint32_t part = (uint32_t)(((uint64_t)k + P - s) % P);
+            uint32_t part = rs ? (uint32_t)(((uint64_t)k + 2 * (uint64_t)P - s - 1) % P)
+                               : (uint32_t)(((uint64_t)k + P - s) % P);
             uint32_t src = m[k], dst = m[(k + 1) % P];
-            /* step 0: the owner's frontier (its complete part); later: the copy that
-             * brought the part. Earlier reads/writes of the part at dst are ancestors
-             * through the part's reduce-scatter chain. */
             deps.n = 0;
-            if (s == 0)
+            if (s == 0 || (rs && !ph->chain))
                 st = tn_deps_push_front(&deps, ph->in, src, err);
-            else
+            if (!st && s > 0)
                 st = tn_deps_push(&deps, prev[(k + P - 1) % P], err);
+            if (!st && s > 0 && ph->chain)
+                st = tn_deps_push(&deps, prev[k], err); /* own previous send */
             if (!st)
                 st = tn_algo_add(ph->s,
                                  src,
@@ -128,20 +54,27 @@ ring_ag(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, tn_error* 
                                  parts[part].offset,
                                  parts[part].offset,
                                  parts[part].length,
-                                 TN_OP_COPY,
+                                 rs ? TN_OP_REDUCE : TN_OP_COPY,
                                  ph->step + s,
-                                 phase_dim(ph, src, dst),
+                                 tn_phase_dim(ph, src, dst),
                                  ph->chunk,
                                  deps.ids,
                                  deps.n,
                                  &cur[k],
                                  err);
-            if (!st)
+            if (!st && !ph->chain && (!rs || s + 2 == P))
                 st = tn_front_push(ph->out, dst, cur[k], err);
         }
         uint32_t* t = prev;
         prev = cur;
         cur = t;
+    }
+    /* chain: out[m] = m's last receive, then its last send */
+    for (uint32_t k = 0; k < P && !st && ph->chain; k++)
+    {
+        st = tn_front_push(ph->out, m[k], prev[(k + P - 1) % P], err);
+        if (!st)
+            st = tn_front_push(ph->out, m[k], prev[k], err);
     }
 done:
     free(prev);
@@ -155,7 +88,7 @@ tn_phase_ring_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 {
     if (steps_used)
         *steps_used = ph->count > 1 ? ph->count - 1 : 0;
-    return ring_rs(ph, ph->members, ph->parts, err);
+    return ring_one(ph, ph->members, ph->parts, true, err);
 }
 
 tn_status
@@ -163,7 +96,7 @@ tn_phase_ring_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 {
     if (steps_used)
         *steps_used = ph->count > 1 ? ph->count - 1 : 0;
-    return ring_ag(ph, ph->members, ph->parts, err);
+    return ring_one(ph, ph->members, ph->parts, false, err);
 }
 
 /* Both halves: half 0 forward, half 1 on the reversed ring. */
@@ -192,9 +125,9 @@ ring_bidir(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
         rm[P - 1 - k] = ph->members[k];
         h1[P - 1 - k] = b;
     }
-    st = rs ? ring_rs(ph, ph->members, h0, err) : ring_ag(ph, ph->members, h0, err);
+    st = ring_one(ph, ph->members, h0, rs, err);
     if (!st)
-        st = rs ? ring_rs(ph, rm, h1, err) : ring_ag(ph, rm, h1, err);
+        st = ring_one(ph, rm, h1, rs, err);
 done:
     free(rm);
     free(h0);
@@ -252,7 +185,7 @@ tn_algo_flat_plan(const tn_topology* topo,
             parts[k] = tn_chunk_block(coll, S, N, C, c, k);
         tn_front_clear(&a);
         tn_front_clear(&b);
-        tn_phase ph = {topo, s, &a, &b, members, N, parts, 0, c, TN_DIM_AUTO};
+        tn_phase ph = {topo, s, &a, &b, members, N, parts, 0, c, TN_DIM_AUTO, false};
         uint32_t used = 0;
         if (coll == TN_COLL_ALL_REDUCE || coll == TN_COLL_REDUCE_SCATTER)
         {

@@ -100,6 +100,17 @@ extern "C"
      * all-gather; parts have the same addresses on every member).
      * Transfers carry `chunk`, steps from `step` on (*steps_used returned), and dim
      * `dim` (or tn_algo_rank_dim when dim == TN_DIM_AUTO).
+     *
+     * Deps, default (chain == false): a phase first keeps the frontier
+     * (tn_phase_keep_front); a send depends on its sender's `in` frontier (ring
+     * all-gather after step 0: only on the copy that brought the part; ring
+     * reduce-scatter after step 0: also on the reduce into the sender); out gets the
+     * member's last receive (ring reduce-scatter) or all its receives.
+     * chain == true (Themis, ring and direct phases only): no keep-front; a member's
+     * first send depends on its `in` frontier, each later ring send on the member's
+     * previous receive and its own previous send; out[m] = m's last receive (ring) or
+     * all its receives (direct), then m's last send. Direct sends go offset-outer
+     * (member j sends to j+1+t for t = 0..P-2, members inner) instead of owner-outer.
      */
 #define TN_DIM_AUTO (-2)
 
@@ -115,6 +126,7 @@ extern "C"
         uint32_t step;
         uint32_t chunk;
         int32_t dim;
+        bool chain;
     } tn_phase;
 
     /** Unidirectional ring: P-1 steps, member k sends to member k+1. */
@@ -130,6 +142,14 @@ extern "C"
 
     /** A phase function (the six above). */
     typedef tn_status (*tn_phase_fn)(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+
+    /** Dim of a transfer a -> b of the phase: ph->dim, or tn_algo_rank_dim(a, b) when
+     *  ph->dim == TN_DIM_AUTO (tn-algorithm.c). */
+    int32_t tn_phase_dim(const tn_phase* ph, uint32_t a, uint32_t b);
+
+    /** First thing every phase does: out[m] += in[m] for every member m (data written
+     *  by earlier phases stays live; in and out must not alias) (tn-algorithm.c). */
+    tn_status tn_phase_keep_front(const tn_phase* ph, tn_error* err);
 
     /**
      * Single group of all ranks (0..N-1), every chunk independently: reduce-scatter

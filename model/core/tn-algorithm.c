@@ -497,3 +497,29 @@ tn_front_swap(tn_front* a, tn_front* b)
     *a = *b;
     *b = t;
 }
+
+/* ---- phase helpers shared by the ring and direct phases -------------------------- */
+
+int32_t
+tn_phase_dim(const tn_phase* ph, uint32_t a, uint32_t b)
+{
+    return ph->dim == TN_DIM_AUTO ? tn_algo_rank_dim(ph->topo, a, b) : ph->dim;
+}
+
+tn_status
+tn_phase_keep_front(const tn_phase* ph, tn_error* err)
+{
+    for (uint32_t k = 0; k < ph->count; k++)
+    {
+        uint32_t r = ph->members[k];
+        for (uint32_t i = 0; i < ph->in->count[r]; i++)
+        {
+            tn_status st = tn_front_push(ph->out, r, ph->in->ids[r][i], err);
+            if (st)
+            {
+                return st;
+            }
+        }
+    }
+    return TN_OK;
+}

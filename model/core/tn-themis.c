@@ -653,33 +653,12 @@ typedef struct themis_build
     uint32_t* exit_cnt; /* chunks x n */
     uint32_t* slot_ids; /* phases x n x maxp: exit sets per phase (only kept for slot deps) */
     uint32_t* slot_cnt;
-    uint32_t* deps;     /* scratch */
-    uint32_t* recv_tmp; /* n x maxp: receives of the phase being built */
-    uint32_t* recv_cnt;
-    uint32_t* last_send; /* n: the member's last send in the phase being built */
+    uint32_t* members; /* maxp: the dim group being built */
+    tn_slice* parts;   /* maxp */
+    tn_front in;       /* per rank: entry deps of the phase being built */
+    tn_front out;      /* per rank: exit set of the phase being built */
     uint32_t step;
 } themis_build;
-
-/* Entry deps of a member: its exit set in the chunk's previous phase and the exit
- * set of the phase that held the dim slot before (either may be empty). */
-static uint32_t
-themis_entry(const uint32_t* a_ids,
-             uint32_t a_cnt,
-             const uint32_t* b_ids,
-             uint32_t b_cnt,
-             uint32_t* deps)
-{
-    uint32_t nd = 0;
-    for (uint32_t i = 0; i < a_cnt; i++)
-    {
-        deps[nd++] = a_ids[i];
-    }
-    for (uint32_t i = 0; i < b_cnt; i++)
-    {
-        deps[nd++] = b_ids[i];
-    }
-    return nd;
-}
 
 tn_status
 tn_themis_schedule(const tn_topology* topo,
@@ -717,6 +696,8 @@ tn_themis_schedule(const tn_topology* topo,
     themis_dim* dims = calloc(D, sizeof(*dims));
     themis_build tb;
     memset(&tb, 0, sizeof(tb));
+    bool in_ok = false;
+    bool out_ok = false;
     tb.s = s;
     tb.topo = topo;
     tb.n = n;
@@ -749,14 +730,22 @@ tn_themis_schedule(const tn_topology* topo,
         }
         tb.slot_ids = calloc((size_t)D * A * n * tb.maxp, sizeof(*tb.slot_ids));
         tb.slot_cnt = calloc((size_t)D * A * n, sizeof(*tb.slot_cnt));
-        tb.deps = calloc(2 * (size_t)tb.maxp + 2, sizeof(*tb.deps));
-        tb.recv_tmp = calloc((size_t)n * tb.maxp, sizeof(*tb.recv_tmp));
-        tb.recv_cnt = calloc(n, sizeof(*tb.recv_cnt));
-        tb.last_send = calloc(n, sizeof(*tb.last_send));
-        if (!tb.last_send || !tb.off || !tb.len || !tb.exit_ids || !tb.exit_cnt || !tb.slot_ids ||
-            !tb.slot_cnt || !tb.deps || !tb.recv_tmp || !tb.recv_cnt)
+        tb.members = calloc(tb.maxp, sizeof(*tb.members));
+        tb.parts = calloc(tb.maxp, sizeof(*tb.parts));
+        if (!tb.off || !tb.len || !tb.exit_ids || !tb.exit_cnt || !tb.slot_ids || !tb.slot_cnt ||
+            !tb.members || !tb.parts)
         {
             rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory for the schedule");
+        }
+        if (rc == TN_OK)
+        {
+            rc = tn_front_init(&tb.in, n, err);
+            in_ok = rc == TN_OK;
+        }
+        if (rc == TN_OK)
+        {
+            rc = tn_front_init(&tb.out, n, err);
+            out_ok = rc == TN_OK;
         }
         for (uint32_t c = 0; c < C && rc == TN_OK; c++)
         {
@@ -784,7 +773,33 @@ tn_themis_schedule(const tn_topology* topo,
             uint32_t* ex_ids = tb.exit_ids + (size_t)c * n * tb.maxp;
             uint32_t* ex_cnt = tb.exit_cnt + (size_t)c * n;
             uint32_t steps_here = P <= 1 ? 0 : (dm->kind == 0 ? P - 1 : 1);
-            memset(tb.recv_cnt, 0, n * sizeof(*tb.recv_cnt));
+            if (P > 1)
+            {
+                /* entry deps of a member: its exit set in the chunk's previous phase and
+                 * the exit set of the phase that held the dim slot before (either may be
+                 * empty); the shared phases in chain mode depend on them for a member's
+                 * first send and chain its later sends */
+                tn_front_clear(&tb.in);
+                tn_front_clear(&tb.out);
+                for (uint32_t r = 0; r < n && rc == TN_OK; r++)
+                {
+                    for (uint32_t i = 0; i < ex_cnt[r] && rc == TN_OK; i++)
+                    {
+                        rc = tn_front_push(&tb.in, r, ex_ids[(size_t)r * tb.maxp + i], err);
+                    }
+                    for (uint32_t i = 0;
+                         has_prev_slot && i < tb.slot_cnt[slot_base + r] && rc == TN_OK;
+                         i++)
+                    {
+                        rc = tn_front_push(&tb.in,
+                                           r,
+                                           tb.slot_ids[(slot_base + r) * tb.maxp + i],
+                                           err);
+                    }
+                }
+            }
+            tn_phase_fn fn = dm->kind == 0 ? (rs ? tn_phase_ring_rs : tn_phase_ring_ag)
+                                           : (rs ? tn_phase_direct_rs : tn_phase_direct_ag);
             /* Build the phase group by group (group = ranks with coordinate 0 in dim d). */
             for (uint32_t r0 = 0; r0 < n && rc == TN_OK && P > 1; r0++)
             {
@@ -809,80 +824,24 @@ tn_themis_schedule(const tn_topology* topo,
                     Xo = off[r0];
                     Xl = off[rl] + len[rl] - Xo;
                 }
-                for (uint32_t st = 0; st < steps_here && rc == TN_OK; st++)
+                for (uint32_t j = 0; j < P; j++)
                 {
-                    /* direct: offset t outer, members inner, so that every member's
-                     * t-th send goes to a different destination at the same time */
-                    uint32_t ndst = dm->kind == 0 ? 1 : P - 1;
-                    for (uint32_t t = 0; t < ndst && rc == TN_OK; t++)
-                    {
-                        for (uint32_t j = 0; j < P && rc == TN_OK; j++)
-                        {
-                            uint32_t src = r0 + (uint32_t)(j * dm->stride);
-                            uint32_t dj;
-                            uint32_t part;
-                            if (dm->kind == 0)
-                            {
-                                dj = (j + 1) % P;
-                                part = rs ? (j + 2 * P - st - 1) % P : (j + P - st) % P;
-                            }
-                            else
-                            {
-                                dj = (j + 1 + t) % P;
-                                part = rs ? dj : j;
-                            }
-                            uint32_t dst = r0 + (uint32_t)(dj * dm->stride);
-                            tn_slice sl = tn_slice_of(Xl, P, part);
-                            uint32_t nd = 0;
-                            if (dm->kind == 0 && st > 0)
-                            {
-                                /* the ring receive of the previous step and the member's
-                                 * own previous send (which chains to its entry deps) */
-                                tb.deps[nd++] = tb.recv_tmp[(size_t)src * tb.maxp + st - 1];
-                                tb.deps[nd++] = tb.last_send[src]; /* own previous send */
-                            }
-                            else
-                            {
-                                nd = themis_entry(ex_ids + (size_t)src * tb.maxp,
-                                                  ex_cnt[src],
-                                                  has_prev_slot
-                                                      ? tb.slot_ids + (slot_base + src) * tb.maxp
-                                                      : NULL,
-                                                  has_prev_slot ? tb.slot_cnt[slot_base + src] : 0,
-                                                  tb.deps);
-                            }
-                            uint32_t id = 0;
-                            rc = tn_algo_add(s,
-                                             src,
-                                             dst,
-                                             Xo + sl.offset,
-                                             Xo + sl.offset,
-                                             sl.length,
-                                             rs ? TN_OP_REDUCE : TN_OP_COPY,
-                                             step + (dm->kind == 0 ? st : 0),
-                                             (int32_t)d,
-                                             c,
-                                             tb.deps,
-                                             nd,
-                                             &id,
-                                             err);
-                            if (rc == TN_OK)
-                            {
-                                tb.recv_tmp[(size_t)dst * tb.maxp + tb.recv_cnt[dst]++] = id;
-                                tb.last_send[src] = id;
-                            }
-                        }
-                    }
+                    tn_slice sl = tn_slice_of(Xl, P, j);
+                    tb.members[j] = r0 + (uint32_t)(j * dm->stride);
+                    tb.parts[j].offset = Xo + sl.offset;
+                    tb.parts[j].length = sl.length;
                 }
+                tn_phase ph =
+                    {topo, s, &tb.in, &tb.out, tb.members, P, tb.parts, step, c, (int32_t)d, true};
+                rc = fn(&ph, NULL, err);
                 /* new ranges */
                 for (uint32_t j = 0; j < P; j++)
                 {
                     uint32_t r = r0 + (uint32_t)(j * dm->stride);
                     if (rs)
                     {
-                        tn_slice sl = tn_slice_of(Xl, P, j);
-                        off[r] = Xo + sl.offset;
-                        len[r] = sl.length;
+                        off[r] = tb.parts[j].offset;
+                        len[r] = tb.parts[j].length;
                     }
                     else
                     {
@@ -902,17 +861,12 @@ tn_themis_schedule(const tn_topology* topo,
                  * earlier chain) */
                 for (uint32_t r = 0; r < n; r++)
                 {
-                    uint32_t cnt = tb.recv_cnt[r];
-                    uint32_t* ids = tb.recv_tmp + (size_t)r * tb.maxp;
-                    if (dm->kind == 0 && cnt > 1)
-                    {
-                        ids[0] = ids[cnt - 1];
-                        cnt = 1;
-                    }
-                    ids[cnt++] = tb.last_send[r];
-                    memcpy(ex_ids + (size_t)r * tb.maxp, ids, cnt * sizeof(*ids));
+                    uint32_t cnt = tb.out.count[r];
+                    memcpy(ex_ids + (size_t)r * tb.maxp, tb.out.ids[r], cnt * sizeof(uint32_t));
                     ex_cnt[r] = cnt;
-                    memcpy(tb.slot_ids + (slot_base + r) * tb.maxp, ids, cnt * sizeof(*ids));
+                    memcpy(tb.slot_ids + (slot_base + r) * tb.maxp,
+                           tb.out.ids[r],
+                           cnt * sizeof(uint32_t));
                     tb.slot_cnt[slot_base + r] = cnt;
                 }
             }
@@ -927,10 +881,16 @@ tn_themis_schedule(const tn_topology* topo,
     free(tb.exit_cnt);
     free(tb.slot_ids);
     free(tb.slot_cnt);
-    free(tb.deps);
-    free(tb.recv_tmp);
-    free(tb.recv_cnt);
-    free(tb.last_send);
+    free(tb.members);
+    free(tb.parts);
+    if (in_ok)
+    {
+        tn_front_free(&tb.in);
+    }
+    if (out_ok)
+    {
+        tn_front_free(&tb.out);
+    }
     if (rc == TN_OK && plan_out)
     {
         *plan_out = p;
