@@ -13,6 +13,7 @@ core_sources = [
     'model/core/tn-algo-rhd.c',
     'model/core/tn-algo-ring.c',
     'model/core/tn-algorithm.c',
+    'model/core/tn-array.c',
     'model/core/tn-cost.c',
     'model/core/tn-db.c',
     'model/core/tn-error.c',
@@ -42,6 +43,7 @@ core_headers = [
 # Private to the core's sources (not installed as ns3/...).
 core_private_headers = [
     'model/core/tn-algorithm-impl.h',
+    'model/core/tn-array.h',
     'model/core/tn-text.h',
 ]
 
@@ -80,6 +82,7 @@ helper_headers = [
 core_test_sources = [
     'test/core/tn-test.c',
     'test/core/test-algo-classic.c',
+    'test/core/test-array.c',
     'test/core/test-cost.c',
     'test/core/test-db.c',
     'test/core/test-harness.c',

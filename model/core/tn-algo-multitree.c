@@ -45,6 +45,7 @@
  *    reverse links in reverse order) and the schedule claims contention freedom.
  */
 #include "tn-algorithm-impl.h"
+#include "tn-array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,21 +320,16 @@ mt_init(mt_state* st, const tn_topology* topo, uint32_t n, uint32_t ports, tn_er
 static tn_status
 mt_push_path(mt_state* st, const uint32_t* links, uint32_t len, uint32_t* first, tn_error* err)
 {
-    if (st->path_count + len > st->path_cap)
+    uint32_t* path_links = tn_array_grow(st->path_links,
+                                         &st->path_cap,
+                                         st->path_count + len,
+                                         sizeof(*path_links),
+                                         1024);
+    if (path_links == NULL)
     {
-        size_t cap = st->path_cap ? st->path_cap * 2 : 1024;
-        while (cap < st->path_count + len)
-        {
-            cap *= 2;
-        }
-        uint32_t* p = realloc(st->path_links, cap * sizeof(*p));
-        if (p == NULL)
-        {
-            return tn_error_set(err, TN_ENOMEM, "multitree: out of memory for paths");
-        }
-        st->path_links = p;
-        st->path_cap = cap;
+        return tn_error_set(err, TN_ENOMEM, "multitree: out of memory for paths");
     }
+    st->path_links = path_links;
     *first = (uint32_t)st->path_count;
     memcpy(st->path_links + st->path_count, links, len * sizeof(*links));
     st->path_count += len;
@@ -761,22 +757,14 @@ mt_emit(const mt_state* st, const tn_plan_request* req, tn_schedule* s, tn_error
                         {
                             break;
                         }
-                        if (id >= next_cap)
+                        uint32_t* grown =
+                            tn_array_grow(next, &next_cap, (size_t)id + 1, sizeof(*grown), 4096);
+                        if (grown == NULL)
                         {
-                            size_t cap = next_cap ? next_cap * 2 : 4096;
-                            while (cap <= id)
-                            {
-                                cap *= 2;
-                            }
-                            uint32_t* nx = realloc(next, cap * sizeof(*nx));
-                            if (nx == NULL)
-                            {
-                                rc = tn_error_set(err, TN_ENOMEM, "multitree: out of memory");
-                                break;
-                            }
-                            next = nx;
-                            next_cap = cap;
+                            rc = tn_error_set(err, TN_ENOMEM, "multitree: out of memory");
+                            break;
                         }
+                        next = grown;
                         next[id] = red_head[row + p];
                         red_head[row + p] = id;
                         red_id[row + q] = id;

@@ -59,7 +59,7 @@ extern "C"
     {
         uint32_t* ids;
         uint32_t n;
-        uint32_t cap;
+        size_t cap;
     } tn_deps;
 
     tn_status tn_deps_push(tn_deps* d, uint32_t id, tn_error* err);
@@ -78,7 +78,7 @@ extern "C"
         uint32_t ranks;
         uint32_t** ids;
         uint32_t* count;
-        uint32_t* cap;
+        size_t* cap;
     } tn_front;
 
     tn_status tn_front_init(tn_front* f, uint32_t ranks, tn_error* err);

@@ -7,6 +7,7 @@
 #include "tn-algorithm.h"
 
 #include "tn-algorithm-impl.h"
+#include "tn-array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,17 +368,12 @@ tn_algo_add(tn_schedule* s,
 tn_status
 tn_deps_push(tn_deps* d, uint32_t id, tn_error* err)
 {
-    if (d->n == d->cap)
+    uint32_t* ids = tn_array_grow(d->ids, &d->cap, (size_t)d->n + 1, sizeof(*ids), 16);
+    if (!ids)
     {
-        uint32_t cap = d->cap ? 2 * d->cap : 16;
-        uint32_t* p = realloc(d->ids, (size_t)cap * sizeof(uint32_t));
-        if (!p)
-        {
-            return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
-        }
-        d->ids = p;
-        d->cap = cap;
+        return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
     }
+    d->ids = ids;
     d->ids[d->n++] = id;
     return TN_OK;
 }
@@ -396,7 +392,7 @@ tn_front_init(tn_front* f, uint32_t ranks, tn_error* err)
     f->ranks = ranks;
     f->ids = calloc(ranks ? ranks : 1, sizeof(uint32_t*));
     f->count = calloc(ranks ? ranks : 1, sizeof(uint32_t));
-    f->cap = calloc(ranks ? ranks : 1, sizeof(uint32_t));
+    f->cap = calloc(ranks ? ranks : 1, sizeof(size_t));
     if (!f->ids || !f->count || !f->cap)
     {
         tn_front_free(f);
@@ -419,7 +415,8 @@ tn_front_free(tn_front* f)
     free(f->count);
     free(f->cap);
     f->ids = NULL;
-    f->count = f->cap = NULL;
+    f->count = NULL;
+    f->cap = NULL;
 }
 
 void
@@ -434,17 +431,13 @@ tn_front_clear(tn_front* f)
 tn_status
 tn_front_push(tn_front* f, uint32_t rank, uint32_t id, tn_error* err)
 {
-    if (f->count[rank] == f->cap[rank])
+    uint32_t* ids =
+        tn_array_grow(f->ids[rank], &f->cap[rank], (size_t)f->count[rank] + 1, sizeof(*ids), 4);
+    if (!ids)
     {
-        uint32_t cap = f->cap[rank] ? 2 * f->cap[rank] : 4;
-        uint32_t* p = realloc(f->ids[rank], (size_t)cap * sizeof(uint32_t));
-        if (!p)
-        {
-            return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
-        }
-        f->ids[rank] = p;
-        f->cap[rank] = cap;
+        return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
     }
+    f->ids[rank] = ids;
     f->ids[rank][f->count[rank]++] = id;
     return TN_OK;
 }

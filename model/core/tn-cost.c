@@ -5,6 +5,7 @@
  */
 #include "tn-cost.h"
 
+#include "tn-array.h"
 #include "tn-verify.h"
 
 #include <stdlib.h>
@@ -219,20 +220,13 @@ tn_cost_estimate(const tn_schedule* s,
             }
             buf[0] = t->src * N + t->dst;
         }
-        if (used + len > path_cap)
+        uint32_t* grown = tn_array_grow(path_ids, &path_cap, used + len, sizeof(*grown), 1024);
+        if (!grown)
         {
-            size_t cap = path_cap ? path_cap * 2 : 1024;
-            while (cap < used + len)
-                cap *= 2;
-            uint32_t* p = realloc(path_ids, cap * sizeof(uint32_t));
-            if (!p)
-            {
-                status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-                goto done;
-            }
-            path_ids = p;
-            path_cap = cap;
+            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+            goto done;
         }
+        path_ids = grown;
         double l = 0;
         uint64_t min_rate = UINT64_MAX;
         for (uint32_t k = 0; k < len; k++)

@@ -5,6 +5,8 @@
  */
 #include "tn-schedule.h"
 
+#include "tn-array.h"
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ struct tn_schedule
 
     tn_transfer* transfers;
     uint32_t count;
-    uint32_t capacity;
+    size_t capacity; /* of transfers, and of path_first/path_count once they exist */
     uint32_t max_step_plus1;
     uint64_t total_bytes;
 
@@ -310,17 +312,13 @@ tn_schedule_buffer_size(const tn_schedule* s, uint32_t rank)
 static tn_status
 add_edge(tn_schedule* s, uint32_t to, uint32_t from, tn_error* err)
 {
-    if (s->edge_count == s->edge_capacity)
+    tn_edge* edges =
+        tn_array_grow(s->edges, &s->edge_capacity, s->edge_count + 1, sizeof(*edges), 64);
+    if (!edges)
     {
-        size_t cap = s->edge_capacity ? 2 * s->edge_capacity : 64;
-        tn_edge* e = realloc(s->edges, cap * sizeof(*e));
-        if (!e)
-        {
-            return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
-        }
-        s->edges = e;
-        s->edge_capacity = cap;
+        return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
     }
+    s->edges = edges;
     s->edges[s->edge_count].to = to;
     s->edges[s->edge_count].from = from;
     s->edge_count++;
@@ -402,34 +400,37 @@ tn_schedule_add(tn_schedule* s,
     {
         return tn_error_set(err, TN_EINVAL, "schedule_add: transfer %u: deps is NULL", tid);
     }
-    if (s->count == s->capacity)
+    size_t capacity = s->capacity;
+    tn_transfer* transfers =
+        tn_array_grow(s->transfers, &capacity, (size_t)s->count + 1, sizeof(*transfers), 64);
+    if (!transfers)
     {
-        uint32_t cap = s->capacity ? 2 * s->capacity : 64;
-        tn_transfer* t = realloc(s->transfers, (size_t)cap * sizeof(*t));
-        if (!t)
+        return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+    }
+    s->transfers = transfers;
+    if (capacity != s->capacity && s->path_first)
+    {
+        /* the per-transfer path arrays follow the transfers' capacity */
+        size_t first_capacity = s->capacity;
+        size_t count_capacity = s->capacity;
+        uint32_t* first =
+            tn_array_grow(s->path_first, &first_capacity, capacity, sizeof(*first), 64);
+        if (first)
+        {
+            s->path_first = first;
+        }
+        uint32_t* count =
+            tn_array_grow(s->path_count, &count_capacity, capacity, sizeof(*count), 64);
+        if (count)
+        {
+            s->path_count = count;
+        }
+        if (!first || !count)
         {
             return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
         }
-        s->transfers = t;
-        if (s->path_first)
-        {
-            uint32_t* pf = realloc(s->path_first, (size_t)cap * sizeof(uint32_t));
-            if (pf)
-            {
-                s->path_first = pf;
-            }
-            uint32_t* pc = realloc(s->path_count, (size_t)cap * sizeof(uint32_t));
-            if (pc)
-            {
-                s->path_count = pc;
-            }
-            if (!pf || !pc)
-            {
-                return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
-            }
-        }
-        s->capacity = cap;
     }
+    s->capacity = capacity;
     size_t edges_before = s->edge_count;
     for (uint32_t i = 0; i < ndeps; i++)
     {
@@ -515,21 +516,16 @@ tn_schedule_set_path(tn_schedule* s,
             return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
         }
     }
-    if (nlinks > s->path_links_capacity - s->path_links_count)
+    uint32_t* path_links = tn_array_grow(s->path_links,
+                                         &s->path_links_capacity,
+                                         s->path_links_count + nlinks,
+                                         sizeof(*path_links),
+                                         256);
+    if (!path_links)
     {
-        size_t cap = s->path_links_capacity ? s->path_links_capacity : 256;
-        while (cap - s->path_links_count < nlinks)
-        {
-            cap *= 2;
-        }
-        uint32_t* p = realloc(s->path_links, cap * sizeof(uint32_t));
-        if (!p)
-        {
-            return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
-        }
-        s->path_links = p;
-        s->path_links_capacity = cap;
+        return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
     }
+    s->path_links = path_links;
     if (nlinks > 0)
     {
         memcpy(s->path_links + s->path_links_count, links, nlinks * sizeof(uint32_t));

@@ -5,6 +5,8 @@
  */
 #include "tn-verify.h"
 
+#include "tn-array.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +167,7 @@ typedef struct idlist
 {
     uint32_t* ids;
     uint32_t n;
-    uint32_t cap;
+    size_t cap;
 } idlist;
 
 static bool
@@ -175,17 +177,12 @@ idlist_push(idlist* l, uint32_t id)
     {
         return true;
     }
-    if (l->n == l->cap)
+    uint32_t* ids = tn_array_grow(l->ids, &l->cap, (size_t)l->n + 1, sizeof(*ids), 4);
+    if (!ids)
     {
-        uint32_t cap = l->cap ? 2 * l->cap : 4;
-        uint32_t* p = realloc(l->ids, (size_t)cap * sizeof(uint32_t));
-        if (!p)
-        {
-            return false;
-        }
-        l->ids = p;
-        l->cap = cap;
+        return false;
     }
+    l->ids = ids;
     l->ids[l->n++] = id;
     return true;
 }
@@ -223,7 +220,7 @@ typedef struct rmap
 {
     seg* segs;
     uint32_t n;
-    uint32_t cap;
+    size_t cap;
     uint64_t end;
 } rmap;
 
@@ -266,17 +263,12 @@ rmap_split(rmap* m, uint64_t off)
     {
         return i;
     }
-    if (m->n == m->cap)
+    seg* segs = tn_array_grow(m->segs, &m->cap, (size_t)m->n + 1, sizeof(*segs), 8);
+    if (!segs)
     {
-        uint32_t cap = m->cap ? 2 * m->cap : 8;
-        seg* p = realloc(m->segs, (size_t)cap * sizeof(seg));
-        if (!p)
-        {
-            return UINT32_MAX;
-        }
-        m->segs = p;
-        m->cap = cap;
+        return UINT32_MAX;
     }
+    m->segs = segs;
     seg copy = m->segs[i];
     copy.start = off;
     if (!idlist_copy(&copy.red, &m->segs[i].red) || !idlist_copy(&copy.rd, &m->segs[i].rd))
@@ -355,7 +347,7 @@ typedef struct vstate
     uint32_t* level;  /* longest path from a source */
     uint32_t* rlevel; /* longest path to a sink */
     uint32_t nneed;
-    uint32_t need_cap;
+    size_t need_cap;
 } vstate;
 
 static int
@@ -703,17 +695,13 @@ need_push(vstate* st, uint32_t id, uint32_t stamp)
         return true;
     }
     st->mark[id] = stamp;
-    if (st->nneed == st->need_cap)
+    uint32_t* need =
+        tn_array_grow(st->need, &st->need_cap, (size_t)st->nneed + 1, sizeof(*need), 64);
+    if (!need)
     {
-        uint32_t cap = st->need_cap ? 2 * st->need_cap : 64;
-        uint32_t* p = realloc(st->need, (size_t)cap * sizeof(uint32_t));
-        if (!p)
-        {
-            return false;
-        }
-        st->need = p;
-        st->need_cap = cap;
+        return false;
     }
+    st->need = need;
     st->need[st->nneed++] = id;
     return true;
 }
@@ -1549,17 +1537,14 @@ tn_verify_contention(const tn_schedule* s,
         {
             if (uses[j].id == uses[j - 1].id)
                 continue; /* same transfer twice on a link (loop): not a conflict */
-            if (rep->stored == list_cap)
+            tn_conflict* list =
+                tn_array_grow(rep->list, &list_cap, rep->stored + 1, sizeof(*list), 16);
+            if (!list)
             {
-                list_cap = list_cap ? 2 * list_cap : 16;
-                tn_conflict* p = realloc(rep->list, list_cap * sizeof(tn_conflict));
-                if (!p)
-                {
-                    status = tn_error_set(err, TN_ENOMEM, "verify_contention: out of memory");
-                    goto fail;
-                }
-                rep->list = p;
+                status = tn_error_set(err, TN_ENOMEM, "verify_contention: out of memory");
+                goto fail;
             }
+            rep->list = list;
             tn_conflict* c = &rep->list[rep->stored++];
             c->link = uses[k].link;
             c->step = uses[k].step;
