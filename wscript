@@ -68,12 +68,23 @@ roce_headers = [
     'model/roce/roce-switch.h',
 ]
 
+npu_sources = [
+    'model/npu/collective-executor.cc',
+    'model/npu/collective.cc',
+]
+npu_headers = [
+    'model/npu/collective-executor.h',
+    'model/npu/collective.h',
+]
+
 helper_sources = [
+    'helper/collective-helper.cc',
     'helper/roce-helper.cc',
     'helper/roce-hpcc-flows.cc',
     'helper/roce-link-helper.cc',
 ]
 helper_headers = [
+    'helper/collective-helper.h',
     'helper/roce-helper.h',
     'helper/roce-hpcc-flows.h',
     'helper/roce-link-helper.h',
@@ -130,13 +141,13 @@ def configure(conf):
 
 def build(bld):
     module = bld.create_ns3_module('training-net', ['core', 'network'])
-    module.source = core_sources + roce_sources + helper_sources
+    module.source = core_sources + roce_sources + npu_sources + helper_sources
     module.use.append('SQLITE3')
     module.cflags = core_cflags
 
     headers = bld(features='ns3header')
     headers.module = 'training-net'
-    headers.source = core_headers + roce_headers + helper_headers
+    headers.source = core_headers + roce_headers + npu_headers + helper_headers
 
     module_test = bld.create_ns3_module_test_library('training-net')
     module_test.source = test_sources + core_test_sources

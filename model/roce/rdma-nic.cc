@@ -95,7 +95,7 @@ class RdmaRxHeader : public Header
     uint32_t GetSerializedSize() const override
     {
         return RoceIpUdpHeader::SIZE + RoceBthHeader::SIZE + (hasReth ? RoceRethHeader::SIZE : 0) +
-               (hasAeth ? RoceAethHeader::SIZE : 0);
+               (hasImm ? RoceImmHeader::SIZE : 0) + (hasAeth ? RoceAethHeader::SIZE : 0);
     }
 
     void Serialize(Buffer::Iterator i) const override
@@ -107,6 +107,12 @@ class RdmaRxHeader : public Header
         if (hasReth)
         {
             reth.Serialize(i);
+            i.Next(RoceRethHeader::SIZE);
+        }
+        if (hasImm)
+        {
+            imm.Serialize(i);
+            i.Next(RoceImmHeader::SIZE);
         }
         if (hasAeth)
         {
@@ -122,9 +128,16 @@ class RdmaRxHeader : public Header
         i.Next(RoceBthHeader::SIZE);
         hasReth = RoceBthHeader::HasReth(bth.GetOpcode());
         hasAeth = RoceBthHeader::HasAeth(bth.GetOpcode());
+        hasImm = RoceBthHeader::HasImmediate(bth.GetOpcode());
         if (hasReth)
         {
             reth.Deserialize(i);
+            i.Next(RoceRethHeader::SIZE);
+        }
+        if (hasImm)
+        {
+            imm.Deserialize(i);
+            i.Next(RoceImmHeader::SIZE);
         }
         if (hasAeth)
         {
@@ -137,7 +150,9 @@ class RdmaRxHeader : public Header
     RoceBthHeader bth;   //!< BTH
     RoceRethHeader reth; //!< RETH (valid if hasReth)
     RoceAethHeader aeth; //!< AETH (valid if hasAeth)
+    RoceImmHeader imm;   //!< ImmDt (valid if hasImm)
     bool hasReth{false}; //!< RETH present
+    bool hasImm{false};  //!< ImmDt present
     bool hasAeth{false}; //!< AETH present
 };
 
@@ -507,10 +522,19 @@ RdmaNic::MakeSourcePort(uint32_t qpn) const
     return static_cast<uint16_t>(49152 + (h % 16384));
 }
 
-Ptr<RdmaQueuePair>
-RdmaNic::GetQueuePair(uint32_t peer, uint8_t priority) const
+uint16_t
+RdmaNic::GetLaneSourcePort(uint32_t peer, uint8_t priority, uint32_t lane) const
 {
-    auto it = m_qps.find(RdmaQueuePair::MakeQpn(peer, priority & 7));
+    // lane 0 keeps the hashed port; the other lanes of the same (peer, priority) follow it,
+    // so that no two lanes share a port and a flow route can tell them apart
+    uint32_t base = MakeSourcePort(RdmaQueuePair::MakeQpn(peer, priority & 7)) - 49152u;
+    return static_cast<uint16_t>(49152 + (base + lane) % 16384);
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePair(uint32_t peer, uint8_t priority, uint32_t lane) const
+{
+    auto it = m_qps.find(RdmaQueuePair::MakeQpn(peer, priority & 7, lane));
     return it == m_qps.end() ? nullptr : it->second;
 }
 
@@ -521,9 +545,9 @@ RdmaNic::GetQueuePairByIndex(uint32_t i) const
 }
 
 Ptr<RdmaQueuePair>
-RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority)
+RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
 {
-    uint32_t qpn = RdmaQueuePair::MakeQpn(peer, priority);
+    uint32_t qpn = RdmaQueuePair::MakeQpn(peer, priority, lane);
     auto it = m_qps.find(qpn);
     if (it != m_qps.end())
     {
@@ -536,12 +560,14 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority)
     qp->m_qpn = qpn;
     qp->m_peer = peer;
     qp->m_priority = priority;
-    qp->m_peerQpn = RdmaQueuePair::MakeQpn(m_localId, priority);
-    qp->m_sport = MakeSourcePort(qpn);
+    qp->m_lane = lane;
+    qp->m_peerQpn = RdmaQueuePair::MakeQpn(m_localId, priority, lane);
+    qp->m_sport = GetLaneSourcePort(peer, priority, lane);
     uint32_t port = m_switch->GetEgressPort(RoceAddress::FromNodeId(m_localId).Get(),
                                             RoceAddress::FromNodeId(peer).Get(),
                                             qp->m_sport,
-                                            RoceIpUdpHeader::ROCE_UDP_PORT);
+                                            RoceIpUdpHeader::ROCE_UDP_PORT,
+                                            priority);
     NS_ABORT_MSG_IF(port == RoceSwitch::NO_PORT || port >= m_ports.size(),
                     "RdmaNic of node " << m_localId << ": no route to node " << peer);
     qp->m_port = port;
@@ -578,11 +604,27 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority)
 uint64_t
 RdmaNic::PostWrite(uint32_t dst, uint64_t bytes, uint8_t priority, CompletionCallback done)
 {
-    NS_LOG_FUNCTION(this << dst << bytes << +priority);
+    RdmaWriteRequest request;
+    request.dst = dst;
+    request.bytes = bytes;
+    request.priority = priority;
+    return Post(request, done);
+}
+
+uint64_t
+RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
+{
+    const uint32_t dst = request.dst;
+    const uint64_t bytes = request.bytes;
+    const uint8_t priority = request.priority;
+    NS_LOG_FUNCTION(this << dst << bytes << +priority << request.lane);
     NS_ABORT_MSG_IF(priority > 7, "RdmaNic::PostWrite: priority " << +priority << " > 7");
     NS_ABORT_MSG_IF(dst == m_localId, "RdmaNic::PostWrite: destination is the local node");
     NS_ABORT_MSG_IF(dst > 0xffff, "RdmaNic::PostWrite: node " << dst << " has no address");
-    Ptr<RdmaQueuePair> qp = GetOrCreateQp(dst, priority);
+    NS_ABORT_MSG_IF(request.lane >= RdmaQueuePair::MAX_LANES,
+                    "RdmaNic::PostWrite: lane " << request.lane
+                                                << " >= " << RdmaQueuePair::MAX_LANES);
+    Ptr<RdmaQueuePair> qp = GetOrCreateQp(dst, priority, request.lane);
     RdmaQueuePair::Message m;
     m.rec.id = m_nextMsgId++;
     m.rec.src = m_localId;
@@ -591,6 +633,11 @@ RdmaNic::PostWrite(uint32_t dst, uint64_t bytes, uint8_t priority, CompletionCal
     m.rec.qpn = qp->m_qpn;
     m.rec.udpSourcePort = qp->m_sport;
     m.rec.bytes = bytes;
+    m.rec.lane = request.lane;
+    m.rec.remoteAddress = request.remoteAddress != 0 ? request.remoteAddress : m.rec.id;
+    m.rec.remoteKey = request.remoteKey;
+    m.rec.hasImmediate = request.hasImmediate;
+    m.rec.immediate = request.immediate;
     m.rec.start = Simulator::Now();
     m.firstPsn = qp->m_psnEnd;
     m.packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;
@@ -724,16 +771,27 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
                        : static_cast<uint32_t>(std::min<uint64_t>(m_mtu, m.rec.bytes - offset));
     bool first = idx == 0;
     bool last = idx + 1 == m.packets;
-    uint8_t opcode = first ? (last ? RoceBthHeader::RC_WRITE_ONLY : RoceBthHeader::RC_WRITE_FIRST)
-                           : (last ? RoceBthHeader::RC_WRITE_LAST : RoceBthHeader::RC_WRITE_MIDDLE);
+    const bool imm = last && m.rec.hasImmediate;
+    uint8_t opcode =
+        first ? (last ? (imm ? RoceBthHeader::RC_WRITE_ONLY_IMM : RoceBthHeader::RC_WRITE_ONLY)
+                      : RoceBthHeader::RC_WRITE_FIRST)
+              : (last ? (imm ? RoceBthHeader::RC_WRITE_LAST_IMM : RoceBthHeader::RC_WRITE_LAST)
+                      : RoceBthHeader::RC_WRITE_MIDDLE);
 
     // the 4 ICRC bytes are the zero bytes after the payload: the same bytes as
     // RoceIcrcTrailer's default value, without the cost of a trailer
     Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(len + RoceIcrcTrailer::SIZE);
+    if (imm)
+    {
+        RoceImmHeader immDt;
+        immDt.SetImmediate(m.rec.immediate);
+        p->AddHeader(immDt);
+    }
     if (first)
     {
         RoceRethHeader reth;
-        reth.SetVirtualAddress(m.rec.id);
+        reth.SetVirtualAddress(m.rec.remoteAddress);
+        reth.SetRkey(m.rec.remoteKey);
         reth.SetDmaLength(static_cast<uint32_t>(
             std::min<uint64_t>(m.rec.bytes, std::numeric_limits<uint32_t>::max())));
         p->AddHeader(reth);
@@ -876,14 +934,15 @@ RdmaNic::Receive(Ptr<Packet> p)
     const RoceBthHeader& bth = h.bth;
     uint32_t qpn = bth.GetDestQp();
     uint32_t peer = RoceAddress::ToNodeId(ip.GetSourceRaw());
-    if (qpn == 0 || ((qpn - 1) >> 3) != peer)
+    const uint32_t lane = qpn == 0 ? 0 : (qpn - 1) >> 19;
+    if (qpn == 0 || (((qpn - 1) >> 3) & 0xffff) != peer || lane >= RdmaQueuePair::MAX_LANES)
     {
         NS_LOG_WARN("node " << m_localId << ": packet for unknown QP " << qpn << " from node "
                             << peer);
         return;
     }
     uint8_t priority = static_cast<uint8_t>((qpn - 1) & 7);
-    RdmaQueuePair* qp = PeekPointer(GetOrCreateQp(peer, priority));
+    RdmaQueuePair* qp = PeekPointer(GetOrCreateQp(peer, priority, lane));
     uint8_t op = bth.GetOpcode();
     switch (op)
     {
@@ -902,9 +961,12 @@ RdmaNic::Receive(Ptr<Packet> p)
     case RoceBthHeader::RC_WRITE_MIDDLE:
     case RoceBthHeader::RC_WRITE_LAST:
     case RoceBthHeader::RC_WRITE_ONLY:
+    case RoceBthHeader::RC_WRITE_LAST_IMM:
+    case RoceBthHeader::RC_WRITE_ONLY_IMM:
         ReceiveData(qp,
                     bth,
                     h.hasReth ? &h.reth : nullptr,
+                    h.hasImm ? &h.imm : nullptr,
                     p->GetSize() - headerBytes - RoceIcrcTrailer::SIZE,
                     ip.GetEcn() == RoceIpUdpHeader::CE,
                     peer);
@@ -919,6 +981,7 @@ void
 RdmaNic::ReceiveData(RdmaQueuePair* qp,
                      const RoceBthHeader& bth,
                      const RoceRethHeader* reth,
+                     const RoceImmHeader* imm,
                      uint32_t payload,
                      bool ce,
                      uint32_t peer)
@@ -939,6 +1002,7 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
         if (reth)
         {
             qp->m_rcvMsgId = reth->GetVirtualAddress();
+            qp->m_rcvMsgKey = reth->GetRkey();
             qp->m_rcvMsgLen = reth->GetDmaLength();
             qp->m_rcvMsgBytes = 0;
             qp->m_rcvMsgStart = now;
@@ -948,7 +1012,7 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
         ++qp->m_rcvNxt;
         qp->m_nackSent = false;
         ++qp->m_unacked;
-        bool last = op == RoceBthHeader::RC_WRITE_LAST || op == RoceBthHeader::RC_WRITE_ONLY;
+        bool last = RoceBthHeader::IsWriteLast(op);
         if (last)
         {
             ++qp->m_msn;
@@ -970,6 +1034,11 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
             rec.bytes = qp->m_rcvMsgBytes;
             rec.start = qp->m_rcvMsgStart;
             rec.end = now;
+            rec.lane = qp->m_lane;
+            rec.remoteAddress = qp->m_rcvMsgId;
+            rec.remoteKey = qp->m_rcvMsgKey;
+            rec.hasImmediate = imm != nullptr;
+            rec.immediate = imm ? imm->GetImmediate() : 0;
             m_messageReceivedTrace(rec);
         }
     }

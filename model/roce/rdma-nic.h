@@ -32,6 +32,7 @@ class RoceNetDevice;
 class RoceSwitch;
 class RoceBthHeader;
 class RoceRethHeader;
+class RoceImmHeader;
 
 /**
  * \ingroup training-net
@@ -141,6 +142,24 @@ class RdmaNic : public Object
                        CompletionCallback done = CompletionCallback());
 
     /**
+     * Post an RDMA WRITE with every field of a work request (lane, RETH address and key,
+     * immediate data).
+     * \param request the work request
+     * \param done called when the last byte is acknowledged (may be null)
+     * \return the message id (unique on this NIC, from 1)
+     */
+    uint64_t Post(const RdmaWriteRequest& request, CompletionCallback done = CompletionCallback());
+
+    /**
+     * UDP source port of the QP toward (peer, priority, lane): lane 0 has the port hashed
+     * from the QP number, lane k the k-th port after it, so the lanes of a (peer, priority)
+     * never share a port.
+     * \param peer peer node id \param priority 0..7 \param lane lane
+     * \return the port (49152..65535)
+     */
+    uint16_t GetLaneSourcePort(uint32_t peer, uint8_t priority, uint32_t lane) const;
+
+    /**
      * Receive an L3 RoCE packet addressed to this node (IPv4/UDP header at front).
      * \param p the packet (consumed)
      */
@@ -152,10 +171,10 @@ class RdmaNic : public Object
     void ReceiveFromSwitch(Ptr<Packet> p, uint32_t inPort);
 
     /**
-     * \param peer peer node id \param priority 0..7
-     * \return the QP toward (peer, priority) or 0 if none exists yet
+     * \param peer peer node id \param priority 0..7 \param lane lane
+     * \return the QP toward (peer, priority, lane) or 0 if none exists yet
      */
-    Ptr<RdmaQueuePair> GetQueuePair(uint32_t peer, uint8_t priority) const;
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t peer, uint8_t priority, uint32_t lane = 0) const;
 
     /** \return number of QPs */
     uint32_t GetNQueuePairs() const
@@ -259,7 +278,7 @@ class RdmaNic : public Object
         bool wakePending{false}; //!< wake is scheduled
     };
 
-    Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority);
+    Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
     uint16_t MakeSourcePort(uint32_t qpn) const;
     Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
@@ -270,6 +289,7 @@ class RdmaNic : public Object
     void ReceiveData(RdmaQueuePair* qp,
                      const RoceBthHeader& bth,
                      const RoceRethHeader* reth,
+                     const RoceImmHeader* imm,
                      uint32_t payload,
                      bool ce,
                      uint32_t peer);

@@ -38,6 +38,36 @@ struct RdmaMessageRecord
     Time start;                     //!< time the message was posted
     Time end;                       //!< time the last byte was acknowledged (sender) / received
     uint64_t retransmittedBytes{0}; //!< payload bytes sent again (sender side)
+    uint32_t lane{0};               //!< QP lane toward the peer (RdmaWriteRequest::lane)
+    uint64_t remoteAddress{0};      //!< RETH virtual address
+    uint32_t remoteKey{0};          //!< RETH R_Key
+    bool hasImmediate{false};       //!< written with immediate data
+    uint32_t immediate{0};          //!< the immediate data (if hasImmediate)
+};
+
+/**
+ * \ingroup training-net
+ * \brief An RDMA WRITE work request (RdmaNic::Post).
+ *
+ * The RETH of the first packet carries remoteAddress and remoteKey; with hasImmediate the
+ * last packet is a WRITE LAST/ONLY with immediate and carries ImmDt, which the responder
+ * reports in its MessageReceived record (as a real RDMA completion with immediate does).
+ *
+ * Lanes: several queue pairs may join the same two nodes at the same priority, one per
+ * lane (0 = the default QP). Messages of one lane stay in order; different lanes have
+ * different UDP source ports (RdmaNic::GetLaneSourcePort), so a fabric can send them on
+ * different paths (per-QP path selection: RoceSwitch::SetFlowRoute).
+ */
+struct RdmaWriteRequest
+{
+    uint32_t dst{0};           //!< destination node (topology id)
+    uint64_t bytes{0};         //!< message size (any 64-bit value; 0 sends one empty packet)
+    uint8_t priority{3};       //!< traffic class 0..7 (3 = the default lossless class)
+    uint32_t lane{0};          //!< QP lane, < RdmaQueuePair::MAX_LANES
+    uint64_t remoteAddress{0}; //!< RETH virtual address (0: the message id, as before lanes)
+    uint32_t remoteKey{0};     //!< RETH R_Key (memory region at the responder)
+    bool hasImmediate{false};  //!< send immediate data
+    uint32_t immediate{0};     //!< the immediate data
 };
 
 /**
@@ -65,14 +95,32 @@ class RdmaQueuePair : public Object
     RdmaQueuePair();
     ~RdmaQueuePair() override;
 
+    /// Lanes per (peer, priority): the lane takes the 24-bit QP number's bits above node and
+    /// priority.
+    static constexpr uint32_t MAX_LANES = 31;
+
     /**
+     * QP numbers are 24 bits: 1 + peer * 8 + priority + lane * 2^19 (peer < 65536).
      * \param peer node id of the peer
      * \param priority 0..7
-     * \return the QP number of a node's QP toward (peer, priority)
+     * \param lane lane 0..MAX_LANES-1
+     * \return the QP number of a node's QP toward (peer, priority, lane)
      */
-    static uint32_t MakeQpn(uint32_t peer, uint8_t priority)
+    static uint32_t MakeQpn(uint32_t peer, uint8_t priority, uint32_t lane = 0)
     {
-        return 1 + peer * 8 + priority;
+        return 1 + peer * 8 + priority + (lane << 19);
+    }
+
+    /// \return the lane
+    uint32_t GetLane() const
+    {
+        return m_lane;
+    }
+
+    /// \return index of the NIC port the QP sends on
+    uint32_t GetPort() const
+    {
+        return m_port;
     }
 
     /// \return the local QP number
@@ -176,6 +224,7 @@ class RdmaQueuePair : public Object
     uint32_t m_peerQpn{0};
     uint32_t m_peer{0};
     uint8_t m_priority{0};
+    uint32_t m_lane{0};
     uint16_t m_sport{0};
     uint32_t m_port{0};   //!< index of the NIC port used (egress)
     double m_lineRate{0}; //!< bit/s of the egress port
@@ -206,7 +255,8 @@ class RdmaQueuePair : public Object
     bool m_cnpSent{false};  //!< a CNP was sent at least once
     Time m_lastCnp;         //!< time of the last CNP sent
     uint64_t m_rcvBytes{0};
-    uint64_t m_rcvMsgId{0};    //!< sender's id of the message being received
+    uint64_t m_rcvMsgId{0};    //!< RETH virtual address of the message being received
+    uint32_t m_rcvMsgKey{0};   //!< RETH R_Key of it
     uint64_t m_rcvMsgBytes{0}; //!< bytes of it received so far
     uint64_t m_rcvMsgLen{0};   //!< length announced in RETH
     Time m_rcvMsgStart;        //!< arrival time of its first packet

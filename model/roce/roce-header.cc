@@ -299,6 +299,51 @@ RoceRethHeader::Deserialize(Buffer::Iterator i)
     return SIZE;
 }
 
+// ---------------------------------------------------------------- RoceImmHeader
+
+NS_OBJECT_ENSURE_REGISTERED(RoceImmHeader);
+
+TypeId
+RoceImmHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceImmHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceImmHeader>();
+    return tid;
+}
+
+TypeId
+RoceImmHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceImmHeader::Print(std::ostream& os) const
+{
+    os << "ImmDt 0x" << std::hex << m_imm << std::dec;
+}
+
+uint32_t
+RoceImmHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceImmHeader::Serialize(Buffer::Iterator i) const
+{
+    i.WriteHtonU32(m_imm);
+}
+
+uint32_t
+RoceImmHeader::Deserialize(Buffer::Iterator i)
+{
+    m_imm = i.ReadNtohU32();
+    return SIZE;
+}
+
 // ---------------------------------------------------------------- RoceAethHeader
 
 RoceAethHeader::RoceAethHeader()

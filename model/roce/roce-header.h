@@ -283,9 +283,11 @@ class RoceBthHeader : public Header
         RC_WRITE_FIRST = 0x06, //!< carries RETH
         RC_WRITE_MIDDLE = 0x07,
         RC_WRITE_LAST = 0x08,
-        RC_WRITE_ONLY = 0x0a, //!< carries RETH
-        RC_ACK = 0x11,        //!< carries AETH (ACK or NACK per syndrome)
-        CNP = 0x81            //!< RoCEv2 congestion notification packet
+        RC_WRITE_LAST_IMM = 0x09, //!< carries ImmDt
+        RC_WRITE_ONLY = 0x0a,     //!< carries RETH
+        RC_WRITE_ONLY_IMM = 0x0b, //!< carries RETH and ImmDt
+        RC_ACK = 0x11,            //!< carries AETH (ACK or NACK per syndrome)
+        CNP = 0x81                //!< RoCEv2 congestion notification packet
     };
 
     RoceBthHeader();
@@ -423,7 +425,26 @@ class RoceBthHeader : public Header
      */
     static bool HasReth(uint8_t op)
     {
-        return op == RC_WRITE_FIRST || op == RC_WRITE_ONLY;
+        return op == RC_WRITE_FIRST || op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
+    }
+
+    /**
+     * \param op opcode
+     * \return true if a packet with this opcode carries immediate data (ImmDt)
+     */
+    static bool HasImmediate(uint8_t op)
+    {
+        return op == 0x03 || op == 0x05 || op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM;
+    }
+
+    /**
+     * \param op opcode
+     * \return true if the opcode ends an RDMA WRITE message
+     */
+    static bool IsWriteLast(uint8_t op)
+    {
+        return op == RC_WRITE_LAST || op == RC_WRITE_ONLY || op == RC_WRITE_LAST_IMM ||
+               op == RC_WRITE_ONLY_IMM;
     }
 
     /**
@@ -506,6 +527,41 @@ class RoceRethHeader : public Header
     uint64_t m_va{0};   //!< virtual address
     uint32_t m_rkey{0}; //!< R_Key
     uint32_t m_len{0};  //!< DMA length
+};
+
+/**
+ * \ingroup training-net
+ * Immediate Data Extended Transport Header (4 bytes), after the RETH if any, on the last
+ * packet of an RDMA WRITE with immediate: the responder hands the 32-bit value to its
+ * completion (the collective executor uses it to name the transfer that arrived).
+ */
+class RoceImmHeader : public Header
+{
+  public:
+    static constexpr uint32_t SIZE = 4; //!< serialized size
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    void Print(std::ostream& os) const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+
+    /** \param v immediate value */
+    void SetImmediate(uint32_t v)
+    {
+        m_imm = v;
+    }
+
+    /** \return immediate value */
+    uint32_t GetImmediate() const
+    {
+        return m_imm;
+    }
+
+  private:
+    uint32_t m_imm{0}; //!< immediate data
 };
 
 /**

@@ -162,12 +162,61 @@ void
 RoceSwitch::ClearRoutes()
 {
     m_routes.clear();
+    m_flowRoutes.clear();
+}
+
+namespace
+{
+/** Key of a flow route: node ids are below 2^16 (RoceAddress), DSCP below 2^6. */
+uint64_t
+FlowKey(uint32_t srcNodeId, uint32_t dstNodeId, uint16_t sport, uint8_t priority)
+{
+    return (static_cast<uint64_t>(srcNodeId & 0xffff) << 40) |
+           (static_cast<uint64_t>(dstNodeId & 0xffff) << 24) | (static_cast<uint64_t>(sport) << 8) |
+           priority;
+}
+} // namespace
+
+void
+RoceSwitch::SetFlowRoute(uint32_t srcNodeId,
+                         uint32_t dstNodeId,
+                         uint16_t sport,
+                         uint8_t priority,
+                         uint32_t port)
+{
+    NS_ABORT_MSG_IF(port >= m_ports.size(),
+                    "RoceSwitch::SetFlowRoute: port " << port << " of " << m_ports.size());
+    NS_ABORT_MSG_IF(srcNodeId > 0xffff || dstNodeId > 0xffff,
+                    "RoceSwitch::SetFlowRoute: node ids above 65535 have no RoCE address");
+    m_flowRoutes[FlowKey(srcNodeId, dstNodeId, sport, priority)] = port;
 }
 
 uint32_t
-RoceSwitch::GetEgressPort(uint32_t srcIp, uint32_t dstIp, uint16_t sport, uint16_t dport) const
+RoceSwitch::GetFlowRoute(uint32_t srcNodeId,
+                         uint32_t dstNodeId,
+                         uint16_t sport,
+                         uint8_t priority) const
+{
+    auto it = m_flowRoutes.find(FlowKey(srcNodeId, dstNodeId, sport, priority));
+    return it == m_flowRoutes.end() ? NO_PORT : it->second;
+}
+
+uint32_t
+RoceSwitch::GetEgressPort(uint32_t srcIp,
+                          uint32_t dstIp,
+                          uint16_t sport,
+                          uint16_t dport,
+                          uint8_t priority) const
 {
     const uint32_t node = RoceAddress::ToNodeId(dstIp);
+    if (!m_flowRoutes.empty())
+    {
+        uint32_t pinned = GetFlowRoute(RoceAddress::ToNodeId(srcIp), node, sport, priority);
+        if (pinned != NO_PORT)
+        {
+            return pinned;
+        }
+    }
     if (node >= m_routes.size())
     {
         return NO_PORT;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -116,16 +117,51 @@ class RoceSwitch : public Object
     void SetRoute(uint32_t dstNodeId, const std::vector<uint32_t>& ports);
     /** \param dstNodeId node \return the next-hop set (empty if none) */
     const std::vector<uint32_t>& GetRoute(uint32_t dstNodeId) const;
-    /** Remove all routes. */
+    /** Remove all routes (ECMP sets and flow routes). */
     void ClearRoutes();
 
     /**
-     * ECMP choice for a flow.
+     * Pin one flow to an egress port, before the ECMP choice (a policy route, as a
+     * controller installs for per-QP path selection or source routing). The flow is
+     * (source node, destination node, UDP source port, priority = DSCP).
+     * \param srcNodeId source node \param dstNodeId destination node
+     * \param sport UDP source port \param priority priority (DSCP) of the flow
+     * \param port egress port index (< GetNPorts())
+     */
+    void SetFlowRoute(uint32_t srcNodeId,
+                      uint32_t dstNodeId,
+                      uint16_t sport,
+                      uint8_t priority,
+                      uint32_t port);
+
+    /**
+     * \param srcNodeId source node \param dstNodeId destination node
+     * \param sport UDP source port \param priority priority
+     * \return the pinned port of that flow, or NO_PORT if it has no flow route
+     */
+    uint32_t GetFlowRoute(uint32_t srcNodeId,
+                          uint32_t dstNodeId,
+                          uint16_t sport,
+                          uint8_t priority) const;
+
+    /** \return number of flow routes */
+    std::size_t GetNFlowRoutes() const
+    {
+        return m_flowRoutes.size();
+    }
+
+    /**
+     * Egress port of a flow: its flow route if it has one, else the ECMP choice.
      * \param srcIp source (host order) \param dstIp destination (host order)
      * \param sport UDP source port \param dport UDP destination port
+     * \param priority priority (DSCP), for flow routes
      * \return egress port index or NO_PORT
      */
-    uint32_t GetEgressPort(uint32_t srcIp, uint32_t dstIp, uint16_t sport, uint16_t dport) const;
+    uint32_t GetEgressPort(uint32_t srcIp,
+                           uint32_t dstIp,
+                           uint16_t sport,
+                           uint16_t dport,
+                           uint8_t priority = 0) const;
 
     /** \param h header of the flow \return egress port index or NO_PORT */
     uint32_t GetEgressPort(const RoceIpUdpHeader& h) const
@@ -133,7 +169,8 @@ class RoceSwitch : public Object
         return GetEgressPort(h.GetSourceRaw(),
                              h.GetDestinationRaw(),
                              h.GetSourcePort(),
-                             h.GetDestinationPort());
+                             h.GetDestinationPort(),
+                             h.GetDscp());
     }
 
     /**
@@ -228,18 +265,19 @@ class RoceSwitch : public Object
     /** Drop helper. */
     void DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const char* reason);
 
-    std::vector<Ptr<RoceNetDevice>> m_ports;     //!< ports
-    std::vector<std::vector<uint32_t>> m_routes; //!< next-hop sets indexed by node id
-    Ptr<RoceSwitchMmu> m_mmu;                    //!< MMU
-    LocalReceiveCallback m_localRx;              //!< NIC receive
-    uint32_t m_localAddr{0};                     //!< local address (0 = none)
-    uint32_t m_seed{0};                          //!< EcmpSeed
-    uint64_t m_forwarded{0};                     //!< forwarded
-    uint64_t m_delivered{0};                     //!< delivered
-    uint64_t m_ecnMarks{0};                      //!< marks
-    uint64_t m_drops{0};                         //!< drops
-    std::vector<uint64_t> m_portEcnMarks;        //!< marks per egress port
-    std::vector<uint64_t> m_portDrops;           //!< drops per ingress port
+    std::vector<Ptr<RoceNetDevice>> m_ports;             //!< ports
+    std::vector<std::vector<uint32_t>> m_routes;         //!< next-hop sets indexed by node id
+    std::unordered_map<uint64_t, uint32_t> m_flowRoutes; //!< pinned flows (FlowKey)
+    Ptr<RoceSwitchMmu> m_mmu;                            //!< MMU
+    LocalReceiveCallback m_localRx;                      //!< NIC receive
+    uint32_t m_localAddr{0};                             //!< local address (0 = none)
+    uint32_t m_seed{0};                                  //!< EcmpSeed
+    uint64_t m_forwarded{0};                             //!< forwarded
+    uint64_t m_delivered{0};                             //!< delivered
+    uint64_t m_ecnMarks{0};                              //!< marks
+    uint64_t m_drops{0};                                 //!< drops
+    std::vector<uint64_t> m_portEcnMarks;                //!< marks per egress port
+    std::vector<uint64_t> m_portDrops;                   //!< drops per ingress port
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const std::string&> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, uint64_t> m_ecnTrace;            //!< marks
     TracedCallback<uint32_t, uint8_t, bool> m_pfcPauseTrace;  //!< PAUSE sent/received

@@ -1,0 +1,351 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-helper.h"
+
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-verify.h"
+
+#include <memory>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveHelper");
+
+CollectiveHelper::CollectiveHelper()
+{
+    m_executorFactory.SetTypeId(CollectiveExecutor::GetTypeId());
+}
+
+CollectiveHelper::~CollectiveHelper()
+{
+    tn_routes_destroy(m_routes);
+}
+
+std::string
+CollectiveHelper::GetRoutingName(RoutingMode mode)
+{
+    return mode == PLANNED ? "planned" : "ecmp";
+}
+
+bool
+CollectiveHelper::SetRouting(const std::string& name)
+{
+    if (name == "planned")
+    {
+        m_mode = PLANNED;
+    }
+    else if (name == "ecmp")
+    {
+        m_mode = ECMP;
+    }
+    else
+    {
+        return false;
+    }
+    return true;
+}
+
+void
+CollectiveHelper::SetRoutingMode(RoutingMode mode)
+{
+    m_mode = mode;
+}
+
+void
+CollectiveHelper::SetPriority(uint8_t priority)
+{
+    NS_ABORT_MSG_IF(priority > 7, "CollectiveHelper::SetPriority: " << +priority << " > 7");
+    m_priority = priority;
+}
+
+void
+CollectiveHelper::SetVerify(bool verify)
+{
+    m_verify = verify;
+}
+
+void
+CollectiveHelper::SetExecutorAttribute(std::string name, const AttributeValue& value)
+{
+    m_executorFactory.Set(name, value);
+}
+
+void
+CollectiveHelper::Install(const tn_topology* topo, RoceHelper& roce)
+{
+    NS_ABORT_MSG_IF(m_topo, "CollectiveHelper::Install called twice");
+    m_topo = topo;
+    m_roce = &roce;
+    tn_error err;
+    if (tn_routes_create(topo, nullptr, &m_routes, &err) != TN_OK)
+    {
+        NS_FATAL_ERROR("CollectiveHelper: routes: " << err.message);
+    }
+    const uint32_t npus = tn_topology_npu_count(topo);
+    for (uint32_t r = 0; r < npus; r++)
+    {
+        Ptr<Node> node = roce.GetNode(tn_topology_npu_node(topo, r));
+        Ptr<CollectiveExecutor> exec = m_executorFactory.Create<CollectiveExecutor>();
+        node->AggregateObject(exec);
+        m_executors.push_back(exec);
+    }
+}
+
+Ptr<CollectiveExecutor>
+CollectiveHelper::GetExecutor(uint32_t rank) const
+{
+    NS_ABORT_MSG_IF(rank >= m_executors.size(), "CollectiveHelper: no NPU rank " << rank);
+    return m_executors[rank];
+}
+
+bool
+CollectiveHelper::AssignLanes(const tn_schedule* s,
+                              const std::vector<uint32_t>& nodes,
+                              bool wholeTopology,
+                              std::vector<uint8_t>* lanes,
+                              std::string* error)
+{
+    const uint32_t count = tn_schedule_count(s);
+    lanes->assign(count, 0);
+    std::vector<uint32_t> path(tn_topology_node_count(m_topo));
+    tn_error err;
+    for (uint32_t id = 0; id < count; id++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, id);
+        const uint32_t srcNode = nodes[t->src];
+        const uint32_t dstNode = nodes[t->dst];
+        uint32_t len = 0;
+        tn_status st =
+            wholeTopology
+                ? tn_transfer_links(s, id, m_topo, m_routes, path.data(), path.size(), &len, &err)
+                : tn_routes_path(m_routes,
+                                 srcNode,
+                                 dstNode,
+                                 tn_transfer_flow_hash(t),
+                                 path.data(),
+                                 path.size(),
+                                 &len,
+                                 &err);
+        if (st != TN_OK)
+        {
+            *error = "transfer " + std::to_string(id) + ": " + err.message;
+            return false;
+        }
+        std::vector<std::vector<uint32_t>>& known =
+            m_lanePaths[(static_cast<uint64_t>(srcNode) << 32) | dstNode];
+        uint32_t lane = 0;
+        while (lane < known.size() &&
+               !(known[lane].size() == len &&
+                 std::equal(path.begin(), path.begin() + len, known[lane].begin())))
+        {
+            lane++;
+        }
+        if (lane == known.size())
+        {
+            if (lane >= RdmaQueuePair::MAX_LANES)
+            {
+                *error = "transfer " + std::to_string(id) + " from node " +
+                         std::to_string(srcNode) + " to node " + std::to_string(dstNode) +
+                         " needs path number " + std::to_string(lane + 1) + " between them; " +
+                         "an NPU pair has at most " + std::to_string(RdmaQueuePair::MAX_LANES) +
+                         " lanes (routing 'ecmp' has no such limit)";
+                return false;
+            }
+            known.emplace_back(path.begin(), path.begin() + len);
+            Ptr<RdmaNic> nic = m_roce->GetNode(srcNode)->GetObject<RdmaNic>();
+            const uint16_t sport = nic->GetLaneSourcePort(dstNode, m_priority, lane);
+            for (uint32_t h = 0; h < len; h++)
+            {
+                const tn_link* link = tn_topology_link(m_topo, path[h]);
+                m_roce->GetNode(link->src)->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
+                                                                                  dstNode,
+                                                                                  sport,
+                                                                                  m_priority,
+                                                                                  link->src_port);
+                ++m_flowRoutes;
+            }
+        }
+        (*lanes)[id] = static_cast<uint8_t>(lane);
+    }
+    return true;
+}
+
+Ptr<Collective>
+CollectiveHelper::Create(const tn_plan_request& request,
+                         const std::vector<uint32_t>& group,
+                         std::string* error)
+{
+    NS_ABORT_MSG_IF(!m_topo, "CollectiveHelper: Install first");
+    const uint32_t npus = tn_topology_npu_count(m_topo);
+    std::vector<uint32_t> ranks = group;
+    if (ranks.empty())
+    {
+        for (uint32_t r = 0; r < npus; r++)
+        {
+            ranks.push_back(r);
+        }
+    }
+    std::vector<bool> seen(npus, false);
+    bool wholeTopology = ranks.size() == npus;
+    for (uint32_t i = 0; i < ranks.size(); i++)
+    {
+        if (ranks[i] >= npus || seen[ranks[i]])
+        {
+            *error = "group: NPU rank " + std::to_string(ranks[i]) +
+                     (ranks[i] >= npus
+                          ? " does not exist (the topology has " + std::to_string(npus) + " NPUs)"
+                          : " is listed twice");
+            return nullptr;
+        }
+        seen[ranks[i]] = true;
+        wholeTopology = wholeTopology && ranks[i] == i;
+    }
+    tn_plan_request req = request;
+    req.ranks = static_cast<uint32_t>(ranks.size());
+    tn_error err;
+    tn_schedule* raw = nullptr;
+    if (tn_plan(wholeTopology ? m_topo : nullptr, &req, &raw, &err) != TN_OK)
+    {
+        *error = std::string("planning: ") + err.message +
+                 (wholeTopology ? ""
+                                : " (a group other than all NPUs is planned without the "
+                                  "topology)");
+        return nullptr;
+    }
+    std::unique_ptr<tn_schedule, void (*)(tn_schedule*)> schedule(raw, tn_schedule_destroy);
+    if (m_verify &&
+        tn_verify_schedule(schedule.get(), wholeTopology ? m_topo : nullptr, m_routes, &err) !=
+            TN_OK)
+    {
+        *error = std::string("verifying the schedule: ") + err.message;
+        return nullptr;
+    }
+    Time estimate(0);
+    if (wholeTopology)
+    {
+        tn_cost_result* cost = nullptr;
+        if (tn_cost_estimate(schedule.get(), m_topo, m_routes, nullptr, &cost, &err) != TN_OK)
+        {
+            *error = std::string("cost model: ") + err.message;
+            return nullptr;
+        }
+        estimate = NanoSeconds(static_cast<int64_t>(cost->time_ns + 0.5));
+        tn_cost_result_destroy(cost);
+    }
+    std::vector<uint32_t> nodes(ranks.size());
+    for (uint32_t i = 0; i < ranks.size(); i++)
+    {
+        nodes[i] = tn_topology_npu_node(m_topo, ranks[i]);
+    }
+    std::vector<uint8_t> lanes;
+    if (m_mode == PLANNED && !AssignLanes(schedule.get(), nodes, wholeTopology, &lanes, error))
+    {
+        *error = "planned routing: " + *error;
+        return nullptr;
+    }
+    Ptr<Collective> c = CreateObject<Collective>();
+    c->Setup(m_nextId++, schedule.release(), std::move(nodes), std::move(lanes), m_priority);
+    c->SetEstimatedTime(estimate);
+    for (uint32_t i = 0; i < ranks.size(); i++)
+    {
+        m_executors[ranks[i]]->Add(c, i);
+    }
+    m_collectives.push_back(c);
+    NS_LOG_INFO("collective " << c->GetId() << ": " << c->GetCollectiveName() << " of "
+                              << c->GetBytes() << " bytes with " << c->GetAlgorithm() << " on "
+                              << ranks.size() << " NPUs, " << tn_schedule_count(c->GetSchedule())
+                              << " transfers, estimate " << estimate.As(Time::US));
+    return c;
+}
+
+void
+CollectiveHelper::Start(Ptr<Collective> collective, Time delay)
+{
+    for (uint32_t i = 0; i < collective->GetRanks(); i++)
+    {
+        const uint32_t node = collective->GetNode(i);
+        Ptr<CollectiveExecutor> exec = m_roce->GetNode(node)->GetObject<CollectiveExecutor>();
+        Simulator::ScheduleWithContext(node, delay, &CollectiveExecutor::Start, exec, collective);
+    }
+}
+
+Ptr<Collective>
+CollectiveHelper::Run(tn_collective collective,
+                      uint64_t bytes,
+                      const std::string& algorithm,
+                      Collective::DoneCallback done,
+                      uint32_t root)
+{
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = collective;
+    request.algorithm = algorithm.c_str();
+    request.bytes = bytes;
+    request.root = root;
+    std::string error;
+    Ptr<Collective> c = Create(request, {}, &error);
+    NS_ABORT_MSG_IF(!c, "CollectiveHelper: " << error);
+    c->SetDoneCallback(done);
+    Start(c);
+    return c;
+}
+
+Ptr<Collective>
+CollectiveHelper::AllReduce(uint64_t bytes,
+                            const std::string& algorithm,
+                            Collective::DoneCallback done)
+{
+    return Run(TN_COLL_ALL_REDUCE, bytes, algorithm, done);
+}
+
+Ptr<Collective>
+CollectiveHelper::ReduceScatter(uint64_t bytes,
+                                const std::string& algorithm,
+                                Collective::DoneCallback done)
+{
+    return Run(TN_COLL_REDUCE_SCATTER, bytes, algorithm, done);
+}
+
+Ptr<Collective>
+CollectiveHelper::AllGather(uint64_t bytes,
+                            const std::string& algorithm,
+                            Collective::DoneCallback done)
+{
+    return Run(TN_COLL_ALL_GATHER, bytes, algorithm, done);
+}
+
+Ptr<Collective>
+CollectiveHelper::AllToAll(uint64_t bytes,
+                           const std::string& algorithm,
+                           Collective::DoneCallback done)
+{
+    return Run(TN_COLL_ALL_TO_ALL, bytes, algorithm, done);
+}
+
+Ptr<Collective>
+CollectiveHelper::Broadcast(uint64_t bytes,
+                            const std::string& algorithm,
+                            uint32_t root,
+                            Collective::DoneCallback done)
+{
+    return Run(TN_COLL_BROADCAST, bytes, algorithm, done, root);
+}
+
+Ptr<Collective>
+CollectiveHelper::Reduce(uint64_t bytes,
+                         const std::string& algorithm,
+                         uint32_t root,
+                         Collective::DoneCallback done)
+{
+    return Run(TN_COLL_REDUCE, bytes, algorithm, done, root);
+}
+
+} // namespace ns3

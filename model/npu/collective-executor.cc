@@ -1,0 +1,236 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-executor.h"
+
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveExecutor");
+NS_OBJECT_ENSURE_REGISTERED(CollectiveExecutor);
+
+TypeId
+CollectiveExecutor::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CollectiveExecutor")
+                            .SetParent<Object>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<CollectiveExecutor>();
+    return tid;
+}
+
+CollectiveExecutor::CollectiveExecutor()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+CollectiveExecutor::~CollectiveExecutor() = default;
+
+void
+CollectiveExecutor::DoDispose()
+{
+    m_entries.clear();
+    m_nic = nullptr;
+    m_reductionTime = ReductionTimeCallback();
+    Object::DoDispose();
+}
+
+void
+CollectiveExecutor::NotifyNewAggregate()
+{
+    if (!m_nic)
+    {
+        Ptr<RdmaNic> nic = GetObject<RdmaNic>();
+        if (nic)
+        {
+            m_nic = nic;
+            nic->TraceConnectWithoutContext("MessageReceived",
+                                            MakeCallback(&CollectiveExecutor::Received, this));
+        }
+    }
+    Object::NotifyNewAggregate();
+}
+
+void
+CollectiveExecutor::SetReductionTimeCallback(ReductionTimeCallback cb)
+{
+    m_reductionTime = cb;
+}
+
+void
+CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
+{
+    NS_ABORT_MSG_IF(!m_nic, "CollectiveExecutor: no RdmaNic on its node (aggregate it first)");
+    NS_ABORT_MSG_IF(rank >= collective->GetRanks() ||
+                        collective->GetNode(rank) != m_nic->GetLocalId(),
+                    "CollectiveExecutor of node " << m_nic->GetLocalId() << " is not rank " << rank
+                                                  << " of collective " << collective->GetId());
+    bool added = m_entries.emplace(collective->GetId(), Entry{collective, rank}).second;
+    NS_ABORT_MSG_IF(!added,
+                    "CollectiveExecutor: collective id " << collective->GetId() << " added twice");
+}
+
+CollectiveExecutor::Entry*
+CollectiveExecutor::Find(uint32_t id)
+{
+    auto it = m_entries.find(id);
+    return it == m_entries.end() ? nullptr : &it->second;
+}
+
+void
+CollectiveExecutor::Start(Ptr<Collective> collective)
+{
+    Entry* entry = Find(collective->GetId());
+    NS_ABORT_MSG_IF(!entry, "CollectiveExecutor::Start: collective not added");
+    collective->NotifyStart();
+    uint32_t count = 0;
+    const uint32_t* initial = collective->GetInitialTransfers(entry->rank, &count);
+    for (uint32_t i = 0; i < count; i++)
+    {
+        Post(entry, initial[i]);
+    }
+}
+
+void
+CollectiveExecutor::Post(Entry* entry, uint32_t transfer)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const tn_transfer* t = tn_schedule_transfer(c->GetSchedule(), transfer);
+    NS_ASSERT(t->src == entry->rank);
+    RdmaWriteRequest request;
+    request.dst = c->GetNode(t->dst);
+    request.bytes = t->length;
+    request.priority = c->GetPriority();
+    request.lane = c->GetLane(transfer);
+    request.remoteAddress = t->dst_offset;
+    request.remoteKey = c->GetId();
+    request.hasImmediate = true;
+    request.immediate = transfer;
+    c->NotifyIssued(transfer);
+    ++m_posted;
+    m_nic->Post(request,
+                MakeCallback(&CollectiveExecutor::SendDone, this).Bind(c->GetId(), transfer));
+}
+
+void
+CollectiveExecutor::Received(const RdmaMessageRecord& record)
+{
+    if (!record.hasImmediate)
+    {
+        return; // not a collective's message
+    }
+    Entry* entry = Find(record.remoteKey & ~NOTIFY_KEY_BIT);
+    if (!entry || record.immediate >= tn_schedule_count(entry->collective->GetSchedule()))
+    {
+        ++m_unknown;
+        NS_LOG_WARN("node " << m_nic->GetLocalId() << ": message with key " << record.remoteKey
+                            << " immediate " << record.immediate << " names no transfer");
+        return;
+    }
+    const uint32_t transfer = record.immediate;
+    Collective* c = PeekPointer(entry->collective);
+    const tn_schedule* s = c->GetSchedule();
+    if (record.remoteKey & NOTIFY_KEY_BIT)
+    {
+        // a transfer received elsewhere is ready: meet the deps of this node's transfers
+        const tn_transfer* t = tn_schedule_transfer(s, transfer);
+        uint32_t n = 0;
+        const uint32_t* succs = tn_schedule_succs(s, transfer, &n);
+        for (uint32_t i = 0; i < n; i++)
+        {
+            const tn_transfer* u = tn_schedule_transfer(s, succs[i]);
+            if (u->src == entry->rank && u->src != t->src && u->src != t->dst &&
+                c->MeetDependency(succs[i]))
+            {
+                Post(entry, succs[i]);
+            }
+        }
+        return;
+    }
+    NS_ASSERT(tn_schedule_transfer(s, transfer)->dst == entry->rank);
+    if (!c->NotifyArrived(transfer, record.start, record.bytes))
+    {
+        NS_LOG_WARN("collective " << c->GetId() << " transfer " << transfer << " arrived twice");
+        return;
+    }
+    const tn_transfer* t = tn_schedule_transfer(s, transfer);
+    if (t->op == TN_OP_REDUCE && !m_reductionTime.IsNull())
+    {
+        Time delay = m_reductionTime(t->length);
+        if (delay.IsStrictlyPositive())
+        {
+            Simulator::Schedule(delay, &CollectiveExecutor::DataReady, this, entry, transfer);
+            return;
+        }
+    }
+    DataReady(entry, transfer);
+}
+
+void
+CollectiveExecutor::DataReady(Entry* entry, uint32_t transfer)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const tn_schedule* s = c->GetSchedule();
+    const tn_transfer* t = tn_schedule_transfer(s, transfer);
+    uint32_t n = 0;
+    const uint32_t* succs = tn_schedule_succs(s, transfer, &n);
+    // nodes to notify, deduplicated: successors are few per transfer
+    std::vector<uint32_t> notify;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const tn_transfer* u = tn_schedule_transfer(s, succs[i]);
+        if (u->src == entry->rank)
+        {
+            if (c->MeetDependency(succs[i]))
+            {
+                Post(entry, succs[i]);
+            }
+        }
+        else if (u->src != t->src &&
+                 std::find(notify.begin(), notify.end(), u->src) == notify.end())
+        {
+            notify.push_back(u->src);
+        }
+    }
+    for (uint32_t rank : notify)
+    {
+        RdmaWriteRequest request;
+        request.dst = c->GetNode(rank);
+        request.bytes = 0;
+        request.priority = c->GetPriority();
+        request.remoteKey = c->GetId() | NOTIFY_KEY_BIT;
+        request.hasImmediate = true;
+        request.immediate = transfer;
+        c->NotifyNotification();
+        m_nic->Post(request);
+    }
+    c->NotifyReady(transfer);
+}
+
+void
+CollectiveExecutor::SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRecord& record)
+{
+    Entry* entry = Find(id);
+    NS_ASSERT(entry);
+    Collective* c = PeekPointer(entry->collective);
+    const tn_schedule* s = c->GetSchedule();
+    uint32_t n = 0;
+    const uint32_t* succs = tn_schedule_succs(s, transfer, &n);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        if (tn_schedule_transfer(s, succs[i])->src == entry->rank && c->MeetDependency(succs[i]))
+        {
+            Post(entry, succs[i]);
+        }
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,117 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The collective executor of one NPU: runs its part of every Collective on its RDMA NIC.
+ */
+#ifndef COLLECTIVE_EXECUTOR_H
+#define COLLECTIVE_EXECUTOR_H
+
+#include "collective.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/rdma-queue-pair.h"
+
+#include <cstdint>
+#include <unordered_map>
+
+namespace ns3
+{
+
+class RdmaNic;
+
+/**
+ * \ingroup training-net
+ * \brief Executes this NPU's share of collectives (aggregated to the NPU's node, beside its
+ * RdmaNic).
+ *
+ * Locality: the executor reacts only to events at its node (its sends completing, its NIC
+ * receiving, its reductions ending) and posts only its own node's transfers; see
+ * Collective for the dependency rules. Every data transfer is an RDMA WRITE with immediate:
+ * the RETH carries the collective's id (R_Key) and the destination offset (virtual
+ * address), the immediate data the transfer id, so the receiver knows what arrived when its
+ * last byte arrives, not when the sender hears the ACK. Dependency notifications are
+ * zero-byte writes with immediate whose R_Key has the top bit set.
+ *
+ * Reduction hook: SetReductionTimeCallback gives the time a reduce of n bytes takes at this
+ * NPU after its data arrived (default: none, data is ready on arrival). The NPU endpoint
+ * model fills it.
+ */
+class CollectiveExecutor : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /** Reduction time of `bytes` bytes at this NPU. */
+    typedef Callback<Time, uint64_t> ReductionTimeCallback;
+
+    /// Bit of the R_Key that marks a dependency notification.
+    static constexpr uint32_t NOTIFY_KEY_BIT = 0x80000000u;
+
+    CollectiveExecutor();
+    ~CollectiveExecutor() override;
+
+    /** \param cb reduction time hook (null: reductions take no time) */
+    void SetReductionTimeCallback(ReductionTimeCallback cb);
+
+    /**
+     * Take part in a collective as `rank` of its group (before it starts).
+     * \param collective the collective \param rank this NPU's rank in its group
+     */
+    void Add(Ptr<Collective> collective, uint32_t rank);
+
+    /**
+     * Start this node's part: post its transfers without dependencies. Call at the start
+     * time, in this node's context (CollectiveHelper does).
+     * \param collective a collective added before
+     */
+    void Start(Ptr<Collective> collective);
+
+    /** \return the NIC (found on the node) */
+    Ptr<RdmaNic> GetNic() const
+    {
+        return m_nic;
+    }
+
+    /** \return transfers this executor posted */
+    uint64_t GetPosted() const
+    {
+        return m_posted;
+    }
+
+    /** \return messages received that named no collective of this executor */
+    uint64_t GetUnknownMessages() const
+    {
+        return m_unknown;
+    }
+
+  protected:
+    void DoDispose() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    /// A collective this node takes part in.
+    struct Entry
+    {
+        Ptr<Collective> collective; //!< the collective
+        uint32_t rank;              //!< this node's rank in it
+    };
+
+    void Received(const RdmaMessageRecord& record);
+    void DataReady(Entry* entry, uint32_t transfer);
+    void SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRecord& record);
+    void Post(Entry* entry, uint32_t transfer);
+    Entry* Find(uint32_t id);
+
+    Ptr<RdmaNic> m_nic;
+    ReductionTimeCallback m_reductionTime;
+    std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
+    uint64_t m_posted{0};
+    uint64_t m_unknown{0};
+};
+
+} // namespace ns3
+
+#endif // COLLECTIVE_EXECUTOR_H

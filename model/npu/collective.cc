@@ -1,0 +1,277 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Collective");
+NS_OBJECT_ENSURE_REGISTERED(Collective);
+
+TypeId
+Collective::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::Collective")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<Collective>()
+            .AddTraceSource("Start",
+                            "The collective started (its first executor acted).",
+                            MakeTraceSourceAccessor(&Collective::m_startTrace),
+                            "ns3::Collective::CollectiveTracedCallback")
+            .AddTraceSource("End",
+                            "Every transfer's data is ready at its receiver.",
+                            MakeTraceSourceAccessor(&Collective::m_endTrace),
+                            "ns3::Collective::CollectiveTracedCallback")
+            .AddTraceSource("TransferIssued",
+                            "A transfer was posted by its sender.",
+                            MakeTraceSourceAccessor(&Collective::m_issuedTrace),
+                            "ns3::Collective::TransferTracedCallback")
+            .AddTraceSource("TransferReady",
+                            "A transfer's data is ready at its receiver (all times set).",
+                            MakeTraceSourceAccessor(&Collective::m_readyTrace),
+                            "ns3::Collective::TransferTracedCallback");
+    return tid;
+}
+
+Collective::Collective()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Collective::~Collective()
+{
+    tn_schedule_destroy(m_schedule);
+}
+
+void
+Collective::DoDispose()
+{
+    m_done = DoneCallback();
+    Object::DoDispose();
+}
+
+void
+Collective::Setup(uint32_t id,
+                  tn_schedule* schedule,
+                  std::vector<uint32_t> nodes,
+                  std::vector<uint8_t> lanes,
+                  uint8_t priority)
+{
+    NS_ABORT_MSG_IF(m_schedule, "Collective::Setup called twice");
+    NS_ABORT_MSG_IF(!schedule || !tn_schedule_is_finalized(schedule),
+                    "Collective::Setup: the schedule must be finalized");
+    NS_ABORT_MSG_IF(nodes.size() != tn_schedule_ranks(schedule),
+                    "Collective::Setup: " << nodes.size() << " nodes for "
+                                          << tn_schedule_ranks(schedule) << " ranks");
+    const uint32_t count = tn_schedule_count(schedule);
+    NS_ABORT_MSG_IF(!lanes.empty() && lanes.size() != count,
+                    "Collective::Setup: lanes for " << lanes.size() << " of " << count
+                                                    << " transfers");
+    m_id = id;
+    m_schedule = schedule;
+    m_nodes = std::move(nodes);
+    m_lanes = std::move(lanes);
+    m_priority = priority;
+    m_state.resize(count);
+    const uint32_t ranks = static_cast<uint32_t>(m_nodes.size());
+    m_initialStart.assign(ranks + 1, 0);
+    for (uint32_t t = 0; t < count; t++)
+    {
+        tn_schedule_deps(schedule, t, &m_state[t].pendingDeps);
+        if (m_state[t].pendingDeps == 0)
+        {
+            ++m_initialStart[tn_schedule_transfer(schedule, t)->src + 1];
+        }
+    }
+    for (uint32_t r = 0; r < ranks; r++)
+    {
+        m_initialStart[r + 1] += m_initialStart[r];
+    }
+    m_initialIds.resize(m_initialStart[ranks]);
+    std::vector<uint32_t> fill(m_initialStart.begin(), m_initialStart.end() - 1);
+    for (uint32_t t = 0; t < count; t++)
+    {
+        if (m_state[t].pendingDeps == 0)
+        {
+            m_initialIds[fill[tn_schedule_transfer(schedule, t)->src]++] = t;
+        }
+    }
+}
+
+std::string
+Collective::GetCollectiveName() const
+{
+    return m_schedule ? tn_collective_name(tn_schedule_collective(m_schedule)) : "";
+}
+
+std::string
+Collective::GetAlgorithm() const
+{
+    return m_schedule ? tn_schedule_algorithm(m_schedule) : "";
+}
+
+uint64_t
+Collective::GetBytes() const
+{
+    return m_schedule ? tn_schedule_bytes(m_schedule) : 0;
+}
+
+void
+Collective::SetDoneCallback(DoneCallback cb)
+{
+    m_done = cb;
+}
+
+void
+Collective::NotifyStart()
+{
+    if (m_started)
+    {
+        return;
+    }
+    m_started = true;
+    m_start = Simulator::Now();
+    NS_LOG_INFO("collective " << m_id << " (" << GetCollectiveName() << ", " << GetAlgorithm()
+                              << ", " << m_state.size() << " transfers) starts");
+    m_startTrace(this);
+    if (m_state.empty())
+    {
+        m_end = m_start;
+        m_endTrace(this);
+        if (!m_done.IsNull())
+        {
+            m_done(this);
+        }
+    }
+}
+
+bool
+Collective::MeetDependency(uint32_t transfer)
+{
+    TransferState& s = m_state[transfer];
+    NS_ASSERT_MSG(s.pendingDeps > 0,
+                  "collective " << m_id << " transfer " << transfer << ": dependency met twice");
+    return --s.pendingDeps == 0;
+}
+
+void
+Collective::NotifyIssued(uint32_t transfer)
+{
+    TransferState& s = m_state[transfer];
+    NS_ASSERT_MSG(!s.issued, "collective " << m_id << " transfer " << transfer << " posted twice");
+    s.issued = 1;
+    s.issueNs = Simulator::Now().GetTimeStep();
+    ++m_issuedCount;
+    if (!m_issuedTrace.IsEmpty())
+    {
+        m_issuedTrace(GetRecord(transfer));
+    }
+}
+
+bool
+Collective::NotifyArrived(uint32_t transfer, Time firstByte, uint64_t bytes)
+{
+    TransferState& s = m_state[transfer];
+    if (s.arrived)
+    {
+        ++m_duplicates;
+        return false;
+    }
+    s.arrived = 1;
+    s.firstNs = firstByte.GetTimeStep();
+    s.lastNs = Simulator::Now().GetTimeStep();
+    m_deliveredBytes += bytes;
+    if (bytes != tn_schedule_transfer(m_schedule, transfer)->length)
+    {
+        ++m_sizeMismatches;
+    }
+    return true;
+}
+
+void
+Collective::NotifyReady(uint32_t transfer)
+{
+    TransferState& s = m_state[transfer];
+    NS_ASSERT(s.arrived && !s.ready);
+    s.ready = 1;
+    s.readyNs = Simulator::Now().GetTimeStep();
+    ++m_readyCount;
+    if (!m_readyTrace.IsEmpty())
+    {
+        m_readyTrace(GetRecord(transfer));
+    }
+    if (m_readyCount == m_state.size())
+    {
+        m_end = Simulator::Now();
+        NS_LOG_INFO("collective " << m_id << " ends after " << (m_end - m_start).As(Time::US));
+        m_endTrace(this);
+        if (!m_done.IsNull())
+        {
+            m_done(this);
+        }
+    }
+}
+
+CollectiveTransferRecord
+Collective::GetRecord(uint32_t transfer) const
+{
+    const tn_transfer* t = tn_schedule_transfer(m_schedule, transfer);
+    const TransferState& s = m_state[transfer];
+    CollectiveTransferRecord r;
+    r.collective = m_id;
+    r.transfer = transfer;
+    r.src = t->src;
+    r.dst = t->dst;
+    r.srcNode = m_nodes[t->src];
+    r.dstNode = m_nodes[t->dst];
+    r.bytes = t->length;
+    r.chunk = t->chunk;
+    r.step = t->step;
+    r.dim = t->dim;
+    r.reduce = t->op == TN_OP_REDUCE;
+    r.lane = GetLane(transfer);
+    r.issue = TimeStep(s.issueNs);
+    r.firstByte = TimeStep(s.firstNs);
+    r.lastByte = TimeStep(s.lastNs);
+    r.ready = TimeStep(s.readyNs);
+    return r;
+}
+
+std::string
+Collective::Check() const
+{
+    std::ostringstream why;
+    const uint64_t planned = m_schedule ? tn_schedule_total_bytes(m_schedule) : 0;
+    if (m_issuedCount != m_state.size())
+    {
+        why << "issued " << m_issuedCount << " of " << m_state.size() << " transfers; ";
+    }
+    if (m_readyCount != m_state.size())
+    {
+        why << "ready " << m_readyCount << " of " << m_state.size() << " transfers; ";
+    }
+    if (m_deliveredBytes != planned)
+    {
+        why << "delivered " << m_deliveredBytes << " of " << planned << " bytes; ";
+    }
+    if (m_sizeMismatches)
+    {
+        why << m_sizeMismatches << " transfers arrived with another size than planned; ";
+    }
+    if (m_duplicates)
+    {
+        why << m_duplicates << " transfers arrived twice; ";
+    }
+    return why.str();
+}
+
+} // namespace ns3

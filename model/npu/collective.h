@@ -1,0 +1,313 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * One collective (a planned tn_schedule) running on the RDMA NICs of a group of NPUs.
+ */
+#ifndef COLLECTIVE_H
+#define COLLECTIVE_H
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/tn-schedule.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class Collective;
+
+/**
+ * \ingroup training-net
+ * \brief What happened to one transfer of a collective (trace sources, Collective::GetRecord).
+ *
+ * Times: issue = the sender posted the RDMA WRITE (its dependencies were met at the sender);
+ * firstByte / lastByte = the first / last packet arrived in order at the receiver's NIC;
+ * ready = the data is usable at the receiver (lastByte plus the reduction time for a reduce).
+ * Unset times are negative (Time(-1)).
+ */
+struct CollectiveTransferRecord
+{
+    uint32_t collective{0}; //!< Collective::GetId()
+    uint32_t transfer{0};   //!< transfer id in the schedule
+    uint32_t src{0};        //!< source rank of the collective's group
+    uint32_t dst{0};        //!< destination rank of the group
+    uint32_t srcNode{0};    //!< topology node of the source
+    uint32_t dstNode{0};    //!< topology node of the destination
+    uint64_t bytes{0};      //!< bytes planned
+    uint32_t chunk{0};      //!< chunk index
+    uint32_t step{0};       //!< logical step
+    int32_t dim{-1};        //!< topology dimension, -1 if none
+    bool reduce{false};     //!< reduce (true) or copy at the destination
+    uint32_t lane{0};       //!< RDMA lane (QP) used
+    Time issue;             //!< posted by the sender
+    Time firstByte;         //!< first packet at the receiver
+    Time lastByte;          //!< last packet at the receiver
+    Time ready;             //!< data usable at the receiver
+};
+
+/**
+ * \ingroup training-net
+ * \brief A collective running on RDMA: the plan, its progress, its traces.
+ *
+ * A Collective owns a finalized tn_schedule over a group of R ranks (rank r of the group is
+ * the NPU at topology node GetNode(r)). CollectiveHelper creates it and hands it to the
+ * CollectiveExecutor of every NPU of the group; each executor acts only on events at its own
+ * node (ns-3 distributed-simulation ready):
+ *  - a transfer is posted by its source's executor when all its dependencies are met there;
+ *  - a dependency on a transfer received by this node is met when that data is ready here
+ *    (arrived, and reduced for a reduce: the executor's reduction-time hook);
+ *  - a dependency on a transfer sent by this node is met when that send completed (ACKed);
+ *  - any other dependency is met when a zero-byte notification (an RDMA WRITE with immediate,
+ *    sent by the node where the data became ready) arrives here: the schedule asked for an
+ *    ordering that only a message can carry, and the message is simulated.
+ * The collective ends when every transfer's data is ready at its receiver; the End trace and
+ * the completion callback fire then. Executed transfers and delivered bytes (counted from
+ * the NIC's receive records) are checked against the plan (Check()).
+ *
+ * Per-transfer state is a few words per transfer; the schedule is read-only while running.
+ */
+class Collective : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /** Completion callback: the collective that ended. */
+    typedef Callback<void, Ptr<Collective>> DoneCallback;
+
+    /**
+     * Collective trace signature (Start, End).
+     * \param collective the collective
+     */
+    typedef void (*CollectiveTracedCallback)(Ptr<const Collective> collective);
+    /**
+     * Transfer trace signature (TransferIssued, TransferReady).
+     * \param record the transfer
+     */
+    typedef void (*TransferTracedCallback)(const CollectiveTransferRecord& record);
+
+    Collective();
+    ~Collective() override;
+
+    /**
+     * Take a plan. Called once, by CollectiveHelper, before the collective starts.
+     * \param id collective id (unique among the collectives of one simulation, < 2^31)
+     * \param schedule finalized schedule (ownership taken: destroyed with the Collective)
+     * \param nodes topology node of each rank of the group (size = schedule ranks)
+     * \param lanes lane of each transfer (empty: lane 0 for all)
+     * \param priority RDMA priority (traffic class) of the data
+     */
+    void Setup(uint32_t id,
+               tn_schedule* schedule,
+               std::vector<uint32_t> nodes,
+               std::vector<uint8_t> lanes,
+               uint8_t priority);
+
+    /** \return the id (the RETH R_Key of its messages) */
+    uint32_t GetId() const
+    {
+        return m_id;
+    }
+
+    /** \return the plan */
+    const tn_schedule* GetSchedule() const
+    {
+        return m_schedule;
+    }
+
+    /** \return number of ranks of the group */
+    uint32_t GetRanks() const
+    {
+        return static_cast<uint32_t>(m_nodes.size());
+    }
+
+    /** \param rank rank of the group \return its topology node */
+    uint32_t GetNode(uint32_t rank) const
+    {
+        return m_nodes[rank];
+    }
+
+    /** \return the RDMA priority of its data */
+    uint8_t GetPriority() const
+    {
+        return m_priority;
+    }
+
+    /** \param transfer id \return its lane */
+    uint32_t GetLane(uint32_t transfer) const
+    {
+        return m_lanes.empty() ? 0 : m_lanes[transfer];
+    }
+
+    /**
+     * \param rank rank of the group
+     * \param count set to the number of transfers
+     * \return ids of the transfers rank sends that have no dependency (ascending)
+     */
+    const uint32_t* GetInitialTransfers(uint32_t rank, uint32_t* count) const
+    {
+        *count = m_initialStart[rank + 1] - m_initialStart[rank];
+        return m_initialIds.data() + m_initialStart[rank];
+    }
+
+    /** \return the collective name ("all-reduce", ...) */
+    std::string GetCollectiveName() const;
+    /** \return the algorithm name of the plan */
+    std::string GetAlgorithm() const;
+    /** \return S, the collective's size (see tn-schedule.h) */
+    uint64_t GetBytes() const;
+
+    /** \param cb called when the collective ends */
+    void SetDoneCallback(DoneCallback cb);
+
+    /** \param ns the plan's cost-model estimate (reported beside the simulated time) */
+    void SetEstimatedTime(Time ns)
+    {
+        m_estimate = ns;
+    }
+
+    /** \return the cost-model estimate (0 if not set) */
+    Time GetEstimatedTime() const
+    {
+        return m_estimate;
+    }
+
+    /** \return true once every transfer is ready at its receiver */
+    bool IsComplete() const
+    {
+        return m_readyCount == m_state.size() && m_started;
+    }
+
+    /** \return true once started */
+    bool IsStarted() const
+    {
+        return m_started;
+    }
+
+    /** \return start time */
+    Time GetStartTime() const
+    {
+        return m_start;
+    }
+
+    /** \return end time (negative if not complete) */
+    Time GetEndTime() const
+    {
+        return m_end;
+    }
+
+    /** \return end - start (negative if not complete) */
+    Time GetDuration() const
+    {
+        return IsComplete() ? m_end - m_start : Time(-1);
+    }
+
+    /** \return transfers whose data is ready at the receiver */
+    uint64_t GetReadyTransfers() const
+    {
+        return m_readyCount;
+    }
+
+    /** \return transfers posted by their senders */
+    uint64_t GetIssuedTransfers() const
+    {
+        return m_issuedCount;
+    }
+
+    /** \return payload bytes the receivers' NICs reported for this collective's transfers */
+    uint64_t GetDeliveredBytes() const
+    {
+        return m_deliveredBytes;
+    }
+
+    /** \return zero-byte dependency notifications sent (see class doc) */
+    uint64_t GetNotifications() const
+    {
+        return m_notifications;
+    }
+
+    /**
+     * Executed against planned: every transfer issued once and ready once, delivered bytes =
+     * planned bytes, every receive record's size = its transfer's length.
+     * \return "" when all hold, else what differs
+     */
+    std::string Check() const;
+
+    /** \param transfer id \return its record */
+    CollectiveTransferRecord GetRecord(uint32_t transfer) const;
+
+    // ---- used by CollectiveExecutor (each call happens at the node it concerns) ----
+
+    /// Mark started at now (first executor to start).
+    void NotifyStart();
+    /**
+     * A dependency of a transfer was met at its source.
+     * \param transfer id \return true if it was the last one (the transfer may be posted)
+     */
+    bool MeetDependency(uint32_t transfer);
+    /** \param transfer posted now */
+    void NotifyIssued(uint32_t transfer);
+    /**
+     * \param transfer arrived \param firstByte first packet \param bytes payload reported
+     * \return false if this transfer had already arrived (a model error)
+     */
+    bool NotifyArrived(uint32_t transfer, Time firstByte, uint64_t bytes);
+    /** \param transfer data usable now at the receiver */
+    void NotifyReady(uint32_t transfer);
+
+    /** A notification was sent. */
+    void NotifyNotification()
+    {
+        ++m_notifications;
+    }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// Per-transfer state, compact (millions of transfers at 1024 NPUs).
+    struct TransferState
+    {
+        uint32_t pendingDeps{0};
+        uint8_t issued{0};
+        uint8_t arrived{0};
+        uint8_t ready{0};
+        int64_t issueNs{-1};
+        int64_t firstNs{-1};
+        int64_t lastNs{-1};
+        int64_t readyNs{-1};
+    };
+
+    uint32_t m_id{0};
+    tn_schedule* m_schedule{nullptr};
+    std::vector<uint32_t> m_nodes;
+    std::vector<uint8_t> m_lanes;
+    uint8_t m_priority{3};
+    std::vector<TransferState> m_state;
+    std::vector<uint32_t> m_initialStart; //!< CSR by source rank into m_initialIds
+    std::vector<uint32_t> m_initialIds;   //!< transfers without dependencies
+    uint64_t m_readyCount{0};
+    uint64_t m_issuedCount{0};
+    uint64_t m_deliveredBytes{0};
+    uint64_t m_notifications{0};
+    uint64_t m_sizeMismatches{0};
+    uint64_t m_duplicates{0};
+    bool m_started{false};
+    Time m_start;
+    Time m_end{-1};
+    Time m_estimate;
+    DoneCallback m_done;
+    TracedCallback<Ptr<const Collective>> m_startTrace;
+    TracedCallback<Ptr<const Collective>> m_endTrace;
+    TracedCallback<const CollectiveTransferRecord&> m_issuedTrace;
+    TracedCallback<const CollectiveTransferRecord&> m_readyTrace;
+};
+
+} // namespace ns3
+
+#endif // COLLECTIVE_H
