@@ -37,11 +37,13 @@ direct_phase(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
     {
         for (uint32_t i = 0; i < P && !st; i++)
         {
-            /* (o, i) = (offset t, sender) with chain, else (owner, other member) */
-            if (ph->chain ? o + 1 == P : i == o)
+            /* (o, i) = (offset, sender): sender i sends to member (i + 1 + o) % P. With
+             * chain o is a position in i's chain; without, the P-1 rounds o are shifts,
+             * so every round is a permutation (no incast when a switch serves it). */
+            if (o + 1 == P)
                 continue;
-            uint32_t ks = ph->chain ? i : (rs ? i : o);
-            uint32_t kd = ph->chain ? (i + 1 + o) % P : (rs ? o : i);
+            uint32_t ks = i;
+            uint32_t kd = (i + 1 + o) % P;
             uint32_t part = rs ? kd : ks;
             uint32_t src = ph->members[ks], dst = ph->members[kd];
             uint32_t id;
@@ -105,11 +107,10 @@ tn_algo_direct_plan(const tn_topology* topo,
     {
     case TN_COLL_ALL_TO_ALL:
         for (uint32_t c = 0; c < C && !st; c++)
-            for (uint32_t i = 0; i < N && !st; i++)
-                for (uint32_t j = 0; j < N && !st; j++)
+            for (uint32_t k = 1; k < N && !st; k++) /* shifts: each round a permutation */
+                for (uint32_t i = 0; i < N && !st; i++)
                 {
-                    if (i == j)
-                        continue;
+                    uint32_t j = (i + k) % N;
                     tn_slice b = tn_chunk_block(coll, S, N, C, c, j);
                     st = tn_algo_add(s,
                                      i,
@@ -156,6 +157,6 @@ tn_algo_direct_plan(const tn_topology* topo,
         }
         return st;
     default:
-        return tn_algo_flat_plan(topo, s, tn_phase_direct_rs, tn_phase_direct_ag, err);
+        return tn_algo_flat_plan(topo, s, NULL, tn_phase_direct_rs, tn_phase_direct_ag, err);
     }
 }

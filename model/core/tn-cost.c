@@ -262,21 +262,25 @@ tn_cost_estimate(const tn_schedule* s,
     {
         hent e = hpop(heap, &hn);
         uint32_t i = e.id;
-        double start = e.ready;
-        for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
-        {
-            if (link_free[path_ids[k]] > start)
-                start = link_free[path_ids[k]];
-        }
+        /* each link is its own FIFO server: the transfer enters link k when its head
+         * has crossed link k-1 and link k is free; links it has left serve others */
         const tn_transfer* t = tn_schedule_transfer(s, i);
+        double start = e.ready;
+        double head = e.ready;
         for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
         {
-            link_free[path_ids[k]] = start + ser[i];
-            res->link_bytes[path_ids[k]] += t->length;
-            res->link_busy_ns[path_ids[k]] += ser[i];
+            uint32_t l = path_ids[k];
+            if (link_free[l] > head)
+                head = link_free[l];
+            if (k == path_index[i])
+                start = head;
+            link_free[l] = head + ser[i];
+            head += topo ? (double)tn_topology_link(topo, l)->latency_ns : (double)def_lat;
+            res->link_bytes[l] += t->length;
+            res->link_busy_ns[l] += ser[i];
             res->link_bytes_sum += t->length;
         }
-        double end = start + lat[i] + ser[i];
+        double end = path_index[i] == path_index[i + 1] ? start + lat[i] : head + ser[i];
         if (res->start_ns)
         {
             res->start_ns[i] = start;

@@ -11,10 +11,16 @@
  *        latency(t)   = sum of latency_ns(l_i)
  *        serial(t)    = length * 8e9 / min rate_bps(l_i)   [ns]
  *  - t becomes ready when all its deps have finished (time 0 without deps).
- *    It starts at start(t) = max(ready(t), free(l_i) for every l_i), holds every
- *    link of its path for serial(t): free(l_i) = start(t) + serial(t), and finishes
- *    at end(t) = start(t) + latency(t) + serial(t). Links serialise transfers
- *    (contention is counted); latency overlaps (pipelined links).
+ *    Every link is its own FIFO server (a switch buffers what waits): t's head
+ *    enters link l_1 at s_1 = max(ready(t), free(l_1)) and link l_k at
+ *    s_k = max(s_(k-1) + latency(l_(k-1)), free(l_k)); t holds each link for
+ *    serial(t) from then on: free(l_k) = s_k + serial(t), and finishes at
+ *    end(t) = s_h + latency(l_h) + serial(t); start(t) = s_1. Without contention
+ *    end(t) = ready(t) + latency(t) + serial(t). Links serialise transfers
+ *    (contention is counted) but a link a transfer has left serves the next one
+ *    while the transfer still waits downstream (cut-through with buffering, as
+ *    at packet level; an earlier model held every link of the path at once and
+ *    overestimated all-to-all-like phases on switches by up to 1.5x).
  *  - Transfers are started in order of ready time (ties: smaller id first), a
  *    list schedule: a transfer never waits for one that became ready later.
  *  - Length 0 transfers cost their latency and occupy no link.
