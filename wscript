@@ -119,6 +119,7 @@ bench_sources = [
 ]
 
 test_sources = [
+    'test/collective-test-suite.cc',
     'test/roce-dcqcn-test-suite.cc',
     'test/roce-hpcc-test-suite.cc',
     'test/roce-nic-test-suite.cc',

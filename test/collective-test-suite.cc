@@ -1,0 +1,506 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Collectives that run as planned: the executor against the closed form, every collective
+ * on every topology kind with executed = planned, concurrent collectives, planned routing
+ * against the cost model, and the fair baselines.
+ */
+#include "ns3/collective-helper.h"
+#include "ns3/config.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-topology.h"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** A topology owned for the length of a test. */
+struct Topology
+{
+    explicit Topology(const std::string& spec)
+    {
+        tn_error err;
+        if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+        {
+            error = err.message;
+        }
+    }
+
+    ~Topology()
+    {
+        tn_topology_destroy(topo);
+    }
+
+    tn_topology* topo{nullptr};
+    std::string error;
+};
+
+/** What one run of one or more collectives gave. */
+struct RunResult
+{
+    std::vector<double> durationNs; //!< per collective, -1 if incomplete
+    std::vector<double> estimateNs; //!< per collective
+    std::vector<std::string> check; //!< Collective::Check() per collective
+    uint64_t flowRoutes{0};
+    std::string error; //!< creation error
+};
+
+/** One collective request of a run. */
+struct Job
+{
+    tn_collective collective{TN_COLL_ALL_REDUCE};
+    std::string algorithm;
+    uint64_t bytes{0};
+    std::vector<uint32_t> group; //!< empty: all NPUs
+    uint32_t root{0};
+};
+
+/** Build the fabric of spec, run the jobs at time 0, return their times. */
+RunResult
+RunJobs(const std::string& spec,
+        const std::vector<Job>& jobs,
+        const std::string& routing = "planned",
+        const std::string& cc = "dcqcn")
+{
+    RunResult result;
+    Topology t(spec);
+    if (!t.topo)
+    {
+        result.error = spec + ": " + t.error;
+        return result;
+    }
+    RoceHelper roce;
+    roce.SetNicAttribute("CongestionControl", StringValue(cc));
+    roce.Install(t.topo);
+    CollectiveHelper helper;
+    helper.SetRouting(routing);
+    helper.Install(t.topo, roce);
+    std::vector<Ptr<Collective>> collectives;
+    for (const Job& job : jobs)
+    {
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.collective = job.collective;
+        request.algorithm = job.algorithm.c_str();
+        request.bytes = job.bytes;
+        request.root = job.root;
+        std::string error;
+        Ptr<Collective> c = helper.Create(request, job.group, &error);
+        if (!c)
+        {
+            result.error = spec + " " + job.algorithm + ": " + error;
+            Simulator::Destroy();
+            return result;
+        }
+        collectives.push_back(c);
+    }
+    for (auto& c : collectives)
+    {
+        helper.Start(c);
+    }
+    Simulator::Run();
+    for (auto& c : collectives)
+    {
+        result.durationNs.push_back(c->IsComplete() ? c->GetDuration().GetNanoSeconds() : -1.0);
+        result.estimateNs.push_back(c->GetEstimatedTime().GetNanoSeconds());
+        result.check.push_back(c->Check());
+    }
+    result.flowRoutes = helper.GetFlowRoutes();
+    Simulator::Destroy();
+    return result;
+}
+
+/** Run one all-reduce on all NPUs. */
+RunResult
+RunAllReduce(const std::string& spec,
+             const std::string& algorithm,
+             uint64_t bytes,
+             const std::string& routing = "planned",
+             const std::string& cc = "dcqcn")
+{
+    Job job;
+    job.algorithm = algorithm;
+    job.bytes = bytes;
+    return RunJobs(spec, {job}, routing, cc);
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Ring all-reduce on an uncongested 8-NPU ring within 3% of the closed form
+ * 2(N-1)(a + S/(N B)) of DESIGN.md section 8, where a is the link latency and the bytes on
+ * the wire include the RoCE headers (82 per packet, RETH 16 on the first, ImmDt 4 on the
+ * last): bandwidth-bound (64 MiB) and latency-bound (8 KiB).
+ */
+class CollectiveRingClosedFormTestCase : public TestCase
+{
+  public:
+    /** \param bytes all-reduce size */
+    CollectiveRingClosedFormTestCase(uint64_t bytes)
+        : TestCase("ring all-reduce of " + std::to_string(bytes) +
+                   " bytes on ring:8 within 3% of the closed form"),
+          m_bytes(bytes)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 8;
+        const double rate = 100e9;
+        const double latencyNs = 1000;
+        RunResult r = RunAllReduce("ring:8,rate=100Gbps,latency=1us", "ring", m_bytes);
+        NS_TEST_ASSERT_MSG_EQ(r.error, "", "created");
+        NS_TEST_ASSERT_MSG_EQ(r.check[0], "", "executed = planned");
+        const uint64_t message = m_bytes / n;
+        const uint64_t packets = (message + 4095) / 4096;
+        const double wire =
+            message + packets * RdmaNic::DATA_WIRE_OVERHEAD + RdmaNic::RETH_BYTES + 4;
+        const double closed = 2.0 * (n - 1) * (latencyNs + wire * 8e9 / rate);
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.durationNs[0] / closed,
+                                  1.0,
+                                  0.03,
+                                  "packet level " << r.durationNs[0] << " ns vs closed form "
+                                                  << closed << " ns");
+        // without headers the closed form is a strict lower bound
+        double bare = tn_cost_ring_allreduce_ns(n, m_bytes, latencyNs, 100000000000ULL);
+        NS_TEST_EXPECT_MSG_GT(r.durationNs[0], bare, "headers cost time");
+    }
+
+    uint64_t m_bytes;
+};
+
+/**
+ * \ingroup training-net-tests
+ * Every collective type completes on every topology kind with all bytes delivered, and the
+ * executed transfers equal the planned ones (counts and bytes, per transfer); every
+ * algorithm of the core runs on a topology it applies to.
+ */
+class CollectiveEverywhereTestCase : public TestCase
+{
+  public:
+    CollectiveEverywhereTestCase()
+        : TestCase("every collective on every topology kind, executed = planned")
+    {
+    }
+
+  private:
+    void Expect(const std::string& spec, tn_collective coll, const std::string& algorithm)
+    {
+        Job job;
+        job.collective = coll;
+        job.algorithm = algorithm;
+        job.bytes = 96 * 1024 + 7; // odd on purpose: uneven slices
+        job.root = 1;
+        RunResult r = RunJobs(spec, {job});
+        std::string what = spec + " " + tn_collective_name(coll) + " " + algorithm;
+        NS_TEST_ASSERT_MSG_EQ(r.error, "", what);
+        NS_TEST_EXPECT_MSG_GT(r.durationNs[0], 0, what << " completes");
+        NS_TEST_EXPECT_MSG_EQ(r.check[0], "", what << ": executed = planned");
+    }
+
+    void DoRun() override
+    {
+        const char* specs[] = {"ring:6",
+                               "fc:5",
+                               "switch:8",
+                               "torus:4x4",
+                               "torus:2x2x2,ports=2",
+                               "mesh:3x3",
+                               "leafspine:leaves=2,spines=2,hosts=3",
+                               "fattree:k=4",
+                               "bigraph:4x2",
+                               "hier:ring2@200Gbps+switch4@100Gbps"};
+        for (const char* spec : specs)
+        {
+            for (int c = 0; c < TN_COLL_COUNT; c++)
+            {
+                Expect(spec, static_cast<tn_collective>(c), "direct");
+            }
+        }
+        // every algorithm and every collective it supports, on a topology it applies to
+        size_t count = 0;
+        const tn_algorithm* algorithms = tn_algorithms(&count);
+        const char* candidates[] = {"torus:4x4",
+                                    "bigraph:4x2",
+                                    "hier:ring2@200Gbps+switch4@100Gbps"};
+        for (size_t a = 0; a < count; a++)
+        {
+            for (int c = 0; c < TN_COLL_COUNT; c++)
+            {
+                if (!(algorithms[a].collectives & TN_COLL_BIT(c)))
+                {
+                    continue;
+                }
+                bool ran = false;
+                for (const char* spec : candidates)
+                {
+                    Topology t(spec);
+                    tn_plan_request request;
+                    tn_plan_request_init(&request);
+                    request.collective = static_cast<tn_collective>(c);
+                    request.algorithm = algorithms[a].name;
+                    request.root = 1;
+                    tn_error err;
+                    if (tn_plan_check(t.topo, &request, &err) == TN_OK)
+                    {
+                        Expect(spec, static_cast<tn_collective>(c), algorithms[a].name);
+                        ran = true;
+                        break;
+                    }
+                }
+                NS_TEST_EXPECT_MSG_EQ(
+                    ran,
+                    true,
+                    algorithms[a].name << " " << tn_collective_name(static_cast<tn_collective>(c))
+                                       << " ran somewhere");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Two collectives at once: on disjoint NPU groups of a switch both take the time of one
+ * alone; two on the same NPUs share the links and each takes about twice as long.
+ */
+class CollectiveConcurrentTestCase : public TestCase
+{
+  public:
+    CollectiveConcurrentTestCase()
+        : TestCase("concurrent collectives: disjoint groups run alone, shared links share")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string spec = "switch:8,rate=100Gbps,latency=1us";
+        const uint64_t bytes = 4 << 20;
+        Job low;
+        low.algorithm = "ring";
+        low.bytes = bytes;
+        low.group = {0, 1, 2, 3};
+        Job high = low;
+        high.group = {4, 5, 6, 7};
+        RunResult alone = RunJobs(spec, {low});
+        NS_TEST_ASSERT_MSG_EQ(alone.error, "", "alone");
+        RunResult both = RunJobs(spec, {low, high});
+        NS_TEST_ASSERT_MSG_EQ(both.error, "", "both");
+        for (int i = 0; i < 2; i++)
+        {
+            NS_TEST_EXPECT_MSG_EQ(both.check[i], "", "disjoint collective " << i);
+            NS_TEST_EXPECT_MSG_EQ_TOL(both.durationNs[i] / alone.durationNs[0],
+                                      1.0,
+                                      0.02,
+                                      "disjoint groups do not slow each other");
+        }
+        Job all;
+        all.algorithm = "ring";
+        all.bytes = bytes;
+        RunResult one = RunJobs(spec, {all});
+        RunResult two = RunJobs(spec, {all, all});
+        NS_TEST_ASSERT_MSG_EQ(two.error, "", "shared");
+        for (int i = 0; i < 2; i++)
+        {
+            NS_TEST_EXPECT_MSG_EQ(two.check[i], "", "shared collective " << i);
+        }
+        double last = std::max(two.durationNs[0], two.durationNs[1]);
+        NS_TEST_EXPECT_MSG_EQ_TOL(last / one.durationNs[0],
+                                  2.0,
+                                  0.2,
+                                  "two collectives on the same links take twice as long");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Routing `planned`: MultiTree and HDRM at packet level within 10% of their cost model on
+ * switched networks where their plans are contention-free; pinned flows exist only in that
+ * mode. HDRM beats ring on BiGraph at 1 MiB. The `ecmp` figures are only required to complete.
+ */
+class CollectivePlannedTestCase : public TestCase
+{
+  public:
+    CollectivePlannedTestCase()
+        : TestCase("planned routing: packet level within 10% of the cost model")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytes = 16 << 20;
+
+        struct Case
+        {
+            const char* spec;
+            const char* algorithm;
+        } cases[] = {{"fattree:k=4", "multitree"},
+                     {"bigraph:4x8", "multitree"},
+                     {"bigraph:4x8", "hdrm"},
+                     {"hier:switch8@2880Gbps+switch8@400Gbps", "hierarchical"}};
+
+        for (const Case& c : cases)
+        {
+            RunResult r = RunAllReduce(c.spec, c.algorithm, bytes);
+            NS_TEST_ASSERT_MSG_EQ(r.error, "", c.spec);
+            NS_TEST_EXPECT_MSG_EQ(r.check[0], "", c.spec << " executed = planned");
+            NS_TEST_EXPECT_MSG_GT(r.flowRoutes, 0, "planned mode pins flows");
+            NS_TEST_EXPECT_MSG_EQ_TOL(r.durationNs[0] / r.estimateNs[0],
+                                      1.0,
+                                      0.10,
+                                      c.spec << " " << c.algorithm << ": packet level "
+                                             << r.durationNs[0] << " ns, cost model "
+                                             << r.estimateNs[0] << " ns");
+            RunResult e = RunAllReduce(c.spec, c.algorithm, bytes, "ecmp");
+            NS_TEST_EXPECT_MSG_EQ(e.check[0], "", c.spec << " ecmp executed = planned");
+            NS_TEST_EXPECT_MSG_EQ(e.flowRoutes, 0, "ecmp mode pins nothing");
+        }
+        // at 16 MiB both are bound by injection bandwidth (2227 vs 2119 us, the ring in
+        // switch-local order); at 1 MiB HDRM's 10 steps beat the ring's 62
+        RunResult hdrm = RunAllReduce("bigraph:4x8", "hdrm", 1 << 20);
+        RunResult ring = RunAllReduce("bigraph:4x8", "ring", 1 << 20);
+        NS_TEST_EXPECT_MSG_LT(hdrm.durationNs[0],
+                              ring.durationNs[0],
+                              "HDRM beats ring on BiGraph (" << hdrm.durationNs[0] << " vs "
+                                                             << ring.durationNs[0] << " ns)");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The RDMA layer under the executor: a write with immediate reaches the responder's record
+ * with its R_Key, address and immediate; lanes of one peer are different QPs with different
+ * UDP source ports, and a flow route pins a lane's port.
+ */
+class CollectiveRdmaTagTestCase : public TestCase
+{
+  public:
+    CollectiveRdmaTagTestCase()
+        : TestCase("RDMA write with immediate, lanes and flow routes")
+    {
+    }
+
+  private:
+    void Received(const RdmaMessageRecord& record)
+    {
+        m_records.push_back(record);
+    }
+
+    void DoRun() override
+    {
+        Topology t("leafspine:leaves=2,spines=4,hosts=1,rate=100Gbps,latency=1us");
+        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+        RoceHelper roce;
+        roce.Install(t.topo);
+        Ptr<RdmaNic> a = roce.GetNic(0);
+        Ptr<RdmaNic> b = roce.GetNic(1);
+        b->TraceConnectWithoutContext("MessageReceived",
+                                      MakeCallback(&CollectiveRdmaTagTestCase::Received, this));
+        // pin lane 1 of a->b to the last spine at a's leaf
+        uint32_t leaf = 0;
+        uint32_t nlinks = 0;
+        const uint32_t* out =
+            tn_topology_out_links(t.topo, tn_topology_npu_node(t.topo, 0), &nlinks);
+        leaf = tn_topology_link(t.topo, out[0])->dst;
+        Ptr<RoceSwitch> sw = roce.GetNode(leaf)->GetObject<RoceSwitch>();
+        const std::vector<uint32_t>& ecmp = sw->GetRoute(b->GetLocalId());
+        NS_TEST_ASSERT_MSG_EQ(ecmp.size(), 4u, "four spines");
+        uint16_t sport1 = a->GetLaneSourcePort(b->GetLocalId(), 3, 1);
+        NS_TEST_EXPECT_MSG_NE(sport1, a->GetLaneSourcePort(b->GetLocalId(), 3, 0), "lanes differ");
+        for (uint32_t port : ecmp) // the last one set wins
+        {
+            sw->SetFlowRoute(a->GetLocalId(), b->GetLocalId(), sport1, 3, port);
+            NS_TEST_EXPECT_MSG_EQ(sw->GetFlowRoute(a->GetLocalId(), b->GetLocalId(), sport1, 3),
+                                  port,
+                                  "flow route stored");
+        }
+        const uint32_t pinned = ecmp.back();
+        RdmaWriteRequest request;
+        request.dst = b->GetLocalId();
+        request.bytes = 10000;
+        request.lane = 1;
+        request.remoteAddress = 0x1234;
+        request.remoteKey = 77;
+        request.hasImmediate = true;
+        request.immediate = 0xabcdef01;
+        a->Post(request);
+        request.lane = 0;
+        request.bytes = 0;
+        request.immediate = 5;
+        a->Post(request);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(m_records.size(), 2u, "two messages");
+        uint32_t lanes = 0;
+        for (const RdmaMessageRecord& r : m_records)
+        {
+            NS_TEST_EXPECT_MSG_EQ(r.hasImmediate, true, "immediate present");
+            NS_TEST_EXPECT_MSG_EQ(r.remoteKey, 77u, "R_Key");
+            NS_TEST_EXPECT_MSG_EQ(r.remoteAddress, 0x1234u, "address");
+            lanes |= 1u << r.lane;
+            const uint32_t immediate = r.lane == 1 ? 0xabcdef01u : 5u;
+            const uint64_t bytes = r.lane == 1 ? 10000u : 0u;
+            NS_TEST_EXPECT_MSG_EQ(r.immediate, immediate, "immediate of lane " << r.lane);
+            NS_TEST_EXPECT_MSG_EQ(r.bytes, bytes, "bytes");
+        }
+        NS_TEST_EXPECT_MSG_EQ(lanes, 3u, "both lanes");
+        NS_TEST_EXPECT_MSG_EQ(a->GetNQueuePairs(), 2u, "one QP per lane");
+        // the lane-1 message (3 data packets) left the leaf on the pinned spine port only;
+        // the lane-0 message (1 packet) took its ECMP port
+        uint64_t others = 0;
+        for (uint32_t port : ecmp)
+        {
+            if (port != pinned)
+            {
+                others += sw->GetPort(port)->GetTxPackets();
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(sw->GetPort(pinned)->GetTxPackets(),
+                                    3u,
+                                    "lane 1 on the pinned port");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(others, 1u, "nothing else but lane 0's packet");
+        Simulator::Destroy();
+    }
+
+    std::vector<RdmaMessageRecord> m_records;
+};
+
+/**
+ * \ingroup training-net-tests
+ * The collective executor's test suite.
+ */
+class CollectiveTestSuite : public TestSuite
+{
+  public:
+    CollectiveTestSuite()
+        : TestSuite("training-net-collective", UNIT)
+    {
+        AddTestCase(new CollectiveRdmaTagTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveRingClosedFormTestCase(64 << 20), TestCase::QUICK);
+        AddTestCase(new CollectiveRingClosedFormTestCase(8 << 10), TestCase::QUICK);
+        AddTestCase(new CollectiveEverywhereTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveConcurrentTestCase, TestCase::QUICK);
+        AddTestCase(new CollectivePlannedTestCase, TestCase::QUICK);
+    }
+};
+
+/// The suite's instance.
+static CollectiveTestSuite g_collectiveTestSuite;
+
+} // namespace ns3
