@@ -10,7 +10,7 @@ JOBS       ?= 2
 CMAKE_ARGS ?=
 
 .PHONY: all setup configure build run check test check-sanitize check-intree bench bench-plan \
-        bench-roce format check-format clean
+        bench-roce bench-collective format check-format clean
 
 all: build
 
@@ -45,13 +45,17 @@ check-intree: setup
 
 check: test check-sanitize check-intree
 
-bench: bench-plan bench-roce
+bench: bench-plan bench-roce bench-collective
 
 bench-plan: build
 	@for b in $(BUILD)/bench/bench-plan*; do [ -x "$$b" ] && "$$b"; done
 
 bench-roce: build
 	@for b in $(BUILD)/bench/bench-roce*; do [ -x "$$b" ] && "$$b"; done
+
+# The 1024-NPU MultiTree all-reduce of 16 MiB on a 32x32 torus (a few minutes).
+bench-collective: build
+	$(BUILD)/bench/bench-collective
 
 SOURCES = $(shell git ls-files '*.c' '*.cc' '*.h' 2>/dev/null || find model helper test examples utils bench -name '*.[ch]' -o -name '*.cc')
 

@@ -115,6 +115,7 @@ core_bench_sources = [
 ]
 
 bench_sources = [
+    'bench/bench-collective.cc',
     'bench/bench-roce.cc',
 ]
 

@@ -16,15 +16,9 @@
  * Figure of merit: wall seconds of Simulator::Run divided by data packets x hops, and the
  * ratio RoCE / point-to-point (goal <= 1.5). The RoCE side also carries its ACKs.
  */
+#include "bench-p2p.h"
+
 #include "ns3/command-line.h"
-#include "ns3/data-rate.h"
-#include "ns3/net-device-container.h"
-#include "ns3/node-container.h"
-#include "ns3/node.h"
-#include "ns3/packet.h"
-#include "ns3/point-to-point-helper.h"
-#include "ns3/point-to-point-net-device.h"
-#include "ns3/queue-size.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
@@ -43,83 +37,9 @@ using namespace ns3;
 namespace
 {
 
-const uint64_t RATE = 100000000000ULL;
-const uint64_t LATENCY_NS = 1000;
-
-/// Point-to-point chain driver.
-class P2pChain
-{
-  public:
-    P2pChain(uint32_t hops, uint32_t packets, uint32_t size)
-        : m_packets(packets),
-          m_size(size)
-    {
-        m_nodes.Create(hops + 1);
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(RATE)));
-        p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(LATENCY_NS)));
-        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1000p")));
-        for (uint32_t i = 0; i < hops; ++i)
-        {
-            NetDeviceContainer d = p2p.Install(m_nodes.Get(i), m_nodes.Get(i + 1));
-            m_out.push_back(d.Get(0));
-            d.Get(1)->SetReceiveCallback(MakeCallback(&P2pChain::Receive, this));
-            m_in.push_back(d.Get(1));
-        }
-        // PPP header (2 bytes) on the wire, no preamble/IFG in the ns-3 model
-        m_interval = NanoSeconds(((m_size + 2) * 8ULL * 1000000000ULL + RATE - 1) / RATE);
-    }
-
-    void Start()
-    {
-        SendOne();
-    }
-
-    uint32_t Received() const
-    {
-        return m_received;
-    }
-
-  private:
-    void SendOne()
-    {
-        m_out[0]->Send(Create<Packet>(m_size), m_out[0]->GetBroadcast(), 0x0800);
-        if (++m_sent < m_packets)
-        {
-            Simulator::Schedule(m_interval, &P2pChain::SendOne, this);
-        }
-    }
-
-    bool Receive(Ptr<NetDevice> dev, Ptr<const Packet> p, uint16_t proto, const Address& from)
-    {
-        // device i+1 of link i: forward on link i+1 if any
-        for (size_t i = 0; i < m_in.size(); ++i)
-        {
-            if (m_in[i] == dev)
-            {
-                if (i + 1 < m_out.size())
-                {
-                    m_out[i + 1]->Send(p->Copy(), m_out[i + 1]->GetBroadcast(), proto);
-                }
-                else
-                {
-                    ++m_received;
-                }
-                return true;
-            }
-        }
-        return false;
-    }
-
-    NodeContainer m_nodes;
-    std::vector<Ptr<NetDevice>> m_out;
-    std::vector<Ptr<NetDevice>> m_in;
-    uint32_t m_packets;
-    uint32_t m_size;
-    uint32_t m_sent{0};
-    uint32_t m_received{0};
-    Time m_interval;
-};
+using bench::LATENCY_NS;
+using bench::RATE;
+using bench::RunP2p;
 
 /// Counts completions.
 struct Done
@@ -131,19 +51,6 @@ struct Done
 
     uint32_t count{0};
 };
-
-double
-RunP2p(uint32_t hops, uint32_t packets, uint32_t size, uint32_t* received)
-{
-    P2pChain chain(hops, packets, size);
-    Simulator::ScheduleNow(&P2pChain::Start, &chain);
-    auto t0 = std::chrono::steady_clock::now();
-    Simulator::Run();
-    auto t1 = std::chrono::steady_clock::now();
-    *received = chain.Received();
-    Simulator::Destroy();
-    return std::chrono::duration<double>(t1 - t0).count();
-}
 
 double
 RunRoce(uint32_t hops,
