@@ -1,0 +1,143 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Compare collective algorithms on one topology, at packet level beside the cost model, in
+ * both routing modes. The two comparisons of the papers behind the module:
+ *
+ *   MultiTree vs ring on a torus (Huang et al., ISCA 2021):
+ *     collective-comparison --topology=torus:4x4 --algorithms=multitree,ring,ring2d
+ *                           --bytes=67108864
+ *   HDRM vs ring on BiGraph, planned and ECMP routing (Dong et al., HPCA 2020):
+ *     collective-comparison --topology=bigraph:4x8 --algorithms=hdrm,ring
+ *                           --routing=planned,ecmp --bytes=1048576
+ *
+ * One line per (routing, algorithm): packet-level time, cost-model estimate, their ratio,
+ * bus bandwidth, and the speed-up over the first algorithm of the list.
+ */
+#include "ns3/collective-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+std::vector<std::string>
+Split(const std::string& list)
+{
+    std::vector<std::string> items;
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        if (!item.empty())
+        {
+            items.push_back(item);
+        }
+    }
+    return items;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string spec = "torus:4x4";
+    std::string algorithms = "multitree,ring";
+    std::string routings = "planned";
+    uint64_t bytes = 16 << 20;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("topology", "topology spec", spec);
+    cmd.AddValue("algorithms",
+                 "comma-separated algorithms (the first is the reference)",
+                 algorithms);
+    cmd.AddValue("routing", "comma-separated routing modes: planned, ecmp", routings);
+    cmd.AddValue("bytes", "all-reduce size in bytes", bytes);
+    cmd.Parse(argc, argv);
+
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "collective-comparison: --topology: %s\n", err.message);
+        return 2;
+    }
+    std::printf("all-reduce of %llu bytes on %s (%u NPUs)\n",
+                static_cast<unsigned long long>(bytes),
+                spec.c_str(),
+                tn_topology_npu_count(topo));
+    std::printf("%-8s %-13s %12s %12s %7s %10s %8s\n",
+                "routing",
+                "algorithm",
+                "packet (us)",
+                "model (us)",
+                "ratio",
+                "busbw GB/s",
+                "speed-up");
+    int status = 0;
+    for (const std::string& routing : Split(routings))
+    {
+        double reference = 0;
+        for (const std::string& algorithm : Split(algorithms))
+        {
+            RoceHelper roce;
+            roce.Install(topo);
+            CollectiveHelper collectives;
+            if (!collectives.SetRouting(routing))
+            {
+                std::fprintf(stderr, "collective-comparison: --routing: '%s'\n", routing.c_str());
+                return 2;
+            }
+            collectives.Install(topo, roce);
+            tn_plan_request request;
+            tn_plan_request_init(&request);
+            request.algorithm = algorithm.c_str();
+            request.bytes = bytes;
+            std::string error;
+            Ptr<Collective> c = collectives.Create(request, {}, &error);
+            if (!c)
+            {
+                std::fprintf(stderr,
+                             "collective-comparison: %s: %s\n",
+                             algorithm.c_str(),
+                             error.c_str());
+                Simulator::Destroy();
+                status = 1;
+                continue;
+            }
+            collectives.Start(c);
+            Simulator::Run();
+            std::string check = c->Check();
+            double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
+            double model = c->GetEstimatedTime().GetNanoSeconds() / 1e3;
+            if (reference == 0)
+            {
+                reference = us;
+            }
+            std::printf("%-8s %-13s %12.1f %12.1f %7.3f %10.2f %8.2f%s%s\n",
+                        routing.c_str(),
+                        algorithm.c_str(),
+                        us,
+                        model,
+                        model > 0 ? us / model : 0,
+                        tn_busbw(TN_COLL_ALL_REDUCE, c->GetRanks(), bytes, us * 1e3) / 1e9,
+                        us / reference,
+                        check.empty() ? "" : "  NOT AS PLANNED: ",
+                        check.c_str());
+            status |= check.empty() ? 0 : 1;
+            Simulator::Destroy();
+        }
+    }
+    tn_topology_destroy(topo);
+    return status;
+}
