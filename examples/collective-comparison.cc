@@ -12,15 +12,20 @@
  *                           --routing=planned,ecmp --bytes=1048576
  *
  * One line per (routing, algorithm): packet-level time, cost-model estimate, their ratio,
- * bus bandwidth, and the speed-up over the first algorithm of the list.
+ * bus bandwidth, and the speed-up over the first algorithm of the list. Each run is
+ * appended to the results database (--db, default results.db).
  */
 #include "ns3/collective-helper.h"
 #include "ns3/command-line.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-db.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-version.h"
 
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -56,7 +61,9 @@ main(int argc, char* argv[])
     std::string algorithms = "multitree,ring";
     std::string routings = "planned";
     uint64_t bytes = 16 << 20;
+    std::string dbPath = "results.db";
     CommandLine cmd(__FILE__);
+    cmd.AddValue("db", "results database (SQLite) to append the runs to", dbPath);
     cmd.AddValue("topology", "topology spec", spec);
     cmd.AddValue("algorithms",
                  "comma-separated algorithms (the first is the reference)",
@@ -70,6 +77,13 @@ main(int argc, char* argv[])
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
     {
         std::fprintf(stderr, "collective-comparison: --topology: %s\n", err.message);
+        return 2;
+    }
+    tn_db* db = nullptr;
+    if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "collective-comparison: --db: %s\n", err.message);
+        tn_topology_destroy(topo);
         return 2;
     }
     std::printf("all-reduce of %llu bytes on %s (%u NPUs)\n",
@@ -115,8 +129,26 @@ main(int argc, char* argv[])
                 status = 1;
                 continue;
             }
+            std::string params = "{\"topology\":\"" + spec + "\",\"algorithm\":\"" + algorithm +
+                                 "\",\"routing\":\"" + routing +
+                                 "\",\"bytes\":" + std::to_string(bytes) + "}";
+            tn_run_info info{"collective-comparison",
+                             params.c_str(),
+                             RngSeedManager::GetSeed(),
+                             RngSeedManager::GetRun(),
+                             TN_NS3_VERSION,
+                             TN_VERSION};
+            int64_t runId = 0;
+            if (tn_db_run_begin(db, &info, &runId, &err) != TN_OK)
+            {
+                std::fprintf(stderr, "collective-comparison: --db: %s\n", err.message);
+                return 1;
+            }
+            auto wallStart = std::chrono::steady_clock::now();
             collectives.Start(c);
             Simulator::Run();
+            double wall =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
             std::string check = c->Check();
             double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
             double model = c->GetEstimatedTime().GetNanoSeconds() / 1e3;
@@ -135,9 +167,20 @@ main(int argc, char* argv[])
                         check.empty() ? "" : "  NOT AS PLANNED: ",
                         check.c_str());
             status |= check.empty() ? 0 : 1;
+            if (tn_db_run_finish(db,
+                                 runId,
+                                 check.empty() ? "ok" : "error",
+                                 wall,
+                                 us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
+                                 &err) != TN_OK)
+            {
+                std::fprintf(stderr, "collective-comparison: --db: %s\n", err.message);
+                status = 1;
+            }
             Simulator::Destroy();
         }
     }
+    tn_db_close(db);
     tn_topology_destroy(topo);
     return status;
 }

@@ -4,20 +4,27 @@
  * tn-plan: plan one collective with the training-net C core and print a summary.
  *
  *   tn-plan --topology torus:8x8 --collective allreduce --algorithm multitree
- *           --size 64MiB [--chunks C] [--ports P] [--policy fifo|scf]
- *           [--active A] [--baseline] [--no-verify] [--dump csv|json]
- *           [--output FILE]
+ *           --size 64MiB [--chunks C] [--ports P] [--root R] [--policy fifo|scf]
+ *           [--active A] [--baseline] [--rank-order auto|identity|LIST]
+ *           [--no-verify] [--dump csv|json] [--output FILE]
  *   tn-plan --list
  *
- * Summary: ranks, steps, transfers, total bytes, max bytes per link, verified
- * (tn_verify_schedule), contention report (conflicting (link, step) pairs),
- * estimated time (tn_cost_estimate) and algorithm / bus bandwidth.
+ * Summary: ranks, steps, transfers, total bytes, max bytes per link, rank order
+ * (ring algorithms), verified (tn_verify_schedule), contention report
+ * (conflicting (link, step) pairs), estimated time (tn_cost_estimate), for a
+ * ring all-reduce the closed form 2(N-1)(a + S/(N*B)) with a and B of NPU 0's
+ * first link, and algorithm / bus bandwidth.
  * --dump writes the schedule (one row per transfer with deps and path) as CSV
  * or JSON to --output (default stdout, after the summary).
- * Exit codes: 0 ok, 1 planning or verification failure, 2 bad arguments.
+ * Exit codes: 0 ok; 1 planning failure (the algorithm does not apply to the
+ * topology or collective, or planning fails) or verification failure; 2 bad
+ * arguments (unknown option, algorithm or collective, bad number or size,
+ * missing option, bad topology spec or file, root or rank order out of range,
+ * --output not writable). Errors go to stderr as "tn-plan: ..." lines.
  */
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-rank-order.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-verify.h"
@@ -43,6 +50,9 @@ static const char* usage_text =
     "  --policy fifo|scf   Themis intra-dimension policy (default fifo)\n"
     "  --active A          Themis active chunk-phases per dimension (default 1)\n"
     "  --baseline          Themis: fixed dimension order (no load balancing)\n"
+    "  --rank-order ORDER  ring, ring-bidir: auto (default: a cycle of neighbours,\n"
+    "                      switch-local on switched networks), identity, or the\n"
+    "                      ranks in ring order, comma separated (e.g. 0,2,3,1)\n"
     "  --no-verify         skip the verifier\n"
     "  --dump csv|json     write the schedule\n"
     "  --output FILE       where --dump writes (default stdout)\n"
@@ -81,12 +91,21 @@ parse_size(const char* s, uint64_t* out)
 {
     char* end = NULL;
     errno = 0;
-    if (s[0] == '-')
+    /* digits with an optional fraction and exponent only: no sign, no leading
+     * space, no hex, inf or nan (strtod would take them) */
+    if (!((s[0] >= '0' && s[0] <= '9') || (s[0] == '.' && s[1] >= '0' && s[1] <= '9')))
     {
         return -1;
     }
+    for (const char* c = s; *c && ((*c >= '0' && *c <= '9') || *c == '.'); c++)
+    {
+        if (c[1] == 'x' || c[1] == 'X')
+        {
+            return -1;
+        }
+    }
     double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
+    if (errno || end == s || !(v >= 0) || v > 1.8e19)
     {
         return -1;
     }
@@ -121,6 +140,58 @@ parse_size(const char* s, uint64_t* out)
         }
     }
     return -1;
+}
+
+/* Comma separated ranks: "0,2,3,1" -> malloc'ed array (caller frees). */
+static int
+parse_order(const char* s, uint32_t** out, uint32_t* count)
+{
+    size_t n = 1;
+    for (const char* c = s; *c; c++)
+    {
+        n += *c == ',';
+    }
+    uint32_t* v = malloc(n * sizeof(*v));
+    if (v == NULL)
+    {
+        return -1;
+    }
+    size_t k = 0;
+    const char* p = s;
+    while (1)
+    {
+        const char* comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char tok[16];
+        if (len == 0 || len >= sizeof(tok))
+        {
+            free(v);
+            return -1;
+        }
+        memcpy(tok, p, len);
+        tok[len] = 0;
+        for (size_t i = 0; i < len; i++)
+        {
+            if (tok[i] < '0' || tok[i] > '9')
+            {
+                free(v);
+                return -1;
+            }
+        }
+        if (parse_u32(tok, &v[k++]))
+        {
+            free(v);
+            return -1;
+        }
+        if (!comma)
+        {
+            break;
+        }
+        p = comma + 1;
+    }
+    *out = v;
+    *count = (uint32_t)k;
+    return 0;
 }
 
 static void
@@ -259,6 +330,10 @@ main(int argc, char** argv)
     const char* topo_spec = NULL;
     const char* dump = NULL;
     const char* output = NULL;
+    const char* order_arg = NULL;
+    uint32_t* order = NULL;
+    uint32_t order_count = 0;
+    FILE* out_file = NULL;
     bool verify = true;
     bool have_size = false;
     bool have_chunks = false;
@@ -300,7 +375,8 @@ main(int argc, char** argv)
                                            "--policy",
                                            "--active",
                                            "--dump",
-                                           "--output"};
+                                           "--output",
+                                           "--rank-order"};
         bool known = false;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
         {
@@ -373,6 +449,8 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--output") == 0)
             output = val;
+        else if (strcmp(opt, "--rank-order") == 0)
+            order_arg = val; /* parsed after the loop (no allocation before returns) */
     }
     if (topo_spec == NULL)
         return bad_arg("--topology", NULL, "is required");
@@ -382,12 +460,68 @@ main(int argc, char** argv)
         return bad_arg("--size", NULL, "is required");
     if (!have_chunks && strcmp(req.algorithm, "themis") == 0)
         req.chunks = 64;
+    if (order_arg && strcmp(order_arg, "auto") != 0 && strcmp(order_arg, "identity") != 0 &&
+        parse_order(order_arg, &order, &order_count))
+        return bad_arg("--rank-order",
+                       order_arg,
+                       "must be auto, identity or comma separated ranks");
+    const tn_algorithm* algo = tn_algorithm_find(req.algorithm);
+    if (order_arg && strcmp(order_arg, "auto") != 0 && !algo->takes_rank_order)
+    {
+        free(order);
+        return bad_arg("--rank-order",
+                       req.algorithm,
+                       "is only for ring and ring-bidir, not for algorithm");
+    }
 
     tn_topology* topo = NULL;
     tn_status rc = topo_spec[0] == '@' ? tn_topology_load_file(topo_spec + 1, &topo, &err)
                                        : tn_topology_from_spec(topo_spec, &topo, &err);
     if (rc)
+    {
+        free(order);
         return bad_arg("--topology", NULL, err.message);
+    }
+    uint32_t npus = tn_topology_npu_count(topo);
+    /* arguments that only the topology can check: exit 2, not a planning failure */
+    int arg_error = 0;
+    if ((req.collective == TN_COLL_BROADCAST || req.collective == TN_COLL_REDUCE) &&
+        req.root >= npus)
+    {
+        char why[96];
+        snprintf(why, sizeof(why), "root must be < %u NPUs of the topology, got", npus);
+        char val[16];
+        snprintf(val, sizeof(val), "%u", req.root);
+        arg_error = bad_arg("--root", val, why);
+    }
+    if (!arg_error && order_arg && strcmp(order_arg, "identity") == 0)
+    {
+        order = malloc((size_t)(npus ? npus : 1) * sizeof(*order));
+        for (uint32_t r = 0; order && r < npus; r++)
+            order[r] = r;
+        order_count = npus;
+        if (!order)
+            arg_error = bad_arg("--rank-order", NULL, "out of memory");
+    }
+    if (!arg_error && order)
+    {
+        req.rank_order = order;
+        req.rank_order_count = order_count;
+        if (tn_rank_order_validate(algo->name, order, order_count, npus, &err))
+            arg_error = bad_arg("--rank-order", NULL, err.message);
+    }
+    if (!arg_error && dump && output)
+    {
+        out_file = fopen(output, "w");
+        if (out_file == NULL)
+            arg_error = bad_arg("--output", output, "cannot open for writing");
+    }
+    if (arg_error)
+    {
+        free(order);
+        tn_topology_destroy(topo);
+        return arg_error;
+    }
 
     int exit_code = 0;
     tn_schedule* s = NULL;
@@ -395,8 +529,11 @@ main(int argc, char** argv)
     if (rc)
     {
         fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
+        if (out_file)
+            fclose(out_file);
+        free(order);
         tn_topology_destroy(topo);
-        return rc == TN_EINVAL || rc == TN_EUNSUPPORTED ? 2 : 1;
+        return 1;
     }
     uint32_t ranks = tn_schedule_ranks(s);
     char b1[64];
@@ -416,6 +553,34 @@ main(int argc, char** argv)
     printf("transfers     %u\n", tn_schedule_count(s));
     human_bytes(tn_schedule_total_bytes(s), b1, sizeof(b1));
     printf("total bytes   %s\n", b1);
+    if (algo->takes_rank_order)
+    {
+        uint32_t* shown = order;
+        tn_ring_order_info info = {TN_RING_ORDER_GIVEN, 0};
+        if (!shown)
+        {
+            shown = malloc((size_t)ranks * sizeof(*shown));
+            if (shown && tn_ring_order(topo, ranks, shown, &info, &err))
+            {
+                free(shown);
+                shown = NULL;
+            }
+        }
+        if (shown)
+        {
+            if (order)
+                info.non_adjacent = tn_ring_order_non_adjacent(topo, shown, ranks);
+            printf("rank order    %s, %u of %u ring hops between non-adjacent NPUs; starts",
+                   tn_ring_order_kind_name(info.kind),
+                   info.non_adjacent,
+                   ranks);
+            for (uint32_t k = 0; k < ranks && k < 8; k++)
+                printf("%s%u", k ? "," : " ", shown[k]);
+            printf("%s\n", ranks > 8 ? ",..." : "");
+        }
+        if (shown != order)
+            free(shown);
+    }
 
     tn_cost_result* cost = NULL;
     rc = tn_cost_estimate(s, topo, NULL, NULL, &cost, &err);
@@ -472,6 +637,24 @@ main(int argc, char** argv)
     {
         double t = cost->time_ns;
         printf("estimate      %.3f us (alpha-beta, per-link serialisation)\n", t / 1e3);
+        if (req.collective == TN_COLL_ALL_REDUCE && strcmp(algo->name, "ring") == 0 && npus > 0)
+        {
+            uint32_t nl = 0;
+            const uint32_t* out = tn_topology_out_links(topo, tn_topology_npu_node(topo, 0), &nl);
+            if (nl > 0)
+            {
+                const tn_link* l = tn_topology_link(topo, out[0]);
+                printf("closed form   %.3f us = 2(N-1)(a + S/(N*B)), a = %" PRIu64
+                       " ns, B = %" PRIu64 " bit/s (NPU 0's first link)\n",
+                       tn_cost_ring_allreduce_ns(ranks,
+                                                 req.bytes,
+                                                 (double)l->latency_ns,
+                                                 l->rate_bps) /
+                           1e3,
+                       l->latency_ns,
+                       l->rate_bps);
+            }
+        }
         printf("algbw         %.3f GB/s\n", tn_algbw(req.bytes, t) / 1e9);
         printf("busbw         %.3f GB/s\n", tn_busbw(req.collective, ranks, req.bytes, t) / 1e9);
     }
@@ -482,23 +665,19 @@ main(int argc, char** argv)
     tn_cost_result_destroy(cost);
     if (dump)
     {
-        FILE* f = output ? fopen(output, "w") : stdout;
-        if (f == NULL)
-        {
-            fprintf(stderr, "tn-plan: option --output: cannot open '%s'\n", output);
-            exit_code = 2;
-        }
+        FILE* f = out_file ? out_file : stdout;
+        if (strcmp(dump, "csv") == 0)
+            dump_csv(f, s);
         else
+            dump_json(f, s);
+        if (out_file && fclose(out_file) != 0)
         {
-            if (strcmp(dump, "csv") == 0)
-                dump_csv(f, s);
-            else
-                dump_json(f, s);
-            if (f != stdout)
-                fclose(f);
+            fprintf(stderr, "tn-plan: option --output: writing '%s' failed\n", output);
+            exit_code = 1;
         }
     }
     tn_schedule_destroy(s);
     tn_topology_destroy(topo);
+    free(order);
     return exit_code;
 }

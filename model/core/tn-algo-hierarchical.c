@@ -13,9 +13,13 @@
  * so they run reduce-scatter along D-1 .. 0 (all-gather along 0 .. D-1); with more
  * than one chunk that union is not contiguous and they are refused.
  * Per dim: ring for ring/torus/mesh dims, direct for fc/switch/other dims
- * (hierarchical); ring on both dims (ring2d).
+ * (hierarchical); ring on both dims (ring2d). Ring groups follow the coordinate
+ * order (a cycle of neighbours on ring and torus axes) except on mesh axes, which
+ * have no cycle: there the ring is 0, 2, 4, ..., 5, 3, 1 (tn_ring_order_line), so
+ * no hop is longer than two cables instead of one hop across the whole line.
  */
 #include "tn-algorithm-impl.h"
+#include "tn-rank-order.h"
 
 #include <stdlib.h>
 
@@ -56,11 +60,12 @@ hier_run(const tn_topology* topo,
         if (tn_topology_dim(topo, d)->size > maxp)
             maxp = tn_topology_dim(topo, d)->size;
     uint32_t* members = malloc((size_t)maxp * sizeof(uint32_t));
+    uint32_t* pos = malloc((size_t)maxp * sizeof(uint32_t));
     tn_slice* parts = malloc((size_t)maxp * sizeof(tn_slice));
     tn_front a, b;
     bool fa = false, fb = false;
     tn_status st = TN_OK;
-    if (!members || !parts)
+    if (!members || !pos || !parts)
         st = tn_error_set(err, TN_ENOMEM, "hierarchical: out of memory");
     if (!st)
     {
@@ -90,12 +95,19 @@ hier_run(const tn_topology* topo,
                 uint32_t P = tn_topology_dim(topo, d)->size;
                 uint32_t sd = stride_of(topo, d);
                 uint32_t used_max = 0;
+                /* ring position k holds coordinate pos[k]: a mesh line has no cycle,
+                 * its ring goes out on the even and back on the odd coordinates */
+                if (tn_topology_dim(topo, d)->kind == TN_DIM_MESH)
+                    tn_ring_order_line(P, pos);
+                else
+                    for (uint32_t k = 0; k < P; k++)
+                        pos[k] = k;
                 for (uint32_t v0 = 0; v0 < N && !st; v0++)
                 {
                     if (coord_of(topo, v0, d) != 0)
                         continue;
                     for (uint32_t k = 0; k < P; k++)
-                        members[k] = v0 + k * sd;
+                        members[k] = v0 + pos[k] * sd;
                     if (coll == TN_COLL_ALL_REDUCE)
                     {
                         tn_slice reg = tn_chunk_region(S, C, c);
@@ -110,7 +122,7 @@ hier_run(const tn_topology* topo,
                         }
                         for (uint32_t k = 0; k < P; k++)
                         {
-                            parts[k] = tn_slice_of(reg.length, P, k);
+                            parts[k] = tn_slice_of(reg.length, P, pos[k]);
                             parts[k].offset += reg.offset;
                         }
                     }
@@ -145,6 +157,7 @@ hier_run(const tn_topology* topo,
     if (fb)
         tn_front_free(&b);
     free(members);
+    free(pos);
     free(parts);
     return st;
 }

@@ -4,33 +4,50 @@
  * MultiTree (Huang et al., "Communication Algorithm-Architecture Co-Design for
  * Distributed Deep Learning", ISCA 2021): one spanning tree per rank, built
  * top-down one time step at a time so that the trees of a step never share a
- * directed link (DESIGN.md section 4, pseudo-code followed literally).
+ * directed link (DESIGN.md section 4; its pseudo-code is followed except for
+ * the choice of parent through switches, see step 2 below).
  *
  * Tree building (tn_mt_build)
  *  - tree r starts as {r}; t = 0. Each step starts with every directed link
  *    available and inj[v] = ej[v] = ports (request->ports_per_node, or the
  *    NPU's cable count when 0). frozen[r] = the nodes of tree r at the start of
  *    the step: only they may be parents during step t.
- *  - Rounds: trees r = 0..N-1 in turn; a tree takes its first frozen node p (BFS
- *    insertion order) with inj[p] > 0 that has a candidate child c, adds c and
- *    stops its turn (one new node per tree per turn). The step ends after a
- *    round in which no tree grew.
- *  - Candidates of p, in "dimension order": p's cables sorted by (dim, -/+
- *    direction, port), i.e. -x, +x, -y, +y, ... A cable to an NPU q is a
- *    candidate when q is not in the tree, the link p->q is available and
- *    ej[q] > 0. A cable to a switch starts a breadth-first search over available
- *    links through switches only (NPUs never forward here); the first NPU reached
- *    that is not in the tree and has ej > 0 is the child, so NPUs of the same
- *    switch come first. The edge's links are removed from the step's set and the
- *    path is kept as the transfer's explicit path.
+ *  - Rounds: trees r = 0..N-1 in turn; a tree adds at most one node per turn
+ *    and the step ends after a round in which no tree grew. In its turn a tree
+ *    takes the nearest free parent-child pair:
+ *      1. direct cables first: the first frozen node p (BFS insertion order)
+ *         with inj[p] > 0 that has a direct candidate c, in "dimension order":
+ *         p's cables sorted by (dim, -/+ direction, port), i.e. -x, +x, -y,
+ *         +y, ... A cable to an NPU q is a candidate when q is not in the tree,
+ *         the link p->q is available and ej[q] > 0;
+ *      2. else through switches: ONE breadth-first search over available links
+ *         through switches only (NPUs never forward here) that starts from the
+ *         switch cables of EVERY frozen node with inj > 0 at once (frozen order);
+ *         the first NPU reached that is not in the tree and has ej > 0 is the
+ *         child and the node the path starts from is the parent. So a child is
+ *         reached over the fewest links from any node already in the tree
+ *         (same switch, then one switch-to-switch hop, ...).
+ *    The edge's links are removed from the step's set and the path is kept as
+ *    the transfer's explicit path.
+ *    Why 2. searches from every frozen node (and not from the first frozen node
+ *    that finds anything, as DESIGN.md's pseudo-code reads): on BiGraph with one
+ *    port per NPU the first-node rule let a tree whose root sits on an upper
+ *    switch reach the other upper switch's NPUs from the root, over two
+ *    switch-to-switch hops, although the tree already had members on the lower
+ *    switches one hop away. Those 2-hop paths took every uplink of a switch, so
+ *    in the last third of the steps only half the NPUs could receive:
+ *    T = 39 on bigraph:4x8 and 79 on bigraph:4x16. With the nearest pair every
+ *    step uses all NPUs and T = N-1 (31, 63), the bound with one port; leaf-spine
+ *    with oversubscription and fat-trees gain too (doc/core-algorithms.rst).
+ *    Direct networks (torus, mesh, ring) only use step 1 and are unchanged.
  *  - Speed (same result as the literal loop): within a step resources only
- *    shrink and trees only grow, so a frozen node that fails once fails for the
- *    rest of the step: each tree keeps a cursor into its frozen list, and a
- *    tree whose cursor reached the end leaves the step's active list. A node
- *    whose direct neighbours are all in the tree (and that has no switch cable)
- *    can never be a parent again: it is dropped from the tree's frontier list
- *    (kept in insertion order) at the next step. 1024 ranks plan in about a
- *    second.
+ *    shrink and trees only grow, so a frozen node without a direct candidate
+ *    has none for the rest of the step (a cursor per tree into its frozen list),
+ *    and a tree whose switch search failed once skips it for the rest of the
+ *    step; a tree with neither left leaves the step's active list. A node whose
+ *    direct neighbours are all in the tree (and that has no switch cable) can
+ *    never be a parent again: it is dropped from the tree's frontier list (kept
+ *    in insertion order) at the next step. 1024 ranks plan in about a second.
  *
  * Schedule: T = number of steps. Tree r carries slice r (tn_chunk_block).
  *  - all-reduce: edge (c, p, t) -> reduce c->p at step T-1-t (deps: the reduces
@@ -69,6 +86,7 @@ typedef struct mt_state
     uint32_t* cand_index; /* n + 1 */
     uint32_t* cand_link;
     uint8_t* has_switch; /* rank has a switch cable */
+    bool any_switch;     /* some rank has a switch cable */
     uint32_t* ports;     /* budget per rank */
 
     /* trees: row r of each n x n array belongs to tree r */
@@ -91,6 +109,7 @@ typedef struct mt_state
     uint32_t* inj;
     uint32_t* ej;
     uint32_t* cursor;
+    uint8_t* sw_failed;
     uint32_t* frozen_len;
     uint32_t* active; /* trees still able to grow in this step */
     /* BFS scratch over nodes */
@@ -124,6 +143,7 @@ mt_free(mt_state* st)
     free(st->inj);
     free(st->ej);
     free(st->cursor);
+    free(st->sw_failed);
     free(st->frozen_len);
     free(st->active);
     free(st->bfs_stamp);
@@ -225,6 +245,7 @@ mt_init(mt_state* st, const tn_topology* topo, uint32_t n, uint32_t ports, tn_er
     MT_ALLOC(inj, n);
     MT_ALLOC(ej, n);
     MT_ALLOC(cursor, n);
+    MT_ALLOC(sw_failed, n);
     MT_ALLOC(frozen_len, n);
     MT_ALLOC(active, n);
     MT_ALLOC(bfs_stamp, st->nodes);
@@ -290,6 +311,7 @@ mt_init(mt_state* st, const tn_topology* topo, uint32_t n, uint32_t ports, tn_er
             if (!to_npu)
             {
                 st->has_switch[r] = 1;
+                st->any_switch = true;
             }
             if (to_npu && ndims > 0)
             {
@@ -336,27 +358,47 @@ mt_push_path(mt_state* st, const uint32_t* links, uint32_t len, uint32_t* first,
     return TN_OK;
 }
 
-/* BFS from rank p's node starting with switch link `first` (available) through
- * available links and switches only. Returns the child rank or TN_TOPO_NONE;
- * the path is left in st->tmp_path (*plen links). */
+/* Multi-source BFS from every frozen node of tree r with budget left, through
+ * available links and switches only: the nearest eligible NPU (fewest links) is the
+ * child; *parent = the frozen node the path starts at. */
 static uint32_t
-mt_switch_search(mt_state* st, uint32_t r, uint32_t first, uint32_t* plen)
+mt_switch_search_multi(mt_state* st, uint32_t r, uint32_t* parent, uint32_t* plen)
 {
     const tn_topology* topo = st->topo;
     const uint8_t* in_tree = st->in_tree + (size_t)r * st->n;
+    size_t row = (size_t)r * st->n;
     st->stamp++;
     if (st->stamp == 0)
     {
         memset(st->bfs_stamp, 0, st->nodes * sizeof(*st->bfs_stamp));
         st->stamp = 1;
     }
-    const tn_link* l0 = tn_topology_link(topo, first);
     uint32_t head = 0;
     uint32_t tail = 0;
-    st->bfs_stamp[l0->src] = st->stamp;
-    st->bfs_stamp[l0->dst] = st->stamp;
-    st->bfs_via[l0->dst] = first;
-    st->bfs_queue[tail++] = l0->dst;
+    for (uint32_t i = 0; i < st->frozen_len[r]; i++)
+    {
+        uint32_t p = st->front[row + i];
+        if (!st->has_switch[p] || st->inj[p] == 0)
+        {
+            continue;
+        }
+        for (uint32_t k = st->cand_index[p]; k < st->cand_index[p + 1]; k++)
+        {
+            uint32_t lid = st->cand_link[k];
+            if (!st->avail[lid])
+            {
+                continue;
+            }
+            uint32_t x = tn_topology_link(topo, lid)->dst;
+            if (tn_topology_node_kind(topo, x) == TN_NODE_NPU || st->bfs_stamp[x] == st->stamp)
+            {
+                continue;
+            }
+            st->bfs_stamp[x] = st->stamp;
+            st->bfs_via[x] = lid;
+            st->bfs_queue[tail++] = x;
+        }
+    }
     uint32_t found = TN_TOPO_NONE;
     uint32_t found_node = TN_TOPO_NONE;
     while (head < tail && found == TN_TOPO_NONE)
@@ -397,29 +439,28 @@ mt_switch_search(mt_state* st, uint32_t r, uint32_t first, uint32_t* plen)
     {
         return found;
     }
-    /* walk back from the child to p */
     uint32_t len = 0;
     uint32_t v = found_node;
-    uint32_t src = l0->src;
-    while (v != src)
+    do
     {
         uint32_t lid = st->bfs_via[v];
         st->tmp_path[len++] = lid;
         v = tn_topology_link(topo, lid)->src;
-    }
+    } while (tn_topology_node_kind(topo, v) != TN_NODE_NPU);
     for (uint32_t i = 0; i < len / 2; i++)
     {
         uint32_t x = st->tmp_path[i];
         st->tmp_path[i] = st->tmp_path[len - 1 - i];
         st->tmp_path[len - 1 - i] = x;
     }
+    *parent = st->node_rank[v];
     *plen = len;
     return found;
 }
 
-/* First candidate child of p in tree r (see file comment); TN_TOPO_NONE if none. */
+/* First direct (NPU-to-NPU cable) candidate child of p in tree r. */
 static uint32_t
-mt_find_child(mt_state* st, uint32_t r, uint32_t p, uint32_t* plen)
+mt_find_direct(mt_state* st, uint32_t r, uint32_t p, uint32_t* plen)
 {
     const uint8_t* in_tree = st->in_tree + (size_t)r * st->n;
     for (uint32_t i = st->cand_index[p]; i < st->cand_index[p + 1]; i++)
@@ -429,22 +470,12 @@ mt_find_child(mt_state* st, uint32_t r, uint32_t p, uint32_t* plen)
         {
             continue;
         }
-        const tn_link* l = tn_topology_link(st->topo, lid);
-        uint32_t q = st->node_rank[l->dst];
-        if (q != TN_TOPO_NONE)
+        uint32_t q = st->node_rank[tn_topology_link(st->topo, lid)->dst];
+        if (q != TN_TOPO_NONE && !in_tree[q] && st->ej[q] > 0)
         {
-            if (!in_tree[q] && st->ej[q] > 0)
-            {
-                st->tmp_path[0] = lid;
-                *plen = 1;
-                return q;
-            }
-            continue;
-        }
-        uint32_t c = mt_switch_search(st, r, lid, plen);
-        if (c != TN_TOPO_NONE)
-        {
-            return c;
+            st->tmp_path[0] = lid;
+            *plen = 1;
+            return q;
         }
     }
     return TN_TOPO_NONE;
@@ -503,6 +534,7 @@ mt_build(mt_state* st, tn_error* err)
         for (uint32_t r = 0; r < n; r++)
         {
             st->cursor[r] = 0;
+            st->sw_failed[r] = st->any_switch ? 0 : 1;
             st->frozen_len[r] = st->front_len[r];
             if (st->size[r] < n)
             {
@@ -520,15 +552,29 @@ mt_build(mt_state* st, tn_error* err)
                 uint32_t r = st->active[a];
                 size_t row = (size_t)r * n;
                 bool added = false;
-                while (st->cursor[r] < st->frozen_len[r])
+                while (st->cursor[r] < st->frozen_len[r] || !st->sw_failed[r])
                 {
-                    uint32_t p = st->front[row + st->cursor[r]];
+                    uint32_t p = TN_TOPO_NONE;
                     uint32_t plen = 0;
-                    uint32_t c = st->inj[p] ? mt_find_child(st, r, p, &plen) : TN_TOPO_NONE;
-                    if (c == TN_TOPO_NONE)
+                    uint32_t c = TN_TOPO_NONE;
+                    if (st->cursor[r] < st->frozen_len[r])
                     {
-                        st->cursor[r]++;
-                        continue;
+                        p = st->front[row + st->cursor[r]];
+                        c = st->inj[p] ? mt_find_direct(st, r, p, &plen) : TN_TOPO_NONE;
+                        if (c == TN_TOPO_NONE)
+                        {
+                            st->cursor[r]++;
+                            continue;
+                        }
+                    }
+                    else
+                    {
+                        c = mt_switch_search_multi(st, r, &p, &plen);
+                        if (c == TN_TOPO_NONE)
+                        {
+                            st->sw_failed[r] = 1;
+                            continue;
+                        }
                     }
                     uint32_t first = 0;
                     tn_status rc = mt_push_path(st, st->tmp_path, plen, &first, err);
@@ -562,7 +608,7 @@ mt_build(mt_state* st, tn_error* err)
                         continue; /* complete: leaves the active list */
                     }
                 }
-                if (st->cursor[r] < st->frozen_len[r])
+                if (st->cursor[r] < st->frozen_len[r] || !st->sw_failed[r])
                 {
                     st->active[keep++] = r;
                 }

@@ -5,10 +5,15 @@
  * and all-reduce (Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms for
  * clusters of workstations", JPDC 2009), and pipelined chain broadcast / reduce.
  * Also the ring phases used by ring2d, hierarchical and Themis.
+ * ring and ring-bidir place the ranks in the request's rank order or the
+ * automatic ring order of tn-rank-order.h (a cycle of neighbours on a torus or
+ * mesh, switch-local on switched networks, identity without a topology).
  */
 #include "tn-algorithm-impl.h"
+#include "tn-rank-order.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * One ring direction over members m and `parts` (already oriented: member k owns
@@ -150,8 +155,33 @@ tn_phase_ring_bidir_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 /* ---- flat single-group planning shared by ring, ring-bidir and direct ------------- */
 
 tn_status
+tn_algo_ring_order(const tn_topology* topo,
+                   const tn_plan_request* request,
+                   uint32_t ranks,
+                   uint32_t** order,
+                   tn_error* err)
+{
+    *order = malloc((size_t)(ranks ? ranks : 1) * sizeof(uint32_t));
+    if (!*order)
+        return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+    if (request && request->rank_order)
+    {
+        memcpy(*order, request->rank_order, (size_t)ranks * sizeof(uint32_t));
+        return TN_OK;
+    }
+    tn_status st = tn_ring_order(topo, ranks, *order, NULL, err);
+    if (st)
+    {
+        free(*order);
+        *order = NULL;
+    }
+    return st;
+}
+
+tn_status
 tn_algo_flat_plan(const tn_topology* topo,
                   tn_schedule* s,
+                  const uint32_t* order,
                   tn_phase_fn rs,
                   tn_phase_fn ag,
                   tn_error* err)
@@ -177,12 +207,12 @@ tn_algo_flat_plan(const tn_topology* topo,
         st = tn_front_init(&b, N, err);
         fb = !st;
     }
-    for (uint32_t r = 0; r < N; r++)
-        members[r] = r;
+    for (uint32_t k = 0; k < N; k++)
+        members[k] = order ? order[k] : k;
     for (uint32_t c = 0; c < C && !st; c++)
     {
         for (uint32_t k = 0; k < N; k++)
-            parts[k] = tn_chunk_block(coll, S, N, C, c, k);
+            parts[k] = tn_chunk_block(coll, S, N, C, c, members[k]);
         tn_front_clear(&a);
         tn_front_clear(&b);
         tn_phase ph = {topo, s, &a, &b, members, N, parts, 0, c, TN_DIM_AUTO, false};
@@ -211,9 +241,10 @@ done:
     return st;
 }
 
-/* Pipelined chain: broadcast root -> root+1 -> ...; reduce root+1 -> ... -> root. */
+/* Pipelined chain along the ring order: broadcast root -> next -> ...; reduce
+ * (root's successor) -> ... -> root. */
 static tn_status
-chain_plan(const tn_topology* topo, tn_schedule* s, tn_error* err)
+chain_plan(const tn_topology* topo, tn_schedule* s, const uint32_t* order, tn_error* err)
 {
     tn_collective coll = tn_schedule_collective(s);
     uint32_t N = tn_schedule_ranks(s);
@@ -226,6 +257,9 @@ chain_plan(const tn_topology* topo, tn_schedule* s, tn_error* err)
     uint32_t* prev = malloc((size_t)N * sizeof(uint32_t));
     if (!prev)
         return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
+    uint32_t at = 0; /* ring position of the root */
+    while (order[at] != root)
+        at++;
     tn_status st = TN_OK;
     for (uint32_t c = 0; c < C && !st; c++)
     {
@@ -234,8 +268,8 @@ chain_plan(const tn_topology* topo, tn_schedule* s, tn_error* err)
         for (uint32_t h = 0; h + 1 < N && !st; h++)
         {
             /* member h -> member h+1 of the chain */
-            uint32_t src = bcast ? (root + h) % N : (root + 1 + h) % N;
-            uint32_t dst = bcast ? (root + h + 1) % N : (root + 2 + h) % N;
+            uint32_t src = order[bcast ? (at + h) % N : (at + 1 + h) % N];
+            uint32_t dst = order[bcast ? (at + h + 1) % N : (at + 2 + h) % N];
             for (uint32_t i = 0; i < segs && !st; i++)
             {
                 tn_slice sg = tn_slice_of(region.length, segs, i);
@@ -269,11 +303,17 @@ tn_algo_ring_plan(const tn_topology* topo,
                   tn_schedule* s,
                   tn_error* err)
 {
-    (void)request;
     tn_collective coll = tn_schedule_collective(s);
+    uint32_t* order = NULL;
+    tn_status st = tn_algo_ring_order(topo, request, tn_schedule_ranks(s), &order, err);
+    if (st)
+        return st;
     if (coll == TN_COLL_BROADCAST || coll == TN_COLL_REDUCE)
-        return chain_plan(topo, s, err);
-    return tn_algo_flat_plan(topo, s, tn_phase_ring_rs, tn_phase_ring_ag, err);
+        st = chain_plan(topo, s, order, err);
+    else
+        st = tn_algo_flat_plan(topo, s, order, tn_phase_ring_rs, tn_phase_ring_ag, err);
+    free(order);
+    return st;
 }
 
 tn_status
@@ -282,6 +322,11 @@ tn_algo_ring_bidir_plan(const tn_topology* topo,
                         tn_schedule* s,
                         tn_error* err)
 {
-    (void)request;
-    return tn_algo_flat_plan(topo, s, tn_phase_ring_bidir_rs, tn_phase_ring_bidir_ag, err);
+    uint32_t* order = NULL;
+    tn_status st = tn_algo_ring_order(topo, request, tn_schedule_ranks(s), &order, err);
+    if (st)
+        return st;
+    st = tn_algo_flat_plan(topo, s, order, tn_phase_ring_bidir_rs, tn_phase_ring_bidir_ag, err);
+    free(order);
+    return st;
 }

@@ -152,14 +152,28 @@ extern "C"
     tn_status tn_phase_keep_front(const tn_phase* ph, tn_error* err);
 
     /**
-     * Single group of all ranks (0..N-1), every chunk independently: reduce-scatter
-     * = rs; all-gather = ag; all-reduce = rs then ag (tn-algo-ring.c).
+     * Single group of all ranks, every chunk independently: reduce-scatter = rs;
+     * all-gather = ag; all-reduce = rs then ag (tn-algo-ring.c). The group's
+     * members are order[0..N-1] (NULL = 0..N-1); member k owns the block of rank
+     * order[k], so every rank still ends with its own slice.
      */
     tn_status tn_algo_flat_plan(const tn_topology* topo,
                                 tn_schedule* s,
+                                const uint32_t* order,
                                 tn_phase_fn rs,
                                 tn_phase_fn ag,
                                 tn_error* err);
+
+    /**
+     * The ring order of a request with `ranks` ranks (tn-algo-ring.c): a malloc'ed
+     * copy of request->rank_order when given (validated by tn_plan), else
+     * tn_ring_order(topo, ranks). The caller frees *order.
+     */
+    tn_status tn_algo_ring_order(const tn_topology* topo,
+                                 const tn_plan_request* request,
+                                 uint32_t ranks,
+                                 uint32_t** order,
+                                 tn_error* err);
 
     /* ---- classic algorithms (core-sched) ----------------------------------------- */
 

@@ -8,6 +8,7 @@
 
 #include "tn-algorithm-impl.h"
 #include "tn-array.h"
+#include "tn-rank-order.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,49 +29,56 @@ static const tn_algorithm tn_algorithm_table[] = {
      false,
      "unidirectional ring (Patarasuk & Yuan 2009); broadcast/reduce as a pipelined chain",
      NULL,
-     tn_algo_ring_plan},
+     tn_algo_ring_plan,
+     true},
     {"ring-bidir",
      "bidirectional-ring",
      AR | RS | AG,
      false,
      "bidirectional ring: half the data in each direction",
      NULL,
-     tn_algo_ring_bidir_plan},
+     tn_algo_ring_bidir_plan,
+     true},
     {"direct",
      "",
      AR | RS | AG | A2A | BC | RD,
      false,
      "direct: every rank exchanges with every rank in one step",
      NULL,
-     tn_algo_direct_plan},
+     tn_algo_direct_plan,
+     false},
     {"rhd",
      "halving-doubling,recursive-halving-doubling",
      AR | RS | AG,
      false,
      "recursive halving-doubling (Thakur, Rabenseifner & Gropp 2005), non-power-of-two by folding",
      NULL,
-     tn_algo_rhd_plan},
+     tn_algo_rhd_plan,
+     false},
     {"dbt",
      "double-binary-tree",
      AR,
      false,
      "double binary tree (Sanders, Speck & Traeff 2009; NCCL 2.4)",
      NULL,
-     tn_algo_dbt_plan},
+     tn_algo_dbt_plan,
+     false},
     {"ring2d",
      "2d-ring",
      AR | RS | AG,
      true,
      "2D ring on a 2D torus: reduce-scatter along rows then columns, all-gather in reverse",
      tn_algo_ring2d_check,
-     tn_algo_ring2d_plan},
+     tn_algo_ring2d_plan,
+     false},
     {"hierarchical",
      "hier",
      AR | RS | AG,
      true,
      "multi-dimensional baseline: RS dim 0..D-1, AG D-1..0, ring or direct per dim",
      tn_algo_hierarchical_check,
-     tn_algo_hierarchical_plan},
+     tn_algo_hierarchical_plan,
+     false},
     {"multitree",
      "",
      AR | RS | AG,
@@ -78,7 +86,8 @@ static const tn_algorithm tn_algorithm_table[] = {
      "MultiTree: one contention-free spanning tree per rank, built step by step (Huang et al., "
      "ISCA 2021)",
      tn_algo_multitree_check,
-     tn_algo_multitree_plan},
+     tn_algo_multitree_plan,
+     false},
     {"hdrm",
      "eflops-hdrm",
      AR,
@@ -86,7 +95,8 @@ static const tn_algorithm tn_algorithm_table[] = {
      "EFLOPS halving-doubling with rank mapping, contention-free on BiGraph (Dong et al., HPCA "
      "2020)",
      tn_algo_hdrm_check,
-     tn_algo_hdrm_plan},
+     tn_algo_hdrm_plan,
+     false},
     {"themis",
      "",
      AR,
@@ -94,7 +104,8 @@ static const tn_algorithm tn_algorithm_table[] = {
      "Themis: per-chunk dimension order by load, event-driven per-dim queues (Rashidi et al., ISCA "
      "2022)",
      tn_algo_themis_check,
-     tn_algo_themis_plan},
+     tn_algo_themis_plan,
+     false},
 };
 
 const tn_algorithm*
@@ -233,6 +244,22 @@ resolve(const tn_topology* topo,
         req->root >= n)
     {
         return tn_error_set(err, TN_EINVAL, "%s: root %u >= ranks %u", a->name, req->root, n);
+    }
+    if (req->rank_order || req->rank_order_count)
+    {
+        if (!a->takes_rank_order)
+        {
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "%s: takes no rank order (ring orders are for ring, ring-bidir)",
+                                a->name);
+        }
+        tn_status st =
+            tn_rank_order_validate(a->name, req->rank_order, req->rank_order_count, n, err);
+        if (st)
+        {
+            return st;
+        }
     }
     if (a->check)
     {

@@ -18,6 +18,17 @@
  *  - bytes may be any value >= 0 (slices follow tn_slice_of; zero-length pieces
  *    become zero-length synchronisation transfers or are omitted, per algorithm);
  *    chunks (0 = 1) must be >= 1; root < ranks for broadcast/reduce (else ignored).
+ *  - rank_order (ring orders): ring, ring-bidir (and the ring's chain broadcast /
+ *    reduce) place the ranks on the ring in request->rank_order when it is given
+ *    (rank_order_count entries: a permutation of 0..ranks-1, else TN_EINVAL
+ *    "ring: rank order: ..."), else in the automatic order of tn_ring_order()
+ *    (tn-rank-order.h: a cycle of neighbours on tori and meshes, switch-local on
+ *    switched networks, identity without a topology). Giving an order to an
+ *    algorithm that takes none (tn_algorithm.takes_rank_order false) is
+ *    TN_EUNSUPPORTED naming the algorithm. The order never changes what a rank
+ *    holds at the end, only who sends to whom. hierarchical and ring2d order each
+ *    ring group of a mesh dim with tn_ring_order_line (torus and ring dims are
+ *    cycles in coordinate order already).
  *  - The returned schedule is finalized, carries the algorithm's name and passes
  *    tn_verify (every registered algorithm is tested with it).
  *  - On failure *out is NULL.
@@ -26,7 +37,8 @@
  * Algorithm implementations live in tn-algo-<name>.c and declare their entry
  * points in the private header tn-algorithm-impl.h. Registered names:
  *   ring          unidirectional ring: AR, RS, AG; broadcast/reduce as a pipelined
- *                 chain along the ring (segments = ranks)
+ *                 chain along the ring from the root (segments = ranks); ranks in
+ *                 the ring order (rank_order above)
  *   ring-bidir    bidirectional ring: half the data each direction (AR, RS, AG)
  *   direct        every rank to every rank in one step: A2A, RS, AG, AR (RS+AG),
  *                 broadcast, reduce
@@ -81,10 +93,16 @@ extern "C"
         uint32_t ports_per_node; /**< MultiTree ports (0 = from the topology) */
         tn_themis_options themis;
         uint64_t seed; /**< for algorithms with randomised choices (none yet) */
+        /** Ring order for ring / ring-bidir: rank_order[k] = the rank at ring
+         *  position k (a permutation of 0..ranks-1, rank_order_count == ranks);
+         *  NULL and 0 = automatic (tn_ring_order). Not copied: must stay valid
+         *  during tn_plan / tn_plan_check. */
+        const uint32_t* rank_order;
+        uint32_t rank_order_count;
     } tn_plan_request;
 
     /** Defaults: all-reduce, "ring", 0 bytes, root 0, chunks 1, ranks 0, ports 0,
-     *  themis {FIFO, 1, false}, seed 0. */
+     *  themis {FIFO, 1, false}, seed 0, rank_order NULL (automatic). */
     void tn_plan_request_init(tn_plan_request* request);
 
     /**
@@ -117,6 +135,7 @@ extern "C"
         const char* description;     /**< one line, with the reference */
         tn_algorithm_check_fn check; /**< NULL = always applicable */
         tn_algorithm_plan_fn plan;
+        bool takes_rank_order; /**< uses tn_plan_request.rank_order (ring orders) */
     } tn_algorithm;
 
     /** The registry table; count in *count. */
@@ -127,8 +146,9 @@ extern "C"
 
     /**
      * Whether the request can be planned on topo: algorithm known, collective
-     * supported, topology present if needed, ranks/root/chunks valid, then the
-     * algorithm's own check. The message names the algorithm and the reason.
+     * supported, topology present if needed, ranks/root/chunks valid, rank order
+     * valid (or absent), then the algorithm's own check. The message names the
+     * algorithm and the reason.
      */
     tn_status tn_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error* err);
 

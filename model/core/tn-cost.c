@@ -14,13 +14,17 @@
 typedef struct hent
 {
     double ready;
+    uint32_t step;
     uint32_t id;
 } hent;
 
+/* ready time first; among transfers ready at once the earlier step, then the smaller id */
 static bool
 hless(const hent* a, const hent* b)
 {
-    return a->ready < b->ready || (a->ready == b->ready && a->id < b->id);
+    if (a->ready != b->ready)
+        return a->ready < b->ready;
+    return a->step != b->step ? a->step < b->step : a->id < b->id;
 }
 
 static void
@@ -72,6 +76,73 @@ tn_cost_result_destroy(tn_cost_result* r)
     }
 }
 
+/* Step order (tn_schedule_step_ordered): transfers are queued per (src, dst, path) and
+ * sorted by (step, id); qnext[i] is i's successor in its queue, TN_TRANSFER_NONE at the end. */
+typedef struct qkey
+{
+    uint64_t pair; /* src << 32 | dst */
+    uint64_t path; /* FNV-1a of the path's link ids */
+    uint32_t step;
+    uint32_t id;
+} qkey;
+
+static int
+qkey_cmp(const void* a, const void* b)
+{
+    const qkey* x = a;
+    const qkey* y = b;
+    if (x->pair != y->pair)
+        return x->pair < y->pair ? -1 : 1;
+    if (x->path != y->path)
+        return x->path < y->path ? -1 : 1;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+static uint64_t
+path_hash(const uint32_t* ids, uint32_t from, uint32_t to)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (uint32_t k = from; k < to; k++)
+        h = (h ^ ids[k]) * 1099511628211ULL;
+    return h;
+}
+
+/* Fill qnext and turn (1 = first of its queue); 0 or TN_ENOMEM. */
+static tn_status
+step_queues(const tn_schedule* s,
+            const uint32_t* path_index,
+            const uint32_t* path_ids,
+            uint32_t* qnext,
+            uint8_t* turn,
+            tn_error* err)
+{
+    uint32_t n = tn_schedule_count(s);
+    qkey* keys = malloc(((size_t)n + 1) * sizeof(qkey));
+    if (!keys)
+        return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const tn_transfer* t = tn_schedule_transfer(s, i);
+        keys[i].pair = ((uint64_t)t->src << 32) | t->dst;
+        keys[i].path = path_hash(path_ids, path_index[i], path_index[i + 1]);
+        keys[i].step = t->step;
+        keys[i].id = i;
+    }
+    qsort(keys, n, sizeof(qkey), qkey_cmp);
+    for (uint32_t k = 0; k < n; k++)
+    {
+        bool same =
+            k + 1 < n && keys[k + 1].pair == keys[k].pair && keys[k + 1].path == keys[k].path;
+        qnext[keys[k].id] = same ? keys[k + 1].id : TN_TRANSFER_NONE;
+        turn[keys[k].id] =
+            k == 0 || keys[k - 1].pair != keys[k].pair || keys[k - 1].path != keys[k].path;
+    }
+    free(keys);
+    return TN_OK;
+}
+
 tn_status
 tn_cost_estimate(const tn_schedule* s,
                  const tn_topology* topo,
@@ -119,6 +190,9 @@ tn_cost_estimate(const tn_schedule* s,
     double* ready = calloc((size_t)n + 1, sizeof(double));
     uint32_t* pending = malloc(((size_t)n + 1) * sizeof(uint32_t));
     double* link_free = calloc((size_t)link_count + 1, sizeof(double));
+    uint32_t* qnext = NULL;
+    uint8_t* turn = NULL;
+    uint8_t* parked = NULL;
     hent* heap = malloc(((size_t)n + 1) * sizeof(hent));
     uint32_t* buf = NULL;
     uint32_t buf_cap = 0;
@@ -246,6 +320,22 @@ tn_cost_estimate(const tn_schedule* s,
         res->total_bytes += t->length;
     }
     path_index[n] = (uint32_t)used;
+    /* step order: a transfer also waits for its turn in its queue */
+    bool ordered = tn_schedule_step_ordered(s);
+    if (ordered)
+    {
+        qnext = malloc(((size_t)n + 1) * sizeof(uint32_t));
+        turn = calloc((size_t)n + 1, 1);
+        parked = calloc((size_t)n + 1, 1);
+        if (!qnext || !turn || !parked)
+        {
+            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+            goto done;
+        }
+        status = step_queues(s, path_index, path_ids, qnext, turn, err);
+        if (status)
+            goto done;
+    }
     /* list scheduling in order of ready time */
     uint32_t hn = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -253,7 +343,7 @@ tn_cost_estimate(const tn_schedule* s,
         tn_schedule_deps(s, i, &pending[i]);
         if (pending[i] == 0)
         {
-            hent e = {0.0, i};
+            hent e = {0.0, tn_schedule_transfer(s, i)->step, i};
             hpush(heap, &hn, e);
         }
     }
@@ -262,6 +352,23 @@ tn_cost_estimate(const tn_schedule* s,
     {
         hent e = hpop(heap, &hn);
         uint32_t i = e.id;
+        if (ordered && !turn[i])
+        {
+            parked[i] = 1; /* pushed again when its predecessor is posted */
+            continue;
+        }
+        if (ordered && qnext[i] != TN_TRANSFER_NONE)
+        {
+            uint32_t j = qnext[i];
+            turn[j] = 1;
+            if (parked[j])
+            {
+                hent f = {ready[j] > e.ready ? ready[j] : e.ready,
+                          tn_schedule_transfer(s, j)->step,
+                          j};
+                hpush(heap, &hn, f);
+            }
+        }
         /* each link is its own FIFO server: the transfer enters link k when its head
          * has crossed link k-1 and link k is free; links it has left serve others */
         const tn_transfer* t = tn_schedule_transfer(s, i);
@@ -297,7 +404,7 @@ tn_cost_estimate(const tn_schedule* s,
                 ready[w] = end;
             if (--pending[w] == 0)
             {
-                hent f = {ready[w], w};
+                hent f = {ready[w], tn_schedule_transfer(s, w)->step, w};
                 hpush(heap, &hn, f);
             }
         }
@@ -320,6 +427,9 @@ done:
     free(ready);
     free(pending);
     free(link_free);
+    free(qnext);
+    free(turn);
+    free(parked);
     free(heap);
     free(buf);
     return status;

@@ -21,8 +21,13 @@
  *    while the transfer still waits downstream (cut-through with buffering, as
  *    at packet level; an earlier model held every link of the path at once and
  *    overestimated all-to-all-like phases on switches by up to 1.5x).
- *  - Transfers are started in order of ready time (ties: smaller id first), a
- *    list schedule: a transfer never waits for one that became ready later.
+ *  - Transfers are started in order of ready time (ties: smaller step, then
+ *    smaller id first), a
+ *    list schedule: a transfer never waits for one that became ready later,
+ *    except in step order (tn_schedule_step_ordered: MultiTree, HDRM): the
+ *    transfers of one (src, dst, path) start in (step, id) order, a transfer
+ *    that is ready before its predecessor waits until that one started (as the
+ *    ns-3 executor posts them on one queue pair).
  *  - Length 0 transfers cost their latency and occupy no link.
  *  - Total time = max end(t) (0 for an empty schedule).
  *  - Without a topology (topo == NULL) every ordered rank pair (src, dst) has its

@@ -784,6 +784,18 @@ tn_schedule_contention_free(const tn_schedule* s)
     return s->contention_free;
 }
 
+bool
+tn_schedule_step_ordered(const tn_schedule* s)
+{
+    if (!s->contention_free || !s->finalized)
+        return false;
+    for (uint32_t t = 0; t < s->count; t++)
+        for (uint32_t k = s->dep_index[t]; k < s->dep_index[t + 1]; k++)
+            if (s->transfers[s->dep_ids[k]].step >= s->transfers[t].step)
+                return false;
+    return true;
+}
+
 uint64_t
 tn_schedule_scratch(const tn_schedule* s)
 {

@@ -232,6 +232,16 @@ extern "C"
     uint32_t tn_schedule_chunks(const tn_schedule* s);
     const char* tn_schedule_algorithm(const tn_schedule* s);
     bool tn_schedule_contention_free(const tn_schedule* s);
+
+    /**
+     * Whether the steps are time slots to keep (finalized schedules): the schedule claims
+     * contention freedom per step and every dep has a smaller step than its dependent.
+     * Then each sender posts the transfers it sends to one receiver on one path in (step,
+     * id) order, so that a later step that is ready first cannot delay an earlier one on
+     * their shared link; the cost model (tn-cost.h) and the ns-3 executor both do.
+     * Deadlock-free since deps point to earlier steps.
+     */
+    bool tn_schedule_step_ordered(const tn_schedule* s);
     uint64_t tn_schedule_scratch(const tn_schedule* s);
     bool tn_schedule_is_finalized(const tn_schedule* s);
 

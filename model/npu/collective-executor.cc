@@ -95,7 +95,19 @@ CollectiveExecutor::Start(Ptr<Collective> collective)
     const uint32_t* initial = collective->GetInitialTransfers(entry->rank, &count);
     for (uint32_t i = 0; i < count; i++)
     {
-        Post(entry, initial[i]);
+        Release(entry, initial[i]);
+    }
+}
+
+void
+CollectiveExecutor::Release(Entry* entry, uint32_t transfer)
+{
+    m_releasable.clear();
+    entry->collective->Release(transfer, &m_releasable);
+    // Post() may not re-enter Release, so the list is stable while posting
+    for (uint32_t t : m_releasable)
+    {
+        Post(entry, t);
     }
 }
 
@@ -150,7 +162,7 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
             if (u->src == entry->rank && u->src != t->src && u->src != t->dst &&
                 c->MeetDependency(succs[i]))
             {
-                Post(entry, succs[i]);
+                Release(entry, succs[i]);
             }
         }
         return;
@@ -191,7 +203,7 @@ CollectiveExecutor::DataReady(Entry* entry, uint32_t transfer)
         {
             if (c->MeetDependency(succs[i]))
             {
-                Post(entry, succs[i]);
+                Release(entry, succs[i]);
             }
         }
         else if (u->src != t->src &&
@@ -228,7 +240,7 @@ CollectiveExecutor::SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRe
     {
         if (tn_schedule_transfer(s, succs[i])->src == entry->rank && c->MeetDependency(succs[i]))
         {
-            Post(entry, succs[i]);
+            Release(entry, succs[i]);
         }
     }
 }

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 namespace ns3
 {
@@ -102,6 +103,7 @@ class CollectiveExecutor : public Object
     void Received(const RdmaMessageRecord& record);
     void DataReady(Entry* entry, uint32_t transfer);
     void SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRecord& record);
+    void Release(Entry* entry, uint32_t transfer);
     void Post(Entry* entry, uint32_t transfer);
     Entry* Find(uint32_t id);
 
@@ -110,6 +112,7 @@ class CollectiveExecutor : public Object
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
     uint64_t m_posted{0};
     uint64_t m_unknown{0};
+    std::vector<uint32_t> m_releasable; //!< scratch of Release
 };
 
 } // namespace ns3

@@ -7,7 +7,9 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
 #include <sstream>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -104,6 +106,71 @@ Collective::Setup(uint32_t id,
         {
             m_initialIds[fill[tn_schedule_transfer(schedule, t)->src]++] = t;
         }
+    }
+    SetupStepOrder();
+}
+
+void
+Collective::SetupStepOrder()
+{
+    const tn_schedule* s = m_schedule;
+    const uint32_t count = tn_schedule_count(s);
+    if (!tn_schedule_step_ordered(s))
+    {
+        return;
+    }
+    // queues: (src, dst, lane), numbered in order of first appearance
+    std::unordered_map<uint64_t, uint32_t> index;
+    m_queueOf.resize(count);
+    std::vector<uint32_t> sizes;
+    for (uint32_t t = 0; t < count; t++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, t);
+        uint64_t key = ((static_cast<uint64_t>(x->src) << 32) | x->dst) * 64 + GetLane(t);
+        auto it = index.emplace(key, static_cast<uint32_t>(sizes.size())).first;
+        if (it->second == sizes.size())
+        {
+            sizes.push_back(0);
+        }
+        m_queueOf[t] = it->second;
+        sizes[it->second]++;
+    }
+    m_queueStart.assign(sizes.size() + 1, 0);
+    for (size_t q = 0; q < sizes.size(); q++)
+    {
+        m_queueStart[q + 1] = m_queueStart[q] + sizes[q];
+    }
+    m_queueIds.resize(count);
+    std::vector<uint32_t> at(m_queueStart.begin(), m_queueStart.end() - 1);
+    for (uint32_t t = 0; t < count; t++)
+    {
+        m_queueIds[at[m_queueOf[t]]++] = t;
+    }
+    for (size_t q = 0; q < sizes.size(); q++)
+    {
+        std::stable_sort(m_queueIds.begin() + m_queueStart[q],
+                         m_queueIds.begin() + m_queueStart[q + 1],
+                         [s](uint32_t a, uint32_t b) {
+                             return tn_schedule_transfer(s, a)->step <
+                                    tn_schedule_transfer(s, b)->step;
+                         });
+    }
+    m_queueNext.assign(m_queueStart.begin(), m_queueStart.end() - 1);
+}
+
+void
+Collective::Release(uint32_t transfer, std::vector<uint32_t>* post)
+{
+    if (m_queueOf.empty())
+    {
+        post->push_back(transfer);
+        return;
+    }
+    const uint32_t q = m_queueOf[transfer];
+    uint32_t& next = m_queueNext[q];
+    while (next < m_queueStart[q + 1] && m_state[m_queueIds[next]].pendingDeps == 0)
+    {
+        post->push_back(m_queueIds[next++]);
     }
 }
 

@@ -65,6 +65,13 @@ struct CollectiveTransferRecord
  *  - any other dependency is met when a zero-byte notification (an RDMA WRITE with immediate,
  *    sent by the node where the data became ready) arrives here: the schedule asked for an
  *    ordering that only a message can carry, and the message is simulated.
+ * Step order: a plan that claims to be contention-free per step (MultiTree, HDRM) means its
+ * steps as time slots, so each queue pair (sender, receiver, lane) posts its transfers in
+ * (step, id) order: a transfer whose dependencies are met waits until the earlier-step
+ * transfers of its queue pair are posted. Otherwise a later-step transfer that happens to be
+ * ready first would take the link and delay the earlier step (12% on a 4x4 torus). The cost
+ * model applies the same rule (tn_schedule_step_ordered: only when every dependency goes to
+ * an earlier step, so it cannot deadlock).
  * The collective ends when every transfer's data is ready at its receiver; the End trace and
  * the completion callback fire then. Executed transfers and delivered bytes (counted from
  * the NIC's receive records) are checked against the plan (Check()).
@@ -250,6 +257,19 @@ class Collective : public Object
      * \param transfer id \return true if it was the last one (the transfer may be posted)
      */
     bool MeetDependency(uint32_t transfer);
+    /**
+     * A transfer's dependencies are all met at its source: the transfers that may be posted
+     * now, in order (this one, or none, or more in step order).
+     * \param transfer id \param post appended to
+     */
+    void Release(uint32_t transfer, std::vector<uint32_t>* post);
+
+    /** \return true if queue pairs post in step order (see class doc) */
+    bool IsStepOrdered() const
+    {
+        return !m_queueOf.empty();
+    }
+
     /** \param transfer posted now */
     void NotifyIssued(uint32_t transfer);
     /**
@@ -270,6 +290,9 @@ class Collective : public Object
     void DoDispose() override;
 
   private:
+    /// Build the step-order queues when the plan asks for them.
+    void SetupStepOrder();
+
     /// Per-transfer state, compact (millions of transfers at 1024 NPUs).
     struct TransferState
     {
@@ -291,6 +314,10 @@ class Collective : public Object
     std::vector<TransferState> m_state;
     std::vector<uint32_t> m_initialStart; //!< CSR by source rank into m_initialIds
     std::vector<uint32_t> m_initialIds;   //!< transfers without dependencies
+    std::vector<uint32_t> m_queueOf;      //!< step order: queue of each transfer
+    std::vector<uint32_t> m_queueStart;   //!< step order: CSR into m_queueIds
+    std::vector<uint32_t> m_queueIds;     //!< step order: transfers by (step, id) per queue
+    std::vector<uint32_t> m_queueNext;    //!< step order: next position to post per queue
     uint64_t m_readyCount{0};
     uint64_t m_issuedCount{0};
     uint64_t m_deliveredBytes{0};

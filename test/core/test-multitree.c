@@ -6,7 +6,10 @@
  * exactly 2(N-1)S bytes for an all-reduce (each slice crosses N-1 tree edges
  * twice), and beat the ring on a 4x4 torus in the cost model.
  * The test "t-table" (includes the 1024-node 32x32 torus) writes the measured T per topology to
- * <temp>/multitree-steps.txt (copied into doc/core-algorithms.rst).
+ * <temp>/multitree-steps.txt (copied into doc/core-algorithms.rst). The test "t-bounds"
+ * asserts, per topology and port budget, the bound T >= ceil((N-1)/ports), T = N-1 on
+ * one-NIC BiGraphs (the bound: one receive per NPU and step), and no regression above
+ * the T measured before the nearest-parent search through switches (an upper limit).
  */
 #include "tn-test.h"
 
@@ -15,6 +18,7 @@
 #include "ns3/tn-topology.h"
 #include "ns3/tn-verify.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -240,10 +244,16 @@ test_t_table(tn_test_ctx* ctx)
                                   "torus:32x32",
                                   "mesh:4x4",
                                   "mesh:8x8",
+                                  "torus:4x4x4",
                                   "leafspine:leaves=8,spines=8,hosts=8",
+                                  "leafspine:leaves=8,spines=4,hosts=8,oversub=2",
+                                  "fattree:k=4",
+                                  "fattree:k=6",
                                   "bigraph:4x8",
                                   "bigraph:4x16",
-                                  "switch:16"};
+                                  "bigraph:8x8",
+                                  "switch:16",
+                                  "hier:ring4@200Gbps+switch8@100Gbps"};
     char path[1024];
     FILE* f = fopen(tn_test_temp_path(ctx, "multitree-steps.txt", path, sizeof(path)), "w");
     TN_CHECK(ctx, f != NULL);
@@ -274,6 +284,80 @@ test_t_table(tn_test_ctx* ctx)
     }
 }
 
+/* Per topology and port budget: the bound, exactness where it is reachable, and an
+ * upper limit = the T of the first-frozen-node search (before the change). */
+static void
+test_t_bounds(tn_test_ctx* ctx)
+{
+    static const struct
+    {
+        const char* spec;
+        uint32_t ports;
+        uint32_t old_t; /* T before: the result must not be larger */
+        bool exact;     /* T must equal the bound ceil((N-1)/ports) */
+    } rows[] = {
+        {"ring:8", 0, 4, true},
+        {"ring:16", 1, 15, true},
+        {"torus:4x4", 0, 5, false},
+        {"torus:4x4", 1, 15, true},
+        {"torus:4x4", 2, 8, true},
+        {"torus:8x8", 0, 17, false},
+        {"torus:4x4x4", 0, 12, false},
+        {"mesh:4x4", 0, 9, false},
+        {"mesh:8x8", 0, 32, false},
+        {"mesh:8x8", 2, 39, false},
+        {"fattree:k=4", 0, 15, true},
+        {"fattree:k=6", 0, 61, false},
+        {"leafspine:leaves=8,spines=8,hosts=8", 0, 63, true},
+        {"leafspine:leaves=8,spines=4,hosts=8,oversub=2", 0, 98, false},
+        {"leafspine:leaves=4,spines=2,hosts=4", 0, 24, false},
+        {"switch:16", 0, 15, true},
+        {"hier:ring4@200Gbps+switch8@100Gbps", 0, 11, false},
+        /* BiGraph, one NIC cable per NPU: the bound N-1 is reached */
+        {"bigraph:4x8", 0, 39, true},
+        {"bigraph:4x8", 1, 39, true},
+        {"bigraph:4x16", 0, 79, true},
+        {"bigraph:4x16", 1, 79, true},
+        {"bigraph:8x8", 0, 87, true},
+        {"bigraph:8x4", 0, 43, true},
+        {"bigraph:2x8", 0, 15, true},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+    {
+        tn_error err;
+        tn_topology* t = NULL;
+        if (!TN_CHECK(ctx, tn_topology_from_spec(rows[i].spec, &t, &err) == TN_OK))
+        {
+            continue;
+        }
+        uint32_t n = tn_topology_npu_count(t);
+        uint32_t p = mt_ports(t, rows[i].ports);
+        uint32_t bound = (n - 1 + p - 1) / p;
+        uint32_t T = mt_check(ctx, rows[i].spec, TN_COLL_ALL_REDUCE, rows[i].ports);
+        TN_CHECK_MSG(ctx,
+                     T >= bound && T <= rows[i].old_t,
+                     "%s ports %u: T = %u, bound %u, before %u",
+                     rows[i].spec,
+                     rows[i].ports,
+                     T,
+                     bound,
+                     rows[i].old_t);
+        if (rows[i].exact)
+        {
+            TN_CHECK_MSG(ctx,
+                         T == bound,
+                         "%s ports %u: T = %u, expected the bound ceil((N-1)/%u) = %u",
+                         rows[i].spec,
+                         rows[i].ports,
+                         T,
+                         p,
+                         bound);
+        }
+        tn_topology_destroy(t);
+    }
+}
+
 void
 tn_suite_multitree(tn_test_suite* suite)
 {
@@ -285,4 +369,5 @@ tn_suite_multitree(tn_test_suite* suite)
     tn_test_add(suite, "small-and-errors", test_small_and_errors);
     tn_test_add(suite, "cost-vs-ring", test_cost_vs_ring);
     tn_test_add(suite, "t-table", test_t_table);
+    tn_test_add(suite, "t-bounds", test_t_bounds);
 }

@@ -113,6 +113,9 @@ function(tn_add_core_targets)
 
   add_test(NAME build-lists COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-build-lists.sh
                                     ${CMAKE_SOURCE_DIR})
+  # The command-line planner: summaries against closed forms, dumps, exit codes.
+  add_test(NAME tn-plan COMMAND sh ${CMAKE_SOURCE_DIR}/test/tn-plan-test.sh
+                                $<TARGET_FILE:tn-plan>)
 endfunction()
 
 macro(tn_build_core_only)

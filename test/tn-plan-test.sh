@@ -1,0 +1,196 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Tests of the tn-plan command-line tool (utils/tn-plan.c), run by ctest as
+# "tn-plan". Expected values come from closed forms, not from earlier runs:
+#   - ring all-reduce on ring:N: 2(N-1)N transfers, 2(N-1) steps, verified, no
+#     conflicts, and an estimate equal to 2(N-1)(a + S/(N*B)) (DESIGN.md section 8)
+#     computed here from the spec's latency a and rate B;
+#   - --dump csv: a header and one 12-field row per transfer, ids 0..count-1;
+#     --dump json: parses (python3) and holds one object per transfer;
+#   - --rank-order: identity on torus:4x4 has conflicts, the automatic order none;
+#     a given order is the ring (first transfer order[0] -> order[1]);
+#   - errors: message on stderr naming the problem, exit 2 for bad arguments,
+#     exit 1 for planning failures.
+# Usage: tn-plan-test.sh PATH/TO/tn-plan
+set -u
+plan=${1:?usage: tn-plan-test.sh PATH/TO/tn-plan}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+checks=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# check DESCRIPTION COMMAND...: the command must succeed
+check() {
+    what=$1
+    shift
+    checks=$((checks + 1))
+    "$@" || fail "$what"
+}
+
+# run ARGS...: tn-plan with stdout in $tmp/out, stderr in $tmp/err, exit code in $rc
+run() {
+    "$plan" "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+}
+
+# field NAME: the value after the summary label NAME (first line starting with it)
+field() {
+    awk -v k="$1" 'index($0, k) == 1 { sub("^" k "[ ]*", ""); print; exit }' "$tmp/out"
+}
+
+# expect_error CODE PATTERN ARGS...: exit code CODE and PATTERN (grep -E) on stderr
+expect_error() {
+    code=$1
+    pattern=$2
+    shift 2
+    run "$@"
+    checks=$((checks + 1))
+    if [ "$rc" != "$code" ]; then
+        fail "tn-plan $*: exit $rc, expected $code (stderr: $(cat "$tmp/err"))"
+    elif ! grep -Eq -- "$pattern" "$tmp/err"; then
+        fail "tn-plan $*: stderr does not match '$pattern': $(cat "$tmp/err")"
+    elif [ -s "$tmp/out" ]; then
+        fail "tn-plan $*: printed a summary although it failed"
+    fi
+}
+
+# near A B: |A - B| <= 1e-6 * |B| + 0.0005 (values printed with 3 decimals)
+near() {
+    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b
+                                     exit !(a != "" && d <= 1e-6 * m + 0.0005) }'
+}
+
+# ---- a known case: ring all-reduce on a ring, closed form ------------------------
+# ring_case N SIZE_ARG BYTES RATE_BPS LATENCY_NS SPEC_SUFFIX
+ring_case() {
+    n=$1 size=$2 bytes=$3 rate=$4 lat=$5 suffix=$6
+    run --topology "ring:$n$suffix" --algorithm ring --size "$size"
+    check "ring:$n$suffix: exit $rc" [ "$rc" = 0 ]
+    check "ring:$n$suffix: ranks $(field ranks)" [ "$(field ranks)" = "$n" ]
+    check "ring:$n$suffix: transfers $(field transfers), expected 2(N-1)N" \
+        [ "$(field transfers)" = $((2 * (n - 1) * n)) ]
+    check "ring:$n$suffix: steps $(field steps), expected 2(N-1)" \
+        [ "$(field steps)" = $((2 * (n - 1))) ]
+    check "ring:$n$suffix: verified '$(field verified)'" [ "$(field verified)" = yes ]
+    check "ring:$n$suffix: contention '$(field contention)'" \
+        sh -c "echo '$(field contention)' | grep -q '; 0 conflicts'"
+    # t = 2(N-1)(a + S/(N*B)) in us, B in bytes per ns
+    expect=$(awk -v n="$n" -v s="$bytes" -v r="$rate" -v a="$lat" \
+        'BEGIN { printf "%.6f", 2 * (n - 1) * (a + s / (n * r / 8e9)) / 1e3 }')
+    est=$(field estimate | awk '{ print $1 }')
+    check "ring:$n$suffix: estimate $est us, closed form $expect us" near "$est" "$expect"
+    closed=$(field "closed form" | awk '{ print $1 }')
+    check "ring:$n$suffix: printed closed form $closed us, expected $expect us" \
+        near "$closed" "$expect"
+}
+ring_case 8 8MiB 8388608 128000000000 150 ""
+ring_case 8 8MiB 8388608 100000000000 1000 ",rate=100Gbps,latency=1us"
+ring_case 5 1000KB 1000000 25000000000 500 ",rate=25Gbps,latency=500ns"
+
+# ---- dumps -----------------------------------------------------------------------
+run --topology ring:8 --algorithm ring --size 8MiB --dump csv --output "$tmp/s.csv"
+check "csv dump: exit $rc" [ "$rc" = 0 ]
+rows=$(($(wc -l < "$tmp/s.csv") - 1))
+check "csv dump: $rows rows, expected 112" [ "$rows" = 112 ]
+check "csv dump: header" \
+    [ "$(head -n 1 "$tmp/s.csv")" = "id,src,dst,src_offset,dst_offset,length,op,step,dim,chunk,deps,path" ]
+bad=$(awk -F, 'NR > 1 && (NF != 12 || $1 != NR - 2 || ($7 != "copy" && $7 != "reduce"))' \
+    "$tmp/s.csv" | head -n 3)
+check "csv dump: malformed rows: $bad" [ -z "$bad" ]
+run --topology torus:4x4 --algorithm multitree --size 1MiB --dump csv --output "$tmp/m.csv"
+check "csv dump multitree: exit $rc" [ "$rc" = 0 ]
+rows=$(($(wc -l < "$tmp/m.csv") - 1))
+check "csv dump multitree: $rows rows, summary says $(field transfers)" [ "$rows" = "$(field transfers)" ]
+bad=$(awk -F, 'NR > 1 && (NF != 12 || $12 == "")' "$tmp/m.csv" | head -n 3)
+check "csv dump multitree: rows without 12 fields or without a path: $bad" [ -z "$bad" ]
+
+if command -v python3 > /dev/null 2>&1; then
+    for case in "ring:8 ring 8MiB" "torus:4x4 multitree 1MiB" "bigraph:4x8 hdrm 1MiB"; do
+        set -- $case
+        run --topology "$1" --algorithm "$2" --size "$3" --dump json --output "$tmp/s.json"
+        check "json dump $case: exit $rc" [ "$rc" = 0 ]
+        n=$(field transfers)
+        check "json dump $case: parses with $n transfers" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["transfers"]
+assert len(t) == int(sys.argv[2]), (len(t), sys.argv[2])
+assert [x["id"] for x in t] == list(range(len(t)))
+assert all(x["op"] in ("copy", "reduce") and isinstance(x["deps"], list) for x in t)
+assert d["algorithm"] == sys.argv[3] and d["bytes"] > 0
+' "$tmp/s.json" "$n" "$2"
+    done
+    # the whole stdout is summary + json: the json part alone parses too
+    run --topology ring:4 --algorithm ring --size 4KiB --dump json
+    check "json dump to stdout: exit $rc" [ "$rc" = 0 ]
+    check "json dump to stdout parses after the summary" sh -c \
+        "sed -n '/^{/,\$p' '$tmp/out' | python3 -c 'import json,sys; json.load(sys.stdin)'"
+else
+    fail "python3 not found: cannot check that --dump json is well formed"
+fi
+
+# ---- rank orders -------------------------------------------------------------------
+run --topology torus:4x4 --algorithm ring --size 1MiB
+check "auto order on torus:4x4: '$(field contention)'" \
+    sh -c "echo '$(field contention)' | grep -q '; 0 conflicts'"
+run --topology torus:4x4 --algorithm ring --size 1MiB --rank-order identity
+check "identity order on torus:4x4: exit $rc" [ "$rc" = 0 ]
+conf=$(field contention | sed -n 's/.*; \([0-9]*\) conflicts.*/\1/p')
+check "identity order on torus:4x4: conflicts '$conf', expected some" [ "${conf:-0}" -gt 0 ]
+order=3,1,4,0,5,9,2,6,8,7,15,10,11,13,12,14
+run --topology torus:4x4 --algorithm ring --size 1MiB --rank-order $order --dump csv \
+    --output "$tmp/o.csv"
+check "given order: exit $rc" [ "$rc" = 0 ]
+check "given order: first transfer 3 -> 1" [ "$(sed -n 2p "$tmp/o.csv" | cut -d, -f2,3)" = "3,1" ]
+check "given order: verified '$(field verified)'" [ "$(field verified)" = yes ]
+
+# ---- errors -------------------------------------------------------------------------
+expect_error 2 "algorithm.*unknown algorithm.*'nope'" \
+    --topology ring:8 --algorithm nope --size 1MB
+expect_error 2 "topology.*unknown kind 'blob'" --topology blob:8 --algorithm ring --size 1MB
+expect_error 2 "size.*not a byte size '12XB'" --topology ring:8 --algorithm ring --size 12XB
+expect_error 2 "size.*not a byte size '-1'" --topology ring:8 --algorithm ring --size -1
+expect_error 2 "size.*not a byte size ''" --topology ring:8 --algorithm ring --size ""
+expect_error 2 "size.*not a byte size 'nan'" --topology ring:8 --algorithm ring --size nan
+expect_error 2 "size.*missing value" --topology ring:8 --algorithm ring --size
+expect_error 2 "topology.*is required" --algorithm ring --size 1MB
+expect_error 2 "algorithm.*is required" --topology ring:8 --size 1MB
+expect_error 2 "size.*is required" --topology ring:8 --algorithm ring
+expect_error 2 "unknown option" --topology ring:8 --algorithm ring --size 1MB --bogus
+expect_error 2 "collective.*unknown collective" \
+    --topology ring:8 --algorithm ring --size 1MB --collective allsum
+expect_error 2 "chunks.*>= 1" --topology ring:8 --algorithm ring --size 1MB --chunks 0
+expect_error 2 "topology.*cannot|topology.*open" \
+    --topology @"$tmp/no-such-file.txt" --algorithm ring --size 1MB
+expect_error 2 "root.*< 8" --topology ring:8 --algorithm ring --size 1MB \
+    --collective broadcast --root 8
+expect_error 2 "rank-order.*2 entries, expected one per rank \\(8\\)" \
+    --topology ring:8 --algorithm ring --size 1MB --rank-order 0,1
+expect_error 2 "rank-order.*rank 1 appears twice" \
+    --topology ring:4 --algorithm ring --size 1MB --rank-order 0,1,1,2
+expect_error 2 "rank-order.*entry 3 is 4, not a rank" \
+    --topology ring:4 --algorithm ring --size 1MB --rank-order 0,1,2,4
+expect_error 2 "rank-order.*comma separated" \
+    --topology ring:4 --algorithm ring --size 1MB --rank-order 0,,1,2
+expect_error 2 "rank-order.*only for ring.*'rhd'" \
+    --topology ring:8 --algorithm rhd --size 1MB --rank-order identity
+expect_error 2 "output.*cannot open" --topology ring:8 --algorithm ring --size 1MB \
+    --dump csv --output "$tmp/no-such-dir/x.csv"
+# planning failures: the algorithm does not apply
+expect_error 1 "planning failed: ring2d: needs a 2D torus" \
+    --topology ring:8 --algorithm ring2d --size 1MB
+expect_error 1 "planning failed: hdrm:" --topology torus:4x4 --algorithm hdrm --size 1MB
+expect_error 1 "planning failed: dbt: does not implement all-gather" \
+    --topology ring:8 --algorithm dbt --collective allgather --size 1MB
+
+if [ "$failures" -gt 0 ]; then
+    echo "tn-plan: $failures of $checks checks failed"
+    exit 1
+fi
+echo "tn-plan: $checks checks passed"
