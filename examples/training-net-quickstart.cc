@@ -143,11 +143,10 @@ main(int argc, char* argv[])
     std::cout << tn_collective_name(request.collective) << " of " << bytes << " bytes on "
               << topologySpec << " (" << ranks << " NPUs) with " << algorithm << ": " << transfers
               << " transfers in " << tn_schedule_steps(schedule) << " steps, verified\n"
-              << "  packet level " << simulatedNs / 1e3 << " us, cost model " << estimateNs / 1e3
-              << " us (ratio " << (estimateNs > 0 ? simulatedNs / estimateNs : 0)
-              << "; MTU headers add " << 100.0 * RdmaNic::DATA_WIRE_OVERHEAD / 4096
-              << "%), routing " << routing << ", busbw "
-              << tn_busbw(request.collective, ranks, bytes, double(simulatedNs)) / 1e9
+              << "  packet level " << simulatedNs / 1e3 << " us, cost model of the plan "
+              << estimateNs / 1e3 << " us (ratio "
+              << (estimateNs > 0 ? simulatedNs / estimateNs : 0) << "), routing " << routing
+              << ", busbw " << tn_busbw(request.collective, ranks, bytes, double(simulatedNs)) / 1e9
               << " GB/s, wall " << wall << " s\n";
     Simulator::Destroy();
     if (!complete)

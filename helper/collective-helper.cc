@@ -232,7 +232,11 @@ CollectiveHelper::Create(const tn_plan_request& request,
     if (wholeTopology)
     {
         tn_cost_result* cost = nullptr;
-        if (tn_cost_estimate(schedule.get(), m_topo, m_routes, nullptr, &cost, &err) != TN_OK)
+        tn_cost_options options{};
+        options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
+        options.mtu = m_roce->GetNic(0)->GetMtu();
+        options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+        if (tn_cost_estimate(schedule.get(), m_topo, m_routes, &options, &cost, &err) != TN_OK)
         {
             *error = std::string("cost model: ") + err.message;
             return nullptr;

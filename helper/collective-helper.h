@@ -39,7 +39,9 @@ class RoceHelper;
  *
  * Install() aggregates a CollectiveExecutor (attributes: SetExecutorAttribute) to every NPU
  * node. Each collective is planned (tn_plan), verified (tn_verify_schedule, SetVerify),
- * estimated by the cost model (tn_cost_estimate) and handed to the executors of its group.
+ * estimated by the cost model (tn_cost_estimate, with the NICs' MTU and per-packet header
+ * bytes, so that the estimate counts what the wire carries) and handed to the executors of
+ * its group.
  *
  * Routing modes (SetRouting):
  *  - "planned" (default): every transfer's packets take the links its plan names (its

@@ -164,6 +164,8 @@ tn_cost_estimate(const tn_schedule* s,
     uint32_t n = tn_schedule_count(s);
     uint64_t def_rate = options && options->rate_bps ? options->rate_bps : TN_TOPO_DEFAULT_RATE_BPS;
     uint64_t def_lat = options ? options->latency_ns : TN_TOPO_DEFAULT_LATENCY_NS;
+    uint32_t mtu = options ? options->mtu : 0;
+    uint32_t overhead = mtu > 0 ? options->packet_overhead : 0;
     if (topo && N > tn_topology_npu_count(topo))
     {
         return tn_error_set(err,
@@ -312,7 +314,10 @@ tn_cost_estimate(const tn_schedule* s,
                 min_rate = rate;
         }
         lat[i] = l;
-        ser[i] = (len > 0 && t->length > 0) ? (double)t->length * 8e9 / (double)min_rate : 0.0;
+        uint64_t wire = t->length;
+        if (mtu > 0 && t->length > 0)
+            wire += ((t->length - 1) / mtu + 1) * (uint64_t)overhead;
+        ser[i] = (len > 0 && t->length > 0) ? (double)wire * 8e9 / (double)min_rate : 0.0;
         if (t->length > 0)
         {
             used += len;
@@ -383,6 +388,12 @@ tn_cost_estimate(const tn_schedule* s,
                 start = head;
             link_free[l] = head + ser[i];
             head += topo ? (double)tn_topology_link(topo, l)->latency_ns : (double)def_lat;
+            if (mtu > 0 && k + 1 < path_index[i + 1])
+            {
+                uint64_t packet = (t->length < mtu ? t->length : mtu) + overhead;
+                uint64_t rate = topo ? tn_topology_link(topo, l)->rate_bps : def_rate;
+                head += (double)packet * 8e9 / (double)rate;
+            }
             res->link_bytes[l] += t->length;
             res->link_busy_ns[l] += ser[i];
             res->link_bytes_sum += t->length;

@@ -9,11 +9,16 @@
  *  - A transfer t with path links l_1..l_h (explicit path, or tn_routes_path with
  *    tn_transfer_flow_hash, see tn-verify.h) has
  *        latency(t)   = sum of latency_ns(l_i)
- *        serial(t)    = length * 8e9 / min rate_bps(l_i)   [ns]
+ *        serial(t)    = wire(length) * 8e9 / min rate_bps(l_i)   [ns]
+ *    where wire(L) = L without packets, L + packets(L) * overhead with them
+ *    (options->mtu), and with packets the head of t crosses link l_i in
+ *    latency(l_i) + (min(L, mtu) + overhead) * 8e9 / rate_bps(l_i) before it
+ *    enters l_(i+1) (store and forward of one packet).
  *  - t becomes ready when all its deps have finished (time 0 without deps).
  *    Every link is its own FIFO server (a switch buffers what waits): t's head
  *    enters link l_1 at s_1 = max(ready(t), free(l_1)) and link l_k at
- *    s_k = max(s_(k-1) + latency(l_(k-1)), free(l_k)); t holds each link for
+ *    s_k = max(s_(k-1) + head(l_(k-1)), free(l_k)) (head = latency, plus one
+ *    packet's store-and-forward with packets); t holds each link for
  *    serial(t) from then on: free(l_k) = s_k + serial(t), and finishes at
  *    end(t) = s_h + latency(l_h) + serial(t); start(t) = s_1. Without contention
  *    end(t) = ready(t) + latency(t) + serial(t). Links serialise transfers
@@ -66,6 +71,13 @@ extern "C"
         uint64_t latency_ns;
         /** Keep per-transfer start/end times in the result (default 0: no). */
         int keep_transfer_times;
+        /** Packets (default 0: none, the ideal fluid transfer): with mtu > 0 a transfer
+         *  of L bytes is ceil(L/mtu) packets (1 when L = 0) of packet_overhead extra wire
+         *  bytes each, and every hop after the first adds the store-and-forward time of
+         *  one packet (min(L, mtu) + packet_overhead bytes at that hop's rate). The ns-3
+         *  layer passes its MTU and header bytes (RdmaNic::DATA_WIRE_OVERHEAD). */
+        uint32_t mtu;
+        uint32_t packet_overhead;
     } tn_cost_options;
 
     /** Result of an estimate (owned by the caller, tn_cost_result_destroy). */

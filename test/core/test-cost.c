@@ -50,7 +50,7 @@ test_ring_closed_form(tn_test_ctx* ctx)
                 }
                 /* the same without a topology (private links) */
                 tn_cost_result* res2 = NULL;
-                tn_cost_options opt = {rates[r], lats[l], 0};
+                tn_cost_options opt = {rates[r], lats[l], 0, 0, 0};
                 TN_CHECK_EQ(ctx, tn_cost_estimate(s, NULL, NULL, &opt, &res2, &err), TN_OK);
                 if (res2)
                     TN_CHECK_NEAR(ctx, res2->time_ns, expect, expect * 1e-12);
@@ -76,7 +76,7 @@ test_serialisation(tn_test_ctx* ctx)
     tn_schedule_add(s, &a, NULL, 0, NULL, &err);
     tn_schedule_add(s, &b, NULL, 0, NULL, &err);
     TN_REQUIRE(ctx, tn_schedule_finalize(s, &err) == TN_OK);
-    tn_cost_options opt = {0, 0, 1};
+    tn_cost_options opt = {0, 0, 1, 0, 0};
     tn_cost_result* r = NULL;
     TN_CHECK_EQ(ctx, tn_cost_estimate(s, t, NULL, &opt, &r, &err), TN_OK);
     if (r)
