@@ -150,13 +150,14 @@ CollectiveHelper::AssignLanes(const tn_schedule* s,
         }
         if (lane == known.size())
         {
-            if (lane >= RdmaQueuePair::MAX_LANES)
+            if (lane >= CollectiveExecutor::NOTIFY_LANE)
             {
                 *error = "transfer " + std::to_string(id) + " from node " +
                          std::to_string(srcNode) + " to node " + std::to_string(dstNode) +
                          " needs path number " + std::to_string(lane + 1) + " between them; " +
-                         "an NPU pair has at most " + std::to_string(RdmaQueuePair::MAX_LANES) +
-                         " lanes (routing 'ecmp' has no such limit)";
+                         "an NPU pair has at most " +
+                         std::to_string(CollectiveExecutor::NOTIFY_LANE) +
+                         " data lanes (routing 'ecmp' has no such limit)";
                 return false;
             }
             known.emplace_back(path.begin(), path.begin() + len);

@@ -340,7 +340,7 @@ tn_algo_hdrm_plan(const tn_topology* topo,
                 tn_slice b1 =
                     tn_chunk_block(TN_COLL_ALL_REDUCE, bytes, N, chunks, c, first + count - 1);
                 uint64_t len = b1.offset + b1.length - b0.offset;
-                uint32_t deps[2];
+                uint32_t deps[3];
                 uint32_t nd = 0;
                 if (last_send[r] != TN_TRANSFER_NONE)
                 {
@@ -349,6 +349,10 @@ tn_algo_hdrm_plan(const tn_topology* topo,
                 if (last_recv[r] != TN_TRANSFER_NONE)
                 {
                     deps[nd++] = last_recv[r];
+                }
+                if (last_recv[q] != TN_TRANSFER_NONE)
+                {
+                    deps[nd++] = last_recv[q]; /* receiver ready: q's previous step landed */
                 }
                 uint32_t src = tn_topology_node_rank(topo, node[r]);
                 uint32_t dst = tn_topology_node_rank(topo, node[q]);

@@ -219,6 +219,7 @@ CollectiveExecutor::DataReady(Entry* entry, uint32_t transfer)
         request.bytes = 0;
         request.priority = c->GetPriority();
         request.remoteKey = c->GetId() | NOTIFY_KEY_BIT;
+        request.lane = NOTIFY_LANE; // its own queue pair: never behind data
         request.hasImmediate = true;
         request.immediate = transfer;
         c->NotifyNotification();

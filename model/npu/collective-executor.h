@@ -50,6 +50,8 @@ class CollectiveExecutor : public Object
 
     /// Bit of the R_Key that marks a dependency notification.
     static constexpr uint32_t NOTIFY_KEY_BIT = 0x80000000u;
+    /// RDMA lane of dependency notifications (data lanes are below it).
+    static constexpr uint32_t NOTIFY_LANE = RdmaQueuePair::MAX_LANES - 1;
 
     CollectiveExecutor();
     ~CollectiveExecutor() override;

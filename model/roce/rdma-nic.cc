@@ -812,6 +812,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
     p->AddHeader(ip);
 
+    const bool wasIdle = qp->m_sndUna >= qp->m_sndMax; // nothing outstanding before this one
     if (psn < qp->m_sndMax)
     {
         qp->m_retxBytes += len;
@@ -846,6 +847,10 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     if (!qp->m_rtoPending)
     {
         ArmRto(qp);
+    }
+    else if (wasIdle)
+    {
+        qp->m_rtoDeadline = now + m_rto; // the timer of an idle QP starts again
     }
     return p;
 }
@@ -1120,11 +1125,9 @@ RdmaNic::Acknowledge(RdmaQueuePair* qp, uint64_t upTo)
     {
         qp->m_rtoDeadline = now + m_rto; // progress: restart the timer (lazily)
     }
-    else
-    {
-        qp->m_rto.Cancel();
-        qp->m_rtoPending = false;
-    }
+    // all acknowledged: the pending timer stays and finds nothing outstanding when it fires;
+    // cancelling it would leave a dead event per message in the scheduler until its expiry
+    // (2 million of them at 1024 NPUs, which made every event cost 5x more)
     if (!qp->m_queued && qp->HasData())
     {
         Schedule(qp); // e.g. the outstanding limit was reached
