@@ -3,7 +3,7 @@
  *
  * Collective benchmark: one collective at scale, end to end, with each phase timed apart.
  *
- *   bench-collective [--topology=torus:32x32] [--algorithm=multitree] [--bytes=16777216]
+ *   bench-collective [--topology=torus:32x32] [--algorithm=multitree] [--bytes=16MiB]
  *                    [--routing=planned] [--verify=1] [--p2pPackets=400000]
  *
  * Phases: planning (tn_plan), verification (tn_verify_schedule), set-up (RoceHelper and
@@ -64,19 +64,25 @@ main(int argc, char* argv[])
     std::string spec = "torus:32x32";
     std::string algorithm = "multitree";
     std::string routing = "planned";
-    uint64_t bytes = 16 << 20;
+    std::string bytesText = "16MiB";
     bool verify = true;
     uint32_t p2pPackets = 400000;
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "topology spec", spec);
     cmd.AddValue("algorithm", "planning algorithm", algorithm);
-    cmd.AddValue("bytes", "all-reduce size", bytes);
+    cmd.AddValue("bytes", "all-reduce size: bytes or B, KB, MB, GB, KiB, MiB, GiB", bytesText);
     cmd.AddValue("routing", "planned or ecmp", routing);
     cmd.AddValue("verify", "time the verifier too", verify);
     cmd.AddValue("p2pPackets", "packets of the point-to-point baseline (one hop)", p2pPackets);
     cmd.Parse(argc, argv);
 
     tn_error err;
+    uint64_t bytes = 0;
+    if (tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "bench-collective: %s\n", err.message);
+        return 2;
+    }
     tn_topology* topo = nullptr;
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
     {

@@ -60,7 +60,7 @@ main(int argc, char* argv[])
     std::string spec = "torus:4x4";
     std::string algorithms = "multitree,ring";
     std::string routings = "planned";
-    uint64_t bytes = 16 << 20;
+    std::string bytesText = "16MiB";
     std::string dbPath = "results.db";
     CommandLine cmd(__FILE__);
     cmd.AddValue("db", "results database (SQLite) to append the runs to", dbPath);
@@ -69,10 +69,16 @@ main(int argc, char* argv[])
                  "comma-separated algorithms (the first is the reference)",
                  algorithms);
     cmd.AddValue("routing", "comma-separated routing modes: planned, ecmp", routings);
-    cmd.AddValue("bytes", "all-reduce size in bytes", bytes);
+    cmd.AddValue("bytes", "all-reduce size: bytes or B, KB, MB, GB, KiB, MiB, GiB", bytesText);
     cmd.Parse(argc, argv);
 
     tn_error err;
+    uint64_t bytes = 0;
+    if (tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "collective-comparison: %s\n", err.message);
+        return 2;
+    }
     tn_topology* topo = nullptr;
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
     {

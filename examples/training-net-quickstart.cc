@@ -61,7 +61,7 @@ main(int argc, char* argv[])
     std::string topologySpec = "switch:8,rate=100Gbps,latency=1us";
     std::string collectiveName = "all-reduce";
     std::string algorithm = "ring";
-    uint64_t bytes = 8 << 20;
+    std::string bytesText = "8MiB";
     uint32_t chunks = 1;
     std::string routing = "planned";
     CommandLine cmd(__FILE__);
@@ -73,12 +73,24 @@ main(int argc, char* argv[])
     cmd.AddValue("algorithm",
                  "planning algorithm: ring, direct, rhd, dbt, multitree, ...",
                  algorithm);
-    cmd.AddValue("bytes", "collective size in bytes (per rank, see tn-schedule.h)", bytes);
+    cmd.AddValue("bytes",
+                 "collective size (per rank, see tn-schedule.h): bytes or B, KB, MB, GB, KiB, MiB, "
+                 "GiB",
+                 bytesText);
     cmd.AddValue("chunks", "chunks the collective is split into", chunks);
     cmd.AddValue("routing", "planned (transfers take their planned links) or ecmp", routing);
     cmd.Parse(argc, argv);
 
     tn_error err{};
+    uint64_t bytes = 0;
+    Check(tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err),
+          err,
+          "bad argument");
+    if (chunks == 0)
+    {
+        std::cerr << "training-net-quickstart: --chunks: must be >= 1" << std::endl;
+        return 2;
+    }
     tn_topology* topo = nullptr;
     Check(tn_topology_from_spec(topologySpec.c_str(), &topo, &err), err, "--topology");
 

@@ -154,10 +154,13 @@ check "given order: verified '$(field verified)'" [ "$(field verified)" = yes ]
 expect_error 2 "algorithm.*unknown algorithm.*'nope'" \
     --topology ring:8 --algorithm nope --size 1MB
 expect_error 2 "topology.*unknown kind 'blob'" --topology blob:8 --algorithm ring --size 1MB
-expect_error 2 "size.*not a byte size '12XB'" --topology ring:8 --algorithm ring --size 12XB
-expect_error 2 "size.*not a byte size '-1'" --topology ring:8 --algorithm ring --size -1
-expect_error 2 "size.*not a byte size ''" --topology ring:8 --algorithm ring --size ""
-expect_error 2 "size.*not a byte size 'nan'" --topology ring:8 --algorithm ring --size nan
+expect_error 2 "size '12XB': unknown size unit 'XB'" --topology ring:8 --algorithm ring --size 12XB
+expect_error 2 "size '-1' is not a number" --topology ring:8 --algorithm ring --size -1
+expect_error 2 "size '' is not a number" --topology ring:8 --algorithm ring --size ""
+expect_error 2 "size 'nan' is not a number" --topology ring:8 --algorithm ring --size nan
+expect_error 2 "size '1.5B' is not a whole number of bytes" --topology ring:8 --algorithm ring --size 1.5B
+expect_error 2 "size '5EB'" --topology ring:8 --algorithm ring --size 5EB
+expect_error 2 "size '4194305TiB' is beyond 2\\^62" --topology ring:8 --algorithm ring --size 4194305TiB
 expect_error 2 "size.*missing value" --topology ring:8 --algorithm ring --size
 expect_error 2 "topology.*is required" --algorithm ring --size 1MB
 expect_error 2 "algorithm.*is required" --topology ring:8 --size 1MB

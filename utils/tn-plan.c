@@ -86,62 +86,6 @@ parse_u32(const char* s, uint32_t* out)
     return 0;
 }
 
-static int
-parse_size(const char* s, uint64_t* out)
-{
-    char* end = NULL;
-    errno = 0;
-    /* digits with an optional fraction and exponent only: no sign, no leading
-     * space, no hex, inf or nan (strtod would take them) */
-    if (!((s[0] >= '0' && s[0] <= '9') || (s[0] == '.' && s[1] >= '0' && s[1] <= '9')))
-    {
-        return -1;
-    }
-    for (const char* c = s; *c && ((*c >= '0' && *c <= '9') || *c == '.'); c++)
-    {
-        if (c[1] == 'x' || c[1] == 'X')
-        {
-            return -1;
-        }
-    }
-    double v = strtod(s, &end);
-    if (errno || end == s || !(v >= 0) || v > 1.8e19)
-    {
-        return -1;
-    }
-
-    static const struct
-    {
-        const char* unit;
-        double mult;
-    } units[] = {{"", 1},
-                 {"B", 1},
-                 {"KB", 1e3},
-                 {"MB", 1e6},
-                 {"GB", 1e9},
-                 {"KiB", 1024.0},
-                 {"MiB", 1048576.0},
-                 {"GiB", 1073741824.0},
-                 {"K", 1024.0},
-                 {"M", 1048576.0},
-                 {"G", 1073741824.0}};
-
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-    {
-        if (strcmp(end, units[i].unit) == 0)
-        {
-            double b = v * units[i].mult;
-            if (b > 1.8e19 || b != (double)(uint64_t)b)
-            {
-                return -1;
-            }
-            *out = (uint64_t)b;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* Comma separated ranks: "0,2,3,1" -> malloc'ed array (caller frees). */
 static int
 parse_order(const char* s, uint32_t** out, uint32_t* count)
@@ -406,8 +350,11 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--size") == 0)
         {
-            if (parse_size(val, &req.bytes))
-                return bad_arg(opt, val, "not a byte size");
+            if (tn_topology_parse_bytes(val, SIZE_MAX, "--size", &req.bytes, &err))
+            {
+                fprintf(stderr, "tn-plan: %s\n", err.message);
+                return 2;
+            }
             have_size = true;
         }
         else if (strcmp(opt, "--chunks") == 0)

@@ -197,6 +197,14 @@ resolve(const tn_topology* topo,
                             req->algorithm ? req->algorithm : "(null)",
                             names);
     }
+    if (req->bytes > TN_BYTES_MAX)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: bytes %llu is beyond 2^62 (4.6 EB), more than any study means",
+                            a->name,
+                            (unsigned long long)req->bytes);
+    }
     if ((unsigned)req->collective >= (unsigned)TN_COLL_COUNT)
     {
         return tn_error_set(err,

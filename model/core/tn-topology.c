@@ -909,3 +909,98 @@ tn_topology_parse_time(const char* text, size_t len, const char* what, uint64_t*
     }
     return tn_parse_scale(&q, what, exp10, 1, ns, err);
 }
+
+tn_status
+tn_topology_parse_bytes(const char* text,
+                        size_t len,
+                        const char* what,
+                        uint64_t* bytes,
+                        tn_error* err)
+{
+    what = what ? what : "size";
+    tn_quantity q;
+    tn_status s = tn_parse_quantity(text, len, bytes, what, "size", &q, err);
+    if (s)
+    {
+        return s;
+    }
+
+    static const struct
+    {
+        const char* unit;
+        uint64_t mult;
+    } units[] = {{"", 1},
+                 {"B", 1},
+                 {"KB", UINT64_C(1000)},
+                 {"MB", UINT64_C(1000000)},
+                 {"GB", UINT64_C(1000000000)},
+                 {"TB", UINT64_C(1000000000000)},
+                 {"KiB", UINT64_C(1) << 10},
+                 {"MiB", UINT64_C(1) << 20},
+                 {"GiB", UINT64_C(1) << 30},
+                 {"TiB", UINT64_C(1) << 40},
+                 {"K", UINT64_C(1) << 10},
+                 {"M", UINT64_C(1) << 20},
+                 {"G", UINT64_C(1) << 30},
+                 {"T", UINT64_C(1) << 40}};
+
+    uint64_t mult = 0;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+    {
+        if (tn_span_eq(q.unit, units[i].unit))
+        {
+            mult = units[i].mult;
+            break;
+        }
+    }
+    if (mult == 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s': unknown size unit '%.*s' (use B, KB, MB, GB, TB or KiB, "
+                            "MiB, GiB, TiB)",
+                            what,
+                            tn_span_shown_width(q.all, TN_UNIT_SHOWN),
+                            q.all.s,
+                            tn_span_shown_width(q.unit, TN_UNIT_SHOWN_UNIT),
+                            q.unit.s);
+    }
+    /* exactly mantissa * mult / 10^frac: whole part, then the fraction's share, which is
+     * below mult and whole only if 10^frac / gcd(r, 10^frac) divides mult */
+    uint64_t den = 1;
+    for (unsigned i = 0; i < q.frac; i++)
+    {
+        den *= 10;
+    }
+    uint64_t whole = q.mantissa / den;
+    uint64_t r = q.mantissa % den;
+    uint64_t g = den;
+    for (uint64_t a = r; a != 0;)
+    {
+        uint64_t t = g % a;
+        g = a;
+        a = t;
+    }
+    uint64_t reduced = den / g;
+    if (r != 0 && mult % reduced != 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s' is not a whole number of bytes",
+                            what,
+                            tn_span_shown_width(q.all, TN_UNIT_SHOWN),
+                            q.all.s);
+    }
+    uint64_t part = r == 0 ? 0 : (r / g) * (mult / reduced);
+    if (whole > (TN_BYTES_MAX - part) / mult)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s '%.*s' is beyond 2^62 bytes (4.6 EB), more than any study means",
+                            what,
+                            tn_span_shown_width(q.all, TN_UNIT_SHOWN),
+                            q.all.s);
+    }
+    *bytes = whole * mult + part;
+    return TN_OK;
+}

@@ -437,6 +437,22 @@ extern "C"
                                      uint64_t* ns,
                                      tn_error* err);
 
+/** Largest byte size a study can mean (2^62, 4.6 EB); sizes beyond are refused. */
+#define TN_BYTES_MAX (UINT64_C(1) << 62)
+
+    /**
+     * Parse a SIZE := number [unit] to bytes; units B, KB, MB, GB, TB (powers of 1000),
+     * KiB, MiB, GiB, TiB and K, M, G, T (powers of 1024); no unit = bytes. Fractions are
+     * allowed when the result is a whole number of bytes (1.5KiB = 1536; 1.5B fails).
+     * No sign, space, hex, exponent, inf or nan; the whole range must be consumed; the
+     * value must be <= TN_BYTES_MAX. `what` names the option in the error message.
+     */
+    tn_status tn_topology_parse_bytes(const char* text,
+                                      size_t len,
+                                      const char* what,
+                                      uint64_t* bytes,
+                                      tn_error* err);
+
 #ifdef __cplusplus
 }
 #endif

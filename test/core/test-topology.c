@@ -909,6 +909,65 @@ test_units(tn_test_ctx* ctx)
     uint64_t v;
     TN_CHECK_EQ(ctx, tn_topology_parse_rate("25Gbps,rest", 6, "r", &v, NULL), TN_OK);
     TN_CHECK_EQ(ctx, v, 25000000000ULL);
+
+    /* byte sizes: exact, decimal and binary units, fractions only when whole */
+    struct
+    {
+        const char* text;
+        uint64_t bytes;
+    } sizes[] = {{"0", 0},
+                 {"1", 1},
+                 {"17B", 17},
+                 {"1KB", 1000},
+                 {"8MB", 8000000},
+                 {"1.5KiB", 1536},
+                 {"0.25KiB", 256},
+                 {"8MiB", 8388608},
+                 {"16M", 16777216},
+                 {"2.5GB", 2500000000ULL},
+                 {"4TiB", 4398046511104ULL},
+                 {"4194304TiB", TN_BYTES_MAX}};
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+    {
+        tn_error err;
+        uint64_t b = 0;
+        TN_CHECK_MSG(ctx,
+                     tn_topology_parse_bytes(sizes[i].text, SIZE_MAX, "size", &b, &err) == TN_OK &&
+                         b == sizes[i].bytes,
+                     "size '%s' gave %llu",
+                     sizes[i].text,
+                     (unsigned long long)b);
+    }
+    const char* bad_sizes[] = {"",
+                               "-1",
+                               "+1",
+                               " 1",
+                               "1 ",
+                               "1e3",
+                               "0x10",
+                               "nan",
+                               "inf",
+                               "1.5B",
+                               "0.3KiB",
+                               "8XB",
+                               "8mib",
+                               "1.2.3",
+                               "1,5",
+                               "4194305TiB",
+                               "9999999TB",
+                               "18446744073709551616"};
+    for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); i++)
+    {
+        tn_error err;
+        uint64_t b = 12345;
+        TN_CHECK_MSG(ctx,
+                     tn_topology_parse_bytes(bad_sizes[i], SIZE_MAX, "--bytes", &b, &err) ==
+                             TN_EINVAL &&
+                         b == 12345 && strstr(err.message, "--bytes") != NULL,
+                     "bad size '%s'",
+                     bad_sizes[i]);
+    }
 }
 
 static void
