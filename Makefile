@@ -1,6 +1,7 @@
 # training-net: the README's two commands and their parts.
 #   make run     set up, build optimized, run the quickstart (writes results.db)
-#   make check   set up, build, run every test: ctest, sanitizers, in-tree ns-3.37
+#   make check   set up, build, run every test: ctest, sanitizers, in-tree ns-3.37,
+#                ctest of a build folder outside the checkout
 # Every target installs missing Debian packages first (as root; otherwise it
 # prints the apt-get line and stops).
 
@@ -8,8 +9,11 @@ BUILD      ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= 2
 CMAKE_ARGS ?=
+# A build folder outside the checkout (check-outside).
+OUTSIDE    ?= $(abspath $(CURDIR)/..)/tn-build
 
-.PHONY: all setup configure build run check test check-sanitize check-intree bench bench-plan \
+.PHONY: all setup configure build run check test check-sanitize check-intree check-outside \
+        check-waf bench bench-plan \
         bench-roce bench-collective format check-format clean
 
 all: build
@@ -43,7 +47,17 @@ check-sanitize: setup
 check-intree: setup
 	JOBS=$(JOBS) sh utils/check-intree.sh $(BUILD)
 
-check: test check-sanitize check-intree
+# The standalone build configured outside the checkout, and its ctest: the tests must find
+# their data from any build folder.
+check-outside: setup
+	JOBS=$(JOBS) BUILD_TYPE=$(BUILD_TYPE) sh utils/check-outside.sh $(OUTSIDE)
+
+# The module inside a waf-era ns-3 tree (Debian bullseye's ns-3.31 source package), tested by
+# that tree's test.py; the quickstart through waf.
+check-waf: setup
+	JOBS=$(JOBS) sh utils/check-waf.sh $(BUILD)
+
+check: test check-sanitize check-intree check-outside
 
 bench: bench-plan bench-roce bench-collective
 

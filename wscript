@@ -144,30 +144,41 @@ def configure(conf):
                    args=['--cflags', '--libs'], mandatory=True)
 
 
+def c_flags(task_generator, shared):
+    """Flags for the C sources of a task generator made by ns-3's create_ns3_module.
+
+    ns-3's generators have C++ features only ('cxx cxxshlib ns3module'), so waf gives their .c
+    files neither a `cflags` attribute nor the CFLAGS_cshlib of its 'c' tool, and ns-3's
+    configure puts its profile (-O3 ...) into CXXFLAGS only: the C files would be compiled as a
+    bare `gcc -I... -D... file.c` (no -fPIC: the shared library does not link). The generator's
+    own env CFLAGS reaches its C compile tasks whatever its features."""
+    env = task_generator.env
+    flags = []
+    if shared and not env.ENABLE_STATIC_NS3:
+        flags += env.CFLAGS_cshlib or ['-fPIC']
+    # the tree's optimisation and debug level (-O3 in 'optimized', -O0 -ggdb in 'debug')
+    flags += [f for f in env.CXXFLAGS if f.startswith(('-O', '-g', '-march=', '-mtune='))]
+    env.append_value('CFLAGS', flags + core_cflags)
+
+
 def build(bld):
     module = bld.create_ns3_module('training-net', ['core', 'network'])
     module.source = core_sources + roce_sources + npu_sources + helper_sources
     module.use.append('SQLITE3')
-    module.cflags = core_cflags
+    c_flags(module, shared=True)
 
     headers = bld(features='ns3header')
     headers.module = 'training-net'
     headers.source = core_headers + roce_headers + npu_headers + helper_headers
 
+    # ns-3's waf defines NS_TEST_SOURCEDIR as the folder of the LAST file of this list: it must
+    # be a test/*.cc (test/data is found from it), never a test/core/*.c.
     module_test = bld.create_ns3_module_test_library('training-net')
-    module_test.source = test_sources + core_test_sources
-    module_test.cflags = core_cflags
+    module_test.source = core_test_sources + test_sources
+    c_flags(module_test, shared=True)
 
-    for tool in tool_sources + core_bench_sources:
-        name = tool.split('/')[-1].rsplit('.', 1)[0]
-        program = bld.create_ns3_program(name, ['training-net'])
-        program.source = tool
-        program.cflags = core_cflags
-
-    for bench in bench_sources:
-        name = bench.split('/')[-1].rsplit('.', 1)[0]
-        program = bld.create_ns3_program(name, ['training-net', 'point-to-point'])
-        program.source = bench
-
+    # An ns-3 tree builds the module, its tests and examples; tool_sources, core_bench_sources
+    # and bench_sources are programs of the standalone build only, as in CMakeLists.txt (the
+    # build-lists test fails when the two builds would build different programs).
     if bld.env.ENABLE_EXAMPLES:
         bld.recurse('examples')

@@ -8,7 +8,11 @@
 #   - examples/CMakeLists.txt and examples/wscript build the same programs from
 #     the same files;
 #   - every .c/.cc under model/ helper/ test/ examples/ utils/ bench/ and every
-#     .h under model/ helper/ is named by a build file.
+#     .h under model/ helper/ is named by a build file;
+#   - an ns-3 tree builds the same library, tests and programs with either build
+#     file, each .c file with the C core's flags, and waf finds test/data: both
+#     build files are evaluated against models of ns-3's waf and CMake APIs
+#     (utils/build-model.py; its header lists the rules).
 # Usage: check-build-lists.sh [MODULE_DIR]
 set -u
 top=${1:-$(dirname "$0")/..}
@@ -88,6 +92,11 @@ for f in $(find model helper test examples utils bench -name '*.c' -o -name '*.c
         status=1
     fi
 done
+
+# What each build would build in an ns-3 tree, evaluated (python3 and cmake).
+if ! python3 utils/build-model.py .; then
+    status=1
+fi
 
 [ "$status" = 0 ] && echo "build lists agree: $(wc -l < "$tmp/cmake") files in $(wc -l < "$tmp/cmake-names") lists"
 exit "$status"

@@ -5,6 +5,7 @@
  * an ns-3 tree's test.py checks the core too: one TestCase per C suite.
  */
 #include "core/tn-test.h"
+#include "tn-test-data.h"
 
 #include "ns3/test.h"
 
@@ -17,14 +18,14 @@ namespace ns3
  * \ingroup training-net-tests
  * Runs one C suite of test/core and fails with the C checks' messages.
  */
-class CoreSuiteTestCase : public TestCase
+class CoreSuiteTestCase : public TnDataTestCase
 {
   public:
     /**
      * \param suite the name of the C suite (a line of test/core/tn-test-list.h)
      */
     explicit CoreSuiteTestCase(const std::string& suite)
-        : TestCase("C core suite " + suite),
+        : TnDataTestCase("C core suite " + suite),
           m_suite(suite)
     {
     }
@@ -39,8 +40,7 @@ class CoreSuiteTestCase : public TestCase
 
     void DoRun() override
     {
-        SetDataDir(NS_TEST_SOURCEDIR);
-        std::string dataDir = CreateDataDirFilename("data");
+        std::string dataDir = DataDir();
         std::string tempDir = CreateTempDirFilename("");
         std::string failures;
         int failed = tn_test_run_suite(m_suite.c_str(),

@@ -195,7 +195,11 @@ function(build_lib)
   # ns-3 has no installed test-runner: link a tiny main with the test suites.
   add_executable(test-runner ${BLIB_TEST_SOURCES} ${CMAKE_SOURCE_DIR}/utils/test-runner-main.cc)
   target_link_libraries(test-runner PRIVATE ${target} ${BLIB_LIBRARIES_TO_LINK})
-  target_compile_definitions(test-runner PRIVATE NS_TEST_SOURCEDIR="test")
+  # The suites find test/data through its absolute path (test/tn-test-data.h): ns-3's way,
+  # walking up from the runner to a folder with VERSION and LICENSE, finds nothing when the
+  # build folder is outside the checkout.
+  target_compile_definitions(test-runner PRIVATE NS_TEST_SOURCEDIR="test"
+                                                 TN_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/test/data")
   set(suites "")
   foreach(source ${BLIB_TEST_SOURCES})
     file(STRINGS ${source} lines REGEX "TestSuite\\(\"training-net[A-Za-z0-9_-]*\"")
