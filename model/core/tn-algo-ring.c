@@ -17,21 +17,29 @@
 
 /*
  * One ring direction over members m and `parts` (already oriented: member k owns
- * parts[k]); member k sends to member k+1, P-1 steps. Deps and out as documented
- * at tn_phase (tn-algorithm-impl.h): reduce-scatter = RAW at the sender; all-gather
- * step 0 = the owner's complete part, later steps = the copy that brought the part
- * (earlier reads/writes of the part at dst are ancestors through the part's
- * reduce-scatter chain).
+ * parts[k*nr .. k*nr+nr-1], nr >= 1 ranges); member k sends to member k+1, P-1
+ * steps, one transfer per range, and range j of a part has its own dep chain (nr
+ * independent rings that share the steps). Deps and out as documented at tn_phase
+ * (tn-algorithm-impl.h): reduce-scatter = RAW at the sender; all-gather step 0 = the
+ * owner's complete part, later steps = the copy that brought the range (earlier
+ * reads/writes of the range at dst are ancestors through the part's reduce-scatter
+ * chain).
  */
 static tn_status
-ring_one(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, bool rs, tn_error* err)
+ring_one(const tn_phase* ph,
+         const uint32_t* m,
+         const tn_slice* parts,
+         uint32_t nr,
+         bool rs,
+         tn_error* err)
 {
     uint32_t P = ph->count;
     tn_status st = ph->chain ? TN_OK : tn_phase_keep_front(ph, err);
-    if (P < 2 || st)
+    if (P < 2 || nr == 0 || st)
         return st;
-    uint32_t* prev = malloc((size_t)P * sizeof(uint32_t));
-    uint32_t* cur = malloc((size_t)P * sizeof(uint32_t));
+    size_t n = (size_t)P * nr;
+    uint32_t* prev = malloc(n * sizeof(uint32_t));
+    uint32_t* cur = malloc(n * sizeof(uint32_t));
     tn_deps deps = {NULL, 0, 0};
     if (!prev || !cur)
     {
@@ -45,41 +53,49 @@ ring_one(const tn_phase* ph, const uint32_t* m, const tn_slice* parts, bool rs, 
             uint32_t part = rs ? (uint32_t)(((uint64_t)k + 2 * (uint64_t)P - s - 1) % P)
                                : (uint32_t)(((uint64_t)k + P - s) % P);
             uint32_t src = m[k], dst = m[(k + 1) % P];
-            deps.n = 0;
-            if (s == 0 || (rs && !ph->chain))
-                st = tn_deps_push_front(&deps, ph->in, src, err);
-            if (!st && s > 0)
-                st = tn_deps_push(&deps, prev[(k + P - 1) % P], err);
-            if (!st && s > 0 && ph->chain)
-                st = tn_deps_push(&deps, prev[k], err); /* own previous send */
-            if (!st)
-                st = tn_algo_add(ph->s,
-                                 src,
-                                 dst,
-                                 parts[part].offset,
-                                 parts[part].offset,
-                                 parts[part].length,
-                                 rs ? TN_OP_REDUCE : TN_OP_COPY,
-                                 ph->step + s,
-                                 tn_phase_dim(ph, src, dst),
-                                 ph->chunk,
-                                 deps.ids,
-                                 deps.n,
-                                 &cur[k],
-                                 err);
-            if (!st && !ph->chain && (!rs || s + 2 == P))
-                st = tn_front_push(ph->out, dst, cur[k], err);
+            size_t before = (size_t)((k + P - 1) % P) * nr; /* what k received last step */
+            for (uint32_t j = 0; j < nr && !st; j++)
+            {
+                const tn_slice* r = &parts[(size_t)part * nr + j];
+                size_t at = (size_t)k * nr + j;
+                deps.n = 0;
+                if (s == 0 || (rs && !ph->chain))
+                    st = tn_deps_push_front(&deps, ph->in, src, err);
+                if (!st && s > 0)
+                    st = tn_deps_push(&deps, prev[before + j], err);
+                if (!st && s > 0 && ph->chain)
+                    st = tn_deps_push(&deps, prev[at], err); /* own previous send */
+                if (!st)
+                    st = tn_algo_add(ph->s,
+                                     src,
+                                     dst,
+                                     r->offset,
+                                     r->offset,
+                                     r->length,
+                                     rs ? TN_OP_REDUCE : TN_OP_COPY,
+                                     ph->step + s,
+                                     tn_phase_dim(ph, src, dst),
+                                     ph->chunk,
+                                     deps.ids,
+                                     deps.n,
+                                     &cur[at],
+                                     err);
+                if (!st && !ph->chain && (!rs || s + 2 == P))
+                    st = tn_front_push(ph->out, dst, cur[at], err);
+            }
         }
         uint32_t* t = prev;
         prev = cur;
         cur = t;
     }
-    /* chain: out[m] = m's last receive, then its last send */
+    /* chain: out[m] = m's last receives, then its last sends */
     for (uint32_t k = 0; k < P && !st && ph->chain; k++)
     {
-        st = tn_front_push(ph->out, m[k], prev[(k + P - 1) % P], err);
-        if (!st)
-            st = tn_front_push(ph->out, m[k], prev[k], err);
+        size_t before = (size_t)((k + P - 1) % P) * nr;
+        for (uint32_t j = 0; j < nr && !st; j++)
+            st = tn_front_push(ph->out, m[k], prev[before + j], err);
+        for (uint32_t j = 0; j < nr && !st; j++)
+            st = tn_front_push(ph->out, m[k], prev[(size_t)k * nr + j], err);
     }
 done:
     free(prev);
@@ -93,7 +109,7 @@ tn_phase_ring_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 {
     if (steps_used)
         *steps_used = ph->count > 1 ? ph->count - 1 : 0;
-    return ring_one(ph, ph->members, ph->parts, true, err);
+    return ring_one(ph, ph->members, ph->parts, 1, true, err);
 }
 
 tn_status
@@ -101,7 +117,13 @@ tn_phase_ring_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err)
 {
     if (steps_used)
         *steps_used = ph->count > 1 ? ph->count - 1 : 0;
-    return ring_one(ph, ph->members, ph->parts, false, err);
+    return ring_one(ph, ph->members, ph->parts, 1, false, err);
+}
+
+tn_status
+tn_phase_ring_ranges(const tn_phase* ph, uint32_t ranges, bool rs, tn_error* err)
+{
+    return ring_one(ph, ph->members, ph->parts, ranges, rs, err);
 }
 
 /* Both halves: half 0 forward, half 1 on the reversed ring. */
@@ -130,9 +152,9 @@ ring_bidir(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
         rm[P - 1 - k] = ph->members[k];
         h1[P - 1 - k] = b;
     }
-    st = ring_one(ph, ph->members, h0, rs, err);
+    st = ring_one(ph, ph->members, h0, 1, rs, err);
     if (!st)
-        st = ring_one(ph, rm, h1, rs, err);
+        st = ring_one(ph, rm, h1, 1, rs, err);
 done:
     free(rm);
     free(h0);

@@ -132,6 +132,16 @@ extern "C"
     /** Unidirectional ring: P-1 steps, member k sends to member k+1. */
     tn_status tn_phase_ring_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
     tn_status tn_phase_ring_ag(const tn_phase* ph, uint32_t* steps_used, tn_error* err);
+    /**
+     * Unidirectional ring (P-1 steps) whose parts are `ranges` >= 1 byte ranges each:
+     * ph->parts has count * ranges entries, member k owns parts[k*ranges + j] for
+     * j < ranges (not necessarily contiguous, e.g. ring2d's reduce-scatter whose
+     * member owns a piece of every slice of a row). Every range travels as its own
+     * transfer with its own dep chain (`ranges` rings sharing the steps); deps and out
+     * as tn_phase_ring_rs (rs) / tn_phase_ring_ag, with every range's transfer in out.
+     * ranges = 1 is tn_phase_ring_rs / tn_phase_ring_ag.
+     */
+    tn_status tn_phase_ring_ranges(const tn_phase* ph, uint32_t ranges, bool rs, tn_error* err);
     /** Bidirectional ring: each part split in two halves (tn_slice_of(len, 2, h)),
      *  half 0 travels k -> k+1, half 1 travels k -> k-1. */
     tn_status tn_phase_ring_bidir_rs(const tn_phase* ph, uint32_t* steps_used, tn_error* err);

@@ -67,7 +67,8 @@ static const tn_algorithm tn_algorithm_table[] = {
      "2d-ring",
      AR | RS | AG,
      true,
-     "2D ring on a 2D torus: reduce-scatter along rows then columns, all-gather in reverse",
+     "2D ring on a 2D torus: RS along rows then columns, AG in reverse; 4 concurrent parts "
+     "(x-first, y-first, both ring directions)",
      tn_algo_ring2d_check,
      tn_algo_ring2d_plan,
      false},

@@ -46,6 +46,8 @@
  *                 any N (non-power-of-two: the extra ranks fold into partners first)
  *   dbt           double binary tree (NCCL): AR (two complementary trees, half each)
  *   ring2d        2D ring on a 2D torus/mesh or 2-dim hierarchical topology: AR, RS, AG
+ *                 (any chunks); 4 concurrent parts: x-first and y-first, each on the
+ *                 rings and on the reversed rings, so every link of a torus node is busy
  *   hierarchical  multi-dimensional baseline over the topology dims: RS dim 0..D-1
  *                 then AG D-1..0; ring dims use ring, fc/switch dims use direct
  *   multitree, hdrm, themis: added by core-trees.

@@ -256,20 +256,63 @@ test_ring2d(tn_test_ctx* ctx)
                                         "torus:8x8",
                                         "torus:4x8",
                                         "torus:3x5",
+                                        "torus:5x5",
+                                        "torus:2x4",
+                                        "torus:4x4,ports=2",
                                         "mesh:4x4",
+                                        "mesh:3x5",
                                         "torus:16x16",
-                                        "hier:ring4@200Gbps+switch8@100Gbps"};
+                                        "hier:ring4@200Gbps+switch8@100Gbps",
+                                        "hier:ring3@300Gbps+fc5@200Gbps",
+                                        "hier:switch4@200Gbps+switch4@100Gbps"};
     topo_sweep(ctx, "ring2d", specs, sizeof(specs) / sizeof(specs[0]));
-    /* closed form: X x Y torus all-reduce = 2(X-1) + 2(Y-1) steps, 2N(X-1) + 2N(Y-1) transfers */
+    /* reduce-scatter and all-gather in chunks (their parts are several ranges per member)
+     * and sizes that divide by nothing, on even, odd and non-square grids */
+    static const char* const chunked[] = {"torus:4x4", "torus:3x5", "torus:4x8", "mesh:3x5"};
+    for (size_t i = 0; i < sizeof(chunked) / sizeof(chunked[0]); i++)
+    {
+        tn_topology* t = make_topo(ctx, chunked[i]);
+        if (!t)
+            continue;
+        uint32_t N = tn_topology_npu_count(t);
+        tn_collective colls[3] = {TN_COLL_ALL_REDUCE, TN_COLL_REDUCE_SCATTER, TN_COLL_ALL_GATHER};
+        uint64_t sizes[4] = {(uint64_t)N * 1001 + 13, 4ULL * N + 3, 7, 1};
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 4; k++)
+                for (uint32_t C = 2; C <= 3; C++)
+                    tn_schedule_destroy(
+                        plan_verified(ctx, t, "ring2d", colls[c], 0, sizes[k], C, 0));
+        tn_topology_destroy(t);
+    }
+    /* closed form: the 4 parts of an X x Y torus all-reduce each take 2(X-1) + 2(Y-1)
+     * steps (x-first and y-first alike) with 2N(X-1) + 2N(Y-1) transfers */
     tn_topology* t = make_topo(ctx, "torus:4x8");
     TN_REQUIRE(ctx, t != NULL);
     tn_schedule* s = plan_verified(ctx, t, "ring2d", TN_COLL_ALL_REDUCE, 0, 32000, 1, 0);
     if (s)
     {
         TN_CHECK_EQ(ctx, tn_schedule_steps(s), 2 * 3 + 2 * 7);
-        TN_CHECK_EQ(ctx, tn_schedule_count(s), 2 * 32 * 3 + 2 * 32 * 7);
+        TN_CHECK_EQ(ctx, tn_schedule_count(s), 4 * (2 * 32 * 3 + 2 * 32 * 7));
     }
     tn_schedule_destroy(s);
+    /* reduce-scatter: part q's first phase along dim a sends one range per rank of the
+     * member's column: N (P_a - 1) P_b + N (P_b - 1) transfers per part */
+    s = plan_verified(ctx, t, "ring2d", TN_COLL_REDUCE_SCATTER, 0, 32000, 1, 0);
+    if (s)
+    {
+        TN_CHECK_EQ(ctx, tn_schedule_steps(s), 3 + 7);
+        TN_CHECK_EQ(ctx,
+                    tn_schedule_count(s),
+                    2 * (32 * 3 * 8 + 32 * 7) + 2 * (32 * 7 * 4 + 32 * 3));
+    }
+    tn_schedule_destroy(s);
+    /* mesh: reversed line rings use the same links, so 2 parts (x-first, y-first) */
+    tn_topology* m = make_topo(ctx, "mesh:4x4");
+    s = m ? plan_verified(ctx, m, "ring2d", TN_COLL_ALL_REDUCE, 0, 16000, 1, 0) : NULL;
+    if (s)
+        TN_CHECK_EQ(ctx, tn_schedule_count(s), 2 * (2 * 16 * 3 + 2 * 16 * 3));
+    tn_schedule_destroy(s);
+    tn_topology_destroy(m);
     /* not applicable on a 1D ring, with a message naming the algorithm */
     tn_topology* r = make_topo(ctx, "ring:8");
     tn_plan_request req;
@@ -281,6 +324,116 @@ test_ring2d(tn_test_ctx* ctx)
     TN_CHECK(ctx, strncmp(err.message, "ring2d:", 7) == 0);
     tn_topology_destroy(r);
     tn_topology_destroy(t);
+}
+
+/* Cost-model estimate of a verified plan on topo; -1 after a failed check. */
+static double
+estimate_ns(tn_test_ctx* ctx,
+            const tn_topology* topo,
+            const char* algo,
+            tn_collective coll,
+            uint64_t bytes,
+            tn_cost_result** keep)
+{
+    tn_schedule* s = plan_verified(ctx, topo, algo, coll, 0, bytes, 1, 0);
+    if (!s)
+        return -1;
+    tn_error err;
+    err.message[0] = 0;
+    TN_CHECK_MSG(ctx,
+                 tn_verify_schedule(s, topo, NULL, &err) == TN_OK,
+                 "%s: %s",
+                 algo,
+                 err.message);
+    tn_cost_result* r = NULL;
+    double t = -1;
+    if (TN_CHECK_MSG(ctx,
+                     tn_cost_estimate(s, topo, NULL, NULL, &r, &err) == TN_OK,
+                     "%s: %s",
+                     algo,
+                     err.message))
+        t = r->time_ns;
+    if (keep)
+        *keep = r;
+    else
+        tn_cost_result_destroy(r);
+    tn_schedule_destroy(s);
+    return t;
+}
+
+/*
+ * ring2d is the best version of a 2D ring: on a torus its four concurrent parts keep
+ * all four links of a node busy, so a bandwidth-bound all-reduce (64 MiB) is within 10%
+ * of the 4-link bound 2(N-1)/N * S / (4 B) and strictly faster than the bidirectional
+ * ring (2 links). The one-order, one-direction 2D ring took 4.0x the bound on 4x4 and
+ * failed this test; reduce-scatter and all-gather are within 10% of (N-1)/N * S / (4 B).
+ * Every directed link of the 4x4 torus carries the same bytes.
+ */
+static void
+test_ring2d_bound(tn_test_ctx* ctx)
+{
+    static const char* const specs[] = {"torus:4x4", "torus:8x8"};
+    const uint64_t S = 64ULL << 20;
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        tn_topology* t = make_topo(ctx, specs[i]);
+        if (!t)
+            continue;
+        uint32_t N = tn_topology_npu_count(t);
+        uint32_t n_links;
+        const uint32_t* out = tn_topology_out_links(t, tn_topology_npu_node(t, 0), &n_links);
+        TN_CHECK_EQ(ctx, n_links, 4);
+        uint64_t inj = 0;
+        for (uint32_t k = 0; k < n_links; k++)
+            inj += tn_topology_link(t, out[k])->rate_bps;
+        double bound = tn_cost_allreduce_lower_bound_ns(N, S, inj);
+        tn_cost_result* r = NULL;
+        double t2d = estimate_ns(ctx, t, "ring2d", TN_COLL_ALL_REDUCE, S, &r);
+        double tbi = estimate_ns(ctx, t, "ring-bidir", TN_COLL_ALL_REDUCE, S, NULL);
+        TN_CHECK_MSG(ctx,
+                     t2d >= bound * (1 - 1e-12) && t2d <= 1.10 * bound,
+                     "ring2d on %s: %.1f us, 4-link bound %.1f us (x%.3f)",
+                     specs[i],
+                     t2d / 1e3,
+                     bound / 1e3,
+                     t2d / bound);
+        TN_CHECK_MSG(ctx,
+                     t2d > 0 && t2d < tbi,
+                     "ring2d on %s: %.1f us, not faster than ring-bidir %.1f us",
+                     specs[i],
+                     t2d / 1e3,
+                     tbi / 1e3);
+        /* every directed link busy with the same load (S divides evenly) */
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (uint32_t l = 0; r && l < r->link_count; l++)
+        {
+            lo = r->link_bytes[l] < lo ? r->link_bytes[l] : lo;
+            hi = r->link_bytes[l] > hi ? r->link_bytes[l] : hi;
+        }
+        TN_CHECK_MSG(ctx,
+                     r && lo > 0 && lo == hi,
+                     "ring2d on %s: link bytes from %llu to %llu",
+                     specs[i],
+                     (unsigned long long)lo,
+                     (unsigned long long)hi);
+        tn_cost_result_destroy(r);
+        /* reduce-scatter and all-gather: half the all-reduce bound */
+        tn_collective halves[2] = {TN_COLL_REDUCE_SCATTER, TN_COLL_ALL_GATHER};
+        for (int h = 0; h < 2; h++)
+        {
+            double th = estimate_ns(ctx, t, "ring2d", halves[h], S, NULL);
+            double tb = estimate_ns(ctx, t, "ring-bidir", halves[h], S, NULL);
+            TN_CHECK_MSG(ctx,
+                         th >= bound / 2 * (1 - 1e-12) && th <= 1.10 * bound / 2 && th < tb,
+                         "ring2d %s on %s: %.1f us, bound %.1f us, ring-bidir %.1f us",
+                         tn_collective_name(halves[h]),
+                         specs[i],
+                         th / 1e3,
+                         bound / 2e3,
+                         tb / 1e3);
+        }
+        tn_topology_destroy(t);
+    }
 }
 
 static void
@@ -433,6 +586,7 @@ tn_suite_algo_classic(tn_test_suite* suite)
     tn_test_add(suite, "rhd", test_rhd);
     tn_test_add(suite, "dbt", test_dbt);
     tn_test_add(suite, "ring2d", test_ring2d);
+    tn_test_add(suite, "ring2d-bound", test_ring2d_bound);
     tn_test_add(suite, "hierarchical", test_hierarchical);
     tn_test_add(suite, "lower-bound", test_lower_bound);
 }

@@ -543,7 +543,11 @@ test_search(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
-/* hierarchical and ring2d on meshes: no hop longer than two cables, verified. */
+/* hierarchical and ring2d on meshes: no hop longer than two cables, verified, and no
+ * (link, step) conflict where the algorithm's phases line up: ring2d runs its x-first
+ * and y-first halves concurrently, which on a non-square grid reach the longer dim at
+ * different steps (mesh:3x5: both are in dim 1 at steps 2 and 3), so there the logical
+ * steps overlap by construction. */
 static void
 test_hier_mesh(tn_test_ctx* ctx)
 {
@@ -551,11 +555,12 @@ test_hier_mesh(tn_test_ctx* ctx)
     {
         const char* spec;
         const char* algo;
-    } cases[] = {{"mesh:4x4", "ring2d"},
-                 {"mesh:3x5", "ring2d"},
-                 {"mesh:8x8", "ring2d"},
-                 {"mesh:4x4x4", "hierarchical"},
-                 {"mesh:5x3x2", "hierarchical"}};
+        int conflict_free;
+    } cases[] = {{"mesh:4x4", "ring2d", 1},
+                 {"mesh:3x5", "ring2d", 0},
+                 {"mesh:8x8", "ring2d", 1},
+                 {"mesh:4x4x4", "hierarchical", 1},
+                 {"mesh:5x3x2", "hierarchical", 1}};
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     {
@@ -587,7 +592,7 @@ test_hier_mesh(tn_test_ctx* ctx)
                              cases[i].algo,
                              cases[i].spec,
                              longest);
-                if (c == 0)
+                if (c == 0 && cases[i].conflict_free)
                 {
                     uint64_t k = conflicts(ctx, s, t);
                     TN_CHECK_MSG(ctx,
