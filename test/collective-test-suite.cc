@@ -58,7 +58,8 @@ struct RunResult
     std::vector<double> estimateNs; //!< per collective
     std::vector<std::string> check; //!< Collective::Check() per collective
     uint64_t flowRoutes{0};
-    std::string error; //!< creation error
+    uint32_t activeAfter{0}; //!< collectives the executors still hold at the end
+    std::string error;       //!< creation error
 };
 
 /** One collective request of a run. */
@@ -122,6 +123,10 @@ RunJobs(const std::string& spec,
         result.check.push_back(c->Check());
     }
     result.flowRoutes = helper.GetFlowRoutes();
+    for (uint32_t r = 0; r < tn_topology_npu_count(t.topo); r++)
+    {
+        result.activeAfter += helper.GetExecutor(r)->GetActiveCollectives();
+    }
     Simulator::Destroy();
     return result;
 }
@@ -214,6 +219,7 @@ class CollectiveEverywhereTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.error, "", what);
         NS_TEST_EXPECT_MSG_GT(r.durationNs[0], 0, what << " completes");
         NS_TEST_EXPECT_MSG_EQ(r.check[0], "", what << ": executed = planned");
+        NS_TEST_EXPECT_MSG_EQ(r.activeAfter, 0u, what << ": executors let go of it");
     }
 
     void DoRun() override

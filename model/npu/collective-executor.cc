@@ -97,6 +97,10 @@ CollectiveExecutor::Start(Ptr<Collective> collective)
     {
         Release(entry, initial[i]);
     }
+    if (collective->GetRankPending(entry->rank) == 0)
+    {
+        m_entries.erase(collective->GetId()); // nothing to do here
+    }
 }
 
 void
@@ -226,6 +230,10 @@ CollectiveExecutor::DataReady(Entry* entry, uint32_t transfer)
         m_nic->Post(request);
     }
     c->NotifyReady(transfer);
+    if (c->FinishRankEvent(entry->rank))
+    {
+        m_entries.erase(c->GetId()); // this node's part is over: keep no reference
+    }
 }
 
 void
@@ -243,6 +251,10 @@ CollectiveExecutor::SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRe
         {
             Release(entry, succs[i]);
         }
+    }
+    if (c->FinishRankEvent(entry->rank))
+    {
+        m_entries.erase(id); // this node's part is over: keep no reference
     }
 }
 

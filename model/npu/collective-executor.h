@@ -84,6 +84,12 @@ class CollectiveExecutor : public Object
         return m_posted;
     }
 
+    /** \return collectives this node still takes part in (finished ones are dropped) */
+    uint32_t GetActiveCollectives() const
+    {
+        return static_cast<uint32_t>(m_entries.size());
+    }
+
     /** \return messages received that named no collective of this executor */
     uint64_t GetUnknownMessages() const
     {

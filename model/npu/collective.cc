@@ -86,8 +86,11 @@ Collective::Setup(uint32_t id,
     m_state.resize(count);
     const uint32_t ranks = static_cast<uint32_t>(m_nodes.size());
     m_initialStart.assign(ranks + 1, 0);
+    m_rankPending.assign(ranks, 0);
     for (uint32_t t = 0; t < count; t++)
     {
+        ++m_rankPending[tn_schedule_transfer(schedule, t)->src];
+        ++m_rankPending[tn_schedule_transfer(schedule, t)->dst];
         tn_schedule_deps(schedule, t, &m_state[t].pendingDeps);
         if (m_state[t].pendingDeps == 0)
         {

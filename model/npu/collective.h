@@ -6,6 +6,7 @@
 #ifndef COLLECTIVE_H
 #define COLLECTIVE_H
 
+#include "ns3/assert.h"
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -286,6 +287,22 @@ class Collective : public Object
         ++m_notifications;
     }
 
+    /**
+     * One of rank's own events is done (a send completed, or a receive is ready).
+     * \param rank rank \return true when rank has nothing left to do in this collective
+     */
+    bool FinishRankEvent(uint32_t rank)
+    {
+        NS_ASSERT(m_rankPending[rank] > 0);
+        return --m_rankPending[rank] == 0;
+    }
+
+    /** \param rank rank \return its sends and receives not yet done */
+    uint32_t GetRankPending(uint32_t rank) const
+    {
+        return m_rankPending[rank];
+    }
+
   protected:
     void DoDispose() override;
 
@@ -312,6 +329,7 @@ class Collective : public Object
     std::vector<uint8_t> m_lanes;
     uint8_t m_priority{3};
     std::vector<TransferState> m_state;
+    std::vector<uint32_t> m_rankPending;  //!< per rank: sends + receives not yet done
     std::vector<uint32_t> m_initialStart; //!< CSR by source rank into m_initialIds
     std::vector<uint32_t> m_initialIds;   //!< transfers without dependencies
     std::vector<uint32_t> m_queueOf;      //!< step order: queue of each transfer
