@@ -73,20 +73,24 @@ roce_headers = [
 npu_sources = [
     'model/npu/collective-executor.cc',
     'model/npu/collective.cc',
+    'model/npu/npu-endpoint.cc',
 ]
 npu_headers = [
     'model/npu/collective-executor.h',
     'model/npu/collective.h',
+    'model/npu/npu-endpoint.h',
 ]
 
 helper_sources = [
     'helper/collective-helper.cc',
+    'helper/npu-helper.cc',
     'helper/roce-helper.cc',
     'helper/roce-hpcc-flows.cc',
     'helper/roce-link-helper.cc',
 ]
 helper_headers = [
     'helper/collective-helper.h',
+    'helper/npu-helper.h',
     'helper/roce-helper.h',
     'helper/roce-hpcc-flows.h',
     'helper/roce-link-helper.h',
@@ -124,6 +128,7 @@ bench_sources = [
 
 test_sources = [
     'test/collective-test-suite.cc',
+    'test/npu-test-suite.cc',
     'test/roce-dcqcn-test-suite.cc',
     'test/roce-hpcc-test-suite.cc',
     'test/roce-nic-test-suite.cc',

@@ -7,6 +7,7 @@
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
 #include <vector>
@@ -20,10 +21,28 @@ NS_OBJECT_ENSURE_REGISTERED(CollectiveExecutor);
 TypeId
 CollectiveExecutor::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CollectiveExecutor")
-                            .SetParent<Object>()
-                            .SetGroupName("TrainingNet")
-                            .AddConstructor<CollectiveExecutor>();
+    static TypeId tid =
+        TypeId("ns3::CollectiveExecutor")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<CollectiveExecutor>()
+            .AddTraceSource("Sent",
+                            "This node posted a transfer (its source data is "
+                            "read).",
+                            MakeTraceSourceAccessor(&CollectiveExecutor::m_sentTrace),
+                            "ns3::CollectiveExecutor::TransferTracedCallback")
+            .AddTraceSource("Received",
+                            "A transfer's last byte arrived at this node.",
+                            MakeTraceSourceAccessor(&CollectiveExecutor::m_receivedTrace),
+                            "ns3::CollectiveExecutor::TransferTracedCallback")
+            .AddTraceSource("PartStart",
+                            "This node starts its part of a collective.",
+                            MakeTraceSourceAccessor(&CollectiveExecutor::m_partStartTrace),
+                            "ns3::CollectiveExecutor::PartTracedCallback")
+            .AddTraceSource("PartEnd",
+                            "This node's part of a collective is over.",
+                            MakeTraceSourceAccessor(&CollectiveExecutor::m_partEndTrace),
+                            "ns3::CollectiveExecutor::PartTracedCallback");
     return tid;
 }
 
@@ -91,6 +110,7 @@ CollectiveExecutor::Start(Ptr<Collective> collective)
     Entry* entry = Find(collective->GetId());
     NS_ABORT_MSG_IF(!entry, "CollectiveExecutor::Start: collective not added");
     collective->NotifyStart();
+    m_partStartTrace(collective, entry->rank);
     uint32_t count = 0;
     const uint32_t* initial = collective->GetInitialTransfers(entry->rank, &count);
     for (uint32_t i = 0; i < count; i++)
@@ -99,7 +119,7 @@ CollectiveExecutor::Start(Ptr<Collective> collective)
     }
     if (collective->GetRankPending(entry->rank) == 0)
     {
-        m_entries.erase(collective->GetId()); // nothing to do here
+        PartDone(entry); // nothing to do here
     }
 }
 
@@ -132,6 +152,7 @@ CollectiveExecutor::Post(Entry* entry, uint32_t transfer)
     request.immediate = transfer;
     c->NotifyIssued(transfer);
     ++m_posted;
+    m_sentTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
     m_nic->Post(request,
                 MakeCallback(&CollectiveExecutor::SendDone, this).Bind(c->GetId(), transfer));
 }
@@ -178,6 +199,7 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
         return;
     }
     const tn_transfer* t = tn_schedule_transfer(s, transfer);
+    m_receivedTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
     if (t->op == TN_OP_REDUCE && !m_reductionTime.IsNull())
     {
         Time delay = m_reductionTime(t->length);
@@ -232,8 +254,18 @@ CollectiveExecutor::DataReady(Entry* entry, uint32_t transfer)
     c->NotifyReady(transfer);
     if (c->FinishRankEvent(entry->rank))
     {
-        m_entries.erase(c->GetId()); // this node's part is over: keep no reference
+        PartDone(entry);
     }
+}
+
+void
+CollectiveExecutor::PartDone(Entry* entry)
+{
+    // this node's part is over: tell the endpoint, keep no reference
+    Ptr<Collective> c = entry->collective;
+    uint32_t rank = entry->rank;
+    m_entries.erase(c->GetId());
+    m_partEndTrace(c, rank);
 }
 
 void
@@ -254,7 +286,7 @@ CollectiveExecutor::SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRe
     }
     if (c->FinishRankEvent(entry->rank))
     {
-        m_entries.erase(id); // this node's part is over: keep no reference
+        PartDone(entry);
     }
 }
 

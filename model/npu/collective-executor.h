@@ -11,6 +11,7 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
 
 #include <cstdint>
@@ -19,8 +20,6 @@
 
 namespace ns3
 {
-
-class RdmaNic;
 
 /**
  * \ingroup training-net
@@ -37,7 +36,8 @@ class RdmaNic;
  *
  * Reduction hook: SetReductionTimeCallback gives the time a reduce of n bytes takes at this
  * NPU after its data arrived (default: none, data is ready on arrival). The NPU endpoint
- * model fills it.
+ * model (NpuEndpoint) fills it and follows this node's traffic through the trace sources
+ * Sent, Received, PartStart and PartEnd.
  */
 class CollectiveExecutor : public Object
 {
@@ -47,6 +47,23 @@ class CollectiveExecutor : public Object
 
     /** Reduction time of `bytes` bytes at this NPU. */
     typedef Callback<Time, uint64_t> ReductionTimeCallback;
+
+    /**
+     * Node-local transfer trace signature (Sent, Received): what this NPU's memory sees.
+     * \param collective the collective \param transfer transfer id
+     * \param bytes bytes \param reduce true for a reduce at the destination
+     */
+    typedef void (*TransferTracedCallback)(Ptr<const Collective> collective,
+                                           uint32_t transfer,
+                                           uint64_t bytes,
+                                           bool reduce);
+    /**
+     * Node-local collective trace signature (PartStart, PartEnd): this NPU's part of a
+     * collective starts (it starts the collective) or is over (its last send completed and
+     * its last receive is ready).
+     * \param collective the collective \param rank this NPU's rank in it
+     */
+    typedef void (*PartTracedCallback)(Ptr<const Collective> collective, uint32_t rank);
 
     /// Bit of the R_Key that marks a dependency notification.
     static constexpr uint32_t NOTIFY_KEY_BIT = 0x80000000u;
@@ -110,6 +127,7 @@ class CollectiveExecutor : public Object
 
     void Received(const RdmaMessageRecord& record);
     void DataReady(Entry* entry, uint32_t transfer);
+    void PartDone(Entry* entry);
     void SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRecord& record);
     void Release(Entry* entry, uint32_t transfer);
     void Post(Entry* entry, uint32_t transfer);
@@ -121,6 +139,10 @@ class CollectiveExecutor : public Object
     uint64_t m_posted{0};
     uint64_t m_unknown{0};
     std::vector<uint32_t> m_releasable; //!< scratch of Release
+    TracedCallback<Ptr<const Collective>, uint32_t, uint64_t, bool> m_sentTrace;
+    TracedCallback<Ptr<const Collective>, uint32_t, uint64_t, bool> m_receivedTrace;
+    TracedCallback<Ptr<const Collective>, uint32_t> m_partStartTrace;
+    TracedCallback<Ptr<const Collective>, uint32_t> m_partEndTrace;
 };
 
 } // namespace ns3

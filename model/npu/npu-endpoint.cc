@@ -1,0 +1,182 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "npu-endpoint.h"
+
+#include "collective-executor.h"
+#include "collective.h"
+
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NpuEndpoint");
+NS_OBJECT_ENSURE_REGISTERED(NpuEndpoint);
+
+TypeId
+NpuEndpoint::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::NpuEndpoint")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<NpuEndpoint>()
+            .AddAttribute("Engine",
+                          "Collective engine: baseline (NPU-driven) or ace (ACE, ISCA 2021).",
+                          EnumValue(BASELINE),
+                          MakeEnumAccessor(&NpuEndpoint::m_engine),
+                          MakeEnumChecker(BASELINE, "baseline", ACE, "ace"))
+            .AddAttribute("MemoryBandwidth",
+                          "The NPU's memory bandwidth (default 900 GB/s, the HBM of the ACE "
+                          "paper's NPU).",
+                          DataRateValue(DataRate("7200Gbps")),
+                          MakeDataRateAccessor(&NpuEndpoint::m_memoryBandwidth),
+                          MakeDataRateChecker())
+            .AddAttribute("ReductionRate",
+                          "ACE: bytes per second its reducers reduce (default 512 GB/s).",
+                          DataRateValue(DataRate("4096Gbps")),
+                          MakeDataRateAccessor(&NpuEndpoint::m_reductionRate),
+                          MakeDataRateChecker())
+            .AddTraceSource("MemoryTraffic",
+                            "Memory bytes read or written by the collective engine.",
+                            MakeTraceSourceAccessor(&NpuEndpoint::m_memoryTrace),
+                            "ns3::NpuEndpoint::MemoryTracedCallback");
+    return tid;
+}
+
+NpuEndpoint::NpuEndpoint()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+NpuEndpoint::~NpuEndpoint() = default;
+
+void
+NpuEndpoint::DoDispose()
+{
+    m_executor = nullptr;
+    Object::DoDispose();
+}
+
+void
+NpuEndpoint::NotifyNewAggregate()
+{
+    if (!m_executor)
+    {
+        Ptr<CollectiveExecutor> exec = GetObject<CollectiveExecutor>();
+        if (exec)
+        {
+            m_executor = exec;
+            exec->SetReductionTimeCallback(MakeCallback(&NpuEndpoint::ReductionTime, this));
+            exec->TraceConnectWithoutContext("Sent", MakeCallback(&NpuEndpoint::Sent, this));
+            exec->TraceConnectWithoutContext("Received",
+                                             MakeCallback(&NpuEndpoint::Received, this));
+            exec->TraceConnectWithoutContext("PartStart",
+                                             MakeCallback(&NpuEndpoint::PartStart, this));
+            exec->TraceConnectWithoutContext("PartEnd", MakeCallback(&NpuEndpoint::PartEnd, this));
+        }
+    }
+    Object::NotifyNewAggregate();
+}
+
+Time
+NpuEndpoint::ReductionTime(uint64_t bytes)
+{
+    // baseline: a kernel reads the staged and the local operand and writes the result
+    const double seconds =
+        m_engine == ACE
+            ? static_cast<double>(bytes) * 8.0 / static_cast<double>(m_reductionRate.GetBitRate())
+            : 3.0 * static_cast<double>(bytes) * 8.0 /
+                  static_cast<double>(m_memoryBandwidth.GetBitRate());
+    Time t = Seconds(seconds);
+    m_reductionTime += t;
+    return t;
+}
+
+void
+NpuEndpoint::Count(uint64_t bytes, const char* what)
+{
+    if (bytes == 0)
+    {
+        return;
+    }
+    m_memoryBytes += bytes;
+    m_memoryTrace(bytes, what);
+}
+
+void
+NpuEndpoint::Sent(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce)
+{
+    m_networkBytes += bytes;
+    if (m_engine == BASELINE)
+    {
+        Count(bytes, "send"); // the NIC reads the source from memory
+    }
+}
+
+void
+NpuEndpoint::Received(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce)
+{
+    if (m_engine == BASELINE)
+    {
+        // the NIC writes the data; a reduce then reads it and the local operand back and
+        // writes the sum
+        Count(bytes, reduce ? "reduce" : "receive");
+        if (reduce)
+        {
+            Count(3 * bytes, "reduce");
+        }
+    }
+}
+
+namespace
+{
+/** Bytes of a rank's input (in = true) or output of a collective (tn-schedule.h). */
+uint64_t
+RankBytes(const tn_schedule* s, uint32_t rank, bool in)
+{
+    const uint64_t S = tn_schedule_bytes(s);
+    const uint32_t N = tn_schedule_ranks(s);
+    const bool root = rank == tn_schedule_root(s);
+    const uint64_t own = tn_slice_of(S, N, rank).length;
+    switch (tn_schedule_collective(s))
+    {
+    case TN_COLL_ALL_REDUCE:
+    case TN_COLL_ALL_TO_ALL:
+        return S;
+    case TN_COLL_REDUCE_SCATTER:
+        return in ? S : own;
+    case TN_COLL_ALL_GATHER:
+        return in ? own : S;
+    case TN_COLL_BROADCAST:
+        return in ? (root ? S : 0) : S;
+    case TN_COLL_REDUCE:
+        return in ? S : (root ? S : 0);
+    default:
+        return 0;
+    }
+}
+} // namespace
+
+void
+NpuEndpoint::PartStart(Ptr<const Collective> c, uint32_t rank)
+{
+    if (m_engine == ACE)
+    {
+        Count(RankBytes(c->GetSchedule(), rank, true), "input");
+    }
+}
+
+void
+NpuEndpoint::PartEnd(Ptr<const Collective> c, uint32_t rank)
+{
+    if (m_engine == ACE)
+    {
+        Count(RankBytes(c->GetSchedule(), rank, false), "output");
+    }
+}
+
+} // namespace ns3

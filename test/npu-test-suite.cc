@@ -1,0 +1,202 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * NPU endpoint: memory traffic per network byte of the baseline and ACE engines, measured on
+ * executed collectives, and the reduction time against the closed form.
+ */
+#include "ns3/collective-helper.h"
+#include "ns3/enum.h"
+#include "ns3/npu-helper.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/tn-topology.h"
+
+#include <string>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** What one collective on endpoints of one engine gave. */
+struct EndpointRun
+{
+    double durationNs{-1};
+    uint64_t memoryBytes{0};  //!< all endpoints
+    uint64_t networkBytes{0}; //!< all endpoints
+    double reductionNs{0};    //!< all endpoints
+    std::string check;
+};
+
+/** Run `algorithm` (collective coll, S bytes) on spec with endpoints of `engine`. */
+EndpointRun
+RunOnEndpoints(const std::string& spec,
+               tn_collective coll,
+               const std::string& algorithm,
+               uint64_t bytes,
+               const std::string& engine,
+               const std::string& memoryBandwidth = "7200Gbps")
+{
+    EndpointRun out;
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        out.check = err.message;
+        return out;
+    }
+    RoceHelper roce;
+    roce.Install(topo);
+    NpuHelper npus;
+    npus.SetEndpointAttribute("Engine", StringValue(engine));
+    npus.SetEndpointAttribute("MemoryBandwidth", DataRateValue(DataRate(memoryBandwidth)));
+    npus.Install(roce.GetFabric().npus); // before the executors: the endpoint finds them later
+    CollectiveHelper collectives;
+    collectives.Install(topo, roce);
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = coll;
+    request.algorithm = algorithm.c_str();
+    request.bytes = bytes;
+    std::string error;
+    Ptr<Collective> c = collectives.Create(request, {}, &error);
+    if (!c)
+    {
+        out.check = error;
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return out;
+    }
+    collectives.Start(c);
+    Simulator::Run();
+    out.durationNs = c->IsComplete() ? c->GetDuration().GetNanoSeconds() : -1;
+    out.check = c->Check();
+    for (auto& e : npus.GetEndpoints())
+    {
+        out.memoryBytes += e->GetMemoryBytes();
+        out.networkBytes += e->GetNetworkBytesSent();
+        out.reductionNs += e->GetReductionTime().GetNanoSeconds();
+    }
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    return out;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Memory bytes per network byte, measured on the executed schedule: a ring all-reduce on 8
+ * NPUs moves 3.5 per network byte with the baseline engine (reduce-scatter: 1 to send, 4 to
+ * receive and reduce; all-gather: 1 and 1) and N/(N-1) with ACE (input read once, output
+ * written once, 2S against 2(N-1)/N S on the network), about 3x less; the network bytes are
+ * the same. All-gather alone: 2 per byte against (S/N + S) / ((N-1)/N S).
+ */
+class NpuMemoryTrafficTestCase : public TestCase
+{
+  public:
+    NpuMemoryTrafficTestCase()
+        : TestCase("memory traffic per network byte: baseline vs ACE")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string spec = "switch:8,rate=100Gbps,latency=1us";
+        const uint64_t S = 8 << 20;
+        const double n = 8;
+        EndpointRun base = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "baseline");
+        EndpointRun ace = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "ace");
+        NS_TEST_ASSERT_MSG_EQ(base.check + ace.check, "", "both ran as planned");
+        NS_TEST_EXPECT_MSG_EQ(base.networkBytes, ace.networkBytes, "same network bytes");
+        NS_TEST_EXPECT_MSG_EQ_TOL(static_cast<double>(base.networkBytes),
+                                  2 * (n - 1) / n * S * n,
+                                  n,
+                                  "ring all-reduce sends 2(N-1)/N S per NPU");
+        const double perByteBase = double(base.memoryBytes) / base.networkBytes;
+        const double perByteAce = double(ace.memoryBytes) / ace.networkBytes;
+        NS_TEST_EXPECT_MSG_EQ_TOL(perByteBase, 3.5, 0.001, "baseline memory bytes per byte");
+        NS_TEST_EXPECT_MSG_EQ_TOL(perByteAce, n / (n - 1), 0.001, "ACE memory bytes per byte");
+        NS_TEST_EXPECT_MSG_GT(perByteBase / perByteAce, 3.0, "ACE moves 3x less memory");
+
+        EndpointRun gather = RunOnEndpoints(spec, TN_COLL_ALL_GATHER, "ring", S, "baseline");
+        EndpointRun gatherAce = RunOnEndpoints(spec, TN_COLL_ALL_GATHER, "ring", S, "ace");
+        NS_TEST_ASSERT_MSG_EQ(gather.check + gatherAce.check, "", "all-gather ran as planned");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(gather.memoryBytes) / gather.networkBytes,
+                                  2.0,
+                                  0.001,
+                                  "baseline all-gather: 1 to send, 1 to receive");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(gatherAce.memoryBytes) / gatherAce.networkBytes,
+                                  (1.0 / n + 1.0) / ((n - 1) / n),
+                                  0.001,
+                                  "ACE all-gather: own slice in, whole vector out");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The endpoint's reduction time on the critical path: a ring all-reduce on an 8-NPU ring
+ * takes the closed form of DESIGN.md section 8 (with RoCE headers) plus, on each of its N-1
+ * reduce-scatter steps, the reduction of S/N bytes: 3 S/N bytes at MemoryBandwidth with the
+ * baseline engine, S/N at ReductionRate with ACE.
+ */
+class NpuReductionTimeTestCase : public TestCase
+{
+  public:
+    NpuReductionTimeTestCase()
+        : TestCase("reduction time on the critical path of a ring all-reduce")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string spec = "ring:8,rate=100Gbps,latency=1us";
+        const uint64_t S = 16 << 20;
+        const double n = 8;
+        const double memory = 200e9; // a slow memory, so that reductions weigh
+        EndpointRun fast = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "baseline");
+        EndpointRun slow =
+            RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "baseline", "200Gbps");
+        EndpointRun ace = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "ace", "200Gbps");
+        NS_TEST_ASSERT_MSG_EQ(fast.check + slow.check + ace.check, "", "ran as planned");
+        const double slice = S / n;
+        // the fast run reduces too, at the default 900 GB/s
+        const double baseStep = 3 * slice * 8e9 / memory - 3 * slice * 8e9 / 7200e9;
+        const double aceStep = slice * 8e9 / 4096e9; // ReductionRate default
+        NS_TEST_EXPECT_MSG_EQ_TOL((slow.durationNs - fast.durationNs) / ((n - 1) * baseStep),
+                                  1.0,
+                                  0.02,
+                                  "baseline: N-1 reductions of S/N at 3 bytes per byte");
+        NS_TEST_EXPECT_MSG_EQ_TOL(ace.reductionNs / (n * (n - 1) * aceStep),
+                                  1.0,
+                                  0.001,
+                                  "ACE: every reduction at ReductionRate");
+        NS_TEST_EXPECT_MSG_LT(ace.durationNs, slow.durationNs, "ACE does not wait on memory");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The NPU endpoint's test suite.
+ */
+class NpuTestSuite : public TestSuite
+{
+  public:
+    NpuTestSuite()
+        : TestSuite("training-net-npu", UNIT)
+    {
+        AddTestCase(new NpuMemoryTrafficTestCase, TestCase::QUICK);
+        AddTestCase(new NpuReductionTimeTestCase, TestCase::QUICK);
+    }
+};
+
+/// The suite's instance.
+static NpuTestSuite g_npuTestSuite;
+
+} // namespace ns3
