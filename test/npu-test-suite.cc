@@ -183,6 +183,86 @@ class NpuReductionTimeTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * Compute kernels (roofline): alone a kernel takes the longer of cycles / ClockRate and
+ * bytes / MemoryBandwidth; while a collective runs at the NPU a baseline engine takes
+ * BaselineComputeShare of the compute units and, with either engine, the collective's memory
+ * traffic (link rate x memory bytes per network byte, both directions) leaves less memory
+ * bandwidth, more with the baseline engine than with ACE.
+ */
+class NpuComputeTestCase : public TestCase
+{
+  public:
+    NpuComputeTestCase()
+        : TestCase("compute kernels: roofline, and what a running collective takes")
+    {
+    }
+
+  private:
+    /// Kernel durations at one NPU, alone and during a collective.
+    struct Kernels
+    {
+        double computeAlone{0};
+        double memoryAlone{0};
+        double computeBusy{0};
+        double memoryBusy{0};
+    };
+
+    static void Measure(Ptr<NpuEndpoint> e, Kernels* k, bool busy)
+    {
+        // 1e6 cycles at 1 GHz = 1 ms; 1 GB at 900 GB/s = 1.11 ms
+        double& c = busy ? k->computeBusy : k->computeAlone;
+        double& m = busy ? k->memoryBusy : k->memoryAlone;
+        c = e->Compute(1000000, 0, NpuEndpoint::ComputeDoneCallback()).GetSeconds();
+        m = e->Compute(0, 1000000000, NpuEndpoint::ComputeDoneCallback()).GetSeconds();
+    }
+
+    Kernels Run(const std::string& engine)
+    {
+        Kernels k;
+        tn_error err;
+        tn_topology* topo = nullptr;
+        tn_topology_from_spec("switch:4,rate=100Gbps,latency=1us", &topo, &err);
+        RoceHelper roce;
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        NpuHelper npus;
+        npus.SetEndpointAttribute("Engine", StringValue(engine));
+        npus.Install(roce.GetFabric().npus); // after the executors this time
+        Ptr<NpuEndpoint> e = npus.GetEndpoint(0);
+        Measure(e, &k, false);
+        collectives.AllReduce(64 << 20, "ring");
+        Simulator::Schedule(MicroSeconds(100), &NpuComputeTestCase::Measure, e, &k, true);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(e->GetActiveParts(), 0u, "the collective part ended");
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return k;
+    }
+
+    void DoRun() override
+    {
+        const double link = 100e9 / 8; // bytes/s of the NPU's one link
+        const double memory = 900e9;
+        Kernels base = Run("baseline");
+        Kernels ace = Run("ace");
+        NS_TEST_EXPECT_MSG_EQ_TOL(base.computeAlone, 1e-3, 1e-9, "cycles / ClockRate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(base.memoryAlone, 1e9 / memory, 1e-9, "bytes / bandwidth");
+        NS_TEST_EXPECT_MSG_EQ_TOL(base.computeBusy, 1e-3 / 0.8, 1e-9, "baseline takes 20%");
+        NS_TEST_EXPECT_MSG_EQ_TOL(ace.computeBusy, 1e-3, 1e-9, "ACE takes no compute");
+        NS_TEST_EXPECT_MSG_EQ_TOL(base.memoryBusy,
+                                  1e9 / (memory - 2 * link * 3.5),
+                                  1e-9,
+                                  "baseline's memory share");
+        NS_TEST_EXPECT_MSG_EQ_TOL(ace.memoryBusy,
+                                  1e9 / (memory - 2 * link * 1.0),
+                                  1e-9,
+                                  "ACE's memory share");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The NPU endpoint's test suite.
  */
 class NpuTestSuite : public TestSuite
@@ -193,6 +273,7 @@ class NpuTestSuite : public TestSuite
     {
         AddTestCase(new NpuMemoryTrafficTestCase, TestCase::QUICK);
         AddTestCase(new NpuReductionTimeTestCase, TestCase::QUICK);
+        AddTestCase(new NpuComputeTestCase, TestCase::QUICK);
     }
 };
 

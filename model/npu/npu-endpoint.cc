@@ -6,9 +6,15 @@
 #include "collective-executor.h"
 #include "collective.h"
 
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -40,6 +46,30 @@ NpuEndpoint::GetTypeId()
                           DataRateValue(DataRate("4096Gbps")),
                           MakeDataRateAccessor(&NpuEndpoint::m_reductionRate),
                           MakeDataRateChecker())
+            .AddAttribute("ClockRate",
+                          "Compute cycles per second (ASTRA-sim workloads count cycles at "
+                          "1 GHz).",
+                          UintegerValue(1000000000),
+                          MakeUintegerAccessor(&NpuEndpoint::m_clockRate),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("BaselineComputeShare",
+                          "Share of the compute units a baseline (NPU-driven) collective takes "
+                          "while it runs (ACE takes none).",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&NpuEndpoint::m_computeShare),
+                          MakeDoubleChecker<double>(0.0, 0.99))
+            .AddAttribute("BaselineMemoryPerNetworkByte",
+                          "Memory bytes a baseline collective moves per network byte, for the "
+                          "bandwidth it takes from compute kernels (3.5 measured on a ring "
+                          "all-reduce, see the training-net-npu suite).",
+                          DoubleValue(3.5),
+                          MakeDoubleAccessor(&NpuEndpoint::m_baselineMemoryPerByte),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("AceMemoryPerNetworkByte",
+                          "The same for ACE (about 1).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&NpuEndpoint::m_aceMemoryPerByte),
+                          MakeDoubleChecker<double>(0.0))
             .AddTraceSource("MemoryTraffic",
                             "Memory bytes read or written by the collective engine.",
                             MakeTraceSourceAccessor(&NpuEndpoint::m_memoryTrace),
@@ -161,9 +191,53 @@ RankBytes(const tn_schedule* s, uint32_t rank, bool in)
 }
 } // namespace
 
+Time
+NpuEndpoint::Compute(uint64_t cycles, uint64_t memoryBytes, ComputeDoneCallback done)
+{
+    double compute = 1.0;
+    double memory = static_cast<double>(m_memoryBandwidth.GetBitRate()) / 8.0;
+    if (m_activeParts > 0 && m_executor)
+    {
+        if (m_engine == BASELINE)
+        {
+            compute -= m_computeShare;
+        }
+        // the collective's memory demand: its links at line rate, both directions
+        double links = 0;
+        Ptr<RdmaNic> nic = m_executor->GetNic();
+        for (uint32_t p = 0; nic && p < nic->GetNPorts(); p++)
+        {
+            links += static_cast<double>(nic->GetPort(p)->GetDataRate().GetBitRate()) / 8.0;
+        }
+        memory -= 2 * links * (m_engine == ACE ? m_aceMemoryPerByte : m_baselineMemoryPerByte);
+        memory = std::max(memory, 0.01 * static_cast<double>(m_memoryBandwidth.GetBitRate()) / 8);
+    }
+    const double seconds =
+        std::max(static_cast<double>(cycles) / (static_cast<double>(m_clockRate) * compute),
+                 static_cast<double>(memoryBytes) / memory);
+    Time t = Seconds(seconds);
+    m_computeTime += t;
+    if (memoryBytes > 0)
+    {
+        m_memoryTrace(memoryBytes, "compute");
+    }
+    if (!done.IsNull())
+    {
+        Simulator::Schedule(t, &NpuEndpoint::ComputeEnded, done);
+    }
+    return t;
+}
+
+void
+NpuEndpoint::ComputeEnded(ComputeDoneCallback done)
+{
+    done();
+}
+
 void
 NpuEndpoint::PartStart(Ptr<const Collective> c, uint32_t rank)
 {
+    ++m_activeParts;
     if (m_engine == ACE)
     {
         Count(RankBytes(c->GetSchedule(), rank, true), "input");
@@ -173,6 +247,8 @@ NpuEndpoint::PartStart(Ptr<const Collective> c, uint32_t rank)
 void
 NpuEndpoint::PartEnd(Ptr<const Collective> c, uint32_t rank)
 {
+    NS_ASSERT(m_activeParts > 0);
+    --m_activeParts;
     if (m_engine == ACE)
     {
         Count(RankBytes(c->GetSchedule(), rank, false), "output");

@@ -7,6 +7,7 @@
 #ifndef NPU_ENDPOINT_H
 #define NPU_ENDPOINT_H
 
+#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -98,6 +99,34 @@ class NpuEndpoint : public Object
      */
     Time ReductionTime(uint64_t bytes);
 
+    /// Completion callback of a compute kernel.
+    typedef Callback<void> ComputeDoneCallback;
+
+    /**
+     * Run a compute kernel of `cycles` cycles at ClockRate that moves `memoryBytes` bytes of
+     * memory (roofline: the longer of the two). While a collective part is active at this
+     * NPU, a baseline engine takes BaselineComputeShare of the compute units and, at either
+     * engine, the collective's memory traffic (its links' rate times MemoryPerNetworkByte)
+     * leaves less memory bandwidth to the kernel. The shares are taken when the kernel
+     * starts (kernels are short next to the changes of communication).
+     * \param cycles compute cycles \param memoryBytes memory traffic of the kernel
+     * \param done called when it ends (may be null)
+     * \return the kernel's duration
+     */
+    Time Compute(uint64_t cycles, uint64_t memoryBytes, ComputeDoneCallback done);
+
+    /** \return collective parts active at this NPU now */
+    uint32_t GetActiveParts() const
+    {
+        return m_activeParts;
+    }
+
+    /** \return total time of compute kernels run */
+    Time GetComputeTime() const
+    {
+        return m_computeTime;
+    }
+
   protected:
     void DoDispose() override;
     void NotifyNewAggregate() override;
@@ -108,11 +137,18 @@ class NpuEndpoint : public Object
     void Received(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce);
     void PartStart(Ptr<const Collective> c, uint32_t rank);
     void PartEnd(Ptr<const Collective> c, uint32_t rank);
+    static void ComputeEnded(ComputeDoneCallback done);
 
     Ptr<CollectiveExecutor> m_executor;
     Engine m_engine{BASELINE};
     DataRate m_memoryBandwidth;
     DataRate m_reductionRate;
+    uint64_t m_clockRate{1000000000};
+    double m_computeShare{0.0};
+    double m_baselineMemoryPerByte{3.5};
+    double m_aceMemoryPerByte{1.0};
+    uint32_t m_activeParts{0};
+    Time m_computeTime;
     uint64_t m_memoryBytes{0};
     uint64_t m_networkBytes{0};
     Time m_reductionTime;
