@@ -159,11 +159,12 @@ class NpuReductionTimeTestCase : public TestCase
         const std::string spec = "ring:8,rate=100Gbps,latency=1us";
         const uint64_t S = 16 << 20;
         const double n = 8;
-        const double memory = 200e9; // a slow memory, so that reductions weigh
+        const double memory = 400e9; // slow enough for reductions to weigh, fast enough
+        // to feed the link (400 / 3.5 > 100 Gb/s: no injection limit)
         EndpointRun fast = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "baseline");
         EndpointRun slow =
-            RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "baseline", "200Gbps");
-        EndpointRun ace = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "ace", "200Gbps");
+            RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "baseline", "400Gbps");
+        EndpointRun ace = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "ace", "400Gbps");
         NS_TEST_ASSERT_MSG_EQ(fast.check + slow.check + ace.check, "", "ran as planned");
         const double slice = S / n;
         // the fast run reduces too, at the default 900 GB/s
@@ -263,6 +264,50 @@ class NpuComputeTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The injection limit: when the memory bandwidth is the bottleneck (200 Gb/s of memory: a
+ * baseline engine, at 3.5 memory bytes per network byte, can feed 57 Gb/s of its 100 Gb/s
+ * link) a baseline all-gather (no reductions, so only injection counts) runs at that rate
+ * and ACE (1 byte per byte) at the link's; with the default 900 GB/s neither is limited and
+ * both take the same time.
+ */
+class NpuInjectionTestCase : public TestCase
+{
+  public:
+    NpuInjectionTestCase()
+        : TestCase("injection limited by memory bandwidth: baseline vs ACE")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string spec = "switch:8,rate=100Gbps,latency=1us";
+        const uint64_t S = 64 << 20;
+        EndpointRun base = RunOnEndpoints(spec, TN_COLL_ALL_GATHER, "ring", S, "baseline");
+        EndpointRun ace = RunOnEndpoints(spec, TN_COLL_ALL_GATHER, "ring", S, "ace");
+        EndpointRun baseSlow =
+            RunOnEndpoints(spec, TN_COLL_ALL_GATHER, "ring", S, "baseline", "200Gbps");
+        EndpointRun aceSlow = RunOnEndpoints(spec, TN_COLL_ALL_GATHER, "ring", S, "ace", "200Gbps");
+        NS_TEST_ASSERT_MSG_EQ(base.check + ace.check + baseSlow.check + aceSlow.check,
+                              "",
+                              "ran as planned");
+        NS_TEST_EXPECT_MSG_EQ_TOL(base.durationNs / ace.durationNs,
+                                  1.0,
+                                  0.001,
+                                  "memory is not the bottleneck: the same time");
+        NS_TEST_EXPECT_MSG_EQ_TOL(baseSlow.durationNs / base.durationNs,
+                                  100.0 / (200.0 / 3.5),
+                                  0.03,
+                                  "baseline injects at memory bandwidth / 3.5");
+        NS_TEST_EXPECT_MSG_EQ_TOL(aceSlow.durationNs / ace.durationNs,
+                                  1.0,
+                                  0.001,
+                                  "ACE still feeds its link");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The NPU endpoint's test suite.
  */
 class NpuTestSuite : public TestSuite
@@ -274,6 +319,7 @@ class NpuTestSuite : public TestSuite
         AddTestCase(new NpuMemoryTrafficTestCase, TestCase::QUICK);
         AddTestCase(new NpuReductionTimeTestCase, TestCase::QUICK);
         AddTestCase(new NpuComputeTestCase, TestCase::QUICK);
+        AddTestCase(new NpuInjectionTestCase, TestCase::QUICK);
     }
 };
 

@@ -107,9 +107,34 @@ NpuEndpoint::NotifyNewAggregate()
             exec->TraceConnectWithoutContext("PartStart",
                                              MakeCallback(&NpuEndpoint::PartStart, this));
             exec->TraceConnectWithoutContext("PartEnd", MakeCallback(&NpuEndpoint::PartEnd, this));
+            LimitInjection();
         }
     }
     Object::NotifyNewAggregate();
+}
+
+void
+NpuEndpoint::LimitInjection()
+{
+    Ptr<RdmaNic> nic = GetObject<RdmaNic>(); // the executor may not have found it yet
+    if (!nic)
+    {
+        return;
+    }
+    double links = 0;
+    for (uint32_t p = 0; p < nic->GetNPorts(); p++)
+    {
+        links += static_cast<double>(nic->GetPort(p)->GetDataRate().GetBitRate());
+    }
+    const double perByte = m_engine == ACE ? m_aceMemoryPerByte : m_baselineMemoryPerByte;
+    double limit =
+        perByte > 0 ? static_cast<double>(m_memoryBandwidth.GetBitRate()) / perByte : links;
+    if (m_engine == ACE)
+    {
+        limit = std::min(limit, static_cast<double>(m_reductionRate.GetBitRate()));
+    }
+    m_injectionLimit = DataRate(limit < links ? static_cast<uint64_t>(limit) : 0);
+    nic->SetAttribute("InjectionRate", DataRateValue(m_injectionLimit));
 }
 
 Time

@@ -121,6 +121,15 @@ class NpuEndpoint : public Object
         return m_activeParts;
     }
 
+    /**
+     * \return the cap on the NIC's injection: min(MemoryBandwidth / memory bytes per network
+     * byte, and ReductionRate for ACE), or 0 when the links are slower
+     */
+    DataRate GetInjectionLimit() const
+    {
+        return m_injectionLimit;
+    }
+
     /** \return total time of compute kernels run */
     Time GetComputeTime() const
     {
@@ -137,6 +146,7 @@ class NpuEndpoint : public Object
     void Received(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce);
     void PartStart(Ptr<const Collective> c, uint32_t rank);
     void PartEnd(Ptr<const Collective> c, uint32_t rank);
+    void LimitInjection();
     static void ComputeEnded(ComputeDoneCallback done);
 
     Ptr<CollectiveExecutor> m_executor;
@@ -148,6 +158,7 @@ class NpuEndpoint : public Object
     double m_baselineMemoryPerByte{3.5};
     double m_aceMemoryPerByte{1.0};
     uint32_t m_activeParts{0};
+    DataRate m_injectionLimit; //!< set on the NIC (0: the links are the limit)
     Time m_computeTime;
     uint64_t m_memoryBytes{0};
     uint64_t m_networkBytes{0};

@@ -329,6 +329,13 @@ RdmaNic::GetTypeId()
                           DataRateValue(DataRate("25Gbps")),
                           MakeDataRateAccessor(&RdmaNic::m_referenceRate),
                           MakeDataRateChecker())
+            .AddAttribute("InjectionRate",
+                          "Cap on the data this NIC injects, all ports and queue pairs together "
+                          "(0 = none: each port at its line rate). The NPU endpoint sets it from "
+                          "the memory bandwidth its collective engine can use.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RdmaNic::m_injectionRate),
+                          MakeDataRateChecker())
             .AddAttribute("MinRate",
                           "DCQCN rate floor.",
                           DataRateValue(DataRate("100Mbps")),
@@ -729,12 +736,24 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
             pt.paced.push(Paced{qp->m_nextSend, m_pacedSeq++, qp});
             continue;
         }
+        if (m_injectNext > now)
+        {
+            pt.paced.push(Paced{m_injectNext, m_pacedSeq++, qp}); // the NIC-wide cap
+            continue;
+        }
         if (qp->m_sndNxt - qp->m_sndUna >= MAX_OUTSTANDING)
         {
             qp->m_queued = false; // resumes on the next ACK
             continue;
         }
         Ptr<Packet> p = BuildDataPacket(qp);
+        if (m_injectionRate.GetBitRate() > 0)
+        {
+            const double wire =
+                p->GetSize() + RoceNetDevice::ETH_HEADER + RoceNetDevice::WIRE_OVERHEAD;
+            m_injectNext =
+                now + Seconds(wire * 8.0 / static_cast<double>(m_injectionRate.GetBitRate()));
+        }
         if (qp->HasData())
         {
             if (qp->m_nextSend > now)

@@ -321,6 +321,8 @@ class RdmaNic : public Object
     DataRate m_hai;
     DataRate m_referenceRate;
     DataRate m_minRate;
+    DataRate m_injectionRate;
+    Time m_injectNext; //!< earliest time of the next data packet under InjectionRate
     double m_g;
     double m_initialAlpha;
     Time m_alphaPeriod;
