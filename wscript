@@ -27,6 +27,7 @@ core_sources = [
     'model/core/tn-topology-spec.c',
     'model/core/tn-text.c',
     'model/core/tn-verify.c',
+    'model/core/tn-workload.c',
 ]
 core_headers = [
     'model/core/tn-algorithm.h',
@@ -40,6 +41,7 @@ core_headers = [
     'model/core/tn-topology.h',
     'model/core/tn-verify.h',
     'model/core/tn-version.h',
+    'model/core/tn-workload.h',
 ]
 
 # Private to the core's sources (not installed as ns3/...).
@@ -112,6 +114,7 @@ core_test_sources = [
     'test/core/test-themis.c',
     'test/core/test-topology.c',
     'test/core/test-verify.c',
+    'test/core/test-workload.c',
 ]
 
 tool_sources = [

@@ -1,0 +1,991 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-workload: reader and writer of ASTRA-sim 1.0 text workloads and the groups
+ * of their parallelisms (contract and sources in tn-workload.h).
+ */
+#include "tn-workload.h"
+
+#include "tn-array.h"
+#include "tn-text.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest piece of input text quoted in messages. */
+#define TN_WL_SHOWN 40
+
+/* Most fields a line may have (HYBRID_CUSTOMIZED layers); one more is stored to
+   quote the first extra field. */
+#define TN_WL_MAX_FIELDS 13
+
+/* Fields of line 1 kept (more is an error anyway). */
+#define TN_WL_HEADER_FIELDS 16
+
+struct tn_workload
+{
+    char* name;
+    tn_parallelism parallelism;
+    uint32_t group;       /* model_parallel_NPU_group, 0 if absent */
+    uint32_t dlrm_bottom; /* TN_WORKLOAD_NONE if absent */
+    uint32_t count;
+    size_t cap;
+    tn_workload_layer* layers;
+};
+
+static const char* const tn_parallelism_names[TN_PARALLELISM_COUNT] = {
+    "DATA",
+    "HYBRID_TRANSFORMER",
+    "HYBRID_DLRM",
+    "MODEL",
+    "HYBRID_DATA_MODEL",
+    "HYBRID_MODEL_DATA",
+    "HYBRID_CUSTOMIZED",
+    "MICRO",
+};
+
+#define TN_PARALLELISM_LIST                                                                        \
+    "DATA, HYBRID_TRANSFORMER, HYBRID_DLRM, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, "         \
+    "HYBRID_CUSTOMIZED or MICRO"
+
+static const char* const tn_comm_names[TN_COMM_TYPE_COUNT] = {
+    "NONE",
+    "ALLREDUCE",
+    "ALLGATHER",
+    "REDUCESCATTER",
+    "ALLTOALL",
+    "ALLREDUCEALLTOALL",
+};
+
+#define TN_COMM_LIST "NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL or ALLREDUCEALLTOALL"
+
+/* Names of the layer fields, index = field number - 1. */
+static const char* const tn_layer_field_names[TN_WL_MAX_FIELDS] = {
+    "name",
+    "reserved",
+    "fwd_compute",
+    "fwd_comm_type",
+    "fwd_comm_bytes",
+    "ig_compute",
+    "ig_comm_type",
+    "ig_comm_bytes",
+    "wg_compute",
+    "wg_comm_type",
+    "wg_comm_bytes",
+    "update_delay",
+    "parallelism",
+};
+
+/* ---- names ------------------------------------------------------------------------ */
+
+const char*
+tn_parallelism_name(tn_parallelism p)
+{
+    return (unsigned)p < TN_PARALLELISM_COUNT ? tn_parallelism_names[p] : "?";
+}
+
+static int
+tn_parallelism_find(tn_span s, tn_parallelism* p)
+{
+    for (int i = 0; i < TN_PARALLELISM_COUNT; i++)
+    {
+        if (tn_span_eq(s, tn_parallelism_names[i]))
+        {
+            *p = (tn_parallelism)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+tn_status
+tn_parallelism_parse(const char* name, tn_parallelism* p, tn_error* err)
+{
+    if (!name || !p)
+    {
+        return tn_error_set(err, TN_EINVAL, "parallelism: %s is NULL", name ? "p" : "name");
+    }
+    if (!tn_parallelism_find(tn_span_make(name, SIZE_MAX), p))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "parallelism: unknown name '%s' (expected " TN_PARALLELISM_LIST ")",
+                            name);
+    }
+    return TN_OK;
+}
+
+const char*
+tn_comm_type_name(tn_comm_type t)
+{
+    return (unsigned)t < TN_COMM_TYPE_COUNT ? tn_comm_names[t] : "?";
+}
+
+static int
+tn_comm_find(tn_span s, tn_comm_type* t)
+{
+    for (int i = 0; i < TN_COMM_TYPE_COUNT; i++)
+    {
+        if (tn_span_eq(s, tn_comm_names[i]))
+        {
+            *t = (tn_comm_type)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+tn_status
+tn_comm_type_parse(const char* name, tn_comm_type* t, tn_error* err)
+{
+    if (!name || !t)
+    {
+        return tn_error_set(err, TN_EINVAL, "comm type: %s is NULL", name ? "t" : "name");
+    }
+    if (!tn_comm_find(tn_span_make(name, SIZE_MAX), t))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "comm type: unknown name '%s' (expected " TN_COMM_LIST ")",
+                            name);
+    }
+    return TN_OK;
+}
+
+uint32_t
+tn_comm_type_collectives(tn_comm_type t, tn_collective out[2])
+{
+    switch (t)
+    {
+    case TN_COMM_ALLREDUCE:
+        out[0] = TN_COLL_ALL_REDUCE;
+        return 1;
+    case TN_COMM_ALLGATHER:
+        out[0] = TN_COLL_ALL_GATHER;
+        return 1;
+    case TN_COMM_REDUCESCATTER:
+        out[0] = TN_COLL_REDUCE_SCATTER;
+        return 1;
+    case TN_COMM_ALLTOALL:
+        out[0] = TN_COLL_ALL_TO_ALL;
+        return 1;
+    case TN_COMM_ALLREDUCE_ALLTOALL:
+        out[0] = TN_COLL_ALL_REDUCE;
+        out[1] = TN_COLL_ALL_TO_ALL;
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+const char*
+tn_pass_name(tn_pass pass)
+{
+    static const char* const names[TN_PASS_COUNT] = {"fwd", "ig", "wg"};
+    return (unsigned)pass < TN_PASS_COUNT ? names[pass] : "?";
+}
+
+const char*
+tn_group_name(tn_group g)
+{
+    static const char* const names[4] = {"none", "all", "inner", "outer"};
+    return (unsigned)g < 4 ? names[g] : "?";
+}
+
+/* ---- groups ----------------------------------------------------------------------- */
+
+tn_group
+tn_parallelism_group(tn_parallelism p, tn_pass pass)
+{
+    /* rows: fwd, ig, wg (ASTRA-sim 1.0 Workload::decode_involved_dimensions, see the
+       header for the mapping of its dimension masks to groups) */
+    static const tn_group table[TN_PARALLELISM_COUNT][TN_PASS_COUNT] = {
+        /* DATA */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_ALL},
+        /* HYBRID_TRANSFORMER */ {TN_GROUP_INNER, TN_GROUP_INNER, TN_GROUP_OUTER},
+        /* HYBRID_DLRM */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_ALL},
+        /* MODEL */ {TN_GROUP_ALL, TN_GROUP_ALL, TN_GROUP_NONE},
+        /* HYBRID_DATA_MODEL */ {TN_GROUP_INNER, TN_GROUP_INNER, TN_GROUP_OUTER},
+        /* HYBRID_MODEL_DATA */ {TN_GROUP_OUTER, TN_GROUP_OUTER, TN_GROUP_INNER},
+        /* HYBRID_CUSTOMIZED */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_NONE},
+        /* MICRO */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_ALL},
+    };
+    if ((unsigned)p >= TN_PARALLELISM_COUNT || (unsigned)pass >= TN_PASS_COUNT)
+    {
+        return TN_GROUP_NONE;
+    }
+    return table[p][pass];
+}
+
+tn_group
+tn_workload_layer_group(const tn_workload* wl, uint32_t i, tn_pass pass)
+{
+    assert(wl && i < wl->count);
+    const tn_workload_layer* l = &wl->layers[i];
+    if ((unsigned)pass >= TN_PASS_COUNT || l->pass[pass].comm == TN_COMM_NONE)
+    {
+        return TN_GROUP_NONE;
+    }
+    if (wl->parallelism == TN_PARALLELISM_HYBRID_DLRM && i == 0)
+    {
+        return TN_GROUP_ALL;
+    }
+    return tn_parallelism_group(l->parallelism, pass);
+}
+
+tn_status
+tn_workload_validate(const tn_workload* wl,
+                     uint32_t npus,
+                     uint32_t default_group,
+                     uint32_t* group,
+                     tn_error* err)
+{
+    if (!wl)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_workload_validate: wl is NULL");
+    }
+    if (npus == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "%s: needs at least 1 NPU, got 0", wl->name);
+    }
+    int needs = 0;
+    for (uint32_t i = 0; i < wl->count && !needs; i++)
+    {
+        for (int p = 0; p < TN_PASS_COUNT; p++)
+        {
+            tn_group g = tn_workload_layer_group(wl, i, (tn_pass)p);
+            needs |= g == TN_GROUP_INNER || g == TN_GROUP_OUTER;
+        }
+    }
+    uint32_t g = 1;
+    const char* from = "";
+    if (wl->group)
+    {
+        g = wl->group;
+        from = "model_parallel_NPU_group of line 1";
+    }
+    else if (needs && default_group)
+    {
+        g = default_group;
+        from = "default model-parallel group";
+    }
+    else if (needs)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: %s needs a model-parallel group size: line 1 has no "
+                            "model_parallel_NPU_group and no default was given",
+                            wl->name,
+                            tn_parallelism_name(wl->parallelism));
+    }
+    if (g > npus)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: the %s is %u NPUs but only %u NPUs are available",
+                            wl->name,
+                            from,
+                            g,
+                            npus);
+    }
+    if (npus % g != 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: %u NPUs cannot be split into model-parallel groups of %u (%s): "
+                            "%u is not a multiple of %u",
+                            wl->name,
+                            npus,
+                            g,
+                            from,
+                            npus,
+                            g);
+    }
+    if (group)
+    {
+        *group = g;
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_group_members(tn_group g,
+                 uint32_t npus,
+                 uint32_t group_size,
+                 uint32_t rank,
+                 uint32_t* first,
+                 uint32_t* stride,
+                 uint32_t* count,
+                 tn_error* err)
+{
+    if (!first || !stride || !count)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_group_members: an output is NULL");
+    }
+    if (rank >= npus || group_size == 0 || npus % group_size != 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_group_members: need rank %u < npus %u and group size %u >= 1 "
+                            "dividing npus",
+                            rank,
+                            npus,
+                            group_size);
+    }
+    switch (g)
+    {
+    case TN_GROUP_NONE:
+        *first = rank, *stride = 1, *count = 1;
+        return TN_OK;
+    case TN_GROUP_ALL:
+        *first = 0, *stride = 1, *count = npus;
+        return TN_OK;
+    case TN_GROUP_INNER:
+        *first = rank - rank % group_size, *stride = 1, *count = group_size;
+        return TN_OK;
+    case TN_GROUP_OUTER:
+        *first = rank % group_size, *stride = group_size, *count = npus / group_size;
+        return TN_OK;
+    default:
+        return tn_error_set(err, TN_EINVAL, "tn_group_members: invalid group %d", (int)g);
+    }
+}
+
+/* ---- accessors -------------------------------------------------------------------- */
+
+void
+tn_workload_destroy(tn_workload* wl)
+{
+    if (!wl)
+    {
+        return;
+    }
+    for (uint32_t i = 0; i < wl->count; i++)
+    {
+        free((char*)wl->layers[i].name);
+    }
+    free(wl->layers);
+    free(wl->name);
+    free(wl);
+}
+
+const char*
+tn_workload_name(const tn_workload* wl)
+{
+    return wl->name;
+}
+
+tn_parallelism
+tn_workload_parallelism(const tn_workload* wl)
+{
+    return wl->parallelism;
+}
+
+uint32_t
+tn_workload_model_parallel_group(const tn_workload* wl)
+{
+    return wl->group;
+}
+
+uint32_t
+tn_workload_dlrm_last_bottom_layer(const tn_workload* wl)
+{
+    return wl->dlrm_bottom;
+}
+
+uint32_t
+tn_workload_layer_count(const tn_workload* wl)
+{
+    return wl->count;
+}
+
+const tn_workload_layer*
+tn_workload_layer_at(const tn_workload* wl, uint32_t i)
+{
+    assert(wl && i < wl->count);
+    return &wl->layers[i];
+}
+
+/* ---- reader ----------------------------------------------------------------------- */
+
+/** Line cursor over the text. */
+typedef struct tn_wl_reader
+{
+    const char* name;
+    tn_span rest;  /* text after the line last returned */
+    unsigned line; /* number of the line last returned */
+    tn_error* err;
+} tn_wl_reader;
+
+/* Next non-blank line split into fields: at most `cap` stored, total in *n. */
+static int
+tn_wl_next_line(tn_wl_reader* r, tn_span* fields, size_t cap, size_t* n)
+{
+    tn_span line;
+    while (tn_span_next_line(&r->rest, &line))
+    {
+        r->line++;
+        size_t count = 0;
+        tn_span field;
+        while (tn_span_next_field(&line, &field))
+        {
+            if (count < cap)
+            {
+                fields[count] = field;
+            }
+            count++;
+        }
+        if (count > 0)
+        {
+            *n = count;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "NAME:LINE: field K (FIELD): " + the message; field_name NULL: no "(FIELD)". */
+static tn_status
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    tn_wl_fail(const tn_wl_reader* r,
+               unsigned line,
+               size_t field,
+               const char* field_name,
+               const char* format,
+               ...)
+{
+    char what[TN_ERROR_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(what, sizeof(what), format, ap);
+    va_end(ap);
+    return tn_error_set(r->err,
+                        TN_EPARSE,
+                        "%s:%u: field %zu%s%s%s: %s",
+                        r->name,
+                        line,
+                        field,
+                        field_name ? " (" : "",
+                        field_name ? field_name : "",
+                        field_name ? ")" : "",
+                        what);
+}
+
+static int
+tn_wl_all_digits(tn_span a)
+{
+    for (size_t i = 0; i < a.n; i++)
+    {
+        if (a.s[i] < '0' || a.s[i] > '9')
+        {
+            return 0;
+        }
+    }
+    return a.n > 0;
+}
+
+/* Unsigned value <= max of field `field` (1-based) of the current line. */
+static tn_status
+tn_wl_uint(const tn_wl_reader* r,
+           size_t field,
+           const char* field_name,
+           tn_span a,
+           uint64_t max,
+           uint64_t* out)
+{
+    if (tn_span_uint(a, max, out))
+    {
+        return TN_OK;
+    }
+    int w = tn_span_shown_width(a, TN_WL_SHOWN);
+    if (a.n > 1 && a.s[0] == '-' && tn_wl_all_digits(tn_span_make(a.s + 1, a.n - 1)))
+    {
+        return tn_wl_fail(r,
+                          r->line,
+                          field,
+                          field_name,
+                          "'%.*s' is negative: expected a non-negative integer",
+                          w,
+                          a.s);
+    }
+    if (tn_wl_all_digits(a))
+    {
+        return tn_wl_fail(r,
+                          r->line,
+                          field,
+                          field_name,
+                          "'%.*s' is too large (at most %llu)",
+                          w,
+                          a.s,
+                          (unsigned long long)max);
+    }
+    return tn_wl_fail(r,
+                      r->line,
+                      field,
+                      field_name,
+                      "'%.*s' is not a non-negative integer",
+                      w,
+                      a.s);
+}
+
+/* Signed 64-bit value of field `field`. */
+static tn_status
+tn_wl_int(const tn_wl_reader* r, size_t field, const char* field_name, tn_span a, int64_t* out)
+{
+    int neg = a.n > 0 && a.s[0] == '-';
+    tn_span digits = neg ? tn_span_make(a.s + 1, a.n - 1) : a;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t v;
+    if (tn_span_uint(digits, limit, &v))
+    {
+        *out = !neg ? (int64_t)v : v > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v;
+        return TN_OK;
+    }
+    int w = tn_span_shown_width(a, TN_WL_SHOWN);
+    if (tn_wl_all_digits(digits))
+    {
+        return tn_wl_fail(r,
+                          r->line,
+                          field,
+                          field_name,
+                          "'%.*s' is out of the signed 64-bit range",
+                          w,
+                          a.s);
+    }
+    return tn_wl_fail(r, r->line, field, field_name, "'%.*s' is not an integer", w, a.s);
+}
+
+/* Line 1: PARALLELISM [LAST_BOTTOM_LAYER] [model_parallel_NPU_group: N]. */
+static tn_status
+tn_wl_header(tn_wl_reader* r, tn_workload* wl)
+{
+    tn_span f[TN_WL_HEADER_FIELDS];
+    size_t n;
+    if (!tn_wl_next_line(r, f, TN_WL_HEADER_FIELDS, &n))
+    {
+        return tn_wl_fail(r,
+                          1,
+                          1,
+                          "parallelism",
+                          "empty file: expected a parallelism (" TN_PARALLELISM_LIST ") on line 1");
+    }
+    if (!tn_parallelism_find(f[0], &wl->parallelism))
+    {
+        return tn_wl_fail(r,
+                          r->line,
+                          1,
+                          "parallelism",
+                          "unknown parallelism '%.*s' (expected " TN_PARALLELISM_LIST ")",
+                          tn_span_shown_width(f[0], TN_WL_SHOWN),
+                          f[0].s);
+    }
+    size_t k = 1;
+    size_t stored = n < TN_WL_HEADER_FIELDS ? n : TN_WL_HEADER_FIELDS;
+    if (wl->parallelism == TN_PARALLELISM_HYBRID_DLRM && k < stored &&
+        !tn_span_eq(f[k], "model_parallel_NPU_group:"))
+    {
+        uint64_t v;
+        tn_status s = tn_wl_uint(r, k + 1, "LAST_BOTTOM_LAYER", f[k], UINT32_MAX - 1, &v);
+        if (s)
+        {
+            return s;
+        }
+        wl->dlrm_bottom = (uint32_t)v;
+        k++;
+    }
+    while (k < n)
+    {
+        if (k >= stored)
+        {
+            return tn_wl_fail(r, r->line, k + 1, NULL, "too many fields on line 1");
+        }
+        if (!tn_span_eq(f[k], "model_parallel_NPU_group:"))
+        {
+            return tn_wl_fail(r,
+                              r->line,
+                              k + 1,
+                              NULL,
+                              "unexpected '%.*s' after %s (expected 'model_parallel_NPU_group: "
+                              "N'%s)",
+                              tn_span_shown_width(f[k], TN_WL_SHOWN),
+                              f[k].s,
+                              tn_parallelism_name(wl->parallelism),
+                              wl->parallelism == TN_PARALLELISM_HYBRID_DLRM
+                                  ? " or the last bottom layer, before it"
+                                  : "");
+        }
+        if (wl->group)
+        {
+            return tn_wl_fail(r, r->line, k + 1, "model_parallel_NPU_group", "given twice");
+        }
+        if (k + 1 >= n)
+        {
+            return tn_wl_fail(r,
+                              r->line,
+                              k + 2,
+                              "model_parallel_NPU_group",
+                              "missing value after 'model_parallel_NPU_group:'");
+        }
+        if (k + 1 >= stored)
+        {
+            return tn_wl_fail(r, r->line, k + 2, NULL, "too many fields on line 1");
+        }
+        uint64_t v;
+        tn_status s =
+            tn_wl_uint(r, k + 2, "model_parallel_NPU_group", f[k + 1], UINT32_MAX - 1, &v);
+        if (s)
+        {
+            return s;
+        }
+        if (v == 0)
+        {
+            return tn_wl_fail(r, r->line, k + 2, "model_parallel_NPU_group", "must be >= 1");
+        }
+        wl->group = (uint32_t)v;
+        k += 2;
+    }
+    return TN_OK;
+}
+
+/* Fill layer from the fields f[0..nfields) of the current line. */
+static tn_status
+tn_wl_layer(tn_wl_reader* r, const tn_workload* wl, const tn_span* f, tn_workload_layer* layer)
+{
+    tn_status s;
+    memset(layer, 0, sizeof(*layer));
+    layer->line = r->line;
+    layer->parallelism = wl->parallelism;
+    if ((s = tn_wl_int(r, 2, tn_layer_field_names[1], f[1], &layer->reserved)))
+    {
+        return s;
+    }
+    for (int p = 0; p < TN_PASS_COUNT; p++)
+    {
+        size_t base = 2 + 3 * (size_t)p; /* index of the compute field */
+        tn_workload_pass_spec* ps = &layer->pass[p];
+        s = tn_wl_uint(r,
+                       base + 1,
+                       tn_layer_field_names[base],
+                       f[base],
+                       UINT64_MAX,
+                       &ps->compute_cycles);
+        if (s)
+        {
+            return s;
+        }
+        if (!tn_comm_find(f[base + 1], &ps->comm))
+        {
+            return tn_wl_fail(r,
+                              r->line,
+                              base + 2,
+                              tn_layer_field_names[base + 1],
+                              "unknown collective '%.*s' (expected " TN_COMM_LIST ")",
+                              tn_span_shown_width(f[base + 1], TN_WL_SHOWN),
+                              f[base + 1].s);
+        }
+        s = tn_wl_uint(r,
+                       base + 3,
+                       tn_layer_field_names[base + 2],
+                       f[base + 2],
+                       UINT64_MAX,
+                       &ps->comm_bytes);
+        if (s)
+        {
+            return s;
+        }
+    }
+    s = tn_wl_uint(r, 12, tn_layer_field_names[11], f[11], UINT64_MAX, &layer->update_delay);
+    if (s)
+    {
+        return s;
+    }
+    if (wl->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED)
+    {
+        if (!tn_parallelism_find(f[12], &layer->parallelism) ||
+            layer->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED)
+        {
+            return tn_wl_fail(r,
+                              r->line,
+                              13,
+                              tn_layer_field_names[12],
+                              "'%.*s' is not a layer parallelism (expected DATA, "
+                              "HYBRID_TRANSFORMER, HYBRID_DLRM, MODEL, HYBRID_DATA_MODEL, "
+                              "HYBRID_MODEL_DATA or MICRO)",
+                              tn_span_shown_width(f[12], TN_WL_SHOWN),
+                              f[12].s);
+        }
+    }
+    char* name = malloc(f[0].n + 1);
+    if (!name)
+    {
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->name);
+    }
+    memcpy(name, f[0].s, f[0].n);
+    name[f[0].n] = '\0';
+    layer->name = name;
+    return TN_OK;
+}
+
+static tn_status
+tn_wl_load(tn_wl_reader* r, tn_workload* wl)
+{
+    tn_status s = tn_wl_header(r, wl);
+    if (s)
+    {
+        return s;
+    }
+    unsigned header_line = r->line;
+
+    tn_span f[TN_WL_MAX_FIELDS + 1];
+    size_t n;
+    if (!tn_wl_next_line(r, f, 2, &n))
+    {
+        return tn_wl_fail(r,
+                          r->line + 1,
+                          1,
+                          "layer count",
+                          "missing: the file ends after line %u",
+                          header_line);
+    }
+    if (n > 1)
+    {
+        return tn_wl_fail(r,
+                          r->line,
+                          2,
+                          NULL,
+                          "unexpected '%.*s' after the layer count (one field expected)",
+                          tn_span_shown_width(f[1], TN_WL_SHOWN),
+                          f[1].s);
+    }
+    uint64_t declared;
+    if ((s = tn_wl_uint(r, 1, "layer count", f[0], UINT32_MAX - 1, &declared)))
+    {
+        return s;
+    }
+    if (declared == 0)
+    {
+        return tn_wl_fail(r, r->line, 1, "layer count", "must be >= 1");
+    }
+    unsigned count_line = r->line;
+    if (wl->dlrm_bottom != TN_WORKLOAD_NONE && wl->dlrm_bottom >= declared)
+    {
+        return tn_wl_fail(r,
+                          header_line,
+                          2,
+                          "LAST_BOTTOM_LAYER",
+                          "%u is not a layer index (the layer count on line %u is %llu)",
+                          wl->dlrm_bottom,
+                          count_line,
+                          (unsigned long long)declared);
+    }
+
+    size_t want = wl->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED ? 13 : 12;
+    while (wl->count < declared)
+    {
+        if (!tn_wl_next_line(r, f, TN_WL_MAX_FIELDS + 1, &n))
+        {
+            return tn_wl_fail(r,
+                              r->line + 1,
+                              1,
+                              tn_layer_field_names[0],
+                              "unexpected end of file: line %u declares %llu layers, the file "
+                              "has %u",
+                              count_line,
+                              (unsigned long long)declared,
+                              wl->count);
+        }
+        if (n < want)
+        {
+            return tn_wl_fail(r,
+                              r->line,
+                              n + 1,
+                              tn_layer_field_names[n],
+                              "missing: layer line has %zu fields, expected %zu",
+                              n,
+                              want);
+        }
+        if (n > want)
+        {
+            tn_parallelism dummy;
+            int looks_custom = want == 12 && tn_parallelism_find(f[12], &dummy);
+            return tn_wl_fail(
+                r,
+                r->line,
+                want + 1,
+                NULL,
+                "extra field '%.*s': layer line has %zu fields, expected %zu%s",
+                tn_span_shown_width(f[want], TN_WL_SHOWN),
+                f[want].s,
+                n,
+                want,
+                looks_custom ? " (a per-layer parallelism needs HYBRID_CUSTOMIZED on line 1)" : "");
+        }
+        tn_workload_layer* layers =
+            tn_array_grow(wl->layers, &wl->cap, (size_t)wl->count + 1, sizeof(*layers), 16);
+        if (!layers)
+        {
+            return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->name);
+        }
+        wl->layers = layers;
+        if ((s = tn_wl_layer(r, wl, f, &wl->layers[wl->count])))
+        {
+            return s;
+        }
+        wl->count++;
+    }
+    if (tn_wl_next_line(r, f, 1, &n))
+    {
+        return tn_wl_fail(r,
+                          r->line,
+                          1,
+                          tn_layer_field_names[0],
+                          "extra line '%.*s' after the %u layers declared on line %u",
+                          tn_span_shown_width(f[0], TN_WL_SHOWN),
+                          f[0].s,
+                          wl->count,
+                          count_line);
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_workload_parse(const char* text, size_t len, const char* name, tn_workload** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_workload_parse: out is NULL");
+    }
+    *out = NULL;
+    if (!text && len > 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_workload_parse: text is NULL");
+    }
+    name = name ? name : "<text>";
+    const char* nul = len ? memchr(text, '\0', len) : NULL;
+    if (nul)
+    {
+        unsigned line = 1 + (unsigned)tn_span_count(tn_span_make(text, (size_t)(nul - text)), '\n');
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: contains a NUL byte (not a text file)",
+                            name,
+                            line);
+    }
+    tn_workload* wl = calloc(1, sizeof(*wl));
+    if (!wl || !(wl->name = malloc(strlen(name) + 1)))
+    {
+        free(wl);
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+    }
+    strcpy(wl->name, name);
+    wl->dlrm_bottom = TN_WORKLOAD_NONE;
+    tn_error local;
+    tn_wl_reader r = {wl->name, tn_span_make(text ? text : "", len), 0, err ? err : &local};
+    tn_status s = tn_wl_load(&r, wl);
+    if (s)
+    {
+        tn_workload_destroy(wl);
+        return s;
+    }
+    *out = wl;
+    return TN_OK;
+}
+
+tn_status
+tn_workload_load_file(const char* path, tn_workload** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_workload_load_file: out is NULL");
+    }
+    *out = NULL;
+    if (!path)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_workload_load_file: path is NULL");
+    }
+    FILE* f = fopen(path, "rb");
+    if (!f)
+    {
+        return tn_error_set(err, TN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    char* buf = NULL;
+    size_t cap = 0;
+    size_t len = 0;
+    tn_status s = TN_OK;
+    for (;;)
+    {
+        char* nb = tn_array_grow(buf, &cap, len + 4096, 1, 1 << 16);
+        if (!nb)
+        {
+            s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        buf = nb;
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+        {
+            break;
+        }
+    }
+    if (!s && ferror(f))
+    {
+        s = tn_error_set(err, TN_EIO, "%s: read error", path);
+    }
+    fclose(f);
+    if (!s)
+    {
+        s = tn_workload_parse(buf, len, path, out, err);
+    }
+    free(buf);
+    return s;
+}
+
+/* ---- writer ----------------------------------------------------------------------- */
+
+tn_status
+tn_workload_write(const tn_workload* wl, FILE* file, tn_error* err)
+{
+    if (!wl || !file)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_workload_write: %s is NULL", wl ? "file" : "wl");
+    }
+    int bad = fputs(tn_parallelism_name(wl->parallelism), file) == EOF;
+    if (wl->dlrm_bottom != TN_WORKLOAD_NONE)
+    {
+        bad |= fprintf(file, " %u", wl->dlrm_bottom) < 0;
+    }
+    if (wl->group)
+    {
+        bad |= fprintf(file, " model_parallel_NPU_group: %u", wl->group) < 0;
+    }
+    bad |= fprintf(file, "\n%u\n", wl->count) < 0;
+    for (uint32_t i = 0; i < wl->count && !bad; i++)
+    {
+        const tn_workload_layer* l = &wl->layers[i];
+        bad |= fprintf(file, "%s %lld", l->name, (long long)l->reserved) < 0;
+        for (int p = 0; p < TN_PASS_COUNT; p++)
+        {
+            bad |= fprintf(file,
+                           " %llu %s %llu",
+                           (unsigned long long)l->pass[p].compute_cycles,
+                           tn_comm_type_name(l->pass[p].comm),
+                           (unsigned long long)l->pass[p].comm_bytes) < 0;
+        }
+        bad |= fprintf(file, " %llu", (unsigned long long)l->update_delay) < 0;
+        if (wl->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED)
+        {
+            bad |= fprintf(file, " %s", tn_parallelism_name(l->parallelism)) < 0;
+        }
+        bad |= fputc('\n', file) == EOF;
+    }
+    if (bad || ferror(file))
+    {
+        return tn_error_set(err, TN_EIO, "tn_workload_write: write error");
+    }
+    return TN_OK;
+}
