@@ -92,7 +92,10 @@ CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
                         collective->GetNode(rank) != m_nic->GetLocalId(),
                     "CollectiveExecutor of node " << m_nic->GetLocalId() << " is not rank " << rank
                                                   << " of collective " << collective->GetId());
-    bool added = m_entries.emplace(collective->GetId(), Entry{collective, rank}).second;
+    Entry entry;
+    entry.collective = collective;
+    entry.rank = rank;
+    bool added = m_entries.emplace(collective->GetId(), std::move(entry)).second;
     NS_ABORT_MSG_IF(!added,
                     "CollectiveExecutor: collective id " << collective->GetId() << " added twice");
 }
@@ -108,9 +111,17 @@ void
 CollectiveExecutor::Start(Ptr<Collective> collective)
 {
     Entry* entry = Find(collective->GetId());
-    NS_ABORT_MSG_IF(!entry, "CollectiveExecutor::Start: collective not added");
+    NS_ABORT_MSG_IF(!entry || entry->started,
+                    "CollectiveExecutor::Start: collective not added, or started twice");
+    entry->started = true;
     collective->NotifyStart();
     m_partStartTrace(collective, entry->rank);
+    std::vector<uint32_t> waiting;
+    waiting.swap(entry->waiting);
+    for (uint32_t t : waiting)
+    {
+        Post(entry, t);
+    }
     uint32_t count = 0;
     const uint32_t* initial = collective->GetInitialTransfers(entry->rank, &count);
     for (uint32_t i = 0; i < count; i++)
@@ -131,7 +142,14 @@ CollectiveExecutor::Release(Entry* entry, uint32_t transfer)
     // Post() may not re-enter Release, so the list is stable while posting
     for (uint32_t t : m_releasable)
     {
-        Post(entry, t);
+        if (entry->started)
+        {
+            Post(entry, t);
+        }
+        else
+        {
+            entry->waiting.push_back(t);
+        }
     }
 }
 

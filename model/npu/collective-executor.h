@@ -83,8 +83,11 @@ class CollectiveExecutor : public Object
     void Add(Ptr<Collective> collective, uint32_t rank);
 
     /**
-     * Start this node's part: post its transfers without dependencies. Call at the start
-     * time, in this node's context (CollectiveHelper does).
+     * Start this node's part: post its transfers without dependencies, and those whose
+     * dependencies were met by data that arrived before (a node receives, and reduces, what
+     * early peers send, but sends nothing of a collective it has not started, as an NPU whose
+     * collective kernel is not launched yet). Call at the start time, in this node's context
+     * (CollectiveHelper::Start does, or the node's own training loop).
      * \param collective a collective added before
      */
     void Start(Ptr<Collective> collective);
@@ -121,8 +124,10 @@ class CollectiveExecutor : public Object
     /// A collective this node takes part in.
     struct Entry
     {
-        Ptr<Collective> collective; //!< the collective
-        uint32_t rank;              //!< this node's rank in it
+        Ptr<Collective> collective;    //!< the collective
+        uint32_t rank;                 //!< this node's rank in it
+        bool started{false};           //!< this node called Start
+        std::vector<uint32_t> waiting; //!< transfers ready before Start, in order
     };
 
     void Received(const RdmaMessageRecord& record);
