@@ -83,12 +83,20 @@ npu_headers = [
     'model/npu/npu-endpoint.h',
 ]
 
+stats_sources = [
+    'model/stats/stats-recorder.cc',
+]
+stats_headers = [
+    'model/stats/stats-recorder.h',
+]
+
 helper_sources = [
     'helper/collective-helper.cc',
     'helper/npu-helper.cc',
     'helper/roce-helper.cc',
     'helper/roce-hpcc-flows.cc',
     'helper/roce-link-helper.cc',
+    'helper/stats-helper.cc',
 ]
 helper_headers = [
     'helper/collective-helper.h',
@@ -96,6 +104,7 @@ helper_headers = [
     'helper/roce-helper.h',
     'helper/roce-hpcc-flows.h',
     'helper/roce-link-helper.h',
+    'helper/stats-helper.h',
 ]
 
 core_test_sources = [
@@ -127,6 +136,7 @@ core_bench_sources = [
 bench_sources = [
     'bench/bench-collective.cc',
     'bench/bench-roce.cc',
+    'bench/bench-stats.cc',
 ]
 
 test_sources = [
@@ -139,6 +149,7 @@ test_sources = [
     'test/roce-pcap-test-suite.cc',
     'test/roce-pfc-test-suite.cc',
     'test/roce-switch-test-suite.cc',
+    'test/stats-test-suite.cc',
     'test/training-net-core-test-suite.cc',
 ]
 
@@ -171,13 +182,13 @@ def c_flags(task_generator, shared):
 
 def build(bld):
     module = bld.create_ns3_module('training-net', ['core', 'network'])
-    module.source = core_sources + roce_sources + npu_sources + helper_sources
+    module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
     module.use.append('SQLITE3')
     c_flags(module, shared=True)
 
     headers = bld(features='ns3header')
     headers.module = 'training-net'
-    headers.source = core_headers + roce_headers + npu_headers + helper_headers
+    headers.source = core_headers + roce_headers + npu_headers + stats_headers + helper_headers
 
     # ns-3's waf defines NS_TEST_SOURCEDIR as the folder of the LAST file of this list: it must
     # be a test/*.cc (test/data is found from it), never a test/core/*.c.

@@ -20,6 +20,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-topology.h"
@@ -138,23 +139,14 @@ main(int argc, char* argv[])
             std::string params = "{\"topology\":\"" + spec + "\",\"algorithm\":\"" + algorithm +
                                  "\",\"routing\":\"" + routing +
                                  "\",\"bytes\":" + std::to_string(bytes) + "}";
-            tn_run_info info{"collective-comparison",
-                             params.c_str(),
-                             RngSeedManager::GetSeed(),
-                             RngSeedManager::GetRun(),
-                             TN_NS3_VERSION,
-                             TN_VERSION};
-            int64_t runId = 0;
-            if (tn_db_run_begin(db, &info, &runId, &err) != TN_OK)
+            StatsHelper stats; // records the run, the fabric and the collective
+            if (!stats.Install(db, "collective-comparison", params, topo, roce, &error))
             {
-                std::fprintf(stderr, "collective-comparison: --db: %s\n", err.message);
+                std::fprintf(stderr, "collective-comparison: --db: %s\n", error.c_str());
                 return 1;
             }
-            auto wallStart = std::chrono::steady_clock::now();
             collectives.Start(c);
             Simulator::Run();
-            double wall =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
             std::string check = c->Check();
             double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
             double model = c->GetEstimatedTime().GetNanoSeconds() / 1e3;
@@ -173,17 +165,24 @@ main(int argc, char* argv[])
                         check.empty() ? "" : "  NOT AS PLANNED: ",
                         check.c_str());
             status |= check.empty() ? 0 : 1;
-            if (tn_db_run_finish(db,
-                                 runId,
-                                 check.empty() ? "ok" : "error",
-                                 wall,
-                                 us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
-                                 &err) != TN_OK)
+            const std::string recorded = stats.Finish(check.empty() ? "ok" : "error",
+                                                      us > 0 ? static_cast<uint64_t>(us * 1e3) : 0);
+            Simulator::Destroy();
+            if (recorded == "aborted")
             {
-                std::fprintf(stderr, "collective-comparison: --db: %s\n", err.message);
+                std::fprintf(stderr,
+                             "collective-comparison: interrupted; run recorded as aborted\n");
+                tn_db_close(db);
+                tn_topology_destroy(topo);
+                return 130;
+            }
+            if (recorded == "error" && !stats.GetRecorder()->GetError().empty())
+            {
+                std::fprintf(stderr,
+                             "collective-comparison: --db: %s\n",
+                             stats.GetRecorder()->GetError().c_str());
                 status = 1;
             }
-            Simulator::Destroy();
         }
     }
     tn_db_close(db);

@@ -23,6 +23,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-db.h"
@@ -104,22 +105,11 @@ main(int argc, char* argv[])
     request.chunks = chunks;
     Check(tn_plan_check(topo, &request, &err), err, "planning");
 
-    tn_db* db = nullptr;
-    Check(tn_db_open(dbPath.c_str(), &db, &err), err, "--db");
     std::ostringstream params;
     params << "{\"topology\":\"" << topologySpec << "\",\"collective\":\""
            << tn_collective_name(request.collective) << "\",\"algorithm\":\"" << algorithm
            << "\",\"bytes\":" << bytes << ",\"chunks\":" << chunks << ",\"routing\":\"" << routing
            << "\"}";
-    std::string paramsText = params.str();
-    tn_run_info info{"training-net-quickstart",
-                     paramsText.c_str(),
-                     RngSeedManager::GetSeed(),
-                     RngSeedManager::GetRun(),
-                     TN_NS3_VERSION,
-                     TN_VERSION};
-    int64_t runId = 0;
-    Check(tn_db_run_begin(db, &info, &runId, &err), err, "recording the run");
 
     auto wallStart = std::chrono::steady_clock::now();
     RoceHelper roce;
@@ -132,12 +122,21 @@ main(int argc, char* argv[])
         return 2;
     }
     collectives.Install(topo, roce);
+    // One call records the run, every node and link, port samples, PFC events, drops, RDMA
+    // flows, the collective and its transfers (StatsRecorder attributes: --ns3::StatsRecorder::...)
+    StatsHelper stats;
     std::string error;
+    if (!stats.Install(dbPath, "training-net-quickstart", params.str(), topo, roce, &error))
+    {
+        std::cerr << "training-net-quickstart: --db: " << error << std::endl;
+        return 1;
+    }
     Ptr<Collective> collective = collectives.Create(request, {}, &error);
     if (!collective)
     {
         std::cerr << "training-net-quickstart: " << error << std::endl;
-        tn_db_run_finish(db, runId, "error", 0, 0, &err);
+        stats.Finish("error", 0);
+        Simulator::Destroy();
         return 1;
     }
     collectives.Start(collective);
@@ -160,18 +159,24 @@ main(int argc, char* argv[])
               << (estimateNs > 0 ? simulatedNs / estimateNs : 0) << "), routing " << routing
               << ", busbw " << tn_busbw(request.collective, ranks, bytes, double(simulatedNs)) / 1e9
               << " GB/s, wall " << wall << " s\n";
+    const std::string recorded = stats.Finish(complete ? "ok" : "error", simulatedNs);
     Simulator::Destroy();
     if (!complete)
     {
         std::cerr << "training-net-quickstart: the collective did not run as planned: "
                   << (mismatch.empty() ? "incomplete" : mismatch) << std::endl;
     }
-    Check(tn_db_run_finish(db, runId, complete ? "ok" : "error", wall, simulatedNs, &err),
-          err,
-          "recording the run");
-    std::cout << "run " << runId << " recorded in " << dbPath << std::endl;
-
-    tn_db_close(db);
+    if (!stats.GetRecorder()->GetError().empty())
+    {
+        std::cerr << "training-net-quickstart: --db: " << stats.GetRecorder()->GetError()
+                  << std::endl;
+    }
+    std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
+              << recorded << ")" << std::endl;
     tn_topology_destroy(topo);
-    return complete ? 0 : 1;
+    if (recorded == "aborted")
+    {
+        return 130;
+    }
+    return complete && recorded == "ok" ? 0 : 1;
 }

@@ -1,20 +1,20 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "tn-db.h"
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct tn_db
-{
-    sqlite3* sql;
-    char* path;
-};
+/* ---- schema ------------------------------------------------------------------------------ */
 
-static const char* const SCHEMA =
+/* Tables of schema 1 (kept as they were: a schema-1 file is upgraded in place). */
+static const char* const SCHEMA_1 =
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS run ("
     " run_id INTEGER PRIMARY KEY,"
@@ -30,57 +30,318 @@ static const char* const SCHEMA =
     " wall_seconds REAL,"
     " simulated_ns INTEGER);";
 
+/* Tables and views added by schema 2 (documented in doc/results-database.rst). */
+static const char* const SCHEMA_2 =
+    "CREATE TABLE IF NOT EXISTS node ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " node_id INTEGER NOT NULL,"
+    " kind TEXT NOT NULL,"
+    " rank INTEGER,"
+    " ports INTEGER NOT NULL,"
+    " PRIMARY KEY (run_id, node_id));"
+    "CREATE TABLE IF NOT EXISTS link ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " link_id INTEGER NOT NULL,"
+    " src_node INTEGER NOT NULL, src_port INTEGER NOT NULL,"
+    " dst_node INTEGER NOT NULL, dst_port INTEGER NOT NULL,"
+    " rate_bps INTEGER NOT NULL, delay_ns INTEGER NOT NULL, dim INTEGER NOT NULL,"
+    " PRIMARY KEY (run_id, link_id));"
+    "CREATE TABLE IF NOT EXISTS collective ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " collective_id INTEGER NOT NULL,"
+    " op TEXT NOT NULL, algorithm TEXT NOT NULL, scheduler TEXT,"
+    " bytes INTEGER NOT NULL, participants INTEGER NOT NULL, transfers INTEGER NOT NULL,"
+    " priority INTEGER NOT NULL,"
+    " start_ns INTEGER, end_ns INTEGER, estimated_ns INTEGER,"
+    " algbw_Bps REAL, busbw_Bps REAL,"
+    " PRIMARY KEY (run_id, collective_id));"
+    "CREATE TABLE IF NOT EXISTS transfer ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " collective_id INTEGER NOT NULL, transfer_id INTEGER NOT NULL,"
+    " chunk INTEGER NOT NULL, step INTEGER NOT NULL, dim INTEGER NOT NULL,"
+    " src_rank INTEGER NOT NULL, dst_rank INTEGER NOT NULL,"
+    " src_node INTEGER NOT NULL, dst_node INTEGER NOT NULL,"
+    " bytes INTEGER NOT NULL, reduce INTEGER NOT NULL, lane INTEGER NOT NULL,"
+    " issue_ns INTEGER, first_byte_ns INTEGER, last_byte_ns INTEGER, ready_ns INTEGER,"
+    " PRIMARY KEY (run_id, collective_id, transfer_id));"
+    "CREATE TABLE IF NOT EXISTS flow ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " src_node INTEGER NOT NULL, message_id INTEGER NOT NULL, dst_node INTEGER NOT NULL,"
+    " qpn INTEGER NOT NULL, priority INTEGER NOT NULL, udp_sport INTEGER NOT NULL,"
+    " lane INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, fct_ns INTEGER NOT NULL,"
+    " ideal_fct_ns INTEGER, slowdown REAL, retx_bytes INTEGER NOT NULL, collective_id INTEGER,"
+    " PRIMARY KEY (run_id, src_node, message_id));"
+    "CREATE TABLE IF NOT EXISTS port_sample ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " time_ns INTEGER NOT NULL, interval_ns INTEGER NOT NULL,"
+    " node_id INTEGER NOT NULL, port INTEGER NOT NULL,"
+    " tx_bytes INTEGER NOT NULL, tx_packets INTEGER NOT NULL, utilisation REAL NOT NULL,"
+    " q0_bytes INTEGER NOT NULL, q1_bytes INTEGER NOT NULL, q2_bytes INTEGER NOT NULL,"
+    " q3_bytes INTEGER NOT NULL, q4_bytes INTEGER NOT NULL, q5_bytes INTEGER NOT NULL,"
+    " q6_bytes INTEGER NOT NULL, q7_bytes INTEGER NOT NULL, qctl_bytes INTEGER NOT NULL,"
+    " paused_ns INTEGER NOT NULL, ecn_marks INTEGER NOT NULL, drops INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS pfc_event ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " time_ns INTEGER NOT NULL, node_id INTEGER NOT NULL, port INTEGER NOT NULL,"
+    " priority INTEGER NOT NULL,"
+    " kind TEXT NOT NULL CHECK (kind IN ('pause','resume')),"
+    " direction TEXT NOT NULL CHECK (direction IN ('sent','received')));"
+    "CREATE TABLE IF NOT EXISTS drop_event ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " time_ns INTEGER NOT NULL, node_id INTEGER NOT NULL, port INTEGER,"
+    " priority INTEGER, location TEXT NOT NULL, reason TEXT NOT NULL, bytes INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS iteration ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " iteration INTEGER NOT NULL, node_id INTEGER NOT NULL,"
+    " start_ns INTEGER NOT NULL, end_ns INTEGER, compute_ns INTEGER, exposed_comm_ns INTEGER,"
+    " PRIMARY KEY (run_id, iteration, node_id));"
+    "CREATE TABLE IF NOT EXISTS layer ("
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+    " iteration INTEGER NOT NULL, layer INTEGER NOT NULL, node_id INTEGER NOT NULL,"
+    " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
+    " compute_ns INTEGER, exposed_comm_ns INTEGER,"
+    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));"
+    /* views */
+    "CREATE VIEW IF NOT EXISTS port_summary AS"
+    " SELECT s.run_id, s.node_id, s.port, l.link_id, l.dst_node AS peer_node, l.dim,"
+    "  l.rate_bps, sum(s.tx_bytes) AS tx_bytes, sum(s.tx_packets) AS tx_packets,"
+    "  sum(s.interval_ns) AS sampled_ns,"
+    "  sum(s.utilisation * s.interval_ns) / max(sum(s.interval_ns), 1) AS mean_utilisation,"
+    "  max(s.utilisation) AS peak_utilisation,"
+    "  max(s.q0_bytes + s.q1_bytes + s.q2_bytes + s.q3_bytes + s.q4_bytes + s.q5_bytes"
+    "      + s.q6_bytes + s.q7_bytes) AS peak_queue_bytes,"
+    "  sum(s.paused_ns) AS paused_ns, sum(s.ecn_marks) AS ecn_marks, sum(s.drops) AS drops"
+    " FROM port_sample s LEFT JOIN link l"
+    "  ON l.run_id = s.run_id AND l.src_node = s.node_id AND l.src_port = s.port"
+    " GROUP BY s.run_id, s.node_id, s.port;"
+    "CREATE VIEW IF NOT EXISTS hottest_ports AS"
+    " SELECT rank() OVER (PARTITION BY run_id ORDER BY mean_utilisation DESC, tx_bytes DESC)"
+    "  AS hot_rank, * FROM port_summary;"
+    "CREATE VIEW IF NOT EXISTS pause_per_port AS"
+    " SELECT p.run_id, p.node_id, p.port, p.peer_node, p.dim, p.paused_ns,"
+    "  CAST(p.paused_ns AS REAL) / max(p.sampled_ns, 1) AS paused_fraction,"
+    "  (SELECT count(*) FROM pfc_event e WHERE e.run_id = p.run_id AND e.node_id = p.node_id"
+    "   AND e.port = p.port AND e.kind = 'pause' AND e.direction = 'received') AS pauses_received,"
+    "  (SELECT count(*) FROM pfc_event e WHERE e.run_id = p.run_id AND e.node_id = p.node_id"
+    "   AND e.port = p.port AND e.kind = 'pause' AND e.direction = 'sent') AS pauses_sent"
+    " FROM port_summary p;"
+    "CREATE VIEW IF NOT EXISTS utilisation_per_dim AS"
+    " SELECT run_id, dim, count(*) AS ports, sum(tx_bytes) AS tx_bytes,"
+    "  avg(mean_utilisation) AS mean_utilisation, max(peak_utilisation) AS peak_utilisation,"
+    "  sum(paused_ns) AS paused_ns"
+    " FROM port_summary GROUP BY run_id, dim;"
+    "CREATE VIEW IF NOT EXISTS collective_summary AS"
+    " SELECT c.run_id, c.collective_id, c.op, c.algorithm, c.scheduler, c.bytes,"
+    "  c.participants, c.transfers, c.start_ns, c.end_ns, c.end_ns - c.start_ns AS duration_ns,"
+    "  c.estimated_ns, CAST(c.end_ns - c.start_ns AS REAL) / c.estimated_ns AS vs_estimate,"
+    "  c.algbw_Bps, c.busbw_Bps,"
+    "  (SELECT count(*) FROM transfer t WHERE t.run_id = c.run_id"
+    "   AND t.collective_id = c.collective_id) AS transfers_done,"
+    "  (SELECT sum(t.bytes) FROM transfer t WHERE t.run_id = c.run_id"
+    "   AND t.collective_id = c.collective_id) AS transfer_bytes,"
+    "  (SELECT avg(t.ready_ns - t.issue_ns) FROM transfer t WHERE t.run_id = c.run_id"
+    "   AND t.collective_id = c.collective_id) AS mean_transfer_ns"
+    " FROM collective c;"
+    "CREATE VIEW IF NOT EXISTS fct_slowdown_percentiles AS"
+    " WITH b AS (SELECT run_id, slowdown,"
+    "   CASE WHEN bytes <= 4096 THEN 0 WHEN bytes <= 65536 THEN 1"
+    "   WHEN bytes <= 1048576 THEN 2 WHEN bytes <= 16777216 THEN 3 ELSE 4 END AS bucket"
+    "   FROM flow WHERE slowdown IS NOT NULL),"
+    " r AS (SELECT run_id, bucket, slowdown,"
+    "   row_number() OVER (PARTITION BY run_id, bucket ORDER BY slowdown) AS k,"
+    "   count(*) OVER (PARTITION BY run_id, bucket) AS n FROM b)"
+    " SELECT run_id, bucket,"
+    "  CASE bucket WHEN 0 THEN '0-4KiB' WHEN 1 THEN '4KiB-64KiB' WHEN 2 THEN '64KiB-1MiB'"
+    "  WHEN 3 THEN '1MiB-16MiB' ELSE '>16MiB' END AS size_bucket,"
+    "  n AS flows,"
+    "  min(CASE WHEN k >= (n * 50 + 99) / 100 THEN slowdown END) AS p50,"
+    "  min(CASE WHEN k >= (n * 90 + 99) / 100 THEN slowdown END) AS p90,"
+    "  min(CASE WHEN k >= (n * 99 + 99) / 100 THEN slowdown END) AS p99,"
+    "  max(slowdown) AS max_slowdown, avg(slowdown) AS mean_slowdown"
+    " FROM r GROUP BY run_id, bucket;";
+
+/* ---- buffered rows ----------------------------------------------------------------------- */
+
+enum
+{
+    T_NODE,
+    T_LINK,
+    T_COLLECTIVE,
+    T_TRANSFER,
+    T_FLOW,
+    T_PORT_SAMPLE,
+    T_PFC_EVENT,
+    T_DROP,
+    T_COUNT
+};
+
+/* INSERT of each table; the buffered row's values are bound in order. */
+static const char* const INSERTS[T_COUNT] = {
+    "INSERT INTO node VALUES (?,?,?,?,?)",
+    "INSERT INTO link VALUES (?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO flow VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO port_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO pfc_event VALUES (?,?,?,?,?,?,?)",
+    "INSERT INTO drop_event VALUES (?,?,?,?,?,?,?,?)",
+};
+
+static const char* const TABLES[T_COUNT] =
+    {"node", "link", "collective", "transfer", "flow", "port_sample", "pfc_event", "drop_event"};
+
+#define MAX_COLUMNS 20
+
+enum
+{
+    V_NULL,
+    V_INT,
+    V_REAL,
+    V_TEXT
+};
+
+typedef struct value
+{
+    int type;
+
+    union {
+        int64_t i;
+        double d;
+        char* s;
+    } u;
+} value;
+
+typedef struct row
+{
+    int table;
+    int count;
+    value v[MAX_COLUMNS];
+} row;
+
+struct tn_db
+{
+    sqlite3* sql;
+    char* path;
+    sqlite3_stmt* insert[T_COUNT];
+    row* rows;
+    size_t count;
+    size_t capacity;
+    size_t batch;
+    uint64_t written;
+};
+
+/* ---- errors and retries ------------------------------------------------------------------ */
+
 static tn_status
 sql_error(tn_db* db, tn_error* err, const char* what)
 {
+    int code = sqlite3_errcode(db->sql);
+    if (code == SQLITE_NOTADB)
+    {
+        return tn_error_set(err, TN_EDB, "%s: %s: not an SQLite database", db->path, what);
+    }
     return tn_error_set(err, TN_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->sql));
+}
+
+/* Attempts of a statement that meets a lock after the busy timeout (5 s each). */
+#define LOCK_ATTEMPTS 8
+
+static int
+is_busy(int rc)
+{
+    rc &= 0xff;
+    return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
 }
 
 static tn_status
 exec(tn_db* db, const char* sql, const char* what, tn_error* err)
 {
-    if (sqlite3_exec(db->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
+    for (int attempt = 0;; ++attempt)
     {
-        return sql_error(db, err, what);
+        int rc = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return TN_OK;
+        if (!is_busy(rc) || attempt + 1 >= LOCK_ATTEMPTS)
+            return sql_error(db, err, what);
+        sqlite3_sleep(10 << attempt);
     }
-    return TN_OK;
 }
+
+/* BEGIN IMMEDIATE: take the write lock now, so no statement of the batch meets a lock. */
+static tn_status
+begin(tn_db* db, const char* what, tn_error* err)
+{
+    return exec(db, "BEGIN IMMEDIATE", what, err);
+}
+
+static void
+rollback(tn_db* db)
+{
+    if (!sqlite3_get_autocommit(db->sql))
+        sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- open / schema ----------------------------------------------------------------------- */
 
 static tn_status
 check_schema_version(tn_db* db, tn_error* err)
 {
     sqlite3_stmt* stmt = NULL;
-    if (sqlite3_prepare_v2(db->sql, "SELECT max(version) FROM schema_version", -1, &stmt, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db->sql,
+                           "SELECT max(version), count(*) FROM schema_version",
+                           -1,
+                           &stmt,
+                           NULL) != SQLITE_OK)
     {
         return sql_error(db, err, "reading schema_version");
     }
     tn_status status = TN_OK;
+    int version = -1;
+    int rows = 0;
+    int null_version = 1;
     if (sqlite3_step(stmt) == SQLITE_ROW)
     {
-        if (sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+        null_version = sqlite3_column_type(stmt, 0) == SQLITE_NULL;
+        version = sqlite3_column_int(stmt, 0);
+        rows = sqlite3_column_int(stmt, 1);
+    }
+    sqlite3_finalize(stmt);
+    if (rows == 0 || null_version)
+    {
+        /* a new file: the whole schema */
+        status = exec(db, SCHEMA_2, "creating schema", err);
+        if (!status)
         {
-            sqlite3_finalize(stmt);
             char insert[96];
             snprintf(insert,
                      sizeof(insert),
                      "INSERT INTO schema_version VALUES (%d)",
                      TN_DB_SCHEMA_VERSION);
-            return exec(db, insert, "writing schema_version", err);
+            status = exec(db, insert, "writing schema_version", err);
         }
-        int version = sqlite3_column_int(stmt, 0);
-        if (version > TN_DB_SCHEMA_VERSION)
-        {
-            status = tn_error_set(err,
-                                  TN_EDB,
-                                  "%s: schema_version %d is newer than this training-net (%d)",
-                                  db->path,
-                                  version,
-                                  TN_DB_SCHEMA_VERSION);
-        }
+        return status;
     }
-    sqlite3_finalize(stmt);
-    return status;
+    if (version == 1 && rows == 1)
+    {
+        /* schema 1 had schema_version and run only: add the new tables */
+        status = exec(db, SCHEMA_2, "upgrading schema 1 to 2", err);
+        if (!status)
+            status = exec(db, "UPDATE schema_version SET version = 2", "upgrading schema", err);
+        return status;
+    }
+    if (version != TN_DB_SCHEMA_VERSION || rows != 1)
+    {
+        return tn_error_set(err,
+                            TN_EDB,
+                            "%s: schema_version %d is not the schema of this training-net (%d)%s",
+                            db->path,
+                            version,
+                            TN_DB_SCHEMA_VERSION,
+                            version > TN_DB_SCHEMA_VERSION ? ": written by a newer training-net"
+                                                           : "");
+    }
+    return exec(db, SCHEMA_2, "checking schema", err);
 }
 
 tn_status
@@ -94,25 +355,42 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", path);
     }
     strcpy(db->path, path);
-    if (sqlite3_open(path, &db->sql) != SQLITE_OK)
+    db->batch = TN_DB_DEFAULT_BATCH_ROWS;
+    if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK)
     {
-        tn_status status = sql_error(db, err, "cannot open");
+        tn_status status = sql_error(db, err, "cannot open or create the database");
         tn_db_close(db);
         return status;
     }
-    sqlite3_busy_timeout(db->sql, 10000);
-    tn_status status = exec(db, "PRAGMA journal_mode=WAL", "enabling WAL", err);
+    sqlite3_busy_timeout(db->sql, 5000);
+    /* a file that is not a database fails here, before anything is written */
+    tn_status status = exec(db, "SELECT count(*) FROM sqlite_master", "reading", err);
     if (!status)
-        status = exec(db, "BEGIN IMMEDIATE", "starting schema transaction", err);
+        status = exec(db, "PRAGMA journal_mode=WAL", "enabling WAL", err);
+    if (!status)
+        status = exec(db, "PRAGMA synchronous=NORMAL", "setting synchronous", err);
+    if (!status)
+        status = begin(db, "starting schema transaction", err);
     if (!status)
     {
-        status = exec(db, SCHEMA, "creating schema", err);
+        status = exec(db, SCHEMA_1, "creating schema", err);
         if (!status)
             status = check_schema_version(db, err);
         if (!status)
             status = exec(db, "COMMIT", "committing schema", err);
         else
-            sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+            rollback(db);
+    }
+    for (int t = 0; !status && t < T_COUNT; ++t)
+    {
+        if (sqlite3_prepare_v3(db->sql,
+                               INSERTS[t],
+                               -1,
+                               SQLITE_PREPARE_PERSISTENT,
+                               &db->insert[t],
+                               NULL) != SQLITE_OK)
+            status = sql_error(db, err, "preparing inserts");
     }
     if (status)
     {
@@ -123,11 +401,34 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
     return TN_OK;
 }
 
+static void
+clear_rows(tn_db* db)
+{
+    for (size_t r = 0; r < db->count; ++r)
+    {
+        for (int c = 0; c < db->rows[r].count; ++c)
+        {
+            if (db->rows[r].v[c].type == V_TEXT)
+                free(db->rows[r].v[c].u.s);
+        }
+    }
+    db->count = 0;
+}
+
 void
 tn_db_close(tn_db* db)
 {
     if (db)
     {
+        if (db->sql && db->count)
+        {
+            tn_error ignored;
+            tn_db_flush(db, &ignored);
+        }
+        clear_rows(db);
+        free(db->rows);
+        for (int t = 0; t < T_COUNT; ++t)
+            sqlite3_finalize(db->insert[t]);
         sqlite3_close(db->sql);
         free(db->path);
         free(db);
@@ -138,6 +439,379 @@ void*
 tn_db_handle(tn_db* db)
 {
     return db->sql;
+}
+
+void
+tn_db_set_batch_rows(tn_db* db, size_t rows)
+{
+    db->batch = rows ? rows : 1;
+}
+
+size_t
+tn_db_pending_rows(const tn_db* db)
+{
+    return db->count;
+}
+
+uint64_t
+tn_db_rows_written(const tn_db* db)
+{
+    return db->written;
+}
+
+/* ---- batches ----------------------------------------------------------------------------- */
+
+static tn_status
+bind_row(tn_db* db, sqlite3_stmt* stmt, const row* r, tn_error* err)
+{
+    for (int c = 0; c < r->count; ++c)
+    {
+        const value* v = &r->v[c];
+        int rc;
+        switch (v->type)
+        {
+        case V_INT:
+            rc = sqlite3_bind_int64(stmt, c + 1, v->u.i);
+            break;
+        case V_REAL:
+            rc = sqlite3_bind_double(stmt, c + 1, v->u.d);
+            break;
+        case V_TEXT:
+            rc = sqlite3_bind_text(stmt, c + 1, v->u.s, -1, SQLITE_STATIC);
+            break;
+        default:
+            rc = sqlite3_bind_null(stmt, c + 1);
+            break;
+        }
+        if (rc != SQLITE_OK)
+            return sql_error(db, err, "binding a row");
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_db_flush(tn_db* db, tn_error* err)
+{
+    if (db->count == 0)
+        return TN_OK;
+    tn_status status = begin(db, "starting a batch", err);
+    for (size_t r = 0; !status && r < db->count; ++r)
+    {
+        sqlite3_stmt* stmt = db->insert[db->rows[r].table];
+        status = bind_row(db, stmt, &db->rows[r], err);
+        if (!status && sqlite3_step(stmt) != SQLITE_DONE)
+        {
+            char what[64];
+            snprintf(what, sizeof(what), "writing a %s row", TABLES[db->rows[r].table]);
+            status = sql_error(db, err, what);
+        }
+        sqlite3_reset(stmt);
+    }
+    if (!status)
+        status = exec(db, "COMMIT", "committing a batch", err);
+    if (status)
+        rollback(db);
+    else
+        db->written += db->count;
+    clear_rows(db);
+    return status;
+}
+
+/* A new row of `table` at the end of the buffer (the buffer grows to the batch size). */
+static row*
+new_row(tn_db* db, int table, tn_error* err)
+{
+    if (db->count == db->capacity)
+    {
+        size_t capacity = db->capacity ? db->capacity * 2 : 256;
+        row* rows = realloc(db->rows, capacity * sizeof(row));
+        if (!rows)
+        {
+            tn_error_set(err, TN_ENOMEM, "%s: out of memory for rows", db->path);
+            return NULL;
+        }
+        db->rows = rows;
+        db->capacity = capacity;
+    }
+    row* r = &db->rows[db->count++];
+    r->table = table;
+    r->count = 0;
+    return r;
+}
+
+static void
+put_int(row* r, int64_t v)
+{
+    r->v[r->count].type = V_INT;
+    r->v[r->count++].u.i = v;
+}
+
+static void
+put_real(row* r, double v)
+{
+    r->v[r->count].type = V_REAL;
+    r->v[r->count++].u.d = v;
+}
+
+static void
+put_null(row* r)
+{
+    r->v[r->count++].type = V_NULL;
+}
+
+/* Copies the text; NULL text is stored as NULL. Returns 0 when out of memory. */
+static int
+put_text(row* r, const char* s)
+{
+    if (!s)
+    {
+        put_null(r);
+        return 1;
+    }
+    size_t n = strlen(s) + 1;
+    char* copy = malloc(n);
+    if (!copy)
+    {
+        put_null(r);
+        return 0;
+    }
+    memcpy(copy, s, n);
+    r->v[r->count].type = V_TEXT;
+    r->v[r->count++].u.s = copy;
+    return 1;
+}
+
+static void
+put_time(row* r, int64_t ns)
+{
+    if (ns < 0)
+        put_null(r);
+    else
+        put_int(r, ns);
+}
+
+static tn_status
+row_done(tn_db* db, int text_ok, tn_error* err)
+{
+    if (!text_ok)
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory for row text", db->path);
+    if (db->count >= db->batch)
+        return tn_db_flush(db, err);
+    return TN_OK;
+}
+
+tn_status
+tn_db_add_node(tn_db* db, int64_t run_id, const tn_db_node* in, tn_error* err)
+{
+    row* r = new_row(db, T_NODE, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->node);
+    int ok = put_text(r, in->kind ? in->kind : "");
+    if (in->rank < 0)
+        put_null(r);
+    else
+        put_int(r, in->rank);
+    put_int(r, in->ports);
+    return row_done(db, ok, err);
+}
+
+tn_status
+tn_db_add_link(tn_db* db, int64_t run_id, const tn_db_link* in, tn_error* err)
+{
+    row* r = new_row(db, T_LINK, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->link);
+    put_int(r, in->src_node);
+    put_int(r, in->src_port);
+    put_int(r, in->dst_node);
+    put_int(r, in->dst_port);
+    put_int(r, (int64_t)in->rate_bps);
+    put_int(r, (int64_t)in->delay_ns);
+    put_int(r, in->dim);
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_collective(tn_db* db, int64_t run_id, const tn_db_collective* in, tn_error* err)
+{
+    row* r = new_row(db, T_COLLECTIVE, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->collective);
+    int ok = put_text(r, in->op ? in->op : "");
+    ok &= put_text(r, in->algorithm ? in->algorithm : "");
+    ok &= put_text(r, in->scheduler);
+    put_int(r, (int64_t)in->bytes);
+    put_int(r, in->participants);
+    put_int(r, in->transfers);
+    put_int(r, in->priority);
+    put_time(r, in->start_ns);
+    put_time(r, in->end_ns);
+    if (in->estimated_ns > 0)
+        put_int(r, in->estimated_ns);
+    else
+        put_null(r);
+    if (in->end_ns >= 0)
+    {
+        put_real(r, in->algbw_Bps);
+        put_real(r, in->busbw_Bps);
+    }
+    else
+    {
+        put_null(r);
+        put_null(r);
+    }
+    return row_done(db, ok, err);
+}
+
+tn_status
+tn_db_add_transfer(tn_db* db, int64_t run_id, const tn_db_transfer* in, tn_error* err)
+{
+    row* r = new_row(db, T_TRANSFER, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->collective);
+    put_int(r, in->transfer);
+    put_int(r, in->chunk);
+    put_int(r, in->step);
+    put_int(r, in->dim);
+    put_int(r, in->src_rank);
+    put_int(r, in->dst_rank);
+    put_int(r, in->src_node);
+    put_int(r, in->dst_node);
+    put_int(r, (int64_t)in->bytes);
+    put_int(r, in->reduce ? 1 : 0);
+    put_int(r, in->lane);
+    put_time(r, in->issue_ns);
+    put_time(r, in->first_ns);
+    put_time(r, in->last_ns);
+    put_time(r, in->ready_ns);
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_flow(tn_db* db, int64_t run_id, const tn_db_flow* in, tn_error* err)
+{
+    row* r = new_row(db, T_FLOW, err);
+    if (!r)
+        return TN_ENOMEM;
+    const int64_t fct = in->end_ns - in->start_ns;
+    put_int(r, run_id);
+    put_int(r, in->src_node);
+    put_int(r, (int64_t)in->message);
+    put_int(r, in->dst_node);
+    put_int(r, in->qpn);
+    put_int(r, in->priority);
+    put_int(r, in->udp_sport);
+    put_int(r, in->lane);
+    put_int(r, (int64_t)in->bytes);
+    put_int(r, in->start_ns);
+    put_int(r, in->end_ns);
+    put_int(r, fct);
+    if (in->ideal_fct_ns > 0)
+    {
+        put_int(r, in->ideal_fct_ns);
+        put_real(r, (double)fct / (double)in->ideal_fct_ns);
+    }
+    else
+    {
+        put_null(r);
+        put_null(r);
+    }
+    put_int(r, (int64_t)in->retx_bytes);
+    if (in->collective < 0)
+        put_null(r);
+    else
+        put_int(r, in->collective);
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_port_sample(tn_db* db, int64_t run_id, const tn_db_port_sample* in, tn_error* err)
+{
+    row* r = new_row(db, T_PORT_SAMPLE, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->time_ns);
+    put_int(r, in->interval_ns);
+    put_int(r, in->node);
+    put_int(r, in->port);
+    put_int(r, (int64_t)in->tx_bytes);
+    put_int(r, (int64_t)in->tx_packets);
+    put_real(r, in->utilisation);
+    for (int q = 0; q <= TN_DB_PRIORITIES; ++q)
+        put_int(r, (int64_t)in->queue_bytes[q]);
+    put_int(r, in->paused_ns);
+    put_int(r, (int64_t)in->ecn_marks);
+    put_int(r, (int64_t)in->drops);
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_pfc_event(tn_db* db, int64_t run_id, const tn_db_pfc_event* in, tn_error* err)
+{
+    row* r = new_row(db, T_PFC_EVENT, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->time_ns);
+    put_int(r, in->node);
+    put_int(r, in->port);
+    put_int(r, in->priority);
+    int ok = put_text(r, in->pause ? "pause" : "resume");
+    ok &= put_text(r, in->sent ? "sent" : "received");
+    return row_done(db, ok, err);
+}
+
+tn_status
+tn_db_add_drop(tn_db* db, int64_t run_id, const tn_db_drop* in, tn_error* err)
+{
+    row* r = new_row(db, T_DROP, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->time_ns);
+    put_int(r, in->node);
+    if (in->port < 0)
+        put_null(r);
+    else
+        put_int(r, in->port);
+    if (in->priority < 0)
+        put_null(r);
+    else
+        put_int(r, in->priority);
+    int ok = put_text(r, in->where ? in->where : "");
+    ok &= put_text(r, in->reason ? in->reason : "");
+    put_int(r, in->bytes);
+    return row_done(db, ok, err);
+}
+
+/* ---- runs -------------------------------------------------------------------------------- */
+
+/* One statement in its own write transaction, retried when the file is locked. */
+static tn_status
+step_alone(tn_db* db, sqlite3_stmt* stmt, const char* what, tn_error* err)
+{
+    tn_status status = begin(db, what, err);
+    if (status)
+        return status;
+    if (sqlite3_step(stmt) != SQLITE_DONE)
+    {
+        status = sql_error(db, err, what);
+        rollback(db);
+        return status;
+    }
+    status = exec(db, "COMMIT", what, err);
+    if (status)
+        rollback(db);
+    return status;
 }
 
 tn_status
@@ -157,10 +831,8 @@ tn_db_run_begin(tn_db* db, const tn_run_info* info, int64_t* run_id, tn_error* e
     sqlite3_bind_int64(stmt, 4, (sqlite3_int64)info->run_number);
     sqlite3_bind_text(stmt, 5, info->ns3_version, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(stmt, 6, info->module_version, -1, SQLITE_TRANSIENT);
-    tn_status status = TN_OK;
-    if (sqlite3_step(stmt) != SQLITE_DONE)
-        status = sql_error(db, err, "inserting run");
-    else
+    tn_status status = step_alone(db, stmt, "inserting run", err);
+    if (!status)
         *run_id = sqlite3_last_insert_rowid(db->sql);
     sqlite3_finalize(stmt);
     return status;
@@ -174,6 +846,10 @@ tn_db_run_finish(tn_db* db,
                  uint64_t simulated_ns,
                  tn_error* err)
 {
+    tn_status flushed = tn_db_flush(db, err);
+    tn_error flush_err = *err;
+    if (flushed)
+        status_text = "error"; /* rows were lost: the run cannot be 'ok' */
     sqlite3_stmt* stmt = NULL;
     const char* sql = "UPDATE run SET status = ?, wall_seconds = ?, simulated_ns = ?,"
                       " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE run_id = ?";
@@ -185,15 +861,73 @@ tn_db_run_finish(tn_db* db,
     sqlite3_bind_double(stmt, 2, wall_seconds);
     sqlite3_bind_int64(stmt, 3, (sqlite3_int64)simulated_ns);
     sqlite3_bind_int64(stmt, 4, run_id);
-    tn_status status = TN_OK;
-    if (sqlite3_step(stmt) != SQLITE_DONE)
-        status = sql_error(db, err, "updating run");
-    else if (sqlite3_changes(db->sql) != 1)
+    tn_status status = step_alone(db, stmt, "updating run", err);
+    if (!status && sqlite3_changes(db->sql) != 1)
         status = tn_error_set(err,
                               TN_EINVAL,
                               "%s: no run with run_id %lld",
                               db->path,
                               (long long)run_id);
     sqlite3_finalize(stmt);
+    if (flushed)
+    {
+        *err = flush_err;
+        return flushed;
+    }
     return status;
+}
+
+/* ---- signals ----------------------------------------------------------------------------- */
+
+static volatile sig_atomic_t g_pending_signal = 0;
+static struct sigaction g_old_int;
+static struct sigaction g_old_term;
+static int g_watching = 0;
+
+static void
+on_signal(int sig)
+{
+    g_pending_signal = sig;
+}
+
+tn_status
+tn_db_signal_watch(tn_error* err)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND; /* a second signal has its default effect */
+    g_pending_signal = 0;
+    struct sigaction old_int;
+    struct sigaction old_term;
+    if (sigaction(SIGINT, &sa, &old_int) != 0 || sigaction(SIGTERM, &sa, &old_term) != 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "cannot catch SIGINT/SIGTERM");
+    }
+    if (!g_watching)
+    {
+        g_old_int = old_int;
+        g_old_term = old_term;
+    }
+    g_watching = 1;
+    return TN_OK;
+}
+
+void
+tn_db_signal_unwatch(void)
+{
+    if (g_watching)
+    {
+        sigaction(SIGINT, &g_old_int, NULL);
+        sigaction(SIGTERM, &g_old_term, NULL);
+        g_watching = 0;
+    }
+    g_pending_signal = 0;
+}
+
+int
+tn_db_signal_pending(void)
+{
+    return g_pending_signal;
 }

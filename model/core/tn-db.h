@@ -4,21 +4,43 @@
  * tn-db: the results database (SQLite), written by the C core.
  *
  * Contract: tn_db_open() opens or creates a database file, creates the schema
- * when missing (schema_version, run) and refuses a file whose schema_version
- * is newer than this code knows. One database holds many runs; every row of
- * a run carries its run_id. tn_db_run_begin() records a run as 'running' and
- * returns its id; tn_db_run_finish() sets its final status ('ok', 'aborted',
- * 'error'), wall time and simulated time. Each call is one transaction, so a
- * crash loses nothing already recorded. The tn_db is owned by the caller and
- * released by tn_db_close(); it is not thread-safe.
+ * when missing (schema_version, run, node, link, collective, transfer, flow,
+ * port_sample, pfc_event, drop_event, iteration, layer and the views), upgrades a
+ * database of schema 1 (which had only run) and refuses any other schema
+ * version, a file that is not an SQLite database and a path it cannot write,
+ * with a message naming the file. One database holds many runs; every row of a
+ * run carries its run_id.
  *
- * The schema is documented in doc/training-net.rst (Output).
+ * Runs: tn_db_run_begin() records a run as 'running' and returns its id;
+ * tn_db_run_finish() writes the rows still buffered, then sets the run's final
+ * status ('ok', 'aborted', 'error'), wall time and simulated time.
+ *
+ * Rows: the tn_db_add_* functions copy a row into a buffer (text included);
+ * the buffer is written in one transaction (prepared statements, BEGIN
+ * IMMEDIATE) when it holds tn_db_set_batch_rows() rows, on tn_db_flush() and
+ * on tn_db_run_finish(). Between batches the file is not locked, so several
+ * processes may append runs to one file at once: each waits for the others'
+ * short write transactions (busy timeout, then retries with back-off) and no
+ * row is lost. A failed batch is rolled back and reported; its rows are
+ * dropped (the run should then finish with status 'error').
+ *
+ * Signals: tn_db_signal_watch() makes SIGINT and SIGTERM set a flag
+ * (tn_db_signal_pending()) instead of killing the process, so a simulation
+ * can stop at its next check, write what it recorded and finish its run as
+ * 'aborted'; a second signal of the same kind kills the process as usual.
+ *
+ * Text from users is always bound, never pasted into SQL. The tn_db is owned
+ * by the caller and released by tn_db_close(); it is not thread-safe.
+ *
+ * The schema (tables, columns, units, views) is documented in
+ * doc/results-database.rst.
  */
 #ifndef TN_DB_H
 #define TN_DB_H
 
 #include "tn-error.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -27,7 +49,10 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 1
+#define TN_DB_SCHEMA_VERSION 2
+
+    /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
+#define TN_DB_DEFAULT_BATCH_ROWS 8192
 
     typedef struct tn_db tn_db;
 
@@ -42,7 +67,129 @@ extern "C"
         const char* module_version; /**< training-net VERSION */
     } tn_run_info;
 
+    /** A node of the simulated network (table node). */
+    typedef struct tn_db_node
+    {
+        uint32_t node;    /**< topology node id */
+        const char* kind; /**< "npu" or "switch" */
+        int64_t rank;     /**< NPU rank, -1 for a switch */
+        uint32_t ports;   /**< number of ports */
+    } tn_db_node;
+
+    /** One direction of a cable (table link): the egress port src_node:src_port. */
+    typedef struct tn_db_link
+    {
+        uint32_t link;     /**< directed link id */
+        uint32_t src_node; /**< sending node */
+        uint32_t src_port; /**< its port */
+        uint32_t dst_node; /**< receiving node */
+        uint32_t dst_port; /**< its port */
+        uint64_t rate_bps; /**< bit/s */
+        uint64_t delay_ns; /**< propagation delay, ns */
+        int32_t dim;       /**< topology dimension, -1 if none */
+    } tn_db_link;
+
+    /** One collective (table collective). Negative times are stored as NULL. */
+    typedef struct tn_db_collective
+    {
+        uint32_t collective;   /**< collective id of the simulation */
+        const char* op;        /**< "all-reduce", ... */
+        const char* algorithm; /**< planning algorithm */
+        const char* scheduler; /**< executor scheduling: "step-order" or "ready" */
+        uint64_t bytes;        /**< S: the collective's size in bytes */
+        uint32_t participants; /**< ranks of the group */
+        uint32_t transfers;    /**< transfers of the plan */
+        uint32_t priority;     /**< RDMA traffic class */
+        int64_t start_ns;      /**< start, ns of simulated time (<0: NULL) */
+        int64_t end_ns;        /**< end, ns (<0: NULL, the collective did not end) */
+        int64_t estimated_ns;  /**< cost-model estimate, ns (<=0: NULL) */
+        double algbw_Bps;      /**< bytes/s (NULL when end_ns < 0) */
+        double busbw_Bps;      /**< bytes/s, nccl-tests convention (NULL when end_ns < 0) */
+    } tn_db_collective;
+
+    /** One executed schedule transfer (table transfer). Negative times are NULL. */
+    typedef struct tn_db_transfer
+    {
+        uint32_t collective; /**< collective id */
+        uint32_t transfer;   /**< transfer id in the schedule */
+        uint32_t chunk;      /**< chunk index */
+        uint32_t step;       /**< logical step */
+        int32_t dim;         /**< topology dimension, -1 if none */
+        uint32_t src_rank;   /**< source rank of the group */
+        uint32_t dst_rank;   /**< destination rank */
+        uint32_t src_node;   /**< topology node of the source */
+        uint32_t dst_node;   /**< topology node of the destination */
+        uint64_t bytes;      /**< bytes */
+        int reduce;          /**< 1: reduce at the destination, 0: copy */
+        uint32_t lane;       /**< RDMA lane */
+        int64_t issue_ns;    /**< posted by the sender */
+        int64_t first_ns;    /**< first byte at the receiver */
+        int64_t last_ns;     /**< last byte at the receiver */
+        int64_t ready_ns;    /**< data usable at the receiver */
+    } tn_db_transfer;
+
+    /** One RDMA WRITE message (table flow), as completed at its sender. */
+    typedef struct tn_db_flow
+    {
+        uint32_t src_node;    /**< sender node */
+        uint64_t message;     /**< message id on the sender's NIC */
+        uint32_t dst_node;    /**< receiver node */
+        uint32_t qpn;         /**< sender QP number */
+        uint32_t priority;    /**< traffic class */
+        uint32_t udp_sport;   /**< UDP source port (ECMP entropy) */
+        uint32_t lane;        /**< QP lane */
+        uint64_t bytes;       /**< message size */
+        int64_t start_ns;     /**< posted */
+        int64_t end_ns;       /**< last byte acknowledged */
+        int64_t ideal_fct_ns; /**< FCT alone in the network (<=0: NULL, slowdown NULL) */
+        uint64_t retx_bytes;  /**< payload bytes sent again */
+        int64_t collective;   /**< collective id (RETH R_Key) or -1 */
+    } tn_db_flow;
+
+    /** Data priorities of a port (queue_bytes has one more entry: the control queue). */
+#define TN_DB_PRIORITIES 8
+
+    /** One port over one sampling interval (table port_sample). */
+    typedef struct tn_db_port_sample
+    {
+        int64_t time_ns;                            /**< end of the interval */
+        int64_t interval_ns;                        /**< length of the interval */
+        uint32_t node;                              /**< node */
+        uint32_t port;                              /**< port (egress of link src_node:src_port) */
+        uint64_t tx_bytes;                          /**< frame bytes started in the interval */
+        uint64_t tx_packets;                        /**< frames started in the interval */
+        double utilisation;                         /**< wire time of those frames / (interval) */
+        uint64_t queue_bytes[TN_DB_PRIORITIES + 1]; /**< queued at time_ns: 0..7, control */
+        int64_t paused_ns;  /**< time paused by the peer in the interval, summed over priorities */
+        uint64_t ecn_marks; /**< packets CE-marked at this egress in the interval */
+        uint64_t drops;     /**< packets from this ingress port dropped in the interval */
+    } tn_db_port_sample;
+
+    /** One PFC frame event (table pfc_event). */
+    typedef struct tn_db_pfc_event
+    {
+        int64_t time_ns;   /**< when */
+        uint32_t node;     /**< node */
+        uint32_t port;     /**< port */
+        uint32_t priority; /**< priority 0..7 */
+        int pause;         /**< 1 PAUSE, 0 RESUME */
+        int sent;          /**< 1 sent by this node (it pauses its peer), 0 received */
+    } tn_db_pfc_event;
+
+    /** One dropped packet (table drop_event). */
+    typedef struct tn_db_drop
+    {
+        int64_t time_ns;    /**< when */
+        uint32_t node;      /**< node */
+        int64_t port;       /**< ingress port, -1 if none */
+        int32_t priority;   /**< priority, -1 if unknown */
+        const char* where;  /**< "switch" (the node's forwarding / MMU) or "device" */
+        const char* reason; /**< "BufferFull", "LossyThreshold", "NoRoute", ... */
+        uint32_t bytes;     /**< packet size */
+    } tn_db_drop;
+
     tn_status tn_db_open(const char* path, tn_db** db, tn_error* err);
+    /** Writes the buffered rows (errors ignored: call tn_db_flush first to see them). */
     void tn_db_close(tn_db* db);
 
     tn_status tn_db_run_begin(tn_db* db, const tn_run_info* info, int64_t* run_id, tn_error* err);
@@ -53,8 +200,48 @@ extern "C"
                                uint64_t simulated_ns,
                                tn_error* err);
 
-    /** The open sqlite3 handle, for writers of later tables (typed void* to keep sqlite3.h out). */
+    /** \param rows rows per batch (>= 1) */
+    void tn_db_set_batch_rows(tn_db* db, size_t rows);
+    /** Write the buffered rows now, in one transaction. */
+    tn_status tn_db_flush(tn_db* db, tn_error* err);
+    /** \return rows waiting in the buffer */
+    size_t tn_db_pending_rows(const tn_db* db);
+    /** \return rows written so far by this tn_db (all tables but run) */
+    uint64_t tn_db_rows_written(const tn_db* db);
+
+    tn_status tn_db_add_node(tn_db* db, int64_t run_id, const tn_db_node* row, tn_error* err);
+    tn_status tn_db_add_link(tn_db* db, int64_t run_id, const tn_db_link* row, tn_error* err);
+    tn_status tn_db_add_collective(tn_db* db,
+                                   int64_t run_id,
+                                   const tn_db_collective* row,
+                                   tn_error* err);
+    tn_status tn_db_add_transfer(tn_db* db,
+                                 int64_t run_id,
+                                 const tn_db_transfer* row,
+                                 tn_error* err);
+    tn_status tn_db_add_flow(tn_db* db, int64_t run_id, const tn_db_flow* row, tn_error* err);
+    tn_status tn_db_add_port_sample(tn_db* db,
+                                    int64_t run_id,
+                                    const tn_db_port_sample* row,
+                                    tn_error* err);
+    tn_status tn_db_add_pfc_event(tn_db* db,
+                                  int64_t run_id,
+                                  const tn_db_pfc_event* row,
+                                  tn_error* err);
+    tn_status tn_db_add_drop(tn_db* db, int64_t run_id, const tn_db_drop* row, tn_error* err);
+
+    /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */
     void* tn_db_handle(tn_db* db);
+
+    /**
+     * Catch SIGINT and SIGTERM: the first one sets the pending flag, a second one of the
+     * same kind has its default effect. \return TN_OK or TN_EINVAL with the system's reason
+     */
+    tn_status tn_db_signal_watch(tn_error* err);
+    /** Restore the handlers tn_db_signal_watch replaced and clear the flag. */
+    void tn_db_signal_unwatch(void);
+    /** \return the signal caught since tn_db_signal_watch (SIGINT, SIGTERM) or 0 */
+    int tn_db_signal_pending(void);
 
 #ifdef __cplusplus
 }

@@ -1,16 +1,26 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The results database: runs are recorded, survive reopening, and bad input
- * is refused with a message that names the file.
+ * The results database: runs and rows are recorded, survive reopening, batches
+ * are written in transactions, two processes appending to one file lose no
+ * row, a signal ends a run as 'aborted' with its rows, the views answer from
+ * the rows, and bad input is refused with a message that names the file.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "tn-test.h"
 
 #include "ns3/tn-db.h"
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static void
 fresh_path(tn_test_ctx* ctx, const char* name, char* buf, size_t size)
@@ -34,6 +44,63 @@ query_int(sqlite3* sql, const char* query)
         value = sqlite3_column_int64(stmt, 0);
     sqlite3_finalize(stmt);
     return value;
+}
+
+static double
+query_real(sqlite3* sql, const char* query)
+{
+    sqlite3_stmt* stmt = NULL;
+    double value = -1;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+        value = sqlite3_column_double(stmt, 0);
+    sqlite3_finalize(stmt);
+    return value;
+}
+
+/* 1 when the query's first column is NULL */
+static int
+query_null(sqlite3* sql, const char* query)
+{
+    sqlite3_stmt* stmt = NULL;
+    int value = -1;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+        value = sqlite3_column_type(stmt, 0) == SQLITE_NULL;
+    sqlite3_finalize(stmt);
+    return value;
+}
+
+static int
+integrity_ok(const char* path)
+{
+    sqlite3* sql = NULL;
+    int ok = 0;
+    if (sqlite3_open_v2(path, &sql, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+    {
+        sqlite3_stmt* stmt = NULL;
+        if (sqlite3_prepare_v2(sql, "PRAGMA integrity_check", -1, &stmt, NULL) == SQLITE_OK &&
+            sqlite3_step(stmt) == SQLITE_ROW)
+            ok = strcmp((const char*)sqlite3_column_text(stmt, 0), "ok") == 0;
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close(sql);
+    return ok;
+}
+
+static tn_db_port_sample
+sample(int64_t t, uint32_t node, uint32_t port, uint64_t tx, double util)
+{
+    tn_db_port_sample s;
+    memset(&s, 0, sizeof(s));
+    s.time_ns = t;
+    s.interval_ns = 1000;
+    s.node = node;
+    s.port = port;
+    s.tx_bytes = tx;
+    s.tx_packets = tx / 1000;
+    s.utilisation = util;
+    return s;
 }
 
 static void
@@ -66,21 +133,119 @@ test_runs_are_recorded(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM schema_version"), 1);
     tn_db_close(db);
+    TN_CHECK(ctx, integrity_ok(path));
 }
 
 static void
-test_newer_schema_refused(tn_test_ctx* ctx)
+test_schema_has_every_table(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-newer.db", path, sizeof(path));
+    fresh_path(ctx, "tn-test-schema.db", path, sizeof(path));
     tn_error err = {0};
     tn_db* db = NULL;
-    TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
-    sqlite3_exec(tn_db_handle(db), "UPDATE schema_version SET version = 999", NULL, NULL, NULL);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sqlite3* sql = tn_db_handle(db);
+    static const char* const tables[] = {"schema_version",
+                                         "run",
+                                         "node",
+                                         "link",
+                                         "collective",
+                                         "transfer",
+                                         "flow",
+                                         "port_sample",
+                                         "pfc_event",
+                                         "drop_event",
+                                         "iteration",
+                                         "layer"};
+    static const char* const views[] = {"port_summary",
+                                        "hottest_ports",
+                                        "pause_per_port",
+                                        "utilisation_per_dim",
+                                        "collective_summary",
+                                        "fct_slowdown_percentiles"};
+    char q[256];
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); ++i)
+    {
+        snprintf(q,
+                 sizeof(q),
+                 "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='%s'",
+                 tables[i]);
+        TN_CHECK_MSG(ctx, query_int(sql, q) == 1, "table %s missing", tables[i]);
+        if (strcmp(tables[i], "schema_version") != 0)
+        {
+            /* every row carries run_id */
+            snprintf(q,
+                     sizeof(q),
+                     "SELECT count(*) FROM pragma_table_info('%s') WHERE name='run_id'",
+                     tables[i]);
+            TN_CHECK_MSG(ctx, query_int(sql, q) == 1, "table %s has no run_id", tables[i]);
+        }
+    }
+    for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); ++i)
+    {
+        snprintf(q, sizeof(q), "SELECT count(*) FROM %s", views[i]);
+        TN_CHECK_MSG(ctx, query_int(sql, q) == 0, "view %s not queryable", views[i]);
+    }
     tn_db_close(db);
-    TN_CHECK(ctx, tn_db_open(path, &db, &err) == TN_EDB);
-    TN_CHECK(ctx, db == NULL);
-    TN_CHECK(ctx, strstr(err.message, path) != NULL && strstr(err.message, "999") != NULL);
+}
+
+static void
+test_schema_1_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-v1.db", path, sizeof(path));
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    /* the schema training-net wrote before the results database grew */
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+                            "INSERT INTO schema_version VALUES (1);"
+                            "CREATE TABLE run (run_id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                            " params_json TEXT NOT NULL, seed INTEGER NOT NULL,"
+                            " run_number INTEGER NOT NULL, ns3_version TEXT,"
+                            " module_version TEXT, started_at TEXT NOT NULL, finished_at TEXT,"
+                            " status TEXT NOT NULL, wall_seconds REAL, simulated_ns INTEGER);"
+                            "INSERT INTO run VALUES (1,'old','{}',1,1,NULL,NULL,'t',NULL,"
+                            "'ok',NULL,NULL);",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    sqlite3_close(sql);
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), 2);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE name='old'"), 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 0);
+    tn_db_close(db);
+}
+
+static void
+test_other_schema_refused(tn_test_ctx* ctx)
+{
+    static const int versions[] = {999, 3, 0};
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); ++i)
+    {
+        char path[512];
+        fresh_path(ctx, "tn-test-other.db", path, sizeof(path));
+        tn_error err = {0};
+        tn_db* db = NULL;
+        TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
+        char update[64];
+        snprintf(update, sizeof(update), "UPDATE schema_version SET version = %d", versions[i]);
+        sqlite3_exec(tn_db_handle(db), update, NULL, NULL, NULL);
+        tn_db_close(db);
+        TN_CHECK(ctx, tn_db_open(path, &db, &err) == TN_EDB);
+        TN_CHECK(ctx, db == NULL);
+        char number[16];
+        snprintf(number, sizeof(number), "%d", versions[i]);
+        TN_CHECK_MSG(ctx,
+                     strstr(err.message, path) != NULL && strstr(err.message, number) != NULL,
+                     "message: %s",
+                     err.message);
+    }
 }
 
 static void
@@ -92,10 +257,440 @@ test_unwritable_path(tn_test_ctx* ctx)
     TN_CHECK(ctx, strstr(err.message, "/nonexistent-dir/x.db") != NULL);
 }
 
+static void
+test_not_a_database(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-text.db", path, sizeof(path));
+    const char* text = "this is a text file that happens to end in .db, not SQLite\n";
+    FILE* f = fopen(path, "w");
+    TN_REQUIRE(ctx, f != NULL);
+    for (int i = 0; i < 100; ++i)
+        fputs(text, f);
+    fclose(f);
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_CHECK(ctx, tn_db_open(path, &db, &err) == TN_EDB);
+    TN_CHECK(ctx, db == NULL);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, path) && strstr(err.message, "not an SQLite database"),
+                 "message: %s",
+                 err.message);
+    /* left as it was */
+    f = fopen(path, "r");
+    TN_REQUIRE(ctx, f != NULL);
+    char line[128];
+    TN_CHECK(ctx, fgets(line, sizeof(line), f) && strcmp(line, text) == 0);
+    fclose(f);
+}
+
+static void
+test_rows_round_trip(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-rows.db", path, sizeof(path));
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_run_info info = {"rows", "{}", 1, 1, "3.37", "x"};
+    int64_t run = 0;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_node node = {5, "switch", -1, 12};
+    tn_db_link link = {3, 5, 2, 7, 0, 100000000000ULL, 1000, 1};
+    tn_db_collective coll =
+        {9, "all-reduce", "ring'; DROP TABLE run; --", "ready", 1 << 20, 8, 56, 3, 10, -1, 0, 0, 0};
+    tn_db_transfer tr = {9, 4, 1, 2, -1, 0, 1, 10, 11, 4096, 1, 2, 100, 200, 300, -1};
+    tn_db_flow flow = {10, 77, 11, 3, 3, 49999, 1, 65536, 1000, 5000, 2000, 4096, 9};
+    tn_db_port_sample s = sample(10000, 5, 2, 125000, 0.25);
+    for (int q = 0; q <= TN_DB_PRIORITIES; ++q)
+        s.queue_bytes[q] = 100 + q;
+    s.paused_ns = 333;
+    s.ecn_marks = 4;
+    s.drops = 1;
+    tn_db_pfc_event pfc = {1234, 5, 2, 3, 1, 0};
+    tn_db_drop drop = {999, 5, -1, 3, "switch", "BufferFull", 1100};
+    TN_CHECK(ctx, tn_db_add_node(db, run, &node, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_link(db, run, &link, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_collective(db, run, &coll, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_transfer(db, run, &tr, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_flow(db, run, &flow, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_port_sample(db, run, &s, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_pfc_event(db, run, &pfc, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_drop(db, run, &drop, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_db_pending_rows(db), 8);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 10000, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_db_pending_rows(db), 0);
+    TN_CHECK_EQ(ctx, tn_db_rows_written(db), 8);
+    tn_db_close(db);
+
+    TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run"), 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT ports FROM node WHERE kind='switch'"), 12);
+    TN_CHECK(ctx, query_null(sql, "SELECT rank FROM node") == 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT rate_bps FROM link WHERE dim=1"), 100000000000LL);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM collective WHERE algorithm="
+                          "'ring''; DROP TABLE run; --'"),
+                1);
+    TN_CHECK(ctx, query_null(sql, "SELECT end_ns FROM collective") == 1);
+    TN_CHECK(ctx, query_null(sql, "SELECT busbw_Bps FROM collective") == 1);
+    TN_CHECK(ctx, query_null(sql, "SELECT estimated_ns FROM collective") == 1);
+    TN_CHECK(ctx, query_null(sql, "SELECT ready_ns FROM transfer") == 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT last_byte_ns FROM transfer"), 300);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT fct_ns FROM flow"), 4000);
+    TN_CHECK_NEAR(ctx, query_real(sql, "SELECT slowdown FROM flow"), 2.0, 1e-12);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT collective_id FROM flow"), 9);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT q0_bytes + q7_bytes + qctl_bytes FROM port_sample"),
+                100 + 107 + 108);
+    TN_CHECK_NEAR(ctx, query_real(sql, "SELECT utilisation FROM port_sample"), 0.25, 1e-12);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM pfc_event WHERE kind='pause' AND "
+                          "direction='received'"),
+                1);
+    TN_CHECK(ctx, query_null(sql, "SELECT port FROM drop_event") == 1);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT bytes FROM drop_event WHERE reason='BufferFull'"),
+                1100);
+    /* every row of every table carries the run's id */
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT (SELECT count(*) FROM node WHERE run_id=1)"
+                          " + (SELECT count(*) FROM link WHERE run_id=1)"
+                          " + (SELECT count(*) FROM collective WHERE run_id=1)"
+                          " + (SELECT count(*) FROM transfer WHERE run_id=1)"
+                          " + (SELECT count(*) FROM flow WHERE run_id=1)"
+                          " + (SELECT count(*) FROM port_sample WHERE run_id=1)"
+                          " + (SELECT count(*) FROM pfc_event WHERE run_id=1)"
+                          " + (SELECT count(*) FROM drop_event WHERE run_id=1)"),
+                8);
+    tn_db_close(db);
+    TN_CHECK(ctx, integrity_ok(path));
+}
+
+static void
+test_batches(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-batch.db", path, sizeof(path));
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_run_info info = {"batch", "{}", 1, 1, "3.37", "x"};
+    int64_t run = 0;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_set_batch_rows(db, 10);
+    /* a second connection sees only whole batches */
+    sqlite3* reader = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &reader) == SQLITE_OK);
+    uint64_t sum = 0;
+    for (int i = 0; i < 25; ++i)
+    {
+        tn_db_port_sample s = sample(1000 * (i + 1), 1, 0, 1000 + i, 0.5);
+        sum += s.tx_bytes;
+        TN_CHECK(ctx, tn_db_add_port_sample(db, run, &s, &err) == TN_OK);
+        long long seen = query_int(reader, "SELECT count(*) FROM port_sample");
+        TN_CHECK_MSG(ctx,
+                     seen == (i + 1) / 10 * 10,
+                     "after %d rows the reader sees %lld",
+                     i + 1,
+                     seen);
+    }
+    TN_CHECK_EQ(ctx, tn_db_pending_rows(db), 5);
+    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, query_int(reader, "SELECT count(*) FROM port_sample"), 25);
+    TN_CHECK_EQ(ctx, query_int(reader, "SELECT sum(tx_bytes) FROM port_sample"), (long long)sum);
+    /* a failed batch is rolled back and reported, and the next one works */
+    sqlite3_exec(tn_db_handle(db),
+                 "CREATE TRIGGER refuse BEFORE INSERT ON port_sample WHEN NEW.node_id = 66"
+                 " BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
+                 NULL,
+                 NULL,
+                 NULL);
+    tn_db_port_sample good = sample(99000, 1, 0, 1, 0);
+    tn_db_port_sample bad = sample(99000, 66, 0, 1, 0);
+    TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_port_sample(db, run, &bad, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_EDB);
+    TN_CHECK_MSG(ctx, strstr(err.message, "refused by test") != NULL, "%s", err.message);
+    TN_CHECK_EQ(ctx, query_int(reader, "SELECT count(*) FROM port_sample"), 25);
+    TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, query_int(reader, "SELECT count(*) FROM port_sample"), 26);
+    sqlite3_close(reader);
+    tn_db_close(db);
+    TN_CHECK(ctx, integrity_ok(path));
+}
+
+static void
+test_views(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-views.db", path, sizeof(path));
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_run_info info = {"views", "{}", 1, 1, "3.37", "x"};
+    int64_t run = 0;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    /* ports 0 (dim 0) and 1 (dim 1) of node 0; port 1 busier and paused */
+    tn_db_link l0 = {0, 0, 0, 1, 0, 8000000000ULL, 100, 0};
+    tn_db_link l1 = {1, 0, 1, 2, 0, 8000000000ULL, 100, 1};
+    tn_db_add_link(db, run, &l0, &err);
+    tn_db_add_link(db, run, &l1, &err);
+    for (int i = 0; i < 4; ++i)
+    {
+        tn_db_port_sample a = sample(1000 * (i + 1), 0, 0, 100, 0.1 * i);
+        tn_db_port_sample b = sample(1000 * (i + 1), 0, 1, 900, 0.9);
+        b.paused_ns = 250;
+        tn_db_add_port_sample(db, run, &a, &err);
+        tn_db_add_port_sample(db, run, &b, &err);
+    }
+    for (int i = 0; i < 3; ++i)
+    {
+        tn_db_pfc_event e = {100 * i, 0, 1, 3, 1, 0};
+        tn_db_add_pfc_event(db, run, &e, &err);
+    }
+    /* 100 flows of 1 KiB with slowdown 1..100, 10 of 1 MiB with slowdown 2 */
+    for (int i = 1; i <= 110; ++i)
+    {
+        tn_db_flow f = {0, (uint64_t)i, 1, 1, 3, 1, 0, i <= 100 ? 1024 : 1 << 20, 0, 0, 0, 0, -1};
+        f.end_ns = i <= 100 ? 1000 * i : 2000;
+        f.ideal_fct_ns = 1000;
+        tn_db_add_flow(db, run, &f, &err);
+    }
+    tn_db_collective c =
+        {1, "all-reduce", "ring", "ready", 1000, 4, 2, 3, 0, 1000, 800, 1e12, 1.5e12};
+    tn_db_add_collective(db, run, &c, &err);
+    tn_db_transfer t1 = {1, 0, 0, 0, 0, 0, 1, 0, 1, 500, 0, 0, 0, 10, 20, 30};
+    tn_db_transfer t2 = {1, 1, 0, 1, 0, 1, 0, 1, 0, 500, 1, 0, 30, 40, 50, 90};
+    tn_db_add_transfer(db, run, &t1, &err);
+    tn_db_add_transfer(db, run, &t2, &err);
+    TN_REQUIRE_MSG(ctx, tn_db_flush(db, &err) == TN_OK, "%s", err.message);
+    sqlite3* sql = tn_db_handle(db);
+
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT port FROM hottest_ports WHERE hot_rank = 1"), 1);
+    TN_CHECK_NEAR(ctx,
+                  query_real(sql, "SELECT mean_utilisation FROM hottest_ports WHERE port = 0"),
+                  (0.0 + 0.1 + 0.2 + 0.3) / 4,
+                  1e-12);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT tx_bytes FROM hottest_ports WHERE port = 1"), 3600);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT peer_node FROM hottest_ports WHERE port = 1"), 2);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT paused_ns FROM pause_per_port WHERE port = 1"), 1000);
+    TN_CHECK_NEAR(ctx,
+                  query_real(sql, "SELECT paused_fraction FROM pause_per_port WHERE port = 1"),
+                  0.25,
+                  1e-12);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 1"),
+                3);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 0"),
+                0);
+    TN_CHECK_NEAR(ctx,
+                  query_real(sql, "SELECT mean_utilisation FROM utilisation_per_dim WHERE dim = 1"),
+                  0.9,
+                  1e-12);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM utilisation_per_dim"), 2);
+    /* nearest-rank percentiles of 1..100 */
+    TN_CHECK_NEAR(ctx,
+                  query_real(sql, "SELECT p50 FROM fct_slowdown_percentiles WHERE bucket = 0"),
+                  50,
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  query_real(sql, "SELECT p99 FROM fct_slowdown_percentiles WHERE bucket = 0"),
+                  99,
+                  1e-9);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT flows FROM fct_slowdown_percentiles WHERE bucket = 2"),
+                10);
+    TN_CHECK_NEAR(ctx,
+                  query_real(sql, "SELECT p90 FROM fct_slowdown_percentiles WHERE bucket = 2"),
+                  2,
+                  1e-9);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT transfers_done FROM collective_summary"), 2);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT transfer_bytes FROM collective_summary"), 1000);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT duration_ns FROM collective_summary"), 1000);
+    TN_CHECK_NEAR(ctx,
+                  query_real(sql, "SELECT mean_transfer_ns FROM collective_summary"),
+                  45,
+                  1e-9);
+    TN_CHECK_NEAR(ctx, query_real(sql, "SELECT vs_estimate FROM collective_summary"), 1.25, 1e-9);
+    tn_db_close(db);
+}
+
+/* ---- two processes ------------------------------------------------------------------------ */
+
+#define WRITER_ROWS 20000
+
+/* A child process: one run of WRITER_ROWS port samples in batches; exit status 0 when ok. */
+static int
+writer_process(const char* path, int id)
+{
+    tn_error err = {0};
+    tn_db* db = NULL;
+    if (tn_db_open(path, &db, &err) != TN_OK)
+    {
+        fprintf(stderr, "writer %d: %s\n", id, err.message);
+        return 1;
+    }
+    tn_db_set_batch_rows(db, 500);
+    char name[32];
+    snprintf(name, sizeof(name), "writer-%d", id);
+    tn_run_info info = {name, "{}", (uint64_t)id, 1, "3.37", "x"};
+    int64_t run = 0;
+    int failed = tn_db_run_begin(db, &info, &run, &err) != TN_OK;
+    for (int i = 0; !failed && i < WRITER_ROWS; ++i)
+    {
+        tn_db_port_sample s = sample(i, (uint32_t)id, 0, (uint64_t)i, 0.5);
+        failed = tn_db_add_port_sample(db, run, &s, &err) != TN_OK;
+    }
+    if (!failed)
+        failed = tn_db_run_finish(db, run, "ok", 0, 0, &err) != TN_OK;
+    if (failed)
+        fprintf(stderr, "writer %d: %s\n", id, err.message);
+    tn_db_close(db);
+    return failed;
+}
+
+static void
+test_two_processes(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-two.db", path, sizeof(path));
+    fflush(NULL);
+    pid_t pids[2];
+    for (int id = 0; id < 2; ++id)
+    {
+        pids[id] = fork();
+        TN_REQUIRE(ctx, pids[id] >= 0);
+        if (pids[id] == 0)
+            _exit(writer_process(path, id + 1));
+    }
+    for (int id = 0; id < 2; ++id)
+    {
+        int status = 0;
+        TN_CHECK(ctx, waitpid(pids[id], &status, 0) == pids[id]);
+        TN_CHECK_MSG(ctx,
+                     WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                     "writer %d failed (status %d)",
+                     id + 1,
+                     status);
+    }
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'ok'"), 2);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 2 * WRITER_ROWS);
+    for (int id = 1; id <= 2; ++id)
+    {
+        char q[200];
+        snprintf(q,
+                 sizeof(q),
+                 "SELECT count(DISTINCT s.time_ns) FROM port_sample s JOIN run r"
+                 " ON r.run_id = s.run_id WHERE r.name = 'writer-%d' AND s.node_id = %d",
+                 id,
+                 id);
+        TN_CHECK_EQ(ctx, query_int(sql, q), WRITER_ROWS);
+    }
+    tn_db_close(db);
+    TN_CHECK(ctx, integrity_ok(path));
+}
+
+/* ---- signals ------------------------------------------------------------------------------ */
+
+/* The child: records samples until a signal comes, then finishes its run as 'aborted'. */
+static int
+recording_process(const char* path)
+{
+    tn_error err = {0};
+    if (tn_db_signal_watch(&err) != TN_OK)
+        return 2;
+    tn_db* db = NULL;
+    if (tn_db_open(path, &db, &err) != TN_OK)
+        return 3;
+    tn_db_set_batch_rows(db, 100000);
+    tn_run_info info = {"interrupted", "{}", 1, 1, "3.37", "x"};
+    int64_t run = 0;
+    if (tn_db_run_begin(db, &info, &run, &err) != TN_OK)
+        return 4;
+    /* bounded: the parent sends its signal long before */
+    for (int64_t i = 0; i < 50000000; ++i)
+    {
+        tn_db_port_sample s = sample(i, 0, 0, 1, 0.5);
+        if (tn_db_add_port_sample(db, run, &s, &err) != TN_OK)
+            return 5;
+        if (i % 100 == 99 && tn_db_flush(db, &err) != TN_OK)
+            return 6;
+        if (tn_db_signal_pending())
+        {
+            tn_db_run_finish(db, run, "aborted", 0, (uint64_t)i, &err);
+            tn_db_close(db);
+            return 0;
+        }
+        if (i % 100 == 99)
+        {
+            struct timespec pause = {0, 200000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    return 7;
+}
+
+static void
+test_signal_aborts_run(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-signal.db", path, sizeof(path));
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK); /* schema in place */
+    sqlite3* sql = tn_db_handle(db);
+    fflush(NULL);
+    pid_t pid = fork();
+    TN_REQUIRE(ctx, pid >= 0);
+    if (pid == 0)
+        _exit(recording_process(path));
+    /* wait until the child has committed some rows, then interrupt it */
+    long long seen = 0;
+    for (int i = 0; i < 1000 && seen < 1000; ++i)
+    {
+        struct timespec pause = {0, 10000000};
+        nanosleep(&pause, NULL);
+        seen = query_int(sql, "SELECT count(*) FROM port_sample");
+    }
+    TN_CHECK_MSG(ctx, seen >= 1000, "the child recorded %lld rows", seen);
+    kill(pid, SIGINT);
+    int status = 0;
+    TN_CHECK(ctx, waitpid(pid, &status, 0) == pid);
+    TN_CHECK_MSG(ctx, WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'aborted'"), 1);
+    long long rows = query_int(sql, "SELECT count(*) FROM port_sample");
+    TN_CHECK(ctx, rows >= seen);
+    /* the rows recorded before the signal, none lost: the run says how many it made */
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT simulated_ns + 1 FROM run"), rows);
+    tn_db_close(db);
+    TN_CHECK(ctx, integrity_ok(path));
+    /* the flag is off in a process that does not watch */
+    TN_CHECK_EQ(ctx, tn_db_signal_pending(), 0);
+}
+
 void
 tn_suite_db(tn_test_suite* suite)
 {
     tn_test_add(suite, "runs-are-recorded", test_runs_are_recorded);
-    tn_test_add(suite, "newer-schema-refused", test_newer_schema_refused);
+    tn_test_add(suite, "schema-has-every-table", test_schema_has_every_table);
+    tn_test_add(suite, "schema-1-upgraded", test_schema_1_upgraded);
+    tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "unwritable-path", test_unwritable_path);
+    tn_test_add(suite, "not-a-database", test_not_a_database);
+    tn_test_add(suite, "rows-round-trip", test_rows_round_trip);
+    tn_test_add(suite, "batches", test_batches);
+    tn_test_add(suite, "views", test_views);
+    tn_test_add(suite, "two-processes", test_two_processes);
+    tn_test_add(suite, "signal-aborts-run", test_signal_aborts_run);
 }

@@ -1,0 +1,148 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Recording benchmark: the cost of the results database on one scenario.
+ *
+ *   bench-stats [--topology=torus:8x8] [--algorithm=multitree] [--bytes=4MiB] [--repeat=3]
+ *               [--interval=10us] [--db=FILE]
+ *
+ * Runs the same all-reduce `repeat` times without recording and `repeat` times recorded by
+ * StatsHelper (every table, port samples at --interval, the default of
+ * StatsRecorder::SampleInterval), alternating, and prints the best wall time of each, the rows
+ * written and the ratio recorded / bare. The issue's goal: ratio <= 1.10 at the default
+ * sampling interval.
+ */
+#include "ns3/collective-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/nstime.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
+#include "ns3/tn-db.h"
+#include "ns3/tn-topology.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sqlite3.h>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+/** One run; returns its wall seconds (set-up, simulation and recording). */
+double
+RunOnce(const tn_topology* topo,
+        const std::string& algorithm,
+        uint64_t bytes,
+        const std::string& db,
+        Time interval,
+        int64_t* simulatedNs)
+{
+    auto start = std::chrono::steady_clock::now();
+    RoceHelper roce;
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    collectives.Install(topo, roce);
+    StatsHelper stats;
+    if (!db.empty())
+    {
+        stats.SetRecorderAttribute("SampleInterval", TimeValue(interval));
+        std::string error;
+        if (!stats.Install(db, "bench-stats", "{}", topo, roce, &error))
+        {
+            std::fprintf(stderr, "bench-stats: %s\n", error.c_str());
+            exit(1);
+        }
+    }
+    Ptr<Collective> c = collectives.AllReduce(bytes, algorithm);
+    Simulator::Run();
+    *simulatedNs = c->GetDuration().GetNanoSeconds();
+    if (!db.empty())
+    {
+        stats.Finish(c->IsComplete() ? "ok" : "error", *simulatedNs);
+    }
+    Simulator::Destroy();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string spec = "torus:8x8";
+    std::string algorithm = "multitree";
+    std::string bytesText = "4MiB";
+    uint32_t repeat = 3;
+    Time interval = MicroSeconds(10);
+    std::string db = "bench-stats.db";
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("topology", "topology spec", spec);
+    cmd.AddValue("algorithm", "all-reduce algorithm", algorithm);
+    cmd.AddValue("bytes", "all-reduce size", bytesText);
+    cmd.AddValue("repeat", "runs of each kind (best wall time counts)", repeat);
+    cmd.AddValue("interval", "port sampling interval", interval);
+    cmd.AddValue("db", "scratch database (removed first)", db);
+    cmd.Parse(argc, argv);
+
+    tn_error err{};
+    uint64_t bytes = 0;
+    tn_topology* topo = nullptr;
+    if (tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK ||
+        tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "bench-stats: %s\n", err.message);
+        return 2;
+    }
+    for (const char* suffix : {"", "-wal", "-shm"})
+    {
+        std::remove((db + suffix).c_str());
+    }
+    double bare = 1e300;
+    double recorded = 1e300;
+    int64_t simulatedNs = 0;
+    for (uint32_t i = 0; i < std::max(repeat, 1u); ++i)
+    {
+        bare = std::min(bare, RunOnce(topo, algorithm, bytes, "", interval, &simulatedNs));
+        recorded = std::min(recorded, RunOnce(topo, algorithm, bytes, db, interval, &simulatedNs));
+    }
+    sqlite3* sql = nullptr;
+    long long samples = 0;
+    long long rows = 0;
+    if (sqlite3_open(db.c_str(), &sql) == SQLITE_OK)
+    {
+        sqlite3_stmt* stmt = nullptr;
+        const char* q = "SELECT (SELECT count(*) FROM port_sample WHERE run_id = 1),"
+                        " (SELECT count(*) FROM port_sample WHERE run_id = 1)"
+                        " + (SELECT count(*) FROM flow WHERE run_id = 1)"
+                        " + (SELECT count(*) FROM transfer WHERE run_id = 1)"
+                        " + (SELECT count(*) FROM pfc_event WHERE run_id = 1)";
+        if (sqlite3_prepare_v2(sql, q, -1, &stmt, nullptr) == SQLITE_OK &&
+            sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            samples = sqlite3_column_int64(stmt, 0);
+            rows = sqlite3_column_int64(stmt, 1);
+        }
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close(sql);
+    std::printf("all-reduce %s of %llu bytes on %s: %.1f us simulated\n",
+                algorithm.c_str(),
+                static_cast<unsigned long long>(bytes),
+                spec.c_str(),
+                simulatedNs / 1e3);
+    std::printf("  bare      %.3f s (best of %u)\n", bare, repeat);
+    std::printf("  recorded  %.3f s (best of %u), sampling every %s: %lld port samples, %lld "
+                "rows per run\n",
+                recorded,
+                repeat,
+                std::to_string(interval.GetNanoSeconds()).append(" ns").c_str(),
+                samples,
+                rows);
+    std::printf("recording overhead ratio %.3f (goal <= 1.10)\n", recorded / bare);
+    tn_topology_destroy(topo);
+    return 0;
+}

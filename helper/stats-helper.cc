@@ -1,0 +1,183 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "stats-helper.h"
+
+#include "ns3/collective-executor.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-hpcc-flows.h"
+#include "ns3/simple-ref-count.h"
+#include "ns3/tn-routing.h"
+
+#include <map>
+#include <tuple>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("StatsHelper");
+
+namespace
+{
+
+/// Ideal FCTs of a topology (routes computed once, results memoized per message kind).
+class IdealFct : public SimpleRefCount<IdealFct>
+{
+  public:
+    IdealFct(const tn_topology* topo, tn_routes* routes, uint32_t mtu)
+        : m_topo(topo),
+          m_routes(routes),
+          m_mtu(mtu)
+    {
+    }
+
+    ~IdealFct()
+    {
+        tn_routes_destroy(m_routes);
+    }
+
+    static uint64_t Get(Ptr<IdealFct> self, uint32_t src, uint32_t dst, uint64_t bytes)
+    {
+        auto key = std::make_tuple(src, dst, bytes);
+        auto it = self->m_memo.find(key);
+        if (it != self->m_memo.end())
+        {
+            return it->second;
+        }
+        if (src == dst || tn_routes_distance(self->m_routes, src, dst) == TN_ROUTES_UNREACHABLE)
+        {
+            return 0;
+        }
+        RoceHpccFlow flow;
+        flow.src = src;
+        flow.dst = dst;
+        flow.bytes = bytes;
+        uint64_t ns = RoceHpccFlows::IdealFctNs(self->m_topo, self->m_routes, flow, self->m_mtu);
+        self->m_memo[key] = ns;
+        return ns;
+    }
+
+  private:
+    const tn_topology* m_topo;
+    tn_routes* m_routes;
+    uint32_t m_mtu;
+    std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> m_memo;
+};
+
+} // namespace
+
+StatsHelper::StatsHelper()
+{
+    m_factory.SetTypeId(StatsRecorder::GetTypeId());
+}
+
+StatsHelper::~StatsHelper() = default;
+
+void
+StatsHelper::SetRecorderAttribute(std::string name, const AttributeValue& value)
+{
+    m_factory.Set(name, value);
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(const std::string& path,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const tn_topology* topo,
+                     const RoceHelper& roce,
+                     std::string* error)
+{
+    Ptr<StatsRecorder> recorder = m_factory.Create<StatsRecorder>();
+    if (!recorder->Open(path, error) || !Record(recorder, name, paramsJson, topo, roce, error))
+    {
+        return nullptr;
+    }
+    return recorder;
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(tn_db* db,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const tn_topology* topo,
+                     const RoceHelper& roce,
+                     std::string* error)
+{
+    Ptr<StatsRecorder> recorder = m_factory.Create<StatsRecorder>();
+    recorder->SetDatabase(db);
+    if (!Record(recorder, name, paramsJson, topo, roce, error))
+    {
+        return nullptr;
+    }
+    return recorder;
+}
+
+bool
+StatsHelper::Record(Ptr<StatsRecorder> recorder,
+                    const std::string& name,
+                    const std::string& paramsJson,
+                    const tn_topology* topo,
+                    const RoceHelper& roce,
+                    std::string* error)
+{
+    if (!recorder->BeginRun(name, paramsJson, error))
+    {
+        return false;
+    }
+    const RoceFabricNodes& fabric = roce.GetFabric();
+    NS_ABORT_MSG_IF(fabric.nodes.GetN() != tn_topology_node_count(topo),
+                    "StatsHelper: the RoceHelper did not install this topology");
+    for (uint32_t v = 0; v < tn_topology_node_count(topo); ++v)
+    {
+        const bool npu = tn_topology_node_kind(topo, v) == TN_NODE_NPU;
+        Ptr<Node> node = fabric.nodes.Get(v);
+        recorder->AddNode(node, v, npu ? int64_t(tn_topology_node_rank(topo, v)) : -1);
+        Ptr<CollectiveExecutor> executor = node->GetObject<CollectiveExecutor>();
+        if (executor)
+        {
+            recorder->AddExecutor(executor);
+        }
+    }
+    for (uint32_t i = 0; i < tn_topology_link_count(topo); ++i)
+    {
+        const tn_link* l = tn_topology_link(topo, i);
+        tn_db_link row{l->id,
+                       l->src,
+                       l->src_port,
+                       l->dst,
+                       l->dst_port,
+                       l->rate_bps,
+                       l->latency_ns,
+                       int32_t(l->dim)};
+        recorder->AddLink(row);
+    }
+    if (fabric.npus.GetN() > 0)
+    {
+        tn_routes* routes = nullptr;
+        tn_error err{};
+        if (tn_routes_create(topo, nullptr, &routes, &err) == TN_OK)
+        {
+            Ptr<IdealFct> ideal = Create<IdealFct>(topo, routes, roce.GetNic(0)->GetMtu());
+            recorder->SetIdealFctCallback(MakeBoundCallback(&IdealFct::Get, ideal));
+        }
+        else
+        {
+            NS_LOG_WARN("no ideal FCT: " << err.message);
+        }
+    }
+    recorder->Start();
+    m_recorder = recorder;
+    return true;
+}
+
+std::string
+StatsHelper::Finish(const std::string& status, uint64_t simulatedNs)
+{
+    NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    return m_recorder->Finish(status, simulatedNs);
+}
+
+} // namespace ns3

@@ -1,0 +1,112 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef STATS_HELPER_H
+#define STATS_HELPER_H
+
+#include "ns3/attribute.h"
+#include "ns3/object-factory.h"
+#include "ns3/stats-recorder.h"
+#include "ns3/tn-db.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+class RoceHelper;
+
+/**
+ * \ingroup training-net
+ * \brief Records a whole RoCE fabric and its collectives into the results database in one
+ * call.
+ *
+ * \code
+ *   RoceHelper roce;
+ *   roce.Install(topo);
+ *   CollectiveHelper collectives;
+ *   collectives.Install(topo, roce);
+ *   StatsHelper stats;
+ *   stats.SetRecorderAttribute("SampleInterval", TimeValue(MicroSeconds(10)));
+ *   std::string error;
+ *   if (!stats.Install("results.db", "my-study", "{}", topo, roce, &error)) { ... error ... }
+ *   collectives.AllReduce(16 << 20, "multitree");
+ *   Simulator::Run();
+ *   stats.Finish("ok", Simulator::Now().GetNanoSeconds());   // before Simulator::Destroy()
+ * \endcode
+ *
+ * Install() opens the database (a clear error, before anything is simulated, for an
+ * unwritable path, a file that is not a database or another schema), begins the run
+ * (RngSeedManager seed and run, versions), writes one node row per topology node and one
+ * link row per directed link, connects the sinks of every node (StatsRecorder::AddNode),
+ * follows the collectives of every NPU's CollectiveExecutor (so call it after
+ * CollectiveHelper::Install) and starts sampling. Flow rows get their ideal FCT from the
+ * topology's routes (RoceHpccFlows::IdealFctNs). Which tables are recorded, the sampling
+ * interval and signal handling are StatsRecorder attributes (SetRecorderAttribute).
+ *
+ * The topology must outlive the run (until Finish).
+ */
+class StatsHelper
+{
+  public:
+    StatsHelper();
+    ~StatsHelper();
+    StatsHelper(const StatsHelper&) = delete;
+    StatsHelper& operator=(const StatsHelper&) = delete;
+
+    /** \param name attribute of ns3::StatsRecorder \param value value */
+    void SetRecorderAttribute(std::string name, const AttributeValue& value);
+
+    /**
+     * Open a database file and record the fabric (see class doc).
+     * \param path database file \param name run name \param paramsJson run parameters
+     * \param topo topology \param roce the helper that built its fabric
+     * \param error set to the reason on failure
+     * \return the recorder, or null with *error set
+     */
+    Ptr<StatsRecorder> Install(const std::string& path,
+                               const std::string& name,
+                               const std::string& paramsJson,
+                               const tn_topology* topo,
+                               const RoceHelper& roce,
+                               std::string* error);
+    /**
+     * The same with a database already open (several runs of one program); not owned.
+     */
+    Ptr<StatsRecorder> Install(tn_db* db,
+                               const std::string& name,
+                               const std::string& paramsJson,
+                               const tn_topology* topo,
+                               const RoceHelper& roce,
+                               std::string* error);
+
+    /** \return the recorder of the last Install (null before) */
+    Ptr<StatsRecorder> GetRecorder() const
+    {
+        return m_recorder;
+    }
+
+    /**
+     * StatsRecorder::Finish of the last Install.
+     * \param status "ok" or "error" \param simulatedNs simulated time
+     * \return the status recorded ("aborted" after a signal, "error" after a write failure)
+     */
+    std::string Finish(const std::string& status, uint64_t simulatedNs);
+
+  private:
+    bool Record(Ptr<StatsRecorder> recorder,
+                const std::string& name,
+                const std::string& paramsJson,
+                const tn_topology* topo,
+                const RoceHelper& roce,
+                std::string* error);
+
+    ObjectFactory m_factory;
+    Ptr<StatsRecorder> m_recorder;
+};
+
+} // namespace ns3
+
+#endif // STATS_HELPER_H

@@ -1,0 +1,629 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "stats-recorder.h"
+
+#include "ns3/boolean.h"
+#include "ns3/collective-executor.h"
+#include "ns3/collective.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-schedule.h"
+#include "ns3/tn-version.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("StatsRecorder");
+
+NS_OBJECT_ENSURE_REGISTERED(StatsRecorder);
+
+TypeId
+StatsRecorder::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::StatsRecorder")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<StatsRecorder>()
+            .AddAttribute("SampleInterval",
+                          "Time between two samples of every port (table port_sample).",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&StatsRecorder::m_interval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("PortSamples",
+                          "Record port samples.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_recordPorts),
+                          MakeBooleanChecker())
+            .AddAttribute("Flows",
+                          "Record one row per RDMA message (table flow).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_recordFlows),
+                          MakeBooleanChecker())
+            .AddAttribute("Transfers",
+                          "Record one row per executed collective transfer (table transfer).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_recordTransfers),
+                          MakeBooleanChecker())
+            .AddAttribute("PfcEvents",
+                          "Record PFC PAUSE / RESUME events (table pfc_event).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_recordPfc),
+                          MakeBooleanChecker())
+            .AddAttribute("Drops",
+                          "Record dropped packets (table drop_event).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_recordDrops),
+                          MakeBooleanChecker())
+            .AddAttribute("CatchSignals",
+                          "On SIGINT / SIGTERM stop the simulation at the next sample and "
+                          "finish the run as 'aborted' (a second signal kills).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_catchSignals),
+                          MakeBooleanChecker())
+            .AddAttribute("BatchRows",
+                          "Rows written per database transaction.",
+                          UintegerValue(TN_DB_DEFAULT_BATCH_ROWS),
+                          MakeUintegerAccessor(&StatsRecorder::m_batchRows),
+                          MakeUintegerChecker<uint32_t>(1));
+    return tid;
+}
+
+StatsRecorder::StatsRecorder()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+StatsRecorder::~StatsRecorder()
+{
+    if (m_ownDb)
+    {
+        tn_db_close(m_db);
+    }
+}
+
+void
+StatsRecorder::DoDispose()
+{
+    m_tick.Cancel();
+    if (m_watching)
+    {
+        tn_db_signal_unwatch();
+        m_watching = false;
+    }
+    m_ports.clear();
+    m_collectives.clear();
+    Object::DoDispose();
+}
+
+bool
+StatsRecorder::Open(const std::string& path, std::string* error)
+{
+    NS_ASSERT_MSG(!m_db, "StatsRecorder: a database is already set");
+    tn_error err{};
+    if (tn_db_open(path.c_str(), &m_db, &err) != TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    m_ownDb = true;
+    return true;
+}
+
+void
+StatsRecorder::SetDatabase(tn_db* db)
+{
+    NS_ASSERT_MSG(!m_db, "StatsRecorder: a database is already set");
+    m_db = db;
+    m_ownDb = false;
+}
+
+bool
+StatsRecorder::BeginRun(const std::string& name, const std::string& paramsJson, std::string* error)
+{
+    NS_ASSERT_MSG(m_db, "StatsRecorder: Open or SetDatabase first");
+    tn_db_set_batch_rows(m_db, m_batchRows);
+    tn_run_info info{name.c_str(),
+                     paramsJson.c_str(),
+                     RngSeedManager::GetSeed(),
+                     RngSeedManager::GetRun(),
+                     TN_NS3_VERSION,
+                     TN_VERSION};
+    tn_error err{};
+    if (tn_db_run_begin(m_db, &info, &m_runId, &err) != TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    m_wallStart = std::chrono::steady_clock::now();
+    return true;
+}
+
+bool
+StatsRecorder::Check(tn_status status, const tn_error& err)
+{
+    if (status == TN_OK)
+    {
+        return true;
+    }
+    if (!m_failed)
+    {
+        m_failed = true;
+        m_error = err.message;
+        NS_LOG_WARN("results database: " << m_error << "; stopping the simulation");
+        Simulator::Stop();
+    }
+    return false;
+}
+
+void
+StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank)
+{
+    NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
+    Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
+    Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
+    const uint32_t ports = sw ? sw->GetNPorts() : 0;
+    tn_db_node row{topoId, nic ? "npu" : "switch", rank, ports};
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_node(m_db, m_runId, &row, &err), err);
+    }
+    if (sw)
+    {
+        for (uint32_t p = 0; p < ports; ++p)
+        {
+            PortState s;
+            s.dev = sw->GetPort(p);
+            s.sw = sw;
+            s.node = topoId;
+            s.port = p;
+            s.rateBps = s.dev->GetDataRate().GetBitRate();
+            m_ports.push_back(s);
+            if (m_recordDrops)
+            {
+                s.dev->TraceConnectWithoutContext(
+                    "Drop",
+                    MakeBoundCallback(
+                        +[](StatsRecorder* r,
+                            uint32_t n,
+                            uint32_t port,
+                            Ptr<const Packet> packet,
+                            const std::string& reason) { r->DeviceDrop(n, port, packet, reason); },
+                        this,
+                        topoId,
+                        p));
+            }
+        }
+        if (m_recordPfc)
+        {
+            sw->TraceConnectWithoutContext(
+                "PfcPause",
+                MakeBoundCallback(&StatsRecorder::PfcPauseSink, this, topoId));
+            sw->TraceConnectWithoutContext(
+                "PfcResume",
+                MakeBoundCallback(&StatsRecorder::PfcResumeSink, this, topoId));
+        }
+        if (m_recordDrops)
+        {
+            sw->TraceConnectWithoutContext("Drop",
+                                           MakeBoundCallback(
+                                               +[](StatsRecorder* r,
+                                                   uint32_t n,
+                                                   Ptr<const Packet> packet,
+                                                   uint32_t port,
+                                                   uint8_t priority,
+                                                   const std::string& reason) {
+                                                   r->SwitchDrop(n, packet, port, priority, reason);
+                                               },
+                                               this,
+                                               topoId));
+        }
+    }
+    if (nic && m_recordFlows)
+    {
+        nic->TraceConnectWithoutContext("MessageComplete",
+                                        MakeCallback(&StatsRecorder::MessageComplete, this));
+    }
+}
+
+void
+StatsRecorder::AddLink(const tn_db_link& link)
+{
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_link(m_db, m_runId, &link, &err), err);
+    }
+}
+
+void
+StatsRecorder::AddExecutor(Ptr<CollectiveExecutor> executor)
+{
+    executor->TraceConnectWithoutContext("PartStart", MakeCallback(&StatsRecorder::Partake, this));
+}
+
+void
+StatsRecorder::AddCollective(Ptr<Collective> collective)
+{
+    if (m_collectives.count(collective->GetId()))
+    {
+        return;
+    }
+    m_collectives[collective->GetId()].collective = collective;
+    collective->TraceConnectWithoutContext("End",
+                                           MakeCallback(&StatsRecorder::CollectiveEnded, this));
+    if (m_recordTransfers)
+    {
+        collective->TraceConnectWithoutContext("TransferReady",
+                                               MakeCallback(&StatsRecorder::TransferReady, this));
+    }
+}
+
+void
+StatsRecorder::SetIdealFctCallback(IdealFctCallback cb)
+{
+    m_idealFct = cb;
+}
+
+void
+StatsRecorder::Partake(Ptr<const Collective> collective, uint32_t)
+{
+    // The first executor to start its part starts the collective, before any transfer is
+    // posted: the collective's traces are connected in time.
+    AddCollective(ConstCast<Collective>(collective));
+}
+
+void
+StatsRecorder::Start()
+{
+    NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
+    if (m_started)
+    {
+        return;
+    }
+    m_started = true;
+    m_lastSample = Simulator::Now();
+    for (PortState& s : m_ports)
+    {
+        s.writtenNs = m_lastSample.GetNanoSeconds();
+    }
+    if (m_catchSignals)
+    {
+        tn_error err{};
+        m_watching = tn_db_signal_watch(&err) == TN_OK;
+    }
+    m_tick = Simulator::Schedule(m_interval, &StatsRecorder::Tick, this);
+}
+
+void
+StatsRecorder::Tick()
+{
+    if (m_recordPorts)
+    {
+        Sample(false);
+    }
+    if (m_watching && tn_db_signal_pending())
+    {
+        m_signal = tn_db_signal_pending();
+        NS_LOG_WARN("signal " << m_signal << ": stopping the simulation");
+        Simulator::Stop();
+        return;
+    }
+    // No other event left: the simulation is over, do not keep it alive.
+    if (!Simulator::IsFinished())
+    {
+        m_tick = Simulator::Schedule(m_interval, &StatsRecorder::Tick, this);
+    }
+}
+
+void
+StatsRecorder::Sample(bool last)
+{
+    const Time now = Simulator::Now();
+    const int64_t nowNs = now.GetNanoSeconds();
+    const int64_t previousNs = m_lastSample.GetNanoSeconds();
+    if (nowNs < previousNs || (nowNs == previousNs && !last))
+    {
+        return;
+    }
+    m_lastSample = now;
+    tn_error err{};
+    for (PortState& s : m_ports)
+    {
+        if (s.writtenNs >= nowNs)
+        {
+            continue; // written at this instant already
+        }
+        tn_db_port_sample row{};
+        row.time_ns = nowNs;
+        row.node = s.node;
+        row.port = s.port;
+        const uint64_t tx = s.dev->GetTxBytes();
+        const uint64_t packets = s.dev->GetTxPackets();
+        row.tx_bytes = tx - s.txBytes;
+        row.tx_packets = packets - s.txPackets;
+        uint64_t queued = 0;
+        int64_t paused = 0;
+        for (uint8_t q = 0; q <= RoceNetDevice::NUM_PRIORITIES; ++q)
+        {
+            row.queue_bytes[q] = s.dev->GetQueueBytes(q);
+            queued += row.queue_bytes[q];
+            if (q < RoceNetDevice::NUM_PRIORITIES)
+            {
+                paused += s.dev->GetPausedTime(q).GetNanoSeconds();
+            }
+        }
+        row.paused_ns = paused - s.pausedNs;
+        const uint64_t marks = s.sw->GetPortEcnMarks(s.port);
+        const uint64_t drops = s.sw->GetPortDrops(s.port);
+        row.ecn_marks = marks - s.ecnMarks;
+        row.drops = drops - s.drops;
+        const bool idle = row.tx_packets == 0 && queued == 0 && row.paused_ns == 0 &&
+                          row.ecn_marks == 0 && row.drops == 0 && s.dev->GetPausedMask() == 0;
+        if (idle && !last)
+        {
+            continue; // an idle stretch is written as one row when it ends
+        }
+        if (!idle && s.writtenNs < previousNs && previousNs < nowNs)
+        {
+            // the idle stretch before this interval, as one row (no gap, no activity)
+            tn_db_port_sample quiet{};
+            quiet.time_ns = previousNs;
+            quiet.interval_ns = previousNs - s.writtenNs;
+            quiet.node = s.node;
+            quiet.port = s.port;
+            ++m_samples;
+            if (!m_failed && !Check(tn_db_add_port_sample(m_db, m_runId, &quiet, &err), err))
+            {
+                return;
+            }
+            s.writtenNs = previousNs;
+        }
+        row.interval_ns = nowNs - s.writtenNs;
+        // wire time: frame bytes + FCS, preamble/SFD and IFG per frame
+        const double wireBits =
+            8.0 * (row.tx_bytes + row.tx_packets * double(RoceNetDevice::WIRE_OVERHEAD));
+        row.utilisation = s.rateBps > 0 ? wireBits / (s.rateBps * row.interval_ns * 1e-9) : 0;
+        s.txBytes = tx;
+        s.txPackets = packets;
+        s.pausedNs = paused;
+        s.ecnMarks = marks;
+        s.drops = drops;
+        s.writtenNs = nowNs;
+        ++m_samples;
+        if (!m_failed && !Check(tn_db_add_port_sample(m_db, m_runId, &row, &err), err))
+        {
+            return;
+        }
+    }
+}
+
+void
+StatsRecorder::WriteCollective(Ptr<const Collective> c)
+{
+    const tn_schedule* s = c->GetSchedule();
+    const std::string op = c->GetCollectiveName();
+    const std::string algorithm = c->GetAlgorithm();
+    tn_db_collective row{};
+    row.collective = c->GetId();
+    row.op = op.c_str();
+    row.algorithm = algorithm.c_str();
+    row.scheduler = c->IsStepOrdered() ? "step-order" : "ready";
+    row.bytes = c->GetBytes();
+    row.participants = c->GetRanks();
+    row.transfers = s ? tn_schedule_count(s) : 0;
+    row.priority = c->GetPriority();
+    row.start_ns = c->IsStarted() ? c->GetStartTime().GetNanoSeconds() : -1;
+    row.end_ns = c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1;
+    row.estimated_ns = c->GetEstimatedTime().GetNanoSeconds();
+    if (row.end_ns >= 0 && s)
+    {
+        const double ns = double(row.end_ns - row.start_ns);
+        row.algbw_Bps = tn_algbw(row.bytes, ns);
+        row.busbw_Bps = tn_busbw(tn_schedule_collective(s), row.participants, row.bytes, ns);
+    }
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_collective(m_db, m_runId, &row, &err), err);
+    }
+}
+
+void
+StatsRecorder::CollectiveEnded(Ptr<const Collective> collective)
+{
+    auto it = m_collectives.find(collective->GetId());
+    if (it != m_collectives.end() && !it->second.written)
+    {
+        it->second.written = true;
+        WriteCollective(collective);
+    }
+}
+
+void
+StatsRecorder::TransferReady(const CollectiveTransferRecord& r)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    tn_db_transfer row{};
+    row.collective = r.collective;
+    row.transfer = r.transfer;
+    row.chunk = r.chunk;
+    row.step = r.step;
+    row.dim = r.dim;
+    row.src_rank = r.src;
+    row.dst_rank = r.dst;
+    row.src_node = r.srcNode;
+    row.dst_node = r.dstNode;
+    row.bytes = r.bytes;
+    row.reduce = r.reduce;
+    row.lane = r.lane;
+    row.issue_ns = r.issue.GetNanoSeconds();
+    row.first_ns = r.firstByte.GetNanoSeconds();
+    row.last_ns = r.lastByte.GetNanoSeconds();
+    row.ready_ns = r.ready.GetNanoSeconds();
+    tn_error err{};
+    Check(tn_db_add_transfer(m_db, m_runId, &row, &err), err);
+}
+
+void
+StatsRecorder::MessageComplete(const RdmaMessageRecord& r)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    tn_db_flow row{};
+    row.src_node = r.src;
+    row.message = r.id;
+    row.dst_node = r.dst;
+    row.qpn = r.qpn;
+    row.priority = r.priority;
+    row.udp_sport = r.udpSourcePort;
+    row.lane = r.lane;
+    row.bytes = r.bytes;
+    row.start_ns = r.start.GetNanoSeconds();
+    row.end_ns = r.end.GetNanoSeconds();
+    row.ideal_fct_ns = m_idealFct.IsNull() ? 0 : int64_t(m_idealFct(r.src, r.dst, r.bytes));
+    row.retx_bytes = r.retransmittedBytes;
+    // collective data carries the collective's id as R_Key (notifications have the top bit)
+    row.collective = (r.remoteKey != 0 && !(r.remoteKey & CollectiveExecutor::NOTIFY_KEY_BIT) &&
+                      m_collectives.count(r.remoteKey))
+                         ? int64_t(r.remoteKey)
+                         : -1;
+    tn_error err{};
+    Check(tn_db_add_flow(m_db, m_runId, &row, &err), err);
+}
+
+void
+StatsRecorder::PfcPauseSink(StatsRecorder* r,
+                            uint32_t node,
+                            uint32_t port,
+                            uint8_t priority,
+                            bool sent)
+{
+    r->Pfc(node, true, port, priority, sent);
+}
+
+void
+StatsRecorder::PfcResumeSink(StatsRecorder* r,
+                             uint32_t node,
+                             uint32_t port,
+                             uint8_t priority,
+                             bool sent)
+{
+    r->Pfc(node, false, port, priority, sent);
+}
+
+void
+StatsRecorder::Pfc(uint32_t node, bool pause, uint32_t port, uint8_t priority, bool sent)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    tn_db_pfc_event row{Simulator::Now().GetNanoSeconds(), node, port, priority, pause, sent};
+    tn_error err{};
+    Check(tn_db_add_pfc_event(m_db, m_runId, &row, &err), err);
+}
+
+void
+StatsRecorder::SwitchDrop(uint32_t node,
+                          Ptr<const Packet> packet,
+                          uint32_t port,
+                          uint8_t priority,
+                          const std::string& reason)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    tn_db_drop row{Simulator::Now().GetNanoSeconds(),
+                   node,
+                   port == RoceSwitch::NO_PORT ? -1 : int64_t(port),
+                   priority,
+                   "switch",
+                   reason.c_str(),
+                   packet ? packet->GetSize() : 0};
+    tn_error err{};
+    Check(tn_db_add_drop(m_db, m_runId, &row, &err), err);
+}
+
+void
+StatsRecorder::DeviceDrop(uint32_t node,
+                          uint32_t port,
+                          Ptr<const Packet> packet,
+                          const std::string& reason)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    tn_db_drop row{Simulator::Now().GetNanoSeconds(),
+                   node,
+                   int64_t(port),
+                   -1,
+                   "device",
+                   reason.c_str(),
+                   packet ? packet->GetSize() : 0};
+    tn_error err{};
+    Check(tn_db_add_drop(m_db, m_runId, &row, &err), err);
+}
+
+std::string
+StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs)
+{
+    NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
+    NS_ASSERT_MSG(!m_finished, "StatsRecorder: Finish called twice");
+    m_finished = true;
+    m_tick.Cancel();
+    if (m_started && m_recordPorts && !m_failed)
+    {
+        Sample(true); // the last, partial interval: the samples cover the whole run
+    }
+    for (auto& entry : m_collectives)
+    {
+        if (!entry.second.written)
+        {
+            entry.second.written = true;
+            WriteCollective(entry.second.collective);
+        }
+    }
+    if (m_watching)
+    {
+        if (!m_signal)
+        {
+            m_signal = tn_db_signal_pending();
+        }
+        tn_db_signal_unwatch();
+        m_watching = false;
+    }
+    std::string final = m_failed ? "error" : m_signal ? "aborted" : status;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
+    tn_error err{};
+    if (tn_db_run_finish(m_db, m_runId, final.c_str(), wall, simulatedNs, &err) != TN_OK)
+    {
+        if (m_error.empty())
+        {
+            m_error = err.message;
+        }
+        m_failed = true;
+        return "error";
+    }
+    return final;
+}
+
+} // namespace ns3

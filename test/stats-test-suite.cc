@@ -1,0 +1,741 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The results database written by StatsHelper / StatsRecorder, checked against the model:
+ * transfer rows = executed transfers, flow bytes = bytes the NICs completed, port samples
+ * sum to the devices' counters and cover the run without gap, busbw from bytes and times,
+ * PFC events of an incast pair up and match the switches' traces, drops match the switch
+ * counters, the same seed gives the same rows, a signal ends the run 'aborted', bad
+ * database files are refused before anything is simulated.
+ */
+#include "ns3/boolean.h"
+#include "ns3/collective-helper.h"
+#include "ns3/config.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
+#include "ns3/stats-recorder.h"
+#include "ns3/test.h"
+#include "ns3/tn-db.h"
+#include "ns3/tn-schedule.h"
+#include "ns3/tn-topology.h"
+#include "ns3/uinteger.h"
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sqlite3.h>
+#include <string>
+#include <tuple>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/** A read-only view of a database file for checks. */
+class Db
+{
+  public:
+    explicit Db(const std::string& path)
+    {
+        if (sqlite3_open_v2(path.c_str(), &m_sql, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+        {
+            sqlite3_close(m_sql);
+            m_sql = nullptr;
+        }
+    }
+
+    ~Db()
+    {
+        sqlite3_close(m_sql);
+    }
+
+    bool IsOpen() const
+    {
+        return m_sql != nullptr;
+    }
+
+    /** \return the rows of a query, every column as a string ("NULL" for null) */
+    std::vector<std::vector<std::string>> Rows(const std::string& query) const
+    {
+        std::vector<std::vector<std::string>> rows;
+        sqlite3_stmt* stmt = nullptr;
+        if (!m_sql || sqlite3_prepare_v2(m_sql, query.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+        {
+            rows.push_back({"query failed: " + query});
+            return rows;
+        }
+        while (sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            std::vector<std::string> row;
+            for (int c = 0; c < sqlite3_column_count(stmt); ++c)
+            {
+                const unsigned char* text = sqlite3_column_text(stmt, c);
+                row.emplace_back(text ? reinterpret_cast<const char*>(text) : "NULL");
+            }
+            rows.push_back(row);
+        }
+        sqlite3_finalize(stmt);
+        return rows;
+    }
+
+    /** \return the first column of the first row as an integer (-1 if none) */
+    int64_t Int(const std::string& query) const
+    {
+        auto rows = Rows(query);
+        return rows.empty() || rows[0].empty() || rows[0][0] == "NULL" ? -1
+                                                                       : std::stoll(rows[0][0]);
+    }
+
+    /** \return the first column of the first row as a double (-1 if none) */
+    double Real(const std::string& query) const
+    {
+        auto rows = Rows(query);
+        return rows.empty() || rows[0].empty() || rows[0][0] == "NULL" ? -1 : std::stod(rows[0][0]);
+    }
+
+    /** \return the first column of the first row ("" if none) */
+    std::string Text(const std::string& query) const
+    {
+        auto rows = Rows(query);
+        return rows.empty() || rows[0].empty() ? "" : rows[0][0];
+    }
+
+  private:
+    sqlite3* m_sql{nullptr};
+};
+
+void
+RemoveDb(const std::string& path)
+{
+    std::remove(path.c_str());
+    std::remove((path + "-wal").c_str());
+    std::remove((path + "-shm").c_str());
+}
+
+/** Truths read from the model after one recorded collective run. */
+struct CollectiveRun
+{
+    std::string error;
+    std::string status;
+    int64_t runId{-1};
+    uint32_t collectiveId{0};
+    uint64_t transfers{0};        //!< ready transfers (executed)
+    uint64_t plannedTransfers{0}; //!< transfers of the plan
+    uint64_t deliveredBytes{0};   //!< bytes the receivers' NICs reported
+    uint64_t plannedBytes{0};     //!< sum of the plan's transfer lengths
+    uint64_t messages{0};         //!< messages completed by all NICs
+    uint32_t ranks{0};
+    uint64_t bytes{0};
+    int64_t startNs{-1};
+    int64_t endNs{-1};
+    int64_t finishNs{0}; //!< Simulator::Now() at Finish
+    /// (node, port) -> (tx bytes, tx packets, paused ns)
+    std::map<std::pair<uint32_t, uint32_t>, std::tuple<uint64_t, uint64_t, int64_t>> ports;
+    uint32_t nodes{0};
+    uint32_t links{0};
+};
+
+/** Sum of the paused time of all data priorities of a device. */
+int64_t
+PausedNs(Ptr<RoceNetDevice> dev)
+{
+    int64_t ns = 0;
+    for (uint8_t p = 0; p < RoceNetDevice::NUM_PRIORITIES; ++p)
+    {
+        ns += dev->GetPausedTime(p).GetNanoSeconds();
+    }
+    return ns;
+}
+
+/** Device counters of every port of the fabric. */
+void
+ReadPorts(const RoceFabricNodes& f,
+          std::map<std::pair<uint32_t, uint32_t>, std::tuple<uint64_t, uint64_t, int64_t>>* ports)
+{
+    for (uint32_t v = 0; v < f.nodes.GetN(); ++v)
+    {
+        Ptr<RoceSwitch> sw = f.nodes.Get(v)->GetObject<RoceSwitch>();
+        for (uint32_t p = 0; sw && p < sw->GetNPorts(); ++p)
+        {
+            Ptr<RoceNetDevice> dev = sw->GetPort(p);
+            (*ports)[{v, p}] =
+                std::make_tuple(dev->GetTxBytes(), dev->GetTxPackets(), PausedNs(dev));
+        }
+    }
+}
+
+/**
+ * Run one all-reduce on spec with recording into path (or without when path is empty).
+ * \param raiseAtNs raise SIGINT at this simulated time (<0: never)
+ */
+CollectiveRun
+RunCollective(const std::string& path,
+              const std::string& spec,
+              const std::string& algorithm,
+              uint64_t bytes,
+              uint32_t seed,
+              int64_t raiseAtNs = -1)
+{
+    CollectiveRun out;
+    RngSeedManager::SetSeed(seed);
+    RngSeedManager::SetRun(1);
+    tn_topology* topo = nullptr;
+    tn_error err{};
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        out.error = err.message;
+        return out;
+    }
+    RoceHelper roce;
+    roce.Install(topo);
+    roce.AssignStreams(1);
+    CollectiveHelper collectives;
+    collectives.Install(topo, roce);
+    StatsHelper stats;
+    Ptr<StatsRecorder> recorder;
+    if (!path.empty())
+    {
+        recorder = stats.Install(path,
+                                 "stats-test",
+                                 "{\"spec\":\"" + spec + "\"}",
+                                 topo,
+                                 roce,
+                                 &out.error);
+        if (!recorder)
+        {
+            Simulator::Destroy();
+            tn_topology_destroy(topo);
+            return out;
+        }
+        out.runId = recorder->GetRunId();
+    }
+    if (raiseAtNs >= 0)
+    {
+        Simulator::Schedule(
+            NanoSeconds(raiseAtNs),
+            +[]() { std::raise(SIGINT); });
+    }
+    Ptr<Collective> c = collectives.AllReduce(bytes, algorithm);
+    Simulator::Run();
+    out.collectiveId = c->GetId();
+    out.transfers = c->GetReadyTransfers();
+    out.plannedTransfers = tn_schedule_count(c->GetSchedule());
+    out.deliveredBytes = c->GetDeliveredBytes();
+    for (uint32_t t = 0; t < out.plannedTransfers; ++t)
+    {
+        out.plannedBytes += c->GetRecord(t).bytes;
+    }
+    for (uint32_t r = 0; r < roce.GetFabric().npus.GetN(); ++r)
+    {
+        out.messages += roce.GetNic(r)->GetCompletedMessages();
+    }
+    out.ranks = c->GetRanks();
+    out.bytes = c->GetBytes();
+    out.startNs = c->GetStartTime().GetNanoSeconds();
+    out.endNs = c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1;
+    out.finishNs = Simulator::Now().GetNanoSeconds();
+    ReadPorts(roce.GetFabric(), &out.ports);
+    out.nodes = tn_topology_node_count(topo);
+    out.links = tn_topology_link_count(topo);
+    if (recorder)
+    {
+        out.status = stats.Finish(c->IsComplete() ? "ok" : "error",
+                                  c->IsComplete() ? c->GetDuration().GetNanoSeconds() : 0);
+    }
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    return out;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * A recorded all-reduce: every table against the model.
+ */
+class StatsCollectiveTestCase : public TestCase
+{
+  public:
+    StatsCollectiveTestCase(std::string spec, std::string algorithm)
+        : TestCase("recorded " + algorithm + " all-reduce on " + spec + " matches the model"),
+          m_spec(spec),
+          m_algorithm(algorithm)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("stats-collective.db");
+        RemoveDb(path);
+        CollectiveRun run = RunCollective(path, m_spec, m_algorithm, 300000, 5);
+        NS_TEST_ASSERT_MSG_EQ(run.error, "", "install");
+        NS_TEST_ASSERT_MSG_EQ(run.status, "ok", "run status returned");
+        NS_TEST_ASSERT_MSG_EQ(run.transfers, run.plannedTransfers, "the collective completed");
+        Db db(path);
+        NS_TEST_ASSERT_MSG_EQ(db.IsOpen(), true, "database");
+        const std::string where = " WHERE run_id = " + std::to_string(run.runId);
+        NS_TEST_EXPECT_MSG_EQ(db.Text("SELECT status FROM run" + where), "ok", "run row");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM node" + where), run.nodes, "nodes");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM link" + where), run.links, "links");
+
+        // transfer rows = executed transfers, with the plan's bytes
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM transfer" + where),
+                              int64_t(run.transfers),
+                              "one transfer row per executed transfer");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(bytes) FROM transfer" + where),
+                              int64_t(run.plannedBytes),
+                              "transfer bytes");
+        NS_TEST_EXPECT_MSG_EQ(
+            db.Int("SELECT count(*) FROM transfer" + where +
+                   " AND NOT (issue_ns <= first_byte_ns AND first_byte_ns <= last_byte_ns"
+                   " AND last_byte_ns <= ready_ns)"),
+            0,
+            "transfer times in order");
+
+        // flow rows = messages the NICs completed; collective data bytes = delivered bytes
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM flow" + where),
+                              int64_t(run.messages),
+                              "one flow row per completed message");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(bytes) FROM flow" + where +
+                                     " AND collective_id = " + std::to_string(run.collectiveId)),
+                              int64_t(run.deliveredBytes),
+                              "flow bytes of the collective = bytes delivered");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM flow" + where +
+                                     " AND bytes > 0 AND (slowdown IS NULL OR slowdown < 1)"),
+                              0,
+                              "every data flow has an ideal FCT and is not faster than it");
+        NS_TEST_EXPECT_MSG_EQ(
+            db.Int("SELECT count(*) FROM flow" + where + " AND fct_ns != end_ns - start_ns"),
+            0,
+            "fct");
+
+        // port samples: deltas sum to the device counters, no gap, end at Finish
+        auto rows = db.Rows("SELECT node_id, port, sum(tx_bytes), sum(tx_packets), sum(paused_ns),"
+                            " sum(interval_ns), max(time_ns), count(*) FROM port_sample" +
+                            where + " GROUP BY node_id, port");
+        NS_TEST_ASSERT_MSG_EQ(rows.size(), run.ports.size(), "one series per port");
+        uint64_t txTotal = 0;
+        for (const auto& r : rows)
+        {
+            auto key = std::make_pair(uint32_t(std::stoul(r[0])), uint32_t(std::stoul(r[1])));
+            auto it = run.ports.find(key);
+            NS_TEST_ASSERT_MSG_EQ((it != run.ports.end()), true, "known port");
+            NS_TEST_EXPECT_MSG_EQ(std::stoull(r[2]), std::get<0>(it->second), "tx bytes");
+            NS_TEST_EXPECT_MSG_EQ(std::stoull(r[3]), std::get<1>(it->second), "tx packets");
+            NS_TEST_EXPECT_MSG_EQ(std::stoll(r[4]), std::get<2>(it->second), "paused ns");
+            NS_TEST_EXPECT_MSG_EQ(std::stoll(r[5]), run.finishNs, "samples cover the run");
+            NS_TEST_EXPECT_MSG_EQ(std::stoll(r[6]), run.finishNs, "last sample at the end");
+            txTotal += std::stoull(r[2]);
+        }
+        NS_TEST_EXPECT_MSG_GT(txTotal, run.plannedBytes, "the wire carried at least the data");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM port_sample" + where +
+                                     " AND (utilisation < 0 OR utilisation > 1.05)"),
+                              0,
+                              "utilisation within the line rate");
+        // each port's rows tile the run: every row starts where the previous one ended (the
+        // first at 0), rows end at sampling instants (10 us) or at the end of the run
+        NS_TEST_EXPECT_MSG_EQ(
+            db.Int("SELECT count(*) FROM (SELECT time_ns - interval_ns AS begin_ns,"
+                   " lag(time_ns, 1, 0) OVER (PARTITION BY node_id, port ORDER BY time_ns)"
+                   " AS previous_ns FROM port_sample" +
+                   where + ") WHERE begin_ns != previous_ns"),
+            0,
+            "no gap, no overlap");
+        NS_TEST_EXPECT_MSG_EQ(
+            db.Int("SELECT count(*) FROM port_sample" + where +
+                   " AND time_ns % 10000 != 0 AND time_ns != " + std::to_string(run.finishNs)),
+            0,
+            "rows end at sampling instants");
+        NS_TEST_EXPECT_MSG_GT(db.Int("SELECT count(*) FROM port_sample" + where +
+                                     " AND interval_ns = 10000 AND tx_packets > 0"),
+                              0,
+                              "busy intervals are sampled one by one");
+        // collective row: times and bus bandwidth (nccl-tests: busbw = S/t * 2(n-1)/n)
+        const std::string cw = where + " AND collective_id = " + std::to_string(run.collectiveId);
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT start_ns FROM collective" + cw), run.startNs, "start");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT end_ns FROM collective" + cw), run.endNs, "end");
+        const double t = double(run.endNs - run.startNs) * 1e-9;
+        const double algbw = double(run.bytes) / t;
+        const double busbw = algbw * 2.0 * (run.ranks - 1) / run.ranks;
+        NS_TEST_EXPECT_MSG_EQ_TOL(db.Real("SELECT algbw_Bps FROM collective" + cw),
+                                  algbw,
+                                  algbw * 1e-9,
+                                  "algbw");
+        NS_TEST_EXPECT_MSG_EQ_TOL(db.Real("SELECT busbw_Bps FROM collective" + cw),
+                                  busbw,
+                                  busbw * 1e-9,
+                                  "busbw");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT transfers_done FROM collective_summary" + cw),
+                              int64_t(run.transfers),
+                              "collective summary");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM hottest_ports" + where),
+                              int64_t(run.ports.size()),
+                              "hottest ports");
+        NS_TEST_EXPECT_MSG_GT(db.Int("SELECT count(*) FROM fct_slowdown_percentiles" + where),
+                              0,
+                              "slowdown percentiles");
+        NS_TEST_EXPECT_MSG_EQ(db.Text("PRAGMA integrity_check"), "ok", "integrity");
+    }
+
+    std::string m_spec;
+    std::string m_algorithm;
+};
+
+/**
+ * \ingroup training-net-tests
+ * The same scenario and seed give the same rows (except wall-clock columns), and recording
+ * does not change the simulated time.
+ */
+class StatsDeterminismTestCase : public TestCase
+{
+  public:
+    StatsDeterminismTestCase()
+        : TestCase("same seed, same database rows; recording does not perturb the run")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("stats-determinism.db");
+        RemoveDb(path);
+        CollectiveRun a = RunCollective(path, "torus:4x4", "ring2d", 200000, 9);
+        CollectiveRun b = RunCollective(path, "torus:4x4", "ring2d", 200000, 9);
+        CollectiveRun bare = RunCollective("", "torus:4x4", "ring2d", 200000, 9);
+        NS_TEST_ASSERT_MSG_EQ(a.error + b.error + bare.error, "", "runs");
+        NS_TEST_ASSERT_MSG_NE(a.runId, b.runId, "two runs");
+        NS_TEST_EXPECT_MSG_EQ(bare.endNs - bare.startNs, a.endNs - a.startNs, "not perturbed");
+        Db db(path);
+        for (const char* table : {"node",
+                                  "link",
+                                  "collective",
+                                  "transfer",
+                                  "flow",
+                                  "port_sample",
+                                  "pfc_event",
+                                  "drop_event"})
+        {
+            std::string columns;
+            for (const auto& c :
+                 db.Rows(std::string("SELECT name FROM pragma_table_info('") + table + "')"))
+            {
+                if (c[0] != "run_id")
+                {
+                    columns += (columns.empty() ? "" : ", ") + c[0];
+                }
+            }
+            auto select = [&](int64_t run) {
+                return "SELECT " + columns + " FROM " + table +
+                       " WHERE run_id = " + std::to_string(run);
+            };
+            const int64_t count = db.Int(std::string("SELECT count(*) FROM ") + table +
+                                         " WHERE run_id = " + std::to_string(a.runId));
+            NS_TEST_EXPECT_MSG_EQ(db.Int(std::string("SELECT count(*) FROM ") + table +
+                                         " WHERE run_id = " + std::to_string(b.runId)),
+                                  count,
+                                  table << ": rows");
+            NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM (" + select(a.runId) + " EXCEPT " +
+                                         select(b.runId) + ")"),
+                                  0,
+                                  table << ": rows of run a not in run b");
+            NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM (" + select(b.runId) + " EXCEPT " +
+                                         select(a.runId) + ")"),
+                                  0,
+                                  table << ": rows of run b not in run a");
+        }
+        NS_TEST_EXPECT_MSG_GT(db.Int("SELECT count(*) FROM port_sample"), 0, "samples");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * 8-to-1 incast through one switch with a small buffer: PFC events (lossless) or drops
+ * (lossy) recorded as the switches traced them.
+ */
+class StatsIncastTestCase : public TestCase
+{
+  public:
+    explicit StatsIncastTestCase(bool lossless)
+        : TestCase(lossless ? "recorded incast, lossless: PFC events pair up"
+                            : "recorded incast, lossy: drops and retransmissions"),
+          m_lossless(lossless)
+    {
+    }
+
+  private:
+    /// PFC counts seen by the test's own sinks: (pause, sent) -> events
+    std::map<std::pair<bool, bool>, uint64_t> m_pfc;
+
+    void Count(bool pause, uint32_t, uint8_t, bool sent)
+    {
+        ++m_pfc[{pause, sent}];
+    }
+
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(3);
+        RngSeedManager::SetRun(1);
+        Config::SetDefault("ns3::RoceSwitchMmu::BufferSize", UintegerValue(1000000));
+        tn_topology* topo = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(
+            tn_topology_from_spec("switch:9,rate=100Gbps,latency=1us", &topo, &err),
+            TN_OK,
+            "topology");
+        RoceHelper roce;
+        if (!m_lossless)
+        {
+            roce.SetDeviceAttribute("PfcEnableMask", UintegerValue(0));
+        }
+        roce.Install(topo);
+        roce.AssignStreams(0);
+        const RoceFabricNodes& f = roce.GetFabric();
+        for (uint32_t v = 0; v < f.nodes.GetN(); ++v)
+        {
+            Ptr<RoceSwitch> sw = f.nodes.Get(v)->GetObject<RoceSwitch>();
+            sw->TraceConnectWithoutContext(
+                "PfcPause",
+                MakeBoundCallback(
+                    +[](StatsIncastTestCase* t, uint32_t port, uint8_t p, bool s) {
+                        t->Count(true, port, p, s);
+                    },
+                    this));
+            sw->TraceConnectWithoutContext(
+                "PfcResume",
+                MakeBoundCallback(
+                    +[](StatsIncastTestCase* t, uint32_t port, uint8_t p, bool s) {
+                        t->Count(false, port, p, s);
+                    },
+                    this));
+        }
+        const std::string path = CreateTempDirFilename("stats-incast.db");
+        RemoveDb(path);
+        StatsHelper stats;
+        std::string error;
+        Ptr<StatsRecorder> recorder = stats.Install(path, "incast", "{}", topo, roce, &error);
+        NS_TEST_ASSERT_MSG_EQ(error, "", "install");
+        const uint64_t bytes = m_lossless ? 1000000 : 300000;
+        const uint32_t sink = tn_topology_npu_node(topo, 8);
+        for (uint32_t s = 0; s < 8; ++s)
+        {
+            roce.GetNic(s)->PostWrite(sink, bytes, 3);
+        }
+        Simulator::Run();
+        uint64_t switchDrops = 0;
+        uint64_t retx = 0;
+        for (uint32_t v = 0; v < f.nodes.GetN(); ++v)
+        {
+            switchDrops += f.nodes.Get(v)->GetObject<RoceSwitch>()->GetDrops();
+        }
+        for (uint32_t s = 0; s < 8; ++s)
+        {
+            retx += roce.GetNic(s)->GetRetransmittedBytes();
+        }
+        std::map<std::pair<uint32_t, uint32_t>, std::tuple<uint64_t, uint64_t, int64_t>> ports;
+        ReadPorts(f, &ports);
+        const int64_t now = Simulator::Now().GetNanoSeconds();
+        NS_TEST_EXPECT_MSG_EQ(stats.Finish("ok", now), "ok", "status");
+        Simulator::Destroy();
+        Config::Reset();
+        tn_topology_destroy(topo);
+
+        Db db(path);
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM flow"), 8, "eight flows");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(bytes) FROM flow"), int64_t(8 * bytes), "bytes");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(retx_bytes) FROM flow"),
+                              int64_t(retx),
+                              "retransmitted bytes");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM drop_event"),
+                              int64_t(switchDrops),
+                              "drop rows = switch drops");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(drops) FROM port_sample"),
+                              int64_t(switchDrops),
+                              "sampled drops = switch drops");
+        int64_t paused = 0;
+        for (const auto& p : ports)
+        {
+            paused += std::get<2>(p.second);
+        }
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(paused_ns) FROM port_sample"),
+                              paused,
+                              "sampled pause time = devices' pause time");
+        for (bool pause : {true, false})
+        {
+            for (bool sent : {true, false})
+            {
+                NS_TEST_EXPECT_MSG_EQ(
+                    db.Int(std::string("SELECT count(*) FROM pfc_event WHERE kind = '") +
+                           (pause ? "pause" : "resume") + "' AND direction = '" +
+                           (sent ? "sent" : "received") + "'"),
+                    int64_t(m_pfc[std::make_pair(pause, sent)]),
+                    "PFC rows as traced: pause " << pause << " sent " << sent);
+            }
+        }
+        if (m_lossless)
+        {
+            NS_TEST_EXPECT_MSG_GT((m_pfc[{true, true}]), 0, "the incast pauses");
+            NS_TEST_EXPECT_MSG_EQ(switchDrops, 0, "lossless");
+            NS_TEST_EXPECT_MSG_GT(paused, 0, "ports were paused");
+            // sent PAUSE / RESUME alternate per (node, port, priority), starting with a
+            // PAUSE and ending with a RESUME
+            auto rows = db.Rows("SELECT node_id, port, priority, kind FROM pfc_event"
+                                " WHERE direction = 'sent' ORDER BY node_id, port, priority,"
+                                " time_ns, rowid");
+            std::map<std::tuple<std::string, std::string, std::string>, std::string> last;
+            for (const auto& r : rows)
+            {
+                auto key = std::make_tuple(r[0], r[1], r[2]);
+                std::string previous = last.count(key) ? last[key] : "resume";
+                NS_TEST_EXPECT_MSG_NE(r[3], previous, "pause and resume alternate");
+                last[key] = r[3];
+            }
+            for (const auto& l : last)
+            {
+                NS_TEST_EXPECT_MSG_EQ(l.second, "resume", "every pause was resumed");
+            }
+            NS_TEST_EXPECT_MSG_GT(db.Int("SELECT count(*) FROM pause_per_port WHERE paused_ns > 0"),
+                                  0,
+                                  "pause per port view");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_GT(switchDrops, 0, "the lossy incast drops");
+            NS_TEST_EXPECT_MSG_GT(retx, 0, "and retransmits");
+            NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM pfc_event"), 0, "no PFC");
+        }
+        NS_TEST_EXPECT_MSG_EQ(db.Text("PRAGMA integrity_check"), "ok", "integrity");
+    }
+
+    bool m_lossless;
+};
+
+/**
+ * \ingroup training-net-tests
+ * SIGINT during a recorded run stops it at the next sample: status 'aborted', the rows up
+ * to then, a sound database.
+ */
+class StatsSignalTestCase : public TestCase
+{
+  public:
+    StatsSignalTestCase()
+        : TestCase("SIGINT mid-run: rows committed, run aborted")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("stats-signal.db");
+        RemoveDb(path);
+        CollectiveRun full = RunCollective("", "torus:4x4", "ring", 1000000, 4);
+        const int64_t raiseAt = (full.endNs - full.startNs) / 3;
+        CollectiveRun run = RunCollective(path, "torus:4x4", "ring", 1000000, 4, raiseAt);
+        NS_TEST_ASSERT_MSG_EQ(run.error, "", "install");
+        NS_TEST_EXPECT_MSG_EQ(run.status, "aborted", "Finish's status");
+        NS_TEST_EXPECT_MSG_EQ(run.endNs, -1, "the collective did not end");
+        NS_TEST_EXPECT_MSG_LT(run.finishNs, raiseAt + 10000 + 1, "stopped at the next sample");
+        Db db(path);
+        NS_TEST_EXPECT_MSG_EQ(db.Text("SELECT status FROM run"), "aborted", "run row");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT max(time_ns) FROM port_sample"),
+                              run.finishNs,
+                              "samples up to the stop");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM transfer"),
+                              int64_t(run.transfers),
+                              "transfers done before the signal");
+        NS_TEST_EXPECT_MSG_GT(run.transfers, 0, "some transfers were done");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM collective WHERE end_ns IS NULL"),
+                              1,
+                              "the unfinished collective");
+        NS_TEST_EXPECT_MSG_EQ(db.Text("PRAGMA integrity_check"), "ok", "integrity");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Unusable database files are refused with a clear message before anything is simulated.
+ */
+class StatsRefusalTestCase : public TestCase
+{
+  public:
+    StatsRefusalTestCase()
+        : TestCase("bad database files refused before the simulation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string text = CreateTempDirFilename("stats-not-a-db.db");
+        RemoveDb(text);
+        {
+            std::ofstream f(text);
+            for (int i = 0; i < 200; ++i)
+            {
+                f << "not a database, just words in a file\n";
+            }
+        }
+        const std::string other = CreateTempDirFilename("stats-other-schema.db");
+        RemoveDb(other);
+        {
+            tn_db* db = nullptr;
+            tn_error err{};
+            NS_TEST_ASSERT_MSG_EQ(tn_db_open(other.c_str(), &db, &err), TN_OK, "create");
+            sqlite3_exec(static_cast<sqlite3*>(tn_db_handle(db)),
+                         "UPDATE schema_version SET version = 77",
+                         nullptr,
+                         nullptr,
+                         nullptr);
+            tn_db_close(db);
+        }
+
+        struct Case
+        {
+            std::string path;
+            std::string expect;
+        };
+
+        for (const Case& c : {Case{text, "not an SQLite database"},
+                              Case{other, "schema_version 77"},
+                              Case{"/nonexistent-folder/x.db", "/nonexistent-folder/x.db"}})
+        {
+            CollectiveRun run = RunCollective(c.path, "ring:4", "ring", 4096, 1);
+            NS_TEST_EXPECT_MSG_NE(run.error.find(c.expect),
+                                  std::string::npos,
+                                  "message '" << run.error << "' names '" << c.expect << "'");
+            NS_TEST_EXPECT_MSG_EQ(run.runId, -1, "nothing recorded");
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Results database test suite.
+ */
+class StatsTestSuite : public TestSuite
+{
+  public:
+    StatsTestSuite()
+        : TestSuite("training-net-stats", UNIT)
+    {
+        AddTestCase(new StatsCollectiveTestCase("torus:4x4", "multitree"), TestCase::QUICK);
+        AddTestCase(new StatsCollectiveTestCase("switch:8,rate=100Gbps", "ring"), TestCase::QUICK);
+        AddTestCase(new StatsDeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new StatsIncastTestCase(true), TestCase::QUICK);
+        AddTestCase(new StatsIncastTestCase(false), TestCase::QUICK);
+        AddTestCase(new StatsSignalTestCase, TestCase::QUICK);
+        AddTestCase(new StatsRefusalTestCase, TestCase::QUICK);
+    }
+};
+
+/// The suite.
+static StatsTestSuite g_statsTestSuite;
