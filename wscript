@@ -76,11 +76,13 @@ npu_sources = [
     'model/npu/collective-executor.cc',
     'model/npu/collective.cc',
     'model/npu/npu-endpoint.cc',
+    'model/npu/training-job.cc',
 ]
 npu_headers = [
     'model/npu/collective-executor.h',
     'model/npu/collective.h',
     'model/npu/npu-endpoint.h',
+    'model/npu/training-job.h',
 ]
 
 stats_sources = [
@@ -96,6 +98,7 @@ helper_sources = [
     'helper/roce-helper.cc',
     'helper/roce-hpcc-flows.cc',
     'helper/roce-link-helper.cc',
+    'helper/training-helper.cc',
     'helper/stats-helper.cc',
 ]
 helper_headers = [
@@ -104,6 +107,7 @@ helper_headers = [
     'helper/roce-helper.h',
     'helper/roce-hpcc-flows.h',
     'helper/roce-link-helper.h',
+    'helper/training-helper.h',
     'helper/stats-helper.h',
 ]
 
@@ -142,6 +146,7 @@ bench_sources = [
 test_sources = [
     'test/collective-test-suite.cc',
     'test/npu-test-suite.cc',
+    'test/training-test-suite.cc',
     'test/roce-dcqcn-test-suite.cc',
     'test/roce-hpcc-test-suite.cc',
     'test/roce-nic-test-suite.cc',

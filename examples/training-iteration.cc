@@ -1,0 +1,149 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A training iteration of an ASTRA-sim workload with baseline and ACE NPU endpoints.
+ *
+ *   training-iteration --workload=test/data/workloads/Resnet50_DataParallel.txt
+ *                      --topology=switch:16,rate=100Gbps --memory=200Gbps
+ *
+ * One line per engine: iteration time, compute, exposed communication (the time the NPU
+ * waited for collectives), and the memory bytes the collectives moved per network byte.
+ * Each engine's run is appended to the results database (--db, default results.db).
+ */
+#include "ns3/boolean.h"
+#include "ns3/collective-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/npu-helper.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tn-db.h"
+#include "ns3/tn-version.h"
+#include "ns3/training-helper.h"
+#include "ns3/uinteger.h"
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
+    std::string spec = "switch:16,rate=100Gbps,latency=1us";
+    std::string engines = "baseline,ace";
+    std::string memory = "7200Gbps";
+    uint32_t iterations = 1;
+    bool overlap = true;
+    std::string dbPath = "results.db";
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("db", "results database (SQLite) to append the runs to", dbPath);
+    cmd.AddValue("workload", "ASTRA-sim 1.0 workload file", workload);
+    cmd.AddValue("topology", "topology spec", spec);
+    cmd.AddValue("engines", "comma-separated NPU engines: baseline, ace", engines);
+    cmd.AddValue("memory", "NPU memory bandwidth (a data rate: 7200Gbps = 900 GB/s)", memory);
+    cmd.AddValue("iterations", "iterations", iterations);
+    cmd.AddValue("overlap", "weight-gradient collectives overlap the backward pass", overlap);
+    cmd.Parse(argc, argv);
+
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "training-iteration: --topology: %s\n", err.message);
+        return 2;
+    }
+    tn_db* db = nullptr;
+    if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "training-iteration: --db: %s\n", err.message);
+        tn_topology_destroy(topo);
+        return 2;
+    }
+    std::printf("%s on %s, memory %s, %s\n",
+                workload.c_str(),
+                spec.c_str(),
+                memory.c_str(),
+                overlap ? "overlap" : "no overlap");
+    std::printf("%-9s %14s %14s %14s %18s\n",
+                "engine",
+                "iteration (us)",
+                "compute (us)",
+                "exposed (us)",
+                "memory B/net B");
+    std::stringstream list(engines);
+    std::string engine;
+    int status = 0;
+    while (std::getline(list, engine, ','))
+    {
+        RoceHelper roce;
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        NpuHelper npus;
+        npus.SetEndpointAttribute("Engine", StringValue(engine));
+        npus.SetEndpointAttribute("MemoryBandwidth", DataRateValue(DataRate(memory)));
+        npus.Install(roce.GetFabric().npus);
+        TrainingHelper training;
+        training.SetJobAttribute("Iterations", UintegerValue(iterations));
+        training.SetJobAttribute("Overlap", BooleanValue(overlap));
+        std::string error;
+        Ptr<TrainingJob> job;
+        if (training.Load(workload, &error))
+        {
+            job = training.Install(collectives, npus, 0, &error);
+        }
+        if (!job)
+        {
+            std::fprintf(stderr, "training-iteration: %s\n", error.c_str());
+            Simulator::Destroy();
+            tn_topology_destroy(topo);
+            return 1;
+        }
+        std::string params = "{\"workload\":\"" + workload + "\",\"topology\":\"" + spec +
+                             "\",\"engine\":\"" + engine + "\",\"memory\":\"" + memory +
+                             "\",\"overlap\":" + (overlap ? "true" : "false") + "}";
+        tn_run_info info{"training-iteration",
+                         params.c_str(),
+                         RngSeedManager::GetSeed(),
+                         RngSeedManager::GetRun(),
+                         TN_NS3_VERSION,
+                         TN_VERSION};
+        int64_t runId = 0;
+        if (tn_db_run_begin(db, &info, &runId, &err) != TN_OK)
+        {
+            std::fprintf(stderr, "training-iteration: --db: %s\n", err.message);
+            return 1;
+        }
+        job->Start();
+        Simulator::Run();
+        const auto& log = job->GetIterations(0);
+        for (const auto& it : log)
+        {
+            Ptr<NpuEndpoint> e = npus.GetEndpoint(0);
+            std::printf("%-9s %14.1f %14.1f %14.1f %18.2f\n",
+                        engine.c_str(),
+                        (it.end - it.start).GetMicroSeconds() * 1.0,
+                        it.compute.GetNanoSeconds() / 1e3,
+                        it.exposed.GetNanoSeconds() / 1e3,
+                        e->GetNetworkBytesSent()
+                            ? double(e->GetMemoryBytes()) / e->GetNetworkBytesSent()
+                            : 0.0);
+        }
+        status |= job->IsComplete() ? 0 : 1;
+        const uint64_t simulatedNs = Simulator::Now().GetNanoSeconds();
+        if (tn_db_run_finish(db, runId, job->IsComplete() ? "ok" : "error", 0, simulatedNs, &err) !=
+            TN_OK)
+        {
+            std::fprintf(stderr, "training-iteration: --db: %s\n", err.message);
+            status = 1;
+        }
+        Simulator::Destroy();
+    }
+    tn_db_close(db);
+    tn_topology_destroy(topo);
+    return status;
+}

@@ -1,0 +1,410 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "training-job.h"
+
+#include "collective-executor.h"
+#include "npu-endpoint.h"
+
+#include "ns3/boolean.h"
+#include "ns3/collective-helper.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingJob");
+NS_OBJECT_ENSURE_REGISTERED(TrainingJob);
+
+TypeId
+TrainingJob::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TrainingJob")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<TrainingJob>()
+            .AddAttribute("Iterations",
+                          "Training iterations to run.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_iterations),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Overlap",
+                          "Weight-gradient collectives run while the backward pass goes on "
+                          "(false: the NPU waits for each).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TrainingJob::m_overlap),
+                          MakeBooleanChecker())
+            .AddAttribute("Network",
+                          "Run the collectives (false: an infinite network, compute only).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TrainingJob::m_network),
+                          MakeBooleanChecker())
+            .AddTraceSource("IterationEnd",
+                            "An NPU finished an iteration.",
+                            MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
+                            "ns3::TrainingJob::IterationTracedCallback");
+    return tid;
+}
+
+TrainingJob::TrainingJob()
+{
+    for (int c = 0; c < TN_COLL_COUNT; c++)
+    {
+        m_algorithm[c] = c == TN_COLL_ALL_TO_ALL ? "direct" : "ring";
+    }
+}
+
+TrainingJob::~TrainingJob() = default;
+
+void
+TrainingJob::DoDispose()
+{
+    m_collectives.clear();
+    m_endpoints.clear();
+    Object::DoDispose();
+}
+
+bool
+TrainingJob::Setup(const tn_workload* workload,
+                   CollectiveHelper* collectives,
+                   const std::vector<Ptr<NpuEndpoint>>& endpoints,
+                   uint32_t modelGroup,
+                   std::string* error)
+{
+    tn_error err;
+    if (endpoints.empty() ||
+        tn_workload_validate(workload, endpoints.size(), modelGroup, &m_group, &err) != TN_OK)
+    {
+        *error = endpoints.empty() ? "no NPU endpoints (NpuHelper::Install)" : err.message;
+        return false;
+    }
+    m_workload = workload;
+    m_helper = collectives;
+    m_endpoints = endpoints;
+    const uint32_t layers = tn_workload_layer_count(workload);
+    m_npus.resize(endpoints.size());
+    for (uint32_t r = 0; r < endpoints.size(); r++)
+    {
+        Npu& n = m_npus[r];
+        n.rank = r;
+        n.pendingWg.assign(layers, 0);
+        n.pendingUpdates.assign(layers, 0);
+        Ptr<CollectiveExecutor> exec = endpoints[r]->GetObject<CollectiveExecutor>();
+        if (!exec)
+        {
+            *error = "NPU " + std::to_string(r) +
+                     " has no CollectiveExecutor "
+                     "(CollectiveHelper::Install)";
+            return false;
+        }
+        exec->TraceConnectWithoutContext("PartEnd",
+                                         MakeCallback(&TrainingJob::PartEnd, this).Bind(r));
+    }
+    return true;
+}
+
+void
+TrainingJob::SetAlgorithm(tn_collective collective, const std::string& algorithm)
+{
+    NS_ABORT_MSG_IF(collective >= TN_COLL_COUNT, "TrainingJob::SetAlgorithm: no collective");
+    m_algorithm[collective] = algorithm;
+}
+
+void
+TrainingJob::Start()
+{
+    NS_ABORT_MSG_IF(!m_workload, "TrainingJob: Setup first");
+    for (uint32_t r = 0; r < m_npus.size(); r++)
+    {
+        Ptr<Node> node = m_endpoints[r]->GetObject<Node>();
+        Simulator::ScheduleWithContext(node ? node->GetId() : 0,
+                                       Seconds(0),
+                                       &TrainingJob::Step,
+                                       this,
+                                       r);
+    }
+}
+
+bool
+TrainingJob::IsComplete() const
+{
+    for (const Npu& n : m_npus)
+    {
+        if (n.phase != DONE)
+        {
+            return false;
+        }
+    }
+    return !m_npus.empty();
+}
+
+const std::vector<TrainingIterationRecord>&
+TrainingJob::GetIterations(uint32_t rank) const
+{
+    NS_ABORT_MSG_IF(rank >= m_npus.size(), "TrainingJob: no NPU " << rank);
+    return m_npus[rank].log;
+}
+
+void
+TrainingJob::Wait(Npu& n)
+{
+    if (!n.waiting)
+    {
+        n.waiting = true;
+        n.waitSince = Simulator::Now();
+    }
+}
+
+void
+TrainingJob::RunKernel(uint32_t rank, uint64_t cycles)
+{
+    Npu& n = m_npus[rank];
+    n.busy = true;
+    Time t = m_endpoints[rank]->Compute(cycles,
+                                        0,
+                                        MakeCallback(&TrainingJob::KernelDone, this).Bind(rank));
+    n.current.compute += t;
+}
+
+void
+TrainingJob::KernelDone(uint32_t rank)
+{
+    Npu& n = m_npus[rank];
+    n.busy = false;
+    if (n.runningUpdate >= 0)
+    {
+        --n.pendingUpdates[n.runningUpdate];
+        n.runningUpdate = -1;
+    }
+    Step(rank);
+}
+
+bool
+TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blocking)
+{
+    Npu& n = m_npus[rank];
+    const tn_workload_layer* l = tn_workload_layer_at(m_workload, layer);
+    const tn_group group = tn_workload_layer_group(m_workload, layer, pass);
+    tn_collective kinds[2];
+    const uint32_t parts = tn_comm_type_collectives(l->pass[pass].comm, kinds);
+    if (!m_network || group == TN_GROUP_NONE || parts == 0)
+    {
+        return false;
+    }
+    uint32_t first = 0;
+    uint32_t stride = 1;
+    uint32_t count = 1;
+    tn_error err;
+    if (tn_group_members(group, m_npus.size(), m_group, rank, &first, &stride, &count, &err) !=
+        TN_OK)
+    {
+        NS_FATAL_ERROR("TrainingJob: " << err.message);
+    }
+    if (count < 2)
+    {
+        return false; // a group of one has nothing to exchange
+    }
+    bool issued = false;
+    for (uint32_t k = 0; k < parts; k++)
+    {
+        std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(pass), k, first};
+        Ptr<Collective>& c = m_collectives[key];
+        if (!c)
+        {
+            std::vector<uint32_t> ranks(count);
+            for (uint32_t j = 0; j < count; j++)
+            {
+                ranks[j] = first + j * stride;
+            }
+            tn_plan_request request;
+            tn_plan_request_init(&request);
+            request.collective = kinds[k];
+            request.algorithm = m_algorithm[kinds[k]].c_str();
+            request.bytes = l->pass[pass].comm_bytes;
+            std::string error;
+            c = m_helper->Create(request, ranks, &error);
+            NS_ABORT_MSG_IF(!c,
+                            "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
+                                                  << error);
+            m_uses[c->GetId()] = Use{layer, pass, blocking};
+        }
+        m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
+        if (blocking)
+        {
+            ++n.waitingFor;
+        }
+        if (pass == TN_PASS_WG)
+        {
+            ++n.pendingWg[layer];
+        }
+        issued = true;
+    }
+    return issued;
+}
+
+void
+TrainingJob::PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank)
+{
+    auto it = m_uses.find(c->GetId());
+    if (it == m_uses.end())
+    {
+        return; // not this job's
+    }
+    Npu& n = m_npus[rank];
+    const Use& use = it->second;
+    if (use.blocking)
+    {
+        --n.waitingFor;
+    }
+    if (use.pass == TN_PASS_WG && --n.pendingWg[use.layer] == 0)
+    {
+        QueueUpdate(n, use.layer);
+    }
+    Step(rank);
+}
+
+void
+TrainingJob::QueueUpdate(Npu& n, uint32_t layer)
+{
+    if (tn_workload_layer_at(m_workload, layer)->update_delay > 0)
+    {
+        ++n.pendingUpdates[layer];
+        n.updates.push_back(layer);
+    }
+}
+
+void
+TrainingJob::FinishIteration(Npu& n)
+{
+    n.current.end = Simulator::Now();
+    n.inIteration = false;
+    n.log.push_back(n.current);
+    m_iterationTrace(n.current);
+    NS_LOG_INFO("NPU " << n.rank << " iteration " << n.current.iteration << ": "
+                       << (n.current.end - n.current.start).As(Time::US) << ", exposed "
+                       << n.current.exposed.As(Time::US));
+    ++n.iteration;
+    n.phase = n.iteration == m_iterations ? DONE : FORWARD;
+    n.layer = 0;
+    n.stage = 0;
+}
+
+void
+TrainingJob::Step(uint32_t rank)
+{
+    Npu& n = m_npus[rank];
+    if (n.busy)
+    {
+        return;
+    }
+    if (n.waiting)
+    {
+        n.current.exposed += Simulator::Now() - n.waitSince;
+        n.waiting = false;
+    }
+    const uint32_t layers = tn_workload_layer_count(m_workload);
+    while (!n.busy && !n.waiting && n.phase != DONE)
+    {
+        if (!n.updates.empty())
+        {
+            n.runningUpdate = static_cast<int32_t>(n.updates.front());
+            n.updates.pop_front();
+            RunKernel(rank, tn_workload_layer_at(m_workload, n.runningUpdate)->update_delay);
+            return;
+        }
+        if (n.waitingFor > 0)
+        {
+            Wait(n);
+            return;
+        }
+        const tn_workload_layer* l =
+            n.layer < layers ? tn_workload_layer_at(m_workload, n.layer) : nullptr;
+        switch (n.phase)
+        {
+        case FORWARD:
+            if (!n.inIteration)
+            {
+                n.inIteration = true;
+                n.current = TrainingIterationRecord();
+                n.current.iteration = n.iteration;
+                n.current.rank = rank;
+                n.current.start = Simulator::Now();
+            }
+            if (n.stage == 0)
+            {
+                if (n.pendingWg[n.layer] > 0 || n.pendingUpdates[n.layer] > 0)
+                {
+                    Wait(n);
+                    return;
+                }
+                n.stage = 1;
+                RunKernel(rank, l->pass[TN_PASS_FWD].compute_cycles);
+                return;
+            }
+            n.stage = 0;
+            IssuePass(rank, n.layer, TN_PASS_FWD, true);
+            if (++n.layer == layers)
+            {
+                n.phase = BACKWARD_IG;
+                n.layer = layers - 1;
+            }
+            break;
+        case BACKWARD_IG:
+            if (n.stage == 0)
+            {
+                n.stage = 1;
+                RunKernel(rank, l->pass[TN_PASS_IG].compute_cycles);
+                return;
+            }
+            n.stage = 0;
+            IssuePass(rank, n.layer, TN_PASS_IG, true);
+            n.phase = BACKWARD_WG;
+            break;
+        case BACKWARD_WG:
+            if (n.stage == 0)
+            {
+                n.stage = 1;
+                RunKernel(rank, l->pass[TN_PASS_WG].compute_cycles);
+                return;
+            }
+            n.stage = 0;
+            if (!IssuePass(rank, n.layer, TN_PASS_WG, !m_overlap))
+            {
+                QueueUpdate(n, n.layer); // no collective: the weights update at once
+            }
+            if (n.layer == 0)
+            {
+                n.phase = DRAINING;
+            }
+            else
+            {
+                --n.layer;
+                n.phase = BACKWARD_IG;
+            }
+            break;
+        case DRAINING: {
+            bool pending = false;
+            for (uint32_t i = 0; i < layers; i++)
+            {
+                pending = pending || n.pendingWg[i] > 0 || n.pendingUpdates[i] > 0;
+            }
+            if (pending)
+            {
+                Wait(n);
+                return;
+            }
+            FinishIteration(n);
+            break;
+        }
+        case DONE:
+            break;
+        }
+    }
+}
+
+} // namespace ns3
