@@ -14,7 +14,7 @@ OUTSIDE    ?= $(abspath $(CURDIR)/..)/tn-build
 
 .PHONY: all setup configure build run check test check-sanitize check-intree check-outside \
         check-waf bench bench-plan \
-        bench-roce bench-collective format check-format clean
+        bench-roce bench-collective bench-stats format check-format clean
 
 all: build
 
@@ -59,7 +59,7 @@ check-waf: setup
 
 check: test check-sanitize check-intree check-outside
 
-bench: bench-plan bench-roce bench-collective
+bench: bench-plan bench-roce bench-stats bench-collective
 
 bench-plan: build
 	@for b in $(BUILD)/bench/bench-plan*; do [ -x "$$b" ] && "$$b"; done
@@ -70,6 +70,10 @@ bench-roce: build
 # The 1024-NPU MultiTree all-reduce of 16 MiB on a 32x32 torus (a few minutes).
 bench-collective: build
 	$(BUILD)/bench/bench-collective
+
+# Recording into the results database: the same run with and without it.
+bench-stats: build
+	$(BUILD)/bench/bench-stats
 
 SOURCES = $(shell git ls-files '*.c' '*.cc' '*.h' 2>/dev/null || find model helper test examples utils bench -name '*.[ch]' -o -name '*.cc')
 
