@@ -10,11 +10,13 @@
 #include "ns3/npu-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
+#include <sqlite3.h>
 #include <string>
 
 namespace ns3
@@ -242,6 +244,74 @@ class TrainingRefusalTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * The results database records a training job: one iteration row per NPU and iteration,
+ * whose times are the job's own records.
+ */
+class TrainingDatabaseTestCase : public TnDataTestCase
+{
+  public:
+    TrainingDatabaseTestCase()
+        : TnDataTestCase("training iterations in the results database")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("training.db");
+        tn_error err;
+        tn_topology* topo = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("switch:4", &topo, &err), TN_OK, "topology");
+        RoceHelper roce;
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        NpuHelper npus;
+        npus.Install(roce.GetFabric().npus);
+        StatsHelper stats;
+        std::string error;
+        Ptr<StatsRecorder> recorder = stats.Install(path, "training", "{}", topo, roce, &error);
+        NS_TEST_ASSERT_MSG_NE(recorder, nullptr, error);
+        TrainingHelper training;
+        training.SetJobAttribute("Iterations", UintegerValue(2));
+        NS_TEST_ASSERT_MSG_EQ(training.Load(DataFile("workloads/microAllReduce.txt"), &error),
+                              true,
+                              error);
+        Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &error);
+        NS_TEST_ASSERT_MSG_NE(job, nullptr, error);
+        recorder->AddTrainingJob(job);
+        job->Start();
+        Simulator::Run();
+        stats.Finish("ok", Simulator::Now().GetNanoSeconds());
+        const TrainingIterationRecord last = job->GetIterations(0).back();
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+
+        sqlite3* db = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+                              SQLITE_OK,
+                              "open " << path);
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(db,
+                           "SELECT count(*), sum(iteration = 1 AND node_id = ? AND end_ns = ? "
+                           "AND compute_ns = ? AND exposed_comm_ns = ?) FROM iteration",
+                           -1,
+                           &st,
+                           nullptr);
+        sqlite3_bind_int64(st, 1, last.node);
+        sqlite3_bind_int64(st, 2, last.end.GetNanoSeconds());
+        sqlite3_bind_int64(st, 3, last.compute.GetNanoSeconds());
+        sqlite3_bind_int64(st, 4, last.exposed.GetNanoSeconds());
+        NS_TEST_EXPECT_MSG_EQ(sqlite3_step(st), SQLITE_ROW, "query");
+        NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(st, 0), 8, "4 NPUs x 2 iterations");
+        NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(st, 1), 1, "NPU 0's last iteration as recorded");
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The training test suite.
  */
 class TrainingTestSuite : public TestSuite
@@ -253,6 +323,7 @@ class TrainingTestSuite : public TestSuite
         AddTestCase(new TrainingClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new TrainingAceTestCase, TestCase::QUICK);
         AddTestCase(new TrainingRefusalTestCase, TestCase::QUICK);
+        AddTestCase(new TrainingDatabaseTestCase, TestCase::QUICK);
     }
 };
 

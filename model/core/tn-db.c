@@ -173,6 +173,7 @@ enum
     T_PORT_SAMPLE,
     T_PFC_EVENT,
     T_DROP,
+    T_ITERATION,
     T_COUNT
 };
 
@@ -186,10 +187,18 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO port_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO pfc_event VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO drop_event VALUES (?,?,?,?,?,?,?,?)",
+    "INSERT INTO iteration VALUES (?,?,?,?,?,?,?)",
 };
 
-static const char* const TABLES[T_COUNT] =
-    {"node", "link", "collective", "transfer", "flow", "port_sample", "pfc_event", "drop_event"};
+static const char* const TABLES[T_COUNT] = {"node",
+                                            "link",
+                                            "collective",
+                                            "transfer",
+                                            "flow",
+                                            "port_sample",
+                                            "pfc_event",
+                                            "drop_event",
+                                            "iteration"};
 
 #define MAX_COLUMNS 20
 
@@ -791,6 +800,22 @@ tn_db_add_drop(tn_db* db, int64_t run_id, const tn_db_drop* in, tn_error* err)
     ok &= put_text(r, in->reason ? in->reason : "");
     put_int(r, in->bytes);
     return row_done(db, ok, err);
+}
+
+tn_status
+tn_db_add_iteration(tn_db* db, int64_t run_id, const tn_db_iteration* in, tn_error* err)
+{
+    row* r = new_row(db, T_ITERATION, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->iteration);
+    put_int(r, in->node);
+    put_int(r, in->start_ns);
+    put_int(r, in->end_ns);
+    put_int(r, in->compute_ns);
+    put_int(r, in->exposed_comm_ns);
+    return row_done(db, 1, err);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */

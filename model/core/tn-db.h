@@ -188,6 +188,17 @@ extern "C"
         uint32_t bytes;     /**< packet size */
     } tn_db_drop;
 
+    /** One training iteration at one NPU (table iteration). */
+    typedef struct tn_db_iteration
+    {
+        uint32_t iteration;      /**< iteration index */
+        uint32_t node;           /**< the NPU's node */
+        int64_t start_ns;        /**< forward pass started */
+        int64_t end_ns;          /**< backward, collectives and updates done */
+        int64_t compute_ns;      /**< compute kernels */
+        int64_t exposed_comm_ns; /**< waiting for collectives */
+    } tn_db_iteration;
+
     tn_status tn_db_open(const char* path, tn_db** db, tn_error* err);
     /** Writes the buffered rows (errors ignored: call tn_db_flush first to see them). */
     void tn_db_close(tn_db* db);
@@ -229,6 +240,10 @@ extern "C"
                                   const tn_db_pfc_event* row,
                                   tn_error* err);
     tn_status tn_db_add_drop(tn_db* db, int64_t run_id, const tn_db_drop* row, tn_error* err);
+    tn_status tn_db_add_iteration(tn_db* db,
+                                  int64_t run_id,
+                                  const tn_db_iteration* row,
+                                  tn_error* err);
 
     /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */
     void* tn_db_handle(tn_db* db);

@@ -102,6 +102,7 @@ TrainingJob::Setup(const tn_workload* workload,
                      "(CollectiveHelper::Install)";
             return false;
         }
+        m_nodes.push_back(exec->GetNic() ? exec->GetNic()->GetLocalId() : r);
         exec->TraceConnectWithoutContext("PartEnd",
                                          MakeCallback(&TrainingJob::PartEnd, this).Bind(r));
     }
@@ -333,6 +334,7 @@ TrainingJob::Step(uint32_t rank)
                 n.current = TrainingIterationRecord();
                 n.current.iteration = n.iteration;
                 n.current.rank = rank;
+                n.current.node = m_nodes[rank];
                 n.current.start = Simulator::Now();
             }
             if (n.stage == 0)

@@ -33,6 +33,7 @@ struct TrainingIterationRecord
 {
     uint32_t iteration{0}; //!< iteration index
     uint32_t rank{0};      //!< NPU rank
+    uint32_t node{0};      //!< the NPU's topology node
     Time start;            //!< the forward pass started
     Time end;              //!< backward done and every collective of the iteration done
     Time compute;          //!< time of its compute kernels (fwd, ig, wg, updates)
@@ -158,6 +159,7 @@ class TrainingJob : public Object
     CollectiveHelper* m_helper{nullptr};
     std::vector<Ptr<NpuEndpoint>> m_endpoints;
     std::vector<Npu> m_npus;
+    std::vector<uint32_t> m_nodes; //!< topology node of each NPU
     uint32_t m_group{1};
     uint32_t m_iterations{1};
     bool m_overlap{true};

@@ -17,6 +17,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-version.h"
+#include "ns3/training-job.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -476,6 +477,31 @@ StatsRecorder::TransferReady(const CollectiveTransferRecord& r)
     row.ready_ns = r.ready.GetNanoSeconds();
     tn_error err{};
     Check(tn_db_add_transfer(m_db, m_runId, &row, &err), err);
+}
+
+void
+StatsRecorder::AddTrainingJob(Ptr<TrainingJob> job)
+{
+    job->TraceConnectWithoutContext("IterationEnd",
+                                    MakeCallback(&StatsRecorder::IterationEnd, this));
+}
+
+void
+StatsRecorder::IterationEnd(const TrainingIterationRecord& r)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    tn_db_iteration row{};
+    row.iteration = r.iteration;
+    row.node = r.node;
+    row.start_ns = r.start.GetNanoSeconds();
+    row.end_ns = r.end.GetNanoSeconds();
+    row.compute_ns = r.compute.GetNanoSeconds();
+    row.exposed_comm_ns = r.exposed.GetNanoSeconds();
+    tn_error err{};
+    Check(tn_db_add_iteration(m_db, m_runId, &row, &err), err);
 }
 
 void

@@ -23,6 +23,8 @@ namespace ns3
 {
 
 class Collective;
+class TrainingJob;
+struct TrainingIterationRecord;
 class CollectiveExecutor;
 class Node;
 class Packet;
@@ -112,6 +114,12 @@ class StatsRecorder : public Object
     void AddExecutor(Ptr<CollectiveExecutor> executor);
     /** \param collective follow a collective (before it starts) */
     void AddCollective(Ptr<Collective> collective);
+
+    /**
+     * Record a training job's iterations (table iteration), one row per NPU and iteration.
+     * \param job the job
+     */
+    void AddTrainingJob(Ptr<TrainingJob> job);
     /** \param cb ideal FCT of a message (flow rows' ideal_fct_ns and slowdown) */
     void SetIdealFctCallback(IdealFctCallback cb);
 
@@ -186,6 +194,7 @@ class StatsRecorder : public Object
     void CollectiveEnded(Ptr<const Collective> collective);
     void WriteCollective(Ptr<const Collective> collective);
     void TransferReady(const CollectiveTransferRecord& record);
+    void IterationEnd(const TrainingIterationRecord& record);
     void MessageComplete(const RdmaMessageRecord& record);
     void Pfc(uint32_t node, bool pause, uint32_t port, uint8_t priority, bool sent);
     void SwitchDrop(uint32_t node,
