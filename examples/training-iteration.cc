@@ -38,6 +38,7 @@ main(int argc, char* argv[])
     std::string memory = "7200Gbps";
     uint32_t iterations = 1;
     bool overlap = true;
+    uint32_t modelGroup = 0;
     std::string dbPath = "results.db";
     CommandLine cmd(__FILE__);
     cmd.AddValue("db", "results database (SQLite) to append the runs to", dbPath);
@@ -47,6 +48,10 @@ main(int argc, char* argv[])
     cmd.AddValue("memory", "NPU memory bandwidth (a data rate: 7200Gbps = 900 GB/s)", memory);
     cmd.AddValue("iterations", "iterations", iterations);
     cmd.AddValue("overlap", "weight-gradient collectives overlap the backward pass", overlap);
+    cmd.AddValue("modelGroup",
+                 "model-parallel group size when the workload gives none (default: the size of "
+                 "the topology's first dimension, as ASTRA-sim does)",
+                 modelGroup);
     cmd.Parse(argc, argv);
 
     tn_error err;
@@ -55,6 +60,10 @@ main(int argc, char* argv[])
     {
         std::fprintf(stderr, "training-iteration: --topology: %s\n", err.message);
         return 2;
+    }
+    if (modelGroup == 0 && tn_topology_dim_count(topo) > 0)
+    {
+        modelGroup = tn_topology_dim(topo, 0)->size;
     }
     tn_db* db = nullptr;
     if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
@@ -94,7 +103,7 @@ main(int argc, char* argv[])
         Ptr<TrainingJob> job;
         if (training.Load(workload, &error))
         {
-            job = training.Install(collectives, npus, 0, &error);
+            job = training.Install(collectives, npus, modelGroup, &error);
         }
         if (!job)
         {

@@ -46,7 +46,8 @@ RunTraining(const std::string& file,
             bool overlap,
             bool network,
             const std::string& memory = "7200Gbps",
-            uint32_t iterations = 1)
+            uint32_t iterations = 1,
+            uint32_t modelGroup = 0)
 {
     TrainingRun out;
     tn_error err;
@@ -71,7 +72,7 @@ RunTraining(const std::string& file,
     Ptr<TrainingJob> job;
     if (training.Load(file, &out.error))
     {
-        job = training.Install(collectives, npus, 0, &out.error);
+        job = training.Install(collectives, npus, modelGroup, &out.error);
     }
     if (job)
     {
@@ -214,6 +215,47 @@ class TrainingAceTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * Every shipped workload (data, model and hybrid parallel, micro benchmarks) runs two
+ * iterations on a 16-NPU 4x4 system (model-parallel groups of 4, the first dimension, as
+ * ASTRA-sim takes them): complete, and no iteration shorter than its compute.
+ */
+class TrainingWorkloadsTestCase : public TnDataTestCase
+{
+  public:
+    TrainingWorkloadsTestCase()
+        : TnDataTestCase("every shipped workload runs on 16 NPUs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const char* files[] = {"Resnet50_DataParallel.txt",
+                               "MLP_HybridParallel_Data_Model.txt",
+                               "MLP_ModelParallel.txt",
+                               "microAllReduce.txt",
+                               "microAllToAll.txt"};
+        for (const char* f : files)
+        {
+            const std::string file = DataFile(std::string("workloads/") + f);
+            TrainingRun r = RunTraining(file,
+                                        "hier:switch4@400Gbps+switch4@100Gbps",
+                                        "ace",
+                                        true,
+                                        true,
+                                        "7200Gbps",
+                                        2,
+                                        4);
+            NS_TEST_EXPECT_MSG_EQ(r.error, "", f);
+            NS_TEST_EXPECT_MSG_EQ(r.complete, true, f << " completes");
+            NS_TEST_EXPECT_MSG_EQ(r.iterations, 2u, f << ": two iterations");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(r.iterationNs + 1, r.computeNs, f);
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * A workload that needs more NPUs than there are is refused with a message; a missing file
  * names the file.
  */
@@ -323,6 +365,7 @@ class TrainingTestSuite : public TestSuite
         AddTestCase(new TrainingClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new TrainingAceTestCase, TestCase::QUICK);
         AddTestCase(new TrainingRefusalTestCase, TestCase::QUICK);
+        AddTestCase(new TrainingWorkloadsTestCase, TestCase::QUICK);
         AddTestCase(new TrainingDatabaseTestCase, TestCase::QUICK);
     }
 };
