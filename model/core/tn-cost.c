@@ -296,13 +296,16 @@ tn_cost_estimate(const tn_schedule* s,
             }
             buf[0] = t->src * N + t->dst;
         }
-        uint32_t* grown = tn_array_grow(path_ids, &path_cap, used + len, sizeof(*grown), 1024);
-        if (!grown)
+        if (used + len > path_cap) /* (zero-length needs no array: NULL is not a failure) */
         {
-            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-            goto done;
+            uint32_t* grown = tn_array_grow(path_ids, &path_cap, used + len, sizeof(*grown), 1024);
+            if (!grown)
+            {
+                status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+                goto done;
+            }
+            path_ids = grown;
         }
-        path_ids = grown;
         double l = 0;
         uint64_t min_rate = UINT64_MAX;
         for (uint32_t k = 0; k < len; k++)

@@ -9,6 +9,36 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 
+/* A collective of 0 bytes is only synchronisation: each step costs its latency, and the
+ * estimate must not fail (it said "out of memory" when no transfer had bytes). */
+static void
+test_zero_bytes(tn_test_ctx* ctx)
+{
+    tn_error err;
+    tn_topology* t = NULL;
+    TN_REQUIRE(ctx, tn_topology_from_spec("ring:4,latency=1us", &t, &err) == TN_OK);
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = "ring";
+    req.bytes = 0;
+    tn_schedule* s = NULL;
+    TN_REQUIRE(ctx, tn_plan(t, &req, &s, &err) == TN_OK);
+    tn_cost_result* r = NULL;
+    TN_CHECK_MSG(ctx,
+                 tn_cost_estimate(s, t, NULL, NULL, &r, &err) == TN_OK,
+                 "estimate of 0 bytes: %s",
+                 err.message);
+    if (r)
+    {
+        /* 2(N-1) steps of one hop each, latency only (sync transfers carry no routes) */
+        TN_CHECK(ctx, r->time_ns >= 0 && r->time_ns <= 2.0 * 3 * 1000);
+        TN_CHECK_EQ(ctx, r->total_bytes, 0u);
+    }
+    tn_cost_result_destroy(r);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
 static void
 test_ring_closed_form(tn_test_ctx* ctx)
 {
@@ -118,6 +148,7 @@ test_bandwidths(tn_test_ctx* ctx)
 void
 tn_suite_cost(tn_test_suite* suite)
 {
+    tn_test_add(suite, "zero-bytes", test_zero_bytes);
     tn_test_add(suite, "ring-closed-form", test_ring_closed_form);
     tn_test_add(suite, "serialisation", test_serialisation);
     tn_test_add(suite, "bandwidths", test_bandwidths);
