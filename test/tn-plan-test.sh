@@ -189,6 +189,9 @@ expect_error 2 "output.*cannot open" --topology ring:8 --algorithm ring --size 1
 expect_error 1 "planning failed: ring2d: needs a 2D torus" \
     --topology ring:8 --algorithm ring2d --size 1MB
 expect_error 1 "planning failed: hdrm:" --topology torus:4x4 --algorithm hdrm --size 1MB
+# a disconnected topology: the plan is symbolically right but has no paths (was exit 0)
+printf '4 0 2\n\n0 1 100Gbps 1us 0\n2 3 100Gbps 1us 0\n' > "$tmp/disconnected.txt"
+expect_error 1 "unreachable" --topology "@$tmp/disconnected.txt" --algorithm ring --size 1MiB
 expect_error 1 "planning failed: dbt: does not implement all-gather" \
     --topology ring:8 --algorithm dbt --collective allgather --size 1MB
 

@@ -482,6 +482,20 @@ main(int argc, char** argv)
         tn_topology_destroy(topo);
         return 1;
     }
+    /* the estimate resolves every transfer's path: a topology where some pair has none (a
+     * disconnected file) fails here, before any summary is printed */
+    tn_cost_result* cost = NULL;
+    rc = tn_cost_estimate(s, topo, NULL, NULL, &cost, &err);
+    if (rc)
+    {
+        fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
+        if (out_file)
+            fclose(out_file);
+        free(order);
+        tn_schedule_destroy(s);
+        tn_topology_destroy(topo);
+        return 1;
+    }
     uint32_t ranks = tn_schedule_ranks(s);
     char b1[64];
     printf("topology      %s (%u NPUs, %u switches, %u links)\n",
@@ -529,9 +543,7 @@ main(int argc, char** argv)
             free(shown);
     }
 
-    tn_cost_result* cost = NULL;
-    rc = tn_cost_estimate(s, topo, NULL, NULL, &cost, &err);
-    if (rc == TN_OK)
+    if (cost)
     {
         uint64_t maxb = 0;
         for (uint32_t l = 0; l < cost->link_count; l++)
@@ -578,6 +590,8 @@ main(int argc, char** argv)
     else
     {
         printf("contention    report failed: %s\n", err.message);
+        fprintf(stderr, "tn-plan: the schedule's paths: %s\n", err.message);
+        exit_code = 1;
     }
     tn_contention_report_destroy(rep);
     if (cost)
@@ -608,6 +622,8 @@ main(int argc, char** argv)
     else
     {
         printf("estimate      failed: %s\n", err.message);
+        fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
+        exit_code = 1;
     }
     tn_cost_result_destroy(cost);
     if (dump)
