@@ -44,6 +44,13 @@ main(int argc, char* argv[])
         std::cerr << "roce-hpcc-flows: --topology, --flows and --fct are required\n";
         return 2;
     }
+    // ns-3 time is 64-bit ns: about 292 years; beyond, Seconds() wraps
+    if (!(cfg.stopSeconds >= 0) || cfg.stopSeconds > 9.2e9)
+    {
+        std::cerr << "roce-hpcc-flows: --stop: " << cfg.stopSeconds
+                  << " is not a time ns-3 can simulate (0 .. 9.2e9 s)\n";
+        return 2;
+    }
     RoceHpccResult res;
     std::string error;
     if (!RoceHpccFlows::Run(cfg, &res, &error))
@@ -64,5 +71,12 @@ main(int argc, char* argv[])
     std::printf("data packet-hops %llu, %.0f packet-hops per wall second\n",
                 static_cast<unsigned long long>(res.dataPacketHops),
                 res.wallSeconds > 0 ? res.dataPacketHops / res.wallSeconds : 0.0);
-    return res.finished == res.flows || cfg.stopSeconds > 0 ? 0 : 3;
+    if (res.finished != res.flows)
+    {
+        std::cerr << "roce-hpcc-flows: " << res.flows - res.finished << " of " << res.flows
+                  << " flows did not finish" << (cfg.stopSeconds > 0 ? " before --stop" : "")
+                  << "\n";
+        return 3;
+    }
+    return 0;
 }

@@ -449,10 +449,16 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
             }
         }
     }
-    std::fclose(fct);
+    const bool written = !std::ferror(fct);
+    const bool closed = std::fclose(fct) == 0;
     Simulator::Destroy();
     tn_routes_destroy(routes);
     tn_topology_destroy(topo);
+    if (!written || !closed)
+    {
+        *error = config.fctFile + ": writing failed";
+        return false;
+    }
     return true;
 }
 

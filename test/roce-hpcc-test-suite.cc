@@ -255,6 +255,16 @@ class RoceHpccErrorTestCase : public TnDataTestCase
         Expect("more.txt", "1\n0 8 3 100 1000 0\n1 8 3 100 1000 0\n", "3", "more flow lines");
         Expect("count.txt", "x\n", "1", "number of flows");
         Expect("self.txt", "1\n4 4 3 100 1000 0\n", "2", "same node");
+
+        // a failed write of the fct file is an error, not a silent success (issue 11)
+        RoceHpccConfig cfg;
+        cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+        cfg.flowFile = DataFile("hpcc-incast-flows.txt");
+        cfg.fctFile = "/dev/full";
+        RoceHpccResult res;
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), false, "/dev/full refused");
+        NS_TEST_EXPECT_MSG_NE(error.find("/dev/full: writing failed"), std::string::npos, error);
     }
 };
 
