@@ -5,9 +5,12 @@
  */
 #include "tn-text.h"
 
+#include "tn-array.h"
+
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +112,78 @@ tn_span_next_line(tn_span* rest, tn_span* line)
     }
     tn_span_cut(rest, '\n', line);
     return 1;
+}
+
+int
+tn_span_next_fields(tn_span* rest, unsigned* line, tn_span* fields, size_t cap, size_t* n)
+{
+    tn_span text;
+    while (tn_span_next_line(rest, &text))
+    {
+        (*line)++;
+        size_t count = 0;
+        tn_span field;
+        while (tn_span_next_field(&text, &field))
+        {
+            if (count < cap)
+            {
+                fields[count] = field;
+            }
+            count++;
+        }
+        if (count > 0)
+        {
+            *n = count;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+tn_status
+tn_text_read_file(const char* path, char** text, size_t* len, tn_error* err)
+{
+    *text = NULL;
+    *len = 0;
+    FILE* f = fopen(path, "rb");
+    if (!f)
+    {
+        return tn_error_set(err, TN_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    char* buf = NULL;
+    size_t cap = 0;
+    size_t used = 0;
+    tn_status s = TN_OK;
+    for (;;)
+    {
+        char* grown = tn_array_grow(buf, &cap, used + 4096, 1, 1 << 16);
+        if (!grown)
+        {
+            s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        buf = grown;
+        size_t got = fread(buf + used, 1, cap - used - 1, f); /* room for the NUL */
+        used += got;
+        if (got == 0)
+        {
+            break;
+        }
+    }
+    if (!s && ferror(f))
+    {
+        s = tn_error_set(err, TN_EIO, "%s: read error", path);
+    }
+    fclose(f);
+    if (s)
+    {
+        free(buf);
+        return s;
+    }
+    buf[used] = '\0';
+    *text = buf;
+    *len = used;
+    return TN_OK;
 }
 
 int

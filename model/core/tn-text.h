@@ -10,7 +10,8 @@
  *  - The number parsers are strict: they accept the WHOLE span or fail (return 0
  *    and leave *out untouched). No leading/trailing space, no sign for unsigned
  *    values, no trailing garbage, no silent overflow.
- *  - Nothing here allocates, keeps state or reads globals.
+ *  - Nothing here keeps state or reads globals; only tn_text_read_file allocates
+ *    (the caller frees the text).
  *  - No locale surprises: digits are '0'..'9', space is the C-locale set
  *    " \t\n\v\f\r", and the decimal point is '.' whatever LC_NUMERIC says.
  *  - Splitting helpers take a `rest` span, return the next piece and advance
@@ -18,6 +19,8 @@
  */
 #ifndef TN_TEXT_H
 #define TN_TEXT_H
+
+#include "tn-error.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -70,6 +73,22 @@ extern "C"
 
     /** Next space-separated field of *rest; 0 when only space is left. */
     int tn_span_next_field(tn_span* rest, tn_span* field);
+
+    /**
+     * Next non-blank line of *rest split into space-separated fields: stores at most
+     * cap of them in fields and their total count in *n, and adds the lines it
+     * consumed (blank ones included) to *line, so *line is the number of the line
+     * returned. 0 at the end of the text. The line readers of the core's file
+     * formats (topology files, workloads) are built on it.
+     */
+    int tn_span_next_fields(tn_span* rest, unsigned* line, tn_span* fields, size_t cap, size_t* n);
+
+    /**
+     * Read a whole file into a new NUL-terminated buffer (*text, *len bytes before
+     * the NUL; the caller frees *text). Errors name the path: cannot open (with
+     * strerror), read error, out of memory. On failure *text is NULL.
+     */
+    tn_status tn_text_read_file(const char* path, char** text, size_t* len, tn_error* err);
 
     /**
      * Unsigned decimal "DIGITS" with value <= max and at most as many digits as max

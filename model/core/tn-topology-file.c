@@ -7,7 +7,6 @@
 #include "tn-text.h"
 #include "tn-topology.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,36 +21,6 @@ typedef struct tn_reader
     unsigned line; /* number of the line last returned */
 } tn_reader;
 
-/*
- * Next non-blank line split into fields: at most `cap` stored, total count in *n.
- * Returns 0 at end of text.
- */
-static int
-tn_next_line(tn_reader* r, tn_span* fields, size_t cap, size_t* n)
-{
-    tn_span line;
-    while (tn_span_next_line(&r->rest, &line))
-    {
-        r->line++;
-        size_t count = 0;
-        tn_span field;
-        while (tn_span_next_field(&line, &field))
-        {
-            if (count < cap)
-            {
-                fields[count] = field;
-            }
-            count++;
-        }
-        if (count > 0)
-        {
-            *n = count;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static const char* const tn_link_field_names[5] = {"src", "dst", "rate", "delay", "error_rate"};
 
 /* Parse; on success *out is the new topology. */
@@ -61,7 +30,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
     tn_span f[6];
     size_t n;
     const char* name = r->name;
-    if (!tn_next_line(r, f, 6, &n))
+    if (!tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
     {
         return tn_error_set(err,
                             TN_EPARSE,
@@ -148,7 +117,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             free(is_switch);
             return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
         }
-        if (!tn_next_line(r, ids, (size_t)n_switches + 1, &n))
+        if (!tn_span_next_fields(&r->rest, &r->line, ids, (size_t)n_switches + 1, &n))
         {
             s = tn_error_set(err,
                              TN_EPARSE,
@@ -228,7 +197,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
     free(is_switch);
     for (uint32_t i = 0; i < n_links && !s; i++)
     {
-        if (!tn_next_line(r, f, 6, &n))
+        if (!tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
         {
             s = tn_error_set(err,
                              TN_EPARSE,
@@ -367,7 +336,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             s = tn_topology_set_link_error_rate(t, ba, er, err);
         }
     }
-    if (!s && tn_next_line(r, f, 6, &n))
+    if (!s && tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
     {
         s = tn_error_set(err,
                          TN_EPARSE,
@@ -444,51 +413,13 @@ tn_topology_load_file(const char* path, tn_topology** out, tn_error* err)
     {
         return tn_error_set(err, TN_EINVAL, "tn_topology_load_file: path is NULL");
     }
-    FILE* f = fopen(path, "rb");
-    if (!f)
-    {
-        return tn_error_set(err, TN_EIO, "%s: cannot open: %s", path, strerror(errno));
-    }
-    size_t cap = 1 << 16;
+    char* buf = NULL;
     size_t len = 0;
-    char* buf = malloc(cap);
-    tn_status s = TN_OK;
-    while (buf)
-    {
-        if (len + 1 >= cap)
-        {
-            char* nb = realloc(buf, cap * 2);
-            if (!nb)
-            {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - 1 - len, f);
-        len += got;
-        if (got == 0)
-        {
-            break;
-        }
-    }
-    if (!buf)
-    {
-        s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", path);
-    }
-    else if (ferror(f))
-    {
-        s = tn_error_set(err, TN_EIO, "%s: read error", path);
-    }
-    fclose(f);
+    tn_status s = tn_text_read_file(path, &buf, &len, err);
     if (s)
     {
-        free(buf);
         return s;
     }
-    buf[len] = '\0';
     if (memchr(buf, '\0', len))
     {
         free(buf);

@@ -10,7 +10,6 @@
 #include "tn-text.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,33 +418,6 @@ typedef struct tn_wl_reader
     tn_error* err;
 } tn_wl_reader;
 
-/* Next non-blank line split into fields: at most `cap` stored, total in *n. */
-static int
-tn_wl_next_line(tn_wl_reader* r, tn_span* fields, size_t cap, size_t* n)
-{
-    tn_span line;
-    while (tn_span_next_line(&r->rest, &line))
-    {
-        r->line++;
-        size_t count = 0;
-        tn_span field;
-        while (tn_span_next_field(&line, &field))
-        {
-            if (count < cap)
-            {
-                fields[count] = field;
-            }
-            count++;
-        }
-        if (count > 0)
-        {
-            *n = count;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* "NAME:LINE: field K (FIELD): " + the message; field_name NULL: no "(FIELD)". */
 static tn_status
 #if defined(__GNUC__)
@@ -565,7 +537,7 @@ tn_wl_header(tn_wl_reader* r, tn_workload* wl)
 {
     tn_span f[TN_WL_HEADER_FIELDS];
     size_t n;
-    if (!tn_wl_next_line(r, f, TN_WL_HEADER_FIELDS, &n))
+    if (!tn_span_next_fields(&r->rest, &r->line, f, TN_WL_HEADER_FIELDS, &n))
     {
         return tn_wl_fail(r,
                           1,
@@ -742,7 +714,7 @@ tn_wl_load(tn_wl_reader* r, tn_workload* wl)
 
     tn_span f[TN_WL_MAX_FIELDS + 1];
     size_t n;
-    if (!tn_wl_next_line(r, f, 2, &n))
+    if (!tn_span_next_fields(&r->rest, &r->line, f, 2, &n))
     {
         return tn_wl_fail(r,
                           r->line + 1,
@@ -786,7 +758,7 @@ tn_wl_load(tn_wl_reader* r, tn_workload* wl)
     size_t want = wl->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED ? 13 : 12;
     while (wl->count < declared)
     {
-        if (!tn_wl_next_line(r, f, TN_WL_MAX_FIELDS + 1, &n))
+        if (!tn_span_next_fields(&r->rest, &r->line, f, TN_WL_MAX_FIELDS + 1, &n))
         {
             return tn_wl_fail(r,
                               r->line + 1,
@@ -837,7 +809,7 @@ tn_wl_load(tn_wl_reader* r, tn_workload* wl)
         }
         wl->count++;
     }
-    if (tn_wl_next_line(r, f, 1, &n))
+    if (tn_span_next_fields(&r->rest, &r->line, f, 1, &n))
     {
         return tn_wl_fail(r,
                           r->line,
@@ -907,36 +879,9 @@ tn_workload_load_file(const char* path, tn_workload** out, tn_error* err)
     {
         return tn_error_set(err, TN_EINVAL, "tn_workload_load_file: path is NULL");
     }
-    FILE* f = fopen(path, "rb");
-    if (!f)
-    {
-        return tn_error_set(err, TN_EIO, "%s: cannot open: %s", path, strerror(errno));
-    }
     char* buf = NULL;
-    size_t cap = 0;
     size_t len = 0;
-    tn_status s = TN_OK;
-    for (;;)
-    {
-        char* nb = tn_array_grow(buf, &cap, len + 4096, 1, 1 << 16);
-        if (!nb)
-        {
-            s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", path);
-            break;
-        }
-        buf = nb;
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-        {
-            break;
-        }
-    }
-    if (!s && ferror(f))
-    {
-        s = tn_error_set(err, TN_EIO, "%s: read error", path);
-    }
-    fclose(f);
+    tn_status s = tn_text_read_file(path, &buf, &len, err);
     if (!s)
     {
         s = tn_workload_parse(buf, len, path, out, err);
