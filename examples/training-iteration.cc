@@ -8,18 +8,18 @@
  *
  * One line per engine: iteration time, compute, exposed communication (the time the NPU
  * waited for collectives), and the memory bytes the collectives moved per network byte.
- * Each engine's run is appended to the results database (--db, default results.db).
+ * Each engine's run is appended to the results database (--db, default results.db), with
+ * its fabric, collectives and iterations.
  */
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/npu-helper.h"
-#include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
 #include "ns3/string.h"
 #include "ns3/tn-db.h"
-#include "ns3/tn-version.h"
 #include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
@@ -115,18 +115,15 @@ main(int argc, char* argv[])
         std::string params = "{\"workload\":\"" + workload + "\",\"topology\":\"" + spec +
                              "\",\"engine\":\"" + engine + "\",\"memory\":\"" + memory +
                              "\",\"overlap\":" + (overlap ? "true" : "false") + "}";
-        tn_run_info info{"training-iteration",
-                         params.c_str(),
-                         RngSeedManager::GetSeed(),
-                         RngSeedManager::GetRun(),
-                         TN_NS3_VERSION,
-                         TN_VERSION};
-        int64_t runId = 0;
-        if (tn_db_run_begin(db, &info, &runId, &err) != TN_OK)
+        StatsHelper stats; // the run, the fabric, its collectives and the iterations
+        Ptr<StatsRecorder> recorder =
+            stats.Install(db, "training-iteration", params, topo, roce, &error);
+        if (!recorder)
         {
-            std::fprintf(stderr, "training-iteration: --db: %s\n", err.message);
+            std::fprintf(stderr, "training-iteration: --db: %s\n", error.c_str());
             return 1;
         }
+        recorder->AddTrainingJob(job);
         job->Start();
         Simulator::Run();
         const auto& log = job->GetIterations(0);
@@ -143,14 +140,21 @@ main(int argc, char* argv[])
                             : 0.0);
         }
         status |= job->IsComplete() ? 0 : 1;
-        const uint64_t simulatedNs = Simulator::Now().GetNanoSeconds();
-        if (tn_db_run_finish(db, runId, job->IsComplete() ? "ok" : "error", 0, simulatedNs, &err) !=
-            TN_OK)
+        const std::string recorded =
+            stats.Finish(job->IsComplete() ? "ok" : "error", Simulator::Now().GetNanoSeconds());
+        Simulator::Destroy();
+        if (recorded == "aborted")
         {
-            std::fprintf(stderr, "training-iteration: --db: %s\n", err.message);
+            std::fprintf(stderr, "training-iteration: interrupted; run recorded as aborted\n");
+            tn_db_close(db);
+            tn_topology_destroy(topo);
+            return 130;
+        }
+        if (recorded == "error" && !recorder->GetError().empty())
+        {
+            std::fprintf(stderr, "training-iteration: --db: %s\n", recorder->GetError().c_str());
             status = 1;
         }
-        Simulator::Destroy();
     }
     tn_db_close(db);
     tn_topology_destroy(topo);
