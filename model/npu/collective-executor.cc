@@ -47,6 +47,7 @@ CollectiveExecutor::GetTypeId()
 }
 
 CollectiveExecutor::CollectiveExecutor()
+    : m_sendDone(MakeCallback(&CollectiveExecutor::SendDone, this))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -171,8 +172,7 @@ CollectiveExecutor::Post(Entry* entry, uint32_t transfer)
     c->NotifyIssued(transfer);
     ++m_posted;
     m_sentTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
-    m_nic->Post(request,
-                MakeCallback(&CollectiveExecutor::SendDone, this).Bind(c->GetId(), transfer));
+    m_nic->Post(request, m_sendDone);
 }
 
 void
@@ -239,7 +239,8 @@ CollectiveExecutor::DataReady(Entry* entry, uint32_t transfer)
     uint32_t n = 0;
     const uint32_t* succs = tn_schedule_succs(s, transfer, &n);
     // nodes to notify, deduplicated: successors are few per transfer
-    std::vector<uint32_t> notify;
+    std::vector<uint32_t>& notify = m_notifyRanks;
+    notify.clear();
     for (uint32_t i = 0; i < n; i++)
     {
         const tn_transfer* u = tn_schedule_transfer(s, succs[i]);
@@ -287,10 +288,12 @@ CollectiveExecutor::PartDone(Entry* entry)
 }
 
 void
-CollectiveExecutor::SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRecord& record)
+CollectiveExecutor::SendDone(const RdmaMessageRecord& record)
 {
-    Entry* entry = Find(id);
+    // the completion names its transfer as the receiver sees it: R_Key and immediate
+    Entry* entry = Find(record.remoteKey);
     NS_ASSERT(entry);
+    const uint32_t transfer = record.immediate;
     Collective* c = PeekPointer(entry->collective);
     const tn_schedule* s = c->GetSchedule();
     uint32_t n = 0;

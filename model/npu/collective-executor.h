@@ -133,7 +133,7 @@ class CollectiveExecutor : public Object
     void Received(const RdmaMessageRecord& record);
     void DataReady(Entry* entry, uint32_t transfer);
     void PartDone(Entry* entry);
-    void SendDone(uint32_t id, uint32_t transfer, const RdmaMessageRecord& record);
+    void SendDone(const RdmaMessageRecord& record);
     void Release(Entry* entry, uint32_t transfer);
     void Post(Entry* entry, uint32_t transfer);
     Entry* Find(uint32_t id);
@@ -143,7 +143,10 @@ class CollectiveExecutor : public Object
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
     uint64_t m_posted{0};
     uint64_t m_unknown{0};
-    std::vector<uint32_t> m_releasable; //!< scratch of Release
+    std::vector<uint32_t> m_releasable;  //!< scratch of Release
+    std::vector<uint32_t> m_notifyRanks; //!< scratch of DataReady
+    /// one completion callback for every post: a bound callback per post costs an allocation
+    Callback<void, const RdmaMessageRecord&> m_sendDone;
     TracedCallback<Ptr<const Collective>, uint32_t, uint64_t, bool> m_sentTrace;
     TracedCallback<Ptr<const Collective>, uint32_t, uint64_t, bool> m_receivedTrace;
     TracedCallback<Ptr<const Collective>, uint32_t> m_partStartTrace;
