@@ -18,6 +18,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-topology.h"
+#include "ns3/uinteger.h"
 
 #include <cmath>
 #include <memory>
@@ -601,6 +602,54 @@ class CollectiveIdleQpTimerTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A link that loses everything: the queue pairs across it exhaust their retries, the
+ * collective does not complete, Check() names the failed transfer and the retry limit, and the
+ * simulation ends by itself (it used to retransmit forever).
+ */
+class CollectiveFailedLinkTestCase : public TestCase
+{
+  public:
+    CollectiveFailedLinkTestCase()
+        : TestCase("a dead link fails the collective with a reason, and the run ends")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Topology t("ring:4,rate=100Gbps,latency=1us");
+        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+        tn_error err;
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_set_link_error_rate(t.topo, 0, 1.0, &err),
+                              TN_OK,
+                              "error rate");
+        RoceHelper roce;
+        roce.SetNicAttribute("RetransmitTimeout", TimeValue(MicroSeconds(100)));
+        roce.SetNicAttribute("RetryLimit", UintegerValue(2));
+        roce.Install(t.topo);
+        CollectiveHelper helper;
+        helper.Install(t.topo, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "ring";
+        request.bytes = 64 << 10;
+        std::string error;
+        Ptr<Collective> c = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(c, nullptr, error);
+        helper.Start(c);
+        Simulator::Run(); // must return: no Stop
+        NS_TEST_EXPECT_MSG_EQ(c->IsComplete(), false, "cannot complete over a dead link");
+        NS_TEST_EXPECT_MSG_GT(c->GetFailedMessages(), 0u, "failed messages counted");
+        const std::string check = c->Check();
+        NS_TEST_EXPECT_MSG_NE(check.find("retry limit exceeded"), std::string::npos, check);
+        // 100 us, then 200 and 400: the last retry fails at 700 us after the first send
+        NS_TEST_EXPECT_MSG_LT(Simulator::Now(), MilliSeconds(1), "ends soon after the retries");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The collective executor's test suite.
  */
 class CollectiveTestSuite : public TestSuite
@@ -611,6 +660,7 @@ class CollectiveTestSuite : public TestSuite
     {
         AddTestCase(new CollectiveRdmaTagTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveIdleQpTimerTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveFailedLinkTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(64 << 20), TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(8 << 10), TestCase::QUICK);
         AddTestCase(new CollectiveEverywhereTestCase, TestCase::QUICK);

@@ -416,6 +416,85 @@ class RoceNicTimeoutTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A link that loses every data packet: the retransmission timer doubles at each timeout
+ * (1, 2, 4, 8 ms apart) and after RetryLimit = 3 retries the QP fails its messages: the first
+ * with RETRY_EXCEEDED, the one queued behind it and one posted later with FLUSHED. The
+ * simulation then ends by itself, having resent a bounded number of packets.
+ */
+class RoceNicRetryLimitTestCase : public TestCase
+{
+  public:
+    RoceNicRetryLimitTestCase()
+        : TestCase("retry limit: exponential back-off, then the QP fails its messages")
+    {
+    }
+
+  private:
+    void CountTimeout(uint32_t qpn, uint64_t psn)
+    {
+        m_timeoutAt.push_back(Simulator::Now());
+    }
+
+    void DoRun() override
+    {
+        tn_topology* topo = MakeChain(1, RATE, LATENCY_NS);
+        RoceHelper helper;
+        helper.SetNicAttribute("RetransmitTimeout", TimeValue(MilliSeconds(1)));
+        helper.SetNicAttribute("RetryLimit", UintegerValue(3));
+        RoceFabricNodes f = helper.Install(topo);
+        tn_topology_destroy(topo);
+        Ptr<RdmaNic> tx = helper.GetNic(0);
+        Ptr<RdmaNic> rx = helper.GetNic(1);
+        Ptr<RateErrorModel> loseAll = CreateObject<RateErrorModel>();
+        loseAll->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        loseAll->SetRate(1.0);
+        rx->GetPort(0)->SetReceiveErrorModel(loseAll);
+        tx->TraceConnectWithoutContext(
+            "Timeout",
+            MakeCallback(&RoceNicRetryLimitTestCase::CountTimeout, this));
+        Completions sent;
+        Completions failed;
+        tx->TraceConnectWithoutContext("MessageFailed", MakeCallback(&Completions::Done, &failed));
+        tx->PostWrite(1, 2 * 4096, 3, MakeCallback(&Completions::Done, &sent));
+        tx->PostWrite(1, 4096, 3, MakeCallback(&Completions::Done, &sent));
+        Simulator::Schedule(MilliSeconds(20), [&]() {
+            tx->PostWrite(1, 100, 3, MakeCallback(&Completions::Done, &sent));
+        });
+        Simulator::Run(); // no Stop: a QP that retried forever would never return
+        NS_TEST_ASSERT_MSG_EQ(m_timeoutAt.size(), 4, "RetryLimit retries, then the failure");
+        for (size_t k = 1; k < m_timeoutAt.size(); k++)
+        {
+            const Time gap = m_timeoutAt[k] - m_timeoutAt[k - 1];
+            const Time expected = MilliSeconds(1 << k);
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(gap, expected, "back-off doubles (timeout " << k << ")");
+            NS_TEST_ASSERT_MSG_LT(gap, expected + MicroSeconds(10), "back-off doubles");
+        }
+        NS_TEST_ASSERT_MSG_EQ(sent.records.size(), 3, "every message completes, with an error");
+        NS_TEST_ASSERT_MSG_EQ(failed.records.size(), 3, "MessageFailed for each");
+        NS_TEST_ASSERT_MSG_EQ(tx->GetFailedMessages(), 3, "failed counter");
+        NS_TEST_ASSERT_MSG_EQ(tx->GetCompletedMessages(), 0, "nothing succeeded");
+        NS_TEST_ASSERT_MSG_EQ(+sent.records[0].status,
+                              +RdmaMessageRecord::RETRY_EXCEEDED,
+                              "the head message exceeded the retries");
+        NS_TEST_ASSERT_MSG_EQ(+sent.records[1].status,
+                              +RdmaMessageRecord::FLUSHED,
+                              "the message behind it is flushed");
+        NS_TEST_ASSERT_MSG_EQ(+sent.records[2].status,
+                              +RdmaMessageRecord::FLUSHED,
+                              "a message posted to the failed QP is flushed");
+        NS_TEST_ASSERT_MSG_EQ(sent.records[0].end, m_timeoutAt.back(), "fails at the last timeout");
+        NS_TEST_ASSERT_MSG_EQ(sent.records[2].end, MilliSeconds(20), "flushed when posted");
+        // three go-back-N rewinds of at most the three packets outstanding
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(tx->GetRetransmittedBytes(), 3 * 3 * 4096, "bounded resends");
+        NS_TEST_ASSERT_MSG_GT(tx->GetRetransmittedBytes(), 0, "it did retry");
+        Simulator::Destroy();
+    }
+
+    std::vector<Time> m_timeoutAt;
+};
+
+/**
+ * \ingroup training-net-tests
  * Same seed twice: identical completion times and rate changes (FNV hash); another seed
  * (different random losses) gives a different hash.
  */
@@ -648,6 +727,7 @@ class RoceNicTestSuite : public TestSuite
         AddTestCase(new RoceNicQpReuseTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicRandomLossTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicTimeoutTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicRetryLimitTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicPcapTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicRingTestCase, TestCase::QUICK);

@@ -74,6 +74,8 @@ CollectiveExecutor::NotifyNewAggregate()
             m_nic = nic;
             nic->TraceConnectWithoutContext("MessageReceived",
                                             MakeCallback(&CollectiveExecutor::Received, this));
+            nic->TraceConnectWithoutContext("MessageFailed",
+                                            MakeCallback(&CollectiveExecutor::Failed, this));
         }
     }
     Object::NotifyNewAggregate();
@@ -288,8 +290,24 @@ CollectiveExecutor::PartDone(Entry* entry)
 }
 
 void
+CollectiveExecutor::Failed(const RdmaMessageRecord& record)
+{
+    Entry* entry = record.hasImmediate ? Find(record.remoteKey & ~NOTIFY_KEY_BIT) : nullptr;
+    if (!entry)
+    {
+        return; // not a collective's message
+    }
+    // the collective cannot complete: its dependents never run, and Check() says why
+    entry->collective->NotifyFailed(record, record.remoteKey & NOTIFY_KEY_BIT);
+}
+
+void
 CollectiveExecutor::SendDone(const RdmaMessageRecord& record)
 {
+    if (record.status != RdmaMessageRecord::SUCCESS)
+    {
+        return; // Failed() has counted it
+    }
     // the completion names its transfer as the receiver sees it: R_Key and immediate
     Entry* entry = Find(record.remoteKey);
     NS_ASSERT(entry);

@@ -134,6 +134,8 @@ class CollectiveExecutor : public Object
     void DataReady(Entry* entry, uint32_t transfer);
     void PartDone(Entry* entry);
     void SendDone(const RdmaMessageRecord& record);
+    /// A message of this node failed at the NIC (retry limit, flush).
+    void Failed(const RdmaMessageRecord& record);
     void Release(Entry* entry, uint32_t transfer);
     void Post(Entry* entry, uint32_t transfer);
     Entry* Find(uint32_t id);

@@ -316,6 +316,22 @@ Collective::GetRecord(uint32_t transfer) const
     return r;
 }
 
+void
+Collective::NotifyFailed(const RdmaMessageRecord& record, bool notification)
+{
+    if (m_failedMessages++ == 0)
+    {
+        std::ostringstream what;
+        what << (notification ? "notification of transfer " : "transfer ") << record.immediate
+             << " from node " << record.src << " to node " << record.dst << ", "
+             << (record.status == RdmaMessageRecord::RETRY_EXCEEDED
+                     ? "retry limit exceeded (ns3::RdmaNic::RetryLimit, RetransmitTimeout)"
+                     : "flushed from a failed queue pair")
+             << " at " << record.end.GetSeconds() << " s";
+        m_firstFailure = what.str();
+    }
+}
+
 std::string
 Collective::Check() const
 {
@@ -340,6 +356,11 @@ Collective::Check() const
     if (m_duplicates)
     {
         why << m_duplicates << " transfers arrived twice; ";
+    }
+    if (m_failedMessages)
+    {
+        why << m_failedMessages << " messages failed at their NIC (first: " << m_firstFailure
+            << "); ";
     }
     return why.str();
 }

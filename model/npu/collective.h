@@ -10,6 +10,7 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/traced-callback.h"
 
@@ -191,6 +192,12 @@ class Collective : public Object
         return m_readyCount == m_state.size() && m_started;
     }
 
+    /** \return messages of this collective (data or notifications) that failed at a NIC */
+    uint64_t GetFailedMessages() const
+    {
+        return m_failedMessages;
+    }
+
     /** \return true once started */
     bool IsStarted() const
     {
@@ -251,6 +258,8 @@ class Collective : public Object
 
     // ---- used by CollectiveExecutor (each call happens at the node it concerns) ----
 
+    /// A message of this collective failed at its sender's NIC (RdmaNic MessageFailed).
+    void NotifyFailed(const RdmaMessageRecord& record, bool notification);
     /// Mark started at now (first executor to start).
     void NotifyStart();
     /**
@@ -342,6 +351,8 @@ class Collective : public Object
     uint64_t m_notifications{0};
     uint64_t m_sizeMismatches{0};
     uint64_t m_duplicates{0};
+    uint64_t m_failedMessages{0}; //!< data or notification messages the NICs failed
+    std::string m_firstFailure;   //!< what the first of them was
     bool m_started{false};
     Time m_start;
     Time m_end{-1};

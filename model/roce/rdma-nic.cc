@@ -268,10 +268,18 @@ RdmaNic::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("RetransmitTimeout",
                           "Retransmission timeout of a QP (restarted on progress); on expiry the "
-                          "QP goes back to its oldest unacknowledged PSN.",
+                          "QP goes back to its oldest unacknowledged PSN. It doubles at each "
+                          "timeout in a row without progress.",
                           TimeValue(MilliSeconds(4)),
                           MakeTimeAccessor(&RdmaNic::m_rto),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RetryLimit",
+                          "Retransmission timeouts in a row without progress after which the QP "
+                          "fails its messages (status RETRY_EXCEEDED, the others FLUSHED); 7 is "
+                          "the largest transport retry count of InfiniBand verbs.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaNic::m_retryLimit),
+                          MakeUintegerChecker<uint32_t>(0, 30))
             .AddAttribute("CnpInterval",
                           "Minimum time between two CNPs of one QP (notification point).",
                           TimeValue(MicroSeconds(4)),
@@ -368,6 +376,11 @@ RdmaNic::GetTypeId()
             .AddTraceSource("MessageReceived",
                             "The last packet of an RDMA WRITE arrived in order (receiver side).",
                             MakeTraceSourceAccessor(&RdmaNic::m_messageReceivedTrace),
+                            "ns3::RdmaNic::MessageTracedCallback")
+            .AddTraceSource("MessageFailed",
+                            "A posted message ended with an error status (sender side): the "
+                            "retry limit was exceeded, or it was flushed from a failed QP.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_messageFailedTrace),
                             "ns3::RdmaNic::MessageTracedCallback")
             .AddTraceSource("RateChange",
                             "The congestion-control rate of a QP changed.",
@@ -649,6 +662,13 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     m.firstPsn = qp->m_psnEnd;
     m.packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;
     m.done = done;
+    if (qp->m_failed)
+    {
+        // as verbs flush a work request posted to a QP in the error state, a moment later
+        Simulator::ScheduleNow(
+            [this, m]() mutable { CompleteFailed(m, RdmaMessageRecord::FLUSHED); });
+        return m.rec.id;
+    }
     qp->m_psnEnd += m.packets;
     qp->m_messages.push_back(std::move(m));
     Schedule(PeekPointer(qp));
@@ -869,19 +889,33 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     }
     else if (wasIdle)
     {
-        qp->m_rtoDeadline = now + m_rto; // the timer of an idle QP starts again
+        qp->m_rtoDeadline = now + CurrentRto(qp); // the timer of an idle QP starts again
     }
     return p;
+}
+
+Time
+RdmaNic::CurrentRto(const RdmaQueuePair* qp) const
+{
+    // RetryLimit <= 30 bounds the exponent; saturate rather than leave ns-3's time range
+    const int64_t base = m_rto.GetTimeStep();
+    const uint32_t shift = std::min<uint32_t>(qp->m_retries, 62);
+    if (base > (std::numeric_limits<int64_t>::max() >> 2) >> shift)
+    {
+        return Time::From(std::numeric_limits<int64_t>::max() >> 2);
+    }
+    return Time::From(base << shift);
 }
 
 void
 RdmaNic::ArmRto(RdmaQueuePair* qp)
 {
-    qp->m_rtoDeadline = Simulator::Now() + m_rto;
+    const Time rto = CurrentRto(qp);
+    qp->m_rtoDeadline = Simulator::Now() + rto;
     if (!qp->m_rtoPending)
     {
         qp->m_rtoPending = true;
-        qp->m_rto = Simulator::Schedule(m_rto, &RdmaNic::RtoExpired, this, qp);
+        qp->m_rto = Simulator::Schedule(rto, &RdmaNic::RtoExpired, this, qp);
     }
 }
 
@@ -905,6 +939,12 @@ RdmaNic::RtoExpired(RdmaQueuePair* qp)
     ++qp->m_timeouts;
     ++m_timeoutCount;
     m_timeoutTrace(qp->m_qpn, qp->m_sndUna);
+    if (qp->m_retries >= m_retryLimit)
+    {
+        FailQp(qp);
+        return;
+    }
+    ++qp->m_retries;
     qp->m_sndNxt = qp->m_sndUna;
     qp->SeekSendMessage();
     ArmRto(qp);
@@ -1089,6 +1129,10 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
 void
 RdmaNic::ReceiveAck(RdmaQueuePair* qp, uint64_t wirePsn, bool nak)
 {
+    if (qp->m_failed)
+    {
+        return; // late ACKs of failed messages
+    }
     uint64_t psn = ExpandPsn(static_cast<uint32_t>(wirePsn), qp->m_sndUna);
     if (nak)
     {
@@ -1140,6 +1184,7 @@ RdmaNic::Acknowledge(RdmaQueuePair* qp, uint64_t upTo)
         qp->m_sndNxt = qp->m_sndUna;
         qp->SeekSendMessage();
     }
+    qp->m_retries = 0; // progress: the back-off starts again
     if (qp->m_sndUna < qp->m_sndMax)
     {
         qp->m_rtoDeadline = now + m_rto; // progress: restart the timer (lazily)
@@ -1161,6 +1206,40 @@ RdmaNic::Acknowledge(RdmaQueuePair* qp, uint64_t upTo)
         {
             m.done(m.rec);
         }
+    }
+}
+
+void
+RdmaNic::FailQp(RdmaQueuePair* qp)
+{
+    NS_LOG_WARN("node " << m_localId << " QP " << qp->m_qpn << " to node " << qp->m_peer << ": "
+                        << qp->m_retries + 1
+                        << " retransmission timeouts without progress (RetryLimit " << m_retryLimit
+                        << "), the QP fails its messages");
+    qp->m_failed = true;
+    // nothing left to send: the ring and the pacing heap drop the QP when they meet it
+    qp->m_sndUna = qp->m_sndNxt = qp->m_sndMax = qp->m_psnEnd;
+    qp->m_curMsg = 0;
+    std::deque<RdmaQueuePair::Message> messages;
+    messages.swap(qp->m_messages);
+    bool first = true;
+    for (auto& m : messages)
+    {
+        CompleteFailed(m, first ? RdmaMessageRecord::RETRY_EXCEEDED : RdmaMessageRecord::FLUSHED);
+        first = false;
+    }
+}
+
+void
+RdmaNic::CompleteFailed(RdmaQueuePair::Message& m, RdmaMessageRecord::Status status)
+{
+    m.rec.status = status;
+    m.rec.end = Simulator::Now();
+    ++m_failedCount;
+    m_messageFailedTrace(m.rec);
+    if (!m.done.IsNull())
+    {
+        m.done(m.rec);
     }
 }
 

@@ -54,7 +54,13 @@ class RoceImmHeader;
  * first gap and discards out-of-order packets (go-back-N); a duplicate is re-acknowledged at
  * once. The requester rewinds to the NACKed PSN, and a per-QP retransmission timer
  * (RetransmitTimeout, restarted on progress) rewinds to the oldest unacknowledged PSN, so a
- * flow never hangs when packets, ACKs or NACKs are lost.
+ * flow never hangs when packets, ACKs or NACKs are lost. As a RoCE NIC's transport retry
+ * counter does, the timer doubles at each timeout in a row without progress, and after
+ * RetryLimit of them the QP enters the error state: its first unacknowledged message
+ * completes with status RETRY_EXCEEDED, the others queued on it and any posted later with
+ * FLUSHED (MessageFailed trace, and the completion callback with the record's status). A
+ * path that loses everything, or a round trip far beyond RetransmitTimeout, thus ends the
+ * message with an error after a bounded number of retransmissions instead of never.
  *
  * Congestion control ("dcqcn" by default, or "none"): the responder sends a CNP when a
  * CE-marked packet arrives, at most once per CnpInterval per QP; the requester runs DCQCN
@@ -221,6 +227,12 @@ class RdmaNic : public Object
         return m_timeoutCount;
     }
 
+    /** \return messages that ended with an error status (RETRY_EXCEEDED or FLUSHED) */
+    uint64_t GetFailedMessages() const
+    {
+        return m_failedCount;
+    }
+
     /** \return messages completed (sender side) */
     uint64_t GetCompletedMessages() const
     {
@@ -297,6 +309,12 @@ class RdmaNic : public Object
     void Acknowledge(RdmaQueuePair* qp, uint64_t ackedUpTo);
     void ArmRto(RdmaQueuePair* qp);
     void RtoExpired(RdmaQueuePair* qp);
+    /// \return the QP's current retransmission timeout: RetransmitTimeout * 2^retries
+    Time CurrentRto(const RdmaQueuePair* qp) const;
+    /// Error state: complete every message of the QP with an error status.
+    void FailQp(RdmaQueuePair* qp);
+    /// Complete a message that did not succeed (trace and callback).
+    void CompleteFailed(RdmaQueuePair::Message& m, RdmaMessageRecord::Status status);
     void CheckConfig();
     void RateChanged(RdmaQueuePair* qp, double rate);
 
@@ -341,9 +359,12 @@ class RdmaNic : public Object
     uint64_t m_cnpReceived{0};
     uint64_t m_nackReceived{0};
     uint64_t m_timeoutCount{0};
+    uint64_t m_failedCount{0};
+    uint32_t m_retryLimit{7};
     uint64_t m_completed{0};
 
     TracedCallback<const RdmaMessageRecord&> m_messageCompleteTrace;
+    TracedCallback<const RdmaMessageRecord&> m_messageFailedTrace;
     TracedCallback<const RdmaMessageRecord&> m_messageReceivedTrace;
     TracedCallback<uint32_t, double> m_rateChangeTrace;
     TracedCallback<uint32_t> m_cnpSentTrace;

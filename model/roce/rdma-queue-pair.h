@@ -28,6 +28,14 @@ class RdmaNic;
  */
 struct RdmaMessageRecord
 {
+    /// How a message ended (as a verbs work completion's status).
+    enum Status : uint8_t
+    {
+        SUCCESS,        //!< acknowledged (sender) / received (responder)
+        RETRY_EXCEEDED, //!< RetryLimit timeouts in a row without progress: the QP failed
+        FLUSHED,        //!< posted to, or queued behind, a failed message on a failed QP
+    };
+
     uint64_t id{0};                 //!< message id (unique per sending NIC, from 1)
     uint32_t src{0};                //!< source node (topology id)
     uint32_t dst{0};                //!< destination node (topology id)
@@ -43,6 +51,7 @@ struct RdmaMessageRecord
     uint32_t remoteKey{0};          //!< RETH R_Key
     bool hasImmediate{false};       //!< written with immediate data
     uint32_t immediate{0};          //!< the immediate data (if hasImmediate)
+    Status status{SUCCESS};         //!< how it ended (sender side)
 };
 
 /**
@@ -240,6 +249,8 @@ class RdmaQueuePair : public Object
     EventId m_rto;                  //!< retransmission timer event
     Time m_rtoDeadline;             //!< when the retransmission timer really expires
     bool m_rtoPending{false};       //!< m_rto is scheduled
+    uint32_t m_retries{0};          //!< timeouts in a row without progress (back-off exponent)
+    bool m_failed{false};           //!< error state: RetryLimit exceeded, messages flushed
     uint64_t m_retxBytes{0};
     uint64_t m_ackedBytes{0};
     uint64_t m_timeouts{0};
