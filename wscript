@@ -100,6 +100,7 @@ helper_sources = [
     'helper/roce-link-helper.cc',
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
+    'helper/program-options.cc',
 ]
 helper_headers = [
     'helper/collective-helper.h',
@@ -109,6 +110,7 @@ helper_headers = [
     'helper/roce-link-helper.h',
     'helper/training-helper.h',
     'helper/stats-helper.h',
+    'helper/program-options.h',
 ]
 
 core_test_sources = [
@@ -146,6 +148,7 @@ bench_sources = [
 test_sources = [
     'test/collective-test-suite.cc',
     'test/npu-test-suite.cc',
+    'test/program-options-test-suite.cc',
     'test/training-test-suite.cc',
     'test/roce-dcqcn-test-suite.cc',
     'test/roce-hpcc-test-suite.cc',

@@ -16,7 +16,7 @@
  * appended to the results database (--db, default results.db).
  */
 #include "ns3/collective-helper.h"
-#include "ns3/command-line.h"
+#include "ns3/program-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
@@ -61,29 +61,33 @@ main(int argc, char* argv[])
     std::string spec = "torus:4x4";
     std::string algorithms = "multitree,ring";
     std::string routings = "planned";
-    std::string bytesText = "16MiB";
+    uint64_t bytes = 16 << 20;
     std::string dbPath = "results.db";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("db", "results database (SQLite) to append the runs to", dbPath);
-    cmd.AddValue("topology", "topology spec", spec);
-    cmd.AddValue("algorithms",
-                 "comma-separated algorithms (the first is the reference)",
-                 algorithms);
-    cmd.AddValue("routing", "comma-separated routing modes: planned, ecmp", routings);
-    cmd.AddValue("bytes", "all-reduce size: bytes or B, KB, MB, GB, KiB, MiB, GiB", bytesText);
-    cmd.Parse(argc, argv);
-
-    tn_error err;
-    uint64_t bytes = 0;
-    if (tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
+    ProgramOptions options("collective-comparison", __FILE__);
+    options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
+    options.AddString("topology", "topology spec", &spec);
+    options.AddString("algorithms",
+                      "comma-separated algorithms (the first is the reference)",
+                      &algorithms);
+    options.AddString("routing", "comma-separated routing modes: planned, ecmp", &routings);
+    options.AddBytes("bytes", "all-reduce size", &bytes);
+    if (!options.Parse(argc, argv))
     {
-        std::fprintf(stderr, "collective-comparison: %s\n", err.message);
         return 2;
     }
+
+    tn_error err;
     tn_topology* topo = nullptr;
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
     {
         std::fprintf(stderr, "collective-comparison: --topology: %s\n", err.message);
+        return 2;
+    }
+    const std::string fabricError = RoceHelper().Check(topo);
+    if (!fabricError.empty())
+    {
+        std::fprintf(stderr, "collective-comparison: %s\n", fabricError.c_str());
+        tn_topology_destroy(topo);
         return 2;
     }
     tn_db* db = nullptr;

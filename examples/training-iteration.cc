@@ -13,8 +13,8 @@
  */
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
-#include "ns3/command-line.h"
 #include "ns3/npu-helper.h"
+#include "ns3/program-options.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
@@ -35,24 +35,30 @@ main(int argc, char* argv[])
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     std::string spec = "switch:16,rate=100Gbps,latency=1us";
     std::string engines = "baseline,ace";
-    std::string memory = "7200Gbps";
+    uint64_t memoryBps = 7200000000000ull; // 900 GB/s
     uint32_t iterations = 1;
     bool overlap = true;
     uint32_t modelGroup = 0;
     std::string dbPath = "results.db";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("db", "results database (SQLite) to append the runs to", dbPath);
-    cmd.AddValue("workload", "ASTRA-sim 1.0 workload file", workload);
-    cmd.AddValue("topology", "topology spec", spec);
-    cmd.AddValue("engines", "comma-separated NPU engines: baseline, ace", engines);
-    cmd.AddValue("memory", "NPU memory bandwidth (a data rate: 7200Gbps = 900 GB/s)", memory);
-    cmd.AddValue("iterations", "iterations", iterations);
-    cmd.AddValue("overlap", "weight-gradient collectives overlap the backward pass", overlap);
-    cmd.AddValue("modelGroup",
-                 "model-parallel group size when the workload gives none (default: the size of "
-                 "the topology's first dimension, as ASTRA-sim does)",
-                 modelGroup);
-    cmd.Parse(argc, argv);
+    ProgramOptions options("training-iteration", __FILE__);
+    options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
+    options.AddString("workload", "ASTRA-sim 1.0 workload file", &workload);
+    options.AddString("topology", "topology spec", &spec);
+    options.AddString("engines", "comma-separated NPU engines: baseline, ace", &engines);
+    options.AddRate("memory", "NPU memory bandwidth (7200Gbps = 900 GB/s)", &memoryBps);
+    options.AddCount("iterations", "iterations", 1u, UINT32_MAX - 1, &iterations);
+    options.AddFlag("overlap", "weight-gradient collectives overlap the backward pass", &overlap);
+    options.AddCount("modelGroup",
+                     "model-parallel group size when the workload gives none (0, the default: "
+                     "the size of the topology's first dimension, as ASTRA-sim does)",
+                     0u,
+                     UINT32_MAX - 1,
+                     &modelGroup);
+    if (!options.Parse(argc, argv))
+    {
+        return 2;
+    }
+    const std::string memory = std::to_string(memoryBps) + "bps";
 
     tn_error err;
     tn_topology* topo = nullptr;
@@ -64,6 +70,13 @@ main(int argc, char* argv[])
     if (modelGroup == 0 && tn_topology_dim_count(topo) > 0)
     {
         modelGroup = tn_topology_dim(topo, 0)->size;
+    }
+    const std::string fabricError = RoceHelper().Check(topo);
+    if (!fabricError.empty())
+    {
+        std::fprintf(stderr, "training-iteration: %s\n", fabricError.c_str());
+        tn_topology_destroy(topo);
+        return 2;
     }
     tn_db* db = nullptr;
     if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
@@ -94,7 +107,7 @@ main(int argc, char* argv[])
         collectives.Install(topo, roce);
         NpuHelper npus;
         npus.SetEndpointAttribute("Engine", StringValue(engine));
-        npus.SetEndpointAttribute("MemoryBandwidth", DataRateValue(DataRate(memory)));
+        npus.SetEndpointAttribute("MemoryBandwidth", DataRateValue(DataRate(memoryBps)));
         npus.Install(roce.GetFabric().npus);
         TrainingHelper training;
         training.SetJobAttribute("Iterations", UintegerValue(iterations));

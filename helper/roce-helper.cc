@@ -14,6 +14,8 @@
 #include "ns3/roce-switch.h"
 #include "ns3/tn-routing.h"
 
+#include <sstream>
+
 namespace ns3
 {
 
@@ -34,14 +36,40 @@ RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
     m_nicFactory.Set(name, value);
 }
 
+std::string
+RoceHelper::Check(const tn_topology* topo) const
+{
+    std::ostringstream why;
+    const uint32_t n = tn_topology_node_count(topo);
+    if (n > MAX_NODES)
+    {
+        why << "the topology has " << n << " nodes; a RoCE fabric holds at most " << MAX_NODES
+            << " (RoCE addresses 11.x.y.1 carry a 16-bit node id)";
+        return why.str();
+    }
+    const uint32_t links = tn_topology_link_count(topo);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        const tn_link* link = tn_topology_link(topo, l);
+        if (link->latency_ns > MAX_LATENCY_NS)
+        {
+            why << "link " << l << " (node " << link->src << " to node " << link->dst
+                << "): latency " << link->latency_ns << " ns is beyond ns-3's time range (at "
+                << "most " << MAX_LATENCY_NS << " ns, 73 years)";
+            return why.str();
+        }
+    }
+    return m_nicFactory.Create<RdmaNic>()->GetConfigError();
+}
+
 RoceFabricNodes
 RoceHelper::Install(const tn_topology* topo)
 {
     NS_ABORT_MSG_IF(!topo, "RoceHelper::Install: null topology");
     uint32_t n = tn_topology_node_count(topo);
     NS_ABORT_MSG_IF(n == 0, "RoceHelper::Install: empty topology");
-    NS_ABORT_MSG_IF(n > 65536,
-                    "RoceHelper::Install: " << n << " nodes; RoCE addresses allow 65536");
+    NS_ABORT_MSG_IF(n > MAX_NODES,
+                    "RoceHelper::Install: " << n << " nodes; RoCE addresses allow " << MAX_NODES);
     RoceFabricNodes f;
     f.nodes.Create(n);
     for (uint32_t v = 0; v < n; ++v)

@@ -70,6 +70,22 @@ class RoceHelper : public RoceLinkHelper
     RoceFabricNodes Install(const tn_topology* topo);
 
     /**
+     * What Install() or the NICs would abort on, found before anything is built, so a
+     * program can refuse with a message and a non-zero exit before it records or simulates:
+     * more nodes than RoCE addresses (65536), a link latency beyond ns-3's time range, and
+     * NIC attribute values (SetNicAttribute or Config defaults) that cannot work.
+     * \param topo the topology
+     * \return "" if the fabric can be built, else the reason
+     */
+    std::string Check(const tn_topology* topo) const;
+
+    /// Most nodes a fabric can have: RoCE addresses 11.x.y.1 hold a 16-bit node id.
+    static constexpr uint32_t MAX_NODES = 65536;
+    /// Longest link latency (ns): a quarter of ns-3's time range (73 years), so that
+    /// simulated times plus latencies stay representable.
+    static constexpr uint64_t MAX_LATENCY_NS = UINT64_C(1) << 61;
+
+    /**
      * \param rank NPU rank of the last Install
      * \return its NIC
      */

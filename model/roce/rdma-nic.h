@@ -227,6 +227,12 @@ class RdmaNic : public Object
         return m_timeoutCount;
     }
 
+    /**
+     * Attribute values the NIC cannot work with (it aborts on them when it starts).
+     * \return "" if they are usable, else what is wrong, naming the attribute
+     */
+    std::string GetConfigError() const;
+
     /** \return messages that ended with an error status (RETRY_EXCEEDED or FLUSHED) */
     uint64_t GetFailedMessages() const
     {

@@ -1,0 +1,200 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ProgramOptions: the programs' command lines read strictly, in both "--opt=value" and
+ * "--opt value" forms; the RNG seed range checked before ns-3's generator aborts on it.
+ */
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/global-value.h"
+#include "ns3/program-options.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-helper.h"
+#include "ns3/test.h"
+#include "ns3/tn-topology.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** What one parse of a command line gave. */
+struct Parsed
+{
+    bool ok{false};
+    uint64_t bytes{1};
+    uint32_t chunks{1};
+    uint64_t bps{1};
+    bool flag{false};
+    std::string name{"none"};
+};
+
+/** Parse args (without the program name) with a fixed set of options. */
+Parsed
+ParseArgs(const std::vector<std::string>& args)
+{
+    Parsed p;
+    ProgramOptions options("program-options-test", __FILE__);
+    options.AddBytes("bytes", "a size", &p.bytes);
+    options.AddCount("chunks", "a count", 1u, 1000u, &p.chunks);
+    options.AddRate("rate", "a rate", &p.bps);
+    options.AddFlag("flag", "a switch", &p.flag);
+    options.AddString("name", "a text", &p.name);
+    std::vector<std::string> storage = {"program-options-test"};
+    storage.insert(storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : storage)
+    {
+        argv.push_back(&s[0]);
+    }
+    p.ok = options.Parse(static_cast<int>(argv.size()), argv.data());
+    return p;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Values in both forms, units, and the inputs ns-3's stream parsing used to truncate.
+ */
+class ProgramOptionsValuesTestCase : public TestCase
+{
+  public:
+    ProgramOptionsValuesTestCase()
+        : TestCase("strict values, --opt value and --opt=value")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Parsed a = ParseArgs({"--bytes=8MiB", "--chunks=12", "--rate=25Gbps", "--name=x"});
+        NS_TEST_ASSERT_MSG_EQ(a.ok, true, "valid line");
+        NS_TEST_EXPECT_MSG_EQ(a.bytes, 8u << 20, "8MiB");
+        NS_TEST_EXPECT_MSG_EQ(a.chunks, 12u, "count");
+        NS_TEST_EXPECT_MSG_EQ(a.bps, 25000000000ull, "rate");
+        NS_TEST_EXPECT_MSG_EQ(a.name, "x", "text");
+        Parsed b = ParseArgs({"--bytes", "8MiB", "--chunks", "12", "--flag", "--name", "x"});
+        NS_TEST_ASSERT_MSG_EQ(b.ok, true, "separate values");
+        NS_TEST_EXPECT_MSG_EQ(b.bytes, 8u << 20, "8MiB, separate");
+        NS_TEST_EXPECT_MSG_EQ(b.chunks, 12u, "count, separate");
+        NS_TEST_EXPECT_MSG_EQ(b.flag, true, "a flag takes no value: --name is the next option");
+        NS_TEST_EXPECT_MSG_EQ(b.name, "x", "text, separate");
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({}).ok, true, "defaults are valid");
+        // what a stream reads as a number's prefix
+        for (const char* bad : {"8MiBx", "1e3", "0x10", "-1", "1.5B", "4611686018427387905"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(ParseArgs({std::string("--bytes=") + bad}).ok,
+                                  false,
+                                  "--bytes=" << bad << " refused");
+        }
+        for (const char* bad : {"0", "1001", "1e3", "12x", "-1", "+3", "18446744073709551616"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(ParseArgs({std::string("--chunks=") + bad}).ok,
+                                  false,
+                                  "--chunks=" << bad << " refused");
+        }
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--chunks=1000"}).ok, true, "the maximum is allowed");
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--rate=0bps"}).ok, false, "zero rate refused");
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--rate=fast"}).ok, false, "text rate refused");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * --RngSeed beyond what MRG32k3a takes is an error, not an abort in the generator.
+ */
+class ProgramOptionsSeedTestCase : public TestCase
+{
+  public:
+    ProgramOptionsSeedTestCase()
+        : TestCase("RngSeed range")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t seed = RngSeedManager::GetSeed();
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--RngSeed=4294944443"}).ok, false, "first bad seed");
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--RngSeed", "4294967295"}).ok, false, "largest");
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--RngSeed=4294944442"}).ok, true, "largest good seed");
+        RngSeedManager::SetSeed(seed); // as the suite found it
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * RoceHelper::Check finds before anything is built what Install() or the NICs would abort
+ * on: too many nodes, a latency beyond ns-3's time range, NIC attributes that cannot work.
+ */
+class RoceHelperCheckTestCase : public TestCase
+{
+  public:
+    RoceHelperCheckTestCase()
+        : TestCase("RoceHelper::Check refuses what would abort later")
+    {
+    }
+
+  private:
+    /** \return Check()'s message for spec ("" if usable), or the spec error */
+    std::string CheckSpec(const std::string& spec, const RoceHelper& roce)
+    {
+        tn_topology* topo = nullptr;
+        tn_error err{};
+        if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+        {
+            return std::string("spec: ") + err.message;
+        }
+        std::string why = roce.Check(topo);
+        tn_topology_destroy(topo);
+        return why;
+    }
+
+    void DoRun() override
+    {
+        RoceHelper roce;
+        NS_TEST_EXPECT_MSG_EQ(CheckSpec("ring:4", roce), "", "a usable fabric");
+        const std::string late = CheckSpec("ring:2,latency=18000000000s", roce);
+        NS_TEST_EXPECT_MSG_NE(late.find("time range"), std::string::npos, late);
+        const std::string many = CheckSpec("leafspine:leaves=1,spines=65536,hosts=2", roce);
+        NS_TEST_EXPECT_MSG_NE(many.find("at most 65536"), std::string::npos, many);
+        NS_TEST_EXPECT_MSG_EQ(CheckSpec("leafspine:leaves=1,spines=65533,hosts=2", roce),
+                              "",
+                              "65536 nodes fit");
+        RoceHelper slow;
+        slow.SetNicAttribute("MinRate", DataRateValue(DataRate(0)));
+        const std::string rate = CheckSpec("ring:4", slow);
+        NS_TEST_EXPECT_MSG_NE(rate.find("MinRate"), std::string::npos, rate);
+        // Config defaults, as --ns3::RdmaNic::ReferenceRate=0bps sets them
+        Config::SetDefault("ns3::RdmaNic::ReferenceRate", DataRateValue(DataRate(0)));
+        const std::string reference = CheckSpec("ring:4", RoceHelper());
+        Config::Reset();
+        NS_TEST_EXPECT_MSG_NE(reference.find("ReferenceRate"), std::string::npos, reference);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The programs' command-line test suite.
+ */
+class ProgramOptionsTestSuite : public TestSuite
+{
+  public:
+    ProgramOptionsTestSuite()
+        : TestSuite("training-net-program-options", UNIT)
+    {
+        AddTestCase(new ProgramOptionsValuesTestCase, TestCase::QUICK);
+        AddTestCase(new ProgramOptionsSeedTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHelperCheckTestCase, TestCase::QUICK);
+    }
+};
+
+/// The suite's instance.
+static ProgramOptionsTestSuite g_programOptionsTestSuite;
+
+} // namespace ns3
