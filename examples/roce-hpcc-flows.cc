@@ -4,65 +4,326 @@
  * Runs HPCC-style topology and flow files on the training-net RoCE model (RDMA NICs with
  * DCQCN, PFC switches) and writes the HPCC fct.txt format.
  *
+ *   roce-hpcc-flows --config=mix/config.txt [--base-dir=DIR] [--ignore-unknown-keys]
  *   roce-hpcc-flows --topology=topo.txt --flows=flow.txt --fct=fct.txt
- *                   [--cc=dcqcn|none] [--mtu=4096] [--seed=1] [--stop=seconds]
+ *                   [--pfc=pfc.txt] [--pcap=PREFIX] [--cc=dcqcn|none] [--mtu=4096]
+ *                   [--seed=1] [--stop=seconds] [--share-qp]
  *
- * Topology file: `N_nodes N_switches N_links`, a line of switch ids, then
- * `src dst rate delay error_rate` per cable. Flow file: the number of flows, then
- * `src dst priority dst_port size_bytes start_seconds` per flow (node ids).
+ * --config reads an HPCC / SimAI config file (mix/config.txt): its files, payload size, stop
+ * time and DCQCN, ECN and buffer keys become ns-3 attributes; the keys the model has no
+ * counterpart for are printed with the reason. Options given on the command line win over
+ * the config, and so do --ns3::Type::Attribute=value options over the keys mapped to them.
+ * Both `--opt=value` and `--opt value` work. See doc/roce-hpcc-migration.rst.
+ *
+ * Topology file: `N_nodes N_switches N_links` (or `N_nodes N_switches N_ToRs N_links`), a
+ * line of switch ids, then `src dst rate delay error_rate` per cable. Flow file: the number
+ * of flows, then `src dst priority dst_port size_bytes start_seconds` per flow (node ids);
+ * each flow gets its own queue pair (--share-qp: one QP per source, destination, priority).
  * fct.txt: `sip dip sport dport size start_ns fct_ns ideal_fct_ns` per finished flow
- * (addresses in hex, 11.x.y.1 convention); see RoceHpccFlows for the ideal FCT.
- * Any other NIC, device or switch attribute can be given on the command line, e.g.
- * --ns3::RdmaNic::AckInterval=1 --ns3::RoceSwitchMmu::BufferSize=16000000.
+ * (addresses in hex, 11.x.y.1 convention); see RoceHpccFlows for the ideal FCT. pfc.txt:
+ * `time_ns node port priority pause|resume sent|received` per PFC event.
  */
 #include "ns3/roce-hpcc-flows.h"
 
 #include "ns3/command-line.h"
+#include "ns3/tn-topology.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 using namespace ns3;
+
+namespace
+{
+
+/// Strict unsigned decimal (the whole text, no sign) up to max.
+bool
+ParseCount(const std::string& s, uint64_t max, uint64_t* v)
+{
+    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
+    {
+        return false;
+    }
+    errno = 0;
+    char* end = nullptr;
+    unsigned long long x = std::strtoull(s.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0' || x > max)
+    {
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+/// Strict boolean flag value: "" (the bare flag), true/false, 1/0.
+bool
+ParseFlag(const std::string& s, bool* v)
+{
+    if (s == "" || s == "true" || s == "1")
+    {
+        *v = true;
+        return true;
+    }
+    if (s == "false" || s == "0")
+    {
+        *v = false;
+        return true;
+    }
+    return false;
+}
+
+} // namespace
 
 int
 main(int argc, char* argv[])
 {
-    RoceHpccConfig cfg;
+    // `--opt value` becomes `--opt=value` (ns-3's CommandLine reads only the latter)
+    std::vector<std::string> args;
+    std::vector<std::string> nsOptions;
+    for (int i = 0; i < argc; ++i)
+    {
+        std::string a = argv[i];
+        const std::string next = i + 1 < argc ? argv[i + 1] : "--";
+        const bool flag = a == "--share-qp" || a == "--ignore-unknown-keys";
+        if (flag && next != "true" && next != "false" && next != "1" && next != "0")
+        {
+            a += "=true"; // a bare flag
+        }
+        else if (i > 0 && a.rfind("--", 0) == 0 && a.find('=') == std::string::npos &&
+                 next.rfind("--", 0) != 0)
+        {
+            a += "=" + next;
+            ++i;
+        }
+        if (a.rfind("--ns3::", 0) == 0)
+        {
+            nsOptions.push_back(a.substr(2, a.find('=') - 2));
+        }
+        args.push_back(a);
+    }
+    std::vector<char*> argvNorm;
+    for (auto& a : args)
+    {
+        argvNorm.push_back(&a[0]);
+    }
+
+    std::string config;
+    std::string baseDir;
+    std::string ignoreUnknown = "false";
+    std::string topology;
+    std::string flows;
+    std::string fct;
+    std::string pfc;
+    std::string pcap;
+    std::string cc;
+    std::string mtu;
+    std::string seed;
+    std::string stop;
+    std::string shareQp = "false";
     CommandLine cmd(__FILE__);
-    cmd.AddValue("topology", "HPCC-style topology file", cfg.topologyFile);
-    cmd.AddValue("flows", "HPCC-style flow file", cfg.flowFile);
-    cmd.AddValue("fct", "output: one line per finished flow", cfg.fctFile);
-    cmd.AddValue("cc", "congestion control: dcqcn or none", cfg.cc);
-    cmd.AddValue("mtu", "path MTU (256, 512, 1024, 2048, 4096)", cfg.mtu);
-    cmd.AddValue("seed", "random seed (> 0)", cfg.seed);
-    cmd.AddValue("stop",
-                 "simulated stop time in seconds (0 = until every flow finished)",
-                 cfg.stopSeconds);
-    cmd.Parse(argc, argv);
+    cmd.AddValue("config", "HPCC / SimAI config file (mix/config.txt)", config);
+    cmd.AddValue("base-dir", "folder of the config's relative file names (default: .)", baseDir);
+    cmd.AddValue("ignore-unknown-keys",
+                 "list and skip config keys the runner does not know",
+                 ignoreUnknown);
+    cmd.AddValue("topology", "HPCC-style topology file", topology);
+    cmd.AddValue("flows", "HPCC-style flow file", flows);
+    cmd.AddValue("fct", "output: one line per finished flow", fct);
+    cmd.AddValue("pfc", "output: one line per PFC event", pfc);
+    cmd.AddValue("pcap", "pcap of every device: PREFIX-node-device.pcap", pcap);
+    cmd.AddValue("cc", "congestion control: dcqcn or none (default dcqcn)", cc);
+    cmd.AddValue("mtu", "payload bytes per packet, 256..9000 (default 4096)", mtu);
+    cmd.AddValue("seed", "random seed (> 0, default 1)", seed);
+    cmd.AddValue("stop", "simulated stop time in seconds (0 = until every flow finished)", stop);
+    cmd.AddValue("share-qp", "flows of one (src, dst, priority) share one QP", shareQp);
+    cmd.Parse(static_cast<int>(argvNorm.size()), argvNorm.data());
+
+    auto bad = [](const std::string& what) {
+        std::cerr << "roce-hpcc-flows: " << what << "\n";
+        return 2;
+    };
+    RoceHpccConfig cfg;
+    bool flag = false;
+    if (!ParseFlag(ignoreUnknown, &flag))
+    {
+        return bad("--ignore-unknown-keys: '" + ignoreUnknown + "' is not true or false");
+    }
+    if (!config.empty())
+    {
+        std::string error;
+        if (!RoceHpccFlows::ParseConfigFile(config, baseDir, flag, &cfg, &error))
+        {
+            std::cerr << "roce-hpcc-flows: " << error << "\n";
+            return 1;
+        }
+        // --ns3::Type::Attribute on the command line wins over the key mapped to it
+        std::vector<RoceHpccSetting> kept;
+        for (const auto& st : cfg.settings)
+        {
+            const std::string name = st.typeName + "::" + st.attribute;
+            bool overridden = false;
+            for (const auto& o : nsOptions)
+            {
+                overridden = overridden || o == name;
+            }
+            if (overridden)
+            {
+                cfg.notices.push_back(st.key + " (line " + std::to_string(st.line) + "): --" +
+                                      name + " on the command line wins");
+                continue;
+            }
+            kept.push_back(st);
+        }
+        cfg.settings = kept;
+    }
+    else if (!baseDir.empty())
+    {
+        return bad("--base-dir needs --config");
+    }
+    const std::pair<const std::string*, std::string*> files[] = {{&topology, &cfg.topologyFile},
+                                                                 {&flows, &cfg.flowFile},
+                                                                 {&fct, &cfg.fctFile},
+                                                                 {&pfc, &cfg.pfcFile}};
+    for (const auto& f : files)
+    {
+        if (!f.first->empty())
+        {
+            *f.second = *f.first;
+        }
+    }
+    cfg.pcapPrefix = pcap;
+    cfg.cc = cc.empty() ? cfg.cc : cc;
+    uint64_t v = 0;
+    if (!mtu.empty())
+    {
+        if (!ParseCount(mtu, 9000, &v) || v < 256)
+        {
+            return bad("--mtu: '" + mtu + "' is not a payload size in 256..9000");
+        }
+        cfg.mtu = static_cast<uint32_t>(v);
+    }
+    if (!seed.empty())
+    {
+        if (!ParseCount(seed, 4294967295u, &v) || v == 0)
+        {
+            return bad("--seed: '" + seed + "' is not an integer in 1..4294967295");
+        }
+        cfg.seed = static_cast<uint32_t>(v);
+    }
+    if (!stop.empty())
+    {
+        uint64_t ns = 0;
+        tn_error err;
+        // a bare number is seconds (as before); a unit (ms, us, ns) is allowed
+        const std::string text =
+            stop.find_first_not_of("0123456789.") == std::string::npos ? stop + "s" : stop;
+        if (tn_topology_parse_time(text.c_str(), SIZE_MAX, "--stop", &ns, &err) != TN_OK ||
+            ns > UINT64_C(9200000000) * 1000000000)
+        {
+            return bad("--stop: '" + stop +
+                       "' is not a time ns-3 can simulate (0 .. 9.2e9 s; e.g. 0.01, 10ms)");
+        }
+        cfg.stopSeconds = double(ns) / 1e9;
+    }
+    if (!ParseFlag(shareQp, &flag))
+    {
+        return bad("--share-qp: '" + shareQp + "' is not true or false");
+    }
+    cfg.sharedQp = flag;
     if (cfg.topologyFile.empty() || cfg.flowFile.empty() || cfg.fctFile.empty())
     {
-        std::cerr << "roce-hpcc-flows: --topology, --flows and --fct are required\n";
-        return 2;
+        return bad("a topology, a flow file and an FCT output are required (--config with "
+                   "TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE, or --topology, --flows, --fct)");
     }
-    // ns-3 time is 64-bit ns: about 292 years; beyond, Seconds() wraps
-    if (!(cfg.stopSeconds >= 0) || cfg.stopSeconds > 9.2e9)
+
+    if (!config.empty())
     {
-        std::cerr << "roce-hpcc-flows: --stop: " << cfg.stopSeconds
-                  << " is not a time ns-3 can simulate (0 .. 9.2e9 s)\n";
-        return 2;
+        size_t mapped = 0;
+        std::string last;
+        for (const auto& st : cfg.settings)
+        {
+            mapped += st.key != last;
+            last = st.key;
+        }
+        std::printf("config %s: %zu keys used, %zu ignored\n",
+                    config.c_str(),
+                    mapped,
+                    cfg.ignored.size());
+        for (const auto& st : cfg.settings)
+        {
+            std::printf("  %-24s -> %s%s%s = %s\n",
+                        st.key.c_str(),
+                        st.typeName.c_str(),
+                        st.typeName.empty() ? "" : "::",
+                        st.attribute.c_str(),
+                        st.value.c_str());
+        }
+        for (const auto& ig : cfg.ignored)
+        {
+            std::printf("ignored %s %s (line %u): %s\n",
+                        ig.key.c_str(),
+                        ig.value.c_str(),
+                        ig.line,
+                        ig.reason.c_str());
+        }
     }
+    for (const auto& n : cfg.notices)
+    {
+        std::printf("note: %s\n", n.c_str());
+    }
+
     RoceHpccResult res;
     std::string error;
     if (!RoceHpccFlows::Run(cfg, &res, &error))
     {
+        if (!config.empty() && baseDir.empty() && error.find(": cannot open") != std::string::npos)
+        {
+            error += " (the config's relative file names start from the current folder, as in "
+                     "HPCC; --base-dir=DIR sets another)";
+        }
         std::cerr << "roce-hpcc-flows: " << error << "\n";
         return 1;
+    }
+    for (const auto& st : res.ecnSettings)
+    {
+        std::printf("  %-24s -> %s::%s = %s\n",
+                    st.key.c_str(),
+                    st.typeName.c_str(),
+                    st.attribute.c_str(),
+                    st.value.c_str());
+    }
+    for (const auto& n : res.notices)
+    {
+        std::printf("note: %s\n", n.c_str());
     }
     double sim = res.simTime.GetSeconds();
     std::printf("flows %llu finished %llu (FCT below ideal: %llu)\n",
                 static_cast<unsigned long long>(res.flows),
                 static_cast<unsigned long long>(res.finished),
                 static_cast<unsigned long long>(res.fctBelowIdeal));
+    std::printf("queue pairs %llu (flows that shared a busy QP: %llu)%s\n",
+                static_cast<unsigned long long>(res.queuePairs),
+                static_cast<unsigned long long>(res.sharedQpFlows),
+                cfg.sharedQp ? ", --share-qp" : "");
+    if (res.torCount > 0)
+    {
+        std::printf("topology header with %u ToR switches\n", res.torCount);
+    }
+    std::printf("bottleneck utilisation %.4f (node %u port %u -> node %u)\n",
+                res.bottleneckUtilisation,
+                res.bottleneckSrc,
+                res.bottleneckPort,
+                res.bottleneckDst);
+    if (!cfg.pfcFile.empty())
+    {
+        std::printf("PFC events %llu in %s\n",
+                    static_cast<unsigned long long>(res.pfcEvents),
+                    cfg.pfcFile.c_str());
+    }
     std::printf("wall time %.3f s, simulated time %.6f s, events %llu, retransmitted bytes %llu\n",
                 res.wallSeconds,
                 sim,
@@ -71,6 +332,14 @@ main(int argc, char* argv[])
     std::printf("data packet-hops %llu, %.0f packet-hops per wall second\n",
                 static_cast<unsigned long long>(res.dataPacketHops),
                 res.wallSeconds > 0 ? res.dataPacketHops / res.wallSeconds : 0.0);
+    if (res.failed > 0)
+    {
+        std::cerr << "roce-hpcc-flows: " << res.failed << " of " << res.flows
+                  << " flows failed: their queue pair exceeded ns3::RdmaNic::RetryLimit "
+                     "retransmission timeouts (a link that loses everything, or a round trip "
+                     "beyond ns3::RdmaNic::RetransmitTimeout)\n";
+        return 3;
+    }
     if (res.finished != res.flows)
     {
         std::cerr << "roce-hpcc-flows: " << res.flows - res.finished << " of " << res.flows

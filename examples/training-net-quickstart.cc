@@ -18,10 +18,11 @@
  *   training-net-quickstart --topology=bigraph:4x8 --algorithm=hdrm --routing=ecmp
  */
 #include "ns3/collective-helper.h"
-#include "ns3/command-line.h"
+#include "ns3/program-options.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-hpcc-flows.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
@@ -62,36 +63,31 @@ main(int argc, char* argv[])
     std::string topologySpec = "switch:8,rate=100Gbps,latency=1us";
     std::string collectiveName = "all-reduce";
     std::string algorithm = "ring";
-    std::string bytesText = "8MiB";
+    uint64_t bytes = 8 << 20;
     uint32_t chunks = 1;
     std::string routing = "planned";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("db", "results database (SQLite) to append this run to", dbPath);
-    cmd.AddValue("topology", "topology spec (see tn-topology.h), e.g. torus:4x4", topologySpec);
-    cmd.AddValue("collective",
-                 "all-reduce, reduce-scatter, all-gather, all-to-all, ...",
-                 collectiveName);
-    cmd.AddValue("algorithm",
-                 "planning algorithm: ring, direct, rhd, dbt, multitree, ...",
-                 algorithm);
-    cmd.AddValue("bytes",
-                 "collective size (per rank, see tn-schedule.h): bytes or B, KB, MB, GB, KiB, MiB, "
-                 "GiB",
-                 bytesText);
-    cmd.AddValue("chunks", "chunks the collective is split into", chunks);
-    cmd.AddValue("routing", "planned (transfers take their planned links) or ecmp", routing);
-    cmd.Parse(argc, argv);
-
-    tn_error err{};
-    uint64_t bytes = 0;
-    Check(tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err),
-          err,
-          "bad argument");
-    if (chunks == 0)
+    std::string pcapPrefix;
+    ProgramOptions options("training-net-quickstart", __FILE__);
+    options.AddString("db", "results database (SQLite) to append this run to", &dbPath);
+    options.AddString("topology",
+                      "topology spec (see tn-topology.h), e.g. torus:4x4",
+                      &topologySpec);
+    options.AddString("collective",
+                      "all-reduce, reduce-scatter, all-gather, all-to-all, ...",
+                      &collectiveName);
+    options.AddString("algorithm",
+                      "planning algorithm: ring, direct, rhd, dbt, multitree, ...",
+                      &algorithm);
+    options.AddBytes("bytes", "collective size (per rank, see tn-schedule.h)", &bytes);
+    options.AddCount("chunks", "chunks the collective is split into", 1u, UINT32_MAX - 1, &chunks);
+    options.AddString("routing", "planned (transfers take their planned links) or ecmp", &routing);
+    options.AddString("pcap", "pcap of every device: PREFIX-node-device.pcap", &pcapPrefix);
+    if (!options.Parse(argc, argv))
     {
-        std::cerr << "training-net-quickstart: --chunks: must be >= 1" << std::endl;
         return 2;
     }
+
+    tn_error err{};
     tn_topology* topo = nullptr;
     Check(tn_topology_from_spec(topologySpec.c_str(), &topo, &err), err, "--topology");
 
@@ -113,7 +109,20 @@ main(int argc, char* argv[])
 
     auto wallStart = std::chrono::steady_clock::now();
     RoceHelper roce;
+    const std::string fabricError = roce.Check(topo);
+    if (!fabricError.empty())
+    {
+        std::cerr << "training-net-quickstart: " << fabricError << std::endl;
+        return 2;
+    }
     roce.Install(topo);
+    RocePcapFiles pcap;
+    std::string pcapError;
+    if (!pcapPrefix.empty() && !pcap.Open(pcapPrefix, roce.GetFabric().devices, &pcapError))
+    {
+        std::cerr << "training-net-quickstart: --pcap: " << pcapError << std::endl;
+        return 1;
+    }
     CollectiveHelper collectives;
     if (!collectives.SetRouting(routing))
     {
@@ -141,6 +150,7 @@ main(int argc, char* argv[])
     }
     collectives.Start(collective);
     Simulator::Run();
+    const bool pcapOk = pcap.Close(&pcapError);
     double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
@@ -174,6 +184,11 @@ main(int argc, char* argv[])
     std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
               << recorded << ")" << std::endl;
     tn_topology_destroy(topo);
+    if (!pcapOk)
+    {
+        std::cerr << "training-net-quickstart: --pcap: " << pcapError << std::endl;
+        return 1;
+    }
     if (recorded == "aborted")
     {
         return 130;

@@ -2,16 +2,24 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The HPCC-style flow runner (library side of examples/roce-hpcc-flows.cc): FCT files of the
- * incast and leaf-spine test data, the ideal FCT closed form, input errors with file:line.
+ * incast and leaf-spine test data, the ideal FCT closed form, input errors with file:line,
+ * HPCC and SimAI config files run unchanged, per-flow queue pairs, both topology headers,
+ * the PFC file, bottleneck utilisation, payload sizes that are not powers of two, pcap.
  */
 #include "tn-test-data.h"
 
+#include "ns3/config.h"
+#include "ns3/pcap-file.h"
 #include "ns3/roce-hpcc-flows.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/tn-routing.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +70,52 @@ uint64_t
 Wire100G(uint64_t bytes)
 {
     return (bytes * 8 + 50) / 100; // bytes * 8 / 100e9 s = bytes * 8 / 100 ns
+}
+
+/// Write text to a file.
+void
+WriteFile(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path);
+    out << text;
+}
+
+/// Lines of a text file.
+std::vector<std::string>
+ReadLinesOf(const std::string& path)
+{
+    std::vector<std::string> out;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+    {
+        out.push_back(line);
+    }
+    return out;
+}
+
+/// Value of a setting of a config (typeName::attribute), "" if absent.
+std::string
+SettingOf(const std::vector<RoceHpccSetting>& settings,
+          const std::string& typeName,
+          const std::string& attribute)
+{
+    std::string v;
+    for (const auto& st : settings)
+    {
+        v = st.typeName == typeName && st.attribute == attribute ? st.value : v;
+    }
+    return v;
+}
+
+/// Current default of an attribute, as a string.
+std::string
+DefaultOf(const std::string& typeName, const std::string& attribute)
+{
+    TypeId tid = TypeId::LookupByName(typeName);
+    TypeId::AttributeInformation info;
+    tid.LookupAttributeByName(attribute, &info);
+    return info.initialValue->SerializeToString(info.checker);
 }
 
 } // namespace
@@ -126,6 +180,49 @@ class RoceHpccRunTestCase : public TnDataTestCase
     std::string m_flows;
     uint32_t m_count;
     uint32_t m_mtu;
+};
+
+/**
+ * \ingroup training-net-tests
+ * The incast with one sender's cable losing everything: that flow fails after the NIC's
+ * retries (RdmaNic::RetryLimit), is counted as failed with no FCT line, and the run ends by
+ * itself; the other flows finish.
+ */
+class RoceHpccDeadLinkTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccDeadLinkTestCase()
+        : TnDataTestCase("HPCC runner: a flow over a dead link fails, the run ends")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::ifstream in(DataFile("hpcc-incast-topo.txt"));
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string topo = text.str();
+        const std::string cable = "0 9 100Gbps 0.001ms 0\n";
+        const size_t at = topo.find(cable);
+        NS_TEST_ASSERT_MSG_NE(at, std::string::npos, "node 0's cable in the file");
+        topo.replace(at, cable.size(), "0 9 100Gbps 0.001ms 1\n");
+        RoceHpccConfig cfg;
+        cfg.topologyFile = CreateTempDirFilename("dead-topo.txt");
+        std::ofstream(cfg.topologyFile) << topo;
+        cfg.flowFile = DataFile("hpcc-incast-flows.txt");
+        cfg.fctFile = CreateTempDirFilename("dead-fct.txt");
+        RoceHpccResult res;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        NS_TEST_EXPECT_MSG_EQ(res.failed, 1u, "the flow of node 0 fails");
+        NS_TEST_EXPECT_MSG_EQ(res.finished, res.flows - 1, "the others finish");
+        std::vector<FctLine> lines;
+        NS_TEST_ASSERT_MSG_EQ(ReadFct(cfg.fctFile, &lines), true, "fct file format");
+        NS_TEST_EXPECT_MSG_EQ(lines.size(), res.flows - 1, "no FCT line for the failed flow");
+        // 4 ms doubling 7 times: the last retry gives up 1.02 s after the first send
+        NS_TEST_EXPECT_MSG_LT(res.simTime, Seconds(1.1), "the run ends after the retries");
+    }
 };
 
 /**
@@ -270,6 +367,621 @@ class RoceHpccErrorTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * The HPCC project's example set-up, written from its formats (test/data/hpcc-mix/mix:
+ * config.txt with every key of HPCC's mix/config.txt, a topology and a flow file with
+ * explanatory lines after the announced counts, as HPCC's own files have) runs unchanged:
+ * the keys become the attributes HPCC's units give, the others are listed with their lines,
+ * the lines after the counts are reported and skipped, payload 1000 segments into 1000-byte
+ * packets, and the switch defaults the run sets are restored.
+ */
+class RoceHpccConfigRunTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccConfigRunTestCase()
+        : TnDataTestCase("HPCC config.txt, topology.txt and flow.txt run unchanged")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string base = DataFile("hpcc-mix");
+        RoceHpccConfig cfg;
+        std::string error;
+        bool ok =
+            RoceHpccFlows::ParseConfigFile(base + "/mix/config.txt", base, false, &cfg, &error);
+        NS_TEST_ASSERT_MSG_EQ(ok, true, error);
+        NS_TEST_EXPECT_MSG_EQ(cfg.topologyFile, base + "/mix/topology.txt", "TOPOLOGY_FILE");
+        NS_TEST_EXPECT_MSG_EQ(cfg.flowFile, base + "/mix/flow.txt", "FLOW_FILE");
+        NS_TEST_EXPECT_MSG_EQ(cfg.mtu, 1000, "PACKET_PAYLOAD_SIZE");
+        NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 4.0, "SIMULATOR_STOP_TIME");
+        NS_TEST_EXPECT_MSG_EQ(cfg.cc, "dcqcn", "CC_MODE 3 runs DCQCN");
+        // HPCC's units: DCQCN timers in us, buffer in MB (2^20), ACK interval in bytes
+        const char* nic = "ns3::RdmaNic";
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AlphaUpdatePeriod"), "1000ns", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "RateDecreasePeriod"), "4000ns", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "RateIncreasePeriod"), "900000ns", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "DcqcnG"), "0.00390625", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "FastRecoveryStages"), "1", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AdditiveIncrease"), "50000000bps", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "HyperIncrease"), "100000000bps", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "MinRate"), "100000000bps", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "ClampTargetRate"), "false", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckInterval"), "1", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RoceSwitchMmu", "BufferSize"),
+                              "33554432",
+                              "BUFFER_SIZE 32 (MB)");
+        NS_TEST_EXPECT_MSG_EQ(cfg.rateStepsAbsolute, true, "RATE_AI is per flow");
+        // every key of the file is either used or listed as ignored with its line
+        const std::map<std::string, uint32_t> expected = {
+            {"TRACE_FILE", 8},      {"TRACE_OUTPUT_FILE", 9}, {"CC_MODE", 15},
+            {"DCTCP_RATE_AI", 25},  {"L2_BACK_TO_ZERO", 30},  {"HAS_WIN", 32},
+            {"GLOBAL_T", 33},       {"VAR_WIN", 34},          {"FAST_REACT", 35},
+            {"U_TARGET", 36},       {"MI_THRESH", 37},        {"INT_MULTI", 38},
+            {"MULTI_RATE", 39},     {"SAMPLE_FEEDBACK", 40},  {"RATE_BOUND", 42},
+            {"ACK_HIGH_PRIO", 44},  {"ENABLE_TRACE", 48},     {"QLEN_MON_FILE", 54},
+            {"QLEN_MON_START", 55}, {"QLEN_MON_END", 56}};
+        std::map<std::string, uint32_t> ignored;
+        for (const auto& ig : cfg.ignored)
+        {
+            ignored[ig.key] = ig.line;
+            NS_TEST_EXPECT_MSG_EQ(ig.reason.empty(), false, ig.key << " has a reason");
+        }
+        NS_TEST_EXPECT_MSG_EQ((ignored == expected), true, "ignored keys and their lines");
+
+        const std::string before = DefaultOf("ns3::RoceSwitchMmu", "BufferSize");
+        cfg.fctFile = CreateTempDirFilename("mix-fct.txt");
+        cfg.pfcFile = CreateTempDirFilename("mix-pfc.txt");
+        RoceHpccResult res;
+        ok = RoceHpccFlows::Run(cfg, &res, &error);
+        NS_TEST_ASSERT_MSG_EQ(ok, true, error);
+        NS_TEST_EXPECT_MSG_EQ(res.flows, 4, "4 announced flows read");
+        NS_TEST_EXPECT_MSG_EQ(res.finished, 4, "all finish");
+        NS_TEST_EXPECT_MSG_EQ(res.fctBelowIdeal, 0, "FCT >= ideal");
+        NS_TEST_EXPECT_MSG_EQ(res.retransmittedBytes, 0, "no loss");
+        // 1000-byte payloads: ceil(size / 1000) packets over 2 hops each
+        NS_TEST_EXPECT_MSG_EQ(res.dataPacketHops, (2000 + 2000 + 1500 + 500) * 2, "segments");
+        NS_TEST_ASSERT_MSG_EQ(res.notices.size(), 2, "lines after the counts reported");
+        NS_TEST_EXPECT_MSG_NE(res.notices[0].find("topology.txt: lines 12-20 after the 9"),
+                              std::string::npos,
+                              res.notices[0]);
+        NS_TEST_EXPECT_MSG_NE(res.notices[1].find("flow.txt: lines 6-13 after the 4"),
+                              std::string::npos,
+                              res.notices[1]);
+        // switch ports at 100G and 25G: one threshold at 25G scaled with the rate
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnKmin"),
+                              "100000",
+                              "KMIN 100 KB at 25G");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnKmax"),
+                              "400000",
+                              "KMAX 400 KB at 25G");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnScaleWithRate"),
+                              "true",
+                              "scaled with the rate");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnPmax"),
+                              "0.20000000000000001",
+                              "PMAX");
+        std::vector<FctLine> lines;
+        NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg.fctFile, &lines), true, "fct format");
+        NS_TEST_EXPECT_MSG_EQ(lines.size(), 4, "4 lines");
+        for (const auto& l : lines)
+        {
+            NS_TEST_EXPECT_MSG_EQ(l.startNs, 2000000000, "flows start at 2 s");
+            NS_TEST_EXPECT_MSG_EQ(l.dip, RoceHpccFlows::NodeIp(1), "all to node 1");
+        }
+        NS_TEST_EXPECT_MSG_EQ(DefaultOf("ns3::RoceSwitchMmu", "BufferSize"),
+                              before,
+                              "switch defaults restored after the run");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * SimAI's config (payload 9000, a stop time beyond ns-3's range, ECN maps with rates the
+ * topology does not have and a non-proportional 200G entry, its monitor keys) runs unchanged
+ * with the topology and flow files given on the command line.
+ */
+class RoceHpccSimAiTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccSimAiTestCase()
+        : TnDataTestCase("SimAI.conf runs unchanged, 9000-byte payloads")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoceHpccConfig cfg;
+        std::string error;
+        bool ok =
+            RoceHpccFlows::ParseConfigFile(DataFile("simai/SimAI.conf"), "", false, &cfg, &error);
+        NS_TEST_ASSERT_MSG_EQ(ok, true, error);
+        NS_TEST_EXPECT_MSG_EQ(cfg.mtu, 9000, "PACKET_PAYLOAD_SIZE 9000");
+        NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 0, "4e13 s: until every flow finished");
+        NS_TEST_EXPECT_MSG_EQ(cfg.notices.size(), 1, "the stop time is reported");
+        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 28, "SimAI's other keys listed");
+        cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+        cfg.flowFile = DataFile("hpcc-incast-flows.txt");
+        cfg.fctFile = CreateTempDirFilename("simai-fct.txt");
+        cfg.pfcFile = "";
+        RoceHpccResult res;
+        ok = RoceHpccFlows::Run(cfg, &res, &error);
+        NS_TEST_ASSERT_MSG_EQ(ok, true, error);
+        NS_TEST_EXPECT_MSG_EQ(res.finished, 8, "8 flows");
+        NS_TEST_EXPECT_MSG_EQ(res.fctBelowIdeal, 0, "FCT >= ideal");
+        // 1 MB in 9000-byte payloads: 112 packets per flow, 2 hops
+        NS_TEST_EXPECT_MSG_EQ(res.dataPacketHops, 8 * 112 * 2, "9000-byte segments");
+        // one switch-port rate (100G): absolute thresholds of that rate
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnKmin"),
+                              "400000",
+                              "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnKmax"),
+                              "1600000",
+                              "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnScaleWithRate"),
+                              "false",
+                              "");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Bad config files: every error names file:line: key, and nothing runs.
+ */
+class RoceHpccConfigErrorTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccConfigErrorTestCase()
+        : TnDataTestCase("HPCC config errors name file:line: key")
+    {
+    }
+
+  private:
+    /// Expect the config text to be refused (at parse or run time) with file:line: key.
+    void Expect(const std::string& name,
+                const std::string& text,
+                const std::string& lineKey,
+                const std::string& what,
+                const std::string& topo = "hpcc-mix/mix/topology.txt")
+    {
+        std::string path = CreateTempDirFilename(name);
+        WriteFile(path, text);
+        RoceHpccConfig cfg;
+        std::string error;
+        bool ok = RoceHpccFlows::ParseConfigFile(path, "", false, &cfg, &error);
+        if (ok)
+        {
+            cfg.topologyFile = DataFile(topo);
+            cfg.flowFile = DataFile("hpcc-mix/mix/flow.txt");
+            cfg.fctFile = CreateTempDirFilename(name + ".fct");
+            RoceHpccResult res;
+            ok = RoceHpccFlows::Run(cfg, &res, &error);
+        }
+        NS_TEST_EXPECT_MSG_EQ(ok, false, name << " must be refused");
+        NS_TEST_EXPECT_MSG_NE(error.find(path + ":" + lineKey),
+                              std::string::npos,
+                              name << ": '" << error << "' lacks file:" << lineKey);
+        NS_TEST_EXPECT_MSG_NE(error.find(what),
+                              std::string::npos,
+                              name << ": '" << error << "' lacks '" << what << "'");
+    }
+
+    void DoRun() override
+    {
+        Expect("unknown.txt", "CC_MODE 1\nRATE_A1 50Mb/s\n", "2: RATE_A1:", "unknown key");
+        Expect("gain.txt", "EWMA_GAIN 0.0039x\n", "1: EWMA_GAIN:", "not a gain");
+        Expect("payload.txt",
+               "\nPACKET_PAYLOAD_SIZE 100000\n",
+               "2: PACKET_PAYLOAD_SIZE:",
+               "256..9000");
+        Expect("payload-small.txt",
+               "PACKET_PAYLOAD_SIZE 100\n",
+               "1: PACKET_PAYLOAD_SIZE:",
+               "256..9000");
+        Expect("twice.txt", "RP_TIMER 900\nRP_TIMER 300\n", "2: RP_TIMER:", "first on line 1");
+        Expect("linkdown.txt", "LINK_DOWN 1000 3 4\n", "1: LINK_DOWN:", "not modelled");
+        Expect("ccmode.txt", "CC_MODE 2\n", "1: CC_MODE:", "not a CC_MODE");
+        Expect("minrate.txt", "MIN_RATE 0Mb/s\n", "1: MIN_RATE:", "not a rate above 0");
+        Expect("rate.txt", "RATE_AI 50Mbx\n", "1: RATE_AI:", "not a rate");
+        Expect("arity.txt", "RP_TIMER 900 100\n", "1: RP_TIMER:", "expected 1 value");
+        Expect("error.txt", "ERROR_RATE_PER_LINK 1\n", "1: ERROR_RATE_PER_LINK:", "[0, 1)");
+        Expect("buffer.txt", "BUFFER_SIZE 0\n", "1: BUFFER_SIZE:", "buffer size");
+        Expect("pairs.txt",
+               "KMAX_MAP 3 25000000000 400 50000000000 800\n",
+               "1: KMAX_MAP:",
+               "3 pairs announced, 4 values follow");
+        Expect("kmin.txt",
+               "KMAX_MAP 1 25000000000 400\nKMIN_MAP 1 25000000000 10x\n"
+               "PMAX_MAP 1 25000000000 0.2\n",
+               "2: KMIN_MAP:",
+               "threshold in KB");
+        // resolved against the topology (switch ports at 100G and 25G)
+        Expect("missing-rate.txt",
+               "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
+               "PMAX_MAP 1 100000000000 0.2\n",
+               "2: KMIN_MAP:",
+               "no entry for 25000000000 bit/s");
+        Expect("missing-map.txt",
+               "KMAX_MAP 2 25000000000 400 100000000000 1600\n"
+               "KMIN_MAP 2 25000000000 100 100000000000 400\n",
+               "1: KMAX_MAP:",
+               "given without PMAX_MAP");
+        Expect("not-proportional.txt",
+               "KMAX_MAP 2 25000000000 400 100000000000 1200\n"
+               "KMIN_MAP 2 25000000000 100 100000000000 400\n"
+               "PMAX_MAP 2 25000000000 0.2 100000000000 0.2\n",
+               "1: KMAX_MAP:",
+               "not proportional");
+        Expect("kmin-above.txt",
+               "KMAX_MAP 2 25000000000 100 100000000000 400\n"
+               "KMIN_MAP 2 25000000000 400 100000000000 1600\n"
+               "PMAX_MAP 2 25000000000 0.2 100000000000 0.2\n",
+               "2: KMIN_MAP:",
+               "above KMAX_MAP");
+        // unknown keys may be listed and skipped on request
+        std::string path = CreateTempDirFilename("unknown-ok.txt");
+        WriteFile(path, "LB_MODE 9\nCC_MODE 1\n");
+        RoceHpccConfig cfg;
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::ParseConfigFile(path, "", true, &cfg, &error),
+                              true,
+                              error);
+        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 1, "LB_MODE listed");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Each flow gets its own QP (its own UDP source port) and concurrent flows of one pair run
+ * side by side; with sharedQp they share one QP and run one after the other; more
+ * concurrent flows than lanes are counted.
+ */
+class RoceHpccQpTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccQpTestCase()
+        : TnDataTestCase("HPCC runner: one QP per flow, sharing as an option")
+    {
+    }
+
+  private:
+    RoceHpccResult Run(const std::string& flows, bool shared, std::vector<FctLine>* lines)
+    {
+        RoceHpccConfig cfg;
+        cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+        cfg.flowFile = CreateTempDirFilename("qp-flows.txt");
+        WriteFile(cfg.flowFile, flows);
+        cfg.fctFile = CreateTempDirFilename("qp-fct.txt");
+        cfg.sharedQp = shared;
+        cfg.cc = "none";
+        RoceHpccResult res;
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        lines->clear();
+        ReadFct(cfg.fctFile, lines);
+        return res;
+    }
+
+    void DoRun() override
+    {
+        const std::string three = "3\n0 8 3 100 1000000 0\n0 8 3 100 1000000 0\n"
+                                  "0 8 3 100 1000000 0\n";
+        std::vector<FctLine> lines;
+        RoceHpccResult own = Run(three, false, &lines);
+        NS_TEST_ASSERT_MSG_EQ(lines.size(), 3, "3 flows");
+        std::set<uint32_t> ports;
+        uint64_t minFct = UINT64_MAX;
+        uint64_t maxFct = 0;
+        for (const auto& l : lines)
+        {
+            ports.insert(l.sport);
+            minFct = std::min(minFct, l.fctNs);
+            maxFct = std::max(maxFct, l.fctNs);
+        }
+        NS_TEST_EXPECT_MSG_EQ(ports.size(), 3, "one QP (UDP source port) per flow");
+        NS_TEST_EXPECT_MSG_EQ(own.queuePairs, 6, "3 QPs at each end");
+        // side by side on one 100G link: all end within one packet time of each other
+        NS_TEST_EXPECT_MSG_LT(maxFct - minFct, 1000, "flows share the link fairly");
+
+        RoceHpccResult shared = Run(three, true, &lines);
+        NS_TEST_ASSERT_MSG_EQ(lines.size(), 3, "3 flows");
+        ports.clear();
+        minFct = UINT64_MAX;
+        maxFct = 0;
+        for (const auto& l : lines)
+        {
+            ports.insert(l.sport);
+            minFct = std::min(minFct, l.fctNs);
+            maxFct = std::max(maxFct, l.fctNs);
+        }
+        NS_TEST_EXPECT_MSG_EQ(ports.size(), 1, "one QP for the pair");
+        NS_TEST_EXPECT_MSG_EQ(shared.queuePairs, 2, "1 QP at each end");
+        // one after the other: the last waits for the two before it
+        NS_TEST_EXPECT_MSG_GT(maxFct, 2.5 * minFct, "flows of a shared QP are serialised");
+
+        // 33 concurrent flows of one pair: 31 lanes, 2 flows share
+        std::ostringstream many;
+        many << "33\n";
+        for (int i = 0; i < 33; ++i)
+        {
+            many << "0 8 3 100 10000 0\n";
+        }
+        RoceHpccResult crowded = Run(many.str(), false, &lines);
+        NS_TEST_EXPECT_MSG_EQ(crowded.finished, 33, "all finish");
+        NS_TEST_EXPECT_MSG_EQ(crowded.sharedQpFlows, 2, "flows beyond the 31 lanes counted");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The 4-number topology header (N_nodes N_switches N_ToRs N_links) gives the same run as the
+ * 3-number one; a ToR count above the switch count is refused with file:line.
+ */
+class RoceHpccTorHeaderTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccTorHeaderTestCase()
+        : TnDataTestCase("HPCC topology header with a ToR count")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::vector<std::string> fct[2];
+        const char* topo[2] = {"hpcc-tor-topo.txt", "hpcc-tor-topo3.txt"};
+        for (int k = 0; k < 2; ++k)
+        {
+            RoceHpccConfig cfg;
+            cfg.topologyFile = DataFile(topo[k]);
+            cfg.flowFile = DataFile("hpcc-tor-flows.txt");
+            cfg.fctFile = CreateTempDirFilename(std::string(topo[k]) + ".fct");
+            RoceHpccResult res;
+            std::string error;
+            NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+            NS_TEST_EXPECT_MSG_EQ(res.torCount, (k == 0 ? 2u : 0u), "ToR count of the header");
+            NS_TEST_EXPECT_MSG_EQ(res.finished, 4, "4 flows");
+            fct[k] = ReadLinesOf(cfg.fctFile);
+        }
+        NS_TEST_EXPECT_MSG_EQ(fct[0].size(), 4, "4 lines");
+        NS_TEST_EXPECT_MSG_EQ((fct[0] == fct[1]), true, "same run with either header");
+
+        std::string bad = CreateTempDirFilename("tor-bad.txt");
+        WriteFile(bad, "\n8 4 5 8\n4 5 6 7\n");
+        tn_topology* t = nullptr;
+        uint32_t tors = 0;
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::LoadTopology(bad, &t, &tors, &error), false, "");
+        NS_TEST_EXPECT_MSG_NE(error.find(bad + ":2: N_ToRs 5 is more than N_switches 4"),
+                              std::string::npos,
+                              error);
+        // strict without --config: lines after the announced links are an error
+        std::string extra = CreateTempDirFilename("tor-extra.txt");
+        WriteFile(extra, "3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\nnote\n");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::LoadTopology(extra, &t, &tors, &error), false, "");
+        std::string notice;
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::LoadTopology(extra, &t, &tors, &error, true, &notice),
+                              true,
+                              error);
+        NS_TEST_EXPECT_MSG_NE(notice.find("line 5 after the 2 announced links"),
+                              std::string::npos,
+                              notice);
+        tn_topology_destroy(t);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The PFC file of an incast into a small buffer without congestion control: one line per
+ * event `time_ns node port priority pause|resume sent|received`, in time order; the switch
+ * sends PAUSE on the ingress ports of the senders (state changes: pause, resume, ...), each
+ * sender receives its first PAUSE one link delay (1 us) or more after the switch sent it,
+ * and every pause is resumed by the end.
+ */
+class RoceHpccPfcFileTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccPfcFileTestCase()
+        : TnDataTestCase("HPCC runner: PFC file content")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoceHpccConfig cfg;
+        cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+        cfg.flowFile = DataFile("hpcc-incast-flows.txt");
+        cfg.fctFile = CreateTempDirFilename("pfc-fct.txt");
+        cfg.pfcFile = CreateTempDirFilename("pfc.txt");
+        cfg.cc = "none";
+        cfg.settings.push_back({"ns3::RoceSwitchMmu", "BufferSize", "1048576", "BUFFER_SIZE", 1});
+        RoceHpccResult res;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        NS_TEST_EXPECT_MSG_EQ(res.finished, 8, "8 flows");
+        std::vector<std::string> lines = ReadLinesOf(cfg.pfcFile);
+        NS_TEST_ASSERT_MSG_GT(lines.size(), 0, "pauses in a 1 MB buffer");
+        NS_TEST_EXPECT_MSG_EQ(lines.size(), res.pfcEvents, "one line per event");
+        uint64_t last = 0;
+        std::map<uint32_t, std::vector<std::pair<uint64_t, bool>>> sent; // port -> (t, pause)
+        std::map<uint32_t, uint64_t> firstReceived;                      // host -> t
+        for (const auto& line : lines)
+        {
+            std::istringstream is(line);
+            uint64_t t;
+            uint32_t node;
+            uint32_t port;
+            uint32_t prio;
+            std::string type;
+            std::string dir;
+            std::string extra;
+            is >> t >> node >> port >> prio >> type >> dir;
+            NS_TEST_ASSERT_MSG_EQ(bool(is) && !(is >> extra), true, "6 fields: " << line);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(t, last, "time order");
+            last = t;
+            NS_TEST_EXPECT_MSG_EQ(prio, 3, "the lossless priority");
+            NS_TEST_EXPECT_MSG_EQ((type == "pause" || type == "resume"), true, line);
+            if (dir == "sent")
+            {
+                NS_TEST_EXPECT_MSG_EQ(node, 9, "only the switch sends PAUSE");
+                NS_TEST_EXPECT_MSG_LT(port, 8, "toward a sender");
+                sent[port].emplace_back(t, type == "pause");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_EQ(dir, "received", line);
+                NS_TEST_EXPECT_MSG_LT(node, 8, "a sender receives it");
+                NS_TEST_EXPECT_MSG_EQ(port, 0, "on its only port");
+                if (type == "pause" && !firstReceived.count(node))
+                {
+                    firstReceived[node] = t;
+                }
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(sent.size(), 0, "PAUSE sent");
+        for (const auto& p : sent)
+        {
+            for (size_t i = 0; i < p.second.size(); ++i)
+            {
+                NS_TEST_EXPECT_MSG_EQ(p.second[i].second, (i % 2 == 0), "pause, resume, ...");
+            }
+            NS_TEST_EXPECT_MSG_EQ(p.second.size() % 2, 0, "every pause resumed");
+            // switch port p faces host p (cables in host order)
+            NS_TEST_EXPECT_MSG_EQ(firstReceived.count(p.first), 1, "host gets the PAUSE");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(firstReceived[p.first],
+                                        p.second[0].first + 1000,
+                                        "received after the link delay");
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Bottleneck utilisation: a lone flow keeps its links busy for its data's wire time out of
+ * its FCT (closed form); an 8-to-1 incast without congestion control keeps the receiver's
+ * link almost always busy; payloads of 1000 and 9000 bytes segment exactly.
+ */
+class RoceHpccUtilisationTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccUtilisationTestCase()
+        : TnDataTestCase("HPCC runner: bottleneck utilisation, any payload size")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t mtus[3] = {4096, 1000, 9000};
+        for (uint32_t mtu : mtus)
+        {
+            RoceHpccConfig cfg;
+            cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+            cfg.flowFile = CreateTempDirFilename("lone.txt");
+            WriteFile(cfg.flowFile, "1\n0 8 3 100 1000000 0\n");
+            cfg.fctFile = CreateTempDirFilename("lone-fct.txt");
+            cfg.mtu = mtu;
+            RoceHpccResult res;
+            std::string error;
+            NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+            std::vector<FctLine> lines;
+            ReadFct(cfg.fctFile, &lines);
+            NS_TEST_ASSERT_MSG_EQ(lines.size(), 1, "one flow");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(lines[0].fctNs, lines[0].idealNs + 2, "lone at ideal");
+            const uint64_t packets = (1000000 + mtu - 1) / mtu;
+            NS_TEST_EXPECT_MSG_EQ(res.dataPacketHops, 2 * packets, "ceil(size / mtu) packets");
+            const uint64_t last = 1000000 - (packets - 1) * mtu;
+            // frames' bits at 100 Gb/s (bytes * 8 / 100 ns), without per-frame rounding
+            const double wire =
+                (double(mtu + 82 + 16) + double(packets - 2) * (mtu + 82) + double(last + 82)) * 8 /
+                100;
+            NS_TEST_EXPECT_MSG_EQ_TOL(res.bottleneckUtilisation,
+                                      wire / double(lines[0].fctNs),
+                                      1e-4,
+                                      "data wire time / FCT at MTU " << mtu);
+        }
+        RoceHpccConfig cfg;
+        cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+        cfg.flowFile = DataFile("hpcc-incast-flows.txt");
+        cfg.fctFile = CreateTempDirFilename("incast-fct.txt");
+        cfg.cc = "none";
+        RoceHpccResult res;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        NS_TEST_EXPECT_MSG_EQ(res.bottleneckSrc, 9, "the switch");
+        NS_TEST_EXPECT_MSG_EQ(res.bottleneckDst, 8, "toward the receiver");
+        NS_TEST_EXPECT_MSG_EQ(res.bottleneckPort, 8, "its port 8");
+        NS_TEST_EXPECT_MSG_GT(res.bottleneckUtilisation, 0.98, "no CC: the link stays busy");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(res.bottleneckUtilisation, 1.0, "never above 1");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * pcap: one file per device with the frames it sent and received (Ethernet, IPv4, UDP 4791);
+ * a prefix in a folder that does not exist is an error, not an abort.
+ */
+class RoceHpccPcapTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccPcapTestCase()
+        : TnDataTestCase("HPCC runner: --pcap")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoceHpccConfig cfg;
+        cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+        cfg.flowFile = CreateTempDirFilename("pcap-flow.txt");
+        WriteFile(cfg.flowFile, "1\n0 8 3 100 20000 0\n");
+        cfg.fctFile = CreateTempDirFilename("pcap-fct.txt");
+        cfg.pcapPrefix = CreateTempDirFilename("hpcc");
+        RoceHpccResult res;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        // sender node 0's port 0 (device 0) sent 5 data frames (20000 B at MTU 4096)
+        PcapFile file;
+        file.Open(cfg.pcapPrefix + "-0-0.pcap", std::ios::in);
+        NS_TEST_ASSERT_MSG_EQ(file.Fail(), false, "pcap of node 0 device 0");
+        NS_TEST_EXPECT_MSG_EQ(file.GetDataLinkType(), 1, "Ethernet");
+        uint32_t frames = 0;
+        uint32_t data = 0;
+        while (true)
+        {
+            uint8_t buf[10000];
+            uint32_t sec;
+            uint32_t usec;
+            uint32_t incl;
+            uint32_t orig;
+            uint32_t read;
+            file.Read(buf, sizeof(buf), sec, usec, incl, orig, read);
+            if (file.Eof() || file.Fail())
+            {
+                break;
+            }
+            ++frames;
+            const bool ipv4 = buf[12] == 0x08 && buf[13] == 0x00;
+            const uint32_t dport = (uint32_t(buf[14 + 20 + 2]) << 8) | buf[14 + 20 + 3];
+            NS_TEST_EXPECT_MSG_EQ(ipv4 && dport == 4791, true, "RoCEv2 frame");
+            data += incl > 4000 ? 1 : 0;
+        }
+        NS_TEST_EXPECT_MSG_GT(frames, 5, "data frames and the ACKs received");
+        NS_TEST_EXPECT_MSG_EQ(data, 4, "4 full 4096-byte packets (the 5th carries 3616)");
+
+        cfg.pcapPrefix = CreateTempDirFilename("no-such-folder") + "/x";
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), false, "refused");
+        NS_TEST_EXPECT_MSG_NE(error.find("x-0-0.pcap: cannot open for writing"),
+                              std::string::npos,
+                              error);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * HPCC-style example test suite.
  */
 class RoceHpccTestSuite : public TestSuite
@@ -280,6 +992,7 @@ class RoceHpccTestSuite : public TestSuite
     {
         AddTestCase(new RoceHpccIdealTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccErrorTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccDeadLinkTestCase, TestCase::QUICK);
         AddTestCase(
             new RoceHpccRunTestCase("hpcc-incast-topo.txt", "hpcc-incast-flows.txt", 8, 4096),
             TestCase::QUICK);
@@ -293,6 +1006,14 @@ class RoceHpccTestSuite : public TestSuite
                                             16,
                                             1024),
                     TestCase::QUICK);
+        AddTestCase(new RoceHpccConfigRunTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccSimAiTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccConfigErrorTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccQpTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccTorHeaderTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccPfcFileTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccUtilisationTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccPcapTestCase, TestCase::QUICK);
     }
 };
 
