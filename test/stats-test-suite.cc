@@ -142,6 +142,10 @@ struct CollectiveRun
     std::map<std::pair<uint32_t, uint32_t>, std::tuple<uint64_t, uint64_t, int64_t>> ports;
     uint32_t nodes{0};
     uint32_t links{0};
+    /// the plan's transfers: (source node, destination node, bytes)
+    std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> plan;
+    /// (node, port) -> node at the other end of the cable
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> peerOf;
 };
 
 /** Sum of the paused time of all data priorities of a device. */
@@ -233,6 +237,13 @@ RunCollective(const std::string& path,
     for (uint32_t t = 0; t < out.plannedTransfers; ++t)
     {
         out.plannedBytes += c->GetRecord(t).bytes;
+        const tn_transfer* tr = tn_schedule_transfer(c->GetSchedule(), t);
+        out.plan.emplace_back(c->GetNode(tr->src), c->GetNode(tr->dst), tr->length);
+    }
+    for (uint32_t l = 0; l < tn_topology_link_count(topo); ++l)
+    {
+        const tn_link* link = tn_topology_link(topo, l);
+        out.peerOf[{link->src, link->src_port}] = link->dst;
     }
     for (uint32_t r = 0; r < roce.GetFabric().npus.GetN(); ++r)
     {
@@ -257,6 +268,66 @@ RunCollective(const std::string& path,
 }
 
 } // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Bytes per link equal what the schedule put on it: a ring all-reduce on a 4-node ring sends
+ * every transfer to a neighbour, so the frame bytes each port recorded must be, exactly, the
+ * data frames of the transfers the plan sends over that cable (payload + 58 header bytes per
+ * packet, RETH on the first, ImmDt on the last) plus the ACK frames (62 bytes, one per
+ * AckInterval = 4 packets and at each message's end) of the transfers coming the other way.
+ */
+class StatsBytesPerLinkTestCase : public TestCase
+{
+  public:
+    StatsBytesPerLinkTestCase()
+        : TestCase("bytes per link recorded = bytes the schedule put on the link")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("stats-bytes-per-link.db");
+        RemoveDb(path);
+        CollectiveRun run =
+            RunCollective(path, "ring:4,rate=100Gbps,latency=1us", "ring", 1 << 20, 3);
+        NS_TEST_ASSERT_MSG_EQ(run.error, "", "install");
+        NS_TEST_ASSERT_MSG_EQ(run.status, "ok", "completed");
+        const uint64_t mtu = 4096;
+        const uint64_t header = 14 + 28 + 12 + 4;                   // Ethernet, IPv4+UDP, BTH, ICRC
+        const uint64_t ack = 14 + 28 + 12 + 4 + 4;                  // ... and AETH, no payload
+        std::map<std::pair<uint32_t, uint32_t>, uint64_t> expected; // (src, dst) node -> bytes
+        for (const auto& [src, dst, bytes] : run.plan)
+        {
+            const uint64_t packets = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
+            expected[{src, dst}] += bytes + packets * header + 16 + 4;
+            expected[{dst, src}] += (packets + 3) / 4 * ack;
+        }
+        Db db(path);
+        const auto rows = db.Rows("SELECT node_id, port, sum(tx_bytes) FROM port_sample WHERE "
+                                  "run_id = " +
+                                  std::to_string(run.runId) + " GROUP BY node_id, port");
+        NS_TEST_ASSERT_MSG_EQ(rows.size(), run.peerOf.size(), "a series per port");
+        uint64_t total = 0;
+        for (const auto& r : rows)
+        {
+            const uint32_t node = std::stoul(r[0]);
+            const uint32_t port = std::stoul(r[1]);
+            const uint32_t peer = run.peerOf.at({node, port});
+            NS_TEST_EXPECT_MSG_EQ(std::stoull(r[2]),
+                                  expected[std::make_pair(node, peer)],
+                                  "node " << node << " port " << port << " to node " << peer);
+            total += std::stoull(r[2]);
+        }
+        uint64_t planned = 0;
+        for (const auto& e : expected)
+        {
+            planned += e.second;
+        }
+        NS_TEST_EXPECT_MSG_EQ(total, planned, "every planned byte on some link");
+    }
+};
 
 /**
  * \ingroup training-net-tests
@@ -727,6 +798,7 @@ class StatsTestSuite : public TestSuite
     StatsTestSuite()
         : TestSuite("training-net-stats", UNIT)
     {
+        AddTestCase(new StatsBytesPerLinkTestCase, TestCase::QUICK);
         AddTestCase(new StatsCollectiveTestCase("torus:4x4", "multitree"), TestCase::QUICK);
         AddTestCase(new StatsCollectiveTestCase("switch:8,rate=100Gbps", "ring"), TestCase::QUICK);
         AddTestCase(new StatsDeterminismTestCase, TestCase::QUICK);
