@@ -189,7 +189,9 @@ def c_flags(task_generator, shared):
 
 
 def build(bld):
-    module = bld.create_ns3_module('training-net', ['core', 'network'])
+    module = bld.create_ns3_module('training-net',
+                                   ['core', 'network', 'point-to-point', 'traffic-control',
+                                    'internet', 'applications'])
     module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
     module.use.append('SQLITE3')
     c_flags(module, shared=True)

@@ -3,9 +3,13 @@
  */
 #include "stats-helper.h"
 
+#include "ns3/channel.h"
 #include "ns3/collective-executor.h"
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/nstime.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-flows.h"
@@ -22,6 +26,34 @@ NS_LOG_COMPONENT_DEFINE("StatsHelper");
 
 namespace
 {
+
+/// The device at the other end of a point-to-point channel (null if unconnected).
+Ptr<PointToPointNetDevice>
+PeerOf(Ptr<PointToPointNetDevice> dev)
+{
+    Ptr<Channel> channel = dev->GetChannel();
+    for (std::size_t i = 0; channel && i < channel->GetNDevices(); ++i)
+    {
+        if (channel->GetDevice(i) != dev)
+        {
+            return DynamicCast<PointToPointNetDevice>(channel->GetDevice(i));
+        }
+    }
+    return nullptr;
+}
+
+/// A device's port: its index among its node's point-to-point devices (as StatsRecorder).
+uint32_t
+PortOf(Ptr<PointToPointNetDevice> dev)
+{
+    uint32_t port = 0;
+    Ptr<Node> node = dev->GetNode();
+    for (uint32_t d = 0; d < node->GetNDevices() && node->GetDevice(d) != dev; ++d)
+    {
+        port += DynamicCast<PointToPointNetDevice>(node->GetDevice(d)) ? 1 : 0;
+    }
+    return port;
+}
 
 /// Ideal FCTs of a topology (routes computed once, results memoized per message kind).
 class IdealFct : public SimpleRefCount<IdealFct>
@@ -112,6 +144,52 @@ StatsHelper::Install(tn_db* db,
     {
         return nullptr;
     }
+    return recorder;
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(const std::string& path,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const NodeContainer& nodes,
+                     std::string* error)
+{
+    Ptr<StatsRecorder> recorder = m_factory.Create<StatsRecorder>();
+    if (!recorder->Open(path, error) || !recorder->BeginRun(name, paramsJson, error))
+    {
+        return nullptr;
+    }
+    uint32_t linkId = 0;
+    for (uint32_t i = 0; i < nodes.GetN(); ++i)
+    {
+        Ptr<Node> node = nodes.Get(i);
+        recorder->AddNode(node, node->GetId(), -1);
+        uint32_t port = 0;
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+            if (!dev)
+            {
+                continue;
+            }
+            Ptr<PointToPointNetDevice> peer = PeerOf(dev);
+            DataRateValue rate;
+            dev->GetAttribute("DataRate", rate);
+            TimeValue delay;
+            dev->GetChannel()->GetAttribute("Delay", delay);
+            tn_db_link row{linkId++,
+                           node->GetId(),
+                           port++,
+                           peer ? peer->GetNode()->GetId() : node->GetId(),
+                           peer ? PortOf(peer) : 0,
+                           rate.Get().GetBitRate(),
+                           uint64_t(delay.Get().GetNanoSeconds()),
+                           0};
+            recorder->AddLink(row);
+        }
+    }
+    recorder->Start();
+    m_recorder = recorder;
     return recorder;
 }
 

@@ -5,6 +5,7 @@
 #define STATS_HELPER_H
 
 #include "ns3/attribute.h"
+#include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 #include "ns3/stats-recorder.h"
 #include "ns3/tn-db.h"
@@ -80,6 +81,22 @@ class StatsHelper
                                const std::string& paramsJson,
                                const tn_topology* topo,
                                const RoceHelper& roce,
+                               std::string* error);
+
+    /**
+     * Record an ns-3 study of nodes joined by PointToPointNetDevices (internet stack or
+     * not): one node row per node (node_id = the ns-3 node id), one link row per device
+     * (src_port = its index among the node's point-to-point devices, rate and delay from the
+     * device and its channel, dim 0), and port samples of every device (StatsRecorder).
+     * \param path database file \param name run name \param paramsJson run parameters
+     * \param nodes the nodes to record
+     * \param error set to the reason on failure
+     * \return the recorder, or null with *error set
+     */
+    Ptr<StatsRecorder> Install(const std::string& path,
+                               const std::string& name,
+                               const std::string& paramsJson,
+                               const NodeContainer& nodes,
                                std::string* error);
 
     /** \return the recorder of the last Install (null before) */

@@ -12,6 +12,8 @@
 #include "ns3/collective-helper.h"
 #include "ns3/config.h"
 #include "ns3/nstime.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/queue-size.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
@@ -20,6 +22,7 @@
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
 #include "ns3/stats-recorder.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-schedule.h"
@@ -326,6 +329,88 @@ class StatsBytesPerLinkTestCase : public TestCase
             planned += e.second;
         }
         NS_TEST_EXPECT_MSG_EQ(total, planned, "every planned byte on some link");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * An ns-3 point-to-point study recorded with StatsHelper: 20 frames of 1000 bytes offered at
+ * once to an 8 Mb/s device whose queue holds 5: one transmits at once, 5 wait, 14 are
+ * dropped (MacTxDrop). The database must hold exactly that: 6 frames of 1002 bytes (PPP
+ * header) on node 0's port, 14 drops, a queue of 5 frames at the first sample, utilisation =
+ * wire bits / (rate x sampled time), link rows with the devices' rate and delay.
+ */
+class StatsPointToPointTestCase : public TestCase
+{
+  public:
+    StatsPointToPointTestCase()
+        : TestCase("an ns-3 point-to-point study recorded in the same tables")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("stats-p2p.db");
+        RemoveDb(path);
+        NodeContainer nodes;
+        nodes.Create(2);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("8Mbps")); // 1 us per byte
+        p2p.SetChannelAttribute("Delay", StringValue("1ms"));
+        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("5p")));
+        NetDeviceContainer devices = p2p.Install(nodes);
+        StatsHelper stats;
+        stats.SetRecorderAttribute("SampleInterval", TimeValue(MicroSeconds(100)));
+        std::string error;
+        Ptr<StatsRecorder> recorder = stats.Install(path, "stats-p2p", "{}", nodes, &error);
+        NS_TEST_ASSERT_MSG_NE(recorder, nullptr, error);
+        for (int i = 0; i < 20; ++i)
+        {
+            devices.Get(0)->Send(Create<Packet>(1000), devices.Get(1)->GetAddress(), 0x0800);
+        }
+        Simulator::Run();
+        const int64_t endNs = Simulator::Now().GetNanoSeconds();
+        // the last frame arrives at 7.012 ms; the sampler ends at its next tick
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(endNs, 6 * 1002000 + 1000000, "after the last frame");
+        NS_TEST_EXPECT_MSG_LT(endNs, 6 * 1002000 + 1000000 + 100000, "within one interval");
+        NS_TEST_EXPECT_MSG_EQ(stats.Finish("ok", endNs), "ok", "finished");
+        Simulator::Destroy();
+
+        Db db(path);
+        const std::string run = " WHERE run_id = " + std::to_string(recorder->GetRunId());
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM node" + run + " AND kind = 'node'"),
+                              2,
+                              "node rows");
+        NS_TEST_EXPECT_MSG_EQ(db.Text("SELECT dst_node || ':' || dst_port || ':' || rate_bps || "
+                                      "':' || delay_ns FROM link" +
+                                      run + " AND src_node = 0"),
+                              "1:0:8000000:1000000",
+                              "link row: peer, rate, delay");
+        const std::string port0 = run + " AND node_id = 0 AND port = 0";
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(tx_bytes) FROM port_sample" + port0),
+                              6 * 1002,
+                              "frames sent");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(tx_packets) FROM port_sample" + port0),
+                              6,
+                              "frames");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(drops) FROM port_sample" + port0), 14, "drops");
+        NS_TEST_EXPECT_MSG_EQ(
+            db.Int("SELECT q0_bytes FROM port_sample" + port0 + " ORDER BY time_ns LIMIT 1"),
+            5 * 1002,
+            "5 frames queued at the first sample");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT sum(interval_ns) FROM port_sample" + port0),
+                              endNs,
+                              "samples cover the run");
+        NS_TEST_EXPECT_MSG_EQ_TOL(db.Real("SELECT mean_utilisation FROM port_summary" + port0),
+                                  6 * 1002 * 8.0 / (8e6 * endNs * 1e-9),
+                                  1e-9,
+                                  "utilisation");
+        NS_TEST_EXPECT_MSG_EQ(
+            db.Int("SELECT sum(tx_bytes) FROM port_sample" + run + " AND node_id = 1"),
+            0,
+            "the receiver sent nothing");
+        NS_TEST_EXPECT_MSG_EQ(db.Text("PRAGMA integrity_check"), "ok", "integrity");
     }
 };
 
@@ -799,6 +884,7 @@ class StatsTestSuite : public TestSuite
         : TestSuite("training-net-stats", UNIT)
     {
         AddTestCase(new StatsBytesPerLinkTestCase, TestCase::QUICK);
+        AddTestCase(new StatsPointToPointTestCase, TestCase::QUICK);
         AddTestCase(new StatsCollectiveTestCase("torus:4x4", "multitree"), TestCase::QUICK);
         AddTestCase(new StatsCollectiveTestCase("switch:8,rate=100Gbps", "ring"), TestCase::QUICK);
         AddTestCase(new StatsDeterminismTestCase, TestCase::QUICK);

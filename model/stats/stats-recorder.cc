@@ -6,9 +6,13 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-executor.h"
 #include "ns3/collective.h"
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-disc.h"
+#include "ns3/queue.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-net-device.h"
@@ -17,6 +21,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-version.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/training-job.h"
 #include "ns3/uinteger.h"
 
@@ -172,8 +177,9 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank)
     NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
     Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
     Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
-    const uint32_t ports = sw ? sw->GetNPorts() : 0;
-    tn_db_node row{topoId, nic ? "npu" : "switch", rank, ports};
+    // a node of an ns-3 study (internet stack, point-to-point devices) has no RoceSwitch
+    const uint32_t ports = sw ? sw->GetNPorts() : AddPointToPointPorts(node, topoId);
+    tn_db_node row{topoId, nic ? "npu" : (sw ? "switch" : "node"), rank, ports};
     tn_error err{};
     if (!m_failed)
     {
@@ -235,6 +241,94 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank)
         nic->TraceConnectWithoutContext("MessageComplete",
                                         MakeCallback(&StatsRecorder::MessageComplete, this));
     }
+}
+
+uint32_t
+StatsRecorder::AddPointToPointPorts(Ptr<Node> node, uint32_t topoId)
+{
+    uint32_t port = 0;
+    for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+    {
+        Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+        if (!dev)
+        {
+            continue;
+        }
+        const size_t index = m_ports.size();
+        PortState s;
+        s.p2p = dev;
+        s.node = topoId;
+        s.port = port++;
+        DataRateValue rate;
+        dev->GetAttribute("DataRate", rate);
+        s.rateBps = rate.Get().GetBitRate();
+        Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+        s.queueDisc = tc ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
+        m_ports.push_back(s);
+        // counters by trace: the device keeps none; m_ports only grows, the index stays valid
+        dev->TraceConnectWithoutContext("PhyTxBegin",
+                                        MakeBoundCallback(
+                                            +[](StatsRecorder* r, size_t i, Ptr<const Packet> p) {
+                                                r->m_ports[i].p2pTxBytes += p->GetSize();
+                                                ++r->m_ports[i].p2pTxPackets;
+                                            },
+                                            this,
+                                            index));
+        auto countDrop = MakeBoundCallback(
+            +[](StatsRecorder* r, size_t i, Ptr<const Packet>) { ++r->m_ports[i].p2pDrops; },
+            this,
+            index);
+        // a full device queue is reported once, by MacTxDrop (not also by the queue's Drop)
+        for (const char* trace : {"MacTxDrop", "PhyTxDrop", "PhyRxDrop"})
+        {
+            dev->TraceConnectWithoutContext(trace, countDrop);
+        }
+        if (s.queueDisc)
+        {
+            s.queueDisc->TraceConnectWithoutContext(
+                "Drop",
+                MakeBoundCallback(
+                    +[](StatsRecorder* r, size_t i, Ptr<const QueueDiscItem>) {
+                        ++r->m_ports[i].p2pDrops;
+                    },
+                    this,
+                    index));
+        }
+    }
+    return port;
+}
+
+StatsRecorder::PortCounters
+StatsRecorder::ReadPort(const PortState& s)
+{
+    PortCounters c;
+    if (s.p2p)
+    {
+        c.txBytes = s.p2pTxBytes;
+        c.txPackets = s.p2pTxPackets;
+        c.queueBytes[0] = s.p2p->GetQueue()->GetNBytes();
+        if (s.queueDisc)
+        {
+            c.queueBytes[0] += s.queueDisc->GetNBytes();
+        }
+        c.drops = s.p2pDrops;
+        return c; // ns-3's point-to-point link sends frames back to back: no wire overhead
+    }
+    c.txBytes = s.dev->GetTxBytes();
+    c.txPackets = s.dev->GetTxPackets();
+    for (uint8_t q = 0; q <= RoceNetDevice::NUM_PRIORITIES; ++q)
+    {
+        c.queueBytes[q] = s.dev->GetQueueBytes(q);
+        if (q < RoceNetDevice::NUM_PRIORITIES)
+        {
+            c.pausedNs += s.dev->GetPausedTime(q).GetNanoSeconds();
+        }
+    }
+    c.ecnMarks = s.sw->GetPortEcnMarks(s.port);
+    c.drops = s.sw->GetPortDrops(s.port);
+    c.pausedMask = s.dev->GetPausedMask();
+    c.wireOverhead = RoceNetDevice::WIRE_OVERHEAD;
+    return c;
 }
 
 void
@@ -349,28 +443,25 @@ StatsRecorder::Sample(bool last)
         row.time_ns = nowNs;
         row.node = s.node;
         row.port = s.port;
-        const uint64_t tx = s.dev->GetTxBytes();
-        const uint64_t packets = s.dev->GetTxPackets();
+        const PortCounters c = ReadPort(s);
+        const uint64_t tx = c.txBytes;
+        const uint64_t packets = c.txPackets;
         row.tx_bytes = tx - s.txBytes;
         row.tx_packets = packets - s.txPackets;
         uint64_t queued = 0;
-        int64_t paused = 0;
-        for (uint8_t q = 0; q <= RoceNetDevice::NUM_PRIORITIES; ++q)
+        for (uint8_t q = 0; q <= TN_DB_PRIORITIES; ++q)
         {
-            row.queue_bytes[q] = s.dev->GetQueueBytes(q);
+            row.queue_bytes[q] = c.queueBytes[q];
             queued += row.queue_bytes[q];
-            if (q < RoceNetDevice::NUM_PRIORITIES)
-            {
-                paused += s.dev->GetPausedTime(q).GetNanoSeconds();
-            }
         }
+        const int64_t paused = c.pausedNs;
         row.paused_ns = paused - s.pausedNs;
-        const uint64_t marks = s.sw->GetPortEcnMarks(s.port);
-        const uint64_t drops = s.sw->GetPortDrops(s.port);
+        const uint64_t marks = c.ecnMarks;
+        const uint64_t drops = c.drops;
         row.ecn_marks = marks - s.ecnMarks;
         row.drops = drops - s.drops;
         const bool idle = row.tx_packets == 0 && queued == 0 && row.paused_ns == 0 &&
-                          row.ecn_marks == 0 && row.drops == 0 && s.dev->GetPausedMask() == 0;
+                          row.ecn_marks == 0 && row.drops == 0 && c.pausedMask == 0;
         if (idle && !last)
         {
             continue; // an idle stretch is written as one row when it ends
@@ -392,8 +483,7 @@ StatsRecorder::Sample(bool last)
         }
         row.interval_ns = nowNs - s.writtenNs;
         // wire time: frame bytes + FCS, preamble/SFD and IFG per frame
-        const double wireBits =
-            8.0 * (row.tx_bytes + row.tx_packets * double(RoceNetDevice::WIRE_OVERHEAD));
+        const double wireBits = 8.0 * (row.tx_bytes + row.tx_packets * double(c.wireOverhead));
         row.utilisation = s.rateBps > 0 ? wireBits / (s.rateBps * row.interval_ns * 1e-9) : 0;
         s.txBytes = tx;
         s.txPackets = packets;

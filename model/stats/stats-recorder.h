@@ -28,6 +28,8 @@ struct TrainingIterationRecord;
 class CollectiveExecutor;
 class Node;
 class Packet;
+class PointToPointNetDevice;
+class QueueDisc;
 class RdmaNic;
 class RoceNetDevice;
 class RoceSwitch;
@@ -52,6 +54,12 @@ struct RdmaMessageRecord;
  * completion: FCT, ideal FCT from the IdealFct callback, slowdown, retransmitted bytes),
  * per port and sampling interval (bytes and frames started, utilisation, queue bytes per
  * priority at the sample time, time paused, ECN marks, drops), per PFC event and per drop.
+ * The ports of ns-3's own PointToPointNetDevice are sampled too (AddNode finds them on a
+ * node without a RoceSwitch), so a study built on ns-3's internet stack records into the
+ * same tables: frame bytes and frames started (PhyTxBegin), utilisation at the device's rate,
+ * the bytes in the device's queue and its root queue disc (q0_bytes), and drops (device
+ * MacTxDrop, PhyTxDrop, PhyRxDrop and the root queue disc's Drop); PFC and ECN columns are 0.
+ *
  * An idle stretch of a port (no frame, empty queues, not paused, no mark, no drop) is
  * written as one row whose interval_ns spans it: each port's rows tile the run without gap
  * or overlap (time_ns - interval_ns = the previous row's time_ns), and a quiet fabric does
@@ -166,17 +174,22 @@ class StatsRecorder : public Object
     /// Sampled state of one port.
     struct PortState
     {
-        Ptr<RoceNetDevice> dev; //!< the device
-        Ptr<RoceSwitch> sw;     //!< its node's forwarding object
-        uint32_t node{0};       //!< topology node
-        uint32_t port{0};       //!< port index
-        double rateBps{0};      //!< line rate
-        uint64_t txBytes{0};    //!< counters at the last sample
-        uint64_t txPackets{0};  //!< frames
-        int64_t pausedNs{0};    //!< paused time (all priorities)
-        uint64_t ecnMarks{0};   //!< ECN marks
-        uint64_t drops{0};      //!< drops
-        int64_t writtenNs{0};   //!< end of the last row written for this port
+        Ptr<RoceNetDevice> dev;         //!< the device (RoCE ports)
+        Ptr<RoceSwitch> sw;             //!< its node's forwarding object (RoCE ports)
+        Ptr<PointToPointNetDevice> p2p; //!< the device (ns-3 point-to-point ports)
+        Ptr<QueueDisc> queueDisc;       //!< root queue disc in front of p2p (may be null)
+        uint64_t p2pTxBytes{0};         //!< frame bytes started (PhyTxBegin)
+        uint64_t p2pTxPackets{0};       //!< frames started
+        uint64_t p2pDrops{0};           //!< packets dropped by the device or its queue
+        uint32_t node{0};               //!< topology node
+        uint32_t port{0};               //!< port index
+        double rateBps{0};              //!< line rate
+        uint64_t txBytes{0};            //!< counters at the last sample
+        uint64_t txPackets{0};          //!< frames
+        int64_t pausedNs{0};            //!< paused time (all priorities)
+        uint64_t ecnMarks{0};           //!< ECN marks
+        uint64_t drops{0};              //!< drops
+        int64_t writtenNs{0};           //!< end of the last row written for this port
     };
 
     /// A collective being followed.
@@ -186,6 +199,24 @@ class StatsRecorder : public Object
         bool written{false};        //!< its row is written
     };
 
+    /// Register the point-to-point devices of a node as its ports; \return how many.
+    uint32_t AddPointToPointPorts(Ptr<Node> node, uint32_t topoId);
+
+    /// Counters of a port now: (tx bytes, frames, queue bytes per queue, paused ns, ECN marks,
+    /// drops, paused mask, wire overhead bytes per frame).
+    struct PortCounters
+    {
+        uint64_t txBytes{0};
+        uint64_t txPackets{0};
+        uint64_t queueBytes[TN_DB_PRIORITIES + 1]{};
+        int64_t pausedNs{0};
+        uint64_t ecnMarks{0};
+        uint64_t drops{0};
+        uint8_t pausedMask{0};
+        uint32_t wireOverhead{0};
+    };
+
+    static PortCounters ReadPort(const PortState& s);
     void Tick();
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
