@@ -14,7 +14,7 @@ OUTSIDE    ?= $(abspath $(CURDIR)/..)/tn-build
 
 .PHONY: all setup configure build run check test check-sanitize check-intree check-outside \
         check-waf bench bench-plan \
-        bench-roce bench-collective bench-stats format check-format clean
+        bench-roce bench-routes bench-collective bench-stats format check-format clean
 
 all: build
 
@@ -59,13 +59,17 @@ check-waf: setup
 
 check: test check-sanitize check-intree check-outside
 
-bench: bench-plan bench-roce bench-stats bench-collective
+bench: bench-plan bench-roce bench-routes bench-stats bench-collective
 
 bench-plan: build
 	@for b in $(BUILD)/bench/bench-plan*; do [ -x "$$b" ] && "$$b"; done
 
 bench-roce: build
 	@for b in $(BUILD)/bench/bench-roce*; do [ -x "$$b" ] && "$$b"; done
+
+# Building the fat-tree k=16 and k=32 fabrics: wall time and peak memory (about 10 s).
+bench-routes: build
+	$(BUILD)/bench/bench-routes
 
 # The 1024-NPU MultiTree all-reduce of 16 MiB on a 32x32 torus (a few minutes).
 bench-collective: build

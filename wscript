@@ -142,6 +142,7 @@ core_bench_sources = [
 bench_sources = [
     'bench/bench-collective.cc',
     'bench/bench-roce.cc',
+    'bench/bench-routes.cc',
     'bench/bench-stats.cc',
 ]
 

@@ -41,7 +41,8 @@ struct RoceFabricNodes
  * cable with the cable's rate and latency (RoceLinkHelper: RoceNetDevice + RoceChannel, ports
  * added to the node's RoceSwitch in cable order, so switch port p = topology port p), a
  * RateErrorModel (packet unit) on the receiving device of every directed link whose
- * error_rate is non-zero, the ECMP next-hop sets of tn_routes on every node toward every NPU,
+ * error_rate is non-zero, the ECMP next-hop sets of tn_routes toward every NPU on every node
+ * with more than one port (one-port hosts need none, RoceSwitch uses their port),
  * and an RdmaNic on every NPU node (local id = topology node id, attached to the node's
  * RoceSwitch). Device, channel and switch attributes come from the inherited RoceLinkHelper
  * setters (DataRate and Delay are overridden per cable); NIC attributes from

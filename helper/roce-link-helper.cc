@@ -142,7 +142,9 @@ RoceLinkHelper::EnablePcapInternal(std::string prefix,
         explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
     Ptr<PcapFileWrapper> file =
         pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
-    pcapHelper.HookDefaultSink<RoceNetDevice>(device, "Sniffer", file);
+    // the ICRC is computed where bytes leave the model (see RoceIcrcTrailer)
+    device->TraceConnectWithoutContext("Sniffer",
+                                       MakeBoundCallback(&RoceIcrcTrailer::PcapSink, file));
 }
 
 void

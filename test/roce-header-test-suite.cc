@@ -275,6 +275,69 @@ class RoceIpUdpPfcHeaderTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * ICRC against a frame captured from a real NIC (a CNP of a Mellanox ConnectX-4 Lx, published
+ * with scapy's RoCE tests): the computed value equals the captured bytes; changing a variant
+ * field (DSCP/ECN, TTL, IPv4 checksum, UDP checksum, BTH reserved byte) keeps it, changing an
+ * invariant one (destination QP, PSN, a payload byte) does not; FillIcrc writes it into a
+ * frame and leaves other frames alone.
+ */
+class RoceIcrcTestCase : public TestCase
+{
+  public:
+    RoceIcrcTestCase()
+        : TestCase("ICRC equals a real NIC's, covers only invariant fields")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Ethernet + IPv4 (TOS 0xc2, TTL 64) + UDP 4791 + BTH (CNP 0x81, QP 0x0118) + 16 zero
+        // bytes + ICRC 82 fd 00 2a
+        std::vector<uint8_t> f = {0xe4, 0x1d, 0x2d, 0xab, 0x2b, 0xc2, 0x7c, 0xfe, 0x90, 0x64, 0x3b,
+                                  0x32, 0x08, 0x00, 0x45, 0xc2, 0x00, 0x3c, 0x71, 0x8c, 0x40, 0x00,
+                                  0x40, 0x11, 0x91, 0x61, 0x0a, 0x00, 0x11, 0x01, 0x0a, 0x00, 0x12,
+                                  0x01, 0x00, 0x00, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00, 0x81, 0x00,
+                                  0xff, 0xff, 0x40, 0x00, 0x01, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                  0x00, 0x00, 0x00, 0x00, 0x82, 0xfd, 0x00, 0x2a};
+        NS_TEST_ASSERT_MSG_EQ(f.size(), 14u + 60u, "frame size");
+        const uint32_t captured = f[70] | f[71] << 8 | f[72] << 16 | uint32_t(f[73]) << 24;
+        const uint8_t* ip = f.data() + 14;
+        NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::ComputeIcrc(ip, 56), captured, "ConnectX-4 ICRC");
+        for (uint32_t variant :
+             {14u + 1, 14u + 8, 14u + 10, 14u + 11, 14u + 26, 14u + 27, 14u + 32})
+        {
+            std::vector<uint8_t> g = f;
+            g[variant] ^= 0x5a;
+            NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::ComputeIcrc(g.data() + 14, 56),
+                                  captured,
+                                  "variant byte " << variant - 14 << " not covered");
+        }
+        for (uint32_t invariant : {14u + 35, 14u + 39, 14u + 50, 14u + 12})
+        {
+            std::vector<uint8_t> g = f;
+            g[invariant] ^= 0x01;
+            NS_TEST_EXPECT_MSG_NE(RoceIcrcTrailer::ComputeIcrc(g.data() + 14, 56),
+                                  captured,
+                                  "invariant byte " << invariant - 14 << " covered");
+        }
+        std::vector<uint8_t> g = f;
+        g[70] = g[71] = g[72] = g[73] = 0;
+        NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::FillIcrc(g.data(), g.size()), true, "RoCEv2 frame");
+        NS_TEST_EXPECT_MSG_EQ((g == f), true, "FillIcrc writes the captured bytes");
+        g[37] = 0xab; // UDP destination port 4791 -> 4779: not RoCEv2
+        g[70] = 0;
+        NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::FillIcrc(g.data(), g.size()), false, "not RoCE");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(g[70]), 0u, "left alone");
+        g = f;
+        g.pop_back(); // IPv4 total length no longer matches the frame
+        NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::FillIcrc(g.data(), g.size()), false, "truncated");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Wire header suite.
  */
 class RoceHeaderTestSuite : public TestSuite
@@ -285,6 +348,7 @@ class RoceHeaderTestSuite : public TestSuite
     {
         AddTestCase(new RoceTransportHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceIpUdpPfcHeaderTestCase, TestCase::QUICK);
+        AddTestCase(new RoceIcrcTestCase, TestCase::QUICK);
     }
 };
 

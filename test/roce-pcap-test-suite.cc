@@ -4,24 +4,33 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 // pcap output of a 3-hop chain (host A - switch S1 - switch S2 - host B): the frames are real
-// Ethernet/IPv4/UDP 4791/BTH packets; the test parses them byte by byte and, when tshark is
-// installed, checks that Wireshark's dissector decodes opcodes, destination QP and PSNs. Also
-// checks the ascii trace.
+// Ethernet/IPv4/UDP 4791/BTH packets; the test parses them byte by byte and checks that
+// Wireshark's dissector (tshark, installed by utils/setup-debian.sh; its absence fails) decodes
+// opcodes, destination QP and PSNs. Also checks the ascii trace. And frames RdmaNics wrote
+// through a switch, decoded by tshark: opcodes First/Middle/Last, PSN increments, destination
+// QP, ECN bits, TTL, IPv4 checksum, AETH on ACKs, CNPs, and the ICRC.
 
 #include "roce-test-util.h"
 
+#include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/node-container.h"
 #include "ns3/pcap-file.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-link-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/tn-topology.h"
+#include "ns3/uinteger.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -264,11 +273,9 @@ class RocePcapTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(rcv, 3 * (NPKT + 2), "ascii receive lines");
 
         // --- Wireshark's dissector (UDP 4791 = RoCEv2 by default)
-        if (access("/usr/bin/tshark", X_OK) != 0)
-        {
-            std::cerr << "tshark not installed: Wireshark decoding not checked" << std::endl;
-            return;
-        }
+        NS_TEST_ASSERT_MSG_EQ(access("/usr/bin/tshark", X_OK),
+                              0,
+                              "tshark is missing: run utils/setup-debian.sh");
         const std::string cmd = "/usr/bin/tshark -r '" + fileB +
                                 "' -T fields -e infiniband.bth.opcode -e infiniband.bth.destqp "
                                 "-e infiniband.bth.psn 2>/dev/null";
@@ -306,6 +313,314 @@ class RocePcapTestCase : public TestCase
     }
 };
 
+namespace
+{
+
+/**
+ * ICRC by the bit: CRC-32 (reflected 0xEDB88320) over 8 bytes of 0xFF and the IPv4 packet with
+ * its variant fields as ones, one bit at a time; written apart from the model's table code.
+ * \param ip IPv4 packet without its ICRC \param len its length \return wire value (LE)
+ */
+uint32_t
+BitwiseIcrc(const uint8_t* ip, uint32_t len)
+{
+    uint32_t crc = 0xffffffffu;
+    auto feed = [&crc](uint8_t byte) {
+        crc ^= byte;
+        for (int k = 0; k < 8; ++k)
+        {
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+        }
+    };
+    for (int k = 0; k < 8; ++k)
+    {
+        feed(0xff);
+    }
+    for (uint32_t k = 0; k < len; ++k)
+    {
+        const bool variant =
+            k == 1 || k == 8 || k == 10 || k == 11 || k == 26 || k == 27 || k == 32;
+        feed(variant ? 0xff : ip[k]);
+    }
+    return ~crc;
+}
+
+/** One frame as tshark decodes it (fields empty when absent). */
+struct Decoded
+{
+    std::string src;     //!< ip.src
+    uint32_t ttl{0};     //!< ip.ttl
+    uint32_t ecn{0};     //!< ip.dsfield.ecn
+    uint32_t ipCsum{0};  //!< ip.checksum.status (1 = good)
+    int opcode{-1};      //!< infiniband.bth.opcode
+    uint32_t qp{0};      //!< infiniband.bth.destqp
+    uint32_t psn{0};     //!< infiniband.bth.psn
+    bool aeth{false};    //!< infiniband.aeth.msn present
+    uint32_t icrc{0};    //!< infiniband.invariant.crc
+    bool hasIcrc{false}; //!< tshark showed the ICRC (Wireshark 4.0: not for CNPs)
+};
+
+/** \param file pcap \return tshark's decoding of each frame */
+std::vector<Decoded>
+Tshark(const std::string& file)
+{
+    const std::string cmd = "/usr/bin/tshark -r '" + file +
+                            "' -o ip.check_checksum:TRUE -T fields -E separator=, "
+                            "-e ip.src -e ip.ttl -e ip.dsfield.ecn -e ip.checksum.status "
+                            "-e infiniband.bth.opcode -e infiniband.bth.destqp "
+                            "-e infiniband.bth.psn -e infiniband.aeth.msn "
+                            "-e infiniband.invariant.crc 2>/dev/null";
+    std::vector<Decoded> out;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe)
+    {
+        return out;
+    }
+    char line[1024];
+    while (fgets(line, sizeof(line), pipe))
+    {
+        std::vector<std::string> f;
+        std::stringstream in(line);
+        std::string item;
+        while (std::getline(in, item, ','))
+        {
+            f.push_back(item);
+        }
+        if (f.size() < 9)
+        {
+            continue;
+        }
+        auto num = [](const std::string& x) {
+            return uint32_t(std::strtoul(x.c_str(), nullptr, 0));
+        };
+        Decoded d;
+        d.src = f[0];
+        d.ttl = num(f[1]);
+        d.ecn = num(f[2]);
+        d.ipCsum = num(f[3]);
+        d.opcode = f[4].empty() ? -1 : int(num(f[4]));
+        d.qp = num(f[5]);
+        d.psn = num(f[6]);
+        d.aeth = !f[7].empty();
+        d.icrc = num(f[8]);
+        d.hasIcrc = f[8].find("0x") == 0;
+        out.push_back(d);
+    }
+    pclose(pipe);
+    return out;
+}
+
+/** \param file pcap \return per RoCEv2 frame: (ICRC in the file read big-endian, bitwise one) */
+std::vector<std::pair<uint32_t, uint32_t>>
+FileIcrcs(const std::string& file)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    PcapFile pcap;
+    pcap.Open(file, std::ios::in);
+    std::vector<uint8_t> buf(65536);
+    while (!pcap.Fail())
+    {
+        uint32_t sec;
+        uint32_t usec;
+        uint32_t incl;
+        uint32_t orig;
+        uint32_t rd;
+        pcap.Read(buf.data(), buf.size(), sec, usec, incl, orig, rd);
+        if (pcap.Eof() || pcap.Fail())
+        {
+            break;
+        }
+        const uint8_t* f = buf.data();
+        if (incl < 58 || f[12] != 0x08 || f[13] != 0x00)
+        {
+            continue; // PFC frames
+        }
+        const uint8_t* t = f + incl - 4;
+        const uint32_t wire = uint32_t(t[0]) << 24 | uint32_t(t[1]) << 16 | t[2] << 8 | t[3];
+        const uint32_t le = BitwiseIcrc(f + 14, incl - 14 - 4);
+        const uint32_t asWire =
+            (le & 0xff) << 24 | (le & 0xff00) << 8 | (le >> 8 & 0xff00) | le >> 24;
+        out.emplace_back(wire, asWire);
+    }
+    pcap.Close();
+    return out;
+}
+
+/** Restores every Config default when the test ends, also by a failed assertion. */
+struct ConfigGuard
+{
+    ~ConfigGuard()
+    {
+        Config::Reset();
+    }
+};
+
+/** counts completions */
+struct Completions
+{
+    uint32_t count{0}; //!< completions
+
+    /** sink */
+    void Done(const RdmaMessageRecord&)
+    {
+        ++count;
+    }
+};
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Frames written by RdmaNics through a switch, decoded by tshark: NPUs 0 and 1 each WRITE
+ * 64 KiB (16 packets) to NPU 2 through one switch that marks every packet leaving a non-empty
+ * queue, so NPU 2 answers with ACKs and CNPs. On NPU 2's cable: WRITE First/Middle.../Last per
+ * QP with PSNs +1 and one destination QP, ECN ECT(0) or CE, TTL 63 (one switch hop), good IPv4
+ * checksums. On NPU 0's cable: ACKs carrying an AETH and CNPs, TTL 63. Every ICRC in both
+ * files equals a bitwise computation and tshark reads the same value.
+ */
+class RoceNicPcapTestCase : public TestCase
+{
+  public:
+    RoceNicPcapTestCase()
+        : TestCase("RdmaNic frames through a switch: tshark decodes BTH, ECN, AETH, CNP, ICRC")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(access("/usr/bin/tshark", X_OK),
+                              0,
+                              "tshark is missing: run utils/setup-debian.sh");
+        const std::string file0 = CreateTempDirFilename("roce-nic-npu0.pcap");
+        const std::string file2 = CreateTempDirFilename("roce-nic-npu2.pcap");
+        uint32_t completions = 0;
+        {
+            ConfigGuard guard;
+            Config::SetDefault("ns3::RoceSwitchMmu::EcnKmin", UintegerValue(0));
+            Config::SetDefault("ns3::RoceSwitchMmu::EcnKmax", UintegerValue(0));
+            Config::SetDefault("ns3::RoceSwitchMmu::EcnScaleWithRate", BooleanValue(false));
+            tn_topology* topo = nullptr;
+            tn_error err{};
+            NS_TEST_ASSERT_MSG_EQ(
+                tn_topology_from_spec("switch:3,rate=100Gbps,latency=1us", &topo, &err),
+                TN_OK,
+                "topology");
+            RoceHelper roce;
+            RoceFabricNodes f = roce.Install(topo);
+            roce.EnablePcap(file0,
+                            f.nodes.Get(0)->GetObject<RoceSwitch>()->GetPort(0),
+                            false,
+                            true);
+            roce.EnablePcap(file2,
+                            f.nodes.Get(2)->GetObject<RoceSwitch>()->GetPort(0),
+                            false,
+                            true);
+            Completions done;
+            for (uint32_t s = 0; s < 2; ++s)
+            {
+                roce.GetNic(s)->PostWrite(2, 16 * 4096, 3, MakeCallback(&Completions::Done, &done));
+            }
+            Simulator::Run();
+            Simulator::Destroy();
+            tn_topology_destroy(topo);
+            completions = done.count;
+        }
+        NS_TEST_EXPECT_MSG_EQ(completions, 2u, "both WRITEs complete");
+
+        // --- NPU 2's cable: the data as it left the switch
+        std::vector<Decoded> in2 = Tshark(file2);
+        std::map<std::string, std::vector<Decoded>> flows; // data per source address
+        uint32_t badIp = 0;
+        uint32_t ce = 0;
+        uint32_t ect = 0;
+        for (const Decoded& d : in2)
+        {
+            if (d.opcode >= 0x06 && d.opcode <= 0x08)
+            {
+                flows[d.src].push_back(d);
+                badIp += (d.ttl == 63 && d.ipCsum == 1) ? 0 : 1;
+                ce += d.ecn == 3 ? 1 : 0;
+                ect += d.ecn == 2 ? 1 : 0;
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(flows.size(), 2u, "data of two senders decoded");
+        for (const auto& kv : flows)
+        {
+            const std::vector<Decoded>& v = kv.second;
+            NS_TEST_ASSERT_MSG_EQ(v.size(), 16u, "16 packets from " << kv.first);
+            uint32_t wrong = 0;
+            for (uint32_t k = 0; k < v.size(); ++k)
+            {
+                const int want = k == 0 ? 0x06 : (k + 1 == v.size() ? 0x08 : 0x07);
+                wrong += v[k].opcode == want ? 0 : 1;
+                wrong += v[k].qp == v[0].qp ? 0 : 1;
+                wrong += v[k].psn == v[0].psn + k ? 0 : 1;
+            }
+            NS_TEST_EXPECT_MSG_EQ(wrong, 0u, "First, Middle..., Last; one QP; PSN + 1");
+        }
+        NS_TEST_EXPECT_MSG_NE(flows.begin()->second[0].qp,
+                              flows.rbegin()->second[0].qp,
+                              "two destination QPs");
+        NS_TEST_EXPECT_MSG_EQ(badIp, 0u, "TTL 63 after one switch, IPv4 checksum good");
+        NS_TEST_EXPECT_MSG_GT(ce, 0u, "CE-marked packets decoded");
+        NS_TEST_EXPECT_MSG_EQ(ce + ect, 32u, "every data packet ECN capable (ECT(0) or CE)");
+
+        // --- NPU 0's cable: ACKs and CNPs NPU 2 wrote, through the switch
+        std::vector<Decoded> in0 = Tshark(file0);
+        uint32_t acks = 0;
+        uint32_t cnps = 0;
+        uint32_t badCtl = 0;
+        for (const Decoded& d : in0)
+        {
+            if (d.opcode == 0x11)
+            {
+                ++acks;
+                badCtl += (d.aeth && d.ttl == 63 && d.ipCsum == 1) ? 0 : 1;
+            }
+            else if (d.opcode == 0x81)
+            {
+                ++cnps;
+                badCtl += (!d.aeth && d.ttl == 63 && d.ipCsum == 1) ? 0 : 1;
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(acks, 0u, "ACKs decoded");
+        NS_TEST_EXPECT_MSG_GT(cnps, 0u, "CNPs decoded");
+        NS_TEST_EXPECT_MSG_EQ(badCtl, 0u, "ACKs carry an AETH, CNPs none, TTL 63");
+
+        // --- ICRC: the file's bytes equal a bitwise computation; tshark reads the same value
+        for (const std::string& file : {file0, file2})
+        {
+            std::vector<std::pair<uint32_t, uint32_t>> icrcs = FileIcrcs(file);
+            std::vector<Decoded> dec = Tshark(file);
+            std::vector<Decoded> tsharkIcrc;
+            for (const Decoded& d : dec)
+            {
+                if (d.opcode >= 0)
+                {
+                    tsharkIcrc.push_back(d);
+                }
+            }
+            NS_TEST_ASSERT_MSG_EQ(icrcs.size(), tsharkIcrc.size(), "RoCE frames in " << file);
+            uint32_t bad = 0;
+            uint32_t disagree = 0;
+            uint32_t shown = 0;
+            for (std::size_t k = 0; k < icrcs.size(); ++k)
+            {
+                bad += icrcs[k].first == icrcs[k].second ? 0 : 1;
+                if (tsharkIcrc[k].hasIcrc)
+                {
+                    ++shown;
+                    disagree += icrcs[k].first == tsharkIcrc[k].icrc ? 0 : 1;
+                }
+            }
+            NS_TEST_EXPECT_MSG_GT(shown, 10u, "ICRCs shown by tshark");
+            NS_TEST_EXPECT_MSG_EQ(bad, 0u, "ICRC correct in " << file);
+            NS_TEST_EXPECT_MSG_EQ(disagree, 0u, "tshark reads the same ICRC");
+        }
+    }
+};
+
 /**
  * \ingroup training-net-tests
  * pcap suite.
@@ -317,6 +632,7 @@ class RocePcapTestSuite : public TestSuite
         : TestSuite("training-net-roce-pcap", SYSTEM)
     {
         AddTestCase(new RocePcapTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicPcapTestCase, TestCase::QUICK);
     }
 };
 

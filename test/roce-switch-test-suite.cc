@@ -13,13 +13,17 @@
 #include "ns3/double.h"
 #include "ns3/node-container.h"
 #include "ns3/pointer.h"
+#include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-link-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/tn-routing.h"
+#include "ns3/tn-topology.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
@@ -47,8 +51,13 @@ struct Star
     /**
      * \param n hosts \param rate link rate \param pfcMask lossless priorities
      * \param bufferSize switch buffer (0 = default)
+     * \param mmuAttrs further integer MMU attributes, set before the ports are added
      */
-    Star(uint32_t n, std::string rate, uint8_t pfcMask = 0x08, uint64_t bufferSize = 0)
+    Star(uint32_t n,
+         std::string rate,
+         uint8_t pfcMask = 0x08,
+         uint64_t bufferSize = 0,
+         const std::map<std::string, uint64_t>& mmuAttrs = {})
     {
         sw = CreateObject<Node>();
         RoceLinkHelper link;
@@ -59,6 +68,10 @@ struct Star
         if (bufferSize)
         {
             fwd->GetMmu()->SetAttribute("BufferSize", UintegerValue(bufferSize));
+        }
+        for (const auto& kv : mmuAttrs)
+        {
+            fwd->GetMmu()->SetAttribute(kv.first, UintegerValue(kv.second));
         }
         for (uint32_t i = 0; i < n; ++i)
         {
@@ -261,40 +274,99 @@ namespace
 /** Result of an incast run. */
 struct IncastResult
 {
-    uint64_t received{0};    //!< packets at the receiver
-    uint64_t switchDrops{0}; //!< RoceSwitch drops
-    uint64_t mmuDrops{0};    //!< MMU drops
-    uint64_t lossyReason{0}; //!< drops traced with "LossyThreshold"
-    uint64_t otherReason{0}; //!< drops with another reason
-    uint64_t pausesSent{0};  //!< PAUSE state changes by the switch
-    uint64_t resumesSent{0}; //!< RESUME by the switch
-    uint64_t maxUsed{0};     //!< MMU peak
-    uint64_t maxTraced{0};   //!< peak seen on BufferOccupancy
-    uint64_t bufferSize{0};  //!< MMU size
-    uint64_t overflows{0};   //!< headroom overflows
-    uint64_t lastRxNs{0};    //!< last arrival
-    bool inOrder{true};      //!< per-sender PSNs consecutive
+    uint64_t received{0};                //!< packets at the receiver
+    uint64_t switchDrops{0};             //!< RoceSwitch drops
+    uint64_t mmuDrops{0};                //!< MMU drops
+    uint64_t lossyReason{0};             //!< drops traced with "LossyThreshold"
+    uint64_t headroomReason{0};          //!< drops traced with "HeadroomOverflow"
+    uint64_t otherReason{0};             //!< drops with another reason
+    uint64_t pausesSent{0};              //!< PAUSE state changes by the switch
+    uint64_t resumesSent{0};             //!< RESUME by the switch
+    uint64_t maxUsed{0};                 //!< MMU peak
+    uint64_t maxTraced{0};               //!< peak seen on BufferOccupancy
+    uint64_t bufferSize{0};              //!< MMU size
+    uint64_t overflows{0};               //!< headroom overflows
+    uint64_t lastRxNs{0};                //!< last arrival
+    bool inOrder{true};                  //!< per-sender PSNs consecutive
+    uint64_t freeAtStart{0};             //!< free shared buffer of the empty switch
+    uint64_t minFreeAtPause{UINT64_MAX}; //!< smallest free buffer when a PAUSE was sent
+    uint64_t maxPauseGap{0};     //!< largest |shared bytes - threshold| when a PAUSE was sent
+    uint64_t thresholdErrors{0}; //!< PAUSEs where T != Alpha * (buffer - layout - sum shared)
+    uint64_t badResumes{0};      //!< RESUMEs with shared + offset > T or headroom in use
+    uint64_t maxPoolUsed{0};     //!< peak headroom pool use
+    std::vector<uint64_t> firstPauseShared; //!< shared bytes of each port at its first PAUSE
+    Ptr<RoceSwitchMmu> mmu;                 //!< the MMU during the run
+    double alpha{0};                        //!< Alpha
 };
 
 /** drop sink */
 void
 IncastDrop(IncastResult* r, Ptr<const Packet>, uint32_t, uint8_t, const std::string& reason)
 {
-    (reason == "LossyThreshold" ? r->lossyReason : r->otherReason)++;
+    if (reason == "LossyThreshold")
+    {
+        r->lossyReason++;
+    }
+    else if (reason == "HeadroomOverflow")
+    {
+        r->headroomReason++;
+    }
+    else
+    {
+        r->otherReason++;
+    }
 }
 
-/** pause sink */
+/**
+ * PAUSE sink: the threshold against its closed form from independent sums (every port's
+ * shared bytes, not the MMU's running total), and the gap between the port's shared bytes and
+ * the threshold.
+ */
 void
-IncastPause(IncastResult* r, uint32_t, uint8_t, bool sent)
+IncastPause(IncastResult* r, uint32_t port, uint8_t priority, bool sent)
 {
-    r->pausesSent += sent ? 1 : 0;
+    if (!sent)
+    {
+        return;
+    }
+    r->pausesSent++;
+    Ptr<RoceSwitchMmu> mmu = r->mmu;
+    uint64_t sharedSum = 0;
+    for (uint32_t p = 0; p < mmu->GetNPorts(); ++p)
+    {
+        for (uint8_t q = 0; q < RoceSwitchMmu::NUM_PRIORITIES; ++q)
+        {
+            sharedSum += mmu->GetSharedBytes(p, q);
+        }
+    }
+    const uint64_t taken = mmu->GetTotalReserve() + mmu->GetTotalHeadroom() + sharedSum;
+    const uint64_t freeBytes = taken >= r->bufferSize ? 0 : r->bufferSize - taken;
+    const uint64_t t = static_cast<uint64_t>(r->alpha * double(freeBytes));
+    r->thresholdErrors += t == mmu->GetThreshold() ? 0 : 1;
+    r->minFreeAtPause = std::min(r->minFreeAtPause, freeBytes);
+    const uint64_t shared = mmu->GetSharedBytes(port, priority);
+    r->maxPauseGap = std::max(r->maxPauseGap, shared > t ? shared - t : t - shared);
+    if (r->firstPauseShared[port] == UINT64_MAX)
+    {
+        r->firstPauseShared[port] = shared;
+    }
 }
 
 /** resume sink */
 void
-IncastResume(IncastResult* r, uint32_t, uint8_t, bool sent)
+IncastResume(IncastResult* r, uint32_t port, uint8_t priority, bool sent)
 {
-    r->resumesSent += sent ? 1 : 0;
+    if (!sent)
+    {
+        return;
+    }
+    r->resumesSent++;
+    Ptr<RoceSwitchMmu> mmu = r->mmu;
+    const uint64_t offset = 2 * (4096 + RoceSwitchMmu::PACKET_OVERHEAD);
+    const bool ok = mmu->GetHeadroomBytes(port, priority) == 0 &&
+                    (mmu->GetSharedBytes(port, priority) == 0 ||
+                     mmu->GetSharedBytes(port, priority) + offset <= mmu->GetThreshold());
+    r->badResumes += ok ? 0 : 1;
 }
 
 /** occupancy sink */
@@ -302,19 +374,40 @@ void
 IncastOccupancy(IncastResult* r, uint64_t, uint64_t now)
 {
     r->maxTraced = std::max(r->maxTraced, now);
+    r->maxPoolUsed = std::max(r->maxPoolUsed, r->mmu->GetHeadroomPoolUsed());
 }
 
-/** n senders -> 1 receiver at 25 Gb/s, `count` packets each, priority `prio`. */
+/** An incast: `n` senders (hosts 1..n) to host 0 of a star of `hosts` hosts. */
+struct IncastConfig
+{
+    uint32_t n{8};                            //!< senders
+    uint32_t count{200};                      //!< packets per sender
+    uint8_t prio{3};                          //!< priority
+    uint64_t bufferSize{0};                   //!< switch buffer (0 = default)
+    std::string rate{"25Gbps"};               //!< link rate
+    uint32_t hosts{0};                        //!< hosts on the switch (0 = n + 1)
+    std::map<std::string, uint64_t> mmuAttrs; //!< further MMU attributes
+};
+
+/** n senders -> 1 receiver, `count` packets each. */
 IncastResult
-RunIncast(uint32_t n, uint32_t count, uint8_t prio, uint64_t bufferSize)
+RunIncast(const IncastConfig& cfg)
 {
     IncastResult res;
-    Star star(n + 1, "25Gbps", 0x08, bufferSize);
+    const uint32_t n = cfg.n;
+    Star star(std::max(cfg.hosts, n + 1), cfg.rate, 0x08, cfg.bufferSize, cfg.mmuAttrs);
+    res.mmu = star.fwd->GetMmu();
+    DoubleValue alpha;
+    res.mmu->GetAttribute("Alpha", alpha);
+    res.alpha = alpha.Get();
+    res.bufferSize = res.mmu->GetBufferSize();
+    res.freeAtStart = res.mmu->GetFreeBuffer();
+    res.firstPauseShared.assign(star.fwd->GetNPorts(), UINT64_MAX);
     star.fwd->TraceConnectWithoutContext("Drop", MakeBoundCallback(&IncastDrop, &res));
     star.fwd->TraceConnectWithoutContext("PfcPause", MakeBoundCallback(&IncastPause, &res));
     star.fwd->TraceConnectWithoutContext("PfcResume", MakeBoundCallback(&IncastResume, &res));
-    star.fwd->GetMmu()->TraceConnectWithoutContext("BufferOccupancy",
-                                                   MakeBoundCallback(&IncastOccupancy, &res));
+    res.mmu->TraceConnectWithoutContext("BufferOccupancy",
+                                        MakeBoundCallback(&IncastOccupancy, &res));
     std::vector<Ptr<TestSource>> srcs;
     for (uint32_t i = 1; i <= n; ++i)
     {
@@ -322,8 +415,8 @@ RunIncast(uint32_t n, uint32_t count, uint8_t prio, uint64_t bufferSize)
         s->srcNode = star.hosts[i]->GetId();
         s->dstNode = star.hosts[0]->GetId();
         s->sport = static_cast<uint16_t>(1000 + i);
-        s->priority = prio;
-        s->count = count;
+        s->priority = cfg.prio;
+        s->count = cfg.count;
         s->Install(star.hostDev[i]);
         srcs.push_back(s);
     }
@@ -337,15 +430,28 @@ RunIncast(uint32_t n, uint32_t count, uint8_t prio, uint64_t bufferSize)
         next[r.src] = r.psn + 1;
         res.lastRxNs = std::max<uint64_t>(res.lastRxNs, r.timeNs);
     }
-    Ptr<RoceSwitchMmu> mmu = star.fwd->GetMmu();
+    Ptr<RoceSwitchMmu> mmu = res.mmu;
     res.switchDrops = star.fwd->GetDrops();
     res.mmuDrops = mmu->GetDrops();
     res.maxUsed = mmu->GetMaxBufferUsed();
-    res.bufferSize = mmu->GetBufferSize();
     res.overflows = mmu->GetHeadroomOverflows();
     NS_ASSERT(mmu->GetBufferUsed() == 0);
+    NS_ASSERT(mmu->GetHeadroomPoolUsed() == 0);
+    res.mmu = nullptr;
     Simulator::Destroy();
     return res;
+}
+
+/** The old signature: 8-to-1 style incast at 25 Gb/s. */
+IncastResult
+RunIncast(uint32_t n, uint32_t count, uint8_t prio, uint64_t bufferSize)
+{
+    IncastConfig cfg;
+    cfg.n = n;
+    cfg.count = count;
+    cfg.prio = prio;
+    cfg.bufferSize = bufferSize;
+    return RunIncast(cfg);
 }
 
 } // namespace
@@ -367,7 +473,7 @@ class RoceLosslessIncastTestCase : public TestCase
     {
         const uint32_t n = 8;
         const uint32_t count = 200;
-        // reserves 9 ports * 8 * 8388 B + headrooms 9 * 20942 B = 792 KB; 1.2 MB buffer
+        // reserves 9 ports * 8 * 4166 B (a quarter of the buffer) + headrooms 9 * 20942 B
         IncastResult r = RunIncast(n, count, 3, 1200000);
         NS_TEST_EXPECT_MSG_EQ(r.received, uint64_t(n) * count, "every packet delivered");
         NS_TEST_EXPECT_MSG_EQ(r.switchDrops, 0u, "no drop on a lossless priority");
@@ -377,12 +483,163 @@ class RoceLosslessIncastTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(r.resumesSent, r.pausesSent, "every PAUSE was released");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(r.maxUsed, r.bufferSize, "buffer never exceeds its size");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(r.maxTraced, r.bufferSize, "traced occupancy bounded");
-        // beyond the reserves of the 8 ingress ports (8 * 8388 B): the shared pool was used
-        NS_TEST_EXPECT_MSG_GT(r.maxTraced, 2u * n * 8388, "the shared buffer was used");
+        // beyond the reserves and headrooms of the 8 ingress ports: the shared pool was used
+        NS_TEST_EXPECT_MSG_GT(r.maxTraced, n * (4166u + 20942u), "the shared buffer was used");
         NS_TEST_EXPECT_MSG_EQ(r.inOrder, true, "per-flow order kept");
         // the bottleneck stays busy: n*count frames of 1337 ns (25 Gb/s) + a few us
         const double ideal = double(n) * count * 4178 * 8 / 25e9 * 1e9;
         NS_TEST_EXPECT_MSG_LT(double(r.lastRxNs), ideal * 1.01 + 5000, "line rate kept");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A headroom smaller than the bytes in flight after a PAUSE overflows: the packets that do not
+ * fit are dropped with reason HeadroomOverflow, counted and traced. The computed headroom
+ * (2 frames + PFC response + 2 x rate x delay) does not overflow in the same incast.
+ */
+class RoceHeadroomOverflowTestCase : public TestCase
+{
+  public:
+    RoceHeadroomOverflowTestCase()
+        : TestCase("undersized headroom overflows and drops, the computed one does not")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        IncastConfig cfg;
+        cfg.n = 8;
+        cfg.count = 200;
+        cfg.bufferSize = 1200000;
+        // one frame: after a PAUSE, 2 x 25 Gb/s x 1 us = 6250 B are still on the wire
+        cfg.mmuAttrs["Headroom"] = 4200;
+        IncastResult small = RunIncast(cfg);
+        const uint64_t sent = uint64_t(cfg.n) * cfg.count;
+        NS_TEST_EXPECT_MSG_GT(small.overflows, 0u, "the undersized headroom overflows");
+        NS_TEST_EXPECT_MSG_EQ(small.headroomReason, small.overflows, "traced as HeadroomOverflow");
+        NS_TEST_EXPECT_MSG_EQ(small.switchDrops, small.overflows, "counted by the switch");
+        NS_TEST_EXPECT_MSG_EQ(small.mmuDrops, small.overflows, "counted by the MMU");
+        NS_TEST_EXPECT_MSG_EQ(small.received + small.switchDrops, sent, "dropped, not admitted");
+        NS_TEST_EXPECT_MSG_EQ(small.lossyReason + small.otherReason, 0u, "no other reason");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(small.maxUsed, small.bufferSize, "buffer bound");
+
+        cfg.mmuAttrs.clear();
+        IncastResult computed = RunIncast(cfg);
+        NS_TEST_EXPECT_MSG_EQ(computed.overflows, 0u, "the computed headroom holds");
+        NS_TEST_EXPECT_MSG_EQ(computed.switchDrops, 0u, "no drop");
+        NS_TEST_EXPECT_MSG_EQ(computed.received, sent, "every packet delivered");
+        NS_TEST_EXPECT_MSG_GT(computed.pausesSent, 0u, "PAUSE generated");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Incast into a buffer whose shared pool is in use (free > 0): at every PAUSE the threshold is
+ * Alpha x free buffer (free recomputed from every port's shared bytes) and the paused port's
+ * shared bytes are within one frame of it; the first PAUSE of each port comes at the
+ * symmetric fixed point s = Alpha F0 / (1 + N Alpha) (F0 = buffer - reserves - headrooms);
+ * every RESUME has an empty headroom and shared + ResumeOffset <= T; nothing is dropped.
+ */
+class RoceSharedPoolTestCase : public TestCase
+{
+  public:
+    RoceSharedPoolTestCase()
+        : TestCase("shared pool in use: PAUSE at Alpha x free, RESUME below it, no drop")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        IncastConfig cfg;
+        cfg.n = 8;
+        cfg.count = 400;
+        cfg.bufferSize = 2000000;
+        IncastResult r = RunIncast(cfg);
+        const uint64_t frame = 4096 + RoceSwitchMmu::PACKET_OVERHEAD;
+        const uint64_t sent = uint64_t(cfg.n) * cfg.count;
+        NS_TEST_ASSERT_MSG_GT(r.freeAtStart, 0u, "the layout leaves a shared pool");
+        NS_TEST_EXPECT_MSG_GT(r.pausesSent, 0u, "PAUSE generated");
+        NS_TEST_EXPECT_MSG_EQ(r.resumesSent, r.pausesSent, "every PAUSE released");
+        NS_TEST_EXPECT_MSG_GT(r.minFreeAtPause, 0u, "free buffer > 0 at every PAUSE");
+        NS_TEST_EXPECT_MSG_EQ(r.thresholdErrors, 0u, "T = Alpha x free at every PAUSE");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.maxPauseGap, frame, "PAUSE within one frame of T");
+        NS_TEST_EXPECT_MSG_EQ(r.badResumes, 0u, "RESUME only below T - ResumeOffset");
+        const double fixedPoint = r.alpha * double(r.freeAtStart) / (1 + cfg.n * r.alpha);
+        uint32_t paused = 0;
+        for (uint32_t port = 1; port <= cfg.n; ++port)
+        {
+            if (r.firstPauseShared[port] == UINT64_MAX)
+            {
+                continue;
+            }
+            ++paused;
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(std::fabs(double(r.firstPauseShared[port]) - fixedPoint),
+                                        double(frame),
+                                        "first PAUSE of port " << port << " at the fixed point "
+                                                               << fixedPoint);
+        }
+        NS_TEST_EXPECT_MSG_EQ(paused, cfg.n, "every sender's port paused");
+        NS_TEST_EXPECT_MSG_EQ(r.switchDrops, 0u, "no drop");
+        NS_TEST_EXPECT_MSG_EQ(r.overflows, 0u, "no headroom overflow");
+        NS_TEST_EXPECT_MSG_EQ(r.received, sent, "every packet delivered");
+        NS_TEST_EXPECT_MSG_EQ(r.inOrder, true, "per-flow order kept");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(r.maxUsed, r.bufferSize, "buffer bound");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A 2048-port switch at the default BufferSize: dedicated headroom leaves no shared pool (the
+ * free buffer is 0), pooled headroom does; a 16-to-1 incast then pauses at the threshold with
+ * no drop. A pool smaller than the bytes in flight of the paused ports overflows.
+ */
+class RoceManyPortsPoolTestCase : public TestCase
+{
+  public:
+    RoceManyPortsPoolTestCase()
+        : TestCase("2048-port switch: pooled headroom keeps a shared pool at the default buffer")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        {
+            Star dedicated(2048, "100Gbps");
+            Ptr<RoceSwitchMmu> mmu = dedicated.fwd->GetMmu();
+            NS_TEST_EXPECT_MSG_EQ(mmu->GetFreeBuffer(), 0u, "dedicated headroom takes it all");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(mmu->GetTotalReserve(),
+                                        mmu->GetBufferSize() / 4,
+                                        "reserves capped at a quarter of the buffer");
+            Simulator::Destroy();
+        }
+        IncastConfig cfg;
+        cfg.n = 16;
+        cfg.count = 400;
+        cfg.rate = "100Gbps";
+        cfg.hosts = 2048;
+        cfg.mmuAttrs["HeadroomPoolSize"] = 4 * 1024 * 1024;
+        IncastResult r = RunIncast(cfg);
+        const uint64_t sent = uint64_t(cfg.n) * cfg.count;
+        NS_TEST_EXPECT_MSG_EQ(r.bufferSize, 32u * 1024 * 1024, "default BufferSize");
+        NS_TEST_ASSERT_MSG_GT(r.freeAtStart, r.bufferSize / 2, "a shared pool exists");
+        NS_TEST_EXPECT_MSG_GT(r.pausesSent, 0u, "PAUSE generated");
+        NS_TEST_EXPECT_MSG_GT(r.minFreeAtPause, 0u, "free buffer > 0 at every PAUSE");
+        NS_TEST_EXPECT_MSG_EQ(r.thresholdErrors, 0u, "T = Alpha x free at every PAUSE");
+        NS_TEST_EXPECT_MSG_EQ(r.badResumes, 0u, "RESUME below the threshold");
+        NS_TEST_EXPECT_MSG_GT(r.maxPoolUsed, 0u, "the headroom pool was used");
+        NS_TEST_EXPECT_MSG_EQ(r.switchDrops, 0u, "no drop");
+        NS_TEST_EXPECT_MSG_EQ(r.received, sent, "every packet delivered");
+
+        // 16 paused ports hold ~16 x 25 KB in flight: a 64 KB pool cannot
+        cfg.mmuAttrs["HeadroomPoolSize"] = 64 * 1024;
+        IncastResult tiny = RunIncast(cfg);
+        NS_TEST_EXPECT_MSG_GT(tiny.overflows, 0u, "a too small pool overflows");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(tiny.maxPoolUsed, 64u * 1024, "pool use bounded");
+        NS_TEST_EXPECT_MSG_EQ(tiny.received + tiny.switchDrops, sent, "conservation");
     }
 };
 
@@ -430,7 +687,9 @@ class RoceManyPortsTestCase : public TestCase
     void DoRun() override
     {
         const uint32_t n = 2048;
-        Star star(n, "100Gbps");
+        // pooled headroom: with 2048 dedicated headrooms there is no shared pool and a single
+        // packet beyond the (capped) reserve would PAUSE its sender
+        Star star(n, "100Gbps", 0x08, 0, {{"HeadroomPoolSize", 4 * 1024 * 1024}});
         NS_TEST_ASSERT_MSG_EQ(star.fwd->GetNPorts(), n, "ports");
         Ptr<RoceSwitch> h0 = star.hosts[0]->GetObject<RoceSwitch>();
         Ptr<RoceSwitch> hl = star.hosts[n - 1]->GetObject<RoceSwitch>();
@@ -610,6 +869,181 @@ class RoceEcmpTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * Compact routes of a RoceHelper fabric (fat-tree k=8, 128 hosts, 80 switches): hosts hold no
+ * table; each switch stores each distinct next-hop set once (at most ports + 1 of them) and
+ * 4 bytes per destination; every switch's set toward every host is the tn_routes ECMP set in
+ * port order (so ECMP picks as before); a message crosses the 5-switch path.
+ */
+class RoceCompactRoutesTestCase : public TestCase
+{
+  public:
+    RoceCompactRoutesTestCase()
+        : TestCase("routes: no host table, one set index per destination, tn_routes sets")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t k = 8;
+        tn_topology* topo = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_fat_tree(k, nullptr, &topo, &err), TN_OK, "topology");
+        RoceHelper roce;
+        RoceFabricNodes f = roce.Install(topo);
+        tn_routes* routes = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(tn_routes_create(topo, nullptr, &routes, &err), TN_OK, "routes");
+        const uint32_t hosts = tn_topology_npu_count(topo);
+        uint32_t hostTables = 0;
+        uint32_t mismatches = 0;
+        uint32_t tooManySets = 0;
+        uint64_t tableBytes = 0;
+        std::vector<uint32_t> hops(k);
+        for (uint32_t v = 0; v < f.nodes.GetN(); ++v)
+        {
+            Ptr<RoceSwitch> sw = f.nodes.Get(v)->GetObject<RoceSwitch>();
+            if (tn_topology_node_kind(topo, v) == TN_NODE_NPU)
+            {
+                hostTables += sw->GetRouteTableBytes() > 0 ? 1 : 0;
+                continue;
+            }
+            tooManySets += sw->GetNRouteSets() > sw->GetNPorts() + 1 ? 1 : 0;
+            tableBytes += sw->GetRouteTableBytes();
+            for (uint32_t r = 0; r < hosts; ++r)
+            {
+                const uint32_t d = tn_topology_npu_node(topo, r);
+                const uint32_t c = tn_routes_next_hops(routes, v, d, hops.data(), hops.size());
+                std::vector<uint32_t> want;
+                for (uint32_t h = 0; h < c; ++h)
+                {
+                    want.push_back(tn_topology_link(topo, hops[h])->src_port);
+                }
+                mismatches += sw->GetRoute(d) == want ? 0 : 1;
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(hostTables, 0u, "hosts hold no route table");
+        NS_TEST_EXPECT_MSG_EQ(mismatches, 0u, "every set is tn_routes' set in port order");
+        NS_TEST_EXPECT_MSG_EQ(tooManySets, 0u, "at most ports + 1 distinct sets per switch");
+        // 4 bytes per destination node id (hosts are 0..127) + the sets: far below a vector
+        // per destination (24 bytes + its heap block)
+        const uint32_t switches = f.switches.GetN();
+        NS_TEST_EXPECT_MSG_LT(tableBytes / switches, 4u * hosts + 4096, "route bytes per switch");
+        Done done;
+        const uint32_t last = tn_topology_npu_node(topo, hosts - 1);
+        roce.GetNic(0)->PostWrite(last, 100000, 3, MakeCallback(&Done::Complete, &done));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(done.count, 1u, "message across the fat-tree");
+        Simulator::Destroy();
+        tn_routes_destroy(routes);
+        tn_topology_destroy(topo);
+    }
+
+    /// counts completions
+    struct Done
+    {
+        uint32_t count{0}; //!< completions
+
+        /** completion sink */
+        void Complete(const RdmaMessageRecord&)
+        {
+            ++count;
+        }
+    };
+};
+
+namespace
+{
+/** drop-reason sink */
+void
+RecordReason(std::vector<std::string>* reasons,
+             Ptr<const Packet>,
+             uint32_t,
+             uint8_t,
+             const std::string& reason)
+{
+    reasons->push_back(reason);
+}
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Every switch hop decrements the IPv4 TTL (with a valid header checksum); a packet whose TTL
+ * would reach 0 is dropped with TtlExpired; a host forwards nothing it receives for others.
+ */
+class RoceTtlTestCase : public TestCase
+{
+  public:
+    RoceTtlTestCase()
+        : TestCase("TTL decremented per switch hop, expired packets dropped")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // A - S1 - S2 - B
+        NodeContainer n;
+        n.Create(4);
+        RoceLinkHelper link;
+        link.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        link.Install(n.Get(0), n.Get(1));
+        link.Install(n.Get(1), n.Get(2));
+        link.Install(n.Get(2), n.Get(3));
+        const uint32_t a = n.Get(0)->GetId();
+        const uint32_t b = n.Get(3)->GetId();
+        Ptr<RoceSwitch> swA = n.Get(0)->GetObject<RoceSwitch>();
+        Ptr<RoceSwitch> s1 = n.Get(1)->GetObject<RoceSwitch>();
+        Ptr<RoceSwitch> s2 = n.Get(2)->GetObject<RoceSwitch>();
+        Ptr<RoceSwitch> swB = n.Get(3)->GetObject<RoceSwitch>();
+        swA->SetLocalAddress(RoceAddress::FromNodeId(a));
+        swB->SetLocalAddress(RoceAddress::FromNodeId(b));
+        s1->SetRoute(b, {1});
+        s2->SetRoute(b, {1});
+        s1->SetRoute(60000, {1});
+        s2->SetRoute(60000, {1}); // B is a host: it must not send this back
+        std::vector<uint8_t> ttls;
+        std::vector<bool> checksums;
+        swB->SetLocalReceiveCallback(MakeBoundCallback(
+            +[](std::vector<uint8_t>* t, std::vector<bool>* c, Ptr<Packet> p, uint32_t) {
+                RoceIpUdpHeader ip;
+                p->PeekHeader(ip);
+                t->push_back(ip.GetTtl());
+                c->push_back(ip.IsChecksumOk());
+            },
+            &ttls,
+            &checksums));
+        std::vector<std::string> s2Drops;
+        std::vector<std::string> bDrops;
+        s2->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RecordReason, &s2Drops));
+        swB->TraceConnectWithoutContext("Drop", MakeBoundCallback(&RecordReason, &bDrops));
+        // no route table on A: its single port is the default route
+        for (uint8_t ttl : {64, 3, 2})
+        {
+            Ptr<Packet> p = BuildPacket(a, b, 1000, 3, RoceBthHeader::RC_WRITE_ONLY, 1, ttl, 64);
+            RoceIpUdpHeader ip;
+            p->RemoveHeader(ip);
+            ip.SetTtl(ttl);
+            p->AddHeader(ip);
+            NS_TEST_EXPECT_MSG_EQ(swA->SendLocal(p), true, "A sends without a route table");
+        }
+        swA->SendLocal(BuildPacket(a, 60000, 1000, 3, RoceBthHeader::RC_WRITE_ONLY, 1, 9, 64));
+        Simulator::Run();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(ttls.size(), 2u, "TTL 64 and 3 arrive");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(ttls[0]), 62u, "64 - 2 hops");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(ttls[1]), 1u, "3 - 2 hops");
+        NS_TEST_EXPECT_MSG_EQ((checksums[0] && checksums[1]), true, "checksum recomputed");
+        NS_TEST_EXPECT_MSG_EQ((s2Drops == std::vector<std::string>{"TtlExpired"}),
+                              true,
+                              "TTL 2 expires at the second switch");
+        NS_TEST_EXPECT_MSG_EQ((bDrops == std::vector<std::string>{"NoRoute"}),
+                              true,
+                              "the host drops a packet for another node");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Switch and MMU suite.
  */
 class RoceSwitchTestSuite : public TestSuite
@@ -622,8 +1056,13 @@ class RoceSwitchTestSuite : public TestSuite
         AddTestCase(new RoceSeedTestCase, TestCase::QUICK);
         AddTestCase(new RoceLosslessIncastTestCase, TestCase::QUICK);
         AddTestCase(new RoceLossyIncastTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHeadroomOverflowTestCase, TestCase::QUICK);
+        AddTestCase(new RoceSharedPoolTestCase, TestCase::QUICK);
+        AddTestCase(new RoceManyPortsPoolTestCase, TestCase::QUICK);
         AddTestCase(new RoceManyPortsTestCase, TestCase::QUICK);
         AddTestCase(new RoceEcmpTestCase, TestCase::QUICK);
+        AddTestCase(new RoceCompactRoutesTestCase, TestCase::QUICK);
+        AddTestCase(new RoceTtlTestCase, TestCase::QUICK);
     }
 };
 

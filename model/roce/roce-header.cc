@@ -7,8 +7,13 @@
 
 #include "ns3/assert.h"
 #include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/simulator.h"
 
+#include <cstring>
 #include <iomanip>
+#include <vector>
 
 namespace ns3
 {
@@ -462,6 +467,97 @@ void
 RoceIcrcTrailer::Print(std::ostream& os) const
 {
     os << "ICRC=0x" << std::hex << m_icrc << std::dec;
+}
+
+namespace
+{
+/** CRC-32 (IEEE 802.3, reflected) lookup table, built once. */
+struct Crc32Table
+{
+    uint32_t t[256];
+
+    Crc32Table()
+    {
+        for (uint32_t n = 0; n < 256; ++n)
+        {
+            uint32_t c = n;
+            for (int k = 0; k < 8; ++k)
+            {
+                c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+            }
+            t[n] = c;
+        }
+    }
+};
+
+/** \param crc running register \param b bytes \param n count \return updated register */
+uint32_t
+Crc32Update(uint32_t crc, const uint8_t* b, uint32_t n)
+{
+    static const Crc32Table table;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        crc = table.t[(crc ^ b[k]) & 0xff] ^ (crc >> 8);
+    }
+    return crc;
+}
+} // namespace
+
+uint32_t
+RoceIcrcTrailer::ComputeIcrc(const uint8_t* ip, uint32_t len)
+{
+    NS_ASSERT_MSG(len >= RoceIpUdpHeader::SIZE + 12, "ComputeIcrc: shorter than IPv4+UDP+BTH");
+    // the variant fields as all ones: IPv4 byte 1 (DSCP, ECN), 8 (TTL), 10-11 (checksum), UDP
+    // checksum (26-27), BTH reserved byte before the destination QP (32)
+    uint8_t head[RoceIpUdpHeader::SIZE + 12];
+    std::memcpy(head, ip, sizeof(head));
+    head[1] = 0xff;
+    head[8] = 0xff;
+    head[10] = 0xff;
+    head[11] = 0xff;
+    head[26] = 0xff;
+    head[27] = 0xff;
+    head[RoceIpUdpHeader::SIZE + 4] = 0xff;
+    static const uint8_t lrh[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    uint32_t crc = Crc32Update(0xffffffffu, lrh, sizeof(lrh));
+    crc = Crc32Update(crc, head, sizeof(head));
+    crc = Crc32Update(crc, ip + sizeof(head), len - sizeof(head));
+    return ~crc;
+}
+
+bool
+RoceIcrcTrailer::FillIcrc(uint8_t* frame, uint32_t len)
+{
+    const uint32_t eth = 14;
+    if (len < eth + RoceIpUdpHeader::SIZE + 12 + SIZE || frame[12] != 0x08 || frame[13] != 0x00)
+    {
+        return false;
+    }
+    const uint8_t* ip = frame + eth;
+    const uint32_t total = (uint32_t(ip[2]) << 8) | ip[3];
+    const uint32_t dport = (uint32_t(ip[22]) << 8) | ip[23];
+    if (ip[0] != 0x45 || ip[9] != 17 || dport != RoceIpUdpHeader::ROCE_UDP_PORT ||
+        total != len - eth)
+    {
+        return false;
+    }
+    const uint32_t icrc = ComputeIcrc(ip, total - SIZE);
+    uint8_t* out = frame + len - SIZE;
+    out[0] = icrc & 0xff;
+    out[1] = (icrc >> 8) & 0xff;
+    out[2] = (icrc >> 16) & 0xff;
+    out[3] = icrc >> 24;
+    return true;
+}
+
+void
+RoceIcrcTrailer::PcapSink(Ptr<PcapFileWrapper> file, Ptr<const Packet> frame)
+{
+    // frames are at most a few KiB: one buffer per call keeps the sink reentrant
+    std::vector<uint8_t> bytes(frame->GetSize());
+    frame->CopyData(bytes.data(), bytes.size());
+    FillIcrc(bytes.data(), bytes.size());
+    file->Write(Simulator::Now(), bytes.data(), bytes.size());
 }
 
 uint32_t

@@ -8,6 +8,7 @@
 
 #include "ns3/header.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/ptr.h"
 #include "ns3/trailer.h"
 
 #include <cstdint>
@@ -37,6 +38,9 @@
 
 namespace ns3
 {
+
+class Packet;
+class PcapFileWrapper;
 
 /**
  * \ingroup training-net
@@ -76,7 +80,7 @@ class RoceAddress
  * IPv4: version 4, IHL 5, DSCP (6 bits; values 0..7 are the data priority, any value >= 8
  * means "control class" and selects the strict-priority control queue; the NIC uses
  * DSCP 48 = CS6 for ACK/NACK/CNP), ECN (2 bits: 0 Not-ECT, 2 ECT(0), 1 ECT(1), 3 CE),
- * total length, identification, DF set, TTL (default 64, not decremented by the fabric),
+ * total length, identification, DF set, TTL (default 64, decremented by every switch hop),
  * protocol 17, a valid header checksum (always computed on Serialize).
  * UDP: source port (flow entropy used by ECMP), destination port (default 4791 = RoCEv2),
  * length, checksum 0 (as RoCEv2 allows).
@@ -642,14 +646,47 @@ class RoceCnpHeader : public Header
 
 /**
  * \ingroup training-net
- * Invariant CRC (4 bytes) at the end of every RoCEv2 packet. The model does not compute the
- * real ICRC over the packet (payload bytes are virtual): it writes a fixed value
- * (default 0x00000000, settable), which Wireshark shows but does not verify by default.
+ * Invariant CRC (4 bytes) at the end of every RoCEv2 packet. In the simulation the trailer
+ * holds a fixed value (default 0x00000000, settable; the NIC leaves the 4 bytes zero): the
+ * payload bytes are virtual and computing a CRC per packet would cost more than the rest of a
+ * hop. The real ICRC is computed where bytes leave the model: the pcap writers
+ * (RoceLinkHelper::EnablePcap) fill it in with FillIcrc().
+ *
+ * The ICRC (IBA annex A17, RoCEv2) is the CRC-32 of Ethernet (reflected polynomial
+ * 0xEDB88320, initial value all ones, final complement, stored least significant byte first
+ * like the FCS) over 8 bytes of 0xFF standing for the InfiniBand LRH, then the IPv4 header
+ * with DSCP/ECN, TTL and header checksum set to all ones, the UDP header with its checksum set
+ * to all ones, the BTH with its reserved byte (the one before the destination QP) set to all
+ * ones, the other transport headers and the payload: only fields no router changes.
  */
 class RoceIcrcTrailer : public Trailer
 {
   public:
     static constexpr uint32_t SIZE = 4; //!< serialized size
+
+    /**
+     * \param ip a RoCEv2 IPv4 packet from its IPv4 header up to, not including, its ICRC
+     * \param len bytes at ip (>= 40: IPv4 + UDP + BTH)
+     * \return the ICRC as it is stored on the wire, read as a little-endian 32-bit value
+     */
+    static uint32_t ComputeIcrc(const uint8_t* ip, uint32_t len);
+
+    /**
+     * Fill the ICRC of an Ethernet frame in place, if it is a RoCEv2 frame (ethertype IPv4,
+     * IHL 5, UDP to port 4791, IPv4 total length covering the rest of the frame).
+     * \param frame the frame bytes (Ethernet header first, no FCS)
+     * \param len frame length
+     * \return true if it was RoCEv2 and its ICRC was written
+     */
+    static bool FillIcrc(uint8_t* frame, uint32_t len);
+
+    /**
+     * Pcap trace sink that writes a frame with its ICRC filled in (FillIcrc), for a device's
+     * Sniffer trace source: bind the file with MakeBoundCallback.
+     * \param file pcap file
+     * \param frame the frame
+     */
+    static void PcapSink(Ptr<PcapFileWrapper> file, Ptr<const Packet> frame);
 
     RoceIcrcTrailer();
     /** \return the TypeId */

@@ -5,6 +5,7 @@
  */
 #include "roce-switch-mmu.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -39,7 +40,8 @@ RoceSwitchMmu::GetTypeId()
                           MakeUintegerAccessor(&RoceSwitchMmu::m_mtu),
                           MakeUintegerChecker<uint32_t>(64))
             .AddAttribute("Reserve",
-                          "Guaranteed bytes per (ingress port, priority); 0 = 2 * (Mtu + 98)",
+                          "Guaranteed bytes per (ingress port, priority); 0 = 2 * (Mtu + 98), "
+                          "lowered so that all reserves take at most BufferSize / 4",
                           UintegerValue(0),
                           MakeUintegerAccessor(&RoceSwitchMmu::m_reserve),
                           MakeUintegerChecker<uint64_t>())
@@ -47,6 +49,19 @@ RoceSwitchMmu::GetTypeId()
                           "RESUME needs shared use + this <= threshold; 0 = 2 * (Mtu + 98)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&RoceSwitchMmu::m_resumeOffset),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Headroom",
+                          "Headroom bytes per (ingress port, lossless priority); 0 = computed "
+                          "per port: 2 * (Mtu + 98) + PFC response + 2 * rate * delay",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_headroomAttr),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("HeadroomPoolSize",
+                          "0: each (port, lossless priority) has its own pre-allocated headroom. "
+                          "> 0: one headroom pool of this many bytes is pre-allocated instead, "
+                          "shared by all ports (each still bounded by its own headroom)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitchMmu::m_poolSize),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("Alpha",
                           "Dynamic threshold factor: threshold = Alpha * free buffer",
@@ -90,7 +105,8 @@ RoceSwitchMmu::GetTypeId()
                             MakeTraceSourceAccessor(&RoceSwitchMmu::m_used),
                             "ns3::TracedValueCallback::Uint64")
             .AddTraceSource("Drop",
-                            "A lossy packet was refused (port, priority, bytes, reason)",
+                            "A packet was refused (port, priority, bytes, reason: "
+                            "LossyThreshold, BufferFull or HeadroomOverflow)",
                             MakeTraceSourceAccessor(&RoceSwitchMmu::m_dropTrace),
                             "ns3::RoceSwitchMmu::DropTracedCallback");
     return tid;
@@ -127,17 +143,12 @@ uint32_t
 RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
 {
     NS_LOG_FUNCTION(this << rate << delay << unsigned(pfcEnableMask));
+    // the default reserve depends on the port count: changing it under queued bytes would
+    // corrupt the accounting
+    NS_ABORT_MSG_IF(m_used > 0, "RoceSwitchMmu::AddPort: ports are added before traffic");
     const uint32_t port = m_portRate.size();
     const uint64_t bps = rate.GetBitRate();
     const uint64_t frame = m_mtu + PACKET_OVERHEAD;
-    if (m_reserve == 0)
-    {
-        m_reserve = 2 * frame;
-    }
-    if (m_resumeOffset == 0)
-    {
-        m_resumeOffset = 2 * frame;
-    }
     const double response = m_pfcResponseQuanta * 64.0 * (double(bps) / 100e9);
     const double propagation = 2.0 * double(bps) / 8.0 * delay.GetSeconds();
     const uint64_t headroom = 2 * frame + static_cast<uint64_t>(response + propagation + 0.5);
@@ -149,17 +160,19 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
     m_kmaxPort.push_back(static_cast<uint64_t>(m_kmax * scale));
     m_ingress.resize(m_ingress.size() + NUM_PRIORITIES, 0);
     m_headroom.resize(m_headroom.size() + NUM_PRIORITIES, 0);
-    m_totalReserve += m_reserve * NUM_PRIORITIES;
     uint32_t lossless = 0;
     for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
     {
         lossless += (pfcEnableMask >> p) & 1;
     }
     m_totalHeadroom += headroom * lossless;
-    if (m_totalReserve + m_totalHeadroom > m_bufferSize)
+    m_losslessQueues += lossless;
+    const uint64_t layout = GetTotalReserve() + GetTotalHeadroom();
+    if (layout > m_bufferSize)
     {
         NS_LOG_WARN("RoceSwitchMmu: reserves + headrooms ("
-                    << m_totalReserve + m_totalHeadroom << ") exceed BufferSize " << m_bufferSize);
+                    << layout << ") exceed BufferSize " << m_bufferSize
+                    << ": no shared pool; set HeadroomPoolSize or a larger BufferSize");
     }
     NS_LOG_DEBUG("port " << port << " rate " << bps << " headroom " << headroom << " kmin "
                          << m_kminPort.back() << " kmax " << m_kmaxPort.back());
@@ -167,9 +180,39 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
 }
 
 uint64_t
+RoceSwitchMmu::GetReserve() const
+{
+    if (m_reserve > 0)
+    {
+        return m_reserve;
+    }
+    const uint64_t frame = m_mtu + PACKET_OVERHEAD;
+    const uint64_t queues = uint64_t(NUM_PRIORITIES) * m_portRate.size();
+    // two frames keep every (port, priority) moving; on switches with many ports that would
+    // take the whole buffer (2048 ports: 137 MB), so the reserves are capped at a quarter
+    return queues == 0 ? 2 * frame : std::min<uint64_t>(2 * frame, m_bufferSize / 4 / queues);
+}
+
+uint64_t
+RoceSwitchMmu::GetResumeOffset() const
+{
+    return m_resumeOffset > 0 ? m_resumeOffset : 2 * (uint64_t(m_mtu) + PACKET_OVERHEAD);
+}
+
+uint64_t
+RoceSwitchMmu::GetTotalHeadroom() const
+{
+    if (m_poolSize > 0)
+    {
+        return m_poolSize;
+    }
+    return m_headroomAttr > 0 ? m_headroomAttr * m_losslessQueues : m_totalHeadroom;
+}
+
+uint64_t
 RoceSwitchMmu::GetFree() const
 {
-    const uint64_t taken = m_totalReserve + m_totalHeadroom + m_sharedUsed + m_controlUsed;
+    const uint64_t taken = GetTotalReserve() + GetTotalHeadroom() + m_sharedUsed + m_controlUsed;
     return taken >= m_bufferSize ? 0 : m_bufferSize - taken;
 }
 
@@ -192,14 +235,15 @@ RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, const char
     NS_ASSERT(port < m_portRate.size() && priority < NUM_PRIORITIES);
     const uint32_t idx = port * NUM_PRIORITIES + priority;
     const uint64_t used = m_ingress[idx];
-    if (used + bytes <= m_reserve)
+    const uint64_t reserve = GetReserve();
+    if (used + bytes <= reserve)
     {
         m_ingress[idx] = used + bytes;
     }
     else
     {
-        const uint64_t shared = used > m_reserve ? used - m_reserve : 0;
-        const uint64_t sharedAdd = used + bytes - std::max(used, m_reserve);
+        const uint64_t shared = used > reserve ? used - reserve : 0;
+        const uint64_t sharedAdd = used + bytes - std::max(used, reserve);
         const uint64_t threshold = GetThreshold();
         const bool lossless = (m_lossless[port] >> priority) & 1;
         if (shared + sharedAdd > threshold)
@@ -211,12 +255,22 @@ RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, const char
                 m_dropTrace(port, priority, bytes, *reason);
                 return false;
             }
-            m_headroom[idx] += bytes;
-            if (m_headroom[idx] > m_headroomSize[port])
+            if (m_headroom[idx] + bytes > GetHeadroomSize(port) ||
+                (m_poolSize > 0 && m_poolUsed + bytes > m_poolSize))
             {
+                // no memory is left for it: the headroom is smaller than the bytes in flight
+                *reason = "HeadroomOverflow";
+                ++m_drops;
                 ++m_headroomOverflows;
                 NS_LOG_WARN("headroom overflow on port " << port << " priority "
                                                          << unsigned(priority));
+                m_dropTrace(port, priority, bytes, *reason);
+                return false;
+            }
+            m_headroom[idx] += bytes;
+            if (m_poolSize > 0)
+            {
+                m_poolUsed += bytes;
             }
         }
         else
@@ -246,10 +300,15 @@ RoceSwitchMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes)
     const uint32_t idx = port * NUM_PRIORITIES + priority;
     const uint64_t fromHeadroom = std::min<uint64_t>(m_headroom[idx], bytes);
     m_headroom[idx] -= fromHeadroom;
+    if (m_poolSize > 0)
+    {
+        m_poolUsed -= std::min(m_poolUsed, fromHeadroom);
+    }
     const uint64_t rest = bytes - fromHeadroom;
     const uint64_t used = m_ingress[idx];
     NS_ASSERT_MSG(used >= rest, "RoceSwitchMmu: release of unaccounted bytes");
-    const uint64_t shared = used > m_reserve ? used - m_reserve : 0;
+    const uint64_t reserve = GetReserve();
+    const uint64_t shared = used > reserve ? used - reserve : 0;
     m_sharedUsed -= std::min(shared, rest);
     m_ingress[idx] = used - rest;
     m_used = m_used - bytes;
@@ -281,7 +340,7 @@ RoceSwitchMmu::ShouldPause(uint32_t port, uint8_t priority) const
     {
         return true;
     }
-    const uint64_t shared = m_ingress[idx] > m_reserve ? m_ingress[idx] - m_reserve : 0;
+    const uint64_t shared = GetSharedBytes(port, priority);
     return shared > 0 && shared >= GetThreshold();
 }
 
@@ -293,8 +352,8 @@ RoceSwitchMmu::ShouldResume(uint32_t port, uint8_t priority) const
     {
         return false;
     }
-    const uint64_t shared = m_ingress[idx] > m_reserve ? m_ingress[idx] - m_reserve : 0;
-    return shared == 0 || shared + m_resumeOffset <= GetThreshold();
+    const uint64_t shared = GetSharedBytes(port, priority);
+    return shared == 0 || shared + GetResumeOffset() <= GetThreshold();
 }
 
 double

@@ -27,15 +27,22 @@ class UniformRandomVariable;
  * lossy drops) and its ECN marker (egress, at dequeue).
  *
  * Buffer of BufferSize bytes split into: per (ingress port, priority) reserve (Reserve bytes,
- * for all 8 priorities of every port), per (ingress port, lossless priority) headroom
- * (2*(MTU+overhead) + PFC response + 2*rate*delay bytes, pre-allocated), and the shared pool.
+ * for all 8 priorities of every port; by default 2 frames, but never more than a quarter of
+ * the buffer over all reserves), headroom for the lossless priorities, and the shared pool.
+ * The headroom of a port is what still arrives after it sends a PAUSE:
+ * 2*(MTU+overhead) + PFC response + 2*rate*delay bytes (or the Headroom attribute). It is either
+ * dedicated (HeadroomPoolSize 0: pre-allocated per (port, lossless priority)) or pooled
+ * (HeadroomPoolSize > 0: one switch-wide pool of that size is pre-allocated instead; a
+ * (port, priority) may still hold at most its port's headroom), which lets a switch of
+ * thousands of ports keep a shared pool without a larger BufferSize.
  * A packet of a (port, priority) is counted in its reserve first, then in the shared pool while
  * the shared use of that (port, priority) is below the dynamic threshold
- * T = alpha * free, free = BufferSize - reserves - headrooms - total shared use (>= 0),
+ * T = alpha * free, free = BufferSize - reserves - headrooms (or pool) - total shared use (>= 0),
  * and beyond T in the headroom (lossless) or dropped (lossy, reason "LossyThreshold"; a packet
  * that does not fit in the whole buffer is dropped with "BufferFull").
- * Lossless priorities never drop: beyond their headroom they are still admitted and counted as
- * headroom overflow (a misconfiguration indicator, GetHeadroomOverflows()).
+ * A lossless packet that does not fit in its headroom (or in the pool) is dropped with reason
+ * "HeadroomOverflow": a real switch has no more memory for it, and the drop is the sign of a
+ * headroom too small for the cable (GetHeadroomOverflows() counts them).
  * PAUSE when the headroom of (port, priority) is in use or its shared use >= T; RESUME when the
  * headroom is empty and shared use + ResumeOffset <= T.
  *
@@ -72,7 +79,8 @@ class RoceSwitchMmu : public Object
     ~RoceSwitchMmu() override;
 
     /**
-     * Register a port (index = number of ports before the call).
+     * Register a port (index = number of ports before the call). Ports are added while the
+     * buffer is empty (before traffic): the default reserve depends on the port count.
      * \param rate port rate
      * \param delay propagation delay of its link
      * \param pfcEnableMask lossless priorities of that port
@@ -134,7 +142,7 @@ class RoceSwitchMmu : public Object
     /** \param port port \return headroom size (bytes) per lossless priority of that port */
     uint64_t GetHeadroomSize(uint32_t port) const
     {
-        return m_headroomSize[port];
+        return m_headroomAttr > 0 ? m_headroomAttr : m_headroomSize[port];
     }
 
     /** \return bytes in the buffer now */
@@ -155,16 +163,51 @@ class RoceSwitchMmu : public Object
         return m_bufferSize;
     }
 
-    /** \return lossy drops so far */
+    /** \return drops so far, all reasons (lossy thresholds and headroom overflows) */
     uint64_t GetDrops() const
     {
         return m_drops;
     }
 
-    /** \return lossless packets admitted beyond their headroom (should stay 0) */
+    /** \return lossless packets dropped because their headroom was full (should stay 0) */
     uint64_t GetHeadroomOverflows() const
     {
         return m_headroomOverflows;
+    }
+
+    /** \return the free shared buffer now (the T = Alpha * free of the dynamic threshold) */
+    uint64_t GetFreeBuffer() const
+    {
+        return GetFree();
+    }
+
+    /** \return the reserve per (port, priority) in effect (Reserve, or its default) */
+    uint64_t GetReserve() const;
+
+    /** \return bytes pre-allocated to reserves */
+    uint64_t GetTotalReserve() const
+    {
+        return GetReserve() * NUM_PRIORITIES * m_portRate.size();
+    }
+
+    /** \return bytes pre-allocated to headroom (dedicated headrooms, or the pool) */
+    uint64_t GetTotalHeadroom() const;
+
+    /** \return headroom pool bytes in use (0 with dedicated headroom) */
+    uint64_t GetHeadroomPoolUsed() const
+    {
+        return m_poolUsed;
+    }
+
+    /**
+     * \param port port \param priority priority
+     * \return bytes of (port, priority) counted in the shared pool (beyond reserve and headroom)
+     */
+    uint64_t GetSharedBytes(uint32_t port, uint8_t priority) const
+    {
+        const uint64_t used = m_ingress[port * NUM_PRIORITIES + priority];
+        const uint64_t reserve = GetReserve();
+        return used > reserve ? used - reserve : 0;
     }
 
     /** \param port port \param priority priority \return bytes accounted to (port, priority) */
@@ -188,11 +231,15 @@ class RoceSwitchMmu : public Object
   private:
     /** \return the current free pool (clamped at 0) */
     uint64_t GetFree() const;
+    /** \return the resume offset in effect (ResumeOffset, or its default) */
+    uint64_t GetResumeOffset() const;
 
     uint64_t m_bufferSize;        //!< BufferSize
     uint32_t m_mtu;               //!< Mtu (RoCE payload)
-    uint64_t m_reserve;           //!< Reserve
-    uint64_t m_resumeOffset;      //!< ResumeOffset
+    uint64_t m_reserve;           //!< Reserve (0 = default)
+    uint64_t m_headroomAttr;      //!< Headroom (0 = computed per port)
+    uint64_t m_poolSize;          //!< HeadroomPoolSize (0 = dedicated headroom)
+    uint64_t m_resumeOffset;      //!< ResumeOffset (0 = default)
     double m_alpha;               //!< Alpha
     uint32_t m_pfcResponseQuanta; //!< PFC response quanta at 100 Gb/s
     uint64_t m_kmin;              //!< EcnKmin at 25 Gb/s
@@ -208,8 +255,9 @@ class RoceSwitchMmu : public Object
     std::vector<uint64_t> m_kmaxPort;     //!< per port Kmax
     std::vector<uint64_t> m_ingress;      //!< per (port, priority) reserve+shared bytes
     std::vector<uint64_t> m_headroom;     //!< per (port, priority) headroom bytes
-    uint64_t m_totalReserve{0};           //!< sum of reserves
-    uint64_t m_totalHeadroom{0};          //!< sum of headroom sizes
+    uint64_t m_totalHeadroom{0};          //!< sum of computed dedicated headroom sizes
+    uint64_t m_losslessQueues{0};         //!< (port, lossless priority) pairs
+    uint64_t m_poolUsed{0};               //!< headroom pool bytes in use
     uint64_t m_sharedUsed{0};             //!< bytes in the shared pool
     uint64_t m_controlUsed{0};            //!< control-class bytes
     TracedValue<uint64_t> m_used;         //!< total bytes in the buffer

@@ -32,7 +32,6 @@ Mix(uint32_t h)
     return h;
 }
 
-const std::vector<uint32_t> g_noRoute; //!< returned for unknown destinations
 } // namespace
 
 TypeId
@@ -89,7 +88,7 @@ RoceSwitch::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_ports.clear();
-    m_routes.clear();
+    ClearRoutes();
     if (m_mmu)
     {
         m_mmu->Dispose();
@@ -145,24 +144,54 @@ RoceSwitch::SetRoute(uint32_t dstNodeId, const std::vector<uint32_t>& ports)
     {
         NS_ABORT_MSG_IF(p >= m_ports.size(), "RoceSwitch::SetRoute: no port " << p);
     }
-    if (dstNodeId >= m_routes.size())
+    if (dstNodeId >= m_routeIndex.size())
     {
-        m_routes.resize(dstNodeId + 1);
+        m_routeIndex.resize(dstNodeId + 1, 0);
     }
-    m_routes[dstNodeId] = ports;
+    // installers set destination after destination: consecutive ones mostly share a set
+    if (m_lastSet == 0 || m_sets[m_lastSet] != ports)
+    {
+        auto it = m_setIds.find(ports);
+        if (it == m_setIds.end())
+        {
+            NS_ABORT_MSG_IF(m_sets.size() > UINT32_MAX - 1, "RoceSwitch::SetRoute: too many sets");
+            it = m_setIds.emplace(ports, static_cast<uint32_t>(m_sets.size())).first;
+            m_sets.push_back(ports);
+        }
+        m_lastSet = it->second;
+    }
+    m_routeIndex[dstNodeId] = m_lastSet;
 }
 
 const std::vector<uint32_t>&
 RoceSwitch::GetRoute(uint32_t dstNodeId) const
 {
-    return dstNodeId < m_routes.size() ? m_routes[dstNodeId] : g_noRoute;
+    return m_sets[dstNodeId < m_routeIndex.size() ? m_routeIndex[dstNodeId] : 0];
 }
 
 void
 RoceSwitch::ClearRoutes()
 {
-    m_routes.clear();
+    m_routeIndex.clear();
+    m_routeIndex.shrink_to_fit();
+    m_sets.assign(1, std::vector<uint32_t>());
+    m_setIds.clear();
+    m_lastSet = 0;
     m_flowRoutes.clear();
+}
+
+std::size_t
+RoceSwitch::GetRouteTableBytes() const
+{
+    std::size_t bytes = m_routeIndex.capacity() * sizeof(uint32_t);
+    for (std::size_t i = 1; i < m_sets.size(); ++i) // set 0, "no route", is always there
+    {
+        const std::vector<uint32_t>& set = m_sets[i];
+        // the set and its copy as a lookup key (map node: key, value, 3 pointers and colour)
+        bytes += 2 * set.capacity() * sizeof(uint32_t) + sizeof(set);
+    }
+    bytes += m_setIds.size() * (sizeof(std::vector<uint32_t>) + 4 * sizeof(void*) + 8);
+    return bytes;
 }
 
 namespace
@@ -217,15 +246,17 @@ RoceSwitch::GetEgressPort(uint32_t srcIp,
             return pinned;
         }
     }
-    if (node >= m_routes.size())
+    const uint32_t idx = node < m_routeIndex.size() ? m_routeIndex[node] : 0;
+    if (idx == 0)
     {
-        return NO_PORT;
+        // a host's single cable is its default route: hosts need no table
+        return m_ports.size() == 1 ? 0 : NO_PORT;
     }
-    const std::vector<uint32_t>& set = m_routes[node];
+    const std::vector<uint32_t>& set = m_sets[idx];
     const std::size_t n = set.size();
-    if (n <= 1)
+    if (n == 1)
     {
-        return n == 0 ? NO_PORT : set[0];
+        return set[0];
     }
     uint32_t h = Mix(m_seed ^ 0x9e3779b9u);
     h = Mix(h ^ srcIp);
@@ -278,11 +309,24 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
         return;
     }
     const uint32_t egress = GetEgressPort(ip);
-    if (egress == NO_PORT)
+    // a host's default route is for what it sends, not for what it receives: sending that
+    // back would loop between it and its switch
+    if (egress == NO_PORT || (egress == port && m_ports.size() == 1 &&
+                              GetRoute(RoceAddress::ToNodeId(ip.GetDestinationRaw())).empty()))
     {
         DoDrop(p, port, priority, "NoRoute");
         return;
     }
+    // a router hop: TTL - 1 (the header checksum is recomputed on serialization); the ICRC
+    // does not cover the TTL
+    if (ip.GetTtl() <= 1)
+    {
+        DoDrop(p, port, priority, "TtlExpired");
+        return;
+    }
+    p->RemoveHeader(ip);
+    ip.SetTtl(ip.GetTtl() - 1);
+    p->AddHeader(ip);
     const uint32_t size = p->GetSize();
     if (priority == RoceNetDevice::CONTROL_QUEUE)
     {

@@ -16,6 +16,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,11 +29,18 @@ namespace ns3
  * Packet forwarding of a RoCE node: aggregated to every node that has RoceNetDevices (switches
  * and, in direct topologies, NPUs). Any number of ports; storage linear in ports and nodes.
  *
+ * Routes are compact: each distinct next-hop set is stored once per node, and each
+ * destination holds only the 32-bit index of its set (a fat-tree switch has at most ports + 1
+ * distinct sets, so a k=32 fat-tree's 1280 switches hold 8192 indices each). A node with one
+ * port needs no routes at all: everything it sends leaves through that port, and what it
+ * receives for another node is dropped ("NoRoute"), never sent back.
+ *
  * Receive path of a port: peek RoceIpUdpHeader; if the destination is the local address
  * (SetLocalAddress; switches have none) the packet goes to the local receive callback (the NIC)
  * untouched, without buffer accounting. Otherwise the egress port is chosen from the ECMP set
  * of the destination node (RoceAddress::ToNodeId) by a hash of (src IP, dst IP, UDP src port,
- * UDP dst port, EcmpSeed); the MMU admits (or drops, lossy only) the packet on (ingress port,
+ * UDP dst port, EcmpSeed); the IPv4 TTL is decremented (a packet whose TTL would reach 0 is
+ * dropped with "TtlExpired"); the MMU admits (or drops) the packet on (ingress port,
  * priority = DSCP), PAUSE is requested from the ingress device when the MMU says so, and the
  * packet is queued on the egress device (DSCP >= 8: control queue). At dequeue the buffer is
  * released (RESUME when allowed) and ECN-capable data packets are CE-marked by the MMU's ECN
@@ -57,7 +65,8 @@ class RoceSwitch : public Object
      * \param packet dropped packet
      * \param port ingress port (NO_PORT if not known)
      * \param priority priority
-     * \param reason why ("NoRoute", "LossyThreshold", "BufferFull", "NoLocalReceiver")
+     * \param reason why ("NoRoute", "TtlExpired", "LossyThreshold", "BufferFull",
+     *        "HeadroomOverflow", "NoLocalReceiver")
      */
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet,
                                        uint32_t port,
@@ -110,15 +119,29 @@ class RoceSwitch : public Object
     }
 
     /**
-     * Set the ECMP next-hop set towards a destination node (replaces any previous set).
+     * Set the ECMP next-hop set towards a destination node (replaces any previous set). The
+     * port order matters (the ECMP hash picks by position); equal sets are stored once.
      * \param dstNodeId destination node id (as in RoceAddress)
      * \param ports egress port indices (non-empty)
      */
     void SetRoute(uint32_t dstNodeId, const std::vector<uint32_t>& ports);
-    /** \param dstNodeId node \return the next-hop set (empty if none) */
+    /**
+     * \param dstNodeId node
+     * \return the next-hop set (empty if none; a one-port node without routes reports none
+     * although it forwards everything through its port)
+     */
     const std::vector<uint32_t>& GetRoute(uint32_t dstNodeId) const;
     /** Remove all routes (ECMP sets and flow routes). */
     void ClearRoutes();
+
+    /** \return number of distinct next-hop sets stored (the empty set not counted) */
+    std::size_t GetNRouteSets() const
+    {
+        return m_sets.size() - 1;
+    }
+
+    /** \return bytes held by the route table (indices, sets and their lookup) */
+    std::size_t GetRouteTableBytes() const;
 
     /**
      * Pin one flow to an egress port, before the ECMP choice (a policy route, as a
@@ -266,7 +289,10 @@ class RoceSwitch : public Object
     void DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const char* reason);
 
     std::vector<Ptr<RoceNetDevice>> m_ports;             //!< ports
-    std::vector<std::vector<uint32_t>> m_routes;         //!< next-hop sets indexed by node id
+    std::vector<uint32_t> m_routeIndex;                  //!< set index per destination node id
+    std::vector<std::vector<uint32_t>> m_sets{1};        //!< distinct next-hop sets (0: none)
+    std::map<std::vector<uint32_t>, uint32_t> m_setIds;  //!< set -> index, to store each once
+    uint32_t m_lastSet{0};                               //!< index of the last set stored
     std::unordered_map<uint64_t, uint32_t> m_flowRoutes; //!< pinned flows (FlowKey)
     Ptr<RoceSwitchMmu> m_mmu;                            //!< MMU
     LocalReceiveCallback m_localRx;                      //!< NIC receive
