@@ -1,5 +1,5 @@
 # training-net: the README's two commands and their parts.
-#   make run     set up, build optimized, run the quickstart (writes results.db)
+#   make run     set up, build optimized, run the quickstart scenario (writes results.db)
 #   make check   set up, build, run every test: ctest, sanitizers, in-tree ns-3.37,
 #                ctest of a build folder outside the checkout
 # Every target installs missing Debian packages first (as root; otherwise it
@@ -30,8 +30,9 @@ build: configure
 	ninja -C $(BUILD) -j$(JOBS)
 
 run: build
-	$(BUILD)/examples/training-net-quickstart --db=results.db
-	@echo "query it: sqlite3 results.db 'SELECT run_id, name, status, simulated_ns FROM run'"
+	$(BUILD)/examples/training-net-run scenarios/quickstart.toml --db results.db
+	@echo "next: sqlite3 results.db 'SELECT * FROM collective_summary'"
+	@echo "      utils/training-net-report results.db    (PNGs and results-report/index.html)"
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)

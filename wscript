@@ -98,6 +98,8 @@ helper_sources = [
     'helper/roce-helper.cc',
     'helper/roce-hpcc-flows.cc',
     'helper/roce-link-helper.cc',
+    'helper/scenario-config.cc',
+    'helper/scenario-runner.cc',
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
     'helper/program-options.cc',
@@ -108,6 +110,8 @@ helper_headers = [
     'helper/roce-helper.h',
     'helper/roce-hpcc-flows.h',
     'helper/roce-link-helper.h',
+    'helper/scenario-config.h',
+    'helper/scenario-runner.h',
     'helper/training-helper.h',
     'helper/stats-helper.h',
     'helper/program-options.h',
@@ -158,6 +162,7 @@ test_sources = [
     'test/roce-pcap-test-suite.cc',
     'test/roce-pfc-test-suite.cc',
     'test/roce-switch-test-suite.cc',
+    'test/scenario-test-suite.cc',
     'test/stats-test-suite.cc',
     'test/training-net-core-test-suite.cc',
 ]
@@ -170,6 +175,9 @@ def configure(conf):
     # SQLite as src/stats does it; training-net cannot record results without it.
     conf.check_cfg(package='sqlite3', uselib_store='SQLITE3',
                    args=['--cflags', '--libs'], mandatory=True)
+    # Scenario files (helper/scenario-config.cc): toml++, header-only (libtomlplusplus-dev).
+    conf.check_cxx(header_name='toml++/toml.h', cxxflags=['-std=c++17'], mandatory=True,
+                   msg='Checking for toml++ (libtomlplusplus-dev)')
 
 
 def c_flags(task_generator, shared):

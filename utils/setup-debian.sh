@@ -4,7 +4,7 @@
 # Installs the Debian packages training-net needs, when missing. As root it
 # runs apt-get; otherwise it prints the exact command and fails.
 set -eu
-packages="gcc g++ make cmake ninja-build pkg-config python3 libns3-dev libgsl-dev libsqlite3-dev sqlite3 tshark bzip2"
+packages="gcc g++ make cmake ninja-build pkg-config python3 libns3-dev libgsl-dev libsqlite3-dev sqlite3 tshark bzip2 libtomlplusplus-dev python3-matplotlib"
 missing=""
 for p in $packages; do
     if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then

@@ -1,0 +1,145 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCENARIO_CONFIG_H
+#define SCENARIO_CONFIG_H
+
+#include "ns3/tn-schedule.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * \brief One collective of a scenario point ([[collective]] in a scenario file).
+ */
+struct ScenarioCollective
+{
+    tn_collective op{TN_COLL_ALL_REDUCE}; //!< operation
+    std::string algorithm{"ring"};        //!< tn_plan algorithm name
+    uint64_t bytes{0};                    //!< S (tn-schedule.h)
+    uint32_t chunks{0};                   //!< 0: the algorithm's default
+    uint32_t root{0};                     //!< broadcast / reduce root
+    std::string scheduler{"fifo"};        //!< Themis intra-dimension policy: fifo or scf
+    bool baseline{false};                 //!< Themis: the fixed dimension order
+    uint32_t active{1};                   //!< Themis: active chunk-phases per dimension
+    uint64_t startNs{0};                  //!< start time
+};
+
+/**
+ * \ingroup training-net
+ * \brief One fully resolved run of a scenario: a sweep point, validated.
+ */
+struct ScenarioPoint
+{
+    uint32_t index{0};         //!< position in the sweep (0-based)
+    std::string label;         //!< the sweep values of this point ("" without a sweep)
+    std::string name;          //!< run name
+    std::string scenarioFile;  //!< the scenario file
+    std::string topologySpec;  //!< generator spec, or ""
+    std::string topologyFile;  //!< topology file (resolved path), or ""
+    std::string routing;       //!< planned or ecmp
+    bool verify{true};         //!< run the schedule verifier on every plan
+    std::string database;      //!< results database path
+    uint32_t seed{1};          //!< RngSeedManager seed
+    uint64_t run{1};           //!< RngSeedManager run number
+    uint64_t sampleIntervalNs; //!< StatsRecorder::SampleInterval
+    bool portSamples{true};    //!< StatsRecorder tables
+    bool flows{true};          //!< StatsRecorder tables
+    bool transfers{true};      //!< StatsRecorder tables
+    bool pfcEvents{true};      //!< StatsRecorder tables
+    bool drops{true};          //!< StatsRecorder tables
+    /// [roce]: full attribute names ("ns3::RdmaNic::Mtu") and values, as Config defaults
+    std::vector<std::pair<std::string, std::string>> roce;
+    /// [npu]: NpuEndpoint attributes and values
+    std::vector<std::pair<std::string, std::string>> npu;
+    bool installNpus{false};                     //!< an [npu] table or a workload
+    std::vector<ScenarioCollective> collectives; //!< [[collective]] (or empty)
+    std::string workload;                        //!< [training] workload file, or ""
+    uint32_t iterations{1};                      //!< [training]
+    bool overlap{true};                          //!< [training]
+    uint32_t modelGroup{0};                      //!< [training]; 0: the first dim's size
+    std::string trainingAlgorithm{"ring"};       //!< [training] all-reduce algorithm
+    std::string paramsJson;                      //!< every resolved key, for the run row
+};
+
+/**
+ * \ingroup training-net
+ * \brief A scenario file (TOML): read, overridden, expanded into sweep points, validated.
+ *
+ * \code
+ *   ScenarioConfig config;
+ *   std::string error;
+ *   if (!config.Load("scenarios/quickstart.toml", &error) ||
+ *       !config.Set("topology.spec=torus:8x8", &error) || !config.Expand(&points, &error))
+ *     { std::cerr << error << "\n"; return 2; }   // "file:line:column: key: reason"
+ * \endcode
+ *
+ * Every key, its type and default are in doc/scenarios.rst. An array of values anywhere is a
+ * sweep axis: Expand() gives the cartesian product of all axes (in the order of the file,
+ * the last axis varying fastest). Expand() validates every point before returning (types,
+ * ranges, unknown keys, ns-3 attribute names and values, the topology, each collective's
+ * plan, the workload file), so nothing is simulated for a scenario with a mistake anywhere.
+ */
+class ScenarioConfig
+{
+  public:
+    ScenarioConfig();
+    ~ScenarioConfig();
+    ScenarioConfig(const ScenarioConfig&) = delete;
+    ScenarioConfig& operator=(const ScenarioConfig&) = delete;
+
+    /**
+     * Read a TOML file.
+     * \param path the file \param error set to "file:line:column: reason" on failure
+     * \return true when read
+     */
+    bool Load(const std::string& path, std::string* error);
+
+    /**
+     * Read TOML text (tests); `name` stands for the file in messages and relative paths
+     * are taken from the current folder.
+     * \param text the TOML text \param name its name \param error the reason
+     * \return true when read
+     */
+    bool LoadText(const std::string& text, const std::string& name, std::string* error);
+
+    /**
+     * Override a key: "table.key=value" ("seed=3", "topology.spec=torus:8x8",
+     * "collective.bytes=[\"1MiB\",\"4MiB\"]" for every collective, "collective[1].bytes=..."
+     * for one, "roce.ns3::RdmaNic::Mtu=1024"). The value is read as a TOML value (a list
+     * sweeps); text that is not one is a string.
+     * \param assignment key=value \param error the reason \return true when applied
+     */
+    bool Set(const std::string& assignment, std::string* error);
+
+    /**
+     * Apply the overrides of the file's [test] table (the reduced size of the test suite).
+     * \param error the reason \return true when applied
+     */
+    bool ApplyTestSize(std::string* error);
+
+    /**
+     * Expand the sweep and validate every point.
+     * \param points the points \param error the first problem found \return true when valid
+     */
+    bool Expand(std::vector<ScenarioPoint>* points, std::string* error) const;
+
+    /** \return the number of points without validating them (1 without a sweep) */
+    uint64_t CountPoints() const;
+
+    struct Impl; //!< the parsed file (opaque; toml++ stays out of this header)
+
+  private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace ns3
+
+#endif // SCENARIO_CONFIG_H

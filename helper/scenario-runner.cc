@@ -1,0 +1,511 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "scenario-runner.h"
+
+#include "ns3/boolean.h"
+#include "ns3/collective-helper.h"
+#include "ns3/config.h"
+#include "ns3/log.h"
+#include "ns3/npu-helper.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
+#include "ns3/string.h"
+#include "ns3/tn-topology.h"
+#include "ns3/training-helper.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sqlite3.h>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ScenarioRunner");
+
+namespace
+{
+
+/**
+ * Reports progress from inside the simulation. It ticks in simulated time but reports
+ * only every `period` wall seconds. It must not keep the simulation alive: the stats
+ * recorder's sampling tick keeps going while any other event is pending, so two tickers
+ * would keep each other alive forever. This one stops when its last window executed no
+ * event but the tickers' own.
+ */
+class ProgressTicker
+{
+  public:
+    typedef std::function<double()> FractionFn;
+
+    ProgressTicker(ScenarioRunner::ProgressCallback cb,
+                   double period,
+                   Time tick,
+                   uint64_t statsTicksPerTick,
+                   FractionFn fraction)
+        : m_cb(std::move(cb)),
+          m_period(period),
+          m_tick(tick),
+          m_idleEvents(statsTicksPerTick + 2),
+          m_fraction(std::move(fraction)),
+          m_start(std::chrono::steady_clock::now())
+    {
+        m_lastReport = m_start;
+    }
+
+    void Start()
+    {
+        m_event = Simulator::Schedule(m_tick, &ProgressTicker::Tick, this);
+    }
+
+    void Report(bool last)
+    {
+        auto now = std::chrono::steady_clock::now();
+        ScenarioProgress p;
+        p.simulatedSeconds = Simulator::Now().GetSeconds();
+        p.wallSeconds = std::chrono::duration<double>(now - m_start).count();
+        p.eventsPerSecond =
+            p.wallSeconds > 0 ? double(Simulator::GetEventCount() - m_events0) / p.wallSeconds : 0;
+        p.fractionDone = last ? 1.0 : m_fraction();
+        p.remainingSeconds =
+            p.fractionDone > 0 ? p.wallSeconds * (1 - p.fractionDone) / p.fractionDone : -1;
+        p.last = last;
+        m_lastReport = now;
+        m_cb(p);
+    }
+
+    void Cancel()
+    {
+        m_event.Cancel();
+    }
+
+  private:
+    void Tick()
+    {
+        uint64_t events = Simulator::GetEventCount();
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - m_lastReport)
+                .count() >= m_period)
+        {
+            Report(false);
+        }
+        bool busy = events - m_lastEvents > m_idleEvents;
+        m_lastEvents = events;
+        if (busy && !Simulator::IsFinished())
+        {
+            m_event = Simulator::Schedule(m_tick, &ProgressTicker::Tick, this);
+        }
+    }
+
+    ScenarioRunner::ProgressCallback m_cb;
+    double m_period;
+    Time m_tick;
+    uint64_t m_idleEvents;
+    FractionFn m_fraction;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_lastReport;
+    uint64_t m_events0{Simulator::GetEventCount()};
+    uint64_t m_lastEvents{Simulator::GetEventCount()};
+    EventId m_event;
+};
+
+} // namespace
+
+void
+ScenarioRunner::SetProgressCallback(ProgressCallback callback, double period)
+{
+    m_progress = std::move(callback);
+    m_period = period;
+}
+
+ScenarioResult
+ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
+{
+    NS_LOG_FUNCTION(this << p.name << p.index);
+    ScenarioResult result;
+    result.status = "error";
+    auto wallStart = std::chrono::steady_clock::now();
+
+    RngSeedManager::SetSeed(p.seed);
+    RngSeedManager::SetRun(p.run);
+    for (const auto& kv : p.roce)
+    {
+        Config::SetDefault(kv.first, StringValue(kv.second));
+    }
+    tn_error err{};
+    tn_topology* topo = nullptr;
+    tn_status st = p.topologyFile.empty()
+                       ? tn_topology_from_spec(p.topologySpec.c_str(), &topo, &err)
+                       : tn_topology_load_file(p.topologyFile.c_str(), &topo, &err);
+    if (st != TN_OK)
+    {
+        result.error = std::string("topology: ") + err.message;
+        return result;
+    }
+
+    RoceHelper roce;
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    collectives.SetRouting(p.routing);
+    collectives.SetVerify(p.verify);
+    collectives.Install(topo, roce);
+    NpuHelper npus;
+    if (p.installNpus)
+    {
+        for (const auto& kv : p.npu)
+        {
+            npus.SetEndpointAttribute(kv.first, StringValue(kv.second));
+        }
+        npus.Install(roce.GetFabric().npus);
+    }
+
+    // Plans and jobs first: one that cannot be made leaves no run row.
+    std::vector<Ptr<Collective>> made;
+    Ptr<TrainingJob> job;
+    TrainingHelper training;
+    for (const ScenarioCollective& sc : p.collectives)
+    {
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.collective = sc.op;
+        request.algorithm = sc.algorithm.c_str();
+        request.bytes = sc.bytes;
+        request.chunks = sc.chunks;
+        request.root = sc.root;
+        request.themis.policy = sc.scheduler == "scf" ? TN_THEMIS_SCF : TN_THEMIS_FIFO;
+        request.themis.baseline = sc.baseline;
+        request.themis.active_chunks_per_dim = sc.active;
+        request.seed = p.seed;
+        Ptr<Collective> c = collectives.Create(request, {}, &result.error);
+        if (!c)
+        {
+            result.error = "collective[" + std::to_string(made.size()) + "]: " + result.error;
+            Simulator::Destroy();
+            tn_topology_destroy(topo);
+            return result;
+        }
+        made.push_back(c);
+    }
+    if (!p.workload.empty())
+    {
+        training.SetJobAttribute("Iterations", UintegerValue(p.iterations));
+        training.SetJobAttribute("Overlap", BooleanValue(p.overlap));
+        training.SetAlgorithm(TN_COLL_ALL_REDUCE, p.trainingAlgorithm);
+        uint32_t group = p.modelGroup;
+        if (group == 0 && tn_topology_dim_count(topo) > 0)
+        {
+            group = tn_topology_dim(topo, 0)->size;
+        }
+        if (training.Load(p.workload, &result.error))
+        {
+            job = training.Install(collectives, npus, group, &result.error);
+        }
+        if (!job)
+        {
+            result.error = "training: " + result.error;
+            Simulator::Destroy();
+            tn_topology_destroy(topo);
+            return result;
+        }
+    }
+
+    StatsHelper stats;
+    stats.SetRecorderAttribute("SampleInterval", TimeValue(NanoSeconds(p.sampleIntervalNs)));
+    stats.SetRecorderAttribute("PortSamples", BooleanValue(p.portSamples));
+    stats.SetRecorderAttribute("Flows", BooleanValue(p.flows));
+    stats.SetRecorderAttribute("Transfers", BooleanValue(p.transfers));
+    stats.SetRecorderAttribute("PfcEvents", BooleanValue(p.pfcEvents));
+    stats.SetRecorderAttribute("Drops", BooleanValue(p.drops));
+    Ptr<StatsRecorder> recorder =
+        stats.Install(db, p.name, p.paramsJson, topo, roce, &result.error);
+    if (!recorder)
+    {
+        result.error = "database: " + result.error;
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return result;
+    }
+    result.runId = recorder->GetRunId();
+    if (job)
+    {
+        recorder->AddTrainingJob(job);
+        job->Start();
+    }
+    Time estimatedEnd = Seconds(0);
+    for (size_t i = 0; i < made.size(); i++)
+    {
+        collectives.Start(made[i], NanoSeconds(p.collectives[i].startNs));
+        estimatedEnd =
+            std::max(estimatedEnd,
+                     NanoSeconds(p.collectives[i].startNs) + made[i]->GetEstimatedTime());
+    }
+
+    std::unique_ptr<ProgressTicker> ticker;
+    if (m_progress)
+    {
+        const uint32_t iterations = p.iterations;
+        ProgressTicker::FractionFn fraction = [&]() -> double {
+            if (job)
+            {
+                return std::min(0.99, double(job->GetIterations(0).size()) / iterations);
+            }
+            if (estimatedEnd.IsZero())
+            {
+                return -1;
+            }
+            // Past the cost model's estimate (contention) the end is unknown.
+            double f = Simulator::Now().GetSeconds() / estimatedEnd.GetSeconds();
+            return f < 0.99 ? f : -1;
+        };
+        ticker = std::make_unique<ProgressTicker>(m_progress,
+                                                  m_period,
+                                                  NanoSeconds(10 * p.sampleIntervalNs),
+                                                  10,
+                                                  fraction);
+        ticker->Start();
+    }
+    Simulator::Run();
+    if (ticker)
+    {
+        ticker->Report(true);
+        ticker->Cancel();
+    }
+
+    bool complete = true;
+    uint64_t endNs = 0;
+    for (size_t i = 0; i < made.size(); i++)
+    {
+        std::string mismatch = made[i]->Check();
+        if (!made[i]->IsComplete() || !mismatch.empty())
+        {
+            complete = false;
+            if (result.error.empty())
+            {
+                result.error =
+                    "collective[" + std::to_string(i) + "] (" + p.collectives[i].algorithm +
+                    ") did not run as planned: " + (mismatch.empty() ? "incomplete" : mismatch);
+            }
+            continue;
+        }
+        endNs = std::max<uint64_t>(endNs, made[i]->GetEndTime().GetNanoSeconds());
+    }
+    if (job)
+    {
+        complete = complete && job->IsComplete();
+        if (!job->IsComplete() && result.error.empty())
+        {
+            result.error = "the training job did not complete";
+        }
+        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+        {
+            for (const auto& it : job->GetIterations(r))
+            {
+                endNs = std::max<uint64_t>(endNs, it.end.GetNanoSeconds());
+            }
+        }
+    }
+    result.simulatedNs = complete ? endNs : 0;
+    result.status = stats.Finish(complete ? "ok" : "error", result.simulatedNs);
+    if (result.status == "error" && result.error.empty())
+    {
+        result.error = "database: " + recorder->GetError();
+    }
+    if (result.status == "aborted")
+    {
+        result.error = "interrupted";
+    }
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    result.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return result;
+}
+
+namespace
+{
+
+/// Runs with more collectives get one summary line (training jobs).
+const int64_t MAX_LISTED_COLLECTIVES = 16;
+
+/// A read-only query over the results database; closes itself.
+class Query
+{
+  public:
+    Query(sqlite3* db, const char* sql)
+    {
+        m_ok = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) == SQLITE_OK;
+    }
+
+    ~Query()
+    {
+        sqlite3_finalize(m_stmt);
+    }
+
+    bool Ok() const
+    {
+        return m_ok;
+    }
+
+    sqlite3_stmt* Get() const
+    {
+        return m_stmt;
+    }
+
+  private:
+    sqlite3_stmt* m_stmt{nullptr};
+    bool m_ok{false};
+};
+
+std::string
+Text(sqlite3_stmt* s, int col)
+{
+    const unsigned char* t = sqlite3_column_text(s, col);
+    return t ? reinterpret_cast<const char*>(t) : "-";
+}
+
+std::string
+Number(sqlite3_stmt* s, int col, double scale, const char* format)
+{
+    if (sqlite3_column_type(s, col) == SQLITE_NULL)
+    {
+        return "-";
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), format, sqlite3_column_double(s, col) * scale);
+    return buf;
+}
+
+} // namespace
+
+bool
+ScenarioRunner::Summarize(const std::string& path,
+                          const std::vector<int64_t>& runIds,
+                          const std::vector<std::string>& labels,
+                          std::ostream& out,
+                          std::string* error)
+{
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+    {
+        *error = path + ": " + (db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    Query runs(db,
+               "SELECT r.status, r.simulated_ns, r.wall_seconds,"
+               // Busy time of the busiest port over the run's simulated time: the samples
+               // go on after the last collective while timers are pending, so the views'
+               // mean over the sampled time would understate it.
+               " (SELECT max(busy) FROM (SELECT sum(utilisation * interval_ns) AS busy"
+               "   FROM port_sample p WHERE p.run_id = r.run_id"
+               "   AND p.time_ns - p.interval_ns < r.simulated_ns"
+               "   GROUP BY node_id, port)) / nullif(r.simulated_ns, 0),"
+               // pause_per_port's paused_ns summed, from its table: the view is not
+               // narrowed to the run inside a correlated subquery (minutes on big sweeps).
+               " (SELECT sum(paused_ns) FROM port_sample p WHERE p.run_id = r.run_id),"
+               " (SELECT count(*) FROM drop_event d WHERE d.run_id = r.run_id)"
+               " FROM run r WHERE r.run_id = ?");
+    Query colls(db,
+                "SELECT collective_id, op, algorithm, bytes, participants, duration_ns,"
+                " algbw_Bps, busbw_Bps, vs_estimate FROM collective_summary"
+                " WHERE run_id = ? ORDER BY collective_id");
+    if (!runs.Ok() || !colls.Ok())
+    {
+        *error = path + ": " + sqlite3_errmsg(db);
+        sqlite3_close(db);
+        return false;
+    }
+    char line[512];
+    std::snprintf(line,
+                  sizeof(line),
+                  "%5s %-7s %12s %9s %9s %11s %7s  %s\n",
+                  "run",
+                  "status",
+                  "sim (us)",
+                  "wall (s)",
+                  "max util",
+                  "pause (us)",
+                  "drops",
+                  "sweep point");
+    out << line;
+    for (size_t i = 0; i < runIds.size(); i++)
+    {
+        sqlite3_reset(runs.Get());
+        sqlite3_bind_int64(runs.Get(), 1, runIds[i]);
+        if (sqlite3_step(runs.Get()) != SQLITE_ROW)
+        {
+            continue;
+        }
+        sqlite3_stmt* s = runs.Get();
+        std::snprintf(line,
+                      sizeof(line),
+                      "%5lld %-7s %12s %9s %9s %11s %7s  %s\n",
+                      static_cast<long long>(runIds[i]),
+                      Text(s, 0).c_str(),
+                      Number(s, 1, 1e-3, "%.2f").c_str(),
+                      Number(s, 2, 1, "%.2f").c_str(),
+                      Number(s, 3, 1, "%.3f").c_str(),
+                      Number(s, 4, 1e-3, "%.2f").c_str(),
+                      Number(s, 5, 1, "%.0f").c_str(),
+                      i < labels.size() ? labels[i].c_str() : "");
+        out << line;
+    }
+    std::snprintf(line,
+                  sizeof(line),
+                  "\n%5s %3s %-15s %-13s %12s %6s %12s %11s %11s %9s\n",
+                  "run",
+                  "id",
+                  "collective",
+                  "algorithm",
+                  "bytes",
+                  "ranks",
+                  "time (us)",
+                  "algbw GB/s",
+                  "busbw GB/s",
+                  "vs model");
+    out << line;
+    Query count(db, "SELECT count(*) FROM collective WHERE run_id = ?");
+    for (int64_t id : runIds)
+    {
+        // A training run has one collective per layer and iteration: one line says enough.
+        sqlite3_reset(count.Get());
+        sqlite3_bind_int64(count.Get(), 1, id);
+        int64_t n =
+            sqlite3_step(count.Get()) == SQLITE_ROW ? sqlite3_column_int64(count.Get(), 0) : 0;
+        if (n > MAX_LISTED_COLLECTIVES)
+        {
+            out << std::string(5 - std::min<size_t>(5, std::to_string(id).size()), ' ') << id
+                << "   " << n
+                << " collectives (SELECT * FROM collective_summary WHERE run_id = " << id << ")\n";
+            continue;
+        }
+        sqlite3_reset(colls.Get());
+        sqlite3_bind_int64(colls.Get(), 1, id);
+        while (sqlite3_step(colls.Get()) == SQLITE_ROW)
+        {
+            sqlite3_stmt* s = colls.Get();
+            std::snprintf(line,
+                          sizeof(line),
+                          "%5lld %3s %-15s %-13s %12s %6s %12s %11s %11s %9s\n",
+                          static_cast<long long>(id),
+                          Text(s, 0).c_str(),
+                          Text(s, 1).c_str(),
+                          Text(s, 2).c_str(),
+                          Text(s, 3).c_str(),
+                          Text(s, 4).c_str(),
+                          Number(s, 5, 1e-3, "%.2f").c_str(),
+                          Number(s, 6, 1e-9, "%.2f").c_str(),
+                          Number(s, 7, 1e-9, "%.2f").c_str(),
+                          Number(s, 8, 1, "%.3f").c_str());
+            out << line;
+        }
+    }
+    sqlite3_close(db);
+    return true;
+}
+
+} // namespace ns3

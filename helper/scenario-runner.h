@@ -1,0 +1,104 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCENARIO_RUNNER_H
+#define SCENARIO_RUNNER_H
+
+#include "ns3/scenario-config.h"
+#include "ns3/tn-db.h"
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * \brief Progress of a running scenario point (ScenarioRunner::SetProgressCallback).
+ */
+struct ScenarioProgress
+{
+    double simulatedSeconds; //!< simulated time so far
+    double wallSeconds;      //!< wall time since the simulation started
+    double eventsPerSecond;  //!< simulator events per wall second, since the start
+    double remainingSeconds; //!< wall time still needed (estimate), or < 0 when unknown
+    double fractionDone;     //!< 0..1, or < 0 when unknown
+    bool last;               //!< the simulation is over
+};
+
+/**
+ * \ingroup training-net
+ * \brief What a scenario point's run gave.
+ */
+struct ScenarioResult
+{
+    int64_t runId{-1};       //!< run_id in the database (-1: no run row)
+    std::string status;      //!< ok, error or aborted
+    std::string error;       //!< why, when not ok
+    uint64_t simulatedNs{0}; //!< recorded simulated time
+    double wallSeconds{0};   //!< wall time of the run
+};
+
+/**
+ * \ingroup training-net
+ * \brief Runs one validated scenario point (ScenarioConfig::Expand) with the module's
+ * helpers and records it in the results database.
+ *
+ * \code
+ *   tn_db* db = ...;                    // tn_db_open(point.database)
+ *   ScenarioRunner runner;
+ *   ScenarioResult r = runner.Run(points[0], db);
+ * \endcode
+ *
+ * Run() wires the run as the examples do: Config defaults from [roce], the topology
+ * (tn_topology_from_spec or tn_topology_load_file), RoceHelper, CollectiveHelper (routing),
+ * NpuHelper ([npu]), the collectives (CollectiveHelper::Create and Start) or a training job
+ * (TrainingHelper), then StatsHelper (sampling), Simulator::Run, StatsHelper::Finish and
+ * Simulator::Destroy. A plan or job that cannot be made fails before the run row is
+ * written. The run's simulated time is the end of its last collective (or training job).
+ */
+class ScenarioRunner
+{
+  public:
+    /// Called about every `period` wall seconds while simulating, and once at the end.
+    typedef std::function<void(const ScenarioProgress&)> ProgressCallback;
+
+    /**
+     * \param callback progress callback (null: none)
+     * \param period wall seconds between calls
+     */
+    void SetProgressCallback(ProgressCallback callback, double period = 0.5);
+
+    /**
+     * Run one point.
+     * \param point a point of ScenarioConfig::Expand \param db the database (open)
+     * \return the result
+     */
+    ScenarioResult Run(const ScenarioPoint& point, tn_db* db);
+
+    /**
+     * Print the summary tables of runs from a results database, from its views: per run
+     * (status, simulated and wall time, hottest port's mean utilisation, total pause time,
+     * drops) and per collective (time, algbw, busbw, time over the cost model's estimate).
+     * \param path the database \param runIds the runs (in this order)
+     * \param labels a label per run (the sweep values), or empty
+     * \param out where to print \param error set on failure \return true when printed
+     */
+    static bool Summarize(const std::string& path,
+                          const std::vector<int64_t>& runIds,
+                          const std::vector<std::string>& labels,
+                          std::ostream& out,
+                          std::string* error);
+
+  private:
+    ProgressCallback m_progress;
+    double m_period{0.5};
+};
+
+} // namespace ns3
+
+#endif // SCENARIO_RUNNER_H

@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The scenario runner and the report end to end (ctest scenario/runner):
+#   - the quickstart scenario runs, exits 0, records one ok run with its collective, and
+#     prints the summary and the database path;
+#   - a 4-point sweep (2 algorithms x 2 sizes, given with --set) with -j 2 records 4 ok runs
+#     in one database, one per point of the cartesian product;
+#   - every bad scenario (unknown key, wrong type, impossible topology, missing workload
+#     file, malformed TOML, empty sweep, bad ns-3 attribute value, bad --set, ...) exits 2
+#     with one error line naming the file, the line and the key, and records no run;
+#   - training-net-report draws the quickstart database: valid non-empty PNGs and an HTML
+#     page whose every image exists.
+# Usage: scenario-runner-test.sh RUNNER MODULE_DIR
+set -u
+runner=$1
+top=$2
+report=$top/utils/training-net-report
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+q() { sqlite3 "$1" "$2" 2>&1; }
+
+# --- the quickstart -------------------------------------------------------------------
+db=$tmp/quick.db
+if ! "$runner" "$top/scenarios/quickstart.toml" --db "$db" --test-size > "$tmp/out" 2> "$tmp/err"; then
+    fail "quickstart exited non-zero: $(cat "$tmp/err")"
+fi
+[ "$(q "$db" "SELECT count(*) FROM run WHERE status = 'ok'")" = 1 ] ||
+    fail "quickstart: expected one ok run, got: $(q "$db" 'SELECT run_id, status FROM run')"
+[ "$(q "$db" "SELECT count(*) FROM collective WHERE algorithm = 'multitree' AND bytes = 262144
+              AND end_ns > start_ns AND busbw_Bps > 0")" = 1 ] ||
+    fail "quickstart: no finished multitree collective of 256 KiB (the [test] size)"
+# The summary's busbw is the database's, to the printed precision.
+busbw=$(q "$db" "SELECT printf('%.2f', busbw_Bps / 1e9) FROM collective")
+grep -q "multitree .* $busbw " "$tmp/out" || fail "quickstart: summary lacks busbw $busbw: $(cat "$tmp/out")"
+grep -q "recorded in $db" "$tmp/out" || fail "quickstart: summary does not name the database"
+[ -s "$tmp/err" ] && fail "quickstart: unexpected stderr (progress off a terminal?): $(cat "$tmp/err")"
+
+# --- a 4-point sweep in 2 processes -----------------------------------------------------
+sweep=$tmp/sweep.db
+if ! "$runner" "$top/scenarios/quickstart.toml" --db "$sweep" -j 2 \
+    --set 'collective.algorithm=["multitree", "ring"]' --set 'collective.bytes=["64KiB", 131072]' \
+    > "$tmp/out" 2> "$tmp/err"; then
+    fail "sweep exited non-zero: $(cat "$tmp/err")"
+fi
+got=$(q "$sweep" "SELECT c.algorithm || ':' || c.bytes FROM run r JOIN collective c USING (run_id)
+                   WHERE r.status = 'ok' ORDER BY 1" | tr '\n' ' ')
+[ "$got" = "multitree:131072 multitree:65536 ring:131072 ring:65536 " ] ||
+    fail "sweep: expected the 4 points of the product, got '$got'"
+[ "$(q "$sweep" "SELECT count(DISTINCT json_extract(params_json, '$.sweep')) FROM run")" = 4 ] ||
+    fail "sweep: the runs do not record their 4 distinct sweep points"
+# Ring all-reduce moves 2(N-1)/N of S per NPU over one link: its busbw cannot beat the link.
+q "$sweep" "SELECT busbw_Bps FROM collective WHERE algorithm = 'ring'" | while read -r b; do
+    awk -v b="$b" 'BEGIN { exit !(b > 0 && b <= 16e9) }' || echo "ring busbw $b" >> "$tmp/bad"
+done
+[ -f "$tmp/bad" ] && fail "sweep: ring busbw beyond the 16 GB/s link: $(cat "$tmp/bad")"
+
+# --- bad scenarios: one error line with file, line and key; exit 2; no run -------------
+# case FILE-CONTENT EXPECTED-REGEX [RUNNER-ARGS...]
+n=0
+bad() {
+    n=$((n + 1))
+    f=$tmp/bad$n.toml
+    printf '%b' "$1" > "$f"
+    expect=$2
+    shift 2
+    bdb=$tmp/bad$n.db
+    "$runner" "$f" --db "$bdb" "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ "$rc" = 2 ] || fail "bad case $n: exit $rc, expected 2 ($(cat "$tmp/err"))"
+    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "bad case $n: expected one error line, got: $(cat "$tmp/err")"
+    grep -Eq "$expect" "$tmp/err" || fail "bad case $n: '$(cat "$tmp/err")' does not match '$expect'"
+    if [ -f "$bdb" ] && [ "$(q "$bdb" 'SELECT count(*) FROM run')" != 0 ]; then
+        fail "bad case $n: run rows were created"
+    fi
+}
+ok='[topology]\nspec = "torus:4x4"\n[[collective]]\nalgorithm = "ring"\nbytes = "1MiB"\n'
+bad '[topology]\nspec = "torus:4x4"\nrate = 1\n[[collective]]\nbytes = 1\n' \
+    "bad1.toml:3:1: topology.rate: unknown key"
+bad '[topology]\nspec = "torus:4x4"\n[[collective]]\nbytes = true\n' \
+    "bad2.toml:4:9: collective\[0\].bytes: expected a size .*got a boolean"
+bad '[topology]\nspec = "torus:4x0"\n[[collective]]\nbytes = 1\n' \
+    "bad3.toml:2:8: topology.spec: torus: .*must be >= 2"
+bad '[topology]\nspec = "ring:8"\n[training]\nworkload = "no-such-workload.txt"\n' \
+    "bad4.toml:4:12: training.workload: .*no-such-workload.txt.*No such file"
+bad '[topology\nspec = "ring:8"\n' "bad5.toml:1:[0-9]+: malformed TOML"
+bad '[topology]\nspec = "ring:8"\n[[collective]]\nbytes = []\n' \
+    "bad6.toml:4:9: collective\[0\].bytes: an empty list"
+bad '[topology]\nspec = "ring:8"\n[roce]\n"ns3::RdmaNic::Mtu" = "abc"\n[[collective]]\nbytes = 1\n' \
+    "bad7.toml:4:23: roce.ns3::RdmaNic::Mtu: 'abc' is not a valid value"
+bad '[topology]\nspec = "ring:8"\n[roce]\n"ns3::RdmaNic::Mtu" = 100000\n[[collective]]\nbytes = 1\n' \
+    "bad8.toml:4:23: roce.ns3::RdmaNic::Mtu: '100000' is not a valid value .*256:9000"
+bad '[topology]\nspec = "ring:8"\n[[collective]]\nbytes = 1\nalgorithm = "ring2d"\n' \
+    "bad9.toml:5:13: collective\[0\].algorithm: ring2d: needs a 2D torus"
+bad "$ok" "bad10.toml: --set seed=0: seed: 0 is out of range" --set seed=0
+bad "$ok" "bad11.toml: --set collective.bytes=\[1, \"x\"\]: collective\[0\].bytes: " \
+    --set 'collective.bytes=[1, "x"]'
+bad "$ok" "bad12.toml: --set npu.Engin=ace: npu.Engin: ns3::NpuEndpoint has no attribute 'Engin'" \
+    --set npu.Engin=ace
+bad "$ok" "bad13.toml: --set collective.bytes=\[\]: collective\[0\].bytes: an empty list" \
+    --set 'collective.bytes=[]'
+bad '[topology]\nfile = "no-such-topology.txt"\n[[collective]]\nbytes = 1\n' \
+    "bad14.toml:2:8: topology.file: .*no-such-topology.txt"
+bad '[topology]\nspec = "ring:8"\n[[collective]]\nbytes = 1\n[training]\nworkload = "x"\n' \
+    "bad15.toml:3:1: collective: give \[\[collective\]\] or \[training\], not both"
+bad '[topology]\nspec = "ring:8"\n' "bad16.toml: nothing to run: add \[\[collective\]\]"
+bad "$ok" "bad17.toml: --set routing=direct: routing: 'direct' is not one of planned, ecmp" \
+    --set routing=direct
+bad '[topology]\nspec = "ring:8"\n[[collective]]\nbytes = 1\nstart = "1e300s"\n' \
+    "bad18.toml:5:9: collective\[0\].start: "
+# A sweep with one bad point fails before any point runs.
+bad "$ok" "bad19.toml: --set topology.spec=\[\"torus:4x4\", \"torus:1x4\"\]: topology.spec: torus" \
+    --set 'topology.spec=["torus:4x4", "torus:1x4"]'
+
+# --- the report ---------------------------------------------------------------------------
+if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then
+    fail "report exited non-zero: $(cat "$tmp/err")"
+fi
+[ -f "$tmp/report/index.html" ] || fail "report: no index.html"
+images=$(grep -o 'src="[^"]*"' "$tmp/report/index.html" | sed 's/src="//; s/"$//' | sort -u)
+[ "$(echo "$images" | grep -c png)" -ge 4 ] || fail "report: expected >= 4 images, page names: $images"
+for img in $images; do
+    f=$tmp/report/$img
+    if [ ! -s "$f" ]; then
+        fail "report: $img named by the page is missing or empty"
+    elif [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ]; then
+        fail "report: $img is not a PNG"
+    fi
+done
+"$report" "$tmp/none.db" > /dev/null 2> "$tmp/err"
+[ $? = 2 ] && grep -q "none.db: no such file" "$tmp/err" || fail "report: a missing database"
+
+if [ "$failures" = 0 ]; then
+    echo "scenario runner: quickstart, a 4-point sweep with -j 2, $n bad scenarios, the report: ok"
+fi
+[ "$failures" = 0 ]
