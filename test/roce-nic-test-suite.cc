@@ -495,6 +495,39 @@ class RoceNicRetryLimitTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The simulation ends with the last acknowledgement: a queue pair whose messages are all
+ * acknowledged leaves no retransmission timer in the scheduler (it used to keep the
+ * simulation running for RetransmitTimeout, 4 ms, after the work was done).
+ */
+class RoceNicNoTimerLeftTestCase : public TestCase
+{
+  public:
+    RoceNicNoTimerLeftTestCase()
+        : TestCase("no retransmission timer outlives the last message")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        tn_topology* topo = MakeChain(2, RATE, LATENCY_NS);
+        RoceHelper helper;
+        helper.Install(topo);
+        tn_topology_destroy(topo);
+        Completions sent;
+        helper.GetNic(0)->PostWrite(1, 100000, 3, MakeCallback(&Completions::Done, &sent));
+        Simulator::Schedule(MicroSeconds(50), [&]() {
+            helper.GetNic(0)->PostWrite(1, 5000, 3, MakeCallback(&Completions::Done, &sent));
+        });
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(sent.records.size(), 2, "both complete");
+        NS_TEST_EXPECT_MSG_EQ(Simulator::Now(), sent.records[1].end, "nothing runs after it");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Same seed twice: identical completion times and rate changes (FNV hash); another seed
  * (different random losses) gives a different hash.
  */
@@ -728,6 +761,7 @@ class RoceNicTestSuite : public TestSuite
         AddTestCase(new RoceNicRandomLossTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicRetryLimitTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicNoTimerLeftTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicPcapTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicRingTestCase, TestCase::QUICK);

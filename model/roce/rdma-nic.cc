@@ -1209,9 +1209,15 @@ RdmaNic::Acknowledge(RdmaQueuePair* qp, uint64_t upTo)
     {
         qp->m_rtoDeadline = now + m_rto; // progress: restart the timer (lazily)
     }
-    // all acknowledged: the pending timer stays and finds nothing outstanding when it fires;
-    // cancelling it would leave a dead event per message in the scheduler until its expiry
-    // (2 million of them at 1024 NPUs, which made every event cost 5x more)
+    else if (qp->m_rtoPending)
+    {
+        // all acknowledged: take the timer out of the scheduler. Left pending it would keep
+        // the simulation running for RetransmitTimeout after the last message; cancelled, it
+        // would stay in the scheduler as a dead event until its expiry (2 million of them at
+        // 1024 NPUs made every event cost 5x more). The next packet sent arms it again.
+        Simulator::Remove(qp->m_rto);
+        qp->m_rtoPending = false;
+    }
     if (!qp->m_queued && qp->HasData())
     {
         Schedule(qp); // e.g. the outstanding limit was reached
