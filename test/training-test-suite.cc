@@ -256,6 +256,93 @@ class TrainingWorkloadsTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * Layer records (LayerEnd) of Resnet-50 with overlap on a two-level system, two iterations:
+ * one per pass of every layer per iteration at every NPU; at every NPU their compute and
+ * exposed times add up to its iterations' (every wait is charged to the pass that ended it),
+ * each pass ends no earlier than it starts, and a weight-gradient pass with overlap ends after
+ * its kernel (its collective runs on).
+ */
+class TrainingLayerRecordsTestCase : public TnDataTestCase
+{
+  public:
+    TrainingLayerRecordsTestCase()
+        : TnDataTestCase("layer records add up to the iterations")
+    {
+    }
+
+  private:
+    void Record(const TrainingLayerRecord& r)
+    {
+        m_records.push_back(r);
+    }
+
+    void DoRun() override
+    {
+        tn_error err;
+        tn_topology* topo = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(
+            tn_topology_from_spec("hier:switch4@400Gbps+switch4@100Gbps", &topo, &err),
+            TN_OK,
+            "topology");
+        RoceHelper roce;
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        NpuHelper npus;
+        npus.Install(roce.GetFabric().npus);
+        TrainingHelper training;
+        training.SetJobAttribute("Iterations", UintegerValue(2));
+        std::string error;
+        const std::string file = DataFile("workloads/Resnet50_DataParallel.txt");
+        NS_TEST_ASSERT_MSG_EQ(training.Load(file, &error), true, error);
+        Ptr<TrainingJob> job = training.Install(collectives, npus, 4, &error);
+        NS_TEST_ASSERT_MSG_NE(job, nullptr, error);
+        job->TraceConnectWithoutContext("LayerEnd",
+                                        MakeCallback(&TrainingLayerRecordsTestCase::Record, this));
+        job->Start();
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(job->IsComplete(), true, "completes");
+        tn_workload* wl = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(tn_workload_load_file(file.c_str(), &wl, &err), TN_OK, "load");
+        const uint32_t layers = tn_workload_layer_count(wl);
+        tn_workload_destroy(wl);
+        NS_TEST_EXPECT_MSG_EQ(m_records.size(), 16u * 2 * 3 * layers, "one per pass");
+        uint32_t wgAfterKernel = 0;
+        for (uint32_t rank = 0; rank < 16; rank++)
+        {
+            Time compute;
+            Time exposed;
+            for (const auto& it : job->GetIterations(rank))
+            {
+                compute += it.compute;
+                exposed += it.exposed;
+            }
+            Time layerCompute;
+            Time layerExposed;
+            for (const auto& r : m_records)
+            {
+                if (r.rank != rank)
+                {
+                    continue;
+                }
+                layerCompute += r.compute;
+                layerExposed += r.exposed;
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(r.end, r.start + r.compute, r.name << " ends last");
+                wgAfterKernel += r.pass == TN_PASS_WG && r.end > r.start + r.compute ? 1 : 0;
+            }
+            NS_TEST_EXPECT_MSG_EQ(layerCompute, compute, "compute adds up at NPU " << rank);
+            NS_TEST_EXPECT_MSG_EQ(layerExposed, exposed, "exposed adds up at NPU " << rank);
+        }
+        NS_TEST_EXPECT_MSG_GT(wgAfterKernel, 0u, "wg collectives overlap what follows");
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+    }
+
+    std::vector<TrainingLayerRecord> m_records;
+};
+
+/**
+ * \ingroup training-net-tests
  * A workload that needs more NPUs than there are is refused with a message; a missing file
  * names the file.
  */
@@ -326,6 +413,13 @@ class TrainingDatabaseTestCase : public TnDataTestCase
         Simulator::Run();
         stats.Finish("ok", Simulator::Now().GetNanoSeconds());
         const TrainingIterationRecord last = job->GetIterations(0).back();
+        tn_workload* wl = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(
+            tn_workload_load_file(DataFile("workloads/microAllReduce.txt").c_str(), &wl, &err),
+            TN_OK,
+            "workload");
+        const int64_t layers = tn_workload_layer_count(wl);
+        tn_workload_destroy(wl);
         Simulator::Destroy();
         tn_topology_destroy(topo);
 
@@ -348,6 +442,26 @@ class TrainingDatabaseTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(st, 0), 8, "4 NPUs x 2 iterations");
         NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(st, 1), 1, "NPU 0's last iteration as recorded");
         sqlite3_finalize(st);
+        // layer rows: every pass of every layer, and per NPU they add up to its iterations
+        sqlite3_prepare_v2(
+            db,
+            "SELECT (SELECT count(*) FROM layer),"
+            " (SELECT count(*) FROM (SELECT node_id, sum(compute_ns) AS c, sum(exposed_comm_ns)"
+            "  AS e FROM layer GROUP BY node_id) l JOIN (SELECT node_id, sum(compute_ns) AS c,"
+            "  sum(exposed_comm_ns) AS e FROM iteration GROUP BY node_id) i USING (node_id)"
+            "  WHERE l.c = i.c AND l.e = i.e),"
+            " (SELECT count(*) FROM layer WHERE end_ns < start_ns OR phase NOT IN"
+            "  ('fwd', 'ig', 'wg'))",
+            -1,
+            &st,
+            nullptr);
+        NS_TEST_EXPECT_MSG_EQ(sqlite3_step(st), SQLITE_ROW, "layer query");
+        NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(st, 0),
+                              4 * 2 * 3 * layers,
+                              "4 NPUs x 2 iterations x 3 passes x layers");
+        NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(st, 1), 4, "layers add up at every NPU");
+        NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(st, 2), 0, "well-formed rows");
+        sqlite3_finalize(st);
         sqlite3_close(db);
     }
 };
@@ -363,6 +477,7 @@ class TrainingTestSuite : public TestSuite
         : TestSuite("training-net-training", UNIT)
     {
         AddTestCase(new TrainingClosedFormTestCase, TestCase::QUICK);
+        AddTestCase(new TrainingLayerRecordsTestCase, TestCase::QUICK);
         AddTestCase(new TrainingAceTestCase, TestCase::QUICK);
         AddTestCase(new TrainingRefusalTestCase, TestCase::QUICK);
         AddTestCase(new TrainingWorkloadsTestCase, TestCase::QUICK);

@@ -174,6 +174,7 @@ enum
     T_PFC_EVENT,
     T_DROP,
     T_ITERATION,
+    T_LAYER,
     T_COUNT
 };
 
@@ -188,6 +189,7 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO pfc_event VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO drop_event VALUES (?,?,?,?,?,?,?,?)",
     "INSERT INTO iteration VALUES (?,?,?,?,?,?,?)",
+    "INSERT INTO layer VALUES (?,?,?,?,?,?,?,?,?,?)",
 };
 
 static const char* const TABLES[T_COUNT] = {"node",
@@ -198,7 +200,8 @@ static const char* const TABLES[T_COUNT] = {"node",
                                             "port_sample",
                                             "pfc_event",
                                             "drop_event",
-                                            "iteration"};
+                                            "iteration",
+                                            "layer"};
 
 #define MAX_COLUMNS 20
 
@@ -816,6 +819,25 @@ tn_db_add_iteration(tn_db* db, int64_t run_id, const tn_db_iteration* in, tn_err
     put_int(r, in->compute_ns);
     put_int(r, in->exposed_comm_ns);
     return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_layer(tn_db* db, int64_t run_id, const tn_db_layer* in, tn_error* err)
+{
+    row* r = new_row(db, T_LAYER, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->iteration);
+    put_int(r, in->layer);
+    put_int(r, in->node);
+    int ok = put_text(r, in->name ? in->name : "");
+    ok &= put_text(r, in->phase ? in->phase : "");
+    put_int(r, in->start_ns);
+    put_int(r, in->end_ns);
+    put_int(r, in->compute_ns);
+    put_int(r, in->exposed_comm_ns);
+    return row_done(db, ok, err);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */

@@ -199,6 +199,20 @@ extern "C"
         int64_t exposed_comm_ns; /**< waiting for collectives */
     } tn_db_iteration;
 
+    /** One pass of one layer in one iteration at one NPU (table layer). */
+    typedef struct tn_db_layer
+    {
+        uint32_t iteration;      /**< iteration index */
+        uint32_t layer;          /**< layer index in the workload */
+        uint32_t node;           /**< the NPU's node */
+        const char* name;        /**< the layer's name in the workload */
+        const char* phase;       /**< "fwd", "ig" or "wg" */
+        int64_t start_ns;        /**< the pass's compute kernel started */
+        int64_t end_ns;          /**< kernel, collectives (and for wg the update) done */
+        int64_t compute_ns;      /**< its kernels (wg: with the weight update) */
+        int64_t exposed_comm_ns; /**< waiting that this pass's communication ended */
+    } tn_db_layer;
+
     tn_status tn_db_open(const char* path, tn_db** db, tn_error* err);
     /** Writes the buffered rows (errors ignored: call tn_db_flush first to see them). */
     void tn_db_close(tn_db* db);
@@ -244,6 +258,7 @@ extern "C"
                                   int64_t run_id,
                                   const tn_db_iteration* row,
                                   tn_error* err);
+    tn_status tn_db_add_layer(tn_db* db, int64_t run_id, const tn_db_layer* row, tn_error* err);
 
     /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */
     void* tn_db_handle(tn_db* db);

@@ -47,7 +47,11 @@ TrainingJob::GetTypeId()
             .AddTraceSource("IterationEnd",
                             "An NPU finished an iteration.",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
-                            "ns3::TrainingJob::IterationTracedCallback");
+                            "ns3::TrainingJob::IterationTracedCallback")
+            .AddTraceSource("LayerEnd",
+                            "An NPU finished one pass (fwd, ig, wg) of one layer.",
+                            MakeTraceSourceAccessor(&TrainingJob::m_layerTrace),
+                            "ns3::TrainingJob::LayerTracedCallback");
     return tid;
 }
 
@@ -161,8 +165,62 @@ TrainingJob::Wait(Npu& n)
     }
 }
 
+TrainingJob::LayerState&
+TrainingJob::Layer(Npu& n, const LayerKey& key)
+{
+    auto it = n.open.find(key);
+    if (it == n.open.end())
+    {
+        LayerState& st = n.open[key];
+        st.record.iteration = std::get<0>(key);
+        st.record.layer = std::get<1>(key);
+        st.record.pass = static_cast<tn_pass>(std::get<2>(key));
+        st.record.rank = n.rank;
+        st.record.node = m_nodes[n.rank];
+        st.record.name = tn_workload_layer_at(m_workload, st.record.layer)->name;
+        return st;
+    }
+    return it->second;
+}
+
 void
-TrainingJob::RunKernel(uint32_t rank, uint64_t cycles)
+TrainingJob::MaybeFinishLayer(Npu& n, const LayerKey& key)
+{
+    auto it = n.open.find(key);
+    if (it == n.open.end())
+    {
+        return;
+    }
+    LayerState& st = it->second;
+    if (!st.kernelDone || st.parts > 0 || st.updates > 0)
+    {
+        return;
+    }
+    st.record.end = Simulator::Now();
+    m_layerTrace(st.record);
+    n.open.erase(it);
+}
+
+void
+TrainingJob::PassIssued(Npu& n, const LayerKey& key)
+{
+    Layer(n, key).kernelDone = true;
+    MaybeFinishLayer(n, key);
+}
+
+void
+TrainingJob::StepReleasedBy(uint32_t rank, LayerKey key)
+{
+    Npu& n = m_npus[rank];
+    n.releaser = key;
+    n.hasReleaser = true;
+    Step(rank);
+    n.hasReleaser = false;
+    MaybeFinishLayer(n, key);
+}
+
+void
+TrainingJob::RunKernel(uint32_t rank, uint64_t cycles, const LayerKey& key)
 {
     Npu& n = m_npus[rank];
     n.busy = true;
@@ -170,6 +228,13 @@ TrainingJob::RunKernel(uint32_t rank, uint64_t cycles)
                                         0,
                                         MakeCallback(&TrainingJob::KernelDone, this).Bind(rank));
     n.current.compute += t;
+    LayerState& st = Layer(n, key);
+    if (!st.started)
+    {
+        st.started = true;
+        st.record.start = Simulator::Now();
+    }
+    st.record.compute += t;
 }
 
 void
@@ -181,6 +246,9 @@ TrainingJob::KernelDone(uint32_t rank)
     {
         --n.pendingUpdates[n.runningUpdate];
         n.runningUpdate = -1;
+        --Layer(n, n.runningUpdateKey).updates;
+        StepReleasedBy(rank, n.runningUpdateKey);
+        return;
     }
     Step(rank);
 }
@@ -214,6 +282,7 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
     for (uint32_t k = 0; k < parts; k++)
     {
         std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(pass), k, first};
+        ++Layer(n, LayerKey(n.iteration, layer, pass)).parts;
         Ptr<Collective>& c = m_collectives[key];
         if (!c)
         {
@@ -232,7 +301,7 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
             NS_ABORT_MSG_IF(!c,
                             "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
                                                   << error);
-            m_uses[c->GetId()] = Use{layer, pass, blocking};
+            m_uses[c->GetId()] = Use{n.iteration, layer, pass, blocking};
         }
         m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
         if (blocking)
@@ -258,24 +327,28 @@ TrainingJob::PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank)
     }
     Npu& n = m_npus[rank];
     const Use& use = it->second;
+    const LayerKey key(use.iteration, use.layer, use.pass);
+    --Layer(n, key).parts;
     if (use.blocking)
     {
         --n.waitingFor;
     }
     if (use.pass == TN_PASS_WG && --n.pendingWg[use.layer] == 0)
     {
-        QueueUpdate(n, use.layer);
+        QueueUpdate(n, key);
     }
-    Step(rank);
+    StepReleasedBy(rank, key);
 }
 
 void
-TrainingJob::QueueUpdate(Npu& n, uint32_t layer)
+TrainingJob::QueueUpdate(Npu& n, const LayerKey& wg)
 {
+    const uint32_t layer = std::get<1>(wg);
     if (tn_workload_layer_at(m_workload, layer)->update_delay > 0)
     {
         ++n.pendingUpdates[layer];
-        n.updates.push_back(layer);
+        ++Layer(n, wg).updates;
+        n.updates.push_back(wg);
     }
 }
 
@@ -305,7 +378,12 @@ TrainingJob::Step(uint32_t rank)
     }
     if (n.waiting)
     {
-        n.current.exposed += Simulator::Now() - n.waitSince;
+        const Time waited = Simulator::Now() - n.waitSince;
+        n.current.exposed += waited;
+        if (n.hasReleaser)
+        {
+            Layer(n, n.releaser).record.exposed += waited;
+        }
         n.waiting = false;
     }
     const uint32_t layers = tn_workload_layer_count(m_workload);
@@ -313,9 +391,12 @@ TrainingJob::Step(uint32_t rank)
     {
         if (!n.updates.empty())
         {
-            n.runningUpdate = static_cast<int32_t>(n.updates.front());
+            n.runningUpdateKey = n.updates.front();
+            n.runningUpdate = static_cast<int32_t>(std::get<1>(n.runningUpdateKey));
             n.updates.pop_front();
-            RunKernel(rank, tn_workload_layer_at(m_workload, n.runningUpdate)->update_delay);
+            RunKernel(rank,
+                      tn_workload_layer_at(m_workload, n.runningUpdate)->update_delay,
+                      n.runningUpdateKey);
             return;
         }
         if (n.waitingFor > 0)
@@ -345,11 +426,14 @@ TrainingJob::Step(uint32_t rank)
                     return;
                 }
                 n.stage = 1;
-                RunKernel(rank, l->pass[TN_PASS_FWD].compute_cycles);
+                RunKernel(rank,
+                          l->pass[TN_PASS_FWD].compute_cycles,
+                          LayerKey(n.iteration, n.layer, TN_PASS_FWD));
                 return;
             }
             n.stage = 0;
             IssuePass(rank, n.layer, TN_PASS_FWD, true);
+            PassIssued(n, LayerKey(n.iteration, n.layer, TN_PASS_FWD));
             if (++n.layer == layers)
             {
                 n.phase = BACKWARD_IG;
@@ -360,25 +444,32 @@ TrainingJob::Step(uint32_t rank)
             if (n.stage == 0)
             {
                 n.stage = 1;
-                RunKernel(rank, l->pass[TN_PASS_IG].compute_cycles);
+                RunKernel(rank,
+                          l->pass[TN_PASS_IG].compute_cycles,
+                          LayerKey(n.iteration, n.layer, TN_PASS_IG));
                 return;
             }
             n.stage = 0;
             IssuePass(rank, n.layer, TN_PASS_IG, true);
+            PassIssued(n, LayerKey(n.iteration, n.layer, TN_PASS_IG));
             n.phase = BACKWARD_WG;
             break;
         case BACKWARD_WG:
             if (n.stage == 0)
             {
                 n.stage = 1;
-                RunKernel(rank, l->pass[TN_PASS_WG].compute_cycles);
+                RunKernel(rank,
+                          l->pass[TN_PASS_WG].compute_cycles,
+                          LayerKey(n.iteration, n.layer, TN_PASS_WG));
                 return;
             }
             n.stage = 0;
             if (!IssuePass(rank, n.layer, TN_PASS_WG, !m_overlap))
             {
-                QueueUpdate(n, n.layer); // no collective: the weights update at once
+                // no collective: the weights update at once
+                QueueUpdate(n, LayerKey(n.iteration, n.layer, TN_PASS_WG));
             }
+            PassIssued(n, LayerKey(n.iteration, n.layer, TN_PASS_WG));
             if (n.layer == 0)
             {
                 n.phase = DRAINING;

@@ -17,6 +17,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -38,6 +39,31 @@ struct TrainingIterationRecord
     Time end;              //!< backward done and every collective of the iteration done
     Time compute;          //!< time of its compute kernels (fwd, ig, wg, updates)
     Time exposed;          //!< time it waited for communication
+};
+
+/**
+ * \ingroup training-net
+ * \brief What one pass (fwd, ig or wg) of one layer took at one NPU (trace LayerEnd).
+ *
+ * The pass starts with its compute kernel and ends when its kernel, its collectives (this
+ * NPU's part) and, for wg, the layer's weight update are done. A wait of the NPU (the
+ * exposed communication of TrainingIterationRecord) is charged to the pass whose collective
+ * or update ended it: summed over an NPU's passes, compute and exposed equal the sums over
+ * its iterations (a wait at the start of an iteration for the previous iteration's
+ * weight-gradient collective is charged to that wg pass).
+ */
+struct TrainingLayerRecord
+{
+    uint32_t iteration{0};     //!< iteration index
+    uint32_t layer{0};         //!< layer index in the workload
+    uint32_t rank{0};          //!< NPU rank
+    uint32_t node{0};          //!< the NPU's topology node
+    std::string name;          //!< the layer's name
+    tn_pass pass{TN_PASS_FWD}; //!< fwd, ig or wg
+    Time start;                //!< its compute kernel started
+    Time end;                  //!< kernel, collectives and (wg) update done
+    Time compute;              //!< its kernels (wg: with the update kernel)
+    Time exposed;              //!< waiting that this pass's collective or update ended
 };
 
 /**
@@ -72,6 +98,12 @@ class TrainingJob : public Object
      * \param record the iteration at one NPU
      */
     typedef void (*IterationTracedCallback)(const TrainingIterationRecord& record);
+
+    /**
+     * Layer trace signature.
+     * \param record one pass of one layer at one NPU
+     */
+    typedef void (*LayerTracedCallback)(const TrainingLayerRecord& record);
 
     TrainingJob();
     ~TrainingJob() override;
@@ -125,6 +157,19 @@ class TrainingJob : public Object
         DONE
     };
 
+    /// (iteration, layer, pass) of a layer record.
+    typedef std::tuple<uint32_t, uint32_t, int> LayerKey;
+
+    /// A layer record under way.
+    struct LayerState
+    {
+        TrainingLayerRecord record;
+        bool started{false};    //!< its kernel started
+        bool kernelDone{false}; //!< its kernel ended (and its collectives were issued)
+        uint32_t parts{0};      //!< collective parts not ended
+        uint32_t updates{0};    //!< update kernels not ended (wg)
+    };
+
     /// One NPU's loop.
     struct Npu
     {
@@ -134,8 +179,12 @@ class TrainingJob : public Object
         Phase phase{FORWARD};
         bool busy{false};                         //!< a kernel runs
         uint32_t stage{0};                        //!< step within the layer
-        std::deque<uint32_t> updates;             //!< layers whose update kernel is queued
+        std::deque<LayerKey> updates;             //!< wg passes whose update kernel is queued
         int32_t runningUpdate{-1};                //!< layer of the update kernel running
+        LayerKey runningUpdateKey;                //!< its wg pass
+        std::map<LayerKey, LayerState> open;      //!< layer records under way
+        LayerKey releaser;                        //!< the pass whose end calls Step now
+        bool hasReleaser{false};                  //!< releaser is set
         std::vector<uint32_t> pendingWg;          //!< per layer: wg collectives not done
         std::vector<uint32_t> pendingUpdates;     //!< per layer: updates not done
         uint32_t waitingFor{0};                   //!< blocking collectives not done
@@ -147,13 +196,21 @@ class TrainingJob : public Object
     };
 
     void Step(uint32_t rank);
-    void RunKernel(uint32_t rank, uint64_t cycles);
+    void RunKernel(uint32_t rank, uint64_t cycles, const LayerKey& key);
+    /// \return the record of a pass, opened on first use
+    LayerState& Layer(Npu& npu, const LayerKey& key);
+    /// Emit a pass's record if its kernel, collectives and updates are done.
+    void MaybeFinishLayer(Npu& npu, const LayerKey& key);
+    /// A pass's kernel ended and its collectives (if any) were issued.
+    void PassIssued(Npu& npu, const LayerKey& key);
+    /// Step, with the wait it ends charged to the pass key.
+    void StepReleasedBy(uint32_t rank, LayerKey key); // a copy: Step may change the NPU's keys
     void KernelDone(uint32_t rank);
     bool IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blocking);
     void PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank);
     void Wait(Npu& npu);
     void FinishIteration(Npu& npu);
-    void QueueUpdate(Npu& npu, uint32_t layer);
+    void QueueUpdate(Npu& npu, const LayerKey& wg);
 
     const tn_workload* m_workload{nullptr};
     CollectiveHelper* m_helper{nullptr};
@@ -171,6 +228,7 @@ class TrainingJob : public Object
     /// per collective id: what it is for at each member (layer, pass, blocking)
     struct Use
     {
+        uint32_t iteration;
         uint32_t layer;
         tn_pass pass;
         bool blocking;
@@ -178,6 +236,7 @@ class TrainingJob : public Object
 
     std::map<uint32_t, Use> m_uses;
     TracedCallback<const TrainingIterationRecord&> m_iterationTrace;
+    TracedCallback<const TrainingLayerRecord&> m_layerTrace;
 };
 
 } // namespace ns3

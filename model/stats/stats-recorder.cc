@@ -574,6 +574,28 @@ StatsRecorder::AddTrainingJob(Ptr<TrainingJob> job)
 {
     job->TraceConnectWithoutContext("IterationEnd",
                                     MakeCallback(&StatsRecorder::IterationEnd, this));
+    job->TraceConnectWithoutContext("LayerEnd", MakeCallback(&StatsRecorder::LayerEnd, this));
+}
+
+void
+StatsRecorder::LayerEnd(const TrainingLayerRecord& r)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    tn_db_layer row{};
+    row.iteration = r.iteration;
+    row.layer = r.layer;
+    row.node = r.node;
+    row.name = r.name.c_str();
+    row.phase = tn_pass_name(r.pass);
+    row.start_ns = r.start.GetNanoSeconds();
+    row.end_ns = r.end.GetNanoSeconds();
+    row.compute_ns = r.compute.GetNanoSeconds();
+    row.exposed_comm_ns = r.exposed.GetNanoSeconds();
+    tn_error err{};
+    Check(tn_db_add_layer(m_db, m_runId, &row, &err), err);
 }
 
 void

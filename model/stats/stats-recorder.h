@@ -25,6 +25,7 @@ namespace ns3
 class Collective;
 class TrainingJob;
 struct TrainingIterationRecord;
+struct TrainingLayerRecord;
 class CollectiveExecutor;
 class Node;
 class Packet;
@@ -226,6 +227,7 @@ class StatsRecorder : public Object
     void WriteCollective(Ptr<const Collective> collective);
     void TransferReady(const CollectiveTransferRecord& record);
     void IterationEnd(const TrainingIterationRecord& record);
+    void LayerEnd(const TrainingLayerRecord& record);
     void MessageComplete(const RdmaMessageRecord& record);
     void Pfc(uint32_t node, bool pause, uint32_t port, uint8_t priority, bool sent);
     void SwitchDrop(uint32_t node,
