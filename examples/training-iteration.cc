@@ -59,6 +59,21 @@ main(int argc, char* argv[])
         return 2;
     }
     const std::string memory = std::to_string(memoryBps) + "bps";
+    {
+        std::stringstream names(engines);
+        std::string name;
+        while (std::getline(names, name, ','))
+        {
+            if (name != "baseline" && name != "ace")
+            {
+                std::fprintf(stderr,
+                             "training-iteration: --engines: '%s' is not an NPU engine "
+                             "(baseline, ace)\n",
+                             name.c_str());
+                return 2;
+            }
+        }
+    }
 
     tn_error err;
     tn_topology* topo = nullptr;

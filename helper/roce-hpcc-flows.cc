@@ -11,6 +11,7 @@
 #include "ns3/error-model.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
+#include "ns3/program-options.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-net-device.h"
@@ -1169,9 +1170,10 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
         *error = "--mtu: " + std::to_string(config.mtu) + " is not a payload size in 256..9000";
         return false;
     }
-    if (config.seed == 0)
+    if (config.seed == 0 || config.seed > ProgramOptions::MAX_SEED)
     {
-        *error = "--seed: must be > 0";
+        *error = "--seed: must be in 1.." + std::to_string(ProgramOptions::MAX_SEED) +
+                 " (ns-3's MRG32k3a generator)";
         return false;
     }
     if (!(config.stopSeconds >= 0) || config.stopSeconds > NS3_MAX_SECONDS)
@@ -1438,6 +1440,18 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
         }
     } seedGuard;
 
+    const std::string fabricError = helper.Check(topo);
+    if (!fabricError.empty())
+    {
+        *error = fabricError; // what Install or the NICs would abort on
+        std::fclose(fct);
+        if (pfc)
+        {
+            std::fclose(pfc);
+        }
+        cleanup();
+        return false;
+    }
     RngSeedManager::SetSeed(config.seed);
     RngSeedManager::SetRun(1);
     RoceFabricNodes fabric = helper.Install(topo);

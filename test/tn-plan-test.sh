@@ -195,6 +195,65 @@ expect_error 1 "unreachable" --topology "@$tmp/disconnected.txt" --algorithm rin
 expect_error 1 "planning failed: dbt: does not implement all-gather" \
     --topology ring:8 --algorithm dbt --collective allgather --size 1MB
 
+# ---- limits (issue 11) -------------------------------------------------------------
+# too large is not malformed: the message gives the limit
+expect_error 2 "N '4294967295' is too large \\(at most 4294967294\\)" \
+    --topology ring:4294967295 --algorithm ring --size 1MiB
+# a 14-byte header must not decide the allocation (was 4.2 GB before failing)
+printf '200000000 0 0\n' > "$tmp/big.txt"
+expect_error 2 "big.txt:1: N_nodes 200000000 but the file can name at most 0 nodes" \
+    --topology "@$tmp/big.txt" --algorithm ring --size 1MiB
+# 8.6e9 transfers: refused before building (grew to 9.6 GB)
+expect_error 1 "8589803520 transfers.*at most 4294967294.*fewer ranks or chunks" \
+    --topology fattree:k=64 --algorithm ring --size 64KiB
+# 2*63*64 transfers fit 10 MB, not 1 MB: the message says how large and what to change
+expect_error 1 "ring all-reduce on 64 ranks with 1 chunk\\(s\\) \\(8064 transfers\\) would take about .* MiB, more than the memory limit 1.00 MiB" \
+    --topology ring:64 --algorithm ring --size 1MiB --memory-limit 1MiB
+# the topology is checked before it is generated (ring:100000000 took 28 GB)
+expect_error 2 "ring: 200000 nodes and 200000 cables would take about 57.98 MiB, more than the memory limit 10.00 MiB" \
+    --topology ring:200000 --algorithm rhd --size 1MiB --memory-limit 10MiB
+run --topology ring:64 --algorithm ring --size 1MiB --memory-limit 10MiB
+check "ring:64 within --memory-limit 10MiB: exit $rc" [ "$rc" = 0 ]
+export TN_MEMORY_LIMIT=lots
+expect_error 2 "TN_MEMORY_LIMIT" --topology ring:4 --algorithm ring --size 1KiB
+unset TN_MEMORY_LIMIT
+expect_error 2 "memory-limit.*'x'" --topology ring:4 --algorithm ring --size 1KiB --memory-limit x
+# routing tables of 4096 x 4097 entries dominate rhd's 4096 * 14 * 2 transfers: said so
+expect_error 1 "rhd all-reduce on 4096 ranks.*routing tables \\(32.0[0-9] MiB\\).*topology with fewer nodes" \
+    --topology switch:4096 --algorithm rhd --size 1MiB --memory-limit 40MiB
+# the MultiTree limit in user terms (was "ranks 65536 > 65535 (N^2 tree state)")
+expect_error 1 "multitree: 65536 NPUs, at most 65535" \
+    --topology switch:65536 --algorithm multitree --size 1MiB
+# Themis slots beyond the chunk count cost nothing (asked 64 GB)
+run --topology torus:4x4 --algorithm themis --size 1MiB --active 4294967295
+check "themis --active 4294967295: exit $rc ($(cat "$tmp/err"))" [ "$rc" = 0 ]
+# big plans are not verified by default, and say so
+run --topology ring:512 --algorithm ring --size 1MiB
+check "ring:512: 2*511*512 transfers, got $(field transfers)" [ "$(field transfers)" = 523264 ]
+check "ring:512: verification skipped with a reason" \
+    grep -q "^verified      skipped: 523264 transfers > --verify-max 250000" "$tmp/out"
+run --topology torus:4x4 --algorithm themis --size 1MiB --chunks 300 --verify-max 50000
+check "--verify-max 50000 skips themis' 57600 transfers" \
+    grep -q "^verified      skipped: 57600 transfers" "$tmp/out"
+run --topology torus:4x4 --algorithm themis --size 1MiB --chunks 300 --verify-max 60000
+check "--verify-max 60000 verifies 57600 transfers" [ "$(field verified)" = yes ]
+# failed writes exit non-zero with one error line (were exit 0)
+for out in "" "--list" "--help"; do
+    if [ -n "$out" ]; then
+        "$plan" $out > /dev/full 2> "$tmp/err"
+    else
+        "$plan" --topology ring:4 --algorithm ring --size 1KiB --dump csv > /dev/full 2> "$tmp/err"
+    fi
+    rc=$?
+    check "tn-plan ${out:-summary and dump} > /dev/full: exit $rc" [ "$rc" = 1 ]
+    check "tn-plan ${out:-summary and dump} > /dev/full: one error line" \
+        [ "$(grep -c 'tn-plan: writing .* failed: No space left on device' "$tmp/err")" = 1 ]
+done
+run --topology ring:4 --algorithm ring --size 1KiB --dump csv --output /dev/full
+check "--output /dev/full: exit $rc" [ "$rc" = 1 ]
+check "--output /dev/full: one error line" \
+    [ "$(grep -c "output: writing '/dev/full' failed: No space left" "$tmp/err")" = 1 ]
+
 if [ "$failures" -gt 0 ]; then
     echo "tn-plan: $failures of $checks checks failed"
     exit 1

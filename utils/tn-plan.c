@@ -16,14 +16,20 @@
  * first link, and algorithm / bus bandwidth.
  * --dump writes the schedule (one row per transfer with deps and path) as CSV
  * or JSON to --output (default stdout, after the summary).
+ * Memory: the plan's size is estimated before it is built and refused beyond
+ * --memory-limit (tn_plan); the process's data segment is limited to the same
+ * size (setrlimit RLIMIT_DATA, not in sanitizer builds), so no input can take
+ * the machine's memory. Every failed write (summary, --dump, --output) exits 1.
  * Exit codes: 0 ok; 1 planning failure (the algorithm does not apply to the
  * topology or collective, or planning fails) or verification failure; 2 bad
  * arguments (unknown option, algorithm or collective, bad number or size,
  * missing option, bad topology spec or file, root or rank order out of range,
  * --output not writable). Errors go to stderr as "tn-plan: ..." lines.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-memory.h"
 #include "ns3/tn-rank-order.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-topology.h"
@@ -34,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const char* usage_text =
     "usage: tn-plan --topology SPEC --algorithm NAME --size BYTES [options]\n"
@@ -54,6 +61,11 @@ static const char* usage_text =
     "                      switch-local on switched networks), identity, or the\n"
     "                      ranks in ring order, comma separated (e.g. 0,2,3,1)\n"
     "  --no-verify         skip the verifier\n"
+    "  --verify-max T      verify plans of at most T transfers (default 250000; 0 = any):\n"
+    "                      the verifier's time grows faster than linearly on some plans\n"
+    "  --memory-limit SIZE refuse plans estimated larger than SIZE (default: half of\n"
+    "                      physical memory, or TN_MEMORY_LIMIT; 0 = no limit); the\n"
+    "                      process is also limited to it (RLIMIT_DATA)\n"
     "  --dump csv|json     write the schedule\n"
     "  --output FILE       where --dump writes (default stdout)\n"
     "  --list              list algorithms and topology spec examples\n";
@@ -77,8 +89,13 @@ parse_u32(const char* s, uint32_t* out)
 {
     char* end = NULL;
     errno = 0;
+    /* strtoull alone accepts leading space and a sign: " 3", "+3" */
+    if (s[0] < '0' || s[0] > '9')
+    {
+        return -1;
+    }
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v > UINT32_MAX || s[0] == '-')
+    if (errno || end == s || *end != '\0' || v > UINT32_MAX)
     {
         return -1;
     }
@@ -268,6 +285,56 @@ human_bytes(uint64_t b, char* buf, size_t size)
         snprintf(buf, size, "%" PRIu64 " B", b);
 }
 
+/*
+ * The estimate in tn_plan refuses the plans it can foresee; this backstop bounds
+ * everything else (routing tables, the verifier) so that an input nobody foresaw
+ * fails with "out of memory" instead of taking the machine. The slack covers the
+ * program itself and the libc's arenas. Sanitizers reserve terabytes of shadow
+ * memory: no limit there.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define TN_PLAN_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TN_PLAN_SANITIZED 1
+#endif
+#endif
+
+static void
+limit_memory(uint64_t limit)
+{
+#ifndef TN_PLAN_SANITIZED
+    const uint64_t slack = UINT64_C(64) << 20;
+    if (limit < UINT64_MAX - slack)
+    {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_DATA, &rl) == 0)
+        {
+            rlim_t want = (rlim_t)(limit + slack);
+            if (rl.rlim_max == RLIM_INFINITY || want < rl.rlim_max)
+            {
+                rl.rlim_cur = want;
+                setrlimit(RLIMIT_DATA, &rl); /* best effort: the estimate still applies */
+            }
+        }
+    }
+#else
+    (void)limit;
+#endif
+}
+
+/* Whether everything written to f reached it; names the output otherwise. */
+static int
+check_written(FILE* f, const char* name)
+{
+    if (fflush(f) != 0 || ferror(f))
+    {
+        fprintf(stderr, "tn-plan: writing %s failed: %s\n", name, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 int
 main(int argc, char** argv)
 {
@@ -279,6 +346,7 @@ main(int argc, char** argv)
     uint32_t order_count = 0;
     FILE* out_file = NULL;
     bool verify = true;
+    uint32_t verify_max = 250000;
     bool have_size = false;
     bool have_chunks = false;
     tn_plan_request req;
@@ -292,12 +360,12 @@ main(int argc, char** argv)
         if (strcmp(opt, "--list") == 0)
         {
             list_all();
-            return 0;
+            return check_written(stdout, "the list to stdout");
         }
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
         {
             printf("%s", usage_text);
-            return 0;
+            return check_written(stdout, "the usage to stdout");
         }
         if (strcmp(opt, "--no-verify") == 0)
         {
@@ -309,7 +377,9 @@ main(int argc, char** argv)
             req.themis.baseline = true;
             continue;
         }
-        static const char* with_value[] = {"--topology",
+        static const char* with_value[] = {"--verify-max",
+                                           "--memory-limit",
+                                           "--topology",
                                            "--collective",
                                            "--algorithm",
                                            "--size",
@@ -337,6 +407,22 @@ main(int argc, char** argv)
         i++;
         if (strcmp(opt, "--topology") == 0)
             topo_spec = val;
+        else if (strcmp(opt, "--verify-max") == 0)
+        {
+            if (parse_u32(val, &verify_max))
+                return bad_arg(opt, val, "must be an integer >= 0 (at most 4294967294)");
+        }
+        else if (strcmp(opt, "--memory-limit") == 0)
+        {
+            if (tn_topology_parse_bytes(val, SIZE_MAX, "--memory-limit", &req.memory_limit, &err))
+            {
+                fprintf(stderr, "tn-plan: %s\n", err.message);
+                return 2;
+            }
+            req.memory_limit = req.memory_limit ? req.memory_limit : UINT64_MAX;
+            /* the topology generators read the core's default limit: the same one */
+            setenv("TN_MEMORY_LIMIT", val, 1);
+        }
         else if (strcmp(opt, "--collective") == 0)
         {
             if (tn_collective_parse(val, &req.collective, &err))
@@ -401,6 +487,12 @@ main(int argc, char** argv)
     }
     if (topo_spec == NULL)
         return bad_arg("--topology", NULL, "is required");
+    if (req.memory_limit == 0 && tn_memory_default_limit(&req.memory_limit, &err))
+    {
+        fprintf(stderr, "tn-plan: %s\n", err.message);
+        return 2;
+    }
+    limit_memory(req.memory_limit);
     if (req.algorithm == NULL)
         return bad_arg("--algorithm", NULL, "is required");
     if (!have_size)
@@ -551,7 +643,14 @@ main(int argc, char** argv)
         human_bytes(maxb, b1, sizeof(b1));
         printf("max link bytes %s\n", b1);
     }
-    if (verify)
+    if (verify && verify_max != 0 && tn_schedule_count(s) > verify_max)
+    {
+        printf("verified      skipped: %u transfers > --verify-max %u (the verifier's time grows "
+               "faster than linearly; raise --verify-max to verify)\n",
+               tn_schedule_count(s),
+               verify_max);
+    }
+    else if (verify)
     {
         tn_error verr;
         tn_status vr = tn_verify_schedule(s, topo, NULL, &verr);
@@ -633,12 +732,27 @@ main(int argc, char** argv)
             dump_csv(f, s);
         else
             dump_json(f, s);
-        if (out_file && fclose(out_file) != 0)
+        if (out_file)
         {
-            fprintf(stderr, "tn-plan: option --output: writing '%s' failed\n", output);
-            exit_code = 1;
+            int bad = fflush(out_file) != 0 || ferror(out_file);
+            int saved = errno;
+            if (fclose(out_file) != 0 && !bad)
+            {
+                bad = 1;
+                saved = errno;
+            }
+            if (bad)
+            {
+                fprintf(stderr,
+                        "tn-plan: option --output: writing '%s' failed: %s\n",
+                        output,
+                        strerror(saved));
+                exit_code = 1;
+            }
         }
     }
+    if (check_written(stdout, "the summary to stdout"))
+        exit_code = 1;
     tn_schedule_destroy(s);
     tn_topology_destroy(topo);
     free(order);

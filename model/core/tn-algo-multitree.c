@@ -923,7 +923,8 @@ tn_algo_multitree_check(const tn_topology* topo,
     {
         return tn_error_set(err,
                             TN_EUNSUPPORTED,
-                            "multitree: ranks %u > 65535 (N^2 tree state)",
+                            "multitree: %u NPUs, at most 65535 (one tree per NPU, N^2 tree "
+                            "entries); use rhd, dbt or hierarchical for larger systems",
                             ranks);
     }
     return TN_OK;

@@ -8,6 +8,7 @@
 
 #include "tn-algorithm-impl.h"
 #include "tn-array.h"
+#include "tn-memory.h"
 #include "tn-rank-order.h"
 
 #include <stdio.h>
@@ -291,6 +292,180 @@ tn_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error*
     return resolve(topo, request, &a, &n, err);
 }
 
+static uint64_t
+sat_mul(uint64_t a, uint64_t b)
+{
+    return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t
+ceil_log2(uint64_t n)
+{
+    uint64_t k = 0;
+    while (k < 64 && (UINT64_C(1) << k) < n)
+    {
+        k++;
+    }
+    return k;
+}
+
+/* sum over the topology's dims of (P_d - 1); N - 1 without dims (one flat group) */
+static uint64_t
+dim_peers(const tn_topology* topo, uint32_t n)
+{
+    uint32_t nd = topo ? tn_topology_dim_count(topo) : 0;
+    if (nd == 0)
+    {
+        return n > 0 ? n - 1 : 0;
+    }
+    uint64_t sum = 0;
+    for (uint32_t d = 0; d < nd; d++)
+    {
+        uint32_t p = tn_topology_dim(topo, d)->size;
+        sum += p > 0 ? p - 1 : 0;
+    }
+    return sum;
+}
+
+/* Closed forms of the transfer counts, checked against the built schedules in
+ * test-algo-classic.c (estimate_matches_plans). */
+static tn_status
+estimate(const tn_topology* topo,
+         const tn_plan_request* req,
+         const tn_algorithm* a,
+         uint32_t n,
+         tn_plan_size* size)
+{
+    memset(size, 0, sizeof(*size));
+    uint64_t N = n, C = req->chunks ? req->chunks : 1;
+    if (strcmp(a->name, "themis") == 0 && req->chunks == 0)
+    {
+        C = 64;
+    }
+    tn_collective coll = req->collective;
+    bool ar = coll == TN_COLL_ALL_REDUCE;
+    bool one_to_all = coll == TN_COLL_BROADCAST || coll == TN_COLL_REDUCE;
+    uint64_t pairs = sat_mul(N, N > 0 ? N - 1 : 0);
+    uint64_t t = 0, deps = 0;
+    bool exact = true;
+    if (strcmp(a->name, "ring") == 0 || strcmp(a->name, "ring-bidir") == 0)
+    {
+        t = sat_mul(sat_mul(pairs, ar ? 2 : 1), C);
+        t = sat_mul(t, strcmp(a->name, "ring-bidir") == 0 ? 2 : 1);
+        deps = sat_mul(t, 2);
+    }
+    else if (strcmp(a->name, "direct") == 0)
+    {
+        t = sat_mul(one_to_all ? (N > 0 ? N - 1 : 0) : sat_mul(pairs, ar ? 2 : 1), C);
+        /* all-reduce: every all-gather send waits for the N-1 reduces into its sender */
+        deps = ar ? sat_mul(sat_mul(pairs, N > 0 ? N - 1 : 0), C) : t;
+    }
+    else if (strcmp(a->name, "multitree") == 0)
+    {
+        t = sat_mul(sat_mul(pairs, ar ? 2 : 1), C);
+        deps = sat_mul(t, 2);
+        exact = false;
+    }
+    else if (strcmp(a->name, "themis") == 0 || strcmp(a->name, "hierarchical") == 0 ||
+             strcmp(a->name, "ring2d") == 0)
+    {
+        uint64_t per_phase = sat_mul(N, dim_peers(topo, n));
+        t = sat_mul(sat_mul(per_phase, ar ? 2 : 1), C);
+        t = sat_mul(t, strcmp(a->name, "ring2d") == 0 ? 4 : 1);
+        deps = sat_mul(t, 3);
+        exact = false;
+    }
+    else
+    {
+        /* rhd, dbt, hdrm and anything new: about log2 N rounds of N transfers per phase */
+        t = sat_mul(sat_mul(sat_mul(N, ceil_log2(N) + 2), ar ? 2 : 1), C);
+        deps = sat_mul(t, 2);
+        exact = false;
+    }
+    uint64_t nodes = topo ? tn_topology_node_count(topo) : 0;
+    uint64_t npus = topo ? tn_topology_npu_count(topo) : 0;
+    size->transfers = t;
+    size->deps = deps;
+    size->exact_transfers = exact;
+    size->route_bytes = sat_mul(sat_mul(npus, nodes), nodes < 65535 ? 2 : 4);
+    size->bytes = sat_add(tn_schedule_memory_estimate(t, deps, 0), size->route_bytes);
+    return TN_OK;
+}
+
+static tn_status
+refuse_large(const tn_plan_request* req,
+             const tn_algorithm* a,
+             uint32_t n,
+             const tn_plan_size* size,
+             uint64_t limit,
+             tn_error* err)
+{
+    char what[256], routes[64] = "";
+    if (size->route_bytes > size->bytes / 4)
+    {
+        char b[32];
+        snprintf(routes,
+                 sizeof(routes),
+                 " and its routing tables (%s)",
+                 tn_memory_format(size->route_bytes, b, sizeof(b)));
+    }
+    snprintf(what,
+             sizeof(what),
+             "plan: %s %s on %u ranks with %u chunk(s) (%s%llu transfers)%s",
+             a->name,
+             tn_collective_name(req->collective),
+             n,
+             req->chunks ? req->chunks : (strcmp(a->name, "themis") == 0 ? 64u : 1u),
+             size->exact_transfers ? "" : "about ",
+             (unsigned long long)size->transfers,
+             routes);
+    const char* change =
+        routes[0] ? "the routing tables hold one entry per (NPU, node) pair: use a topology with "
+                    "fewer nodes"
+                  : "plan fewer ranks or chunks, or an algorithm with fewer transfers (rhd, dbt "
+                    "and hierarchical grow as N log N or N * sum(P_d - 1), ring and direct as N^2)";
+    if (size->transfers > UINT32_MAX - 1 && size->exact_transfers)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s needs more transfers than a schedule holds (at most %u); %s",
+                            what,
+                            UINT32_MAX - 1,
+                            change);
+    }
+    if (limit == UINT64_MAX)
+    {
+        return TN_OK;
+    }
+    return tn_memory_check(size->bytes, req->memory_limit, what, change, err);
+}
+
+tn_status
+tn_plan_estimate(const tn_topology* topo,
+                 const tn_plan_request* req,
+                 tn_plan_size* size,
+                 tn_error* err)
+{
+    if (!size)
+    {
+        return tn_error_set(err, TN_EINVAL, "plan_estimate: size is NULL");
+    }
+    const tn_algorithm* a = NULL;
+    uint32_t n = 0;
+    tn_status st = resolve(topo, req, &a, &n, err);
+    if (st)
+    {
+        return st;
+    }
+    return estimate(topo, req, a, n, size);
+}
+
 tn_status
 tn_plan(const tn_topology* topo, const tn_plan_request* req, tn_schedule** out, tn_error* err)
 {
@@ -308,6 +483,21 @@ tn_plan(const tn_topology* topo, const tn_plan_request* req, tn_schedule** out, 
     }
     uint32_t root =
         (req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE) ? req->root : 0;
+    tn_plan_size size;
+    uint64_t limit = req->memory_limit;
+    st = estimate(topo, req, a, n, &size);
+    if (!st && limit == 0)
+    {
+        st = tn_memory_default_limit(&limit, err);
+    }
+    if (!st)
+    {
+        st = refuse_large(req, a, n, &size, limit, err);
+    }
+    if (st)
+    {
+        return st;
+    }
     tn_schedule* s = NULL;
     st = tn_schedule_create(req->collective,
                             n,
@@ -321,6 +511,7 @@ tn_plan(const tn_topology* topo, const tn_plan_request* req, tn_schedule** out, 
         return st;
     }
     st = tn_schedule_set_algorithm(s, a->name, err);
+    tn_schedule_set_memory_limit(s, limit == UINT64_MAX ? 0 : limit);
     if (!st)
     {
         st = a->plan(topo, req, s, err);

@@ -101,7 +101,20 @@ extern "C"
          *  during tn_plan / tn_plan_check. */
         const uint32_t* rank_order;
         uint32_t rank_order_count;
+        /** Memory limit in bytes for the plan (tn-memory.h): 0 = the default (half of
+         *  physical memory or TN_MEMORY_LIMIT), UINT64_MAX = none. */
+        uint64_t memory_limit;
     } tn_plan_request;
+
+    /** Size of a plan before it is built (tn_plan_estimate). */
+    typedef struct tn_plan_size
+    {
+        uint64_t transfers;   /**< transfers the algorithm creates (closed form) */
+        uint64_t deps;        /**< dependencies (upper estimate) */
+        uint64_t route_bytes; /**< routing tables the cost model and verifier build */
+        uint64_t bytes;       /**< total memory estimate of a planning run */
+        bool exact_transfers; /**< transfers is the algorithm's exact count */
+    } tn_plan_size;
 
     /** Defaults: all-reduce, "ring", 0 bytes, root 0, chunks 1, ranks 0, ports 0,
      *  themis {FIFO, 1, false}, seed 0, rank_order NULL (automatic). */
@@ -154,7 +167,25 @@ extern "C"
      */
     tn_status tn_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error* err);
 
-    /** Plan a collective (see contract); the caller owns *out (tn_schedule_destroy). */
+    /**
+     * Estimate a plan's size from closed forms of each algorithm's transfer count
+     * (ring, direct, MultiTree: N(N-1) per chunk and phase; Themis, hierarchical, ring2d:
+     * N * sum(P_d - 1); rhd, dbt, hdrm: N log2 N), without building it. Same checks as
+     * tn_plan_check first.
+     */
+    tn_status tn_plan_estimate(const tn_topology* topo,
+                               const tn_plan_request* request,
+                               tn_plan_size* size,
+                               tn_error* err);
+
+    /**
+     * Plan a collective (see contract); the caller owns *out (tn_schedule_destroy).
+     * Before building, the plan's size is estimated (tn_plan_estimate); beyond
+     * request->memory_limit, or beyond the 4294967294 transfers a schedule can hold, it
+     * fails with TN_ENOMEM / TN_EUNSUPPORTED and a message that says how large the plan
+     * would be and what to change. The schedule also refuses to grow past the limit
+     * while it is built (tn_schedule_set_memory_limit), for plans the estimate misjudges.
+     */
     tn_status tn_plan(const tn_topology* topo,
                       const tn_plan_request* request,
                       tn_schedule** out,

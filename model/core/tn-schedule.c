@@ -6,8 +6,10 @@
 #include "tn-schedule.h"
 
 #include "tn-array.h"
+#include "tn-memory.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,8 @@ struct tn_schedule
     uint32_t* path_links;
     size_t path_links_count;
     size_t path_links_capacity;
+
+    uint64_t memory_limit; /* bytes by tn_schedule_memory_estimate, 0 = none */
 
     bool finalized;
     uint32_t* dep_index; /* count + 1 */
@@ -309,6 +313,58 @@ tn_schedule_buffer_size(const tn_schedule* s, uint32_t rank)
     return size + s->scratch;
 }
 
+uint64_t
+tn_schedule_memory_estimate(uint64_t transfers, uint64_t deps, uint64_t path_links)
+{
+    /* measured peaks of tn-plan (plan, finalize, verify, cost) per item, rounded up */
+    const uint64_t per_transfer = 256, per_dep = 32, per_link = 8;
+    uint64_t parts[3] = {transfers, deps, path_links};
+    uint64_t costs[3] = {per_transfer, per_dep, per_link};
+    uint64_t sum = 0;
+    for (int i = 0; i < 3; i++)
+    {
+        if (parts[i] > (UINT64_MAX - sum) / costs[i])
+        {
+            return UINT64_MAX;
+        }
+        sum += parts[i] * costs[i];
+    }
+    return sum;
+}
+
+void
+tn_schedule_set_memory_limit(tn_schedule* s, uint64_t bytes)
+{
+    s->memory_limit = bytes;
+}
+
+/* The guard behind the planner's estimate: refuse to grow past the memory limit. */
+static tn_status
+check_growth(const tn_schedule* s, uint64_t transfers, uint64_t deps, uint64_t links, tn_error* err)
+{
+    if (s->memory_limit == 0)
+    {
+        return TN_OK;
+    }
+    uint64_t need = tn_schedule_memory_estimate(transfers, deps, links);
+    if (need <= s->memory_limit)
+    {
+        return TN_OK;
+    }
+    char what[160];
+    snprintf(what,
+             sizeof(what),
+             "schedule of %u ranks (%llu transfers and %llu deps so far, still growing)",
+             s->ranks,
+             (unsigned long long)transfers,
+             (unsigned long long)deps);
+    return tn_memory_check(need,
+                           s->memory_limit,
+                           what,
+                           "plan fewer ranks or chunks, or another algorithm",
+                           err);
+}
+
 static tn_status
 add_edge(tn_schedule* s, uint32_t to, uint32_t from, tn_error* err)
 {
@@ -400,6 +456,12 @@ tn_schedule_add(tn_schedule* s,
     {
         return tn_error_set(err, TN_EINVAL, "schedule_add: transfer %u: deps is NULL", tid);
     }
+    tn_status grown =
+        check_growth(s, (uint64_t)s->count + 1, s->edge_count + ndeps, s->path_links_count, err);
+    if (grown)
+    {
+        return grown;
+    }
     size_t capacity = s->capacity;
     tn_transfer* transfers =
         tn_array_grow(s->transfers, &capacity, (size_t)s->count + 1, sizeof(*transfers), 64);
@@ -481,7 +543,11 @@ tn_schedule_add_dep(tn_schedule* s, uint32_t id, uint32_t dep, tn_error* err)
     {
         return tn_error_set(err, TN_EINVAL, "schedule_add_dep: transfer %u does not exist", id);
     }
-    tn_status st = add_edge(s, id, dep, err);
+    tn_status st = check_growth(s, s->count, s->edge_count + 1, s->path_links_count, err);
+    if (!st)
+    {
+        st = add_edge(s, id, dep, err);
+    }
     if (!st && s->finalized)
     {
         unfinalize(s);
@@ -515,6 +581,11 @@ tn_schedule_set_path(tn_schedule* s,
             s->path_first = s->path_count = NULL;
             return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
         }
+    }
+    tn_status grown = check_growth(s, s->count, s->edge_count, s->path_links_count + nlinks, err);
+    if (grown)
+    {
+        return grown;
     }
     uint32_t* path_links = tn_array_grow(s->path_links,
                                          &s->path_links_capacity,

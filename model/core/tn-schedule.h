@@ -186,6 +186,21 @@ extern "C"
     /** Set the algorithm name (copied) recorded with the schedule ("ring", ...). */
     tn_status tn_schedule_set_algorithm(tn_schedule* s, const char* name, tn_error* err);
 
+    /**
+     * Memory (bytes) a schedule of this size takes at its peak in a planning run:
+     * the schedule, its finalized CSR arrays and the working memory of the verifier
+     * and the cost model (the constants are measured peaks of tn-plan, rounded up).
+     * Saturates at UINT64_MAX.
+     */
+    uint64_t tn_schedule_memory_estimate(uint64_t transfers, uint64_t deps, uint64_t path_links);
+
+    /**
+     * Refuse growth past `bytes` (by tn_schedule_memory_estimate; 0 = no limit): an add
+     * that would pass it fails with TN_ENOMEM naming the size and the limit (tn-memory.h).
+     * tn_plan sets the request's limit before the algorithm runs.
+     */
+    void tn_schedule_set_memory_limit(tn_schedule* s, uint64_t bytes);
+
     /** Reserve `bytes` of scratch per rank after the collective's buffers. */
     void tn_schedule_set_scratch(tn_schedule* s, uint64_t bytes);
 

@@ -249,6 +249,43 @@ tn_span_u32(tn_span a, uint32_t* out)
     return 1;
 }
 
+static int
+tn_span_all_digits(tn_span a)
+{
+    for (size_t i = 0; i < a.n; i++)
+    {
+        if (!tn_text_is_digit(a.s[i]))
+        {
+            return 0;
+        }
+    }
+    return a.n > 0;
+}
+
+const char*
+tn_span_uint_problem(tn_span a, uint64_t max, char* buf, size_t size)
+{
+    if (tn_span_all_digits(a))
+    {
+        snprintf(buf, size, "is too large (at most %llu)", (unsigned long long)max);
+    }
+    else if (a.n > 1 && a.s[0] == '-' && tn_span_all_digits(tn_span_make(a.s + 1, a.n - 1)))
+    {
+        snprintf(buf, size, "is negative: expected a non-negative integer");
+    }
+    else
+    {
+        snprintf(buf, size, "is not a non-negative integer");
+    }
+    return buf;
+}
+
+const char*
+tn_span_u32_problem(tn_span a, char* buf, size_t size)
+{
+    return tn_span_uint_problem(a, UINT32_MAX - 1, buf, size);
+}
+
 int
 tn_span_u64(tn_span a, uint64_t* out)
 {

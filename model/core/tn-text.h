@@ -102,6 +102,17 @@ extern "C"
      */
     int tn_span_u32(tn_span a, uint32_t* out);
 
+    /**
+     * Why tn_span_uint(a, max) refuses a: "is too large (at most MAX)" when a is
+     * digits whose value exceeds max (a number that is only too big is not
+     * malformed), "is negative" for '-' followed by digits, else "is not a
+     * non-negative integer". Writes into buf (size >= 64 is enough) and returns it.
+     */
+    const char* tn_span_uint_problem(tn_span a, uint64_t max, char* buf, size_t size);
+
+    /** tn_span_uint_problem for tn_span_u32's limit. */
+    const char* tn_span_u32_problem(tn_span a, char* buf, size_t size);
+
     /** tn_span_uint with max UINT64_MAX (byte sizes, offsets). */
     int tn_span_u64(tn_span a, uint64_t* out);
 

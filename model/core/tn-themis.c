@@ -456,6 +456,9 @@ tn_themis_plan_create(const tn_topology* topo,
     rc = themis_dims(topo, dims, err);
     uint32_t C = request->chunks ? request->chunks : THEMIS_DEFAULT_CHUNKS;
     uint32_t A = request->themis.active_chunks_per_dim ? request->themis.active_chunks_per_dim : 1;
+    /* at most C chunk-phases are ever active in a dim: more slots only cost memory
+     * (--active 4294967295 asked for 64 GB of idle slots) */
+    A = A < C ? A : C;
     uint32_t K = coll == TN_COLL_ALL_REDUCE ? 2 * D : D;
     size_t nph = (size_t)C * K;
     tn_themis_plan* p = calloc(1, sizeof(*p));

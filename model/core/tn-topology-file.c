@@ -4,9 +4,11 @@
  * tn-topology-file: reader and writer of the HPCC-style topology text format
  * (format in tn-topology.h).
  */
+#include "tn-array.h"
 #include "tn-text.h"
 #include "tn-topology.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,32 @@ typedef struct tn_reader
 } tn_reader;
 
 static const char* const tn_link_field_names[5] = {"src", "dst", "rate", "delay", "error_rate"};
+
+/** A checked link line, kept until the graph is built. */
+typedef struct tn_file_link
+{
+    uint32_t a, b;
+    uint64_t rate;
+    uint64_t delay;
+    double error_rate;
+} tn_file_link;
+
+/* Insert id into the set (size a power of two > its count); 0 if it was there. */
+static int
+tn_id_set_insert(uint32_t* set, size_t size, uint32_t id)
+{
+    size_t h = ((size_t)id * 2654435761u) & (size - 1);
+    while (set[h] != UINT32_MAX)
+    {
+        if (set[h] == id)
+        {
+            return 0;
+        }
+        h = (h + 1) & (size - 1);
+    }
+    set[h] = id;
+    return 1;
+}
 
 /* Parse; on success *out is the new topology. */
 static tn_status
@@ -67,14 +95,16 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
     {
         if (!tn_span_u32(f[i], &hv[i]))
         {
+            char why[64];
             return tn_error_set(err,
                                 TN_EPARSE,
-                                "%s:%u: %s '%.*s' is not a non-negative integer",
+                                "%s:%u: %s '%.*s' %s",
                                 name,
                                 r->line,
                                 head[i],
                                 tn_span_shown_width(f[i], TN_FILE_SHOWN),
-                                f[i].s);
+                                f[i].s,
+                                tn_span_u32_problem(f[i], why, sizeof(why)));
         }
     }
     uint32_t n_nodes = hv[0], n_switches = hv[1], n_links = hv[2];
@@ -97,27 +127,53 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
     {
         return tn_error_set(err,
                             TN_EPARSE,
-                            "%s:%u: N_links %u is too large",
+                            "%s:%u: N_links %u is too large (at most %u cables)",
                             name,
                             header_line,
-                            n_links);
+                            n_links,
+                            (UINT32_MAX - 2) / 2);
     }
 
-    uint8_t* is_switch = calloc(n_nodes, 1);
-    if (!is_switch)
+    /* The header only claims sizes (a 14-byte file may claim 4e9 switches or nodes):
+     * every allocation below is bounded by what the text holds. */
+    tn_span look = r->rest;
+    unsigned look_line = r->line;
+    size_t first_fields = 0;
+    if (!tn_span_next_fields(&look, &look_line, NULL, 0, &first_fields))
     {
+        first_fields = 0;
+    }
+    /* switch ids: a list and an open-addressing set (UINT32_MAX = empty, never an id) */
+    size_t held = first_fields < n_switches ? first_fields : n_switches;
+    uint32_t* sw = malloc((held + 1) * sizeof(*sw));
+    size_t set_size = 2;
+    while (set_size < 2 * held)
+    {
+        set_size *= 2;
+    }
+    uint32_t* set = malloc(set_size * sizeof(*set));
+    tn_file_link* lk = NULL;
+    size_t lk_cap = 0;
+    if (!sw || !set)
+    {
+        free(sw);
+        free(set);
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
     }
+    memset(set, 0xff, set_size * sizeof(*set));
     tn_status s = TN_OK;
     if (n_switches > 0)
     {
-        tn_span* ids = malloc((size_t)n_switches * sizeof(*ids) + sizeof(*ids));
+        /* at most the fields the line really has (plus one to quote an extra one) */
+        size_t cap = first_fields < n_switches ? first_fields : n_switches;
+        tn_span* ids = malloc((cap + 1) * sizeof(*ids));
         if (!ids)
         {
-            free(is_switch);
+            free(sw);
+            free(set);
             return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
         }
-        if (!tn_span_next_fields(&r->rest, &r->line, ids, (size_t)n_switches + 1, &n))
+        if (!tn_span_next_fields(&r->rest, &r->line, ids, cap + 1, &n))
         {
             s = tn_error_set(err,
                              TN_EPARSE,
@@ -146,14 +202,16 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             uint32_t id;
             if (!tn_span_u32(ids[i], &id))
             {
+                char why[64];
                 s = tn_error_set(err,
                                  TN_EPARSE,
-                                 "%s:%u: switch id %u '%.*s' is not a non-negative integer",
+                                 "%s:%u: switch id %u '%.*s' %s",
                                  name,
                                  r->line,
                                  i,
                                  tn_span_shown_width(ids[i], TN_FILE_SHOWN),
-                                 ids[i].s);
+                                 ids[i].s,
+                                 tn_span_u32_problem(ids[i], why, sizeof(why)));
             }
             else if (id >= n_nodes)
             {
@@ -167,7 +225,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                  ids[i].s,
                                  n_nodes);
             }
-            else if (is_switch[id])
+            else if (!tn_id_set_insert(set, set_size, id))
             {
                 s = tn_error_set(err,
                                  TN_EPARSE,
@@ -180,21 +238,12 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             }
             else
             {
-                is_switch[id] = 1;
+                sw[i] = id;
             }
         }
         free(ids);
     }
-    tn_topology* t = NULL;
-    if (!s)
-    {
-        s = tn_topology_create(&t, err);
-    }
-    for (uint32_t v = 0; v < n_nodes && !s; v++)
-    {
-        s = tn_topology_add_node(t, is_switch[v] ? TN_NODE_SWITCH : TN_NODE_NPU, NULL, err);
-    }
-    free(is_switch);
+    /* the link lines, checked and kept; the graph is built once the text is known good */
     for (uint32_t i = 0; i < n_links && !s; i++)
     {
         if (!tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
@@ -240,15 +289,17 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
         {
             if (!tn_span_u32(f[k], &ends[k]))
             {
+                char why[64];
                 s = tn_error_set(err,
                                  TN_EPARSE,
-                                 "%s:%u: link %u: %s '%.*s' is not a non-negative integer",
+                                 "%s:%u: link %u: %s '%.*s' %s",
                                  name,
                                  r->line,
                                  i,
                                  tn_link_field_names[k],
                                  tn_span_shown_width(f[k], TN_FILE_SHOWN),
-                                 f[k].s);
+                                 f[k].s,
+                                 tn_span_u32_problem(f[k], why, sizeof(why)));
             }
             else if (ends[k] >= n_nodes)
             {
@@ -325,16 +376,15 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                              f[4].s);
             break;
         }
-        uint32_t ab, ba;
-        s = tn_topology_add_link(t, ends[0], ends[1], rate, delay, 0, &ab, &ba, err);
-        if (!s)
+        tn_file_link* grown = tn_array_grow(lk, &lk_cap, (size_t)i + 1, sizeof(*lk), 64);
+        if (!grown)
         {
-            s = tn_topology_set_link_error_rate(t, ab, er, err);
+            s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+            break;
         }
-        if (!s)
-        {
-            s = tn_topology_set_link_error_rate(t, ba, er, err);
-        }
+        lk = grown;
+        tn_file_link one = {ends[0], ends[1], rate, delay, er};
+        lk[i] = one;
     }
     if (!s && tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
     {
@@ -347,6 +397,57 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                          f[0].s,
                          n_links);
     }
+
+    /* every node must be named by the text: a header alone must not decide the
+     * allocation (a 14-byte "200000000 0 0" took 4.2 GB before) */
+    uint64_t named = 2 * (uint64_t)n_links + n_switches;
+    if (!s && n_nodes > 1 && n_nodes > named)
+    {
+        s = tn_error_set(err,
+                         TN_EPARSE,
+                         "%s:%u: N_nodes %u but the file can name at most %" PRIu64
+                         " nodes (2 per link line of N_links = %u, plus %u switch ids): every "
+                         "node needs a link",
+                         name,
+                         header_line,
+                         n_nodes,
+                         named,
+                         n_links,
+                         n_switches);
+    }
+    tn_topology* t = NULL;
+    uint8_t* is_switch = NULL;
+    if (!s)
+    {
+        is_switch = calloc(n_nodes, 1);
+        s = is_switch ? tn_topology_create(&t, err)
+                      : tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+    }
+    for (uint32_t k = 0; k < n_switches && !s; k++)
+    {
+        is_switch[sw[k]] = 1;
+    }
+    for (uint32_t v = 0; v < n_nodes && !s; v++)
+    {
+        s = tn_topology_add_node(t, is_switch[v] ? TN_NODE_SWITCH : TN_NODE_NPU, NULL, err);
+    }
+    for (uint32_t i = 0; i < n_links && !s; i++)
+    {
+        uint32_t ab, ba;
+        s = tn_topology_add_link(t, lk[i].a, lk[i].b, lk[i].rate, lk[i].delay, 0, &ab, &ba, err);
+        if (!s)
+        {
+            s = tn_topology_set_link_error_rate(t, ab, lk[i].error_rate, err);
+        }
+        if (!s)
+        {
+            s = tn_topology_set_link_error_rate(t, ba, lk[i].error_rate, err);
+        }
+    }
+    free(is_switch);
+    free(sw);
+    free(set);
+    free(lk);
     if (!s && tn_topology_npu_count(t) > 0)
     {
         /* one custom dim: smallest per-NPU outgoing capacity, largest link latency */

@@ -3,6 +3,7 @@
  *
  * tn-topology-gen: the topology generators (node id layouts in tn-topology.h).
  */
+#include "tn-memory.h"
 #include "tn-topology.h"
 
 #include <stdarg.h>
@@ -60,7 +61,24 @@ tn_gen_begin(const char* gen,
                             gen,
                             (unsigned long long)cables);
     }
-    tn_status s = tn_topology_create(t, err);
+    /* per node: kind, rank, adjacency; per cable: two tn_links (56 bytes) with the link
+     * array's doubling slack and four port entries: checked before anything is allocated */
+    char what[96];
+    snprintf(what,
+             sizeof(what),
+             "%s: %llu nodes and %llu cables",
+             gen,
+             (unsigned long long)(npus + switches),
+             (unsigned long long)cables);
+    tn_status s = tn_memory_check((npus + switches) * 48 + cables * 256,
+                                  0,
+                                  what,
+                                  "choose a smaller topology",
+                                  err);
+    if (!s)
+    {
+        s = tn_topology_create(t, err);
+    }
     if (!s)
     {
         s = tn_topology_add_nodes(*t, TN_NODE_NPU, (uint32_t)npus, NULL, err);

@@ -59,13 +59,15 @@ tn_spec_u32_key(tn_spec* sp, const char* key, int required, uint32_t* out, tn_er
     }
     if (!tn_span_u32(v, out))
     {
+        char why[64];
         return tn_error_set(err,
                             TN_EINVAL,
-                            "topology spec '%s': %s '%.*s' is not a non-negative integer",
+                            "topology spec '%s': %s '%.*s' %s",
                             sp->text,
                             key,
                             tn_span_shown_width(v, TN_SPEC_SHOWN),
-                            v.s);
+                            v.s,
+                            tn_span_u32_problem(v, why, sizeof(why)));
     }
     return TN_OK;
 }
@@ -134,16 +136,17 @@ tn_spec_sizes(tn_spec* sp, tn_span body, uint32_t** sizes, uint32_t* n, tn_error
         if (!tn_span_u32(part, &out[k]))
         {
             free(out);
+            char why[64];
             return tn_error_set(err,
                                 TN_EINVAL,
-                                "topology spec '%s': size %u '%.*s' of '%.*s' is not a "
-                                "non-negative integer",
+                                "topology spec '%s': size %u '%.*s' of '%.*s' %s",
                                 sp->text,
                                 k,
                                 tn_span_shown_width(part, TN_SPEC_SHOWN),
                                 part.s,
                                 tn_span_shown_width(body, TN_SPEC_SHOWN),
-                                body.s);
+                                body.s,
+                                tn_span_u32_problem(part, why, sizeof(why)));
         }
     }
     *sizes = out;
@@ -219,16 +222,17 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
         }
         if (!tn_span_u32(size, &di->size))
         {
+            char why[64];
             s = tn_error_set(err,
                              TN_EINVAL,
-                             "topology spec '%s': hier dim %u '%.*s': size '%.*s' is not a "
-                             "non-negative integer",
+                             "topology spec '%s': hier dim %u '%.*s': size '%.*s' %s",
                              sp->text,
                              k,
                              tn_span_shown_width(dim, TN_SPEC_SHOWN),
                              dim.s,
                              tn_span_shown_width(size, TN_SPEC_SHOWN),
-                             size.s);
+                             size.s,
+                             tn_span_u32_problem(size, why, sizeof(why)));
             break;
         }
         /* the latency is after the last '/' that is followed by a digit or '.' */
@@ -441,12 +445,14 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
         uint32_t n;
         if (!tn_span_u32(sp.body, &n))
         {
+            char why[64];
             return tn_error_set(err,
                                 TN_EINVAL,
-                                "topology spec '%s': N '%.*s' is not a non-negative integer",
+                                "topology spec '%s': N '%.*s' %s",
                                 spec,
                                 tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
-                                sp.body.s);
+                                sp.body.s,
+                                tn_span_u32_problem(sp.body, why, sizeof(why)));
         }
         if (tn_span_eq(sp.kind, "ring"))
         {
@@ -523,12 +529,14 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
         {
             if (!tn_span_u32(sp.body, &k))
             {
+                char why[64];
                 return tn_error_set(err,
                                     TN_EINVAL,
-                                    "topology spec '%s': k '%.*s' is not a non-negative integer",
+                                    "topology spec '%s': k '%.*s' %s",
                                     spec,
                                     tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
-                                    sp.body.s);
+                                    sp.body.s,
+                                    tn_span_u32_problem(sp.body, why, sizeof(why)));
             }
             tn_span dummy;
             if (tn_spec_get(&sp, "k", &dummy))

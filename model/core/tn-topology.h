@@ -119,6 +119,9 @@
  *   The loaded topology has one dim of kind TN_DIM_CUSTOM of size npu_count whose
  *   bandwidth is the smallest per-NPU outgoing capacity and whose latency is the
  *   largest link latency (no dim if there is no NPU); links get dim 0.
+ *   The header's counts never decide an allocation: the text is checked first, and
+ *   N_nodes may exceed 1 only up to 2 * N_links + N_switches (every node must be named by
+ *   a link line or the switch line; "N_nodes X but the file can name at most Y nodes").
  *   Errors: TN_EIO (cannot open), TN_EPARSE "file:line: <field>: ..." otherwise.
  */
 #ifndef TN_TOPOLOGY_H

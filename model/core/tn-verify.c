@@ -333,8 +333,12 @@ typedef struct vstate
     rmap* maps;
     uint32_t* pos;   /* topological position of each transfer */
     uint32_t* mark;  /* "needed ancestor" stamp */
-    uint32_t* seen;  /* BFS visited stamp */
-    uint32_t* queue; /* BFS queue */
+    uint32_t* seen;  /* backward search: visited stamp */
+    uint32_t* queue; /* backward search queue */
+    uint32_t* fseen; /* forward search: visited stamp */
+    uint32_t* fqueue;
+    uint32_t search; /* stamp of the current search (seen, fseen) */
+    uint32_t phase;  /* stamp of the current read or write check (mark) */
     uint32_t* need;  /* needed ancestor ids of the current transfer */
     uint32_t* post1; /* interval labels (two DFS orders) for the reachability cut */
     uint32_t* low1;
@@ -343,7 +347,6 @@ typedef struct vstate
     uint32_t* tparent; /* forest: the dep with the largest topological position */
     uint32_t* tin;     /* forest Euler interval */
     uint32_t* tout;
-    uint32_t* jump;   /* nearest node with >= 2 deps on the forest path (inclusive) */
     uint32_t* level;  /* longest path from a source */
     uint32_t* rlevel; /* longest path to a sink */
     uint32_t nneed;
@@ -569,7 +572,7 @@ label_dag(const tn_schedule* s, bool reverse, uint32_t* post, uint32_t* low)
 
 /*
  * Spanning forest of the DAG (parent = the latest dep that delivered data to the
- * transfer's source, else the latest dep), its intervals and jump pointers.
+ * transfer's source, else the latest dep) and its Euler intervals.
  */
 static bool
 build_forest(vstate* st)
@@ -611,7 +614,6 @@ build_forest(vstate* st)
             }
         }
         st->tparent[v] = p;
-        st->jump[v] = nd >= 2 ? v : (nd == 1 ? st->jump[p] : TN_TRANSFER_NONE);
     }
     for (uint32_t k = 0; k < n; k++)
     {
@@ -687,6 +689,18 @@ build_forest(vstate* st)
     return true;
 }
 
+/* A fresh stamp for need_push (2 per transfer: ids beyond 2^31 must not wrap into old ones). */
+static uint32_t
+next_phase(vstate* st)
+{
+    if (++st->phase == 0)
+    {
+        memset(st->mark, 0, ((size_t)tn_schedule_count(st->s) + 1) * sizeof(uint32_t));
+        st->phase = 1;
+    }
+    return st->phase;
+}
+
 static bool
 need_push(vstate* st, uint32_t id, uint32_t stamp)
 {
@@ -719,17 +733,117 @@ may_reach(const vstate* st, uint32_t a, uint32_t b)
            st->low2[a] <= st->low2[b] && st->post2[b] <= st->post2[a];
 }
 
+/* Whether a is a forest ancestor of b (then a reaches b). */
+static bool
+forest_ancestor(const vstate* st, uint32_t a, uint32_t b)
+{
+    return st->tin[a] <= st->tin[b] && st->tout[b] <= st->tout[a];
+}
+
+/*
+ * Whether w reaches t (exact). Bidirectional breadth-first search: backward from t over
+ * deps, forward from w over successors, one level of the smaller frontier at a time,
+ * each side entering only transfers that can lie on a w -> t path (may_reach) and
+ * stopping at a forest shortcut or where the sides meet. Dependency paths between a
+ * writer and its reader are short in every algorithm's schedule, so the search stays
+ * near the two ends; the former depth-first search along the forest path wandered into
+ * earlier chunks and grew with the chunk count (Themis, 1000 chunks: 40 s -> 1.4 s).
+ * If either side runs out of transfers, no path exists: every transfer of a path passes
+ * both filters, so an exhausted side has visited the whole path, including the other end.
+ */
+static bool
+reaches(vstate* st, uint32_t w, uint32_t t)
+{
+    if (w == t || forest_ancestor(st, w, t))
+    {
+        return true;
+    }
+    if (!may_reach(st, w, t))
+    {
+        return false;
+    }
+    uint32_t n = tn_schedule_count(st->s);
+    if (++st->search == 0)
+    {
+        /* the stamps wrapped: forget every earlier search */
+        memset(st->seen, 0, ((size_t)n + 1) * sizeof(uint32_t));
+        memset(st->fseen, 0, ((size_t)n + 1) * sizeof(uint32_t));
+        st->search = 1;
+    }
+    uint32_t mark = st->search;
+    uint32_t bh = 0, bt = 0, fh = 0, ft = 0;
+    st->queue[bt++] = t;
+    st->seen[t] = mark;
+    st->fqueue[ft++] = w;
+    st->fseen[w] = mark;
+    while (bh < bt && fh < ft)
+    {
+        if (bt - bh <= ft - fh)
+        {
+            for (uint32_t end = bt; bh < end;)
+            {
+                uint32_t u = st->queue[bh++];
+                uint32_t nd;
+                const uint32_t* dv = tn_schedule_deps(st->s, u, &nd);
+                for (uint32_t k = 0; k < nd; k++)
+                {
+                    uint32_t d = dv[k];
+                    if (st->seen[d] == mark)
+                    {
+                        continue;
+                    }
+                    if (st->fseen[d] == mark || forest_ancestor(st, w, d))
+                    {
+                        return true;
+                    }
+                    st->seen[d] = mark;
+                    if (may_reach(st, w, d))
+                    {
+                        st->queue[bt++] = d;
+                    }
+                }
+            }
+        }
+        else
+        {
+            for (uint32_t end = ft; fh < end;)
+            {
+                uint32_t u = st->fqueue[fh++];
+                uint32_t ns;
+                const uint32_t* sv = tn_schedule_succs(st->s, u, &ns);
+                for (uint32_t k = 0; k < ns; k++)
+                {
+                    uint32_t x = sv[k];
+                    if (st->fseen[x] == mark)
+                    {
+                        continue;
+                    }
+                    if (st->seen[x] == mark || forest_ancestor(st, x, t))
+                    {
+                        return true;
+                    }
+                    st->fseen[x] = mark;
+                    if (may_reach(st, x, t))
+                    {
+                        st->fqueue[ft++] = x;
+                    }
+                }
+            }
+        }
+    }
+    return false;
+}
+
 /*
  * Check that every id in st->need is an ancestor of t; returns TN_TRANSFER_NONE if so,
- * else one id that is not. Direct deps are found by binary search; the others by a
- * backward search from t that only enters transfers some remaining target may reach.
+ * else the first id (in need order) that is not. Direct deps are found by binary search,
+ * the others by reaches().
  */
 static uint32_t
-check_ancestors(vstate* st, uint32_t t, uint32_t stamp)
+check_ancestors(vstate* st, uint32_t t)
 {
     uint32_t ndeps;
     const uint32_t* deps = tn_schedule_deps(st->s, t, &ndeps);
-    uint32_t remaining = 0;
     for (uint32_t k = 0; k < st->nneed; k++)
     {
         uint32_t w = st->need[k];
@@ -748,88 +862,12 @@ check_ancestors(vstate* st, uint32_t t, uint32_t stamp)
             else
                 hi = mid;
         }
-        if (!direct)
+        if (!direct && !reaches(st, w, t))
         {
-            if (!may_reach(st, w, t))
-            {
-                return w;
-            }
-            st->need[remaining++] = w;
+            return w;
         }
     }
-    st->nneed = remaining;
-    if (remaining == 0)
-    {
-        return TN_TRANSFER_NONE;
-    }
-    /*
-     * Backward depth-first search over ancestors of t; seen[] == stamp: already entered. A popped
-     * node u settles every target that is a forest ancestor of u (interval test); then
-     * only the non-forest deps of the multi-dep nodes on u's forest path are explored
-     * (jump[] skips single-dep runs), each only if some remaining target may reach it.
-     */
-    uint32_t tail = 0;         /* depth first: the deepest side branch of the path first */
-    uint32_t left = remaining; /* targets not found yet: need[0..left) */
-    st->queue[tail++] = t;
-    st->seen[t] = stamp;
-    while (tail > 0 && left > 0)
-    {
-        uint32_t u = st->queue[--tail];
-        for (uint32_t j = 0; j < left; j++)
-        {
-            uint32_t w = st->need[j];
-            if (st->tin[w] <= st->tin[u] && st->tout[u] <= st->tout[w])
-            {
-                st->need[j] = st->need[--left];
-                st->need[left] = w;
-                j--;
-            }
-        }
-        uint32_t x = st->jump[u];
-        while (x != TN_TRANSFER_NONE && left > 0)
-        {
-            if (x != u)
-            {
-                if (st->seen[x] == stamp)
-                {
-                    break; /* that part of the path was explored already */
-                }
-                st->seen[x] = stamp;
-            }
-            bool any = false;
-            for (uint32_t j = 0; j < left && !any; j++)
-            {
-                any = may_reach(st, st->need[j], x);
-            }
-            if (!any)
-            {
-                break;
-            }
-            uint32_t nd;
-            const uint32_t* dv = tn_schedule_deps(st->s, x, &nd);
-            for (uint32_t k = 0; k < nd && left > 0; k++)
-            {
-                uint32_t d = dv[k];
-                if (d == st->tparent[x] || st->seen[d] == stamp)
-                {
-                    continue;
-                }
-                bool useful = false;
-                for (uint32_t j = 0; j < left && !useful; j++)
-                {
-                    useful = may_reach(st, st->need[j], d);
-                }
-                if (useful)
-                {
-                    st->seen[d] = stamp;
-                    st->queue[tail++] = d;
-                }
-            }
-            uint32_t p = st->tparent[x];
-            x = p == TN_TRANSFER_NONE ? TN_TRANSFER_NONE : st->jump[p];
-        }
-    }
-    return left > 0 ? st->need[0] : TN_TRANSFER_NONE;
+    return TN_TRANSFER_NONE;
 }
 
 static bool
@@ -887,7 +925,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
     {
         return TN_OK;
     }
-    uint32_t stamp = 2 * t->id + 1; /* read phase; write phase 2 * id + 2 */
+    uint32_t stamp = next_phase(st); /* read checks; the write checks take the next one */
     rmap* ms = &st->maps[t->src];
     rmap* md = &st->maps[t->dst];
     uint64_t so = t->src_offset, doff = t->dst_offset, len = t->length;
@@ -920,7 +958,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                 goto nomem;
         }
     }
-    uint32_t bad = check_ancestors(st, t->id, stamp);
+    uint32_t bad = check_ancestors(st, t->id);
     if (bad != TN_TRANSFER_NONE)
     {
         uint64_t lo, hi;
@@ -949,7 +987,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
     c = rmap_find(md, doff);
     uint32_t d = doff + len >= md->end ? md->n : rmap_find(md, doff + len);
     /* write checks */
-    stamp = 2 * t->id + 2;
+    stamp = next_phase(st);
     st->nneed = 0;
     for (uint32_t i = c; i < d; i++)
     {
@@ -970,7 +1008,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
             }
         }
     }
-    bad = check_ancestors(st, t->id, stamp);
+    bad = check_ancestors(st, t->id);
     if (bad != TN_TRANSFER_NONE)
     {
         uint64_t lo, hi;
@@ -1260,6 +1298,8 @@ tn_verify(const tn_schedule* s, tn_error* err)
     st.mark = calloc((size_t)n + 1, sizeof(uint32_t));
     st.seen = calloc((size_t)n + 1, sizeof(uint32_t));
     st.queue = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    st.fseen = calloc((size_t)n + 1, sizeof(uint32_t));
+    st.fqueue = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.post1 = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.low1 = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.post2 = malloc(((size_t)n + 1) * sizeof(uint32_t));
@@ -1267,13 +1307,12 @@ tn_verify(const tn_schedule* s, tn_error* err)
     st.tparent = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.tin = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.tout = malloc(((size_t)n + 1) * sizeof(uint32_t));
-    st.jump = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.level = malloc(((size_t)n + 1) * sizeof(uint32_t));
     st.rlevel = malloc(((size_t)n + 1) * sizeof(uint32_t));
     tn_status status = TN_OK;
     if (!st.maps || !st.pos || !st.mark || !st.seen || !st.queue || !st.post1 || !st.low1 ||
-        !st.post2 || !st.low2 || !st.tparent || !st.tin || !st.tout || !st.jump || !st.level ||
-        !st.rlevel || !label_dag(s, false, st.post1, st.low1) ||
+        !st.post2 || !st.low2 || !st.tparent || !st.tin || !st.tout || !st.fseen || !st.fqueue ||
+        !st.level || !st.rlevel || !label_dag(s, false, st.post1, st.low1) ||
         !label_dag(s, true, st.post2, st.low2))
     {
         status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
@@ -1324,7 +1363,8 @@ out:
     free(st.tparent);
     free(st.tin);
     free(st.tout);
-    free(st.jump);
+    free(st.fseen);
+    free(st.fqueue);
     free(st.level);
     free(st.rlevel);
     return status;

@@ -116,6 +116,16 @@ function(tn_add_core_targets)
   # The command-line planner: summaries against closed forms, dumps, exit codes.
   add_test(NAME tn-plan COMMAND sh ${CMAKE_SOURCE_DIR}/test/tn-plan-test.sh
                                 $<TARGET_FILE:tn-plan>)
+  # Bounded fuzz test of tn-plan and the example programs (issue 11; they are
+  # skipped when built core-only).
+  set(tn_fuzz_flags "")
+  if(TN_SANITIZE)
+    set(tn_fuzz_flags --sanitized)
+  endif()
+  add_test(NAME fuzz COMMAND python3 ${CMAKE_SOURCE_DIR}/test/fuzz/fuzz.py
+                             --plan $<TARGET_FILE:tn-plan>
+                             --examples ${CMAKE_BINARY_DIR}/examples ${tn_fuzz_flags})
+  set_tests_properties(fuzz PROPERTIES TIMEOUT 120)
 endfunction()
 
 macro(tn_build_core_only)
