@@ -1140,16 +1140,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
             sc.active = uint32_t(c.Uint("active", 1, 1, 1u << 20));
             sc.startNs = c.TimeNs("start", 0);
             c.Done();
-            tn_plan_request request;
-            tn_plan_request_init(&request);
-            request.collective = sc.op;
-            request.algorithm = sc.algorithm.c_str();
-            request.bytes = sc.bytes;
-            request.chunks = sc.chunks;
-            request.root = sc.root;
-            request.themis.policy = sc.scheduler == "scf" ? TN_THEMIS_SCF : TN_THEMIS_FIFO;
-            request.themis.baseline = sc.baseline;
-            request.themis.active_chunks_per_dim = sc.active;
+            tn_plan_request request = sc.ToRequest();
             if (tn_plan_check(t, &request, &err) != TN_OK)
             {
                 r.Fail(algNode ? algNode : ct, path + ".algorithm", err.message);

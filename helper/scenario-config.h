@@ -4,6 +4,7 @@
 #ifndef SCENARIO_CONFIG_H
 #define SCENARIO_CONFIG_H
 
+#include "ns3/tn-algorithm.h"
 #include "ns3/tn-schedule.h"
 
 #include <cstdint>
@@ -30,6 +31,22 @@ struct ScenarioCollective
     bool baseline{false};                 //!< Themis: the fixed dimension order
     uint32_t active{1};                   //!< Themis: active chunk-phases per dimension
     uint64_t startNs{0};                  //!< start time
+
+    /// \return the plan request of this collective (its algorithm string stays ours)
+    tn_plan_request ToRequest() const
+    {
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.collective = op;
+        request.algorithm = algorithm.c_str();
+        request.bytes = bytes;
+        request.chunks = chunks;
+        request.root = root;
+        request.themis.policy = scheduler == "scf" ? TN_THEMIS_SCF : TN_THEMIS_FIFO;
+        request.themis.baseline = baseline;
+        request.themis.active_chunks_per_dim = active;
+        return request;
+    }
 };
 
 /**

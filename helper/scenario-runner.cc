@@ -168,16 +168,7 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     TrainingHelper training;
     for (const ScenarioCollective& sc : p.collectives)
     {
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.collective = sc.op;
-        request.algorithm = sc.algorithm.c_str();
-        request.bytes = sc.bytes;
-        request.chunks = sc.chunks;
-        request.root = sc.root;
-        request.themis.policy = sc.scheduler == "scf" ? TN_THEMIS_SCF : TN_THEMIS_FIFO;
-        request.themis.baseline = sc.baseline;
-        request.themis.active_chunks_per_dim = sc.active;
+        tn_plan_request request = sc.ToRequest();
         request.seed = p.seed;
         Ptr<Collective> c = collectives.Create(request, {}, &result.error);
         if (!c)
