@@ -78,12 +78,14 @@ npu_sources = [
     'model/npu/collective-executor.cc',
     'model/npu/collective.cc',
     'model/npu/npu-endpoint.cc',
+    'model/npu/themis-collective.cc',
     'model/npu/training-job.cc',
 ]
 npu_headers = [
     'model/npu/collective-executor.h',
     'model/npu/collective.h',
     'model/npu/npu-endpoint.h',
+    'model/npu/themis-collective.h',
     'model/npu/training-job.h',
 ]
 
@@ -167,6 +169,7 @@ test_sources = [
     'test/roce-switch-test-suite.cc',
     'test/scenario-test-suite.cc',
     'test/stats-test-suite.cc',
+    'test/themis-test-suite.cc',
     'test/training-net-core-test-suite.cc',
 ]
 

@@ -10,6 +10,7 @@
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-themis.h"
 #include "ns3/tn-verify.h"
 
 #include <memory>
@@ -256,6 +257,9 @@ CollectiveHelper::Create(const tn_plan_request& request,
         *error = "planned routing: " + *error;
         return nullptr;
     }
+    // ids name collectives in R_Keys whose two top bits mark notifications and control
+    NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
+                    "CollectiveHelper: more than 2^30 collectives");
     Ptr<Collective> c = CreateObject<Collective>();
     c->Setup(m_nextId++, schedule.release(), std::move(nodes), std::move(lanes), m_priority);
     c->SetEstimatedTime(estimate);
@@ -351,6 +355,113 @@ CollectiveHelper::Reduce(uint64_t bytes,
                          Collective::DoneCallback done)
 {
     return Run(TN_COLL_REDUCE, bytes, algorithm, done, root);
+}
+
+bool
+CollectiveHelper::SetScheduler(const std::string& name)
+{
+    if (name != "themis-scf" && name != "themis-fifo" && name != "fixed")
+    {
+        return false;
+    }
+    m_scheduler = name;
+    return true;
+}
+
+Ptr<ThemisCollective>
+CollectiveHelper::CreateScheduled(const tn_plan_request& request, std::string* error)
+{
+    NS_ABORT_MSG_IF(!m_topo, "CollectiveHelper: Install first");
+    const uint32_t chunks = request.chunks ? request.chunks : 64;
+    const uint32_t active =
+        request.themis.active_chunks_per_dim ? request.themis.active_chunks_per_dim : 1;
+    Ptr<ThemisCollective> themis = CreateObject<ThemisCollective>();
+    if (!themis->Setup(m_nextId++,
+                       m_topo,
+                       request.collective,
+                       request.bytes,
+                       chunks,
+                       active,
+                       m_scheduler == "themis-scf" ? ThemisCollective::SCF : ThemisCollective::FIFO,
+                       m_scheduler == "fixed",
+                       error))
+    {
+        return nullptr;
+    }
+    for (uint32_t c = 0; c < themis->GetChunks(); c++)
+    {
+        for (uint32_t k = 0; k < themis->GetPhasesPerChunk(); k++)
+        {
+            const uint32_t dim = themis->GetPhaseDim(c, k);
+            const tn_dim_kind kind = tn_topology_dim(m_topo, dim)->kind;
+            // the dim's own algorithm, as the static Themis schedule uses (tn-themis.h)
+            const char* algorithm = kind == TN_DIM_RING || kind == TN_DIM_TORUS ? "ring" : "direct";
+            for (uint32_t leader : themis->GetLeaders(dim))
+            {
+                tn_plan_request sub;
+                tn_plan_request_init(&sub);
+                sub.collective =
+                    themis->IsReduceScatterPhase(k) ? TN_COLL_REDUCE_SCATTER : TN_COLL_ALL_GATHER;
+                sub.algorithm = algorithm;
+                sub.bytes = themis->GetPhaseBytes(c, k, leader);
+                sub.memory_limit = request.memory_limit;
+                Ptr<Collective> phase = Create(sub, themis->GetGroup(leader, dim), error);
+                if (!phase)
+                {
+                    *error = "chunk " + std::to_string(c) + " phase " + std::to_string(k) +
+                             " (dim " + std::to_string(dim) + ", group of NPU " +
+                             std::to_string(leader) + "): " + *error;
+                    return nullptr;
+                }
+                themis->SetPhaseCollective(c, k, leader, phase);
+            }
+        }
+    }
+    std::vector<uint32_t> nodes(m_executors.size());
+    for (uint32_t r = 0; r < nodes.size(); r++)
+    {
+        nodes[r] = tn_topology_npu_node(m_topo, r);
+    }
+    themis->Install(m_executors, nodes);
+    m_scheduled.push_back(themis);
+    NS_LOG_INFO("Themis collective " << themis->GetId() << ": " << m_scheduler << ", "
+                                     << tn_collective_name(request.collective) << " of "
+                                     << request.bytes << " bytes, " << chunks
+                                     << " chunks, A = " << active);
+    return themis;
+}
+
+void
+CollectiveHelper::Start(Ptr<ThemisCollective> collective, Time delay)
+{
+    for (uint32_t r = 0; r < collective->GetRanks(); r++)
+    {
+        Simulator::ScheduleWithContext(collective->GetNode(r),
+                                       delay,
+                                       &ThemisCollective::StartRank,
+                                       collective,
+                                       r);
+    }
+}
+
+Ptr<ThemisCollective>
+CollectiveHelper::RunScheduled(tn_collective collective,
+                               uint64_t bytes,
+                               ThemisCollective::DoneCallback done)
+{
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = collective;
+    request.bytes = bytes;
+    request.chunks = 64;
+    // with one slot a dim idles for a START message between phases (doc/npu-themis.rst)
+    request.themis.active_chunks_per_dim = 4;
+    std::string error;
+    Ptr<ThemisCollective> c = CreateScheduled(request, &error);
+    NS_ABORT_MSG_IF(!c, "CollectiveHelper: " << error);
+    c->SetDoneCallback(done);
+    Start(c);
+    return c;
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 #include "ns3/collective.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-topology.h"
@@ -167,6 +168,55 @@ class CollectiveHelper
                            uint32_t root,
                            Collective::DoneCallback done = Collective::DoneCallback());
 
+    /**
+     * Scheduler of CreateScheduled / RunScheduled (chunk-phases at run time, see
+     * ThemisCollective): "themis-scf" (default), "themis-fifo", or "fixed" (every chunk in
+     * dim order 0..D-1, FIFO: the hierarchical baseline run by the same machinery).
+     * \param name scheduler name
+     * \return false (and nothing changed) for another name
+     */
+    bool SetScheduler(const std::string& name);
+
+    /** \return the scheduler name */
+    std::string GetScheduler() const
+    {
+        return m_scheduler;
+    }
+
+    /**
+     * Set up a collective scheduled at run time on all NPUs (all-reduce, reduce-scatter or
+     * all-gather on a topology with dims): one sub-collective per chunk-phase and group
+     * (ring on ring/torus dims, direct otherwise), created like Create() does. Uses
+     * request.collective, bytes, chunks (0 = 64, the Themis default) and
+     * themis.active_chunks_per_dim (0 = 1); policy and order come from SetScheduler.
+     * \param request the request \param error set when it cannot be created
+     * \return the collective (not started), or null with *error set
+     */
+    Ptr<ThemisCollective> CreateScheduled(const tn_plan_request& request, std::string* error);
+
+    /**
+     * Start a scheduled collective: each NPU starts its part after `delay`, in its own
+     * node's context.
+     * \param collective the collective \param delay from now
+     */
+    void Start(Ptr<ThemisCollective> collective, Time delay = Seconds(0));
+
+    /**
+     * Create (64 chunks, A = 4) and start now a scheduled collective; an error is fatal.
+     * \param collective operation \param bytes S \param done completion callback
+     * \return the collective
+     */
+    Ptr<ThemisCollective> RunScheduled(
+        tn_collective collective,
+        uint64_t bytes,
+        ThemisCollective::DoneCallback done = ThemisCollective::DoneCallback());
+
+    /** \return every scheduled collective created, in creation order (keeps them alive) */
+    const std::vector<Ptr<ThemisCollective>>& GetScheduledCollectives() const
+    {
+        return m_scheduled;
+    }
+
     /** \param rank NPU rank \return its executor */
     Ptr<CollectiveExecutor> GetExecutor(uint32_t rank) const;
 
@@ -202,8 +252,10 @@ class CollectiveHelper
     ObjectFactory m_executorFactory;
     std::vector<Ptr<CollectiveExecutor>> m_executors; //!< by NPU rank
     std::vector<Ptr<Collective>> m_collectives;
+    std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them
     std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths
     RoutingMode m_mode{PLANNED};
+    std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
     bool m_verify{true};
     uint32_t m_nextId{1};

@@ -180,7 +180,7 @@ CollectiveExecutor::Post(Entry* entry, uint32_t transfer)
 void
 CollectiveExecutor::Received(const RdmaMessageRecord& record)
 {
-    if (!record.hasImmediate)
+    if (!record.hasImmediate || (record.remoteKey & CONTROL_KEY_BIT))
     {
         return; // not a collective's message
     }

@@ -67,6 +67,8 @@ class CollectiveExecutor : public Object
 
     /// Bit of the R_Key that marks a dependency notification.
     static constexpr uint32_t NOTIFY_KEY_BIT = 0x80000000u;
+    /// Bit of the R_Key of messages of other protocols on the node (Themis control): ignored.
+    static constexpr uint32_t CONTROL_KEY_BIT = 0x40000000u;
     /// RDMA lane of dependency notifications (data lanes are below it).
     static constexpr uint32_t NOTIFY_LANE = RdmaQueuePair::MAX_LANES - 1;
 

@@ -1,0 +1,166 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Themis at run time against the fixed-order baseline on a heterogeneous 3D system, at
+ * packet level (Rashidi et al., ISCA 2022):
+ *
+ *   themis-comparison --topology=hier:switch4@1600Gbps+switch4@800Gbps+switch4@400Gbps
+ *                     --bytes=64MiB
+ *
+ * One line per scheduler: "fixed" (every chunk in dim order 0..D-1), "themis-fifo" and
+ * "themis-scf" run chunk-phases at run time (ThemisCollective); the static plans
+ * "hierarchical" and "themis" (the Themis DAG the core builds from its alpha-beta
+ * simulation) run as single schedules beside them. Columns: packet-level time, speed-up
+ * over the first line, the core's estimate where there is one, and whether the run
+ * executed as planned.
+ */
+#include "ns3/collective-helper.h"
+#include "ns3/program-options.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/tn-themis.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+std::vector<std::string>
+Split(const std::string& list)
+{
+    std::vector<std::string> items;
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        if (!item.empty())
+        {
+            items.push_back(item);
+        }
+    }
+    return items;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string spec = "hier:switch4@1600Gbps+switch4@800Gbps+switch4@400Gbps";
+    std::string schedulers = "fixed,themis-fifo,themis-scf,hierarchical,themis";
+    uint64_t bytes = 64 << 20;
+    uint32_t chunks = 64;
+    uint32_t active = 1;
+    ProgramOptions options("themis-comparison", __FILE__);
+    options.AddString("topology", "topology spec (a system with dims)", &spec);
+    options.AddString("schedulers",
+                      "comma-separated: fixed, themis-fifo, themis-scf (run time), "
+                      "hierarchical, themis (static plans); the first is the reference",
+                      &schedulers);
+    options.AddBytes("bytes", "all-reduce size", &bytes);
+    options.AddCount("chunks", "chunks per collective", 1u, 1u << 20, &chunks);
+    options.AddCount("active", "active chunk-phases per dim and group (A)", 1u, 1u << 20, &active);
+    if (!options.Parse(argc, argv))
+    {
+        return 2;
+    }
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "themis-comparison: --topology: %s\n", err.message);
+        return 2;
+    }
+    const std::string fabricError = RoceHelper().Check(topo);
+    if (!fabricError.empty())
+    {
+        std::fprintf(stderr, "themis-comparison: %s\n", fabricError.c_str());
+        tn_topology_destroy(topo);
+        return 2;
+    }
+    std::printf("all-reduce of %llu bytes on %s (%u NPUs), %u chunks, A = %u\n",
+                static_cast<unsigned long long>(bytes),
+                spec.c_str(),
+                tn_topology_npu_count(topo),
+                chunks,
+                active);
+    std::printf("%-13s %12s %9s %12s  %s\n",
+                "scheduler",
+                "packet (us)",
+                "speed-up",
+                "model (us)",
+                "check");
+    int status = 0;
+    double reference = 0;
+    for (const std::string& name : Split(schedulers))
+    {
+        RoceHelper roce;
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.bytes = bytes;
+        request.chunks = chunks;
+        request.themis.active_chunks_per_dim = active;
+        std::string error;
+        double us = -1;
+        double model = 0;
+        std::string check;
+        if (name == "hierarchical" || name == "themis")
+        {
+            request.algorithm = name.c_str();
+            request.themis.policy = TN_THEMIS_SCF;
+            Ptr<Collective> c = collectives.Create(request, {}, &error);
+            if (c)
+            {
+                collectives.Start(c);
+                Simulator::Run();
+                check = c->Check();
+                us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
+                model = c->GetEstimatedTime().GetNanoSeconds() / 1e3;
+            }
+        }
+        else if (collectives.SetScheduler(name))
+        {
+            Ptr<ThemisCollective> c = collectives.CreateScheduled(request, &error);
+            if (c)
+            {
+                collectives.Start(c);
+                Simulator::Run();
+                check = c->Check();
+                us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
+            }
+        }
+        else
+        {
+            error = "unknown scheduler (fixed, themis-fifo, themis-scf, hierarchical, themis)";
+        }
+        Simulator::Destroy();
+        if (!error.empty())
+        {
+            std::fprintf(stderr, "themis-comparison: %s: %s\n", name.c_str(), error.c_str());
+            status = 1;
+            continue;
+        }
+        if (reference == 0)
+        {
+            reference = us;
+        }
+        std::printf("%-13s %12.1f %9.3f %12.1f  %s\n",
+                    name.c_str(),
+                    us,
+                    reference / us,
+                    model,
+                    check.empty() ? "as planned" : check.c_str());
+        status |= check.empty() ? 0 : 1;
+    }
+    tn_topology_destroy(topo);
+    return status;
+}
