@@ -1,13 +1,18 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * DCQCN and fabric-level NIC tests: the DCQCN state machine against its recurrences,
- * two-flow convergence and fairness, ECN off -> PFC, 8-to-1 incast lossless and lossy.
+ * DCQCN and fabric-level NIC tests: the DCQCN state machine against its recurrences (timer
+ * and byte-counter increase paths), two-flow convergence and fairness, ECN off -> PFC, 8-to-1
+ * incast lossless and lossy, the incast rate collapse of DCQCN, the defaults guard.
  */
 #include "roce-nic-test-util.h"
+#include "roce-test-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/nstime.h"
 #include "ns3/rdma-dcqcn.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
@@ -21,6 +26,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -179,7 +187,8 @@ class RoceDcqcnConvergenceTestCase : public TestCase
 
     void DoRun() override
     {
-        Config::SetDefault("ns3::RoceSwitchMmu::EcnEnabled", BooleanValue(m_ecn));
+        DefaultsGuard guard;
+        guard.SetDefault("ns3::RoceSwitchMmu::EcnEnabled", BooleanValue(m_ecn));
         tn_topology* topo = MakeStar(3, RATE, LATENCY_NS);
         RoceHelper helper;
         RoceFabricNodes f = helper.Install(topo);
@@ -237,7 +246,6 @@ class RoceDcqcnConvergenceTestCase : public TestCase
             NS_TEST_ASSERT_MSG_GT(mmu->GetMaxBufferUsed(), 3000000, "queue grows to the PFC limit");
         }
         Simulator::Destroy();
-        Config::Reset();
     }
 
     bool m_ecn;
@@ -263,9 +271,9 @@ class RoceIncastTestCase : public TestCase
   private:
     void DoRun() override
     {
-        RngSeedManager::SetSeed(3);
-        RngSeedManager::SetRun(1);
-        Config::SetDefault("ns3::RoceSwitchMmu::BufferSize", UintegerValue(1000000));
+        DefaultsGuard guard;
+        guard.SetSeed(3, 1);
+        guard.SetDefault("ns3::RoceSwitchMmu::BufferSize", UintegerValue(1000000));
         tn_topology* topo = MakeStar(9, RATE, LATENCY_NS);
         RoceHelper helper;
         if (!m_lossless)
@@ -318,10 +326,323 @@ class RoceIncastTestCase : public TestCase
             NS_TEST_ASSERT_MSG_GT(retx, 0, "drops repaired by retransmission");
         }
         Simulator::Destroy();
-        Config::Reset();
     }
 
     bool m_lossless;
+};
+
+/**
+ * \ingroup training-net-tests
+ * The default byte-counter increase path (ByteCounter = 32767 x 64 bytes) of the reaction
+ * point, driven by CNPs and by NotifySent at chosen times, against the DCQCN stages worked
+ * out by hand: B counts byte-counter events, T timer events, F = 1; max(T,B) <= F fast
+ * recovery, min(T,B) > F hyper, else additive. The byte counter restarts at each decrease,
+ * and the target follows the ConnectX rule (clamped only after a timer increase).
+ */
+class RoceDcqcnByteCounterTestCase : public TestCase
+{
+  public:
+    RoceDcqcnByteCounterTestCase()
+        : TestCase("DCQCN byte-counter increase path vs the state machine by hand")
+    {
+    }
+
+  private:
+    struct Change
+    {
+        Time t;
+        double rate;
+    };
+
+    void OnRate(double rate)
+    {
+        m_changes.push_back(Change{Simulator::Now(), rate});
+    }
+
+    /// `chunks` sends of CHUNK bytes, 10 ns apart, from `start`.
+    void Burst(RdmaDcqcn* cc, Time start, uint32_t chunks)
+    {
+        for (uint32_t i = 0; i < chunks; ++i)
+        {
+            Simulator::Schedule(start + NanoSeconds(10 * i), &RdmaDcqcn::NotifySent, cc, CHUNK);
+        }
+    }
+
+    void DoRun() override
+    {
+        RdmaDcqcnConfig cfg; // ConnectX defaults, byte counter on
+        const double line = 100e9;
+        cfg.aiBps = 5e6 * line / 25e9;
+        cfg.haiBps = 50e6 * line / 25e9;
+        const uint64_t bc = cfg.byteCounter;
+        NS_TEST_ASSERT_MSG_EQ(bc, 32767ULL * 64, "default byte counter");
+        RdmaDcqcn cc(&cfg, line, MakeCallback(&RoceDcqcnByteCounterTestCase::OnRate, this));
+
+        // bursts: start (us), chunks, first burst after the decrease at 320 us; the one at
+        // 315 us is counted, then discarded by that decrease
+        struct BurstSpec
+        {
+            double us;
+            uint32_t chunks;
+            bool restart;
+        };
+
+        const std::vector<BurstSpec> bursts{{20, 512, false},
+                                            {315, 256, false},
+                                            {330, 512, true},
+                                            {340, 512, false},
+                                            {350, 512, false},
+                                            {630, 512, false},
+                                            {930, 512, false}};
+        Simulator::Schedule(Time(0), &RdmaDcqcn::ReceiveCnp, &cc);
+        Simulator::Schedule(MicroSeconds(320), &RdmaDcqcn::ReceiveCnp, &cc);
+        for (const auto& b : bursts)
+        {
+            Burst(&cc, NanoSeconds(static_cast<int64_t>(b.us * 1000)), b.chunks);
+        }
+        Simulator::Stop(MicroSeconds(1000));
+        Simulator::Run();
+
+        // byte events: the chunk at which the bytes counted since the last decrease cross a
+        // multiple of bc (integer arithmetic, independent of the model's running remainder)
+        std::vector<Time> byteEvents;
+        uint64_t counted = 0;
+        for (const auto& b : bursts)
+        {
+            if (b.restart)
+            {
+                counted = 0;
+            }
+            for (uint32_t i = 0; i < b.chunks; ++i)
+            {
+                const uint64_t before = counted / bc;
+                counted += CHUNK;
+                if (counted / bc > before)
+                {
+                    byteEvents.push_back(NanoSeconds(static_cast<int64_t>(b.us * 1000)) +
+                                         NanoSeconds(10 * i));
+                }
+            }
+        }
+        // one event per full burst, none from the cut-short one
+        NS_TEST_ASSERT_MSG_EQ(byteEvents.size(), 6, "byte events");
+
+        const double g = 1.0 / 256;
+        std::vector<Change> exp;
+        // 0 us: alpha = 1, rate halves; no timer increase yet, so the target stays at line
+        double rate = line / 2;
+        double target = line;
+        exp.push_back(Change{Time(0), rate});
+        // B = 1, T = 0: fast recovery
+        rate = (rate + target) / 2;
+        exp.push_back(Change{byteEvents[0], rate});
+        // timer at 300 us: T = 1, B = 1: still fast recovery
+        rate = (rate + target) / 2;
+        exp.push_back(Change{MicroSeconds(300), rate});
+        // 320 us: a timer increase happened, so target = rate; alpha decayed 320 periods
+        double alpha = std::pow(1 - g, 320);
+        target = rate;
+        rate = rate * (1 - alpha / 2);
+        exp.push_back(Change{MicroSeconds(320), rate});
+        // B = 1, T = 0: fast recovery
+        rate = (rate + target) / 2;
+        exp.push_back(Change{byteEvents[1], rate});
+        // B = 2, 3 with T = 0: additive
+        for (int k = 2; k <= 3; ++k)
+        {
+            target += cfg.aiBps;
+            rate = (rate + target) / 2;
+            exp.push_back(Change{byteEvents[k], rate});
+        }
+        // timer at 620 us: T = 1, B = 3: min(T, B) = 1 = F: additive
+        target += cfg.aiBps;
+        rate = (rate + target) / 2;
+        exp.push_back(Change{MicroSeconds(620), rate});
+        // B = 4, T = 1: additive
+        target += cfg.aiBps;
+        rate = (rate + target) / 2;
+        exp.push_back(Change{byteEvents[4], rate});
+        // timer at 920 us: T = 2, B = 4: hyper
+        target += cfg.haiBps;
+        rate = (rate + target) / 2;
+        exp.push_back(Change{MicroSeconds(920), rate});
+        // B = 5, T = 2: hyper
+        target += cfg.haiBps;
+        rate = (rate + target) / 2;
+        exp.push_back(Change{byteEvents[5], rate});
+
+        NS_TEST_ASSERT_MSG_EQ(m_changes.size(), exp.size(), "number of rate changes");
+        for (size_t i = 0; i < exp.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(m_changes[i].t, exp[i].t, "time of change " << i);
+            NS_TEST_ASSERT_MSG_EQ_TOL(m_changes[i].rate / exp[i].rate,
+                                      1.0,
+                                      1e-12,
+                                      "rate of change " << i);
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(cc.GetTargetRate() / target, 1.0, 1e-12, "target");
+        cc.Stop();
+        Simulator::Destroy();
+    }
+
+    static constexpr uint64_t CHUNK = 4096; //!< bytes per NotifySent
+    std::vector<Change> m_changes;
+};
+
+/**
+ * \ingroup training-net-tests
+ * Why an 8-to-1 incast of line-rate flows idles the bottleneck under DCQCN with the
+ * ConnectX defaults: CNPs keep coming while the queue built before the first CNP drains
+ * above Kmin, so every QP is cut again every CNP interval down to MinRate; nothing raises
+ * the rate before the 300 us timer, and its first fast-recovery step goes halfway to the
+ * target, which is still the line rate (no timer increase happened before the cuts). With
+ * the DCQCN paper's CNP interval (50 us) the cuts stop near the fair share and the incast
+ * completes within 3 % of the closed form 8 x bytes x (MTU + 82) / MTU / C.
+ */
+class RoceDcqcnIncastCollapseTestCase : public TestCase
+{
+  public:
+    explicit RoceDcqcnIncastCollapseTestCase(bool paperCnpInterval)
+        : TestCase(paperCnpInterval ? "8-to-1 DCQCN incast, 50 us CNP interval: near line rate"
+                                    : "8-to-1 DCQCN incast, ConnectX defaults: rates collapse "
+                                      "to MinRate, timer recovers halfway to line"),
+          m_paper(paperCnpInterval)
+    {
+    }
+
+  private:
+    /// \param sender the sender's node id (trace context: each sender has one QP)
+    void OnRate(std::string sender, uint32_t qpn, double rate)
+    {
+        m_rates[sender].push_back(rate);
+    }
+
+    void Done(const RdmaMessageRecord& r)
+    {
+        m_last = std::max(m_last, Simulator::Now());
+        ++m_done;
+    }
+
+    void DoRun() override
+    {
+        DefaultsGuard guard;
+        guard.SetSeed(5, 1);
+        if (m_paper)
+        {
+            guard.SetDefault("ns3::RdmaNic::CnpInterval", TimeValue(MicroSeconds(50)));
+        }
+        tn_topology* topo = MakeStar(9, RATE, LATENCY_NS);
+        RoceHelper helper;
+        RoceFabricNodes f = helper.Install(topo);
+        tn_topology_destroy(topo);
+        helper.AssignStreams(0);
+        const uint64_t bytes = 10000000;
+        for (uint32_t s = 0; s < 8; ++s)
+        {
+            helper.GetNic(s)->TraceConnect(
+                "RateChange",
+                std::to_string(s),
+                MakeCallback(&RoceDcqcnIncastCollapseTestCase::OnRate, this));
+            helper.GetNic(s)->PostWrite(8,
+                                        bytes,
+                                        3,
+                                        MakeCallback(&RoceDcqcnIncastCollapseTestCase::Done, this));
+        }
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(m_done, 8, "every flow completes");
+        const double ideal = 8.0 * bytes * (4096.0 + RdmaNic::DATA_WIRE_OVERHEAD) / 4096.0 * 8 /
+                             static_cast<double>(RATE);
+        DataRateValue minRateValue;
+        helper.GetNic(0)->GetAttribute("MinRate", minRateValue);
+        const double minRate = static_cast<double>(minRateValue.Get().GetBitRate());
+        NS_TEST_ASSERT_MSG_EQ(m_rates.size(), 8, "every QP changed its rate");
+        if (m_paper)
+        {
+            NS_TEST_ASSERT_MSG_LT(m_last.GetSeconds(), ideal * 1.03, "near line rate");
+            for (const auto& q : m_rates)
+            {
+                NS_TEST_ASSERT_MSG_GT(*std::min_element(q.second.begin(), q.second.end()),
+                                      minRate,
+                                      "cuts stop above MinRate");
+            }
+        }
+        else
+        {
+            for (const auto& q : m_rates)
+            {
+                const std::vector<double>& v = q.second;
+                auto low = std::find(v.begin(), v.end(), minRate);
+                const bool hit = low != v.end();
+                NS_TEST_ASSERT_MSG_EQ(hit, true, "sender " << q.first << " hit MinRate");
+                const bool recovers = hit && low + 1 != v.end();
+                NS_TEST_ASSERT_MSG_EQ(recovers, true, "sender " << q.first << " recovers");
+                if (recovers)
+                {
+                    NS_TEST_ASSERT_MSG_EQ_TOL(*(low + 1) / ((minRate + RATE) / 2.0),
+                                              1.0,
+                                              1e-12,
+                                              "first increase: halfway to the line-rate target");
+                }
+            }
+            // the idle link: at least one timer period lost against the closed form
+            NS_TEST_ASSERT_MSG_GT(m_last.GetSeconds(), ideal + 300e-6, "bottleneck idles");
+        }
+        Simulator::Destroy();
+    }
+
+    bool m_paper;
+    std::map<std::string, std::vector<double>> m_rates;
+    Time m_last;
+    uint32_t m_done{0};
+};
+
+/**
+ * \ingroup training-net-tests
+ * DefaultsGuard restores attribute defaults and the RNG seed and run, also when the scope is
+ * left early as by a failed NS_TEST_ASSERT.
+ */
+class RoceDefaultsGuardTestCase : public TestCase
+{
+  public:
+    RoceDefaultsGuardTestCase()
+        : TestCase("DefaultsGuard restores defaults and seeds on an early return")
+    {
+    }
+
+  private:
+    static uint64_t Kmin()
+    {
+        TypeId::AttributeInformation info;
+        TypeId tid = TypeId::LookupByName("ns3::RoceSwitchMmu");
+        NS_ABORT_IF(!tid.LookupAttributeByName("EcnKmin", &info));
+        return DynamicCast<const UintegerValue>(info.initialValue)->Get();
+    }
+
+    /// Changes defaults through a guard, then leaves early as a failed assertion does.
+    static bool ChangeAndLeave(uint64_t kmin)
+    {
+        DefaultsGuard guard;
+        guard.SetSeed(12345, 77);
+        guard.SetDefault("ns3::RoceSwitchMmu::EcnKmin", UintegerValue(kmin));
+        guard.SetDefault("ns3::RoceSwitchMmu::EcnKmin", UintegerValue(kmin + 1));
+        if (Kmin() == kmin + 1)
+        {
+            return true;
+        }
+        return false;
+    }
+
+    void DoRun() override
+    {
+        const uint64_t kmin0 = Kmin();
+        const uint32_t seed0 = RngSeedManager::GetSeed();
+        const uint64_t run0 = RngSeedManager::GetRun();
+        NS_TEST_ASSERT_MSG_EQ(ChangeAndLeave(kmin0 + 1000), true, "default changed in scope");
+        NS_TEST_ASSERT_MSG_EQ(Kmin(), kmin0, "default restored");
+        NS_TEST_ASSERT_MSG_EQ(RngSeedManager::GetSeed(), seed0, "seed restored");
+        NS_TEST_ASSERT_MSG_EQ(RngSeedManager::GetRun(), run0, "run restored");
+    }
 };
 
 /**
@@ -336,10 +657,14 @@ class RoceDcqcnTestSuite : public TestSuite
     {
         AddTestCase(new RoceDcqcnStateMachineTestCase(false), TestCase::QUICK);
         AddTestCase(new RoceDcqcnStateMachineTestCase(true), TestCase::QUICK);
+        AddTestCase(new RoceDcqcnByteCounterTestCase, TestCase::QUICK);
+        AddTestCase(new RoceDefaultsGuardTestCase, TestCase::QUICK);
         AddTestCase(new RoceIncastTestCase(true), TestCase::QUICK);
         AddTestCase(new RoceIncastTestCase(false), TestCase::QUICK);
         AddTestCase(new RoceDcqcnConvergenceTestCase(false), TestCase::QUICK);
         AddTestCase(new RoceDcqcnConvergenceTestCase(true), TestCase::QUICK);
+        AddTestCase(new RoceDcqcnIncastCollapseTestCase(false), TestCase::QUICK);
+        AddTestCase(new RoceDcqcnIncastCollapseTestCase(true), TestCase::QUICK);
     }
 };
 

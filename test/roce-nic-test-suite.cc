@@ -212,8 +212,8 @@ class RoceNicRandomLossTestCase : public TestCase
   private:
     void DoRun() override
     {
-        RngSeedManager::SetSeed(7);
-        RngSeedManager::SetRun(1);
+        DefaultsGuard guard;
+        guard.SetSeed(7, 1);
         tn_topology* topo = MakeStar(5, RATE, LATENCY_NS);
         tn_error err;
         for (uint32_t l = 0; l < tn_topology_link_count(topo); ++l)
@@ -601,6 +601,7 @@ class RoceNicDeterminismTestCase : public TestCase
 
     void DoRun() override
     {
+        DefaultsGuard guard; // RunOnce sets the seed
         uint64_t a = RunOnce(1);
         uint64_t ca = m_completions;
         uint64_t ra = m_rateChanges;

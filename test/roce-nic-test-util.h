@@ -6,6 +6,8 @@
 #ifndef ROCE_NIC_TEST_UTIL_H
 #define ROCE_NIC_TEST_UTIL_H
 
+#include "roce-test-util.h"
+
 #include "ns3/abort.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"

@@ -250,16 +250,12 @@ class RoceSeedTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const uint32_t seed = RngSeedManager::GetSeed();
-        const uint64_t runNo = RngSeedManager::GetRun();
-        RngSeedManager::SetSeed(3);
-        RngSeedManager::SetRun(1);
+        DefaultsGuard guard;
+        guard.SetSeed(3, 1);
         EcnRun a = RunFixedDepth(70, 1000, 5);
         EcnRun b = RunFixedDepth(70, 1000, 5);
         RngSeedManager::SetRun(2);
         EcnRun c = RunFixedDepth(70, 1000, 5);
-        RngSeedManager::SetSeed(seed);
-        RngSeedManager::SetRun(runNo);
         NS_TEST_ASSERT_MSG_GT(a.markNs.size(), 10u, "some marks");
         NS_TEST_EXPECT_MSG_EQ((a.markNs == b.markNs), true, "identical mark times");
         NS_TEST_EXPECT_MSG_EQ((a.ce == b.ce), true, "identical CE pattern");

@@ -10,19 +10,90 @@
 // with real headers and feeds them to a RoceNetDevice through its pull source at line rate,
 // so the fabric can be tested without the RDMA NIC.
 
+#include "ns3/abort.h"
+#include "ns3/attribute.h"
+#include "ns3/config.h"
 #include "ns3/packet.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/roce-header.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/simulator.h"
+#include "ns3/type-id.h"
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
 {
 namespace roce_test
 {
+
+/**
+ * Scope guard of a test's global state: attribute defaults changed through SetDefault and the
+ * RNG seed and run number are restored when it goes out of scope. Declared first in DoRun, it
+ * also restores them when an NS_TEST_ASSERT returns early, so a failing test does not change
+ * the defaults the next tests of the runner see.
+ */
+class DefaultsGuard
+{
+  public:
+    DefaultsGuard()
+        : m_seed(RngSeedManager::GetSeed()),
+          m_run(RngSeedManager::GetRun())
+    {
+    }
+
+    ~DefaultsGuard()
+    {
+        // reverse order: a default set twice ends at its value before the first change
+        for (auto it = m_saved.rbegin(); it != m_saved.rend(); ++it)
+        {
+            Config::SetDefault(it->first, *it->second);
+        }
+        RngSeedManager::SetSeed(m_seed);
+        RngSeedManager::SetRun(m_run);
+    }
+
+    DefaultsGuard(const DefaultsGuard&) = delete;
+    DefaultsGuard& operator=(const DefaultsGuard&) = delete;
+
+    /**
+     * Config::SetDefault, remembering the current default first.
+     * \param name "ns3::Type::Attribute"
+     * \param value new default
+     */
+    void SetDefault(const std::string& name, const AttributeValue& value)
+    {
+        const std::string::size_type sep = name.rfind("::");
+        NS_ABORT_MSG_IF(sep == std::string::npos, "DefaultsGuard: bad attribute path " << name);
+        TypeId tid;
+        NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(name.substr(0, sep), &tid),
+                        "DefaultsGuard: unknown type in " << name);
+        TypeId::AttributeInformation info;
+        NS_ABORT_MSG_IF(!tid.LookupAttributeByName(name.substr(sep + 2), &info),
+                        "DefaultsGuard: unknown attribute " << name);
+        m_saved.emplace_back(name, info.initialValue->Copy());
+        Config::SetDefault(name, value);
+    }
+
+    /**
+     * Set the RNG seed and run (restored on scope exit).
+     * \param seed seed \param run run number
+     */
+    void SetSeed(uint32_t seed, uint64_t run)
+    {
+        RngSeedManager::SetSeed(seed);
+        RngSeedManager::SetRun(run);
+    }
+
+  private:
+    uint32_t m_seed;
+    uint64_t m_run;
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_saved;
+};
 
 /**
  * Build an L3 RoCEv2 packet (IPv4+UDP+BTH[+RETH]+payload+ICRC).

@@ -125,7 +125,8 @@ RdmaDcqcn::Decrease()
     m_increaseEvent.Cancel();
     m_increaseEvent =
         Simulator::Schedule(m_cfg->increasePeriod, &RdmaDcqcn::IncreaseTimerExpired, this);
-    NS_LOG_LOGIC("decrease alpha " << m_alpha << " rate " << m_rate << " -> " << rate);
+    NS_LOG_LOGIC(this << " decrease alpha " << m_alpha << " rate " << m_rate << " -> " << rate
+                      << " target " << m_target);
     SetRate(rate);
 }
 
@@ -209,6 +210,8 @@ RdmaDcqcn::Increase()
     }
     m_target = std::min(m_target, m_lineRate);
     double rate = std::min(m_lineRate, (m_rate + m_target) / 2.0);
+    NS_LOG_LOGIC(this << " increase T " << m_timerStage << " B " << m_byteStage << " rate "
+                      << m_rate << " -> " << rate << " target " << m_target);
     if (m_lineRate - rate < 1.0)
     {
         rate = m_lineRate; // avoid an endless tail of sub-bit/s steps
