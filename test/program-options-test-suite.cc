@@ -4,6 +4,8 @@
  * ProgramOptions: the programs' command lines read strictly, in both "--opt=value" and
  * "--opt value" forms; the RNG seed range checked before ns-3's generator aborts on it.
  */
+#include "roce-test-util.h"
+
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/global-value.h"
@@ -119,11 +121,10 @@ class ProgramOptionsSeedTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const uint32_t seed = RngSeedManager::GetSeed();
+        roce_test::DefaultsGuard guard; // the seed as the suite found it, even after a failure
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--RngSeed=4294944443"}).ok, false, "first bad seed");
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--RngSeed", "4294967295"}).ok, false, "largest");
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--RngSeed=4294944442"}).ok, true, "largest good seed");
-        RngSeedManager::SetSeed(seed); // as the suite found it
     }
 };
 
@@ -171,9 +172,9 @@ class RoceHelperCheckTestCase : public TestCase
         const std::string rate = CheckSpec("ring:4", slow);
         NS_TEST_EXPECT_MSG_NE(rate.find("MinRate"), std::string::npos, rate);
         // Config defaults, as --ns3::RdmaNic::ReferenceRate=0bps sets them
-        Config::SetDefault("ns3::RdmaNic::ReferenceRate", DataRateValue(DataRate(0)));
+        roce_test::DefaultsGuard guard;
+        guard.SetDefault("ns3::RdmaNic::ReferenceRate", DataRateValue(DataRate(0)));
         const std::string reference = CheckSpec("ring:4", RoceHelper());
-        Config::Reset();
         NS_TEST_EXPECT_MSG_NE(reference.find("ReferenceRate"), std::string::npos, reference);
     }
 };

@@ -8,6 +8,8 @@
  * counters, the same seed gives the same rows, a signal ends the run 'aborted', bad
  * database files are refused before anything is simulated.
  */
+#include "roce-test-util.h"
+
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/config.h"
@@ -193,8 +195,8 @@ RunCollective(const std::string& path,
               int64_t raiseAtNs = -1)
 {
     CollectiveRun out;
-    RngSeedManager::SetSeed(seed);
-    RngSeedManager::SetRun(1);
+    roce_test::DefaultsGuard guard; // the process's seed and run again on return
+    guard.SetSeed(seed, 1);
     tn_topology* topo = nullptr;
     tn_error err{};
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
@@ -639,9 +641,9 @@ class StatsIncastTestCase : public TestCase
 
     void DoRun() override
     {
-        RngSeedManager::SetSeed(3);
-        RngSeedManager::SetRun(1);
-        Config::SetDefault("ns3::RoceSwitchMmu::BufferSize", UintegerValue(1000000));
+        roce_test::DefaultsGuard guard; // restored even when an assertion returns early
+        guard.SetSeed(3, 1);
+        guard.SetDefault("ns3::RoceSwitchMmu::BufferSize", UintegerValue(1000000));
         tn_topology* topo = nullptr;
         tn_error err{};
         NS_TEST_ASSERT_MSG_EQ(
@@ -702,7 +704,6 @@ class StatsIncastTestCase : public TestCase
         const int64_t now = Simulator::Now().GetNanoSeconds();
         NS_TEST_EXPECT_MSG_EQ(stats.Finish("ok", now), "ok", "status");
         Simulator::Destroy();
-        Config::Reset();
         tn_topology_destroy(topo);
 
         Db db(path);
