@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- schema ------------------------------------------------------------------------------ */
 
@@ -312,13 +313,27 @@ check_schema_version(tn_db* db, tn_error* err)
     int version = -1;
     int rows = 0;
     int null_version = 1;
+    int integer_version = 1;
+    char shown[64] = "";
     if (sqlite3_step(stmt) == SQLITE_ROW)
     {
         null_version = sqlite3_column_type(stmt, 0) == SQLITE_NULL;
+        integer_version = sqlite3_column_type(stmt, 0) == SQLITE_INTEGER;
         version = sqlite3_column_int(stmt, 0);
         rows = sqlite3_column_int(stmt, 1);
+        const unsigned char* text = sqlite3_column_text(stmt, 0);
+        snprintf(shown, sizeof(shown), "%s", text ? (const char*)text : "");
     }
     sqlite3_finalize(stmt);
+    if (rows > 0 && !null_version && !integer_version)
+    {
+        return tn_error_set(err,
+                            TN_EDB,
+                            "%s: schema_version '%s' is not a version number: not a "
+                            "training-net results database",
+                            db->path,
+                            shown);
+    }
     if (rows == 0 || null_version)
     {
         /* a new file: the whole schema */
@@ -356,6 +371,72 @@ check_schema_version(tn_db* db, tn_error* err)
     return exec(db, SCHEMA_2, "checking schema", err);
 }
 
+/* The column names of table in sql, comma-separated, into out (empty if no such table). */
+static void
+table_columns(sqlite3* sql, const char* table, char* out, size_t size)
+{
+    char query[96];
+    snprintf(query, sizeof(query), "PRAGMA table_info(%s)", table);
+    out[0] = 0;
+    sqlite3_stmt* stmt = NULL;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) != SQLITE_OK)
+        return;
+    size_t used = 0;
+    while (sqlite3_step(stmt) == SQLITE_ROW)
+    {
+        const unsigned char* name = sqlite3_column_text(stmt, 1);
+        int n = snprintf(out + used,
+                         size - used,
+                         "%s%s",
+                         used ? "," : "",
+                         name ? (const char*)name : "");
+        if (n < 0 || (size_t)n >= size - used)
+            break; /* truncated: still compared, and a mismatch is still found */
+        used += (size_t)n;
+    }
+    sqlite3_finalize(stmt);
+}
+
+/*
+ * Every table of this schema in the file has the columns this training-net writes, in order:
+ * a table of another shape is refused now, not when the first batch is written after the
+ * simulation. The reference is the schema itself, created in memory.
+ */
+static tn_status
+check_tables(tn_db* db, tn_error* err)
+{
+    sqlite3* ref = NULL;
+    if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
+        sqlite3_exec(ref, SCHEMA_1, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(ref, SCHEMA_2, NULL, NULL, NULL) != SQLITE_OK)
+    {
+        sqlite3_close(ref);
+        return tn_error_set(err, TN_ENOMEM, "%s: building the reference schema", db->path);
+    }
+    const char* extra[] = {"schema_version", "run"};
+    tn_status status = TN_OK;
+    for (int t = 0; !status && t < T_COUNT + 2; ++t)
+    {
+        const char* table = t < T_COUNT ? TABLES[t] : extra[t - T_COUNT];
+        char want[1024];
+        char have[1024];
+        table_columns(ref, table, want, sizeof(want));
+        table_columns(db->sql, table, have, sizeof(have));
+        if (strcmp(want, have) != 0)
+            status = tn_error_set(err,
+                                  TN_EDB,
+                                  "%s: table %s has columns (%s), this training-net writes (%s): "
+                                  "not a training-net results database of schema %d",
+                                  db->path,
+                                  table,
+                                  have,
+                                  want,
+                                  TN_DB_SCHEMA_VERSION);
+    }
+    sqlite3_close(ref);
+    return status;
+}
+
 tn_status
 tn_db_open(const char* path, tn_db** out, tn_error* err)
 {
@@ -368,6 +449,14 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
     }
     strcpy(db->path, path);
     db->batch = TN_DB_DEFAULT_BATCH_ROWS;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    {
+        tn_status status =
+            tn_error_set(err, TN_EDB, "%s: not a regular file: a results database is a file", path);
+        tn_db_close(db);
+        return status;
+    }
     if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK)
     {
@@ -389,6 +478,8 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
         status = exec(db, SCHEMA_1, "creating schema", err);
         if (!status)
             status = check_schema_version(db, err);
+        if (!status)
+            status = check_tables(db, err);
         if (!status)
             status = exec(db, "COMMIT", "committing schema", err);
         else

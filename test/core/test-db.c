@@ -248,6 +248,48 @@ test_other_schema_refused(tn_test_ctx* ctx)
     }
 }
 
+/* Files that look like results databases but are not refused when opened, with what is wrong. */
+static void
+test_other_shapes_refused(tn_test_ctx* ctx)
+{
+    static const struct
+    {
+        const char* sql;  /* turns a fresh database into another shape */
+        const char* said; /* in the message */
+    } cases[] = {
+        {"UPDATE schema_version SET version = 'abc'", "'abc'"},
+        {"DROP TABLE run; CREATE TABLE run (x INTEGER)", "table run has columns (x)"},
+        {"DROP TABLE port_sample; CREATE TABLE port_sample (run_id INTEGER, a, b, c, d, e, f, "
+         "g, h, i, j, k, l, m, n, o, p, q, r, s)",
+         "table port_sample"},
+        {"DROP VIEW port_summary; DROP VIEW hottest_ports; DROP VIEW pause_per_port; DROP VIEW "
+         "utilisation_per_dim; DROP TABLE layer; CREATE TABLE layer (run_id INTEGER)",
+         "table layer"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+    {
+        char path[512];
+        fresh_path(ctx, "tn-test-shape.db", path, sizeof(path));
+        tn_error err = {0};
+        tn_db* db = NULL;
+        TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
+        TN_REQUIRE(ctx,
+                   sqlite3_exec(tn_db_handle(db), cases[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+        tn_db_close(db);
+        TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_EDB, "case %zu opened", i);
+        TN_CHECK(ctx, db == NULL);
+        TN_CHECK_MSG(ctx,
+                     strstr(err.message, path) != NULL && strstr(err.message, cases[i].said),
+                     "message: %s",
+                     err.message);
+    }
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_CHECK(ctx, tn_db_open("/dev/null", &db, &err) == TN_EDB);
+    TN_CHECK_MSG(ctx, strstr(err.message, "not a regular file") != NULL, "%s", err.message);
+}
+
 static void
 test_unwritable_path(tn_test_ctx* ctx)
 {
@@ -686,6 +728,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "schema-has-every-table", test_schema_has_every_table);
     tn_test_add(suite, "schema-1-upgraded", test_schema_1_upgraded);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
+    tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);
     tn_test_add(suite, "unwritable-path", test_unwritable_path);
     tn_test_add(suite, "not-a-database", test_not_a_database);
     tn_test_add(suite, "rows-round-trip", test_rows_round_trip);
