@@ -366,6 +366,7 @@ class CollectivePlannedTestCase : public TestCase
             const char* algorithm;
         } cases[] = {{"fattree:k=4", "multitree"},
                      {"leafspine:leaves=8,spines=8,hosts=8", "multitree"},
+                     {"leafspine:leaves=4,spines=2,hosts=4", "multitree"},
                      {"bigraph:4x8", "multitree"},
                      {"bigraph:4x16", "multitree"},
                      {"bigraph:4x8", "hdrm"},

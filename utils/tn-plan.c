@@ -696,7 +696,10 @@ main(int argc, char** argv)
     if (cost)
     {
         double t = cost->time_ns;
-        printf("estimate      %.3f us (alpha-beta, per-link serialisation)\n", t / 1e3);
+        printf("estimate      %.3f us (%s)\n",
+               t / 1e3,
+               cost->model == TN_COST_FLUID ? "fluid: links shared max-min fairly"
+                                            : "list: each link a FIFO server");
         if (req.collective == TN_COLL_ALL_REDUCE && strcmp(algo->name, "ring") == 0 && npus > 0)
         {
             uint32_t nl = 0;

@@ -16,6 +16,7 @@ typedef struct hent
     double ready;
     uint32_t step;
     uint32_t id;
+    uint32_t hop; /* 0: posting; k > 0: the head reaches the k-th link of the path */
 } hent;
 
 /* ready time first; among transfers ready at once the earlier step, then the smaller id */
@@ -61,6 +62,591 @@ hpop(hent* h, uint32_t* n)
         i = m;
     }
     return top;
+}
+
+/* ---- fluid model (TN_COST_FLUID): max-min fair sharing of every link ---- */
+
+/* finish-time heap entry; stale when ver differs from the flow's current version */
+typedef struct fent
+{
+    double time;
+    uint32_t id;
+    uint32_t ver;
+} fent;
+
+static bool
+fless(const fent* a, const fent* b)
+{
+    return a->time != b->time ? a->time < b->time : a->id < b->id;
+}
+
+/* binary heap of fent (sift helpers shared by finish events and link shares) */
+static void
+fpush(fent* h, size_t* n, fent e)
+{
+    size_t i = (*n)++;
+    h[i] = e;
+    while (i > 0 && fless(&h[i], &h[(i - 1) / 2]))
+    {
+        fent t = h[i];
+        h[i] = h[(i - 1) / 2];
+        h[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static fent
+fpop(fent* h, size_t* n)
+{
+    fent top = h[0];
+    h[0] = h[--(*n)];
+    for (size_t i = 0;;)
+    {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && fless(&h[l], &h[m]))
+            m = l;
+        if (r < *n && fless(&h[r], &h[m]))
+            m = r;
+        if (m == i)
+            break;
+        fent t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* growable fent heap */
+typedef struct fheap
+{
+    fent* v;
+    size_t n;
+    size_t cap;
+} fheap;
+
+static bool
+fheap_push(fheap* h, fent e)
+{
+    if (h->n == h->cap)
+    {
+        fent* g = tn_array_grow(h->v, &h->cap, h->n + 1, sizeof(fent), 256);
+        if (!g)
+            return false;
+        h->v = g;
+    }
+    fpush(h->v, &h->n, e);
+    return true;
+}
+
+/* growable uint32 list */
+typedef struct ulist
+{
+    uint32_t* v;
+    size_t n;
+    size_t cap;
+} ulist;
+
+static bool
+ulist_push(ulist* a, uint32_t x)
+{
+    if (a->n == a->cap)
+    {
+        uint32_t* g = tn_array_grow(a->v, &a->cap, a->n + 1, sizeof(uint32_t), 64);
+        if (!g)
+            return false;
+        a->v = g;
+    }
+    a->v[a->n++] = x;
+    return true;
+}
+
+typedef struct fluid
+{
+    const uint32_t* path_index;
+    const uint32_t* path_ids;
+    const double* cap; /* per link, bit/ns */
+    ulist* on_link;    /* active flows per link */
+    uint32_t* slot;    /* per path entry: position of the flow in on_link[link] */
+    double* rem;       /* bits left at upd[i] */
+    double* rate;      /* bit/ns */
+    double* upd;
+    uint32_t* ver;
+    uint32_t* fstamp; /* per flow / link: component stamp */
+    uint32_t* lstamp;
+    uint32_t stamp;
+    uint32_t flow_count;
+    uint32_t link_count;
+    double work;    /* flows visited by refills */
+    double* lcap;   /* per link: capacity left while filling */
+    uint32_t* lcnt; /* per link: flows not yet frozen */
+    uint8_t* frozen;
+    ulist comp_flows;
+    ulist comp_links;
+    ulist seeds;  /* links whose sharing changed since the last refill */
+    fheap shares; /* (share, link) candidates while filling, lazily invalidated */
+    fheap finish;
+} fluid;
+
+static void
+fluid_detach(fluid* f, uint32_t i)
+{
+    for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
+    {
+        ulist* a = &f->on_link[f->path_ids[k]];
+        uint32_t p = f->slot[k];
+        uint32_t last = a->v[--a->n];
+        if (p < a->n)
+        {
+            a->v[p] = last;
+            /* find last's path entry on this link to fix its slot */
+            for (uint32_t q = f->path_index[last]; q < f->path_index[last + 1]; q++)
+            {
+                if (f->path_ids[q] == f->path_ids[k] && f->slot[q] == a->n)
+                {
+                    f->slot[q] = p;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* i starts sending at its queue pair's turn: it joins the sharing of its path's links */
+static bool
+fluid_attach(fluid* f, uint32_t i, double bits, double now)
+{
+    for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
+    {
+        uint32_t l = f->path_ids[k];
+        f->slot[k] = (uint32_t)f->on_link[l].n;
+        if (!ulist_push(&f->on_link[l], i) || !ulist_push(&f->seeds, l))
+            return false;
+    }
+    f->rem[i] = bits;
+    f->rate[i] = 0;
+    f->upd[i] = now;
+    return true;
+}
+
+/* Max-min fair rates (progressive filling) for the flows connected through shared links
+ * to the seed links; other flows keep their rates. false on out of memory. */
+static bool
+fluid_refill(fluid* f, double now)
+{
+    if (++f->stamp == 0) /* wrapped: forget every old stamp */
+    {
+        memset(f->fstamp, 0, (size_t)f->flow_count * sizeof(uint32_t));
+        memset(f->lstamp, 0, (size_t)f->link_count * sizeof(uint32_t));
+        f->stamp = 1;
+    }
+    f->comp_flows.n = 0;
+    f->comp_links.n = 0;
+    for (size_t s = 0; s < f->seeds.n; s++)
+    {
+        uint32_t l = f->seeds.v[s];
+        if (f->lstamp[l] != f->stamp)
+        {
+            f->lstamp[l] = f->stamp;
+            if (!ulist_push(&f->comp_links, l))
+                return false;
+        }
+    }
+    f->seeds.n = 0;
+    for (size_t c = 0; c < f->comp_links.n; c++)
+    {
+        ulist* a = &f->on_link[f->comp_links.v[c]];
+        for (size_t q = 0; q < a->n; q++)
+        {
+            uint32_t i = a->v[q];
+            if (f->fstamp[i] == f->stamp)
+                continue;
+            f->fstamp[i] = f->stamp;
+            if (!ulist_push(&f->comp_flows, i))
+                return false;
+            for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
+            {
+                uint32_t l = f->path_ids[k];
+                if (f->lstamp[l] != f->stamp)
+                {
+                    f->lstamp[l] = f->stamp;
+                    if (!ulist_push(&f->comp_links, l))
+                        return false;
+                }
+            }
+        }
+    }
+    f->work += (double)f->comp_flows.n;
+    f->shares.n = 0;
+    for (size_t c = 0; c < f->comp_links.n; c++)
+    {
+        uint32_t l = f->comp_links.v[c];
+        f->lcap[l] = f->cap[l];
+        f->lcnt[l] = (uint32_t)f->on_link[l].n;
+        if (f->lcnt[l] > 0 && !fheap_push(&f->shares, (fent){f->lcap[l] / f->lcnt[l], l, 0}))
+            return false;
+    }
+    for (size_t c = 0; c < f->comp_flows.n; c++)
+    {
+        uint32_t i = f->comp_flows.v[c];
+        f->rem[i] -= f->rate[i] * (now - f->upd[i]);
+        if (f->rem[i] < 0)
+            f->rem[i] = 0;
+        f->upd[i] = now;
+        f->frozen[i] = 0;
+    }
+    while (f->shares.n > 0)
+    {
+        fent e = fpop(f->shares.v, &f->shares.n);
+        uint32_t l = e.id;
+        if (f->lcnt[l] == 0 || e.time != f->lcap[l] / f->lcnt[l])
+            continue; /* stale */
+        /* shares only grow while filling; the floor keeps rounding from stalling a flow */
+        double share = e.time > f->cap[l] * 1e-9 ? e.time : f->cap[l] * 1e-9;
+        ulist* a = &f->on_link[l];
+        for (size_t q = 0; q < a->n; q++)
+        {
+            uint32_t i = a->v[q];
+            if (f->frozen[i])
+                continue;
+            f->frozen[i] = share == f->rate[i] ? 1 : 2; /* 2: rate changed */
+            f->rate[i] = share;
+            for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
+            {
+                uint32_t m = f->path_ids[k];
+                f->lcap[m] -= share;
+                if (--f->lcnt[m] > 0 && m != l &&
+                    !fheap_push(&f->shares, (fent){f->lcap[m] / f->lcnt[m], m, 0}))
+                    return false;
+            }
+        }
+    }
+    for (size_t c = 0; c < f->comp_flows.n; c++)
+    {
+        uint32_t i = f->comp_flows.v[c];
+        if (f->frozen[i] == 1)
+            continue; /* same rate: its finish event stands */
+        f->ver[i]++;
+        double t = f->rate[i] > 0 ? now + f->rem[i] / f->rate[i] : now;
+        if (!fheap_push(&f->finish, (fent){t, i, f->ver[i]}))
+            return false;
+    }
+    return true;
+}
+
+/* The DAG walk both models share: posts in order of ready time (hent heap), step order
+ * queues, and the release of successors when a transfer ends. */
+typedef struct walk
+{
+    const tn_schedule* s;
+    hent* heap;
+    uint32_t hn;
+    double* ready;
+    uint32_t* pending;
+    const uint32_t* qnext; /* step order only (NULL otherwise) */
+    uint8_t* turn;
+    uint8_t* parked;
+    tn_cost_result* res;
+    double total;
+} walk;
+
+/* every transfer pending on its deps, the ones without deps ready at time 0 */
+static void
+walk_start(walk* w)
+{
+    uint32_t n = tn_schedule_count(w->s);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        tn_schedule_deps(w->s, i, &w->pending[i]);
+        if (w->pending[i] == 0)
+        {
+            hent e = {0.0, tn_schedule_transfer(w->s, i)->step, i, 0};
+            hpush(w->heap, &w->hn, e);
+        }
+    }
+}
+
+/* e was popped as a posting: false if it must wait for its predecessor in its step-order
+ * queue (it is pushed again when that one is posted). */
+static bool
+walk_post(walk* w, hent e)
+{
+    uint32_t i = e.id;
+    if (!w->qnext)
+        return true;
+    if (!w->turn[i])
+    {
+        w->parked[i] = 1;
+        return false;
+    }
+    uint32_t j = w->qnext[i];
+    if (j != TN_TRANSFER_NONE)
+    {
+        w->turn[j] = 1;
+        if (w->parked[j])
+        {
+            hent f = {w->ready[j] > e.ready ? w->ready[j] : e.ready,
+                      tn_schedule_transfer(w->s, j)->step,
+                      j,
+                      0};
+            hpush(w->heap, &w->hn, f);
+        }
+    }
+    return true;
+}
+
+static void
+walk_done(walk* w, uint32_t i, double start, double end)
+{
+    if (w->res->start_ns)
+    {
+        w->res->start_ns[i] = start;
+        w->res->end_ns[i] = end;
+    }
+    if (end > w->total)
+        w->total = end;
+    uint32_t ns;
+    const uint32_t* succ = tn_schedule_succs(w->s, i, &ns);
+    for (uint32_t q = 0; q < ns; q++)
+    {
+        uint32_t v = succ[q];
+        if (end > w->ready[v])
+            w->ready[v] = end;
+        if (--w->pending[v] == 0)
+        {
+            hent f = {w->ready[v], tn_schedule_transfer(w->s, v)->step, v, 0};
+            hpush(w->heap, &w->hn, f);
+        }
+    }
+}
+
+/* per-hop times of the contract */
+typedef struct hops
+{
+    const tn_topology* topo;
+    uint64_t def_rate;
+    uint64_t def_lat;
+    uint32_t mtu;
+    uint32_t overhead;
+} hops;
+
+static double
+hop_latency(const hops* h, uint32_t l)
+{
+    return (double)(h->topo ? tn_topology_link(h->topo, l)->latency_ns : h->def_lat);
+}
+
+/* store and forward of one packet at link l before the head enters the next link */
+static double
+hop_packet(const hops* h, uint32_t l, uint64_t length)
+{
+    if (h->mtu == 0)
+        return 0.0;
+    uint64_t packet = (length < h->mtu ? length : h->mtu) + h->overhead;
+    uint64_t rate = h->topo ? tn_topology_link(h->topo, l)->rate_bps : h->def_rate;
+    return (double)packet * 8e9 / (double)rate;
+}
+
+static double
+link_rate(const hops* h, uint32_t l)
+{
+    return (double)(h->topo ? tn_topology_link(h->topo, l)->rate_bps : h->def_rate);
+}
+
+/* wire bits of transfer i: its serialisation time at its path's slowest link */
+static double
+wire_bits(const fluid* f, const double* ser, uint32_t i)
+{
+    double m = f->cap[f->path_ids[f->path_index[i]]];
+    for (uint32_t k = f->path_index[i] + 1; k < f->path_index[i + 1]; k++)
+        m = f->cap[f->path_ids[k]] < m ? f->cap[f->path_ids[k]] : m;
+    return ser[i] * m;
+}
+
+/* The fluid model: a queue pair (qid) sends its posted transfers one at a time; the one it
+ * sends holds every link of its path at once at the max-min fair rate (refilled only around
+ * the links whose flows changed) and ends when its wire bits have crossed, plus its latency
+ * and the store and forward of one packet per hop. Transfers whose path is empty or that
+ * carry no bytes cost their latency. */
+static tn_status
+fluid_run(walk* w,
+          const hops* h,
+          const uint32_t* path_index,
+          const uint32_t* path_ids,
+          const uint32_t* qid,
+          const double* lat,
+          const double* ser,
+          uint32_t link_count,
+          double budget,
+          bool* finished,
+          tn_error* err)
+{
+    uint32_t n = tn_schedule_count(w->s);
+    size_t hop_count = path_index[n];
+    fluid f;
+    memset(&f, 0, sizeof(f));
+    f.path_index = path_index;
+    f.path_ids = path_ids;
+    f.flow_count = n;
+    f.link_count = link_count;
+    double* cap = malloc(((size_t)link_count + 1) * sizeof(double));
+    f.on_link = calloc((size_t)link_count + 1, sizeof(ulist));
+    f.slot = malloc((hop_count + 1) * sizeof(uint32_t));
+    f.rem = calloc((size_t)n + 1, sizeof(double));
+    f.rate = calloc((size_t)n + 1, sizeof(double));
+    f.upd = calloc((size_t)n + 1, sizeof(double));
+    f.ver = calloc((size_t)n + 1, sizeof(uint32_t));
+    f.fstamp = calloc((size_t)n + 1, sizeof(uint32_t));
+    f.lstamp = calloc((size_t)link_count + 1, sizeof(uint32_t));
+    f.lcap = calloc((size_t)link_count + 1, sizeof(double));
+    f.lcnt = calloc((size_t)link_count + 1, sizeof(uint32_t));
+    f.frozen = calloc((size_t)n + 1, 1);
+    double* start = calloc((size_t)n + 1, sizeof(double));
+    /* per queue pair (qid): sending, and the FIFO of posted messages waiting behind */
+    uint8_t* qbusy = calloc((size_t)n + 1, 1);
+    uint32_t* qhead = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    uint32_t* qtail = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    uint32_t* wnext = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    tn_status status = TN_OK;
+    if (!cap || !f.on_link || !f.slot || !f.rem || !f.rate || !f.upd || !f.ver || !f.fstamp ||
+        !f.lstamp || !f.lcap || !f.lcnt || !f.frozen || !start || !qbusy || !qhead || !qtail ||
+        !wnext)
+    {
+        status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+        goto done;
+    }
+    for (uint32_t l = 0; l < link_count; l++)
+        cap[l] = link_rate(h, l) / 1e9;
+    f.cap = cap;
+    for (uint32_t q = 0; q < n; q++)
+        qhead[q] = TN_TRANSFER_NONE;
+    *finished = false;
+    uint32_t active = 0; /* transfers sending */
+    double now = 0;
+    for (;;)
+    {
+        while (f.finish.n > 0 && f.finish.v[0].ver != f.ver[f.finish.v[0].id])
+            fpop(f.finish.v, &f.finish.n);
+        /* rates change once all events of an instant are handled */
+        if (f.seeds.n > 0 && (w->hn == 0 || w->heap[0].ready > now) &&
+            (f.finish.n == 0 || f.finish.v[0].time > now))
+        {
+            if (!fluid_refill(&f, now))
+                goto nomem;
+            if (f.work > budget)
+                goto done;                              /* *finished stays false */
+            if (f.finish.n > 4 * (size_t)active + 1024) /* drop stale finish events */
+            {
+                size_t kept = 0;
+                for (size_t q = 0; q < f.finish.n; q++)
+                {
+                    if (f.finish.v[q].ver == f.ver[f.finish.v[q].id])
+                        f.finish.v[kept++] = f.finish.v[q];
+                }
+                f.finish.n = 0;
+                for (size_t q = 0; q < kept; q++)
+                    fpush(f.finish.v, &f.finish.n, f.finish.v[q]);
+            }
+            continue;
+        }
+        if (w->hn == 0 && f.finish.n == 0)
+            break;
+        if (f.finish.n > 0 && (w->hn == 0 || f.finish.v[0].time <= w->heap[0].ready))
+        {
+            fent e = fpop(f.finish.v, &f.finish.n);
+            uint32_t i = e.id;
+            now = e.time;
+            f.ver[i]++;
+            active--;
+            fluid_detach(&f, i);
+            double sf = 0;
+            for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
+            {
+                if (!ulist_push(&f.seeds, path_ids[k]))
+                    goto nomem;
+                if (k + 1 < path_index[i + 1])
+                    sf += hop_packet(h, path_ids[k], tn_schedule_transfer(w->s, i)->length);
+            }
+            /* the queue pair sends its next message */
+            uint32_t q = qid[i];
+            uint32_t j = qhead[q];
+            if (j == TN_TRANSFER_NONE)
+                qbusy[q] = 0;
+            else
+            {
+                qhead[q] = wnext[j];
+                start[j] = now;
+                if (!fluid_attach(&f, j, wire_bits(&f, ser, j), now))
+                    goto nomem;
+                active++;
+            }
+            walk_done(w, i, start[i], now + lat[i] + sf);
+        }
+        else
+        {
+            hent e = hpop(w->heap, &w->hn);
+            uint32_t i = e.id;
+            now = e.ready;
+            if (!walk_post(w, e))
+                continue;
+            start[i] = now;
+            if (path_index[i] == path_index[i + 1] || ser[i] == 0)
+            {
+                walk_done(w, i, now, now + lat[i]);
+                continue;
+            }
+            uint32_t q = qid[i];
+            if (qbusy[q]) /* behind the messages posted before it on its queue pair */
+            {
+                wnext[i] = TN_TRANSFER_NONE;
+                if (qhead[q] == TN_TRANSFER_NONE)
+                    qhead[q] = i;
+                else
+                    wnext[qtail[q]] = i;
+                qtail[q] = i;
+            }
+            else
+            {
+                qbusy[q] = 1;
+                if (!fluid_attach(&f, i, wire_bits(&f, ser, i), now))
+                    goto nomem;
+                active++;
+            }
+        }
+    }
+    *finished = true;
+    goto done;
+nomem:
+    status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+done:
+    if (f.on_link)
+    {
+        for (uint32_t l = 0; l < link_count; l++)
+            free(f.on_link[l].v);
+    }
+    free(f.on_link);
+    free(cap);
+    free(f.slot);
+    free(f.rem);
+    free(f.rate);
+    free(f.upd);
+    free(f.ver);
+    free(f.fstamp);
+    free(f.lstamp);
+    free(f.lcap);
+    free(f.lcnt);
+    free(f.frozen);
+    free(f.comp_flows.v);
+    free(f.comp_links.v);
+    free(f.seeds.v);
+    free(f.shares.v);
+    free(f.finish.v);
+    free(start);
+    free(qbusy);
+    free(qhead);
+    free(qtail);
+    free(wnext);
+    return status;
 }
 
 void
@@ -109,13 +695,15 @@ path_hash(const uint32_t* ids, uint32_t from, uint32_t to)
     return h;
 }
 
-/* Fill qnext and turn (1 = first of its queue); 0 or TN_ENOMEM. */
+/* Fill qnext and turn (1 = first of its queue) unless NULL, and qid (the queue's index)
+ * unless NULL; 0 or TN_ENOMEM. */
 static tn_status
 step_queues(const tn_schedule* s,
             const uint32_t* path_index,
             const uint32_t* path_ids,
             uint32_t* qnext,
             uint8_t* turn,
+            uint32_t* qid,
             tn_error* err)
 {
     uint32_t n = tn_schedule_count(s);
@@ -131,13 +719,22 @@ step_queues(const tn_schedule* s,
         keys[i].id = i;
     }
     qsort(keys, n, sizeof(qkey), qkey_cmp);
+    uint32_t queue = 0;
     for (uint32_t k = 0; k < n; k++)
     {
         bool same =
             k + 1 < n && keys[k + 1].pair == keys[k].pair && keys[k + 1].path == keys[k].path;
-        qnext[keys[k].id] = same ? keys[k + 1].id : TN_TRANSFER_NONE;
-        turn[keys[k].id] =
-            k == 0 || keys[k - 1].pair != keys[k].pair || keys[k - 1].path != keys[k].path;
+        bool first = k == 0 || keys[k - 1].pair != keys[k].pair || keys[k - 1].path != keys[k].path;
+        if (qnext)
+        {
+            qnext[keys[k].id] = same ? keys[k + 1].id : TN_TRANSFER_NONE;
+            turn[keys[k].id] = first;
+        }
+        if (qid)
+        {
+            queue += first && k > 0;
+            qid[keys[k].id] = queue;
+        }
     }
     free(keys);
     return TN_OK;
@@ -190,11 +787,13 @@ tn_cost_estimate(const tn_schedule* s,
     double* lat = malloc(((size_t)n + 1) * sizeof(double));
     double* ser = malloc(((size_t)n + 1) * sizeof(double));
     double* ready = calloc((size_t)n + 1, sizeof(double));
+    double* start_at = calloc((size_t)n + 1, sizeof(double));
     uint32_t* pending = malloc(((size_t)n + 1) * sizeof(uint32_t));
     double* link_free = calloc((size_t)link_count + 1, sizeof(double));
     uint32_t* qnext = NULL;
     uint8_t* turn = NULL;
     uint8_t* parked = NULL;
+    uint32_t* qid = NULL;
     hent* heap = malloc(((size_t)n + 1) * sizeof(hent));
     uint32_t* buf = NULL;
     uint32_t buf_cap = 0;
@@ -340,89 +939,107 @@ tn_cost_estimate(const tn_schedule* s,
             status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
             goto done;
         }
-        status = step_queues(s, path_index, path_ids, qnext, turn, err);
+        status = step_queues(s, path_index, path_ids, qnext, turn, NULL, err);
         if (status)
             goto done;
     }
-    /* list scheduling in order of ready time */
-    uint32_t hn = 0;
-    for (uint32_t i = 0; i < n; i++)
+    bool fluid = !options || options->model == TN_COST_FLUID;
+    if (fluid)
     {
-        tn_schedule_deps(s, i, &pending[i]);
-        if (pending[i] == 0)
+        qid = malloc(((size_t)n + 1) * sizeof(uint32_t));
+        if (!qid)
         {
-            hent e = {0.0, tn_schedule_transfer(s, i)->step, i};
-            hpush(heap, &hn, e);
+            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+            goto done;
         }
+        status = step_queues(s, path_index, path_ids, NULL, NULL, qid, err);
+        if (status)
+            goto done;
     }
-    double total = 0;
-    while (hn > 0)
+    for (uint32_t i = 0; i < n; i++) /* link statistics do not depend on the model */
     {
-        hent e = hpop(heap, &hn);
-        uint32_t i = e.id;
-        if (ordered && !turn[i])
-        {
-            parked[i] = 1; /* pushed again when its predecessor is posted */
-            continue;
-        }
-        if (ordered && qnext[i] != TN_TRANSFER_NONE)
-        {
-            uint32_t j = qnext[i];
-            turn[j] = 1;
-            if (parked[j])
-            {
-                hent f = {ready[j] > e.ready ? ready[j] : e.ready,
-                          tn_schedule_transfer(s, j)->step,
-                          j};
-                hpush(heap, &hn, f);
-            }
-        }
-        /* each link is its own FIFO server: the transfer enters link k when its head
-         * has crossed link k-1 and link k is free; links it has left serve others */
-        const tn_transfer* t = tn_schedule_transfer(s, i);
-        double start = e.ready;
-        double head = e.ready;
         for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
         {
-            uint32_t l = path_ids[k];
-            if (link_free[l] > head)
-                head = link_free[l];
-            if (k == path_index[i])
-                start = head;
-            link_free[l] = head + ser[i];
-            head += topo ? (double)tn_topology_link(topo, l)->latency_ns : (double)def_lat;
-            if (mtu > 0 && k + 1 < path_index[i + 1])
-            {
-                uint64_t packet = (t->length < mtu ? t->length : mtu) + overhead;
-                uint64_t rate = topo ? tn_topology_link(topo, l)->rate_bps : def_rate;
-                head += (double)packet * 8e9 / (double)rate;
-            }
-            res->link_bytes[l] += t->length;
-            res->link_busy_ns[l] += ser[i];
-            res->link_bytes_sum += t->length;
-        }
-        double end = path_index[i] == path_index[i + 1] ? start + lat[i] : head + ser[i];
-        if (res->start_ns)
-        {
-            res->start_ns[i] = start;
-            res->end_ns[i] = end;
-        }
-        if (end > total)
-            total = end;
-        uint32_t ns;
-        const uint32_t* succ = tn_schedule_succs(s, i, &ns);
-        for (uint32_t k = 0; k < ns; k++)
-        {
-            uint32_t w = succ[k];
-            if (end > ready[w])
-                ready[w] = end;
-            if (--pending[w] == 0)
-            {
-                hent f = {ready[w], tn_schedule_transfer(s, w)->step, w};
-                hpush(heap, &hn, f);
-            }
+            uint64_t len = tn_schedule_transfer(s, i)->length;
+            res->link_bytes[path_ids[k]] += len;
+            res->link_busy_ns[path_ids[k]] += ser[i];
+            res->link_bytes_sum += len;
         }
     }
+    hops h = {topo, def_rate, def_lat, mtu, overhead};
+    walk w = {s, heap, 0, ready, pending, qnext, turn, parked, res, 0.0};
+    walk_start(&w);
+    res->model = TN_COST_LIST;
+    if (fluid)
+    {
+        /* where many flows share links at once (all-to-all-like plans on switched
+         * fabrics) refilling costs time quadratic in the flows: give up after a budget
+         * of flow visits and use the list model, which the result reports */
+        double budget = TN_COST_FLUID_WORK * ((double)n + (double)path_index[n]);
+        bool finished = false;
+        status = fluid_run(&w,
+                           &h,
+                           path_index,
+                           path_ids,
+                           qid,
+                           lat,
+                           ser,
+                           link_count,
+                           budget,
+                           &finished,
+                           err);
+        if (status)
+            goto done;
+        if (finished)
+            res->model = TN_COST_FLUID;
+        else
+        {
+            memset(ready, 0, ((size_t)n + 1) * sizeof(double));
+            if (ordered)
+            {
+                memset(parked, 0, (size_t)n + 1);
+                status = step_queues(s, path_index, path_ids, qnext, turn, NULL, err);
+                if (status)
+                    goto done;
+            }
+            w.hn = 0;
+            w.total = 0.0;
+            walk_start(&w);
+        }
+    }
+    /* list schedule: every event is a transfer's head reaching the next link of its path
+     * (hop 0: posted), handled in time order, so each link serves transfers in the order
+     * they arrive at it and never idles while one waits */
+    while (res->model == TN_COST_LIST && w.hn > 0)
+    {
+        hent e = hpop(heap, &w.hn);
+        uint32_t i = e.id;
+        if (e.hop == 0 && !walk_post(&w, e))
+            continue;
+        if (path_index[i] == path_index[i + 1])
+        {
+            walk_done(&w, i, e.ready, e.ready + lat[i]);
+            continue;
+        }
+        uint32_t k = path_index[i] + (e.hop > 0 ? e.hop - 1 : 0);
+        uint32_t l = path_ids[k];
+        double head = e.ready > link_free[l] ? e.ready : link_free[l];
+        if (k == path_index[i])
+            start_at[i] = head;
+        link_free[l] = head + ser[i];
+        head += hop_latency(&h, l);
+        if (k + 1 < path_index[i + 1])
+        {
+            hent f = {head + hop_packet(&h, l, tn_schedule_transfer(s, i)->length),
+                      e.step,
+                      i,
+                      k - path_index[i] + 2};
+            hpush(heap, &w.hn, f);
+            continue;
+        }
+        walk_done(&w, i, start_at[i], head + ser[i]);
+    }
+    double total = w.total;
     res->time_ns = total;
     for (uint32_t k = 0; k < link_count; k++)
     {
@@ -439,11 +1056,13 @@ done:
     free(lat);
     free(ser);
     free(ready);
+    free(start_at);
     free(pending);
     free(link_free);
     free(qnext);
     free(turn);
     free(parked);
+    free(qid);
     free(heap);
     free(buf);
     return status;
