@@ -394,8 +394,12 @@ CollectiveHelper::CreateScheduled(const tn_plan_request& request, std::string* e
         {
             const uint32_t dim = themis->GetPhaseDim(c, k);
             const tn_dim_kind kind = tn_topology_dim(m_topo, dim)->kind;
-            // the dim's own algorithm, as the static Themis schedule uses (tn-themis.h)
-            const char* algorithm = kind == TN_DIM_RING || kind == TN_DIM_TORUS ? "ring" : "direct";
+            // the dim's own algorithm. A ring of more than 2 NPUs runs both directions: the
+            // balancer plans with the dim's bandwidth (rate x cables), which a one-way ring
+            // would halve (Themis then lost 0.75x on an FC/ring/switch system)
+            const bool ring = kind == TN_DIM_RING || kind == TN_DIM_TORUS;
+            const char* algorithm =
+                !ring ? "direct" : (tn_topology_dim(m_topo, dim)->size > 2 ? "ring-bidir" : "ring");
             for (uint32_t leader : themis->GetLeaders(dim))
             {
                 tn_plan_request sub;

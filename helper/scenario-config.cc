@@ -1130,20 +1130,62 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
             {
                 r.Fail(opNode, path + ".op", err.message);
             }
+            const toml::node* schedNode = r.Resolve(ct->get("scheduler"));
+            sc.scheduler = c.Choice("scheduler",
+                                    "fifo",
+                                    {"fifo", "scf", "themis-scf", "themis-fifo", "fixed"});
             const toml::node* algNode = r.Resolve(ct->get("algorithm"));
-            sc.algorithm = c.String("algorithm", "ring");
+            // A run-time scheduler runs Themis chunk-phases: "themis" is the only algorithm.
+            sc.algorithm = c.String("algorithm", sc.IsScheduled() ? "themis" : "ring");
             sc.bytes = c.Bytes("bytes", 0, true);
             sc.chunks = uint32_t(c.Uint("chunks", 0, 0, UINT32_MAX - 1));
             sc.root = uint32_t(c.Uint("root", 0, 0, UINT32_MAX - 1));
-            sc.scheduler = c.Choice("scheduler", "fifo", {"fifo", "scf"});
+            const toml::node* baseNode = r.Resolve(ct->get("baseline"));
             sc.baseline = c.Bool("baseline", false);
             sc.active = uint32_t(c.Uint("active", 1, 1, 1u << 20));
             sc.startNs = c.TimeNs("start", 0);
             c.Done();
-            tn_plan_request request = sc.ToRequest();
-            if (tn_plan_check(t, &request, &err) != TN_OK)
+            if (sc.IsScheduled())
             {
-                r.Fail(algNode ? algNode : ct, path + ".algorithm", err.message);
+                if (sc.algorithm != "themis")
+                {
+                    r.Fail(algNode,
+                           path + ".algorithm",
+                           "scheduler '" + sc.scheduler +
+                               "' schedules Themis chunk-phases at run time: algorithm must "
+                               "be \"themis\" or left out, not '" +
+                               sc.algorithm + "'");
+                }
+                if (sc.baseline)
+                {
+                    r.Fail(baseNode,
+                           path + ".baseline",
+                           "the run-time baseline is scheduler = \"fixed\"; baseline = true "
+                           "belongs to the static plan (scheduler fifo or scf)");
+                }
+                if (sc.op != TN_COLL_ALL_REDUCE && sc.op != TN_COLL_REDUCE_SCATTER &&
+                    sc.op != TN_COLL_ALL_GATHER)
+                {
+                    r.Fail(schedNode,
+                           path + ".scheduler",
+                           "scheduler '" + sc.scheduler +
+                               "' runs all-reduce, reduce-scatter and all-gather, not " + op);
+                }
+                if (tn_topology_dim_count(t) == 0)
+                {
+                    r.Fail(schedNode,
+                           path + ".scheduler",
+                           "scheduler '" + sc.scheduler +
+                               "' needs a topology with dimensions (a hier: system)");
+                }
+            }
+            else
+            {
+                tn_plan_request request = sc.ToRequest();
+                if (tn_plan_check(t, &request, &err) != TN_OK)
+                {
+                    r.Fail(algNode ? algNode : ct, path + ".algorithm", err.message);
+                }
             }
             p.collectives.push_back(sc);
         }

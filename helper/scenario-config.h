@@ -27,10 +27,18 @@ struct ScenarioCollective
     uint64_t bytes{0};                    //!< S (tn-schedule.h)
     uint32_t chunks{0};                   //!< 0: the algorithm's default
     uint32_t root{0};                     //!< broadcast / reduce root
-    std::string scheduler{"fifo"};        //!< Themis intra-dimension policy: fifo or scf
-    bool baseline{false};                 //!< Themis: the fixed dimension order
-    uint32_t active{1};                   //!< Themis: active chunk-phases per dimension
-    uint64_t startNs{0};                  //!< start time
+    /// Static Themis plan: its intra-dimension policy, fifo or scf. Run time
+    /// (CollectiveHelper::SetScheduler): themis-scf, themis-fifo or fixed.
+    std::string scheduler{"fifo"};
+    bool baseline{false}; //!< static Themis plan: the fixed dimension order
+    uint32_t active{1};   //!< Themis: active chunk-phases per dimension
+    uint64_t startNs{0};  //!< start time
+
+    /// \return true when the collective is scheduled at run time (CreateScheduled)
+    bool IsScheduled() const
+    {
+        return scheduler == "themis-scf" || scheduler == "themis-fifo" || scheduler == "fixed";
+    }
 
     /// \return the plan request of this collective (its algorithm string stays ours)
     tn_plan_request ToRequest() const

@@ -13,6 +13,9 @@
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
 #include "ns3/string.h"
+#include "ns3/themis-collective.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-schedule.h"
 #include "ns3/tn-topology.h"
 #include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
@@ -112,6 +115,50 @@ class ProgressTicker
     EventId m_event;
 };
 
+/**
+ * Write the collective row of a run-time scheduled collective: the StatsRecorder records
+ * each chunk-phase sub-collective on its own (they are what the executors run), so the whole
+ * operation gets a row of its own, with algorithm the scheduler's name and scheduler
+ * "run-time", for the summary and the queries that compare it with a planned collective.
+ * Its id is the ThemisCollective's (CollectiveHelper numbers both kinds from one counter);
+ * its sub-collectives' ids follow it.
+ */
+bool
+RecordScheduled(Ptr<ThemisCollective> c, tn_db* db, int64_t runId, std::string* error)
+{
+    uint64_t transfers = 0;
+    for (const Ptr<Collective>& phase : c->GetPhaseCollectives())
+    {
+        transfers += phase->GetSchedule() ? tn_schedule_count(phase->GetSchedule()) : 0;
+    }
+    const std::string op = tn_collective_name(c->GetCollective());
+    const std::string algorithm = c->GetSchedulerName();
+    tn_db_collective row{};
+    row.collective = c->GetId();
+    row.op = op.c_str();
+    row.algorithm = algorithm.c_str();
+    row.scheduler = "run-time";
+    row.bytes = c->GetBytes();
+    row.participants = c->GetRanks();
+    row.transfers = uint32_t(std::min<uint64_t>(transfers, UINT32_MAX));
+    row.start_ns = c->GetStartTime().IsStrictlyNegative() ? -1 : c->GetStartTime().GetNanoSeconds();
+    row.end_ns = c->IsComplete() ? (c->GetStartTime() + c->GetDuration()).GetNanoSeconds() : -1;
+    row.estimated_ns = 0; // no cost model for run-time scheduling
+    if (row.end_ns >= 0)
+    {
+        const double ns = double(row.end_ns - row.start_ns);
+        row.algbw_Bps = tn_algbw(row.bytes, ns);
+        row.busbw_Bps = tn_busbw(c->GetCollective(), row.participants, row.bytes, ns);
+    }
+    tn_error err{};
+    if (tn_db_add_collective(db, runId, &row, &err) != TN_OK)
+    {
+        *error = std::string("database: ") + err.message;
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 void
@@ -163,22 +210,39 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     }
 
     // Plans and jobs first: one that cannot be made leaves no run row.
-    std::vector<Ptr<Collective>> made;
+    // By [[collective]] index: a planned collective or one scheduled at run time.
+    std::vector<Ptr<Collective>> made(p.collectives.size());
+    std::vector<Ptr<ThemisCollective>> scheduled(p.collectives.size());
     Ptr<TrainingJob> job;
     TrainingHelper training;
-    for (const ScenarioCollective& sc : p.collectives)
+    // Planned collectives first: the ids after the first scheduled one are then its and its
+    // successors' sub-collectives, which is how Summarize tells them apart.
+    for (size_t k = 0; k < 2 * p.collectives.size(); k++)
     {
+        const size_t i = k % p.collectives.size();
+        const ScenarioCollective& sc = p.collectives[i];
+        if (sc.IsScheduled() != (k >= p.collectives.size()))
+        {
+            continue;
+        }
         tn_plan_request request = sc.ToRequest();
         request.seed = p.seed;
-        Ptr<Collective> c = collectives.Create(request, {}, &result.error);
-        if (!c)
+        if (sc.IsScheduled())
         {
-            result.error = "collective[" + std::to_string(made.size()) + "]: " + result.error;
+            collectives.SetScheduler(sc.scheduler);
+            scheduled[i] = collectives.CreateScheduled(request, &result.error);
+        }
+        else
+        {
+            made[i] = collectives.Create(request, {}, &result.error);
+        }
+        if (!made[i] && !scheduled[i])
+        {
+            result.error = "collective[" + std::to_string(i) + "]: " + result.error;
             Simulator::Destroy();
             tn_topology_destroy(topo);
             return result;
         }
-        made.push_back(c);
     }
     if (!p.workload.empty())
     {
@@ -228,6 +292,12 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     Time estimatedEnd = Seconds(0);
     for (size_t i = 0; i < made.size(); i++)
     {
+        if (scheduled[i])
+        {
+            // no cost model for run-time scheduling: the progress fraction stays unknown
+            collectives.Start(scheduled[i], NanoSeconds(p.collectives[i].startNs));
+            continue;
+        }
         collectives.Start(made[i], NanoSeconds(p.collectives[i].startNs));
         estimatedEnd =
             std::max(estimatedEnd,
@@ -238,12 +308,31 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     if (m_progress)
     {
         const uint32_t iterations = p.iterations;
+        const bool scheduledNone =
+            std::none_of(scheduled.begin(), scheduled.end(), [](const Ptr<ThemisCollective>& c) {
+                return bool(c);
+            });
         ProgressTicker::FractionFn fraction = [&]() -> double {
             if (job)
             {
                 return std::min(0.99, double(job->GetIterations(0).size()) / iterations);
             }
-            if (estimatedEnd.IsZero())
+            if (estimatedEnd.IsZero() && !scheduledNone)
+            {
+                // only run-time scheduled collectives: their share of the bytes delivered
+                uint64_t delivered = 0;
+                uint64_t planned = 0;
+                for (const Ptr<ThemisCollective>& c : scheduled)
+                {
+                    if (c)
+                    {
+                        delivered += c->GetDeliveredBytes();
+                        planned += c->GetPlannedBytes();
+                    }
+                }
+                return planned ? std::min(0.99, double(delivered) / planned) : -1;
+            }
+            if (estimatedEnd.IsZero() || !scheduledNone)
             {
                 return -1;
             }
@@ -269,6 +358,31 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     uint64_t endNs = 0;
     for (size_t i = 0; i < made.size(); i++)
     {
+        if (scheduled[i])
+        {
+            if (!RecordScheduled(scheduled[i], db, result.runId, &result.error))
+            {
+                complete = false;
+            }
+            else if (std::string mismatch = scheduled[i]->Check();
+                     !scheduled[i]->IsComplete() || !mismatch.empty())
+            {
+                complete = false;
+                if (result.error.empty())
+                {
+                    result.error =
+                        "collective[" + std::to_string(i) + "] (" + p.collectives[i].scheduler +
+                        ") did not run as planned: " + (mismatch.empty() ? "incomplete" : mismatch);
+                }
+            }
+            else
+            {
+                endNs = std::max<uint64_t>(
+                    endNs,
+                    (scheduled[i]->GetStartTime() + scheduled[i]->GetDuration()).GetNanoSeconds());
+            }
+            continue;
+        }
         std::string mismatch = made[i]->Check();
         if (!made[i]->IsComplete() || !mismatch.empty())
         {
@@ -400,10 +514,19 @@ ScenarioRunner::Summarize(const std::string& path,
                " (SELECT sum(paused_ns) FROM port_sample p WHERE p.run_id = r.run_id),"
                " (SELECT count(*) FROM drop_event d WHERE d.run_id = r.run_id)"
                " FROM run r WHERE r.run_id = ?");
+    // A run-time scheduled operation (scheduler 'run-time', RecordScheduled) is listed, its
+    // chunk-phase sub-collectives are not: Run creates the planned collectives first, so
+    // every other row after the first scheduled operation's id is a sub-collective.
+    const std::string notPhase =
+        " AND (c.scheduler IS 'run-time' OR c.collective_id < coalesce((SELECT"
+        " min(o.collective_id) FROM collective o WHERE o.run_id = c.run_id"
+        " AND o.scheduler = 'run-time'), c.collective_id + 1))";
     Query colls(db,
-                "SELECT collective_id, op, algorithm, bytes, participants, duration_ns,"
-                " algbw_Bps, busbw_Bps, vs_estimate FROM collective_summary"
-                " WHERE run_id = ? ORDER BY collective_id");
+                ("SELECT collective_id, op, algorithm, bytes, participants, duration_ns,"
+                 " algbw_Bps, busbw_Bps, vs_estimate FROM collective_summary c"
+                 " WHERE run_id = ?" +
+                 notPhase + " ORDER BY collective_id")
+                    .c_str());
     if (!runs.Ok() || !colls.Ok())
     {
         *error = path + ": " + sqlite3_errmsg(db);
@@ -459,14 +582,19 @@ ScenarioRunner::Summarize(const std::string& path,
                   "busbw GB/s",
                   "vs model");
     out << line;
-    Query count(db, "SELECT count(*) FROM collective WHERE run_id = ?");
+    Query count(db,
+                ("SELECT count(*), (SELECT count(*) FROM collective WHERE run_id = ?1)"
+                 " FROM collective c WHERE run_id = ?1" +
+                 notPhase)
+                    .c_str());
     for (int64_t id : runIds)
     {
         // A training run has one collective per layer and iteration: one line says enough.
         sqlite3_reset(count.Get());
         sqlite3_bind_int64(count.Get(), 1, id);
-        int64_t n =
-            sqlite3_step(count.Get()) == SQLITE_ROW ? sqlite3_column_int64(count.Get(), 0) : 0;
+        const bool row = sqlite3_step(count.Get()) == SQLITE_ROW;
+        const int64_t n = row ? sqlite3_column_int64(count.Get(), 0) : 0;
+        const int64_t phases = row ? sqlite3_column_int64(count.Get(), 1) - n : 0;
         if (n > MAX_LISTED_COLLECTIVES)
         {
             out << std::string(5 - std::min<size_t>(5, std::to_string(id).size()), ' ') << id
@@ -493,6 +621,12 @@ ScenarioRunner::Summarize(const std::string& path,
                           Number(s, 7, 1e-9, "%.2f").c_str(),
                           Number(s, 8, 1, "%.3f").c_str());
             out << line;
+        }
+        if (phases > 0)
+        {
+            out << std::string(5 - std::min<size_t>(5, std::to_string(id).size()), ' ') << id
+                << "   + " << phases << " chunk-phase sub-collectives of the run-time scheduled"
+                << " ones (collective_summary)\n";
         }
     }
     sqlite3_close(db);

@@ -7,6 +7,8 @@
 #include "ns3/tn-db.h"
 
 #include <cstdio>
+#include <sqlite3.h>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -129,7 +131,21 @@ class ScenarioErrorTestCase : public TestCase
                "e.toml:4:12: training.workload: /nonexistent/w.txt");
         Expect("[topology]\nspec = \"ring:4\"\n[[collective]]\nbytes = 1\nscheduler = \"lifo\"\n",
                "",
-               "e.toml:5:13: collective[0].scheduler: 'lifo' is not one of fifo, scf");
+               "e.toml:5:13: collective[0].scheduler: 'lifo' is not one of fifo, scf, "
+               "themis-scf, themis-fifo, fixed");
+        const std::string hier = "[topology]\nspec = \"hier:switch2@800Gbps+switch2@400Gbps\"\n"
+                                 "[[collective]]\nbytes = 1024\n";
+        Expect(hier + "scheduler = \"fixed\"\nalgorithm = \"ring\"\n",
+               "",
+               "e.toml:6:13: collective[0].algorithm: scheduler 'fixed' schedules Themis");
+        Expect(hier + "scheduler = \"themis-scf\"\nbaseline = true\n",
+               "",
+               "e.toml:6:12: collective[0].baseline: the run-time baseline is scheduler = "
+               "\"fixed\"");
+        Expect(hier + "scheduler = \"themis-fifo\"\nop = \"broadcast\"\n",
+               "",
+               "e.toml:5:13: collective[0].scheduler: scheduler 'themis-fifo' runs all-reduce, "
+               "reduce-scatter and all-gather, not broadcast");
     }
 };
 
@@ -179,6 +195,122 @@ class ScenarioRunTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * \brief A collective scheduled at run time is recorded as one operation row over its
+ * chunk-phase sub-collectives, and the summary lists that row only.
+ */
+class ScenarioScheduledTestCase : public TestCase
+{
+  public:
+    ScenarioScheduledTestCase()
+        : TestCase("a run-time scheduled collective is recorded as one operation")
+    {
+    }
+
+  private:
+    /// \return the first column of the first row of `sql` on the run (bound to ?1), or -1
+    static double Value(tn_db* db, const std::string& sql, int64_t run)
+    {
+        sqlite3* h = static_cast<sqlite3*>(tn_db_handle(db));
+        sqlite3_stmt* st = nullptr;
+        double v = -1;
+        if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
+        {
+            sqlite3_bind_int64(st, 1, run);
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+            {
+                v = sqlite3_column_double(st, 0);
+            }
+        }
+        sqlite3_finalize(st);
+        return v;
+    }
+
+    void DoRun() override
+    {
+        // 4 NPUs in 2 x 2, a planned ring before the scheduled all-reduce of 4 chunks.
+        const char* text = "name = \"s\"\n"
+                           "[topology]\n"
+                           "spec = \"hier:switch2@800Gbps/500ns+switch2@400Gbps/500ns\"\n"
+                           "[[collective]]\n"
+                           "bytes = \"64KiB\"\n"
+                           "[[collective]]\n"
+                           "scheduler = \"themis-scf\"\n"
+                           "bytes = \"256KiB\"\n"
+                           "chunks = 4\n"
+                           "active = 2\n";
+        ScenarioConfig config;
+        std::string error;
+        std::vector<ScenarioPoint> points;
+        NS_TEST_ASSERT_MSG_EQ(config.LoadText(text, "s.toml", &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(config.Expand(&points, &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(points.size(), 1, "one point");
+        NS_TEST_EXPECT_MSG_EQ(points[0].collectives[1].IsScheduled(), true, "run time");
+        NS_TEST_EXPECT_MSG_EQ(points[0].collectives[1].algorithm, "themis", "default algorithm");
+        const std::string path = CreateTempDirFilename("scheduled.db");
+        std::remove(path.c_str());
+        tn_db* db = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(tn_db_open(path.c_str(), &db, &err), TN_OK, err.message);
+        ScenarioRunner runner;
+        ScenarioResult r = runner.Run(points[0], db);
+        NS_TEST_ASSERT_MSG_EQ(r.status, "ok", r.error);
+        const std::string op = "FROM collective WHERE run_id = ?1 AND scheduler = 'run-time'";
+        const std::string phases =
+            "FROM collective WHERE run_id = ?1 AND collective_id > (SELECT collective_id " + op +
+            ")";
+        NS_TEST_EXPECT_MSG_EQ(Value(db, "SELECT count(*) " + op, r.runId), 1, "one op row");
+        NS_TEST_EXPECT_MSG_EQ(Value(db,
+                                    "SELECT count(*) " + op +
+                                        " AND algorithm = 'themis-scf' AND op = 'all-reduce'"
+                                        " AND participants = 4 AND bytes = 262144",
+                                    r.runId),
+                              1,
+                              "op row fields");
+        // 4 chunks x 2D = 4 phases x 2 groups per dimension
+        NS_TEST_EXPECT_MSG_EQ(Value(db, "SELECT count(*) " + phases, r.runId), 32, "phases");
+        NS_TEST_EXPECT_MSG_EQ(
+            Value(db, "SELECT count(*) " + phases + " AND participants = 2", r.runId),
+            32,
+            "each phase runs in a group of 2");
+        const double start = Value(db, "SELECT start_ns " + op, r.runId);
+        const double end = Value(db, "SELECT end_ns " + op, r.runId);
+        // The op ends when the last member learns its last phase ended: at most a control
+        // message after it (two 500 ns links and a switch; measured 1.0 us).
+        const double lastPhase = Value(db, "SELECT max(end_ns) " + phases, r.runId);
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(lastPhase, end, "the op ends after its last phase");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(end, lastPhase + 2000, "and soon after it");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(start,
+                                    Value(db, "SELECT min(start_ns) " + phases, r.runId),
+                                    "the op starts before its first phase");
+        NS_TEST_EXPECT_MSG_GT(end - start, 0, "the op took time");
+        NS_TEST_EXPECT_MSG_EQ(double(r.simulatedNs), end, "the run ends with the op");
+        NS_TEST_EXPECT_MSG_EQ(Value(db, "SELECT transfers " + op, r.runId),
+                              Value(db, "SELECT sum(transfers) " + phases, r.runId),
+                              "transfers of the op");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Value(db, "SELECT algbw_Bps " + op, r.runId),
+                                  262144 / ((end - start) * 1e-9),
+                                  1,
+                                  "algbw = S / time");
+        tn_db_close(db);
+        std::ostringstream out;
+        NS_TEST_ASSERT_MSG_EQ(ScenarioRunner::Summarize(path, {r.runId}, {}, out, &error),
+                              true,
+                              error);
+        const std::string summary = out.str();
+        NS_TEST_EXPECT_MSG_NE(summary.find(" all-reduce      themis-scf "),
+                              std::string::npos,
+                              summary);
+        NS_TEST_EXPECT_MSG_NE(summary.find(" all-reduce      ring "), std::string::npos, summary);
+        NS_TEST_EXPECT_MSG_EQ(summary.find("reduce-scatter"), std::string::npos, summary);
+        NS_TEST_EXPECT_MSG_NE(summary.find("+ 32 chunk-phase sub-collectives"),
+                              std::string::npos,
+                              summary);
+        std::remove(path.c_str());
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * \brief Scenario files: parsing, sweeps, errors and a run.
  */
 class ScenarioTestSuite : public TestSuite
@@ -190,6 +322,7 @@ class ScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioSweepTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioErrorTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRunTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioScheduledTestCase, TestCase::QUICK);
     }
 };
 
