@@ -205,7 +205,7 @@ def c_flags(task_generator, shared):
 
 def build(bld):
     module = bld.create_ns3_module('training-net',
-                                   ['core', 'network', 'point-to-point', 'traffic-control'])
+                                   ['core', 'network', 'point-to-point'])
     module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
     module.use.append('SQLITE3')
     c_flags(module, shared=True)

@@ -9,9 +9,10 @@
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-map.h"
 #include "ns3/packet.h"
 #include "ns3/point-to-point-net-device.h"
-#include "ns3/queue-disc.h"
+#include "ns3/queue-item.h"
 #include "ns3/queue.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
@@ -21,7 +22,6 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-version.h"
-#include "ns3/traffic-control-layer.h"
 #include "ns3/training-job.h"
 #include "ns3/uinteger.h"
 
@@ -243,6 +243,35 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank)
     }
 }
 
+namespace
+{
+
+/**
+ * The root queue disc the internet stack's TrafficControlLayer put in front of device d of a
+ * node, or null. Found by TypeId name and attribute, so that this module does not link
+ * traffic-control: that module's tests need the internet module, which an ns-3 tree built
+ * for training-net alone does not have.
+ */
+Ptr<Object>
+RootQueueDisc(Ptr<Node> node, uint32_t d)
+{
+    TypeId tcId;
+    if (!TypeId::LookupByNameFailSafe("ns3::TrafficControlLayer", &tcId))
+    {
+        return nullptr;
+    }
+    Ptr<Object> tc = node->GetObject<Object>(tcId);
+    if (!tc)
+    {
+        return nullptr;
+    }
+    ObjectMapValue roots;
+    tc->GetAttribute("RootQueueDiscList", roots);
+    return d < roots.GetN() ? roots.Get(d) : nullptr;
+}
+
+} // namespace
+
 uint32_t
 StatsRecorder::AddPointToPointPorts(Ptr<Node> node, uint32_t topoId)
 {
@@ -262,8 +291,7 @@ StatsRecorder::AddPointToPointPorts(Ptr<Node> node, uint32_t topoId)
         DataRateValue rate;
         dev->GetAttribute("DataRate", rate);
         s.rateBps = rate.Get().GetBitRate();
-        Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
-        s.queueDisc = tc ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
+        Ptr<Object> queueDisc = RootQueueDisc(node, d);
         m_ports.push_back(s);
         // counters by trace: the device keeps none; m_ports only grows, the index stays valid
         dev->TraceConnectWithoutContext("PhyTxBegin",
@@ -283,13 +311,21 @@ StatsRecorder::AddPointToPointPorts(Ptr<Node> node, uint32_t topoId)
         {
             dev->TraceConnectWithoutContext(trace, countDrop);
         }
-        if (s.queueDisc)
+        if (queueDisc)
         {
-            s.queueDisc->TraceConnectWithoutContext(
+            queueDisc->TraceConnectWithoutContext(
                 "Drop",
                 MakeBoundCallback(
                     +[](StatsRecorder* r, size_t i, Ptr<const QueueDiscItem>) {
                         ++r->m_ports[i].p2pDrops;
+                    },
+                    this,
+                    index));
+            queueDisc->TraceConnectWithoutContext(
+                "BytesInQueue",
+                MakeBoundCallback(
+                    +[](StatsRecorder* r, size_t i, uint32_t, uint32_t bytes) {
+                        r->m_ports[i].queueDiscBytes = bytes;
                     },
                     this,
                     index));
@@ -307,10 +343,7 @@ StatsRecorder::ReadPort(const PortState& s)
         c.txBytes = s.p2pTxBytes;
         c.txPackets = s.p2pTxPackets;
         c.queueBytes[0] = s.p2p->GetQueue()->GetNBytes();
-        if (s.queueDisc)
-        {
-            c.queueBytes[0] += s.queueDisc->GetNBytes();
-        }
+        c.queueBytes[0] += s.queueDiscBytes;
         c.drops = s.p2pDrops;
         return c; // ns-3's point-to-point link sends frames back to back: no wire overhead
     }

@@ -30,7 +30,6 @@ class CollectiveExecutor;
 class Node;
 class Packet;
 class PointToPointNetDevice;
-class QueueDisc;
 class RdmaNic;
 class RoceNetDevice;
 class RoceSwitch;
@@ -178,7 +177,7 @@ class StatsRecorder : public Object
         Ptr<RoceNetDevice> dev;         //!< the device (RoCE ports)
         Ptr<RoceSwitch> sw;             //!< its node's forwarding object (RoCE ports)
         Ptr<PointToPointNetDevice> p2p; //!< the device (ns-3 point-to-point ports)
-        Ptr<QueueDisc> queueDisc;       //!< root queue disc in front of p2p (may be null)
+        uint64_t queueDiscBytes{0};     //!< bytes in the root queue disc in front of p2p
         uint64_t p2pTxBytes{0};         //!< frame bytes started (PhyTxBegin)
         uint64_t p2pTxPackets{0};       //!< frames started
         uint64_t p2pDrops{0};           //!< packets dropped by the device or its queue
