@@ -34,27 +34,6 @@
 
 using namespace ns3;
 
-namespace
-{
-
-std::vector<std::string>
-Split(const std::string& list)
-{
-    std::vector<std::string> items;
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        if (!item.empty())
-        {
-            items.push_back(item);
-        }
-    }
-    return items;
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {
@@ -110,10 +89,10 @@ main(int argc, char* argv[])
                 "busbw GB/s",
                 "speed-up");
     int status = 0;
-    for (const std::string& routing : Split(routings))
+    for (const std::string& routing : ProgramOptions::Split(routings))
     {
         double reference = 0;
-        for (const std::string& algorithm : Split(algorithms))
+        for (const std::string& algorithm : ProgramOptions::Split(algorithms))
         {
             RoceHelper roce;
             roce.Install(topo);

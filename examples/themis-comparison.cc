@@ -28,27 +28,6 @@
 
 using namespace ns3;
 
-namespace
-{
-
-std::vector<std::string>
-Split(const std::string& list)
-{
-    std::vector<std::string> items;
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        if (!item.empty())
-        {
-            items.push_back(item);
-        }
-    }
-    return items;
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {
@@ -98,7 +77,7 @@ main(int argc, char* argv[])
                 "check");
     int status = 0;
     double reference = 0;
-    for (const std::string& name : Split(schedulers))
+    for (const std::string& name : ProgramOptions::Split(schedulers))
     {
         RoceHelper roce;
         roce.Install(topo);

@@ -59,19 +59,16 @@ main(int argc, char* argv[])
         return 2;
     }
     const std::string memory = std::to_string(memoryBps) + "bps";
+    const std::vector<std::string> engineNames = ProgramOptions::Split(engines);
+    for (const std::string& name : engineNames)
     {
-        std::stringstream names(engines);
-        std::string name;
-        while (std::getline(names, name, ','))
+        if (name != "baseline" && name != "ace")
         {
-            if (name != "baseline" && name != "ace")
-            {
-                std::fprintf(stderr,
-                             "training-iteration: --engines: '%s' is not an NPU engine "
-                             "(baseline, ace)\n",
-                             name.c_str());
-                return 2;
-            }
+            std::fprintf(stderr,
+                         "training-iteration: --engines: '%s' is not an NPU engine "
+                         "(baseline, ace)\n",
+                         name.c_str());
+            return 2;
         }
     }
 
@@ -111,10 +108,8 @@ main(int argc, char* argv[])
                 "compute (us)",
                 "exposed (us)",
                 "memory B/net B");
-    std::stringstream list(engines);
-    std::string engine;
     int status = 0;
-    while (std::getline(list, engine, ','))
+    for (const std::string& engine : engineNames)
     {
         RoceHelper roce;
         roce.Install(topo);

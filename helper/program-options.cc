@@ -8,6 +8,7 @@
 #include "ns3/tn-topology.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace ns3
@@ -240,6 +241,23 @@ ProgramOptions::Parse(int argc, char* argv[])
         ok = false;
     }
     return ok;
+}
+
+std::vector<std::string>
+ProgramOptions::Split(const std::string& list)
+{
+    std::vector<std::string> items;
+    std::string::size_type start = 0;
+    while (start <= list.size())
+    {
+        const std::string::size_type comma = std::min(list.find(',', start), list.size());
+        if (comma > start)
+        {
+            items.push_back(list.substr(start, comma - start));
+        }
+        start = comma + 1;
+    }
+    return items;
 }
 
 bool

@@ -83,6 +83,9 @@ class ProgramOptions
      */
     static bool CheckSeed(std::string* error);
 
+    /** \return the items of a comma-separated list value, empty ones left out */
+    static std::vector<std::string> Split(const std::string& list);
+
     /** The largest seed ns-3's generator accepts (2^32 - 22853 - 1). */
     static constexpr uint64_t MAX_SEED = 4294944442u;
 

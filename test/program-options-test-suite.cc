@@ -103,6 +103,12 @@ class ProgramOptionsValuesTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--chunks=1000"}).ok, true, "the maximum is allowed");
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--rate=0bps"}).ok, false, "zero rate refused");
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--rate=fast"}).ok, false, "text rate refused");
+        // list values: items in order, empty ones left out
+        const std::vector<std::string> items = ProgramOptions::Split(",ring,,multitree,");
+        NS_TEST_ASSERT_MSG_EQ(items.size(), 2u, "two items");
+        NS_TEST_EXPECT_MSG_EQ(items[0], "ring", "first");
+        NS_TEST_EXPECT_MSG_EQ(items[1], "multitree", "second");
+        NS_TEST_EXPECT_MSG_EQ(ProgramOptions::Split("").size(), 0u, "empty list");
     }
 };
 

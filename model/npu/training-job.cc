@@ -238,6 +238,16 @@ TrainingJob::RunKernel(uint32_t rank, uint64_t cycles, const LayerKey& key)
 }
 
 void
+TrainingJob::RunPassKernel(uint32_t rank, tn_pass pass)
+{
+    Npu& n = m_npus[rank];
+    n.stage = 1;
+    RunKernel(rank,
+              tn_workload_layer_at(m_workload, n.layer)->pass[pass].compute_cycles,
+              LayerKey(n.iteration, n.layer, pass));
+}
+
+void
 TrainingJob::KernelDone(uint32_t rank)
 {
     Npu& n = m_npus[rank];
@@ -404,8 +414,6 @@ TrainingJob::Step(uint32_t rank)
             Wait(n);
             return;
         }
-        const tn_workload_layer* l =
-            n.layer < layers ? tn_workload_layer_at(m_workload, n.layer) : nullptr;
         switch (n.phase)
         {
         case FORWARD:
@@ -425,10 +433,7 @@ TrainingJob::Step(uint32_t rank)
                     Wait(n);
                     return;
                 }
-                n.stage = 1;
-                RunKernel(rank,
-                          l->pass[TN_PASS_FWD].compute_cycles,
-                          LayerKey(n.iteration, n.layer, TN_PASS_FWD));
+                RunPassKernel(rank, TN_PASS_FWD);
                 return;
             }
             n.stage = 0;
@@ -443,10 +448,7 @@ TrainingJob::Step(uint32_t rank)
         case BACKWARD_IG:
             if (n.stage == 0)
             {
-                n.stage = 1;
-                RunKernel(rank,
-                          l->pass[TN_PASS_IG].compute_cycles,
-                          LayerKey(n.iteration, n.layer, TN_PASS_IG));
+                RunPassKernel(rank, TN_PASS_IG);
                 return;
             }
             n.stage = 0;
@@ -457,10 +459,7 @@ TrainingJob::Step(uint32_t rank)
         case BACKWARD_WG:
             if (n.stage == 0)
             {
-                n.stage = 1;
-                RunKernel(rank,
-                          l->pass[TN_PASS_WG].compute_cycles,
-                          LayerKey(n.iteration, n.layer, TN_PASS_WG));
+                RunPassKernel(rank, TN_PASS_WG);
                 return;
             }
             n.stage = 0;

@@ -197,6 +197,8 @@ class TrainingJob : public Object
 
     void Step(uint32_t rank);
     void RunKernel(uint32_t rank, uint64_t cycles, const LayerKey& key);
+    /// Start the compute kernel of a pass of the NPU's current layer (stage 1 follows).
+    void RunPassKernel(uint32_t rank, tn_pass pass);
     /// \return the record of a pass, opened on first use
     LayerState& Layer(Npu& npu, const LayerKey& key);
     /// Emit a pass's record if its kernel, collectives and updates are done.
