@@ -37,12 +37,18 @@ run: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
-# The C core and its tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The C core and its tests under AddressSanitizer and UndefinedBehaviorSanitizer; the
+# results database's tests (tn-db and its writer thread) under ThreadSanitizer.
 check-sanitize: setup
 	cmake -S . -B $(BUILD)/sanitize -G Ninja -DTN_CORE_ONLY=ON -DTN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 	ninja -C $(BUILD)/sanitize -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --test-dir $(BUILD)/sanitize --output-on-failure -j$(JOBS)
+	cmake -S . -B $(BUILD)/sanitize-thread -G Ninja -DTN_CORE_ONLY=ON -DTN_SANITIZE=thread \
+	    -DCMAKE_BUILD_TYPE=Debug
+	ninja -C $(BUILD)/sanitize-thread -j$(JOBS) tn-core-tests
+	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir $(BUILD)/sanitize-thread \
+	    --output-on-failure -R '^core/db$$'
 
 # The module inside a real ns-3.37 tree, tested by that tree's test.py.
 check-intree: setup

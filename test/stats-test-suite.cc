@@ -142,7 +142,8 @@ struct CollectiveRun
     uint64_t bytes{0};
     int64_t startNs{-1};
     int64_t endNs{-1};
-    int64_t finishNs{0}; //!< Simulator::Now() at Finish
+    int64_t finishNs{0};       //!< Simulator::Now() at Finish
+    std::string recorderError; //!< StatsRecorder::GetError after Finish
     /// (node, port) -> (tx bytes, tx packets, paused ns)
     std::map<std::pair<uint32_t, uint32_t>, std::tuple<uint64_t, uint64_t, int64_t>> ports;
     uint32_t nodes{0};
@@ -182,21 +183,32 @@ ReadPorts(const RoceFabricNodes& f,
     }
 }
 
-/**
- * Run one all-reduce on spec with recording into path (or without when path is empty).
- * \param raiseAtNs raise SIGINT at this simulated time (<0: never)
- */
+/// How RunCollective records and what it does to the run.
+struct RecordOptions
+{
+    int64_t raiseAtNs{-1};   //!< raise SIGINT at this simulated time (<0: never)
+    bool writerThread{true}; //!< StatsRecorder::WriterThread
+    uint32_t batchRows{0};   //!< StatsRecorder::BatchRows (0: the default)
+    std::string setupSql;    //!< run on the recorder's connection before the simulation
+};
+
+/** Run one all-reduce on spec with recording into path (or without when path is empty). */
 CollectiveRun
 RunCollective(const std::string& path,
               const std::string& spec,
               const std::string& algorithm,
               uint64_t bytes,
               uint32_t seed,
-              int64_t raiseAtNs = -1)
+              const RecordOptions& options = RecordOptions())
 {
     CollectiveRun out;
     roce_test::DefaultsGuard guard; // the process's seed and run again on return
     guard.SetSeed(seed, 1);
+    guard.SetDefault("ns3::StatsRecorder::WriterThread", BooleanValue(options.writerThread));
+    if (options.batchRows > 0)
+    {
+        guard.SetDefault("ns3::StatsRecorder::BatchRows", UintegerValue(options.batchRows));
+    }
     tn_topology* topo = nullptr;
     tn_error err{};
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
@@ -226,11 +238,19 @@ RunCollective(const std::string& path,
             return out;
         }
         out.runId = recorder->GetRunId();
+        if (!options.setupSql.empty())
+        {
+            sqlite3_exec(static_cast<sqlite3*>(tn_db_handle(recorder->GetDatabase())),
+                         options.setupSql.c_str(),
+                         nullptr,
+                         nullptr,
+                         nullptr);
+        }
     }
-    if (raiseAtNs >= 0)
+    if (options.raiseAtNs >= 0)
     {
         Simulator::Schedule(
-            NanoSeconds(raiseAtNs),
+            NanoSeconds(options.raiseAtNs),
             +[]() { std::raise(SIGINT); });
     }
     Ptr<Collective> c = collectives.AllReduce(bytes, algorithm);
@@ -266,6 +286,7 @@ RunCollective(const std::string& path,
     {
         out.status = stats.Finish(c->IsComplete() ? "ok" : "error",
                                   c->IsComplete() ? c->GetDuration().GetNanoSeconds() : 0);
+        out.recorderError = recorder->GetError();
     }
     Simulator::Destroy();
     tn_topology_destroy(topo);
@@ -567,10 +588,18 @@ class StatsDeterminismTestCase : public TestCase
     {
         const std::string path = CreateTempDirFilename("stats-determinism.db");
         RemoveDb(path);
+        // the same rows whether batches are written by the writer thread (a, c) or by the
+        // simulation's thread (b), in batches of the default size (a) or of 7 rows (b, c)
         CollectiveRun a = RunCollective(path, "torus:4x4", "ring2d", 200000, 9);
-        CollectiveRun b = RunCollective(path, "torus:4x4", "ring2d", 200000, 9);
+        RecordOptions oneThread;
+        oneThread.writerThread = false;
+        oneThread.batchRows = 7;
+        CollectiveRun b = RunCollective(path, "torus:4x4", "ring2d", 200000, 9, oneThread);
+        RecordOptions smallBatches;
+        smallBatches.batchRows = 7;
+        CollectiveRun c = RunCollective(path, "torus:4x4", "ring2d", 200000, 9, smallBatches);
         CollectiveRun bare = RunCollective("", "torus:4x4", "ring2d", 200000, 9);
-        NS_TEST_ASSERT_MSG_EQ(a.error + b.error + bare.error, "", "runs");
+        NS_TEST_ASSERT_MSG_EQ(a.error + b.error + c.error + bare.error, "", "runs");
         NS_TEST_ASSERT_MSG_NE(a.runId, b.runId, "two runs");
         NS_TEST_EXPECT_MSG_EQ(bare.endNs - bare.startNs, a.endNs - a.startNs, "not perturbed");
         Db db(path);
@@ -598,18 +627,31 @@ class StatsDeterminismTestCase : public TestCase
             };
             const int64_t count = db.Int(std::string("SELECT count(*) FROM ") + table +
                                          " WHERE run_id = " + std::to_string(a.runId));
-            NS_TEST_EXPECT_MSG_EQ(db.Int(std::string("SELECT count(*) FROM ") + table +
-                                         " WHERE run_id = " + std::to_string(b.runId)),
-                                  count,
-                                  table << ": rows");
-            NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM (" + select(a.runId) + " EXCEPT " +
-                                         select(b.runId) + ")"),
-                                  0,
-                                  table << ": rows of run a not in run b");
-            NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM (" + select(b.runId) + " EXCEPT " +
-                                         select(a.runId) + ")"),
-                                  0,
-                                  table << ": rows of run b not in run a");
+            for (int64_t other : {b.runId, c.runId})
+            {
+                NS_TEST_EXPECT_MSG_EQ(db.Int(std::string("SELECT count(*) FROM ") + table +
+                                             " WHERE run_id = " + std::to_string(other)),
+                                      count,
+                                      table << ": rows of run " << other);
+                NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM (" + select(a.runId) +
+                                             " EXCEPT " + select(other) + ")"),
+                                      0,
+                                      table << ": rows of run a not in run " << other);
+                NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM (" + select(other) + " EXCEPT " +
+                                             select(a.runId) + ")"),
+                                      0,
+                                      table << ": rows of run " << other << " not in run a");
+            }
+            // rows in the order they were recorded: port_sample has no key but its rowid
+            const std::string order =
+                "SELECT group_concat(node_id || ':' || port || ':' || time_ns)"
+                " FROM (SELECT * FROM port_sample WHERE run_id = ";
+            if (std::string(table) == "port_sample")
+            {
+                NS_TEST_EXPECT_MSG_EQ(db.Text(order + std::to_string(b.runId) + " ORDER BY rowid)"),
+                                      db.Text(order + std::to_string(a.runId) + " ORDER BY rowid)"),
+                                      "port samples in the same order");
+            }
         }
         NS_TEST_EXPECT_MSG_GT(db.Int("SELECT count(*) FROM port_sample"), 0, "samples");
     }
@@ -796,7 +838,9 @@ class StatsSignalTestCase : public TestCase
         RemoveDb(path);
         CollectiveRun full = RunCollective("", "torus:4x4", "ring", 1000000, 4);
         const int64_t raiseAt = (full.endNs - full.startNs) / 3;
-        CollectiveRun run = RunCollective(path, "torus:4x4", "ring", 1000000, 4, raiseAt);
+        RecordOptions interrupt;
+        interrupt.raiseAtNs = raiseAt;
+        CollectiveRun run = RunCollective(path, "torus:4x4", "ring", 1000000, 4, interrupt);
         NS_TEST_ASSERT_MSG_EQ(run.error, "", "install");
         NS_TEST_EXPECT_MSG_EQ(run.status, "aborted", "Finish's status");
         NS_TEST_EXPECT_MSG_EQ(run.endNs, -1, "the collective did not end");
@@ -876,6 +920,69 @@ class StatsRefusalTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The disk fills up during a recorded run (PRAGMA max_page_count on the recorder's
+ * connection): the simulation stops at the failed batch, Finish returns 'error' with SQLite's
+ * message, the run row says 'error', the batches written before stay, the file is sound. With
+ * the writer thread the failure is seen one batch later, at the next hand-over.
+ */
+class StatsDiskFullTestCase : public TestCase
+{
+  public:
+    explicit StatsDiskFullTestCase(bool writerThread)
+        : TestCase(std::string("disk full mid-run: run ends with status error (") +
+                   (writerThread ? "writer thread" : "simulation's thread") + ")"),
+          m_writerThread(writerThread)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("stats-disk-full.db");
+        RemoveDb(path);
+        int64_t pages = 0;
+        {
+            tn_db* db = nullptr;
+            tn_error err{};
+            NS_TEST_ASSERT_MSG_EQ(tn_db_open(path.c_str(), &db, &err), TN_OK, "create");
+            sqlite3_stmt* stmt = nullptr;
+            sqlite3_prepare_v2(static_cast<sqlite3*>(tn_db_handle(db)),
+                               "PRAGMA page_count",
+                               -1,
+                               &stmt,
+                               nullptr);
+            if (sqlite3_step(stmt) == SQLITE_ROW)
+            {
+                pages = sqlite3_column_int64(stmt, 0);
+            }
+            sqlite3_finalize(stmt);
+            tn_db_close(db);
+        }
+        NS_TEST_ASSERT_MSG_GT(pages, 0, "schema pages");
+        CollectiveRun full = RunCollective("", "torus:4x4", "ring", 1000000, 4);
+        RecordOptions diskFull;
+        diskFull.writerThread = m_writerThread;
+        diskFull.batchRows = 64;
+        // room for the run row and a few batches
+        diskFull.setupSql = "PRAGMA max_page_count = " + std::to_string(pages + 6);
+        CollectiveRun run = RunCollective(path, "torus:4x4", "ring", 1000000, 4, diskFull);
+        NS_TEST_ASSERT_MSG_EQ(run.error, "", "install");
+        NS_TEST_EXPECT_MSG_EQ(run.status, "error", "Finish's status");
+        NS_TEST_EXPECT_MSG_NE(run.recorderError.find("full"),
+                              std::string::npos,
+                              "the message says why: " << run.recorderError);
+        NS_TEST_EXPECT_MSG_LT(run.finishNs, full.endNs, "the simulation stopped early");
+        Db db(path);
+        NS_TEST_EXPECT_MSG_EQ(db.Text("SELECT status FROM run"), "error", "run row");
+        NS_TEST_EXPECT_MSG_GT(db.Int("SELECT count(*) FROM node"), 0, "the first batch stays");
+        NS_TEST_EXPECT_MSG_EQ(db.Text("PRAGMA integrity_check"), "ok", "integrity");
+    }
+
+    bool m_writerThread;
+};
+
+/**
+ * \ingroup training-net-tests
  * Results database test suite.
  */
 class StatsTestSuite : public TestSuite
@@ -893,6 +1000,8 @@ class StatsTestSuite : public TestSuite
         AddTestCase(new StatsIncastTestCase(false), TestCase::QUICK);
         AddTestCase(new StatsSignalTestCase, TestCase::QUICK);
         AddTestCase(new StatsRefusalTestCase, TestCase::QUICK);
+        AddTestCase(new StatsDiskFullTestCase(false), TestCase::QUICK);
+        AddTestCase(new StatsDiskFullTestCase(true), TestCase::QUICK);
     }
 };
 

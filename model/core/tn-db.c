@@ -5,6 +5,7 @@
 
 #include "tn-db.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ static const char* const SCHEMA_1 =
     " simulated_ns INTEGER);";
 
 /* Tables and views added by schema 2 (documented in doc/results-database.rst). */
-static const char* const SCHEMA_2 =
+static const char* const SCHEMA_2_TABLES =
     "CREATE TABLE IF NOT EXISTS node ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
     " node_id INTEGER NOT NULL,"
@@ -102,8 +103,10 @@ static const char* const SCHEMA_2 =
     " iteration INTEGER NOT NULL, layer INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
     " compute_ns INTEGER, exposed_comm_ns INTEGER,"
-    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));"
-    /* views */
+    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));";
+
+/* The views of schema 2 (kept apart: check_tables compares tables only). */
+static const char* const SCHEMA_2_VIEWS =
     "CREATE VIEW IF NOT EXISTS port_summary AS"
     " SELECT s.run_id, s.node_id, s.port, l.link_id, l.dst_node AS peer_node, l.dim,"
     "  l.rate_bps, sum(s.tx_bytes) AS tx_bytes, sum(s.tx_packets) AS tx_packets,"
@@ -232,16 +235,37 @@ typedef struct row
     value v[MAX_COLUMNS];
 } row;
 
+/* Rows waiting to be written, in the order they were added. */
+typedef struct row_buffer
+{
+    row* rows;
+    size_t count;
+    size_t capacity;
+} row_buffer;
+
 struct tn_db
 {
     sqlite3* sql;
     char* path;
     sqlite3_stmt* insert[T_COUNT];
-    row* rows;
-    size_t count;
-    size_t capacity;
+    row_buffer buffer; /* filled by tn_db_add_* */
     size_t batch;
     uint64_t written;
+    /*
+     * The writer thread (tn_db_set_writer_thread): it writes `handed`, a full batch, while
+     * the caller fills `buffer`. Only one thread uses `sql` at a time: every use from the
+     * caller's side joins the writer first (join_writer).
+     */
+    int threaded;
+    int writing; /* a writer thread runs: join before touching sql or handed */
+    pthread_t writer;
+    row_buffer handed;
+    tn_status handed_status; /* the writer's result, read after the join */
+    tn_error handed_err;
+    uint64_t handed_written;
+    size_t handed_rows; /* rows handed over (the writer empties `handed` as it goes) */
+    tn_status failed;   /* a failed batch not reported yet, and its error */
+    tn_error failed_err;
 };
 
 /* ---- errors and retries ------------------------------------------------------------------ */
@@ -297,6 +321,14 @@ rollback(tn_db* db)
 
 /* ---- open / schema ----------------------------------------------------------------------- */
 
+/* The tables and views of schema 2 that are missing (a file of schema 1 has none). */
+static tn_status
+exec_schema_2(tn_db* db, const char* what, tn_error* err)
+{
+    tn_status status = exec(db, SCHEMA_2_TABLES, what, err);
+    return status ? status : exec(db, SCHEMA_2_VIEWS, what, err);
+}
+
 static tn_status
 check_schema_version(tn_db* db, tn_error* err)
 {
@@ -337,7 +369,7 @@ check_schema_version(tn_db* db, tn_error* err)
     if (rows == 0 || null_version)
     {
         /* a new file: the whole schema */
-        status = exec(db, SCHEMA_2, "creating schema", err);
+        status = exec_schema_2(db, "creating schema", err);
         if (!status)
         {
             char insert[96];
@@ -352,7 +384,7 @@ check_schema_version(tn_db* db, tn_error* err)
     if (version == 1 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables */
-        status = exec(db, SCHEMA_2, "upgrading schema 1 to 2", err);
+        status = exec_schema_2(db, "upgrading schema 1 to 2", err);
         if (!status)
             status = exec(db, "UPDATE schema_version SET version = 2", "upgrading schema", err);
         return status;
@@ -368,7 +400,7 @@ check_schema_version(tn_db* db, tn_error* err)
                             version > TN_DB_SCHEMA_VERSION ? ": written by a newer training-net"
                                                            : "");
     }
-    return exec(db, SCHEMA_2, "checking schema", err);
+    return exec_schema_2(db, "checking schema", err);
 }
 
 /* The column names of table in sql, comma-separated, into out (empty if no such table). */
@@ -408,7 +440,7 @@ check_tables(tn_db* db, tn_error* err)
     sqlite3* ref = NULL;
     if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
         sqlite3_exec(ref, SCHEMA_1, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(ref, SCHEMA_2, NULL, NULL, NULL) != SQLITE_OK)
+        sqlite3_exec(ref, SCHEMA_2_TABLES, NULL, NULL, NULL) != SQLITE_OK)
     {
         sqlite3_close(ref);
         return tn_error_set(err, TN_ENOMEM, "%s: building the reference schema", db->path);
@@ -505,31 +537,35 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
 }
 
 static void
-clear_rows(tn_db* db)
+clear_rows(row_buffer* b)
 {
-    for (size_t r = 0; r < db->count; ++r)
+    for (size_t r = 0; r < b->count; ++r)
     {
-        for (int c = 0; c < db->rows[r].count; ++c)
+        for (int c = 0; c < b->rows[r].count; ++c)
         {
-            if (db->rows[r].v[c].type == V_TEXT)
-                free(db->rows[r].v[c].u.s);
+            if (b->rows[r].v[c].type == V_TEXT)
+                free(b->rows[r].v[c].u.s);
         }
     }
-    db->count = 0;
+    b->count = 0;
 }
+
+static void join_writer(tn_db* db);
 
 void
 tn_db_close(tn_db* db)
 {
     if (db)
     {
-        if (db->sql && db->count)
+        join_writer(db);
+        if (db->sql && db->buffer.count)
         {
             tn_error ignored;
             tn_db_flush(db, &ignored);
         }
-        clear_rows(db);
-        free(db->rows);
+        clear_rows(&db->buffer);
+        free(db->buffer.rows);
+        free(db->handed.rows);
         for (int t = 0; t < T_COUNT; ++t)
             sqlite3_finalize(db->insert[t]);
         sqlite3_close(db->sql);
@@ -541,6 +577,7 @@ tn_db_close(tn_db* db)
 void*
 tn_db_handle(tn_db* db)
 {
+    join_writer(db); /* the caller may use the connection now */
     return db->sql;
 }
 
@@ -553,7 +590,7 @@ tn_db_set_batch_rows(tn_db* db, size_t rows)
 size_t
 tn_db_pending_rows(const tn_db* db)
 {
-    return db->count;
+    return db->buffer.count + (db->writing ? db->handed_rows : 0);
 }
 
 uint64_t
@@ -592,20 +629,25 @@ bind_row(tn_db* db, sqlite3_stmt* stmt, const row* r, tn_error* err)
     return TN_OK;
 }
 
-tn_status
-tn_db_flush(tn_db* db, tn_error* err)
+/*
+ * Write the rows of b in one transaction and empty b; a failed batch is rolled back. Counts
+ * the rows into *written (db->written is the caller thread's: the writer thread's count is
+ * added when it is joined).
+ */
+static tn_status
+write_rows(tn_db* db, row_buffer* b, uint64_t* written, tn_error* err)
 {
-    if (db->count == 0)
+    if (b->count == 0)
         return TN_OK;
     tn_status status = begin(db, "starting a batch", err);
-    for (size_t r = 0; !status && r < db->count; ++r)
+    for (size_t r = 0; !status && r < b->count; ++r)
     {
-        sqlite3_stmt* stmt = db->insert[db->rows[r].table];
-        status = bind_row(db, stmt, &db->rows[r], err);
+        sqlite3_stmt* stmt = db->insert[b->rows[r].table];
+        status = bind_row(db, stmt, &b->rows[r], err);
         if (!status && sqlite3_step(stmt) != SQLITE_DONE)
         {
             char what[64];
-            snprintf(what, sizeof(what), "writing a %s row", TABLES[db->rows[r].table]);
+            snprintf(what, sizeof(what), "writing a %s row", TABLES[b->rows[r].table]);
             status = sql_error(db, err, what);
         }
         sqlite3_reset(stmt);
@@ -615,28 +657,119 @@ tn_db_flush(tn_db* db, tn_error* err)
     if (status)
         rollback(db);
     else
-        db->written += db->count;
-    clear_rows(db);
+        *written += b->count;
+    clear_rows(b);
     return status;
+}
+
+/* Keep the first failure until a caller is told (take_failure). */
+static void
+note_failure(tn_db* db, tn_status status, const tn_error* err)
+{
+    if (status && !db->failed)
+    {
+        db->failed = status;
+        db->failed_err = *err;
+    }
+}
+
+static tn_status
+take_failure(tn_db* db, tn_error* err)
+{
+    tn_status status = db->failed;
+    if (status)
+        *err = db->failed_err;
+    db->failed = TN_OK;
+    return status;
+}
+
+static void*
+writer_main(void* arg)
+{
+    tn_db* db = arg;
+    db->handed_status = write_rows(db, &db->handed, &db->handed_written, &db->handed_err);
+    return NULL;
+}
+
+/* Wait for the writer thread's batch; its failure waits in db->failed for the next report. */
+static void
+join_writer(tn_db* db)
+{
+    if (!db->writing)
+        return;
+    pthread_join(db->writer, NULL);
+    db->writing = 0;
+    db->written += db->handed_written;
+    db->handed_written = 0;
+    note_failure(db, db->handed_status, &db->handed_err);
+}
+
+/*
+ * Give the full buffer to a new writer thread and go on with the other one: at most two
+ * batches are in memory. Without a thread (pthread_create failed) the batch is written here.
+ */
+static tn_status
+hand_off(tn_db* db, tn_error* err)
+{
+    join_writer(db);
+    row_buffer full = db->buffer;
+    db->buffer = db->handed;
+    db->handed = full;
+    db->handed_rows = full.count;
+    /* signals go to the caller's thread, which watches them (tn_db_signal_watch) */
+    sigset_t all;
+    sigset_t old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&db->writer, NULL, writer_main, db);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0)
+        db->writing = 1;
+    else
+    {
+        tn_error here;
+        tn_status status = write_rows(db, &db->handed, &db->written, &here);
+        note_failure(db, status, &here);
+    }
+    return take_failure(db, err);
+}
+
+tn_status
+tn_db_flush(tn_db* db, tn_error* err)
+{
+    join_writer(db);
+    tn_error here;
+    tn_status status = write_rows(db, &db->buffer, &db->written, &here);
+    note_failure(db, status, &here);
+    return take_failure(db, err);
+}
+
+void
+tn_db_set_writer_thread(tn_db* db, int on)
+{
+    if (!on)
+        join_writer(db);
+    db->threaded = on != 0;
 }
 
 /* A new row of `table` at the end of the buffer (the buffer grows to the batch size). */
 static row*
 new_row(tn_db* db, int table, tn_error* err)
 {
-    if (db->count == db->capacity)
+    row_buffer* b = &db->buffer;
+    if (b->count == b->capacity)
     {
-        size_t capacity = db->capacity ? db->capacity * 2 : 256;
-        row* rows = realloc(db->rows, capacity * sizeof(row));
+        size_t capacity = b->capacity ? b->capacity * 2 : 256;
+        row* rows = realloc(b->rows, capacity * sizeof(row));
         if (!rows)
         {
             tn_error_set(err, TN_ENOMEM, "%s: out of memory for rows", db->path);
             return NULL;
         }
-        db->rows = rows;
-        db->capacity = capacity;
+        b->rows = rows;
+        b->capacity = capacity;
     }
-    row* r = &db->rows[db->count++];
+    row* r = &b->rows[b->count++];
     r->table = table;
     r->count = 0;
     return r;
@@ -698,8 +831,8 @@ row_done(tn_db* db, int text_ok, tn_error* err)
 {
     if (!text_ok)
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory for row text", db->path);
-    if (db->count >= db->batch)
-        return tn_db_flush(db, err);
+    if (db->buffer.count >= db->batch)
+        return db->threaded ? hand_off(db, err) : tn_db_flush(db, err);
     return TN_OK;
 }
 
@@ -955,6 +1088,7 @@ step_alone(tn_db* db, sqlite3_stmt* stmt, const char* what, tn_error* err)
 tn_status
 tn_db_run_begin(tn_db* db, const tn_run_info* info, int64_t* run_id, tn_error* err)
 {
+    join_writer(db);
     sqlite3_stmt* stmt = NULL;
     const char* sql = "INSERT INTO run (name, params_json, seed, run_number, ns3_version,"
                       " module_version, started_at, status)"

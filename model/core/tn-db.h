@@ -18,11 +18,11 @@
  * Rows: the tn_db_add_* functions copy a row into a buffer (text included);
  * the buffer is written in one transaction (prepared statements, BEGIN
  * IMMEDIATE) when it holds tn_db_set_batch_rows() rows, on tn_db_flush() and
- * on tn_db_run_finish(). Between batches the file is not locked, so several
- * processes may append runs to one file at once: each waits for the others'
- * short write transactions (busy timeout, then retries with back-off) and no
- * row is lost. A failed batch is rolled back and reported; its rows are
- * dropped (the run should then finish with status 'error').
+ * on tn_db_run_finish(); with tn_db_set_writer_thread() a full batch is written by a
+ * thread of the tn_db's own while the caller goes on. Between batches the file is not locked, so
+ * several processes may append runs to one file at once: each waits for the others' short write
+ * transactions (busy timeout, then retries with back-off) and no row is lost. A failed batch is
+ * rolled back and reported; its rows are dropped (the run should then finish with status 'error').
  *
  * Signals: tn_db_signal_watch() makes SIGINT and SIGTERM set a flag
  * (tn_db_signal_pending()) instead of killing the process, so a simulation
@@ -30,7 +30,9 @@
  * 'aborted'; a second signal of the same kind kills the process as usual.
  *
  * Text from users is always bound, never pasted into SQL. The tn_db is owned
- * by the caller and released by tn_db_close(); it is not thread-safe.
+ * by the caller and released by tn_db_close(); it is not thread-safe: one thread calls
+ * it (the writer thread is internal, and joined before the caller's thread touches the
+ * connection again).
  *
  * The schema (tables, columns, units, views) is documented in
  * doc/results-database.rst.
@@ -52,7 +54,7 @@ extern "C"
 #define TN_DB_SCHEMA_VERSION 2
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
-#define TN_DB_DEFAULT_BATCH_ROWS 8192
+#define TN_DB_DEFAULT_BATCH_ROWS 2048
 
     typedef struct tn_db tn_db;
 
@@ -227,9 +229,16 @@ extern "C"
 
     /** \param rows rows per batch (>= 1) */
     void tn_db_set_batch_rows(tn_db* db, size_t rows);
-    /** Write the buffered rows now, in one transaction. */
+    /**
+     * Write full batches on a thread of their own (on != 0) while the caller goes on adding
+     * rows: the SQLite work leaves the simulation's thread. At most two batches are in memory
+     * (the one being written and the one being filled); a batch that fails is reported by the
+     * next call that hands over a batch, flushes or finishes the run. Off by default.
+     */
+    void tn_db_set_writer_thread(tn_db* db, int on);
+    /** Write the buffered rows now, in one transaction (after the writer thread's batch). */
     tn_status tn_db_flush(tn_db* db, tn_error* err);
-    /** \return rows waiting in the buffer */
+    /** \return rows not written yet (buffered or being written) */
     size_t tn_db_pending_rows(const tn_db* db);
     /** \return rows written so far by this tn_db (all tables but run) */
     uint64_t tn_db_rows_written(const tn_db* db);

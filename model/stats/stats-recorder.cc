@@ -80,7 +80,14 @@ StatsRecorder::GetTypeId()
                           "Rows written per database transaction.",
                           UintegerValue(TN_DB_DEFAULT_BATCH_ROWS),
                           MakeUintegerAccessor(&StatsRecorder::m_batchRows),
-                          MakeUintegerChecker<uint32_t>(1));
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("WriterThread",
+                          "Write full batches on a thread of their own, so that SQLite's work "
+                          "leaves the simulation's thread (tn_db_set_writer_thread). The rows "
+                          "and their order are the same either way.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_writerThread),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -138,6 +145,7 @@ StatsRecorder::BeginRun(const std::string& name, const std::string& paramsJson, 
 {
     NS_ASSERT_MSG(m_db, "StatsRecorder: Open or SetDatabase first");
     tn_db_set_batch_rows(m_db, m_batchRows);
+    tn_db_set_writer_thread(m_db, m_writerThread);
     tn_run_info info{name.c_str(),
                      paramsJson.c_str(),
                      RngSeedManager::GetSeed(),

@@ -276,6 +276,7 @@ class StatsRecorder : public Object
     bool m_recordDrops;
     bool m_catchSignals;
     uint32_t m_batchRows;
+    bool m_writerThread;
 };
 
 } // namespace ns3

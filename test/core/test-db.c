@@ -34,6 +34,17 @@ fresh_path(tn_test_ctx* ctx, const char* name, char* buf, size_t size)
     remove(side);
 }
 
+/* A new database at the test's temporary path `name` (path receives it); NULL on failure. */
+static tn_db*
+open_fresh(tn_test_ctx* ctx, const char* name, char* path, size_t size)
+{
+    fresh_path(ctx, name, path, size);
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open %s: %s", path, err.message);
+    return db;
+}
+
 static long long
 query_int(sqlite3* sql, const char* query)
 {
@@ -107,10 +118,9 @@ static void
 test_runs_are_recorded(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-runs.db", path, sizeof(path));
     tn_error err = {0};
-    tn_db* db = NULL;
-    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_db* db = open_fresh(ctx, "tn-test-runs.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"unit", "{\"n\":4}", 7, 2, "3.37", "0.1.0"};
     int64_t first = 0, second = 0;
     TN_CHECK(ctx, tn_db_run_begin(db, &info, &first, &err) == TN_OK);
@@ -140,10 +150,8 @@ static void
 test_schema_has_every_table(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-schema.db", path, sizeof(path));
-    tn_error err = {0};
-    tn_db* db = NULL;
-    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_db* db = open_fresh(ctx, "tn-test-schema.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
     sqlite3* sql = tn_db_handle(db);
     static const char* const tables[] = {"schema_version",
                                          "run",
@@ -330,10 +338,9 @@ static void
 test_rows_round_trip(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-rows.db", path, sizeof(path));
     tn_error err = {0};
-    tn_db* db = NULL;
-    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_db* db = open_fresh(ctx, "tn-test-rows.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"rows", "{}", 1, 1, "3.37", "x"};
     int64_t run = 0;
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
@@ -417,10 +424,9 @@ static void
 test_batches(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-batch.db", path, sizeof(path));
     tn_error err = {0};
-    tn_db* db = NULL;
-    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_db* db = open_fresh(ctx, "tn-test-batch.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"batch", "{}", 1, 1, "3.37", "x"};
     int64_t run = 0;
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
@@ -467,14 +473,89 @@ test_batches(tn_test_ctx* ctx)
     TN_CHECK(ctx, integrity_ok(path));
 }
 
+/*
+ * The writer thread: the same rows in the same order as without it; at most the batch being
+ * written and the one being filled wait; a batch that fails is reported by the next hand-over
+ * (its rows are dropped, the next batch is written); run_finish reports a failure of the last
+ * batch and marks the run 'error'.
+ */
+static void
+test_writer_thread(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-writer-thread.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_db_set_writer_thread(db, 1);
+    tn_db_set_batch_rows(db, 10);
+    tn_run_info info = {"threaded", "{}", 1, 1, "3.37", "x"};
+    int64_t run = 0;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    uint64_t sum = 0;
+    for (int i = 0; i < 1005; ++i)
+    {
+        tn_db_port_sample s = sample(1000 * (i + 1), 1, 0, 1000 + (uint64_t)i, 0.5);
+        sum += s.tx_bytes;
+        TN_CHECK(ctx, tn_db_add_port_sample(db, run, &s, &err) == TN_OK);
+        TN_CHECK_MSG(ctx,
+                     tn_db_pending_rows(db) <= 20,
+                     "after %d rows %zu wait",
+                     i + 1,
+                     tn_db_pending_rows(db));
+    }
+    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_db_pending_rows(db), 0);
+    TN_CHECK_EQ(ctx, tn_db_rows_written(db), 1005);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 1005);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT sum(tx_bytes) FROM port_sample"), (long long)sum);
+    /* in the order added: rowid k holds the k-th row */
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM (SELECT tx_bytes - 1000 AS k,"
+                          " row_number() OVER (ORDER BY rowid) - 1 AS r FROM port_sample)"
+                          " WHERE k <> r"),
+                0);
+
+    /* a refused row fails its batch in the writer thread: reported at the next hand-over */
+    sqlite3_exec(sql,
+                 "CREATE TRIGGER refuse BEFORE INSERT ON port_sample WHEN NEW.node_id = 66"
+                 " BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
+                 NULL,
+                 NULL,
+                 NULL);
+    tn_db_port_sample good = sample(99000, 1, 0, 1, 0);
+    tn_db_port_sample bad = sample(99000, 66, 0, 1, 0);
+    for (int i = 0; i < 9; ++i)
+        TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_port_sample(db, run, &bad, &err) == TN_OK); /* handed over */
+    for (int i = 0; i < 9; ++i)
+        TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK);
+    err.message[0] = 0;
+    TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_EDB);
+    TN_CHECK_MSG(ctx, strstr(err.message, "refused by test") != NULL, "%s", err.message);
+    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK); /* the batch after the failure is written */
+    TN_CHECK_EQ(ctx, query_int(tn_db_handle(db), "SELECT count(*) FROM port_sample"), 1015);
+
+    /* the last batch fails: run_finish says so and the run is 'error' */
+    for (int i = 0; i < 10; ++i)
+        TN_CHECK(ctx, tn_db_add_port_sample(db, run, i == 4 ? &bad : &good, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0, 0, &err) == TN_EDB);
+    TN_CHECK_MSG(ctx, strstr(err.message, "refused by test") != NULL, "%s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'error'"), 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 1015);
+    tn_db_close(db);
+    TN_CHECK(ctx, integrity_ok(path));
+}
+
 static void
 test_views(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-views.db", path, sizeof(path));
     tn_error err = {0};
-    tn_db* db = NULL;
-    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_db* db = open_fresh(ctx, "tn-test-views.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"views", "{}", 1, 1, "3.37", "x"};
     int64_t run = 0;
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
@@ -568,7 +649,10 @@ test_views(tn_test_ctx* ctx)
 
 #define WRITER_ROWS 20000
 
-/* A child process: one run of WRITER_ROWS port samples in batches; exit status 0 when ok. */
+/*
+ * A child process: one run of WRITER_ROWS port samples in batches, written by the writer
+ * thread when id is even; exit status 0 when ok.
+ */
 static int
 writer_process(const char* path, int id)
 {
@@ -580,6 +664,7 @@ writer_process(const char* path, int id)
         return 1;
     }
     tn_db_set_batch_rows(db, 500);
+    tn_db_set_writer_thread(db, id % 2 == 0);
     char name[32];
     snprintf(name, sizeof(name), "writer-%d", id);
     tn_run_info info = {name, "{}", (uint64_t)id, 1, "3.37", "x"};
@@ -687,10 +772,8 @@ static void
 test_signal_aborts_run(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-signal.db", path, sizeof(path));
-    tn_error err = {0};
-    tn_db* db = NULL;
-    TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK); /* schema in place */
+    tn_db* db = open_fresh(ctx, "tn-test-signal.db", path, sizeof(path)); /* schema in place */
+    TN_REQUIRE(ctx, db != NULL);
     sqlite3* sql = tn_db_handle(db);
     fflush(NULL);
     pid_t pid = fork();
@@ -733,6 +816,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "not-a-database", test_not_a_database);
     tn_test_add(suite, "rows-round-trip", test_rows_round_trip);
     tn_test_add(suite, "batches", test_batches);
+    tn_test_add(suite, "writer-thread", test_writer_thread);
     tn_test_add(suite, "views", test_views);
     tn_test_add(suite, "two-processes", test_two_processes);
     tn_test_add(suite, "signal-aborts-run", test_signal_aborts_run);

@@ -12,14 +12,15 @@
 #
 # Options:
 #   TN_CORE_ONLY        build only the C11 core, its tests and tools (no ns-3)
-#   TN_SANITIZE         compile and link everything with ASan + UBSan
+#   TN_SANITIZE         compile and link everything with ASan + UBSan (ON), or with
+#                       ThreadSanitizer (thread: for tn-db's writer thread)
 #   TN_USE_NS3_PACKAGE  use find_package(ns3) instead of importing by hand
 #                       (Debian's package config needs the 'ns3' package and
 #                       accepts exactly 3.37)
 #   TN_NS3_LIBDIR       where libns3-<module>.so live (default: the system's)
 
 option(TN_CORE_ONLY "Build only the C11 planning core" OFF)
-option(TN_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+set(TN_SANITIZE OFF CACHE STRING "ON: AddressSanitizer and UndefinedBehaviorSanitizer; thread: ThreadSanitizer")
 option(TN_USE_NS3_PACKAGE "Find ns-3 through its CMake package" OFF)
 
 set(CMAKE_CXX_STANDARD 17)
@@ -38,7 +39,10 @@ enable_testing()
 add_compile_options(
   "$<$<COMPILE_LANGUAGE:CXX>:-Wall;-Werror;-Wno-error=deprecated-declarations>"
 )
-if(TN_SANITIZE)
+if(TN_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(TN_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined
   )
@@ -133,7 +137,9 @@ macro(tn_build_core_only)
 endmacro()
 
 find_package(SQLite3 REQUIRED)
-set(TN_CORE_LIBS SQLite::SQLite3)
+# tn-db writes its batches on a thread of its own (tn_db_set_writer_thread)
+find_package(Threads REQUIRED)
+set(TN_CORE_LIBS SQLite::SQLite3 Threads::Threads)
 
 if(TN_CORE_ONLY)
   return()
