@@ -114,6 +114,7 @@ main(int argc, char* argv[])
         RoceHelper roce;
         roce.Install(topo);
         CollectiveHelper collectives;
+        collectives.SetKeepCollectives(false); // iterations hold only the collectives in flight
         collectives.Install(topo, roce);
         NpuHelper npus;
         npus.SetEndpointAttribute("Engine", StringValue(engine));

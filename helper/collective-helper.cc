@@ -14,6 +14,7 @@
 #include "ns3/tn-verify.h"
 
 #include <memory>
+#include <sstream>
 
 namespace ns3
 {
@@ -210,6 +211,98 @@ CollectiveHelper::Create(const tn_plan_request& request,
         seen[ranks[i]] = true;
         wholeTopology = wholeTopology && ranks[i] == i;
     }
+    std::vector<uint32_t> nodes(ranks.size());
+    for (uint32_t i = 0; i < ranks.size(); i++)
+    {
+        nodes[i] = tn_topology_npu_node(m_topo, ranks[i]);
+    }
+    std::shared_ptr<const Plan> plan = GetPlan(request, ranks, nodes, wholeTopology, error);
+    if (!plan)
+    {
+        return nullptr;
+    }
+    // ids name collectives in R_Keys whose two top bits mark notifications and control
+    NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
+                    "CollectiveHelper: more than 2^30 collectives");
+    Ptr<Collective> c = CreateObject<Collective>();
+    c->Setup(m_nextId++, plan->schedule, std::move(nodes), plan->lanes, m_priority);
+    c->SetEstimatedTime(plan->estimate);
+    for (uint32_t i = 0; i < ranks.size(); i++)
+    {
+        m_executors[ranks[i]]->Add(c, i);
+    }
+    if (m_keepCollectives)
+    {
+        m_collectives.push_back(c);
+    }
+    NS_LOG_INFO("collective " << c->GetId() << ": " << c->GetCollectiveName() << " of "
+                              << c->GetBytes() << " bytes with " << c->GetAlgorithm() << " on "
+                              << ranks.size() << " NPUs, " << tn_schedule_count(c->GetSchedule())
+                              << " transfers, estimate " << plan->estimate.As(Time::US));
+    return c;
+}
+
+namespace
+{
+
+/** The cache key of a request on a group: every field that shapes the plan. */
+std::string
+PlanKey(const tn_plan_request& r,
+        const std::vector<uint32_t>& ranks,
+        CollectiveHelper::RoutingMode mode,
+        bool verify)
+{
+    std::ostringstream key;
+    key << r.collective << '/' << (r.algorithm ? r.algorithm : "") << '/' << r.bytes << '/'
+        << r.root << '/' << r.chunks << '/' << r.ports_per_node << '/' << r.themis.policy << '/'
+        << r.themis.active_chunks_per_dim << '/' << r.themis.baseline << '/' << r.seed << '/'
+        << r.memory_limit << '/' << mode << '/' << verify << "/order";
+    for (uint32_t k = 0; r.rank_order && k < r.rank_order_count; k++)
+    {
+        key << ',' << r.rank_order[k];
+    }
+    key << "/ranks";
+    for (uint32_t rank : ranks)
+    {
+        key << ',' << rank;
+    }
+    return key.str();
+}
+
+} // namespace
+
+void
+CollectiveHelper::SetKeepCollectives(bool keep)
+{
+    m_keepCollectives = keep;
+}
+
+void
+CollectiveHelper::SetPlanCache(bool cache)
+{
+    m_cachePlans = cache;
+    if (!cache)
+    {
+        m_plans.clear();
+    }
+}
+
+std::shared_ptr<const CollectiveHelper::Plan>
+CollectiveHelper::GetPlan(const tn_plan_request& request,
+                          const std::vector<uint32_t>& ranks,
+                          const std::vector<uint32_t>& nodes,
+                          bool wholeTopology,
+                          std::string* error)
+{
+    const std::string key = m_cachePlans ? PlanKey(request, ranks, m_mode, m_verify) : "";
+    if (m_cachePlans)
+    {
+        auto cached = m_plans.find(key);
+        if (cached != m_plans.end())
+        {
+            return cached->second;
+        }
+    }
     tn_plan_request req = request;
     req.ranks = static_cast<uint32_t>(ranks.size());
     tn_error err;
@@ -222,15 +315,15 @@ CollectiveHelper::Create(const tn_plan_request& request,
                                   "topology)");
         return nullptr;
     }
-    std::unique_ptr<tn_schedule, void (*)(tn_schedule*)> schedule(raw, tn_schedule_destroy);
+    auto plan = std::make_shared<Plan>();
+    plan->schedule = Collective::Share(raw);
+    const tn_schedule* schedule = raw;
     if (m_verify &&
-        tn_verify_schedule(schedule.get(), wholeTopology ? m_topo : nullptr, m_routes, &err) !=
-            TN_OK)
+        tn_verify_schedule(schedule, wholeTopology ? m_topo : nullptr, m_routes, &err) != TN_OK)
     {
         *error = std::string("verifying the schedule: ") + err.message;
         return nullptr;
     }
-    Time estimate(0);
     if (wholeTopology)
     {
         tn_cost_result* cost = nullptr;
@@ -238,41 +331,25 @@ CollectiveHelper::Create(const tn_plan_request& request,
         options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
         options.mtu = m_roce->GetNic(0)->GetMtu();
         options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
-        if (tn_cost_estimate(schedule.get(), m_topo, m_routes, &options, &cost, &err) != TN_OK)
+        if (tn_cost_estimate(schedule, m_topo, m_routes, &options, &cost, &err) != TN_OK)
         {
             *error = std::string("cost model: ") + err.message;
             return nullptr;
         }
-        estimate = NanoSeconds(static_cast<int64_t>(cost->time_ns + 0.5));
+        plan->estimate = NanoSeconds(static_cast<int64_t>(cost->time_ns + 0.5));
         tn_cost_result_destroy(cost);
     }
-    std::vector<uint32_t> nodes(ranks.size());
-    for (uint32_t i = 0; i < ranks.size(); i++)
-    {
-        nodes[i] = tn_topology_npu_node(m_topo, ranks[i]);
-    }
-    std::vector<uint8_t> lanes;
-    if (m_mode == PLANNED && !AssignLanes(schedule.get(), nodes, wholeTopology, &lanes, error))
+    if (m_mode == PLANNED && !AssignLanes(schedule, nodes, wholeTopology, &plan->lanes, error))
     {
         *error = "planned routing: " + *error;
         return nullptr;
     }
-    // ids name collectives in R_Keys whose two top bits mark notifications and control
-    NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
-                    "CollectiveHelper: more than 2^30 collectives");
-    Ptr<Collective> c = CreateObject<Collective>();
-    c->Setup(m_nextId++, schedule.release(), std::move(nodes), std::move(lanes), m_priority);
-    c->SetEstimatedTime(estimate);
-    for (uint32_t i = 0; i < ranks.size(); i++)
+    ++m_plansBuilt;
+    if (m_cachePlans)
     {
-        m_executors[ranks[i]]->Add(c, i);
+        m_plans.emplace(key, plan);
     }
-    m_collectives.push_back(c);
-    NS_LOG_INFO("collective " << c->GetId() << ": " << c->GetCollectiveName() << " of "
-                              << c->GetBytes() << " bytes with " << c->GetAlgorithm() << " on "
-                              << ranks.size() << " NPUs, " << tn_schedule_count(c->GetSchedule())
-                              << " transfers, estimate " << estimate.As(Time::US));
-    return c;
+    return plan;
 }
 
 void

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,12 @@ class RoceHelper;
  *    and every node on a lane's path gets a flow route (RoceSwitch::SetFlowRoute) for it.
  *    The plan's cost model and the packet level then see the same links.
  *  - "ecmp": every transfer uses the default QP toward its peer and the switches' ECMP hash.
+ *
+ * Plans are cached: a request identical to an earlier one (operation, algorithm, bytes, root,
+ * chunks, ports, Themis options, seed, ring order, memory limit, group, routing mode and
+ * verification) shares its plan, cost estimate and lanes instead of planning, verifying and
+ * estimating again, so the iterations of a training job plan each collective once and keep
+ * one copy of it (SetPlanCache, GetPlansBuilt).
  *
  * Groups: a collective may run on a subset of the NPUs (a job or process group; several at
  * once, disjoint or sharing links). A group other than all NPUs in rank order is planned
@@ -96,6 +103,24 @@ class CollectiveHelper
     void SetPriority(uint8_t priority);
     /** \param verify run the schedule verifier on every plan (default true) */
     void SetVerify(bool verify);
+    /**
+     * \param cache share the plan of identical requests (default true); false plans every
+     * collective anew and forgets the plans cached so far
+     */
+    void SetPlanCache(bool cache);
+
+    /**
+     * \param keep list every collective created in GetCollectives, which keeps it alive
+     * (default true); false lets a collective go when its group is done with it, so that a
+     * long run (a training job of many iterations) holds only the collectives in flight
+     */
+    void SetKeepCollectives(bool keep);
+
+    /** \return plans built (planned, verified and estimated) so far; the rest came cached */
+    uint64_t GetPlansBuilt() const
+    {
+        return m_plansBuilt;
+    }
 
     /**
      * \param name attribute of ns3::CollectiveExecutor \param value value
@@ -220,7 +245,7 @@ class CollectiveHelper
     /** \param rank NPU rank \return its executor */
     Ptr<CollectiveExecutor> GetExecutor(uint32_t rank) const;
 
-    /** \return every collective created, in creation order */
+    /** \return every collective created, in creation order (none if SetKeepCollectives(false)) */
     const std::vector<Ptr<Collective>>& GetCollectives() const
     {
         return m_collectives;
@@ -239,6 +264,21 @@ class CollectiveHelper
     }
 
   private:
+    /// What identical requests share: the schedule, its cost estimate and its lanes.
+    struct Plan
+    {
+        Collective::SharedSchedule schedule; //!< finalized, verified when m_verify
+        Time estimate;                       //!< cost model (0: unknown)
+        std::vector<uint8_t> lanes;          //!< planned routing's lane of each transfer
+    };
+
+    /** \return the plan of request on ranks, cached or built now; null with *error set */
+    std::shared_ptr<const Plan> GetPlan(const tn_plan_request& request,
+                                        const std::vector<uint32_t>& ranks,
+                                        const std::vector<uint32_t>& nodes,
+                                        bool wholeTopology,
+                                        std::string* error);
+
     /** Lanes and flow routes of a planned collective. \return false with *error set */
     bool AssignLanes(const tn_schedule* s,
                      const std::vector<uint32_t>& nodes,
@@ -258,6 +298,10 @@ class CollectiveHelper
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
     bool m_verify{true};
+    bool m_cachePlans{true};
+    bool m_keepCollectives{true};
+    std::map<std::string, std::shared_ptr<const Plan>> m_plans; //!< by request (PlanKey)
+    uint64_t m_plansBuilt{0};
     uint32_t m_nextId{1};
     uint64_t m_flowRoutes{0};
 };

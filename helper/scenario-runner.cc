@@ -198,6 +198,7 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     CollectiveHelper collectives;
     collectives.SetRouting(p.routing);
     collectives.SetVerify(p.verify);
+    collectives.SetKeepCollectives(false); // `made` keeps the scenario's own; a job's go when done
     collectives.Install(topo, roce);
     NpuHelper npus;
     if (p.installNpus)

@@ -15,6 +15,7 @@
 #include "ns3/roce-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/tn-algorithm.h"
@@ -23,7 +24,9 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <sqlite3.h>
 #include <string>
 #include <vector>
 
@@ -605,6 +608,145 @@ class CollectiveIdleQpTimerTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The plan cache: identical requests share one plan (the same schedule, estimate and lanes)
+ * and run as the first did; another size, another group or a disabled cache plan anew.
+ */
+class CollectivePlanCacheTestCase : public TestCase
+{
+  public:
+    CollectivePlanCacheTestCase()
+        : TestCase("identical requests share one plan and run the same")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Topology t("torus:4x4,rate=100Gbps,latency=1us");
+        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+        RoceHelper roce;
+        roce.Install(t.topo);
+        CollectiveHelper helper;
+        helper.Install(t.topo, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "multitree";
+        request.bytes = 1 << 20;
+        std::string error;
+        Ptr<Collective> first = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(first, nullptr, error);
+        Ptr<Collective> second = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(second, nullptr, error);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 1u, "planned once");
+        NS_TEST_EXPECT_MSG_EQ(first->GetSchedule(), second->GetSchedule(), "one schedule");
+        NS_TEST_EXPECT_MSG_NE(first->GetId(), second->GetId(), "two collectives");
+        NS_TEST_EXPECT_MSG_EQ(first->GetEstimatedTime(),
+                              second->GetEstimatedTime(),
+                              "one estimate");
+        NS_TEST_EXPECT_MSG_GT(first->GetEstimatedTime(), Seconds(0), "estimated");
+        for (uint32_t t = 0; t < tn_schedule_count(first->GetSchedule()); ++t)
+        {
+            if (first->GetLane(t) != second->GetLane(t))
+            {
+                NS_TEST_EXPECT_MSG_EQ(second->GetLane(t), first->GetLane(t), "lane " << t);
+                break;
+            }
+        }
+        request.bytes = 2 << 20;
+        Ptr<Collective> bigger = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(bigger, nullptr, error);
+        request.bytes = 1 << 20;
+        request.algorithm = "ring";
+        Ptr<Collective> group = helper.Create(request, {0, 1, 2, 3}, &error);
+        NS_TEST_ASSERT_MSG_NE(group, nullptr, error);
+        Ptr<Collective> wholeRing = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(wholeRing, nullptr, error);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 4u, "other size, group, algorithm");
+        NS_TEST_EXPECT_MSG_NE(bigger->GetSchedule(), first->GetSchedule(), "another size");
+        helper.SetPlanCache(false);
+        request.algorithm = "multitree";
+        Ptr<Collective> uncached = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(uncached, nullptr, error);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 5u, "no cache: planned again");
+        NS_TEST_EXPECT_MSG_NE(uncached->GetSchedule(), first->GetSchedule(), "its own schedule");
+
+        // the shared plan runs the same: the second starts when the first is done
+        helper.Start(first);
+        Simulator::Run();
+        const Time at = Simulator::Now();
+        helper.Start(second);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(first->Check(), "", "first");
+        NS_TEST_EXPECT_MSG_EQ(second->Check(), "", "second");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(second->GetStartTime(), at, "one after the other");
+        NS_TEST_EXPECT_MSG_EQ_TOL(second->GetDuration().GetSeconds(),
+                                  first->GetDuration().GetSeconds(),
+                                  first->GetDuration().GetSeconds() * 0.01,
+                                  "the same plan takes the same time");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * With SetKeepCollectives(false) nothing keeps a finished collective alive: not the helper,
+ * not the executors, not a StatsRecorder once its row is written (the row is there). With the
+ * default the helper keeps it (GetCollectives).
+ */
+class CollectiveLetGoTestCase : public TestCase
+{
+  public:
+    CollectiveLetGoTestCase()
+        : TestCase("finished collectives are let go unless the helper keeps them")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string db = CreateTempDirFilename("collective-let-go.db");
+        for (bool keep : {false, true})
+        {
+            std::remove(db.c_str());
+            Topology t("ring:4,rate=100Gbps,latency=1us");
+            NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+            RoceHelper roce;
+            roce.Install(t.topo);
+            CollectiveHelper helper;
+            helper.SetKeepCollectives(keep);
+            helper.Install(t.topo, roce);
+            StatsHelper stats;
+            std::string error;
+            NS_TEST_ASSERT_MSG_NE(stats.Install(db, "let-go", "{}", t.topo, roce, &error),
+                                  nullptr,
+                                  error);
+            Ptr<Collective> c = helper.AllReduce(1 << 20, "ring");
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(c->Check(), "", "complete");
+            NS_TEST_EXPECT_MSG_EQ(helper.GetCollectives().size(), keep ? 1u : 0u, "listed");
+            NS_TEST_EXPECT_MSG_EQ(c->GetReferenceCount(),
+                                  keep ? 2u : 1u,
+                                  "references left besides this test's");
+            stats.Finish("ok", c->GetDuration().GetNanoSeconds());
+            Simulator::Destroy();
+            sqlite3* sql = nullptr;
+            NS_TEST_ASSERT_MSG_EQ(sqlite3_open(db.c_str(), &sql), SQLITE_OK, "open");
+            sqlite3_stmt* stmt = nullptr;
+            sqlite3_prepare_v2(sql,
+                               "SELECT count(*) FROM collective WHERE end_ns IS NOT NULL",
+                               -1,
+                               &stmt,
+                               nullptr);
+            NS_TEST_EXPECT_MSG_EQ(sqlite3_step(stmt), SQLITE_ROW, "query");
+            NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(stmt, 0), 1, "its row");
+            sqlite3_finalize(stmt);
+            sqlite3_close(sql);
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * A link that loses everything: the queue pairs across it exhaust their retries, the
  * collective does not complete, Check() names the failed transfer and the retry limit, and the
  * simulation ends by itself (it used to retransmit forever).
@@ -664,6 +806,8 @@ class CollectiveTestSuite : public TestSuite
         AddTestCase(new CollectiveRdmaTagTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveIdleQpTimerTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveFailedLinkTestCase, TestCase::QUICK);
+        AddTestCase(new CollectivePlanCacheTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveLetGoTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(64 << 20), TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(8 << 10), TestCase::QUICK);
         AddTestCase(new CollectiveEverywhereTestCase, TestCase::QUICK);

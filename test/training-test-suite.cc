@@ -36,6 +36,8 @@ struct TrainingRun
     double estimateNs{0};    //!< sum of the cost-model estimates of NPU 0's collectives
     uint32_t iterations{0};  //!< iterations recorded at NPU 0
     uint64_t collectives{0}; //!< collectives created
+    uint64_t plansBuilt{0};  //!< plans the helper built (identical requests share one)
+    uint64_t held{0};        //!< collectives the job still held at the end
 };
 
 /** Run `file` on spec's NPUs with the given engine and job options. */
@@ -92,6 +94,8 @@ RunTraining(const std::string& file,
             out.estimateNs += c->GetEstimatedTime().GetNanoSeconds();
         }
         out.collectives = job->GetCollectiveCount();
+        out.plansBuilt = collectives.GetPlansBuilt();
+        out.held = job->GetCollectivesHeld();
     }
     Simulator::Destroy();
     tn_topology_destroy(topo);
@@ -250,6 +254,12 @@ class TrainingWorkloadsTestCase : public TnDataTestCase
             NS_TEST_EXPECT_MSG_EQ(r.complete, true, f << " completes");
             NS_TEST_EXPECT_MSG_EQ(r.iterations, 2u, f << ": two iterations");
             NS_TEST_EXPECT_MSG_GT_OR_EQ(r.iterationNs + 1, r.computeNs, f);
+            // the second iteration runs the first one's plans (layers of one size share too)
+            NS_TEST_EXPECT_MSG_GT(r.plansBuilt, 0u, f << ": plans");
+            NS_TEST_EXPECT_MSG_EQ(r.held, 0u, f << ": finished collectives let go");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(2 * r.plansBuilt,
+                                        r.collectives,
+                                        f << ": each plan built once for both iterations");
         }
     }
 };

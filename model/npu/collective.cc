@@ -49,9 +49,14 @@ Collective::Collective()
     NS_LOG_FUNCTION(this);
 }
 
-Collective::~Collective()
+Collective::~Collective() = default;
+
+Collective::SharedSchedule
+Collective::Share(tn_schedule* schedule)
 {
-    tn_schedule_destroy(m_schedule);
+    return SharedSchedule(schedule, [](const tn_schedule* s) {
+        tn_schedule_destroy(const_cast<tn_schedule*>(s));
+    });
 }
 
 void
@@ -63,12 +68,13 @@ Collective::DoDispose()
 
 void
 Collective::Setup(uint32_t id,
-                  tn_schedule* schedule,
+                  SharedSchedule shared,
                   std::vector<uint32_t> nodes,
                   std::vector<uint8_t> lanes,
                   uint8_t priority)
 {
     NS_ABORT_MSG_IF(m_schedule, "Collective::Setup called twice");
+    const tn_schedule* schedule = shared.get();
     NS_ABORT_MSG_IF(!schedule || !tn_schedule_is_finalized(schedule),
                     "Collective::Setup: the schedule must be finalized");
     NS_ABORT_MSG_IF(nodes.size() != tn_schedule_ranks(schedule),
@@ -79,7 +85,7 @@ Collective::Setup(uint32_t id,
                     "Collective::Setup: lanes for " << lanes.size() << " of " << count
                                                     << " transfers");
     m_id = id;
-    m_schedule = schedule;
+    m_schedule = std::move(shared);
     m_nodes = std::move(nodes);
     m_lanes = std::move(lanes);
     m_priority = priority;
@@ -116,7 +122,7 @@ Collective::Setup(uint32_t id,
 void
 Collective::SetupStepOrder()
 {
-    const tn_schedule* s = m_schedule;
+    const tn_schedule* s = m_schedule.get();
     const uint32_t count = tn_schedule_count(s);
     if (!tn_schedule_step_ordered(s))
     {
@@ -180,19 +186,19 @@ Collective::Release(uint32_t transfer, std::vector<uint32_t>* post)
 std::string
 Collective::GetCollectiveName() const
 {
-    return m_schedule ? tn_collective_name(tn_schedule_collective(m_schedule)) : "";
+    return m_schedule ? tn_collective_name(tn_schedule_collective(m_schedule.get())) : "";
 }
 
 std::string
 Collective::GetAlgorithm() const
 {
-    return m_schedule ? tn_schedule_algorithm(m_schedule) : "";
+    return m_schedule ? tn_schedule_algorithm(m_schedule.get()) : "";
 }
 
 uint64_t
 Collective::GetBytes() const
 {
-    return m_schedule ? tn_schedule_bytes(m_schedule) : 0;
+    return m_schedule ? tn_schedule_bytes(m_schedule.get()) : 0;
 }
 
 void
@@ -260,7 +266,7 @@ Collective::NotifyArrived(uint32_t transfer, Time firstByte, uint64_t bytes)
     s.firstNs = firstByte.GetTimeStep();
     s.lastNs = Simulator::Now().GetTimeStep();
     m_deliveredBytes += bytes;
-    if (bytes != tn_schedule_transfer(m_schedule, transfer)->length)
+    if (bytes != tn_schedule_transfer(m_schedule.get(), transfer)->length)
     {
         ++m_sizeMismatches;
     }
@@ -294,7 +300,7 @@ Collective::NotifyReady(uint32_t transfer)
 CollectiveTransferRecord
 Collective::GetRecord(uint32_t transfer) const
 {
-    const tn_transfer* t = tn_schedule_transfer(m_schedule, transfer);
+    const tn_transfer* t = tn_schedule_transfer(m_schedule.get(), transfer);
     const TransferState& s = m_state[transfer];
     CollectiveTransferRecord r;
     r.collective = m_id;
@@ -336,7 +342,7 @@ std::string
 Collective::Check() const
 {
     std::ostringstream why;
-    const uint64_t planned = m_schedule ? tn_schedule_total_bytes(m_schedule) : 0;
+    const uint64_t planned = m_schedule ? tn_schedule_total_bytes(m_schedule.get()) : 0;
     if (m_issuedCount != m_state.size())
     {
         why << "issued " << m_issuedCount << " of " << m_state.size() << " transfers; ";

@@ -15,6 +15,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,16 +104,25 @@ class Collective : public Object
     Collective();
     ~Collective() override;
 
+    /// A finalized plan, shared by the collectives that run it (CollectiveHelper's plan cache).
+    typedef std::shared_ptr<const tn_schedule> SharedSchedule;
+
+    /**
+     * \param schedule a schedule; ownership taken
+     * \return it, shared: destroyed with its last user
+     */
+    static SharedSchedule Share(tn_schedule* schedule);
+
     /**
      * Take a plan. Called once, by CollectiveHelper, before the collective starts.
      * \param id collective id (unique among the collectives of one simulation, < 2^31)
-     * \param schedule finalized schedule (ownership taken: destroyed with the Collective)
+     * \param schedule finalized schedule (shared: other collectives may run the same plan)
      * \param nodes topology node of each rank of the group (size = schedule ranks)
      * \param lanes lane of each transfer (empty: lane 0 for all)
      * \param priority RDMA priority (traffic class) of the data
      */
     void Setup(uint32_t id,
-               tn_schedule* schedule,
+               SharedSchedule schedule,
                std::vector<uint32_t> nodes,
                std::vector<uint8_t> lanes,
                uint8_t priority);
@@ -126,7 +136,7 @@ class Collective : public Object
     /** \return the plan */
     const tn_schedule* GetSchedule() const
     {
-        return m_schedule;
+        return m_schedule.get();
     }
 
     /** \return number of ranks of the group */
@@ -333,7 +343,7 @@ class Collective : public Object
     };
 
     uint32_t m_id{0};
-    tn_schedule* m_schedule{nullptr};
+    SharedSchedule m_schedule;
     std::vector<uint32_t> m_nodes;
     std::vector<uint8_t> m_lanes;
     uint8_t m_priority{3};

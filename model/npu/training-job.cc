@@ -311,7 +311,8 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
             NS_ABORT_MSG_IF(!c,
                             "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
                                                   << error);
-            m_uses[c->GetId()] = Use{n.iteration, layer, pass, blocking};
+            m_uses[c->GetId()] = Use{n.iteration, layer, pass, blocking, count, key};
+            ++m_collectivesCreated;
         }
         m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
         if (blocking)
@@ -347,7 +348,18 @@ TrainingJob::PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank)
     {
         QueueUpdate(n, key);
     }
+    if (--it->second.membersLeft == 0)
+    {
+        Simulator::ScheduleNow(&TrainingJob::Forget, this, it->second.key);
+        m_uses.erase(it);
+    }
     StepReleasedBy(rank, key);
+}
+
+void
+TrainingJob::Forget(std::vector<uint32_t> key)
+{
+    m_collectives.erase(key);
 }
 
 void

@@ -140,6 +140,16 @@ class TrainingJob : public Object
     /** \return the collectives created so far */
     uint64_t GetCollectiveCount() const
     {
+        return m_collectivesCreated;
+    }
+
+    /**
+     * \return the collectives the job still holds: those some member has not finished (a
+     * collective is let go when its whole group is done, so memory follows what is in flight,
+     * not the length of the run)
+     */
+    uint64_t GetCollectivesHeld() const
+    {
         return m_collectives.size();
     }
 
@@ -224,8 +234,12 @@ class TrainingJob : public Object
     bool m_overlap{true};
     bool m_network{true};
     std::string m_algorithm[TN_COLL_COUNT];
-    /// collectives by (iteration, layer, pass, part, group first rank)
+    /// collectives in flight by (iteration, layer, pass, part, group first rank)
     std::map<std::vector<uint32_t>, Ptr<Collective>> m_collectives;
+    uint64_t m_collectivesCreated{0};
+
+    /// Let go of a collective whose group is done (scheduled: its last end is on the stack).
+    void Forget(std::vector<uint32_t> key);
 
     /// per collective id: what it is for at each member (layer, pass, blocking)
     struct Use
@@ -234,6 +248,8 @@ class TrainingJob : public Object
         uint32_t layer;
         tn_pass pass;
         bool blocking;
+        uint32_t membersLeft;      //!< members whose part has not ended
+        std::vector<uint32_t> key; //!< in m_collectives
     };
 
     std::map<uint32_t, Use> m_uses;

@@ -579,6 +579,18 @@ StatsRecorder::CollectiveEnded(Ptr<const Collective> collective)
     {
         it->second.written = true;
         WriteCollective(collective);
+        // its row is written: let it go (after this event, which still runs in it)
+        Simulator::ScheduleNow(&StatsRecorder::Forget, this, collective->GetId());
+    }
+}
+
+void
+StatsRecorder::Forget(uint32_t id)
+{
+    auto it = m_collectives.find(id);
+    if (it != m_collectives.end())
+    {
+        it->second.collective = nullptr; // the id stays: flows name their collective by it
     }
 }
 

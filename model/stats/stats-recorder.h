@@ -195,7 +195,7 @@ class StatsRecorder : public Object
     /// A collective being followed.
     struct Followed
     {
-        Ptr<Collective> collective; //!< the collective
+        Ptr<Collective> collective; //!< the collective (null once its row is written)
         bool written{false};        //!< its row is written
     };
 
@@ -223,6 +223,7 @@ class StatsRecorder : public Object
     bool Check(tn_status status, const tn_error& err);
     void Partake(Ptr<const Collective> collective, uint32_t rank);
     void CollectiveEnded(Ptr<const Collective> collective);
+    void Forget(uint32_t id);
     void WriteCollective(Ptr<const Collective> collective);
     void TransferReady(const CollectiveTransferRecord& record);
     void IterationEnd(const TrainingIterationRecord& record);
