@@ -25,10 +25,10 @@
  */
 #include "ns3/roce-hpcc-flows.h"
 
-#include "ns3/command-line.h"
+#include "ns3/program-options.h"
 #include "ns3/tn-topology.h"
 
-#include <cerrno>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -37,140 +37,68 @@
 
 using namespace ns3;
 
-namespace
-{
-
-/// Strict unsigned decimal (the whole text, no sign) up to max.
-bool
-ParseCount(const std::string& s, uint64_t max, uint64_t* v)
-{
-    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
-    {
-        return false;
-    }
-    errno = 0;
-    char* end = nullptr;
-    unsigned long long x = std::strtoull(s.c_str(), &end, 10);
-    if (errno != 0 || *end != '\0' || x > max)
-    {
-        return false;
-    }
-    *v = x;
-    return true;
-}
-
-/// Strict boolean flag value: "" (the bare flag), true/false, 1/0.
-bool
-ParseFlag(const std::string& s, bool* v)
-{
-    if (s == "" || s == "true" || s == "1")
-    {
-        *v = true;
-        return true;
-    }
-    if (s == "false" || s == "0")
-    {
-        *v = false;
-        return true;
-    }
-    return false;
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {
-    // `--opt value` becomes `--opt=value` (ns-3's CommandLine reads only the latter)
-    std::vector<std::string> args;
-    std::vector<std::string> nsOptions;
-    for (int i = 0; i < argc; ++i)
-    {
-        std::string a = argv[i];
-        const std::string next = i + 1 < argc ? argv[i + 1] : "--";
-        const bool flag = a == "--share-qp" || a == "--ignore-unknown-keys";
-        if (flag && next != "true" && next != "false" && next != "1" && next != "0")
-        {
-            a += "=true"; // a bare flag
-        }
-        else if (i > 0 && a.rfind("--", 0) == 0 && a.find('=') == std::string::npos &&
-                 next.rfind("--", 0) != 0)
-        {
-            a += "=" + next;
-            ++i;
-        }
-        if (a.rfind("--ns3::", 0) == 0)
-        {
-            nsOptions.push_back(a.substr(2, a.find('=') - 2));
-        }
-        args.push_back(a);
-    }
-    std::vector<char*> argvNorm;
-    for (auto& a : args)
-    {
-        argvNorm.push_back(&a[0]);
-    }
-
     std::string config;
     std::string baseDir;
-    std::string ignoreUnknown = "false";
+    bool ignoreUnknown = false;
     std::string topology;
     std::string flows;
     std::string fct;
     std::string pfc;
     std::string pcap;
     std::string cc;
-    std::string mtu;
-    std::string seed;
+    RoceHpccConfig cfg;
+    uint32_t mtu = cfg.mtu;
+    uint32_t seed = cfg.seed;
     std::string stop;
-    std::string shareQp = "false";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("config", "HPCC / SimAI config file (mix/config.txt)", config);
-    cmd.AddValue("base-dir", "folder of the config's relative file names (default: .)", baseDir);
-    cmd.AddValue("ignore-unknown-keys",
-                 "list and skip config keys the runner does not know",
-                 ignoreUnknown);
-    cmd.AddValue("topology", "HPCC-style topology file", topology);
-    cmd.AddValue("flows", "HPCC-style flow file", flows);
-    cmd.AddValue("fct", "output: one line per finished flow", fct);
-    cmd.AddValue("pfc", "output: one line per PFC event", pfc);
-    cmd.AddValue("pcap", "pcap of every device: PREFIX-node-device.pcap", pcap);
-    cmd.AddValue("cc", "congestion control: dcqcn or none (default dcqcn)", cc);
-    cmd.AddValue("mtu", "payload bytes per packet, 256..9000 (default 4096)", mtu);
-    cmd.AddValue("seed", "random seed (> 0, default 1)", seed);
-    cmd.AddValue("stop", "simulated stop time in seconds (0 = until every flow finished)", stop);
-    cmd.AddValue("share-qp", "flows of one (src, dst, priority) share one QP", shareQp);
-    cmd.Parse(static_cast<int>(argvNorm.size()), argvNorm.data());
+    bool shareQp = false;
+    ProgramOptions options("roce-hpcc-flows", __FILE__);
+    options.AddString("config", "HPCC / SimAI config file (mix/config.txt)", &config);
+    options.AddString("base-dir",
+                      "folder of the config's relative file names (default: .)",
+                      &baseDir);
+    options.AddFlag("ignore-unknown-keys",
+                    "list and skip config keys the runner does not know",
+                    &ignoreUnknown);
+    options.AddString("topology", "HPCC-style topology file", &topology);
+    options.AddString("flows", "HPCC-style flow file", &flows);
+    options.AddString("fct", "output: one line per finished flow", &fct);
+    options.AddString("pfc", "output: one line per PFC event", &pfc);
+    options.AddString("pcap", "pcap of every device: PREFIX-node-device.pcap", &pcap);
+    options.AddString("cc", "congestion control: dcqcn or none (default dcqcn)", &cc);
+    options.AddCount("mtu", "payload bytes per packet", 256u, 9000u, &mtu);
+    options.AddCount("seed", "random seed", 1u, uint32_t(ProgramOptions::MAX_SEED), &seed);
+    options.AddString("stop",
+                      "simulated stop time: seconds, or with a unit (10ms); 0 = until every "
+                      "flow finished",
+                      &stop);
+    options.AddFlag("share-qp", "flows of one (src, dst, priority) share one QP", &shareQp);
+    if (!options.Parse(argc, argv))
+    {
+        return 2;
+    }
 
     auto bad = [](const std::string& what) {
         std::cerr << "roce-hpcc-flows: " << what << "\n";
         return 2;
     };
-    RoceHpccConfig cfg;
-    bool flag = false;
-    if (!ParseFlag(ignoreUnknown, &flag))
-    {
-        return bad("--ignore-unknown-keys: '" + ignoreUnknown + "' is not true or false");
-    }
     if (!config.empty())
     {
         std::string error;
-        if (!RoceHpccFlows::ParseConfigFile(config, baseDir, flag, &cfg, &error))
+        if (!RoceHpccFlows::ParseConfigFile(config, baseDir, ignoreUnknown, &cfg, &error))
         {
             std::cerr << "roce-hpcc-flows: " << error << "\n";
             return 1;
         }
         // --ns3::Type::Attribute on the command line wins over the key mapped to it
+        const std::vector<std::string>& given = options.GetAttributesGiven();
         std::vector<RoceHpccSetting> kept;
         for (const auto& st : cfg.settings)
         {
             const std::string name = st.typeName + "::" + st.attribute;
-            bool overridden = false;
-            for (const auto& o : nsOptions)
-            {
-                overridden = overridden || o == name;
-            }
-            if (overridden)
+            if (std::find(given.begin(), given.end(), name) != given.end())
             {
                 cfg.notices.push_back(st.key + " (line " + std::to_string(st.line) + "): --" +
                                       name + " on the command line wins");
@@ -197,23 +125,9 @@ main(int argc, char* argv[])
     }
     cfg.pcapPrefix = pcap;
     cfg.cc = cc.empty() ? cfg.cc : cc;
-    uint64_t v = 0;
-    if (!mtu.empty())
-    {
-        if (!ParseCount(mtu, 9000, &v) || v < 256)
-        {
-            return bad("--mtu: '" + mtu + "' is not a payload size in 256..9000");
-        }
-        cfg.mtu = static_cast<uint32_t>(v);
-    }
-    if (!seed.empty())
-    {
-        if (!ParseCount(seed, 4294967295u, &v) || v == 0)
-        {
-            return bad("--seed: '" + seed + "' is not an integer in 1..4294967295");
-        }
-        cfg.seed = static_cast<uint32_t>(v);
-    }
+    // options given on the command line win over the config's keys
+    cfg.mtu = options.IsGiven("mtu") ? mtu : cfg.mtu;
+    cfg.seed = options.IsGiven("seed") ? seed : cfg.seed;
     if (!stop.empty())
     {
         uint64_t ns = 0;
@@ -229,11 +143,7 @@ main(int argc, char* argv[])
         }
         cfg.stopSeconds = double(ns) / 1e9;
     }
-    if (!ParseFlag(shareQp, &flag))
-    {
-        return bad("--share-qp: '" + shareQp + "' is not true or false");
-    }
-    cfg.sharedQp = flag;
+    cfg.sharedQp = shareQp;
     if (cfg.topologyFile.empty() || cfg.flowFile.empty() || cfg.fctFile.empty())
     {
         return bad("a topology, a flow file and an FCT output are required (--config with "

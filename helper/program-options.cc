@@ -223,6 +223,22 @@ bool
 ProgramOptions::Parse(int argc, char* argv[])
 {
     std::vector<std::string> args = JoinValues(argc, argv);
+    for (size_t i = 1; i < args.size(); i++)
+    {
+        if (args[i].compare(0, 2, "--") != 0)
+        {
+            continue;
+        }
+        const std::string name = args[i].substr(2, args[i].find('=') - 2);
+        for (Option& o : m_options)
+        {
+            o.given = o.given || o.name == name;
+        }
+        if (name.compare(0, 5, "ns3::") == 0)
+        {
+            m_attributesGiven.push_back(name);
+        }
+    }
     m_cmd.Parse(args);
     bool ok = true;
     for (Option& o : m_options)
@@ -241,6 +257,13 @@ ProgramOptions::Parse(int argc, char* argv[])
         ok = false;
     }
     return ok;
+}
+
+bool
+ProgramOptions::IsGiven(const std::string& name) const
+{
+    const Option* o = Find(name);
+    return o && o->given;
 }
 
 std::vector<std::string>

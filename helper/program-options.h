@@ -75,6 +75,19 @@ class ProgramOptions
     bool Parse(int argc, char* argv[]);
 
     /**
+     * \param name a declared option, without "--"
+     * \return true if the command line gave it (after Parse): a value from a file the
+     * program reads may then stand unless the user overrode it
+     */
+    bool IsGiven(const std::string& name) const;
+
+    /** \return the --ns3::Type::Attribute options the command line gave (after Parse) */
+    const std::vector<std::string>& GetAttributesGiven() const
+    {
+        return m_attributesGiven;
+    }
+
+    /**
      * The RNG seed and run as ns-3 takes them (RngSeedManager): seed in [1, 4294944442],
      * since MRG32k3a needs every seed word below its second modulus. Checks the values
      * --RngSeed and --RngRun gave.
@@ -108,6 +121,7 @@ class ProgramOptions
     std::string m_program;        //!< for messages
     CommandLine m_cmd;            //!< help, ns-3 attributes and globals
     std::deque<Option> m_options; //!< in declaration order (CommandLine holds references)
+    std::vector<std::string> m_attributesGiven; //!< "ns3::Type::Attribute" of --ns3:: options
 };
 
 } // namespace ns3

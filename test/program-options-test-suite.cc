@@ -14,6 +14,7 @@
 #include "ns3/roce-helper.h"
 #include "ns3/test.h"
 #include "ns3/tn-topology.h"
+#include "ns3/uinteger.h"
 
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct Parsed
     uint64_t bps{1};
     bool flag{false};
     std::string name{"none"};
+    std::vector<std::string> given;      //!< declared options the line gave (IsGiven)
+    std::vector<std::string> attributes; //!< GetAttributesGiven
 };
 
 /** Parse args (without the program name) with a fixed set of options. */
@@ -54,6 +57,14 @@ ParseArgs(const std::vector<std::string>& args)
         argv.push_back(&s[0]);
     }
     p.ok = options.Parse(static_cast<int>(argv.size()), argv.data());
+    for (const char* name : {"bytes", "chunks", "rate", "flag", "name", "undeclared"})
+    {
+        if (options.IsGiven(name))
+        {
+            p.given.emplace_back(name);
+        }
+    }
+    p.attributes = options.GetAttributesGiven();
     return p;
 }
 
@@ -109,6 +120,27 @@ class ProgramOptionsValuesTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(items[0], "ring", "first");
         NS_TEST_EXPECT_MSG_EQ(items[1], "multitree", "second");
         NS_TEST_EXPECT_MSG_EQ(ProgramOptions::Split("").size(), 0u, "empty list");
+        // which options the line gave, in either form, and the ns-3 attributes it set (the
+        // guard restores them after this test)
+        roce_test::DefaultsGuard guard;
+        guard.SetDefault("ns3::RdmaNic::Mtu", UintegerValue(4096));
+        guard.SetDefault("ns3::RdmaNic::RetryLimit", UintegerValue(7));
+        Parsed g = ParseArgs({"--chunks",
+                              "3",
+                              "--flag",
+                              "--name=y",
+                              "--ns3::RdmaNic::Mtu=1024",
+                              "--ns3::RdmaNic::RetryLimit",
+                              "3"});
+        NS_TEST_ASSERT_MSG_EQ(g.ok, true, "valid line");
+        NS_TEST_EXPECT_MSG_EQ(g.given.size(), 3u, "chunks, flag, name: not bytes or rate");
+        const bool theGivenOnes = g.given.size() == 3 && g.given[0] == "chunks" &&
+                                  g.given[1] == "flag" && g.given[2] == "name";
+        NS_TEST_EXPECT_MSG_EQ(theGivenOnes, true, "the given ones");
+        NS_TEST_ASSERT_MSG_EQ(g.attributes.size(), 2u, "two attributes");
+        NS_TEST_EXPECT_MSG_EQ(g.attributes[0], "ns3::RdmaNic::Mtu", "first attribute");
+        NS_TEST_EXPECT_MSG_EQ(g.attributes[1], "ns3::RdmaNic::RetryLimit", "second");
+        NS_TEST_EXPECT_MSG_EQ(ParseArgs({}).given.size(), 0u, "defaults are not given");
     }
 };
 
