@@ -147,12 +147,16 @@ TrailingNotice(const std::string& path, size_t first, size_t last, uint64_t coun
            " announced " + what + " ignored (HPCC reads only the announced count)";
 }
 
-/// Wire time of a frame in ns, rounded like RoceNetDevice::GetWireTime.
+/**
+ * Wire time in whole ns of wireBytes sent back to back, rounded down: RoceNetDevice carries
+ * each frame's rounding error (under half a ns) to the next, so a run of frames takes more
+ * than the exact time less 1 ns, that is at least this long.
+ */
 uint64_t
 WireNs(uint64_t wireBytes, uint64_t rateBps)
 {
     unsigned __int128 steps = static_cast<unsigned __int128>(wireBytes) * 8 * 1000000000ULL;
-    return static_cast<uint64_t>((steps + rateBps / 2) / rateBps);
+    return static_cast<uint64_t>(steps / rateBps);
 }
 
 /// Number printed with full precision (for attribute values).
@@ -1136,7 +1140,9 @@ RoceHpccFlows::IdealFctNs(const tn_topology* topo,
         else
         {
             tLast[h] = WireNs(lastPayload + overhead, r);
-            tAll[h] = tFirst[h] + tLast[h] + (packets - 2) * WireNs(fullPayload + overhead, r);
+            tAll[h] = WireNs(firstPayload + RdmaNic::RETH_BYTES + lastPayload +
+                                 (packets - 2) * fullPayload + packets * overhead,
+                             r);
         }
     }
     uint64_t pipeline = 0;

@@ -65,11 +65,12 @@ ReadFct(const std::string& path, std::vector<FctLine>* out)
     return true;
 }
 
-/// Wire time in ns at 100 Gb/s, rounded to nearest like the device.
+/// Wire time in whole ns of bytes sent back to back at 100 Gb/s, rounded down (the device
+/// carries each frame's rounding error to the next frame: a run takes at least this long).
 uint64_t
 Wire100G(uint64_t bytes)
 {
-    return (bytes * 8 + 50) / 100; // bytes * 8 / 100e9 s = bytes * 8 / 100 ns
+    return bytes * 8 / 100; // bytes * 8 / 100e9 s = bytes * 8 / 100 ns
 }
 
 /// Write text to a file.
@@ -266,7 +267,7 @@ class RoceHpccIdealTestCase : public TnDataTestCase
         // 245 packets: first 4096 B (+82 +16 RETH), 243 x 4096 B (+82), last 576 B (+82);
         // 2 hops: all packets through one hop, the first (largest) through the other
         uint64_t first = Wire100G(4096 + 82 + 16);
-        uint64_t all = first + 243 * Wire100G(4096 + 82) + Wire100G(576 + 82);
+        uint64_t all = Wire100G(4096 + 82 + 16 + 243 * (4096 + 82) + 576 + 82);
         uint64_t base = 2 * (2 * 1000 + Wire100G(86));
         NS_TEST_ASSERT_MSG_EQ(ideal, base + all + first, "ideal FCT closed form");
         tn_routes_destroy(routes);
@@ -297,7 +298,9 @@ class RoceHpccIdealTestCase : public TnDataTestCase
         NS_TEST_ASSERT_MSG_EQ(lines[0].sip, 0x0b000001u, "sip of node 0");
         NS_TEST_ASSERT_MSG_EQ(lines[0].dip, 0x0b000801u, "dip of node 8");
         NS_TEST_ASSERT_MSG_GT_OR_EQ(lines[0].fctNs, ideal, "FCT >= ideal");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(lines[0].fctNs, ideal + 2, "lone flow at its ideal FCT");
+        // each wire-time term of the ideal (first packet on hop 1, all packets on hop 2, the
+        // ACK on each hop) is rounded down; the device's frames add up to within 1 ns of exact
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(lines[0].fctNs, ideal + 4, "lone flow at its ideal FCT");
     }
 };
 
@@ -889,7 +892,8 @@ class RoceHpccUtilisationTestCase : public TnDataTestCase
             std::vector<FctLine> lines;
             ReadFct(cfg.fctFile, &lines);
             NS_TEST_ASSERT_MSG_EQ(lines.size(), 1, "one flow");
-            NS_TEST_EXPECT_MSG_LT_OR_EQ(lines[0].fctNs, lines[0].idealNs + 2, "lone at ideal");
+            // within 1 ns per rounded-down term of the ideal (see the closed-form case)
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(lines[0].fctNs, lines[0].idealNs + 4, "lone at ideal");
             const uint64_t packets = (1000000 + mtu - 1) / mtu;
             NS_TEST_EXPECT_MSG_EQ(res.dataPacketHops, 2 * packets, "ceil(size / mtu) packets");
             const uint64_t last = 1000000 - (packets - 1) * mtu;

@@ -290,6 +290,12 @@ class RoceNetDevice : public NetDevice
     void RefreshPause(uint8_t priority);
     /** \param frame received PFC frame (Ethernet removed) */
     void ReceivePfc(Ptr<Packet> frame);
+    /**
+     * Wire time of the next frame sent: whole time steps, the rounding error carried to the
+     * next frame, so that the frames' times add up to their exact total.
+     * \param l3Bytes L3 packet size \return its time on the wire
+     */
+    Time NextFrameTime(uint32_t l3Bytes);
     /** \param quanta quanta \return pause duration at this rate */
     Time QuantaToTime(uint16_t quanta) const;
     /** \param priority 0..7 \param paused new state */
@@ -304,17 +310,18 @@ class RoceNetDevice : public NetDevice
     uint8_t m_ethHeader[ETH_HEADER]{};   //!< bytes of the data frames' Ethernet header
     DataRate m_rate;                     //!< link rate
     int64_t m_stepsPerSecond{0};         //!< time steps per second (cached resolution)
-    uint32_t m_ifIndex{0};               //!< interface index
-    uint32_t m_portIndex{0};             //!< switch port index
-    uint16_t m_mtu{0};                   //!< max L3 packet size
-    uint16_t m_pauseQuanta{0xffff};      //!< quanta of generated PAUSE frames
-    uint8_t m_pfcEnableMask{0x08};       //!< lossless priorities
-    uint8_t m_pausedMask{0};             //!< priorities paused by the peer
-    uint8_t m_pauseRequestMask{0};       //!< priorities we keep paused at the peer
-    uint8_t m_rrNext{0};                 //!< next round-robin slot (0..8, 8 = pull source)
-    bool m_busy{false};                  //!< transmitting
-    bool m_linkUp{false};                //!< attached
-    bool m_peerKnown{false};             //!< m_peerAddress valid
+    int64_t m_wireCarry{0};  //!< rounding error carried to the next frame, in units of 1 / rate
+    uint32_t m_ifIndex{0};   //!< interface index
+    uint32_t m_portIndex{0}; //!< switch port index
+    uint16_t m_mtu{0};       //!< max L3 packet size
+    uint16_t m_pauseQuanta{0xffff}; //!< quanta of generated PAUSE frames
+    uint8_t m_pfcEnableMask{0x08};  //!< lossless priorities
+    uint8_t m_pausedMask{0};        //!< priorities paused by the peer
+    uint8_t m_pauseRequestMask{0};  //!< priorities we keep paused at the peer
+    uint8_t m_rrNext{0};            //!< next round-robin slot (0..8, 8 = pull source)
+    bool m_busy{false};             //!< transmitting
+    bool m_linkUp{false};           //!< attached
+    bool m_peerKnown{false};        //!< m_peerAddress valid
 
     std::deque<Item> m_queues[NUM_PRIORITIES + 1]; //!< 8 data queues + control queue
     uint64_t m_queueBytes[NUM_PRIORITIES + 1]{};   //!< bytes per queue
