@@ -12,12 +12,17 @@
  * "hierarchical" and "themis" (the Themis DAG the core builds from its alpha-beta
  * simulation) run as single schedules beside them. Columns: packet-level time, speed-up
  * over the first line, the core's estimate where there is one, and whether the run
- * executed as planned.
+ * executed as planned. Every line is also a run appended to the results database (--db,
+ * default results.db): the run-time operations as collectives of scheduler 'run-time' beside
+ * their chunk-phase sub-collectives, the static plans as planned collectives.
  */
 #include "ns3/collective-helper.h"
 #include "ns3/program-options.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
+#include "ns3/stats-recorder.h"
+#include "ns3/tn-db.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-topology.h"
 
@@ -36,7 +41,9 @@ main(int argc, char* argv[])
     uint64_t bytes = 64 << 20;
     uint32_t chunks = 64;
     uint32_t active = 1;
+    std::string dbPath = "results.db";
     ProgramOptions options("themis-comparison", __FILE__);
+    options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
     options.AddString("topology", "topology spec (a system with dims)", &spec);
     options.AddString("schedulers",
                       "comma-separated: fixed, themis-fifo, themis-scf (run time), "
@@ -60,6 +67,13 @@ main(int argc, char* argv[])
     if (!fabricError.empty())
     {
         std::fprintf(stderr, "themis-comparison: %s\n", fabricError.c_str());
+        tn_topology_destroy(topo);
+        return 2;
+    }
+    tn_db* db = nullptr;
+    if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "themis-comparison: --db: %s\n", err.message);
         tn_topology_destroy(topo);
         return 2;
     }
@@ -92,6 +106,21 @@ main(int argc, char* argv[])
         double us = -1;
         double model = 0;
         std::string check;
+        const std::string params = "{\"topology\":\"" + spec + "\",\"scheduler\":\"" + name +
+                                   "\",\"bytes\":" + std::to_string(bytes) +
+                                   ",\"chunks\":" + std::to_string(chunks) +
+                                   ",\"active\":" + std::to_string(active) + "}";
+        StatsHelper stats; // the run, the fabric, the collectives
+        Ptr<StatsRecorder> recorder =
+            stats.Install(db, "themis-comparison", params, topo, roce, &error);
+        if (!recorder)
+        {
+            std::fprintf(stderr, "themis-comparison: --db: %s\n", error.c_str());
+            Simulator::Destroy();
+            tn_db_close(db);
+            tn_topology_destroy(topo);
+            return 1;
+        }
         if (name == "hierarchical" || name == "themis")
         {
             request.algorithm = name.c_str();
@@ -111,6 +140,7 @@ main(int argc, char* argv[])
             Ptr<ThemisCollective> c = collectives.CreateScheduled(request, &error);
             if (c)
             {
+                recorder->AddScheduledCollective(c);
                 collectives.Start(c);
                 Simulator::Run();
                 check = c->Check();
@@ -121,7 +151,22 @@ main(int argc, char* argv[])
         {
             error = "unknown scheduler (fixed, themis-fifo, themis-scf, hierarchical, themis)";
         }
+        const std::string recorded =
+            stats.Finish(error.empty() && check.empty() && us >= 0 ? "ok" : "error",
+                         us > 0 ? static_cast<uint64_t>(us * 1e3) : 0);
         Simulator::Destroy();
+        if (recorded == "aborted")
+        {
+            std::fprintf(stderr, "themis-comparison: interrupted; run recorded as aborted\n");
+            tn_db_close(db);
+            tn_topology_destroy(topo);
+            return 130;
+        }
+        if (recorded == "error" && !recorder->GetError().empty())
+        {
+            std::fprintf(stderr, "themis-comparison: --db: %s\n", recorder->GetError().c_str());
+            status = 1;
+        }
         if (!error.empty())
         {
             std::fprintf(stderr, "themis-comparison: %s: %s\n", name.c_str(), error.c_str());
@@ -140,6 +185,7 @@ main(int argc, char* argv[])
                     check.empty() ? "as planned" : check.c_str());
         status |= check.empty() ? 0 : 1;
     }
+    tn_db_close(db);
     tn_topology_destroy(topo);
     return status;
 }

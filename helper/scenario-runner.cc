@@ -115,50 +115,6 @@ class ProgressTicker
     EventId m_event;
 };
 
-/**
- * Write the collective row of a run-time scheduled collective: the StatsRecorder records
- * each chunk-phase sub-collective on its own (they are what the executors run), so the whole
- * operation gets a row of its own, with algorithm the scheduler's name and scheduler
- * "run-time", for the summary and the queries that compare it with a planned collective.
- * Its id is the ThemisCollective's (CollectiveHelper numbers both kinds from one counter);
- * its sub-collectives' ids follow it.
- */
-bool
-RecordScheduled(Ptr<ThemisCollective> c, tn_db* db, int64_t runId, std::string* error)
-{
-    uint64_t transfers = 0;
-    for (const Ptr<Collective>& phase : c->GetPhaseCollectives())
-    {
-        transfers += phase->GetSchedule() ? tn_schedule_count(phase->GetSchedule()) : 0;
-    }
-    const std::string op = tn_collective_name(c->GetCollective());
-    const std::string algorithm = c->GetSchedulerName();
-    tn_db_collective row{};
-    row.collective = c->GetId();
-    row.op = op.c_str();
-    row.algorithm = algorithm.c_str();
-    row.scheduler = "run-time";
-    row.bytes = c->GetBytes();
-    row.participants = c->GetRanks();
-    row.transfers = uint32_t(std::min<uint64_t>(transfers, UINT32_MAX));
-    row.start_ns = c->GetStartTime().IsStrictlyNegative() ? -1 : c->GetStartTime().GetNanoSeconds();
-    row.end_ns = c->IsComplete() ? (c->GetStartTime() + c->GetDuration()).GetNanoSeconds() : -1;
-    row.estimated_ns = 0; // no cost model for run-time scheduling
-    if (row.end_ns >= 0)
-    {
-        const double ns = double(row.end_ns - row.start_ns);
-        row.algbw_Bps = tn_algbw(row.bytes, ns);
-        row.busbw_Bps = tn_busbw(c->GetCollective(), row.participants, row.bytes, ns);
-    }
-    tn_error err{};
-    if (tn_db_add_collective(db, runId, &row, &err) != TN_OK)
-    {
-        *error = std::string("database: ") + err.message;
-        return false;
-    }
-    return true;
-}
-
 } // namespace
 
 void
@@ -285,6 +241,13 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
         return result;
     }
     result.runId = recorder->GetRunId();
+    for (const Ptr<ThemisCollective>& c : scheduled)
+    {
+        if (c)
+        {
+            recorder->AddScheduledCollective(c); // its row: scheduler 'run-time'
+        }
+    }
     if (job)
     {
         recorder->AddTrainingJob(job);
@@ -361,12 +324,8 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     {
         if (scheduled[i])
         {
-            if (!RecordScheduled(scheduled[i], db, result.runId, &result.error))
-            {
-                complete = false;
-            }
-            else if (std::string mismatch = scheduled[i]->Check();
-                     !scheduled[i]->IsComplete() || !mismatch.empty())
+            if (std::string mismatch = scheduled[i]->Check();
+                !scheduled[i]->IsComplete() || !mismatch.empty())
             {
                 complete = false;
                 if (result.error.empty())
@@ -515,9 +474,9 @@ ScenarioRunner::Summarize(const std::string& path,
                " (SELECT sum(paused_ns) FROM port_sample p WHERE p.run_id = r.run_id),"
                " (SELECT count(*) FROM drop_event d WHERE d.run_id = r.run_id)"
                " FROM run r WHERE r.run_id = ?");
-    // A run-time scheduled operation (scheduler 'run-time', RecordScheduled) is listed, its
-    // chunk-phase sub-collectives are not: Run creates the planned collectives first, so
-    // every other row after the first scheduled operation's id is a sub-collective.
+    // A run-time scheduled operation (scheduler 'run-time', StatsRecorder::AddScheduledCollective)
+    // is listed, its chunk-phase sub-collectives are not: Run creates the planned collectives
+    // first, so every other row after the first scheduled operation's id is a sub-collective.
     const std::string notPhase =
         " AND (c.scheduler IS 'run-time' OR c.collective_id < coalesce((SELECT"
         " min(o.collective_id) FROM collective o WHERE o.run_id = c.run_id"

@@ -3,9 +3,9 @@
 """The query cookbook of doc/results-database.rst, run against a real database.
 
 Fills a scratch database with the examples' runs (a collective on a torus, algorithms side by
-side, a training iteration), then runs every ``.. code-block:: sql`` of the cookbook section:
-each must run without an SQL error and return at least one row. The section must hold at
-least ten queries (issue 7).
+side, a training iteration, Themis at run time against the fixed order), then runs every
+``.. code-block:: sql`` of the cookbook section: each must run without an SQL error and return
+at least one row. The section must hold at least ten queries (issue 7).
 
 usage: query-cookbook-test.py DOC.rst EXAMPLES_DIR WORKLOAD SCRATCH_DIR
 """
@@ -64,6 +64,9 @@ def main():
          "--topology=switch:8", "--bytes=1MiB"])
     run([os.path.join(examples, "training-iteration"), f"--db={db}", f"--workload={workload}",
          "--topology=switch:4"])
+    run([os.path.join(examples, "themis-comparison"), f"--db={db}",
+         "--topology=hier:switch2@800Gbps+switch2@400Gbps", "--bytes=256KiB", "--chunks=4",
+         "--schedulers=fixed,themis-scf"])
     queries = cookbook_queries(doc)
     failures = []
     if len(queries) < 10:

@@ -19,6 +19,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
+#include "ns3/themis-collective.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-version.h"
@@ -115,6 +116,7 @@ StatsRecorder::DoDispose()
     }
     m_ports.clear();
     m_collectives.clear();
+    m_scheduled.clear();
     Object::DoDispose();
 }
 
@@ -402,6 +404,68 @@ StatsRecorder::AddCollective(Ptr<Collective> collective)
     {
         collective->TraceConnectWithoutContext("TransferReady",
                                                MakeCallback(&StatsRecorder::TransferReady, this));
+    }
+}
+
+void
+StatsRecorder::AddScheduledCollective(Ptr<ThemisCollective> collective)
+{
+    if (m_scheduled.emplace(collective->GetId(), collective).second)
+    {
+        collective->TraceConnectWithoutContext("End",
+                                               MakeCallback(&StatsRecorder::ScheduledEnded, this));
+    }
+}
+
+void
+StatsRecorder::ScheduledEnded(Ptr<const ThemisCollective> collective)
+{
+    auto it = m_scheduled.find(collective->GetId());
+    if (it != m_scheduled.end())
+    {
+        WriteScheduled(collective);
+        // let it go after this event, which still runs in it
+        Simulator::ScheduleNow(&StatsRecorder::ForgetScheduled, this, collective->GetId());
+    }
+}
+
+void
+StatsRecorder::ForgetScheduled(uint32_t id)
+{
+    m_scheduled.erase(id);
+}
+
+void
+StatsRecorder::WriteScheduled(Ptr<const ThemisCollective> c)
+{
+    uint64_t transfers = 0;
+    for (const Ptr<Collective>& phase : c->GetPhaseCollectives())
+    {
+        transfers += phase->GetSchedule() ? tn_schedule_count(phase->GetSchedule()) : 0;
+    }
+    const std::string op = tn_collective_name(c->GetCollective());
+    const std::string algorithm = c->GetSchedulerName();
+    tn_db_collective row{};
+    row.collective = c->GetId();
+    row.op = op.c_str();
+    row.algorithm = algorithm.c_str();
+    row.scheduler = "run-time";
+    row.bytes = c->GetBytes();
+    row.participants = c->GetRanks();
+    row.transfers = uint32_t(std::min<uint64_t>(transfers, UINT32_MAX));
+    row.start_ns = c->GetStartTime().IsStrictlyNegative() ? -1 : c->GetStartTime().GetNanoSeconds();
+    row.end_ns = c->IsComplete() ? (c->GetStartTime() + c->GetDuration()).GetNanoSeconds() : -1;
+    row.estimated_ns = 0; // no cost model for run-time scheduling
+    if (row.end_ns >= 0)
+    {
+        const double ns = double(row.end_ns - row.start_ns);
+        row.algbw_Bps = tn_algbw(row.bytes, ns);
+        row.busbw_Bps = tn_busbw(c->GetCollective(), row.participants, row.bytes, ns);
+    }
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_collective(m_db, m_runId, &row, &err), err);
     }
 }
 
@@ -792,6 +856,11 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs)
             WriteCollective(entry.second.collective);
         }
     }
+    for (auto& entry : m_scheduled)
+    {
+        WriteScheduled(entry.second); // did not end
+    }
+    m_scheduled.clear();
     if (m_watching)
     {
         if (!m_signal)

@@ -23,6 +23,7 @@ namespace ns3
 {
 
 class Collective;
+class ThemisCollective;
 class TrainingJob;
 struct TrainingIterationRecord;
 struct TrainingLayerRecord;
@@ -122,6 +123,15 @@ class StatsRecorder : public Object
     void AddExecutor(Ptr<CollectiveExecutor> executor);
     /** \param collective follow a collective (before it starts) */
     void AddCollective(Ptr<Collective> collective);
+    /**
+     * Follow a collective scheduled at run time (before it starts). Its chunk-phase
+     * sub-collectives are recorded as any collective (they are what the executors run); the
+     * whole operation gets a row of its own, at its end (or at Finish): its id, the
+     * scheduler's name as algorithm, scheduler "run-time", the sum of its phases' transfers,
+     * no estimate (0).
+     * \param collective the operation
+     */
+    void AddScheduledCollective(Ptr<ThemisCollective> collective);
 
     /**
      * Record a training job's iterations (table iteration), one row per NPU and iteration.
@@ -225,6 +235,9 @@ class StatsRecorder : public Object
     void CollectiveEnded(Ptr<const Collective> collective);
     void Forget(uint32_t id);
     void WriteCollective(Ptr<const Collective> collective);
+    void ScheduledEnded(Ptr<const ThemisCollective> collective);
+    void ForgetScheduled(uint32_t id);
+    void WriteScheduled(Ptr<const ThemisCollective> collective);
     void TransferReady(const CollectiveTransferRecord& record);
     void IterationEnd(const TrainingIterationRecord& record);
     void LayerEnd(const TrainingLayerRecord& record);
@@ -257,6 +270,8 @@ class StatsRecorder : public Object
     std::chrono::steady_clock::time_point m_wallStart;
     std::vector<PortState> m_ports;
     std::map<uint32_t, Followed> m_collectives; //!< by collective id
+    /// run-time scheduled operations whose row is not written yet, by id
+    std::map<uint32_t, Ptr<ThemisCollective>> m_scheduled;
     IdealFctCallback m_idealFct;
     EventId m_tick;
     Time m_lastSample;
