@@ -208,7 +208,6 @@ idlist_copy(idlist* dst, const idlist* src)
 
 typedef struct seg
 {
-    uint64_t start;
     vset* set;       /* NULL = no data */
     int64_t shift;   /* origin address - current address */
     uint32_t writer; /* last copy writer, TN_TRANSFER_NONE = initial state */
@@ -216,11 +215,18 @@ typedef struct seg
     idlist rd;       /* readers since the last copy */
 } seg;
 
+/*
+ * A rank's buffer as segments in address order: starts[i] is where segs[i] begins. The
+ * starts are an array of their own so that the binary search of rmap_find reads 8 bytes a
+ * probe, not a whole segment (at 1024 NPUs the maps no longer fit the caches).
+ */
 typedef struct rmap
 {
+    uint64_t* starts;
     seg* segs;
     uint32_t n;
     size_t cap;
+    size_t starts_cap;
     uint64_t end;
 } rmap;
 
@@ -228,11 +234,11 @@ typedef struct rmap
 static uint32_t
 rmap_find(const rmap* m, uint64_t off)
 {
-    uint32_t lo = 0, hi = m->n; /* segs[lo].start <= off < segs[hi].start */
+    uint32_t lo = 0, hi = m->n; /* starts[lo] <= off < starts[hi] */
     while (hi - lo > 1)
     {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (m->segs[mid].start <= off)
+        if (m->starts[mid] <= off)
         {
             lo = mid;
         }
@@ -247,7 +253,7 @@ rmap_find(const rmap* m, uint64_t off)
 static uint64_t
 seg_end(const rmap* m, uint32_t i)
 {
-    return i + 1 < m->n ? m->segs[i + 1].start : m->end;
+    return i + 1 < m->n ? m->starts[i + 1] : m->end;
 }
 
 /* Make a segment start at off; returns its index (m->n when off >= end); UINT32_MAX = ENOMEM */
@@ -259,7 +265,7 @@ rmap_split(rmap* m, uint64_t off)
         return m->n;
     }
     uint32_t i = rmap_find(m, off);
-    if (m->segs[i].start == off)
+    if (m->starts[i] == off)
     {
         return i;
     }
@@ -269,8 +275,14 @@ rmap_split(rmap* m, uint64_t off)
         return UINT32_MAX;
     }
     m->segs = segs;
+    uint64_t* starts =
+        tn_array_grow(m->starts, &m->starts_cap, (size_t)m->n + 1, sizeof(*starts), 8);
+    if (!starts)
+    {
+        return UINT32_MAX;
+    }
+    m->starts = starts;
     seg copy = m->segs[i];
-    copy.start = off;
     if (!idlist_copy(&copy.red, &m->segs[i].red) || !idlist_copy(&copy.rd, &m->segs[i].rd))
     {
         free(copy.red.ids);
@@ -278,7 +290,9 @@ rmap_split(rmap* m, uint64_t off)
     }
     vset_ref(copy.set);
     memmove(&m->segs[i + 2], &m->segs[i + 1], (size_t)(m->n - i - 1) * sizeof(seg));
+    memmove(&m->starts[i + 2], &m->starts[i + 1], (size_t)(m->n - i - 1) * sizeof(uint64_t));
     m->segs[i + 1] = copy;
+    m->starts[i + 1] = off;
     m->n++;
     return i + 1;
 }
@@ -293,8 +307,10 @@ rmap_free(rmap* m)
         free(m->segs[i].rd.ids);
     }
     free(m->segs);
+    free(m->starts);
     m->segs = NULL;
-    m->n = m->cap = 0;
+    m->starts = NULL;
+    m->n = m->cap = m->starts_cap = 0;
 }
 
 /* Set [lo, hi) of map to value (set referenced, shift); writer initial. */
@@ -427,15 +443,16 @@ build_maps(vstate* st, tn_error* err)
             rb[uniq++] = 0; /* empty buffer: keep one (empty) segment */
         }
         m->segs = calloc(uniq, sizeof(seg));
-        if (!m->segs)
+        m->starts = malloc(uniq * sizeof(uint64_t));
+        if (!m->segs || !m->starts)
         {
             status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
             break;
         }
-        m->cap = m->n = (uint32_t)uniq;
+        m->cap = m->starts_cap = m->n = (uint32_t)uniq;
         for (size_t j = 0; j < uniq; j++)
         {
-            m->segs[j].start = rb[j];
+            m->starts[j] = rb[j];
             m->segs[j].writer = TN_TRANSFER_NONE;
         }
     }
@@ -905,7 +922,7 @@ locate(const rmap* m,
             kind = "read";
         if (kind)
         {
-            *lo = g->start;
+            *lo = m->starts[i];
             *hi = seg_end(m, i);
             *what = kind;
             return;
@@ -947,7 +964,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                                 TFMT ": rank %u [%" PRIu64 ",%" PRIu64 ") holds no data to send",
                                 TARGS(t),
                                 t->src,
-                                g->start,
+                                ms->starts[i],
                                 seg_end(ms, i));
         }
         if (!need_push(st, g->writer, stamp))
@@ -981,7 +998,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
         goto nomem;
     for (uint32_t i = a + 1; i < b; i++)
     {
-        if (rmap_split(md, doff + (ms->segs[i].start - so)) == UINT32_MAX)
+        if (rmap_split(md, doff + (ms->starts[i] - so)) == UINT32_MAX)
             goto nomem;
     }
     c = rmap_find(md, doff);
@@ -1034,8 +1051,8 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
     for (uint32_t j = c; j < d; j++)
     {
         seg* gd = &md->segs[j];
-        uint64_t src_addr = so + (gd->start - doff);
-        while (i + 1 < b && ms->segs[i + 1].start <= src_addr)
+        uint64_t src_addr = so + (md->starts[j] - doff);
+        while (i + 1 < b && ms->starts[i + 1] <= src_addr)
         {
             i++;
         }
@@ -1062,7 +1079,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                                   TARGS(t),
                                   sent,
                                   t->dst,
-                                  gd->start,
+                                  md->starts[j],
                                   seg_end(md, j));
             break;
         }
@@ -1075,7 +1092,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                                        ": wrong offset)",
                                   TARGS(t),
                                   t->dst,
-                                  gd->start,
+                                  md->starts[j],
                                   seg_end(md, j),
                                   shift,
                                   gd->shift);
@@ -1107,7 +1124,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                                       TARGS(t),
                                       sent,
                                       t->dst,
-                                      gd->start,
+                                      md->starts[j],
                                       seg_end(md, j),
                                       have,
                                       overlap);
@@ -1157,10 +1174,10 @@ expect(vstate* st,
     {
         return TN_OK;
     }
-    for (uint32_t i = rmap_find(m, lo); i < m->n && m->segs[i].start < hi; i++)
+    for (uint32_t i = rmap_find(m, lo); i < m->n && m->starts[i] < hi; i++)
     {
         const seg* g = &m->segs[i];
-        uint64_t a = g->start > lo ? g->start : lo;
+        uint64_t a = m->starts[i] > lo ? m->starts[i] : lo;
         uint64_t b = seg_end(m, i) < hi ? seg_end(m, i) : hi;
         if (!vset_equal(g->set, want) || (g->set && g->shift != shift))
         {
