@@ -3,6 +3,7 @@
  */
 #include "stats-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/collective-executor.h"
 #include "ns3/data-rate.h"
@@ -232,7 +233,9 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
                        int32_t(l->dim)};
         recorder->AddLink(row);
     }
-    if (fabric.npus.GetN() > 0)
+    BooleanValue flows;
+    recorder->GetAttribute("Flows", flows);
+    if (fabric.npus.GetN() > 0 && flows.Get()) // the ideal FCT is only for flow rows
     {
         tn_routes* routes = nullptr;
         tn_error err{};

@@ -163,11 +163,12 @@ vset_format(const vset* v, char* buf, size_t size)
 
 /* ---- interval maps ------------------------------------------------------------------- */
 
+/* 16 bytes: two of them in every segment, and segments are moved when a map is split */
 typedef struct idlist
 {
     uint32_t* ids;
     uint32_t n;
-    size_t cap;
+    uint32_t cap;
 } idlist;
 
 static bool
@@ -177,12 +178,16 @@ idlist_push(idlist* l, uint32_t id)
     {
         return true;
     }
-    uint32_t* ids = tn_array_grow(l->ids, &l->cap, (size_t)l->n + 1, sizeof(*ids), 4);
-    if (!ids)
+    size_t cap = l->cap;
+    uint32_t* ids = tn_array_grow(l->ids, &cap, (size_t)l->n + 1, sizeof(*ids), 4);
+    if (!ids || cap > UINT32_MAX)
     {
+        if (ids)
+            l->ids = ids; /* grown but not recorded as such: still freed with the list */
         return false;
     }
     l->ids = ids;
+    l->cap = (uint32_t)cap;
     l->ids[l->n++] = id;
     return true;
 }
