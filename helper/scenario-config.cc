@@ -1205,7 +1205,20 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         p.modelGroup = uint32_t(tr.Uint("model_group", 0, 0, UINT32_MAX - 1));
         const toml::node* algNode = r.Resolve(trainingTable->get("algorithm"));
         p.trainingAlgorithm = tr.String("algorithm", "ring");
+        const toml::node* schedNode = r.Resolve(trainingTable->get("scheduler"));
+        const std::string scheduler =
+            tr.Choice("scheduler", "planned", {"planned", "themis-scf", "themis-fifo", "fixed"});
+        p.trainingScheduler = scheduler == "planned" ? "" : scheduler;
+        p.trainingChunks = uint32_t(tr.Uint("chunks", 64, 1, UINT32_MAX - 1));
+        p.trainingActive = uint32_t(tr.Uint("active", 1, 1, 1u << 20));
         tr.Done();
+        if (!p.trainingScheduler.empty() && tn_topology_dim_count(t) == 0)
+        {
+            r.Fail(schedNode,
+                   "training.scheduler",
+                   "scheduler '" + scheduler +
+                       "' needs a topology with dimensions (a hier: system)");
+        }
         tn_error err{};
         tn_workload* w = nullptr;
         if (tn_workload_load_file(p.workload.c_str(), &w, &err) != TN_OK)

@@ -206,6 +206,9 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
         training.SetJobAttribute("Iterations", UintegerValue(p.iterations));
         training.SetJobAttribute("Overlap", BooleanValue(p.overlap));
         training.SetAlgorithm(TN_COLL_ALL_REDUCE, p.trainingAlgorithm);
+        training.SetJobAttribute("Scheduler", StringValue(p.trainingScheduler));
+        training.SetJobAttribute("ThemisChunks", UintegerValue(p.trainingChunks));
+        training.SetJobAttribute("ThemisActive", UintegerValue(p.trainingActive));
         uint32_t group = p.modelGroup;
         if (group == 0 && tn_topology_dim_count(topo) > 0)
         {

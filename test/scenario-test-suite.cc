@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "tn-test-data.h"
+
 #include "ns3/scenario-config.h"
 #include "ns3/scenario-runner.h"
 #include "ns3/test.h"
@@ -193,6 +195,30 @@ class ScenarioRunTestCase : public TestCase
     }
 };
 
+namespace
+{
+
+/// \return the first column of the first row of `sql` on the run (bound to ?1), or -1
+double
+QueryValue(tn_db* db, const std::string& sql, int64_t run)
+{
+    sqlite3* h = static_cast<sqlite3*>(tn_db_handle(db));
+    sqlite3_stmt* st = nullptr;
+    double v = -1;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
+    {
+        sqlite3_bind_int64(st, 1, run);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        {
+            v = sqlite3_column_double(st, 0);
+        }
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+} // namespace
+
 /**
  * \ingroup training-net-tests
  * \brief A collective scheduled at run time is recorded as one operation row over its
@@ -207,24 +233,6 @@ class ScenarioScheduledTestCase : public TestCase
     }
 
   private:
-    /// \return the first column of the first row of `sql` on the run (bound to ?1), or -1
-    static double Value(tn_db* db, const std::string& sql, int64_t run)
-    {
-        sqlite3* h = static_cast<sqlite3*>(tn_db_handle(db));
-        sqlite3_stmt* st = nullptr;
-        double v = -1;
-        if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
-        {
-            sqlite3_bind_int64(st, 1, run);
-            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-            {
-                v = sqlite3_column_double(st, 0);
-            }
-        }
-        sqlite3_finalize(st);
-        return v;
-    }
-
     void DoRun() override
     {
         // 4 NPUs in 2 x 2, a planned ring before the scheduled all-reduce of 4 chunks.
@@ -258,36 +266,36 @@ class ScenarioScheduledTestCase : public TestCase
         const std::string phases =
             "FROM collective WHERE run_id = ?1 AND collective_id > (SELECT collective_id " + op +
             ")";
-        NS_TEST_EXPECT_MSG_EQ(Value(db, "SELECT count(*) " + op, r.runId), 1, "one op row");
-        NS_TEST_EXPECT_MSG_EQ(Value(db,
-                                    "SELECT count(*) " + op +
-                                        " AND algorithm = 'themis-scf' AND op = 'all-reduce'"
-                                        " AND participants = 4 AND bytes = 262144",
-                                    r.runId),
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db, "SELECT count(*) " + op, r.runId), 1, "one op row");
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db,
+                                         "SELECT count(*) " + op +
+                                             " AND algorithm = 'themis-scf' AND op = 'all-reduce'"
+                                             " AND participants = 4 AND bytes = 262144",
+                                         r.runId),
                               1,
                               "op row fields");
         // 4 chunks x 2D = 4 phases x 2 groups per dimension
-        NS_TEST_EXPECT_MSG_EQ(Value(db, "SELECT count(*) " + phases, r.runId), 32, "phases");
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db, "SELECT count(*) " + phases, r.runId), 32, "phases");
         NS_TEST_EXPECT_MSG_EQ(
-            Value(db, "SELECT count(*) " + phases + " AND participants = 2", r.runId),
+            QueryValue(db, "SELECT count(*) " + phases + " AND participants = 2", r.runId),
             32,
             "each phase runs in a group of 2");
-        const double start = Value(db, "SELECT start_ns " + op, r.runId);
-        const double end = Value(db, "SELECT end_ns " + op, r.runId);
+        const double start = QueryValue(db, "SELECT start_ns " + op, r.runId);
+        const double end = QueryValue(db, "SELECT end_ns " + op, r.runId);
         // The op ends when the last member learns its last phase ended: at most a control
         // message after it (two 500 ns links and a switch; measured 1.0 us).
-        const double lastPhase = Value(db, "SELECT max(end_ns) " + phases, r.runId);
+        const double lastPhase = QueryValue(db, "SELECT max(end_ns) " + phases, r.runId);
         NS_TEST_EXPECT_MSG_LT_OR_EQ(lastPhase, end, "the op ends after its last phase");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(end, lastPhase + 2000, "and soon after it");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(start,
-                                    Value(db, "SELECT min(start_ns) " + phases, r.runId),
+                                    QueryValue(db, "SELECT min(start_ns) " + phases, r.runId),
                                     "the op starts before its first phase");
         NS_TEST_EXPECT_MSG_GT(end - start, 0, "the op took time");
         NS_TEST_EXPECT_MSG_EQ(double(r.simulatedNs), end, "the run ends with the op");
-        NS_TEST_EXPECT_MSG_EQ(Value(db, "SELECT transfers " + op, r.runId),
-                              Value(db, "SELECT sum(transfers) " + phases, r.runId),
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db, "SELECT transfers " + op, r.runId),
+                              QueryValue(db, "SELECT sum(transfers) " + phases, r.runId),
                               "transfers of the op");
-        NS_TEST_EXPECT_MSG_EQ_TOL(Value(db, "SELECT algbw_Bps " + op, r.runId),
+        NS_TEST_EXPECT_MSG_EQ_TOL(QueryValue(db, "SELECT algbw_Bps " + op, r.runId),
                                   262144 / ((end - start) * 1e-9),
                                   1,
                                   "algbw = S / time");
@@ -311,6 +319,71 @@ class ScenarioScheduledTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A training job with Themis at run time ([training] scheduler): each iteration's all-reduce
+ * is one operation of scheduler 'run-time' in the database; a bad scheduler is refused with
+ * file, line and key.
+ */
+class ScenarioTrainingThemisTestCase : public TnDataTestCase
+{
+  public:
+    ScenarioTrainingThemisTestCase()
+        : TnDataTestCase("a training scenario with Themis at run time")
+    {
+    }
+
+  private:
+    /// \return the points of text, or none with *error set
+    static std::vector<ScenarioPoint> Points(const std::string& text, std::string* error)
+    {
+        ScenarioConfig config;
+        std::vector<ScenarioPoint> points;
+        if (!config.LoadText(text, "t.toml", error) || !config.Expand(&points, error))
+        {
+            points.clear();
+        }
+        return points;
+    }
+
+    void DoRun() override
+    {
+        const std::string training = "[training]\nworkload = \"" +
+                                     DataFile("workloads/microAllReduce.txt") +
+                                     "\"\niterations = 2\nchunks = 8\n";
+        const std::string hier = "[topology]\nspec = \"hier:switch4@400Gbps+switch4@100Gbps\"\n";
+        std::string error;
+        std::vector<ScenarioPoint> points =
+            Points(hier + training + "scheduler = \"themis-scf\"\n", &error);
+        NS_TEST_ASSERT_MSG_EQ(points.size(), 1, error);
+        NS_TEST_EXPECT_MSG_EQ(points[0].trainingScheduler, "themis-scf", "scheduler");
+        NS_TEST_EXPECT_MSG_EQ(points[0].trainingChunks, 8u, "chunks");
+        const std::string path = CreateTempDirFilename("training-themis.db");
+        std::remove(path.c_str());
+        tn_db* db = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(tn_db_open(path.c_str(), &db, &err), TN_OK, err.message);
+        ScenarioRunner runner;
+        ScenarioResult r = runner.Run(points[0], db);
+        NS_TEST_EXPECT_MSG_EQ(r.status, "ok", r.error);
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db,
+                                         "SELECT count(*) FROM collective WHERE run_id = ?1 AND "
+                                         "scheduler = 'run-time' AND algorithm = 'themis-scf' "
+                                         "AND end_ns IS NOT NULL",
+                                         r.runId),
+                              2,
+                              "one operation per iteration");
+        tn_db_close(db);
+
+        Points(hier + training + "scheduler = \"lifo\"\n", &error);
+        NS_TEST_EXPECT_MSG_EQ(error.rfind("t.toml:7:13: training.scheduler: 'lifo' is not one of "
+                                          "planned, themis-scf, themis-fifo, fixed",
+                                          0),
+                              0,
+                              error);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * \brief Scenario files: parsing, sweeps, errors and a run.
  */
 class ScenarioTestSuite : public TestSuite
@@ -323,6 +396,7 @@ class ScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioErrorTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRunTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioScheduledTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioTrainingThemisTestCase, TestCase::QUICK);
     }
 };
 

@@ -38,6 +38,7 @@ struct TrainingRun
     uint64_t collectives{0}; //!< collectives created
     uint64_t plansBuilt{0};  //!< plans the helper built (identical requests share one)
     uint64_t held{0};        //!< collectives the job still held at the end
+    uint64_t scheduled{0};   //!< operations scheduled at run time (Scheduler)
 };
 
 /** Run `file` on spec's NPUs with the given engine and job options. */
@@ -49,7 +50,8 @@ RunTraining(const std::string& file,
             bool network,
             const std::string& memory = "7200Gbps",
             uint32_t iterations = 1,
-            uint32_t modelGroup = 0)
+            uint32_t modelGroup = 0,
+            const std::string& scheduler = "")
 {
     TrainingRun out;
     tn_error err;
@@ -71,6 +73,8 @@ RunTraining(const std::string& file,
     training.SetJobAttribute("Overlap", BooleanValue(overlap));
     training.SetJobAttribute("Network", BooleanValue(network));
     training.SetJobAttribute("Iterations", UintegerValue(iterations));
+    training.SetJobAttribute("Scheduler", StringValue(scheduler));
+    training.SetJobAttribute("ThemisChunks", UintegerValue(8));
     Ptr<TrainingJob> job;
     if (training.Load(file, &out.error))
     {
@@ -96,6 +100,7 @@ RunTraining(const std::string& file,
         out.collectives = job->GetCollectiveCount();
         out.plansBuilt = collectives.GetPlansBuilt();
         out.held = job->GetCollectivesHeld();
+        out.scheduled = job->GetScheduledCount();
     }
     Simulator::Destroy();
     tn_topology_destroy(topo);
@@ -353,6 +358,66 @@ class TrainingLayerRecordsTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * Themis at run time in a training job (Scheduler): a data-parallel all-reduce on a
+ * heterogeneous 2D system (400 and 100 Gb/s) runs as an operation scheduled at run time at
+ * every iteration, each NPU starting its part when it reaches it; SCF is not slower than the
+ * fixed dimension order run by the same machinery, and faster than one ring over all NPUs; a
+ * model-parallel layer's collectives (groups of 4) stay planned; an unknown scheduler is
+ * refused.
+ */
+class TrainingThemisTestCase : public TnDataTestCase
+{
+  public:
+    TrainingThemisTestCase()
+        : TnDataTestCase("training with Themis at run time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string spec = "hier:switch4@400Gbps+switch4@100Gbps";
+        const std::string file = DataFile("workloads/microAllReduce.txt");
+        TrainingRun planned = RunTraining(file, spec, "ace", true, true, "7200Gbps", 2, 0, "");
+        TrainingRun fixed = RunTraining(file, spec, "ace", true, true, "7200Gbps", 2, 0, "fixed");
+        TrainingRun scf =
+            RunTraining(file, spec, "ace", true, true, "7200Gbps", 2, 0, "themis-scf");
+        for (const TrainingRun* r : {&planned, &fixed, &scf})
+        {
+            NS_TEST_ASSERT_MSG_EQ(r->error, "", "runs");
+            NS_TEST_EXPECT_MSG_EQ(r->complete, true, "completes");
+            NS_TEST_EXPECT_MSG_EQ(r->iterations, 2u, "two iterations");
+            NS_TEST_EXPECT_MSG_GT(r->exposedNs, 0, "communication exposed");
+        }
+        NS_TEST_EXPECT_MSG_EQ(planned.scheduled, 0u, "planned: nothing scheduled");
+        NS_TEST_EXPECT_MSG_EQ(scf.scheduled, 2u, "one operation per iteration");
+        NS_TEST_EXPECT_MSG_EQ(scf.collectives, 0u, "and no planned collective");
+        NS_TEST_EXPECT_MSG_EQ(scf.held, 0u, "let go when done");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(scf.iterationNs,
+                                    fixed.iterationNs * 1.02,
+                                    "SCF not slower than the fixed order");
+        NS_TEST_EXPECT_MSG_LT(scf.iterationNs, planned.iterationNs, "faster than one ring");
+        // the hybrid workload's model-parallel groups of 4 stay planned; its data-parallel
+        // groups (4 NPUs of 16) too: Themis runs on all NPUs only
+        TrainingRun hybrid = RunTraining(DataFile("workloads/MLP_HybridParallel_Data_Model.txt"),
+                                         spec,
+                                         "ace",
+                                         true,
+                                         true,
+                                         "7200Gbps",
+                                         1,
+                                         4,
+                                         "themis-scf");
+        NS_TEST_EXPECT_MSG_EQ(hybrid.error, "", "hybrid");
+        NS_TEST_EXPECT_MSG_EQ(hybrid.complete, true, "hybrid completes");
+        NS_TEST_EXPECT_MSG_GT(hybrid.collectives, 0u, "planned group collectives");
+        TrainingRun bad = RunTraining(file, spec, "ace", true, true, "7200Gbps", 1, 0, "sjf");
+        NS_TEST_EXPECT_MSG_NE(bad.error.find("Scheduler 'sjf'"), std::string::npos, bad.error);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * A workload that needs more NPUs than there are is refused with a message; a missing file
  * names the file.
  */
@@ -492,6 +557,7 @@ class TrainingTestSuite : public TestSuite
         AddTestCase(new TrainingRefusalTestCase, TestCase::QUICK);
         AddTestCase(new TrainingWorkloadsTestCase, TestCase::QUICK);
         AddTestCase(new TrainingDatabaseTestCase, TestCase::QUICK);
+        AddTestCase(new TrainingThemisTestCase, TestCase::QUICK);
     }
 };
 

@@ -58,7 +58,11 @@ ThemisCollective::GetTypeId()
             .AddTraceSource("End",
                             "Every NPU finished every chunk.",
                             MakeTraceSourceAccessor(&ThemisCollective::m_endTrace),
-                            "ns3::ThemisCollective::EndTracedCallback");
+                            "ns3::ThemisCollective::EndTracedCallback")
+            .AddTraceSource("RankEnd",
+                            "One NPU finished every chunk (its part is over).",
+                            MakeTraceSourceAccessor(&ThemisCollective::m_rankEndTrace),
+                            "ns3::ThemisCollective::RankEndTracedCallback");
     return tid;
 }
 
@@ -234,6 +238,7 @@ ThemisCollective::Setup(uint32_t id,
     m_memberEnds.assign(m_records.size(), 0);
     m_groups.resize(static_cast<size_t>(dims) * m_ranks);
     m_phasesDone.assign(static_cast<size_t>(m_ranks) * chunks, 0);
+    m_rankChunksDone.assign(m_ranks, 0);
     m_startPending.assign(static_cast<size_t>(m_ranks) * chunks, NONE);
     return true;
 }
@@ -549,6 +554,10 @@ ThemisCollective::PartEnd(Ptr<const Collective> collective, uint32_t groupRank)
             Launch(rank, pending);
         }
         return;
+    }
+    if (++m_rankChunksDone[rank] == m_chunks)
+    {
+        m_rankEndTrace(this, rank);
     }
     if (++m_finished == static_cast<uint64_t>(m_ranks) * m_chunks)
     {

@@ -105,6 +105,11 @@ class ThemisCollective : public Object
      * \param collective the Themis collective
      */
     typedef void (*EndTracedCallback)(Ptr<const ThemisCollective> collective);
+    /**
+     * RankEnd trace signature.
+     * \param collective the Themis collective \param rank the NPU whose every chunk is done
+     */
+    typedef void (*RankEndTracedCallback)(Ptr<const ThemisCollective> collective, uint32_t rank);
 
     /// R_Key bit of Themis control messages (the executor ignores them).
     static constexpr uint32_t CONTROL_KEY_BIT = CollectiveExecutor::CONTROL_KEY_BIT;
@@ -347,6 +352,8 @@ class ThemisCollective : public Object
     TracedCallback<const ThemisPhaseRecord&> m_phaseStartTrace;
     TracedCallback<const ThemisPhaseRecord&> m_phaseEndTrace;
     TracedCallback<Ptr<const ThemisCollective>> m_endTrace;
+    TracedCallback<Ptr<const ThemisCollective>, uint32_t> m_rankEndTrace;
+    std::vector<uint32_t> m_rankChunksDone; //!< per rank: chunks whose last phase is over
 };
 
 } // namespace ns3

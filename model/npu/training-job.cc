@@ -11,6 +11,8 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/themis-collective.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -44,6 +46,29 @@ TrainingJob::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&TrainingJob::m_network),
                           MakeBooleanChecker())
+            .AddAttribute("Scheduler",
+                          "Schedule the all-reduces, reduce-scatters and all-gathers of groups "
+                          "of all NPUs at run time: themis-scf, themis-fifo or fixed "
+                          "(CollectiveHelper::CreateScheduled); empty: plan every collective.",
+                          StringValue(""),
+                          MakeStringAccessor(&TrainingJob::m_scheduler),
+                          MakeStringChecker())
+            .AddAttribute("ThemisChunks",
+                          "Chunks of an operation scheduled at run time.",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&TrainingJob::m_themisChunks),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ThemisActive",
+                          "Active chunk-phases per dimension of an operation scheduled at run "
+                          "time (Themis's A).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_themisActive),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("ScheduledCreated",
+                            "An operation scheduled at run time was created (Scheduler), before "
+                            "any NPU starts it.",
+                            MakeTraceSourceAccessor(&TrainingJob::m_scheduledTrace),
+                            "ns3::TrainingJob::ScheduledTracedCallback")
             .AddTraceSource("IterationEnd",
                             "An NPU finished an iteration.",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
@@ -69,6 +94,7 @@ void
 TrainingJob::DoDispose()
 {
     m_collectives.clear();
+    m_scheduledOps.clear();
     m_endpoints.clear();
     Object::DoDispose();
 }
@@ -85,6 +111,12 @@ TrainingJob::Setup(const tn_workload* workload,
         tn_workload_validate(workload, endpoints.size(), modelGroup, &m_group, &err) != TN_OK)
     {
         *error = endpoints.empty() ? "no NPU endpoints (NpuHelper::Install)" : err.message;
+        return false;
+    }
+    if (!m_scheduler.empty() && m_scheduler != "themis-scf" && m_scheduler != "themis-fifo" &&
+        m_scheduler != "fixed")
+    {
+        *error = "Scheduler '" + m_scheduler + "' is not themis-scf, themis-fifo or fixed";
         return false;
     }
     m_workload = workload;
@@ -293,28 +325,60 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
     {
         std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(pass), k, first};
         ++Layer(n, LayerKey(n.iteration, layer, pass)).parts;
-        Ptr<Collective>& c = m_collectives[key];
-        if (!c)
+        const bool scheduled =
+            !m_scheduler.empty() && count == m_npus.size() &&
+            (kinds[k] == TN_COLL_ALL_REDUCE || kinds[k] == TN_COLL_REDUCE_SCATTER ||
+             kinds[k] == TN_COLL_ALL_GATHER);
+        if (scheduled)
         {
-            std::vector<uint32_t> ranks(count);
-            for (uint32_t j = 0; j < count; j++)
+            Ptr<ThemisCollective>& op = m_scheduledOps[key];
+            if (!op)
             {
-                ranks[j] = first + j * stride;
+                tn_plan_request request;
+                tn_plan_request_init(&request);
+                request.collective = kinds[k];
+                request.bytes = l->pass[pass].comm_bytes;
+                request.chunks = m_themisChunks;
+                request.themis.active_chunks_per_dim = m_themisActive;
+                std::string error;
+                m_helper->SetScheduler(m_scheduler);
+                op = m_helper->CreateScheduled(request, &error);
+                NS_ABORT_MSG_IF(!op,
+                                "TrainingJob: layer " << l->name << " " << tn_pass_name(pass)
+                                                      << ": " << error);
+                op->TraceConnectWithoutContext("RankEnd",
+                                               MakeCallback(&TrainingJob::ScheduledRankEnd, this));
+                m_uses[op->GetId()] = Use{n.iteration, layer, pass, blocking, count, key};
+                ++m_scheduledCreated;
+                m_scheduledTrace(op);
             }
-            tn_plan_request request;
-            tn_plan_request_init(&request);
-            request.collective = kinds[k];
-            request.algorithm = m_algorithm[kinds[k]].c_str();
-            request.bytes = l->pass[pass].comm_bytes;
-            std::string error;
-            c = m_helper->Create(request, ranks, &error);
-            NS_ABORT_MSG_IF(!c,
-                            "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
-                                                  << error);
-            m_uses[c->GetId()] = Use{n.iteration, layer, pass, blocking, count, key};
-            ++m_collectivesCreated;
+            op->StartRank(rank);
         }
-        m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
+        else
+        {
+            Ptr<Collective>& c = m_collectives[key];
+            if (!c)
+            {
+                std::vector<uint32_t> ranks(count);
+                for (uint32_t j = 0; j < count; j++)
+                {
+                    ranks[j] = first + j * stride;
+                }
+                tn_plan_request request;
+                tn_plan_request_init(&request);
+                request.collective = kinds[k];
+                request.algorithm = m_algorithm[kinds[k]].c_str();
+                request.bytes = l->pass[pass].comm_bytes;
+                std::string error;
+                c = m_helper->Create(request, ranks, &error);
+                NS_ABORT_MSG_IF(!c,
+                                "TrainingJob: layer " << l->name << " " << tn_pass_name(pass)
+                                                      << ": " << error);
+                m_uses[c->GetId()] = Use{n.iteration, layer, pass, blocking, count, key};
+                ++m_collectivesCreated;
+            }
+            m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
+        }
         if (blocking)
         {
             ++n.waitingFor;
@@ -331,7 +395,19 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
 void
 TrainingJob::PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank)
 {
-    auto it = m_uses.find(c->GetId());
+    PartEndOf(rank, c->GetId());
+}
+
+void
+TrainingJob::ScheduledRankEnd(Ptr<const ThemisCollective> c, uint32_t rank)
+{
+    PartEndOf(rank, c->GetId());
+}
+
+void
+TrainingJob::PartEndOf(uint32_t rank, uint32_t id)
+{
+    auto it = m_uses.find(id);
     if (it == m_uses.end())
     {
         return; // not this job's
@@ -360,6 +436,7 @@ void
 TrainingJob::Forget(std::vector<uint32_t> key)
 {
     m_collectives.erase(key);
+    m_scheduledOps.erase(key);
 }
 
 void

@@ -25,6 +25,7 @@ namespace ns3
 
 class CollectiveHelper;
 class NpuEndpoint;
+class ThemisCollective;
 
 /**
  * \ingroup training-net
@@ -83,7 +84,12 @@ struct TrainingLayerRecord
  * slowed while a collective runs). The groups of each pass follow the workload's parallelism
  * (tn_workload_layer_group); a group's collective is planned once, by the first member to
  * reach it, with the algorithm set for its kind (SetAlgorithm). With Network false the
- * collectives are skipped (an infinite network). An iteration ends when its backward pass
+ * collectives are skipped (an infinite network). With Scheduler set ("themis-scf",
+ * "themis-fifo" or "fixed"), the all-reduces, reduce-scatters and all-gathers of groups of
+ * all NPUs are scheduled at run time instead (CollectiveHelper::CreateScheduled, ThemisChunks
+ * chunks, ThemisActive chunk-phases per dimension; trace ScheduledCreated): each NPU starts
+ * its part when it reaches the collective and is done at the operation's RankEnd; the other
+ * collectives are planned as before. An iteration ends when its backward pass
  * and all its collectives and updates are done; exposed communication is the time the NPU
  * waited for collectives.
  */
@@ -104,6 +110,12 @@ class TrainingJob : public Object
      * \param record one pass of one layer at one NPU
      */
     typedef void (*LayerTracedCallback)(const TrainingLayerRecord& record);
+
+    /**
+     * ScheduledCreated trace signature.
+     * \param collective an operation scheduled at run time, before any NPU starts it
+     */
+    typedef void (*ScheduledTracedCallback)(Ptr<ThemisCollective> collective);
 
     TrainingJob();
     ~TrainingJob() override;
@@ -150,7 +162,13 @@ class TrainingJob : public Object
      */
     uint64_t GetCollectivesHeld() const
     {
-        return m_collectives.size();
+        return m_collectives.size() + m_scheduledOps.size();
+    }
+
+    /** \return the operations scheduled at run time so far (Scheduler) */
+    uint64_t GetScheduledCount() const
+    {
+        return m_scheduledCreated;
     }
 
   protected:
@@ -220,6 +238,10 @@ class TrainingJob : public Object
     void KernelDone(uint32_t rank);
     bool IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blocking);
     void PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank);
+    /// A run-time scheduled operation is over at rank (its RankEnd).
+    void ScheduledRankEnd(Ptr<const ThemisCollective> c, uint32_t rank);
+    /// Rank's part of the collective or operation `id` ended.
+    void PartEndOf(uint32_t rank, uint32_t id);
     void Wait(Npu& npu);
     void FinishIteration(Npu& npu);
     void QueueUpdate(Npu& npu, const LayerKey& wg);
@@ -236,7 +258,14 @@ class TrainingJob : public Object
     std::string m_algorithm[TN_COLL_COUNT];
     /// collectives in flight by (iteration, layer, pass, part, group first rank)
     std::map<std::vector<uint32_t>, Ptr<Collective>> m_collectives;
+    /// operations scheduled at run time in flight, by the same key
+    std::map<std::vector<uint32_t>, Ptr<ThemisCollective>> m_scheduledOps;
+    std::string m_scheduler;     //!< "" (plan every collective) or a run-time scheduler
+    uint32_t m_themisChunks{64}; //!< chunks of a run-time scheduled operation
+    uint32_t m_themisActive{1};  //!< its active chunk-phases per dimension
+    TracedCallback<Ptr<ThemisCollective>> m_scheduledTrace;
     uint64_t m_collectivesCreated{0};
+    uint64_t m_scheduledCreated{0};
 
     /// Let go of a collective whose group is done (scheduled: its last end is on the stack).
     void Forget(std::vector<uint32_t> key);

@@ -692,6 +692,9 @@ StatsRecorder::AddTrainingJob(Ptr<TrainingJob> job)
     job->TraceConnectWithoutContext("IterationEnd",
                                     MakeCallback(&StatsRecorder::IterationEnd, this));
     job->TraceConnectWithoutContext("LayerEnd", MakeCallback(&StatsRecorder::LayerEnd, this));
+    // operations the job schedules at run time get their own collective row
+    job->TraceConnectWithoutContext("ScheduledCreated",
+                                    MakeCallback(&StatsRecorder::AddScheduledCollective, this));
 }
 
 void
