@@ -13,6 +13,7 @@
 #include "ns3/tn-themis.h"
 #include "ns3/tn-verify.h"
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -272,6 +273,25 @@ PlanKey(const tn_plan_request& r,
 } // namespace
 
 void
+CollectiveHelper::ScheduledEnded(Ptr<const ThemisCollective> collective)
+{
+    if (!m_keepCollectives)
+    {
+        Simulator::ScheduleNow(&CollectiveHelper::ForgetScheduled, this, collective->GetId());
+    }
+}
+
+void
+CollectiveHelper::ForgetScheduled(uint32_t id)
+{
+    m_scheduled.erase(
+        std::remove_if(m_scheduled.begin(),
+                       m_scheduled.end(),
+                       [id](const Ptr<ThemisCollective>& c) { return c->GetId() == id; }),
+        m_scheduled.end());
+}
+
+void
 CollectiveHelper::SetKeepCollectives(bool keep)
 {
     m_keepCollectives = keep;
@@ -505,6 +525,8 @@ CollectiveHelper::CreateScheduled(const tn_plan_request& request, std::string* e
     }
     themis->Install(m_executors, nodes);
     m_scheduled.push_back(themis);
+    themis->TraceConnectWithoutContext("End",
+                                       MakeCallback(&CollectiveHelper::ScheduledEnded, this));
     NS_LOG_INFO("Themis collective " << themis->GetId() << ": " << m_scheduler << ", "
                                      << tn_collective_name(request.collective) << " of "
                                      << request.bytes << " bytes, " << chunks

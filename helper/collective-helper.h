@@ -236,7 +236,10 @@ class CollectiveHelper
         uint64_t bytes,
         ThemisCollective::DoneCallback done = ThemisCollective::DoneCallback());
 
-    /** \return every scheduled collective created, in creation order (keeps them alive) */
+    /**
+     * \return every scheduled collective created, in creation order (keeps them alive); with
+     * SetKeepCollectives(false) only those not ended
+     */
     const std::vector<Ptr<ThemisCollective>>& GetScheduledCollectives() const
     {
         return m_scheduled;
@@ -293,6 +296,9 @@ class CollectiveHelper
     std::vector<Ptr<CollectiveExecutor>> m_executors; //!< by NPU rank
     std::vector<Ptr<Collective>> m_collectives;
     std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them
+    /// A scheduled collective ended: with SetKeepCollectives(false), let it go (scheduled).
+    void ScheduledEnded(Ptr<const ThemisCollective> collective);
+    void ForgetScheduled(uint32_t id);
     std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths
     RoutingMode m_mode{PLANNED};
     std::string m_scheduler{"themis-scf"};

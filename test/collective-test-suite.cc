@@ -690,8 +690,10 @@ class CollectivePlanCacheTestCase : public TestCase
 /**
  * \ingroup training-net-tests
  * With SetKeepCollectives(false) nothing keeps a finished collective alive: not the helper,
- * not the executors, not a StatsRecorder once its row is written (the row is there). With the
- * default the helper keeps it (GetCollectives).
+ * not the executors, not a StatsRecorder once its row is written (the row is there), and an
+ * operation scheduled at run time neither (its NIC and executor traces are disconnected at
+ * its end). With the default the helper keeps both (GetCollectives,
+ * GetScheduledCollectives).
  */
 class CollectiveLetGoTestCase : public TestCase
 {
@@ -741,6 +743,37 @@ class CollectiveLetGoTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(sqlite3_column_int64(stmt, 0), 1, "its row");
             sqlite3_finalize(stmt);
             sqlite3_close(sql);
+        }
+        // an operation scheduled at run time: the helper lists it until it ends, then lets it
+        // go (its traces disconnected) unless it keeps collectives
+        for (bool keep : {false, true})
+        {
+            Topology t("hier:switch2@800Gbps+switch2@400Gbps");
+            NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+            RoceHelper roce;
+            roce.Install(t.topo);
+            CollectiveHelper helper;
+            helper.SetKeepCollectives(keep);
+            helper.Install(t.topo, roce);
+            helper.SetScheduler("themis-scf");
+            tn_plan_request request;
+            tn_plan_request_init(&request);
+            request.bytes = 256 << 10;
+            request.chunks = 4;
+            std::string error;
+            Ptr<ThemisCollective> op = helper.CreateScheduled(request, &error);
+            NS_TEST_ASSERT_MSG_NE(op, nullptr, error);
+            NS_TEST_EXPECT_MSG_EQ(helper.GetScheduledCollectives().size(), 1u, "listed in flight");
+            helper.Start(op);
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(op->Check(), "", "complete, and still checkable");
+            NS_TEST_EXPECT_MSG_EQ(helper.GetScheduledCollectives().size(),
+                                  keep ? 1u : 0u,
+                                  "listed after its end");
+            NS_TEST_EXPECT_MSG_EQ(op->GetReferenceCount(),
+                                  keep ? 2u : 1u,
+                                  "references left besides this test's");
+            Simulator::Destroy();
         }
     }
 };

@@ -76,16 +76,7 @@ ThemisCollective::~ThemisCollective() = default;
 void
 ThemisCollective::DoDispose()
 {
-    for (uint32_t r = 0; r < m_nics.size(); r++)
-    {
-        m_nics[r]->TraceDisconnectWithoutContext("MessageReceived",
-                                                 MakeCallback(&ThemisCollective::Received, this));
-        m_executors[r]->TraceDisconnectWithoutContext(
-            "PartEnd",
-            MakeCallback(&ThemisCollective::PartEnd, this));
-    }
-    m_nics.clear();
-    m_executors.clear();
+    Detach();
     m_subs.clear();
     m_done = DoneCallback();
     Object::DoDispose();
@@ -370,6 +361,21 @@ ThemisCollective::Install(const std::vector<Ptr<CollectiveExecutor>>& executors,
 }
 
 void
+ThemisCollective::Detach()
+{
+    for (uint32_t r = 0; r < m_nics.size(); r++)
+    {
+        m_nics[r]->TraceDisconnectWithoutContext("MessageReceived",
+                                                 MakeCallback(&ThemisCollective::Received, this));
+        m_executors[r]->TraceDisconnectWithoutContext(
+            "PartEnd",
+            MakeCallback(&ThemisCollective::PartEnd, this));
+    }
+    m_nics.clear();
+    m_executors.clear();
+}
+
+void
 ThemisCollective::StartRank(uint32_t rank)
 {
     NS_ABORT_MSG_IF(m_nics.empty(), "ThemisCollective: Install before Start");
@@ -570,6 +576,10 @@ ThemisCollective::PartEnd(Ptr<const Collective> collective, uint32_t groupRank)
         {
             m_done(this);
         }
+        // Every control message has arrived (each phase started after its READY and START):
+        // nothing points here any more once the traces are gone, and the operation can be
+        // let go. Not now: an executor's PartEnd trace is calling this.
+        Simulator::ScheduleNow(&ThemisCollective::Detach, Ptr<ThemisCollective>(this));
     }
 }
 

@@ -311,6 +311,8 @@ class ThemisCollective : public Object
     void SendControl(uint32_t from, uint32_t to, uint32_t record, bool start);
     void Received(const RdmaMessageRecord& record);
     void PartEnd(Ptr<const Collective> collective, uint32_t rank);
+    /// Disconnect from the NICs and executors (at the end, and in DoDispose).
+    void Detach();
 
     uint32_t m_id{0};
     tn_collective m_collective{TN_COLL_ALL_REDUCE};
