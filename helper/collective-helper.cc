@@ -457,7 +457,7 @@ CollectiveHelper::Reduce(uint64_t bytes,
 bool
 CollectiveHelper::SetScheduler(const std::string& name)
 {
-    if (name != "themis-scf" && name != "themis-fifo" && name != "fixed")
+    if (!IsScheduler(name))
     {
         return false;
     }
@@ -465,9 +465,24 @@ CollectiveHelper::SetScheduler(const std::string& name)
     return true;
 }
 
+bool
+CollectiveHelper::IsScheduler(const std::string& name)
+{
+    return name == "themis-scf" || name == "themis-fifo" || name == "fixed";
+}
+
 Ptr<ThemisCollective>
 CollectiveHelper::CreateScheduled(const tn_plan_request& request, std::string* error)
 {
+    return CreateScheduled(request, m_scheduler, error);
+}
+
+Ptr<ThemisCollective>
+CollectiveHelper::CreateScheduled(const tn_plan_request& request,
+                                  const std::string& scheduler,
+                                  std::string* error)
+{
+    NS_ABORT_MSG_IF(!IsScheduler(scheduler), "CollectiveHelper: no scheduler " << scheduler);
     NS_ABORT_MSG_IF(!m_topo, "CollectiveHelper: Install first");
     const uint32_t chunks = request.chunks ? request.chunks : 64;
     const uint32_t active =
@@ -479,8 +494,8 @@ CollectiveHelper::CreateScheduled(const tn_plan_request& request, std::string* e
                        request.bytes,
                        chunks,
                        active,
-                       m_scheduler == "themis-scf" ? ThemisCollective::SCF : ThemisCollective::FIFO,
-                       m_scheduler == "fixed",
+                       scheduler == "themis-scf" ? ThemisCollective::SCF : ThemisCollective::FIFO,
+                       scheduler == "fixed",
                        error))
     {
         return nullptr;
@@ -527,7 +542,7 @@ CollectiveHelper::CreateScheduled(const tn_plan_request& request, std::string* e
     m_scheduled.push_back(themis);
     themis->TraceConnectWithoutContext("End",
                                        MakeCallback(&CollectiveHelper::ScheduledEnded, this));
-    NS_LOG_INFO("Themis collective " << themis->GetId() << ": " << m_scheduler << ", "
+    NS_LOG_INFO("Themis collective " << themis->GetId() << ": " << scheduler << ", "
                                      << tn_collective_name(request.collective) << " of "
                                      << request.bytes << " bytes, " << chunks
                                      << " chunks, A = " << active);

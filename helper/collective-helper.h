@@ -202,6 +202,9 @@ class CollectiveHelper
      */
     bool SetScheduler(const std::string& name);
 
+    /** \param name a scheduler name \return true for one SetScheduler accepts */
+    static bool IsScheduler(const std::string& name);
+
     /** \return the scheduler name */
     std::string GetScheduler() const
     {
@@ -218,6 +221,14 @@ class CollectiveHelper
      * \return the collective (not started), or null with *error set
      */
     Ptr<ThemisCollective> CreateScheduled(const tn_plan_request& request, std::string* error);
+    /**
+     * CreateScheduled with another scheduler than SetScheduler's (the helper's stays).
+     * \param request the request \param scheduler a name IsScheduler accepts
+     * \param error set when it cannot be created \return the collective, or null
+     */
+    Ptr<ThemisCollective> CreateScheduled(const tn_plan_request& request,
+                                          const std::string& scheduler,
+                                          std::string* error);
 
     /**
      * Start a scheduled collective: each NPU starts its part after `delay`, in its own

@@ -180,14 +180,13 @@ idlist_push(idlist* l, uint32_t id)
     }
     size_t cap = l->cap;
     uint32_t* ids = tn_array_grow(l->ids, &cap, (size_t)l->n + 1, sizeof(*ids), 4);
-    if (!ids || cap > UINT32_MAX)
+    if (!ids)
     {
-        if (ids)
-            l->ids = ids; /* grown but not recorded as such: still freed with the list */
         return false;
     }
     l->ids = ids;
-    l->cap = (uint32_t)cap;
+    /* ids of transfers are 32-bit, so n stays below 2^32: a larger block counts as full */
+    l->cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     l->ids[l->n++] = id;
     return true;
 }

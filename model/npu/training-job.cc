@@ -113,8 +113,7 @@ TrainingJob::Setup(const tn_workload* workload,
         *error = endpoints.empty() ? "no NPU endpoints (NpuHelper::Install)" : err.message;
         return false;
     }
-    if (!m_scheduler.empty() && m_scheduler != "themis-scf" && m_scheduler != "themis-fifo" &&
-        m_scheduler != "fixed")
+    if (!m_scheduler.empty() && !CollectiveHelper::IsScheduler(m_scheduler))
     {
         *error = "Scheduler '" + m_scheduler + "' is not themis-scf, themis-fifo or fixed";
         return false;
@@ -325,6 +324,14 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
     {
         std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(pass), k, first};
         ++Layer(n, LayerKey(n.iteration, layer, pass)).parts;
+        // the first member to reach the collective creates it for the group
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.collective = kinds[k];
+        request.algorithm = m_algorithm[kinds[k]].c_str();
+        request.bytes = l->pass[pass].comm_bytes;
+        const Use use{n.iteration, layer, pass, blocking, count, key};
+        std::string error;
         const bool scheduled =
             !m_scheduler.empty() && count == m_npus.size() &&
             (kinds[k] == TN_COLL_ALL_REDUCE || kinds[k] == TN_COLL_REDUCE_SCATTER ||
@@ -332,26 +339,19 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
         if (scheduled)
         {
             Ptr<ThemisCollective>& op = m_scheduledOps[key];
-            if (!op)
+            request.chunks = m_themisChunks;
+            request.themis.active_chunks_per_dim = m_themisActive;
+            if (!op && (op = m_helper->CreateScheduled(request, m_scheduler, &error)))
             {
-                tn_plan_request request;
-                tn_plan_request_init(&request);
-                request.collective = kinds[k];
-                request.bytes = l->pass[pass].comm_bytes;
-                request.chunks = m_themisChunks;
-                request.themis.active_chunks_per_dim = m_themisActive;
-                std::string error;
-                m_helper->SetScheduler(m_scheduler);
-                op = m_helper->CreateScheduled(request, &error);
-                NS_ABORT_MSG_IF(!op,
-                                "TrainingJob: layer " << l->name << " " << tn_pass_name(pass)
-                                                      << ": " << error);
                 op->TraceConnectWithoutContext("RankEnd",
                                                MakeCallback(&TrainingJob::ScheduledRankEnd, this));
-                m_uses[op->GetId()] = Use{n.iteration, layer, pass, blocking, count, key};
+                m_uses[op->GetId()] = use;
                 ++m_scheduledCreated;
                 m_scheduledTrace(op);
             }
+            NS_ABORT_MSG_IF(!op,
+                            "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
+                                                  << error);
             op->StartRank(rank);
         }
         else
@@ -364,19 +364,15 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
                 {
                     ranks[j] = first + j * stride;
                 }
-                tn_plan_request request;
-                tn_plan_request_init(&request);
-                request.collective = kinds[k];
-                request.algorithm = m_algorithm[kinds[k]].c_str();
-                request.bytes = l->pass[pass].comm_bytes;
-                std::string error;
-                c = m_helper->Create(request, ranks, &error);
-                NS_ABORT_MSG_IF(!c,
-                                "TrainingJob: layer " << l->name << " " << tn_pass_name(pass)
-                                                      << ": " << error);
-                m_uses[c->GetId()] = Use{n.iteration, layer, pass, blocking, count, key};
-                ++m_collectivesCreated;
+                if ((c = m_helper->Create(request, ranks, &error)))
+                {
+                    m_uses[c->GetId()] = use;
+                    ++m_collectivesCreated;
+                }
             }
+            NS_ABORT_MSG_IF(!c,
+                            "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
+                                                  << error);
             m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
         }
         if (blocking)

@@ -456,16 +456,22 @@ StatsRecorder::WriteScheduled(Ptr<const ThemisCollective> c)
     row.start_ns = c->GetStartTime().IsStrictlyNegative() ? -1 : c->GetStartTime().GetNanoSeconds();
     row.end_ns = c->IsComplete() ? (c->GetStartTime() + c->GetDuration()).GetNanoSeconds() : -1;
     row.estimated_ns = 0; // no cost model for run-time scheduling
-    if (row.end_ns >= 0)
+    AddCollectiveRow(&row, c->GetCollective());
+}
+
+void
+StatsRecorder::AddCollectiveRow(tn_db_collective* row, tn_collective kind)
+{
+    if (row->end_ns >= 0)
     {
-        const double ns = double(row.end_ns - row.start_ns);
-        row.algbw_Bps = tn_algbw(row.bytes, ns);
-        row.busbw_Bps = tn_busbw(c->GetCollective(), row.participants, row.bytes, ns);
+        const double ns = double(row->end_ns - row->start_ns);
+        row->algbw_Bps = tn_algbw(row->bytes, ns);
+        row->busbw_Bps = tn_busbw(kind, row->participants, row->bytes, ns);
     }
     tn_error err{};
     if (!m_failed)
     {
-        Check(tn_db_add_collective(m_db, m_runId, &row, &err), err);
+        Check(tn_db_add_collective(m_db, m_runId, row, &err), err);
     }
 }
 
@@ -608,6 +614,7 @@ void
 StatsRecorder::WriteCollective(Ptr<const Collective> c)
 {
     const tn_schedule* s = c->GetSchedule();
+    NS_ASSERT_MSG(s, "StatsRecorder: a collective without a plan");
     const std::string op = c->GetCollectiveName();
     const std::string algorithm = c->GetAlgorithm();
     tn_db_collective row{};
@@ -617,22 +624,12 @@ StatsRecorder::WriteCollective(Ptr<const Collective> c)
     row.scheduler = c->IsStepOrdered() ? "step-order" : "ready";
     row.bytes = c->GetBytes();
     row.participants = c->GetRanks();
-    row.transfers = s ? tn_schedule_count(s) : 0;
+    row.transfers = tn_schedule_count(s);
     row.priority = c->GetPriority();
     row.start_ns = c->IsStarted() ? c->GetStartTime().GetNanoSeconds() : -1;
     row.end_ns = c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1;
     row.estimated_ns = c->GetEstimatedTime().GetNanoSeconds();
-    if (row.end_ns >= 0 && s)
-    {
-        const double ns = double(row.end_ns - row.start_ns);
-        row.algbw_Bps = tn_algbw(row.bytes, ns);
-        row.busbw_Bps = tn_busbw(tn_schedule_collective(s), row.participants, row.bytes, ns);
-    }
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(tn_db_add_collective(m_db, m_runId, &row, &err), err);
-    }
+    AddCollectiveRow(&row, tn_schedule_collective(s));
 }
 
 void

@@ -12,6 +12,7 @@
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-schedule.h"
 
 #include <chrono>
 #include <cstdint>
@@ -238,6 +239,8 @@ class StatsRecorder : public Object
     void ScheduledEnded(Ptr<const ThemisCollective> collective);
     void ForgetScheduled(uint32_t id);
     void WriteScheduled(Ptr<const ThemisCollective> collective);
+    /** Fill a collective row's algbw and busbw (nccl-tests convention) and write it. */
+    void AddCollectiveRow(tn_db_collective* row, tn_collective kind);
     void TransferReady(const CollectiveTransferRecord& record);
     void IterationEnd(const TrainingIterationRecord& record);
     void LayerEnd(const TrainingLayerRecord& record);
