@@ -76,6 +76,7 @@ roce_headers = [
 
 npu_sources = [
     'model/npu/collective-executor.cc',
+    'model/npu/collective-service.cc',
     'model/npu/collective.cc',
     'model/npu/npu-endpoint.cc',
     'model/npu/themis-collective.cc',
@@ -83,6 +84,7 @@ npu_sources = [
 ]
 npu_headers = [
     'model/npu/collective-executor.h',
+    'model/npu/collective-service.h',
     'model/npu/collective.h',
     'model/npu/npu-endpoint.h',
     'model/npu/themis-collective.h',

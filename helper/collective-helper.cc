@@ -3,19 +3,13 @@
  */
 #include "collective-helper.h"
 
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
-#include "ns3/roce-switch.h"
-#include "ns3/simulator.h"
-#include "ns3/tn-cost.h"
-#include "ns3/tn-themis.h"
-#include "ns3/tn-verify.h"
-
-#include <algorithm>
-#include <memory>
-#include <sstream>
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -24,55 +18,16 @@ NS_LOG_COMPONENT_DEFINE("CollectiveHelper");
 
 CollectiveHelper::CollectiveHelper()
 {
+    m_serviceFactory.SetTypeId(CollectiveService::GetTypeId());
     m_executorFactory.SetTypeId(CollectiveExecutor::GetTypeId());
 }
 
-CollectiveHelper::~CollectiveHelper()
-{
-    tn_routes_destroy(m_routes);
-}
-
-std::string
-CollectiveHelper::GetRoutingName(RoutingMode mode)
-{
-    return mode == PLANNED ? "planned" : "ecmp";
-}
-
-bool
-CollectiveHelper::SetRouting(const std::string& name)
-{
-    if (name == "planned")
-    {
-        m_mode = PLANNED;
-    }
-    else if (name == "ecmp")
-    {
-        m_mode = ECMP;
-    }
-    else
-    {
-        return false;
-    }
-    return true;
-}
+CollectiveHelper::~CollectiveHelper() = default;
 
 void
-CollectiveHelper::SetRoutingMode(RoutingMode mode)
+CollectiveHelper::SetServiceAttribute(std::string name, const AttributeValue& value)
 {
-    m_mode = mode;
-}
-
-void
-CollectiveHelper::SetPriority(uint8_t priority)
-{
-    NS_ABORT_MSG_IF(priority > 7, "CollectiveHelper::SetPriority: " << +priority << " > 7");
-    m_priority = priority;
-}
-
-void
-CollectiveHelper::SetVerify(bool verify)
-{
-    m_verify = verify;
+    SetService(name, value);
 }
 
 void
@@ -82,104 +37,115 @@ CollectiveHelper::SetExecutorAttribute(std::string name, const AttributeValue& v
 }
 
 void
+CollectiveHelper::SetService(const std::string& name, const AttributeValue& value)
+{
+    m_serviceFactory.Set(name, value);
+    if (m_service)
+    {
+        m_service->SetAttribute(name, value);
+    }
+}
+
+Ptr<CollectiveService>
 CollectiveHelper::Install(const tn_topology* topo, RoceHelper& roce)
 {
-    NS_ABORT_MSG_IF(m_topo, "CollectiveHelper::Install called twice");
-    m_topo = topo;
-    m_roce = &roce;
-    tn_error err;
-    if (tn_routes_create(topo, nullptr, &m_routes, &err) != TN_OK)
-    {
-        NS_FATAL_ERROR("CollectiveHelper: routes: " << err.message);
-    }
+    NS_ABORT_MSG_IF(m_service, "CollectiveHelper::Install called twice");
     const uint32_t npus = tn_topology_npu_count(topo);
     for (uint32_t r = 0; r < npus; r++)
     {
-        Ptr<Node> node = roce.GetNode(tn_topology_npu_node(topo, r));
-        Ptr<CollectiveExecutor> exec = m_executorFactory.Create<CollectiveExecutor>();
-        node->AggregateObject(exec);
-        m_executors.push_back(exec);
+        roce.GetNode(tn_topology_npu_node(topo, r))
+            ->AggregateObject(m_executorFactory.Create<CollectiveExecutor>());
     }
+    m_service = m_serviceFactory.Create<CollectiveService>();
+    m_service->Setup(topo, roce.GetFabric().nodes);
+    return m_service;
 }
 
-Ptr<CollectiveExecutor>
-CollectiveHelper::GetExecutor(uint32_t rank) const
+Ptr<CollectiveService>
+CollectiveHelper::Installed() const
 {
-    NS_ABORT_MSG_IF(rank >= m_executors.size(), "CollectiveHelper: no NPU rank " << rank);
-    return m_executors[rank];
+    NS_ABORT_MSG_IF(!m_service, "CollectiveHelper: Install first");
+    return m_service;
 }
 
 bool
-CollectiveHelper::AssignLanes(const tn_schedule* s,
-                              const std::vector<uint32_t>& nodes,
-                              bool wholeTopology,
-                              std::vector<uint8_t>* lanes,
-                              std::string* error)
+CollectiveHelper::SetRouting(const std::string& name)
 {
-    const uint32_t count = tn_schedule_count(s);
-    lanes->assign(count, 0);
-    std::vector<uint32_t> path(tn_topology_node_count(m_topo));
-    tn_error err;
-    for (uint32_t id = 0; id < count; id++)
+    RoutingMode mode;
+    if (!CollectiveService::ParseRouting(name, &mode))
     {
-        const tn_transfer* t = tn_schedule_transfer(s, id);
-        const uint32_t srcNode = nodes[t->src];
-        const uint32_t dstNode = nodes[t->dst];
-        uint32_t len = 0;
-        tn_status st =
-            wholeTopology
-                ? tn_transfer_links(s, id, m_topo, m_routes, path.data(), path.size(), &len, &err)
-                : tn_routes_path(m_routes,
-                                 srcNode,
-                                 dstNode,
-                                 tn_transfer_flow_hash(t),
-                                 path.data(),
-                                 path.size(),
-                                 &len,
-                                 &err);
-        if (st != TN_OK)
-        {
-            *error = "transfer " + std::to_string(id) + ": " + err.message;
-            return false;
-        }
-        std::vector<std::vector<uint32_t>>& known =
-            m_lanePaths[(static_cast<uint64_t>(srcNode) << 32) | dstNode];
-        uint32_t lane = 0;
-        while (lane < known.size() &&
-               !(known[lane].size() == len &&
-                 std::equal(path.begin(), path.begin() + len, known[lane].begin())))
-        {
-            lane++;
-        }
-        if (lane == known.size())
-        {
-            if (lane >= CollectiveExecutor::NOTIFY_LANE)
-            {
-                *error = "transfer " + std::to_string(id) + " from node " +
-                         std::to_string(srcNode) + " to node " + std::to_string(dstNode) +
-                         " needs path number " + std::to_string(lane + 1) + " between them; " +
-                         "an NPU pair has at most " +
-                         std::to_string(CollectiveExecutor::NOTIFY_LANE) +
-                         " data lanes (routing 'ecmp' has no such limit)";
-                return false;
-            }
-            known.emplace_back(path.begin(), path.begin() + len);
-            Ptr<RdmaNic> nic = m_roce->GetNode(srcNode)->GetObject<RdmaNic>();
-            const uint16_t sport = nic->GetLaneSourcePort(dstNode, m_priority, lane);
-            for (uint32_t h = 0; h < len; h++)
-            {
-                const tn_link* link = tn_topology_link(m_topo, path[h]);
-                m_roce->GetNode(link->src)->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
-                                                                                  dstNode,
-                                                                                  sport,
-                                                                                  m_priority,
-                                                                                  link->src_port);
-                ++m_flowRoutes;
-            }
-        }
-        (*lanes)[id] = static_cast<uint8_t>(lane);
+        return false;
     }
+    SetRoutingMode(mode);
     return true;
+}
+
+void
+CollectiveHelper::SetRoutingMode(RoutingMode mode)
+{
+    SetService("Routing", EnumValue(mode));
+}
+
+CollectiveHelper::RoutingMode
+CollectiveHelper::GetRoutingMode() const
+{
+    return m_service ? m_service->GetRoutingMode()
+                     : m_serviceFactory.Create<CollectiveService>()->GetRoutingMode();
+}
+
+std::string
+CollectiveHelper::GetRoutingName(RoutingMode mode)
+{
+    return CollectiveService::GetRoutingName(mode);
+}
+
+void
+CollectiveHelper::SetPriority(uint8_t priority)
+{
+    NS_ABORT_MSG_IF(priority > 7, "CollectiveHelper::SetPriority: " << +priority << " > 7");
+    SetService("Priority", UintegerValue(priority));
+}
+
+void
+CollectiveHelper::SetVerify(bool verify)
+{
+    SetService("Verify", BooleanValue(verify));
+}
+
+void
+CollectiveHelper::SetPlanCache(bool cache)
+{
+    SetService("PlanCache", BooleanValue(cache));
+}
+
+void
+CollectiveHelper::SetKeepCollectives(bool keep)
+{
+    SetService("KeepCollectives", BooleanValue(keep));
+}
+
+bool
+CollectiveHelper::SetScheduler(const std::string& name)
+{
+    if (!IsScheduler(name))
+    {
+        return false;
+    }
+    SetService("Scheduler", StringValue(name));
+    return true;
+}
+
+bool
+CollectiveHelper::IsScheduler(const std::string& name)
+{
+    return CollectiveService::IsScheduler(name);
+}
+
+std::string
+CollectiveHelper::GetScheduler() const
+{
+    return m_service ? m_service->GetScheduler()
+                     : m_serviceFactory.Create<CollectiveService>()->GetScheduler();
 }
 
 Ptr<Collective>
@@ -187,200 +153,13 @@ CollectiveHelper::Create(const tn_plan_request& request,
                          const std::vector<uint32_t>& group,
                          std::string* error)
 {
-    NS_ABORT_MSG_IF(!m_topo, "CollectiveHelper: Install first");
-    const uint32_t npus = tn_topology_npu_count(m_topo);
-    std::vector<uint32_t> ranks = group;
-    if (ranks.empty())
-    {
-        for (uint32_t r = 0; r < npus; r++)
-        {
-            ranks.push_back(r);
-        }
-    }
-    std::vector<bool> seen(npus, false);
-    bool wholeTopology = ranks.size() == npus;
-    for (uint32_t i = 0; i < ranks.size(); i++)
-    {
-        if (ranks[i] >= npus || seen[ranks[i]])
-        {
-            *error = "group: NPU rank " + std::to_string(ranks[i]) +
-                     (ranks[i] >= npus
-                          ? " does not exist (the topology has " + std::to_string(npus) + " NPUs)"
-                          : " is listed twice");
-            return nullptr;
-        }
-        seen[ranks[i]] = true;
-        wholeTopology = wholeTopology && ranks[i] == i;
-    }
-    std::vector<uint32_t> nodes(ranks.size());
-    for (uint32_t i = 0; i < ranks.size(); i++)
-    {
-        nodes[i] = tn_topology_npu_node(m_topo, ranks[i]);
-    }
-    std::shared_ptr<const Plan> plan = GetPlan(request, ranks, nodes, wholeTopology, error);
-    if (!plan)
-    {
-        return nullptr;
-    }
-    // ids name collectives in R_Keys whose two top bits mark notifications and control
-    NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
-                    "CollectiveHelper: more than 2^30 collectives");
-    Ptr<Collective> c = CreateObject<Collective>();
-    c->Setup(m_nextId++, plan->schedule, std::move(nodes), plan->lanes, m_priority);
-    c->SetEstimatedTime(plan->estimate);
-    for (uint32_t i = 0; i < ranks.size(); i++)
-    {
-        m_executors[ranks[i]]->Add(c, i);
-    }
-    if (m_keepCollectives)
-    {
-        m_collectives.push_back(c);
-    }
-    NS_LOG_INFO("collective " << c->GetId() << ": " << c->GetCollectiveName() << " of "
-                              << c->GetBytes() << " bytes with " << c->GetAlgorithm() << " on "
-                              << ranks.size() << " NPUs, " << tn_schedule_count(c->GetSchedule())
-                              << " transfers, estimate " << plan->estimate.As(Time::US));
-    return c;
-}
-
-namespace
-{
-
-/** The cache key of a request on a group: every field that shapes the plan. */
-std::string
-PlanKey(const tn_plan_request& r,
-        const std::vector<uint32_t>& ranks,
-        CollectiveHelper::RoutingMode mode,
-        bool verify)
-{
-    std::ostringstream key;
-    key << r.collective << '/' << (r.algorithm ? r.algorithm : "") << '/' << r.bytes << '/'
-        << r.root << '/' << r.chunks << '/' << r.ports_per_node << '/' << r.themis.policy << '/'
-        << r.themis.active_chunks_per_dim << '/' << r.themis.baseline << '/' << r.seed << '/'
-        << r.memory_limit << '/' << mode << '/' << verify << "/order";
-    for (uint32_t k = 0; r.rank_order && k < r.rank_order_count; k++)
-    {
-        key << ',' << r.rank_order[k];
-    }
-    key << "/ranks";
-    for (uint32_t rank : ranks)
-    {
-        key << ',' << rank;
-    }
-    return key.str();
-}
-
-} // namespace
-
-void
-CollectiveHelper::ScheduledEnded(Ptr<const ThemisCollective> collective)
-{
-    if (!m_keepCollectives)
-    {
-        Simulator::ScheduleNow(&CollectiveHelper::ForgetScheduled, this, collective->GetId());
-    }
-}
-
-void
-CollectiveHelper::ForgetScheduled(uint32_t id)
-{
-    m_scheduled.erase(
-        std::remove_if(m_scheduled.begin(),
-                       m_scheduled.end(),
-                       [id](const Ptr<ThemisCollective>& c) { return c->GetId() == id; }),
-        m_scheduled.end());
-}
-
-void
-CollectiveHelper::SetKeepCollectives(bool keep)
-{
-    m_keepCollectives = keep;
-}
-
-void
-CollectiveHelper::SetPlanCache(bool cache)
-{
-    m_cachePlans = cache;
-    if (!cache)
-    {
-        m_plans.clear();
-    }
-}
-
-std::shared_ptr<const CollectiveHelper::Plan>
-CollectiveHelper::GetPlan(const tn_plan_request& request,
-                          const std::vector<uint32_t>& ranks,
-                          const std::vector<uint32_t>& nodes,
-                          bool wholeTopology,
-                          std::string* error)
-{
-    const std::string key = m_cachePlans ? PlanKey(request, ranks, m_mode, m_verify) : "";
-    if (m_cachePlans)
-    {
-        auto cached = m_plans.find(key);
-        if (cached != m_plans.end())
-        {
-            return cached->second;
-        }
-    }
-    tn_plan_request req = request;
-    req.ranks = static_cast<uint32_t>(ranks.size());
-    tn_error err;
-    tn_schedule* raw = nullptr;
-    if (tn_plan(wholeTopology ? m_topo : nullptr, &req, &raw, &err) != TN_OK)
-    {
-        *error = std::string("planning: ") + err.message +
-                 (wholeTopology ? ""
-                                : " (a group other than all NPUs is planned without the "
-                                  "topology)");
-        return nullptr;
-    }
-    auto plan = std::make_shared<Plan>();
-    plan->schedule = Collective::Share(raw);
-    const tn_schedule* schedule = raw;
-    if (m_verify &&
-        tn_verify_schedule(schedule, wholeTopology ? m_topo : nullptr, m_routes, &err) != TN_OK)
-    {
-        *error = std::string("verifying the schedule: ") + err.message;
-        return nullptr;
-    }
-    if (wholeTopology)
-    {
-        tn_cost_result* cost = nullptr;
-        tn_cost_options options{};
-        options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
-        options.mtu = m_roce->GetNic(0)->GetMtu();
-        options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
-        if (tn_cost_estimate(schedule, m_topo, m_routes, &options, &cost, &err) != TN_OK)
-        {
-            *error = std::string("cost model: ") + err.message;
-            return nullptr;
-        }
-        plan->estimate = NanoSeconds(static_cast<int64_t>(cost->time_ns + 0.5));
-        tn_cost_result_destroy(cost);
-    }
-    if (m_mode == PLANNED && !AssignLanes(schedule, nodes, wholeTopology, &plan->lanes, error))
-    {
-        *error = "planned routing: " + *error;
-        return nullptr;
-    }
-    ++m_plansBuilt;
-    if (m_cachePlans)
-    {
-        m_plans.emplace(key, plan);
-    }
-    return plan;
+    return Installed()->Create(request, group, error);
 }
 
 void
 CollectiveHelper::Start(Ptr<Collective> collective, Time delay)
 {
-    for (uint32_t i = 0; i < collective->GetRanks(); i++)
-    {
-        const uint32_t node = collective->GetNode(i);
-        Ptr<CollectiveExecutor> exec = m_roce->GetNode(node)->GetObject<CollectiveExecutor>();
-        Simulator::ScheduleWithContext(node, delay, &CollectiveExecutor::Start, exec, collective);
-    }
+    Installed()->Start(collective, delay);
 }
 
 Ptr<Collective>
@@ -390,18 +169,7 @@ CollectiveHelper::Run(tn_collective collective,
                       Collective::DoneCallback done,
                       uint32_t root)
 {
-    tn_plan_request request;
-    tn_plan_request_init(&request);
-    request.collective = collective;
-    request.algorithm = algorithm.c_str();
-    request.bytes = bytes;
-    request.root = root;
-    std::string error;
-    Ptr<Collective> c = Create(request, {}, &error);
-    NS_ABORT_MSG_IF(!c, "CollectiveHelper: " << error);
-    c->SetDoneCallback(done);
-    Start(c);
-    return c;
+    return Installed()->Run(collective, bytes, algorithm, done, root);
 }
 
 Ptr<Collective>
@@ -454,27 +222,11 @@ CollectiveHelper::Reduce(uint64_t bytes,
     return Run(TN_COLL_REDUCE, bytes, algorithm, done, root);
 }
 
-bool
-CollectiveHelper::SetScheduler(const std::string& name)
-{
-    if (!IsScheduler(name))
-    {
-        return false;
-    }
-    m_scheduler = name;
-    return true;
-}
-
-bool
-CollectiveHelper::IsScheduler(const std::string& name)
-{
-    return name == "themis-scf" || name == "themis-fifo" || name == "fixed";
-}
-
 Ptr<ThemisCollective>
 CollectiveHelper::CreateScheduled(const tn_plan_request& request, std::string* error)
 {
-    return CreateScheduled(request, m_scheduler, error);
+    Ptr<CollectiveService> service = Installed();
+    return service->CreateScheduled(request, service->GetScheduler(), error);
 }
 
 Ptr<ThemisCollective>
@@ -482,84 +234,13 @@ CollectiveHelper::CreateScheduled(const tn_plan_request& request,
                                   const std::string& scheduler,
                                   std::string* error)
 {
-    NS_ABORT_MSG_IF(!IsScheduler(scheduler), "CollectiveHelper: no scheduler " << scheduler);
-    NS_ABORT_MSG_IF(!m_topo, "CollectiveHelper: Install first");
-    const uint32_t chunks = request.chunks ? request.chunks : 64;
-    const uint32_t active =
-        request.themis.active_chunks_per_dim ? request.themis.active_chunks_per_dim : 1;
-    Ptr<ThemisCollective> themis = CreateObject<ThemisCollective>();
-    if (!themis->Setup(m_nextId++,
-                       m_topo,
-                       request.collective,
-                       request.bytes,
-                       chunks,
-                       active,
-                       scheduler == "themis-scf" ? ThemisCollective::SCF : ThemisCollective::FIFO,
-                       scheduler == "fixed",
-                       error))
-    {
-        return nullptr;
-    }
-    for (uint32_t c = 0; c < themis->GetChunks(); c++)
-    {
-        for (uint32_t k = 0; k < themis->GetPhasesPerChunk(); k++)
-        {
-            const uint32_t dim = themis->GetPhaseDim(c, k);
-            const tn_dim_kind kind = tn_topology_dim(m_topo, dim)->kind;
-            // the dim's own algorithm. A ring of more than 2 NPUs runs both directions: the
-            // balancer plans with the dim's bandwidth (rate x cables), which a one-way ring
-            // would halve (Themis then lost 0.75x on an FC/ring/switch system)
-            const bool ring = kind == TN_DIM_RING || kind == TN_DIM_TORUS;
-            const char* algorithm =
-                !ring ? "direct" : (tn_topology_dim(m_topo, dim)->size > 2 ? "ring-bidir" : "ring");
-            for (uint32_t leader : themis->GetLeaders(dim))
-            {
-                tn_plan_request sub;
-                tn_plan_request_init(&sub);
-                sub.collective =
-                    themis->IsReduceScatterPhase(k) ? TN_COLL_REDUCE_SCATTER : TN_COLL_ALL_GATHER;
-                sub.algorithm = algorithm;
-                sub.bytes = themis->GetPhaseBytes(c, k, leader);
-                sub.memory_limit = request.memory_limit;
-                Ptr<Collective> phase = Create(sub, themis->GetGroup(leader, dim), error);
-                if (!phase)
-                {
-                    *error = "chunk " + std::to_string(c) + " phase " + std::to_string(k) +
-                             " (dim " + std::to_string(dim) + ", group of NPU " +
-                             std::to_string(leader) + "): " + *error;
-                    return nullptr;
-                }
-                themis->SetPhaseCollective(c, k, leader, phase);
-            }
-        }
-    }
-    std::vector<uint32_t> nodes(m_executors.size());
-    for (uint32_t r = 0; r < nodes.size(); r++)
-    {
-        nodes[r] = tn_topology_npu_node(m_topo, r);
-    }
-    themis->Install(m_executors, nodes);
-    m_scheduled.push_back(themis);
-    themis->TraceConnectWithoutContext("End",
-                                       MakeCallback(&CollectiveHelper::ScheduledEnded, this));
-    NS_LOG_INFO("Themis collective " << themis->GetId() << ": " << scheduler << ", "
-                                     << tn_collective_name(request.collective) << " of "
-                                     << request.bytes << " bytes, " << chunks
-                                     << " chunks, A = " << active);
-    return themis;
+    return Installed()->CreateScheduled(request, scheduler, error);
 }
 
 void
 CollectiveHelper::Start(Ptr<ThemisCollective> collective, Time delay)
 {
-    for (uint32_t r = 0; r < collective->GetRanks(); r++)
-    {
-        Simulator::ScheduleWithContext(collective->GetNode(r),
-                                       delay,
-                                       &ThemisCollective::StartRank,
-                                       collective,
-                                       r);
-    }
+    Installed()->Start(collective, delay);
 }
 
 Ptr<ThemisCollective>
@@ -567,19 +248,45 @@ CollectiveHelper::RunScheduled(tn_collective collective,
                                uint64_t bytes,
                                ThemisCollective::DoneCallback done)
 {
-    tn_plan_request request;
-    tn_plan_request_init(&request);
-    request.collective = collective;
-    request.bytes = bytes;
-    request.chunks = 64;
-    // with one slot a dim idles for a START message between phases (doc/npu-themis.rst)
-    request.themis.active_chunks_per_dim = 4;
-    std::string error;
-    Ptr<ThemisCollective> c = CreateScheduled(request, &error);
-    NS_ABORT_MSG_IF(!c, "CollectiveHelper: " << error);
-    c->SetDoneCallback(done);
-    Start(c);
-    return c;
+    return Installed()->RunScheduled(collective, bytes, done);
+}
+
+const std::vector<Ptr<ThemisCollective>>&
+CollectiveHelper::GetScheduledCollectives() const
+{
+    static const std::vector<Ptr<ThemisCollective>> none;
+    return m_service ? m_service->GetScheduledCollectives() : none;
+}
+
+Ptr<CollectiveExecutor>
+CollectiveHelper::GetExecutor(uint32_t rank) const
+{
+    return Installed()->GetExecutor(rank);
+}
+
+const std::vector<Ptr<Collective>>&
+CollectiveHelper::GetCollectives() const
+{
+    static const std::vector<Ptr<Collective>> none;
+    return m_service ? m_service->GetCollectives() : none;
+}
+
+uint64_t
+CollectiveHelper::GetPlansBuilt() const
+{
+    return m_service ? m_service->GetPlansBuilt() : 0;
+}
+
+const tn_routes*
+CollectiveHelper::GetRoutes() const
+{
+    return m_service ? m_service->GetRoutes() : nullptr;
+}
+
+uint64_t
+CollectiveHelper::GetFlowRoutes() const
+{
+    return m_service ? m_service->GetFlowRoutes() : 0;
 }
 
 } // namespace ns3

@@ -66,7 +66,7 @@ TrainingHelper::Install(CollectiveHelper& collectives,
             job->SetAlgorithm(static_cast<tn_collective>(c), m_algorithm[c]);
         }
     }
-    if (!job->Setup(m_workload, &collectives, npus.GetEndpoints(), modelGroup, error))
+    if (!job->Setup(m_workload, collectives.GetService(), npus.GetEndpoints(), modelGroup, error))
     {
         return nullptr;
     }

@@ -3,6 +3,8 @@
  */
 #include "collective-executor.h"
 
+#include "collective-service.h"
+
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
@@ -59,8 +61,21 @@ CollectiveExecutor::DoDispose()
 {
     m_entries.clear();
     m_nic = nullptr;
+    m_service = nullptr;
     m_reductionTime = ReductionTimeCallback();
     Object::DoDispose();
+}
+
+void
+CollectiveExecutor::SetService(Ptr<CollectiveService> service)
+{
+    m_service = service;
+}
+
+Ptr<CollectiveService>
+CollectiveExecutor::GetService() const
+{
+    return m_service;
 }
 
 void

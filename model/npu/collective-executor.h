@@ -21,6 +21,8 @@
 namespace ns3
 {
 
+class CollectiveService;
+
 /**
  * \ingroup training-net
  * \brief Executes this NPU's share of collectives (aggregated to the NPU's node, beside its
@@ -89,7 +91,7 @@ class CollectiveExecutor : public Object
      * dependencies were met by data that arrived before (a node receives, and reduces, what
      * early peers send, but sends nothing of a collective it has not started, as an NPU whose
      * collective kernel is not launched yet). Call at the start time, in this node's context
-     * (CollectiveHelper::Start does, or the node's own training loop).
+     * (CollectiveService::Start does, or the node's own training loop).
      * \param collective a collective added before
      */
     void Start(Ptr<Collective> collective);
@@ -99,6 +101,14 @@ class CollectiveExecutor : public Object
     {
         return m_nic;
     }
+
+    /**
+     * \param service the collective service of this node's fabric (CollectiveService::Setup
+     * sets it)
+     */
+    void SetService(Ptr<CollectiveService> service);
+    /** \return the collective service of this node's fabric (null before it is set up) */
+    Ptr<CollectiveService> GetService() const;
 
     /** \return transfers this executor posted */
     uint64_t GetPosted() const
@@ -123,6 +133,8 @@ class CollectiveExecutor : public Object
     void NotifyNewAggregate() override;
 
   private:
+    Ptr<CollectiveService> m_service; //!< the fabric's service (cycle broken by DoDispose)
+
     /// A collective this node takes part in.
     struct Entry
     {

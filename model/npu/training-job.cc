@@ -4,10 +4,10 @@
 #include "training-job.h"
 
 #include "collective-executor.h"
+#include "collective-service.h"
 #include "npu-endpoint.h"
 
 #include "ns3/boolean.h"
-#include "ns3/collective-helper.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -49,7 +49,7 @@ TrainingJob::GetTypeId()
             .AddAttribute("Scheduler",
                           "Schedule the all-reduces, reduce-scatters and all-gathers of groups "
                           "of all NPUs at run time: themis-scf, themis-fifo or fixed "
-                          "(CollectiveHelper::CreateScheduled); empty: plan every collective.",
+                          "(CollectiveService::CreateScheduled); empty: plan every collective.",
                           StringValue(""),
                           MakeStringAccessor(&TrainingJob::m_scheduler),
                           MakeStringChecker())
@@ -96,12 +96,13 @@ TrainingJob::DoDispose()
     m_collectives.clear();
     m_scheduledOps.clear();
     m_endpoints.clear();
+    m_service = nullptr;
     Object::DoDispose();
 }
 
 bool
 TrainingJob::Setup(const tn_workload* workload,
-                   CollectiveHelper* collectives,
+                   Ptr<CollectiveService> service,
                    const std::vector<Ptr<NpuEndpoint>>& endpoints,
                    uint32_t modelGroup,
                    std::string* error)
@@ -113,13 +114,13 @@ TrainingJob::Setup(const tn_workload* workload,
         *error = endpoints.empty() ? "no NPU endpoints (NpuHelper::Install)" : err.message;
         return false;
     }
-    if (!m_scheduler.empty() && !CollectiveHelper::IsScheduler(m_scheduler))
+    if (!m_scheduler.empty() && !CollectiveService::IsScheduler(m_scheduler))
     {
         *error = "Scheduler '" + m_scheduler + "' is not themis-scf, themis-fifo or fixed";
         return false;
     }
     m_workload = workload;
-    m_helper = collectives;
+    m_service = service;
     m_endpoints = endpoints;
     const uint32_t layers = tn_workload_layer_count(workload);
     m_npus.resize(endpoints.size());
@@ -140,6 +141,11 @@ TrainingJob::Setup(const tn_workload* workload,
         m_nodes.push_back(exec->GetNic() ? exec->GetNic()->GetLocalId() : r);
         exec->TraceConnectWithoutContext("PartEnd",
                                          MakeCallback(&TrainingJob::PartEnd, this).Bind(r));
+    }
+    if (!m_service)
+    {
+        *error = "no CollectiveService (CollectiveHelper::Install)";
+        return false;
     }
     return true;
 }
@@ -341,7 +347,7 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
             Ptr<ThemisCollective>& op = m_scheduledOps[key];
             request.chunks = m_themisChunks;
             request.themis.active_chunks_per_dim = m_themisActive;
-            if (!op && (op = m_helper->CreateScheduled(request, m_scheduler, &error)))
+            if (!op && (op = m_service->CreateScheduled(request, m_scheduler, &error)))
             {
                 op->TraceConnectWithoutContext("RankEnd",
                                                MakeCallback(&TrainingJob::ScheduledRankEnd, this));
@@ -364,7 +370,7 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
                 {
                     ranks[j] = first + j * stride;
                 }
-                if ((c = m_helper->Create(request, ranks, &error)))
+                if ((c = m_service->Create(request, ranks, &error)))
                 {
                     m_uses[c->GetId()] = use;
                     ++m_collectivesCreated;

@@ -23,7 +23,7 @@
 namespace ns3
 {
 
-class CollectiveHelper;
+class CollectiveService;
 class NpuEndpoint;
 class ThemisCollective;
 
@@ -86,7 +86,7 @@ struct TrainingLayerRecord
  * reach it, with the algorithm set for its kind (SetAlgorithm). With Network false the
  * collectives are skipped (an infinite network). With Scheduler set ("themis-scf",
  * "themis-fifo" or "fixed"), the all-reduces, reduce-scatters and all-gathers of groups of
- * all NPUs are scheduled at run time instead (CollectiveHelper::CreateScheduled, ThemisChunks
+ * all NPUs are scheduled at run time instead (CollectiveService::CreateScheduled, ThemisChunks
  * chunks, ThemisActive chunk-phases per dimension; trace ScheduledCreated): each NPU starts
  * its part when it reaches the collective and is done at the operation's RankEnd; the other
  * collectives are planned as before. An iteration ends when its backward pass
@@ -122,14 +122,14 @@ class TrainingJob : public Object
 
     /**
      * \param workload the workload (must outlive the job)
-     * \param collectives the helper installed on the fabric (must outlive the run)
+     * \param service the collective service of the fabric (CollectiveHelper::Install)
      * \param endpoints the NPU endpoints in rank order
      * \param modelGroup model-parallel group size when the file gives none (0: none)
      * \param error set to the reason when the workload cannot run on these NPUs
      * \return true when set up
      */
     bool Setup(const tn_workload* workload,
-               CollectiveHelper* collectives,
+               Ptr<CollectiveService> service,
                const std::vector<Ptr<NpuEndpoint>>& endpoints,
                uint32_t modelGroup,
                std::string* error);
@@ -247,7 +247,7 @@ class TrainingJob : public Object
     void QueueUpdate(Npu& npu, const LayerKey& wg);
 
     const tn_workload* m_workload{nullptr};
-    CollectiveHelper* m_helper{nullptr};
+    Ptr<CollectiveService> m_service;
     std::vector<Ptr<NpuEndpoint>> m_endpoints;
     std::vector<Npu> m_npus;
     std::vector<uint32_t> m_nodes; //!< topology node of each NPU

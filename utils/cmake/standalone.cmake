@@ -117,6 +117,11 @@ function(tn_add_core_targets)
 
   add_test(NAME build-lists COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-build-lists.sh
                                     ${CMAKE_SOURCE_DIR})
+  # Includes point one way between the layers; the self-test shows a back edge fails.
+  add_test(NAME include-direction COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-include-direction.sh
+                                          ${CMAKE_SOURCE_DIR})
+  add_test(NAME include-direction-self-test
+           COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-include-direction.sh --self-test)
   # The command-line planner: summaries against closed forms, dumps, exit codes.
   add_test(NAME tn-plan COMMAND sh ${CMAKE_SOURCE_DIR}/test/tn-plan-test.sh
                                 $<TARGET_FILE:tn-plan>)

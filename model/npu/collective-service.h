@@ -1,0 +1,303 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The run-time collective service of one fabric: plans, lanes, flow routes and the lifetime
+ * of the collectives that run on it.
+ */
+#ifndef COLLECTIVE_SERVICE_H
+#define COLLECTIVE_SERVICE_H
+
+#include "collective-executor.h"
+#include "collective.h"
+#include "themis-collective.h"
+
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-routing.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * \brief Plans, verifies, estimates and starts the collectives of one RoCE fabric at run time.
+ *
+ * One service per fabric. CollectiveHelper::Install creates it (attributes:
+ * CollectiveHelper::SetServiceAttribute) after aggregating a CollectiveExecutor to every NPU
+ * node, and hands it to every executor (CollectiveExecutor::GetService), so that code running
+ * at an NPU's node finds it from the node; a TrainingJob holds it. It is not aggregated to a
+ * node: an ns-3 Object joins one aggregate, and the service serves all NPU nodes of the
+ * fabric. Executors and service point to each other; Simulator::Destroy (disposing the nodes,
+ * hence the executors) breaks the cycle.
+ *
+ * Each collective is planned (tn_plan), verified (tn_verify_schedule, attribute Verify),
+ * estimated by the cost model (tn_cost_estimate, with the NICs' MTU and per-packet header
+ * bytes, so that the estimate counts what the wire carries) and handed to the executors of
+ * its group.
+ *
+ * Routing modes (attribute Routing):
+ *  - "planned" (default): every transfer's packets take the links its plan names (its
+ *    explicit path, or the routed path tn_transfer_links gives), as per-QP path selection
+ *    or source routing would on a real fabric: the transfers between two NPUs that take
+ *    different paths use different RDMA lanes (queue pairs, so different UDP source ports),
+ *    and every node on a lane's path gets a flow route (RoceSwitch::SetFlowRoute) for it.
+ *    The plan's cost model and the packet level then see the same links.
+ *  - "ecmp": every transfer uses the default QP toward its peer and the switches' ECMP hash.
+ *
+ * Plans are cached (attribute PlanCache): a request identical to an earlier one (operation,
+ * algorithm, bytes, root, chunks, ports, Themis options, seed, ring order, memory limit,
+ * group, routing mode and verification) shares its plan, cost estimate and lanes instead of
+ * planning, verifying and estimating again, so the iterations of a training job plan each
+ * collective once and keep one copy of it (GetPlansBuilt).
+ *
+ * Groups: a collective may run on a subset of the NPUs (a job or process group; several at
+ * once, disjoint or sharing links). A group other than all NPUs in rank order is planned
+ * without the topology, so only the algorithms that need none (ring, ring-bidir, direct,
+ * rhd, dbt) apply, and its cost estimate is 0 (unknown).
+ *
+ * Lifetime (attribute KeepCollectives): by default every collective created stays listed
+ * (GetCollectives, GetScheduledCollectives), which keeps it alive; without, a collective goes
+ * when its group is done with it and a scheduled one when it ends, so a long run holds only
+ * the operations in flight.
+ *
+ * The topology must outlive the service and stay unmodified.
+ */
+class CollectiveService : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /// Routing modes.
+    enum RoutingMode
+    {
+        PLANNED, //!< transfers take their planned links
+        ECMP     //!< transfers are hashed by the switches
+    };
+
+    CollectiveService();
+    ~CollectiveService() override;
+
+    /**
+     * Serve a fabric: find the CollectiveExecutor and RdmaNic of every NPU node and hand the
+     * service to the executors. Once, before any other call but the setters.
+     * \param topo the topology \param nodes every node of its fabric, index = topology node id
+     */
+    void Setup(const tn_topology* topo, const NodeContainer& nodes);
+
+    /** \param mode routing mode */
+    void SetRoutingMode(RoutingMode mode);
+
+    /** \return the routing mode */
+    RoutingMode GetRoutingMode() const
+    {
+        return m_mode;
+    }
+
+    /**
+     * \param name "planned" or "ecmp" \param mode set to its mode
+     * \return false for another name
+     */
+    static bool ParseRouting(const std::string& name, RoutingMode* mode);
+    /** \param mode routing mode \return its name */
+    static std::string GetRoutingName(RoutingMode mode);
+
+    /** \param priority traffic class of collective data (0-7, default 3: lossless) */
+    void SetPriority(uint8_t priority);
+
+    /** \return the traffic class of collective data */
+    uint8_t GetPriority() const
+    {
+        return m_priority;
+    }
+
+    /** \param verify run the schedule verifier on every plan (default true) */
+    void SetVerify(bool verify);
+    /** \return whether plans are verified */
+    bool GetVerify() const;
+    /**
+     * \param cache share the plan of identical requests (default true); false plans every
+     * collective anew and forgets the plans cached so far
+     */
+    void SetPlanCache(bool cache);
+    /** \return whether plans are cached */
+    bool GetPlanCache() const;
+    /** \param keep list (and keep alive) every collective created (default true) */
+    void SetKeepCollectives(bool keep);
+    /** \return whether collectives are kept */
+    bool GetKeepCollectives() const;
+
+    /**
+     * \param name scheduler of CreateScheduled: "themis-scf" (default), "themis-fifo" or
+     * "fixed" (every chunk in dim order 0..D-1, FIFO: the hierarchical baseline)
+     * \return false (and nothing changed) for another name
+     */
+    bool SetScheduler(std::string name);
+
+    /** \return the scheduler name */
+    std::string GetScheduler() const
+    {
+        return m_scheduler;
+    }
+
+    /** \param name a scheduler name \return true for one SetScheduler accepts */
+    static bool IsScheduler(const std::string& name);
+
+    /**
+     * Plan, verify and estimate a collective and register it with its group's executors;
+     * it does not start (Start()).
+     * \param request planning request (request.ranks is set from the group)
+     * \param group topology NPU ranks of the group in group-rank order (empty: all NPUs)
+     * \param error set to the reason when the collective cannot be created
+     * \return the collective, or null with *error set
+     */
+    Ptr<Collective> Create(const tn_plan_request& request,
+                           const std::vector<uint32_t>& group,
+                           std::string* error);
+
+    /**
+     * Start a created collective: each NPU of its group starts its part after `delay`, in
+     * its own node's context.
+     * \param collective the collective \param delay from now
+     */
+    void Start(Ptr<Collective> collective, Time delay = Seconds(0));
+
+    /**
+     * Create and start now a collective on all NPUs; a planning error is fatal (use Create
+     * to handle it).
+     * \param collective operation \param bytes S (see tn-schedule.h) \param algorithm name
+     * \param done completion callback (may be null) \param root broadcast / reduce root
+     * \return the collective
+     */
+    Ptr<Collective> Run(tn_collective collective,
+                        uint64_t bytes,
+                        const std::string& algorithm,
+                        Collective::DoneCallback done = Collective::DoneCallback(),
+                        uint32_t root = 0);
+
+    /**
+     * Set up a collective scheduled at run time on all NPUs (all-reduce, reduce-scatter or
+     * all-gather on a topology with dims): one sub-collective per chunk-phase and group
+     * (ring on ring/torus dims, direct otherwise), created like Create() does. Uses
+     * request.collective, bytes, chunks (0 = 64, the Themis default) and
+     * themis.active_chunks_per_dim (0 = 1).
+     * \param request the request \param scheduler a name IsScheduler accepts
+     * \param error set when it cannot be created
+     * \return the collective (not started), or null with *error set
+     */
+    Ptr<ThemisCollective> CreateScheduled(const tn_plan_request& request,
+                                          const std::string& scheduler,
+                                          std::string* error);
+
+    /**
+     * Start a scheduled collective: each NPU starts its part after `delay`, in its own
+     * node's context.
+     * \param collective the collective \param delay from now
+     */
+    void Start(Ptr<ThemisCollective> collective, Time delay = Seconds(0));
+
+    /**
+     * Create (64 chunks, A = 4, the Scheduler attribute's scheduler) and start now a
+     * scheduled collective; an error is fatal.
+     * \param collective operation \param bytes S \param done completion callback
+     * \return the collective
+     */
+    Ptr<ThemisCollective> RunScheduled(
+        tn_collective collective,
+        uint64_t bytes,
+        ThemisCollective::DoneCallback done = ThemisCollective::DoneCallback());
+
+    /** \param rank NPU rank \return its executor */
+    Ptr<CollectiveExecutor> GetExecutor(uint32_t rank) const;
+
+    /** \return every collective created, in creation order (none without KeepCollectives) */
+    const std::vector<Ptr<Collective>>& GetCollectives() const
+    {
+        return m_collectives;
+    }
+
+    /** \return scheduled collectives created (without KeepCollectives: those not ended) */
+    const std::vector<Ptr<ThemisCollective>>& GetScheduledCollectives() const
+    {
+        return m_scheduled;
+    }
+
+    /** \return plans built (planned, verified and estimated) so far; the rest came cached */
+    uint64_t GetPlansBuilt() const
+    {
+        return m_plansBuilt;
+    }
+
+    /** \return the routes of the topology (for cost estimates) */
+    const tn_routes* GetRoutes() const
+    {
+        return m_routes;
+    }
+
+    /** \return flow routes installed on the fabric (planned mode) */
+    uint64_t GetFlowRoutes() const
+    {
+        return m_flowRoutes;
+    }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// What identical requests share: the schedule, its cost estimate and its lanes.
+    struct Plan
+    {
+        Collective::SharedSchedule schedule; //!< finalized, verified when m_verify
+        Time estimate;                       //!< cost model (0: unknown)
+        std::vector<uint8_t> lanes;          //!< planned routing's lane of each transfer
+    };
+
+    /** \return the plan of request on ranks, cached or built now; null with *error set */
+    std::shared_ptr<const Plan> GetPlan(const tn_plan_request& request,
+                                        const std::vector<uint32_t>& ranks,
+                                        const std::vector<uint32_t>& nodes,
+                                        bool wholeTopology,
+                                        std::string* error);
+
+    /** Lanes and flow routes of a planned collective. \return false with *error set */
+    bool AssignLanes(const tn_schedule* s,
+                     const std::vector<uint32_t>& nodes,
+                     bool wholeTopology,
+                     std::vector<uint8_t>* lanes,
+                     std::string* error);
+
+    /// A scheduled collective ended: without KeepCollectives, let it go (scheduled).
+    void ScheduledEnded(Ptr<const ThemisCollective> collective);
+    void ForgetScheduled(uint32_t id);
+
+    const tn_topology* m_topo{nullptr};
+    NodeContainer m_nodes; //!< by topology node id
+    tn_routes* m_routes{nullptr};
+    std::vector<Ptr<CollectiveExecutor>> m_executors; //!< by NPU rank
+    std::vector<Ptr<Collective>> m_collectives;
+    std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them
+    std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths
+    RoutingMode m_mode{PLANNED};
+    std::string m_scheduler{"themis-scf"};
+    uint8_t m_priority{3};
+    bool m_verify{true};
+    bool m_cachePlans{true};
+    bool m_keepCollectives{true};
+    std::map<std::string, std::shared_ptr<const Plan>> m_plans; //!< by request (PlanKey)
+    uint64_t m_plansBuilt{0};
+    uint32_t m_nextId{1};
+    uint64_t m_flowRoutes{0};
+};
+
+} // namespace ns3
+
+#endif // COLLECTIVE_SERVICE_H
