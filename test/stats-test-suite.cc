@@ -152,6 +152,8 @@ struct CollectiveRun
     std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> plan;
     /// (node, port) -> node at the other end of the cable
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> peerOf;
+    /// (node, port) -> transmitter busy time at the end (RoceNetDevice::GetTxBusyTime)
+    std::map<std::pair<uint32_t, uint32_t>, int64_t> busyNs;
 };
 
 /** Sum of the paused time of all data priorities of a device. */
@@ -280,6 +282,15 @@ RunCollective(const std::string& path,
     out.endNs = c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1;
     out.finishNs = Simulator::Now().GetNanoSeconds();
     ReadPorts(roce.GetFabric(), &out.ports);
+    for (const auto& port : out.ports)
+    {
+        out.busyNs[port.first] = roce.GetFabric()
+                                     .nodes.Get(port.first.first)
+                                     ->GetObject<RoceSwitch>()
+                                     ->GetPort(port.first.second)
+                                     ->GetTxBusyTime()
+                                     .GetNanoSeconds();
+    }
     out.nodes = tn_topology_node_count(topo);
     out.links = tn_topology_link_count(topo);
     if (recorder)
@@ -434,6 +445,120 @@ class StatsPointToPointTestCase : public TestCase
             0,
             "the receiver sent nothing");
         NS_TEST_EXPECT_MSG_EQ(db.Text("PRAGMA integrity_check"), "ok", "integrity");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Utilisation counts the wire bits sent inside each sampling interval, a frame on the wire at a
+ * sampling instant split between the two intervals, so it is at most 1.
+ *  - ns-3 point-to-point: 6 frames of 1002 bytes back to back at 8 Mb/s (1002 us each),
+ *    sampled every 100 us: every interval inside the 6012 us of sending reads exactly 1 and
+ *    the intervals add up to the 6012 us of wire time (counting a frame where it starts read
+ *    10.02 in the first interval).
+ *  - RoCE, the quickstart's ring all-reduce on an 8-NPU switch: no sample above 1 (counting
+ *    whole frames gave 1.018 and 1.023), and per port utilisation x interval sums to the
+ *    device's busy time, which is the wire time of its frames ((bytes + 24 per frame) x 8 /
+ *    rate) less at most one frame still on the wire at the end.
+ */
+class StatsUtilisationTestCase : public TestCase
+{
+  public:
+    StatsUtilisationTestCase()
+        : TestCase("utilisation: the bits sent inside each interval, at most 1")
+    {
+    }
+
+  private:
+    void PointToPoint()
+    {
+        const std::string path = CreateTempDirFilename("stats-utilisation-p2p.db");
+        RemoveDb(path);
+        NodeContainer nodes;
+        nodes.Create(2);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("8Mbps")); // 1 us per byte
+        p2p.SetChannelAttribute("Delay", StringValue("1ms"));
+        NetDeviceContainer devices = p2p.Install(nodes);
+        StatsHelper stats;
+        stats.SetRecorderAttribute("SampleInterval", TimeValue(MicroSeconds(100)));
+        std::string error;
+        Ptr<StatsRecorder> recorder = stats.Install(path, "stats-util", "{}", nodes, &error);
+        NS_TEST_ASSERT_MSG_NE(recorder, nullptr, error);
+        for (int i = 0; i < 6; ++i)
+        {
+            devices.Get(0)->Send(Create<Packet>(1000), devices.Get(1)->GetAddress(), 0x0800);
+        }
+        Simulator::Run();
+        const int64_t endNs = Simulator::Now().GetNanoSeconds();
+        NS_TEST_EXPECT_MSG_EQ(stats.Finish("ok", endNs), "ok", "finished");
+        Simulator::Destroy();
+
+        const int64_t sendingNs = 6 * 1002000;
+        Db db(path);
+        const std::string port0 = " WHERE run_id = " + std::to_string(recorder->GetRunId()) +
+                                  " AND node_id = 0 AND port = 0";
+        NS_TEST_EXPECT_MSG_EQ(
+            db.Int("SELECT count(*) FROM port_sample" + port0 + " AND utilisation > 1"),
+            0,
+            "no interval above the line rate");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM port_sample" + port0 +
+                                     " AND time_ns <= " + std::to_string(sendingNs)),
+                              sendingNs / 100000,
+                              "sampled every 100 us while sending");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM port_sample" + port0 +
+                                     " AND time_ns <= " + std::to_string(sendingNs) +
+                                     " AND abs(utilisation - 1) > 1e-12"),
+                              0,
+                              "every interval inside the sending reads 1");
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            db.Real("SELECT sum(utilisation * interval_ns) FROM port_sample" + port0),
+            double(sendingNs),
+            1e-3,
+            "the intervals add up to the wire time");
+    }
+
+    void Roce()
+    {
+        const std::string path = CreateTempDirFilename("stats-utilisation-roce.db");
+        RemoveDb(path);
+        CollectiveRun run = RunCollective(path, "switch:8,rate=100Gbps", "ring", 1 << 20, 1);
+        NS_TEST_ASSERT_MSG_EQ(run.error, "", "install");
+        NS_TEST_ASSERT_MSG_EQ(run.status, "ok", "run status returned");
+        Db db(path);
+        const std::string where = " WHERE run_id = " + std::to_string(run.runId);
+        NS_TEST_EXPECT_MSG_GT(db.Real("SELECT max(utilisation) FROM port_sample" + where),
+                              0.99,
+                              "some interval is busy throughout");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM port_sample" + where +
+                                     " AND (utilisation < 0 OR utilisation > 1)"),
+                              0,
+                              "no interval above the line rate");
+        // 100 Gb/s: 0.08 ns per byte; a frame is at most 4096 + 78 bytes of headers on the wire
+        const double nsPerByte = 8.0 / 100.0;
+        const double maxFrameNs = (4200 + 18 + RoceNetDevice::WIRE_OVERHEAD) * nsPerByte;
+        for (const auto& port : run.ports)
+        {
+            const std::string key = " AND node_id = " + std::to_string(port.first.first) +
+                                    " AND port = " + std::to_string(port.first.second);
+            const double sampled =
+                db.Real("SELECT total(utilisation * interval_ns) FROM port_sample" + where + key);
+            const int64_t busy = run.busyNs.at(port.first);
+            NS_TEST_EXPECT_MSG_EQ_TOL(sampled, double(busy), 1e-3, "samples sum to busy time");
+            const double wireNs = (std::get<0>(port.second) + double(std::get<1>(port.second)) *
+                                                                  RoceNetDevice::WIRE_OVERHEAD) *
+                                  nsPerByte;
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(double(busy), wireNs + 1, "busy time <= wire time");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(double(busy),
+                                        wireNs - maxFrameNs - 1,
+                                        "busy time >= wire time less one frame");
+        }
+    }
+
+    void DoRun() override
+    {
+        PointToPoint();
+        Roce();
     }
 };
 
@@ -993,6 +1118,7 @@ class StatsTestSuite : public TestSuite
     {
         AddTestCase(new StatsBytesPerLinkTestCase, TestCase::QUICK);
         AddTestCase(new StatsPointToPointTestCase, TestCase::QUICK);
+        AddTestCase(new StatsUtilisationTestCase, TestCase::QUICK);
         AddTestCase(new StatsCollectiveTestCase("torus:4x4", "multitree"), TestCase::QUICK);
         AddTestCase(new StatsCollectiveTestCase("switch:8,rate=100Gbps", "ring"), TestCase::QUICK);
         AddTestCase(new StatsDeterminismTestCase, TestCase::QUICK);

@@ -454,6 +454,8 @@ RoceNetDevice::StartFrame(Ptr<Packet> frame)
     m_current = frame;
     const uint32_t size = frame->GetSize();
     const Time txTime = NextFrameTime(size - ETH_HEADER);
+    m_txBusyTotal += txTime;
+    m_txEnd = Simulator::Now() + txTime;
     m_txBytes += size;
     ++m_txPackets;
     m_macTxTrace(frame);
@@ -461,6 +463,12 @@ RoceNetDevice::StartFrame(Ptr<Packet> frame)
     m_phyTxBeginTrace(frame);
     m_channel->TransmitStart(frame, this, txTime);
     Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
+}
+
+Time
+RoceNetDevice::GetTxBusyTime() const
+{
+    return m_busy ? m_txBusyTotal - (m_txEnd - Simulator::Now()) : m_txBusyTotal;
 }
 
 void

@@ -192,6 +192,13 @@ class RoceNetDevice : public NetDevice
         return m_txPackets;
     }
 
+    /**
+     * \return time the transmitter was busy so far, the frame on the wire counted up to now
+     * (wire bits sent in an interval = the growth of this over it x the rate, so at most
+     * the interval's length: a sampled utilisation never exceeds 1)
+     */
+    Time GetTxBusyTime() const;
+
     /** \return true while a frame is being transmitted */
     bool IsBusy() const
     {
@@ -320,6 +327,8 @@ class RoceNetDevice : public NetDevice
     uint8_t m_pauseRequestMask{0};  //!< priorities we keep paused at the peer
     uint8_t m_rrNext{0};            //!< next round-robin slot (0..8, 8 = pull source)
     bool m_busy{false};             //!< transmitting
+    Time m_txBusyTotal;             //!< wire time of every frame started
+    Time m_txEnd;                   //!< end of the frame on the wire
     bool m_linkUp{false};           //!< attached
     bool m_peerKnown{false};        //!< m_peerAddress valid
 

@@ -26,6 +26,8 @@
 #include "ns3/training-job.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -307,8 +309,17 @@ StatsRecorder::AddPointToPointPorts(Ptr<Node> node, uint32_t topoId)
         dev->TraceConnectWithoutContext("PhyTxBegin",
                                         MakeBoundCallback(
                                             +[](StatsRecorder* r, size_t i, Ptr<const Packet> p) {
-                                                r->m_ports[i].p2pTxBytes += p->GetSize();
-                                                ++r->m_ports[i].p2pTxPackets;
+                                                PortState& port = r->m_ports[i];
+                                                port.p2pTxBytes += p->GetSize();
+                                                ++port.p2pTxPackets;
+                                                // the device's own frame time
+                                                const int64_t ns =
+                                                    DataRate(static_cast<uint64_t>(port.rateBps))
+                                                        .CalculateBytesTxTime(p->GetSize())
+                                                        .GetNanoSeconds();
+                                                port.p2pBusyNs += ns;
+                                                port.p2pTxEndNs =
+                                                    Simulator::Now().GetNanoSeconds() + ns;
                                             },
                                             this,
                                             index));
@@ -355,7 +366,9 @@ StatsRecorder::ReadPort(const PortState& s)
         c.queueBytes[0] = s.p2p->GetQueue()->GetNBytes();
         c.queueBytes[0] += s.queueDiscBytes;
         c.drops = s.p2pDrops;
-        return c; // ns-3's point-to-point link sends frames back to back: no wire overhead
+        c.busyNs =
+            s.p2pBusyNs - std::max<int64_t>(0, s.p2pTxEndNs - Simulator::Now().GetNanoSeconds());
+        return c;
     }
     c.txBytes = s.dev->GetTxBytes();
     c.txPackets = s.dev->GetTxPackets();
@@ -370,7 +383,7 @@ StatsRecorder::ReadPort(const PortState& s)
     c.ecnMarks = s.sw->GetPortEcnMarks(s.port);
     c.drops = s.sw->GetPortDrops(s.port);
     c.pausedMask = s.dev->GetPausedMask();
-    c.wireOverhead = RoceNetDevice::WIRE_OVERHEAD;
+    c.busyNs = s.dev->GetTxBusyTime().GetNanoSeconds();
     return c;
 }
 
@@ -571,8 +584,9 @@ StatsRecorder::Sample(bool last)
         const uint64_t drops = c.drops;
         row.ecn_marks = marks - s.ecnMarks;
         row.drops = drops - s.drops;
-        const bool idle = row.tx_packets == 0 && queued == 0 && row.paused_ns == 0 &&
-                          row.ecn_marks == 0 && row.drops == 0 && c.pausedMask == 0;
+        const int64_t busy = c.busyNs - s.busyNs;
+        const bool idle = busy == 0 && queued == 0 && row.paused_ns == 0 && row.ecn_marks == 0 &&
+                          row.drops == 0 && c.pausedMask == 0;
         if (idle && !last)
         {
             continue; // an idle stretch is written as one row when it ends
@@ -593,11 +607,13 @@ StatsRecorder::Sample(bool last)
             s.writtenNs = previousNs;
         }
         row.interval_ns = nowNs - s.writtenNs;
-        // wire time: frame bytes + FCS, preamble/SFD and IFG per frame
-        const double wireBits = 8.0 * (row.tx_bytes + row.tx_packets * double(c.wireOverhead));
-        row.utilisation = s.rateBps > 0 ? wireBits / (s.rateBps * row.interval_ns * 1e-9) : 0;
+        // the wire bits sent inside the interval (a frame split at the sampling instants), as
+        // the time the transmitter was busy in it: at most 1. Counting frames whole where
+        // they start gave 1.02 beside a full interval.
+        row.utilisation = row.interval_ns > 0 ? double(busy) / double(row.interval_ns) : 0;
         s.txBytes = tx;
         s.txPackets = packets;
+        s.busyNs = c.busyNs;
         s.pausedNs = paused;
         s.ecnMarks = marks;
         s.drops = drops;

@@ -54,7 +54,8 @@ struct RdmaMessageRecord;
  * Rows: one per node, per directed link, per collective (at its end, or at Finish if it
  * did not end), per transfer (when its data is ready), per RDMA message (at its sender's
  * completion: FCT, ideal FCT from the IdealFct callback, slowdown, retransmitted bytes),
- * per port and sampling interval (bytes and frames started, utilisation, queue bytes per
+ * per port and sampling interval (bytes and frames started, utilisation: the wire bits sent
+ * inside the interval, a frame split at the sampling instants, over the rate; queue bytes per
  * priority at the sample time, time paused, ECN marks, drops), per PFC event and per drop.
  * The ports of ns-3's own PointToPointNetDevice are sampled too (AddNode finds them on a
  * node without a RoceSwitch), so a study built on ns-3's internet stack records into the
@@ -192,6 +193,8 @@ class StatsRecorder : public Object
         uint64_t p2pTxBytes{0};         //!< frame bytes started (PhyTxBegin)
         uint64_t p2pTxPackets{0};       //!< frames started
         uint64_t p2pDrops{0};           //!< packets dropped by the device or its queue
+        int64_t p2pBusyNs{0};           //!< wire time of the frames started (p2p)
+        int64_t p2pTxEndNs{0};          //!< end of the last frame started (p2p)
         uint32_t node{0};               //!< topology node
         uint32_t port{0};               //!< port index
         double rateBps{0};              //!< line rate
@@ -200,6 +203,7 @@ class StatsRecorder : public Object
         int64_t pausedNs{0};            //!< paused time (all priorities)
         uint64_t ecnMarks{0};           //!< ECN marks
         uint64_t drops{0};              //!< drops
+        int64_t busyNs{0};              //!< transmitter busy time
         int64_t writtenNs{0};           //!< end of the last row written for this port
     };
 
@@ -214,7 +218,7 @@ class StatsRecorder : public Object
     uint32_t AddPointToPointPorts(Ptr<Node> node, uint32_t topoId);
 
     /// Counters of a port now: (tx bytes, frames, queue bytes per queue, paused ns, ECN marks,
-    /// drops, paused mask, wire overhead bytes per frame).
+    /// drops, paused mask, transmitter busy time).
     struct PortCounters
     {
         uint64_t txBytes{0};
@@ -224,7 +228,7 @@ class StatsRecorder : public Object
         uint64_t ecnMarks{0};
         uint64_t drops{0};
         uint8_t pausedMask{0};
-        uint32_t wireOverhead{0};
+        int64_t busyNs{0};
     };
 
     static PortCounters ReadPort(const PortState& s);
