@@ -69,6 +69,17 @@ main(int argc, char* argv[])
         tn_topology_destroy(topo);
         return 2;
     }
+    for (const std::string& routing : ProgramOptions::Split(routings))
+    {
+        if (!CollectiveHelper().SetRouting(routing))
+        {
+            std::fprintf(stderr,
+                         "collective-comparison: --routing: '%s' is not planned or ecmp\n",
+                         routing.c_str());
+            tn_topology_destroy(topo);
+            return 2;
+        }
+    }
     tn_db* db = nullptr;
     if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
     {
@@ -97,11 +108,7 @@ main(int argc, char* argv[])
             RoceHelper roce;
             roce.Install(topo);
             CollectiveHelper collectives;
-            if (!collectives.SetRouting(routing))
-            {
-                std::fprintf(stderr, "collective-comparison: --routing: '%s'\n", routing.c_str());
-                return 2;
-            }
+            collectives.SetRouting(routing);
             collectives.Install(topo, roce);
             tn_plan_request request;
             tn_plan_request_init(&request);
@@ -111,13 +118,16 @@ main(int argc, char* argv[])
             Ptr<Collective> c = collectives.Create(request, {}, &error);
             if (!c)
             {
+                // the rows so far, then the error line: nothing follows it
+                std::fflush(stdout);
                 std::fprintf(stderr,
                              "collective-comparison: %s: %s\n",
                              algorithm.c_str(),
                              error.c_str());
                 Simulator::Destroy();
-                status = 1;
-                continue;
+                tn_db_close(db);
+                tn_topology_destroy(topo);
+                return 1;
             }
             std::string params = "{\"topology\":\"" + spec + "\",\"algorithm\":\"" + algorithm +
                                  "\",\"routing\":\"" + routing +
@@ -125,6 +135,7 @@ main(int argc, char* argv[])
             StatsHelper stats; // records the run, the fabric and the collective
             if (!stats.Install(db, "collective-comparison", params, topo, roce, &error))
             {
+                std::fflush(stdout);
                 std::fprintf(stderr, "collective-comparison: --db: %s\n", error.c_str());
                 return 1;
             }
@@ -153,6 +164,7 @@ main(int argc, char* argv[])
             Simulator::Destroy();
             if (recorded == "aborted")
             {
+                std::fflush(stdout);
                 std::fprintf(stderr,
                              "collective-comparison: interrupted; run recorded as aborted\n");
                 tn_db_close(db);
@@ -161,10 +173,13 @@ main(int argc, char* argv[])
             }
             if (recorded == "error" && !stats.GetRecorder()->GetError().empty())
             {
+                std::fflush(stdout);
                 std::fprintf(stderr,
                              "collective-comparison: --db: %s\n",
                              stats.GetRecorder()->GetError().c_str());
-                status = 1;
+                tn_db_close(db);
+                tn_topology_destroy(topo);
+                return 1;
             }
         }
     }

@@ -195,6 +195,8 @@ main(int argc, char* argv[])
             error += " (the config's relative file names start from the current folder, as in "
                      "HPCC; --base-dir=DIR sets another)";
         }
+        std::cout.flush(); // the config lines before the error line (cerr flushes only cout)
+        std::fflush(stdout);
         std::cerr << "roce-hpcc-flows: " << error << "\n";
         return 1;
     }
@@ -242,6 +244,7 @@ main(int argc, char* argv[])
     std::printf("data packet-hops %llu, %.0f packet-hops per wall second\n",
                 static_cast<unsigned long long>(res.dataPacketHops),
                 res.wallSeconds > 0 ? res.dataPacketHops / res.wallSeconds : 0.0);
+    std::fflush(stdout); // the summary before an error line
     if (res.failed > 0)
     {
         std::cerr << "roce-hpcc-flows: " << res.failed << " of " << res.flows

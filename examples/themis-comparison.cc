@@ -56,6 +56,17 @@ main(int argc, char* argv[])
     {
         return 2;
     }
+    for (const std::string& name : ProgramOptions::Split(schedulers))
+    {
+        if (!CollectiveHelper::IsScheduler(name) && name != "hierarchical" && name != "themis")
+        {
+            std::fprintf(stderr,
+                         "themis-comparison: --schedulers: '%s' is not fixed, themis-fifo, "
+                         "themis-scf, hierarchical or themis\n",
+                         name.c_str());
+            return 2;
+        }
+    }
     tn_error err;
     tn_topology* topo = nullptr;
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
@@ -115,6 +126,7 @@ main(int argc, char* argv[])
             stats.Install(db, "themis-comparison", params, topo, roce, &error);
         if (!recorder)
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "themis-comparison: --db: %s\n", error.c_str());
             Simulator::Destroy();
             tn_db_close(db);
@@ -157,21 +169,27 @@ main(int argc, char* argv[])
         Simulator::Destroy();
         if (recorded == "aborted")
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "themis-comparison: interrupted; run recorded as aborted\n");
             tn_db_close(db);
             tn_topology_destroy(topo);
             return 130;
         }
-        if (recorded == "error" && !recorder->GetError().empty())
+        if (!error.empty() || (recorded == "error" && !recorder->GetError().empty()))
         {
-            std::fprintf(stderr, "themis-comparison: --db: %s\n", recorder->GetError().c_str());
-            status = 1;
-        }
-        if (!error.empty())
-        {
-            std::fprintf(stderr, "themis-comparison: %s: %s\n", name.c_str(), error.c_str());
-            status = 1;
-            continue;
+            // the rows so far, then the error line: nothing follows it
+            std::fflush(stdout);
+            if (!error.empty())
+            {
+                std::fprintf(stderr, "themis-comparison: %s: %s\n", name.c_str(), error.c_str());
+            }
+            else
+            {
+                std::fprintf(stderr, "themis-comparison: --db: %s\n", recorder->GetError().c_str());
+            }
+            tn_db_close(db);
+            tn_topology_destroy(topo);
+            return 1;
         }
         if (reference == 0)
         {

@@ -97,18 +97,8 @@ main(int argc, char* argv[])
         tn_topology_destroy(topo);
         return 2;
     }
-    std::printf("%s on %s, memory %s, %s\n",
-                workload.c_str(),
-                spec.c_str(),
-                memory.c_str(),
-                overlap ? "overlap" : "no overlap");
-    std::printf("%-9s %14s %14s %14s %18s\n",
-                "engine",
-                "iteration (us)",
-                "compute (us)",
-                "exposed (us)",
-                "memory B/net B");
     int status = 0;
+    bool headed = false; // the table header comes once a job runs, never after an error
     for (const std::string& engine : engineNames)
     {
         RoceHelper roce;
@@ -131,7 +121,9 @@ main(int argc, char* argv[])
         }
         if (!job)
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "training-iteration: %s\n", error.c_str());
+            tn_db_close(db);
             Simulator::Destroy();
             tn_topology_destroy(topo);
             return 1;
@@ -144,8 +136,24 @@ main(int argc, char* argv[])
             stats.Install(db, "training-iteration", params, topo, roce, &error);
         if (!recorder)
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "training-iteration: --db: %s\n", error.c_str());
             return 1;
+        }
+        if (!headed)
+        {
+            std::printf("%s on %s, memory %s, %s\n",
+                        workload.c_str(),
+                        spec.c_str(),
+                        memory.c_str(),
+                        overlap ? "overlap" : "no overlap");
+            std::printf("%-9s %14s %14s %14s %18s\n",
+                        "engine",
+                        "iteration (us)",
+                        "compute (us)",
+                        "exposed (us)",
+                        "memory B/net B");
+            headed = true;
         }
         recorder->AddTrainingJob(job);
         job->Start();
@@ -169,6 +177,7 @@ main(int argc, char* argv[])
         Simulator::Destroy();
         if (recorded == "aborted")
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "training-iteration: interrupted; run recorded as aborted\n");
             tn_db_close(db);
             tn_topology_destroy(topo);
@@ -176,8 +185,11 @@ main(int argc, char* argv[])
         }
         if (recorded == "error" && !recorder->GetError().empty())
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "training-iteration: --db: %s\n", recorder->GetError().c_str());
-            status = 1;
+            tn_db_close(db);
+            tn_topology_destroy(topo);
+            return 1;
         }
     }
     tn_db_close(db);

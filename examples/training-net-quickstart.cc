@@ -171,6 +171,9 @@ main(int argc, char* argv[])
               << " GB/s, wall " << wall << " s\n";
     const std::string recorded = stats.Finish(complete ? "ok" : "error", simulatedNs);
     Simulator::Destroy();
+    // what was recorded, then the error lines: nothing follows an error line
+    std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
+              << recorded << ")" << std::endl;
     if (!complete)
     {
         std::cerr << "training-net-quickstart: the collective did not run as planned: "
@@ -181,8 +184,6 @@ main(int argc, char* argv[])
         std::cerr << "training-net-quickstart: --db: " << stats.GetRecorder()->GetError()
                   << std::endl;
     }
-    std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
-              << recorded << ")" << std::endl;
     tn_topology_destroy(topo);
     if (!pcapOk)
     {

@@ -74,13 +74,12 @@ static int
 bad_arg(const char* option, const char* value, const char* why)
 {
     fprintf(stderr,
-            "tn-plan: option %s: %s%s%s%s\n",
+            "tn-plan: option %s: %s%s%s%s (tn-plan --help lists the options)\n",
             option,
             why,
             value ? " '" : "",
             value ? value : "",
             value ? "'" : "");
-    fprintf(stderr, "run 'tn-plan --help' for the options\n");
     return 2;
 }
 
@@ -563,6 +562,7 @@ main(int argc, char** argv)
     }
 
     int exit_code = 0;
+    char late_error[sizeof err.message + 64] = ""; /* an error found while summarizing */
     tn_schedule* s = NULL;
     rc = tn_plan(topo, &req, &s, &err);
     if (rc)
@@ -689,7 +689,8 @@ main(int argc, char** argv)
     else
     {
         printf("contention    report failed: %s\n", err.message);
-        fprintf(stderr, "tn-plan: the schedule's paths: %s\n", err.message);
+        /* the error line comes last, after the rest of the summary */
+        snprintf(late_error, sizeof late_error, "the schedule's paths: %s", err.message);
         exit_code = 1;
     }
     tn_contention_report_destroy(rep);
@@ -724,7 +725,7 @@ main(int argc, char** argv)
     else
     {
         printf("estimate      failed: %s\n", err.message);
-        fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
+        snprintf(late_error, sizeof late_error, "estimate: %s", err.message);
         exit_code = 1;
     }
     tn_cost_result_destroy(cost);
@@ -746,6 +747,7 @@ main(int argc, char** argv)
             }
             if (bad)
             {
+                fflush(stdout); /* the summary before the error line, as it was printed */
                 fprintf(stderr,
                         "tn-plan: option --output: writing '%s' failed: %s\n",
                         output,
@@ -756,6 +758,8 @@ main(int argc, char** argv)
     }
     if (check_written(stdout, "the summary to stdout"))
         exit_code = 1;
+    else if (late_error[0])
+        fprintf(stderr, "tn-plan: %s\n", late_error);
     tn_schedule_destroy(s);
     tn_topology_destroy(topo);
     free(order);

@@ -324,6 +324,7 @@ main(int argc, char* argv[])
     size_t next = 0;
     size_t done = 0;
     int exitCode = 0;
+    std::vector<std::string> failures; // error lines, printed last
     const auto wallStart = std::chrono::steady_clock::now();
     std::cout << "scenario " << scenario << ": " << points.size() << " run(s)"
               << (jobs > 1 && points.size() > 1 ? ", " + std::to_string(jobs) + " at a time" : "")
@@ -424,9 +425,10 @@ main(int argc, char* argv[])
                 {
                     std::fprintf(stderr, "\r\033[K");
                 }
-                std::cerr << PROGRAM << ": point " << p.index
-                          << (p.label.empty() ? "" : " (" + p.label + ")") << ": " << st
-                          << (why.empty() ? "" : ": " + why) << std::endl;
+                // error lines come after the summary: nothing follows them
+                failures.push_back(PROGRAM + std::string(": point ") + std::to_string(p.index) +
+                                   (p.label.empty() ? "" : " (" + p.label + ")") + ": " + st +
+                                   (why.empty() ? "" : ": " + why));
                 exitCode = std::string(st) == "aborted" ? 130 : std::max(exitCode, 1);
                 if (exitCode == 130)
                 {
@@ -483,14 +485,19 @@ main(int argc, char* argv[])
         std::cout << "\n";
         if (!ScenarioRunner::Summarize(path, ids, labels, std::cout, &error))
         {
-            std::cerr << PROGRAM << ": summary: " << error << std::endl;
+            failures.push_back(PROGRAM + std::string(": summary: ") + error);
             exitCode = std::max(exitCode, 1);
         }
         std::cout << "\n" << ids.size() << " run(s) recorded in " << path << std::endl;
     }
     if (next < points.size())
     {
-        std::cerr << PROGRAM << ": " << points.size() - next << " point(s) not run" << std::endl;
+        failures.push_back(PROGRAM + std::string(": ") + std::to_string(points.size() - next) +
+                           " point(s) not run");
+    }
+    for (const std::string& line : failures)
+    {
+        std::cerr << line << std::endl;
     }
     return exitCode;
 }

@@ -7,12 +7,13 @@ Mutates topology specs, HPCC-style topology files, flow files and command lines
 the examples folder on them. Every run must end by itself: no signal (crash,
 abort, sanitizer report), no run over its time limit, no peak memory over the
 cap (RLIMIT_AS, and the peak RSS measured by wait4). Inputs built to be invalid
-must also exit non-zero with exactly one error line on stderr.
+must also exit non-zero with exactly one error line on stderr, and nothing after
+it (stdout and stderr in one file, as a user piping both sees them).
 
 Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--budget SECONDS]
                [--sanitized]
 --examples: folder of training-net-quickstart, collective-comparison,
-training-iteration and roce-hpcc-flows; missing programs are skipped with a
+training-iteration, roce-hpcc-flows, themis-comparison and p2p-study-stats; missing programs are skipped with a
 SKIP line (core-only builds). --sanitized: the sanitizer build (ASan reserves
 terabytes of address space, so the cap is only checked on the measured RSS).
 Expected failures of the ns-3 programs (owned by other areas, issue 11) are
@@ -80,7 +81,10 @@ class Runner:
         # largest of every run so far (RUSAGE_CHILDREN)
         errpath = os.path.join(self.tmp, "stderr.txt")
         with open(errpath, "wb") as errfile:
-            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errfile,
+            # an invalid run's stdout goes to the same file, in the order the user sees it
+            # (stdout flushed at exit lands after the error line): nothing may follow it
+            p = subprocess.Popen(argv, stdout=errfile if invalid else subprocess.DEVNULL,
+                                 stderr=errfile,
                                  stdin=subprocess.DEVNULL, cwd=self.tmp, env=env,
                                  preexec_fn=self.limit)
         deadline = time.monotonic() + TIME_LIMIT
@@ -114,9 +118,16 @@ class Runner:
         elif invalid and rc == 0:
             problem = "invalid input accepted (exit 0)"
         elif invalid:
-            errors = [l for l in text.splitlines() if is_error_line(l)]
+            # the program's own error lines ("name: ..."); ns-3's messages by the broad rule
+            prefix = os.path.basename(argv[0]) + ": "
+            errors = [l for l in text.splitlines() if l.startswith(prefix)]
+            if not errors:
+                errors = [l for l in text.splitlines() if is_error_line(l)]
+            lines = [l for l in text.splitlines() if l.strip()]
             if len(errors) != 1:
                 problem = "%d error lines, expected 1" % len(errors)
+            elif lines[-1] != errors[0]:
+                problem = "output after the error line"
         xfail = [why for (prog, needle), why in XFAIL.items()
                  if os.path.basename(argv[0]) == prog and needle in " ".join(argv)]
         if problem is None:
@@ -253,7 +264,7 @@ def plan_cases(rng, run, plan):
 def example_cases(rng, run, folder):
     progs = {}
     for name in ["training-net-quickstart", "collective-comparison", "training-iteration",
-                 "roce-hpcc-flows"]:
+                 "roce-hpcc-flows", "themis-comparison", "p2p-study-stats"]:
         path = os.path.join(folder, name) if folder else ""
         if path and os.access(path, os.X_OK):
             progs[name] = path
@@ -282,6 +293,18 @@ def example_cases(rng, run, folder):
         for bad in ["--iterations=0", "--memory=0bps", "--engines=nope", "--workload=/nonexistent",
                     "--modelGroup=-1"]:
             run.run([t, "--topology=switch:4"] + db + [bad], invalid=True)
+        unknown = run.write("workload-unknown.txt", "NOPE\n1\n")
+        run.run([t, "--topology=switch:4", "--workload=" + unknown] + db, invalid=True)
+    h = progs.get("themis-comparison")
+    if h:
+        for bad in ["--schedulers=nope", "--schedulers=fixed,nope", "--topology=blob:3",
+                    "--chunks=0", "--bytes=-1"]:
+            run.run([h, "--topology=hier:ring2@100Gbps+switch2@100Gbps", "--bytes=64KiB",
+                     "--schedulers=fixed"] + db + [bad], invalid=True)
+    s = progs.get("p2p-study-stats")
+    if s:
+        for bad in ["--db=" + os.path.join(run.tmp, "no-such-dir", "x.db"), "--seconds=-1"]:
+            run.run([s, "--seconds=1"] + db + [bad], invalid=True)
     r = progs.get("roce-hpcc-flows")
     if r:
         topo = run.write("hpcc-topo.txt", TOPO_FILE)
