@@ -54,9 +54,12 @@ core_private_headers = [
 ]
 
 roce_sources = [
+    'model/roce/flow-network.cc',
+    'model/roce/flow-nic.cc',
     'model/roce/rdma-dcqcn.cc',
     'model/roce/rdma-nic.cc',
     'model/roce/rdma-queue-pair.cc',
+    'model/roce/rdma-transport.cc',
     'model/roce/roce-channel.cc',
     'model/roce/roce-header.cc',
     'model/roce/roce-net-device.cc',
@@ -64,9 +67,12 @@ roce_sources = [
     'model/roce/roce-switch.cc',
 ]
 roce_headers = [
+    'model/roce/flow-network.h',
+    'model/roce/flow-nic.h',
     'model/roce/rdma-dcqcn.h',
     'model/roce/rdma-nic.h',
     'model/roce/rdma-queue-pair.h',
+    'model/roce/rdma-transport.h',
     'model/roce/roce-channel.h',
     'model/roce/roce-header.h',
     'model/roce/roce-net-device.h',
@@ -159,6 +165,7 @@ bench_sources = [
 
 test_sources = [
     'test/collective-test-suite.cc',
+    'test/flow-level-test-suite.cc',
     'test/npu-test-suite.cc',
     'test/program-options-test-suite.cc',
     'test/training-test-suite.cc',

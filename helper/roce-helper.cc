@@ -8,11 +8,13 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
+#include "ns3/flow-nic.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/tn-routing.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <sstream>
@@ -25,6 +27,40 @@ NS_LOG_COMPONENT_DEFINE("RoceHelper");
 RoceHelper::RoceHelper()
 {
     m_nicFactory.SetTypeId("ns3::RdmaNic");
+    m_flowNetworkFactory.SetTypeId("ns3::FlowNetwork");
+}
+
+void
+RoceHelper::SetMode(Mode mode)
+{
+    m_mode = mode;
+}
+
+bool
+RoceHelper::SetMode(const std::string& name)
+{
+    for (Mode m : {PACKET, FLOW})
+    {
+        if (name == GetModeName(m))
+        {
+            m_mode = m;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string
+RoceHelper::GetModeName(Mode mode)
+{
+    return mode == FLOW ? "flow" : "packet";
+}
+
+void
+RoceHelper::SetFlowNetworkAttribute(std::string name, const AttributeValue& value)
+{
+    m_flowNetworkFactory.Set(name, value);
+    m_flowNetworkSeedSet = m_flowNetworkSeedSet || name == "EcmpSeed";
 }
 
 RoceHelper::~RoceHelper()
@@ -83,6 +119,14 @@ RoceHelper::Install(const tn_topology* topo)
         {
             f.switches.Add(f.nodes.Get(v));
         }
+    }
+    m_nics.clear();
+    m_flowNetwork = nullptr;
+    if (m_mode == FLOW)
+    {
+        InstallFlow(topo, f);
+        m_fabric = f;
+        return f;
     }
     // every node gets its forwarding object, also those without cables
     for (uint32_t v = 0; v < n; ++v)
@@ -178,7 +222,6 @@ RoceHelper::Install(const tn_topology* topo)
     tn_routes_destroy(routes);
 
     // NICs on NPUs
-    m_nics.clear();
     for (uint32_t r = 0; r < nnpu; ++r)
     {
         uint32_t v = tn_topology_npu_node(topo, r);
@@ -193,10 +236,45 @@ RoceHelper::Install(const tn_topology* topo)
     return f;
 }
 
+void
+RoceHelper::InstallFlow(const tn_topology* topo, RoceFabricNodes& f)
+{
+    m_flowNetwork = m_flowNetworkFactory.Create<FlowNetwork>();
+    if (!m_flowNetworkSeedSet)
+    {
+        // the switches' ECMP seed: flows take the paths packets would
+        UintegerValue seed;
+        m_switchFactory.Create<RoceSwitch>()->GetAttribute("EcmpSeed", seed);
+        m_flowNetwork->SetAttribute("EcmpSeed", seed);
+    }
+    m_flowNetwork->Build(topo);
+    const uint32_t mtu = m_nicFactory.Create<RdmaNic>()->GetMtu(); // the NIC attribute
+    const uint32_t nnpu = tn_topology_npu_count(topo);
+    for (uint32_t r = 0; r < nnpu; ++r)
+    {
+        const uint32_t v = tn_topology_npu_node(topo, r);
+        Ptr<FlowNic> nic = CreateObject<FlowNic>();
+        nic->SetAttribute("Mtu", UintegerValue(mtu));
+        nic->SetLocalId(v);
+        f.nodes.Get(v)->AggregateObject(nic);
+        nic->Attach(m_flowNetwork);
+        m_nics.push_back(nic);
+    }
+}
+
 Ptr<RdmaNic>
 RoceHelper::GetNic(uint32_t rank) const
 {
     NS_ABORT_MSG_IF(rank >= m_nics.size(), "RoceHelper::GetNic: no NPU rank " << rank);
+    NS_ABORT_MSG_IF(m_mode != PACKET,
+                    "RoceHelper::GetNic: flow level has no RdmaNic (use GetTransport)");
+    return DynamicCast<RdmaNic>(m_nics[rank]);
+}
+
+Ptr<RdmaTransport>
+RoceHelper::GetTransport(uint32_t rank) const
+{
+    NS_ABORT_MSG_IF(rank >= m_nics.size(), "RoceHelper::GetTransport: no NPU rank " << rank);
     return m_nics[rank];
 }
 

@@ -4,10 +4,12 @@
 #ifndef ROCE_HELPER_H
 #define ROCE_HELPER_H
 
+#include "ns3/flow-network.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/roce-link-helper.h"
 #include "ns3/tn-topology.h"
 
@@ -48,6 +50,12 @@ struct RoceFabricNodes
  * setters (DataRate and Delay are overridden per cable); NIC attributes from
  * SetNicAttribute(). Pcap and ascii tracing: the EnablePcap and EnableAscii methods of
  * RoceLinkHelper.
+ *
+ * Flow level (SetMode("flow")): Install() builds the same nodes, but no device, channel or
+ * switch: one FlowNetwork carries the topology's links (routes as the switches would have
+ * them), and every NPU node gets a FlowNic (an RdmaTransport, MTU from the NIC attribute
+ * Mtu) instead of an RdmaNic. Everything above the transport (executors, Themis, training
+ * jobs, the recorder) runs unchanged. GetNic() then aborts; GetTransport() works in both.
  */
 class RoceHelper : public RoceLinkHelper
 {
@@ -60,6 +68,38 @@ class RoceHelper : public RoceLinkHelper
      * \param value value
      */
     void SetNicAttribute(std::string name, const AttributeValue& value);
+
+    /// Simulation levels.
+    enum Mode
+    {
+        PACKET = 0, //!< RoCE packets, switches, PFC, congestion control (default)
+        FLOW = 1    //!< fluid flows shared max-min fairly (FlowNetwork, FlowNic)
+    };
+
+    /**
+     * \param mode the level Install builds
+     */
+    void SetMode(Mode mode);
+    /**
+     * \param name "packet" or "flow"
+     * \return false (mode unchanged) for any other name
+     */
+    bool SetMode(const std::string& name);
+
+    /** \return the level */
+    Mode GetMode() const
+    {
+        return m_mode;
+    }
+
+    /** \param mode a level \return its name ("packet", "flow") */
+    static std::string GetModeName(Mode mode);
+
+    /**
+     * \param name attribute of ns3::FlowNetwork (EcmpSeed)
+     * \param value value
+     */
+    void SetFlowNetworkAttribute(std::string name, const AttributeValue& value);
 
     /**
      * Build the fabric of a topology. The topology is only read during the call.
@@ -92,6 +132,18 @@ class RoceHelper : public RoceLinkHelper
      */
     Ptr<RdmaNic> GetNic(uint32_t rank) const;
     /**
+     * \param rank NPU rank of the last Install
+     * \return its transport (RdmaNic at packet level, FlowNic at flow level)
+     */
+    Ptr<RdmaTransport> GetTransport(uint32_t rank) const;
+
+    /** \return the fluid network of the last flow-level Install (null at packet level) */
+    Ptr<FlowNetwork> GetFlowNetwork() const
+    {
+        return m_flowNetwork;
+    }
+
+    /**
      * \param id topology node id of the last Install
      * \return its ns-3 node
      */
@@ -111,9 +163,16 @@ class RoceHelper : public RoceLinkHelper
     int64_t AssignStreams(int64_t stream);
 
   private:
+    /// Flow level: the fluid network and a FlowNic per NPU on the nodes of f.
+    void InstallFlow(const tn_topology* topo, RoceFabricNodes& f);
+
     ObjectFactory m_nicFactory;                     //!< NICs
     RoceFabricNodes m_fabric;                       //!< last Install
-    std::vector<Ptr<RdmaNic>> m_nics;               //!< NICs by rank
+    std::vector<Ptr<RdmaTransport>> m_nics;         //!< transports by rank
+    Mode m_mode{PACKET};                            //!< level of Install
+    ObjectFactory m_flowNetworkFactory;             //!< flow level
+    Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
+    bool m_flowNetworkSeedSet{false};               //!< else the switches' EcmpSeed
     std::vector<Ptr<RateErrorModel>> m_errorModels; //!< error models (for AssignStreams)
 };
 

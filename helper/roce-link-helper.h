@@ -69,6 +69,7 @@ class RoceLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForDev
                              Ptr<NetDevice> nd,
                              bool explicitFilename) override;
 
+  protected:
     ObjectFactory m_deviceFactory;  //!< devices
     ObjectFactory m_channelFactory; //!< channels
     ObjectFactory m_switchFactory;  //!< switches

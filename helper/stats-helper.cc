@@ -241,7 +241,7 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
         tn_error err{};
         if (tn_routes_create(topo, nullptr, &routes, &err) == TN_OK)
         {
-            Ptr<IdealFct> ideal = Create<IdealFct>(topo, routes, roce.GetNic(0)->GetMtu());
+            Ptr<IdealFct> ideal = Create<IdealFct>(topo, routes, roce.GetTransport(0)->GetMtu());
             recorder->SetIdealFctCallback(MakeBoundCallback(&IdealFct::Get, ideal));
         }
         else

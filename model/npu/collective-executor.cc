@@ -7,7 +7,6 @@
 
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/rdma-nic.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
@@ -83,7 +82,7 @@ CollectiveExecutor::NotifyNewAggregate()
 {
     if (!m_nic)
     {
-        Ptr<RdmaNic> nic = GetObject<RdmaNic>();
+        Ptr<RdmaTransport> nic = GetObject<RdmaTransport>();
         if (nic)
         {
             m_nic = nic;
@@ -105,7 +104,9 @@ CollectiveExecutor::SetReductionTimeCallback(ReductionTimeCallback cb)
 void
 CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
 {
-    NS_ABORT_MSG_IF(!m_nic, "CollectiveExecutor: no RdmaNic on its node (aggregate it first)");
+    NS_ABORT_MSG_IF(!m_nic,
+                    "CollectiveExecutor: no RdmaTransport (RdmaNic or FlowNic) on its node "
+                    "(aggregate it first)");
     NS_ABORT_MSG_IF(rank >= collective->GetRanks() ||
                         collective->GetNode(rank) != m_nic->GetLocalId(),
                     "CollectiveExecutor of node " << m_nic->GetLocalId() << " is not rank " << rank

@@ -11,8 +11,8 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/rdma-transport.h"
 
 #include <cstdint>
 #include <unordered_map>
@@ -30,8 +30,9 @@ class CollectiveService;
  *
  * Locality: the executor reacts only to events at its node (its sends completing, its NIC
  * receiving, its reductions ending) and posts only its own node's transfers; see
- * Collective for the dependency rules. Every data transfer is an RDMA WRITE with immediate:
- * the RETH carries the collective's id (R_Key) and the destination offset (virtual
+ * Collective for the dependency rules. It talks to the node's RdmaTransport only, so it runs
+ * the same on packets (RdmaNic) and on fluid flows (FlowNic). Every data transfer is an RDMA WRITE
+ * with immediate: the RETH carries the collective's id (R_Key) and the destination offset (virtual
  * address), the immediate data the transfer id, so the receiver knows what arrived when its
  * last byte arrives, not when the sender hears the ACK. Dependency notifications are
  * zero-byte writes with immediate whose R_Key has the top bit set.
@@ -96,8 +97,8 @@ class CollectiveExecutor : public Object
      */
     void Start(Ptr<Collective> collective);
 
-    /** \return the NIC (found on the node) */
-    Ptr<RdmaNic> GetNic() const
+    /** \return the node's RDMA transport (RdmaNic or FlowNic, found on the node) */
+    Ptr<RdmaTransport> GetNic() const
     {
         return m_nic;
     }
@@ -154,7 +155,7 @@ class CollectiveExecutor : public Object
     void Post(Entry* entry, uint32_t transfer);
     Entry* Find(uint32_t id);
 
-    Ptr<RdmaNic> m_nic;
+    Ptr<RdmaTransport> m_nic;
     ReductionTimeCallback m_reductionTime;
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
     uint64_t m_posted{0};

@@ -5,6 +5,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
+#include "ns3/flow-nic.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
@@ -113,7 +114,7 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
             nodes.Get(tn_topology_npu_node(topo, r))->GetObject<CollectiveExecutor>();
         NS_ABORT_MSG_IF(!exec || !exec->GetNic(),
                         "CollectiveService: NPU " << r << " has no CollectiveExecutor and "
-                                                  << "RdmaNic");
+                                                  << "RdmaTransport");
         exec->SetService(this);
         m_executors.push_back(exec);
     }
@@ -268,16 +269,30 @@ CollectiveService::AssignLanes(const tn_schedule* s,
                 return false;
             }
             known.emplace_back(path.begin(), path.begin() + len);
-            Ptr<RdmaNic> nic = m_nodes.Get(srcNode)->GetObject<RdmaNic>();
-            const uint16_t sport = nic->GetLaneSourcePort(dstNode, m_priority, lane);
+            const uint16_t sport = RdmaNic::LaneSourcePort(srcNode, dstNode, m_priority, lane);
+            // flow level: the fluid network routes instead of the switches
+            Ptr<FlowNic> flowNic = m_nodes.Get(srcNode)->GetObject<FlowNic>();
+            Ptr<FlowNetwork> fluid = flowNic ? flowNic->GetNetwork() : nullptr;
             for (uint32_t h = 0; h < len; h++)
             {
                 const tn_link* link = tn_topology_link(m_topo, path[h]);
-                m_nodes.Get(link->src)->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
-                                                                              dstNode,
-                                                                              sport,
-                                                                              m_priority,
-                                                                              link->src_port);
+                if (fluid)
+                {
+                    fluid->SetFlowRoute(link->src,
+                                        srcNode,
+                                        dstNode,
+                                        sport,
+                                        m_priority,
+                                        link->src_port);
+                }
+                else
+                {
+                    m_nodes.Get(link->src)->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
+                                                                                  dstNode,
+                                                                                  sport,
+                                                                                  m_priority,
+                                                                                  link->src_port);
+                }
                 ++m_flowRoutes;
             }
         }

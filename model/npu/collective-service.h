@@ -88,7 +88,7 @@ class CollectiveService : public Object
     ~CollectiveService() override;
 
     /**
-     * Serve a fabric: find the CollectiveExecutor and RdmaNic of every NPU node and hand the
+     * Serve a fabric: find the CollectiveExecutor and RdmaTransport of every NPU node and hand the
      * service to the executors. Once, before any other call but the setters.
      * \param topo the topology \param nodes every node of its fabric, index = topology node id
      */

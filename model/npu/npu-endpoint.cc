@@ -9,7 +9,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
-#include "ns3/roce-net-device.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -116,16 +116,12 @@ NpuEndpoint::NotifyNewAggregate()
 void
 NpuEndpoint::LimitInjection()
 {
-    Ptr<RdmaNic> nic = GetObject<RdmaNic>(); // the executor may not have found it yet
+    Ptr<RdmaTransport> nic = GetObject<RdmaTransport>(); // the executor may not have found it yet
     if (!nic)
     {
         return;
     }
-    double links = 0;
-    for (uint32_t p = 0; p < nic->GetNPorts(); p++)
-    {
-        links += static_cast<double>(nic->GetPort(p)->GetDataRate().GetBitRate());
-    }
+    const double links = static_cast<double>(nic->GetLineRate());
     const double perByte = m_engine == ACE ? m_aceMemoryPerByte : m_baselineMemoryPerByte;
     double limit =
         perByte > 0 ? static_cast<double>(m_memoryBandwidth.GetBitRate()) / perByte : links;
@@ -134,7 +130,8 @@ NpuEndpoint::LimitInjection()
         limit = std::min(limit, static_cast<double>(m_reductionRate.GetBitRate()));
     }
     m_injectionLimit = DataRate(limit < links ? static_cast<uint64_t>(limit) : 0);
-    nic->SetAttribute("InjectionRate", DataRateValue(m_injectionLimit));
+    // flow level has no injection pacing (FlowNic): the limit is then not applied
+    nic->SetAttributeFailSafe("InjectionRate", DataRateValue(m_injectionLimit));
 }
 
 Time
@@ -229,10 +226,10 @@ NpuEndpoint::Compute(uint64_t cycles, uint64_t memoryBytes, ComputeDoneCallback 
         }
         // the collective's memory demand: its links at line rate, both directions
         double links = 0;
-        Ptr<RdmaNic> nic = m_executor->GetNic();
-        for (uint32_t p = 0; nic && p < nic->GetNPorts(); p++)
+        Ptr<RdmaTransport> nic = m_executor->GetNic();
+        if (nic)
         {
-            links += static_cast<double>(nic->GetPort(p)->GetDataRate().GetBitRate()) / 8.0;
+            links = static_cast<double>(nic->GetLineRate()) / 8.0;
         }
         memory -= 2 * links * (m_engine == ACE ? m_aceMemoryPerByte : m_baselineMemoryPerByte);
         memory = std::max(memory, 0.01 * static_cast<double>(m_memoryBandwidth.GetBitRate()) / 8);

@@ -13,7 +13,7 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/rdma-nic.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-topology.h"
 #include "ns3/traced-callback.h"
@@ -343,7 +343,7 @@ class ThemisCollective : public Object
     std::vector<uint32_t> m_memberEnds;                   //!< per record: members whose part ended
     std::vector<Group> m_groups;                          //!< per (dim, leader): dim * N + leader
     std::vector<Ptr<CollectiveExecutor>> m_executors;
-    std::vector<Ptr<RdmaNic>> m_nics;
+    std::vector<Ptr<RdmaTransport>> m_nics;
     uint64_t m_finished{0}; //!< (member, chunk) pairs whose last phase is over
     uint64_t m_controlMessages{0};
     bool m_started{false};

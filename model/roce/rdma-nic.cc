@@ -247,7 +247,7 @@ RdmaNic::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RdmaNic")
-            .SetParent<Object>()
+            .SetParent<RdmaTransport>()
             .SetGroupName("TrainingNet")
             .AddConstructor<RdmaNic>()
             .AddAttribute(
@@ -375,16 +375,16 @@ RdmaNic::GetTypeId()
             .AddTraceSource("MessageComplete",
                             "An RDMA WRITE was fully acknowledged (sender side).",
                             MakeTraceSourceAccessor(&RdmaNic::m_messageCompleteTrace),
-                            "ns3::RdmaNic::MessageTracedCallback")
+                            "ns3::RdmaTransport::MessageTracedCallback")
             .AddTraceSource("MessageReceived",
                             "The last packet of an RDMA WRITE arrived in order (receiver side).",
                             MakeTraceSourceAccessor(&RdmaNic::m_messageReceivedTrace),
-                            "ns3::RdmaNic::MessageTracedCallback")
+                            "ns3::RdmaTransport::MessageTracedCallback")
             .AddTraceSource("MessageFailed",
                             "A posted message ended with an error status (sender side): the "
                             "retry limit was exceeded, or it was flushed from a failed QP.",
                             MakeTraceSourceAccessor(&RdmaNic::m_messageFailedTrace),
-                            "ns3::RdmaNic::MessageTracedCallback")
+                            "ns3::RdmaTransport::MessageTracedCallback")
             .AddTraceSource("RateChange",
                             "The congestion-control rate of a QP changed.",
                             MakeTraceSourceAccessor(&RdmaNic::m_rateChangeTrace),
@@ -556,18 +556,24 @@ RdmaNic::GetPort(uint32_t i) const
 }
 
 uint16_t
-RdmaNic::MakeSourcePort(uint32_t qpn) const
+RdmaNic::MakeSourcePort(uint32_t local, uint32_t qpn)
 {
-    uint64_t h = Mix64((static_cast<uint64_t>(m_localId) << 32) | qpn);
+    uint64_t h = Mix64((static_cast<uint64_t>(local) << 32) | qpn);
     return static_cast<uint16_t>(49152 + (h % 16384));
 }
 
 uint16_t
 RdmaNic::GetLaneSourcePort(uint32_t peer, uint8_t priority, uint32_t lane) const
 {
+    return LaneSourcePort(m_localId, peer, priority, lane);
+}
+
+uint16_t
+RdmaNic::LaneSourcePort(uint32_t local, uint32_t peer, uint8_t priority, uint32_t lane)
+{
     // lane 0 keeps the hashed port; the other lanes of the same (peer, priority) follow it,
     // so that no two lanes share a port and a flow route can tell them apart
-    uint32_t base = MakeSourcePort(RdmaQueuePair::MakeQpn(peer, priority & 7)) - 49152u;
+    uint32_t base = MakeSourcePort(local, RdmaQueuePair::MakeQpn(peer, priority & 7)) - 49152u;
     return static_cast<uint16_t>(49152 + (base + lane) % 16384);
 }
 
@@ -642,13 +648,14 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
 }
 
 uint64_t
-RdmaNic::PostWrite(uint32_t dst, uint64_t bytes, uint8_t priority, CompletionCallback done)
+RdmaNic::GetLineRate() const
 {
-    RdmaWriteRequest request;
-    request.dst = dst;
-    request.bytes = bytes;
-    request.priority = priority;
-    return Post(request, done);
+    double rate = 0;
+    for (const Port& p : m_ports)
+    {
+        rate += p.rate;
+    }
+    return static_cast<uint64_t>(rate);
 }
 
 uint64_t

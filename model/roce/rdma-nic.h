@@ -8,6 +8,7 @@
 
 #include "rdma-dcqcn.h"
 #include "rdma-queue-pair.h"
+#include "rdma-transport.h"
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
@@ -70,7 +71,7 @@ class RoceImmHeader;
  * Addressing: the NIC's node id (SetLocalId, default the ns-3 node id) is the topology node
  * id; IPv4 addresses follow RoceAddress (11.x.y.1).
  */
-class RdmaNic : public Object
+class RdmaNic : public RdmaTransport
 {
   public:
     /** \return the TypeId */
@@ -85,12 +86,6 @@ class RdmaNic : public Object
 
     /// Completion callback of a posted message.
     typedef RdmaQueuePair::CompletionCallback CompletionCallback;
-
-    /**
-     * Message trace signature (MessageComplete, MessageReceived).
-     * \param record the message
-     */
-    typedef void (*MessageTracedCallback)(const RdmaMessageRecord& record);
     /**
      * Rate trace signature.
      * \param qpn local QP number
@@ -130,22 +125,9 @@ class RdmaNic : public Object
     Ptr<RoceNetDevice> GetPort(uint32_t i) const;
 
     /** \param id topology node id of this NIC (addresses, QP numbers) */
-    void SetLocalId(uint32_t id);
+    void SetLocalId(uint32_t id) override;
     /** \return topology node id of this NIC */
-    uint32_t GetLocalId() const;
-
-    /**
-     * Post an RDMA WRITE.
-     * \param dst destination node id (topology id)
-     * \param bytes message size (any 64-bit value; 0 sends one empty packet)
-     * \param priority traffic class 0..7
-     * \param done called when the last byte is acknowledged (may be null)
-     * \return the message id (unique on this NIC, from 1)
-     */
-    uint64_t PostWrite(uint32_t dst,
-                       uint64_t bytes,
-                       uint8_t priority,
-                       CompletionCallback done = CompletionCallback());
+    uint32_t GetLocalId() const override;
 
     /**
      * Post an RDMA WRITE with every field of a work request (lane, RETH address and key,
@@ -154,7 +136,11 @@ class RdmaNic : public Object
      * \param done called when the last byte is acknowledged (may be null)
      * \return the message id (unique on this NIC, from 1)
      */
-    uint64_t Post(const RdmaWriteRequest& request, CompletionCallback done = CompletionCallback());
+    uint64_t Post(const RdmaWriteRequest& request,
+                  CompletionCallback done = CompletionCallback()) override;
+
+    /** \return the summed line rate of the ports, bit/s */
+    uint64_t GetLineRate() const override;
 
     /**
      * UDP source port of the QP toward (peer, priority, lane): lane 0 has the port hashed
@@ -164,6 +150,13 @@ class RdmaNic : public Object
      * \return the port (49152..65535)
      */
     uint16_t GetLaneSourcePort(uint32_t peer, uint8_t priority, uint32_t lane) const;
+    /**
+     * GetLaneSourcePort of the NIC of node `local` (FlowNic takes the same ports, so its
+     * flows take the packets' ECMP paths).
+     * \param local node id of the NIC \param peer peer node id \param priority 0..7
+     * \param lane lane \return the port
+     */
+    static uint16_t LaneSourcePort(uint32_t local, uint32_t peer, uint8_t priority, uint32_t lane);
 
     /**
      * Receive an L3 RoCE packet addressed to this node (IPv4/UDP header at front).
@@ -240,13 +233,13 @@ class RdmaNic : public Object
     }
 
     /** \return messages completed (sender side) */
-    uint64_t GetCompletedMessages() const
+    uint64_t GetCompletedMessages() const override
     {
         return m_completed;
     }
 
     /** \return the path MTU (payload bytes per packet) */
-    uint32_t GetMtu() const
+    uint32_t GetMtu() const override
     {
         return m_mtu;
     }
@@ -297,7 +290,7 @@ class RdmaNic : public Object
     };
 
     Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
-    uint16_t MakeSourcePort(uint32_t qpn) const;
+    static uint16_t MakeSourcePort(uint32_t local, uint32_t qpn);
     Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
     void Schedule(RdmaQueuePair* qp);

@@ -258,11 +258,16 @@ RoceSwitch::GetEgressPort(uint32_t srcIp,
     {
         return set[0];
     }
-    uint32_t h = Mix(m_seed ^ 0x9e3779b9u);
+    return set[EcmpHash(m_seed, srcIp, dstIp, sport, dport) % n];
+}
+
+uint32_t
+RoceSwitch::EcmpHash(uint32_t seed, uint32_t srcIp, uint32_t dstIp, uint16_t sport, uint16_t dport)
+{
+    uint32_t h = Mix(seed ^ 0x9e3779b9u);
     h = Mix(h ^ srcIp);
     h = Mix(h ^ dstIp);
-    h = Mix(h ^ ((uint32_t(sport) << 16) | dport));
-    return set[h % n];
+    return Mix(h ^ ((uint32_t(sport) << 16) | dport));
 }
 
 void

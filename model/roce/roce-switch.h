@@ -131,6 +131,19 @@ class RoceSwitch : public Object
      * although it forwards everything through its port)
      */
     const std::vector<uint32_t>& GetRoute(uint32_t dstNodeId) const;
+    /**
+     * The ECMP hash of a packet: the next hop is entry (hash % set size) of the destination's
+     * next-hop set (also used by FlowNetwork, so flows take the packets' paths).
+     * \param seed EcmpSeed \param srcIp source address \param dstIp destination address
+     * \param sport UDP source port \param dport UDP destination port
+     * \return the hash
+     */
+    static uint32_t EcmpHash(uint32_t seed,
+                             uint32_t srcIp,
+                             uint32_t dstIp,
+                             uint16_t sport,
+                             uint16_t dport);
+
     /** Remove all routes (ECMP sets and flow routes). */
     void ClearRoutes();
 

@@ -1,0 +1,538 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "flow-network.h"
+
+#include "roce-header.h"
+#include "roce-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowNetwork");
+NS_OBJECT_ENSURE_REGISTERED(FlowNetwork);
+
+TypeId
+FlowNetwork::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlowNetwork")
+            .SetParent<Object>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<FlowNetwork>()
+            .AddAttribute("EcmpSeed",
+                          "Seed of the ECMP hash (as ns3::RoceSwitch::EcmpSeed: the same "
+                          "value gives the same paths as the packet-level switches).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FlowNetwork::m_seed),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+FlowNetwork::FlowNetwork() = default;
+
+FlowNetwork::~FlowNetwork()
+{
+    tn_routes_destroy(m_routes);
+    tn_topology_destroy(m_topo);
+}
+
+void
+FlowNetwork::DoDispose()
+{
+    m_timer.Cancel();
+    m_flows.clear();
+    m_links.clear();
+    m_nics.clear();
+    Object::DoDispose();
+}
+
+void
+FlowNetwork::Build(const tn_topology* topo)
+{
+    NS_ABORT_MSG_IF(m_topo, "FlowNetwork::Build: called twice");
+    tn_error err{};
+    // a copy of the nodes and cables: the routes keep a pointer to their topology
+    NS_ABORT_MSG_IF(tn_topology_create(&m_topo, &err) != TN_OK, "FlowNetwork: " << err.message);
+    const uint32_t n = tn_topology_node_count(topo);
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        uint32_t id = 0;
+        NS_ABORT_MSG_IF(
+            tn_topology_add_nodes(m_topo, tn_topology_node_kind(topo, v), 1, &id, &err) != TN_OK,
+            "FlowNetwork: " << err.message);
+    }
+    const uint32_t links = tn_topology_link_count(topo);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        const tn_link* ab = tn_topology_link(topo, l);
+        if (ab->reverse < l)
+        {
+            continue;
+        }
+        uint32_t a = 0;
+        uint32_t b = 0;
+        NS_ABORT_MSG_IF(tn_topology_add_link(m_topo,
+                                             ab->src,
+                                             ab->dst,
+                                             ab->rate_bps,
+                                             ab->latency_ns,
+                                             ab->dim,
+                                             &a,
+                                             &b,
+                                             &err) != TN_OK ||
+                            a != l,
+                        "FlowNetwork: cable " << l << " not copied: " << err.message);
+    }
+    tn_topology_set_npus_forward(m_topo, tn_topology_npus_forward(topo));
+    NS_ABORT_MSG_IF(tn_routes_create(m_topo, nullptr, &m_routes, &err) != TN_OK,
+                    "FlowNetwork: routes: " << err.message);
+    m_links.resize(links);
+    uint32_t maxDegree = 1;
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        m_links[l].cap = static_cast<double>(tn_topology_link(m_topo, l)->rate_bps) / 1e9;
+    }
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        maxDegree = std::max(maxDegree, tn_topology_degree(m_topo, v));
+    }
+    m_hops.resize(maxDegree);
+}
+
+void
+FlowNetwork::SetNic(uint32_t node, FlowNic* nic)
+{
+    NS_ABORT_MSG_IF(!m_topo || node >= tn_topology_node_count(m_topo),
+                    "FlowNetwork::SetNic: no node " << node << " (Build first)");
+    m_nics.resize(tn_topology_node_count(m_topo), nullptr);
+    m_nics[node] = nic;
+}
+
+uint64_t
+FlowNetwork::GetLinkRate(uint32_t link) const
+{
+    return tn_topology_link(m_topo, link)->rate_bps;
+}
+
+uint64_t
+FlowNetwork::GetLinkLatencyNs(uint32_t link) const
+{
+    return tn_topology_link(m_topo, link)->latency_ns;
+}
+
+uint64_t
+FlowNetwork::GetNodeLineRate(uint32_t node) const
+{
+    uint32_t count = 0;
+    const uint32_t* out = tn_topology_out_links(m_topo, node, &count);
+    uint64_t rate = 0;
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        rate += tn_topology_link(m_topo, out[i])->rate_bps;
+    }
+    return rate;
+}
+
+double
+FlowNetwork::NowNs() const
+{
+    return static_cast<double>(Simulator::Now().GetNanoSeconds());
+}
+
+double
+FlowNetwork::GetLinkTxBytes(uint32_t link) const
+{
+    const Link& l = m_links[link];
+    return (l.bits + l.rateSum * (NowNs() - l.rateSumAt)) / 8.0;
+}
+
+void
+FlowNetwork::SetFlowRoute(uint32_t node,
+                          uint32_t src,
+                          uint32_t dst,
+                          uint16_t sport,
+                          uint8_t priority,
+                          uint32_t port)
+{
+    NS_ABORT_MSG_IF(port >= tn_topology_degree(m_topo, node),
+                    "FlowNetwork::SetFlowRoute: node " << node << " has no port " << port);
+    m_flowRoutes[std::make_tuple(node, src, dst, sport, priority)] = port;
+}
+
+uint32_t
+FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport, uint8_t priority)
+{
+    uint32_t count = 0;
+    const uint32_t* out = tn_topology_out_links(m_topo, node, &count);
+    if (!m_flowRoutes.empty())
+    {
+        auto it = m_flowRoutes.find(std::make_tuple(node, src, dst, sport, priority));
+        if (it != m_flowRoutes.end())
+        {
+            return out[it->second];
+        }
+    }
+    if (count == 1)
+    {
+        return out[0]; // a host's single cable is its default route
+    }
+    const uint32_t c = tn_routes_next_hops(m_routes, node, dst, m_hops.data(), m_hops.size());
+    NS_ABORT_MSG_IF(c == 0, "FlowNetwork: no route from node " << node << " to node " << dst);
+    if (c == 1)
+    {
+        return m_hops[0];
+    }
+    const uint32_t h = RoceSwitch::EcmpHash(m_seed,
+                                            RoceAddress::FromNodeId(src).Get(),
+                                            RoceAddress::FromNodeId(dst).Get(),
+                                            sport,
+                                            RoceIpUdpHeader::ROCE_UDP_PORT);
+    return m_hops[h % c];
+}
+
+uint32_t
+FlowNetwork::GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t priority)
+{
+    const uint64_t key =
+        (uint64_t(src) << 35) | (uint64_t(dst) << 19) | (uint64_t(sport) << 3) | (priority & 7);
+    auto it = m_pathIndex.find(key);
+    if (it != m_pathIndex.end())
+    {
+        return it->second;
+    }
+    std::vector<uint32_t> path;
+    uint32_t v = src;
+    const uint32_t nodes = tn_topology_node_count(m_topo);
+    while (v != dst)
+    {
+        NS_ABORT_MSG_IF(path.size() > nodes,
+                        "FlowNetwork: the path from node " << src << " to node " << dst
+                                                           << " loops (flow routes?)");
+        const uint32_t l = NextLink(v, src, dst, sport, priority);
+        path.push_back(l);
+        v = tn_topology_link(m_topo, l)->dst;
+    }
+    const uint32_t id = static_cast<uint32_t>(m_paths.size());
+    m_paths.push_back(std::move(path));
+    m_pathIndex.emplace(key, id);
+    return id;
+}
+
+void
+FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t token)
+{
+    NS_ASSERT(!m_paths[path].empty() && bits > 0);
+    uint32_t f;
+    if (m_freeFlows.empty())
+    {
+        f = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    else
+    {
+        f = m_freeFlows.back();
+        m_freeFlows.pop_back();
+    }
+    Flow& flow = m_flows[f];
+    const uint32_t ver = flow.ver;
+    flow = Flow{path, bits, 0, NowNs(), ver + 1, 0, 0, listener, token};
+    for (uint32_t l : m_paths[path])
+    {
+        m_links[l].flows.push_back(f);
+        m_seeds.push_back(l);
+    }
+    ++m_active;
+    ++m_started;
+    RequestRecompute();
+}
+
+double
+FlowNetwork::GetFlowRate(uint64_t token) const
+{
+    for (uint32_t f = 0; f < m_flows.size(); ++f)
+    {
+        if (m_flows[f].listener && m_flows[f].token == token)
+        {
+            return m_flows[f].rate * 1e9;
+        }
+    }
+    return -1;
+}
+
+void
+FlowNetwork::RequestRecompute()
+{
+    if (m_recomputePending || m_processing)
+    {
+        return;
+    }
+    m_recomputePending = true;
+    Simulator::ScheduleNow(&FlowNetwork::Process, this);
+}
+
+void
+FlowNetwork::SetRate(uint32_t f, double rate, double now)
+{
+    Flow& flow = m_flows[f];
+    const double delta = rate - flow.rate;
+    for (uint32_t l : m_paths[flow.path])
+    {
+        Link& link = m_links[l];
+        link.bits += link.rateSum * (now - link.rateSumAt);
+        link.rateSumAt = now;
+        link.rateSum += delta;
+        if (link.flows.empty() || link.rateSum < 0)
+        {
+            link.rateSum = 0; // no drift on an idle link
+        }
+    }
+    flow.rate = rate;
+}
+
+void
+FlowNetwork::Detach(uint32_t f, double end)
+{
+    const double now = NowNs();
+    Flow& flow = m_flows[f];
+    // events fall on whole ns: the links carried nothing of it between its end and now
+    const double extra = flow.rate * std::max(0.0, now - end);
+    for (uint32_t l : m_paths[flow.path])
+    {
+        std::vector<uint32_t>& on = m_links[l].flows;
+        // links carry few flows in the plans this mode is for; a swap-remove keeps it O(n)
+        auto it = std::find(on.begin(), on.end(), f);
+        NS_ASSERT(it != on.end());
+        *it = on.back();
+        on.pop_back();
+        m_seeds.push_back(l);
+        m_links[l].bits -= extra;
+    }
+    SetRate(f, 0, now);
+    flow.ver++;
+    flow.listener = nullptr;
+    m_freeFlows.push_back(f);
+    --m_active;
+}
+
+void
+FlowNetwork::Recompute(double now)
+{
+    ++m_recomputations;
+    if (++m_stamp == 0)
+    {
+        for (Flow& f : m_flows)
+        {
+            f.stamp = 0;
+        }
+        for (Link& l : m_links)
+        {
+            l.stamp = 0;
+        }
+        m_stamp = 1;
+    }
+    m_compLinks.clear();
+    m_compFlows.clear();
+    for (uint32_t l : m_seeds)
+    {
+        if (m_links[l].stamp != m_stamp)
+        {
+            m_links[l].stamp = m_stamp;
+            m_compLinks.push_back(l);
+        }
+    }
+    m_seeds.clear();
+    // the component: flows sharing a link with the changed ones, transitively
+    for (std::size_t c = 0; c < m_compLinks.size(); ++c)
+    {
+        const std::vector<uint32_t>& on = m_links[m_compLinks[c]].flows;
+        for (uint32_t f : on)
+        {
+            Flow& flow = m_flows[f];
+            if (flow.stamp == m_stamp)
+            {
+                continue;
+            }
+            flow.stamp = m_stamp;
+            m_compFlows.push_back(f);
+            for (uint32_t l : m_paths[flow.path])
+            {
+                if (m_links[l].stamp != m_stamp)
+                {
+                    m_links[l].stamp = m_stamp;
+                    m_compLinks.push_back(l);
+                }
+            }
+        }
+    }
+    m_visited += m_compFlows.size();
+    // progressive filling: the link with the smallest fair share freezes its flows at it
+    m_shares.clear();
+    for (uint32_t l : m_compLinks)
+    {
+        Link& link = m_links[l];
+        link.fillCap = link.cap;
+        link.fillCount = static_cast<uint32_t>(link.flows.size());
+        if (link.fillCount > 0)
+        {
+            m_shares.push_back(Share{link.fillCap / link.fillCount, l});
+        }
+    }
+    std::make_heap(m_shares.begin(), m_shares.end(), std::greater<Share>());
+    for (uint32_t f : m_compFlows)
+    {
+        Flow& flow = m_flows[f];
+        flow.rem = std::max(0.0, flow.rem - flow.rate * (now - flow.upd));
+        flow.upd = now;
+        flow.frozen = 0;
+    }
+    while (!m_shares.empty())
+    {
+        std::pop_heap(m_shares.begin(), m_shares.end(), std::greater<Share>());
+        const Share s = m_shares.back();
+        m_shares.pop_back();
+        Link& link = m_links[s.link];
+        if (link.fillCount == 0 || s.share != link.fillCap / link.fillCount)
+        {
+            continue; // stale
+        }
+        // shares only grow while filling; the floor keeps rounding from stalling a flow
+        const double share = std::max(s.share, link.cap * 1e-9);
+        for (uint32_t f : link.flows)
+        {
+            Flow& flow = m_flows[f];
+            if (flow.frozen)
+            {
+                continue;
+            }
+            flow.frozen = share == flow.rate ? 1 : 2;
+            if (flow.frozen == 2)
+            {
+                SetRate(f, share, now);
+            }
+            for (uint32_t m : m_paths[flow.path])
+            {
+                Link& other = m_links[m];
+                other.fillCap -= share;
+                if (--other.fillCount > 0 && m != s.link)
+                {
+                    m_shares.push_back(Share{other.fillCap / other.fillCount, m});
+                    std::push_heap(m_shares.begin(), m_shares.end(), std::greater<Share>());
+                }
+            }
+        }
+    }
+    for (uint32_t f : m_compFlows)
+    {
+        Flow& flow = m_flows[f];
+        if (flow.frozen == 1)
+        {
+            continue; // same rate: its finish entry stands
+        }
+        flow.ver++;
+        m_finish.push_back(Finish{now + flow.rem / flow.rate, f, flow.ver});
+        std::push_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
+    }
+}
+
+void
+FlowNetwork::Process()
+{
+    m_recomputePending = false;
+    m_processing = true;
+    const double now = NowNs();
+    // every flow whose bits have crossed by now (finish times are rounded up to the ns)
+    m_ended.clear();
+    while (!m_finish.empty())
+    {
+        const Finish& top = m_finish.front();
+        if (top.ver != m_flows[top.id].ver)
+        {
+            std::pop_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
+            m_finish.pop_back();
+            continue;
+        }
+        if (top.time > now + 1e-6)
+        {
+            break;
+        }
+        const uint32_t f = top.id;
+        const double end = top.time;
+        std::pop_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
+        m_finish.pop_back();
+        m_ended.emplace_back(f, end);
+    }
+    // listeners may start flows (the next message of a queue pair): they join this instant's
+    // recomputation
+    std::vector<std::pair<Listener*, uint64_t>> told;
+    told.reserve(m_ended.size());
+    for (const auto& e : m_ended)
+    {
+        told.emplace_back(m_flows[e.first].listener, m_flows[e.first].token);
+        Detach(e.first, e.second);
+    }
+    for (auto& t : told)
+    {
+        t.first->FlowEnded(t.second);
+    }
+    if (!m_seeds.empty())
+    {
+        Recompute(now);
+    }
+    if (m_finish.size() > 4 * m_active + 1024)
+    {
+        // drop stale entries
+        std::vector<Finish> kept;
+        kept.reserve(m_active);
+        for (const Finish& e : m_finish)
+        {
+            if (e.ver == m_flows[e.id].ver)
+            {
+                kept.push_back(e);
+            }
+        }
+        m_finish.swap(kept);
+        std::make_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
+    }
+    m_processing = false;
+    ArmTimer();
+}
+
+void
+FlowNetwork::ArmTimer()
+{
+    while (!m_finish.empty() && m_finish.front().ver != m_flows[m_finish.front().id].ver)
+    {
+        std::pop_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
+        m_finish.pop_back();
+    }
+    if (m_finish.empty())
+    {
+        m_timer.Cancel();
+        m_timerAt = -1;
+        return;
+    }
+    const double now = NowNs();
+    // rounded up to the ns, less what floating point adds to an exact finish
+    const double at = std::max(now, std::ceil(m_finish.front().time - 1e-6));
+    if (m_timer.IsRunning() && m_timerAt == at)
+    {
+        return;
+    }
+    m_timer.Cancel();
+    m_timerAt = at;
+    m_timer = Simulator::Schedule(NanoSeconds(static_cast<int64_t>(at - now)),
+                                  &FlowNetwork::Process,
+                                  this);
+}
+
+} // namespace ns3

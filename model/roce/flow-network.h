@@ -1,0 +1,266 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The fluid network of flow-level mode: links shared max-min fairly by the flows crossing them.
+ */
+#ifndef FLOW_NETWORK_H
+#define FLOW_NETWORK_H
+
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/tn-routing.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class FlowNic;
+
+/**
+ * \ingroup training-net
+ * \brief The links of a topology carrying fluid flows (flow-level mode).
+ *
+ * Each directed link of the topology is a capacity (its rate) shared max-min fairly by the
+ * flows whose path crosses it. A flow is a number of bits on a path; it holds every link of
+ * its path at once at its fair rate and ends when its bits have crossed. Rates change only when
+ * a flow starts or ends, and only for the flows connected to it through shared links
+ * (progressive filling over that component): the other flows keep their rates and their
+ * finish times. All starts and ends of one instant are handled before the rates are
+ * recomputed once, so flows that start together on links nobody else uses cost one
+ * recomputation of their own links each and end in one event.
+ *
+ * Paths follow the switches' forwarding: at a node with one port, that port; else a flow route
+ * (SetFlowRoute) if one matches, else the ECMP next hops of tn_routes toward the destination
+ * (port order) picked by RoceSwitch::EcmpHash of (source address, destination address, UDP
+ * source port, RoCEv2 port) with EcmpSeed: the same path a packet of that queue pair takes.
+ *
+ * No packets, no buffers, no PFC and no congestion control: queues never build, so a flow's
+ * time is its bits at its fair rate plus what its user adds (FlowNic: latency, store and
+ * forward of the last packet).
+ */
+class FlowNetwork : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /// What is told when a flow's bits have crossed.
+    class Listener
+    {
+      public:
+        virtual ~Listener() = default;
+        /** \param token the token given to Start */
+        virtual void FlowEnded(uint64_t token) = 0;
+    };
+
+    FlowNetwork();
+    ~FlowNetwork() override;
+
+    /**
+     * Take the links of a topology (copied: the topology is only read during the call) and
+     * compute its routes. Call once, before any flow.
+     * \param topo the topology
+     */
+    void Build(const tn_topology* topo);
+
+    /** \return directed links */
+    uint32_t GetNLinks() const
+    {
+        return static_cast<uint32_t>(m_links.size());
+    }
+
+    /** \param link directed link id \return its rate, bit/s */
+    uint64_t GetLinkRate(uint32_t link) const;
+    /** \param link directed link id \return its latency */
+    uint64_t GetLinkLatencyNs(uint32_t link) const;
+
+    /** \return the topology copy (valid while this object lives) */
+    const tn_topology* GetTopology() const
+    {
+        return m_topo;
+    }
+
+    /**
+     * \param link directed link id
+     * \return bytes that crossed it so far (the integral of its flows' rates)
+     */
+    double GetLinkTxBytes(uint32_t link) const;
+
+    /** \param node a node \return the summed rate of its out-links, bit/s */
+    uint64_t GetNodeLineRate(uint32_t node) const;
+
+    /**
+     * Pin a flow to an out-link of a node, before the ECMP choice (as RoceSwitch::SetFlowRoute).
+     * \param node the node \param src source node \param dst destination node
+     * \param sport UDP source port \param priority priority \param port out port of node
+     */
+    void SetFlowRoute(uint32_t node,
+                      uint32_t src,
+                      uint32_t dst,
+                      uint16_t sport,
+                      uint8_t priority,
+                      uint32_t port);
+
+    /**
+     * The path of a queue pair (computed once, then cached).
+     * \param src source node \param dst destination node
+     * \param sport UDP source port \param priority priority
+     * \return a path id for Start and GetPath
+     */
+    uint32_t GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t priority);
+
+    /** \param path path id \return its directed links in order */
+    const std::vector<uint32_t>& GetPath(uint32_t path) const
+    {
+        return m_paths[path];
+    }
+
+    /**
+     * \param node topology node id \param nic the FlowNic of that node (FlowNic::Attach)
+     */
+    void SetNic(uint32_t node, FlowNic* nic);
+
+    /** \param node topology node id \return its FlowNic, or null */
+    FlowNic* GetNic(uint32_t node) const
+    {
+        return node < m_nics.size() ? m_nics[node] : nullptr;
+    }
+
+    /**
+     * Start a flow now.
+     * \param path path id (non-empty) \param bits bits to carry (> 0)
+     * \param listener told when it ends \param token given back to the listener
+     */
+    void Start(uint32_t path, double bits, Listener* listener, uint64_t token);
+
+    /** \return flows now crossing the network */
+    uint64_t GetActiveFlows() const
+    {
+        return m_active;
+    }
+
+    /** \return flows started */
+    uint64_t GetStartedFlows() const
+    {
+        return m_started;
+    }
+
+    /** \return rate recomputations done */
+    uint64_t GetRecomputations() const
+    {
+        return m_recomputations;
+    }
+
+    /** \return flows whose rate was recomputed, summed over all recomputations */
+    uint64_t GetFlowsVisited() const
+    {
+        return m_visited;
+    }
+
+    /**
+     * \param token the token of an active flow
+     * \return its current rate, bit/s, or -1 if no active flow has that token
+     */
+    double GetFlowRate(uint64_t token) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Flow
+    {
+        uint32_t path;      //!< path id
+        double rem;         //!< bits left at upd
+        double rate;        //!< bit/ns
+        double upd;         //!< ns
+        uint32_t ver;       //!< version of its finish entry
+        uint32_t stamp;     //!< component stamp
+        uint8_t frozen;     //!< filling state
+        Listener* listener; //!< told at its end
+        uint64_t token;     //!< for the listener
+    };
+
+    struct Link
+    {
+        double cap;                  //!< bit/ns
+        std::vector<uint32_t> flows; //!< active flows
+        uint32_t stamp{0};           //!< component stamp
+        double fillCap{0};           //!< capacity left while filling
+        uint32_t fillCount{0};       //!< flows not yet frozen while filling
+        double rateSum{0};           //!< sum of its flows' rates, bit/ns
+        double bits{0};              //!< bits carried until rateSumAt
+        double rateSumAt{0};         //!< ns
+    };
+
+    struct Finish
+    {
+        double time;  //!< ns
+        uint32_t id;  //!< flow
+        uint32_t ver; //!< flow version when pushed
+
+        bool operator>(const Finish& o) const
+        {
+            return time != o.time ? time > o.time : id > o.id;
+        }
+    };
+
+    struct Share
+    {
+        double share; //!< fair share candidate
+        uint32_t link;
+
+        bool operator>(const Share& o) const
+        {
+            return share != o.share ? share > o.share : link > o.link;
+        }
+    };
+
+    double NowNs() const;
+    void SetRate(uint32_t f, double rate, double now);
+    void Detach(uint32_t f, double end);
+    void Recompute(double now);
+    void RequestRecompute();
+    void Process();
+    void ArmTimer();
+    uint32_t NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport, uint8_t priority);
+
+    tn_topology* m_topo{nullptr};
+    tn_routes* m_routes{nullptr};
+    uint32_t m_seed{0};
+    std::vector<Link> m_links;
+    std::vector<FlowNic*> m_nics; //!< by node id
+    std::vector<std::vector<uint32_t>> m_paths;
+    std::unordered_map<uint64_t, uint32_t> m_pathIndex; //!< queue pair -> path
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint16_t, uint8_t>, uint32_t>
+        m_flowRoutes;             //!< (node, src, dst, sport, priority) -> out port
+    std::vector<uint32_t> m_hops; //!< scratch
+
+    std::vector<Flow> m_flows;
+    std::vector<uint32_t> m_freeFlows;
+    std::vector<Finish> m_finish; //!< min-heap
+    std::vector<Share> m_shares;  //!< min-heap while filling
+    std::vector<uint32_t> m_seeds;
+    std::vector<uint32_t> m_compLinks;
+    std::vector<uint32_t> m_compFlows;
+    std::vector<std::pair<uint32_t, double>> m_ended; //!< (flow, end time)
+    uint32_t m_stamp{0};
+    EventId m_timer;
+    double m_timerAt{-1};
+    bool m_recomputePending{false};
+    bool m_processing{false};
+    uint64_t m_active{0};
+    uint64_t m_started{0};
+    uint64_t m_recomputations{0};
+    uint64_t m_visited{0};
+};
+
+} // namespace ns3
+
+#endif // FLOW_NETWORK_H

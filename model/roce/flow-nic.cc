@@ -1,0 +1,255 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "flow-nic.h"
+
+#include "rdma-nic.h"
+#include "roce-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowNic");
+NS_OBJECT_ENSURE_REGISTERED(FlowNic);
+
+namespace
+{
+/// Wire bytes of an ACK frame: the data packet's headers and AETH.
+constexpr uint32_t ACK_WIRE_BYTES = RdmaNic::DATA_WIRE_OVERHEAD + RoceAethHeader::SIZE;
+} // namespace
+
+TypeId
+FlowNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlowNic")
+            .SetParent<RdmaTransport>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<FlowNic>()
+            .AddAttribute("Mtu",
+                          "Payload bytes per packet: the wire bytes of a message count the "
+                          "headers of each packet (as ns3::RdmaNic::Mtu; RoceHelper copies "
+                          "that value).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FlowNic::m_mtu),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 30))
+            .AddTraceSource("MessageComplete",
+                            "The sender learns an RDMA WRITE was delivered.",
+                            MakeTraceSourceAccessor(&FlowNic::m_messageCompleteTrace),
+                            "ns3::RdmaTransport::MessageTracedCallback")
+            .AddTraceSource("MessageReceived",
+                            "The last byte of an RDMA WRITE arrived (receiver side).",
+                            MakeTraceSourceAccessor(&FlowNic::m_messageReceivedTrace),
+                            "ns3::RdmaTransport::MessageTracedCallback")
+            .AddTraceSource("MessageFailed",
+                            "Never fired: flows do not fail (present for RdmaTransport users).",
+                            MakeTraceSourceAccessor(&FlowNic::m_messageFailedTrace),
+                            "ns3::RdmaTransport::MessageTracedCallback");
+    return tid;
+}
+
+FlowNic::FlowNic() = default;
+
+FlowNic::~FlowNic() = default;
+
+void
+FlowNic::DoDispose()
+{
+    m_network = nullptr;
+    m_qps.clear();
+    m_qpIndex.clear();
+    RdmaTransport::DoDispose();
+}
+
+void
+FlowNic::NotifyNewAggregate()
+{
+    Ptr<Node> node = GetObject<Node>();
+    if (node)
+    {
+        m_context = node->GetId();
+    }
+    RdmaTransport::NotifyNewAggregate();
+}
+
+void
+FlowNic::SetLocalId(uint32_t id)
+{
+    NS_ABORT_MSG_IF(id > 0xffff, "FlowNic: node id " << id << " > 65535 (as RoCE addresses)");
+    m_localId = id;
+}
+
+uint32_t
+FlowNic::GetLocalId() const
+{
+    return m_localId;
+}
+
+void
+FlowNic::Attach(Ptr<FlowNetwork> network)
+{
+    NS_ABORT_MSG_IF(!network, "FlowNic::Attach: no network");
+    m_network = network;
+    network->SetNic(m_localId, this);
+}
+
+uint64_t
+FlowNic::GetLineRate() const
+{
+    return m_network ? m_network->GetNodeLineRate(m_localId) : 0;
+}
+
+uint64_t
+FlowNic::GetWireBytes(uint64_t bytes, bool immediate) const
+{
+    const uint64_t packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;
+    return bytes + packets * RdmaNic::DATA_WIRE_OVERHEAD + RdmaNic::RETH_BYTES +
+           (immediate ? RoceImmHeader::SIZE : 0);
+}
+
+FlowNic::QueuePair&
+FlowNic::GetQp(uint32_t dst, uint8_t priority, uint32_t lane)
+{
+    const uint32_t qpn = RdmaQueuePair::MakeQpn(dst, priority, lane);
+    auto it = m_qpIndex.find(qpn);
+    if (it != m_qpIndex.end())
+    {
+        return m_qps[it->second];
+    }
+    QueuePair qp;
+    qp.qpn = qpn;
+    qp.sport = RdmaNic::LaneSourcePort(m_localId, dst, priority, lane);
+    qp.path = m_network->GetPathId(m_localId, dst, qp.sport, priority);
+    m_qpIndex.emplace(qpn, static_cast<uint32_t>(m_qps.size()));
+    m_qps.push_back(std::move(qp));
+    return m_qps.back();
+}
+
+uint64_t
+FlowNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
+{
+    NS_ABORT_MSG_IF(!m_network, "FlowNic::Post: not attached to a FlowNetwork");
+    NS_ABORT_MSG_IF(request.priority > 7,
+                    "FlowNic::Post: priority " << +request.priority << " > 7");
+    NS_ABORT_MSG_IF(request.dst == m_localId, "FlowNic::Post: destination is the local node");
+    NS_ABORT_MSG_IF(!m_network->GetNic(request.dst),
+                    "FlowNic::Post: node " << request.dst << " has no FlowNic");
+    NS_ABORT_MSG_IF(request.lane >= RdmaQueuePair::MAX_LANES,
+                    "FlowNic::Post: lane " << request.lane << " >= " << RdmaQueuePair::MAX_LANES);
+    QueuePair& qp = GetQp(request.dst, request.priority, request.lane);
+    Message m;
+    m.rec.id = m_nextMsgId++;
+    m.rec.src = m_localId;
+    m.rec.dst = request.dst;
+    m.rec.priority = request.priority;
+    m.rec.qpn = qp.qpn;
+    m.rec.udpSourcePort = qp.sport;
+    m.rec.bytes = request.bytes;
+    m.rec.lane = request.lane;
+    m.rec.remoteAddress = request.remoteAddress != 0 ? request.remoteAddress : m.rec.id;
+    m.rec.remoteKey = request.remoteKey;
+    m.rec.hasImmediate = request.hasImmediate;
+    m.rec.immediate = request.immediate;
+    m.rec.start = Simulator::Now();
+    m.done = done;
+    qp.queue.push_back(std::move(m));
+    const uint32_t index = static_cast<uint32_t>(&qp - m_qps.data());
+    if (!qp.sending)
+    {
+        StartHead(index);
+    }
+    return m_nextMsgId - 1;
+}
+
+void
+FlowNic::StartHead(uint32_t index)
+{
+    // messages without payload take no share of a link: they leave at once, one after the other
+    while (!m_qps[index].queue.empty())
+    {
+        QueuePair& qp = m_qps[index];
+        const Message& m = qp.queue.front();
+        if (m.rec.bytes > 0)
+        {
+            qp.sending = true;
+            const double bits =
+                8.0 * static_cast<double>(GetWireBytes(m.rec.bytes, m.rec.hasImmediate));
+            m_network->Start(qp.path, bits, this, index);
+            return;
+        }
+        HeadSent(index);
+    }
+    m_qps[index].sending = false;
+}
+
+void
+FlowNic::FlowEnded(uint64_t token)
+{
+    const uint32_t index = static_cast<uint32_t>(token);
+    HeadSent(index);
+    StartHead(index);
+}
+
+void
+FlowNic::HeadSent(uint32_t index)
+{
+    QueuePair& qp = m_qps[index];
+    Message m = std::move(qp.queue.front());
+    qp.queue.pop_front();
+    const std::vector<uint32_t>& path = m_network->GetPath(qp.path);
+    const uint64_t packet =
+        m.rec.bytes == 0 ? GetWireBytes(0, m.rec.hasImmediate)
+                         : std::min<uint64_t>(m.rec.bytes, m_mtu) + RdmaNic::DATA_WIRE_OVERHEAD;
+    // the last byte arrives after every hop's latency and, after the first hop (where the flow
+    // was serialised), one packet's store and forward per hop; the ACK comes back the same way
+    double forward = 0;
+    double back = 0;
+    for (std::size_t k = 0; k < path.size(); ++k)
+    {
+        const double rate = static_cast<double>(m_network->GetLinkRate(path[k]));
+        const double latency = static_cast<double>(m_network->GetLinkLatencyNs(path[k]));
+        forward += latency;
+        if (k > 0 || m.rec.bytes == 0)
+        {
+            forward += static_cast<double>(packet) * 8e9 / rate;
+        }
+        back += latency + ACK_WIRE_BYTES * 8e9 / rate;
+    }
+    const Time arrive = NanoSeconds(static_cast<int64_t>(forward + 0.5));
+    const Time ack = arrive + NanoSeconds(static_cast<int64_t>(back + 0.5));
+    FlowNic* peer = m_network->GetNic(m.rec.dst);
+    Simulator::ScheduleWithContext(peer->m_context, arrive, &FlowNic::Deliver, peer, m.rec);
+    Simulator::Schedule(ack, &FlowNic::Complete, this, m.rec, m.done);
+}
+
+void
+FlowNic::Deliver(RdmaMessageRecord rec)
+{
+    // as RdmaNic's responder reports it: its own QP toward the sender
+    rec.qpn = RdmaQueuePair::MakeQpn(rec.src, rec.priority, rec.lane);
+    rec.end = Simulator::Now();
+    m_messageReceivedTrace(rec);
+}
+
+void
+FlowNic::Complete(RdmaMessageRecord rec, CompletionCallback done)
+{
+    rec.end = Simulator::Now();
+    ++m_completed;
+    m_messageCompleteTrace(rec);
+    if (!done.IsNull())
+    {
+        done(rec);
+    }
+}
+
+} // namespace ns3

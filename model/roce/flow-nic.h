@@ -1,0 +1,126 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The RDMA transport of an NPU node in flow-level mode: messages are fluid flows.
+ */
+#ifndef FLOW_NIC_H
+#define FLOW_NIC_H
+
+#include "flow-network.h"
+#include "rdma-transport.h"
+
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * \brief RdmaTransport of flow-level mode: each RDMA WRITE is a flow of a FlowNetwork.
+ *
+ * Queue pairs are as RdmaNic's: one per (peer, priority, lane), with the same QP number and
+ * UDP source port (so the same ECMP path); their messages are sent one after the other. The
+ * message at the head of a queue pair is a flow of its wire bytes (payload, plus
+ * RdmaNic::DATA_WIRE_OVERHEAD per MTU-sized packet, RETH, immediate data) on the queue pair's
+ * path. When its bits have crossed, the next message starts, and the destination's FlowNic
+ * reports the message received after the path's latency plus the store and forward of one
+ * packet at every hop after the first (as a packet pipeline ends); the sender completes it
+ * when the acknowledgement would arrive (the reverse path's latency and one ACK frame per
+ * hop). A message of 0 bytes is one packet that takes no share of any link.
+ *
+ * Not modelled: packets, queues, PFC, ECN, congestion control, losses and retransmissions
+ * (a flow never fails; the MessageFailed trace exists and never fires).
+ */
+class FlowNic : public RdmaTransport, public FlowNetwork::Listener
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    FlowNic();
+    ~FlowNic() override;
+
+    /**
+     * Join a fluid network (after SetLocalId): every FlowNic of the network finds this one
+     * by its node id.
+     * \param network the network
+     */
+    void Attach(Ptr<FlowNetwork> network);
+
+    /** \return the network */
+    Ptr<FlowNetwork> GetNetwork() const
+    {
+        return m_network;
+    }
+
+    void SetLocalId(uint32_t id) override;
+    uint32_t GetLocalId() const override;
+    uint64_t Post(const RdmaWriteRequest& request,
+                  CompletionCallback done = CompletionCallback()) override;
+    uint64_t GetLineRate() const override;
+
+    uint32_t GetMtu() const override
+    {
+        return m_mtu;
+    }
+
+    uint64_t GetCompletedMessages() const override
+    {
+        return m_completed;
+    }
+
+    /** \return wire bytes of a message of `bytes` bytes (headers of every packet included) */
+    uint64_t GetWireBytes(uint64_t bytes, bool immediate) const;
+
+    /** \param token queue pair index */
+    void FlowEnded(uint64_t token) override;
+
+  protected:
+    void DoDispose() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    struct Message
+    {
+        RdmaMessageRecord rec;   //!< what the traces report
+        CompletionCallback done; //!< sender's callback
+    };
+
+    struct QueuePair
+    {
+        uint32_t path;             //!< FlowNetwork path id
+        uint32_t qpn;              //!< as RdmaNic's
+        uint16_t sport;            //!< as RdmaNic's
+        std::deque<Message> queue; //!< posted, the head is sending
+        bool sending{false};       //!< the head is a flow
+    };
+
+    QueuePair& GetQp(uint32_t dst, uint8_t priority, uint32_t lane);
+    void StartHead(uint32_t qp);
+    /// The head of a queue pair has left: deliver it, complete it, start the next.
+    void HeadSent(uint32_t qp);
+    void Deliver(RdmaMessageRecord rec);
+    void Complete(RdmaMessageRecord rec, CompletionCallback done);
+
+    Ptr<FlowNetwork> m_network;
+    uint32_t m_localId{0};
+    uint32_t m_context{0}; //!< ns-3 node id (event context)
+    uint32_t m_mtu;
+    std::vector<QueuePair> m_qps;
+    std::unordered_map<uint32_t, uint32_t> m_qpIndex; //!< QP number -> index
+    uint64_t m_nextMsgId{1};
+    uint64_t m_completed{0};
+
+    TracedCallback<const RdmaMessageRecord&> m_messageCompleteTrace;
+    TracedCallback<const RdmaMessageRecord&> m_messageReceivedTrace;
+    TracedCallback<const RdmaMessageRecord&> m_messageFailedTrace;
+};
+
+} // namespace ns3
+
+#endif // FLOW_NIC_H

@@ -1,0 +1,472 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Flow-level mode: the fluid network against closed forms (max-min shares, bytes conserved,
+ * queue-pair order), and flow level against packet level on the same collectives.
+ */
+#include "ns3/collective-helper.h"
+#include "ns3/flow-network.h"
+#include "ns3/flow-nic.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-topology.h"
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** A topology owned for the length of a test. */
+struct Topology
+{
+    explicit Topology(const std::string& spec)
+    {
+        tn_error err;
+        if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+        {
+            error = err.message;
+        }
+    }
+
+    ~Topology()
+    {
+        tn_topology_destroy(topo);
+    }
+
+    tn_topology* topo{nullptr};
+    std::string error;
+};
+
+/** Receive times of messages by (src, immediate). */
+struct Arrivals
+{
+    void Received(const RdmaMessageRecord& r)
+    {
+        at[(uint64_t(r.src) << 32) | r.immediate] = r.end.GetNanoSeconds();
+    }
+
+    void Completed(const RdmaMessageRecord& r)
+    {
+        acked[(uint64_t(r.src) << 32) | r.immediate] = r.end.GetNanoSeconds();
+    }
+
+    int64_t Get(uint32_t src, uint32_t imm) const
+    {
+        auto it = at.find((uint64_t(src) << 32) | imm);
+        return it == at.end() ? -1 : it->second;
+    }
+
+    std::map<uint64_t, int64_t> at;
+    std::map<uint64_t, int64_t> acked;
+};
+
+/** A star of `n` NPUs on one switch, flow level, with traces connected. */
+struct Star
+{
+    explicit Star(uint32_t n)
+        : t("switch:" + std::to_string(n) + ",rate=100Gbps,latency=1us")
+    {
+        roce.SetMode(RoceHelper::FLOW);
+        roce.Install(t.topo);
+        for (uint32_t r = 0; r < n; r++)
+        {
+            roce.GetTransport(r)->TraceConnectWithoutContext(
+                "MessageReceived",
+                MakeCallback(&Arrivals::Received, &arrivals));
+            roce.GetTransport(r)->TraceConnectWithoutContext(
+                "MessageComplete",
+                MakeCallback(&Arrivals::Completed, &arrivals));
+        }
+    }
+
+    /** Post from rank s to rank d, immediate = tag. */
+    void Post(uint32_t s, uint32_t d, uint64_t bytes, uint32_t tag, uint32_t lane = 0)
+    {
+        RdmaWriteRequest w;
+        w.dst = tn_topology_npu_node(t.topo, d);
+        w.bytes = bytes;
+        w.lane = lane;
+        w.hasImmediate = true;
+        w.immediate = tag;
+        roce.GetTransport(s)->Post(w);
+    }
+
+    /** Wire bits of a message. */
+    double Bits(uint64_t bytes) const
+    {
+        return 8.0 * DynamicCast<FlowNic>(roce.GetTransport(0))->GetWireBytes(bytes, true);
+    }
+
+    /** Receive time of a message whose wire bits left at `sentNs` over NPU-switch-NPU. */
+    double Arrival(double sentNs, uint64_t bytes) const
+    {
+        const double packet = std::min<uint64_t>(bytes, 4096) + RdmaNic::DATA_WIRE_OVERHEAD;
+        return sentNs + 2 * 1000.0 + packet * 8 / 100.0; // 2 hops, one store and forward
+    }
+
+    Topology t;
+    RoceHelper roce;
+    Arrivals arrivals;
+};
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Three flows into one NPU share its link equally: each ends at 3 W / R (W its wire bits),
+ * received after two latencies and one packet's store and forward; the link carried exactly
+ * their wire bytes.
+ */
+class FlowLevelIncastTestCase : public TestCase
+{
+  public:
+    FlowLevelIncastTestCase()
+        : TestCase("flow level: a 3-to-1 incast shares the link equally, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Star s(4);
+        const uint64_t bytes = 1000000;
+        for (uint32_t r = 0; r < 3; r++)
+        {
+            s.Post(r, 3, bytes, 7);
+        }
+        Simulator::Run();
+        const double expect = s.Arrival(3 * s.Bits(bytes) / 100.0, bytes);
+        for (uint32_t r = 0; r < 3; r++)
+        {
+            const uint32_t node = tn_topology_npu_node(s.t.topo, r);
+            NS_TEST_EXPECT_MSG_EQ_TOL(double(s.arrivals.Get(node, 7)),
+                                      expect,
+                                      2.0,
+                                      "rank " << r << " received at the closed form");
+        }
+        Ptr<FlowNetwork> net = s.roce.GetFlowNetwork();
+        // the switch's link toward NPU 3
+        const uint32_t sw = tn_topology_npu_count(s.t.topo);
+        const uint32_t down =
+            tn_topology_find_link(s.t.topo, sw, tn_topology_npu_node(s.t.topo, 3));
+        NS_TEST_EXPECT_MSG_EQ_TOL(net->GetLinkTxBytes(down),
+                                  3 * s.Bits(bytes) / 8,
+                                  1e-3,
+                                  "the link carried the three messages' wire bytes");
+        NS_TEST_EXPECT_MSG_EQ(net->GetActiveFlows(), 0, "every flow ended");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Max-min with two bottlenecks: ranks 0, 1, 2 send to rank 3 (R/3 each on the switch's link
+ * to 3) while rank 1 also sends to rank 2: that flow gets the rest of rank 1's link, 2R/3,
+ * and ends at 1.5 W / R; the incast is not slowed by it and ends at 3 W / R.
+ */
+class FlowLevelMaxMinTestCase : public TestCase
+{
+  public:
+    FlowLevelMaxMinTestCase()
+        : TestCase("flow level: max-min shares with two bottlenecks (R over 3 and 2R over 3)")
+    {
+    }
+
+  private:
+    void Probe(Star* s)
+    {
+        Ptr<FlowNetwork> net = s->roce.GetFlowNetwork();
+        m_rateIncast = net->GetFlowRate(0); // tokens are queue pair indices: rank 0's first QP
+        m_flows = net->GetActiveFlows();
+    }
+
+    void DoRun() override
+    {
+        Star s(4);
+        const uint64_t bytes = 1000000;
+        for (uint32_t r = 0; r < 3; r++)
+        {
+            s.Post(r, 3, bytes, 1);
+        }
+        s.Post(1, 2, bytes, 2);
+        Simulator::Schedule(NanoSeconds(10), &FlowLevelMaxMinTestCase::Probe, this, &s);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(m_flows, 4, "four flows at once");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_rateIncast, 100e9 / 3, 1e3, "the incast's share is R/3");
+        const uint32_t n1 = tn_topology_npu_node(s.t.topo, 1);
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(s.arrivals.Get(n1, 2)),
+                                  s.Arrival(1.5 * s.Bits(bytes) / 100.0, bytes),
+                                  2.0,
+                                  "the flow beside the incast got 2R/3");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(s.arrivals.Get(n1, 1)),
+                                  s.Arrival(3 * s.Bits(bytes) / 100.0, bytes),
+                                  2.0,
+                                  "the incast ends at 3W/R");
+        Simulator::Destroy();
+    }
+
+    double m_rateIncast{0};
+    uint64_t m_flows{0};
+};
+
+/**
+ * \ingroup training-net-tests
+ * A flow that ends gives its share back at once (incremental recomputation): a short and a
+ * long message into one NPU end at 2 S / R and (S + L) / R; two messages of one queue pair
+ * are sent one after the other, and a zero-byte message behind them arrives after them.
+ */
+class FlowLevelReleaseAndOrderTestCase : public TestCase
+{
+  public:
+    FlowLevelReleaseAndOrderTestCase()
+        : TestCase("flow level: shares given back at a flow's end; one queue pair in order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Star s(4);
+        const uint64_t small = 100000;
+        const uint64_t large = 1000000;
+        s.Post(0, 3, small, 1);
+        s.Post(1, 3, large, 1);
+        // rank 2: two messages on one queue pair toward rank 1, then an empty one
+        s.Post(2, 1, large, 1);
+        s.Post(2, 1, small, 2);
+        s.Post(2, 1, 0, 3);
+        Simulator::Run();
+        const double bs = s.Bits(small);
+        const double bl = s.Bits(large);
+        const uint32_t n0 = tn_topology_npu_node(s.t.topo, 0);
+        const uint32_t n1 = tn_topology_npu_node(s.t.topo, 1);
+        const uint32_t n2 = tn_topology_npu_node(s.t.topo, 2);
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(s.arrivals.Get(n0, 1)),
+                                  s.Arrival(2 * bs / 100.0, small),
+                                  2.0,
+                                  "the short one ends at 2S/R");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(s.arrivals.Get(n1, 1)),
+                                  s.Arrival((bs + bl) / 100.0, large),
+                                  2.0,
+                                  "the long one then runs at R: (S+L)/R");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(s.arrivals.Get(n2, 1)),
+                                  s.Arrival(bl / 100.0, large),
+                                  2.0,
+                                  "first message of the queue pair");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(s.arrivals.Get(n2, 2)),
+                                  s.Arrival((bl + bs) / 100.0, small),
+                                  2.0,
+                                  "second message after the first");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(s.arrivals.Get(n2, 3),
+                                    s.arrivals.Get(n2, 2) - 400,
+                                    "the empty message leaves after the second");
+        NS_TEST_EXPECT_MSG_EQ(s.arrivals.acked.size(), 5, "every message completed");
+        for (const auto& kv : s.arrivals.acked)
+        {
+            NS_TEST_EXPECT_MSG_GT(kv.second, s.arrivals.at[kv.first], "ACK after arrival");
+        }
+        Simulator::Destroy();
+    }
+};
+
+namespace
+{
+
+/** Time of one collective at a level; -1 if it did not complete as planned. */
+double
+RunCollective(const std::string& mode,
+              const std::string& spec,
+              const std::string& algorithm,
+              uint64_t bytes,
+              const std::string& routing,
+              tn_collective kind = TN_COLL_ALL_REDUCE,
+              std::string* error = nullptr)
+{
+    Topology t(spec);
+    if (!t.topo)
+    {
+        if (error)
+        {
+            *error = t.error;
+        }
+        return -1;
+    }
+    RoceHelper roce;
+    roce.SetMode(mode);
+    roce.Install(t.topo);
+    CollectiveHelper helper;
+    helper.SetRouting(routing);
+    helper.Install(t.topo, roce);
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = kind;
+    request.algorithm = algorithm.c_str();
+    request.bytes = bytes;
+    std::string why;
+    Ptr<Collective> c = helper.Create(request, {}, &why);
+    if (!c)
+    {
+        if (error)
+        {
+            *error = why;
+        }
+        Simulator::Destroy();
+        return -1;
+    }
+    helper.Start(c);
+    Simulator::Run();
+    double ns = c->IsComplete() && c->Check().empty() ? c->GetDuration().GetNanoSeconds() : -1;
+    if (error && ns < 0)
+    {
+        *error = c->Check();
+    }
+    Simulator::Destroy();
+    return ns;
+}
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * The ring all-reduce at flow level on an uncongested ring against the closed form
+ * 2(N-1)(a + W/B), W the wire bytes of a message: within 0.5% (flow level has no pacing or
+ * ACK clocking to lose time to).
+ */
+class FlowLevelRingClosedFormTestCase : public TestCase
+{
+  public:
+    FlowLevelRingClosedFormTestCase()
+        : TestCase("flow level: ring all-reduce on ring:8 within 0.5% of the closed form")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 8;
+        const uint64_t bytes = 8 << 20;
+        double ns =
+            RunCollective("flow", "ring:8,rate=100Gbps,latency=1us", "ring", bytes, "planned");
+        NS_TEST_ASSERT_MSG_GT(ns, 0, "completed as planned");
+        const uint64_t message = bytes / n;
+        const uint64_t packets = (message + 4095) / 4096;
+        const double wire =
+            message + packets * RdmaNic::DATA_WIRE_OVERHEAD + RdmaNic::RETH_BYTES + 4;
+        const double closed = 2.0 * (n - 1) * (1000 + wire * 8e9 / 100e9);
+        NS_TEST_EXPECT_MSG_EQ_TOL(ns / closed, 1.0, 0.005, "flow " << ns << " closed " << closed);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Flow level against packet level on a contention-free row of doc/npu-collectives.rst:
+ * within 3%.
+ */
+class FlowLevelAgreesTestCase : public TestCase
+{
+  public:
+    /**
+     * \param spec topology \param algorithm all-reduce algorithm \param bytes size
+     * \param routing planned or ecmp \param tolerance relative
+     */
+    FlowLevelAgreesTestCase(const std::string& spec,
+                            const std::string& algorithm,
+                            uint64_t bytes,
+                            const std::string& routing,
+                            double tolerance)
+        : TestCase("flow level within " + std::to_string(int(tolerance * 100 + 0.5)) +
+                   "% of packet level: " + algorithm + " on " + spec + " (" + routing + ")"),
+          m_spec(spec),
+          m_algorithm(algorithm),
+          m_bytes(bytes),
+          m_routing(routing),
+          m_tolerance(tolerance)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::string error;
+        const double packet = RunCollective("packet",
+                                            m_spec,
+                                            m_algorithm,
+                                            m_bytes,
+                                            m_routing,
+                                            TN_COLL_ALL_REDUCE,
+                                            &error);
+        NS_TEST_ASSERT_MSG_GT(packet, 0, "packet level: " << error);
+        const double flow = RunCollective("flow",
+                                          m_spec,
+                                          m_algorithm,
+                                          m_bytes,
+                                          m_routing,
+                                          TN_COLL_ALL_REDUCE,
+                                          &error);
+        NS_TEST_ASSERT_MSG_GT(flow, 0, "flow level: " << error);
+        const double err = flow / packet - 1;
+        std::printf("flow-vs-packet %s %s %s: packet %.0f ns, flow %.0f ns, error %+.2f%%\n",
+                    m_spec.c_str(),
+                    m_algorithm.c_str(),
+                    m_routing.c_str(),
+                    packet,
+                    flow,
+                    100 * err);
+        NS_TEST_EXPECT_MSG_EQ_TOL(err, 0.0, m_tolerance, "flow " << flow << " packet " << packet);
+    }
+
+    std::string m_spec;
+    std::string m_algorithm;
+    uint64_t m_bytes;
+    std::string m_routing;
+    double m_tolerance;
+};
+
+/**
+ * \ingroup training-net-tests
+ * Flow-level test suite.
+ */
+class FlowLevelTestSuite : public TestSuite
+{
+  public:
+    FlowLevelTestSuite()
+        : TestSuite("training-net-flow-level", UNIT)
+    {
+        AddTestCase(new FlowLevelIncastTestCase, TestCase::QUICK);
+        AddTestCase(new FlowLevelMaxMinTestCase, TestCase::QUICK);
+        AddTestCase(new FlowLevelReleaseAndOrderTestCase, TestCase::QUICK);
+        AddTestCase(new FlowLevelRingClosedFormTestCase, TestCase::QUICK);
+        const uint64_t mib = 1 << 20;
+        AddTestCase(
+            new FlowLevelAgreesTestCase("torus:4x4", "multitree", 16 * mib, "planned", 0.03),
+            TestCase::QUICK);
+        AddTestCase(
+            new FlowLevelAgreesTestCase("fattree:k=4", "multitree", 16 * mib, "planned", 0.03),
+            TestCase::QUICK);
+        AddTestCase(new FlowLevelAgreesTestCase("torus:4x4", "ring2d", 16 * mib, "planned", 0.03),
+                    TestCase::QUICK);
+        AddTestCase(new FlowLevelAgreesTestCase("bigraph:4x8", "hdrm", 16 * mib, "planned", 0.03),
+                    TestCase::QUICK);
+        AddTestCase(new FlowLevelAgreesTestCase("hier:switch8@2880Gbps+switch8@400Gbps",
+                                                "hierarchical",
+                                                16 * mib,
+                                                "planned",
+                                                0.03),
+                    TestCase::QUICK);
+    }
+};
+
+static FlowLevelTestSuite g_flowLevelTestSuite; //!< static instance
+
+} // namespace ns3
