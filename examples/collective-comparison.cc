@@ -50,6 +50,8 @@ main(int argc, char* argv[])
                       &algorithms);
     options.AddString("routing", "comma-separated routing modes: planned, ecmp", &routings);
     options.AddBytes("bytes", "all-reduce size", &bytes);
+    std::string mode = "packet";
+    options.AddMode(&mode);
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -106,6 +108,7 @@ main(int argc, char* argv[])
         for (const std::string& algorithm : ProgramOptions::Split(algorithms))
         {
             RoceHelper roce;
+            roce.SetMode(mode);
             roce.Install(topo);
             CollectiveHelper collectives;
             collectives.SetRouting(routing);

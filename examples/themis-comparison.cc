@@ -52,6 +52,8 @@ main(int argc, char* argv[])
     options.AddBytes("bytes", "all-reduce size", &bytes);
     options.AddCount("chunks", "chunks per collective", 1u, 1u << 20, &chunks);
     options.AddCount("active", "active chunk-phases per dim and group (A)", 1u, 1u << 20, &active);
+    std::string mode = "packet";
+    options.AddMode(&mode);
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -105,6 +107,7 @@ main(int argc, char* argv[])
     for (const std::string& name : ProgramOptions::Split(schedulers))
     {
         RoceHelper roce;
+        roce.SetMode(mode);
         roce.Install(topo);
         CollectiveHelper collectives;
         collectives.Install(topo, roce);

@@ -54,6 +54,8 @@ main(int argc, char* argv[])
                      0u,
                      UINT32_MAX - 1,
                      &modelGroup);
+    std::string mode = "packet";
+    options.AddMode(&mode);
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -102,6 +104,7 @@ main(int argc, char* argv[])
     for (const std::string& engine : engineNames)
     {
         RoceHelper roce;
+        roce.SetMode(mode);
         roce.Install(topo);
         CollectiveHelper collectives;
         collectives.SetKeepCollectives(false); // iterations hold only the collectives in flight

@@ -82,6 +82,8 @@ main(int argc, char* argv[])
     options.AddCount("chunks", "chunks the collective is split into", 1u, UINT32_MAX - 1, &chunks);
     options.AddString("routing", "planned (transfers take their planned links) or ecmp", &routing);
     options.AddString("pcap", "pcap of every device: PREFIX-node-device.pcap", &pcapPrefix);
+    std::string mode = "packet";
+    options.AddMode(&mode, {"pcap"});
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -115,6 +117,7 @@ main(int argc, char* argv[])
         std::cerr << "training-net-quickstart: " << fabricError << std::endl;
         return 2;
     }
+    roce.SetMode(mode);
     roce.Install(topo);
     RocePcapFiles pcap;
     std::string pcapError;
@@ -164,7 +167,7 @@ main(int argc, char* argv[])
     std::cout << tn_collective_name(request.collective) << " of " << bytes << " bytes on "
               << topologySpec << " (" << ranks << " NPUs) with " << algorithm << ": " << transfers
               << " transfers in " << tn_schedule_steps(schedule) << " steps, verified\n"
-              << "  packet level " << simulatedNs / 1e3 << " us, cost model of the plan "
+              << "  " << mode << " level " << simulatedNs / 1e3 << " us, cost model of the plan "
               << estimateNs / 1e3 << " us (ratio "
               << (estimateNs > 0 ? simulatedNs / estimateNs : 0) << "), routing " << routing
               << ", busbw " << tn_busbw(request.collective, ranks, bytes, double(simulatedNs)) / 1e9

@@ -3,6 +3,8 @@
  */
 #include "program-options.h"
 
+#include "roce-helper.h"
+
 #include "ns3/global-value.h"
 #include "ns3/tn-error.h"
 #include "ns3/tn-topology.h"
@@ -219,6 +221,30 @@ ProgramOptions::JoinValues(int argc, char* argv[]) const
     return args;
 }
 
+void
+ProgramOptions::AddMode(std::string* mode, const std::vector<std::string>& packetOnly)
+{
+    Option& o = m_options.emplace_back();
+    o.name = "mode";
+    o.text = *mode;
+    o.convert = [mode](const std::string& text, std::string* why) {
+        RoceHelper probe;
+        if (!probe.SetMode(text))
+        {
+            *why = "--mode: '" + text + "' is not a simulation level (packet, flow)";
+            return false;
+        }
+        *mode = text;
+        return true;
+    };
+    m_cmd.AddValue("mode",
+                   "simulation level: packet (RoCE packets, PFC, congestion control) or flow "
+                   "(fluid flows, max-min fair links)",
+                   o.text);
+    m_mode = mode;
+    m_packetOnly = packetOnly;
+}
+
 bool
 ProgramOptions::Parse(int argc, char* argv[])
 {
@@ -248,6 +274,29 @@ ProgramOptions::Parse(int argc, char* argv[])
         {
             std::cerr << m_program << ": " << why << std::endl;
             ok = false;
+        }
+    }
+    if (ok && m_mode && *m_mode == "flow")
+    {
+        for (const std::string& name : m_packetOnly)
+        {
+            if (IsGiven(name))
+            {
+                std::cerr << m_program << ": --" << name
+                          << ": needs packet level, but --mode=flow (flow level has no "
+                             "packets, PFC or switch buffers)"
+                          << std::endl;
+                ok = false;
+            }
+        }
+        for (const std::string& attribute : m_attributesGiven)
+        {
+            if (RoceHelper::NeedsPackets(attribute))
+            {
+                std::cerr << m_program << ": --" << attribute
+                          << ": needs packet level, but --mode=flow" << std::endl;
+                ok = false;
+            }
         }
     }
     std::string error;

@@ -69,6 +69,16 @@ class ProgramOptions
     void AddFlag(const std::string& name, const std::string& help, bool* value);
 
     /**
+     * --mode: the simulation level, "packet" (default) or "flow" (RoceHelper::SetMode). Any
+     * other name is an error naming --mode. At flow level, each option of `packetOnly` the
+     * command line gave, and each --ns3:: attribute that only acts on packets
+     * (RoceHelper::NeedsPackets), is refused: it names the option and says it needs packets.
+     * \param mode the level (its value is the default)
+     * \param packetOnly names (without "--") of the program's options that need packets
+     */
+    void AddMode(std::string* mode, const std::vector<std::string>& packetOnly = {});
+
+    /**
      * Parse argv. On an error prints "program: --name: what is wrong" on stderr.
      * \return false on any error (exit non-zero); --help exits as CommandLine does
      */
@@ -122,6 +132,8 @@ class ProgramOptions
     CommandLine m_cmd;            //!< help, ns-3 attributes and globals
     std::deque<Option> m_options; //!< in declaration order (CommandLine holds references)
     std::vector<std::string> m_attributesGiven; //!< "ns3::Type::Attribute" of --ns3:: options
+    std::string* m_mode{nullptr};               //!< AddMode's value
+    std::vector<std::string> m_packetOnly;      //!< AddMode's options that need packets
 };
 
 } // namespace ns3

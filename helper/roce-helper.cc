@@ -56,6 +56,27 @@ RoceHelper::GetModeName(Mode mode)
     return mode == FLOW ? "flow" : "packet";
 }
 
+bool
+RoceHelper::NeedsPackets(const std::string& attribute)
+{
+    if (attribute == "ns3::RdmaNic::Mtu" || attribute == "ns3::RoceSwitch::EcmpSeed")
+    {
+        return false;
+    }
+    for (const char* type : {"ns3::RdmaNic::",
+                             "ns3::RoceSwitch::",
+                             "ns3::RoceNetDevice::",
+                             "ns3::RoceChannel::",
+                             "ns3::RoceSwitchMmu::"})
+    {
+        if (attribute.rfind(type, 0) == 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 void
 RoceHelper::SetFlowNetworkAttribute(std::string name, const AttributeValue& value)
 {

@@ -94,6 +94,14 @@ class RoceHelper : public RoceLinkHelper
 
     /** \param mode a level \return its name ("packet", "flow") */
     static std::string GetModeName(Mode mode);
+    /**
+     * \param attribute a full attribute name ("ns3::RoceSwitch::BufferSize")
+     * \return true if it only acts on packets (RoCE devices, channels, switches, their MMU,
+     * the packet NIC's transport and congestion control), so flow level cannot honour it;
+     * ns3::RdmaNic::Mtu (flow level counts the headers of each packet) and
+     * ns3::RoceSwitch::EcmpSeed (flows take the packets' ECMP paths) are honoured
+     */
+    static bool NeedsPackets(const std::string& attribute);
 
     /**
      * \param name attribute of ns3::FlowNetwork (EcmpSeed)

@@ -3,6 +3,8 @@
  */
 #include "scenario-config.h"
 
+#include "roce-helper.h"
+
 #include "ns3/attribute.h"
 #include "ns3/log.h"
 #include "ns3/npu-endpoint.h"
@@ -985,6 +987,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         r.Fail(cfg.root.get("database"), "database", "an empty path");
     }
     p.routing = top.Choice("routing", "planned", {"planned", "ecmp"});
+    p.mode = top.Choice("mode", "packet", {"packet", "flow"});
     p.verify = top.Bool("verify", true);
 
     // [topology]: a generator spec or a file.
@@ -1055,6 +1058,14 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         }
         const std::string value = ValueText(*v);
         CheckAttribute(r, v, path, kv.first.substr(0, sep), kv.first.substr(sep + 2), value);
+        if (p.mode == "flow" && RoceHelper::NeedsPackets(kv.first))
+        {
+            r.Fail(v,
+                   path,
+                   "needs packet level, but mode = \"flow\" (flow level has no packets, "
+                   "switch buffers, PFC or congestion control; ns3::RdmaNic::Mtu, "
+                   "ns3::FlowNetwork and ns3::FlowNic attributes apply)");
+        }
         p.roce.emplace_back(kv.first, value);
         r.Param(path, ValueJson(*v));
     }

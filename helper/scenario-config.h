@@ -70,6 +70,7 @@ struct ScenarioPoint
     std::string topologySpec;  //!< generator spec, or ""
     std::string topologyFile;  //!< topology file (resolved path), or ""
     std::string routing;       //!< planned or ecmp
+    std::string mode;          //!< packet or flow (RoceHelper::SetMode)
     bool verify{true};         //!< run the schedule verifier on every plan
     std::string database;      //!< results database path
     uint32_t seed{1};          //!< RngSeedManager seed

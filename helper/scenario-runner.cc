@@ -150,6 +150,7 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     }
 
     RoceHelper roce;
+    roce.SetMode(p.mode.empty() ? "packet" : p.mode);
     roce.Install(topo);
     CollectiveHelper collectives;
     collectives.SetRouting(p.routing);

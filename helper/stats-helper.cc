@@ -202,13 +202,33 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
                     const RoceHelper& roce,
                     std::string* error)
 {
-    if (!recorder->BeginRun(name, paramsJson, error))
+    // every run says which level produced it
+    std::string params = paramsJson;
+    if (params.find("\"mode\"") == std::string::npos)
+    {
+        const std::size_t brace = params.find('{');
+        const std::string mode = "\"mode\":\"" + RoceHelper::GetModeName(roce.GetMode()) + "\"";
+        if (brace == std::string::npos)
+        {
+            params = "{" + mode + "}";
+        }
+        else
+        {
+            const bool empty = params.find_first_not_of(" \t\n", brace + 1) == params.find('}');
+            params.insert(brace + 1, mode + (empty ? "" : ","));
+        }
+    }
+    if (!recorder->BeginRun(name, params, error))
     {
         return false;
     }
     const RoceFabricNodes& fabric = roce.GetFabric();
     NS_ABORT_MSG_IF(fabric.nodes.GetN() != tn_topology_node_count(topo),
                     "StatsHelper: the RoceHelper did not install this topology");
+    if (roce.GetFlowNetwork())
+    {
+        recorder->SetFlowNetwork(roce.GetFlowNetwork(), roce.GetTransport(0)->GetMtu());
+    }
     for (uint32_t v = 0; v < tn_topology_node_count(topo); ++v)
     {
         const bool npu = tn_topology_node_kind(topo, v) == TN_NODE_NPU;

@@ -72,6 +72,58 @@ ParseArgs(const std::vector<std::string>& args)
 
 /**
  * \ingroup training-net-tests
+ * --mode: packet or flow; any other name, and at flow level an option or ns-3 attribute that
+ * needs packets, is refused.
+ */
+class ProgramOptionsModeTestCase : public TestCase
+{
+  public:
+    ProgramOptionsModeTestCase()
+        : TestCase("--mode takes packet or flow; flow refuses options that need packets")
+    {
+    }
+
+  private:
+    /** \return Parse's result; *mode gets the level */
+    bool Parse(const std::vector<std::string>& args, std::string* mode)
+    {
+        std::string pcap;
+        *mode = "packet";
+        ProgramOptions options("program-options-test", __FILE__);
+        options.AddString("pcap", "pcap prefix", &pcap);
+        options.AddMode(mode, {"pcap"});
+        std::vector<std::string> storage = {"program-options-test"};
+        storage.insert(storage.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& s : storage)
+        {
+            argv.push_back(&s[0]);
+        }
+        return options.Parse(static_cast<int>(argv.size()), argv.data());
+    }
+
+    void DoRun() override
+    {
+        std::string mode;
+        NS_TEST_EXPECT_MSG_EQ(Parse({}, &mode), true, "no --mode");
+        NS_TEST_EXPECT_MSG_EQ(mode, "packet", "packet by default");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow"}, &mode), true, "--mode=flow");
+        NS_TEST_EXPECT_MSG_EQ(mode, "flow", "flow level");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode", "flow"}, &mode), true, "--mode flow");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=fluid"}, &mode), false, "not a level");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow", "--pcap=x"}, &mode), false, "pcap at flow");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=packet", "--pcap=x"}, &mode), true, "pcap at packet");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow", "--ns3::RdmaNic::AckInterval=4"}, &mode),
+                              false,
+                              "a packet NIC attribute at flow level");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow", "--ns3::RdmaNic::Mtu=4096"}, &mode),
+                              true,
+                              "the MTU counts at flow level too");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Values in both forms, units, and the inputs ns-3's stream parsing used to truncate.
  */
 class ProgramOptionsValuesTestCase : public TestCase
@@ -229,6 +281,7 @@ class ProgramOptionsTestSuite : public TestSuite
     {
         AddTestCase(new ProgramOptionsValuesTestCase, TestCase::QUICK);
         AddTestCase(new ProgramOptionsSeedTestCase, TestCase::QUICK);
+        AddTestCase(new ProgramOptionsModeTestCase, TestCase::QUICK);
         AddTestCase(new RoceHelperCheckTestCase, TestCase::QUICK);
     }
 };

@@ -148,6 +148,15 @@ class ScenarioErrorTestCase : public TestCase
                "",
                "e.toml:5:13: collective[0].scheduler: scheduler 'themis-fifo' runs all-reduce, "
                "reduce-scatter and all-gather, not broadcast");
+        Expect("mode = \"fluid\"\n[topology]\nspec = \"ring:4\"\n" + coll,
+               "",
+               "e.toml:1:8: mode: 'fluid' is not one of packet, flow");
+        Expect("mode = \"flow\"\n[topology]\nspec = \"ring:4\"\n[roce]\n"
+               "\"ns3::RoceSwitchMmu::BufferSize\" = \"67108864\"\n" +
+                   coll,
+               "",
+               "e.toml:5:36: roce.ns3::RoceSwitchMmu::BufferSize: needs packet level, but mode = "
+               "\"flow\"");
     }
 };
 
@@ -384,6 +393,111 @@ class ScenarioTrainingThemisTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * \brief mode = "flow": the same scenario runs on fluid flows and records the same tables:
+ * its run says the mode, its collective and transfer rows are there, its port samples carry
+ * the fluid utilisation (the busiest interval near 1) with queue and pause columns 0, and its
+ * time is the packet-level one within 3%.
+ */
+class ScenarioFlowModeTestCase : public TestCase
+{
+  public:
+    ScenarioFlowModeTestCase()
+        : TestCase("mode = flow records the same tables from fluid flows")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("flow-mode.db");
+        std::remove(path.c_str());
+        int64_t ns[2] = {0, 0};
+        int64_t run[2] = {0, 0};
+        for (int flow = 0; flow < 2; flow++)
+        {
+            ScenarioConfig config;
+            std::string error;
+            std::vector<ScenarioPoint> points;
+            NS_TEST_ASSERT_MSG_EQ(config.LoadText(RING_SCENARIO, "t.toml", &error), true, error);
+            NS_TEST_ASSERT_MSG_EQ(config.Set("collective.algorithm=ring", &error), true, error);
+            NS_TEST_ASSERT_MSG_EQ(config.Set("collective.bytes=4MiB", &error), true, error);
+            NS_TEST_ASSERT_MSG_EQ(config.Set(flow ? "mode=\"flow\"" : "mode=\"packet\"", &error),
+                                  true,
+                                  error);
+            NS_TEST_ASSERT_MSG_EQ(config.Expand(&points, &error), true, error);
+            tn_db* db = nullptr;
+            tn_error err{};
+            NS_TEST_ASSERT_MSG_EQ(tn_db_open(path.c_str(), &db, &err), TN_OK, err.message);
+            ScenarioRunner runner;
+            ScenarioResult r = runner.Run(points[0], db);
+            tn_db_close(db);
+            NS_TEST_ASSERT_MSG_EQ(r.status, "ok", r.error);
+            ns[flow] = r.simulatedNs;
+            run[flow] = r.runId;
+        }
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(ns[1]) / ns[0], 1.0, 0.03, "flow vs packet time");
+        tn_db* db = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(tn_db_open(path.c_str(), &db, &err), TN_OK, err.message);
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db,
+                                         "SELECT count(*) FROM run WHERE run_id = ?1 AND "
+                                         "json_extract(params_json, '$.mode') = 'flow'",
+                                         run[1]),
+                              1,
+                              "the run says flow");
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db,
+                                         "SELECT count(*) FROM run WHERE run_id = ?1 AND "
+                                         "json_extract(params_json, '$.mode') = 'packet'",
+                                         run[0]),
+                              1,
+                              "the packet run says packet");
+        for (const char* table : {"collective", "transfer", "node", "link"})
+        {
+            const std::string q =
+                std::string("SELECT count(*) FROM ") + table + " WHERE run_id = ?1";
+            NS_TEST_EXPECT_MSG_GT(QueryValue(db, q, run[1]), 0, table << " rows at flow level");
+            NS_TEST_EXPECT_MSG_EQ(QueryValue(db, q, run[1]),
+                                  QueryValue(db, q, run[0]),
+                                  table << " rows as at packet level");
+        }
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db,
+                                         "SELECT count(*) FROM node WHERE run_id = ?1 AND "
+                                         "kind = 'npu'",
+                                         run[1]),
+                              4,
+                              "the NPUs are NPUs");
+        NS_TEST_EXPECT_MSG_GT(
+            QueryValue(db, "SELECT count(*) FROM port_sample WHERE run_id = ?1", run[1]),
+            0,
+            "port samples at flow level");
+        const double busiest = QueryValue(db,
+                                          "SELECT max(utilisation) FROM port_sample WHERE "
+                                          "run_id = ?1 AND interval_ns >= 10000",
+                                          run[1]);
+        NS_TEST_EXPECT_MSG_EQ_TOL(busiest, 1.0, 0.02, "a ring link is busy at line rate");
+        NS_TEST_EXPECT_MSG_EQ(QueryValue(db,
+                                         "SELECT count(*) FROM port_sample WHERE run_id = ?1 AND "
+                                         "(paused_ns != 0 OR ecn_marks != 0 OR drops != 0)",
+                                         run[1]),
+                              0,
+                              "no pause, mark or drop at flow level");
+        // bytes conserved: what the NPUs' ports sent is what the ring moved, headers included
+        const double sent = QueryValue(db,
+                                       "SELECT sum(tx_bytes + 24 * tx_packets) FROM port_sample "
+                                       "WHERE run_id = ?1",
+                                       run[1]);
+        const double packetSent = QueryValue(db,
+                                             "SELECT sum(tx_bytes + 24 * tx_packets) FROM "
+                                             "port_sample WHERE run_id = ?1",
+                                             run[0]);
+        NS_TEST_EXPECT_MSG_EQ_TOL(sent / packetSent, 1.0, 0.01, "wire bytes as at packet level");
+        tn_db_close(db);
+        std::remove(path.c_str());
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * \brief Scenario files: parsing, sweeps, errors and a run.
  */
 class ScenarioTestSuite : public TestSuite
@@ -395,6 +509,7 @@ class ScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioSweepTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioErrorTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRunTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioFlowModeTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioScheduledTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioTrainingThemisTestCase, TestCase::QUICK);
     }

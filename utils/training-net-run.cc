@@ -54,6 +54,7 @@ Usage(std::ostream& out)
         << "  --set KEY=VALUE  override a key (repeatable): seed=3, topology.spec=torus:8x8,\n"
         << "                   collective.bytes=[\"1MiB\",\"4MiB\"] (a list sweeps),\n"
         << "                   roce.ns3::RdmaNic::Mtu=1024\n"
+        << "  --mode LEVEL     packet or flow (the scenario's mode key; flow: fluid flows)\n"
         << "  -j, --jobs N     run up to N sweep points at once (processes; default 1)\n"
         << "  --db PATH        results database (overrides the scenario's database)\n"
         << "  --test-size      apply the scenario's [test] overrides (the reduced size)\n"
@@ -225,6 +226,11 @@ main(int argc, char* argv[])
                 std::cerr << PROGRAM << ": --db: an empty path\n";
                 return 2;
             }
+        }
+        else if (arg == "--mode")
+        {
+            // the scenario's mode key, overridden (checked with the scenario: packet, flow)
+            sets.push_back("mode=\"" + need("--mode") + "\"");
         }
         else if (arg == "--test-size")
         {

@@ -15,6 +15,7 @@
 #include "ns3/queue-item.h"
 #include "ns3/queue.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
@@ -27,6 +28,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -188,10 +190,23 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank)
 {
     NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
     Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
-    Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
-    // a node of an ns-3 study (internet stack, point-to-point devices) has no RoceSwitch
-    const uint32_t ports = sw ? sw->GetNPorts() : AddPointToPointPorts(node, topoId);
-    tn_db_node row{topoId, nic ? "npu" : (sw ? "switch" : "node"), rank, ports};
+    Ptr<RdmaTransport> nic = node->GetObject<RdmaTransport>();
+    // a node of an ns-3 study (internet stack, point-to-point devices) has no RoceSwitch;
+    // at flow level the ports are the out-links of the fluid network
+    uint32_t ports = 0;
+    if (sw)
+    {
+        ports = sw->GetNPorts();
+    }
+    else if (m_fluid)
+    {
+        ports = AddFlowPorts(topoId);
+    }
+    else
+    {
+        ports = AddPointToPointPorts(node, topoId);
+    }
+    tn_db_node row{topoId, nic ? "npu" : (sw || m_fluid ? "switch" : "node"), rank, ports};
     tn_error err{};
     if (!m_failed)
     {
@@ -284,6 +299,32 @@ RootQueueDisc(Ptr<Node> node, uint32_t d)
 
 } // namespace
 
+void
+StatsRecorder::SetFlowNetwork(Ptr<FlowNetwork> network, uint32_t mtu)
+{
+    m_fluid = network;
+    m_fluidPacket = mtu + RdmaNic::DATA_WIRE_OVERHEAD;
+}
+
+uint32_t
+StatsRecorder::AddFlowPorts(uint32_t topoId)
+{
+    uint32_t count = 0;
+    const uint32_t* out = tn_topology_out_links(m_fluid->GetTopology(), topoId, &count);
+    for (uint32_t p = 0; p < count; ++p)
+    {
+        PortState s;
+        s.fluid = m_fluid;
+        s.link = out[p];
+        s.packetWire = m_fluidPacket;
+        s.node = topoId;
+        s.port = p;
+        s.rateBps = static_cast<double>(m_fluid->GetLinkRate(out[p]));
+        m_ports.push_back(s);
+    }
+    return count;
+}
+
 uint32_t
 StatsRecorder::AddPointToPointPorts(Ptr<Node> node, uint32_t topoId)
 {
@@ -359,6 +400,17 @@ StatsRecorder::PortCounters
 StatsRecorder::ReadPort(const PortState& s)
 {
     PortCounters c;
+    if (s.fluid)
+    {
+        // the wire bytes the fluid rates carried, as frames of full packets
+        const double wire = s.fluid->GetLinkTxBytes(s.link);
+        c.txPackets = static_cast<uint64_t>(std::ceil(wire / s.packetWire - 1e-9));
+        const double frames = wire - double(c.txPackets) * RoceNetDevice::WIRE_OVERHEAD;
+        c.txBytes = frames > 0 ? static_cast<uint64_t>(frames + 0.5) : 0;
+        // the transmitter is busy for the wire bits at line rate
+        c.busyNs = static_cast<int64_t>(std::llround(wire * 8e9 / s.rateBps));
+        return c;
+    }
     if (s.p2p)
     {
         c.txBytes = s.p2pTxBytes;

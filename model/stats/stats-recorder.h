@@ -8,6 +8,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
+#include "ns3/flow-network.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
@@ -119,6 +120,13 @@ class StatsRecorder : public Object
      * \param node the node \param topoId its topology id \param rank NPU rank or -1
      */
     void AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank);
+    /**
+     * Flow level: the nodes added after this call have the out-links of the network's
+     * topology as ports, sampled from the fluid rates (utilisation; queue, pause, ECN and drop
+     * columns 0; tx_packets counts full packets of `mtu` payload bytes).
+     * \param network the fluid network \param mtu payload bytes per packet
+     */
+    void SetFlowNetwork(Ptr<FlowNetwork> network, uint32_t mtu);
     /** \param link a directed link row */
     void AddLink(const tn_db_link& link);
     /** \param executor follow the collectives this NPU takes part in */
@@ -189,6 +197,9 @@ class StatsRecorder : public Object
         Ptr<RoceNetDevice> dev;         //!< the device (RoCE ports)
         Ptr<RoceSwitch> sw;             //!< its node's forwarding object (RoCE ports)
         Ptr<PointToPointNetDevice> p2p; //!< the device (ns-3 point-to-point ports)
+        Ptr<FlowNetwork> fluid;         //!< its network (flow-level ports)
+        uint32_t link{0};               //!< its directed link (flow-level ports)
+        uint32_t packetWire{0};         //!< wire bytes of a full packet (flow-level ports)
         uint64_t queueDiscBytes{0};     //!< bytes in the root queue disc in front of p2p
         uint64_t p2pTxBytes{0};         //!< frame bytes started (PhyTxBegin)
         uint64_t p2pTxPackets{0};       //!< frames started
@@ -214,6 +225,8 @@ class StatsRecorder : public Object
         bool written{false};        //!< its row is written
     };
 
+    /// Register the out-links of a node of the fluid network as its ports; \return how many.
+    uint32_t AddFlowPorts(uint32_t topoId);
     /// Register the point-to-point devices of a node as its ports; \return how many.
     uint32_t AddPointToPointPorts(Ptr<Node> node, uint32_t topoId);
 
@@ -276,6 +289,8 @@ class StatsRecorder : public Object
     int64_t m_runId{-1};
     std::chrono::steady_clock::time_point m_wallStart;
     std::vector<PortState> m_ports;
+    Ptr<FlowNetwork> m_fluid;  //!< flow level: the network whose links are the ports
+    uint32_t m_fluidPacket{0}; //!< flow level: wire bytes of a full packet
     std::map<uint32_t, Followed> m_collectives; //!< by collective id
     /// run-time scheduled operations whose row is not written yet, by id
     std::map<uint32_t, Ptr<ThemisCollective>> m_scheduled;
