@@ -588,15 +588,16 @@ class RoceSharedPoolTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
- * A 2048-port switch at the default BufferSize: dedicated headroom leaves no shared pool (the
- * free buffer is 0), pooled headroom does; a 16-to-1 incast then pauses at the threshold with
+ * A 2048-port switch with a 32 MiB buffer (the former fixed default; the default now scales
+ * with the ports): dedicated headroom leaves no shared pool (the free buffer is 0), pooled
+ * headroom does; a 16-to-1 incast then pauses at the threshold with
  * no drop. A pool smaller than the bytes in flight of the paused ports overflows.
  */
 class RoceManyPortsPoolTestCase : public TestCase
 {
   public:
     RoceManyPortsPoolTestCase()
-        : TestCase("2048-port switch: pooled headroom keeps a shared pool at the default buffer")
+        : TestCase("2048-port switch: pooled headroom keeps a shared pool in a 32 MiB buffer")
     {
     }
 
@@ -604,7 +605,7 @@ class RoceManyPortsPoolTestCase : public TestCase
     void DoRun() override
     {
         {
-            Star dedicated(2048, "100Gbps");
+            Star dedicated(2048, "100Gbps", 0x08, 32 * 1024 * 1024);
             Ptr<RoceSwitchMmu> mmu = dedicated.fwd->GetMmu();
             NS_TEST_EXPECT_MSG_EQ(mmu->GetFreeBuffer(), 0u, "dedicated headroom takes it all");
             NS_TEST_EXPECT_MSG_LT_OR_EQ(mmu->GetTotalReserve(),
@@ -618,9 +619,10 @@ class RoceManyPortsPoolTestCase : public TestCase
         cfg.rate = "100Gbps";
         cfg.hosts = 2048;
         cfg.mmuAttrs["HeadroomPoolSize"] = 4 * 1024 * 1024;
+        cfg.mmuAttrs["BufferSize"] = 32 * 1024 * 1024;
         IncastResult r = RunIncast(cfg);
         const uint64_t sent = uint64_t(cfg.n) * cfg.count;
-        NS_TEST_EXPECT_MSG_EQ(r.bufferSize, 32u * 1024 * 1024, "default BufferSize");
+        NS_TEST_EXPECT_MSG_EQ(r.bufferSize, 32u * 1024 * 1024, "BufferSize");
         NS_TEST_ASSERT_MSG_GT(r.freeAtStart, r.bufferSize / 2, "a shared pool exists");
         NS_TEST_EXPECT_MSG_GT(r.pausesSent, 0u, "PAUSE generated");
         NS_TEST_EXPECT_MSG_GT(r.minFreeAtPause, 0u, "free buffer > 0 at every PAUSE");

@@ -30,10 +30,19 @@ RoceSwitchMmu::GetTypeId()
             .SetGroupName("TrainingNet")
             .AddConstructor<RoceSwitchMmu>()
             .AddAttribute("BufferSize",
-                          "Shared packet buffer of the switch in bytes",
-                          UintegerValue(32 * 1024 * 1024),
-                          MakeUintegerAccessor(&RoceSwitchMmu::m_bufferSize),
-                          MakeUintegerChecker<uint64_t>(1))
+                          "Shared packet buffer of the switch in bytes; 0 (default): scaled "
+                          "with the ports as switch chips are, BufferTimePerPort of line rate "
+                          "per port (1 MB per 400 Gb/s port), at least 32 MiB",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitchMmu::SetBufferSize,
+                                               &RoceSwitchMmu::GetBufferSizeAttribute),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("BufferTimePerPort",
+                          "With BufferSize 0: buffer bytes per port = its rate times this "
+                          "(20 us: 1 MB per 400 Gb/s, 250 KB per 100 Gb/s)",
+                          TimeValue(MicroSeconds(20)),
+                          MakeTimeAccessor(&RoceSwitchMmu::m_bufferTime),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("Mtu",
                           "RoCE payload MTU used to size reserve, headroom and resume offset",
                           UintegerValue(4096),
@@ -154,6 +163,8 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
     const uint64_t headroom = 2 * frame + static_cast<uint64_t>(response + propagation + 0.5);
     m_portRate.push_back(bps);
     m_headroomSize.push_back(headroom);
+    m_portBuffer += double(bps) / 8.0 * m_bufferTime.GetSeconds();
+    UpdateBufferSize();
     m_lossless.push_back(pfcEnableMask);
     const double scale = m_ecnScale ? double(bps) / 25e9 : 1.0;
     m_kminPort.push_back(static_cast<uint64_t>(m_kmin * scale));
@@ -177,6 +188,30 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
     NS_LOG_DEBUG("port " << port << " rate " << bps << " headroom " << headroom << " kmin "
                          << m_kminPort.back() << " kmax " << m_kmaxPort.back());
     return port;
+}
+
+void
+RoceSwitchMmu::SetBufferSize(uint64_t bytes)
+{
+    NS_ABORT_MSG_IF(m_used > 0, "RoceSwitchMmu: BufferSize changed under traffic");
+    m_bufferAttr = bytes;
+    UpdateBufferSize();
+}
+
+uint64_t
+RoceSwitchMmu::GetBufferSizeAttribute() const
+{
+    return m_bufferAttr;
+}
+
+void
+RoceSwitchMmu::UpdateBufferSize()
+{
+    // switch chips carry about 1 MB per 400 Gb/s port (Tomahawk 4: 113 MB for 64 x 400G): a
+    // fixed buffer would leave a switch of hundreds of fast ports nothing but headroom
+    m_bufferSize = m_bufferAttr > 0
+                       ? m_bufferAttr
+                       : std::max<uint64_t>(MIN_AUTO_BUFFER, static_cast<uint64_t>(m_portBuffer));
 }
 
 uint64_t

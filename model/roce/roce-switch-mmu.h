@@ -26,7 +26,9 @@ class UniformRandomVariable;
  * Shared-buffer memory management unit of a RoceSwitch (ingress accounting, PFC decisions,
  * lossy drops) and its ECN marker (egress, at dequeue).
  *
- * Buffer of BufferSize bytes split into: per (ingress port, priority) reserve (Reserve bytes,
+ * Buffer of BufferSize bytes (by default scaled with the ports as switch chips are: the sum
+ * over ports of rate x BufferTimePerPort, 1 MB per 400 Gb/s port, and at least 32 MiB) split
+ * into: per (ingress port, priority) reserve (Reserve bytes,
  * for all 8 priorities of every port; by default 2 frames, but never more than a quarter of
  * the buffer over all reserves), headroom for the lossless priorities, and the shared pool.
  * The headroom of a port is what still arrives after it sends a PAUSE:
@@ -60,6 +62,8 @@ class RoceSwitchMmu : public Object
     /// per-packet bytes beyond the RoCE payload: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 +
     /// RETH 16 + ICRC 4 + FCS 4 + preamble/SFD 8 + IFG 12
     static constexpr uint32_t PACKET_OVERHEAD = 98;
+    /// Smallest buffer when it scales with the ports (BufferSize 0): the former fixed default.
+    static constexpr uint64_t MIN_AUTO_BUFFER = 32 * 1024 * 1024;
 
     /**
      * Drop trace signature.
@@ -157,7 +161,7 @@ class RoceSwitchMmu : public Object
         return m_maxUsed;
     }
 
-    /** \return buffer size */
+    /** \return buffer size in effect (BufferSize, or scaled with the ports) */
     uint64_t GetBufferSize() const
     {
         return m_bufferSize;
@@ -234,19 +238,29 @@ class RoceSwitchMmu : public Object
     /** \return the resume offset in effect (ResumeOffset, or its default) */
     uint64_t GetResumeOffset() const;
 
-    uint64_t m_bufferSize;        //!< BufferSize
-    uint32_t m_mtu;               //!< Mtu (RoCE payload)
-    uint64_t m_reserve;           //!< Reserve (0 = default)
-    uint64_t m_headroomAttr;      //!< Headroom (0 = computed per port)
-    uint64_t m_poolSize;          //!< HeadroomPoolSize (0 = dedicated headroom)
-    uint64_t m_resumeOffset;      //!< ResumeOffset (0 = default)
-    double m_alpha;               //!< Alpha
-    uint32_t m_pfcResponseQuanta; //!< PFC response quanta at 100 Gb/s
-    uint64_t m_kmin;              //!< EcnKmin at 25 Gb/s
-    uint64_t m_kmax;              //!< EcnKmax at 25 Gb/s
-    double m_pmax;                //!< EcnPmax
-    bool m_ecnScale;              //!< EcnScaleWithRate
-    bool m_ecnEnabled;            //!< EcnEnabled
+    /// BufferSize attribute setter: the size in effect follows it
+    void SetBufferSize(uint64_t bytes);
+    /// \return the BufferSize attribute (0: scaled with the ports)
+    uint64_t GetBufferSizeAttribute() const;
+    /// the size in effect: BufferSize, or scaled with the ports
+    void UpdateBufferSize();
+
+    uint64_t m_bufferSize{MIN_AUTO_BUFFER}; //!< buffer in effect
+    uint64_t m_bufferAttr{0};               //!< BufferSize (0 = scaled with the ports)
+    Time m_bufferTime;                      //!< BufferTimePerPort
+    double m_portBuffer{0};                 //!< sum of rate * BufferTimePerPort, bytes
+    uint32_t m_mtu;                         //!< Mtu (RoCE payload)
+    uint64_t m_reserve;                     //!< Reserve (0 = default)
+    uint64_t m_headroomAttr;                //!< Headroom (0 = computed per port)
+    uint64_t m_poolSize;                    //!< HeadroomPoolSize (0 = dedicated headroom)
+    uint64_t m_resumeOffset;                //!< ResumeOffset (0 = default)
+    double m_alpha;                         //!< Alpha
+    uint32_t m_pfcResponseQuanta;           //!< PFC response quanta at 100 Gb/s
+    uint64_t m_kmin;                        //!< EcnKmin at 25 Gb/s
+    uint64_t m_kmax;                        //!< EcnKmax at 25 Gb/s
+    double m_pmax;                          //!< EcnPmax
+    bool m_ecnScale;                        //!< EcnScaleWithRate
+    bool m_ecnEnabled;                      //!< EcnEnabled
 
     std::vector<uint64_t> m_portRate;     //!< bit/s per port
     std::vector<uint64_t> m_headroomSize; //!< per port headroom size per lossless priority
