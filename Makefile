@@ -1,7 +1,7 @@
 # training-net: the README's two commands and their parts.
 #   make run     set up, build optimized, run the quickstart scenario (writes results.db)
 #   make check   set up, build, run every test: ctest, sanitizers, in-tree ns-3.37,
-#                ctest of a build folder outside the checkout
+#                ctest of a build folder outside the checkout, the ns-3.35 waf tree
 # Every target installs missing Debian packages first (as root; otherwise it
 # prints the apt-get line and stops).
 
@@ -11,6 +11,8 @@ JOBS       ?= 2
 CMAKE_ARGS ?=
 # A build folder outside the checkout (check-outside).
 OUTSIDE    ?= $(abspath $(CURDIR)/..)/tn-build
+# The trimmed ns-3.35 release tree of check-waf (a tarball kept beside the checkout).
+NS3_WAF_TARBALL ?= $(abspath $(CURDIR)/..)/shared/ns3/ns-3.35-waf-min.tar.xz
 
 .PHONY: all setup configure build run check test check-sanitize check-intree check-outside \
         check-waf bench bench-plan \
@@ -59,12 +61,12 @@ check-intree: setup
 check-outside: setup
 	JOBS=$(JOBS) BUILD_TYPE=$(BUILD_TYPE) sh utils/check-outside.sh $(OUTSIDE)
 
-# The module inside a waf-era ns-3 tree (Debian bullseye's ns-3.31 source package), tested by
-# that tree's test.py; the quickstart through waf.
+# The module inside the ns-3.35 waf tree (unpacked once from NS3_WAF_TARBALL into
+# $(BUILD)/waf), tested by that tree's test.py; the quickstart through waf.
 check-waf: setup
-	JOBS=$(JOBS) sh utils/check-waf.sh $(BUILD)
+	JOBS=$(JOBS) NS3_WAF_TARBALL=$(NS3_WAF_TARBALL) sh utils/check-waf.sh $(BUILD)
 
-check: test check-sanitize check-intree check-outside
+check: test check-sanitize check-intree check-outside check-waf
 
 bench: bench-plan bench-roce bench-routes bench-stats bench-collective
 

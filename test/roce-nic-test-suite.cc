@@ -42,6 +42,13 @@ WireSeconds(uint64_t bytes)
     return static_cast<double>(bytes) * 8.0 / static_cast<double>(RATE);
 }
 
+/// Posts a write on priority 3 when its event runs (ns-3.35 schedules no lambdas).
+void
+PostWriteLater(Ptr<RdmaNic> nic, uint32_t dst, uint64_t bytes, Completions* done)
+{
+    nic->PostWrite(dst, bytes, 3, MakeCallback(&Completions::Done, done));
+}
+
 } // namespace
 
 /**
@@ -457,9 +464,7 @@ class RoceNicRetryLimitTestCase : public TestCase
         tx->TraceConnectWithoutContext("MessageFailed", MakeCallback(&Completions::Done, &failed));
         tx->PostWrite(1, 2 * 4096, 3, MakeCallback(&Completions::Done, &sent));
         tx->PostWrite(1, 4096, 3, MakeCallback(&Completions::Done, &sent));
-        Simulator::Schedule(MilliSeconds(20), [&]() {
-            tx->PostWrite(1, 100, 3, MakeCallback(&Completions::Done, &sent));
-        });
+        Simulator::Schedule(MilliSeconds(20), &PostWriteLater, tx, 1, 100, &sent);
         Simulator::Run(); // no Stop: a QP that retried forever would never return
         NS_TEST_ASSERT_MSG_EQ(m_timeoutAt.size(), 4, "RetryLimit retries, then the failure");
         for (size_t k = 1; k < m_timeoutAt.size(); k++)
@@ -516,9 +521,7 @@ class RoceNicNoTimerLeftTestCase : public TestCase
         tn_topology_destroy(topo);
         Completions sent;
         helper.GetNic(0)->PostWrite(1, 100000, 3, MakeCallback(&Completions::Done, &sent));
-        Simulator::Schedule(MicroSeconds(50), [&]() {
-            helper.GetNic(0)->PostWrite(1, 5000, 3, MakeCallback(&Completions::Done, &sent));
-        });
+        Simulator::Schedule(MicroSeconds(50), &PostWriteLater, helper.GetNic(0), 1, 5000, &sent);
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(sent.records.size(), 2, "both complete");
         NS_TEST_EXPECT_MSG_EQ(Simulator::Now(), sent.records[1].end, "nothing runs after it");

@@ -692,8 +692,7 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     if (qp->m_failed)
     {
         // as verbs flush a work request posted to a QP in the error state, a moment later
-        Simulator::ScheduleNow(
-            [this, m]() mutable { CompleteFailed(m, RdmaMessageRecord::FLUSHED); });
+        Simulator::ScheduleNow(&RdmaNic::FlushPosted, this, m);
         return m.rec.id;
     }
     qp->m_psnEnd += m.packets;
@@ -1261,6 +1260,12 @@ RdmaNic::FailQp(RdmaQueuePair* qp)
         CompleteFailed(m, first ? RdmaMessageRecord::RETRY_EXCEEDED : RdmaMessageRecord::FLUSHED);
         first = false;
     }
+}
+
+void
+RdmaNic::FlushPosted(RdmaQueuePair::Message m)
+{
+    CompleteFailed(m, RdmaMessageRecord::FLUSHED);
 }
 
 void

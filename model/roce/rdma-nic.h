@@ -314,6 +314,8 @@ class RdmaNic : public RdmaTransport
     void FailQp(RdmaQueuePair* qp);
     /// Complete a message that did not succeed (trace and callback).
     void CompleteFailed(RdmaQueuePair::Message& m, RdmaMessageRecord::Status status);
+    /// A message posted to a QP in the error state: completed FLUSHED (scheduled by Post).
+    void FlushPosted(RdmaQueuePair::Message m);
     void CheckConfig();
     void RateChanged(RdmaQueuePair* qp, double rate);
 
