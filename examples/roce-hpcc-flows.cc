@@ -87,7 +87,7 @@ main(int argc, char* argv[])
     if (!config.empty())
     {
         std::string error;
-        if (!RoceHpccFlows::ParseConfigFile(config, baseDir, ignoreUnknown, &cfg, &error))
+        if (!RoceHpccConfigReader::Read(config, baseDir, ignoreUnknown, &cfg, &error))
         {
             std::cerr << "roce-hpcc-flows: " << error << "\n";
             return 1;

@@ -22,7 +22,6 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
-#include "ns3/roce-hpcc-flows.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"

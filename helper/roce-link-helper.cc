@@ -9,7 +9,9 @@
 #include "ns3/mac48-address.h"
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/packet.h"
+#include "ns3/pcap-file-wrapper.h"
 #include "ns3/roce-channel.h"
+#include "ns3/roce-header.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
@@ -21,6 +23,32 @@ NS_LOG_COMPONENT_DEFINE("RoceLinkHelper");
 
 namespace
 {
+/**
+ * The one pcap writer of RoCE devices: a file named name, hooked to the device's frames with
+ * the ICRC computed where bytes leave the model (RoceIcrcTrailer).
+ * \return the file, or null with *error set
+ */
+Ptr<PcapFileWrapper>
+OpenRocePcap(const std::string& name, Ptr<RoceNetDevice> device, std::string* error)
+{
+    Ptr<PcapFileWrapper> file = CreateObject<PcapFileWrapper>();
+    file->Open(name, std::ios::out);
+    if (file->Fail())
+    {
+        *error = name + ": cannot open for writing";
+        return nullptr;
+    }
+    file->Init(PcapHelper::DLT_EN10MB);
+    if (file->Fail())
+    {
+        *error = name + ": writing failed";
+        return nullptr;
+    }
+    device->TraceConnectWithoutContext("Sniffer",
+                                       MakeBoundCallback(&RoceIcrcTrailer::PcapSink, file));
+    return file;
+}
+
 /// ascii sink for queue events
 void
 AsciiQueueEvent(Ptr<OutputStreamWrapper> stream,
@@ -140,11 +168,9 @@ RoceLinkHelper::EnablePcapInternal(std::string prefix,
     PcapHelper pcapHelper;
     std::string filename =
         explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
-    Ptr<PcapFileWrapper> file =
-        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
-    // the ICRC is computed where bytes leave the model (see RoceIcrcTrailer)
-    device->TraceConnectWithoutContext("Sniffer",
-                                       MakeBoundCallback(&RoceIcrcTrailer::PcapSink, file));
+    std::string error;
+    // aborts on a file it cannot write, as PcapHelper::CreateFile does (RocePcapFiles reports)
+    NS_ABORT_MSG_UNLESS(OpenRocePcap(filename, device, &error), error);
 }
 
 void
@@ -178,6 +204,46 @@ RoceLinkHelper::EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
     device->TraceConnectWithoutContext("Drop", MakeBoundCallback(&AsciiDrop, stream, c));
     device->TraceConnectWithoutContext("PfcTx", MakeBoundCallback(&AsciiPfc, stream, "t " + c));
     device->TraceConnectWithoutContext("PfcRx", MakeBoundCallback(&AsciiPfc, stream, "r " + c));
+}
+
+bool
+RocePcapFiles::Open(const std::string& prefix,
+                    const NetDeviceContainer& devices,
+                    std::string* error)
+{
+    PcapHelper pcapHelper;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(devices.Get(i));
+        if (!dev)
+        {
+            continue;
+        }
+        std::string name = pcapHelper.GetFilenameFromDevice(prefix, dev);
+        Ptr<PcapFileWrapper> file = OpenRocePcap(name, dev, error);
+        if (!file)
+        {
+            return false;
+        }
+        m_files.emplace_back(name, file);
+    }
+    return true;
+}
+
+bool
+RocePcapFiles::Close(std::string* error)
+{
+    bool ok = true;
+    for (auto& f : m_files)
+    {
+        f.second->Close();
+        if (f.second->Fail() && ok)
+        {
+            *error = f.first + ": writing failed";
+            ok = false;
+        }
+    }
+    return ok;
 }
 
 } // namespace ns3

@@ -12,10 +12,13 @@
 #include "ns3/trace-helper.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
 
+class PcapFileWrapper;
 class RoceSwitch;
 
 /**
@@ -73,6 +76,45 @@ class RoceLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForDev
     ObjectFactory m_deviceFactory;  //!< devices
     ObjectFactory m_channelFactory; //!< channels
     ObjectFactory m_switchFactory;  //!< switches
+};
+
+/**
+ * \ingroup training-net
+ * \brief pcap files of RoCE devices whose failed writes are reported (unlike
+ * PcapHelperForDevice::EnablePcapAll, which aborts when a file cannot be opened and never
+ * reports a full disk).
+ *
+ * The frames are RoceLinkHelper::EnablePcap's: one file per device, named as EnablePcap names
+ * them (PREFIX-node-device.pcap), full Ethernet frames sent and received (the device's Sniffer
+ * trace) with the ICRC filled in (RoceIcrcTrailer::PcapSink), DLT_EN10MB.
+ */
+class RocePcapFiles
+{
+  public:
+    /**
+     * Open one file per device and hook it to the device.
+     * \param prefix file name prefix
+     * \param devices RoceNetDevices (other devices are skipped)
+     * \param error "FILE: cannot open for writing" on failure
+     * \return true on success
+     */
+    bool Open(const std::string& prefix, const NetDeviceContainer& devices, std::string* error);
+
+    /**
+     * Close every file (call after Simulator::Run).
+     * \param error "FILE: writing failed" for the first file that failed
+     * \return true if every frame reached its file
+     */
+    bool Close(std::string* error);
+
+    /** \return the number of files */
+    size_t GetN() const
+    {
+        return m_files.size();
+    }
+
+  private:
+    std::vector<std::pair<std::string, Ptr<PcapFileWrapper>>> m_files; //!< name, file
 };
 
 } // namespace ns3

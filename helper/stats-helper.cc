@@ -13,7 +13,7 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
-#include "ns3/roce-hpcc-flows.h"
+#include "ns3/roce-ideal-fct.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/tn-routing.h"
 
@@ -84,11 +84,7 @@ class IdealFct : public SimpleRefCount<IdealFct>
         {
             return 0;
         }
-        RoceHpccFlow flow;
-        flow.src = src;
-        flow.dst = dst;
-        flow.bytes = bytes;
-        uint64_t ns = RoceHpccFlows::IdealFctNs(self->m_topo, self->m_routes, flow, self->m_mtu);
+        uint64_t ns = RoceIdealFctNs(self->m_topo, self->m_routes, src, dst, bytes, self->m_mtu);
         self->m_memo[key] = ns;
         return ns;
     }

@@ -44,7 +44,7 @@ class RoceHelper;
  * link row per directed link, connects the sinks of every node (StatsRecorder::AddNode),
  * follows the collectives of every NPU's CollectiveExecutor (so call it after
  * CollectiveHelper::Install) and starts sampling. Flow rows get their ideal FCT from the
- * topology's routes (RoceHpccFlows::IdealFctNs). Which tables are recorded, the sampling
+ * topology's routes (RoceIdealFctNs). Which tables are recorded, the sampling
  * interval and signal handling are StatsRecorder attributes (SetRecorderAttribute).
  *
  * The topology must outlive the run (until Finish).

@@ -10,10 +10,13 @@
 
 #include "ns3/config.h"
 #include "ns3/pcap-file.h"
+#include "ns3/roce-header.h"
 #include "ns3/roce-hpcc-flows.h"
+#include "ns3/roce-ideal-fct.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/tn-routing.h"
+#include "ns3/type-id.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -259,11 +262,7 @@ class RoceHpccIdealTestCase : public TnDataTestCase
             tn_topology_destroy(topo);
             return;
         }
-        RoceHpccFlow f;
-        f.src = 0;
-        f.dst = 8;
-        f.bytes = 1000000;
-        uint64_t ideal = RoceHpccFlows::IdealFctNs(topo, routes, f, 4096);
+        uint64_t ideal = RoceIdealFctNs(topo, routes, 0, 8, 1000000, 4096);
         // 245 packets: first 4096 B (+82 +16 RETH), 243 x 4096 B (+82), last 576 B (+82);
         // 2 hops: all packets through one hop, the first (largest) through the other
         uint64_t first = Wire100G(4096 + 82 + 16);
@@ -391,8 +390,7 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
         const std::string base = DataFile("hpcc-mix");
         RoceHpccConfig cfg;
         std::string error;
-        bool ok =
-            RoceHpccFlows::ParseConfigFile(base + "/mix/config.txt", base, false, &cfg, &error);
+        bool ok = RoceHpccConfigReader::Read(base + "/mix/config.txt", base, false, &cfg, &error);
         NS_TEST_ASSERT_MSG_EQ(ok, true, error);
         NS_TEST_EXPECT_MSG_EQ(cfg.topologyFile, base + "/mix/topology.txt", "TOPOLOGY_FILE");
         NS_TEST_EXPECT_MSG_EQ(cfg.flowFile, base + "/mix/flow.txt", "FLOW_FILE");
@@ -497,8 +495,7 @@ class RoceHpccSimAiTestCase : public TnDataTestCase
     {
         RoceHpccConfig cfg;
         std::string error;
-        bool ok =
-            RoceHpccFlows::ParseConfigFile(DataFile("simai/SimAI.conf"), "", false, &cfg, &error);
+        bool ok = RoceHpccConfigReader::Read(DataFile("simai/SimAI.conf"), "", false, &cfg, &error);
         NS_TEST_ASSERT_MSG_EQ(ok, true, error);
         NS_TEST_EXPECT_MSG_EQ(cfg.mtu, 9000, "PACKET_PAYLOAD_SIZE 9000");
         NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 0, "4e13 s: until every flow finished");
@@ -552,7 +549,7 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
         WriteFile(path, text);
         RoceHpccConfig cfg;
         std::string error;
-        bool ok = RoceHpccFlows::ParseConfigFile(path, "", false, &cfg, &error);
+        bool ok = RoceHpccConfigReader::Read(path, "", false, &cfg, &error);
         if (ok)
         {
             cfg.topologyFile = DataFile(topo);
@@ -627,7 +624,7 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
         WriteFile(path, "LB_MODE 9\nCC_MODE 1\n");
         RoceHpccConfig cfg;
         std::string error;
-        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::ParseConfigFile(path, "", true, &cfg, &error),
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccConfigReader::Read(path, "", true, &cfg, &error),
                               true,
                               error);
         NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 1, "LB_MODE listed");
@@ -924,7 +921,8 @@ class RoceHpccUtilisationTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
- * pcap: one file per device with the frames it sent and received (Ethernet, IPv4, UDP 4791);
+ * pcap: one file per device with the frames it sent and received (Ethernet, IPv4, UDP 4791)
+ * with the ICRC filled in;
  * a prefix in a folder that does not exist is an error, not an abort.
  */
 class RoceHpccPcapTestCase : public TnDataTestCase
@@ -972,6 +970,12 @@ class RoceHpccPcapTestCase : public TnDataTestCase
             const uint32_t dport = (uint32_t(buf[14 + 20 + 2]) << 8) | buf[14 + 20 + 3];
             NS_TEST_EXPECT_MSG_EQ(ipv4 && dport == 4791, true, "RoCEv2 frame");
             data += incl > 4000 ? 1 : 0;
+            // the frame carries its ICRC (RoceLinkHelper's writer), not the model's zeros
+            std::vector<uint8_t> again(buf, buf + incl);
+            NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::FillIcrc(again.data(), incl), true, "RoCEv2");
+            NS_TEST_EXPECT_MSG_EQ((again == std::vector<uint8_t>(buf, buf + incl)),
+                                  true,
+                                  "ICRC filled in");
         }
         NS_TEST_EXPECT_MSG_GT(frames, 5, "data frames and the ACKs received");
         NS_TEST_EXPECT_MSG_EQ(data, 4, "4 full 4096-byte packets (the 5th carries 3616)");

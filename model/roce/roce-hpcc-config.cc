@@ -1,0 +1,647 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-hpcc-config.h"
+
+#include "ns3/attribute.h"
+#include "ns3/string.h"
+#include "ns3/tn-hpcc-files.h"
+#include "ns3/type-id.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Unsigned integer <= max; the whole field.
+bool
+ParseUnsigned(const std::string& s, uint64_t max, uint64_t* v)
+{
+    return tn_hpcc_parse_uint(s.c_str(), max, v);
+}
+
+/// Finite real in [lo, hi]; the whole field.
+bool
+ParseReal(const std::string& s, double lo, double hi, double* v)
+{
+    return tn_hpcc_parse_real(s.c_str(), lo, hi, v);
+}
+
+/// Number printed with full precision (for attribute values).
+std::string
+Exact(double v)
+{
+    std::ostringstream os;
+    os << std::setprecision(17) << v;
+    return os.str();
+}
+
+/// true if the attribute typeName::attribute exists and accepts value.
+bool
+IsValidSetting(const std::string& typeName, const std::string& attribute, const std::string& value)
+{
+    TypeId tid;
+    TypeId::AttributeInformation info;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
+        !tid.LookupAttributeByName(attribute, &info))
+    {
+        return false;
+    }
+    return info.checker->CreateValidValue(StringValue(value)) != nullptr;
+}
+
+/// Config keys of the HPCC family the model has no counterpart for, with the reason.
+struct IgnoredKey
+{
+    const char* key;    //!< the key
+    const char* reason; //!< why it is ignored
+};
+
+const IgnoredKey IGNORED_KEYS[] = {
+    {"DCTCP_RATE_AI", "DCTCP (CC_MODE 8) is not modelled"},
+    {"HAS_WIN", "HPCC's sending window is not modelled: DCQCN paces by rate only"},
+    {"GLOBAL_T", "HPCC's sending window is not modelled: DCQCN paces by rate only"},
+    {"VAR_WIN", "HPCC's sending window is not modelled: DCQCN paces by rate only"},
+    {"FAST_REACT", "HPCC (INT-based congestion control) is not modelled"},
+    {"U_TARGET", "HPCC (INT-based congestion control) is not modelled"},
+    {"MI_THRESH", "HPCC (INT-based congestion control) is not modelled"},
+    {"INT_MULTI", "HPCC (INT-based congestion control) is not modelled"},
+    {"MULTI_RATE", "HPCC (INT-based congestion control) is not modelled"},
+    {"SAMPLE_FEEDBACK", "HPCC (INT-based congestion control) is not modelled"},
+    {"PINT_LOG_BASE", "HPCC-PINT is not modelled"},
+    {"PINT_PROB", "HPCC-PINT is not modelled"},
+    {"RATE_BOUND", "pacing at the congestion-control rate is always on"},
+    {"L2_BACK_TO_ZERO", "retransmission always goes back to the first unacknowledged PSN"},
+    {"ENABLE_TRACE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
+    {"TRACE_FILE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
+    {"TRACE_OUTPUT_FILE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
+    {"TRACE_NODE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
+    {"QLEN_MON_FILE", "monitors: the results database (StatsHelper) samples every port"},
+    {"QLEN_MON_START", "monitors: the results database (StatsHelper) samples every port"},
+    {"QLEN_MON_END", "monitors: the results database (StatsHelper) samples every port"},
+    {"QLEN_MON_INTERVAL", "monitors: the results database (StatsHelper) samples every port"},
+    {"BW_MON_FILE", "monitors: the results database (StatsHelper) samples every port"},
+    {"BW_MON_INTERVAL", "monitors: the results database (StatsHelper) samples every port"},
+    {"RATE_MON_FILE", "monitors: the results database (StatsHelper) records every flow"},
+    {"CNP_MON_FILE", "monitors: the results database (StatsHelper) records every flow"},
+    {"QP_MON_INTERVAL", "monitors: the results database (StatsHelper) records every flow"},
+    {"MON_START", "monitors: the results database (StatsHelper) samples every port"},
+    {"MON_END", "monitors: the results database (StatsHelper) samples every port"},
+    {"PAUSE_TIME",
+     "PAUSE frames carry ns3::RoceNetDevice::PauseQuanta and are refreshed while congested"},
+    {"DATA_RATE", "link rates come from the topology file (as in HPCC)"},
+    {"LINK_DELAY", "link delays come from the topology file (as in HPCC)"},
+};
+
+/// Keys the runner maps (for the unknown-key check and the duplicate check).
+const char* const MAPPED_KEYS[] = {
+    "ENABLE_QCN",
+    "USE_DYNAMIC_PFC_THRESHOLD",
+    "PACKET_PAYLOAD_SIZE",
+    "TOPOLOGY_FILE",
+    "FLOW_FILE",
+    "FCT_OUTPUT_FILE",
+    "PFC_OUTPUT_FILE",
+    "SIMULATOR_STOP_TIME",
+    "CC_MODE",
+    "ALPHA_RESUME_INTERVAL",
+    "RATE_DECREASE_INTERVAL",
+    "CLAMP_TARGET_RATE",
+    "RP_TIMER",
+    "EWMA_GAIN",
+    "FAST_RECOVERY_TIMES",
+    "RATE_AI",
+    "RATE_HAI",
+    "MIN_RATE",
+    "ERROR_RATE_PER_LINK",
+    "L2_CHUNK_SIZE",
+    "L2_ACK_INTERVAL",
+    "ACK_HIGH_PRIO",
+    "LINK_DOWN",
+    "KMAX_MAP",
+    "KMIN_MAP",
+    "PMAX_MAP",
+    "BUFFER_SIZE",
+};
+
+} // namespace
+
+bool
+RoceHpccConfigReader::Read(const std::string& path,
+                           const std::string& baseDir,
+                           bool ignoreUnknown,
+                           RoceHpccConfig* cfg,
+                           std::string* error)
+{
+    tn_hpcc_config* entries = nullptr;
+    tn_error err;
+    if (tn_hpcc_config_load(path.c_str(), &entries, &err) != TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    std::unique_ptr<tn_hpcc_config, void (*)(tn_hpcc_config*)> owner(entries,
+                                                                     &tn_hpcc_config_destroy);
+    cfg->configFile = path;
+    cfg->ignoreTrailingLines = true;
+    uint32_t lineNo = 0;
+    std::string key;
+    auto fail = [&](const std::string& what) {
+        *error = path + ":" + std::to_string(lineNo) + ": " + key + ": " + what;
+        return false;
+    };
+    auto setting = [&](const char* type, const std::string& attribute, const std::string& value) {
+        cfg->settings.push_back({type, attribute, value, key, lineNo});
+    };
+    auto file = [&](const std::string& name) {
+        return baseDir.empty() || name.empty() || name[0] == '/' ? name : baseDir + "/" + name;
+    };
+    // microseconds (HPCC's unit of the DCQCN timers) to an ns-3 time string
+    auto micro = [&](const std::string& v, std::string* out) {
+        double us;
+        if (!ParseReal(v, 0.001, 1e9, &us))
+        {
+            return false;
+        }
+        *out = std::to_string(std::llround(us * 1000)) + "ns";
+        return true;
+    };
+    auto rate = [&](const std::string& v, uint64_t* bps) {
+        tn_error ignored;
+        return tn_topology_parse_rate(v.c_str(), SIZE_MAX, key.c_str(), bps, &ignored) == TN_OK;
+    };
+    uint64_t ackBytes = 0;
+    uint64_t chunkBytes = 0;
+    uint32_t ackLine = 0;
+    bool payloadGiven = false;
+    for (size_t e = 0; e < entries->count; ++e)
+    {
+        const tn_hpcc_entry& entry = entries->entry[e];
+        lineNo = entry.line;
+        key = entry.key;
+        const std::vector<std::string> args(entry.values, entry.values + entry.value_count);
+        const IgnoredKey* ignored = nullptr;
+        for (const auto& k : IGNORED_KEYS)
+        {
+            ignored = key == k.key ? &k : ignored;
+        }
+        std::string joined;
+        for (const auto& a : args)
+        {
+            joined += (joined.empty() ? "" : " ") + a;
+        }
+        if (ignored)
+        {
+            cfg->ignored.push_back({key, joined, lineNo, ignored->reason});
+            continue;
+        }
+        bool mapped = false;
+        for (const char* k : MAPPED_KEYS)
+        {
+            mapped = mapped || key == k;
+        }
+        if (!mapped)
+        {
+            if (ignoreUnknown)
+            {
+                cfg->ignored.push_back({key, joined, lineNo, "unknown key"});
+                continue;
+            }
+            return fail("unknown key (known keys: doc/roce-hpcc-migration.rst; "
+                        "--ignore-unknown-keys lists and skips such keys)");
+        }
+        const bool isMap = key == "KMAX_MAP" || key == "KMIN_MAP" || key == "PMAX_MAP";
+        const size_t want = key == "LINK_DOWN" ? 3 : 1;
+        if (!isMap && args.size() != want)
+        {
+            return fail("expected " + std::to_string(want) + " value" + (want > 1 ? "s" : "") +
+                        ", found " + std::to_string(args.size()));
+        }
+        const std::string a = args.empty() ? "" : args[0];
+        uint64_t u = 0;
+        double d = 0;
+        std::string s;
+        if (key == "ENABLE_QCN" || key == "CLAMP_TARGET_RATE" ||
+            key == "USE_DYNAMIC_PFC_THRESHOLD" || key == "ACK_HIGH_PRIO")
+        {
+            if (!ParseUnsigned(a, 1, &u))
+            {
+                return fail("'" + a + "' is not 0 or 1");
+            }
+            if (key == "ENABLE_QCN")
+            {
+                setting("ns3::RoceSwitchMmu", "EcnEnabled", u ? "true" : "false");
+            }
+            else if (key == "CLAMP_TARGET_RATE")
+            {
+                setting("ns3::RdmaNic", "ClampTargetRate", u ? "true" : "false");
+            }
+            else if (key == "USE_DYNAMIC_PFC_THRESHOLD")
+            {
+                if (u)
+                {
+                    setting("", "dynamic PFC threshold", "ns3::RoceSwitchMmu::Alpha x free buffer");
+                }
+                else
+                {
+                    cfg->ignored.push_back({key,
+                                            a,
+                                            lineNo,
+                                            "static PFC thresholds are not modelled: the dynamic "
+                                            "threshold ns3::RoceSwitchMmu::Alpha x free buffer "
+                                            "is used"});
+                }
+            }
+            else if (u)
+            {
+                setting("", "ACKs", "strict-priority control queue");
+            }
+            else
+            {
+                cfg->ignored.push_back(
+                    {key, a, lineNo, "ACKs and CNPs always use the strict-priority control queue"});
+            }
+        }
+        else if (key == "PACKET_PAYLOAD_SIZE")
+        {
+            if (!ParseUnsigned(a, 9000, &u) || u < 256)
+            {
+                return fail("'" + a + "' is not a payload size in bytes in 256..9000");
+            }
+            cfg->mtu = static_cast<uint32_t>(u);
+            payloadGiven = true;
+            setting("", "--mtu", a);
+        }
+        else if (key == "TOPOLOGY_FILE" || key == "FLOW_FILE" || key == "FCT_OUTPUT_FILE" ||
+                 key == "PFC_OUTPUT_FILE")
+        {
+            std::string& target = key == "TOPOLOGY_FILE"     ? cfg->topologyFile
+                                  : key == "FLOW_FILE"       ? cfg->flowFile
+                                  : key == "FCT_OUTPUT_FILE" ? cfg->fctFile
+                                                             : cfg->pfcFile;
+            target = file(a);
+            setting("",
+                    key == "TOPOLOGY_FILE"     ? "--topology"
+                    : key == "FLOW_FILE"       ? "--flows"
+                    : key == "FCT_OUTPUT_FILE" ? "--fct"
+                                               : "--pfc",
+                    target);
+        }
+        else if (key == "SIMULATOR_STOP_TIME")
+        {
+            if (!ParseReal(a, 0, 1e300, &d))
+            {
+                return fail("'" + a + "' is not a time in seconds (>= 0)");
+            }
+            if (d > RoceHpccConfig::MAX_STOP_SECONDS)
+            {
+                cfg->stopSeconds = 0;
+                cfg->notices.push_back(path + ":" + std::to_string(lineNo) +
+                                       ": SIMULATOR_STOP_TIME " + a +
+                                       " s is beyond ns-3's time range (9.2e9 s): the run "
+                                       "ends when every flow has finished");
+                setting("", "--stop", "0 (until every flow finished)");
+            }
+            else
+            {
+                cfg->stopSeconds = d;
+                setting("", "--stop", a);
+            }
+        }
+        else if (key == "CC_MODE")
+        {
+            if (!ParseUnsigned(a, UINT32_MAX, &u))
+            {
+                return fail("'" + a + "' is not a CC_MODE number");
+            }
+            const char* name = u == 3    ? "HPCC"
+                               : u == 7  ? "TIMELY"
+                               : u == 8  ? "DCTCP"
+                               : u == 10 ? "HPCC-PINT"
+                                         : nullptr;
+            if (u != 1 && !name)
+            {
+                return fail("'" + a +
+                            "' is not a CC_MODE of the HPCC family (1 DCQCN, 3 HPCC, 7 "
+                            "TIMELY, 8 DCTCP, 10 HPCC-PINT)");
+            }
+            cfg->cc = "dcqcn";
+            if (name)
+            {
+                cfg->ignored.push_back({key,
+                                        a,
+                                        lineNo,
+                                        std::string(name) +
+                                            " is not modelled: DCQCN runs instead (--cc=dcqcn|none "
+                                            "chooses explicitly)"});
+            }
+            setting("", "--cc", "dcqcn");
+            // HPCC's DCQCN: one additive-increase stage before hyper increase, no byte counter
+            setting("ns3::RdmaNic", "AdditiveStages", "1");
+            setting("ns3::RdmaNic", "ByteCounter", "0");
+        }
+        else if (key == "ALPHA_RESUME_INTERVAL" || key == "RATE_DECREASE_INTERVAL" ||
+                 key == "RP_TIMER")
+        {
+            if (!micro(a, &s))
+            {
+                return fail("'" + a + "' is not a time in microseconds (0.001 .. 1e9)");
+            }
+            setting("ns3::RdmaNic",
+                    key == "ALPHA_RESUME_INTERVAL"    ? "AlphaUpdatePeriod"
+                    : key == "RATE_DECREASE_INTERVAL" ? "RateDecreasePeriod"
+                                                      : "RateIncreasePeriod",
+                    s);
+        }
+        else if (key == "EWMA_GAIN")
+        {
+            if (!ParseReal(a, 0, 1, &d) || d == 0)
+            {
+                return fail("'" + a + "' is not a gain in (0, 1]");
+            }
+            setting("ns3::RdmaNic", "DcqcnG", Exact(d));
+        }
+        else if (key == "FAST_RECOVERY_TIMES")
+        {
+            if (!ParseUnsigned(a, UINT32_MAX, &u))
+            {
+                return fail("'" + a + "' is not a non-negative integer");
+            }
+            setting("ns3::RdmaNic", "FastRecoveryStages", a);
+        }
+        else if (key == "RATE_AI" || key == "RATE_HAI" || key == "MIN_RATE")
+        {
+            if (!rate(a, &u) || u == 0)
+            {
+                return fail("'" + a + "' is not a rate above 0 (e.g. 50Mb/s, 100Mbps)");
+            }
+            setting("ns3::RdmaNic",
+                    key == "RATE_AI"    ? "AdditiveIncrease"
+                    : key == "RATE_HAI" ? "HyperIncrease"
+                                        : "MinRate",
+                    std::to_string(u) + "bps");
+            cfg->rateStepsAbsolute = cfg->rateStepsAbsolute || key != "MIN_RATE";
+        }
+        else if (key == "ERROR_RATE_PER_LINK")
+        {
+            if (!ParseReal(a, 0, 1, &d) || d >= 1)
+            {
+                return fail("'" + a + "' is not an error rate in [0, 1) (1 loses every packet)");
+            }
+            cfg->errorRatePerLink = d;
+            setting("", "error model on links whose error_rate is 0", Exact(d));
+        }
+        else if (key == "L2_CHUNK_SIZE" || key == "L2_ACK_INTERVAL")
+        {
+            if (!ParseUnsigned(a, UINT32_MAX, &u))
+            {
+                return fail("'" + a + "' is not a number of bytes");
+            }
+            (key == "L2_CHUNK_SIZE" ? chunkBytes : ackBytes) = u;
+            ackLine = std::max(ackLine, lineNo);
+        }
+        else if (key == "LINK_DOWN")
+        {
+            if (args[0] != "0" || args[1] != "0" || args[2] != "0")
+            {
+                return fail("'" + joined + "': link failures are not modelled (LINK_DOWN 0 0 0)");
+            }
+            setting("", "link failures", "none");
+        }
+        else if (key == "BUFFER_SIZE")
+        {
+            if (!ParseUnsigned(a, UINT64_C(1) << 32, &u) || u == 0)
+            {
+                return fail("'" + a + "' is not a buffer size in MB (1 .. 2^32)");
+            }
+            setting("ns3::RoceSwitchMmu", "BufferSize", std::to_string(u * 1024 * 1024));
+        }
+        else if (isMap)
+        {
+            RoceHpccRateMap& m = key == "KMAX_MAP"   ? cfg->kmax
+                                 : key == "KMIN_MAP" ? cfg->kmin
+                                                     : cfg->pmax;
+            if (args.empty() || !ParseUnsigned(args[0], 1000, &u) || u == 0)
+            {
+                return fail("the first value must be the number of (rate, value) pairs");
+            }
+            if (args.size() != 1 + 2 * u)
+            {
+                return fail(args[0] + " pairs announced, " + std::to_string(args.size() - 1) +
+                            " values follow");
+            }
+            m.entries.clear();
+            m.line = lineNo;
+            setting("", "ECN at each switch-port rate", "resolved against the topology");
+            for (uint64_t i = 0; i < u; ++i)
+            {
+                uint64_t bps;
+                const std::string& r = args[1 + 2 * i];
+                const std::string& v = args[2 + 2 * i];
+                if (!rate(r, &bps) || bps == 0)
+                {
+                    return fail("'" + r + "' is not a link rate in bit/s");
+                }
+                const bool ok = key == "PMAX_MAP"
+                                    ? ParseReal(v, 0, 1, &d)
+                                    : ParseReal(v, 0, 4e9, &d) &&
+                                          v.find_first_not_of("0123456789") == std::string::npos;
+                if (!ok)
+                {
+                    return fail("'" + v + "' is not " +
+                                (key == "PMAX_MAP" ? "a probability in [0, 1]"
+                                                   : "a threshold in KB (integer)"));
+                }
+                m.entries.emplace_back(bps, d);
+            }
+        }
+    }
+    if (ackLine)
+    {
+        // HPCC acknowledges when the received bytes pass the next multiple of L2_ACK_INTERVAL
+        // and at every L2_CHUNK_SIZE boundary: in packets, the smaller of the two, at least 1
+        uint64_t bytes = ackBytes == 0     ? chunkBytes
+                         : chunkBytes == 0 ? ackBytes
+                                           : std::min(ackBytes, chunkBytes);
+        uint64_t packets = bytes == 0 ? 1 : std::max<uint64_t>(1, bytes / cfg->mtu);
+        key = ackBytes && chunkBytes ? "L2_ACK_INTERVAL+L2_CHUNK_SIZE"
+              : ackBytes             ? "L2_ACK_INTERVAL"
+                                     : "L2_CHUNK_SIZE";
+        lineNo = ackLine;
+        if (packets > UINT32_MAX)
+        {
+            return fail("ACK interval of " + std::to_string(packets) + " packets is too large");
+        }
+        setting("ns3::RdmaNic", "AckInterval", std::to_string(packets));
+    }
+    if (!payloadGiven)
+    {
+        cfg->notices.push_back(path + ": no PACKET_PAYLOAD_SIZE: payload " +
+                               std::to_string(cfg->mtu) + " bytes");
+    }
+    return CheckSettings(path + ":", cfg->settings, error);
+}
+
+bool
+RoceHpccConfigReader::ResolveEcnMaps(const RoceHpccConfig& config,
+                                     const tn_topology* topo,
+                                     std::vector<RoceHpccSetting>* settings,
+                                     std::string* error)
+{
+    settings->clear();
+    const std::string where = config.configFile.empty() ? "" : config.configFile + ":";
+    std::set<uint64_t> switchRates;
+    for (uint32_t l = 0; l < tn_topology_link_count(topo); ++l)
+    {
+        const tn_link* link = tn_topology_link(topo, l);
+        if (tn_topology_node_kind(topo, link->src) != TN_NODE_NPU)
+        {
+            switchRates.insert(link->rate_bps);
+        }
+    }
+    const RoceHpccRateMap* maps[3] = {&config.kmin, &config.kmax, &config.pmax};
+    const char* mapNames[3] = {"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"};
+    const bool anyMap = config.kmin.line || config.kmax.line || config.pmax.line;
+    for (int m = 0; anyMap && m < 3 && !switchRates.empty(); ++m)
+    {
+        auto fail = [&](uint32_t line, const std::string& what) {
+            *error = where + std::to_string(line) + ": " + mapNames[m] + ": " + what;
+            return false;
+        };
+        if (!maps[m]->line)
+        {
+            int given = -1;
+            for (int k = 0; k < 3; ++k)
+            {
+                if (maps[k]->line && (given < 0 || maps[k]->line < maps[given]->line))
+                {
+                    given = k;
+                }
+            }
+            *error = where + std::to_string(maps[given]->line) + ": " + mapNames[given] +
+                     ": given without " + mapNames[m] +
+                     " (KMIN_MAP, KMAX_MAP and PMAX_MAP go together)";
+            return false;
+        }
+        std::vector<double> perRate;
+        for (uint64_t r : switchRates)
+        {
+            auto it =
+                std::find_if(maps[m]->entries.begin(),
+                             maps[m]->entries.end(),
+                             [r](const std::pair<uint64_t, double>& e) { return e.first == r; });
+            if (it == maps[m]->entries.end())
+            {
+                return fail(maps[m]->line,
+                            "no entry for " + std::to_string(r) +
+                                " bit/s, a rate of the switch ports of " + config.topologyFile);
+            }
+            // thresholds in KB (1000 bytes), as HPCC's SwitchMmu::ConfigEcn reads them
+            perRate.push_back(m == 2 ? it->second : it->second * 1000);
+        }
+        const std::string attr = m == 0 ? "EcnKmin" : m == 1 ? "EcnKmax" : "EcnPmax";
+        const uint64_t r0 = *switchRates.begin();
+        if (m == 2)
+        {
+            for (double p : perRate)
+            {
+                if (p != perRate[0])
+                {
+                    return fail(maps[m]->line,
+                                "differs between the rates of the switch ports; "
+                                "ns3::RoceSwitchMmu::EcnPmax is one value per switch");
+                }
+            }
+            settings->push_back(
+                {"ns3::RoceSwitchMmu", attr, Exact(perRate[0]), mapNames[m], maps[m]->line});
+            continue;
+        }
+        if (switchRates.size() == 1)
+        {
+            settings->push_back(
+                {"ns3::RoceSwitchMmu", "EcnScaleWithRate", "false", mapNames[m], maps[m]->line});
+            settings->push_back({"ns3::RoceSwitchMmu",
+                                 attr,
+                                 std::to_string(std::llround(perRate[0])),
+                                 mapNames[m],
+                                 maps[m]->line});
+            continue;
+        }
+        // several rates: the MMU scales one threshold (at 25 Gb/s) with the port rate
+        const double at25 = perRate[0] * 25e9 / double(r0);
+        size_t i = 0;
+        for (uint64_t r : switchRates)
+        {
+            if (std::fabs(perRate[i] * 25e9 / double(r) - at25) > 1e-6 * at25 + 0.5)
+            {
+                return fail(maps[m]->line,
+                            "the thresholds at the switch port rates are not proportional to "
+                            "the rate (" +
+                                std::to_string(r0) + " bit/s: " + Exact(perRate[0] / 1000) +
+                                " KB, " + std::to_string(r) +
+                                " bit/s: " + Exact(perRate[i] / 1000) +
+                                " KB); ns3::RoceSwitchMmu scales one threshold with the rate");
+            }
+            ++i;
+        }
+        settings->push_back(
+            {"ns3::RoceSwitchMmu", "EcnScaleWithRate", "true", mapNames[m], maps[m]->line});
+        settings->push_back({"ns3::RoceSwitchMmu",
+                             attr,
+                             std::to_string(std::llround(at25)),
+                             mapNames[m],
+                             maps[m]->line});
+    }
+    if (anyMap && !switchRates.empty())
+    {
+        for (uint64_t r : switchRates)
+        {
+            double kmin = 0;
+            double kmax = 0;
+            for (const auto& e : config.kmin.entries)
+            {
+                kmin = e.first == r ? e.second : kmin;
+            }
+            for (const auto& e : config.kmax.entries)
+            {
+                kmax = e.first == r ? e.second : kmax;
+            }
+            if (kmin > kmax)
+            {
+                *error = where + std::to_string(config.kmin.line) + ": KMIN_MAP: " + Exact(kmin) +
+                         " KB at " + std::to_string(r) + " bit/s is above KMAX_MAP's " +
+                         Exact(kmax) + " KB";
+                return false;
+            }
+        }
+    }
+
+    return true;
+}
+
+bool
+RoceHpccConfigReader::CheckSettings(const std::string& where,
+                                    const std::vector<RoceHpccSetting>& settings,
+                                    std::string* error)
+{
+    for (const auto& st : settings)
+    {
+        if (!st.typeName.empty() && !IsValidSetting(st.typeName, st.attribute, st.value))
+        {
+            *error = where + std::to_string(st.line) + ": " + st.key + ": " + st.typeName +
+                     "::" + st.attribute + " refuses '" + st.value + "'";
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace ns3
