@@ -29,6 +29,7 @@ core_sources = [
     'model/core/tn-topology-spec.c',
     'model/core/tn-text.c',
     'model/core/tn-verify.c',
+    'model/core/tn-workload-group.c',
     'model/core/tn-workload.c',
 ]
 core_headers = [
@@ -51,6 +52,7 @@ core_headers = [
 # Private to the core's sources (not installed as ns3/...).
 core_private_headers = [
     'model/core/tn-algorithm-impl.h',
+    'model/core/tn-workload-impl.h',
     'model/core/tn-array.h',
     'model/core/tn-text.h',
 ]

@@ -243,7 +243,8 @@ class TrainingWorkloadsTestCase : public TnDataTestCase
                                "MLP_HybridParallel_Data_Model.txt",
                                "MLP_ModelParallel.txt",
                                "microAllReduce.txt",
-                               "microAllToAll.txt"};
+                               "microAllToAll.txt",
+                               "Transformer_FwdInBckwd_small.txt"};
         for (const char* f : files)
         {
             const std::string file = DataFile(std::string("workloads/") + f);
@@ -266,6 +267,53 @@ class TrainingWorkloadsTestCase : public TnDataTestCase
                                         r.collectives,
                                         f << ": each plan built once for both iterations");
         }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Activation recomputation (HYBRID_TRANSFORMER_FWD_IN_BCKWD, test/data/workloads/
+ * Transformer_FwdInBckwd_small.txt: checkpoints 0 and 3, initiated at layers 5 and 2): the
+ * backward pass runs the forward passes of layers 3, 4, 0 and 1 again, so with an infinite
+ * network an iteration is the workload's cycles plus their 4800 forward cycles, and on the
+ * network (4 NPUs, model-parallel groups of 2: two groups per pass, every pass with a
+ * collective) the job creates 6 layers x 3 passes x 2 groups = 36 collectives plus
+ * 4 recomputed forward passes x 2 groups = 8; without overlap the iteration is compute plus
+ * communication.
+ */
+class TrainingRecomputeTestCase : public TnDataTestCase
+{
+  public:
+    TrainingRecomputeTestCase()
+        : TnDataTestCase("training: checkpointed forward passes recomputed (FWD_IN_BCKWD)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string file = DataFile("workloads/Transformer_FwdInBckwd_small.txt");
+        const double cycles = SumCycles(file);
+        NS_TEST_ASSERT_MSG_GT(cycles, 0, "workload read");
+        const double recomputed = 1300 + 1400 + 1000 + 1100;
+
+        TrainingRun computeOnly = RunTraining(file, "switch:4", "ace", true, false);
+        NS_TEST_ASSERT_MSG_EQ(computeOnly.error, "", "compute only");
+        NS_TEST_EXPECT_MSG_EQ(computeOnly.complete, true, "completes");
+        NS_TEST_EXPECT_MSG_EQ_TOL(computeOnly.iterationNs,
+                                  cycles + recomputed,
+                                  1,
+                                  "iteration = compute + the recomputed forward passes");
+
+        TrainingRun serial = RunTraining(file, "switch:4", "ace", false, true);
+        NS_TEST_ASSERT_MSG_EQ(serial.error, "", "on the network");
+        NS_TEST_EXPECT_MSG_EQ(serial.complete, true, "completes on the network");
+        NS_TEST_EXPECT_MSG_EQ(serial.collectives, 36u + 8u, "recomputed forward collectives");
+        NS_TEST_EXPECT_MSG_EQ_TOL(serial.computeNs, cycles + recomputed, 1, "compute");
+        NS_TEST_EXPECT_MSG_EQ_TOL(serial.iterationNs,
+                                  serial.computeNs + serial.exposedNs,
+                                  60,
+                                  "iteration = compute + communication");
     }
 };
 
@@ -552,6 +600,7 @@ class TrainingTestSuite : public TestSuite
         : TestSuite("training-net-training", UNIT)
     {
         AddTestCase(new TrainingClosedFormTestCase, TestCase::QUICK);
+        AddTestCase(new TrainingRecomputeTestCase, TestCase::QUICK);
         AddTestCase(new TrainingLayerRecordsTestCase, TestCase::QUICK);
         AddTestCase(new TrainingAceTestCase, TestCase::QUICK);
         AddTestCase(new TrainingRefusalTestCase, TestCase::QUICK);

@@ -1,13 +1,14 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * tn-workload: reader and writer of ASTRA-sim 1.0 text workloads and the groups
- * of their parallelisms (contract and sources in tn-workload.h).
+ * tn-workload: reader and writer of ASTRA-sim 1.0 text workloads (contract and
+ * sources in tn-workload.h; the groups of their parallelisms in tn-workload-group.c).
  */
 #include "tn-workload.h"
 
 #include "tn-array.h"
 #include "tn-text.h"
+#include "tn-workload-impl.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -24,17 +25,6 @@
 /* Fields of line 1 kept (more is an error anyway). */
 #define TN_WL_HEADER_FIELDS 16
 
-struct tn_workload
-{
-    char* name;
-    tn_parallelism parallelism;
-    uint32_t group;       /* model_parallel_NPU_group, 0 if absent */
-    uint32_t dlrm_bottom; /* TN_WORKLOAD_NONE if absent */
-    uint32_t count;
-    size_t cap;
-    tn_workload_layer* layers;
-};
-
 static const char* const tn_parallelism_names[TN_PARALLELISM_COUNT] = {
     "DATA",
     "HYBRID_TRANSFORMER",
@@ -44,11 +34,16 @@ static const char* const tn_parallelism_names[TN_PARALLELISM_COUNT] = {
     "HYBRID_MODEL_DATA",
     "HYBRID_CUSTOMIZED",
     "MICRO",
+    "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
 };
 
 #define TN_PARALLELISM_LIST                                                                        \
     "DATA, HYBRID_TRANSFORMER, HYBRID_DLRM, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, "         \
-    "HYBRID_CUSTOMIZED or MICRO"
+    "HYBRID_CUSTOMIZED, MICRO or HYBRID_TRANSFORMER_FWD_IN_BCKWD"
+
+/* The keys of line 1 that introduce a list of layers (HYBRID_TRANSFORMER_FWD_IN_BCKWD). */
+static const char* const tn_wl_list_keys[2] = {"checkpoints:", "checkpoint_initiates:"};
+static const char* const tn_wl_list_names[2] = {"checkpoints", "checkpoint_initiates"};
 
 static const char* const tn_comm_names[TN_COMM_TYPE_COUNT] = {
     "NONE",
@@ -194,164 +189,6 @@ tn_group_name(tn_group g)
     return (unsigned)g < 4 ? names[g] : "?";
 }
 
-/* ---- groups ----------------------------------------------------------------------- */
-
-tn_group
-tn_parallelism_group(tn_parallelism p, tn_pass pass)
-{
-    /* rows: fwd, ig, wg (ASTRA-sim 1.0 Workload::decode_involved_dimensions, see the
-       header for the mapping of its dimension masks to groups) */
-    static const tn_group table[TN_PARALLELISM_COUNT][TN_PASS_COUNT] = {
-        /* DATA */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_ALL},
-        /* HYBRID_TRANSFORMER */ {TN_GROUP_INNER, TN_GROUP_INNER, TN_GROUP_OUTER},
-        /* HYBRID_DLRM */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_ALL},
-        /* MODEL */ {TN_GROUP_ALL, TN_GROUP_ALL, TN_GROUP_NONE},
-        /* HYBRID_DATA_MODEL */ {TN_GROUP_INNER, TN_GROUP_INNER, TN_GROUP_OUTER},
-        /* HYBRID_MODEL_DATA */ {TN_GROUP_OUTER, TN_GROUP_OUTER, TN_GROUP_INNER},
-        /* HYBRID_CUSTOMIZED */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_NONE},
-        /* MICRO */ {TN_GROUP_NONE, TN_GROUP_NONE, TN_GROUP_ALL},
-    };
-    if ((unsigned)p >= TN_PARALLELISM_COUNT || (unsigned)pass >= TN_PASS_COUNT)
-    {
-        return TN_GROUP_NONE;
-    }
-    return table[p][pass];
-}
-
-tn_group
-tn_workload_layer_group(const tn_workload* wl, uint32_t i, tn_pass pass)
-{
-    assert(wl && i < wl->count);
-    const tn_workload_layer* l = &wl->layers[i];
-    if ((unsigned)pass >= TN_PASS_COUNT || l->pass[pass].comm == TN_COMM_NONE)
-    {
-        return TN_GROUP_NONE;
-    }
-    if (wl->parallelism == TN_PARALLELISM_HYBRID_DLRM && i == 0)
-    {
-        return TN_GROUP_ALL;
-    }
-    return tn_parallelism_group(l->parallelism, pass);
-}
-
-tn_status
-tn_workload_validate(const tn_workload* wl,
-                     uint32_t npus,
-                     uint32_t default_group,
-                     uint32_t* group,
-                     tn_error* err)
-{
-    if (!wl)
-    {
-        return tn_error_set(err, TN_EINVAL, "tn_workload_validate: wl is NULL");
-    }
-    if (npus == 0)
-    {
-        return tn_error_set(err, TN_EINVAL, "%s: needs at least 1 NPU, got 0", wl->name);
-    }
-    int needs = 0;
-    for (uint32_t i = 0; i < wl->count && !needs; i++)
-    {
-        for (int p = 0; p < TN_PASS_COUNT; p++)
-        {
-            tn_group g = tn_workload_layer_group(wl, i, (tn_pass)p);
-            needs |= g == TN_GROUP_INNER || g == TN_GROUP_OUTER;
-        }
-    }
-    uint32_t g = 1;
-    const char* from = "";
-    if (wl->group)
-    {
-        g = wl->group;
-        from = "model_parallel_NPU_group of line 1";
-    }
-    else if (needs && default_group)
-    {
-        g = default_group;
-        from = "default model-parallel group";
-    }
-    else if (needs)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "%s: %s needs a model-parallel group size: line 1 has no "
-                            "model_parallel_NPU_group and no default was given",
-                            wl->name,
-                            tn_parallelism_name(wl->parallelism));
-    }
-    if (g > npus)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "%s: the %s is %u NPUs but only %u NPUs are available",
-                            wl->name,
-                            from,
-                            g,
-                            npus);
-    }
-    if (npus % g != 0)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "%s: %u NPUs cannot be split into model-parallel groups of %u (%s): "
-                            "%u is not a multiple of %u",
-                            wl->name,
-                            npus,
-                            g,
-                            from,
-                            npus,
-                            g);
-    }
-    if (group)
-    {
-        *group = g;
-    }
-    return TN_OK;
-}
-
-tn_status
-tn_group_members(tn_group g,
-                 uint32_t npus,
-                 uint32_t group_size,
-                 uint32_t rank,
-                 uint32_t* first,
-                 uint32_t* stride,
-                 uint32_t* count,
-                 tn_error* err)
-{
-    if (!first || !stride || !count)
-    {
-        return tn_error_set(err, TN_EINVAL, "tn_group_members: an output is NULL");
-    }
-    if (rank >= npus || group_size == 0 || npus % group_size != 0)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "tn_group_members: need rank %u < npus %u and group size %u >= 1 "
-                            "dividing npus",
-                            rank,
-                            npus,
-                            group_size);
-    }
-    switch (g)
-    {
-    case TN_GROUP_NONE:
-        *first = rank, *stride = 1, *count = 1;
-        return TN_OK;
-    case TN_GROUP_ALL:
-        *first = 0, *stride = 1, *count = npus;
-        return TN_OK;
-    case TN_GROUP_INNER:
-        *first = rank - rank % group_size, *stride = 1, *count = group_size;
-        return TN_OK;
-    case TN_GROUP_OUTER:
-        *first = rank % group_size, *stride = group_size, *count = npus / group_size;
-        return TN_OK;
-    default:
-        return tn_error_set(err, TN_EINVAL, "tn_group_members: invalid group %d", (int)g);
-    }
-}
-
 /* ---- accessors -------------------------------------------------------------------- */
 
 void
@@ -366,6 +203,10 @@ tn_workload_destroy(tn_workload* wl)
         free((char*)wl->layers[i].name);
     }
     free(wl->layers);
+    free(wl->list[0]);
+    free(wl->list[1]);
+    free(wl->recompute);
+    free(wl->is_checkpoint);
     free(wl->name);
     free(wl);
 }
@@ -394,6 +235,20 @@ tn_workload_dlrm_last_bottom_layer(const tn_workload* wl)
     return wl->dlrm_bottom;
 }
 
+int
+tn_workload_is_checkpoint(const tn_workload* wl, uint32_t layer)
+{
+    assert(wl && layer < wl->count);
+    return wl->is_checkpoint[layer];
+}
+
+uint32_t
+tn_workload_recompute_from(const tn_workload* wl, uint32_t layer)
+{
+    assert(wl && layer < wl->count);
+    return wl->recompute[layer];
+}
+
 uint32_t
 tn_workload_layer_count(const tn_workload* wl)
 {
@@ -418,7 +273,8 @@ typedef struct tn_wl_reader
     tn_error* err;
 } tn_wl_reader;
 
-/* "NAME:LINE: field K (FIELD): " + the message; field_name NULL: no "(FIELD)". */
+/* "NAME:LINE: field K (FIELD): " + the message; field_name NULL: no "(FIELD)"; field 0:
+   "NAME:LINE: FIELD: " (a key of line 1 as a whole). */
 static tn_status
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
@@ -435,6 +291,10 @@ static tn_status
     va_start(ap, format);
     vsnprintf(what, sizeof(what), format, ap);
     va_end(ap);
+    if (field == 0) /* a key of line 1 as a whole */
+    {
+        return tn_error_set(r->err, TN_EPARSE, "%s:%u: %s: %s", r->name, line, field_name, what);
+    }
     return tn_error_set(r->err,
                         TN_EPARSE,
                         "%s:%u: field %zu%s%s%s: %s",
@@ -531,20 +391,10 @@ tn_wl_int(const tn_wl_reader* r, size_t field, const char* field_name, tn_span a
     return tn_wl_fail(r, r->line, field, field_name, "'%.*s' is not an integer", w, a.s);
 }
 
-/* Line 1: PARALLELISM [LAST_BOTTOM_LAYER] [model_parallel_NPU_group: N]. */
+/* The fields f[0..n) of line 1 (see tn_wl_header). */
 static tn_status
-tn_wl_header(tn_wl_reader* r, tn_workload* wl)
+tn_wl_header_fields(tn_wl_reader* r, tn_workload* wl, const tn_span* f, size_t n)
 {
-    tn_span f[TN_WL_HEADER_FIELDS];
-    size_t n;
-    if (!tn_span_next_fields(&r->rest, &r->line, f, TN_WL_HEADER_FIELDS, &n))
-    {
-        return tn_wl_fail(r,
-                          1,
-                          1,
-                          "parallelism",
-                          "empty file: expected a parallelism (" TN_PARALLELISM_LIST ") on line 1");
-    }
     if (!tn_parallelism_find(f[0], &wl->parallelism))
     {
         return tn_wl_fail(r,
@@ -555,9 +405,9 @@ tn_wl_header(tn_wl_reader* r, tn_workload* wl)
                           tn_span_shown_width(f[0], TN_WL_SHOWN),
                           f[0].s);
     }
+    const int lists = wl->parallelism == TN_PARALLELISM_HYBRID_TRANSFORMER_FWD_IN_BCKWD;
     size_t k = 1;
-    size_t stored = n < TN_WL_HEADER_FIELDS ? n : TN_WL_HEADER_FIELDS;
-    if (wl->parallelism == TN_PARALLELISM_HYBRID_DLRM && k < stored &&
+    if (wl->parallelism == TN_PARALLELISM_HYBRID_DLRM && k < n &&
         !tn_span_eq(f[k], "model_parallel_NPU_group:"))
     {
         uint64_t v;
@@ -571,11 +421,12 @@ tn_wl_header(tn_wl_reader* r, tn_workload* wl)
     }
     while (k < n)
     {
-        if (k >= stored)
+        int list = -1;
+        for (int i = 0; lists && i < 2; i++)
         {
-            return tn_wl_fail(r, r->line, k + 1, NULL, "too many fields on line 1");
+            list = tn_span_eq(f[k], tn_wl_list_keys[i]) ? i : list;
         }
-        if (!tn_span_eq(f[k], "model_parallel_NPU_group:"))
+        if (list < 0 && !tn_span_eq(f[k], "model_parallel_NPU_group:"))
         {
             return tn_wl_fail(r,
                               r->line,
@@ -588,39 +439,177 @@ tn_wl_header(tn_wl_reader* r, tn_workload* wl)
                               tn_parallelism_name(wl->parallelism),
                               wl->parallelism == TN_PARALLELISM_HYBRID_DLRM
                                   ? " or the last bottom layer, before it"
-                                  : "");
+                              : lists ? ", 'checkpoints: K LAYER...' or 'checkpoint_initiates: M "
+                                        "LAYER...'"
+                                      : "");
         }
-        if (wl->group)
+        const char* key = list < 0 ? "model_parallel_NPU_group" : tn_wl_list_names[list];
+        if (list < 0 ? wl->group != 0 : wl->list_given[list])
         {
-            return tn_wl_fail(r, r->line, k + 1, "model_parallel_NPU_group", "given twice");
+            return tn_wl_fail(r, r->line, k + 1, key, "given twice");
         }
         if (k + 1 >= n)
         {
-            return tn_wl_fail(r,
-                              r->line,
-                              k + 2,
-                              "model_parallel_NPU_group",
-                              "missing value after 'model_parallel_NPU_group:'");
-        }
-        if (k + 1 >= stored)
-        {
-            return tn_wl_fail(r, r->line, k + 2, NULL, "too many fields on line 1");
+            return tn_wl_fail(r, r->line, k + 2, key, "missing value after '%s:'", key);
         }
         uint64_t v;
-        tn_status s =
-            tn_wl_uint(r, k + 2, "model_parallel_NPU_group", f[k + 1], UINT32_MAX - 1, &v);
+        tn_status s = tn_wl_uint(r, k + 2, key, f[k + 1], UINT32_MAX - 1, &v);
         if (s)
         {
             return s;
         }
-        if (v == 0)
+        if (list < 0)
         {
-            return tn_wl_fail(r, r->line, k + 2, "model_parallel_NPU_group", "must be >= 1");
+            if (v == 0)
+            {
+                return tn_wl_fail(r, r->line, k + 2, key, "must be >= 1");
+            }
+            wl->group = (uint32_t)v;
+            k += 2;
+            continue;
         }
-        wl->group = (uint32_t)v;
-        k += 2;
+        /* a count, then that many layer indices (checked against the layer count later) */
+        if (v > n - k - 2)
+        {
+            return tn_wl_fail(r,
+                              r->line,
+                              k + 2,
+                              key,
+                              "announces %llu layers, line 1 has %zu more fields",
+                              (unsigned long long)v,
+                              n - k - 2);
+        }
+        wl->list_given[list] = 1;
+        wl->list_count[list] = (uint32_t)v;
+        wl->list[list] = malloc((v ? v : 1) * sizeof(uint32_t));
+        if (!wl->list[list])
+        {
+            return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->name);
+        }
+        for (uint32_t i = 0; i < v; i++)
+        {
+            uint64_t layer;
+            if ((s = tn_wl_uint(r, k + 3 + i, key, f[k + 2 + i], UINT32_MAX - 1, &layer)))
+            {
+                return s;
+            }
+            wl->list[list][i] = (uint32_t)layer;
+        }
+        k += 2 + (size_t)v;
     }
     return TN_OK;
+}
+
+/* Per layer: is it a checkpoint, and which layers are recomputed before its ig
+   (ASTRA-sim's Forward_In_BackPass). Refuses the inputs where ASTRA-sim would read
+   before layer 0 or skip layers. */
+static tn_status
+tn_wl_recompute(tn_wl_reader* r, tn_workload* wl, unsigned header_line)
+{
+    wl->recompute = malloc(wl->count * sizeof(*wl->recompute));
+    wl->is_checkpoint = calloc(wl->count, 1);
+    if (!wl->recompute || !wl->is_checkpoint)
+    {
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->name);
+    }
+    for (int list = 0; list < 2; list++)
+    {
+        for (uint32_t i = 0; i < wl->list_count[list]; i++)
+        {
+            if (wl->list[list][i] >= wl->count)
+            {
+                return tn_wl_fail(r,
+                                  header_line,
+                                  0,
+                                  tn_wl_list_names[list],
+                                  "%u is not a layer index (the workload has %u layers)",
+                                  wl->list[list][i],
+                                  wl->count);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < wl->list_count[0]; i++)
+    {
+        wl->is_checkpoint[wl->list[0][i]] = 1;
+    }
+    for (uint32_t i = 0; i < wl->count; i++)
+    {
+        wl->recompute[i] = TN_WORKLOAD_NONE;
+    }
+    for (uint32_t i = 0; i < wl->list_count[1]; i++)
+    {
+        const uint32_t layer = wl->list[1][i];
+        uint32_t from = layer;
+        while (from > 0 && !wl->is_checkpoint[from])
+        {
+            from--;
+        }
+        const char* why = !wl->is_checkpoint[from] ? "has no checkpoint at or below it"
+                          : from == layer
+                              ? "is itself a checkpoint: its forward pass is kept, nothing to "
+                                "recompute"
+                              : NULL;
+        if (why)
+        {
+            return tn_wl_fail(r, header_line, 0, "checkpoint_initiates", "layer %u %s", layer, why);
+        }
+        wl->recompute[layer] = from;
+    }
+    /* ASTRA-sim's recomputation stops at the next initiating layer: one between a
+       layer and its checkpoint would end it early and skip the layers above it */
+    for (uint32_t layer = 0; layer < wl->count; layer++)
+    {
+        for (uint32_t j = wl->recompute[layer] + 1;
+             wl->recompute[layer] != TN_WORKLOAD_NONE && j < layer;
+             j++)
+        {
+            if (wl->recompute[j] != TN_WORKLOAD_NONE)
+            {
+                return tn_wl_fail(r,
+                                  header_line,
+                                  0,
+                                  "checkpoint_initiates",
+                                  "layers %u and %u both recompute from checkpoint %u (ASTRA-sim "
+                                  "would skip layers %u..%u)",
+                                  j,
+                                  layer,
+                                  wl->recompute[layer],
+                                  j + 1,
+                                  layer);
+            }
+        }
+    }
+    return TN_OK;
+}
+
+/* Line 1: PARALLELISM [LAST_BOTTOM_LAYER] [model_parallel_NPU_group: N]
+   [checkpoints: K l1..lK] [checkpoint_initiates: M l1..lM] (the lists for
+   HYBRID_TRANSFORMER_FWD_IN_BCKWD only). The line has as many fields as it likes. */
+static tn_status
+tn_wl_header(tn_wl_reader* r, tn_workload* wl)
+{
+    tn_span save = r->rest;
+    unsigned save_line = r->line;
+    size_t n;
+    if (!tn_span_next_fields(&r->rest, &r->line, NULL, 0, &n))
+    {
+        return tn_wl_fail(r,
+                          1,
+                          1,
+                          "parallelism",
+                          "empty file: expected a parallelism (" TN_PARALLELISM_LIST ") on line 1");
+    }
+    tn_span* f = malloc(n * sizeof(*f));
+    if (!f)
+    {
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->name);
+    }
+    r->rest = save;
+    r->line = save_line;
+    tn_span_next_fields(&r->rest, &r->line, f, n, &n);
+    tn_status s = tn_wl_header_fields(r, wl, f, n);
+    free(f);
+    return s;
 }
 
 /* Fill layer from the fields f[0..nfields) of the current line. */
@@ -678,7 +667,8 @@ tn_wl_layer(tn_wl_reader* r, const tn_workload* wl, const tn_span* f, tn_workloa
     if (wl->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED)
     {
         if (!tn_parallelism_find(f[12], &layer->parallelism) ||
-            layer->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED)
+            layer->parallelism == TN_PARALLELISM_HYBRID_CUSTOMIZED ||
+            layer->parallelism == TN_PARALLELISM_HYBRID_TRANSFORMER_FWD_IN_BCKWD)
         {
             return tn_wl_fail(r,
                               r->line,
@@ -821,7 +811,7 @@ tn_wl_load(tn_wl_reader* r, tn_workload* wl)
                           wl->count,
                           count_line);
     }
-    return TN_OK;
+    return tn_wl_recompute(r, wl, header_line);
 }
 
 tn_status
@@ -907,6 +897,17 @@ tn_workload_write(const tn_workload* wl, FILE* file, tn_error* err)
     if (wl->group)
     {
         bad |= fprintf(file, " model_parallel_NPU_group: %u", wl->group) < 0;
+    }
+    for (int list = 0; list < 2; list++)
+    {
+        if (wl->list_given[list])
+        {
+            bad |= fprintf(file, " %s %u", tn_wl_list_keys[list], wl->list_count[list]) < 0;
+            for (uint32_t i = 0; i < wl->list_count[list]; i++)
+            {
+                bad |= fprintf(file, " %u", wl->list[list][i]) < 0;
+            }
+        }
     }
     bad |= fprintf(file, "\n%u\n", wl->count) < 0;
     for (uint32_t i = 0; i < wl->count && !bad; i++)

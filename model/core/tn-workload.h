@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * tn-workload: reader of ASTRA-sim 1.0 text workloads (DESIGN.md section 7) and
+ * tn-workload: reader of ASTRA-sim 1.0 text workloads (doc/core-workload.rst) and
  * the communication groups their parallelism implies.
  *
  * Format
@@ -11,10 +11,24 @@
  * the real line numbers).
  *  - line 1: PARALLELISM [HYBRID_DLRM only: LAST_BOTTOM_LAYER]
  *            [model_parallel_NPU_group: N]
+ *            [HYBRID_TRANSFORMER_FWD_IN_BCKWD only: checkpoints: K L1 .. LK
+ *             checkpoint_initiates: M I1 .. IM]
  *    PARALLELISM is one of DATA, HYBRID_TRANSFORMER, HYBRID_DLRM, MODEL,
- *    HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_CUSTOMIZED, MICRO.
+ *    HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_CUSTOMIZED, MICRO,
+ *    HYBRID_TRANSFORMER_FWD_IN_BCKWD.
  *    LAST_BOTTOM_LAYER (HYBRID_DLRM): index of the last bottom-MLP layer, < the
- *    layer count. N >= 1: the model-parallel group size.
+ *    layer count. N >= 1: the model-parallel group size. The keys come in any
+ *    order, each once; line 1 may have any number of fields.
+ *    Activation recomputation (HYBRID_TRANSFORMER_FWD_IN_BCKWD, ASTRA-sim 1.0
+ *    Workload::iterate_hybrid_parallel_Transformer_fwd_in_bckwd): the layers L are
+ *    checkpoints (their activations are kept); when the backward pass reaches a
+ *    layer I of checkpoint_initiates, before I's input-gradient pass it runs again
+ *    the forward passes (compute and blocking forward collective) of the layers
+ *    C..I-1, C the nearest checkpoint <= I (tn_workload_recompute_from). Refused
+ *    (what ASTRA-sim does there reads before layer 0 or skips layers): an index
+ *    not below the layer count, an I without a checkpoint at or below it, an I that
+ *    is itself a checkpoint, and two I sharing the same checkpoint. Groups as
+ *    HYBRID_TRANSFORMER.
  *  - line 2: the number of layers L (>= 1).
  *  - then exactly L layer lines of 12 fields (13 for HYBRID_CUSTOMIZED):
  *      1 name  2 reserved  3 fwd_compute  4 fwd_comm_type  5 fwd_comm_bytes
@@ -49,6 +63,7 @@
  *   DATA, MICRO, HYBRID_DLRM   NONE,  NONE,  ALL   (HYBRID_DLRM layer 0: ALL, ALL, ALL)
  *   MODEL                      ALL,   ALL,   NONE
  *   HYBRID_TRANSFORMER         INNER, INNER, OUTER
+ *   HYBRID_TRANSFORMER_FWD_IN_BCKWD  INNER, INNER, OUTER
  *   HYBRID_DATA_MODEL          INNER, INNER, OUTER
  *   HYBRID_MODEL_DATA          OUTER, OUTER, INNER
  *   HYBRID_CUSTOMIZED          per layer: the row of the layer's field 13
@@ -97,6 +112,7 @@ extern "C"
         TN_PARALLELISM_HYBRID_MODEL_DATA,
         TN_PARALLELISM_HYBRID_CUSTOMIZED,
         TN_PARALLELISM_MICRO,
+        TN_PARALLELISM_HYBRID_TRANSFORMER_FWD_IN_BCKWD, /**< HYBRID_TRANSFORMER + recomputation */
         TN_PARALLELISM_COUNT /**< number of parallelisms (not a parallelism) */
     } tn_parallelism;
 
@@ -203,6 +219,17 @@ extern "C"
 
     /** LAST_BOTTOM_LAYER of a HYBRID_DLRM line 1, TN_WORKLOAD_NONE if absent. */
     uint32_t tn_workload_dlrm_last_bottom_layer(const tn_workload* wl);
+
+    /** Layer i (< layer count; asserts) is in checkpoints: of line 1. */
+    int tn_workload_is_checkpoint(const tn_workload* wl, uint32_t layer);
+
+    /**
+     * The first layer whose forward pass is recomputed before the input-gradient pass
+     * of `layer` (< layer count; asserts): the nearest checkpoint below a layer of
+     * checkpoint_initiates; layers from..layer-1 are recomputed. TN_WORKLOAD_NONE when
+     * `layer` initiates nothing.
+     */
+    uint32_t tn_workload_recompute_from(const tn_workload* wl, uint32_t layer);
 
     uint32_t tn_workload_layer_count(const tn_workload* wl);
 

@@ -211,7 +211,8 @@ TrainingJob::Layer(Npu& n, const LayerKey& key)
         LayerState& st = n.open[key];
         st.record.iteration = std::get<0>(key);
         st.record.layer = std::get<1>(key);
-        st.record.pass = static_cast<tn_pass>(std::get<2>(key));
+        st.record.recompute = std::get<2>(key) == RECOMPUTE_PASS;
+        st.record.pass = st.record.recompute ? TN_PASS_FWD : static_cast<tn_pass>(std::get<2>(key));
         st.record.rank = n.rank;
         st.record.node = m_nodes[n.rank];
         st.record.name = tn_workload_layer_at(m_workload, st.record.layer)->name;
@@ -301,8 +302,9 @@ TrainingJob::KernelDone(uint32_t rank)
 }
 
 bool
-TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blocking)
+TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blocking, bool recompute)
 {
+    const int keyPass = recompute ? RECOMPUTE_PASS : static_cast<int>(pass);
     Npu& n = m_npus[rank];
     const tn_workload_layer* l = tn_workload_layer_at(m_workload, layer);
     const tn_group group = tn_workload_layer_group(m_workload, layer, pass);
@@ -328,15 +330,15 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
     bool issued = false;
     for (uint32_t k = 0; k < parts; k++)
     {
-        std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(pass), k, first};
-        ++Layer(n, LayerKey(n.iteration, layer, pass)).parts;
+        std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(keyPass), k, first};
+        ++Layer(n, LayerKey(n.iteration, layer, keyPass)).parts;
         // the first member to reach the collective creates it for the group
         tn_plan_request request;
         tn_plan_request_init(&request);
         request.collective = kinds[k];
         request.algorithm = m_algorithm[kinds[k]].c_str();
         request.bytes = l->pass[pass].comm_bytes;
-        const Use use{n.iteration, layer, pass, blocking, count, key};
+        const Use use{n.iteration, layer, pass, keyPass, blocking, count, key};
         std::string error;
         const bool scheduled =
             !m_scheduler.empty() && count == m_npus.size() &&
@@ -416,7 +418,7 @@ TrainingJob::PartEndOf(uint32_t rank, uint32_t id)
     }
     Npu& n = m_npus[rank];
     const Use& use = it->second;
-    const LayerKey key(use.iteration, use.layer, use.pass);
+    const LayerKey key(use.iteration, use.layer, use.keyPass);
     --Layer(n, key).parts;
     if (use.blocking)
     {
@@ -537,16 +539,46 @@ TrainingJob::Step(uint32_t rank)
             }
             break;
         case BACKWARD_IG:
+            if (n.stage == 0 && !n.recomputed &&
+                tn_workload_recompute_from(m_workload, n.layer) != TN_WORKLOAD_NONE)
+            {
+                n.phase = RECOMPUTE;
+                n.recomputing = tn_workload_recompute_from(m_workload, n.layer);
+                break;
+            }
             if (n.stage == 0)
             {
                 RunPassKernel(rank, TN_PASS_IG);
                 return;
             }
             n.stage = 0;
+            n.recomputed = false;
             IssuePass(rank, n.layer, TN_PASS_IG, true);
             PassIssued(n, LayerKey(n.iteration, n.layer, TN_PASS_IG));
             n.phase = BACKWARD_WG;
             break;
+        case RECOMPUTE: {
+            const LayerKey key(n.iteration, n.recomputing, RECOMPUTE_PASS);
+            if (n.stage == 0)
+            {
+                n.stage = 1;
+                RunKernel(rank,
+                          tn_workload_layer_at(m_workload, n.recomputing)
+                              ->pass[TN_PASS_FWD]
+                              .compute_cycles,
+                          key);
+                return;
+            }
+            n.stage = 0;
+            IssuePass(rank, n.recomputing, TN_PASS_FWD, true, true);
+            PassIssued(n, key);
+            if (++n.recomputing == n.layer)
+            {
+                n.recomputed = true;
+                n.phase = BACKWARD_IG;
+            }
+            break;
+        }
         case BACKWARD_WG:
             if (n.stage == 0)
             {

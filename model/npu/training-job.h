@@ -65,6 +65,7 @@ struct TrainingLayerRecord
     Time end;                  //!< kernel, collectives and (wg) update done
     Time compute;              //!< its kernels (wg: with the update kernel)
     Time exposed;              //!< waiting that this pass's collective or update ended
+    bool recompute{false};     //!< a forward pass run again in the backward pass
 };
 
 /**
@@ -79,7 +80,11 @@ struct TrainingLayerRecord
  *  - backward, layers L-1..0: compute ig, its collective (blocking), compute wg, then its
  *    weight-gradient collective: with Overlap (default) it runs while the backward pass goes
  *    on to earlier layers, else the NPU waits for it; when it ends, the layer's update
- *    (update_delay cycles) is queued as compute.
+ *    (update_delay cycles) is queued as compute;
+ *  - activation recomputation (HYBRID_TRANSFORMER_FWD_IN_BCKWD): before the ig pass of a
+ *    layer of checkpoint_initiates, the forward passes of the layers from its checkpoint up
+ *    to it (tn_workload_recompute_from) run again, compute and blocking collective, as
+ *    ASTRA-sim's Forward_In_BackPass does; their records have recompute set.
  * Compute kernels run one at a time per NPU (NpuEndpoint::Compute: cycles at its ClockRate,
  * slowed while a collective runs). The groups of each pass follow the workload's parallelism
  * (tn_workload_layer_group); a group's collective is planned once, by the first member to
@@ -180,13 +185,16 @@ class TrainingJob : public Object
     {
         FORWARD,
         BACKWARD_IG,
+        RECOMPUTE, //!< forward passes run again before an ig pass
         BACKWARD_WG,
         DRAINING,
         DONE
     };
 
-    /// (iteration, layer, pass) of a layer record.
+    /// (iteration, layer, pass) of a layer record; pass RECOMPUTE_PASS: a recomputed fwd.
     typedef std::tuple<uint32_t, uint32_t, int> LayerKey;
+    /// The pass of a layer key (and collective key) of a recomputed forward pass.
+    static constexpr int RECOMPUTE_PASS = TN_PASS_COUNT;
 
     /// A layer record under way.
     struct LayerState
@@ -207,6 +215,8 @@ class TrainingJob : public Object
         Phase phase{FORWARD};
         bool busy{false};                         //!< a kernel runs
         uint32_t stage{0};                        //!< step within the layer
+        uint32_t recomputing{0};                  //!< layer whose fwd runs again (RECOMPUTE)
+        bool recomputed{false};                   //!< the current ig layer's recompute is done
         std::deque<LayerKey> updates;             //!< wg passes whose update kernel is queued
         int32_t runningUpdate{-1};                //!< layer of the update kernel running
         LayerKey runningUpdateKey;                //!< its wg pass
@@ -236,7 +246,11 @@ class TrainingJob : public Object
     /// Step, with the wait it ends charged to the pass key.
     void StepReleasedBy(uint32_t rank, LayerKey key); // a copy: Step may change the NPU's keys
     void KernelDone(uint32_t rank);
-    bool IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blocking);
+    bool IssuePass(uint32_t rank,
+                   uint32_t layer,
+                   tn_pass pass,
+                   bool blocking,
+                   bool recompute = false);
     void PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank);
     /// A run-time scheduled operation is over at rank (its RankEnd).
     void ScheduledRankEnd(Ptr<const ThemisCollective> c, uint32_t rank);
@@ -276,6 +290,7 @@ class TrainingJob : public Object
         uint32_t iteration;
         uint32_t layer;
         tn_pass pass;
+        int keyPass; //!< pass of its layer key (RECOMPUTE_PASS for a recomputed fwd)
         bool blocking;
         uint32_t membersLeft;      //!< members whose part has not ended
         std::vector<uint32_t> key; //!< in m_collectives

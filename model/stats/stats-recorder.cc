@@ -774,7 +774,7 @@ StatsRecorder::LayerEnd(const TrainingLayerRecord& r)
     row.layer = r.layer;
     row.node = r.node;
     row.name = r.name.c_str();
-    row.phase = tn_pass_name(r.pass);
+    row.phase = r.recompute ? "fwd-recompute" : tn_pass_name(r.pass);
     row.start_ns = r.start.GetNanoSeconds();
     row.end_ns = r.end.GetNanoSeconds();
     row.compute_ns = r.compute.GetNanoSeconds();

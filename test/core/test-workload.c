@@ -7,6 +7,8 @@
  * (each asserting the file:line: field K (name) of its message) and a
  * write/parse round trip of generated workloads.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
 #include "tn-test.h"
 
 #include "ns3/tn-workload.h"
@@ -487,7 +489,7 @@ test_bad_parallelism(tn_test_ctx* ctx)
     EXPECT(ctx,
            "DATA_PARALLEL\n1\n",
            "w.txt:1: field 1 (parallelism): unknown parallelism 'DATA_PARALLEL'",
-           "HYBRID_CUSTOMIZED or MICRO");
+           "MICRO or HYBRID_TRANSFORMER_FWD_IN_BCKWD");
     EXPECT(ctx,
            "\n\n  data\n1\n",
            "w.txt:3: field 1 (parallelism): unknown parallelism 'data'",
@@ -921,6 +923,124 @@ test_roundtrip(tn_test_ctx* ctx)
     }
 }
 
+/* HYBRID_TRANSFORMER_FWD_IN_BCKWD: the lists of line 1, what each initiating layer
+   recomputes (ASTRA-sim's Forward_In_BackPass: from the nearest checkpoint at or below
+   it up to the layer below it), a write/parse round trip and the refused cases. */
+static void
+test_fwd_in_bckwd(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err;
+    tn_workload* wl = NULL;
+    tn_test_data_path(ctx, "workloads/Transformer_FwdInBckwd_small.txt", path, sizeof(path));
+    TN_REQUIRE_MSG(ctx, tn_workload_load_file(path, &wl, &err) == TN_OK, "%s", err.message);
+    TN_CHECK_EQ(ctx, tn_workload_parallelism(wl), TN_PARALLELISM_HYBRID_TRANSFORMER_FWD_IN_BCKWD);
+    TN_CHECK_EQ(ctx, tn_workload_model_parallel_group(wl), 2);
+    const uint32_t none = TN_WORKLOAD_NONE;
+    const uint32_t from[6] = {none, none, 0, none, none, 3};
+    const int checkpoint[6] = {1, 0, 0, 1, 0, 0};
+    for (uint32_t i = 0; i < 6; i++)
+    {
+        TN_CHECK_MSG(ctx,
+                     tn_workload_recompute_from(wl, i) == from[i],
+                     "layer %u recomputes from %u",
+                     i,
+                     tn_workload_recompute_from(wl, i));
+        TN_CHECK_EQ(ctx, tn_workload_is_checkpoint(wl, i), checkpoint[i]);
+    }
+    TN_CHECK_EQ(ctx, tn_workload_layer_group(wl, 1, TN_PASS_FWD), TN_GROUP_INNER);
+    TN_CHECK_EQ(ctx, tn_workload_layer_group(wl, 1, TN_PASS_WG), TN_GROUP_OUTER);
+    char* text = NULL;
+    size_t len = 0;
+    FILE* f = open_memstream(&text, &len);
+    TN_REQUIRE(ctx, f != NULL);
+    TN_CHECK_EQ(ctx, tn_workload_write(wl, f, &err), TN_OK);
+    fclose(f);
+    TN_CHECK_MSG(ctx,
+                 contains(text,
+                          "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 "
+                          "checkpoints: 2 0 3 checkpoint_initiates: 2 5 2\n"),
+                 "%s",
+                 text);
+    tn_workload* back = NULL;
+    TN_REQUIRE_MSG(ctx,
+                   tn_workload_parse(text, len, "back", &back, &err) == TN_OK,
+                   "%s",
+                   err.message);
+    for (uint32_t i = 0; i < 6; i++)
+    {
+        TN_CHECK_EQ(ctx, tn_workload_recompute_from(back, i), from[i]);
+    }
+    tn_workload_destroy(back);
+    free(text);
+    tn_workload_destroy(wl);
+
+    /* the ASTRA-sim file's line 1 (22 fields) with its 21 layers */
+    char big[8192];
+    int at = snprintf(big,
+                      sizeof big,
+                      "HYBRID_TRANSFORMER_FWD_IN_BCKWD\tmodel_parallel_NPU_group: 4 checkpoints: 2 "
+                      "2 11 checkpoint_initiates: 2 19 10\n21\n");
+    for (int i = 0; i < 21; i++)
+    {
+        at += snprintf(big + at, sizeof big - at, "l%d -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n", i);
+    }
+    TN_REQUIRE_MSG(ctx,
+                   tn_workload_parse(big, (size_t)at, "astra.txt", &wl, &err) == TN_OK,
+                   "%s",
+                   err.message);
+    TN_CHECK_EQ(ctx, tn_workload_recompute_from(wl, 19), 11);
+    TN_CHECK_EQ(ctx, tn_workload_recompute_from(wl, 10), 2);
+    TN_CHECK_EQ(ctx, tn_workload_recompute_from(wl, 11), TN_WORKLOAD_NONE);
+    tn_workload_destroy(wl);
+
+    /* refused, each naming line 1 and the key */
+    static const struct
+    {
+        const char* line1;
+        const char* message;
+    } bad[] = {
+        {"checkpoints: 1 0 checkpoint_initiates: 1 9",
+         "x.txt:1: checkpoint_initiates: 9 is not "
+         "a layer index (the workload has 4 layers)"},
+        {"checkpoints: 1 2 checkpoint_initiates: 1 1",
+         "x.txt:1: checkpoint_initiates: layer 1 has no checkpoint at or below it"},
+        {"checkpoints: 1 2 checkpoint_initiates: 1 2",
+         "x.txt:1: checkpoint_initiates: layer 2 is itself a checkpoint"},
+        {"checkpoints: 1 0 checkpoint_initiates: 2 3 2",
+         "x.txt:1: checkpoint_initiates: layers 2 and 3 both recompute from checkpoint 0"},
+        {"checkpoints: 3 0 1", "x.txt:1: field 5 (checkpoints): announces 3 layers, line 1 has 2"},
+        {"checkpoints: 1 x", "x.txt:1: field 6 (checkpoints): 'x' is not a non-negative integer"},
+        {"checkpoints: 1 0 checkpoints: 1 0", "x.txt:1: field 7 (checkpoints): given twice"},
+        {"checkpoints:", "x.txt:1: field 5 (checkpoints): missing value after 'checkpoints:'"},
+    };
+
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    {
+        char t[512];
+        int n = snprintf(t,
+                         sizeof t,
+                         "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 %s\n4\n"
+                         "a -1 1 NONE 0 1 NONE 0 1 NONE 0 1\nb -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n"
+                         "c -1 1 NONE 0 1 NONE 0 1 NONE 0 1\nd -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
+                         bad[k].line1);
+        TN_CHECK_EQ(ctx, tn_workload_parse(t, (size_t)n, "x.txt", &wl, &err), TN_EPARSE);
+        TN_CHECK_MSG(ctx,
+                     contains(err.message, bad[k].message),
+                     "%s: got '%s'",
+                     bad[k].line1,
+                     err.message);
+    }
+    /* the lists belong to HYBRID_TRANSFORMER_FWD_IN_BCKWD only */
+    const char* other =
+        "HYBRID_TRANSFORMER checkpoints: 1 0\n1\na -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n";
+    TN_CHECK_EQ(ctx, tn_workload_parse(other, strlen(other), "y.txt", &wl, &err), TN_EPARSE);
+    TN_CHECK_MSG(ctx,
+                 contains(err.message, "y.txt:1: field 2: unexpected 'checkpoints:'"),
+                 "%s",
+                 err.message);
+}
+
 void
 tn_suite_workload(tn_test_suite* suite)
 {
@@ -941,4 +1061,5 @@ tn_suite_workload(tn_test_suite* suite)
     tn_test_add(suite, "bad-empty", test_bad_empty);
     tn_test_add(suite, "bad-nul", test_bad_nul);
     tn_test_add(suite, "roundtrip", test_roundtrip);
+    tn_test_add(suite, "fwd-in-bckwd", test_fwd_in_bckwd);
 }
