@@ -4,7 +4,7 @@
 # Tests of the tn-plan command-line tool (utils/tn-plan.c), run by ctest as
 # "tn-plan". Expected values come from closed forms, not from earlier runs:
 #   - ring all-reduce on ring:N: 2(N-1)N transfers, 2(N-1) steps, verified, no
-#     conflicts, and an estimate equal to 2(N-1)(a + S/(N*B)) (DESIGN.md section 8)
+#     conflicts, and an estimate equal to 2(N-1)(a + S/(N*B)) (doc/design.rst, Reference figures)
 #     computed here from the spec's latency a and rate B;
 #   - --dump csv: a header and one 12-field row per transfer, ids 0..count-1;
 #     --dump json: parses (python3) and holds one object per transfer;

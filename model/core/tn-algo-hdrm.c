@@ -4,7 +4,7 @@
  * EFLOPS HDRM (Dong et al., "EFLOPS: Algorithm and System Co-design for a
  * High Performance Distributed Training Platform", HPCA 2020): recursive
  * halving-doubling all-reduce whose rank-to-node mapping makes every step
- * contention-free on a BiGraph (DESIGN.md section 4).
+ * contention-free on a BiGraph (doc/core-algorithms.rst).
  *
  * Topology: a BiGraph (tn_topology_bigraph: n switches, m NPUs per switch, NPU
  * id = s*m + position, switch s = node n*m + s, switches 0..n/2-1 upper) with

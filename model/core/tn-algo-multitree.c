@@ -4,7 +4,7 @@
  * MultiTree (Huang et al., "Communication Algorithm-Architecture Co-Design for
  * Distributed Deep Learning", ISCA 2021): one spanning tree per rank, built
  * top-down one time step at a time so that the trees of a step never share a
- * directed link (DESIGN.md section 4; its pseudo-code is followed except for
+ * directed link (doc/core-algorithms.rst; the paper's construction is followed except for
  * the choice of parent through switches, see step 2 below).
  *
  * Tree building (tn_mt_build)
@@ -30,7 +30,7 @@
  *    The edge's links are removed from the step's set and the path is kept as
  *    the transfer's explicit path.
  *    Why 2. searches from every frozen node (and not from the first frozen node
- *    that finds anything, as DESIGN.md's pseudo-code reads): on BiGraph with one
+ *    that finds anything, as a literal reading of the paper's construction): on BiGraph with one
  *    port per NPU the first-node rule let a tree whose root sits on an upper
  *    switch reach the other upper switch's NPUs from the root, over two
  *    switch-to-switch hops, although the tree already had members on the lower

@@ -75,7 +75,7 @@ extern "C"
         TN_THEMIS_SCF = 1   /**< smallest pending chunk first */
     } tn_themis_policy;
 
-    /** Themis options (DESIGN section 4). */
+    /** Themis options (doc/core-algorithms.rst). */
     typedef struct tn_themis_options
     {
         tn_themis_policy policy;

@@ -7,7 +7,8 @@
  *
  * Contract
  * --------
- * Balancer (tn_themis_balancer): the per-collective state of DESIGN.md section 4.
+ * Balancer (tn_themis_balancer): the per-collective state of the paper's balancer
+ * (doc/npu-themis.rst, doc/core-algorithms.rst).
  * Loads are in ns, one per dimension, starting at 0. For a chunk of s bytes
  * (reduce-scatter / all-reduce rule):
  *     L = dims sorted by load ascending (stable: equal loads keep dim order)

@@ -44,7 +44,7 @@ class PcapFileWrapper;
 
 /**
  * \ingroup training-net
- * Node id <-> IPv4 address convention of the HPCC family (DESIGN section 7):
+ * Node id <-> IPv4 address convention of the HPCC family (doc/design.rst, Sources):
  * node n has 11.(n/256).(n%256).1, i.e. 0x0b000001 + ((n/256) << 16) + ((n%256) << 8).
  * Node ids up to 65535 are representable.
  */

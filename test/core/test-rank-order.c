@@ -9,7 +9,7 @@
  *  - the ring all-reduce on such orders uses no (directed link, step) twice
  *    (tn_verify_contention), while the identity order on the 4x4 torus does;
  *  - the cost model of the ring on the 8x8 torus matches the closed form
- *    2(N-1)(a + S/(N*B)) of DESIGN.md section 8 within 3 %;
+ *    2(N-1)(a + S/(N*B)) of doc/design.rst (Reference figures) within 3 %;
  *  - switched networks keep each switch's NPUs contiguous;
  *  - explicit orders are validated and used; schedules verify for any order.
  */
@@ -366,7 +366,7 @@ test_ring_contention(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
-/* DESIGN.md section 8: t = 2(N-1)(a + S/(N*B)), a and B of the topology's links. */
+/* doc/design.rst, Reference figures: t = 2(N-1)(a + S/(N*B)), a and B of the topology's links. */
 static void
 test_ring_cost(tn_test_ctx* ctx)
 {
