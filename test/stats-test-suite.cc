@@ -6,7 +6,9 @@
  * sum to the devices' counters and cover the run without gap, busbw from bytes and times,
  * PFC events of an incast pair up and match the switches' traces, drops match the switch
  * counters, the same seed gives the same rows, a signal ends the run 'aborted', bad
- * database files are refused before anything is simulated.
+ * database files are refused before anything is simulated, utilisation at most 1.
+ * Over 1,000 lines for a reason: one suite per concept (the recorded database), its
+ * cases sharing the run and query helpers at the top.
  */
 #include "roce-test-util.h"
 

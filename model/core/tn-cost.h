@@ -1,13 +1,14 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * tn-cost: alpha-beta estimate of a schedule's time on a topology.
+ * tn-cost: estimate of a schedule's time on a topology: the fluid model (default, links
+ * shared max-min fairly) or the list model (each link a FIFO server).
  *
  * Contract
  * --------
  * Model (event driven over the DAG, deterministic):
  *  - A transfer t with path links l_1..l_h (explicit path, or tn_routes_path with
- *    tn_transfer_flow_hash, see tn-verify.h) has
+ *    tn_transfer_flow_hash, see tn-path.h) has
  *        latency(t)   = sum of latency_ns(l_i)
  *        serial(t)    = wire(length) * 8e9 / min rate_bps(l_i)   [ns]
  *    where wire(L) = L without packets, L + packets(L) * overhead with them
@@ -50,7 +51,7 @@
  * with links of latency a and rate B, S divisible by N, takes exactly
  * 2(N-1)(a + S/(N*B)) (B in bytes/ns), tn_cost_ring_allreduce_ns().
  *
- * Bandwidth conventions (DESIGN section 8, nccl-tests): algbw = S / t;
+ * Bandwidth conventions (doc/design.rst, Reference figures; nccl-tests): algbw = S / t;
  * busbw = algbw * 2(N-1)/N for all-reduce, * (N-1)/N for reduce-scatter,
  * all-gather and all-to-all, * 1 for broadcast and reduce. Rates in bytes/s.
  */

@@ -1,5 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-db: the results database writer (contract in tn-db.h). Over 1,000 lines for a
+ * reason: the schema, the prepared statement of every table, the batches and the writer
+ * thread share the private tn_db state and its locking; signals are in tn-signal.c.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -1147,59 +1151,4 @@ tn_db_run_finish(tn_db* db,
         return flushed;
     }
     return status;
-}
-
-/* ---- signals ----------------------------------------------------------------------------- */
-
-static volatile sig_atomic_t g_pending_signal = 0;
-static struct sigaction g_old_int;
-static struct sigaction g_old_term;
-static int g_watching = 0;
-
-static void
-on_signal(int sig)
-{
-    g_pending_signal = sig;
-}
-
-tn_status
-tn_db_signal_watch(tn_error* err)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND; /* a second signal has its default effect */
-    g_pending_signal = 0;
-    struct sigaction old_int;
-    struct sigaction old_term;
-    if (sigaction(SIGINT, &sa, &old_int) != 0 || sigaction(SIGTERM, &sa, &old_term) != 0)
-    {
-        return tn_error_set(err, TN_EINVAL, "cannot catch SIGINT/SIGTERM");
-    }
-    if (!g_watching)
-    {
-        g_old_int = old_int;
-        g_old_term = old_term;
-    }
-    g_watching = 1;
-    return TN_OK;
-}
-
-void
-tn_db_signal_unwatch(void)
-{
-    if (g_watching)
-    {
-        sigaction(SIGINT, &g_old_int, NULL);
-        sigaction(SIGTERM, &g_old_term, NULL);
-        g_watching = 0;
-    }
-    g_pending_signal = 0;
-}
-
-int
-tn_db_signal_pending(void)
-{
-    return g_pending_signal;
 }

@@ -24,10 +24,7 @@
  * transactions (busy timeout, then retries with back-off) and no row is lost. A failed batch is
  * rolled back and reported; its rows are dropped (the run should then finish with status 'error').
  *
- * Signals: tn_db_signal_watch() makes SIGINT and SIGTERM set a flag
- * (tn_db_signal_pending()) instead of killing the process, so a simulation
- * can stop at its next check, write what it recorded and finish its run as
- * 'aborted'; a second signal of the same kind kills the process as usual.
+ * Signals: tn-signal.h (included here), so that a recording run can end 'aborted'.
  *
  * Text from users is always bound, never pasted into SQL. The tn_db is owned
  * by the caller and released by tn_db_close(); it is not thread-safe: one thread calls
@@ -41,6 +38,7 @@
 #define TN_DB_H
 
 #include "tn-error.h"
+#include "tn-signal.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -271,16 +269,6 @@ extern "C"
 
     /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */
     void* tn_db_handle(tn_db* db);
-
-    /**
-     * Catch SIGINT and SIGTERM: the first one sets the pending flag, a second one of the
-     * same kind has its default effect. \return TN_OK or TN_EINVAL with the system's reason
-     */
-    tn_status tn_db_signal_watch(tn_error* err);
-    /** Restore the handlers tn_db_signal_watch replaced and clear the flag. */
-    void tn_db_signal_unwatch(void);
-    /** \return the signal caught since tn_db_signal_watch (SIGINT, SIGTERM) or 0 */
-    int tn_db_signal_pending(void);
 
 #ifdef __cplusplus
 }

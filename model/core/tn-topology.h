@@ -49,7 +49,7 @@
  * tn_topology_destroy(). On failure *out is set to NULL and nothing leaks.
  *
  * Generator defaults (tn_link_params NULL): 16 GB/s = 128 Gbit/s per link and
- * 150 ns latency, the MultiTree paper setup (DESIGN section 4).
+ * 150 ns latency, the MultiTree paper setup (doc/design.rst, Sources).
  *
  * Generated node ids
  * ------------------
@@ -99,12 +99,7 @@
  *                    e.g. hier:ring4@250Gbps/150ns+switch8@100Gbps/500ns
  *                    (a missing '/TIME' uses latency= or the default 150 ns)
  *   common keys: rate=RATE, latency=TIME (not rate= for hier).
- *   RATE := number [unit]; units bps, Kbps, Mbps, Gbps, Tbps (bits; the 'bps'
- *           may be omitted: 250G), Bps, KBps, MBps, GBps, TBps, and the 'b/s' /
- *           'B/s' spellings (bytes when 'B'); prefixes are decimal (K = 1000);
- *           a bare number is bit/s.
- *   TIME := number unit; units s, ms, us, ns (fractions allowed: 0.001ms); the
- *           result is rounded to whole ns.
+ *   RATE, TIME: numbers with units, grammar in tn-units.h (250Gbps, 150ns).
  *   Whitespace is not allowed inside a spec. Errors name the key and the value.
  *
  * HPCC-style topology file (tn_topology_load_file)
@@ -128,6 +123,7 @@
 #define TN_TOPOLOGY_H
 
 #include "tn-error.h"
+#include "tn-units.h" /* RATE and TIME of specs and files */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -403,7 +399,7 @@ extern "C"
     /** Build from a spec string (grammar above); the topology name is the spec. */
     tn_status tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err);
 
-    /* ---- files and units ---------------------------------------------------------- */
+    /* ---- files (units: tn-units.h) ----------------------------------------------- */
 
     /** Load an HPCC-style topology file (format above); name = path. */
     tn_status tn_topology_load_file(const char* path, tn_topology** out, tn_error* err);
@@ -422,39 +418,6 @@ extern "C"
      * and error rates. Dims and names are not written.
      */
     tn_status tn_topology_write(const tn_topology* topo, FILE* file, tn_error* err);
-
-    /**
-     * Parse a RATE (grammar above) in [text, text+len) (len = SIZE_MAX: up to NUL).
-     * The whole range must be consumed. `what` names the key in the error message.
-     */
-    tn_status tn_topology_parse_rate(const char* text,
-                                     size_t len,
-                                     const char* what,
-                                     uint64_t* bps,
-                                     tn_error* err);
-
-    /** Parse a TIME (grammar above) to ns; same rules as tn_topology_parse_rate. */
-    tn_status tn_topology_parse_time(const char* text,
-                                     size_t len,
-                                     const char* what,
-                                     uint64_t* ns,
-                                     tn_error* err);
-
-/** Largest byte size a study can mean (2^62, 4.6 EB); sizes beyond are refused. */
-#define TN_BYTES_MAX (UINT64_C(1) << 62)
-
-    /**
-     * Parse a SIZE := number [unit] to bytes; units B, KB, MB, GB, TB (powers of 1000),
-     * KiB, MiB, GiB, TiB and K, M, G, T (powers of 1024); no unit = bytes. Fractions are
-     * allowed when the result is a whole number of bytes (1.5KiB = 1536; 1.5B fails).
-     * No sign, space, hex, exponent, inf or nan; the whole range must be consumed; the
-     * value must be <= TN_BYTES_MAX. `what` names the option in the error message.
-     */
-    tn_status tn_topology_parse_bytes(const char* text,
-                                      size_t len,
-                                      const char* what,
-                                      uint64_t* bytes,
-                                      tn_error* err);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,7 @@
 #define TN_VERIFY_H
 
 #include "tn-error.h"
+#include "tn-path.h" /* the links of a transfer, which the contention report uses */
 #include "tn-routing.h"
 #include "tn-schedule.h"
 #include "tn-topology.h"
@@ -88,28 +89,6 @@ extern "C"
         tn_conflict* list;
         uint64_t link_steps_used; /**< distinct (link, step) pairs used */
     } tn_contention_report;
-
-    /**
-     * Flow hash of a transfer used to pick its default path among ECMP paths:
-     * one flow per (src, dst) rank pair, ((uint64_t)src << 32) | dst, so transfers
-     * between the same two ranks share a path (one queue pair per peer).
-     */
-    uint64_t tn_transfer_flow_hash(const tn_transfer* t);
-
-    /**
-     * Links of transfer `id`: its explicit path if set, else the routed path between
-     * the NPU nodes of its ranks. Writes up to cap ids to links; *len = hop count.
-     * routes may be NULL only if every transfer queried has an explicit path.
-     * Checks an explicit path is a chain of links from src's node to dst's node.
-     */
-    tn_status tn_transfer_links(const tn_schedule* s,
-                                uint32_t id,
-                                const tn_topology* topo,
-                                const tn_routes* routes,
-                                uint32_t* links,
-                                uint32_t cap,
-                                uint32_t* len,
-                                tn_error* err);
 
     /**
      * Contention report (see contract). routes may be NULL: computed internally.

@@ -5,7 +5,8 @@
  * checked field by field against an independent sscanf reading, the groups of
  * each parallelism, validation against an NPU count, one test per malformed case
  * (each asserting the file:line: field K (name) of its message) and a
- * write/parse round trip of generated workloads.
+ * write/parse round trip of generated workloads, activation recomputation. Over 1,000
+ * lines for a reason: one test per malformed case of one format, sharing the helpers.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
@@ -162,7 +163,7 @@ test_real_files(tn_test_ctx* ctx)
     }
 }
 
-/* A few fields written out by hand from the files (DESIGN.md 7 quotes conv1). */
+/* A few fields written out by hand from the files (doc/core-workload.rst quotes conv1). */
 static void
 test_real_values(tn_test_ctx* ctx)
 {

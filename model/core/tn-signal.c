@@ -1,0 +1,65 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-signal: SIGINT and SIGTERM as a flag a simulation polls (contract in tn-signal.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "tn-signal.h"
+
+#include <signal.h>
+#include <string.h>
+
+/* The one piece of process state of the core: a signal handler can only reach globals. */
+static volatile sig_atomic_t g_pending_signal = 0;
+static struct sigaction g_old_int;
+static struct sigaction g_old_term;
+static int g_watching = 0;
+
+static void
+on_signal(int sig)
+{
+    g_pending_signal = sig;
+}
+
+tn_status
+tn_db_signal_watch(tn_error* err)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND; /* a second signal has its default effect */
+    g_pending_signal = 0;
+    struct sigaction old_int;
+    struct sigaction old_term;
+    if (sigaction(SIGINT, &sa, &old_int) != 0 || sigaction(SIGTERM, &sa, &old_term) != 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "cannot catch SIGINT/SIGTERM");
+    }
+    if (!g_watching)
+    {
+        g_old_int = old_int;
+        g_old_term = old_term;
+    }
+    g_watching = 1;
+    return TN_OK;
+}
+
+void
+tn_db_signal_unwatch(void)
+{
+    if (g_watching)
+    {
+        sigaction(SIGINT, &g_old_int, NULL);
+        sigaction(SIGTERM, &g_old_term, NULL);
+        g_watching = 0;
+    }
+    g_pending_signal = 0;
+}
+
+int
+tn_db_signal_pending(void)
+{
+    return g_pending_signal;
+}

@@ -1,0 +1,41 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-signal: process signals as a flag a simulation polls.
+ *
+ * Contract
+ * --------
+ * tn_db_signal_watch() makes SIGINT and SIGTERM set a flag (tn_db_signal_pending())
+ * instead of killing the process, so a simulation can stop at its next check, write
+ * what it recorded and finish its run as 'aborted'; a second signal of the same kind
+ * kills the process as usual (SA_RESETHAND). tn_db_signal_unwatch() restores the
+ * handlers the first watch replaced and clears the flag; watching twice keeps the
+ * handlers of before the first watch. The flag is process state (a signal handler can
+ * reach nothing else): one watcher per process at a time. The tn_db_ prefix is kept
+ * from when this lived in the database writer, so callers did not change.
+ */
+#ifndef TN_SIGNAL_H
+#define TN_SIGNAL_H
+
+#include "tn-error.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+    /**
+     * Catch SIGINT and SIGTERM: the first one sets the pending flag, a second one of the
+     * same kind has its default effect. \return TN_OK or TN_EINVAL with the system's reason
+     */
+    tn_status tn_db_signal_watch(tn_error* err);
+    /** Restore the handlers tn_db_signal_watch replaced and clear the flag. */
+    void tn_db_signal_unwatch(void);
+    /** \return the signal caught since tn_db_signal_watch (SIGINT, SIGTERM) or 0 */
+    int tn_db_signal_pending(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TN_SIGNAL_H */
