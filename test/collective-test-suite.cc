@@ -156,8 +156,8 @@ RunAllReduce(const std::string& spec,
 /**
  * \ingroup training-net-tests
  * Ring all-reduce on an uncongested 8-NPU ring within 3% of the closed form
- * 2(N-1)(a + S/(N B)) of doc/design.rst (Reference figures), where a is the link latency and the bytes on
- * the wire include the RoCE headers (82 per packet, RETH 16 on the first, ImmDt 4 on the
+ * 2(N-1)(a + S/(N B)) of doc/design.rst (Reference figures), where a is the link latency and the
+ * bytes on the wire include the RoCE headers (82 per packet, RETH 16 on the first, ImmDt 4 on the
  * last): bandwidth-bound (64 MiB) and latency-bound (8 KiB).
  */
 class CollectiveRingClosedFormTestCase : public TestCase

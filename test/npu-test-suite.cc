@@ -141,8 +141,8 @@ class NpuMemoryTrafficTestCase : public TestCase
 /**
  * \ingroup training-net-tests
  * The endpoint's reduction time on the critical path: a ring all-reduce on an 8-NPU ring
- * takes the closed form of doc/design.rst (Reference figures) (with RoCE headers) plus, on each of its N-1
- * reduce-scatter steps, the reduction of S/N bytes: 3 S/N bytes at MemoryBandwidth with the
+ * takes the closed form of doc/design.rst (Reference figures) (with RoCE headers) plus, on each of
+ * its N-1 reduce-scatter steps, the reduction of S/N bytes: 3 S/N bytes at MemoryBandwidth with the
  * baseline engine, S/N at ReductionRate with ACE.
  */
 class NpuReductionTimeTestCase : public TestCase

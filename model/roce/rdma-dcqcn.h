@@ -19,8 +19,8 @@ namespace ns3
  * \ingroup training-net
  * \brief Parameters of DCQCN, shared by all queue pairs of a NIC.
  *
- * Defaults are the NVIDIA ConnectX values (doc/design.rst, Sources; doc/roce-nic.rst); the additive and hyper increase
- * steps are already scaled to the link rate by the NIC (step * link / 25 Gb/s).
+ * Defaults are the NVIDIA ConnectX values (doc/design.rst, Sources; doc/roce-nic.rst); the additive
+ * and hyper increase steps are already scaled to the link rate by the NIC (step * link / 25 Gb/s).
  */
 struct RdmaDcqcnConfig
 {
