@@ -1,8 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * tn-cost: estimate of a schedule's time on a topology: the fluid model (default, links
- * shared max-min fairly) or the list model (each link a FIFO server).
+ * tn-cost: estimate of a schedule's time on a topology: the fluid model by default (links
+ * shared max-min fair among the transfers crossing them), or the list model.
  *
  * Contract
  * --------

@@ -17,26 +17,57 @@ namespace ns3
 
 /**
  * \ingroup training-net
- * \brief Parameters of DCQCN, shared by all queue pairs of a NIC.
+ * \brief The DCQCN defaults: the NVIDIA ConnectX values. The one home of these numbers:
+ * RdmaNic's DCQCN attributes start from them, and so does RdmaDcqcnConfig.
+ */
+struct RdmaDcqcnDefaults
+{
+    static constexpr double G = 1.0 / 256;                  //!< alpha gain
+    static constexpr double INITIAL_ALPHA = 1.0;            //!< alpha on the first CNP
+    static constexpr int64_t ALPHA_PERIOD_NS = 1000;        //!< alpha update period
+    static constexpr int64_t DECREASE_PERIOD_NS = 4000;     //!< between two rate decreases
+    static constexpr int64_t INCREASE_PERIOD_NS = 300000;   //!< rate increase timer
+    static constexpr uint32_t FAST_RECOVERY_STAGES = 1;     //!< F
+    static constexpr uint32_t ADDITIVE_STAGES = 5;          //!< before hyper increase
+    static constexpr uint64_t AI_BPS = 5000000;             //!< additive step per REFERENCE_BPS
+    static constexpr uint64_t HAI_BPS = 50000000;           //!< hyper step per REFERENCE_BPS
+    static constexpr uint64_t REFERENCE_BPS = 25000000000;  //!< the rate the steps refer to
+    static constexpr uint64_t MIN_RATE_BPS = 100000000;     //!< rate floor
+    static constexpr uint64_t BYTE_COUNTER = 32767 * 64;    //!< rpg_byte_reset, bytes
+    static constexpr bool CLAMP_TARGET_RATE = false;        //!< clamp_tgt_rate
+    static constexpr bool CLAMP_AFTER_TIME_INCREASE = true; //!< clamp_tgt_rate_after_time_inc
+    /// The link rate RdmaDcqcnConfig's default steps are scaled to.
+    static constexpr uint64_t CONFIG_LINK_BPS = 100000000000;
+};
+
+/**
+ * \ingroup training-net
+ * \brief Parameters of DCQCN for one queue pair: each queue pair holds its own copy, filled by
+ * its NIC from the NIC's attributes when the queue pair is made.
  *
- * Defaults are the NVIDIA ConnectX values (doc/design.rst, Sources; doc/roce-nic.rst); the additive
- * and hyper increase steps are already scaled to the link rate by the NIC (step * link / 25 Gb/s).
+ * Defaults are RdmaDcqcnDefaults; the additive and hyper increase steps are already scaled to
+ * the queue pair's line rate by the NIC (step * line rate / ReferenceRate), here to a
+ * 100 Gb/s link.
  */
 struct RdmaDcqcnConfig
 {
-    double g{1.0 / 256};                    //!< alpha gain
-    double initialAlpha{1.0};               //!< alpha set on the first CNP
-    Time alphaPeriod{MicroSeconds(1)};      //!< alpha update period
-    Time decreasePeriod{MicroSeconds(4)};   //!< minimum time between two rate decreases
-    Time increasePeriod{MicroSeconds(300)}; //!< rate increase timer
-    uint32_t fastRecoveryStages{1};         //!< F: fast recovery stages after a decrease
-    uint32_t additiveStages{5};             //!< additive stages before hyper (no byte counter)
-    double aiBps{20e6};                     //!< additive increase step (bit/s, scaled)
-    double haiBps{200e6};                   //!< hyper increase step (bit/s, scaled)
-    double minRateBps{100e6};               //!< rate floor (bit/s)
-    uint64_t byteCounter{32767 * 64};       //!< byte counter threshold (bytes), 0 = off
-    bool clampTargetRate{false};            //!< every decrease sets target = rate
-    bool clampAfterTimeIncrease{true};      //!< ... or only after a timer increase (ConnectX)
+    double g{RdmaDcqcnDefaults::G};                                          //!< alpha gain
+    double initialAlpha{RdmaDcqcnDefaults::INITIAL_ALPHA};                   //!< alpha on first CNP
+    Time alphaPeriod{NanoSeconds(RdmaDcqcnDefaults::ALPHA_PERIOD_NS)};       //!< alpha update
+    Time decreasePeriod{NanoSeconds(RdmaDcqcnDefaults::DECREASE_PERIOD_NS)}; //!< min decrease gap
+    Time increasePeriod{NanoSeconds(RdmaDcqcnDefaults::INCREASE_PERIOD_NS)}; //!< increase timer
+    uint32_t fastRecoveryStages{RdmaDcqcnDefaults::FAST_RECOVERY_STAGES};    //!< F
+    uint32_t additiveStages{RdmaDcqcnDefaults::ADDITIVE_STAGES}; //!< additive before hyper
+    /// additive increase step (bit/s, scaled)
+    double aiBps{double(RdmaDcqcnDefaults::AI_BPS) * RdmaDcqcnDefaults::CONFIG_LINK_BPS /
+                 RdmaDcqcnDefaults::REFERENCE_BPS};
+    /// hyper increase step (bit/s, scaled)
+    double haiBps{double(RdmaDcqcnDefaults::HAI_BPS) * RdmaDcqcnDefaults::CONFIG_LINK_BPS /
+                  RdmaDcqcnDefaults::REFERENCE_BPS};
+    double minRateBps{double(RdmaDcqcnDefaults::MIN_RATE_BPS)}; //!< rate floor (bit/s)
+    uint64_t byteCounter{RdmaDcqcnDefaults::BYTE_COUNTER};      //!< bytes, 0 = off
+    bool clampTargetRate{RdmaDcqcnDefaults::CLAMP_TARGET_RATE}; //!< every decrease
+    bool clampAfterTimeIncrease{RdmaDcqcnDefaults::CLAMP_AFTER_TIME_INCREASE}; //!< ConnectX
 };
 
 /**

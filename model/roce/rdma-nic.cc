@@ -290,54 +290,54 @@ RdmaNic::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("DcqcnG",
                           "DCQCN alpha gain g.",
-                          DoubleValue(1.0 / 256),
+                          DoubleValue(RdmaDcqcnDefaults::G),
                           MakeDoubleAccessor(&RdmaNic::m_g),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("InitialAlpha",
                           "DCQCN alpha set on the first CNP of a QP.",
-                          DoubleValue(1.0),
+                          DoubleValue(RdmaDcqcnDefaults::INITIAL_ALPHA),
                           MakeDoubleAccessor(&RdmaNic::m_initialAlpha),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("AlphaUpdatePeriod",
                           "DCQCN alpha update period.",
-                          TimeValue(MicroSeconds(1)),
+                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::ALPHA_PERIOD_NS)),
                           MakeTimeAccessor(&RdmaNic::m_alphaPeriod),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RateDecreasePeriod",
                           "DCQCN: minimum time between two rate decreases of a QP.",
-                          TimeValue(MicroSeconds(4)),
+                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::DECREASE_PERIOD_NS)),
                           MakeTimeAccessor(&RdmaNic::m_decreasePeriod),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RateIncreasePeriod",
                           "DCQCN rate increase timer.",
-                          TimeValue(MicroSeconds(300)),
+                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::INCREASE_PERIOD_NS)),
                           MakeTimeAccessor(&RdmaNic::m_increasePeriod),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("FastRecoveryStages",
                           "DCQCN F: increase events in fast recovery after a decrease.",
-                          UintegerValue(1),
+                          UintegerValue(RdmaDcqcnDefaults::FAST_RECOVERY_STAGES),
                           MakeUintegerAccessor(&RdmaNic::m_fastRecoveryStages),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AdditiveStages",
                           "DCQCN without byte counter: additive increase events before hyper "
                           "increase.",
-                          UintegerValue(5),
+                          UintegerValue(RdmaDcqcnDefaults::ADDITIVE_STAGES),
                           MakeUintegerAccessor(&RdmaNic::m_additiveStages),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AdditiveIncrease",
                           "DCQCN additive increase step per ReferenceRate of link rate.",
-                          DataRateValue(DataRate("5Mbps")),
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::AI_BPS)),
                           MakeDataRateAccessor(&RdmaNic::m_ai),
                           MakeDataRateChecker())
             .AddAttribute("HyperIncrease",
                           "DCQCN hyper increase step per ReferenceRate of link rate.",
-                          DataRateValue(DataRate("50Mbps")),
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::HAI_BPS)),
                           MakeDataRateAccessor(&RdmaNic::m_hai),
                           MakeDataRateChecker())
             .AddAttribute("ReferenceRate",
                           "Link rate to which AdditiveIncrease and HyperIncrease refer (steps "
                           "are scaled by link rate / ReferenceRate).",
-                          DataRateValue(DataRate("25Gbps")),
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::REFERENCE_BPS)),
                           MakeDataRateAccessor(&RdmaNic::m_referenceRate),
                           MakeDataRateChecker())
             .AddAttribute("InjectionRate",
@@ -349,27 +349,27 @@ RdmaNic::GetTypeId()
                           MakeDataRateChecker())
             .AddAttribute("MinRate",
                           "DCQCN rate floor.",
-                          DataRateValue(DataRate("100Mbps")),
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::MIN_RATE_BPS)),
                           MakeDataRateAccessor(&RdmaNic::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("ByteCounter",
                           "DCQCN byte counter: an increase event every this many bytes sent "
                           "while rate limited (0 = off; ConnectX rpg_byte_reset default: "
                           "32767 units of 64 bytes).",
-                          UintegerValue(32767 * 64),
+                          UintegerValue(RdmaDcqcnDefaults::BYTE_COUNTER),
                           MakeUintegerAccessor(&RdmaNic::m_byteCounter),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("ClampTargetRate",
                           "DCQCN: every rate decrease sets the target rate to the current rate "
                           "(ConnectX clamp_tgt_rate, default off).",
-                          BooleanValue(false),
+                          BooleanValue(RdmaDcqcnDefaults::CLAMP_TARGET_RATE),
                           MakeBooleanAccessor(&RdmaNic::m_clampTarget),
                           MakeBooleanChecker())
             .AddAttribute("ClampTargetRateAfterTimeIncrease",
                           "DCQCN: a rate decrease sets the target rate to the current rate if "
                           "the increase timer raised the rate since the previous decrease "
                           "(ConnectX clamp_tgt_rate_after_time_inc, default on).",
-                          BooleanValue(true),
+                          BooleanValue(RdmaDcqcnDefaults::CLAMP_AFTER_TIME_INCREASE),
                           MakeBooleanAccessor(&RdmaNic::m_clampAfterTimeInc),
                           MakeBooleanChecker())
             .AddTraceSource("MessageComplete",
