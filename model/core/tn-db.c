@@ -34,7 +34,8 @@ static const char* const SCHEMA_1 =
     " finished_at TEXT,"
     " status TEXT NOT NULL CHECK (status IN ('running','ok','aborted','error')),"
     " wall_seconds REAL,"
-    " simulated_ns INTEGER);";
+    " simulated_ns INTEGER,"
+    " error TEXT);";
 
 /* Tables and views added by schema 2 (documented in doc/results-database.rst). */
 static const char* const SCHEMA_2_TABLES =
@@ -385,12 +386,15 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version == 1 && rows == 1)
+    if ((version == 1 || version == 2) && rows == 1)
     {
-        /* schema 1 had schema_version and run only: add the new tables */
-        status = exec_schema_2(db, "upgrading schema 1 to 2", err);
+        /* schema 1 had schema_version and run only: add the new tables; schema 2's run had
+         * no error text */
+        status = version == 1 ? exec_schema_2(db, "upgrading schema 1", err) : TN_OK;
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 2", "upgrading schema", err);
+            status = exec(db, "ALTER TABLE run ADD COLUMN error TEXT", "upgrading schema", err);
+        if (!status)
+            status = exec(db, "UPDATE schema_version SET version = 3", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1110,6 +1114,49 @@ tn_db_run_begin(tn_db* db, const tn_run_info* info, int64_t* run_id, tn_error* e
     tn_status status = step_alone(db, stmt, "inserting run", err);
     if (!status)
         *run_id = sqlite3_last_insert_rowid(db->sql);
+    sqlite3_finalize(stmt);
+    return status;
+}
+
+tn_status
+tn_db_run_set_error(tn_db* db, int64_t run_id, const char* error_text, tn_error* err)
+{
+    sqlite3_stmt* stmt = NULL;
+    if (sqlite3_prepare_v2(db->sql, "UPDATE run SET error = ? WHERE run_id = ?", -1, &stmt, NULL) !=
+        SQLITE_OK)
+    {
+        return sql_error(db, err, "preparing run error update");
+    }
+    sqlite3_bind_text(stmt, 1, error_text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 2, run_id);
+    tn_status status = step_alone(db, stmt, "updating run error", err);
+    sqlite3_finalize(stmt);
+    return status;
+}
+
+tn_status
+tn_db_run_abandon(tn_db* db,
+                  int64_t run_id,
+                  const char* status_text,
+                  const char* error_text,
+                  int* changed,
+                  tn_error* err)
+{
+    sqlite3_stmt* stmt = NULL;
+    const char* sql = "UPDATE run SET status = ?, error = ?,"
+                      " finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+                      " WHERE run_id = ? AND status = 'running'";
+    *changed = 0;
+    if (sqlite3_prepare_v2(db->sql, sql, -1, &stmt, NULL) != SQLITE_OK)
+    {
+        return sql_error(db, err, "preparing run update");
+    }
+    sqlite3_bind_text(stmt, 1, status_text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 2, error_text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 3, run_id);
+    tn_status status = step_alone(db, stmt, "marking run", err);
+    if (!status)
+        *changed = sqlite3_changes(db->sql);
     sqlite3_finalize(stmt);
     return status;
 }

@@ -49,7 +49,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 2
+#define TN_DB_SCHEMA_VERSION 3
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -224,6 +224,20 @@ extern "C"
                                double wall_seconds,
                                uint64_t simulated_ns,
                                tn_error* err);
+
+    /** Set the run's error text (why it is not ok), whatever its status. */
+    tn_status tn_db_run_set_error(tn_db* db, int64_t run_id, const char* error_text, tn_error* err);
+    /**
+     * Close a run its process left 'running' (it died): set status and error text and
+     * finished_at, only while the run is still 'running' (*changed = 1 then, else 0), so a
+     * run its process did finish is never overwritten. Nothing buffered is written.
+     */
+    tn_status tn_db_run_abandon(tn_db* db,
+                                int64_t run_id,
+                                const char* status,
+                                const char* error_text,
+                                int* changed,
+                                tn_error* err);
 
     /** \param rows rows per batch (>= 1) */
     void tn_db_set_batch_rows(tn_db* db, size_t rows);

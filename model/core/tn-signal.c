@@ -11,10 +11,11 @@
 #include <string.h>
 
 /* The one piece of process state of the core: a signal handler can only reach globals. */
+/* The one piece of process state of the core: a signal handler can only reach globals. */
 static volatile sig_atomic_t g_pending_signal = 0;
 static struct sigaction g_old_int;
 static struct sigaction g_old_term;
-static int g_watching = 0;
+static int g_watch_depth = 0; /* nested watches: the outermost installs and restores */
 
 static void
 on_signal(int sig)
@@ -25,35 +26,41 @@ on_signal(int sig)
 tn_status
 tn_db_signal_watch(tn_error* err)
 {
+    if (g_watch_depth > 0)
+    {
+        /* a watch inside a watch (a recorder inside a worker process): a signal already
+         * caught stays pending */
+        g_watch_depth++;
+        return TN_OK;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESETHAND; /* a second signal has its default effect */
     g_pending_signal = 0;
-    struct sigaction old_int;
-    struct sigaction old_term;
-    if (sigaction(SIGINT, &sa, &old_int) != 0 || sigaction(SIGTERM, &sa, &old_term) != 0)
+    if (sigaction(SIGINT, &sa, &g_old_int) != 0 || sigaction(SIGTERM, &sa, &g_old_term) != 0)
     {
+        sigaction(SIGINT, &g_old_int, NULL);
         return tn_error_set(err, TN_EINVAL, "cannot catch SIGINT/SIGTERM");
     }
-    if (!g_watching)
-    {
-        g_old_int = old_int;
-        g_old_term = old_term;
-    }
-    g_watching = 1;
+    g_watch_depth = 1;
     return TN_OK;
 }
 
 void
 tn_db_signal_unwatch(void)
 {
-    if (g_watching)
+    if (g_watch_depth > 1)
+    {
+        g_watch_depth--;
+        return;
+    }
+    if (g_watch_depth == 1)
     {
         sigaction(SIGINT, &g_old_int, NULL);
         sigaction(SIGTERM, &g_old_term, NULL);
-        g_watching = 0;
+        g_watch_depth = 0;
     }
     g_pending_signal = 0;
 }

@@ -8,9 +8,10 @@
  * tn_db_signal_watch() makes SIGINT and SIGTERM set a flag (tn_db_signal_pending())
  * instead of killing the process, so a simulation can stop at its next check, write
  * what it recorded and finish its run as 'aborted'; a second signal of the same kind
- * kills the process as usual (SA_RESETHAND). tn_db_signal_unwatch() restores the
- * handlers the first watch replaced and clears the flag; watching twice keeps the
- * handlers of before the first watch. The flag is process state (a signal handler can
+ * kills the process as usual (SA_RESETHAND). Watches nest (a worker process watches from
+ * its start, its recorder inside that): the outermost one installs the handlers and its
+ * tn_db_signal_unwatch() restores them and clears the flag; a signal caught before an inner
+ * watch began stays pending. The flag is process state (a signal handler can
  * reach nothing else): one watcher per process at a time. The tn_db_ prefix is kept
  * from when this lived in the database writer, so callers did not change.
  */

@@ -9,6 +9,7 @@
 #include "tn-array.h"
 #include "tn-text.h"
 #include "tn-workload-impl.h"
+#include "tn-topology.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -632,7 +633,7 @@ tn_wl_layer(tn_wl_reader* r, const tn_workload* wl, const tn_span* f, tn_workloa
                        base + 1,
                        tn_layer_field_names[base],
                        f[base],
-                       UINT64_MAX,
+                       TN_WORKLOAD_MAX_CYCLES,
                        &ps->compute_cycles);
         if (s)
         {
@@ -652,14 +653,19 @@ tn_wl_layer(tn_wl_reader* r, const tn_workload* wl, const tn_span* f, tn_workloa
                        base + 3,
                        tn_layer_field_names[base + 2],
                        f[base + 2],
-                       UINT64_MAX,
+                       TN_BYTES_MAX,
                        &ps->comm_bytes);
         if (s)
         {
             return s;
         }
     }
-    s = tn_wl_uint(r, 12, tn_layer_field_names[11], f[11], UINT64_MAX, &layer->update_delay);
+    s = tn_wl_uint(r,
+                   12,
+                   tn_layer_field_names[11],
+                   f[11],
+                   TN_WORKLOAD_MAX_CYCLES,
+                   &layer->update_delay);
     if (s)
     {
         return s;

@@ -36,8 +36,9 @@
  *      10 wg_comm_type  11 wg_comm_bytes  12 update_delay  [13 parallelism]
  *    name: any token; reserved: a signed 64-bit integer (-1 in practice; ASTRA-sim
  *    reads it as a dependency and ignores it); compute times and update_delay in
- *    cycles (1 GHz: cycles = ns), unsigned 64-bit; comm types NONE, ALLREDUCE,
- *    ALLGATHER, REDUCESCATTER, ALLTOALL, ALLREDUCEALLTOALL; bytes unsigned 64-bit.
+ *    cycles (1 GHz: cycles = ns), at most TN_WORKLOAD_MAX_CYCLES (10^9, one second)
+ *    each; comm types NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL,
+ *    ALLREDUCEALLTOALL; bytes at most TN_BYTES_MAX (2^62, what a plan takes).
  *    Field 13 (HYBRID_CUSTOMIZED only) is the layer's own parallelism (any name
  *    above except HYBRID_CUSTOMIZED).
  *  Nothing but blank lines may follow the L layer lines.
@@ -100,6 +101,13 @@ extern "C"
 
 /** "Absent" value of tn_workload_dlrm_last_bottom_layer(). */
 #define TN_WORKLOAD_NONE UINT32_MAX
+
+/**
+ * Largest compute time or update delay of one pass in a workload file, in cycles (10^9: one
+ * second at 1 GHz). Longer ones are refused when the file is read: they are no layer of a
+ * real model, and the run would sample for hours or overflow ns-3's time.
+ */
+#define TN_WORKLOAD_MAX_CYCLES UINT64_C(1000000000)
 
     /** Parallelism of a workload (line 1). */
     typedef enum tn_parallelism

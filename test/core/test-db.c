@@ -224,16 +224,53 @@ test_schema_1_upgraded(tn_test_ctx* ctx)
     tn_db* db = NULL;
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), 2);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE name='old'"), 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE error IS NULL"), 1);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 0);
+    tn_db_close(db);
+}
+
+/* A run its process left 'running' is closed with a status and an error text; a run its
+ * process finished is left as it is. */
+static void
+test_run_abandoned(tn_test_ctx* ctx)
+{
+    char path[512];
+    fresh_path(ctx, "tn-test-abandon.db", path, sizeof(path));
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_run_info info = {"dead", "{}", 1, 1, "3.37", "x"};
+    int64_t dead = -1;
+    int64_t done = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &dead, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &done, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_finish(db, done, "ok", 1.0, 5, &err) == TN_OK);
+    int changed = -1;
+    TN_CHECK(ctx,
+             tn_db_run_abandon(db, dead, "aborted", "killed by signal 9", &changed, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, changed, 1);
+    TN_CHECK(ctx, tn_db_run_abandon(db, done, "aborted", "late", &changed, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, changed, 0);
+    TN_CHECK(ctx, tn_db_run_set_error(db, done, "a note", &err) == TN_OK);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM run WHERE status = 'aborted' AND "
+                          "error = 'killed by signal 9' AND finished_at IS NOT NULL"),
+                1);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT count(*) FROM run WHERE status = 'ok' AND error = 'a note'"),
+                1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'running'"), 0);
     tn_db_close(db);
 }
 
 static void
 test_other_schema_refused(tn_test_ctx* ctx)
 {
-    static const int versions[] = {999, 3, 0};
+    static const int versions[] = {999, 4, 0};
     for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); ++i)
     {
         char path[512];
@@ -804,12 +841,30 @@ test_signal_aborts_run(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_db_signal_pending(), 0);
 }
 
+/* A watch inside a watch keeps a signal the outer one caught (a worker caught it before its
+ * recorder started); only the outermost unwatch clears it. */
+static void
+test_signal_watch_nests(tn_test_ctx* ctx)
+{
+    tn_error err = {0};
+    TN_REQUIRE(ctx, tn_db_signal_watch(&err) == TN_OK);
+    raise(SIGTERM);
+    TN_CHECK_EQ(ctx, tn_db_signal_pending(), SIGTERM);
+    TN_REQUIRE(ctx, tn_db_signal_watch(&err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_db_signal_pending(), SIGTERM);
+    tn_db_signal_unwatch();
+    TN_CHECK_EQ(ctx, tn_db_signal_pending(), SIGTERM);
+    tn_db_signal_unwatch();
+    TN_CHECK_EQ(ctx, tn_db_signal_pending(), 0);
+}
+
 void
 tn_suite_db(tn_test_suite* suite)
 {
     tn_test_add(suite, "runs-are-recorded", test_runs_are_recorded);
     tn_test_add(suite, "schema-has-every-table", test_schema_has_every_table);
     tn_test_add(suite, "schema-1-upgraded", test_schema_1_upgraded);
+    tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);
     tn_test_add(suite, "unwritable-path", test_unwritable_path);
@@ -820,4 +875,5 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "views", test_views);
     tn_test_add(suite, "two-processes", test_two_processes);
     tn_test_add(suite, "signal-aborts-run", test_signal_aborts_run);
+    tn_test_add(suite, "signal-watch-nests", test_signal_watch_nests);
 }

@@ -12,6 +12,7 @@
 
 #include "tn-test.h"
 
+#include "ns3/tn-topology.h"
 #include "ns3/tn-workload.h"
 
 #include <stdarg.h>
@@ -618,10 +619,25 @@ test_bad_overflow(tn_test_ctx* ctx)
            "w.txt:1: field 3 (model_parallel_NPU_group): '4294967296' is too large",
            NULL);
 
+    /* past the limits: a collective a plan cannot take, a compute time past one second */
+    EXPECT(ctx,
+           "DATA\n1\nl0 -1 1 NONE 4611686018427387905 1 NONE 0 1 ALLREDUCE 8 1\n",
+           "w.txt:3: field 5 (fwd_comm_bytes): '4611686018427387905' is too large (at most "
+           "4611686018427387904)",
+           NULL);
+    EXPECT(ctx,
+           "DATA\n1\nl0 -1 18446744073709551615 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n",
+           "w.txt:3: field 3 (fwd_compute): '18446744073709551615' is too large (at most "
+           "1000000000)",
+           NULL);
+    EXPECT(ctx,
+           "DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1000000001\n",
+           "w.txt:3: field 12 (update_delay): '1000000001' is too large (at most 1000000000)",
+           NULL);
+
     /* the extremes themselves are accepted */
-    const char* max =
-        "DATA\n1\nl0 -9223372036854775808 18446744073709551615 NONE 18446744073709551615 0 "
-        "NONE 0 0 ALLREDUCE 0 18446744073709551615\n";
+    const char* max = "DATA\n1\nl0 -9223372036854775808 1000000000 NONE 4611686018427387904 0 "
+                      "NONE 0 0 ALLREDUCE 0 1000000000\n";
     tn_error err;
     tn_workload* wl = NULL;
     TN_REQUIRE_MSG(ctx,
@@ -629,8 +645,11 @@ test_bad_overflow(tn_test_ctx* ctx)
                    "%s",
                    err.message);
     TN_CHECK(ctx, tn_workload_layer_at(wl, 0)->reserved == INT64_MIN);
-    TN_CHECK(ctx, tn_workload_layer_at(wl, 0)->pass[TN_PASS_FWD].compute_cycles == UINT64_MAX);
-    TN_CHECK(ctx, tn_workload_layer_at(wl, 0)->update_delay == UINT64_MAX);
+    TN_CHECK(ctx,
+             tn_workload_layer_at(wl, 0)->pass[TN_PASS_FWD].compute_cycles ==
+                 TN_WORKLOAD_MAX_CYCLES);
+    TN_CHECK(ctx, tn_workload_layer_at(wl, 0)->pass[TN_PASS_FWD].comm_bytes == TN_BYTES_MAX);
+    TN_CHECK(ctx, tn_workload_layer_at(wl, 0)->update_delay == TN_WORKLOAD_MAX_CYCLES);
     tn_workload_destroy(wl);
 }
 
@@ -738,19 +757,20 @@ next_random(uint64_t* s)
     return *s * 2685821657736338717ULL;
 }
 
+/* A value in [0, max] (max < UINT64_MAX), often at the ends. */
 static uint64_t
-random_value(uint64_t* s)
+random_value(uint64_t* s, uint64_t max)
 {
     switch (next_random(s) % 4)
     {
     case 0:
         return 0;
     case 1:
-        return UINT64_MAX - next_random(s) % 3;
+        return max - next_random(s) % 3;
     case 2:
         return next_random(s) % 100000;
     default:
-        return next_random(s);
+        return next_random(s) % (max + 1);
     }
 }
 
@@ -830,8 +850,9 @@ test_roundtrip(tn_test_ctx* ctx)
             for (int p = 0; p < TN_PASS_COUNT; p++)
             {
                 tn_comm_type t = (tn_comm_type)(next_random(&seed) % TN_COMM_TYPE_COUNT);
-                unsigned long long c = (unsigned long long)random_value(&seed);
-                unsigned long long b = (unsigned long long)random_value(&seed);
+                unsigned long long c =
+                    (unsigned long long)random_value(&seed, TN_WORKLOAD_MAX_CYCLES);
+                unsigned long long b = (unsigned long long)random_value(&seed, TN_BYTES_MAX);
                 len = append(text,
                              len,
                              cap,
@@ -841,7 +862,11 @@ test_roundtrip(tn_test_ctx* ctx)
                              tn_comm_type_name(t),
                              b);
             }
-            len = append(text, len, cap, " %llu", (unsigned long long)random_value(&seed));
+            len = append(text,
+                         len,
+                         cap,
+                         " %llu",
+                         (unsigned long long)random_value(&seed, TN_WORKLOAD_MAX_CYCLES));
             if (par == TN_PARALLELISM_HYBRID_CUSTOMIZED)
             {
                 tn_parallelism lp =
