@@ -131,6 +131,7 @@ helper_sources = [
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
     'helper/program-options.cc',
+    'helper/attribute-settings.cc',
 ]
 helper_headers = [
     'helper/collective-helper.h',
@@ -143,6 +144,7 @@ helper_headers = [
     'helper/training-helper.h',
     'helper/stats-helper.h',
     'helper/program-options.h',
+    'helper/attribute-settings.h',
 ]
 
 core_test_sources = [

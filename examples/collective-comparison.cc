@@ -38,17 +38,15 @@ int
 main(int argc, char* argv[])
 {
     std::string spec = "torus:4x4";
-    std::string algorithms = "multitree,ring";
-    std::string routings = "planned";
+    std::vector<std::string> algorithms = {"multitree", "ring"};
+    std::vector<std::string> routings = {"planned"};
     uint64_t bytes = 16 << 20;
     std::string dbPath = "results.db";
     ProgramOptions options("collective-comparison", __FILE__);
     options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
     options.AddString("topology", "topology spec", &spec);
-    options.AddString("algorithms",
-                      "comma-separated algorithms (the first is the reference)",
-                      &algorithms);
-    options.AddString("routing", "comma-separated routing modes: planned, ecmp", &routings);
+    options.AddList("algorithms", "algorithms (the first is the reference)", &algorithms);
+    options.AddList("routing", "routing modes: planned, ecmp", &routings);
     options.AddBytes("bytes", "all-reduce size", &bytes);
     std::string mode = "packet";
     options.AddMode(&mode);
@@ -102,10 +100,10 @@ main(int argc, char* argv[])
                 "busbw GB/s",
                 "speed-up");
     int status = 0;
-    for (const std::string& routing : ProgramOptions::Split(routings))
+    for (const std::string& routing : routings)
     {
         double reference = 0;
-        for (const std::string& algorithm : ProgramOptions::Split(algorithms))
+        for (const std::string& algorithm : algorithms)
         {
             RoceHelper roce;
             roce.SetMode(mode);

@@ -37,7 +37,11 @@ int
 main(int argc, char* argv[])
 {
     std::string spec = "hier:switch4@1600Gbps+switch4@800Gbps+switch4@400Gbps";
-    std::string schedulers = "fixed,themis-fifo,themis-scf,hierarchical,themis";
+    std::vector<std::string> schedulers = {"fixed",
+                                           "themis-fifo",
+                                           "themis-scf",
+                                           "hierarchical",
+                                           "themis"};
     uint64_t bytes = 64 << 20;
     uint32_t chunks = 64;
     uint32_t active = 1;
@@ -45,10 +49,10 @@ main(int argc, char* argv[])
     ProgramOptions options("themis-comparison", __FILE__);
     options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
     options.AddString("topology", "topology spec (a system with dims)", &spec);
-    options.AddString("schedulers",
-                      "comma-separated: fixed, themis-fifo, themis-scf (run time), "
-                      "hierarchical, themis (static plans); the first is the reference",
-                      &schedulers);
+    options.AddList("schedulers",
+                    "comma-separated: fixed, themis-fifo, themis-scf (run time), "
+                    "hierarchical, themis (static plans); the first is the reference",
+                    &schedulers);
     options.AddBytes("bytes", "all-reduce size", &bytes);
     options.AddCount("chunks", "chunks per collective", 1u, 1u << 20, &chunks);
     options.AddCount("active", "active chunk-phases per dim and group (A)", 1u, 1u << 20, &active);
@@ -104,7 +108,7 @@ main(int argc, char* argv[])
                 "check");
     int status = 0;
     double reference = 0;
-    for (const std::string& name : ProgramOptions::Split(schedulers))
+    for (const std::string& name : schedulers)
     {
         RoceHelper roce;
         roce.SetMode(mode);

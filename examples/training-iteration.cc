@@ -34,7 +34,7 @@ main(int argc, char* argv[])
 {
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     std::string spec = "switch:16,rate=100Gbps,latency=1us";
-    std::string engines = "baseline,ace";
+    std::vector<std::string> engineNames = {"baseline", "ace"};
     uint64_t memoryBps = 7200000000000ull; // 900 GB/s
     uint32_t iterations = 1;
     bool overlap = true;
@@ -44,7 +44,7 @@ main(int argc, char* argv[])
     options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
     options.AddString("workload", "ASTRA-sim 1.0 workload file", &workload);
     options.AddString("topology", "topology spec", &spec);
-    options.AddString("engines", "comma-separated NPU engines: baseline, ace", &engines);
+    options.AddList("engines", "NPU engines: baseline, ace", &engineNames);
     options.AddRate("memory", "NPU memory bandwidth (7200Gbps = 900 GB/s)", &memoryBps);
     options.AddCount("iterations", "iterations", 1u, UINT32_MAX - 1, &iterations);
     options.AddFlag("overlap", "weight-gradient collectives overlap the backward pass", &overlap);
@@ -61,7 +61,6 @@ main(int argc, char* argv[])
         return 2;
     }
     const std::string memory = std::to_string(memoryBps) + "bps";
-    const std::vector<std::string> engineNames = ProgramOptions::Split(engines);
     for (const std::string& name : engineNames)
     {
         if (name != "baseline" && name != "ace")

@@ -8,6 +8,7 @@
 #include "ns3/global-value.h"
 #include "ns3/tn-error.h"
 #include "ns3/tn-topology.h"
+#include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -180,13 +181,80 @@ ProgramOptions::AddFlag(const std::string& name, const std::string& help, bool* 
     Option& o = m_options.emplace_back();
     o.name = name;
     o.flag = true;
-    m_cmd.AddValue(name, help, *value); // ns-3 reads --name, --name=true|false|1|0
+    o.text = *value ? "true" : "false";
+    o.convert = [value, name](const std::string& text, std::string* why) {
+        if (text == "true" || text == "1")
+        {
+            *value = true;
+            return true;
+        }
+        if (text == "false" || text == "0")
+        {
+            *value = false;
+            return true;
+        }
+        *why = "--" + name + ": " + AttributeSettings::Quote(text) +
+               " is not true, false, 1 or 0 (a switch: --" + name + " alone means true)";
+        return false;
+    };
+    m_cmd.AddValue(name, help, o.text);
 }
 
-const ProgramOptions::Option*
-ProgramOptions::Find(const std::string& name) const
+void
+ProgramOptions::AddList(const std::string& name,
+                        const std::string& help,
+                        std::vector<std::string>* items)
 {
-    for (const Option& o : m_options)
+    Option& o = m_options.emplace_back();
+    o.name = name;
+    for (const std::string& item : *items)
+    {
+        o.text += (o.text.empty() ? "" : ",") + item;
+    }
+    o.convert = [items, name](const std::string& text, std::string* why) {
+        return Split("--" + name, text, items, why);
+    };
+    m_cmd.AddValue(name, help + " (comma-separated)", o.text);
+}
+
+void
+ProgramOptions::AddRepeated(const std::string& name,
+                            const std::string& help,
+                            std::vector<std::string>* values)
+{
+    Option& o = m_options.emplace_back();
+    o.name = name;
+    o.convert = [values](const std::string& text, std::string*) {
+        values->push_back(text);
+        return true;
+    };
+    m_cmd.AddValue(name, help + " (repeatable)", o.text);
+}
+
+void
+ProgramOptions::AddPositional(const std::string& name,
+                              const std::string& help,
+                              size_t min,
+                              size_t max,
+                              std::vector<std::string>* values)
+{
+    m_positional = values;
+    m_positionalMin = min;
+    m_positionalMax = max;
+    m_positionalName = name;
+    (void)help; // the program says what its arguments are in its Usage()
+}
+
+void
+ProgramOptions::AddShortName(char letter, const std::string& name)
+{
+    m_shortNames.emplace_back(letter, name);
+}
+
+ProgramOptions::Option*
+ProgramOptions::Find(const std::string& name)
+{
+    for (Option& o : m_options)
     {
         if (o.name == name)
         {
@@ -196,29 +264,103 @@ ProgramOptions::Find(const std::string& name) const
     return nullptr;
 }
 
-std::vector<std::string>
-ProgramOptions::JoinValues(int argc, char* argv[]) const
+const ProgramOptions::Option*
+ProgramOptions::Find(const std::string& name) const
 {
-    std::vector<std::string> args;
-    for (int i = 0; i < argc; i++)
+    return const_cast<ProgramOptions*>(this)->Find(name);
+}
+
+bool
+ProgramOptions::ParseOption(const std::vector<std::string>& args,
+                            size_t* i,
+                            std::vector<std::string>* ns3Args,
+                            std::string* error)
+{
+    const std::string& arg = args[*i];
+    const std::string::size_type eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const bool inline_ = eq != std::string::npos;
+    if (name.empty())
     {
-        std::string arg = argv[i];
-        const bool option = i > 0 && arg.size() > 2 && arg.compare(0, 2, "--") == 0 &&
-                            arg.find('=') == std::string::npos;
-        if (option && i + 1 < argc && std::string(argv[i + 1]).compare(0, 2, "--") != 0)
-        {
-            const std::string name = arg.substr(2);
-            const Option* o = Find(name);
-            // declared options and ns-3's attributes and globals take a value
-            if ((o && !o->flag) || (!o && !IsNs3Switch(name)))
-            {
-                arg += "=";
-                arg += argv[++i];
-            }
-        }
-        args.push_back(arg);
+        *error = "an empty option name in " + AttributeSettings::Quote(arg);
+        return false;
     }
-    return args;
+    Option* o = Find(name);
+    const bool attribute = name.compare(0, 5, "ns3::") == 0;
+    const bool ns3Switch = IsNs3Switch(name);
+    bool global = false;
+    for (auto it = GlobalValue::Begin(); !o && !attribute && it != GlobalValue::End(); ++it)
+    {
+        global = global || (*it)->GetName() == name;
+    }
+    if (!o && !attribute && !ns3Switch && !global && name != "PrintAttributes" &&
+        name != "PrintGroup")
+    {
+        *error = "unknown option " + AttributeSettings::Quote("--" + name) +
+                 " (--help lists the options)";
+        return false;
+    }
+    if (ns3Switch)
+    {
+        if (inline_)
+        {
+            *error = "--" + name + " takes no value";
+            return false;
+        }
+        ns3Args->push_back(arg);
+        return true;
+    }
+    std::string value;
+    if (inline_)
+    {
+        value = arg.substr(eq + 1);
+    }
+    else if (o && o->flag)
+    {
+        value = "true";
+    }
+    else if (*i + 1 < args.size())
+    {
+        value = args[++*i];
+    }
+    else
+    {
+        *error = "--" + name + " needs a value";
+        return false;
+    }
+    if (o)
+    {
+        o->given = true;
+        return o->convert(value, error);
+    }
+    if (attribute)
+    {
+        if (!AttributeSettings::CheckDefault(name, value, error))
+        {
+            *error = "--" + name + ": " + *error;
+            return false;
+        }
+        m_attributesGiven.push_back(name);
+    }
+    else if (global)
+    {
+        if (!AttributeSettings::CheckGlobal(name, value, error))
+        {
+            *error = "--" + name + ": " + *error;
+            return false;
+        }
+    }
+    else if (name == "PrintAttributes")
+    {
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe(value, &tid))
+        {
+            *error = "--PrintAttributes: no ns-3 class " + AttributeSettings::Quote(value);
+            return false;
+        }
+    }
+    ns3Args->push_back("--" + name + "=" + value);
+    return true;
 }
 
 void
@@ -248,64 +390,108 @@ ProgramOptions::AddMode(std::string* mode, const std::vector<std::string>& packe
 bool
 ProgramOptions::Parse(int argc, char* argv[])
 {
-    std::vector<std::string> args = JoinValues(argc, argv);
-    for (size_t i = 1; i < args.size(); i++)
+    std::vector<std::string> args(argv, argv + argc);
+    std::vector<std::string> ns3Args = {args.empty() ? m_program : args[0]};
+    std::vector<std::string> positional;
+    std::string error;
+    bool ok = true;
+    for (size_t i = 1; ok && i < args.size(); i++)
     {
-        if (args[i].compare(0, 2, "--") != 0)
+        const std::string& arg = args[i];
+        if (arg.size() >= 2 && arg.compare(0, 2, "--") == 0)
         {
+            ok = ParseOption(args, &i, &ns3Args, &error);
             continue;
         }
-        const std::string name = args[i].substr(2, args[i].find('=') - 2);
-        for (Option& o : m_options)
+        if (arg == "-h")
         {
-            o.given = o.given || o.name == name;
+            ns3Args.push_back("--help");
+            continue;
         }
-        if (name.compare(0, 5, "ns3::") == 0)
+        if (arg.size() >= 2 && arg[0] == '-')
         {
-            m_attributesGiven.push_back(name);
+            const Option* o = nullptr;
+            for (const auto& s : m_shortNames)
+            {
+                o = s.first == arg[1] ? Find(s.second) : o;
+            }
+            if (!o)
+            {
+                error = "unknown option " + AttributeSettings::Quote(arg) +
+                        " (--help lists the options)";
+                ok = false;
+                continue;
+            }
+            // "-j2" is "--jobs=2", "-j 2" is "--jobs 2"
+            std::vector<std::string> longForm = {"--" + o->name};
+            if (arg.size() > 2)
+            {
+                longForm[0] += "=" + arg.substr(2);
+            }
+            else if (i + 1 < args.size())
+            {
+                longForm.push_back(args[++i]);
+            }
+            size_t k = 0;
+            ok = ParseOption(longForm, &k, &ns3Args, &error);
+            continue;
+        }
+        if (!m_positional || positional.size() >= m_positionalMax)
+        {
+            error = "unexpected argument " + AttributeSettings::Quote(arg) +
+                    (m_positional ? " (one " + m_positionalName + " at a time)"
+                                  : " (options are --name=value)");
+            ok = false;
+            continue;
+        }
+        positional.push_back(arg);
+    }
+    for (const std::string& a : ns3Args)
+    {
+        if (a == "--help" || a == "--PrintHelp" || a.compare(0, 7, "--Print") == 0 ||
+            a == "--version")
+        {
+            // ns-3 prints what was asked and exits
+            m_cmd.Parse(std::vector<std::string>{ns3Args[0], a});
         }
     }
-    m_cmd.Parse(args);
-    bool ok = true;
-    for (Option& o : m_options)
+    if (ok && m_positional && positional.size() < m_positionalMin)
     {
-        std::string why;
-        if (o.convert && !o.convert(o.text, &why))
-        {
-            std::cerr << m_program << ": " << why << std::endl;
-            ok = false;
-        }
+        error = "missing " + m_positionalName + " (--help shows the usage)";
+        ok = false;
     }
     if (ok && m_mode && *m_mode == "flow")
     {
         for (const std::string& name : m_packetOnly)
         {
-            if (IsGiven(name))
+            if (ok && IsGiven(name))
             {
-                std::cerr << m_program << ": --" << name
-                          << ": needs packet level, but --mode=flow (flow level has no "
-                             "packets, PFC or switch buffers)"
-                          << std::endl;
+                error = "--" + name +
+                        ": needs packet level, but --mode=flow (flow level has no packets, PFC "
+                        "or switch buffers)";
                 ok = false;
             }
         }
         for (const std::string& attribute : m_attributesGiven)
         {
-            if (RoceHelper::NeedsPackets(attribute))
+            if (ok && RoceHelper::NeedsPackets(attribute))
             {
-                std::cerr << m_program << ": --" << attribute
-                          << ": needs packet level, but --mode=flow" << std::endl;
+                error = "--" + attribute + ": needs packet level, but --mode=flow";
                 ok = false;
             }
         }
     }
-    std::string error;
-    if (!CheckSeed(&error))
+    if (!ok)
     {
-        std::cerr << m_program << ": " << error << std::endl;
-        ok = false;
+        std::cerr << ErrorLine(m_program, error) << std::endl;
+        return false;
     }
-    return ok;
+    if (m_positional)
+    {
+        *m_positional = positional;
+    }
+    m_cmd.Parse(ns3Args);
+    return true;
 }
 
 bool
@@ -315,21 +501,48 @@ ProgramOptions::IsGiven(const std::string& name) const
     return o && o->given;
 }
 
-std::vector<std::string>
-ProgramOptions::Split(const std::string& list)
+bool
+ProgramOptions::Split(const std::string& what,
+                      const std::string& list,
+                      std::vector<std::string>* items,
+                      std::string* error)
 {
-    std::vector<std::string> items;
+    items->clear();
     std::string::size_type start = 0;
     while (start <= list.size())
     {
         const std::string::size_type comma = std::min(list.find(',', start), list.size());
-        if (comma > start)
+        const std::string item = list.substr(start, comma - start);
+        if (item.empty())
         {
-            items.push_back(list.substr(start, comma - start));
+            *error = what + ": " + AttributeSettings::Quote(list) + " has an empty item" +
+                     (list.empty() ? " (give at least one)" : "");
+            return false;
         }
+        if (item.find_first_of(" \t\n\r\v\f") != std::string::npos)
+        {
+            *error = what + ": " + AttributeSettings::Quote(item) + " has a space";
+            return false;
+        }
+        items->push_back(item);
         start = comma + 1;
     }
-    return items;
+    return true;
+}
+
+std::string
+ProgramOptions::ErrorLine(const std::string& program, const std::string& message)
+{
+    std::string line = program + ": " + message;
+    for (char& c : line)
+    {
+        c = c == '\n' || c == '\r' ? ' ' : c;
+    }
+    if (line.size() > MAX_ERROR_LINE)
+    {
+        line = line.substr(0, MAX_ERROR_LINE - 3) + "...";
+    }
+    return line;
 }
 
 bool
@@ -337,10 +550,9 @@ ProgramOptions::CheckSeed(std::string* error)
 {
     UintegerValue seed;
     GlobalValue::GetValueByName("RngSeed", seed);
-    if (seed.Get() < 1 || seed.Get() > MAX_SEED)
+    if (!AttributeSettings::CheckGlobal("RngSeed", std::to_string(seed.Get()), error))
     {
-        *error = "--RngSeed: " + std::to_string(seed.Get()) + " is out of range: 1 to " +
-                 std::to_string(MAX_SEED) + " (ns-3's MRG32k3a generator)";
+        *error = "--RngSeed: " + *error;
         return false;
     }
     return true;

@@ -4,6 +4,7 @@
 #ifndef PROGRAM_OPTIONS_H
 #define PROGRAM_OPTIONS_H
 
+#include "ns3/attribute-settings.h"
 #include "ns3/command-line.h"
 
 #include <cstdint>
@@ -19,13 +20,18 @@ namespace ns3
  * \ingroup training-net
  * \brief The command line of a training-net program, read strictly.
  *
- * ns-3's CommandLine reads numbers with a stream, so "8MiB" becomes 8, "1e3" 1 and "0x10" 0,
- * and it knows only "--opt=value". The programs of this module declare their options here
- * instead: every value is taken as text by a CommandLine (so --help, --PrintHelp and the
- * --ns3::Type::Attribute=value options keep working) and then converted by the planning
- * core's strict parsers: the whole text must be a number in range, with the units the option
- * allows; anything else is an error that names the option, says what is wrong and the limit.
- * Both "--opt=value" and "--opt value" are accepted.
+ * ns-3's CommandLine reads values with a stream, so "8MiB" becomes 8, "1e3" 1, "0x10" 0 and
+ * "4 MiB" 4; it prints its whole help for an unknown option, and some of ns-3's attribute
+ * parsers abort on malformed text. The programs of this module declare their options here
+ * instead. ProgramOptions reads the command line itself: every declared value is the whole
+ * text of its argument, converted by the planning core's strict parsers (a number in range,
+ * with the units the option allows, no space, sign or trailing text; a list has no empty
+ * item); "--ns3::Type::Attribute=value" and the global values (--RngSeed, --RngRun) are
+ * checked by AttributeSettings before ns-3 sees them; --help, --PrintHelp, --PrintAttributes
+ * and the other ns-3 switches go to ns-3's CommandLine. Anything else (an unknown option, a
+ * stray argument, a value missing) is one error line "program: what is wrong", shortened
+ * when it quotes long text. Both "--opt=value" and "--opt value" are accepted, and a short
+ * name ("-j 2", "-j2") when one is declared.
  *
  * Usage:
  * \code
@@ -67,6 +73,24 @@ class ProgramOptions
     void AddRate(const std::string& name, const std::string& help, uint64_t* bps);
     /** A switch: --name, --name=true|false|1|0 (a flag takes no separate value). */
     void AddFlag(const std::string& name, const std::string& help, bool* value);
+    /** A comma-separated list of names: no empty item, no space ("ring,multitree"). */
+    void AddList(const std::string& name, const std::string& help, std::vector<std::string>* items);
+    /** An option that may be given many times: each value is appended, in order. */
+    void AddRepeated(const std::string& name,
+                     const std::string& help,
+                     std::vector<std::string>* values);
+    /**
+     * The arguments that are not options (a file name), in order.
+     * \param name what they are, for --help \param min at least this many \param max at most
+     * \param values where they go
+     */
+    void AddPositional(const std::string& name,
+                       const std::string& help,
+                       size_t min,
+                       size_t max,
+                       std::vector<std::string>* values);
+    /** \param letter a short name ("-j 2", "-j2") \param name of a declared option */
+    void AddShortName(char letter, const std::string& name);
 
     /**
      * --mode: the simulation level, "packet" (default) or "flow" (RoceHelper::SetMode). Any
@@ -106,27 +130,48 @@ class ProgramOptions
      */
     static bool CheckSeed(std::string* error);
 
-    /** \return the items of a comma-separated list value, empty ones left out */
-    static std::vector<std::string> Split(const std::string& list);
+    /**
+     * Split a comma-separated list strictly: no empty item, no space in an item.
+     * \param what the option, for the message \param list the text
+     * \param items the items \param error what is wrong \return false on an error
+     */
+    static bool Split(const std::string& what,
+                      const std::string& list,
+                      std::vector<std::string>* items,
+                      std::string* error);
 
-    /** The largest seed ns-3's generator accepts (2^32 - 22853 - 1). */
-    static constexpr uint64_t MAX_SEED = 4294944442u;
+    /**
+     * \param program the program \param message what is wrong
+     * \return "program: message" on one line, at most MAX_ERROR_LINE characters
+     */
+    static std::string ErrorLine(const std::string& program, const std::string& message);
+
+    /** An error line is cut at this length (a value can be 100 KB). */
+    static constexpr size_t MAX_ERROR_LINE = 400;
+
+    /** The largest seed ns-3's generator accepts (AttributeSettings::MAX_SEED). */
+    static constexpr uint64_t MAX_SEED = AttributeSettings::MAX_SEED;
 
   private:
-    /** One declared option: its text and how to convert it. */
+    /** One declared option: how to convert its text. */
     struct Option
     {
         std::string name;                                              //!< without "--"
-        std::string text;                                              //!< as given (or default)
+        std::string text;                                              //!< for --help
         bool given{false};                                             //!< on the command line
         bool flag{false};                                              //!< takes no separate value
         std::function<bool(const std::string&, std::string*)> convert; //!< text to value
     };
 
-    /** "--opt value" to "--opt=value" for the options that take a value. */
-    std::vector<std::string> JoinValues(int argc, char* argv[]) const;
+    /** \return the option named so, or nullptr */
+    Option* Find(const std::string& name);
     /** \return the option named so, or nullptr */
     const Option* Find(const std::string& name) const;
+    /** Read one "--name[=value]" (value from args[*i + 1] when needed) \return false on error */
+    bool ParseOption(const std::vector<std::string>& args,
+                     size_t* i,
+                     std::vector<std::string>* ns3Args,
+                     std::string* error);
 
     std::string m_program;        //!< for messages
     CommandLine m_cmd;            //!< help, ns-3 attributes and globals
@@ -134,6 +179,11 @@ class ProgramOptions
     std::vector<std::string> m_attributesGiven; //!< "ns3::Type::Attribute" of --ns3:: options
     std::string* m_mode{nullptr};               //!< AddMode's value
     std::vector<std::string> m_packetOnly;      //!< AddMode's options that need packets
+    std::vector<std::pair<char, std::string>> m_shortNames; //!< letter, option name
+    std::vector<std::string>* m_positional{nullptr};        //!< AddPositional
+    size_t m_positionalMin{0};                              //!< AddPositional
+    size_t m_positionalMax{0};                              //!< AddPositional
+    std::string m_positionalName;                           //!< AddPositional
 };
 
 } // namespace ns3

@@ -112,8 +112,10 @@ RoceHelper::Check(const tn_topology* topo) const
         if (link->latency_ns > MAX_LATENCY_NS)
         {
             why << "link " << l << " (node " << link->src << " to node " << link->dst
-                << "): latency " << link->latency_ns << " ns is beyond ns-3's time range (at "
-                << "most " << MAX_LATENCY_NS << " ns, 73 years)";
+                << "): latency " << link->latency_ns << " ns is more than a RoCE link can have "
+                << "(at most " << MAX_LATENCY_NS << " ns, 1 s: queue pairs give up after their "
+                << "RetryLimit long before, and the run would go on sampling until the late "
+                << "frames land)";
             return why.str();
         }
     }

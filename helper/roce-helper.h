@@ -130,9 +130,9 @@ class RoceHelper : public RoceLinkHelper
 
     /// Most nodes a fabric can have: RoCE addresses 11.x.y.1 hold a 16-bit node id.
     static constexpr uint32_t MAX_NODES = 65536;
-    /// Longest link latency (ns): a quarter of ns-3's time range (73 years), so that
-    /// simulated times plus latencies stay representable.
-    static constexpr uint64_t MAX_LATENCY_NS = UINT64_C(1) << 61;
+    /// Longest link latency (ns): 1 s. Longer ones only make queue pairs fail (retry limit:
+    /// about 1 s of timeouts by default) and leave frames in flight that keep the run going.
+    static constexpr uint64_t MAX_LATENCY_NS = UINT64_C(1000000000);
 
     /**
      * \param rank NPU rank of the last Install

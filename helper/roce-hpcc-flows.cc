@@ -6,6 +6,7 @@
 #include "roce-helper.h"
 #include "roce-link-helper.h"
 
+#include "ns3/attribute-settings.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -47,47 +48,6 @@ TrailingNotice(const std::string& path, const tn_hpcc_trailing& t, const char* w
     return path + ": " + lines + " after the " + std::to_string(t.announced) + " announced " +
            what + " ignored (HPCC reads only the announced count)";
 }
-
-/**
- * Sets attribute defaults (Config::SetDefault) for the life of the object and restores the
- * previous ones when it goes: switch MMUs are created by RoceSwitch's constructor with
- * defaults, so a run's switch settings can only be defaults, and they must not leak into the
- * next simulation of the same process.
- */
-class ScopedDefaults
-{
-  public:
-    ~ScopedDefaults()
-    {
-        for (auto it = m_saved.rbegin(); it != m_saved.rend(); ++it)
-        {
-            Config::SetDefaultFailSafe(it->first, *it->second);
-        }
-    }
-
-    /// \return false if the attribute does not exist or refuses the value
-    bool Set(const std::string& typeName, const std::string& attribute, const std::string& value)
-    {
-        TypeId tid;
-        TypeId::AttributeInformation info;
-        if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
-            !tid.LookupAttributeByName(attribute, &info))
-        {
-            return false;
-        }
-        const std::string name = typeName + "::" + attribute;
-        Ptr<const AttributeValue> previous = info.initialValue;
-        if (!Config::SetDefaultFailSafe(name, StringValue(value)))
-        {
-            return false;
-        }
-        m_saved.emplace_back(name, previous);
-        return true;
-    }
-
-  private:
-    std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_saved; //!< name, previous
-};
 
 /// The output files and figures of one run: target of the applications' and switches' traces.
 class HpccOutput
@@ -356,7 +316,7 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
 
     // switch MMUs take their attributes from the defaults when RoceSwitch creates them
     ScopedDefaults defaults;
-    bool ok = defaults.Set("ns3::RoceSwitchMmu", "Mtu", std::to_string(config.mtu));
+    bool ok = defaults.Set("ns3::RoceSwitchMmu::Mtu", std::to_string(config.mtu));
     RoceHelper helper;
     helper.SetNicAttribute("Mtu", UintegerValue(config.mtu));
     helper.SetNicAttribute("CongestionControl", StringValue(config.cc));
@@ -377,7 +337,7 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
         }
         else if (st.typeName == "ns3::RoceSwitchMmu")
         {
-            ok = defaults.Set(st.typeName, st.attribute, st.value) && ok;
+            ok = defaults.Set(st.typeName + "::" + st.attribute, st.value) && ok;
         }
     }
     NS_ABORT_MSG_UNLESS(ok, "RoceHpccFlows: switch settings were validated before");

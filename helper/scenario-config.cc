@@ -5,6 +5,7 @@
 
 #include "roce-helper.h"
 
+#include "ns3/attribute-settings.h"
 #include "ns3/attribute.h"
 #include "ns3/log.h"
 #include "ns3/npu-endpoint.h"
@@ -32,11 +33,6 @@ NS_LOG_COMPONENT_DEFINE("ScenarioConfig");
 
 namespace
 {
-
-/// RoceHelper gives every node a 16-bit RoCE address.
-const uint32_t MAX_FABRIC_NODES = 65536;
-/// MRG32k3a (RngSeedManager) takes seeds below its second modulus only.
-const uint64_t MAX_SEED = 4294944442ULL;
 
 /// A validation failure; its text is the whole message.
 struct ScenarioError : std::runtime_error
@@ -169,6 +165,7 @@ struct ScenarioConfig::Impl
     toml::table root;
     bool loaded{false};
     std::map<const toml::node*, std::string> origin; //!< nodes that came from --set
+    std::string database; //!< SetDatabase: replaces every point's database
 
     std::string Where(const toml::node* n) const
     {
@@ -584,7 +581,7 @@ SubTable(const PointReader& r, const toml::table& root, const std::string& key)
     return n->as_table();
 }
 
-/// An ns-3 attribute value checked against its attribute's checker.
+/// An ns-3 attribute value checked by the one validator (AttributeSettings).
 void
 CheckAttribute(const PointReader& r,
                const toml::node* n,
@@ -593,67 +590,10 @@ CheckAttribute(const PointReader& r,
                const std::string& attribute,
                const std::string& value)
 {
-    TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(className, &tid))
+    std::string why;
+    if (!AttributeSettings::Check(className, attribute, value, &why))
     {
-        r.Fail(n, path, "no ns-3 class '" + className + "'");
-    }
-    TypeId::AttributeInformation info;
-    if (!tid.LookupAttributeByName(attribute, &info))
-    {
-        std::string names;
-        for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
-        {
-            names += (names.empty() ? "" : ", ") + tid.GetAttribute(i).name;
-        }
-        r.Fail(n,
-               path,
-               className + " has no attribute '" + attribute + "' (it has: " + names + ")");
-    }
-    if (!(info.flags & TypeId::ATTR_CONSTRUCT))
-    {
-        r.Fail(n, path, className + "::" + attribute + " cannot be set as a default");
-    }
-    // Some of ns-3's deserializers abort on malformed text instead of failing: check the
-    // text of those value types first.
-    const std::string type = info.checker->GetValueTypeName();
-    std::string expected;
-    if (type == "ns3::UintegerValue" || type == "ns3::IntegerValue")
-    {
-        size_t start = type == "ns3::IntegerValue" && !value.empty() && value[0] == '-' ? 1 : 0;
-        if (value.size() <= start || value.size() - start > 19 ||
-            value.find_first_not_of("0123456789", start) != std::string::npos)
-        {
-            expected = type == "ns3::IntegerValue" ? "an integer" : "a non-negative integer";
-        }
-    }
-    else if (type == "ns3::DoubleValue" || type == "ns3::TimeValue")
-    {
-        const char* begin = value.c_str();
-        char* end = nullptr;
-        double d = std::strtod(begin, &end);
-        const std::string unit(end);
-        static const std::set<std::string> units =
-            {"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
-        if (end == begin || !std::isfinite(d) || std::isspace(static_cast<unsigned char>(*begin)) ||
-            (type == "ns3::DoubleValue" ? !unit.empty() : units.count(unit) == 0))
-        {
-            expected = type == "ns3::DoubleValue" ? "a real number" : "a time such as \"10us\"";
-        }
-    }
-    if (!expected.empty())
-    {
-        r.Fail(n,
-               path,
-               "'" + value + "' is not a valid value for " + className + "::" + attribute +
-                   " (expected " + expected + ")");
-    }
-    if (!info.checker->CreateValidValue(StringValue(value)))
-    {
-        r.Fail(n,
-               path,
-               "'" + value + "' is not a valid value for " + className + "::" + attribute + " (" +
-                   info.checker->GetUnderlyingTypeInformation() + ")");
+        r.Fail(n, path, why);
     }
 }
 
@@ -844,11 +784,18 @@ ScenarioConfig::Set(const std::string& assignment, std::string* error)
     size_t eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
     {
-        *error = "--set " + assignment + ": expected KEY=VALUE";
+        *error = "--set " + AttributeSettings::Quote(assignment) + ": expected KEY=VALUE";
         return false;
     }
     const std::string key = assignment.substr(0, eq);
     const std::string text = assignment.substr(eq + 1);
+    // messages name the override; a long one shortened, so an error stays one readable line
+    const std::string shown =
+        assignment.size() <= AttributeSettings::MAX_QUOTED
+            ? assignment
+            : assignment.substr(0, AttributeSettings::MAX_QUOTED) + "...(" +
+                  std::to_string(assignment.size() - AttributeSettings::MAX_QUOTED) +
+                  " more bytes)";
     toml::table parsed;
     bool isToml = false;
     try
@@ -862,10 +809,10 @@ ScenarioConfig::Set(const std::string& assignment, std::string* error)
     }
     if (isToml)
     {
-        return SetNode(*m_impl, key, *parsed.get("v"), "--set " + assignment, error);
+        return SetNode(*m_impl, key, *parsed.get("v"), "--set " + shown, error);
     }
     toml::value<std::string> s(text);
-    return SetNode(*m_impl, key, s, "--set " + assignment, error);
+    return SetNode(*m_impl, key, s, "--set " + shown, error);
 }
 
 bool
@@ -979,7 +926,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
 
     TableReader top(r, &cfg.root, "");
     p.name = top.String("name", BaseName(cfg.file));
-    p.seed = uint32_t(top.Uint("seed", 1, 1, MAX_SEED));
+    p.seed = uint32_t(top.Uint("seed", 1, 1, AttributeSettings::MAX_SEED));
     p.run = top.Uint("run", 1, 0, UINT64_MAX >> 1);
     p.database = top.String("database", "results.db");
     if (p.database.empty())
@@ -1022,12 +969,11 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                p.topologyFile.empty() ? "topology.spec" : "topology.file",
                topoError);
     }
-    if (tn_topology_node_count(t) > MAX_FABRIC_NODES)
+    if (std::string why = RoceHelper().Check(t); !why.empty())
     {
         r.Fail(r.Resolve(topoTable->get(p.topologyFile.empty() ? "spec" : "file")),
                p.topologyFile.empty() ? "topology.spec" : "topology.file",
-               std::to_string(tn_topology_node_count(t)) +
-                   " nodes: the RoCE fabric addresses at most 65536 nodes");
+               why);
     }
     if (tn_topology_npu_count(t) == 0)
     {
@@ -1048,16 +994,11 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         {
             r.Fail(v, path, "expected a value, got " + TypeName(*v));
         }
-        size_t sep = kv.first.rfind("::");
-        if (kv.first.rfind("ns3::", 0) != 0 || sep == std::string::npos || sep < 5 ||
-            sep + 2 >= kv.first.size())
-        {
-            r.Fail(v,
-                   path,
-                   "expected a full attribute name such as \"ns3::RdmaNic::Mtu\" (quoted)");
-        }
         const std::string value = ValueText(*v);
-        CheckAttribute(r, v, path, kv.first.substr(0, sep), kv.first.substr(sep + 2), value);
+        if (std::string why; !AttributeSettings::CheckDefault(kv.first, value, &why))
+        {
+            r.Fail(v, path, why);
+        }
         if (p.mode == "flow" && RoceHelper::NeedsPackets(kv.first))
         {
             r.Fail(v,
@@ -1142,9 +1083,11 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                 r.Fail(opNode, path + ".op", err.message);
             }
             const toml::node* schedNode = r.Resolve(ct->get("scheduler"));
-            sc.scheduler = c.Choice("scheduler",
-                                    "fifo",
-                                    {"fifo", "scf", "themis-scf", "themis-fifo", "fixed"});
+            std::vector<std::string> schedulers = {"fifo", "scf"};
+            schedulers.insert(schedulers.end(),
+                              ThemisCollective::GetSchedulerNames().begin(),
+                              ThemisCollective::GetSchedulerNames().end());
+            sc.scheduler = c.Choice("scheduler", "fifo", schedulers);
             const toml::node* algNode = r.Resolve(ct->get("algorithm"));
             // A run-time scheduler runs Themis chunk-phases: "themis" is the only algorithm.
             sc.algorithm = c.String("algorithm", sc.IsScheduled() ? "themis" : "ring");
@@ -1217,8 +1160,11 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         const toml::node* algNode = r.Resolve(trainingTable->get("algorithm"));
         p.trainingAlgorithm = tr.String("algorithm", "ring");
         const toml::node* schedNode = r.Resolve(trainingTable->get("scheduler"));
-        const std::string scheduler =
-            tr.Choice("scheduler", "planned", {"planned", "themis-scf", "themis-fifo", "fixed"});
+        std::vector<std::string> schedulers = {"planned"};
+        schedulers.insert(schedulers.end(),
+                          ThemisCollective::GetSchedulerNames().begin(),
+                          ThemisCollective::GetSchedulerNames().end());
+        const std::string scheduler = tr.Choice("scheduler", "planned", schedulers);
         p.trainingScheduler = scheduler == "planned" ? "" : scheduler;
         p.trainingChunks = uint32_t(tr.Uint("chunks", 64, 1, UINT32_MAX - 1));
         p.trainingActive = uint32_t(tr.Uint("active", 1, 1, 1u << 20));
@@ -1249,6 +1195,154 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
 
 } // namespace
 
+namespace
+{
+
+/// The sweep axes in file order (toml++ tables are sorted by key), then the --set lists.
+std::vector<Axis>
+SortedAxes(const ScenarioConfig::Impl& cfg)
+{
+    std::vector<Axis> axes;
+    cfg.FindAxes(cfg.root, "", &axes);
+    std::stable_sort(axes.begin(), axes.end(), [](const Axis& a, const Axis& b) {
+        uint64_t la = a.line ? a.line : UINT32_MAX;
+        uint64_t lb = b.line ? b.line : UINT32_MAX;
+        return la != lb ? la < lb : a.column < b.column;
+    });
+    return axes;
+}
+
+/// The number of points, refused past MAX_POINTS (the product may overflow: count by axis).
+uint64_t
+CountOrRefuse(const ScenarioConfig::Impl& cfg, const std::vector<Axis>& axes)
+{
+    uint64_t total = 1;
+    bool over = false;
+    long double product = 1;
+    for (const Axis& a : axes)
+    {
+        product *= a.values->size();
+        over = over || total > ScenarioConfig::MAX_POINTS / a.values->size();
+        total = over ? total : total * a.values->size();
+    }
+    if (over)
+    {
+        char count[64];
+        std::snprintf(count, sizeof(count), "%.0Lf", product);
+        std::string sizes;
+        for (const Axis& a : axes)
+        {
+            sizes += (sizes.empty() ? "" : " x ") + std::to_string(a.values->size()) + " (" +
+                     a.path + ")";
+        }
+        throw ScenarioError(cfg.file + ": the sweep has " + count + " points (" + sizes +
+                            "); at most " + std::to_string(ScenarioConfig::MAX_POINTS) +
+                            " are allowed: split it into several scenarios");
+    }
+    return total;
+}
+
+/// Point `index` of the product: the last axis varies fastest.
+ScenarioPoint
+PointAt(const ScenarioConfig::Impl& cfg,
+        const std::vector<Axis>& axes,
+        uint64_t index,
+        TopologyCache* topologies)
+{
+    std::map<const toml::node*, size_t> choice;
+    std::vector<size_t> idx(axes.size(), 0);
+    uint64_t rest = index;
+    for (size_t k = axes.size(); k-- > 0;)
+    {
+        idx[k] = size_t(rest % axes[k].values->size());
+        rest /= axes[k].values->size();
+    }
+    std::string label;
+    for (size_t k = 0; k < axes.size(); k++)
+    {
+        choice[axes[k].values] = idx[k];
+        label += (label.empty() ? "" : " ") + axes[k].path + "=" +
+                 ValueText(*axes[k].values->get(idx[k]));
+    }
+    ScenarioPoint p = ReadPoint(cfg, choice, uint32_t(index), label, topologies);
+    if (!cfg.database.empty())
+    {
+        p.database = cfg.database;
+    }
+    return p;
+}
+
+} // namespace
+
+void
+ScenarioConfig::SetDatabase(const std::string& path)
+{
+    m_impl->database = path;
+}
+
+bool
+ScenarioConfig::Validate(uint64_t* count,
+                         std::string* error,
+                         std::vector<std::string>* databases) const
+{
+    *count = 0;
+    if (!m_impl->loaded)
+    {
+        *error = "no scenario loaded";
+        return false;
+    }
+    try
+    {
+        const std::vector<Axis> axes = SortedAxes(*m_impl);
+        const uint64_t total = CountOrRefuse(*m_impl, axes);
+        NS_LOG_INFO(m_impl->file << ": " << axes.size() << " sweep axes, " << total << " points");
+        TopologyCache topologies;
+        for (uint64_t i = 0; i < total; i++)
+        {
+            const ScenarioPoint p = PointAt(*m_impl, axes, i, &topologies);
+            if (databases &&
+                std::find(databases->begin(), databases->end(), p.database) == databases->end())
+            {
+                databases->push_back(p.database);
+            }
+        }
+        *count = total;
+    }
+    catch (const ScenarioError& e)
+    {
+        *error = e.what();
+        return false;
+    }
+    return true;
+}
+
+bool
+ScenarioConfig::GetPoint(uint64_t index, ScenarioPoint* point, std::string* error) const
+{
+    if (!m_impl->loaded)
+    {
+        *error = "no scenario loaded";
+        return false;
+    }
+    try
+    {
+        const std::vector<Axis> axes = SortedAxes(*m_impl);
+        if (index >= CountOrRefuse(*m_impl, axes))
+        {
+            *error = m_impl->file + ": there is no point " + std::to_string(index);
+            return false;
+        }
+        TopologyCache topologies;
+        *point = PointAt(*m_impl, axes, index, &topologies);
+    }
+    catch (const ScenarioError& e)
+    {
+        *error = e.what();
+        return false;
+    }
+    return true;
+}
+
 bool
 ScenarioConfig::Expand(std::vector<ScenarioPoint>* points, std::string* error) const
 {
@@ -1260,46 +1354,12 @@ ScenarioConfig::Expand(std::vector<ScenarioPoint>* points, std::string* error) c
     }
     try
     {
-        std::vector<Axis> axes;
-        m_impl->FindAxes(m_impl->root, "", &axes);
-        // File order (toml++ tables are sorted by key), then the --set lists.
-        std::stable_sort(axes.begin(), axes.end(), [](const Axis& a, const Axis& b) {
-            uint64_t la = a.line ? a.line : UINT32_MAX;
-            uint64_t lb = b.line ? b.line : UINT32_MAX;
-            return la != lb ? la < lb : a.column < b.column;
-        });
-        uint64_t total = 1;
-        for (const Axis& a : axes)
-        {
-            if (total > UINT32_MAX / a.values->size())
-            {
-                throw ScenarioError(m_impl->Where(a.values) + ": " + a.path +
-                                    ": the sweep has more than 2^32 points");
-            }
-            total *= a.values->size();
-        }
-        NS_LOG_INFO(m_impl->file << ": " << axes.size() << " sweep axes, " << total << " points");
+        const std::vector<Axis> axes = SortedAxes(*m_impl);
+        const uint64_t total = CountOrRefuse(*m_impl, axes);
         TopologyCache topologies;
-        std::vector<size_t> idx(axes.size(), 0);
         for (uint64_t i = 0; i < total; i++)
         {
-            std::map<const toml::node*, size_t> choice;
-            std::string label;
-            for (size_t k = 0; k < axes.size(); k++)
-            {
-                choice[axes[k].values] = idx[k];
-                label += (label.empty() ? "" : " ") + axes[k].path + "=" +
-                         ValueText(*axes[k].values->get(idx[k]));
-            }
-            points->push_back(ReadPoint(*m_impl, choice, uint32_t(i), label, &topologies));
-            for (size_t k = axes.size(); k-- > 0;)
-            {
-                if (++idx[k] < axes[k].values->size())
-                {
-                    break;
-                }
-                idx[k] = 0;
-            }
+            points->push_back(PointAt(*m_impl, axes, i, &topologies));
         }
     }
     catch (const ScenarioError& e)

@@ -4,6 +4,7 @@
 #ifndef SCENARIO_CONFIG_H
 #define SCENARIO_CONFIG_H
 
+#include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-schedule.h"
 
@@ -37,7 +38,7 @@ struct ScenarioCollective
     /// \return true when the collective is scheduled at run time (CreateScheduled)
     bool IsScheduled() const
     {
-        return scheduler == "themis-scf" || scheduler == "themis-fifo" || scheduler == "fixed";
+        return ThemisCollective::IsSchedulerName(scheduler);
     }
 
     /// \return the plan request of this collective (its algorithm string stays ours)
@@ -155,13 +156,42 @@ class ScenarioConfig
     bool ApplyTestSize(std::string* error);
 
     /**
-     * Expand the sweep and validate every point.
+     * Replace the database of every point (a command line's --db), after the scenario's own
+     * `database` key has been validated like any other.
+     * \param path the database path (not empty)
+     */
+    void SetDatabase(const std::string& path);
+
+    /**
+     * Validate every point of the sweep, one at a time (nothing is kept: a sweep of many
+     * points costs the memory of one). A sweep of more than MAX_POINTS points is refused
+     * before any is read, with its count.
+     * \param count the number of points \param error the first problem found
+     * \param databases if not null: the points' databases, each once, in point order
+     * \return true when every point is valid
+     */
+    bool Validate(uint64_t* count,
+                  std::string* error,
+                  std::vector<std::string>* databases = nullptr) const;
+
+    /**
+     * One point of the sweep (the last axis varies fastest), validated.
+     * \param index 0 to the count of Validate() - 1 \param point the point
+     * \param error what is wrong \return true when valid
+     */
+    bool GetPoint(uint64_t index, ScenarioPoint* point, std::string* error) const;
+
+    /**
+     * Expand the sweep and validate every point (Validate, then every GetPoint).
      * \param points the points \param error the first problem found \return true when valid
      */
     bool Expand(std::vector<ScenarioPoint>* points, std::string* error) const;
 
     /** \return the number of points without validating them (1 without a sweep) */
     uint64_t CountPoints() const;
+
+    /** The largest sweep a scenario may describe (doc/limits.rst). */
+    static constexpr uint64_t MAX_POINTS = 100000;
 
     struct Impl; //!< the parsed file (opaque; toml++ stays out of this header)
 

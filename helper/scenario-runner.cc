@@ -3,6 +3,7 @@
  */
 #include "scenario-runner.h"
 
+#include "ns3/attribute-settings.h"
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/config.h"
@@ -118,6 +119,12 @@ class ProgressTicker
 } // namespace
 
 void
+ScenarioRunner::SetRunStartedCallback(RunStartedCallback callback)
+{
+    m_runStarted = std::move(callback);
+}
+
+void
 ScenarioRunner::SetProgressCallback(ProgressCallback callback, double period)
 {
     m_progress = std::move(callback);
@@ -134,9 +141,15 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
 
     RngSeedManager::SetSeed(p.seed);
     RngSeedManager::SetRun(p.run);
+    // [roce] holds for this run only: the next run of the process starts from ns-3's defaults.
+    ScopedDefaults defaults;
     for (const auto& kv : p.roce)
     {
-        Config::SetDefault(kv.first, StringValue(kv.second));
+        if (!defaults.Set(kv.first, kv.second, &result.error))
+        {
+            result.error = "roce." + kv.first + ": " + result.error;
+            return result;
+        }
     }
     tn_error err{};
     tn_topology* topo = nullptr;
@@ -228,6 +241,15 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
         }
     }
 
+    if (int sig = tn_db_signal_pending())
+    {
+        // interrupted while planning (a worker watches signals from its start): no run row
+        result.status = "aborted";
+        result.error = "interrupted by signal " + std::to_string(sig) + " before the run began";
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return result;
+    }
     StatsHelper stats;
     stats.SetRecorderAttribute("SampleInterval", TimeValue(NanoSeconds(p.sampleIntervalNs)));
     stats.SetRecorderAttribute("PortSamples", BooleanValue(p.portSamples));
@@ -245,6 +267,10 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
         return result;
     }
     result.runId = recorder->GetRunId();
+    if (m_runStarted)
+    {
+        m_runStarted(result.runId);
+    }
     for (const Ptr<ThemisCollective>& c : scheduled)
     {
         if (c)
@@ -385,6 +411,11 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     if (result.status == "aborted")
     {
         result.error = "interrupted";
+    }
+    if (result.status != "ok" && !result.error.empty())
+    {
+        tn_error ignored{}; // the run's status is written; its error text is a courtesy
+        tn_db_run_set_error(db, result.runId, result.error.c_str(), &ignored);
     }
     Simulator::Destroy();
     tn_topology_destroy(topo);

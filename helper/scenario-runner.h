@@ -73,8 +73,19 @@ class ScenarioRunner
      */
     void SetProgressCallback(ProgressCallback callback, double period = 0.5);
 
+    /// Called with the run's id as soon as its row ('running') is in the database.
+    typedef std::function<void(int64_t)> RunStartedCallback;
+
     /**
-     * Run one point.
+     * \param callback called once per Run with the new run_id (a process running points
+     * tells its parent, which closes the run if the process dies: training-net-run)
+     */
+    void SetRunStartedCallback(RunStartedCallback callback);
+
+    /**
+     * Run one point. A SIGINT or SIGTERM caught (tn_db_signal_watch) before the run row is
+     * written ends it as 'aborted' without a row; during the simulation it stops the run,
+     * which is recorded as 'aborted' with what it recorded so far.
      * \param point a point of ScenarioConfig::Expand \param db the database (open)
      * \return the result
      */
@@ -96,6 +107,7 @@ class ScenarioRunner
 
   private:
     ProgressCallback m_progress;
+    RunStartedCallback m_runStarted;
     double m_period{0.5};
 };
 

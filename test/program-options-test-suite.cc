@@ -6,9 +6,11 @@
  */
 #include "roce-test-util.h"
 
+#include "ns3/attribute-settings.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/global-value.h"
+#include "ns3/nstime.h"
 #include "ns3/program-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
@@ -166,12 +168,21 @@ class ProgramOptionsValuesTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--chunks=1000"}).ok, true, "the maximum is allowed");
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--rate=0bps"}).ok, false, "zero rate refused");
         NS_TEST_EXPECT_MSG_EQ(ParseArgs({"--rate=fast"}).ok, false, "text rate refused");
-        // list values: items in order, empty ones left out
-        const std::vector<std::string> items = ProgramOptions::Split(",ring,,multitree,");
+        // list values: items in order; an empty item or a space is an error, not skipped
+        std::vector<std::string> items;
+        std::string why;
+        NS_TEST_ASSERT_MSG_EQ(ProgramOptions::Split("--l", "ring,multitree", &items, &why),
+                              true,
+                              "a list");
         NS_TEST_ASSERT_MSG_EQ(items.size(), 2u, "two items");
         NS_TEST_EXPECT_MSG_EQ(items[0], "ring", "first");
         NS_TEST_EXPECT_MSG_EQ(items[1], "multitree", "second");
-        NS_TEST_EXPECT_MSG_EQ(ProgramOptions::Split("").size(), 0u, "empty list");
+        for (const char* bad : {"", ",", "ring,", ",ring", "planned,,ecmp", "ring, dbt", " ring"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(ProgramOptions::Split("--l", bad, &items, &why),
+                                  false,
+                                  "'" << bad << "' refused");
+        }
         // which options the line gave, in either form, and the ns-3 attributes it set (the
         // guard restores them after this test)
         roce_test::DefaultsGuard guard;
@@ -220,6 +231,101 @@ class ProgramOptionsSeedTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * What ns-3's own parsers abort on, or CommandLine answers with its whole help or reads a
+ * prefix of, is one refusal (Parse returns false; before, the process aborted, exited or ran
+ * with a truncated value).
+ */
+class ProgramOptionsRefusalsTestCase : public TestCase
+{
+  public:
+    ProgramOptionsRefusalsTestCase()
+        : TestCase("values ns-3 would abort on, unknown options, whole-text values")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        roce_test::DefaultsGuard guard;
+        guard.SetDefault("ns3::RdmaNic::Mtu", UintegerValue(4096));
+        guard.SetDefault("ns3::RdmaNic::MinRate", DataRateValue(DataRate("100Mbps")));
+        guard.SetDefault("ns3::RdmaNic::RetransmitTimeout", TimeValue(MilliSeconds(4)));
+        for (const char* bad : {"--ns3::RdmaNic::Mtu=1e309",
+                                "--ns3::RdmaNic::Mtu=-1",
+                                "--ns3::RdmaNic::Mtu=4096x",
+                                "--ns3::RdmaNic::MinRate=1 Gbps",
+                                "--ns3::RdmaNic::MinRate=1e30Gbps",
+                                "--ns3::RdmaNic::RetransmitTimeout=5xs",
+                                "--ns3::RdmaNic::RetransmitTimeout=1e300s",
+                                "--ns3::RdmaNic::DcqcnG=nan",
+                                "--ns3::DropTailQueue<Packet>::MaxSize=1x",
+                                "--ns3::RdmaNic::NoSuchAttribute=1",
+                                "--ns3::NoSuchClass::Mtu=1",
+                                "--RngSeed=abc",
+                                "--RngSeed=1e309",
+                                "--RngRun=-1",
+                                "--PrintAttributes=NoSuchClass",
+                                "--bogus",
+                                "--bogus=1",
+                                "--",
+                                "--=3",
+                                "-x",
+                                "stray",
+                                "--bytes=4 MiB",
+                                "--bytes= 4MiB",
+                                "--chunks=4 x",
+                                "--chunks= 2",
+                                "--chunks=+2",
+                                "--flag=yes",
+                                "--chunks"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(ParseArgs({bad}).ok, false, bad << " refused");
+        }
+        // and the same values in the forms that are right
+        Parsed ok = ParseArgs({"--ns3::RdmaNic::Mtu=1024",
+                               "--ns3::RdmaNic::MinRate=1Gbps",
+                               "--ns3::RdmaNic::RetransmitTimeout=5ms",
+                               "--ns3::DropTailQueue<Packet>::MaxSize=100p",
+                               "--RngSeed=3",
+                               "--flag=false",
+                               "--name=with space"});
+        NS_TEST_ASSERT_MSG_EQ(ok.ok, true, "valid values");
+        NS_TEST_EXPECT_MSG_EQ(ok.name, "with space", "a text option takes the whole argument");
+        UintegerValue mtu;
+        GlobalValue::GetValueByName("RngSeed", mtu);
+        NS_TEST_EXPECT_MSG_EQ(mtu.Get(), 3u, "the seed was set");
+        // one error line, shortened: a 100 KB value is not quoted in full
+        const std::string line = ProgramOptions::ErrorLine("p", std::string(100000, 'x'));
+        NS_TEST_EXPECT_MSG_EQ((line.size() <= ProgramOptions::MAX_ERROR_LINE), true, "capped");
+        NS_TEST_EXPECT_MSG_EQ(AttributeSettings::Quote(std::string(1000, 'y')).size() < 120,
+                              true,
+                              "a long value is quoted shortened");
+        // repeated options and positional arguments
+        std::vector<std::string> sets;
+        std::vector<std::string> files;
+        uint32_t jobs = 1;
+        ProgramOptions options("program-options-test", __FILE__);
+        options.AddRepeated("set", "k=v", &sets);
+        options.AddCount("jobs", "n", 1u, 8u, &jobs);
+        options.AddShortName('j', "jobs");
+        options.AddPositional("FILE", "a file", 1, 1, &files);
+        std::vector<std::string> storage = {"p", "--set", "a=1", "-j", "3", "f.toml", "--set=b=2"};
+        std::vector<char*> argv;
+        for (auto& a : storage)
+        {
+            argv.push_back(&a[0]);
+        }
+        NS_TEST_ASSERT_MSG_EQ(options.Parse(int(argv.size()), argv.data()), true, "parsed");
+        NS_TEST_ASSERT_MSG_EQ(sets.size(), 2u, "two --set");
+        NS_TEST_EXPECT_MSG_EQ(sets[0] + " " + sets[1], "a=1 b=2", "in order");
+        NS_TEST_EXPECT_MSG_EQ(jobs, 3u, "-j 3");
+        NS_TEST_ASSERT_MSG_EQ(files.size(), 1u, "one file");
+        NS_TEST_EXPECT_MSG_EQ(files[0], "f.toml", "the file");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * RoceHelper::Check finds before anything is built what Install() or the NICs would abort
  * on: too many nodes, a latency beyond ns-3's time range, NIC attributes that cannot work.
  */
@@ -251,7 +357,11 @@ class RoceHelperCheckTestCase : public TestCase
         RoceHelper roce;
         NS_TEST_EXPECT_MSG_EQ(CheckSpec("ring:4", roce), "", "a usable fabric");
         const std::string late = CheckSpec("ring:2,latency=18000000000s", roce);
-        NS_TEST_EXPECT_MSG_NE(late.find("time range"), std::string::npos, late);
+        NS_TEST_EXPECT_MSG_NE(late.find("at most 1000000000 ns"), std::string::npos, late);
+        // a latency past the retry limit's patience: refused, not simulated on and on
+        const std::string retry = CheckSpec("ring:4,latency=100000000s", roce);
+        NS_TEST_EXPECT_MSG_NE(retry.find("at most 1000000000 ns"), std::string::npos, retry);
+        NS_TEST_EXPECT_MSG_EQ(CheckSpec("ring:4,latency=1s", roce), "", "1 s is allowed");
         const std::string many = CheckSpec("leafspine:leaves=1,spines=65536,hosts=2", roce);
         NS_TEST_EXPECT_MSG_NE(many.find("at most 65536"), std::string::npos, many);
         NS_TEST_EXPECT_MSG_EQ(CheckSpec("leafspine:leaves=1,spines=65533,hosts=2", roce),
@@ -282,6 +392,7 @@ class ProgramOptionsTestSuite : public TestSuite
         AddTestCase(new ProgramOptionsValuesTestCase, TestCase::QUICK);
         AddTestCase(new ProgramOptionsSeedTestCase, TestCase::QUICK);
         AddTestCase(new ProgramOptionsModeTestCase, TestCase::QUICK);
+        AddTestCase(new ProgramOptionsRefusalsTestCase, TestCase::QUICK);
         AddTestCase(new RoceHelperCheckTestCase, TestCase::QUICK);
     }
 };

@@ -118,6 +118,28 @@ bad '[topology]\nspec = "ring:8"\n[[collective]]\nbytes = 1\nstart = "1e300s"\n'
 # A sweep with one bad point fails before any point runs.
 bad "$ok" "bad19.toml: --set topology.spec=\[\"torus:4x4\", \"torus:1x4\"\]: topology.spec: torus" \
     --set 'topology.spec=["torus:4x4", "torus:1x4"]'
+# Values ns-3's own parsers abort on, refused by the one validator (issue 23).
+bad '[topology]\nspec = "ring:8"\n[roce]\n"ns3::RdmaNic::Mtu" = "1e309"\n[[collective]]\nbytes = 1\n' \
+    "bad20.toml:4:23: roce.ns3::RdmaNic::Mtu: '1e309' is not a valid value .*whole number"
+bad "$ok" "bad21.toml: --set roce.ns3::RdmaNic::MinRate=1 Gbps: .*'1 Gbps' is not a valid value" \
+    --set 'roce.ns3::RdmaNic::MinRate=1 Gbps'
+# Checked though not used: the database key under --db, [test] without --test-size.
+bad "$ok" "bad22.toml: --set database=1: database: expected a string" --set database=1
+bad "${ok}[test]\n\"collective.nosuchkey\" = 1\n" \
+    "\[test\] \(--test-size\): .*collective\[0\].nosuchkey: unknown key"
+# A sweep past the limit is refused with its count before any point is read.
+l300=$(seq -s, 1 300)
+bad "$ok" "bad24.toml: the sweep has 27000000 points .*at most 100000" \
+    --set "collective.bytes=[$l300]" --set "collective.chunks=[$l300]" --set "seed=[$l300]"
+# The command line: whole-text numbers, one line for an unknown option.
+bad "$ok" "training-net-run: --jobs ' 2' is not a whole number" -j ' 2'
+bad "$ok" "training-net-run: --jobs '\+2' is not a whole number" -j +2
+bad "$ok" "training-net-run: unknown option '--bogus'" --bogus
+bad "$ok" "training-net-run: unexpected argument" extra.toml
+# A long value is quoted shortened: one line of at most 400 characters.
+long=$(head -c 100000 /dev/zero | tr '\0' x)
+bad "$ok" "training-net-run: .*more bytes" --set "roce.ns3::RdmaNic::Mtu=$long"
+[ "$(wc -c < "$tmp/err")" -le 401 ] || fail "a 100 KB value makes a $(wc -c < "$tmp/err")-byte error line"
 
 # --- the report ---------------------------------------------------------------------------
 if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then
@@ -136,6 +158,23 @@ for img in $images; do
 done
 "$report" "$tmp/none.db" > /dev/null 2> "$tmp/err"
 [ $? = 2 ] && grep -q "none.db: no such file" "$tmp/err" || fail "report: a missing database"
+# Damaged or foreign files: one line naming what is wrong, never a traceback.
+head -c 8192 /dev/urandom > "$tmp/noise.db"
+sqlite3 "$tmp/other.db" "CREATE TABLE x (a)"
+cp "$db" "$tmp/damaged.db"
+python3 -c "
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+for i in range(4096, len(d), 97):
+    d[i] = 0xff
+open(sys.argv[1], 'wb').write(d)" "$tmp/damaged.db"
+for f in noise other damaged; do
+    "$report" "$tmp/$f.db" -o "$tmp/r-$f" > /dev/null 2> "$tmp/err"
+    rc=$?
+    { [ $rc = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+        grep -Eq "$f.db: (not a training-net database|the database is corrupted)" "$tmp/err"; } ||
+        fail "report on $f.db: exit $rc, $(cat "$tmp/err")"
+done
 
 if [ "$failures" = 0 ]; then
     echo "scenario runner: quickstart, a 4-point sweep with -j 2, $n bad scenarios, the report: ok"

@@ -7,6 +7,7 @@
 #include "ns3/scenario-runner.h"
 #include "ns3/test.h"
 #include "ns3/tn-db.h"
+#include "ns3/type-id.h"
 
 #include <cstdio>
 #include <sqlite3.h>
@@ -75,6 +76,36 @@ class ScenarioSweepTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(points[5].seed, 5, "seed of the last point");
         NS_TEST_EXPECT_MSG_EQ(points[5].collectives[0].bytes, 1024, "size of the last point");
         NS_TEST_EXPECT_MSG_EQ(points[0].collectives[0].algorithm, "ring", "--set value");
+
+        // Lazily: one point at a time gives the same points, and the count.
+        uint64_t count = 0;
+        std::vector<std::string> databases;
+        NS_TEST_ASSERT_MSG_EQ(config.Validate(&count, &error, &databases), true, error);
+        NS_TEST_EXPECT_MSG_EQ(count, 6, "count");
+        NS_TEST_EXPECT_MSG_EQ(databases.size(), 1, "one database");
+        for (uint64_t i = 0; i < count; i++)
+        {
+            ScenarioPoint p;
+            NS_TEST_ASSERT_MSG_EQ(config.GetPoint(i, &p, &error), true, error);
+            NS_TEST_EXPECT_MSG_EQ(p.label, points[i].label, "point " << i);
+            NS_TEST_EXPECT_MSG_EQ(p.paramsJson, points[i].paramsJson, "point " << i);
+        }
+        ScenarioPoint none;
+        NS_TEST_EXPECT_MSG_EQ(config.GetPoint(count, &none, &error), false, "past the end");
+        // A sweep past MAX_POINTS is refused up front, with its count (27 million points
+        // here, which used to be expanded until memory ran out).
+        std::string list = "[1";
+        for (int v = 2; v <= 300; v++)
+        {
+            list += "," + std::to_string(v);
+        }
+        list += "]";
+        NS_TEST_ASSERT_MSG_EQ(config.Set("collective.bytes=" + list, &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(config.Set("collective.chunks=" + list, &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(config.Set("seed=" + list, &error), true, error);
+        NS_TEST_EXPECT_MSG_EQ(config.Validate(&count, &error), false, "27 M points");
+        NS_TEST_EXPECT_MSG_NE(error.find("27000000 points"), std::string::npos, error);
+        NS_TEST_EXPECT_MSG_EQ(config.Expand(&points, &error), false, "27 M points");
     }
 };
 
@@ -181,6 +212,8 @@ class ScenarioRunTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(config.LoadText(RING_SCENARIO, "t.toml", &error), true, error);
         NS_TEST_ASSERT_MSG_EQ(config.Set("collective.algorithm=ring", &error), true, error);
         NS_TEST_ASSERT_MSG_EQ(config.Set("collective.bytes=64KiB", &error), true, error);
+        // [roce] holds for the run only (ScopedDefaults): a value the run cannot notice
+        NS_TEST_ASSERT_MSG_EQ(config.Set("roce.ns3::RdmaNic::RetryLimit=5", &error), true, error);
         NS_TEST_ASSERT_MSG_EQ(config.Expand(&points, &error), true, error);
         NS_TEST_ASSERT_MSG_EQ(points.size(), 1, "no sweep left");
         const std::string path = CreateTempDirFilename("scenario.db");
@@ -191,10 +224,18 @@ class ScenarioRunTestCase : public TestCase
         ScenarioRunner runner;
         int reports = 0;
         runner.SetProgressCallback([&reports](const ScenarioProgress&) { reports++; }, 0);
+        int64_t started = -1;
+        runner.SetRunStartedCallback([&started](int64_t id) { started = id; });
         ScenarioResult r = runner.Run(points[0], db);
         tn_db_close(db);
         NS_TEST_ASSERT_MSG_EQ(r.status, "ok", r.error);
         NS_TEST_EXPECT_MSG_EQ(r.runId, 1, "first run of a new database");
+        NS_TEST_EXPECT_MSG_EQ(started, r.runId, "the run's id was told when its row was made");
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName("ns3::RdmaNic").LookupAttributeByName("RetryLimit", &info);
+        NS_TEST_EXPECT_MSG_EQ(info.initialValue->SerializeToString(info.checker),
+                              "7",
+                              "the run's [roce] default is restored after it");
         NS_TEST_EXPECT_MSG_GT(reports, 0, "progress reported");
         // Ring on 4 NPUs: 2(N-1) steps of S/N bytes on 128 Gb/s links of 150 ns, each packet
         // of 4096 B carrying 82 B of headers, FCS, preamble and gap.

@@ -11,8 +11,19 @@
  * name the file, line and key, and exit 2. Each point runs in its own process (at most -j at
  * once) and appends its run to the results database; progress is shown on a terminal only.
  * At the end a summary of the runs is printed from the database's views. Exit status: 0 when
- * every run is ok, 1 when one failed, 130 when interrupted, 2 for bad input.
+ * every run is ok, 1 when one failed, 130 when interrupted by SIGINT (143: SIGTERM), 2 for bad
+ * input.
+ *
+ * Signals. Each point's process is in a process group of its own, so Ctrl-C (SIGINT to the
+ * terminal's foreground group) and a signal to the runner's pid reach the runner alone, and it
+ * forwards the signal once to every running point: each stops its simulation, writes what it
+ * recorded and marks its run 'aborted'. The runner waits for them, prints the summary and
+ * exits 130 (143). A second signal kills the points at once (SIGKILL); the runner then closes
+ * the runs they left 'running' as 'aborted', with the signal in the run's error text. A point
+ * that dies of anything else (a crash) is closed as 'error' the same way: no run is ever left
+ * 'running'. If the runner itself is killed, its points get SIGTERM (PR_SET_PDEATHSIG).
  */
+#include "ns3/program-options.h"
 #include "ns3/scenario-config.h"
 #include "ns3/scenario-runner.h"
 #include "ns3/tn-db.h"
@@ -25,9 +36,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <map>
-#include <set>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -39,28 +49,23 @@ namespace
 
 const char* PROGRAM = "training-net-run";
 
-volatile sig_atomic_t g_stop = 0;
+volatile sig_atomic_t g_signals = 0;     //!< SIGINT and SIGTERM received
+volatile sig_atomic_t g_firstSignal = 0; //!< the first of them
 
 void
-OnSignal(int sig)
+OnStop(int sig)
 {
-    g_stop = sig;
+    if (!g_firstSignal)
+    {
+        g_firstSignal = sig;
+    }
+    g_signals = g_signals + 1;
 }
 
 void
-Usage(std::ostream& out)
+OnChild(int)
 {
-    out << "usage: " << PROGRAM << " [options] SCENARIO.toml\n"
-        << "  --set KEY=VALUE  override a key (repeatable): seed=3, topology.spec=torus:8x8,\n"
-        << "                   collective.bytes=[\"1MiB\",\"4MiB\"] (a list sweeps),\n"
-        << "                   roce.ns3::RdmaNic::Mtu=1024\n"
-        << "  --mode LEVEL     packet or flow (the scenario's mode key; flow: fluid flows)\n"
-        << "  -j, --jobs N     run up to N sweep points at once (processes; default 1)\n"
-        << "  --db PATH        results database (overrides the scenario's database)\n"
-        << "  --test-size      apply the scenario's [test] overrides (the reduced size)\n"
-        << "  --check          validate and list the points; simulate nothing\n"
-        << "  --quiet          no progress display (it is shown on a terminal only)\n"
-        << "  --help           this text\n";
+    // only wakes sigsuspend
 }
 
 std::string
@@ -86,23 +91,57 @@ Duration(double s)
     return buf;
 }
 
-/// One point's run in a child process; its result comes back through a pipe.
+/// One point's process; its run id and result come back through a pipe.
 struct Child
 {
     pid_t pid;
     int fd;
-    size_t point;
+    ScenarioPoint point;
     std::string output;
 };
 
-/// Child side: run the point, write "runId status simulatedNs\terror\n", exit.
-[[noreturn]] void
-RunChild(const ScenarioPoint& point, int fd, bool progress, size_t total)
+void
+WriteAll(int fd, const std::string& text)
 {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-    tn_db* db = nullptr;
+    size_t done = 0;
+    while (done < text.size())
+    {
+        ssize_t n = write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+        {
+            continue;
+        }
+        if (n <= 0)
+        {
+            return;
+        }
+        done += size_t(n);
+    }
+}
+
+/**
+ * Child side: run the point; write "run ID\n" as soon as its row exists, and at the end
+ * "done ID STATUS SIMULATED_NS\tERROR\n"; exit.
+ */
+[[noreturn]] void
+RunChild(const ScenarioPoint& point,
+         int fd,
+         bool progress,
+         uint64_t total,
+         pid_t parent,
+         const sigset_t& mask)
+{
+    setpgid(0, 0); // Ctrl-C reaches the runner alone, which forwards it once
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    std::signal(SIGCHLD, SIG_DFL);
     tn_error err{};
+    tn_db_signal_watch(&err); // from the start: a signal aborts the run, never kills it
+    sigprocmask(SIG_SETMASK, &mask, nullptr);
+    if (getppid() != parent)
+    {
+        raise(SIGTERM); // the runner died before PR_SET_PDEATHSIG took
+    }
+    tn_db* db = nullptr;
     ScenarioResult r;
     if (tn_db_open(point.database.c_str(), &db, &err) != TN_OK)
     {
@@ -112,6 +151,8 @@ RunChild(const ScenarioPoint& point, int fd, bool progress, size_t total)
     else
     {
         ScenarioRunner runner;
+        runner.SetRunStartedCallback(
+            [fd](int64_t runId) { WriteAll(fd, "run " + std::to_string(runId) + "\n"); });
         if (progress)
         {
             const std::string head = total > 1 ? "[point " + std::to_string(point.index + 1) + "/" +
@@ -138,13 +179,59 @@ RunChild(const ScenarioPoint& point, int fd, bool progress, size_t total)
         r = runner.Run(point, db);
         tn_db_close(db);
     }
-    std::string line = std::to_string(r.runId) + " " + r.status + " " +
-                       std::to_string(r.simulatedNs) + "\t" + r.error + "\n";
-    ssize_t ignored = write(fd, line.data(), line.size());
-    (void)ignored;
+    std::string why = r.error;
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    WriteAll(fd,
+             "done " + std::to_string(r.runId) + " " + r.status + " " +
+                 std::to_string(r.simulatedNs) + "\t" + why + "\n");
     close(fd);
     std::fflush(nullptr);
     _exit(r.status == "ok" ? 0 : (r.status == "aborted" ? 130 : 1));
+}
+
+/// Load the scenario with the command line's changes.
+bool
+LoadScenario(ScenarioConfig* config,
+             const std::string& scenario,
+             bool testSize,
+             const std::vector<std::string>& sets,
+             const std::string& db,
+             std::string* error)
+{
+    bool ok = config->Load(scenario, error) && (!testSize || config->ApplyTestSize(error));
+    for (size_t i = 0; ok && i < sets.size(); i++)
+    {
+        ok = config->Set(sets[i], error);
+    }
+    if (ok && !db.empty())
+    {
+        config->SetDatabase(db);
+    }
+    return ok;
+}
+
+/// A run the point's process left 'running' (it died) is closed with why.
+void
+CloseAbandonedRun(const std::string& database,
+                  int64_t runId,
+                  const std::string& status,
+                  const std::string& why)
+{
+    tn_db* db = nullptr;
+    tn_error err{};
+    int changed = 0;
+    if (tn_db_open(database.c_str(), &db, &err) != TN_OK ||
+        tn_db_run_abandon(db, runId, status.c_str(), why.c_str(), &changed, &err) != TN_OK)
+    {
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM,
+                                               "run " + std::to_string(runId) +
+                                                   " stays 'running': " + err.message)
+                  << std::endl;
+    }
+    if (db)
+    {
+        tn_db_close(db);
+    }
 }
 
 } // namespace
@@ -153,198 +240,190 @@ int
 main(int argc, char* argv[])
 {
     std::vector<std::string> sets;
-    std::string scenario;
+    std::vector<std::string> files;
     std::string dbOverride;
-    long jobs = 1;
+    uint32_t jobs = 1;
     bool testSize = false;
     bool checkOnly = false;
     bool quiet = false;
-    for (int i = 1; i < argc; i++)
+    std::string mode;
+    ProgramOptions options(PROGRAM, __FILE__);
+    options.Usage("training-net-run [options] SCENARIO.toml: runs a scenario file (every sweep "
+                  "point in a process of its own) into its results database");
+    options.AddRepeated("set",
+                        "KEY=VALUE overrides a key: seed=3, topology.spec=torus:8x8, "
+                        "collective.bytes=[\"1MiB\",\"4MiB\"] (a list sweeps), "
+                        "roce.ns3::RdmaNic::Mtu=1024",
+                        &sets);
+    options.AddString("mode",
+                      "packet or flow: the scenario's mode key (flow: fluid flows)",
+                      &mode);
+    options.AddCount("jobs", "run up to N sweep points at once (processes)", 1u, 4096u, &jobs);
+    options.AddShortName('j', "jobs");
+    options.AddString("db", "results database (overrides the scenario's database)", &dbOverride);
+    options.AddFlag("test-size",
+                    "apply the scenario's [test] overrides (the reduced size)",
+                    &testSize);
+    options.AddFlag("check", "validate and list the points; simulate nothing", &checkOnly);
+    options.AddFlag("quiet", "no progress display (it is shown on a terminal only)", &quiet);
+    options.AddPositional("SCENARIO.toml", "the scenario file", 1, 1, &files);
+    if (!options.Parse(argc, argv))
     {
-        std::string arg = argv[i];
-        std::string value;
-        bool hasValue = false;
-        size_t eq = arg.find('=');
-        if (arg.rfind("--", 0) == 0 && eq != std::string::npos)
-        {
-            value = arg.substr(eq + 1);
-            arg = arg.substr(0, eq);
-            hasValue = true;
-        }
-        auto need = [&](const char* name) -> std::string {
-            if (hasValue)
-            {
-                return value;
-            }
-            if (i + 1 >= argc)
-            {
-                std::cerr << PROGRAM << ": " << name << " needs a value\n";
-                exit(2);
-            }
-            return argv[++i];
-        };
-        auto noValue = [&]() {
-            if (hasValue)
-            {
-                std::cerr << PROGRAM << ": " << arg << " takes no value\n";
-                exit(2);
-            }
-        };
-        if (arg == "--set")
-        {
-            sets.push_back(need("--set"));
-        }
-        else if (arg == "-j" || arg == "--jobs")
-        {
-            std::string v = need("--jobs");
-            char* end = nullptr;
-            errno = 0;
-            jobs = std::strtol(v.c_str(), &end, 10);
-            if (v.empty() || *end || errno || jobs < 1 || jobs > 4096)
-            {
-                std::cerr << PROGRAM << ": --jobs: '" << v
-                          << "' is not a number of processes in [1, 4096]\n";
-                return 2;
-            }
-        }
-        else if (arg.rfind("-j", 0) == 0 && arg.size() > 2 && !hasValue)
-        {
-            char* end = nullptr;
-            jobs = std::strtol(arg.c_str() + 2, &end, 10);
-            if (*end || jobs < 1 || jobs > 4096)
-            {
-                std::cerr << PROGRAM << ": -j: '" << arg.substr(2)
-                          << "' is not a number of processes in [1, 4096]\n";
-                return 2;
-            }
-        }
-        else if (arg == "--db")
-        {
-            dbOverride = need("--db");
-            if (dbOverride.empty())
-            {
-                std::cerr << PROGRAM << ": --db: an empty path\n";
-                return 2;
-            }
-        }
-        else if (arg == "--mode")
-        {
-            // the scenario's mode key, overridden (checked with the scenario: packet, flow)
-            sets.push_back("mode=\"" + need("--mode") + "\"");
-        }
-        else if (arg == "--test-size")
-        {
-            noValue();
-            testSize = true;
-        }
-        else if (arg == "--check")
-        {
-            noValue();
-            checkOnly = true;
-        }
-        else if (arg == "--quiet")
-        {
-            noValue();
-            quiet = true;
-        }
-        else if (arg == "--help" || arg == "-h")
-        {
-            Usage(std::cout);
-            return 0;
-        }
-        else if (arg.size() > 1 && arg[0] == '-')
-        {
-            std::cerr << PROGRAM << ": unknown option '" << argv[i] << "'\n";
-            Usage(std::cerr);
-            return 2;
-        }
-        else if (scenario.empty())
-        {
-            scenario = arg;
-        }
-        else
-        {
-            std::cerr << PROGRAM << ": one scenario file at a time ('" << scenario << "', '" << arg
-                      << "')\n";
-            return 2;
-        }
-    }
-    if (scenario.empty())
-    {
-        Usage(std::cerr);
         return 2;
     }
+    if (options.IsGiven("mode"))
+    {
+        // the scenario's mode key, overridden (checked with the scenario: packet, flow)
+        sets.push_back("mode=\"" + mode + "\"");
+    }
+    if (options.IsGiven("db") && dbOverride.empty())
+    {
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM, "--db: an empty path") << std::endl;
+        return 2;
+    }
+    const std::string scenario = files[0];
 
     ScenarioConfig config;
     std::string error;
-    bool ok = config.Load(scenario, &error) && (!testSize || config.ApplyTestSize(&error));
-    for (size_t i = 0; ok && i < sets.size(); i++)
+    uint64_t total = 0;
+    std::vector<std::string> databases;
+    if (!LoadScenario(&config, scenario, testSize, sets, dbOverride, &error) ||
+        !config.Validate(&total, &error, &databases))
     {
-        ok = config.Set(sets[i], &error);
-    }
-    if (ok && !dbOverride.empty())
-    {
-        ok = config.Set("database=" + dbOverride, &error);
-    }
-    std::vector<ScenarioPoint> points;
-    if (!ok || !config.Expand(&points, &error))
-    {
-        std::cerr << PROGRAM << ": " << error << std::endl;
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
         return 2;
+    }
+    // The [test] overrides are checked even when not applied: a mistake there shows now, not
+    // in the test suite.
+    if (!testSize)
+    {
+        ScenarioConfig reduced;
+        uint64_t count = 0;
+        std::string why;
+        if (reduced.Load(scenario, &why) && reduced.CountPoints() > 0)
+        {
+            bool hasTest = reduced.ApplyTestSize(&why);
+            if (hasTest && !(LoadScenario(&reduced, scenario, true, sets, dbOverride, &why) &&
+                             reduced.Validate(&count, &why)))
+            {
+                std::cerr << ProgramOptions::ErrorLine(PROGRAM, "[test] (--test-size): " + why)
+                          << std::endl;
+                return 2;
+            }
+            if (!hasTest && why.find("no [test] table") == std::string::npos)
+            {
+                std::cerr << ProgramOptions::ErrorLine(PROGRAM, why) << std::endl;
+                return 2;
+            }
+        }
     }
     if (checkOnly)
     {
-        std::cout << scenario << ": " << points.size() << " point(s), valid\n";
-        for (const ScenarioPoint& p : points)
+        std::cout << scenario << ": " << total << " point(s), valid\n";
+        for (uint64_t i = 0; i < total; i++)
         {
+            ScenarioPoint p;
+            if (!config.GetPoint(i, &p, &error))
+            {
+                std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
+                return 2;
+            }
             std::cout << "  " << p.index << ": " << (p.label.empty() ? "(no sweep)" : p.label)
                       << " -> " << p.database << "\n";
         }
         return 0;
     }
     // Every database is checked (path, file, schema) before anything is simulated.
-    std::set<std::string> databases;
-    for (const ScenarioPoint& p : points)
-    {
-        databases.insert(p.database);
-    }
     for (const std::string& path : databases)
     {
         tn_db* db = nullptr;
         tn_error err{};
         if (tn_db_open(path.c_str(), &db, &err) != TN_OK)
         {
-            std::cerr << PROGRAM << ": " << scenario << ": database: " << err.message << std::endl;
+            std::cerr << ProgramOptions::ErrorLine(PROGRAM, scenario + ": database: " + err.message)
+                      << std::endl;
             return 2;
         }
         tn_db_close(db);
     }
 
     const bool tty = isatty(STDERR_FILENO) && !quiet;
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    // Signals are blocked but while waiting (sigsuspend): none is missed between a check
+    // and the wait.
+    sigset_t blocked;
+    sigset_t mask;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGINT);
+    sigaddset(&blocked, SIGTERM);
+    sigaddset(&blocked, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &blocked, &mask);
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof(sa));
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = OnStop;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    sa.sa_handler = OnChild;
+    sigaction(SIGCHLD, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
+
     std::vector<Child> running;
-    std::vector<int64_t> runIds(points.size(), -1);
-    std::vector<std::string> statuses(points.size(), "not run");
-    size_t next = 0;
-    size_t done = 0;
-    int exitCode = 0;
-    std::vector<std::string> failures; // error lines, printed last
-    const auto wallStart = std::chrono::steady_clock::now();
-    std::cout << "scenario " << scenario << ": " << points.size() << " run(s)"
-              << (jobs > 1 && points.size() > 1 ? ", " + std::to_string(jobs) + " at a time" : "")
-              << std::endl;
-    while ((next < points.size() && !g_stop) || !running.empty())
+
+    struct Finished
     {
-        while (!g_stop && next < points.size() && running.size() < size_t(jobs))
+        std::string database;
+        int64_t runId;
+        std::string label;
+    };
+
+    std::vector<Finished> finished;
+    std::vector<std::string> failures; // error lines, printed last: nothing follows them
+    uint64_t next = 0;
+    uint64_t done = 0;
+    int exitCode = 0;
+    bool fatal = false; // the runner cannot go on (pipe, fork): it waits for the running ones
+    int forwarded = 0;
+    const pid_t self = getpid();
+    const auto wallStart = std::chrono::steady_clock::now();
+    std::cout << "scenario " << scenario << ": " << total << " run(s)"
+              << (jobs > 1 && total > 1 ? ", " + std::to_string(jobs) + " at a time" : "")
+              << std::endl;
+    while (true)
+    {
+        if (g_signals > forwarded)
         {
+            if (forwarded == 0)
+            {
+                if (tty)
+                {
+                    std::fprintf(stderr, "\r\033[K");
+                }
+                std::cerr << PROGRAM << ": interrupted (signal " << int(g_firstSignal)
+                          << "): stopping " << running.size()
+                          << " running point(s); a second signal kills them" << std::endl;
+            }
+            for (const Child& c : running)
+            {
+                kill(c.pid, g_signals >= 2 ? SIGKILL : int(g_firstSignal));
+            }
+            forwarded = g_signals;
+        }
+        while (!g_signals && !fatal && next < total && running.size() < jobs)
+        {
+            ScenarioPoint point;
+            if (!config.GetPoint(next, &point, &error))
+            {
+                std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
+                exitCode = 1;
+                fatal = true;
+                break;
+            }
             int fds[2];
             if (pipe(fds) != 0)
             {
                 std::cerr << PROGRAM << ": pipe: " << std::strerror(errno) << std::endl;
-                g_stop = SIGTERM;
                 exitCode = 1;
+                fatal = true;
                 break;
             }
             std::fflush(nullptr);
@@ -354,8 +433,8 @@ main(int argc, char* argv[])
                 std::cerr << PROGRAM << ": fork: " << std::strerror(errno) << std::endl;
                 close(fds[0]);
                 close(fds[1]);
-                g_stop = SIGTERM;
                 exitCode = 1;
+                fatal = true;
                 break;
             }
             if (pid == 0)
@@ -365,66 +444,82 @@ main(int argc, char* argv[])
                 {
                     close(c.fd);
                 }
-                RunChild(points[next], fds[1], tty && jobs == 1, points.size());
+                RunChild(point, fds[1], tty && jobs == 1, total, self, mask);
             }
+            setpgid(pid, pid); // as the child does: whichever runs first
             close(fds[1]);
-            running.push_back({pid, fds[0], next, ""});
+            running.push_back({pid, fds[0], point, ""});
             next++;
         }
-        if (running.empty())
-        {
-            break;
-        }
+        bool reaped = false;
         int status = 0;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0)
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
         {
-            if (errno == EINTR)
-            {
-                // Forward a signal sent to this process alone; each child marks its run aborted.
-                for (const Child& c : running)
-                {
-                    kill(c.pid, g_stop ? int(g_stop) : SIGTERM);
-                }
-                continue;
-            }
-            break;
-        }
-        for (size_t k = 0; k < running.size(); k++)
-        {
-            if (running[k].pid != pid)
+            reaped = true;
+            auto it = std::find_if(running.begin(), running.end(), [pid](const Child& c) {
+                return c.pid == pid;
+            });
+            if (it == running.end())
             {
                 continue;
             }
-            Child c = running[k];
-            running.erase(running.begin() + k);
+            Child c = std::move(*it);
+            running.erase(it);
             char buf[4096];
             ssize_t n;
-            while ((n = read(c.fd, buf, sizeof(buf))) > 0)
+            while ((n = read(c.fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
             {
-                c.output.append(buf, size_t(n));
+                c.output.append(buf, size_t(n > 0 ? n : 0));
             }
             close(c.fd);
             done++;
-            const ScenarioPoint& p = points[c.point];
+            const ScenarioPoint& p = c.point;
             long long runId = -1;
             char st[16] = "";
             unsigned long long simNs = 0;
-            size_t tab = c.output.find('\t');
-            std::string why = tab == std::string::npos ? "" : c.output.substr(tab + 1);
-            while (!why.empty() && why.back() == '\n')
+            std::string why;
+            bool result = false;
+            size_t pos = 0;
+            while (pos < c.output.size())
             {
-                why.pop_back();
+                size_t end = c.output.find('\n', pos);
+                const std::string line =
+                    c.output.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+                pos = end == std::string::npos ? c.output.size() : end + 1;
+                if (line.compare(0, 4, "run ") == 0)
+                {
+                    runId = std::atoll(line.c_str() + 4);
+                }
+                else if (line.compare(0, 5, "done ") == 0 &&
+                         std::sscanf(line.c_str() + 5, "%lld %15s %llu", &runId, st, &simNs) == 3)
+                {
+                    size_t tab = line.find('\t');
+                    why = tab == std::string::npos ? "" : line.substr(tab + 1);
+                    result = true;
+                }
             }
-            if (std::sscanf(c.output.c_str(), "%lld %15s %llu", &runId, st, &simNs) != 3)
+            if (!result)
             {
-                std::snprintf(st, sizeof(st), "error");
-                why = WIFSIGNALED(status)
-                          ? std::string("killed by signal ") + std::to_string(WTERMSIG(status))
-                          : "no result (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
+                // The point's process died: its run (if it began one) is closed here.
+                const bool killed = WIFSIGNALED(status);
+                const bool interrupted =
+                    g_signals > 0 && killed &&
+                    (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == int(g_firstSignal));
+                std::snprintf(st, sizeof(st), "%s", interrupted ? "aborted" : "error");
+                why = killed ? "killed by signal " + std::to_string(WTERMSIG(status)) +
+                                   (interrupted && g_signals >= 2 ? " (a second interrupt)" : "")
+                             : "exited with status " + std::to_string(WEXITSTATUS(status)) +
+                                   " without a result";
+                if (runId >= 0)
+                {
+                    CloseAbandonedRun(p.database, runId, st, why);
+                }
             }
-            runIds[c.point] = runId;
-            statuses[c.point] = st;
+            if (runId >= 0)
+            {
+                finished.push_back({p.database, runId, p.label});
+            }
             if (std::string(st) != "ok")
             {
                 if (tty)
@@ -432,13 +527,25 @@ main(int argc, char* argv[])
                     std::fprintf(stderr, "\r\033[K");
                 }
                 // error lines come after the summary: nothing follows them
-                failures.push_back(PROGRAM + std::string(": point ") + std::to_string(p.index) +
-                                   (p.label.empty() ? "" : " (" + p.label + ")") + ": " + st +
-                                   (why.empty() ? "" : ": " + why));
-                exitCode = std::string(st) == "aborted" ? 130 : std::max(exitCode, 1);
-                if (exitCode == 130)
+                failures.push_back(ProgramOptions::ErrorLine(
+                    PROGRAM,
+                    "point " + std::to_string(p.index) +
+                        (p.label.empty() ? "" : " (" + p.label + ")") + ": " + st +
+                        (why.empty() ? "" : ": " + why)));
+                if (std::string(st) != "aborted")
                 {
-                    g_stop = SIGINT;
+                    exitCode = std::max(exitCode, 1);
+                }
+                else if (!g_signals)
+                {
+                    // a point stopped by a signal sent to it alone: the sweep stops too
+                    g_signals = 1;
+                    g_firstSignal = SIGINT;
+                    forwarded = 1;
+                    for (const Child& other : running)
+                    {
+                        kill(other.pid, SIGINT);
+                    }
                 }
             }
             if (tty && jobs > 1)
@@ -446,42 +553,46 @@ main(int argc, char* argv[])
                 double wall =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart)
                         .count();
-                double remaining = done ? wall * double(points.size() - done) / double(done) : -1;
+                double remaining = done ? wall * double(total - done) / double(done) : -1;
                 std::fprintf(stderr,
-                             "\r\033[K[%zu/%zu runs done, %zu running] wall %s, remaining ~%s",
-                             done,
-                             points.size(),
+                             "\r\033[K[%llu/%llu runs done, %zu running] wall %s, remaining ~%s",
+                             (unsigned long long)done,
+                             (unsigned long long)total,
                              running.size(),
                              Duration(wall).c_str(),
                              Duration(remaining).c_str());
                 std::fflush(stderr);
             }
+        }
+        if (running.empty() && (g_signals || next >= total || fatal))
+        {
             break;
+        }
+        if (!reaped && g_signals <= forwarded)
+        {
+            sigsuspend(&mask); // a child ended or a signal came
         }
     }
     if (tty && jobs > 1)
     {
         std::fprintf(stderr, "\r\033[K");
     }
-    if (g_stop && exitCode == 0)
+    if (g_signals)
     {
-        exitCode = 130;
+        exitCode = g_firstSignal == SIGTERM ? 143 : 130;
     }
-    // Nothing left to stop: a signal ends the summary as it would any program.
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
 
-    // Summary per database, from its views.
+    // Summary per database, from its views (signals stay blocked: it is short).
     for (const std::string& path : databases)
     {
         std::vector<int64_t> ids;
         std::vector<std::string> labels;
-        for (size_t i = 0; i < points.size(); i++)
+        for (const Finished& f : finished)
         {
-            if (points[i].database == path && runIds[i] >= 0)
+            if (f.database == path)
             {
-                ids.push_back(runIds[i]);
-                labels.push_back(points[i].label);
+                ids.push_back(f.runId);
+                labels.push_back(f.label);
             }
         }
         if (ids.empty())
@@ -491,14 +602,14 @@ main(int argc, char* argv[])
         std::cout << "\n";
         if (!ScenarioRunner::Summarize(path, ids, labels, std::cout, &error))
         {
-            failures.push_back(PROGRAM + std::string(": summary: ") + error);
+            failures.push_back(ProgramOptions::ErrorLine(PROGRAM, "summary: " + error));
             exitCode = std::max(exitCode, 1);
         }
         std::cout << "\n" << ids.size() << " run(s) recorded in " << path << std::endl;
     }
-    if (next < points.size())
+    if (next < total)
     {
-        failures.push_back(PROGRAM + std::string(": ") + std::to_string(points.size() - next) +
+        failures.push_back(PROGRAM + std::string(": ") + std::to_string(total - next) +
                            " point(s) not run");
     }
     for (const std::string& line : failures)

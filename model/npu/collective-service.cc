@@ -204,7 +204,7 @@ CollectiveService::SetScheduler(std::string name)
 bool
 CollectiveService::IsScheduler(const std::string& name)
 {
-    return name == "themis-scf" || name == "themis-fifo" || name == "fixed";
+    return ThemisCollective::IsSchedulerName(name);
 }
 
 Ptr<CollectiveExecutor>

@@ -248,6 +248,32 @@ ThemisCollective::IsReduceScatterPhase(uint32_t phase) const
     }
 }
 
+const std::vector<std::string>&
+ThemisCollective::GetSchedulerNames()
+{
+    static const std::vector<std::string> names = {"themis-scf", "themis-fifo", "fixed"};
+    return names;
+}
+
+bool
+ThemisCollective::IsSchedulerName(const std::string& name)
+{
+    const std::vector<std::string>& names = GetSchedulerNames();
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string
+ThemisCollective::ListSchedulerNames()
+{
+    const std::vector<std::string>& names = GetSchedulerNames();
+    std::string list;
+    for (size_t i = 0; i < names.size(); i++)
+    {
+        list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    return list;
+}
+
 std::string
 ThemisCollective::GetSchedulerName() const
 {

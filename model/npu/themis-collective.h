@@ -241,6 +241,19 @@ class ThemisCollective : public Object
     /** \return "themis-fifo", "themis-scf" or "fixed" */
     std::string GetSchedulerName() const;
 
+    /**
+     * The run-time schedulers by name, the one list every reader of a scheduler name
+     * (CollectiveHelper, TrainingJob, scenario files, programs) checks against.
+     * \return "themis-scf", "themis-fifo", "fixed"
+     */
+    static const std::vector<std::string>& GetSchedulerNames();
+
+    /** \param name a name \return true for one of GetSchedulerNames() */
+    static bool IsSchedulerName(const std::string& name);
+
+    /** \return the scheduler names as "themis-scf, themis-fifo or fixed" (messages) */
+    static std::string ListSchedulerNames();
+
     /** \return true once every member finished its last phase of every chunk */
     bool IsComplete() const
     {

@@ -6,6 +6,7 @@
 #include "collective-executor.h"
 #include "collective-service.h"
 #include "npu-endpoint.h"
+#include "themis-collective.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -114,9 +115,9 @@ TrainingJob::Setup(const tn_workload* workload,
         *error = endpoints.empty() ? "no NPU endpoints (NpuHelper::Install)" : err.message;
         return false;
     }
-    if (!m_scheduler.empty() && !CollectiveService::IsScheduler(m_scheduler))
+    if (!m_scheduler.empty() && !ThemisCollective::IsSchedulerName(m_scheduler))
     {
-        *error = "Scheduler '" + m_scheduler + "' is not themis-scf, themis-fifo or fixed";
+        *error = "Scheduler '" + m_scheduler + "' is not " + ThemisCollective::ListSchedulerNames();
         return false;
     }
     m_workload = workload;

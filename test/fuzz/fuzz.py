@@ -10,11 +10,22 @@ cap (RLIMIT_AS, and the peak RSS measured by wait4). Inputs built to be invalid
 must also exit non-zero with exactly one error line on stderr, and nothing after
 it (stdout and stderr in one file, as a user piping both sees them).
 
-Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--budget SECONDS]
-               [--sanitized]
+Runs of training-net-run and of the programs that write a results database must
+also leave no run 'running' in it, and the database must pass integrity_check.
+
+The signal test (issue 23): a -j 2 sweep of training-net-run is interrupted at
+random moments (SIGINT or SIGTERM, to its process group as Ctrl-C does or to its
+pid alone, sometimes twice): it must exit 130 (143 for SIGTERM) and leave every
+run 'ok' or 'aborted', the database intact.
+
+Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--sanitized]
+               [--scale K] [--signals N]
 --examples: folder of training-net-quickstart, collective-comparison,
-training-iteration, roce-hpcc-flows, themis-comparison and p2p-study-stats; missing programs are skipped with a
-SKIP line (core-only builds). --sanitized: the sanitizer build (ASan reserves
+training-iteration, themis-comparison, p2p-study-stats, roce-hpcc-flows and
+training-net-run; missing programs are skipped with a SKIP line (core-only
+builds). --scale K repeats the mutated cases K times (a longer fuzz run than
+ctest's, see doc/limits.rst); --signals N interrupts N sweeps (default 10).
+--sanitized: the sanitizer build (ASan reserves
 terabytes of address space, so the cap is only checked on the measured RSS).
 Expected failures of the ns-3 programs (owned by other areas, issue 11) are
 listed in XFAIL: they are reported, not failed, until fixed; an XFAIL that
@@ -22,6 +33,7 @@ passes is reported as XPASS so the list can shrink.
 """
 import argparse
 import os
+import sqlite3
 import random
 import resource
 import signal
@@ -70,8 +82,9 @@ class Runner:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.setsid()
 
-    def run(self, argv, invalid, label=None):
-        """Run argv; invalid: it must fail with one error line."""
+    def run(self, argv, invalid, label=None, db=None):
+        """Run argv; invalid: it must fail with one error line; db: a results database the
+        run may write, which must then hold no 'running' run."""
         self.runs += 1
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "")
@@ -128,6 +141,8 @@ class Runner:
                 problem = "%d error lines, expected 1" % len(errors)
             elif lines[-1] != errors[0]:
                 problem = "output after the error line"
+        if problem is None and db:
+            problem = check_db(db)
         xfail = [why for (prog, needle), why in XFAIL.items()
                  if os.path.basename(argv[0]) == prog and needle in " ".join(argv)]
         if problem is None:
@@ -147,6 +162,28 @@ class Runner:
         with open(path, "wb") as f:
             f.write(text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text)
         return path
+
+
+def check_db(path):
+    """None if the results database at path is intact and holds no 'running' run."""
+    if not os.path.exists(path):
+        return None
+    try:
+        con = sqlite3.connect(path, timeout=30)
+        try:
+            check = con.execute("PRAGMA integrity_check").fetchone()[0]
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+            running = con.execute("SELECT count(*) FROM run WHERE status = 'running'"
+                                  ).fetchone()[0] if "run" in tables else 0
+        finally:
+            con.close()
+    except sqlite3.Error as e:
+        return "database %s unreadable: %s" % (path, e)
+    if check != "ok":
+        return "database %s: integrity_check: %s" % (path, check)
+    if running:
+        return "database %s: %d run(s) left 'running'" % (path, running)
+    return None
 
 
 def is_error_line(line):
@@ -264,7 +301,7 @@ def plan_cases(rng, run, plan):
 def example_cases(rng, run, folder):
     progs = {}
     for name in ["training-net-quickstart", "collective-comparison", "training-iteration",
-                 "roce-hpcc-flows", "themis-comparison", "p2p-study-stats"]:
+                 "roce-hpcc-flows", "themis-comparison", "p2p-study-stats", "training-net-run"]:
         path = os.path.join(folder, name) if folder else ""
         if path and os.access(path, os.X_OK):
             progs[name] = path
@@ -323,6 +360,196 @@ def example_cases(rng, run, folder):
             run.run([r, "--topology=" + topo, "--flows=" + path], invalid=False)
         slow = run.write("slow-topo.txt", TOPO_FILE.replace("1us 0\n", "1us 1\n", 1))
         run.run([r, "--topology=" + slow, "--flows=" + flows], invalid=False)
+    return progs
+
+
+SCENARIO = """name = "fuzz"
+seed = 1
+[topology]
+spec = "ring:4"
+[roce]
+"ns3::RdmaNic::Mtu" = 1024
+[sampling]
+interval = "10us"
+[[collective]]
+algorithm = "ring"
+bytes = "16KiB"
+chunks = 2
+[test]
+"collective.bytes" = "4KiB"
+"""
+
+TRAINING = """[topology]
+spec = "switch:4"
+[npu]
+Engine = "ace"
+[training]
+workload = "wl.txt"
+iterations = 1
+"""
+
+WORKLOAD = ("DATA\n2\nl0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 4096 10\n"
+            "l1 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 8192 10\n")
+
+# Workloads each invalid by construction: sizes past 2^62, compute times past 10^9 cycles.
+BAD_WORKLOADS = [
+    WORKLOAD.replace("ALLREDUCE 4096", "ALLREDUCE 4611686018427387905"),
+    WORKLOAD.replace("ALLREDUCE 4096", "ALLREDUCE 18446744073709551615"),
+    WORKLOAD.replace("l0 -1 1000", "l0 -1 18446744073709551615"),
+    WORKLOAD.replace("l0 -1 1000", "l0 -1 9223372036854775808"),
+    WORKLOAD.replace("l0 -1 1000", "l0 -1 1000000000000"),
+    WORKLOAD.replace("4096 10", "4096 1000000001"),
+    WORKLOAD.replace("DATA\n2", "DATA\n3"),
+]
+
+
+def runner_cases(rng, run, runner, scale):
+    """training-net-run: bad command lines and scenarios refused in one line, mutated
+    scenarios and workloads ending well, no run left 'running'."""
+    scen = run.write("fuzz.toml", SCENARIO)
+    run.write("wl.txt", WORKLOAD)
+    train = run.write("train.toml", TRAINING)
+    db = os.path.join(run.tmp, "run.db")
+    base = [runner, scen, "--db", db]
+    run.run(base + ["-j", "2", "--set", 'collective.algorithm=["ring", "direct"]'],
+            invalid=False, db=db)
+    run.run([runner, train, "--db", db], invalid=False, db=db)
+    lists = ",".join(str(i + 1) for i in range(300))
+    for bad in [["-j", " 2"], ["-j", "+2"], ["-j0"], ["-j", "4097"], ["--jobs=x"], ["-j"],
+                ["--bogus"], ["--bogus=1"], ["-x"], ["--"], ["--set"], ["--set", "noequals"],
+                ["--db="], [scen], ["--check=maybe"],
+                ["--set", "roce.ns3::RdmaNic::Mtu=1e309"],
+                ["--set", "roce.ns3::RdmaNic::MinRate=1 Gbps"],
+                ["--set", "roce.ns3::RdmaNic::RetransmitTimeout=1e300s"],
+                ["--set", "roce.ns3::NoSuch::X=1"],
+                ["--set", "seed=abc"], ["--set", "seed=4294944443"],
+                ["--set", "collective.bytes=4 MiB"], ["--set", 'collective.chunks="4 x"'],
+                ["--set", "collective.bytes=4611686018427387905"],
+                ["--set", "database=1"], ["--set", 'database=""'],
+                ["--set", "test.nosuchkey=1"],
+                ["--set", "collective.bytes=[%s]" % lists, "--set", "collective.chunks=[%s]" % lists,
+                 "--set", "seed=[%s]" % lists],
+                ["--set", "topology.spec=ring:4,latency=100000000s"],
+                ["--set", "x" * 100000 + "=1"]]:
+        run.run(base + bad, invalid=True, db=db)
+    run.run([runner], invalid=True)
+    run.run([runner, os.path.join(run.tmp, "no-such.toml")], invalid=True)
+    broken = run.write("bad-test.toml", SCENARIO + '"collective.nosuchkey" = 1\n')
+    run.run([runner, broken, "--db", db], invalid=True, db=db)
+    for k in range(20 * scale):
+        path = run.write("mut-%d.toml" % k, mutate_text(rng, SCENARIO))
+        run.run([runner, path, "--db", db, "--test-size"], invalid=False, db=db)
+    for k, text in enumerate(BAD_WORKLOADS):
+        run.write("wl.txt", text)
+        run.run([runner, train, "--db", db], invalid=True, db=db)
+    for k in range(10 * scale):
+        run.write("wl.txt", mutate_text(rng, WORKLOAD))
+        run.run([runner, train, "--db", db], invalid=False, db=db)
+    run.write("wl.txt", WORKLOAD)
+
+
+def signal_cases(rng, run, runner, tries):
+    """A -j 2 sweep interrupted at random moments: exit 130 (143), no run left 'running'."""
+    scen = run.write("signal.toml", SCENARIO.replace('"16KiB"', '["64MiB", "96MiB"]')
+                     .replace("spec = \"ring:4\"", "spec = \"torus:4x4\"")
+                     .replace("chunks = 2", 'algorithm = "multitree"\nchunks = [1, 2, 4]'))
+    for k in range(tries):
+        db = os.path.join(run.tmp, "signal-%d.db" % k)
+        how = rng.choice(["group", "pid"])
+        sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+        twice = k % 3 == 2
+        delay = rng.uniform(0.3, 2.5)
+        run.runs += 1
+        p = subprocess.Popen([runner, scen, "--db", db, "-j", "2", "--quiet"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True)
+        time.sleep(delay)
+        for _ in range(2 if twice else 1):
+            try:
+                if how == "group":
+                    os.killpg(p.pid, sig)
+                else:
+                    os.kill(p.pid, sig)
+            except ProcessLookupError:
+                pass
+            time.sleep(0.05)
+        try:
+            _, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            _, err = p.communicate()
+            run.failures.append("signal %d to %s at %.2f s: the runner did not end" %
+                                (sig, how, delay))
+            continue
+        what = "signal %s to the %s at %.2f s%s" % (signal.Signals(sig).name, how, delay,
+                                                   " (twice)" if twice else "")
+        want = 130 if sig == signal.SIGINT else 143
+        problem = check_db(db)
+        statuses = []
+        if problem is None and os.path.exists(db):
+            con = sqlite3.connect(db)
+            statuses = [r[0] for r in con.execute("SELECT status FROM run")]
+            con.close()
+            if any(st not in ("ok", "aborted") for st in statuses):
+                problem = "run statuses %s" % statuses
+        if problem is None and p.returncode != want:
+            if p.returncode == 0 and statuses and all(st == "ok" for st in statuses):
+                print("NOTE %s: the sweep had ended already" % what)
+            else:
+                problem = "exit %d, expected %d" % (p.returncode, want)
+        if problem:
+            run.failures.append("%s: %s (stderr: %s)" % (
+                what, problem, err.decode("utf-8", "replace").strip().replace("\n", " | ")[:300]))
+
+
+def more_example_cases(rng, run, progs, scale):
+    """Whole-text values, empty list items, ns-3 values that used to abort, unknown options."""
+    db = os.path.join(run.tmp, "fuzz.db")
+    common = ["--ns3::RdmaNic::Mtu=1e309", "--RngSeed=abc", "--RngSeed=0", "--bogus", "--",
+              "stray", "--ns3::RdmaNic::MinRate=1 Gbps", "--PrintAttributes=NoSuchClass",
+              "--db="]
+    q = progs.get("training-net-quickstart")
+    if q:
+        for bad in common + ["--bytes=4 MiB", "--chunks=4 x", "--chunks= 2", "--bytes=+4",
+                             "--topology=ring:4,latency=100000000s", "--routing=planned,ecmp"]:
+            run.run([q, "--topology=ring:4", "--bytes=4KiB", "--db=" + db, bad], invalid=True,
+                    db=db)
+    c = progs.get("collective-comparison")
+    if c:
+        for bad in common + ["--algorithms=,", "--algorithms=ring,", "--routing=planned,,ecmp",
+                             "--algorithms=ring, direct", "--bytes=4 MiB"]:
+            run.run([c, "--topology=ring:4", "--bytes=4KiB", "--algorithms=ring", "--db=" + db,
+                     bad], invalid=True, db=db)
+    th = progs.get("themis-comparison")
+    if th:
+        for bad in common + ["--active=2 junk", "--chunks=4 x", "--bytes=4 MiB", "--schedulers=,",
+                             "--schedulers=fixed,,themis"]:
+            run.run([th, "--topology=hier:ring4@100Gbps+switch2@100Gbps", "--bytes=64KiB",
+                     "--db=" + db, bad], invalid=True, db=db)
+    t = progs.get("training-iteration")
+    if t:
+        wl = run.write("ti-wl.txt", WORKLOAD)
+        base = [t, "--topology=switch:4", "--workload=" + wl, "--db=" + db]
+        run.run(base, invalid=False, db=db)
+        for bad in common + ["--iterations=2 x", "--engines=,", "--engines=baseline,",
+                             "--memory=1 Gbps"]:
+            run.run(base + [bad], invalid=True, db=db)
+        for k, text in enumerate(BAD_WORKLOADS):
+            path = run.write("ti-bad-%d.txt" % k, text)
+            run.run([t, "--topology=switch:4", "--workload=" + path, "--db=" + db],
+                    invalid=True, db=db)
+        for k in range(10 * scale):
+            path = run.write("ti-mut-%d.txt" % k, mutate_text(rng, WORKLOAD))
+            run.run([t, "--topology=switch:4", "--workload=" + path, "--db=" + db],
+                    invalid=False, db=db)
+    for name, path in progs.items():
+        if name == "roce-hpcc-flows":
+            continue
+        for _ in range(4 * scale):
+            argv = ["--topology=ring:4", "--bytes=4KiB", "--db=" + db]
+            i = rng.randrange(len(argv))
+            argv[i] = mutate_text(rng, argv[i]).decode("utf-8", "replace").replace("\x00", "")
+            run.run([path] + argv, invalid=False, db=db)
 
 
 def main():
@@ -331,13 +558,21 @@ def main():
     ap.add_argument("--examples", default="")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--scale", type=int, default=1)
+    ap.add_argument("--signals", type=int, default=10)
     args = ap.parse_args()
     rng = random.Random(args.seed)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tn-fuzz-") as tmp:
         run = Runner(args, tmp)
-        plan_cases(rng, run, os.path.abspath(args.plan))
-        example_cases(rng, run, os.path.abspath(args.examples) if args.examples else "")
+        for _ in range(args.scale):
+            plan_cases(rng, run, os.path.abspath(args.plan))
+        progs = example_cases(rng, run, os.path.abspath(args.examples) if args.examples else "")
+        more_example_cases(rng, run, progs, args.scale)
+        runner = progs.get("training-net-run")
+        if runner:
+            runner_cases(rng, run, runner, args.scale)
+            signal_cases(rng, run, runner, args.signals)
     for x in run.xfails:
         print(x)
     for f in run.failures:
