@@ -297,7 +297,8 @@ class ProgramOptionsRefusalsTestCase : public TestCase
         // one error line, shortened: a 100 KB value is not quoted in full
         const std::string line = ProgramOptions::ErrorLine("p", std::string(100000, 'x'));
         NS_TEST_EXPECT_MSG_EQ((line.size() <= ProgramOptions::MAX_ERROR_LINE), true, "capped");
-        NS_TEST_EXPECT_MSG_EQ(AttributeSettings::Quote(std::string(1000, 'y')).size() < 120,
+        const bool shortened = AttributeSettings::Quote(std::string(1000, 'y')).size() < 120;
+        NS_TEST_EXPECT_MSG_EQ(shortened,
                               true,
                               "a long value is quoted shortened");
         // repeated options and positional arguments

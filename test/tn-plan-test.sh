@@ -155,6 +155,14 @@ expect_error 2 "algorithm.*unknown algorithm.*'nope'" \
     --topology ring:8 --algorithm nope --size 1MB
 expect_error 2 "topology.*unknown kind 'blob'" --topology blob:8 --algorithm ring --size 1MB
 expect_error 2 "size '12XB': unknown size unit 'XB'" --topology ring:8 --algorithm ring --size 12XB
+# --opt=value is the same as --opt value (README: every program takes --opt=value)
+run --topology=torus:4x4 --algorithm=ring --size=1MiB
+checks=$((checks + 1))
+[ "$rc" = 0 ] && [ "$(field transfers)" = "$(run --topology torus:4x4 --algorithm ring --size 1MiB;
+    field transfers)" ] || fail "tn-plan --topology=torus:4x4 ...: exit $rc ($(cat "$tmp/err"))"
+expect_error 2 "option --no-verify: takes no value" --topology=ring:4 --algorithm=ring \
+    --size=1KiB --no-verify=1
+expect_error 2 "--size 'x' is not a number" --topology=ring:4 --algorithm=ring --size=x
 expect_error 2 "size '-1' is not a number" --topology ring:8 --algorithm ring --size -1
 expect_error 2 "size '' is not a number" --topology ring:8 --algorithm ring --size ""
 expect_error 2 "size 'nan' is not a number" --topology ring:8 --algorithm ring --size nan

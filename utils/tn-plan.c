@@ -70,16 +70,23 @@ static const char* usage_text =
     "  --output FILE       where --dump writes (default stdout)\n"
     "  --list              list algorithms and topology spec examples\n";
 
+/* At most this many characters of a user's option or value are quoted in a message. */
+#define TN_PLAN_QUOTED 80
+
 static int
 bad_arg(const char* option, const char* value, const char* why)
 {
     fprintf(stderr,
-            "tn-plan: option %s: %s%s%s%s (tn-plan --help lists the options)\n",
+            "tn-plan: option %.*s%s: %s%s%.*s%s%s (tn-plan --help lists the options)\n",
+            TN_PLAN_QUOTED,
             option,
+            strlen(option) > TN_PLAN_QUOTED ? "..." : "",
             why,
             value ? " '" : "",
+            TN_PLAN_QUOTED,
             value ? value : "",
-            value ? "'" : "");
+            value ? "'" : "",
+            value && strlen(value) > TN_PLAN_QUOTED ? "..." : "");
     return 2;
 }
 
@@ -356,6 +363,26 @@ main(int argc, char** argv)
     {
         const char* opt = argv[i];
         const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+        /* --opt=value as well as --opt value */
+        char name[32];
+        const char* eq = strncmp(opt, "--", 2) == 0 ? strchr(opt, '=') : NULL;
+        if (eq)
+        {
+            size_t n = (size_t)(eq - opt);
+            if (n >= sizeof(name))
+            {
+                return bad_arg(opt, NULL, "unknown option");
+            }
+            memcpy(name, opt, n);
+            name[n] = '\0';
+            opt = name;
+            val = eq + 1;
+            if (strcmp(opt, "--list") == 0 || strcmp(opt, "--help") == 0 ||
+                strcmp(opt, "--no-verify") == 0 || strcmp(opt, "--baseline") == 0)
+            {
+                return bad_arg(opt, NULL, "takes no value");
+            }
+        }
         if (strcmp(opt, "--list") == 0)
         {
             list_all();
@@ -403,7 +430,10 @@ main(int argc, char** argv)
         {
             return bad_arg(opt, NULL, "missing value");
         }
-        i++;
+        if (!eq)
+        {
+            i++;
+        }
         if (strcmp(opt, "--topology") == 0)
             topo_spec = val;
         else if (strcmp(opt, "--verify-max") == 0)

@@ -134,7 +134,7 @@ function(tn_add_core_targets)
   add_test(NAME fuzz COMMAND python3 ${CMAKE_SOURCE_DIR}/test/fuzz/fuzz.py
                              --plan $<TARGET_FILE:tn-plan>
                              --examples ${CMAKE_BINARY_DIR}/examples ${tn_fuzz_flags})
-  set_tests_properties(fuzz PROPERTIES TIMEOUT 120)
+  set_tests_properties(fuzz PROPERTIES TIMEOUT 600)
 endfunction()
 
 macro(tn_build_core_only)
