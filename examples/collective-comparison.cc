@@ -69,7 +69,7 @@ main(int argc, char* argv[])
         tn_topology_destroy(topo);
         return 2;
     }
-    for (const std::string& routing : ProgramOptions::Split(routings))
+    for (const std::string& routing : routings)
     {
         if (!CollectiveHelper().SetRouting(routing))
         {

@@ -62,7 +62,7 @@ main(int argc, char* argv[])
     {
         return 2;
     }
-    for (const std::string& name : ProgramOptions::Split(schedulers))
+    for (const std::string& name : schedulers)
     {
         if (!CollectiveHelper::IsScheduler(name) && name != "hierarchical" && name != "themis")
         {
