@@ -210,6 +210,20 @@ LoadScenario(ScenarioConfig* config,
     return ok;
 }
 
+/// Apply the command line's --set overrides (again).
+bool
+LoadSets(ScenarioConfig* config, const std::vector<std::string>& sets, std::string* error)
+{
+    for (const std::string& set : sets)
+    {
+        if (!config->Set(set, error))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
 /// A run the point's process left 'running' (it died) is closed with why.
 void
 CloseAbandonedRun(const std::string& database,
@@ -303,7 +317,10 @@ main(int argc, char* argv[])
         if (reduced.Load(scenario, &why) && reduced.CountPoints() > 0)
         {
             bool hasTest = reduced.ApplyTestSize(&why);
-            if (hasTest && !(LoadScenario(&reduced, scenario, true, sets, dbOverride, &why) &&
+            // the overrides first (one may change [test]), then [test], then the overrides
+            // again: they win over [test] as they do under --test-size
+            if (hasTest && !(LoadScenario(&reduced, scenario, false, sets, dbOverride, &why) &&
+                             reduced.ApplyTestSize(&why) && LoadSets(&reduced, sets, &why) &&
                              reduced.Validate(&count, &why)))
             {
                 std::cerr << ProgramOptions::ErrorLine(PROGRAM, "[test] (--test-size): " + why)
@@ -527,11 +544,11 @@ main(int argc, char* argv[])
                     std::fprintf(stderr, "\r\033[K");
                 }
                 // error lines come after the summary: nothing follows them
-                failures.push_back(ProgramOptions::ErrorLine(
-                    PROGRAM,
-                    "point " + std::to_string(p.index) +
-                        (p.label.empty() ? "" : " (" + p.label + ")") + ": " + st +
-                        (why.empty() ? "" : ": " + why)));
+                failures.push_back(
+                    ProgramOptions::ErrorLine(PROGRAM,
+                                              "point " + std::to_string(p.index) +
+                                                  (p.label.empty() ? "" : " (" + p.label + ")") +
+                                                  ": " + st + (why.empty() ? "" : ": " + why)));
                 if (std::string(st) != "aborted")
                 {
                     exitCode = std::max(exitCode, 1);

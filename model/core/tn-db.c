@@ -481,6 +481,11 @@ tn_status
 tn_db_open(const char* path, tn_db** out, tn_error* err)
 {
     *out = NULL;
+    if (path[0] == '\0')
+    {
+        /* SQLite would open a private temporary database: the rows would vanish */
+        return tn_error_set(err, TN_EDB, "the database path is empty");
+    }
     tn_db* db = calloc(1, sizeof(*db));
     if (!db || !(db->path = malloc(strlen(path) + 1)))
     {

@@ -241,6 +241,8 @@ test_run_abandoned(tn_test_ctx* ctx)
     tn_error err = {0};
     tn_db* db = NULL;
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    tn_db* none = NULL;
+    TN_CHECK(ctx, tn_db_open("", &none, &err) == TN_EDB && none == NULL); /* not a temp file */
     tn_run_info info = {"dead", "{}", 1, 1, "3.37", "x"};
     int64_t dead = -1;
     int64_t done = -1;

@@ -452,7 +452,8 @@ def signal_cases(rng, run, runner, tries):
     """A -j 2 sweep interrupted at random moments: exit 130 (143), no run left 'running'."""
     scen = run.write("signal.toml", SCENARIO.replace('"16KiB"', '["64MiB", "96MiB"]')
                      .replace("spec = \"ring:4\"", "spec = \"torus:4x4\"")
-                     .replace("chunks = 2", 'algorithm = "multitree"\nchunks = [1, 2, 4]'))
+                     .replace('algorithm = "ring"', 'algorithm = "multitree"')
+                     .replace("chunks = 2", "chunks = [1, 2, 4]"))
     for k in range(tries):
         db = os.path.join(run.tmp, "signal-%d.db" % k)
         how = rng.choice(["group", "pid"])
