@@ -16,7 +16,7 @@ NS3_WAF_TARBALL ?= $(abspath $(CURDIR)/..)/shared/ns3/ns-3.35-waf-min.tar.xz
 
 .PHONY: all setup configure build run check test check-sanitize check-intree check-outside \
         check-waf bench bench-plan \
-        bench-roce bench-routes bench-collective bench-stats format check-format clean
+        bench-roce bench-routes bench-collective bench-stats bench-scale format check-format clean
 
 all: build
 
@@ -68,7 +68,7 @@ check-waf: setup
 
 check: test check-sanitize check-intree check-outside check-waf
 
-bench: bench-plan bench-roce bench-routes bench-stats bench-collective
+bench: bench-plan bench-roce bench-routes bench-stats bench-collective bench-scale
 
 bench-plan: build
 	@for b in $(BUILD)/bench/bench-plan*; do [ -x "$$b" ] && "$$b"; done
@@ -83,6 +83,11 @@ bench-routes: build
 # The 1024-NPU MultiTree all-reduce of 16 MiB on a 32x32 torus (a few minutes).
 bench-collective: build
 	$(BUILD)/bench/bench-collective
+
+# Sixteen thousand NPUs: time and peak memory per size (1k, 4k, 16k NPUs) of 64 MiB
+# all-reduces, each beside its baseline measured in the same run (a few minutes).
+bench-scale: build
+	$(BUILD)/bench/bench-scale
 
 # Recording into the results database: the same run with and without it.
 bench-stats: build

@@ -15,11 +15,14 @@ core_sources = [
     'model/core/tn-algorithm.c',
     'model/core/tn-array.c',
     'model/core/tn-cost.c',
+    'model/core/tn-cost-program.c',
     'model/core/tn-db.c',
     'model/core/tn-error.c',
     'model/core/tn-hpcc-files.c',
     'model/core/tn-memory.c',
     'model/core/tn-path.c',
+    'model/core/tn-program.c',
+    'model/core/tn-program-gen.c',
     'model/core/tn-rank-order.c',
     'model/core/tn-routing.c',
     'model/core/tn-topology.c',
@@ -43,6 +46,7 @@ core_headers = [
     'model/core/tn-hpcc-files.h',
     'model/core/tn-memory.h',
     'model/core/tn-path.h',
+    'model/core/tn-program.h',
     'model/core/tn-rank-order.h',
     'model/core/tn-routing.h',
     'model/core/tn-schedule.h',
@@ -59,6 +63,7 @@ core_headers = [
 core_private_headers = [
     'model/core/tn-algorithm-impl.h',
     'model/core/tn-workload-impl.h',
+    'model/core/tn-program-impl.h',
     'model/core/tn-array.h',
     'model/core/tn-text.h',
 ]
@@ -158,6 +163,7 @@ core_test_sources = [
     'test/core/test-hpcc-files.c',
     'test/core/test-limits.c',
     'test/core/test-multitree.c',
+    'test/core/test-program.c',
     'test/core/test-rank-order.c',
     'test/core/test-routing.c',
     'test/core/test-schedule.c',
@@ -180,6 +186,7 @@ bench_sources = [
     'bench/bench-collective.cc',
     'bench/bench-roce.cc',
     'bench/bench-routes.cc',
+    'bench/bench-scale.cc',
     'bench/bench-stats.cc',
 ]
 

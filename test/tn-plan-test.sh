@@ -213,7 +213,7 @@ expect_error 2 "big.txt:1: N_nodes 200000000 but the file can name at most 0 nod
     --topology "@$tmp/big.txt" --algorithm ring --size 1MiB
 # 8.6e9 transfers: refused before building (grew to 9.6 GB)
 expect_error 1 "8589803520 transfers.*at most 4294967294.*fewer ranks or chunks" \
-    --topology fattree:k=64 --algorithm ring --size 64KiB
+    --topology fattree:k=64 --algorithm ring --size 64KiB --program schedule
 # 2*63*64 transfers fit 10 MB, not 1 MB: the message says how large and what to change
 expect_error 1 "ring all-reduce on 64 ranks with 1 chunk\\(s\\) \\(8064 transfers\\) would take about .* MiB, more than the memory limit 1.00 MiB" \
     --topology ring:64 --algorithm ring --size 1MiB --memory-limit 1MiB
@@ -245,6 +245,39 @@ check "--verify-max 50000 skips themis' 57600 transfers" \
     grep -q "^verified      skipped: 57600 transfers" "$tmp/out"
 run --topology torus:4x4 --algorithm themis --size 1MiB --chunks 300 --verify-max 60000
 check "--verify-max 60000 verifies 57600 transfers" [ "$(field verified)" = yes ]
+# ---- the generated path (rank-local programs, no DAG) ------------------------------
+# the ring all-reduce's closed form again, without the schedule
+run --topology ring:8 --algorithm ring --size 8MiB --program generated
+check "generated ring:8: exit $rc" [ "$rc" = 0 ]
+check "generated ring:8: path '$(field path)'" sh -c "echo '$(field path)' | grep -q '^generated'"
+check "generated ring:8: transfers $(field transfers)" [ "$(field transfers)" = 112 ]
+check "generated ring:8: steps $(field steps)" [ "$(field steps)" = 14 ]
+check "generated ring:8: ops of rank 0" grep -q "^rank program  28 ops at rank 0 (14 sends)" "$tmp/out"
+expect=$(awk 'BEGIN { printf "%.6f", 14 * (150 + 8388608 / (8 * 16)) / 1e3 }')
+est=$(field estimate | awk '{ print $1 }')
+check "generated ring:8: estimate $est us, closed form $expect us" near "$est" "$expect"
+check "generated ring:8: the estimate names its model" \
+    sh -c "echo '$(field estimate)' | grep -q 'per-step model over the programs of 8 of 8 ranks'"
+# auto takes the schedule for small plans and the programs for large ones
+run --topology torus:4x4 --algorithm ring2d --size 1MiB
+check "auto torus:4x4 ring2d: schedule ($(field path))" \
+    sh -c "echo '$(field path)' | grep -q '^schedule: .*auto: about [0-9]* transfers <= 1000000'"
+run --topology torus:64x64 --algorithm ring --size 64MiB
+check "auto torus:64x64 ring: exit $rc" [ "$rc" = 0 ]
+check "auto torus:64x64 ring: generated ($(field path))" \
+    sh -c "echo '$(field path)' | grep -q '^generated: .*auto: 33546240 transfers > 1000000'"
+check "auto torus:64x64 ring: transfers 2N(N-1)" [ "$(field transfers)" = 33546240 ]
+run --topology torus:4x4 --algorithm multitree --size 1MiB --program generated
+check "multitree has no generator: exit $rc" [ "$rc" = 1 ]
+check "multitree has no generator: says so" grep -q "multitree: has no rank-local generator" "$tmp/err"
+expect_error 2 "program: must be auto, generated or schedule 'fast'" \
+    --topology ring:4 --algorithm ring --size 1KiB --program fast
+expect_error 2 "dump.*add --program schedule" \
+    --topology ring:4 --algorithm ring --size 1KiB --program generated --dump csv
+# the memory guard covers generated plans
+expect_error 1 "generated plan: ring all-reduce on 64 ranks with 1 chunk\\(s\\) would take about .* more than the memory limit 1.00 MiB" \
+    --topology ring:64 --algorithm ring --size 1MiB --memory-limit 1MiB --program generated
+
 # failed writes exit non-zero with one error line (were exit 0)
 for out in "" "--list" "--help"; do
     if [ -n "$out" ]; then

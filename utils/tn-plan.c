@@ -7,6 +7,7 @@
  *           --size 64MiB [--chunks C] [--ports P] [--root R] [--policy fifo|scf]
  *           [--active A] [--baseline] [--rank-order auto|identity|LIST]
  *           [--no-verify] [--dump csv|json] [--output FILE]
+ *           [--program auto|generated|schedule]
  *   tn-plan --list
  *
  * Summary: ranks, steps, transfers, total bytes, max bytes per link, rank order
@@ -16,6 +17,13 @@
  * first link, and algorithm / bus bandwidth.
  * --dump writes the schedule (one row per transfer with deps and path) as CSV
  * or JSON to --output (default stdout, after the summary).
+ * Paths (--program): "schedule" materialises the global DAG of transfers (tn_plan), verifies
+ * it and estimates it with tn_cost_estimate; "generated" builds no DAG: the rank-local
+ * programs of tn-program.h (ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical) and
+ * the per-step estimate tn_cost_program, which answer for 16384 NPUs in seconds; "auto"
+ * (default) takes the schedule up to TN_PLAN_AUTO_TRANSFERS transfers (or when the
+ * algorithm has no generator) and the generated path beyond. The summary says which path
+ * and which model produced the estimate.
  * Memory: the plan's size is estimated before it is built and refused beyond
  * --memory-limit (tn_plan); the process's data segment is limited to the same
  * size (setrlimit RLIMIT_DATA, not in sanitizer builds), so no input can take
@@ -30,6 +38,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-memory.h"
+#include "ns3/tn-program.h"
 #include "ns3/tn-rank-order.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-topology.h"
@@ -66,7 +75,11 @@ static const char* usage_text =
     "  --memory-limit SIZE refuse plans estimated larger than SIZE (default: half of\n"
     "                      physical memory, or TN_MEMORY_LIMIT; 0 = no limit); the\n"
     "                      process is also limited to it (RLIMIT_DATA)\n"
-    "  --dump csv|json     write the schedule\n"
+    "  --program PATH      auto (default), generated or schedule: the rank-local\n"
+    "                      programs and the per-step estimate (no DAG), or the\n"
+    "                      materialised schedule, verified; auto takes the schedule\n"
+    "                      up to 1000000 transfers\n"
+    "  --dump csv|json     write the schedule (the schedule path)\n"
     "  --output FILE       where --dump writes (default stdout)\n"
     "  --list              list algorithms and topology spec examples\n";
 
@@ -89,6 +102,9 @@ bad_arg(const char* option, const char* value, const char* why)
             value && strlen(value) > TN_PLAN_QUOTED ? "..." : "");
     return 2;
 }
+
+/* auto: the materialised schedule up to this many transfers, the generated path beyond */
+#define TN_PLAN_AUTO_TRANSFERS 1000000
 
 static int
 parse_u32(const char* s, uint32_t* out)
@@ -341,6 +357,94 @@ check_written(FILE* f, const char* name)
     return 0;
 }
 
+/* 2(N-1)(a + S/(N*B)) with a and B of NPU 0's first link (ring all-reduce) */
+static void
+print_ring_closed_form(const tn_topology* topo, uint32_t ranks, uint64_t bytes)
+{
+    uint32_t nl = 0;
+    if (tn_topology_npu_count(topo) == 0)
+        return;
+    const uint32_t* out = tn_topology_out_links(topo, tn_topology_npu_node(topo, 0), &nl);
+    if (nl == 0)
+        return;
+    const tn_link* l = tn_topology_link(topo, out[0]);
+    printf("closed form   %.3f us = 2(N-1)(a + S/(N*B)), a = %" PRIu64 " ns, B = %" PRIu64
+           " bit/s (NPU 0's first link)\n",
+           tn_cost_ring_allreduce_ns(ranks, bytes, (double)l->latency_ns, l->rate_bps) / 1e3,
+           l->latency_ns,
+           l->rate_bps);
+}
+
+/* The generated path: rank-local programs and the per-step estimate, no DAG. */
+static int
+plan_generated(const tn_topology* topo,
+               const tn_plan_request* req,
+               const tn_algorithm* algo,
+               const char* why)
+{
+    tn_error err;
+    tn_program* p = NULL;
+    if (tn_program_create(topo, req, &p, &err))
+    {
+        fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
+        return 1;
+    }
+    tn_cost_program_result cost;
+    if (tn_cost_program(p, NULL, 0, &cost, &err))
+    {
+        fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
+        tn_program_destroy(p);
+        return 1;
+    }
+    tn_rank_program rp;
+    memset(&rp, 0, sizeof(rp));
+    if (tn_program_rank(p, 0, &rp, &err))
+    {
+        fprintf(stderr, "tn-plan: program of rank 0: %s\n", err.message);
+        tn_program_destroy(p);
+        return 1;
+    }
+    uint32_t ranks = tn_program_ranks(p);
+    char b1[64];
+    printf("topology      %s (%u NPUs, %u switches, %u links)\n",
+           tn_topology_name(topo),
+           tn_topology_npu_count(topo),
+           tn_topology_switch_count(topo),
+           tn_topology_link_count(topo));
+    human_bytes(req->bytes, b1, sizeof(b1));
+    printf("collective    %s, %s, chunks %u\n",
+           tn_collective_name(req->collective),
+           b1,
+           tn_program_chunks(p));
+    printf("algorithm     %s\n", algo->name);
+    printf("ranks         %u\n", ranks);
+    printf("path          generated: rank-local programs, no DAG (%s)\n", why);
+    printf("steps         %u\n", cost.steps);
+    bool exact = false;
+    uint64_t transfers = tn_program_transfers(p, &exact);
+    printf("transfers     %s%" PRIu64 "\n", exact ? "" : "about ", transfers);
+    printf("rank program  %u ops at rank 0 (%u sends), at most %" PRIu64 " per rank\n",
+           rp.count,
+           rp.sends,
+           tn_program_max_ops(p));
+    printf("verified      by construction: every generator equals the verified schedule in "
+           "test/core/test-program.c (up to a few hundred NPUs)\n");
+    double t = cost.time_ns;
+    printf("estimate      %.3f us (per-step model over the programs of %u of %u ranks, %" PRIu64
+           " ops: no DAG)\n",
+           t / 1e3,
+           cost.evaluated,
+           ranks,
+           cost.ops);
+    if (req->collective == TN_COLL_ALL_REDUCE && strcmp(algo->name, "ring") == 0)
+        print_ring_closed_form(topo, ranks, req->bytes);
+    printf("algbw         %.3f GB/s\n", tn_algbw(req->bytes, t) / 1e9);
+    printf("busbw         %.3f GB/s\n", tn_busbw(req->collective, ranks, req->bytes, t) / 1e9);
+    tn_rank_program_free(&rp);
+    tn_program_destroy(p);
+    return check_written(stdout, "the summary to stdout");
+}
+
 int
 main(int argc, char** argv)
 {
@@ -355,6 +459,7 @@ main(int argc, char** argv)
     uint32_t verify_max = 250000;
     bool have_size = false;
     bool have_chunks = false;
+    const char* path = "auto";
     tn_plan_request req;
     tn_plan_request_init(&req);
     req.algorithm = NULL;
@@ -416,7 +521,8 @@ main(int argc, char** argv)
                                            "--active",
                                            "--dump",
                                            "--output",
-                                           "--rank-order"};
+                                           "--rank-order",
+                                           "--program"};
         bool known = false;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
         {
@@ -511,6 +617,13 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--output") == 0)
             output = val;
+        else if (strcmp(opt, "--program") == 0)
+        {
+            if (strcmp(val, "auto") != 0 && strcmp(val, "generated") != 0 &&
+                strcmp(val, "schedule") != 0)
+                return bad_arg(opt, val, "must be auto, generated or schedule");
+            path = val;
+        }
         else if (strcmp(opt, "--rank-order") == 0)
             order_arg = val; /* parsed after the loop (no allocation before returns) */
     }
@@ -591,6 +704,43 @@ main(int argc, char** argv)
         return arg_error;
     }
 
+    /* the path: the generated one where the schedule would be large */
+    bool generated = strcmp(path, "generated") == 0;
+    char why_path[128] = "--program schedule";
+    if (generated)
+        snprintf(why_path, sizeof(why_path), "--program generated");
+    if (strcmp(path, "auto") == 0)
+    {
+        tn_plan_size size;
+        snprintf(why_path, sizeof(why_path), "auto: no generator for %s", algo->name);
+        if (tn_program_supports(algo->name) && tn_plan_estimate(topo, &req, &size, &err) == TN_OK)
+        {
+            generated = size.transfers > TN_PLAN_AUTO_TRANSFERS;
+            snprintf(why_path,
+                     sizeof(why_path),
+                     "auto: %s%" PRIu64 " transfers %s %u",
+                     size.exact_transfers ? "" : "about ",
+                     size.transfers,
+                     generated ? ">" : "<=",
+                     TN_PLAN_AUTO_TRANSFERS);
+        }
+    }
+    if (generated && dump)
+    {
+        if (out_file)
+            fclose(out_file);
+        free(order);
+        tn_topology_destroy(topo);
+        return bad_arg("--dump", dump, "writes a materialised schedule: add --program schedule");
+    }
+    if (generated)
+    {
+        int code = plan_generated(topo, &req, algo, why_path);
+        free(order);
+        tn_topology_destroy(topo);
+        return code;
+    }
+
     int exit_code = 0;
     char late_error[sizeof err.message + 64] = ""; /* an error found while summarizing */
     tn_schedule* s = NULL;
@@ -632,6 +782,7 @@ main(int argc, char** argv)
            tn_schedule_chunks(s));
     printf("algorithm     %s\n", tn_schedule_algorithm(s));
     printf("ranks         %u\n", ranks);
+    printf("path          schedule: the global DAG of transfers (%s)\n", why_path);
     printf("steps         %u\n", tn_schedule_steps(s));
     printf("transfers     %u\n", tn_schedule_count(s));
     human_bytes(tn_schedule_total_bytes(s), b1, sizeof(b1));
@@ -729,26 +880,10 @@ main(int argc, char** argv)
         double t = cost->time_ns;
         printf("estimate      %.3f us (%s)\n",
                t / 1e3,
-               cost->model == TN_COST_FLUID ? "fluid: links shared max-min fairly"
-                                            : "list: each link a FIFO server");
-        if (req.collective == TN_COLL_ALL_REDUCE && strcmp(algo->name, "ring") == 0 && npus > 0)
-        {
-            uint32_t nl = 0;
-            const uint32_t* out = tn_topology_out_links(topo, tn_topology_npu_node(topo, 0), &nl);
-            if (nl > 0)
-            {
-                const tn_link* l = tn_topology_link(topo, out[0]);
-                printf("closed form   %.3f us = 2(N-1)(a + S/(N*B)), a = %" PRIu64
-                       " ns, B = %" PRIu64 " bit/s (NPU 0's first link)\n",
-                       tn_cost_ring_allreduce_ns(ranks,
-                                                 req.bytes,
-                                                 (double)l->latency_ns,
-                                                 l->rate_bps) /
-                           1e3,
-                       l->latency_ns,
-                       l->rate_bps);
-            }
-        }
+               cost->model == TN_COST_FLUID ? "DAG, fluid: links shared max-min fairly"
+                                            : "DAG, list: each link a FIFO server");
+        if (req.collective == TN_COLL_ALL_REDUCE && strcmp(algo->name, "ring") == 0)
+            print_ring_closed_form(topo, ranks, req.bytes);
         printf("algbw         %.3f GB/s\n", tn_algbw(req.bytes, t) / 1e9);
         printf("busbw         %.3f GB/s\n", tn_busbw(req.collective, ranks, req.bytes, t) / 1e9);
     }

@@ -59,6 +59,7 @@
 #define TN_COST_H
 
 #include "tn-error.h"
+#include "tn-program.h"
 #include "tn-routing.h"
 #include "tn-schedule.h"
 #include "tn-topology.h"
@@ -150,6 +151,41 @@ extern "C"
 
     /** Lower bound 2(N-1)/N * S / B_inj in ns for any all-reduce (B_inj bit/s). */
     double tn_cost_allreduce_lower_bound_ns(uint32_t ranks, uint64_t bytes, uint64_t injection_bps);
+
+    /**
+     * Estimate of a generated collective (tn-program.h) without its DAG: the per-step
+     * model. Ranks evaluated: all when ranks <= max_ranks (0 = 64), else max_ranks ranks
+     * spread evenly (rank i * N / max_ranks). For each evaluated rank r its program is
+     * generated; the transfers of one step (all chunks and parts that share the step
+     * number) run at once: those r receives take their routed path (tn_routes_path with
+     * the flow hash of tn_transfer_flow_hash), those it sends the reverse of the path from
+     * the peer to r (the routes are built only to the evaluated ranks: O(evaluated x
+     * nodes) memory), and they share the links they have in common. A transfer then takes
+     *     latency(path) + store and forward + max over its links of load(link) / rate(link)
+     * with the packet rules of tn_cost_options (wire bytes, one packet's store and forward
+     * per hop after the first), and the step takes its slowest transfer over the evaluated
+     * ranks; the time is the sum over steps. Exact where ranks are symmetric and each
+     * link of a step carries only the transfers of one rank's sends or receives (ring on
+     * a ring order of neighbours, hierarchical and ring2d on uniform dims: the unidirectional
+     * ring all-reduce gives 2(N-1)(a + S/(N*B)) like tn_cost_estimate); it does not see
+     * two ranks' transfers meeting on a link of the fabric (fat-tree cores, transit on a
+     * torus) and does not overlap a fast rank's next step with a slow rank's current one.
+     * Without a topology every rank pair has a private link (options->rate_bps and
+     * latency_ns, as tn_cost_estimate).
+     */
+    typedef struct tn_cost_program_result
+    {
+        double time_ns;     /**< the estimate */
+        uint32_t evaluated; /**< ranks whose programs were evaluated */
+        uint32_t steps;     /**< steps of the evaluated programs (1 + largest step) */
+        uint64_t ops;       /**< ops evaluated */
+    } tn_cost_program_result;
+
+    tn_status tn_cost_program(const tn_program* p,
+                              const tn_cost_options* options,
+                              uint32_t max_ranks,
+                              tn_cost_program_result* out,
+                              tn_error* err);
 
 #ifdef __cplusplus
 }

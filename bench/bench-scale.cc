@@ -1,0 +1,348 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Scale benchmark: wall time and peak memory per size (1k, 4k, 16k NPUs) of a 64 MiB
+ * all-reduce, each row beside its baseline measured in the same run.
+ *
+ *   bench-scale [--sizes=1024,4096,16384] [--bytes=64MiB] [--baseline-max=4000000]
+ *
+ * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
+ * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
+ *  - "generated": the rank-local programs and the per-step estimate (tn_program_create,
+ *    tn_cost_program), no DAG;
+ *  - "schedule" (the baseline): the materialised DAG (tn_plan) and its estimate
+ *    (tn_cost_estimate), where it still fits: plans of at most --baseline-max transfers
+ *    (the issue measured 109 s and 11.8 GB for the 33 M transfers of the 4096-NPU ring).
+ * Every measurement runs in its own child process, so its peak resident memory (getrusage
+ * maxrss of the child) is its own. The issue's goal for the plans: 16384 NPUs, ring, ring2d
+ * and hierarchical, under 10 s and 256 MiB each ("goal" column).
+ */
+#include "ns3/command-line.h"
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-program.h"
+#include "ns3/tn-topology.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// What one child measured.
+struct Measure
+{
+    bool ok{false};     //!< the child exited 0
+    double seconds{0};  //!< wall time of the child
+    double peakMiB{0};  //!< its peak resident memory
+    std::string result; //!< the line it printed (estimate, counts) or its error
+};
+
+/// Run `fn` in a child process; its stdout line comes back through a pipe.
+template <typename F>
+Measure
+InChild(F fn)
+{
+    Measure m;
+    int fd[2];
+    if (pipe(fd) != 0)
+    {
+        m.result = "pipe failed";
+        return m;
+    }
+    std::fflush(stdout);
+    const auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = fork();
+    if (pid == 0)
+    {
+        close(fd[0]);
+        std::string line;
+        int code = fn(&line);
+        if (write(fd[1], line.data(), line.size()) < 0)
+        {
+            code = 3;
+        }
+        close(fd[1]);
+        _exit(code);
+    }
+    close(fd[1]);
+    char buf[512];
+    ssize_t n;
+    while ((n = read(fd[0], buf, sizeof(buf))) > 0)
+    {
+        m.result.append(buf, static_cast<size_t>(n));
+    }
+    close(fd[0]);
+    int status = 0;
+    struct rusage ru;
+    std::memset(&ru, 0, sizeof(ru));
+    if (pid < 0 || wait4(pid, &status, 0, &ru) < 0)
+    {
+        m.result = "fork failed";
+        return m;
+    }
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.peakMiB = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    m.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return m;
+}
+
+/// One plan case.
+struct PlanCase
+{
+    std::string spec;
+    std::string algorithm;
+};
+
+/// The generated path: program and per-step estimate.
+int
+PlanGenerated(const PlanCase& c, uint64_t bytes, std::string* line)
+{
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+    {
+        *line = err.message;
+        return 1;
+    }
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = c.algorithm.c_str();
+    req.bytes = bytes;
+    req.memory_limit = UINT64_MAX;
+    tn_program* p = nullptr;
+    tn_cost_program_result cost;
+    int code = 1;
+    if (tn_program_create(topo, &req, &p, &err) == TN_OK &&
+        tn_cost_program(p, nullptr, 0, &cost, &err) == TN_OK)
+    {
+        bool exact = false;
+        const uint64_t transfers = tn_program_transfers(p, &exact);
+        char b[160];
+        std::snprintf(b,
+                      sizeof(b),
+                      "%.1f us, %s%llu transfers, per-step model over %u ranks",
+                      cost.time_ns / 1e3,
+                      exact ? "" : "~",
+                      static_cast<unsigned long long>(transfers),
+                      cost.evaluated);
+        *line = b;
+        code = 0;
+    }
+    else
+    {
+        *line = err.message;
+    }
+    tn_program_destroy(p);
+    tn_topology_destroy(topo);
+    return code;
+}
+
+/// The baseline: materialised DAG and its estimate.
+int
+PlanSchedule(const PlanCase& c, uint64_t bytes, std::string* line)
+{
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+    {
+        *line = err.message;
+        return 1;
+    }
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = c.algorithm.c_str();
+    req.bytes = bytes;
+    req.memory_limit = UINT64_MAX;
+    tn_schedule* s = nullptr;
+    tn_cost_result* cost = nullptr;
+    int code = 1;
+    if (tn_plan(topo, &req, &s, &err) == TN_OK &&
+        tn_cost_estimate(s, topo, nullptr, nullptr, &cost, &err) == TN_OK)
+    {
+        char b[160];
+        std::snprintf(b,
+                      sizeof(b),
+                      "%.1f us, %u transfers, DAG %s model",
+                      cost->time_ns / 1e3,
+                      tn_schedule_count(s),
+                      cost->model == TN_COST_FLUID ? "fluid" : "list");
+        *line = b;
+        code = 0;
+    }
+    else
+    {
+        *line = err.message;
+    }
+    tn_cost_result_destroy(cost);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(topo);
+    return code;
+}
+
+/// Transfers of the materialised plan (closed form), 0 if it cannot be estimated.
+uint64_t
+ScheduleTransfers(const PlanCase& c, uint64_t bytes)
+{
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+    {
+        return 0;
+    }
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = c.algorithm.c_str();
+    req.bytes = bytes;
+    tn_plan_size size;
+    uint64_t t = tn_plan_estimate(topo, &req, &size, &err) == TN_OK ? size.transfers : 0;
+    tn_topology_destroy(topo);
+    return t;
+}
+
+std::vector<uint32_t>
+ParseSizes(const std::string& text)
+{
+    std::vector<uint32_t> v;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        char* end = nullptr;
+        unsigned long x = std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || x < 8 || x % 8 != 0)
+        {
+            std::fprintf(stderr,
+                         "bench-scale: --sizes: '%s' is not a multiple of 8 NPUs\n",
+                         item.c_str());
+            std::exit(2);
+        }
+        v.push_back(static_cast<uint32_t>(x));
+    }
+    return v;
+}
+
+/// A square torus of n NPUs (or the closest a x b with a*b == n, a >= b).
+std::string
+TorusOf(uint32_t n)
+{
+    uint32_t b = static_cast<uint32_t>(std::sqrt(static_cast<double>(n)));
+    while (b > 1 && n % b != 0)
+    {
+        b--;
+    }
+    return "torus:" + std::to_string(n / b) + "x" + std::to_string(b);
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    std::string sizes = "1024,4096,16384";
+    std::string bytesText = "64MiB";
+    uint64_t baselineMax = 4000000;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("sizes", "NPU counts, comma separated (multiples of 8)", sizes);
+    cmd.AddValue("bytes", "all-reduce size", bytesText);
+    cmd.AddValue("baseline-max",
+                 "largest materialised plan (transfers) measured as the baseline",
+                 baselineMax);
+    cmd.Parse(argc, argv);
+    tn_error err;
+    uint64_t bytes = 0;
+    if (tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "bench-scale: %s\n", err.message);
+        return 2;
+    }
+    std::printf("bench-scale: %s all-reduce; every row in its own process (wall time, peak RSS)\n",
+                bytesText.c_str());
+    std::printf("plan: generated = rank-local programs + per-step estimate (no DAG); "
+                "schedule = materialised DAG + its estimate (baseline, up to %llu transfers)\n",
+                static_cast<unsigned long long>(baselineMax));
+    std::printf("%-6s %-13s %-44s %-9s %9s %9s  %-9s %s\n",
+                "NPUs",
+                "algorithm",
+                "topology",
+                "path",
+                "time s",
+                "peak MiB",
+                "goal",
+                "result");
+    int failures = 0;
+    for (uint32_t n : ParseSizes(sizes))
+    {
+        std::vector<PlanCase> cases = {
+            {TorusOf(n), "ring"},
+            {TorusOf(n), "ring2d"},
+            {"hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps", "hierarchical"},
+        };
+        for (const PlanCase& c : cases)
+        {
+            Measure g = InChild([&](std::string* line) { return PlanGenerated(c, bytes, line); });
+            std::string goal = "-";
+            if (n >= 16384)
+            {
+                bool met = g.ok && g.seconds < 10.0 && g.peakMiB < 256.0;
+                goal = met ? "met" : "MISSED";
+                failures += met ? 0 : 1;
+            }
+            std::printf("%-6u %-13s %-44s %-9s %9.2f %9.1f  %-9s %s\n",
+                        n,
+                        c.algorithm.c_str(),
+                        c.spec.c_str(),
+                        "generated",
+                        g.seconds,
+                        g.peakMiB,
+                        goal.c_str(),
+                        g.result.c_str());
+            uint64_t t = ScheduleTransfers(c, bytes);
+            if (t == 0 || t > baselineMax)
+            {
+                std::printf("%-6u %-13s %-44s %-9s %9s %9s  %-9s not measured: %llu transfers > "
+                            "--baseline-max\n",
+                            n,
+                            c.algorithm.c_str(),
+                            c.spec.c_str(),
+                            "schedule",
+                            "-",
+                            "-",
+                            "-",
+                            static_cast<unsigned long long>(t));
+                continue;
+            }
+            Measure s = InChild([&](std::string* line) { return PlanSchedule(c, bytes, line); });
+            std::printf("%-6u %-13s %-44s %-9s %9.2f %9.1f  %-9s %s; generated/schedule: time "
+                        "%.3f, memory %.3f\n",
+                        n,
+                        c.algorithm.c_str(),
+                        c.spec.c_str(),
+                        "schedule",
+                        s.seconds,
+                        s.peakMiB,
+                        "-",
+                        s.result.c_str(),
+                        s.ok && s.seconds > 0 ? g.seconds / s.seconds : 0.0,
+                        s.ok && s.peakMiB > 0 ? g.peakMiB / s.peakMiB : 0.0);
+            std::fflush(stdout);
+        }
+    }
+    if (failures)
+    {
+        std::printf("bench-scale: %d goal(s) missed\n", failures);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,362 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The per-step estimate of a generated collective (tn_cost_program, contract in
+ * tn-cost.h): no DAG, only the programs of the evaluated ranks.
+ */
+#include "tn-array.h"
+#include "tn-cost.h"
+#include "tn-program-impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* one (link, wire bytes) use by an op of the current step */
+typedef struct use
+{
+    uint64_t link; /* link id, or (src << 32 | dst) | 1 << 63 for a private pair link */
+    uint64_t bytes;
+    uint32_t op;
+} use;
+
+static int
+cmp_use(const void* a, const void* b)
+{
+    const use* x = a;
+    const use* y = b;
+    return x->link < y->link ? -1 : x->link > y->link;
+}
+
+typedef struct est
+{
+    const tn_program* p;
+    const tn_topology* topo;
+    tn_routes* routes;
+    uint64_t rate, lat;
+    uint32_t mtu, ovh;
+    use* uses;
+    size_t nuses, ucap;
+    double* op_base; /* per op of the step: latency + store and forward */
+    double* op_ser;  /* per op of the step: slowest shared link */
+    size_t ocap;
+    uint32_t* path;
+    uint32_t pcap;
+    double* step_time; /* per step: the slowest over the evaluated ranks */
+    size_t scap;
+    uint32_t steps;
+    uint32_t nodes;
+    uint32_t cache_dest; /* next hops cached toward this node */
+    uint32_t* nh_start;  /* per node: first next hop in pool */
+    uint32_t* nh_count;  /* per node: next hops, UINT32_MAX = not cached */
+    uint32_t* pool;
+    size_t pool_n, pool_cap;
+} est;
+
+static uint64_t
+wire(const est* e, uint64_t len)
+{
+    if (e->mtu == 0)
+        return len;
+    uint64_t packets = len == 0 ? 1 : (len + e->mtu - 1) / e->mtu;
+    return len + packets * e->ovh;
+}
+
+static double
+rate_of(const est* e, uint64_t link)
+{
+    if (link >> 63)
+        return (double)e->rate;
+    return (double)tn_topology_link(e->topo, (uint32_t)link)->rate_bps;
+}
+
+/* the links of op o of rank r into e->path (reversed for a send); *n links */
+static tn_status
+op_path(est* e, uint32_t r, const tn_program_op* o, uint32_t* n, tn_error* err)
+{
+    uint32_t from = tn_topology_npu_node(e->topo, o->peer);
+    uint32_t to = tn_topology_npu_node(e->topo, r);
+    /* a send's own path is not routed (only the evaluated ranks are destinations): the
+     * path from the peer to r, reversed */
+    uint64_t hash = ((uint64_t)o->peer << 32) | r;
+    /* tn_routes_path hop by hop, with the next hops toward `to` cached per node (a switch
+     * of 2048 ports would scan its ports for every transfer through it) */
+    if (e->cache_dest != to)
+    {
+        e->cache_dest = to;
+        e->pool_n = 0;
+        memset(e->nh_count, 0xff, e->nodes * sizeof(uint32_t));
+    }
+    uint32_t v = from, len = 0;
+    while (v != to)
+    {
+        if (e->nh_count[v] == UINT32_MAX)
+        {
+            uint32_t c = tn_routes_next_hops(e->routes, v, to, NULL, 0);
+            uint32_t* pool =
+                tn_array_grow(e->pool, &e->pool_cap, e->pool_n + c + 1, sizeof(uint32_t), 256);
+            if (!pool)
+                return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+            e->pool = pool;
+            tn_routes_next_hops(e->routes, v, to, e->pool + e->pool_n, c);
+            e->nh_start[v] = (uint32_t)e->pool_n;
+            e->nh_count[v] = c;
+            e->pool_n += c;
+        }
+        uint32_t c = e->nh_count[v];
+        if (c == 0 || len >= e->pcap)
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "cost: no path from node %u to node %u (rank %u)",
+                                from,
+                                to,
+                                r);
+        uint32_t l = e->pool[e->nh_start[v] + tn_routes_hash_pick(hash, v, c)];
+        e->path[len++] = l;
+        v = tn_topology_link(e->topo, l)->dst;
+    }
+    *n = len;
+    if (o->send)
+    {
+        for (uint32_t i = 0; i < *n / 2; i++)
+        {
+            uint32_t t = e->path[i];
+            e->path[i] = e->path[*n - 1 - i];
+            e->path[*n - 1 - i] = t;
+        }
+        for (uint32_t i = 0; i < *n; i++)
+            e->path[i] = tn_topology_link(e->topo, e->path[i])->reverse;
+    }
+    return TN_OK;
+}
+
+/* one step of one rank: ops [b, q) of rp (all with the same step) */
+static tn_status
+eval_step(est* e,
+          const tn_rank_program* rp,
+          const uint32_t* idx,
+          uint32_t b,
+          uint32_t q,
+          tn_error* err)
+{
+    uint32_t nops = q - b;
+    if (nops > e->ocap)
+    {
+        free(e->op_base);
+        free(e->op_ser);
+        e->ocap = (size_t)nops * 2;
+        e->op_base = malloc(e->ocap * sizeof(double));
+        e->op_ser = malloc(e->ocap * sizeof(double));
+        if (!e->op_base || !e->op_ser)
+            return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+    }
+    e->nuses = 0;
+    for (uint32_t k = 0; k < nops; k++)
+    {
+        const tn_program_op* o = &rp->ops[idx[b + k]];
+        e->op_base[k] = 0;
+        e->op_ser[k] = 0;
+        uint32_t n = 0;
+        if (e->topo)
+        {
+            tn_status st = op_path(e, rp->rank, o, &n, err);
+            if (st)
+                return st;
+        }
+        else
+        {
+            n = 1;
+        }
+        for (uint32_t i = 0; i < n; i++)
+        {
+            uint64_t link;
+            double lat;
+            if (e->topo)
+            {
+                const tn_link* l = tn_topology_link(e->topo, e->path[i]);
+                link = l->id;
+                lat = (double)l->latency_ns;
+            }
+            else
+            {
+                uint32_t src = o->send ? rp->rank : o->peer, dst = o->send ? o->peer : rp->rank;
+                link = (UINT64_C(1) << 63) | ((uint64_t)src << 32) | dst;
+                lat = (double)e->lat;
+            }
+            e->op_base[k] += lat;
+            if (e->mtu && i + 1 < n)
+            {
+                uint64_t pk = (o->length < e->mtu ? o->length : e->mtu) + e->ovh;
+                e->op_base[k] += (double)pk * 8e9 / rate_of(e, link);
+            }
+            if (o->length == 0)
+                continue;
+            use* u = tn_array_grow(e->uses, &e->ucap, e->nuses + 1, sizeof(*u), 64);
+            if (!u)
+                return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+            e->uses = u;
+            e->uses[e->nuses].link = link;
+            e->uses[e->nuses].bytes = wire(e, o->length);
+            e->uses[e->nuses].op = k;
+            e->nuses++;
+        }
+    }
+    if (e->nuses > 1)
+        qsort(e->uses, e->nuses, sizeof(use), cmp_use);
+    for (size_t i = 0; i < e->nuses;)
+    {
+        size_t j = i;
+        uint64_t load = 0;
+        while (j < e->nuses && e->uses[j].link == e->uses[i].link)
+            load += e->uses[j++].bytes;
+        double t = (double)load * 8e9 / rate_of(e, e->uses[i].link);
+        for (size_t k = i; k < j; k++)
+            if (t > e->op_ser[e->uses[k].op])
+                e->op_ser[e->uses[k].op] = t;
+        i = j;
+    }
+    uint32_t step = rp->ops[idx[b]].step;
+    if (step >= e->steps)
+    {
+        double* st = tn_array_grow(e->step_time, &e->scap, (size_t)step + 1, sizeof(double), 64);
+        if (!st)
+            return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+        e->step_time = st;
+        for (uint32_t s = e->steps; s <= step; s++)
+            e->step_time[s] = 0;
+        e->steps = step + 1;
+    }
+    for (uint32_t k = 0; k < nops; k++)
+    {
+        double t = e->op_base[k] + e->op_ser[k];
+        if (t > e->step_time[step])
+            e->step_time[step] = t;
+    }
+    return TN_OK;
+}
+
+tn_status
+tn_cost_program(const tn_program* p,
+                const tn_cost_options* options,
+                uint32_t max_ranks,
+                tn_cost_program_result* out,
+                tn_error* err)
+{
+    if (!p || !out)
+        return tn_error_set(err, TN_EINVAL, "cost: NULL argument");
+    memset(out, 0, sizeof(*out));
+    uint32_t N = tn_program_ranks(p);
+    uint32_t m = max_ranks ? max_ranks : TN_PROGRAM_COST_SAMPLES;
+    if (m > N)
+        m = N;
+    est e;
+    memset(&e, 0, sizeof(e));
+    e.p = p;
+    e.topo = tn_program_topology(p);
+    e.rate = options && options->rate_bps ? options->rate_bps : TN_TOPO_DEFAULT_RATE_BPS;
+    e.lat = options ? options->latency_ns : TN_TOPO_DEFAULT_LATENCY_NS;
+    e.mtu = options ? options->mtu : 0;
+    e.ovh = options ? options->packet_overhead : 0;
+    uint32_t* ranks = malloc((size_t)(m ? m : 1) * sizeof(uint32_t));
+    uint32_t* dests = malloc((size_t)(m ? m : 1) * sizeof(uint32_t));
+    tn_status st = TN_OK;
+    if (!ranks || !dests)
+        st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+    for (uint32_t i = 0; i < m && !st; i++)
+        ranks[i] = (uint32_t)((uint64_t)i * N / m);
+    if (!st && e.topo)
+    {
+        for (uint32_t i = 0; i < m; i++)
+            dests[i] = tn_topology_npu_node(e.topo, ranks[i]);
+        tn_routes_options ro;
+        memset(&ro, 0, sizeof(ro));
+        ro.dest_nodes = dests;
+        ro.dest_count = m;
+        st = tn_routes_create(e.topo, &ro, &e.routes, err);
+        e.pcap = tn_topology_node_count(e.topo) + 1;
+        e.nodes = tn_topology_node_count(e.topo);
+        e.cache_dest = UINT32_MAX;
+        e.path = malloc((size_t)e.pcap * sizeof(uint32_t));
+        e.nh_start = malloc((size_t)e.pcap * sizeof(uint32_t));
+        e.nh_count = malloc((size_t)e.pcap * sizeof(uint32_t));
+        if (!st && (!e.path || !e.nh_start || !e.nh_count))
+            st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+    }
+    tn_rank_program rp;
+    memset(&rp, 0, sizeof(rp));
+    uint64_t* scount = NULL;
+    size_t scount_cap = 0;
+    uint32_t* idx = NULL;
+    size_t ocap = 0;
+    for (uint32_t i = 0; i < m && !st; i++)
+    {
+        st = tn_program_rank(p, ranks[i], &rp, err);
+        if (st)
+            break;
+        out->ops += rp.count;
+        if (rp.count > ocap)
+        {
+            free(idx);
+            ocap = rp.count;
+            idx = malloc(ocap * sizeof(uint32_t));
+            if (!idx)
+            {
+                st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+                break;
+            }
+        }
+        /* ops by step, stable (a counting sort: O(ops + steps)) */
+        uint32_t smax = 0;
+        for (uint32_t k = 0; k < rp.count; k++)
+            smax = rp.ops[k].step > smax ? rp.ops[k].step : smax;
+        if ((size_t)smax + 2 > scount_cap)
+        {
+            free(scount);
+            scount_cap = (size_t)smax + 2;
+            scount = malloc(scount_cap * sizeof(uint64_t));
+            if (!scount)
+            {
+                st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+                break;
+            }
+        }
+        memset(scount, 0, ((size_t)smax + 2) * sizeof(uint64_t));
+        for (uint32_t k = 0; k < rp.count; k++)
+            scount[rp.ops[k].step + 1]++;
+        for (uint32_t q = 0; q <= smax; q++)
+            scount[q + 1] += scount[q];
+        for (uint32_t k = 0; k < rp.count; k++)
+            idx[scount[rp.ops[k].step]++] = k;
+        for (uint32_t b = 0; b < rp.count && !st;)
+        {
+            uint32_t q = b;
+            while (q < rp.count && rp.ops[idx[q]].step == rp.ops[idx[b]].step)
+                q++;
+            st = eval_step(&e, &rp, idx, b, q, err);
+            b = q;
+        }
+    }
+    if (!st)
+    {
+        double t = 0;
+        for (uint32_t s = 0; s < e.steps; s++)
+            t += e.step_time[s];
+        out->time_ns = t;
+        out->evaluated = m;
+        out->steps = e.steps;
+    }
+    tn_rank_program_free(&rp);
+    free(scount);
+    free(idx);
+    free(ranks);
+    free(dests);
+    tn_routes_destroy(e.routes);
+    free(e.path);
+    free(e.nh_start);
+    free(e.nh_count);
+    free(e.pool);
+    free(e.uses);
+    free(e.op_base);
+    free(e.op_ser);
+    free(e.step_time);
+    return st;
+}

@@ -1,0 +1,132 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-program-impl: PRIVATE header of the rank-local programs (tn-program.c, the builder
+ * and the rank-local phases; tn-program-gen.c, the generators; tn-cost-program.c, the
+ * estimate). Not installed for users.
+ */
+#ifndef TN_PROGRAM_IMPL_H
+#define TN_PROGRAM_IMPL_H
+
+#include "tn-algorithm-impl.h"
+#include "tn-program.h"
+#include "tn-themis.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/** Ranks the estimate samples (tn_cost_program) when it does not take them all. */
+#define TN_PROGRAM_COST_SAMPLES 64
+
+    typedef enum tn_prog_kind
+    {
+        TN_PROG_RING,
+        TN_PROG_RING_BIDIR,
+        TN_PROG_DIRECT,
+        TN_PROG_RHD,
+        TN_PROG_DBT,
+        TN_PROG_RING2D,
+        TN_PROG_HIER,
+        TN_PROG_THEMIS
+    } tn_prog_kind;
+
+    struct tn_program
+    {
+        const tn_topology* topo;
+        const tn_algorithm* algo;
+        tn_plan_request req; /* rank order not kept (see order) */
+        tn_prog_kind kind;
+        tn_collective coll;
+        uint32_t N, C, root;
+        uint64_t S;
+        uint32_t* order;  /* ring, ring-bidir: rank at ring position k (N) */
+        uint32_t* pos_of; /* its inverse (N) */
+        uint32_t D;       /* dims of the topology (ring2d, hierarchical, themis) */
+        uint32_t* dsize;
+        uint32_t* dstride;
+        tn_dim_kind* dkind;
+        uint32_t** line;     /* per dim: ring position -> coordinate (line order on mesh) */
+        uint32_t** line_pos; /* per dim: coordinate -> ring position */
+        tn_themis_plan* themis;
+        uint32_t* themis_kind; /* per dim: 0 ring, 1 direct */
+    };
+
+    /** A list of op indices of one rank program. */
+    typedef struct tn_ids
+    {
+        uint32_t* v;
+        uint32_t n;
+        size_t cap;
+    } tn_ids;
+
+    tn_status tn_ids_push(tn_ids* l, uint32_t v, tn_error* err);
+    tn_status tn_ids_append(tn_ids* l, const tn_ids* from, tn_error* err);
+    tn_status tn_ids_copy(tn_ids* l, const tn_ids* from, tn_error* err);
+    void tn_ids_free(tn_ids* l);
+    int tn_cmp_u64(const void* a, const void* b);
+
+    /** Fields of a new op. */
+    typedef struct tn_rp_spec
+    {
+        bool send;
+        tn_op op;
+        uint32_t peer;
+        uint64_t src_offset;
+        uint64_t dst_offset;
+        uint64_t length;
+        uint32_t step;
+        int32_t dim;
+        uint32_t chunk;
+    } tn_rp_spec;
+
+    /** Append an op whose deps are deps_a + deps_b (either may be NULL; sorted, unique). */
+    tn_status tn_rp_emit(tn_rank_program* rp,
+                         const tn_rp_spec* o,
+                         const tn_ids* deps_a,
+                         const tn_ids* deps_b,
+                         uint32_t* index,
+                         tn_error* err);
+
+    /**
+     * A phase seen by one member (the twin of tn_phase): members by ring position, the
+     * member's position k, parts by position (count * ranges), the member's entry frontier
+     * `in` and exit frontier `out` (op indices of its own program), three scratch lists.
+     */
+    typedef struct tn_rphase
+    {
+        const tn_topology* topo;
+        tn_rank_program* rp;
+        const tn_ids* in;
+        tn_ids* out;
+        const uint32_t* members;
+        uint32_t count;
+        uint32_t k;
+        const tn_slice* parts;
+        uint32_t step;
+        uint32_t chunk;
+        int32_t dim;
+        bool chain;
+        tn_ids* scratch;
+    } tn_rphase;
+
+    int32_t tn_rphase_dim(const tn_rphase* ph, uint32_t a, uint32_t b);
+    /** ring_one of tn-algo-ring.c for member k; nr ranges per part. */
+    tn_status tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err);
+    /** direct_phase of tn-algo-direct.c for member k. */
+    tn_status tn_rphase_direct(const tn_rphase* ph, bool rs, tn_error* err);
+
+    /* tn-program-gen.c */
+    tn_status tn_program_gen_init(tn_program* p, const tn_plan_request* req, tn_error* err);
+    void tn_program_gen_free(tn_program* p);
+    tn_status tn_program_gen_rank(const tn_program* p,
+                                  uint32_t rank,
+                                  tn_rank_program* rp,
+                                  tn_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TN_PROGRAM_IMPL_H */

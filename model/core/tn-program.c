@@ -1,0 +1,514 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Rank-local programs (contract in tn-program.h): the program object, the rank program
+ * builder and the rank-local versions of the ring and direct phases. The generators of
+ * the algorithms are in tn-program-gen.c; each follows its materialised twin in
+ * tn-algo-*.c step by step, restricted to one rank: the same loops over chunks, phases and
+ * steps, the same slices, and a dependency frontier that holds only the rank's own ops.
+ */
+#include "tn-array.h"
+#include "tn-memory.h"
+#include "tn-program-impl.h"
+#include "tn-rank-order.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- program object ---------------------------------------------------------------- */
+
+static const char* const supported[] =
+    {"ring", "ring-bidir", "direct", "rhd", "dbt", "ring2d", "hierarchical"};
+
+bool
+tn_program_supports(const char* algorithm)
+{
+    const tn_algorithm* a = tn_algorithm_find(algorithm);
+    if (!a)
+        return false;
+    for (size_t i = 0; i < sizeof(supported) / sizeof(supported[0]); i++)
+        if (strcmp(a->name, supported[i]) == 0)
+            return true;
+    return false;
+}
+
+static uint64_t
+sat_mul(uint64_t a, uint64_t b)
+{
+    return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t
+tn_program_memory_estimate(uint32_t ranks, uint64_t ops_per_rank, uint32_t samples, uint32_t nodes)
+{
+    /* ring order and its inverse, per-rank scratch of the widest group (slices) */
+    uint64_t shared = sat_mul(ranks, 2 * sizeof(uint32_t) + 2 * sizeof(tn_slice));
+    /* one rank program: the op, about 3 deps, the match sort */
+    uint64_t program = sat_mul(ops_per_rank, sizeof(tn_program_op) + 4 * sizeof(uint32_t) + 16);
+    /* the estimate: routes to the sampled ranks, per-step link loads */
+    uint64_t routes = sat_mul(sat_mul(samples, nodes), nodes < 65535 ? 2 : 4);
+    return sat_add(sat_add(shared, program), sat_add(routes, UINT64_C(8) << 20));
+}
+
+tn_status
+tn_program_create(const tn_topology* topo,
+                  const tn_plan_request* req,
+                  tn_program** out,
+                  tn_error* err)
+{
+    if (!out)
+        return tn_error_set(err, TN_EINVAL, "program: out is NULL");
+    *out = NULL;
+    tn_status st = tn_plan_check(topo, req, err);
+    if (st)
+        return st;
+    const tn_algorithm* a = tn_algorithm_find(req->algorithm);
+    if (!tn_program_supports(a->name))
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: has no rank-local generator (ring, ring-bidir, direct, rhd, dbt, "
+                            "ring2d and hierarchical have one); plan it with tn_plan",
+                            a->name);
+    uint32_t ranks = req->ranks ? req->ranks : tn_topology_npu_count(topo);
+    if (ranks > INT32_MAX)
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: %u ranks; rank programs take at most 2^31-1",
+                            a->name,
+                            ranks);
+    tn_program* p = calloc(1, sizeof(*p));
+    if (!p)
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", a->name);
+    p->topo = topo;
+    p->algo = a;
+    p->req = *req;
+    p->req.rank_order = NULL;
+    p->req.rank_order_count = 0;
+    p->coll = req->collective;
+    p->N = ranks;
+    p->S = req->bytes;
+    p->C = req->chunks ? req->chunks : 1;
+    p->root = (p->coll == TN_COLL_BROADCAST || p->coll == TN_COLL_REDUCE) ? req->root : 0;
+    if (strcmp(a->name, "ring") == 0)
+        p->kind = TN_PROG_RING;
+    else if (strcmp(a->name, "ring-bidir") == 0)
+        p->kind = TN_PROG_RING_BIDIR;
+    else if (strcmp(a->name, "direct") == 0)
+        p->kind = TN_PROG_DIRECT;
+    else if (strcmp(a->name, "rhd") == 0)
+        p->kind = TN_PROG_RHD;
+    else if (strcmp(a->name, "dbt") == 0)
+        p->kind = TN_PROG_DBT;
+    else if (strcmp(a->name, "ring2d") == 0)
+        p->kind = TN_PROG_RING2D;
+    else if (strcmp(a->name, "hierarchical") == 0)
+        p->kind = TN_PROG_HIER;
+    else
+        p->kind = TN_PROG_THEMIS;
+    if (p->kind == TN_PROG_THEMIS && req->chunks == 0)
+        p->C = 64;
+    st = tn_program_gen_init(p, req, err);
+    if (!st)
+    {
+        uint64_t limit = req->memory_limit;
+        if (limit == 0)
+            st = tn_memory_default_limit(&limit, err);
+        uint32_t nodes = topo ? tn_topology_node_count(topo) : 0;
+        uint64_t need =
+            tn_program_memory_estimate(p->N, tn_program_max_ops(p), TN_PROGRAM_COST_SAMPLES, nodes);
+        if (!st && limit != UINT64_MAX)
+        {
+            char what[160];
+            snprintf(what,
+                     sizeof(what),
+                     "generated plan: %s %s on %u ranks with %u chunk(s)",
+                     a->name,
+                     tn_collective_name(p->coll),
+                     p->N,
+                     p->C);
+            st = tn_memory_check(need,
+                                 limit,
+                                 what,
+                                 "plan fewer ranks or chunks, or raise the limit",
+                                 err);
+        }
+    }
+    if (st)
+    {
+        tn_program_destroy(p);
+        return st;
+    }
+    *out = p;
+    return TN_OK;
+}
+
+void
+tn_program_destroy(tn_program* p)
+{
+    if (!p)
+        return;
+    tn_program_gen_free(p);
+    free(p);
+}
+
+const char*
+tn_program_algorithm(const tn_program* p)
+{
+    return p->algo->name;
+}
+
+tn_collective
+tn_program_collective(const tn_program* p)
+{
+    return p->coll;
+}
+
+uint32_t
+tn_program_ranks(const tn_program* p)
+{
+    return p->N;
+}
+
+uint64_t
+tn_program_bytes(const tn_program* p)
+{
+    return p->S;
+}
+
+uint32_t
+tn_program_chunks(const tn_program* p)
+{
+    return p->C;
+}
+
+uint32_t
+tn_program_root(const tn_program* p)
+{
+    return p->root;
+}
+
+const tn_topology*
+tn_program_topology(const tn_program* p)
+{
+    return p->topo;
+}
+
+/* ---- rank program builder ---------------------------------------------------------- */
+
+void
+tn_rank_program_free(tn_rank_program* rp)
+{
+    if (!rp)
+        return;
+    free(rp->ops);
+    free(rp->deps);
+    memset(rp, 0, sizeof(*rp));
+}
+
+const uint32_t*
+tn_rank_program_deps(const tn_rank_program* rp, uint32_t i, uint32_t* count)
+{
+    *count = rp->ops[i].dep_count;
+    return rp->deps + rp->ops[i].dep_start;
+}
+
+tn_status
+tn_ids_push(tn_ids* l, uint32_t v, tn_error* err)
+{
+    uint32_t* a = tn_array_grow(l->v, &l->cap, (size_t)l->n + 1, sizeof(*a), 8);
+    if (!a)
+        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
+    l->v = a;
+    l->v[l->n++] = v;
+    return TN_OK;
+}
+
+tn_status
+tn_ids_append(tn_ids* l, const tn_ids* from, tn_error* err)
+{
+    tn_status st = TN_OK;
+    for (uint32_t i = 0; i < from->n && !st; i++)
+        st = tn_ids_push(l, from->v[i], err);
+    return st;
+}
+
+tn_status
+tn_ids_copy(tn_ids* l, const tn_ids* from, tn_error* err)
+{
+    l->n = 0;
+    return tn_ids_append(l, from, err);
+}
+
+void
+tn_ids_free(tn_ids* l)
+{
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+static int
+cmp_u32(const void* a, const void* b)
+{
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+tn_status
+tn_rp_emit(tn_rank_program* rp,
+           const tn_rp_spec* o,
+           const tn_ids* deps_a,
+           const tn_ids* deps_b,
+           uint32_t* index,
+           tn_error* err)
+{
+    if (rp->count == UINT32_MAX - 1)
+        return tn_error_set(err, TN_EUNSUPPORTED, "program: more than 2^32-2 ops for one rank");
+    tn_program_op* ops =
+        tn_array_grow(rp->ops, &rp->op_cap, (size_t)rp->count + 1, sizeof(*ops), 64);
+    if (!ops)
+        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
+    rp->ops = ops;
+    size_t nd = (deps_a ? deps_a->n : 0) + (deps_b ? deps_b->n : 0);
+    uint32_t* deps =
+        tn_array_grow(rp->deps, &rp->dep_cap, rp->dep_total + nd + 1, sizeof(*deps), 64);
+    if (!deps)
+        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
+    rp->deps = deps;
+    uint32_t* d = deps + rp->dep_total;
+    size_t k = 0;
+    for (uint32_t i = 0; deps_a && i < deps_a->n; i++)
+        d[k++] = deps_a->v[i];
+    for (uint32_t i = 0; deps_b && i < deps_b->n; i++)
+        d[k++] = deps_b->v[i];
+    /* frontiers are mostly ascending already (they append newer ops): sort only when not */
+    bool ascending = true;
+    for (size_t i = 1; i < k && ascending; i++)
+        ascending = d[i - 1] < d[i];
+    size_t u = k;
+    if (!ascending)
+    {
+        qsort(d, k, sizeof(*d), cmp_u32);
+        u = 0;
+        for (size_t i = 0; i < k; i++)
+            if (u == 0 || d[u - 1] != d[i])
+                d[u++] = d[i];
+    }
+    tn_program_op* op = &ops[rp->count];
+    op->send = o->send ? 1 : 0;
+    op->op = o->op;
+    op->peer = o->peer;
+    op->match = 0;
+    op->src_offset = o->src_offset;
+    op->dst_offset = o->dst_offset;
+    op->length = o->length;
+    op->step = o->step;
+    op->dim = o->dim;
+    op->chunk = o->chunk;
+    op->dep_start = (uint32_t)rp->dep_total;
+    op->dep_count = (uint32_t)u;
+    rp->dep_total += u;
+    rp->sends += op->send;
+    if (index)
+        *index = rp->count;
+    rp->count++;
+    return TN_OK;
+}
+
+/* op.match: a counter per (direction, peer) in program order; an open-addressing table of
+ * twice the ops (a rank has at most as many peers as ops), O(ops) */
+static tn_status
+number_matches(tn_rank_program* rp, tn_error* err)
+{
+    if (rp->count == 0)
+        return TN_OK;
+    size_t cap = 16;
+    while (cap < (size_t)rp->count * 2)
+        cap *= 2;
+    uint64_t* keys = malloc(cap * sizeof(*keys));
+    uint32_t* next = malloc(cap * sizeof(*next));
+    if (!keys || !next)
+    {
+        free(keys);
+        free(next);
+        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
+    }
+    for (size_t i = 0; i < cap; i++)
+        keys[i] = UINT64_MAX;
+    for (uint32_t i = 0; i < rp->count; i++)
+    {
+        uint64_t k = ((uint64_t)rp->ops[i].send << 32) | rp->ops[i].peer;
+        size_t h = (size_t)((k * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
+        while (keys[h] != UINT64_MAX && keys[h] != k)
+            h = (h + 1) & (cap - 1);
+        if (keys[h] == UINT64_MAX)
+        {
+            keys[h] = k;
+            next[h] = 0;
+        }
+        rp->ops[i].match = next[h]++;
+    }
+    free(keys);
+    free(next);
+    return TN_OK;
+}
+
+int
+tn_cmp_u64(const void* a, const void* b)
+{
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+tn_status
+tn_program_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_error* err)
+{
+    if (!p || !rp)
+        return tn_error_set(err, TN_EINVAL, "program: NULL argument");
+    if (rank >= p->N)
+        return tn_error_set(err, TN_EINVAL, "%s: rank %u >= ranks %u", p->algo->name, rank, p->N);
+    rp->rank = rank;
+    rp->count = 0;
+    rp->sends = 0;
+    rp->dep_total = 0;
+    tn_status st = tn_program_gen_rank(p, rank, rp, err);
+    if (!st)
+        st = number_matches(rp, err);
+    return st;
+}
+
+/* ---- rank-local phases ----------------------------------------------------------------- */
+
+int32_t
+tn_rphase_dim(const tn_rphase* ph, uint32_t a, uint32_t b)
+{
+    return ph->dim == TN_DIM_AUTO ? tn_algo_rank_dim(ph->topo, a, b) : ph->dim;
+}
+
+/* Twin of ring_one (tn-algo-ring.c) for the member at position ph->k. */
+tn_status
+tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
+{
+    uint32_t P = ph->count, k = ph->k;
+    tn_status st = ph->chain ? TN_OK : tn_ids_append(ph->out, ph->in, err);
+    if (P < 2 || nr == 0 || st)
+        return st;
+    uint32_t me = ph->members[k];
+    uint32_t kp = (k + P - 1) % P;
+    uint32_t next = ph->members[(k + 1) % P], prev = ph->members[kp];
+    tn_ids* rb = ph->scratch; /* rb[0]: receives of the last step, rb[1]: sends, rb[2]: deps */
+    rb[0].n = rb[1].n = 0;
+    for (uint32_t s = 0; s + 1 < P && !st; s++)
+    {
+        uint32_t sp = rs ? (uint32_t)(((uint64_t)k + 2 * (uint64_t)P - s - 1) % P)
+                         : (uint32_t)(((uint64_t)k + P - s) % P);
+        uint32_t rpart = rs ? (uint32_t)(((uint64_t)kp + 2 * (uint64_t)P - s - 1) % P)
+                            : (uint32_t)(((uint64_t)kp + P - s) % P);
+        for (uint32_t j = 0; j < nr && !st; j++)
+        {
+            const tn_slice* r = &ph->parts[(size_t)sp * nr + j];
+            rb[2].n = 0;
+            if (s == 0 || (rs && !ph->chain))
+                st = tn_ids_append(&rb[2], ph->in, err);
+            if (!st && s > 0)
+                st = tn_ids_push(&rb[2], rb[0].v[j], err);
+            if (!st && s > 0 && ph->chain)
+                st = tn_ids_push(&rb[2], rb[1].v[j], err);
+            tn_rp_spec o = {true,
+                            rs ? TN_OP_REDUCE : TN_OP_COPY,
+                            next,
+                            r->offset,
+                            r->offset,
+                            r->length,
+                            ph->step + s,
+                            tn_rphase_dim(ph, me, next),
+                            ph->chunk};
+            uint32_t id = 0;
+            if (!st)
+                st = tn_rp_emit(ph->rp, &o, &rb[2], NULL, &id, err);
+            if (!st)
+                st = s == 0 ? tn_ids_push(&rb[1], id, err) : TN_OK;
+            if (!st && s > 0)
+                rb[1].v[j] = id;
+        }
+        for (uint32_t j = 0; j < nr && !st; j++)
+        {
+            const tn_slice* r = &ph->parts[(size_t)rpart * nr + j];
+            tn_rp_spec o = {false,
+                            rs ? TN_OP_REDUCE : TN_OP_COPY,
+                            prev,
+                            r->offset,
+                            r->offset,
+                            r->length,
+                            ph->step + s,
+                            tn_rphase_dim(ph, prev, me),
+                            ph->chunk};
+            uint32_t id = 0;
+            st = tn_rp_emit(ph->rp, &o, NULL, NULL, &id, err);
+            if (!st)
+                st = s == 0 ? tn_ids_push(&rb[0], id, err) : TN_OK;
+            if (!st && s > 0)
+                rb[0].v[j] = id;
+            if (!st && !ph->chain && (!rs || s + 2 == P))
+                st = tn_ids_push(ph->out, id, err);
+        }
+    }
+    if (!st && ph->chain)
+    {
+        st = tn_ids_append(ph->out, &rb[0], err);
+        if (!st)
+            st = tn_ids_append(ph->out, &rb[1], err);
+    }
+    return st;
+}
+
+/* Twin of direct_phase (tn-algo-direct.c) for the member at position ph->k. */
+tn_status
+tn_rphase_direct(const tn_rphase* ph, bool rs, tn_error* err)
+{
+    uint32_t P = ph->count, k = ph->k;
+    uint32_t me = ph->members[k];
+    tn_status st = ph->chain ? TN_OK : tn_ids_append(ph->out, ph->in, err);
+    uint32_t last = 0;
+    for (uint32_t o = 0; o + 1 < P && !st; o++)
+    {
+        uint32_t kd = (k + 1 + o) % P;
+        uint32_t ks = (k + P - 1 - o) % P;
+        uint32_t dst = ph->members[kd], src = ph->members[ks];
+        const tn_slice* sp = &ph->parts[rs ? kd : k];
+        const tn_slice* rpart = &ph->parts[rs ? k : ks];
+        tn_rp_spec so = {true,
+                         rs ? TN_OP_REDUCE : TN_OP_COPY,
+                         dst,
+                         sp->offset,
+                         sp->offset,
+                         sp->length,
+                         ph->step,
+                         tn_rphase_dim(ph, me, dst),
+                         ph->chunk};
+        st = tn_rp_emit(ph->rp, &so, ph->in, NULL, &last, err);
+        tn_rp_spec ro = {false,
+                         rs ? TN_OP_REDUCE : TN_OP_COPY,
+                         src,
+                         rpart->offset,
+                         rpart->offset,
+                         rpart->length,
+                         ph->step,
+                         tn_rphase_dim(ph, src, me),
+                         ph->chunk};
+        uint32_t id = 0;
+        if (!st)
+            st = tn_rp_emit(ph->rp, &ro, NULL, NULL, &id, err);
+        if (!st)
+            st = tn_ids_push(ph->out, id, err);
+    }
+    if (!st && ph->chain && P > 1)
+        st = tn_ids_push(ph->out, last, err);
+    return st;
+}
