@@ -347,12 +347,17 @@ gen_rhd(gen* g, tn_error* err)
     bool reduce = p->coll != TN_COLL_ALL_GATHER;
     tn_ids* last = &g->t;
     tn_ids* next = &g->u;
+    tn_ids* sent = &g->scratch[0]; /* my sends of the step before, to prev_peer */
+    tn_ids* sent_now = &g->scratch[1];
+    tn_ids* deps = &g->scratch[2];
     tn_status st = TN_OK;
     for (uint32_t c = 0; c < p->C && !st; c++)
     {
         h.c = c;
         uint32_t step = 0;
+        uint32_t prev_peer = UINT32_MAX; /* partner of the step before */
         last->n = next->n = 0;
+        sent->n = 0;
         if (h.e > 0)
         {
             if (folded)
@@ -401,6 +406,7 @@ gen_rhd(gen* g, tn_error* err)
                                          NULL,
                                          next,
                                          err);
+            prev_peer = folded ? r - 1 : (i < h.e ? r + 1 : UINT32_MAX);
             swap_ids(last, next);
             next->n = 0;
             step++;
@@ -421,18 +427,27 @@ gen_rhd(gen* g, tn_error* err)
                     tn_op op = pass == 0 ? TN_OP_REDUCE : TN_OP_COPY;
                     uint32_t peer = rhd_rank(&h, j);
                     /* exchange(i, j) comes before exchange(j, i) when i < j; the pair's
-                     * order only matters per direction, so sends first is as good */
-                    st = rhd_blocks(g,
-                                    &h,
-                                    true,
-                                    peer,
-                                    rhd_lo(&h, gs),
-                                    rhd_hi(&h, gs + mask - 1),
-                                    op,
-                                    step,
-                                    last,
-                                    NULL,
-                                    err);
+                     * order only matters per direction, so sends first is as good. The
+                     * transfer i -> j waits for i's and j's receives of the step before;
+                     * when j's came from i (the same partner two steps running), they are
+                     * i's own sends: the send side lists them, the receive side nothing. */
+                    bool again = peer == prev_peer;
+                    st = tn_ids_copy(deps, last, err);
+                    if (!st && again)
+                        st = tn_ids_append(deps, sent, err);
+                    sent_now->n = 0;
+                    if (!st)
+                        st = rhd_blocks(g,
+                                        &h,
+                                        true,
+                                        peer,
+                                        rhd_lo(&h, gs),
+                                        rhd_hi(&h, gs + mask - 1),
+                                        op,
+                                        step,
+                                        deps,
+                                        sent_now,
+                                        err);
                     if (!st)
                         st = rhd_blocks(g,
                                         &h,
@@ -442,9 +457,11 @@ gen_rhd(gen* g, tn_error* err)
                                         rhd_hi(&h, gr + mask - 1),
                                         op,
                                         step,
-                                        last,
+                                        again ? NULL : last,
                                         next,
                                         err);
+                    swap_ids(sent, sent_now);
+                    prev_peer = peer;
                 }
                 swap_ids(last, next);
                 next->n = 0;

@@ -7,13 +7,13 @@
  * Contract
  * --------
  * A tn_program describes one collective request (tn_plan_request) of an algorithm that has
- * a generator: ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical and themis
- * (tn_program_supports). MultiTree and HDRM have no closed form: they stay materialised
- * (tn_plan). Creating a program runs the same checks as tn_plan (tn_plan_check) and keeps
- * only what every rank shares: the request, the topology pointer (the topology must outlive
- * the program and not change), the ring order (ring, ring-bidir: N ranks), the dims, and
- * for themis its chunk orders and phase sequence (tn_themis_plan: O(chunks x dims)).
- * Nothing grows with N^2.
+ * a generator: ring, ring-bidir, direct, rhd, dbt, ring2d and hierarchical
+ * (tn_program_supports). MultiTree and HDRM have no closed form and Themis' global schedule
+ * is not generated yet (its run-time scheduler, ThemisCollective, runs ring and direct
+ * chunk-phases, which are): they stay materialised (tn_plan). Creating a program runs the
+ * same checks as tn_plan (tn_plan_check) and keeps only what every rank shares: the
+ * request, the topology pointer (the topology must outlive the program and not change),
+ * the ring order (ring, ring-bidir: N ranks) and the dims. Nothing grows with N^2.
  *
  * tn_program_rank(p, rank, &rp) computes the program of one rank: its operations in
  * program order, each a send (this rank -> peer) or a receive (peer -> this rank) of one
@@ -104,7 +104,7 @@ extern "C"
 
     /**
      * Memory (bytes) a planning run of the generated path takes at its peak besides the
-     * topology: the program (ring order, themis plan), one rank program of `ops_per_rank`
+     * topology: the program (ring order, dims), one rank program of `ops_per_rank`
      * ops, and the working memory of the estimate (tn_cost_program: routes to `samples`
      * destinations over `nodes` nodes). Saturates at UINT64_MAX.
      */

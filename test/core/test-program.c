@@ -199,7 +199,20 @@ compare(const tn_schedule* s, const progs* g, char* why, size_t size)
             {
                 if (d[i] >= op)
                     DIFF("rank %u op %u depends on a later op %u", r, op, d[i]);
-                got[n++] = tid[r][d[i] < rp->count ? d[i] : 0];
+                got[n] = tid[r][d[i] < rp->count ? d[i] : 0];
+                /* the contract: a receive lists only deps that are not the sender's ops */
+                const tn_transfer* y = got[n] < T ? tn_schedule_transfer(s, got[n]) : NULL;
+                if (side == 1 && y && (y->src == x->src || y->dst == x->src))
+                    DIFF("transfer %u (%u->%u step %u): the receive lists dep %u (%u->%u), an "
+                         "op of the sender",
+                         t,
+                         x->src,
+                         x->dst,
+                         x->step,
+                         got[n],
+                         y->src,
+                         y->dst);
+                n++;
             }
         }
         if (n > 1)
