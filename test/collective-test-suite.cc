@@ -83,7 +83,8 @@ RunResult
 RunJobs(const std::string& spec,
         const std::vector<Job>& jobs,
         const std::string& routing = "planned",
-        const std::string& cc = "dcqcn")
+        const std::string& cc = "dcqcn",
+        const std::string& program = "")
 {
     RunResult result;
     Topology t(spec);
@@ -97,6 +98,10 @@ RunJobs(const std::string& spec,
     roce.Install(t.topo);
     CollectiveHelper helper;
     helper.SetRouting(routing);
+    if (!program.empty())
+    {
+        helper.SetServiceAttribute("Program", StringValue(program));
+    }
     helper.Install(t.topo, roce);
     std::vector<Ptr<Collective>> collectives;
     for (const Job& job : jobs)
@@ -828,6 +833,74 @@ class CollectiveFailedLinkTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * Generated collectives (CollectiveService attribute Program = generated: rank-local
+ * programs, no schedule) run the same transfers with the same dependencies as the
+ * materialised schedule: at packet level each completes with Check() passing and takes the
+ * same simulated time as its materialised twin, on small topologies, for every generator
+ * (rhd's transfers also wait for their receiver's clear-to-send), on a group without the
+ * topology too.
+ */
+class CollectiveGeneratedTestCase : public TestCase
+{
+  public:
+    CollectiveGeneratedTestCase()
+        : TestCase("Generated collectives: same time as the schedule, Check() passes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        struct Case
+        {
+            std::string spec;
+            Job job;
+        };
+
+        auto job = [](tn_collective c, const std::string& a, uint64_t bytes) {
+            Job j;
+            j.collective = c;
+            j.algorithm = a;
+            j.bytes = bytes;
+            return j;
+        };
+        Job group = job(TN_COLL_ALL_REDUCE, "ring", 300000);
+        group.group = {5, 0, 2, 7};
+        const std::vector<Case> cases = {
+            {"torus:4x4", job(TN_COLL_ALL_REDUCE, "ring", 1 << 20)},
+            {"torus:4x4", job(TN_COLL_ALL_REDUCE, "ring2d", 1 << 20)},
+            {"torus:4x4", job(TN_COLL_REDUCE_SCATTER, "ring-bidir", 1 << 20)},
+            {"hier:ring4@200Gbps+switch4@100Gbps",
+             job(TN_COLL_ALL_REDUCE, "hierarchical", 1 << 20)},
+            {"switch:8", job(TN_COLL_ALL_REDUCE, "direct", 256 << 10)},
+            {"switch:8", job(TN_COLL_ALL_REDUCE, "rhd", 1 << 20)},
+            {"switch:6", job(TN_COLL_ALL_GATHER, "rhd", 100003)},
+            {"switch:7", job(TN_COLL_ALL_REDUCE, "dbt", 1 << 20)},
+            {"fattree:k=4", job(TN_COLL_BROADCAST, "ring", 1 << 20)},
+            {"switch:8", group},
+        };
+        for (const Case& c : cases)
+        {
+            const std::string what =
+                c.spec + " " + c.job.algorithm + " " + tn_collective_name(c.job.collective);
+            RunResult schedule = RunJobs(c.spec, {c.job}, "planned", "dcqcn", "schedule");
+            RunResult generated = RunJobs(c.spec, {c.job}, "planned", "dcqcn", "generated");
+            NS_TEST_ASSERT_MSG_EQ(schedule.error, "", what);
+            NS_TEST_ASSERT_MSG_EQ(generated.error, "", what);
+            NS_TEST_EXPECT_MSG_EQ(schedule.check[0], "", what << " (schedule)");
+            NS_TEST_EXPECT_MSG_EQ(generated.check[0], "", what << " (generated)");
+            NS_TEST_EXPECT_MSG_GT(generated.durationNs[0], 0, what << " completes");
+            NS_TEST_EXPECT_MSG_EQ_TOL(generated.durationNs[0],
+                                      schedule.durationNs[0],
+                                      schedule.durationNs[0] * 1e-9,
+                                      what << ": generated vs schedule");
+            NS_TEST_EXPECT_MSG_EQ(generated.activeAfter, 0, what << ": executors let go");
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The collective executor's test suite.
  */
 class CollectiveTestSuite : public TestSuite
@@ -847,6 +920,7 @@ class CollectiveTestSuite : public TestSuite
         AddTestCase(new CollectiveConcurrentTestCase, TestCase::QUICK);
         AddTestCase(new CollectivePlannedTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveBaselineTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveGeneratedTestCase, TestCase::QUICK);
     }
 };
 

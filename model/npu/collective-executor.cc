@@ -135,6 +135,11 @@ CollectiveExecutor::Start(Ptr<Collective> collective)
     entry->started = true;
     collective->NotifyStart();
     m_partStartTrace(collective, entry->rank);
+    if (collective->IsGenerated())
+    {
+        StartProgram(entry);
+        return;
+    }
     std::vector<uint32_t> waiting;
     waiting.swap(entry->waiting);
     for (uint32_t t : waiting)
@@ -201,6 +206,11 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
         return; // not a collective's message
     }
     Entry* entry = Find(record.remoteKey & ~NOTIFY_KEY_BIT);
+    if (entry && entry->collective->IsGenerated())
+    {
+        ReceivedProgram(entry, record);
+        return;
+    }
     if (!entry || record.immediate >= tn_schedule_count(entry->collective->GetSchedule()))
     {
         ++m_unknown;
@@ -327,6 +337,11 @@ CollectiveExecutor::SendDone(const RdmaMessageRecord& record)
     // the completion names its transfer as the receiver sees it: R_Key and immediate
     Entry* entry = Find(record.remoteKey);
     NS_ASSERT(entry);
+    if (entry->collective->IsGenerated())
+    {
+        SendDoneProgram(entry, record);
+        return;
+    }
     const uint32_t transfer = record.immediate;
     Collective* c = PeekPointer(entry->collective);
     const tn_schedule* s = c->GetSchedule();
@@ -339,6 +354,182 @@ CollectiveExecutor::SendDone(const RdmaMessageRecord& record)
             Release(entry, succs[i]);
         }
     }
+    if (c->FinishRankEvent(entry->rank))
+    {
+        PartDone(entry);
+    }
+}
+
+// ---- generated collectives -------------------------------------------------------------
+
+void
+CollectiveExecutor::StartProgram(Entry* entry)
+{
+    Collective* c = PeekPointer(entry->collective);
+    std::vector<uint32_t> waiting;
+    waiting.swap(entry->waiting);
+    for (uint32_t op : waiting)
+    {
+        PostOp(entry, op);
+    }
+    const tn_rank_program& rp = c->GetRankProgram(entry->rank);
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        if (rp.ops[i].send && rp.ops[i].dep_count == 0 && !c->OpNeedsClear(entry->rank, i))
+        {
+            ReleaseOp(entry, i);
+        }
+    }
+    if (c->GetRankPending(entry->rank) == 0)
+    {
+        PartDone(entry);
+    }
+}
+
+void
+CollectiveExecutor::ReleaseOp(Entry* entry, uint32_t op)
+{
+    if (entry->started)
+    {
+        PostOp(entry, op);
+    }
+    else
+    {
+        entry->waiting.push_back(op);
+    }
+}
+
+void
+CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const tn_program_op& o = c->GetRankProgram(entry->rank).ops[op];
+    NS_ASSERT(o.send);
+    RdmaWriteRequest request;
+    request.dst = c->GetNode(o.peer);
+    request.bytes = o.length;
+    request.priority = c->GetPriority();
+    request.lane = c->GetPairLane(entry->rank, o.peer);
+    request.remoteAddress = o.dst_offset;
+    request.remoteKey = c->GetId();
+    request.hasImmediate = true;
+    request.immediate = o.match; // the receiver finds its op by (this rank, match)
+    c->NotifyOpIssued(entry->rank, op);
+    ++m_posted;
+    m_sentTrace(c, c->GetOpTransfer(entry->rank, op), o.length, o.op == TN_OP_REDUCE);
+    m_nic->Post(request, m_sendDone);
+}
+
+void
+CollectiveExecutor::OpDone(Entry* entry, uint32_t op)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const tn_rank_program& rp = c->GetRankProgram(entry->rank);
+    uint32_t n = 0;
+    const uint32_t* waiting = c->GetOpDependents(entry->rank, op, &n);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        const uint32_t u = waiting[i];
+        if (!c->MeetOpDependency(entry->rank, u))
+        {
+            continue;
+        }
+        if (rp.ops[u].send)
+        {
+            ReleaseOp(entry, u);
+        }
+        else
+        {
+            SendClear(entry, u);
+        }
+    }
+}
+
+void
+CollectiveExecutor::SendClear(Entry* entry, uint32_t op)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const tn_program_op& o = c->GetRankProgram(entry->rank).ops[op];
+    RdmaWriteRequest request;
+    request.dst = c->GetNode(o.peer);
+    request.bytes = 0;
+    request.priority = c->GetPriority();
+    request.remoteKey = c->GetId() | NOTIFY_KEY_BIT;
+    request.lane = NOTIFY_LANE; // its own queue pair: never behind data
+    request.hasImmediate = true;
+    request.immediate = o.match;
+    c->NotifyNotification();
+    m_nic->Post(request);
+}
+
+void
+CollectiveExecutor::ReceivedProgram(Entry* entry, const RdmaMessageRecord& record)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const uint32_t peer = c->GetRankOfNode(record.src);
+    const bool clear = record.remoteKey & NOTIFY_KEY_BIT;
+    // a clear-to-send names this rank's send to the peer, data the peer's send to this rank
+    const uint32_t op =
+        peer == UINT32_MAX ? UINT32_MAX : c->FindOp(entry->rank, clear, peer, record.immediate);
+    if (op == UINT32_MAX)
+    {
+        ++m_unknown;
+        NS_LOG_WARN("node " << m_nic->GetLocalId() << ": message of collective " << c->GetId()
+                            << " from node " << record.src << " match " << record.immediate
+                            << " names no op");
+        return;
+    }
+    if (clear)
+    {
+        if (c->MeetOpDependency(entry->rank, op))
+        {
+            ReleaseOp(entry, op);
+        }
+        return;
+    }
+    if (!c->NotifyOpArrived(entry->rank, op, record.start, record.bytes))
+    {
+        NS_LOG_WARN("collective " << c->GetId() << " rank " << entry->rank << " op " << op
+                                  << " arrived twice");
+        return;
+    }
+    const tn_program_op& o = c->GetRankProgram(entry->rank).ops[op];
+    m_receivedTrace(c,
+                    c->GetOpTransfer(peer, c->FindOp(peer, true, entry->rank, o.match)),
+                    o.length,
+                    o.op == TN_OP_REDUCE);
+    if (o.op == TN_OP_REDUCE && !m_reductionTime.IsNull())
+    {
+        Time delay = m_reductionTime(o.length);
+        if (delay.IsStrictlyPositive())
+        {
+            Simulator::Schedule(delay, &CollectiveExecutor::DataReadyOp, this, entry, op);
+            return;
+        }
+    }
+    DataReadyOp(entry, op);
+}
+
+void
+CollectiveExecutor::DataReadyOp(Entry* entry, uint32_t op)
+{
+    Collective* c = PeekPointer(entry->collective);
+    OpDone(entry, op);
+    c->NotifyOpReady(entry->rank, op);
+    if (c->FinishRankEvent(entry->rank))
+    {
+        PartDone(entry);
+    }
+}
+
+void
+CollectiveExecutor::SendDoneProgram(Entry* entry, const RdmaMessageRecord& record)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const uint32_t op =
+        c->FindOp(entry->rank, true, c->GetRankOfNode(record.dst), record.immediate);
+    NS_ASSERT(op != UINT32_MAX);
+    OpDone(entry, op);
     if (c->FinishRankEvent(entry->rank))
     {
         PartDone(entry);

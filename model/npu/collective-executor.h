@@ -153,6 +153,18 @@ class CollectiveExecutor : public Object
     void Failed(const RdmaMessageRecord& record);
     void Release(Entry* entry, uint32_t transfer);
     void Post(Entry* entry, uint32_t transfer);
+    // generated collectives (Collective::SetupProgram): ops of this rank's program
+    void StartProgram(Entry* entry);
+    void ReceivedProgram(Entry* entry, const RdmaMessageRecord& record);
+    void SendDoneProgram(Entry* entry, const RdmaMessageRecord& record);
+    void DataReadyOp(Entry* entry, uint32_t op);
+    /// An op of this rank is done: meet the deps of the ops waiting for it.
+    void OpDone(Entry* entry, uint32_t op);
+    /// A send's deps are all met: post it (or keep it until Start).
+    void ReleaseOp(Entry* entry, uint32_t op);
+    void PostOp(Entry* entry, uint32_t op);
+    /// A receive's own deps are met: tell its sender (clear to send).
+    void SendClear(Entry* entry, uint32_t op);
     Entry* Find(uint32_t id);
 
     Ptr<RdmaTransport> m_nic;

@@ -41,6 +41,18 @@ CollectiveService::GetTypeId()
                           EnumValue(PLANNED),
                           MakeEnumAccessor(&CollectiveService::m_mode),
                           MakeEnumChecker(PLANNED, "planned", ECMP, "ecmp"))
+            .AddAttribute("Program",
+                          "auto: rank-local programs where a generator exists and the schedule "
+                          "would exceed 1,000,000 transfers; generated: wherever a generator "
+                          "exists; schedule: the materialised, verified schedule.",
+                          EnumValue(PROGRAM_AUTO),
+                          MakeEnumAccessor(&CollectiveService::m_program),
+                          MakeEnumChecker(PROGRAM_AUTO,
+                                          "auto",
+                                          PROGRAM_GENERATED,
+                                          "generated",
+                                          PROGRAM_SCHEDULE,
+                                          "schedule"))
             .AddAttribute("Priority",
                           "Traffic class of collective data (3: the lossless class).",
                           UintegerValue(3),
@@ -247,58 +259,150 @@ CollectiveService::AssignLanes(const tn_schedule* s,
             *error = "transfer " + std::to_string(id) + ": " + err.message;
             return false;
         }
-        std::vector<std::vector<uint32_t>>& known =
-            m_lanePaths[(static_cast<uint64_t>(srcNode) << 32) | dstNode];
-        uint32_t lane = 0;
-        while (lane < known.size() &&
-               !(known[lane].size() == len &&
-                 std::equal(path.begin(), path.begin() + len, known[lane].begin())))
+        uint8_t lane = 0;
+        if (!PathLane(srcNode, dstNode, path, len, &lane, error))
         {
-            lane++;
+            *error = "transfer " + std::to_string(id) + " " + *error;
+            return false;
         }
-        if (lane == known.size())
-        {
-            if (lane >= CollectiveExecutor::NOTIFY_LANE)
-            {
-                *error = "transfer " + std::to_string(id) + " from node " +
-                         std::to_string(srcNode) + " to node " + std::to_string(dstNode) +
-                         " needs path number " + std::to_string(lane + 1) + " between them; " +
-                         "an NPU pair has at most " +
-                         std::to_string(CollectiveExecutor::NOTIFY_LANE) +
-                         " data lanes (routing 'ecmp' has no such limit)";
-                return false;
-            }
-            known.emplace_back(path.begin(), path.begin() + len);
-            const uint16_t sport = RdmaNic::LaneSourcePort(srcNode, dstNode, m_priority, lane);
-            // flow level: the fluid network routes instead of the switches
-            Ptr<FlowNic> flowNic = m_nodes.Get(srcNode)->GetObject<FlowNic>();
-            Ptr<FlowNetwork> fluid = flowNic ? flowNic->GetNetwork() : nullptr;
-            for (uint32_t h = 0; h < len; h++)
-            {
-                const tn_link* link = tn_topology_link(m_topo, path[h]);
-                if (fluid)
-                {
-                    fluid->SetFlowRoute(link->src,
-                                        srcNode,
-                                        dstNode,
-                                        sport,
-                                        m_priority,
-                                        link->src_port);
-                }
-                else
-                {
-                    m_nodes.Get(link->src)->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
-                                                                                  dstNode,
-                                                                                  sport,
-                                                                                  m_priority,
-                                                                                  link->src_port);
-                }
-                ++m_flowRoutes;
-            }
-        }
-        (*lanes)[id] = static_cast<uint8_t>(lane);
+        (*lanes)[id] = lane;
     }
     return true;
+}
+
+bool
+CollectiveService::PathLane(uint32_t srcNode,
+                            uint32_t dstNode,
+                            const std::vector<uint32_t>& path,
+                            uint32_t len,
+                            uint8_t* laneOut,
+                            std::string* error)
+{
+    std::vector<std::vector<uint32_t>>& known =
+        m_lanePaths[(static_cast<uint64_t>(srcNode) << 32) | dstNode];
+    uint32_t lane = 0;
+    while (lane < known.size() &&
+           !(known[lane].size() == len &&
+             std::equal(path.begin(), path.begin() + len, known[lane].begin())))
+    {
+        lane++;
+    }
+    if (lane == known.size())
+    {
+        if (lane >= CollectiveExecutor::NOTIFY_LANE)
+        {
+            *error = "from node " + std::to_string(srcNode) + " to node " +
+                     std::to_string(dstNode) + " needs path number " + std::to_string(lane + 1) +
+                     " between them; " + "an NPU pair has at most " +
+                     std::to_string(CollectiveExecutor::NOTIFY_LANE) +
+                     " data lanes (routing 'ecmp' has no such limit)";
+            return false;
+        }
+        known.emplace_back(path.begin(), path.begin() + len);
+        const uint16_t sport = RdmaNic::LaneSourcePort(srcNode, dstNode, m_priority, lane);
+        // flow level: the fluid network routes instead of the switches
+        Ptr<FlowNic> flowNic = m_nodes.Get(srcNode)->GetObject<FlowNic>();
+        Ptr<FlowNetwork> fluid = flowNic ? flowNic->GetNetwork() : nullptr;
+        for (uint32_t h = 0; h < len; h++)
+        {
+            const tn_link* link = tn_topology_link(m_topo, path[h]);
+            if (fluid)
+            {
+                fluid->SetFlowRoute(link->src, srcNode, dstNode, sport, m_priority, link->src_port);
+            }
+            else
+            {
+                m_nodes.Get(link->src)->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
+                                                                              dstNode,
+                                                                              sport,
+                                                                              m_priority,
+                                                                              link->src_port);
+            }
+            ++m_flowRoutes;
+        }
+    }
+    *laneOut = static_cast<uint8_t>(lane);
+    return true;
+}
+
+std::shared_ptr<CollectiveService::Plan>
+CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
+                                    const std::vector<uint32_t>& nodes,
+                                    bool wholeTopology,
+                                    std::string* error)
+{
+    tn_error err;
+    tn_program* raw = nullptr;
+    if (tn_program_create(wholeTopology ? m_topo : nullptr, &req, &raw, &err) != TN_OK)
+    {
+        *error = std::string("planning: ") + err.message;
+        return nullptr;
+    }
+    auto plan = std::make_shared<Plan>();
+    plan->program = Collective::ShareProgram(raw);
+    if (wholeTopology)
+    {
+        tn_cost_options options{};
+        options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
+        options.mtu = m_executors[0]->GetNic()->GetMtu();
+        options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+        tn_cost_program_result cost;
+        if (tn_cost_program(raw, &options, 0, &cost, &err) != TN_OK)
+        {
+            *error = std::string("cost model: ") + err.message;
+            return nullptr;
+        }
+        plan->estimate = NanoSeconds(static_cast<int64_t>(cost.time_ns + 0.5));
+    }
+    if (m_mode != PLANNED)
+    {
+        return plan;
+    }
+    // every rank pair a program sends on: its routed path's lane (as AssignLanes)
+    tn_rank_program rp{};
+    std::vector<uint32_t> path(tn_topology_node_count(m_topo));
+    for (uint32_t r = 0; r < nodes.size(); r++)
+    {
+        if (tn_program_rank(raw, r, &rp, &err) != TN_OK)
+        {
+            *error = std::string("planning: ") + err.message;
+            tn_rank_program_free(&rp);
+            return nullptr;
+        }
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            const tn_program_op& o = rp.ops[i];
+            const uint64_t key = (static_cast<uint64_t>(r) << 32) | o.peer;
+            if (!o.send || plan->pairLanes.count(key))
+            {
+                continue;
+            }
+            uint32_t len = 0;
+            if (tn_routes_path(m_routes,
+                               nodes[r],
+                               nodes[o.peer],
+                               key, // tn_transfer_flow_hash of the pair's transfers
+                               path.data(),
+                               path.size(),
+                               &len,
+                               &err) != TN_OK)
+            {
+                *error = std::string("planned routing: ") + err.message;
+                tn_rank_program_free(&rp);
+                return nullptr;
+            }
+            uint8_t lane = 0;
+            if (!PathLane(nodes[r], nodes[o.peer], path, len, &lane, error))
+            {
+                *error = "planned routing: rank " + std::to_string(r) + " " + *error;
+                tn_rank_program_free(&rp);
+                return nullptr;
+            }
+            plan->pairLanes.emplace(key, lane);
+        }
+    }
+    tn_rank_program_free(&rp);
+    return plan;
 }
 
 Ptr<Collective>
@@ -345,7 +449,14 @@ CollectiveService::Create(const tn_plan_request& request,
     NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
                     "CollectiveService: more than 2^30 collectives");
     Ptr<Collective> c = CreateObject<Collective>();
-    c->Setup(m_nextId++, plan->schedule, std::move(nodes), plan->lanes, m_priority);
+    if (plan->program)
+    {
+        c->SetupProgram(m_nextId++, plan->program, std::move(nodes), plan->pairLanes, m_priority);
+    }
+    else
+    {
+        c->Setup(m_nextId++, plan->schedule, std::move(nodes), plan->lanes, m_priority);
+    }
     c->SetEstimatedTime(plan->estimate);
     for (uint32_t i = 0; i < ranks.size(); i++)
     {
@@ -357,8 +468,9 @@ CollectiveService::Create(const tn_plan_request& request,
     }
     NS_LOG_INFO("collective " << c->GetId() << ": " << c->GetCollectiveName() << " of "
                               << c->GetBytes() << " bytes with " << c->GetAlgorithm() << " on "
-                              << ranks.size() << " NPUs, " << tn_schedule_count(c->GetSchedule())
-                              << " transfers, estimate " << plan->estimate.As(Time::US));
+                              << ranks.size() << " NPUs, " << c->GetTransferCount()
+                              << (c->IsGenerated() ? " transfers (generated)" : " transfers")
+                              << ", estimate " << plan->estimate.As(Time::US));
     return c;
 }
 
@@ -370,13 +482,14 @@ std::string
 PlanKey(const tn_plan_request& r,
         const std::vector<uint32_t>& ranks,
         CollectiveService::RoutingMode mode,
-        bool verify)
+        bool verify,
+        CollectiveService::ProgramMode program)
 {
     std::ostringstream key;
     key << r.collective << '/' << (r.algorithm ? r.algorithm : "") << '/' << r.bytes << '/'
         << r.root << '/' << r.chunks << '/' << r.ports_per_node << '/' << r.themis.policy << '/'
         << r.themis.active_chunks_per_dim << '/' << r.themis.baseline << '/' << r.seed << '/'
-        << r.memory_limit << '/' << mode << '/' << verify << "/order";
+        << r.memory_limit << '/' << mode << '/' << verify << '/' << program << "/order";
     for (uint32_t k = 0; r.rank_order && k < r.rank_order_count; k++)
     {
         key << ',' << r.rank_order[k];
@@ -417,7 +530,8 @@ CollectiveService::GetPlan(const tn_plan_request& request,
                            bool wholeTopology,
                            std::string* error)
 {
-    const std::string key = m_cachePlans ? PlanKey(request, ranks, m_mode, m_verify) : "";
+    const std::string key =
+        m_cachePlans ? PlanKey(request, ranks, m_mode, m_verify, m_program) : "";
     if (m_cachePlans)
     {
         auto cached = m_plans.find(key);
@@ -429,6 +543,38 @@ CollectiveService::GetPlan(const tn_plan_request& request,
     tn_plan_request req = request;
     req.ranks = static_cast<uint32_t>(ranks.size());
     tn_error err;
+    bool generated = false;
+    if (m_program == PROGRAM_GENERATED)
+    {
+        if (!tn_program_supports(req.algorithm))
+        {
+            *error = std::string("planning: Program 'generated': ") +
+                     (req.algorithm ? req.algorithm : "(null)") +
+                     " has no rank-local generator (use Program 'schedule' or 'auto')";
+            return nullptr;
+        }
+        generated = true;
+    }
+    else if (m_program == PROGRAM_AUTO && tn_program_supports(req.algorithm))
+    {
+        tn_plan_size size;
+        generated =
+            tn_plan_estimate(wholeTopology ? m_topo : nullptr, &req, &size, &err) == TN_OK &&
+            size.transfers > AUTO_TRANSFERS;
+    }
+    if (generated)
+    {
+        std::shared_ptr<Plan> plan = GetGeneratedPlan(req, nodes, wholeTopology, error);
+        if (plan)
+        {
+            ++m_plansBuilt;
+            if (m_cachePlans)
+            {
+                m_plans.emplace(key, plan);
+            }
+        }
+        return plan;
+    }
     tn_schedule* raw = nullptr;
     if (tn_plan(wholeTopology ? m_topo : nullptr, &req, &raw, &err) != TN_OK)
     {

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -69,6 +70,16 @@ namespace ns3
  * when its group is done with it and a scheduled one when it ends, so a long run holds only
  * the operations in flight.
  *
+ * Generated collectives (attribute Program): ring, ring-bidir, direct, rhd, dbt, ring2d and
+ * hierarchical have rank-local program generators (tn-program.h); a generated collective
+ * keeps every rank's own program instead of the global DAG (Collective::SetupProgram), is
+ * estimated by the per-step model (tn_cost_program) and is not verified (each generator is
+ * proven equal to its verified schedule by the core's tests). "auto" (default) generates
+ * where a generator exists and the schedule would exceed 1,000,000 transfers
+ * (tn_plan_estimate), "generated" wherever a generator exists (an error otherwise),
+ * "schedule" always materialises. Both run the same transfers with the same dependencies,
+ * so a collective takes the same simulated time either way.
+ *
  * The topology must outlive the service and stay unmodified.
  */
 class CollectiveService : public Object
@@ -83,6 +94,17 @@ class CollectiveService : public Object
         PLANNED, //!< transfers take their planned links
         ECMP     //!< transfers are hashed by the switches
     };
+
+    /// How collectives are planned (attribute Program).
+    enum ProgramMode
+    {
+        PROGRAM_AUTO,      //!< generated beyond AUTO_TRANSFERS where a generator exists
+        PROGRAM_GENERATED, //!< rank-local programs wherever a generator exists
+        PROGRAM_SCHEDULE   //!< the materialised, verified schedule
+    };
+
+    /// auto: the schedule up to this many transfers, the generated programs beyond
+    static constexpr uint64_t AUTO_TRANSFERS = 1000000;
 
     CollectiveService();
     ~CollectiveService() override;
@@ -257,9 +279,26 @@ class CollectiveService : public Object
     struct Plan
     {
         Collective::SharedSchedule schedule; //!< finalized, verified when m_verify
+        Collective::SharedProgram program;   //!< or: the generator (Program attribute)
         Time estimate;                       //!< cost model (0: unknown)
         std::vector<uint8_t> lanes;          //!< planned routing's lane of each transfer
+        std::unordered_map<uint64_t, uint8_t> pairLanes; //!< generated: lane per rank pair
     };
+
+    /** The generated plan of a request (GetPlan's other half). */
+    std::shared_ptr<Plan> GetGeneratedPlan(const tn_plan_request& req,
+                                           const std::vector<uint32_t>& nodes,
+                                           bool wholeTopology,
+                                           std::string* error);
+
+    /** Planned routing's lane of the transfers of a node pair on a path, with its flow
+     *  routes. \return false with *error set */
+    bool PathLane(uint32_t srcNode,
+                  uint32_t dstNode,
+                  const std::vector<uint32_t>& path,
+                  uint32_t len,
+                  uint8_t* lane,
+                  std::string* error);
 
     /** \return the plan of request on ranks, cached or built now; null with *error set */
     std::shared_ptr<const Plan> GetPlan(const tn_plan_request& request,
@@ -287,6 +326,7 @@ class CollectiveService : public Object
     std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them
     std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths
     RoutingMode m_mode{PLANNED};
+    ProgramMode m_program{PROGRAM_AUTO};
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
     bool m_verify{true};

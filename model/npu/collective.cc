@@ -63,7 +63,250 @@ void
 Collective::DoDispose()
 {
     m_done = DoneCallback();
+    for (RankRun& r : m_ranks)
+    {
+        tn_rank_program_free(&r.rp);
+    }
+    m_ranks.clear();
     Object::DoDispose();
+}
+
+Collective::SharedProgram
+Collective::ShareProgram(tn_program* program)
+{
+    return SharedProgram(program, [](const tn_program* p) {
+        tn_program_destroy(const_cast<tn_program*>(p));
+    });
+}
+
+namespace
+{
+/// byKey of a generated rank: direction, peer and match in one word
+uint64_t
+OpKey(bool send, uint32_t peer, uint32_t match)
+{
+    return (static_cast<uint64_t>(send) << 63) | (static_cast<uint64_t>(peer) << 32) | match;
+}
+} // namespace
+
+void
+Collective::SetupProgram(uint32_t id,
+                         SharedProgram program,
+                         std::vector<uint32_t> nodes,
+                         std::unordered_map<uint64_t, uint8_t> pairLanes,
+                         uint8_t priority)
+{
+    NS_ABORT_MSG_IF(m_schedule || m_program, "Collective: set up twice");
+    NS_ABORT_MSG_IF(!program || nodes.size() != tn_program_ranks(program.get()),
+                    "Collective::SetupProgram: " << nodes.size() << " nodes for the program's "
+                                                 << (program ? tn_program_ranks(program.get()) : 0)
+                                                 << " ranks");
+    m_id = id;
+    m_program = std::move(program);
+    m_nodes = std::move(nodes);
+    m_pairLanes = std::move(pairLanes);
+    m_priority = priority;
+    const uint32_t ranks = static_cast<uint32_t>(m_nodes.size());
+    m_ranks.resize(ranks);
+    m_rankPending.assign(ranks, 0);
+    for (uint32_t r = 0; r < ranks; r++)
+    {
+        m_rankOfNode[m_nodes[r]] = r;
+    }
+    tn_error err;
+    uint32_t next = 0;
+    for (uint32_t r = 0; r < ranks; r++)
+    {
+        RankRun& run = m_ranks[r];
+        NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, &run.rp, &err) != TN_OK,
+                        "Collective::SetupProgram: rank " << r << ": " << err.message);
+        const tn_rank_program& rp = run.rp;
+        run.pending.resize(rp.count);
+        run.succStart.assign(rp.count + 1, 0);
+        run.transfer.assign(rp.count, UINT32_MAX);
+        run.times.assign(static_cast<size_t>(rp.count) * 4, -1);
+        run.done.assign(rp.count, 0);
+        run.byKey.reserve(rp.count);
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            const tn_program_op& o = rp.ops[i];
+            run.pending[i] = o.dep_count;
+            run.byKey.emplace(OpKey(o.send, o.peer, o.match), i);
+            uint32_t n = 0;
+            const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
+            for (uint32_t k = 0; k < n; k++)
+            {
+                ++run.succStart[d[k] + 1];
+            }
+            if (o.send)
+            {
+                run.transfer[i] = next++;
+                m_plannedBytes += o.length;
+            }
+        }
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            run.succStart[i + 1] += run.succStart[i];
+        }
+        run.succIds.resize(run.succStart[rp.count]);
+        std::vector<uint32_t> fill(run.succStart.begin(), run.succStart.end() - 1);
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            uint32_t n = 0;
+            const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
+            for (uint32_t k = 0; k < n; k++)
+            {
+                run.succIds[fill[d[k]]++] = i;
+            }
+        }
+        m_rankPending[r] = rp.count;
+        m_transferCount += rp.sends;
+    }
+    // a send waits for its receiver's clear-to-send when the receive lists deps of its own
+    for (uint32_t r = 0; r < ranks; r++)
+    {
+        RankRun& run = m_ranks[r];
+        run.needsClear.assign(run.rp.count, 0);
+        for (uint32_t i = 0; i < run.rp.count; i++)
+        {
+            const tn_program_op& o = run.rp.ops[i];
+            if (!o.send)
+            {
+                continue;
+            }
+            const uint32_t j = FindOp(o.peer, false, r, o.match);
+            NS_ABORT_MSG_IF(j == UINT32_MAX,
+                            "Collective::SetupProgram: rank "
+                                << r << "'s send " << i << " has no receive at rank " << o.peer);
+            if (m_ranks[o.peer].rp.ops[j].dep_count > 0)
+            {
+                run.needsClear[i] = 1;
+                ++run.pending[i];
+            }
+        }
+    }
+}
+
+uint32_t
+Collective::GetRankOfNode(uint32_t node) const
+{
+    auto it = m_rankOfNode.find(node);
+    return it == m_rankOfNode.end() ? UINT32_MAX : it->second;
+}
+
+uint32_t
+Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) const
+{
+    if (rank >= m_ranks.size())
+    {
+        return UINT32_MAX;
+    }
+    auto it = m_ranks[rank].byKey.find(OpKey(send, peer, match));
+    return it == m_ranks[rank].byKey.end() ? UINT32_MAX : it->second;
+}
+
+uint32_t
+Collective::GetPairLane(uint32_t src, uint32_t dst) const
+{
+    auto it = m_pairLanes.find((static_cast<uint64_t>(src) << 32) | dst);
+    return it == m_pairLanes.end() ? 0 : it->second;
+}
+
+bool
+Collective::MeetOpDependency(uint32_t rank, uint32_t op)
+{
+    uint32_t& p = m_ranks[rank].pending[op];
+    NS_ASSERT_MSG(p > 0,
+                  "collective " << m_id << " rank " << rank << " op " << op
+                                << ": dependency met twice");
+    return --p == 0;
+}
+
+void
+Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
+{
+    RankRun& r = m_ranks[rank];
+    NS_ASSERT_MSG(!(r.done[op] & 1),
+                  "collective " << m_id << " rank " << rank << " op " << op << " posted twice");
+    r.done[op] |= 1;
+    r.times[4 * static_cast<size_t>(op)] = Simulator::Now().GetTimeStep();
+    ++m_issuedCount;
+    if (!m_issuedTrace.IsEmpty())
+    {
+        m_issuedTrace(GetOpRecord(rank, op));
+    }
+}
+
+bool
+Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes)
+{
+    RankRun& r = m_ranks[rank];
+    if (r.done[op] & 2)
+    {
+        ++m_duplicates;
+        return false;
+    }
+    r.done[op] |= 2;
+    r.times[4 * static_cast<size_t>(op) + 1] = firstByte.GetTimeStep();
+    r.times[4 * static_cast<size_t>(op) + 2] = Simulator::Now().GetTimeStep();
+    m_deliveredBytes += bytes;
+    if (bytes != r.rp.ops[op].length)
+    {
+        ++m_sizeMismatches;
+    }
+    return true;
+}
+
+void
+Collective::NotifyOpReady(uint32_t rank, uint32_t op)
+{
+    RankRun& r = m_ranks[rank];
+    NS_ASSERT((r.done[op] & 2) && !(r.done[op] & 4));
+    r.done[op] |= 4;
+    r.times[4 * static_cast<size_t>(op) + 3] = Simulator::Now().GetTimeStep();
+    ++m_readyCount;
+    if (!m_readyTrace.IsEmpty())
+    {
+        const tn_program_op& o = r.rp.ops[op];
+        m_readyTrace(GetOpRecord(o.peer, FindOp(o.peer, true, rank, o.match)));
+    }
+    if (m_readyCount == m_transferCount)
+    {
+        m_end = Simulator::Now();
+        NS_LOG_INFO("collective " << m_id << " ends after " << (m_end - m_start).As(Time::US));
+        m_endTrace(this);
+        if (!m_done.IsNull())
+        {
+            m_done(this);
+        }
+    }
+}
+
+CollectiveTransferRecord
+Collective::GetOpRecord(uint32_t src, uint32_t op) const
+{
+    const RankRun& s = m_ranks[src];
+    const tn_program_op& o = s.rp.ops[op];
+    const uint32_t recv = FindOp(o.peer, false, src, o.match);
+    const RankRun& d = m_ranks[o.peer];
+    CollectiveTransferRecord r;
+    r.collective = m_id;
+    r.transfer = s.transfer[op];
+    r.src = src;
+    r.dst = o.peer;
+    r.srcNode = m_nodes[src];
+    r.dstNode = m_nodes[o.peer];
+    r.bytes = o.length;
+    r.chunk = o.chunk;
+    r.step = o.step;
+    r.dim = o.dim;
+    r.reduce = o.op == TN_OP_REDUCE;
+    r.lane = GetPairLane(src, o.peer);
+    r.issue = TimeStep(s.times[4 * static_cast<size_t>(op)]);
+    r.firstByte = TimeStep(d.times[4 * static_cast<size_t>(recv) + 1]);
+    r.lastByte = TimeStep(d.times[4 * static_cast<size_t>(recv) + 2]);
+    r.ready = TimeStep(d.times[4 * static_cast<size_t>(recv) + 3]);
+    return r;
 }
 
 void
@@ -90,6 +333,8 @@ Collective::Setup(uint32_t id,
     m_lanes = std::move(lanes);
     m_priority = priority;
     m_state.resize(count);
+    m_transferCount = count;
+    m_plannedBytes = tn_schedule_total_bytes(schedule);
     const uint32_t ranks = static_cast<uint32_t>(m_nodes.size());
     m_initialStart.assign(ranks + 1, 0);
     m_rankPending.assign(ranks, 0);
@@ -186,18 +431,50 @@ Collective::Release(uint32_t transfer, std::vector<uint32_t>* post)
 std::string
 Collective::GetCollectiveName() const
 {
+    if (m_program)
+    {
+        return tn_collective_name(tn_program_collective(m_program.get()));
+    }
     return m_schedule ? tn_collective_name(tn_schedule_collective(m_schedule.get())) : "";
 }
 
 std::string
 Collective::GetAlgorithm() const
 {
+    if (m_program)
+    {
+        return tn_program_algorithm(m_program.get());
+    }
     return m_schedule ? tn_schedule_algorithm(m_schedule.get()) : "";
+}
+
+tn_collective
+Collective::GetOperation() const
+{
+    if (m_program)
+    {
+        return tn_program_collective(m_program.get());
+    }
+    return m_schedule ? tn_schedule_collective(m_schedule.get()) : TN_COLL_ALL_REDUCE;
+}
+
+uint32_t
+Collective::GetRoot() const
+{
+    if (m_program)
+    {
+        return tn_program_root(m_program.get());
+    }
+    return m_schedule ? tn_schedule_root(m_schedule.get()) : 0;
 }
 
 uint64_t
 Collective::GetBytes() const
 {
+    if (m_program)
+    {
+        return tn_program_bytes(m_program.get());
+    }
     return m_schedule ? tn_schedule_bytes(m_schedule.get()) : 0;
 }
 
@@ -217,9 +494,9 @@ Collective::NotifyStart()
     m_started = true;
     m_start = Simulator::Now();
     NS_LOG_INFO("collective " << m_id << " (" << GetCollectiveName() << ", " << GetAlgorithm()
-                              << ", " << m_state.size() << " transfers) starts");
+                              << ", " << m_transferCount << " transfers) starts");
     m_startTrace(this);
-    if (m_state.empty())
+    if (m_transferCount == 0)
     {
         m_end = m_start;
         m_endTrace(this);
@@ -285,7 +562,7 @@ Collective::NotifyReady(uint32_t transfer)
     {
         m_readyTrace(GetRecord(transfer));
     }
-    if (m_readyCount == m_state.size())
+    if (m_readyCount == m_transferCount)
     {
         m_end = Simulator::Now();
         NS_LOG_INFO("collective " << m_id << " ends after " << (m_end - m_start).As(Time::US));
@@ -342,14 +619,14 @@ std::string
 Collective::Check() const
 {
     std::ostringstream why;
-    const uint64_t planned = m_schedule ? tn_schedule_total_bytes(m_schedule.get()) : 0;
-    if (m_issuedCount != m_state.size())
+    const uint64_t planned = m_plannedBytes;
+    if (m_issuedCount != m_transferCount)
     {
-        why << "issued " << m_issuedCount << " of " << m_state.size() << " transfers; ";
+        why << "issued " << m_issuedCount << " of " << m_transferCount << " transfers; ";
     }
-    if (m_readyCount != m_state.size())
+    if (m_readyCount != m_transferCount)
     {
-        why << "ready " << m_readyCount << " of " << m_state.size() << " transfers; ";
+        why << "ready " << m_readyCount << " of " << m_transferCount << " transfers; ";
     }
     if (m_deliveredBytes != planned)
     {

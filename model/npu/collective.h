@@ -11,12 +11,14 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/tn-program.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -80,6 +82,19 @@ struct CollectiveTransferRecord
  * the NIC's receive records) are checked against the plan (Check()).
  *
  * Per-transfer state is a few words per transfer; the schedule is read-only while running.
+ *
+ * Generated collectives (SetupProgram): instead of a schedule, a rank-local program
+ * generator (tn-program.h: ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical). Each
+ * rank's state is its own program (its sends and receives, each with the ops of its own
+ * program it waits for) and a few words per op; there is no global DAG and no global
+ * transfer id. The rules are those above, rank by rank: a send is posted once the ops it
+ * lists are done at its rank (receives ready, sends ACKed) and, when the transfer also
+ * waits for data its receiver must have received first (rhd), once the receiver's
+ * clear-to-send notification arrived (one zero-byte write with immediate per such
+ * transfer, sent when those receives are ready). Data messages carry the transfer's match
+ * number (its position among the transfers of its rank pair) as immediate, so the receiver
+ * finds its op. Transfer records number the transfers by sender rank, then by the sender's
+ * program order.
  */
 class Collective : public Object
 {
@@ -126,6 +141,60 @@ class Collective : public Object
                std::vector<uint32_t> nodes,
                std::vector<uint8_t> lanes,
                uint8_t priority);
+
+    /// A rank-local program generator, shared by the collectives that run it.
+    typedef std::shared_ptr<const tn_program> SharedProgram;
+
+    /**
+     * \param program a program; ownership taken
+     * \return it, shared: destroyed with its last user
+     */
+    static SharedProgram ShareProgram(tn_program* program);
+
+    /**
+     * Take a generated plan (instead of Setup): every rank's program is generated now.
+     * \param id collective id (as Setup)
+     * \param program the generator (its ranks = nodes.size())
+     * \param nodes topology node of each rank of the group
+     * \param pairLanes lane of the transfers of each ordered rank pair (key src << 32 | dst;
+     * missing: lane 0)
+     * \param priority RDMA priority of the data
+     */
+    void SetupProgram(uint32_t id,
+                      SharedProgram program,
+                      std::vector<uint32_t> nodes,
+                      std::unordered_map<uint64_t, uint8_t> pairLanes,
+                      uint8_t priority);
+
+    /** \return true for a generated collective (SetupProgram) */
+    bool IsGenerated() const
+    {
+        return m_program != nullptr;
+    }
+
+    /** \return the generator of a generated collective (null otherwise) */
+    const tn_program* GetProgram() const
+    {
+        return m_program.get();
+    }
+
+    /** \return number of transfers */
+    uint64_t GetTransferCount() const
+    {
+        return m_transferCount;
+    }
+
+    /** \return bytes of all transfers (the schedule's or the programs' sends) */
+    uint64_t GetPlannedBytes() const
+    {
+        return m_plannedBytes;
+    }
+
+    /** \return the collective operation */
+    tn_collective GetOperation() const;
+
+    /** \return the root (broadcast, reduce; 0 otherwise) */
+    uint32_t GetRoot() const;
 
     /** \return the id (the RETH R_Key of its messages) */
     uint32_t GetId() const
@@ -199,7 +268,7 @@ class Collective : public Object
     /** \return true once every transfer is ready at its receiver */
     bool IsComplete() const
     {
-        return m_readyCount == m_state.size() && m_started;
+        return m_readyCount == m_transferCount && m_started;
     }
 
     /** \return messages of this collective (data or notifications) that failed at a NIC */
@@ -322,10 +391,76 @@ class Collective : public Object
         return m_rankPending[rank];
     }
 
+    // ---- generated collectives, used by CollectiveExecutor at the rank's node ----
+
+    /** \param rank rank \return its program */
+    const tn_rank_program& GetRankProgram(uint32_t rank) const
+    {
+        return m_ranks[rank].rp;
+    }
+
+    /** \param node topology node \return its rank in the group (UINT32_MAX if none) */
+    uint32_t GetRankOfNode(uint32_t node) const;
+
+    /**
+     * \param rank rank \param send direction \param peer other rank \param match the
+     * transfer's match number \return the op of rank's program (UINT32_MAX if none)
+     */
+    uint32_t FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) const;
+
+    /** \param rank rank \param op a send \return true when it waits for a clear-to-send */
+    bool OpNeedsClear(uint32_t rank, uint32_t op) const
+    {
+        return m_ranks[rank].needsClear[op];
+    }
+
+    /** \param rank rank \param op its op \param count set \return ops of rank waiting for it */
+    const uint32_t* GetOpDependents(uint32_t rank, uint32_t op, uint32_t* count) const
+    {
+        const RankRun& r = m_ranks[rank];
+        *count = r.succStart[op + 1] - r.succStart[op];
+        return r.succIds.data() + r.succStart[op];
+    }
+
+    /** \param rank rank \param op its op \return true when that was its last unmet dep */
+    bool MeetOpDependency(uint32_t rank, uint32_t op);
+    /** \param rank rank \param op a send posted now */
+    void NotifyOpIssued(uint32_t rank, uint32_t op);
+    /** \return false if it had arrived already */
+    bool NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes);
+    /** \param rank rank \param op a receive whose data is usable now */
+    void NotifyOpReady(uint32_t rank, uint32_t op);
+
+    /** \param rank rank \param op a send \return its transfer number (records) */
+    uint32_t GetOpTransfer(uint32_t rank, uint32_t op) const
+    {
+        return m_ranks[rank].transfer[op];
+    }
+
+    /** \param src sending rank \param dst receiving rank \return the pair's lane */
+    uint32_t GetPairLane(uint32_t src, uint32_t dst) const;
+
   protected:
     void DoDispose() override;
 
   private:
+    /// A generated collective's state of one rank.
+    struct RankRun
+    {
+        tn_rank_program rp{};            //!< its program
+        std::vector<uint32_t> pending;   //!< per op: unmet deps (+1 for a clear-to-send)
+        std::vector<uint32_t> succStart; //!< per op: CSR of the ops waiting for it
+        std::vector<uint32_t> succIds;   //!< ops waiting, by op
+        std::vector<uint8_t> needsClear; //!< per send: waits for the receiver's clear
+        std::vector<uint32_t> transfer;  //!< per send: transfer number
+        std::vector<int64_t> times;      //!< per op: issue, first, last, ready (ns)
+        std::vector<uint8_t> done;       //!< per op: bit 0 issued, 1 arrived, 2 ready
+        std::unordered_map<uint64_t, uint32_t> byKey; //!< (send, peer, match) -> op
+    };
+
+    /// Record of a generated transfer (sender rank, its op) and the receiver's op.
+    CollectiveTransferRecord GetOpRecord(uint32_t src, uint32_t op) const;
+
     /// Build the step-order queues when the plan asks for them.
     void SetupStepOrder();
 
@@ -344,6 +479,12 @@ class Collective : public Object
 
     uint32_t m_id{0};
     SharedSchedule m_schedule;
+    SharedProgram m_program;
+    std::vector<RankRun> m_ranks;                        //!< generated: per rank
+    std::unordered_map<uint32_t, uint32_t> m_rankOfNode; //!< generated: node -> rank
+    std::unordered_map<uint64_t, uint8_t> m_pairLanes;   //!< generated: (src, dst) -> lane
+    uint64_t m_transferCount{0};
+    uint64_t m_plannedBytes{0};
     std::vector<uint32_t> m_nodes;
     std::vector<uint8_t> m_lanes;
     uint8_t m_priority{3};

@@ -188,13 +188,13 @@ namespace
 {
 /** Bytes of a rank's input (in = true) or output of a collective (tn-schedule.h). */
 uint64_t
-RankBytes(const tn_schedule* s, uint32_t rank, bool in)
+RankBytes(Ptr<const Collective> c, uint32_t rank, bool in)
 {
-    const uint64_t S = tn_schedule_bytes(s);
-    const uint32_t N = tn_schedule_ranks(s);
-    const bool root = rank == tn_schedule_root(s);
+    const uint64_t S = c->GetBytes();
+    const uint32_t N = c->GetRanks();
+    const bool root = rank == c->GetRoot();
     const uint64_t own = tn_slice_of(S, N, rank).length;
-    switch (tn_schedule_collective(s))
+    switch (c->GetOperation())
     {
     case TN_COLL_ALL_REDUCE:
     case TN_COLL_ALL_TO_ALL:
@@ -262,7 +262,7 @@ NpuEndpoint::PartStart(Ptr<const Collective> c, uint32_t rank)
     ++m_activeParts;
     if (m_engine == ACE)
     {
-        Count(RankBytes(c->GetSchedule(), rank, true), "input");
+        Count(RankBytes(c, rank, true), "input");
     }
 }
 
@@ -273,7 +273,7 @@ NpuEndpoint::PartEnd(Ptr<const Collective> c, uint32_t rank)
     --m_activeParts;
     if (m_engine == ACE)
     {
-        Count(RankBytes(c->GetSchedule(), rank, false), "output");
+        Count(RankBytes(c, rank, false), "output");
     }
 }
 

@@ -626,7 +626,7 @@ ThemisCollective::GetPlannedBytes() const
     uint64_t sum = 0;
     for (const Ptr<Collective>& c : m_subs)
     {
-        sum += c ? tn_schedule_total_bytes(c->GetSchedule()) : 0;
+        sum += c ? c->GetPlannedBytes() : 0;
     }
     return sum;
 }

@@ -506,7 +506,7 @@ StatsRecorder::WriteScheduled(Ptr<const ThemisCollective> c)
     uint64_t transfers = 0;
     for (const Ptr<Collective>& phase : c->GetPhaseCollectives())
     {
-        transfers += phase->GetSchedule() ? tn_schedule_count(phase->GetSchedule()) : 0;
+        transfers += phase->GetTransferCount();
     }
     const std::string op = tn_collective_name(c->GetCollective());
     const std::string algorithm = c->GetSchedulerName();
@@ -681,8 +681,8 @@ StatsRecorder::Sample(bool last)
 void
 StatsRecorder::WriteCollective(Ptr<const Collective> c)
 {
-    const tn_schedule* s = c->GetSchedule();
-    NS_ASSERT_MSG(s, "StatsRecorder: a collective without a plan");
+    NS_ASSERT_MSG(c->GetSchedule() || c->IsGenerated(),
+                  "StatsRecorder: a collective without a plan");
     const std::string op = c->GetCollectiveName();
     const std::string algorithm = c->GetAlgorithm();
     tn_db_collective row{};
@@ -692,12 +692,12 @@ StatsRecorder::WriteCollective(Ptr<const Collective> c)
     row.scheduler = c->IsStepOrdered() ? "step-order" : "ready";
     row.bytes = c->GetBytes();
     row.participants = c->GetRanks();
-    row.transfers = tn_schedule_count(s);
+    row.transfers = c->GetTransferCount();
     row.priority = c->GetPriority();
     row.start_ns = c->IsStarted() ? c->GetStartTime().GetNanoSeconds() : -1;
     row.end_ns = c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1;
     row.estimated_ns = c->GetEstimatedTime().GetNanoSeconds();
-    AddCollectiveRow(&row, tn_schedule_collective(s));
+    AddCollectiveRow(&row, c->GetOperation());
 }
 
 void
