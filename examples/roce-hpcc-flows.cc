@@ -67,7 +67,10 @@ main(int argc, char* argv[])
     options.AddString("fct", "output: one line per finished flow", &fct);
     options.AddString("pfc", "output: one line per PFC event", &pfc);
     options.AddString("pcap", "pcap of every device: PREFIX-node-device.pcap", &pcap);
-    options.AddString("cc", "congestion control: dcqcn or none (default dcqcn)", &cc);
+    options.AddString("cc",
+                      "congestion control: dcqcn, hpcc, hpcc-pint, timely, dctcp or none "
+                      "(default dcqcn)",
+                      &cc);
     options.AddCount("mtu", "payload bytes per packet", 256u, 9000u, &mtu);
     options.AddCount("seed", "random seed", 1u, uint32_t(ProgramOptions::MAX_SEED), &seed);
     options.AddString("stop",

@@ -13,6 +13,7 @@
 #include "ns3/nstime.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/string.h"
 #include "ns3/tn-routing.h"
 #include "ns3/uinteger.h"
 
@@ -94,6 +95,22 @@ RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
     m_nicFactory.Set(name, value);
 }
 
+void
+RoceHelper::SelectCongestionControl(const std::string& cc)
+{
+    RdmaNic::CongestionControlType type;
+    NS_ABORT_MSG_IF(!RdmaNic::ParseCongestionControl(cc, &type),
+                    "RoceHelper::SetCongestionControl: unknown congestion control '"
+                        << cc << "' (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)");
+    m_nicFactory.Set("CongestionControl", StringValue(cc));
+}
+
+void
+RoceHelper::SetCongestionControlAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ccAttributes.emplace_back(name, value.Copy());
+}
+
 std::string
 RoceHelper::Check(const tn_topology* topo) const
 {
@@ -119,7 +136,12 @@ RoceHelper::Check(const tn_topology* topo) const
             return why.str();
         }
     }
-    return m_nicFactory.Create<RdmaNic>()->GetConfigError();
+    Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+    for (const auto& a : m_ccAttributes)
+    {
+        nic->SetCongestionControlAttribute(a.first, *a.second);
+    }
+    return nic->GetConfigError();
 }
 
 RoceFabricNodes
@@ -250,6 +272,10 @@ RoceHelper::Install(const tn_topology* topo)
         uint32_t v = tn_topology_npu_node(topo, r);
         Ptr<Node> node = f.nodes.Get(v);
         Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+        for (const auto& a : m_ccAttributes)
+        {
+            nic->SetCongestionControlAttribute(a.first, *a.second);
+        }
         nic->SetLocalId(v);
         node->AggregateObject(nic);
         nic->Attach(node->GetObject<RoceSwitch>());

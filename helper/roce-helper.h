@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -110,6 +111,26 @@ class RoceHelper : public RoceLinkHelper
     void SetFlowNetworkAttribute(std::string name, const AttributeValue& value);
 
     /**
+     * Select the congestion control of the NICs (RdmaNic::CongestionControl) and set
+     * attributes of its class, e.g. SetCongestionControl("hpcc", "TargetUtilization",
+     * DoubleValue(0.9)). Aborts on an unknown name or attribute.
+     * \param cc dcqcn, hpcc, hpcc-pint, timely, dctcp or none
+     * \param args attribute name and value pairs (of ns3::RdmaHpcc, ...)
+     */
+    template <typename... Ts>
+    void SetCongestionControl(const std::string& cc, Ts&&... args)
+    {
+        SelectCongestionControl(cc);
+        SetCcAttributes(std::forward<Ts>(args)...);
+    }
+
+    /**
+     * \param name attribute of the selected congestion control's class
+     * \param value value (applied to every NIC installed afterwards)
+     */
+    void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
      * Build the fabric of a topology. The topology is only read during the call.
      * Aborts with a message if the topology has more than 65536 nodes (RoCE addresses) or if
      * routes cannot be computed.
@@ -174,7 +195,22 @@ class RoceHelper : public RoceLinkHelper
     /// Flow level: the fluid network and a FlowNic per NPU on the nodes of f.
     void InstallFlow(const tn_topology* topo, RoceFabricNodes& f);
 
-    ObjectFactory m_nicFactory;                     //!< NICs
+    void SelectCongestionControl(const std::string& cc);
+
+    void SetCcAttributes()
+    {
+    }
+
+    template <typename... Ts>
+    void SetCcAttributes(const std::string& name, const AttributeValue& value, Ts&&... args)
+    {
+        SetCongestionControlAttribute(name, value);
+        SetCcAttributes(std::forward<Ts>(args)...);
+    }
+
+    ObjectFactory m_nicFactory; //!< NICs
+    /// congestion-control attributes for every NIC
+    std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_ccAttributes;
     RoceFabricNodes m_fabric;                       //!< last Install
     std::vector<Ptr<RdmaTransport>> m_nics;         //!< transports by rank
     Mode m_mode{PACKET};                            //!< level of Install

@@ -185,9 +185,11 @@ bool
 RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::string* error)
 {
     *result = RoceHpccResult();
-    if (config.cc != "dcqcn" && config.cc != "none")
+    RdmaNic::CongestionControlType ccType;
+    if (!RdmaNic::ParseCongestionControl(config.cc, &ccType))
     {
-        *error = "--cc: '" + config.cc + "' is not dcqcn or none";
+        *error = "--cc: '" + config.cc +
+                 "' is not a congestion control (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)";
         return false;
     }
     if (config.mtu < 256 || config.mtu > 9000)

@@ -3,6 +3,9 @@
  */
 #include "rdma-nic.h"
 
+#include "rdma-dctcp.h"
+#include "rdma-hpcc.h"
+#include "rdma-timely.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
 #include "roce-switch.h"
@@ -95,7 +98,8 @@ class RdmaRxHeader : public Header
     uint32_t GetSerializedSize() const override
     {
         return RoceIpUdpHeader::SIZE + RoceBthHeader::SIZE + (hasReth ? RoceRethHeader::SIZE : 0) +
-               (hasImm ? RoceImmHeader::SIZE : 0) + (hasAeth ? RoceAethHeader::SIZE : 0);
+               (hasImm ? RoceImmHeader::SIZE : 0) + (hasAeth ? RoceAethHeader::SIZE : 0) +
+               telemetry.GetSerializedSize();
     }
 
     void Serialize(Buffer::Iterator i) const override
@@ -117,7 +121,9 @@ class RdmaRxHeader : public Header
         if (hasAeth)
         {
             aeth.Serialize(i);
+            i.Next(RoceAethHeader::SIZE);
         }
+        telemetry.Serialize(i);
     }
 
     uint32_t Deserialize(Buffer::Iterator i) override
@@ -142,18 +148,22 @@ class RdmaRxHeader : public Header
         if (hasAeth)
         {
             aeth.Deserialize(i);
+            i.Next(RoceAethHeader::SIZE);
         }
+        telemetry.SetMode(static_cast<RoceIntHeader::Mode>(bth.GetTelemetry()));
+        telemetry.Deserialize(i);
         return GetSerializedSize();
     }
 
-    RoceIpUdpHeader ip;  //!< IPv4 + UDP
-    RoceBthHeader bth;   //!< BTH
-    RoceRethHeader reth; //!< RETH (valid if hasReth)
-    RoceAethHeader aeth; //!< AETH (valid if hasAeth)
-    RoceImmHeader imm;   //!< ImmDt (valid if hasImm)
-    bool hasReth{false}; //!< RETH present
-    bool hasImm{false};  //!< ImmDt present
-    bool hasAeth{false}; //!< AETH present
+    RoceIpUdpHeader ip;      //!< IPv4 + UDP
+    RoceBthHeader bth;       //!< BTH
+    RoceRethHeader reth;     //!< RETH (valid if hasReth)
+    RoceAethHeader aeth;     //!< AETH (valid if hasAeth)
+    RoceImmHeader imm;       //!< ImmDt (valid if hasImm)
+    RoceIntHeader telemetry; //!< telemetry (mode NONE if the BTH says none)
+    bool hasReth{false};     //!< RETH present
+    bool hasImm{false};      //!< ImmDt present
+    bool hasAeth{false};     //!< AETH present
 };
 
 namespace
@@ -259,10 +269,24 @@ RdmaNic::GetTypeId()
                 MakeUintegerAccessor(&RdmaNic::m_mtu),
                 MakeUintegerChecker<uint32_t>(256, 9000))
             .AddAttribute("CongestionControl",
-                          "Congestion control of the queue pairs: dcqcn or none.",
+                          "Congestion control of the queue pairs: dcqcn (parameters: the "
+                          "DCQCN attributes of this class), hpcc (ns3::RdmaHpcc), hpcc-pint "
+                          "(ns3::RdmaHpccPint), timely (ns3::RdmaTimely), dctcp "
+                          "(ns3::RdmaDctcp) or none.",
                           EnumValue(CC_DCQCN),
                           MakeEnumAccessor(&RdmaNic::m_ccType),
-                          MakeEnumChecker(CC_DCQCN, "dcqcn", CC_NONE, "none"))
+                          MakeEnumChecker(CC_DCQCN,
+                                          "dcqcn",
+                                          CC_NONE,
+                                          "none",
+                                          CC_HPCC,
+                                          "hpcc",
+                                          CC_HPCC_PINT,
+                                          "hpcc-pint",
+                                          CC_TIMELY,
+                                          "timely",
+                                          CC_DCTCP,
+                                          "dctcp"))
             .AddAttribute("AckInterval",
                           "The responder acknowledges every this many in-order packets (and at "
                           "the end of each message).",
@@ -475,7 +499,133 @@ RdmaNic::GetConfigError() const
     {
         return "ns3::RdmaNic::MinRate must be > 0 (a queue pair at rate 0 never sends again)";
     }
+    if (GetCcFactory())
+    {
+        Ptr<RdmaCongestionControl> cc = GetCcFactory()->Create<RdmaCongestionControl>();
+        if (!cc)
+        {
+            return "ns3::RdmaNic::CongestionControl " + GetCongestionControlName(m_ccType) +
+                   ": its class does not derive from ns3::RdmaCongestionControl";
+        }
+        return cc->GetConfigError();
+    }
     return "";
+}
+
+bool
+RdmaNic::ParseCongestionControl(const std::string& name, CongestionControlType* type)
+{
+    static const std::pair<const char*, CongestionControlType> names[] = {
+        {"none", CC_NONE},
+        {"dcqcn", CC_DCQCN},
+        {"hpcc", CC_HPCC},
+        {"hpcc-pint", CC_HPCC_PINT},
+        {"timely", CC_TIMELY},
+        {"dctcp", CC_DCTCP},
+    };
+    for (const auto& n : names)
+    {
+        if (name == n.first)
+        {
+            *type = n.second;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string
+RdmaNic::GetCongestionControlName(CongestionControlType type)
+{
+    switch (type)
+    {
+    case CC_NONE:
+        return "none";
+    case CC_DCQCN:
+        return "dcqcn";
+    case CC_HPCC:
+        return "hpcc";
+    case CC_HPCC_PINT:
+        return "hpcc-pint";
+    case CC_TIMELY:
+        return "timely";
+    case CC_DCTCP:
+        return "dctcp";
+    }
+    return "unknown";
+}
+
+std::string
+RdmaNic::GetCongestionControlTypeName(CongestionControlType type)
+{
+    switch (type)
+    {
+    case CC_HPCC:
+        return "ns3::RdmaHpcc";
+    case CC_HPCC_PINT:
+        return "ns3::RdmaHpccPint";
+    case CC_TIMELY:
+        return "ns3::RdmaTimely";
+    case CC_DCTCP:
+        return "ns3::RdmaDctcp";
+    default:
+        return "";
+    }
+}
+
+void
+RdmaNic::SetCongestionControlAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ccAttributes.emplace_back(name, value.Copy());
+    m_ccFactoryReady = false;
+}
+
+const ObjectFactory*
+RdmaNic::GetCcFactory() const
+{
+    const std::string tid = GetCongestionControlTypeName(m_ccType);
+    if (tid.empty())
+    {
+        return nullptr;
+    }
+    if (!m_ccFactoryReady || m_ccFactoryType != m_ccType)
+    {
+        m_ccFactory = ObjectFactory();
+        m_ccFactory.SetTypeId(tid);
+        for (const auto& a : m_ccAttributes)
+        {
+            m_ccFactory.Set(a.first, *a.second);
+        }
+        m_ccFactoryReady = true;
+        m_ccFactoryType = m_ccType;
+    }
+    return &m_ccFactory;
+}
+
+Ptr<RdmaCongestionControl>
+RdmaNic::CreateCongestionControl(double lineRate) const
+{
+    if (m_ccType == CC_DCQCN)
+    {
+        const double scale = lineRate / static_cast<double>(m_referenceRate.GetBitRate());
+        RdmaDcqcnConfig c;
+        c.g = m_g;
+        c.initialAlpha = m_initialAlpha;
+        c.alphaPeriod = m_alphaPeriod;
+        c.decreasePeriod = m_decreasePeriod;
+        c.increasePeriod = m_increasePeriod;
+        c.fastRecoveryStages = m_fastRecoveryStages;
+        c.additiveStages = m_additiveStages;
+        c.aiBps = static_cast<double>(m_ai.GetBitRate()) * scale;
+        c.haiBps = static_cast<double>(m_hai.GetBitRate()) * scale;
+        c.minRateBps = std::min(static_cast<double>(m_minRate.GetBitRate()), lineRate);
+        c.byteCounter = m_byteCounter;
+        c.clampTargetRate = m_clampTarget;
+        c.clampAfterTimeIncrease = m_clampAfterTimeInc;
+        return CreateObject<RdmaDcqcnControl>(c);
+    }
+    const ObjectFactory* f = GetCcFactory();
+    return f ? f->Create<RdmaCongestionControl>() : nullptr;
 }
 
 void
@@ -618,27 +768,12 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
                     "RdmaNic of node " << m_localId << ": no route to node " << peer);
     qp->m_port = port;
     qp->m_lineRate = m_ports[port].rate;
-    if (m_ccType == CC_DCQCN)
+    qp->m_cc = CreateCongestionControl(qp->m_lineRate);
+    if (qp->m_cc)
     {
-        double scale = qp->m_lineRate / static_cast<double>(m_referenceRate.GetBitRate());
-        RdmaDcqcnConfig& c = qp->m_ccConfig;
-        c.g = m_g;
-        c.initialAlpha = m_initialAlpha;
-        c.alphaPeriod = m_alphaPeriod;
-        c.decreasePeriod = m_decreasePeriod;
-        c.increasePeriod = m_increasePeriod;
-        c.fastRecoveryStages = m_fastRecoveryStages;
-        c.additiveStages = m_additiveStages;
-        c.aiBps = static_cast<double>(m_ai.GetBitRate()) * scale;
-        c.haiBps = static_cast<double>(m_hai.GetBitRate()) * scale;
-        c.minRateBps = std::min(static_cast<double>(m_minRate.GetBitRate()), qp->m_lineRate);
-        c.byteCounter = m_byteCounter;
-        c.clampTargetRate = m_clampTarget;
-        c.clampAfterTimeIncrease = m_clampAfterTimeInc;
-        qp->m_cc =
-            std::make_unique<RdmaDcqcn>(&qp->m_ccConfig,
-                                        qp->m_lineRate,
-                                        MakeCallback(&RdmaQueuePair::NotifyRate, PeekPointer(qp)));
+        qp->m_cc->Start(qp->m_lineRate,
+                        m_mtu,
+                        MakeCallback(&RdmaQueuePair::NotifyRate, PeekPointer(qp)));
     }
     m_qps[qpn] = qp;
     m_qpList.push_back(qp);
@@ -787,7 +922,9 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
             pt.paced.push(Paced{m_injectNext, m_pacedSeq++, qp}); // the NIC-wide cap
             continue;
         }
-        if (qp->m_sndNxt - qp->m_sndUna >= MAX_OUTSTANDING)
+        if (qp->m_sndNxt - qp->m_sndUna >= MAX_OUTSTANDING ||
+            (qp->m_cc && qp->m_cc->GetWindow() > 0 &&
+             (qp->m_sndNxt - qp->m_sndUna) * m_mtu >= qp->m_cc->GetWindow()))
         {
             qp->m_queued = false; // resumes on the next ACK
             continue;
@@ -846,6 +983,13 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     // the 4 ICRC bytes are the zero bytes after the payload: the same bytes as
     // RoceIcrcTrailer's default value, without the cost of a trailer
     Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(len + RoceIcrcTrailer::SIZE);
+    const RoceIntHeader::Mode telemetry = qp->m_cc ? qp->m_cc->GetTelemetry() : RoceIntHeader::NONE;
+    if (telemetry != RoceIntHeader::NONE)
+    {
+        RoceIntHeader tel(telemetry);
+        qp->m_cc->FillTelemetry(tel);
+        p->AddHeader(tel);
+    }
     if (imm)
     {
         RoceImmHeader immDt;
@@ -866,6 +1010,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     bth.SetDestQp(qp->m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>(psn & PSN_MASK));
     bth.SetAckRequest(last);
+    bth.SetTelemetry(telemetry);
     p->AddHeader(bth);
     RoceIpUdpHeader ip;
     ip.SetSource(RoceAddress::FromNodeId(m_localId));
@@ -907,7 +1052,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     }
     if (qp->m_cc)
     {
-        qp->m_cc->NotifySent(len);
+        qp->m_cc->OnSent(psn, len);
     }
     if (!qp->m_rtoPending)
     {
@@ -986,14 +1131,26 @@ RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t sy
     {
         p->AddHeader(RoceCnpHeader());
     }
-    else
+    RoceBthHeader bth;
+    if (opcode != RoceBthHeader::CNP)
     {
+        if (syndrome == RoceAethHeader::SYNDROME_ACK)
+        {
+            // the ACK echoes the telemetry of the packet it answers and any CE mark since
+            // the previous ACK (BECN)
+            if (qp->m_rcvTelemetry.GetMode() != RoceIntHeader::NONE)
+            {
+                p->AddHeader(qp->m_rcvTelemetry);
+                bth.SetTelemetry(qp->m_rcvTelemetry.GetMode());
+            }
+            bth.SetBecn(qp->m_ceSinceAck);
+            qp->m_ceSinceAck = false;
+        }
         RoceAethHeader aeth;
         aeth.SetSyndrome(syndrome);
         aeth.SetMsn(qp->m_msn);
         p->AddHeader(aeth);
     }
-    RoceBthHeader bth;
     bth.SetOpcode(opcode);
     bth.SetDestQp(qp->m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>(psn & PSN_MASK));
@@ -1037,14 +1194,14 @@ RdmaNic::Receive(Ptr<Packet> p)
     switch (op)
     {
     case RoceBthHeader::RC_ACK:
-        ReceiveAck(qp, bth.GetPsn(), h.aeth.IsNak());
+        ReceiveAck(qp, h);
         break;
     case RoceBthHeader::CNP:
         ++m_cnpReceived;
         m_cnpReceivedTrace(qp->m_qpn);
         if (qp->m_cc)
         {
-            qp->m_cc->ReceiveCnp();
+            qp->m_cc->OnCnp();
         }
         break;
     case RoceBthHeader::RC_WRITE_FIRST:
@@ -1057,6 +1214,7 @@ RdmaNic::Receive(Ptr<Packet> p)
                     bth,
                     h.hasReth ? &h.reth : nullptr,
                     h.hasImm ? &h.imm : nullptr,
+                    h.telemetry.GetMode() != RoceIntHeader::NONE ? &h.telemetry : nullptr,
                     p->GetSize() - headerBytes - RoceIcrcTrailer::SIZE,
                     ip.GetEcn() == RoceIpUdpHeader::CE,
                     peer);
@@ -1072,11 +1230,17 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
                      const RoceBthHeader& bth,
                      const RoceRethHeader* reth,
                      const RoceImmHeader* imm,
+                     const RoceIntHeader* telemetry,
                      uint32_t payload,
                      bool ce,
                      uint32_t peer)
 {
     Time now = Simulator::Now();
+    if (telemetry)
+    {
+        qp->m_rcvTelemetry = *telemetry;
+    }
+    qp->m_ceSinceAck = qp->m_ceSinceAck || ce;
     if (ce && m_ccType == CC_DCQCN && (!qp->m_cnpSent || now - qp->m_lastCnp >= m_cnpInterval))
     {
         qp->m_cnpSent = true;
@@ -1107,7 +1271,8 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
         {
             ++qp->m_msn;
         }
-        if (last || bth.GetAckRequest() || qp->m_unacked >= m_ackInterval)
+        // a packet with telemetry is answered at once: its stamps go back in the ACK
+        if (last || bth.GetAckRequest() || qp->m_unacked >= m_ackInterval || telemetry)
         {
             qp->m_unacked = 0;
             SendControl(qp, RoceBthHeader::RC_ACK, qp->m_rcvNxt - 1, RoceAethHeader::SYNDROME_ACK);
@@ -1153,17 +1318,21 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
 }
 
 void
-RdmaNic::ReceiveAck(RdmaQueuePair* qp, uint64_t wirePsn, bool nak)
+RdmaNic::ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h)
 {
     if (qp->m_failed)
     {
         return; // late ACKs of failed messages
     }
-    uint64_t psn = ExpandPsn(static_cast<uint32_t>(wirePsn), qp->m_sndUna);
-    if (nak)
+    uint64_t psn = ExpandPsn(h.bth.GetPsn(), qp->m_sndUna);
+    if (h.aeth.IsNak())
     {
         ++m_nackReceived;
         m_nackTrace(qp->m_qpn, psn);
+        if (qp->m_cc)
+        {
+            qp->m_cc->OnNack(psn);
+        }
         if (psn > qp->m_sndUna)
         {
             Acknowledge(qp, psn);
@@ -1178,9 +1347,21 @@ RdmaNic::ReceiveAck(RdmaQueuePair* qp, uint64_t wirePsn, bool nak)
             Schedule(qp);
         }
     }
-    else if (psn + 1 > qp->m_sndUna)
+    else
     {
-        Acknowledge(qp, psn + 1);
+        if (qp->m_cc)
+        {
+            RdmaCcFeedback fb;
+            fb.ackedPsn = std::min(psn + 1, qp->m_sndMax);
+            fb.nextPsn = qp->m_sndMax;
+            fb.ecnEcho = h.bth.GetBecn();
+            fb.telemetry = h.telemetry.GetMode() != RoceIntHeader::NONE ? &h.telemetry : nullptr;
+            qp->m_cc->OnAck(fb);
+        }
+        if (psn + 1 > qp->m_sndUna)
+        {
+            Acknowledge(qp, psn + 1);
+        }
     }
 }
 

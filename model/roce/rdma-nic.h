@@ -6,6 +6,7 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
+#include "rdma-cc.h"
 #include "rdma-dcqcn.h"
 #include "rdma-queue-pair.h"
 #include "rdma-transport.h"
@@ -14,6 +15,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
@@ -34,6 +36,8 @@ class RoceSwitch;
 class RoceBthHeader;
 class RoceRethHeader;
 class RoceImmHeader;
+class RoceIntHeader;
+class RdmaRxHeader;
 
 /**
  * \ingroup training-net
@@ -77,12 +81,44 @@ class RdmaNic : public RdmaTransport
     /** \return the TypeId */
     static TypeId GetTypeId();
 
-    /// Congestion control choices.
+    /// Congestion control choices (numbered as the HPCC family's CC_MODE).
     enum CongestionControlType
     {
-        CC_NONE = 0, //!< send at line rate, no CNP generation
-        CC_DCQCN = 1 //!< DCQCN (default)
+        CC_NONE = 0,      //!< send at line rate, no CNP generation
+        CC_DCQCN = 1,     //!< DCQCN (default): RdmaDcqcnControl
+        CC_HPCC = 3,      //!< HPCC: RdmaHpcc
+        CC_TIMELY = 7,    //!< TIMELY: RdmaTimely
+        CC_DCTCP = 8,     //!< DCTCP: RdmaDctcp
+        CC_HPCC_PINT = 10 //!< HPCC-PINT: RdmaHpccPint
     };
+
+    /**
+     * \param name a congestion control name (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)
+     * \param type set to its value if known
+     * \return whether the name is known
+     */
+    static bool ParseCongestionControl(const std::string& name, CongestionControlType* type);
+    /** \param type a congestion control \return its name */
+    static std::string GetCongestionControlName(CongestionControlType type);
+    /**
+     * \param type a congestion control other than none and dcqcn
+     * \return the TypeId name of its class ("" for none and dcqcn)
+     */
+    static std::string GetCongestionControlTypeName(CongestionControlType type);
+
+    /**
+     * Set an attribute of the congestion-control objects this NIC creates (of the class the
+     * CongestionControl attribute selects, e.g. "TargetUtilization" of ns3::RdmaHpcc); the
+     * values are applied when the first queue pair is made, and checked by GetConfigError.
+     * \param name attribute name \param value value
+     */
+    void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
+
+    /** \return the congestion control of the queue pairs */
+    CongestionControlType GetCongestionControl() const
+    {
+        return m_ccType;
+    }
 
     /// Completion callback of a posted message.
     typedef RdmaQueuePair::CompletionCallback CompletionCallback;
@@ -301,10 +337,15 @@ class RdmaNic : public RdmaTransport
                      const RoceBthHeader& bth,
                      const RoceRethHeader* reth,
                      const RoceImmHeader* imm,
+                     const RoceIntHeader* telemetry,
                      uint32_t payload,
                      bool ce,
                      uint32_t peer);
-    void ReceiveAck(RdmaQueuePair* qp, uint64_t psn, bool nak);
+    void ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h);
+    /// \return the factory of the CC objects (type and attributes applied), or null for
+    /// none and dcqcn
+    const ObjectFactory* GetCcFactory() const;
+    Ptr<RdmaCongestionControl> CreateCongestionControl(double lineRate) const;
     void Acknowledge(RdmaQueuePair* qp, uint64_t ackedUpTo);
     void ArmRto(RdmaQueuePair* qp);
     void RtoExpired(RdmaQueuePair* qp);
@@ -333,6 +374,11 @@ class RdmaNic : public RdmaTransport
     // attributes
     uint32_t m_mtu;
     CongestionControlType m_ccType;
+    /// attributes for the CC objects (SetCongestionControlAttribute), applied lazily
+    std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_ccAttributes;
+    mutable ObjectFactory m_ccFactory;                      //!< CC objects of the selected class
+    mutable bool m_ccFactoryReady{false};                   //!< m_ccFactory built for m_ccType
+    mutable CongestionControlType m_ccFactoryType{CC_NONE}; //!< type it was built for
     uint32_t m_ackInterval;
     Time m_rto;
     Time m_cnpInterval;

@@ -43,7 +43,8 @@ RdmaQueuePair::DoDispose()
     if (m_cc)
     {
         m_cc->Stop();
-        m_cc.reset();
+        m_cc->Dispose();
+        m_cc = nullptr;
     }
     m_messages.clear();
     m_nic = nullptr;

@@ -6,7 +6,8 @@
 #ifndef RDMA_QUEUE_PAIR_H
 #define RDMA_QUEUE_PAIR_H
 
-#include "rdma-dcqcn.h"
+#include "rdma-cc.h"
+#include "roce-header.h"
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
@@ -164,8 +165,14 @@ class RdmaQueuePair : public Object
 
     /// \return current sending rate in bit/s (line rate without congestion control)
     double GetRate() const;
-    /// \return DCQCN alpha (0 when congestion control is off)
+    /// \return DCQCN or DCTCP alpha (0 for the other algorithms and without one)
     double GetAlpha();
+
+    /// \return the congestion control of the QP (null without one)
+    Ptr<RdmaCongestionControl> GetCongestionControl() const
+    {
+        return m_cc;
+    }
 
     /// \return payload bytes sent again (go-back-N and timeouts)
     uint64_t GetRetransmittedBytes() const
@@ -255,16 +262,17 @@ class RdmaQueuePair : public Object
     uint64_t m_ackedBytes{0};
     uint64_t m_timeouts{0};
     uint64_t m_dataPackets{0};
-    RdmaDcqcnConfig m_ccConfig;      //!< DCQCN parameters scaled to the egress rate
-    std::unique_ptr<RdmaDcqcn> m_cc; //!< congestion control (null = none)
+    Ptr<RdmaCongestionControl> m_cc; //!< congestion control (null = none)
     bool m_queued{false};            //!< in the NIC's ready ring or pacing heap
 
     // responder
-    uint64_t m_rcvNxt{0};   //!< expected PSN
-    uint32_t m_unacked{0};  //!< packets accepted since the last ACK
-    bool m_nackSent{false}; //!< NACK already sent for m_rcvNxt
-    bool m_cnpSent{false};  //!< a CNP was sent at least once
-    Time m_lastCnp;         //!< time of the last CNP sent
+    uint64_t m_rcvNxt{0};         //!< expected PSN
+    uint32_t m_unacked{0};        //!< packets accepted since the last ACK
+    bool m_nackSent{false};       //!< NACK already sent for m_rcvNxt
+    bool m_cnpSent{false};        //!< a CNP was sent at least once
+    Time m_lastCnp;               //!< time of the last CNP sent
+    bool m_ceSinceAck{false};     //!< a CE-marked packet arrived since the last ACK (BECN)
+    RoceIntHeader m_rcvTelemetry; //!< telemetry of the last data packet, echoed in ACKs
     uint64_t m_rcvBytes{0};
     uint64_t m_rcvMsgId{0};    //!< RETH virtual address of the message being received
     uint32_t m_rcvMsgKey{0};   //!< RETH R_Key of it

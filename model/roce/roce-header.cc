@@ -11,6 +11,8 @@
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <vector>
@@ -209,6 +211,14 @@ RoceBthHeader::Print(std::ostream& os) const
     os << "BTH opcode=0x" << std::hex << unsigned(m_opcode) << std::dec << " dqp=" << m_destQp
        << " psn=" << m_psn << " ackreq=" << m_ackReq << " pkey=0x" << std::hex << m_pkey
        << std::dec;
+    if (m_becn)
+    {
+        os << " becn=1";
+    }
+    if (m_telemetry != 0)
+    {
+        os << " telemetry=" << unsigned(m_telemetry);
+    }
 }
 
 uint32_t
@@ -224,7 +234,9 @@ RoceBthHeader::Serialize(Buffer::Iterator i) const
     b[0] = m_opcode;
     b[1] = static_cast<uint8_t>((m_se ? 0x80 : 0) | (m_mig ? 0x40 : 0) | (m_pad << 4));
     PutU16(b + 2, m_pkey);
-    PutU32(b + 4, (m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) | m_destQp);
+    PutU32(b + 4,
+           (m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) | (uint32_t(m_telemetry) << 28) |
+               m_destQp);
     PutU32(b + 8, (m_ackReq ? 0x80000000u : 0) | m_psn);
     i.Write(b, SIZE);
 }
@@ -242,6 +254,7 @@ RoceBthHeader::Deserialize(Buffer::Iterator i)
     const uint32_t w1 = i.ReadNtohU32();
     m_fecn = w1 & 0x80000000u;
     m_becn = w1 & 0x40000000u;
+    m_telemetry = (w1 >> 28) & 3;
     m_destQp = w1 & 0xffffff;
     const uint32_t w2 = i.ReadNtohU32();
     m_ackReq = w2 & 0x80000000u;
@@ -396,6 +409,255 @@ RoceAethHeader::Deserialize(Buffer::Iterator i)
     m_syndrome = static_cast<uint8_t>(w >> 24);
     m_msn = w & 0xffffff;
     return SIZE;
+}
+
+// ---------------------------------------------------------------- RoceIntHeader
+
+namespace
+{
+constexpr uint64_t
+FieldMask(uint32_t bits)
+{
+    return (UINT64_C(1) << bits) - 1;
+}
+
+// hop word, high to low bits: rate code 3, time 24, bytes 20, qlen 17
+constexpr uint32_t QLEN_SHIFT = 0;
+constexpr uint32_t BYTES_SHIFT = RoceIntHeader::QLEN_BITS;
+constexpr uint32_t TIME_SHIFT = BYTES_SHIFT + RoceIntHeader::BYTES_BITS;
+constexpr uint32_t RATE_SHIFT = TIME_SHIFT + RoceIntHeader::TIME_BITS;
+
+const uint64_t g_intRates[8] = {UINT64_C(10000000000),
+                                UINT64_C(25000000000),
+                                UINT64_C(40000000000),
+                                UINT64_C(50000000000),
+                                UINT64_C(100000000000),
+                                UINT64_C(200000000000),
+                                UINT64_C(400000000000),
+                                UINT64_C(800000000000)};
+} // namespace
+
+RoceIntHeader::RoceIntHeader(Mode mode)
+    : m_mode(mode)
+{
+}
+
+TypeId
+RoceIntHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceIntHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceIntHeader>();
+    return tid;
+}
+
+TypeId
+RoceIntHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceIntHeader::SetMode(Mode mode)
+{
+    *this = RoceIntHeader(mode);
+}
+
+void
+RoceIntHeader::InitHops(uint8_t slots, uint8_t multi)
+{
+    SetMode(HOPS);
+    m_slots = std::min<uint8_t>(std::max<uint8_t>(slots, 1), MAX_SLOTS);
+    m_multi = std::max<uint8_t>(multi, 1);
+}
+
+void
+RoceIntHeader::Print(std::ostream& os) const
+{
+    switch (m_mode)
+    {
+    case HOPS:
+        os << "INT hops=" << unsigned(m_nHops) << "/" << unsigned(m_slots)
+           << " multi=" << unsigned(m_multi);
+        for (uint32_t i = 0; i < std::min(m_nHops, m_slots); ++i)
+        {
+            os << " [t=" << GetHopTime(i) << " tx=" << GetHopBytes(i)
+               << " q=" << GetHopQueueBytes(i) << " rate=" << GetHopRate(i) << "]";
+        }
+        break;
+    case PINT:
+        os << "INT pint=" << m_pint;
+        break;
+    case TIMESTAMP:
+        os << "INT ts=" << m_timestamp;
+        break;
+    default:
+        os << "INT none";
+    }
+}
+
+uint32_t
+RoceIntHeader::GetSerializedSize() const
+{
+    switch (m_mode)
+    {
+    case HOPS:
+        return 2 + HOP_SIZE * m_slots;
+    case PINT:
+        return 2;
+    case TIMESTAMP:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+void
+RoceIntHeader::Serialize(Buffer::Iterator i) const
+{
+    switch (m_mode)
+    {
+    case HOPS:
+        i.WriteU8(m_multi);
+        i.WriteU8(static_cast<uint8_t>((m_slots << 4) | (m_nHops & 0xf)));
+        for (uint32_t k = 0; k < m_slots; ++k)
+        {
+            i.WriteHtonU64(m_hops[k]);
+        }
+        break;
+    case PINT:
+        i.WriteHtonU16(m_pint);
+        break;
+    case TIMESTAMP:
+        i.WriteHtonU64(m_timestamp);
+        break;
+    default:
+        break;
+    }
+}
+
+uint32_t
+RoceIntHeader::Deserialize(Buffer::Iterator i)
+{
+    const Mode mode = m_mode;
+    SetMode(mode);
+    switch (mode)
+    {
+    case HOPS: {
+        m_multi = i.ReadU8();
+        const uint8_t b = i.ReadU8();
+        m_slots = b >> 4;
+        m_nHops = b & 0xf;
+        for (uint32_t k = 0; k < m_slots; ++k)
+        {
+            m_hops[k] = i.ReadNtohU64();
+        }
+        break;
+    }
+    case PINT:
+        m_pint = i.ReadNtohU16();
+        break;
+    case TIMESTAMP:
+        m_timestamp = i.ReadNtohU64();
+        break;
+    default:
+        break;
+    }
+    return GetSerializedSize();
+}
+
+bool
+RoceIntHeader::PushHop(uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes, uint8_t rateCode)
+{
+    const uint8_t k = m_nHops;
+    if (m_nHops < 0xf)
+    {
+        ++m_nHops;
+    }
+    if (k >= m_slots)
+    {
+        return false;
+    }
+    const uint64_t bytes = txBytes / (uint64_t(BYTES_UNIT) * m_multi);
+    const uint64_t qlen =
+        std::min(qlenBytes / (uint64_t(QLEN_UNIT) * m_multi), FieldMask(QLEN_BITS));
+    m_hops[k] = (uint64_t(rateCode & 7) << RATE_SHIFT) |
+                ((timeNs & FieldMask(TIME_BITS)) << TIME_SHIFT) |
+                ((bytes & FieldMask(BYTES_BITS)) << BYTES_SHIFT) | (qlen << QLEN_SHIFT);
+    return true;
+}
+
+uint32_t
+RoceIntHeader::GetHopTime(uint32_t i) const
+{
+    return static_cast<uint32_t>((m_hops[i] >> TIME_SHIFT) & FieldMask(TIME_BITS));
+}
+
+uint32_t
+RoceIntHeader::GetHopBytes(uint32_t i) const
+{
+    return static_cast<uint32_t>((m_hops[i] >> BYTES_SHIFT) & FieldMask(BYTES_BITS));
+}
+
+uint64_t
+RoceIntHeader::GetHopQueueBytes(uint32_t i) const
+{
+    return ((m_hops[i] >> QLEN_SHIFT) & FieldMask(QLEN_BITS)) * QLEN_UNIT * m_multi;
+}
+
+uint64_t
+RoceIntHeader::GetHopRate(uint32_t i) const
+{
+    return g_intRates[(m_hops[i] >> RATE_SHIFT) & 7];
+}
+
+uint64_t
+RoceIntHeader::GetTimeDelta(uint32_t i, const RoceIntHeader& older) const
+{
+    return (GetHopTime(i) - older.GetHopTime(i)) & FieldMask(TIME_BITS);
+}
+
+uint64_t
+RoceIntHeader::GetBytesDelta(uint32_t i, const RoceIntHeader& older) const
+{
+    return ((GetHopBytes(i) - older.GetHopBytes(i)) & FieldMask(BYTES_BITS)) * BYTES_UNIT * m_multi;
+}
+
+uint8_t
+RoceIntHeader::RateCode(uint64_t bps)
+{
+    for (uint8_t c = 0; c < 8; ++c)
+    {
+        if (g_intRates[c] == bps)
+        {
+            return c;
+        }
+    }
+    return NO_RATE_CODE;
+}
+
+const uint64_t*
+RoceIntHeader::RateTable()
+{
+    return g_intRates;
+}
+
+uint16_t
+RoceIntHeader::EncodeUtilisation(double u, double base)
+{
+    if (!(u > 0))
+    {
+        return 0;
+    }
+    const double c = 32768.0 + std::round(std::log(u) / std::log(base));
+    return static_cast<uint16_t>(std::min(65535.0, std::max(1.0, c)));
+}
+
+double
+RoceIntHeader::DecodeUtilisation(uint16_t code, double base)
+{
+    return code == 0 ? 0.0 : std::pow(base, static_cast<double>(code) - 32768.0);
 }
 
 // ---------------------------------------------------------------- RoceCnpHeader

@@ -269,8 +269,10 @@ class RoceIpUdpHeader : public Header
  * \ingroup training-net
  * InfiniBand Base Transport Header (12 bytes):
  * byte 0 opcode; byte 1 SE(1) M(1) PadCnt(2) TVer(4); bytes 2-3 P_Key; byte 4 reserved
- * (FECN/BECN bits 7,6); bytes 5-7 destination QP (24 bits); byte 8 AckReq (bit 7) + reserved;
- * bytes 9-11 PSN (24 bits). All in network byte order.
+ * (FECN/BECN bits 7,6; bits 5,4 say which telemetry header, RoceIntHeader::Mode, follows the
+ * transport headers: reserved bits in RoCEv2, used by this model the way the HPCC family's
+ * simulators carry INT in their own header); bytes 5-7 destination QP (24 bits); byte 8 AckReq
+ * (bit 7) + reserved; bytes 9-11 PSN (24 bits). All in network byte order.
  */
 class RoceBthHeader : public Header
 {
@@ -423,6 +425,18 @@ class RoceBthHeader : public Header
         return m_becn;
     }
 
+    /** \param mode telemetry header after the transport headers (RoceIntHeader::Mode, 0..3) */
+    void SetTelemetry(uint8_t mode)
+    {
+        m_telemetry = mode & 3;
+    }
+
+    /** \return telemetry header mode (0 = none) */
+    uint8_t GetTelemetry() const
+    {
+        return m_telemetry;
+    }
+
     /**
      * \param op opcode
      * \return true if a packet with this opcode carries a RETH
@@ -471,6 +485,7 @@ class RoceBthHeader : public Header
     bool m_ackReq{false};            //!< AckReq
     bool m_fecn{false};              //!< FECN
     bool m_becn{false};              //!< BECN
+    uint8_t m_telemetry{0};          //!< telemetry header mode (byte 4 bits 5,4)
 };
 
 /**
@@ -624,6 +639,161 @@ class RoceAethHeader : public Header
   private:
     uint32_t m_msn{0};                //!< MSN
     uint8_t m_syndrome{SYNDROME_ACK}; //!< syndrome
+};
+
+/**
+ * \ingroup training-net
+ * In-band telemetry (INT) header: on a data packet it follows the transport headers (BTH, RETH,
+ * ImmDt) and precedes the payload; on an ACK it follows the AETH and echoes what the acknowledged
+ * data packet collected. The BTH's telemetry bits (RoceBthHeader::SetTelemetry) say which of
+ * three layouts it has; their sizes are those the HPCC family's simulators put on the wire:
+ *
+ * - HOPS (HPCC), 2 + 8 x slots bytes: byte 0 the unit multiplier m (INT_MULTI), byte 1 the
+ *   slot count (bits 7..4) and the hops stamped (bits 3..0, counting past the slots when a path
+ *   is longer), then one 64-bit word per slot: link rate code (3 bits, RateCode), timestamp
+ *   (24 bits, ns, wraps every 16.8 ms), transmitted bytes (20 bits, units of 128 m bytes),
+ *   queue length (17 bits, units of 80 m bytes). Deltas between two stamps of a hop are taken
+ *   modulo the field width, so the wraps do not matter between ACKs.
+ * - PINT, 2 bytes: the largest link utilisation of the path, log-coded (EncodeUtilisation).
+ * - TIMESTAMP (TIMELY), 8 bytes: the sender's transmit time in ns.
+ */
+class RoceIntHeader : public Header
+{
+  public:
+    /// Layout (the BTH's telemetry bits)
+    enum Mode : uint8_t
+    {
+        NONE = 0,
+        HOPS = 1,
+        PINT = 2,
+        TIMESTAMP = 3
+    };
+
+    static constexpr uint32_t HOP_SIZE = 8;       //!< bytes per hop
+    static constexpr uint32_t MAX_SLOTS = 15;     //!< hop slots a header can hold
+    static constexpr uint32_t TIME_BITS = 24;     //!< timestamp width
+    static constexpr uint32_t BYTES_BITS = 20;    //!< transmitted-bytes width
+    static constexpr uint32_t QLEN_BITS = 17;     //!< queue-length width
+    static constexpr uint32_t BYTES_UNIT = 128;   //!< transmitted-bytes unit at m = 1
+    static constexpr uint32_t QLEN_UNIT = 80;     //!< queue-length unit at m = 1
+    static constexpr uint8_t NO_RATE_CODE = 0xff; //!< RateCode of a rate not in the table
+
+    /** \param mode layout */
+    explicit RoceIntHeader(Mode mode = NONE);
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    void Print(std::ostream& os) const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    /// The mode must be set first (SetMode, from the BTH's telemetry bits).
+    uint32_t Deserialize(Buffer::Iterator start) override;
+
+    /** \param mode layout (clears the contents) */
+    void SetMode(Mode mode);
+
+    /** \return the layout */
+    Mode GetMode() const
+    {
+        return m_mode;
+    }
+
+    /**
+     * HOPS: empty header with room for some hops.
+     * \param slots hop slots (1..MAX_SLOTS) \param multi unit multiplier (1..255)
+     */
+    void InitHops(uint8_t slots, uint8_t multi);
+
+    /** \return hop slots (HOPS) */
+    uint8_t GetSlots() const
+    {
+        return m_slots;
+    }
+
+    /** \return unit multiplier (HOPS) */
+    uint8_t GetMulti() const
+    {
+        return m_multi;
+    }
+
+    /** \return hops that stamped the packet (may exceed GetSlots: those hops are missing) */
+    uint8_t GetHopCount() const
+    {
+        return m_nHops;
+    }
+
+    /**
+     * A switch stamps its egress port (HOPS).
+     * \param timeNs now (ns) \param txBytes bytes the port sent so far
+     * \param qlenBytes bytes queued on the port \param rateCode RateCode of the port's rate
+     * \return false if no slot was left (the hop is counted, not recorded)
+     */
+    bool PushHop(uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes, uint8_t rateCode);
+
+    /** \param i hop \return its timestamp field (ns modulo 2^24) */
+    uint32_t GetHopTime(uint32_t i) const;
+    /** \param i hop \return its transmitted-bytes field (units of 128 m bytes, modulo 2^20) */
+    uint32_t GetHopBytes(uint32_t i) const;
+    /** \param i hop \return its queue length in bytes (saturated at the field's top) */
+    uint64_t GetHopQueueBytes(uint32_t i) const;
+    /** \param i hop \return its link rate in bit/s */
+    uint64_t GetHopRate(uint32_t i) const;
+    /**
+     * \param newer later stamp of a hop (this header) \param i hop
+     * \param older earlier header \return time between the two stamps (ns)
+     */
+    uint64_t GetTimeDelta(uint32_t i, const RoceIntHeader& older) const;
+    /** \copydoc GetTimeDelta \return bytes sent between the two stamps */
+    uint64_t GetBytesDelta(uint32_t i, const RoceIntHeader& older) const;
+
+    /**
+     * \param bps a link rate \return its 3-bit code, or NO_RATE_CODE (rates in RateTable())
+     */
+    static uint8_t RateCode(uint64_t bps);
+    /** \return the eight link rates a hop can carry (bit/s), by code */
+    static const uint64_t* RateTable();
+
+    /** \param code PINT code */
+    void SetPintCode(uint16_t code)
+    {
+        m_pint = code;
+    }
+
+    /** \return PINT code (0 = no hop stamped) */
+    uint16_t GetPintCode() const
+    {
+        return m_pint;
+    }
+
+    /**
+     * PINT's log coding of a utilisation: 0 for u <= 0, else 32768 + round(log_base(u)),
+     * clamped to 1..65535.
+     * \param u utilisation \param base log base (> 1) \return the code
+     */
+    static uint16_t EncodeUtilisation(double u, double base);
+    /** \param code code \param base log base \return the utilisation it stands for */
+    static double DecodeUtilisation(uint16_t code, double base);
+
+    /** \param ns transmit time (TIMESTAMP) */
+    void SetTimestamp(uint64_t ns)
+    {
+        m_timestamp = ns;
+    }
+
+    /** \return transmit time in ns (TIMESTAMP) */
+    uint64_t GetTimestamp() const
+    {
+        return m_timestamp;
+    }
+
+  private:
+    Mode m_mode;
+    uint8_t m_slots{0};
+    uint8_t m_multi{1};
+    uint8_t m_nHops{0};
+    uint64_t m_hops[MAX_SLOTS]{};
+    uint16_t m_pint{0};
+    uint64_t m_timestamp{0};
 };
 
 /**

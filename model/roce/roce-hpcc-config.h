@@ -64,7 +64,7 @@ struct RoceHpccConfig
     std::string fctFile;      //!< output: one line per finished flow
     std::string pfcFile;      //!< output: one line per PFC event ("" = none)
     std::string pcapPrefix;   //!< pcap of every device, PREFIX-node-device.pcap ("" = none)
-    std::string cc{"dcqcn"};  //!< dcqcn or none
+    std::string cc{"dcqcn"};  //!< dcqcn, hpcc, hpcc-pint, timely, dctcp or none
     uint32_t mtu{4096};       //!< payload bytes per packet (256..9000, any value)
     uint32_t seed{1};         //!< RngSeedManager seed
     double stopSeconds{0};    //!< simulated stop time (0 = until every flow finished)

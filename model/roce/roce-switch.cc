@@ -7,9 +7,15 @@
 
 #include "roce-channel.h"
 
+#include "ns3/abort.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/pointer.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -32,6 +38,53 @@ Mix(uint32_t h)
     return h;
 }
 
+/// IPv4/UDP and BTH of a packet, read in one PeekHeader.
+class RoceIpBthPeek : public Header
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceIpBthPeek")
+                                .SetParent<Header>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RoceIpBthPeek>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        bth.Print(os);
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return RoceIpUdpHeader::SIZE + RoceBthHeader::SIZE;
+    }
+
+    void Serialize(Buffer::Iterator i) const override
+    {
+        ip.Serialize(i);
+        i.Next(RoceIpUdpHeader::SIZE);
+        bth.Serialize(i);
+    }
+
+    uint32_t Deserialize(Buffer::Iterator i) override
+    {
+        ip.Deserialize(i);
+        i.Next(RoceIpUdpHeader::SIZE);
+        bth.Deserialize(i);
+        return GetSerializedSize();
+    }
+
+    RoceIpUdpHeader ip; //!< IPv4/UDP
+    RoceBthHeader bth;  //!< BTH
+};
+
 } // namespace
 
 TypeId
@@ -47,6 +100,18 @@ RoceSwitch::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RoceSwitch::m_seed),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PintLogBase",
+                          "Base of the log coding of HPCC-PINT's utilisation field (must equal "
+                          "the senders' ns3::RdmaHpccPint::LogBase; key PINT_LOG_BASE).",
+                          DoubleValue(1.05),
+                          MakeDoubleAccessor(&RoceSwitch::m_pintLogBase),
+                          MakeDoubleChecker<double>(1.000001))
+            .AddAttribute("TelemetryBaseRtt",
+                          "T of HPCC-PINT's per-port utilisation (the HPCC family: the largest "
+                          "base RTT of the topology).",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&RoceSwitch::m_telemetryRtt),
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("Mmu",
                           "The shared-buffer MMU (created with ns3::RoceSwitchMmu defaults)",
                           PointerValue(),
@@ -118,6 +183,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> dev)
     m_ports.push_back(dev);
     m_portEcnMarks.push_back(0);
     m_portDrops.push_back(0);
+    m_pint.emplace_back();
     dev->SetPortIndex(idx);
     dev->SetFabricReceiveCallback(MakeCallback(&RoceSwitch::Receive, this));
     dev->SetDequeueHook(MakeCallback(&RoceSwitch::Dequeued, this));
@@ -395,6 +461,99 @@ RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint3
             m_ecnTrace(p, egress, queue, qBytes);
         }
     }
+    StampTelemetry(PeekPointer(dev), p, egress);
+}
+
+void
+RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
+{
+    RoceIpBthPeek front;
+    if (p->GetSize() < front.GetSerializedSize())
+    {
+        return;
+    }
+    p->PeekHeader(front);
+    const uint8_t mode = front.bth.GetTelemetry();
+    const uint8_t op = front.bth.GetOpcode();
+    if ((mode != RoceIntHeader::HOPS && mode != RoceIntHeader::PINT) || RoceBthHeader::HasAeth(op))
+    {
+        return; // no telemetry, or an ACK echoing it
+    }
+    uint64_t qlen = 0;
+    for (uint8_t q = 0; q <= RoceNetDevice::CONTROL_QUEUE; ++q)
+    {
+        qlen += dev->GetQueueBytes(q);
+    }
+    const Time now = Simulator::Now();
+    const uint64_t rate = dev->GetDataRate().GetBitRate();
+    RoceIpUdpHeader ip;
+    RoceBthHeader bth;
+    RoceRethHeader reth;
+    RoceImmHeader imm;
+    RoceIntHeader tel(static_cast<RoceIntHeader::Mode>(mode));
+    p->RemoveHeader(ip);
+    p->RemoveHeader(bth);
+    const bool hasReth = RoceBthHeader::HasReth(op);
+    const bool hasImm = RoceBthHeader::HasImmediate(op);
+    if (hasReth)
+    {
+        p->RemoveHeader(reth);
+    }
+    if (hasImm)
+    {
+        p->RemoveHeader(imm);
+    }
+    p->RemoveHeader(tel);
+    const uint32_t wire = p->GetSize() + tel.GetSerializedSize() + RoceIpUdpHeader::SIZE +
+                          RoceBthHeader::SIZE + (hasReth ? RoceRethHeader::SIZE : 0) +
+                          (hasImm ? RoceImmHeader::SIZE : 0) + RoceNetDevice::ETH_HEADER +
+                          RoceNetDevice::WIRE_OVERHEAD;
+    if (mode == RoceIntHeader::HOPS)
+    {
+        const uint8_t code = RoceIntHeader::RateCode(rate);
+        NS_ABORT_MSG_IF(code == RoceIntHeader::NO_RATE_CODE,
+                        "RoceSwitch: INT cannot carry the link rate " << rate << " bit/s of port "
+                                                                      << egress
+                                                                      << " (HPCC needs links "
+                                                                         "of 10, 25, 40, 50, "
+                                                                         "100, 200, 400 or 800 "
+                                                                         "Gb/s)");
+        // bytes on the wire before this frame: frames sent plus their FCS, preamble and IFG
+        const uint64_t txBytes =
+            dev->GetTxBytes() + dev->GetTxPackets() * uint64_t(RoceNetDevice::WIRE_OVERHEAD);
+        tel.PushHop(static_cast<uint64_t>(now.GetNanoSeconds()), txBytes, qlen, code);
+    }
+    else
+    {
+        PintPort& st = m_pint[egress];
+        const double t = m_telemetryRtt.GetSeconds();
+        const double dt = std::min(t, (now - st.last).GetSeconds());
+        const double b = static_cast<double>(rate) / 8.0; // bytes/s
+        double u = static_cast<double>(qlen) * dt / (b * t * t) + st.size / (b * t);
+        if (st.u > 0)
+        {
+            u += st.u * (t - dt) / t;
+        }
+        st.u = u;
+        st.last = now;
+        st.size = wire;
+        const uint16_t code = RoceIntHeader::EncodeUtilisation(u, m_pintLogBase);
+        if (code > tel.GetPintCode())
+        {
+            tel.SetPintCode(code);
+        }
+    }
+    p->AddHeader(tel);
+    if (hasImm)
+    {
+        p->AddHeader(imm);
+    }
+    if (hasReth)
+    {
+        p->AddHeader(reth);
+    }
+    p->AddHeader(bth);
+    p->AddHeader(ip);
 }
 
 void

@@ -44,7 +44,9 @@ namespace ns3
  * priority = DSCP), PAUSE is requested from the ingress device when the MMU says so, and the
  * packet is queued on the egress device (DSCP >= 8: control queue). At dequeue the buffer is
  * released (RESUME when allowed) and ECN-capable data packets are CE-marked by the MMU's ECN
- * curve on the egress queue bytes.
+ * curve on the egress queue bytes, and data packets that carry telemetry (RoceIntHeader) are
+ * stamped: HPCC's INT (a hop: time, bytes the port sent on the wire, bytes queued on the port,
+ * link rate) or PINT's path utilisation.
  *
  * Local sends (the NIC on this node): SendLocal() routes the same way and queues without MMU
  * accounting; or the NIC installs a pull source on each port device
@@ -289,6 +291,12 @@ class RoceSwitch : public Object
     /** Dequeue hook of a port. */
     void Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint32_t ingress);
     /**
+     * Stamp the telemetry of a data packet leaving a port (HOPS: push this hop; PINT: raise
+     * the path utilisation to this port's if larger).
+     * \param dev egress device \param p the packet \param egress port index
+     */
+    void StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress);
+    /**
      * PFC received on a port (re-exported as PfcPause/PfcResume with sent = false).
      * \param sw the switch \param port port \param priority priority
      * \param pause pause or resume \param quanta quanta
@@ -317,6 +325,18 @@ class RoceSwitch : public Object
     uint64_t m_drops{0};                                 //!< drops
     std::vector<uint64_t> m_portEcnMarks;                //!< marks per egress port
     std::vector<uint64_t> m_portDrops;                   //!< drops per ingress port
+    double m_pintLogBase{1.05};                          //!< PintLogBase
+    Time m_telemetryRtt;                                 //!< TelemetryBaseRtt
+
+    /// PINT state of an egress port
+    struct PintPort
+    {
+        double u{0};      //!< smoothed utilisation
+        Time last;        //!< time of the previous data packet
+        uint32_t size{0}; //!< its wire bytes
+    };
+
+    std::vector<PintPort> m_pint; //!< per port
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const std::string&> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, uint64_t> m_ecnTrace;            //!< marks
     TracedCallback<uint32_t, uint8_t, bool> m_pfcPauseTrace;  //!< PAUSE sent/received

@@ -230,6 +230,18 @@ function(build_lib)
                WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     endforeach()
   endforeach()
+  # the collective and NPU suites once more under each congestion control besides DCQCN
+  # (no deadlock, no loss on the lossless class, every postcondition): 20 minutes on two
+  # cores, so only with `ctest -C cc -R /cc-`
+  foreach(cc hpcc hpcc-pint timely dctcp)
+    foreach(suite training-net-collective training-net-npu)
+      add_test(NAME ns3/${suite}/cc-${cc} CONFIGURATIONS cc
+               COMMAND test-runner --suite=${suite}
+               WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+      set_tests_properties(ns3/${suite}/cc-${cc} PROPERTIES
+                           ENVIRONMENT "NS_ATTRIBUTE_DEFAULT=ns3::RdmaNic::CongestionControl=${cc}")
+    endforeach()
+  endforeach()
 
   tn_add_core_targets()
 endfunction()

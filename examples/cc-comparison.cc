@@ -1,0 +1,241 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The same collective under each congestion control of the RDMA NIC (DCQCN, HPCC, HPCC-PINT,
+ * TIMELY, DCTCP, none):
+ *
+ *   cc-comparison --topology=leafspine:leaves=2,spines=1,hosts=4,oversub=4,rate=100Gbps,latency=1us
+ *                 --collective=all-to-all --algorithm=direct --bytes=4MiB
+ *
+ * One line per congestion control: collective time, median and 99th-percentile FCT slowdown of
+ * its messages (FCT over the FCT of the message alone in the fabric), the largest queue any port
+ * held at a sample (StatsRecorder interval), and the time ports spent paused by PFC (all ports
+ * and priorities together). Each run is appended to the results database (--db, default
+ * results.db) with the congestion control in its parameters; training-net-report draws them
+ * side by side.
+ */
+#include "ns3/collective-helper.h"
+#include "ns3/program-options.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/stats-helper.h"
+#include "ns3/tn-db.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdio>
+#include <sqlite3.h>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// What the results database says about one run.
+struct CcFigures
+{
+    double p50{0};       //!< median FCT slowdown
+    double p99{0};       //!< 99th-percentile FCT slowdown
+    double peakQueue{0}; //!< largest sampled port queue (bytes)
+    double pausedUs{0};  //!< time ports were paused (us, summed)
+    bool ok{false};      //!< the queries ran
+};
+
+/// \return one number from a query with the run id as its only parameter
+double
+QueryNumber(sqlite3* db, const char* sql, int64_t run, bool* ok)
+{
+    sqlite3_stmt* s = nullptr;
+    double v = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
+    {
+        *ok = false;
+        return 0;
+    }
+    sqlite3_bind_int64(s, 1, run);
+    if (sqlite3_step(s) == SQLITE_ROW)
+    {
+        v = sqlite3_column_double(s, 0);
+    }
+    sqlite3_finalize(s);
+    return v;
+}
+
+CcFigures
+Figures(tn_db* tdb, int64_t run)
+{
+    CcFigures f;
+    sqlite3* db = static_cast<sqlite3*>(tn_db_handle(tdb));
+    f.ok = true;
+    // the k-th smallest slowdown, k = ceil(q n) - 1 (nearest rank)
+    const char* quantile = "SELECT slowdown FROM flow WHERE run_id = ?1 AND slowdown IS NOT NULL "
+                           "ORDER BY slowdown LIMIT 1 OFFSET (SELECT MAX(0, CAST((COUNT(*) * %s "
+                           "+ 0.999999) AS INTEGER) - 1) FROM flow WHERE run_id = ?1 AND "
+                           "slowdown IS NOT NULL)";
+    char sql[512];
+    std::snprintf(sql, sizeof sql, quantile, "0.5");
+    f.p50 = QueryNumber(db, sql, run, &f.ok);
+    std::snprintf(sql, sizeof sql, quantile, "0.99");
+    f.p99 = QueryNumber(db, sql, run, &f.ok);
+    f.peakQueue = QueryNumber(db,
+                              "SELECT MAX(q0_bytes + q1_bytes + q2_bytes + q3_bytes + q4_bytes + "
+                              "q5_bytes + q6_bytes + q7_bytes) FROM port_sample WHERE run_id = ?1",
+                              run,
+                              &f.ok);
+    f.pausedUs = QueryNumber(db,
+                             "SELECT COALESCE(SUM(paused_ns), 0) / 1e3 FROM port_sample "
+                             "WHERE run_id = ?1",
+                             run,
+                             &f.ok);
+    return f;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string spec = "leafspine:leaves=2,spines=1,hosts=4,oversub=4,rate=100Gbps,latency=1us";
+    std::string collective = "all-to-all";
+    std::string algorithm = "direct";
+    std::string ccs = "dcqcn,hpcc,hpcc-pint,timely,dctcp,none";
+    uint64_t bytes = 4 << 20;
+    std::string dbPath = "results.db";
+    ProgramOptions options("cc-comparison", __FILE__);
+    options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
+    options.AddString("topology", "topology spec", &spec);
+    options.AddString("collective", "all-reduce, all-to-all, all-gather, ...", &collective);
+    options.AddString("algorithm", "collective algorithm", &algorithm);
+    options.AddString("cc",
+                      "comma-separated congestion controls: dcqcn, hpcc, hpcc-pint, timely, "
+                      "dctcp, none",
+                      &ccs);
+    options.AddBytes("bytes", "collective size", &bytes);
+    if (!options.Parse(argc, argv))
+    {
+        return 2;
+    }
+    const std::vector<std::string> list = ProgramOptions::Split(ccs);
+    for (const std::string& cc : list)
+    {
+        RdmaNic::CongestionControlType type;
+        if (!RdmaNic::ParseCongestionControl(cc, &type))
+        {
+            std::fprintf(stderr,
+                         "cc-comparison: --cc: '%s' is not a congestion control (dcqcn, hpcc, "
+                         "hpcc-pint, timely, dctcp, none)\n",
+                         cc.c_str());
+            return 2;
+        }
+    }
+    tn_error err;
+    tn_collective op;
+    if (tn_collective_parse(collective.c_str(), &op, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "cc-comparison: --collective: %s\n", err.message);
+        return 2;
+    }
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "cc-comparison: --topology: %s\n", err.message);
+        return 2;
+    }
+    for (const std::string& cc : list)
+    {
+        RoceHelper check;
+        check.SetCongestionControl(cc);
+        const std::string fabricError = check.Check(topo);
+        if (!fabricError.empty())
+        {
+            std::fprintf(stderr, "cc-comparison: %s\n", fabricError.c_str());
+            tn_topology_destroy(topo);
+            return 2;
+        }
+    }
+    tn_db* db = nullptr;
+    if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "cc-comparison: --db: %s\n", err.message);
+        tn_topology_destroy(topo);
+        return 2;
+    }
+    std::printf("%s (%s) of %llu bytes on %s (%u NPUs)\n",
+                collective.c_str(),
+                algorithm.c_str(),
+                static_cast<unsigned long long>(bytes),
+                spec.c_str(),
+                tn_topology_npu_count(topo));
+    std::printf("%-10s %14s %10s %10s %14s %12s\n",
+                "cc",
+                "collective us",
+                "FCT p50",
+                "FCT p99",
+                "peak queue KB",
+                "paused us");
+    int status = 0;
+    for (const std::string& cc : list)
+    {
+        RoceHelper roce;
+        roce.SetCongestionControl(cc);
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.collective = op;
+        request.algorithm = algorithm.c_str();
+        request.bytes = bytes;
+        std::string error;
+        Ptr<Collective> c = collectives.Create(request, {}, &error);
+        if (!c)
+        {
+            std::fprintf(stderr, "cc-comparison: %s: %s\n", algorithm.c_str(), error.c_str());
+            Simulator::Destroy();
+            status = 2;
+            break;
+        }
+        const std::string params = "{\"topology\":\"" + spec + "\",\"collective\":\"" + collective +
+                                   "\",\"algorithm\":\"" + algorithm +
+                                   "\",\"bytes\":" + std::to_string(bytes) + ",\"cc\":\"" + cc +
+                                   "\"}";
+        StatsHelper stats;
+        if (!stats.Install(db, "cc-comparison", params, topo, roce, &error))
+        {
+            std::fprintf(stderr, "cc-comparison: --db: %s\n", error.c_str());
+            Simulator::Destroy();
+            status = 1;
+            break;
+        }
+        collectives.Start(c);
+        Simulator::Run();
+        const std::string result = c->Check();
+        const double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
+        const int64_t run = stats.GetRecorder()->GetRunId();
+        const std::string recorded = stats.Finish(result.empty() ? "ok" : "error",
+                                                  us > 0 ? static_cast<uint64_t>(us * 1e3) : 0);
+        Simulator::Destroy();
+        if (recorded == "aborted")
+        {
+            std::fprintf(stderr, "cc-comparison: interrupted; run recorded as aborted\n");
+            status = 130;
+            break;
+        }
+        const CcFigures f = Figures(db, run);
+        std::printf("%-10s %14.1f %10.3f %10.3f %14.1f %12.1f%s%s\n",
+                    cc.c_str(),
+                    us,
+                    f.p50,
+                    f.p99,
+                    f.peakQueue / 1e3,
+                    f.pausedUs,
+                    result.empty() ? "" : "  NOT AS PLANNED: ",
+                    result.c_str());
+        status |= result.empty() && f.ok ? 0 : 1;
+    }
+    tn_db_close(db);
+    tn_topology_destroy(topo);
+    return status;
+}

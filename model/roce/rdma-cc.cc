@@ -1,0 +1,177 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-cc.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaCongestionControl");
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
+NS_OBJECT_ENSURE_REGISTERED(RdmaDcqcnControl);
+
+TypeId
+RdmaCongestionControl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaCongestionControl")
+                            .SetParent<Object>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RdmaCongestionControl>();
+    return tid;
+}
+
+RdmaCongestionControl::RdmaCongestionControl()
+{
+}
+
+RdmaCongestionControl::~RdmaCongestionControl()
+{
+}
+
+void
+RdmaCongestionControl::Start(double lineRateBps, uint32_t mtu, RateCallback onRate)
+{
+    m_lineRate = lineRateBps;
+    m_rate = lineRateBps;
+    m_mtu = mtu;
+    m_window = 0;
+    m_onRate = onRate;
+    DoStart();
+}
+
+RoceIntHeader::Mode
+RdmaCongestionControl::GetTelemetry() const
+{
+    return RoceIntHeader::NONE;
+}
+
+void
+RdmaCongestionControl::FillTelemetry(RoceIntHeader& h) const
+{
+}
+
+double
+RdmaCongestionControl::GetAlpha()
+{
+    return 0.0;
+}
+
+std::string
+RdmaCongestionControl::GetConfigError() const
+{
+    return "";
+}
+
+void
+RdmaCongestionControl::Stop()
+{
+}
+
+void
+RdmaCongestionControl::DoStart()
+{
+}
+
+void
+RdmaCongestionControl::DoOnSent(uint64_t psn, uint32_t payloadBytes)
+{
+}
+
+void
+RdmaCongestionControl::DoOnAck(const RdmaCcFeedback& fb)
+{
+}
+
+void
+RdmaCongestionControl::DoOnCnp()
+{
+}
+
+void
+RdmaCongestionControl::DoOnNack(uint64_t psn)
+{
+}
+
+void
+RdmaCongestionControl::SetRate(double bps)
+{
+    bps = std::min(bps, m_lineRate);
+    if (bps == m_rate)
+    {
+        return;
+    }
+    m_rate = bps;
+    if (!m_onRate.IsNull())
+    {
+        m_onRate(bps);
+    }
+}
+
+// ---------------------------------------------------------------- RdmaDcqcnControl
+
+TypeId
+RdmaDcqcnControl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaDcqcnControl")
+                            .SetParent<RdmaCongestionControl>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RdmaDcqcnControl>();
+    return tid;
+}
+
+RdmaDcqcnControl::RdmaDcqcnControl(const RdmaDcqcnConfig& config)
+    : m_config(config)
+{
+}
+
+RdmaDcqcnControl::~RdmaDcqcnControl()
+{
+}
+
+void
+RdmaDcqcnControl::DoStart()
+{
+    m_dcqcn = std::make_unique<RdmaDcqcn>(&m_config,
+                                          GetLineRate(),
+                                          MakeCallback(&RdmaDcqcnControl::Rate, this));
+}
+
+void
+RdmaDcqcnControl::Rate(double bps)
+{
+    SetRate(bps);
+}
+
+void
+RdmaDcqcnControl::DoOnSent(uint64_t psn, uint32_t payloadBytes)
+{
+    m_dcqcn->NotifySent(payloadBytes);
+}
+
+void
+RdmaDcqcnControl::DoOnCnp()
+{
+    m_dcqcn->ReceiveCnp();
+}
+
+double
+RdmaDcqcnControl::GetAlpha()
+{
+    return m_dcqcn ? m_dcqcn->GetAlpha() : 0.0;
+}
+
+void
+RdmaDcqcnControl::Stop()
+{
+    if (m_dcqcn)
+    {
+        m_dcqcn->Stop();
+    }
+}
+
+} // namespace ns3

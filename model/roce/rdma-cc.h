@@ -1,0 +1,195 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Congestion control of one RDMA queue pair (sender side): the interface every algorithm
+ * implements, and DCQCN behind it.
+ */
+#ifndef RDMA_CC_H
+#define RDMA_CC_H
+
+#include "rdma-dcqcn.h"
+#include "roce-header.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * \brief What an ACK tells the sender's congestion control.
+ */
+struct RdmaCcFeedback
+{
+    uint64_t ackedPsn{0};                    //!< every PSN below this one is acknowledged
+    uint64_t nextPsn{0};                     //!< the sender's next new PSN when the ACK arrives
+    bool ecnEcho{false};                     //!< BECN: a CE-marked packet since the previous ACK
+    const RoceIntHeader* telemetry{nullptr}; //!< echoed telemetry (null: the ACK has none)
+};
+
+/**
+ * \ingroup training-net
+ * \brief Congestion control of one queue pair (reaction point), in the way of ns-3's
+ * TcpCongestionOps: the NIC creates one per QP from an ObjectFactory (RdmaNic attribute
+ * CongestionControl, parameters as attributes of the algorithm's class), calls Start(), then
+ * tells it about every data packet sent (OnSent), ACK (OnAck), CNP (OnCnp) and NACK (OnNack).
+ * Outputs: the pacing rate (GetRate, bit/s, notified through the rate callback on every
+ * change) and a window (GetWindow: most payload bytes in flight, 0 = none), and the telemetry
+ * its data packets must carry (GetTelemetry, FillTelemetry; the responder echoes it in ACKs).
+ * Implementations override the Do* hooks and report with SetRate / SetWindow.
+ */
+class RdmaCongestionControl : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /// Called with the new rate (bit/s) after every change.
+    typedef Callback<void, double> RateCallback;
+
+    RdmaCongestionControl();
+    ~RdmaCongestionControl() override;
+
+    /**
+     * Start at the line rate.
+     * \param lineRateBps egress link rate (bit/s) \param mtu payload bytes per packet
+     * \param onRate notified after each rate change
+     */
+    void Start(double lineRateBps, uint32_t mtu, RateCallback onRate);
+
+    /** \param psn PSN just sent \param payloadBytes its payload */
+    void OnSent(uint64_t psn, uint32_t payloadBytes)
+    {
+        DoOnSent(psn, payloadBytes);
+    }
+
+    /** \param fb what an ACK (not a NACK) carried */
+    void OnAck(const RdmaCcFeedback& fb)
+    {
+        DoOnAck(fb);
+    }
+
+    /// A CNP arrived.
+    void OnCnp()
+    {
+        DoOnCnp();
+    }
+
+    /** \param psn a NACK asks to go back to this PSN */
+    void OnNack(uint64_t psn)
+    {
+        DoOnNack(psn);
+    }
+
+    /** \return pacing rate (bit/s) */
+    double GetRate() const
+    {
+        return m_rate;
+    }
+
+    /** \return most payload bytes in flight (0 = no window) */
+    uint64_t GetWindow() const
+    {
+        return m_window;
+    }
+
+    /** \return the telemetry the data packets carry */
+    virtual RoceIntHeader::Mode GetTelemetry() const;
+    /** \param h the telemetry header of a data packet about to leave (mode already set) */
+    virtual void FillTelemetry(RoceIntHeader& h) const;
+    /** \return the algorithm's alpha (DCQCN, DCTCP), else 0 */
+    virtual double GetAlpha();
+    /**
+     * Parameter values the algorithm cannot work with (the NIC refuses them before it starts).
+     * \return "" if usable, else what is wrong, naming the attribute
+     */
+    virtual std::string GetConfigError() const;
+    /// Cancel timers (QP disposal).
+    virtual void Stop();
+
+  protected:
+    /// Called at the end of Start (rate = line rate, no window).
+    virtual void DoStart();
+    /** \param psn PSN \param payloadBytes payload */
+    virtual void DoOnSent(uint64_t psn, uint32_t payloadBytes);
+    /** \param fb ACK feedback */
+    virtual void DoOnAck(const RdmaCcFeedback& fb);
+    virtual void DoOnCnp();
+    /** \param psn NACKed PSN */
+    virtual void DoOnNack(uint64_t psn);
+
+    /** \param bps new pacing rate (capped at the line rate), notified if it changed */
+    void SetRate(double bps);
+
+    /** \param bytes window (0 = none) */
+    void SetWindow(uint64_t bytes)
+    {
+        m_window = bytes;
+    }
+
+    /** \return line rate (bit/s) */
+    double GetLineRate() const
+    {
+        return m_lineRate;
+    }
+
+    /** \return payload bytes per packet */
+    uint32_t GetMtu() const
+    {
+        return m_mtu;
+    }
+
+  private:
+    RateCallback m_onRate;
+    double m_lineRate{0};
+    double m_rate{0};
+    uint64_t m_window{0};
+    uint32_t m_mtu{0};
+};
+
+/**
+ * \ingroup training-net
+ * \brief DCQCN (Zhu et al., SIGCOMM 2015) as an RdmaCongestionControl: the RdmaDcqcn state
+ * machine fed with CNPs and sent bytes. Its parameters are RdmaNic attributes (DcqcnG,
+ * RateIncreasePeriod, ...), scaled to the egress rate by the NIC.
+ */
+class RdmaDcqcnControl : public RdmaCongestionControl
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /** \param config DCQCN parameters (copied), already scaled to the egress rate */
+    explicit RdmaDcqcnControl(const RdmaDcqcnConfig& config = RdmaDcqcnConfig());
+    ~RdmaDcqcnControl() override;
+
+    double GetAlpha() override;
+    void Stop() override;
+
+    /** \return the state machine (after Start) */
+    RdmaDcqcn* GetStateMachine() const
+    {
+        return m_dcqcn.get();
+    }
+
+  protected:
+    void DoStart() override;
+    void DoOnSent(uint64_t psn, uint32_t payloadBytes) override;
+    void DoOnCnp() override;
+
+  private:
+    void Rate(double bps);
+
+    RdmaDcqcnConfig m_config;
+    std::unique_ptr<RdmaDcqcn> m_dcqcn;
+};
+
+} // namespace ns3
+
+#endif // RDMA_CC_H

@@ -1,0 +1,532 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Congestion controls beside DCQCN (HPCC, HPCC-PINT, TIMELY, DCTCP) and the INT header:
+ * each algorithm against its paper on a single bottleneck, fairness, refused parameters.
+ */
+#include "roce-nic-test-util.h"
+#include "roce-test-util.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-dctcp.h"
+#include "ns3/rdma-hpcc.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-timely.h"
+#include "ns3/roce-header.h"
+#include "ns3/roce-helper.h"
+#include "ns3/roce-switch-mmu.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::roce_test;
+
+namespace
+{
+
+constexpr uint64_t RATE = 100000000000ULL; // 100 Gb/s
+constexpr uint64_t LATENCY_NS = 1000;      // 1 us per link
+constexpr uint32_t MTU = 1000;             // the HPCC family's payload size
+
+/**
+ * N senders into one receiver through one switch (a star of N + 1 NPUs), each sender one
+ * endless RDMA WRITE at priority 3; samples the bottleneck (the switch port toward the
+ * receiver) every SAMPLE from `from` to `to`.
+ */
+class Bottleneck
+{
+  public:
+    static constexpr uint64_t SAMPLE_NS = 1000;
+
+    Bottleneck(uint32_t flows, Time from, Time to)
+        : m_flows(flows),
+          m_from(from),
+          m_to(to)
+    {
+    }
+
+    /// Run with the Config defaults in force; the caller destroys the simulator.
+    void Run()
+    {
+        tn_topology* topo = MakeStar(m_flows + 1, RATE, LATENCY_NS);
+        m_fabric = m_helper.Install(topo);
+        tn_topology_destroy(topo);
+        Ptr<RoceSwitch> sw = m_fabric.switches.Get(0)->GetObject<RoceSwitch>();
+        Ptr<Node> rxNode = m_helper.GetNode(m_flows);
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            if (sw->GetPort(p)->GetPeer()->GetNode() == rxNode)
+            {
+                m_port = sw->GetPort(p);
+            }
+        }
+        NS_ABORT_IF(!m_port);
+        for (uint32_t s = 0; s < m_flows; ++s)
+        {
+            m_helper.GetNic(s)->PostWrite(m_flows, 100000000000ULL, 3);
+        }
+        Simulator::Schedule(m_from, &Bottleneck::Mark, this, true);
+        Simulator::Schedule(m_from, &Bottleneck::Sample, this);
+        Simulator::Schedule(m_to, &Bottleneck::Mark, this, false);
+        Simulator::Stop(m_to + NanoSeconds(1));
+        Simulator::Run();
+    }
+
+    /// \return wire bits the bottleneck sent / its capacity over the window
+    double Utilisation() const
+    {
+        return (m_wire[1] - m_wire[0]) * 8.0 / (RATE * (m_to - m_from).GetSeconds());
+    }
+
+    /// \param s sender \return its share of the goodput over the window
+    double Goodput(uint32_t s) const
+    {
+        return (m_rx[1][s] - m_rx[0][s]) * 8.0 / (m_to - m_from).GetSeconds();
+    }
+
+    RoceHelper m_helper;
+    RoceFabricNodes m_fabric;
+    Ptr<RoceNetDevice> m_port;
+    std::vector<double> m_queue; //!< bottleneck queue bytes per sample
+    std::vector<double> m_rtt;   //!< TIMELY: each sender's last RTT per sample (us)
+
+  private:
+    uint64_t WireBytes() const
+    {
+        return m_port->GetTxBytes() +
+               m_port->GetTxPackets() * uint64_t(RoceNetDevice::WIRE_OVERHEAD);
+    }
+
+    void Mark(bool start)
+    {
+        m_wire[start ? 0 : 1] = WireBytes();
+        m_rx[start ? 0 : 1].resize(m_flows);
+        for (uint32_t s = 0; s < m_flows; ++s)
+        {
+            m_rx[start ? 0 : 1][s] =
+                m_helper.GetNic(m_flows)->GetQueuePair(s, 3)->GetReceivedBytes();
+        }
+    }
+
+    void Sample()
+    {
+        uint64_t q = 0;
+        for (uint8_t k = 0; k <= RoceNetDevice::CONTROL_QUEUE; ++k)
+        {
+            q += m_port->GetQueueBytes(k);
+        }
+        m_queue.push_back(static_cast<double>(q));
+        for (uint32_t s = 0; s < m_flows; ++s)
+        {
+            Ptr<RdmaQueuePair> qp = m_helper.GetNic(s)->GetQueuePair(m_flows, 3);
+            Ptr<RdmaTimely> t = DynamicCast<RdmaTimely>(qp->GetCongestionControl());
+            if (t)
+            {
+                m_rtt.push_back(t->GetLastRtt().GetSeconds() * 1e6);
+            }
+        }
+        if (Simulator::Now() + NanoSeconds(SAMPLE_NS) < m_to)
+        {
+            Simulator::Schedule(NanoSeconds(SAMPLE_NS), &Bottleneck::Sample, this);
+        }
+    }
+
+    uint32_t m_flows;
+    Time m_from;
+    Time m_to;
+    uint64_t m_wire[2]{};
+    std::vector<uint64_t> m_rx[2];
+};
+
+double
+Mean(const std::vector<double>& v)
+{
+    double s = 0;
+    for (double x : v)
+    {
+        s += x;
+    }
+    return v.empty() ? 0 : s / v.size();
+}
+
+/// Common defaults: the HPCC family's 1000-byte payload, ACK per packet, PFC never needed.
+void
+BottleneckDefaults(DefaultsGuard& g, const std::string& cc)
+{
+    g.SetDefault("ns3::RdmaNic::Mtu", UintegerValue(MTU));
+    g.SetDefault("ns3::RoceSwitchMmu::Mtu", UintegerValue(MTU));
+    g.SetDefault("ns3::RdmaNic::AckInterval", UintegerValue(1));
+    g.SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
+}
+
+/// Base RTT of the star: 4 link latencies, a data frame through 2 hops, an ACK back through 2.
+Time
+StarBaseRtt(uint32_t dataWire)
+{
+    const double frame = dataWire * 8.0 / RATE;
+    const double ack = 90 * 8.0 / RATE;
+    return NanoSeconds(4 * LATENCY_NS) + Seconds(2 * frame + 2 * ack);
+}
+
+} // namespace
+
+/// Quantile of samples (sorted copy).
+double
+Quantile(std::vector<double> v, double p)
+{
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
+}
+
+/**
+ * \ingroup training-net-tests
+ * One algorithm on the single bottleneck (N flows into one receiver, 1000-byte payloads, ACK
+ * per packet, 100 Gb/s, 1 us links), measured from 3 to 6 ms, against its paper:
+ * - HPCC and HPCC-PINT: bottleneck utilisation (wire bits) near eta and a near-empty queue;
+ * - TIMELY: the RTT stays below T_high and around T_low (median between T_low / 2 and T_high);
+ * - DCTCP: the queue oscillates around K with the amplitude of DCTCP's analysis,
+ *   A = sqrt(N delta (C RTT + K) / 2) with delta the window increase per round trip;
+ * - fairness (every algorithm): each flow within 10% of the fair share (HPCC with the paper's
+ *   W_AI = W_init (1 - eta) / N).
+ * Also: no drop on the lossless class.
+ */
+class RoceCcBottleneckTestCase : public TestCase
+{
+  public:
+    enum Check
+    {
+        PAPER,   //!< the paper's claim with the defaults (HPCC: the family's R_AI)
+        FAIRNESS //!< fairness (HPCC: the paper's W_AI)
+    };
+
+    RoceCcBottleneckTestCase(std::string cc, uint32_t flows, Check check, double eta = 0.95)
+        : TestCase(cc + ", " + std::to_string(flows) + " flows, " +
+                   (check == PAPER ? "its paper's claim" : "fairness") +
+                   (eta != 0.95 ? ", eta " + std::to_string(eta) : std::string())),
+          m_cc(cc),
+          m_flows(flows),
+          m_check(check),
+          m_eta(eta)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        DefaultsGuard g;
+        BottleneckDefaults(g, m_cc);
+        const uint32_t intBytes = m_cc == "hpcc"        ? 42
+                                  : m_cc == "hpcc-pint" ? 2
+                                  : m_cc == "timely"    ? 8
+                                                        : 0;
+        // T: the base RTT rounded up to 100 ns (HPCC's window R T must cover it)
+        const Time baseRtt = StarBaseRtt(MTU + RdmaNic::DATA_WIRE_OVERHEAD + intBytes);
+        const Time t = NanoSeconds((baseRtt.GetNanoSeconds() / 100 + 1) * 100);
+        g.SetDefault("ns3::RdmaHpcc::BaseRtt", TimeValue(t));
+        g.SetDefault("ns3::RdmaHpcc::TargetUtilization", DoubleValue(m_eta));
+        g.SetDefault("ns3::RoceSwitch::TelemetryBaseRtt", TimeValue(t));
+        g.SetDefault("ns3::RdmaDctcp::BaseRtt", TimeValue(t));
+        const double rai = RATE * (1 - m_eta) / m_flows;
+        if (m_check == FAIRNESS)
+        {
+            g.SetDefault("ns3::RdmaHpcc::AdditiveIncrease", DataRateValue(DataRate(uint64_t(rai))));
+        }
+        // TIMELY's thresholds and steps for a 100 Gb/s fabric with a 4 us base RTT (the paper's
+        // 50 / 500 us and 10 Mb/s are for 10 Gb/s and 20 us)
+        const Time tLow = MicroSeconds(20);
+        const Time tHigh = MicroSeconds(100);
+        g.SetDefault("ns3::RdmaTimely::LowThreshold", TimeValue(tLow));
+        g.SetDefault("ns3::RdmaTimely::HighThreshold", TimeValue(tHigh));
+        g.SetDefault("ns3::RdmaTimely::AdditiveIncrease", DataRateValue(DataRate("100Mbps")));
+        g.SetDefault("ns3::RdmaTimely::HyperIncrease", DataRateValue(DataRate("500Mbps")));
+        const uint64_t k = 30000; // DCTCP's marking threshold: a step at K
+        g.SetDefault("ns3::RoceSwitchMmu::EcnKmin", UintegerValue(k));
+        g.SetDefault("ns3::RoceSwitchMmu::EcnKmax", UintegerValue(k));
+        g.SetDefault("ns3::RoceSwitchMmu::EcnScaleWithRate", BooleanValue(false));
+        if (m_cc != "dctcp" && m_cc != "dcqcn")
+        {
+            g.SetDefault("ns3::RoceSwitchMmu::EcnEnabled", BooleanValue(false));
+        }
+        if (m_cc == "dcqcn")
+        {
+            // DCQCN with its own (ConnectX-scaled) thresholds, as today
+            g.SetDefault("ns3::RoceSwitchMmu::EcnKmin", UintegerValue(100000));
+            g.SetDefault("ns3::RoceSwitchMmu::EcnKmax", UintegerValue(400000));
+            g.SetDefault("ns3::RoceSwitchMmu::EcnScaleWithRate", BooleanValue(true));
+        }
+        // DCQCN's timers converge slower: measure later
+        const Time from = MilliSeconds(m_cc == "dcqcn" ? 15 : 3);
+        Bottleneck b(m_flows, from, from + MilliSeconds(3));
+        b.Run();
+        const double util = b.Utilisation();
+        double total = 0;
+        for (uint32_t s = 0; s < m_flows; ++s)
+        {
+            total += b.Goodput(s);
+        }
+        double worst = 0;
+        for (uint32_t s = 0; s < m_flows; ++s)
+        {
+            worst = std::max(worst, std::fabs(b.Goodput(s) / (total / m_flows) - 1));
+        }
+        const double qMean = Mean(b.m_queue);
+        const double q1 = Quantile(b.m_queue, 0.01);
+        const double q99 = Quantile(b.m_queue, 0.99);
+        std::cout << GetName() << ": utilisation " << util << ", largest share deviation " << worst
+                  << ", queue mean " << qMean << " B, p1 " << q1 << " B, p99 " << q99 << " B";
+        if (!b.m_rtt.empty())
+        {
+            std::cout << ", RTT p0 " << Quantile(b.m_rtt, 0) << " us, p50 "
+                      << Quantile(b.m_rtt, 0.5) << " us, p100 " << Quantile(b.m_rtt, 1.0) << " us";
+        }
+        NS_TEST_ASSERT_MSG_EQ(TotalSwitchDrops(b.m_fabric), 0, "no loss on the lossless class");
+        if (m_check == FAIRNESS)
+        {
+            std::cout << std::endl;
+            NS_TEST_EXPECT_MSG_LT(worst, 0.10, "every flow within 10% of its fair share");
+        }
+        else if (m_cc == "hpcc")
+        {
+            std::cout << std::endl;
+            NS_TEST_EXPECT_MSG_EQ_TOL(util, m_eta, 0.01, "HPCC holds the bottleneck at eta");
+            const double frame = MTU + RdmaNic::DATA_WIRE_OVERHEAD + intBytes;
+            NS_TEST_EXPECT_MSG_LT(qMean, frame, "near-empty queue: less than a frame on average");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(q99, 2 * frame, "at most two frames 99% of the time");
+        }
+        else if (m_cc == "hpcc-pint")
+        {
+            std::cout << std::endl;
+            // one log-coded value (base 1.05: +-2.5%) instead of the hops
+            NS_TEST_EXPECT_MSG_EQ_TOL(util, m_eta, 0.03, "HPCC-PINT holds the bottleneck near eta");
+            const double frame = MTU + RdmaNic::DATA_WIRE_OVERHEAD + intBytes;
+            NS_TEST_EXPECT_MSG_LT(qMean, frame, "near-empty queue: less than a frame on average");
+        }
+        else if (m_cc == "timely")
+        {
+            std::cout << std::endl;
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(Quantile(b.m_rtt, 1.0),
+                                        tHigh.GetMicroSeconds(),
+                                        "the RTT never exceeds T_high");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(Quantile(b.m_rtt, 0.5),
+                                        tLow.GetMicroSeconds() / 2.0,
+                                        "the RTT stays around T_low");
+            NS_TEST_EXPECT_MSG_GT(util, 0.9, "and the link busy");
+        }
+        else if (m_cc == "dctcp")
+        {
+            // window increase per round trip: DCTCP_RATE_AI over one T
+            const double delta = 1e9 * t.GetSeconds() / 8;
+            const double a = std::sqrt(m_flows * delta * (RATE / 8.0 * t.GetSeconds() + k) / 2);
+            std::cout << ", predicted amplitude " << a << " B" << std::endl;
+            NS_TEST_EXPECT_MSG_LT(std::fabs(qMean - k), a, "the queue oscillates around K");
+            NS_TEST_EXPECT_MSG_GT(q99 - q1, 0.5 * a, "amplitude >= half the predicted");
+            NS_TEST_EXPECT_MSG_LT(q99 - q1, 2 * a, "amplitude <= twice the predicted");
+            NS_TEST_EXPECT_MSG_GT(util, 0.99, "the queue never empties: full link");
+        }
+        else
+        {
+            std::cout << std::endl;
+        }
+        Simulator::Destroy();
+    }
+
+    std::string m_cc;
+    uint32_t m_flows;
+    Check m_check;
+    double m_eta;
+};
+
+/**
+ * \ingroup training-net-tests
+ * The INT header: sizes on the wire, round trip of every layout, hop fields and their
+ * wrap-around deltas, rate codes, PINT coding; the BTH's telemetry bits.
+ */
+class RoceIntHeaderTestCase : public TestCase
+{
+  public:
+    RoceIntHeaderTestCase()
+        : TestCase("INT header: layouts, sizes, fields, wrap-around")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoceIntHeader h;
+        h.InitHops(5, 2);
+        NS_TEST_ASSERT_MSG_EQ(h.GetSerializedSize(), 42u, "HPCC's 5 hops: 2 + 5 x 8 bytes");
+        const uint64_t t0 = (UINT64_C(1) << 24) - 100; // 100 ns before the timestamp wraps
+        NS_TEST_ASSERT_MSG_EQ(h.PushHop(t0, 1000000, 4000, RoceIntHeader::RateCode(RATE)),
+                              true,
+                              "");
+        NS_TEST_ASSERT_MSG_EQ(h.PushHop(t0, 5, 160, RoceIntHeader::RateCode(400000000000ULL)),
+                              true,
+                              "");
+        Ptr<Packet> p = Create<Packet>();
+        p->AddHeader(h);
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 42u, "serialized size");
+        RoceIntHeader r(RoceIntHeader::HOPS);
+        p->RemoveHeader(r);
+        NS_TEST_ASSERT_MSG_EQ(unsigned(r.GetHopCount()), 2u, "two hops stamped");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(r.GetSlots()), 5u, "five slots");
+        NS_TEST_ASSERT_MSG_EQ(r.GetHopRate(0), RATE, "rate of hop 0");
+        NS_TEST_ASSERT_MSG_EQ(r.GetHopRate(1), 400000000000ULL, "rate of hop 1");
+        NS_TEST_ASSERT_MSG_EQ(r.GetHopQueueBytes(0), 4000u, "queue in units of 80 m bytes");
+        NS_TEST_ASSERT_MSG_EQ(r.GetHopQueueBytes(1), 160u, "queue of hop 1");
+        // a later stamp across the wraps of the time (24 bits) and byte (20 bits) fields
+        RoceIntHeader later;
+        later.InitHops(5, 2);
+        const uint64_t bytesLater = 1000000 + (UINT64_C(1) << 20) * 256 / 2 + 25600;
+        later.PushHop(t0 + 300, bytesLater, 0, RoceIntHeader::RateCode(RATE));
+        NS_TEST_ASSERT_MSG_EQ(later.GetTimeDelta(0, r), 300u, "time delta across the wrap");
+        NS_TEST_ASSERT_MSG_EQ(later.GetBytesDelta(0, r),
+                              (bytesLater / 256 - 1000000 / 256) % (1u << 20) * 256,
+                              "byte delta in units of 128 m");
+        // a path longer than the slots: counted, not recorded
+        RoceIntHeader one;
+        one.InitHops(1, 1);
+        NS_TEST_ASSERT_MSG_EQ(one.PushHop(1, 1, 1, 0), true, "");
+        NS_TEST_ASSERT_MSG_EQ(one.PushHop(2, 2, 2, 0), false, "no slot left");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(one.GetHopCount()), 2u, "the hop is counted");
+        NS_TEST_ASSERT_MSG_EQ(RoceIntHeader::RateCode(12500000000ULL),
+                              RoceIntHeader::NO_RATE_CODE,
+                              "12.5 Gb/s has no code");
+        // PINT: 2 bytes, log coding within half a step
+        RoceIntHeader pint(RoceIntHeader::PINT);
+        NS_TEST_ASSERT_MSG_EQ(pint.GetSerializedSize(), 2u, "PINT: 2 bytes");
+        for (double u : {0.01, 0.5, 0.95, 1.0, 3.0})
+        {
+            const double d =
+                RoceIntHeader::DecodeUtilisation(RoceIntHeader::EncodeUtilisation(u, 1.05), 1.05);
+            NS_TEST_ASSERT_MSG_EQ_TOL(d / u, 1.0, 0.025, "within half a log step, u " << u);
+        }
+        NS_TEST_ASSERT_MSG_EQ(RoceIntHeader::EncodeUtilisation(0, 1.05), 0, "0: no value");
+        // TIMESTAMP: 8 bytes
+        RoceIntHeader ts(RoceIntHeader::TIMESTAMP);
+        ts.SetTimestamp(0x0123456789abcdefULL);
+        Ptr<Packet> q = Create<Packet>();
+        q->AddHeader(ts);
+        NS_TEST_ASSERT_MSG_EQ(q->GetSize(), 8u, "TIMELY: 8 bytes");
+        RoceIntHeader ts2(RoceIntHeader::TIMESTAMP);
+        q->RemoveHeader(ts2);
+        NS_TEST_ASSERT_MSG_EQ(ts2.GetTimestamp(), 0x0123456789abcdefULL, "timestamp");
+        // BTH: bits 5,4 of byte 4, next to FECN and BECN
+        RoceBthHeader bth;
+        bth.SetTelemetry(RoceIntHeader::TIMESTAMP);
+        bth.SetBecn(true);
+        bth.SetDestQp(0x123456);
+        Ptr<Packet> b = Create<Packet>();
+        b->AddHeader(bth);
+        uint8_t bytes[12];
+        b->CopyData(bytes, 12);
+        NS_TEST_ASSERT_MSG_EQ(unsigned(bytes[4]), 0x70u, "BECN (0x40) + telemetry 3 (0x30)");
+        RoceBthHeader bth2;
+        b->RemoveHeader(bth2);
+        NS_TEST_ASSERT_MSG_EQ(unsigned(bth2.GetTelemetry()), 3u, "telemetry bits");
+        NS_TEST_ASSERT_MSG_EQ(bth2.GetDestQp(), 0x123456u, "QP untouched");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Congestion-control choices and parameters a NIC refuses before anything runs, each naming
+ * the attribute; names parsed both ways.
+ */
+class RoceCcConfigTestCase : public TestCase
+{
+  public:
+    RoceCcConfigTestCase()
+        : TestCase("bad congestion-control input is refused, naming the key")
+    {
+    }
+
+  private:
+    static std::string Error(const std::string& cc,
+                             const std::string& attr,
+                             const AttributeValue& v)
+    {
+        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        nic->SetAttribute("CongestionControl", StringValue(cc));
+        nic->SetCongestionControlAttribute(attr, v);
+        return nic->GetConfigError();
+    }
+
+    void Refused(const std::string& cc,
+                 const std::string& attr,
+                 const AttributeValue& v,
+                 const std::string& key)
+    {
+        const std::string e = Error(cc, attr, v);
+        NS_TEST_EXPECT_MSG_NE(e.find(key),
+                              std::string::npos,
+                              cc << " " << attr << ": '" << e << "'");
+    }
+
+    void DoRun() override
+    {
+        for (const char* n : {"none", "dcqcn", "hpcc", "hpcc-pint", "timely", "dctcp"})
+        {
+            RdmaNic::CongestionControlType t;
+            NS_TEST_ASSERT_MSG_EQ(RdmaNic::ParseCongestionControl(n, &t), true, n);
+            NS_TEST_ASSERT_MSG_EQ(RdmaNic::GetCongestionControlName(t), n, "round trip");
+        }
+        RdmaNic::CongestionControlType t;
+        NS_TEST_ASSERT_MSG_EQ(RdmaNic::ParseCongestionControl("hpc", &t), false, "unknown name");
+        NS_TEST_ASSERT_MSG_EQ(Error("hpcc", "TargetUtilization", DoubleValue(0.95)), "", "usable");
+        Refused("hpcc", "TargetUtilization", DoubleValue(0.0), "RdmaHpcc::TargetUtilization");
+        Refused("hpcc", "TargetUtilization", DoubleValue(1.2), "RdmaHpcc::TargetUtilization");
+        Refused("hpcc-pint",
+                "TargetUtilization",
+                DoubleValue(-1),
+                "RdmaHpccPint::TargetUtilization");
+        Refused("hpcc-pint", "LogBase", DoubleValue(1.0), "RdmaHpccPint::LogBase");
+        Refused("hpcc-pint", "SampleProbability", DoubleValue(0), "SampleProbability");
+        Refused("timely", "LowThreshold", TimeValue(MicroSeconds(500)), "LowThreshold");
+        Refused("timely", "Beta", DoubleValue(-0.8), "RdmaTimely::Beta");
+        Refused("timely", "EwmaWeight", DoubleValue(-0.1), "RdmaTimely::EwmaWeight");
+        Refused("dctcp", "G", DoubleValue(-0.0625), "RdmaDctcp::G");
+        Refused("dctcp", "G", DoubleValue(0), "RdmaDctcp::G");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The suite.
+ */
+class RoceCcTestSuite : public TestSuite
+{
+  public:
+    RoceCcTestSuite()
+        : TestSuite("training-net-roce-cc", UNIT)
+    {
+        AddTestCase(new RoceIntHeaderTestCase, TestCase::QUICK);
+        AddTestCase(new RoceCcConfigTestCase, TestCase::QUICK);
+        using C = RoceCcBottleneckTestCase;
+        AddTestCase(new C("hpcc", 2, C::PAPER), TestCase::QUICK);
+        AddTestCase(new C("hpcc", 2, C::PAPER, 0.9), TestCase::QUICK);
+        AddTestCase(new C("hpcc-pint", 2, C::PAPER), TestCase::QUICK);
+        AddTestCase(new C("timely", 2, C::PAPER), TestCase::QUICK);
+        AddTestCase(new C("dctcp", 2, C::PAPER), TestCase::QUICK);
+        AddTestCase(new C("dctcp", 4, C::PAPER), TestCase::QUICK);
+        for (const char* cc : {"hpcc", "hpcc-pint", "timely", "dctcp", "dcqcn"})
+        {
+            AddTestCase(new C(cc, 4, C::FAIRNESS), TestCase::QUICK);
+        }
+    }
+};
+
+static RoceCcTestSuite g_roceCcTestSuite; //!< the suite
