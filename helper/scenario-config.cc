@@ -9,6 +9,7 @@
 #include "ns3/attribute.h"
 #include "ns3/log.h"
 #include "ns3/npu-endpoint.h"
+#include "ns3/rdma-nic.h"
 #include "ns3/string.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-topology.h"
@@ -986,6 +987,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
     const toml::table* roceTable = SubTable(r, cfg.root, "roce");
     top.Known("roce");
     TableReader roce(r, roceTable, "roce");
+    std::vector<std::pair<std::string, const toml::node*>> roceNodes; //!< key, its value
     for (const auto& kv : roce.All())
     {
         const std::string path = "roce." + kv.first;
@@ -993,6 +995,28 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         if (v->is_table() || v->is_array())
         {
             r.Fail(v, path, "expected a value, got " + TypeName(*v));
+        }
+        if (kv.first == "cc")
+        {
+            // the congestion control by its short name (RdmaNic::CongestionControl)
+            const std::string name = v->is_string() ? v->as_string()->get() : std::string();
+            RdmaNic::CongestionControlType type;
+            if (!v->is_string() || !RdmaNic::ParseCongestionControl(name, &type))
+            {
+                r.Fail(v,
+                       path,
+                       "expected a congestion control: dcqcn, hpcc, hpcc-pint, timely, dctcp or "
+                       "none");
+            }
+            if (p.mode == "flow")
+            {
+                r.Fail(v, path, "needs packet level, but mode = \"flow\" (flow level has no "
+                                "congestion control)");
+            }
+            p.roce.emplace_back("ns3::RdmaNic::CongestionControl", name);
+            r.Param(path, ValueJson(*v));
+            roceNodes.emplace_back(kv.first, v);
+            continue;
         }
         const std::string value = ValueText(*v);
         if (std::string why; !AttributeSettings::CheckDefault(kv.first, value, &why))
@@ -1009,6 +1033,53 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         }
         p.roce.emplace_back(kv.first, value);
         r.Param(path, ValueJson(*v));
+        roceNodes.emplace_back(kv.first, v);
+    }
+    // values each attribute accepts but the NIC or its congestion control cannot work with
+    // together (eta outside (0, 1], T_low >= T_high, ...): refused now, at the key the
+    // message names
+    {
+        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        for (const auto& kv : p.roce)
+        {
+            if (kv.first.rfind("ns3::RdmaNic::", 0) == 0)
+            {
+                nic->SetAttributeFailSafe(kv.first.substr(14), StringValue(kv.second));
+            }
+        }
+        const std::string ccType =
+            RdmaNic::GetCongestionControlTypeName(nic->GetCongestionControl());
+        TypeId ccTid;
+        for (const auto& kv : p.roce)
+        {
+            const size_t sep = kv.first.rfind("::");
+            TypeId owner;
+            if (!ccType.empty() && TypeId::LookupByNameFailSafe(kv.first.substr(0, sep), &owner) &&
+                TypeId::LookupByNameFailSafe(ccType, &ccTid) &&
+                (ccTid == owner || ccTid.IsChildOf(owner)))
+            {
+                nic->SetCongestionControlAttribute(kv.first.substr(sep + 2),
+                                                   StringValue(kv.second));
+            }
+        }
+        const std::string error = nic->GetConfigError();
+        if (!error.empty())
+        {
+            const toml::node* at = roceNodes.empty() ? nullptr : roceNodes.front().second;
+            std::string key = roceNodes.empty() ? "roce" : "roce." + roceNodes.front().first;
+            for (const auto& n : roceNodes)
+            {
+                const std::string attr = n.first.substr(n.first.rfind("::") + 2);
+                if (error.find("::" + attr) != std::string::npos ||
+                    (n.first == "cc" && error.find("CongestionControl") != std::string::npos))
+                {
+                    at = n.second;
+                    key = "roce." + n.first;
+                    break;
+                }
+            }
+            r.Fail(at, key, error);
+        }
     }
 
     // [npu]: NpuEndpoint attributes by their short names.

@@ -15,7 +15,7 @@
 #                       five others
 #   ace                 the ACE iteration not slower than the baseline's
 #   incast              without congestion control PFC pauses and nothing drops; with DCQCN
-#                       ECN marks and less pause time
+#                       ECN marks and less pause time; HPCC's largest queue below DCQCN's
 # Usage: scenario-papers-test.sh RUNNER MODULE_DIR
 set -u
 runner=$1
@@ -133,13 +133,18 @@ check "ace: ACE iteration not slower than baseline" "b > 0 && b <= a" \
 
 run incast
 db=$tmp/incast.db
-cc="$(p roce.ns3::RdmaNic::CongestionControl)"
+cc="$(p roce.cc)"
 pause_none=$(q "$db" "SELECT sum(s.paused_ns) FROM run r JOIN port_sample s USING (run_id) WHERE $cc = 'none'")
 pause_dcqcn=$(q "$db" "SELECT coalesce(sum(s.paused_ns), 0) FROM run r JOIN port_sample s USING (run_id)
                        WHERE $cc = 'dcqcn'")
 check "incast: PFC pauses without congestion control, less with DCQCN" "a > 0 && b < a" \
     "$pause_none" "$pause_dcqcn"
-check "incast: lossless (no drop) in both runs" "a == 0" "$(q "$db" 'SELECT count(*) FROM drop_event')"
+check "incast: lossless (no drop) in every run" "a == 0" "$(q "$db" 'SELECT count(*) FROM drop_event')"
+peak() {
+    q "$db" "SELECT max(s.q0_bytes + s.q1_bytes + s.q2_bytes + s.q3_bytes + s.q4_bytes + s.q5_bytes
+             + s.q6_bytes + s.q7_bytes) FROM run r JOIN port_sample s USING (run_id) WHERE $cc = '$1'"
+}
+check "incast: HPCC's largest queue below DCQCN's" "b < a" "$(peak dcqcn)" "$(peak hpcc)"
 check "incast: DCQCN's ECN marks at the root's port" "a > 0" \
     "$(q "$db" "SELECT sum(s.ecn_marks) FROM run r JOIN port_sample s USING (run_id) WHERE $cc = 'dcqcn'")"
 

@@ -140,6 +140,14 @@ bad "$ok" "training-net-run: unexpected argument" extra.toml
 long=$(head -c 100000 /dev/zero | tr '\0' x)
 bad "$ok" "training-net-run: .*more bytes" --set "roce.ns3::RdmaNic::Mtu=$long"
 [ "$(wc -c < "$tmp/err")" -le 401 ] || fail "a 100 KB value makes a $(wc -c < "$tmp/err")-byte error line"
+# Congestion control: an unknown name, and parameters its class accepts one by one but the
+# NIC cannot work with, refused at their key before anything runs.
+bad '[topology]\nspec = "ring:8"\n[roce]\ncc = "hpc"\n[[collective]]\nbytes = 1\n' \
+    "bad30.toml:4:[0-9]+: roce.cc: expected a congestion control: dcqcn, hpcc"
+bad '[topology]\nspec = "ring:8"\n[roce]\ncc = "hpcc"\n"ns3::RdmaHpcc::TargetUtilization" = 1.5\n[[collective]]\nbytes = 1\n' \
+    "bad31.toml:5:[0-9]+: roce.ns3::RdmaHpcc::TargetUtilization: ns3::RdmaHpcc::TargetUtilization must be in \\(0, 1\\]"
+bad '[topology]\nspec = "ring:8"\n[roce]\ncc = "timely"\n"ns3::RdmaTimely::LowThreshold" = "600us"\n[[collective]]\nbytes = 1\n' \
+    "bad32.toml:5:[0-9]+: roce.ns3::RdmaTimely::LowThreshold: .*below HighThreshold"
 
 # --- the report ---------------------------------------------------------------------------
 if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then
