@@ -100,7 +100,7 @@ main(int argc, char* argv[])
     std::string spec = "leafspine:leaves=2,spines=1,hosts=4,oversub=4,rate=100Gbps,latency=1us";
     std::string collective = "all-to-all";
     std::string algorithm = "direct";
-    std::string ccs = "dcqcn,hpcc,hpcc-pint,timely,dctcp,none";
+    std::vector<std::string> list = {"dcqcn", "hpcc", "hpcc-pint", "timely", "dctcp", "none"};
     uint64_t bytes = 4 << 20;
     std::string dbPath = "results.db";
     ProgramOptions options("cc-comparison", __FILE__);
@@ -108,16 +108,15 @@ main(int argc, char* argv[])
     options.AddString("topology", "topology spec", &spec);
     options.AddString("collective", "all-reduce, all-to-all, all-gather, ...", &collective);
     options.AddString("algorithm", "collective algorithm", &algorithm);
-    options.AddString("cc",
-                      "comma-separated congestion controls: dcqcn, hpcc, hpcc-pint, timely, "
-                      "dctcp, none",
-                      &ccs);
+    options.AddList("cc",
+                    "comma-separated congestion controls: dcqcn, hpcc, hpcc-pint, timely, "
+                    "dctcp, none",
+                    &list);
     options.AddBytes("bytes", "collective size", &bytes);
     if (!options.Parse(argc, argv))
     {
         return 2;
     }
-    const std::vector<std::string> list = ProgramOptions::Split(ccs);
     for (const std::string& cc : list)
     {
         RdmaNic::CongestionControlType type;
