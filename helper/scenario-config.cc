@@ -1010,8 +1010,10 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
             }
             if (p.mode == "flow")
             {
-                r.Fail(v, path, "needs packet level, but mode = \"flow\" (flow level has no "
-                                "congestion control)");
+                r.Fail(v,
+                       path,
+                       "needs packet level, but mode = \"flow\" (flow level has no "
+                       "congestion control)");
             }
             p.roce.emplace_back("ns3::RdmaNic::CongestionControl", name);
             r.Param(path, ValueJson(*v));

@@ -298,9 +298,7 @@ class ProgramOptionsRefusalsTestCase : public TestCase
         const std::string line = ProgramOptions::ErrorLine("p", std::string(100000, 'x'));
         NS_TEST_EXPECT_MSG_EQ((line.size() <= ProgramOptions::MAX_ERROR_LINE), true, "capped");
         const bool shortened = AttributeSettings::Quote(std::string(1000, 'y')).size() < 120;
-        NS_TEST_EXPECT_MSG_EQ(shortened,
-                              true,
-                              "a long value is quoted shortened");
+        NS_TEST_EXPECT_MSG_EQ(shortened, true, "a long value is quoted shortened");
         // repeated options and positional arguments
         std::vector<std::string> sets;
         std::vector<std::string> files;

@@ -269,9 +269,7 @@ main(int argc, char* argv[])
                         "collective.bytes=[\"1MiB\",\"4MiB\"] (a list sweeps), "
                         "roce.ns3::RdmaNic::Mtu=1024",
                         &sets);
-    options.AddString("mode",
-                      "packet or flow: the scenario's mode key (flow: fluid flows)",
-                      &mode);
+    options.AddString("mode", "packet or flow: the scenario's mode key (flow: fluid flows)", &mode);
     options.AddCount("jobs", "run up to N sweep points at once (processes)", 1u, 4096u, &jobs);
     options.AddShortName('j', "jobs");
     options.AddString("db", "results database (overrides the scenario's database)", &dbOverride);

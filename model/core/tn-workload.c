@@ -8,8 +8,8 @@
 
 #include "tn-array.h"
 #include "tn-text.h"
-#include "tn-workload-impl.h"
 #include "tn-topology.h"
+#include "tn-workload-impl.h"
 
 #include <assert.h>
 #include <stdarg.h>
