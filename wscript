@@ -71,6 +71,7 @@ core_private_headers = [
 roce_sources = [
     'model/roce/flow-network.cc',
     'model/roce/flow-nic.cc',
+    'model/roce/attribute-settings.cc',
     'model/roce/rdma-cc.cc',
     'model/roce/rdma-dcqcn.cc',
     'model/roce/rdma-dctcp.cc',
@@ -91,6 +92,7 @@ roce_sources = [
 roce_headers = [
     'model/roce/flow-network.h',
     'model/roce/flow-nic.h',
+    'model/roce/attribute-settings.h',
     'model/roce/rdma-cc.h',
     'model/roce/rdma-dcqcn.h',
     'model/roce/rdma-dctcp.h',
@@ -144,7 +146,6 @@ helper_sources = [
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
     'helper/program-options.cc',
-    'helper/attribute-settings.cc',
 ]
 helper_headers = [
     'helper/collective-helper.h',
@@ -157,7 +158,6 @@ helper_headers = [
     'helper/training-helper.h',
     'helper/stats-helper.h',
     'helper/program-options.h',
-    'helper/attribute-settings.h',
 ]
 
 core_test_sources = [

@@ -3,6 +3,8 @@
  */
 #include "roce-hpcc-config.h"
 
+#include "attribute-settings.h"
+
 #include "ns3/attribute.h"
 #include "ns3/string.h"
 #include "ns3/tn-hpcc-files.h"
@@ -42,20 +44,6 @@ Exact(double v)
     std::ostringstream os;
     os << std::setprecision(17) << v;
     return os.str();
-}
-
-/// true if the attribute typeName::attribute exists and accepts value.
-bool
-IsValidSetting(const std::string& typeName, const std::string& attribute, const std::string& value)
-{
-    TypeId tid;
-    TypeId::AttributeInformation info;
-    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
-        !tid.LookupAttributeByName(attribute, &info))
-    {
-        return false;
-    }
-    return info.checker->CreateValidValue(StringValue(value)) != nullptr;
 }
 
 /// Config keys of the HPCC family the model has no counterpart for, with the reason.
@@ -634,10 +622,12 @@ RoceHpccConfigReader::CheckSettings(const std::string& where,
 {
     for (const auto& st : settings)
     {
-        if (!st.typeName.empty() && !IsValidSetting(st.typeName, st.attribute, st.value))
+        // the one validator: it reads the value strictly before ns-3's parser, which may abort
+        std::string why;
+        if (!st.typeName.empty() &&
+            !AttributeSettings::Check(st.typeName, st.attribute, st.value, &why))
         {
-            *error = where + std::to_string(st.line) + ": " + st.key + ": " + st.typeName +
-                     "::" + st.attribute + " refuses '" + st.value + "'";
+            *error = where + std::to_string(st.line) + ": " + st.key + ": " + why;
             return false;
         }
     }
