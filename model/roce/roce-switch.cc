@@ -475,9 +475,22 @@ RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
     p->PeekHeader(front);
     const uint8_t mode = front.bth.GetTelemetry();
     const uint8_t op = front.bth.GetOpcode();
-    if ((mode != RoceIntHeader::HOPS && mode != RoceIntHeader::PINT) || RoceBthHeader::HasAeth(op))
+    const bool write =
+        op == RoceBthHeader::RC_WRITE_FIRST || op == RoceBthHeader::RC_WRITE_MIDDLE ||
+        op == RoceBthHeader::RC_WRITE_LAST || op == RoceBthHeader::RC_WRITE_ONLY ||
+        op == RoceBthHeader::RC_WRITE_LAST_IMM || op == RoceBthHeader::RC_WRITE_ONLY_IMM;
+    if ((mode != RoceIntHeader::HOPS && mode != RoceIntHeader::PINT) || !write ||
+        front.ip.GetDestinationPort() != RoceIpUdpHeader::ROCE_UDP_PORT)
     {
-        return; // no telemetry, or an ACK echoing it
+        return; // no telemetry, an ACK echoing it, or not a RoCE data packet
+    }
+    const uint32_t need = front.GetSerializedSize() +
+                          (RoceBthHeader::HasReth(op) ? RoceRethHeader::SIZE : 0) +
+                          (RoceBthHeader::HasImmediate(op) ? RoceImmHeader::SIZE : 0) +
+                          (mode == RoceIntHeader::PINT ? 2 : 2 + RoceIntHeader::HOP_SIZE);
+    if (p->GetSize() < need)
+    {
+        return;
     }
     uint64_t qlen = 0;
     for (uint8_t q = 0; q <= RoceNetDevice::CONTROL_QUEUE; ++q)
