@@ -4,9 +4,13 @@
  * Flow-level mode: the fluid network against closed forms (max-min shares, bytes conserved,
  * queue-pair order), and flow level against packet level on the same collectives.
  */
+#include "tn-test-data.h"
+
+#include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/flow-network.h"
 #include "ns3/flow-nic.h"
+#include "ns3/npu-helper.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
@@ -19,6 +23,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-topology.h"
+#include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
@@ -622,6 +627,63 @@ class SwitchBufferScalesTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A training iteration (Resnet-50, data parallel, on torus:8x8) at flow level within 5% of
+ * packet level.
+ */
+class FlowLevelTrainingTestCase : public TnDataTestCase
+{
+  public:
+    FlowLevelTrainingTestCase()
+        : TnDataTestCase("flow level within 5% of packet level: a Resnet-50 iteration on 64 NPUs")
+    {
+    }
+
+  private:
+    /** \return the first iteration's time, ns (-1 on error) */
+    double Iteration(const std::string& mode)
+    {
+        Topology t("torus:8x8");
+        RoceHelper roce;
+        roce.SetMode(mode);
+        roce.Install(t.topo);
+        CollectiveHelper collectives;
+        collectives.SetKeepCollectives(false);
+        collectives.Install(t.topo, roce);
+        NpuHelper npus;
+        npus.Install(roce.GetFabric().npus);
+        TrainingHelper training;
+        training.SetJobAttribute("Iterations", UintegerValue(1));
+        std::string error;
+        Ptr<TrainingJob> job;
+        if (training.Load(DataFile("workloads/Resnet50_DataParallel.txt"), &error))
+        {
+            job = training.Install(collectives, npus, 0, &error);
+        }
+        NS_ABORT_MSG_IF(!job, error);
+        job->Start();
+        Simulator::Run();
+        const auto& log = job->GetIterations(0);
+        const double ns = log.empty() ? -1 : double((log[0].end - log[0].start).GetNanoSeconds());
+        Simulator::Destroy();
+        return ns;
+    }
+
+    void DoRun() override
+    {
+        const double packet = Iteration("packet");
+        const double flow = Iteration("flow");
+        NS_TEST_ASSERT_MSG_GT(packet, 0, "packet level iteration");
+        NS_TEST_ASSERT_MSG_GT(flow, 0, "flow level iteration");
+        std::printf("Resnet-50 on torus:8x8: packet %.0f ns, flow %.0f ns, error %+.2f%%\n",
+                    packet,
+                    flow,
+                    100 * (flow / packet - 1));
+        NS_TEST_EXPECT_MSG_EQ_TOL(flow / packet, 1.0, 0.05, "within 5%");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Flow-level test suite.
  */
 class FlowLevelTestSuite : public TestSuite
@@ -635,6 +697,7 @@ class FlowLevelTestSuite : public TestSuite
         AddTestCase(new FlowLevelReleaseAndOrderTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelRingClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new SwitchBufferScalesTestCase, TestCase::QUICK);
+        AddTestCase(new FlowLevelTrainingTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelContendedTestCase("rhd",
                                                    "bigraph:4x8",
                                                    TN_COLL_ALL_REDUCE,
