@@ -6,7 +6,8 @@
  *
  *   roce-hpcc-flows --config=mix/config.txt [--base-dir=DIR] [--ignore-unknown-keys]
  *   roce-hpcc-flows --topology=topo.txt --flows=flow.txt --fct=fct.txt
- *                   [--pfc=pfc.txt] [--pcap=PREFIX] [--cc=dcqcn|none] [--mtu=4096]
+ *                   [--pfc=pfc.txt] [--pcap=PREFIX] [--mtu=4096]
+ *                   [--cc=dcqcn|hpcc|hpcc-pint|timely|dctcp|none]
  *                   [--seed=1] [--stop=seconds] [--share-qp]
  *
  * --config reads an HPCC / SimAI config file (mix/config.txt): its files, payload size, stop
@@ -29,6 +30,7 @@
 #include "ns3/tn-topology.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -110,6 +112,13 @@ main(int argc, char* argv[])
             kept.push_back(st);
         }
         cfg.settings = kept;
+        const std::string rtt = cfg.baseRttType + "::BaseRtt";
+        if (!cfg.baseRttType.empty() && std::find(given.begin(), given.end(), rtt) != given.end())
+        {
+            cfg.notices.push_back(cfg.baseRttKey + " (line " + std::to_string(cfg.baseRttLine) +
+                                  "): --" + rtt + " on the command line wins");
+            cfg.baseRttType.clear();
+        }
     }
     else if (!baseDir.empty())
     {
@@ -211,9 +220,22 @@ main(int argc, char* argv[])
                     st.attribute.c_str(),
                     st.value.c_str());
     }
+    if (!cfg.baseRttType.empty())
+    {
+        std::printf("  %-24s -> %s::BaseRtt = %" PRId64 "ns\n",
+                    cfg.baseRttKey.c_str(),
+                    cfg.baseRttType.c_str(),
+                    res.baseRtt.GetNanoSeconds());
+    }
     for (const auto& n : res.notices)
     {
         std::printf("note: %s\n", n.c_str());
+    }
+    for (const auto& c : res.congestionControls)
+    {
+        std::printf("congestion control %s: %llu queue pairs\n",
+                    c.first.c_str(),
+                    static_cast<unsigned long long>(c.second));
     }
     double sim = res.simTime.GetSeconds();
     std::printf("flows %llu finished %llu (FCT below ideal: %llu)\n",

@@ -156,6 +156,43 @@ class HpccOutput
     Time m_lastEnd;
 };
 
+/**
+ * The HPCC family's maxRtt over the flows' paths: 2 x the propagation delay + the wire time
+ * of one payload (no headers) on each hop, in whole ns per hop as the family computes it.
+ * The family takes the largest over all host pairs; the flows' pairs give the same on
+ * fabrics where some flow crosses the longest path.
+ */
+uint64_t
+LargestBaseRttNs(const tn_topology* topo,
+                 const tn_routes* routes,
+                 const std::vector<tn_hpcc_flow>& flows,
+                 uint32_t mtu)
+{
+    uint64_t largest = 0;
+    for (const auto& f : flows)
+    {
+        const uint32_t dist = tn_routes_distance(routes, f.src, f.dst);
+        std::vector<uint32_t> path(dist);
+        uint32_t len = 0;
+        tn_error err;
+        if (dist == 0 ||
+            tn_routes_path(routes, f.src, f.dst, 0, path.data(), dist, &len, &err) != TN_OK)
+        {
+            continue;
+        }
+        uint64_t delay = 0;
+        uint64_t tx = 0;
+        for (uint32_t h = 0; h < len; ++h)
+        {
+            const tn_link* l = tn_topology_link(topo, path[h]);
+            delay += l->latency_ns;
+            tx += uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
+        }
+        largest = std::max(largest, 2 * delay + tx);
+    }
+    return largest;
+}
+
 } // namespace
 
 bool
@@ -337,10 +374,19 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
         {
             helper.SetDeviceAttribute(st.attribute, StringValue(st.value));
         }
-        else if (st.typeName == "ns3::RoceSwitchMmu")
+        else if (!st.typeName.empty())
         {
+            // switch MMUs, switches and congestion-control objects are created later, from
+            // their defaults
             ok = defaults.Set(st.typeName + "::" + st.attribute, st.value) && ok;
         }
+    }
+    if (!config.baseRttType.empty())
+    {
+        result->baseRtt = NanoSeconds(LargestBaseRttNs(topo, routes, flows, config.mtu));
+        ok = defaults.Set(config.baseRttType + "::BaseRtt",
+                          std::to_string(result->baseRtt.GetNanoSeconds()) + "ns") &&
+             ok;
     }
     NS_ABORT_MSG_UNLESS(ok, "RoceHpccFlows: switch settings were validated before");
 
@@ -487,10 +533,13 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
     {
         Ptr<RdmaNic> nic = helper.GetNic(r);
         result->retransmittedBytes += nic->GetRetransmittedBytes();
+        result->cnpsSent += nic->GetCnpsSent();
         result->queuePairs += nic->GetNQueuePairs();
         for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
         {
             Ptr<RdmaQueuePair> qp = nic->GetQueuePairByIndex(q);
+            Ptr<RdmaCongestionControl> cc = qp->GetCongestionControl();
+            ++result->congestionControls[cc ? cc->GetInstanceTypeId().GetName() : "none"];
             uint32_t d = tn_routes_distance(routes, nic->GetLocalId(), qp->GetPeer());
             if (d != TN_ROUTES_UNREACHABLE)
             {

@@ -10,6 +10,7 @@
 #include "ns3/tn-topology.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct RoceHpccResult
     uint32_t torCount{0};             //!< ToR count of a 4-number topology header (0 = none)
     std::vector<std::string> notices; //!< input lines ignored (HPCC reads only what it announces)
     std::vector<RoceHpccSetting> ecnSettings; //!< switch attributes of the ECN maps
+    /// BaseRtt given to config.baseRttType: the largest over the flows of 2 x the path's
+    /// propagation delay + one payload's wire time per hop (the HPCC family's maxRtt)
+    Time baseRtt;
+    /// queue pairs per class of their congestion control (TypeId name; "none" without one)
+    std::map<std::string, uint64_t> congestionControls;
+    uint64_t cnpsSent{0}; //!< CNPs sent by the NICs (DCQCN's notification point)
     /// busiest directed link: its wire busy time / (last flow end - first flow start)
     double bottleneckUtilisation{0};
     uint32_t bottleneckSrc{0};  //!< node sending on the busiest link

@@ -396,32 +396,47 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(cfg.flowFile, base + "/mix/flow.txt", "FLOW_FILE");
         NS_TEST_EXPECT_MSG_EQ(cfg.mtu, 1000, "PACKET_PAYLOAD_SIZE");
         NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 4.0, "SIMULATOR_STOP_TIME");
-        NS_TEST_EXPECT_MSG_EQ(cfg.cc, "dcqcn", "CC_MODE 3 runs DCQCN");
+        NS_TEST_EXPECT_MSG_EQ(cfg.cc, "hpcc", "CC_MODE 3 runs HPCC");
         // HPCC's units: DCQCN timers in us, buffer in MB (2^20), ACK interval in bytes
         const char* nic = "ns3::RdmaNic";
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AlphaUpdatePeriod"), "1000ns", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "RateDecreasePeriod"), "4000ns", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "RateIncreasePeriod"), "900000ns", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "DcqcnG"), "0.00390625", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "FastRecoveryStages"), "1", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AdditiveIncrease"), "50000000bps", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "HyperIncrease"), "100000000bps", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "MinRate"), "100000000bps", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "ClampTargetRate"), "false", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckInterval"), "1", "");
+        // the keys HPCC reads go to ns3::RdmaHpcc, RATE_AI as its R_AI
+        const char* hpcc = "ns3::RdmaHpcc";
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "AdditiveIncrease"), "50000000bps", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "MinRate"), "100000000bps", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "TargetUtilization"),
+                              "0.94999999999999996",
+                              "U_TARGET");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "MaxStage"), "0", "MI_THRESH");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "FastReact"), "true", "FAST_REACT");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "IntMulti"), "1", "INT_MULTI");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "PerHopRate"), "true", "MULTI_RATE");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "SampleFeedback"), "false", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AdditiveIncrease"), "", "not DCQCN's");
+        NS_TEST_EXPECT_MSG_EQ(cfg.baseRttType, hpcc, "T from the topology (GLOBAL_T 1)");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RoceSwitchMmu", "BufferSize"),
                               "33554432",
                               "BUFFER_SIZE 32 (MB)");
-        NS_TEST_EXPECT_MSG_EQ(cfg.rateStepsAbsolute, true, "RATE_AI is per flow");
-        // every key of the file is either used or listed as ignored with its line
-        const std::map<std::string, uint32_t> expected = {
-            {"TRACE_FILE", 8},      {"TRACE_OUTPUT_FILE", 9}, {"CC_MODE", 15},
-            {"DCTCP_RATE_AI", 25},  {"L2_BACK_TO_ZERO", 30},  {"HAS_WIN", 32},
-            {"GLOBAL_T", 33},       {"VAR_WIN", 34},          {"FAST_REACT", 35},
-            {"U_TARGET", 36},       {"MI_THRESH", 37},        {"INT_MULTI", 38},
-            {"MULTI_RATE", 39},     {"SAMPLE_FEEDBACK", 40},  {"RATE_BOUND", 42},
-            {"ACK_HIGH_PRIO", 44},  {"ENABLE_TRACE", 48},     {"QLEN_MON_FILE", 54},
-            {"QLEN_MON_START", 55}, {"QLEN_MON_END", 56}};
+        NS_TEST_EXPECT_MSG_EQ(cfg.rateStepsAbsolute, false, "R_AI is HPCC's own");
+        // every key of the file is either used or listed as ignored with its line: the keys
+        // of the other congestion controls are ignored under CC_MODE 3
+        const std::map<std::string, uint32_t> expected = {{"TRACE_FILE", 8},
+                                                          {"TRACE_OUTPUT_FILE", 9},
+                                                          {"EWMA_GAIN", 20},
+                                                          {"RATE_HAI", 23},
+                                                          {"DCTCP_RATE_AI", 25},
+                                                          {"L2_BACK_TO_ZERO", 30},
+                                                          {"RATE_BOUND", 42},
+                                                          {"ACK_HIGH_PRIO", 44},
+                                                          {"ENABLE_TRACE", 48},
+                                                          {"QLEN_MON_FILE", 54},
+                                                          {"QLEN_MON_START", 55},
+                                                          {"QLEN_MON_END", 56}};
         std::map<std::string, uint32_t> ignored;
         for (const auto& ig : cfg.ignored)
         {
@@ -582,6 +597,12 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
         Expect("twice.txt", "RP_TIMER 900\nRP_TIMER 300\n", "2: RP_TIMER:", "first on line 1");
         Expect("linkdown.txt", "LINK_DOWN 1000 3 4\n", "1: LINK_DOWN:", "not modelled");
         Expect("ccmode.txt", "CC_MODE 2\n", "1: CC_MODE:", "not a CC_MODE");
+        Expect("ccmode-11.txt", "ENABLE_QCN 1\nCC_MODE 11\n", "2: CC_MODE:", "not a CC_MODE");
+        Expect("utarget.txt", "CC_MODE 3\nU_TARGET 1.5\n", "2: U_TARGET:", "in (0, 1]");
+        Expect("intmulti.txt", "INT_MULTI 0\n", "1: INT_MULTI:", "1..255");
+        Expect("pintbase.txt", "PINT_LOG_BASE 1\n", "1: PINT_LOG_BASE:", "above 1");
+        Expect("haswin.txt", "HAS_WIN 2\n", "1: HAS_WIN:", "not 0 or 1");
+        Expect("dctcpai.txt", "DCTCP_RATE_AI fast\n", "1: DCTCP_RATE_AI:", "not a rate");
         Expect("minrate.txt", "MIN_RATE 0Mb/s\n", "1: MIN_RATE:", "not a rate above 0");
         Expect("rate.txt", "RATE_AI 50Mbx\n", "1: RATE_AI:", "not a rate");
         Expect("arity.txt", "RP_TIMER 900 100\n", "1: RP_TIMER:", "expected 1 value");
@@ -628,6 +649,193 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
                               true,
                               error);
         NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 1, "LB_MODE listed");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Each CC_MODE of the HPCC family runs its own algorithm through --config, on an 8-to-1
+ * incast: the keys that algorithm reads set its attributes and the others are listed as
+ * ignored; every queue pair's congestion control is of the mode's class; what only that
+ * algorithm puts on the wire is there (the BTH telemetry bits of the data frames a sender
+ * sends: INT hops for HPCC, PINT for HPCC-PINT, timestamps for TIMELY, none otherwise; CNPs
+ * only under DCQCN); the window's T is the family's maxRtt (2 x 2 us + 2 x 80 ns).
+ */
+class RoceHpccCcModeTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccCcModeTestCase()
+        : TnDataTestCase("HPCC config: each CC_MODE runs its own congestion control")
+    {
+    }
+
+  private:
+    struct Mode
+    {
+        uint32_t ccMode;      //!< CC_MODE
+        std::string cc;       //!< RoceHpccConfig::cc
+        std::string ccClass;  //!< class of every QP's congestion control
+        uint8_t telemetry;    //!< BTH telemetry bits of the data frames
+        std::string typeName; //!< a key's target under this mode
+        std::string attribute;
+        std::string value;
+        std::string key;
+    };
+
+    /// Count a sender's data frames per BTH telemetry mode, and the CNPs it received.
+    void CountFrames(const std::string& file, uint64_t (*modes)[4], uint64_t* cnps)
+    {
+        PcapFile pcap;
+        pcap.Open(file, std::ios::in);
+        NS_TEST_ASSERT_MSG_EQ(pcap.Fail(), false, file);
+        while (true)
+        {
+            uint8_t buf[10000];
+            uint32_t sec;
+            uint32_t usec;
+            uint32_t incl;
+            uint32_t orig;
+            uint32_t read;
+            pcap.Read(buf, sizeof(buf), sec, usec, incl, orig, read);
+            if (pcap.Eof() || pcap.Fail())
+            {
+                break;
+            }
+            const uint8_t* bth = buf + 14 + 20 + 8; // Ethernet, IPv4, UDP
+            if (incl < 14 + 20 + 8 + RoceBthHeader::SIZE)
+            {
+                continue;
+            }
+            if (bth[0] == RoceBthHeader::CNP)
+            {
+                ++*cnps;
+            }
+            else if (bth[0] >= RoceBthHeader::RC_WRITE_FIRST &&
+                     bth[0] <= RoceBthHeader::RC_WRITE_ONLY_IMM)
+            {
+                ++(*modes)[(bth[4] >> 4) & 3];
+            }
+        }
+    }
+
+    void DoRun() override
+    {
+        const std::vector<Mode> modes = {
+            {1,
+             "dcqcn",
+             "ns3::RdmaDcqcnControl",
+             0,
+             "ns3::RdmaNic",
+             "AdditiveIncrease",
+             "50000000bps",
+             "RATE_AI"},
+            {3,
+             "hpcc",
+             "ns3::RdmaHpcc",
+             1,
+             "ns3::RdmaHpcc",
+             "TargetUtilization",
+             "0.90000000000000002",
+             "U_TARGET"},
+            {7,
+             "timely",
+             "ns3::RdmaTimely",
+             3,
+             "ns3::RdmaTimely",
+             "HyperIncrease",
+             "100000000bps",
+             "RATE_HAI"},
+            {8,
+             "dctcp",
+             "ns3::RdmaDctcp",
+             0,
+             "ns3::RdmaDctcp",
+             "AdditiveIncrease",
+             "1000000000bps",
+             "DCTCP_RATE_AI"},
+            {10,
+             "hpcc-pint",
+             "ns3::RdmaHpccPint",
+             2,
+             "ns3::RdmaHpccPint",
+             "SampleProbability",
+             "0.5",
+             "PINT_PROB"},
+        };
+        for (const auto& m : modes)
+        {
+            const std::string tag = "cc-mode-" + std::to_string(m.ccMode);
+            const std::string path = CreateTempDirFilename(tag + ".txt");
+            WriteFile(path,
+                      "CC_MODE " + std::to_string(m.ccMode) +
+                          "\nPACKET_PAYLOAD_SIZE 1000\n"
+                          "RATE_AI 50Mb/s\nRATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\n"
+                          "EWMA_GAIN 0.00390625\nDCTCP_RATE_AI 1000Mb/s\n"
+                          "HAS_WIN 1\nGLOBAL_T 1\nVAR_WIN 1\nFAST_REACT 1\nU_TARGET 0.9\n"
+                          "MI_THRESH 0\nINT_MULTI 1\nMULTI_RATE 0\nSAMPLE_FEEDBACK 0\n"
+                          "PINT_LOG_BASE 1.05\nPINT_PROB 0.5\n"
+                          "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
+                          "PMAX_MAP 1 100000000000 0.2\n");
+            RoceHpccConfig cfg;
+            std::string error;
+            NS_TEST_ASSERT_MSG_EQ(RoceHpccConfigReader::Read(path, "", false, &cfg, &error),
+                                  true,
+                                  error);
+            NS_TEST_EXPECT_MSG_EQ(cfg.cc, m.cc, tag);
+            NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, m.typeName, m.attribute),
+                                  m.value,
+                                  tag << ": " << m.key);
+            // a key of another algorithm is listed as ignored, not set
+            const std::string foreign = m.cc == "dctcp" ? "U_TARGET" : "DCTCP_RATE_AI";
+            bool listed = false;
+            for (const auto& ig : cfg.ignored)
+            {
+                listed = listed ||
+                         (ig.key == foreign &&
+                          ig.reason.find("not read by CC_MODE " + std::to_string(m.ccMode)) == 0);
+            }
+            NS_TEST_EXPECT_MSG_EQ(listed, true, tag << ": " << foreign << " listed as ignored");
+            cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+            cfg.flowFile = CreateTempDirFilename(tag + "-flows.txt");
+            std::string flows = "8\n";
+            for (int s = 0; s < 8; ++s)
+            {
+                flows += std::to_string(s) + " 8 3 100 300000 0\n";
+            }
+            WriteFile(cfg.flowFile, flows);
+            cfg.fctFile = CreateTempDirFilename(tag + "-fct.txt");
+            cfg.pcapPrefix = CreateTempDirFilename(tag);
+            RoceHpccResult res;
+            NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+            NS_TEST_EXPECT_MSG_EQ(res.finished, 8, tag);
+            NS_TEST_EXPECT_MSG_EQ(res.retransmittedBytes, 0, tag << ": lossless");
+            NS_TEST_EXPECT_MSG_EQ(res.congestionControls.size(), 1, tag << ": one class");
+            NS_TEST_EXPECT_MSG_EQ(res.congestionControls[m.ccClass],
+                                  res.queuePairs,
+                                  tag << ": every QP runs " << m.ccClass);
+            uint64_t frames[4] = {0, 0, 0, 0};
+            uint64_t cnps = 0;
+            CountFrames(cfg.pcapPrefix + "-0-0.pcap", &frames, &cnps);
+            // 300 KB in 1000-byte payloads, once (no loss)
+            NS_TEST_EXPECT_MSG_EQ(frames[m.telemetry], 300, tag << ": telemetry of the frames");
+            const bool dcqcn = m.cc == "dcqcn";
+            NS_TEST_EXPECT_MSG_EQ((cnps > 0), dcqcn, tag << ": CNPs only under DCQCN");
+            NS_TEST_EXPECT_MSG_EQ((res.cnpsSent > 0), dcqcn, tag << ": CNPs sent");
+            // T for HPCC, HPCC-PINT and DCTCP with HAS_WIN 1 VAR_WIN 1: the family's maxRtt
+            const bool windowed = m.cc == "hpcc" || m.cc == "hpcc-pint" || m.cc == "dctcp";
+            const int64_t rttNs = windowed ? 2 * 2000 + 2 * 80 : 0;
+            NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), rttNs, tag << ": BaseRtt");
+        }
+        // PINT's log base goes to the switches too
+        RoceHpccConfig cfg;
+        std::string error;
+        const std::string path = CreateTempDirFilename("pint-base.txt");
+        WriteFile(path, "CC_MODE 10\nPINT_LOG_BASE 1.2\n");
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccConfigReader::Read(path, "", false, &cfg, &error),
+                              true,
+                              error);
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RoceSwitch", "PintLogBase"), "1.2", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaHpccPint", "LogBase"), "1.2", "");
     }
 };
 
@@ -1017,6 +1225,7 @@ class RoceHpccTestSuite : public TestSuite
         AddTestCase(new RoceHpccConfigRunTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccSimAiTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccConfigErrorTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccCcModeTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccQpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccTorHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPfcFileTestCase, TestCase::QUICK);

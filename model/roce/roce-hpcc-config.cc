@@ -54,18 +54,6 @@ struct IgnoredKey
 };
 
 const IgnoredKey IGNORED_KEYS[] = {
-    {"DCTCP_RATE_AI", "DCTCP (CC_MODE 8) is not modelled"},
-    {"HAS_WIN", "HPCC's sending window is not modelled: DCQCN paces by rate only"},
-    {"GLOBAL_T", "HPCC's sending window is not modelled: DCQCN paces by rate only"},
-    {"VAR_WIN", "HPCC's sending window is not modelled: DCQCN paces by rate only"},
-    {"FAST_REACT", "HPCC (INT-based congestion control) is not modelled"},
-    {"U_TARGET", "HPCC (INT-based congestion control) is not modelled"},
-    {"MI_THRESH", "HPCC (INT-based congestion control) is not modelled"},
-    {"INT_MULTI", "HPCC (INT-based congestion control) is not modelled"},
-    {"MULTI_RATE", "HPCC (INT-based congestion control) is not modelled"},
-    {"SAMPLE_FEEDBACK", "HPCC (INT-based congestion control) is not modelled"},
-    {"PINT_LOG_BASE", "HPCC-PINT is not modelled"},
-    {"PINT_PROB", "HPCC-PINT is not modelled"},
     {"RATE_BOUND", "pacing at the congestion-control rate is always on"},
     {"L2_BACK_TO_ZERO", "retransmission always goes back to the first unacknowledged PSN"},
     {"ENABLE_TRACE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
@@ -118,8 +106,246 @@ const char* const MAPPED_KEYS[] = {
     "KMIN_MAP",
     "PMAX_MAP",
     "BUFFER_SIZE",
+    // read by the congestion control CC_MODE selects (MapCcKeys)
+    "DCTCP_RATE_AI",
+    "HAS_WIN",
+    "GLOBAL_T",
+    "VAR_WIN",
+    "FAST_REACT",
+    "U_TARGET",
+    "MI_THRESH",
+    "INT_MULTI",
+    "MULTI_RATE",
+    "SAMPLE_FEEDBACK",
+    "PINT_LOG_BASE",
+    "PINT_PROB",
 };
 
+/// A key whose attribute depends on the congestion control CC_MODE selects.
+struct CcKey
+{
+    std::string key;   //!< the key
+    std::string value; //!< attribute value (already checked for the key's kind)
+    std::string raw;   //!< value as written
+    uint32_t line;     //!< line in the config file
+};
+
+/// Where a congestion-control key of the HPCC family goes for one algorithm.
+struct CcTarget
+{
+    const char* typeName;  //!< ns-3 type ("" = not read by this algorithm)
+    const char* attribute; //!< its attribute
+};
+
+/**
+ * The attribute a key of the HPCC family sets under a congestion control, as the family's
+ * RdmaHw reads its keys per CC_MODE: DCQCN reads RATE_AI, RATE_HAI, MIN_RATE and EWMA_GAIN;
+ * HPCC and HPCC-PINT read RATE_AI as R_AI and their INT keys; TIMELY reads RATE_AI, RATE_HAI
+ * and MIN_RATE; DCTCP reads DCTCP_RATE_AI, EWMA_GAIN (its alpha gain) and MIN_RATE.
+ */
+CcTarget
+TargetOf(const std::string& cc, const std::string& key)
+{
+    const bool hpcc = cc == "hpcc" || cc == "hpcc-pint";
+    if (key == "RATE_AI")
+    {
+        return cc == "dcqcn"    ? CcTarget{"ns3::RdmaNic", "AdditiveIncrease"}
+               : hpcc           ? CcTarget{"ns3::RdmaHpcc", "AdditiveIncrease"}
+               : cc == "timely" ? CcTarget{"ns3::RdmaTimely", "AdditiveIncrease"}
+                                : CcTarget{"", ""};
+    }
+    if (key == "RATE_HAI")
+    {
+        return cc == "dcqcn"    ? CcTarget{"ns3::RdmaNic", "HyperIncrease"}
+               : cc == "timely" ? CcTarget{"ns3::RdmaTimely", "HyperIncrease"}
+                                : CcTarget{"", ""};
+    }
+    if (key == "MIN_RATE")
+    {
+        return cc == "dcqcn"    ? CcTarget{"ns3::RdmaNic", "MinRate"}
+               : hpcc           ? CcTarget{"ns3::RdmaHpcc", "MinRate"}
+               : cc == "timely" ? CcTarget{"ns3::RdmaTimely", "MinRate"}
+               : cc == "dctcp"  ? CcTarget{"ns3::RdmaDctcp", "MinRate"}
+                                : CcTarget{"", ""};
+    }
+    if (key == "EWMA_GAIN")
+    {
+        return cc == "dcqcn"   ? CcTarget{"ns3::RdmaNic", "DcqcnG"}
+               : cc == "dctcp" ? CcTarget{"ns3::RdmaDctcp", "G"}
+                               : CcTarget{"", ""};
+    }
+    if (key == "DCTCP_RATE_AI")
+    {
+        return cc == "dctcp" ? CcTarget{"ns3::RdmaDctcp", "AdditiveIncrease"} : CcTarget{"", ""};
+    }
+    if (hpcc && (key == "U_TARGET" || key == "MI_THRESH" || key == "FAST_REACT"))
+    {
+        return {"ns3::RdmaHpcc",
+                key == "U_TARGET"    ? "TargetUtilization"
+                : key == "MI_THRESH" ? "MaxStage"
+                                     : "FastReact"};
+    }
+    if (cc == "hpcc" && (key == "INT_MULTI" || key == "MULTI_RATE" || key == "SAMPLE_FEEDBACK"))
+    {
+        return {"ns3::RdmaHpcc",
+                key == "INT_MULTI"    ? "IntMulti"
+                : key == "MULTI_RATE" ? "PerHopRate"
+                                      : "SampleFeedback"};
+    }
+    if (cc == "hpcc-pint" && (key == "PINT_LOG_BASE" || key == "PINT_PROB"))
+    {
+        return {"ns3::RdmaHpccPint", key == "PINT_LOG_BASE" ? "LogBase" : "SampleProbability"};
+    }
+    return {"", ""};
+}
+
+/// Name of the congestion control in messages (the family's and ours).
+std::string
+CcModeName(const std::string& cc)
+{
+    return cc == "dcqcn"       ? "CC_MODE 1 (DCQCN)"
+           : cc == "hpcc"      ? "CC_MODE 3 (HPCC)"
+           : cc == "timely"    ? "CC_MODE 7 (TIMELY)"
+           : cc == "dctcp"     ? "CC_MODE 8 (DCTCP)"
+           : cc == "hpcc-pint" ? "CC_MODE 10 (HPCC-PINT)"
+                               : cc;
+}
+
+/// Value of a 0/1 window key, or the family's default when the key is absent.
+bool
+FlagOf(const std::vector<CcKey>& keys, const char* key, bool byDefault, const CcKey** found)
+{
+    *found = nullptr;
+    for (const auto& k : keys)
+    {
+        *found = k.key == key ? &k : *found;
+    }
+    return *found ? (*found)->value == "true" : byDefault;
+}
+
+/**
+ * Give each congestion-control key its attribute under the congestion control the config
+ * selects (TargetOf), list the others as ignored, and resolve the window keys: the family
+ * sizes the window from the largest base RTT of the topology (GLOBAL_T 1), the window is rate
+ * x that RTT with VAR_WIN 1; HPCC's T is that RTT whatever HAS_WIN says.
+ */
+void
+MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
+{
+    const std::string& cc = cfg->cc;
+    const std::string mode = CcModeName(cc);
+    if (ccLine && cc == "dcqcn")
+    {
+        // the family's DCQCN: one additive-increase stage before hyper increase, no byte
+        // counter
+        cfg->settings.push_back({"ns3::RdmaNic", "AdditiveStages", "1", "CC_MODE", ccLine});
+        cfg->settings.push_back({"ns3::RdmaNic", "ByteCounter", "0", "CC_MODE", ccLine});
+    }
+    for (const auto& k : keys)
+    {
+        if (k.key == "HAS_WIN" || k.key == "GLOBAL_T" || k.key == "VAR_WIN")
+        {
+            continue;
+        }
+        const CcTarget t = TargetOf(cc, k.key);
+        if (!*t.typeName)
+        {
+            cfg->ignored.push_back({k.key, k.raw, k.line, "not read by " + mode});
+            continue;
+        }
+        cfg->settings.push_back({t.typeName, t.attribute, k.value, k.key, k.line});
+        if (k.key == "PINT_LOG_BASE")
+        {
+            // the switches code the utilisation with the same base
+            cfg->settings.push_back({"ns3::RoceSwitch", "PintLogBase", k.value, k.key, k.line});
+        }
+        cfg->rateStepsAbsolute = cfg->rateStepsAbsolute ||
+                                 (cc == "dcqcn" && (k.key == "RATE_AI" || k.key == "RATE_HAI"));
+    }
+    const CcKey* hasWinKey;
+    const CcKey* globalTKey;
+    const CcKey* varWinKey;
+    // the family's defaults: HAS_WIN 1, GLOBAL_T 1, VAR_WIN 0
+    const bool hasWin = FlagOf(keys, "HAS_WIN", true, &hasWinKey);
+    const bool globalT = FlagOf(keys, "GLOBAL_T", true, &globalTKey);
+    const bool varWin = FlagOf(keys, "VAR_WIN", false, &varWinKey);
+    auto ignore = [&](const CcKey* k, const std::string& reason) {
+        if (k)
+        {
+            cfg->ignored.push_back({k->key, k->raw, k->line, reason});
+        }
+    };
+    auto use = [&](const CcKey* k, const std::string& what, const std::string& value) {
+        if (k)
+        {
+            cfg->settings.push_back({"", what, value, k->key, k->line});
+        }
+    };
+    const bool hpcc = cc == "hpcc" || cc == "hpcc-pint";
+    if (hpcc || (cc == "dctcp" && hasWin && varWin))
+    {
+        const std::string type = hpcc ? "ns3::RdmaHpcc" : "ns3::RdmaDctcp";
+        cfg->baseRttType = type;
+        cfg->baseRttKey = globalTKey ? "GLOBAL_T" : "CC_MODE";
+        cfg->baseRttLine = globalTKey ? globalTKey->line : ccLine;
+        const std::string rtt = type + "::BaseRtt";
+        const std::string largest = "the largest base RTT of the flows' paths";
+        if (globalT)
+        {
+            use(globalTKey, rtt, largest);
+        }
+        else
+        {
+            // per-pair RTTs would need a T per QP; the family's own default is GLOBAL_T 1
+            ignore(globalTKey,
+                   "a T per (source, destination) is not modelled: " + rtt + " is " + largest);
+        }
+        const std::string window = "in-flight bytes <= rate x " + rtt;
+        if (hasWin)
+        {
+            use(hasWinKey, "window", window);
+        }
+        else
+        {
+            ignore(hasWinKey, mode + " here always limits " + window);
+        }
+        if (varWin)
+        {
+            use(varWinKey, "window", window);
+        }
+        else
+        {
+            ignore(varWinKey, mode + " here always limits " + window + " (VAR_WIN 1)");
+        }
+    }
+    else if (cc == "dctcp")
+    {
+        if (hasWin)
+        {
+            ignore(hasWinKey,
+                   "a fixed window (VAR_WIN 0) is not modelled: DCTCP paces by rate "
+                   "only (VAR_WIN 1 gives the window rate x the largest base RTT)");
+            ignore(varWinKey, "a fixed window is not modelled: DCTCP paces by rate only");
+        }
+        else
+        {
+            cfg->settings.push_back({"ns3::RdmaDctcp",
+                                     "BaseRtt",
+                                     "0s",
+                                     "HAS_WIN",
+                                     hasWinKey ? hasWinKey->line : ccLine});
+            ignore(varWinKey, "no window (HAS_WIN 0)");
+        }
+        ignore(globalTKey, "no window: T is not used");
+    }
+    else
+    {
+        const std::string why = mode + " here paces by rate only, without a window";
+        ignore(hasWinKey, why);
+        ignore(globalTKey, why);
+        ignore(varWinKey, why);
+    }
+}
 } // namespace
 
 bool
@@ -170,6 +396,8 @@ RoceHpccConfigReader::Read(const std::string& path,
     uint64_t chunkBytes = 0;
     uint32_t ackLine = 0;
     bool payloadGiven = false;
+    std::vector<CcKey> ccKeys;
+    uint32_t ccLine = 0;
     for (size_t e = 0; e < entries->count; ++e)
     {
         const tn_hpcc_entry& entry = entries->entry[e];
@@ -310,31 +538,21 @@ RoceHpccConfigReader::Read(const std::string& path,
             {
                 return fail("'" + a + "' is not a CC_MODE number");
             }
-            const char* name = u == 3    ? "HPCC"
-                               : u == 7  ? "TIMELY"
-                               : u == 8  ? "DCTCP"
-                               : u == 10 ? "HPCC-PINT"
+            const char* name = u == 1    ? "dcqcn"
+                               : u == 3  ? "hpcc"
+                               : u == 7  ? "timely"
+                               : u == 8  ? "dctcp"
+                               : u == 10 ? "hpcc-pint"
                                          : nullptr;
-            if (u != 1 && !name)
+            if (!name)
             {
                 return fail("'" + a +
                             "' is not a CC_MODE of the HPCC family (1 DCQCN, 3 HPCC, 7 "
                             "TIMELY, 8 DCTCP, 10 HPCC-PINT)");
             }
-            cfg->cc = "dcqcn";
-            if (name)
-            {
-                cfg->ignored.push_back({key,
-                                        a,
-                                        lineNo,
-                                        std::string(name) +
-                                            " is not modelled: DCQCN runs instead (--cc=dcqcn|none "
-                                            "chooses explicitly)"});
-            }
-            setting("", "--cc", "dcqcn");
-            // HPCC's DCQCN: one additive-increase stage before hyper increase, no byte counter
-            setting("ns3::RdmaNic", "AdditiveStages", "1");
-            setting("ns3::RdmaNic", "ByteCounter", "0");
+            cfg->cc = name;
+            ccLine = lineNo;
+            setting("", "--cc", name);
         }
         else if (key == "ALPHA_RESUME_INTERVAL" || key == "RATE_DECREASE_INTERVAL" ||
                  key == "RP_TIMER")
@@ -349,14 +567,6 @@ RoceHpccConfigReader::Read(const std::string& path,
                                                       : "RateIncreasePeriod",
                     s);
         }
-        else if (key == "EWMA_GAIN")
-        {
-            if (!ParseReal(a, 0, 1, &d) || d == 0)
-            {
-                return fail("'" + a + "' is not a gain in (0, 1]");
-            }
-            setting("ns3::RdmaNic", "DcqcnG", Exact(d));
-        }
         else if (key == "FAST_RECOVERY_TIMES")
         {
             if (!ParseUnsigned(a, UINT32_MAX, &u))
@@ -365,18 +575,53 @@ RoceHpccConfigReader::Read(const std::string& path,
             }
             setting("ns3::RdmaNic", "FastRecoveryStages", a);
         }
-        else if (key == "RATE_AI" || key == "RATE_HAI" || key == "MIN_RATE")
+        else if (key == "EWMA_GAIN" || key == "U_TARGET" || key == "PINT_PROB")
+        {
+            if (!ParseReal(a, 0, 1, &d) || d == 0)
+            {
+                return fail("'" + a + "' is not " +
+                            (key == "PINT_PROB"   ? "a probability"
+                             : key == "EWMA_GAIN" ? "a gain"
+                                                  : "a utilisation") +
+                            " in (0, 1]");
+            }
+            ccKeys.push_back({key, Exact(d), a, lineNo});
+        }
+        else if (key == "PINT_LOG_BASE")
+        {
+            if (!ParseReal(a, 0, 1e9, &d) || d <= 1)
+            {
+                return fail("'" + a + "' is not a log base above 1");
+            }
+            ccKeys.push_back({key, Exact(d), a, lineNo});
+        }
+        else if (key == "MI_THRESH" || key == "INT_MULTI")
+        {
+            const uint64_t max = key == "INT_MULTI" ? 255 : UINT32_MAX;
+            if (!ParseUnsigned(a, max, &u) || (key == "INT_MULTI" && u == 0))
+            {
+                return fail("'" + a + "' is not an integer in " +
+                            (key == "INT_MULTI" ? "1..255" : "0..4294967295"));
+            }
+            ccKeys.push_back({key, a, a, lineNo});
+        }
+        else if (key == "FAST_REACT" || key == "MULTI_RATE" || key == "SAMPLE_FEEDBACK" ||
+                 key == "HAS_WIN" || key == "GLOBAL_T" || key == "VAR_WIN")
+        {
+            if (!ParseUnsigned(a, 1, &u))
+            {
+                return fail("'" + a + "' is not 0 or 1");
+            }
+            ccKeys.push_back({key, u ? "true" : "false", a, lineNo});
+        }
+        else if (key == "RATE_AI" || key == "RATE_HAI" || key == "MIN_RATE" ||
+                 key == "DCTCP_RATE_AI")
         {
             if (!rate(a, &u) || u == 0)
             {
                 return fail("'" + a + "' is not a rate above 0 (e.g. 50Mb/s, 100Mbps)");
             }
-            setting("ns3::RdmaNic",
-                    key == "RATE_AI"    ? "AdditiveIncrease"
-                    : key == "RATE_HAI" ? "HyperIncrease"
-                                        : "MinRate",
-                    std::to_string(u) + "bps");
-            cfg->rateStepsAbsolute = cfg->rateStepsAbsolute || key != "MIN_RATE";
+            ccKeys.push_back({key, std::to_string(u) + "bps", a, lineNo});
         }
         else if (key == "ERROR_RATE_PER_LINK")
         {
@@ -452,6 +697,7 @@ RoceHpccConfigReader::Read(const std::string& path,
             }
         }
     }
+    MapCcKeys(ccKeys, ccLine, cfg);
     if (ackLine)
     {
         // HPCC acknowledges when the received bytes pass the next multiple of L2_ACK_INTERVAL

@@ -64,7 +64,7 @@ struct RoceHpccConfig
     std::string fctFile;      //!< output: one line per finished flow
     std::string pfcFile;      //!< output: one line per PFC event ("" = none)
     std::string pcapPrefix;   //!< pcap of every device, PREFIX-node-device.pcap ("" = none)
-    std::string cc{"dcqcn"};  //!< dcqcn, hpcc, hpcc-pint, timely, dctcp or none
+    std::string cc{"dcqcn"};  //!< dcqcn, hpcc, hpcc-pint, timely, dctcp or none (CC_MODE)
     uint32_t mtu{4096};       //!< payload bytes per packet (256..9000, any value)
     uint32_t seed{1};         //!< RngSeedManager seed
     double stopSeconds{0};    //!< simulated stop time (0 = until every flow finished)
@@ -83,6 +83,12 @@ struct RoceHpccConfig
     RoceHpccRateMap pmax;                  //!< PMAX_MAP
     bool rateStepsAbsolute{false};         //!< RATE_AI/RATE_HAI are per flow, not per 25G
     double errorRatePerLink{0};            //!< ERROR_RATE_PER_LINK (links with error_rate 0)
+    /// Congestion-control class whose BaseRtt the runner sets to the largest base RTT of the
+    /// flows' paths, as the HPCC family's GLOBAL_T 1 ("" = none; set by CC_MODE 3, 10 and 8
+    /// with HAS_WIN 1 VAR_WIN 1)
+    std::string baseRttType;
+    std::string baseRttKey;  //!< key that asks for it (messages)
+    uint32_t baseRttLine{0}; //!< its line
 };
 
 /**
