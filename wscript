@@ -98,6 +98,7 @@ roce_headers = [
     'model/roce/rdma-dctcp.h',
     'model/roce/rdma-hpcc.h',
     'model/roce/rdma-nic.h',
+    'model/roce/port-counters.h',
     'model/roce/rdma-queue-pair.h',
     'model/roce/rdma-timely.h',
     'model/roce/rdma-transport.h',
@@ -129,9 +130,15 @@ npu_headers = [
 ]
 
 stats_sources = [
+    'model/stats/network-probes.cc',
+    'model/stats/npu-probes.cc',
+    'model/stats/stats-probe.cc',
     'model/stats/stats-recorder.cc',
 ]
 stats_headers = [
+    'model/stats/network-probes.h',
+    'model/stats/npu-probes.h',
+    'model/stats/stats-probe.h',
     'model/stats/stats-recorder.h',
 ]
 

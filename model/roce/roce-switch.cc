@@ -599,4 +599,33 @@ RoceSwitch::SendLocal(Ptr<Packet> p)
     return true;
 }
 
+uint32_t
+RoceSwitch::GetNCounterPorts() const
+{
+    return GetNPorts();
+}
+
+void
+RoceSwitch::ReadPortCounters(uint32_t port, PortCounterValues* c) const
+{
+    static_assert(PortCounterValues::QUEUES == RoceNetDevice::NUM_PRIORITIES + 1,
+                  "a queue per priority and the control queue");
+    Ptr<RoceNetDevice> dev = GetPort(port);
+    *c = PortCounterValues();
+    c->txBytes = dev->GetTxBytes();
+    c->txPackets = dev->GetTxPackets();
+    for (uint8_t q = 0; q <= RoceNetDevice::NUM_PRIORITIES; ++q)
+    {
+        c->queueBytes[q] = dev->GetQueueBytes(q);
+        if (q < RoceNetDevice::NUM_PRIORITIES)
+        {
+            c->pausedNs += dev->GetPausedTime(q).GetNanoSeconds();
+        }
+    }
+    c->ecnMarks = GetPortEcnMarks(port);
+    c->drops = GetPortDrops(port);
+    c->pausedMask = dev->GetPausedMask();
+    c->busyNs = dev->GetTxBusyTime().GetNanoSeconds();
+}
+
 } // namespace ns3

@@ -6,6 +6,7 @@
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
+#include "port-counters.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
 #include "roce-switch-mmu.h"
@@ -52,7 +53,7 @@ namespace ns3
  * accounting; or the NIC installs a pull source on each port device
  * (RoceNetDevice::SetPullCallback) and asks GetEgressPort() which port a flow uses.
  */
-class RoceSwitch : public Object
+class RoceSwitch : public Object, public PortCounters
 {
   public:
     static constexpr uint32_t NO_PORT = 0xffffffff; //!< "no route"
@@ -280,6 +281,10 @@ class RoceSwitch : public Object
      * \return number of streams used
      */
     int64_t AssignStreams(int64_t stream);
+
+    // PortCounters: the ports' devices' counters with the switch's marks and drops per port
+    uint32_t GetNCounterPorts() const override;
+    void ReadPortCounters(uint32_t port, PortCounterValues* values) const override;
 
   protected:
     void DoDispose() override;

@@ -8,7 +8,6 @@
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
-#include "ns3/flow-network.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
@@ -25,19 +24,14 @@ namespace ns3
 {
 
 class Collective;
+class FlowNetwork;
+class CollectiveExecutor;
+class CollectiveProbe;
+class Node;
+class PortCounters;
+class StatsProbe;
 class ThemisCollective;
 class TrainingJob;
-struct TrainingIterationRecord;
-struct TrainingLayerRecord;
-class CollectiveExecutor;
-class Node;
-class Packet;
-class PointToPointNetDevice;
-class RdmaNic;
-class RoceNetDevice;
-class RoceSwitch;
-struct CollectiveTransferRecord;
-struct RdmaMessageRecord;
 
 /**
  * \ingroup training-net
@@ -45,12 +39,18 @@ struct RdmaMessageRecord;
  * apart from the model, as src/flow-monitor does.
  *
  * A StatsRecorder writes one run: BeginRun() adds the run row, AddNode() / AddLink()
- * describe the network and connect the trace sinks of a node (RoceSwitch: PfcPause,
- * PfcResume, Drop; RoceNetDevice: Drop; RdmaNic: MessageComplete), AddExecutor() follows
- * the collectives of an NPU (CollectiveExecutor PartStart, then the Collective's
- * TransferReady and End), Start() starts sampling every port each SampleInterval, and
- * Finish() takes the last sample, writes what is buffered and sets the run's status.
- * StatsHelper does all of it in one call.
+ * describe the network and attach the probes of a node (model/stats/network-probes.h:
+ * RoceSwitchProbe, PointToPointPortProbe, RdmaNicProbe), AddExecutor() follows the
+ * collectives of an NPU and AddTrainingJob() a job (model/stats/npu-probes.h:
+ * CollectiveProbe, TrainingJobProbe), Start() starts sampling every port each
+ * SampleInterval, and Finish() takes the last sample, writes what is buffered and sets the
+ * run's status. StatsHelper does all of it in one call.
+ *
+ * As ns-3's FlowMonitor, the recorder knows its probes, not the model classes: each probe
+ * connects to the trace sources of one kind of model object and hands rows to the recorder
+ * (the Write* methods); ports are sampled through the PortCounters interface
+ * (model/roce/port-counters.h) that a node's forwarding object implements (RoceSwitch) or a
+ * probe adapts (PointToPointPortProbe).
  *
  * Rows: one per node, per directed link, per collective (at its end, or at Finish if it
  * did not end), per transfer (when its data is ready), per RDMA message (at its sender's
@@ -187,6 +187,62 @@ class StatsRecorder : public Object
         return m_samples;
     }
 
+    // ---- for the probes ------------------------------------------------------------
+
+    /** \return true if flows are recorded (attribute Flows) */
+    bool RecordsFlows() const
+    {
+        return m_recordFlows;
+    }
+
+    /** \return true if transfers are recorded (attribute Transfers) */
+    bool RecordsTransfers() const
+    {
+        return m_recordTransfers;
+    }
+
+    /** \return true if PFC events are recorded (attribute PfcEvents) */
+    bool RecordsPfcEvents() const
+    {
+        return m_recordPfc;
+    }
+
+    /** \return true if drops are recorded (attribute Drops) */
+    bool RecordsDrops() const
+    {
+        return m_recordDrops;
+    }
+
+    /**
+     * Sample ports 0 .. GetNCounterPorts() - 1 of counters as the node's ports.
+     * \param node topology node \param owner keeps counters alive \param counters the ports
+     */
+    void AddPorts(uint32_t node, Ptr<Object> owner, const PortCounters* counters);
+
+    /** \param src source \param dst destination \param bytes size \return ideal FCT (0: unknown) */
+    int64_t GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const;
+
+    /** \param id collective id \return true if the run follows (or followed) it */
+    bool IsCollectiveFollowed(uint32_t id) const;
+
+    /** \param row a flow row */
+    void WriteFlow(const tn_db_flow& row);
+    /** \param row a PFC event row */
+    void WritePfcEvent(const tn_db_pfc_event& row);
+    /** \param row a drop row */
+    void WriteDrop(const tn_db_drop& row);
+    /** \param row a transfer row */
+    void WriteTransfer(const tn_db_transfer& row);
+    /** \param row a layer row */
+    void WriteLayer(const tn_db_layer& row);
+    /** \param row an iteration row */
+    void WriteIteration(const tn_db_iteration& row);
+    /**
+     * Fill a collective row's algbw and busbw (nccl-tests convention) and write it.
+     * \param row the row \param kind the collective
+     */
+    void WriteCollective(tn_db_collective* row, tn_collective kind);
+
   protected:
     void DoDispose() override;
 
@@ -194,106 +250,33 @@ class StatsRecorder : public Object
     /// Sampled state of one port.
     struct PortState
     {
-        Ptr<RoceNetDevice> dev;         //!< the device (RoCE ports)
-        Ptr<RoceSwitch> sw;             //!< its node's forwarding object (RoCE ports)
-        Ptr<PointToPointNetDevice> p2p; //!< the device (ns-3 point-to-point ports)
-        Ptr<FlowNetwork> fluid;         //!< its network (flow-level ports)
-        uint32_t link{0};               //!< its directed link (flow-level ports)
-        uint32_t packetWire{0};         //!< wire bytes of a full packet (flow-level ports)
-        uint64_t queueDiscBytes{0};     //!< bytes in the root queue disc in front of p2p
-        uint64_t p2pTxBytes{0};         //!< frame bytes started (PhyTxBegin)
-        uint64_t p2pTxPackets{0};       //!< frames started
-        uint64_t p2pDrops{0};           //!< packets dropped by the device or its queue
-        int64_t p2pBusyNs{0};           //!< wire time of the frames started (p2p)
-        int64_t p2pTxEndNs{0};          //!< end of the last frame started (p2p)
-        uint32_t node{0};               //!< topology node
-        uint32_t port{0};               //!< port index
-        double rateBps{0};              //!< line rate
-        uint64_t txBytes{0};            //!< counters at the last sample
-        uint64_t txPackets{0};          //!< frames
-        int64_t pausedNs{0};            //!< paused time (all priorities)
-        uint64_t ecnMarks{0};           //!< ECN marks
-        uint64_t drops{0};              //!< drops
-        int64_t busyNs{0};              //!< transmitter busy time
-        int64_t writtenNs{0};           //!< end of the last row written for this port
+        Ptr<Object> owner;                     //!< keeps counters alive
+        const PortCounters* counters{nullptr}; //!< where the port's counters are read
+        uint32_t node{0};                      //!< topology node
+        uint32_t port{0};                      //!< port index
+        uint64_t txBytes{0};                   //!< counters at the last sample
+        uint64_t txPackets{0};                 //!< frames
+        int64_t pausedNs{0};                   //!< paused time (all priorities)
+        uint64_t ecnMarks{0};                  //!< ECN marks
+        uint64_t drops{0};                     //!< drops
+        int64_t busyNs{0};                     //!< transmitter busy time
+        int64_t writtenNs{0};                  //!< end of the last row written for this port
     };
 
-    /// A collective being followed.
-    struct Followed
-    {
-        Ptr<Collective> collective; //!< the collective (null once its row is written)
-        bool written{false};        //!< its row is written
-    };
-
-    /// Register the out-links of a node of the fluid network as its ports; \return how many.
-    uint32_t AddFlowPorts(uint32_t topoId);
-    /// Register the point-to-point devices of a node as its ports; \return how many.
-    uint32_t AddPointToPointPorts(Ptr<Node> node, uint32_t topoId);
-
-    /// Counters of a port now: (tx bytes, frames, queue bytes per queue, paused ns, ECN marks,
-    /// drops, paused mask, transmitter busy time).
-    struct PortCounters
-    {
-        uint64_t txBytes{0};
-        uint64_t txPackets{0};
-        uint64_t queueBytes[TN_DB_PRIORITIES + 1]{};
-        int64_t pausedNs{0};
-        uint64_t ecnMarks{0};
-        uint64_t drops{0};
-        uint8_t pausedMask{0};
-        int64_t busyNs{0};
-    };
-
-    static PortCounters ReadPort(const PortState& s);
     void Tick();
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
     bool Check(tn_status status, const tn_error& err);
-    void Partake(Ptr<const Collective> collective, uint32_t rank);
-    void CollectiveEnded(Ptr<const Collective> collective);
-    void Forget(uint32_t id);
-    void WriteCollective(Ptr<const Collective> collective);
-    void ScheduledEnded(Ptr<const ThemisCollective> collective);
-    void ForgetScheduled(uint32_t id);
-    void WriteScheduled(Ptr<const ThemisCollective> collective);
-    /** Fill a collective row's algbw and busbw (nccl-tests convention) and write it. */
-    void AddCollectiveRow(tn_db_collective* row, tn_collective kind);
-    void TransferReady(const CollectiveTransferRecord& record);
-    void IterationEnd(const TrainingIterationRecord& record);
-    void LayerEnd(const TrainingLayerRecord& record);
-    void MessageComplete(const RdmaMessageRecord& record);
-    void Pfc(uint32_t node, bool pause, uint32_t port, uint8_t priority, bool sent);
-    void SwitchDrop(uint32_t node,
-                    Ptr<const Packet> packet,
-                    uint32_t port,
-                    uint8_t priority,
-                    const std::string& reason);
-    void DeviceDrop(uint32_t node,
-                    uint32_t port,
-                    Ptr<const Packet> packet,
-                    const std::string& reason);
-
-    static void PfcPauseSink(StatsRecorder* recorder,
-                             uint32_t node,
-                             uint32_t port,
-                             uint8_t priority,
-                             bool sent);
-    static void PfcResumeSink(StatsRecorder* recorder,
-                              uint32_t node,
-                              uint32_t port,
-                              uint8_t priority,
-                              bool sent);
 
     tn_db* m_db{nullptr};
     bool m_ownDb{false};
     int64_t m_runId{-1};
     std::chrono::steady_clock::time_point m_wallStart;
     std::vector<PortState> m_ports;
-    Ptr<FlowNetwork> m_fluid;  //!< flow level: the network whose links are the ports
-    uint32_t m_fluidPacket{0}; //!< flow level: wire bytes of a full packet
-    std::map<uint32_t, Followed> m_collectives; //!< by collective id
-    /// run-time scheduled operations whose row is not written yet, by id
-    std::map<uint32_t, Ptr<ThemisCollective>> m_scheduled;
+    std::vector<Ptr<StatsProbe>> m_probes;  //!< the probes of nodes and jobs
+    Ptr<FlowNetwork> m_fluid;               //!< flow level: the network whose links are ports
+    uint32_t m_fluidMtu{0};                 //!< flow level: payload bytes per packet
+    Ptr<CollectiveProbe> m_collectiveProbe; //!< the collectives of the run
     IdealFctCallback m_idealFct;
     EventId m_tick;
     Time m_lastSample;

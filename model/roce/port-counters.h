@@ -1,0 +1,58 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef PORT_COUNTERS_H
+#define PORT_COUNTERS_H
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * \brief What a port shows a sampler at one instant: cumulative counters since the start and
+ * the state of its queues now. StatsRecorder turns the differences between two samples into
+ * one row of the port_sample table.
+ */
+struct PortCounterValues
+{
+    /// Queues of a port: 8 data priorities and the control queue.
+    static constexpr uint32_t QUEUES = 9;
+
+    uint64_t txBytes{0};           //!< frame bytes started
+    uint64_t txPackets{0};         //!< frames started
+    uint64_t queueBytes[QUEUES]{}; //!< bytes queued now, per queue
+    int64_t pausedNs{0};           //!< time paused, summed over the priorities
+    uint64_t ecnMarks{0};          //!< packets ECN-marked on egress
+    uint64_t drops{0};             //!< packets dropped
+    uint8_t pausedMask{0};         //!< priorities paused now
+    /// time the transmitter was busy so far, the frame on the wire counted up to now (the
+    /// wire bits sent in an interval are its growth over the interval x the rate)
+    int64_t busyNs{0};
+};
+
+/**
+ * \ingroup training-net
+ * \brief The ports of a node as a sampler reads them: a small interface the forwarding object
+ * of a node implements (RoceSwitch), or an adapter for devices that keep no counters of their
+ * own (the point-to-point port probe of model/stats). Reading has no side effect.
+ */
+class PortCounters
+{
+  public:
+    virtual ~PortCounters() = default;
+
+    /** \return number of ports */
+    virtual uint32_t GetNCounterPorts() const = 0;
+
+    /**
+     * \param port port index, < GetNCounterPorts()
+     * \param values its counters now
+     */
+    virtual void ReadPortCounters(uint32_t port, PortCounterValues* values) const = 0;
+};
+
+} // namespace ns3
+
+#endif // PORT_COUNTERS_H

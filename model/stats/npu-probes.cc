@@ -1,0 +1,290 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "npu-probes.h"
+
+#include "stats-recorder.h"
+
+#include "ns3/collective-executor.h"
+#include "ns3/collective.h"
+#include "ns3/simulator.h"
+#include "ns3/themis-collective.h"
+#include "ns3/tn-schedule.h"
+#include "ns3/training-job.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveProbe);
+NS_OBJECT_ENSURE_REGISTERED(TrainingJobProbe);
+
+// ---- CollectiveProbe --------------------------------------------------------------------
+
+TypeId
+CollectiveProbe::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveProbe").SetParent<StatsProbe>().SetGroupName("TrainingNet");
+    return tid;
+}
+
+CollectiveProbe::CollectiveProbe(StatsRecorder* recorder)
+    : StatsProbe(recorder)
+{
+}
+
+void
+CollectiveProbe::DoDispose()
+{
+    m_collectives.clear();
+    m_scheduled.clear();
+    StatsProbe::DoDispose();
+}
+
+void
+CollectiveProbe::AddExecutor(Ptr<CollectiveExecutor> executor)
+{
+    executor->TraceConnectWithoutContext("PartStart",
+                                         MakeCallback(&CollectiveProbe::Partake, this));
+}
+
+void
+CollectiveProbe::AddCollective(Ptr<Collective> collective)
+{
+    if (m_collectives.count(collective->GetId()))
+    {
+        return;
+    }
+    m_collectives[collective->GetId()].collective = collective;
+    collective->TraceConnectWithoutContext("End",
+                                           MakeCallback(&CollectiveProbe::CollectiveEnded, this));
+    if (m_recorder->RecordsTransfers())
+    {
+        collective->TraceConnectWithoutContext("TransferReady",
+                                               MakeCallback(&CollectiveProbe::TransferReady, this));
+    }
+}
+
+bool
+CollectiveProbe::IsFollowed(uint32_t id) const
+{
+    return m_collectives.count(id) > 0;
+}
+
+void
+CollectiveProbe::Partake(Ptr<const Collective> collective, uint32_t)
+{
+    // The first executor to start its part starts the collective, before any transfer is
+    // posted: the collective's traces are connected in time.
+    AddCollective(ConstCast<Collective>(collective));
+}
+
+void
+CollectiveProbe::AddScheduledCollective(Ptr<ThemisCollective> collective)
+{
+    if (m_scheduled.emplace(collective->GetId(), collective).second)
+    {
+        collective->TraceConnectWithoutContext(
+            "End",
+            MakeCallback(&CollectiveProbe::ScheduledEnded, this));
+    }
+}
+
+void
+CollectiveProbe::ScheduledEnded(Ptr<const ThemisCollective> collective)
+{
+    auto it = m_scheduled.find(collective->GetId());
+    if (it != m_scheduled.end())
+    {
+        WriteScheduled(collective);
+        // let it go after this event, which still runs in it
+        Simulator::ScheduleNow(&CollectiveProbe::ForgetScheduled, this, collective->GetId());
+    }
+}
+
+void
+CollectiveProbe::ForgetScheduled(uint32_t id)
+{
+    m_scheduled.erase(id);
+}
+
+void
+CollectiveProbe::WriteScheduled(Ptr<const ThemisCollective> c)
+{
+    uint64_t transfers = 0;
+    for (const Ptr<Collective>& phase : c->GetPhaseCollectives())
+    {
+        transfers += phase->GetTransferCount();
+    }
+    const std::string op = tn_collective_name(c->GetCollective());
+    const std::string algorithm = c->GetSchedulerName();
+    tn_db_collective row{};
+    row.collective = c->GetId();
+    row.op = op.c_str();
+    row.algorithm = algorithm.c_str();
+    row.scheduler = "run-time";
+    row.bytes = c->GetBytes();
+    row.participants = c->GetRanks();
+    row.transfers = uint32_t(std::min<uint64_t>(transfers, UINT32_MAX));
+    row.start_ns = c->GetStartTime().IsStrictlyNegative() ? -1 : c->GetStartTime().GetNanoSeconds();
+    row.end_ns = c->IsComplete() ? (c->GetStartTime() + c->GetDuration()).GetNanoSeconds() : -1;
+    row.estimated_ns = 0; // no cost model for run-time scheduling
+    m_recorder->WriteCollective(&row, c->GetCollective());
+}
+
+void
+CollectiveProbe::WriteCollective(Ptr<const Collective> c)
+{
+    NS_ASSERT_MSG(c->GetSchedule() || c->IsGenerated(),
+                  "CollectiveProbe: a collective without a plan");
+    const std::string op = c->GetCollectiveName();
+    const std::string algorithm = c->GetAlgorithm();
+    tn_db_collective row{};
+    row.collective = c->GetId();
+    row.op = op.c_str();
+    row.algorithm = algorithm.c_str();
+    row.scheduler = c->IsStepOrdered() ? "step-order" : "ready";
+    row.bytes = c->GetBytes();
+    row.participants = c->GetRanks();
+    row.transfers = c->GetTransferCount();
+    row.priority = c->GetPriority();
+    row.start_ns = c->IsStarted() ? c->GetStartTime().GetNanoSeconds() : -1;
+    row.end_ns = c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1;
+    row.estimated_ns = c->GetEstimatedTime().GetNanoSeconds();
+    m_recorder->WriteCollective(&row, c->GetOperation());
+}
+
+void
+CollectiveProbe::CollectiveEnded(Ptr<const Collective> collective)
+{
+    auto it = m_collectives.find(collective->GetId());
+    if (it != m_collectives.end() && !it->second.written)
+    {
+        it->second.written = true;
+        WriteCollective(collective);
+        // its row is written: let it go (after this event, which still runs in it)
+        Simulator::ScheduleNow(&CollectiveProbe::Forget, this, collective->GetId());
+    }
+}
+
+void
+CollectiveProbe::Forget(uint32_t id)
+{
+    auto it = m_collectives.find(id);
+    if (it != m_collectives.end())
+    {
+        it->second.collective = nullptr; // the id stays: flows name their collective by it
+    }
+}
+
+void
+CollectiveProbe::WriteUnfinished()
+{
+    for (auto& entry : m_collectives)
+    {
+        if (!entry.second.written)
+        {
+            entry.second.written = true;
+            WriteCollective(entry.second.collective);
+        }
+    }
+    for (auto& entry : m_scheduled)
+    {
+        WriteScheduled(entry.second); // did not end
+    }
+    m_scheduled.clear();
+}
+
+void
+CollectiveProbe::TransferReady(const CollectiveTransferRecord& r)
+{
+    tn_db_transfer row{};
+    row.collective = r.collective;
+    row.transfer = r.transfer;
+    row.chunk = r.chunk;
+    row.step = r.step;
+    row.dim = r.dim;
+    row.src_rank = r.src;
+    row.dst_rank = r.dst;
+    row.src_node = r.srcNode;
+    row.dst_node = r.dstNode;
+    row.bytes = r.bytes;
+    row.reduce = r.reduce;
+    row.lane = r.lane;
+    row.issue_ns = r.issue.GetNanoSeconds();
+    row.first_ns = r.firstByte.GetNanoSeconds();
+    row.last_ns = r.lastByte.GetNanoSeconds();
+    row.ready_ns = r.ready.GetNanoSeconds();
+    m_recorder->WriteTransfer(row);
+}
+
+// ---- TrainingJobProbe -------------------------------------------------------------------
+
+TypeId
+TrainingJobProbe::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TrainingJobProbe").SetParent<StatsProbe>().SetGroupName("TrainingNet");
+    return tid;
+}
+
+TrainingJobProbe::TrainingJobProbe(StatsRecorder* recorder,
+                                   Ptr<TrainingJob> job,
+                                   Ptr<CollectiveProbe> collectives)
+    : StatsProbe(recorder),
+      m_collectives(collectives)
+{
+    job->TraceConnectWithoutContext("IterationEnd",
+                                    MakeCallback(&TrainingJobProbe::IterationEnd, this));
+    job->TraceConnectWithoutContext("LayerEnd", MakeCallback(&TrainingJobProbe::LayerEnd, this));
+    // operations the job schedules at run time get their own collective row
+    job->TraceConnectWithoutContext("ScheduledCreated",
+                                    MakeCallback(&TrainingJobProbe::ScheduledCreated, this));
+}
+
+void
+TrainingJobProbe::DoDispose()
+{
+    m_collectives = nullptr;
+    StatsProbe::DoDispose();
+}
+
+void
+TrainingJobProbe::ScheduledCreated(Ptr<ThemisCollective> collective)
+{
+    m_collectives->AddScheduledCollective(collective);
+}
+
+void
+TrainingJobProbe::LayerEnd(const TrainingLayerRecord& r)
+{
+    tn_db_layer row{};
+    row.iteration = r.iteration;
+    row.layer = r.layer;
+    row.node = r.node;
+    row.name = r.name.c_str();
+    row.phase = r.recompute ? "fwd-recompute" : tn_pass_name(r.pass);
+    row.start_ns = r.start.GetNanoSeconds();
+    row.end_ns = r.end.GetNanoSeconds();
+    row.compute_ns = r.compute.GetNanoSeconds();
+    row.exposed_comm_ns = r.exposed.GetNanoSeconds();
+    m_recorder->WriteLayer(row);
+}
+
+void
+TrainingJobProbe::IterationEnd(const TrainingIterationRecord& r)
+{
+    tn_db_iteration row{};
+    row.iteration = r.iteration;
+    row.node = r.node;
+    row.start_ns = r.start.GetNanoSeconds();
+    row.end_ns = r.end.GetNanoSeconds();
+    row.compute_ns = r.compute.GetNanoSeconds();
+    row.exposed_comm_ns = r.exposed.GetNanoSeconds();
+    m_recorder->WriteIteration(row);
+}
+
+} // namespace ns3
