@@ -11,8 +11,10 @@ JOBS       ?= 2
 CMAKE_ARGS ?=
 # A build folder outside the checkout (check-outside).
 OUTSIDE    ?= $(abspath $(CURDIR)/..)/tn-build
-# The trimmed ns-3.35 release tree of check-waf (a tarball kept beside the checkout).
-NS3_WAF_TARBALL ?= $(abspath $(CURDIR)/..)/shared/ns3/ns-3.35-waf-min.tar.xz
+# The trimmed ns-3.35 release tarball of check-waf: set NS3_WAF_TARBALL (environment or
+# make variable); the default below is this machine's folder of shared inputs.
+NS3_WAF_HOME ?= $(abspath $(CURDIR)/..)/shared
+NS3_WAF_TARBALL ?= $(NS3_WAF_HOME)/ns3/ns-3.35-waf-min.tar.xz
 
 .PHONY: all setup configure build run check test check-sanitize check-intree check-outside \
         check-waf bench bench-plan \

@@ -6,7 +6,7 @@
 # quickstart through waf.
 #   1. the tree is a trimmed ns-3.35 release (core, network, stats, mpi, point-to-point,
 #      traffic-control, internet, bridge, config-store and the top-level waf files), read from
-#      the tarball $NS3_WAF_TARBALL (default: the Makefile's, a folder beside the checkout)
+#      the tarball $NS3_WAF_TARBALL (required; `make check-waf` passes the Makefile's default)
 #      and unpacked once under $BUILD/waf; a second run reuses it;
 #   2. this module is copied to contrib/training-net (a fresh copy each run);
 #   3. ./waf configure -d optimized --enable-modules=training-net --enable-tests
@@ -23,7 +23,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)
 cache=$build/waf
 version=3.35
-tarball=${NS3_WAF_TARBALL:-$top/../shared/ns3/ns-$version-waf-min.tar.xz}
+tarball=${NS3_WAF_TARBALL:-}
+if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
+    echo "check-waf: NS3_WAF_TARBALL ${tarball:+($tarball) }must name the trimmed ns-$version tarball (ns-$version-waf-min.tar.xz)" >&2
+    exit 1
+fi
 tree=$cache/ns-$version
 jobs=${JOBS:-2}
 start=$(date +%s)
@@ -36,11 +40,6 @@ lap() {
 }
 
 if [ ! -f "$tree/wscript" ] || [ ! -f "$tree/test.py" ] || [ ! -d "$tree/src/core" ]; then
-    if [ ! -f "$tarball" ]; then
-        echo "check-waf: no ns-$version waf tree: $tarball does not exist" \
-            "(set NS3_WAF_TARBALL to the ns-$version-waf-min.tar.xz file)" >&2
-        exit 1
-    fi
     echo "check-waf: unpacking $tarball into $cache"
     rm -rf "$tree"
     mkdir -p "$cache"
