@@ -105,26 +105,51 @@ struct PlanCase
     std::string algorithm;
 };
 
+/// The topology and plan request of a case, the topology owned until the end of the scope.
+struct PlanSetup
+{
+    /// \param c the case \param bytes all-reduce size \param memoryLimit request's memory_limit
+    PlanSetup(const PlanCase& c, uint64_t bytes, uint64_t memoryLimit)
+    {
+        tn_plan_request_init(&req);
+        req.algorithm = c.algorithm.c_str();
+        req.bytes = bytes;
+        req.memory_limit = memoryLimit;
+        tn_error err;
+        if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+        {
+            error = err.message;
+        }
+    }
+
+    ~PlanSetup()
+    {
+        tn_topology_destroy(topo);
+    }
+
+    PlanSetup(const PlanSetup&) = delete;
+    PlanSetup& operator=(const PlanSetup&) = delete;
+
+    tn_topology* topo{nullptr}; //!< null when the spec is refused
+    tn_plan_request req;        //!< the request (algorithm points into the case)
+    std::string error;          //!< why the spec was refused
+};
+
 /// The generated path: program and per-step estimate.
 int
 PlanGenerated(const PlanCase& c, uint64_t bytes, std::string* line)
 {
-    tn_error err;
-    tn_topology* topo = nullptr;
-    if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+    PlanSetup in(c, bytes, UINT64_MAX);
+    if (!in.topo)
     {
-        *line = err.message;
+        *line = in.error;
         return 1;
     }
-    tn_plan_request req;
-    tn_plan_request_init(&req);
-    req.algorithm = c.algorithm.c_str();
-    req.bytes = bytes;
-    req.memory_limit = UINT64_MAX;
+    tn_error err;
     tn_program* p = nullptr;
     tn_cost_program_result cost;
     int code = 1;
-    if (tn_program_create(topo, &req, &p, &err) == TN_OK &&
+    if (tn_program_create(in.topo, &in.req, &p, &err) == TN_OK &&
         tn_cost_program(p, nullptr, 0, &cost, &err) == TN_OK)
     {
         bool exact = false;
@@ -145,7 +170,6 @@ PlanGenerated(const PlanCase& c, uint64_t bytes, std::string* line)
         *line = err.message;
     }
     tn_program_destroy(p);
-    tn_topology_destroy(topo);
     return code;
 }
 
@@ -153,23 +177,18 @@ PlanGenerated(const PlanCase& c, uint64_t bytes, std::string* line)
 int
 PlanSchedule(const PlanCase& c, uint64_t bytes, std::string* line)
 {
-    tn_error err;
-    tn_topology* topo = nullptr;
-    if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+    PlanSetup in(c, bytes, UINT64_MAX);
+    if (!in.topo)
     {
-        *line = err.message;
+        *line = in.error;
         return 1;
     }
-    tn_plan_request req;
-    tn_plan_request_init(&req);
-    req.algorithm = c.algorithm.c_str();
-    req.bytes = bytes;
-    req.memory_limit = UINT64_MAX;
+    tn_error err;
     tn_schedule* s = nullptr;
     tn_cost_result* cost = nullptr;
     int code = 1;
-    if (tn_plan(topo, &req, &s, &err) == TN_OK &&
-        tn_cost_estimate(s, topo, nullptr, nullptr, &cost, &err) == TN_OK)
+    if (tn_plan(in.topo, &in.req, &s, &err) == TN_OK &&
+        tn_cost_estimate(s, in.topo, nullptr, nullptr, &cost, &err) == TN_OK)
     {
         char b[160];
         std::snprintf(b,
@@ -187,7 +206,6 @@ PlanSchedule(const PlanCase& c, uint64_t bytes, std::string* line)
     }
     tn_cost_result_destroy(cost);
     tn_schedule_destroy(s);
-    tn_topology_destroy(topo);
     return code;
 }
 
@@ -195,20 +213,14 @@ PlanSchedule(const PlanCase& c, uint64_t bytes, std::string* line)
 uint64_t
 ScheduleTransfers(const PlanCase& c, uint64_t bytes)
 {
-    tn_error err;
-    tn_topology* topo = nullptr;
-    if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+    PlanSetup in(c, bytes, 0);
+    if (!in.topo)
     {
         return 0;
     }
-    tn_plan_request req;
-    tn_plan_request_init(&req);
-    req.algorithm = c.algorithm.c_str();
-    req.bytes = bytes;
+    tn_error err;
     tn_plan_size size;
-    uint64_t t = tn_plan_estimate(topo, &req, &size, &err) == TN_OK ? size.transfers : 0;
-    tn_topology_destroy(topo);
-    return t;
+    return tn_plan_estimate(in.topo, &in.req, &size, &err) == TN_OK ? size.transfers : 0;
 }
 
 std::vector<uint32_t>

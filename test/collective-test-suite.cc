@@ -36,26 +36,7 @@ namespace ns3
 namespace
 {
 
-/** A topology owned for the length of a test. */
-struct Topology
-{
-    explicit Topology(const std::string& spec)
-    {
-        tn_error err;
-        if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
-        {
-            error = err.message;
-        }
-    }
-
-    ~Topology()
-    {
-        tn_topology_destroy(topo);
-    }
-
-    tn_topology* topo{nullptr};
-    std::string error;
-};
+using roce_test::Topology;
 
 /** What one run of one or more collectives gave. */
 struct RunResult

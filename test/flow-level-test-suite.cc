@@ -4,6 +4,7 @@
  * Flow-level mode: the fluid network against closed forms (max-min shares, bytes conserved,
  * queue-pair order), and flow level against packet level on the same collectives.
  */
+#include "roce-test-util.h"
 #include "tn-test-data.h"
 
 #include "ns3/boolean.h"
@@ -37,26 +38,7 @@ namespace ns3
 namespace
 {
 
-/** A topology owned for the length of a test. */
-struct Topology
-{
-    explicit Topology(const std::string& spec)
-    {
-        tn_error err;
-        if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
-        {
-            error = err.message;
-        }
-    }
-
-    ~Topology()
-    {
-        tn_topology_destroy(topo);
-    }
-
-    tn_topology* topo{nullptr};
-    std::string error;
-};
+using roce_test::Topology;
 
 /** Receive times of messages by (src, immediate). */
 struct Arrivals

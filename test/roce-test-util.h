@@ -8,7 +8,8 @@
 
 // Test-only traffic source and helpers for the roce-fabric TestSuites: builds RoCEv2 packets
 // with real headers and feeds them to a RoceNetDevice through its pull source at line rate,
-// so the fabric can be tested without the RDMA NIC.
+// so the fabric can be tested without the RDMA NIC; and the scaffolding the collective and
+// flow-level suites share (a topology owned by a test).
 
 #include "ns3/abort.h"
 #include "ns3/attribute.h"
@@ -19,6 +20,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/simulator.h"
+#include "ns3/tn-topology.h"
 #include "ns3/type-id.h"
 
 #include <cstdint>
@@ -212,6 +214,31 @@ class TestSink : public SimpleRefCount<TestSink>
                               ip.GetEcn(),
                               port});
     }
+};
+
+/** A topology from a spec (tn_topology_from_spec), owned for the length of a test; error holds
+ * the parser's message when the spec is refused. */
+struct Topology
+{
+    explicit Topology(const std::string& spec)
+    {
+        tn_error err;
+        if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+        {
+            error = err.message;
+        }
+    }
+
+    ~Topology()
+    {
+        tn_topology_destroy(topo);
+    }
+
+    Topology(const Topology&) = delete;
+    Topology& operator=(const Topology&) = delete;
+
+    tn_topology* topo{nullptr}; //!< the topology, null when refused
+    std::string error;          //!< why it was refused
 };
 
 } // namespace roce_test

@@ -355,6 +355,32 @@ sweep_topology(tn_test_ctx* ctx, const char* spec, bool small, tally* t)
     tn_topology_destroy(topo);
 }
 
+/* Every topology of specs swept; fails when fewer than min_cases were compared. */
+static void
+sweep_specs(tn_test_ctx* ctx,
+            const char* const* specs,
+            size_t count,
+            bool small,
+            uint32_t min_cases,
+            const char* label)
+{
+    tally t = {0, 0};
+    for (size_t i = 0; i < count; i++)
+        sweep_topology(ctx, specs[i], small, &t);
+    if (small)
+    {
+        /* a subset of ranks without a topology (flat algorithms) */
+        for (size_t a = 0; a < sizeof(flat_algos) / sizeof(flat_algos[0]); a++)
+            for (uint32_t n = 1; n <= 9; n += 2)
+                check_equal(ctx, NULL, flat_algos[a], TN_COLL_ALL_REDUCE, n, 1000 * n + 1, 2, &t);
+    }
+    TN_CHECK_MSG(ctx, t.cases > min_cases, "only %u cases compared", t.cases);
+    printf("program equivalence%s: %u cases, %llu transfers\n",
+           label,
+           t.cases,
+           (unsigned long long)t.transfers);
+}
+
 static void
 test_small_topologies(tn_test_ctx* ctx)
 {
@@ -371,17 +397,7 @@ test_small_topologies(tn_test_ctx* ctx)
                            "fc:5",
                            "hier:ring4@200Gbps+switch3@100Gbps",
                            "hier:switch4@400Gbps+ring2@100Gbps+fc3@300Gbps"};
-    tally t = {0, 0};
-    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
-        sweep_topology(ctx, specs[i], true, &t);
-    /* a subset of ranks without a topology (flat algorithms) */
-    for (size_t a = 0; a < sizeof(flat_algos) / sizeof(flat_algos[0]); a++)
-        for (uint32_t n = 1; n <= 9; n += 2)
-            check_equal(ctx, NULL, flat_algos[a], TN_COLL_ALL_REDUCE, n, 1000 * n + 1, 2, &t);
-    TN_CHECK_MSG(ctx, t.cases > 600, "only %u cases compared", t.cases);
-    printf("program equivalence: %u cases, %llu transfers\n",
-           t.cases,
-           (unsigned long long)t.transfers);
+    sweep_specs(ctx, specs, sizeof(specs) / sizeof(specs[0]), true, 600, "");
 }
 
 static void
@@ -394,13 +410,7 @@ test_large_topologies(tn_test_ctx* ctx)
                            "bigraph:8x16",
                            "hier:switch8@2880Gbps+switch32@400Gbps",
                            "hier:ring6@200Gbps+ring5@100Gbps+switch4@100Gbps"};
-    tally t = {0, 0};
-    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
-        sweep_topology(ctx, specs[i], false, &t);
-    TN_CHECK_MSG(ctx, t.cases > 60, "only %u cases compared", t.cases);
-    printf("program equivalence (up to 256 NPUs): %u cases, %llu transfers\n",
-           t.cases,
-           (unsigned long long)t.transfers);
+    sweep_specs(ctx, specs, sizeof(specs) / sizeof(specs[0]), false, 60, " (up to 256 NPUs)");
 }
 
 /* Ring orders given by the request are followed. */
@@ -642,26 +652,20 @@ test_cost_matches_dag(tn_test_ctx* ctx)
         tn_status st = tn_cost_program(p, &opt, 0, &gen, &err);
         TN_CHECK_MSG(ctx, st == TN_OK, "%s: %s", k->spec, err.message);
         double rel = (gen.time_ns - dag->time_ns) / dag->time_ns;
-        TN_CHECK_MSG(ctx,
-                     rel <= k->tolerance && rel >= -k->tolerance,
-                     "%s %s %s C=%u mtu=%u: per-step %.1f ns, DAG %.1f ns (%+.2f%%)",
-                     k->algo,
-                     tn_collective_name(k->coll),
-                     k->spec,
-                     k->chunks,
-                     k->mtu,
-                     gen.time_ns,
-                     dag->time_ns,
-                     100 * rel);
-        printf("cost %-12s %-14s %-40s C=%u mtu=%-4u per-step %12.1f DAG %12.1f  %+.3f%%\n",
-               k->algo,
-               tn_collective_name(k->coll),
-               k->spec,
-               k->chunks,
-               k->mtu,
-               gen.time_ns,
-               dag->time_ns,
-               100 * rel);
+        char line[256];
+        snprintf(line,
+                 sizeof(line),
+                 "%-12s %-14s %-40s C=%u mtu=%-4u per-step %12.1f DAG %12.1f  %+.3f%%",
+                 k->algo,
+                 tn_collective_name(k->coll),
+                 k->spec,
+                 k->chunks,
+                 k->mtu,
+                 gen.time_ns,
+                 dag->time_ns,
+                 100 * rel);
+        TN_CHECK_MSG(ctx, rel <= k->tolerance && rel >= -k->tolerance, "cost %s", line);
+        printf("cost %s\n", line);
         if (i == 0)
         {
             /* the ring's closed form 2(N-1)(a + S/(N B)) */
