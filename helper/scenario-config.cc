@@ -1,5 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ScenarioConfig (contract in scenario-config.h). Over 1,000 lines for a reason: this file is
+ * the schema of the scenario format. Every table and key is read and checked in one place
+ * (ReadPoint alone is some 360 lines), so a key's name, type, range and error message stand
+ * together; sweeps and their expansion are the rest.
  */
 #include "scenario-config.h"
 

@@ -5,6 +5,8 @@
  * incast and leaf-spine test data, the ideal FCT closed form, input errors with file:line,
  * HPCC and SimAI config files run unchanged, per-flow queue pairs, both topology headers,
  * the PFC file, bottleneck utilisation, payload sizes that are not powers of two, pcap.
+ * Over 1,000 lines for a reason: one suite for the HPCC-style runner and its config keys per
+ * congestion control, its cases sharing the test-data paths and the FCT readers.
  */
 #include "tn-test-data.h"
 

@@ -5,7 +5,9 @@
  */
 // RoceSwitch and RoceSwitchMmu: ECN marking curve at fixed queue depths, lossless incast
 // (no drops, PAUSE, buffer bound), lossy incast (drops with reason), 2048-port forwarding,
-// ECMP spreading and determinism per seed, identical traces for identical seeds.
+// ECMP spreading and determinism per seed, identical traces for identical seeds. Over 1,000
+// lines for a reason: one suite per concept (the switch and its MMU), its cases sharing the
+// star fabric and the ECN run builders at the top.
 
 #include "roce-test-util.h"
 

@@ -6,7 +6,9 @@
  * loops over chunks, parts, phases and steps in the same order, restricted to the ops of
  * one rank, so that the ops of an ordered rank pair come in the order of their transfer
  * ids. A frontier holds the rank's own ops the next phase depends on (the rank's entry of
- * the global tn_front), so nothing is kept for the other ranks.
+ * the global tn_front), so nothing is kept for the other ranks. Over 1,000 lines for a
+ * reason: one generator per algorithm (flat, chain, direct, rhd, dbt, hierarchical), all on
+ * the frontier and phase machinery at the top of this file, which splitting would expose.
  */
 #include "tn-program-impl.h"
 #include "tn-rank-order.h"

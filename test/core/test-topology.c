@@ -3,7 +3,9 @@
  *
  * Tests of tn-topology: builder invariants, every generator's node/link/degree
  * counts against closed forms, per-dimension bandwidths, parameter errors, the
- * spec parser, unit parsing and the HPCC-style file loader.
+ * spec parser, unit parsing and the HPCC-style file loader. Over 1,000 lines for a reason:
+ * one test per generator and per malformed spec, unit and file, all sharing the consistency
+ * checks at the top (ports, mirrors, degrees).
  */
 #include "tn-test.h"
 
