@@ -11,6 +11,7 @@
 #include "ns3/flow-nic.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-header.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/string.h"
@@ -140,6 +141,23 @@ RoceHelper::Check(const tn_topology* topo) const
     for (const auto& a : m_ccAttributes)
     {
         nic->SetCongestionControlAttribute(a.first, *a.second);
+    }
+    if (nic->GetCongestionControl() == RdmaNic::CC_HPCC)
+    {
+        // every switch port stamps its rate code into HPCC's INT hops: a rate without a code
+        // is refused here, before the first packet is stamped mid-run
+        for (uint32_t l = 0; l < links; ++l)
+        {
+            const tn_link* link = tn_topology_link(topo, l);
+            if (tn_topology_node_kind(topo, link->src) != TN_NODE_NPU &&
+                RoceIntHeader::RateCode(link->rate_bps) == RoceIntHeader::NO_RATE_CODE)
+            {
+                why << "link " << l << " (node " << link->src << " to node " << link->dst
+                    << "): HPCC's INT cannot carry the switch port rate " << link->rate_bps
+                    << " bit/s (its rate codes are 10, 25, 40, 50, 100, 200, 400 and 800 Gb/s)";
+                return why.str();
+            }
+        }
     }
     return nic->GetConfigError();
 }

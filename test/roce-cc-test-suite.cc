@@ -500,6 +500,35 @@ class RoceCcConfigTestCase : public TestCase
         Refused("timely", "EwmaWeight", DoubleValue(-0.1), "RdmaTimely::EwmaWeight");
         Refused("dctcp", "G", DoubleValue(-0.0625), "RdmaDctcp::G");
         Refused("dctcp", "G", DoubleValue(0), "RdmaDctcp::G");
+
+        // HPCC's INT carries a rate code per switch port: a rate without one is refused by
+        // RoceHelper::Check before anything runs (it used to abort at the first stamp)
+        for (const char* rate : {"30Gbps", "100Gbps"})
+        {
+            tn_topology* topo = nullptr;
+            tn_error err;
+            const std::string spec =
+                std::string("leafspine:leaves=2,spines=1,hosts=2,rate=") + rate + ",latency=1us";
+            NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec(spec.c_str(), &topo, &err),
+                                  TN_OK,
+                                  err.message);
+            for (const char* cc : {"hpcc", "hpcc-pint", "dcqcn"})
+            {
+                RoceHelper helper;
+                helper.SetCongestionControl(cc);
+                const std::string e = helper.Check(topo);
+                const bool refused = std::string(cc) == "hpcc" && std::string(rate) == "30Gbps";
+                NS_TEST_EXPECT_MSG_EQ(e.empty(), !refused, cc << " at " << rate << ": " << e);
+                if (refused)
+                {
+                    NS_TEST_EXPECT_MSG_NE(e.find("switch port rate 30000000000 bit/s"),
+                                          std::string::npos,
+                                          e);
+                    NS_TEST_EXPECT_MSG_NE(e.find("(node "), std::string::npos, e);
+                }
+            }
+            tn_topology_destroy(topo);
+        }
     }
 };
 

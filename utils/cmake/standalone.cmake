@@ -231,8 +231,8 @@ function(build_lib)
     endforeach()
   endforeach()
   # the collective and NPU suites once more under each congestion control besides DCQCN
-  # (no deadlock, no loss on the lossless class, every postcondition): 20 minutes on two
-  # cores, so only with `ctest -C cc -R /cc-`
+  # (no deadlock, no loss on the lossless class, every postcondition): the collective suite
+  # alone takes 30-100 s per congestion control, so only with `ctest -C cc -R /cc-`
   foreach(cc hpcc hpcc-pint timely dctcp)
     foreach(suite training-net-collective training-net-npu)
       add_test(NAME ns3/${suite}/cc-${cc} CONFIGURATIONS cc
