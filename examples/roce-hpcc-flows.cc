@@ -112,12 +112,12 @@ main(int argc, char* argv[])
             kept.push_back(st);
         }
         cfg.settings = kept;
-        const std::string rtt = cfg.baseRttType + "::BaseRtt";
-        if (!cfg.baseRttType.empty() && std::find(given.begin(), given.end(), rtt) != given.end())
+        const std::string& rtt = cfg.baseRttAttribute;
+        if (!rtt.empty() && std::find(given.begin(), given.end(), rtt) != given.end())
         {
             cfg.notices.push_back(cfg.baseRttKey + " (line " + std::to_string(cfg.baseRttLine) +
                                   "): --" + rtt + " on the command line wins");
-            cfg.baseRttType.clear();
+            cfg.baseRttAttribute.clear();
         }
     }
     else if (!baseDir.empty())
@@ -220,11 +220,11 @@ main(int argc, char* argv[])
                     st.attribute.c_str(),
                     st.value.c_str());
     }
-    if (!cfg.baseRttType.empty())
+    if (!cfg.baseRttAttribute.empty())
     {
-        std::printf("  %-24s -> %s::BaseRtt = %" PRId64 "ns\n",
+        std::printf("  %-24s -> %s = %" PRId64 "ns\n",
                     cfg.baseRttKey.c_str(),
-                    cfg.baseRttType.c_str(),
+                    cfg.baseRttAttribute.c_str(),
                     res.baseRtt.GetNanoSeconds());
     }
     for (const auto& n : res.notices)

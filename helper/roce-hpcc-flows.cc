@@ -381,10 +381,10 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
             ok = defaults.Set(st.typeName + "::" + st.attribute, st.value) && ok;
         }
     }
-    if (!config.baseRttType.empty())
+    if (!config.baseRttAttribute.empty())
     {
         result->baseRtt = NanoSeconds(LargestBaseRttNs(topo, routes, flows, config.mtu));
-        ok = defaults.Set(config.baseRttType + "::BaseRtt",
+        ok = defaults.Set(config.baseRttAttribute,
                           std::to_string(result->baseRtt.GetNanoSeconds()) + "ns") &&
              ok;
     }

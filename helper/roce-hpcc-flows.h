@@ -38,7 +38,7 @@ struct RoceHpccResult
     uint32_t torCount{0};             //!< ToR count of a 4-number topology header (0 = none)
     std::vector<std::string> notices; //!< input lines ignored (HPCC reads only what it announces)
     std::vector<RoceHpccSetting> ecnSettings; //!< switch attributes of the ECN maps
-    /// BaseRtt given to config.baseRttType: the largest over the flows of 2 x the path's
+    /// value given to config.baseRttAttribute: the largest over the flows of 2 x the path's
     /// propagation delay + one payload's wire time per hop (the HPCC family's maxRtt)
     Time baseRtt;
     /// queue pairs per class of their congestion control (TypeId name; "none" without one)

@@ -534,6 +534,97 @@ class RoceCcConfigTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * HPCC's control law alone (no fabric): two RdmaHpcc objects fed the same INT feedback of one
+ * 100 Gb/s link that carries both their rates, one update per base RTT T (MaxStage 0, as the
+ * HPCC family's MI_THRESH 0). With the same U every update is R_i <- R_i / k + R_AI for both,
+ * so the difference of the rates shrinks by 1/k per update and at equilibrium k = 1 + N R_AI /
+ * (eta B): with the family's R_AI = 50 Mb/s, eta 0.95 and N = 2 that is 1/1.001053 per round
+ * trip, a time constant eta B T / (N R_AI) = 3.99 ms. The test checks the decay of the
+ * difference over 1000 updates against that closed form (within 2 %) and the sum of the rates
+ * against its equilibrium eta B + N R_AI: the law converges, slowly, and treats the flows
+ * alike; a drift between flows on a fabric comes from the flows seeing different feedback.
+ */
+class RoceHpccConvergenceTestCase : public TestCase
+{
+  public:
+    RoceHpccConvergenceTestCase()
+        : TestCase("HPCC's control law: two flows on one link converge at the closed-form rate")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double b = 100e9;
+        const double eta = 0.95;
+        const double ai = 50e6;
+        const Time t = NanoSeconds(4200);
+        Ptr<RdmaHpcc> flows[2];
+        for (auto& f : flows)
+        {
+            f = CreateObject<RdmaHpcc>();
+            f->SetAttribute("TargetUtilization", DoubleValue(eta));
+            f->SetAttribute("AdditiveIncrease", DataRateValue(DataRate(uint64_t(ai))));
+            f->SetAttribute("MaxStage", UintegerValue(0));
+            f->SetAttribute("FastReact", BooleanValue(false));
+            f->SetAttribute("BaseRtt", TimeValue(t));
+            f->SetAttribute("MinRate", DataRateValue(DataRate("100Mbps")));
+            f->Start(b, 1000, RdmaCongestionControl::RateCallback());
+        }
+        const uint8_t code = RoceIntHeader::RateCode(uint64_t(b));
+        double txBytes = 0;
+        double queue = 0;
+        double diffStart = 0;
+        const uint32_t from = 300;
+        const uint32_t steps = 1300;
+        // flow 1 joins after flow 0 has settled alone: the flows start far apart
+        const uint32_t join = 100;
+        for (uint32_t n = 0; n <= steps; ++n)
+        {
+            const double r0 = flows[0]->GetRate();
+            const double r1 = n >= join ? flows[1]->GetRate() : 0;
+            // the link over the last round trip: sends up to B, queues the rest
+            const double offered = (r0 + r1) * t.GetSeconds() / 8;
+            const double capacity = b * t.GetSeconds() / 8;
+            const double sent = std::min(offered + queue, capacity);
+            queue = queue + offered - sent;
+            txBytes += sent;
+            RoceIntHeader ih(RoceIntHeader::HOPS);
+            ih.InitHops(5, 1);
+            ih.PushHop(n * t.GetNanoSeconds(), uint64_t(txBytes), uint64_t(queue), code);
+            RdmaCcFeedback fb;
+            fb.ackedPsn = n + 1;
+            fb.nextPsn = n + 1;
+            fb.telemetry = &ih;
+            flows[0]->OnAck(fb);
+            if (n >= join)
+            {
+                flows[1]->OnAck(fb);
+            }
+            if (n == from)
+            {
+                diffStart = flows[0]->GetRate() - flows[1]->GetRate();
+            }
+        }
+        const double diffEnd = flows[0]->GetRate() - flows[1]->GetRate();
+        const double predicted = std::pow(1 + 2 * ai / (eta * b), -double(steps - from));
+        const double measured = diffEnd / diffStart;
+        const double sum = flows[0]->GetRate() + flows[1]->GetRate();
+        std::cout << GetName() << ": difference " << diffStart / 1e9 << " -> " << diffEnd / 1e9
+                  << " Gb/s over " << steps - from << " round trips, decay " << measured
+                  << " (closed form " << predicted << "), sum " << sum / 1e9 << " Gb/s\n";
+        NS_TEST_ASSERT_MSG_GT(std::fabs(diffStart), 1e9, "the flows start apart");
+        NS_TEST_EXPECT_MSG_EQ_TOL(measured, predicted, 0.02 * predicted, "decay per round trip");
+        NS_TEST_EXPECT_MSG_EQ_TOL(sum, eta * b + 2 * ai, 0.005 * b, "equilibrium");
+        for (auto& f : flows)
+        {
+            f->Stop();
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The suite.
  */
 class RoceCcTestSuite : public TestSuite
@@ -544,6 +635,7 @@ class RoceCcTestSuite : public TestSuite
     {
         AddTestCase(new RoceIntHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceCcConfigTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccConvergenceTestCase, TestCase::QUICK);
         using C = RoceCcBottleneckTestCase;
         AddTestCase(new C("hpcc", 2, C::PAPER), TestCase::QUICK);
         AddTestCase(new C("hpcc", 2, C::PAPER, 0.9), TestCase::QUICK);

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -420,7 +421,9 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "PerHopRate"), "true", "MULTI_RATE");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "SampleFeedback"), "false", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AdditiveIncrease"), "", "not DCQCN's");
-        NS_TEST_EXPECT_MSG_EQ(cfg.baseRttType, hpcc, "T from the topology (GLOBAL_T 1)");
+        NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute,
+                              "ns3::RdmaHpcc::BaseRtt",
+                              "T from the topology (GLOBAL_T 1)");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RoceSwitchMmu", "BufferSize"),
                               "33554432",
                               "BUFFER_SIZE 32 (MB)");
@@ -517,7 +520,13 @@ class RoceHpccSimAiTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(cfg.mtu, 9000, "PACKET_PAYLOAD_SIZE 9000");
         NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 0, "4e13 s: until every flow finished");
         NS_TEST_EXPECT_MSG_EQ(cfg.notices.size(), 1, "the stop time is reported");
-        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 28, "SimAI's other keys listed");
+        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 26, "SimAI's other keys listed");
+        // CC_MODE 1 with HAS_WIN 1 VAR_WIN 1: DCQCN has the family's window, T from the topology
+        // (GLOBAL_T 0, a T per pair, is listed as ignored)
+        NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, "ns3::RdmaNic::DcqcnWindowRtt", "HAS_WIN 1");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "DcqcnVariableWindow"),
+                              "true",
+                              "VAR_WIN 1");
         cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
         cfg.flowFile = DataFile("hpcc-incast-flows.txt");
         cfg.fctFile = CreateTempDirFilename("simai-fct.txt");
@@ -529,6 +538,8 @@ class RoceHpccSimAiTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(res.fctBelowIdeal, 0, "FCT >= ideal");
         // 1 MB in 9000-byte payloads: 112 packets per flow, 2 hops
         NS_TEST_EXPECT_MSG_EQ(res.dataPacketHops, 8 * 112 * 2, "9000-byte segments");
+        // 2 x (1 us + 1 us) + one 9000-byte payload at 100 Gb/s on each of the 2 hops
+        NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), 4000 + 2 * 720, "the family's maxRtt");
         // one switch-port rate (100G): absolute thresholds of that rate
         NS_TEST_EXPECT_MSG_EQ(SettingOf(res.ecnSettings, "ns3::RoceSwitchMmu", "EcnKmin"),
                               "400000",
@@ -773,7 +784,10 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
                           "\nPACKET_PAYLOAD_SIZE 1000\n"
                           "RATE_AI 50Mb/s\nRATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\n"
                           "EWMA_GAIN 0.00390625\nDCTCP_RATE_AI 1000Mb/s\n"
-                          "HAS_WIN 1\nGLOBAL_T 1\nVAR_WIN 1\nFAST_REACT 1\nU_TARGET 0.9\n"
+                          // DCQCN without the family's window, so that its CNPs show
+                          "HAS_WIN " +
+                          (m.cc == "dcqcn" ? "0" : "1") +
+                          "\nGLOBAL_T 1\nVAR_WIN 1\nFAST_REACT 1\nU_TARGET 0.9\n"
                           "MI_THRESH 0\nINT_MULTI 1\nMULTI_RATE 0\nSAMPLE_FEEDBACK 0\n"
                           "PINT_LOG_BASE 1.05\nPINT_PROB 0.5\n"
                           "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
@@ -824,7 +838,7 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
             NS_TEST_EXPECT_MSG_EQ((cnps > 0), dcqcn, tag << ": CNPs only under DCQCN");
             NS_TEST_EXPECT_MSG_EQ((res.cnpsSent > 0), dcqcn, tag << ": CNPs sent");
             // T for HPCC, HPCC-PINT and DCTCP with HAS_WIN 1 VAR_WIN 1: the family's maxRtt
-            const bool windowed = m.cc == "hpcc" || m.cc == "hpcc-pint" || m.cc == "dctcp";
+            const bool windowed = m.cc != "timely" && m.cc != "dcqcn";
             const int64_t rttNs = windowed ? 2 * 2000 + 2 * 80 : 0;
             NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), rttNs, tag << ": BaseRtt");
         }
@@ -838,6 +852,75 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
                               error);
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RoceSwitch", "PintLogBase"), "1.2", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaHpccPint", "LogBase"), "1.2", "");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The HPCC family's window under DCQCN (HAS_WIN 1): an 8-to-1 incast of 1 MB flows at
+ * 100 Gb/s with KMIN 400 KB. With a fixed window of maxBdp (VAR_WIN 0: 4160 ns x 100 Gb/s =
+ * 52000 bytes per QP) at most 8 x 52000 bytes are in flight, so the queue stays below
+ * 8 x 52000 - 52000 = 364000 bytes < KMIN: no packet is marked, no CNP is sent and the
+ * receiver's link runs at line rate. Without the window (HAS_WIN 0) DCQCN is cut by CNPs.
+ */
+class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccDcqcnWindowTestCase()
+        : TnDataTestCase("HPCC config: HAS_WIN 1 windows DCQCN as the family does")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint64_t lastFct[2] = {0, 0};
+        for (int hasWin = 0; hasWin < 2; ++hasWin)
+        {
+            const std::string tag = "dcqcn-win-" + std::to_string(hasWin);
+            const std::string path = CreateTempDirFilename(tag + ".txt");
+            WriteFile(path,
+                      "CC_MODE 1\nPACKET_PAYLOAD_SIZE 1000\nHAS_WIN " + std::to_string(hasWin) +
+                          "\nGLOBAL_T 1\nVAR_WIN 0\n"
+                          "RATE_AI 50Mb/s\nRATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\nRP_TIMER 300\n"
+                          "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
+                          "PMAX_MAP 1 100000000000 0.2\n");
+            RoceHpccConfig cfg;
+            std::string error;
+            NS_TEST_ASSERT_MSG_EQ(RoceHpccConfigReader::Read(path, "", false, &cfg, &error),
+                                  true,
+                                  error);
+            const std::string rttAttribute = hasWin ? "ns3::RdmaNic::DcqcnWindowRtt" : "";
+            NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, rttAttribute, tag);
+            const std::string variable = hasWin ? "false" : "";
+            NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "DcqcnVariableWindow"),
+                                  variable,
+                                  tag << ": VAR_WIN 0, a fixed window");
+            cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+            cfg.flowFile = DataFile("hpcc-incast-flows.txt");
+            cfg.fctFile = CreateTempDirFilename(tag + "-fct.txt");
+            RoceHpccResult res;
+            NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+            NS_TEST_EXPECT_MSG_EQ(res.finished, 8, tag);
+            NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), hasWin ? 4160 : 0, tag);
+            NS_TEST_EXPECT_MSG_EQ((res.cnpsSent == 0), (hasWin == 1), tag << ": CNPs");
+            std::vector<FctLine> lines;
+            NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg.fctFile, &lines), true, tag);
+            for (const auto& l : lines)
+            {
+                lastFct[hasWin] = std::max(lastFct[hasWin], l.fctNs);
+            }
+            if (hasWin)
+            {
+                NS_TEST_EXPECT_MSG_GT(res.bottleneckUtilisation, 0.98, tag << ": line rate");
+            }
+        }
+        // 8 MB in 1000-byte payloads at 100 Gb/s: 8 x 1000 x 1082 x 8 / 100 ns
+        const uint64_t wire = 8 * 1000 * 1082 * 8 / 100;
+        NS_TEST_EXPECT_MSG_LT(lastFct[1], wire * 102 / 100, "windowed: within 2 % of line rate");
+        NS_TEST_EXPECT_MSG_GT(lastFct[0], lastFct[1], "without the window DCQCN is cut");
+        std::cout << GetName() << ": last FCT " << lastFct[0] << " ns (HAS_WIN 0), " << lastFct[1]
+                  << " ns (HAS_WIN 1, VAR_WIN 0), line rate " << wire << " ns\n";
     }
 };
 
@@ -1228,6 +1311,7 @@ class RoceHpccTestSuite : public TestSuite
         AddTestCase(new RoceHpccSimAiTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccConfigErrorTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccCcModeTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccDcqcnWindowTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccQpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccTorHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPfcFileTestCase, TestCase::QUICK);

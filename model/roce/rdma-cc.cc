@@ -139,12 +139,20 @@ RdmaDcqcnControl::DoStart()
     m_dcqcn = std::make_unique<RdmaDcqcn>(&m_config,
                                           GetLineRate(),
                                           MakeCallback(&RdmaDcqcnControl::Rate, this));
+    Rate(GetRate());
 }
 
 void
 RdmaDcqcnControl::Rate(double bps)
 {
     SetRate(bps);
+    if (m_config.windowRtt.IsStrictlyPositive())
+    {
+        const double rate = m_config.variableWindow ? GetRate() : GetLineRate();
+        SetWindow(std::max<uint64_t>(
+            1,
+            static_cast<uint64_t>(rate * m_config.windowRtt.GetSeconds() / 8.0)));
+    }
 }
 
 void

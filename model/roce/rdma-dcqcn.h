@@ -68,6 +68,10 @@ struct RdmaDcqcnConfig
     uint64_t byteCounter{RdmaDcqcnDefaults::BYTE_COUNTER};      //!< bytes, 0 = off
     bool clampTargetRate{RdmaDcqcnDefaults::CLAMP_TARGET_RATE}; //!< every decrease
     bool clampAfterTimeIncrease{RdmaDcqcnDefaults::CLAMP_AFTER_TIME_INCREASE}; //!< ConnectX
+    /// payload bytes in flight <= rate x windowRtt (variableWindow) or line rate x windowRtt;
+    /// 0 = no window (ConnectX paces by rate only; the HPCC family's HAS_WIN 1 adds one)
+    Time windowRtt{Time(0)};
+    bool variableWindow{true}; //!< the window follows the rate (the family's VAR_WIN 1)
 };
 
 /**

@@ -402,6 +402,20 @@ RdmaNic::GetTypeId()
                           BooleanValue(RdmaDcqcnDefaults::CLAMP_AFTER_TIME_INCREASE),
                           MakeBooleanAccessor(&RdmaNic::m_clampAfterTimeInc),
                           MakeBooleanChecker())
+            .AddAttribute("DcqcnWindowRtt",
+                          "DCQCN: limit a QP's payload bytes in flight to rate x this time "
+                          "(the HPCC family's HAS_WIN 1 window, whose T is the topology's "
+                          "largest base RTT; 0 = no window, ConnectX paces by rate only).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaNic::m_dcqcnWindowRtt),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("DcqcnVariableWindow",
+                          "DCQCN with DcqcnWindowRtt > 0: the window is the current rate x "
+                          "DcqcnWindowRtt (the family's VAR_WIN 1); false: the line rate x "
+                          "DcqcnWindowRtt (VAR_WIN 0).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_dcqcnVariableWindow),
+                          MakeBooleanChecker())
             .AddTraceSource("MessageComplete",
                             "An RDMA WRITE was fully acknowledged (sender side).",
                             MakeTraceSourceAccessor(&RdmaNic::m_messageCompleteTrace),
@@ -628,6 +642,8 @@ RdmaNic::CreateCongestionControl(double lineRate) const
         c.byteCounter = m_byteCounter;
         c.clampTargetRate = m_clampTarget;
         c.clampAfterTimeIncrease = m_clampAfterTimeInc;
+        c.windowRtt = m_dcqcnWindowRtt;
+        c.variableWindow = m_dcqcnVariableWindow;
         return CreateObject<RdmaDcqcnControl>(c);
     }
     const ObjectFactory* f = GetCcFactory();

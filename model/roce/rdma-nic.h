@@ -398,6 +398,8 @@ class RdmaNic : public RdmaTransport
     uint64_t m_byteCounter;
     bool m_clampTarget;
     bool m_clampAfterTimeInc;
+    Time m_dcqcnWindowRtt;      //!< DcqcnWindowRtt
+    bool m_dcqcnVariableWindow; //!< DcqcnVariableWindow
 
     // counters
     uint64_t m_retxBytes{0};

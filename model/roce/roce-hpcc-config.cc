@@ -282,13 +282,18 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
         }
     };
     const bool hpcc = cc == "hpcc" || cc == "hpcc-pint";
-    if (hpcc || (cc == "dctcp" && hasWin && varWin))
+    // DCQCN has the family's window when the config asks for it (HAS_WIN 1 given): without
+    // the key the family's default (1) would window it too, where ConnectX has no window
+    const bool dcqcnWindow = cc == "dcqcn" && hasWinKey && hasWin;
+    if (hpcc || (cc == "dctcp" && hasWin && varWin) || dcqcnWindow)
     {
-        const std::string type = hpcc ? "ns3::RdmaHpcc" : "ns3::RdmaDctcp";
-        cfg->baseRttType = type;
-        cfg->baseRttKey = globalTKey ? "GLOBAL_T" : "CC_MODE";
-        cfg->baseRttLine = globalTKey ? globalTKey->line : ccLine;
-        const std::string rtt = type + "::BaseRtt";
+        const std::string rtt = hpcc            ? "ns3::RdmaHpcc::BaseRtt"
+                                : cc == "dctcp" ? "ns3::RdmaDctcp::BaseRtt"
+                                                : "ns3::RdmaNic::DcqcnWindowRtt";
+        cfg->baseRttAttribute = rtt;
+        const CcKey* asks = globalTKey && globalT ? globalTKey : hasWinKey;
+        cfg->baseRttKey = asks ? asks->key : "CC_MODE";
+        cfg->baseRttLine = asks ? asks->line : ccLine;
         const std::string largest = "the largest base RTT of the flows' paths";
         if (globalT)
         {
@@ -300,8 +305,19 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
             ignore(globalTKey,
                    "a T per (source, destination) is not modelled: " + rtt + " is " + largest);
         }
-        const std::string window = "in-flight bytes <= rate x " + rtt;
-        if (hasWin)
+        const std::string window = std::string("in-flight bytes <= ") +
+                                   (dcqcnWindow && !varWin ? "line rate x " : "rate x ") + rtt;
+        if (dcqcnWindow)
+        {
+            // both window kinds are modelled for DCQCN
+            cfg->settings.push_back({"ns3::RdmaNic",
+                                     "DcqcnVariableWindow",
+                                     varWin ? "true" : "false",
+                                     varWinKey ? "VAR_WIN" : "HAS_WIN",
+                                     varWinKey ? varWinKey->line : hasWinKey->line});
+            use(hasWinKey, "window", window);
+        }
+        else if (hasWin)
         {
             use(hasWinKey, "window", window);
         }
@@ -309,7 +325,10 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
         {
             ignore(hasWinKey, mode + " here always limits " + window);
         }
-        if (varWin)
+        if (dcqcnWindow)
+        {
+        }
+        else if (varWin)
         {
             use(varWinKey, "window", window);
         }
@@ -340,7 +359,8 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
     }
     else
     {
-        const std::string why = mode + " here paces by rate only, without a window";
+        const std::string why = cc == "dcqcn" ? mode + " without a window (HAS_WIN 0)"
+                                              : mode + " here paces by rate only, without a window";
         ignore(hasWinKey, why);
         ignore(globalTKey, why);
         ignore(varWinKey, why);

@@ -83,10 +83,11 @@ struct RoceHpccConfig
     RoceHpccRateMap pmax;                  //!< PMAX_MAP
     bool rateStepsAbsolute{false};         //!< RATE_AI/RATE_HAI are per flow, not per 25G
     double errorRatePerLink{0};            //!< ERROR_RATE_PER_LINK (links with error_rate 0)
-    /// Congestion-control class whose BaseRtt the runner sets to the largest base RTT of the
-    /// flows' paths, as the HPCC family's GLOBAL_T 1 ("" = none; set by CC_MODE 3, 10 and 8
-    /// with HAS_WIN 1 VAR_WIN 1)
-    std::string baseRttType;
+    /// Attribute (ns3::Type::Name) the runner sets to the largest base RTT of the flows'
+    /// paths, the HPCC family's maxRtt ("" = none): RdmaHpcc::BaseRtt (CC_MODE 3, 10),
+    /// RdmaDctcp::BaseRtt (8 with HAS_WIN 1 VAR_WIN 1), RdmaNic::DcqcnWindowRtt (1 with
+    /// HAS_WIN 1)
+    std::string baseRttAttribute;
     std::string baseRttKey;  //!< key that asks for it (messages)
     uint32_t baseRttLine{0}; //!< its line
 };
