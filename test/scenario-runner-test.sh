@@ -149,6 +149,23 @@ bad '[topology]\nspec = "ring:8"\n[roce]\ncc = "hpcc"\n"ns3::RdmaHpcc::TargetUti
 bad '[topology]\nspec = "ring:8"\n[roce]\ncc = "timely"\n"ns3::RdmaTimely::LowThreshold" = "600us"\n[[collective]]\nbytes = 1\n' \
     "bad32.toml:5:[0-9]+: roce.ns3::RdmaTimely::LowThreshold: .*below HighThreshold"
 
+# A database of another program (issue 23): refused with one line naming the file and what
+# is foreign, exit 2, and the file left byte for byte as it was.
+for foreign in "CREATE TABLE notes (a); INSERT INTO notes VALUES ('keep me')" \
+    "PRAGMA user_version = 7; CREATE TABLE notes (a)"; do
+    fdb=$tmp/foreign.db
+    rm -f "$fdb"
+    sqlite3 "$fdb" "$foreign"
+    before=$(cksum < "$fdb")
+    "$runner" "$top/scenarios/quickstart.toml" --db "$fdb" --test-size > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    { [ $rc = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+        grep -Eq "foreign.db: (table 'notes' is not part|PRAGMA user_version is 7)" "$tmp/err"; } ||
+        fail "foreign database ($foreign): exit $rc, $(cat "$tmp/err")"
+    [ "$(cksum < "$fdb")" = "$before" ] && [ ! -e "$fdb-wal" ] ||
+        fail "foreign database ($foreign): the file was changed"
+done
+
 # --- the report ---------------------------------------------------------------------------
 if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then
     fail "report exited non-zero: $(cat "$tmp/err")"

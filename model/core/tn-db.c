@@ -437,6 +437,118 @@ table_columns(sqlite3* sql, const char* table, char* out, size_t size)
     sqlite3_finalize(stmt);
 }
 
+/* The schema this training-net writes, in an in-memory database: the reference to compare with. */
+static tn_status
+open_reference(tn_db* db, sqlite3** ref, tn_error* err)
+{
+    *ref = NULL;
+    if (sqlite3_open(":memory:", ref) != SQLITE_OK ||
+        sqlite3_exec(*ref, SCHEMA_1, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(*ref, SCHEMA_2_TABLES, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(*ref, SCHEMA_2_VIEWS, NULL, NULL, NULL) != SQLITE_OK)
+    {
+        sqlite3_close(*ref);
+        *ref = NULL;
+        return tn_error_set(err, TN_ENOMEM, "%s: building the reference schema", db->path);
+    }
+    return TN_OK;
+}
+
+/* The type ("table", "view") of name in the reference schema, or NULL. */
+static const char*
+reference_type(sqlite3* ref, const char* name, char* out, size_t size)
+{
+    sqlite3_stmt* stmt = NULL;
+    const char* found = NULL;
+    if (sqlite3_prepare_v2(ref, "SELECT type FROM sqlite_master WHERE name = ?", -1, &stmt, NULL) ==
+        SQLITE_OK)
+    {
+        sqlite3_bind_text(stmt, 1, name, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            snprintf(out, size, "%s", (const char*)sqlite3_column_text(stmt, 0));
+            found = out;
+        }
+    }
+    sqlite3_finalize(stmt);
+    return found;
+}
+
+/*
+ * A file another program owns is refused before anything is written to it (not even the
+ * journal mode): a PRAGMA user_version other than 0 (training-net never sets it), a table,
+ * view or trigger that is not of this schema, or one of its names with the other type (a
+ * table where the schema has a view). Indexes are allowed (they change no row written), and
+ * SQLite's own sqlite_* tables.
+ */
+static tn_status
+check_foreign(tn_db* db, tn_error* err)
+{
+    sqlite3_stmt* stmt = NULL;
+    int user_version = 0;
+    if (sqlite3_prepare_v2(db->sql, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
+        return sql_error(db, err, "reading user_version");
+    if (sqlite3_step(stmt) == SQLITE_ROW)
+        user_version = sqlite3_column_int(stmt, 0);
+    sqlite3_finalize(stmt);
+    if (user_version != 0)
+    {
+        return tn_error_set(err,
+                            TN_EDB,
+                            "%s: PRAGMA user_version is %d (training-net leaves it 0): the file "
+                            "belongs to another program; nothing written, use another database "
+                            "file",
+                            db->path,
+                            user_version);
+    }
+    sqlite3* ref = NULL;
+    tn_status status = open_reference(db, &ref, err);
+    if (status)
+        return status;
+    if (sqlite3_prepare_v2(db->sql,
+                           "SELECT type, name FROM sqlite_master WHERE type IN "
+                           "('table','view','trigger') AND name NOT LIKE 'sqlite\\_%' ESCAPE "
+                           "'\\' ORDER BY rowid",
+                           -1,
+                           &stmt,
+                           NULL) != SQLITE_OK)
+    {
+        sqlite3_close(ref);
+        return sql_error(db, err, "reading the schema");
+    }
+    while (!status && sqlite3_step(stmt) == SQLITE_ROW)
+    {
+        const char* type = (const char*)sqlite3_column_text(stmt, 0);
+        const char* name = (const char*)sqlite3_column_text(stmt, 1);
+        char want[16];
+        const char* ours = name ? reference_type(ref, name, want, sizeof(want)) : NULL;
+        if (!ours || strcmp(type, "trigger") == 0)
+        {
+            status = tn_error_set(err,
+                                  TN_EDB,
+                                  "%s: %s '%.80s' is not part of a training-net results "
+                                  "database: nothing written, use another database file",
+                                  db->path,
+                                  type,
+                                  name ? name : "");
+        }
+        else if (strcmp(ours, type) != 0)
+        {
+            status = tn_error_set(err,
+                                  TN_EDB,
+                                  "%s: '%s' is a %s where a training-net results database has a "
+                                  "%s: nothing written, use another database file",
+                                  db->path,
+                                  name,
+                                  type,
+                                  ours);
+        }
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close(ref);
+    return status;
+}
+
 /*
  * Every table of this schema in the file has the columns this training-net writes, in order:
  * a table of another shape is refused now, not when the first batch is written after the
@@ -446,13 +558,9 @@ static tn_status
 check_tables(tn_db* db, tn_error* err)
 {
     sqlite3* ref = NULL;
-    if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
-        sqlite3_exec(ref, SCHEMA_1, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(ref, SCHEMA_2_TABLES, NULL, NULL, NULL) != SQLITE_OK)
-    {
-        sqlite3_close(ref);
-        return tn_error_set(err, TN_ENOMEM, "%s: building the reference schema", db->path);
-    }
+    tn_status ref_status = open_reference(db, &ref, err);
+    if (ref_status)
+        return ref_status;
     const char* extra[] = {"schema_version", "run"};
     tn_status status = TN_OK;
     for (int t = 0; !status && t < T_COUNT + 2; ++t)
@@ -512,6 +620,8 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
     sqlite3_busy_timeout(db->sql, 5000);
     /* a file that is not a database fails here, before anything is written */
     tn_status status = exec(db, "SELECT count(*) FROM sqlite_master", "reading", err);
+    if (!status)
+        status = check_foreign(db, err);
     if (!status)
         status = exec(db, "PRAGMA journal_mode=WAL", "enabling WAL", err);
     if (!status)

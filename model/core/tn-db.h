@@ -8,8 +8,11 @@
  * port_sample, pfc_event, drop_event, iteration, layer and the views), upgrades a
  * database of schema 1 (which had only run) and refuses any other schema
  * version, a file that is not an SQLite database and a path it cannot write,
- * with a message naming the file. One database holds many runs; every row of a
- * run carries its run_id.
+ * with a message naming the file. A database of another program is refused
+ * before anything is written to it (not even the journal mode): a PRAGMA
+ * user_version other than 0, a table, view or trigger not of this schema, or
+ * a table where the schema has a view (indexes are allowed). One database
+ * holds many runs; every row of a run carries its run_id.
  *
  * Runs: tn_db_run_begin() records a run as 'running' and returns its id;
  * tn_db_run_finish() writes the rows still buffered, then sets the run's final

@@ -346,6 +346,130 @@ test_unwritable_path(tn_test_ctx* ctx)
     TN_CHECK(ctx, strstr(err.message, "/nonexistent-dir/x.db") != NULL);
 }
 
+/* The whole file into a malloc'd buffer (*size bytes); NULL if it cannot be read. */
+static unsigned char*
+read_whole(const char* path, size_t* size)
+{
+    FILE* f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char* data = NULL;
+    size_t used = 0;
+    size_t cap = 0;
+    for (;;)
+    {
+        if (used == cap)
+        {
+            unsigned char* grown = realloc(data, cap = cap ? 2 * cap : 65536);
+            if (!grown)
+                break;
+            data = grown;
+        }
+        size_t n = fread(data + used, 1, cap - used, f);
+        used += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    *size = used;
+    return data;
+}
+
+/*
+ * Databases of another program are refused with the file and what is foreign, and left byte
+ * for byte as they were (no WAL switch, no table added); an index on a training-net table is
+ * not foreign.
+ */
+static void
+test_foreign_schema_refused(tn_test_ctx* ctx)
+{
+    static const struct
+    {
+        int training_net; /* 1: start from a training-net database */
+        const char* sql;  /* then this */
+        const char* said; /* in the message */
+    } cases[] = {
+        {0, "CREATE TABLE notes (a TEXT); INSERT INTO notes VALUES ('keep me')", "table 'notes'"},
+        {0, "PRAGMA user_version = 7", "user_version is 7"},
+        {0, "CREATE VIEW v AS SELECT 1", "view 'v'"},
+        {1, "CREATE TABLE notes (a TEXT); INSERT INTO notes VALUES ('keep me')", "table 'notes'"},
+        {1,
+         "DROP VIEW port_summary; CREATE TABLE port_summary (run_id INTEGER)",
+         "'port_summary' is a table where a training-net results database has a view"},
+        {1, "PRAGMA user_version = 42", "user_version is 42"},
+        {1, "CREATE TRIGGER t AFTER INSERT ON run BEGIN SELECT 1; END", "trigger 't'"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+    {
+        char path[512];
+        fresh_path(ctx, "tn-test-foreign.db", path, sizeof(path));
+        tn_error err = {0};
+        tn_db* db = NULL;
+        if (cases[i].training_net)
+        {
+            TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
+            tn_db_close(db);
+            db = NULL;
+        }
+        sqlite3* sql = NULL;
+        TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+        TN_REQUIRE_MSG(ctx,
+                       sqlite3_exec(sql, cases[i].sql, NULL, NULL, NULL) == SQLITE_OK,
+                       "case %zu: %s",
+                       i,
+                       sqlite3_errmsg(sql));
+        /* checkpointed into the main file: the bytes compared below are the whole database */
+        sqlite3_exec(sql, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+        sqlite3_close(sql);
+        size_t before_size = 0;
+        unsigned char* before = read_whole(path, &before_size);
+        TN_REQUIRE(ctx, before != NULL);
+
+        TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_EDB, "case %zu opened", i);
+        TN_CHECK(ctx, db == NULL);
+        TN_CHECK_MSG(ctx,
+                     strstr(err.message, path) != NULL && strstr(err.message, cases[i].said),
+                     "case %zu message: %s",
+                     i,
+                     err.message);
+        TN_CHECK_MSG(ctx, strchr(err.message, '\n') == NULL, "two lines: %s", err.message);
+        size_t after_size = 0;
+        unsigned char* after = read_whole(path, &after_size);
+        TN_CHECK_MSG(ctx,
+                     after && after_size == before_size && memcmp(before, after, before_size) == 0,
+                     "case %zu: the file changed (%zu bytes, then %zu)",
+                     i,
+                     before_size,
+                     after_size);
+        free(before);
+        free(after);
+    }
+
+    /* an index on a training-net table is the user's, and harmless: accepted and kept */
+    char path[512];
+    fresh_path(ctx, "tn-test-foreign.db", path, sizeof(path));
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(tn_db_handle(db),
+                            "CREATE INDEX flow_by_node ON flow (src_node)",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    tn_db_close(db);
+    TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "with an index: %s", err.message);
+    if (db)
+    {
+        TN_CHECK_EQ(ctx,
+                    query_int(tn_db_handle(db),
+                              "SELECT count(*) FROM sqlite_master WHERE name = 'flow_by_node'"),
+                    1);
+        tn_db_close(db);
+    }
+}
+
 static void
 test_not_a_database(tn_test_ctx* ctx)
 {
@@ -871,6 +995,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);
     tn_test_add(suite, "unwritable-path", test_unwritable_path);
     tn_test_add(suite, "not-a-database", test_not_a_database);
+    tn_test_add(suite, "foreign-schema-refused", test_foreign_schema_refused);
     tn_test_add(suite, "rows-round-trip", test_rows_round_trip);
     tn_test_add(suite, "batches", test_batches);
     tn_test_add(suite, "writer-thread", test_writer_thread);
