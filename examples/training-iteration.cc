@@ -16,6 +16,7 @@
 #include "ns3/npu-helper.h"
 #include "ns3/program-options.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
 #include "ns3/string.h"
@@ -58,6 +59,15 @@ main(int argc, char* argv[])
     options.AddMode(&mode);
     if (!options.Parse(argc, argv))
     {
+        return 2;
+    }
+    if (memoryBps < RoceNetDevice::MIN_DATA_RATE_BPS)
+    {
+        std::fprintf(stderr,
+                     "training-iteration: --memory %llubps is below the lowest rate a fabric "
+                     "takes (%llubps, 1Gbps)\n",
+                     static_cast<unsigned long long>(memoryBps),
+                     static_cast<unsigned long long>(RoceNetDevice::MIN_DATA_RATE_BPS));
         return 2;
     }
     const std::string memory = std::to_string(memoryBps) + "bps";

@@ -136,6 +136,15 @@ RoceHelper::Check(const tn_topology* topo) const
                 << "frames land)";
             return why.str();
         }
+        if (link->rate_bps < RoceNetDevice::MIN_DATA_RATE_BPS)
+        {
+            why << "link " << l << " (node " << link->src << " to node " << link->dst << "): rate "
+                << link->rate_bps << "bps is below the lowest a RoCE link takes "
+                << "(rate at least " << RoceNetDevice::MIN_DATA_RATE_BPS << "bps, 1Gbps: the "
+                << "run's timers tick per simulated second, so a slower link only makes it "
+                << "last longer)";
+            return why.str();
+        }
     }
     Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
     for (const auto& a : m_ccAttributes)

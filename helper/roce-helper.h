@@ -142,7 +142,8 @@ class RoceHelper : public RoceLinkHelper
     /**
      * What Install() or the NICs would abort on, found before anything is built, so a
      * program can refuse with a message and a non-zero exit before it records or simulates:
-     * more nodes than RoCE addresses (65536), a link latency beyond ns-3's time range, and
+     * more nodes than RoCE addresses (65536), a link latency beyond MAX_LATENCY_NS, a link
+     * rate below RoceNetDevice::MIN_DATA_RATE_BPS, and
      * NIC attribute values (SetNicAttribute or Config defaults) that cannot work.
      * \param topo the topology
      * \return "" if the fabric can be built, else the reason

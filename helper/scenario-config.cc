@@ -1106,6 +1106,30 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         p.npu.emplace_back(kv.first, value);
         r.Param(path, ValueJson(*v));
     }
+    // values each attribute accepts but a run cannot finish with (a memory bandwidth of bits
+    // per second): refused at the key the message names
+    {
+        Ptr<NpuEndpoint> endpoint = CreateObject<NpuEndpoint>();
+        for (const auto& kv : p.npu)
+        {
+            endpoint->SetAttributeFailSafe(kv.first, StringValue(kv.second));
+        }
+        const std::string error = endpoint->GetConfigError();
+        if (!error.empty())
+        {
+            std::string key = "npu";
+            const toml::node* at = npuTable;
+            for (const auto& kv : npu.All())
+            {
+                if (error.find("::" + kv.first + " ") != std::string::npos)
+                {
+                    key = "npu." + kv.first;
+                    at = r.Resolve(kv.second);
+                }
+            }
+            r.Fail(at, key, error);
+        }
+    }
     p.installNpus = npuTable != nullptr;
 
     // [sampling]: what the results database records.

@@ -361,15 +361,32 @@ class RoceHelperCheckTestCase : public TestCase
         const std::string retry = CheckSpec("ring:4,latency=100000000s", roce);
         NS_TEST_EXPECT_MSG_NE(retry.find("at most 1000000000 ns"), std::string::npos, retry);
         NS_TEST_EXPECT_MSG_EQ(CheckSpec("ring:4,latency=1s", roce), "", "1 s is allowed");
+        // a link slower than 1 Gbit/s: refused, not simulated for simulated days
+        for (const char* spec :
+             {"ring:4,rate=1bps", "ring:4,rate=999999999bps", "hier:ring4@100Gbps+switch2@1Mbps"})
+        {
+            const std::string slow = CheckSpec(spec, roce);
+            NS_TEST_EXPECT_MSG_NE(slow.find("rate at least 1000000000bps"),
+                                  std::string::npos,
+                                  spec << ": " << slow);
+        }
+        NS_TEST_EXPECT_MSG_EQ(CheckSpec("ring:4,rate=1Gbps", roce), "", "1 Gbit/s is allowed");
         const std::string many = CheckSpec("leafspine:leaves=1,spines=65536,hosts=2", roce);
         NS_TEST_EXPECT_MSG_NE(many.find("at most 65536"), std::string::npos, many);
-        NS_TEST_EXPECT_MSG_EQ(CheckSpec("leafspine:leaves=1,spines=65533,hosts=2", roce),
-                              "",
-                              "65536 nodes fit");
+        NS_TEST_EXPECT_MSG_EQ(
+            CheckSpec("leafspine:leaves=1,spines=65533,hosts=2,rate=40Tbps", roce),
+            "",
+            "65536 nodes fit");
         RoceHelper slow;
         slow.SetNicAttribute("MinRate", DataRateValue(DataRate(0)));
         const std::string rate = CheckSpec("ring:4", slow);
         NS_TEST_EXPECT_MSG_NE(rate.find("MinRate"), std::string::npos, rate);
+        RoceHelper trickle;
+        trickle.SetNicAttribute("InjectionRate", DataRateValue(DataRate(1)));
+        const std::string injection = CheckSpec("ring:4", trickle);
+        NS_TEST_EXPECT_MSG_NE(injection.find("InjectionRate 1bps is below"),
+                              std::string::npos,
+                              injection);
         // Config defaults, as --ns3::RdmaNic::ReferenceRate=0bps sets them
         roce_test::DefaultsGuard guard;
         guard.SetDefault("ns3::RdmaNic::ReferenceRate", DataRateValue(DataRate(0)));

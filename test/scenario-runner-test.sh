@@ -149,6 +149,15 @@ bad '[topology]\nspec = "ring:8"\n[roce]\ncc = "hpcc"\n"ns3::RdmaHpcc::TargetUti
 bad '[topology]\nspec = "ring:8"\n[roce]\ncc = "timely"\n"ns3::RdmaTimely::LowThreshold" = "600us"\n[[collective]]\nbytes = 1\n' \
     "bad32.toml:5:[0-9]+: roce.ns3::RdmaTimely::LowThreshold: .*below HighThreshold"
 
+# Rates below 1 Gbit/s (a link, the NIC's injection, the NPU's memory): refused at their key,
+# not simulated for simulated days.
+bad '[topology]\nspec = "ring:4,rate=1bps"\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:2:8: topology.spec: link 0 .*rate 1bps is below .*rate at least 1000000000bps"
+bad '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::InjectionRate" = "1bps"\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:4:[0-9]+: roce.ns3::RdmaNic::InjectionRate: .*1bps is below"
+bad '[topology]\nspec = "ring:4"\n[npu]\nMemoryBandwidth = "1bps"\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:4:[0-9]+: npu.MemoryBandwidth: ns3::NpuEndpoint::MemoryBandwidth 1bps is below"
+
 # A database of another program (issue 23): refused with one line naming the file and what
 # is foreign, exit 2, and the file left byte for byte as it was.
 for foreign in "CREATE TABLE notes (a); INSERT INTO notes VALUES ('keep me')" \

@@ -10,6 +10,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -83,6 +84,25 @@ NpuEndpoint::NpuEndpoint()
 }
 
 NpuEndpoint::~NpuEndpoint() = default;
+
+std::string
+NpuEndpoint::GetConfigError() const
+{
+    const std::pair<const char*, uint64_t> rates[] = {
+        {"MemoryBandwidth", m_memoryBandwidth.GetBitRate()},
+        {"ReductionRate", m_reductionRate.GetBitRate()},
+    };
+    for (const auto& rate : rates)
+    {
+        if (rate.second < RoceNetDevice::MIN_DATA_RATE_BPS)
+        {
+            return std::string("ns3::NpuEndpoint::") + rate.first + " " +
+                   std::to_string(rate.second) + "bps is below the lowest rate a fabric takes (" +
+                   std::to_string(RoceNetDevice::MIN_DATA_RATE_BPS) + "bps, 1Gbps)";
+        }
+    }
+    return "";
+}
 
 void
 NpuEndpoint::DoDispose()

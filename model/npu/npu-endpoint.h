@@ -122,6 +122,13 @@ class NpuEndpoint : public Object
     }
 
     /**
+     * \return "" when the attributes can work together, else why not: MemoryBandwidth and
+     * ReductionRate below RoceNetDevice::MIN_DATA_RATE_BPS (a collective would run for
+     * simulated days at the rate of a modem)
+     */
+    std::string GetConfigError() const;
+
+    /**
      * \return the cap on the NIC's injection: min(MemoryBandwidth / memory bytes per network
      * byte, and ReductionRate for ACE), or 0 when the links are slower
      */

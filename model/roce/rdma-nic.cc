@@ -519,6 +519,13 @@ RdmaNic::GetConfigError() const
     {
         return "ns3::RdmaNic::MinRate must be > 0 (a queue pair at rate 0 never sends again)";
     }
+    if (m_injectionRate.GetBitRate() != 0 &&
+        m_injectionRate.GetBitRate() < RoceNetDevice::MIN_DATA_RATE_BPS)
+    {
+        return "ns3::RdmaNic::InjectionRate " + std::to_string(m_injectionRate.GetBitRate()) +
+               "bps is below the lowest rate a fabric takes (0 for none, or at least " +
+               std::to_string(RoceNetDevice::MIN_DATA_RATE_BPS) + "bps)";
+    }
     if (GetCcFactory())
     {
         Ptr<RdmaCongestionControl> cc = GetCcFactory()->Create<RdmaCongestionControl>();

@@ -61,6 +61,10 @@ class RoceNetDevice : public NetDevice
     static constexpr uint32_t ETH_HEADER = 14;         //!< Ethernet header bytes
     static constexpr uint32_t WIRE_OVERHEAD = 24;      //!< FCS 4 + preamble/SFD 8 + IFG 12
     static constexpr uint32_t NO_INGRESS = 0xffffffff; //!< ingress tag of locally sent packets
+    /// Lowest link, injection or memory rate a fabric takes (bit/s): 1 Gbit/s. The NICs'
+    /// timers and the samplers tick per simulated second, so a run's events grow as the rate
+    /// falls: at 1 bit/s a 1 MiB collective needs 8 million simulated seconds.
+    static constexpr uint64_t MIN_DATA_RATE_BPS = UINT64_C(1000000000);
 
     /**
      * Fabric receive callback: (device, L3 packet without Ethernet header, port index).
