@@ -618,6 +618,10 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
         Expect("dctcpai.txt", "DCTCP_RATE_AI fast\n", "1: DCTCP_RATE_AI:", "not a rate");
         Expect("minrate.txt", "MIN_RATE 0Mb/s\n", "1: MIN_RATE:", "not a rate above 0");
         Expect("rate.txt", "RATE_AI 50Mbx\n", "1: RATE_AI:", "not a rate");
+        // values ns-3's own parsers abort on (1e309 for an integer attribute, a non-number)
+        Expect("mi-1e309.txt", "CC_MODE 3\nMI_THRESH 1e309\n", "2: MI_THRESH:", "'1e309'");
+        Expect("fr-1e309.txt", "FAST_RECOVERY_TIMES 1e309\n", "1: FAST_RECOVERY_TIMES:", "'1e309'");
+        Expect("fr-abc.txt", "FAST_RECOVERY_TIMES abc\n", "1: FAST_RECOVERY_TIMES:", "'abc'");
         Expect("arity.txt", "RP_TIMER 900 100\n", "1: RP_TIMER:", "expected 1 value");
         Expect("error.txt", "ERROR_RATE_PER_LINK 1\n", "1: ERROR_RATE_PER_LINK:", "[0, 1)");
         Expect("buffer.txt", "BUFFER_SIZE 0\n", "1: BUFFER_SIZE:", "buffer size");

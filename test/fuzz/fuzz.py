@@ -35,6 +35,7 @@ import argparse
 import os
 import sqlite3
 import random
+import re
 import resource
 import signal
 import subprocess
@@ -82,9 +83,10 @@ class Runner:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.setsid()
 
-    def run(self, argv, invalid, label=None, db=None):
-        """Run argv; invalid: it must fail with one error line; db: a results database the
-        run may write, which must then hold no 'running' run."""
+    def run(self, argv, invalid, label=None, db=None, expect=None):
+        """Run argv; invalid: it must fail with one error line (matching the regular
+        expression expect, if given); db: a results database the run may write, which must
+        then hold no 'running' run."""
         self.runs += 1
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "")
@@ -141,6 +143,8 @@ class Runner:
                 problem = "%d error lines, expected 1" % len(errors)
             elif lines[-1] != errors[0]:
                 problem = "output after the error line"
+            elif expect and not re.search(expect, errors[0]):
+                problem = "the error line does not match %r" % expect
         if problem is None and db:
             problem = check_db(db)
         xfail = [why for (prog, needle), why in XFAIL.items()
@@ -352,6 +356,15 @@ def example_cases(rng, run, folder):
                     "--stop=-1", "--cc=nope", "--fct=/dev/full",
                     "--ns3::RdmaNic::MinRate=0bps"]:
             run.run(good + [bad], invalid=True)
+        # --config values ns-3's own parsers abort on (1e309 for an integer attribute, a
+        # non-number): refused by the config reader, one line with file, line and key
+        for k, (key, value) in enumerate([("MI_THRESH", "1e309"), ("FAST_RECOVERY_TIMES", "1e309"),
+                                          ("FAST_RECOVERY_TIMES", "abc"), ("INT_MULTI", "1e309"),
+                                          ("RP_TIMER", "1e309"), ("BUFFER_SIZE", "abc"),
+                                          ("RATE_AI", "1e309Mb/s"), ("U_TARGET", "nan")]):
+            cfg = run.write("hpcc-cfg-%d.txt" % k, "CC_MODE 3\n%s %s\n" % (key, value))
+            run.run(good + ["--config=" + cfg], invalid=True,
+                    expect=r"hpcc-cfg-%d\.txt:2: %s: " % (k, key))
         for k, text in enumerate(invalid_files(rng)):
             path = run.write("rbad-%d.txt" % k, text)
             run.run([r, "--topology=" + path, "--flows=" + flows], invalid=True)
@@ -430,6 +443,9 @@ def runner_cases(rng, run, runner, scale):
                 ["--set", "collective.bytes=[%s]" % lists, "--set", "collective.chunks=[%s]" % lists,
                  "--set", "seed=[%s]" % lists],
                 ["--set", "topology.spec=ring:4,latency=100000000s"],
+                ["--set", "topology.spec=ring:4,rate=1bps"],
+                ["--set", "roce.ns3::RdmaNic::InjectionRate=1bps"],
+                ["--set", "npu.MemoryBandwidth=1bps"],
                 ["--set", "x" * 100000 + "=1"]]:
         run.run(base + bad, invalid=True, db=db)
     run.run([runner], invalid=True)
@@ -512,7 +528,9 @@ def more_example_cases(rng, run, progs, scale):
     q = progs.get("training-net-quickstart")
     if q:
         for bad in common + ["--bytes=4 MiB", "--chunks=4 x", "--chunks= 2", "--bytes=+4",
-                             "--topology=ring:4,latency=100000000s", "--routing=planned,ecmp"]:
+                             "--topology=ring:4,latency=100000000s", "--routing=planned,ecmp",
+                             "--topology=ring:4,rate=1bps", "--topology=ring:4,rate=999Mbps",
+                             "--topology=hier:ring2@1bps+switch2@100Gbps"]:
             run.run([q, "--topology=ring:4", "--bytes=4KiB", "--db=" + db, bad], invalid=True,
                     db=db)
     c = progs.get("collective-comparison")
@@ -533,7 +551,7 @@ def more_example_cases(rng, run, progs, scale):
         base = [t, "--topology=switch:4", "--workload=" + wl, "--db=" + db]
         run.run(base, invalid=False, db=db)
         for bad in common + ["--iterations=2 x", "--engines=,", "--engines=baseline,",
-                             "--memory=1 Gbps"]:
+                             "--memory=1 Gbps", "--memory=1bps", "--topology=switch:4,rate=1bps"]:
             run.run(base + [bad], invalid=True, db=db)
         for k, text in enumerate(BAD_WORKLOADS):
             path = run.write("ti-bad-%d.txt" % k, text)
@@ -551,6 +569,32 @@ def more_example_cases(rng, run, progs, scale):
             i = rng.randrange(len(argv))
             argv[i] = mutate_text(rng, argv[i]).decode("utf-8", "replace").replace("\x00", "")
             run.run([path] + argv, invalid=False, db=db)
+    # a database of another program: refused with one line naming it, left byte for byte
+    for k, sql in enumerate(["CREATE TABLE notes (a); INSERT INTO notes VALUES ('keep me')",
+                             "PRAGMA user_version = 7",
+                             "CREATE TABLE port_summary (run_id INTEGER)"]):
+        usual = {"training-net-quickstart": ["--topology=ring:4", "--bytes=4KiB"],
+                 "collective-comparison": ["--topology=ring:4", "--bytes=4KiB",
+                                           "--algorithms=ring"],
+                 "training-iteration": ["--topology=switch:4",
+                                        "--workload=" + run.write("fw.txt", WORKLOAD)],
+                 "training-net-run": [run.write("foreign.toml", SCENARIO)]}
+        for name, path in progs.items():
+            if name not in usual:
+                continue
+            foreign = os.path.join(run.tmp, "foreign-%d.db" % k)
+            if not os.path.exists(foreign):
+                con = sqlite3.connect(foreign)
+                con.executescript(sql)
+                con.close()
+            with open(foreign, "rb") as f:
+                before = f.read()
+            argv = [path] + usual[name] + ["--db=" + foreign]
+            run.run(argv, invalid=True, expect=r"foreign-%d\.db: " % k)
+            with open(foreign, "rb") as f:
+                if f.read() != before or os.path.exists(foreign + "-wal"):
+                    run.failures.append("%s: the foreign database %s was changed"
+                                        % (" ".join(argv), foreign))
 
 
 def main():
