@@ -11,7 +11,10 @@ must also exit non-zero with exactly one error line on stderr, and nothing after
 it (stdout and stderr in one file, as a user piping both sees them).
 
 Runs of training-net-run and of the programs that write a results database must
-also leave no run 'running' in it, and the database must pass integrity_check.
+also leave no run 'running' in it, and the database must pass integrity_check; a
+database of another program must be refused and left byte for byte. No run may
+print a Python traceback: training-net-report is run on a database, damaged copies
+of it and junk files (a drawing or one error line).
 
 The signal test (issue 23): a -j 2 sweep of training-net-run is interrupted at
 random moments (SIGINT or SIGTERM, to its process group as Ctrl-C does or to its
@@ -85,8 +88,8 @@ class Runner:
 
     def run(self, argv, invalid, label=None, db=None, expect=None):
         """Run argv; invalid: it must fail with one error line (matching the regular
-        expression expect, if given); db: a results database the run may write, which must
-        then hold no 'running' run."""
+        expression expect, if given); None: either way, but a failure is one error line;
+        db: a results database the run may write, which must then hold no 'running' run."""
         self.runs += 1
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "")
@@ -121,6 +124,8 @@ class Runner:
         self.peak = max(self.peak, rss)
         rc = p.returncode
         text = err.decode("utf-8", "replace")
+        if invalid is None:
+            invalid = rc != 0
         problem = None
         if timed_out:
             problem = "ran over %.0f s" % TIME_LIMIT
@@ -128,6 +133,8 @@ class Runner:
             problem = "killed by signal %d" % -rc
         elif "ERROR: AddressSanitizer" in text or "runtime error:" in text:
             problem = "sanitizer report"
+        elif "Traceback (most recent call last)" in text:
+            problem = "Python traceback"
         elif rss > CAP_BYTES:
             problem = "peak memory %d MiB > %d MiB" % (rss >> 20, CAP_BYTES >> 20)
         elif invalid and rc == 0:
@@ -597,6 +604,40 @@ def more_example_cases(rng, run, progs, scale):
                                         % (" ".join(argv), foreign))
 
 
+def report_cases(rng, run, progs, scale):
+    """training-net-report on a results database, damaged copies of it and foreign files:
+    a drawing or one error line, never a traceback."""
+    report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "utils",
+                          "training-net-report")
+    q = progs.get("training-net-quickstart")
+    if not q or not os.access(report, os.X_OK):
+        print("SKIP training-net-report: no quickstart to make a database, or no report")
+        return
+    good = os.path.join(run.tmp, "report-src.db")
+    run.run([q, "--topology=ring:4", "--bytes=4KiB", "--db=" + good], invalid=False, db=good)
+    con = sqlite3.connect(good)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    with open(good, "rb") as f:
+        data = f.read()
+    out = os.path.join(run.tmp, "report-out")
+    run.run([report, good, "-o", out], invalid=False)
+    for bad in [["--max-runs=0"], ["--run=99"], ["--run=x"], ["-o", "/dev/null/x"]]:
+        run.run([report, good] + bad, invalid=True)
+    for k in range(5 * scale):
+        d = bytearray(data)
+        for _ in range(rng.choice([1, 4, 32, 256])):
+            i = rng.randrange(len(d))
+            d[i] = rng.randrange(256)
+        if rng.random() < 0.2:
+            d = d[:rng.randrange(len(d))]
+        path = run.write("report-bad-%d.db" % k, bytes(d))
+        run.run([report, path, "-o", out], invalid=None)
+    for k, text in enumerate([b"", b"SQLite format 3\x00" + b"\xff" * 200, b"hello\n"]):
+        path = run.write("report-junk-%d.db" % k, text)
+        run.run([report, path, "-o", out], invalid=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--plan", required=True)
@@ -614,6 +655,7 @@ def main():
             plan_cases(rng, run, os.path.abspath(args.plan))
         progs = example_cases(rng, run, os.path.abspath(args.examples) if args.examples else "")
         more_example_cases(rng, run, progs, args.scale)
+        report_cases(rng, run, progs, args.scale)
         runner = progs.get("training-net-run")
         if runner:
             runner_cases(rng, run, runner, args.scale)
