@@ -500,6 +500,23 @@ class RoceCcConfigTestCase : public TestCase
         Refused("timely", "EwmaWeight", DoubleValue(-0.1), "RdmaTimely::EwmaWeight");
         Refused("dctcp", "G", DoubleValue(-0.0625), "RdmaDctcp::G");
         Refused("dctcp", "G", DoubleValue(0), "RdmaDctcp::G");
+        Refused("dctcp", "BaseRtt", TimeValue(NanoSeconds(-1)), "RdmaDctcp::BaseRtt");
+        Refused("hpcc", "BaseRtt", TimeValue(Seconds(0)), "RdmaHpcc::BaseRtt");
+        Refused("timely", "MinRtt", TimeValue(Seconds(0)), "RdmaTimely::MinRtt");
+        // the checks of all congestion controls and the NIC phrase a range the same way
+        NS_TEST_EXPECT_MSG_EQ(
+            Error("dctcp", "MinRate", DataRateValue(DataRate(0))),
+            "ns3::RdmaDctcp::MinRate must be > 0 (a queue pair at rate 0 never sends again)",
+            "dctcp MinRate 0");
+        NS_TEST_EXPECT_MSG_EQ(Error("timely", "Beta", DoubleValue(1.5)),
+                              "ns3::RdmaTimely::Beta must be in (0, 1], not 1.500000",
+                              "timely Beta 1.5");
+        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        nic->SetAttribute("MinRate", DataRateValue(DataRate(0)));
+        NS_TEST_EXPECT_MSG_EQ(
+            nic->GetConfigError(),
+            "ns3::RdmaNic::MinRate must be > 0 (a queue pair at rate 0 never sends again)",
+            "NIC MinRate 0");
 
         // HPCC's INT carries a rate code per switch port: a rate without one is refused by
         // RoceHelper::Check before anything runs (it used to abort at the first stamp)

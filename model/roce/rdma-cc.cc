@@ -67,6 +67,45 @@ RdmaCongestionControl::GetConfigError() const
     return "";
 }
 
+RdmaConfigCheck&
+RdmaConfigCheck::That(bool holds, const std::string& message)
+{
+    if (m_error.empty() && !holds)
+    {
+        m_error = message;
+    }
+    return *this;
+}
+
+RdmaConfigCheck&
+RdmaConfigCheck::UnitInterval(const std::string& attribute, double value)
+{
+    if (m_error.empty() && !(value > 0.0 && value <= 1.0))
+    {
+        m_error = attribute + " must be in (0, 1], not " + std::to_string(value);
+    }
+    return *this;
+}
+
+RdmaConfigCheck&
+RdmaConfigCheck::Positive(const std::string& attribute, Time value)
+{
+    return That(value.IsStrictlyPositive(), attribute + " must be > 0");
+}
+
+RdmaConfigCheck&
+RdmaConfigCheck::MinRate(const std::string& attribute, DataRate rate)
+{
+    return That(rate.GetBitRate() > 0,
+                attribute + " must be > 0 (a queue pair at rate 0 never sends again)");
+}
+
+const std::string&
+RdmaConfigCheck::GetError() const
+{
+    return m_error;
+}
+
 void
 RdmaCongestionControl::Stop()
 {

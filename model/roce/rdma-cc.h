@@ -11,6 +11,7 @@
 #include "roce-header.h"
 
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -31,6 +32,31 @@ struct RdmaCcFeedback
     uint64_t nextPsn{0};                     //!< the sender's next new PSN when the ACK arrives
     bool ecnEcho{false};                     //!< BECN: a CE-marked packet since the previous ACK
     const RoceIntHeader* telemetry{nullptr}; //!< echoed telemetry (null: the ACK has none)
+};
+
+/**
+ * \ingroup training-net
+ * \brief The first failed check of an object's attributes, for the GetConfigError of the NIC
+ * and of its congestion controls, so that a range reads the same wherever it is checked. Each
+ * check names its attribute in full (ns3::Class::Name); checks after a failed one are skipped.
+ */
+class RdmaConfigCheck
+{
+  public:
+    /** \param attribute full name \param value must be in (0, 1] \return this */
+    RdmaConfigCheck& UnitInterval(const std::string& attribute, double value);
+    /** \param attribute full name \param value must be > 0 \return this */
+    RdmaConfigCheck& Positive(const std::string& attribute, Time value);
+    /** \param attribute full name \param rate a rate floor, must be > 0 \return this */
+    RdmaConfigCheck& MinRate(const std::string& attribute, DataRate rate);
+    /** \param holds the condition \param message the whole error when it does not \return this */
+    RdmaConfigCheck& That(bool holds, const std::string& message);
+
+    /** \return the first failure, "" when every check held */
+    const std::string& GetError() const;
+
+  private:
+    std::string m_error; //!< first failure
 };
 
 /**

@@ -69,24 +69,14 @@ RdmaDctcp::GetAlpha()
 std::string
 RdmaDctcp::GetConfigError() const
 {
-    if (!(m_g > 0.0 && m_g <= 1.0))
-    {
-        return "ns3::RdmaDctcp::G must be in (0, 1], not " + std::to_string(m_g);
-    }
-    if (!(m_initialAlpha >= 0.0 && m_initialAlpha <= 1.0))
-    {
-        return "ns3::RdmaDctcp::InitialAlpha must be in [0, 1], not " +
-               std::to_string(m_initialAlpha);
-    }
-    if (m_minRate.GetBitRate() == 0)
-    {
-        return "ns3::RdmaDctcp::MinRate must be > 0 (a queue pair at rate 0 never sends again)";
-    }
-    if (m_baseRtt.IsStrictlyNegative())
-    {
-        return "ns3::RdmaDctcp::BaseRtt must be >= 0";
-    }
-    return "";
+    return RdmaConfigCheck()
+        .UnitInterval("ns3::RdmaDctcp::G", m_g)
+        .That(m_initialAlpha >= 0.0 && m_initialAlpha <= 1.0,
+              "ns3::RdmaDctcp::InitialAlpha must be in [0, 1], not " +
+                  std::to_string(m_initialAlpha))
+        .MinRate("ns3::RdmaDctcp::MinRate", m_minRate)
+        .That(!m_baseRtt.IsStrictlyNegative(), "ns3::RdmaDctcp::BaseRtt must be >= 0")
+        .GetError();
 }
 
 void

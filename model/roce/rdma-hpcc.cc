@@ -111,19 +111,11 @@ std::string
 RdmaHpcc::GetConfigError() const
 {
     const std::string type = GetInstanceTypeId().GetName();
-    if (!(m_eta > 0.0 && m_eta <= 1.0))
-    {
-        return type + "::TargetUtilization must be in (0, 1], not " + std::to_string(m_eta);
-    }
-    if (!m_baseRtt.IsStrictlyPositive())
-    {
-        return type + "::BaseRtt must be > 0";
-    }
-    if (m_minRate.GetBitRate() == 0)
-    {
-        return type + "::MinRate must be > 0 (a queue pair at rate 0 never sends again)";
-    }
-    return "";
+    return RdmaConfigCheck()
+        .UnitInterval(type + "::TargetUtilization", m_eta)
+        .Positive(type + "::BaseRtt", m_baseRtt)
+        .MinRate(type + "::MinRate", m_minRate)
+        .GetError();
 }
 
 void
@@ -306,21 +298,13 @@ RdmaHpccPint::FillTelemetry(RoceIntHeader& h) const
 std::string
 RdmaHpccPint::GetConfigError() const
 {
-    const std::string e = RdmaHpcc::GetConfigError();
-    if (!e.empty())
-    {
-        return e;
-    }
-    if (!(m_logBase > 1.0))
-    {
-        return "ns3::RdmaHpccPint::LogBase must be > 1, not " + std::to_string(m_logBase);
-    }
-    if (!(m_probability > 0.0 && m_probability <= 1.0))
-    {
-        return "ns3::RdmaHpccPint::SampleProbability must be in (0, 1], not " +
-               std::to_string(m_probability);
-    }
-    return "";
+    const std::string hpcc = RdmaHpcc::GetConfigError();
+    return RdmaConfigCheck()
+        .That(hpcc.empty(), hpcc)
+        .That(m_logBase > 1.0,
+              "ns3::RdmaHpccPint::LogBase must be > 1, not " + std::to_string(m_logBase))
+        .UnitInterval("ns3::RdmaHpccPint::SampleProbability", m_probability)
+        .GetError();
 }
 
 void

@@ -506,18 +506,18 @@ RdmaNic::CheckConfig()
 std::string
 RdmaNic::GetConfigError() const
 {
-    if (m_mtu < 256 || m_mtu > 9000)
+    const std::string error =
+        RdmaConfigCheck()
+            .That(m_mtu >= 256 && m_mtu <= 9000,
+                  "ns3::RdmaNic::Mtu must be in 256..9000, not " + std::to_string(m_mtu))
+            .That(m_referenceRate.GetBitRate() > 0,
+                  "ns3::RdmaNic::ReferenceRate must be > 0 (DCQCN's increase steps are given per "
+                  "ReferenceRate)")
+            .MinRate("ns3::RdmaNic::MinRate", m_minRate)
+            .GetError();
+    if (!error.empty())
     {
-        return "ns3::RdmaNic::Mtu must be in 256..9000, not " + std::to_string(m_mtu);
-    }
-    if (m_referenceRate.GetBitRate() == 0)
-    {
-        return "ns3::RdmaNic::ReferenceRate must be > 0 (DCQCN's increase steps are given per "
-               "ReferenceRate)";
-    }
-    if (m_minRate.GetBitRate() == 0)
-    {
-        return "ns3::RdmaNic::MinRate must be > 0 (a queue pair at rate 0 never sends again)";
+        return error;
     }
     if (m_injectionRate.GetBitRate() != 0 &&
         m_injectionRate.GetBitRate() < RoceNetDevice::MIN_DATA_RATE_BPS)

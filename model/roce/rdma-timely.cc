@@ -97,29 +97,16 @@ RdmaTimely::FillTelemetry(RoceIntHeader& h) const
 std::string
 RdmaTimely::GetConfigError() const
 {
-    if (!(m_alpha > 0.0 && m_alpha <= 1.0))
-    {
-        return "ns3::RdmaTimely::EwmaWeight must be in (0, 1], not " + std::to_string(m_alpha);
-    }
-    if (!(m_beta > 0.0 && m_beta <= 1.0))
-    {
-        return "ns3::RdmaTimely::Beta must be in (0, 1], not " + std::to_string(m_beta);
-    }
-    if (!m_tLow.IsPositive() || m_tLow >= m_tHigh)
-    {
-        return "ns3::RdmaTimely::LowThreshold (" + std::to_string(m_tLow.GetNanoSeconds()) +
-               " ns) must be >= 0 and below HighThreshold (" +
-               std::to_string(m_tHigh.GetNanoSeconds()) + " ns)";
-    }
-    if (!m_minRtt.IsStrictlyPositive())
-    {
-        return "ns3::RdmaTimely::MinRtt must be > 0";
-    }
-    if (m_minRate.GetBitRate() == 0)
-    {
-        return "ns3::RdmaTimely::MinRate must be > 0 (a queue pair at rate 0 never sends again)";
-    }
-    return "";
+    return RdmaConfigCheck()
+        .UnitInterval("ns3::RdmaTimely::EwmaWeight", m_alpha)
+        .UnitInterval("ns3::RdmaTimely::Beta", m_beta)
+        .That(m_tLow.IsPositive() && m_tLow < m_tHigh,
+              "ns3::RdmaTimely::LowThreshold (" + std::to_string(m_tLow.GetNanoSeconds()) +
+                  " ns) must be >= 0 and below HighThreshold (" +
+                  std::to_string(m_tHigh.GetNanoSeconds()) + " ns)")
+        .Positive("ns3::RdmaTimely::MinRtt", m_minRtt)
+        .MinRate("ns3::RdmaTimely::MinRate", m_minRate)
+        .GetError();
 }
 
 void
