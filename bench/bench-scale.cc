@@ -16,15 +16,31 @@
  * Every measurement runs in its own child process, so its peak resident memory (getrusage
  * maxrss of the child) is its own. The issue's goal for the plans: 16384 NPUs, ring, ring2d
  * and hierarchical, under 10 s and 256 MiB each ("goal" column).
+ *
+ * Simulation rows (--sim=flow,packet): the same all-reduces run on the fabric (RoceHelper,
+ * CollectiveHelper, no database), the simulated time beside the cost model's.
+ *  - flow "generated" (Program=generated) beside flow "schedule" (Program=schedule, the
+ *    baseline, up to --baseline-max transfers);
+ *  - packet, for the sizes in --packet-sizes (hierarchical only beyond 1024 NPUs), beside
+ *    the flow row of the same case.
+ * Goals: flow level, 16384 NPUs, under 2 GiB, hierarchical and ring2d under 60 s, ring under
+ * 300 s; packet level, the 4096-NPU hierarchical all-reduce under 8 GiB. A child past
+ * --timeout seconds or --memory-limit MiB (address space) is stopped and its row says so.
  */
+#include "ns3/collective-helper.h"
 #include "ns3/command-line.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-topology.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +56,13 @@ using namespace ns3;
 namespace
 {
 
+/// Limits of a child.
+struct ChildLimits
+{
+    unsigned seconds{0};    //!< wall seconds (alarm), 0 = none
+    uint64_t addressMiB{0}; //!< address space, 0 = none
+};
+
 /// What one child measured.
 struct Measure
 {
@@ -52,7 +75,7 @@ struct Measure
 /// Run `fn` in a child process; its stdout line comes back through a pipe.
 template <typename F>
 Measure
-InChild(F fn)
+InChild(const ChildLimits& limits, F fn)
 {
     Measure m;
     int fd[2];
@@ -67,6 +90,16 @@ InChild(F fn)
     if (pid == 0)
     {
         close(fd[0]);
+        if (limits.seconds > 0)
+        {
+            alarm(limits.seconds);
+        }
+        if (limits.addressMiB > 0)
+        {
+            struct rlimit rl;
+            rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(limits.addressMiB) << 20;
+            setrlimit(RLIMIT_AS, &rl);
+        }
         std::string line;
         int code = fn(&line);
         if (write(fd[1], line.data(), line.size()) < 0)
@@ -95,6 +128,18 @@ InChild(F fn)
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.peakMiB = static_cast<double>(ru.ru_maxrss) / 1024.0;
     m.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (WIFSIGNALED(status))
+    {
+        m.result = WTERMSIG(status) == SIGALRM
+                       ? "stopped after --timeout=" + std::to_string(limits.seconds) + " s"
+                       : "killed by signal " + std::to_string(WTERMSIG(status)) +
+                             " (past --memory-limit?)";
+    }
+    else if (!m.ok && m.result.empty())
+    {
+        m.result = "failed (exit " + std::to_string(WEXITSTATUS(status)) +
+                   "; out of memory under --memory-limit?)";
+    }
     return m;
 }
 
@@ -209,6 +254,73 @@ PlanSchedule(const PlanCase& c, uint64_t bytes, std::string* line)
     return code;
 }
 
+/**
+ * One all-reduce on the fabric at `mode` level ("flow" or "packet"), planned as `program`
+ * says (CollectiveService attribute Program), without a database.
+ */
+int
+Simulate(const PlanCase& c,
+         uint64_t bytes,
+         const std::string& mode,
+         const std::string& program,
+         std::string* line)
+{
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
+    {
+        *line = err.message;
+        return 1;
+    }
+    RoceHelper roce;
+    roce.SetMode(mode);
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    collectives.SetServiceAttribute("Program", StringValue(program));
+    collectives.Install(topo, roce);
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = c.algorithm.c_str();
+    req.bytes = bytes;
+    std::string error;
+    Ptr<Collective> coll = collectives.Create(req, {}, &error);
+    int code = 1;
+    if (coll)
+    {
+        collectives.Start(coll);
+        Simulator::Run();
+        const std::string mismatch = coll->Check();
+        if (coll->IsComplete() && mismatch.empty())
+        {
+            const double us = coll->GetDuration().GetNanoSeconds() / 1e3;
+            const double estimate = coll->GetEstimatedTime().GetNanoSeconds() / 1e3;
+            char b[200];
+            std::snprintf(b,
+                          sizeof(b),
+                          "%s level %.1f us (cost model %.1f us, ratio %.4f), %llu transfers",
+                          mode.c_str(),
+                          us,
+                          estimate,
+                          estimate > 0 ? us / estimate : 0.0,
+                          static_cast<unsigned long long>(coll->GetTransferCount()));
+            *line = b;
+            code = 0;
+        }
+        else
+        {
+            *line = "incomplete: " + mismatch;
+        }
+    }
+    else
+    {
+        *line = error;
+    }
+    coll = nullptr;
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    return code;
+}
+
 /// Transfers of the materialised plan (closed form), 0 if it cannot be estimated.
 uint64_t
 ScheduleTransfers(const PlanCase& c, uint64_t bytes)
@@ -257,6 +369,55 @@ TorusOf(uint32_t n)
     return "torus:" + std::to_string(n / b) + "x" + std::to_string(b);
 }
 
+/// One row of the table.
+void
+PrintRow(uint32_t n,
+         const PlanCase& c,
+         const char* path,
+         const Measure& m,
+         const std::string& goal,
+         const std::string& extra)
+{
+    std::printf("%-6u %-13s %-44s %-16s %9.2f %9.1f  %-7s %s%s\n",
+                n,
+                c.algorithm.c_str(),
+                c.spec.c_str(),
+                path,
+                m.seconds,
+                m.peakMiB,
+                goal.c_str(),
+                m.result.c_str(),
+                extra.c_str());
+    std::fflush(stdout);
+}
+
+/// "met" or "MISSED" (counted in *failures) for a goal of `seconds` and `mib`.
+std::string
+Goal(const Measure& m, double seconds, double mib, int* failures)
+{
+    const bool met = m.ok && m.seconds < seconds && m.peakMiB < mib;
+    *failures += met ? 0 : 1;
+    return met ? "met" : "MISSED";
+}
+
+/// "; a/b: time x, memory y" of a row against its baseline.
+std::string
+Ratio(const char* what, const Measure& a, const Measure& b)
+{
+    if (!a.ok || !b.ok || b.seconds <= 0 || b.peakMiB <= 0)
+    {
+        return "";
+    }
+    char t[120];
+    std::snprintf(t,
+                  sizeof(t),
+                  "; %s: time %.3f, memory %.3f",
+                  what,
+                  a.seconds / b.seconds,
+                  a.peakMiB / b.peakMiB);
+    return t;
+}
+
 } // namespace
 
 int
@@ -264,13 +425,26 @@ main(int argc, char** argv)
 {
     std::string sizes = "1024,4096,16384";
     std::string bytesText = "64MiB";
+    std::string sims = "flow,packet";
+    std::string packetSizes = "1024,4096";
     uint64_t baselineMax = 4000000;
+    ChildLimits limits;
+    limits.seconds = 1800;
+    limits.addressMiB = 16384;
     CommandLine cmd(__FILE__);
     cmd.AddValue("sizes", "NPU counts, comma separated (multiples of 8)", sizes);
     cmd.AddValue("bytes", "all-reduce size", bytesText);
     cmd.AddValue("baseline-max",
                  "largest materialised plan (transfers) measured as the baseline",
                  baselineMax);
+    cmd.AddValue("sim", "simulation rows: flow, packet, both (flow,packet) or none", sims);
+    cmd.AddValue("packet-sizes",
+                 "sizes with packet-level rows (hierarchical only beyond 1024 NPUs)",
+                 packetSizes);
+    cmd.AddValue("timeout",
+                 "wall seconds of one row before it is stopped (0: none)",
+                 limits.seconds);
+    cmd.AddValue("memory-limit", "address space of one row, MiB (0: none)", limits.addressMiB);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -279,12 +453,25 @@ main(int argc, char** argv)
         std::fprintf(stderr, "bench-scale: %s\n", err.message);
         return 2;
     }
+    if (sims != "flow" && sims != "packet" && sims != "flow,packet" && sims != "packet,flow" &&
+        sims != "none")
+    {
+        std::fprintf(stderr,
+                     "bench-scale: --sim: '%s' is not flow, packet, flow,packet or none\n",
+                     sims.c_str());
+        return 2;
+    }
+    const bool flow = sims.find("flow") != std::string::npos;
+    const bool packet = sims.find("packet") != std::string::npos;
+    const std::vector<uint32_t> packetAt = ParseSizes(packetSizes);
     std::printf("bench-scale: %s all-reduce; every row in its own process (wall time, peak RSS)\n",
                 bytesText.c_str());
     std::printf("plan: generated = rank-local programs + per-step estimate (no DAG); "
                 "schedule = materialised DAG + its estimate (baseline, up to %llu transfers)\n",
                 static_cast<unsigned long long>(baselineMax));
-    std::printf("%-6s %-13s %-44s %-9s %9s %9s  %-9s %s\n",
+    std::printf("flow/packet: the all-reduce simulated (no database), generated programs "
+                "or the schedule (baseline)\n");
+    std::printf("%-6s %-13s %-44s %-16s %9s %9s  %-7s %s\n",
                 "NPUs",
                 "algorithm",
                 "topology",
@@ -303,52 +490,65 @@ main(int argc, char** argv)
         };
         for (const PlanCase& c : cases)
         {
-            Measure g = InChild([&](std::string* line) { return PlanGenerated(c, bytes, line); });
-            std::string goal = "-";
-            if (n >= 16384)
+            const bool big = n >= 16384;
+            Measure g =
+                InChild(limits, [&](std::string* line) { return PlanGenerated(c, bytes, line); });
+            PrintRow(n, c, "plan generated", g, big ? Goal(g, 10.0, 256.0, &failures) : "-", "");
+            const uint64_t t = ScheduleTransfers(c, bytes);
+            const bool baseline = t > 0 && t <= baselineMax;
+            Measure s;
+            if (baseline)
             {
-                bool met = g.ok && g.seconds < 10.0 && g.peakMiB < 256.0;
-                goal = met ? "met" : "MISSED";
-                failures += met ? 0 : 1;
+                s = InChild(limits,
+                            [&](std::string* line) { return PlanSchedule(c, bytes, line); });
+                PrintRow(n, c, "plan schedule", s, "-", Ratio("generated/schedule", g, s));
             }
-            std::printf("%-6u %-13s %-44s %-9s %9.2f %9.1f  %-9s %s\n",
-                        n,
-                        c.algorithm.c_str(),
-                        c.spec.c_str(),
-                        "generated",
-                        g.seconds,
-                        g.peakMiB,
-                        goal.c_str(),
-                        g.result.c_str());
-            uint64_t t = ScheduleTransfers(c, bytes);
-            if (t == 0 || t > baselineMax)
+            Measure fg;
+            if (flow)
             {
-                std::printf("%-6u %-13s %-44s %-9s %9s %9s  %-9s not measured: %llu transfers > "
-                            "--baseline-max\n",
+                fg = InChild(limits, [&](std::string* line) {
+                    return Simulate(c, bytes, "flow", "generated", line);
+                });
+                const double goalSeconds = c.algorithm == "ring" ? 300.0 : 60.0;
+                PrintRow(n,
+                         c,
+                         "flow generated",
+                         fg,
+                         big ? Goal(fg, goalSeconds, 2048.0, &failures) : "-",
+                         "");
+                if (baseline)
+                {
+                    Measure fs = InChild(limits, [&](std::string* line) {
+                        return Simulate(c, bytes, "flow", "schedule", line);
+                    });
+                    PrintRow(n, c, "flow schedule", fs, "-", Ratio("generated/schedule", fg, fs));
+                }
+            }
+            const bool packetHere =
+                std::find(packetAt.begin(), packetAt.end(), n) != packetAt.end() &&
+                (n <= 1024 || c.algorithm == "hierarchical");
+            if (packet && packetHere)
+            {
+                Measure p = InChild(limits, [&](std::string* line) {
+                    return Simulate(c, bytes, "packet", "auto", line);
+                });
+                const bool goal = n == 4096 && c.algorithm == "hierarchical";
+                PrintRow(n,
+                         c,
+                         "packet",
+                         p,
+                         goal ? Goal(p, 1e9, 8192.0, &failures) : "-",
+                         Ratio("packet/flow", p, fg));
+            }
+            if (!baseline)
+            {
+                std::printf("%-6u %-13s %-44s %-16s no baseline: %llu transfers > --baseline-max\n",
                             n,
                             c.algorithm.c_str(),
                             c.spec.c_str(),
                             "schedule",
-                            "-",
-                            "-",
-                            "-",
                             static_cast<unsigned long long>(t));
-                continue;
             }
-            Measure s = InChild([&](std::string* line) { return PlanSchedule(c, bytes, line); });
-            std::printf("%-6u %-13s %-44s %-9s %9.2f %9.1f  %-9s %s; generated/schedule: time "
-                        "%.3f, memory %.3f\n",
-                        n,
-                        c.algorithm.c_str(),
-                        c.spec.c_str(),
-                        "schedule",
-                        s.seconds,
-                        s.peakMiB,
-                        "-",
-                        s.result.c_str(),
-                        s.ok && s.seconds > 0 ? g.seconds / s.seconds : 0.0,
-                        s.ok && s.peakMiB > 0 ? g.peakMiB / s.peakMiB : 0.0);
-            std::fflush(stdout);
         }
     }
     if (failures)

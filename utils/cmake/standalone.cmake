@@ -258,10 +258,17 @@ function(tn_add_benchmarks)
 endfunction()
 
 # Runs an example as a ctest (example/<name>) with its results in a scratch database.
+# tn_add_example_test(program [VARIANT v] args...): test example/program[-v] runs the program
+# with args and a fresh database.
 function(tn_add_example_test name)
-  set(db ${CMAKE_BINARY_DIR}/example-${name}.db)
-  add_test(NAME example/${name} COMMAND sh -c "rm -f '${db}' && \"$0\" \"$@\" --db='${db}'"
-                                        $<TARGET_FILE:${name}> ${ARGN})
+  cmake_parse_arguments(T "" "VARIANT" "" ${ARGN})
+  set(test ${name})
+  if(T_VARIANT)
+    set(test ${name}-${T_VARIANT})
+  endif()
+  set(db ${CMAKE_BINARY_DIR}/example-${test}.db)
+  add_test(NAME example/${test} COMMAND sh -c "rm -f '${db}' && \"$0\" \"$@\" --db='${db}'"
+                                        $<TARGET_FILE:${name}> ${T_UNPARSED_ARGUMENTS})
 endfunction()
 
 function(build_lib_example)
