@@ -300,6 +300,18 @@ tn_rp_emit(tn_rank_program* rp,
             if (u == 0 || d[u - 1] != d[i])
                 d[u++] = d[i];
     }
+    /* share the list of the last op that had one when equal: a phase whose sends all wait
+     * for the same frontier (a direct reduce-scatter's gather, a hierarchical phase change)
+     * would otherwise store that frontier once per send, O(peers^2) per rank */
+    size_t start = rp->dep_total;
+    if (u > 0 && u == rp->shared_count && memcmp(deps + rp->shared_start, d, u * sizeof(*d)) == 0)
+        start = rp->shared_start;
+    else if (u > 0)
+    {
+        rp->shared_start = rp->dep_total;
+        rp->shared_count = (uint32_t)u;
+        rp->dep_total += u;
+    }
     tn_program_op* op = &ops[rp->count];
     op->send = o->send ? 1 : 0;
     op->op = o->op;
@@ -311,9 +323,8 @@ tn_rp_emit(tn_rank_program* rp,
     op->step = o->step;
     op->dim = o->dim;
     op->chunk = o->chunk;
-    op->dep_start = (uint32_t)rp->dep_total;
+    op->dep_start = (uint32_t)start;
     op->dep_count = (uint32_t)u;
-    rp->dep_total += u;
     rp->sends += op->send;
     if (index)
         *index = rp->count;
@@ -377,6 +388,8 @@ tn_program_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_erro
     rp->count = 0;
     rp->sends = 0;
     rp->dep_total = 0;
+    rp->shared_start = 0;
+    rp->shared_count = 0;
     tn_status st = tn_program_gen_rank(p, rank, rp, err);
     if (!st)
         st = number_matches(rp, err);

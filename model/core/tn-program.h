@@ -34,7 +34,11 @@
  * its own rank (sends or receives of the sender), a receive op lists the ones that are
  * ops of the receiver and not of the sender. Dep lists hold indices of EARLIER ops of the
  * same rank program, ascending and without repeats; the union over the two sides of a
- * transfer is exactly its dependency set in the materialised schedule.
+ * transfer is exactly its dependency set in the materialised schedule. Ops with equal dep
+ * lists share one copy (equal dep_start): when the sends of a phase all wait for the same
+ * frontier (every gather send of a direct phase waits for all its reduce-scatter receives),
+ * the deps take O(ops) and not O(ops x frontier); a consumer that keeps one counter per
+ * distinct list (dep_start) stays O(ops) as well.
  *
  * Equivalence (test/core/test-program.c): for every generator, on torus, mesh, switch,
  * fat-tree, BiGraph and hierarchical topologies up to a few hundred NPUs, every collective
@@ -93,7 +97,9 @@ extern "C"
         tn_program_op* ops;
         uint32_t* deps; /**< all ops' deps, op i's at deps[ops[i].dep_start ...] */
         size_t dep_total;
-        size_t op_cap; /**< allocation sizes (reused by the next tn_program_rank) */
+        size_t shared_start;   /**< the last dep list stored (ops with an equal one share it) */
+        uint32_t shared_count; /**< its length */
+        size_t op_cap;         /**< allocation sizes (reused by the next tn_program_rank) */
         size_t dep_cap;
     } tn_rank_program;
 

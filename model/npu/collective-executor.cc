@@ -425,15 +425,13 @@ CollectiveExecutor::OpDone(Entry* entry, uint32_t op)
 {
     Collective* c = PeekPointer(entry->collective);
     const tn_rank_program& rp = c->GetRankProgram(entry->rank);
-    uint32_t n = 0;
-    const uint32_t* waiting = c->GetOpDependents(entry->rank, op, &n);
-    for (uint32_t i = 0; i < n; i++)
+    // the scratch list is taken while in use, so a nested OpDone gets its own
+    std::vector<uint32_t> ready;
+    ready.swap(m_ready);
+    ready.clear();
+    c->CompleteOp(entry->rank, op, &ready);
+    for (uint32_t u : ready)
     {
-        const uint32_t u = waiting[i];
-        if (!c->MeetOpDependency(entry->rank, u))
-        {
-            continue;
-        }
         if (rp.ops[u].send)
         {
             ReleaseOp(entry, u);
@@ -443,6 +441,7 @@ CollectiveExecutor::OpDone(Entry* entry, uint32_t op)
             SendClear(entry, u);
         }
     }
+    m_ready.swap(ready);
 }
 
 void

@@ -171,6 +171,7 @@ class CollectiveExecutor : public Object
     ReductionTimeCallback m_reductionTime;
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
     uint64_t m_posted{0};
+    std::vector<uint32_t> m_ready; //!< scratch of OpDone: ops whose last dep was met
     uint64_t m_unknown{0};
     std::vector<uint32_t> m_releasable;  //!< scratch of Release
     std::vector<uint32_t> m_notifyRanks; //!< scratch of DataReady

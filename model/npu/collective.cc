@@ -121,22 +121,29 @@ Collective::SetupProgram(uint32_t id,
         NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, &run.rp, &err) != TN_OK,
                         "Collective::SetupProgram: rank " << r << ": " << err.message);
         const tn_rank_program& rp = run.rp;
-        run.pending.resize(rp.count);
-        run.succStart.assign(rp.count + 1, 0);
+        run.pending.assign(rp.count, 0);
         run.transfer.assign(rp.count, UINT32_MAX);
         run.times.assign(static_cast<size_t>(rp.count) * 4, -1);
         run.done.assign(rp.count, 0);
-        run.byKey.reserve(rp.count);
+        run.byKey.resize(rp.count);
+        // one join per distinct dep list (ops with equal lists share dep_start, see
+        // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each
+        // of its ops, so a frontier shared by many sends is counted once
+        std::unordered_map<uint32_t, uint32_t> joinOf; // dep_start -> join
+        std::vector<uint32_t> opJoin(rp.count, UINT32_MAX);
         for (uint32_t i = 0; i < rp.count; i++)
         {
             const tn_program_op& o = rp.ops[i];
-            run.pending[i] = o.dep_count;
-            run.byKey.emplace(OpKey(o.send, o.peer, o.match), i);
-            uint32_t n = 0;
-            const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
-            for (uint32_t k = 0; k < n; k++)
+            run.byKey[i] = {OpKey(o.send, o.peer, o.match), i};
+            if (o.dep_count > 0)
             {
-                ++run.succStart[d[k] + 1];
+                auto ins = joinOf.emplace(o.dep_start, static_cast<uint32_t>(joinOf.size()));
+                if (ins.second)
+                {
+                    run.joinPending.push_back(o.dep_count);
+                }
+                opJoin[i] = ins.first->second;
+                run.pending[i] = 1;
             }
             if (o.send)
             {
@@ -144,19 +151,56 @@ Collective::SetupProgram(uint32_t id,
                 m_plannedBytes += o.length;
             }
         }
+        std::sort(run.byKey.begin(), run.byKey.end());
+        const uint32_t joins = static_cast<uint32_t>(run.joinPending.size());
+        // CSR: join -> its ops; op -> the joins whose list holds it
+        run.joinOpStart.assign(joins + 1, 0);
+        run.succStart.assign(rp.count + 1, 0);
+        std::vector<uint32_t> listOf(joins, UINT32_MAX); // join -> an op holding its list
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            if (opJoin[i] == UINT32_MAX)
+            {
+                continue;
+            }
+            ++run.joinOpStart[opJoin[i] + 1];
+            if (listOf[opJoin[i]] == UINT32_MAX)
+            {
+                listOf[opJoin[i]] = i;
+                uint32_t n = 0;
+                const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
+                for (uint32_t k = 0; k < n; k++)
+                {
+                    ++run.succStart[d[k] + 1];
+                }
+            }
+        }
+        for (uint32_t j = 0; j < joins; j++)
+        {
+            run.joinOpStart[j + 1] += run.joinOpStart[j];
+        }
         for (uint32_t i = 0; i < rp.count; i++)
         {
             run.succStart[i + 1] += run.succStart[i];
         }
-        run.succIds.resize(run.succStart[rp.count]);
-        std::vector<uint32_t> fill(run.succStart.begin(), run.succStart.end() - 1);
+        run.joinOps.resize(run.joinOpStart[joins]);
+        run.succJoins.resize(run.succStart[rp.count]);
+        std::vector<uint32_t> fill(run.joinOpStart.begin(), run.joinOpStart.end() - 1);
         for (uint32_t i = 0; i < rp.count; i++)
         {
+            if (opJoin[i] != UINT32_MAX)
+            {
+                run.joinOps[fill[opJoin[i]]++] = i;
+            }
+        }
+        fill.assign(run.succStart.begin(), run.succStart.end() - 1);
+        for (uint32_t j = 0; j < joins; j++)
+        {
             uint32_t n = 0;
-            const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
+            const uint32_t* d = tn_rank_program_deps(&rp, listOf[j], &n);
             for (uint32_t k = 0; k < n; k++)
             {
-                run.succIds[fill[d[k]]++] = i;
+                run.succJoins[fill[d[k]]++] = j;
             }
         }
         m_rankPending[r] = rp.count;
@@ -201,8 +245,14 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
     {
         return UINT32_MAX;
     }
-    auto it = m_ranks[rank].byKey.find(OpKey(send, peer, match));
-    return it == m_ranks[rank].byKey.end() ? UINT32_MAX : it->second;
+    const auto& keys = m_ranks[rank].byKey;
+    const uint64_t key = OpKey(send, peer, match);
+    auto it = std::lower_bound(
+        keys.begin(),
+        keys.end(),
+        key,
+        [](const std::pair<uint64_t, uint32_t>& e, uint64_t k) { return e.first < k; });
+    return it == keys.end() || it->first != key ? UINT32_MAX : it->second;
 }
 
 uint32_t
@@ -210,6 +260,30 @@ Collective::GetPairLane(uint32_t src, uint32_t dst) const
 {
     auto it = m_pairLanes.find((static_cast<uint64_t>(src) << 32) | dst);
     return it == m_pairLanes.end() ? 0 : it->second;
+}
+
+void
+Collective::CompleteOp(uint32_t rank, uint32_t op, std::vector<uint32_t>* ready)
+{
+    RankRun& r = m_ranks[rank];
+    for (uint32_t k = r.succStart[op]; k < r.succStart[op + 1]; k++)
+    {
+        const uint32_t j = r.succJoins[k];
+        NS_ASSERT_MSG(r.joinPending[j] > 0,
+                      "collective " << m_id << " rank " << rank << " join " << j
+                                    << ": dependency met twice");
+        if (--r.joinPending[j] > 0)
+        {
+            continue;
+        }
+        for (uint32_t m = r.joinOpStart[j]; m < r.joinOpStart[j + 1]; m++)
+        {
+            if (MeetOpDependency(rank, r.joinOps[m]))
+            {
+                ready->push_back(r.joinOps[m]);
+            }
+        }
+    }
 }
 
 bool

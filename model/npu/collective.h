@@ -414,13 +414,11 @@ class Collective : public Object
         return m_ranks[rank].needsClear[op];
     }
 
-    /** \param rank rank \param op its op \param count set \return ops of rank waiting for it */
-    const uint32_t* GetOpDependents(uint32_t rank, uint32_t op, uint32_t* count) const
-    {
-        const RankRun& r = m_ranks[rank];
-        *count = r.succStart[op + 1] - r.succStart[op];
-        return r.succIds.data() + r.succStart[op];
-    }
+    /**
+     * An op of rank is done: meet the dependency of every op of rank that waits for it.
+     * \param rank rank \param op its op \param ready gets the ops whose last dep that was
+     */
+    void CompleteOp(uint32_t rank, uint32_t op, std::vector<uint32_t>* ready);
 
     /** \param rank rank \param op its op \return true when that was its last unmet dep */
     bool MeetOpDependency(uint32_t rank, uint32_t op);
@@ -447,15 +445,18 @@ class Collective : public Object
     /// A generated collective's state of one rank.
     struct RankRun
     {
-        tn_rank_program rp{};            //!< its program
-        std::vector<uint32_t> pending;   //!< per op: unmet deps (+1 for a clear-to-send)
-        std::vector<uint32_t> succStart; //!< per op: CSR of the ops waiting for it
-        std::vector<uint32_t> succIds;   //!< ops waiting, by op
-        std::vector<uint8_t> needsClear; //!< per send: waits for the receiver's clear
-        std::vector<uint32_t> transfer;  //!< per send: transfer number
-        std::vector<int64_t> times;      //!< per op: issue, first, last, ready (ns)
-        std::vector<uint8_t> done;       //!< per op: bit 0 issued, 1 arrived, 2 ready
-        std::unordered_map<uint64_t, uint32_t> byKey; //!< (send, peer, match) -> op
+        tn_rank_program rp{};              //!< its program
+        std::vector<uint32_t> pending;     //!< per op: its join unmet (1) + a clear-to-send
+        std::vector<uint32_t> joinPending; //!< per distinct dep list: deps not done yet
+        std::vector<uint32_t> joinOpStart; //!< per join: CSR of the ops sharing its list
+        std::vector<uint32_t> joinOps;     //!< ops, by join
+        std::vector<uint32_t> succStart;   //!< per op: CSR of the joins whose list holds it
+        std::vector<uint32_t> succJoins;   //!< joins, by op
+        std::vector<uint8_t> needsClear;   //!< per send: waits for the receiver's clear
+        std::vector<uint32_t> transfer;    //!< per send: transfer number
+        std::vector<int64_t> times;        //!< per op: issue, first, last, ready (ns)
+        std::vector<uint8_t> done;         //!< per op: bit 0 issued, 1 arrived, 2 ready
+        std::vector<std::pair<uint64_t, uint32_t>> byKey; //!< (send, peer, match) -> op, sorted
     };
 
     /// Record of a generated transfer (sender rank, its op) and the receiver's op.

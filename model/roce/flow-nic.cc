@@ -174,10 +174,10 @@ void
 FlowNic::StartHead(uint32_t index)
 {
     // messages without payload take no share of a link: they leave at once, one after the other
-    while (!m_qps[index].queue.empty())
+    while (!m_qps[index].Empty())
     {
         QueuePair& qp = m_qps[index];
-        const Message& m = qp.queue.front();
+        const Message& m = qp.queue[qp.head];
         if (m.rec.bytes > 0)
         {
             qp.sending = true;
@@ -203,8 +203,7 @@ void
 FlowNic::HeadSent(uint32_t index)
 {
     QueuePair& qp = m_qps[index];
-    Message m = std::move(qp.queue.front());
-    qp.queue.pop_front();
+    Message m = qp.PopFront();
     const std::vector<uint32_t>& path = m_network->GetPath(qp.path);
     const uint64_t packet =
         m.rec.bytes == 0 ? GetWireBytes(0, m.rec.hasImmediate)

@@ -12,7 +12,6 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -93,11 +92,38 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
 
     struct QueuePair
     {
-        uint32_t path;             //!< FlowNetwork path id
-        uint32_t qpn;              //!< as RdmaNic's
-        uint16_t sport;            //!< as RdmaNic's
-        std::deque<Message> queue; //!< posted, the head is sending
-        bool sending{false};       //!< the head is a flow
+        uint32_t path;  //!< FlowNetwork path id
+        uint32_t qpn;   //!< as RdmaNic's
+        uint16_t sport; //!< as RdmaNic's
+        // a vector and a head index rather than std::deque, which allocates about 600 bytes
+        // even while empty: a NIC has a queue pair per peer and lane, hundreds of thousands
+        // at 1024 NPUs, most of them idle
+        std::vector<Message> queue; //!< posted; queue[head] is sending or next
+        uint32_t head{0};           //!< first message not yet sent
+        bool sending{false};        //!< the head is a flow
+
+        bool Empty() const
+        {
+            return head == queue.size();
+        }
+
+        /// Take the head out; the storage is reused once the queue drains or half of it is
+        /// sent
+        Message PopFront()
+        {
+            Message m = std::move(queue[head++]);
+            if (head == queue.size())
+            {
+                queue.clear();
+                head = 0;
+            }
+            else if (head >= 64 && head * 2 >= queue.size())
+            {
+                queue.erase(queue.begin(), queue.begin() + head);
+                head = 0;
+            }
+            return m;
+        }
     };
 
     QueuePair& GetQp(uint32_t dst, uint8_t priority, uint32_t lane);
