@@ -5,6 +5,8 @@
  * all-reduce, each row beside its baseline measured in the same run.
  *
  *   bench-scale [--sizes=1024,4096,16384] [--bytes=64MiB] [--baseline-max=4000000]
+ *               [--algorithms=ring,ring2d,hierarchical] [--sim=flow,packet]
+ *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
  *
  * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
  * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
@@ -427,6 +429,7 @@ main(int argc, char** argv)
     std::string bytesText = "64MiB";
     std::string sims = "flow,packet";
     std::string packetSizes = "1024,4096";
+    std::string algorithms = "ring,ring2d,hierarchical";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
     limits.seconds = 1800;
@@ -445,6 +448,7 @@ main(int argc, char** argv)
                  "wall seconds of one row before it is stopped (0: none)",
                  limits.seconds);
     cmd.AddValue("memory-limit", "address space of one row, MiB (0: none)", limits.addressMiB);
+    cmd.AddValue("algorithms", "the cases to run: ring, ring2d, hierarchical", algorithms);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -490,6 +494,10 @@ main(int argc, char** argv)
         };
         for (const PlanCase& c : cases)
         {
+            if (("," + algorithms + ",").find("," + c.algorithm + ",") == std::string::npos)
+            {
+                continue;
+            }
             const bool big = n >= 16384;
             Measure g =
                 InChild(limits, [&](std::string* line) { return PlanGenerated(c, bytes, line); });

@@ -306,6 +306,14 @@ CollectiveService::PathLane(uint32_t srcNode,
         for (uint32_t h = 0; h < len; h++)
         {
             const tn_link* link = tn_topology_link(m_topo, path[h]);
+            // where the path's link is the node's only route toward dstNode, the fabric takes
+            // it without a pin (a tree, a host's single port): pins cost memory per pair and
+            // hop, millions of them at 4096 NPUs
+            uint32_t only = 0;
+            if (tn_routes_next_hops(m_routes, link->src, dstNode, &only, 1) == 1 && only == path[h])
+            {
+                continue;
+            }
             if (fluid)
             {
                 fluid->SetFlowRoute(link->src, srcNode, dstNode, sport, m_priority, link->src_port);
