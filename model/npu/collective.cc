@@ -81,11 +81,11 @@ Collective::ShareProgram(tn_program* program)
 
 namespace
 {
-/// byKey of a generated rank: direction, peer and match in one word
+/// A (direction, peer) group of a generated rank's ops
 uint64_t
-OpKey(bool send, uint32_t peer, uint32_t match)
+GroupKey(bool send, uint32_t peer)
 {
-    return (static_cast<uint64_t>(send) << 63) | (static_cast<uint64_t>(peer) << 32) | match;
+    return (static_cast<uint64_t>(send) << 32) | peer;
 }
 } // namespace
 
@@ -125,7 +125,6 @@ Collective::SetupProgram(uint32_t id,
         run.transfer.assign(rp.count, UINT32_MAX);
         run.times.assign(static_cast<size_t>(rp.count) * 4, -1);
         run.done.assign(rp.count, 0);
-        run.byKey.resize(rp.count);
         // one join per distinct dep list (ops with equal lists share dep_start, see
         // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each
         // of its ops, so a frontier shared by many sends is counted once
@@ -134,7 +133,6 @@ Collective::SetupProgram(uint32_t id,
         for (uint32_t i = 0; i < rp.count; i++)
         {
             const tn_program_op& o = rp.ops[i];
-            run.byKey[i] = {OpKey(o.send, o.peer, o.match), i};
             if (o.dep_count > 0)
             {
                 auto ins = joinOf.emplace(o.dep_start, static_cast<uint32_t>(joinOf.size()));
@@ -151,7 +149,37 @@ Collective::SetupProgram(uint32_t id,
                 m_plannedBytes += o.length;
             }
         }
-        std::sort(run.byKey.begin(), run.byKey.end());
+        // ops by (direction, peer, match): the matches of a group are 0, 1, ... in program
+        // order (tn-program.h), so a group is an array indexed by match
+        {
+            std::unordered_map<uint64_t, uint32_t> sizes;
+            for (uint32_t i = 0; i < rp.count; i++)
+            {
+                ++sizes[GroupKey(rp.ops[i].send, rp.ops[i].peer)];
+            }
+            run.groupKey.clear();
+            for (const auto& g : sizes)
+            {
+                run.groupKey.push_back(g.first);
+            }
+            std::sort(run.groupKey.begin(), run.groupKey.end());
+            run.groupStart.assign(run.groupKey.size() + 1, 0);
+            for (size_t g = 0; g < run.groupKey.size(); g++)
+            {
+                run.groupStart[g + 1] = run.groupStart[g] + sizes[run.groupKey[g]];
+            }
+            run.groupOps.assign(rp.count, UINT32_MAX);
+            for (uint32_t i = 0; i < rp.count; i++)
+            {
+                const tn_program_op& o = rp.ops[i];
+                const size_t g = FindGroup(run, o.send, o.peer);
+                NS_ABORT_MSG_IF(o.match >= run.groupStart[g + 1] - run.groupStart[g] ||
+                                    run.groupOps[run.groupStart[g] + o.match] != UINT32_MAX,
+                                "Collective::SetupProgram: rank " << r << " op " << i << ": match "
+                                                                  << o.match << " out of order");
+                run.groupOps[run.groupStart[g] + o.match] = i;
+            }
+        }
         const uint32_t joins = static_cast<uint32_t>(run.joinPending.size());
         // CSR: join -> its ops; op -> the joins whose list holds it
         run.joinOpStart.assign(joins + 1, 0);
@@ -238,6 +266,15 @@ Collective::GetRankOfNode(uint32_t node) const
     return it == m_rankOfNode.end() ? UINT32_MAX : it->second;
 }
 
+size_t
+Collective::FindGroup(const RankRun& run, bool send, uint32_t peer)
+{
+    const uint64_t key = GroupKey(send, peer);
+    auto it = std::lower_bound(run.groupKey.begin(), run.groupKey.end(), key);
+    return it == run.groupKey.end() || *it != key ? SIZE_MAX
+                                                  : static_cast<size_t>(it - run.groupKey.begin());
+}
+
 uint32_t
 Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) const
 {
@@ -245,14 +282,13 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
     {
         return UINT32_MAX;
     }
-    const auto& keys = m_ranks[rank].byKey;
-    const uint64_t key = OpKey(send, peer, match);
-    auto it = std::lower_bound(
-        keys.begin(),
-        keys.end(),
-        key,
-        [](const std::pair<uint64_t, uint32_t>& e, uint64_t k) { return e.first < k; });
-    return it == keys.end() || it->first != key ? UINT32_MAX : it->second;
+    const RankRun& run = m_ranks[rank];
+    const size_t g = FindGroup(run, send, peer);
+    if (g == SIZE_MAX || match >= run.groupStart[g + 1] - run.groupStart[g])
+    {
+        return UINT32_MAX;
+    }
+    return run.groupOps[run.groupStart[g] + match];
 }
 
 uint32_t

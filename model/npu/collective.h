@@ -456,8 +456,13 @@ class Collective : public Object
         std::vector<uint32_t> transfer;    //!< per send: transfer number
         std::vector<int64_t> times;        //!< per op: issue, first, last, ready (ns)
         std::vector<uint8_t> done;         //!< per op: bit 0 issued, 1 arrived, 2 ready
-        std::vector<std::pair<uint64_t, uint32_t>> byKey; //!< (send, peer, match) -> op, sorted
+        std::vector<uint64_t> groupKey;    //!< (direction, peer) of its ops, sorted
+        std::vector<uint32_t> groupStart;  //!< per group: CSR into groupOps
+        std::vector<uint32_t> groupOps;    //!< ops of a group by match
     };
+
+    /// \return index of the (send, peer) group of run, SIZE_MAX if none
+    static size_t FindGroup(const RankRun& run, bool send, uint32_t peer);
 
     /// Record of a generated transfer (sender rank, its op) and the receiver's op.
     CollectiveTransferRecord GetOpRecord(uint32_t src, uint32_t op) const;
