@@ -213,8 +213,10 @@ main(int argc, char* argv[])
         const std::string result = c->Check();
         const double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
         const int64_t run = stats.GetRecorder()->GetRunId();
-        const std::string recorded = stats.Finish(result.empty() ? "ok" : "error",
-                                                  us > 0 ? static_cast<uint64_t>(us * 1e3) : 0);
+        const std::string recorded =
+            stats.Finish(result.empty() ? "ok" : "error",
+                         us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
+                         result.empty() ? "" : "the collective did not run as planned: " + result);
         Simulator::Destroy();
         if (recorded == "aborted")
         {

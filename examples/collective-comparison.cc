@@ -160,8 +160,10 @@ main(int argc, char* argv[])
                         check.empty() ? "" : "  NOT AS PLANNED: ",
                         check.c_str());
             status |= check.empty() ? 0 : 1;
-            const std::string recorded = stats.Finish(check.empty() ? "ok" : "error",
-                                                      us > 0 ? static_cast<uint64_t>(us * 1e3) : 0);
+            const std::string recorded = stats.Finish(
+                check.empty() ? "ok" : "error",
+                us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
+                check.empty() ? "" : "the collective did not run as planned: " + check);
             Simulator::Destroy();
             if (recorded == "aborted")
             {

@@ -172,7 +172,10 @@ main(int argc, char* argv[])
         }
         const std::string recorded =
             stats.Finish(error.empty() && check.empty() && us >= 0 ? "ok" : "error",
-                         us > 0 ? static_cast<uint64_t>(us * 1e3) : 0);
+                         us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
+                         !error.empty()   ? name + ": " + error
+                         : !check.empty() ? name + " did not run as planned: " + check
+                                          : name + " did not complete");
         Simulator::Destroy();
         if (recorded == "aborted")
         {

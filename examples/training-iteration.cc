@@ -184,8 +184,9 @@ main(int argc, char* argv[])
                             : 0.0);
         }
         status |= job->IsComplete() ? 0 : 1;
-        const std::string recorded =
-            stats.Finish(job->IsComplete() ? "ok" : "error", Simulator::Now().GetNanoSeconds());
+        const std::string recorded = stats.Finish(job->IsComplete() ? "ok" : "error",
+                                                  Simulator::Now().GetNanoSeconds(),
+                                                  "the training job did not complete");
         Simulator::Destroy();
         if (recorded == "aborted")
         {

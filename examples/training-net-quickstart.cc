@@ -146,7 +146,7 @@ main(int argc, char* argv[])
     if (!collective)
     {
         std::cerr << "training-net-quickstart: " << error << std::endl;
-        stats.Finish("error", 0);
+        stats.Finish("error", 0, error);
         Simulator::Destroy();
         return 1;
     }
@@ -177,15 +177,18 @@ main(int argc, char* argv[])
               << (estimateNs > 0 ? simulatedNs / estimateNs : 0) << "), routing " << routing
               << ", busbw " << tn_busbw(request.collective, ranks, bytes, double(simulatedNs)) / 1e9
               << " GB/s, wall " << wall << " s\n";
-    const std::string recorded = stats.Finish(complete ? "ok" : "error", simulatedNs);
+    const std::string failure = complete
+                                    ? ""
+                                    : "the collective did not run as planned: " +
+                                          (mismatch.empty() ? std::string("incomplete") : mismatch);
+    const std::string recorded = stats.Finish(complete ? "ok" : "error", simulatedNs, failure);
     Simulator::Destroy();
     // what was recorded, then the error lines: nothing follows an error line
     std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
               << recorded << ")" << std::endl;
     if (!complete)
     {
-        std::cerr << "training-net-quickstart: the collective did not run as planned: "
-                  << (mismatch.empty() ? "incomplete" : mismatch) << std::endl;
+        std::cerr << "training-net-quickstart: " << failure << std::endl;
     }
     if (!stats.GetRecorder()->GetError().empty())
     {

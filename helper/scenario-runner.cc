@@ -403,19 +403,10 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
         }
     }
     result.simulatedNs = complete ? endNs : 0;
-    result.status = stats.Finish(complete ? "ok" : "error", result.simulatedNs);
-    if (result.status == "error" && result.error.empty())
+    result.status = stats.Finish(complete ? "ok" : "error", result.simulatedNs, result.error);
+    if (result.status != "ok")
     {
-        result.error = "database: " + recorder->GetError();
-    }
-    if (result.status == "aborted")
-    {
-        result.error = "interrupted";
-    }
-    if (result.status != "ok" && !result.error.empty())
-    {
-        tn_error ignored{}; // the run's status is written; its error text is a courtesy
-        tn_db_run_set_error(db, result.runId, result.error.c_str(), &ignored);
+        result.error = recorder->GetRunError();
     }
     Simulator::Destroy();
     tn_topology_destroy(topo);

@@ -271,10 +271,10 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
 }
 
 std::string
-StatsHelper::Finish(const std::string& status, uint64_t simulatedNs)
+StatsHelper::Finish(const std::string& status, uint64_t simulatedNs, const std::string& error)
 {
     NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
-    return m_recorder->Finish(status, simulatedNs);
+    return m_recorder->Finish(status, simulatedNs, error);
 }
 
 } // namespace ns3

@@ -108,9 +108,12 @@ class StatsHelper
     /**
      * StatsRecorder::Finish of the last Install.
      * \param status "ok" or "error" \param simulatedNs simulated time
+     * \param error why the run is not ok (run.error; ignored for "ok")
      * \return the status recorded ("aborted" after a signal, "error" after a write failure)
      */
-    std::string Finish(const std::string& status, uint64_t simulatedNs);
+    std::string Finish(const std::string& status,
+                       uint64_t simulatedNs,
+                       const std::string& error = "");
 
   private:
     bool Record(Ptr<StatsRecorder> recorder,

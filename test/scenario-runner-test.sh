@@ -9,6 +9,8 @@
 #   - every bad scenario (unknown key, wrong type, impossible topology, missing workload
 #     file, malformed TOML, empty sweep, bad ns-3 attribute value, bad --set, ...) exits 2
 #     with one error line naming the file, the line and the key, and records no run;
+#   - a run that fails (every queue pair past its retry limit) records why in run.error, in
+#     the runner and in every example program that writes a database;
 #   - training-net-report draws the quickstart database: valid non-empty PNGs and an HTML
 #     page whose every image exists.
 # Usage: scenario-runner-test.sh RUNNER MODULE_DIR
@@ -174,6 +176,47 @@ for foreign in "CREATE TABLE notes (a); INSERT INTO notes VALUES ('keep me')" \
     [ "$(cksum < "$fdb")" = "$before" ] && [ ! -e "$fdb-wal" ] ||
         fail "foreign database ($foreign): the file was changed"
 done
+
+# --- a failed run records why (run.error) ---------------------------------------------------
+# A 1 ns retransmission timeout with one retry fails every queue pair: each program exits 1
+# and its run is 'error' with the reason in run.error (NULL before, except in the runner).
+examples=$(dirname "$runner")
+retry="--ns3::RdmaNic::RetransmitTimeout=1ns --ns3::RdmaNic::RetryLimit=1"
+failed() { # label, database, expected run.error (regular expression); then the command
+    label=$1 fdb=$2 expect=$3
+    shift 3
+    rm -f "$fdb"
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ "$rc" = 1 ] || fail "$label: exit $rc, expected 1 ($(cat "$tmp/err"))"
+    got=$(q "$fdb" "SELECT status || ': ' || coalesce(error, 'NULL') FROM run")
+    [ -n "$got" ] || fail "$label: no run recorded"
+    echo "$got" | while read -r line; do
+        echo "$line" | grep -Eq "^error: $expect" || echo "$line"
+    done > "$tmp/bad-runs"
+    [ -s "$tmp/bad-runs" ] && fail "$label: run not 'error: $expect': $(cat "$tmp/bad-runs")"
+}
+# shellcheck disable=SC2086
+failed quickstart "$tmp/f1.db" "the collective did not run as planned: .*retry limit exceeded" \
+    "$examples/training-net-quickstart" --topology=ring:4 --db="$tmp/f1.db" $retry
+# shellcheck disable=SC2086
+failed collective-comparison "$tmp/f2.db" "the collective did not run as planned: .*retry limit" \
+    "$examples/collective-comparison" --topology=ring:4 --algorithms=ring,direct --bytes=65536 \
+    --db="$tmp/f2.db" $retry
+# shellcheck disable=SC2086
+failed themis-comparison "$tmp/f3.db" "(fixed|themis) did not run as planned: .*retry limit" \
+    "$examples/themis-comparison" --topology=hier:switch2@100Gbps+switch2@100Gbps --bytes=65536 \
+    --chunks=4 --schedulers=fixed,themis --db="$tmp/f3.db" $retry
+# shellcheck disable=SC2086
+failed training-iteration "$tmp/f4.db" "the training job did not complete" \
+    "$examples/training-iteration" --workload="$top/test/data/workloads/microAllReduce.txt" \
+    --topology=switch:4 --db="$tmp/f4.db" $retry
+# shellcheck disable=SC2086
+failed cc-comparison "$tmp/f5.db" "the collective did not run as planned: .*retry limit" \
+    "$examples/cc-comparison" --bytes=65536 --db="$tmp/f5.db" $retry
+printf '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::RetransmitTimeout" = "1ns"\n"ns3::RdmaNic::RetryLimit" = 1\n[[collective]]\nalgorithm = "ring"\nbytes = 65536\n' > "$tmp/retry.toml"
+failed training-net-run "$tmp/f6.db" "collective\[0\] \(ring\) did not run as planned: .*retry limit" \
+    "$runner" "$tmp/retry.toml" --db "$tmp/f6.db"
 
 # --- the report ---------------------------------------------------------------------------
 if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then

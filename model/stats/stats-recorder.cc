@@ -495,7 +495,7 @@ StatsRecorder::WriteIteration(const tn_db_iteration& row)
 }
 
 std::string
-StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs)
+StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std::string& error)
 {
     NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
     NS_ASSERT_MSG(!m_finished, "StatsRecorder: Finish called twice");
@@ -526,7 +526,18 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs)
             m_error = err.message;
         }
         m_failed = true;
-        return "error";
+        final = "error";
+    }
+    if (final != "ok")
+    {
+        m_runError = m_failed   ? "database: " + m_error
+                     : m_signal ? "interrupted by signal " + std::to_string(m_signal)
+                                : error;
+        if (!m_runError.empty())
+        {
+            tn_error ignored{}; // the run's status is written; its error text is a courtesy
+            tn_db_run_set_error(m_db, m_runId, m_runError.c_str(), &ignored);
+        }
     }
     return final;
 }

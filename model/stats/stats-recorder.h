@@ -157,11 +157,22 @@ class StatsRecorder : public Object
     /**
      * Take the last sample, write the collectives that did not end, write the buffered rows
      * and set the run's final status: `status` ("ok" or "error"), unless a signal arrived
-     * ("aborted") or a write failed ("error"). Call once, after Simulator::Run().
+     * ("aborted") or a write failed ("error"). A run that is not ok gets its error text
+     * (run.error, GetRunError): the write failure ("database: ..."), else the signal
+     * ("interrupted by signal 2"), else `error`. Call once, after Simulator::Run().
      * \param status the program's verdict \param simulatedNs simulated time of the run
+     * \param error why the program's verdict is "error" (ignored for "ok")
      * \return the status recorded
      */
-    std::string Finish(const std::string& status, uint64_t simulatedNs);
+    std::string Finish(const std::string& status,
+                       uint64_t simulatedNs,
+                       const std::string& error = "");
+
+    /** \return the error text Finish recorded ("" for an ok run or none given) */
+    const std::string& GetRunError() const
+    {
+        return m_runError;
+    }
 
     /** \return true once a signal stopped the run */
     bool IsAborted() const
@@ -286,6 +297,7 @@ class StatsRecorder : public Object
     bool m_watching{false};
     int m_signal{0};
     std::string m_error;
+    std::string m_runError; //!< run.error written by Finish
     uint64_t m_samples{0};
 
     // attributes
