@@ -71,6 +71,17 @@ main(int argc, char* argv[])
         return 2;
     }
     const std::string memory = std::to_string(memoryBps) + "bps";
+    {
+        // the other endpoint attributes (--ns3::NpuEndpoint::...) before anything runs
+        NpuHelper npus;
+        npus.SetEndpointAttribute("MemoryBandwidth", DataRateValue(DataRate(memoryBps)));
+        const std::string npuError = npus.Check();
+        if (!npuError.empty())
+        {
+            std::fprintf(stderr, "training-iteration: %s\n", npuError.c_str());
+            return 2;
+        }
+    }
     for (const std::string& name : engineNames)
     {
         if (name != "baseline" && name != "ace")

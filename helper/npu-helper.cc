@@ -19,6 +19,12 @@ NpuHelper::SetEndpointAttribute(std::string name, const AttributeValue& value)
     m_factory.Set(name, value);
 }
 
+std::string
+NpuHelper::Check() const
+{
+    return m_factory.Create<NpuEndpoint>()->GetConfigError();
+}
+
 void
 NpuHelper::Install(const NodeContainer& npus)
 {

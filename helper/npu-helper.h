@@ -34,6 +34,14 @@ class NpuHelper
     void SetEndpointAttribute(std::string name, const AttributeValue& value);
 
     /**
+     * What the endpoints Install would make cannot run with (NpuEndpoint::GetConfigError of
+     * one made from the attributes set here and the Config defaults), found before anything
+     * is built or recorded.
+     * \return "" if they can run, else the reason
+     */
+    std::string Check() const;
+
+    /**
      * Aggregate an NpuEndpoint to every node (NPUs in rank order, as RoceFabricNodes::npus).
      * \param npus the NPU nodes
      */

@@ -511,7 +511,24 @@ class RoceCcConfigTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(Error("timely", "Beta", DoubleValue(1.5)),
                               "ns3::RdmaTimely::Beta must be in (0, 1], not 1.500000",
                               "timely Beta 1.5");
+        // a floor below 1 Mbit/s: a queue pair cut to it crawls for simulated hours
+        for (const char* cc : {"hpcc", "hpcc-pint", "timely", "dctcp"})
+        {
+            Refused(cc, "MinRate", DataRateValue(DataRate(999999)), "MinRate 999999bps is below");
+            NS_TEST_EXPECT_MSG_EQ(Error(cc, "MinRate", DataRateValue(DataRate("1Mbps"))),
+                                  "",
+                                  cc << ": 1 Mbit/s is allowed");
+        }
         Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        nic->SetAttribute("MinRate", DataRateValue(DataRate(999999)));
+        NS_TEST_EXPECT_MSG_EQ(nic->GetConfigError(),
+                              "ns3::RdmaNic::MinRate 999999bps is below the lowest floor a queue "
+                              "pair takes (at least 1000000bps, 1Mbps: a queue pair at its floor "
+                              "waits MTU x 8 / MinRate per frame, so a lower floor only makes the "
+                              "run last simulated hours)",
+                              "NIC MinRate below 1 Mbit/s");
+        nic->SetAttribute("MinRate", DataRateValue(DataRate("1Mbps")));
+        NS_TEST_EXPECT_MSG_EQ(nic->GetConfigError(), "", "NIC MinRate 1 Mbit/s is allowed");
         nic->SetAttribute("MinRate", DataRateValue(DataRate(0)));
         NS_TEST_EXPECT_MSG_EQ(
             nic->GetConfigError(),

@@ -617,6 +617,14 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
         Expect("haswin.txt", "HAS_WIN 2\n", "1: HAS_WIN:", "not 0 or 1");
         Expect("dctcpai.txt", "DCTCP_RATE_AI fast\n", "1: DCTCP_RATE_AI:", "not a rate");
         Expect("minrate.txt", "MIN_RATE 0Mb/s\n", "1: MIN_RATE:", "not a rate above 0");
+        // a floor a queue pair would crawl at for simulated hours, under every CC_MODE
+        for (const char* mode : {"1", "3", "7", "8", "10"})
+        {
+            Expect(std::string("minrate-low-") + mode + ".txt",
+                   std::string("CC_MODE ") + mode + "\nMIN_RATE 999999\n",
+                   "2: MIN_RATE:",
+                   "below the lowest floor a queue pair takes (at least 1000000bps");
+        }
         Expect("rate.txt", "RATE_AI 50Mbx\n", "1: RATE_AI:", "not a rate");
         // values ns-3's own parsers abort on (1e309 for an integer attribute, a non-number)
         Expect("mi-1e309.txt", "CC_MODE 3\nMI_THRESH 1e309\n", "2: MI_THRESH:", "'1e309'");

@@ -159,6 +159,13 @@ bad '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::InjectionRate" = "1bps"
     "bad[0-9]+.toml:4:[0-9]+: roce.ns3::RdmaNic::InjectionRate: .*1bps is below"
 bad '[topology]\nspec = "ring:4"\n[npu]\nMemoryBandwidth = "1bps"\n[[collective]]\nbytes = 1\n' \
     "bad[0-9]+.toml:4:[0-9]+: npu.MemoryBandwidth: ns3::NpuEndpoint::MemoryBandwidth 1bps is below"
+# An NPU clock below 1 MHz, a congestion control's floor below 1 Mbit/s: refused at their key.
+bad '[topology]\nspec = "ring:4"\n[npu]\nClockRate = 999999\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:4:13: npu.ClockRate: ns3::NpuEndpoint::ClockRate 999999 Hz is below .*at least 1000000 Hz"
+bad '[topology]\nspec = "ring:4"\n[roce]\ncc = "timely"\n"ns3::RdmaTimely::MinRate" = "1bps"\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:5:[0-9]+: roce.ns3::RdmaTimely::MinRate: .*1bps is below .*at least 1000000bps"
+bad '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::MinRate" = "999kbps"\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:4:[0-9]+: roce.ns3::RdmaNic::MinRate: .*999000bps is below"
 
 # A database of another program (issue 23): refused with one line naming the file and what
 # is foreign, exit 2, and the file left byte for byte as it was.

@@ -101,6 +101,14 @@ NpuEndpoint::GetConfigError() const
                    std::to_string(RoceNetDevice::MIN_DATA_RATE_BPS) + "bps, 1Gbps)";
         }
     }
+    if (m_clockRate < MIN_CLOCK_RATE_HZ)
+    {
+        return "ns3::NpuEndpoint::ClockRate " + std::to_string(m_clockRate) +
+               " Hz is below the lowest clock an NPU takes (at least " +
+               std::to_string(MIN_CLOCK_RATE_HZ) +
+               " Hz, 1 MHz: a kernel of the workload limit, 10^9 cycles, then takes 1000 "
+               "simulated seconds)";
+    }
     return "";
 }
 

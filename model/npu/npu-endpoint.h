@@ -121,10 +121,15 @@ class NpuEndpoint : public Object
         return m_activeParts;
     }
 
+    /// Lowest ClockRate (Hz): 1 MHz, a thousandth of the 1 GHz ASTRA-sim workloads count
+    /// cycles at. A run's samplers tick per simulated second, so a slower clock only makes a
+    /// run last longer: at 1 Hz the workload limit of 10^9 cycles is 31 simulated years.
+    static constexpr uint64_t MIN_CLOCK_RATE_HZ = UINT64_C(1000000);
+
     /**
      * \return "" when the attributes can work together, else why not: MemoryBandwidth and
      * ReductionRate below RoceNetDevice::MIN_DATA_RATE_BPS (a collective would run for
-     * simulated days at the rate of a modem)
+     * simulated days at the rate of a modem), ClockRate below MIN_CLOCK_RATE_HZ
      */
     std::string GetConfigError() const;
 

@@ -96,8 +96,16 @@ RdmaConfigCheck::Positive(const std::string& attribute, Time value)
 RdmaConfigCheck&
 RdmaConfigCheck::MinRate(const std::string& attribute, DataRate rate)
 {
-    return That(rate.GetBitRate() > 0,
-                attribute + " must be > 0 (a queue pair at rate 0 never sends again)");
+    if (rate.GetBitRate() == 0)
+    {
+        return That(false, attribute + " must be > 0 (a queue pair at rate 0 never sends again)");
+    }
+    return That(rate.GetBitRate() >= MIN_RATE_FLOOR_BPS,
+                attribute + " " + std::to_string(rate.GetBitRate()) +
+                    "bps is below the lowest floor a queue pair takes (at least " +
+                    std::to_string(MIN_RATE_FLOOR_BPS) +
+                    "bps, 1Mbps: a queue pair at its floor waits MTU x 8 / MinRate per frame, "
+                    "so a lower floor only makes the run last simulated hours)");
 }
 
 const std::string&

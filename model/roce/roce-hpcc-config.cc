@@ -4,6 +4,7 @@
 #include "roce-hpcc-config.h"
 
 #include "attribute-settings.h"
+#include "rdma-cc.h"
 
 #include "ns3/attribute.h"
 #include "ns3/string.h"
@@ -640,6 +641,11 @@ RoceHpccConfigReader::Read(const std::string& path,
             if (!rate(a, &u) || u == 0)
             {
                 return fail("'" + a + "' is not a rate above 0 (e.g. 50Mb/s, 100Mbps)");
+            }
+            if (key == "MIN_RATE" && u < RdmaConfigCheck::MIN_RATE_FLOOR_BPS)
+            {
+                return fail("'" + a + "' is below the lowest floor a queue pair takes (at least " +
+                            std::to_string(RdmaConfigCheck::MIN_RATE_FLOOR_BPS) + "bps, 1Mb/s)");
             }
             ccKeys.push_back({key, std::to_string(u) + "bps", a, lineNo});
         }

@@ -339,7 +339,8 @@ def example_cases(rng, run, folder):
     t = progs.get("training-iteration")
     if t:
         for bad in ["--iterations=0", "--memory=0bps", "--engines=nope", "--workload=/nonexistent",
-                    "--modelGroup=-1"]:
+                    "--modelGroup=-1", "--ns3::NpuEndpoint::ClockRate=1",
+                    "--ns3::RdmaNic::MinRate=1bps"]:
             run.run([t, "--topology=switch:4"] + db + [bad], invalid=True)
         unknown = run.write("workload-unknown.txt", "NOPE\n1\n")
         run.run([t, "--topology=switch:4", "--workload=" + unknown] + db, invalid=True)
