@@ -81,7 +81,19 @@ extern "C"
         uint32_t chunk;
     } tn_rp_spec;
 
-    /** Append an op whose deps are deps_a + deps_b (either may be NULL; sorted, unique). */
+/**
+ * Not an error: tn_rp_emit's answer when the window being built is full. Generators pass
+ * it up like an error status (they stop at the first non-zero one); tn_program_rank_window
+ * turns it into TN_OK with rp->complete false.
+ */
+#define TN_PROGRAM_WINDOW_FULL ((tn_status)(TN_EDB + 1))
+
+    /**
+     * Append an op whose deps are deps_a + deps_b (either may be NULL; sorted, unique), and
+     * give its program index in *index. An op before rp's window is only counted (its
+     * index and match); past the window's end nothing is emitted and the answer is
+     * TN_PROGRAM_WINDOW_FULL.
+     */
     tn_status tn_rp_emit(tn_rank_program* rp,
                          const tn_rp_spec* o,
                          const tn_ids* deps_a,

@@ -50,7 +50,7 @@ tn_program_memory_estimate(uint32_t ranks, uint64_t ops_per_rank, uint32_t sampl
 {
     /* ring order and its inverse, per-rank scratch of the widest group (slices) */
     uint64_t shared = sat_mul(ranks, 2 * sizeof(uint32_t) + 2 * sizeof(tn_slice));
-    /* one rank program: the op, about 3 deps, the match sort */
+    /* one rank program: the op, about 3 deps, the match counters */
     uint64_t program = sat_mul(ops_per_rank, sizeof(tn_program_op) + 4 * sizeof(uint32_t) + 16);
     /* the estimate: routes to the sampled ranks, per-step link loads */
     uint64_t routes = sat_mul(sat_mul(samples, nodes), nodes < 65535 ? 2 : 4);
@@ -209,6 +209,8 @@ tn_rank_program_free(tn_rank_program* rp)
         return;
     free(rp->ops);
     free(rp->deps);
+    free(rp->match_keys);
+    free(rp->match_next);
     memset(rp, 0, sizeof(*rp));
 }
 
@@ -260,6 +262,55 @@ cmp_u32(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
+/* The match counter of (direction, peer): open addressing over the rank's peers, at most
+ * half full, grown by doubling. NULL when out of memory (err set). */
+static uint32_t*
+match_counter(tn_rank_program* rp, bool send, uint32_t peer, tn_error* err)
+{
+    if (2 * (rp->match_used + 1) > rp->match_cap)
+    {
+        size_t cap = rp->match_cap ? 2 * rp->match_cap : 16;
+        uint64_t* keys = malloc(cap * sizeof(*keys));
+        uint32_t* next = malloc(cap * sizeof(*next));
+        if (!keys || !next)
+        {
+            free(keys);
+            free(next);
+            tn_error_set(err, TN_ENOMEM, "program: out of memory");
+            return NULL;
+        }
+        for (size_t i = 0; i < cap; i++)
+            keys[i] = UINT64_MAX;
+        for (size_t i = 0; i < rp->match_cap; i++)
+        {
+            if (rp->match_keys[i] == UINT64_MAX)
+                continue;
+            size_t h =
+                (size_t)((rp->match_keys[i] * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
+            while (keys[h] != UINT64_MAX)
+                h = (h + 1) & (cap - 1);
+            keys[h] = rp->match_keys[i];
+            next[h] = rp->match_next[i];
+        }
+        free(rp->match_keys);
+        free(rp->match_next);
+        rp->match_keys = keys;
+        rp->match_next = next;
+        rp->match_cap = cap;
+    }
+    uint64_t k = ((uint64_t)send << 32) | peer;
+    size_t h = (size_t)((k * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (rp->match_cap - 1);
+    while (rp->match_keys[h] != UINT64_MAX && rp->match_keys[h] != k)
+        h = (h + 1) & (rp->match_cap - 1);
+    if (rp->match_keys[h] == UINT64_MAX)
+    {
+        rp->match_keys[h] = k;
+        rp->match_next[h] = 0;
+        rp->match_used++;
+    }
+    return &rp->match_next[h];
+}
+
 tn_status
 tn_rp_emit(tn_rank_program* rp,
            const tn_rp_spec* o,
@@ -268,8 +319,21 @@ tn_rp_emit(tn_rank_program* rp,
            uint32_t* index,
            tn_error* err)
 {
-    if (rp->count == UINT32_MAX - 1)
+    if (rp->next_index == UINT32_MAX - 1)
         return tn_error_set(err, TN_EUNSUPPORTED, "program: more than 2^32-2 ops for one rank");
+    if (rp->next_index >= rp->window_end)
+        return TN_PROGRAM_WINDOW_FULL;
+    uint32_t* match = match_counter(rp, o->send, o->peer, err);
+    if (!match)
+        return TN_ENOMEM;
+    if (index)
+        *index = rp->next_index;
+    if (rp->next_index++ < rp->first)
+    {
+        /* before the window: only its index and match count */
+        ++*match;
+        return TN_OK;
+    }
     tn_program_op* ops =
         tn_array_grow(rp->ops, &rp->op_cap, (size_t)rp->count + 1, sizeof(*ops), 64);
     if (!ops)
@@ -316,7 +380,7 @@ tn_rp_emit(tn_rank_program* rp,
     op->send = o->send ? 1 : 0;
     op->op = o->op;
     op->peer = o->peer;
-    op->match = 0;
+    op->match = (*match)++;
     op->src_offset = o->src_offset;
     op->dst_offset = o->dst_offset;
     op->length = o->length;
@@ -326,47 +390,7 @@ tn_rp_emit(tn_rank_program* rp,
     op->dep_start = (uint32_t)start;
     op->dep_count = (uint32_t)u;
     rp->sends += op->send;
-    if (index)
-        *index = rp->count;
     rp->count++;
-    return TN_OK;
-}
-
-/* op.match: a counter per (direction, peer) in program order; an open-addressing table of
- * twice the ops (a rank has at most as many peers as ops), O(ops) */
-static tn_status
-number_matches(tn_rank_program* rp, tn_error* err)
-{
-    if (rp->count == 0)
-        return TN_OK;
-    size_t cap = 16;
-    while (cap < (size_t)rp->count * 2)
-        cap *= 2;
-    uint64_t* keys = malloc(cap * sizeof(*keys));
-    uint32_t* next = malloc(cap * sizeof(*next));
-    if (!keys || !next)
-    {
-        free(keys);
-        free(next);
-        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
-    }
-    for (size_t i = 0; i < cap; i++)
-        keys[i] = UINT64_MAX;
-    for (uint32_t i = 0; i < rp->count; i++)
-    {
-        uint64_t k = ((uint64_t)rp->ops[i].send << 32) | rp->ops[i].peer;
-        size_t h = (size_t)((k * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
-        while (keys[h] != UINT64_MAX && keys[h] != k)
-            h = (h + 1) & (cap - 1);
-        if (keys[h] == UINT64_MAX)
-        {
-            keys[h] = k;
-            next[h] = 0;
-        }
-        rp->ops[i].match = next[h]++;
-    }
-    free(keys);
-    free(next);
     return TN_OK;
 }
 
@@ -378,22 +402,43 @@ tn_cmp_u64(const void* a, const void* b)
 }
 
 tn_status
-tn_program_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_error* err)
+tn_program_rank_window(const tn_program* p,
+                       uint32_t rank,
+                       uint32_t first,
+                       uint32_t max_ops,
+                       tn_rank_program* rp,
+                       tn_error* err)
 {
     if (!p || !rp)
         return tn_error_set(err, TN_EINVAL, "program: NULL argument");
     if (rank >= p->N)
         return tn_error_set(err, TN_EINVAL, "%s: rank %u >= ranks %u", p->algo->name, rank, p->N);
+    if (max_ops == 0)
+        return tn_error_set(err, TN_EINVAL, "%s: a window of 0 ops", p->algo->name);
     rp->rank = rank;
     rp->count = 0;
     rp->sends = 0;
+    rp->first = first;
+    rp->complete = false;
     rp->dep_total = 0;
     rp->shared_start = 0;
     rp->shared_count = 0;
+    rp->next_index = 0;
+    rp->window_end = max_ops > UINT32_MAX - first ? UINT32_MAX : first + max_ops;
+    rp->match_used = 0;
+    for (size_t i = 0; i < rp->match_cap; i++)
+        rp->match_keys[i] = UINT64_MAX;
     tn_status st = tn_program_gen_rank(p, rank, rp, err);
-    if (!st)
-        st = number_matches(rp, err);
+    if (st == TN_PROGRAM_WINDOW_FULL)
+        return TN_OK;
+    rp->complete = st == TN_OK;
     return st;
+}
+
+tn_status
+tn_program_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_error* err)
+{
+    return tn_program_rank_window(p, rank, 0, UINT32_MAX, rp, err);
 }
 
 /* ---- rank-local phases ----------------------------------------------------------------- */

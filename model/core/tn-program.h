@@ -88,12 +88,14 @@ extern "C"
         uint32_t dep_count;  /**< number of deps (indices of earlier ops of this rank) */
     } tn_program_op;
 
-    /** The program of one rank. */
+    /** The program of one rank, or a window of it (tn_program_rank_window). */
     typedef struct tn_rank_program
     {
         uint32_t rank;
         uint32_t count; /**< ops */
         uint32_t sends; /**< ops with send == 1 */
+        uint32_t first; /**< program index of ops[0] (0 unless a window) */
+        bool complete;  /**< ops reach the end of the rank's program */
         tn_program_op* ops;
         uint32_t* deps; /**< all ops' deps, op i's at deps[ops[i].dep_start ...] */
         size_t dep_total;
@@ -101,6 +103,14 @@ extern "C"
         uint32_t shared_count; /**< its length */
         size_t op_cap;         /**< allocation sizes (reused by the next tn_program_rank) */
         size_t dep_cap;
+        /* the builder's state (tn-program.c): the next op's program index, the end of the
+         * window being filled, and the match counter of each (direction, peer) so far */
+        uint32_t next_index;
+        uint32_t window_end;
+        uint64_t* match_keys; /**< open addressing, UINT64_MAX = empty */
+        uint32_t* match_next;
+        size_t match_cap;
+        size_t match_used;
     } tn_rank_program;
 
     typedef struct tn_program tn_program;
@@ -159,10 +169,28 @@ extern "C"
                               tn_rank_program* rp,
                               tn_error* err);
 
+    /**
+     * A window of the program of `rank`: its ops first, first + 1, ... (at most max_ops >= 1;
+     * fewer at the end of the program) into *rp, as tn_program_rank gives them, except that
+     * rp->first = first and that dep lists hold PROGRAM indices: an op of the window may wait
+     * for ops before it. rp->complete says whether the window reaches the program's end.
+     * Windows laid end to end are tn_program_rank's program, matches included, so a consumer
+     * can stream a rank's program in memory bounded by max_ops (plus the generator's
+     * frontiers and one match counter per peer) instead of the rank's ops. The generator
+     * runs from the rank's first op and keeps only the window: a window costs O(first +
+     * max_ops) time. rp must be zeroed before its first use; its arrays are reused.
+     */
+    tn_status tn_program_rank_window(const tn_program* p,
+                                     uint32_t rank,
+                                     uint32_t first,
+                                     uint32_t max_ops,
+                                     tn_rank_program* rp,
+                                     tn_error* err);
+
     /** Free the arrays of a rank program (the struct stays the caller's). */
     void tn_rank_program_free(tn_rank_program* rp);
 
-    /** Deps of op i: *count indices of earlier ops of the same rank. */
+    /** Deps of ops[i]: *count program indices of earlier ops of the same rank. */
     const uint32_t* tn_rank_program_deps(const tn_rank_program* rp, uint32_t i, uint32_t* count);
 
 #ifdef __cplusplus

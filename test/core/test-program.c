@@ -607,6 +607,181 @@ test_shared_dep_lists(tn_test_ctx* ctx)
     }
 }
 
+/* Stream rank's program in windows of w ops and compare each op (fields, match, program-
+ * index deps) with the whole program; returns the differences, the first one in why. */
+static uint64_t
+compare_windows(const tn_program* p,
+                uint32_t rank,
+                const tn_rank_program* whole,
+                uint32_t w,
+                size_t* widest_cap,
+                char* why,
+                size_t size)
+{
+    uint64_t bad = 0;
+    tn_rank_program win;
+    memset(&win, 0, sizeof(win));
+    tn_error err;
+    uint32_t first = 0;
+    bool complete = false;
+    while (!complete && bad == 0)
+    {
+        if (tn_program_rank_window(p, rank, first, w, &win, &err) != TN_OK)
+        {
+            snprintf(why, size, "window at %u: %.160s", first, err.message);
+            bad++;
+            break;
+        }
+        complete = win.complete;
+        if (win.first != first || (!complete && win.count != w) || win.count > w)
+        {
+            snprintf(why, size, "window at %u: first %u, %u ops", first, win.first, win.count);
+            bad++;
+        }
+        for (uint32_t i = 0; i < win.count && bad == 0; i++)
+        {
+            const tn_program_op* a = &win.ops[i];
+            if (first + i >= whole->count)
+            {
+                snprintf(why, size, "op %u beyond the program's %u", first + i, whole->count);
+                bad++;
+                break;
+            }
+            const tn_program_op* b = &whole->ops[first + i];
+            uint32_t na = 0, nb = 0;
+            const uint32_t* da = tn_rank_program_deps(&win, i, &na);
+            const uint32_t* db = tn_rank_program_deps(whole, first + i, &nb);
+            if (a->send != b->send || a->op != b->op || a->peer != b->peer ||
+                a->match != b->match || a->src_offset != b->src_offset ||
+                a->dst_offset != b->dst_offset || a->length != b->length || a->step != b->step ||
+                a->dim != b->dim || a->chunk != b->chunk || na != nb ||
+                (na > 0 && memcmp(da, db, na * sizeof(*da)) != 0))
+            {
+                snprintf(why,
+                         size,
+                         "rank %u op %u (window of %u at %u): peer %u/%u match %u/%u deps %u/%u",
+                         rank,
+                         first + i,
+                         w,
+                         first,
+                         a->peer,
+                         b->peer,
+                         a->match,
+                         b->match,
+                         na,
+                         nb);
+                bad++;
+            }
+        }
+        first += win.count;
+        *widest_cap = win.op_cap > *widest_cap ? win.op_cap : *widest_cap;
+    }
+    if (bad == 0 && first != whole->count)
+    {
+        snprintf(why, size, "rank %u: windows gave %u ops of %u", rank, first, whole->count);
+        bad++;
+    }
+    tn_rank_program_free(&win);
+    return bad;
+}
+
+/* Windows laid end to end are the rank's program (tn_program_rank_window): every generator,
+ * chunked and not, windows of 1, 3 and 64 ops, with memory bounded by the window. */
+static void
+test_windows(tn_test_ctx* ctx)
+{
+    const struct
+    {
+        const char* spec;
+        const char* algo;
+        tn_collective coll;
+        uint32_t chunks;
+    } cases[] = {
+        {"torus:4x4", "ring", TN_COLL_ALL_REDUCE, 1},
+        {"torus:4x4", "ring", TN_COLL_BROADCAST, 3},
+        {"torus:4x4", "ring-bidir", TN_COLL_ALL_GATHER, 2},
+        {"switch:9", "direct", TN_COLL_ALL_TO_ALL, 1},
+        {"switch:9", "direct", TN_COLL_ALL_REDUCE, 2},
+        {"bigraph:4x4", "rhd", TN_COLL_ALL_REDUCE, 1},
+        {"switch:11", "dbt", TN_COLL_ALL_REDUCE, 2},
+        {"torus:4x6", "ring2d", TN_COLL_ALL_REDUCE, 2},
+        {"mesh:5x3", "ring2d", TN_COLL_REDUCE_SCATTER, 1},
+        {"hier:switch8@2880Gbps+switch6@400Gbps", "hierarchical", TN_COLL_ALL_REDUCE, 2},
+        {"hier:ring4@200Gbps+switch3@100Gbps", "hierarchical", TN_COLL_ALL_GATHER, 1},
+    };
+
+    const uint32_t widths[] = {1, 3, 64};
+    unsigned compared = 0;
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+    {
+        tn_error err;
+        tn_topology* topo = NULL;
+        TN_REQUIRE(ctx, tn_topology_from_spec(cases[c].spec, &topo, &err) == TN_OK);
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = cases[c].algo;
+        req.collective = cases[c].coll;
+        req.chunks = cases[c].chunks;
+        req.bytes = 1000003;
+        req.root = cases[c].coll == TN_COLL_BROADCAST ? 5 : 0;
+        tn_program* p = NULL;
+        TN_REQUIRE_MSG(ctx,
+                       tn_program_create(topo, &req, &p, &err) == TN_OK,
+                       "%s on %s: %s",
+                       cases[c].algo,
+                       cases[c].spec,
+                       err.message);
+        tn_rank_program whole;
+        memset(&whole, 0, sizeof(whole));
+        for (uint32_t r = 0; r < tn_program_ranks(p); r += 5)
+        {
+            TN_REQUIRE(ctx, tn_program_rank(p, r, &whole, &err) == TN_OK);
+            TN_CHECK(ctx, whole.complete && whole.first == 0);
+            for (size_t k = 0; k < sizeof(widths) / sizeof(widths[0]); k++)
+            {
+                char why[256] = "";
+                size_t cap = 0;
+                uint64_t bad = compare_windows(p, r, &whole, widths[k], &cap, why, sizeof(why));
+                TN_CHECK_MSG(ctx,
+                             bad == 0,
+                             "%s %s on %s: %s",
+                             cases[c].algo,
+                             tn_collective_name(cases[c].coll),
+                             cases[c].spec,
+                             why);
+                /* the window's arrays follow the window, not the program */
+                TN_CHECK_MSG(ctx,
+                             cap <= 2 * (size_t)widths[k] + 64,
+                             "%s: %zu ops allocated for windows of %u",
+                             cases[c].algo,
+                             cap,
+                             widths[k]);
+                compared++;
+            }
+        }
+        tn_rank_program_free(&whole);
+        tn_program_destroy(p);
+        tn_topology_destroy(topo);
+    }
+    TN_CHECK(ctx, compared >= 3 * 11);
+    /* refusals: no empty window; a window past the end is empty and complete */
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = "ring";
+    req.ranks = 4;
+    req.bytes = 4000;
+    tn_program* p = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx, tn_program_create(NULL, &req, &p, &err) == TN_OK);
+    tn_rank_program rp;
+    memset(&rp, 0, sizeof(rp));
+    TN_CHECK_EQ(ctx, tn_program_rank_window(p, 1, 0, 0, &rp, &err), TN_EINVAL);
+    TN_CHECK_EQ(ctx, tn_program_rank_window(p, 1, 1000, 8, &rp, &err), TN_OK);
+    TN_CHECK(ctx, rp.count == 0 && rp.complete);
+    tn_rank_program_free(&rp);
+    tn_program_destroy(p);
+}
+
 static void
 test_refusals(tn_test_ctx* ctx)
 {
@@ -742,5 +917,6 @@ tn_suite_program(tn_test_suite* suite)
     tn_test_add(suite, "off_by_one_is_caught", test_off_by_one_is_caught);
     tn_test_add(suite, "rank_program_size", test_rank_program_size);
     tn_test_add(suite, "shared_dep_lists", test_shared_dep_lists);
+    tn_test_add(suite, "windows", test_windows);
     tn_test_add(suite, "refusals", test_refusals);
 }
