@@ -47,36 +47,115 @@ Exact(double v)
     return os.str();
 }
 
+/// The value an ignored key takes, as the family reads it: a value of the wrong kind is an
+/// error even where the key changes nothing, as a typo in it would be in the family's run.
+enum IgnoredValue
+{
+    FLAG,      //!< 0 or 1
+    WHOLE,     //!< a non-negative integer (times in ns, intervals)
+    WHOLES,    //!< one or more non-negative integers (node ids)
+    REAL,      //!< a number >= 0
+    FILE_NAME, //!< one word
+    RATE,      //!< a data rate above 0
+    DELAY,     //!< a time with its unit
+};
+
 /// Config keys of the HPCC family the model has no counterpart for, with the reason.
 struct IgnoredKey
 {
     const char* key;    //!< the key
+    IgnoredValue value; //!< what its value must be
     const char* reason; //!< why it is ignored
 };
 
+const char TRACES[] = "packet traces: use --pcap=PREFIX (Wireshark) or the results database";
+const char PORTS[] = "monitors: the results database (StatsHelper) samples every port";
+const char FLOWS[] = "monitors: the results database (StatsHelper) records every flow";
+
 const IgnoredKey IGNORED_KEYS[] = {
-    {"RATE_BOUND", "pacing at the congestion-control rate is always on"},
-    {"L2_BACK_TO_ZERO", "retransmission always goes back to the first unacknowledged PSN"},
-    {"ENABLE_TRACE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
-    {"TRACE_FILE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
-    {"TRACE_OUTPUT_FILE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
-    {"TRACE_NODE", "packet traces: use --pcap=PREFIX (Wireshark) or the results database"},
-    {"QLEN_MON_FILE", "monitors: the results database (StatsHelper) samples every port"},
-    {"QLEN_MON_START", "monitors: the results database (StatsHelper) samples every port"},
-    {"QLEN_MON_END", "monitors: the results database (StatsHelper) samples every port"},
-    {"QLEN_MON_INTERVAL", "monitors: the results database (StatsHelper) samples every port"},
-    {"BW_MON_FILE", "monitors: the results database (StatsHelper) samples every port"},
-    {"BW_MON_INTERVAL", "monitors: the results database (StatsHelper) samples every port"},
-    {"RATE_MON_FILE", "monitors: the results database (StatsHelper) records every flow"},
-    {"CNP_MON_FILE", "monitors: the results database (StatsHelper) records every flow"},
-    {"QP_MON_INTERVAL", "monitors: the results database (StatsHelper) records every flow"},
-    {"MON_START", "monitors: the results database (StatsHelper) samples every port"},
-    {"MON_END", "monitors: the results database (StatsHelper) samples every port"},
+    {"RATE_BOUND", FLAG, "pacing at the congestion-control rate is always on"},
+    {"L2_BACK_TO_ZERO", FLAG, "retransmission always goes back to the first unacknowledged PSN"},
+    {"ENABLE_TRACE", FLAG, TRACES},
+    {"TRACE_FILE", FILE_NAME, TRACES},
+    {"TRACE_OUTPUT_FILE", FILE_NAME, TRACES},
+    {"TRACE_NODE", WHOLES, TRACES},
+    {"QLEN_MON_FILE", FILE_NAME, PORTS},
+    {"QLEN_MON_START", WHOLE, PORTS},
+    {"QLEN_MON_END", WHOLE, PORTS},
+    {"QLEN_MON_INTERVAL", WHOLE, PORTS},
+    {"BW_MON_FILE", FILE_NAME, PORTS},
+    {"BW_MON_INTERVAL", WHOLE, PORTS},
+    {"RATE_MON_FILE", FILE_NAME, FLOWS},
+    {"CNP_MON_FILE", FILE_NAME, FLOWS},
+    {"QP_MON_INTERVAL", WHOLE, FLOWS},
+    {"MON_START", WHOLE, PORTS},
+    {"MON_END", WHOLE, PORTS},
     {"PAUSE_TIME",
+     REAL,
      "PAUSE frames carry ns3::RoceNetDevice::PauseQuanta and are refreshed while congested"},
-    {"DATA_RATE", "link rates come from the topology file (as in HPCC)"},
-    {"LINK_DELAY", "link delays come from the topology file (as in HPCC)"},
+    {"DATA_RATE", RATE, "link rates come from the topology file (as in HPCC)"},
+    {"LINK_DELAY", DELAY, "link delays come from the topology file (as in HPCC)"},
 };
+
+/**
+ * Check the value of an ignored key for its kind.
+ * \param k the key \param args its values \param why set to the problem
+ * \return true when the values are of the key's kind
+ */
+bool
+CheckIgnoredValue(const IgnoredKey& k, const std::vector<std::string>& args, std::string* why)
+{
+    if (k.value != WHOLES && args.size() != 1)
+    {
+        *why = "expected 1 value, found " + std::to_string(args.size());
+        return false;
+    }
+    if (args.empty())
+    {
+        *why = "expected one or more node ids, found none";
+        return false;
+    }
+    for (const std::string& a : args)
+    {
+        uint64_t u;
+        double d;
+        tn_error ignored;
+        const std::string quoted = "'" + a + "' ";
+        switch (k.value)
+        {
+        case FLAG:
+            *why = ParseUnsigned(a, 1, &u) ? "" : quoted + "is not 0 or 1";
+            break;
+        case WHOLE:
+        case WHOLES:
+            *why = ParseUnsigned(a, UINT64_MAX, &u) ? "" : quoted + "is not a non-negative integer";
+            break;
+        case REAL:
+            *why = ParseReal(a, 0, 1e300, &d) ? "" : quoted + "is not a number >= 0";
+            break;
+        case FILE_NAME:
+            *why = "";
+            break;
+        case RATE:
+            *why =
+                tn_topology_parse_rate(a.c_str(), SIZE_MAX, k.key, &u, &ignored) == TN_OK && u > 0
+                    ? ""
+                    : quoted + "is not a rate above 0 (e.g. 100Gbps)";
+            break;
+        case DELAY:
+            *why = tn_topology_parse_time(a.c_str(), SIZE_MAX, k.key, &u, &ignored) == TN_OK
+                       ? ""
+                       : quoted + "is not a time with its unit (e.g. 0.001ms)";
+            break;
+        }
+        if (!why->empty())
+        {
+            *why += " (the key is ignored here, but its value must still be of its kind)";
+            return false;
+        }
+    }
+    return true;
+}
 
 /// Keys the runner maps (for the unknown-key check and the duplicate check).
 const char* const MAPPED_KEYS[] = {
@@ -437,6 +516,11 @@ RoceHpccConfigReader::Read(const std::string& path,
         }
         if (ignored)
         {
+            std::string why;
+            if (!CheckIgnoredValue(*ignored, args, &why))
+            {
+                return fail(why);
+            }
             cfg->ignored.push_back({key, joined, lineNo, ignored->reason});
             continue;
         }
