@@ -27,7 +27,8 @@ Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--sanitized]
 training-iteration, themis-comparison, p2p-study-stats, roce-hpcc-flows and
 training-net-run; missing programs are skipped with a SKIP line (core-only
 builds). --scale K repeats the mutated cases K times (a longer fuzz run than
-ctest's, see doc/limits.rst); --signals N interrupts N sweeps (default 10).
+ctest's, see doc/limits.rst; default: the environment's TN_FUZZ_SCALE, else 1);
+--signals N interrupts N sweeps (default 10).
 --sanitized: the sanitizer build (ASan reserves
 terabytes of address space, so the cap is only checked on the measured RSS).
 Expected failures of the ns-3 programs (owned by other areas, issue 11) are
@@ -47,7 +48,12 @@ import tempfile
 import time
 
 CAP_BYTES = 1 << 30
-TIME_LIMIT = 20.0  # seconds per run; the valid cases below finish in < 2 s
+# A run may use 20 s of CPU (the valid cases below need < 2 s): a hang that computes (a run
+# going on for simulated months) hits it however busy the machine is. A run that waits without
+# computing is stopped after WALL_LIMIT seconds of wall time, generous so that a machine shared
+# by several builds does not fail a run that is only slow to get a core.
+CPU_LIMIT = 20
+WALL_LIMIT = 300.0
 
 VALID_SPECS = ["ring:8", "fc:6", "switch:8", "torus:4x4", "mesh:3x3", "torus:2x2x2,ports=2",
                "leafspine:leaves=2,spines=2,hosts=4", "fattree:k=4", "bigraph:4x2",
@@ -84,6 +90,8 @@ class Runner:
         if not self.args.sanitized:
             resource.setrlimit(resource.RLIMIT_AS, (CAP_BYTES, CAP_BYTES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # SIGXCPU at the limit, SIGKILL a second later
+        resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 1))
         os.setsid()
 
     def run(self, argv, invalid, label=None, db=None, expect=None):
@@ -105,7 +113,7 @@ class Runner:
                                  stderr=errfile,
                                  stdin=subprocess.DEVNULL, cwd=self.tmp, env=env,
                                  preexec_fn=self.limit)
-        deadline = time.monotonic() + TIME_LIMIT
+        deadline = time.monotonic() + WALL_LIMIT
         timed_out = False
         while True:
             pid, status, usage = os.wait4(p.pid, os.WNOHANG)
@@ -127,8 +135,11 @@ class Runner:
         if invalid is None:
             invalid = rc != 0
         problem = None
+        cpu = usage.ru_utime + usage.ru_stime
         if timed_out:
-            problem = "ran over %.0f s" % TIME_LIMIT
+            problem = "ran over %.0f s of wall time" % WALL_LIMIT
+        elif rc == -signal.SIGXCPU or (rc == -signal.SIGKILL and cpu >= CPU_LIMIT):
+            problem = "ran over %d s of CPU time" % CPU_LIMIT
         elif rc < 0:
             problem = "killed by signal %d" % -rc
         elif "ERROR: AddressSanitizer" in text or "runtime error:" in text:
@@ -499,7 +510,7 @@ def signal_cases(rng, run, runner, tries):
                 pass
             time.sleep(0.05)
         try:
-            _, err = p.communicate(timeout=60)
+            _, err = p.communicate(timeout=120)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             _, err = p.communicate()
@@ -645,7 +656,8 @@ def main():
     ap.add_argument("--examples", default="")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--sanitized", action="store_true")
-    ap.add_argument("--scale", type=int, default=1)
+    # the ctest runs the default round; TN_FUZZ_SCALE (or --scale) the longer ones
+    ap.add_argument("--scale", type=int, default=int(os.environ.get("TN_FUZZ_SCALE", "1")))
     ap.add_argument("--signals", type=int, default=10)
     args = ap.parse_args()
     rng = random.Random(args.seed)
