@@ -140,9 +140,12 @@ main(int argc, char* argv[])
                 std::fprintf(stderr, "collective-comparison: --db: %s\n", error.c_str());
                 return 1;
             }
+            stats.LimitSimulatedTime(c->GetEstimatedTime(),
+                                     "the cost model's estimate of the plan");
             collectives.Start(c);
             Simulator::Run();
-            std::string check = c->Check();
+            std::string check = stats.GetRecorder()->GetTimeLimitError();
+            check = check.empty() ? c->Check() : check;
             double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
             double model = c->GetEstimatedTime().GetNanoSeconds() / 1e3;
             if (reference == 0)

@@ -147,6 +147,8 @@ main(int argc, char* argv[])
             Ptr<Collective> c = collectives.Create(request, {}, &error);
             if (c)
             {
+                stats.LimitSimulatedTime(c->GetEstimatedTime(),
+                                         "the cost model's estimate of the plan");
                 collectives.Start(c);
                 Simulator::Run();
                 check = c->Check();
@@ -160,6 +162,9 @@ main(int argc, char* argv[])
             if (c)
             {
                 recorder->AddScheduledCollective(c);
+                // scheduled at run time: no cost model estimate
+                stats.LimitSimulatedTime(StatsHelper::TransferBound(topo, bytes),
+                                         "its bytes twice over the slowest link");
                 collectives.Start(c);
                 Simulator::Run();
                 check = c->Check();
@@ -169,6 +174,10 @@ main(int argc, char* argv[])
         else
         {
             error = "unknown scheduler (fixed, themis-fifo, themis-scf, hierarchical, themis)";
+        }
+        if (!recorder->GetTimeLimitError().empty())
+        {
+            check = recorder->GetTimeLimitError();
         }
         const std::string recorded =
             stats.Finish(error.empty() && check.empty() && us >= 0 ? "ok" : "error",

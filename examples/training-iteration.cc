@@ -179,6 +179,8 @@ main(int argc, char* argv[])
             headed = true;
         }
         recorder->AddTrainingJob(job);
+        stats.LimitSimulatedTime(training.GetCostBound(topo, npus, iterations),
+                                 "the workload's compute and collective bytes");
         job->Start();
         Simulator::Run();
         const auto& log = job->GetIterations(0);
@@ -207,10 +209,13 @@ main(int argc, char* argv[])
             tn_topology_destroy(topo);
             return 130;
         }
-        if (recorded == "error" && !recorder->GetError().empty())
+        const std::string& limit = recorder->GetTimeLimitError();
+        if (recorded == "error" && (!recorder->GetError().empty() || !limit.empty()))
         {
             std::fflush(stdout);
-            std::fprintf(stderr, "training-iteration: --db: %s\n", recorder->GetError().c_str());
+            std::fprintf(stderr,
+                         "training-iteration: %s\n",
+                         limit.empty() ? ("--db: " + recorder->GetError()).c_str() : limit.c_str());
             tn_db_close(db);
             tn_topology_destroy(topo);
             return 1;

@@ -150,6 +150,8 @@ main(int argc, char* argv[])
         Simulator::Destroy();
         return 1;
     }
+    stats.LimitSimulatedTime(collective->GetEstimatedTime(),
+                             "the cost model's estimate of the plan");
     collectives.Start(collective);
     Simulator::Run();
     const bool pcapOk = pcap.Close(&pcapError);
@@ -188,7 +190,9 @@ main(int argc, char* argv[])
               << recorded << ")" << std::endl;
     if (!complete)
     {
-        std::cerr << "training-net-quickstart: " << failure << std::endl;
+        // the recorder's reason when it stopped the run (its simulated time limit)
+        const std::string& limit = stats.GetRecorder()->GetTimeLimitError();
+        std::cerr << "training-net-quickstart: " << (limit.empty() ? failure : limit) << std::endl;
     }
     if (!stats.GetRecorder()->GetError().empty())
     {

@@ -297,6 +297,28 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
             std::max(estimatedEnd,
                      NanoSeconds(p.collectives[i].startNs) + made[i]->GetEstimatedTime());
     }
+    {
+        // the simulated time limit: the cost model's end of the planned collectives, a bound
+        // of the bytes of those scheduled at run time and of the training job
+        Time cost = estimatedEnd;
+        std::string origin = "the cost model's estimate of the plan";
+        for (size_t i = 0; i < scheduled.size(); i++)
+        {
+            if (scheduled[i])
+            {
+                cost = std::max(cost,
+                                NanoSeconds(p.collectives[i].startNs) +
+                                    StatsHelper::TransferBound(topo, p.collectives[i].bytes));
+                origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
+            }
+        }
+        if (job)
+        {
+            cost = std::max(cost, training.GetCostBound(topo, npus, p.iterations));
+            origin = "the plan's cost (the workload's compute and collective bytes)";
+        }
+        stats.LimitSimulatedTime(cost, origin);
+    }
 
     std::unique_ptr<ProgressTicker> ticker;
     if (m_progress)

@@ -17,7 +17,9 @@
 #include "ns3/simple-ref-count.h"
 #include "ns3/tn-routing.h"
 
+#include <algorithm>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 namespace ns3
@@ -268,6 +270,39 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     recorder->Start();
     m_recorder = recorder;
     return true;
+}
+
+void
+StatsHelper::LimitSimulatedTime(Time planCost, const std::string& origin)
+{
+    NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    // within ns-3's 64-bit time
+    const double ns = std::min(double(planCost.GetNanoSeconds()) * SIMULATED_TIME_FACTOR, 9e18);
+    const Time limit = std::max(Seconds(1), NanoSeconds(int64_t(ns)));
+    std::ostringstream why;
+    why << SIMULATED_TIME_FACTOR << " x " << origin << ", " << planCost.GetSeconds()
+        << " s, at least 1 s";
+    m_recorder->SetSimulatedTimeLimit(limit, why.str());
+}
+
+Time
+StatsHelper::TransferBound(const tn_topology* topo, uint64_t bytes)
+{
+    uint64_t slowest = UINT64_MAX;
+    uint64_t farthest = 0;
+    for (uint32_t l = 0; l < tn_topology_link_count(topo); ++l)
+    {
+        const tn_link* link = tn_topology_link(topo, l);
+        slowest = std::min(slowest, link->rate_bps);
+        farthest = std::max(farthest, link->latency_ns);
+    }
+    if (slowest == UINT64_MAX || slowest == 0)
+    {
+        return Seconds(0);
+    }
+    const double ns = 2.0 * double(bytes) * 8e9 / double(slowest) +
+                      double(farthest) * tn_topology_node_count(topo);
+    return NanoSeconds(int64_t(std::min(ns, 9e18)));
 }
 
 std::string

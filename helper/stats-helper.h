@@ -105,6 +105,28 @@ class StatsHelper
         return m_recorder;
     }
 
+    /// How many times its plan's cost a run may last in simulated time (LimitSimulatedTime).
+    static constexpr uint32_t SIMULATED_TIME_FACTOR = 1000;
+
+    /**
+     * Limit the simulated time of the last Install's run (StatsRecorder::SetSimulatedTimeLimit)
+     * to SIMULATED_TIME_FACTOR x its plan's cost, at least one simulated second. Contention and
+     * congestion control make a run slower than its plan (TIMELY at its lowest floor: about
+     * 150 x); a value the plan does not see (a timer, an increase step, an injection cap) could
+     * make it go on for simulated months, and is stopped with a message instead.
+     * \param planCost the plan's cost \param origin what it is, for the message
+     */
+    void LimitSimulatedTime(Time planCost, const std::string& origin);
+
+    /**
+     * A plan's cost where the cost model gives none (collectives scheduled at run time, the
+     * collectives of a training workload): `bytes` twice through the topology's slowest link
+     * (an all-reduce's data over one link) plus one largest link latency per node.
+     * \param topo the topology \param bytes the bytes of the collectives
+     * \return the bound
+     */
+    static Time TransferBound(const tn_topology* topo, uint64_t bytes);
+
     /**
      * StatsRecorder::Finish of the last Install.
      * \param status "ok" or "error" \param simulatedNs simulated time

@@ -5,6 +5,9 @@
 
 #include "ns3/collective-helper.h"
 #include "ns3/npu-helper.h"
+#include "ns3/stats-helper.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -45,6 +48,39 @@ TrainingHelper::Load(const std::string& path, std::string* error)
     tn_workload_destroy(m_workload);
     m_workload = wl;
     return true;
+}
+
+Time
+TrainingHelper::GetCostBound(const tn_topology* topo,
+                             const NpuHelper& npus,
+                             uint32_t iterations) const
+{
+    if (!m_workload)
+    {
+        return Seconds(0);
+    }
+    uint64_t clock = UINT64_MAX;
+    for (const Ptr<NpuEndpoint>& e : npus.GetEndpoints())
+    {
+        clock = std::min(clock, e->GetClockRate());
+    }
+    double cycles = 0;
+    uint64_t bytes = 0;
+    for (uint32_t l = 0; l < tn_workload_layer_count(m_workload); ++l)
+    {
+        const tn_workload_layer* layer = tn_workload_layer_at(m_workload, l);
+        for (int p = 0; p < TN_PASS_COUNT; ++p)
+        {
+            cycles += double(layer->pass[p].compute_cycles) * (p == TN_PASS_FWD ? 2 : 1);
+            bytes = std::min<uint64_t>(bytes + layer->pass[p].comm_bytes, UINT64_MAX / 4);
+        }
+        cycles += double(layer->update_delay);
+    }
+    const double computeNs = clock == UINT64_MAX ? 0 : cycles * 1e9 / double(clock);
+    const double ns =
+        double(iterations) *
+        (computeNs + double(StatsHelper::TransferBound(topo, bytes).GetNanoSeconds()));
+    return NanoSeconds(int64_t(std::min(ns, 9e18)));
 }
 
 Ptr<TrainingJob>

@@ -72,6 +72,17 @@ class TrainingHelper
                              uint32_t modelGroup,
                              std::string* error);
 
+    /**
+     * The cost of the loaded workload for a run's simulated time limit
+     * (StatsHelper::LimitSimulatedTime): per iteration, every pass's compute (forward passes
+     * twice, for recomputation) and update at the slowest endpoint's ClockRate, and every
+     * collective's bytes as StatsHelper::TransferBound counts them.
+     * \param topo the topology \param npus the installed endpoints
+     * \param iterations the job's iterations
+     * \return the cost (0 before Load)
+     */
+    Time GetCostBound(const tn_topology* topo, const NpuHelper& npus, uint32_t iterations) const;
+
   private:
     ObjectFactory m_factory;
     tn_workload* m_workload{nullptr};

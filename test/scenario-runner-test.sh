@@ -11,6 +11,8 @@
 #     with one error line naming the file, the line and the key, and records no run;
 #   - a run that fails (every queue pair past its retry limit) records why in run.error, in
 #     the runner and in every example program that writes a database;
+#   - a run far slower than its plan's cost (TIMELY stuck at its floor) is stopped at 1000 x
+#     that cost, at least 1 simulated second, with the reason in run.error;
 #   - training-net-report draws the quickstart database: valid non-empty PNGs and an HTML
 #     page whose every image exists.
 # Usage: scenario-runner-test.sh RUNNER MODULE_DIR
@@ -224,6 +226,28 @@ failed cc-comparison "$tmp/f5.db" "the collective did not run as planned: .*retr
 printf '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::RetransmitTimeout" = "1ns"\n"ns3::RdmaNic::RetryLimit" = 1\n[[collective]]\nalgorithm = "ring"\nbytes = 65536\n' > "$tmp/retry.toml"
 failed training-net-run "$tmp/f6.db" "collective\[0\] \(ring\) did not run as planned: .*retry limit" \
     "$runner" "$tmp/retry.toml" --db "$tmp/f6.db"
+
+# --- the simulated time limit from the plan's cost -------------------------------------------
+# TIMELY whose increase steps are 1 bit/s stays at a 1 Mbit/s floor once cut: the incast's
+# all-to-all would take 2.8 simulated seconds against the cost model's 0.69 ms. Every program
+# stops it at 1000 x its plan's cost, at least 1 s, with the reason in run.error, exit 1.
+slow="--ns3::RdmaTimely::AdditiveIncrease=1bps --ns3::RdmaTimely::HyperIncrease=1bps --ns3::RdmaTimely::MinRate=1Mbps"
+limit="simulated time reached 1 s, the limit of this run \(1000 x the cost model's estimate of the plan, [0-9.e-]+ s, at least 1 s\): .*ns3::StatsRecorder::SimulatedTimeLimit"
+# shellcheck disable=SC2086
+failed "cc-comparison (limit)" "$tmp/l1.db" "$limit" \
+    "$examples/cc-comparison" --cc=timely --db="$tmp/l1.db" $slow
+[ "$(q "$tmp/l1.db" "SELECT count(*) FROM collective WHERE end_ns IS NULL")" = 1 ] ||
+    fail "cc-comparison (limit): the collective stopped at the limit is not recorded unfinished"
+printf '[topology]\nspec = "leafspine:leaves=2,spines=1,hosts=4,oversub=4,rate=100Gbps,latency=1us"\n[roce]\ncc = "timely"\n"ns3::RdmaTimely::AdditiveIncrease" = "1bps"\n"ns3::RdmaTimely::HyperIncrease" = "1bps"\n"ns3::RdmaTimely::MinRate" = "1Mbps"\n[[collective]]\nop = "all-to-all"\nalgorithm = "direct"\nbytes = "4MiB"\n' > "$tmp/slow.toml"
+failed "training-net-run (limit)" "$tmp/l2.db" "$limit" "$runner" "$tmp/slow.toml" --db "$tmp/l2.db"
+grep -q "training-net-run: .*simulated time reached 1 s" "$tmp/err" ||
+    fail "training-net-run (limit): no error line names the limit: $(cat "$tmp/err")"
+# a limit set by the attribute wins; the quickstart's error line says why it stopped
+failed "quickstart (limit)" "$tmp/l3.db" \
+    "simulated time reached 0.0001 s, the limit ns3::StatsRecorder::SimulatedTimeLimit sets" \
+    "$examples/training-net-quickstart" --db="$tmp/l3.db" --ns3::StatsRecorder::SimulatedTimeLimit=100us
+grep -q "^training-net-quickstart: simulated time reached 0.0001 s" "$tmp/err" ||
+    fail "quickstart (limit): the error line does not name the limit: $(cat "$tmp/err")"
 
 # --- the report ---------------------------------------------------------------------------
 if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then

@@ -11,10 +11,12 @@
  * cases sharing the run and query helpers at the top.
  */
 #include "roce-test-util.h"
+#include "tn-test-data.h"
 
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/config.h"
+#include "ns3/npu-helper.h"
 #include "ns3/nstime.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/queue-size.h"
@@ -31,6 +33,7 @@
 #include "ns3/tn-db.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-topology.h"
+#include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
 #include <csignal>
@@ -1110,6 +1113,66 @@ class StatsDiskFullTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The simulated time limit's plan costs against their closed forms: TransferBound (bytes twice
+ * over the slowest link, one largest latency per node), the workload cost of
+ * microAllReduce.txt (5-cycle passes, forward twice, a 5-cycle update, one 1 MiB all-reduce)
+ * on switch:4 (128 Gb/s, 150 ns, 5 nodes), and the recorder's limit: the attribute wins over
+ * the program's.
+ */
+class StatsTimeLimitTestCase : public TnDataTestCase
+{
+  public:
+    StatsTimeLimitTestCase()
+        : TnDataTestCase("simulated time limit: plan costs and the limit in force")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        tn_topology* ring = nullptr;
+        tn_error err;
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("ring:4,rate=10Gbps,latency=1us", &ring, &err),
+                              TN_OK,
+                              err.message);
+        // 2 x 1e6 B x 8 / 10 Gb/s = 1.6 ms, + 4 nodes x 1 us
+        NS_TEST_EXPECT_MSG_EQ(StatsHelper::TransferBound(ring, 1000000).GetNanoSeconds(),
+                              1604000,
+                              "TransferBound on ring:4");
+        tn_topology_destroy(ring);
+
+        tn_topology* topo = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("switch:4", &topo, &err), TN_OK, err.message);
+        RoceHelper roce;
+        roce.Install(topo);
+        NpuHelper npus;
+        npus.Install(roce.GetFabric().npus);
+        TrainingHelper training;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(training.Load(DataFile("workloads/microAllReduce.txt"), &error),
+                              true,
+                              error);
+        // per iteration: (2 x 5 + 5 + 5 + 5) cycles at 1 GHz = 25 ns, and 2 x 1048576 B x 8 /
+        // 128 Gb/s = 131072 ns + 5 nodes x 150 ns
+        NS_TEST_EXPECT_MSG_EQ(training.GetCostBound(topo, npus, 2).GetNanoSeconds(),
+                              2 * (25 + 131072 + 750),
+                              "workload cost of 2 iterations");
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+
+        Ptr<StatsRecorder> recorder = CreateObject<StatsRecorder>();
+        NS_TEST_EXPECT_MSG_EQ(recorder->GetSimulatedTimeLimit(), Seconds(0), "none by default");
+        recorder->SetSimulatedTimeLimit(Seconds(3), "a plan");
+        NS_TEST_EXPECT_MSG_EQ(recorder->GetSimulatedTimeLimit(), Seconds(3), "the program's");
+        recorder->SetAttribute("SimulatedTimeLimit", TimeValue(MilliSeconds(5)));
+        NS_TEST_EXPECT_MSG_EQ(recorder->GetSimulatedTimeLimit(),
+                              MilliSeconds(5),
+                              "the attribute wins");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Results database test suite.
  */
 class StatsTestSuite : public TestSuite
@@ -1128,6 +1191,7 @@ class StatsTestSuite : public TestSuite
         AddTestCase(new StatsIncastTestCase(false), TestCase::QUICK);
         AddTestCase(new StatsSignalTestCase, TestCase::QUICK);
         AddTestCase(new StatsRefusalTestCase, TestCase::QUICK);
+        AddTestCase(new StatsTimeLimitTestCase, TestCase::QUICK);
         AddTestCase(new StatsDiskFullTestCase(false), TestCase::QUICK);
         AddTestCase(new StatsDiskFullTestCase(true), TestCase::QUICK);
     }

@@ -121,6 +121,12 @@ class NpuEndpoint : public Object
         return m_activeParts;
     }
 
+    /** \return ClockRate (Hz) */
+    uint64_t GetClockRate() const
+    {
+        return m_clockRate;
+    }
+
     /// Lowest ClockRate (Hz): 1 MHz, a thousandth of the 1 GHz ASTRA-sim workloads count
     /// cycles at. A run's samplers tick per simulated second, so a slower clock only makes a
     /// run last longer: at 1 Hz the workload limit of 10^9 cycles is 31 simulated years.

@@ -23,6 +23,8 @@
 #include "ns3/training-job.h"
 #include "ns3/uinteger.h"
 
+#include <sstream>
+
 namespace ns3
 {
 
@@ -68,6 +70,14 @@ StatsRecorder::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&StatsRecorder::m_recordDrops),
                           MakeBooleanChecker())
+            .AddAttribute("SimulatedTimeLimit",
+                          "Simulated time at which the run is stopped and recorded as 'error' "
+                          "with the reason (a value that makes it far slower than its plan would "
+                          "keep it going for simulated months). 0: the limit the program derives "
+                          "from its plan's cost (SetSimulatedTimeLimit), or none.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&StatsRecorder::m_timeLimitSet),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("CatchSignals",
                           "On SIGINT / SIGTERM stop the simulation at the next sample and "
                           "finish the run as 'aborted' (a second signal kills).",
@@ -331,11 +341,44 @@ StatsRecorder::Start()
 }
 
 void
+StatsRecorder::SetSimulatedTimeLimit(Time limit, const std::string& origin)
+{
+    m_timeLimit = limit;
+    m_timeLimitOrigin = origin;
+}
+
+Time
+StatsRecorder::GetSimulatedTimeLimit() const
+{
+    return m_timeLimitSet.IsStrictlyPositive() ? m_timeLimitSet : m_timeLimit;
+}
+
+void
 StatsRecorder::Tick()
 {
     if (m_recordPorts)
     {
         Sample(false);
+    }
+    const Time limit = GetSimulatedTimeLimit();
+    if (limit.IsStrictlyPositive() && Simulator::Now() >= limit)
+    {
+        std::ostringstream why;
+        why << "simulated time reached " << limit.GetSeconds() << " s, ";
+        if (m_timeLimitSet.IsStrictlyPositive())
+        {
+            why << "the limit ns3::StatsRecorder::SimulatedTimeLimit sets";
+        }
+        else
+        {
+            why << "the limit of this run (" << m_timeLimitOrigin
+                << "): a value makes it far slower than its plan; raise the limit with "
+                << "ns3::StatsRecorder::SimulatedTimeLimit if it is meant to be that slow";
+        }
+        m_timeLimitError = why.str();
+        NS_LOG_WARN(m_timeLimitError);
+        Simulator::Stop();
+        return;
     }
     if (m_watching && tn_db_signal_pending())
     {
@@ -515,7 +558,10 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
         tn_db_signal_unwatch();
         m_watching = false;
     }
-    std::string final = m_failed ? "error" : m_signal ? "aborted" : status;
+    std::string final = m_failed                    ? "error"
+                        : m_signal                  ? "aborted"
+                        : !m_timeLimitError.empty() ? "error"
+                                                    : status;
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     tn_error err{};
@@ -532,7 +578,8 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
     {
         m_runError = m_failed   ? "database: " + m_error
                      : m_signal ? "interrupted by signal " + std::to_string(m_signal)
-                                : error;
+                     : !m_timeLimitError.empty() ? m_timeLimitError
+                                                 : error;
         if (!m_runError.empty())
         {
             tn_error ignored{}; // the run's status is written; its error text is a courtesy

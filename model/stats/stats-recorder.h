@@ -155,6 +155,24 @@ class StatsRecorder : public Object
     void Start();
 
     /**
+     * The simulated time at which the run is stopped (checked at every sample tick) and
+     * recorded as 'error', with a message naming the limit, where it comes from and the
+     * attribute that raises it; the attribute SimulatedTimeLimit, when set, wins.
+     * \param limit simulated time (0: none)
+     * \param origin where the limit comes from ("1000 x the plan's cost, ...")
+     */
+    void SetSimulatedTimeLimit(Time limit, const std::string& origin);
+
+    /** \return the limit in force (SimulatedTimeLimit, else SetSimulatedTimeLimit's; 0: none) */
+    Time GetSimulatedTimeLimit() const;
+
+    /** \return why the run was stopped at its simulated time limit ("" if it was not) */
+    const std::string& GetTimeLimitError() const
+    {
+        return m_timeLimitError;
+    }
+
+    /**
      * Take the last sample, write the collectives that did not end, write the buffered rows
      * and set the run's final status: `status` ("ok" or "error"), unless a signal arrived
      * ("aborted") or a write failed ("error"). A run that is not ok gets its error text
@@ -297,7 +315,11 @@ class StatsRecorder : public Object
     bool m_watching{false};
     int m_signal{0};
     std::string m_error;
-    std::string m_runError; //!< run.error written by Finish
+    std::string m_runError;        //!< run.error written by Finish
+    Time m_timeLimitSet;           //!< SimulatedTimeLimit (0: the program's)
+    Time m_timeLimit;              //!< the program's limit (SetSimulatedTimeLimit)
+    std::string m_timeLimitOrigin; //!< where the program's limit comes from
+    std::string m_timeLimitError;  //!< set when the run was stopped at the limit
     uint64_t m_samples{0};
 
     // attributes
