@@ -217,64 +217,56 @@ struct CcTarget
     const char* attribute; //!< its attribute
 };
 
+/// Where a congestion-control key of the HPCC family goes under some algorithms.
+struct CcKeyTarget
+{
+    const char* key;       //!< the config key
+    const char* ccs;       //!< the algorithms (--cc names) that read it, space-separated
+    const char* typeName;  //!< ns-3 type
+    const char* attribute; //!< its attribute
+};
+
 /**
- * The attribute a key of the HPCC family sets under a congestion control, as the family's
+ * The attribute a key of the HPCC family sets under each congestion control, as the family's
  * RdmaHw reads its keys per CC_MODE: DCQCN reads RATE_AI, RATE_HAI, MIN_RATE and EWMA_GAIN;
  * HPCC and HPCC-PINT read RATE_AI as R_AI and their INT keys; TIMELY reads RATE_AI, RATE_HAI
  * and MIN_RATE; DCTCP reads DCTCP_RATE_AI, EWMA_GAIN (its alpha gain) and MIN_RATE.
+ * RdmaHpccPint inherits the attributes of RdmaHpcc.
  */
+const CcKeyTarget CC_KEY_TARGETS[] = {
+    {"RATE_AI", "dcqcn", "ns3::RdmaNic", "AdditiveIncrease"},
+    {"RATE_AI", "hpcc hpcc-pint", "ns3::RdmaHpcc", "AdditiveIncrease"},
+    {"RATE_AI", "timely", "ns3::RdmaTimely", "AdditiveIncrease"},
+    {"RATE_HAI", "dcqcn", "ns3::RdmaNic", "HyperIncrease"},
+    {"RATE_HAI", "timely", "ns3::RdmaTimely", "HyperIncrease"},
+    {"MIN_RATE", "dcqcn", "ns3::RdmaNic", "MinRate"},
+    {"MIN_RATE", "hpcc hpcc-pint", "ns3::RdmaHpcc", "MinRate"},
+    {"MIN_RATE", "timely", "ns3::RdmaTimely", "MinRate"},
+    {"MIN_RATE", "dctcp", "ns3::RdmaDctcp", "MinRate"},
+    {"EWMA_GAIN", "dcqcn", "ns3::RdmaNic", "DcqcnG"},
+    {"EWMA_GAIN", "dctcp", "ns3::RdmaDctcp", "G"},
+    {"DCTCP_RATE_AI", "dctcp", "ns3::RdmaDctcp", "AdditiveIncrease"},
+    {"U_TARGET", "hpcc hpcc-pint", "ns3::RdmaHpcc", "TargetUtilization"},
+    {"MI_THRESH", "hpcc hpcc-pint", "ns3::RdmaHpcc", "MaxStage"},
+    {"FAST_REACT", "hpcc hpcc-pint", "ns3::RdmaHpcc", "FastReact"},
+    {"INT_MULTI", "hpcc", "ns3::RdmaHpcc", "IntMulti"},
+    {"MULTI_RATE", "hpcc", "ns3::RdmaHpcc", "PerHopRate"},
+    {"SAMPLE_FEEDBACK", "hpcc", "ns3::RdmaHpcc", "SampleFeedback"},
+    {"PINT_LOG_BASE", "hpcc-pint", "ns3::RdmaHpccPint", "LogBase"},
+    {"PINT_PROB", "hpcc-pint", "ns3::RdmaHpccPint", "SampleProbability"},
+};
+
+/// The attribute `key` sets under the congestion control `cc` (CC_KEY_TARGETS; none: "").
 CcTarget
 TargetOf(const std::string& cc, const std::string& key)
 {
-    const bool hpcc = cc == "hpcc" || cc == "hpcc-pint";
-    if (key == "RATE_AI")
+    for (const CcKeyTarget& t : CC_KEY_TARGETS)
     {
-        return cc == "dcqcn"    ? CcTarget{"ns3::RdmaNic", "AdditiveIncrease"}
-               : hpcc           ? CcTarget{"ns3::RdmaHpcc", "AdditiveIncrease"}
-               : cc == "timely" ? CcTarget{"ns3::RdmaTimely", "AdditiveIncrease"}
-                                : CcTarget{"", ""};
-    }
-    if (key == "RATE_HAI")
-    {
-        return cc == "dcqcn"    ? CcTarget{"ns3::RdmaNic", "HyperIncrease"}
-               : cc == "timely" ? CcTarget{"ns3::RdmaTimely", "HyperIncrease"}
-                                : CcTarget{"", ""};
-    }
-    if (key == "MIN_RATE")
-    {
-        return cc == "dcqcn"    ? CcTarget{"ns3::RdmaNic", "MinRate"}
-               : hpcc           ? CcTarget{"ns3::RdmaHpcc", "MinRate"}
-               : cc == "timely" ? CcTarget{"ns3::RdmaTimely", "MinRate"}
-               : cc == "dctcp"  ? CcTarget{"ns3::RdmaDctcp", "MinRate"}
-                                : CcTarget{"", ""};
-    }
-    if (key == "EWMA_GAIN")
-    {
-        return cc == "dcqcn"   ? CcTarget{"ns3::RdmaNic", "DcqcnG"}
-               : cc == "dctcp" ? CcTarget{"ns3::RdmaDctcp", "G"}
-                               : CcTarget{"", ""};
-    }
-    if (key == "DCTCP_RATE_AI")
-    {
-        return cc == "dctcp" ? CcTarget{"ns3::RdmaDctcp", "AdditiveIncrease"} : CcTarget{"", ""};
-    }
-    if (hpcc && (key == "U_TARGET" || key == "MI_THRESH" || key == "FAST_REACT"))
-    {
-        return {"ns3::RdmaHpcc",
-                key == "U_TARGET"    ? "TargetUtilization"
-                : key == "MI_THRESH" ? "MaxStage"
-                                     : "FastReact"};
-    }
-    if (cc == "hpcc" && (key == "INT_MULTI" || key == "MULTI_RATE" || key == "SAMPLE_FEEDBACK"))
-    {
-        return {"ns3::RdmaHpcc",
-                key == "INT_MULTI"    ? "IntMulti"
-                : key == "MULTI_RATE" ? "PerHopRate"
-                                      : "SampleFeedback"};
-    }
-    if (cc == "hpcc-pint" && (key == "PINT_LOG_BASE" || key == "PINT_PROB"))
-    {
-        return {"ns3::RdmaHpccPint", key == "PINT_LOG_BASE" ? "LogBase" : "SampleProbability"};
+        if (key == t.key &&
+            (" " + std::string(t.ccs) + " ").find(" " + cc + " ") != std::string::npos)
+        {
+            return {t.typeName, t.attribute};
+        }
     }
     return {"", ""};
 }
