@@ -223,6 +223,24 @@ CollectiveProbe::TransferReady(const CollectiveTransferRecord& r)
 
 // ---- TrainingJobProbe -------------------------------------------------------------------
 
+namespace
+{
+
+/// The fields a layer row and an iteration row share, from the job's record of either.
+template <class Record, class Row>
+void
+CopyPassTimes(const Record& r, Row* row)
+{
+    row->iteration = r.iteration;
+    row->node = r.node;
+    row->start_ns = r.start.GetNanoSeconds();
+    row->end_ns = r.end.GetNanoSeconds();
+    row->compute_ns = r.compute.GetNanoSeconds();
+    row->exposed_comm_ns = r.exposed.GetNanoSeconds();
+}
+
+} // namespace
+
 TypeId
 TrainingJobProbe::GetTypeId()
 {
@@ -262,15 +280,10 @@ void
 TrainingJobProbe::LayerEnd(const TrainingLayerRecord& r)
 {
     tn_db_layer row{};
-    row.iteration = r.iteration;
+    CopyPassTimes(r, &row);
     row.layer = r.layer;
-    row.node = r.node;
     row.name = r.name.c_str();
     row.phase = r.recompute ? "fwd-recompute" : tn_pass_name(r.pass);
-    row.start_ns = r.start.GetNanoSeconds();
-    row.end_ns = r.end.GetNanoSeconds();
-    row.compute_ns = r.compute.GetNanoSeconds();
-    row.exposed_comm_ns = r.exposed.GetNanoSeconds();
     m_recorder->WriteLayer(row);
 }
 
@@ -278,12 +291,7 @@ void
 TrainingJobProbe::IterationEnd(const TrainingIterationRecord& r)
 {
     tn_db_iteration row{};
-    row.iteration = r.iteration;
-    row.node = r.node;
-    row.start_ns = r.start.GetNanoSeconds();
-    row.end_ns = r.end.GetNanoSeconds();
-    row.compute_ns = r.compute.GetNanoSeconds();
-    row.exposed_comm_ns = r.exposed.GetNanoSeconds();
+    CopyPassTimes(r, &row);
     m_recorder->WriteIteration(row);
 }
 
