@@ -36,6 +36,28 @@ namespace ns3
 namespace
 {
 
+/// The frames of an open pcap file as captured (at most 10000 bytes each), in file order.
+std::vector<std::vector<uint8_t>>
+ReadFrames(PcapFile& pcap)
+{
+    std::vector<std::vector<uint8_t>> frames;
+    while (true)
+    {
+        uint8_t buf[10000];
+        uint32_t sec;
+        uint32_t usec;
+        uint32_t incl;
+        uint32_t orig;
+        uint32_t read;
+        pcap.Read(buf, sizeof(buf), sec, usec, incl, orig, read);
+        if (pcap.Eof() || pcap.Fail())
+        {
+            return frames;
+        }
+        frames.emplace_back(buf, buf + incl);
+    }
+}
+
 /// One parsed fct.txt line.
 struct FctLine
 {
@@ -743,21 +765,10 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
         PcapFile pcap;
         pcap.Open(file, std::ios::in);
         NS_TEST_ASSERT_MSG_EQ(pcap.Fail(), false, file);
-        while (true)
+        for (const std::vector<uint8_t>& frame : ReadFrames(pcap))
         {
-            uint8_t buf[10000];
-            uint32_t sec;
-            uint32_t usec;
-            uint32_t incl;
-            uint32_t orig;
-            uint32_t read;
-            pcap.Read(buf, sizeof(buf), sec, usec, incl, orig, read);
-            if (pcap.Eof() || pcap.Fail())
-            {
-                break;
-            }
-            const uint8_t* bth = buf + 14 + 20 + 8; // Ethernet, IPv4, UDP
-            if (incl < 14 + 20 + 8 + RoceBthHeader::SIZE)
+            const uint8_t* bth = frame.data() + 14 + 20 + 8; // Ethernet, IPv4, UDP
+            if (frame.size() < 14 + 20 + 8 + RoceBthHeader::SIZE)
             {
                 continue;
             }
@@ -1287,30 +1298,19 @@ class RoceHpccPcapTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(file.GetDataLinkType(), 1, "Ethernet");
         uint32_t frames = 0;
         uint32_t data = 0;
-        while (true)
+        for (const std::vector<uint8_t>& frame : ReadFrames(file))
         {
-            uint8_t buf[10000];
-            uint32_t sec;
-            uint32_t usec;
-            uint32_t incl;
-            uint32_t orig;
-            uint32_t read;
-            file.Read(buf, sizeof(buf), sec, usec, incl, orig, read);
-            if (file.Eof() || file.Fail())
-            {
-                break;
-            }
             ++frames;
-            const bool ipv4 = buf[12] == 0x08 && buf[13] == 0x00;
-            const uint32_t dport = (uint32_t(buf[14 + 20 + 2]) << 8) | buf[14 + 20 + 3];
+            const bool ipv4 = frame[12] == 0x08 && frame[13] == 0x00;
+            const uint32_t dport = (uint32_t(frame[14 + 20 + 2]) << 8) | frame[14 + 20 + 3];
             NS_TEST_EXPECT_MSG_EQ(ipv4 && dport == 4791, true, "RoCEv2 frame");
-            data += incl > 4000 ? 1 : 0;
+            data += frame.size() > 4000 ? 1 : 0;
             // the frame carries its ICRC (RoceLinkHelper's writer), not the model's zeros
-            std::vector<uint8_t> again(buf, buf + incl);
-            NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::FillIcrc(again.data(), incl), true, "RoCEv2");
-            NS_TEST_EXPECT_MSG_EQ((again == std::vector<uint8_t>(buf, buf + incl)),
+            std::vector<uint8_t> again = frame;
+            NS_TEST_EXPECT_MSG_EQ(RoceIcrcTrailer::FillIcrc(again.data(), again.size()),
                                   true,
-                                  "ICRC filled in");
+                                  "RoCEv2");
+            NS_TEST_EXPECT_MSG_EQ((again == frame), true, "ICRC filled in");
         }
         NS_TEST_EXPECT_MSG_GT(frames, 5, "data frames and the ACKs received");
         NS_TEST_EXPECT_MSG_EQ(data, 4, "4 full 4096-byte packets (the 5th carries 3616)");

@@ -295,6 +295,22 @@ test_other_schema_refused(tn_test_ctx* ctx)
     }
 }
 
+/* tn_db_open refuses the file at path (case i) with one line naming it and holding `said`. */
+static void
+check_refused(tn_test_ctx* ctx, const char* path, const char* said, size_t i)
+{
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_EDB, "case %zu opened", i);
+    TN_CHECK(ctx, db == NULL);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, path) != NULL && strstr(err.message, said),
+                 "case %zu message: %s",
+                 i,
+                 err.message);
+    TN_CHECK_MSG(ctx, strchr(err.message, '\n') == NULL, "two lines: %s", err.message);
+}
+
 /* Files that look like results databases but are not refused when opened, with what is wrong. */
 static void
 test_other_shapes_refused(tn_test_ctx* ctx)
@@ -324,12 +340,7 @@ test_other_shapes_refused(tn_test_ctx* ctx)
         TN_REQUIRE(ctx,
                    sqlite3_exec(tn_db_handle(db), cases[i].sql, NULL, NULL, NULL) == SQLITE_OK);
         tn_db_close(db);
-        TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_EDB, "case %zu opened", i);
-        TN_CHECK(ctx, db == NULL);
-        TN_CHECK_MSG(ctx,
-                     strstr(err.message, path) != NULL && strstr(err.message, cases[i].said),
-                     "message: %s",
-                     err.message);
+        check_refused(ctx, path, cases[i].said, i);
     }
     tn_error err = {0};
     tn_db* db = NULL;
@@ -426,14 +437,7 @@ test_foreign_schema_refused(tn_test_ctx* ctx)
         unsigned char* before = read_whole(path, &before_size);
         TN_REQUIRE(ctx, before != NULL);
 
-        TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_EDB, "case %zu opened", i);
-        TN_CHECK(ctx, db == NULL);
-        TN_CHECK_MSG(ctx,
-                     strstr(err.message, path) != NULL && strstr(err.message, cases[i].said),
-                     "case %zu message: %s",
-                     i,
-                     err.message);
-        TN_CHECK_MSG(ctx, strchr(err.message, '\n') == NULL, "two lines: %s", err.message);
+        check_refused(ctx, path, cases[i].said, i);
         size_t after_size = 0;
         unsigned char* after = read_whole(path, &after_size);
         TN_CHECK_MSG(ctx,
