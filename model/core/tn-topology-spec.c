@@ -18,7 +18,8 @@
 /** Parsed spec: kind, positional body (may be empty), key=value items. */
 typedef struct tn_spec
 {
-    const char* text;
+    const char* text; /* the spec as messages quote it: at most TN_SPEC_SHOWN bytes of it */
+    char shown[TN_SPEC_SHOWN + 48];
     tn_span kind;
     tn_span body;
     uint32_t nkeys;
@@ -286,7 +287,17 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
     }
     tn_spec sp;
     memset(&sp, 0, sizeof(sp));
-    sp.text = spec;
+    const size_t length = strlen(spec);
+    if (length <= TN_SPEC_SHOWN)
+        snprintf(sp.shown, sizeof(sp.shown), "%s", spec);
+    else
+        snprintf(sp.shown,
+                 sizeof(sp.shown),
+                 "%.*s...(%zu more bytes)",
+                 TN_SPEC_SHOWN,
+                 spec,
+                 length - TN_SPEC_SHOWN);
+    sp.text = sp.shown;
     const tn_span trimmed = tn_span_trim(tn_span_make(spec, SIZE_MAX));
     tn_span rest = trimmed;
     if (!tn_span_cut(&rest, ':', &sp.kind))
@@ -297,7 +308,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             "topology spec '%s': expected KIND:PARAMETERS (ring:8, fc:8, switch:16, "
             "torus:4x4, mesh:4x4, leafspine:leaves=4,spines=2,hosts=8, fattree:k=4, "
             "bigraph:4x8, hier:ring4@250Gbps+switch8@100Gbps)",
-            spec);
+            sp.text);
     }
     sp.body.s = rest.s;
     sp.body.n = 0;
@@ -310,14 +321,14 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
         more = tn_span_cut(&rest, ',', &item);
         if (item.n == 0)
         {
-            return tn_error_set(err, TN_EINVAL, "topology spec '%s': empty parameter", spec);
+            return tn_error_set(err, TN_EINVAL, "topology spec '%s': empty parameter", sp.text);
         }
         if (tn_span_has_space(item))
         {
             return tn_error_set(err,
                                 TN_EINVAL,
                                 "topology spec '%s': whitespace in '%.*s'",
-                                spec,
+                                sp.text,
                                 tn_span_shown_width(item, TN_SPEC_SHOWN),
                                 item.s);
         }
@@ -330,7 +341,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': '%.*s' must be a key=value parameter",
-                                    spec,
+                                    sp.text,
                                     tn_span_shown_width(item, TN_SPEC_SHOWN),
                                     item.s);
             }
@@ -343,7 +354,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': '%.*s' needs key=value",
-                                    spec,
+                                    sp.text,
                                     tn_span_shown_width(item, TN_SPEC_SHOWN),
                                     item.s);
             }
@@ -354,7 +365,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                     return tn_error_set(err,
                                         TN_EINVAL,
                                         "topology spec '%s': key '%.*s' given twice",
-                                        spec,
+                                        sp.text,
                                         tn_span_shown_width(key, TN_SPEC_SHOWN),
                                         key.s);
                 }
@@ -364,7 +375,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': too many parameters",
-                                    spec);
+                                    sp.text);
             }
             sp.key[sp.nkeys] = key;
             sp.value[sp.nkeys] = value;
@@ -413,7 +424,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': unknown key '%.*s' for %s (known: %s)",
-                                    spec,
+                                    sp.text,
                                     tn_span_shown_width(sp.key[j], TN_SPEC_SHOWN),
                                     sp.key[j].s,
                                     known_keys[i].kind,
@@ -428,7 +439,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             TN_EINVAL,
             "topology spec '%s': unknown kind '%.*s' (ring, fc, switch, torus, mesh, "
             "leafspine, fattree, bigraph, hier)",
-            spec,
+            sp.text,
             tn_span_shown_width(sp.kind, TN_SPEC_SHOWN),
             sp.kind.s);
     }
@@ -449,7 +460,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             return tn_error_set(err,
                                 TN_EINVAL,
                                 "topology spec '%s': N '%.*s' %s",
-                                spec,
+                                sp.text,
                                 tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                                 sp.body.s,
                                 tn_span_u32_problem(sp.body, why, sizeof(why)));
@@ -497,7 +508,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             return tn_error_set(err,
                                 TN_EINVAL,
                                 "topology spec '%s': '%.*s' must be a key=value parameter (%s)",
-                                spec,
+                                sp.text,
                                 tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                                 sp.body.s,
                                 known);
@@ -516,7 +527,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             return tn_error_set(err,
                                 TN_EINVAL,
                                 "topology spec '%s': oversub '%.*s' is not a number",
-                                spec,
+                                sp.text,
                                 tn_span_shown_width(v, TN_SPEC_SHOWN),
                                 v.s);
         }
@@ -533,7 +544,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': k '%.*s' %s",
-                                    spec,
+                                    sp.text,
                                     tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                                     sp.body.s,
                                     tn_span_u32_problem(sp.body, why, sizeof(why)));
@@ -541,7 +552,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             tn_span dummy;
             if (tn_spec_get(&sp, "k", &dummy))
             {
-                return tn_error_set(err, TN_EINVAL, "topology spec '%s': k given twice", spec);
+                return tn_error_set(err, TN_EINVAL, "topology spec '%s': k given twice", sp.text);
             }
         }
         else if ((s = tn_spec_u32_key(&sp, "k", 1, &k, err)))
@@ -562,7 +573,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 TN_EINVAL,
                 "topology spec '%s': bigraph '%.*s' must be NxM (N switches x M NPUs "
                 "per switch)",
-                spec,
+                sp.text,
                 tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
                 sp.body.s);
         }
@@ -574,7 +585,10 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
         tn_span pv;
         if (ports == 0 && tn_spec_get(&sp, "ports", &pv))
         {
-            return tn_error_set(err, TN_EINVAL, "topology spec '%s': ports '0' must be >= 1", spec);
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': ports '0' must be >= 1",
+                                sp.text);
         }
         s = tn_topology_bigraph(n, m, ports, &lp, &t, err);
     }

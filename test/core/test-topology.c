@@ -1092,6 +1092,20 @@ test_spec(tn_test_ctx* ctx)
             tn_topology_destroy(tb);
         }
     }
+
+    /* a long spec is quoted by its first 80 bytes: the message names the rest's length */
+    char* huge = (char*)malloc(100001);
+    TN_REQUIRE(ctx, huge != NULL);
+    memset(huge, 'x', 100000);
+    huge[100000] = '\0';
+    tn_topology* th = NULL;
+    TN_CHECK(ctx, tn_topology_from_spec(huge, &th, &err) == TN_EINVAL && th == NULL);
+    TN_CHECK_MSG(ctx,
+                 contains(err.message, "...(99920 more bytes)': expected KIND:PARAMETERS") &&
+                     strlen(err.message) < 400,
+                 "message '%s'",
+                 err.message);
+    free(huge);
 }
 
 static void
