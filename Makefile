@@ -1,7 +1,8 @@
 # training-net: the README's two commands and their parts.
 #   make run     set up, build optimized, run the quickstart scenario (writes results.db)
-#   make check   set up, build, run every test: ctest, sanitizers, in-tree ns-3.37,
-#                ctest of a build folder outside the checkout, the ns-3.35 waf tree
+#   make check   set up, build, run every test: ctest, sanitizers, MPI and in-tree ns-3.37
+#                (one ns-3 tree with --enable-mpi), ctest of a build folder outside the
+#                checkout, the ns-3.35 waf tree
 # Every target installs missing Debian packages first (as root; otherwise it
 # prints the apt-get line and stops).
 
@@ -16,7 +17,7 @@ OUTSIDE    ?= $(abspath $(CURDIR)/..)/tn-build
 NS3_WAF_HOME ?= $(abspath $(CURDIR)/..)/shared
 NS3_WAF_TARBALL ?= $(NS3_WAF_HOME)/ns3/ns-3.35-waf-min.tar.xz
 
-.PHONY: all setup configure build run check test check-sanitize check-intree check-outside \
+.PHONY: all setup configure build run check test check-sanitize check-intree check-mpi check-outside \
         check-waf bench bench-plan \
         bench-roce bench-routes bench-collective bench-stats bench-scale format check-format clean
 
@@ -58,6 +59,11 @@ check-sanitize: setup
 check-intree: setup
 	JOBS=$(JOBS) sh utils/check-intree.sh $(BUILD)
 
+# The module in the same ns-3.37 tree built with --enable-mpi, and the distributed tests under
+# mpirun -np 2 (installs Open MPI as root).
+check-mpi: setup
+	JOBS=$(JOBS) sh utils/check-mpi.sh $(BUILD)
+
 # The standalone build configured outside the checkout, and its ctest: the tests must find
 # their data from any build folder.
 check-outside: setup
@@ -68,7 +74,7 @@ check-outside: setup
 check-waf: setup
 	JOBS=$(JOBS) NS3_WAF_TARBALL=$(NS3_WAF_TARBALL) sh utils/check-waf.sh $(BUILD)
 
-check: test check-sanitize check-intree check-outside check-waf
+check: test check-sanitize check-mpi check-intree check-outside check-waf
 
 bench: bench-plan bench-roce bench-routes bench-stats bench-collective bench-scale
 

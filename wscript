@@ -20,6 +20,7 @@ core_sources = [
     'model/core/tn-error.c',
     'model/core/tn-hpcc-files.c',
     'model/core/tn-memory.c',
+    'model/core/tn-partition.c',
     'model/core/tn-path.c',
     'model/core/tn-program.c',
     'model/core/tn-program-gen.c',
@@ -45,6 +46,7 @@ core_headers = [
     'model/core/tn-error.h',
     'model/core/tn-hpcc-files.h',
     'model/core/tn-memory.h',
+    'model/core/tn-partition.h',
     'model/core/tn-path.h',
     'model/core/tn-program.h',
     'model/core/tn-rank-order.h',
@@ -144,6 +146,7 @@ stats_headers = [
 
 helper_sources = [
     'helper/collective-helper.cc',
+    'helper/distributed-helper.cc',
     'helper/npu-helper.cc',
     'helper/roce-helper.cc',
     'helper/roce-hpcc-flows.cc',
@@ -156,6 +159,7 @@ helper_sources = [
 ]
 helper_headers = [
     'helper/collective-helper.h',
+    'helper/distributed-helper.h',
     'helper/npu-helper.h',
     'helper/roce-helper.h',
     'helper/roce-hpcc-flows.h',
@@ -178,6 +182,7 @@ core_test_sources = [
     'test/core/test-hpcc-files.c',
     'test/core/test-limits.c',
     'test/core/test-multitree.c',
+    'test/core/test-partition.c',
     'test/core/test-program.c',
     'test/core/test-rank-order.c',
     'test/core/test-routing.c',
@@ -193,7 +198,16 @@ core_test_sources = [
 tool_sources = [
     'utils/tn-plan.c',
 ]
-core_bench_sources = [
+core_# MPI (ns-3's mpi module): RoCE links between ranks, built only where the tree has the mpi
+# module (./waf configure --enable-mpi), as in CMakeLists.txt.
+mpi_sources = [
+    'model/roce/roce-remote-channel.cc',
+]
+mpi_headers = [
+    'model/roce/roce-remote-channel.h',
+]
+
+bench_sources = [
     'bench/bench-plan.c',
 ]
 
@@ -256,15 +270,22 @@ def c_flags(task_generator, shared):
 
 
 def build(bld):
+    use_mpi = 'ns3-mpi' in bld.env['NS3_ENABLED_MODULES']
     module = bld.create_ns3_module('training-net',
-                                   ['core', 'network', 'point-to-point'])
+                                   ['core', 'network', 'point-to-point']
+                                   + (['mpi'] if use_mpi else []))
     module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
+    if use_mpi:
+        module.source = module.source + mpi_sources
+        module.defines = ['TN_MPI']
     module.use.append('SQLITE3')
     c_flags(module, shared=True)
 
     headers = bld(features='ns3header')
     headers.module = 'training-net'
     headers.source = core_headers + roce_headers + npu_headers + stats_headers + helper_headers
+    if use_mpi:
+        headers.source = headers.source + mpi_headers
 
     # ns-3's waf defines NS_TEST_SOURCEDIR as the folder of the LAST file of this list: it must
     # be a test/*.cc (test/data is found from it), never a test/core/*.c.

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
+#include "ns3/distributed-helper.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
@@ -15,10 +16,12 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/string.h"
+#include "ns3/tn-partition.h"
 #include "ns3/tn-routing.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 namespace ns3
@@ -146,6 +149,16 @@ RoceHelper::Check(const tn_topology* topo) const
             return why.str();
         }
     }
+    const uint32_t ranks = DistributedHelper::GetSize();
+    if (ranks > 1 || !m_userPartition.empty())
+    {
+        std::vector<uint32_t> partition;
+        const std::string bad = MakePartition(topo, ranks, &partition);
+        if (!bad.empty())
+        {
+            return bad;
+        }
+    }
     Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
     for (const auto& a : m_ccAttributes)
     {
@@ -171,6 +184,145 @@ RoceHelper::Check(const tn_topology* topo) const
     return nic->GetConfigError();
 }
 
+void
+RoceHelper::SetPartition(const std::vector<uint32_t>& rankOfNode)
+{
+    m_userPartition = rankOfNode;
+}
+
+std::string
+RoceHelper::MakePartition(const tn_topology* topo,
+                          uint32_t ranks,
+                          std::vector<uint32_t>* rankOfNode) const
+{
+    const uint32_t n = tn_topology_node_count(topo);
+    std::ostringstream why;
+    rankOfNode->assign(n, 0);
+    if (!m_userPartition.empty())
+    {
+        if (m_userPartition.size() != n)
+        {
+            why << "partition: " << m_userPartition.size() << " nodes placed, the topology has "
+                << n;
+            return why.str();
+        }
+        std::vector<uint32_t> used(ranks, 0);
+        for (uint32_t v = 0; v < n; ++v)
+        {
+            if (m_userPartition[v] >= ranks)
+            {
+                why << "partition: node " << v << " is on rank " << m_userPartition[v]
+                    << ", but the run has " << ranks << " rank" << (ranks == 1 ? "" : "s");
+                return why.str();
+            }
+            ++used[m_userPartition[v]];
+        }
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            if (used[r] == 0)
+            {
+                why << "partition: rank " << r << " of " << ranks << " has no node";
+                return why.str();
+            }
+        }
+        *rankOfNode = m_userPartition;
+    }
+    else if (ranks > 1)
+    {
+        tn_error err;
+        if (ranks > n)
+        {
+            why << "partition: " << ranks << " ranks for " << n << " nodes (more ranks than nodes)";
+            return why.str();
+        }
+        if (tn_partition_auto(topo, ranks, rankOfNode->data(), &err) != TN_OK)
+        {
+            return err.message;
+        }
+    }
+    const uint32_t links = tn_topology_link_count(topo);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        const tn_link* link = tn_topology_link(topo, l);
+        if (link->latency_ns == 0 && (*rankOfNode)[link->src] != (*rankOfNode)[link->dst])
+        {
+            why << "partition: the cable between node " << link->src << " (rank "
+                << (*rankOfNode)[link->src] << ") and node " << link->dst << " (rank "
+                << (*rankOfNode)[link->dst] << ") has zero latency; a cable between ranks "
+                << "needs a positive latency (the smallest is the lookahead)";
+            return why.str();
+        }
+    }
+    return "";
+}
+
+std::string
+RoceHelper::ParsePartition(const std::string& text,
+                           uint32_t nodeCount,
+                           uint32_t ranks,
+                           std::vector<uint32_t>* rankOfNode)
+{
+    std::vector<uint32_t> nodes;
+    std::vector<uint32_t> sizes;
+    std::string group;
+    std::istringstream groups(text);
+    while (std::getline(groups, group, ';'))
+    {
+        uint32_t size = 0;
+        std::string item;
+        std::istringstream items(group);
+        while (std::getline(items, item, ','))
+        {
+            const std::size_t dash = item.find('-');
+            const std::string firstText = item.substr(0, dash);
+            const std::string lastText = dash == std::string::npos ? firstText : item.substr(dash + 1);
+            char* end1 = nullptr;
+            char* end2 = nullptr;
+            const unsigned long first = std::strtoul(firstText.c_str(), &end1, 10);
+            const unsigned long last = std::strtoul(lastText.c_str(), &end2, 10);
+            if (firstText.empty() || lastText.empty() || *end1 || *end2 || last < first ||
+                last > UINT32_MAX)
+            {
+                return "partition: rank " + std::to_string(sizes.size()) + ": '" + item +
+                       "' is not a node id or a range a-b";
+            }
+            for (unsigned long v = first; v <= last; ++v)
+            {
+                nodes.push_back(static_cast<uint32_t>(v));
+                ++size;
+                if (v >= nodeCount)
+                {
+                    break; // refused below with the id
+                }
+            }
+        }
+        sizes.push_back(size);
+    }
+    if (sizes.size() != ranks && sizes.size() <= nodeCount)
+    {
+        return "partition: it names " + std::to_string(sizes.size()) + " rank" +
+               (sizes.size() == 1 ? "" : "s") + ", the run has " + std::to_string(ranks);
+    }
+    rankOfNode->assign(nodeCount, 0);
+    tn_error err;
+    if (tn_partition_from_lists(nodeCount,
+                                sizes.size(),
+                                nodes.data(),
+                                sizes.data(),
+                                rankOfNode->data(),
+                                &err) != TN_OK)
+    {
+        return err.message;
+    }
+    return "";
+}
+
+bool
+RoceHelper::IsLocal(uint32_t id) const
+{
+    return id >= m_rankOfNode.size() || m_rankOfNode[id] == m_localRank;
+}
+
 RoceFabricNodes
 RoceHelper::Install(const tn_topology* topo)
 {
@@ -179,8 +331,20 @@ RoceHelper::Install(const tn_topology* topo)
     NS_ABORT_MSG_IF(n == 0, "RoceHelper::Install: empty topology");
     NS_ABORT_MSG_IF(n > MAX_NODES,
                     "RoceHelper::Install: " << n << " nodes; RoCE addresses allow " << MAX_NODES);
+    const uint32_t ranks = DistributedHelper::GetSize();
+    m_localRank = DistributedHelper::GetRank();
+    const std::string bad = MakePartition(topo, ranks, &m_rankOfNode);
+    NS_ABORT_MSG_IF(!bad.empty(), "RoceHelper::Install: " << bad);
+    uint64_t lookahead = 0;
+    tn_partition_cut(topo, m_rankOfNode.data(), nullptr, &lookahead);
+    m_lookahead = lookahead == UINT64_MAX ? Time(0) : NanoSeconds(lookahead);
     RoceFabricNodes f;
-    f.nodes.Create(n);
+    // every rank holds every node, device and channel (node ids, interface indices and MAC
+    // addresses agree on all ranks); only the nodes of this rank get routes and NICs
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        f.nodes.Create(1, m_rankOfNode[v]);
+    }
     for (uint32_t v = 0; v < n; ++v)
     {
         if (tn_topology_node_kind(topo, v) == TN_NODE_NPU)
@@ -257,7 +421,7 @@ RoceHelper::Install(const tn_topology* topo)
     for (uint32_t v = 0; v < n; ++v)
     {
         const uint32_t degree = tn_topology_degree(topo, v);
-        if (degree > 1)
+        if (degree > 1 && IsLocal(v))
         {
             forwarders.push_back(v);
             fwd.push_back(f.nodes.Get(v)->GetObject<RoceSwitch>());
@@ -297,6 +461,11 @@ RoceHelper::Install(const tn_topology* topo)
     for (uint32_t r = 0; r < nnpu; ++r)
     {
         uint32_t v = tn_topology_npu_node(topo, r);
+        if (!IsLocal(v))
+        {
+            m_nics.push_back(nullptr);
+            continue;
+        }
         Ptr<Node> node = f.nodes.Get(v);
         Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
         for (const auto& a : m_ccAttributes)

@@ -7,6 +7,7 @@
 #include "ns3/flow-network.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
+#include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-transport.h"
@@ -140,6 +141,65 @@ class RoceHelper : public RoceLinkHelper
     RoceFabricNodes Install(const tn_topology* topo);
 
     /**
+     * Place the nodes on MPI ranks by a user-given partition: rankOfNode[v] is the rank (ns-3
+     * system id) simulating topology node v (tn_partition_from_lists builds it from lists).
+     * Without it, a distributed run (DistributedHelper::GetSize() > 1) uses
+     * tn_partition_auto; a run in one process puts every node on rank 0.
+     * \param rankOfNode one rank per topology node
+     */
+    void SetPartition(const std::vector<uint32_t>& rankOfNode);
+
+    /**
+     * The partition Install() uses for a topology over `ranks` ranks, checked: every node on
+     * one rank below `ranks`, every rank with a node, and no zero-latency cable between two
+     * ranks (its delay would be the lookahead).
+     * \param topo the topology
+     * \param ranks number of ranks
+     * \param rankOfNode set to the partition
+     * \return "" or the reason it cannot be used
+     */
+    std::string MakePartition(const tn_topology* topo,
+                              uint32_t ranks,
+                              std::vector<uint32_t>* rankOfNode) const;
+
+    /**
+     * Read a partition written as one list of topology node ids per rank, ranks separated by
+     * ';', ids by ',', a range as a-b: "0-3,8;4-7,9" puts nodes 0..3 and 8 on rank 0.
+     * \param text the partition
+     * \param nodeCount nodes of the topology
+     * \param ranks ranks of the run (the text must name exactly this many)
+     * \param rankOfNode set to the rank of every node
+     * \return "" or the reason (a node named twice or left out, an id that is no node, more
+     * ranks than nodes, another number of ranks than the run has)
+     */
+    static std::string ParsePartition(const std::string& text,
+                                      uint32_t nodeCount,
+                                      uint32_t ranks,
+                                      std::vector<uint32_t>* rankOfNode);
+
+
+    /**
+     * \param id topology node id of the last Install
+     * \return true when this process simulates the node (always, when not distributed)
+     */
+    bool IsLocal(uint32_t id) const;
+
+    /** \return rank of every node of the last Install */
+    const std::vector<uint32_t>& GetPartition() const
+    {
+        return m_rankOfNode;
+    }
+
+    /**
+     * \return smallest delay of a cable between two ranks in the last Install (the
+     * distributed engines' lookahead); zero when no cable is cut
+     */
+    Time GetLookahead() const
+    {
+        return m_lookahead;
+    }
+
+    /**
      * What Install() or the NICs would abort on, found before anything is built, so a
      * program can refuse with a message and a non-zero exit before it records or simulates:
      * more nodes than RoCE addresses (65536), a link latency beyond MAX_LATENCY_NS, a link
@@ -158,7 +218,7 @@ class RoceHelper : public RoceLinkHelper
 
     /**
      * \param rank NPU rank of the last Install
-     * \return its NIC
+     * \return its NIC; null when another MPI rank simulates this NPU
      */
     Ptr<RdmaNic> GetNic(uint32_t rank) const;
     /**
@@ -219,6 +279,10 @@ class RoceHelper : public RoceLinkHelper
     Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
     bool m_flowNetworkSeedSet{false};               //!< else the switches' EcmpSeed
     std::vector<Ptr<RateErrorModel>> m_errorModels; //!< error models (for AssignStreams)
+    std::vector<uint32_t> m_userPartition;          //!< SetPartition (empty: automatic)
+    std::vector<uint32_t> m_rankOfNode;             //!< partition of the last Install
+    uint32_t m_localRank{0};                        //!< this process's rank
+    Time m_lookahead;                               //!< GetLookahead
 };
 
 } // namespace ns3

@@ -16,6 +16,12 @@
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 
+#ifdef TN_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#include "ns3/roce-remote-channel.h"
+#endif
+
 namespace ns3
 {
 
@@ -135,7 +141,30 @@ NetDeviceContainer
 RoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
 {
     NS_LOG_FUNCTION(this << a << b);
-    Ptr<RoceChannel> ch = m_channelFactory.Create<RoceChannel>();
+    const bool remote = a->GetSystemId() != b->GetSystemId();
+    Ptr<RoceChannel> ch;
+    if (remote)
+    {
+#ifdef TN_MPI
+        ObjectFactory remoteFactory = m_channelFactory;
+        remoteFactory.SetTypeId("ns3::RoceRemoteChannel");
+        ch = remoteFactory.Create<RoceChannel>();
+        NS_ABORT_MSG_IF(ch->GetDelay().IsZero(),
+                        "RoceLinkHelper: the link between node "
+                            << a->GetId() << " (rank " << a->GetSystemId() << ") and node "
+                            << b->GetId() << " (rank " << b->GetSystemId()
+                            << ") has zero delay; a link between ranks needs a positive delay "
+                               "(the smallest such delay is the lookahead)");
+#else
+        NS_FATAL_ERROR("RoceLinkHelper: nodes " << a->GetId() << " and " << b->GetId()
+                                                << " are on different ranks, but training-net "
+                                                   "was built without MPI");
+#endif
+    }
+    else
+    {
+        ch = m_channelFactory.Create<RoceChannel>();
+    }
     NetDeviceContainer devs;
     Ptr<Node> nodes[2] = {a, b};
     for (auto& node : nodes)
@@ -145,6 +174,15 @@ RoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
         node->AddDevice(dev);
         dev->Attach(ch);
         devs.Add(dev);
+#ifdef TN_MPI
+        if (remote && node->GetSystemId() == MpiInterface::GetSystemId())
+        {
+            // frames from the other rank arrive through MPI
+            Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+            receiver->SetReceiveCallback(MakeCallback(&RoceNetDevice::Receive, dev));
+            dev->AggregateObject(receiver);
+        }
+#endif
     }
     for (uint32_t k = 0; k < 2; ++k)
     {

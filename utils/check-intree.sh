@@ -7,11 +7,19 @@
 #      configuration with a deb-src entry; nothing of the system's apt changes)
 #      and is cached under $BUILD/intree, so a second run downloads nothing;
 #   2. this module is copied to contrib/training-net (a fresh copy each run);
-#   3. ./ns3 configure --enable-modules=training-net --enable-tests --enable-examples;
-#      ninja -j2 (./ns3 build would use one job on two cores);
+#   3. ./ns3 configure --enable-modules=training-net --enable-tests --enable-examples
+#      --enable-mpi (Open MPI from utils/setup-mpi.sh: the same tree serves check-mpi, so
+#      ns-3 is configured and built once); ninja -j2 (./ns3 build would use one job on two
+#      cores);
 #   4. test.py --no-build runs every training-net suite of the test-runner.
-# Usage: check-intree.sh [BUILD_DIR]     (default: build)
+# Usage: check-intree.sh [--configure-only] [BUILD_DIR]     (default: build)
+#   --configure-only   stop before building (check-mpi.sh builds the programs it needs)
 set -eu
+configure_only=0
+if [ "${1:-}" = --configure-only ]; then
+    configure_only=1
+    shift
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)
 cache=$build/intree
@@ -41,10 +49,14 @@ mkdir -p "$tree/contrib/training-net"
 (cd "$top" && tar --exclude='./build*' --exclude=./.git --exclude='./results.db*' -cf - .) |
     tar -C "$tree/contrib/training-net" -xf -
 
+sh "$top/utils/setup-mpi.sh"
 cd "$tree"
-if [ ! -f cmake-cache/build.ninja ]; then
-    ./ns3 configure -G Ninja -d release --enable-modules=training-net --enable-tests --enable-examples
+# a tree configured before MPI was asked for is configured again (its cache keeps NS3_MPI)
+if [ ! -f cmake-cache/build.ninja ] || ! grep -q '^NS3_MPI:BOOL=ON' cmake-cache/CMakeCache.txt; then
+    ./ns3 configure -G Ninja -d release --enable-modules=training-net --enable-tests \
+        --enable-examples --enable-mpi
 fi
+[ "$configure_only" = 1 ] && exit 0
 ninja -C cmake-cache -j"$jobs"
 
 runner=$(ls build/utils/ns3.37-test-runner* | head -n 1)

@@ -40,7 +40,7 @@ class RoceChannel : public Channel
      * \param txTime wire time of the frame
      * \return false if there is no peer
      */
-    bool TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime);
+    virtual bool TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime);
     /**
      * \param dev one end
      * \return the other end (0 if none)

@@ -194,6 +194,16 @@ endif()
 
 set(SQLite3_LIBRARIES SQLite::SQLite3)
 
+# MPI parts only when the installed ns-3 has its mpi module (Debian's libns3-dev has not).
+set(ENABLE_MPI FALSE)
+if(libmpi)
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set_property(TARGET ${libmpi} APPEND PROPERTY INTERFACE_LINK_LIBRARIES MPI::MPI_CXX)
+    set(ENABLE_MPI TRUE)
+  endif()
+endif()
+
 function(build_lib)
   cmake_parse_arguments(BLIB "IGNORE_PCH" "LIBNAME"
                         "SOURCE_FILES;HEADER_FILES;LIBRARIES_TO_LINK;TEST_SOURCES;DEPRECATED_HEADER_FILES;MODULE_ENABLED_FEATURES;PRIVATE_HEADER_FILES"

@@ -1,0 +1,257 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// RoCE traffic across MPI ranks, and the same traffic in one process.
+//
+//   roce-distributed --case=write     NPU 0 writes to NPU 1 over one cable; with 2 ranks each
+//                                     NPU is on its own rank, so data frames go one way and
+//                                     ACKs the other way through MPI
+//   roce-distributed --case=incast    8 NPUs write to a ninth through one switch (PFC on, DCQCN);
+//                                     with 2 ranks the senders are on rank 0 and the switch and
+//                                     receiver on rank 1, so data, ACKs, CNPs and PFC PAUSE
+//                                     frames all cross ranks
+//
+// Run it as `mpirun -np 2 roce-distributed ...` (ns-3 built with --enable-mpi) or alone. Every
+// rank prints the messages its own NICs completed or received and the PFC frames and CNPs its
+// own devices sent: the sorted union of all ranks' lines is the same for one process and for
+// two ranks (test/mpi-test.sh checks it). The program checks what it can alone: every byte
+// delivered, no drop on the lossless class, the write's arrival time against its closed form,
+// and exits non-zero when one fails.
+
+#include "ns3/core-module.h"
+#include "ns3/training-net-module.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const uint64_t RATE = 100000000000ULL; // 100 Gb/s
+const uint64_t LATENCY_NS = 1000;
+
+/// What this rank saw, as text lines.
+struct Log
+{
+    std::vector<std::string> lines;
+    uint64_t bytesReceived{0};
+    uint64_t pfcFrames{0};
+    Time lastReceived; //!< end of the last message received here
+
+    void Sent(const RdmaMessageRecord& r)
+    {
+        std::ostringstream s;
+        s << "complete src=" << r.src << " dst=" << r.dst << " bytes=" << r.bytes
+          << " start=" << r.start.GetNanoSeconds() << " end=" << r.end.GetNanoSeconds()
+          << " status=" << unsigned(r.status);
+        lines.push_back(s.str());
+    }
+
+    void Received(const RdmaMessageRecord& r)
+    {
+        std::ostringstream s;
+        s << "received src=" << r.src << " dst=" << r.dst << " bytes=" << r.bytes
+          << " start=" << r.start.GetNanoSeconds() << " end=" << r.end.GetNanoSeconds();
+        lines.push_back(s.str());
+        bytesReceived += r.bytes;
+        lastReceived = r.end;
+    }
+
+    void Pfc(std::string where, uint8_t priority, bool pause, uint16_t quanta)
+    {
+        std::ostringstream s;
+        s << "pfc " << where << " t=" << Simulator::Now().GetNanoSeconds()
+          << " priority=" << unsigned(priority) << (pause ? " pause" : " resume")
+          << " quanta=" << quanta;
+        lines.push_back(s.str());
+        ++pfcFrames;
+    }
+};
+
+tn_topology*
+MakeTopology(const std::string& which)
+{
+    tn_topology* t = nullptr;
+    tn_error err;
+    tn_link_params lp{RATE, LATENCY_NS};
+    if (which == "write")
+    {
+        NS_ABORT_IF(tn_topology_create(&t, &err) != TN_OK);
+        NS_ABORT_IF(tn_topology_add_nodes(t, TN_NODE_NPU, 2, nullptr, &err) != TN_OK);
+        NS_ABORT_IF(tn_topology_add_link(t, 0, 1, RATE, LATENCY_NS, -1, nullptr, nullptr, &err) !=
+                    TN_OK);
+    }
+    else
+    {
+        NS_ABORT_IF(tn_topology_switch(9, &lp, &t, &err) != TN_OK);
+    }
+    return t;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    DistributedHelper::Enable(&argc, &argv);
+    std::string which = "write";
+    uint64_t bytes = 0;
+    std::string partitionText;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("case", "write (2 NPUs, one cable) or incast (8 to 1 through a switch)", which);
+    cmd.AddValue("bytes", "message size (0: 1 MB for write, 2 MB per sender for incast)", bytes);
+    cmd.AddValue("partition",
+                 "nodes of each rank, e.g. 0-7;8-9 (default: write one NPU per rank, incast "
+                 "senders on rank 0)",
+                 partitionText);
+    cmd.Parse(argc, argv);
+    const uint32_t ranks = DistributedHelper::GetSize();
+    const uint32_t me = DistributedHelper::GetRank();
+    DistributedHelper::ExitUnlessAll(which == "write" || which == "incast",
+                                     "error: --case=" + which + ": use write or incast");
+    const bool incast = which == "incast";
+    if (bytes == 0)
+    {
+        bytes = incast ? 2000000 : 1000000;
+    }
+
+    RngSeedManager::SetSeed(3);
+    Config::SetDefault("ns3::RoceSwitchMmu::BufferSize", UintegerValue(1000000));
+    // marks well below the PFC threshold of a 1 MB buffer, so DCQCN and PFC both act
+    Config::SetDefault("ns3::RoceSwitchMmu::EcnEnabled", BooleanValue(incast));
+    Config::SetDefault("ns3::RoceSwitchMmu::EcnKmin", UintegerValue(5000));
+    Config::SetDefault("ns3::RoceSwitchMmu::EcnKmax", UintegerValue(20000));
+    tn_topology* topo = MakeTopology(which);
+    RoceHelper roce;
+    if (!partitionText.empty())
+    {
+        std::vector<uint32_t> partition;
+        const std::string bad =
+            RoceHelper::ParsePartition(partitionText, tn_topology_node_count(topo), ranks, &partition);
+        DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
+        roce.SetPartition(partition);
+    }
+    else if (ranks == 2)
+    {
+        // write: one NPU per rank; incast: the senders on rank 0, switch and receiver on 1
+        std::vector<uint32_t> partition(tn_topology_node_count(topo), 1);
+        for (uint32_t v = 0; v < (incast ? 8u : 1u); ++v)
+        {
+            partition[v] = 0;
+        }
+        roce.SetPartition(partition);
+    }
+    const std::string bad = roce.Check(topo);
+    DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
+    RoceFabricNodes fabric = roce.Install(topo);
+    roce.AssignStreams(0);
+
+    Log log;
+    const uint32_t npus = tn_topology_npu_count(topo);
+    const uint32_t receiver = npus - 1;
+    for (uint32_t d = 0; d < fabric.devices.GetN(); ++d)
+    {
+        Ptr<NetDevice> dev = fabric.devices.Get(d);
+        if (!roce.IsLocal(dev->GetNode()->GetId()))
+        {
+            continue;
+        }
+        std::ostringstream where;
+        where << "node=" << dev->GetNode()->GetId() << " if=" << dev->GetIfIndex();
+        dev->TraceConnectWithoutContext("PfcTx", MakeCallback(&Log::Pfc, &log).Bind(where.str()));
+    }
+    if (roce.GetNic(receiver))
+    {
+        roce.GetNic(receiver)->TraceConnectWithoutContext("MessageReceived",
+                                                          MakeCallback(&Log::Received, &log));
+    }
+    for (uint32_t s = 0; s < receiver; ++s)
+    {
+        if (roce.GetNic(s))
+        {
+            roce.GetNic(s)->PostWrite(receiver, bytes, 3, MakeCallback(&Log::Sent, &log));
+        }
+    }
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+
+    uint64_t drops = 0;
+    uint64_t cnpsSent = 0;
+    for (uint32_t v = 0; v < fabric.nodes.GetN(); ++v)
+    {
+        Ptr<RoceSwitch> sw = fabric.nodes.Get(v)->GetObject<RoceSwitch>();
+        if (roce.IsLocal(v) && sw)
+        {
+            drops += sw->GetDrops();
+        }
+    }
+    for (uint32_t r = 0; r < npus; ++r)
+    {
+        if (roce.GetNic(r))
+        {
+            cnpsSent += roce.GetNic(r)->GetCnpsSent();
+            std::ostringstream s;
+            s << "nic " << r << " cnps_sent=" << roce.GetNic(r)->GetCnpsSent()
+              << " cnps_received=" << roce.GetNic(r)->GetCnpsReceived()
+              << " retransmitted=" << roce.GetNic(r)->GetRetransmittedBytes();
+            log.lines.push_back(s.str());
+        }
+    }
+
+    // checks over all ranks
+    const uint64_t delivered = DistributedHelper::SumAll(log.bytesReceived);
+    const uint64_t allDrops = DistributedHelper::SumAll(drops);
+    const uint64_t allPfc = DistributedHelper::SumAll(log.pfcFrames);
+    const uint64_t allCnps = DistributedHelper::SumAll(cnpsSent);
+    std::string failure;
+    if (delivered != bytes * receiver)
+    {
+        failure = "delivered " + std::to_string(delivered) + " bytes, posted " +
+                  std::to_string(bytes * receiver);
+    }
+    else if (allDrops != 0)
+    {
+        failure = std::to_string(allDrops) + " drops on the lossless class";
+    }
+    else if (incast && (allPfc == 0 || allCnps == 0))
+    {
+        failure = "the incast sent no PFC frame or no CNP";
+    }
+    if (!incast && roce.GetNic(receiver) && failure.empty())
+    {
+        // the receiver's last byte: every frame back to back at the line rate, one latency
+        const uint32_t mtu = roce.GetNic(receiver)->GetMtu();
+        const uint64_t packets = (bytes + mtu - 1) / mtu;
+        const double wire = (bytes + packets * RdmaNic::DATA_WIRE_OVERHEAD + RdmaNic::RETH_BYTES) *
+                            8.0 / RATE * 1e9;
+        const int64_t end = log.lastReceived.GetNanoSeconds();
+        if (std::fabs(end - (wire + LATENCY_NS)) > 2)
+        {
+            failure = "the last byte arrived at " + std::to_string(end) + " ns; closed form " +
+                      std::to_string(wire + LATENCY_NS) + " ns";
+        }
+    }
+
+    std::sort(log.lines.begin(), log.lines.end());
+    std::ostringstream out;
+    for (const auto& line : log.lines)
+    {
+        out << line << "\n";
+    }
+    out << "rank " << me << " of " << ranks << ": lookahead "
+        << roce.GetLookahead().GetNanoSeconds() << " ns\n";
+    std::cout << out.str() << std::flush;
+    tn_topology_destroy(topo);
+    Simulator::Destroy();
+    DistributedHelper::ExitUnlessAll(failure.empty(), "error: " + failure);
+    DistributedHelper::Disable();
+    return 0;
+}

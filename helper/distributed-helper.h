@@ -1,0 +1,72 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef DISTRIBUTED_HELPER_H
+#define DISTRIBUTED_HELPER_H
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * \brief One simulation over several MPI ranks with ns-3's mpi module, or none.
+ *
+ * Enable() turns distributed simulation on when training-net was built against an ns-3 with
+ * its mpi module AND the program was started by an MPI launcher (mpirun sets
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK): it selects the engine (environment variable
+ * TN_MPI_ENGINE: "granted" for ns::DistributedSimulatorImpl, the default, or "null" for
+ * ns3::NullMessageSimulatorImpl) and calls MpiInterface::Enable. Otherwise every call
+ * answers as for one process (rank 0 of 1), so programs need no #ifdef and no other change.
+ * RoceHelper::Install places nodes on ranks (system ids) when GetSize() > 1.
+ */
+class DistributedHelper
+{
+  public:
+    /**
+     * \param argc the program's argc (MPI may consume arguments)
+     * \param argv the program's argv
+     * \return true when this run is distributed over MPI ranks
+     */
+    static bool Enable(int* argc, char*** argv);
+    /** MPI_Finalize when Enable() turned MPI on; call after Simulator::Destroy(). */
+    static void Disable();
+    /** \return true when this build can run over MPI (ns-3's mpi module present) */
+    static bool IsAvailable();
+    /** \return true between Enable() (when it turned MPI on) and Disable() */
+    static bool IsEnabled();
+    /** \return this process's rank (its nodes' system id), 0 when not distributed */
+    static uint32_t GetRank();
+    /** \return number of ranks, 1 when not distributed */
+    static uint32_t GetSize();
+    /** \return the engine's name ("" when not distributed) */
+    static std::string GetEngine();
+    /** Wait for every rank (no-op when not distributed). */
+    static void Barrier();
+    /**
+     * \param value this rank's value
+     * \return the sum over all ranks (value when not distributed)
+     */
+    static uint64_t SumAll(uint64_t value);
+    /**
+     * \param value this rank's value
+     * \return the largest value of all ranks (value when not distributed)
+     */
+    static double MaxAll(double value);
+    /**
+     * Stop every rank with a non-zero exit when a check failed on any rank: each rank calls
+     * this with its own verdict; when one is false, rank 0 prints its message (or the lowest
+     * failing rank prints) and every rank exits with status 1.
+     * \param ok this rank's verdict
+     * \param message one line to print when !ok
+     */
+    static void ExitUnlessAll(bool ok, const std::string& message);
+};
+
+} // namespace ns3
+
+#endif // DISTRIBUTED_HELPER_H

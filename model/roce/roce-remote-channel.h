@@ -1,0 +1,37 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_REMOTE_CHANNEL_H
+#define ROCE_REMOTE_CHANNEL_H
+
+#include "roce-channel.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * A RoCE link whose two ends are on different MPI ranks (nodes with different system ids),
+ * as ns-3's PointToPointRemoteChannel is for point-to-point links. A frame sent toward the
+ * other rank is serialised and handed to ns-3's MpiInterface with its arrival time (start of
+ * transmission + wire time + Delay), so every frame (data, ACK, NAK, CNP, PFC PAUSE) arrives at
+ * the same simulated time as on a local RoceChannel. The receiving device gets the frame
+ * through the MpiReceiver aggregated to it (RoceLinkHelper does this).
+ *
+ * Delay is the lookahead of ns-3's distributed engines: it must be positive.
+ * Built only where ns-3 has its mpi module.
+ */
+class RoceRemoteChannel : public RoceChannel
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    bool TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime) override;
+};
+
+} // namespace ns3
+
+#endif // ROCE_REMOTE_CHANNEL_H

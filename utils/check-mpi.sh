@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# training-net on ns-3's MPI distributed simulator:
+#   1. Open MPI (utils/setup-mpi.sh) and the ns-3.37 tree of check-intree.sh, configured with
+#      --enable-mpi once for both checks (check-intree.sh --configure-only); only the programs
+#      the tests run are built here (check-intree builds the rest of the same tree);
+#   2. the distributed tests (test/mpi-test.sh) with
+#      mpirun -np 2 --allow-run-as-root --oversubscribe.
+# Usage: check-mpi.sh [BUILD_DIR]     (default: build)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)
+tree=$build/intree/ns-allinone-3.37/ns-3.37
+
+sh "$top/utils/setup-mpi.sh"
+sh "$top/utils/check-intree.sh" --configure-only "$build"
+grep -q '^NS3_MPI:BOOL=ON' "$tree/cmake-cache/CMakeCache.txt" ||
+    { echo "check-mpi: the ns-3 tree is not configured with --enable-mpi" >&2; exit 1; }
+ninja -C "$tree/cmake-cache" -j"${JOBS:-2}" roce-distributed
+examples=$tree/build/contrib/training-net/examples
+sh "$top/test/mpi-test.sh" "$examples" mpirun --allow-run-as-root --oversubscribe
