@@ -12,6 +12,13 @@
 //                                     with 2 ranks the senders are on rank 0 and the switch and
 //                                     receiver on rank 1, so data, ACKs, CNPs and PFC PAUSE
 //                                     frames all cross ranks
+//   roce-distributed --case=collective --topology=torus:8x8 --algorithm=multitree
+//                                     one all-reduce planned by the C core and run by
+//                                     CollectiveHelper; nodes placed by tn_partition_auto (or
+//                                     --partition); every transfer's issue time (at its
+//                                     sender's rank) and arrival and ready times (at its
+//                                     receiver's rank), and the collective's time joined over
+//                                     the ranks (DistributedHelper::MergeCollective)
 //
 // Run it as `mpirun -np 2 roce-distributed ...` (ns-3 built with --enable-mpi) or alone. Every
 // rank prints the messages its own NICs completed or received and the PFC frames and CNPs its
@@ -25,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -65,6 +73,24 @@ struct Log
         lastReceived = r.end;
     }
 
+    void Issued(const CollectiveTransferRecord& r)
+    {
+        std::ostringstream s;
+        s << "issued collective=" << r.collective << " transfer=" << r.transfer
+          << " src=" << r.srcNode << " dst=" << r.dstNode << " bytes=" << r.bytes
+          << " lane=" << r.lane << " at=" << r.issue.GetNanoSeconds();
+        lines.push_back(s.str());
+    }
+
+    void Ready(const CollectiveTransferRecord& r)
+    {
+        std::ostringstream s;
+        s << "ready collective=" << r.collective << " transfer=" << r.transfer
+          << " first=" << r.firstByte.GetNanoSeconds() << " last=" << r.lastByte.GetNanoSeconds()
+          << " ready=" << r.ready.GetNanoSeconds();
+        lines.push_back(s.str());
+    }
+
     void Pfc(std::string where, uint8_t priority, bool pause, uint16_t quanta)
     {
         std::ostringstream s;
@@ -96,6 +122,96 @@ MakeTopology(const std::string& which)
     return t;
 }
 
+/// Where each rank's lines go: stdout, or the file PREFIX.RANK (--out=PREFIX), since the
+/// launcher may interleave long outputs of several ranks.
+std::string g_out;
+
+void
+Emit(const std::string& text)
+{
+    if (g_out.empty())
+    {
+        std::cout << text << std::flush;
+        return;
+    }
+    const std::string path = g_out + "." + std::to_string(DistributedHelper::GetRank());
+    std::ofstream file(path);
+    file << text;
+    DistributedHelper::ExitUnlessAll(file.good(), "error: --out: cannot write " + path);
+}
+
+/**
+ * The collective case: one all-reduce, lines of every transfer this rank sees.
+ * \return exit status
+ */
+int
+RunCollective(const std::string& spec,
+              const std::string& algorithm,
+              const std::string& routing,
+              uint64_t bytes,
+              const std::string& partitionText)
+{
+    const uint32_t ranks = DistributedHelper::GetSize();
+    tn_topology* topo = nullptr;
+    tn_error err;
+    const bool parsed = tn_topology_from_spec(spec.c_str(), &topo, &err) == TN_OK;
+    DistributedHelper::ExitUnlessAll(parsed, std::string("error: --topology: ") + err.message);
+    RoceHelper roce;
+    if (!partitionText.empty())
+    {
+        std::vector<uint32_t> partition;
+        const std::string bad = RoceHelper::ParsePartition(partitionText,
+                                                           tn_topology_node_count(topo),
+                                                           ranks,
+                                                           &partition);
+        DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
+        roce.SetPartition(partition);
+    }
+    const std::string bad = roce.Check(topo);
+    DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    DistributedHelper::ExitUnlessAll(collectives.SetRouting(routing),
+                                     "error: --routing: " + routing + ": use planned or ecmp");
+    collectives.Install(topo, roce);
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = TN_COLL_ALL_REDUCE;
+    request.algorithm = algorithm.c_str();
+    request.bytes = bytes;
+    std::string error;
+    Ptr<Collective> c = collectives.Create(request, {}, &error);
+    DistributedHelper::ExitUnlessAll(c != nullptr, "error: " + error);
+    Log log;
+    c->TraceConnectWithoutContext("TransferIssued", MakeCallback(&Log::Issued, &log));
+    c->TraceConnectWithoutContext("TransferReady", MakeCallback(&Log::Ready, &log));
+    collectives.Start(c);
+    Simulator::Run();
+    DistributedHelper::MergeCollective(c);
+    const std::string mismatch = c->Check();
+    std::sort(log.lines.begin(), log.lines.end());
+    std::ostringstream out;
+    for (const auto& line : log.lines)
+    {
+        out << line << "\n";
+    }
+    if (DistributedHelper::GetRank() == 0)
+    {
+        out << "collective " << c->GetCollectiveName() << " " << c->GetAlgorithm() << " on " << spec
+            << " (" << routing << "): " << c->GetDuration().GetNanoSeconds() << " ns, estimate "
+            << c->GetEstimatedTime().GetNanoSeconds() << " ns\n";
+    }
+    out << "rank " << DistributedHelper::GetRank() << " of " << ranks << ": lookahead "
+        << roce.GetLookahead().GetNanoSeconds() << " ns\n";
+    Emit(out.str());
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    DistributedHelper::ExitUnlessAll(c->IsComplete() && mismatch.empty(),
+                                     "error: the collective did not complete: " + mismatch);
+    DistributedHelper::Disable();
+    return 0;
+}
+
 } // namespace
 
 int
@@ -105,7 +221,14 @@ main(int argc, char** argv)
     std::string which = "write";
     uint64_t bytes = 0;
     std::string partitionText;
+    std::string topologySpec = "torus:8x8";
+    std::string algorithm = "multitree";
+    std::string routing = "planned";
     CommandLine cmd(__FILE__);
+    cmd.AddValue("topology", "collective: topology spec", topologySpec);
+    cmd.AddValue("out", "write each rank's lines to OUT.RANK instead of stdout", g_out);
+    cmd.AddValue("algorithm", "collective: all-reduce algorithm", algorithm);
+    cmd.AddValue("routing", "collective: planned or ecmp", routing);
     cmd.AddValue("case", "write (2 NPUs, one cable) or incast (8 to 1 through a switch)", which);
     cmd.AddValue("bytes", "message size (0: 1 MB for write, 2 MB per sender for incast)", bytes);
     cmd.AddValue("partition",
@@ -115,12 +238,17 @@ main(int argc, char** argv)
     cmd.Parse(argc, argv);
     const uint32_t ranks = DistributedHelper::GetSize();
     const uint32_t me = DistributedHelper::GetRank();
-    DistributedHelper::ExitUnlessAll(which == "write" || which == "incast",
-                                     "error: --case=" + which + ": use write or incast");
+    DistributedHelper::ExitUnlessAll(which == "write" || which == "incast" || which == "collective",
+                                     "error: --case=" + which +
+                                         ": use write, incast or collective");
     const bool incast = which == "incast";
     if (bytes == 0)
     {
         bytes = incast ? 2000000 : 1000000;
+    }
+    if (which == "collective")
+    {
+        return RunCollective(topologySpec, algorithm, routing, bytes, partitionText);
     }
 
     RngSeedManager::SetSeed(3);
@@ -134,8 +262,10 @@ main(int argc, char** argv)
     if (!partitionText.empty())
     {
         std::vector<uint32_t> partition;
-        const std::string bad =
-            RoceHelper::ParsePartition(partitionText, tn_topology_node_count(topo), ranks, &partition);
+        const std::string bad = RoceHelper::ParsePartition(partitionText,
+                                                           tn_topology_node_count(topo),
+                                                           ranks,
+                                                           &partition);
         DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
         roce.SetPartition(partition);
     }
@@ -177,7 +307,19 @@ main(int argc, char** argv)
     {
         if (roce.GetNic(s))
         {
-            roce.GetNic(s)->PostWrite(receiver, bytes, 3, MakeCallback(&Log::Sent, &log));
+            // posted from an event in the sender's context (the null-message engine sets up
+            // its links to other ranks when the run starts); the senders start 7 ns apart, so
+            // that no two frames reach the switch at the same instant: events of equal time
+            // run in the order they were scheduled, which differs when one comes from
+            // another rank
+            Simulator::ScheduleWithContext(fabric.npus.Get(s)->GetId(),
+                                           NanoSeconds(7 * s),
+                                           &RdmaNic::PostWrite,
+                                           roce.GetNic(s),
+                                           receiver,
+                                           bytes,
+                                           uint8_t(3),
+                                           MakeCallback(&Log::Sent, &log));
         }
     }
     Simulator::Stop(Seconds(1));
@@ -248,7 +390,7 @@ main(int argc, char** argv)
     }
     out << "rank " << me << " of " << ranks << ": lookahead "
         << roce.GetLookahead().GetNanoSeconds() << " ns\n";
-    std::cout << out.str() << std::flush;
+    Emit(out.str());
     tn_topology_destroy(topo);
     Simulator::Destroy();
     DistributedHelper::ExitUnlessAll(failure.empty(), "error: " + failure);

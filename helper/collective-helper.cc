@@ -53,8 +53,11 @@ CollectiveHelper::Install(const tn_topology* topo, RoceHelper& roce)
     const uint32_t npus = tn_topology_npu_count(topo);
     for (uint32_t r = 0; r < npus; r++)
     {
-        roce.GetNode(tn_topology_npu_node(topo, r))
-            ->AggregateObject(m_executorFactory.Create<CollectiveExecutor>());
+        const uint32_t node = tn_topology_npu_node(topo, r);
+        if (roce.IsLocal(node)) // other MPI ranks install theirs
+        {
+            roce.GetNode(node)->AggregateObject(m_executorFactory.Create<CollectiveExecutor>());
+        }
     }
     m_service = m_serviceFactory.Create<CollectiveService>();
     m_service->Setup(topo, roce.GetFabric().nodes);

@@ -156,7 +156,12 @@ DistributedHelper::SumAll(uint64_t value)
     {
         unsigned long long in = value;
         unsigned long long out = 0;
-        MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MpiInterface::GetCommunicator());
+        MPI_Allreduce(&in,
+                      &out,
+                      1,
+                      MPI_UNSIGNED_LONG_LONG,
+                      MPI_SUM,
+                      MpiInterface::GetCommunicator());
         return out;
     }
 #endif
@@ -175,6 +180,30 @@ DistributedHelper::MaxAll(double value)
     }
 #endif
     return value;
+}
+
+void
+DistributedHelper::MergeCollective(Ptr<Collective> collective)
+{
+    if (!g_enabled)
+    {
+        return;
+    }
+    const bool started = collective->IsStarted();
+    const bool complete = collective->IsComplete();
+    const bool partDone = collective->IsPartComplete();
+    // earliest start: the largest negated start of the ranks that started it
+    const double start = -MaxAll(started ? -collective->GetStartTime().GetDouble() : -1e300);
+    const double end = MaxAll(complete ? collective->GetEndTime().GetDouble() : -1.0);
+    const uint64_t incomplete = SumAll(partDone ? 0 : 1);
+    const uint64_t issued = SumAll(collective->GetIssuedTransfers());
+    const uint64_t ready = SumAll(collective->GetReadyTransfers());
+    const uint64_t delivered = SumAll(collective->GetDeliveredBytes());
+    collective->MergeRanks(TimeStep(static_cast<uint64_t>(start)),
+                           incomplete ? Time(-1) : TimeStep(static_cast<uint64_t>(end)),
+                           issued,
+                           ready,
+                           delivered);
 }
 
 void

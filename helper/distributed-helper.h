@@ -6,6 +6,8 @@
 #ifndef DISTRIBUTED_HELPER_H
 #define DISTRIBUTED_HELPER_H
 
+#include "ns3/collective.h"
+
 #include <cstdint>
 #include <string>
 
@@ -57,6 +59,15 @@ class DistributedHelper
      * \return the largest value of all ranks (value when not distributed)
      */
     static double MaxAll(double value);
+    /**
+     * After Simulator::Run: join the parts of a collective that every rank simulated
+     * (Collective::MergeRanks: counts summed, earliest start, latest end), so that its
+     * duration and Check() answer for the whole collective on every rank. Every rank must
+     * call it for the same collectives in the same order; no-op when not distributed.
+     * \param collective the collective
+     */
+    static void MergeCollective(Ptr<Collective> collective);
+
     /**
      * Stop every rank with a non-zero exit when a check failed on any rank: each rank calls
      * this with its own verdict; when one is false, rank 0 prints its message (or the lowest

@@ -275,7 +275,8 @@ RoceHelper::ParsePartition(const std::string& text,
         {
             const std::size_t dash = item.find('-');
             const std::string firstText = item.substr(0, dash);
-            const std::string lastText = dash == std::string::npos ? firstText : item.substr(dash + 1);
+            const std::string lastText =
+                dash == std::string::npos ? firstText : item.substr(dash + 1);
             char* end1 = nullptr;
             char* end2 = nullptr;
             const unsigned long first = std::strtoul(firstText.c_str(), &end1, 10);

@@ -177,7 +177,6 @@ class RoceHelper : public RoceLinkHelper
                                       uint32_t ranks,
                                       std::vector<uint32_t>* rankOfNode);
 
-
     /**
      * \param id topology node id of the last Install
      * \return true when this process simulates the node (always, when not distributed)

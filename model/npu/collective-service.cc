@@ -122,14 +122,35 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
     const uint32_t npus = tn_topology_npu_count(topo);
     for (uint32_t r = 0; r < npus; r++)
     {
-        Ptr<CollectiveExecutor> exec =
-            nodes.Get(tn_topology_npu_node(topo, r))->GetObject<CollectiveExecutor>();
+        Ptr<Node> node = nodes.Get(tn_topology_npu_node(topo, r));
+        if (node->GetSystemId() != Simulator::GetSystemId())
+        {
+            // simulated by another MPI rank: its executor lives there
+            m_executors.push_back(nullptr);
+            m_distributed = true;
+            continue;
+        }
+        Ptr<CollectiveExecutor> exec = node->GetObject<CollectiveExecutor>();
         NS_ABORT_MSG_IF(!exec || !exec->GetNic(),
                         "CollectiveService: NPU " << r << " has no CollectiveExecutor and "
                                                   << "RdmaTransport");
         exec->SetService(this);
         m_executors.push_back(exec);
     }
+}
+
+Ptr<CollectiveExecutor>
+CollectiveService::GetLocalExecutor() const
+{
+    for (const auto& exec : m_executors)
+    {
+        if (exec)
+        {
+            return exec;
+        }
+    }
+    NS_FATAL_ERROR("CollectiveService: this process simulates no NPU");
+    return nullptr;
 }
 
 std::string
@@ -299,6 +320,7 @@ CollectiveService::PathLane(uint32_t srcNode,
             return false;
         }
         known.emplace_back(path.begin(), path.begin() + len);
+        // the sender's NIC may be on another MPI rank: its port from its id alone
         const uint16_t sport = RdmaNic::LaneSourcePort(srcNode, dstNode, m_priority, lane);
         // flow level: the fluid network routes instead of the switches
         Ptr<FlowNic> flowNic = m_nodes.Get(srcNode)->GetObject<FlowNic>();
@@ -314,17 +336,18 @@ CollectiveService::PathLane(uint32_t srcNode,
             {
                 continue;
             }
+            Ptr<Node> hop = m_nodes.Get(link->src);
             if (fluid)
             {
                 fluid->SetFlowRoute(link->src, srcNode, dstNode, sport, m_priority, link->src_port);
             }
-            else
+            else if (hop->GetSystemId() == Simulator::GetSystemId())
             {
-                m_nodes.Get(link->src)->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
-                                                                              dstNode,
-                                                                              sport,
-                                                                              m_priority,
-                                                                              link->src_port);
+                hop->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
+                                                           dstNode,
+                                                           sport,
+                                                           m_priority,
+                                                           link->src_port);
             }
             ++m_flowRoutes;
         }
@@ -352,7 +375,7 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
     {
         tn_cost_options options{};
         options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
-        options.mtu = m_executors[0]->GetNic()->GetMtu();
+        options.mtu = GetLocalExecutor()->GetNic()->GetMtu();
         options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
         tn_cost_program_result cost;
         if (tn_cost_program(raw, &options, 0, &cost, &err) != TN_OK)
@@ -466,9 +489,18 @@ CollectiveService::Create(const tn_plan_request& request,
         c->Setup(m_nextId++, plan->schedule, std::move(nodes), plan->lanes, m_priority);
     }
     c->SetEstimatedTime(plan->estimate);
+    std::vector<bool> local(ranks.size());
     for (uint32_t i = 0; i < ranks.size(); i++)
     {
-        m_executors[ranks[i]]->Add(c, i);
+        local[i] = m_executors[ranks[i]] != nullptr;
+        if (local[i])
+        {
+            m_executors[ranks[i]]->Add(c, i);
+        }
+    }
+    if (m_distributed)
+    {
+        c->SetLocalRanks(local);
     }
     if (m_keepCollectives)
     {
@@ -606,7 +638,7 @@ CollectiveService::GetPlan(const tn_plan_request& request,
         tn_cost_result* cost = nullptr;
         tn_cost_options options{};
         options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
-        options.mtu = m_executors[0]->GetNic()->GetMtu();
+        options.mtu = GetLocalExecutor()->GetNic()->GetMtu();
         options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
         if (tn_cost_estimate(schedule, m_topo, m_routes, &options, &cost, &err) != TN_OK)
         {
@@ -636,6 +668,10 @@ CollectiveService::Start(Ptr<Collective> collective, Time delay)
     {
         const uint32_t node = collective->GetNode(i);
         Ptr<CollectiveExecutor> exec = m_nodes.Get(node)->GetObject<CollectiveExecutor>();
+        if (!exec)
+        {
+            continue; // another MPI rank starts it
+        }
         Simulator::ScheduleWithContext(node, delay, &CollectiveExecutor::Start, exec, collective);
     }
 }
@@ -666,6 +702,11 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
                                    const std::string& scheduler,
                                    std::string* error)
 {
+    if (m_distributed)
+    {
+        *error = "run-time schedulers (Themis) do not run over several MPI ranks yet";
+        return nullptr;
+    }
     NS_ABORT_MSG_IF(!IsScheduler(scheduler), "CollectiveService: no scheduler " << scheduler);
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
     const uint32_t chunks = request.chunks ? request.chunks : 64;

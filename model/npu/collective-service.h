@@ -238,7 +238,10 @@ class CollectiveService : public Object
         uint64_t bytes,
         ThemisCollective::DoneCallback done = ThemisCollective::DoneCallback());
 
-    /** \param rank NPU rank \return its executor */
+    /**
+     * \param rank NPU rank
+     * \return its executor; null when another MPI rank simulates this NPU
+     */
     Ptr<CollectiveExecutor> GetExecutor(uint32_t rank) const;
 
     /** \return every collective created, in creation order (none without KeepCollectives) */
@@ -321,7 +324,11 @@ class CollectiveService : public Object
     const tn_topology* m_topo{nullptr};
     NodeContainer m_nodes; //!< by topology node id
     tn_routes* m_routes{nullptr};
-    std::vector<Ptr<CollectiveExecutor>> m_executors; //!< by NPU rank
+    /** \return the executor of an NPU this process simulates */
+    Ptr<CollectiveExecutor> GetLocalExecutor() const;
+
+    std::vector<Ptr<CollectiveExecutor>> m_executors; //!< by NPU rank (null: another MPI rank)
+    bool m_distributed{false}; //!< some NPUs are simulated by other MPI ranks
     std::vector<Ptr<Collective>> m_collectives;
     std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them
     std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths

@@ -234,6 +234,9 @@ Collective::SetupProgram(uint32_t id,
         m_rankPending[r] = rp.count;
         m_transferCount += rp.sends;
     }
+    m_expectedReady = m_transferCount;
+    m_expectedIssued = m_transferCount;
+    m_expectedBytes = m_plannedBytes;
     // a send waits for its receiver's clear-to-send when the receive lists deps of its own
     for (uint32_t r = 0; r < ranks; r++)
     {
@@ -380,7 +383,7 @@ Collective::NotifyOpReady(uint32_t rank, uint32_t op)
         const tn_program_op& o = r.rp.ops[op];
         m_readyTrace(GetOpRecord(o.peer, FindOp(o.peer, true, rank, o.match)));
     }
-    if (m_readyCount == m_transferCount)
+    if (m_readyCount == m_expectedReady)
     {
         m_end = Simulator::Now();
         NS_LOG_INFO("collective " << m_id << " ends after " << (m_end - m_start).As(Time::US));
@@ -445,6 +448,9 @@ Collective::Setup(uint32_t id,
     m_state.resize(count);
     m_transferCount = count;
     m_plannedBytes = tn_schedule_total_bytes(schedule);
+    m_expectedReady = count;
+    m_expectedIssued = count;
+    m_expectedBytes = m_plannedBytes;
     const uint32_t ranks = static_cast<uint32_t>(m_nodes.size());
     m_initialStart.assign(ranks + 1, 0);
     m_rankPending.assign(ranks, 0);
@@ -606,7 +612,7 @@ Collective::NotifyStart()
     NS_LOG_INFO("collective " << m_id << " (" << GetCollectiveName() << ", " << GetAlgorithm()
                               << ", " << m_transferCount << " transfers) starts");
     m_startTrace(this);
-    if (m_transferCount == 0)
+    if (m_expectedReady == 0)
     {
         m_end = m_start;
         m_endTrace(this);
@@ -672,7 +678,7 @@ Collective::NotifyReady(uint32_t transfer)
     {
         m_readyTrace(GetRecord(transfer));
     }
-    if (m_readyCount == m_transferCount)
+    if (m_readyCount == m_expectedReady)
     {
         m_end = Simulator::Now();
         NS_LOG_INFO("collective " << m_id << " ends after " << (m_end - m_start).As(Time::US));
@@ -682,6 +688,67 @@ Collective::NotifyReady(uint32_t transfer)
             m_done(this);
         }
     }
+}
+
+void
+Collective::SetLocalRanks(const std::vector<bool>& local)
+{
+    NS_ABORT_MSG_IF(local.size() != m_nodes.size(),
+                    "Collective::SetLocalRanks: " << local.size() << " flags for " << m_nodes.size()
+                                                  << " ranks");
+    NS_ABORT_MSG_IF(m_started, "Collective::SetLocalRanks: already started");
+    m_expectedReady = 0;
+    m_expectedIssued = 0;
+    m_expectedBytes = 0;
+    if (m_program)
+    {
+        for (uint32_t r = 0; r < m_ranks.size(); r++)
+        {
+            if (!local[r])
+            {
+                continue;
+            }
+            const tn_rank_program& rp = m_ranks[r].rp;
+            m_expectedIssued += rp.sends;
+            for (uint32_t i = 0; i < rp.count; i++)
+            {
+                if (!rp.ops[i].send)
+                {
+                    ++m_expectedReady;
+                    m_expectedBytes += rp.ops[i].length;
+                }
+            }
+        }
+        return;
+    }
+    const tn_schedule* s = m_schedule.get();
+    for (uint32_t t = 0; t < m_state.size(); t++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, t);
+        if (local[x->src])
+        {
+            ++m_expectedIssued;
+        }
+        if (local[x->dst])
+        {
+            ++m_expectedReady;
+            m_expectedBytes += x->length;
+        }
+    }
+}
+
+void
+Collective::MergeRanks(Time start, Time end, uint64_t issued, uint64_t ready, uint64_t delivered)
+{
+    m_expectedReady = m_transferCount;
+    m_expectedIssued = m_transferCount;
+    m_expectedBytes = m_plannedBytes;
+    m_started = true;
+    m_start = start;
+    m_issuedCount = issued;
+    m_readyCount = ready;
+    m_deliveredBytes = delivered;
+    m_end = ready == m_expectedReady ? end : Time(-1);
 }
 
 CollectiveTransferRecord
@@ -729,14 +796,14 @@ std::string
 Collective::Check() const
 {
     std::ostringstream why;
-    const uint64_t planned = m_plannedBytes;
-    if (m_issuedCount != m_transferCount)
+    const uint64_t planned = m_expectedBytes;
+    if (m_issuedCount != m_expectedIssued)
     {
-        why << "issued " << m_issuedCount << " of " << m_transferCount << " transfers; ";
+        why << "issued " << m_issuedCount << " of " << m_expectedIssued << " transfers; ";
     }
-    if (m_readyCount != m_transferCount)
+    if (m_readyCount != m_expectedReady)
     {
-        why << "ready " << m_readyCount << " of " << m_transferCount << " transfers; ";
+        why << "ready " << m_readyCount << " of " << m_expectedReady << " transfers; ";
     }
     if (m_deliveredBytes != planned)
     {

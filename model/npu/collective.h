@@ -265,10 +265,41 @@ class Collective : public Object
         return m_estimate;
     }
 
-    /** \return true once every transfer is ready at its receiver */
+    /**
+     * Distributed runs: which ranks of the group this process simulates (the others are on
+     * other MPI ranks). From then on the collective counts only this process's part: it
+     * ends (End trace, completion callback) when every transfer received here is ready, and
+     * Check() compares with the transfers sent and received here. MergeRanks() then joins
+     * the parts of all processes. Not called: every rank is local.
+     * \param local one flag per rank of the group
+     */
+    void SetLocalRanks(const std::vector<bool>& local);
+
+    /**
+     * After the run, the whole collective from the parts of all processes (sums of their
+     * counts, the earliest start and the latest end); IsComplete, GetDuration and Check then
+     * answer for the whole collective.
+     * \param start earliest start over the processes that started it
+     * \param end latest end (negative when a part did not end)
+     * \param issued transfers issued, all processes
+     * \param ready transfers ready, all processes
+     * \param delivered bytes delivered, all processes
+     */
+    void MergeRanks(Time start, Time end, uint64_t issued, uint64_t ready, uint64_t delivered);
+
+    /**
+     * \return true when this process's part is done: IsComplete(), or no NPU of the group is
+     * simulated here
+     */
+    bool IsPartComplete() const
+    {
+        return IsComplete() || (m_expectedReady == 0 && m_expectedIssued == 0);
+    }
+
+    /** \return true once every transfer (received by this process's NPUs) is ready */
     bool IsComplete() const
     {
-        return m_readyCount == m_transferCount && m_started;
+        return m_readyCount == m_expectedReady && m_started;
     }
 
     /** \return messages of this collective (data or notifications) that failed at a NIC */
@@ -504,6 +535,9 @@ class Collective : public Object
     std::vector<uint32_t> m_queueNext;    //!< step order: next position to post per queue
     uint64_t m_readyCount{0};
     uint64_t m_issuedCount{0};
+    uint64_t m_expectedReady{0};  //!< transfers received by local ranks (all, in one process)
+    uint64_t m_expectedIssued{0}; //!< transfers sent by local ranks
+    uint64_t m_expectedBytes{0};  //!< bytes received by local ranks
     uint64_t m_deliveredBytes{0};
     uint64_t m_notifications{0};
     uint64_t m_sizeMismatches{0};

@@ -164,7 +164,9 @@ test_lists(tn_test_ctx* ctx)
 
     const uint32_t twice[] = {0, 1, 1, 3};
     TN_CHECK(ctx, tn_partition_from_lists(4, 2, twice, sizes, rank, &err) == TN_EINVAL);
-    TN_CHECK_MSG(ctx, strstr(err.message, "node 1 is named twice (rank 0 and rank 1)"), "%s",
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "node 1 is named twice (rank 0 and rank 1)"),
+                 "%s",
                  err.message);
     const uint32_t missing[] = {0, 1, 2};
     const uint32_t sizes3[] = {2, 1};
