@@ -171,6 +171,15 @@ helper_headers = [
     'helper/program-options.h',
 ]
 
+# MPI (ns-3's mpi module): RoCE links between ranks, built only where the tree has the mpi
+# module (./waf configure --enable-mpi), as in CMakeLists.txt.
+mpi_sources = [
+    'model/roce/roce-remote-channel.cc',
+]
+mpi_headers = [
+    'model/roce/roce-remote-channel.h',
+]
+
 core_test_sources = [
     'test/core/tn-test.c',
     'test/core/test-algo-classic.c',
@@ -198,16 +207,7 @@ core_test_sources = [
 tool_sources = [
     'utils/tn-plan.c',
 ]
-core_# MPI (ns-3's mpi module): RoCE links between ranks, built only where the tree has the mpi
-# module (./waf configure --enable-mpi), as in CMakeLists.txt.
-mpi_sources = [
-    'model/roce/roce-remote-channel.cc',
-]
-mpi_headers = [
-    'model/roce/roce-remote-channel.h',
-]
-
-bench_sources = [
+core_bench_sources = [
     'bench/bench-plan.c',
 ]
 
