@@ -6,7 +6,8 @@
 #   1. the ns-3.37 source comes from Debian's source package (a private apt
 #      configuration with a deb-src entry; nothing of the system's apt changes)
 #      and is cached under $BUILD/intree, so a second run downloads nothing;
-#   2. this module is copied to contrib/training-net (a fresh copy each run);
+#   2. this module is copied to contrib/training-net (only the files that changed, so a
+#      second run rebuilds only them);
 #   3. ./ns3 configure --enable-modules=training-net --enable-tests --enable-examples
 #      --enable-mpi (Open MPI from utils/setup-mpi.sh: the same tree serves check-mpi, so
 #      ns-3 is configured and built once); ninja -j2 (./ns3 build would use one job on two
@@ -44,10 +45,24 @@ SOURCES
 fi
 
 echo "check-intree: copying training-net to $tree/contrib/training-net"
-rm -rf "$tree/contrib/training-net"
-mkdir -p "$tree/contrib/training-net"
+# Only files whose content changed are written (and files gone are removed), so the tree's
+# ninja rebuilds only what changed since check-mpi or the last check built it.
+module=$tree/contrib/training-net
+stage=$cache/training-net.copy
+rm -rf "$stage"
+mkdir -p "$stage" "$module"
 (cd "$top" && tar --exclude='./build*' --exclude=./.git --exclude='./results.db*' -cf - .) |
-    tar -C "$tree/contrib/training-net" -xf -
+    tar -C "$stage" -xf -
+(cd "$module" && find . -type f) | while IFS= read -r f; do
+    [ -e "$stage/$f" ] || rm -f "$module/$f"
+done
+(cd "$stage" && find . -type f) | while IFS= read -r f; do
+    if ! cmp -s "$stage/$f" "$module/$f"; then
+        mkdir -p "$(dirname "$module/$f")"
+        cp "$stage/$f" "$module/$f"
+    fi
+done
+rm -rf "$stage"
 
 sh "$top/utils/setup-mpi.sh"
 cd "$tree"
