@@ -152,8 +152,7 @@ RoceHelper::Check(const tn_topology* topo) const
     const uint32_t ranks = DistributedHelper::GetSize();
     if (ranks > 1 && m_mode == FLOW)
     {
-        return "the flow level runs in one process (" + std::to_string(ranks) +
-               " MPI ranks given)";
+        return "the flow level runs in one process (" + std::to_string(ranks) + " MPI ranks given)";
     }
     if (ranks > 1 || !m_userPartition.empty())
     {
