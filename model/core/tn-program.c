@@ -214,6 +214,40 @@ tn_rank_program_free(tn_rank_program* rp)
     memset(rp, 0, sizeof(*rp));
 }
 
+void
+tn_rank_program_compact(tn_rank_program* rp)
+{
+    if (!rp)
+        return;
+    /* a failed shrink keeps the larger block, which is still valid */
+    if (rp->count < rp->op_cap)
+    {
+        tn_program_op* ops = rp->count ? realloc(rp->ops, rp->count * sizeof(*ops)) : NULL;
+        if (ops || rp->count == 0)
+        {
+            free(rp->count ? NULL : rp->ops);
+            rp->ops = ops;
+            rp->op_cap = rp->count;
+        }
+    }
+    if (rp->dep_total < rp->dep_cap)
+    {
+        uint32_t* deps = rp->dep_total ? realloc(rp->deps, rp->dep_total * sizeof(*deps)) : NULL;
+        if (deps || rp->dep_total == 0)
+        {
+            free(rp->dep_total ? NULL : rp->deps);
+            rp->deps = deps;
+            rp->dep_cap = rp->dep_total;
+        }
+    }
+    free(rp->match_keys);
+    free(rp->match_next);
+    rp->match_keys = NULL;
+    rp->match_next = NULL;
+    rp->match_cap = 0;
+    rp->match_used = 0;
+}
+
 const uint32_t*
 tn_rank_program_deps(const tn_rank_program* rp, uint32_t i, uint32_t* count)
 {

@@ -187,6 +187,14 @@ extern "C"
                                      tn_rank_program* rp,
                                      tn_error* err);
 
+    /**
+     * Release what the builder holds beyond the program: the spare capacity of ops and deps
+     * (arrays grow by doubling, so up to half of them) and the match counters. For a
+     * consumer that keeps many rank programs at once; the program reads as before, and a
+     * later tn_program_rank on rp grows the arrays again.
+     */
+    void tn_rank_program_compact(tn_rank_program* rp);
+
     /** Free the arrays of a rank program (the struct stays the caller's). */
     void tn_rank_program_free(tn_rank_program* rp);
 

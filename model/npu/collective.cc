@@ -120,6 +120,8 @@ Collective::SetupProgram(uint32_t id,
         RankRun& run = m_ranks[r];
         NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, &run.rp, &err) != TN_OK,
                         "Collective::SetupProgram: rank " << r << ": " << err.message);
+        // every rank's program is held for the whole run: no spare capacity
+        tn_rank_program_compact(&run.rp);
         const tn_rank_program& rp = run.rp;
         run.pending.assign(rp.count, 0);
         run.transfer.assign(rp.count, UINT32_MAX);

@@ -782,6 +782,59 @@ test_windows(tn_test_ctx* ctx)
     tn_program_destroy(p);
 }
 
+/* tn_rank_program_compact leaves the program as it was in exactly sized arrays, and the
+ * compacted struct can be filled again. */
+static void
+test_compact(tn_test_ctx* ctx)
+{
+    tn_topology* topo = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx,
+               tn_topology_from_spec("hier:switch8@2880Gbps+switch6@400Gbps", &topo, &err) ==
+                   TN_OK);
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = "hierarchical";
+    req.bytes = 1 << 20;
+    req.chunks = 3;
+    tn_program* p = NULL;
+    TN_REQUIRE(ctx, tn_program_create(topo, &req, &p, &err) == TN_OK);
+    tn_rank_program whole, rp;
+    memset(&whole, 0, sizeof(whole));
+    memset(&rp, 0, sizeof(rp));
+    TN_REQUIRE(ctx, tn_program_rank(p, 9, &whole, &err) == TN_OK);
+    for (int round = 0; round < 2; round++)
+    {
+        TN_REQUIRE(ctx, tn_program_rank(p, 9, &rp, &err) == TN_OK);
+        TN_CHECK_MSG(ctx,
+                     round > 0 || rp.op_cap > rp.count,
+                     "the case must leave spare capacity (%zu for %u ops)",
+                     rp.op_cap,
+                     rp.count);
+        tn_rank_program_compact(&rp);
+        TN_CHECK_EQ(ctx, rp.op_cap, rp.count);
+        TN_CHECK_EQ(ctx, rp.dep_cap, rp.dep_total);
+        TN_CHECK(ctx, rp.match_keys == NULL && rp.match_cap == 0);
+        TN_REQUIRE(ctx, rp.count == whole.count && rp.dep_total == whole.dep_total);
+        uint32_t differ = 0; /* field by field: the struct has padding */
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            const tn_program_op *a = &rp.ops[i], *b = &whole.ops[i];
+            differ += a->send != b->send || a->op != b->op || a->peer != b->peer ||
+                      a->match != b->match || a->src_offset != b->src_offset ||
+                      a->dst_offset != b->dst_offset || a->length != b->length ||
+                      a->step != b->step || a->dim != b->dim || a->chunk != b->chunk ||
+                      a->dep_start != b->dep_start || a->dep_count != b->dep_count;
+        }
+        TN_CHECK_EQ(ctx, differ, 0);
+        TN_CHECK(ctx, memcmp(rp.deps, whole.deps, rp.dep_total * sizeof(*rp.deps)) == 0);
+    }
+    tn_rank_program_free(&rp);
+    tn_rank_program_free(&whole);
+    tn_program_destroy(p);
+    tn_topology_destroy(topo);
+}
+
 static void
 test_refusals(tn_test_ctx* ctx)
 {
@@ -918,5 +971,6 @@ tn_suite_program(tn_test_suite* suite)
     tn_test_add(suite, "rank_program_size", test_rank_program_size);
     tn_test_add(suite, "shared_dep_lists", test_shared_dep_lists);
     tn_test_add(suite, "windows", test_windows);
+    tn_test_add(suite, "compact", test_compact);
     tn_test_add(suite, "refusals", test_refusals);
 }
