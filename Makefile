@@ -19,7 +19,7 @@ NS3_WAF_TARBALL ?= $(NS3_WAF_HOME)/ns3/ns-3.35-waf-min.tar.xz
 
 .PHONY: all setup configure build run check test check-sanitize check-intree check-mpi check-outside \
         check-waf bench bench-plan \
-        bench-roce bench-routes bench-collective bench-stats bench-scale format check-format clean
+        bench-roce bench-routes bench-collective bench-stats bench-scale bench-mpi format check-format clean
 
 all: build
 
@@ -96,6 +96,12 @@ bench-collective: build
 # all-reduces, each beside its baseline measured in the same run (a few minutes).
 bench-scale: build
 	$(BUILD)/bench/bench-scale
+
+# One all-reduce on a 1,024-NPU fat-tree (k=16): one process, then mpirun -np 2 with each MPI
+# engine (the ns-3 tree of check-mpi); run time per rank, events, waiting share, speed-up.
+bench-mpi: setup
+	JOBS=$(JOBS) sh utils/check-mpi.sh --build-only $(BUILD)
+	sh bench/bench-mpi.sh $(BUILD)/intree/ns-allinone-3.37/ns-3.37/build/contrib/training-net/examples
 
 # Recording into the results database: the same run with and without it.
 bench-stats: build

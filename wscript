@@ -211,6 +211,11 @@ core_bench_sources = [
     'bench/bench-plan.c',
 ]
 
+# bench-mpi.sh's preloaded timer of MPI waits: built by that script with mpicc, not here
+mpi_bench_sources = [
+    'bench/mpi-wait.c',
+]
+
 bench_sources = [
     'bench/bench-collective.cc',
     'bench/bench-roce.cc',
