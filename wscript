@@ -90,6 +90,7 @@ roce_sources = [
     'model/roce/roce-net-device.cc',
     'model/roce/roce-switch-mmu.cc',
     'model/roce/roce-switch.cc',
+    'model/roce/roce-udp-port.cc',
 ]
 roce_headers = [
     'model/roce/flow-network.h',
@@ -112,6 +113,7 @@ roce_headers = [
     'model/roce/roce-net-device.h',
     'model/roce/roce-switch-mmu.h',
     'model/roce/roce-switch.h',
+    'model/roce/roce-udp-port.h',
 ]
 
 npu_sources = [
@@ -155,6 +157,7 @@ helper_sources = [
     'helper/scenario-runner.cc',
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
+    'helper/study-topology.cc',
     'helper/program-options.cc',
 ]
 helper_headers = [
@@ -168,6 +171,7 @@ helper_headers = [
     'helper/scenario-runner.h',
     'helper/training-helper.h',
     'helper/stats-helper.h',
+    'helper/study-topology.h',
     'helper/program-options.h',
 ]
 
@@ -235,11 +239,13 @@ test_sources = [
     'test/roce-hpcc-test-suite.cc',
     'test/roce-nic-test-suite.cc',
     'test/roce-header-test-suite.cc',
+    'test/roce-ip-test-suite.cc',
     'test/roce-pcap-test-suite.cc',
     'test/roce-pfc-test-suite.cc',
     'test/roce-switch-test-suite.cc',
     'test/scenario-test-suite.cc',
     'test/stats-test-suite.cc',
+    'test/study-collective-test-suite.cc',
     'test/themis-test-suite.cc',
     'test/training-net-core-test-suite.cc',
 ]
@@ -277,7 +283,7 @@ def c_flags(task_generator, shared):
 def build(bld):
     use_mpi = 'ns3-mpi' in bld.env['NS3_ENABLED_MODULES']
     module = bld.create_ns3_module('training-net',
-                                   ['core', 'network', 'point-to-point']
+                                   ['core', 'network', 'point-to-point', 'internet']
                                    + (['mpi'] if use_mpi else []))
     module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
     if use_mpi:

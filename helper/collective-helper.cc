@@ -4,12 +4,20 @@
 #include "collective-helper.h"
 
 #include "ns3/boolean.h"
+#include "ns3/channel.h"
 #include "ns3/enum.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-udp-port.h"
 #include "ns3/string.h"
+#include "ns3/study-topology.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
 
 namespace ns3
 {
@@ -20,9 +28,13 @@ CollectiveHelper::CollectiveHelper()
 {
     m_serviceFactory.SetTypeId(CollectiveService::GetTypeId());
     m_executorFactory.SetTypeId(CollectiveExecutor::GetTypeId());
+    m_nicFactory.SetTypeId(RdmaNic::GetTypeId());
 }
 
-CollectiveHelper::~CollectiveHelper() = default;
+CollectiveHelper::~CollectiveHelper()
+{
+    tn_topology_destroy(m_studyTopo);
+}
 
 void
 CollectiveHelper::SetServiceAttribute(std::string name, const AttributeValue& value)
@@ -64,6 +76,162 @@ CollectiveHelper::Install(const tn_topology* topo, RoceHelper& roce)
     return m_service;
 }
 
+void
+CollectiveHelper::SetNicAttribute(std::string name, const AttributeValue& value)
+{
+    m_nicFactory.Set(name, value);
+}
+
+bool
+CollectiveHelper::Install(const NodeContainer& npus, std::string* error)
+{
+    return Install(npus, "", error);
+}
+
+bool
+CollectiveHelper::Install(const NodeContainer& npus, const std::string& spec, std::string* error)
+{
+    if (m_service)
+    {
+        *error = "CollectiveHelper::Install called twice";
+        return false;
+    }
+    for (uint32_t r = 0; r < npus.GetN(); r++)
+    {
+        const std::string why = RoceUdpPort::Check(npus.Get(r));
+        if (!why.empty())
+        {
+            *error = "NPU rank " + std::to_string(r) + ": " + why;
+            return false;
+        }
+    }
+    // every NPU's addresses (interface 0 is the loopback), its link rate and device MTU
+    std::vector<uint64_t> rates(npus.GetN(), 0);
+    std::vector<std::vector<Ipv4Address>> addressesOf(npus.GetN());
+    uint32_t deviceMtu = UINT32_MAX;
+    for (uint32_t r = 0; r < npus.GetN(); r++)
+    {
+        Ptr<Node> node = npus.Get(r);
+        Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        for (uint32_t i = 0; i < ipv4->GetNInterfaces(); i++)
+        {
+            for (uint32_t a = 0; a < ipv4->GetNAddresses(i); a++)
+            {
+                const Ipv4Address local = ipv4->GetAddress(i, a).GetLocal();
+                if (!local.IsLocalhost())
+                {
+                    addressesOf[r].push_back(local);
+                }
+            }
+            Ptr<NetDevice> dev = ipv4->GetNetDevice(i);
+            if (dev && dev->GetChannel())
+            {
+                rates[r] = std::max(rates[r], StudyTopology::GetRate(dev));
+                deviceMtu = std::min<uint32_t>(deviceMtu, dev->GetMtu());
+            }
+        }
+        if (addressesOf[r].empty())
+        {
+            *error = "NPU rank " + std::to_string(r) + " (node " + std::to_string(node->GetId()) +
+                     ") has no IPv4 address";
+            return false;
+        }
+        if (rates[r] == 0)
+        {
+            *error = "NPU rank " + std::to_string(r) + " (node " + std::to_string(node->GetId()) +
+                     ") has no link with a DataRate";
+            return false;
+        }
+    }
+    std::vector<Ptr<Node>> nodes;
+    std::string why;
+    tn_topology* topo = StudyTopology::Read(npus, &nodes, &why);
+    tn_error err;
+    if (!spec.empty())
+    {
+        tn_topology* named = nullptr;
+        if (tn_topology_from_spec(spec.c_str(), &named, &err) != TN_OK)
+        {
+            *error = "topology spec '" + spec + "': " + err.message;
+            tn_topology_destroy(topo);
+            return false;
+        }
+        std::ostringstream mismatch;
+        if (tn_topology_npu_count(named) != npus.GetN())
+        {
+            mismatch << "it has " << tn_topology_npu_count(named) << " NPUs, the study "
+                     << npus.GetN();
+        }
+        else if (topo && (tn_topology_node_count(named) != tn_topology_node_count(topo) ||
+                          tn_topology_link_count(named) != tn_topology_link_count(topo)))
+        {
+            mismatch << "it has " << tn_topology_node_count(named) << " nodes and "
+                     << tn_topology_link_count(named) / 2 << " links, the study "
+                     << tn_topology_node_count(topo) << " and " << tn_topology_link_count(topo) / 2;
+        }
+        tn_topology_destroy(topo);
+        if (!mismatch.str().empty())
+        {
+            *error = "topology spec '" + spec + "' does not match the study: " + mismatch.str();
+            tn_topology_destroy(named);
+            return false;
+        }
+        topo = named;
+        nodes.assign(tn_topology_node_count(named), nullptr);
+        for (uint32_t r = 0; r < npus.GetN(); r++)
+        {
+            nodes[tn_topology_npu_node(named, r)] = npus.Get(r);
+        }
+    }
+    else if (!topo)
+    {
+        *error = "the study's topology cannot be read: " + why;
+        return false;
+    }
+    tn_routes* routes = nullptr;
+    if (tn_routes_create(topo, nullptr, &routes, &err) != TN_OK)
+    {
+        *error = std::string("the study's topology: ") + err.message;
+        tn_topology_destroy(topo);
+        return false;
+    }
+    tn_routes_destroy(routes);
+    // the largest RoCE path MTU whose packets (IPv4, UDP, BTH, RETH, ICRC: 60 bytes) fit
+    uint32_t pathMtu = 4096;
+    while (pathMtu > 256 && pathMtu + 60 > deviceMtu)
+    {
+        pathMtu /= 2;
+    }
+    Ptr<RoceUdpAddressBook> book = ns3::Create<RoceUdpAddressBook>();
+    for (uint32_t r = 0; r < npus.GetN(); r++)
+    {
+        book->Add(tn_topology_npu_node(topo, r), addressesOf[r]);
+    }
+    for (uint32_t r = 0; r < npus.GetN(); r++)
+    {
+        Ptr<Node> node = npus.Get(r);
+        Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+        if (nic->GetMtu() + 60 > deviceMtu)
+        {
+            nic->SetAttribute("Mtu", UintegerValue(pathMtu));
+        }
+        nic->SetLocalId(tn_topology_npu_node(topo, r));
+        node->AggregateObject(nic);
+        CreateObject<RoceUdpPort>()->Setup(node, nic, DataRate(rates[r]), book);
+        node->AggregateObject(m_executorFactory.Create<CollectiveExecutor>());
+    }
+    m_studyTopo = topo;
+    NodeContainer byId; // a shared medium's switch has no node
+    for (const Ptr<Node>& node : nodes)
+    {
+        byId.Add(node);
+    }
+    m_service = m_serviceFactory.Create<CollectiveService>();
+    m_service->SetAttribute("Routing", EnumValue(ECMP));
+    m_service->Setup(topo, byId);
+    return true;
+}
+
 Ptr<CollectiveService>
 CollectiveHelper::Installed() const
 {
@@ -79,6 +247,10 @@ CollectiveHelper::SetRouting(const std::string& name)
     {
         return false;
     }
+    if (m_studyTopo && mode == PLANNED)
+    {
+        return false; // ordinary ns-3 nodes route by their own tables
+    }
     SetRoutingMode(mode);
     return true;
 }
@@ -86,6 +258,8 @@ CollectiveHelper::SetRouting(const std::string& name)
 void
 CollectiveHelper::SetRoutingMode(RoutingMode mode)
 {
+    NS_ABORT_MSG_IF(m_studyTopo && mode == PLANNED,
+                    "CollectiveHelper: ordinary ns-3 nodes route by their own tables (ecmp only)");
     SetService("Routing", EnumValue(mode));
 }
 

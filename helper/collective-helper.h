@@ -8,6 +8,7 @@
 #include "ns3/collective-executor.h"
 #include "ns3/collective-service.h"
 #include "ns3/collective.h"
+#include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/themis-collective.h"
@@ -46,6 +47,24 @@ class RoceHelper;
  * object. Setters called after Install change the installed service.
  *
  * The topology must outlive the service and stay unmodified.
+ *
+ * Ordinary ns-3 nodes: Install(NodeContainer) runs collectives across the hosts of an
+ * existing study (PointToPointHelper, CsmaHelper, ... with InternetStackHelper and its own
+ * routing). Each NPU gets an RdmaNic (SetNicAttribute) whose packets travel as RoCEv2 over
+ * UDP port 4791 through the node's own devices (RoceUdpPort), with the NIC's go-back-N
+ * reliability and its congestion control (DCQCN reacts where the devices' queue discs mark
+ * ECN). The plan comes from the study's nodes and links (StudyTopology) or from a topology
+ * spec the caller names that matches them; the helper owns that topology, so it must outlive
+ * the collectives. Packets follow the study's routing, so the routing mode is "ecmp"
+ * (SetRouting("planned") is refused after such an Install).
+ * \code
+ *   InternetStackHelper stack;
+ *   stack.Install(nodes);                  // ... links, addresses, routing of the study
+ *   CollectiveHelper collectives;
+ *   std::string error;
+ *   if (!collectives.Install(hosts, &error)) { ... error ... }
+ *   Ptr<Collective> c = collectives.AllReduce(1 << 20, "ring");
+ * \endcode
  */
 class CollectiveHelper
 {
@@ -78,6 +97,33 @@ class CollectiveHelper
      * \return the service
      */
     Ptr<CollectiveService> Install(const tn_topology* topo, RoceHelper& roce);
+
+    /**
+     * Run collectives on ordinary ns-3 nodes (see the class description): reads the study's
+     * topology from the nodes and their links, gives every NPU an RdmaNic on a RoceUdpPort
+     * and a CollectiveExecutor, and creates the service. The NICs' Mtu is lowered, if need
+     * be, to the largest RoCE path MTU (a power of two, 256 .. 4096) whose packets fit the
+     * NPUs' device MTU.
+     * \param npus NPU nodes in rank order; they must have the internet stack and addresses
+     * \param error set to the reason when nothing could be installed: a node without the
+     *        internet stack or an IPv4 address, a study whose links cannot be read
+     * \return false with *error set (nothing installed)
+     */
+    bool Install(const NodeContainer& npus, std::string* error);
+    /**
+     * Install(npus, error) with the topology the plans use named by a spec (tn_topology
+     * spec, e.g. "switch:8,rate=10Gbps,latency=2us"); it must have as many NPUs as `npus`
+     * and, where the study can be read, as many nodes and links.
+     * \param npus NPU nodes in rank order \param spec topology spec
+     * \param error set to the reason \return false with *error set (nothing installed)
+     */
+    bool Install(const NodeContainer& npus, const std::string& spec, std::string* error);
+
+    /**
+     * \param name attribute of ns3::RdmaNic for the NICs Install(NodeContainer) creates
+     * \param value value
+     */
+    void SetNicAttribute(std::string name, const AttributeValue& value);
 
     /** \return the service Install created (null before) */
     Ptr<CollectiveService> GetService() const
@@ -190,6 +236,8 @@ class CollectiveHelper
     ObjectFactory m_serviceFactory;
     ObjectFactory m_executorFactory;
     Ptr<CollectiveService> m_service;
+    ObjectFactory m_nicFactory;        //!< NICs of Install(NodeContainer)
+    tn_topology* m_studyTopo{nullptr}; //!< owned: read from ordinary nodes or named
 };
 
 } // namespace ns3

@@ -10,6 +10,8 @@
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/flow-nic.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/roce-header.h"
@@ -510,6 +512,37 @@ RoceHelper::InstallFlow(const tn_topology* topo, RoceFabricNodes& f)
         nic->Attach(m_flowNetwork);
         m_nics.push_back(nic);
     }
+}
+
+Ipv4InterfaceContainer
+RoceHelper::InstallInternetStack()
+{
+    NS_ABORT_MSG_IF(m_fabric.npus.GetN() == 0, "RoceHelper::InstallInternetStack: Install first");
+    NS_ABORT_MSG_IF(m_mode != PACKET,
+                    "RoceHelper::InstallInternetStack: the flow level carries no packets");
+    InternetStackHelper stack;
+    Ipv4InterfaceContainer interfaces;
+    for (uint32_t r = 0; r < m_fabric.npus.GetN(); ++r)
+    {
+        Ptr<Node> node = m_fabric.npus.Get(r);
+        Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
+        NS_ABORT_MSG_IF(!sw || sw->GetNPorts() == 0,
+                        "RoceHelper::InstallInternetStack: NPU rank " << r << " has no port");
+        if (!node->GetObject<Ipv4>())
+        {
+            stack.Install(node);
+        }
+        Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        const uint32_t port = 0;
+        const int32_t i = ipv4->AddInterface(sw->GetPort(port));
+        ipv4->AddAddress(i,
+                         Ipv4InterfaceAddress(RoceAddress::FromNodeId(m_nics[r]->GetLocalId()),
+                                              Ipv4Mask("255.0.0.0")));
+        ipv4->SetUp(i);
+        sw->SetIpPort(port);
+        interfaces.Add(ipv4, i);
+    }
+    return interfaces;
 }
 
 Ptr<RdmaNic>

@@ -5,6 +5,7 @@
 #define ROCE_HELPER_H
 
 #include "ns3/flow-network.h"
+#include "ns3/ipv4-interface-container.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
@@ -58,6 +59,15 @@ struct RoceFabricNodes
  * them), and every NPU node gets a FlowNic (an RdmaTransport, MTU from the NIC attribute
  * Mtu) instead of an RdmaNic. Everything above the transport (executors, Themis, training
  * jobs, the recorder) runs unchanged. GetNic() then aborts; GetTransport() works in both.
+ * InstallInternetStack() then puts ns-3's internet stack on the NPUs, so that ns-3's own
+ * applications (BulkSendApplication over TCP, OnOffApplication over UDP, PacketSink, a
+ * user's own) run beside RDMA on the same fabric:
+ * \code
+ *   RoceHelper roce;
+ *   roce.Install(topo);
+ *   Ipv4InterfaceContainer ip = roce.InstallInternetStack();
+ *   // ip.GetAddress(r): the address of NPU rank r (11.x.y.1, RoceAddress)
+ * \endcode
  */
 class RoceHelper : public RoceLinkHelper
 {
@@ -237,6 +247,20 @@ class RoceHelper : public RoceLinkHelper
      * \return its ns-3 node
      */
     Ptr<Node> GetNode(uint32_t id) const;
+
+    /**
+     * Install ns-3's internet stack (InternetStackHelper, unless the node has one) on every
+     * NPU of the last Install. Each NPU gets one IPv4 interface, its first port's
+     * RoceNetDevice, with its RoCE address (RoceAddress::FromNodeId, 11.x.y.1) in 11.0.0.0/8,
+     * so every NPU is on-link to every other and the fabric routes between them: the
+     * switches by ECMP (or a flow route where one is set), an NPU with several ports by its
+     * RoceSwitch, whatever port it arrives on. The IP precedence (DSCP >> 3) of a packet is
+     * its priority; a priority that is lossless (PfcEnableMask) refuses IP packets
+     * (RoceNetDevice drop "IpOnLossless"), so leave the RDMA class to RDMA and give IP a
+     * lossy one (DSCP 0, the default, is priority 0).
+     * \return the interfaces, NPU rank order
+     */
+    Ipv4InterfaceContainer InstallInternetStack();
 
     /** \return what the last Install built */
     const RoceFabricNodes& GetFabric() const

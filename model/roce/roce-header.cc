@@ -162,6 +162,7 @@ RoceIpUdpHeader::Deserialize(Buffer::Iterator i)
     const uint8_t proto = static_cast<uint8_t>(w2 >> 16);
     m_sport = static_cast<uint16_t>(w5 >> 16);
     m_dport = static_cast<uint16_t>(w5);
+    m_protocol = proto;
     m_dscp = tos >> 2;
     m_ecn = tos & 3;
     m_udpPayload = totalLen >= SIZE ? static_cast<uint16_t>(totalLen - SIZE) : 0;

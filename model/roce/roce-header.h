@@ -84,6 +84,11 @@ class RoceAddress
  * protocol 17, a valid header checksum (always computed on Serialize).
  * UDP: source port (flow entropy used by ECMP), destination port (default 4791 = RoCEv2),
  * length, checksum 0 (as RoCEv2 allows).
+ *
+ * The fabric also peeks it on ordinary IPv4 packets (TCP, UDP, ICMP of ns-3's internet
+ * stack): their addresses, DSCP and protocol are where this header reads them, and TCP and
+ * UDP ports are the first 4 bytes after IPv4 as here, so ECMP hashes them alike. Such
+ * packets are only peeked, never rewritten with this header (IsRoce(), GetQueue()).
  */
 class RoceIpUdpHeader : public Header
 {
@@ -239,6 +244,34 @@ class RoceIpUdpHeader : public Header
         return m_dscp >= 8;
     }
 
+    /** \return the IPv4 protocol read by Deserialize (17 = UDP; always 17 when serialized) */
+    uint8_t GetProtocol() const
+    {
+        return m_protocol;
+    }
+
+    /** \return true for a RoCEv2 packet (UDP to port 4791); false for other IPv4 traffic */
+    bool IsRoce() const
+    {
+        return m_protocol == 17 && m_dport == ROCE_UDP_PORT;
+    }
+
+    /**
+     * The queue of a packet: for RoCEv2, DSCP 0..7 is the data priority and DSCP >= 8 the
+     * control queue (8); for other IPv4 traffic (TCP, UDP, ICMP of ns-3's internet stack),
+     * the IP precedence (DSCP >> 3, the class selector CS0..CS7) is the data priority, so
+     * that ordinary traffic never enters the strict-priority control queue.
+     * \return 0..7 data priority, 8 control
+     */
+    uint8_t GetQueue() const
+    {
+        if (IsRoce())
+        {
+            return m_dscp >= 8 ? 8 : m_dscp;
+        }
+        return m_dscp >> 3;
+    }
+
     /** \return true if the IPv4 checksum was valid when deserialized */
     bool IsChecksumOk() const
     {
@@ -262,6 +295,7 @@ class RoceIpUdpHeader : public Header
     uint8_t m_dscp{0};               //!< DSCP
     uint8_t m_ecn{0};                //!< ECN
     uint8_t m_ttl{64};               //!< TTL
+    uint8_t m_protocol{17};          //!< IPv4 protocol
     bool m_checksumOk{true};         //!< checksum verified on Deserialize
 };
 

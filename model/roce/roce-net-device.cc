@@ -161,6 +161,12 @@ RoceNetDevice::GetTypeId()
                           UintegerValue(0xffff),
                           MakeUintegerAccessor(&RoceNetDevice::m_pauseQuanta),
                           MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("IpQueueLimit",
+                          "Bytes of ordinary IPv4 packets (ns-3's internet stack) the node may "
+                          "hold queued on this device; beyond it they are dropped (IpQueueFull)",
+                          UintegerValue(1 << 20),
+                          MakeUintegerAccessor(&RoceNetDevice::m_ipQueueLimit),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("ReceiveErrorModel",
                           "Error model applied to every received frame (incl. PFC)",
                           PointerValue(),
@@ -256,6 +262,7 @@ RoceNetDevice::DoDispose()
     m_fabricRx = FabricReceiveCallback();
     m_dequeueHook = DequeueHook();
     m_pull = PullCallback();
+    m_localSend = LocalSendCallback();
     m_rxCallback = NetDevice::ReceiveCallback();
     m_promiscRxCallback = NetDevice::PromiscReceiveCallback();
     NetDevice::DoDispose();
@@ -348,6 +355,40 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag)
     }
 }
 
+bool
+RoceNetDevice::EnqueueIp(Ptr<Packet> p, uint8_t priority)
+{
+    NS_LOG_FUNCTION(this << p << unsigned(priority));
+    NS_ASSERT(priority < NUM_PRIORITIES);
+    if (IsPfcEnabled(priority))
+    {
+        NS_LOG_WARN("RoceNetDevice: IPv4 packet on lossless priority " << unsigned(priority)
+                                                                       << " refused");
+        m_dropTrace(p, "IpOnLossless");
+        return false;
+    }
+    if (m_ipQueueBytes + p->GetSize() > m_ipQueueLimit)
+    {
+        m_dropTrace(p, "IpQueueFull");
+        return false;
+    }
+    m_ipQueueBytes += p->GetSize();
+    Enqueue(p, priority, LOCAL_IP);
+    return true;
+}
+
+bool
+RoceNetDevice::DeliverUp(Ptr<Packet> p)
+{
+    NS_LOG_FUNCTION(this << p);
+    if (m_rxCallback.IsNull())
+    {
+        return false;
+    }
+    m_rxCallback(this, p, IPV4_ETHERTYPE, m_peerKnown ? m_peerAddress : m_address);
+    return true;
+}
+
 void
 RoceNetDevice::Kick()
 {
@@ -417,6 +458,11 @@ RoceNetDevice::TryTransmit()
     m_queues[queue].pop_front();
     Ptr<Packet> p = item.packet;
     m_queueBytes[queue] -= p->GetSize();
+    if (item.tag == LOCAL_IP)
+    {
+        m_ipQueueBytes -= p->GetSize();
+        item.tag = NO_INGRESS; // sent by this node, as the NIC's packets
+    }
     m_dequeueTrace(p, queue);
     if (!m_dequeueHook.IsNull())
     {
@@ -677,6 +723,12 @@ RoceNetDevice::SetDequeueHook(DequeueHook cb)
 }
 
 void
+RoceNetDevice::SetLocalSendCallback(LocalSendCallback cb)
+{
+    m_localSend = cb;
+}
+
+void
 RoceNetDevice::SetPullCallback(PullCallback cb)
 {
     m_pull = cb;
@@ -786,9 +838,14 @@ bool
 RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
 {
     NS_LOG_FUNCTION(this << packet << dest << protocolNumber);
-    if (protocolNumber != IPV4_ETHERTYPE || !m_linkUp || packet->GetSize() < RoceIpUdpHeader::SIZE)
+    if (protocolNumber != IPV4_ETHERTYPE || !m_linkUp)
     {
-        m_dropTrace(packet, "NotRoce");
+        m_dropTrace(packet, "NotIpv4");
+        return false;
+    }
+    if (packet->GetSize() < RoceIpUdpHeader::SIZE)
+    {
+        m_dropTrace(packet, "TooShort"); // no ports to route by
         return false;
     }
     if (packet->GetSize() > m_mtu)
@@ -798,8 +855,16 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNu
     }
     RoceIpUdpHeader ip;
     packet->PeekHeader(ip);
-    Enqueue(packet, ip.IsControl() ? CONTROL_QUEUE : ip.GetDscp(), NO_INGRESS);
-    return true;
+    if (ip.IsRoce())
+    {
+        Enqueue(packet, ip.GetQueue(), NO_INGRESS);
+        return true;
+    }
+    if (!m_localSend.IsNull())
+    {
+        return m_localSend(packet);
+    }
+    return EnqueueIp(packet, ip.GetQueue());
 }
 
 bool

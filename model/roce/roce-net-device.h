@@ -52,6 +52,15 @@ class Node;
  * Receive: with a fabric callback set (RoceSwitch::AddPort does it) received L3 packets go to
  * it with the port index; otherwise to the standard NetDevice receive callback (protocol
  * 0x0800).
+ *
+ * Ordinary IPv4 (ns-3's internet stack on an NPU: TCP, UDP, ICMP) goes through Send(): the
+ * packet's IP precedence (DSCP >> 3) picks its data priority (RoceIpUdpHeader::GetQueue), it
+ * is routed by the node's RoceSwitch when the device is one of its ports (LocalSendCallback)
+ * and queued by EnqueueIp on the egress device. A priority that is lossless here (PFC
+ * enabled) is refused ("IpOnLossless"): IP traffic has no congestion control the fabric can
+ * rely on and would pause the RDMA traffic of that class. The IP packets a node queues on a
+ * device are bounded by IpQueueLimit (beyond it "IpQueueFull", as a full NIC ring); received
+ * IP packets addressed to the node reach the stack through DeliverUp.
  */
 class RoceNetDevice : public NetDevice
 {
@@ -65,6 +74,7 @@ class RoceNetDevice : public NetDevice
     /// timers and the samplers tick per simulated second, so a run's events grow as the rate
     /// falls: at 1 bit/s a 1 MiB collective needs 8 million simulated seconds.
     static constexpr uint64_t MIN_DATA_RATE_BPS = UINT64_C(1000000000);
+    static constexpr uint32_t LOCAL_IP = 0xfffffffe;   //!< ingress tag of the node's IP packets
 
     /**
      * Fabric receive callback: (device, L3 packet without Ethernet header, port index).
@@ -87,6 +97,12 @@ class RoceNetDevice : public NetDevice
      * something.
      */
     typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
+
+    /**
+     * Local send of an ordinary IPv4 packet handed to Send(): (L3 packet). The RoceSwitch of
+     * the node routes it to its egress port (RoceSwitch::SendLocal). Returns false if dropped.
+     */
+    typedef Callback<bool, Ptr<Packet>> LocalSendCallback;
 
     /**
      * Drop trace signature.
@@ -132,6 +148,29 @@ class RoceNetDevice : public NetDevice
     void Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag = NO_INGRESS);
     /** Tell an idle device that the pull source may have a packet now. */
     void Kick();
+
+    /**
+     * Queue an ordinary IPv4 packet sent by this node on the data queue of its priority
+     * (0..7), unless that priority is lossless here ("IpOnLossless") or the node's IP packets
+     * queued on this device would exceed IpQueueLimit ("IpQueueFull").
+     * \param p L3 packet (IPv4 header at front)
+     * \param priority data priority 0..7
+     * \return false if dropped (Drop trace)
+     */
+    bool EnqueueIp(Ptr<Packet> p, uint8_t priority);
+    /**
+     * Hand a received IPv4 packet addressed to this node to the protocol stack (the standard
+     * NetDevice receive callback, protocol 0x0800).
+     * \param p L3 packet (IPv4 header at front)
+     * \return false if no stack listens on this device (nothing is done)
+     */
+    bool DeliverUp(Ptr<Packet> p);
+
+    /** \return bytes of the node's own IP packets queued on this device */
+    uint64_t GetIpQueueBytes() const
+    {
+        return m_ipQueueBytes;
+    }
 
     /**
      * Request (true) or release (false) a PFC pause of the peer for a priority. Sends PAUSE /
@@ -215,6 +254,8 @@ class RoceNetDevice : public NetDevice
     void SetDequeueHook(DequeueHook cb);
     /** \param cb pull source (set by the host NIC), null callback to remove */
     void SetPullCallback(PullCallback cb);
+    /** \param cb local send of IP packets handed to Send() (set by RoceSwitch) */
+    void SetLocalSendCallback(LocalSendCallback cb);
 
     /** \param idx port index on its RoceSwitch */
     void SetPortIndex(uint32_t idx)
@@ -260,8 +301,10 @@ class RoceNetDevice : public NetDevice
     bool IsPointToPoint() const override;
     bool IsBridge() const override;
     /**
-     * Send an L3 RoCE packet (RoceIpUdpHeader at front): the queue is chosen from its DSCP
-     * (0..7 data priority, >= 8 control). protocolNumber must be 0x0800.
+     * Send an L3 packet; protocolNumber must be 0x0800. A RoCE packet (RoceIpUdpHeader at
+     * front) is queued by its DSCP (0..7 data priority, >= 8 control); any other IPv4 packet
+     * (at least 28 bytes: IPv4 + the 8 bytes holding TCP/UDP ports) goes to the local send
+     * callback (the node's RoceSwitch routes it), or to EnqueueIp here without one.
      */
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
     bool SendFrom(Ptr<Packet> packet,
@@ -326,6 +369,8 @@ class RoceNetDevice : public NetDevice
     uint32_t m_portIndex{0}; //!< switch port index
     uint16_t m_mtu{0};       //!< max L3 packet size
     uint16_t m_pauseQuanta{0xffff}; //!< quanta of generated PAUSE frames
+    uint64_t m_ipQueueLimit{0};     //!< IpQueueLimit (bytes)
+    uint64_t m_ipQueueBytes{0};     //!< the node's IP packets queued here (bytes)
     uint8_t m_pfcEnableMask{0x08};  //!< lossless priorities
     uint8_t m_pausedMask{0};        //!< priorities paused by the peer
     uint8_t m_pauseRequestMask{0};  //!< priorities we keep paused at the peer
@@ -350,6 +395,7 @@ class RoceNetDevice : public NetDevice
     FabricReceiveCallback m_fabricRx;                      //!< switch receive
     DequeueHook m_dequeueHook;                             //!< switch dequeue hook
     PullCallback m_pull;                                   //!< host pull source
+    LocalSendCallback m_localSend;                         //!< node's router of IP packets
     NetDevice::ReceiveCallback m_rxCallback;               //!< standard receive
     NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< promiscuous receive
     TracedCallback<> m_linkChange; //!< unused (link always up once attached)

@@ -187,6 +187,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> dev)
     dev->SetPortIndex(idx);
     dev->SetFabricReceiveCallback(MakeCallback(&RoceSwitch::Receive, this));
     dev->SetDequeueHook(MakeCallback(&RoceSwitch::Dequeued, this));
+    dev->SetLocalSendCallback(MakeCallback(&RoceSwitch::SendLocal, this));
     dev->TraceConnectWithoutContext("PfcRx",
                                     MakeBoundCallback(&RoceSwitch::PfcReceived, this, idx));
     Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(dev->GetChannel());
@@ -349,6 +350,14 @@ RoceSwitch::SetLocalReceiveCallback(LocalReceiveCallback cb)
 }
 
 void
+RoceSwitch::SetIpPort(uint32_t port)
+{
+    NS_ABORT_MSG_IF(port >= m_ports.size(),
+                    "RoceSwitch::SetIpPort: port " << port << " of " << m_ports.size());
+    m_ipPort = port;
+}
+
+void
 RoceSwitch::DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const char* reason)
 {
     NS_LOG_LOGIC("drop " << p << " port " << port << " priority " << unsigned(priority) << " "
@@ -367,9 +376,20 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
     NS_LOG_FUNCTION(this << p << port);
     RoceIpUdpHeader ip;
     p->PeekHeader(ip);
-    const uint8_t priority = ip.IsControl() ? RoceNetDevice::CONTROL_QUEUE : ip.GetDscp();
+    const bool roce = ip.IsRoce();
+    const uint8_t priority = ip.GetQueue();
     if (ip.GetDestinationRaw() == m_localAddr)
     {
+        if (!roce)
+        {
+            if (m_ipPort >= m_ports.size() || !m_ports[m_ipPort]->DeliverUp(p))
+            {
+                DoDrop(p, port, priority, "NoIpStack");
+                return;
+            }
+            ++m_delivered;
+            return;
+        }
         if (m_localRx.IsNull())
         {
             DoDrop(p, port, priority, "NoLocalReceiver");
@@ -389,15 +409,19 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
         return;
     }
     // a router hop: TTL - 1 (the header checksum is recomputed on serialization); the ICRC
-    // does not cover the TTL
-    if (ip.GetTtl() <= 1)
+    // does not cover the TTL. Other IPv4 traffic is only peeked: this header would rewrite
+    // its protocol and ports.
+    if (roce)
     {
-        DoDrop(p, port, priority, "TtlExpired");
-        return;
+        if (ip.GetTtl() <= 1)
+        {
+            DoDrop(p, port, priority, "TtlExpired");
+            return;
+        }
+        p->RemoveHeader(ip);
+        ip.SetTtl(ip.GetTtl() - 1);
+        p->AddHeader(ip);
     }
-    p->RemoveHeader(ip);
-    ip.SetTtl(ip.GetTtl() - 1);
-    p->AddHeader(ip);
     const uint32_t size = p->GetSize();
     if (priority == RoceNetDevice::CONTROL_QUEUE)
     {
@@ -451,7 +475,7 @@ RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint3
         RoceIpUdpHeader ip;
         p->PeekHeader(ip);
         const uint8_t ecn = ip.GetEcn();
-        if (ecn == RoceIpUdpHeader::ECT0 || ecn == RoceIpUdpHeader::ECT1)
+        if (ip.IsRoce() && (ecn == RoceIpUdpHeader::ECT0 || ecn == RoceIpUdpHeader::ECT1))
         {
             p->RemoveHeader(ip);
             ip.SetEcn(RoceIpUdpHeader::CE);
@@ -588,12 +612,16 @@ RoceSwitch::SendLocal(Ptr<Packet> p)
     NS_LOG_FUNCTION(this << p);
     RoceIpUdpHeader ip;
     p->PeekHeader(ip);
-    const uint8_t queue = ip.IsControl() ? RoceNetDevice::CONTROL_QUEUE : ip.GetDscp();
+    const uint8_t queue = ip.GetQueue();
     const uint32_t egress = GetEgressPort(ip);
     if (egress == NO_PORT)
     {
         DoDrop(p, NO_PORT, queue, "NoRoute");
         return false;
+    }
+    if (!ip.IsRoce())
+    {
+        return m_ports[egress]->EnqueueIp(p, queue);
     }
     m_ports[egress]->Enqueue(p, queue, RoceNetDevice::NO_INGRESS);
     return true;

@@ -52,6 +52,15 @@ namespace ns3
  * Local sends (the NIC on this node): SendLocal() routes the same way and queues without MMU
  * accounting; or the NIC installs a pull source on each port device
  * (RoceNetDevice::SetPullCallback) and asks GetEgressPort() which port a flow uses.
+ *
+ * Ordinary IPv4 (not UDP to 4791: ns-3's TCP, UDP, ICMP between NPUs that have the internet
+ * stack, see RoceHelper::InstallInternetStack) takes the same path with three differences:
+ * its priority is its IP precedence (RoceIpUdpHeader::GetQueue), so it never uses the
+ * control queue; its TTL is left alone (the fabric is one IP hop for such traffic) and it is
+ * never ECN-marked (only RoCE packets are rewritten); and when it is addressed to this node
+ * it goes up the IP stack of the port SetIpPort names (RoceNetDevice::DeliverUp). A port
+ * device's Send() of an IPv4 packet comes here (SendLocal). The MMU admits it like RDMA
+ * data: on a lossy class it is dropped when the buffer fills and never pauses.
  */
 class RoceSwitch : public Object, public PortCounters
 {
@@ -69,7 +78,8 @@ class RoceSwitch : public Object, public PortCounters
      * \param port ingress port (NO_PORT if not known)
      * \param priority priority
      * \param reason why ("NoRoute", "TtlExpired", "LossyThreshold", "BufferFull",
-     *        "HeadroomOverflow", "NoLocalReceiver")
+     *        "HeadroomOverflow", "NoLocalReceiver"; ordinary IPv4 with no stack on the
+     *        node: "NoIpStack")
      */
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet,
                                        uint32_t port,
@@ -226,9 +236,23 @@ class RoceSwitch : public Object, public PortCounters
 
     /** \param cb local receive callback (the NIC) */
     void SetLocalReceiveCallback(LocalReceiveCallback cb);
+
+    /**
+     * \param port the port whose device is this node's IPv4 interface: ordinary IP packets
+     * addressed to the node go up through it (default 0)
+     */
+    void SetIpPort(uint32_t port);
+
+    /** \return the port of the node's IPv4 interface */
+    uint32_t GetIpPort() const
+    {
+        return m_ipPort;
+    }
+
     /**
      * Send a locally generated L3 packet (RoceIpUdpHeader at front): route, then queue on the
-     * egress device (DSCP >= 8: control queue, else data priority DSCP), no MMU accounting.
+     * egress device (RoCE: DSCP >= 8 control queue, else data priority DSCP; other IPv4:
+     * RoceNetDevice::EnqueueIp on its IP precedence), no MMU accounting.
      * \param p packet
      * \return false if there is no route (the packet is dropped with "NoRoute")
      */
@@ -323,6 +347,7 @@ class RoceSwitch : public Object, public PortCounters
     Ptr<RoceSwitchMmu> m_mmu;                            //!< MMU
     LocalReceiveCallback m_localRx;                      //!< NIC receive
     uint32_t m_localAddr{0};                             //!< local address (0 = none)
+    uint32_t m_ipPort{0};                                //!< port of the IPv4 interface
     uint32_t m_seed{0};                                  //!< EcmpSeed
     uint64_t m_forwarded{0};                             //!< forwarded
     uint64_t m_delivered{0};                             //!< delivered
