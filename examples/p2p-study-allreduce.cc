@@ -11,7 +11,8 @@
  *   p2p-study-allreduce --hosts=8 --algorithm=ring --bytes=4MiB --error-rate=0.001
  *
  * It prints the collective's time, the cost model's estimate on the topology read and the
- * bytes the NICs retransmitted.
+ * bytes the NICs retransmitted. With --db the study (its nodes, links and port samples of
+ * every PointToPoint device) is a run of the results database.
  */
 #include "ns3/collective-helper.h"
 #include "ns3/core-module.h"
@@ -21,8 +22,10 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/stats-helper.h"
 
 #include <iostream>
+#include <sstream>
 
 using namespace ns3;
 
@@ -35,6 +38,7 @@ main(int argc, char* argv[])
     uint64_t bottleneckRate = 40000000000ULL;
     std::string algorithm = "ring";
     std::string errorRate = "0";
+    std::string dbPath;
     ProgramOptions options("p2p-study-allreduce", __FILE__);
     options.AddCount("hosts", "hosts, half on each side of the dumbbell", 2u, 1024u, &hosts);
     options.AddBytes("bytes", "all-reduce size", &bytes);
@@ -44,6 +48,7 @@ main(int argc, char* argv[])
     options.AddString("error-rate",
                       "fraction of the packets lost on the bottleneck link (each direction)",
                       &errorRate);
+    options.AddString("db", "results database to record the study into (none if empty)", &dbPath);
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -90,9 +95,27 @@ main(int argc, char* argv[])
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
+    // recorded as the study it is, before the hosts get their RDMA NICs
+    StatsHelper stats;
+    std::string error;
+    if (!dbPath.empty())
+    {
+        std::ostringstream params;
+        params << "{\"example\":\"p2p-study-allreduce\",\"hosts\":" << hosts
+               << ",\"bytes\":" << bytes << ",\"algorithm\":\"" << algorithm << "\"}";
+        if (!stats.Install(dbPath,
+                           "p2p-study-allreduce",
+                           params.str(),
+                           NodeContainer::GetGlobal(),
+                           &error))
+        {
+            std::cerr << "p2p-study-allreduce: --db: " << error << std::endl;
+            return 1;
+        }
+    }
+
     // the collective across the hosts
     CollectiveHelper collectives;
-    std::string error;
     if (!collectives.Install(hostNodes, &error))
     {
         std::cerr << "p2p-study-allreduce: " << error << std::endl;
@@ -132,6 +155,13 @@ main(int argc, char* argv[])
               << hostNodes.Get(0)->GetObject<RdmaNic>()->GetMtu() << ", data "
               << (check.empty() ? "as planned" : check) << std::endl;
     const bool ok = c->IsComplete() && check.empty();
+    if (!dbPath.empty() &&
+        stats.Finish(ok ? "ok" : "error", Simulator::Now().GetNanoSeconds()) != "ok")
+    {
+        std::cerr << "p2p-study-allreduce: --db: the run was not recorded" << std::endl;
+        Simulator::Destroy();
+        return 1;
+    }
     Simulator::Destroy();
     return ok ? 0 : 1;
 }
