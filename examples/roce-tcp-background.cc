@@ -210,14 +210,14 @@ main(int argc, char* argv[])
 {
     std::string spec = "switch:8,rate=100Gbps,latency=1us";
     std::string algorithm = "ring";
-    std::string loads = "0,0.25,0.5,0.75";
+    std::vector<std::string> loads{"0", "0.25", "0.5", "0.75"};
     std::string dbPath;
     uint64_t bytes = 16 << 20;
     ProgramOptions options("roce-tcp-background", __FILE__);
     options.AddString("topology", "topology spec (tn_topology)", &spec);
     options.AddString("algorithm", "all-reduce algorithm", &algorithm);
     options.AddBytes("bytes", "all-reduce size", &bytes);
-    options.AddString("loads",
+    options.AddList("loads",
                       "TCP background loads: offered rate per NPU as a fraction of its link rate",
                       &loads);
     options.AddString("db", "results database to record each load into (none if empty)", &dbPath);
@@ -226,7 +226,7 @@ main(int argc, char* argv[])
         return 2;
     }
     std::vector<double> levels;
-    for (const std::string& item : ProgramOptions::Split(loads))
+    for (const std::string& item : loads)
     {
         char* end = nullptr;
         const double v = std::strtod(item.c_str(), &end);
@@ -273,7 +273,7 @@ main(int argc, char* argv[])
             std::cerr << "roce-tcp-background: load " << load
                       << ": the all-reduce did not complete as planned " << p.check << std::endl;
             status = 1;
-            continue;
+            break;
         }
         if (baseUs == 0)
         {
