@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sqlite3.h>
 #include <string>
 
@@ -52,13 +53,15 @@ class TcpBulk : public SimpleRefCount<TcpBulk>
     /**
      * \param from sender node \param to receiver node \param toAddress its address
      * \param port TCP port \param bytes to send \param tos IP TOS of the sender's packets
+     * \param sourcePort the sender's TCP port (0: an ephemeral one)
      */
     TcpBulk(Ptr<Node> from,
             Ptr<Node> to,
             Ipv4Address toAddress,
             uint16_t port,
             uint64_t bytes,
-            uint8_t tos)
+            uint8_t tos,
+            uint16_t sourcePort = 0)
         : m_bytes(bytes)
     {
         m_listener = Socket::CreateSocket(to, TcpSocketFactory::GetTypeId());
@@ -67,7 +70,14 @@ class TcpBulk : public SimpleRefCount<TcpBulk>
         m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
                                       MakeCallback(&TcpBulk::Accepted, this));
         m_sender = Socket::CreateSocket(from, TcpSocketFactory::GetTypeId());
-        m_sender->Bind();
+        if (sourcePort == 0)
+        {
+            m_sender->Bind();
+        }
+        else
+        {
+            m_sender->Bind(InetSocketAddress(Ipv4Address::GetAny(), sourcePort));
+        }
         m_sender->SetConnectCallback(MakeCallback(&TcpBulk::Connected, this),
                                      MakeCallback(&TcpBulk::ConnectFailed, this));
         m_sender->SetSendCallback(MakeCallback(&TcpBulk::Space, this));
@@ -306,7 +316,126 @@ TcpLineGoodput()
     return static_cast<double>(RATE) * SEGMENT / (SEGMENT + TCP_WIRE_OVERHEAD);
 }
 
+/** The IP packets one switch sent, by egress port, and those not sent where it routes them. */
+struct EgressRecord
+{
+    Ptr<RoceSwitch> sw;                            //!< the switch
+    std::map<uint32_t, uint64_t> tcpPackets;       //!< TCP data packets by egress port
+    std::map<uint16_t, std::set<uint32_t>> byFlow; //!< egress ports of each source port
+    uint64_t misrouted{0};                         //!< sent on another port than GetEgressPort
+};
+
+/** Dequeue trace of a switch port: checks the packet against the switch's routing. */
+void
+RecordIpEgress(EgressRecord* r, uint32_t port, Ptr<const Packet> p, uint8_t queue)
+{
+    RoceIpUdpHeader ip;
+    p->PeekHeader(ip);
+    if (ip.GetProtocol() != 6 || p->GetSize() <= 1000) // TCP data segments, not ACKs
+    {
+        return;
+    }
+    ++r->tcpPackets[port];
+    r->byFlow[ip.GetSourcePort()].insert(port);
+    if (r->sw->GetEgressPort(ip.GetSourceRaw(),
+                             ip.GetDestinationRaw(),
+                             ip.GetSourcePort(),
+                             ip.GetDestinationPort(),
+                             ip.GetQueue()) != port)
+    {
+        ++r->misrouted;
+    }
+}
+
 } // namespace
+
+/**
+ * \ingroup training-net-tests
+ * TCP across a leaf-spine fabric (2 leaves, 4 spines): eight connections between the same
+ * two NPUs are spread over the spines by ECMP on their ports (more than one uplink carries
+ * them, each connection stays on one), every segment leaves the first leaf on the port its
+ * routing names, and a flow route pins one connection (source port 40000) to the uplink the
+ * test chooses, one ECMP would not pick; all connections complete.
+ */
+class RoceIpEcmpTestCase : public TestCase
+{
+  public:
+    RoceIpEcmpTestCase()
+        : TestCase("TCP on a leaf-spine: spread by ECMP, a flow route pins a connection")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        DefaultsGuard defaults;
+        SetTcpDefaults(defaults);
+        Topology t("leafspine:leaves=2,spines=4,hosts=2,rate=100Gbps,latency=1us");
+        NS_TEST_ASSERT_MSG_EQ(t.error, "", "topology");
+        RoceHelper roce;
+        RoceFabricNodes f = roce.Install(t.topo);
+        Ipv4InterfaceContainer ip = roce.InstallInternetStack();
+        // node ids: NPUs 0..3, leaves 4 and 5 (NPUs 0, 1 on leaf 4), spines 6..9
+        EgressRecord leaf;
+        leaf.sw = f.nodes.Get(4)->GetObject<RoceSwitch>();
+        for (uint32_t port = 0; port < leaf.sw->GetNPorts(); ++port)
+        {
+            leaf.sw->GetPort(port)->TraceConnectWithoutContext(
+                "Dequeue",
+                MakeBoundCallback(&RecordIpEgress, &leaf, port));
+        }
+        const uint16_t pinnedPort = 40000;
+        const uint32_t src = ip.GetAddress(0).Get();
+        const uint32_t dst = ip.GetAddress(2).Get();
+        const uint32_t hashed = leaf.sw->GetEgressPort(src, dst, pinnedPort, 5000, 0);
+        // an uplink (ports 2..5: the host cables come first) other than the hashed one
+        const uint32_t pinned = hashed == 2 ? 3 : 2;
+        leaf.sw->SetFlowRoute(0, 2, pinnedPort, 0, pinned);
+        const uint64_t bytes = 1 << 20;
+        std::vector<Ptr<TcpBulk>> flows;
+        for (uint16_t i = 0; i < 8; ++i)
+        {
+            flows.push_back(Create<TcpBulk>(f.npus.Get(0),
+                                            f.npus.Get(2),
+                                            ip.GetAddress(2),
+                                            5001 + i,
+                                            bytes,
+                                            0));
+        }
+        flows.push_back(Create<TcpBulk>(f.npus.Get(0),
+                                        f.npus.Get(2),
+                                        ip.GetAddress(2),
+                                        5000,
+                                        bytes,
+                                        0,
+                                        pinnedPort));
+        Simulator::Run();
+        for (const Ptr<TcpBulk>& flow : flows)
+        {
+            NS_TEST_EXPECT_MSG_EQ(flow->Received(), bytes, "every connection completes");
+        }
+        NS_TEST_EXPECT_MSG_EQ(leaf.misrouted, 0, "each segment leaves where the leaf routes it");
+        NS_TEST_EXPECT_MSG_EQ(leaf.tcpPackets.count(0) + leaf.tcpPackets.count(1),
+                              0,
+                              "nothing toward NPU 2 goes back down to a host");
+        std::set<uint32_t> ecmpUplinks;
+        for (const auto& [sport, ports] : leaf.byFlow)
+        {
+            NS_TEST_EXPECT_MSG_EQ(ports.size(), 1, "connection " << sport << " on one uplink");
+            if (sport != pinnedPort)
+            {
+                ecmpUplinks.insert(ports.begin(), ports.end());
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(leaf.byFlow.size(), 9, "nine connections seen on the leaf");
+        NS_TEST_EXPECT_MSG_GT(ecmpUplinks.size(), 1, "ECMP spreads the connections by port");
+        NS_TEST_ASSERT_MSG_EQ(leaf.byFlow.count(pinnedPort), 1, "the pinned connection");
+        NS_TEST_EXPECT_MSG_EQ(*leaf.byFlow[pinnedPort].begin(),
+                              pinned,
+                              "the flow route, not the hash, picks its uplink");
+        Simulator::Destroy();
+    }
+};
 
 /**
  * \ingroup training-net-tests
@@ -563,6 +692,7 @@ class RoceIpTestSuite : public TestSuite
         AddTestCase(new RoceIpBesideCollectiveTestCase, TestCase::QUICK);
         AddTestCase(new RoceIpLossyDropTestCase, TestCase::QUICK);
         AddTestCase(new RoceIpLosslessRefusedTestCase, TestCase::QUICK);
+        AddTestCase(new RoceIpEcmpTestCase, TestCase::QUICK);
     }
 };
 
