@@ -4,6 +4,10 @@
  * Collectives on ordinary ns-3 nodes (CollectiveHelper::Install(NodeContainer)): the hosts of
  * a PointToPointHelper star with InternetStackHelper and global routing.
  */
+#include "roce-test-util.h"
+
+#include "ns3/boolean.h"
+#include "ns3/channel.h"
 #include "ns3/collective-helper.h"
 #include "ns3/error-model.h"
 #include "ns3/internet-stack-helper.h"
@@ -252,6 +256,68 @@ class StudyErrorsTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The NICs' congestion control where the study's devices mark ECN: a ring all-reduce across
+ * the star with host 0 on a 1 Gb/s link, so the router queues what host 7 sends it at
+ * 10 Gb/s in its default queue disc (FqCoDel, target 10 us). With UseEcn the queue discs mark the
+ * NICs' ECT packets, the receivers send CNPs and the senders get them; without it nothing is marked
+ * and no CNP is sent. Both complete with every transfer's bytes as planned.
+ */
+class StudyEcnTestCase : public TestCase
+{
+  public:
+    StudyEcnTestCase()
+        : TestCase("ECN-marking queue discs: DCQCN gets CNPs, without marks none")
+    {
+    }
+
+  private:
+    /** \param ecn queue discs mark ECN \param cnps set to CNPs received \return Check() */
+    static std::string Run(bool ecn, uint64_t* cnps, bool* complete)
+    {
+        roce_test::DefaultsGuard defaults;
+        defaults.SetDefault("ns3::FqCoDelQueueDisc::UseEcn", BooleanValue(ecn));
+        defaults.SetDefault("ns3::FqCoDelQueueDisc::Target", StringValue("10us"));
+        defaults.SetDefault("ns3::FqCoDelQueueDisc::Interval", StringValue("100us"));
+        Star star;
+        // host 0's link at 1 Gb/s: the router queues what host 7 sends it at 10 Gb/s
+        Ptr<NetDevice> slow = star.hostDevices.Get(0);
+        for (std::size_t i = 0; i < slow->GetChannel()->GetNDevices(); i++)
+        {
+            slow->GetChannel()->GetDevice(i)->SetAttribute("DataRate", StringValue("1Gbps"));
+        }
+        CollectiveHelper helper;
+        helper.SetNicAttribute("CongestionControl", StringValue("dcqcn"));
+        std::string error;
+        NS_ABORT_MSG_IF(!helper.Install(star.hosts, &error), "Install: " << error);
+        Ptr<Collective> c = helper.AllReduce(1 << 20, "ring");
+        Simulator::Run();
+        *complete = c->IsComplete();
+        const std::string check = c->Check();
+        *cnps = 0;
+        for (uint32_t h = 0; h < HOSTS; h++)
+        {
+            *cnps += star.hosts.Get(h)->GetObject<RdmaNic>()->GetCnpsReceived();
+        }
+        Simulator::Destroy();
+        return check;
+    }
+
+    void DoRun() override
+    {
+        uint64_t marked = 0;
+        uint64_t unmarked = 0;
+        bool complete = false;
+        NS_TEST_EXPECT_MSG_EQ(Run(true, &marked, &complete), "", "data as planned with ECN");
+        NS_TEST_EXPECT_MSG_EQ(complete, true, "completes with ECN");
+        NS_TEST_EXPECT_MSG_GT(marked, 0, "marked packets bring CNPs to the senders");
+        NS_TEST_EXPECT_MSG_EQ(Run(false, &unmarked, &complete), "", "data as planned");
+        NS_TEST_EXPECT_MSG_EQ(complete, true, "completes without ECN");
+        NS_TEST_EXPECT_MSG_EQ(unmarked, 0, "no mark, no CNP");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Collectives on ordinary ns-3 nodes.
  */
 class StudyCollectiveTestSuite : public TestSuite
@@ -262,6 +328,7 @@ class StudyCollectiveTestSuite : public TestSuite
     {
         AddTestCase(new StudyAllReduceTestCase, TestCase::QUICK);
         AddTestCase(new StudyRetransmissionTestCase, TestCase::QUICK);
+        AddTestCase(new StudyEcnTestCase, TestCase::QUICK);
         AddTestCase(new StudyErrorsTestCase, TestCase::QUICK);
     }
 };
