@@ -58,7 +58,8 @@ mkdir -p contrib/training-net
 (cd "$top" && tar --exclude='./build*' --exclude=./.git --exclude='./results.db*' -cf - .) |
     tar -C contrib/training-net -xf -
 
-if [ ! -f build/c4che/_cache.py ] || ! grep -q "'training-net'" build/c4che/_cache.py; then
+# configured once per tree: waf's cache lists the module as 'ns3-training-net'
+if [ ! -f build/c4che/_cache.py ] || ! grep -q "'ns3-training-net'" build/c4che/_cache.py; then
     python3 ./waf configure -d optimized --enable-modules=training-net --enable-tests \
         --enable-examples --disable-werror --disable-python
     lap "configure"
