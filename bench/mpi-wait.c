@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
-static double g_waiting;     /* seconds inside the blocking calls */
+static double g_waiting;      /* seconds inside the blocking calls */
 static unsigned long g_calls; /* blocking calls */
 
 static double

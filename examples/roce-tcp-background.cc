@@ -218,8 +218,8 @@ main(int argc, char* argv[])
     options.AddString("algorithm", "all-reduce algorithm", &algorithm);
     options.AddBytes("bytes", "all-reduce size", &bytes);
     options.AddList("loads",
-                      "TCP background loads: offered rate per NPU as a fraction of its link rate",
-                      &loads);
+                    "TCP background loads: offered rate per NPU as a fraction of its link rate",
+                    &loads);
     options.AddString("db", "results database to record each load into (none if empty)", &dbPath);
     if (!options.Parse(argc, argv))
     {

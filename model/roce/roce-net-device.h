@@ -74,7 +74,7 @@ class RoceNetDevice : public NetDevice
     /// timers and the samplers tick per simulated second, so a run's events grow as the rate
     /// falls: at 1 bit/s a 1 MiB collective needs 8 million simulated seconds.
     static constexpr uint64_t MIN_DATA_RATE_BPS = UINT64_C(1000000000);
-    static constexpr uint32_t LOCAL_IP = 0xfffffffe;   //!< ingress tag of the node's IP packets
+    static constexpr uint32_t LOCAL_IP = 0xfffffffe; //!< ingress tag of the node's IP packets
 
     /**
      * Fabric receive callback: (device, L3 packet without Ethernet header, port index).
