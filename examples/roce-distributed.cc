@@ -144,6 +144,17 @@ Emit(const std::string& text)
     DistributedHelper::ExitUnlessAll(file.good(), "error: --out: cannot write " + path);
 }
 
+/// --partition's nodes per rank; every rank exits with one line when it is bad.
+std::vector<uint32_t>
+ParsePartitionOrExit(const std::string& text, const tn_topology* topo, uint32_t ranks)
+{
+    std::vector<uint32_t> partition;
+    const std::string bad =
+        RoceHelper::ParsePartition(text, tn_topology_node_count(topo), ranks, &partition);
+    DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
+    return partition;
+}
+
 /**
  * The collective case: one all-reduce, lines of every transfer this rank sees.
  * \return exit status
@@ -165,13 +176,7 @@ RunCollective(const std::string& spec,
     RoceHelper roce;
     if (!partitionText.empty())
     {
-        std::vector<uint32_t> partition;
-        const std::string bad = RoceHelper::ParsePartition(partitionText,
-                                                           tn_topology_node_count(topo),
-                                                           ranks,
-                                                           &partition);
-        DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
-        roce.SetPartition(partition);
+        roce.SetPartition(ParsePartitionOrExit(partitionText, topo, ranks));
     }
     const std::string bad = roce.Check(topo);
     DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
@@ -304,13 +309,7 @@ main(int argc, char** argv)
     RoceHelper roce;
     if (!partitionText.empty())
     {
-        std::vector<uint32_t> partition;
-        const std::string bad = RoceHelper::ParsePartition(partitionText,
-                                                           tn_topology_node_count(topo),
-                                                           ranks,
-                                                           &partition);
-        DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
-        roce.SetPartition(partition);
+        roce.SetPartition(ParsePartitionOrExit(partitionText, topo, ranks));
     }
     else if (ranks == 2)
     {
