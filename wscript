@@ -184,6 +184,12 @@ mpi_headers = [
     'model/roce/roce-remote-channel.h',
 ]
 
+# ns-3's applications module: BulkSend, OnOff and PacketSink on the fabric, tested only where
+# the tree has the module (the trimmed ns-3.35 tree has none), as in CMakeLists.txt.
+applications_test_sources = [
+    'test/roce-apps-test-suite.cc',
+]
+
 core_test_sources = [
     'test/core/tn-test.c',
     'test/core/test-algo-classic.c',
@@ -282,9 +288,11 @@ def c_flags(task_generator, shared):
 
 def build(bld):
     use_mpi = 'ns3-mpi' in bld.env['NS3_ENABLED_MODULES']
+    use_applications = 'ns3-applications' in bld.env['NS3_ENABLED_MODULES']
     module = bld.create_ns3_module('training-net',
                                    ['core', 'network', 'point-to-point', 'internet']
-                                   + (['mpi'] if use_mpi else []))
+                                   + (['mpi'] if use_mpi else [])
+                                   + (['applications'] if use_applications else []))
     module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
     if use_mpi:
         module.source = module.source + mpi_sources
@@ -302,6 +310,9 @@ def build(bld):
     # be a test/*.cc (test/data is found from it), never a test/core/*.c.
     module_test = bld.create_ns3_module_test_library('training-net')
     module_test.source = core_test_sources + test_sources
+    if use_applications:
+        # before test_sources' last file, which must stay last (NS_TEST_SOURCEDIR)
+        module_test.source = core_test_sources + applications_test_sources + test_sources
     c_flags(module_test, shared=True)
 
     # An ns-3 tree builds the module, its tests and examples; tool_sources, core_bench_sources

@@ -3,8 +3,10 @@
  *
  * ns-3's internet stack on the RoCE fabric (RoceHelper::InstallInternetStack): TCP and UDP
  * between NPUs beside RDMA collectives. The senders and sinks are small socket users written
- * here (the applications module is not a dependency of the module).
+ * here, so that these tests run in every build; ns-3's own applications (BulkSend, OnOff,
+ * PacketSink) are tested by roce-apps where the applications module is built.
  */
+#include "roce-ip-test-util.h"
 #include "roce-test-util.h"
 
 #include "ns3/collective-helper.h"
@@ -233,51 +235,6 @@ class UdpFlood : public SimpleRefCount<UdpFlood>
     Time m_stop;
     Ptr<Socket> m_sink;
     Ptr<Socket> m_sender;
-};
-
-/** Drops and PFC frames of a fabric, counted from the traces. */
-class FabricCounters
-{
-  public:
-    /** \param f the fabric */
-    explicit FabricCounters(const RoceFabricNodes& f)
-    {
-        for (uint32_t i = 0; i < f.devices.GetN(); ++i)
-        {
-            f.devices.Get(i)->TraceConnectWithoutContext(
-                "Drop",
-                MakeCallback(&FabricCounters::DeviceDrop, this));
-            f.devices.Get(i)->TraceConnectWithoutContext(
-                "PfcTx",
-                MakeCallback(&FabricCounters::PfcSent, this));
-        }
-        for (uint32_t i = 0; i < f.nodes.GetN(); ++i)
-        {
-            f.nodes.Get(i)->GetObject<RoceSwitch>()->TraceConnectWithoutContext(
-                "Drop",
-                MakeCallback(&FabricCounters::SwitchDrop, this));
-        }
-    }
-
-    std::map<std::string, uint64_t> deviceDrops;               //!< by reason
-    uint64_t switchDrops[RoceNetDevice::NUM_PRIORITIES + 1]{}; //!< by priority
-    uint64_t pfcFrames[RoceNetDevice::NUM_PRIORITIES]{};       //!< PAUSE/RESUME sent
-
-  private:
-    void DeviceDrop(Ptr<const Packet> p, const std::string& reason)
-    {
-        ++deviceDrops[reason];
-    }
-
-    void SwitchDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const std::string& r)
-    {
-        ++switchDrops[priority];
-    }
-
-    void PfcSent(uint8_t priority, bool pause, uint16_t quanta)
-    {
-        ++pfcFrames[priority];
-    }
 };
 
 /** \return the integer a query of the database at `path` gives (-1 on any error) */

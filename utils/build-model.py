@@ -9,8 +9,10 @@
     model of an ns-3 tree that defines build_lib, build_lib_example and build_exec, and records
     add_executable, as the tree does for a module in contrib/.
 
-Both give the same description: the library (sources, headers, ns-3 modules linked), the test
-library's sources and each program (sources, modules linked). Usage:
+Both are evaluated twice: in a tree with every module, and in one with only the modules of the
+trimmed ns-3.35 tree (the optional parts, built with mpi or applications, left out). Both give
+the same description: the library (sources, headers, ns-3 modules linked), the test library's
+sources and each program (sources, modules linked). Usage:
 
   build-model.py [MODULE_DIR]          print both descriptions, exit 1 when they differ or when
                                        a rule below is broken
@@ -172,8 +174,9 @@ def norm_dep(dep):
     return dep.lower()
 
 
-def waf_model(top):
+def waf_model(top, modules):
     bld = Bld(top)
+    bld.env.NS3_ENABLED_MODULES = ['ns3-' + m for m in modules]
     run_wscript(os.path.join(top, 'wscript'), 'build', bld)
     desc, problems = [], []
     for tg in bld.generators:
@@ -222,6 +225,10 @@ NS3_MODULES = '''antenna aodv applications bridge buildings config-store core cs
     sixlowpan spectrum stats tap-bridge topology-read traffic-control uan virtual-net-device
     visualizer wave wifi wimax zigbee'''.split()
 
+# The modules check-waf's trimmed ns-3.35 tree builds (it is configured without MPI and has no
+# applications module): the parts built only with mpi or applications are left out.
+TRIMMED_MODULES = 'bridge config-store core internet network point-to-point stats traffic-control'.split()
+
 CMAKE_TREE = r'''
 cmake_minimum_required(VERSION 3.13)
 project(ns3-model NONE)
@@ -232,7 +239,12 @@ set(TN_MODEL_OUT ${CMAKE_BINARY_DIR}/model.txt)
 file(WRITE ${TN_MODEL_OUT} "")
 foreach(m @MODULES@)
   set(lib${m} lib${m})
+  add_library(lib${m} INTERFACE IMPORTED)
 endforeach()
+# as a tree configured with --enable-mpi sets it
+if(libmpi)
+  set(ENABLE_MPI ON)
+endif()
 
 function(tn_model_deps out)
   set(deps "")
@@ -309,11 +321,11 @@ add_subdirectory(${TN_MODEL_MODULE} contrib/training-net)
 '''
 
 
-def cmake_model(top):
+def cmake_model(top, modules):
     desc, problems = [], []
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, 'CMakeLists.txt'), 'w') as f:
-            f.write(CMAKE_TREE.replace('@MODULES@', ' '.join(NS3_MODULES))
+            f.write(CMAKE_TREE.replace('@MODULES@', ' '.join(modules))
                     .replace('@MODULE@', top))
         run = subprocess.run(['cmake', '-S', tmp, '-B', os.path.join(tmp, 'build')],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -359,15 +371,20 @@ def dropped_programs(desc, label):
 def main():
     top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                           os.path.join(os.path.dirname(__file__), '..'))
-    waf, problems = waf_model(top)
-    cmake, cmake_problems = cmake_model(top)
-    problems += cmake_problems + dropped_programs(waf, 'waf') + dropped_programs(cmake, 'cmake')
-    if cmake and waf != cmake:
-        only_cmake = sorted(set(cmake) - set(waf))
-        only_waf = sorted(set(waf) - set(cmake))
-        problems.append('an ns-3 tree would build different things with CMake and waf:\n' +
-                        ''.join('  < %s (CMake only)\n' % l for l in only_cmake) +
-                        ''.join('  > %s (waf only)\n' % l for l in only_waf))
+    problems = []
+    for label, modules in (('every module', NS3_MODULES), ('the trimmed tree', TRIMMED_MODULES)):
+        waf, waf_problems = waf_model(top, modules)
+        cmake, cmake_problems = cmake_model(top, modules)
+        problems += ['%s (%s)' % (p, label) for p in
+                     waf_problems + cmake_problems + dropped_programs(waf, 'waf') +
+                     dropped_programs(cmake, 'cmake')]
+        if cmake and waf != cmake:
+            only_cmake = sorted(set(cmake) - set(waf))
+            only_waf = sorted(set(waf) - set(cmake))
+            problems.append('an ns-3 tree with %s would build different things with CMake and'
+                            ' waf:\n' % label +
+                            ''.join('  < %s (CMake only)\n' % l for l in only_cmake) +
+                            ''.join('  > %s (waf only)\n' % l for l in only_waf))
     for p in problems:
         print(p.rstrip())
     if problems:

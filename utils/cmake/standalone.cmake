@@ -117,6 +117,9 @@ function(tn_add_core_targets)
 
   add_test(NAME build-lists COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-build-lists.sh
                                     ${CMAKE_SOURCE_DIR})
+  # Code shown in doc/*.rst (`.. snippet:` comments) equals the test or example code that runs.
+  add_test(NAME doc/snippets COMMAND python3 ${CMAKE_SOURCE_DIR}/test/doc-snippets-test.py
+                                     ${CMAKE_SOURCE_DIR})
   # Includes point one way between the layers; the self-test shows a back edge fails.
   add_test(NAME include-direction COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-include-direction.sh
                                           ${CMAKE_SOURCE_DIR})
