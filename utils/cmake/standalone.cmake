@@ -273,17 +273,24 @@ function(tn_add_benchmarks)
 endfunction()
 
 # Runs an example as a ctest (example/<name>) with its results in a scratch database.
-# tn_add_example_test(program [VARIANT v] args...): test example/program[-v] runs the program
-# with args and a fresh database.
+# tn_add_example_test(program [VARIANT v] [CHECK_OUTPUT] args...): test example/program[-v]
+# runs the program with args and a fresh database; with CHECK_OUTPUT, test/example-output-test.py
+# runs it and checks what it prints and records against the program's invariants.
 function(tn_add_example_test name)
-  cmake_parse_arguments(T "" "VARIANT" "" ${ARGN})
+  cmake_parse_arguments(T "CHECK_OUTPUT" "VARIANT" "" ${ARGN})
   set(test ${name})
   if(T_VARIANT)
     set(test ${name}-${T_VARIANT})
   endif()
   set(db ${CMAKE_BINARY_DIR}/example-${test}.db)
-  add_test(NAME example/${test} COMMAND sh -c "rm -f '${db}' && \"$0\" \"$@\" --db='${db}'"
-                                        $<TARGET_FILE:${name}> ${T_UNPARSED_ARGUMENTS})
+  if(T_CHECK_OUTPUT)
+    add_test(NAME example/${test}
+             COMMAND python3 ${CMAKE_SOURCE_DIR}/test/example-output-test.py ${name} ${db}
+                     $<TARGET_FILE:${name}> ${T_UNPARSED_ARGUMENTS})
+  else()
+    add_test(NAME example/${test} COMMAND sh -c "rm -f '${db}' && \"$0\" \"$@\" --db='${db}'"
+                                          $<TARGET_FILE:${name}> ${T_UNPARSED_ARGUMENTS})
+  endif()
 endfunction()
 
 function(build_lib_example)

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Runs an example and checks what it prints and records against invariants, not only its exit
+status. One check per example:
+
+  p2p-study-allreduce   the all-reduce line: complete, data as planned, no faster than the
+                        payload bound 2(N-1)/N S / host rate, within 25% of the cost model's
+                        estimate, retransmissions > 0 when --error-rate > 0; the database: one
+                        run 'ok', a node row per host and router, each host port sending at
+                        least its 2(N-1)/N S bytes of the ring
+  roce-tcp-background   one line per load, in order; load 0: slowdown 1.00 and no TCP; every
+                        load: slowdown in [1, 1/(1-load)] (round robin leaves the collective at
+                        least the share TCP does not offer), goodput in (0, load x N x link
+                        rate] when load > 0; the database: a run 'ok' per load, its collective
+                        'ready' with the printed time, no drop on the lossless priority 3
+
+usage: example-output-test.py EXAMPLE DB PROGRAM [ARGS...]   (the program gets --db=DB)
+"""
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def option(args, name, default):
+    for a in args:
+        if a.startswith("--" + name + "="):
+            return a.split("=", 1)[1]
+    return default
+
+
+def size(text):
+    units = {"": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    m = re.fullmatch(r"(\d+)(KiB|MiB|GiB)?", text)
+    return int(m.group(1)) * units[m.group(2) or ""]
+
+
+def p2p_study_allreduce(out, db, args):
+    hosts = int(option(args, "hosts", "8"))
+    nbytes = size(option(args, "bytes", "4MiB"))
+    loss = float(option(args, "error-rate", "0"))
+    host_rate = 10e9  # the example's --host-rate default; the test does not change it
+    m = re.search(r"all-reduce of (\d+) bytes across (\d+) hosts: (\d+) us \(estimate (\d+) us\), "
+                  r"(\d+) bytes retransmitted, path MTU (\d+), data as planned", out)
+    check(m is not None, "no complete all-reduce line with 'data as planned' in:\n" + out)
+    if not m:
+        return
+    got_bytes, got_hosts, us, estimate_us, retransmitted = (int(m.group(i)) for i in range(1, 6))
+    check(got_bytes == nbytes and got_hosts == hosts, "the line names other bytes or hosts")
+    bound_us = 2.0 * (hosts - 1) / hosts * nbytes * 8 / host_rate * 1e6
+    check(us >= bound_us, "%d us is below the payload bound %.0f us" % (us, bound_us))
+    check(abs(us / estimate_us - 1) <= 0.25, "%d us vs estimate %d us" % (us, estimate_us))
+    if loss > 0:
+        check(retransmitted > 0, "losses of %g but nothing retransmitted" % loss)
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    runs = con.execute("SELECT run_id, status FROM run").fetchall()
+    check(len(runs) == 1 and runs[0][1] == "ok", "runs: %s" % runs)
+    nodes = con.execute("SELECT count(*) FROM node").fetchone()[0]
+    check(nodes == hosts + 2, "%d node rows for %d hosts and 2 routers" % (nodes, hosts))
+    share = 2 * (hosts - 1) * nbytes // hosts
+    for node, sent in con.execute("SELECT node_id, sum(tx_bytes) FROM port_sample "
+                                  "WHERE node_id < ? GROUP BY node_id", (hosts,)):
+        check(sent >= share, "host %d sent %d bytes, less than its ring share %d"
+              % (node, sent, share))
+    hosts_seen = con.execute("SELECT count(DISTINCT node_id) FROM port_sample WHERE node_id < ?",
+                             (hosts,)).fetchone()[0]
+    check(hosts_seen == hosts, "port samples of %d hosts of %d" % (hosts_seen, hosts))
+
+
+def roce_tcp_background(out, db, args):
+    loads = [float(x) for x in option(args, "loads", "0,0.25,0.5,0.75").split(",")]
+    spec = option(args, "topology", "switch:8,rate=100Gbps,latency=1us")
+    npus = int(re.match(r"switch:(\d+)", spec).group(1))
+    rate = float(re.search(r"rate=(\d+)Gbps", spec).group(1))
+    rows = [l.split() for l in out.splitlines()[1:] if l.strip()]
+    check(len(rows) == len(loads), "%d result lines for %d loads:\n%s" % (len(rows), len(loads), out))
+    if len(rows) != len(loads):
+        return
+    times = []
+    for load, row in zip(loads, rows):
+        got_load, us, slowdown, goodput = (float(x) for x in row)
+        times.append(us)
+        check(abs(got_load - load) < 1e-9, "line %s is not load %g" % (row, load))
+        if load == 0:
+            check(slowdown == 1.0 and goodput == 0.0, "load 0: %s" % row)
+        ceiling = 1 / (1 - load) if load < 1 else float("inf")
+        check(1.0 <= slowdown <= ceiling + 0.01,
+              "load %g: slowdown %g outside [1, %g]" % (load, slowdown, ceiling))
+        if load > 0:
+            check(0 < goodput <= load * npus * rate,
+                  "load %g: goodput %g Gb/s outside (0, %g]" % (load, goodput, load * npus * rate))
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    runs = con.execute("SELECT run_id, status FROM run ORDER BY run_id").fetchall()
+    check([s for _, s in runs] == ["ok"] * len(loads), "runs: %s" % runs)
+    for (run, _), us in zip(runs, times):
+        c = con.execute("SELECT scheduler, duration_ns, transfers, transfers_done FROM "
+                        "collective_summary WHERE run_id = ?", (run,)).fetchall()
+        check(len(c) == 1 and c[0][0] == "ready" and c[0][2] == c[0][3] and
+              abs(c[0][1] / 1e3 - us) < 0.01,
+              "run %d: collective %s, printed %g us" % (run, c, us))
+    lossless = con.execute("SELECT count(*) FROM drop_event WHERE priority = 3").fetchone()[0]
+    check(lossless == 0, "%d drops on the lossless priority 3" % lossless)
+
+
+CHECKS = {"p2p-study-allreduce": p2p_study_allreduce, "roce-tcp-background": roce_tcp_background}
+
+
+def main():
+    name, db, program, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    if os.path.exists(db):
+        os.remove(db)
+    run = subprocess.run([program] + args + ["--db=" + db], stdout=subprocess.PIPE,
+                         universal_newlines=True)
+    print(run.stdout, end="")
+    check(run.returncode == 0, "%s exited %d" % (name, run.returncode))
+    if run.returncode == 0:
+        try:
+            CHECKS[name](run.stdout, db, args)
+        except sqlite3.Error as e:
+            failures.append("%s: %s" % (db, e))
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
