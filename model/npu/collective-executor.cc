@@ -58,6 +58,7 @@ CollectiveExecutor::~CollectiveExecutor() = default;
 void
 CollectiveExecutor::DoDispose()
 {
+    m_lastEntry = nullptr;
     m_entries.clear();
     m_nic = nullptr;
     m_service = nullptr;
@@ -122,8 +123,14 @@ CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
 CollectiveExecutor::Entry*
 CollectiveExecutor::Find(uint32_t id)
 {
+    // most messages belong to the collective of the previous one
+    if (m_lastEntry && m_lastEntry->collective->GetId() == id)
+    {
+        return m_lastEntry;
+    }
     auto it = m_entries.find(id);
-    return it == m_entries.end() ? nullptr : &it->second;
+    m_lastEntry = it == m_entries.end() ? nullptr : &it->second;
+    return m_lastEntry;
 }
 
 void
@@ -311,6 +318,7 @@ CollectiveExecutor::PartDone(Entry* entry)
     // this node's part is over: tell the endpoint, keep no reference
     Ptr<Collective> c = entry->collective;
     uint32_t rank = entry->rank;
+    m_lastEntry = nullptr;
     m_entries.erase(c->GetId());
     m_partEndTrace(c, rank);
 }
@@ -493,10 +501,7 @@ CollectiveExecutor::ReceivedProgram(Entry* entry, const RdmaMessageRecord& recor
         return;
     }
     const tn_program_op& o = c->GetRankProgram(entry->rank).ops[op];
-    m_receivedTrace(c,
-                    c->GetOpTransfer(peer, c->FindOp(peer, true, entry->rank, o.match)),
-                    o.length,
-                    o.op == TN_OP_REDUCE);
+    m_receivedTrace(c, c->GetOpTransfer(entry->rank, op), o.length, o.op == TN_OP_REDUCE);
     if (o.op == TN_OP_REDUCE && !m_reductionTime.IsNull())
     {
         Time delay = m_reductionTime(o.length);

@@ -170,6 +170,7 @@ class CollectiveExecutor : public Object
     Ptr<RdmaTransport> m_nic;
     ReductionTimeCallback m_reductionTime;
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
+    Entry* m_lastEntry{nullptr}; //!< Find's last answer (map nodes do not move; reset on erase)
     uint64_t m_posted{0};
     std::vector<uint32_t> m_ready; //!< scratch of OpDone: ops whose last dep was met
     uint64_t m_unknown{0};

@@ -111,6 +111,10 @@ Collective::SetupProgram(uint32_t id,
     m_rankPending.assign(ranks, 0);
     for (uint32_t r = 0; r < ranks; r++)
     {
+        if (m_nodes[r] >= m_rankOfNode.size())
+        {
+            m_rankOfNode.resize(static_cast<size_t>(m_nodes[r]) + 1, UINT32_MAX);
+        }
         m_rankOfNode[m_nodes[r]] = r;
     }
     tn_error err;
@@ -123,10 +127,8 @@ Collective::SetupProgram(uint32_t id,
         // every rank's program is held for the whole run: no spare capacity
         tn_rank_program_compact(&run.rp);
         const tn_rank_program& rp = run.rp;
-        run.pending.assign(rp.count, 0);
-        run.transfer.assign(rp.count, UINT32_MAX);
-        run.times.assign(static_cast<size_t>(rp.count) * 4, -1);
-        run.done.assign(rp.count, 0);
+        run.ops.assign(rp.count, OpState());
+        std::vector<uint32_t> joinPending;
         // one join per distinct dep list (ops with equal lists share dep_start, see
         // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each
         // of its ops, so a frontier shared by many sends is counted once
@@ -140,14 +142,14 @@ Collective::SetupProgram(uint32_t id,
                 auto ins = joinOf.emplace(o.dep_start, static_cast<uint32_t>(joinOf.size()));
                 if (ins.second)
                 {
-                    run.joinPending.push_back(o.dep_count);
+                    joinPending.push_back(o.dep_count);
                 }
                 opJoin[i] = ins.first->second;
-                run.pending[i] = 1;
+                run.ops[i].pending = 1;
             }
             if (o.send)
             {
-                run.transfer[i] = next++;
+                run.ops[i].transfer = next++;
                 m_plannedBytes += o.length;
             }
         }
@@ -182,10 +184,10 @@ Collective::SetupProgram(uint32_t id,
                 run.groupOps[run.groupStart[g] + o.match] = i;
             }
         }
-        const uint32_t joins = static_cast<uint32_t>(run.joinPending.size());
+        const uint32_t joins = static_cast<uint32_t>(joinPending.size());
         // CSR: join -> its ops; op -> the joins whose list holds it
-        run.joinOpStart.assign(joins + 1, 0);
-        run.succStart.assign(rp.count + 1, 0);
+        std::vector<uint32_t> joinOpStart(joins + 1, 0);
+        std::vector<uint32_t> succStart(rp.count + 1, 0);
         std::vector<uint32_t> listOf(joins, UINT32_MAX); // join -> an op holding its list
         for (uint32_t i = 0; i < rp.count; i++)
         {
@@ -193,7 +195,7 @@ Collective::SetupProgram(uint32_t id,
             {
                 continue;
             }
-            ++run.joinOpStart[opJoin[i] + 1];
+            ++joinOpStart[opJoin[i] + 1];
             if (listOf[opJoin[i]] == UINT32_MAX)
             {
                 listOf[opJoin[i]] = i;
@@ -201,21 +203,21 @@ Collective::SetupProgram(uint32_t id,
                 const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
                 for (uint32_t k = 0; k < n; k++)
                 {
-                    ++run.succStart[d[k] + 1];
+                    ++succStart[d[k] + 1];
                 }
             }
         }
         for (uint32_t j = 0; j < joins; j++)
         {
-            run.joinOpStart[j + 1] += run.joinOpStart[j];
+            joinOpStart[j + 1] += joinOpStart[j];
         }
         for (uint32_t i = 0; i < rp.count; i++)
         {
-            run.succStart[i + 1] += run.succStart[i];
+            succStart[i + 1] += succStart[i];
         }
-        run.joinOps.resize(run.joinOpStart[joins]);
-        run.succJoins.resize(run.succStart[rp.count]);
-        std::vector<uint32_t> fill(run.joinOpStart.begin(), run.joinOpStart.end() - 1);
+        run.joinOps.resize(joinOpStart[joins]);
+        run.succJoins.resize(succStart[rp.count]);
+        std::vector<uint32_t> fill(joinOpStart.begin(), joinOpStart.end() - 1);
         for (uint32_t i = 0; i < rp.count; i++)
         {
             if (opJoin[i] != UINT32_MAX)
@@ -223,7 +225,7 @@ Collective::SetupProgram(uint32_t id,
                 run.joinOps[fill[opJoin[i]]++] = i;
             }
         }
-        fill.assign(run.succStart.begin(), run.succStart.end() - 1);
+        fill.assign(succStart.begin(), succStart.end() - 1);
         for (uint32_t j = 0; j < joins; j++)
         {
             uint32_t n = 0;
@@ -233,17 +235,28 @@ Collective::SetupProgram(uint32_t id,
                 run.succJoins[fill[d[k]]++] = j;
             }
         }
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            run.ops[i].succBegin = succStart[i];
+            run.ops[i].succEnd = succStart[i + 1];
+        }
+        run.joins.resize(joins + 1);
+        for (uint32_t j = 0; j <= joins; j++)
+        {
+            run.joins[j].pending = j < joins ? joinPending[j] : 0;
+            run.joins[j].opBegin = joinOpStart[j];
+        }
         m_rankPending[r] = rp.count;
         m_transferCount += rp.sends;
     }
     m_expectedReady = m_transferCount;
     m_expectedIssued = m_transferCount;
     m_expectedBytes = m_plannedBytes;
-    // a send waits for its receiver's clear-to-send when the receive lists deps of its own
+    // a send waits for its receiver's clear-to-send when the receive lists deps of its own;
+    // the receive gets the transfer's number, so that the receiver never reads the sender's
     for (uint32_t r = 0; r < ranks; r++)
     {
         RankRun& run = m_ranks[r];
-        run.needsClear.assign(run.rp.count, 0);
         for (uint32_t i = 0; i < run.rp.count; i++)
         {
             const tn_program_op& o = run.rp.ops[i];
@@ -255,10 +268,11 @@ Collective::SetupProgram(uint32_t id,
             NS_ABORT_MSG_IF(j == UINT32_MAX,
                             "Collective::SetupProgram: rank "
                                 << r << "'s send " << i << " has no receive at rank " << o.peer);
+            m_ranks[o.peer].ops[j].transfer = run.ops[i].transfer;
             if (m_ranks[o.peer].rp.ops[j].dep_count > 0)
             {
-                run.needsClear[i] = 1;
-                ++run.pending[i];
+                run.ops[i].needsClear = 1;
+                ++run.ops[i].pending;
             }
         }
     }
@@ -267,8 +281,7 @@ Collective::SetupProgram(uint32_t id,
 uint32_t
 Collective::GetRankOfNode(uint32_t node) const
 {
-    auto it = m_rankOfNode.find(node);
-    return it == m_rankOfNode.end() ? UINT32_MAX : it->second;
+    return node < m_rankOfNode.size() ? m_rankOfNode[node] : UINT32_MAX;
 }
 
 size_t
@@ -299,6 +312,10 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
 uint32_t
 Collective::GetPairLane(uint32_t src, uint32_t dst) const
 {
+    if (m_pairLanes.empty())
+    {
+        return 0;
+    }
     auto it = m_pairLanes.find((static_cast<uint64_t>(src) << 32) | dst);
     return it == m_pairLanes.end() ? 0 : it->second;
 }
@@ -307,17 +324,18 @@ void
 Collective::CompleteOp(uint32_t rank, uint32_t op, std::vector<uint32_t>* ready)
 {
     RankRun& r = m_ranks[rank];
-    for (uint32_t k = r.succStart[op]; k < r.succStart[op + 1]; k++)
+    const OpState& state = r.ops[op];
+    for (uint32_t k = state.succBegin; k < state.succEnd; k++)
     {
         const uint32_t j = r.succJoins[k];
-        NS_ASSERT_MSG(r.joinPending[j] > 0,
+        NS_ASSERT_MSG(r.joins[j].pending > 0,
                       "collective " << m_id << " rank " << rank << " join " << j
                                     << ": dependency met twice");
-        if (--r.joinPending[j] > 0)
+        if (--r.joins[j].pending > 0)
         {
             continue;
         }
-        for (uint32_t m = r.joinOpStart[j]; m < r.joinOpStart[j + 1]; m++)
+        for (uint32_t m = r.joins[j].opBegin; m < r.joins[j + 1].opBegin; m++)
         {
             if (MeetOpDependency(rank, r.joinOps[m]))
             {
@@ -330,7 +348,7 @@ Collective::CompleteOp(uint32_t rank, uint32_t op, std::vector<uint32_t>* ready)
 bool
 Collective::MeetOpDependency(uint32_t rank, uint32_t op)
 {
-    uint32_t& p = m_ranks[rank].pending[op];
+    uint32_t& p = m_ranks[rank].ops[op].pending;
     NS_ASSERT_MSG(p > 0,
                   "collective " << m_id << " rank " << rank << " op " << op
                                 << ": dependency met twice");
@@ -340,15 +358,15 @@ Collective::MeetOpDependency(uint32_t rank, uint32_t op)
 void
 Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
 {
-    RankRun& r = m_ranks[rank];
-    NS_ASSERT_MSG(!(r.done[op] & 1),
+    OpState& o = m_ranks[rank].ops[op];
+    NS_ASSERT_MSG(!(o.done & 1),
                   "collective " << m_id << " rank " << rank << " op " << op << " posted twice");
-    r.done[op] |= 1;
-    r.times[4 * static_cast<size_t>(op)] = Simulator::Now().GetTimeStep();
+    o.done |= 1;
+    o.times[0] = Simulator::Now().GetTimeStep();
     ++m_issuedCount;
     if (!m_issuedTrace.IsEmpty())
     {
-        m_issuedTrace(GetOpRecord(rank, op));
+        m_issuedTrace(GetSendOpRecord(rank, op));
     }
 }
 
@@ -356,14 +374,15 @@ bool
 Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes)
 {
     RankRun& r = m_ranks[rank];
-    if (r.done[op] & 2)
+    OpState& o = r.ops[op];
+    if (o.done & 2)
     {
         ++m_duplicates;
         return false;
     }
-    r.done[op] |= 2;
-    r.times[4 * static_cast<size_t>(op) + 1] = firstByte.GetTimeStep();
-    r.times[4 * static_cast<size_t>(op) + 2] = Simulator::Now().GetTimeStep();
+    o.done |= 2;
+    o.times[0] = firstByte.GetTimeStep();
+    o.times[1] = Simulator::Now().GetTimeStep();
     m_deliveredBytes += bytes;
     if (bytes != r.rp.ops[op].length)
     {
@@ -375,15 +394,14 @@ Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t
 void
 Collective::NotifyOpReady(uint32_t rank, uint32_t op)
 {
-    RankRun& r = m_ranks[rank];
-    NS_ASSERT((r.done[op] & 2) && !(r.done[op] & 4));
-    r.done[op] |= 4;
-    r.times[4 * static_cast<size_t>(op) + 3] = Simulator::Now().GetTimeStep();
+    OpState& o = m_ranks[rank].ops[op];
+    NS_ASSERT((o.done & 2) && !(o.done & 4));
+    o.done |= 4;
+    o.times[2] = Simulator::Now().GetTimeStep();
     ++m_readyCount;
     if (!m_readyTrace.IsEmpty())
     {
-        const tn_program_op& o = r.rp.ops[op];
-        m_readyTrace(GetOpRecord(o.peer, FindOp(o.peer, true, rank, o.match)));
+        m_readyTrace(GetOpRecord(rank, op));
     }
     if (m_readyCount == m_expectedReady)
     {
@@ -398,29 +416,40 @@ Collective::NotifyOpReady(uint32_t rank, uint32_t op)
 }
 
 CollectiveTransferRecord
-Collective::GetOpRecord(uint32_t src, uint32_t op) const
+Collective::GetSendOpRecord(uint32_t src, uint32_t op) const
 {
-    const RankRun& s = m_ranks[src];
-    const tn_program_op& o = s.rp.ops[op];
+    const tn_program_op& o = m_ranks[src].rp.ops[op];
     const uint32_t recv = FindOp(o.peer, false, src, o.match);
-    const RankRun& d = m_ranks[o.peer];
+    NS_ASSERT(recv != UINT32_MAX);
+    return GetOpRecord(o.peer, recv);
+}
+
+CollectiveTransferRecord
+Collective::GetOpRecord(uint32_t dst, uint32_t op) const
+{
+    const RankRun& d = m_ranks[dst];
+    const tn_program_op& o = d.rp.ops[op];
+    const OpState& recv = d.ops[op];
+    const uint32_t src = o.peer;
+    const uint32_t send = FindOp(src, true, dst, o.match);
+    NS_ASSERT(send != UINT32_MAX);
     CollectiveTransferRecord r;
     r.collective = m_id;
-    r.transfer = s.transfer[op];
+    r.transfer = recv.transfer;
     r.src = src;
-    r.dst = o.peer;
+    r.dst = dst;
     r.srcNode = m_nodes[src];
-    r.dstNode = m_nodes[o.peer];
+    r.dstNode = m_nodes[dst];
     r.bytes = o.length;
     r.chunk = o.chunk;
     r.step = o.step;
     r.dim = o.dim;
     r.reduce = o.op == TN_OP_REDUCE;
-    r.lane = GetPairLane(src, o.peer);
-    r.issue = TimeStep(s.times[4 * static_cast<size_t>(op)]);
-    r.firstByte = TimeStep(d.times[4 * static_cast<size_t>(recv) + 1]);
-    r.lastByte = TimeStep(d.times[4 * static_cast<size_t>(recv) + 2]);
-    r.ready = TimeStep(d.times[4 * static_cast<size_t>(recv) + 3]);
+    r.lane = GetPairLane(src, dst);
+    r.issue = TimeStep(m_ranks[src].ops[send].times[0]);
+    r.firstByte = TimeStep(recv.times[0]);
+    r.lastByte = TimeStep(recv.times[1]);
+    r.ready = TimeStep(recv.times[2]);
     return r;
 }
 
