@@ -222,10 +222,12 @@ main(int argc, char* argv[])
     }
     if (!cfg.baseRttAttribute.empty())
     {
-        std::printf("  %-24s -> %s = %" PRId64 "ns\n",
+        std::printf("  %-24s -> %s = %s%" PRId64 "ns%s\n",
                     cfg.baseRttKey.c_str(),
                     cfg.baseRttAttribute.c_str(),
-                    res.baseRtt.GetNanoSeconds());
+                    cfg.perPairBaseRtt ? "each pair's own base RTT (the largest " : "",
+                    res.baseRtt.GetNanoSeconds(),
+                    cfg.perPairBaseRtt ? ")" : "");
     }
     for (const auto& n : res.notices)
     {

@@ -157,10 +157,44 @@ class HpccOutput
 };
 
 /**
- * The HPCC family's maxRtt over the flows' paths: 2 x the propagation delay + the wire time
- * of one payload (no headers) on each hop, in whole ns per hop as the family computes it.
- * The family takes the largest over all host pairs; the flows' pairs give the same on
- * fabrics where some flow crosses the longest path.
+ * The HPCC family's base RTT of a (source, destination) pair, its pairRtt: 2 x the propagation
+ * delay + the wire time of one payload (no headers) on each hop, in whole ns per hop as the
+ * family computes it; 0 when the pair has no path.
+ */
+uint64_t
+PathBaseRttNs(const tn_topology* topo,
+              const tn_routes* routes,
+              uint32_t src,
+              uint32_t dst,
+              uint32_t mtu)
+{
+    const uint32_t dist = tn_routes_distance(routes, src, dst);
+    if (dist == 0 || dist == TN_ROUTES_UNREACHABLE)
+    {
+        return 0;
+    }
+    std::vector<uint32_t> path(dist);
+    uint32_t len = 0;
+    tn_error err;
+    if (tn_routes_path(routes, src, dst, 0, path.data(), dist, &len, &err) != TN_OK)
+    {
+        return 0;
+    }
+    uint64_t delay = 0;
+    uint64_t tx = 0;
+    for (uint32_t h = 0; h < len; ++h)
+    {
+        const tn_link* l = tn_topology_link(topo, path[h]);
+        delay += l->latency_ns;
+        tx += uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
+    }
+    return 2 * delay + tx;
+}
+
+/**
+ * The HPCC family's maxRtt over the flows' paths (PathBaseRttNs). The family takes the largest
+ * over all host pairs; the flows' pairs give the same on fabrics where some flow crosses the
+ * longest path.
  */
 uint64_t
 LargestBaseRttNs(const tn_topology* topo,
@@ -171,24 +205,7 @@ LargestBaseRttNs(const tn_topology* topo,
     uint64_t largest = 0;
     for (const auto& f : flows)
     {
-        const uint32_t dist = tn_routes_distance(routes, f.src, f.dst);
-        std::vector<uint32_t> path(dist);
-        uint32_t len = 0;
-        tn_error err;
-        if (dist == 0 ||
-            tn_routes_path(routes, f.src, f.dst, 0, path.data(), dist, &len, &err) != TN_OK)
-        {
-            continue;
-        }
-        uint64_t delay = 0;
-        uint64_t tx = 0;
-        for (uint32_t h = 0; h < len; ++h)
-        {
-            const tn_link* l = tn_topology_link(topo, path[h]);
-            delay += l->latency_ns;
-            tx += uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
-        }
-        largest = std::max(largest, 2 * delay + tx);
+        largest = std::max(largest, PathBaseRttNs(topo, routes, f.src, f.dst, mtu));
     }
     return largest;
 }
@@ -419,6 +436,19 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
     RngSeedManager::SetRun(1);
     RoceFabricNodes fabric = helper.Install(topo);
     int64_t stream = helper.AssignStreams(0);
+    if (config.perPairBaseRtt && !config.baseRttAttribute.empty())
+    {
+        // GLOBAL_T 0: each pair's QPs take their own path's base RTT
+        for (const auto& f : flows)
+        {
+            const uint64_t rttNs = PathBaseRttNs(topo, routes, f.src, f.dst, config.mtu);
+            if (rttNs > 0)
+            {
+                fabric.nodes.Get(f.src)->GetObject<RdmaNic>()->SetPeerBaseRtt(f.dst,
+                                                                              NanoSeconds(rttNs));
+            }
+        }
+    }
     if (config.rateStepsAbsolute)
     {
         // HPCC's RATE_AI and RATE_HAI are steps per flow, the NIC's are per ReferenceRate of
@@ -540,6 +570,7 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
             Ptr<RdmaQueuePair> qp = nic->GetQueuePairByIndex(q);
             Ptr<RdmaCongestionControl> cc = qp->GetCongestionControl();
             ++result->congestionControls[cc ? cc->GetInstanceTypeId().GetName() : "none"];
+            result->windows[{nic->GetLocalId(), qp->GetPeer()}] = cc ? cc->GetWindow() : 0;
             uint32_t d = tn_routes_distance(routes, nic->GetLocalId(), qp->GetPeer());
             if (d != TN_ROUTES_UNREACHABLE)
             {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -43,6 +44,9 @@ struct RoceHpccResult
     Time baseRtt;
     /// queue pairs per class of their congestion control (TypeId name; "none" without one)
     std::map<std::string, uint64_t> congestionControls;
+    /// window of the QPs of each (source, destination) node pair at the end, bytes (0 = none;
+    /// the last QP's when the pair has several)
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> windows;
     uint64_t cnpsSent{0}; //!< CNPs sent by the NICs (DCQCN's notification point)
     /// busiest directed link: its wire busy time / (last flow end - first flow start)
     double bottleneckUtilisation{0};

@@ -542,10 +542,11 @@ class RoceHpccSimAiTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(cfg.mtu, 9000, "PACKET_PAYLOAD_SIZE 9000");
         NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 0, "4e13 s: until every flow finished");
         NS_TEST_EXPECT_MSG_EQ(cfg.notices.size(), 1, "the stop time is reported");
-        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 26, "SimAI's other keys listed");
+        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 25, "SimAI's other keys listed");
         // CC_MODE 1 with HAS_WIN 1 VAR_WIN 1: DCQCN has the family's window, T from the topology
-        // (GLOBAL_T 0, a T per pair, is listed as ignored)
+        // per (source, destination) pair (GLOBAL_T 0)
         NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, "ns3::RdmaNic::DcqcnWindowRtt", "HAS_WIN 1");
+        NS_TEST_EXPECT_MSG_EQ(cfg.perPairBaseRtt, true, "GLOBAL_T 0");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "DcqcnVariableWindow"),
                               "true",
                               "VAR_WIN 1");
@@ -891,8 +892,8 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
             const bool dcqcn = m.cc == "dcqcn";
             NS_TEST_EXPECT_MSG_EQ((cnps > 0), dcqcn, tag << ": CNPs only under DCQCN");
             NS_TEST_EXPECT_MSG_EQ((res.cnpsSent > 0), dcqcn, tag << ": CNPs sent");
-            // T for HPCC, HPCC-PINT and DCTCP with HAS_WIN 1 VAR_WIN 1: the family's maxRtt
-            const bool windowed = m.cc != "timely" && m.cc != "dcqcn";
+            // T of every mode with HAS_WIN 1 (all but DCQCN here): the family's maxRtt
+            const bool windowed = m.cc != "dcqcn";
             const int64_t rttNs = windowed ? 2 * 2000 + 2 * 80 : 0;
             NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), rttNs, tag << ": BaseRtt");
         }
@@ -915,7 +916,8 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
  * 100 Gb/s with KMIN 400 KB. With a fixed window of maxBdp (VAR_WIN 0: 4160 ns x 100 Gb/s =
  * 52000 bytes per QP) at most 8 x 52000 bytes are in flight, so the queue stays below
  * 8 x 52000 - 52000 = 364000 bytes < KMIN: no packet is marked, no CNP is sent and the
- * receiver's link runs at line rate. Without the window (HAS_WIN 0) DCQCN is cut by CNPs.
+ * receiver's link runs at line rate. Without the window (HAS_WIN 0) DCQCN is cut by CNPs. A
+ * config without HAS_WIN has the family's default, HAS_WIN 1: the same run to the nanosecond.
  */
 class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
 {
@@ -928,17 +930,21 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
   private:
     void DoRun() override
     {
-        uint64_t lastFct[2] = {0, 0};
-        for (int hasWin = 0; hasWin < 2; ++hasWin)
+        uint64_t lastFct[3] = {0, 0, 0};
+        // HAS_WIN 0, 1, and (2) no HAS_WIN key
+        for (int hasWinCase = 0; hasWinCase < 3; ++hasWinCase)
         {
-            const std::string tag = "dcqcn-win-" + std::to_string(hasWin);
+            const int hasWin = hasWinCase == 0 ? 0 : 1;
+            const std::string tag = "dcqcn-win-" + std::to_string(hasWinCase);
             const std::string path = CreateTempDirFilename(tag + ".txt");
-            WriteFile(path,
-                      "CC_MODE 1\nPACKET_PAYLOAD_SIZE 1000\nHAS_WIN " + std::to_string(hasWin) +
-                          "\nGLOBAL_T 1\nVAR_WIN 0\n"
-                          "RATE_AI 50Mb/s\nRATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\nRP_TIMER 300\n"
-                          "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
-                          "PMAX_MAP 1 100000000000 0.2\n");
+            WriteFile(
+                path,
+                "CC_MODE 1\nPACKET_PAYLOAD_SIZE 1000\n" +
+                    (hasWinCase < 2 ? "HAS_WIN " + std::to_string(hasWin) + "\n" : std::string()) +
+                    "GLOBAL_T 1\nVAR_WIN 0\n"
+                    "RATE_AI 50Mb/s\nRATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\nRP_TIMER 300\n"
+                    "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
+                    "PMAX_MAP 1 100000000000 0.2\n");
             RoceHpccConfig cfg;
             std::string error;
             NS_TEST_ASSERT_MSG_EQ(RoceHpccConfigReader::Read(path, "", false, &cfg, &error),
@@ -962,7 +968,7 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
             NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg.fctFile, &lines), true, tag);
             for (const auto& l : lines)
             {
-                lastFct[hasWin] = std::max(lastFct[hasWin], l.fctNs);
+                lastFct[hasWinCase] = std::max(lastFct[hasWinCase], l.fctNs);
             }
             if (hasWin)
             {
@@ -973,8 +979,125 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
         const uint64_t wire = 8 * 1000 * 1082 * 8 / 100;
         NS_TEST_EXPECT_MSG_LT(lastFct[1], wire * 102 / 100, "windowed: within 2 % of line rate");
         NS_TEST_EXPECT_MSG_GT(lastFct[0], lastFct[1], "without the window DCQCN is cut");
+        NS_TEST_EXPECT_MSG_EQ(lastFct[2], lastFct[1], "no HAS_WIN key: the family's HAS_WIN 1");
         std::cout << GetName() << ": last FCT " << lastFct[0] << " ns (HAS_WIN 0), " << lastFct[1]
                   << " ns (HAS_WIN 1, VAR_WIN 0), line rate " << wire << " ns\n";
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The family's T per pair (GLOBAL_T 0) and its window on TIMELY (HAS_WIN 1 under CC_MODE 7).
+ * On the leaf-spine (hosts 0..3 on the first leaf, 1 us links at 100 Gb/s), flow 0 -> 3
+ * crosses 2 links and flow 1 -> 8 four: base RTTs 2 x 2 us + 2 x 80 ns = 4160 ns and
+ * 2 x 4 us + 4 x 80 ns = 8320 ns (80 ns: a 1000-byte payload's wire time). With a fixed window
+ * (VAR_WIN 0) a QP's window is the line rate x its T: 52000 and 104000 bytes with GLOBAL_T 0,
+ * the largest, 104000, for both with GLOBAL_T 1; the same under DCQCN and TIMELY. And TIMELY's
+ * window bounds an 8-to-1 incast as DCQCN's does: at most 8 x 52000 bytes in flight, so the
+ * receiver's link runs at line rate (last FCT within 2 % of it).
+ */
+class RoceHpccPairWindowTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccPairWindowTestCase()
+        : TnDataTestCase("HPCC config: GLOBAL_T 0 gives each pair its own T; TIMELY windowed")
+    {
+    }
+
+  private:
+    /** Runs the config text `config` on the data file `topo` with the flow file `flows` */
+    RoceHpccResult Run(const std::string& tag,
+                       const std::string& config,
+                       const std::string& topo,
+                       const std::string& flows,
+                       RoceHpccConfig* cfg)
+    {
+        const std::string path = CreateTempDirFilename(tag + ".txt");
+        WriteFile(path, config);
+        std::string error;
+        RoceHpccResult res;
+        if (!RoceHpccConfigReader::Read(path, "", false, cfg, &error))
+        {
+            NS_TEST_EXPECT_MSG_EQ(error, "", tag);
+            return res;
+        }
+        cfg->topologyFile = DataFile(topo);
+        cfg->flowFile = flows;
+        cfg->fctFile = CreateTempDirFilename(tag + "-fct.txt");
+        const bool ok = RoceHpccFlows::Run(*cfg, &res, &error);
+        NS_TEST_EXPECT_MSG_EQ(ok, true, tag << ": " << error);
+        return res;
+    }
+
+    void DoRun() override
+    {
+        const struct
+        {
+            int ccMode;
+            const char* windowRtt;
+            const char* variableType;
+            const char* variable;
+        } modes[] = {
+            {1, "ns3::RdmaNic::DcqcnWindowRtt", "ns3::RdmaNic", "DcqcnVariableWindow"},
+            {7, "ns3::RdmaTimely::WindowRtt", "ns3::RdmaTimely", "VariableWindow"},
+        };
+
+        const std::string twoFlows = CreateTempDirFilename("pair-window-flows.txt");
+        WriteFile(twoFlows, "2\n0 3 3 100 100000 0\n1 8 3 100 100000 0\n");
+        for (const auto& m : modes)
+        {
+            for (int globalT = 0; globalT < 2; ++globalT)
+            {
+                const std::string tag =
+                    "pair-window-" + std::to_string(m.ccMode) + "-" + std::to_string(globalT);
+                RoceHpccConfig cfg;
+                RoceHpccResult res =
+                    Run(tag,
+                        "CC_MODE " + std::to_string(m.ccMode) +
+                            "\nPACKET_PAYLOAD_SIZE 1000\nHAS_WIN 1\nVAR_WIN 0\nGLOBAL_T " +
+                            std::to_string(globalT) + "\n",
+                        "hpcc-leafspine-topo.txt",
+                        twoFlows,
+                        &cfg);
+                NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, std::string(m.windowRtt), tag);
+                NS_TEST_EXPECT_MSG_EQ(cfg.perPairBaseRtt, (globalT == 0), tag);
+                NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, m.variableType, m.variable),
+                                      "false",
+                                      tag << ": VAR_WIN 0");
+                NS_TEST_EXPECT_MSG_EQ(res.finished, 2, tag);
+                NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), 8320, tag << ": the largest");
+                const uint64_t nearWindow = globalT ? 104000 : 52000;
+                NS_TEST_EXPECT_MSG_EQ(res.windows[std::make_pair(0u, 3u)],
+                                      nearWindow,
+                                      tag << ": 0 -> 3, two links");
+                NS_TEST_EXPECT_MSG_EQ(res.windows[std::make_pair(1u, 8u)],
+                                      104000,
+                                      tag << ": 1 -> 8, four links");
+            }
+        }
+        RoceHpccConfig cfg;
+        RoceHpccResult res = Run("timely-incast",
+                                 "CC_MODE 7\nPACKET_PAYLOAD_SIZE 1000\nVAR_WIN 0\n",
+                                 "hpcc-incast-topo.txt",
+                                 DataFile("hpcc-incast-flows.txt"),
+                                 &cfg);
+        NS_TEST_EXPECT_MSG_EQ(res.finished, 8, "incast");
+        for (const auto& w : res.windows)
+        {
+            NS_TEST_EXPECT_MSG_EQ(w.second, 52000, "no HAS_WIN: the family's window, T 4160 ns");
+        }
+        std::vector<FctLine> lines;
+        NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg.fctFile, &lines), true, "fct");
+        uint64_t last = 0;
+        for (const auto& l : lines)
+        {
+            last = std::max(last, l.fctNs);
+        }
+        // 8 MB in 1000-byte payloads at 100 Gb/s: 8 x 1000 x 1082 x 8 / 100 ns
+        const uint64_t wire = 8 * 1000 * 1082 * 8 / 100;
+        NS_TEST_EXPECT_MSG_LT(last, wire * 102 / 100, "TIMELY windowed: within 2 % of line rate");
+        std::cout << GetName() << ": TIMELY incast last FCT " << last << " ns, line rate " << wire
+                  << " ns\n";
     }
 };
 
@@ -1355,6 +1478,7 @@ class RoceHpccTestSuite : public TestSuite
         AddTestCase(new RoceHpccConfigErrorTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccCcModeTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccDcqcnWindowTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccPairWindowTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccQpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccTorHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPfcFileTestCase, TestCase::QUICK);

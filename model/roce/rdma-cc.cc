@@ -145,6 +145,24 @@ RdmaCongestionControl::DoOnNack(uint64_t psn)
 }
 
 void
+RdmaCongestionControl::SetPathBaseRtt(Time rtt)
+{
+}
+
+void
+RdmaCongestionControl::SetWindowFromRtt(Time rtt, bool variable)
+{
+    if (rtt.IsStrictlyPositive())
+    {
+        // in ns, as the family's rtt x bw / 1e9 / 8: exact where that is an integer (52000
+        // bytes for 4160 ns at 100 Gb/s, where seconds would give 51999)
+        const double rate = variable ? m_rate : m_lineRate;
+        const double bytes = rate * static_cast<double>(rtt.GetNanoSeconds()) / 8e9;
+        SetWindow(std::max<uint64_t>(1, static_cast<uint64_t>(bytes)));
+    }
+}
+
+void
 RdmaCongestionControl::SetRate(double bps)
 {
     bps = std::min(bps, m_lineRate);
@@ -193,12 +211,15 @@ void
 RdmaDcqcnControl::Rate(double bps)
 {
     SetRate(bps);
+    SetWindowFromRtt(m_config.windowRtt, m_config.variableWindow);
+}
+
+void
+RdmaDcqcnControl::SetPathBaseRtt(Time rtt)
+{
     if (m_config.windowRtt.IsStrictlyPositive())
     {
-        const double rate = m_config.variableWindow ? GetRate() : GetLineRate();
-        SetWindow(std::max<uint64_t>(
-            1,
-            static_cast<uint64_t>(rate * m_config.windowRtt.GetSeconds() / 8.0)));
+        m_config.windowRtt = rtt;
     }
 }
 

@@ -148,6 +148,15 @@ class RdmaCongestionControl : public Object
     /// Cancel timers (QP disposal).
     virtual void Stop();
 
+    /**
+     * The base RTT of this QP's path (RdmaNic::SetPeerBaseRtt: the HPCC family's T per
+     * source and destination, GLOBAL_T 0), given before Start. It replaces the algorithm's
+     * own where it has one: HPCC's T, and the window RTT of DCQCN, DCTCP and TIMELY when their
+     * window is on. The default has none and ignores it.
+     * \param rtt base RTT of the path
+     */
+    virtual void SetPathBaseRtt(Time rtt);
+
   protected:
     /// Called at the end of Start (rate = line rate, no window).
     virtual void DoStart();
@@ -167,6 +176,13 @@ class RdmaCongestionControl : public Object
     {
         m_window = bytes;
     }
+
+    /**
+     * The HPCC family's window of a queue pair: (variable ? the current rate : the line
+     * rate) x rtt, at least one byte (its VAR_WIN 1 and 0); unchanged when rtt is 0.
+     * \param rtt the window's RTT \param variable scale it with the current rate
+     */
+    void SetWindowFromRtt(Time rtt, bool variable);
 
     /** \return line rate (bit/s) */
     double GetLineRate() const
@@ -206,6 +222,8 @@ class RdmaDcqcnControl : public RdmaCongestionControl
 
     double GetAlpha() override;
     void Stop() override;
+    /// Replaces the window RTT (DcqcnWindowRtt) when the window is on.
+    void SetPathBaseRtt(Time rtt) override;
 
     /** \return the state machine (after Start) */
     RdmaDcqcn* GetStateMachine() const

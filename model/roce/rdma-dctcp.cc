@@ -3,6 +3,7 @@
  */
 #include "rdma-dctcp.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 
@@ -45,10 +46,17 @@ RdmaDctcp::GetTypeId()
                           MakeDataRateAccessor(&RdmaDctcp::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("BaseRtt",
-                          "Window = rate x BaseRtt (0: paced by rate only).",
+                          "Window RTT: window = rate x BaseRtt (0: paced by rate only).",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&RdmaDctcp::m_baseRtt),
-                          MakeTimeChecker());
+                          MakeTimeChecker())
+            .AddAttribute("VariableWindow",
+                          "With BaseRtt > 0: the window is the current rate x BaseRtt (true, "
+                          "the HPCC family's VAR_WIN 1), or the line rate x BaseRtt (false, "
+                          "VAR_WIN 0: a fixed window).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaDctcp::m_variableWindow),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -92,10 +100,15 @@ void
 RdmaDctcp::Apply(double bps)
 {
     SetRate(bps);
+    SetWindowFromRtt(m_baseRtt, m_variableWindow);
+}
+
+void
+RdmaDctcp::SetPathBaseRtt(Time rtt)
+{
     if (m_baseRtt.IsStrictlyPositive())
     {
-        SetWindow(
-            std::max<uint64_t>(1, static_cast<uint64_t>(GetRate() * m_baseRtt.GetSeconds() / 8.0)));
+        m_baseRtt = rtt;
     }
 }
 

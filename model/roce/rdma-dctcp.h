@@ -22,7 +22,7 @@ namespace ns3
  * reduction: R = R (1 - alpha / 2) (at least MinRate) and a reduction lasts until the ACK passes
  * the PSN that was next at the cut. Each round trip without reduction adds AdditiveIncrease
  * (key DCTCP_RATE_AI). The window is R x BaseRtt (0 = rate only), the HPCC family's window of
- * HAS_WIN 1 / VAR_WIN 1.
+ * HAS_WIN 1 / VAR_WIN 1, or the line rate x BaseRtt with VariableWindow false (VAR_WIN 0).
  */
 class RdmaDctcp : public RdmaCongestionControl
 {
@@ -35,6 +35,8 @@ class RdmaDctcp : public RdmaCongestionControl
 
     double GetAlpha() override;
     std::string GetConfigError() const override;
+    /// Replaces BaseRtt when the window is on.
+    void SetPathBaseRtt(Time rtt) override;
 
   protected:
     void DoStart() override;
@@ -48,6 +50,7 @@ class RdmaDctcp : public RdmaCongestionControl
     DataRate m_ai;         //!< AdditiveIncrease
     DataRate m_minRate;    //!< MinRate
     Time m_baseRtt;        //!< BaseRtt (window)
+    bool m_variableWindow; //!< VariableWindow
 
     double m_alpha{1};
     bool m_started{false};

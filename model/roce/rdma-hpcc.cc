@@ -119,6 +119,12 @@ RdmaHpcc::GetConfigError() const
 }
 
 void
+RdmaHpcc::SetPathBaseRtt(Time rtt)
+{
+    m_baseRtt = rtt;
+}
+
+void
 RdmaHpcc::DoStart()
 {
     m_curRate = GetLineRate();

@@ -47,6 +47,8 @@ class RdmaHpcc : public RdmaCongestionControl
     RoceIntHeader::Mode GetTelemetry() const override;
     void FillTelemetry(RoceIntHeader& h) const override;
     std::string GetConfigError() const override;
+    /// Replaces BaseRtt (T).
+    void SetPathBaseRtt(Time rtt) override;
 
     /** \return the smoothed utilisation of the bottleneck (aggregate mode) */
     double GetUtilisation() const

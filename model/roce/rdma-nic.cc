@@ -769,6 +769,14 @@ RdmaNic::GetQueuePairByIndex(uint32_t i) const
     return i < m_qpList.size() ? m_qpList[i] : nullptr;
 }
 
+void
+RdmaNic::SetPeerBaseRtt(uint32_t peer, Time rtt)
+{
+    NS_ABORT_MSG_UNLESS(rtt.IsStrictlyPositive(),
+                        "RdmaNic::SetPeerBaseRtt: the base RTT to node " << peer << " must be > 0");
+    m_peerBaseRtt[peer] = rtt;
+}
+
 Ptr<RdmaQueuePair>
 RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
 {
@@ -798,6 +806,11 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
     qp->m_port = port;
     qp->m_lineRate = m_ports[port].rate;
     qp->m_cc = CreateCongestionControl(qp->m_lineRate);
+    auto pathRtt = m_peerBaseRtt.find(peer);
+    if (qp->m_cc && pathRtt != m_peerBaseRtt.end())
+    {
+        qp->m_cc->SetPathBaseRtt(pathRtt->second);
+    }
     if (qp->m_cc)
     {
         qp->m_cc->Start(qp->m_lineRate,

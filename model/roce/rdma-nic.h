@@ -220,6 +220,14 @@ class RdmaNic : public RdmaTransport
     /** \param i index in creation order \return the QP */
     Ptr<RdmaQueuePair> GetQueuePairByIndex(uint32_t i) const;
 
+    /**
+     * The base RTT of the path to `peer` (the HPCC family's T per source and destination,
+     * GLOBAL_T 0): QPs created toward it afterwards give it to their congestion control
+     * (RdmaCongestionControl::SetPathBaseRtt) in place of the algorithm's attribute.
+     * \param peer peer node id \param rtt base RTT of the path (> 0)
+     */
+    void SetPeerBaseRtt(uint32_t peer, Time rtt);
+
     /** \return payload bytes retransmitted by all QPs */
     uint64_t GetRetransmittedBytes() const
     {
@@ -366,6 +374,7 @@ class RdmaNic : public RdmaTransport
     std::vector<Port> m_ports;
     Ptr<RoceSwitch> m_switch;
     std::unordered_map<uint32_t, Ptr<RdmaQueuePair>> m_qps; //!< by local QPN
+    std::unordered_map<uint32_t, Time> m_peerBaseRtt;       //!< SetPeerBaseRtt, by peer
     std::vector<Ptr<RdmaQueuePair>> m_qpList;               //!< creation order
     uint64_t m_nextMsgId{1};
     uint64_t m_pacedSeq{0};

@@ -3,6 +3,7 @@
  */
 #include "rdma-timely.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -70,7 +71,20 @@ RdmaTimely::GetTypeId()
                           "Rate floor (key MIN_RATE).",
                           DataRateValue(DataRate("100Mbps")),
                           MakeDataRateAccessor(&RdmaTimely::m_minRate),
-                          MakeDataRateChecker());
+                          MakeDataRateChecker())
+            .AddAttribute("WindowRtt",
+                          "The HPCC family's window on TIMELY (its HAS_WIN 1): at most rate x "
+                          "WindowRtt bytes in flight per QP; 0 (default, the paper's TIMELY): "
+                          "paced by rate only.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaTimely::m_windowRtt),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("VariableWindow",
+                          "With WindowRtt > 0: the window is the current rate x WindowRtt "
+                          "(true, VAR_WIN 1) or the line rate x WindowRtt (false, VAR_WIN 0).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaTimely::m_variableWindow),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -115,6 +129,16 @@ RdmaTimely::DoStart()
     m_started = false;
     m_rttDiff = 0;
     m_incStage = 0;
+    SetWindowFromRtt(m_windowRtt, m_variableWindow);
+}
+
+void
+RdmaTimely::SetPathBaseRtt(Time rtt)
+{
+    if (m_windowRtt.IsStrictlyPositive())
+    {
+        m_windowRtt = rtt;
+    }
 }
 
 void
@@ -175,6 +199,7 @@ RdmaTimely::DoOnAck(const RdmaCcFeedback& fb)
         m_incStage = 0;
         SetRate(std::max(floor, rate * factor));
     }
+    SetWindowFromRtt(m_windowRtt, m_variableWindow);
 }
 
 } // namespace ns3

@@ -22,6 +22,9 @@ namespace ns3
  * rtt < T_low: R += delta; rtt > T_high: R *= 1 - beta (1 - T_high / rtt);
  * else g <= 0: R += delta (HyperIncrease after HaiThreshold increases in a row);
  * else R *= 1 - beta g (at least MinRate).
+ * The paper's TIMELY has no window; the HPCC family's runs it with one (HAS_WIN 1, its default):
+ * WindowRtt > 0 limits the bytes in flight to the line rate (or, with VariableWindow, the
+ * current rate) x WindowRtt.
  */
 class RdmaTimely : public RdmaCongestionControl
 {
@@ -35,6 +38,8 @@ class RdmaTimely : public RdmaCongestionControl
     RoceIntHeader::Mode GetTelemetry() const override;
     void FillTelemetry(RoceIntHeader& h) const override;
     std::string GetConfigError() const override;
+    /// Replaces WindowRtt when the window is on.
+    void SetPathBaseRtt(Time rtt) override;
 
     /** \return the last RTT measured */
     Time GetLastRtt() const
@@ -47,15 +52,17 @@ class RdmaTimely : public RdmaCongestionControl
     void DoOnAck(const RdmaCcFeedback& fb) override;
 
   private:
-    double m_alpha;      //!< EwmaWeight
-    double m_beta;       //!< Beta
-    Time m_tLow;         //!< LowThreshold
-    Time m_tHigh;        //!< HighThreshold
-    Time m_minRtt;       //!< MinRtt
-    DataRate m_ai;       //!< AdditiveIncrease
-    DataRate m_hai;      //!< HyperIncrease
-    uint32_t m_haiAfter; //!< HaiThreshold
-    DataRate m_minRate;  //!< MinRate
+    double m_alpha;        //!< EwmaWeight
+    double m_beta;         //!< Beta
+    Time m_tLow;           //!< LowThreshold
+    Time m_tHigh;          //!< HighThreshold
+    Time m_minRtt;         //!< MinRtt
+    DataRate m_ai;         //!< AdditiveIncrease
+    DataRate m_hai;        //!< HyperIncrease
+    uint32_t m_haiAfter;   //!< HaiThreshold
+    DataRate m_minRate;    //!< MinRate
+    Time m_windowRtt;      //!< WindowRtt
+    bool m_variableWindow; //!< VariableWindow
 
     bool m_started{false};
     uint64_t m_lastUpdatePsn{0};

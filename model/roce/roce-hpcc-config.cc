@@ -297,9 +297,8 @@ FlagOf(const std::vector<CcKey>& keys, const char* key, bool byDefault, const Cc
 
 /**
  * Give each congestion-control key its attribute under the congestion control the config
- * selects (TargetOf), list the others as ignored, and resolve the window keys: the family
- * sizes the window from the largest base RTT of the topology (GLOBAL_T 1), the window is rate
- * x that RTT with VAR_WIN 1; HPCC's T is that RTT whatever HAS_WIN says.
+ * selects (TargetOf), list the others as ignored, and resolve the window keys as the family
+ * does (below).
  */
 void
 MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
@@ -354,42 +353,64 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
         }
     };
     const bool hpcc = cc == "hpcc" || cc == "hpcc-pint";
-    // DCQCN has the family's window when the config asks for it (HAS_WIN 1 given): without
-    // the key the family's default (1) would window it too, where ConnectX has no window
-    const bool dcqcnWindow = cc == "dcqcn" && hasWinKey && hasWin;
-    if (hpcc || (cc == "dctcp" && hasWin && varWin) || dcqcnWindow)
+    // The family gives every queue pair its window whatever CC_MODE says (absent keys take its
+    // defaults): HAS_WIN 1 limits the bytes in flight to the BDP of its T, times rate / line
+    // rate with VAR_WIN 1; HPCC computes its own window from T. GLOBAL_T 1: one T, the
+    // largest base RTT; GLOBAL_T 0: each pair's own.
+    std::string rtt;          // attribute the runner sets to T
+    std::string variableType; // attribute choosing the window kind ("": HPCC's own)
+    if (hpcc)
     {
-        const std::string rtt = hpcc            ? "ns3::RdmaHpcc::BaseRtt"
-                                : cc == "dctcp" ? "ns3::RdmaDctcp::BaseRtt"
-                                                : "ns3::RdmaNic::DcqcnWindowRtt";
-        cfg->baseRttAttribute = rtt;
-        const CcKey* asks = globalTKey && globalT ? globalTKey : hasWinKey;
-        cfg->baseRttKey = asks ? asks->key : "CC_MODE";
-        cfg->baseRttLine = asks ? asks->line : ccLine;
-        const std::string largest = "the largest base RTT of the flows' paths";
-        if (globalT)
+        rtt = "ns3::RdmaHpcc::BaseRtt";
+    }
+    else if (hasWin && cc == "dcqcn")
+    {
+        rtt = "ns3::RdmaNic::DcqcnWindowRtt";
+        variableType = "ns3::RdmaNic";
+    }
+    else if (hasWin && cc == "timely")
+    {
+        rtt = "ns3::RdmaTimely::WindowRtt";
+        variableType = "ns3::RdmaTimely";
+    }
+    else if (hasWin && cc == "dctcp")
+    {
+        rtt = "ns3::RdmaDctcp::BaseRtt";
+        variableType = "ns3::RdmaDctcp";
+    }
+    if (rtt.empty())
+    {
+        if (cc == "dctcp")
         {
-            use(globalTKey, rtt, largest);
+            cfg->settings.push_back({"ns3::RdmaDctcp",
+                                     "BaseRtt",
+                                     "0s",
+                                     "HAS_WIN",
+                                     hasWinKey ? hasWinKey->line : ccLine});
         }
         else
         {
-            // per-pair RTTs would need a T per QP; the family's own default is GLOBAL_T 1
-            ignore(globalTKey,
-                   "a T per (source, destination) is not modelled: " + rtt + " is " + largest);
+            use(hasWinKey, "window", "none: " + mode + " paces by rate only");
         }
-        const std::string window = std::string("in-flight bytes <= ") +
-                                   (dcqcnWindow && !varWin ? "line rate x " : "rate x ") + rtt;
-        if (dcqcnWindow)
-        {
-            // both window kinds are modelled for DCQCN
-            cfg->settings.push_back({"ns3::RdmaNic",
-                                     "DcqcnVariableWindow",
-                                     varWin ? "true" : "false",
-                                     varWinKey ? "VAR_WIN" : "HAS_WIN",
-                                     varWinKey ? varWinKey->line : hasWinKey->line});
-            use(hasWinKey, "window", window);
-        }
-        else if (hasWin)
+        const std::string why = mode + " without a window (HAS_WIN 0)";
+        ignore(globalTKey, why);
+        ignore(varWinKey, why);
+        return;
+    }
+    cfg->baseRttAttribute = rtt;
+    const CcKey* asks = globalTKey ? globalTKey : hasWinKey;
+    cfg->baseRttKey = asks ? asks->key : "CC_MODE";
+    cfg->baseRttLine = asks ? asks->line : ccLine;
+    cfg->perPairBaseRtt = !globalT;
+    use(globalTKey,
+        rtt,
+        globalT ? "the largest base RTT of the flows' paths"
+                : "each flow's (source, destination) base RTT (RdmaNic::SetPeerBaseRtt)");
+    if (variableType.empty())
+    {
+        // HPCC's window is its rate x T, with one or without HAS_WIN and VAR_WIN
+        const std::string window = "in-flight bytes <= rate x " + rtt;
+        if (hasWin)
         {
             use(hasWinKey, "window", window);
         }
@@ -397,10 +418,7 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
         {
             ignore(hasWinKey, mode + " here always limits " + window);
         }
-        if (dcqcnWindow)
-        {
-        }
-        else if (varWin)
+        if (varWin)
         {
             use(varWinKey, "window", window);
         }
@@ -408,35 +426,17 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
         {
             ignore(varWinKey, mode + " here always limits " + window + " (VAR_WIN 1)");
         }
+        return;
     }
-    else if (cc == "dctcp")
-    {
-        if (hasWin)
-        {
-            ignore(hasWinKey,
-                   "a fixed window (VAR_WIN 0) is not modelled: DCTCP paces by rate "
-                   "only (VAR_WIN 1 gives the window rate x the largest base RTT)");
-            ignore(varWinKey, "a fixed window is not modelled: DCTCP paces by rate only");
-        }
-        else
-        {
-            cfg->settings.push_back({"ns3::RdmaDctcp",
-                                     "BaseRtt",
-                                     "0s",
-                                     "HAS_WIN",
-                                     hasWinKey ? hasWinKey->line : ccLine});
-            ignore(varWinKey, "no window (HAS_WIN 0)");
-        }
-        ignore(globalTKey, "no window: T is not used");
-    }
-    else
-    {
-        const std::string why = cc == "dcqcn" ? mode + " without a window (HAS_WIN 0)"
-                                              : mode + " here paces by rate only, without a window";
-        ignore(hasWinKey, why);
-        ignore(globalTKey, why);
-        ignore(varWinKey, why);
-    }
+    cfg->settings.push_back(
+        {variableType,
+         variableType == "ns3::RdmaNic" ? "DcqcnVariableWindow" : "VariableWindow",
+         varWin ? "true" : "false",
+         varWinKey ? "VAR_WIN" : "HAS_WIN",
+         varWinKey ? varWinKey->line : (hasWinKey ? hasWinKey->line : ccLine)});
+    use(hasWinKey,
+        "window",
+        std::string("in-flight bytes <= ") + (varWin ? "rate x " : "line rate x ") + rtt);
 }
 } // namespace
 
