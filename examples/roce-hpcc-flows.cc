@@ -8,7 +8,7 @@
  *   roce-hpcc-flows --topology=topo.txt --flows=flow.txt --fct=fct.txt
  *                   [--pfc=pfc.txt] [--pcap=PREFIX] [--mtu=4096]
  *                   [--cc=dcqcn|hpcc|hpcc-pint|timely|dctcp|none]
- *                   [--seed=1] [--stop=seconds] [--share-qp]
+ *                   [--seed=1] [--stop=seconds] [--share-qp] [--family-ecmp]
  *
  * --config reads an HPCC / SimAI config file (mix/config.txt): its files, payload size, stop
  * time and DCQCN, ECN and buffer keys become ns-3 attributes; the keys the model has no
@@ -56,6 +56,7 @@ main(int argc, char* argv[])
     uint32_t seed = cfg.seed;
     std::string stop;
     bool shareQp = false;
+    bool familyEcmp = false;
     ProgramOptions options("roce-hpcc-flows", __FILE__);
     options.AddString("config", "HPCC / SimAI config file (mix/config.txt)", &config);
     options.AddString("base-dir",
@@ -80,6 +81,10 @@ main(int argc, char* argv[])
                       "flow finished",
                       &stop);
     options.AddFlag("share-qp", "flows of one (src, dst, priority) share one QP", &shareQp);
+    options.AddFlag("family-ecmp",
+                    "each flow on the path the HPCC family's ECMP hash gives it (its UDP ports, "
+                    "next-hop order and hash), pinned by flow routes",
+                    &familyEcmp);
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -156,6 +161,7 @@ main(int argc, char* argv[])
         cfg.stopSeconds = double(ns) / 1e9;
     }
     cfg.sharedQp = shareQp;
+    cfg.familyEcmp = familyEcmp;
     if (cfg.topologyFile.empty() || cfg.flowFile.empty() || cfg.fctFile.empty())
     {
         return bad("a topology, a flow file and an FCT output are required (--config with "
@@ -232,6 +238,17 @@ main(int argc, char* argv[])
     for (const auto& n : res.notices)
     {
         std::printf("note: %s\n", n.c_str());
+    }
+    if (cfg.familyEcmp)
+    {
+        uint64_t hops = 0;
+        for (const auto& path : res.familyPaths)
+        {
+            hops += path.size();
+        }
+        std::printf("family ECMP: %llu flows, %llu switch choices pinned\n",
+                    static_cast<unsigned long long>(res.familyPaths.size()),
+                    static_cast<unsigned long long>(hops));
     }
     for (const auto& c : res.congestionControls)
     {

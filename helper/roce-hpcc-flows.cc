@@ -29,6 +29,8 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace ns3
@@ -210,7 +212,176 @@ LargestBaseRttNs(const tn_topology* topo,
     return largest;
 }
 
+/// One 32-bit block of MurmurHash3 before it is mixed into the state.
+uint32_t
+MurmurBlock(uint32_t k)
+{
+    k *= 0xcc9e2d51u;
+    k = (k << 15) | (k >> 17);
+    return k * 0x1b873593u;
+}
+
+/**
+ * The HPCC family's paths (RoceHpccConfig::familyEcmp): each flow's hops where a switch has more
+ * than one next hop toward the destination, chosen as the family's switches choose them, and
+ * the flow routes that pin the flow's queue pair to them when the flow starts (its lane, hence
+ * its UDP source port, is known only then).
+ */
+class FamilyEcmpPaths
+{
+  public:
+    /**
+     * \param topo the topology \param flows the flows in file order
+     * \param nodes the fabric's nodes (node id order)
+     */
+    FamilyEcmpPaths(const tn_topology* topo,
+                    const std::vector<tn_hpcc_flow>& flows,
+                    const NodeContainer& nodes)
+        : m_flows(flows),
+          m_nodes(nodes)
+    {
+        // the family numbers each (source, destination)'s flows' UDP source ports from 10000
+        std::map<std::pair<uint32_t, uint32_t>, uint16_t> nextPort;
+        std::unordered_map<uint32_t, std::vector<std::vector<uint32_t>>> toward;
+        for (const tn_hpcc_flow& f : flows)
+        {
+            auto port = nextPort.emplace(std::make_pair(f.src, f.dst), 10000).first;
+            const uint16_t sport = port->second++;
+            auto hops = toward.find(f.dst);
+            if (hops == toward.end())
+            {
+                hops = toward.emplace(f.dst, NextHops(topo, f.dst)).first;
+            }
+            paths.emplace_back();
+            const uint32_t sip = RoceAddress::FromNodeId(f.src).Get();
+            const uint32_t dip = RoceAddress::FromNodeId(f.dst).Get();
+            uint32_t node = f.src;
+            for (uint32_t step = 0; node != f.dst && step < tn_topology_node_count(topo); ++step)
+            {
+                const std::vector<uint32_t>& next = hops->second[node];
+                if (next.empty())
+                {
+                    break;
+                }
+                uint32_t pick = 0;
+                if (next.size() > 1)
+                {
+                    pick = RoceHpccFamilyEcmpHash(sip, dip, sport, f.dport, node) % next.size();
+                }
+                const tn_link* link = tn_topology_link(topo, next[pick]);
+                // an NPU's port is its NIC's choice (the family's hosts have one)
+                if (next.size() > 1 && tn_topology_node_kind(topo, node) == TN_NODE_SWITCH)
+                {
+                    paths.back().emplace_back(node, link->src_port);
+                }
+                node = link->dst;
+            }
+        }
+    }
+
+    /** FlowStart of the flows' applications: pins flow `i`'s queue pair on its path. */
+    void FlowStart(uint64_t i, const RdmaWriteRequest& request)
+    {
+        const tn_hpcc_flow& f = m_flows[i];
+        const uint16_t sport =
+            RdmaNic::LaneSourcePort(f.src, f.dst, request.priority, request.lane);
+        for (const auto& [node, port] : paths[i])
+        {
+            m_nodes.Get(node)->GetObject<RoceSwitch>()->SetFlowRoute(f.src,
+                                                                     f.dst,
+                                                                     sport,
+                                                                     request.priority,
+                                                                     port);
+        }
+    }
+
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> paths; //!< per flow, file order
+
+  private:
+    /**
+     * Next-hop links of every node toward `dst` in the family's order: its breadth-first
+     * search from the destination visits neighbours in node id order (its map of neighbours
+     * is ordered by node pointer, which follows creation, that is id, order), expands
+     * switches only, and lists a node's next hops in the order it reached them.
+     */
+    static std::vector<std::vector<uint32_t>> NextHops(const tn_topology* topo, uint32_t dst)
+    {
+        const uint32_t n = tn_topology_node_count(topo);
+        std::vector<int64_t> dist(n, -1);
+        std::vector<uint32_t> reached(n, 0);
+        std::vector<uint32_t> queue{dst};
+        dist[dst] = 0;
+        uint32_t order = 1;
+        for (size_t head = 0; head < queue.size(); ++head)
+        {
+            const uint32_t now = queue[head];
+            uint32_t count = 0;
+            const uint32_t* out = tn_topology_out_links(topo, now, &count);
+            std::vector<uint32_t> neighbours;
+            for (uint32_t k = 0; k < count; ++k)
+            {
+                neighbours.push_back(tn_topology_link(topo, out[k])->dst);
+            }
+            std::sort(neighbours.begin(), neighbours.end());
+            for (uint32_t next : neighbours)
+            {
+                if (dist[next] < 0)
+                {
+                    dist[next] = dist[now] + 1;
+                    reached[next] = order++;
+                    if (tn_topology_node_kind(topo, next) == TN_NODE_SWITCH)
+                    {
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+        std::vector<std::vector<uint32_t>> hops(n);
+        for (uint32_t v = 0; v < n; ++v)
+        {
+            uint32_t count = 0;
+            const uint32_t* out = tn_topology_out_links(topo, v, &count);
+            for (uint32_t k = 0; dist[v] > 0 && k < count; ++k)
+            {
+                const uint32_t next = tn_topology_link(topo, out[k])->dst;
+                if (dist[next] == dist[v] - 1)
+                {
+                    hops[v].push_back(out[k]);
+                }
+            }
+            std::sort(hops[v].begin(), hops[v].end(), [&](uint32_t a, uint32_t b) {
+                return reached[tn_topology_link(topo, a)->dst] <
+                       reached[tn_topology_link(topo, b)->dst];
+            });
+        }
+        return hops;
+    }
+
+    std::vector<tn_hpcc_flow> m_flows;
+    NodeContainer m_nodes;
+};
+
 } // namespace
+
+uint32_t
+RoceHpccFamilyEcmpHash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport, uint32_t seed)
+{
+    const uint32_t blocks[3] = {sip, dip, uint32_t(sport) | (uint32_t(dport) << 16)};
+    uint32_t h = seed;
+    for (uint32_t k : blocks)
+    {
+        h ^= MurmurBlock(k);
+        h = (h << 13) | (h >> 19);
+        h = h * 5 + 0xe6546b64u;
+    }
+    h ^= 12; // the key's length in bytes
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
 
 bool
 RoceHpccFlows::LoadTopology(const std::string& path,
@@ -503,6 +674,12 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
                                            MakeBoundCallback(&HpccOutput::PfcResume, &run, v));
         }
     }
+    std::unique_ptr<FamilyEcmpPaths> family;
+    if (config.familyEcmp)
+    {
+        family = std::make_unique<FamilyEcmpPaths>(topo, flows, fabric.nodes);
+        result->familyPaths = family->paths;
+    }
     // one application per source node, its flows in file order
     std::vector<Ptr<RoceFlowApplication>> apps(fabric.nodes.GetN());
     for (uint32_t i = 0; i < flows.size(); ++i)
@@ -516,6 +693,13 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
             app->TraceConnectWithoutContext("FlowStart",
                                             MakeCallback(&HpccOutput::FlowStart, &run));
             app->TraceConnectWithoutContext("FlowEnd", MakeCallback(&HpccOutput::FlowEnd, &run));
+            if (family)
+            {
+                // FlowStart comes before the NIC posts the flow: the pins precede its packets
+                app->TraceConnectWithoutContext(
+                    "FlowStart",
+                    MakeCallback(&FamilyEcmpPaths::FlowStart, family.get()));
+            }
             fabric.nodes.Get(f.src)->AddApplication(app);
         }
         RdmaWriteRequest request;

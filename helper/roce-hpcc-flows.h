@@ -47,6 +47,9 @@ struct RoceHpccResult
     /// window of the QPs of each (source, destination) node pair at the end, bytes (0 = none;
     /// the last QP's when the pair has several)
     std::map<std::pair<uint32_t, uint32_t>, uint64_t> windows;
+    /// with familyEcmp: the switch uplinks of each flow, in file order ((switch node, egress
+    /// port) per hop where the switch had more than one next hop)
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> familyPaths;
     uint64_t cnpsSent{0}; //!< CNPs sent by the NICs (DCQCN's notification point)
     /// busiest directed link: its wire busy time / (last flow end - first flow start)
     double bottleneckUtilisation{0};
@@ -54,6 +57,22 @@ struct RoceHpccResult
     uint32_t bottleneckPort{0}; //!< its port
     uint32_t bottleneckDst{0};  //!< node at the other end
 };
+
+/**
+ * The HPCC family's ECMP hash, its switches' EcmpHash: MurmurHash3 (x86, 32-bit) of the 12
+ * bytes source IP, destination IP, UDP source port | destination port << 16 (each a
+ * little-endian word), seeded by the switch's node id. The family takes it modulo the number of
+ * next hops toward the destination, listed in the order its breadth-first search from the
+ * destination found them.
+ * \param sip source IPv4 address \param dip destination IPv4 address
+ * \param sport UDP source port \param dport UDP destination port \param seed switch node id
+ * \return the hash
+ */
+uint32_t RoceHpccFamilyEcmpHash(uint32_t sip,
+                                uint32_t dip,
+                                uint16_t sport,
+                                uint16_t dport,
+                                uint32_t seed);
 
 /**
  * \ingroup training-net

@@ -1103,6 +1103,124 @@ class RoceHpccPairWindowTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * The HPCC family's ECMP as an option (familyEcmp, --family-ecmp). The hash is the family's
+ * EcmpHash: three values computed with the family's published code. On the leaf-spine of
+ * hpcc-leafspine-flows.txt (hosts 0..3 on leaf 16, ..., spines 20..23; each leaf's cables to
+ * its hosts are its ports 0..3, to the spines 4..7) the family's next hops from a leaf toward a
+ * host on another leaf are the spines in id order, so a cross-leaf flow leaves its source leaf
+ * on port 4 + hash(source, destination, source port 10000, destination port 100, seed = the
+ * leaf's id) mod 4; a flow within a leaf has no choice. The pcap of each uplink of the source
+ * leaf shows every data frame of the flow on that port and none on the other three.
+ */
+class RoceHpccFamilyEcmpTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccFamilyEcmpTestCase()
+        : TnDataTestCase("HPCC runner: the family's ECMP hash puts each flow on its spine")
+    {
+    }
+
+  private:
+    /** \return the RoCE write frames of `file` sent from the IPv4 address `sip` */
+    uint64_t FramesFrom(const std::string& file, uint32_t sip)
+    {
+        PcapFile pcap;
+        pcap.Open(file, std::ios::in);
+        NS_TEST_EXPECT_MSG_EQ(pcap.Fail(), false, file);
+        uint64_t n = 0;
+        for (const std::vector<uint8_t>& frame : ReadFrames(pcap))
+        {
+            if (frame.size() < 14 + 20 + 8 + RoceBthHeader::SIZE)
+            {
+                continue;
+            }
+            const uint8_t* ip = frame.data() + 14;
+            const uint32_t src = (uint32_t(ip[12]) << 24) | (uint32_t(ip[13]) << 16) |
+                                 (uint32_t(ip[14]) << 8) | ip[15];
+            const uint8_t opcode = frame[14 + 20 + 8];
+            n += src == sip && opcode >= RoceBthHeader::RC_WRITE_FIRST &&
+                 opcode <= RoceBthHeader::RC_WRITE_ONLY_IMM;
+        }
+        return n;
+    }
+
+    void DoRun() override
+    {
+        auto ip = [](uint32_t node) { return RoceAddress::FromNodeId(node).Get(); };
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFamilyEcmpHash(ip(1), ip(8), 10000, 100, 16),
+                              2882964578u,
+                              "the family's EcmpHash");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFamilyEcmpHash(ip(0), ip(3), 10000, 100, 16),
+                              2942570156u,
+                              "the family's EcmpHash");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFamilyEcmpHash(ip(13), ip(4), 10001, 100, 19),
+                              1158709154u,
+                              "the family's EcmpHash");
+        RoceHpccConfig cfg;
+        cfg.topologyFile = DataFile("hpcc-leafspine-topo.txt");
+        cfg.flowFile = DataFile("hpcc-leafspine-flows.txt");
+        cfg.fctFile = CreateTempDirFilename("family-ecmp-fct.txt");
+        cfg.pcapPrefix = CreateTempDirFilename("family-ecmp");
+        cfg.familyEcmp = true;
+        RoceHpccResult res;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        NS_TEST_EXPECT_MSG_EQ(res.finished, 16, "every flow");
+        NS_TEST_ASSERT_MSG_EQ(res.familyPaths.size(), 16, "a path per flow");
+        // the file's flows, in order: source, destination, bytes
+        std::vector<std::vector<uint64_t>> flows;
+        {
+            std::ifstream in(cfg.flowFile);
+            uint64_t count = 0;
+            in >> count;
+            for (uint64_t i = 0; i < count; ++i)
+            {
+                uint64_t src;
+                uint64_t dst;
+                uint64_t pg;
+                uint64_t dport;
+                uint64_t bytes;
+                double start;
+                in >> src >> dst >> pg >> dport >> bytes >> start;
+                flows.push_back({src, dst, bytes});
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(flows.size(), 16, "flow file");
+        uint32_t crossing = 0;
+        for (uint32_t i = 0; i < flows.size(); ++i)
+        {
+            const uint32_t src = flows[i][0];
+            const uint32_t dst = flows[i][1];
+            const uint32_t leaf = 16 + src / 4;
+            if (src / 4 == dst / 4)
+            {
+                NS_TEST_EXPECT_MSG_EQ(res.familyPaths[i].size(), 0, "flow " << i << " in a leaf");
+                continue;
+            }
+            ++crossing;
+            const uint32_t port =
+                4 + RoceHpccFamilyEcmpHash(ip(src), ip(dst), 10000, 100, leaf) % 4;
+            NS_TEST_ASSERT_MSG_EQ(res.familyPaths[i].size(), 1, "flow " << i << ": one choice");
+            NS_TEST_EXPECT_MSG_EQ(res.familyPaths[i][0].first, leaf, "flow " << i);
+            NS_TEST_EXPECT_MSG_EQ(res.familyPaths[i][0].second, port, "flow " << i);
+            // 4096-byte payloads: every frame of the flow, once (no loss)
+            const uint64_t frames = (flows[i][2] + 4095) / 4096;
+            for (uint32_t uplink = 4; uplink < 8; ++uplink)
+            {
+                const std::string file = cfg.pcapPrefix + "-" + std::to_string(leaf) + "-" +
+                                         std::to_string(uplink) + ".pcap";
+                const uint64_t expected = uplink == port ? frames : 0;
+                NS_TEST_EXPECT_MSG_EQ(FramesFrom(file, ip(src)),
+                                      expected,
+                                      "flow " << i << " on leaf " << leaf << " port " << uplink);
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(crossing, 8, "half the flows cross the spines");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Each flow gets its own QP (its own UDP source port) and concurrent flows of one pair run
  * side by side; with sharedQp they share one QP and run one after the other; more
  * concurrent flows than lanes are counted.
@@ -1479,6 +1597,7 @@ class RoceHpccTestSuite : public TestSuite
         AddTestCase(new RoceHpccCcModeTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccDcqcnWindowTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPairWindowTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccFamilyEcmpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccQpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccTorHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPfcFileTestCase, TestCase::QUICK);

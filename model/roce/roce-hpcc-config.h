@@ -69,6 +69,10 @@ struct RoceHpccConfig
     uint32_t seed{1};         //!< RngSeedManager seed
     double stopSeconds{0};    //!< simulated stop time (0 = until every flow finished)
     bool sharedQp{false};     //!< flows of one (src, dst, priority) share one QP
+    /// Each flow takes the path the HPCC family's switches hash it onto (RoceHpccFamilyEcmpHash
+    /// at each switch, the family's UDP ports and next-hop order), pinned with flow routes,
+    /// instead of this fabric's own ECMP: the same files put the same flows on the same links
+    bool familyEcmp{false};
     /// Lines after the announced links or flows are ignored with a notice, as HPCC reads
     /// only the announced count (set by --config); otherwise they are an error.
     bool ignoreTrailingLines{false};
