@@ -166,7 +166,8 @@ RunCollective(const std::string& spec,
               uint64_t bytes,
               const std::string& partitionText,
               bool timing,
-              uint64_t stopNs)
+              uint64_t stopNs,
+              const std::string& db)
 {
     const uint32_t ranks = DistributedHelper::GetSize();
     tn_topology* topo = nullptr;
@@ -193,6 +194,15 @@ RunCollective(const std::string& spec,
     std::string error;
     Ptr<Collective> c = collectives.Create(request, {}, &error);
     DistributedHelper::ExitUnlessAll(c != nullptr, "error: " + error);
+    StatsHelper stats;
+    if (!db.empty())
+    {
+        // every rank records its own nodes; rank 0 joins the parts into db at Finish
+        stats.SetRecorderAttribute("SampleInterval", TimeValue(MicroSeconds(1)));
+        const bool recording =
+            stats.Install(db, "roce-distributed", "{}", topo, roce, &error) != nullptr;
+        DistributedHelper::ExitUnlessAll(recording, "error: --db: " + error);
+    }
     Log log;
     c->TraceConnectWithoutContext("TransferIssued", MakeCallback(&Log::Issued, &log));
     c->TraceConnectWithoutContext("TransferReady", MakeCallback(&Log::Ready, &log));
@@ -215,6 +225,11 @@ RunCollective(const std::string& spec,
     const int64_t lastEvent = Simulator::Now().GetNanoSeconds();
     DistributedHelper::MergeCollective(c);
     const std::string mismatch = c->Check();
+    const std::string recorded =
+        db.empty() ? "ok"
+                   : stats.Finish(c->IsComplete() && mismatch.empty() ? "ok" : "error",
+                                  Simulator::Now().GetNanoSeconds(),
+                                  mismatch);
     std::sort(log.lines.begin(), log.lines.end());
     std::ostringstream out;
     for (const auto& line : log.lines)
@@ -239,7 +254,10 @@ RunCollective(const std::string& spec,
     Emit(out.str());
     Simulator::Destroy();
     tn_topology_destroy(topo);
-    DistributedHelper::ExitUnlessAll(c->IsComplete() && mismatch.empty(),
+    DistributedHelper::ExitUnlessAll(recorded != "aborted",
+                                     "error: interrupted: the run is "
+                                     "recorded as aborted");
+    DistributedHelper::ExitUnlessAll(c->IsComplete() && mismatch.empty() && recorded == "ok",
                                      "error: the collective did not complete: " + mismatch);
     DistributedHelper::Disable();
     return 0;
@@ -259,6 +277,7 @@ main(int argc, char** argv)
     std::string routing = "planned";
     bool timing = false;
     uint64_t stopNs = 0;
+    std::string db;
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "collective: topology spec", topologySpec);
     cmd.AddValue("out", "write each rank's lines to OUT.RANK instead of stdout", g_out);
@@ -277,6 +296,10 @@ main(int argc, char** argv)
                  "collective: stop the run at this simulated time in ns (0: none; the "
                  "null-message engine then stops at 10 x the estimate + 1 ms)",
                  stopNs);
+    cmd.AddValue("db",
+                 "collective: record the run into this results database (each rank its own "
+                 "nodes, joined by rank 0)",
+                 db);
     cmd.Parse(argc, argv);
     const uint32_t ranks = DistributedHelper::GetSize();
     const uint32_t me = DistributedHelper::GetRank();
@@ -296,7 +319,8 @@ main(int argc, char** argv)
                              bytes,
                              partitionText,
                              timing,
-                             stopNs);
+                             stopNs,
+                             db);
     }
 
     RngSeedManager::SetSeed(3);

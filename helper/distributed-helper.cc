@@ -7,19 +7,69 @@
 
 #include "ns3/abort.h"
 #include "ns3/global-value.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <cstdlib>
 #include <iostream>
 
 #ifdef TN_MPI
+#include "ns3/map-scheduler.h"
 #include "ns3/mpi-interface.h"
+#include "ns3/roce-remote-channel.h"
 
 #include <mpi.h>
 #endif
 
 namespace ns3
 {
+
+#ifdef TN_MPI
+/**
+ * \ingroup training-net
+ * The map scheduler (ns-3's default, so the order of events is the same) of a rank, which
+ * tells DistributedHelper::SyncTick whether the rank has an event left:
+ * DistributedSimulatorImpl::IsFinished answers for all ranks at the last time window only.
+ */
+class TnRankScheduler : public MapScheduler
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TnRankScheduler")
+                                .SetParent<MapScheduler>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<TnRankScheduler>();
+        return tid;
+    }
+
+    TnRankScheduler()
+    {
+        s_current = this;
+    }
+
+    ~TnRankScheduler() override
+    {
+        if (s_current == this)
+        {
+            s_current = nullptr;
+        }
+    }
+
+    /** \return true when the scheduler of this process's simulation holds an event */
+    static bool HasEvents()
+    {
+        return s_current && !s_current->IsEmpty();
+    }
+
+  private:
+    static TnRankScheduler* s_current; //!< the scheduler of the simulation (one per process)
+};
+
+TnRankScheduler* TnRankScheduler::s_current = nullptr;
+NS_OBJECT_ENSURE_REGISTERED(TnRankScheduler);
+#endif
 
 namespace
 {
@@ -69,6 +119,10 @@ DistributedHelper::Enable(int* argc, char*** argv)
     {
         std::cerr << "error: TN_MPI_ENGINE=" << name << ": use granted or null" << std::endl;
         std::exit(1);
+    }
+    if (name == "granted")
+    {
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::TnRankScheduler"));
     }
     GlobalValue::Bind("SimulatorImplementationType", StringValue(type));
     MpiInterface::Enable(argc, argv);
@@ -204,6 +258,85 @@ DistributedHelper::MergeCollective(Ptr<Collective> collective)
                            issued,
                            ready,
                            delivered);
+}
+
+int
+DistributedHelper::SyncTick(int signal, bool* busy)
+{
+#ifdef TN_MPI
+    if (g_enabled)
+    {
+        NS_ABORT_MSG_IF(g_engine != "granted",
+                        "DistributedHelper::SyncTick needs the granted engine");
+        long long local[2] = {TnRankScheduler::HasEvents() ? 1 : 0,
+                              static_cast<long long>(RoceRemoteChannel::GetFramesInFlight())};
+        long long all[2] = {0, 0};
+        MPI_Allreduce(local, all, 2, MPI_LONG_LONG, MPI_SUM, MpiInterface::GetCommunicator());
+        int caught = 0;
+        MPI_Allreduce(&signal, &caught, 1, MPI_INT, MPI_MAX, MpiInterface::GetCommunicator());
+        *busy = all[0] > 0 || all[1] != 0;
+        return caught;
+    }
+#endif
+    *busy = !Simulator::IsFinished();
+    return signal;
+}
+
+std::vector<int64_t>
+DistributedHelper::AllGather(std::vector<int64_t> values)
+{
+#ifdef TN_MPI
+    if (g_enabled)
+    {
+        const int size = static_cast<int>(GetSize());
+        int count = static_cast<int>(values.size());
+        std::vector<int> counts(size);
+        MPI_Allgather(&count,
+                      1,
+                      MPI_INT,
+                      counts.data(),
+                      1,
+                      MPI_INT,
+                      MpiInterface::GetCommunicator());
+        std::vector<int> offsets(size, 0);
+        for (int r = 1; r < size; ++r)
+        {
+            offsets[r] = offsets[r - 1] + counts[r - 1];
+        }
+        std::vector<long long> mine(values.begin(), values.end());
+        std::vector<long long> all(static_cast<std::size_t>(offsets[size - 1] + counts[size - 1]));
+        MPI_Allgatherv(mine.data(),
+                       count,
+                       MPI_LONG_LONG,
+                       all.data(),
+                       counts.data(),
+                       offsets.data(),
+                       MPI_LONG_LONG,
+                       MpiInterface::GetCommunicator());
+        return std::vector<int64_t>(all.begin(), all.end());
+    }
+#endif
+    return values;
+}
+
+int64_t
+DistributedHelper::Broadcast(int64_t value)
+{
+#ifdef TN_MPI
+    if (g_enabled)
+    {
+        long long v = value;
+        MPI_Bcast(&v, 1, MPI_LONG_LONG, 0, MpiInterface::GetCommunicator());
+        return v;
+    }
+#endif
+    return value;
+}
+
+bool
+DistributedHelper::AllOf(bool ok)
+{
+    return MaxAll(ok ? 0.0 : 1.0) == 0.0;
 }
 
 void

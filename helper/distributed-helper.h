@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -76,6 +77,43 @@ class DistributedHelper
      * \param message one line to print when !ok
      */
     static void ExitUnlessAll(bool ok, const std::string& message);
+
+    /**
+     * The sampling tick of a StatsRecorder in a distributed run (StatsRecorder::SetRankSync):
+     * every rank calls it at the same simulated instant. In one process a recorder stops
+     * sampling when the event queue is empty; over ranks a rank's own queue does not say it:
+     * another rank may still be busy, or a frame between ranks may be on its way. The ranks
+     * exchange whether their queue holds an event (the granted engine's scheduler,
+     * ns3::TnRankScheduler, a MapScheduler that tells) and how many frames they sent to and
+     * received from other ranks (RoceRemoteChannel::GetFramesInFlight).
+     * Only the granted engine can: the ranks meet inside one time window, while the
+     * null-message engine would wait for null messages the blocked ranks cannot send
+     * (StatsHelper refuses to record with it).
+     * \param signal the signal this rank caught (0: none)
+     * \param busy set to true when some rank has an event left or a frame is in flight
+     *
+eturn the largest signal caught by a rank (0: none)
+     */
+    static int SyncTick(int signal, bool* busy);
+
+    /**
+     * \param ok this rank's verdict
+     *
+eturn true when it is true on every rank
+     */
+    static bool AllOf(bool ok);
+
+    /**
+     * \param values this rank's values
+     * \return the values of every rank, in rank order (values when not distributed)
+     */
+    static std::vector<int64_t> AllGather(std::vector<int64_t> values);
+
+    /**
+     * \param value rank 0's value (ignored on the other ranks)
+     * \return rank 0's value, on every rank
+     */
+    static int64_t Broadcast(int64_t value);
 };
 
 } // namespace ns3

@@ -179,7 +179,8 @@ RoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
         {
             // frames from the other rank arrive through MPI
             Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
-            receiver->SetReceiveCallback(MakeCallback(&RoceNetDevice::Receive, dev));
+            receiver->SetReceiveCallback(
+                MakeBoundCallback(&RoceRemoteChannel::ReceiveFromRank, dev));
             dev->AggregateObject(receiver);
         }
 #endif

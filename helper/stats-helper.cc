@@ -7,6 +7,7 @@
 #include "ns3/channel.h"
 #include "ns3/collective-executor.h"
 #include "ns3/data-rate.h"
+#include "ns3/distributed-helper.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
@@ -21,6 +22,7 @@
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 namespace ns3
 {
@@ -107,6 +109,75 @@ StatsHelper::StatsHelper()
 
 StatsHelper::~StatsHelper() = default;
 
+bool
+StatsHelper::OpenShared(Ptr<StatsRecorder> recorder, const std::string& path, std::string* error)
+{
+    if (DistributedHelper::GetEngine() != "granted")
+    {
+        // every rank sees the same engine: each returns the same error
+        *error = path + ": recording a distributed run needs the granted engine "
+                        "(TN_MPI_ENGINE=granted, the default): with null messages no rank can "
+                        "tell when every rank is idle";
+        return false;
+    }
+    // rank 0 first (it creates the schema of a new file), then the others
+    const bool root = DistributedHelper::GetRank() == 0;
+    std::string why;
+    bool ok = !root || recorder->Open(path, &why);
+    if (!DistributedHelper::AllOf(ok))
+    {
+        *error = root ? why : path + ": rank 0 could not open it";
+        return false;
+    }
+    ok = root || recorder->Open(path, &why);
+    if (!DistributedHelper::AllOf(ok))
+    {
+        *error = ok ? path + ": another rank could not open it" : why;
+        return false;
+    }
+    recorder->SetRankSync(DistributedHelper::GetRank(),
+                          MakeCallback(&DistributedHelper::SyncTick),
+                          MakeCallback(&DistributedHelper::AllGather));
+    return true;
+}
+
+std::string
+StatsHelper::FinishShared(const std::string& status, uint64_t simulatedNs, const std::string& error)
+{
+    const bool root = DistributedHelper::GetRank() == 0;
+    m_recorder->GatherCollectives();
+    // the other ranks write their rows first; the run's status, written by rank 0 once they
+    // have, is the worst of all ranks: an error anywhere, else a signal anywhere, else ok
+    std::string mine = status;
+    if (!root)
+    {
+        mine = m_recorder->Finish(status, simulatedNs, error);
+    }
+    else if (!m_recorder->GetError().empty())
+    {
+        mine = "error";
+    }
+    else if (mine == "ok" && (m_recorder->IsAborted() || tn_db_signal_pending()))
+    {
+        mine = "aborted";
+    }
+    const double worst = DistributedHelper::MaxAll(mine == "ok"        ? 0.0
+                                                   : mine == "aborted" ? 1.0
+                                                                       : 2.0);
+    const std::string all = worst >= 2 ? "error" : worst >= 1 ? "aborted" : "ok";
+    std::string final = all;
+    if (root)
+    {
+        final = m_recorder->Finish(all,
+                                   simulatedNs,
+                                   all == status ? error : "a rank's part of the run is " + all);
+    }
+    const int64_t code = DistributedHelper::Broadcast(final == "ok"        ? 0
+                                                      : final == "aborted" ? 1
+                                                                           : 2);
+    return code == 0 ? "ok" : code == 1 ? "aborted" : "error";
+}
+
 void
 StatsHelper::SetRecorderAttribute(std::string name, const AttributeValue& value)
 {
@@ -122,7 +193,18 @@ StatsHelper::Install(const std::string& path,
                      std::string* error)
 {
     Ptr<StatsRecorder> recorder = m_factory.Create<StatsRecorder>();
-    if (!recorder->Open(path, error) || !Record(recorder, name, paramsJson, topo, roce, error))
+    if (DistributedHelper::GetSize() > 1)
+    {
+        if (!OpenShared(recorder, path, error))
+        {
+            return nullptr;
+        }
+    }
+    else if (!recorder->Open(path, error))
+    {
+        return nullptr;
+    }
+    if (!Record(recorder, name, paramsJson, topo, roce, error))
     {
         return nullptr;
     }
@@ -216,19 +298,45 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
             params.insert(brace + 1, mode + (empty ? "" : ","));
         }
     }
-    if (!recorder->BeginRun(name, params, error))
+    if (recorder->IsRankPart())
+    {
+        // one run: rank 0 begins it, the other ranks add their rows to it
+        const bool begun = recorder->GetRank() != 0 || recorder->BeginRun(name, params, error);
+        const int64_t runId = DistributedHelper::Broadcast(begun ? recorder->GetRunId() : -1);
+        if (runId < 0)
+        {
+            *error = begun ? "rank 0 could not begin the run" : *error;
+            return false;
+        }
+        if (recorder->GetRank() != 0)
+        {
+            recorder->JoinRun(runId);
+        }
+    }
+    else if (!recorder->BeginRun(name, params, error))
     {
         return false;
     }
     const RoceFabricNodes& fabric = roce.GetFabric();
+    // the MTU of the NICs: this process's first NPU (in a distributed run the others' are
+    // not built here)
+    Ptr<RdmaTransport> transport;
+    for (uint32_t r = 0; !transport && r < fabric.npus.GetN(); ++r)
+    {
+        transport = roce.GetTransport(r);
+    }
     NS_ABORT_MSG_IF(fabric.nodes.GetN() != tn_topology_node_count(topo),
                     "StatsHelper: the RoceHelper did not install this topology");
-    if (roce.GetFlowNetwork())
+    if (roce.GetFlowNetwork() && transport)
     {
-        recorder->SetFlowNetwork(roce.GetFlowNetwork(), roce.GetTransport(0)->GetMtu());
+        recorder->SetFlowNetwork(roce.GetFlowNetwork(), transport->GetMtu());
     }
     for (uint32_t v = 0; v < tn_topology_node_count(topo); ++v)
     {
+        if (!roce.IsLocal(v))
+        {
+            continue; // another rank records it
+        }
         const bool npu = tn_topology_node_kind(topo, v) == TN_NODE_NPU;
         Ptr<Node> node = fabric.nodes.Get(v);
         recorder->AddNode(node, v, npu ? int64_t(tn_topology_node_rank(topo, v)) : -1);
@@ -241,6 +349,10 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     for (uint32_t i = 0; i < tn_topology_link_count(topo); ++i)
     {
         const tn_link* l = tn_topology_link(topo, i);
+        if (!roce.IsLocal(l->src))
+        {
+            continue; // the rank of its sending node records it
+        }
         tn_db_link row{l->id,
                        l->src,
                        l->src_port,
@@ -253,13 +365,13 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     }
     BooleanValue flows;
     recorder->GetAttribute("Flows", flows);
-    if (fabric.npus.GetN() > 0 && flows.Get()) // the ideal FCT is only for flow rows
+    if (transport && flows.Get()) // the ideal FCT is only for flow rows
     {
         tn_routes* routes = nullptr;
         tn_error err{};
         if (tn_routes_create(topo, nullptr, &routes, &err) == TN_OK)
         {
-            Ptr<IdealFct> ideal = Create<IdealFct>(topo, routes, roce.GetTransport(0)->GetMtu());
+            Ptr<IdealFct> ideal = Create<IdealFct>(topo, routes, transport->GetMtu());
             recorder->SetIdealFctCallback(MakeBoundCallback(&IdealFct::Get, ideal));
         }
         else
@@ -309,6 +421,10 @@ std::string
 StatsHelper::Finish(const std::string& status, uint64_t simulatedNs, const std::string& error)
 {
     NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    if (m_recorder->IsRankPart())
+    {
+        return FinishShared(status, simulatedNs, error);
+    }
     return m_recorder->Finish(status, simulatedNs, error);
 }
 

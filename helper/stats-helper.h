@@ -48,6 +48,17 @@ class RoceHelper;
  * interval and signal handling are StatsRecorder attributes (SetRecorderAttribute).
  *
  * The topology must outlive the run (until Finish).
+ *
+ * In a distributed run (DistributedHelper, more than one rank; the granted engine) every rank
+ * records its own nodes into the same file and the same run: rank 0 begins the run (its row is
+ * written once) and the other ranks add their rows to it (StatsRecorder::JoinRun), each in
+ * transactions of its own (tn-db lets processes share a file). Node, link, flow, port_sample,
+ * pfc_event and drop_event rows come from the rank of their node; a transfer between ranks
+ * from both (issue time at the sender's, arrival at the receiver's: one row); a collective's
+ * row from the lowest rank that took part, with the times of all. Finish() on every rank at
+ * once: the other ranks write their last rows, then rank 0 sets the run's status, the worst
+ * of all ranks. A signal caught by one rank stops every rank at the same sampling tick, so
+ * the run holds what every rank recorded, marked 'aborted'.
  */
 class StatsHelper
 {
@@ -145,8 +156,16 @@ class StatsHelper
                 const RoceHelper& roce,
                 std::string* error);
 
+    bool OpenShared(Ptr<StatsRecorder> recorder, const std::string& path, std::string* error);
+    std::string FinishShared(const std::string& status,
+                             uint64_t simulatedNs,
+                             const std::string& error);
+
     ObjectFactory m_factory;
     Ptr<StatsRecorder> m_recorder;
+    std::string m_mainPath; //!< distributed: the database the parts are joined into
+    std::string m_partPath; //!< distributed: this rank's part
+    tn_db* m_part{nullptr}; //!< distributed: this rank's part (owned)
 };
 
 } // namespace ns3

@@ -110,6 +110,82 @@ compare granted "fattree:k=8 ring planned" --case=collective --topology=fattree:
 compare granted "fattree:k=8 ring ecmp" --case=collective --topology=fattree:k=8 --algorithm=ring \
     --routing=ecmp --bytes=262144
 
+# One results database: every rank records its own nodes into the same file and run (rank 0
+# begins it and sets its status; a transfer between ranks is one row of the sender's issue
+# time and the receiver's arrival). The run of 2 ranks holds the same rows as the run of one
+# process in every table but the host fields of run (started_at, finished_at, wall_seconds).
+rows() {
+    for table in run node link collective transfer flow port_sample pfc_event drop_event; do
+        cols=$(sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('$table')
+            WHERE name NOT IN ('run_id', 'started_at', 'finished_at', 'wall_seconds')")
+        sqlite3 "$1" "SELECT '$table', $cols FROM $table ORDER BY $cols"
+    done
+}
+record() {
+    name=$1
+    shift
+    rm -f "$tmp"/one.db* "$tmp"/two.db*
+    if ! "$distributed" "$@" --db="$tmp/one.db" --out="$tmp/lines" 2> "$tmp/one.err"; then
+        fail "$name recorded in one process: $(cat "$tmp/one.err")"
+        return
+    fi
+    if ! "$mpirun" $mpiflags -np 2 "$distributed" "$@" --db="$tmp/two.db" --out="$tmp/lines" \
+        2> "$tmp/two.err"; then
+        fail "$name recorded on 2 ranks: $(cat "$tmp/two.err")"
+        return
+    fi
+    rows "$tmp/one.db" > "$tmp/one.rows"
+    rows "$tmp/two.db" > "$tmp/two.rows"
+    runs=$(sqlite3 "$tmp/two.db" "SELECT count(*) || ' ' || max(status) FROM run")
+    if [ "$runs" != "1 ok" ]; then
+        fail "$name on 2 ranks: runs '$runs' (expected one, ok)"
+    elif ! cmp -s "$tmp/one.rows" "$tmp/two.rows"; then
+        fail "$name: the database of 2 ranks differs from one process:"
+        diff "$tmp/one.rows" "$tmp/two.rows" | head -n 20
+    else
+        echo "ok: $name: the database of 2 ranks = one process ($(cut -d'|' -f1 "$tmp/one.rows" |
+            sort | uniq -c | awk '{ printf "%s%s %s", n++ ? ", " : "", $1, $2 }') rows)"
+    fi
+}
+record "fattree:k=4 ring recorded" --case=collective --topology=fattree:k=4 --algorithm=ring \
+    --routing=planned --bytes=262144
+
+# SIGTERM to mpirun (Open MPI passes it to every rank, and kills them 1 s later): every rank
+# stops at the same sampling tick and writes what it recorded; one run, 'aborted', holding
+# the rows of both ranks' nodes
+rm -f "$tmp"/term.db*
+"$mpirun" $mpiflags -np 2 "$distributed" --case=collective --topology=fattree:k=8 \
+    --algorithm=ring --bytes=67108864 --db="$tmp/term.db" --out="$tmp/lines" \
+    > /dev/null 2> "$tmp/term.err" &
+pid=$!
+# under way once port rows are written (at most 60 s), then one more second
+i=0
+while [ $i -lt 600 ] &&
+    [ "$(sqlite3 "$tmp/term.db" "SELECT count(*) FROM port_sample" 2> /dev/null || echo 0)" = 0 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 1
+kill -TERM "$pid"
+if wait "$pid"; then
+    fail "SIGTERM: mpirun exited 0"
+else
+    got=$(sqlite3 "$tmp/term.db" "SELECT count(*) || ' ' || max(status) || ', ' || max(error)
+        FROM run")
+    nodes=$(sqlite3 "$tmp/term.db" "SELECT count(*) FROM node")
+    sampled=$(sqlite3 "$tmp/term.db" "SELECT count(DISTINCT node_id) FROM port_sample")
+    transfers=$(sqlite3 "$tmp/term.db" "SELECT count(*) FROM transfer")
+    # fattree:k=8: 128 NPUs and 80 switches, on two ranks
+    if [ "$got" != "1 aborted, interrupted by signal 15" ] || [ "$nodes" != 208 ] ||
+        [ "$sampled" != 208 ] || [ "$(grep -c . "$tmp/term.err")" != 1 ]; then
+        fail "SIGTERM: run '$got', $nodes nodes, $sampled nodes sampled:"
+        cat "$tmp/term.err"
+    else
+        echo "ok: SIGTERM to mpirun: one run ($got), $nodes nodes and their" \
+            "ports of both ranks, $transfers transfers; one error line"
+    fi
+fi
+
 # refused before anything runs: every rank exits non-zero, one error line
 refuse() {
     np=$1

@@ -14,7 +14,8 @@
  * a table where the schema has a view (indexes are allowed). One database
  * holds many runs; every row of a run carries its run_id.
  *
- * Runs: tn_db_run_begin() records a run as 'running' and returns its id;
+ * Runs: tn_db_run_begin() records a run as 'running' and returns its id (the processes of a
+ * distributed simulation add rows to one run: one begins it and the others write with its id);
  * tn_db_run_finish() writes the rows still buffered, then sets the run's final
  * status ('ok', 'aborted', 'error'), wall time and simulated time.
  *
@@ -26,6 +27,10 @@
  * several processes may append runs to one file at once: each waits for the others' short write
  * transactions (busy timeout, then retries with back-off) and no row is lost. A failed batch is
  * rolled back and reported; its rows are dropped (the run should then finish with status 'error').
+ *
+ * A transfer row added twice for one run (the sender's process knows its issue time, the
+ * receiver's its arrival times) is one row: each time column keeps the value it has, or takes
+ * the new one where it had none.
  *
  * Signals: tn-signal.h (included here), so that a recording run can end 'aborted'.
  *

@@ -19,6 +19,25 @@ NS_LOG_COMPONENT_DEFINE("RoceRemoteChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(RoceRemoteChannel);
 
+namespace
+{
+/// frames sent to other ranks minus frames received from them (one simulation per process)
+int64_t g_framesInFlight = 0;
+} // namespace
+
+void
+RoceRemoteChannel::ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame)
+{
+    --g_framesInFlight;
+    device->Receive(frame);
+}
+
+int64_t
+RoceRemoteChannel::GetFramesInFlight()
+{
+    return g_framesInFlight;
+}
+
 TypeId
 RoceRemoteChannel::GetTypeId()
 {
@@ -48,6 +67,7 @@ RoceRemoteChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time
                              Simulator::Now() + txTime + GetDelay(),
                              node->GetId(),
                              dst->GetIfIndex());
+    ++g_framesInFlight;
     return true;
 }
 

@@ -30,6 +30,20 @@ class RoceRemoteChannel : public RoceChannel
     static TypeId GetTypeId();
 
     bool TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime) override;
+
+    /**
+     * Hand a frame that came from another rank (the MpiReceiver's callback) to its device,
+     * counted as received.
+     * \param device the receiving device \param frame the frame
+     */
+    static void ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame);
+
+    /**
+     * eturn frames this process sent to other ranks minus those it received from them: summed
+     * over the ranks, the frames still on their way between ranks (in MPI, or queued and not
+     * yet received), which a rank's own event queue does not show
+     */
+    static int64_t GetFramesInFlight();
 };
 
 } // namespace ns3

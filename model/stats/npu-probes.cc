@@ -65,6 +65,23 @@ CollectiveProbe::AddCollective(Ptr<Collective> collective)
     {
         collective->TraceConnectWithoutContext("TransferReady",
                                                MakeCallback(&CollectiveProbe::TransferReady, this));
+        if (m_recorder->IsRankPart())
+        {
+            collective->TraceConnectWithoutContext(
+                "TransferIssued",
+                MakeCallback(&CollectiveProbe::TransferIssued, this));
+        }
+    }
+}
+
+void
+CollectiveProbe::TransferIssued(const CollectiveTransferRecord& r)
+{
+    // the receiver's rank writes the row, but has no issue time for it: the sender's part
+    // gives it (tn_db_merge_runs joins the two)
+    if (!m_recorder->HasNode(r.dstNode))
+    {
+        TransferReady(r);
     }
 }
 
@@ -138,6 +155,14 @@ CollectiveProbe::WriteScheduled(Ptr<const ThemisCollective> c)
 void
 CollectiveProbe::WriteCollective(Ptr<const Collective> c)
 {
+    WriteCollective(c,
+                    c->IsStarted() ? c->GetStartTime().GetNanoSeconds() : -1,
+                    c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1);
+}
+
+void
+CollectiveProbe::WriteCollective(Ptr<const Collective> c, int64_t startNs, int64_t endNs)
+{
     NS_ASSERT_MSG(c->GetSchedule() || c->IsGenerated(),
                   "CollectiveProbe: a collective without a plan");
     const std::string op = c->GetCollectiveName();
@@ -151,8 +176,8 @@ CollectiveProbe::WriteCollective(Ptr<const Collective> c)
     row.participants = c->GetRanks();
     row.transfers = c->GetTransferCount();
     row.priority = c->GetPriority();
-    row.start_ns = c->IsStarted() ? c->GetStartTime().GetNanoSeconds() : -1;
-    row.end_ns = c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1;
+    row.start_ns = startNs;
+    row.end_ns = endNs;
     row.estimated_ns = c->GetEstimatedTime().GetNanoSeconds();
     m_recorder->WriteCollective(&row, c->GetOperation());
 }
@@ -161,7 +186,9 @@ void
 CollectiveProbe::CollectiveEnded(Ptr<const Collective> collective)
 {
     auto it = m_collectives.find(collective->GetId());
-    if (it != m_collectives.end() && !it->second.written)
+    // a rank's part of a distributed run writes its collectives at Finish, with the other
+    // ranks' times (WriteUnfinished)
+    if (it != m_collectives.end() && !it->second.written && !m_recorder->IsRankPart())
     {
         it->second.written = true;
         WriteCollective(collective);
@@ -181,8 +208,61 @@ CollectiveProbe::Forget(uint32_t id)
 }
 
 void
+CollectiveProbe::WriteRankParts()
+{
+    // (rank, id, start, end) of every collective each rank took part in; the lowest rank of a
+    // collective writes its row, from the earliest start and the latest end (none if a rank's
+    // part did not end)
+    if (m_rankPartsWritten)
+    {
+        return;
+    }
+    m_rankPartsWritten = true;
+    const int64_t me = m_recorder->GetRank();
+    std::vector<int64_t> mine;
+    for (const auto& entry : m_collectives)
+    {
+        const Ptr<Collective>& c = entry.second.collective;
+        mine.insert(mine.end(),
+                    {me,
+                     int64_t(entry.first),
+                     c->IsStarted() ? c->GetStartTime().GetNanoSeconds() : -1,
+                     c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1});
+    }
+    const std::vector<int64_t> all = m_recorder->GatherRanks(mine);
+    for (auto& entry : m_collectives)
+    {
+        int64_t first = me;
+        int64_t start = -1;
+        int64_t end = 0;
+        for (std::size_t i = 0; i + 3 < all.size(); i += 4)
+        {
+            if (all[i + 1] != int64_t(entry.first))
+            {
+                continue;
+            }
+            first = std::min(first, all[i]);
+            if (all[i + 2] >= 0)
+            {
+                start = start < 0 ? all[i + 2] : std::min(start, all[i + 2]);
+            }
+            end = all[i + 3] < 0 || end < 0 ? -1 : std::max(end, all[i + 3]);
+        }
+        entry.second.written = true;
+        if (first == me)
+        {
+            WriteCollective(entry.second.collective, start, start < 0 ? -1 : end);
+        }
+    }
+}
+
+void
 CollectiveProbe::WriteUnfinished()
 {
+    if (m_recorder->IsRankPart())
+    {
+        WriteRankParts();
+    }
     for (auto& entry : m_collectives)
     {
         if (!entry.second.written)

@@ -50,6 +50,11 @@ class CollectiveProbe : public StatsProbe
     bool IsFollowed(uint32_t id) const;
     /** Write the rows of the collectives and operations that did not end. */
     void WriteUnfinished();
+    /**
+     * A rank's part of a distributed run: write the rows of the collectives this rank took
+     * part in, joined over the ranks (StatsRecorder::GatherRanks); once.
+     */
+    void WriteRankParts();
 
   private:
     /// A collective being followed.
@@ -64,12 +69,15 @@ class CollectiveProbe : public StatsProbe
     void CollectiveEnded(Ptr<const Collective> collective);
     void Forget(uint32_t id);
     void WriteCollective(Ptr<const Collective> collective);
+    void WriteCollective(Ptr<const Collective> collective, int64_t startNs, int64_t endNs);
     void ScheduledEnded(Ptr<const ThemisCollective> collective);
     void ForgetScheduled(uint32_t id);
     void WriteScheduled(Ptr<const ThemisCollective> collective);
     void TransferReady(const CollectiveTransferRecord& record);
+    void TransferIssued(const CollectiveTransferRecord& record);
 
     std::map<uint32_t, Followed> m_collectives; //!< by collective id
+    bool m_rankPartsWritten{false};             //!< WriteRankParts done
     /// run-time scheduled operations whose row is not written yet, by id
     std::map<uint32_t, Ptr<ThemisCollective>> m_scheduled;
 };

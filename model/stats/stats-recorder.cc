@@ -213,6 +213,7 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank)
     const uint32_t ports = sw      ? sw->GetNPorts()
                            : fluid ? fluid->GetNCounterPorts()
                                    : p2p->GetNCounterPorts();
+    m_nodes.insert(topoId);
     tn_db_node row{topoId, nic ? "npu" : (sw || fluid ? "switch" : "node"), rank, ports};
     tn_error err{};
     if (!m_failed)
@@ -319,6 +320,45 @@ StatsRecorder::SetIdealFctCallback(IdealFctCallback cb)
 }
 
 void
+StatsRecorder::SetRankSync(uint32_t rank, RankSyncCallback sync, RankGatherCallback gather)
+{
+    m_rank = rank;
+    NS_ASSERT_MSG(!m_started, "StatsRecorder: SetRankSync before Start");
+    m_rankSync = sync;
+    m_rankGather = gather;
+}
+
+std::vector<int64_t>
+StatsRecorder::GatherRanks(const std::vector<int64_t>& values) const
+{
+    return m_rankGather.IsNull() ? values : m_rankGather(values);
+}
+
+void
+StatsRecorder::GatherCollectives()
+{
+    NS_ASSERT_MSG(IsRankPart(), "StatsRecorder: GatherCollectives is for a rank's part");
+    m_collectiveProbe->WriteRankParts();
+}
+
+void
+StatsRecorder::JoinRun(int64_t runId)
+{
+    NS_ASSERT_MSG(m_db, "StatsRecorder: Open or SetDatabase first");
+    tn_db_set_batch_rows(m_db, m_batchRows);
+    tn_db_set_writer_thread(m_db, m_writerThread);
+    m_runId = runId;
+    m_joined = true;
+    m_wallStart = std::chrono::steady_clock::now();
+}
+
+bool
+StatsRecorder::HasNode(uint32_t node) const
+{
+    return m_nodes.count(node) > 0;
+}
+
+void
 StatsRecorder::Start()
 {
     NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
@@ -380,15 +420,26 @@ StatsRecorder::Tick()
         Simulator::Stop();
         return;
     }
-    if (m_watching && tn_db_signal_pending())
+    int signal = m_watching ? tn_db_signal_pending() : 0;
+    bool busy = false;
+    if (!m_rankSync.IsNull())
     {
-        m_signal = tn_db_signal_pending();
+        // every rank stops at this tick if one caught a signal, and goes on while one is busy
+        signal = m_rankSync(signal, &busy);
+    }
+    else
+    {
+        busy = !Simulator::IsFinished();
+    }
+    if (signal)
+    {
+        m_signal = signal;
         NS_LOG_WARN("signal " << m_signal << ": stopping the simulation");
         Simulator::Stop();
         return;
     }
     // No other event left: the simulation is over, do not keep it alive.
-    if (!Simulator::IsFinished())
+    if (busy)
     {
         m_tick = Simulator::Schedule(m_interval, &StatsRecorder::Tick, this);
     }
@@ -565,7 +616,10 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     tn_error err{};
-    if (tn_db_run_finish(m_db, m_runId, final.c_str(), wall, simulatedNs, &err) != TN_OK)
+    const tn_status written =
+        m_joined ? tn_db_flush(m_db, &err) // the run's status is not ours
+                 : tn_db_run_finish(m_db, m_runId, final.c_str(), wall, simulatedNs, &err);
+    if (written != TN_OK)
     {
         if (m_error.empty())
         {
@@ -580,7 +634,7 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
                      : m_signal ? "interrupted by signal " + std::to_string(m_signal)
                      : !m_timeLimitError.empty() ? m_timeLimitError
                                                  : error;
-        if (!m_runError.empty())
+        if (!m_runError.empty() && !m_joined)
         {
             tn_error ignored{}; // the run's status is written; its error text is a courtesy
             tn_db_run_set_error(m_db, m_runId, m_runError.c_str(), &ignored);

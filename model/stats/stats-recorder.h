@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,66 @@ class StatsRecorder : public Object
     void AddTrainingJob(Ptr<TrainingJob> job);
     /** \param cb ideal FCT of a message (flow rows' ideal_fct_ns and slowdown) */
     void SetIdealFctCallback(IdealFctCallback cb);
+
+    /**
+     * Combines a sampling tick over the ranks of a distributed run: called by every rank at
+     * the same instant with the signal this rank caught (0: none); sets *busy when any rank has
+     * an event left or a frame in flight; returns the signal of any rank (0: none).
+     */
+    typedef Callback<int, int, bool*> RankSyncCallback;
+    /** Every rank's values, in rank order (called by every rank at once). */
+    typedef Callback<std::vector<int64_t>, std::vector<int64_t>> RankGatherCallback;
+
+    /**
+     * Record one rank's part of a distributed run (StatsHelper sets it, with
+     * DistributedHelper::SyncTick and AllGather): sampling goes on while any rank is busy and a
+     * signal caught by one rank stops every rank at the same tick, so each rank's port rows are
+     * those of one process; a transfer whose receiver is on another rank is written with its
+     * issue time (the database joins it with the receiver's row); the collectives' rows are
+     * written at Finish, once, by the lowest rank that took part, with the earliest start and
+     * the latest end over the ranks. Only the nodes added (AddNode) are this rank's. Call
+     * before Start().
+     * \param rank this process's rank
+     * \param sync the tick's exchange between the ranks
+     * \param gather the exchange of the collectives' times at Finish
+     */
+    void SetRankSync(uint32_t rank, RankSyncCallback sync, RankGatherCallback gather);
+
+    /** \return this process's rank (0 when not a rank's part) */
+    uint32_t GetRank() const
+    {
+        return m_rank;
+    }
+
+    /**
+     * A rank's part of a distributed run: write the collectives' rows, joined over the ranks
+     * (see SetRankSync). Every rank calls it at once, after Simulator::Run() and before
+     * Finish() (which does it otherwise).
+     */
+    void GatherCollectives();
+
+    /**
+     * A rank's part of a distributed run, other than the one that began it: add rows to the
+     * run `runId` of the database (another process's BeginRun); Finish then writes the rows
+     * and leaves the run's status to that process.
+     * \param runId the run
+     */
+    void JoinRun(int64_t runId);
+
+    /**
+     * \param values this rank's values
+     * \return every rank's (RankGatherCallback), or values alone when not a rank's part
+     */
+    std::vector<int64_t> GatherRanks(const std::vector<int64_t>& values) const;
+
+    /** \return true for a rank's part of a distributed run (SetRankSync) */
+    bool IsRankPart() const
+    {
+        return !m_rankSync.IsNull();
+    }
+
+    /** \param node topology node \return true if it was added (AddNode) */
+    bool HasNode(uint32_t node) const;
 
     /** Start sampling (the first sample one SampleInterval from now) and watching signals. */
     void Start();
@@ -307,6 +368,11 @@ class StatsRecorder : public Object
     uint32_t m_fluidMtu{0};                 //!< flow level: payload bytes per packet
     Ptr<CollectiveProbe> m_collectiveProbe; //!< the collectives of the run
     IdealFctCallback m_idealFct;
+    RankSyncCallback m_rankSync;
+    RankGatherCallback m_rankGather;
+    uint32_t m_rank{0};         //!< SetRankSync
+    bool m_joined{false};       //!< JoinRun: the run is another process's
+    std::set<uint32_t> m_nodes; //!< topology ids of the nodes added
     EventId m_tick;
     Time m_lastSample;
     bool m_started{false};
