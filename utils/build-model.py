@@ -237,9 +237,11 @@ set(ENABLE_TESTS ON)
 set(SQLite3_LIBRARIES SQLite::SQLite3)
 set(TN_MODEL_OUT ${CMAKE_BINARY_DIR}/model.txt)
 file(WRITE ${TN_MODEL_OUT} "")
+# as a tree: the modules it builds, and a variable per module (contrib/ is added before src/,
+# so no module target exists yet)
+set(libs_to_build @MODULES@)
 foreach(m @MODULES@)
   set(lib${m} lib${m})
-  add_library(lib${m} INTERFACE IMPORTED)
 endforeach()
 # as a tree configured with --enable-mpi sets it
 if(libmpi)
