@@ -13,6 +13,7 @@
 #include "tn-program-impl.h"
 #include "tn-rank-order.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -781,7 +782,20 @@ r2_phase(gen* g,
     uint32_t nr = 1;
     tn_status st = TN_OK;
     tn_slice* table = g->h0;
-    if (level0)
+    if (level0 && p->coll == TN_COLL_ALL_REDUCE)
+    {
+        /* level 0 runs on dim a, whose coordinate slices the part first (r2_blk): the
+         * blocks of one coordinate x are contiguous over the other dim and make up slice x
+         * of the part, so the table needs no look at the N blocks */
+        assert(d == c->a);
+        nr = 1;
+        for (uint32_t x = 0; x < P; x++)
+        {
+            table[x] = tn_slice_of(c->part.length, P, x);
+            table[x].offset += c->part.offset;
+        }
+    }
+    else if (level0)
     {
         bool contiguous = true;
         for (uint32_t x = 0; x < P && contiguous; x++)

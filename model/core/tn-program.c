@@ -345,6 +345,32 @@ match_counter(tn_rank_program* rp, bool send, uint32_t peer, tn_error* err)
     return &rp->match_next[h];
 }
 
+/* Store op number rp->count (its array has room) with its deps at deps[dep_start ...]. */
+static tn_status
+emit_op(tn_rank_program* rp,
+        const tn_rp_spec* o,
+        uint32_t* match,
+        size_t dep_start,
+        uint32_t dep_count)
+{
+    tn_program_op* op = &rp->ops[rp->count];
+    op->send = o->send ? 1 : 0;
+    op->op = o->op;
+    op->peer = o->peer;
+    op->match = (*match)++;
+    op->src_offset = o->src_offset;
+    op->dst_offset = o->dst_offset;
+    op->length = o->length;
+    op->step = o->step;
+    op->dim = o->dim;
+    op->chunk = o->chunk;
+    op->dep_start = (uint32_t)dep_start;
+    op->dep_count = dep_count;
+    rp->sends += op->send;
+    rp->count++;
+    return TN_OK;
+}
+
 tn_status
 tn_rp_emit(tn_rank_program* rp,
            const tn_rp_spec* o,
@@ -373,6 +399,13 @@ tn_rp_emit(tn_rank_program* rp,
     if (!ops)
         return tn_error_set(err, TN_ENOMEM, "program: out of memory");
     rp->ops = ops;
+    /* a phase's sends mostly pass the same frontier again: one memcmp against the list
+     * stored last (it is sorted and unique, so an equal input is too) instead of a copy, a
+     * sort check and the memcmp below, per op */
+    if (rp->shared_count > 0 && deps_a && (!deps_b || deps_b->n == 0) &&
+        deps_a->n == rp->shared_count &&
+        memcmp(rp->deps + rp->shared_start, deps_a->v, deps_a->n * sizeof(uint32_t)) == 0)
+        return emit_op(rp, o, match, rp->shared_start, rp->shared_count);
     size_t nd = (deps_a ? deps_a->n : 0) + (deps_b ? deps_b->n : 0);
     uint32_t* deps =
         tn_array_grow(rp->deps, &rp->dep_cap, rp->dep_total + nd + 1, sizeof(*deps), 64);
@@ -410,22 +443,7 @@ tn_rp_emit(tn_rank_program* rp,
         rp->shared_count = (uint32_t)u;
         rp->dep_total += u;
     }
-    tn_program_op* op = &ops[rp->count];
-    op->send = o->send ? 1 : 0;
-    op->op = o->op;
-    op->peer = o->peer;
-    op->match = (*match)++;
-    op->src_offset = o->src_offset;
-    op->dst_offset = o->dst_offset;
-    op->length = o->length;
-    op->step = o->step;
-    op->dim = o->dim;
-    op->chunk = o->chunk;
-    op->dep_start = (uint32_t)start;
-    op->dep_count = (uint32_t)u;
-    rp->sends += op->send;
-    rp->count++;
-    return TN_OK;
+    return emit_op(rp, o, match, start, (uint32_t)u);
 }
 
 int
