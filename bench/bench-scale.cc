@@ -7,6 +7,7 @@
  *   bench-scale [--sizes=1024,4096,16384] [--bytes=64MiB] [--baseline-max=4000000]
  *               [--algorithms=ring,ring2d,hierarchical] [--sim=flow,packet]
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
+ *               [--window=256]
  *
  * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
  * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
@@ -21,8 +22,12 @@
  *
  * Simulation rows (--sim=flow,packet): the same all-reduces run on the fabric (RoceHelper,
  * CollectiveHelper, no database), the simulated time beside the cost model's.
- *  - flow "generated" (Program=generated) beside flow "schedule" (Program=schedule, the
- *    baseline, up to --baseline-max transfers);
+ *  - flow "generated" (Program=generated, every rank's whole program held) beside flow
+ *    "schedule" (Program=schedule, the baseline, up to --baseline-max transfers), below
+ *    16384 NPUs (whole programs take about 9 GB there);
+ *  - flow "window" (Program=generated, ProgramWindow=--window ops per stream) beside flow
+ *    "generated": memory follows the windows; a window too narrow for the algorithm (one
+ *    that would hold an op back) makes the row fail with the collective's Check();
  *  - packet, for the sizes in --packet-sizes (hierarchical only beyond 1024 NPUs), beside
  *    the flow row of the same case.
  * Goals: flow level, 16384 NPUs, under 2 GiB, hierarchical and ring2d under 60 s, ring under
@@ -38,6 +43,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-topology.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
@@ -265,6 +271,7 @@ Simulate(const PlanCase& c,
          uint64_t bytes,
          const std::string& mode,
          const std::string& program,
+         uint32_t window,
          std::string* line)
 {
     tn_error err;
@@ -279,6 +286,7 @@ Simulate(const PlanCase& c,
     roce.Install(topo);
     CollectiveHelper collectives;
     collectives.SetServiceAttribute("Program", StringValue(program));
+    collectives.SetServiceAttribute("ProgramWindow", UintegerValue(window));
     collectives.Install(topo, roce);
     tn_plan_request req;
     tn_plan_request_init(&req);
@@ -430,6 +438,7 @@ main(int argc, char** argv)
     std::string sims = "flow,packet";
     std::string packetSizes = "1024,4096";
     std::string algorithms = "ring,ring2d,hierarchical";
+    uint32_t window = 256;
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
     limits.seconds = 1800;
@@ -449,6 +458,9 @@ main(int argc, char** argv)
                  limits.seconds);
     cmd.AddValue("memory-limit", "address space of one row, MiB (0: none)", limits.addressMiB);
     cmd.AddValue("algorithms", "the cases to run: ring, ring2d, hierarchical", algorithms);
+    cmd.AddValue("window",
+                 "ops per stream window of the flow \"window\" rows (0: no such rows)",
+                 window);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -514,22 +526,36 @@ main(int argc, char** argv)
             Measure fg;
             if (flow)
             {
-                fg = InChild(limits, [&](std::string* line) {
-                    return Simulate(c, bytes, "flow", "generated", line);
-                });
                 const double goalSeconds = c.algorithm == "ring" ? 300.0 : 60.0;
-                PrintRow(n,
-                         c,
-                         "flow generated",
-                         fg,
-                         big ? Goal(fg, goalSeconds, 2048.0, &failures) : "-",
-                         "");
+                if (!big)
+                {
+                    fg = InChild(limits, [&](std::string* line) {
+                        return Simulate(c, bytes, "flow", "generated", 0, line);
+                    });
+                    PrintRow(n, c, "flow generated", fg, "-", "");
+                }
                 if (baseline)
                 {
                     Measure fs = InChild(limits, [&](std::string* line) {
-                        return Simulate(c, bytes, "flow", "schedule", line);
+                        return Simulate(c, bytes, "flow", "schedule", 0, line);
                     });
                     PrintRow(n, c, "flow schedule", fs, "-", Ratio("generated/schedule", fg, fs));
+                }
+                if (window > 0)
+                {
+                    Measure fw = InChild(limits, [&](std::string* line) {
+                        return Simulate(c, bytes, "flow", "generated", window, line);
+                    });
+                    PrintRow(n,
+                             c,
+                             "flow window",
+                             fw,
+                             big ? Goal(fw, goalSeconds, 2048.0, &failures) : "-",
+                             big ? "" : Ratio("window/generated", fw, fg));
+                    if (big)
+                    {
+                        fg = fw;
+                    }
                 }
             }
             const bool packetHere =
@@ -538,7 +564,7 @@ main(int argc, char** argv)
             if (packet && packetHere)
             {
                 Measure p = InChild(limits, [&](std::string* line) {
-                    return Simulate(c, bytes, "packet", "auto", line);
+                    return Simulate(c, bytes, "packet", "auto", 0, line);
                 });
                 const bool goal = n == 4096 && c.algorithm == "hierarchical";
                 PrintRow(n,

@@ -23,10 +23,12 @@
 #include "ns3/tn-topology.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sqlite3.h>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,8 +47,27 @@ struct RunResult
     std::vector<double> estimateNs; //!< per collective
     std::vector<std::string> check; //!< Collective::Check() per collective
     uint64_t flowRoutes{0};
-    uint32_t activeAfter{0}; //!< collectives the executors still hold at the end
-    std::string error;       //!< creation error
+    uint32_t activeAfter{0};          //!< collectives the executors still hold at the end
+    std::string error;                //!< creation error
+    std::vector<std::string> records; //!< every TransferReady record, sorted
+    uint64_t windowHeld{0};           //!< ops the program windows held back, all collectives
+};
+
+/** Keeps the TransferReady records of a run. */
+struct RecordLog
+{
+    std::vector<std::string>* lines; //!< where to
+
+    /** \param r a record */
+    void Ready(const CollectiveTransferRecord& r)
+    {
+        std::ostringstream o;
+        o << r.collective << " " << r.transfer << " " << r.src << "->" << r.dst << " " << r.bytes
+          << " c" << r.chunk << " s" << r.step << " d" << r.dim << " " << r.reduce << " "
+          << r.issue.GetTimeStep() << " " << r.firstByte.GetTimeStep() << " "
+          << r.lastByte.GetTimeStep() << " " << r.ready.GetTimeStep();
+        lines->push_back(o.str());
+    }
 };
 
 /** One collective request of a run. */
@@ -65,9 +86,11 @@ RunJobs(const std::string& spec,
         const std::vector<Job>& jobs,
         const std::string& routing = "planned",
         const std::string& cc = "dcqcn",
-        const std::string& program = "")
+        const std::string& program = "",
+        uint32_t window = 0)
 {
     RunResult result;
+    RecordLog log{&result.records};
     Topology t(spec);
     if (!t.topo)
     {
@@ -83,6 +106,7 @@ RunJobs(const std::string& spec,
     {
         helper.SetServiceAttribute("Program", StringValue(program));
     }
+    helper.SetServiceAttribute("ProgramWindow", UintegerValue(window));
     helper.Install(t.topo, roce);
     std::vector<Ptr<Collective>> collectives;
     for (const Job& job : jobs)
@@ -102,6 +126,7 @@ RunJobs(const std::string& spec,
             return result;
         }
         collectives.push_back(c);
+        c->TraceConnectWithoutContext("TransferReady", MakeCallback(&RecordLog::Ready, &log));
     }
     for (auto& c : collectives)
     {
@@ -113,7 +138,9 @@ RunJobs(const std::string& spec,
         result.durationNs.push_back(c->IsComplete() ? c->GetDuration().GetNanoSeconds() : -1.0);
         result.estimateNs.push_back(c->GetEstimatedTime().GetNanoSeconds());
         result.check.push_back(c->Check());
+        result.windowHeld += c->GetWindowHeld();
     }
+    std::sort(result.records.begin(), result.records.end());
     result.flowRoutes = helper.GetFlowRoutes();
     for (uint32_t r = 0; r < tn_topology_npu_count(t.topo); r++)
     {
@@ -830,7 +857,9 @@ class CollectiveFailedLinkTestCase : public TestCase
  * materialised schedule: at packet level each completes with Check() passing and takes the
  * same simulated time as its materialised twin, on small topologies, for every generator
  * (rhd's transfers also wait for their receiver's clear-to-send), on a group without the
- * topology too.
+ * topology too. With program windows (ProgramWindow = the case's window: streams of a few
+ * ops, renewed as they are done) every transfer record equals the whole programs' run; a
+ * window narrower than a direct phase holds sends back, which Check() reports.
  */
 class CollectiveGeneratedTestCase : public TestCase
 {
@@ -847,6 +876,7 @@ class CollectiveGeneratedTestCase : public TestCase
         {
             std::string spec;
             Job job;
+            uint32_t window; //!< the narrowest program window that holds nothing back
         };
 
         auto job = [](tn_collective c, const std::string& a, uint64_t bytes) {
@@ -859,17 +889,18 @@ class CollectiveGeneratedTestCase : public TestCase
         Job group = job(TN_COLL_ALL_REDUCE, "ring", 300000);
         group.group = {5, 0, 2, 7};
         const std::vector<Case> cases = {
-            {"torus:4x4", job(TN_COLL_ALL_REDUCE, "ring", 1 << 20)},
-            {"torus:4x4", job(TN_COLL_ALL_REDUCE, "ring2d", 1 << 20)},
-            {"torus:4x4", job(TN_COLL_REDUCE_SCATTER, "ring-bidir", 1 << 20)},
+            {"torus:4x4", job(TN_COLL_ALL_REDUCE, "ring", 1 << 20), 4},
+            {"torus:4x4", job(TN_COLL_ALL_REDUCE, "ring2d", 1 << 20), 4},
+            {"torus:4x4", job(TN_COLL_REDUCE_SCATTER, "ring-bidir", 1 << 20), 4},
             {"hier:ring4@200Gbps+switch4@100Gbps",
-             job(TN_COLL_ALL_REDUCE, "hierarchical", 1 << 20)},
-            {"switch:8", job(TN_COLL_ALL_REDUCE, "direct", 256 << 10)},
-            {"switch:8", job(TN_COLL_ALL_REDUCE, "rhd", 1 << 20)},
-            {"switch:6", job(TN_COLL_ALL_GATHER, "rhd", 100003)},
-            {"switch:7", job(TN_COLL_ALL_REDUCE, "dbt", 1 << 20)},
-            {"fattree:k=4", job(TN_COLL_BROADCAST, "ring", 1 << 20)},
-            {"switch:8", group},
+             job(TN_COLL_ALL_REDUCE, "hierarchical", 1 << 20),
+             16},
+            {"switch:8", job(TN_COLL_ALL_REDUCE, "direct", 256 << 10), 28}, // all its ops
+            {"switch:8", job(TN_COLL_ALL_REDUCE, "rhd", 1 << 20), 8},
+            {"switch:6", job(TN_COLL_ALL_GATHER, "rhd", 100003), 8},
+            {"switch:7", job(TN_COLL_ALL_REDUCE, "dbt", 1 << 20), 8},
+            {"fattree:k=4", job(TN_COLL_BROADCAST, "ring", 1 << 20), 64},
+            {"switch:8", group, 4},
         };
         for (const Case& c : cases)
         {
@@ -887,7 +918,34 @@ class CollectiveGeneratedTestCase : public TestCase
                                       schedule.durationNs[0] * 1e-9,
                                       what << ": generated vs schedule");
             NS_TEST_EXPECT_MSG_EQ(generated.activeAfter, 0, what << ": executors let go");
+            RunResult windowed =
+                RunJobs(c.spec, {c.job}, "planned", "dcqcn", "generated", c.window);
+            NS_TEST_ASSERT_MSG_EQ(windowed.error, "", what);
+            NS_TEST_EXPECT_MSG_EQ(windowed.check[0], "", what << " (window " << c.window << ")");
+            NS_TEST_EXPECT_MSG_EQ(windowed.windowHeld, 0, what << ": nothing held back");
+            NS_TEST_EXPECT_MSG_EQ(windowed.activeAfter, 0, what << ": executors let go");
+            NS_TEST_ASSERT_MSG_EQ(windowed.records.size(),
+                                  generated.records.size(),
+                                  what << ": records");
+            NS_TEST_EXPECT_MSG_GT(generated.records.size(), 0, what << ": records");
+            for (size_t i = 0; i < generated.records.size(); i++)
+            {
+                NS_TEST_EXPECT_MSG_EQ(windowed.records[i],
+                                      generated.records[i],
+                                      what << ": window " << c.window << " vs whole programs");
+            }
         }
+        // a direct all-reduce on 8 NPUs posts 7 sends at once: a window of 4 holds some back
+        RunResult narrow = RunJobs("switch:8",
+                                   {job(TN_COLL_ALL_REDUCE, "direct", 256 << 10)},
+                                   "planned",
+                                   "dcqcn",
+                                   "generated",
+                                   4);
+        NS_TEST_EXPECT_MSG_GT(narrow.windowHeld, 0, "direct with a window of 4");
+        NS_TEST_EXPECT_MSG_NE(narrow.check[0].find("widen the window"),
+                              std::string::npos,
+                              "Check() says so: " << narrow.check[0]);
     }
 };
 

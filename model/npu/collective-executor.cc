@@ -380,13 +380,11 @@ CollectiveExecutor::StartProgram(Entry* entry)
     {
         PostOp(entry, op);
     }
-    const tn_rank_program& rp = c->GetRankProgram(entry->rank);
-    for (uint32_t i = 0; i < rp.count; i++)
+    std::vector<uint32_t> sends;
+    c->GetStartOps(entry->rank, &sends);
+    for (uint32_t op : sends)
     {
-        if (rp.ops[i].send && rp.ops[i].dep_count == 0 && !c->OpNeedsClear(entry->rank, i))
-        {
-            ReleaseOp(entry, i);
-        }
+        ReleaseOp(entry, op);
     }
     if (c->GetRankPending(entry->rank) == 0)
     {
@@ -411,7 +409,7 @@ void
 CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
 {
     Collective* c = PeekPointer(entry->collective);
-    const tn_program_op& o = c->GetRankProgram(entry->rank).ops[op];
+    const tn_program_op o = c->GetOp(entry->rank, op);
     NS_ASSERT(o.send);
     RdmaWriteRequest request;
     request.dst = c->GetNode(o.peer);
@@ -432,15 +430,17 @@ void
 CollectiveExecutor::OpDone(Entry* entry, uint32_t op)
 {
     Collective* c = PeekPointer(entry->collective);
-    const tn_rank_program& rp = c->GetRankProgram(entry->rank);
-    // the scratch list is taken while in use, so a nested OpDone gets its own
+    // the scratch lists are taken while in use, so a nested OpDone gets its own
     std::vector<uint32_t> ready;
+    std::vector<uint32_t> arrived;
     ready.swap(m_ready);
+    arrived.swap(m_arrived);
     ready.clear();
-    c->CompleteOp(entry->rank, op, &ready);
+    arrived.clear();
+    c->CompleteOp(entry->rank, op, &ready, &arrived);
     for (uint32_t u : ready)
     {
-        if (rp.ops[u].send)
+        if (c->GetOp(entry->rank, u).send)
         {
             ReleaseOp(entry, u);
         }
@@ -449,14 +449,19 @@ CollectiveExecutor::OpDone(Entry* entry, uint32_t op)
             SendClear(entry, u);
         }
     }
+    for (uint32_t u : arrived)
+    {
+        Arrived(entry, u);
+    }
     m_ready.swap(ready);
+    m_arrived.swap(arrived);
 }
 
 void
 CollectiveExecutor::SendClear(Entry* entry, uint32_t op)
 {
     Collective* c = PeekPointer(entry->collective);
-    const tn_program_op& o = c->GetRankProgram(entry->rank).ops[op];
+    const tn_program_op& o = c->GetOp(entry->rank, op);
     RdmaWriteRequest request;
     request.dst = c->GetNode(o.peer);
     request.bytes = 0;
@@ -480,6 +485,12 @@ CollectiveExecutor::ReceivedProgram(Entry* entry, const RdmaMessageRecord& recor
         peer == UINT32_MAX ? UINT32_MAX : c->FindOp(entry->rank, clear, peer, record.immediate);
     if (op == UINT32_MAX)
     {
+        if (peer != UINT32_MAX && c->GetWindow() > 0)
+        {
+            // its sender is ahead of this rank's window: the op comes in later
+            c->DeferMessage(entry->rank, clear, peer, record.immediate, record.start, record.bytes);
+            return;
+        }
         ++m_unknown;
         NS_LOG_WARN("node " << m_nic->GetLocalId() << ": message of collective " << c->GetId()
                             << " from node " << record.src << " match " << record.immediate
@@ -488,7 +499,7 @@ CollectiveExecutor::ReceivedProgram(Entry* entry, const RdmaMessageRecord& recor
     }
     if (clear)
     {
-        if (c->MeetOpDependency(entry->rank, op))
+        if (c->ClearOp(entry->rank, op))
         {
             ReleaseOp(entry, op);
         }
@@ -500,11 +511,20 @@ CollectiveExecutor::ReceivedProgram(Entry* entry, const RdmaMessageRecord& recor
                                   << " arrived twice");
         return;
     }
-    const tn_program_op& o = c->GetRankProgram(entry->rank).ops[op];
-    m_receivedTrace(c, c->GetOpTransfer(entry->rank, op), o.length, o.op == TN_OP_REDUCE);
-    if (o.op == TN_OP_REDUCE && !m_reductionTime.IsNull())
+    Arrived(entry, op);
+}
+
+void
+CollectiveExecutor::Arrived(Entry* entry, uint32_t op)
+{
+    Collective* c = PeekPointer(entry->collective);
+    const tn_program_op& o = c->GetOp(entry->rank, op);
+    const uint64_t length = o.length;
+    const bool reduce = o.op == TN_OP_REDUCE;
+    m_receivedTrace(c, c->GetOpTransfer(entry->rank, op), length, reduce);
+    if (reduce && !m_reductionTime.IsNull())
     {
-        Time delay = m_reductionTime(o.length);
+        Time delay = m_reductionTime(length);
         if (delay.IsStrictlyPositive())
         {
             Simulator::Schedule(delay, &CollectiveExecutor::DataReadyOp, this, entry, op);
@@ -518,8 +538,9 @@ void
 CollectiveExecutor::DataReadyOp(Entry* entry, uint32_t op)
 {
     Collective* c = PeekPointer(entry->collective);
-    OpDone(entry, op);
+    // ready first: OpDone may move the window past this op
     c->NotifyOpReady(entry->rank, op);
+    OpDone(entry, op);
     if (c->FinishRankEvent(entry->rank))
     {
         PartDone(entry);

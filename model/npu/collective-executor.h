@@ -158,6 +158,8 @@ class CollectiveExecutor : public Object
     void ReceivedProgram(Entry* entry, const RdmaMessageRecord& record);
     void SendDoneProgram(Entry* entry, const RdmaMessageRecord& record);
     void DataReadyOp(Entry* entry, uint32_t op);
+    /// A receive's data is here: trace it, then ready after the reduction time.
+    void Arrived(Entry* entry, uint32_t op);
     /// An op of this rank is done: meet the deps of the ops waiting for it.
     void OpDone(Entry* entry, uint32_t op);
     /// A send's deps are all met: post it (or keep it until Start).
@@ -172,7 +174,8 @@ class CollectiveExecutor : public Object
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
     Entry* m_lastEntry{nullptr}; //!< Find's last answer (map nodes do not move; reset on erase)
     uint64_t m_posted{0};
-    std::vector<uint32_t> m_ready; //!< scratch of OpDone: ops whose last dep was met
+    std::vector<uint32_t> m_ready;   //!< scratch of OpDone: ops whose last dep was met
+    std::vector<uint32_t> m_arrived; //!< scratch of OpDone: receives come in arrived
     uint64_t m_unknown{0};
     std::vector<uint32_t> m_releasable;  //!< scratch of Release
     std::vector<uint32_t> m_notifyRanks; //!< scratch of DataReady

@@ -53,6 +53,14 @@ CollectiveService::GetTypeId()
                                           "generated",
                                           PROGRAM_SCHEDULE,
                                           "schedule"))
+            .AddAttribute("ProgramWindow",
+                          "Generated collectives: ops each rank holds per stream of its "
+                          "program, from its first op not done (memory follows the window, "
+                          "not the program; a window too narrow to hold every op that could "
+                          "start makes the collective's check fail). 0: whole programs.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveService::m_programWindow),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("Priority",
                           "Traffic class of collective data (3: the lossless class).",
                           UintegerValue(3),
@@ -482,7 +490,12 @@ CollectiveService::Create(const tn_plan_request& request,
     Ptr<Collective> c = CreateObject<Collective>();
     if (plan->program)
     {
-        c->SetupProgram(m_nextId++, plan->program, std::move(nodes), plan->pairLanes, m_priority);
+        c->SetupProgram(m_nextId++,
+                        plan->program,
+                        std::move(nodes),
+                        plan->pairLanes,
+                        m_priority,
+                        m_programWindow);
     }
     else
     {

@@ -336,6 +336,7 @@ class CollectiveService : public Object
     ProgramMode m_program{PROGRAM_AUTO};
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
+    uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
     bool m_verify{true};
     bool m_cachePlans{true};
     bool m_keepCollectives{true};

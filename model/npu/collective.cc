@@ -65,7 +65,10 @@ Collective::DoDispose()
     m_done = DoneCallback();
     for (RankRun& r : m_ranks)
     {
-        tn_rank_program_free(&r.rp);
+        for (StreamRun& s : r.streams)
+        {
+            tn_rank_program_free(&s.rp);
+        }
     }
     m_ranks.clear();
     Object::DoDispose();
@@ -94,7 +97,8 @@ Collective::SetupProgram(uint32_t id,
                          SharedProgram program,
                          std::vector<uint32_t> nodes,
                          std::unordered_map<uint64_t, uint8_t> pairLanes,
-                         uint8_t priority)
+                         uint8_t priority,
+                         uint32_t window)
 {
     NS_ABORT_MSG_IF(m_schedule || m_program, "Collective: set up twice");
     NS_ABORT_MSG_IF(!program || nodes.size() != tn_program_ranks(program.get()),
@@ -106,6 +110,7 @@ Collective::SetupProgram(uint32_t id,
     m_nodes = std::move(nodes);
     m_pairLanes = std::move(pairLanes);
     m_priority = priority;
+    m_window = window;
     const uint32_t ranks = static_cast<uint32_t>(m_nodes.size());
     m_ranks.resize(ranks);
     m_rankPending.assign(ranks, 0);
@@ -118,164 +123,421 @@ Collective::SetupProgram(uint32_t id,
         m_rankOfNode[m_nodes[r]] = r;
     }
     tn_error err;
-    uint32_t next = 0;
+    tn_rank_program whole{}; // windows: one rank's whole program at a time
+    std::vector<uint32_t> minDep;
     for (uint32_t r = 0; r < ranks; r++)
     {
         RankRun& run = m_ranks[r];
-        NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, &run.rp, &err) != TN_OK,
+        run.transferBase = m_transferCount;
+        tn_rank_program* rp = &whole;
+        if (window == 0)
+        {
+            run.streams.resize(1);
+            rp = &run.streams[0].rp;
+        }
+        NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, rp, &err) != TN_OK,
                         "Collective::SetupProgram: rank " << r << ": " << err.message);
-        // every rank's program is held for the whole run: no spare capacity
-        tn_rank_program_compact(&run.rp);
-        const tn_rank_program& rp = run.rp;
-        run.ops.assign(rp.count, OpState());
-        std::vector<uint32_t> joinPending;
-        // one join per distinct dep list (ops with equal lists share dep_start, see
-        // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each
-        // of its ops, so a frontier shared by many sends is counted once
-        std::unordered_map<uint32_t, uint32_t> joinOf; // dep_start -> join
-        std::vector<uint32_t> opJoin(rp.count, UINT32_MAX);
-        for (uint32_t i = 0; i < rp.count; i++)
+        run.count = rp->count;
+        run.sends = rp->sends;
+        for (uint32_t i = 0; i < rp->count; i++)
         {
-            const tn_program_op& o = rp.ops[i];
-            if (o.dep_count > 0)
+            const tn_program_op& o = rp->ops[i];
+            (o.send ? m_plannedBytes : run.receivedBytes) += o.length;
+            if (!o.send && o.dep_count > 0)
             {
-                auto ins = joinOf.emplace(o.dep_start, static_cast<uint32_t>(joinOf.size()));
-                if (ins.second)
-                {
-                    joinPending.push_back(o.dep_count);
-                }
-                opJoin[i] = ins.first->second;
-                run.ops[i].pending = 1;
-            }
-            if (o.send)
-            {
-                run.ops[i].transfer = next++;
-                m_plannedBytes += o.length;
+                // the receive has deps of its own: its sender waits for a clear-to-send
+                m_clearSends[Key(false, o.peer, r, o.match)] = true;
             }
         }
-        // ops by (direction, peer, match): the matches of a group are 0, 1, ... in program
-        // order (tn-program.h), so a group is an array indexed by match
+        if (window == 0)
         {
-            std::unordered_map<uint64_t, uint32_t> sizes;
-            for (uint32_t i = 0; i < rp.count; i++)
-            {
-                ++sizes[GroupKey(rp.ops[i].send, rp.ops[i].peer)];
-            }
-            run.groupKey.clear();
-            for (const auto& g : sizes)
-            {
-                run.groupKey.push_back(g.first);
-            }
-            std::sort(run.groupKey.begin(), run.groupKey.end());
-            run.groupStart.assign(run.groupKey.size() + 1, 0);
-            for (size_t g = 0; g < run.groupKey.size(); g++)
-            {
-                run.groupStart[g + 1] = run.groupStart[g] + sizes[run.groupKey[g]];
-            }
-            run.groupOps.assign(rp.count, UINT32_MAX);
-            for (uint32_t i = 0; i < rp.count; i++)
-            {
-                const tn_program_op& o = rp.ops[i];
-                const size_t g = FindGroup(run, o.send, o.peer);
-                NS_ABORT_MSG_IF(o.match >= run.groupStart[g + 1] - run.groupStart[g] ||
-                                    run.groupOps[run.groupStart[g] + o.match] != UINT32_MAX,
-                                "Collective::SetupProgram: rank " << r << " op " << i << ": match "
-                                                                  << o.match << " out of order");
-                run.groupOps[run.groupStart[g] + o.match] = i;
-            }
+            // the whole program is held for the whole run: no spare capacity
+            tn_rank_program_compact(rp);
+            run.streams[0].end = rp->count;
         }
-        const uint32_t joins = static_cast<uint32_t>(joinPending.size());
-        // CSR: join -> its ops; op -> the joins whose list holds it
-        std::vector<uint32_t> joinOpStart(joins + 1, 0);
-        std::vector<uint32_t> succStart(rp.count + 1, 0);
-        std::vector<uint32_t> listOf(joins, UINT32_MAX); // join -> an op holding its list
-        for (uint32_t i = 0; i < rp.count; i++)
+        else
         {
-            if (opJoin[i] == UINT32_MAX)
+            // i starts a stream when no op from i on waits for an op before i; streams
+            // shorter than a window join the next one (they would only cost windows),
+            // unless it starts with a send that waits for nothing: that one may go at once,
+            // so it must not wait behind the ops of another stream's window
+            minDep.assign(static_cast<size_t>(rp->count) + 1, UINT32_MAX);
+            for (uint32_t i = rp->count; i-- > 0;)
             {
-                continue;
-            }
-            ++joinOpStart[opJoin[i] + 1];
-            if (listOf[opJoin[i]] == UINT32_MAX)
-            {
-                listOf[opJoin[i]] = i;
                 uint32_t n = 0;
-                const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
-                for (uint32_t k = 0; k < n; k++)
+                const uint32_t* d = tn_rank_program_deps(rp, i, &n);
+                minDep[i] = std::min(minDep[i + 1], n > 0 ? d[0] : UINT32_MAX);
+            }
+            uint64_t sends = 0;
+            for (uint32_t i = 0; i < rp->count; i++)
+            {
+                const bool free = rp->ops[i].send && rp->ops[i].dep_count == 0;
+                if (i == 0 || (minDep[i] >= i && (free || i - run.streams.back().begin >= window)))
                 {
-                    ++succStart[d[k] + 1];
+                    if (!run.streams.empty())
+                    {
+                        run.streams.back().end = i;
+                    }
+                    run.streams.emplace_back();
+                    run.streams.back().begin = i;
+                    run.streams.back().sendsBefore = sends;
                 }
+                sends += rp->ops[i].send;
+                // a send that waits for nothing may go at the start: its stream opens then
+                run.streams.back().startsOpen |= rp->ops[i].send && rp->ops[i].dep_count == 0;
             }
-        }
-        for (uint32_t j = 0; j < joins; j++)
-        {
-            joinOpStart[j + 1] += joinOpStart[j];
-        }
-        for (uint32_t i = 0; i < rp.count; i++)
-        {
-            succStart[i + 1] += succStart[i];
-        }
-        run.joinOps.resize(joinOpStart[joins]);
-        run.succJoins.resize(succStart[rp.count]);
-        std::vector<uint32_t> fill(joinOpStart.begin(), joinOpStart.end() - 1);
-        for (uint32_t i = 0; i < rp.count; i++)
-        {
-            if (opJoin[i] != UINT32_MAX)
+            if (!run.streams.empty())
             {
-                run.joinOps[fill[opJoin[i]]++] = i;
+                run.streams.back().end = rp->count;
             }
         }
-        fill.assign(succStart.begin(), succStart.end() - 1);
-        for (uint32_t j = 0; j < joins; j++)
-        {
-            uint32_t n = 0;
-            const uint32_t* d = tn_rank_program_deps(&rp, listOf[j], &n);
-            for (uint32_t k = 0; k < n; k++)
-            {
-                run.succJoins[fill[d[k]]++] = j;
-            }
-        }
-        for (uint32_t i = 0; i < rp.count; i++)
-        {
-            run.ops[i].succBegin = succStart[i];
-            run.ops[i].succEnd = succStart[i + 1];
-        }
-        run.joins.resize(joins + 1);
-        for (uint32_t j = 0; j <= joins; j++)
-        {
-            run.joins[j].pending = j < joins ? joinPending[j] : 0;
-            run.joins[j].opBegin = joinOpStart[j];
-        }
-        m_rankPending[r] = rp.count;
-        m_transferCount += rp.sends;
+        m_rankPending[r] = run.count;
+        m_transferCount += run.sends;
     }
+    tn_rank_program_free(&whole);
+    NS_ABORT_MSG_IF(m_transferCount > UINT32_MAX,
+                    "Collective::SetupProgram: " << m_transferCount
+                                                 << " transfers: more than 2^32 in one collective");
     m_expectedReady = m_transferCount;
     m_expectedIssued = m_transferCount;
     m_expectedBytes = m_plannedBytes;
-    // a send waits for its receiver's clear-to-send when the receive lists deps of its own;
-    // the receive gets the transfer's number, so that the receiver never reads the sender's
     for (uint32_t r = 0; r < ranks; r++)
     {
-        RankRun& run = m_ranks[r];
-        for (uint32_t i = 0; i < run.rp.count; i++)
+        for (StreamRun& s : m_ranks[r].streams)
         {
-            const tn_program_op& o = run.rp.ops[i];
-            if (!o.send)
+            s.undone = s.begin;
+            s.rp.first = s.begin;
+        }
+        for (StreamRun& s : m_ranks[r].streams)
+        {
+            if ((window == 0 || s.startsOpen || &s == &m_ranks[r].streams[0]) && !s.open)
             {
-                continue;
-            }
-            const uint32_t j = FindOp(o.peer, false, r, o.match);
-            NS_ABORT_MSG_IF(j == UINT32_MAX,
-                            "Collective::SetupProgram: rank "
-                                << r << "'s send " << i << " has no receive at rank " << o.peer);
-            m_ranks[o.peer].ops[j].transfer = run.ops[i].transfer;
-            if (m_ranks[o.peer].rp.ops[j].dep_count > 0)
-            {
-                run.ops[i].needsClear = 1;
-                ++run.ops[i].pending;
+                FillWindow(r, s, s.begin, nullptr, nullptr);
             }
         }
     }
+    if (window == 0)
+    {
+        // a receive holds its transfer's number, so that the receiver never reads the sender's
+        for (uint32_t r = 0; r < ranks; r++)
+        {
+            const StreamRun& s = m_ranks[r].streams[0];
+            for (uint32_t i = 0; i < s.rp.count; i++)
+            {
+                const tn_program_op& o = s.rp.ops[i];
+                if (!o.send)
+                {
+                    continue;
+                }
+                const uint32_t j = FindOp(o.peer, false, r, o.match);
+                NS_ABORT_MSG_IF(j == UINT32_MAX,
+                                "Collective::SetupProgram: rank " << r << "'s send " << i
+                                                                  << " has no receive at rank "
+                                                                  << o.peer);
+                StateOf(o.peer, j).transfer = s.ops[i].transfer;
+            }
+        }
+    }
+}
+
+void
+Collective::FillWindow(uint32_t rank,
+                       StreamRun& s,
+                       uint32_t first,
+                       std::vector<uint32_t>* ready,
+                       std::vector<uint32_t>* arrived)
+{
+    const uint32_t oldFirst = s.rp.first;
+    std::vector<OpState> old;
+    old.swap(s.ops);
+    if (m_window > 0)
+    {
+        for (uint32_t i = oldFirst; i < first && i - oldFirst < old.size(); i++)
+        {
+            s.sendsBefore += s.rp.ops[i - oldFirst].send;
+        }
+        tn_error err;
+        NS_ABORT_MSG_IF(tn_program_rank_window(m_program.get(),
+                                               rank,
+                                               first,
+                                               std::min(m_window, s.end - first),
+                                               &s.rp,
+                                               &err) != TN_OK,
+                        "Collective: rank " << rank << " ops from " << first << ": "
+                                            << err.message);
+    }
+    const tn_rank_program& rp = s.rp;
+    NS_ASSERT(rp.first == first);
+    s.open = true;
+    const bool refill = ready != nullptr;
+    const int64_t now = Simulator::Now().GetTimeStep();
+    s.ops.resize(rp.count);
+    uint32_t sendNo = 0;
+    std::vector<uint32_t> fresh; // slots new to the window
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        const tn_program_op& o = rp.ops[i];
+        const uint64_t at = static_cast<uint64_t>(first) + i;
+        OpState& st = s.ops[i];
+        if (at >= oldFirst && at - oldFirst < old.size())
+        {
+            st = old[at - oldFirst];
+        }
+        else
+        {
+            st = OpState();
+            fresh.push_back(i);
+            if (o.send)
+            {
+                st.transfer =
+                    static_cast<uint32_t>(m_ranks[rank].transferBase + s.sendsBefore + sendNo);
+                if (m_clearSends.count(Key(false, rank, o.peer, o.match)))
+                {
+                    st.flags |= NEEDS_CLEAR;
+                }
+            }
+        }
+        sendNo += o.send;
+        st.join = UINT32_MAX;
+    }
+    old.clear();
+    // one join per distinct dep list (ops with equal lists share dep_start, see
+    // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each of
+    // its ops, so a frontier shared by many sends is counted once. Deps before the window
+    // are done (the window starts at the stream's first op not done).
+    std::unordered_map<uint32_t, uint32_t> joinOf; // dep_start -> join
+    std::vector<uint32_t> listOf;                  // join -> a slot holding its list
+    std::vector<uint32_t> joinPending;
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        const tn_program_op& o = rp.ops[i];
+        if (o.dep_count == 0)
+        {
+            continue;
+        }
+        auto ins = joinOf.emplace(o.dep_start, static_cast<uint32_t>(listOf.size()));
+        if (ins.second)
+        {
+            listOf.push_back(i);
+            uint32_t n = 0;
+            const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
+            uint32_t pending = 0;
+            for (uint32_t k = 0; k < n; k++)
+            {
+                pending += d[k] >= first && !(s.ops[d[k] - first].flags & DONE);
+            }
+            joinPending.push_back(pending);
+        }
+        s.ops[i].join = ins.first->second;
+    }
+    const uint32_t joins = static_cast<uint32_t>(listOf.size());
+    // CSR: join -> its slots; slot -> the joins whose list holds it
+    std::vector<uint32_t> joinOpStart(joins + 1, 0);
+    std::vector<uint32_t> succStart(rp.count + 1, 0);
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        if (s.ops[i].join != UINT32_MAX)
+        {
+            ++joinOpStart[s.ops[i].join + 1];
+        }
+    }
+    for (uint32_t j = 0; j < joins; j++)
+    {
+        uint32_t n = 0;
+        const uint32_t* d = tn_rank_program_deps(&rp, listOf[j], &n);
+        for (uint32_t k = 0; k < n; k++)
+        {
+            if (d[k] >= first)
+            {
+                ++succStart[d[k] - first + 1];
+            }
+        }
+    }
+    for (uint32_t j = 0; j < joins; j++)
+    {
+        joinOpStart[j + 1] += joinOpStart[j];
+    }
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        succStart[i + 1] += succStart[i];
+    }
+    s.joinOps.resize(joinOpStart[joins]);
+    s.succJoins.resize(succStart[rp.count]);
+    std::vector<uint32_t> fill(joinOpStart.begin(), joinOpStart.end() - 1);
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        if (s.ops[i].join != UINT32_MAX)
+        {
+            s.joinOps[fill[s.ops[i].join]++] = i;
+        }
+    }
+    fill.assign(succStart.begin(), succStart.end() - 1);
+    for (uint32_t j = 0; j < joins; j++)
+    {
+        uint32_t n = 0;
+        const uint32_t* d = tn_rank_program_deps(&rp, listOf[j], &n);
+        for (uint32_t k = 0; k < n; k++)
+        {
+            if (d[k] >= first)
+            {
+                s.succJoins[fill[d[k] - first]++] = j;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        s.ops[i].succBegin = succStart[i];
+        s.ops[i].succEnd = succStart[i + 1];
+    }
+    s.joins.resize(joins + 1);
+    for (uint32_t j = 0; j <= joins; j++)
+    {
+        s.joins[j].pending = j < joins ? joinPending[j] : 0;
+        s.joins[j].opBegin = joinOpStart[j];
+    }
+    // ops by (direction, peer, match): the matches of a group are consecutive in program
+    // order (tn-program.h), so a group is an array indexed by match - its first match
+    {
+        std::unordered_map<uint64_t, uint32_t> sizes;
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            ++sizes[GroupKey(rp.ops[i].send, rp.ops[i].peer)];
+        }
+        s.groupKey.clear();
+        for (const auto& g : sizes)
+        {
+            s.groupKey.push_back(g.first);
+        }
+        std::sort(s.groupKey.begin(), s.groupKey.end());
+        s.groupStart.assign(s.groupKey.size() + 1, 0);
+        s.groupMatch.assign(s.groupKey.size(), UINT32_MAX);
+        for (size_t g = 0; g < s.groupKey.size(); g++)
+        {
+            s.groupStart[g + 1] = s.groupStart[g] + sizes[s.groupKey[g]];
+        }
+        s.groupOps.assign(rp.count, UINT32_MAX);
+        for (uint32_t i = 0; i < rp.count; i++)
+        {
+            const tn_program_op& o = rp.ops[i];
+            const size_t g = FindGroup(s, o.send, o.peer);
+            if (s.groupMatch[g] == UINT32_MAX)
+            {
+                s.groupMatch[g] = o.match;
+            }
+            const uint64_t k = static_cast<uint64_t>(o.match) - s.groupMatch[g];
+            NS_ABORT_MSG_IF(
+                o.match < s.groupMatch[g] || k >= s.groupStart[g + 1] - s.groupStart[g] ||
+                    s.groupOps[s.groupStart[g] + k] != UINT32_MAX,
+                "Collective::SetupProgram: rank " << rank << " op " << first + i << ": match "
+                                                  << o.match << " out of order");
+            s.groupOps[s.groupStart[g] + k] = i;
+        }
+    }
+    // ops new to the window: messages kept for them, and the ones that may go
+    for (uint32_t i : fresh)
+    {
+        const tn_program_op& o = rp.ops[i];
+        OpState& st = s.ops[i];
+        auto kept = m_deferred.find(Key(o.send, o.peer, rank, o.match));
+        if (kept != m_deferred.end())
+        {
+            if (o.send)
+            {
+                st.flags |= CLEARED;
+            }
+            else
+            {
+                st.flags |= ARRIVED;
+                st.times[0] = kept->second.firstNs;
+                st.times[1] = kept->second.lastNs;
+                m_deliveredBytes += kept->second.bytes;
+                m_sizeMismatches += kept->second.bytes != o.length;
+                if (arrived)
+                {
+                    arrived->push_back(first + i);
+                }
+                // it arrived before it could be taken: its readiness comes late
+                m_windowHeld += kept->second.lastNs < now;
+            }
+            m_deferred.erase(kept);
+        }
+        if (!refill)
+        {
+            continue; // before the start: GetStartOps releases
+        }
+        if (TryRelease(s, i))
+        {
+            ready->push_back(first + i);
+            // it could go now: if its deps were all done before now, the window held it
+            int64_t latest = -1;
+            uint32_t n = 0;
+            const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
+            for (uint32_t k = 0; k < n; k++)
+            {
+                latest = std::max(latest, d[k] >= first ? s.ops[d[k] - first].doneNs : -1);
+            }
+            m_windowHeld += latest < now;
+        }
+    }
+}
+
+bool
+Collective::TryRelease(StreamRun& s, uint32_t slot)
+{
+    OpState& st = s.ops[slot];
+    if ((st.flags & RELEASED) || (st.join != UINT32_MAX && s.joins[st.join].pending > 0) ||
+        ((st.flags & NEEDS_CLEAR) && !(st.flags & CLEARED)))
+    {
+        return false;
+    }
+    st.flags |= RELEASED;
+    // a receive without deps of its own needs no clear-to-send
+    const tn_program_op& o = s.rp.ops[slot];
+    return o.send || o.dep_count > 0;
+}
+
+void
+Collective::GetStartOps(uint32_t rank, std::vector<uint32_t>* sends)
+{
+    for (StreamRun& s : m_ranks[rank].streams)
+    {
+        for (uint32_t i = 0; i < s.rp.count; i++)
+        {
+            if (s.rp.ops[i].dep_count == 0 && TryRelease(s, i) && s.rp.ops[i].send)
+            {
+                sends->push_back(s.rp.first + i);
+            }
+        }
+    }
+}
+
+Collective::StreamRun&
+Collective::StreamOf(uint32_t rank, uint32_t op)
+{
+    return const_cast<StreamRun&>(static_cast<const Collective*>(this)->StreamOf(rank, op));
+}
+
+const Collective::StreamRun&
+Collective::StreamOf(uint32_t rank, uint32_t op) const
+{
+    const std::vector<StreamRun>& streams = m_ranks[rank].streams;
+    auto it =
+        std::upper_bound(streams.begin(), streams.end(), op, [](uint32_t v, const StreamRun& s) {
+            return v < s.begin;
+        });
+    NS_ASSERT(it != streams.begin());
+    const StreamRun& s = *(it - 1);
+    NS_ASSERT_MSG(op >= s.rp.first && op - s.rp.first < s.rp.count,
+                  "collective " << m_id << " rank " << rank << " op " << op
+                                << " is not in its window");
+    return s;
+}
+
+const tn_program_op&
+Collective::GetOp(uint32_t rank, uint32_t op) const
+{
+    const StreamRun& s = StreamOf(rank, op);
+    return s.rp.ops[op - s.rp.first];
 }
 
 uint32_t
@@ -285,12 +547,12 @@ Collective::GetRankOfNode(uint32_t node) const
 }
 
 size_t
-Collective::FindGroup(const RankRun& run, bool send, uint32_t peer)
+Collective::FindGroup(const StreamRun& s, bool send, uint32_t peer)
 {
     const uint64_t key = GroupKey(send, peer);
-    auto it = std::lower_bound(run.groupKey.begin(), run.groupKey.end(), key);
-    return it == run.groupKey.end() || *it != key ? SIZE_MAX
-                                                  : static_cast<size_t>(it - run.groupKey.begin());
+    auto it = std::lower_bound(s.groupKey.begin(), s.groupKey.end(), key);
+    return it == s.groupKey.end() || *it != key ? SIZE_MAX
+                                                : static_cast<size_t>(it - s.groupKey.begin());
 }
 
 uint32_t
@@ -300,13 +562,32 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
     {
         return UINT32_MAX;
     }
-    const RankRun& run = m_ranks[rank];
-    const size_t g = FindGroup(run, send, peer);
-    if (g == SIZE_MAX || match >= run.groupStart[g + 1] - run.groupStart[g])
+    for (const StreamRun& s : m_ranks[rank].streams)
     {
-        return UINT32_MAX;
+        const size_t g = FindGroup(s, send, peer);
+        if (g == SIZE_MAX || match < s.groupMatch[g] ||
+            match - s.groupMatch[g] >= s.groupStart[g + 1] - s.groupStart[g])
+        {
+            continue;
+        }
+        return s.rp.first + s.groupOps[s.groupStart[g] + (match - s.groupMatch[g])];
     }
-    return run.groupOps[run.groupStart[g] + match];
+    return UINT32_MAX;
+}
+
+void
+Collective::DeferMessage(uint32_t rank,
+                         bool clear,
+                         uint32_t peer,
+                         uint32_t match,
+                         Time firstByte,
+                         uint64_t bytes)
+{
+    Deferred d{firstByte.GetTimeStep(), Simulator::Now().GetTimeStep(), bytes};
+    if (!m_deferred.emplace(Key(clear, peer, rank, match), d).second)
+    {
+        ++m_duplicates;
+    }
 }
 
 uint32_t
@@ -321,49 +602,93 @@ Collective::GetPairLane(uint32_t src, uint32_t dst) const
 }
 
 void
-Collective::CompleteOp(uint32_t rank, uint32_t op, std::vector<uint32_t>* ready)
+Collective::CompleteOp(uint32_t rank,
+                       uint32_t op,
+                       std::vector<uint32_t>* ready,
+                       std::vector<uint32_t>* arrived)
 {
-    RankRun& r = m_ranks[rank];
-    const OpState& state = r.ops[op];
+    StreamRun& s = StreamOf(rank, op);
+    const uint32_t first = s.rp.first;
+    OpState& state = s.ops[op - first];
+    NS_ASSERT_MSG(!(state.flags & DONE),
+                  "collective " << m_id << " rank " << rank << " op " << op << " done twice");
+    state.flags |= DONE;
+    state.doneNs = Simulator::Now().GetTimeStep();
     for (uint32_t k = state.succBegin; k < state.succEnd; k++)
     {
-        const uint32_t j = r.succJoins[k];
-        NS_ASSERT_MSG(r.joins[j].pending > 0,
+        const uint32_t j = s.succJoins[k];
+        NS_ASSERT_MSG(s.joins[j].pending > 0,
                       "collective " << m_id << " rank " << rank << " join " << j
                                     << ": dependency met twice");
-        if (--r.joins[j].pending > 0)
+        if (--s.joins[j].pending > 0)
         {
             continue;
         }
-        for (uint32_t m = r.joins[j].opBegin; m < r.joins[j + 1].opBegin; m++)
+        for (uint32_t m = s.joins[j].opBegin; m < s.joins[j + 1].opBegin; m++)
         {
-            if (MeetOpDependency(rank, r.joinOps[m]))
+            if (TryRelease(s, s.joinOps[m]))
             {
-                ready->push_back(r.joinOps[m]);
+                ready->push_back(first + s.joinOps[m]);
             }
         }
+    }
+    while (s.undone - first < s.rp.count && (s.ops[s.undone - first].flags & DONE))
+    {
+        ++s.undone;
+    }
+    if (s.undone == s.end && m_window > 0)
+    {
+        // the stream is over: its window goes (no message can name its ops any more)
+        tn_rank_program_free(&s.rp);
+        s.rp.first = s.end;
+        std::vector<OpState>().swap(s.ops);
+        std::vector<Join>().swap(s.joins);
+        std::vector<uint32_t>().swap(s.joinOps);
+        std::vector<uint32_t>().swap(s.succJoins);
+        s.groupKey.clear();
+        s.groupStart.clear();
+        s.groupMatch.clear();
+        s.groupOps.clear();
+    }
+    else if (m_window > 0 && s.rp.first + s.rp.count < s.end &&
+             s.undone - first >= std::max<uint32_t>(1, s.rp.count / 2))
+    {
+        FillWindow(rank, s, s.undone, ready, arrived);
+    }
+    // half a window from the stream's end, the next stream opens: it needs none of this
+    // stream's ops here, but its messages come once they are done at the other ranks
+    std::vector<StreamRun>& streams = m_ranks[rank].streams;
+    const size_t next = static_cast<size_t>(&s - streams.data()) + 1;
+    if (m_window > 0 && next < streams.size() && !streams[next].open &&
+        s.end - s.undone <= m_window / 2)
+    {
+        FillWindow(rank, streams[next], streams[next].begin, ready, arrived);
     }
 }
 
 bool
-Collective::MeetOpDependency(uint32_t rank, uint32_t op)
+Collective::ClearOp(uint32_t rank, uint32_t op)
 {
-    uint32_t& p = m_ranks[rank].ops[op].pending;
-    NS_ASSERT_MSG(p > 0,
-                  "collective " << m_id << " rank " << rank << " op " << op
-                                << ": dependency met twice");
-    return --p == 0;
+    StreamRun& s = StreamOf(rank, op);
+    s.ops[op - s.rp.first].flags |= CLEARED;
+    return TryRelease(s, op - s.rp.first);
 }
 
 void
 Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
 {
-    OpState& o = m_ranks[rank].ops[op];
-    NS_ASSERT_MSG(!(o.done & 1),
+    StreamRun& s = StreamOf(rank, op);
+    OpState& o = s.ops[op - s.rp.first];
+    NS_ASSERT_MSG(!(o.flags & ISSUED),
                   "collective " << m_id << " rank " << rank << " op " << op << " posted twice");
-    o.done |= 1;
+    o.flags |= ISSUED;
     o.times[0] = Simulator::Now().GetTimeStep();
     ++m_issuedCount;
+    if (m_window > 0)
+    {
+        const tn_program_op& p = s.rp.ops[op - s.rp.first];
+        m_inFlight[Key(false, rank, p.peer, p.match)] = {o.transfer, o.times[0]};
+    }
     if (!m_issuedTrace.IsEmpty())
     {
         m_issuedTrace(GetSendOpRecord(rank, op));
@@ -373,35 +698,54 @@ Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
 bool
 Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes)
 {
-    RankRun& r = m_ranks[rank];
-    OpState& o = r.ops[op];
-    if (o.done & 2)
+    StreamRun& s = StreamOf(rank, op);
+    OpState& o = s.ops[op - s.rp.first];
+    if (o.flags & ARRIVED)
     {
         ++m_duplicates;
         return false;
     }
-    o.done |= 2;
+    o.flags |= ARRIVED;
     o.times[0] = firstByte.GetTimeStep();
     o.times[1] = Simulator::Now().GetTimeStep();
     m_deliveredBytes += bytes;
-    if (bytes != r.rp.ops[op].length)
+    if (bytes != s.rp.ops[op - s.rp.first].length)
     {
         ++m_sizeMismatches;
     }
     return true;
 }
 
+uint32_t
+Collective::GetOpTransfer(uint32_t rank, uint32_t op) const
+{
+    const StreamRun& s = StreamOf(rank, op);
+    const tn_program_op& o = s.rp.ops[op - s.rp.first];
+    if (o.send || m_window == 0)
+    {
+        return s.ops[op - s.rp.first].transfer;
+    }
+    auto it = m_inFlight.find(Key(false, o.peer, rank, o.match));
+    return it == m_inFlight.end() ? UINT32_MAX : it->second.transfer;
+}
+
 void
 Collective::NotifyOpReady(uint32_t rank, uint32_t op)
 {
-    OpState& o = m_ranks[rank].ops[op];
-    NS_ASSERT((o.done & 2) && !(o.done & 4));
-    o.done |= 4;
+    StreamRun& s = StreamOf(rank, op);
+    OpState& o = s.ops[op - s.rp.first];
+    NS_ASSERT((o.flags & ARRIVED) && !(o.flags & READY));
+    o.flags |= READY;
     o.times[2] = Simulator::Now().GetTimeStep();
     ++m_readyCount;
     if (!m_readyTrace.IsEmpty())
     {
         m_readyTrace(GetOpRecord(rank, op));
+    }
+    if (m_window > 0)
+    {
+        const tn_program_op& p = s.rp.ops[op - s.rp.first];
+        m_inFlight.erase(Key(false, p.peer, rank, p.match));
     }
     if (m_readyCount == m_expectedReady)
     {
@@ -418,24 +762,37 @@ Collective::NotifyOpReady(uint32_t rank, uint32_t op)
 CollectiveTransferRecord
 Collective::GetSendOpRecord(uint32_t src, uint32_t op) const
 {
-    const tn_program_op& o = m_ranks[src].rp.ops[op];
-    const uint32_t recv = FindOp(o.peer, false, src, o.match);
-    NS_ASSERT(recv != UINT32_MAX);
-    return GetOpRecord(o.peer, recv);
+    const StreamRun& s = StreamOf(src, op);
+    const tn_program_op& o = s.rp.ops[op - s.rp.first];
+    CollectiveTransferRecord r;
+    r.collective = m_id;
+    r.transfer = s.ops[op - s.rp.first].transfer;
+    r.src = src;
+    r.dst = o.peer;
+    r.srcNode = m_nodes[src];
+    r.dstNode = m_nodes[o.peer];
+    r.bytes = o.length;
+    r.chunk = o.chunk;
+    r.step = o.step;
+    r.dim = o.dim;
+    r.reduce = o.op == TN_OP_REDUCE;
+    r.lane = GetPairLane(src, o.peer);
+    r.issue = TimeStep(s.ops[op - s.rp.first].times[0]);
+    r.firstByte = Time(-1);
+    r.lastByte = Time(-1);
+    r.ready = Time(-1);
+    return r;
 }
 
 CollectiveTransferRecord
 Collective::GetOpRecord(uint32_t dst, uint32_t op) const
 {
-    const RankRun& d = m_ranks[dst];
-    const tn_program_op& o = d.rp.ops[op];
-    const OpState& recv = d.ops[op];
+    const StreamRun& d = StreamOf(dst, op);
+    const tn_program_op& o = d.rp.ops[op - d.rp.first];
+    const OpState& recv = d.ops[op - d.rp.first];
     const uint32_t src = o.peer;
-    const uint32_t send = FindOp(src, true, dst, o.match);
-    NS_ASSERT(send != UINT32_MAX);
     CollectiveTransferRecord r;
     r.collective = m_id;
-    r.transfer = recv.transfer;
     r.src = src;
     r.dst = dst;
     r.srcNode = m_nodes[src];
@@ -446,7 +803,19 @@ Collective::GetOpRecord(uint32_t dst, uint32_t op) const
     r.dim = o.dim;
     r.reduce = o.op == TN_OP_REDUCE;
     r.lane = GetPairLane(src, dst);
-    r.issue = TimeStep(m_ranks[src].ops[send].times[0]);
+    if (m_window == 0)
+    {
+        const uint32_t send = FindOp(src, true, dst, o.match);
+        r.transfer = recv.transfer;
+        const StreamRun* ss = send == UINT32_MAX ? nullptr : &StreamOf(src, send);
+        r.issue = ss ? TimeStep(ss->ops[send - ss->rp.first].times[0]) : Time(-1);
+    }
+    else
+    {
+        auto it = m_inFlight.find(Key(false, src, dst, o.match));
+        r.transfer = it == m_inFlight.end() ? UINT32_MAX : it->second.transfer;
+        r.issue = it == m_inFlight.end() ? Time(-1) : TimeStep(it->second.issueNs);
+    }
     r.firstByte = TimeStep(recv.times[0]);
     r.lastByte = TimeStep(recv.times[1]);
     r.ready = TimeStep(recv.times[2]);
@@ -739,16 +1108,10 @@ Collective::SetLocalRanks(const std::vector<bool>& local)
             {
                 continue;
             }
-            const tn_rank_program& rp = m_ranks[r].rp;
-            m_expectedIssued += rp.sends;
-            for (uint32_t i = 0; i < rp.count; i++)
-            {
-                if (!rp.ops[i].send)
-                {
-                    ++m_expectedReady;
-                    m_expectedBytes += rp.ops[i].length;
-                }
-            }
+            const RankRun& run = m_ranks[r];
+            m_expectedIssued += run.sends;
+            m_expectedReady += run.count - run.sends;
+            m_expectedBytes += run.receivedBytes;
         }
         return;
     }
@@ -852,6 +1215,16 @@ Collective::Check() const
     {
         why << m_failedMessages << " messages failed at their NIC (first: " << m_firstFailure
             << "); ";
+    }
+    if (m_windowHeld)
+    {
+        why << m_windowHeld << " ops came into their program window (" << m_window
+            << " ops) after they could have started: widen the window "
+               "(CollectiveService::ProgramWindow, 0 = whole programs); ";
+    }
+    if (!m_deferred.empty())
+    {
+        why << m_deferred.size() << " messages named an op that never came into a window; ";
     }
     return why.str();
 }

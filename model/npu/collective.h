@@ -95,6 +95,18 @@ struct CollectiveTransferRecord
  * number (its position among the transfers of its rank pair) as immediate, so the receiver
  * finds its op. Transfer records number the transfers by sender rank, then by the sender's
  * program order.
+ *
+ * Program windows (SetupProgram's window > 0): a rank's program is cut into streams,
+ * stretches of at least `window` ops none of which waits for an op before it (a chunk, a
+ * ring2d part, or just the steps of a ring: the order between those comes from the other
+ * ranks). An open stream holds a window of `window` ops from its first op not done, renewed
+ * (tn_program_rank_window) once half of it is done, and is let go when done; so memory
+ * follows the windows, not the program. Streams with a send that waits for nothing open at
+ * the start (they may go at once); the others open when their predecessor has half a
+ * window of ops left. A message for an op not in a window yet (its sender is ahead) is kept until
+ * the op comes in. The run is the same as with whole programs as long as no op could start
+ * while outside a window; an op that comes in later than that is counted (GetWindowHeld)
+ * and makes Check() fail, with the advice to widen the window.
  */
 class Collective : public Object
 {
@@ -159,12 +171,14 @@ class Collective : public Object
      * \param pairLanes lane of the transfers of each ordered rank pair (key src << 32 | dst;
      * missing: lane 0)
      * \param priority RDMA priority of the data
+     * \param window ops per stream window (see class doc); 0: every rank's whole program
      */
     void SetupProgram(uint32_t id,
                       SharedProgram program,
                       std::vector<uint32_t> nodes,
                       std::unordered_map<uint64_t, uint8_t> pairLanes,
-                      uint8_t priority);
+                      uint8_t priority,
+                      uint32_t window = 0);
 
     /** \return true for a generated collective (SetupProgram) */
     bool IsGenerated() const
@@ -423,36 +437,53 @@ class Collective : public Object
     }
 
     // ---- generated collectives, used by CollectiveExecutor at the rank's node ----
+    // Ops are named by their index in the rank's program; an op named here is in its window.
 
-    /** \param rank rank \return its program */
-    const tn_rank_program& GetRankProgram(uint32_t rank) const
-    {
-        return m_ranks[rank].rp;
-    }
+    /** \param rank rank \param op an op in its window \return the op */
+    const tn_program_op& GetOp(uint32_t rank, uint32_t op) const;
+
+    /** \param rank rank \param sends gets the sends that wait for nothing (in order) */
+    void GetStartOps(uint32_t rank, std::vector<uint32_t>* sends);
 
     /** \param node topology node \return its rank in the group (UINT32_MAX if none) */
     uint32_t GetRankOfNode(uint32_t node) const;
 
     /**
      * \param rank rank \param send direction \param peer other rank \param match the
-     * transfer's match number \return the op of rank's program (UINT32_MAX if none)
+     * transfer's match number \return the op of rank's program, UINT32_MAX if it is not in
+     * a window (not reached yet, gone, or none)
      */
     uint32_t FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) const;
 
-    /** \param rank rank \param op a send \return true when it waits for a clear-to-send */
-    bool OpNeedsClear(uint32_t rank, uint32_t op) const
-    {
-        return m_ranks[rank].ops[op].needsClear;
-    }
+    /**
+     * A message for an op not in rank's windows (FindOp gave none): kept until the op comes
+     * in (the arrived list of CompleteOp), or reported by Check() if it never does.
+     * \param rank rank \param clear a clear-to-send (else data) \param peer its sender
+     * \param match its match number \param firstByte first byte (data) \param bytes payload
+     */
+    void DeferMessage(uint32_t rank,
+                      bool clear,
+                      uint32_t peer,
+                      uint32_t match,
+                      Time firstByte,
+                      uint64_t bytes);
 
     /**
-     * An op of rank is done: meet the dependency of every op of rank that waits for it.
-     * \param rank rank \param op its op \param ready gets the ops whose last dep that was
+     * An op of rank is done (a send acknowledged, a receive ready): meet the dependency of
+     * every op of rank that waits for it, and move its window on.
+     * \param rank rank \param op its op
+     * \param ready gets the ops that may go now: sends to post, receives whose
+     * clear-to-send may go
+     * \param arrived gets receives that came into a window with their data already here
+     * (kept by DeferMessage; marked arrived, not yet ready)
      */
-    void CompleteOp(uint32_t rank, uint32_t op, std::vector<uint32_t>* ready);
+    void CompleteOp(uint32_t rank,
+                    uint32_t op,
+                    std::vector<uint32_t>* ready,
+                    std::vector<uint32_t>* arrived);
 
-    /** \param rank rank \param op its op \return true when that was its last unmet dep */
-    bool MeetOpDependency(uint32_t rank, uint32_t op);
+    /** \param rank rank \param op a send whose clear-to-send came \return true if it may go */
+    bool ClearOp(uint32_t rank, uint32_t op);
     /** \param rank rank \param op a send posted now */
     void NotifyOpIssued(uint32_t rank, uint32_t op);
     /** \return false if it had arrived already */
@@ -461,12 +492,21 @@ class Collective : public Object
     void NotifyOpReady(uint32_t rank, uint32_t op);
 
     /**
-     * \param rank rank \param op a send or a receive \return its transfer's number (records;
-     * a receive has its sender's number)
+     * \param rank rank \param op a send, or a receive that has arrived \return its transfer's
+     * number (records; a receive has its sender's number)
      */
-    uint32_t GetOpTransfer(uint32_t rank, uint32_t op) const
+    uint32_t GetOpTransfer(uint32_t rank, uint32_t op) const;
+
+    /** \return ops that came into their window after they could have started (class doc) */
+    uint64_t GetWindowHeld() const
     {
-        return m_ranks[rank].ops[op].transfer;
+        return m_windowHeld;
+    }
+
+    /** \return the ops per stream window (0: whole programs) */
+    uint32_t GetWindow() const
+    {
+        return m_window;
     }
 
     /** \param src sending rank \param dst receiving rank \return the pair's lane */
@@ -481,13 +521,25 @@ class Collective : public Object
     /// was led by those misses).
     struct OpState
     {
-        uint32_t pending{0};           //!< its join unmet (1) + a clear-to-send
         uint32_t transfer{UINT32_MAX}; //!< its transfer's number (sender's numbering, see class)
         uint32_t succBegin{0};         //!< the joins whose list holds it: succJoins[begin, end)
         uint32_t succEnd{0};
-        uint8_t done{0};              //!< bit 0 issued, 1 arrived, 2 ready
-        uint8_t needsClear{0};        //!< a send that waits for the receiver's clear
+        uint32_t join{UINT32_MAX};    //!< the join of its dep list (none: UINT32_MAX)
+        uint8_t flags{0};             //!< the Flag bits
         int64_t times[3]{-1, -1, -1}; //!< send: issue; receive: first, last byte, ready (ns)
+        int64_t doneNs{-1};           //!< when it was done (acknowledged, or ready)
+    };
+
+    /// OpState::flags
+    enum Flag : uint8_t
+    {
+        ISSUED = 1,       //!< a send was posted
+        ARRIVED = 2,      //!< a receive's data arrived
+        READY = 4,        //!< a receive's data is usable
+        DONE = 8,         //!< acknowledged (send) or ready (receive)
+        RELEASED = 16,    //!< its deps were met and it went to the executor
+        NEEDS_CLEAR = 32, //!< a send that waits for its receiver's clear-to-send
+        CLEARED = 64,     //!< that clear-to-send arrived
     };
 
     /// Ops sharing one dep list: deps not done yet, and where its ops start in joinOps.
@@ -497,25 +549,105 @@ class Collective : public Object
         uint32_t opBegin; //!< its ops: joinOps[opBegin, next join's opBegin)
     };
 
-    /// A generated collective's state of one rank.
-    struct RankRun
+    /// A window of one stream of a rank's program (class doc).
+    struct StreamRun
     {
-        tn_rank_program rp{};             //!< its program
-        std::vector<OpState> ops;         //!< per op
+        uint32_t begin{0};                //!< program index of the stream's first op
+        uint32_t end{0};                  //!< and of the op after its last
+        uint32_t undone{0};               //!< program index of its first op not done
+        uint64_t sendsBefore{0};          //!< sends of the rank's program before rp.first
+        bool startsOpen{false};           //!< it has a send that waits for nothing
+        bool open{false};                 //!< its window was filled (closed: no ops held)
+        tn_rank_program rp{};             //!< the window: ops rp.first, rp.first + 1, ...
+        std::vector<OpState> ops;         //!< per op of the window
         std::vector<Join> joins;          //!< per distinct dep list, and an end sentinel
-        std::vector<uint32_t> joinOps;    //!< ops, by join
+        std::vector<uint32_t> joinOps;    //!< ops (window slots), by join
         std::vector<uint32_t> succJoins;  //!< joins, by op
         std::vector<uint64_t> groupKey;   //!< (direction, peer) of its ops, sorted
         std::vector<uint32_t> groupStart; //!< per group: CSR into groupOps
-        std::vector<uint32_t> groupOps;   //!< ops of a group by match
+        std::vector<uint32_t> groupMatch; //!< per group: match of its first op
+        std::vector<uint32_t> groupOps;   //!< window slots of a group by match
     };
 
-    /// \return index of the (send, peer) group of run, SIZE_MAX if none
-    static size_t FindGroup(const RankRun& run, bool send, uint32_t peer);
+    /// A generated collective's state of one rank.
+    struct RankRun
+    {
+        std::vector<StreamRun> streams; //!< by program index
+        uint32_t count{0};              //!< ops of its program
+        uint32_t sends{0};              //!< sends of its program
+        uint64_t receivedBytes{0};      //!< bytes of its receives
+        uint64_t transferBase{0};       //!< number of its first send's transfer
+    };
+
+    /// Names a message: direction (clear-to-send or data), sender, receiver, match.
+    struct MessageKey
+    {
+        uint64_t pair;       //!< src << 32 | dst
+        uint64_t matchClear; //!< match << 1 | clear
+
+        bool operator==(const MessageKey& o) const
+        {
+            return pair == o.pair && matchClear == o.matchClear;
+        }
+    };
+
+    /// Hash of a MessageKey.
+    struct MessageKeyHash
+    {
+        size_t operator()(const MessageKey& k) const
+        {
+            return std::hash<uint64_t>()(k.pair * 0x9E3779B97F4A7C15ULL ^ k.matchClear);
+        }
+    };
+
+    /// \return the key of the message from src to dst with this match
+    static MessageKey Key(bool clear, uint32_t src, uint32_t dst, uint32_t match)
+    {
+        return {(static_cast<uint64_t>(src) << 32) | dst,
+                (static_cast<uint64_t>(match) << 1) | (clear ? 1 : 0)};
+    }
+
+    /// A message kept by DeferMessage.
+    struct Deferred
+    {
+        int64_t firstNs;
+        int64_t lastNs;
+        uint64_t bytes;
+    };
+
+    /// A transfer in flight (windows: its send may leave the window before it is ready).
+    struct InFlight
+    {
+        uint32_t transfer;
+        int64_t issueNs;
+    };
+
+    /// \return the stream holding program index op of rank
+    StreamRun& StreamOf(uint32_t rank, uint32_t op);
+    const StreamRun& StreamOf(uint32_t rank, uint32_t op) const;
+
+    /// \return the state of op (in its window) of rank
+    OpState& StateOf(uint32_t rank, uint32_t op)
+    {
+        StreamRun& s = StreamOf(rank, op);
+        return s.ops[op - s.rp.first];
+    }
+
+    /// (Re)fill the window of a stream of rank from program index first.
+    void FillWindow(uint32_t rank,
+                    StreamRun& s,
+                    uint32_t first,
+                    std::vector<uint32_t>* ready,
+                    std::vector<uint32_t>* arrived);
+    /// An op of the window is handed to the executor if its deps are met.
+    bool TryRelease(StreamRun& s, uint32_t slot);
+
+    /// \return index of the (send, peer) group of a window, SIZE_MAX if none
+    static size_t FindGroup(const StreamRun& s, bool send, uint32_t peer);
 
     /// Record of a generated transfer, from its receiver (rank, its receive op).
     CollectiveTransferRecord GetOpRecord(uint32_t dst, uint32_t op) const;
-    /// Record of a generated transfer, from its sender (rank, its send op).
+    /// Record of a generated transfer, from its sender (rank, its send op): receiver times unset.
     CollectiveTransferRecord GetSendOpRecord(uint32_t src, uint32_t op) const;
 
     /// Build the step-order queues when the plan asks for them.
@@ -537,7 +669,12 @@ class Collective : public Object
     uint32_t m_id{0};
     SharedSchedule m_schedule;
     SharedProgram m_program;
-    std::vector<RankRun> m_ranks;                      //!< generated: per rank
+    std::vector<RankRun> m_ranks; //!< generated: per rank
+    uint32_t m_window{0};         //!< generated: ops per window
+    std::unordered_map<MessageKey, Deferred, MessageKeyHash> m_deferred; //!< kept messages
+    std::unordered_map<MessageKey, InFlight, MessageKeyHash> m_inFlight; //!< windows: in flight
+    std::unordered_map<MessageKey, bool, MessageKeyHash> m_clearSends;   //!< sends that wait
+    uint64_t m_windowHeld{0};                                            //!< GetWindowHeld
     std::vector<uint32_t> m_rankOfNode;                //!< generated: node -> rank
     std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
     uint64_t m_transferCount{0};
