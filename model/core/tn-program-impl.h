@@ -101,6 +101,14 @@ extern "C"
                          uint32_t* index,
                          tn_error* err);
 
+    /** Count `count` ops of (send, peer) before rp's window without emitting them (their
+     *  match numbers); the caller moves rp->next_index past them. */
+    tn_status tn_rp_skip(tn_rank_program* rp,
+                         bool send,
+                         uint32_t peer,
+                         uint32_t count,
+                         tn_error* err);
+
     /**
      * A phase seen by one member (the twin of tn_phase): members by ring position, the
      * member's position k, parts by position (count * ranges), the member's entry frontier

@@ -446,6 +446,16 @@ tn_rp_emit(tn_rank_program* rp,
     return emit_op(rp, o, match, start, (uint32_t)u);
 }
 
+tn_status
+tn_rp_skip(tn_rank_program* rp, bool send, uint32_t peer, uint32_t count, tn_error* err)
+{
+    uint32_t* match = match_counter(rp, send, peer, err);
+    if (!match)
+        return TN_ENOMEM;
+    *match += count;
+    return TN_OK;
+}
+
 int
 tn_cmp_u64(const void* a, const void* b)
 {
@@ -514,7 +524,35 @@ tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
     uint32_t next = ph->members[(k + 1) % P], prev = ph->members[kp];
     tn_ids* rb = ph->scratch; /* rb[0]: receives of the last step, rb[1]: sends, rb[2]: deps */
     rb[0].n = rb[1].n = 0;
-    for (uint32_t s = 0; s + 1 < P && !st; s++)
+    /* steps wholly before the window (each is nr sends, then nr receives) are not emitted:
+     * their matches, indices and frontiers follow in closed form, so a window costs O(steps
+     * before it), not O(ops before it) */
+    tn_rank_program* rp = ph->rp;
+    const uint64_t per = 2 * (uint64_t)nr;
+    uint32_t s0 = 0;
+    if (rp->first > rp->next_index)
+    {
+        uint64_t whole = (rp->first - rp->next_index) / per;
+        s0 = whole < P - 1 ? (uint32_t)whole : P - 1;
+    }
+    if (s0 > 0)
+    {
+        const uint64_t base = rp->next_index;
+        st = tn_rp_skip(rp, true, next, (uint32_t)(s0 * (uint64_t)nr), err);
+        if (!st)
+            st = tn_rp_skip(rp, false, prev, (uint32_t)(s0 * (uint64_t)nr), err);
+        rp->next_index = (uint32_t)(base + s0 * per);
+        for (uint32_t j = 0; j < nr && !st; j++)
+        {
+            st = tn_ids_push(&rb[1], (uint32_t)(base + (s0 - 1) * per + j), err);
+            if (!st)
+                st = tn_ids_push(&rb[0], (uint32_t)(base + (s0 - 1) * per + nr + j), err);
+        }
+        for (uint32_t s = 0; s < s0 && !st && !ph->chain; s++)
+            for (uint32_t j = 0; j < nr && !st && (!rs || s + 2 == P); j++)
+                st = tn_ids_push(ph->out, (uint32_t)(base + s * per + nr + j), err);
+    }
+    for (uint32_t s = s0; s + 1 < P && !st; s++)
     {
         uint32_t sp = rs ? (uint32_t)(((uint64_t)k + 2 * (uint64_t)P - s - 1) % P)
                          : (uint32_t)(((uint64_t)k + P - s) % P);
