@@ -1062,7 +1062,16 @@ tn_program_gen_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_
     g.p = p;
     g.r = rank;
     g.rp = rp;
+    /* scratch by the largest group a phase can have: hierarchical phases and ring2d's
+     * all-reduce (its level-0 table in closed form) work on one dim at a time, and a
+     * streamed rank (tn_program_rank_window) runs this once per window */
     size_t n = (size_t)(p->N ? p->N : 1) + 1;
+    if (p->kind == TN_PROG_HIER || (p->kind == TN_PROG_RING2D && p->coll == TN_COLL_ALL_REDUCE))
+    {
+        n = 2;
+        for (uint32_t d = 0; d < p->D; d++)
+            n = p->dsize[d] + (size_t)1 > n ? p->dsize[d] + (size_t)1 : n;
+    }
     g.members = malloc(n * sizeof(uint32_t));
     g.rmembers = malloc(n * sizeof(uint32_t));
     g.parts = malloc(n * sizeof(tn_slice));
