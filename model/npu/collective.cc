@@ -1097,6 +1097,12 @@ Collective::SetLocalRanks(const std::vector<bool>& local)
                     "Collective::SetLocalRanks: " << local.size() << " flags for " << m_nodes.size()
                                                   << " ranks");
     NS_ABORT_MSG_IF(m_started, "Collective::SetLocalRanks: already started");
+    // a windowed receiver takes its transfer's number from the sender's in-flight entry,
+    // which only the sender's process has
+    NS_ABORT_MSG_IF(m_window > 0 && std::find(local.begin(), local.end(), false) != local.end(),
+                    "Collective " << m_id
+                                  << ": CollectiveService::ProgramWindow > 0 is not supported "
+                                     "across MPI ranks yet (set it to 0)");
     m_expectedReady = 0;
     m_expectedIssued = 0;
     m_expectedBytes = 0;
