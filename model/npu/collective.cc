@@ -305,9 +305,11 @@ Collective::FillWindow(uint32_t rank,
     // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each of
     // its ops, so a frontier shared by many sends is counted once. Deps before the window
     // are done (the window starts at the stream's first op not done).
-    std::unordered_map<uint32_t, uint32_t> joinOf; // dep_start -> join
-    std::vector<uint32_t> listOf;                  // join -> a slot holding its list
+    // A list is only ever shared with the list stored just before it (tn-program.h), so
+    // the ops of one join follow each other among the ops with deps: no map needed.
+    std::vector<uint32_t> listOf; // join -> a slot holding its list
     std::vector<uint32_t> joinPending;
+    uint32_t lastStart = UINT32_MAX;
     for (uint32_t i = 0; i < rp.count; i++)
     {
         const tn_program_op& o = rp.ops[i];
@@ -315,9 +317,9 @@ Collective::FillWindow(uint32_t rank,
         {
             continue;
         }
-        auto ins = joinOf.emplace(o.dep_start, static_cast<uint32_t>(listOf.size()));
-        if (ins.second)
+        if (listOf.empty() || o.dep_start != lastStart)
         {
+            lastStart = o.dep_start;
             listOf.push_back(i);
             uint32_t n = 0;
             const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
@@ -328,7 +330,7 @@ Collective::FillWindow(uint32_t rank,
             }
             joinPending.push_back(pending);
         }
-        s.ops[i].join = ins.first->second;
+        s.ops[i].join = static_cast<uint32_t>(listOf.size() - 1);
     }
     const uint32_t joins = static_cast<uint32_t>(listOf.size());
     // CSR: join -> its slots; slot -> the joins whose list holds it
@@ -398,23 +400,27 @@ Collective::FillWindow(uint32_t rank,
     // ops by (direction, peer, match): the matches of a group are consecutive in program
     // order (tn-program.h), so a group is an array indexed by match - its first match
     {
-        std::unordered_map<uint64_t, uint32_t> sizes;
+        s.groupKey.clear();
         for (uint32_t i = 0; i < rp.count; i++)
         {
-            ++sizes[GroupKey(rp.ops[i].send, rp.ops[i].peer)];
-        }
-        s.groupKey.clear();
-        for (const auto& g : sizes)
-        {
-            s.groupKey.push_back(g.first);
+            s.groupKey.push_back(GroupKey(rp.ops[i].send, rp.ops[i].peer));
         }
         std::sort(s.groupKey.begin(), s.groupKey.end());
-        s.groupStart.assign(s.groupKey.size() + 1, 0);
-        s.groupMatch.assign(s.groupKey.size(), UINT32_MAX);
-        for (size_t g = 0; g < s.groupKey.size(); g++)
+        s.groupStart.assign(1, 0);
+        for (size_t k = 0, u = 0; k < s.groupKey.size(); k++)
         {
-            s.groupStart[g + 1] = s.groupStart[g] + sizes[s.groupKey[g]];
+            if (k == 0 || s.groupKey[k] != s.groupKey[u - 1])
+            {
+                s.groupKey[u++] = s.groupKey[k];
+                s.groupStart.push_back(s.groupStart.back());
+            }
+            ++s.groupStart.back();
+            if (k + 1 == s.groupKey.size())
+            {
+                s.groupKey.resize(u);
+            }
         }
+        s.groupMatch.assign(s.groupKey.size(), UINT32_MAX);
         s.groupOps.assign(rp.count, UINT32_MAX);
         for (uint32_t i = 0; i < rp.count; i++)
         {
