@@ -192,6 +192,7 @@ Collective::SetupProgram(uint32_t id,
             }
         }
         m_rankPending[r] = run.count;
+        m_ranksBusy += run.count > 0;
         m_transferCount += run.sends;
     }
     tn_rank_program_free(&whole);
@@ -579,6 +580,38 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         return s.rp.first + s.groupOps[s.groupStart[g] + (match - s.groupMatch[g])];
     }
     return UINT32_MAX;
+}
+
+bool
+Collective::FinishRankEvent(uint32_t rank)
+{
+    NS_ASSERT(m_rankPending[rank] > 0);
+    if (--m_rankPending[rank] > 0)
+    {
+        return false;
+    }
+    if (m_program && --m_ranksBusy == 0)
+    {
+        FreePrograms();
+    }
+    return true;
+}
+
+void
+Collective::FreePrograms()
+{
+    // no event names an op any more: a collective kept after its end (CollectiveService's
+    // KeepCollectives) holds its counts, not its programs (a training job keeps one per layer)
+    for (RankRun& run : m_ranks)
+    {
+        for (StreamRun& s : run.streams)
+        {
+            tn_rank_program_free(&s.rp);
+        }
+        std::vector<StreamRun>().swap(run.streams);
+    }
+    m_inFlight.clear();
+    m_clearSends.clear();
 }
 
 void
@@ -1116,11 +1149,12 @@ Collective::SetLocalRanks(const std::vector<bool>& local)
     {
         for (uint32_t r = 0; r < m_ranks.size(); r++)
         {
+            const RankRun& run = m_ranks[r];
             if (!local[r])
             {
+                m_ranksBusy -= run.count > 0; // its ops are done by another process
                 continue;
             }
-            const RankRun& run = m_ranks[r];
             m_expectedIssued += run.sends;
             m_expectedReady += run.count - run.sends;
             m_expectedBytes += run.receivedBytes;

@@ -424,11 +424,7 @@ class Collective : public Object
      * One of rank's own events is done (a send completed, or a receive is ready).
      * \param rank rank \return true when rank has nothing left to do in this collective
      */
-    bool FinishRankEvent(uint32_t rank)
-    {
-        NS_ASSERT(m_rankPending[rank] > 0);
-        return --m_rankPending[rank] == 0;
-    }
+    bool FinishRankEvent(uint32_t rank);
 
     /** \param rank rank \return its sends and receives not yet done */
     uint32_t GetRankPending(uint32_t rank) const
@@ -639,6 +635,8 @@ class Collective : public Object
                     uint32_t first,
                     std::vector<uint32_t>* ready,
                     std::vector<uint32_t>* arrived);
+    /// Every local rank is done: free the programs (a kept collective keeps only its counts).
+    void FreePrograms();
     /// An op of the window is handed to the executor if its deps are met.
     bool TryRelease(StreamRun& s, uint32_t slot);
 
@@ -674,7 +672,9 @@ class Collective : public Object
     std::unordered_map<MessageKey, Deferred, MessageKeyHash> m_deferred; //!< kept messages
     std::unordered_map<MessageKey, InFlight, MessageKeyHash> m_inFlight; //!< windows: in flight
     std::unordered_map<MessageKey, bool, MessageKeyHash> m_clearSends;   //!< sends that wait
-    uint64_t m_windowHeld{0};                                            //!< GetWindowHeld
+    uint64_t m_windowHeld{0};
+    uint32_t m_ranksBusy{
+        0}; //!< generated: local ranks with ops not done (0: programs freed) //!< GetWindowHeld
     std::vector<uint32_t> m_rankOfNode;                //!< generated: node -> rank
     std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
     uint64_t m_transferCount{0};
