@@ -5,6 +5,8 @@
  * are written in transactions, two processes appending to one file lose no
  * row, a signal ends a run as 'aborted' with its rows, the views answer from
  * the rows, and bad input is refused with a message that names the file.
+ * Over 1,000 lines for a reason: one suite per concept (the database file and its writer),
+ * its cases sharing the fresh-file and query helpers at the top.
  */
 #define _POSIX_C_SOURCE 200809L
 

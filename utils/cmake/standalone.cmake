@@ -125,6 +125,11 @@ function(tn_add_core_targets)
                                           ${CMAKE_SOURCE_DIR})
   add_test(NAME include-direction-self-test
            COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-include-direction.sh --self-test)
+  # A file over 1,000 lines says why at its top; the self-test shows a missing reason fails.
+  add_test(NAME file-sizes COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-file-sizes.sh
+                                   ${CMAKE_SOURCE_DIR})
+  add_test(NAME file-sizes-self-test
+           COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-file-sizes.sh --self-test)
   # The command-line planner: summaries against closed forms, dumps, exit codes.
   add_test(NAME tn-plan COMMAND sh ${CMAKE_SOURCE_DIR}/test/tn-plan-test.sh
                                 $<TARGET_FILE:tn-plan>)
