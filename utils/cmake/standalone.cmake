@@ -120,6 +120,9 @@ function(tn_add_core_targets)
   # Code shown in doc/*.rst (`.. snippet:` comments) equals the test or example code that runs.
   add_test(NAME doc/snippets COMMAND python3 ${CMAKE_SOURCE_DIR}/test/doc-snippets-test.py
                                      ${CMAKE_SOURCE_DIR})
+  # doc/design.rst's map of concepts and README's layout name every header and folder there is.
+  add_test(NAME doc/layout COMMAND python3 ${CMAKE_SOURCE_DIR}/test/layout-doc-test.py
+                                   ${CMAKE_SOURCE_DIR})
   # Includes point one way between the layers; the self-test shows a back edge fails.
   add_test(NAME include-direction COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-include-direction.sh
                                           ${CMAKE_SOURCE_DIR})
