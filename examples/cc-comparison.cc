@@ -20,6 +20,7 @@
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
+#include "ns3/tn-algorithm.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-topology.h"
 
@@ -142,6 +143,19 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "cc-comparison: --topology: %s\n", err.message);
         return 2;
     }
+    // the plan is checked before anything is printed or recorded: a request no algorithm can
+    // plan is one error line, not a table header followed by it
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = op;
+    request.algorithm = algorithm.c_str();
+    request.bytes = bytes;
+    if (tn_plan_check(topo, &request, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "cc-comparison: --algorithm: %s\n", err.message);
+        tn_topology_destroy(topo);
+        return 2;
+    }
     for (const std::string& cc : list)
     {
         RoceHelper check;
@@ -182,15 +196,11 @@ main(int argc, char* argv[])
         roce.Install(topo);
         CollectiveHelper collectives;
         collectives.Install(topo, roce);
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.collective = op;
-        request.algorithm = algorithm.c_str();
-        request.bytes = bytes;
         std::string error;
         Ptr<Collective> c = collectives.Create(request, {}, &error);
         if (!c)
         {
+            std::fflush(stdout); // the rows so far, then the error line last
             std::fprintf(stderr, "cc-comparison: %s: %s\n", algorithm.c_str(), error.c_str());
             Simulator::Destroy();
             status = 2;
@@ -203,6 +213,7 @@ main(int argc, char* argv[])
         StatsHelper stats;
         if (!stats.Install(db, "cc-comparison", params, topo, roce, &error))
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "cc-comparison: --db: %s\n", error.c_str());
             Simulator::Destroy();
             status = 1;
@@ -222,6 +233,7 @@ main(int argc, char* argv[])
         Simulator::Destroy();
         if (recorded == "aborted")
         {
+            std::fflush(stdout);
             std::fprintf(stderr, "cc-comparison: interrupted; run recorded as aborted\n");
             status = 130;
             break;

@@ -23,6 +23,7 @@
 #include "ns3/program-options.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/stats-helper.h"
+#include "ns3/tn-algorithm.h"
 
 #include <iostream>
 #include <sstream>
@@ -59,6 +60,13 @@ main(int argc, char* argv[])
     {
         std::cerr << "p2p-study-allreduce: --error-rate: '" << errorRate
                   << "' is not a fraction in [0, 1)" << std::endl;
+        return 2;
+    }
+
+    if (!tn_algorithm_find(algorithm.c_str()))
+    {
+        std::cerr << "p2p-study-allreduce: --algorithm: no algorithm '" << algorithm << "'"
+                  << std::endl;
         return 2;
     }
 
@@ -118,7 +126,12 @@ main(int argc, char* argv[])
     CollectiveHelper collectives;
     if (!collectives.Install(hostNodes, &error))
     {
+        if (!dbPath.empty())
+        {
+            stats.Finish("error", 0, error);
+        }
         std::cerr << "p2p-study-allreduce: " << error << std::endl;
+        Simulator::Destroy();
         return 1;
     }
     tn_plan_request request;
@@ -129,8 +142,14 @@ main(int argc, char* argv[])
     Ptr<Collective> c = collectives.Create(request, {}, &error);
     if (!c)
     {
+        // an algorithm that cannot plan these hosts: the run says why, none is left 'running'
+        if (!dbPath.empty())
+        {
+            stats.Finish("error", 0, error);
+        }
         std::cerr << "p2p-study-allreduce: --algorithm: " << error << std::endl;
-        return 1;
+        Simulator::Destroy();
+        return 2;
     }
     collectives.Start(c);
     Simulator::Run();

@@ -20,6 +20,8 @@
 #include "ns3/program-options.h"
 #include "ns3/roce-helper.h"
 #include "ns3/stats-helper.h"
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-db.h"
 #include "ns3/tn-topology.h"
 
 #include <cstdlib>
@@ -148,6 +150,7 @@ RunLoad(const tn_topology* topo,
                << ",\"algorithm\":\"" << algorithm << "\"}";
         if (!stats.Install(dbPath, "roce-tcp-background", params.str(), topo, roce, error))
         {
+            Simulator::Destroy();
             return point;
         }
     }
@@ -178,6 +181,10 @@ RunLoad(const tn_topology* topo,
     Ptr<Collective> c = collectives.Create(request, {}, error);
     if (!c)
     {
+        if (!dbPath.empty())
+        {
+            stats.Finish("error", 0, *error); // no run is left 'running'
+        }
         Simulator::Destroy();
         return point;
     }
@@ -248,6 +255,37 @@ main(int argc, char* argv[])
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
     {
         std::cerr << "roce-tcp-background: --topology: " << err.message << std::endl;
+        return 2;
+    }
+    // the plan, the fabric and the database are checked before the table's header: bad input
+    // is one error line with nothing after it, and no run is recorded for it
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = TN_COLL_ALL_REDUCE;
+    request.algorithm = algorithm.c_str();
+    request.bytes = bytes;
+    std::string why;
+    if (tn_plan_check(topo, &request, &err) != TN_OK)
+    {
+        why = std::string("--algorithm: ") + err.message;
+    }
+    else
+    {
+        why = RoceHelper().Check(topo);
+    }
+    tn_db* db = nullptr;
+    if (why.empty() && !dbPath.empty())
+    {
+        if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
+        {
+            why = std::string("--db: ") + err.message;
+        }
+        tn_db_close(db);
+    }
+    if (!why.empty())
+    {
+        std::cerr << "roce-tcp-background: " << why << std::endl;
+        tn_topology_destroy(topo);
         return 2;
     }
     // TCP segments as large as the RDMA packets: round robin then shares links by bytes

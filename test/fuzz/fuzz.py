@@ -24,9 +24,9 @@ run 'ok' or 'aborted', the database intact.
 Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--sanitized]
                [--scale K] [--signals N]
 --examples: folder of training-net-quickstart, collective-comparison,
-training-iteration, themis-comparison, p2p-study-stats, roce-hpcc-flows and
-training-net-run; missing programs are skipped with a SKIP line (core-only
-builds). --scale K repeats the mutated cases K times (a longer fuzz run than
+training-iteration, themis-comparison, p2p-study-stats, roce-hpcc-flows,
+training-net-run, cc-comparison, p2p-study-allreduce and roce-tcp-background;
+missing programs are skipped with a SKIP line (core-only builds). --scale K repeats the mutated cases K times (a longer fuzz run than
 ctest's, see doc/limits.rst; default: the environment's TN_FUZZ_SCALE, else 1);
 --signals N interrupts N sweeps (default 10).
 --sanitized: the sanitizer build (ASan reserves
@@ -616,6 +616,46 @@ def more_example_cases(rng, run, progs, scale):
                                         % (" ".join(argv), foreign))
 
 
+def study_cases(run, folder):
+    """cc-comparison, p2p-study-allreduce and roce-tcp-background: bad input is refused in one
+    line with nothing after it (no table header), and no run is left 'running'."""
+    common = ["--bogus", "stray", "--RngSeed=0", "--ns3::RdmaNic::Mtu=1e309", "--bytes=-1",
+              "--bytes=4 MiB", "--algorithm=nope",
+              "--db=" + os.path.join(run.tmp, "no-such-dir", "x.db")]
+    cases = {
+        "cc-comparison": (["--topology=ring:4", "--bytes=4KiB", "--cc=dcqcn"],
+                          ["--cc=nope", "--cc=dcqcn,", "--collective=sum", "--topology=blob:3",
+                           "--topology=ring:4,rate=1bps", "--algorithm=rhd"]),
+        "p2p-study-allreduce": (["--hosts=4", "--bytes=4KiB"],
+                                ["--hosts=1", "--hosts=2000", "--error-rate=2", "--error-rate=x",
+                                 "--host-rate=0bps", "--bottleneck-rate=1 Gbps"]),
+        "roce-tcp-background": (["--topology=switch:4", "--bytes=4KiB", "--loads=0"],
+                                ["--loads=2", "--loads=,", "--loads=", "--topology=blob:3",
+                                 "--topology=switch:4,rate=1bps", "--algorithm=rhd,ring"]),
+    }
+    for name, (base, bad) in cases.items():
+        path = os.path.join(folder, name) if folder else ""
+        if not (path and os.access(path, os.X_OK)):
+            print("SKIP %s: not built here (core-only build or no --examples)" % name)
+            continue
+        for k, arg in enumerate(common + bad):
+            db = os.path.join(run.tmp, "study-%s-%d.db" % (name, k))
+            run.run([path] + base + ["--db=" + db, arg], invalid=True, db=db)
+    # p2p-study-allreduce builds its study before planning: an algorithm that cannot plan on
+    # its hosts (hdrm: a BiGraph) ends the recorded run as 'error' with the reason
+    path = os.path.join(folder, "p2p-study-allreduce") if folder else ""
+    if path and os.access(path, os.X_OK):
+        db = os.path.join(run.tmp, "study-unplannable.db")
+        run.run([path, "--hosts=6", "--bytes=4KiB", "--algorithm=hdrm", "--db=" + db],
+                invalid=True, db=db, expect="BiGraph")
+        con = sqlite3.connect(db)
+        rows = con.execute("SELECT status, error FROM run").fetchall()
+        con.close()
+        if len(rows) != 1 or rows[0][0] != "error" or "BiGraph" not in (rows[0][1] or ""):
+            run.failures.append("p2p-study-allreduce --algorithm=hdrm: expected one run 'error' "
+                                "naming the BiGraph, got %r" % rows)
+
+
 def report_cases(rng, run, progs, scale):
     """training-net-report on a results database, damaged copies of it and foreign files:
     a drawing or one error line, never a traceback."""
@@ -668,6 +708,7 @@ def main():
             plan_cases(rng, run, os.path.abspath(args.plan))
         progs = example_cases(rng, run, os.path.abspath(args.examples) if args.examples else "")
         more_example_cases(rng, run, progs, args.scale)
+        study_cases(run, os.path.abspath(args.examples) if args.examples else "")
         report_cases(rng, run, progs, args.scale)
         runner = progs.get("training-net-run")
         if runner:
