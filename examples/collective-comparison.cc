@@ -14,8 +14,12 @@
  * One line per (routing, algorithm): packet-level time, cost-model estimate, their ratio,
  * bus bandwidth, and the speed-up over the first algorithm of the list. Each run is
  * appended to the results database (--db, default results.db).
+ *
+ * Under mpirun (an ns-3 built with its mpi module) each run is spread over the ranks
+ * (DistributedHelper), which record into one run of the database; rank 0 prints.
  */
 #include "ns3/collective-helper.h"
+#include "ns3/distributed-helper.h"
 #include "ns3/program-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
@@ -28,6 +32,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,6 +42,12 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
+    const bool mpi = DistributedHelper::Enable(&argc, &argv);
+    if (mpi)
+    {
+        std::atexit(&DistributedHelper::Disable);
+        DistributedHelper::QuietUnlessRoot();
+    }
     std::string spec = "torus:4x4";
     std::vector<std::string> algorithms = {"multitree", "ring"};
     std::vector<std::string> routings = {"planned"};
@@ -50,38 +61,39 @@ main(int argc, char* argv[])
     options.AddBytes("bytes", "all-reduce size", &bytes);
     std::string mode = "packet";
     options.AddMode(&mode);
-    if (!options.Parse(argc, argv))
-    {
-        return 2;
-    }
+    // every rank reads the same input and comes to the same verdict: rank 0 prints it
+    DistributedHelper::HoldErrors();
+    const bool parsed = options.Parse(argc, argv);
+    DistributedHelper::ExitUnlessAll(parsed, DistributedHelper::ReleaseErrors(), 2);
+    DistributedHelper::ExitUnlessAll(
+        !mpi || algorithms.size() * routings.size() == 1,
+        "collective-comparison: under mpirun one run (one of --algorithms, one of --routing): "
+        "ns-3's MPI engines simulate once per process",
+        2);
 
-    tn_error err;
+    tn_error err{};
     tn_topology* topo = nullptr;
-    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
-    {
-        std::fprintf(stderr, "collective-comparison: --topology: %s\n", err.message);
-        return 2;
-    }
-    const std::string fabricError = RoceHelper().Check(topo);
-    if (!fabricError.empty())
-    {
-        std::fprintf(stderr, "collective-comparison: %s\n", fabricError.c_str());
-        tn_topology_destroy(topo);
-        return 2;
-    }
+    const bool parsedTopology = tn_topology_from_spec(spec.c_str(), &topo, &err) == TN_OK;
+    DistributedHelper::ExitUnlessAll(parsedTopology,
+                                     std::string("collective-comparison: --topology: ") +
+                                         err.message,
+                                     2);
+    RoceHelper checker;
+    checker.SetMode(mode);
+    const std::string fabricError = checker.Check(topo);
+    DistributedHelper::ExitUnlessAll(fabricError.empty(),
+                                     "collective-comparison: " + fabricError,
+                                     2);
     for (const std::string& routing : routings)
     {
-        if (!CollectiveHelper().SetRouting(routing))
-        {
-            std::fprintf(stderr,
-                         "collective-comparison: --routing: '%s' is not planned or ecmp\n",
-                         routing.c_str());
-            tn_topology_destroy(topo);
-            return 2;
-        }
+        DistributedHelper::ExitUnlessAll(CollectiveHelper().SetRouting(routing),
+                                         "collective-comparison: --routing: '" + routing +
+                                             "' is not planned or ecmp",
+                                         2);
     }
+    // under mpirun every rank opens the file itself (StatsHelper::Install(path, ...))
     tn_db* db = nullptr;
-    if (tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
+    if (!mpi && tn_db_open(dbPath.c_str(), &db, &err) != TN_OK)
     {
         std::fprintf(stderr, "collective-comparison: --db: %s\n", err.message);
         tn_topology_destroy(topo);
@@ -117,6 +129,14 @@ main(int argc, char* argv[])
             request.bytes = bytes;
             std::string error;
             Ptr<Collective> c = collectives.Create(request, {}, &error);
+            if (!c && mpi)
+            {
+                // every rank plans the same
+                Simulator::Destroy();
+                DistributedHelper::ExitUnlessAll(false,
+                                                 "collective-comparison: " + algorithm + ": " +
+                                                     error);
+            }
             if (!c)
             {
                 // the rows so far, then the error line: nothing follows it
@@ -134,7 +154,16 @@ main(int argc, char* argv[])
                                  "\",\"routing\":\"" + routing +
                                  "\",\"bytes\":" + std::to_string(bytes) + "}";
             StatsHelper stats; // records the run, the fabric and the collective
-            if (!stats.Install(db, "collective-comparison", params, topo, roce, &error))
+            const bool recording =
+                (db ? stats.Install(db, "collective-comparison", params, topo, roce, &error)
+                    : stats.Install(dbPath, "collective-comparison", params, topo, roce, &error)) !=
+                nullptr;
+            if (mpi)
+            {
+                DistributedHelper::ExitUnlessAll(recording,
+                                                 "collective-comparison: --db: " + error);
+            }
+            if (!recording)
             {
                 std::fflush(stdout);
                 std::fprintf(stderr, "collective-comparison: --db: %s\n", error.c_str());
@@ -144,6 +173,8 @@ main(int argc, char* argv[])
                                      "the cost model's estimate of the plan");
             collectives.Start(c);
             Simulator::Run();
+            // each MPI rank ran its own NPUs' part: joined, it answers for all of them
+            DistributedHelper::MergeCollective(c);
             std::string check = stats.GetRecorder()->GetTimeLimitError();
             check = check.empty() ? c->Check() : check;
             double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;

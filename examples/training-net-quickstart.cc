@@ -16,8 +16,14 @@
  *
  *   training-net-quickstart --topology=torus:4x4 --algorithm=multitree --bytes=4194304
  *   training-net-quickstart --topology=bigraph:4x8 --algorithm=hdrm --routing=ecmp
+ *
+ * Under mpirun (an ns-3 built with its mpi module) the same run is spread over the ranks
+ * (DistributedHelper): each simulates its part of the fabric, all record into one run of the
+ * database, rank 0 prints.
+ *   mpirun -np 2 training-net-quickstart --topology=torus:4x4 --algorithm=multitree
  */
 #include "ns3/collective-helper.h"
+#include "ns3/distributed-helper.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
@@ -33,6 +39,7 @@
 #include "ns3/tn-version.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <vector>
@@ -42,15 +49,13 @@ using namespace ns3;
 namespace
 {
 
-/** Fails the program with the core's message. */
+/** Fails the program with the core's message (every rank: each reads the same input). */
 void
 Check(tn_status status, const tn_error& err, const char* what)
 {
-    if (status != TN_OK)
-    {
-        std::cerr << "training-net-quickstart: " << what << ": " << err.message << std::endl;
-        exit(1);
-    }
+    DistributedHelper::ExitUnlessAll(status == TN_OK,
+                                     std::string("training-net-quickstart: ") + what + ": " +
+                                         err.message);
 }
 
 } // namespace
@@ -58,6 +63,11 @@ Check(tn_status status, const tn_error& err, const char* what)
 int
 main(int argc, char* argv[])
 {
+    if (DistributedHelper::Enable(&argc, &argv))
+    {
+        std::atexit(&DistributedHelper::Disable);
+        DistributedHelper::QuietUnlessRoot();
+    }
     std::string dbPath = "results.db";
     std::string topologySpec = "switch:8,rate=100Gbps,latency=1us";
     std::string collectiveName = "all-reduce";
@@ -83,10 +93,13 @@ main(int argc, char* argv[])
     options.AddString("pcap", "pcap of every device: PREFIX-node-device.pcap", &pcapPrefix);
     std::string mode = "packet";
     options.AddMode(&mode, {"pcap"});
-    if (!options.Parse(argc, argv))
-    {
-        return 2;
-    }
+    DistributedHelper::HoldErrors(); // every rank reads the same options: rank 0 says
+    const bool parsed = options.Parse(argc, argv);
+    DistributedHelper::ExitUnlessAll(parsed, DistributedHelper::ReleaseErrors(), 2);
+    DistributedHelper::ExitUnlessAll(pcapPrefix.empty() || DistributedHelper::GetSize() == 1,
+                                     "training-net-quickstart: --pcap: runs in one process, not "
+                                     "over MPI ranks",
+                                     2);
 
     tn_error err{};
     tn_topology* topo = nullptr;
@@ -110,13 +123,11 @@ main(int argc, char* argv[])
 
     auto wallStart = std::chrono::steady_clock::now();
     RoceHelper roce;
-    const std::string fabricError = roce.Check(topo);
-    if (!fabricError.empty())
-    {
-        std::cerr << "training-net-quickstart: " << fabricError << std::endl;
-        return 2;
-    }
     roce.SetMode(mode);
+    const std::string fabricError = roce.Check(topo);
+    DistributedHelper::ExitUnlessAll(fabricError.empty(),
+                                     "training-net-quickstart: " + fabricError,
+                                     2);
     roce.Install(topo);
     RocePcapFiles pcap;
     std::string pcapError;
@@ -126,34 +137,33 @@ main(int argc, char* argv[])
         return 1;
     }
     CollectiveHelper collectives;
-    if (!collectives.SetRouting(routing))
-    {
-        std::cerr << "training-net-quickstart: --routing: '" << routing
-                  << "' is not a routing mode (planned, ecmp)" << std::endl;
-        return 2;
-    }
+    DistributedHelper::ExitUnlessAll(collectives.SetRouting(routing),
+                                     "training-net-quickstart: --routing: '" + routing +
+                                         "' is not a routing mode (planned, ecmp)",
+                                     2);
     collectives.Install(topo, roce);
     // One call records the run, every node and link, port samples, PFC events, drops, RDMA
     // flows, the collective and its transfers (StatsRecorder attributes: --ns3::StatsRecorder::...)
     StatsHelper stats;
     std::string error;
-    if (!stats.Install(dbPath, "training-net-quickstart", params.str(), topo, roce, &error))
-    {
-        std::cerr << "training-net-quickstart: --db: " << error << std::endl;
-        return 1;
-    }
+    const bool recording =
+        stats.Install(dbPath, "training-net-quickstart", params.str(), topo, roce, &error) !=
+        nullptr;
+    DistributedHelper::ExitUnlessAll(recording, "training-net-quickstart: --db: " + error);
     Ptr<Collective> collective = collectives.Create(request, {}, &error);
     if (!collective)
     {
-        std::cerr << "training-net-quickstart: " << error << std::endl;
+        // every rank plans the same, so every rank is here
         stats.Finish("error", 0, error);
         Simulator::Destroy();
-        return 1;
+        DistributedHelper::ExitUnlessAll(false, "training-net-quickstart: " + error);
     }
     stats.LimitSimulatedTime(collective->GetEstimatedTime(),
                              "the cost model's estimate of the plan");
     collectives.Start(collective);
     Simulator::Run();
+    // each MPI rank ran its own NPUs' part: joined, the collective answers for all of them
+    DistributedHelper::MergeCollective(collective);
     const bool pcapOk = pcap.Close(&pcapError);
     double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
@@ -188,7 +198,7 @@ main(int argc, char* argv[])
     // what was recorded, then the error lines: nothing follows an error line
     std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
               << recorded << ")" << std::endl;
-    if (!complete)
+    if (!complete && DistributedHelper::GetRank() == 0)
     {
         // the recorder's reason when it stopped the run (its simulated time limit)
         const std::string& limit = stats.GetRecorder()->GetTimeLimitError();

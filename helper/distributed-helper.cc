@@ -10,8 +10,10 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 #ifdef TN_MPI
 #include "ns3/map-scheduler.h"
@@ -340,7 +342,51 @@ DistributedHelper::AllOf(bool ok)
 }
 
 void
-DistributedHelper::ExitUnlessAll(bool ok, const std::string& message)
+DistributedHelper::QuietUnlessRoot()
+{
+    if (GetRank() != 0)
+    {
+        // stdout itself, so that printf and std::cout (synchronised with stdio) both go
+        std::fflush(stdout);
+        if (!std::freopen("/dev/null", "w", stdout))
+        {
+            std::cout.rdbuf(nullptr); // without a buffer the stream drops what it is given
+        }
+    }
+}
+
+namespace
+{
+/// HoldErrors: std::cerr's own buffer while held, and what was written meanwhile
+std::streambuf* g_cerrBuffer = nullptr;
+std::ostringstream g_held;
+} // namespace
+
+void
+DistributedHelper::HoldErrors()
+{
+    if (GetRank() != 0 && !g_cerrBuffer)
+    {
+        g_held.str("");
+        g_cerrBuffer = std::cerr.rdbuf(g_held.rdbuf());
+    }
+}
+
+std::string
+DistributedHelper::ReleaseErrors()
+{
+    if (!g_cerrBuffer)
+    {
+        return "";
+    }
+    std::cerr.rdbuf(g_cerrBuffer);
+    g_cerrBuffer = nullptr;
+    const std::string held = g_held.str();
+    return held.substr(0, held.find('\n'));
+}
+
+void
+DistributedHelper::ExitUnlessAll(bool ok, const std::string& message, int status)
 {
     const double size = GetSize();
     const double rank = GetRank();
@@ -350,12 +396,12 @@ DistributedHelper::ExitUnlessAll(bool ok, const std::string& message)
     {
         return;
     }
-    if (-worst == rank)
+    if (-worst == rank && !message.empty())
     {
         std::cerr << message << std::endl;
     }
     Disable();
-    std::exit(1);
+    std::exit(status);
 }
 
 } // namespace ns3

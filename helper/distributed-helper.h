@@ -71,12 +71,33 @@ class DistributedHelper
 
     /**
      * Stop every rank with a non-zero exit when a check failed on any rank: each rank calls
-     * this with its own verdict; when one is false, rank 0 prints its message (or the lowest
-     * failing rank prints) and every rank exits with status 1.
+     * this with its own verdict; when one is false, the lowest failing rank prints its message
+     * (nothing when it is empty: already printed) and every rank exits with `status`.
      * \param ok this rank's verdict
      * \param message one line to print when !ok
+     * \param status the exit status of every rank when one is not ok
      */
-    static void ExitUnlessAll(bool ok, const std::string& message);
+    static void ExitUnlessAll(bool ok, const std::string& message, int status = 1);
+
+    /**
+     * A program's output in a distributed run comes from rank 0: on the other ranks std::cout
+     * is discarded from this call on (their error lines go through ExitUnlessAll, or are
+     * printed by rank 0 when every rank reaches the same verdict). No-op in one process.
+     */
+    static void QuietUnlessRoot();
+
+    /**
+     * Every rank reads the same command line and input and reaches the same verdict: from
+     * this call until ReleaseErrors(), std::cerr of the ranks other than 0 is held, so that an
+     * error line is printed once. No-op in one process.
+     */
+    static void HoldErrors();
+
+    /**
+     * Show std::cerr of this rank again (HoldErrors).
+     * \return the first line held ("" on rank 0 and in one process)
+     */
+    static std::string ReleaseErrors();
 
     /**
      * The sampling tick of a StatsRecorder in a distributed run (StatsRecorder::SetRankSync):

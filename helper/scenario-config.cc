@@ -8,6 +8,7 @@
  */
 #include "scenario-config.h"
 
+#include "distributed-helper.h"
 #include "roce-helper.h"
 
 #include "ns3/attribute-settings.h"
@@ -975,7 +976,53 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                p.topologyFile.empty() ? "topology.spec" : "topology.file",
                topoError);
     }
-    if (std::string why = RoceHelper().Check(t); !why.empty())
+    // partition: the nodes of each MPI rank. A distributed run needs as many ranks as it
+    // has; a run in one process checks it against its own number of ranks and does not use
+    // it, so that one scenario runs both ways.
+    const uint32_t ranks = DistributedHelper::GetSize();
+    RoceHelper fabric;
+    if (const toml::node* n = top.Get("partition"))
+    {
+        if (!n->is_string())
+        {
+            r.Fail(n, "partition", "expected a string, got " + TypeName(*n));
+        }
+        const std::string text = n->as_string()->get();
+        const uint32_t named = 1 + uint32_t(std::count(text.begin(), text.end(), ';'));
+        const uint32_t partRanks = ranks > 1 ? ranks : named;
+        std::vector<uint32_t> partition;
+        std::string why =
+            RoceHelper::ParsePartition(text, tn_topology_node_count(t), partRanks, &partition);
+        if (why.empty())
+        {
+            RoceHelper placed;
+            placed.SetPartition(partition);
+            std::vector<uint32_t> checked;
+            why = placed.MakePartition(t, partRanks, &checked);
+        }
+        if (!why.empty())
+        {
+            // RoceHelper's reasons begin with the word the key already says
+            const std::string prefix = "partition: ";
+            r.Fail(n,
+                   "partition",
+                   why.compare(0, prefix.size(), prefix) == 0 ? why.substr(prefix.size()) : why);
+        }
+        r.Param("partition", ValueJson(*n));
+        if (ranks > 1)
+        {
+            p.partition = partition;
+            fabric.SetPartition(partition);
+        }
+    }
+    if (ranks > 1 && p.mode == "flow")
+    {
+        r.Fail(r.Resolve(cfg.root.get("mode")),
+               "mode",
+               "the flow level runs in one process, not over " + std::to_string(ranks) +
+                   " MPI ranks");
+    }
+    if (std::string why = fabric.Check(t); !why.empty())
     {
         r.Fail(r.Resolve(topoTable->get(p.topologyFile.empty() ? "spec" : "file")),
                p.topologyFile.empty() ? "topology.spec" : "topology.file",
@@ -1203,6 +1250,16 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
             c.Done();
             if (sc.IsScheduled())
             {
+                if (ranks > 1)
+                {
+                    r.Fail(schedNode,
+                           path + ".scheduler",
+                           "scheduler '" + sc.scheduler +
+                               "' schedules at run time, which runs in one process, not over " +
+                               std::to_string(ranks) +
+                               " MPI ranks (a rank does not see when another's chunk-phase "
+                               "ends)");
+                }
                 if (sc.algorithm != "themis")
                 {
                     r.Fail(algNode,
@@ -1248,6 +1305,14 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
     }
     else
     {
+        if (ranks > 1)
+        {
+            r.Fail(trainingTable,
+                   "training",
+                   "a training job runs in one process, not over " + std::to_string(ranks) +
+                       " MPI ranks (a rank does not see when another's part of a collective "
+                       "ends)");
+        }
         TableReader tr(r, trainingTable, "training");
         const toml::node* wlNode = r.Resolve(trainingTable->get("workload"));
         std::string wl = tr.String("workload", "");

@@ -64,15 +64,18 @@ struct ScenarioCollective
  */
 struct ScenarioPoint
 {
-    uint32_t index{0};         //!< position in the sweep (0-based)
-    std::string label;         //!< the sweep values of this point ("" without a sweep)
-    std::string name;          //!< run name
-    std::string scenarioFile;  //!< the scenario file
-    std::string topologySpec;  //!< generator spec, or ""
-    std::string topologyFile;  //!< topology file (resolved path), or ""
-    std::string routing;       //!< planned or ecmp
-    std::string mode;          //!< packet or flow (RoceHelper::SetMode)
-    bool verify{true};         //!< run the schedule verifier on every plan
+    uint32_t index{0};        //!< position in the sweep (0-based)
+    std::string label;        //!< the sweep values of this point ("" without a sweep)
+    std::string name;         //!< run name
+    std::string scenarioFile; //!< the scenario file
+    std::string topologySpec; //!< generator spec, or ""
+    std::string topologyFile; //!< topology file (resolved path), or ""
+    std::string routing;      //!< planned or ecmp
+    std::string mode;         //!< packet or flow (RoceHelper::SetMode)
+    bool verify{true};        //!< run the schedule verifier on every plan
+    /// `partition`: the MPI rank of every topology node (RoceHelper::ParsePartition), used in
+    /// a distributed run; empty: tn_partition_auto
+    std::vector<uint32_t> partition;
     std::string database;      //!< results database path
     uint32_t seed{1};          //!< RngSeedManager seed
     uint64_t run{1};           //!< RngSeedManager run number

@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/config.h"
+#include "ns3/distributed-helper.h"
 #include "ns3/log.h"
 #include "ns3/npu-helper.h"
 #include "ns3/rng-seed-manager.h"
@@ -134,7 +135,20 @@ ScenarioRunner::SetProgressCallback(ProgressCallback callback, double period)
 ScenarioResult
 ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
 {
+    return DoRun(p, db, "");
+}
+
+ScenarioResult
+ScenarioRunner::Run(const ScenarioPoint& p, const std::string& path)
+{
+    return DoRun(p, nullptr, path);
+}
+
+ScenarioResult
+ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path)
+{
     NS_LOG_FUNCTION(this << p.name << p.index);
+    const bool distributed = DistributedHelper::GetSize() > 1;
     ScenarioResult result;
     result.status = "error";
     auto wallStart = std::chrono::steady_clock::now();
@@ -164,6 +178,10 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
 
     RoceHelper roce;
     roce.SetMode(p.mode.empty() ? "packet" : p.mode);
+    if (distributed && !p.partition.empty())
+    {
+        roce.SetPartition(p.partition);
+    }
     roce.Install(topo);
     CollectiveHelper collectives;
     collectives.SetRouting(p.routing);
@@ -241,7 +259,8 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
         }
     }
 
-    if (int sig = tn_db_signal_pending())
+    // every rank takes the same way: a signal one rank caught stops them all
+    if (int sig = int(DistributedHelper::MaxAll(tn_db_signal_pending())))
     {
         // interrupted while planning (a worker watches signals from its start): no run row
         result.status = "aborted";
@@ -258,7 +277,8 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     stats.SetRecorderAttribute("PfcEvents", BooleanValue(p.pfcEvents));
     stats.SetRecorderAttribute("Drops", BooleanValue(p.drops));
     Ptr<StatsRecorder> recorder =
-        stats.Install(db, p.name, p.paramsJson, topo, roce, &result.error);
+        db ? stats.Install(db, p.name, p.paramsJson, topo, roce, &result.error)
+           : stats.Install(path, p.name, p.paramsJson, topo, roce, &result.error);
     if (!recorder)
     {
         result.error = "database: " + result.error;
@@ -321,7 +341,7 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     }
 
     std::unique_ptr<ProgressTicker> ticker;
-    if (m_progress)
+    if (m_progress && !distributed)
     {
         const uint32_t iterations = p.iterations;
         const bool scheduledNone =
@@ -368,6 +388,15 @@ ScenarioRunner::Run(const ScenarioPoint& p, tn_db* db)
     {
         ticker->Report(true);
         ticker->Cancel();
+    }
+    // each rank ran its own NPUs' part: join them (every rank, the same collectives in the
+    // same order), so that times and checks below answer for the whole collective
+    for (const Ptr<Collective>& c : made)
+    {
+        if (c)
+        {
+            DistributedHelper::MergeCollective(c);
+        }
     }
 
     bool complete = true;

@@ -92,6 +92,19 @@ class ScenarioRunner
     ScenarioResult Run(const ScenarioPoint& point, tn_db* db);
 
     /**
+     * Run one point into the database file `path` (StatsHelper::Install(path, ...)). This is
+     * the form a distributed run needs (DistributedHelper, more than one MPI rank): every
+     * rank calls it with the same point; the nodes go on ranks by the point's partition (or
+     * tn_partition_auto), every rank records its own nodes into the same run, and each
+     * collective's parts are joined over the ranks after the simulation
+     * (DistributedHelper::MergeCollective), so every rank returns the same result. There is no
+     * progress display over ranks: its ticks would be events of one rank's own.
+     * \param point a point of ScenarioConfig::Expand \param path the database file
+     * \return the result
+     */
+    ScenarioResult Run(const ScenarioPoint& point, const std::string& path);
+
+    /**
      * Print the summary tables of runs from a results database, from its views: per run
      * (status, simulated and wall time, hottest port's mean utilisation, total pause time,
      * drops) and per collective (time, algbw, busbw, time over the cost model's estimate).
@@ -106,6 +119,9 @@ class ScenarioRunner
                           std::string* error);
 
   private:
+    /// Run with an open database, or (db null) into the file `path`.
+    ScenarioResult DoRun(const ScenarioPoint& point, tn_db* db, const std::string& path);
+
     ProgressCallback m_progress;
     RunStartedCallback m_runStarted;
     double m_period{0.5};

@@ -18,7 +18,12 @@
 #     (events of equal time from another rank run in another order, see doc/distributed.rst);
 #     fattree:k=8 ring with the granted engine: every transfer line equal to one process;
 #   - bad partitions (a node twice, a node left out, another number of ranks, more ranks than
-#     nodes) are refused before anything runs: non-zero exit, one error line.
+#     nodes) are refused before anything runs: non-zero exit, one error line;
+#   - the programs as users run them, under mpirun with no other change: training-net-run of a
+#     scenario (with its own `partition`) and the quickstart give the same database rows on 2
+#     ranks as in one process; collective-comparison runs on 2 ranks; a bad `partition` key,
+#     a sweep of several points and more than one comparison run are refused on every rank
+#     with one line.
 # Usage: mpi-test.sh EXAMPLES_DIR [MPIRUN...]
 #   EXAMPLES_DIR holds the example programs (any ns3.37-<name>-<profile> prefix and suffix)
 #   MPIRUN defaults to: mpirun -np 2 --allow-run-as-root --oversubscribe
@@ -39,6 +44,9 @@ program() {
     echo "$p"
 }
 distributed=$(program roce-distributed)
+runner=$(program training-net-run)
+quickstart=$(program training-net-quickstart)
+comparison=$(program collective-comparison)
 
 fail() {
     echo "FAIL: $*"
@@ -207,6 +215,104 @@ refuse 2 "node 1 is named twice" --case=write --partition="0,1;1"
 refuse 2 "node 9 is on no rank" --case=incast --partition="0-7;8"
 refuse 2 "it names 1 rank, the run has 2" --case=write --partition="0-1"
 refuse 3 "3 ranks for 2 nodes" --case=write
+
+# The programs users run, under mpirun with no other change.
+# same(NAME, PROGRAM ARGS...): the program writes "$tmp/one.db" in one process and
+# "$tmp/two.db" on 2 ranks (its arguments name DB for the file); the same rows, one run, ok
+same() {
+    name=$1
+    shift
+    rm -f "$tmp"/one.db* "$tmp"/two.db*
+    one=$(echo "$*" | sed "s|DB|$tmp/one.db|g")
+    two=$(echo "$*" | sed "s|DB|$tmp/two.db|g")
+    if ! $one > "$tmp/one.out" 2> "$tmp/one.err"; then
+        fail "$name in one process: $(cat "$tmp/one.err")"
+        return
+    fi
+    if ! "$mpirun" $mpiflags -np 2 $two > "$tmp/two.out" 2> "$tmp/two.err"; then
+        fail "$name on 2 ranks: $(cat "$tmp/two.err")"
+        return
+    fi
+    rows "$tmp/one.db" > "$tmp/one.rows"
+    rows "$tmp/two.db" > "$tmp/two.rows"
+    runs=$(sqlite3 "$tmp/two.db" "SELECT count(*) || ' ' || max(status) FROM run")
+    if [ "$runs" != "1 ok" ]; then
+        fail "$name on 2 ranks: runs '$runs' (expected one, ok)"
+    elif ! cmp -s "$tmp/one.rows" "$tmp/two.rows"; then
+        fail "$name: the database of 2 ranks differs from one process:"
+        diff "$tmp/one.rows" "$tmp/two.rows" | head -n 20
+    elif [ -s "$tmp/two.err" ] || [ "$(wc -l < "$tmp/one.out")" != "$(wc -l < "$tmp/two.out")" ]; then
+        # rank 0 alone prints: as many lines as one process, no error
+        fail "$name on 2 ranks printed other lines than one process:"
+        cat "$tmp/two.out" "$tmp/two.err"
+    else
+        echo "ok: $name: the database of 2 ranks = one process ($(cut -d'|' -f1 "$tmp/one.rows" |
+            sort | uniq -c | awk '{ printf "%s%s %s", n++ ? ", " : "", $1, $2 }') rows)"
+    fi
+}
+# fattree:k=4: 16 NPUs (0-15), edge switches 16-23, aggregation 24-31, core 32-35; pods 0-1
+# and two core switches on rank 0
+cat > "$tmp/scenario.toml" <<SCENARIO
+name = "mpi-scenario"
+partition = "0-7,16-19,24-27,32-33;8-15,20-23,28-31,34-35"
+[topology]
+spec = "fattree:k=4"
+[[collective]]
+algorithm = "ring"
+bytes = "256KiB"
+[[collective]]
+algorithm = "direct"
+bytes = "64KiB"
+start = "10us"
+SCENARIO
+same "training-net-run scenario (partition key)" "$runner" "$tmp/scenario.toml" --db DB --quiet
+same "training-net-quickstart" "$quickstart" --topology=switch:8 --bytes=1MiB --db=DB
+
+# refused on every rank, one line naming what is wrong: refused_line NP EXPECT PROGRAM ARGS...
+refused_line() {
+    np=$1
+    expect=$2
+    shift 2
+    if "$mpirun" $mpiflags -np "$np" "$@" > "$tmp/bad.out" 2> "$tmp/bad.err"; then
+        fail "$* on $np ranks: accepted"
+        return
+    fi
+    prog=$(basename "$1" | sed 's/^ns3[^-]*-//; s/-\(debug\|release\|optimized\|default\)$//')
+    lines=$(grep -c "^$prog:" "$tmp/bad.err")
+    if [ "$lines" != 1 ] || ! grep -q "$expect" "$tmp/bad.err"; then
+        fail "$* on $np ranks: expected one line with '$expect', got:"
+        cat "$tmp/bad.err"
+        return
+    fi
+    echo "ok: refused on $np ranks: $(grep "^$prog:" "$tmp/bad.err")"
+}
+sed 's/^partition = .*/partition = "0-7,16-19,24-27,32-33;7-15,20-23,28-31,34-35"/' \
+    "$tmp/scenario.toml" > "$tmp/twice.toml"
+refused_line 2 "twice.toml:2:13: partition: node 7 is named twice" "$runner" "$tmp/twice.toml" \
+    --db "$tmp/bad.db"
+refused_line 2 "partition: it names 3 ranks, the run has 2" "$runner" "$tmp/scenario.toml" \
+    --db "$tmp/bad.db" --set 'partition="0-7;8-15,16-23;24-35"'
+refused_line 2 "a sweep of 2 points" "$runner" "$tmp/scenario.toml" --db "$tmp/bad.db" \
+    --set 'collective[0].bytes=["64KiB","128KiB"]'
+refused_line 2 "one run" "$comparison" --topology=torus:4x4 --algorithms=multitree,ring \
+    --db="$tmp/bad.db"
+if [ -e "$tmp/bad.db" ]; then
+    fail "a refused run wrote $tmp/bad.db"
+fi
+# collective-comparison, one run on 2 ranks: the same line as one process but the wall time
+rm -f "$tmp"/cmp.db*
+if ! "$comparison" --topology=torus:4x4 --algorithms=multitree --bytes=262144 \
+    --db="$tmp/cmp.db" > "$tmp/cmp1" 2> "$tmp/cmp.err" ||
+    ! "$mpirun" $mpiflags -np 2 "$comparison" --topology=torus:4x4 --algorithms=multitree \
+        --bytes=262144 --db="$tmp/cmp.db" > "$tmp/cmp2" 2>> "$tmp/cmp.err"; then
+    fail "collective-comparison on 2 ranks: $(cat "$tmp/cmp.err")"
+elif [ "$(sqlite3 "$tmp/cmp.db" "SELECT count(*) || ' ' || min(status) || ' ' ||
+        count(DISTINCT simulated_ns) FROM run")" != "2 ok 1" ]; then
+    fail "collective-comparison: one process and 2 ranks: $(sqlite3 "$tmp/cmp.db" \
+        "SELECT run_id, status, simulated_ns FROM run")"
+else
+    echo "ok: collective-comparison on 2 ranks: $(tail -n 1 "$tmp/cmp2")"
+fi
 
 [ "$status" = 0 ] && echo "mpi-test: every distributed run matched its run in one process"
 exit "$status"

@@ -23,7 +23,8 @@ sh "$top/utils/setup-mpi.sh"
 sh "$top/utils/check-intree.sh" --configure-only "$build"
 grep -q '^NS3_MPI:BOOL=ON' "$tree/cmake-cache/CMakeCache.txt" ||
     { echo "check-mpi: the ns-3 tree is not configured with --enable-mpi" >&2; exit 1; }
-ninja -C "$tree/cmake-cache" -j"${JOBS:-2}" roce-distributed
+ninja -C "$tree/cmake-cache" -j"${JOBS:-2}" roce-distributed training-net-run training-net-quickstart \
+    collective-comparison
 examples=$tree/build/contrib/training-net/examples
 [ "$build_only" = 1 ] && exit 0
 sh "$top/test/mpi-test.sh" "$examples" mpirun --allow-run-as-root --oversubscribe

@@ -22,7 +22,15 @@
  * the runs they left 'running' as 'aborted', with the signal in the run's error text. A point
  * that dies of anything else (a crash) is closed as 'error' the same way: no run is ever left
  * 'running'. If the runner itself is killed, its points get SIGTERM (PR_SET_PDEATHSIG).
+ *
+ * Under mpirun (an ns-3 with its mpi module, DistributedHelper) the ranks run the scenario's
+ * point together, in their own processes (no fork: ns-3's MPI engines simulate once per
+ * process, so a sweep of several points is refused): every rank validates the scenario,
+ * rank 0 alone prints, and every rank exits with the same status.
+ *   mpirun -np 2 training-net-run scenarios/quickstart.toml
  */
+#include "ns3/abort.h"
+#include "ns3/distributed-helper.h"
 #include "ns3/program-options.h"
 #include "ns3/scenario-config.h"
 #include "ns3/scenario-runner.h"
@@ -248,11 +256,88 @@ CloseAbandonedRun(const std::string& database,
     }
 }
 
+/// Under mpirun: every rank validated the scenario (ValidatedOnEveryRank was called).
+bool g_verdictExchanged = false;
+
+/**
+ * Under mpirun every rank validates the same scenario. A rank that found it good meets the
+ * ranks that did not (they meet it in main) in one exchange: every rank exits with status 2
+ * when one found it bad, and the lowest of those prints its line.
+ */
+void
+ValidatedOnEveryRank()
+{
+    g_verdictExchanged = true;
+    DistributedHelper::ExitUnlessAll(true, "", 2);
+    DistributedHelper::ReleaseErrors(); // a rank's own trouble in the run is shown
+}
+
+/**
+ * The ranks of an MPI run simulate the scenario's one point together (ScenarioRunner::Run
+ * into the database file, in this process: the MPI engines run once per process).
+ * \return the exit status, the same on every rank
+ */
+int
+RunDistributed(const ScenarioConfig& config, const std::string& scenario, uint64_t total)
+{
+    const bool root = DistributedHelper::GetRank() == 0;
+    const uint32_t ranks = DistributedHelper::GetSize();
+    std::string error;
+    NS_ABORT_MSG_IF(total != 1, "RunDistributed: a scenario of one point only");
+    ScenarioPoint point;
+    if (!config.GetPoint(0, &point, &error))
+    {
+        if (root)
+        {
+            std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
+        }
+        return 2;
+    }
+    tn_error err{};
+    tn_db_signal_watch(&err); // from the start: a signal aborts the run, never kills it
+    std::cout << "scenario " << scenario << ": 1 run(s), on " << ranks << " MPI rank"
+              << (ranks == 1 ? "" : "s") << std::endl;
+    ScenarioRunner runner;
+    const ScenarioResult r = runner.Run(point, point.database);
+    const int signal = int(DistributedHelper::MaxAll(tn_db_signal_pending()));
+    int exitCode = r.status == "ok" ? 0 : 1;
+    if (r.status == "aborted")
+    {
+        exitCode = signal == SIGTERM ? 143 : 130;
+    }
+    if (!root)
+    {
+        return exitCode;
+    }
+    if (r.runId >= 0)
+    {
+        std::cout << "\n";
+        if (!ScenarioRunner::Summarize(point.database, {r.runId}, {point.label}, std::cout, &error))
+        {
+            std::cerr << ProgramOptions::ErrorLine(PROGRAM, "summary: " + error) << std::endl;
+            return std::max(exitCode, 1);
+        }
+        std::cout << "\n1 run(s) recorded in " << point.database << std::endl;
+    }
+    if (r.status != "ok")
+    {
+        std::string why = r.error;
+        std::replace(why.begin(), why.end(), '\n', ' ');
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM,
+                                               "point 0: " + r.status +
+                                                   (why.empty() ? "" : ": " + why))
+                  << std::endl;
+    }
+    return exitCode;
+}
+
 } // namespace
 
-int
-main(int argc, char* argv[])
+/// The runner; under mpirun every rank runs it (main).
+static int
+Main(int argc, char* argv[])
 {
+    const bool mpi = DistributedHelper::IsEnabled();
     std::vector<std::string> sets;
     std::vector<std::string> files;
     std::string dbOverride;
@@ -332,6 +417,39 @@ main(int argc, char* argv[])
             }
         }
     }
+    if (mpi && total > 1 && !checkOnly)
+    {
+        // before any database is opened: a refused run writes nothing
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM,
+                                               scenario + ": a sweep of " + std::to_string(total) +
+                                                   " points: under mpirun the ranks run one "
+                                                   "point together (ns-3's MPI engines simulate "
+                                                   "once per process); choose one with --set "
+                                                   "KEY=VALUE, or run the sweep in one process")
+                  << std::endl;
+        return 2;
+    }
+    if (mpi)
+    {
+        // rank 0 alone creates a new file's schema
+        if (DistributedHelper::GetRank() == 0 && !checkOnly)
+        {
+            for (const std::string& path : databases)
+            {
+                tn_db* db = nullptr;
+                tn_error err{};
+                if (tn_db_open(path.c_str(), &db, &err) != TN_OK)
+                {
+                    std::cerr << ProgramOptions::ErrorLine(PROGRAM,
+                                                           scenario + ": database: " + err.message)
+                              << std::endl;
+                    return 2;
+                }
+                tn_db_close(db);
+            }
+        }
+        ValidatedOnEveryRank();
+    }
     if (checkOnly)
     {
         std::cout << scenario << ": " << total << " point(s), valid\n";
@@ -347,6 +465,10 @@ main(int argc, char* argv[])
                       << " -> " << p.database << "\n";
         }
         return 0;
+    }
+    if (mpi)
+    {
+        return RunDistributed(config, scenario, total);
     }
     // Every database is checked (path, file, schema) before anything is simulated.
     for (const std::string& path : databases)
@@ -632,4 +754,27 @@ main(int argc, char* argv[])
         std::cerr << line << std::endl;
     }
     return exitCode;
+}
+
+int
+main(int argc, char* argv[])
+{
+    DistributedHelper::Enable(&argc, &argv);
+    if (!DistributedHelper::IsEnabled())
+    {
+        return Main(argc, argv);
+    }
+    // Under mpirun: rank 0 prints; the other ranks hold their error lines until the ranks
+    // have compared verdicts (ValidatedOnEveryRank).
+    std::atexit(&DistributedHelper::Disable);
+    DistributedHelper::QuietUnlessRoot();
+    DistributedHelper::HoldErrors();
+    const int status = Main(argc, argv);
+    const std::string held = DistributedHelper::ReleaseErrors();
+    if (!g_verdictExchanged && status != 0)
+    {
+        // bad input seen before the ranks compared verdicts: meet the others there
+        DistributedHelper::ExitUnlessAll(false, held, status);
+    }
+    return status;
 }
