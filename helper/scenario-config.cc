@@ -1232,11 +1232,13 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                 r.Fail(opNode, path + ".op", err.message);
             }
             const toml::node* schedNode = r.Resolve(ct->get("scheduler"));
-            std::vector<std::string> schedulers = {"fifo", "scf"};
+            // the static plan's Themis policies (the core's names), then the run-time ones
+            std::vector<std::string> schedulers = {tn_themis_policy_name(TN_THEMIS_FIFO),
+                                                   tn_themis_policy_name(TN_THEMIS_SCF)};
             schedulers.insert(schedulers.end(),
                               ThemisCollective::GetSchedulerNames().begin(),
                               ThemisCollective::GetSchedulerNames().end());
-            sc.scheduler = c.Choice("scheduler", "fifo", schedulers);
+            sc.scheduler = c.Choice("scheduler", schedulers[0], schedulers);
             const toml::node* algNode = r.Resolve(ct->get("algorithm"));
             // A run-time scheduler runs Themis chunk-phases: "themis" is the only algorithm.
             sc.algorithm = c.String("algorithm", sc.IsScheduled() ? "themis" : "ring");
@@ -1274,7 +1276,8 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                     r.Fail(baseNode,
                            path + ".baseline",
                            "the run-time baseline is scheduler = \"fixed\"; baseline = true "
-                           "belongs to the static plan (scheduler fifo or scf)");
+                           "belongs to the static plan (scheduler " +
+                               schedulers[0] + " or " + schedulers[1] + ")");
                 }
                 if (sc.op != TN_COLL_ALL_REDUCE && sc.op != TN_COLL_REDUCE_SCATTER &&
                     sc.op != TN_COLL_ALL_GATHER)

@@ -30,7 +30,7 @@ struct ScenarioCollective
     uint32_t root{0};                     //!< broadcast / reduce root
     /// Static Themis plan: its intra-dimension policy, fifo or scf. Run time
     /// (CollectiveHelper::SetScheduler): themis-scf, themis-fifo or fixed.
-    std::string scheduler{"fifo"};
+    std::string scheduler{tn_themis_policy_name(TN_THEMIS_FIFO)};
     bool baseline{false}; //!< static Themis plan: the fixed dimension order
     uint32_t active{1};   //!< Themis: active chunk-phases per dimension
     uint64_t startNs{0};  //!< start time
@@ -51,7 +51,9 @@ struct ScenarioCollective
         request.bytes = bytes;
         request.chunks = chunks;
         request.root = root;
-        request.themis.policy = scheduler == "scf" ? TN_THEMIS_SCF : TN_THEMIS_FIFO;
+        tn_themis_policy policy = TN_THEMIS_FIFO; // a run-time scheduler plans nothing here
+        tn_themis_policy_parse(scheduler.c_str(), &policy, nullptr);
+        request.themis.policy = policy;
         request.themis.baseline = baseline;
         request.themis.active_chunks_per_dim = active;
         return request;

@@ -596,12 +596,17 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--policy") == 0)
         {
-            if (strcmp(val, "fifo") == 0)
-                req.themis.policy = TN_THEMIS_FIFO;
-            else if (strcmp(val, "scf") == 0)
-                req.themis.policy = TN_THEMIS_SCF;
-            else
-                return bad_arg(opt, val, "must be fifo or scf");
+            tn_error perr;
+            if (tn_themis_policy_parse(val, &req.themis.policy, &perr) != TN_OK)
+            {
+                char why[64];
+                snprintf(why,
+                         sizeof(why),
+                         "must be %s or %s",
+                         tn_themis_policy_name(TN_THEMIS_FIFO),
+                         tn_themis_policy_name(TN_THEMIS_SCF));
+                return bad_arg(opt, val, why);
+            }
         }
         else if (strcmp(opt, "--active") == 0)
         {

@@ -157,6 +157,39 @@ tn_algorithm_find(const char* name)
     return NULL;
 }
 
+static const char* const themis_policy_names[] =
+    {[TN_THEMIS_FIFO] = "fifo", [TN_THEMIS_SCF] = "scf"};
+#define THEMIS_POLICY_COUNT (sizeof(themis_policy_names) / sizeof(themis_policy_names[0]))
+
+const char*
+tn_themis_policy_name(tn_themis_policy policy)
+{
+    return (size_t)policy < THEMIS_POLICY_COUNT ? themis_policy_names[policy] : "?";
+}
+
+tn_status
+tn_themis_policy_parse(const char* name, tn_themis_policy* policy, tn_error* err)
+{
+    if (!name || !policy)
+    {
+        return tn_error_set(err, TN_EINVAL, "themis policy: name is NULL");
+    }
+    for (size_t i = 0; i < THEMIS_POLICY_COUNT; i++)
+    {
+        if (strcmp(themis_policy_names[i], name) == 0)
+        {
+            *policy = (tn_themis_policy)i;
+            return TN_OK;
+        }
+    }
+    return tn_error_set(err,
+                        TN_EINVAL,
+                        "themis policy: unknown name '%s' (expected %s or %s)",
+                        name,
+                        themis_policy_names[TN_THEMIS_FIFO],
+                        themis_policy_names[TN_THEMIS_SCF]);
+}
+
 void
 tn_plan_request_init(tn_plan_request* r)
 {

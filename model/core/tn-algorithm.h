@@ -75,6 +75,13 @@ extern "C"
         TN_THEMIS_SCF = 1   /**< smallest pending chunk first */
     } tn_themis_policy;
 
+    /** Stable name of a policy: "fifo", "scf"; "?" for an invalid value. The one home of
+     *  these names: tn-plan's --policy and a scenario file's collective scheduler use it. */
+    const char* tn_themis_policy_name(tn_themis_policy policy);
+
+    /** Parse a policy name ("fifo" or "scf"); TN_EINVAL with the valid names otherwise. */
+    tn_status tn_themis_policy_parse(const char* name, tn_themis_policy* policy, tn_error* err);
+
     /** Themis options (doc/core-algorithms.rst). */
     typedef struct tn_themis_options
     {

@@ -309,6 +309,31 @@ test_errors(tn_test_ctx* ctx)
     TN_CHECK(ctx, b == NULL);
 }
 
+/* The policies' names: each parses back to its policy; an unknown one is refused naming both. */
+static void
+test_policy_names(tn_test_ctx* ctx)
+{
+    tn_error err;
+    const tn_themis_policy all[] = {TN_THEMIS_FIFO, TN_THEMIS_SCF};
+    for (size_t i = 0; i < 2; i++)
+    {
+        tn_themis_policy back = all[1 - i];
+        TN_CHECK_EQ(ctx, tn_themis_policy_parse(tn_themis_policy_name(all[i]), &back, &err), TN_OK);
+        TN_CHECK_EQ(ctx, back, all[i]);
+    }
+    TN_CHECK(ctx, strcmp(tn_themis_policy_name(TN_THEMIS_FIFO), "fifo") == 0);
+    TN_CHECK(ctx, strcmp(tn_themis_policy_name(TN_THEMIS_SCF), "scf") == 0);
+    TN_CHECK(ctx, strcmp(tn_themis_policy_name((tn_themis_policy)7), "?") == 0);
+    tn_themis_policy p = TN_THEMIS_SCF;
+    TN_CHECK_EQ(ctx, tn_themis_policy_parse("SCF", &p, &err), TN_EINVAL);
+    TN_CHECK_EQ(ctx, p, TN_THEMIS_SCF);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "'SCF'") && strstr(err.message, "fifo or scf"),
+                 "%s",
+                 err.message);
+    TN_CHECK_EQ(ctx, tn_themis_policy_parse(NULL, &p, &err), TN_EINVAL);
+}
+
 void
 tn_suite_themis(tn_test_suite* suite)
 {
@@ -320,4 +345,5 @@ tn_suite_themis(tn_test_suite* suite)
     tn_test_add(suite, "policies-verify", test_policies_verify);
     tn_test_add(suite, "beats-baseline", test_beats_baseline);
     tn_test_add(suite, "errors", test_errors);
+    tn_test_add(suite, "policy-names", test_policy_names);
 }
