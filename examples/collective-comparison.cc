@@ -65,11 +65,6 @@ main(int argc, char* argv[])
     DistributedHelper::HoldErrors();
     const bool parsed = options.Parse(argc, argv);
     DistributedHelper::ExitUnlessAll(parsed, DistributedHelper::ReleaseErrors(), 2);
-    DistributedHelper::ExitUnlessAll(
-        !mpi || algorithms.size() * routings.size() == 1,
-        "collective-comparison: under mpirun one run (one of --algorithms, one of --routing): "
-        "ns-3's MPI engines simulate once per process",
-        2);
 
     tn_error err{};
     tn_topology* topo = nullptr;
@@ -199,11 +194,17 @@ main(int argc, char* argv[])
                 us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
                 check.empty() ? "" : "the collective did not run as planned: " + check);
             Simulator::Destroy();
+            // under mpirun: ns-3's MPI interface again for the next run (not after a run that
+            // left frames between ranks: it stopped early and is reported below)
+            const bool next = DistributedHelper::NextSimulation();
             if (recorded == "aborted")
             {
                 std::fflush(stdout);
-                std::fprintf(stderr,
-                             "collective-comparison: interrupted; run recorded as aborted\n");
+                if (DistributedHelper::GetRank() == 0)
+                {
+                    std::fprintf(stderr,
+                                 "collective-comparison: interrupted; run recorded as aborted\n");
+                }
                 tn_db_close(db);
                 tn_topology_destroy(topo);
                 return 130;
@@ -215,6 +216,19 @@ main(int argc, char* argv[])
                              "collective-comparison: --db: %s\n",
                              stats.GetRecorder()->GetError().c_str());
                 tn_db_close(db);
+                tn_topology_destroy(topo);
+                return 1;
+            }
+            if (!next)
+            {
+                std::fflush(stdout);
+                if (DistributedHelper::GetRank() == 0)
+                {
+                    std::fprintf(stderr,
+                                 "collective-comparison: %s left frames between ranks on their "
+                                 "way (it stopped early): no other run can follow\n",
+                                 algorithm.c_str());
+                }
                 tn_topology_destroy(topo);
                 return 1;
             }

@@ -83,8 +83,16 @@ std::string g_engine;
 bool
 LaunchedByMpi()
 {
-    return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
-           std::getenv("PMIX_RANK");
+    // one rank (mpirun -np 1) is one process: the distributed engine would only add its
+    // windows, and its IsFinished answers for the last one alone
+    for (const char* size : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    {
+        if (std::getenv(size))
+        {
+            return std::string(std::getenv(size)) != "1";
+        }
+    }
+    return std::getenv("PMIX_RANK") != nullptr;
 }
 } // namespace
 
@@ -127,7 +135,10 @@ DistributedHelper::Enable(int* argc, char*** argv)
         GlobalValue::Bind("SchedulerType", StringValue("ns3::TnRankScheduler"));
     }
     GlobalValue::Bind("SimulatorImplementationType", StringValue(type));
-    MpiInterface::Enable(argc, argv);
+    // MPI is initialised here, not by ns-3, so that NextSimulation can disable ns-3's
+    // interface and enable it again without finalising MPI
+    MPI_Init(argc, argv);
+    MpiInterface::Enable(MPI_COMM_WORLD);
     g_enabled = true;
     g_engine = name;
     return true;
@@ -152,9 +163,30 @@ DistributedHelper::Disable()
     if (g_enabled)
     {
         MpiInterface::Disable();
+        MPI_Finalize();
         g_enabled = false;
     }
 #endif
+}
+
+bool
+DistributedHelper::NextSimulation()
+{
+#ifdef TN_MPI
+    if (g_enabled)
+    {
+        long long inFlight = RoceRemoteChannel::GetFramesInFlight();
+        long long all = 0;
+        MPI_Allreduce(&inFlight, &all, 1, MPI_LONG_LONG, MPI_SUM, MpiInterface::GetCommunicator());
+        if (all != 0)
+        {
+            return false;
+        }
+        MpiInterface::Disable();
+        MpiInterface::Enable(MPI_COMM_WORLD);
+    }
+#endif
+    return true;
 }
 
 bool

@@ -21,9 +21,9 @@ namespace ns3
  *
  * Enable() turns distributed simulation on when training-net was built against an ns-3 with
  * its mpi module AND the program was started by an MPI launcher (mpirun sets
- * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK): it selects the engine (environment variable
- * TN_MPI_ENGINE: "granted" for ns::DistributedSimulatorImpl, the default, or "null" for
- * ns3::NullMessageSimulatorImpl) and calls MpiInterface::Enable. Otherwise every call
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK) with more than one rank: it selects the engine
+ * (environment variable TN_MPI_ENGINE: "granted" for ns::DistributedSimulatorImpl, the default, or
+ * "null" for ns3::NullMessageSimulatorImpl) and calls MpiInterface::Enable. Otherwise every call
  * answers as for one process (rank 0 of 1), so programs need no #ifdef and no other change.
  * RoceHelper::Install places nodes on ranks (system ids) when GetSize() > 1.
  */
@@ -38,6 +38,18 @@ class DistributedHelper
     static bool Enable(int* argc, char*** argv);
     /** MPI_Finalize when Enable() turned MPI on; call after Simulator::Destroy(). */
     static void Disable();
+
+    /**
+     * Prepare the next simulation of this process, after Simulator::Destroy() (every rank
+     * calls it). ns-3's MPI interface frees its receive buffers when a simulation is destroyed,
+     * so it is disabled and enabled again on a fresh duplicate of MPI_COMM_WORLD (Enable()
+     * initialises MPI itself, so that this does not finalise it). That is safe only when no
+     * frame between ranks was left on its way (RoceRemoteChannel::GetFramesInFlight summed
+     * over the ranks): a run stopped early (a signal, a time limit) may leave some, which
+     * would land in the freed buffers. No-op in one process.
+     * \return true when another simulation may run (always in one process)
+     */
+    static bool NextSimulation();
     /** \return true when this build can run over MPI (ns-3's mpi module present) */
     static bool IsAvailable();
     /** \return true between Enable() (when it turned MPI on) and Disable() */

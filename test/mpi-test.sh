@@ -20,10 +20,10 @@
 #   - bad partitions (a node twice, a node left out, another number of ranks, more ranks than
 #     nodes) are refused before anything runs: non-zero exit, one error line;
 #   - the programs as users run them, under mpirun with no other change: training-net-run of a
-#     scenario (with its own `partition`) and the quickstart give the same database rows on 2
-#     ranks as in one process; collective-comparison runs on 2 ranks; a bad `partition` key,
-#     a sweep of several points and more than one comparison run are refused on every rank
-#     with one line.
+#     scenario (with its own `partition`, a sweep of 2 points run one after the other in the
+#     same ranks), the quickstart and collective-comparison (2 runs) give the same database
+#     rows on 2 ranks as in one process; a bad `partition` key and a run-time scheduler are
+#     refused on every rank with one line.
 # Usage: mpi-test.sh EXAMPLES_DIR [MPIRUN...]
 #   EXAMPLES_DIR holds the example programs (any ns3.37-<name>-<profile> prefix and suffix)
 #   MPIRUN defaults to: mpirun -np 2 --allow-run-as-root --oversubscribe
@@ -218,7 +218,8 @@ refuse 3 "3 ranks for 2 nodes" --case=write
 
 # The programs users run, under mpirun with no other change.
 # same(NAME, PROGRAM ARGS...): the program writes "$tmp/one.db" in one process and
-# "$tmp/two.db" on 2 ranks (its arguments name DB for the file); the same rows, one run, ok
+# "$tmp/two.db" on 2 ranks (its arguments name DB for the file); the same rows, the same runs,
+# every one ok
 same() {
     name=$1
     shift
@@ -235,9 +236,11 @@ same() {
     fi
     rows "$tmp/one.db" > "$tmp/one.rows"
     rows "$tmp/two.db" > "$tmp/two.rows"
-    runs=$(sqlite3 "$tmp/two.db" "SELECT count(*) || ' ' || max(status) FROM run")
-    if [ "$runs" != "1 ok" ]; then
-        fail "$name on 2 ranks: runs '$runs' (expected one, ok)"
+    # as many runs as one process, every one ok
+    runs=$(sqlite3 "$tmp/two.db" "SELECT count(*) || ' ' || min(status) || ' ' || max(status) FROM run")
+    expected="$(sqlite3 "$tmp/one.db" "SELECT count(*) FROM run") ok ok"
+    if [ "$runs" != "$expected" ]; then
+        fail "$name on 2 ranks: runs '$runs' (expected '$expected')"
     elif ! cmp -s "$tmp/one.rows" "$tmp/two.rows"; then
         fail "$name: the database of 2 ranks differs from one process:"
         diff "$tmp/one.rows" "$tmp/two.rows" | head -n 20
@@ -265,7 +268,10 @@ algorithm = "direct"
 bytes = "64KiB"
 start = "10us"
 SCENARIO
-same "training-net-run scenario (partition key)" "$runner" "$tmp/scenario.toml" --db DB --quiet
+# a sweep of 2 points: one process per point in one process's runner, one point after the
+# other in the same 2 processes under mpirun (DistributedHelper::NextSimulation)
+same "training-net-run scenario (partition key, 2 points)" "$runner" "$tmp/scenario.toml" \
+    --set 'collective[0].bytes=["128KiB","256KiB"]' --db DB --quiet
 same "training-net-quickstart" "$quickstart" --topology=switch:8 --bytes=1MiB --db=DB
 
 # refused on every rank, one line naming what is wrong: refused_line NP EXPECT PROGRAM ARGS...
@@ -292,27 +298,21 @@ refused_line 2 "twice.toml:2:13: partition: node 7 is named twice" "$runner" "$t
     --db "$tmp/bad.db"
 refused_line 2 "partition: it names 3 ranks, the run has 2" "$runner" "$tmp/scenario.toml" \
     --db "$tmp/bad.db" --set 'partition="0-7;8-15,16-23;24-35"'
-refused_line 2 "a sweep of 2 points" "$runner" "$tmp/scenario.toml" --db "$tmp/bad.db" \
-    --set 'collective[0].bytes=["64KiB","128KiB"]'
-refused_line 2 "one run" "$comparison" --topology=torus:4x4 --algorithms=multitree,ring \
-    --db="$tmp/bad.db"
+cat > "$tmp/themis.toml" <<SCENARIO
+[topology]
+spec = "hier:ring4@200Gbps+switch4@100Gbps"
+[[collective]]
+scheduler = "themis-scf"
+bytes = "1MiB"
+SCENARIO
+refused_line 2 "themis.toml:4:13: collective\[0\].scheduler: scheduler 'themis-scf' schedules at" \
+    "$runner" "$tmp/themis.toml" --db "$tmp/bad.db"
 if [ -e "$tmp/bad.db" ]; then
     fail "a refused run wrote $tmp/bad.db"
 fi
-# collective-comparison, one run on 2 ranks: the same line as one process but the wall time
-rm -f "$tmp"/cmp.db*
-if ! "$comparison" --topology=torus:4x4 --algorithms=multitree --bytes=262144 \
-    --db="$tmp/cmp.db" > "$tmp/cmp1" 2> "$tmp/cmp.err" ||
-    ! "$mpirun" $mpiflags -np 2 "$comparison" --topology=torus:4x4 --algorithms=multitree \
-        --bytes=262144 --db="$tmp/cmp.db" > "$tmp/cmp2" 2>> "$tmp/cmp.err"; then
-    fail "collective-comparison on 2 ranks: $(cat "$tmp/cmp.err")"
-elif [ "$(sqlite3 "$tmp/cmp.db" "SELECT count(*) || ' ' || min(status) || ' ' ||
-        count(DISTINCT simulated_ns) FROM run")" != "2 ok 1" ]; then
-    fail "collective-comparison: one process and 2 ranks: $(sqlite3 "$tmp/cmp.db" \
-        "SELECT run_id, status, simulated_ns FROM run")"
-else
-    echo "ok: collective-comparison on 2 ranks: $(tail -n 1 "$tmp/cmp2")"
-fi
+# collective-comparison: two runs, one after the other in the same 2 processes
+same "collective-comparison (2 runs)" "$comparison" --topology=fattree:k=4 \
+    --algorithms=ring,dbt --bytes=262144 --db=DB
 
 [ "$status" = 0 ] && echo "mpi-test: every distributed run matched its run in one process"
 exit "$status"

@@ -24,12 +24,11 @@
  * 'running'. If the runner itself is killed, its points get SIGTERM (PR_SET_PDEATHSIG).
  *
  * Under mpirun (an ns-3 with its mpi module, DistributedHelper) the ranks run the scenario's
- * point together, in their own processes (no fork: ns-3's MPI engines simulate once per
- * process, so a sweep of several points is refused): every rank validates the scenario,
- * rank 0 alone prints, and every rank exits with the same status.
+ * points together, one after the other in their own processes (no fork under MPI; -j does
+ * not apply): every rank validates the scenario, rank 0 alone prints, and every rank exits
+ * with the same status. A point that is not ok ends the sweep there.
  *   mpirun -np 2 training-net-run scenarios/quickstart.toml
  */
-#include "ns3/abort.h"
 #include "ns3/distributed-helper.h"
 #include "ns3/program-options.h"
 #include "ns3/scenario-config.h"
@@ -273,60 +272,113 @@ ValidatedOnEveryRank()
 }
 
 /**
- * The ranks of an MPI run simulate the scenario's one point together (ScenarioRunner::Run
- * into the database file, in this process: the MPI engines run once per process).
+ * The ranks of an MPI run simulate the scenario's points together, one after the other, in
+ * this process (ScenarioRunner::Run into the database file; DistributedHelper::NextSimulation
+ * between points). A point that is not ok ends the sweep: a run stopped early may leave frames
+ * between ranks, after which no other simulation can run in these processes.
+ * \param databases the points' databases, each once
  * \return the exit status, the same on every rank
  */
 int
-RunDistributed(const ScenarioConfig& config, const std::string& scenario, uint64_t total)
+RunDistributed(const ScenarioConfig& config,
+               const std::string& scenario,
+               uint64_t total,
+               const std::vector<std::string>& databases)
 {
     const bool root = DistributedHelper::GetRank() == 0;
     const uint32_t ranks = DistributedHelper::GetSize();
     std::string error;
-    NS_ABORT_MSG_IF(total != 1, "RunDistributed: a scenario of one point only");
-    ScenarioPoint point;
-    if (!config.GetPoint(0, &point, &error))
-    {
-        if (root)
-        {
-            std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
-        }
-        return 2;
-    }
     tn_error err{};
     tn_db_signal_watch(&err); // from the start: a signal aborts the run, never kills it
-    std::cout << "scenario " << scenario << ": 1 run(s), on " << ranks << " MPI rank"
-              << (ranks == 1 ? "" : "s") << std::endl;
-    ScenarioRunner runner;
-    const ScenarioResult r = runner.Run(point, point.database);
-    const int signal = int(DistributedHelper::MaxAll(tn_db_signal_pending()));
-    int exitCode = r.status == "ok" ? 0 : 1;
-    if (r.status == "aborted")
+    std::cout << "scenario " << scenario << ": " << total << " run(s), one after the other on "
+              << ranks << " MPI rank" << (ranks == 1 ? "" : "s") << std::endl;
+
+    struct Finished
     {
-        exitCode = signal == SIGTERM ? 143 : 130;
+        std::string database;
+        int64_t runId;
+        std::string label;
+    };
+
+    std::vector<Finished> finished;
+    std::vector<std::string> failures; // printed last: nothing follows an error line
+    int exitCode = 0;
+    uint64_t next = 0;
+    for (; next < total; next++)
+    {
+        ScenarioPoint point;
+        if (!config.GetPoint(next, &point, &error))
+        {
+            failures.push_back(ProgramOptions::ErrorLine(PROGRAM, error));
+            exitCode = 2;
+            break;
+        }
+        if (next > 0 && !DistributedHelper::NextSimulation())
+        {
+            failures.push_back(ProgramOptions::ErrorLine(
+                PROGRAM,
+                "frames between ranks were left on their way: no other point can run"));
+            exitCode = 1;
+            break;
+        }
+        ScenarioRunner runner;
+        const ScenarioResult r = runner.Run(point, point.database);
+        if (r.runId >= 0)
+        {
+            finished.push_back({point.database, r.runId, point.label});
+        }
+        if (r.status == "ok")
+        {
+            continue;
+        }
+        std::string why = r.error;
+        std::replace(why.begin(), why.end(), '\n', ' ');
+        failures.push_back(
+            ProgramOptions::ErrorLine(PROGRAM,
+                                      "point " + std::to_string(point.index) +
+                                          (point.label.empty() ? "" : " (" + point.label + ")") +
+                                          ": " + r.status + (why.empty() ? "" : ": " + why)));
+        const int signal = int(DistributedHelper::MaxAll(tn_db_signal_pending()));
+        exitCode = r.status != "aborted" ? 1 : signal == SIGTERM ? 143 : 130;
+        next++;
+        break;
     }
     if (!root)
     {
         return exitCode;
     }
-    if (r.runId >= 0)
+    for (const std::string& path : databases)
     {
-        std::cout << "\n";
-        if (!ScenarioRunner::Summarize(point.database, {r.runId}, {point.label}, std::cout, &error))
+        std::vector<int64_t> ids;
+        std::vector<std::string> labels;
+        for (const Finished& f : finished)
         {
-            std::cerr << ProgramOptions::ErrorLine(PROGRAM, "summary: " + error) << std::endl;
-            return std::max(exitCode, 1);
+            if (f.database == path)
+            {
+                ids.push_back(f.runId);
+                labels.push_back(f.label);
+            }
         }
-        std::cout << "\n1 run(s) recorded in " << point.database << std::endl;
+        if (ids.empty())
+        {
+            continue;
+        }
+        std::cout << "\n";
+        if (!ScenarioRunner::Summarize(path, ids, labels, std::cout, &error))
+        {
+            failures.push_back(ProgramOptions::ErrorLine(PROGRAM, "summary: " + error));
+            exitCode = std::max(exitCode, 1);
+        }
+        std::cout << "\n" << ids.size() << " run(s) recorded in " << path << std::endl;
     }
-    if (r.status != "ok")
+    if (next < total)
     {
-        std::string why = r.error;
-        std::replace(why.begin(), why.end(), '\n', ' ');
-        std::cerr << ProgramOptions::ErrorLine(PROGRAM,
-                                               "point 0: " + r.status +
-                                                   (why.empty() ? "" : ": " + why))
-                  << std::endl;
+        failures.push_back(PROGRAM + std::string(": ") + std::to_string(total - next) +
+                           " point(s) not run");
+    }
+    for (const std::string& line : failures)
+    {
+        std::cerr << line << std::endl;
     }
     return exitCode;
 }
@@ -417,18 +469,6 @@ Main(int argc, char* argv[])
             }
         }
     }
-    if (mpi && total > 1 && !checkOnly)
-    {
-        // before any database is opened: a refused run writes nothing
-        std::cerr << ProgramOptions::ErrorLine(PROGRAM,
-                                               scenario + ": a sweep of " + std::to_string(total) +
-                                                   " points: under mpirun the ranks run one "
-                                                   "point together (ns-3's MPI engines simulate "
-                                                   "once per process); choose one with --set "
-                                                   "KEY=VALUE, or run the sweep in one process")
-                  << std::endl;
-        return 2;
-    }
     if (mpi)
     {
         // rank 0 alone creates a new file's schema
@@ -468,7 +508,7 @@ Main(int argc, char* argv[])
     }
     if (mpi)
     {
-        return RunDistributed(config, scenario, total);
+        return RunDistributed(config, scenario, total, databases);
     }
     // Every database is checked (path, file, schema) before anything is simulated.
     for (const std::string& path : databases)
