@@ -197,6 +197,13 @@ expect_error 2 "output.*cannot open" --topology ring:8 --algorithm ring --size 1
 expect_error 1 "planning failed: ring2d: needs a 2D torus" \
     --topology ring:8 --algorithm ring2d --size 1MB
 expect_error 1 "planning failed: hdrm:" --topology torus:4x4 --algorithm hdrm --size 1MB
+expect_error 1 "planning failed: swing: needs a power-of-two number of ranks, got 12" \
+    --topology torus:3x4 --algorithm swing --size 1MB
+check "swing on torus:3x4: one error line" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+run --topology torus:8x8 --algorithm swing --size 64MiB
+check "swing torus:8x8: exit 0 ($rc)" [ "$rc" -eq 0 ]
+check "swing torus:8x8: 12 steps ($(field steps))" [ "$(field steps)" = "12" ]
+check "swing torus:8x8: verified ($(field verified))" [ "$(field verified)" = "yes" ]
 # a disconnected topology: the plan is symbolically right but has no paths (was exit 0)
 printf '4 0 2\n\n0 1 100Gbps 1us 0\n2 3 100Gbps 1us 0\n' > "$tmp/disconnected.txt"
 expect_error 1 "unreachable" --topology "@$tmp/disconnected.txt" --algorithm ring --size 1MiB

@@ -108,6 +108,15 @@ static const tn_algorithm tn_algorithm_table[] = {
      tn_algo_themis_check,
      tn_algo_themis_plan,
      false},
+    {"swing",
+     "",
+     AR,
+     false,
+     "Swing, bandwidth-optimal: recursive halving-doubling with peers r +- (1, -1, 3, -5, 11, "
+     "...) on the ring order, power-of-two ranks (De Sensi et al., NSDI 2024)",
+     tn_algo_swing_check,
+     tn_algo_swing_plan,
+     true},
 };
 
 const tn_algorithm*
@@ -292,10 +301,11 @@ resolve(const tn_topology* topo,
     {
         if (!a->takes_rank_order)
         {
-            return tn_error_set(err,
-                                TN_EUNSUPPORTED,
-                                "%s: takes no rank order (ring orders are for ring, ring-bidir)",
-                                a->name);
+            return tn_error_set(
+                err,
+                TN_EUNSUPPORTED,
+                "%s: takes no rank order (ring orders are for ring, ring-bidir, swing)",
+                a->name);
         }
         tn_status st =
             tn_rank_order_validate(a->name, req->rank_order, req->rank_order_count, n, err);

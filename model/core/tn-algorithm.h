@@ -18,7 +18,7 @@
  *  - bytes may be any value >= 0 (slices follow tn_slice_of; zero-length pieces
  *    become zero-length synchronisation transfers or are omitted, per algorithm);
  *    chunks (0 = 1) must be >= 1; root < ranks for broadcast/reduce (else ignored).
- *  - rank_order (ring orders): ring, ring-bidir (and the ring's chain broadcast /
+ *  - rank_order (ring orders): ring, ring-bidir, swing (and the ring's chain broadcast /
  *    reduce) place the ranks on the ring in request->rank_order when it is given
  *    (rank_order_count entries: a permutation of 0..ranks-1, else TN_EINVAL
  *    "ring: rank order: ..."), else in the automatic order of tn_ring_order()
@@ -51,6 +51,10 @@
  *   hierarchical  multi-dimensional baseline over the topology dims: RS dim 0..D-1
  *                 then AG D-1..0; ring dims use ring, fc/switch dims use direct
  *   multitree, hdrm, themis: added by core-trees.
+ *   swing         Swing all-reduce, bandwidth-optimal (De Sensi et al., NSDI 2024):
+ *                 recursive halving-doubling whose step-s peer is r + rho(s) (r even) or
+ *                 r - rho(s) (r odd) on the ring order, rho = 1, -1, 3, -5, 11, ...;
+ *                 power-of-two ranks only; takes a rank order like ring
  */
 #ifndef TN_ALGORITHM_H
 #define TN_ALGORITHM_H

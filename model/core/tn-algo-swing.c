@@ -1,0 +1,308 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Swing all-reduce (D. De Sensi, T. Bonato, D. Saam, T. Hoefler, "Swing: Short-cutting
+ * Rings for Higher Bandwidth Allreduce", NSDI 2024), bandwidth-optimal variant, on a
+ * power-of-two number of ranks p = 2^L placed on a ring (the request's ring order, else
+ * tn_ring_order: a cycle of neighbours on tori and rings).
+ *
+ * Peers: at step s the rank at ring position v exchanges with pi(v, s) = v + rho(s) if v
+ * is even, v - rho(s) if odd (mod p), rho(s) = sum_{i=0..s} (-2)^i = 1, -1, 3, -5, 11, ...
+ * rho(s) is odd, so pi pairs an even position with an odd one and is an involution.
+ *
+ * Blocks: reduce-scatter runs s = 0..L-1 like recursive halving, each step halving the
+ * range a rank still reduces. Which blocks go to the peer: those the peer and the ranks it
+ * meets in the later steps end with, i.e. the set T(q, s+1) of positions reachable from
+ * q = pi(v, s) through steps s+1..L-1 (T(x, L) = {x}, T(x, t) = T(x, t+1) + T(pi(x, t), t+1)).
+ * Listing T(0, 0) depth first gives every position a slot pos(v) such that every T(x, t) is
+ * an aligned run of 2^(L-t) slots; position v ends the reduce-scatter owning block pos(v),
+ * so each step's blocks are one contiguous range: v keeps the half of its run holding
+ * pos(v) and sends the half holding pos(q). plan() checks the run property (the peer's
+ * slot is in the other half of the run at every step) before planning, and the verifier
+ * proves the result. All-gather mirrors it (s = L-1..0, copies). Per rank
+ * 2 (p-1)/p S bytes, 2 L steps, 2 L p transfers per chunk.
+ *
+ * The block a rank owns in between is not its own slice (all-reduce does not fix it), so
+ * reduce-scatter and all-gather alone, whose result is fixed per rank, are not offered.
+ */
+#include "tn-algorithm-impl.h"
+
+#include <stdlib.h>
+
+static int64_t
+swing_rho(uint32_t s)
+{
+    /* (1 - (-2)^(s+1)) / 3, exact in int64 for s < 62 */
+    int64_t pow = 1;
+    for (uint32_t i = 0; i <= s; i++)
+    {
+        pow *= -2;
+    }
+    return (1 - pow) / 3;
+}
+
+static uint32_t
+swing_peer(uint32_t v, uint32_t s, uint32_t p)
+{
+    int64_t rho = swing_rho(s) % (int64_t)p;
+    int64_t q = (v % 2 == 0) ? (int64_t)v + rho : (int64_t)v - rho;
+    q %= (int64_t)p;
+    if (q < 0)
+    {
+        q += p;
+    }
+    return (uint32_t)q;
+}
+
+tn_status
+tn_algo_swing_check(const tn_topology* topo,
+                    const tn_plan_request* request,
+                    uint32_t ranks,
+                    tn_error* err)
+{
+    (void)topo;
+    if (ranks & (ranks - 1))
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: needs a power-of-two number of ranks, got %u (supported: 1, 2, "
+                            "4, 8, ... ranks on any topology)",
+                            request->algorithm,
+                            ranks);
+    }
+    return TN_OK;
+}
+
+typedef struct swing
+{
+    const tn_topology* topo;
+    tn_schedule* s;
+    uint32_t p, L, chunk;
+    const uint32_t* order; /* ring position -> rank */
+    uint32_t* pos;         /* ring position -> block slot */
+    tn_slice* blocks;      /* slot -> bytes of the chunk */
+    tn_deps* last;         /* per position: transfers it sent or received in the step before */
+    tn_deps* next;
+} swing;
+
+/* Depth-first listing of T(x, t) into slots [*k, *k + 2^(L-t)). */
+static void
+list_tree(swing* w, uint32_t x, uint32_t t, uint32_t* k)
+{
+    if (t == w->L)
+    {
+        w->pos[x] = (*k)++;
+        return;
+    }
+    list_tree(w, x, t + 1, k);
+    list_tree(w, swing_peer(x, t, w->p), t + 1, k);
+}
+
+/* pos must be a permutation and at step s the peer's slot must lie in the other half of
+ * the aligned run of 2^(L-s) slots holding v's slot. */
+static tn_status
+check_slots(const swing* w, tn_error* err)
+{
+    uint8_t* seen = calloc(w->p, 1);
+    if (!seen)
+    {
+        return tn_error_set(err, TN_ENOMEM, "swing: out of memory");
+    }
+    tn_status st = TN_OK;
+    for (uint32_t v = 0; v < w->p && !st; v++)
+    {
+        if (w->pos[v] >= w->p || seen[w->pos[v]]++)
+        {
+            st = tn_error_set(err,
+                              TN_EUNSUPPORTED,
+                              "swing: the peers of %u ranks do not form a binomial tree",
+                              w->p);
+        }
+    }
+    for (uint32_t s = 0; s < w->L && !st; s++)
+    {
+        uint32_t shift = w->L - 1 - s;
+        for (uint32_t v = 0; v < w->p && !st; v++)
+        {
+            uint32_t a = w->pos[v], b = w->pos[swing_peer(v, s, w->p)];
+            if ((a >> (shift + 1)) != (b >> (shift + 1)) || ((a ^ b) >> shift) != 1)
+            {
+                st = tn_error_set(err,
+                                  TN_EUNSUPPORTED,
+                                  "swing: step %u of %u ranks: position %u and its peer do not "
+                                  "split one block range",
+                                  s,
+                                  w->p,
+                                  v);
+            }
+        }
+    }
+    free(seen);
+    return st;
+}
+
+static void
+rotate(swing* w)
+{
+    tn_deps* t = w->last;
+    w->last = w->next;
+    w->next = t;
+    for (uint32_t i = 0; i < w->p; i++)
+    {
+        w->next[i].n = 0;
+    }
+}
+
+/* Position v sends slots [lo, lo + n) to position q at `step`: one transfer (the slots'
+ * bytes are contiguous), after everything v and q did in the step before. */
+static tn_status
+send_run(swing* w,
+         uint32_t v,
+         uint32_t q,
+         uint32_t lo,
+         uint32_t n,
+         tn_op op,
+         uint32_t step,
+         tn_error* err)
+{
+    tn_deps deps = {NULL, 0, 0};
+    tn_status st = TN_OK;
+    for (uint32_t k = 0; k < w->last[v].n && !st; k++)
+    {
+        st = tn_deps_push(&deps, w->last[v].ids[k], err);
+    }
+    for (uint32_t k = 0; k < w->last[q].n && !st; k++)
+    {
+        st = tn_deps_push(&deps, w->last[q].ids[k], err);
+    }
+    uint64_t off = w->blocks[lo].offset;
+    uint64_t end = w->blocks[lo + n - 1].offset + w->blocks[lo + n - 1].length;
+    uint32_t a = w->order[v], b = w->order[q], id = 0;
+    if (!st)
+    {
+        st = tn_algo_add(w->s,
+                         a,
+                         b,
+                         off,
+                         off,
+                         end - off,
+                         op,
+                         step,
+                         tn_algo_rank_dim(w->topo, a, b),
+                         w->chunk,
+                         deps.ids,
+                         deps.n,
+                         &id,
+                         err);
+    }
+    if (!st)
+    {
+        st = tn_deps_push(&w->next[v], id, err);
+    }
+    if (!st)
+    {
+        st = tn_deps_push(&w->next[q], id, err);
+    }
+    tn_deps_free(&deps);
+    return st;
+}
+
+static tn_status
+swing_chunk(swing* w, tn_error* err)
+{
+    tn_status st = TN_OK;
+    uint32_t step = 0;
+    /* reduce-scatter: at step s, v's run has 2^(L-s) slots; the peer gets its half */
+    for (uint32_t s = 0; s < w->L && !st; s++, step++)
+    {
+        uint32_t half = 1u << (w->L - 1 - s);
+        for (uint32_t v = 0; v < w->p && !st; v++)
+        {
+            uint32_t q = swing_peer(v, s, w->p);
+            uint32_t lo = w->pos[q] & ~(half - 1);
+            st = send_run(w, v, q, lo, half, TN_OP_REDUCE, step, err);
+        }
+        rotate(w);
+    }
+    /* all-gather: the mirror, v hands the peer the run it completed */
+    for (uint32_t s = w->L; s-- > 0 && !st; step++)
+    {
+        uint32_t half = 1u << (w->L - 1 - s);
+        for (uint32_t v = 0; v < w->p && !st; v++)
+        {
+            uint32_t q = swing_peer(v, s, w->p);
+            uint32_t lo = w->pos[v] & ~(half - 1);
+            st = send_run(w, v, q, lo, half, TN_OP_COPY, step, err);
+        }
+        rotate(w);
+    }
+    return st;
+}
+
+tn_status
+tn_algo_swing_plan(const tn_topology* topo,
+                   const tn_plan_request* request,
+                   tn_schedule* s,
+                   tn_error* err)
+{
+    swing w = {0};
+    w.topo = topo;
+    w.s = s;
+    w.p = tn_schedule_ranks(s);
+    if (w.p < 2)
+    {
+        return TN_OK;
+    }
+    while ((1u << w.L) < w.p)
+    {
+        w.L++;
+    }
+    uint32_t* order = NULL;
+    tn_status st = tn_algo_ring_order(topo, request, w.p, &order, err);
+    if (st)
+    {
+        return st;
+    }
+    w.order = order;
+    w.pos = malloc((size_t)w.p * sizeof(uint32_t));
+    w.blocks = malloc((size_t)w.p * sizeof(tn_slice));
+    w.last = calloc(w.p, sizeof(tn_deps));
+    w.next = calloc(w.p, sizeof(tn_deps));
+    if (!w.pos || !w.blocks || !w.last || !w.next)
+    {
+        st = tn_error_set(err, TN_ENOMEM, "swing: out of memory");
+    }
+    if (!st)
+    {
+        uint32_t k = 0;
+        list_tree(&w, 0, 0, &k);
+        st = check_slots(&w, err);
+    }
+    tn_collective coll = tn_schedule_collective(s);
+    uint32_t C = tn_schedule_chunks(s);
+    uint64_t S = tn_schedule_bytes(s);
+    for (uint32_t c = 0; c < C && !st; c++)
+    {
+        w.chunk = c;
+        for (uint32_t b = 0; b < w.p; b++)
+        {
+            w.blocks[b] = tn_chunk_block(coll, S, w.p, C, c, b);
+        }
+        for (uint32_t i = 0; i < w.p; i++)
+        {
+            w.last[i].n = w.next[i].n = 0;
+        }
+        st = swing_chunk(&w, err);
+    }
+    for (uint32_t i = 0; w.last && w.next && i < w.p; i++)
+    {
+        tn_deps_free(&w.last[i]);
+        tn_deps_free(&w.next[i]);
+    }
+    free(w.last);
+    free(w.next);
+    free(w.blocks);
+    free(w.pos);
+    free(order);
+    return st;
+}

@@ -1,0 +1,346 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Swing all-reduce (tn-algo-swing.c): verified schedules on rings, tori and without a
+ * topology; peers against rho(s) = sum (-2)^i; 2 log2(p) steps; bytes per rank against
+ * 2 (p-1)/p S; non-power-of-two sizes refused by name; on torus:8x8 fewer hops per byte
+ * than recursive halving-doubling (the paper's claim), the cost-model times written to
+ * swing-cost.txt in the test temp folder.
+ */
+#include "tn-test.h"
+
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-rank-order.h"
+#include "ns3/tn-verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* rho(s) as the paper's sum, independent of the planner's closed form */
+static int64_t
+rho_sum(uint32_t s)
+{
+    int64_t sum = 0, term = 1;
+    for (uint32_t i = 0; i <= s; i++)
+    {
+        sum += term;
+        term *= -2;
+    }
+    return sum;
+}
+
+static uint32_t
+log2u(uint32_t p)
+{
+    uint32_t L = 0;
+    while ((1u << L) < p)
+    {
+        L++;
+    }
+    return L;
+}
+
+static tn_topology*
+make_topo(tn_test_ctx* ctx, const char* spec)
+{
+    tn_topology* t = NULL;
+    tn_error err;
+    if (!TN_CHECK_MSG(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK, "%s", err.message))
+    {
+        return NULL;
+    }
+    return t;
+}
+
+static tn_schedule*
+plan(tn_test_ctx* ctx,
+     const tn_topology* t,
+     const char* algo,
+     uint32_t ranks,
+     uint64_t S,
+     uint32_t C)
+{
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = algo;
+    req.ranks = ranks;
+    req.bytes = S;
+    req.chunks = C;
+    tn_schedule* s = NULL;
+    tn_error err;
+    err.message[0] = 0;
+    if (!TN_CHECK_MSG(ctx,
+                      tn_plan(t, &req, &s, &err) == TN_OK,
+                      "%s %s N=%u S=%llu C=%u: %s",
+                      algo,
+                      t ? tn_topology_name(t) : "(none)",
+                      ranks,
+                      (unsigned long long)S,
+                      C,
+                      err.message))
+    {
+        return NULL;
+    }
+    if (!TN_CHECK_MSG(ctx,
+                      tn_verify_schedule(s, t, NULL, &err) == TN_OK,
+                      "%s %s N=%u S=%llu C=%u: %s",
+                      algo,
+                      t ? tn_topology_name(t) : "(none)",
+                      ranks,
+                      (unsigned long long)S,
+                      C,
+                      err.message))
+    {
+        tn_schedule_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Every transfer: its step, its peer by the closed form on the ring order, and the
+ * counts and bytes of the closed forms. */
+static void
+check_swing(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint32_t C)
+{
+    tn_topology* t = spec ? make_topo(ctx, spec) : NULL;
+    if (spec && !t)
+    {
+        return;
+    }
+    tn_schedule* s = plan(ctx, t, "swing", ranks, S, C);
+    if (!s)
+    {
+        tn_topology_destroy(t);
+        return;
+    }
+    uint32_t p = tn_schedule_ranks(s), L = log2u(p);
+    TN_CHECK_EQ(ctx, tn_schedule_count(s), 2ull * L * p * C);
+    TN_CHECK_EQ(ctx, tn_schedule_steps(s), 2 * L);
+    /* each block is sent by 2^s ranks at step s of each phase: (p-1) S per phase */
+    TN_CHECK_EQ(ctx, tn_schedule_total_bytes(s), 2ull * (p - 1) * S);
+    uint32_t* order = malloc(p * sizeof(uint32_t));
+    uint32_t* at = malloc(p * sizeof(uint32_t));
+    uint64_t* sent = calloc(p, sizeof(uint64_t));
+    tn_error err;
+    if (order && at && sent && TN_CHECK(ctx, tn_ring_order(t, p, order, NULL, &err) == TN_OK))
+    {
+        for (uint32_t k = 0; k < p; k++)
+        {
+            at[order[k]] = k;
+        }
+        uint32_t wrong_peer = 0, wrong_op = 0;
+        for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+        {
+            const tn_transfer* x = tn_schedule_transfer(s, i);
+            sent[x->src] += x->length;
+            /* reduce-scatter steps 0..L-1, all-gather mirrors them */
+            uint32_t step = x->step < L ? x->step : 2 * L - 1 - x->step;
+            uint32_t v = at[x->src];
+            int64_t rho = rho_sum(step);
+            int64_t q = (v % 2 == 0 ? (int64_t)v + rho : (int64_t)v - rho) % (int64_t)p;
+            q = q < 0 ? q + p : q;
+            wrong_peer += at[x->dst] != (uint32_t)q;
+            wrong_op += x->op != (x->step < L ? TN_OP_REDUCE : TN_OP_COPY);
+        }
+        TN_CHECK_MSG(ctx,
+                     wrong_peer == 0,
+                     "%s: %u transfers off the Swing peers",
+                     spec,
+                     wrong_peer);
+        TN_CHECK_EQ(ctx, wrong_op, 0);
+        if (S % ((uint64_t)p * C) == 0)
+        {
+            for (uint32_t r = 0; r < p; r++)
+            {
+                TN_CHECK_EQ(ctx, sent[r], 2ull * (p - 1) * (S / p));
+            }
+        }
+    }
+    free(order);
+    free(at);
+    free(sent);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
+static void
+test_verified(tn_test_ctx* ctx)
+{
+    static const char* const specs[] = {"ring:8", "ring:16", "torus:4x4", "torus:8x8"};
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        check_swing(ctx, specs[i], 0, 1u << 20, 1);         /* divides: bytes per rank exact */
+        check_swing(ctx, specs[i], 0, 1000003, 1);          /* divides by nothing */
+        check_swing(ctx, specs[i], 0, 3, 1);                /* fewer bytes than ranks */
+        check_swing(ctx, specs[i], 0, 64ull * 1000 * 3, 3); /* chunks */
+    }
+    /* without a topology and on a subset of a torus's NPUs */
+    for (uint32_t p = 1; p <= 64; p *= 2)
+    {
+        check_swing(ctx, NULL, p, 4096ull * p, 1);
+        check_swing(ctx, NULL, p, 777, 2);
+    }
+    check_swing(ctx, "torus:4x4", 8, 8000, 1);
+}
+
+/* the closed form of rho and its first values from the paper */
+static void
+test_peers(tn_test_ctx* ctx)
+{
+    static const int64_t first[] = {1, -1, 3, -5, 11, -21, 43};
+    for (uint32_t s = 0; s < 7; s++)
+    {
+        TN_CHECK_EQ(ctx, rho_sum(s), first[s]);
+    }
+    /* a schedule of 8 ranks without topology: identity order, peers spelled out */
+    tn_schedule* s = plan(ctx, NULL, "swing", 8, 8000, 1);
+    if (!s)
+    {
+        return;
+    }
+    /* step 0: 0<->1, 2<->3, ...; step 1: 0<->7, 2<->1, ...; step 2: 0<->3, 2<->5, ... */
+    static const uint32_t peer_of[3][8] = {{1, 0, 3, 2, 5, 4, 7, 6},
+                                           {7, 2, 1, 4, 3, 6, 5, 0},
+                                           {3, 6, 5, 0, 7, 2, 1, 4}};
+    uint32_t checked = 0;
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        if (x->step < 3)
+        {
+            TN_CHECK_EQ(ctx, x->dst, peer_of[x->step][x->src]);
+            /* recursive halving: half, a quarter, an eighth of the vector */
+            TN_CHECK_EQ(ctx, x->length, 8000u >> (x->step + 1));
+            checked++;
+        }
+    }
+    TN_CHECK_EQ(ctx, checked, 24);
+    tn_schedule_destroy(s);
+}
+
+static void
+test_errors(tn_test_ctx* ctx)
+{
+    static const char* const specs[] = {"ring:6", "torus:3x4", "torus:4x4"};
+    static const uint32_t ranks[] = {0, 0, 12};
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        tn_topology* t = make_topo(ctx, specs[i]);
+        if (!t)
+        {
+            continue;
+        }
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = "swing";
+        req.ranks = ranks[i];
+        req.bytes = 4096;
+        tn_schedule* s = (tn_schedule*)&req;
+        tn_error err;
+        TN_CHECK_EQ(ctx, tn_plan(t, &req, &s, &err), TN_EUNSUPPORTED);
+        TN_CHECK(ctx, s == NULL);
+        char n[16];
+        snprintf(n, sizeof(n), "%u", ranks[i] ? ranks[i] : tn_topology_npu_count(t));
+        TN_CHECK_MSG(ctx,
+                     strstr(err.message, "swing") && strstr(err.message, "power-of-two") &&
+                         strstr(err.message, n),
+                     "%s: message '%s'",
+                     specs[i],
+                     err.message);
+        tn_topology_destroy(t);
+    }
+    /* all-reduce only */
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = "swing";
+    req.collective = TN_COLL_REDUCE_SCATTER;
+    req.ranks = 8;
+    tn_error err;
+    TN_CHECK_EQ(ctx, tn_plan_check(NULL, &req, &err), TN_EUNSUPPORTED);
+    TN_CHECK(ctx, strstr(err.message, "swing") != NULL);
+}
+
+/* The paper's claim: Swing's peers are closer on a torus than recursive doubling's, so
+ * a byte crosses fewer links. Cost-model times beside ring, rhd and ring2d (doc). */
+static void
+test_torus_cost(tn_test_ctx* ctx)
+{
+    static const char* const specs[] = {"torus:4x4", "torus:8x8"};
+    static const char* const algos[] = {"swing", "rhd", "ring", "ring-bidir", "ring2d"};
+    static const uint64_t sizes[] = {32ull << 10, 1ull << 20, 16ull << 20, 64ull << 20};
+    char path[512];
+    FILE* f = fopen(tn_test_temp_path(ctx, "swing-cost.txt", path, sizeof(path)), "w");
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        tn_topology* t = make_topo(ctx, specs[i]);
+        if (!t)
+        {
+            continue;
+        }
+        for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        {
+            double time[5] = {0}, hops[5] = {0};
+            for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)
+            {
+                tn_schedule* s = plan(ctx, t, algos[a], 0, sizes[z], 1);
+                tn_cost_result* r = NULL;
+                tn_error err;
+                if (s && TN_CHECK(ctx, tn_cost_estimate(s, t, NULL, NULL, &r, &err) == TN_OK))
+                {
+                    time[a] = r->time_ns;
+                    hops[a] = (double)r->link_bytes_sum / (double)r->total_bytes;
+                }
+                tn_cost_result_destroy(r);
+                tn_schedule_destroy(s);
+            }
+            if (f)
+            {
+                fprintf(f,
+                        "%s %8llu KiB: swing %.1f us (%.2f hops/byte) rhd %.1f us (%.2f) ring "
+                        "%.1f ring-bidir %.1f ring2d %.1f\n",
+                        specs[i],
+                        (unsigned long long)(sizes[z] >> 10),
+                        time[0] / 1e3,
+                        hops[0],
+                        time[1] / 1e3,
+                        hops[1],
+                        time[2] / 1e3,
+                        time[3] / 1e3,
+                        time[4] / 1e3);
+            }
+            /* fewer links per byte and, bandwidth-bound, less time than rhd */
+            TN_CHECK_MSG(ctx,
+                         hops[0] > 0 && hops[0] < hops[1],
+                         "%s: swing %.3f hops per byte, rhd %.3f",
+                         specs[i],
+                         hops[0],
+                         hops[1]);
+            if (sizes[z] >= (16ull << 20))
+            {
+                TN_CHECK_MSG(ctx,
+                             time[0] > 0 && time[0] < time[1],
+                             "%s %llu: swing %.0f ns, rhd %.0f ns",
+                             specs[i],
+                             (unsigned long long)sizes[z],
+                             time[0],
+                             time[1]);
+            }
+        }
+        tn_topology_destroy(t);
+    }
+    if (f)
+    {
+        fclose(f);
+    }
+}
+
+void
+tn_suite_swing(tn_test_suite* suite)
+{
+    tn_test_add(suite, "verified", test_verified);
+    tn_test_add(suite, "peers", test_peers);
+    tn_test_add(suite, "errors", test_errors);
+    tn_test_add(suite, "torus-cost", test_torus_cost);
+}
