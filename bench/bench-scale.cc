@@ -439,6 +439,7 @@ main(int argc, char** argv)
     std::string packetSizes = "1024,4096";
     std::string algorithms = "ring,ring2d,hierarchical";
     uint32_t window = 256;
+    bool whole = true;
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
     limits.seconds = 1800;
@@ -461,6 +462,9 @@ main(int argc, char** argv)
     cmd.AddValue("window",
                  "ops per stream window of the flow \"window\" rows (0: no such rows)",
                  window);
+    cmd.AddValue("whole",
+                 "run the whole-program flow rows below 16,384 NPUs (false: windows only)",
+                 whole);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -527,7 +531,7 @@ main(int argc, char** argv)
             if (flow)
             {
                 const double goalSeconds = c.algorithm == "ring" ? 300.0 : 60.0;
-                if (!big)
+                if (!big && whole)
                 {
                     fg = InChild(limits, [&](std::string* line) {
                         return Simulate(c, bytes, "flow", "generated", 0, line);

@@ -23,10 +23,12 @@
 #include "ns3/test.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-routing.h"
 #include "ns3/tn-topology.h"
 #include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -328,6 +330,59 @@ RunCollective(const std::string& mode,
 }
 
 } // namespace
+
+/**
+ * \ingroup training-net-tests
+ * At flow level the collective service uses the flow network's routes (one table of NPUs x
+ * nodes, not two); at packet level it builds its own. Both give the topology's distances.
+ */
+class FlowLevelSharedRoutesTestCase : public TestCase
+{
+  public:
+    FlowLevelSharedRoutesTestCase()
+        : TestCase("flow level: the collective service shares the flow network's routes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const char* mode : {"flow", "packet"})
+        {
+            Topology t("torus:4x4");
+            RoceHelper roce;
+            roce.SetMode(mode);
+            roce.Install(t.topo);
+            CollectiveHelper helper;
+            helper.Install(t.topo, roce);
+            const tn_routes* routes = helper.GetService()->GetRoutes();
+            NS_TEST_ASSERT_MSG_NE(routes, nullptr, mode << ": the service has routes");
+            Ptr<FlowNetwork> net = roce.GetFlowNetwork();
+            if (std::string(mode) == "flow")
+            {
+                NS_TEST_EXPECT_MSG_EQ(routes, net->GetRoutes(), "one table at flow level");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_EQ(net, nullptr, "no flow network at packet level");
+            }
+            // torus:4x4 distances: the sum over the two rings of the shorter way round
+            bool ok = true;
+            for (uint32_t a = 0; a < 16; ++a)
+            {
+                for (uint32_t b = 0; b < 16; ++b)
+                {
+                    const uint32_t dx = (a % 4 + 4 - b % 4) % 4;
+                    const uint32_t dy = (a / 4 + 4 - b / 4) % 4;
+                    const uint32_t want = std::min(dx, 4 - dx) + std::min(dy, 4 - dy);
+                    ok = ok && tn_routes_distance_rank(routes, a, b) == want;
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(ok, true, mode << ": torus distances");
+            Simulator::Destroy();
+        }
+    }
+};
 
 /**
  * \ingroup training-net-tests
@@ -678,6 +733,7 @@ class FlowLevelTestSuite : public TestSuite
         AddTestCase(new FlowLevelMaxMinTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelReleaseAndOrderTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelRingClosedFormTestCase, TestCase::QUICK);
+        AddTestCase(new FlowLevelSharedRoutesTestCase, TestCase::QUICK);
         AddTestCase(new SwitchBufferScalesTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelTrainingTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelContendedTestCase("rhd",

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TN_D16_INF UINT16_MAX
-
 struct tn_routes
 {
     const tn_topology* topo;
@@ -19,9 +17,39 @@ struct tn_routes
     uint32_t* dest_index; /* per node: destination index or TN_TOPO_NONE */
     uint8_t* transit;     /* per node: may be passed through */
     bool npus_forward;
-    uint16_t* d16; /* ndest x nodes when nodes < 65535 */
-    uint32_t* d32; /* otherwise */
+    /* ndest x nodes distances, `width` bytes each: the narrowest of 1, 2, 4 that holds the
+     * largest distance, its all-ones value meaning unreachable (a 16,384-NPU torus, whose
+     * distances are below 255, takes 256 MiB and not 512 or 1,024) */
+    void* dist;
+    unsigned width;
 };
+
+/* The unreachable mark of a table entry of `width` bytes. */
+static inline uint32_t
+tn_dist_inf(unsigned width)
+{
+    return width == 1 ? UINT8_MAX : width == 2 ? UINT16_MAX : TN_ROUTES_UNREACHABLE;
+}
+
+/* Entry `at` of a table of `width` bytes, as stored. */
+static inline uint32_t
+tn_dist_raw(const void* table, unsigned width, size_t at)
+{
+    return width == 1   ? ((const uint8_t*)table)[at]
+           : width == 2 ? ((const uint16_t*)table)[at]
+                        : ((const uint32_t*)table)[at];
+}
+
+static inline void
+tn_dist_put(void* table, unsigned width, size_t at, uint32_t d)
+{
+    if (width == 1)
+        ((uint8_t*)table)[at] = (uint8_t)d;
+    else if (width == 2)
+        ((uint16_t*)table)[at] = (uint16_t)d;
+    else
+        ((uint32_t*)table)[at] = d;
+}
 
 void
 tn_routes_destroy(tn_routes* routes)
@@ -33,8 +61,7 @@ tn_routes_destroy(tn_routes* routes)
     free(routes->dest_node);
     free(routes->dest_index);
     free(routes->transit);
-    free(routes->d16);
-    free(routes->d32);
+    free(routes->dist);
     free(routes);
 }
 
@@ -42,13 +69,37 @@ tn_routes_destroy(tn_routes* routes)
 static inline uint32_t
 tn_dist(const tn_routes* r, uint32_t di, uint32_t v)
 {
-    size_t at = (size_t)di * r->nodes + v;
-    if (r->d16)
+    uint32_t x = tn_dist_raw(r->dist, r->width, (size_t)di * r->nodes + v);
+    return x == tn_dist_inf(r->width) ? TN_ROUTES_UNREACHABLE : x;
+}
+
+/* Widen the table to `width` bytes per entry, keeping its first `rows` rows. */
+static tn_status
+tn_dist_widen(tn_routes* r, unsigned width, uint32_t rows, tn_error* err)
+{
+    size_t cells = (size_t)r->ndest * r->nodes;
+    void* wide = malloc((cells ? cells : 1) * width);
+    if (!wide)
     {
-        uint16_t x = r->d16[at];
-        return x == TN_D16_INF ? TN_ROUTES_UNREACHABLE : x;
+        return tn_error_set(err,
+                            TN_ENOMEM,
+                            "tn_routes_create: out of memory for a %u x %u distance table of "
+                            "%u-byte entries (pass options.dest_nodes to route fewer "
+                            "destinations)",
+                            r->ndest,
+                            r->nodes,
+                            width);
     }
-    return r->d32[at];
+    const uint32_t inf = tn_dist_inf(r->width);
+    for (size_t at = 0; at < (size_t)rows * r->nodes; at++)
+    {
+        uint32_t x = tn_dist_raw(r->dist, r->width, at);
+        tn_dist_put(wide, width, at, x == inf ? tn_dist_inf(width) : x);
+    }
+    free(r->dist);
+    r->dist = wide;
+    r->width = width;
+    return TN_OK;
 }
 
 tn_status
@@ -149,16 +200,11 @@ tn_routes_create(const tn_topology* topo,
         tn_routes_destroy(r);
         return tn_error_set(err, TN_ENOMEM, "tn_routes_create: distance table too large");
     }
-    int narrow = nodes < TN_D16_INF;
-    if (narrow)
-    {
-        r->d16 = malloc((cells ? cells : 1) * sizeof(*r->d16));
-    }
-    else
-    {
-        r->d32 = malloc((cells ? cells : 1) * sizeof(*r->d32));
-    }
-    if (!r->d16 && !r->d32)
+    /* one byte per entry until a distance needs more (tn_dist_widen) */
+    r->width = 1;
+    r->dist = malloc(cells ? cells : 1);
+    uint32_t* row = malloc((size_t)nodes * sizeof(*row));
+    if (!r->dist || !row)
     {
         tn_error_set(err,
                      TN_ENOMEM,
@@ -166,6 +212,7 @@ tn_routes_create(const tn_topology* topo,
                      "options.dest_nodes to route fewer destinations)",
                      r->ndest,
                      nodes);
+        free(row);
         free(queue);
         tn_routes_destroy(r);
         return TN_ENOMEM;
@@ -178,6 +225,7 @@ tn_routes_create(const tn_topology* topo,
     {
         free(in_off);
         free(in_src);
+        free(row);
         free(queue);
         tn_routes_destroy(r);
         return tn_error_set(err, TN_ENOMEM, "tn_routes_create: out of memory");
@@ -195,28 +243,16 @@ tn_routes_create(const tn_topology* topo,
     }
     /* reverse BFS from each destination over in-links; non-transit nodes get a
        distance (they may start a path) but are not expanded */
-    for (uint32_t di = 0; di < r->ndest; di++)
+    tn_status st = TN_OK;
+    for (uint32_t di = 0; di < r->ndest && !st; di++)
     {
         uint32_t d = r->dest_node[di];
-        uint16_t* row16 = narrow ? r->d16 + (size_t)di * nodes : NULL;
-        uint32_t* row32 = narrow ? NULL : r->d32 + (size_t)di * nodes;
-        if (narrow)
+        for (uint32_t v = 0; v < nodes; v++)
         {
-            for (uint32_t v = 0; v < nodes; v++)
-            {
-                row16[v] = TN_D16_INF;
-            }
-            row16[d] = 0;
+            row[v] = TN_ROUTES_UNREACHABLE;
         }
-        else
-        {
-            for (uint32_t v = 0; v < nodes; v++)
-            {
-                row32[v] = TN_ROUTES_UNREACHABLE;
-            }
-            row32[d] = 0;
-        }
-        uint32_t head = 0, tail = 0;
+        row[d] = 0;
+        uint32_t head = 0, tail = 0, far = 0;
         queue[tail++] = d;
         while (head < tail)
         {
@@ -225,29 +261,40 @@ tn_routes_create(const tn_topology* topo,
             {
                 continue;
             }
-            uint32_t dv = narrow ? row16[v] : row32[v];
+            uint32_t dv = row[v];
             for (uint32_t p = in_off[v]; p < in_off[v + 1]; p++)
             {
                 uint32_t u = in_src[p];
-                if (narrow)
+                if (row[u] == TN_ROUTES_UNREACHABLE)
                 {
-                    if (row16[u] == TN_D16_INF)
-                    {
-                        row16[u] = (uint16_t)(dv + 1);
-                        queue[tail++] = u;
-                    }
-                }
-                else if (row32[u] == TN_ROUTES_UNREACHABLE)
-                {
-                    row32[u] = dv + 1;
+                    row[u] = dv + 1;
+                    far = dv + 1;
                     queue[tail++] = u;
                 }
             }
         }
+        while (far >= tn_dist_inf(r->width) && !st)
+        {
+            st = tn_dist_widen(r, r->width * 2, di, err);
+        }
+        const uint32_t inf = tn_dist_inf(r->width);
+        for (uint32_t v = 0; v < nodes && !st; v++)
+        {
+            tn_dist_put(r->dist,
+                        r->width,
+                        (size_t)di * nodes + v,
+                        row[v] == TN_ROUTES_UNREACHABLE ? inf : row[v]);
+        }
     }
+    free(row);
     free(in_off);
     free(in_src);
     free(queue);
+    if (st)
+    {
+        tn_routes_destroy(r);
+        return st;
+    }
     *out = r;
     return TN_OK;
 }
@@ -439,7 +486,7 @@ tn_routes_path(const tn_routes* routes,
                             "tn_routes_path: %s is NULL",
                             routes ? "len" : "routes");
     }
-    uint32_t dist;
+    uint32_t dist = TN_ROUTES_UNREACHABLE;
     tn_status s = tn_check_pair(routes, "tn_routes_path", src, dst, &dist, err);
     if (s)
     {
@@ -486,7 +533,7 @@ tn_routes_path_count(const tn_routes* routes,
                             "tn_routes_path_count: %s is NULL",
                             routes ? "count" : "routes");
     }
-    uint32_t dist;
+    uint32_t dist = TN_ROUTES_UNREACHABLE;
     tn_status s = tn_check_pair(routes, "tn_routes_path_count", src, dst, &dist, err);
     if (s)
     {

@@ -8,10 +8,10 @@
  *  - tn_routes_create() runs one BFS per destination node over the directed links
  *    (metric: hop count). Destinations are all NPU nodes by default, or the node
  *    list given in tn_routes_options (any nodes, switches included). Memory is one
- *    distance table of destinations x nodes (2 bytes per entry while the node count
- *    is below 65535, 4 bytes otherwise) plus O(nodes); nothing is N_nodes^2 unless
- *    every node is a destination. 4096 destinations x 16k nodes = 128 MiB: pass a
- *    destination subset when only some are needed.
+ *    distance table of destinations x nodes (1 byte per entry while every distance is
+ *    below 255, 2 bytes below 65535, 4 bytes otherwise) plus O(nodes); nothing is
+ *    N_nodes^2 unless every node is a destination. 4096 destinations x 16k nodes =
+ *    64 MiB: pass a destination subset when only some are needed.
  *  - Transit rule: a path may pass THROUGH an NPU (an NPU that is neither its first
  *    nor its last node) only when transit through NPUs is allowed. By default
  *    (TN_TRANSIT_TOPOLOGY) that is tn_topology_npus_forward(): allowed in direct

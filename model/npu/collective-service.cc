@@ -99,7 +99,7 @@ CollectiveService::CollectiveService() = default;
 
 CollectiveService::~CollectiveService()
 {
-    tn_routes_destroy(m_routes);
+    tn_routes_destroy(m_ownRoutes);
 }
 
 void
@@ -122,11 +122,6 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
                                           << tn_topology_node_count(topo));
     m_topo = topo;
     m_nodes = nodes;
-    tn_error err;
-    if (tn_routes_create(topo, nullptr, &m_routes, &err) != TN_OK)
-    {
-        NS_FATAL_ERROR("CollectiveService: routes: " << err.message);
-    }
     const uint32_t npus = tn_topology_npu_count(topo);
     for (uint32_t r = 0; r < npus; r++)
     {
@@ -144,6 +139,30 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
                                                   << "RdmaTransport");
         exec->SetService(this);
         m_executors.push_back(exec);
+    }
+    // at flow level the fabric's FlowNetwork already holds the routes to every NPU over a
+    // copy of this topology (same node and link ids): share them
+    for (const auto& exec : m_executors)
+    {
+        Ptr<FlowNic> nic = exec ? DynamicCast<FlowNic>(exec->GetNic()) : nullptr;
+        Ptr<FlowNetwork> network = nic ? nic->GetNetwork() : nullptr;
+        if (network && network->GetRoutes() &&
+            tn_topology_node_count(network->GetTopology()) == tn_topology_node_count(topo) &&
+            tn_topology_link_count(network->GetTopology()) == tn_topology_link_count(topo))
+        {
+            m_routesNetwork = network;
+            m_routes = network->GetRoutes();
+        }
+        break;
+    }
+    if (!m_routes)
+    {
+        tn_error err;
+        if (tn_routes_create(topo, nullptr, &m_ownRoutes, &err) != TN_OK)
+        {
+            NS_FATAL_ERROR("CollectiveService: routes: " << err.message);
+        }
+        m_routes = m_ownRoutes;
     }
 }
 

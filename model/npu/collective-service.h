@@ -11,6 +11,7 @@
 #include "collective.h"
 #include "themis-collective.h"
 
+#include "ns3/flow-network.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -323,7 +324,9 @@ class CollectiveService : public Object
 
     const tn_topology* m_topo{nullptr};
     NodeContainer m_nodes; //!< by topology node id
-    tn_routes* m_routes{nullptr};
+    const tn_routes* m_routes{nullptr};
+    tn_routes* m_ownRoutes{nullptr};  //!< m_routes when not the flow network's
+    Ptr<FlowNetwork> m_routesNetwork; //!< the flow network whose routes m_routes are
     /** \return the executor of an NPU this process simulates */
     Ptr<CollectiveExecutor> GetLocalExecutor() const;
 

@@ -88,6 +88,16 @@ class FlowNetwork : public Object
     }
 
     /**
+     * \return the routes to every NPU over the topology copy (valid while this object
+     * lives): CollectiveService shares them rather than building a second table of NPUs x
+     * nodes (256 MiB on a 16,384-NPU torus)
+     */
+    const tn_routes* GetRoutes() const
+    {
+        return m_routes;
+    }
+
+    /**
      * \param link directed link id
      * \return bytes that crossed it so far (the integral of its flows' rates)
      */

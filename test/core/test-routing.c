@@ -637,6 +637,56 @@ test_large(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* The distance table starts at one byte per entry and widens when a search finds a path of
+ * 255 hops or more, and again at 65535: ring:600 has distances up to 300 (every destination
+ * widens, the rows before the first long one are converted), a ring of 140,000 routed to 3
+ * destinations has 70,000. Every distance is checked against the closed form, unreachable
+ * ones included (a destination subset). */
+static void
+test_wide_distances(tn_test_ctx* ctx)
+{
+    tn_error err;
+    const uint32_t sizes[] = {254, 600, 140000};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+    {
+        const uint32_t n = sizes[i];
+        tn_topology* t = NULL;
+        TN_REQUIRE(ctx, tn_topology_ring(n, NULL, &t, &err) == TN_OK);
+        uint32_t dest[] = {0, n / 3, n - 1};
+        tn_routes_options opt;
+        memset(&opt, 0, sizeof(opt));
+        opt.dest_nodes = dest;
+        opt.dest_count = 3;
+        tn_routes* r = NULL;
+        TN_REQUIRE(ctx, tn_routes_create(t, n > 1000 ? &opt : NULL, &r, &err) == TN_OK);
+        int ok = 1;
+        uint32_t far = 0;
+        for (uint32_t a = 0; a < n; a += (n > 1000 ? 7 : 1))
+        {
+            for (uint32_t b = 0; b < n; b++)
+            {
+                const bool routed = n <= 1000 || b == dest[0] || b == dest[1] || b == dest[2];
+                if (n > 1000 && !routed)
+                {
+                    continue;
+                }
+                const uint32_t d = tn_routes_distance(r, a, b);
+                ok &= d == ring_dist(a, b, n);
+                far = d > far ? d : far;
+            }
+        }
+        TN_CHECK_MSG(ctx, ok, "ring:%u distances past the table's narrow widths", n);
+        TN_CHECK_MSG(ctx,
+                     n < 510 || far >= (n > 131070 ? 65535u : 255u),
+                     "ring:%u: longest distance checked %u",
+                     n,
+                     far);
+        TN_CHECK_EQ(ctx, tn_routes_next_hops(r, 1, 0, NULL, 0), 1);
+        tn_routes_destroy(r);
+        tn_topology_destroy(t);
+    }
+}
+
 void
 tn_suite_routing(tn_test_suite* suite)
 {
@@ -649,4 +699,5 @@ tn_suite_routing(tn_test_suite* suite)
     tn_test_add(suite, "paths", test_paths);
     tn_test_add(suite, "dest-subset", test_dest_subset);
     tn_test_add(suite, "large", test_large);
+    tn_test_add(suite, "wide-distances", test_wide_distances);
 }
