@@ -68,7 +68,9 @@ rphase(gen* g, const uint32_t* members, uint32_t count, uint32_t k, const tn_sli
                     0,
                     TN_DIM_AUTO,
                     false,
-                    g->scratch};
+                    g->scratch,
+                    NULL,
+                    NULL};
     return ph;
 }
 
@@ -105,6 +107,22 @@ flat_phase(gen* g, tn_rphase* ph, bool rs, tn_error* err)
     return st;
 }
 
+/* A flat phase's parts, computed per position (tn_rphase.part_of). */
+typedef struct flat_parts
+{
+    const tn_program* p;
+    uint32_t chunk;
+} flat_parts;
+
+static tn_slice
+flat_part(const void* ctx, size_t position)
+{
+    const flat_parts* f = ctx;
+    const tn_program* p = f->p;
+    uint32_t rank = p->order ? p->order[position] : (uint32_t)position;
+    return tn_chunk_block(p->coll, p->S, p->N, p->C, f->chunk, rank);
+}
+
 static tn_status
 gen_flat(gen* g, tn_error* err)
 {
@@ -112,16 +130,24 @@ gen_flat(gen* g, tn_error* err)
     uint32_t N = p->N;
     const uint32_t* members = p->order ? p->order : g->members;
     uint32_t k = p->order ? p->pos_of[g->r] : g->r;
+    /* the ring (always in a ring order) reads the parts of the steps it emits: a window of
+     * the 16,384-rank ring costs its steps, not N (tn_program_gen_rank allocates no scratch
+     * of N for it) */
+    const bool on_demand = p->kind == TN_PROG_RING;
     if (!p->order)
         for (uint32_t i = 0; i < N; i++)
             g->members[i] = i;
     tn_status st = TN_OK;
     for (uint32_t c = 0; c < p->C && !st; c++)
     {
-        for (uint32_t i = 0; i < N; i++)
-            g->parts[i] = tn_chunk_block(p->coll, p->S, N, p->C, c, members[i]);
+        flat_parts parts = {p, c};
+        if (!on_demand)
+            for (uint32_t i = 0; i < N; i++)
+                g->parts[i] = flat_part(&parts, i);
         g->a.n = g->b.n = 0;
-        tn_rphase ph = rphase(g, members, N, k, g->parts);
+        tn_rphase ph = rphase(g, members, N, k, on_demand ? NULL : g->parts);
+        ph.part_of = flat_part;
+        ph.part_ctx = &parts;
         ph.chunk = c;
         uint32_t used = 0;
         if (p->coll == TN_COLL_ALL_REDUCE || p->coll == TN_COLL_REDUCE_SCATTER)
@@ -1066,7 +1092,10 @@ tn_program_gen_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_
      * all-reduce (its level-0 table in closed form) work on one dim at a time, and a
      * streamed rank (tn_program_rank_window) runs this once per window */
     size_t n = (size_t)(p->N ? p->N : 1) + 1;
-    if (p->kind == TN_PROG_HIER || (p->kind == TN_PROG_RING2D && p->coll == TN_COLL_ALL_REDUCE))
+    if (p->kind == TN_PROG_RING && p->coll != TN_COLL_BROADCAST && p->coll != TN_COLL_REDUCE)
+        n = 2; /* gen_flat: members in the ring order, parts on demand */
+    else if (p->kind == TN_PROG_HIER ||
+             (p->kind == TN_PROG_RING2D && p->coll == TN_COLL_ALL_REDUCE))
     {
         n = 2;
         for (uint32_t d = 0; d < p->D; d++)

@@ -129,7 +129,17 @@ extern "C"
         int32_t dim;
         bool chain;
         tn_ids* scratch;
+        /* parts computed on demand when `parts` is NULL: the flat ring's window would
+         * otherwise fill all N parts of its chunk on every renewal */
+        tn_slice (*part_of)(const void* ctx, size_t index);
+        const void* part_ctx;
     } tn_rphase;
+
+    /** Part `index` (position * ranges per part + range) of a phase. */
+    static inline tn_slice tn_rphase_part(const tn_rphase* ph, size_t index)
+    {
+        return ph->parts ? ph->parts[index] : ph->part_of(ph->part_ctx, index);
+    }
 
     int32_t tn_rphase_dim(const tn_rphase* ph, uint32_t a, uint32_t b);
     /** ring_one of tn-algo-ring.c for member k; nr ranges per part. */

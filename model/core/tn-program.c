@@ -548,8 +548,9 @@ tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
             if (!st)
                 st = tn_ids_push(&rb[0], (uint32_t)(base + (s0 - 1) * per + nr + j), err);
         }
-        for (uint32_t s = 0; s < s0 && !st && !ph->chain; s++)
-            for (uint32_t j = 0; j < nr && !st && (!rs || s + 2 == P); j++)
+        /* the frontier out: a reduce-scatter's last step's receives, an all-gather's all */
+        for (uint32_t s = rs ? P - 2 : 0; s < s0 && !st && !ph->chain; s++)
+            for (uint32_t j = 0; j < nr && !st; j++)
                 st = tn_ids_push(ph->out, (uint32_t)(base + s * per + nr + j), err);
     }
     for (uint32_t s = s0; s + 1 < P && !st; s++)
@@ -560,7 +561,8 @@ tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
                             : (uint32_t)(((uint64_t)kp + P - s) % P);
         for (uint32_t j = 0; j < nr && !st; j++)
         {
-            const tn_slice* r = &ph->parts[(size_t)sp * nr + j];
+            const tn_slice part = tn_rphase_part(ph, (size_t)sp * nr + j);
+            const tn_slice* r = &part;
             rb[2].n = 0;
             if (s == 0 || (rs && !ph->chain))
                 st = tn_ids_append(&rb[2], ph->in, err);
@@ -587,7 +589,8 @@ tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
         }
         for (uint32_t j = 0; j < nr && !st; j++)
         {
-            const tn_slice* r = &ph->parts[(size_t)rpart * nr + j];
+            const tn_slice part = tn_rphase_part(ph, (size_t)rpart * nr + j);
+            const tn_slice* r = &part;
             tn_rp_spec o = {false,
                             rs ? TN_OP_REDUCE : TN_OP_COPY,
                             prev,
@@ -629,8 +632,10 @@ tn_rphase_direct(const tn_rphase* ph, bool rs, tn_error* err)
         uint32_t kd = (k + 1 + o) % P;
         uint32_t ks = (k + P - 1 - o) % P;
         uint32_t dst = ph->members[kd], src = ph->members[ks];
-        const tn_slice* sp = &ph->parts[rs ? kd : k];
-        const tn_slice* rpart = &ph->parts[rs ? k : ks];
+        const tn_slice send_part = tn_rphase_part(ph, rs ? kd : k);
+        const tn_slice recv_part = tn_rphase_part(ph, rs ? k : ks);
+        const tn_slice* sp = &send_part;
+        const tn_slice* rpart = &recv_part;
         tn_rp_spec so = {true,
                          rs ? TN_OP_REDUCE : TN_OP_COPY,
                          dst,

@@ -569,14 +569,22 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
     {
         return UINT32_MAX;
     }
-    for (const StreamRun& s : m_ranks[rank].streams)
+    // an op is in at most one window, so the order of the search does not change the answer;
+    // messages come stream after stream, so it starts at the last stream found (a rank of
+    // the 16,384-NPU ring2d has dozens of streams)
+    const RankRun& run = m_ranks[rank];
+    const size_t n = run.streams.size();
+    for (size_t i = 0, k = run.lastFound < n ? run.lastFound : 0; i < n;
+         i++, k = k + 1 < n ? k + 1 : 0)
     {
+        const StreamRun& s = run.streams[k];
         const size_t g = FindGroup(s, send, peer);
         if (g == SIZE_MAX || match < s.groupMatch[g] ||
             match - s.groupMatch[g] >= s.groupStart[g + 1] - s.groupStart[g])
         {
             continue;
         }
+        run.lastFound = static_cast<uint32_t>(k);
         return s.rp.first + s.groupOps[s.groupStart[g] + (match - s.groupMatch[g])];
     }
     return UINT32_MAX;

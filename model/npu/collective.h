@@ -573,6 +573,7 @@ class Collective : public Object
         uint32_t sends{0};              //!< sends of its program
         uint64_t receivedBytes{0};      //!< bytes of its receives
         uint64_t transferBase{0};       //!< number of its first send's transfer
+        mutable uint32_t lastFound{0};  //!< the stream FindOp found last (where it looks first)
     };
 
     /// Names a message: direction (clear-to-send or data), sender, receiver, match.
