@@ -13,6 +13,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-memory.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-verify.h"
 #include "ns3/uinteger.h"
@@ -164,6 +165,43 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
         }
         m_routes = m_ownRoutes;
     }
+}
+
+void
+CollectiveService::ProgramsFreed(uint32_t id)
+{
+    auto it = m_heldOps.find(id);
+    if (it != m_heldOps.end())
+    {
+        m_heldOpsTotal -= it->second;
+        m_heldOps.erase(it);
+    }
+}
+
+std::string
+CollectiveService::CheckHeldOps(const tn_plan_request& request, uint64_t ops, bool windows)
+{
+    const uint64_t held = m_heldOpsTotal;
+    const uint64_t bytes = (held + ops) * Collective::HELD_OP_BYTES;
+    std::ostringstream what;
+    what << "collective " << m_nextId << " (" << tn_collective_name(request.collective) << " with "
+         << (request.algorithm ? request.algorithm : "?") << ", " << ops << " ops of rank programs"
+         << (windows ? " in its first windows" : "") << ") with the " << m_heldOps.size()
+         << " generated collectives in flight (" << held << " ops)";
+    tn_error err;
+    if (tn_memory_check(bytes,
+                        request.memory_limit,
+                        what.str().c_str(),
+                        m_programWindow > 0
+                            ? "fewer collectives in flight (overlap), or a smaller "
+                              "CollectiveService::ProgramWindow"
+                            : "hold windows of the programs instead "
+                              "(CollectiveService::ProgramWindow, e.g. 256 ops per stream)",
+                        &err) != TN_OK)
+    {
+        return err.message;
+    }
+    return "";
 }
 
 Ptr<CollectiveExecutor>
@@ -506,15 +544,37 @@ CollectiveService::Create(const tn_plan_request& request,
     // ids name collectives in R_Keys whose two top bits mark notifications and control
     NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
                     "CollectiveService: more than 2^30 collectives");
+    if (plan->program && m_programWindow == 0)
+    {
+        // whole programs: every op of every rank (two per transfer) is held from the start
+        *error =
+            CheckHeldOps(request, 2 * tn_program_transfers(plan->program.get(), nullptr), false);
+        if (!error->empty())
+        {
+            return nullptr;
+        }
+    }
     Ptr<Collective> c = CreateObject<Collective>();
     if (plan->program)
     {
-        c->SetupProgram(m_nextId++,
+        c->SetupProgram(m_nextId,
                         plan->program,
                         std::move(nodes),
                         plan->pairLanes,
                         m_priority,
                         m_programWindow);
+        // windows: what they hold at the start (they are renewed, not grown)
+        *error = m_programWindow > 0 ? CheckHeldOps(request, c->GetHeldOps(), true) : "";
+        if (!error->empty())
+        {
+            c->Dispose();
+            return nullptr;
+        }
+        const uint64_t held = c->GetHeldOps();
+        m_heldOps[m_nextId] = held;
+        m_heldOpsTotal += held;
+        c->SetProgramsFreedCallback(MakeCallback(&CollectiveService::ProgramsFreed, this));
+        ++m_nextId;
     }
     else
     {

@@ -340,6 +340,18 @@ class CollectiveService : public Object
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
     uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
+    /// Ops held by the generated collectives whose programs are not freed yet, by id (at
+    /// their creation: whole programs, or the first windows), and their sum.
+    std::unordered_map<uint32_t, uint64_t> m_heldOps;
+    uint64_t m_heldOpsTotal{0};
+    /// A generated collective freed its programs.
+    void ProgramsFreed(uint32_t id);
+    /**
+     * The memory guard of generated collectives: the ops held by the collectives in flight
+     * plus `ops` more, at Collective::HELD_OP_BYTES each, against the request's memory limit.
+     * \return an empty string, or the error
+     */
+    std::string CheckHeldOps(const tn_plan_request& request, uint64_t ops, bool windows);
     bool m_verify{true};
     bool m_cachePlans{true};
     bool m_keepCollectives{true};

@@ -590,6 +590,20 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
     return UINT32_MAX;
 }
 
+uint64_t
+Collective::GetHeldOps() const
+{
+    uint64_t held = 0;
+    for (const RankRun& run : m_ranks)
+    {
+        for (const StreamRun& s : run.streams)
+        {
+            held += s.rp.count;
+        }
+    }
+    return held;
+}
+
 bool
 Collective::FinishRankEvent(uint32_t rank)
 {
@@ -620,6 +634,11 @@ Collective::FreePrograms()
     }
     m_inFlight.clear();
     m_clearSends.clear();
+    if (!m_programsFreed.IsNull())
+    {
+        m_programsFreed(m_id);
+        m_programsFreed = MakeNullCallback<void, uint32_t>();
+    }
 }
 
 void
