@@ -804,95 +804,6 @@ class CollectiveLetGoTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
- * The memory guard counts the generated collectives in flight: with a limit that holds two
- * whole-program ring all-reduces on ring:16 (128 chunks), a third is refused with a message that
- * says what to change; once the two are done (programs freed), one more is accepted. With windows
- * of 4 ops, a collective whose whole programs the limit refuses is accepted.
- */
-class CollectiveMemoryGuardTestCase : public TestCase
-{
-  public:
-    CollectiveMemoryGuardTestCase()
-        : TestCase("the memory guard counts the generated collectives in flight")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        for (uint32_t window : {0u, 4u})
-        {
-            Topology t("ring:16,rate=100Gbps,latency=1us");
-            NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
-            RoceHelper roce;
-            roce.SetMode("flow");
-            roce.Install(t.topo);
-            CollectiveHelper helper;
-            helper.SetServiceAttribute("Program", StringValue("generated"));
-            helper.SetServiceAttribute("ProgramWindow", UintegerValue(window));
-            helper.Install(t.topo, roce);
-            tn_plan_request request;
-            tn_plan_request_init(&request);
-            request.algorithm = "ring";
-            request.bytes = 8 << 20;
-            request.chunks = 128;
-            // a ring all-reduce on 16 NPUs in 128 chunks: 2 x 15 x 16 transfers per chunk, two
-            // ops each (large enough that the planner's own guard, about 9 MiB, passes)
-            const uint64_t wholeOps = 2 * 2 * 15 * 16 * 128;
-            const uint64_t whole = wholeOps * Collective::HELD_OP_BYTES;
-            request.memory_limit = 2 * whole + whole / 2;
-            std::string error;
-            std::vector<Ptr<Collective>> started;
-            if (window == 0)
-            {
-                for (int i = 0; i < 2; i++)
-                {
-                    Ptr<Collective> c = helper.Create(request, {}, &error);
-                    NS_TEST_ASSERT_MSG_NE(c, nullptr, error);
-                    NS_TEST_EXPECT_MSG_EQ(c->GetHeldOps(), wholeOps, "whole programs held");
-                    started.push_back(c);
-                }
-                NS_TEST_EXPECT_MSG_EQ(helper.Create(request, {}, &error),
-                                      nullptr,
-                                      "a third does not fit beside two");
-                NS_TEST_EXPECT_MSG_NE(error.find("2 generated collectives in flight"),
-                                      std::string::npos,
-                                      error);
-                NS_TEST_EXPECT_MSG_NE(error.find("ProgramWindow"), std::string::npos, error);
-            }
-            else
-            {
-                // windows: what the whole programs would take is no longer asked for
-                request.memory_limit = whole / 2;
-                Ptr<Collective> c = helper.Create(request, {}, &error);
-                NS_TEST_ASSERT_MSG_NE(c, nullptr, error);
-                NS_TEST_EXPECT_MSG_LT(c->GetHeldOps(), wholeOps / 4, "windows hold a few ops");
-                started.push_back(c);
-            }
-            for (auto& c : started)
-            {
-                helper.Start(c);
-            }
-            Simulator::Run();
-            for (auto& c : started)
-            {
-                NS_TEST_EXPECT_MSG_EQ(c->Check(), "", "complete");
-                NS_TEST_EXPECT_MSG_EQ(c->GetHeldOps(), 0u, "programs freed at the end");
-            }
-            if (window == 0)
-            {
-                Ptr<Collective> again = helper.Create(request, {}, &error);
-                NS_TEST_EXPECT_MSG_NE(again,
-                                      nullptr,
-                                      "accepted once the others are done: " << error);
-            }
-            Simulator::Destroy();
-        }
-    }
-};
-
-/**
- * \ingroup training-net-tests
  * A link that loses everything: the queue pairs across it exhaust their retries, the
  * collective does not complete, Check() names the failed transfer and the retry limit, and the
  * simulation ends by itself (it used to retransmit forever).
@@ -1053,7 +964,6 @@ class CollectiveTestSuite : public TestSuite
         AddTestCase(new CollectiveFailedLinkTestCase, TestCase::QUICK);
         AddTestCase(new CollectivePlanCacheTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveLetGoTestCase, TestCase::QUICK);
-        AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(64 << 20), TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(8 << 10), TestCase::QUICK);
         AddTestCase(new CollectiveEverywhereTestCase, TestCase::QUICK);

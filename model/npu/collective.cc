@@ -1,5 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Over 1,000 lines for a reason: one Collective runs both kinds of plan, a materialised
+ * schedule (Setup) and generated rank programs in windows (SetupProgram, FillWindow), behind
+ * one interface to the executor and one set of records and traces; the two share the
+ * record, trace and check code that splitting would duplicate or expose.
  */
 #include "collective.h"
 
