@@ -204,6 +204,13 @@ run --topology torus:8x8 --algorithm swing --size 64MiB
 check "swing torus:8x8: exit 0 ($rc)" [ "$rc" -eq 0 ]
 check "swing torus:8x8: 12 steps ($(field steps))" [ "$(field steps)" = "12" ]
 check "swing torus:8x8: verified ($(field verified))" [ "$(field verified)" = "yes" ]
+expect_error 1 "planning failed: swing-torus: needs a torus or ring: dim 0 of topology 'mesh:4x4'" \
+    --topology mesh:4x4 --algorithm swing-torus --size 1MB
+run --topology torus:4x4 --algorithm swing-torus --size 16MiB
+check "swing-torus torus:4x4: 8 steps ($(field steps))" [ "$(field steps)" = "8" ]
+check "swing-torus torus:4x4: verified ($(field verified))" [ "$(field verified)" = "yes" ]
+check "swing-torus torus:4x4: no conflicts ($(field contention))" \
+    [ "$(field contention)" = "no claim; 0 conflicts over 512 (link, step) pairs" ]
 # a disconnected topology: the plan is symbolically right but has no paths (was exit 0)
 printf '4 0 2\n\n0 1 100Gbps 1us 0\n2 3 100Gbps 1us 0\n' > "$tmp/disconnected.txt"
 expect_error 1 "unreachable" --topology "@$tmp/disconnected.txt" --algorithm ring --size 1MiB

@@ -24,6 +24,15 @@
  *
  * The block a rank owns in between is not its own slice (all-reduce does not fix it), so
  * reduce-scatter and all-gather alone, whose result is fixed per rank, are not offered.
+ *
+ * swing-torus is the paper's multi-dimensional, multiport version on a torus (or ring)
+ * whose every dim size is a power of two: rank = coordinates; step s of a part moves
+ * along dim (first + s) mod D, skipping dims that have made their log2(P_d) steps, and the
+ * k-th step in dim d pairs coordinate c with c + rho(k) (c even) or c - rho(k) (c odd)
+ * mod P_d. Each chunk is split into 2D parts (tn_slice_of) that run concurrently without
+ * deps between them: part j starts on dim j mod D, and parts j >= D use -rho (the mirror
+ * direction), so every node sends on all 2D of its links in every step. The blocks of a
+ * part follow from its peer sequence the same way (the slot check covers any sequence).
  */
 #include "tn-algorithm-impl.h"
 
@@ -79,6 +88,7 @@ typedef struct swing
     tn_schedule* s;
     uint32_t p, L, chunk;
     const uint32_t* order; /* ring position -> rank */
+    const uint32_t* peers; /* peers[s * p + v]: the peer of position v at step s */
     uint32_t* pos;         /* ring position -> block slot */
     tn_slice* blocks;      /* slot -> bytes of the chunk */
     tn_deps* last;         /* per position: transfers it sent or received in the step before */
@@ -95,7 +105,7 @@ list_tree(swing* w, uint32_t x, uint32_t t, uint32_t* k)
         return;
     }
     list_tree(w, x, t + 1, k);
-    list_tree(w, swing_peer(x, t, w->p), t + 1, k);
+    list_tree(w, w->peers[(size_t)t * w->p + x], t + 1, k);
 }
 
 /* pos must be a permutation and at step s the peer's slot must lie in the other half of
@@ -124,7 +134,7 @@ check_slots(const swing* w, tn_error* err)
         uint32_t shift = w->L - 1 - s;
         for (uint32_t v = 0; v < w->p && !st; v++)
         {
-            uint32_t a = w->pos[v], b = w->pos[swing_peer(v, s, w->p)];
+            uint32_t a = w->pos[v], b = w->pos[w->peers[(size_t)s * w->p + v]];
             if ((a >> (shift + 1)) != (b >> (shift + 1)) || ((a ^ b) >> shift) != 1)
             {
                 st = tn_error_set(err,
@@ -218,7 +228,7 @@ swing_chunk(swing* w, tn_error* err)
         uint32_t half = 1u << (w->L - 1 - s);
         for (uint32_t v = 0; v < w->p && !st; v++)
         {
-            uint32_t q = swing_peer(v, s, w->p);
+            uint32_t q = w->peers[(size_t)s * w->p + v];
             uint32_t lo = w->pos[q] & ~(half - 1);
             st = send_run(w, v, q, lo, half, TN_OP_REDUCE, step, err);
         }
@@ -230,13 +240,80 @@ swing_chunk(swing* w, tn_error* err)
         uint32_t half = 1u << (w->L - 1 - s);
         for (uint32_t v = 0; v < w->p && !st; v++)
         {
-            uint32_t q = swing_peer(v, s, w->p);
+            uint32_t q = w->peers[(size_t)s * w->p + v];
             uint32_t lo = w->pos[v] & ~(half - 1);
             st = send_run(w, v, q, lo, half, TN_OP_COPY, step, err);
         }
         rotate(w);
     }
     return st;
+}
+
+/* One instance: every chunk's region (or part `part` of `parts` of it) with the peers
+ * in w->peers; the slots are listed and checked first. */
+static tn_status
+plan_instance(swing* w, uint32_t part, uint32_t parts, tn_error* err)
+{
+    uint32_t k = 0;
+    list_tree(w, 0, 0, &k);
+    tn_status st = check_slots(w, err);
+    uint32_t C = tn_schedule_chunks(w->s);
+    uint64_t S = tn_schedule_bytes(w->s);
+    for (uint32_t c = 0; c < C && !st; c++)
+    {
+        w->chunk = c;
+        tn_slice region = tn_chunk_region(S, C, c);
+        tn_slice piece = tn_slice_of(region.length, parts, part);
+        for (uint32_t b = 0; b < w->p; b++)
+        {
+            w->blocks[b] = tn_slice_of(piece.length, w->p, b);
+            w->blocks[b].offset += region.offset + piece.offset;
+        }
+        for (uint32_t i = 0; i < w->p; i++)
+        {
+            w->last[i].n = w->next[i].n = 0;
+        }
+        st = swing_chunk(w, err);
+    }
+    return st;
+}
+
+static tn_status
+swing_alloc(swing* w, const tn_topology* topo, tn_schedule* s, const char* name, tn_error* err)
+{
+    w->topo = topo;
+    w->s = s;
+    w->p = tn_schedule_ranks(s);
+    while ((1u << w->L) < w->p)
+    {
+        w->L++;
+    }
+    w->pos = malloc((size_t)w->p * sizeof(uint32_t));
+    w->blocks = malloc((size_t)w->p * sizeof(tn_slice));
+    w->last = calloc(w->p, sizeof(tn_deps));
+    w->next = calloc(w->p, sizeof(tn_deps));
+    uint32_t* peers = malloc((size_t)(w->L ? w->L : 1) * w->p * sizeof(uint32_t));
+    w->peers = peers;
+    if (!w->pos || !w->blocks || !w->last || !w->next || !peers)
+    {
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+    }
+    return TN_OK;
+}
+
+static void
+swing_free(swing* w)
+{
+    for (uint32_t i = 0; w->last && w->next && i < w->p; i++)
+    {
+        tn_deps_free(&w->last[i]);
+        tn_deps_free(&w->next[i]);
+    }
+    free(w->last);
+    free(w->next);
+    free(w->blocks);
+    free(w->pos);
+    free((void*)w->peers);
 }
 
 tn_status
@@ -246,63 +323,156 @@ tn_algo_swing_plan(const tn_topology* topo,
                    tn_error* err)
 {
     swing w = {0};
-    w.topo = topo;
-    w.s = s;
-    w.p = tn_schedule_ranks(s);
-    if (w.p < 2)
+    if (tn_schedule_ranks(s) < 2)
     {
         return TN_OK;
     }
-    while ((1u << w.L) < w.p)
-    {
-        w.L++;
-    }
     uint32_t* order = NULL;
-    tn_status st = tn_algo_ring_order(topo, request, w.p, &order, err);
-    if (st)
+    tn_status st = swing_alloc(&w, topo, s, "swing", err);
+    if (!st)
     {
-        return st;
-    }
-    w.order = order;
-    w.pos = malloc((size_t)w.p * sizeof(uint32_t));
-    w.blocks = malloc((size_t)w.p * sizeof(tn_slice));
-    w.last = calloc(w.p, sizeof(tn_deps));
-    w.next = calloc(w.p, sizeof(tn_deps));
-    if (!w.pos || !w.blocks || !w.last || !w.next)
-    {
-        st = tn_error_set(err, TN_ENOMEM, "swing: out of memory");
+        st = tn_algo_ring_order(topo, request, w.p, &order, err);
     }
     if (!st)
     {
-        uint32_t k = 0;
-        list_tree(&w, 0, 0, &k);
-        st = check_slots(&w, err);
-    }
-    tn_collective coll = tn_schedule_collective(s);
-    uint32_t C = tn_schedule_chunks(s);
-    uint64_t S = tn_schedule_bytes(s);
-    for (uint32_t c = 0; c < C && !st; c++)
-    {
-        w.chunk = c;
-        for (uint32_t b = 0; b < w.p; b++)
+        w.order = order;
+        uint32_t* peers = (uint32_t*)w.peers;
+        for (uint32_t t = 0; t < w.L; t++)
         {
-            w.blocks[b] = tn_chunk_block(coll, S, w.p, C, c, b);
+            for (uint32_t v = 0; v < w.p; v++)
+            {
+                peers[(size_t)t * w.p + v] = swing_peer(v, t, w.p);
+            }
         }
-        for (uint32_t i = 0; i < w.p; i++)
-        {
-            w.last[i].n = w.next[i].n = 0;
-        }
-        st = swing_chunk(&w, err);
+        st = plan_instance(&w, 0, 1, err);
     }
-    for (uint32_t i = 0; w.last && w.next && i < w.p; i++)
+    swing_free(&w);
+    free(order);
+    return st;
+}
+
+tn_status
+tn_algo_swing_torus_check(const tn_topology* topo,
+                          const tn_plan_request* request,
+                          uint32_t ranks,
+                          tn_error* err)
+{
+    (void)request;
+    uint32_t D = tn_topology_dim_count(topo);
+    if (D == 0)
     {
-        tn_deps_free(&w.last[i]);
-        tn_deps_free(&w.next[i]);
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "swing-torus: needs a torus or ring (topology '%s' has no dimensions)",
+                            tn_topology_name(topo));
     }
-    free(w.last);
-    free(w.next);
-    free(w.blocks);
-    free(w.pos);
+    for (uint32_t d = 0; d < D; d++)
+    {
+        const tn_dim_info* di = tn_topology_dim(topo, d);
+        if (di->kind != TN_DIM_TORUS && di->kind != TN_DIM_RING)
+        {
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "swing-torus: needs a torus or ring: dim %u of topology '%s' has "
+                                "no wraparound links",
+                                d,
+                                tn_topology_name(topo));
+        }
+        if (di->size & (di->size - 1))
+        {
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "swing-torus: needs power-of-two dims: dim %u of topology '%s' "
+                                "has %u NPUs (supported: 2, 4, 8, ... per dim)",
+                                d,
+                                tn_topology_name(topo),
+                                di->size);
+        }
+    }
+    if (ranks != tn_topology_npu_count(topo))
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "swing-torus: needs every NPU of the topology (ranks %u, NPUs %u)",
+                            ranks,
+                            tn_topology_npu_count(topo));
+    }
+    return TN_OK;
+}
+
+/* Peers of part j: step t moves along dim (j + t) mod D, skipping finished dims. */
+static void
+torus_peers(const tn_topology* topo, uint32_t part, uint32_t p, uint32_t L, uint32_t* peers)
+{
+    uint32_t D = tn_topology_dim_count(topo);
+    uint32_t used[64] = {0}, steps[64] = {0}, stride[64];
+    uint32_t pa = 1;
+    for (uint32_t d = 0; d < D; d++)
+    {
+        uint32_t size = tn_topology_dim(topo, d)->size;
+        while ((1u << steps[d]) < size)
+        {
+            steps[d]++;
+        }
+        stride[d] = pa;
+        pa *= size;
+    }
+    uint32_t d = part % D;
+    int64_t sign = part < D ? 1 : -1;
+    for (uint32_t t = 0; t < L; t++)
+    {
+        while (used[d] == steps[d])
+        {
+            d = (d + 1) % D;
+        }
+        uint32_t size = tn_topology_dim(topo, d)->size;
+        int64_t rho = sign * (swing_rho(used[d]) % (int64_t)size);
+        for (uint32_t v = 0; v < p; v++)
+        {
+            uint32_t c = (v / stride[d]) % size;
+            int64_t q = (c % 2 == 0 ? (int64_t)c + rho : (int64_t)c - rho) % (int64_t)size;
+            q = q < 0 ? q + size : q;
+            peers[(size_t)t * p + v] = v + ((uint32_t)q - c) * stride[d];
+        }
+        used[d]++;
+        d = (d + 1) % D;
+    }
+}
+
+tn_status
+tn_algo_swing_torus_plan(const tn_topology* topo,
+                         const tn_plan_request* request,
+                         tn_schedule* s,
+                         tn_error* err)
+{
+    (void)request;
+    swing w = {0};
+    if (tn_schedule_ranks(s) < 2)
+    {
+        return TN_OK;
+    }
+    uint32_t D = tn_topology_dim_count(topo);
+    if (D > 64)
+    {
+        return tn_error_set(err, TN_EUNSUPPORTED, "swing-torus: %u dims, at most 64", D);
+    }
+    uint32_t* order = malloc((size_t)tn_schedule_ranks(s) * sizeof(uint32_t));
+    tn_status st = order ? swing_alloc(&w, topo, s, "swing-torus", err)
+                         : tn_error_set(err, TN_ENOMEM, "swing-torus: out of memory");
+    if (!st)
+    {
+        for (uint32_t v = 0; v < w.p; v++)
+        {
+            order[v] = v;
+        }
+        w.order = order;
+    }
+    for (uint32_t part = 0; part < 2 * D && !st; part++)
+    {
+        torus_peers(topo, part, w.p, w.L, (uint32_t*)w.peers);
+        st = plan_instance(&w, part, 2 * D, err);
+    }
+    swing_free(&w);
     free(order);
     return st;
 }

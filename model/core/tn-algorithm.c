@@ -117,6 +117,15 @@ static const tn_algorithm tn_algorithm_table[] = {
      tn_algo_swing_check,
      tn_algo_swing_plan,
      true},
+    {"swing-torus",
+     "swing-multiport",
+     AR,
+     true,
+     "Swing, multiport on a torus or ring of power-of-two dims: 2D concurrent parts, each "
+     "cycling the dims from its own first dim, half of them mirrored (De Sensi et al., NSDI 2024)",
+     tn_algo_swing_torus_check,
+     tn_algo_swing_torus_plan,
+     false},
 };
 
 const tn_algorithm*
@@ -423,6 +432,13 @@ estimate(const tn_topology* topo,
         t = sat_mul(t, strcmp(a->name, "ring2d") == 0 ? 4 : 1);
         deps = sat_mul(t, 3);
         exact = false;
+    }
+    else if (strcmp(a->name, "swing") == 0 || strcmp(a->name, "swing-torus") == 0)
+    {
+        /* 2 log2 N steps of N transfers per chunk; swing-torus: 2D concurrent parts */
+        uint64_t parts = strcmp(a->name, "swing") == 0 ? 1 : 2 * tn_topology_dim_count(topo);
+        t = sat_mul(sat_mul(sat_mul(N, 2 * ceil_log2(N)), parts), C);
+        deps = sat_mul(t, 4);
     }
     else
     {

@@ -55,6 +55,9 @@
  *                 recursive halving-doubling whose step-s peer is r + rho(s) (r even) or
  *                 r - rho(s) (r odd) on the ring order, rho = 1, -1, 3, -5, 11, ...;
  *                 power-of-two ranks only; takes a rank order like ring
+ *   swing-torus   Swing multiport on a torus/ring of power-of-two dims: 2D concurrent
+ *                 parts, each stepping through the dims from its own first dim, parts
+ *                 D..2D-1 mirrored (-rho); every NPU a rank
  */
 #ifndef TN_ALGORITHM_H
 #define TN_ALGORITHM_H

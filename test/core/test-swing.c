@@ -5,7 +5,8 @@
  * topology; peers against rho(s) = sum (-2)^i; 2 log2(p) steps; bytes per rank against
  * 2 (p-1)/p S; non-power-of-two sizes refused by name; on torus:8x8 fewer hops per byte
  * than recursive halving-doubling (the paper's claim), the cost-model times written to
- * swing-cost.txt in the test temp folder.
+ * swing-cost.txt in the test temp folder. swing-torus (multiport): the same on tori of
+ * power-of-two dims, each transfer along one dim, hops per byte against the closed form.
  */
 #include "tn-test.h"
 
@@ -99,6 +100,29 @@ plan(tn_test_ctx* ctx,
     return s;
 }
 
+/* tn_plan_estimate's closed form is the exact transfer count */
+static void
+check_estimate(tn_test_ctx* ctx,
+               const tn_topology* t,
+               const char* algo,
+               uint32_t ranks,
+               uint32_t C,
+               uint32_t count)
+{
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = algo;
+    req.ranks = ranks;
+    req.chunks = C;
+    tn_plan_size size;
+    tn_error err;
+    if (TN_CHECK_MSG(ctx, tn_plan_estimate(t, &req, &size, &err) == TN_OK, "%s", err.message))
+    {
+        TN_CHECK(ctx, size.exact_transfers);
+        TN_CHECK_EQ(ctx, size.transfers, count);
+    }
+}
+
 /* Every transfer: its step, its peer by the closed form on the ring order, and the
  * counts and bytes of the closed forms. */
 static void
@@ -117,6 +141,7 @@ check_swing(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint
     }
     uint32_t p = tn_schedule_ranks(s), L = log2u(p);
     TN_CHECK_EQ(ctx, tn_schedule_count(s), 2ull * L * p * C);
+    check_estimate(ctx, t, "swing", ranks, C, tn_schedule_count(s));
     TN_CHECK_EQ(ctx, tn_schedule_steps(s), 2 * L);
     /* each block is sent by 2^s ranks at step s of each phase: (p-1) S per phase */
     TN_CHECK_EQ(ctx, tn_schedule_total_bytes(s), 2ull * (p - 1) * S);
@@ -183,6 +208,119 @@ test_verified(tn_test_ctx* ctx)
         check_swing(ctx, NULL, p, 777, 2);
     }
     check_swing(ctx, "torus:4x4", 8, 8000, 1);
+}
+
+/* swing-torus: 2D parts of 2 L p transfers per chunk, 2 L steps, each transfer along one
+ * dim to the coordinate c + rho(k) or c - rho(k) of a k < log2(P_d), bytes as swing */
+static void
+check_swing_torus(tn_test_ctx* ctx, const char* spec, uint64_t S, uint32_t C, int contention_free)
+{
+    tn_topology* t = make_topo(ctx, spec);
+    if (!t)
+    {
+        return;
+    }
+    tn_schedule* s = plan(ctx, t, "swing-torus", 0, S, C);
+    if (!s)
+    {
+        tn_topology_destroy(t);
+        return;
+    }
+    uint32_t p = tn_schedule_ranks(s), L = log2u(p), D = tn_topology_dim_count(t);
+    TN_CHECK_EQ(ctx, tn_schedule_count(s), 2ull * D * 2 * L * p * C);
+    check_estimate(ctx, t, "swing-torus", 0, C, tn_schedule_count(s));
+    TN_CHECK_EQ(ctx, tn_schedule_steps(s), 2 * L);
+    TN_CHECK_EQ(ctx, tn_schedule_total_bytes(s), 2ull * (p - 1) * S);
+    uint64_t* sent = calloc(p, sizeof(uint64_t));
+    uint32_t off_dim = 0, off_rho = 0;
+    for (uint32_t i = 0; sent && i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        sent[x->src] += x->length;
+        if (x->dim < 0)
+        {
+            off_dim++;
+            continue;
+        }
+        uint32_t stride = 1;
+        for (int32_t d = 0; d < x->dim; d++)
+        {
+            stride *= tn_topology_dim(t, (uint32_t)d)->size;
+        }
+        int64_t size = tn_topology_dim(t, (uint32_t)x->dim)->size;
+        int64_t c = (x->src / stride) % size, q = (x->dst / stride) % size;
+        int ok = 0;
+        for (uint32_t k = 0; (1ll << k) < size && !ok; k++)
+        {
+            for (int64_t sign = -1; sign <= 1; sign += 2)
+            {
+                int64_t rho = sign * rho_sum(k);
+                int64_t want = (c % 2 == 0 ? c + rho : c - rho) % size;
+                ok |= (want < 0 ? want + size : want) == q;
+            }
+        }
+        off_rho += !ok;
+    }
+    TN_CHECK_MSG(ctx, off_dim == 0, "%s: %u transfers across several dims", spec, off_dim);
+    TN_CHECK_MSG(ctx, off_rho == 0, "%s: %u transfers off the Swing peers", spec, off_rho);
+    if (sent && S % (2ull * D * p * C) == 0)
+    {
+        for (uint32_t r = 0; r < p; r++)
+        {
+            TN_CHECK_EQ(ctx, sent[r], 2ull * (p - 1) * (S / p));
+        }
+    }
+    free(sent);
+    tn_contention_report* rep = NULL;
+    tn_error err;
+    if (contention_free && TN_CHECK(ctx, tn_verify_contention(s, t, NULL, &rep, &err) == TN_OK))
+    {
+        TN_CHECK_MSG(ctx,
+                     rep->conflicts == 0,
+                     "%s: %llu conflicts",
+                     spec,
+                     (unsigned long long)rep->conflicts);
+    }
+    tn_contention_report_destroy(rep);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
+static void
+test_torus_verified(tn_test_ctx* ctx)
+{
+    static const char* const specs[] =
+        {"ring:8", "ring:16", "torus:4x4", "torus:8x8", "torus:4x8", "torus:2x4", "torus:4x4x4"};
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        check_swing_torus(ctx, specs[i], 1u << 20, 1, 0);
+        check_swing_torus(ctx, specs[i], 1000003, 1, 0);
+        check_swing_torus(ctx, specs[i], 5, 1, 0);
+        check_swing_torus(ctx, specs[i], 3ull << 20, 3, 0);
+    }
+    /* every step of every part on its own directed links (measured: 4x4 and 4x4x4) */
+    check_swing_torus(ctx, "torus:4x4", 1u << 20, 1, 1);
+    check_swing_torus(ctx, "torus:4x4x4", 1u << 20, 1, 1);
+    static const char* const bad[] = {"torus:3x4", "mesh:4x4", "switch:8"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    {
+        tn_topology* t = make_topo(ctx, bad[i]);
+        if (!t)
+        {
+            continue;
+        }
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = "swing-torus";
+        tn_error err;
+        TN_CHECK_EQ(ctx, tn_plan_check(t, &req, &err), TN_EUNSUPPORTED);
+        TN_CHECK_MSG(ctx,
+                     strstr(err.message, "swing-torus") != NULL,
+                     "%s: '%s'",
+                     bad[i],
+                     err.message);
+        tn_topology_destroy(t);
+    }
 }
 
 /* the closed form of rho and its first values from the paper */
@@ -268,7 +406,8 @@ static void
 test_torus_cost(tn_test_ctx* ctx)
 {
     static const char* const specs[] = {"torus:4x4", "torus:8x8"};
-    static const char* const algos[] = {"swing", "rhd", "ring", "ring-bidir", "ring2d"};
+    static const char* const algos[] =
+        {"swing", "rhd", "ring", "ring-bidir", "ring2d", "swing-torus", "multitree"};
     static const uint64_t sizes[] = {32ull << 10, 1ull << 20, 16ull << 20, 64ull << 20};
     char path[512];
     FILE* f = fopen(tn_test_temp_path(ctx, "swing-cost.txt", path, sizeof(path)), "w");
@@ -281,7 +420,7 @@ test_torus_cost(tn_test_ctx* ctx)
         }
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         {
-            double time[5] = {0}, hops[5] = {0};
+            double time[7] = {0}, hops[7] = {0};
             for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)
             {
                 tn_schedule* s = plan(ctx, t, algos[a], 0, sizes[z], 1);
@@ -299,7 +438,7 @@ test_torus_cost(tn_test_ctx* ctx)
             {
                 fprintf(f,
                         "%s %8llu KiB: swing %.1f us (%.2f hops/byte) rhd %.1f us (%.2f) ring "
-                        "%.1f ring-bidir %.1f ring2d %.1f\n",
+                        "%.1f ring-bidir %.1f ring2d %.1f swing-torus %.1f (%.2f) multitree %.1f\n",
                         specs[i],
                         (unsigned long long)(sizes[z] >> 10),
                         time[0] / 1e3,
@@ -308,7 +447,10 @@ test_torus_cost(tn_test_ctx* ctx)
                         hops[1],
                         time[2] / 1e3,
                         time[3] / 1e3,
-                        time[4] / 1e3);
+                        time[4] / 1e3,
+                        time[5] / 1e3,
+                        hops[5],
+                        time[6] / 1e3);
             }
             /* fewer links per byte and, bandwidth-bound, less time than rhd */
             TN_CHECK_MSG(ctx,
@@ -317,6 +459,30 @@ test_torus_cost(tn_test_ctx* ctx)
                          specs[i],
                          hops[0],
                          hops[1]);
+            /* multiport: one hop per byte on 4x4 (distances 1, 1 per dim); on 8x8 the
+             * distance-3 step of each dim carries 1/32 + 1/64 of a part: 69/63 hops */
+            TN_CHECK_NEAR(ctx, hops[5], i == 0 ? 1.0 : 69.0 / 63.0, 1e-3);
+            TN_CHECK_MSG(ctx,
+                         time[5] > 0 && time[5] < time[0],
+                         "%s: swing-torus %.0f ns, swing %.0f ns",
+                         specs[i],
+                         time[5],
+                         time[0]);
+            if (sizes[z] == (32ull << 10))
+            {
+                /* 2 log2 p steps against 2 (X-1) + 2 (Y-1): faster than ring2d */
+                TN_CHECK_MSG(ctx,
+                             time[5] < time[4],
+                             "%s: swing-torus %.0f ns, ring2d %.0f ns",
+                             specs[i],
+                             time[5],
+                             time[4]);
+            }
+            if (i == 0 && sizes[z] == (64ull << 20))
+            {
+                /* both at the 4-link bound on 4x4 */
+                TN_CHECK_NEAR(ctx, time[5] / time[4], 1.0, 0.01);
+            }
             if (sizes[z] >= (16ull << 20))
             {
                 TN_CHECK_MSG(ctx,
@@ -342,5 +508,6 @@ tn_suite_swing(tn_test_suite* suite)
     tn_test_add(suite, "verified", test_verified);
     tn_test_add(suite, "peers", test_peers);
     tn_test_add(suite, "errors", test_errors);
+    tn_test_add(suite, "torus-verified", test_torus_verified);
     tn_test_add(suite, "torus-cost", test_torus_cost);
 }
