@@ -70,10 +70,7 @@ Collective::DoDispose()
     m_done = DoneCallback();
     for (RankRun& r : m_ranks)
     {
-        for (StreamRun& s : r.streams)
-        {
-            tn_rank_program_free(&s.rp);
-        }
+        r.streams.clear();
     }
     m_ranks.clear();
     Object::DoDispose();
@@ -138,7 +135,8 @@ Collective::SetupProgram(uint32_t id,
         if (window == 0)
         {
             run.streams.resize(1);
-            rp = &run.streams[0].rp;
+            run.streams[0].w = std::make_unique<StreamWindow>();
+            rp = &run.streams[0].w->rp;
         }
         NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, rp, &err) != TN_OK,
                         "Collective::SetupProgram: rank " << r << ": " << err.message);
@@ -212,7 +210,6 @@ Collective::SetupProgram(uint32_t id,
         for (StreamRun& s : m_ranks[r].streams)
         {
             s.undone = s.begin;
-            s.rp.first = s.begin;
         }
         for (StreamRun& s : m_ranks[r].streams)
         {
@@ -228,9 +225,9 @@ Collective::SetupProgram(uint32_t id,
         for (uint32_t r = 0; r < ranks; r++)
         {
             const StreamRun& s = m_ranks[r].streams[0];
-            for (uint32_t i = 0; i < s.rp.count; i++)
+            for (uint32_t i = 0; i < s.w->rp.count; i++)
             {
-                const tn_program_op& o = s.rp.ops[i];
+                const tn_program_op& o = s.w->rp.ops[i];
                 if (!o.send)
                 {
                     continue;
@@ -240,7 +237,7 @@ Collective::SetupProgram(uint32_t id,
                                 "Collective::SetupProgram: rank " << r << "'s send " << i
                                                                   << " has no receive at rank "
                                                                   << o.peer);
-                StateOf(o.peer, j).transfer = s.ops[i].transfer;
+                StateOf(o.peer, j).transfer = s.w->ops[i].transfer;
             }
         }
     }
@@ -253,38 +250,43 @@ Collective::FillWindow(uint32_t rank,
                        std::vector<uint32_t>* ready,
                        std::vector<uint32_t>* arrived)
 {
-    const uint32_t oldFirst = s.rp.first;
+    if (!s.w)
+    {
+        s.w = std::make_unique<StreamWindow>();
+        s.w->rp.first = s.begin;
+    }
+    const uint32_t oldFirst = s.w->rp.first;
     std::vector<OpState> old;
-    old.swap(s.ops);
+    old.swap(s.w->ops);
     if (m_window > 0)
     {
         for (uint32_t i = oldFirst; i < first && i - oldFirst < old.size(); i++)
         {
-            s.sendsBefore += s.rp.ops[i - oldFirst].send;
+            s.sendsBefore += s.w->rp.ops[i - oldFirst].send;
         }
         tn_error err;
         NS_ABORT_MSG_IF(tn_program_rank_window(m_program.get(),
                                                rank,
                                                first,
                                                std::min(m_window, s.end - first),
-                                               &s.rp,
+                                               &s.w->rp,
                                                &err) != TN_OK,
                         "Collective: rank " << rank << " ops from " << first << ": "
                                             << err.message);
     }
-    const tn_rank_program& rp = s.rp;
+    const tn_rank_program& rp = s.w->rp;
     NS_ASSERT(rp.first == first);
     s.open = true;
     const bool refill = ready != nullptr;
     const int64_t now = Simulator::Now().GetTimeStep();
-    s.ops.resize(rp.count);
+    s.w->ops.resize(rp.count);
     uint32_t sendNo = 0;
     std::vector<uint32_t> fresh; // slots new to the window
     for (uint32_t i = 0; i < rp.count; i++)
     {
         const tn_program_op& o = rp.ops[i];
         const uint64_t at = static_cast<uint64_t>(first) + i;
-        OpState& st = s.ops[i];
+        OpState& st = s.w->ops[i];
         if (at >= oldFirst && at - oldFirst < old.size())
         {
             st = old[at - oldFirst];
@@ -332,11 +334,11 @@ Collective::FillWindow(uint32_t rank,
             uint32_t pending = 0;
             for (uint32_t k = 0; k < n; k++)
             {
-                pending += d[k] >= first && !(s.ops[d[k] - first].flags & DONE);
+                pending += d[k] >= first && !(s.w->ops[d[k] - first].flags & DONE);
             }
             joinPending.push_back(pending);
         }
-        s.ops[i].join = static_cast<uint32_t>(listOf.size() - 1);
+        s.w->ops[i].join = static_cast<uint32_t>(listOf.size() - 1);
     }
     const uint32_t joins = static_cast<uint32_t>(listOf.size());
     // CSR: join -> its slots; slot -> the joins whose list holds it
@@ -344,9 +346,9 @@ Collective::FillWindow(uint32_t rank,
     std::vector<uint32_t> succStart(rp.count + 1, 0);
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        if (s.ops[i].join != UINT32_MAX)
+        if (s.w->ops[i].join != UINT32_MAX)
         {
-            ++joinOpStart[s.ops[i].join + 1];
+            ++joinOpStart[s.w->ops[i].join + 1];
         }
     }
     for (uint32_t j = 0; j < joins; j++)
@@ -369,14 +371,14 @@ Collective::FillWindow(uint32_t rank,
     {
         succStart[i + 1] += succStart[i];
     }
-    s.joinOps.resize(joinOpStart[joins]);
-    s.succJoins.resize(succStart[rp.count]);
+    s.w->joinOps.resize(joinOpStart[joins]);
+    s.w->succJoins.resize(succStart[rp.count]);
     std::vector<uint32_t> fill(joinOpStart.begin(), joinOpStart.end() - 1);
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        if (s.ops[i].join != UINT32_MAX)
+        if (s.w->ops[i].join != UINT32_MAX)
         {
-            s.joinOps[fill[s.ops[i].join]++] = i;
+            s.w->joinOps[fill[s.w->ops[i].join]++] = i;
         }
     }
     fill.assign(succStart.begin(), succStart.end() - 1);
@@ -388,68 +390,68 @@ Collective::FillWindow(uint32_t rank,
         {
             if (d[k] >= first)
             {
-                s.succJoins[fill[d[k] - first]++] = j;
+                s.w->succJoins[fill[d[k] - first]++] = j;
             }
         }
     }
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        s.ops[i].succBegin = succStart[i];
-        s.ops[i].succEnd = succStart[i + 1];
+        s.w->ops[i].succBegin = succStart[i];
+        s.w->ops[i].succEnd = succStart[i + 1];
     }
-    s.joins.resize(joins + 1);
+    s.w->joins.resize(joins + 1);
     for (uint32_t j = 0; j <= joins; j++)
     {
-        s.joins[j].pending = j < joins ? joinPending[j] : 0;
-        s.joins[j].opBegin = joinOpStart[j];
+        s.w->joins[j].pending = j < joins ? joinPending[j] : 0;
+        s.w->joins[j].opBegin = joinOpStart[j];
     }
     // ops by (direction, peer, match): the matches of a group are consecutive in program
     // order (tn-program.h), so a group is an array indexed by match - its first match
     {
-        s.groupKey.clear();
+        s.w->groupKey.clear();
         for (uint32_t i = 0; i < rp.count; i++)
         {
-            s.groupKey.push_back(GroupKey(rp.ops[i].send, rp.ops[i].peer));
+            s.w->groupKey.push_back(GroupKey(rp.ops[i].send, rp.ops[i].peer));
         }
-        std::sort(s.groupKey.begin(), s.groupKey.end());
-        s.groupStart.assign(1, 0);
-        for (size_t k = 0, u = 0; k < s.groupKey.size(); k++)
+        std::sort(s.w->groupKey.begin(), s.w->groupKey.end());
+        s.w->groupStart.assign(1, 0);
+        for (size_t k = 0, u = 0; k < s.w->groupKey.size(); k++)
         {
-            if (k == 0 || s.groupKey[k] != s.groupKey[u - 1])
+            if (k == 0 || s.w->groupKey[k] != s.w->groupKey[u - 1])
             {
-                s.groupKey[u++] = s.groupKey[k];
-                s.groupStart.push_back(s.groupStart.back());
+                s.w->groupKey[u++] = s.w->groupKey[k];
+                s.w->groupStart.push_back(s.w->groupStart.back());
             }
-            ++s.groupStart.back();
-            if (k + 1 == s.groupKey.size())
+            ++s.w->groupStart.back();
+            if (k + 1 == s.w->groupKey.size())
             {
-                s.groupKey.resize(u);
+                s.w->groupKey.resize(u);
             }
         }
-        s.groupMatch.assign(s.groupKey.size(), UINT32_MAX);
-        s.groupOps.assign(rp.count, UINT32_MAX);
+        s.w->groupMatch.assign(s.w->groupKey.size(), UINT32_MAX);
+        s.w->groupOps.assign(rp.count, UINT32_MAX);
         for (uint32_t i = 0; i < rp.count; i++)
         {
             const tn_program_op& o = rp.ops[i];
             const size_t g = FindGroup(s, o.send, o.peer);
-            if (s.groupMatch[g] == UINT32_MAX)
+            if (s.w->groupMatch[g] == UINT32_MAX)
             {
-                s.groupMatch[g] = o.match;
+                s.w->groupMatch[g] = o.match;
             }
-            const uint64_t k = static_cast<uint64_t>(o.match) - s.groupMatch[g];
+            const uint64_t k = static_cast<uint64_t>(o.match) - s.w->groupMatch[g];
             NS_ABORT_MSG_IF(
-                o.match < s.groupMatch[g] || k >= s.groupStart[g + 1] - s.groupStart[g] ||
-                    s.groupOps[s.groupStart[g] + k] != UINT32_MAX,
+                o.match < s.w->groupMatch[g] || k >= s.w->groupStart[g + 1] - s.w->groupStart[g] ||
+                    s.w->groupOps[s.w->groupStart[g] + k] != UINT32_MAX,
                 "Collective::SetupProgram: rank " << rank << " op " << first + i << ": match "
                                                   << o.match << " out of order");
-            s.groupOps[s.groupStart[g] + k] = i;
+            s.w->groupOps[s.w->groupStart[g] + k] = i;
         }
     }
     // ops new to the window: messages kept for them, and the ones that may go
     for (uint32_t i : fresh)
     {
         const tn_program_op& o = rp.ops[i];
-        OpState& st = s.ops[i];
+        OpState& st = s.w->ops[i];
         auto kept = m_deferred.find(Key(o.send, o.peer, rank, o.match));
         if (kept != m_deferred.end())
         {
@@ -486,7 +488,7 @@ Collective::FillWindow(uint32_t rank,
             const uint32_t* d = tn_rank_program_deps(&rp, i, &n);
             for (uint32_t k = 0; k < n; k++)
             {
-                latest = std::max(latest, d[k] >= first ? s.ops[d[k] - first].doneNs : -1);
+                latest = std::max(latest, d[k] >= first ? s.w->ops[d[k] - first].doneNs : -1);
             }
             m_windowHeld += latest < now;
         }
@@ -496,15 +498,15 @@ Collective::FillWindow(uint32_t rank,
 bool
 Collective::TryRelease(StreamRun& s, uint32_t slot)
 {
-    OpState& st = s.ops[slot];
-    if ((st.flags & RELEASED) || (st.join != UINT32_MAX && s.joins[st.join].pending > 0) ||
+    OpState& st = s.w->ops[slot];
+    if ((st.flags & RELEASED) || (st.join != UINT32_MAX && s.w->joins[st.join].pending > 0) ||
         ((st.flags & NEEDS_CLEAR) && !(st.flags & CLEARED)))
     {
         return false;
     }
     st.flags |= RELEASED;
     // a receive without deps of its own needs no clear-to-send
-    const tn_program_op& o = s.rp.ops[slot];
+    const tn_program_op& o = s.w->rp.ops[slot];
     return o.send || o.dep_count > 0;
 }
 
@@ -513,11 +515,11 @@ Collective::GetStartOps(uint32_t rank, std::vector<uint32_t>* sends)
 {
     for (StreamRun& s : m_ranks[rank].streams)
     {
-        for (uint32_t i = 0; i < s.rp.count; i++)
+        for (uint32_t i = 0; s.w && i < s.w->rp.count; i++)
         {
-            if (s.rp.ops[i].dep_count == 0 && TryRelease(s, i) && s.rp.ops[i].send)
+            if (s.w->rp.ops[i].dep_count == 0 && TryRelease(s, i) && s.w->rp.ops[i].send)
             {
-                sends->push_back(s.rp.first + i);
+                sends->push_back(s.w->rp.first + i);
             }
         }
     }
@@ -539,7 +541,7 @@ Collective::StreamOf(uint32_t rank, uint32_t op) const
         });
     NS_ASSERT(it != streams.begin());
     const StreamRun& s = *(it - 1);
-    NS_ASSERT_MSG(op >= s.rp.first && op - s.rp.first < s.rp.count,
+    NS_ASSERT_MSG(s.w && op >= s.w->rp.first && op - s.w->rp.first < s.w->rp.count,
                   "collective " << m_id << " rank " << rank << " op " << op
                                 << " is not in its window");
     return s;
@@ -549,7 +551,7 @@ const tn_program_op&
 Collective::GetOp(uint32_t rank, uint32_t op) const
 {
     const StreamRun& s = StreamOf(rank, op);
-    return s.rp.ops[op - s.rp.first];
+    return s.w->rp.ops[op - s.w->rp.first];
 }
 
 uint32_t
@@ -562,9 +564,10 @@ size_t
 Collective::FindGroup(const StreamRun& s, bool send, uint32_t peer)
 {
     const uint64_t key = GroupKey(send, peer);
-    auto it = std::lower_bound(s.groupKey.begin(), s.groupKey.end(), key);
-    return it == s.groupKey.end() || *it != key ? SIZE_MAX
-                                                : static_cast<size_t>(it - s.groupKey.begin());
+    auto it = std::lower_bound(s.w->groupKey.begin(), s.w->groupKey.end(), key);
+    return it == s.w->groupKey.end() || *it != key
+               ? SIZE_MAX
+               : static_cast<size_t>(it - s.w->groupKey.begin());
 }
 
 uint32_t
@@ -583,14 +586,14 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
          i++, k = k + 1 < n ? k + 1 : 0)
     {
         const StreamRun& s = run.streams[k];
-        const size_t g = FindGroup(s, send, peer);
-        if (g == SIZE_MAX || match < s.groupMatch[g] ||
-            match - s.groupMatch[g] >= s.groupStart[g + 1] - s.groupStart[g])
+        const size_t g = s.w ? FindGroup(s, send, peer) : SIZE_MAX;
+        if (g == SIZE_MAX || match < s.w->groupMatch[g] ||
+            match - s.w->groupMatch[g] >= s.w->groupStart[g + 1] - s.w->groupStart[g])
         {
             continue;
         }
         run.lastFound = static_cast<uint32_t>(k);
-        return s.rp.first + s.groupOps[s.groupStart[g] + (match - s.groupMatch[g])];
+        return s.w->rp.first + s.w->groupOps[s.w->groupStart[g] + (match - s.w->groupMatch[g])];
     }
     return UINT32_MAX;
 }
@@ -603,7 +606,7 @@ Collective::GetHeldOps() const
     {
         for (const StreamRun& s : run.streams)
         {
-            held += s.rp.count;
+            held += s.w ? s.w->rp.count : 0;
         }
     }
     return held;
@@ -631,10 +634,6 @@ Collective::FreePrograms()
     // KeepCollectives) holds its counts, not its programs (a training job keeps one per layer)
     for (RankRun& run : m_ranks)
     {
-        for (StreamRun& s : run.streams)
-        {
-            tn_rank_program_free(&s.rp);
-        }
         std::vector<StreamRun>().swap(run.streams);
     }
     m_inFlight.clear();
@@ -679,50 +678,41 @@ Collective::CompleteOp(uint32_t rank,
                        std::vector<uint32_t>* arrived)
 {
     StreamRun& s = StreamOf(rank, op);
-    const uint32_t first = s.rp.first;
-    OpState& state = s.ops[op - first];
+    const uint32_t first = s.w->rp.first;
+    OpState& state = s.w->ops[op - first];
     NS_ASSERT_MSG(!(state.flags & DONE),
                   "collective " << m_id << " rank " << rank << " op " << op << " done twice");
     state.flags |= DONE;
     state.doneNs = Simulator::Now().GetTimeStep();
     for (uint32_t k = state.succBegin; k < state.succEnd; k++)
     {
-        const uint32_t j = s.succJoins[k];
-        NS_ASSERT_MSG(s.joins[j].pending > 0,
+        const uint32_t j = s.w->succJoins[k];
+        NS_ASSERT_MSG(s.w->joins[j].pending > 0,
                       "collective " << m_id << " rank " << rank << " join " << j
                                     << ": dependency met twice");
-        if (--s.joins[j].pending > 0)
+        if (--s.w->joins[j].pending > 0)
         {
             continue;
         }
-        for (uint32_t m = s.joins[j].opBegin; m < s.joins[j + 1].opBegin; m++)
+        for (uint32_t m = s.w->joins[j].opBegin; m < s.w->joins[j + 1].opBegin; m++)
         {
-            if (TryRelease(s, s.joinOps[m]))
+            if (TryRelease(s, s.w->joinOps[m]))
             {
-                ready->push_back(first + s.joinOps[m]);
+                ready->push_back(first + s.w->joinOps[m]);
             }
         }
     }
-    while (s.undone - first < s.rp.count && (s.ops[s.undone - first].flags & DONE))
+    while (s.undone - first < s.w->rp.count && (s.w->ops[s.undone - first].flags & DONE))
     {
         ++s.undone;
     }
     if (s.undone == s.end && m_window > 0)
     {
         // the stream is over: its window goes (no message can name its ops any more)
-        tn_rank_program_free(&s.rp);
-        s.rp.first = s.end;
-        std::vector<OpState>().swap(s.ops);
-        std::vector<Join>().swap(s.joins);
-        std::vector<uint32_t>().swap(s.joinOps);
-        std::vector<uint32_t>().swap(s.succJoins);
-        s.groupKey.clear();
-        s.groupStart.clear();
-        s.groupMatch.clear();
-        s.groupOps.clear();
+        s.w.reset();
     }
-    else if (m_window > 0 && s.rp.first + s.rp.count < s.end &&
-             s.undone - first >= std::max<uint32_t>(1, s.rp.count / 2))
+    else if (m_window > 0 && s.w->rp.first + s.w->rp.count < s.end &&
+             s.undone - first >= std::max<uint32_t>(1, s.w->rp.count / 2))
     {
         FillWindow(rank, s, s.undone, ready, arrived);
     }
@@ -741,15 +731,15 @@ bool
 Collective::ClearOp(uint32_t rank, uint32_t op)
 {
     StreamRun& s = StreamOf(rank, op);
-    s.ops[op - s.rp.first].flags |= CLEARED;
-    return TryRelease(s, op - s.rp.first);
+    s.w->ops[op - s.w->rp.first].flags |= CLEARED;
+    return TryRelease(s, op - s.w->rp.first);
 }
 
 void
 Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
 {
     StreamRun& s = StreamOf(rank, op);
-    OpState& o = s.ops[op - s.rp.first];
+    OpState& o = s.w->ops[op - s.w->rp.first];
     NS_ASSERT_MSG(!(o.flags & ISSUED),
                   "collective " << m_id << " rank " << rank << " op " << op << " posted twice");
     o.flags |= ISSUED;
@@ -757,7 +747,7 @@ Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
     ++m_issuedCount;
     if (m_window > 0)
     {
-        const tn_program_op& p = s.rp.ops[op - s.rp.first];
+        const tn_program_op& p = s.w->rp.ops[op - s.w->rp.first];
         m_inFlight[Key(false, rank, p.peer, p.match)] = {o.transfer, o.times[0]};
     }
     if (!m_issuedTrace.IsEmpty())
@@ -770,7 +760,7 @@ bool
 Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes)
 {
     StreamRun& s = StreamOf(rank, op);
-    OpState& o = s.ops[op - s.rp.first];
+    OpState& o = s.w->ops[op - s.w->rp.first];
     if (o.flags & ARRIVED)
     {
         ++m_duplicates;
@@ -780,7 +770,7 @@ Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t
     o.times[0] = firstByte.GetTimeStep();
     o.times[1] = Simulator::Now().GetTimeStep();
     m_deliveredBytes += bytes;
-    if (bytes != s.rp.ops[op - s.rp.first].length)
+    if (bytes != s.w->rp.ops[op - s.w->rp.first].length)
     {
         ++m_sizeMismatches;
     }
@@ -791,10 +781,10 @@ uint32_t
 Collective::GetOpTransfer(uint32_t rank, uint32_t op) const
 {
     const StreamRun& s = StreamOf(rank, op);
-    const tn_program_op& o = s.rp.ops[op - s.rp.first];
+    const tn_program_op& o = s.w->rp.ops[op - s.w->rp.first];
     if (o.send || m_window == 0)
     {
-        return s.ops[op - s.rp.first].transfer;
+        return s.w->ops[op - s.w->rp.first].transfer;
     }
     auto it = m_inFlight.find(Key(false, o.peer, rank, o.match));
     return it == m_inFlight.end() ? UINT32_MAX : it->second.transfer;
@@ -804,7 +794,7 @@ void
 Collective::NotifyOpReady(uint32_t rank, uint32_t op)
 {
     StreamRun& s = StreamOf(rank, op);
-    OpState& o = s.ops[op - s.rp.first];
+    OpState& o = s.w->ops[op - s.w->rp.first];
     NS_ASSERT((o.flags & ARRIVED) && !(o.flags & READY));
     o.flags |= READY;
     o.times[2] = Simulator::Now().GetTimeStep();
@@ -815,7 +805,7 @@ Collective::NotifyOpReady(uint32_t rank, uint32_t op)
     }
     if (m_window > 0)
     {
-        const tn_program_op& p = s.rp.ops[op - s.rp.first];
+        const tn_program_op& p = s.w->rp.ops[op - s.w->rp.first];
         m_inFlight.erase(Key(false, p.peer, rank, p.match));
     }
     if (m_readyCount == m_expectedReady)
@@ -834,10 +824,10 @@ CollectiveTransferRecord
 Collective::GetSendOpRecord(uint32_t src, uint32_t op) const
 {
     const StreamRun& s = StreamOf(src, op);
-    const tn_program_op& o = s.rp.ops[op - s.rp.first];
+    const tn_program_op& o = s.w->rp.ops[op - s.w->rp.first];
     CollectiveTransferRecord r;
     r.collective = m_id;
-    r.transfer = s.ops[op - s.rp.first].transfer;
+    r.transfer = s.w->ops[op - s.w->rp.first].transfer;
     r.src = src;
     r.dst = o.peer;
     r.srcNode = m_nodes[src];
@@ -848,7 +838,7 @@ Collective::GetSendOpRecord(uint32_t src, uint32_t op) const
     r.dim = o.dim;
     r.reduce = o.op == TN_OP_REDUCE;
     r.lane = GetPairLane(src, o.peer);
-    r.issue = TimeStep(s.ops[op - s.rp.first].times[0]);
+    r.issue = TimeStep(s.w->ops[op - s.w->rp.first].times[0]);
     r.firstByte = Time(-1);
     r.lastByte = Time(-1);
     r.ready = Time(-1);
@@ -859,8 +849,8 @@ CollectiveTransferRecord
 Collective::GetOpRecord(uint32_t dst, uint32_t op) const
 {
     const StreamRun& d = StreamOf(dst, op);
-    const tn_program_op& o = d.rp.ops[op - d.rp.first];
-    const OpState& recv = d.ops[op - d.rp.first];
+    const tn_program_op& o = d.w->rp.ops[op - d.w->rp.first];
+    const OpState& recv = d.w->ops[op - d.w->rp.first];
     const uint32_t src = o.peer;
     CollectiveTransferRecord r;
     r.collective = m_id;
@@ -879,7 +869,7 @@ Collective::GetOpRecord(uint32_t dst, uint32_t op) const
         const uint32_t send = FindOp(src, true, dst, o.match);
         r.transfer = recv.transfer;
         const StreamRun* ss = send == UINT32_MAX ? nullptr : &StreamOf(src, send);
-        r.issue = ss ? TimeStep(ss->ops[send - ss->rp.first].times[0]) : Time(-1);
+        r.issue = ss ? TimeStep(ss->w->ops[send - ss->w->rp.first].times[0]) : Time(-1);
     }
     else
     {

@@ -565,15 +565,11 @@ class Collective : public Object
         uint32_t opBegin; //!< its ops: joinOps[opBegin, next join's opBegin)
     };
 
-    /// A window of one stream of a rank's program (class doc).
-    struct StreamRun
+    /// The state of an open stream's window: held only while the stream is open, so that a
+    /// rank's closed streams cost a few words each (a 16,384-NPU ring2d rank has about 127
+    /// streams at a window of 32 ops).
+    struct StreamWindow
     {
-        uint32_t begin{0};                //!< program index of the stream's first op
-        uint32_t end{0};                  //!< and of the op after its last
-        uint32_t undone{0};               //!< program index of its first op not done
-        uint64_t sendsBefore{0};          //!< sends of the rank's program before rp.first
-        bool startsOpen{false};           //!< it has a send that waits for nothing
-        bool open{false};                 //!< its window was filled (closed: no ops held)
         tn_rank_program rp{};             //!< the window: ops rp.first, rp.first + 1, ...
         std::vector<OpState> ops;         //!< per op of the window
         std::vector<Join> joins;          //!< per distinct dep list, and an end sentinel
@@ -583,6 +579,27 @@ class Collective : public Object
         std::vector<uint32_t> groupStart; //!< per group: CSR into groupOps
         std::vector<uint32_t> groupMatch; //!< per group: match of its first op
         std::vector<uint32_t> groupOps;   //!< window slots of a group by match
+
+        StreamWindow() = default;
+        StreamWindow(const StreamWindow&) = delete;
+        StreamWindow& operator=(const StreamWindow&) = delete;
+
+        ~StreamWindow()
+        {
+            tn_rank_program_free(&rp);
+        }
+    };
+
+    /// A stream of a rank's program (class doc).
+    struct StreamRun
+    {
+        uint32_t begin{0};               //!< program index of the stream's first op
+        uint32_t end{0};                 //!< and of the op after its last
+        uint32_t undone{0};              //!< program index of its first op not done
+        uint64_t sendsBefore{0};         //!< sends of the rank's program before w->rp.first
+        bool startsOpen{false};          //!< it has a send that waits for nothing
+        bool open{false};                //!< its window was filled (closed: no ops held)
+        std::unique_ptr<StreamWindow> w; //!< its window while it is open and not done
     };
 
     /// A generated collective's state of one rank.
@@ -647,7 +664,7 @@ class Collective : public Object
     OpState& StateOf(uint32_t rank, uint32_t op)
     {
         StreamRun& s = StreamOf(rank, op);
-        return s.ops[op - s.rp.first];
+        return s.w->ops[op - s.w->rp.first];
     }
 
     /// (Re)fill the window of a stream of rank from program index first.
