@@ -271,6 +271,64 @@ ValidatedOnEveryRank()
     DistributedHelper::ReleaseErrors(); // a rank's own trouble in the run is shown
 }
 
+/// A run recorded by a point of the sweep.
+struct Finished
+{
+    std::string database;
+    int64_t runId;
+    std::string label;
+};
+
+/**
+ * The end of a sweep: each database's summary of its runs (from its views), then the error
+ * lines, which nothing follows.
+ * \param notRun points of the sweep that did not run
+ * \return exitCode, or 1 if it was 0 and a summary failed
+ */
+int
+Report(const std::vector<std::string>& databases,
+       const std::vector<Finished>& finished,
+       uint64_t notRun,
+       std::vector<std::string> failures,
+       int exitCode)
+{
+    std::string error;
+    for (const std::string& path : databases)
+    {
+        std::vector<int64_t> ids;
+        std::vector<std::string> labels;
+        for (const Finished& f : finished)
+        {
+            if (f.database == path)
+            {
+                ids.push_back(f.runId);
+                labels.push_back(f.label);
+            }
+        }
+        if (ids.empty())
+        {
+            continue;
+        }
+        std::cout << "\n";
+        if (!ScenarioRunner::Summarize(path, ids, labels, std::cout, &error))
+        {
+            failures.push_back(ProgramOptions::ErrorLine(PROGRAM, "summary: " + error));
+            exitCode = std::max(exitCode, 1);
+        }
+        std::cout << "\n" << ids.size() << " run(s) recorded in " << path << std::endl;
+    }
+    if (notRun > 0)
+    {
+        failures.push_back(PROGRAM + std::string(": ") + std::to_string(notRun) +
+                           " point(s) not run");
+    }
+    for (const std::string& line : failures)
+    {
+        std::cerr << line << std::endl;
+    }
+    return exitCode;
+}
+
 /**
  * The ranks of an MPI run simulate the scenario's points together, one after the other, in
  * this process (ScenarioRunner::Run into the database file; DistributedHelper::NextSimulation
@@ -292,13 +350,6 @@ RunDistributed(const ScenarioConfig& config,
     tn_db_signal_watch(&err); // from the start: a signal aborts the run, never kills it
     std::cout << "scenario " << scenario << ": " << total << " run(s), one after the other on "
               << ranks << " MPI rank" << (ranks == 1 ? "" : "s") << std::endl;
-
-    struct Finished
-    {
-        std::string database;
-        int64_t runId;
-        std::string label;
-    };
 
     std::vector<Finished> finished;
     std::vector<std::string> failures; // printed last: nothing follows an error line
@@ -347,40 +398,7 @@ RunDistributed(const ScenarioConfig& config,
     {
         return exitCode;
     }
-    for (const std::string& path : databases)
-    {
-        std::vector<int64_t> ids;
-        std::vector<std::string> labels;
-        for (const Finished& f : finished)
-        {
-            if (f.database == path)
-            {
-                ids.push_back(f.runId);
-                labels.push_back(f.label);
-            }
-        }
-        if (ids.empty())
-        {
-            continue;
-        }
-        std::cout << "\n";
-        if (!ScenarioRunner::Summarize(path, ids, labels, std::cout, &error))
-        {
-            failures.push_back(ProgramOptions::ErrorLine(PROGRAM, "summary: " + error));
-            exitCode = std::max(exitCode, 1);
-        }
-        std::cout << "\n" << ids.size() << " run(s) recorded in " << path << std::endl;
-    }
-    if (next < total)
-    {
-        failures.push_back(PROGRAM + std::string(": ") + std::to_string(total - next) +
-                           " point(s) not run");
-    }
-    for (const std::string& line : failures)
-    {
-        std::cerr << line << std::endl;
-    }
-    return exitCode;
+    return Report(databases, finished, total - next, failures, exitCode);
 }
 
 } // namespace
@@ -545,13 +563,6 @@ Main(int argc, char* argv[])
     std::signal(SIGPIPE, SIG_IGN);
 
     std::vector<Child> running;
-
-    struct Finished
-    {
-        std::string database;
-        int64_t runId;
-        std::string label;
-    };
 
     std::vector<Finished> finished;
     std::vector<std::string> failures; // error lines, printed last: nothing follows them
@@ -760,40 +771,7 @@ Main(int argc, char* argv[])
     }
 
     // Summary per database, from its views (signals stay blocked: it is short).
-    for (const std::string& path : databases)
-    {
-        std::vector<int64_t> ids;
-        std::vector<std::string> labels;
-        for (const Finished& f : finished)
-        {
-            if (f.database == path)
-            {
-                ids.push_back(f.runId);
-                labels.push_back(f.label);
-            }
-        }
-        if (ids.empty())
-        {
-            continue;
-        }
-        std::cout << "\n";
-        if (!ScenarioRunner::Summarize(path, ids, labels, std::cout, &error))
-        {
-            failures.push_back(ProgramOptions::ErrorLine(PROGRAM, "summary: " + error));
-            exitCode = std::max(exitCode, 1);
-        }
-        std::cout << "\n" << ids.size() << " run(s) recorded in " << path << std::endl;
-    }
-    if (next < total)
-    {
-        failures.push_back(PROGRAM + std::string(": ") + std::to_string(total - next) +
-                           " point(s) not run");
-    }
-    for (const std::string& line : failures)
-    {
-        std::cerr << line << std::endl;
-    }
-    return exitCode;
+    return Report(databases, finished, total - next, failures, exitCode);
 }
 
 int
