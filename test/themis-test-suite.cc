@@ -363,6 +363,57 @@ RunStatic(const std::string& spec, const std::string& algorithm, uint64_t bytes,
 }
 
 /**
+ * \ingroup training-net-tests
+ * The run-time scheduler names: one list, each name parsed to its policy and baseline flag,
+ * a name not on the list refused, and GetSchedulerName of a collective set up from the parsed
+ * values gives the name back.
+ */
+class ThemisSchedulerNamesTestCase : public TestCase
+{
+  public:
+    ThemisSchedulerNamesTestCase()
+        : TestCase("Themis: scheduler names parse to their policy and back")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::vector<std::string>& names = ThemisCollective::GetSchedulerNames();
+        NS_TEST_ASSERT_MSG_EQ(names.size(), 3u, "themis-scf, themis-fifo, fixed");
+        NS_TEST_EXPECT_MSG_EQ(ThemisCollective::ListSchedulerNames(),
+                              "themis-scf, themis-fifo or fixed",
+                              "the list in messages");
+        for (const std::string& name : names)
+        {
+            ThemisCollective::Policy policy = ThemisCollective::FIFO;
+            bool baseline = true;
+            NS_TEST_ASSERT_MSG_EQ(ThemisCollective::ParseSchedulerName(name, &policy, &baseline),
+                                  true,
+                                  name);
+            NS_TEST_EXPECT_MSG_EQ(baseline, (name == "fixed"), name);
+            NS_TEST_EXPECT_MSG_EQ((policy == ThemisCollective::SCF), (name == "themis-scf"), name);
+            tn_error err{};
+            tn_topology* topo = nullptr;
+            NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("torus:2x2", &topo, &err), TN_OK, "topo");
+            Ptr<ThemisCollective> c = CreateObject<ThemisCollective>();
+            std::string error;
+            const bool set =
+                c->Setup(0, topo, TN_COLL_ALL_REDUCE, 1 << 16, 4, 1, policy, baseline, &error);
+            NS_TEST_EXPECT_MSG_EQ(set, true, error);
+            NS_TEST_EXPECT_MSG_EQ(c->GetSchedulerName(), name, "the name back");
+            c->Dispose();
+            tn_topology_destroy(topo);
+        }
+        ThemisCollective::Policy policy = ThemisCollective::FIFO;
+        bool baseline = false;
+        NS_TEST_EXPECT_MSG_EQ(ThemisCollective::ParseSchedulerName("scf", &policy, &baseline),
+                              false,
+                              "a policy name is not a scheduler name");
+    }
+};
+
+/**
  * The acceptance: on 4x4x4 at 200/100/50 GB/s Themis SCF beats the fixed order by at least
  * `minSpeedup`; at 400/100/25 GB/s (loads equal under the fixed order) it loses at most
  * `maxLoss`. The baseline is the fixed order run by the same run-time machinery and, with
@@ -437,6 +488,7 @@ class ThemisTestSuite : public TestSuite
     {
         AddTestCase(new ThemisRunsAsPlannedTestCase, TestCase::QUICK);
         AddTestCase(new ThemisPolicyTestCase, TestCase::QUICK);
+        AddTestCase(new ThemisSchedulerNamesTestCase, TestCase::QUICK);
         AddTestCase(new ThemisSpeedupTestCase(16 << 20, 1.10, 0.0, false), TestCase::QUICK);
         AddTestCase(new ThemisSpeedupTestCase(64 << 20, 1.25, 0.03, true), TestCase::QUICK);
     }

@@ -88,7 +88,8 @@ CollectiveService::GetTypeId()
                                               &CollectiveService::GetKeepCollectives),
                           MakeBooleanChecker())
             .AddAttribute("Scheduler",
-                          "Scheduler of RunScheduled: themis-scf, themis-fifo or fixed.",
+                          "Scheduler of RunScheduled: " + ThemisCollective::ListSchedulerNames() +
+                              ".",
                           StringValue("themis-scf"),
                           MakeStringAccessor(&CollectiveService::SetScheduler,
                                              &CollectiveService::GetScheduler),
@@ -799,7 +800,10 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
         *error = "run-time schedulers (Themis) do not run over several MPI ranks yet";
         return nullptr;
     }
-    NS_ABORT_MSG_IF(!IsScheduler(scheduler), "CollectiveService: no scheduler " << scheduler);
+    ThemisCollective::Policy policy = ThemisCollective::SCF;
+    bool baseline = false;
+    NS_ABORT_MSG_IF(!ThemisCollective::ParseSchedulerName(scheduler, &policy, &baseline),
+                    "CollectiveService: no scheduler " << scheduler);
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
     const uint32_t chunks = request.chunks ? request.chunks : 64;
     const uint32_t active =
@@ -811,8 +815,8 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
                        request.bytes,
                        chunks,
                        active,
-                       scheduler == "themis-scf" ? ThemisCollective::SCF : ThemisCollective::FIFO,
-                       scheduler == "fixed",
+                       policy,
+                       baseline,
                        error))
     {
         return nullptr;

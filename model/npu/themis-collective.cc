@@ -262,6 +262,18 @@ ThemisCollective::IsSchedulerName(const std::string& name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+bool
+ThemisCollective::ParseSchedulerName(const std::string& name, Policy* policy, bool* baseline)
+{
+    if (!IsSchedulerName(name))
+    {
+        return false;
+    }
+    *policy = name == "themis-scf" ? SCF : FIFO;
+    *baseline = name == "fixed";
+    return true;
+}
+
 std::string
 ThemisCollective::ListSchedulerNames()
 {

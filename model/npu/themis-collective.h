@@ -254,6 +254,14 @@ class ThemisCollective : public Object
     /** \return the scheduler names as "themis-scf, themis-fifo or fixed" (messages) */
     static std::string ListSchedulerNames();
 
+    /**
+     * \param name one of GetSchedulerNames()
+     * \param policy its policy (SCF, FIFO; "fixed" runs the baseline, whose policy is FIFO)
+     * \param baseline true for "fixed"
+     * \return false for a name that is not a scheduler
+     */
+    static bool ParseSchedulerName(const std::string& name, Policy* policy, bool* baseline);
+
     /** \return true once every member finished its last phase of every chunk */
     bool IsComplete() const
     {
