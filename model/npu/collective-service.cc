@@ -171,18 +171,17 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
 void
 CollectiveService::ProgramsFreed(uint32_t id)
 {
-    auto it = m_heldOps.find(id);
-    if (it != m_heldOps.end())
-    {
-        m_heldOpsTotal -= it->second;
-        m_heldOps.erase(it);
-    }
+    m_heldOps.erase(id);
 }
 
 std::string
 CollectiveService::CheckHeldOps(const tn_plan_request& request, uint64_t ops, bool windows)
 {
-    const uint64_t held = m_heldOpsTotal;
+    uint64_t held = 0;
+    for (const auto& entry : m_heldOps)
+    {
+        held += entry.second;
+    }
     const uint64_t bytes = (held + ops) * Collective::HELD_OP_BYTES;
     std::ostringstream what;
     what << "collective " << m_nextId << " (" << tn_collective_name(request.collective) << " with "
@@ -573,7 +572,6 @@ CollectiveService::Create(const tn_plan_request& request,
         }
         const uint64_t held = c->GetHeldOps();
         m_heldOps[m_nextId] = held;
-        m_heldOpsTotal += held;
         c->SetProgramsFreedCallback(MakeCallback(&CollectiveService::ProgramsFreed, this));
         ++m_nextId;
     }

@@ -341,9 +341,8 @@ class CollectiveService : public Object
     uint8_t m_priority{3};
     uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
     /// Ops held by the generated collectives whose programs are not freed yet, by id (at
-    /// their creation: whole programs, or the first windows), and their sum.
+    /// their creation: whole programs, or the first windows).
     std::unordered_map<uint32_t, uint64_t> m_heldOps;
-    uint64_t m_heldOpsTotal{0};
     /// A generated collective freed its programs.
     void ProgramsFreed(uint32_t id);
     /**
