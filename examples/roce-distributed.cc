@@ -278,34 +278,60 @@ main(int argc, char** argv)
     bool timing = false;
     uint64_t stopNs = 0;
     std::string db;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("topology", "collective: topology spec", topologySpec);
-    cmd.AddValue("out", "write each rank's lines to OUT.RANK instead of stdout", g_out);
-    cmd.AddValue("algorithm", "collective: all-reduce algorithm", algorithm);
-    cmd.AddValue("routing", "collective: planned or ecmp", routing);
-    cmd.AddValue("case", "write (2 NPUs, one cable) or incast (8 to 1 through a switch)", which);
-    cmd.AddValue("bytes", "message size (0: 1 MB for write, 2 MB per sender for incast)", bytes);
-    cmd.AddValue("partition",
-                 "nodes of each rank, e.g. 0-7;8-9 (default: write one NPU per rank, incast "
-                 "senders on rank 0)",
-                 partitionText);
-    cmd.AddValue("timing",
-                 "collective: print each rank's events and the wall time of Simulator::Run",
-                 timing);
-    cmd.AddValue("stop",
-                 "collective: stop the run at this simulated time in ns (0: none; the "
-                 "null-message engine then stops at 10 x the estimate + 1 ms)",
-                 stopNs);
-    cmd.AddValue("db",
-                 "collective: record the run into this results database (each rank its own "
-                 "nodes, joined by rank 0)",
-                 db);
-    cmd.Parse(argc, argv);
+    const std::string program = "roce-distributed";
+    ProgramOptions options(program, __FILE__);
+    options.AddString("case",
+                      "write (2 NPUs, one cable), incast (8 to 1 through a switch) or "
+                      "collective",
+                      &which);
+    options.AddBytes("bytes",
+                     "message size (0: 1 MB for write, 2 MB per sender for incast)",
+                     &bytes);
+    options.AddString("partition",
+                      "nodes of each rank, e.g. 0-7;8-9 (default: write one NPU per rank, "
+                      "incast senders on rank 0)",
+                      &partitionText);
+    options.AddString("out", "write each rank's lines to OUT.RANK instead of stdout", &g_out);
+    options.AddString("topology", "collective: topology spec", &topologySpec);
+    options.AddString("algorithm", "collective: all-reduce algorithm", &algorithm);
+    options.AddString("routing", "collective: planned or ecmp", &routing);
+    options.AddFlag("timing",
+                    "collective: print each rank's events and the wall time of Simulator::Run",
+                    &timing);
+    options.AddCount("stop",
+                     "collective: stop the run at this simulated time in ns (0: none; the "
+                     "null-message engine then stops at 10 x the estimate + 1 ms)",
+                     uint64_t(0),
+                     uint64_t(INT64_MAX),
+                     &stopNs);
+    options.AddString("db",
+                      "collective: record the run into this results database (each rank its "
+                      "own nodes, joined by rank 0)",
+                      &db);
+    DistributedHelper::HoldErrors(); // every rank reads the same options: rank 0 says
+    const bool parsed = options.Parse(argc, argv);
+    DistributedHelper::ExitUnlessAll(parsed, DistributedHelper::ReleaseErrors(), 2);
+    DistributedHelper::ExitUnlessAll(
+        which == "write" || which == "incast" || which == "collective",
+        ProgramOptions::ErrorLine(program,
+                                  "--case: '" + which + "' is not write, incast or collective"),
+        2);
+    for (const char* name : {"topology", "algorithm", "routing", "timing", "stop", "db"})
+    {
+        // the write and the incast have their own fabric and record nothing
+        DistributedHelper::ExitUnlessAll(which == "collective" || !options.IsGiven(name),
+                                         ProgramOptions::ErrorLine(program,
+                                                                   std::string("--") + name +
+                                                                       ": only --case=collective "
+                                                                       "takes it, not --case=" +
+                                                                       which),
+                                         2);
+    }
+    DistributedHelper::ExitUnlessAll(!options.IsGiven("db") || !db.empty(),
+                                     ProgramOptions::ErrorLine(program, "--db: an empty path"),
+                                     2);
     const uint32_t ranks = DistributedHelper::GetSize();
     const uint32_t me = DistributedHelper::GetRank();
-    DistributedHelper::ExitUnlessAll(which == "write" || which == "incast" || which == "collective",
-                                     "error: --case=" + which +
-                                         ": use write, incast or collective");
     const bool incast = which == "incast";
     if (bytes == 0)
     {

@@ -25,7 +25,8 @@ Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--sanitized]
                [--scale K] [--signals N]
 --examples: folder of training-net-quickstart, collective-comparison,
 training-iteration, themis-comparison, p2p-study-stats, roce-hpcc-flows,
-training-net-run, cc-comparison, p2p-study-allreduce and roce-tcp-background;
+training-net-run, cc-comparison, p2p-study-allreduce, roce-tcp-background and
+roce-distributed (its command line, in one process);
 missing programs are skipped with a SKIP line (core-only builds). --scale K repeats the mutated cases K times (a longer fuzz run than
 ctest's, see doc/limits.rst; default: the environment's TN_FUZZ_SCALE, else 1);
 --signals N interrupts N sweeps (default 10).
@@ -663,6 +664,23 @@ def study_cases(run, folder):
                                 "naming the BiGraph, got %r" % rows)
 
 
+def distributed_cases(run, folder):
+    """roce-distributed, in one process: a bad command line is one error line naming the
+    option, exit 2, nothing printed (its run-time refusals are test/mpi-test.sh's)."""
+    path = os.path.join(folder, "roce-distributed") if folder else ""
+    if not (path and os.access(path, os.X_OK)):
+        print("SKIP roce-distributed: not built here (core-only build or no --examples)")
+        return
+    nowhere = "--db=" + os.path.join(run.tmp, "no-such-dir", "x.db")
+    for bad, expect in [(["--bogus"], "--bogus"), (["--bogus=1"], "--bogus"),
+                        (["stray"], "stray"), (["--case=nope"], "--case"),
+                        ([nowhere], "--db"), (["--case=incast", "--timing"], "--timing"),
+                        (["--case=collective", "--db="], "--db"),
+                        (["--bytes=4 MiB"], "MiB"), (["--bytes=-1"], "--bytes"),
+                        (["--stop=1e3", "--case=collective"], "--stop")]:
+        run.run([path] + bad, invalid=True, expect=re.escape(expect))
+
+
 def report_cases(rng, run, progs, scale):
     """training-net-report on a results database, damaged copies of it and foreign files:
     a drawing or one error line, never a traceback."""
@@ -716,6 +734,7 @@ def main():
         progs = example_cases(rng, run, os.path.abspath(args.examples) if args.examples else "")
         more_example_cases(rng, run, progs, args.scale)
         study_cases(run, os.path.abspath(args.examples) if args.examples else "")
+        distributed_cases(run, os.path.abspath(args.examples) if args.examples else "")
         report_cases(rng, run, progs, args.scale)
         runner = progs.get("training-net-run")
         if runner:
