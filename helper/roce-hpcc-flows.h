@@ -7,6 +7,8 @@
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/roce-hpcc-config.h"
+#include "ns3/roce-hpcc-family.h"
+#include "ns3/roce-hpcc-inputs.h"
 #include "ns3/tn-topology.h"
 
 #include <cstdint>
@@ -59,56 +61,24 @@ struct RoceHpccResult
 };
 
 /**
- * The HPCC family's ECMP hash, its switches' EcmpHash: MurmurHash3 (x86, 32-bit) of the 12
- * bytes source IP, destination IP, UDP source port | destination port << 16 (each a
- * little-endian word), seeded by the switch's node id. The family takes it modulo the number of
- * next hops toward the destination, listed in the order its breadth-first search from the
- * destination found them.
- * \param sip source IPv4 address \param dip destination IPv4 address
- * \param sport UDP source port \param dport UDP destination port \param seed switch node id
- * \return the hash
- */
-uint32_t RoceHpccFamilyEcmpHash(uint32_t sip,
-                                uint32_t dip,
-                                uint16_t sport,
-                                uint16_t dport,
-                                uint32_t seed);
-
-/**
  * \ingroup training-net
  * \brief Runs HPCC-style topology and flow files on the RoCE model: the roce-hpcc-flows
- * example's library side.
+ * example's library side, which installs the model's parts and runs them.
  *
- * The files are read by tn-hpcc-files (formats in tn-hpcc-files.h; every error names
- * file:line), a config file by RoceHpccConfigReader. Run builds the fabric (RoceHelper), gives
+ * RoceHpccInputs reads the files (tn-hpcc-files, formats in tn-hpcc-files.h; every error names
+ * file:line), the routes and the ideal FCTs (RoceIdealFctNs); a config file is read before by
+ * RoceHpccConfigReader. Run builds the fabric (RoceHelper) with the config's attributes, gives
  * each source node a RoceFlowApplication with its flows (a queue pair per flow, as in the HPCC
- * family; with sharedQp every flow of a (src, dst, priority) uses one QP) and writes:
- *
- * fct.txt, one line per finished flow, in completion order:
- * `sip dip sport dport size start_ns fct_ns ideal_fct_ns`, IPv4 addresses as 8 hex digits
- * (NodeIp), sport = UDP source port of the QP, dport = the file's dst_port, ideal_fct_ns =
- * RoceIdealFctNs. The PFC file gets one line per PFC event of a node's forwarding object, in
- * time order: `time_ns node port priority pause|resume sent|received` (PAUSE sent: when the
- * ingress queue starts being paused; received: every PAUSE frame). pcap files are
- * RoceLinkHelper's (RocePcapFiles: full frames with the ICRC).
- *
- * Bottleneck utilisation: for every directed link, the time its sender spent putting frames
- * on the wire (every frame: data, ACK, CNP, PFC) divided by the time from the first flow's
- * start to the last flow's end; the largest value and its link are reported.
+ * family; with sharedQp every flow of a (src, dst, priority) uses one QP), pins them on the
+ * family's paths with familyEcmp (RoceHpccFamilyPaths) and writes the FCT and PFC files
+ * (RoceHpccOutput, formats there) and pcap files (RocePcapFiles: full frames with the ICRC).
+ * The bottleneck is RoceBusiestLink over the time from the first flow's start to the last
+ * flow's end.
  */
 class RoceHpccFlows
 {
   public:
-    /**
-     * Load a topology file with a 3- or 4-number header (tn_hpcc_topology_load).
-     * \param path file name
-     * \param topo output (caller destroys)
-     * \param torCount output: the ToR count of a 4-number header, 0 for 3 numbers
-     * \param error "file:line: ..." on failure
-     * \param ignoreTrailing lines after the announced links are ignored instead of refused
-     * \param notice set when lines were ignored
-     * \return true on success
-     */
+    /** \copydoc RoceHpccInputs::LoadTopology (kept for its callers: it forwards there) */
     static bool LoadTopology(const std::string& path,
                              tn_topology** topo,
                              uint32_t* torCount,
@@ -129,12 +99,9 @@ class RoceHpccFlows
 
     /**
      * \param node node id
-     * \return its IPv4 address as a host-order number (0x0b000001 + ...)
+     * \return its IPv4 address as a host-order number (RoceAddress::FromNodeId)
      */
-    static uint32_t NodeIp(uint32_t node)
-    {
-        return 0x0b000001u + ((node / 256) << 16) + ((node % 256) << 8);
-    }
+    static uint32_t NodeIp(uint32_t node);
 };
 
 } // namespace ns3

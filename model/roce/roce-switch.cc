@@ -6,6 +6,7 @@
 #include "roce-switch.h"
 
 #include "roce-channel.h"
+#include "roce-hash.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
@@ -26,18 +27,6 @@ NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 
 namespace
 {
-/// murmur3 32-bit finalizer
-inline uint32_t
-Mix(uint32_t h)
-{
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-
 /// IPv4/UDP and BTH of a packet, read in one PeekHeader.
 class RoceIpBthPeek : public Header
 {
@@ -331,10 +320,10 @@ RoceSwitch::GetEgressPort(uint32_t srcIp,
 uint32_t
 RoceSwitch::EcmpHash(uint32_t seed, uint32_t srcIp, uint32_t dstIp, uint16_t sport, uint16_t dport)
 {
-    uint32_t h = Mix(seed ^ 0x9e3779b9u);
-    h = Mix(h ^ srcIp);
-    h = Mix(h ^ dstIp);
-    return Mix(h ^ ((uint32_t(sport) << 16) | dport));
+    uint32_t h = RoceMurmur3Finalize(seed ^ 0x9e3779b9u);
+    h = RoceMurmur3Finalize(h ^ srcIp);
+    h = RoceMurmur3Finalize(h ^ dstIp);
+    return RoceMurmur3Finalize(h ^ ((uint32_t(sport) << 16) | dport));
 }
 
 void

@@ -1,0 +1,183 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-hpcc-family.h"
+
+#include "rdma-nic.h"
+#include "roce-hash.h"
+#include "roce-header.h"
+#include "roce-switch.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace ns3
+{
+
+uint32_t
+RoceHpccFamilyEcmpHash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport, uint32_t seed)
+{
+    const uint32_t key[3] = {sip, dip, uint32_t(sport) | (uint32_t(dport) << 16)};
+    return RoceMurmur3(key, 3, seed);
+}
+
+uint64_t
+RoceHpccBaseRttNs(const tn_topology* topo,
+                  const tn_routes* routes,
+                  uint32_t src,
+                  uint32_t dst,
+                  uint32_t mtu)
+{
+    const uint32_t dist = tn_routes_distance(routes, src, dst);
+    if (dist == 0 || dist == TN_ROUTES_UNREACHABLE)
+    {
+        return 0;
+    }
+    std::vector<uint32_t> path(dist);
+    uint32_t len = 0;
+    tn_error err;
+    if (tn_routes_path(routes, src, dst, 0, path.data(), dist, &len, &err) != TN_OK)
+    {
+        return 0;
+    }
+    uint64_t delay = 0;
+    uint64_t tx = 0;
+    for (uint32_t h = 0; h < len; ++h)
+    {
+        const tn_link* l = tn_topology_link(topo, path[h]);
+        delay += l->latency_ns;
+        tx += uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
+    }
+    return 2 * delay + tx;
+}
+
+uint64_t
+RoceHpccMaxBaseRttNs(const tn_topology* topo,
+                     const tn_routes* routes,
+                     const std::vector<tn_hpcc_flow>& flows,
+                     uint32_t mtu)
+{
+    uint64_t largest = 0;
+    for (const auto& f : flows)
+    {
+        largest = std::max(largest, RoceHpccBaseRttNs(topo, routes, f.src, f.dst, mtu));
+    }
+    return largest;
+}
+
+RoceHpccFamilyPaths::RoceHpccFamilyPaths(const tn_topology* topo,
+                                         const std::vector<tn_hpcc_flow>& flows,
+                                         const NodeContainer& nodes)
+    : m_flows(flows),
+      m_nodes(nodes)
+{
+    // the family numbers each (source, destination)'s flows' UDP source ports from 10000
+    std::map<std::pair<uint32_t, uint32_t>, uint16_t> nextPort;
+    std::unordered_map<uint32_t, std::vector<std::vector<uint32_t>>> toward;
+    for (const tn_hpcc_flow& f : flows)
+    {
+        auto port = nextPort.emplace(std::make_pair(f.src, f.dst), 10000).first;
+        const uint16_t sport = port->second++;
+        auto hops = toward.find(f.dst);
+        if (hops == toward.end())
+        {
+            hops = toward.emplace(f.dst, NextHops(topo, f.dst)).first;
+        }
+        m_paths.emplace_back();
+        const uint32_t sip = RoceAddress::FromNodeId(f.src).Get();
+        const uint32_t dip = RoceAddress::FromNodeId(f.dst).Get();
+        uint32_t node = f.src;
+        for (uint32_t step = 0; node != f.dst && step < tn_topology_node_count(topo); ++step)
+        {
+            const std::vector<uint32_t>& next = hops->second[node];
+            if (next.empty())
+            {
+                break;
+            }
+            uint32_t pick = 0;
+            if (next.size() > 1)
+            {
+                pick = RoceHpccFamilyEcmpHash(sip, dip, sport, f.dport, node) % next.size();
+            }
+            const tn_link* link = tn_topology_link(topo, next[pick]);
+            // an NPU's port is its NIC's choice (the family's hosts have one)
+            if (next.size() > 1 && tn_topology_node_kind(topo, node) == TN_NODE_SWITCH)
+            {
+                m_paths.back().emplace_back(node, link->src_port);
+            }
+            node = link->dst;
+        }
+    }
+}
+
+void
+RoceHpccFamilyPaths::FlowStart(uint64_t i, const RdmaWriteRequest& request)
+{
+    const tn_hpcc_flow& f = m_flows[i];
+    const uint16_t sport = RdmaNic::LaneSourcePort(f.src, f.dst, request.priority, request.lane);
+    for (const auto& [node, port] : m_paths[i])
+    {
+        m_nodes.Get(node)->GetObject<RoceSwitch>()->SetFlowRoute(f.src,
+                                                                 f.dst,
+                                                                 sport,
+                                                                 request.priority,
+                                                                 port);
+    }
+}
+
+std::vector<std::vector<uint32_t>>
+RoceHpccFamilyPaths::NextHops(const tn_topology* topo, uint32_t dst)
+{
+    const uint32_t n = tn_topology_node_count(topo);
+    std::vector<int64_t> dist(n, -1);
+    std::vector<uint32_t> reached(n, 0);
+    std::vector<uint32_t> queue{dst};
+    dist[dst] = 0;
+    uint32_t order = 1;
+    for (size_t head = 0; head < queue.size(); ++head)
+    {
+        const uint32_t now = queue[head];
+        uint32_t count = 0;
+        const uint32_t* out = tn_topology_out_links(topo, now, &count);
+        std::vector<uint32_t> neighbours;
+        for (uint32_t k = 0; k < count; ++k)
+        {
+            neighbours.push_back(tn_topology_link(topo, out[k])->dst);
+        }
+        std::sort(neighbours.begin(), neighbours.end());
+        for (uint32_t next : neighbours)
+        {
+            if (dist[next] < 0)
+            {
+                dist[next] = dist[now] + 1;
+                reached[next] = order++;
+                if (tn_topology_node_kind(topo, next) == TN_NODE_SWITCH)
+                {
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    std::vector<std::vector<uint32_t>> hops(n);
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        uint32_t count = 0;
+        const uint32_t* out = tn_topology_out_links(topo, v, &count);
+        for (uint32_t k = 0; dist[v] > 0 && k < count; ++k)
+        {
+            const uint32_t next = tn_topology_link(topo, out[k])->dst;
+            if (dist[next] == dist[v] - 1)
+            {
+                hops[v].push_back(out[k]);
+            }
+        }
+        std::sort(hops[v].begin(), hops[v].end(), [&](uint32_t a, uint32_t b) {
+            return reached[tn_topology_link(topo, a)->dst] <
+                   reached[tn_topology_link(topo, b)->dst];
+        });
+    }
+    return hops;
+}
+
+} // namespace ns3

@@ -1,0 +1,118 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_HPCC_FAMILY_H
+#define ROCE_HPCC_FAMILY_H
+
+#include "rdma-queue-pair.h"
+
+#include "ns3/node-container.h"
+#include "ns3/tn-hpcc-files.h"
+#include "ns3/tn-routing.h"
+#include "ns3/tn-topology.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup training-net
+ * The HPCC family's ECMP hash, its switches' EcmpHash: MurmurHash3 (x86, 32-bit, RoceMurmur3)
+ * of the 12 bytes source IP, destination IP, UDP source port | destination port << 16 (each a
+ * little-endian word), seeded by the switch's node id. The family takes it modulo the number of
+ * next hops toward the destination, listed in the order its breadth-first search from the
+ * destination found them.
+ * \param sip source IPv4 address \param dip destination IPv4 address
+ * \param sport UDP source port \param dport UDP destination port \param seed switch node id
+ * \return the hash
+ */
+uint32_t RoceHpccFamilyEcmpHash(uint32_t sip,
+                                uint32_t dip,
+                                uint16_t sport,
+                                uint16_t dport,
+                                uint32_t seed);
+
+/**
+ * \ingroup training-net
+ * The HPCC family's base RTT of a (source, destination) pair, its pairRtt: 2 x the propagation
+ * delay + the wire time of one payload (no headers) on each hop, in whole ns per hop as the
+ * family computes it.
+ * \param topo the topology \param routes its routes toward dst
+ * \param src source node \param dst destination node \param mtu payload bytes per packet
+ * \return the base RTT in ns; 0 when the pair has no path
+ */
+uint64_t RoceHpccBaseRttNs(const tn_topology* topo,
+                           const tn_routes* routes,
+                           uint32_t src,
+                           uint32_t dst,
+                           uint32_t mtu);
+
+/**
+ * \ingroup training-net
+ * The HPCC family's maxRtt over the flows' paths (RoceHpccBaseRttNs). The family takes the
+ * largest over all host pairs; the flows' pairs give the same on fabrics where some flow
+ * crosses the longest path.
+ * \param topo the topology \param routes its routes toward the flows' destinations
+ * \param flows the flows \param mtu payload bytes per packet
+ * \return the largest base RTT in ns
+ */
+uint64_t RoceHpccMaxBaseRttNs(const tn_topology* topo,
+                              const tn_routes* routes,
+                              const std::vector<tn_hpcc_flow>& flows,
+                              uint32_t mtu);
+
+/**
+ * \ingroup training-net
+ * \brief The HPCC family's paths (RoceHpccConfig::familyEcmp): each flow's hops where a switch
+ * has more than one next hop toward the destination, chosen as the family's switches choose
+ * them, and the flow routes that pin the flow's queue pair to them when the flow starts (its
+ * lane, hence its UDP source port, is known only then).
+ *
+ * The family numbers each (source, destination)'s flows' UDP source ports from 10000 in file
+ * order. Connect FlowStart to RoceFlowApplication's FlowStart trace source before the run.
+ */
+class RoceHpccFamilyPaths
+{
+  public:
+    /**
+     * \param topo the topology \param flows the flows in file order
+     * \param nodes the fabric's nodes (node id order)
+     */
+    RoceHpccFamilyPaths(const tn_topology* topo,
+                        const std::vector<tn_hpcc_flow>& flows,
+                        const NodeContainer& nodes);
+
+    /**
+     * FlowStart of the flows' applications: pins flow `i`'s queue pair on its path.
+     * \param i the flow's index in file order \param request its write
+     */
+    void FlowStart(uint64_t i, const RdmaWriteRequest& request);
+
+    /** \return per flow, file order: (switch node, egress port) where the switch chose */
+    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& GetPaths() const
+    {
+        return m_paths;
+    }
+
+  private:
+    /**
+     * Next-hop links of every node toward `dst` in the family's order: its breadth-first
+     * search from the destination visits neighbours in node id order (its map of neighbours
+     * is ordered by node pointer, which follows creation, that is id, order), expands
+     * switches only, and lists a node's next hops in the order it reached them.
+     * \param topo the topology \param dst the destination
+     * \return per node, its next-hop links
+     */
+    static std::vector<std::vector<uint32_t>> NextHops(const tn_topology* topo, uint32_t dst);
+
+    std::vector<tn_hpcc_flow> m_flows;                               //!< file order
+    NodeContainer m_nodes;                                           //!< node id order
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_paths; //!< GetPaths
+};
+
+} // namespace ns3
+
+#endif // ROCE_HPCC_FAMILY_H
