@@ -29,8 +29,6 @@
 #include "ns3/program-options.h"
 #include "ns3/tn-topology.h"
 
-#include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -103,27 +101,7 @@ main(int argc, char* argv[])
             return 1;
         }
         // --ns3::Type::Attribute on the command line wins over the key mapped to it
-        const std::vector<std::string>& given = options.GetAttributesGiven();
-        std::vector<RoceHpccSetting> kept;
-        for (const auto& st : cfg.settings)
-        {
-            const std::string name = st.typeName + "::" + st.attribute;
-            if (std::find(given.begin(), given.end(), name) != given.end())
-            {
-                cfg.notices.push_back(st.key + " (line " + std::to_string(st.line) + "): --" +
-                                      name + " on the command line wins");
-                continue;
-            }
-            kept.push_back(st);
-        }
-        cfg.settings = kept;
-        const std::string& rtt = cfg.baseRttAttribute;
-        if (!rtt.empty() && std::find(given.begin(), given.end(), rtt) != given.end())
-        {
-            cfg.notices.push_back(cfg.baseRttKey + " (line " + std::to_string(cfg.baseRttLine) +
-                                  "): --" + rtt + " on the command line wins");
-            cfg.baseRttAttribute.clear();
-        }
+        RoceHpccFlows::PreferCommandLine(&cfg, options.GetAttributesGiven());
     }
     else if (!baseDir.empty())
     {
@@ -170,34 +148,7 @@ main(int argc, char* argv[])
 
     if (!config.empty())
     {
-        size_t mapped = 0;
-        std::string last;
-        for (const auto& st : cfg.settings)
-        {
-            mapped += st.key != last;
-            last = st.key;
-        }
-        std::printf("config %s: %zu keys used, %zu ignored\n",
-                    config.c_str(),
-                    mapped,
-                    cfg.ignored.size());
-        for (const auto& st : cfg.settings)
-        {
-            std::printf("  %-24s -> %s%s%s = %s\n",
-                        st.key.c_str(),
-                        st.typeName.c_str(),
-                        st.typeName.empty() ? "" : "::",
-                        st.attribute.c_str(),
-                        st.value.c_str());
-        }
-        for (const auto& ig : cfg.ignored)
-        {
-            std::printf("ignored %s %s (line %u): %s\n",
-                        ig.key.c_str(),
-                        ig.value.c_str(),
-                        ig.line,
-                        ig.reason.c_str());
-        }
+        RoceHpccFlows::PrintConfig(config, cfg, stdout);
     }
     for (const auto& n : cfg.notices)
     {
@@ -218,90 +169,12 @@ main(int argc, char* argv[])
         std::cerr << "roce-hpcc-flows: " << error << "\n";
         return 1;
     }
-    for (const auto& st : res.ecnSettings)
-    {
-        std::printf("  %-24s -> %s::%s = %s\n",
-                    st.key.c_str(),
-                    st.typeName.c_str(),
-                    st.attribute.c_str(),
-                    st.value.c_str());
-    }
-    if (!cfg.baseRttAttribute.empty())
-    {
-        std::printf("  %-24s -> %s = %s%" PRId64 "ns%s\n",
-                    cfg.baseRttKey.c_str(),
-                    cfg.baseRttAttribute.c_str(),
-                    cfg.perPairBaseRtt ? "each pair's own base RTT (the largest " : "",
-                    res.baseRtt.GetNanoSeconds(),
-                    cfg.perPairBaseRtt ? ")" : "");
-    }
-    for (const auto& n : res.notices)
-    {
-        std::printf("note: %s\n", n.c_str());
-    }
-    if (cfg.familyEcmp)
-    {
-        uint64_t hops = 0;
-        for (const auto& path : res.familyPaths)
-        {
-            hops += path.size();
-        }
-        std::printf("family ECMP: %llu flows, %llu switch choices pinned\n",
-                    static_cast<unsigned long long>(res.familyPaths.size()),
-                    static_cast<unsigned long long>(hops));
-    }
-    for (const auto& c : res.congestionControls)
-    {
-        std::printf("congestion control %s: %llu queue pairs\n",
-                    c.first.c_str(),
-                    static_cast<unsigned long long>(c.second));
-    }
-    double sim = res.simTime.GetSeconds();
-    std::printf("flows %llu finished %llu (FCT below ideal: %llu)\n",
-                static_cast<unsigned long long>(res.flows),
-                static_cast<unsigned long long>(res.finished),
-                static_cast<unsigned long long>(res.fctBelowIdeal));
-    std::printf("queue pairs %llu (flows that shared a busy QP: %llu)%s\n",
-                static_cast<unsigned long long>(res.queuePairs),
-                static_cast<unsigned long long>(res.sharedQpFlows),
-                cfg.sharedQp ? ", --share-qp" : "");
-    if (res.torCount > 0)
-    {
-        std::printf("topology header with %u ToR switches\n", res.torCount);
-    }
-    std::printf("bottleneck utilisation %.4f (node %u port %u -> node %u)\n",
-                res.bottleneckUtilisation,
-                res.bottleneckSrc,
-                res.bottleneckPort,
-                res.bottleneckDst);
-    if (!cfg.pfcFile.empty())
-    {
-        std::printf("PFC events %llu in %s\n",
-                    static_cast<unsigned long long>(res.pfcEvents),
-                    cfg.pfcFile.c_str());
-    }
-    std::printf("wall time %.3f s, simulated time %.6f s, events %llu, retransmitted bytes %llu\n",
-                res.wallSeconds,
-                sim,
-                static_cast<unsigned long long>(res.events),
-                static_cast<unsigned long long>(res.retransmittedBytes));
-    std::printf("data packet-hops %llu, %.0f packet-hops per wall second\n",
-                static_cast<unsigned long long>(res.dataPacketHops),
-                res.wallSeconds > 0 ? res.dataPacketHops / res.wallSeconds : 0.0);
+    RoceHpccFlows::PrintSummary(cfg, res, stdout);
     std::fflush(stdout); // the summary before an error line
-    if (res.failed > 0)
+    const std::string unfinished = RoceHpccFlows::Unfinished(cfg, res);
+    if (!unfinished.empty())
     {
-        std::cerr << "roce-hpcc-flows: " << res.failed << " of " << res.flows
-                  << " flows failed: their queue pair exceeded ns3::RdmaNic::RetryLimit "
-                     "retransmission timeouts (a link that loses everything, or a round trip "
-                     "beyond ns3::RdmaNic::RetransmitTimeout)\n";
-        return 3;
-    }
-    if (res.finished != res.flows)
-    {
-        std::cerr << "roce-hpcc-flows: " << res.flows - res.finished << " of " << res.flows
-                  << " flows did not finish" << (cfg.stopSeconds > 0 ? " before --stop" : "")
-                  << "\n";
+        std::cerr << "roce-hpcc-flows: " << unfinished << "\n";
         return 3;
     }
     return 0;

@@ -23,7 +23,9 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <memory>
 
 namespace ns3
@@ -388,6 +390,172 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
         return false;
     }
     return true;
+}
+
+void
+RoceHpccFlows::PreferCommandLine(RoceHpccConfig* config, const std::vector<std::string>& given)
+{
+    std::vector<RoceHpccSetting> kept;
+    for (const auto& st : config->settings)
+    {
+        const std::string name = st.typeName + "::" + st.attribute;
+        if (std::find(given.begin(), given.end(), name) != given.end())
+        {
+            config->notices.push_back(st.key + " (line " + std::to_string(st.line) + "): --" +
+                                      name + " on the command line wins");
+            continue;
+        }
+        kept.push_back(st);
+    }
+    config->settings = kept;
+    const std::string& rtt = config->baseRttAttribute;
+    if (!rtt.empty() && std::find(given.begin(), given.end(), rtt) != given.end())
+    {
+        config->notices.push_back(config->baseRttKey + " (line " +
+                                  std::to_string(config->baseRttLine) + "): --" + rtt +
+                                  " on the command line wins");
+        config->baseRttAttribute.clear();
+    }
+}
+
+void
+RoceHpccFlows::PrintConfig(const std::string& path, const RoceHpccConfig& config, std::FILE* out)
+{
+    size_t mapped = 0;
+    std::string last;
+    for (const auto& st : config.settings)
+    {
+        mapped += st.key != last;
+        last = st.key;
+    }
+    std::fprintf(out,
+                 "config %s: %zu keys used, %zu ignored\n",
+                 path.c_str(),
+                 mapped,
+                 config.ignored.size());
+    for (const auto& st : config.settings)
+    {
+        std::fprintf(out,
+                     "  %-24s -> %s%s%s = %s\n",
+                     st.key.c_str(),
+                     st.typeName.c_str(),
+                     st.typeName.empty() ? "" : "::",
+                     st.attribute.c_str(),
+                     st.value.c_str());
+    }
+    for (const auto& ig : config.ignored)
+    {
+        std::fprintf(out,
+                     "ignored %s %s (line %u): %s\n",
+                     ig.key.c_str(),
+                     ig.value.c_str(),
+                     ig.line,
+                     ig.reason.c_str());
+    }
+}
+
+void
+RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res, std::FILE* out)
+{
+    for (const auto& st : res.ecnSettings)
+    {
+        std::fprintf(out,
+                     "  %-24s -> %s::%s = %s\n",
+                     st.key.c_str(),
+                     st.typeName.c_str(),
+                     st.attribute.c_str(),
+                     st.value.c_str());
+    }
+    if (!cfg.baseRttAttribute.empty())
+    {
+        std::fprintf(out,
+                     "  %-24s -> %s = %s%" PRId64 "ns%s\n",
+                     cfg.baseRttKey.c_str(),
+                     cfg.baseRttAttribute.c_str(),
+                     cfg.perPairBaseRtt ? "each pair's own base RTT (the largest " : "",
+                     res.baseRtt.GetNanoSeconds(),
+                     cfg.perPairBaseRtt ? ")" : "");
+    }
+    for (const auto& n : res.notices)
+    {
+        std::fprintf(out, "note: %s\n", n.c_str());
+    }
+    if (cfg.familyEcmp)
+    {
+        uint64_t hops = 0;
+        for (const auto& path : res.familyPaths)
+        {
+            hops += path.size();
+        }
+        std::fprintf(out,
+                     "family ECMP: %llu flows, %llu switch choices pinned\n",
+                     static_cast<unsigned long long>(res.familyPaths.size()),
+                     static_cast<unsigned long long>(hops));
+    }
+    for (const auto& c : res.congestionControls)
+    {
+        std::fprintf(out,
+                     "congestion control %s: %llu queue pairs\n",
+                     c.first.c_str(),
+                     static_cast<unsigned long long>(c.second));
+    }
+    std::fprintf(out,
+                 "flows %llu finished %llu (FCT below ideal: %llu)\n",
+                 static_cast<unsigned long long>(res.flows),
+                 static_cast<unsigned long long>(res.finished),
+                 static_cast<unsigned long long>(res.fctBelowIdeal));
+    std::fprintf(out,
+                 "queue pairs %llu (flows that shared a busy QP: %llu)%s\n",
+                 static_cast<unsigned long long>(res.queuePairs),
+                 static_cast<unsigned long long>(res.sharedQpFlows),
+                 cfg.sharedQp ? ", --share-qp" : "");
+    if (res.torCount > 0)
+    {
+        std::fprintf(out, "topology header with %u ToR switches\n", res.torCount);
+    }
+    std::fprintf(out,
+                 "bottleneck utilisation %.4f (node %u port %u -> node %u)\n",
+                 res.bottleneckUtilisation,
+                 res.bottleneckSrc,
+                 res.bottleneckPort,
+                 res.bottleneckDst);
+    if (!cfg.pfcFile.empty())
+    {
+        std::fprintf(out,
+                     "PFC events %llu in %s\n",
+                     static_cast<unsigned long long>(res.pfcEvents),
+                     cfg.pfcFile.c_str());
+    }
+    std::fprintf(out,
+                 "wall time %.3f s, simulated time %.6f s, events %llu, retransmitted bytes "
+                 "%llu\n",
+                 res.wallSeconds,
+                 res.simTime.GetSeconds(),
+                 static_cast<unsigned long long>(res.events),
+                 static_cast<unsigned long long>(res.retransmittedBytes));
+    std::fprintf(out,
+                 "data packet-hops %llu, %.0f packet-hops per wall second\n",
+                 static_cast<unsigned long long>(res.dataPacketHops),
+                 res.wallSeconds > 0 ? res.dataPacketHops / res.wallSeconds : 0.0);
+}
+
+std::string
+RoceHpccFlows::Unfinished(const RoceHpccConfig& config, const RoceHpccResult& result)
+{
+    if (result.failed > 0)
+    {
+        return std::to_string(result.failed) + " of " + std::to_string(result.flows) +
+               " flows failed: their queue pair exceeded ns3::RdmaNic::RetryLimit "
+               "retransmission timeouts (a link that loses everything, or a round trip "
+               "beyond ns3::RdmaNic::RetransmitTimeout)";
+    }
+    if (result.finished != result.flows)
+    {
+        return std::to_string(result.flows - result.finished) + " of " +
+               std::to_string(result.flows) + " flows did not finish" +
+               (config.stopSeconds > 0 ? " before --stop" : "");
+    }
+    return "";
 }
 
 } // namespace ns3

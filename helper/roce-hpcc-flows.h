@@ -12,6 +12,7 @@
 #include "ns3/tn-topology.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -102,6 +103,40 @@ class RoceHpccFlows
      * \return its IPv4 address as a host-order number (RoceAddress::FromNodeId)
      */
     static uint32_t NodeIp(uint32_t node);
+
+    /**
+     * The --ns3::Type::Attribute options a command line gave win over the config keys mapped
+     * to the same attributes (and over its base-RTT key): those settings are dropped, each
+     * with a notice in config->notices.
+     * \param config a config read by RoceHpccConfigReader::Read
+     * \param given "ns3::Type::Attribute" of each --ns3:: option given
+     *        (ProgramOptions::GetAttributesGiven)
+     */
+    static void PreferCommandLine(RoceHpccConfig* config, const std::vector<std::string>& given);
+
+    /**
+     * Print what a config file became: the count of keys used and ignored, each setting,
+     * each key ignored with its reason.
+     * \param path the config file \param config what RoceHpccConfigReader::Read made of it
+     * \param out where to print
+     */
+    static void PrintConfig(const std::string& path, const RoceHpccConfig& config, std::FILE* out);
+
+    /**
+     * Print a finished run: the ECN and base-RTT settings it resolved, its notices, then its
+     * figures (flows finished, queue pairs, bottleneck, PFC events, wall and simulated time,
+     * events, packet-hops per wall second).
+     * \param config the run's options \param result its figures \param out where to print
+     */
+    static void PrintSummary(const RoceHpccConfig& config,
+                             const RoceHpccResult& result,
+                             std::FILE* out);
+
+    /**
+     * \param config the run's options \param result its figures
+     * \return "" when every flow finished, else why not (failed flows first)
+     */
+    static std::string Unfinished(const RoceHpccConfig& config, const RoceHpccResult& result);
 };
 
 } // namespace ns3
