@@ -280,17 +280,6 @@ CollectNicFigures(RoceHelper* helper,
 
 } // namespace
 
-bool
-RoceHpccFlows::LoadTopology(const std::string& path,
-                            tn_topology** topo,
-                            uint32_t* torCount,
-                            std::string* error,
-                            bool ignoreTrailing,
-                            std::string* notice)
-{
-    return RoceHpccInputs::LoadTopology(path, topo, torCount, error, ignoreTrailing, notice);
-}
-
 uint32_t
 RoceHpccFlows::NodeIp(uint32_t node)
 {

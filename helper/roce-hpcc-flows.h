@@ -79,14 +79,6 @@ struct RoceHpccResult
 class RoceHpccFlows
 {
   public:
-    /** \copydoc RoceHpccInputs::LoadTopology (kept for its callers: it forwards there) */
-    static bool LoadTopology(const std::string& path,
-                             tn_topology** topo,
-                             uint32_t* torCount,
-                             std::string* error,
-                             bool ignoreTrailing = false,
-                             std::string* notice = nullptr);
-
     /**
      * Build the fabric, run every flow, write the FCT (and PFC, pcap) files. Creates and
      * destroys the simulation (Simulator::Destroy is called at the end); attribute defaults

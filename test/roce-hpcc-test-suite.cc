@@ -1340,16 +1340,16 @@ class RoceHpccTorHeaderTestCase : public TnDataTestCase
         tn_topology* t = nullptr;
         uint32_t tors = 0;
         std::string error;
-        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::LoadTopology(bad, &t, &tors, &error), false, "");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccInputs::LoadTopology(bad, &t, &tors, &error), false, "");
         NS_TEST_EXPECT_MSG_NE(error.find(bad + ":2: N_ToRs 5 is more than N_switches 4"),
                               std::string::npos,
                               error);
         // strict without --config: lines after the announced links are an error
         std::string extra = CreateTempDirFilename("tor-extra.txt");
         WriteFile(extra, "3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\nnote\n");
-        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::LoadTopology(extra, &t, &tors, &error), false, "");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccInputs::LoadTopology(extra, &t, &tors, &error), false, "");
         std::string notice;
-        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::LoadTopology(extra, &t, &tors, &error, true, &notice),
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccInputs::LoadTopology(extra, &t, &tors, &error, true, &notice),
                               true,
                               error);
         NS_TEST_EXPECT_MSG_NE(notice.find("line 5 after the 2 announced links"),
