@@ -1308,14 +1308,6 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
     }
     else
     {
-        if (ranks > 1)
-        {
-            r.Fail(trainingTable,
-                   "training",
-                   "a training job runs in one process, not over " + std::to_string(ranks) +
-                       " MPI ranks (a rank does not see when another's part of a collective "
-                       "ends)");
-        }
         TableReader tr(r, trainingTable, "training");
         const toml::node* wlNode = r.Resolve(trainingTable->get("workload"));
         std::string wl = tr.String("workload", "");
@@ -1339,7 +1331,16 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         p.trainingChunks = uint32_t(tr.Uint("chunks", 64, 1, UINT32_MAX - 1));
         p.trainingActive = uint32_t(tr.Uint("active", 1, 1, 1u << 20));
         tr.Done();
-        if (!p.trainingScheduler.empty() && tn_topology_dim_count(t) == 0)
+        if (!p.trainingScheduler.empty() && ranks > 1)
+        {
+            r.Fail(schedNode,
+                   "training.scheduler",
+                   "scheduler '" + scheduler +
+                       "' schedules at run time, which runs in one process, not over " +
+                       std::to_string(ranks) +
+                       " MPI ranks (a rank does not see when another's chunk-phase ends)");
+        }
+        else if (!p.trainingScheduler.empty() && tn_topology_dim_count(t) == 0)
         {
             r.Fail(schedNode,
                    "training.scheduler",

@@ -440,10 +440,22 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
     }
     if (job)
     {
-        complete = complete && job->IsComplete();
-        if (!job->IsComplete() && result.error.empty())
+        // over MPI ranks each rank ran its own NPUs: the job is complete when it is on
+        // every rank, and ends at the last iteration end of any rank
+        const bool jobComplete = DistributedHelper::AllOf(job->IsComplete());
+        complete = complete && jobComplete;
+        if (!jobComplete && result.error.empty())
         {
             result.error = "the training job did not complete";
+        }
+        if (const uint64_t held = DistributedHelper::SumAll(job->GetHeldMessages()))
+        {
+            complete = false;
+            if (result.error.empty())
+            {
+                result.error = "the training job: " + std::to_string(held) +
+                               " messages named collectives never created at their receivers";
+            }
         }
         for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
         {
@@ -452,6 +464,7 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
                 endNs = std::max<uint64_t>(endNs, it.end.GetNanoSeconds());
             }
         }
+        endNs = uint64_t(DistributedHelper::MaxAll(double(endNs)));
     }
     result.simulatedNs = complete ? endNs : 0;
     result.status = stats.Finish(complete ? "ok" : "error", result.simulatedNs, result.error);

@@ -47,6 +47,7 @@ distributed=$(program roce-distributed)
 runner=$(program training-net-run)
 quickstart=$(program training-net-quickstart)
 comparison=$(program collective-comparison)
+workloads=$(cd "$(dirname "$0")/data/workloads" && pwd)
 
 fail() {
     echo "FAIL: $*"
@@ -123,7 +124,8 @@ compare granted "fattree:k=8 ring ecmp" --case=collective --topology=fattree:k=8
 # time and the receiver's arrival). The run of 2 ranks holds the same rows as the run of one
 # process in every table but the host fields of run (started_at, finished_at, wall_seconds).
 rows() {
-    for table in run node link collective transfer flow port_sample pfc_event drop_event; do
+    for table in run node link collective transfer flow port_sample pfc_event drop_event \
+        iteration layer; do
         cols=$(sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('$table')
             WHERE name NOT IN ('run_id', 'started_at', 'finished_at', 'wall_seconds')")
         sqlite3 "$1" "SELECT '$table', $cols FROM $table ORDER BY $cols"
@@ -274,6 +276,27 @@ same "training-net-run scenario (partition key, 2 points)" "$runner" "$tmp/scena
     --set 'collective[0].bytes=["128KiB","256KiB"]' --db DB --quiet
 same "training-net-quickstart" "$quickstart" --topology=switch:8 --bytes=1MiB --db=DB
 
+# A training job over ranks: one ResNet-50 iteration (data parallel: a weight-gradient
+# all-reduce per layer, overlapped with the backward pass) on the 16 NPUs of fattree:k=4,
+# nodes placed by tn_partition_auto. Each rank runs its own NPUs' loops; a collective's id
+# follows its (iteration, layer, pass, group), and a message that reaches a rank before any
+# of its NPUs reached that layer creates the collective there: the same rows as one process,
+# iteration and layer rows included
+cat > "$tmp/resnet.toml" <<SCENARIO
+name = "mpi-resnet50"
+[topology]
+spec = "fattree:k=4"
+[training]
+workload = "$workloads/Resnet50_DataParallel.txt"
+SCENARIO
+same "training-net-run ResNet-50 iteration on 16 NPUs" "$runner" "$tmp/resnet.toml" --db DB --quiet
+collectives=$(sqlite3 "$tmp/two.db" "SELECT count(*) || ' ' || count(DISTINCT collective_id) || ' ' ||
+    min(collective_id) || ' ' || max(collective_id) FROM collective WHERE end_ns >= 0")
+# one all-reduce per layer with a weight-gradient collective (all 54), ids 1..L by layer
+layers=$(awk 'NR > 2 && $10 != "NONE"' "$workloads/Resnet50_DataParallel.txt" | wc -l)
+[ "$collectives" = "$layers $layers 1 $layers" ] ||
+    fail "ResNet-50 on 2 ranks: collectives '$collectives' (expected $layers $layers 1 $layers)"
+
 # refused on every rank, one line naming what is wrong: refused_line NP EXPECT PROGRAM ARGS...
 refused_line() {
     np=$1
@@ -307,6 +330,15 @@ bytes = "1MiB"
 SCENARIO
 refused_line 2 "themis.toml:4:13: collective\[0\].scheduler: scheduler 'themis-scf' schedules at" \
     "$runner" "$tmp/themis.toml" --db "$tmp/bad.db"
+cat > "$tmp/themis-job.toml" <<SCENARIO
+[topology]
+spec = "hier:ring4@200Gbps+switch4@100Gbps"
+[training]
+workload = "$workloads/microAllReduce.txt"
+scheduler = "themis-scf"
+SCENARIO
+refused_line 2 "themis-job.toml:5:13: training.scheduler: scheduler 'themis-scf' schedules at" \
+    "$runner" "$tmp/themis-job.toml" --db "$tmp/bad.db"
 if [ -e "$tmp/bad.db" ]; then
     fail "a refused run wrote $tmp/bad.db"
 fi

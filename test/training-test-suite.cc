@@ -16,8 +16,10 @@
 #include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
+#include <map>
 #include <sqlite3.h>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -267,6 +269,131 @@ class TrainingWorkloadsTestCase : public TnDataTestCase
                                         r.collectives,
                                         f << ": each plan built once for both iterations");
         }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Collective ids follow what a collective is for, not the order members reach it (so that
+ * MPI ranks, each seeing only its own NPUs arrive, name a collective alike): every shipped
+ * workload, 2 iterations on 16 NPUs in model-parallel groups of 4 (inner and outer groups),
+ * run twice, the second time with NPU 0's clock 4x slower so that the groups without NPU 0
+ * reach each pass first. Each run uses every reserved id once (as many collectives as ids,
+ * none twice); TrainingJob::DecodeId of an id gives a layer and pass whose bytes are the
+ * collective's and a group whose first NPU is the collective's rank 0; the two runs give
+ * every id to the same (bytes, first NPU).
+ */
+class TrainingIdsTestCase : public TnDataTestCase
+{
+  public:
+    TrainingIdsTestCase()
+        : TnDataTestCase("collective ids follow (iteration, layer, pass, group)")
+    {
+    }
+
+  private:
+    /// per id: (bytes, node of group rank 0), as created
+    std::map<uint32_t, std::pair<uint64_t, uint32_t>> m_created;
+    std::vector<uint32_t> m_order; //!< ids in creation order
+    Ptr<TrainingJob> m_job;
+    const tn_workload* m_workload{nullptr};
+    std::string m_file;
+
+    void Created(Ptr<Collective> c)
+    {
+        NS_TEST_EXPECT_MSG_EQ(m_created.count(c->GetId()), 0u, m_file << ": id given twice");
+        m_created[c->GetId()] = {c->GetBytes(), c->GetNode(0)};
+        m_order.push_back(c->GetId());
+        uint32_t iteration = 0;
+        uint32_t layer = 0;
+        int pass = 0;
+        uint32_t part = 0;
+        uint32_t first = 0;
+        NS_TEST_EXPECT_MSG_EQ(m_job->DecodeId(c->GetId(), &iteration, &layer, &pass, &part, &first),
+                              true,
+                              m_file << ": id " << c->GetId());
+        const tn_pass p = pass == TN_PASS_COUNT ? TN_PASS_FWD : tn_pass(pass);
+        tn_collective kinds[2];
+        tn_comm_type_collectives(tn_workload_layer_at(m_workload, layer)->pass[p].comm, kinds);
+        NS_TEST_EXPECT_MSG_LT(iteration, 2u, m_file);
+        NS_TEST_EXPECT_MSG_EQ(c->GetBytes(),
+                              tn_workload_layer_at(m_workload, layer)->pass[p].comm_bytes,
+                              m_file << ": id " << c->GetId() << " layer " << layer);
+        NS_TEST_EXPECT_MSG_EQ(std::string(c->GetCollectiveName()),
+                              std::string(tn_collective_name(kinds[part])),
+                              m_file << ": id " << c->GetId() << " part " << part);
+        // NPU rank r is node r on a hier: system
+        NS_TEST_EXPECT_MSG_EQ(c->GetNode(0), first, m_file << ": id " << c->GetId());
+    }
+
+    /// Run `file`; m_created and m_order then hold what was created.
+    void Run(const std::string& file, bool slowNpu0)
+    {
+        m_created.clear();
+        m_order.clear();
+        m_file = file;
+        tn_error err;
+        tn_topology* topo = nullptr;
+        NS_ABORT_IF(tn_topology_from_spec("hier:switch4@400Gbps+switch4@100Gbps", &topo, &err) !=
+                    TN_OK);
+        RoceHelper roce;
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        NpuHelper npus;
+        npus.Install(roce.GetFabric().npus);
+        if (slowNpu0)
+        {
+            npus.GetEndpoint(0)->SetAttribute("ClockRate", UintegerValue(250000000));
+        }
+        TrainingHelper training;
+        training.SetJobAttribute("Iterations", UintegerValue(2));
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(training.Load(DataFile("workloads/" + file), &error), true, error);
+        m_workload = training.GetWorkload();
+        m_job = training.Install(collectives, npus, 4, &error);
+        NS_TEST_ASSERT_MSG_EQ(bool(m_job), true, error);
+        m_job->TraceConnectWithoutContext("CollectiveCreated",
+                                          MakeCallback(&TrainingIdsTestCase::Created, this));
+        m_job->Start();
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(m_job->IsComplete(), true, file);
+        NS_TEST_EXPECT_MSG_EQ(m_job->GetCollectiveCount(), uint64_t(m_created.size()), file);
+        if (!m_created.empty())
+        {
+            // every reserved id used once: a dense block
+            NS_TEST_EXPECT_MSG_EQ(m_created.rbegin()->first - m_created.begin()->first + 1,
+                                  uint32_t(m_created.size()),
+                                  file << ": ids " << m_created.begin()->first << ".."
+                                       << m_created.rbegin()->first);
+        }
+        m_job = nullptr;
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+    }
+
+    void DoRun() override
+    {
+        const char* files[] = {"Resnet50_DataParallel.txt",
+                               "MLP_HybridParallel_Data_Model.txt",
+                               "MLP_ModelParallel.txt",
+                               "microAllReduce.txt",
+                               "microAllToAll.txt",
+                               "Transformer_FwdInBckwd_small.txt"};
+        bool reordered = false;
+        for (const char* f : files)
+        {
+            Run(f, false);
+            const auto even = m_created;
+            const std::vector<uint32_t> evenOrder = m_order;
+            Run(f, true);
+            const auto skewed = m_created;
+            NS_TEST_EXPECT_MSG_GT(even.size(), 0u, f << ": collectives");
+            NS_TEST_EXPECT_MSG_EQ((even == skewed), true, f << ": the same ids in both runs");
+            reordered = reordered || evenOrder != m_order;
+        }
+        // the slow NPU changed the creation order somewhere (else the test shows nothing)
+        NS_TEST_EXPECT_MSG_EQ(reordered, true, "creation order changed by the slow NPU");
     }
 };
 
@@ -601,6 +728,7 @@ class TrainingTestSuite : public TestSuite
     {
         AddTestCase(new TrainingClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new TrainingRecomputeTestCase, TestCase::QUICK);
+        AddTestCase(new TrainingIdsTestCase, TestCase::QUICK);
         AddTestCase(new TrainingLayerRecordsTestCase, TestCase::QUICK);
         AddTestCase(new TrainingAceTestCase, TestCase::QUICK);
         AddTestCase(new TrainingRefusalTestCase, TestCase::QUICK);

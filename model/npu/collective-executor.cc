@@ -9,6 +9,7 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <vector>
@@ -27,6 +28,13 @@ CollectiveExecutor::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("TrainingNet")
             .AddConstructor<CollectiveExecutor>()
+            .AddAttribute("MaxHeldMessages",
+                          "Messages of collectives not created yet (a sender on another MPI "
+                          "rank reached them first) this node may hold; more is an error "
+                          "naming this attribute.",
+                          UintegerValue(1u << 20),
+                          MakeUintegerAccessor(&CollectiveExecutor::m_maxHeld),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddTraceSource("Sent",
                             "This node posted a transfer (its source data is "
                             "read).",
@@ -60,6 +68,8 @@ CollectiveExecutor::DoDispose()
 {
     m_lastEntry = nullptr;
     m_entries.clear();
+    m_sources.clear();
+    m_held.clear();
     m_nic = nullptr;
     m_service = nullptr;
     m_reductionTime = ReductionTimeCallback();
@@ -118,6 +128,68 @@ CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
     bool added = m_entries.emplace(collective->GetId(), std::move(entry)).second;
     NS_ABORT_MSG_IF(!added,
                     "CollectiveExecutor: collective id " << collective->GetId() << " added twice");
+    if (m_held.count(collective->GetId()))
+    {
+        // after this event: whoever adds it starts it first (and the probes follow it)
+        Ptr<Node> node = GetObject<Node>();
+        Simulator::ScheduleWithContext(node ? node->GetId() : Simulator::GetContext(),
+                                       Seconds(0),
+                                       &CollectiveExecutor::TakeHeld,
+                                       this,
+                                       collective->GetId());
+    }
+}
+
+void
+CollectiveExecutor::AddCollectiveSource(CollectiveSourceCallback source)
+{
+    m_sources.push_back(source);
+}
+
+CollectiveExecutor::Entry*
+CollectiveExecutor::FindOrCreate(uint32_t id)
+{
+    Entry* entry = Find(id);
+    for (size_t i = 0; !entry && i < m_sources.size(); i++)
+    {
+        if (m_sources[i](id))
+        {
+            entry = Find(id);
+        }
+    }
+    return entry;
+}
+
+void
+CollectiveExecutor::Hold(const RdmaMessageRecord& record, uint32_t id)
+{
+    m_held[id].push_back(record);
+    NS_ABORT_MSG_IF(++m_heldCount > m_maxHeld,
+                    "CollectiveExecutor of node "
+                        << m_nic->GetLocalId() << ": more than " << m_maxHeld
+                        << " messages held for collectives not created here (the last for "
+                        << "collective " << id
+                        << "); raise ns3::CollectiveExecutor::MaxHeldMessages");
+    NS_LOG_INFO("node " << m_nic->GetLocalId() << ": holds a message of collective " << id
+                        << ", not created here yet");
+}
+
+void
+CollectiveExecutor::TakeHeld(uint32_t id)
+{
+    auto it = m_held.find(id);
+    if (it == m_held.end())
+    {
+        return;
+    }
+    std::vector<RdmaMessageRecord> held;
+    held.swap(it->second);
+    m_held.erase(it);
+    m_heldCount -= held.size();
+    for (const RdmaMessageRecord& record : held)
+    {
+        Received(record);
+    }
 }
 
 CollectiveExecutor::Entry*
@@ -212,13 +284,26 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
     {
         return; // not a collective's message
     }
-    Entry* entry = Find(record.remoteKey & ~NOTIFY_KEY_BIT);
-    if (entry && entry->collective->IsGenerated())
+    const uint32_t id = record.remoteKey & ~NOTIFY_KEY_BIT;
+    Entry* entry = FindOrCreate(id);
+    if (!entry && m_service && m_service->IsDistributed())
+    {
+        Hold(record, id); // its sender's rank reached it before this one created it
+        return;
+    }
+    if (!entry)
+    {
+        ++m_unknown;
+        NS_LOG_WARN("node " << m_nic->GetLocalId() << ": message with key " << record.remoteKey
+                            << " names no collective");
+        return;
+    }
+    if (entry->collective->IsGenerated())
     {
         ReceivedProgram(entry, record);
         return;
     }
-    if (!entry || record.immediate >= tn_schedule_count(entry->collective->GetSchedule()))
+    if (record.immediate >= tn_schedule_count(entry->collective->GetSchedule()))
     {
         ++m_unknown;
         NS_LOG_WARN("node " << m_nic->GetLocalId() << ": message with key " << record.remoteKey

@@ -123,10 +123,32 @@ class CollectiveExecutor : public Object
         return static_cast<uint32_t>(m_entries.size());
     }
 
-    /** \return messages received that named no collective of this executor */
+    /** \return messages received that named no transfer of a collective of this executor */
     uint64_t GetUnknownMessages() const
     {
         return m_unknown;
+    }
+
+    /**
+     * A source of collectives named by id (a training job): asked, in the order added, for a
+     * collective this executor does not know when a message names it; returns true when it
+     * created the collective (and so added it here).
+     */
+    typedef Callback<bool, uint32_t> CollectiveSourceCallback;
+
+    /** \param source asked for collectives named by messages before they are added here */
+    void AddCollectiveSource(CollectiveSourceCallback source);
+
+    /**
+     * \return messages held for collectives not added here yet, which no source created: in
+     * a distributed run a sender simulated by another MPI rank may reach a collective before
+     * this rank creates it (in one process a collective is added to every member when it is
+     * created, and such a message is unknown). Add() takes them in, in the order they came,
+     * at the time it is called. Not zero after a run: messages of collectives never created.
+     */
+    uint64_t GetHeldMessages() const
+    {
+        return m_heldCount;
     }
 
   protected:
@@ -168,6 +190,12 @@ class CollectiveExecutor : public Object
     /// A receive's own deps are met: tell its sender (clear to send).
     void SendClear(Entry* entry, uint32_t op);
     Entry* Find(uint32_t id);
+    /// Find, else ask the collective sources to create it.
+    Entry* FindOrCreate(uint32_t id);
+    /// Keep a message of a collective not added yet.
+    void Hold(const RdmaMessageRecord& record, uint32_t id);
+    /// Take in the messages held for a collective added since.
+    void TakeHeld(uint32_t id);
 
     Ptr<RdmaTransport> m_nic;
     ReductionTimeCallback m_reductionTime;
@@ -177,6 +205,11 @@ class CollectiveExecutor : public Object
     std::vector<uint32_t> m_ready;   //!< scratch of OpDone: ops whose last dep was met
     std::vector<uint32_t> m_arrived; //!< scratch of OpDone: receives come in arrived
     uint64_t m_unknown{0};
+    std::vector<CollectiveSourceCallback> m_sources;
+    /// messages of collectives not added yet, by id, in the order they came
+    std::unordered_map<uint32_t, std::vector<RdmaMessageRecord>> m_held;
+    uint64_t m_heldCount{0};
+    uint64_t m_maxHeld{0};               //!< attribute MaxHeldMessages
     std::vector<uint32_t> m_releasable;  //!< scratch of Release
     std::vector<uint32_t> m_notifyRanks; //!< scratch of DataReady
     /// one completion callback for every post: a bound callback per post costs an allocation

@@ -175,7 +175,10 @@ CollectiveService::ProgramsFreed(uint32_t id)
 }
 
 std::string
-CollectiveService::CheckHeldOps(const tn_plan_request& request, uint64_t ops, bool windows)
+CollectiveService::CheckHeldOps(const tn_plan_request& request,
+                                uint32_t id,
+                                uint64_t ops,
+                                bool windows)
 {
     uint64_t held = 0;
     for (const auto& entry : m_heldOps)
@@ -184,7 +187,7 @@ CollectiveService::CheckHeldOps(const tn_plan_request& request, uint64_t ops, bo
     }
     const uint64_t bytes = (held + ops) * Collective::HELD_OP_BYTES;
     std::ostringstream what;
-    what << "collective " << m_nextId << " (" << tn_collective_name(request.collective) << " with "
+    what << "collective " << id << " (" << tn_collective_name(request.collective) << " with "
          << (request.algorithm ? request.algorithm : "?") << ", " << ops << " ops of rank programs"
          << (windows ? " in its first windows" : "") << ") with the " << m_heldOps.size()
          << " generated collectives in flight (" << held << " ops)";
@@ -504,7 +507,8 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
 Ptr<Collective>
 CollectiveService::Create(const tn_plan_request& request,
                           const std::vector<uint32_t>& group,
-                          std::string* error)
+                          std::string* error,
+                          uint32_t reservedId)
 {
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
     const uint32_t npus = tn_topology_npu_count(m_topo);
@@ -544,11 +548,16 @@ CollectiveService::Create(const tn_plan_request& request,
     // ids name collectives in R_Keys whose two top bits mark notifications and control
     NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
                     "CollectiveService: more than 2^30 collectives");
+    NS_ABORT_MSG_IF(reservedId >= m_nextId,
+                    "CollectiveService::Create: id " << reservedId << " was not reserved");
+    const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
     if (plan->program && m_programWindow == 0)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start
-        *error =
-            CheckHeldOps(request, 2 * tn_program_transfers(plan->program.get(), nullptr), false);
+        *error = CheckHeldOps(request,
+                              id,
+                              2 * tn_program_transfers(plan->program.get(), nullptr),
+                              false);
         if (!error->empty())
         {
             return nullptr;
@@ -557,27 +566,30 @@ CollectiveService::Create(const tn_plan_request& request,
     Ptr<Collective> c = CreateObject<Collective>();
     if (plan->program)
     {
-        c->SetupProgram(m_nextId,
+        c->SetupProgram(id,
                         plan->program,
                         std::move(nodes),
                         plan->pairLanes,
                         m_priority,
                         m_programWindow);
         // windows: what they hold at the start (they are renewed, not grown)
-        *error = m_programWindow > 0 ? CheckHeldOps(request, c->GetHeldOps(), true) : "";
+        *error = m_programWindow > 0 ? CheckHeldOps(request, id, c->GetHeldOps(), true) : "";
         if (!error->empty())
         {
             c->Dispose();
             return nullptr;
         }
         const uint64_t held = c->GetHeldOps();
-        m_heldOps[m_nextId] = held;
+        m_heldOps[id] = held;
         c->SetProgramsFreedCallback(MakeCallback(&CollectiveService::ProgramsFreed, this));
-        ++m_nextId;
     }
     else
     {
-        c->Setup(m_nextId++, plan->schedule, std::move(nodes), plan->lanes, m_priority);
+        c->Setup(id, plan->schedule, std::move(nodes), plan->lanes, m_priority);
+    }
+    if (reservedId == 0)
+    {
+        ++m_nextId;
     }
     c->SetEstimatedTime(plan->estimate);
     std::vector<bool> local(ranks.size());
@@ -603,6 +615,20 @@ CollectiveService::Create(const tn_plan_request& request,
                               << (c->IsGenerated() ? " transfers (generated)" : " transfers")
                               << ", estimate " << plan->estimate.As(Time::US));
     return c;
+}
+
+bool
+CollectiveService::ReserveIds(uint64_t count, uint32_t* first, std::string* error)
+{
+    if (count >= CollectiveExecutor::CONTROL_KEY_BIT - m_nextId)
+    {
+        *error = "the collectives need " + std::to_string(count) + " ids from id " +
+                 std::to_string(m_nextId) + ": more than the 2^30 an R_Key can name";
+        return false;
+    }
+    *first = m_nextId;
+    m_nextId += static_cast<uint32_t>(count);
+    return true;
 }
 
 namespace

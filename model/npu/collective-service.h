@@ -181,11 +181,25 @@ class CollectiveService : public Object
      * \param request planning request (request.ranks is set from the group)
      * \param group topology NPU ranks of the group in group-rank order (empty: all NPUs)
      * \param error set to the reason when the collective cannot be created
+     * \param reservedId its id, from a block ReserveIds gave (0: the next id); each reserved id
+     * names one collective
      * \return the collective, or null with *error set
      */
     Ptr<Collective> Create(const tn_plan_request& request,
                            const std::vector<uint32_t>& group,
-                           std::string* error);
+                           std::string* error,
+                           uint32_t reservedId = 0);
+
+    /**
+     * Reserve a block of collective ids for a creator that names its collectives itself
+     * (Create's reservedId), so that ids follow what the collectives are for, not the order
+     * they are created in: a training job names each by (iteration, layer, pass, group), the
+     * same in one process and on every MPI rank, whichever member reaches it first.
+     * \param count ids to reserve \param first set to the first of them
+     * \param error set when the ids would not fit an R_Key (2^30)
+     * \return false with *error set
+     */
+    bool ReserveIds(uint64_t count, uint32_t* first, std::string* error);
 
     /**
      * Start a created collective: each NPU of its group starts its part after `delay`, in
@@ -244,6 +258,12 @@ class CollectiveService : public Object
      * \return its executor; null when another MPI rank simulates this NPU
      */
     Ptr<CollectiveExecutor> GetExecutor(uint32_t rank) const;
+
+    /** \return true when some NPUs are simulated by other MPI ranks */
+    bool IsDistributed() const
+    {
+        return m_distributed;
+    }
 
     /** \return every collective created, in creation order (none without KeepCollectives) */
     const std::vector<Ptr<Collective>>& GetCollectives() const
@@ -350,7 +370,10 @@ class CollectiveService : public Object
      * plus `ops` more, at Collective::HELD_OP_BYTES each, against the request's memory limit.
      * \return an empty string, or the error
      */
-    std::string CheckHeldOps(const tn_plan_request& request, uint64_t ops, bool windows);
+    std::string CheckHeldOps(const tn_plan_request& request,
+                             uint32_t id,
+                             uint64_t ops,
+                             bool windows);
     bool m_verify{true};
     bool m_cachePlans{true};
     bool m_keepCollectives{true};

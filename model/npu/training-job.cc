@@ -17,6 +17,8 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -70,6 +72,12 @@ TrainingJob::GetTypeId()
                             "any NPU starts it.",
                             MakeTraceSourceAccessor(&TrainingJob::m_scheduledTrace),
                             "ns3::TrainingJob::ScheduledTracedCallback")
+            .AddTraceSource("CollectiveCreated",
+                            "A collective of the job was created (by its first member on this "
+                            "process, or for a message naming it), before any member here "
+                            "starts it.",
+                            MakeTraceSourceAccessor(&TrainingJob::m_createdTrace),
+                            "ns3::TrainingJob::CollectiveTracedCallback")
             .AddTraceSource("IterationEnd",
                             "An NPU finished an iteration.",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
@@ -125,12 +133,20 @@ TrainingJob::Setup(const tn_workload* workload,
     m_endpoints = endpoints;
     const uint32_t layers = tn_workload_layer_count(workload);
     m_npus.resize(endpoints.size());
+    std::vector<Ptr<CollectiveExecutor>> executors;
     for (uint32_t r = 0; r < endpoints.size(); r++)
     {
         Npu& n = m_npus[r];
         n.rank = r;
         n.pendingWg.assign(layers, 0);
         n.pendingUpdates.assign(layers, 0);
+        Ptr<Node> node = endpoints[r]->GetObject<Node>();
+        m_local.push_back(!node || node->GetSystemId() == Simulator::GetSystemId());
+        if (!m_local.back())
+        {
+            m_nodes.push_back(r); // another MPI rank runs this NPU's loop and records it
+            continue;
+        }
         Ptr<CollectiveExecutor> exec = endpoints[r]->GetObject<CollectiveExecutor>();
         if (!exec)
         {
@@ -142,12 +158,155 @@ TrainingJob::Setup(const tn_workload* workload,
         m_nodes.push_back(exec->GetNic() ? exec->GetNic()->GetLocalId() : r);
         exec->TraceConnectWithoutContext("PartEnd",
                                          MakeCallback(&TrainingJob::PartEnd, this).Bind(r));
+        executors.push_back(exec);
     }
     if (!m_service)
     {
         *error = "no CollectiveService (CollectiveHelper::Install)";
         return false;
     }
+    if (!ReserveIds(error))
+    {
+        return false;
+    }
+    for (const Ptr<CollectiveExecutor>& exec : executors)
+    {
+        exec->AddCollectiveSource(MakeCallback(&TrainingJob::CreateNamed, this));
+    }
+    return true;
+}
+
+bool
+TrainingJob::ReserveIds(std::string* error)
+{
+    if (!m_network)
+    {
+        return true;
+    }
+    const uint32_t layers = tn_workload_layer_count(m_workload);
+    const uint32_t npus = m_npus.size();
+    // the forward passes an ig pass runs again (segments of checkpoints do not overlap)
+    std::vector<bool> recomputed(layers, false);
+    for (uint32_t i = 0; i < layers; i++)
+    {
+        const uint32_t from = tn_workload_recompute_from(m_workload, i);
+        for (uint32_t j = from; from != TN_WORKLOAD_NONE && j < i; j++)
+        {
+            recomputed[j] = true;
+        }
+    }
+    m_slotIndex.assign(layers * (TN_PASS_COUNT + 1), -1);
+    uint64_t perIteration = 0;
+    for (uint32_t l = 0; l < layers; l++)
+    {
+        for (int keyPass = 0; keyPass <= RECOMPUTE_PASS; keyPass++)
+        {
+            const tn_pass pass = keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(keyPass);
+            if (keyPass == RECOMPUTE_PASS && !recomputed[l])
+            {
+                continue;
+            }
+            const tn_group group = tn_workload_layer_group(m_workload, l, pass);
+            tn_collective kinds[2];
+            const uint32_t parts =
+                tn_comm_type_collectives(tn_workload_layer_at(m_workload, l)->pass[pass].comm,
+                                         kinds);
+            uint32_t first = 0;
+            uint32_t stride = 1;
+            uint32_t count = 1;
+            tn_error err;
+            if (group == TN_GROUP_NONE || parts == 0 ||
+                tn_group_members(group, npus, m_group, 0, &first, &stride, &count, &err) != TN_OK ||
+                count < 2)
+            {
+                continue; // IssuePass creates nothing for it
+            }
+            IdSlot slot;
+            slot.base = static_cast<uint32_t>(perIteration);
+            slot.layer = l;
+            slot.keyPass = keyPass;
+            slot.parts = parts;
+            slot.groups = npus / count;
+            m_slotIndex[l * (TN_PASS_COUNT + 1) + keyPass] = static_cast<int32_t>(m_slots.size());
+            m_slots.push_back(slot);
+            perIteration += uint64_t(parts) * slot.groups;
+        }
+    }
+    if (perIteration == 0)
+    {
+        return true;
+    }
+    const uint64_t total = perIteration * m_iterations;
+    if (total / m_iterations != perIteration || total >= CollectiveExecutor::CONTROL_KEY_BIT ||
+        !m_service->ReserveIds(total, &m_firstId, error))
+    {
+        *error = "the job's " + std::to_string(m_iterations) + " iterations of " +
+                 std::to_string(perIteration) +
+                 " collectives need more collective ids than an R_Key names (2^30): fewer "
+                 "iterations";
+        return false;
+    }
+    m_idsPerIteration = static_cast<uint32_t>(perIteration);
+    return true;
+}
+
+uint32_t
+TrainingJob::IdOf(uint32_t iteration,
+                  uint32_t layer,
+                  int keyPass,
+                  uint32_t part,
+                  uint32_t first,
+                  uint32_t stride,
+                  uint32_t count) const
+{
+    const int32_t index = m_slotIndex[layer * (TN_PASS_COUNT + 1) + keyPass];
+    NS_ASSERT(index >= 0);
+    const IdSlot& slot = m_slots[index];
+    // the groups of a pass (tn_group_members): all NPUs (first 0), blocks of `count`
+    // consecutive ranks (stride 1, first a multiple of count), or the ranks of equal r % G
+    // (stride G, first < G)
+    const uint32_t group = stride == 1 ? first / count : first;
+    return m_firstId + iteration * m_idsPerIteration + slot.base + part * slot.groups + group;
+}
+
+bool
+TrainingJob::DecodeId(uint32_t id,
+                      uint32_t* iteration,
+                      uint32_t* layer,
+                      int* pass,
+                      uint32_t* part,
+                      uint32_t* first) const
+{
+    if (m_idsPerIteration == 0 || id < m_firstId ||
+        id - m_firstId >= uint64_t(m_idsPerIteration) * m_iterations)
+    {
+        return false;
+    }
+    const uint32_t offset = id - m_firstId;
+    const uint32_t within = offset % m_idsPerIteration;
+    auto it = std::upper_bound(m_slots.begin(),
+                               m_slots.end(),
+                               within,
+                               [](uint32_t v, const IdSlot& slot) { return v < slot.base; });
+    const IdSlot& slot = *(it - 1);
+    *iteration = offset / m_idsPerIteration;
+    *layer = slot.layer;
+    *pass = slot.keyPass;
+    *part = (within - slot.base) / slot.groups;
+    const uint32_t group = (within - slot.base) % slot.groups;
+    // the first rank of group `group` (IdOf's inverse): blocks start at group x count
+    const tn_pass p = slot.keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(slot.keyPass);
+    const uint32_t npus = m_npus.size();
+    uint32_t f = 0;
+    uint32_t stride = 1;
+    uint32_t count = 1;
+    tn_error err;
+    const tn_group g = tn_workload_layer_group(m_workload, slot.layer, p);
+    if (tn_group_members(g, npus, m_group, 0, &f, &stride, &count, &err) != TN_OK)
+    {
+        return false;
+    }
+    *first = stride == 1 ? group * count : group;
     return true;
 }
 
@@ -164,6 +323,10 @@ TrainingJob::Start()
     NS_ABORT_MSG_IF(!m_workload, "TrainingJob: Setup first");
     for (uint32_t r = 0; r < m_npus.size(); r++)
     {
+        if (!m_local[r])
+        {
+            continue;
+        }
         Ptr<Node> node = m_endpoints[r]->GetObject<Node>();
         Simulator::ScheduleWithContext(node ? node->GetId() : 0,
                                        Seconds(0),
@@ -178,12 +341,25 @@ TrainingJob::IsComplete() const
 {
     for (const Npu& n : m_npus)
     {
-        if (n.phase != DONE)
+        if (m_local[n.rank] && n.phase != DONE)
         {
             return false;
         }
     }
     return !m_npus.empty();
+}
+
+uint64_t
+TrainingJob::GetHeldMessages() const
+{
+    uint64_t held = 0;
+    for (uint32_t r = 0; r < m_endpoints.size(); r++)
+    {
+        Ptr<CollectiveExecutor> exec =
+            m_local[r] ? m_endpoints[r]->GetObject<CollectiveExecutor>() : nullptr;
+        held += exec ? exec->GetHeldMessages() : 0;
+    }
+    return held;
 }
 
 const std::vector<TrainingIterationRecord>&
@@ -333,28 +509,27 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
     {
         std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(keyPass), k, first};
         ++Layer(n, LayerKey(n.iteration, layer, keyPass)).parts;
-        // the first member to reach the collective creates it for the group
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.collective = kinds[k];
-        request.algorithm = m_algorithm[kinds[k]].c_str();
-        request.bytes = l->pass[pass].comm_bytes;
-        const Use use{n.iteration, layer, pass, keyPass, blocking, count, key};
-        std::string error;
         const bool scheduled =
             !m_scheduler.empty() && count == m_npus.size() &&
             (kinds[k] == TN_COLL_ALL_REDUCE || kinds[k] == TN_COLL_REDUCE_SCATTER ||
              kinds[k] == TN_COLL_ALL_GATHER);
         if (scheduled)
         {
-            Ptr<ThemisCollective>& op = m_scheduledOps[key];
+            // the first member to reach the operation creates it for the group
+            tn_plan_request request;
+            tn_plan_request_init(&request);
+            request.collective = kinds[k];
+            request.algorithm = m_algorithm[kinds[k]].c_str();
+            request.bytes = l->pass[pass].comm_bytes;
             request.chunks = m_themisChunks;
             request.themis.active_chunks_per_dim = m_themisActive;
+            std::string error;
+            Ptr<ThemisCollective>& op = m_scheduledOps[key];
             if (!op && (op = m_service->CreateScheduled(request, m_scheduler, &error)))
             {
                 op->TraceConnectWithoutContext("RankEnd",
                                                MakeCallback(&TrainingJob::ScheduledRankEnd, this));
-                m_uses[op->GetId()] = use;
+                m_uses[op->GetId()] = Use{n.iteration, layer, pass, keyPass, blocking, count, key};
                 ++m_scheduledCreated;
                 m_scheduledTrace(op);
             }
@@ -365,23 +540,11 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
         }
         else
         {
-            Ptr<Collective>& c = m_collectives[key];
-            if (!c)
-            {
-                std::vector<uint32_t> ranks(count);
-                for (uint32_t j = 0; j < count; j++)
-                {
-                    ranks[j] = first + j * stride;
-                }
-                if ((c = m_service->Create(request, ranks, &error)))
-                {
-                    m_uses[c->GetId()] = use;
-                    ++m_collectivesCreated;
-                }
-            }
-            NS_ABORT_MSG_IF(!c,
-                            "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
-                                                  << error);
+            // the first member here to reach it creates it, unless a message named it first
+            auto it = m_collectives.find(key);
+            Ptr<Collective> c = it != m_collectives.end()
+                                    ? it->second
+                                    : CreateCollective(n.iteration, layer, keyPass, k, rank);
             m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
         }
         if (blocking)
@@ -395,6 +558,80 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
         issued = true;
     }
     return issued;
+}
+
+Ptr<Collective>
+TrainingJob::CreateCollective(uint32_t iteration,
+                              uint32_t layer,
+                              int keyPass,
+                              uint32_t part,
+                              uint32_t rank)
+{
+    const tn_pass pass = keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(keyPass);
+    const tn_workload_layer* l = tn_workload_layer_at(m_workload, layer);
+    tn_collective kinds[2];
+    tn_comm_type_collectives(l->pass[pass].comm, kinds);
+    uint32_t first = 0;
+    uint32_t stride = 1;
+    uint32_t count = 1;
+    tn_error err;
+    if (tn_group_members(tn_workload_layer_group(m_workload, layer, pass),
+                         m_npus.size(),
+                         m_group,
+                         rank,
+                         &first,
+                         &stride,
+                         &count,
+                         &err) != TN_OK)
+    {
+        NS_FATAL_ERROR("TrainingJob: " << err.message);
+    }
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = kinds[part];
+    request.algorithm = m_algorithm[kinds[part]].c_str();
+    request.bytes = l->pass[pass].comm_bytes;
+    std::vector<uint32_t> ranks(count);
+    uint32_t localMembers = 0;
+    for (uint32_t j = 0; j < count; j++)
+    {
+        ranks[j] = first + j * stride;
+        localMembers += m_local[ranks[j]] ? 1 : 0;
+    }
+    std::string error;
+    Ptr<Collective> c =
+        m_service->Create(request,
+                          ranks,
+                          &error,
+                          IdOf(iteration, layer, keyPass, part, first, stride, count));
+    NS_ABORT_MSG_IF(!c,
+                    "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": " << error);
+    std::vector<uint32_t> key{iteration, layer, static_cast<uint32_t>(keyPass), part, first};
+    m_collectives[key] = c;
+    const bool blocking = pass != TN_PASS_WG || !m_overlap;
+    m_uses[c->GetId()] = Use{iteration, layer, pass, keyPass, blocking, localMembers, key};
+    ++m_collectivesCreated;
+    m_createdTrace(c);
+    return c;
+}
+
+bool
+TrainingJob::CreateNamed(uint32_t id)
+{
+    uint32_t iteration = 0;
+    uint32_t layer = 0;
+    int keyPass = 0;
+    uint32_t part = 0;
+    uint32_t first = 0;
+    if (!DecodeId(id, &iteration, &layer, &keyPass, &part, &first) ||
+        m_collectives.count({iteration, layer, static_cast<uint32_t>(keyPass), part, first}))
+    {
+        return false; // not the job's, or created (a member here is done with it)
+    }
+    CreateCollective(iteration, layer, keyPass, part, first);
+    ++m_createdForMessages;
+    NS_LOG_INFO("collective " << id << " created for a message, before any NPU here reached it");
+    return true;
 }
 
 void

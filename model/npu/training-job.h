@@ -170,6 +170,43 @@ class TrainingJob : public Object
         return m_collectives.size() + m_scheduledOps.size();
     }
 
+    /**
+     * Collective created trace signature.
+     * \param collective a collective of the job, created when its first member on this
+     * process reaches it or a message names it (before any member here starts it)
+     */
+    typedef void (*CollectiveTracedCallback)(Ptr<Collective> collective);
+
+    /**
+     * \param id a collective id \param iteration set to the iteration \param layer set to
+     * the layer \param pass set to the pass (a recomputed forward pass: TN_PASS_COUNT)
+     * \param part set to the part (0, or 1 for the all-to-all of ALLREDUCEALLTOALL)
+     * \param first set to the group's first NPU rank
+     * \return false when the id is not one the job names
+     */
+    bool DecodeId(uint32_t id,
+                  uint32_t* iteration,
+                  uint32_t* layer,
+                  int* pass,
+                  uint32_t* part,
+                  uint32_t* first) const;
+
+    /**
+     * \return messages this process's NPUs hold for collectives not created here
+     * (CollectiveExecutor::GetHeldMessages); after a run, not zero: messages of collectives
+     * never created, so a part that could not end
+     */
+    uint64_t GetHeldMessages() const;
+
+    /**
+     * \return collectives created because a message named them before any NPU of this
+     * process reached them (a sender on another MPI rank was ahead)
+     */
+    uint64_t GetCreatedForMessages() const
+    {
+        return m_createdForMessages;
+    }
+
     /** \return the operations scheduled at run time so far (Scheduler) */
     uint64_t GetScheduledCount() const
     {
@@ -246,6 +283,35 @@ class TrainingJob : public Object
     /// Step, with the wait it ends charged to the pass key.
     void StepReleasedBy(uint32_t rank, LayerKey key); // a copy: Step may change the NPU's keys
     void KernelDone(uint32_t rank);
+
+    /// Where the collectives of one (layer, pass) sit among an iteration's ids.
+    struct IdSlot
+    {
+        uint32_t base{0};   //!< offset of its first id within an iteration
+        uint32_t layer{0};  //!< the layer
+        int keyPass{0};     //!< pass of the layer key
+        uint32_t parts{0};  //!< collectives per group
+        uint32_t groups{0}; //!< groups of the pass
+    };
+
+    /// Reserve the ids of every collective the job may create (Setup). \return false, *error
+    bool ReserveIds(std::string* error);
+    /// \return the id of a collective of the job
+    uint32_t IdOf(uint32_t iteration,
+                  uint32_t layer,
+                  int keyPass,
+                  uint32_t part,
+                  uint32_t first,
+                  uint32_t stride,
+                  uint32_t count) const;
+    /// Create the collective `part` of the group of `rank` in a pass (null: fatal error).
+    Ptr<Collective> CreateCollective(uint32_t iteration,
+                                     uint32_t layer,
+                                     int keyPass,
+                                     uint32_t part,
+                                     uint32_t rank);
+    /// A collective source of the executors: create the collective a message names.
+    bool CreateNamed(uint32_t id);
     bool IssuePass(uint32_t rank,
                    uint32_t layer,
                    tn_pass pass,
@@ -264,7 +330,16 @@ class TrainingJob : public Object
     Ptr<CollectiveService> m_service;
     std::vector<Ptr<NpuEndpoint>> m_endpoints;
     std::vector<Npu> m_npus;
-    std::vector<uint32_t> m_nodes; //!< topology node of each NPU
+    std::vector<uint32_t> m_nodes; //!< topology node of each NPU (this process's NPUs)
+    std::vector<bool> m_local;     //!< NPUs this process simulates (others: other MPI ranks)
+    /// Collective ids: m_firstId + iteration x m_idsPerIteration + the (layer, pass) slot's
+    /// base + part x groups + the group's index, so that every process names a collective
+    /// the same, whichever member reaches it first
+    uint32_t m_firstId{0};
+    uint32_t m_idsPerIteration{0};
+    std::vector<IdSlot> m_slots;      //!< by base
+    std::vector<int32_t> m_slotIndex; //!< layer x (TN_PASS_COUNT + 1) + keyPass -> slot, or -1
+    TracedCallback<Ptr<Collective>> m_createdTrace;
     uint32_t m_group{1};
     uint32_t m_iterations{1};
     bool m_overlap{true};
@@ -279,6 +354,7 @@ class TrainingJob : public Object
     uint32_t m_themisActive{1};  //!< its active chunk-phases per dimension
     TracedCallback<Ptr<ThemisCollective>> m_scheduledTrace;
     uint64_t m_collectivesCreated{0};
+    uint64_t m_createdForMessages{0};
     uint64_t m_scheduledCreated{0};
 
     /// Let go of a collective whose group is done (scheduled: its last end is on the stack).
@@ -292,7 +368,7 @@ class TrainingJob : public Object
         tn_pass pass;
         int keyPass; //!< pass of its layer key (RECOMPUTE_PASS for a recomputed fwd)
         bool blocking;
-        uint32_t membersLeft;      //!< members whose part has not ended
+        uint32_t membersLeft;      //!< members (of this process) whose part has not ended
         std::vector<uint32_t> key; //!< in m_collectives
     };
 

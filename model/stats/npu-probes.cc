@@ -338,6 +338,10 @@ TrainingJobProbe::TrainingJobProbe(StatsRecorder* recorder,
     job->TraceConnectWithoutContext("IterationEnd",
                                     MakeCallback(&TrainingJobProbe::IterationEnd, this));
     job->TraceConnectWithoutContext("LayerEnd", MakeCallback(&TrainingJobProbe::LayerEnd, this));
+    // followed from their creation: over MPI ranks a message may name a collective before
+    // any member on this rank starts it (in one process its creator starts it at once)
+    job->TraceConnectWithoutContext("CollectiveCreated",
+                                    MakeCallback(&TrainingJobProbe::CollectiveCreated, this));
     // operations the job schedules at run time get their own collective row
     job->TraceConnectWithoutContext("ScheduledCreated",
                                     MakeCallback(&TrainingJobProbe::ScheduledCreated, this));
@@ -348,6 +352,12 @@ TrainingJobProbe::DoDispose()
 {
     m_collectives = nullptr;
     StatsProbe::DoDispose();
+}
+
+void
+TrainingJobProbe::CollectiveCreated(Ptr<Collective> collective)
+{
+    m_collectives->AddCollective(collective);
 }
 
 void

@@ -85,8 +85,8 @@ class CollectiveProbe : public StatsProbe
 /**
  * \ingroup training-net
  * \brief Probe of a training job: one iteration row per NPU and iteration (IterationEnd),
- * one layer row per NPU, layer and pass (LayerEnd); the operations it schedules at run time
- * (ScheduledCreated) go to the collective probe.
+ * one layer row per NPU, layer and pass (LayerEnd); its collectives (CollectiveCreated) and
+ * the operations it schedules at run time (ScheduledCreated) go to the collective probe.
  */
 class TrainingJobProbe : public StatsProbe
 {
@@ -107,9 +107,10 @@ class TrainingJobProbe : public StatsProbe
     void DoDispose() override;
     void IterationEnd(const TrainingIterationRecord& record);
     void LayerEnd(const TrainingLayerRecord& record);
+    void CollectiveCreated(Ptr<Collective> collective);
     void ScheduledCreated(Ptr<ThemisCollective> collective);
 
-    Ptr<CollectiveProbe> m_collectives; //!< where run-time operations go
+    Ptr<CollectiveProbe> m_collectives; //!< where collectives and run-time operations go
 };
 
 } // namespace ns3
