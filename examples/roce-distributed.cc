@@ -22,6 +22,14 @@
 //                                     --timing adds each rank's events and the wall time of
 //                                     Simulator::Run (bench/bench-mpi.sh), --stop=NS a stop
 //                                     time (the null-message engine needs one)
+//   roce-distributed --case=training --workload=Resnet50_DataParallel.txt --topology=fattree:k=4
+//                                     one iteration of a training workload (TrainingJob);
+//                                     --slow=8-15 runs those NPUs' clocks 4x slower, so that
+//                                     the others reach each collective first and their
+//                                     messages reach another rank before its NPUs created the
+//                                     collective; every transfer's lines as above, every NPU's
+//                                     iteration (at its rank), and per rank the collectives
+//                                     created for a message
 //
 // Run it as `mpirun -np 2 roce-distributed ...` (ns-3 built with --enable-mpi) or alone. Every
 // rank prints the messages its own NICs completed or received and the PFC frames and CNPs its
@@ -36,6 +44,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -84,6 +93,13 @@ struct Log
           << " src=" << r.srcNode << " dst=" << r.dstNode << " bytes=" << r.bytes
           << " lane=" << r.lane << " at=" << r.issue.GetNanoSeconds();
         lines.push_back(s.str());
+    }
+
+    /// Log the transfers of a collective a training job created.
+    void Follow(Ptr<Collective> c)
+    {
+        c->TraceConnectWithoutContext("TransferIssued", MakeCallback(&Log::Issued, this));
+        c->TraceConnectWithoutContext("TransferReady", MakeCallback(&Log::Ready, this));
     }
 
     void Ready(const CollectiveTransferRecord& r)
@@ -263,6 +279,99 @@ RunCollective(const std::string& spec,
     return 0;
 }
 
+/**
+ * The training case: one iteration of a workload, lines of every transfer and NPU iteration
+ * this rank sees.
+ * \return exit status
+ */
+int
+RunTraining(const std::string& spec,
+            const std::string& workload,
+            const std::string& slowText,
+            const std::string& partitionText)
+{
+    const uint32_t ranks = DistributedHelper::GetSize();
+    tn_topology* topo = nullptr;
+    tn_error err;
+    const bool parsed = tn_topology_from_spec(spec.c_str(), &topo, &err) == TN_OK;
+    DistributedHelper::ExitUnlessAll(parsed, std::string("error: --topology: ") + err.message);
+    uint32_t slowFirst = 1;
+    uint32_t slowLast = 0;
+    char rest = 0;
+    DistributedHelper::ExitUnlessAll(
+        slowText.empty() ||
+            std::sscanf(slowText.c_str(), "%u-%u%c", &slowFirst, &slowLast, &rest) == 2,
+        "error: --slow: '" + slowText + "' is not FIRST-LAST (NPU ranks)");
+    RoceHelper roce;
+    if (!partitionText.empty())
+    {
+        roce.SetPartition(ParsePartitionOrExit(partitionText, topo, ranks));
+    }
+    const std::string bad = roce.Check(topo);
+    DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    collectives.SetKeepCollectives(false);
+    collectives.Install(topo, roce);
+    NpuHelper npus;
+    npus.Install(roce.GetFabric().npus);
+    for (uint32_t r = slowFirst; r <= slowLast && r < npus.GetEndpoints().size(); r++)
+    {
+        npus.GetEndpoint(r)->SetAttribute("ClockRate", UintegerValue(250000000));
+    }
+    TrainingHelper training;
+    std::string error;
+    Ptr<TrainingJob> job;
+    if (training.Load(workload, &error))
+    {
+        job = training.Install(collectives, npus, 0, &error);
+    }
+    DistributedHelper::ExitUnlessAll(job != nullptr, "error: --workload: " + error);
+    Log log;
+    job->TraceConnectWithoutContext("CollectiveCreated", MakeCallback(&Log::Follow, &log));
+    job->Start();
+    Simulator::Run();
+    std::ostringstream out;
+    int64_t end = 0;
+    for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+    {
+        for (const TrainingIterationRecord& it : job->GetIterations(r))
+        {
+            std::ostringstream s;
+            s << "iteration npu=" << r << " it=" << it.iteration
+              << " start=" << it.start.GetNanoSeconds() << " end=" << it.end.GetNanoSeconds()
+              << " compute=" << it.compute.GetNanoSeconds()
+              << " exposed=" << it.exposed.GetNanoSeconds();
+            log.lines.push_back(s.str());
+            end = std::max(end, it.end.GetNanoSeconds());
+        }
+    }
+    end = int64_t(DistributedHelper::MaxAll(double(end)));
+    const bool complete = DistributedHelper::AllOf(job->IsComplete());
+    const uint64_t held = DistributedHelper::SumAll(job->GetHeldMessages());
+    std::sort(log.lines.begin(), log.lines.end());
+    for (const auto& line : log.lines)
+    {
+        out << line << "\n";
+    }
+    if (DistributedHelper::GetRank() == 0)
+    {
+        out << "training " << workload.substr(workload.find_last_of('/') + 1) << " on " << spec
+            << ": " << end << " ns\n";
+    }
+    out << "rank " << DistributedHelper::GetRank() << " of " << ranks << ": lookahead "
+        << roce.GetLookahead().GetNanoSeconds() << " ns, " << job->GetCollectiveCount()
+        << " collectives, " << job->GetCreatedForMessages() << " created for a message\n";
+    Emit(out.str());
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    DistributedHelper::ExitUnlessAll(complete && held == 0,
+                                     "error: the training job did not complete (" +
+                                         std::to_string(held) + " messages held)");
+    DistributedHelper::Disable();
+    return 0;
+}
+
 } // namespace
 
 int
@@ -278,11 +387,13 @@ main(int argc, char** argv)
     bool timing = false;
     uint64_t stopNs = 0;
     std::string db;
+    std::string workload;
+    std::string slow;
     const std::string program = "roce-distributed";
     ProgramOptions options(program, __FILE__);
     options.AddString("case",
-                      "write (2 NPUs, one cable), incast (8 to 1 through a switch) or "
-                      "collective",
+                      "write (2 NPUs, one cable), incast (8 to 1 through a switch), "
+                      "collective or training",
                       &which);
     options.AddBytes("bytes",
                      "message size (0: 1 MB for write, 2 MB per sender for incast)",
@@ -304,6 +415,8 @@ main(int argc, char** argv)
                      uint64_t(0),
                      uint64_t(INT64_MAX),
                      &stopNs);
+    options.AddString("workload", "training: an ASTRA-sim workload file", &workload);
+    options.AddString("slow", "training: NPU ranks FIRST-LAST whose clocks run 4x slower", &slow);
     options.AddString("db",
                       "collective: record the run into this results database (each rank its "
                       "own nodes, joined by rank 0)",
@@ -312,11 +425,12 @@ main(int argc, char** argv)
     const bool parsed = options.Parse(argc, argv);
     DistributedHelper::ExitUnlessAll(parsed, DistributedHelper::ReleaseErrors(), 2);
     DistributedHelper::ExitUnlessAll(
-        which == "write" || which == "incast" || which == "collective",
+        which == "write" || which == "incast" || which == "collective" || which == "training",
         ProgramOptions::ErrorLine(program,
-                                  "--case: '" + which + "' is not write, incast or collective"),
+                                  "--case: '" + which +
+                                      "' is not write, incast, collective or training"),
         2);
-    for (const char* name : {"topology", "algorithm", "routing", "timing", "stop", "db"})
+    for (const char* name : {"algorithm", "routing", "timing", "stop", "db"})
     {
         // the write and the incast have their own fabric and record nothing
         DistributedHelper::ExitUnlessAll(which == "collective" || !options.IsGiven(name),
@@ -327,6 +441,27 @@ main(int argc, char** argv)
                                                                        which),
                                          2);
     }
+    for (const char* name : {"workload", "slow"})
+    {
+        DistributedHelper::ExitUnlessAll(which == "training" || !options.IsGiven(name),
+                                         ProgramOptions::ErrorLine(program,
+                                                                   std::string("--") + name +
+                                                                       ": only --case=training "
+                                                                       "takes it, not --case=" +
+                                                                       which),
+                                         2);
+    }
+    DistributedHelper::ExitUnlessAll(
+        (which == "collective" || which == "training") || !options.IsGiven("topology"),
+        ProgramOptions::ErrorLine(program,
+                                  "--topology: only --case=collective and --case=training take "
+                                  "it, not --case=" +
+                                      which),
+        2);
+    DistributedHelper::ExitUnlessAll(
+        which != "training" || !workload.empty(),
+        ProgramOptions::ErrorLine(program, "--case=training needs --workload"),
+        2);
     DistributedHelper::ExitUnlessAll(!options.IsGiven("db") || !db.empty(),
                                      ProgramOptions::ErrorLine(program, "--db: an empty path"),
                                      2);
@@ -336,6 +471,13 @@ main(int argc, char** argv)
     if (bytes == 0)
     {
         bytes = incast ? 2000000 : 1000000;
+    }
+    if (which == "training")
+    {
+        return RunTraining(options.IsGiven("topology") ? topologySpec : "fattree:k=4",
+                           workload,
+                           slow,
+                           partitionText);
     }
     if (which == "collective")
     {

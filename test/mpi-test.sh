@@ -19,11 +19,15 @@
 #     fattree:k=8 ring with the granted engine: every transfer line equal to one process;
 #   - bad partitions (a node twice, a node left out, another number of ranks, more ranks than
 #     nodes) are refused before anything runs: non-zero exit, one error line;
+#   - roce-distributed --case=training: a ResNet-50 iteration with the NPUs of rank 1 slower,
+#     so that messages reach rank 1 before its NPUs reach each collective: the same transfer
+#     and iteration lines as one process;
 #   - the programs as users run them, under mpirun with no other change: training-net-run of a
 #     scenario (with its own `partition`, a sweep of 2 points run one after the other in the
 #     same ranks), the quickstart and collective-comparison (2 runs) give the same database
-#     rows on 2 ranks as in one process; a bad `partition` key and a run-time scheduler are
-#     refused on every rank with one line.
+#     rows on 2 ranks as in one process, and so does a ResNet-50 iteration on 16 NPUs
+#     ([training]); a bad `partition` key and a run-time scheduler (of a collective or of a
+#     training job) are refused on every rank with one line.
 # Usage: mpi-test.sh EXAMPLES_DIR [MPIRUN...]
 #   EXAMPLES_DIR holds the example programs (any ns3.37-<name>-<profile> prefix and suffix)
 #   MPIRUN defaults to: mpirun -np 2 --allow-run-as-root --oversubscribe
@@ -118,6 +122,42 @@ compare granted "fattree:k=8 ring planned" --case=collective --topology=fattree:
     --routing=planned --bytes=262144
 compare granted "fattree:k=8 ring ecmp" --case=collective --topology=fattree:k=8 --algorithm=ring \
     --routing=ecmp --bytes=262144
+
+# A training job whose messages reach a rank before its NPUs reach the collective: one ResNet-50
+# iteration on fattree:k=4 with NPUs 8-15 (rank 1) 4x slower, so rank 0's NPUs reach every
+# weight-gradient all-reduce first and rank 1 creates each collective when a message names it
+# (TrainingJob::GetCreatedForMessages); every transfer line and every NPU's iteration equal one
+# process's (granted engine)
+rm -f "$tmp"/lines.*
+if ! "$distributed" --case=training --workload="$workloads/Resnet50_DataParallel.txt" \
+    --slow=8-15 --out="$tmp/lines" 2> "$tmp/one.err"; then
+    fail "training with slow NPUs in one process: $(cat "$tmp/one.err")"
+else
+    cat "$tmp"/lines.* > "$tmp/one.out"
+    grep -v '^rank ' "$tmp/one.out" | sort > "$tmp/one"
+    rm -f "$tmp"/lines.*
+    if ! TN_MPI_ENGINE=granted "$mpirun" $mpiflags -np 2 "$distributed" --case=training \
+        --workload="$workloads/Resnet50_DataParallel.txt" --slow=8-15 --out="$tmp/lines" \
+        2> "$tmp/two.err"; then
+        fail "training with slow NPUs on 2 ranks: $(cat "$tmp/two.err")"
+    else
+        cat "$tmp"/lines.* > "$tmp/two.out"
+        grep -v '^rank ' "$tmp/two.out" | sort > "$tmp/two"
+        early=$(sed -n 's/^rank 1 of 2: .*, \([0-9]*\) created for a message$/\1/p' "$tmp/two.out")
+        iterations=$(grep -c '^iteration ' "$tmp/two")
+        if ! cmp -s "$tmp/one" "$tmp/two"; then
+            fail "training with slow NPUs: 2 ranks differ from one process:"
+            diff "$tmp/one" "$tmp/two" | head -n 20
+        elif [ -z "$early" ] || [ "$early" = 0 ] || [ "$iterations" != 16 ]; then
+            fail "training with slow NPUs: rank 1 created '$early' collectives for a message," \
+                "$iterations iterations (expected some, and 16)"
+        else
+            echo "ok: training with slow NPUs on 2 ranks (granted engine) = one process" \
+                "($(wc -l < "$tmp/one") lines; $(grep '^training ' "$tmp/one"));" \
+                "rank 1 created $early collectives for a message"
+        fi
+    fi
+fi
 
 # One results database: every rank records its own nodes into the same file and run (rank 0
 # begins it and sets its status; a transfer between ranks is one row of the sender's issue
