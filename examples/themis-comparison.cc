@@ -161,7 +161,7 @@ main(int argc, char* argv[])
             Ptr<ThemisCollective> c = collectives.CreateScheduled(request, &error);
             if (c)
             {
-                recorder->AddScheduledCollective(c);
+                stats.AddScheduledCollective(c);
                 // scheduled at run time: no cost model estimate
                 stats.LimitSimulatedTime(StatsHelper::TransferBound(topo, bytes),
                                          "its bytes twice over the slowest link");

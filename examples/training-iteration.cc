@@ -178,7 +178,7 @@ main(int argc, char* argv[])
                         "memory B/net B");
             headed = true;
         }
-        recorder->AddTrainingJob(job);
+        stats.AddTrainingJob(job);
         stats.LimitSimulatedTime(training.GetCostBound(topo, npus, iterations),
                                  "the workload's compute and collective bytes");
         job->Start();

@@ -295,12 +295,12 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
     {
         if (c)
         {
-            recorder->AddScheduledCollective(c); // its row: scheduler 'run-time'
+            stats.AddScheduledCollective(c); // its row: scheduler 'run-time'
         }
     }
     if (job)
     {
-        recorder->AddTrainingJob(job);
+        stats.AddTrainingJob(job);
         job->Start();
     }
     Time estimatedEnd = Seconds(0);
@@ -564,7 +564,7 @@ ScenarioRunner::Summarize(const std::string& path,
                " (SELECT sum(paused_ns) FROM port_sample p WHERE p.run_id = r.run_id),"
                " (SELECT count(*) FROM drop_event d WHERE d.run_id = r.run_id)"
                " FROM run r WHERE r.run_id = ?");
-    // A run-time scheduled operation (scheduler 'run-time', StatsRecorder::AddScheduledCollective)
+    // A run-time scheduled operation (scheduler 'run-time', StatsHelper::AddScheduledCollective)
     // is listed, its chunk-phase sub-collectives are not: Run creates the planned collectives
     // first, so every other row after the first scheduled operation's id is a sub-collective.
     const std::string notPhase =

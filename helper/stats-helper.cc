@@ -8,15 +8,21 @@
 #include "ns3/collective-executor.h"
 #include "ns3/data-rate.h"
 #include "ns3/distributed-helper.h"
+#include "ns3/flow-network.h"
 #include "ns3/log.h"
+#include "ns3/network-probes.h"
 #include "ns3/node.h"
+#include "ns3/npu-probes.h"
 #include "ns3/nstime.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-ideal-fct.h"
+#include "ns3/roce-switch.h"
 #include "ns3/simple-ref-count.h"
+#include "ns3/themis-collective.h"
 #include "ns3/tn-routing.h"
+#include "ns3/training-job.h"
 
 #include <algorithm>
 #include <map>
@@ -327,10 +333,8 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     }
     NS_ABORT_MSG_IF(fabric.nodes.GetN() != tn_topology_node_count(topo),
                     "StatsHelper: the RoceHelper did not install this topology");
-    if (roce.GetFlowNetwork() && transport)
-    {
-        recorder->SetFlowNetwork(roce.GetFlowNetwork(), transport->GetMtu());
-    }
+    // flow level: a node's ports are the out-links of the fluid network
+    Ptr<FlowNetwork> fluid = transport ? roce.GetFlowNetwork() : nullptr;
     for (uint32_t v = 0; v < tn_topology_node_count(topo); ++v)
     {
         if (!roce.IsLocal(v))
@@ -339,11 +343,15 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
         }
         const bool npu = tn_topology_node_kind(topo, v) == TN_NODE_NPU;
         Ptr<Node> node = fabric.nodes.Get(v);
-        recorder->AddNode(node, v, npu ? int64_t(tn_topology_node_rank(topo, v)) : -1);
+        Ptr<StatsProbe> ports =
+            fluid && !node->GetObject<RoceSwitch>()
+                ? FlowNetworkPortProbe::Attach(PeekPointer(recorder), fluid, transport->GetMtu(), v)
+                : nullptr;
+        recorder->AddNode(node, v, npu ? int64_t(tn_topology_node_rank(topo, v)) : -1, ports);
         Ptr<CollectiveExecutor> executor = node->GetObject<CollectiveExecutor>();
         if (executor)
         {
-            recorder->AddExecutor(executor);
+            recorder->GetCollectiveProbe()->AddExecutor(executor);
         }
     }
     for (uint32_t i = 0; i < tn_topology_link_count(topo); ++i)
@@ -382,6 +390,22 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     recorder->Start();
     m_recorder = recorder;
     return true;
+}
+
+void
+StatsHelper::AddTrainingJob(Ptr<TrainingJob> job)
+{
+    NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    m_recorder->AddProbe(CreateObject<TrainingJobProbe>(PeekPointer(m_recorder),
+                                                        job,
+                                                        m_recorder->GetCollectiveProbe()));
+}
+
+void
+StatsHelper::AddScheduledCollective(Ptr<ThemisCollective> collective)
+{
+    NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    m_recorder->GetCollectiveProbe()->AddScheduledCollective(collective);
 }
 
 void

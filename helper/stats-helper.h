@@ -18,6 +18,8 @@ namespace ns3
 {
 
 class RoceHelper;
+class ThemisCollective;
+class TrainingJob;
 
 /**
  * \ingroup training-net
@@ -115,6 +117,24 @@ class StatsHelper
     {
         return m_recorder;
     }
+
+    /**
+     * Record a training job in the last Install's run: its TrainingJobProbe (one iteration
+     * row per NPU and iteration, one layer row per NPU, layer and pass; the operations it
+     * schedules at run time go to the recorder's CollectiveProbe). Before the job starts.
+     * \param job the job
+     */
+    void AddTrainingJob(Ptr<TrainingJob> job);
+
+    /**
+     * Follow a collective scheduled at run time in the last Install's run (before it starts;
+     * the recorder's CollectiveProbe). Its chunk-phase sub-collectives are recorded as any
+     * collective (they are what the executors run); the whole operation gets a row of its
+     * own, at its end (or at Finish): its id, the scheduler's name as algorithm, scheduler
+     * "run-time", the sum of its phases' transfers, no estimate (0).
+     * \param collective the operation
+     */
+    void AddScheduledCollective(Ptr<ThemisCollective> collective);
 
     /// How many times its plan's cost a run may last in simulated time (LimitSimulatedTime).
     static constexpr uint32_t SIMULATED_TIME_FACTOR = 1000;

@@ -658,7 +658,7 @@ class TrainingDatabaseTestCase : public TnDataTestCase
                               error);
         Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &error);
         NS_TEST_ASSERT_MSG_NE(job, nullptr, error);
-        recorder->AddTrainingJob(job);
+        stats.AddTrainingJob(job);
         job->Start();
         Simulator::Run();
         stats.Finish("ok", Simulator::Now().GetNanoSeconds());

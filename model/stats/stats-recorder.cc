@@ -6,21 +6,14 @@
 #include "network-probes.h"
 #include "npu-probes.h"
 
-// collective-executor.h, collective.h, flow-network.h, themis-collective.h and training-job.h
-// only give the public API's Ptr arguments the complete types Ptr needs: the probes use them
 #include "ns3/boolean.h"
-#include "ns3/collective-executor.h"
-#include "ns3/collective.h"
-#include "ns3/flow-network.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/port-counters.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
-#include "ns3/themis-collective.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-version.h"
-#include "ns3/training-job.h"
 #include "ns3/uinteger.h"
 
 #include <sstream>
@@ -128,7 +121,6 @@ StatsRecorder::DoDispose()
         probe->Dispose();
     }
     m_probes.clear();
-    m_fluid = nullptr;
     if (m_collectiveProbe)
     {
         m_collectiveProbe->Dispose();
@@ -199,42 +191,39 @@ StatsRecorder::Check(tn_status status, const tn_error& err)
 }
 
 void
-StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank)
+StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsProbe> ports)
 {
     NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
-    // a node of an ns-3 study (internet stack, point-to-point devices) has no RoceSwitch
-    // at flow level the ports are the out-links of the fluid network
+    // a node of an ns-3 study (internet stack, point-to-point devices) has no RoceSwitch;
+    // at flow level `ports` has registered the out-links of the fluid network
     Ptr<RoceSwitchProbe> sw = RoceSwitchProbe::Attach(this, node, topoId);
-    Ptr<FlowNetworkPortProbe> fluid =
-        !sw && m_fluid ? FlowNetworkPortProbe::Attach(this, m_fluid, m_fluidMtu, topoId) : nullptr;
+    NS_ASSERT_MSG(!(sw && ports), "StatsRecorder: node " << topoId << " has a RoceSwitch");
     Ptr<PointToPointPortProbe> p2p =
-        sw || fluid ? nullptr : PointToPointPortProbe::Attach(this, node, topoId);
+        sw || ports ? nullptr : PointToPointPortProbe::Attach(this, node, topoId);
     Ptr<RdmaNicProbe> nic = RdmaNicProbe::Attach(this, node);
-    const uint32_t ports = sw      ? sw->GetNPorts()
-                           : fluid ? fluid->GetNCounterPorts()
-                                   : p2p->GetNCounterPorts();
+    uint32_t nPorts = sw ? sw->GetNPorts() : p2p ? p2p->GetNCounterPorts() : 0;
+    if (ports)
+    {
+        for (const PortState& s : m_ports)
+        {
+            nPorts += s.node == topoId;
+        }
+    }
     m_nodes.insert(topoId);
-    tn_db_node row{topoId, nic ? "npu" : (sw || fluid ? "switch" : "node"), rank, ports};
+    tn_db_node row{topoId, nic ? "npu" : (sw || ports ? "switch" : "node"), rank, nPorts};
     tn_error err{};
     if (!m_failed)
     {
         Check(tn_db_add_node(m_db, m_runId, &row, &err), err);
     }
     for (Ptr<StatsProbe> probe :
-         {Ptr<StatsProbe>(sw), Ptr<StatsProbe>(fluid), Ptr<StatsProbe>(p2p), Ptr<StatsProbe>(nic)})
+         {Ptr<StatsProbe>(sw), ports, Ptr<StatsProbe>(p2p), Ptr<StatsProbe>(nic)})
     {
         if (probe)
         {
             m_probes.push_back(probe);
         }
     }
-}
-
-void
-StatsRecorder::SetFlowNetwork(Ptr<FlowNetwork> network, uint32_t mtu)
-{
-    m_fluid = network;
-    m_fluidMtu = mtu;
 }
 
 void
@@ -274,27 +263,16 @@ StatsRecorder::AddLink(const tn_db_link& link)
 }
 
 void
-StatsRecorder::AddExecutor(Ptr<CollectiveExecutor> executor)
+StatsRecorder::AddProbe(Ptr<StatsProbe> probe)
 {
-    m_collectiveProbe->AddExecutor(executor);
+    NS_ASSERT_MSG(probe, "StatsRecorder: AddProbe of a null probe");
+    m_probes.push_back(probe);
 }
 
-void
-StatsRecorder::AddCollective(Ptr<Collective> collective)
+Ptr<CollectiveProbe>
+StatsRecorder::GetCollectiveProbe() const
 {
-    m_collectiveProbe->AddCollective(collective);
-}
-
-void
-StatsRecorder::AddScheduledCollective(Ptr<ThemisCollective> collective)
-{
-    m_collectiveProbe->AddScheduledCollective(collective);
-}
-
-void
-StatsRecorder::AddTrainingJob(Ptr<TrainingJob> job)
-{
-    m_probes.push_back(CreateObject<TrainingJobProbe>(this, job, m_collectiveProbe));
+    return m_collectiveProbe;
 }
 
 void

@@ -24,15 +24,10 @@
 namespace ns3
 {
 
-class Collective;
-class FlowNetwork;
-class CollectiveExecutor;
 class CollectiveProbe;
 class Node;
 class PortCounters;
 class StatsProbe;
-class ThemisCollective;
-class TrainingJob;
 
 /**
  * \ingroup training-net
@@ -41,17 +36,19 @@ class TrainingJob;
  *
  * A StatsRecorder writes one run: BeginRun() adds the run row, AddNode() / AddLink()
  * describe the network and attach the probes of a node (model/stats/network-probes.h:
- * RoceSwitchProbe, PointToPointPortProbe, RdmaNicProbe), AddExecutor() follows the
- * collectives of an NPU and AddTrainingJob() a job (model/stats/npu-probes.h:
- * CollectiveProbe, TrainingJobProbe), Start() starts sampling every port each
- * SampleInterval, and Finish() takes the last sample, writes what is buffered and sets the
- * run's status. StatsHelper does all of it in one call.
+ * RoceSwitchProbe, PointToPointPortProbe, RdmaNicProbe), AddProbe() takes any other probe
+ * (a TrainingJobProbe of a job, model/stats/npu-probes.h), GetCollectiveProbe() is the
+ * run's CollectiveProbe (the executors, collectives and run-time operations it follows),
+ * Start() starts sampling every port each SampleInterval, and Finish() takes the last
+ * sample, writes what is buffered and sets the run's status. StatsHelper does all of it in
+ * one call and builds the probes from the model objects (StatsHelper::AddTrainingJob,
+ * AddScheduledCollective).
  *
  * As ns-3's FlowMonitor, the recorder knows its probes, not the model classes: each probe
  * connects to the trace sources of one kind of model object and hands rows to the recorder
  * (the Write* methods); ports are sampled through the PortCounters interface
  * (model/roce/port-counters.h) that a node's forwarding object implements (RoceSwitch) or a
- * probe adapts (PointToPointPortProbe).
+ * probe adapts (PointToPointPortProbe, FlowNetworkPortProbe).
  *
  * Rows: one per node, per directed link, per collective (at its end, or at Finish if it
  * did not end), per transfer (when its data is ready), per RDMA message (at its sender's
@@ -118,37 +115,30 @@ class StatsRecorder : public Object
     /**
      * Record a node and connect its sinks: its RoceSwitch (ports sampled, PFC, drops), its
      * ports' devices (drops) and its RdmaNic (flows), when it has them.
+     *
+     * A node whose ports no RoceSwitch gives may come with `ports`, a probe that has
+     * registered them (AddPorts; at flow level the FlowNetworkPortProbe of its out-links),
+     * instead of its point-to-point devices; the recorder owns it as any probe.
      * \param node the node \param topoId its topology id \param rank NPU rank or -1
+     * \param ports the probe of its ports, or null
      */
-    void AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank);
-    /**
-     * Flow level: the nodes added after this call have the out-links of the network's
-     * topology as ports, sampled from the fluid rates (utilisation; queue, pause, ECN and drop
-     * columns 0; tx_packets counts full packets of `mtu` payload bytes).
-     * \param network the fluid network \param mtu payload bytes per packet
-     */
-    void SetFlowNetwork(Ptr<FlowNetwork> network, uint32_t mtu);
+    void AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsProbe> ports = nullptr);
     /** \param link a directed link row */
     void AddLink(const tn_db_link& link);
-    /** \param executor follow the collectives this NPU takes part in */
-    void AddExecutor(Ptr<CollectiveExecutor> executor);
-    /** \param collective follow a collective (before it starts) */
-    void AddCollective(Ptr<Collective> collective);
     /**
-     * Follow a collective scheduled at run time (before it starts). Its chunk-phase
-     * sub-collectives are recorded as any collective (they are what the executors run); the
-     * whole operation gets a row of its own, at its end (or at Finish): its id, the
-     * scheduler's name as algorithm, scheduler "run-time", the sum of its phases' transfers,
-     * no estimate (0).
-     * \param collective the operation
+     * Own a probe (disposed with the recorder), e.g. a TrainingJobProbe; a probe connects
+     * itself to its model object when it is made.
+     * \param probe the probe
      */
-    void AddScheduledCollective(Ptr<ThemisCollective> collective);
-
+    void AddProbe(Ptr<StatsProbe> probe);
     /**
-     * Record a training job's iterations (table iteration), one row per NPU and iteration.
-     * \param job the job
+     * The run's collective probe: it follows the collectives of the executors, collectives
+     * and run-time operations given to it (CollectiveProbe::AddExecutor, AddCollective,
+     * AddScheduledCollective); the recorder has it write the rows of those that did not end
+     * at Finish, and joined over the ranks at GatherCollectives.
+     * \return the probe
      */
-    void AddTrainingJob(Ptr<TrainingJob> job);
+    Ptr<CollectiveProbe> GetCollectiveProbe() const;
     /** \param cb ideal FCT of a message (flow rows' ideal_fct_ns and slowdown) */
     void SetIdealFctCallback(IdealFctCallback cb);
 
@@ -364,8 +354,6 @@ class StatsRecorder : public Object
     std::chrono::steady_clock::time_point m_wallStart;
     std::vector<PortState> m_ports;
     std::vector<Ptr<StatsProbe>> m_probes;  //!< the probes of nodes and jobs
-    Ptr<FlowNetwork> m_fluid;               //!< flow level: the network whose links are ports
-    uint32_t m_fluidMtu{0};                 //!< flow level: payload bytes per packet
     Ptr<CollectiveProbe> m_collectiveProbe; //!< the collectives of the run
     IdealFctCallback m_idealFct;
     RankSyncCallback m_rankSync;
