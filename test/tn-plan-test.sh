@@ -150,8 +150,38 @@ check "given order: exit $rc" [ "$rc" = 0 ]
 check "given order: first transfer 3 -> 1" [ "$(sed -n 2p "$tmp/o.csv" | cut -d, -f2,3)" = "3,1" ]
 check "given order: verified '$(field verified)'" [ "$(field verified)" = yes ]
 
+# ---- --algorithm auto: the ranking of every algorithm that applies ------------------
+# Each ranked line's estimate is the one tn-plan prints for that algorithm alone; the
+# lines are in ascending order; the first is the choice, whose summary follows.
+for topo in torus:4x4 ring:6; do
+    run --topology $topo --algorithm auto --size 1MiB
+    check "auto on $topo: exit $rc ($(cat "$tmp/err"))" [ "$rc" = 0 ]
+    cp "$tmp/out" "$tmp/auto"
+    awk '/^ +[0-9]+ / { print $2, $3 }' "$tmp/auto" > "$tmp/ranked"
+    check "auto on $topo: some ranked" [ -s "$tmp/ranked" ]
+    check "auto on $topo: ascending" sh -c "sort -s -g -k2 '$tmp/ranked' | cmp -s - '$tmp/ranked'"
+    while read -r algo est; do
+        run --topology $topo --algorithm "$algo" --size 1MiB --no-verify
+        alone=$(field estimate | cut -d' ' -f1)
+        check "auto on $topo: $algo ranked at $est us, alone $alone us" [ "$alone" = "$est" ]
+    done < "$tmp/ranked"
+    chosen=$(head -1 "$tmp/ranked" | cut -d' ' -f1)
+    check "auto on $topo: first line chosen" grep -Eq "^ +1 $chosen .* chosen$" "$tmp/auto"
+    check "auto on $topo: summary of $chosen" grep -q "^algorithm     $chosen\$" "$tmp/auto"
+done
+# inapplicable algorithms are skipped with their reason: swing needs 2^k ranks, ring2d a 2D torus
+check "auto on ring:6: swing skipped" grep -Eq "^ +- swing +skipped: swing: " "$tmp/auto"
+check "auto on ring:6: ring2d skipped" grep -Eq "^ +- ring2d +skipped: ring2d: " "$tmp/auto"
+run --topology torus:4x4 --algorithm auto --size 1MiB --program generated
+check "auto generated: exit $rc" [ "$rc" = 0 ]
+check "auto generated: multitree skipped" \
+    grep -Eq "^ +- multitree +skipped: multitree: no rank-local generator" "$tmp/out"
+check "auto generated: estimates on programs" grep -Eq "^ +1 .* programs +chosen$" "$tmp/out"
+expect_error 1 "auto: no algorithm applies to all-to-all on ring:4: direct: takes no rank order" \
+    --topology ring:4 --algorithm auto --size 1MiB --collective alltoall --rank-order 0,1,3,2
+
 # ---- errors -------------------------------------------------------------------------
-expect_error 2 "algorithm.*unknown algorithm.*'nope'" \
+expect_error 2 "algorithm.*unknown algorithm \\(see --list; auto ranks them all\\) 'nope'" \
     --topology ring:8 --algorithm nope --size 1MB
 expect_error 2 "topology.*unknown kind 'blob'" --topology blob:8 --algorithm ring --size 1MB
 expect_error 2 "size '12XB': unknown size unit 'XB'" --topology ring:8 --algorithm ring --size 12XB

@@ -10,6 +10,9 @@
  *           [--program auto|generated|schedule]
  *   tn-plan --list
  *
+ * --algorithm auto ranks every algorithm that applies (tn_tune_rank, tn-tune.h) on the path
+ * --program takes, prints the ranking (each candidate, its estimate, the chosen one, the
+ * skipped ones with their reason), then the summary of the choice.
  * Summary: ranks, steps, transfers, total bytes, max bytes per link, rank order
  * (ring algorithms), verified (tn_verify_schedule), contention report
  * (conflicting (link, step) pairs), estimated time (tn_cost_estimate), for a
@@ -42,6 +45,7 @@
 #include "ns3/tn-rank-order.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-tune.h"
 #include "ns3/tn-verify.h"
 
 #include <errno.h>
@@ -58,7 +62,8 @@ static const char* usage_text =
     "  --topology SPEC     topology spec (see --list) or @FILE for an HPCC-style file\n"
     "  --collective NAME   allreduce (default), reducescatter, allgather, alltoall,\n"
     "                      broadcast, reduce\n"
-    "  --algorithm NAME    registry name (see --list)\n"
+    "  --algorithm NAME    registry name (see --list), or auto: every algorithm that\n"
+    "                      applies ranked by its estimate (printed), the best planned\n"
     "  --size BYTES        bytes S, units B, KB, MB, GB (1000) or KiB, MiB, GiB (1024)\n"
     "  --chunks C          chunks (default 1; themis 64)\n"
     "  --ports P           MultiTree ports per node (default: the NPU's cables)\n"
@@ -103,8 +108,9 @@ bad_arg(const char* option, const char* value, const char* why)
     return 2;
 }
 
-/* auto: the materialised schedule up to this many transfers, the generated path beyond */
-#define TN_PLAN_AUTO_TRANSFERS 1000000
+/* auto: the materialised schedule up to this many transfers, the generated path beyond (the
+ * tuner's threshold, so that --algorithm auto ranks the estimates this program prints) */
+#define TN_PLAN_AUTO_TRANSFERS TN_TUNE_SCHEDULE_TRANSFERS
 
 static int
 parse_u32(const char* s, uint32_t* out)
@@ -375,6 +381,39 @@ print_ring_closed_form(const tn_topology* topo, uint32_t ranks, uint64_t bytes)
            l->rate_bps);
 }
 
+/* --algorithm auto: rank every algorithm that applies (tn_tune_rank) on the path the summary
+ * takes, print the ranking, and return the choice in *chosen. */
+static int
+print_ranking(const tn_topology* topo,
+              const tn_plan_request* req,
+              const char* path,
+              const tn_algorithm** chosen)
+{
+    tn_tune_options options;
+    tn_tune_options_init(&options);
+    options.path = strcmp(path, "generated") == 0  ? TN_TUNE_GENERATED
+                   : strcmp(path, "schedule") == 0 ? TN_TUNE_SCHEDULE
+                                                   : TN_TUNE_AUTO_PATH;
+    tn_tune_ranking* ranking = NULL;
+    tn_error err;
+    if (tn_tune_rank(topo, req, &options, &ranking, &err))
+    {
+        fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
+        return 1;
+    }
+    char b1[64];
+    human_bytes(req->bytes, b1, sizeof(b1));
+    printf("auto          %u of %u algorithms apply to %s of %s; ranked by estimate:\n",
+           tn_tune_ranked(ranking),
+           tn_tune_count(ranking),
+           tn_collective_name(req->collective),
+           b1);
+    tn_tune_write(ranking, stdout);
+    *chosen = tn_algorithm_find(tn_tune_best(ranking)->algorithm);
+    tn_tune_ranking_destroy(ranking);
+    return check_written(stdout, "the ranking to stdout");
+}
+
 /* The generated path: rank-local programs and the per-step estimate, no DAG. */
 static int
 plan_generated(const tn_topology* topo,
@@ -565,8 +604,8 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--algorithm") == 0)
         {
-            if (tn_algorithm_find(val) == NULL)
-                return bad_arg(opt, val, "unknown algorithm (see --list)");
+            if (tn_tune_algorithm_check(val, &err) != TN_OK)
+                return bad_arg(opt, val, "unknown algorithm (see --list; auto ranks them all)");
             req.algorithm = val;
         }
         else if (strcmp(opt, "--size") == 0)
@@ -646,13 +685,16 @@ main(int argc, char** argv)
         return bad_arg("--size", NULL, "is required");
     if (!have_chunks && strcmp(req.algorithm, "themis") == 0)
         req.chunks = 64;
+    if (!have_chunks && tn_tune_is_auto(req.algorithm))
+        req.chunks = 0; /* each candidate its own default, as when named: themis 64, others 1 */
     if (order_arg && strcmp(order_arg, "auto") != 0 && strcmp(order_arg, "identity") != 0 &&
         parse_order(order_arg, &order, &order_count))
         return bad_arg("--rank-order",
                        order_arg,
                        "must be auto, identity or comma separated ranks");
+    const bool tune = tn_tune_is_auto(req.algorithm);
     const tn_algorithm* algo = tn_algorithm_find(req.algorithm);
-    if (order_arg && strcmp(order_arg, "auto") != 0 && !algo->takes_rank_order)
+    if (order_arg && strcmp(order_arg, "auto") != 0 && !tune && !algo->takes_rank_order)
     {
         free(order);
         return bad_arg("--rank-order",
@@ -693,7 +735,11 @@ main(int argc, char** argv)
     {
         req.rank_order = order;
         req.rank_order_count = order_count;
-        if (tn_rank_order_validate(algo->name, order, order_count, npus, &err))
+        if (tn_rank_order_validate(tune ? TN_TUNE_AUTO : algo->name,
+                                   order,
+                                   order_count,
+                                   npus,
+                                   &err))
             arg_error = bad_arg("--rank-order", NULL, err.message);
     }
     if (!arg_error && dump && output)
@@ -707,6 +753,22 @@ main(int argc, char** argv)
         free(order);
         tn_topology_destroy(topo);
         return arg_error;
+    }
+
+    if (tune)
+    {
+        /* the ranking, then the summary of the choice */
+        int code = print_ranking(topo, &req, path, &algo);
+        if (code)
+        {
+            if (out_file)
+                fclose(out_file);
+            free(order);
+            tn_topology_destroy(topo);
+            return code;
+        }
+        req.algorithm = algo->name;
+        req.chunks = req.chunks ? req.chunks : tn_algorithm_default_chunks(algo);
     }
 
     /* the path: the generated one where the schedule would be large */

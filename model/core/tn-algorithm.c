@@ -175,6 +175,12 @@ tn_algorithm_find(const char* name)
     return NULL;
 }
 
+uint32_t
+tn_algorithm_default_chunks(const tn_algorithm* algorithm)
+{
+    return algorithm && strcmp(algorithm->name, "themis") == 0 ? 64u : 1u;
+}
+
 static const char* const themis_policy_names[] =
     {[TN_THEMIS_FIFO] = "fifo", [TN_THEMIS_SCF] = "scf"};
 #define THEMIS_POLICY_COUNT (sizeof(themis_policy_names) / sizeof(themis_policy_names[0]))

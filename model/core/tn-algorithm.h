@@ -173,6 +173,10 @@ extern "C"
     /** Entry by name or alias (exact, case-sensitive); NULL if unknown. */
     const tn_algorithm* tn_algorithm_find(const char* name);
 
+    /** The chunks an algorithm plans when the request leaves them 0: 64 for themis (its
+     *  chunk-phases), 1 for every other; the tuner ranks each candidate with its own. */
+    uint32_t tn_algorithm_default_chunks(const tn_algorithm* algorithm);
+
     /**
      * Whether the request can be planned on topo: algorithm known, collective
      * supported, topology present if needed, ranks/root/chunks valid, rank order

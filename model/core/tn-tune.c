@@ -1,0 +1,366 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The algorithm tuner (contract in tn-tune.h).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
+#include "tn-tune.h"
+
+#include "tn-program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tn_tune_ranking
+{
+    tn_tune_candidate* candidates;
+    uint32_t count;
+    uint32_t ranked;
+};
+
+void
+tn_tune_options_init(tn_tune_options* options)
+{
+    memset(options, 0, sizeof(*options));
+    options->path = TN_TUNE_AUTO_PATH;
+    options->schedule_transfers = TN_TUNE_SCHEDULE_TRANSFERS;
+}
+
+bool
+tn_tune_is_auto(const char* algorithm)
+{
+    return algorithm && strcmp(algorithm, TN_TUNE_AUTO) == 0;
+}
+
+tn_status
+tn_tune_algorithm_check(const char* algorithm, tn_error* err)
+{
+    if (tn_tune_is_auto(algorithm) || tn_algorithm_find(algorithm))
+    {
+        return TN_OK;
+    }
+    size_t count;
+    const tn_algorithm* table = tn_algorithms(&count);
+    char names[320];
+    size_t used = 0;
+    names[0] = 0;
+    for (size_t i = 0; i < count && used < sizeof(names); i++)
+    {
+        used += (size_t)snprintf(names + used, sizeof(names) - used, "%s, ", table[i].name);
+    }
+    return tn_error_set(err,
+                        TN_EINVAL,
+                        "unknown algorithm '%.80s' (known: %s%s)",
+                        algorithm ? algorithm : "(null)",
+                        names,
+                        TN_TUNE_AUTO);
+}
+
+/* Whether algorithm a implements the request's collective (the candidates). */
+static bool
+serves(const tn_algorithm* a, const tn_plan_request* request)
+{
+    return (unsigned)request->collective < (unsigned)TN_COLL_COUNT &&
+           (a->collectives & TN_COLL_BIT(request->collective));
+}
+
+tn_status
+tn_tune_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error* err)
+{
+    if (!request || !tn_tune_is_auto(request->algorithm))
+    {
+        tn_status st = request ? tn_tune_algorithm_check(request->algorithm, err) : TN_OK;
+        return st ? st : tn_plan_check(topo, request, err);
+    }
+    size_t count;
+    const tn_algorithm* table = tn_algorithms(&count);
+    tn_error first;
+    first.message[0] = 0;
+    for (size_t i = 0; i < count; i++)
+    {
+        if (!serves(&table[i], request))
+        {
+            continue;
+        }
+        tn_plan_request r = *request;
+        r.algorithm = table[i].name;
+        tn_error e;
+        if (tn_plan_check(topo, &r, &e) == TN_OK)
+        {
+            return TN_OK;
+        }
+        if (!first.message[0])
+        {
+            first = e;
+        }
+    }
+    if (first.message[0])
+    {
+        /* the first candidate's reason covers what every candidate shares (ranks, root) */
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "auto: no algorithm applies to %s (first: %s)",
+                            tn_collective_name(request->collective),
+                            first.message);
+    }
+    return tn_error_set(err,
+                        TN_EUNSUPPORTED,
+                        "auto: no algorithm implements collective %d",
+                        (int)request->collective);
+}
+
+/* The estimate of one applicable candidate on its path; TN_OK or the failure in err. */
+static tn_status
+estimate(const tn_topology* topo,
+         const tn_plan_request* r,
+         const tn_tune_options* o,
+         double* time_ns,
+         bool* generated,
+         tn_error* err)
+{
+    bool has_generator = tn_program_supports(r->algorithm);
+    bool use_program = false;
+    if (o->path == TN_TUNE_GENERATED)
+    {
+        if (!has_generator)
+        {
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "%s: no rank-local generator (the generated path only)",
+                                r->algorithm);
+        }
+        use_program = true;
+    }
+    else if (o->path == TN_TUNE_AUTO_PATH || !has_generator)
+    {
+        tn_plan_size size;
+        tn_status st = tn_plan_estimate(topo, r, &size, err);
+        if (st)
+        {
+            return st;
+        }
+        uint64_t limit = o->schedule_transfers;
+        use_program = has_generator && o->path == TN_TUNE_AUTO_PATH && size.transfers > limit;
+        if (!has_generator && o->path == TN_TUNE_AUTO_PATH && size.transfers > limit)
+        {
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "%s: %s%llu transfers, beyond the tuner's %llu for an algorithm "
+                                "without a rank-local generator",
+                                r->algorithm,
+                                size.exact_transfers ? "" : "about ",
+                                (unsigned long long)size.transfers,
+                                (unsigned long long)limit);
+        }
+    }
+    *generated = use_program;
+    if (use_program)
+    {
+        tn_program* p = NULL;
+        tn_status st = tn_program_create(topo, r, &p, err);
+        if (st)
+        {
+            return st;
+        }
+        tn_cost_program_result cost;
+        st = tn_cost_program(p, o->cost, o->sample_ranks, &cost, err);
+        tn_program_destroy(p);
+        *time_ns = cost.time_ns;
+        return st;
+    }
+    tn_schedule* s = NULL;
+    tn_status st = tn_plan(topo, r, &s, err);
+    if (st)
+    {
+        return st;
+    }
+    tn_cost_result* cost = NULL;
+    st = tn_cost_estimate(s, topo, o->routes, o->cost, &cost, err);
+    tn_schedule_destroy(s);
+    if (st == TN_OK)
+    {
+        *time_ns = cost->time_ns;
+    }
+    tn_cost_result_destroy(cost);
+    return st;
+}
+
+/* Whether a goes before b: ranked before skipped, a smaller estimate first. Equal ones and
+ * skipped ones keep their (registry) order: the insertion sort below is stable. */
+static bool
+before(const tn_tune_candidate* a, const tn_tune_candidate* b)
+{
+    if ((a->skipped != NULL) != (b->skipped != NULL))
+    {
+        return b->skipped != NULL;
+    }
+    return !a->skipped && a->estimate_ns < b->estimate_ns;
+}
+
+/* At most a dozen candidates. */
+static void
+sort_candidates(tn_tune_candidate* c, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+    {
+        tn_tune_candidate key = c[i];
+        uint32_t j = i;
+        for (; j > 0 && before(&key, &c[j - 1]); j--)
+        {
+            c[j] = c[j - 1];
+        }
+        c[j] = key;
+    }
+}
+
+void
+tn_tune_ranking_destroy(tn_tune_ranking* ranking)
+{
+    if (!ranking)
+    {
+        return;
+    }
+    for (uint32_t i = 0; i < ranking->count; i++)
+    {
+        free((char*)ranking->candidates[i].skipped);
+    }
+    free(ranking->candidates);
+    free(ranking);
+}
+
+tn_status
+tn_tune_rank(const tn_topology* topo,
+             const tn_plan_request* request,
+             const tn_tune_options* options,
+             tn_tune_ranking** out,
+             tn_error* err)
+{
+    *out = NULL;
+    if (!request)
+    {
+        return tn_error_set(err, TN_EINVAL, "auto: request is NULL");
+    }
+    tn_tune_options defaults;
+    tn_tune_options_init(&defaults);
+    const tn_tune_options* o = options ? options : &defaults;
+    size_t count;
+    const tn_algorithm* table = tn_algorithms(&count);
+    tn_tune_ranking* ranking = calloc(1, sizeof(*ranking));
+    if (!ranking || !(ranking->candidates = calloc(count ? count : 1, sizeof(tn_tune_candidate))))
+    {
+        free(ranking);
+        return tn_error_set(err, TN_ENOMEM, "auto: out of memory");
+    }
+    for (size_t i = 0; i < count; i++)
+    {
+        if (!serves(&table[i], request))
+        {
+            continue;
+        }
+        tn_plan_request r = *request;
+        r.algorithm = table[i].name;
+        r.chunks = r.chunks ? r.chunks : tn_algorithm_default_chunks(&table[i]);
+        tn_tune_candidate* c = &ranking->candidates[ranking->count++];
+        c->algorithm = table[i].name;
+        c->estimate_ns = -1;
+        tn_error e;
+        tn_status st = tn_plan_check(topo, &r, &e);
+        if (st == TN_OK)
+        {
+            st = estimate(topo, &r, o, &c->estimate_ns, &c->generated, &e);
+        }
+        if (st)
+        {
+            c->estimate_ns = -1;
+            c->skipped = strdup(e.message);
+            if (!c->skipped)
+            {
+                tn_tune_ranking_destroy(ranking);
+                return tn_error_set(err, TN_ENOMEM, "auto: out of memory");
+            }
+            continue;
+        }
+        ranking->ranked++;
+    }
+    if (ranking->ranked == 0)
+    {
+        char reasons[TN_ERROR_MESSAGE_SIZE];
+        size_t used = 0;
+        reasons[0] = 0;
+        for (uint32_t i = 0; i < ranking->count && used < sizeof(reasons); i++)
+        {
+            used += (size_t)snprintf(reasons + used,
+                                     sizeof(reasons) - used,
+                                     "%s%s",
+                                     i ? "; " : "",
+                                     ranking->candidates[i].skipped);
+        }
+        tn_status st = tn_error_set(err,
+                                    TN_EUNSUPPORTED,
+                                    "auto: no algorithm applies to %s on %s: %s",
+                                    tn_collective_name(request->collective),
+                                    topo ? tn_topology_name(topo) : "no topology",
+                                    ranking->count ? reasons : "no algorithm implements it");
+        tn_tune_ranking_destroy(ranking);
+        return st;
+    }
+    sort_candidates(ranking->candidates, ranking->count);
+    *out = ranking;
+    return TN_OK;
+}
+
+uint32_t
+tn_tune_count(const tn_tune_ranking* ranking)
+{
+    return ranking ? ranking->count : 0;
+}
+
+uint32_t
+tn_tune_ranked(const tn_tune_ranking* ranking)
+{
+    return ranking ? ranking->ranked : 0;
+}
+
+const tn_tune_candidate*
+tn_tune_candidate_at(const tn_tune_ranking* ranking, uint32_t i)
+{
+    return ranking && i < ranking->count ? &ranking->candidates[i] : NULL;
+}
+
+const tn_tune_candidate*
+tn_tune_best(const tn_tune_ranking* ranking)
+{
+    return ranking && ranking->ranked > 0 ? &ranking->candidates[0] : NULL;
+}
+
+const tn_tune_candidate*
+tn_tune_runner_up(const tn_tune_ranking* ranking)
+{
+    return ranking && ranking->ranked > 1 ? &ranking->candidates[1] : NULL;
+}
+
+void
+tn_tune_write(const tn_tune_ranking* ranking, FILE* file)
+{
+    for (uint32_t i = 0; i < tn_tune_count(ranking); i++)
+    {
+        const tn_tune_candidate* c = tn_tune_candidate_at(ranking, i);
+        if (c->skipped)
+        {
+            fprintf(file, "   - %-13s skipped: %s\n", c->algorithm, c->skipped);
+            continue;
+        }
+        const char* label = i == 0 ? "chosen" : (i == 1 ? "runner-up" : NULL);
+        fprintf(file,
+                "  %2u %-13s %14.3f us  %-*s%s%s\n",
+                i + 1,
+                c->algorithm,
+                c->estimate_ns / 1e3,
+                label ? 8 : 0,
+                c->generated ? "programs" : "DAG",
+                label ? "  " : "",
+                label ? label : "");
+    }
+}

@@ -1,0 +1,377 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The tuner (tn-tune.c): on torus, mesh, switch, fat-tree, BiGraph and hierarchical
+ * topologies and without one, every algorithm of the registry that implements the collective
+ * is a candidate; the ones tn_plan_check refuses are skipped with their reason and the others
+ * carry the estimate computed here independently (tn_plan + tn_cost_estimate, or the
+ * rank-local programs + tn_cost_program); the ranking is in the estimates' order and the
+ * choice is their minimum. Names: "auto" is accepted where algorithm names are checked,
+ * unknown names refused naming them; tn_plan refuses "auto".
+ */
+#include "tn-test.h"
+
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-program.h"
+#include "ns3/tn-tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static tn_topology*
+make_topo(tn_test_ctx* ctx, const char* spec)
+{
+    tn_topology* t = NULL;
+    tn_error err;
+    if (!TN_CHECK_MSG(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK, "%s", err.message))
+    {
+        return NULL;
+    }
+    return t;
+}
+
+/* The estimate of one algorithm computed the way tn-plan does, -1 when it does not apply. */
+static double
+reference_estimate(const tn_topology* t, tn_plan_request req, const char* algo, bool generated)
+{
+    req.algorithm = algo;
+    tn_error err;
+    if (tn_plan_check(t, &req, &err) != TN_OK)
+    {
+        return -1;
+    }
+    double time = -1;
+    if (generated)
+    {
+        tn_program* p = NULL;
+        tn_cost_program_result r;
+        if (tn_program_create(t, &req, &p, &err) == TN_OK &&
+            tn_cost_program(p, NULL, 0, &r, &err) == TN_OK)
+        {
+            time = r.time_ns;
+        }
+        tn_program_destroy(p);
+        return time;
+    }
+    tn_schedule* s = NULL;
+    tn_cost_result* c = NULL;
+    if (tn_plan(t, &req, &s, &err) == TN_OK &&
+        tn_cost_estimate(s, t, NULL, NULL, &c, &err) == TN_OK)
+    {
+        time = c->time_ns;
+    }
+    tn_cost_result_destroy(c);
+    tn_schedule_destroy(s);
+    return time;
+}
+
+/* Rank the request on t with path, check the contract against the reference estimates. */
+static void
+check_ranking(tn_test_ctx* ctx, const tn_topology* t, tn_plan_request req, tn_tune_path path)
+{
+    const char* where = t ? tn_topology_name(t) : "(no topology)";
+    tn_tune_options o;
+    tn_tune_options_init(&o);
+    o.path = path;
+    tn_tune_ranking* rk = NULL;
+    tn_error err;
+    req.algorithm = TN_TUNE_AUTO;
+    if (!TN_CHECK_MSG(ctx,
+                      tn_tune_rank(t, &req, &o, &rk, &err) == TN_OK,
+                      "%s %s %llu: %s",
+                      where,
+                      tn_collective_name(req.collective),
+                      (unsigned long long)req.bytes,
+                      err.message))
+    {
+        return;
+    }
+    size_t count;
+    const tn_algorithm* table = tn_algorithms(&count);
+    uint32_t expect_candidates = 0;
+    uint32_t expect_ranked = 0;
+    double minimum = -1;
+    for (size_t i = 0; i < count; i++)
+    {
+        if (!(table[i].collectives & TN_COLL_BIT(req.collective)))
+        {
+            continue;
+        }
+        expect_candidates++;
+        bool generated = path == TN_TUNE_GENERATED;
+        if (path == TN_TUNE_GENERATED && !tn_program_supports(table[i].name))
+        {
+            continue;
+        }
+        double ref = reference_estimate(t, req, table[i].name, generated);
+        const tn_tune_candidate* found = NULL;
+        for (uint32_t k = 0; k < tn_tune_count(rk); k++)
+        {
+            const tn_tune_candidate* c = tn_tune_candidate_at(rk, k);
+            found = strcmp(c->algorithm, table[i].name) == 0 ? c : found;
+        }
+        if (!TN_CHECK_MSG(ctx, found != NULL, "%s: %s is no candidate", where, table[i].name))
+        {
+            continue;
+        }
+        if (ref < 0)
+        {
+            TN_CHECK_MSG(ctx,
+                         found->skipped &&
+                             strncmp(found->skipped, table[i].name, strlen(table[i].name)) == 0,
+                         "%s: %s does not apply but is not skipped with its reason (%s)",
+                         where,
+                         table[i].name,
+                         found->skipped ? found->skipped : "ranked");
+            continue;
+        }
+        expect_ranked++;
+        minimum = minimum < 0 || ref < minimum ? ref : minimum;
+        TN_CHECK_MSG(ctx,
+                     !found->skipped && found->estimate_ns == ref && found->generated == generated,
+                     "%s: %s estimate %.1f ns (%s), computed %.1f ns",
+                     where,
+                     table[i].name,
+                     found->estimate_ns,
+                     found->skipped ? found->skipped : "ranked",
+                     ref);
+    }
+    TN_CHECK_MSG(ctx,
+                 tn_tune_count(rk) == expect_candidates && tn_tune_ranked(rk) == expect_ranked,
+                 "%s: %u candidates, %u ranked; expected %u, %u",
+                 where,
+                 tn_tune_count(rk),
+                 tn_tune_ranked(rk),
+                 expect_candidates,
+                 expect_ranked);
+    for (uint32_t k = 1; k < tn_tune_ranked(rk); k++)
+    {
+        const tn_tune_candidate* a = tn_tune_candidate_at(rk, k - 1);
+        const tn_tune_candidate* b = tn_tune_candidate_at(rk, k);
+        TN_CHECK_MSG(ctx,
+                     a->estimate_ns <= b->estimate_ns,
+                     "%s: rank %u %s %.1f ns after %s %.1f ns",
+                     where,
+                     k,
+                     b->algorithm,
+                     b->estimate_ns,
+                     a->algorithm,
+                     a->estimate_ns);
+    }
+    for (uint32_t k = tn_tune_ranked(rk); k < tn_tune_count(rk); k++)
+    {
+        TN_CHECK(ctx, tn_tune_candidate_at(rk, k)->skipped != NULL);
+    }
+    const tn_tune_candidate* best = tn_tune_best(rk);
+    TN_CHECK_MSG(ctx,
+                 best && best->estimate_ns == minimum,
+                 "%s: choice %s %.1f ns, minimum %.1f ns",
+                 where,
+                 best ? best->algorithm : "none",
+                 best ? best->estimate_ns : -1.0,
+                 minimum);
+    const tn_tune_candidate* second = tn_tune_runner_up(rk);
+    TN_CHECK(ctx, (second != NULL) == (expect_ranked > 1));
+    TN_CHECK(ctx, !second || second == tn_tune_candidate_at(rk, 1));
+    tn_tune_ranking_destroy(rk);
+}
+
+static void
+test_ranking_matches_estimates(tn_test_ctx* ctx)
+{
+    const char* specs[] = {"torus:4x4",
+                           "mesh:4x4",
+                           "switch:8",
+                           "fattree:k=4",
+                           "bigraph:2x4",
+                           "hier:ring4@200Gbps+switch4@100Gbps",
+                           "ring:6"};
+    const uint64_t sizes[] = {32 << 10, 16 << 20};
+    const tn_collective ops[] = {TN_COLL_ALL_REDUCE, TN_COLL_ALL_GATHER, TN_COLL_BROADCAST};
+    for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++)
+    {
+        tn_topology* t = make_topo(ctx, specs[s]);
+        if (!t)
+        {
+            continue;
+        }
+        for (size_t z = 0; z < 2; z++)
+        {
+            for (size_t o = 0; o < 3; o++)
+            {
+                tn_plan_request req;
+                tn_plan_request_init(&req);
+                req.collective = ops[o];
+                req.bytes = sizes[z];
+                check_ranking(ctx, t, req, TN_TUNE_AUTO_PATH);
+            }
+        }
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.bytes = 1 << 20;
+        check_ranking(ctx, t, req, TN_TUNE_GENERATED);
+        tn_topology_destroy(t);
+    }
+    /* without a topology: the algorithms that need none, on private links */
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.ranks = 8;
+    req.bytes = 1 << 20;
+    check_ranking(ctx, NULL, req, TN_TUNE_AUTO_PATH);
+}
+
+/* Inapplicable algorithms are skipped, with their reasons, not errors. */
+static void
+test_skipped(tn_test_ctx* ctx)
+{
+    tn_topology* t = make_topo(ctx, "ring:6");
+    if (!t)
+    {
+        return;
+    }
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = TN_TUNE_AUTO;
+    req.bytes = 1 << 20;
+    tn_tune_ranking* rk = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx, tn_tune_rank(t, &req, NULL, &rk, &err) == TN_OK);
+    bool swing = false, ring2d = false, hdrm = false;
+    for (uint32_t k = tn_tune_ranked(rk); k < tn_tune_count(rk); k++)
+    {
+        const tn_tune_candidate* c = tn_tune_candidate_at(rk, k);
+        TN_CHECK(ctx, c->estimate_ns < 0);
+        swing = swing || strcmp(c->algorithm, "swing") == 0;
+        ring2d = ring2d || strcmp(c->algorithm, "ring2d") == 0;
+        hdrm = hdrm || strcmp(c->algorithm, "hdrm") == 0;
+    }
+    TN_CHECK_MSG(ctx, swing && ring2d && hdrm, "ring:6: swing, ring2d, hdrm skipped");
+    tn_tune_ranking_destroy(rk);
+    /* everything refused: an error listing the reasons */
+    req.collective = TN_COLL_BROADCAST;
+    req.root = 6;
+    TN_CHECK(ctx, tn_tune_rank(t, &req, NULL, &rk, &err) == TN_EUNSUPPORTED && rk == NULL);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "auto: no algorithm applies to broadcast") &&
+                     strstr(err.message, "ring: root 6 >= ranks 6"),
+                 "%s",
+                 err.message);
+    TN_CHECK(ctx, tn_tune_plan_check(t, &req, &err) == TN_EUNSUPPORTED);
+    req.root = 0;
+    TN_CHECK(ctx, tn_tune_plan_check(t, &req, &err) == TN_OK);
+    /* the generated path skips the algorithms without a generator */
+    tn_topology_destroy(t);
+    t = make_topo(ctx, "torus:4x4");
+    TN_REQUIRE(ctx, t != NULL);
+    tn_plan_request_init(&req);
+    req.bytes = 1 << 20;
+    tn_tune_options o;
+    tn_tune_options_init(&o);
+    o.path = TN_TUNE_GENERATED;
+    TN_REQUIRE(ctx, tn_tune_rank(t, &req, &o, &rk, &err) == TN_OK);
+    for (uint32_t k = 0; k < tn_tune_count(rk); k++)
+    {
+        const tn_tune_candidate* c = tn_tune_candidate_at(rk, k);
+        tn_plan_request one = req;
+        one.algorithm = c->algorithm;
+        bool applies = tn_plan_check(t, &one, &err) == TN_OK;
+        bool ranked = applies && tn_program_supports(c->algorithm);
+        TN_CHECK_MSG(ctx,
+                     (c->skipped == NULL) == ranked && (!ranked || c->generated),
+                     "%s generated %d skipped %s",
+                     c->algorithm,
+                     c->generated,
+                     c->skipped ? c->skipped : "no");
+        if (applies && !ranked)
+        {
+            TN_CHECK_MSG(ctx,
+                         c->skipped && strstr(c->skipped, "no rank-local generator"),
+                         "%s",
+                         c->algorithm);
+        }
+    }
+    tn_tune_ranking_destroy(rk);
+    /* a schedule limit below the plans' sizes: algorithms without a generator skipped, the
+     * others estimated on their programs */
+    tn_tune_options_init(&o);
+    o.schedule_transfers = 10;
+    TN_REQUIRE(ctx, tn_tune_rank(t, &req, &o, &rk, &err) == TN_OK);
+    for (uint32_t k = 0; k < tn_tune_count(rk); k++)
+    {
+        const tn_tune_candidate* c = tn_tune_candidate_at(rk, k);
+        TN_CHECK_MSG(ctx,
+                     tn_program_supports(c->algorithm) ? c->skipped || c->generated
+                                                       : c->skipped != NULL,
+                     "%s with a schedule limit of 10 transfers",
+                     c->algorithm);
+    }
+    tn_tune_ranking_destroy(rk);
+    tn_topology_destroy(t);
+}
+
+/* On a 4x4 mesh MultiTree wins small (latency: fewer steps), the 2D ring large (bandwidth: all
+ * four directions of every link busy), as the issue measured on the 4x4 torus at packet level. */
+static void
+test_choice_depends_on_size(tn_test_ctx* ctx)
+{
+    tn_topology* t = make_topo(ctx, "mesh:4x4");
+    TN_REQUIRE(ctx, t != NULL);
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = TN_TUNE_AUTO;
+    const uint64_t sizes[2] = {32 << 10, 256 << 20};
+    const char* expected[2] = {"multitree", "ring2d"};
+    for (int z = 0; z < 2; z++)
+    {
+        req.bytes = sizes[z];
+        tn_tune_ranking* rk = NULL;
+        tn_error err;
+        TN_REQUIRE(ctx, tn_tune_rank(t, &req, NULL, &rk, &err) == TN_OK);
+        TN_CHECK_MSG(ctx,
+                     strcmp(tn_tune_best(rk)->algorithm, expected[z]) == 0,
+                     "mesh:4x4 %llu B: choice %s, expected %s",
+                     (unsigned long long)sizes[z],
+                     tn_tune_best(rk)->algorithm,
+                     expected[z]);
+        tn_tune_ranking_destroy(rk);
+    }
+    tn_topology_destroy(t);
+}
+
+static void
+test_names(tn_test_ctx* ctx)
+{
+    tn_error err;
+    TN_CHECK(ctx, tn_tune_is_auto("auto") && !tn_tune_is_auto("ring") && !tn_tune_is_auto(NULL));
+    TN_CHECK(ctx, tn_tune_algorithm_check("auto", &err) == TN_OK);
+    TN_CHECK(ctx, tn_tune_algorithm_check("ring", &err) == TN_OK);
+    TN_CHECK(ctx, tn_tune_algorithm_check("hier", &err) == TN_OK);
+    TN_CHECK(ctx, tn_tune_algorithm_check("Auto", &err) == TN_EINVAL);
+    TN_CHECK(ctx, tn_tune_algorithm_check("rign", &err) == TN_EINVAL);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "'rign'") && strstr(err.message, "ring, ") &&
+                     strstr(err.message, "auto)"),
+                 "%s",
+                 err.message);
+    /* tn_plan plans one named algorithm: auto is the tuner's */
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = TN_TUNE_AUTO;
+    req.ranks = 4;
+    tn_schedule* s = NULL;
+    TN_CHECK(ctx, tn_plan(NULL, &req, &s, &err) != TN_OK && s == NULL);
+    TN_CHECK(ctx, tn_tune_plan_check(NULL, &req, &err) == TN_OK);
+    req.algorithm = "rign";
+    TN_CHECK(ctx, tn_tune_plan_check(NULL, &req, &err) == TN_EINVAL);
+}
+
+void
+tn_suite_tune(tn_test_suite* suite)
+{
+    tn_test_add(suite, "ranking-matches-estimates", test_ranking_matches_estimates);
+    tn_test_add(suite, "skipped", test_skipped);
+    tn_test_add(suite, "choice-depends-on-size", test_choice_depends_on_size);
+    tn_test_add(suite, "names", test_names);
+}
