@@ -19,7 +19,7 @@ NS3_WAF_TARBALL ?= $(NS3_WAF_HOME)/ns3/ns-3.35-waf-min.tar.xz
 
 .PHONY: all setup configure build run check test check-sanitize check-intree check-mpi check-outside \
         check-waf bench bench-plan \
-        bench-roce bench-routes bench-collective bench-stats bench-scale bench-mpi format check-format clean
+        bench-roce bench-routes bench-collective bench-stats bench-scale bench-mpi bench-auto format check-format clean
 
 all: build
 
@@ -102,6 +102,12 @@ bench-scale: build
 bench-mpi: setup
 	JOBS=$(JOBS) sh utils/check-mpi.sh --build-only $(BUILD)
 	sh bench/bench-mpi.sh $(BUILD)/intree/ns-allinone-3.37/ns-3.37/build/contrib/training-net/examples
+
+# Algorithm auto against every algorithm at packet level: 6 topology kinds x all-reduce sizes
+# 32 KiB..256 MiB, the best measured per cell, auto's pick, the hit rate (hours at the largest
+# sizes; SIZES="32KiB 256KiB 2MiB" and TOPOLOGIES="..." run a part).
+bench-auto: build
+	sh bench/bench-auto.sh $(BUILD)
 
 # Recording into the results database: the same run with and without it.
 bench-stats: build

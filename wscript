@@ -266,6 +266,7 @@ test_sources = [
     'test/study-collective-test-suite.cc',
     'test/themis-test-suite.cc',
     'test/training-net-core-test-suite.cc',
+    'test/tune-test-suite.cc',
 ]
 
 # C11 with strict warnings, as in CMakeLists.txt.

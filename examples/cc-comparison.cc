@@ -23,6 +23,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-tune.h"
 
 #include <cstdio>
 #include <sqlite3.h>
@@ -150,7 +151,7 @@ main(int argc, char* argv[])
     request.collective = op;
     request.algorithm = algorithm.c_str();
     request.bytes = bytes;
-    if (tn_plan_check(topo, &request, &err) != TN_OK)
+    if (tn_tune_plan_check(topo, &request, &err) != TN_OK)
     {
         std::fprintf(stderr, "cc-comparison: --algorithm: %s\n", err.message);
         tn_topology_destroy(topo);

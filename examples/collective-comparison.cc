@@ -11,6 +11,7 @@
  *     collective-comparison --topology=bigraph:4x8 --algorithms=hdrm,ring
  *                           --routing=planned,ecmp --bytes=1048576
  *
+ * An algorithm may be auto (the tuner's choice, shown as auto:CHOICE).
  * One line per (routing, algorithm): packet-level time, cost-model estimate, their ratio,
  * bus bandwidth, and the speed-up over the first algorithm of the list. Each run is
  * appended to the results database (--db, default results.db).
@@ -178,9 +179,12 @@ main(int argc, char* argv[])
             {
                 reference = us;
             }
+            // auto: the tuner's choice beside it
+            const std::string shown =
+                algorithm == c->GetAlgorithm() ? algorithm : algorithm + ":" + c->GetAlgorithm();
             std::printf("%-8s %-13s %12.1f %12.1f %7.3f %10.2f %8.2f%s%s\n",
                         routing.c_str(),
-                        algorithm.c_str(),
+                        shown.c_str(),
                         us,
                         model,
                         model > 0 ? us / model : 0,

@@ -24,6 +24,7 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
+#include "ns3/tn-tune.h"
 
 #include <iostream>
 #include <sstream>
@@ -63,10 +64,10 @@ main(int argc, char* argv[])
         return 2;
     }
 
-    if (!tn_algorithm_find(algorithm.c_str()))
+    tn_error nameError;
+    if (tn_tune_algorithm_check(algorithm.c_str(), &nameError) != TN_OK)
     {
-        std::cerr << "p2p-study-allreduce: --algorithm: no algorithm '" << algorithm << "'"
-                  << std::endl;
+        std::cerr << "p2p-study-allreduce: --algorithm: " << nameError.message << std::endl;
         return 2;
     }
 

@@ -23,6 +23,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-tune.h"
 
 #include <cstdlib>
 #include <iomanip>
@@ -265,7 +266,7 @@ main(int argc, char* argv[])
     request.algorithm = algorithm.c_str();
     request.bytes = bytes;
     std::string why;
-    if (tn_plan_check(topo, &request, &err) != TN_OK)
+    if (tn_tune_plan_check(topo, &request, &err) != TN_OK)
     {
         why = std::string("--algorithm: ") + err.message;
     }

@@ -4,7 +4,7 @@
  * A training iteration of an ASTRA-sim workload with baseline and ACE NPU endpoints.
  *
  *   training-iteration --workload=test/data/workloads/Resnet50_DataParallel.txt
- *                      --topology=switch:16,rate=100Gbps --memory=200Gbps
+ *                      --topology=switch:16,rate=100Gbps --memory=200Gbps [--algorithm=auto]
  *
  * One line per engine: iteration time, compute, exposed communication (the time the NPU
  * waited for collectives), and the memory bytes the collectives moved per network byte.
@@ -21,6 +21,7 @@
 #include "ns3/stats-helper.h"
 #include "ns3/string.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-tune.h"
 #include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
@@ -55,10 +56,21 @@ main(int argc, char* argv[])
                      0u,
                      UINT32_MAX - 1,
                      &modelGroup);
+    std::string algorithm = "ring";
+    options.AddString("algorithm",
+                      "the jobs' all-reduce algorithm: a registry name (tn-plan --list) or auto "
+                      "(the best by the cost model, per operation, group and size)",
+                      &algorithm);
     std::string mode = "packet";
     options.AddMode(&mode);
     if (!options.Parse(argc, argv))
     {
+        return 2;
+    }
+    tn_error err;
+    if (tn_tune_algorithm_check(algorithm.c_str(), &err) != TN_OK)
+    {
+        std::fprintf(stderr, "training-iteration: --algorithm: %s\n", err.message);
         return 2;
     }
     if (memoryBps < RoceNetDevice::MIN_DATA_RATE_BPS)
@@ -94,7 +106,6 @@ main(int argc, char* argv[])
         }
     }
 
-    tn_error err;
     tn_topology* topo = nullptr;
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
     {
@@ -136,6 +147,7 @@ main(int argc, char* argv[])
         TrainingHelper training;
         training.SetJobAttribute("Iterations", UintegerValue(iterations));
         training.SetJobAttribute("Overlap", BooleanValue(overlap));
+        training.SetAlgorithm(TN_COLL_ALL_REDUCE, algorithm);
         std::string error;
         Ptr<TrainingJob> job;
         if (training.Load(workload, &error))
@@ -153,7 +165,8 @@ main(int argc, char* argv[])
         }
         std::string params = "{\"workload\":\"" + workload + "\",\"topology\":\"" + spec +
                              "\",\"engine\":\"" + engine + "\",\"memory\":\"" + memory +
-                             "\",\"overlap\":" + (overlap ? "true" : "false") + "}";
+                             "\",\"overlap\":" + (overlap ? "true" : "false") +
+                             ",\"algorithm\":\"" + algorithm + "\"}";
         StatsHelper stats; // the run, the fabric, its collectives and the iterations
         Ptr<StatsRecorder> recorder =
             stats.Install(db, "training-iteration", params, topo, roce, &error);

@@ -35,6 +35,7 @@
 #include "ns3/tn-db.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-tune.h"
 #include "ns3/tn-verify.h"
 #include "ns3/tn-version.h"
 
@@ -85,7 +86,8 @@ main(int argc, char* argv[])
                       "all-reduce, reduce-scatter, all-gather, all-to-all, ...",
                       &collectiveName);
     options.AddString("algorithm",
-                      "planning algorithm: ring, direct, rhd, dbt, multitree, ...",
+                      "planning algorithm: ring, direct, rhd, dbt, multitree, ..., or auto (the "
+                      "best by the cost model)",
                       &algorithm);
     options.AddBytes("bytes", "collective size (per rank, see tn-schedule.h)", &bytes);
     options.AddCount("chunks", "chunks the collective is split into", 1u, UINT32_MAX - 1, &chunks);
@@ -113,7 +115,7 @@ main(int argc, char* argv[])
     request.algorithm = algorithm.c_str();
     request.bytes = bytes;
     request.chunks = chunks;
-    Check(tn_plan_check(topo, &request, &err), err, "planning");
+    Check(tn_tune_plan_check(topo, &request, &err), err, "planning");
 
     std::ostringstream params;
     params << "{\"topology\":\"" << topologySpec << "\",\"collective\":\""
@@ -177,8 +179,15 @@ main(int argc, char* argv[])
     uint32_t ranks = collective->GetRanks();
     double estimateNs = collective->GetEstimatedTime().GetNanoSeconds();
     std::cout << tn_collective_name(request.collective) << " of " << bytes << " bytes on "
-              << topologySpec << " (" << ranks << " NPUs) with " << algorithm << ": " << transfers
-              << " transfers"
+              << topologySpec << " (" << ranks << " NPUs) with " << collective->GetAlgorithm()
+              << (collective->GetTuning().runnerUp.empty() && algorithm != TN_TUNE_AUTO
+                      ? ""
+                      : " (auto; runner-up " +
+                            (collective->GetTuning().runnerUp.empty()
+                                 ? std::string("none")
+                                 : collective->GetTuning().runnerUp) +
+                            ")")
+              << ": " << transfers << " transfers"
               << (schedule
                       ? " in " + std::to_string(tn_schedule_steps(schedule)) + " steps, verified"
                       : ", rank-local programs (each generator is proven equal to its "

@@ -19,6 +19,7 @@
 #include "ns3/string.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-tune.h"
 #include "ns3/tn-workload.h"
 #include "ns3/type-id.h"
 
@@ -1298,7 +1299,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
             else
             {
                 tn_plan_request request = sc.ToRequest();
-                if (tn_plan_check(t, &request, &err) != TN_OK)
+                if (tn_tune_plan_check(t, &request, &err) != TN_OK)
                 {
                     r.Fail(algNode ? algNode : ct, path + ".algorithm", err.message);
                 }
@@ -1354,9 +1355,9 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
             r.Fail(wlNode, "training.workload", err.message);
         }
         tn_workload_destroy(w);
-        if (!tn_algorithm_find(p.trainingAlgorithm.c_str()))
+        if (tn_tune_algorithm_check(p.trainingAlgorithm.c_str(), &err) != TN_OK)
         {
-            r.Fail(algNode, "training.algorithm", "no algorithm '" + p.trainingAlgorithm + "'");
+            r.Fail(algNode, "training.algorithm", err.message);
         }
         p.installNpus = true;
     }

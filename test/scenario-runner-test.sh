@@ -168,6 +168,24 @@ bad '[topology]\nspec = "ring:4"\n[roce]\ncc = "timely"\n"ns3::RdmaTimely::MinRa
     "bad[0-9]+.toml:5:[0-9]+: roce.ns3::RdmaTimely::MinRate: .*1bps is below .*at least 1000000bps"
 bad '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::MinRate" = "999kbps"\n[[collective]]\nbytes = 1\n' \
     "bad[0-9]+.toml:4:[0-9]+: roce.ns3::RdmaNic::MinRate: .*999000bps is below"
+# Algorithm names: one home (tn_tune_algorithm_check), auto among them; unknown ones named.
+bad '[topology]\nspec = "ring:4"\n[[collective]]\nbytes = 1\nalgorithm = "rign"\n' \
+    "bad[0-9]+.toml:5:13: collective\\[0\\].algorithm: unknown algorithm 'rign' \\(known: ring, .*, auto\\)"
+bad "[topology]\\nspec = \"ring:8\"\\n[training]\\nworkload = \"$(cd "$top" && pwd)/test/data/workloads/Resnet50_DataParallel.txt\"\\nalgorithm = \"Auto\"\\n" \
+    "bad[0-9]+.toml:5:13: training.algorithm: unknown algorithm 'Auto'"
+
+# --- algorithm = "auto": the tuner's choice runs, its row records choice and runner-up ---
+printf '[topology]\nspec = "torus:4x4"\n[[collective]]\nalgorithm = "auto"\nbytes = ["32KiB", "2MiB"]\n' \
+    > "$tmp/auto.toml"
+if ! "$runner" "$tmp/auto.toml" --db "$tmp/auto.db" > "$tmp/out" 2> "$tmp/err"; then
+    fail "auto scenario exited non-zero: $(cat "$tmp/err")"
+fi
+got=$(q "$tmp/auto.db" "SELECT count(*) FROM collective WHERE requested_algorithm = 'auto'
+        AND algorithm != 'auto' AND runner_up IS NOT NULL AND runner_up != algorithm
+        AND choice_estimated_ns = estimated_ns AND runner_up_estimated_ns >= estimated_ns
+        AND end_ns > start_ns")
+[ "$got" = 2 ] || fail "auto scenario: expected 2 rows with choice and runner-up, got $got:
+    $(q "$tmp/auto.db" 'SELECT * FROM collective')"
 
 # A database of another program (issue 23): refused with one line naming the file and what
 # is foreign, exit 2, and the file left byte for byte as it was.

@@ -350,6 +350,8 @@ typedef struct walk
     uint8_t* parked;
     tn_cost_result* res;
     double total;
+    const double* lat; /* per transfer: its path's latency */
+    int completion;    /* tn_cost_options.completion_messages */
 } walk;
 
 /* every transfer pending on its deps, the ones without deps ready at time 0 */
@@ -397,6 +399,26 @@ walk_post(walk* w, hent e)
     return true;
 }
 
+/* When the sender of transfer t learns that its dependency d is done (completion_messages):
+ * at once for data it received, after the ACK of a send of its own, after a notification
+ * for the rest. Every dependency of the registered algorithms is a transfer of t's sender or
+ * receiver; the latencies of their paths stand for the reverse ones (links come in pairs). */
+static double
+completion_delay(const walk* w, uint32_t d, uint32_t t)
+{
+    const tn_transfer* D = tn_schedule_transfer(w->s, d);
+    const tn_transfer* T = tn_schedule_transfer(w->s, t);
+    if (D->dst == T->src)
+        return 0.0;
+    if (D->src == T->src)
+        return w->lat[d]; /* the ACK of its own send */
+    if (D->dst == T->dst)
+        return w->lat[t]; /* the receiver's notification */
+    if (D->src == T->dst)
+        return w->lat[d] + w->lat[t]; /* ACKed at the receiver, then notified */
+    return w->lat[t];
+}
+
 static void
 walk_done(walk* w, uint32_t i, double start, double end)
 {
@@ -412,8 +434,9 @@ walk_done(walk* w, uint32_t i, double start, double end)
     for (uint32_t q = 0; q < ns; q++)
     {
         uint32_t v = succ[q];
-        if (end > w->ready[v])
-            w->ready[v] = end;
+        double known = w->completion ? end + completion_delay(w, i, v) : end;
+        if (known > w->ready[v])
+            w->ready[v] = known;
         if (--w->pending[v] == 0)
         {
             hent f = {w->ready[v], tn_schedule_transfer(w->s, v)->step, v, 0};
@@ -969,7 +992,8 @@ tn_cost_estimate(const tn_schedule* s,
         }
     }
     hops h = {topo, def_rate, def_lat, mtu, overhead};
-    walk w = {s, heap, 0, ready, pending, qnext, turn, parked, res, 0.0};
+    walk w = {s, heap, 0, ready, pending, qnext, turn, parked, res, 0.0, lat, 0};
+    w.completion = options && options->completion_messages;
     walk_start(&w);
     res->model = TN_COST_LIST;
     if (fluid)

@@ -103,6 +103,12 @@ extern "C"
         uint32_t packet_overhead;
         /** Link sharing model (default TN_COST_FLUID). */
         tn_cost_model model;
+        /** Dependencies as the ns-3 executor meets them (default 0: when the data arrives):
+         *  with 1, a transfer's sender learns that a dependency is done at once for data it
+         *  received, one path latency later for a send of its own (the ACK) or for data its
+         *  receiver received (the clear-to-send notification), two for a send of its
+         *  receiver. tn_cost_estimate only (the per-step model ignores it). */
+        int completion_messages;
     } tn_cost_options;
 
     /** Result of an estimate (owned by the caller, tn_cost_result_destroy). */

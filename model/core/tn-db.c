@@ -61,6 +61,8 @@ static const char* const SCHEMA_2_TABLES =
     " priority INTEGER NOT NULL,"
     " start_ns INTEGER, end_ns INTEGER, estimated_ns INTEGER,"
     " algbw_Bps REAL, busbw_Bps REAL,"
+    " requested_algorithm TEXT, choice_estimated_ns INTEGER,"
+    " runner_up TEXT, runner_up_estimated_ns INTEGER,"
     " PRIMARY KEY (run_id, collective_id));"
     "CREATE TABLE IF NOT EXISTS transfer ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
@@ -150,7 +152,8 @@ static const char* const SCHEMA_2_VIEWS =
     "  (SELECT sum(t.bytes) FROM transfer t WHERE t.run_id = c.run_id"
     "   AND t.collective_id = c.collective_id) AS transfer_bytes,"
     "  (SELECT avg(t.ready_ns - t.issue_ns) FROM transfer t WHERE t.run_id = c.run_id"
-    "   AND t.collective_id = c.collective_id) AS mean_transfer_ns"
+    "   AND t.collective_id = c.collective_id) AS mean_transfer_ns,"
+    "  c.requested_algorithm, c.runner_up, c.runner_up_estimated_ns"
     " FROM collective c;"
     "CREATE VIEW IF NOT EXISTS fct_slowdown_percentiles AS"
     " WITH b AS (SELECT run_id, slowdown,"
@@ -191,7 +194,7 @@ enum
 static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO node VALUES (?,?,?,?,?)",
     "INSERT INTO link VALUES (?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     /* a transfer between processes is added by both: one row of both rows' times */
     "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT (run_id, collective_id, transfer_id) DO UPDATE SET"
@@ -392,15 +395,27 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if ((version == 1 || version == 2) && rows == 1)
+    if (version >= 1 && version <= 3 && rows == 1)
     {
-        /* schema 1 had schema_version and run only: add the new tables; schema 2's run had
-         * no error text */
+        /* schema 1 had schema_version and run only: add the new tables (of this schema);
+         * schema 2's run had no error text; schema 3's collective had no tuner columns and
+         * its collective_summary view not their columns */
         status = version == 1 ? exec_schema_2(db, "upgrading schema 1", err) : TN_OK;
-        if (!status)
+        if (!status && version <= 2)
             status = exec(db, "ALTER TABLE run ADD COLUMN error TEXT", "upgrading schema", err);
+        if (!status && version >= 2)
+            status = exec(db,
+                          "ALTER TABLE collective ADD COLUMN requested_algorithm TEXT;"
+                          "ALTER TABLE collective ADD COLUMN choice_estimated_ns INTEGER;"
+                          "ALTER TABLE collective ADD COLUMN runner_up TEXT;"
+                          "ALTER TABLE collective ADD COLUMN runner_up_estimated_ns INTEGER;"
+                          "DROP VIEW IF EXISTS collective_summary;",
+                          "upgrading schema",
+                          err);
+        if (!status && version >= 2)
+            status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 3", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 4", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1031,6 +1046,22 @@ tn_db_add_collective(tn_db* db, int64_t run_id, const tn_db_collective* in, tn_e
         put_null(r);
         put_null(r);
     }
+    if (in->requested_algorithm)
+        ok &= put_text(r, in->requested_algorithm);
+    else
+        put_null(r);
+    if (in->choice_estimated_ns > 0)
+        put_int(r, in->choice_estimated_ns);
+    else
+        put_null(r);
+    if (in->runner_up)
+        ok &= put_text(r, in->runner_up);
+    else
+        put_null(r);
+    if (in->runner_up && in->runner_up_estimated_ns > 0)
+        put_int(r, in->runner_up_estimated_ns);
+    else
+        put_null(r);
     return row_done(db, ok, err);
 }
 

@@ -6,7 +6,8 @@
  * Contract: tn_db_open() opens or creates a database file, creates the schema
  * when missing (schema_version, run, node, link, collective, transfer, flow,
  * port_sample, pfc_event, drop_event, iteration, layer and the views), upgrades a
- * database of schema 1 (which had only run) and refuses any other schema
+ * database of schema 1 (which had only run), 2 (run without error) and 3 (collective
+ * without the tuner's columns) in place, and refuses any other schema
  * version, a file that is not an SQLite database and a path it cannot write,
  * with a message naming the file. A database of another program is refused
  * before anything is written to it (not even the journal mode): a PRAGMA
@@ -57,7 +58,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 3
+#define TN_DB_SCHEMA_VERSION 4
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -113,6 +114,12 @@ extern "C"
         int64_t estimated_ns;  /**< cost-model estimate, ns (<=0: NULL) */
         double algbw_Bps;      /**< bytes/s (NULL when end_ns < 0) */
         double busbw_Bps;      /**< bytes/s, nccl-tests convention (NULL when end_ns < 0) */
+        /** The algorithm asked for: "auto" when the tuner (tn-tune.h) chose `algorithm`, else
+         *  the name given (NULL: NULL, as rows of schema 3 and before). */
+        const char* requested_algorithm;
+        int64_t choice_estimated_ns;    /**< the tuner's estimate of the choice (<=0: NULL) */
+        const char* runner_up;          /**< the tuner's second (NULL: none, or not tuned) */
+        int64_t runner_up_estimated_ns; /**< its estimate (<=0 or no runner_up: NULL) */
     } tn_db_collective;
 
     /** One executed schedule transfer (table transfer). Negative times are NULL. */

@@ -540,7 +540,25 @@ CollectiveService::Create(const tn_plan_request& request,
     {
         nodes[i] = tn_topology_npu_node(m_topo, ranks[i]);
     }
-    std::shared_ptr<const Plan> plan = GetPlan(request, ranks, nodes, wholeTopology, error);
+    tn_plan_request resolved = request;
+    Collective::Tuning tuning;
+    tuning.requested = request.algorithm ? request.algorithm : "";
+    if (tn_tune_is_auto(request.algorithm))
+    {
+        const Decision* decision = Tune(request, ranks, wholeTopology, error);
+        if (!decision)
+        {
+            return nullptr;
+        }
+        resolved.algorithm = decision->algorithm;
+        resolved.chunks = resolved.chunks
+                              ? resolved.chunks
+                              : tn_algorithm_default_chunks(tn_algorithm_find(decision->algorithm));
+        tuning.choiceEstimate = decision->choiceEstimate;
+        tuning.runnerUp = decision->runnerUp;
+        tuning.runnerUpEstimate = decision->runnerUpEstimate;
+    }
+    std::shared_ptr<const Plan> plan = GetPlan(resolved, ranks, nodes, wholeTopology, error);
     if (!plan)
     {
         return nullptr;
@@ -592,6 +610,7 @@ CollectiveService::Create(const tn_plan_request& request,
         ++m_nextId;
     }
     c->SetEstimatedTime(plan->estimate);
+    c->SetTuning(tuning);
     std::vector<bool> local(ranks.size());
     for (uint32_t i = 0; i < ranks.size(); i++)
     {
@@ -660,6 +679,77 @@ PlanKey(const tn_plan_request& r,
 }
 
 } // namespace
+
+uint32_t
+CollectiveService::SizeBucket(uint64_t bytes)
+{
+    uint32_t bucket = 0;
+    while (bytes > 1)
+    {
+        bytes >>= 1;
+        ++bucket;
+    }
+    return bucket;
+}
+
+const CollectiveService::Decision*
+CollectiveService::Tune(const tn_plan_request& request,
+                        const std::vector<uint32_t>& ranks,
+                        bool wholeTopology,
+                        std::string* error)
+{
+    tn_plan_request req = request;
+    req.ranks = static_cast<uint32_t>(ranks.size());
+    tn_plan_request keyed = req;
+    keyed.bytes = SizeBucket(request.bytes);
+    const std::string key = PlanKey(keyed, ranks, m_mode, m_verify, m_program);
+    auto cached = m_decisions.find(key);
+    if (cached != m_decisions.end())
+    {
+        return &cached->second;
+    }
+    // the estimates the collective's own plan gets (GetPlan, GetGeneratedPlan)
+    tn_cost_options cost{};
+    cost.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
+    cost.mtu = GetLocalExecutor()->GetNic()->GetMtu();
+    cost.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+    cost.completion_messages = 1;
+    tn_tune_options options;
+    tn_tune_options_init(&options);
+    options.cost = &cost;
+    options.routes = wholeTopology ? m_routes : nullptr;
+    options.path = m_program == PROGRAM_GENERATED  ? TN_TUNE_GENERATED
+                   : m_program == PROGRAM_SCHEDULE ? TN_TUNE_SCHEDULE
+                                                   : TN_TUNE_AUTO_PATH;
+    options.schedule_transfers = AUTO_TRANSFERS;
+    tn_tune_ranking* ranking = nullptr;
+    tn_error err;
+    if (tn_tune_rank(wholeTopology ? m_topo : nullptr, &req, &options, &ranking, &err) != TN_OK)
+    {
+        *error = std::string("planning: ") + err.message +
+                 (wholeTopology ? ""
+                                : " (a group other than all NPUs is planned without the "
+                                  "topology)");
+        return nullptr;
+    }
+    ++m_tuningsRun;
+    Decision d;
+    const tn_tune_candidate* best = tn_tune_best(ranking);
+    const tn_tune_candidate* second = tn_tune_runner_up(ranking);
+    d.algorithm = tn_algorithm_find(best->algorithm)->name;
+    d.choiceEstimate = NanoSeconds(static_cast<int64_t>(best->estimate_ns + 0.5));
+    if (second)
+    {
+        d.runnerUp = second->algorithm;
+        d.runnerUpEstimate = NanoSeconds(static_cast<int64_t>(second->estimate_ns + 0.5));
+    }
+    NS_LOG_INFO("auto: " << tn_collective_name(req.collective) << " of " << req.bytes
+                         << " bytes on " << ranks.size() << " NPUs: " << d.algorithm << " ("
+                         << d.choiceEstimate.As(Time::US) << "), runner-up "
+                         << (second ? d.runnerUp : "none"));
+    tn_tune_ranking_destroy(ranking);
+    return &m_decisions.emplace(key, d).first->second;
+}
 
 void
 CollectiveService::ScheduledEnded(Ptr<const ThemisCollective> collective)
@@ -757,6 +847,7 @@ CollectiveService::GetPlan(const tn_plan_request& request,
         options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
         options.mtu = GetLocalExecutor()->GetNic()->GetMtu();
         options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+        options.completion_messages = 1; // the executor waits for ACKs and notifications
         if (tn_cost_estimate(schedule, m_topo, m_routes, &options, &cost, &err) != TN_OK)
         {
             *error = std::string("cost model: ") + err.message;

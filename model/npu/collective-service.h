@@ -18,6 +18,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-tune.h"
 
 #include <cstdint>
 #include <map>
@@ -81,6 +82,18 @@ namespace ns3
  * "schedule" always materialises. Both run the same transfers with the same dependencies,
  * so a collective takes the same simulated time either way.
  *
+ * Algorithm "auto" (tn-tune.h): the tuner ranks every algorithm that applies to the
+ * operation, group and size by the cost model, on the path the collective would take
+ * (attribute Program: the schedule's DAG estimate, or the rank-local programs' per-step
+ * estimate), with the same cost options and routes as the collective's own estimate, and
+ * the best one runs; the collective's Tuning holds the choice's and the runner-up's
+ * estimates (the database's collective row records them). Decisions are cached per
+ * (operation, group, size bucket): every field of the request but the algorithm and the
+ * bytes, the group, the routing and program modes, and the bucket of the size, SizeBucket:
+ * floor(log2(bytes)), so sizes in [2^k, 2^(k+1)) share the decision made for the first of
+ * them (GetTuningsRun counts the rankings made). A group other than all NPUs is ranked
+ * without the topology, as it is planned.
+ *
  * The topology must outlive the service and stay unmodified.
  */
 class CollectiveService : public Object
@@ -105,7 +118,19 @@ class CollectiveService : public Object
     };
 
     /// auto: the schedule up to this many transfers, the generated programs beyond
-    static constexpr uint64_t AUTO_TRANSFERS = 1000000;
+    static constexpr uint64_t AUTO_TRANSFERS = TN_TUNE_SCHEDULE_TRANSFERS;
+
+    /**
+     * The size bucket of algorithm "auto"'s decision cache.
+     * \param bytes S \return floor(log2(bytes)) (0 for 0 and 1)
+     */
+    static uint32_t SizeBucket(uint64_t bytes);
+
+    /** \return rankings made for algorithm "auto" (decisions taken from the cache not counted) */
+    uint64_t GetTuningsRun() const
+    {
+        return m_tuningsRun;
+    }
 
     CollectiveService();
     ~CollectiveService() override;
@@ -309,6 +334,22 @@ class CollectiveService : public Object
         std::unordered_map<uint64_t, uint8_t> pairLanes; //!< generated: lane per rank pair
     };
 
+    /// Algorithm "auto"'s decision for a request on a group.
+    struct Decision
+    {
+        const char* algorithm{nullptr}; //!< registry name (static)
+        Time choiceEstimate;            //!< its estimate
+        std::string runnerUp;           //!< the second ("" if none)
+        Time runnerUpEstimate;          //!< its estimate
+    };
+
+    /** \return the decision for request on ranks, cached or ranked now (tn_tune_rank); null
+     *  with *error set when no algorithm applies */
+    const Decision* Tune(const tn_plan_request& request,
+                         const std::vector<uint32_t>& ranks,
+                         bool wholeTopology,
+                         std::string* error);
+
     /** The generated plan of a request (GetPlan's other half). */
     std::shared_ptr<Plan> GetGeneratedPlan(const tn_plan_request& req,
                                            const std::vector<uint32_t>& nodes,
@@ -378,6 +419,8 @@ class CollectiveService : public Object
     bool m_cachePlans{true};
     bool m_keepCollectives{true};
     std::map<std::string, std::shared_ptr<const Plan>> m_plans; //!< by request (PlanKey)
+    std::map<std::string, Decision> m_decisions; //!< algorithm "auto"'s, by (PlanKey, bucket)
+    uint64_t m_tuningsRun{0};
     uint64_t m_plansBuilt{0};
     uint32_t m_nextId{1};
     uint64_t m_flowRoutes{0};

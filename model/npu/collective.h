@@ -299,6 +299,27 @@ class Collective : public Object
         return m_estimate;
     }
 
+    /// What was asked for and, with algorithm "auto", what the tuner (tn-tune.h) decided.
+    struct Tuning
+    {
+        std::string requested; //!< the algorithm asked for ("auto", or the name given)
+        Time choiceEstimate;   //!< the tuner's estimate of the choice (0: not tuned)
+        std::string runnerUp;  //!< the second of the ranking ("" if none or not tuned)
+        Time runnerUpEstimate; //!< its estimate
+    };
+
+    /** \param tuning what CollectiveService asked for and decided */
+    void SetTuning(const Tuning& tuning)
+    {
+        m_tuning = tuning;
+    }
+
+    /** \return what was asked for and decided (requested "" if not set) */
+    const Tuning& GetTuning() const
+    {
+        return m_tuning;
+    }
+
     /**
      * Distributed runs: which ranks of the group this process simulates (the others are on
      * other MPI ranks). From then on the collective counts only this process's part: it
@@ -743,6 +764,7 @@ class Collective : public Object
     Time m_start;
     Time m_end{-1};
     Time m_estimate;
+    Tuning m_tuning;
     DoneCallback m_done;
     Callback<void, uint32_t> m_programsFreed; //!< SetProgramsFreedCallback
     TracedCallback<Ptr<const Collective>> m_startTrace;

@@ -149,6 +149,7 @@ CollectiveProbe::WriteScheduled(Ptr<const ThemisCollective> c)
     row.start_ns = c->GetStartTime().IsStrictlyNegative() ? -1 : c->GetStartTime().GetNanoSeconds();
     row.end_ns = c->IsComplete() ? (c->GetStartTime() + c->GetDuration()).GetNanoSeconds() : -1;
     row.estimated_ns = 0; // no cost model for run-time scheduling
+    row.requested_algorithm = "themis";
     m_recorder->WriteCollective(&row, c->GetCollective());
 }
 
@@ -179,6 +180,11 @@ CollectiveProbe::WriteCollective(Ptr<const Collective> c, int64_t startNs, int64
     row.start_ns = startNs;
     row.end_ns = endNs;
     row.estimated_ns = c->GetEstimatedTime().GetNanoSeconds();
+    const Collective::Tuning& tuning = c->GetTuning();
+    row.requested_algorithm = tuning.requested.empty() ? nullptr : tuning.requested.c_str();
+    row.choice_estimated_ns = tuning.choiceEstimate.GetNanoSeconds();
+    row.runner_up = tuning.runnerUp.empty() ? nullptr : tuning.runnerUp.c_str();
+    row.runner_up_estimated_ns = tuning.runnerUpEstimate.GetNanoSeconds();
     m_recorder->WriteCollective(&row, c->GetOperation());
 }
 

@@ -233,6 +233,83 @@ test_schema_1_upgraded(tn_test_ctx* ctx)
     tn_db_close(db);
 }
 
+/* Schema 3's collective had no tuner columns: the file is upgraded in place, its rows kept (the
+ * new columns NULL), collective_summary shows the new columns, and new rows carry them. */
+static void
+test_schema_3_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-v3.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "DROP VIEW collective_summary; DROP TABLE collective;"
+                            "CREATE TABLE collective ("
+                            " run_id INTEGER NOT NULL REFERENCES run(run_id),"
+                            " collective_id INTEGER NOT NULL,"
+                            " op TEXT NOT NULL, algorithm TEXT NOT NULL, scheduler TEXT,"
+                            " bytes INTEGER NOT NULL, participants INTEGER NOT NULL,"
+                            " transfers INTEGER NOT NULL, priority INTEGER NOT NULL,"
+                            " start_ns INTEGER, end_ns INTEGER, estimated_ns INTEGER,"
+                            " algbw_Bps REAL, busbw_Bps REAL,"
+                            " PRIMARY KEY (run_id, collective_id));"
+                            "INSERT INTO run VALUES (1,'old','{}',1,1,NULL,NULL,'t',NULL,"
+                            "'ok',NULL,NULL,NULL);"
+                            "INSERT INTO collective VALUES (1,0,'all-reduce','ring',NULL,64,4,"
+                            "24,3,0,100,90,1.0,1.5);"
+                            "UPDATE schema_version SET version = 3;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM collective_summary WHERE algorithm = 'ring' AND "
+                          "duration_ns = 100 AND requested_algorithm IS NULL AND runner_up IS "
+                          "NULL"),
+                1);
+    int64_t run = -1;
+    tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_collective c =
+        {1, "all-reduce", "ring2d", NULL, 1 << 20, 16, 96, 3, 0, 500, 400, 0, 0, NULL, 0, NULL, 0};
+    c.requested_algorithm = "auto";
+    c.choice_estimated_ns = 400;
+    c.runner_up = "multitree";
+    c.runner_up_estimated_ns = 450;
+    TN_CHECK(ctx, tn_db_add_collective(db, run, &c, &err) == TN_OK);
+    c.collective = 2;
+    c.requested_algorithm = "ring";
+    c.choice_estimated_ns = 0;
+    c.runner_up = NULL;
+    c.runner_up_estimated_ns = 450; /* without a runner-up: NULL */
+    TN_CHECK(ctx, tn_db_add_collective(db, run, &c, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 500, &err) == TN_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM collective WHERE requested_algorithm = 'auto' AND "
+                          "algorithm = 'ring2d' AND choice_estimated_ns = 400 AND runner_up = "
+                          "'multitree' AND runner_up_estimated_ns = 450"),
+                1);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM collective_summary WHERE requested_algorithm = "
+                          "'ring' AND runner_up IS NULL AND runner_up_estimated_ns IS NULL"),
+                1);
+    TN_CHECK(ctx,
+             query_null(sql,
+                        "SELECT choice_estimated_ns FROM collective WHERE "
+                        "collective_id = 2") == 1);
+    tn_db_close(db);
+}
+
 /* A run its process left 'running' is closed with a status and an error text; a run its
  * process finished is left as it is. */
 static void
@@ -274,7 +351,7 @@ test_run_abandoned(tn_test_ctx* ctx)
 static void
 test_other_schema_refused(tn_test_ctx* ctx)
 {
-    static const int versions[] = {999, 4, 0};
+    static const int versions[] = {999, 5, 0};
     for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); ++i)
     {
         char path[512];
@@ -515,8 +592,23 @@ test_rows_round_trip(tn_test_ctx* ctx)
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
     tn_db_node node = {5, "switch", -1, 12};
     tn_db_link link = {3, 5, 2, 7, 0, 100000000000ULL, 1000, 1};
-    tn_db_collective coll =
-        {9, "all-reduce", "ring'; DROP TABLE run; --", "ready", 1 << 20, 8, 56, 3, 10, -1, 0, 0, 0};
+    tn_db_collective coll = {9,
+                             "all-reduce",
+                             "ring'; DROP TABLE run; --",
+                             "ready",
+                             1 << 20,
+                             8,
+                             56,
+                             3,
+                             10,
+                             -1,
+                             0,
+                             0,
+                             0,
+                             NULL,
+                             0,
+                             NULL,
+                             0};
     tn_db_transfer tr = {9, 4, 1, 2, -1, 0, 1, 10, 11, 4096, 1, 2, 100, 200, 300, -1};
     tn_db_flow flow = {10, 77, 11, 3, 3, 49999, 1, 65536, 1000, 5000, 2000, 4096, 9};
     tn_db_port_sample s = sample(10000, 5, 2, 125000, 0.25);
@@ -754,8 +846,23 @@ test_views(tn_test_ctx* ctx)
         f.ideal_fct_ns = 1000;
         tn_db_add_flow(db, run, &f, &err);
     }
-    tn_db_collective c =
-        {1, "all-reduce", "ring", "ready", 1000, 4, 2, 3, 0, 1000, 800, 1e12, 1.5e12};
+    tn_db_collective c = {1,
+                          "all-reduce",
+                          "ring",
+                          "ready",
+                          1000,
+                          4,
+                          2,
+                          3,
+                          0,
+                          1000,
+                          800,
+                          1e12,
+                          1.5e12,
+                          NULL,
+                          0,
+                          NULL,
+                          0};
     tn_db_add_collective(db, run, &c, &err);
     tn_db_transfer t1 = {1, 0, 0, 0, 0, 0, 1, 0, 1, 500, 0, 0, 0, 10, 20, 30};
     tn_db_transfer t2 = {1, 1, 0, 1, 0, 1, 0, 1, 0, 500, 1, 0, 30, 40, 50, 90};
@@ -996,6 +1103,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "runs-are-recorded", test_runs_are_recorded);
     tn_test_add(suite, "schema-has-every-table", test_schema_has_every_table);
     tn_test_add(suite, "schema-1-upgraded", test_schema_1_upgraded);
+    tn_test_add(suite, "schema-3-upgraded", test_schema_3_upgraded);
     tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);
