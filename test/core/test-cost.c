@@ -11,6 +11,8 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 
+#include <math.h>
+
 /* A collective of 0 bytes is only synchronisation: each step costs its latency, and the
  * estimate must not fail (it said "out of memory" when no transfer had bytes). */
 static void
@@ -140,6 +142,59 @@ test_serialisation(tn_test_ctx* ctx)
     tn_cost_result_destroy(r);
     tn_schedule_destroy(s);
     tn_topology_destroy(t);
+}
+
+/* completion_messages: a dependent transfer's sender learns of its dependency at once when it
+ * received the data, one path latency later for its own send (the ACK) or its receiver's
+ * receive (a notification), two for its receiver's send; every transfer on a private link. */
+static void
+test_completion_messages(tn_test_ctx* ctx)
+{
+    tn_schedule* s = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx, tn_schedule_create(TN_COLL_BROADCAST, 3, 5000, 0, 1, &s, &err) == TN_OK);
+    /* a: 0->1; b: 1->2 after a (received); c: 0->2 after a (sent); d: 2->1 after a (its
+     * receiver received it); e: 2->0 after a (its receiver sent it) */
+    const uint32_t ends[5][2] = {{0, 1}, {1, 2}, {0, 2}, {2, 1}, {2, 0}};
+    for (uint32_t i = 0; i < 5; i++)
+    {
+        tn_transfer_spec x =
+            {ends[i][0], ends[i][1], 1000 * i, 1000 * i, 1000, TN_OP_COPY, 0, -1, 0};
+        TN_REQUIRE(ctx, tn_schedule_add(s, &x, NULL, 0, NULL, &err) == TN_OK);
+        if (i > 0)
+            TN_REQUIRE(ctx, tn_schedule_add_dep(s, i, 0, &err) == TN_OK);
+    }
+    TN_REQUIRE(ctx, tn_schedule_finalize(s, &err) == TN_OK);
+    /* 1 B/ns, 100 ns: a ends at 1100, each dependent 1100 later plus what its sender waits */
+    const double with[5] = {1100, 2200, 2300, 2300, 2400};
+    static const tn_cost_model models[] = {TN_COST_FLUID, TN_COST_LIST};
+    for (int m = 0; m < 2; m++)
+    {
+        for (int completion = 0; completion < 2; completion++)
+        {
+            tn_cost_options opt = {.rate_bps = 8000000000ULL,
+                                   .latency_ns = 100,
+                                   .keep_transfer_times = 1,
+                                   .model = models[m],
+                                   .completion_messages = completion};
+            tn_cost_result* r = NULL;
+            TN_CHECK_EQ(ctx, tn_cost_estimate(s, NULL, NULL, &opt, &r, &err), TN_OK);
+            for (uint32_t i = 0; r && i < 5; i++)
+            {
+                double expect = completion || i == 0 ? with[i] : 2200.0;
+                TN_CHECK_MSG(ctx,
+                             fabs(r->end_ns[i] - expect) < 1e-9,
+                             "model %d completion %d: transfer %u ends at %.1f, expected %.1f",
+                             m,
+                             completion,
+                             i,
+                             r->end_ns[i],
+                             expect);
+            }
+            tn_cost_result_destroy(r);
+        }
+    }
+    tn_schedule_destroy(s);
 }
 
 /* Add independent transfers (src, dst, bytes) to a schedule on n ranks. */
@@ -364,4 +419,5 @@ tn_suite_cost(tn_test_suite* suite)
     tn_test_add(suite, "fluid-multitree", test_fluid_multitree);
     tn_test_add(suite, "list-arrival-order", test_list_arrival_order);
     tn_test_add(suite, "fluid-budget", test_fluid_budget);
+    tn_test_add(suite, "completion-messages", test_completion_messages);
 }
