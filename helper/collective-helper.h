@@ -36,7 +36,8 @@ class RoceHelper;
  *   collectives.SetRouting("planned");
  *   collectives.Install(topo, roce);
  *   Ptr<Collective> c = collectives.AllReduce(16 << 20, "multitree");
- *   Simulator::Run();   // c->GetDuration(), c->GetEstimatedTime()
+ *   Ptr<Collective> d = collectives.AllReduce(4 << 20, "auto"); // the cost model's best
+ *   Simulator::Run();   // c->GetDuration(), c->GetEstimatedTime(), d->GetTuning()
  * \endcode
  *
  * Install() aggregates a CollectiveExecutor (attributes: SetExecutorAttribute) to every NPU

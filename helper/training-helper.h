@@ -43,7 +43,8 @@ class TrainingHelper
     /** \param name attribute of ns3::TrainingJob \param value value */
     void SetJobAttribute(std::string name, const AttributeValue& value);
 
-    /** \param collective a collective kind \param algorithm its algorithm */
+    /** \param collective a collective kind \param algorithm its algorithm, or "auto" (the
+     *  cost model's best per group and size bucket, see CollectiveService) */
     void SetAlgorithm(tn_collective collective, const std::string& algorithm);
 
     /**

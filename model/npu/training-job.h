@@ -141,7 +141,7 @@ class TrainingJob : public Object
 
     /**
      * \param collective a collective kind \param algorithm its algorithm (default ring;
-     * direct for all-to-all)
+     * direct for all-to-all), or "auto": the cost model's best per group and size bucket
      */
     void SetAlgorithm(tn_collective collective, const std::string& algorithm);
 
