@@ -1,5 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Over 1,000 lines for a reason: planning at run time is one concept whose parts share the
+ * service's state (topology, routes, plan cache, algorithm auto's decisions, lanes and flow
+ * routes, the memory guard of generated collectives); splitting it would expose that state.
  */
 #include "collective-service.h"
 
