@@ -33,9 +33,17 @@
  * Goals: flow level, 16384 NPUs, under 2 GiB, hierarchical and ring2d under 60 s, ring under
  * 300 s; packet level, the 4096-NPU hierarchical all-reduce under 8 GiB. A child past
  * --timeout seconds or --memory-limit MiB (address space) is stopped and its row says so.
+ *
+ * Training rows (--training-sizes, default 1024): one iteration of --workload (ResNet-50,
+ * data parallel) at flow level on the hier system of that size, its all-reduces
+ * hierarchical, no database: "training generated" (rank-local programs) beside "training
+ * schedule" (every collective's DAG materialised, the baseline). Goals: 1,024 NPUs under
+ * 60 s, 16,384 under 10 minutes.
  */
+#include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/command-line.h"
+#include "ns3/npu-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -43,6 +51,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-topology.h"
+#include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -331,6 +340,78 @@ Simulate(const PlanCase& c,
     return code;
 }
 
+/**
+ * One training iteration of `workload` at flow level on `spec`, its all-reduces
+ * hierarchical and planned as `program` says, without a database.
+ */
+int
+SimulateTraining(const std::string& spec,
+                 const std::string& workload,
+                 const std::string& program,
+                 std::string* line)
+{
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        *line = err.message;
+        return 1;
+    }
+    RoceHelper roce;
+    roce.SetMode("flow");
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    collectives.SetKeepCollectives(false);
+    collectives.SetServiceAttribute("Program", StringValue(program));
+    collectives.Install(topo, roce);
+    NpuHelper npus;
+    npus.Install(roce.GetFabric().npus);
+    TrainingHelper training;
+    training.SetAlgorithm(TN_COLL_ALL_REDUCE, "hierarchical");
+    std::string error;
+    Ptr<TrainingJob> job;
+    if (training.Load(workload, &error))
+    {
+        job = training.Install(collectives, npus, tn_topology_dim(topo, 0)->size, &error);
+    }
+    int code = 1;
+    if (job)
+    {
+        job->Start();
+        Simulator::Run();
+        uint64_t posted = 0;
+        for (uint32_t r = 0; r < roce.GetFabric().npus.GetN(); r++)
+        {
+            posted += collectives.GetExecutor(r)->GetPosted();
+        }
+        if (job->IsComplete() && !job->GetIterations(0).empty())
+        {
+            const auto& it = job->GetIterations(0).front();
+            char b[200];
+            std::snprintf(b,
+                          sizeof(b),
+                          "flow level iteration %.1f us, %llu collectives, %llu transfers",
+                          (it.end - it.start).GetNanoSeconds() / 1e3,
+                          static_cast<unsigned long long>(job->GetCollectiveCount()),
+                          static_cast<unsigned long long>(posted));
+            *line = b;
+            code = 0;
+        }
+        else
+        {
+            *line = "the iteration did not complete";
+        }
+    }
+    else
+    {
+        *line = error;
+    }
+    job = nullptr;
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    return code;
+}
+
 /// Transfers of the materialised plan (closed form), 0 if it cannot be estimated.
 uint64_t
 ScheduleTransfers(const PlanCase& c, uint64_t bytes)
@@ -440,6 +521,8 @@ main(int argc, char** argv)
     std::string algorithms = "ring,ring2d,hierarchical";
     uint32_t window = 256;
     bool whole = true;
+    std::string trainingSizes = "1024";
+    std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
     limits.seconds = 1800;
@@ -465,6 +548,11 @@ main(int argc, char** argv)
     cmd.AddValue("whole",
                  "run the whole-program flow rows below 16,384 NPUs (false: windows only)",
                  whole);
+    cmd.AddValue("training-sizes",
+                 "NPU counts of the training rows (hier systems of 8 GPUs per server; "
+                 "none: no such rows)",
+                 trainingSizes);
+    cmd.AddValue("workload", "ASTRA-sim 1.0 workload of the training rows", workload);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -587,6 +675,23 @@ main(int argc, char** argv)
                             "schedule",
                             static_cast<unsigned long long>(t));
             }
+        }
+    }
+    for (uint32_t n : trainingSizes == "none" ? std::vector<uint32_t>() : ParseSizes(trainingSizes))
+    {
+        const PlanCase c{"hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
+                         "hierarchical"};
+        Measure g = InChild(limits, [&](std::string* line) {
+            return SimulateTraining(c.spec, workload, "generated", line);
+        });
+        const double goalSeconds = n >= 16384 ? 600.0 : 60.0;
+        PrintRow(n, c, "training generated", g, Goal(g, goalSeconds, 1e9, &failures), "");
+        if (n < 16384)
+        {
+            Measure s = InChild(limits, [&](std::string* line) {
+                return SimulateTraining(c.spec, workload, "schedule", line);
+            });
+            PrintRow(n, c, "training schedule", s, "-", Ratio("generated/schedule", g, s));
         }
     }
     if (failures)

@@ -48,11 +48,13 @@ struct Arrivals
     void Received(const RdmaMessageRecord& r)
     {
         at[(uint64_t(r.src) << 32) | r.immediate] = r.end.GetNanoSeconds();
+        receivedWrIds += r.wrId != 0;
     }
 
     void Completed(const RdmaMessageRecord& r)
     {
         acked[(uint64_t(r.src) << 32) | r.immediate] = r.end.GetNanoSeconds();
+        completedWrIds[(uint64_t(r.src) << 32) | r.immediate] = r.wrId;
     }
 
     int64_t Get(uint32_t src, uint32_t imm) const
@@ -63,6 +65,8 @@ struct Arrivals
 
     std::map<uint64_t, int64_t> at;
     std::map<uint64_t, int64_t> acked;
+    std::map<uint64_t, uint64_t> completedWrIds; //!< RdmaMessageRecord::wrId at the sender
+    uint32_t receivedWrIds{0};                   //!< receptions that showed a wrId
 };
 
 /** A star of `n` NPUs on one switch, flow level, with traces connected. */
@@ -84,7 +88,7 @@ struct Star
         }
     }
 
-    /** Post from rank s to rank d, immediate = tag. */
+    /** Post from rank s to rank d, immediate = tag, wrId = WrId(s, tag). */
     void Post(uint32_t s, uint32_t d, uint64_t bytes, uint32_t tag, uint32_t lane = 0)
     {
         RdmaWriteRequest w;
@@ -93,7 +97,14 @@ struct Star
         w.lane = lane;
         w.hasImmediate = true;
         w.immediate = tag;
+        w.wrId = WrId(s, tag);
         roce.GetTransport(s)->Post(w);
+    }
+
+    /** The work request id Post gives a message of rank s. */
+    static uint64_t WrId(uint32_t s, uint32_t tag)
+    {
+        return 1000000 + 1000 * s + tag;
     }
 
     /** Wire bits of a message. */
@@ -270,6 +281,21 @@ class FlowLevelReleaseAndOrderTestCase : public TestCase
         {
             NS_TEST_EXPECT_MSG_GT(kv.second, s.arrivals.at[kv.first], "ACK after arrival");
         }
+        // the sender's records give back each request's wrId; the responder never sees one
+        for (uint32_t r : {0u, 1u, 2u})
+        {
+            const uint32_t node = tn_topology_npu_node(s.t.topo, r);
+            for (uint32_t tag : {1u, 2u, 3u})
+            {
+                auto it = s.arrivals.completedWrIds.find((uint64_t(node) << 32) | tag);
+                if (it != s.arrivals.completedWrIds.end())
+                {
+                    NS_TEST_EXPECT_MSG_EQ(it->second, Star::WrId(r, tag), "wrId given back");
+                }
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(s.arrivals.completedWrIds.size(), 5, "five completions");
+        NS_TEST_EXPECT_MSG_EQ(s.arrivals.receivedWrIds, 0, "no wrId at the responder");
         Simulator::Destroy();
     }
 };

@@ -49,6 +49,21 @@ PostWriteLater(Ptr<RdmaNic> nic, uint32_t dst, uint64_t bytes, Completions* done
     nic->PostWrite(dst, bytes, 3, MakeCallback(&Completions::Done, done));
 }
 
+/// Posts a write on priority 3 with a work request id.
+void
+PostTagged(Ptr<RdmaNic> nic, uint32_t dst, uint64_t bytes, uint64_t wrId, Completions* done)
+{
+    RdmaWriteRequest w;
+    w.dst = dst;
+    w.bytes = bytes;
+    w.priority = 3;
+    w.wrId = wrId;
+    nic->Post(w, MakeCallback(&Completions::Done, done));
+}
+
+/// A work request id that no counter of the NIC would give by chance.
+const uint64_t WR_ID = 0x5eed0000beefULL;
+
 } // namespace
 
 /**
@@ -85,16 +100,12 @@ class RoceNicGoodputTestCase : public TestCase
                                        MakeCallback(&Completions::Done, &received));
         const uint64_t packets = 1024;
         const uint64_t bytes = packets * m_mtu;
-        Simulator::Schedule(MicroSeconds(10),
-                            &RdmaNic::PostWrite,
-                            tx,
-                            1,
-                            bytes,
-                            3,
-                            MakeCallback(&Completions::Done, &sent));
+        Simulator::Schedule(MicroSeconds(10), &PostTagged, tx, 1, bytes, WR_ID, &sent);
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(sent.records.size(), 1, "message not completed");
         NS_TEST_ASSERT_MSG_EQ(received.records.size(), 1, "message not received");
+        NS_TEST_EXPECT_MSG_EQ(sent.records[0].wrId, WR_ID, "the sender gets its wrId back");
+        NS_TEST_EXPECT_MSG_EQ(received.records[0].wrId, 0, "the responder never sees it");
         const RdmaMessageRecord& r = received.records[0];
         NS_TEST_ASSERT_MSG_EQ(r.bytes, bytes, "received bytes");
         // receiver: packets 2..n arrive back to back at the bottleneck rate

@@ -505,6 +505,7 @@ CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
     request.remoteKey = c->GetId();
     request.hasImmediate = true;
     request.immediate = o.match; // the receiver finds its op by (this rank, match)
+    request.wrId = op;           // and SendDoneProgram this op, without a search
     c->NotifyOpIssued(entry->rank, op);
     ++m_posted;
     m_sentTrace(c, c->GetOpTransfer(entry->rank, op), o.length, o.op == TN_OP_REDUCE);
@@ -636,9 +637,10 @@ void
 CollectiveExecutor::SendDoneProgram(Entry* entry, const RdmaMessageRecord& record)
 {
     Collective* c = PeekPointer(entry->collective);
-    const uint32_t op =
-        c->FindOp(entry->rank, true, c->GetRankOfNode(record.dst), record.immediate);
-    NS_ASSERT(op != UINT32_MAX);
+    const uint32_t op = static_cast<uint32_t>(record.wrId);
+    NS_ASSERT(c->GetOp(entry->rank, op).send &&
+              c->GetNode(c->GetOp(entry->rank, op).peer) == record.dst &&
+              c->GetOp(entry->rank, op).match == record.immediate);
     OpDone(entry, op);
     if (c->FinishRankEvent(entry->rank))
     {

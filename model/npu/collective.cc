@@ -135,7 +135,7 @@ Collective::SetupProgram(uint32_t id,
         if (window == 0)
         {
             run.streams.resize(1);
-            run.streams[0].w = std::make_unique<StreamWindow>();
+            OpenWindow(run, run.streams[0]);
             rp = &run.streams[0].w->rp;
         }
         NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, rp, &err) != TN_OK,
@@ -219,28 +219,6 @@ Collective::SetupProgram(uint32_t id,
             }
         }
     }
-    if (window == 0)
-    {
-        // a receive holds its transfer's number, so that the receiver never reads the sender's
-        for (uint32_t r = 0; r < ranks; r++)
-        {
-            const StreamRun& s = m_ranks[r].streams[0];
-            for (uint32_t i = 0; i < s.w->rp.count; i++)
-            {
-                const tn_program_op& o = s.w->rp.ops[i];
-                if (!o.send)
-                {
-                    continue;
-                }
-                const uint32_t j = FindOp(o.peer, false, r, o.match);
-                NS_ABORT_MSG_IF(j == UINT32_MAX,
-                                "Collective::SetupProgram: rank " << r << "'s send " << i
-                                                                  << " has no receive at rank "
-                                                                  << o.peer);
-                StateOf(o.peer, j).transfer = s.w->ops[i].transfer;
-            }
-        }
-    }
 }
 
 void
@@ -252,7 +230,7 @@ Collective::FillWindow(uint32_t rank,
 {
     if (!s.w)
     {
-        s.w = std::make_unique<StreamWindow>();
+        OpenWindow(m_ranks[rank], s);
         s.w->rp.first = s.begin;
     }
     const uint32_t oldFirst = s.w->rp.first;
@@ -464,6 +442,8 @@ Collective::FillWindow(uint32_t rank,
                 st.flags |= ARRIVED;
                 st.times[0] = kept->second.firstNs;
                 st.times[1] = kept->second.lastNs;
+                st.transfer = kept->second.transfer;
+                st.sentNs = kept->second.sentNs;
                 m_deliveredBytes += kept->second.bytes;
                 m_sizeMismatches += kept->second.bytes != o.length;
                 if (arrived)
@@ -534,13 +514,21 @@ Collective::StreamOf(uint32_t rank, uint32_t op)
 const Collective::StreamRun&
 Collective::StreamOf(uint32_t rank, uint32_t op) const
 {
-    const std::vector<StreamRun>& streams = m_ranks[rank].streams;
-    auto it =
-        std::upper_bound(streams.begin(), streams.end(), op, [](uint32_t v, const StreamRun& s) {
-            return v < s.begin;
-        });
-    NS_ASSERT(it != streams.begin());
-    const StreamRun& s = *(it - 1);
+    const RankRun& run = m_ranks[rank];
+    const std::vector<StreamRun>& streams = run.streams;
+    // an op's events ask for it several times in a row (executor, records, completion)
+    const StreamRun* hit = run.lastStream < streams.size() ? &streams[run.lastStream] : nullptr;
+    if (!hit || op < hit->begin || op >= hit->end)
+    {
+        auto it = std::upper_bound(streams.begin(),
+                                   streams.end(),
+                                   op,
+                                   [](uint32_t v, const StreamRun& s) { return v < s.begin; });
+        NS_ASSERT(it != streams.begin());
+        hit = &*(it - 1);
+        run.lastStream = static_cast<uint32_t>(hit - streams.data());
+    }
+    const StreamRun& s = *hit;
     NS_ASSERT_MSG(s.w && op >= s.w->rp.first && op - s.w->rp.first < s.w->rp.count,
                   "collective " << m_id << " rank " << rank << " op " << op
                                 << " is not in its window");
@@ -570,6 +558,34 @@ Collective::FindGroup(const StreamRun& s, bool send, uint32_t peer)
                : static_cast<size_t>(it - s.w->groupKey.begin());
 }
 
+void
+Collective::OpenWindow(RankRun& run, StreamRun& s)
+{
+    s.w = std::make_unique<StreamWindow>();
+    const uint32_t k = static_cast<uint32_t>(&s - run.streams.data());
+    run.live.insert(std::lower_bound(run.live.begin(), run.live.end(), k), k);
+}
+
+void
+Collective::CloseWindow(RankRun& run, StreamRun& s)
+{
+    s.w.reset();
+    const uint32_t k = static_cast<uint32_t>(&s - run.streams.data());
+    run.live.erase(std::lower_bound(run.live.begin(), run.live.end(), k));
+}
+
+uint32_t
+Collective::FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match)
+{
+    const size_t g = FindGroup(s, send, peer);
+    if (g == SIZE_MAX || match < s.w->groupMatch[g] ||
+        match - s.w->groupMatch[g] >= s.w->groupStart[g + 1] - s.w->groupStart[g])
+    {
+        return UINT32_MAX;
+    }
+    return s.w->rp.first + s.w->groupOps[s.w->groupStart[g] + (match - s.w->groupMatch[g])];
+}
+
 uint32_t
 Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) const
 {
@@ -578,22 +594,32 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         return UINT32_MAX;
     }
     // an op is in at most one window, so the order of the search does not change the answer;
-    // messages come stream after stream, so it starts at the last stream found (a rank of
-    // the 16,384-NPU ring2d has dozens of streams)
+    // messages come stream after stream, so it starts at the last stream found for the
+    // direction (sends and receives are looked up in turn). Only the streams holding a window
+    // are looked at: a rank of the 16,384-NPU ring2d has about 127 streams at W=32, a few of
+    // them open at a time.
     const RankRun& run = m_ranks[rank];
-    const size_t n = run.streams.size();
-    for (size_t i = 0, k = run.lastFound < n ? run.lastFound : 0; i < n;
-         i++, k = k + 1 < n ? k + 1 : 0)
+    uint32_t& last = run.lastFound[send ? 1 : 0];
+    if (last < run.streams.size() && run.streams[last].w)
     {
-        const StreamRun& s = run.streams[k];
-        const size_t g = s.w ? FindGroup(s, send, peer) : SIZE_MAX;
-        if (g == SIZE_MAX || match < s.w->groupMatch[g] ||
-            match - s.w->groupMatch[g] >= s.w->groupStart[g + 1] - s.w->groupStart[g])
+        const uint32_t op = FindInStream(run.streams[last], send, peer, match);
+        if (op != UINT32_MAX)
+        {
+            return op;
+        }
+    }
+    for (uint32_t k : run.live)
+    {
+        if (k == last)
         {
             continue;
         }
-        run.lastFound = static_cast<uint32_t>(k);
-        return s.w->rp.first + s.w->groupOps[s.w->groupStart[g] + (match - s.w->groupMatch[g])];
+        const uint32_t op = FindInStream(run.streams[k], send, peer, match);
+        if (op != UINT32_MAX)
+        {
+            last = k;
+            return op;
+        }
     }
     return UINT32_MAX;
 }
@@ -635,8 +661,8 @@ Collective::FreePrograms()
     for (RankRun& run : m_ranks)
     {
         std::vector<StreamRun>().swap(run.streams);
+        std::vector<uint32_t>().swap(run.live);
     }
-    m_inFlight.clear();
     m_clearSends.clear();
     if (!m_programsFreed.IsNull())
     {
@@ -653,7 +679,11 @@ Collective::DeferMessage(uint32_t rank,
                          Time firstByte,
                          uint64_t bytes)
 {
-    Deferred d{firstByte.GetTimeStep(), Simulator::Now().GetTimeStep(), bytes};
+    Deferred d{firstByte.GetTimeStep(), Simulator::Now().GetTimeStep(), bytes, UINT32_MAX, -1};
+    if (!clear)
+    {
+        TakeSend(rank, peer, match, &d.transfer, &d.sentNs);
+    }
     if (!m_deferred.emplace(Key(clear, peer, rank, match), d).second)
     {
         ++m_duplicates;
@@ -709,7 +739,7 @@ Collective::CompleteOp(uint32_t rank,
     if (s.undone == s.end && m_window > 0)
     {
         // the stream is over: its window goes (no message can name its ops any more)
-        s.w.reset();
+        CloseWindow(m_ranks[rank], s);
     }
     else if (m_window > 0 && s.w->rp.first + s.w->rp.count < s.end &&
              s.undone - first >= std::max<uint32_t>(1, s.w->rp.count / 2))
@@ -745,11 +775,6 @@ Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
     o.flags |= ISSUED;
     o.times[0] = Simulator::Now().GetTimeStep();
     ++m_issuedCount;
-    if (m_window > 0)
-    {
-        const tn_program_op& p = s.w->rp.ops[op - s.w->rp.first];
-        m_inFlight[Key(false, rank, p.peer, p.match)] = {o.transfer, o.times[0]};
-    }
     if (!m_issuedTrace.IsEmpty())
     {
         m_issuedTrace(GetSendOpRecord(rank, op));
@@ -769,25 +794,41 @@ Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t
     o.flags |= ARRIVED;
     o.times[0] = firstByte.GetTimeStep();
     o.times[1] = Simulator::Now().GetTimeStep();
+    const tn_program_op& p = s.w->rp.ops[op - s.w->rp.first];
+    TakeSend(rank, p.peer, p.match, &o.transfer, &o.sentNs);
     m_deliveredBytes += bytes;
-    if (bytes != s.w->rp.ops[op - s.w->rp.first].length)
+    if (bytes != p.length)
     {
         ++m_sizeMismatches;
     }
     return true;
 }
 
+void
+Collective::TakeSend(uint32_t rank,
+                     uint32_t peer,
+                     uint32_t match,
+                     uint32_t* transfer,
+                     int64_t* sentNs) const
+{
+    const uint32_t send = FindOp(peer, true, rank, match);
+    if (send == UINT32_MAX)
+    {
+        *transfer = UINT32_MAX;
+        *sentNs = -1;
+        return;
+    }
+    const StreamRun& s = StreamOf(peer, send);
+    const OpState& o = s.w->ops[send - s.w->rp.first];
+    *transfer = o.transfer;
+    *sentNs = o.times[0];
+}
+
 uint32_t
 Collective::GetOpTransfer(uint32_t rank, uint32_t op) const
 {
     const StreamRun& s = StreamOf(rank, op);
-    const tn_program_op& o = s.w->rp.ops[op - s.w->rp.first];
-    if (o.send || m_window == 0)
-    {
-        return s.w->ops[op - s.w->rp.first].transfer;
-    }
-    auto it = m_inFlight.find(Key(false, o.peer, rank, o.match));
-    return it == m_inFlight.end() ? UINT32_MAX : it->second.transfer;
+    return s.w->ops[op - s.w->rp.first].transfer;
 }
 
 void
@@ -802,11 +843,6 @@ Collective::NotifyOpReady(uint32_t rank, uint32_t op)
     if (!m_readyTrace.IsEmpty())
     {
         m_readyTrace(GetOpRecord(rank, op));
-    }
-    if (m_window > 0)
-    {
-        const tn_program_op& p = s.w->rp.ops[op - s.w->rp.first];
-        m_inFlight.erase(Key(false, p.peer, rank, p.match));
     }
     if (m_readyCount == m_expectedReady)
     {
@@ -864,19 +900,8 @@ Collective::GetOpRecord(uint32_t dst, uint32_t op) const
     r.dim = o.dim;
     r.reduce = o.op == TN_OP_REDUCE;
     r.lane = GetPairLane(src, dst);
-    if (m_window == 0)
-    {
-        const uint32_t send = FindOp(src, true, dst, o.match);
-        r.transfer = recv.transfer;
-        const StreamRun* ss = send == UINT32_MAX ? nullptr : &StreamOf(src, send);
-        r.issue = ss ? TimeStep(ss->w->ops[send - ss->w->rp.first].times[0]) : Time(-1);
-    }
-    else
-    {
-        auto it = m_inFlight.find(Key(false, src, dst, o.match));
-        r.transfer = it == m_inFlight.end() ? UINT32_MAX : it->second.transfer;
-        r.issue = it == m_inFlight.end() ? Time(-1) : TimeStep(it->second.issueNs);
-    }
+    r.transfer = recv.transfer;
+    r.issue = recv.sentNs < 0 ? Time(-1) : TimeStep(recv.sentNs);
     r.firstByte = TimeStep(recv.times[0]);
     r.lastByte = TimeStep(recv.times[1]);
     r.ready = TimeStep(recv.times[2]);

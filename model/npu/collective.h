@@ -94,7 +94,8 @@ struct CollectiveTransferRecord
  * transfer, sent when those receives are ready). Data messages carry the transfer's match
  * number (its position among the transfers of its rank pair) as immediate, so the receiver
  * finds its op. Transfer records number the transfers by sender rank, then by the sender's
- * program order.
+ * program order; a receive takes its transfer's number and issue time from its send when
+ * the data arrives (the send is not acknowledged yet, so it is still in its window).
  *
  * Program windows (SetupProgram's window > 0): a rank's program is cut into streams,
  * stretches of at least `window` ops none of which waits for an op before it (a chunk, a
@@ -558,13 +559,15 @@ class Collective : public Object
     /// was led by those misses).
     struct OpState
     {
-        uint32_t transfer{UINT32_MAX}; //!< its transfer's number (sender's numbering, see class)
+        uint32_t transfer{UINT32_MAX}; //!< its transfer's number (sender's numbering, see class;
+                                       //!< a receive's is set when it arrives)
         uint32_t succBegin{0};         //!< the joins whose list holds it: succJoins[begin, end)
         uint32_t succEnd{0};
         uint32_t join{UINT32_MAX};    //!< the join of its dep list (none: UINT32_MAX)
         uint8_t flags{0};             //!< the Flag bits
         int64_t times[3]{-1, -1, -1}; //!< send: issue; receive: first, last byte, ready (ns)
         int64_t doneNs{-1};           //!< when it was done (acknowledged, or ready)
+        int64_t sentNs{-1};           //!< receive: its send's issue time (set when it arrives)
     };
 
     /// OpState::flags
@@ -626,12 +629,15 @@ class Collective : public Object
     /// A generated collective's state of one rank.
     struct RankRun
     {
-        std::vector<StreamRun> streams; //!< by program index
-        uint32_t count{0};              //!< ops of its program
-        uint32_t sends{0};              //!< sends of its program
-        uint64_t receivedBytes{0};      //!< bytes of its receives
-        uint64_t transferBase{0};       //!< number of its first send's transfer
-        mutable uint32_t lastFound{0};  //!< the stream FindOp found last (where it looks first)
+        std::vector<StreamRun> streams;  //!< by program index
+        uint32_t count{0};               //!< ops of its program
+        uint32_t sends{0};               //!< sends of its program
+        uint64_t receivedBytes{0};       //!< bytes of its receives
+        uint64_t transferBase{0};        //!< number of its first send's transfer
+        std::vector<uint32_t> live;      //!< streams holding a window, ascending (FindOp's list)
+        mutable uint32_t lastFound[2]{}; //!< by direction: the stream FindOp found last
+                                         //!< (where it looks first)
+        mutable uint32_t lastStream{0};  //!< the stream StreamOf found last
     };
 
     /// Names a message: direction (clear-to-send or data), sender, receiver, match.
@@ -662,20 +668,24 @@ class Collective : public Object
                 (static_cast<uint64_t>(match) << 1) | (clear ? 1 : 0)};
     }
 
-    /// A message kept by DeferMessage.
+    /// A message kept by DeferMessage (data: with its send's number and issue time, taken
+    /// then, since the send may leave its window before the receive comes into one).
     struct Deferred
     {
         int64_t firstNs;
         int64_t lastNs;
         uint64_t bytes;
+        uint32_t transfer;
+        int64_t sentNs;
     };
 
-    /// A transfer in flight (windows: its send may leave the window before it is ready).
-    struct InFlight
-    {
-        uint32_t transfer;
-        int64_t issueNs;
-    };
+    /// A receive of rank from peer with match arrives: its send's number and issue time
+    /// (UINT32_MAX and -1 if the send is not in this process's windows: another MPI rank)
+    void TakeSend(uint32_t rank,
+                  uint32_t peer,
+                  uint32_t match,
+                  uint32_t* transfer,
+                  int64_t* sentNs) const;
 
     /// \return the stream holding program index op of rank
     StreamRun& StreamOf(uint32_t rank, uint32_t op);
@@ -701,6 +711,12 @@ class Collective : public Object
 
     /// \return index of the (send, peer) group of a window, SIZE_MAX if none
     static size_t FindGroup(const StreamRun& s, bool send, uint32_t peer);
+    /// The op of one stream's window named by (direction, peer, match), or UINT32_MAX.
+    static uint32_t FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match);
+    /// Gives a stream its window and lists it among the rank's live streams.
+    static void OpenWindow(RankRun& run, StreamRun& s);
+    /// Drops a stream's window and its place among the live streams.
+    static void CloseWindow(RankRun& run, StreamRun& s);
 
     /// Record of a generated transfer, from its receiver (rank, its receive op).
     CollectiveTransferRecord GetOpRecord(uint32_t dst, uint32_t op) const;
@@ -729,7 +745,6 @@ class Collective : public Object
     std::vector<RankRun> m_ranks; //!< generated: per rank
     uint32_t m_window{0};         //!< generated: ops per window
     std::unordered_map<MessageKey, Deferred, MessageKeyHash> m_deferred; //!< kept messages
-    std::unordered_map<MessageKey, InFlight, MessageKeyHash> m_inFlight; //!< windows: in flight
     std::unordered_map<MessageKey, bool, MessageKeyHash> m_clearSends;   //!< sends that wait
     uint64_t m_windowHeld{0};
     uint32_t m_ranksBusy{

@@ -67,6 +67,8 @@ FlowNic::DoDispose()
     m_network = nullptr;
     m_qps.clear();
     m_qpIndex.clear();
+    m_transit.clear();
+    m_freeTransit.clear();
     RdmaTransport::DoDispose();
 }
 
@@ -120,8 +122,10 @@ FlowNic::QueuePair&
 FlowNic::GetQp(uint32_t dst, uint8_t priority, uint32_t lane)
 {
     const uint32_t qpn = RdmaQueuePair::MakeQpn(dst, priority, lane);
-    auto it = m_qpIndex.find(qpn);
-    if (it != m_qpIndex.end())
+    // a sorted vector: looked up once per message, added to once per peer and lane
+    auto it =
+        std::lower_bound(m_qpIndex.begin(), m_qpIndex.end(), std::make_pair(qpn, uint32_t{0}));
+    if (it != m_qpIndex.end() && it->first == qpn)
     {
         return m_qps[it->second];
     }
@@ -129,7 +133,7 @@ FlowNic::GetQp(uint32_t dst, uint8_t priority, uint32_t lane)
     qp.qpn = qpn;
     qp.sport = RdmaNic::LaneSourcePort(m_localId, dst, priority, lane);
     qp.path = m_network->GetPathId(m_localId, dst, qp.sport, priority);
-    m_qpIndex.emplace(qpn, static_cast<uint32_t>(m_qps.size()));
+    m_qpIndex.insert(it, std::make_pair(qpn, static_cast<uint32_t>(m_qps.size())));
     m_qps.push_back(std::move(qp));
     return m_qps.back();
 }
@@ -159,6 +163,7 @@ FlowNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     m.rec.remoteKey = request.remoteKey;
     m.rec.hasImmediate = request.hasImmediate;
     m.rec.immediate = request.immediate;
+    m.rec.wrId = request.wrId;
     m.rec.start = Simulator::Now();
     m.done = done;
     qp.queue.push_back(std::move(m));
@@ -226,24 +231,45 @@ FlowNic::HeadSent(uint32_t index)
     const Time arrive = NanoSeconds(static_cast<int64_t>(forward + 0.5));
     const Time ack = arrive + NanoSeconds(static_cast<int64_t>(back + 0.5));
     FlowNic* peer = m_network->GetNic(m.rec.dst);
-    Simulator::ScheduleWithContext(peer->m_context, arrive, &FlowNic::Deliver, peer, m.rec);
-    Simulator::Schedule(ack, &FlowNic::Complete, this, m.rec, m.done);
+    uint32_t slot;
+    if (m_freeTransit.empty())
+    {
+        slot = static_cast<uint32_t>(m_transit.size());
+        m_transit.push_back(std::move(m));
+    }
+    else
+    {
+        slot = m_freeTransit.back();
+        m_freeTransit.pop_back();
+        m_transit[slot] = std::move(m);
+    }
+    // the delivery comes before the ACK (ack > arrive), so the slot outlives both
+    Simulator::ScheduleWithContext(peer->m_context, arrive, &FlowNic::Deliver, peer, this, slot);
+    Simulator::Schedule(ack, &FlowNic::Complete, this, slot);
 }
 
 void
-FlowNic::Deliver(RdmaMessageRecord rec)
+FlowNic::Deliver(FlowNic* sender, uint32_t slot)
 {
+    RdmaMessageRecord rec = sender->m_transit[slot].rec;
     // as RdmaNic's responder reports it: its own QP toward the sender
     rec.qpn = RdmaQueuePair::MakeQpn(rec.src, rec.priority, rec.lane);
+    rec.wrId = 0; // the poster's own
     rec.end = Simulator::Now();
     m_messageReceivedTrace(rec);
 }
 
 void
-FlowNic::Complete(RdmaMessageRecord rec, CompletionCallback done)
+FlowNic::Complete(uint32_t slot)
 {
-    rec.end = Simulator::Now();
+    Message& m = m_transit[slot];
+    m.rec.end = Simulator::Now();
     ++m_completed;
+    // the callback may post (and so send and park) further messages: work on copies
+    const RdmaMessageRecord rec = m.rec;
+    CompletionCallback done = std::move(m.done);
+    m.done = CompletionCallback();
+    m_freeTransit.push_back(slot);
     m_messageCompleteTrace(rec);
     if (!done.IsNull())
     {

@@ -130,15 +130,21 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
     void StartHead(uint32_t qp);
     /// The head of a queue pair has left: deliver it, complete it, start the next.
     void HeadSent(uint32_t qp);
-    void Deliver(RdmaMessageRecord rec);
-    void Complete(RdmaMessageRecord rec, CompletionCallback done);
+    /// A message of `sender` (its transit slot) reaches this NIC.
+    void Deliver(FlowNic* sender, uint32_t slot);
+    /// The ACK of the message in transit slot `slot` is back: complete it, free the slot.
+    void Complete(uint32_t slot);
 
     Ptr<FlowNetwork> m_network;
     uint32_t m_localId{0};
     uint32_t m_context{0}; //!< ns-3 node id (event context)
     uint32_t m_mtu;
     std::vector<QueuePair> m_qps;
-    std::unordered_map<uint32_t, uint32_t> m_qpIndex; //!< QP number -> index
+    std::vector<std::pair<uint32_t, uint32_t>> m_qpIndex; //!< (QP number, index), sorted
+    // a sent message waits here for its delivery and ACK, so that the two events carry a
+    // slot number instead of a copy of the record and callback each
+    std::vector<Message> m_transit;
+    std::vector<uint32_t> m_freeTransit; //!< free slots of m_transit
     uint64_t m_nextMsgId{1};
     uint64_t m_completed{0};
 

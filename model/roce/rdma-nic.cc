@@ -862,6 +862,7 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     m.rec.remoteKey = request.remoteKey;
     m.rec.hasImmediate = request.hasImmediate;
     m.rec.immediate = request.immediate;
+    m.rec.wrId = request.wrId;
     m.rec.start = Simulator::Now();
     m.firstPsn = qp->m_psnEnd;
     m.packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;

@@ -53,6 +53,7 @@ struct RdmaMessageRecord
     bool hasImmediate{false};       //!< written with immediate data
     uint32_t immediate{0};          //!< the immediate data (if hasImmediate)
     Status status{SUCCESS};         //!< how it ended (sender side)
+    uint64_t wrId{0};               //!< RdmaWriteRequest::wrId (sender side; 0 at the responder)
 };
 
 /**
@@ -78,6 +79,8 @@ struct RdmaWriteRequest
     uint32_t remoteKey{0};     //!< RETH R_Key (memory region at the responder)
     bool hasImmediate{false};  //!< send immediate data
     uint32_t immediate{0};     //!< the immediate data
+    uint64_t wrId{0}; //!< the poster's id of the request, given back in its own records (as
+                      //!< verbs' wr_id): never sent, the responder does not see it
 };
 
 /**
