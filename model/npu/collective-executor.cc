@@ -285,8 +285,11 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
         return; // not a collective's message
     }
     const uint32_t id = record.remoteKey & ~NOTIFY_KEY_BIT;
-    Entry* entry = FindOrCreate(id);
-    if (!entry && m_service && m_service->IsDistributed())
+    // in one process a collective is added to every member when it is created: a message
+    // naming none is unknown
+    const bool distributed = m_service && m_service->IsDistributed();
+    Entry* entry = distributed ? FindOrCreate(id) : Find(id);
+    if (!entry && distributed)
     {
         Hold(record, id); // its sender's rank reached it before this one created it
         return;

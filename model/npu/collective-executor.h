@@ -130,9 +130,9 @@ class CollectiveExecutor : public Object
     }
 
     /**
-     * A source of collectives named by id (a training job): asked, in the order added, for a
-     * collective this executor does not know when a message names it; returns true when it
-     * created the collective (and so added it here).
+     * A source of collectives named by id (a training job): in a distributed run, asked in
+     * the order added for a collective this executor does not know when a message names it;
+     * returns true when it created the collective (and so added it here).
      */
     typedef Callback<bool, uint32_t> CollectiveSourceCallback;
 

@@ -247,6 +247,10 @@ TrainingJob::ReserveIds(std::string* error)
         return false;
     }
     m_idsPerIteration = static_cast<uint32_t>(perIteration);
+    if (std::find(m_local.begin(), m_local.end(), false) != m_local.end())
+    {
+        m_idCreated.assign(total, false); // one bit per collective of the run
+    }
     return true;
 }
 
@@ -611,6 +615,10 @@ TrainingJob::CreateCollective(uint32_t iteration,
     const bool blocking = pass != TN_PASS_WG || !m_overlap;
     m_uses[c->GetId()] = Use{iteration, layer, pass, keyPass, blocking, localMembers, key};
     ++m_collectivesCreated;
+    if (!m_idCreated.empty())
+    {
+        m_idCreated[c->GetId() - m_firstId] = true;
+    }
     m_createdTrace(c);
     return c;
 }
@@ -624,9 +632,9 @@ TrainingJob::CreateNamed(uint32_t id)
     uint32_t part = 0;
     uint32_t first = 0;
     if (!DecodeId(id, &iteration, &layer, &keyPass, &part, &first) ||
-        m_collectives.count({iteration, layer, static_cast<uint32_t>(keyPass), part, first}))
+        (!m_idCreated.empty() && m_idCreated[id - m_firstId]))
     {
-        return false; // not the job's, or created (a member here is done with it)
+        return false; // not the job's, or created here before (its members here are done)
     }
     CreateCollective(iteration, layer, keyPass, part, first);
     ++m_createdForMessages;

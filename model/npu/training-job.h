@@ -340,6 +340,8 @@ class TrainingJob : public Object
     std::vector<IdSlot> m_slots;      //!< by base
     std::vector<int32_t> m_slotIndex; //!< layer x (TN_PASS_COUNT + 1) + keyPass -> slot, or -1
     TracedCallback<Ptr<Collective>> m_createdTrace;
+    /// over MPI ranks, per reserved id: created here once (a late message creates none again)
+    std::vector<bool> m_idCreated;
     uint32_t m_group{1};
     uint32_t m_iterations{1};
     bool m_overlap{true};
