@@ -160,15 +160,26 @@ Emit(const std::string& text)
     DistributedHelper::ExitUnlessAll(file.good(), "error: --out: cannot write " + path);
 }
 
-/// --partition's nodes per rank; every rank exits with one line when it is bad.
-std::vector<uint32_t>
-ParsePartitionOrExit(const std::string& text, const tn_topology* topo, uint32_t ranks)
+/**
+ * Puts the nodes on ranks (--partition if given, else what `roce` holds), checks and installs
+ * the fabric; every rank exits with one line when the partition or the fabric is bad.
+ */
+RoceFabricNodes
+InstallOrExit(RoceHelper& roce, const tn_topology* topo, const std::string& partitionText)
 {
-    std::vector<uint32_t> partition;
-    const std::string bad =
-        RoceHelper::ParsePartition(text, tn_topology_node_count(topo), ranks, &partition);
-    DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
-    return partition;
+    if (!partitionText.empty())
+    {
+        std::vector<uint32_t> partition;
+        const std::string bad = RoceHelper::ParsePartition(partitionText,
+                                                           tn_topology_node_count(topo),
+                                                           DistributedHelper::GetSize(),
+                                                           &partition);
+        DistributedHelper::ExitUnlessAll(bad.empty(), "error: --partition: " + bad);
+        roce.SetPartition(partition);
+    }
+    const std::string bad = roce.Check(topo);
+    DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
+    return roce.Install(topo);
 }
 
 /**
@@ -191,13 +202,7 @@ RunCollective(const std::string& spec,
     const bool parsed = tn_topology_from_spec(spec.c_str(), &topo, &err) == TN_OK;
     DistributedHelper::ExitUnlessAll(parsed, std::string("error: --topology: ") + err.message);
     RoceHelper roce;
-    if (!partitionText.empty())
-    {
-        roce.SetPartition(ParsePartitionOrExit(partitionText, topo, ranks));
-    }
-    const std::string bad = roce.Check(topo);
-    DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
-    roce.Install(topo);
+    InstallOrExit(roce, topo, partitionText);
     CollectiveHelper collectives;
     DistributedHelper::ExitUnlessAll(collectives.SetRouting(routing),
                                      "error: --routing: " + routing + ": use planned or ecmp");
@@ -303,13 +308,7 @@ RunTraining(const std::string& spec,
             std::sscanf(slowText.c_str(), "%u-%u%c", &slowFirst, &slowLast, &rest) == 2,
         "error: --slow: '" + slowText + "' is not FIRST-LAST (NPU ranks)");
     RoceHelper roce;
-    if (!partitionText.empty())
-    {
-        roce.SetPartition(ParsePartitionOrExit(partitionText, topo, ranks));
-    }
-    const std::string bad = roce.Check(topo);
-    DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
-    roce.Install(topo);
+    InstallOrExit(roce, topo, partitionText);
     CollectiveHelper collectives;
     collectives.SetKeepCollectives(false);
     collectives.Install(topo, roce);
@@ -499,11 +498,7 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::RoceSwitchMmu::EcnKmax", UintegerValue(20000));
     tn_topology* topo = MakeTopology(which);
     RoceHelper roce;
-    if (!partitionText.empty())
-    {
-        roce.SetPartition(ParsePartitionOrExit(partitionText, topo, ranks));
-    }
-    else if (ranks == 2)
+    if (partitionText.empty() && ranks == 2)
     {
         // write: one NPU per rank; incast: the senders on rank 0, switch and receiver on 1
         std::vector<uint32_t> partition(tn_topology_node_count(topo), 1);
@@ -513,9 +508,7 @@ main(int argc, char** argv)
         }
         roce.SetPartition(partition);
     }
-    const std::string bad = roce.Check(topo);
-    DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
-    RoceFabricNodes fabric = roce.Install(topo);
+    RoceFabricNodes fabric = InstallOrExit(roce, topo, partitionText);
     roce.AssignStreams(0);
 
     Log log;

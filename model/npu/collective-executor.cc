@@ -641,9 +641,8 @@ CollectiveExecutor::SendDoneProgram(Entry* entry, const RdmaMessageRecord& recor
 {
     Collective* c = PeekPointer(entry->collective);
     const uint32_t op = static_cast<uint32_t>(record.wrId);
-    NS_ASSERT(c->GetOp(entry->rank, op).send &&
-              c->GetNode(c->GetOp(entry->rank, op).peer) == record.dst &&
-              c->GetOp(entry->rank, op).match == record.immediate);
+    const tn_program_op& o = c->GetOp(entry->rank, op);
+    NS_ASSERT(o.send && c->GetNode(o.peer) == record.dst && o.match == record.immediate);
     OpDone(entry, op);
     if (c->FinishRankEvent(entry->rank))
     {
