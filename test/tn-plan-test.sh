@@ -241,9 +241,22 @@ check "swing-torus torus:4x4: 8 steps ($(field steps))" [ "$(field steps)" = "8"
 check "swing-torus torus:4x4: verified ($(field verified))" [ "$(field verified)" = "yes" ]
 check "swing-torus torus:4x4: no conflicts ($(field contention))" \
     [ "$(field contention)" = "no claim; 0 conflicts over 512 (link, step) pairs" ]
+# tacos: any topology, all-gather / reduce-scatter / all-reduce
+run --topology ring:8 --algorithm tacos --collective allgather --size 8MiB
+check "tacos ring:8 all-gather: 4 forced steps ($(field steps))" [ "$(field steps)" = "4" ]
+check "tacos ring:8: verified ($(field verified))" [ "$(field verified)" = "yes" ]
+run --topology fattree:k=4 --algorithm tacos --size 1MiB
+check "tacos fattree:k=4: exit 0 ($rc)" [ "$rc" -eq 0 ]
+check "tacos fattree:k=4: 480 transfers ($(field transfers))" [ "$(field transfers)" = "480" ]
+check "tacos fattree:k=4: no conflicts ($(field contention))" \
+    sh -c "echo '$(field contention)' | grep -q '^claims contention-free; 0 conflicts over'"
+expect_error 1 "planning failed: tacos: does not implement all-to-all" \
+    --topology torus:4x4 --algorithm tacos --collective alltoall --size 1MiB
 # a disconnected topology: the plan is symbolically right but has no paths (was exit 0)
 printf '4 0 2\n\n0 1 100Gbps 1us 0\n2 3 100Gbps 1us 0\n' > "$tmp/disconnected.txt"
 expect_error 1 "unreachable" --topology "@$tmp/disconnected.txt" --algorithm ring --size 1MiB
+expect_error 1 "planning failed: tacos: topology .* is not connected without NPUs forwarding: 8 chunk copies can never arrive" \
+    --topology "@$tmp/disconnected.txt" --algorithm tacos --collective allgather --size 1MiB
 expect_error 1 "planning failed: dbt: does not implement all-gather" \
     --topology ring:8 --algorithm dbt --collective allgather --size 1MB
 

@@ -270,6 +270,17 @@ extern "C"
                                        tn_schedule* s,
                                        tn_error* err);
 
+    /* ---- TACOS (tn-algo-tacos.c) ------------------------------------------------- */
+
+    tn_status tn_algo_tacos_check(const tn_topology* topo,
+                                  const tn_plan_request* request,
+                                  uint32_t ranks,
+                                  tn_error* err);
+    tn_status tn_algo_tacos_plan(const tn_topology* topo,
+                                 const tn_plan_request* request,
+                                 tn_schedule* s,
+                                 tn_error* err);
+
 #ifdef __cplusplus
 }
 #endif

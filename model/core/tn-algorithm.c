@@ -126,6 +126,15 @@ static const tn_algorithm tn_algorithm_table[] = {
      tn_algo_swing_torus_check,
      tn_algo_swing_torus_plan,
      false},
+    {"tacos",
+     "",
+     AR | RS | AG,
+     true,
+     "TACOS: all-gather by greedy link-chunk matching on a time-expanded network, reduce-scatter "
+     "its reverse, any topology (Won et al., MICRO 2024)",
+     tn_algo_tacos_check,
+     tn_algo_tacos_plan,
+     false},
 };
 
 const tn_algorithm*
@@ -424,10 +433,12 @@ estimate(const tn_topology* topo,
         /* all-reduce: every all-gather send waits for the N-1 reduces into its sender */
         deps = ar ? sat_mul(sat_mul(pairs, N > 0 ? N - 1 : 0), C) : t;
     }
-    else if (strcmp(a->name, "multitree") == 0)
+    else if (strcmp(a->name, "multitree") == 0 || strcmp(a->name, "tacos") == 0)
     {
+        /* one transfer per (rank, chunk of another rank) and phase; zero-length chunks
+         * (S < N C) move nowhere. TACOS adds a dep per path link and a reduce's children. */
         t = sat_mul(sat_mul(pairs, ar ? 2 : 1), C);
-        deps = sat_mul(t, 2);
+        deps = sat_mul(t, strcmp(a->name, "tacos") == 0 ? 4 : 2);
         exact = false;
     }
     else if (strcmp(a->name, "themis") == 0 || strcmp(a->name, "hierarchical") == 0 ||

@@ -58,6 +58,10 @@
  *   swing-torus   Swing multiport on a torus/ring of power-of-two dims: 2D concurrent
  *                 parts, each stepping through the dims from its own first dim, parts
  *                 D..2D-1 mirrored (-rho); every NPU a rank
+ *   tacos         TACOS (Won et al., MICRO 2024): all-gather synthesized by greedy
+ *                 link-chunk matching on a time-expanded network (random choices from
+ *                 request->seed), reduce-scatter its reverse, all-reduce both; any
+ *                 topology, every NPU a rank; chunks = pieces per NPU matched together
  */
 #ifndef TN_ALGORITHM_H
 #define TN_ALGORITHM_H
@@ -108,7 +112,7 @@ extern "C"
         uint32_t ranks;          /**< 0 = every NPU of the topology */
         uint32_t ports_per_node; /**< MultiTree ports (0 = from the topology) */
         tn_themis_options themis;
-        uint64_t seed; /**< for algorithms with randomised choices (none yet) */
+        uint64_t seed; /**< for algorithms with randomised choices (tacos) */
         /** Ring order for ring / ring-bidir: rank_order[k] = the rank at ring
          *  position k (a permutation of 0..ranks-1, rank_order_count == ranks);
          *  NULL and 0 = automatic (tn_ring_order). Not copied: must stay valid
