@@ -33,9 +33,11 @@
  *
  * Schedule: a match becomes a copy src -> dst of its chunk on its path, depending on the
  * copy that brought the chunk to src (none at its owner) and on the previous transfer on
- * each link of its path, so the executor keeps the TEN's order: a transfer starts no
- * later than its TEN time and never shares a link (claims contention freedom; the cost
- * model's time on links with the synthesis's delays is the TEN's finish time).
+ * each link of its path unless that one is of the same queue pair (src, dst, path), which
+ * the executor posts in step order anyway (a dep would add an ACK's latency per step), so
+ * the executor keeps the TEN's order: a transfer starts no later than its TEN time and never
+ * shares a link (claims contention freedom; on links with the synthesis's delays the cost
+ * model's time is at most the TEN's finish time).
  *  - reduce-scatter: the matches in reverse order, each a reduce dst -> src on the
  *    reversed path at step E - 1 - e, depending on the reduces into dst of the same chunk
  *    (dst's subtree) and on the previous transfer on each link.
@@ -424,6 +426,24 @@ tc_synthesize(tacos* w, tn_error* err)
     return st;
 }
 
+/* Whether transfer id goes src -> dst on this very path: then the executor's queue pair
+ * (src, dst, path) posts the two in step order (tn_schedule_step_ordered) and a dep would only
+ * add the ACK's latency before the later one may start. */
+static bool
+tc_same_queue(const tacos* w,
+              uint32_t id,
+              uint32_t src,
+              uint32_t dst,
+              const uint32_t* path,
+              uint32_t len)
+{
+    const tn_transfer* x = tn_schedule_transfer(w->s, id);
+    uint32_t n = 0;
+    const uint32_t* links = tn_schedule_path(w->s, id, &n);
+    return x->src == src && x->dst == dst && n == len &&
+           memcmp(links, path, len * sizeof(*path)) == 0;
+}
+
 /* Add one transfer of match m, on its path (reversed for a reduce), with the deps in d
  * plus the previous transfer on each of its links (last[link]), which it then becomes. */
 static tn_status
@@ -447,10 +467,12 @@ tc_emit(tacos* w,
         }
         path = rev;
     }
+    uint32_t src = reduce ? p->dst : p->src, dst = reduce ? p->src : p->dst;
     tn_status st = TN_OK;
     for (uint32_t i = 0; i < p->path_len && !st; i++)
     {
-        if (last[path[i]] != TC_NONE)
+        if (last[path[i]] != TC_NONE &&
+            !tc_same_queue(w, last[path[i]], src, dst, path, p->path_len))
         {
             st = tn_deps_push(d, last[path[i]], err);
         }
@@ -460,8 +482,8 @@ tc_emit(tacos* w,
     if (!st)
     {
         st = tn_algo_add(w->s,
-                         reduce ? p->dst : p->src,
-                         reduce ? p->src : p->dst,
+                         src,
+                         dst,
                          sl.offset,
                          sl.offset,
                          sl.length,
