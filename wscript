@@ -16,6 +16,9 @@ core_sources = [
     'model/core/tn-algo-ring.c',
     'model/core/tn-algorithm.c',
     'model/core/tn-array.c',
+    'model/core/tn-chakra.c',
+    'model/core/tn-chakra-check.c',
+    'model/core/tn-chakra-write.c',
     'model/core/tn-cost.c',
     'model/core/tn-cost-program.c',
     'model/core/tn-db.c',
@@ -44,6 +47,7 @@ core_sources = [
 ]
 core_headers = [
     'model/core/tn-algorithm.h',
+    'model/core/tn-chakra.h',
     'model/core/tn-cost.h',
     'model/core/tn-db.h',
     'model/core/tn-error.h',
@@ -72,6 +76,15 @@ core_private_headers = [
     'model/core/tn-program-impl.h',
     'model/core/tn-array.h',
     'model/core/tn-text.h',
+]
+
+# Chakra execution traces: protoc-c's output for model/core/chakra/tn-chakra.proto, kept in the
+# tree, built only where libprotobuf-c is installed (configure checks), as in CMakeLists.txt.
+chakra_sources = [
+    'model/core/chakra/tn-chakra.pb-c.c',
+]
+chakra_headers = [
+    'model/core/chakra/tn-chakra.pb-c.h',
 ]
 
 roce_sources = [
@@ -205,6 +218,7 @@ core_test_sources = [
     'test/core/tn-test.c',
     'test/core/test-algo-classic.c',
     'test/core/test-array.c',
+    'test/core/test-chakra.c',
     'test/core/test-cost.c',
     'test/core/test-db.c',
     'test/core/test-harness.c',
@@ -229,6 +243,7 @@ core_test_sources = [
 ]
 
 tool_sources = [
+    'utils/tn-chakra-convert.c',
     'utils/tn-plan.c',
 ]
 core_bench_sources = [
@@ -283,6 +298,10 @@ def configure(conf):
     # Scenario files (helper/scenario-config.cc): toml++, header-only (libtomlplusplus-dev).
     conf.check_cxx(header_name='toml++/toml.h', cxxflags=['-std=c++17'], mandatory=True,
                    msg='Checking for toml++ (libtomlplusplus-dev)')
+    # Chakra execution traces (model/core/tn-chakra.h): optional, like MPI.
+    conf.env['TN_CHAKRA'] = bool(conf.check_cfg(
+        package='libprotobuf-c', uselib_store='PROTOBUF_C', args=['--cflags', '--libs'],
+        mandatory=False, msg='Checking for libprotobuf-c (Chakra traces; optional)'))
 
 
 def c_flags(task_generator, shared):
@@ -310,9 +329,16 @@ def build(bld):
                                    + (['mpi'] if use_mpi else [])
                                    + (['applications'] if use_applications else []))
     module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
+    defines = []
     if use_mpi:
         module.source = module.source + mpi_sources
-        module.defines = ['TN_MPI']
+        defines.append('TN_MPI')
+    if bld.env['TN_CHAKRA']:
+        module.source = module.source + chakra_sources
+        module.use.append('PROTOBUF_C')
+        defines.append('TN_CHAKRA')
+    if defines:
+        module.defines = defines
     module.use.append('SQLITE3')
     c_flags(module, shared=True)
 
@@ -326,6 +352,9 @@ def build(bld):
     # be a test/*.cc (test/data is found from it), never a test/core/*.c.
     module_test = bld.create_ns3_module_test_library('training-net')
     module_test.source = core_test_sources + test_sources
+    if bld.env['TN_CHAKRA']:
+        module_test.defines = ['TN_CHAKRA']
+        module_test.use.append('PROTOBUF_C')
     if use_applications:
         # before test_sources' last file, which must stay last (NS_TEST_SOURCEDIR)
         module_test.source = core_test_sources + applications_test_sources + test_sources

@@ -1,0 +1,845 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-chakra: reading Chakra execution traces and checking the traces of a job together
+ * (tn-chakra.h). Messages are decoded by protobuf-c from model/core/chakra/tn-chakra.proto.
+ */
+#include "tn-chakra.h"
+
+#include "tn-array.h"
+#include "tn-text.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tn_chakra_trace
+{
+    char* name;
+    char* version;
+    tn_chakra_node* nodes;
+    size_t count;
+    size_t cap;
+};
+
+int
+tn_chakra_supported(void)
+{
+#ifdef TN_CHAKRA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+void
+tn_chakra_destroy(tn_chakra_trace* trace)
+{
+    if (!trace)
+    {
+        return;
+    }
+    for (size_t i = 0; i < trace->count; i++)
+    {
+        free((char*)trace->nodes[i].name);
+        free((uint32_t*)trace->nodes[i].deps);
+        free((uint32_t*)trace->nodes[i].group);
+    }
+    free(trace->nodes);
+    free(trace->name);
+    free(trace->version);
+    free(trace);
+}
+
+const char*
+tn_chakra_name(const tn_chakra_trace* trace)
+{
+    return trace->name;
+}
+
+const char*
+tn_chakra_version(const tn_chakra_trace* trace)
+{
+    return trace->version ? trace->version : "";
+}
+
+uint32_t
+tn_chakra_node_count(const tn_chakra_trace* trace)
+{
+    return (uint32_t)trace->count;
+}
+
+const tn_chakra_node*
+tn_chakra_node_at(const tn_chakra_trace* trace, uint32_t i)
+{
+    assert(i < trace->count);
+    return &trace->nodes[i];
+}
+
+tn_status
+tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err)
+{
+    if (!out || !path)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_chakra_load_file: %s is NULL",
+                            out ? "path" : "out");
+    }
+    *out = NULL;
+    char* buf = NULL;
+    size_t len = 0;
+    tn_status s = tn_text_read_file(path, &buf, &len, err);
+    if (!s)
+    {
+        s = tn_chakra_parse((const uint8_t*)buf, len, path, out, err);
+    }
+    free(buf);
+    return s;
+}
+
+#ifndef TN_CHAKRA
+
+tn_status
+tn_chakra_parse(const uint8_t* data,
+                size_t len,
+                const char* name,
+                tn_chakra_trace** out,
+                tn_error* err)
+{
+    (void)data;
+    (void)len;
+    if (out)
+    {
+        *out = NULL;
+    }
+    return tn_error_set(err,
+                        TN_EUNSUPPORTED,
+                        "%s: Chakra traces need protobuf-c, and training-net was built without "
+                        "it: apt-get install libprotobuf-c-dev, then configure again",
+                        name ? name : "<trace>");
+}
+
+#else /* TN_CHAKRA */
+
+#include "chakra/tn-chakra.pb-c.h"
+
+static char*
+copy_string(const char* s)
+{
+    size_t n = strlen(s) + 1;
+    char* c = malloc(n);
+    if (c)
+    {
+        memcpy(c, s, n);
+    }
+    return c;
+}
+
+#define VALUE(x) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##x
+
+/* ---- attributes -------------------------------------------------------------------- */
+
+static const ChakraProtoMsg__AttributeProto*
+find_attr(const ChakraProtoMsg__Node* n, const char* name)
+{
+    for (size_t i = 0; i < n->n_attr; i++)
+    {
+        if (n->attr[i]->name && strcmp(n->attr[i]->name, name) == 0)
+        {
+            return n->attr[i];
+        }
+    }
+    return NULL;
+}
+
+/* An attribute's non-negative integer value (any integer type); -1 when it has none. */
+static int
+attr_uint(const ChakraProtoMsg__AttributeProto* a, uint64_t* v)
+{
+    int64_t s = 0;
+    switch (a->value_case)
+    {
+    case VALUE(UINT32_VAL):
+        *v = a->uint32_val;
+        return 0;
+    case VALUE(UINT64_VAL):
+        *v = a->uint64_val;
+        return 0;
+    case VALUE(INT32_VAL):
+        s = a->int32_val;
+        break;
+    case VALUE(INT64_VAL):
+        s = a->int64_val;
+        break;
+    case VALUE(SINT32_VAL):
+        s = a->sint32_val;
+        break;
+    case VALUE(SINT64_VAL):
+        s = a->sint64_val;
+        break;
+    default:
+        return -1;
+    }
+    if (s < 0)
+    {
+        return -2;
+    }
+    *v = (uint64_t)s;
+    return 0;
+}
+
+typedef struct reader
+{
+    const char* file;
+    tn_error* err;
+} reader;
+
+/* The integer attribute `key` of node n in *v (at most max); absent: *v = fallback, or an
+   error when required. */
+static tn_status
+get_uint(const reader* r,
+         const ChakraProtoMsg__Node* n,
+         const char* key,
+         int required,
+         uint64_t fallback,
+         uint64_t max,
+         uint64_t* v)
+{
+    const ChakraProtoMsg__AttributeProto* a = find_attr(n, key);
+    if (!a)
+    {
+        if (required)
+        {
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: attribute %s is missing",
+                                r->file,
+                                (unsigned long long)n->id,
+                                key);
+        }
+        *v = fallback;
+        return TN_OK;
+    }
+    int bad = attr_uint(a, v);
+    if (bad || *v > max)
+    {
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: node %llu: attribute %s is %s",
+                            r->file,
+                            (unsigned long long)n->id,
+                            key,
+                            bad == -1 ? "not an integer"
+                            : bad == -2 ? "negative"
+                                        : "too large");
+    }
+    return TN_OK;
+}
+
+static int
+cmp_u32(const void* a, const void* b)
+{
+    uint32_t x = *(const uint32_t*)a;
+    uint32_t y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* comm_group: a list of ranks (any integer list type), sorted; no duplicates. */
+static tn_status
+get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
+{
+    const ChakraProtoMsg__AttributeProto* a = find_attr(n, "comm_group");
+    if (!a)
+    {
+        const ChakraProtoMsg__AttributeProto* pg = find_attr(n, "pg_name");
+        if (pg)
+        {
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: pg_name names a process group: give its ranks "
+                                "in a comm_group attribute (comm-group files are not read)",
+                                r->file,
+                                (unsigned long long)n->id);
+        }
+        return TN_OK;
+    }
+    size_t count = 0;
+    switch (a->value_case)
+    {
+    case VALUE(INT32_LIST):
+        count = a->int32_list->n_values;
+        break;
+    case VALUE(INT64_LIST):
+        count = a->int64_list->n_values;
+        break;
+    case VALUE(UINT32_LIST):
+        count = a->uint32_list->n_values;
+        break;
+    case VALUE(UINT64_LIST):
+        count = a->uint64_list->n_values;
+        break;
+    default:
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: node %llu: comm_group is not a list of integers",
+                            r->file,
+                            (unsigned long long)n->id);
+    }
+    if (count == 0 || count > UINT32_MAX)
+    {
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: node %llu: comm_group is empty",
+                            r->file,
+                            (unsigned long long)n->id);
+    }
+    uint32_t* ranks = malloc(count * sizeof(*ranks));
+    if (!ranks)
+    {
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
+    }
+    for (size_t i = 0; i < count; i++)
+    {
+        int64_t v = a->value_case == VALUE(INT32_LIST) ? a->int32_list->values[i]
+                    : a->value_case == VALUE(INT64_LIST) ? a->int64_list->values[i]
+                    : a->value_case == VALUE(UINT32_LIST) ? (int64_t)a->uint32_list->values[i]
+                    : a->uint64_list->values[i] > UINT32_MAX ? -1
+                                                             : (int64_t)a->uint64_list->values[i];
+        if (v < 0 || v > UINT32_MAX)
+        {
+            free(ranks);
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: comm_group: %lld is no rank",
+                                r->file,
+                                (unsigned long long)n->id,
+                                (long long)v);
+        }
+        ranks[i] = (uint32_t)v;
+    }
+    qsort(ranks, count, sizeof(*ranks), cmp_u32);
+    for (size_t i = 1; i < count; i++)
+    {
+        if (ranks[i] == ranks[i - 1])
+        {
+            const uint32_t twice = ranks[i];
+            free(ranks);
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: comm_group names rank %u twice",
+                                r->file,
+                                (unsigned long long)n->id,
+                                twice);
+        }
+    }
+    out->group = ranks;
+    out->group_count = (uint32_t)count;
+    return TN_OK;
+}
+
+static const char* const type_names[] = {"INVALID_NODE",
+                                         "METADATA_NODE",
+                                         "MEM_LOAD_NODE",
+                                         "MEM_STORE_NODE",
+                                         "COMP_NODE",
+                                         "COMM_SEND_NODE",
+                                         "COMM_RECV_NODE",
+                                         "COMM_COLL_NODE",
+                                         "STORAGE_NODE",
+                                         "BATCH_NODE",
+                                         "CHECKPOINT_NODE"};
+
+/* CollectiveCommType -> collective; -1 if not supported. */
+static int
+collective_of(uint64_t comm_type)
+{
+    switch (comm_type)
+    {
+    case 0:
+        return TN_COLL_ALL_REDUCE;
+    case 1:
+        return TN_COLL_REDUCE;
+    case 2:
+        return TN_COLL_ALL_GATHER;
+    case 5:
+        return TN_COLL_BROADCAST;
+    case 6:
+        return TN_COLL_ALL_TO_ALL;
+    case 7:
+        return TN_COLL_REDUCE_SCATTER;
+    default:
+        return -1;
+    }
+}
+
+/* Fill out (its name copied) from a decoded node; deps are resolved later. */
+static tn_status
+read_node(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
+{
+    memset(out, 0, sizeof(*out));
+    out->id = n->id;
+    out->type = (uint32_t)n->type;
+    out->duration_micros = n->duration_micros;
+    const unsigned long long id = (unsigned long long)n->id;
+    tn_status s = TN_OK;
+    uint64_t v = 0;
+    switch ((int)n->type)
+    {
+    case TN_CHAKRA_COMP_NODE:
+        out->kind = TN_CHAKRA_COMPUTE;
+        out->has_num_ops = find_attr(n, "num_ops") != NULL;
+        s = get_uint(r, n, "num_ops", 0, 0, UINT64_MAX, &out->num_ops);
+        s = s ? s : get_uint(r, n, "tensor_size", 0, 0, TN_BYTES_MAX, &out->tensor_size);
+        break;
+    case TN_CHAKRA_MEM_LOAD_NODE:
+    case TN_CHAKRA_MEM_STORE_NODE:
+        out->kind = TN_CHAKRA_MEMORY;
+        s = get_uint(r, n, "tensor_size", 1, 0, TN_BYTES_MAX, &out->tensor_size);
+        break;
+    case TN_CHAKRA_COMM_COLL_NODE:
+        out->kind = TN_CHAKRA_COLLECTIVE;
+        s = get_uint(r, n, "comm_type", 1, 0, UINT64_MAX, &v);
+        if (!s && collective_of(v) < 0)
+        {
+            s = tn_error_set(r->err,
+                             TN_EPARSE,
+                             "%s: node %llu: comm_type %llu is not supported (ALL_REDUCE, REDUCE, "
+                             "ALL_GATHER, BROADCAST, ALL_TO_ALL, REDUCE_SCATTER are)",
+                             r->file,
+                             id,
+                             (unsigned long long)v);
+        }
+        out->collective = s ? TN_COLL_ALL_REDUCE : (tn_collective)collective_of(v);
+        s = s ? s : get_uint(r, n, "comm_size", 1, 0, TN_BYTES_MAX, &out->comm_bytes);
+        s = s ? s : get_group(r, n, out);
+        break;
+    case TN_CHAKRA_COMM_SEND_NODE:
+    case TN_CHAKRA_COMM_RECV_NODE: {
+        const int send = (int)n->type == TN_CHAKRA_COMM_SEND_NODE;
+        out->kind = send ? TN_CHAKRA_SEND : TN_CHAKRA_RECV;
+        s = get_uint(r, n, send ? "comm_dst" : "comm_src", 1, 0, UINT32_MAX, &v);
+        out->peer = (uint32_t)v;
+        s = s ? s : get_uint(r, n, "comm_size", 1, 0, TN_BYTES_MAX, &out->comm_bytes);
+        s = s ? s : get_uint(r, n, "comm_tag", 0, 0, UINT64_MAX, &out->tag);
+        break;
+    }
+    default:
+        if ((uint32_t)n->type < sizeof(type_names) / sizeof(type_names[0]))
+        {
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: node type %s is not supported",
+                                r->file,
+                                id,
+                                type_names[n->type]);
+        }
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: node %llu: unknown node type %d",
+                            r->file,
+                            id,
+                            (int)n->type);
+    }
+    if (s)
+    {
+        free((uint32_t*)out->group);
+        out->group = NULL;
+        return s;
+    }
+    size_t deps = n->n_data_deps + n->n_ctrl_deps;
+    if (deps > UINT32_MAX)
+    {
+        return tn_error_set(r->err, TN_EPARSE, "%s: node %llu: too many dependencies", r->file, id);
+    }
+    out->name = copy_string(n->name ? n->name : "");
+    if (!out->name)
+    {
+        free((uint32_t*)out->group);
+        out->group = NULL;
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
+    }
+    return TN_OK;
+}
+
+/* ---- dependencies ------------------------------------------------------------------ */
+
+typedef struct id_index
+{
+    uint64_t id;
+    uint32_t index;
+} id_index;
+
+static int
+cmp_id(const void* a, const void* b)
+{
+    uint64_t x = ((const id_index*)a)->id;
+    uint64_t y = ((const id_index*)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t
+index_of(const id_index* map, size_t n, uint64_t id)
+{
+    id_index key = {id, 0};
+    const id_index* hit = bsearch(&key, map, n, sizeof(*map), cmp_id);
+    return hit ? (int64_t)hit->index : -1;
+}
+
+/* Resolve a node's dependency ids (data then ctrl) into indexes of the map's nodes. */
+static tn_status
+resolve(const reader* r,
+        const id_index* map,
+        size_t n_nodes,
+        const ChakraProtoMsg__Node* n,
+        tn_chakra_node* node)
+{
+    const size_t count = n->n_data_deps + n->n_ctrl_deps;
+    if (count == 0)
+    {
+        return TN_OK;
+    }
+    uint32_t* deps = malloc(count * sizeof(*deps));
+    if (!deps)
+    {
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
+    }
+    for (size_t k = 0; k < count; k++)
+    {
+        const int data = k < n->n_data_deps;
+        const uint64_t id = data ? n->data_deps[k] : n->ctrl_deps[k - n->n_data_deps];
+        const int64_t index = index_of(map, n_nodes, id);
+        if (index < 0)
+        {
+            free(deps);
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: %s dependency %llu names no node",
+                                r->file,
+                                (unsigned long long)n->id,
+                                data ? "data" : "control",
+                                (unsigned long long)id);
+        }
+        deps[k] = (uint32_t)index;
+    }
+    node->deps = deps;
+    node->dep_count = (uint32_t)count;
+    node->data_dep_count = (uint32_t)n->n_data_deps;
+    return TN_OK;
+}
+
+/* Kahn's order over the dependencies; on a cycle, names a node on it. */
+static tn_status
+check_acyclic(const reader* r, const tn_chakra_trace* t)
+{
+    const size_t n = t->count;
+    uint32_t* waiting = calloc(n ? n : 1, sizeof(*waiting));
+    uint32_t* users_start = calloc(n + 1, sizeof(*users_start));
+    size_t edges = 0;
+    for (size_t i = 0; i < n; i++)
+    {
+        edges += t->nodes[i].dep_count;
+    }
+    uint32_t* users = malloc((edges ? edges : 1) * sizeof(*users));
+    uint32_t* queue = malloc((n ? n : 1) * sizeof(*queue));
+    tn_status s = TN_OK;
+    if (!waiting || !users_start || !users || !queue)
+    {
+        s = tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+    {
+        waiting[i] = t->nodes[i].dep_count;
+        for (uint32_t k = 0; k < t->nodes[i].dep_count; k++)
+        {
+            users_start[t->nodes[i].deps[k] + 1]++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+    {
+        users_start[i + 1] += users_start[i];
+    }
+    {
+        uint32_t* fill = queue; /* reused as the fill cursor, then as the queue */
+        memcpy(fill, users_start, n * sizeof(*fill));
+        for (size_t i = 0; i < n; i++)
+        {
+            for (uint32_t k = 0; k < t->nodes[i].dep_count; k++)
+            {
+                users[fill[t->nodes[i].deps[k]]++] = (uint32_t)i;
+            }
+        }
+    }
+    size_t head = 0;
+    size_t tail = 0;
+    for (size_t i = 0; i < n; i++)
+    {
+        if (waiting[i] == 0)
+        {
+            queue[tail++] = (uint32_t)i;
+        }
+    }
+    while (head < tail)
+    {
+        const uint32_t i = queue[head++];
+        for (uint32_t u = users_start[i]; u < users_start[i + 1]; u++)
+        {
+            if (--waiting[users[u]] == 0)
+            {
+                queue[tail++] = users[u];
+            }
+        }
+    }
+    if (tail < n)
+    {
+        /* walk back from a node left waiting along its waiting dependencies: the walk never
+           ends at a ready node, so after n steps it is on a cycle */
+        uint32_t at = 0;
+        while (waiting[at] == 0)
+        {
+            at++;
+        }
+        for (size_t step = 0; step < n; step++)
+        {
+            const tn_chakra_node* node = &t->nodes[at];
+            for (uint32_t k = 0; k < node->dep_count; k++)
+            {
+                if (waiting[node->deps[k]] > 0)
+                {
+                    at = node->deps[k];
+                    break;
+                }
+            }
+        }
+        s = tn_error_set(r->err,
+                         TN_EPARSE,
+                         "%s: node %llu: dependency cycle (the node depends on itself through "
+                         "its dependencies)",
+                         r->file,
+                         (unsigned long long)t->nodes[at].id);
+    }
+done:
+    free(waiting);
+    free(users_start);
+    free(users);
+    free(queue);
+    return s;
+}
+
+/* ---- the stream ---------------------------------------------------------------------- */
+
+/* The varint at data[*pos..len) in *v; 0 when the file ends inside it or it is too long. */
+static int
+read_varint(const uint8_t* data, size_t len, size_t* pos, uint64_t* v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 64 && *pos < len; shift += 7)
+    {
+        const uint8_t b = data[(*pos)++];
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+        {
+            *v = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The next message's bytes in [*at, *at + *size); errors say where. */
+static tn_status
+next_message(const reader* r,
+             const uint8_t* data,
+             size_t len,
+             size_t* pos,
+             const char* what,
+             size_t* at,
+             size_t* size)
+{
+    const size_t start = *pos;
+    uint64_t v = 0;
+    if (!read_varint(data, len, pos, &v))
+    {
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: %s: byte %zu: truncated length prefix",
+                            r->file,
+                            what,
+                            start);
+    }
+    if (v > len - *pos)
+    {
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: %s: byte %zu: truncated message (%llu bytes declared, %zu left)",
+                            r->file,
+                            what,
+                            start,
+                            (unsigned long long)v,
+                            len - *pos);
+    }
+    *at = *pos;
+    *size = (size_t)v;
+    *pos += (size_t)v;
+    return TN_OK;
+}
+
+tn_status
+tn_chakra_parse(const uint8_t* data,
+                size_t len,
+                const char* name,
+                tn_chakra_trace** out,
+                tn_error* err)
+{
+    if (!out || (!data && len))
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_chakra_parse: %s is NULL", out ? "data" : "out");
+    }
+    *out = NULL;
+    reader r = {name ? name : "<trace>", err};
+    tn_chakra_trace* t = calloc(1, sizeof(*t));
+    if (!t || !(t->name = copy_string(r.file)))
+    {
+        free(t);
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", r.file);
+    }
+    ChakraProtoMsg__Node** msgs = NULL;
+    size_t msg_cap = 0;
+    id_index* map = NULL;
+    size_t pos = 0;
+    size_t at = 0;
+    size_t size = 0;
+    tn_status s = TN_OK;
+    if (len == 0)
+    {
+        s = tn_error_set(err, TN_EPARSE, "%s: empty file (no GlobalMetadata message)", r.file);
+        goto fail;
+    }
+    if ((s = next_message(&r, data, len, &pos, "GlobalMetadata", &at, &size)))
+    {
+        goto fail;
+    }
+    ChakraProtoMsg__GlobalMetadata* meta =
+        chakra_proto_msg__global_metadata__unpack(NULL, size, data + at);
+    if (!meta)
+    {
+        s = tn_error_set(err,
+                         TN_EPARSE,
+                         "%s: byte %zu: the first message is not a GlobalMetadata message "
+                         "(wrong wire type or truncated field)",
+                         r.file,
+                         at);
+        goto fail;
+    }
+    t->version = copy_string(meta->version ? meta->version : "");
+    chakra_proto_msg__global_metadata__free_unpacked(meta, NULL);
+    if (!t->version)
+    {
+        s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", r.file);
+        goto fail;
+    }
+    while (pos < len)
+    {
+        char what[64];
+        if (t->count == 0)
+        {
+            snprintf(what, sizeof(what), "the first node");
+        }
+        else
+        {
+            snprintf(what,
+                     sizeof(what),
+                     "the node after node %llu",
+                     (unsigned long long)t->nodes[t->count - 1].id);
+        }
+        if ((s = next_message(&r, data, len, &pos, what, &at, &size)))
+        {
+            goto fail;
+        }
+        ChakraProtoMsg__Node** m = tn_array_grow(msgs, &msg_cap, t->count + 1, sizeof(*msgs), 64);
+        tn_chakra_node* nodes =
+            m ? tn_array_grow(t->nodes, &t->cap, t->count + 1, sizeof(*nodes), 64) : NULL;
+        if (!m || !nodes || t->count >= UINT32_MAX)
+        {
+            msgs = m ? m : msgs;
+            s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", r.file);
+            goto fail;
+        }
+        msgs = m;
+        t->nodes = nodes;
+        ChakraProtoMsg__Node* n = chakra_proto_msg__node__unpack(NULL, size, data + at);
+        if (!n)
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s: %s: byte %zu: not a Node message (wrong wire type or "
+                             "truncated field)",
+                             r.file,
+                             what,
+                             at);
+            goto fail;
+        }
+        msgs[t->count] = n;
+        if ((s = read_node(&r, n, &t->nodes[t->count])))
+        {
+            chakra_proto_msg__node__free_unpacked(n, NULL);
+            goto fail;
+        }
+        t->count++;
+    }
+    map = malloc((t->count ? t->count : 1) * sizeof(*map));
+    if (!map)
+    {
+        s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", r.file);
+        goto fail;
+    }
+    for (size_t i = 0; i < t->count; i++)
+    {
+        map[i].id = t->nodes[i].id;
+        map[i].index = (uint32_t)i;
+    }
+    qsort(map, t->count, sizeof(*map), cmp_id);
+    for (size_t i = 1; i < t->count; i++)
+    {
+        if (map[i].id == map[i - 1].id)
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s: node %llu: two nodes have this id",
+                             r.file,
+                             (unsigned long long)map[i].id);
+            goto fail;
+        }
+    }
+    for (size_t i = 0; i < t->count; i++)
+    {
+        if ((s = resolve(&r, map, t->count, msgs[i], &t->nodes[i])))
+        {
+            goto fail;
+        }
+    }
+    if ((s = check_acyclic(&r, t)))
+    {
+        goto fail;
+    }
+    for (size_t i = 0; i < t->count; i++)
+    {
+        chakra_proto_msg__node__free_unpacked(msgs[i], NULL);
+    }
+    free(msgs);
+    free(map);
+    *out = t;
+    return TN_OK;
+fail:
+    for (size_t i = 0; i < t->count; i++)
+    {
+        chakra_proto_msg__node__free_unpacked(msgs[i], NULL);
+    }
+    free(msgs);
+    free(map);
+    tn_chakra_destroy(t);
+    return s;
+}
+
+#endif /* TN_CHAKRA */
