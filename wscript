@@ -141,6 +141,7 @@ roce_headers = [
 ]
 
 npu_sources = [
+    'model/npu/chakra-runner.cc',
     'model/npu/collective-executor.cc',
     'model/npu/collective-service.cc',
     'model/npu/collective.cc',
@@ -149,6 +150,7 @@ npu_sources = [
     'model/npu/training-job.cc',
 ]
 npu_headers = [
+    'model/npu/chakra-runner.h',
     'model/npu/collective-executor.h',
     'model/npu/collective-service.h',
     'model/npu/collective.h',
@@ -264,6 +266,7 @@ bench_sources = [
 ]
 
 test_sources = [
+    'test/chakra-test-suite.cc',
     'test/collective-test-suite.cc',
     'test/flow-level-test-suite.cc',
     'test/npu-test-suite.cc',

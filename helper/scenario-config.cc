@@ -18,6 +18,7 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/string.h"
 #include "ns3/tn-algorithm.h"
+#include "ns3/tn-chakra.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
 #include "ns3/tn-workload.h"
@@ -919,6 +920,59 @@ class TopologyCache
     std::map<std::string, tn_topology*> m_topos;
 };
 
+/**
+ * [training] chakra: this build reads Chakra traces, the run is in one process, and the
+ * traces PREFIX.<rank>.et of the topology's NPUs read and check together (tn-chakra.h).
+ */
+void
+CheckChakra(PointReader& r,
+            const toml::node* where,
+            const std::string& prefix,
+            uint32_t npus,
+            uint32_t ranks)
+{
+    if (!tn_chakra_supported())
+    {
+        r.Fail(where,
+               "training.chakra",
+               "Chakra traces need protobuf-c, and training-net was built without it "
+               "(apt-get install libprotobuf-c-dev, then configure again)");
+    }
+    if (ranks > 1)
+    {
+        r.Fail(where,
+               "training.chakra",
+               "Chakra traces run in one process, not over " + std::to_string(ranks) +
+                   " MPI ranks");
+    }
+    std::vector<tn_chakra_trace*> traces;
+    std::string error;
+    for (uint32_t k = 0; k < npus && error.empty(); k++)
+    {
+        const std::string path = prefix + "." + std::to_string(k) + ".et";
+        tn_error err{};
+        tn_chakra_trace* trace = nullptr;
+        if (tn_chakra_load_file(path.c_str(), &trace, &err) != TN_OK)
+        {
+            error = err.message;
+        }
+        traces.push_back(trace);
+    }
+    tn_error err{};
+    if (error.empty() && tn_chakra_check(traces.data(), npus, &err) != TN_OK)
+    {
+        error = err.message;
+    }
+    for (tn_chakra_trace* trace : traces)
+    {
+        tn_chakra_destroy(trace);
+    }
+    if (!error.empty())
+    {
+        r.Fail(where, "training.chakra", error);
+    }
+}
+
 ScenarioPoint
 ReadPoint(const ScenarioConfig::Impl& cfg,
           const std::map<const toml::node*, size_t>& choice,
@@ -1311,12 +1365,27 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
     {
         TableReader tr(r, trainingTable, "training");
         const toml::node* wlNode = r.Resolve(trainingTable->get("workload"));
+        const toml::node* chakraNode = r.Resolve(trainingTable->get("chakra"));
         std::string wl = tr.String("workload", "");
-        if (wl.empty())
+        std::string chakra = tr.String("chakra", "");
+        if (wl.empty() && chakra.empty())
         {
             tr.Missing("workload");
         }
-        p.workload = wl[0] == '/' ? wl : cfg.baseDir + wl;
+        if (!wl.empty() && !chakra.empty())
+        {
+            r.Fail(chakraNode,
+                   "training.chakra",
+                   "give workload (a text workload) or chakra (Chakra traces), not both");
+        }
+        if (!chakra.empty())
+        {
+            p.chakra = chakra[0] == '/' ? chakra : cfg.baseDir + chakra;
+        }
+        else
+        {
+            p.workload = wl[0] == '/' ? wl : cfg.baseDir + wl;
+        }
         p.iterations = uint32_t(tr.Uint("iterations", 1, 1, UINT32_MAX - 1));
         p.overlap = tr.Bool("overlap", true);
         p.modelGroup = uint32_t(tr.Uint("model_group", 0, 0, UINT32_MAX - 1));
@@ -1349,12 +1418,19 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                        "' needs a topology with dimensions (a hier: system)");
         }
         tn_error err{};
-        tn_workload* w = nullptr;
-        if (tn_workload_load_file(p.workload.c_str(), &w, &err) != TN_OK)
+        if (!p.chakra.empty())
         {
-            r.Fail(wlNode, "training.workload", err.message);
+            CheckChakra(r, chakraNode, p.chakra, tn_topology_npu_count(t), ranks);
         }
-        tn_workload_destroy(w);
+        else
+        {
+            tn_workload* w = nullptr;
+            if (tn_workload_load_file(p.workload.c_str(), &w, &err) != TN_OK)
+            {
+                r.Fail(wlNode, "training.workload", err.message);
+            }
+            tn_workload_destroy(w);
+        }
         if (tn_tune_algorithm_check(p.trainingAlgorithm.c_str(), &err) != TN_OK)
         {
             r.Fail(algNode, "training.algorithm", err.message);

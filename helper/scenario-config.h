@@ -94,6 +94,7 @@ struct ScenarioPoint
     bool installNpus{false};                     //!< an [npu] table or a workload
     std::vector<ScenarioCollective> collectives; //!< [[collective]] (or empty)
     std::string workload;                        //!< [training] workload file, or ""
+    std::string chakra;                          //!< [training] Chakra traces' prefix, or ""
     uint32_t iterations{1};                      //!< [training]
     bool overlap{true};                          //!< [training]
     uint32_t modelGroup{0};                      //!< [training]; 0: the first dim's size

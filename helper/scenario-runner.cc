@@ -233,7 +233,7 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
             return result;
         }
     }
-    if (!p.workload.empty())
+    if (!p.workload.empty() || !p.chakra.empty())
     {
         training.SetJobAttribute("Iterations", UintegerValue(p.iterations));
         training.SetJobAttribute("Overlap", BooleanValue(p.overlap));
@@ -246,7 +246,8 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         {
             group = tn_topology_dim(topo, 0)->size;
         }
-        if (training.Load(p.workload, &result.error))
+        if (p.chakra.empty() ? training.Load(p.workload, &result.error)
+                             : training.LoadChakra(p.chakra, &result.error))
         {
             job = training.Install(collectives, npus, group, &result.error);
         }

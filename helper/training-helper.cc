@@ -20,6 +20,30 @@ TrainingHelper::TrainingHelper()
 TrainingHelper::~TrainingHelper()
 {
     tn_workload_destroy(m_workload);
+    DestroyTraces();
+}
+
+void
+TrainingHelper::DestroyTraces()
+{
+    for (tn_chakra_trace* t : m_traces)
+    {
+        tn_chakra_destroy(t);
+    }
+    m_traces.clear();
+}
+
+bool
+TrainingHelper::LoadChakra(const std::string& prefix, std::string* error)
+{
+    if (!tn_chakra_supported())
+    {
+        *error = prefix + ": Chakra traces need protobuf-c, and training-net was built without it "
+                          "(apt-get install libprotobuf-c-dev, then configure again)";
+        return false;
+    }
+    m_chakraPrefix = prefix;
+    return true;
 }
 
 void
@@ -55,10 +79,6 @@ TrainingHelper::GetCostBound(const tn_topology* topo,
                              const NpuHelper& npus,
                              uint32_t iterations) const
 {
-    if (!m_workload)
-    {
-        return Seconds(0);
-    }
     uint64_t clock = UINT64_MAX;
     for (const Ptr<NpuEndpoint>& e : npus.GetEndpoints())
     {
@@ -66,7 +86,30 @@ TrainingHelper::GetCostBound(const tn_topology* topo,
     }
     double cycles = 0;
     uint64_t bytes = 0;
-    for (uint32_t l = 0; l < tn_workload_layer_count(m_workload); ++l)
+    double micros = 0;
+    // Chakra: the largest rank's compute (num_ops as cycles at one op per cycle, else its
+    // duration; memory nodes not counted) and communication bytes
+    for (const tn_chakra_trace* t : m_traces)
+    {
+        double c = 0;
+        double us = 0;
+        uint64_t b = 0;
+        for (uint32_t i = 0; i < tn_chakra_node_count(t); i++)
+        {
+            const tn_chakra_node* n = tn_chakra_node_at(t, i);
+            c += n->kind == TN_CHAKRA_COMPUTE && n->has_num_ops ? double(n->num_ops) : 0;
+            us += n->kind == TN_CHAKRA_COMPUTE && !n->has_num_ops ? double(n->duration_micros) : 0;
+            b = std::min<uint64_t>(b + n->comm_bytes, UINT64_MAX / 4);
+        }
+        cycles = std::max(cycles, c);
+        micros = std::max(micros, us);
+        bytes = std::max(bytes, b);
+    }
+    if (!m_workload && m_traces.empty())
+    {
+        return Seconds(0);
+    }
+    for (uint32_t l = 0; m_workload && l < tn_workload_layer_count(m_workload); ++l)
     {
         const tn_workload_layer* layer = tn_workload_layer_at(m_workload, l);
         for (int p = 0; p < TN_PASS_COUNT; ++p)
@@ -78,8 +121,8 @@ TrainingHelper::GetCostBound(const tn_topology* topo,
     }
     const double computeNs = clock == UINT64_MAX ? 0 : cycles * 1e9 / double(clock);
     const double ns =
-        double(iterations) *
-        (computeNs + double(StatsHelper::TransferBound(topo, bytes).GetNanoSeconds()));
+        double(iterations) * (computeNs + micros * 1e3 +
+                              double(StatsHelper::TransferBound(topo, bytes).GetNanoSeconds()));
     return NanoSeconds(int64_t(std::min(ns, 9e18)));
 }
 
@@ -89,9 +132,9 @@ TrainingHelper::Install(CollectiveHelper& collectives,
                         uint32_t modelGroup,
                         std::string* error)
 {
-    if (!m_workload)
+    if (!m_workload && m_chakraPrefix.empty())
     {
-        *error = "no workload (TrainingHelper::Load)";
+        *error = "no workload (TrainingHelper::Load or LoadChakra)";
         return nullptr;
     }
     Ptr<TrainingJob> job = m_factory.Create<TrainingJob>();
@@ -101,6 +144,27 @@ TrainingHelper::Install(CollectiveHelper& collectives,
         {
             job->SetAlgorithm(static_cast<tn_collective>(c), m_algorithm[c]);
         }
+    }
+    if (!m_chakraPrefix.empty())
+    {
+        DestroyTraces();
+        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+        {
+            const std::string path = m_chakraPrefix + "." + std::to_string(r) + ".et";
+            tn_error err;
+            tn_chakra_trace* t = nullptr;
+            if (tn_chakra_load_file(path.c_str(), &t, &err) != TN_OK)
+            {
+                *error = err.message;
+                return nullptr;
+            }
+            m_traces.push_back(t);
+        }
+        if (!job->SetupChakra(m_traces, collectives.GetService(), npus.GetEndpoints(), error))
+        {
+            return nullptr;
+        }
+        return job;
     }
     if (!job->Setup(m_workload, collectives.GetService(), npus.GetEndpoints(), modelGroup, error))
     {

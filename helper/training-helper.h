@@ -10,6 +10,7 @@
 #include "ns3/training-job.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -54,6 +55,15 @@ class TrainingHelper
      */
     bool Load(const std::string& path, std::string* error);
 
+    /**
+     * Run Chakra execution traces instead (tn-chakra.h): Install reads PREFIX.<rank>.et for
+     * every NPU and checks them together (TrainingJob::SetupChakra).
+     * \param prefix the files' prefix (ASTRA-sim's workload path)
+     * \param error set when this build cannot read Chakra traces (no protobuf-c)
+     * \return true when the build reads them
+     */
+    bool LoadChakra(const std::string& prefix, std::string* error);
+
     /** \return the workload read (null before Load) */
     const tn_workload* GetWorkload() const
     {
@@ -77,7 +87,9 @@ class TrainingHelper
      * The cost of the loaded workload for a run's simulated time limit
      * (StatsHelper::LimitSimulatedTime): per iteration, every pass's compute (forward passes
      * twice, for recomputation) and update at the slowest endpoint's ClockRate, and every
-     * collective's bytes as StatsHelper::TransferBound counts them.
+     * collective's bytes as StatsHelper::TransferBound counts them; Chakra traces (after
+     * Install): the largest rank's compute (num_ops as cycles, or duration_micros) and
+     * communication bytes.
      * \param topo the topology \param npus the installed endpoints
      * \param iterations the job's iterations
      * \return the cost (0 before Load)
@@ -87,6 +99,9 @@ class TrainingHelper
   private:
     ObjectFactory m_factory;
     tn_workload* m_workload{nullptr};
+    std::string m_chakraPrefix;             //!< LoadChakra's prefix ("" : a text workload)
+    std::vector<tn_chakra_trace*> m_traces; //!< read by Install, one per NPU
+    void DestroyTraces();
     std::string m_algorithm[TN_COLL_COUNT];
 };
 

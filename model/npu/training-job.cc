@@ -3,6 +3,7 @@
  */
 #include "training-job.h"
 
+#include "chakra-runner.h"
 #include "collective-executor.h"
 #include "collective-service.h"
 #include "npu-endpoint.h"
@@ -49,6 +50,12 @@ TrainingJob::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&TrainingJob::m_network),
                           MakeBooleanChecker())
+            .AddAttribute("OpsPerCycle",
+                          "Chakra traces: operations a COMP_NODE's num_ops counts per cycle of "
+                          "the NPU's ClockRate.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_opsPerCycle),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("Scheduler",
                           "Schedule the all-reduces, reduce-scatters and all-gathers of groups "
                           "of all NPUs at run time: themis-scf, themis-fifo or fixed "
@@ -102,6 +109,7 @@ TrainingJob::~TrainingJob() = default;
 void
 TrainingJob::DoDispose()
 {
+    m_chakra.reset();
     m_collectives.clear();
     m_scheduledOps.clear();
     m_endpoints.clear();
@@ -174,6 +182,55 @@ TrainingJob::Setup(const tn_workload* workload,
         exec->AddCollectiveSource(MakeCallback(&TrainingJob::CreateNamed, this));
     }
     return true;
+}
+
+bool
+TrainingJob::SetupChakra(const std::vector<tn_chakra_trace*>& traces,
+                         Ptr<CollectiveService> service,
+                         const std::vector<Ptr<NpuEndpoint>>& endpoints,
+                         std::string* error)
+{
+    ChakraRunner::Config config;
+    config.iterations = m_iterations;
+    config.network = m_network;
+    config.opsPerCycle = m_opsPerCycle;
+    config.algorithm.assign(m_algorithm, m_algorithm + TN_COLL_COUNT);
+    m_chakra = std::make_unique<ChakraRunner>(traces,
+                                              service,
+                                              endpoints,
+                                              config,
+                                              MakeCallback(&TrainingJob::ChakraIterationEnd, this),
+                                              MakeCallback(&TrainingJob::ChakraCreated, this));
+    if (!m_chakra->Setup(error))
+    {
+        m_chakra.reset();
+        return false;
+    }
+    m_service = service;
+    m_endpoints = endpoints;
+    m_npus.resize(endpoints.size());
+    m_local.assign(endpoints.size(), true);
+    for (uint32_t r = 0; r < endpoints.size(); r++)
+    {
+        m_npus[r].rank = r;
+    }
+    return true;
+}
+
+void
+TrainingJob::ChakraIterationEnd(const TrainingIterationRecord& record)
+{
+    Npu& n = m_npus[record.rank];
+    n.log.push_back(record);
+    n.phase = n.log.size() == m_iterations ? DONE : FORWARD;
+    m_iterationTrace(record);
+}
+
+void
+TrainingJob::ChakraCreated(Ptr<Collective> collective)
+{
+    ++m_collectivesCreated;
+    m_createdTrace(collective);
 }
 
 bool
@@ -324,6 +381,11 @@ TrainingJob::SetAlgorithm(tn_collective collective, const std::string& algorithm
 void
 TrainingJob::Start()
 {
+    if (m_chakra)
+    {
+        m_chakra->Start();
+        return;
+    }
     NS_ABORT_MSG_IF(!m_workload, "TrainingJob: Setup first");
     for (uint32_t r = 0; r < m_npus.size(); r++)
     {

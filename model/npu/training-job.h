@@ -10,12 +10,14 @@
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/tn-chakra.h"
 #include "ns3/tn-workload.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -23,6 +25,7 @@
 namespace ns3
 {
 
+class ChakraRunner;
 class CollectiveService;
 class NpuEndpoint;
 class ThemisCollective;
@@ -138,6 +141,21 @@ class TrainingJob : public Object
                const std::vector<Ptr<NpuEndpoint>>& endpoints,
                uint32_t modelGroup,
                std::string* error);
+
+    /**
+     * Run Chakra execution traces instead of a text workload (ChakraRunner: one trace per NPU,
+     * nodes on their dependencies; Iterations, Network, OpsPerCycle and the algorithms apply;
+     * IterationEnd and CollectiveCreated fire, LayerEnd does not). Set the algorithms first.
+     * \param traces one per NPU in rank order (they must outlive the job; checked together
+     * here, which sets their nodes' match) \param service the fabric's collective service
+     * \param endpoints the NPU endpoints in rank order
+     * \param error set to the reason (file, node id) when they cannot run on these NPUs
+     * \return true when set up
+     */
+    bool SetupChakra(const std::vector<tn_chakra_trace*>& traces,
+                     Ptr<CollectiveService> service,
+                     const std::vector<Ptr<NpuEndpoint>>& endpoints,
+                     std::string* error);
 
     /**
      * \param collective a collective kind \param algorithm its algorithm (default ring;
@@ -375,6 +393,12 @@ class TrainingJob : public Object
     };
 
     std::map<uint32_t, Use> m_uses;
+
+    /// Chakra traces (SetupChakra): the runner, and its ends of iterations and collectives
+    std::unique_ptr<ChakraRunner> m_chakra;
+    uint64_t m_opsPerCycle{1};
+    void ChakraIterationEnd(const TrainingIterationRecord& record);
+    void ChakraCreated(Ptr<Collective> collective);
     TracedCallback<const TrainingIterationRecord&> m_iterationTrace;
     TracedCallback<const TrainingLayerRecord&> m_layerTrace;
 };

@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Chakra execution traces (tn-chakra.h) run on the NPUs of a fabric, for a TrainingJob.
+ */
+#ifndef CHAKRA_RUNNER_H
+#define CHAKRA_RUNNER_H
+
+#include "collective.h"
+#include "training-job.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/tn-chakra.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class CollectiveService;
+class NpuEndpoint;
+
+/**
+ * \ingroup training-net
+ * \brief Runs one Chakra trace per NPU (TrainingJob::SetupChakra).
+ *
+ * Each NPU walks its own graph: a node starts when its data and control dependencies are
+ * done.
+ *  - COMP_NODE and MEM_*_NODE are kernels on the NPU (NpuEndpoint::Compute, the roofline of
+ *    cycles and memory bytes), one at a time: of the ready kernels the first in file order
+ *    runs. A COMP_NODE takes ceil(num_ops / OpsPerCycle) cycles and moves tensor_size bytes;
+ *    without num_ops it takes duration_micros at the NPU's clock. A memory node moves
+ *    tensor_size bytes.
+ *  - COMM_COLL_NODE is this NPU's part of a collective of its group (comm_group, else all
+ *    NPUs), planned with the algorithm set for its kind by the first member to reach it; the
+ *    node is done when the part ends. The k-th collective node of a group at every member is
+ *    one collective (tn_chakra_check).
+ *  - COMM_SEND_NODE / COMM_RECV_NODE: the k-th send from s to d with a tag and the k-th
+ *    receive at d from s with that tag are one transfer, a broadcast from s in the group
+ *    {s, d}: the send is done when s's part ends (its data left), the receive when the data
+ *    arrived.
+ * Without a network (Network false) communication nodes are done at once. An iteration ends
+ * at an NPU when all its nodes are done; the next iteration runs the graph again (at each NPU
+ * on its own: collectives and transfers are told apart by iteration). Exposed time is the
+ * time the NPU ran no kernel and had none ready while nodes were left.
+ * One process only: endpoints on other MPI ranks are refused.
+ */
+class ChakraRunner
+{
+  public:
+    /// What the job asks of the runner.
+    struct Config
+    {
+        uint32_t iterations{1};
+        bool network{true};
+        uint64_t opsPerCycle{1};
+        std::vector<std::string> algorithm; //!< by tn_collective
+    };
+
+    /// An iteration ended at an NPU (the job's IterationEnd).
+    typedef Callback<void, const TrainingIterationRecord&> IterationCallback;
+    /// A collective was created (the job's CollectiveCreated).
+    typedef Callback<void, Ptr<Collective>> CreatedCallback;
+
+    /**
+     * \param traces one per NPU, in rank order, checked together here (they must outlive the
+     * runner) \param service the fabric's collective service \param endpoints the NPUs
+     * \param config iterations, network, algorithms \param iterationEnd \param created
+     */
+    ChakraRunner(const std::vector<tn_chakra_trace*>& traces,
+                 Ptr<CollectiveService> service,
+                 const std::vector<Ptr<NpuEndpoint>>& endpoints,
+                 const Config& config,
+                 IterationCallback iterationEnd,
+                 CreatedCallback created);
+
+    /** \param error set to why the traces cannot run here \return true when ready */
+    bool Setup(std::string* error);
+
+    /** Start every NPU's graph now. */
+    void Start();
+
+    /** \return true when every NPU finished every iteration */
+    bool IsComplete() const;
+
+    /** \return collectives (and transfers) in flight */
+    uint64_t GetHeld() const
+    {
+        return m_collectives.size();
+    }
+
+  private:
+    /// One NPU.
+    struct Rank
+    {
+        uint32_t iteration{0};
+        std::vector<uint32_t> waiting; //!< per node: dependencies not done
+        std::set<uint32_t> kernels;    //!< ready kernels by node index (file order)
+        std::deque<uint32_t> ready;    //!< ready nodes not issued yet
+        std::deque<uint32_t> finished; //!< done nodes whose users are not told yet
+        uint32_t left{0};              //!< nodes of the iteration not done
+        bool busy{false};              //!< a kernel runs
+        uint32_t running{0};           //!< its node
+        bool draining{false};          //!< Drain is on the stack
+        bool done{false};              //!< every iteration ended
+        bool idle{false};              //!< waits for communication only
+        Time idleSince;
+        TrainingIterationRecord current;
+    };
+
+    void StartIteration(uint32_t rank);
+    void Complete(uint32_t rank, uint32_t node);
+    void Drain(uint32_t rank);
+    void Issue(uint32_t rank, uint32_t node);
+    void IssueCommunication(uint32_t rank, uint32_t node);
+    void RunKernel(uint32_t rank);
+    void KernelDone(uint32_t rank);
+    void PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank);
+    void EndIdle(Rank& r);
+    void Forget(std::vector<uint64_t> key);
+
+    std::vector<tn_chakra_trace*> m_traces;
+    Ptr<CollectiveService> m_service;
+    std::vector<Ptr<NpuEndpoint>> m_endpoints;
+    Config m_config;
+    IterationCallback m_iterationEnd;
+    CreatedCallback m_created;
+    std::vector<Rank> m_ranks;
+    /// per trace: users of each node (CSR: m_userStart[t][i] .. m_userStart[t][i + 1])
+    std::vector<std::vector<uint32_t>> m_userStart;
+    std::vector<std::vector<uint32_t>> m_users;
+    /// collectives and transfers in flight by what names them at every member
+    std::map<std::vector<uint64_t>, Ptr<Collective>> m_collectives;
+    /// (collective id, rank) -> the node whose part it is
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_parts;
+    /// collective id -> (members whose part has not ended, its key)
+    std::map<uint32_t, std::pair<uint32_t, std::vector<uint64_t>>> m_members;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_RUNNER_H
