@@ -19,8 +19,8 @@
 //                                     sender's rank) and arrival and ready times (at its
 //                                     receiver's rank), and the collective's time joined over
 //                                     the ranks (DistributedHelper::MergeCollective);
-//                                     --timing adds each rank's events and the wall time of
-//                                     Simulator::Run (bench/bench-mpi.sh), --stop=NS a stop
+//                                     --timing adds each rank's events and the wall and CPU
+//                                     time of Simulator::Run (bench/bench-mpi.sh), --stop=NS a stop
 //                                     time (the null-message engine needs one)
 //   roce-distributed --case=training --workload=Resnet50_DataParallel.txt --topology=fattree:k=4
 //                                     one iteration of a training workload (TrainingJob);
@@ -49,6 +49,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <time.h>
 #include <vector>
 
 using namespace ns3;
@@ -58,6 +59,15 @@ namespace
 
 const uint64_t RATE = 100000000000ULL; // 100 Gb/s
 const uint64_t LATENCY_NS = 1000;
+
+/// CPU time of this thread in s: with other load on the machine, the work a rank did
+double
+ThreadCpuSeconds()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
 
 /// What this rank saw, as text lines.
 struct Log
@@ -239,9 +249,11 @@ RunCollective(const std::string& spec,
         Simulator::Stop(NanoSeconds(stopNs));
     }
     const auto runStart = std::chrono::steady_clock::now();
+    const double cpuStart = ThreadCpuSeconds();
     Simulator::Run();
     const double runSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+    const double cpuSeconds = ThreadCpuSeconds() - cpuStart;
     const uint64_t events = Simulator::GetEventCount();
     const int64_t lastEvent = Simulator::Now().GetNanoSeconds();
     DistributedHelper::MergeCollective(c);
@@ -270,7 +282,9 @@ RunCollective(const std::string& spec,
         // wall time of Simulator::Run alone: every rank builds the whole fabric, so set-up
         // does not shrink with ranks and is left out of the speed-up (bench/bench-mpi.sh)
         out << "timing rank " << DistributedHelper::GetRank() << " of " << ranks << ": events "
-            << events << ", run " << runSeconds << " s, last event " << lastEvent << " ns\n";
+            << events << ", run " << runSeconds << " s, cpu " << cpuSeconds << " s, last event "
+            << lastEvent << " ns, collective end "
+            << (c->IsComplete() ? c->GetEndTime().GetNanoSeconds() : -1) << " ns\n";
     }
     Emit(out.str());
     Simulator::Destroy();
