@@ -373,15 +373,17 @@ ProgramOptions::AddMode(std::string* mode, const std::vector<std::string>& packe
         RoceHelper probe;
         if (!probe.SetMode(text))
         {
-            *why = "--mode: '" + text + "' is not a simulation level (packet, flow)";
+            *why =
+                "--mode: '" + text + "' is not a simulation level (packet, flow, flow-symmetric)";
             return false;
         }
         *mode = text;
         return true;
     };
     m_cmd.AddValue("mode",
-                   "simulation level: packet (RoCE packets, PFC, congestion control) or flow "
-                   "(fluid flows, max-min fair links)",
+                   "simulation level: packet (RoCE packets, PFC, congestion control), flow "
+                   "(fluid flows, max-min fair links) or flow-symmetric (flow, NPU 0 running "
+                   "for all NPUs of a symmetric collective)",
                    o.text);
     m_mode = mode;
     m_packetOnly = packetOnly;
@@ -460,15 +462,14 @@ ProgramOptions::Parse(int argc, char* argv[])
         error = "missing " + m_positionalName + " (--help shows the usage)";
         ok = false;
     }
-    if (ok && m_mode && *m_mode == "flow")
+    if (ok && m_mode && RoceHelper::IsFlowMode(*m_mode))
     {
         for (const std::string& name : m_packetOnly)
         {
             if (ok && IsGiven(name))
             {
-                error = "--" + name +
-                        ": needs packet level, but --mode=flow (flow level has no packets, PFC "
-                        "or switch buffers)";
+                error = "--" + name + ": needs packet level, but --mode=" + *m_mode +
+                        " (flow level has no packets, PFC or switch buffers)";
                 ok = false;
             }
         }
@@ -476,7 +477,7 @@ ProgramOptions::Parse(int argc, char* argv[])
         {
             if (ok && RoceHelper::NeedsPackets(attribute))
             {
-                error = "--" + attribute + ": needs packet level, but --mode=flow";
+                error = "--" + attribute + ": needs packet level, but --mode=" + *m_mode;
                 ok = false;
             }
         }

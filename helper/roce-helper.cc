@@ -4,6 +4,7 @@
 #include "roce-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/distributed-helper.h"
 #include "ns3/double.h"
@@ -46,7 +47,7 @@ RoceHelper::SetMode(Mode mode)
 bool
 RoceHelper::SetMode(const std::string& name)
 {
-    for (Mode m : {PACKET, FLOW})
+    for (Mode m : {PACKET, FLOW, FLOW_SYMMETRIC})
     {
         if (name == GetModeName(m))
         {
@@ -60,7 +61,13 @@ RoceHelper::SetMode(const std::string& name)
 std::string
 RoceHelper::GetModeName(Mode mode)
 {
-    return mode == FLOW ? "flow" : "packet";
+    return mode == FLOW ? "flow" : mode == FLOW_SYMMETRIC ? "flow-symmetric" : "packet";
+}
+
+bool
+RoceHelper::IsFlowMode(const std::string& name)
+{
+    return name == GetModeName(FLOW) || name == GetModeName(FLOW_SYMMETRIC);
 }
 
 bool
@@ -151,8 +158,18 @@ RoceHelper::Check(const tn_topology* topo) const
             return why.str();
         }
     }
+    if (m_mode == FLOW_SYMMETRIC)
+    {
+        tn_symmetry* symmetry = nullptr;
+        tn_error err;
+        if (tn_symmetry_create(topo, &symmetry, &err) != TN_OK)
+        {
+            return std::string("mode flow-symmetric: ") + err.message;
+        }
+        tn_symmetry_destroy(symmetry);
+    }
     const uint32_t ranks = DistributedHelper::GetSize();
-    if (ranks > 1 && m_mode == FLOW)
+    if (ranks > 1 && m_mode != PACKET)
     {
         return "the flow level runs in one process (" + std::to_string(ranks) + " MPI ranks given)";
     }
@@ -365,7 +382,7 @@ RoceHelper::Install(const tn_topology* topo)
     }
     m_nics.clear();
     m_flowNetwork = nullptr;
-    if (m_mode == FLOW)
+    if (m_mode != PACKET)
     {
         InstallFlow(topo, f);
         m_fabric = f;
@@ -492,6 +509,10 @@ void
 RoceHelper::InstallFlow(const tn_topology* topo, RoceFabricNodes& f)
 {
     m_flowNetwork = m_flowNetworkFactory.Create<FlowNetwork>();
+    if (m_mode == FLOW_SYMMETRIC)
+    {
+        m_flowNetwork->SetAttribute("Symmetric", BooleanValue(true));
+    }
     if (!m_flowNetworkSeedSet)
     {
         // the switches' ECMP seed: flows take the paths packets would

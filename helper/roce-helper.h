@@ -84,8 +84,9 @@ class RoceHelper : public RoceLinkHelper
     /// Simulation levels.
     enum Mode
     {
-        PACKET = 0, //!< RoCE packets, switches, PFC, congestion control (default)
-        FLOW = 1    //!< fluid flows shared max-min fairly (FlowNetwork, FlowNic)
+        PACKET = 0,        //!< RoCE packets, switches, PFC, congestion control (default)
+        FLOW = 1,          //!< fluid flows shared max-min fairly (FlowNetwork, FlowNic)
+        FLOW_SYMMETRIC = 2 //!< FLOW with NPU 0 running for all (FlowNetwork::Symmetric)
     };
 
     /**
@@ -93,7 +94,7 @@ class RoceHelper : public RoceLinkHelper
      */
     void SetMode(Mode mode);
     /**
-     * \param name "packet" or "flow"
+     * \param name "packet", "flow" or "flow-symmetric"
      * \return false (mode unchanged) for any other name
      */
     bool SetMode(const std::string& name);
@@ -104,8 +105,11 @@ class RoceHelper : public RoceLinkHelper
         return m_mode;
     }
 
-    /** \param mode a level \return its name ("packet", "flow") */
+    /** \param mode a level \return its name ("packet", "flow", "flow-symmetric") */
     static std::string GetModeName(Mode mode);
+
+    /** \param name a level's name \return whether it is a flow level (no packets) */
+    static bool IsFlowMode(const std::string& name);
     /**
      * \param attribute a full attribute name ("ns3::RoceSwitch::BufferSize")
      * \return true if it only acts on packets (RoCE devices, channels, switches, their MMU,

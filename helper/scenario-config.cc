@@ -996,7 +996,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         r.Fail(cfg.root.get("database"), "database", "an empty path");
     }
     p.routing = top.Choice("routing", "planned", {"planned", "ecmp"});
-    p.mode = top.Choice("mode", "packet", {"packet", "flow"});
+    p.mode = top.Choice("mode", "packet", {"packet", "flow", "flow-symmetric"});
     p.verify = top.Bool("verify", true);
 
     // [topology]: a generator spec or a file.
@@ -1070,7 +1070,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
             fabric.SetPartition(partition);
         }
     }
-    if (ranks > 1 && p.mode == "flow")
+    if (ranks > 1 && RoceHelper::IsFlowMode(p.mode))
     {
         r.Fail(r.Resolve(cfg.root.get("mode")),
                "mode",
@@ -1115,12 +1115,12 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                        "expected a congestion control: dcqcn, hpcc, hpcc-pint, timely, dctcp or "
                        "none");
             }
-            if (p.mode == "flow")
+            if (RoceHelper::IsFlowMode(p.mode))
             {
                 r.Fail(v,
                        path,
-                       "needs packet level, but mode = \"flow\" (flow level has no "
-                       "congestion control)");
+                       "needs packet level, but mode = \"" + p.mode +
+                           "\" (flow level has no congestion control)");
             }
             p.roce.emplace_back("ns3::RdmaNic::CongestionControl", name);
             r.Param(path, ValueJson(*v));
@@ -1132,13 +1132,14 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
         {
             r.Fail(v, path, why);
         }
-        if (p.mode == "flow" && RoceHelper::NeedsPackets(kv.first))
+        if (RoceHelper::IsFlowMode(p.mode) && RoceHelper::NeedsPackets(kv.first))
         {
             r.Fail(v,
                    path,
-                   "needs packet level, but mode = \"flow\" (flow level has no packets, "
-                   "switch buffers, PFC or congestion control; ns3::RdmaNic::Mtu, "
-                   "ns3::FlowNetwork and ns3::FlowNic attributes apply)");
+                   "needs packet level, but mode = \"" + p.mode +
+                       "\" (flow level has no packets, "
+                       "switch buffers, PFC or congestion control; ns3::RdmaNic::Mtu, "
+                       "ns3::FlowNetwork and ns3::FlowNic attributes apply)");
         }
         p.roce.emplace_back(kv.first, value);
         r.Param(path, ValueJson(*v));

@@ -48,8 +48,9 @@ CollectiveService::GetTypeId()
                           MakeEnumChecker(PLANNED, "planned", ECMP, "ecmp"))
             .AddAttribute("Program",
                           "auto: rank-local programs where a generator exists and the schedule "
-                          "would exceed 1,000,000 transfers; generated: wherever a generator "
-                          "exists; schedule: the materialised, verified schedule.",
+                          "would exceed 1,000,000 transfers or the flow network is symmetric "
+                          "(FlowNetwork::Symmetric); generated: wherever a generator exists; "
+                          "schedule: the materialised, verified schedule.",
                           EnumValue(PROGRAM_AUTO),
                           MakeEnumAccessor(&CollectiveService::m_program),
                           MakeEnumChecker(PROGRAM_AUTO,
@@ -58,6 +59,18 @@ CollectiveService::GetTypeId()
                                           "generated",
                                           PROGRAM_SCHEDULE,
                                           "schedule"))
+            .AddAttribute("SymmetricLengthSlack",
+                          "On a symmetric flow network (FlowNetwork::Symmetric): bytes by which "
+                          "an op's length may differ from the same op of NPU 0's program, "
+                          "translated. 0: NPU 0 runs for all only when the ranks' programs are "
+                          "exact translates (the same times as every NPU simulated). A buffer "
+                          "the ranks' parts do not divide evenly gives some parts the remainder's "
+                          "byte, in an order that depends on the rank: with 1 (or 2 for two "
+                          "levels of parts) NPU 0's lengths stand for every rank's, an "
+                          "approximation (doc/scale.rst measures it).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveService::m_symmetricSlack),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("ProgramWindow",
                           "Generated collectives: ops each rank holds per stream of its "
                           "program, from its first op not done (memory follows the window, "
@@ -457,8 +470,10 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
         }
         plan->estimate = NanoSeconds(static_cast<int64_t>(cost.time_ns + 0.5));
     }
-    if (m_mode != PLANNED)
+    if (m_mode != PLANNED || IsSymmetric())
     {
+        // symmetric: every path NPU 0 takes must be the only one (CheckSymmetric), so planned
+        // routing has no lane to give and nothing to pin
         return plan;
     }
     // every rank pair a program sends on: its routed path's lane (as AssignLanes)
@@ -573,7 +588,16 @@ CollectiveService::Create(const tn_plan_request& request,
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
-    if (plan->program && m_programWindow == 0)
+    const tn_symmetry* symmetry = m_routesNetwork ? m_routesNetwork->GetSymmetry() : nullptr;
+    if (symmetry)
+    {
+        *error = CheckSymmetric(*plan, resolved, nodes, symmetry);
+        if (!error->empty())
+        {
+            return nullptr;
+        }
+    }
+    if (plan->program && m_programWindow == 0 && !symmetry)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start
         *error = CheckHeldOps(request,
@@ -586,6 +610,10 @@ CollectiveService::Create(const tn_plan_request& request,
         }
     }
     Ptr<Collective> c = CreateObject<Collective>();
+    if (symmetry)
+    {
+        c->SetSymmetry(symmetry, ranks);
+    }
     if (plan->program)
     {
         c->SetupProgram(id,
@@ -594,8 +622,11 @@ CollectiveService::Create(const tn_plan_request& request,
                         plan->pairLanes,
                         m_priority,
                         m_programWindow);
-        // windows: what they hold at the start (they are renewed, not grown)
-        *error = m_programWindow > 0 ? CheckHeldOps(request, id, c->GetHeldOps(), true) : "";
+        // windows: what they hold at the start (they are renewed, not grown); a symmetric
+        // collective holds its one rank's
+        *error = m_programWindow > 0 || symmetry
+                     ? CheckHeldOps(request, id, c->GetHeldOps(), m_programWindow > 0)
+                     : "";
         if (!error->empty())
         {
             c->Dispose();
@@ -618,7 +649,7 @@ CollectiveService::Create(const tn_plan_request& request,
     std::vector<bool> local(ranks.size());
     for (uint32_t i = 0; i < ranks.size(); i++)
     {
-        local[i] = m_executors[ranks[i]] != nullptr;
+        local[i] = m_executors[ranks[i]] != nullptr && c->IsSimulated(i);
         if (local[i])
         {
             m_executors[ranks[i]]->Add(c, i);
@@ -638,6 +669,70 @@ CollectiveService::Create(const tn_plan_request& request,
                               << (c->IsGenerated() ? " transfers (generated)" : " transfers")
                               << ", estimate " << plan->estimate.As(Time::US));
     return c;
+}
+
+std::string
+CollectiveService::CheckSymmetric(const Plan& plan,
+                                  const tn_plan_request& request,
+                                  const std::vector<uint32_t>& nodes,
+                                  const tn_symmetry* symmetry) const
+{
+    const std::string what = "FlowNetwork::Symmetric: algorithm " +
+                             std::string(request.algorithm ? request.algorithm : "(default)");
+    if (!plan.program)
+    {
+        return what + " runs as a materialised schedule: NPU 0 runs for all only from a "
+                      "rank-local program (CollectiveService::Program generated or auto; "
+                      "MultiTree and HDRM have none)";
+    }
+    tn_error err;
+    // every translation up to 1,024 NPUs, beyond the dims' generators and 64 others: the
+    // generators are proven translation-equivariant by test/core/test-symmetry.c
+    if (tn_symmetry_check_program(symmetry,
+                                  plan.program.get(),
+                                  nodes.data(),
+                                  1024,
+                                  64,
+                                  m_symmetricSlack,
+                                  &err) != TN_OK)
+    {
+        return what + ": " + err.message;
+    }
+    // the flows of NPU 0 stand for their translates only if each has one path: the ECMP hash
+    // of the translates' headers would not pick the translated one among several
+    tn_rank_program rp{};
+    uint32_t repRank = UINT32_MAX;
+    for (uint32_t r = 0; r < nodes.size() && repRank == UINT32_MAX; r++)
+    {
+        repRank = tn_topology_node_rank(m_topo, nodes[r]) == 0 ? r : UINT32_MAX; // NPU 0
+    }
+    std::string why;
+    if (tn_program_rank(plan.program.get(), repRank, &rp, &err) != TN_OK)
+    {
+        why = what + ": " + err.message;
+    }
+    std::vector<uint32_t> hops(16);
+    for (uint32_t i = 0; why.empty() && i < rp.count; i++)
+    {
+        const uint32_t dst = nodes[rp.ops[i].peer];
+        for (uint32_t v = nodes[repRank]; why.empty() && v != dst;)
+        {
+            uint32_t out = 0;
+            const uint32_t* links = tn_topology_out_links(m_topo, v, &out);
+            const uint32_t c =
+                out == 1 ? 1 : tn_routes_next_hops(m_routes, v, dst, hops.data(), hops.size());
+            if (c != 1)
+            {
+                why = what + ": node " + std::to_string(v) + " has " + std::to_string(c) +
+                      " shortest next hops toward node " + std::to_string(dst) +
+                      " (ECMP would not pick translated paths for translated flows)";
+                break;
+            }
+            v = tn_topology_link(m_topo, out == 1 ? links[0] : hops[0])->dst;
+        }
+    }
+    tn_rank_program_free(&rp);
+    return why;
 }
 
 bool
@@ -808,10 +903,12 @@ CollectiveService::GetPlan(const tn_plan_request& request,
     }
     else if (m_program == PROGRAM_AUTO && tn_program_supports(req.algorithm))
     {
+        // NPU 0 runs for all only from a rank-local program
         tn_plan_size size;
         generated =
-            tn_plan_estimate(wholeTopology ? m_topo : nullptr, &req, &size, &err) == TN_OK &&
-            size.transfers > AUTO_TRANSFERS;
+            IsSymmetric() ||
+            (tn_plan_estimate(wholeTopology ? m_topo : nullptr, &req, &size, &err) == TN_OK &&
+             size.transfers > AUTO_TRANSFERS);
     }
     if (generated)
     {
@@ -880,9 +977,9 @@ CollectiveService::Start(Ptr<Collective> collective, Time delay)
     {
         const uint32_t node = collective->GetNode(i);
         Ptr<CollectiveExecutor> exec = m_nodes.Get(node)->GetObject<CollectiveExecutor>();
-        if (!exec)
+        if (!exec || !collective->IsSimulated(i))
         {
-            continue; // another MPI rank starts it
+            continue; // another MPI rank starts it, or it is a translate of the one that runs
         }
         Simulator::ScheduleWithContext(node, delay, &CollectiveExecutor::Start, exec, collective);
     }
@@ -917,6 +1014,12 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
     if (m_distributed)
     {
         *error = "run-time schedulers (Themis) do not run over several MPI ranks yet";
+        return nullptr;
+    }
+    if (IsSymmetric())
+    {
+        *error = "run-time schedulers (Themis) do not run on a symmetric flow network "
+                 "(FlowNetwork::Symmetric)";
         return nullptr;
     }
     ThemisCollective::Policy policy = ThemisCollective::SCF;

@@ -284,6 +284,12 @@ class CollectiveService : public Object
      */
     Ptr<CollectiveExecutor> GetExecutor(uint32_t rank) const;
 
+    /** \return true on a symmetric flow network: NPU 0 alone runs (FlowNetwork::Symmetric) */
+    bool IsSymmetric() const
+    {
+        return m_routesNetwork && m_routesNetwork->GetSymmetry();
+    }
+
     /** \return true when some NPUs are simulated by other MPI ranks */
     bool IsDistributed() const
     {
@@ -393,6 +399,7 @@ class CollectiveService : public Object
 
     std::vector<Ptr<CollectiveExecutor>> m_executors; //!< by NPU rank (null: another MPI rank)
     bool m_distributed{false}; //!< some NPUs are simulated by other MPI ranks
+    uint64_t m_symmetricSlack{0}; //!< SymmetricLengthSlack
     std::vector<Ptr<Collective>> m_collectives;
     std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them
     std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths
@@ -411,6 +418,15 @@ class CollectiveService : public Object
      * plus `ops` more, at Collective::HELD_OP_BYTES each, against the request's memory limit.
      * \return an empty string, or the error
      */
+    /**
+     * Whether a collective can run with one rank for all on a symmetric flow network.
+     * \return "" if so, else why not (naming FlowNetwork::Symmetric)
+     */
+    std::string CheckSymmetric(const Plan& plan,
+                               const tn_plan_request& request,
+                               const std::vector<uint32_t>& nodes,
+                               const tn_symmetry* symmetry) const;
+
     std::string CheckHeldOps(const tn_plan_request& request,
                              uint32_t id,
                              uint64_t ops,

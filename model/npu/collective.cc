@@ -131,6 +131,10 @@ Collective::SetupProgram(uint32_t id,
     {
         RankRun& run = m_ranks[r];
         run.transferBase = m_transferCount;
+        if (!IsSimulated(r))
+        {
+            continue; // a translate of the rank that runs: no program, no state
+        }
         tn_rank_program* rp = &whole;
         if (window == 0)
         {
@@ -205,6 +209,12 @@ Collective::SetupProgram(uint32_t id,
     m_expectedReady = m_transferCount;
     m_expectedIssued = m_transferCount;
     m_expectedBytes = m_plannedBytes;
+    if (m_symmetry)
+    {
+        const RankRun& rep = m_ranks[m_repRank];
+        m_expectedReady = rep.count - rep.sends;
+        m_expectedBytes = rep.receivedBytes;
+    }
     for (uint32_t r = 0; r < ranks; r++)
     {
         for (StreamRun& s : m_ranks[r].streams)
@@ -219,6 +229,23 @@ Collective::SetupProgram(uint32_t id,
             }
         }
     }
+}
+
+void
+Collective::SetSymmetry(const tn_symmetry* symmetry, std::vector<uint32_t> npuOfRank)
+{
+    NS_ABORT_MSG_IF(m_schedule || m_program, "Collective::SetSymmetry: after SetupProgram");
+    m_symmetry = symmetry;
+    m_npuOfRank = std::move(npuOfRank);
+    m_rankOfNpu.assign(m_npuOfRank.size(), UINT32_MAX);
+    for (uint32_t r = 0; r < m_npuOfRank.size(); r++)
+    {
+        NS_ABORT_MSG_IF(m_npuOfRank[r] >= m_rankOfNpu.size(),
+                        "Collective::SetSymmetry: rank " << r << " on NPU " << m_npuOfRank[r]
+                                                         << " of " << m_rankOfNpu.size());
+        m_rankOfNpu[m_npuOfRank[r]] = r;
+    }
+    m_repRank = m_rankOfNpu[0];
 }
 
 void
@@ -811,14 +838,25 @@ Collective::TakeSend(uint32_t rank,
                      uint32_t* transfer,
                      int64_t* sentNs) const
 {
-    const uint32_t send = FindOp(peer, true, rank, match);
+    uint32_t sender = peer;
+    uint32_t receiver = rank;
+    if (!IsSimulated(peer))
+    {
+        // the send of peer to rank, moved by the translation that takes peer to rank, is the
+        // send of rank to the image of rank: it carries the same transfer number and time
+        const uint32_t g =
+            tn_symmetry_translation(m_symmetry, m_npuOfRank[peer], m_npuOfRank[rank]);
+        sender = rank;
+        receiver = m_rankOfNpu[tn_symmetry_shift_rank(m_symmetry, g, m_npuOfRank[rank])];
+    }
+    const uint32_t send = FindOp(sender, true, receiver, match);
     if (send == UINT32_MAX)
     {
         *transfer = UINT32_MAX;
         *sentNs = -1;
         return;
     }
-    const StreamRun& s = StreamOf(peer, send);
+    const StreamRun& s = StreamOf(sender, send);
     const OpState& o = s.w->ops[send - s.w->rp.first];
     *transfer = o.transfer;
     *sentNs = o.times[0];

@@ -13,6 +13,7 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-schedule.h"
+#include "ns3/tn-symmetry.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -181,6 +182,22 @@ class Collective : public Object
                       uint8_t priority,
                       uint32_t window = 0);
 
+    /**
+     * Simulate one rank for all: on a symmetric flow network (FlowNetwork::Symmetric), whose
+     * translations take every rank's program to every other's (tn_symmetry_check_program), the
+     * rank on NPU 0 alone runs; what any other rank does is what it does, translated. Call
+     * before SetupProgram.
+     * \param symmetry the translations (outlives the collective: the flow network's)
+     * \param npuOfRank the NPU rank (topology rank) of each rank of the collective
+     */
+    void SetSymmetry(const tn_symmetry* symmetry, std::vector<uint32_t> npuOfRank);
+
+    /** \param rank a rank \return whether it runs (all do, but in a symmetric collective) */
+    bool IsSimulated(uint32_t rank) const
+    {
+        return !m_symmetry || rank == m_repRank;
+    }
+
     /** \return true for a generated collective (SetupProgram) */
     bool IsGenerated() const
     {
@@ -193,10 +210,10 @@ class Collective : public Object
         return m_program.get();
     }
 
-    /** \return number of transfers */
+    /** \return number of transfers (of all ranks, also those a symmetric run stands for) */
     uint64_t GetTransferCount() const
     {
-        return m_transferCount;
+        return m_transferCount * (m_symmetry ? m_nodes.size() : 1);
     }
 
     /**
@@ -751,6 +768,10 @@ class Collective : public Object
         0}; //!< generated: local ranks with ops not done (0: programs freed) //!< GetWindowHeld
     std::vector<uint32_t> m_rankOfNode;                //!< generated: node -> rank
     std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
+    const tn_symmetry* m_symmetry{nullptr};            //!< SetSymmetry: one rank runs for all
+    uint32_t m_repRank{0};                             //!< the rank on NPU 0 (SetSymmetry)
+    std::vector<uint32_t> m_npuOfRank;                 //!< SetSymmetry
+    std::vector<uint32_t> m_rankOfNpu;                 //!< SetSymmetry
     uint64_t m_transferCount{0};
     uint64_t m_plannedBytes{0};
     std::vector<uint32_t> m_nodes;

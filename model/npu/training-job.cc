@@ -150,6 +150,11 @@ TrainingJob::Setup(const tn_workload* workload,
         n.pendingUpdates.assign(layers, 0);
         Ptr<Node> node = endpoints[r]->GetObject<Node>();
         m_local.push_back(!node || node->GetSystemId() == Simulator::GetSystemId());
+        if (service->IsSymmetric() && r > 0)
+        {
+            // on a symmetric flow network NPU 0 runs for all (SetupSymmetric)
+            m_local.back() = false;
+        }
         if (!m_local.back())
         {
             m_nodes.push_back(r); // another MPI rank runs this NPU's loop and records it
@@ -171,6 +176,10 @@ TrainingJob::Setup(const tn_workload* workload,
     if (!m_service)
     {
         *error = "no CollectiveService (CollectiveHelper::Install)";
+        return false;
+    }
+    if (m_service->IsSymmetric() && !SetupSymmetric(error))
+    {
         return false;
     }
     if (!ReserveIds(error))
@@ -624,6 +633,42 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
         issued = true;
     }
     return issued;
+}
+
+bool
+TrainingJob::SetupSymmetric(std::string* error) const
+{
+    // NPU r of the job must be NPU rank r of the topology (the translations act on those),
+    // and every collective must span them all: a group of some NPUs is not moved onto itself
+    for (uint32_t r = 0; r < m_endpoints.size(); r++)
+    {
+        Ptr<CollectiveExecutor> exec = m_service->GetExecutor(r);
+        if (!exec || exec != m_endpoints[r]->GetObject<CollectiveExecutor>())
+        {
+            *error = "on a symmetric flow network (FlowNetwork::Symmetric) the job's NPU " +
+                     std::to_string(r) + " must be the topology's NPU " + std::to_string(r);
+            return false;
+        }
+    }
+    const uint32_t layers = tn_workload_layer_count(m_workload);
+    for (uint32_t i = 0; i < layers; i++)
+    {
+        const tn_workload_layer* l = tn_workload_layer_at(m_workload, i);
+        for (int p = 0; p < TN_PASS_COUNT; p++)
+        {
+            const tn_group g = tn_workload_layer_group(m_workload, i, tn_pass(p));
+            if (l->pass[p].comm != TN_COMM_NONE && g != TN_GROUP_NONE && g != TN_GROUP_ALL &&
+                m_group < m_npus.size())
+            {
+                *error = std::string("on a symmetric flow network (FlowNetwork::Symmetric) "
+                                     "every collective spans all NPUs; layer ") +
+                         l->name + " " + tn_pass_name(tn_pass(p)) + " is over groups of " +
+                         std::to_string(m_group) + " (a data-parallel workload is)";
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 Ptr<Collective>

@@ -323,6 +323,13 @@ class TrainingJob : public Object
                   uint32_t stride,
                   uint32_t count) const;
     /// Create the collective `part` of the group of `rank` in a pass (null: fatal error).
+    /**
+     * On a symmetric flow network NPU 0 runs for all: check that the job can (NPU r is the
+     * topology's NPU r, every collective spans all NPUs).
+     * \param error why not \return true if it can
+     */
+    bool SetupSymmetric(std::string* error) const;
+
     Ptr<Collective> CreateCollective(uint32_t iteration,
                                      uint32_t layer,
                                      int keyPass,

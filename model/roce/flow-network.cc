@@ -7,6 +7,7 @@
 #include "roce-switch.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -34,7 +35,18 @@ FlowNetwork::GetTypeId()
                           "value gives the same paths as the packet-level switches).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlowNetwork::m_seed),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "Symmetric",
+                "Simulate one NPU for all: every flow started stands for itself and "
+                "its translates by every translation of the NPU coordinates (tn-symmetry), "
+                "so a link carries the flows of the representative of its orbit and "
+                "deliveries go to NPU 0 (doc/scale.rst, \"Ranks aggregated\"). Only NPU "
+                "0 may send; the topology's translations must be automorphisms and every "
+                "path unique.",
+                BooleanValue(false),
+                MakeBooleanAccessor(&FlowNetwork::m_symmetric),
+                MakeBooleanChecker());
     return tid;
 }
 
@@ -42,6 +54,7 @@ FlowNetwork::FlowNetwork() = default;
 
 FlowNetwork::~FlowNetwork()
 {
+    tn_symmetry_destroy(m_symmetry);
     tn_routes_destroy(m_routes);
     tn_topology_destroy(m_topo);
 }
@@ -94,6 +107,19 @@ FlowNetwork::Build(const tn_topology* topo)
                         "FlowNetwork: cable " << l << " not copied: " << err.message);
     }
     tn_topology_set_npus_forward(m_topo, tn_topology_npus_forward(topo));
+    std::vector<tn_dim_info> dims(tn_topology_dim_count(topo));
+    for (uint32_t d = 0; d < dims.size(); ++d)
+    {
+        dims[d] = *tn_topology_dim(topo, d);
+    }
+    NS_ABORT_MSG_IF(
+        !dims.empty() &&
+            tn_topology_set_dims(m_topo, static_cast<uint32_t>(dims.size()), dims.data(), &err) !=
+                TN_OK,
+        "FlowNetwork: dims: " << err.message);
+    NS_ABORT_MSG_IF(m_symmetric && tn_symmetry_create(m_topo, &m_symmetry, &err) != TN_OK,
+                    "FlowNetwork::Symmetric: topology " << tn_topology_name(topo) << ": "
+                                                        << err.message);
     NS_ABORT_MSG_IF(tn_routes_create(m_topo, nullptr, &m_routes, &err) != TN_OK,
                     "FlowNetwork: routes: " << err.message);
     m_links.resize(links);
@@ -149,10 +175,25 @@ FlowNetwork::NowNs() const
     return static_cast<double>(Simulator::Now().GetNanoSeconds());
 }
 
+uint32_t
+FlowNetwork::GetRepresentative() const
+{
+    return tn_topology_npu_node(m_topo, 0);
+}
+
+uint32_t
+FlowNetwork::MoveToRepresentative(uint32_t node, uint32_t from) const
+{
+    NS_ASSERT(m_symmetry);
+    const uint32_t g = tn_symmetry_translation(m_symmetry, tn_topology_node_rank(m_topo, from), 0);
+    return tn_symmetry_node_image(m_symmetry, g, node);
+}
+
 double
 FlowNetwork::GetLinkTxBytes(uint32_t link) const
 {
-    const Link& l = m_links[link];
+    // every link of an orbit carries what its representative carries
+    const Link& l = m_links[m_symmetry ? tn_symmetry_canonical_link(m_symmetry, link) : link];
     return (l.bits + l.rateSum * (NowNs() - l.rateSumAt)) / 8.0;
 }
 
@@ -176,6 +217,10 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
     const uint32_t* out = tn_topology_out_links(m_topo, node, &count);
     if (!m_flowRoutes.empty())
     {
+        NS_ABORT_MSG_IF(m_symmetric,
+                        "FlowNetwork::Symmetric: flow routes (planned routing) need not be "
+                        "translates of each other; use ECMP routing on a topology with unique "
+                        "shortest paths");
         auto it = m_flowRoutes.find(std::make_tuple(node, src, dst, sport, priority));
         if (it != m_flowRoutes.end())
         {
@@ -192,6 +237,11 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
     {
         return m_hops[0];
     }
+    NS_ABORT_MSG_IF(m_symmetric,
+                    "FlowNetwork::Symmetric: node " << node << " has " << c
+                                                    << " shortest next hops toward node " << dst
+                                                    << ": the ECMP hash does not choose "
+                                                       "translated paths for translated flows");
     const uint32_t h = RoceSwitch::EcmpHash(m_seed,
                                             RoceAddress::FromNodeId(src).Get(),
                                             RoceAddress::FromNodeId(dst).Get(),
@@ -221,6 +271,18 @@ FlowNetwork::GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t prior
         const uint32_t l = NextLink(v, src, dst, sport, priority);
         path.push_back(l);
         v = tn_topology_link(m_topo, l)->dst;
+    }
+    if (m_symmetric)
+    {
+        NS_ABORT_MSG_IF(src != GetRepresentative(),
+                        "FlowNetwork::Symmetric: node " << src << " sends; only NPU 0 (node "
+                                                        << GetRepresentative() << ") may");
+        // the flows of an orbit put as many flows on a link of orbit o as the path has links
+        // in o: a representative listed twice counts twice when the links are shared
+        for (uint32_t& l : path)
+        {
+            l = tn_symmetry_canonical_link(m_symmetry, l);
+        }
     }
     const uint32_t id = static_cast<uint32_t>(m_paths.size());
     m_paths.push_back(std::move(path));

@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/tn-routing.h"
+#include "ns3/tn-symmetry.h"
 #include "ns3/tn-topology.h"
 
 #include <cstdint>
@@ -86,6 +87,21 @@ class FlowNetwork : public Object
     {
         return m_topo;
     }
+
+    /** \return the translations of a symmetric network (Symmetric), else null */
+    const tn_symmetry* GetSymmetry() const
+    {
+        return m_symmetry;
+    }
+
+    /** \return the node of NPU 0: the one NPU that sends in a symmetric network */
+    uint32_t GetRepresentative() const;
+
+    /**
+     * \param node a node \param from an NPU node
+     * \return the image of node under the translation that takes from to NPU 0 (Symmetric)
+     */
+    uint32_t MoveToRepresentative(uint32_t node, uint32_t from) const;
 
     /**
      * \return the routes to every NPU over the topology copy (valid while this object
@@ -243,6 +259,8 @@ class FlowNetwork : public Object
 
     tn_topology* m_topo{nullptr};
     tn_routes* m_routes{nullptr};
+    tn_symmetry* m_symmetry{nullptr}; //!< Symmetric: the translations
+    bool m_symmetric{false};
     uint32_t m_seed{0};
     std::vector<Link> m_links;
     std::vector<FlowNic*> m_nics; //!< by node id

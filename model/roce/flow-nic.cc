@@ -230,7 +230,9 @@ FlowNic::HeadSent(uint32_t index)
     }
     const Time arrive = NanoSeconds(static_cast<int64_t>(forward + 0.5));
     const Time ack = arrive + NanoSeconds(static_cast<int64_t>(back + 0.5));
-    FlowNic* peer = m_network->GetNic(m.rec.dst);
+    // a symmetric network delivers at NPU 0 what the translates of this flow bring it
+    FlowNic* peer =
+        m_network->GetNic(m_network->GetSymmetry() ? m_network->GetRepresentative() : m.rec.dst);
     uint32_t slot;
     if (m_freeTransit.empty())
     {
@@ -252,6 +254,13 @@ void
 FlowNic::Deliver(FlowNic* sender, uint32_t slot)
 {
     RdmaMessageRecord rec = sender->m_transit[slot].rec;
+    if (rec.dst != m_localId)
+    {
+        // Symmetric: the message to rec.dst, moved by the translation that takes rec.dst
+        // here, is the message this node gets from the image of its sender
+        rec.src = m_network->MoveToRepresentative(rec.src, rec.dst);
+        rec.dst = m_localId;
+    }
     // as RdmaNic's responder reports it: its own QP toward the sender
     rec.qpn = RdmaQueuePair::MakeQpn(rec.src, rec.priority, rec.lane);
     rec.wrId = 0; // the poster's own
