@@ -43,18 +43,6 @@ log2u(uint32_t p)
     return L;
 }
 
-static tn_topology*
-make_topo(tn_test_ctx* ctx, const char* spec)
-{
-    tn_topology* t = NULL;
-    tn_error err;
-    if (!TN_CHECK_MSG(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK, "%s", err.message))
-    {
-        return NULL;
-    }
-    return t;
-}
-
 static tn_schedule*
 plan(tn_test_ctx* ctx,
      const tn_topology* t,
@@ -128,7 +116,7 @@ check_estimate(tn_test_ctx* ctx,
 static void
 check_swing(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint32_t C)
 {
-    tn_topology* t = spec ? make_topo(ctx, spec) : NULL;
+    tn_topology* t = spec ? tn_test_topology(ctx, spec) : NULL;
     if (spec && !t)
     {
         return;
@@ -215,7 +203,7 @@ test_verified(tn_test_ctx* ctx)
 static void
 check_swing_torus(tn_test_ctx* ctx, const char* spec, uint64_t S, uint32_t C, int contention_free)
 {
-    tn_topology* t = make_topo(ctx, spec);
+    tn_topology* t = tn_test_topology(ctx, spec);
     if (!t)
     {
         return;
@@ -304,7 +292,7 @@ test_torus_verified(tn_test_ctx* ctx)
     static const char* const bad[] = {"torus:3x4", "mesh:4x4", "switch:8"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     {
-        tn_topology* t = make_topo(ctx, bad[i]);
+        tn_topology* t = tn_test_topology(ctx, bad[i]);
         if (!t)
         {
             continue;
@@ -365,7 +353,7 @@ test_errors(tn_test_ctx* ctx)
     static const uint32_t ranks[] = {0, 0, 12};
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
     {
-        tn_topology* t = make_topo(ctx, specs[i]);
+        tn_topology* t = tn_test_topology(ctx, specs[i]);
         if (!t)
         {
             continue;
@@ -413,7 +401,7 @@ test_torus_cost(tn_test_ctx* ctx)
     FILE* f = fopen(tn_test_temp_path(ctx, "swing-cost.txt", path, sizeof(path)), "w");
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
     {
-        tn_topology* t = make_topo(ctx, specs[i]);
+        tn_topology* t = tn_test_topology(ctx, specs[i]);
         if (!t)
         {
             continue;

@@ -17,18 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tn_topology*
-make_topo(tn_test_ctx* ctx, const char* spec)
-{
-    tn_topology* t = NULL;
-    tn_error err;
-    if (!TN_CHECK_MSG(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK, "%s", err.message))
-    {
-        return NULL;
-    }
-    return t;
-}
-
 static const char* const symmetric[] = {
     "torus:4x4",
     "torus:2x3",
@@ -45,7 +33,7 @@ test_translations(tn_test_ctx* ctx)
 {
     for (size_t i = 0; i < sizeof(symmetric) / sizeof(symmetric[0]); i++)
     {
-        tn_topology* t = make_topo(ctx, symmetric[i]);
+        tn_topology* t = tn_test_topology(ctx, symmetric[i]);
         TN_REQUIRE(ctx, t);
         tn_symmetry* s = NULL;
         tn_error err;
@@ -115,7 +103,7 @@ test_refused(tn_test_ctx* ctx)
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     {
-        tn_topology* t = make_topo(ctx, cases[i].spec);
+        tn_topology* t = tn_test_topology(ctx, cases[i].spec);
         TN_REQUIRE(ctx, t);
         tn_symmetry* s = (tn_symmetry*)&cases[i];
         tn_error err;

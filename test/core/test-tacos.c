@@ -19,28 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tn_topology*
-make_topo(tn_test_ctx* ctx, const char* spec)
-{
-    tn_topology* t = NULL;
-    tn_error err;
-    if (spec[0] == '@')
-    {
-        char path[512];
-        tn_test_data_path(ctx, spec + 1, path, sizeof(path));
-        if (!TN_CHECK_MSG(ctx, tn_topology_load_file(path, &t, &err) == TN_OK, "%s", err.message))
-        {
-            return NULL;
-        }
-        return t;
-    }
-    if (!TN_CHECK_MSG(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK, "%s", err.message))
-    {
-        return NULL;
-    }
-    return t;
-}
-
 static tn_schedule*
 plan(tn_test_ctx* ctx,
      const tn_topology* t,
@@ -160,7 +138,7 @@ test_verified(tn_test_ctx* ctx)
                                           TN_COLL_ALL_REDUCE};
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
     {
-        tn_topology* t = make_topo(ctx, specs[i]);
+        tn_topology* t = tn_test_topology(ctx, specs[i]);
         if (!t)
         {
             continue;
@@ -194,7 +172,7 @@ test_time(tn_test_ctx* ctx)
     FILE* f = fopen(tn_test_temp_path(ctx, "tacos-time.txt", path, sizeof(path)), "w");
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
     {
-        tn_topology* t = make_topo(ctx, specs[i]);
+        tn_topology* t = tn_test_topology(ctx, specs[i]);
         if (!t)
         {
             continue;
@@ -292,7 +270,7 @@ same_plan(const tn_schedule* a, const tn_schedule* b)
 static void
 test_seed(tn_test_ctx* ctx)
 {
-    tn_topology* t = make_topo(ctx, "torus:8x8");
+    tn_topology* t = tn_test_topology(ctx, "torus:8x8");
     if (!t)
     {
         return;
@@ -314,7 +292,7 @@ test_seed(tn_test_ctx* ctx)
 static void
 test_errors(tn_test_ctx* ctx)
 {
-    tn_topology* t = make_topo(ctx, "torus:4x4");
+    tn_topology* t = tn_test_topology(ctx, "torus:4x4");
     if (!t)
     {
         return;

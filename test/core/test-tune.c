@@ -20,18 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static tn_topology*
-make_topo(tn_test_ctx* ctx, const char* spec)
-{
-    tn_topology* t = NULL;
-    tn_error err;
-    if (!TN_CHECK_MSG(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK, "%s", err.message))
-    {
-        return NULL;
-    }
-    return t;
-}
-
 /* The estimate of one algorithm computed the way tn-plan does, -1 when it does not apply. */
 static double
 reference_estimate(const tn_topology* t, tn_plan_request req, const char* algo, bool generated)
@@ -192,7 +180,7 @@ test_ranking_matches_estimates(tn_test_ctx* ctx)
     const tn_collective ops[] = {TN_COLL_ALL_REDUCE, TN_COLL_ALL_GATHER, TN_COLL_BROADCAST};
     for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++)
     {
-        tn_topology* t = make_topo(ctx, specs[s]);
+        tn_topology* t = tn_test_topology(ctx, specs[s]);
         if (!t)
         {
             continue;
@@ -226,7 +214,7 @@ test_ranking_matches_estimates(tn_test_ctx* ctx)
 static void
 test_skipped(tn_test_ctx* ctx)
 {
-    tn_topology* t = make_topo(ctx, "ring:6");
+    tn_topology* t = tn_test_topology(ctx, "ring:6");
     if (!t)
     {
         return;
@@ -263,7 +251,7 @@ test_skipped(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_tune_plan_check(t, &req, &err) == TN_OK);
     /* the generated path skips the algorithms without a generator */
     tn_topology_destroy(t);
-    t = make_topo(ctx, "torus:4x4");
+    t = tn_test_topology(ctx, "torus:4x4");
     TN_REQUIRE(ctx, t != NULL);
     tn_plan_request_init(&req);
     req.bytes = 1 << 20;
@@ -316,7 +304,7 @@ test_skipped(tn_test_ctx* ctx)
 static void
 test_choice_depends_on_size(tn_test_ctx* ctx)
 {
-    tn_topology* t = make_topo(ctx, "mesh:4x4");
+    tn_topology* t = tn_test_topology(ctx, "mesh:4x4");
     TN_REQUIRE(ctx, t != NULL);
     tn_plan_request req;
     tn_plan_request_init(&req);

@@ -3,6 +3,8 @@
  */
 #include "tn-test.h"
 
+#include "ns3/tn-topology.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,28 @@ const char*
 tn_test_temp_path(tn_test_ctx* ctx, const char* name, char* buf, size_t size)
 {
     return join_path(ctx->temp_dir, name, buf, size);
+}
+
+tn_topology*
+tn_test_topology(tn_test_ctx* ctx, const char* spec)
+{
+    tn_topology* t = NULL;
+    tn_error err;
+    err.message[0] = 0;
+    tn_status st;
+    if (spec[0] == '@')
+    {
+        char path[512];
+        tn_test_data_path(ctx, spec + 1, path, sizeof(path));
+        st = tn_topology_load_file(path, &t, &err);
+    }
+    else
+    {
+        st = tn_topology_from_spec(spec, &t, &err);
+    }
+    return tn_test_check(ctx, st == TN_OK, __FILE__, __LINE__, "%s: %s", spec, err.message)
+               ? t
+               : NULL;
 }
 
 #define TN_TEST_SUITE(name) {#name, tn_suite_##name},

@@ -77,6 +77,13 @@ extern "C"
 
     /** Path of a file in test/data (static buffer per ctx is not used: caller's buffer). */
     const char* tn_test_data_path(tn_test_ctx* ctx, const char* name, char* buf, size_t size);
+
+    /**
+     * A topology from a spec (tn_topology_from_spec), or from the file of test/data named
+     * after an '@' ("@hpcc-topology.txt"); NULL, with a failed check naming the error, if it
+     * cannot be made. The caller destroys it.
+     */
+    struct tn_topology* tn_test_topology(tn_test_ctx* ctx, const char* spec);
     /** Path of a scratch file in the temp folder. */
     const char* tn_test_temp_path(tn_test_ctx* ctx, const char* name, char* buf, size_t size);
 
