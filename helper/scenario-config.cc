@@ -1077,6 +1077,7 @@ ReadPoint(const ScenarioConfig::Impl& cfg,
                "the flow level runs in one process, not over " + std::to_string(ranks) +
                    " MPI ranks");
     }
+    fabric.SetMode(p.mode); // flow-symmetric checks the topology's translations
     if (std::string why = fabric.Check(t); !why.empty())
     {
         r.Fail(r.Resolve(topoTable->get(p.topologyFile.empty() ? "spec" : "file")),

@@ -113,6 +113,11 @@ class ProgramOptionsModeTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(mode, "flow", "flow level");
         NS_TEST_EXPECT_MSG_EQ(Parse({"--mode", "flow"}, &mode), true, "--mode flow");
         NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=fluid"}, &mode), false, "not a level");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow-symmetric"}, &mode), true, "ranks aggregated");
+        NS_TEST_EXPECT_MSG_EQ(mode, "flow-symmetric", "flow level, NPU 0 for all");
+        NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow-symmetric", "--pcap=x"}, &mode),
+                              false,
+                              "pcap at flow-symmetric");
         NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow", "--pcap=x"}, &mode), false, "pcap at flow");
         NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=packet", "--pcap=x"}, &mode), true, "pcap at packet");
         NS_TEST_EXPECT_MSG_EQ(Parse({"--mode=flow", "--ns3::RdmaNic::AckInterval=4"}, &mode),

@@ -182,6 +182,10 @@ class ScenarioErrorTestCase : public TestCase
         Expect("mode = \"fluid\"\n[topology]\nspec = \"ring:4\"\n" + coll,
                "",
                "e.toml:1:8: mode: 'fluid' is not one of packet, flow");
+        Expect("mode = \"flow-symmetric\"\n[topology]\nspec = \"mesh:4x4\"\n" + coll,
+               "",
+               "e.toml:3:8: topology.spec: mode flow-symmetric: symmetry: the shift along dim 0 "
+               "maps link");
         Expect("mode = \"flow\"\n[topology]\nspec = \"ring:4\"\n[roce]\n"
                "\"ns3::RoceSwitchMmu::BufferSize\" = \"67108864\"\n" +
                    coll,
