@@ -398,7 +398,7 @@ class CollectiveService : public Object
     Ptr<CollectiveExecutor> GetLocalExecutor() const;
 
     std::vector<Ptr<CollectiveExecutor>> m_executors; //!< by NPU rank (null: another MPI rank)
-    bool m_distributed{false}; //!< some NPUs are simulated by other MPI ranks
+    bool m_distributed{false};    //!< some NPUs are simulated by other MPI ranks
     uint64_t m_symmetricSlack{0}; //!< SymmetricLengthSlack
     std::vector<Ptr<Collective>> m_collectives;
     std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them

@@ -92,9 +92,8 @@ tn_test_topology(tn_test_ctx* ctx, const char* spec)
     {
         st = tn_topology_from_spec(spec, &t, &err);
     }
-    return tn_test_check(ctx, st == TN_OK, __FILE__, __LINE__, "%s: %s", spec, err.message)
-               ? t
-               : NULL;
+    return tn_test_check(ctx, st == TN_OK, __FILE__, __LINE__, "%s: %s", spec, err.message) ? t
+                                                                                            : NULL;
 }
 
 #define TN_TEST_SUITE(name) {#name, tn_suite_##name},
