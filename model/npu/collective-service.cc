@@ -591,7 +591,11 @@ CollectiveService::Create(const tn_plan_request& request,
     const tn_symmetry* symmetry = m_routesNetwork ? m_routesNetwork->GetSymmetry() : nullptr;
     if (symmetry)
     {
-        *error = CheckSymmetric(*plan, resolved, nodes, symmetry);
+        if (!plan->symmetric)
+        {
+            plan->symmetric = CheckSymmetric(*plan, resolved, nodes, symmetry);
+        }
+        *error = *plan->symmetric;
         if (!error->empty())
         {
             return nullptr;
@@ -701,11 +705,9 @@ CollectiveService::CheckSymmetric(const Plan& plan,
     // the flows of NPU 0 stand for their translates only if each has one path: the ECMP hash
     // of the translates' headers would not pick the translated one among several
     tn_rank_program rp{};
-    uint32_t repRank = UINT32_MAX;
-    for (uint32_t r = 0; r < nodes.size() && repRank == UINT32_MAX; r++)
-    {
-        repRank = tn_topology_node_rank(m_topo, nodes[r]) == 0 ? r : UINT32_MAX; // NPU 0
-    }
+    // the rank on NPU 0 (the check above found every NPU in the group)
+    const uint32_t repRank = static_cast<uint32_t>(
+        std::find(nodes.begin(), nodes.end(), tn_topology_npu_node(m_topo, 0)) - nodes.begin());
     std::string why;
     if (tn_program_rank(plan.program.get(), repRank, &rp, &err) != TN_OK)
     {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -338,6 +339,9 @@ class CollectiveService : public Object
         Time estimate;                       //!< cost model (0: unknown)
         std::vector<uint8_t> lanes;          //!< planned routing's lane of each transfer
         std::unordered_map<uint64_t, uint8_t> pairLanes; //!< generated: lane per rank pair
+        /// CheckSymmetric's answer, kept with the (cached) plan: every collective created
+        /// from it would check the same programs again
+        mutable std::optional<std::string> symmetric;
     };
 
     /// Algorithm "auto"'s decision for a request on a group.
