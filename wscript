@@ -288,6 +288,7 @@ test_sources = [
     'test/scenario-test-suite.cc',
     'test/stats-test-suite.cc',
     'test/study-collective-test-suite.cc',
+    'test/swing-test-suite.cc',
     'test/tacos-test-suite.cc',
     'test/themis-test-suite.cc',
     'test/training-net-core-test-suite.cc',

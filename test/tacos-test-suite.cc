@@ -8,14 +8,10 @@
  * (Collective::Check). The seed of the scenario is the plan's seed: two seeds, two plans,
  * both within 5%.
  */
+#include "planned-collective-test-util.h"
 #include "roce-test-util.h"
 
-#include "ns3/collective-helper.h"
-#include "ns3/roce-helper.h"
-#include "ns3/simulator.h"
 #include "ns3/test.h"
-#include "ns3/tn-algorithm.h"
-#include "ns3/tn-topology.h"
 
 #include <cstdio>
 #include <string>
@@ -25,52 +21,16 @@ using namespace ns3;
 namespace
 {
 
-/// One packet-level collective.
-struct Measured
-{
-    double ns{-1};         //!< simulated time, -1 if it did not complete
-    double estimatedNs{0}; //!< the service's cost-model estimate
-    std::string check;     //!< Collective::Check(), or the creation error
-};
-
-Measured
+planned_test::Measured
 RunTacos(const char* spec, tn_collective collective, uint64_t bytes, uint64_t seed)
 {
-    Measured m;
-    tn_topology* topo = nullptr;
-    tn_error err;
-    if (tn_topology_from_spec(spec, &topo, &err) != TN_OK)
-    {
-        m.check = err.message;
-        return m;
-    }
-    RoceHelper roce;
-    roce.Install(topo);
-    CollectiveHelper helper;
-    helper.Install(topo, roce);
     tn_plan_request request;
     tn_plan_request_init(&request);
     request.algorithm = "tacos";
     request.collective = collective;
     request.bytes = bytes;
     request.seed = seed;
-    std::string error;
-    Ptr<Collective> c = helper.Create(request, {}, &error);
-    if (c)
-    {
-        helper.Start(c);
-        Simulator::Run();
-        m.check = c->Check();
-        m.ns = c->IsComplete() ? c->GetDuration().GetNanoSeconds() : -1;
-        m.estimatedNs = c->GetEstimatedTime().GetNanoSeconds();
-    }
-    else
-    {
-        m.check = error;
-    }
-    Simulator::Destroy();
-    tn_topology_destroy(topo);
-    return m;
+    return planned_test::RunPlanned(spec, request);
 }
 
 /// Packet level against the cost model on contention-free plans.
@@ -103,7 +63,7 @@ class TacosPacketLevelTestCase : public TestCase
 
         for (const Case& c : cases)
         {
-            Measured m = RunTacos(c.spec, c.collective, c.bytes, c.seed);
+            planned_test::Measured m = RunTacos(c.spec, c.collective, c.bytes, c.seed);
             const std::string what = std::string(c.spec) + " " + tn_collective_name(c.collective) +
                                      " " + std::to_string(c.bytes) + " seed " +
                                      std::to_string(c.seed);
