@@ -1,8 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Compare collective algorithms on one topology, at packet level beside the cost model, in
- * both routing modes. The two comparisons of the papers behind the module:
+ * Compare collective algorithms on one topology, simulated (packet level, or flow level with
+ * --mode=flow) beside the cost model, in both routing modes. The two comparisons of the papers
+ * behind the module:
  *
  *   MultiTree vs ring on a torus (Huang et al., ISCA 2021):
  *     collective-comparison --topology=torus:4x4 --algorithms=multitree,ring,ring2d
@@ -12,9 +13,9 @@
  *                           --routing=planned,ecmp --bytes=1048576
  *
  * An algorithm may be auto (the tuner's choice, shown as auto:CHOICE).
- * One line per (routing, algorithm): packet-level time, cost-model estimate, their ratio,
- * bus bandwidth, and the speed-up over the first algorithm of the list. Each run is
- * appended to the results database (--db, default results.db).
+ * One line per (routing, algorithm): simulated time (its column names the mode), cost-model
+ * estimate, their ratio, bus bandwidth, and the speed-up over the first algorithm of the list. Each
+ * run is appended to the results database (--db, default results.db).
  *
  * Under mpirun (an ns-3 built with its mpi module) each run is spread over the ranks
  * (DistributedHelper), which record into one run of the database; rank 0 prints.
@@ -102,7 +103,7 @@ main(int argc, char* argv[])
     std::printf("%-8s %-13s %12s %12s %7s %10s %8s\n",
                 "routing",
                 "algorithm",
-                "packet (us)",
+                (mode + " (us)").c_str(),
                 "model (us)",
                 "ratio",
                 "busbw GB/s",
@@ -189,7 +190,7 @@ main(int argc, char* argv[])
                         model,
                         model > 0 ? us / model : 0,
                         tn_busbw(TN_COLL_ALL_REDUCE, c->GetRanks(), bytes, us * 1e3) / 1e9,
-                        us / reference,
+                        us > 0 ? reference / us : 0,
                         check.empty() ? "" : "  NOT AS PLANNED: ",
                         check.c_str());
             status |= check.empty() ? 0 : 1;

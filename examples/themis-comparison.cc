@@ -10,10 +10,10 @@
  * One line per scheduler: "fixed" (every chunk in dim order 0..D-1), "themis-fifo" and
  * "themis-scf" run chunk-phases at run time (ThemisCollective); the static plans
  * "hierarchical" and "themis" (the Themis DAG the core builds from its alpha-beta
- * simulation) run as single schedules beside them. Columns: packet-level time, speed-up
- * over the first line, the core's estimate where there is one, and whether the run
- * executed as planned. Every line is also a run appended to the results database (--db,
- * default results.db): the run-time operations as collectives of scheduler 'run-time' beside
+ * simulation) run as single schedules beside them. Columns: simulated time (the column names
+ * the mode), speed-up over the first line, the core's estimate where there is one, and
+ * whether the run executed as planned. Every line is also a run appended to the results database
+ * (--db, default results.db): the run-time operations as collectives of scheduler 'run-time' beside
  * their chunk-phase sub-collectives, the static plans as planned collectives.
  */
 #include "ns3/collective-helper.h"
@@ -102,7 +102,7 @@ main(int argc, char* argv[])
                 active);
     std::printf("%-13s %12s %9s %12s  %s\n",
                 "scheduler",
-                "packet (us)",
+                (mode + " (us)").c_str(),
                 "speed-up",
                 "model (us)",
                 "check");

@@ -13,6 +13,12 @@ status. One check per example:
                         least the share TCP does not offer), goodput in (0, load x N x link
                         rate] when load > 0; the database: a run 'ok' per load, its collective
                         'ready' with the printed time, no drop on the lossless priority 3
+  collective-comparison the time column named by the mode (packet or flow); a line per
+                        (routing, algorithm) in order; ratio = time / model, bus bandwidth
+                        2(N-1)/N S / time, speed-up = the first algorithm's time / this one's
+                        (1.00 on the first line of each routing); the database: a run 'ok' per
+                        line whose parameters name the mode, its collective with the printed
+                        time
 
 usage: example-output-test.py EXAMPLE DB PROGRAM [ARGS...]   (the program gets --db=DB)
 """
@@ -110,7 +116,52 @@ def roce_tcp_background(out, db, args):
     check(lossless == 0, "%d drops on the lossless priority 3" % lossless)
 
 
-CHECKS = {"p2p-study-allreduce": p2p_study_allreduce, "roce-tcp-background": roce_tcp_background}
+def collective_comparison(out, db, args):
+    mode = option(args, "mode", "packet")
+    routings = option(args, "routing", "planned").split(",")
+    algorithms = option(args, "algorithms", "multitree,ring").split(",")
+    nbytes = size(option(args, "bytes", "16MiB"))
+    lines = out.splitlines()
+    m = re.match(r"all-reduce of (\d+) bytes on \S+ \((\d+) NPUs\)", lines[0] if lines else "")
+    check(m is not None and int(m.group(1)) == nbytes, "first line: %s" % lines[:1])
+    if not m:
+        return
+    npus = int(m.group(2))
+    check(len(lines) > 1 and lines[1].split()[2:4] == [mode, "(us)"],
+          "the time column does not name the mode %s: %s" % (mode, lines[1:2]))
+    rows = [l.split() for l in lines[2:] if l.strip()]
+    expected = [(r, a) for r in routings for a in algorithms]
+    check([(r[0], r[1]) for r in rows] == expected, "lines %s, expected %s" % (rows, expected))
+    if len(rows) != len(expected):
+        return
+    times = []
+    for i, row in enumerate(rows):
+        us, model, ratio, busbw, speedup = (float(x) for x in row[2:7])
+        times.append(us)
+        reference = times[i - i % len(algorithms)]
+        # times are printed to 0.1 us: each derived figure within that rounding, plus half
+        # of its own last printed digit
+        rel = 0.05 / us + 0.05 / model
+        check(abs(ratio - us / model) <= us / model * rel + 0.0005,
+              "%s: ratio %g, time/model %g" % (row, ratio, us / model))
+        bus = 2.0 * (npus - 1) / npus * nbytes / (us * 1e3)
+        check(abs(busbw - bus) <= bus * 0.05 / us + 0.005,
+              "%s: busbw %g, expected %g" % (row, busbw, bus))
+        check(abs(speedup - reference / us) <= reference / us * (0.05 / us + 0.05 / reference)
+              + 0.005, "%s: speed-up %g, expected %g / %g" % (row, speedup, reference, us))
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    runs = con.execute("SELECT run_id, status, params_json FROM run ORDER BY run_id").fetchall()
+    check([s for _, s, _ in runs] == ["ok"] * len(rows), "runs: %s" % [s for _, s, _ in runs])
+    for (run, _, params), us in zip(runs, times):
+        check('"mode":"%s"' % mode in params, "run %d parameters %s lack the mode" % (run, params))
+        c = con.execute("SELECT duration_ns FROM collective_summary WHERE run_id = ?",
+                        (run,)).fetchall()
+        check(len(c) == 1 and abs(c[0][0] / 1e3 - us) < 0.051,
+              "run %d: collective %s, printed %g us" % (run, c, us))
+
+
+CHECKS = {"p2p-study-allreduce": p2p_study_allreduce, "roce-tcp-background": roce_tcp_background,
+          "collective-comparison": collective_comparison}
 
 
 def main():
