@@ -91,8 +91,8 @@ typedef struct swing
     const uint32_t* peers; /* peers[s * p + v]: the peer of position v at step s */
     uint32_t* pos;         /* ring position -> block slot */
     tn_slice* blocks;      /* slot -> bytes of the chunk */
-    tn_deps* last;         /* per position: transfers it sent or received in the step before */
-    tn_deps* next;
+    tn_deps* last;         /* per position: transfers it received in the steps before */
+    tn_deps* next;         /* per position: transfers it receives in this step */
 } swing;
 
 /* Depth-first listing of T(x, t) into slots [*k, *k + 2^(L-t)). */
@@ -151,20 +151,29 @@ check_slots(const swing* w, tn_error* err)
     return st;
 }
 
-static void
-rotate(swing* w)
+/* The receives of a step join those before it. */
+static tn_status
+rotate(swing* w, tn_error* err)
 {
-    tn_deps* t = w->last;
-    w->last = w->next;
-    w->next = t;
-    for (uint32_t i = 0; i < w->p; i++)
+    tn_status st = TN_OK;
+    for (uint32_t i = 0; i < w->p && !st; i++)
     {
+        for (uint32_t k = 0; k < w->next[i].n && !st; k++)
+        {
+            st = tn_deps_push(&w->last[i], w->next[i].ids[k], err);
+        }
         w->next[i].n = 0;
     }
+    return st;
 }
 
 /* Position v sends slots [lo, lo + n) to position q at `step`: one transfer (the slots'
- * bytes are contiguous), after everything v and q did in the step before. */
+ * bytes are contiguous), after everything v received in the steps before. Not after v's own
+ * sends: the executor learns of a send's end from its ACK, a path latency after the data
+ * arrives, and no later transfer needs it (v sends one half of its run and keeps reducing
+ * into the other; a copy into a range the destination sent from comes from the peer that
+ * reduced that send, so the send is its ancestor through the peer's receives). Not after
+ * q's receives: reduces into one range commute. tn_verify proves this order suffices. */
 static tn_status
 send_run(swing* w,
          uint32_t v,
@@ -175,45 +184,27 @@ send_run(swing* w,
          uint32_t step,
          tn_error* err)
 {
-    tn_deps deps = {NULL, 0, 0};
-    tn_status st = TN_OK;
-    for (uint32_t k = 0; k < w->last[v].n && !st; k++)
-    {
-        st = tn_deps_push(&deps, w->last[v].ids[k], err);
-    }
-    for (uint32_t k = 0; k < w->last[q].n && !st; k++)
-    {
-        st = tn_deps_push(&deps, w->last[q].ids[k], err);
-    }
     uint64_t off = w->blocks[lo].offset;
     uint64_t end = w->blocks[lo + n - 1].offset + w->blocks[lo + n - 1].length;
     uint32_t a = w->order[v], b = w->order[q], id = 0;
-    if (!st)
-    {
-        st = tn_algo_add(w->s,
-                         a,
-                         b,
-                         off,
-                         off,
-                         end - off,
-                         op,
-                         step,
-                         tn_algo_rank_dim(w->topo, a, b),
-                         w->chunk,
-                         deps.ids,
-                         deps.n,
-                         &id,
-                         err);
-    }
-    if (!st)
-    {
-        st = tn_deps_push(&w->next[v], id, err);
-    }
+    tn_status st = tn_algo_add(w->s,
+                               a,
+                               b,
+                               off,
+                               off,
+                               end - off,
+                               op,
+                               step,
+                               tn_algo_rank_dim(w->topo, a, b),
+                               w->chunk,
+                               w->last[v].ids,
+                               w->last[v].n,
+                               &id,
+                               err);
     if (!st)
     {
         st = tn_deps_push(&w->next[q], id, err);
     }
-    tn_deps_free(&deps);
     return st;
 }
 
@@ -232,7 +223,7 @@ swing_chunk(swing* w, tn_error* err)
             uint32_t lo = w->pos[q] & ~(half - 1);
             st = send_run(w, v, q, lo, half, TN_OP_REDUCE, step, err);
         }
-        rotate(w);
+        st = st ? st : rotate(w, err);
     }
     /* all-gather: the mirror, v hands the peer the run it completed */
     for (uint32_t s = w->L; s-- > 0 && !st; step++)
@@ -244,7 +235,7 @@ swing_chunk(swing* w, tn_error* err)
             uint32_t lo = w->pos[v] & ~(half - 1);
             st = send_run(w, v, q, lo, half, TN_OP_COPY, step, err);
         }
-        rotate(w);
+        st = st ? st : rotate(w, err);
     }
     return st;
 }
