@@ -129,10 +129,7 @@ ConfigureFabric(const RoceHpccConfig& config,
     }
     if (!config.baseRttAttribute.empty())
     {
-        result->baseRtt = NanoSeconds(RoceHpccMaxBaseRttNs(inputs.GetTopology(),
-                                                           inputs.GetRoutes(),
-                                                           inputs.GetFlows(),
-                                                           config.mtu));
+        result->baseRtt = NanoSeconds(RoceHpccMaxBaseRttNs(inputs.GetTopology(), config.mtu));
         ok = defaults->Set(config.baseRttAttribute,
                            std::to_string(result->baseRtt.GetNanoSeconds()) + "ns") &&
              ok;

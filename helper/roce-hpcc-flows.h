@@ -42,8 +42,9 @@ struct RoceHpccResult
     uint32_t torCount{0};             //!< ToR count of a 4-number topology header (0 = none)
     std::vector<std::string> notices; //!< input lines ignored (HPCC reads only what it announces)
     std::vector<RoceHpccSetting> ecnSettings; //!< switch attributes of the ECN maps
-    /// value given to config.baseRttAttribute: the largest over the flows of 2 x the path's
-    /// propagation delay + one payload's wire time per hop (the HPCC family's maxRtt)
+    /// value given to config.baseRttAttribute: the largest over the topology's host pairs of
+    /// 2 x the path's propagation delay + one payload's wire time per hop (the HPCC family's
+    /// maxRtt, RoceHpccMaxBaseRttNs)
     Time baseRtt;
     /// queue pairs per class of their congestion control (TypeId name; "none" without one)
     std::map<std::string, uint64_t> congestionControls;

@@ -71,6 +71,7 @@ struct IgnoredKey
 const char TRACES[] = "packet traces: use --pcap=PREFIX (Wireshark) or the results database";
 const char PORTS[] = "monitors: the results database (StatsHelper) samples every port";
 const char FLOWS[] = "monitors: the results database (StatsHelper) records every flow";
+const char ANIM[] = "NetAnim output is not written: use --pcap=PREFIX or the results database";
 
 const IgnoredKey IGNORED_KEYS[] = {
     {"RATE_BOUND", FLAG, "pacing at the congestion-control rate is always on"},
@@ -88,6 +89,11 @@ const IgnoredKey IGNORED_KEYS[] = {
     {"RATE_MON_FILE", FILE_NAME, FLOWS},
     {"CNP_MON_FILE", FILE_NAME, FLOWS},
     {"QP_MON_INTERVAL", WHOLE, FLOWS},
+    // keys of forks that trace each queue pair's rate and window, or animate the topology
+    {"ENABLE_CWND_TRACE", FLAG, FLOWS},
+    {"CWND_OUTPUT_FILE", FILE_NAME, FLOWS},
+    {"ENABLE_ANIM", FLAG, ANIM},
+    {"ANIM_OUTPUT_FILE", FILE_NAME, ANIM},
     {"MON_START", WHOLE, PORTS},
     {"MON_END", WHOLE, PORTS},
     {"PAUSE_TIME",
@@ -404,7 +410,7 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
     cfg->perPairBaseRtt = !globalT;
     use(globalTKey,
         rtt,
-        globalT ? "the largest base RTT of the flows' paths"
+        globalT ? "the largest base RTT of the topology's host pairs"
                 : "each flow's (source, destination) base RTT (RdmaNic::SetPeerBaseRtt)");
     if (variableType.empty())
     {

@@ -87,9 +87,9 @@ struct RoceHpccConfig
     RoceHpccRateMap pmax;                  //!< PMAX_MAP
     bool rateStepsAbsolute{false};         //!< RATE_AI/RATE_HAI are per flow, not per 25G
     double errorRatePerLink{0};            //!< ERROR_RATE_PER_LINK (links with error_rate 0)
-    /// Attribute (ns3::Type::Name) the runner sets to the largest base RTT of the flows'
-    /// paths, the HPCC family's maxRtt ("" = none): RdmaHpcc::BaseRtt (CC_MODE 3, 10), and
-    /// with HAS_WIN 1 (the family's default) RdmaNic::DcqcnWindowRtt (1),
+    /// Attribute (ns3::Type::Name) the runner sets to the largest base RTT of the
+    /// topology's host pairs, the HPCC family's maxRtt ("" = none): RdmaHpcc::BaseRtt (CC_MODE 3,
+    /// 10), and with HAS_WIN 1 (the family's default) RdmaNic::DcqcnWindowRtt (1),
     /// RdmaTimely::WindowRtt (7), RdmaDctcp::BaseRtt (8)
     std::string baseRttAttribute;
     std::string baseRttKey;  //!< key that asks for it (messages)

@@ -53,15 +53,60 @@ RoceHpccBaseRttNs(const tn_topology* topo,
 }
 
 uint64_t
-RoceHpccMaxBaseRttNs(const tn_topology* topo,
-                     const tn_routes* routes,
-                     const std::vector<tn_hpcc_flow>& flows,
-                     uint32_t mtu)
+RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
 {
-    uint64_t largest = 0;
-    for (const auto& f : flows)
+    // the family's BFS from every host (CalculateRoute): hosts are reached but not passed
+    // through, neighbours in node id order, and a node's delay and wire time are those of the
+    // path it was first reached by
+    const uint32_t n = tn_topology_node_count(topo);
+    std::vector<std::vector<uint32_t>> out(n);
+    for (uint32_t v = 0; v < n; ++v)
     {
-        largest = std::max(largest, RoceHpccBaseRttNs(topo, routes, f.src, f.dst, mtu));
+        uint32_t count = 0;
+        const uint32_t* links = tn_topology_out_links(topo, v, &count);
+        out[v].assign(links, links + count);
+        std::sort(out[v].begin(), out[v].end(), [topo](uint32_t a, uint32_t b) {
+            return tn_topology_link(topo, a)->dst < tn_topology_link(topo, b)->dst;
+        });
+    }
+    uint64_t largest = 0;
+    std::vector<uint64_t> rtt(n);
+    std::vector<bool> seen(n);
+    std::vector<uint32_t> queue;
+    for (uint32_t host = 0; host < n; ++host)
+    {
+        if (tn_topology_node_kind(topo, host) == TN_NODE_SWITCH)
+        {
+            continue;
+        }
+        std::fill(seen.begin(), seen.end(), false);
+        queue.assign(1, host);
+        seen[host] = true;
+        rtt[host] = 0;
+        for (size_t head = 0; head < queue.size(); ++head)
+        {
+            const uint32_t now = queue[head];
+            for (uint32_t id : out[now])
+            {
+                const tn_link* l = tn_topology_link(topo, id);
+                if (seen[l->dst])
+                {
+                    continue;
+                }
+                seen[l->dst] = true;
+                // 2 x the delay there and back, one payload's wire time one way
+                rtt[l->dst] =
+                    rtt[now] + 2 * l->latency_ns + uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
+                if (tn_topology_node_kind(topo, l->dst) == TN_NODE_SWITCH)
+                {
+                    queue.push_back(l->dst);
+                }
+                else
+                {
+                    largest = std::max(largest, rtt[l->dst]);
+                }
+            }
+        }
     }
     return largest;
 }

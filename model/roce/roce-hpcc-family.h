@@ -52,17 +52,16 @@ uint64_t RoceHpccBaseRttNs(const tn_topology* topo,
 
 /**
  * \ingroup training-net
- * The HPCC family's maxRtt over the flows' paths (RoceHpccBaseRttNs). The family takes the
- * largest over all host pairs; the flows' pairs give the same on fabrics where some flow
- * crosses the longest path.
- * \param topo the topology \param routes its routes toward the flows' destinations
- * \param flows the flows \param mtu payload bytes per packet
- * \return the largest base RTT in ns
+ * The HPCC family's maxRtt: the largest base RTT (as RoceHpccBaseRttNs) over every pair of
+ * hosts of the topology, whether or not a flow joins them, as the family computes it: a
+ * breadth-first search from each host through switches (neighbours in node id order), each
+ * node's delay and wire time those of the path that reached it first. A fabric whose flows
+ * stay inside a pod still takes the T of the longest path (a k = 4 fat tree: 12240 ns at
+ * 1000-byte payloads and 1 us links, where the pod's own paths give 8200 ns).
+ * \param topo the topology \param mtu payload bytes per packet
+ * \return the largest base RTT in ns; 0 with fewer than two connected hosts
  */
-uint64_t RoceHpccMaxBaseRttNs(const tn_topology* topo,
-                              const tn_routes* routes,
-                              const std::vector<tn_hpcc_flow>& flows,
-                              uint32_t mtu);
+uint64_t RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu);
 
 /**
  * \ingroup training-net
