@@ -13,10 +13,12 @@
 #include "ns3/config.h"
 #include "ns3/pcap-file.h"
 #include "ns3/roce-header.h"
+#include "ns3/roce-hpcc-family.h"
 #include "ns3/roce-hpcc-flows.h"
 #include "ns3/roce-ideal-fct.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/tn-hpcc-files.h"
 #include "ns3/tn-routing.h"
 #include "ns3/type-id.h"
 
@@ -1566,6 +1568,49 @@ class RoceHpccPcapTestCase : public TnDataTestCase
     }
 };
 
+/**
+ * \ingroup training-net-tests
+ * The family's maxRtt is the largest base RTT over all host pairs, whether a flow joins them or
+ * not, along the paths its BFS finds (hosts are not passed through). Host 0 has two links
+ * (switches 3 and 4, the second 10 us long), host 1 hangs on switch 3 and host 2 on switch 4 by
+ * a 25 Gb/s, 5 us link; 1 us links at 100 Gb/s elsewhere. Per link 2 x delay + a 1000-byte
+ * payload's wire time (80 ns at 100 Gb/s, 320 at 25): 1 -> 2 over 3 and 4 is 2080 + 2080 +
+ * 10320 = 14480 ns; 0 -> 2 takes 0's direct link to 4 (a host is not a transit): 20080 + 10320
+ * = 30400 ns, the largest. With 0 -> 4 at 1 us instead, 1 -> 2 is the largest.
+ */
+class RoceHpccMaxRttTestCase : public TestCase
+{
+  public:
+    RoceHpccMaxRttTestCase()
+        : TestCase("HPCC family maxRtt: over all host pairs, hosts not passed through")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t delays[2] = {10000, 1000};
+        const uint64_t expected[2] = {30400, 14480};
+        for (int i = 0; i < 2; ++i)
+        {
+            const std::string text = "5 2 5\n3 4\n0 3 100Gbps 1000ns 0\n0 4 100Gbps " +
+                                     std::to_string(delays[i]) +
+                                     "ns 0\n1 3 100Gbps 1000ns 0\n2 4 25Gbps 5000ns 0\n"
+                                     "3 4 100Gbps 1000ns 0\n";
+            tn_topology* topo = nullptr;
+            uint32_t tors = 0;
+            tn_hpcc_trailing trailing;
+            tn_error err;
+            NS_TEST_ASSERT_MSG_EQ(
+                tn_hpcc_topology_load_text(text.c_str(), "t", 0, &topo, &tors, &trailing, &err),
+                TN_OK,
+                err.message);
+            NS_TEST_EXPECT_MSG_EQ(RoceHpccMaxBaseRttNs(topo, 1000), expected[i], text);
+            tn_topology_destroy(topo);
+        }
+    }
+};
+
 /// A flow of the HPCC family simulator's published output: its fct.txt columns.
 struct FamilyFct
 {
@@ -1813,6 +1858,7 @@ class RoceHpccTestSuite : public TestSuite
         AddTestCase(new RoceHpccPfcFileTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccUtilisationTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPcapTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccMaxRttTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccFamilyOutputTestCase, TestCase::QUICK);
     }
 };

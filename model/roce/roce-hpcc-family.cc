@@ -60,6 +60,7 @@ RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
     // path it was first reached by
     const uint32_t n = tn_topology_node_count(topo);
     std::vector<std::vector<uint32_t>> out(n);
+    std::vector<bool> isSwitch(n);
     for (uint32_t v = 0; v < n; ++v)
     {
         uint32_t count = 0;
@@ -68,45 +69,88 @@ RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
         std::sort(out[v].begin(), out[v].end(), [topo](uint32_t a, uint32_t b) {
             return tn_topology_link(topo, a)->dst < tn_topology_link(topo, b)->dst;
         });
+        isSwitch[v] = tn_topology_node_kind(topo, v) == TN_NODE_SWITCH;
     }
-    uint64_t largest = 0;
+    // 2 x the link's delay (there and back) + one payload's wire time (one way)
+    auto hop = [topo, mtu](uint32_t id) -> uint64_t {
+        const tn_link* l = tn_topology_link(topo, id);
+        return 2 * l->latency_ns + uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
+    };
     std::vector<uint64_t> rtt(n);
     std::vector<bool> seen(n);
     std::vector<uint32_t> queue;
-    for (uint32_t host = 0; host < n; ++host)
+
+    // the two farthest hosts from a node (RTT, host), of different hosts
+    struct Farthest
     {
-        if (tn_topology_node_kind(topo, host) == TN_NODE_SWITCH)
-        {
-            continue;
-        }
+        uint64_t rtt[2]{0, 0};
+        uint32_t host[2]{UINT32_MAX, UINT32_MAX};
+    };
+
+    auto search = [&](uint32_t from) {
+        Farthest far;
         std::fill(seen.begin(), seen.end(), false);
-        queue.assign(1, host);
-        seen[host] = true;
-        rtt[host] = 0;
+        queue.assign(1, from);
+        seen[from] = true;
+        rtt[from] = 0;
         for (size_t head = 0; head < queue.size(); ++head)
         {
             const uint32_t now = queue[head];
             for (uint32_t id : out[now])
             {
-                const tn_link* l = tn_topology_link(topo, id);
-                if (seen[l->dst])
+                const uint32_t next = tn_topology_link(topo, id)->dst;
+                if (seen[next])
                 {
                     continue;
                 }
-                seen[l->dst] = true;
-                // 2 x the delay there and back, one payload's wire time one way
-                rtt[l->dst] =
-                    rtt[now] + 2 * l->latency_ns + uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
-                if (tn_topology_node_kind(topo, l->dst) == TN_NODE_SWITCH)
+                seen[next] = true;
+                rtt[next] = rtt[now] + hop(id);
+                if (isSwitch[next])
                 {
-                    queue.push_back(l->dst);
+                    queue.push_back(next);
                 }
-                else
+                else if (rtt[next] > far.rtt[1] || far.host[1] == UINT32_MAX)
                 {
-                    largest = std::max(largest, rtt[l->dst]);
+                    const int k = rtt[next] > far.rtt[0] || far.host[0] == UINT32_MAX ? 0 : 1;
+                    if (k == 0)
+                    {
+                        far.rtt[1] = far.rtt[0];
+                        far.host[1] = far.host[0];
+                    }
+                    far.rtt[k] = rtt[next];
+                    far.host[k] = next;
                 }
             }
         }
+        return far;
+    };
+    // a host with one link to a switch reaches the others as that switch does, one hop
+    // later: one search per such switch instead of one per host
+    std::unordered_map<uint32_t, Farthest> fromSwitch;
+    uint64_t largest = 0;
+    for (uint32_t host = 0; host < n; ++host)
+    {
+        if (isSwitch[host])
+        {
+            continue;
+        }
+        if (out[host].size() == 1 && isSwitch[tn_topology_link(topo, out[host][0])->dst])
+        {
+            const uint32_t sw = tn_topology_link(topo, out[host][0])->dst;
+            auto it = fromSwitch.find(sw);
+            if (it == fromSwitch.end())
+            {
+                it = fromSwitch.emplace(sw, search(sw)).first;
+            }
+            const int k = it->second.host[0] == host ? 1 : 0;
+            if (it->second.host[k] != UINT32_MAX)
+            {
+                largest = std::max(largest, hop(out[host][0]) + it->second.rtt[k]);
+            }
+            continue;
+        }
+        const Farthest far = search(host);
+        largest = std::max(largest, far.rtt[0]);
     }
     return largest;
 }
