@@ -22,8 +22,11 @@
  * proves the result. All-gather mirrors it (s = L-1..0, copies). Per rank
  * 2 (p-1)/p S bytes, 2 L steps, 2 L p transfers per chunk.
  *
- * The block a rank owns in between is not its own slice (all-reduce does not fix it), so
- * reduce-scatter and all-gather alone, whose result is fixed per rank, are not offered.
+ * The block a rank owns in between is not its own slice, which all-reduce does not mind.
+ * Reduce-scatter (the first L steps) and all-gather (the last L) fix each rank's slice, so
+ * there slot pos(v) holds the slice of the rank at position v: the slots of a run are then
+ * scattered over the buffer, and a step sends one transfer per run of consecutive slices
+ * (up to p - 1 per rank and phase instead of L).
  *
  * swing-torus is the paper's multi-dimensional, multiport version on a torus (or ring)
  * whose every dim size is a power of two: rank = coordinates; step s of a part moves
@@ -82,6 +85,12 @@ tn_algo_swing_check(const tn_topology* topo,
     return TN_OK;
 }
 
+/* Transfers a position received, with the slots [lo, hi) each one wrote. */
+typedef struct received
+{
+    tn_deps id, lo, hi;
+} received;
+
 typedef struct swing
 {
     const tn_topology* topo;
@@ -90,9 +99,11 @@ typedef struct swing
     const uint32_t* order; /* ring position -> rank */
     const uint32_t* peers; /* peers[s * p + v]: the peer of position v at step s */
     uint32_t* pos;         /* ring position -> block slot */
-    tn_slice* blocks;      /* slot -> bytes of the chunk */
-    tn_deps* last;         /* per position: transfers it received in the steps before */
-    tn_deps* next;         /* per position: transfers it receives in this step */
+    uint32_t* at;          /* block slot -> ring position (pos inverted) */
+    tn_slice* blocks;      /* slot -> bytes of the chunk (part) */
+    received* last;        /* per position: transfers it received in the steps before */
+    received* next;        /* per position: transfers it receives in this step */
+    tn_deps scratch;       /* the deps of the transfer being added */
 } swing;
 
 /* Depth-first listing of T(x, t) into slots [*k, *k + 2^(L-t)). */
@@ -151,6 +162,28 @@ check_slots(const swing* w, tn_error* err)
     return st;
 }
 
+static tn_status
+received_push(received* r, uint32_t id, uint32_t lo, uint32_t hi, tn_error* err)
+{
+    tn_status st = tn_deps_push(&r->id, id, err);
+    st = st ? st : tn_deps_push(&r->lo, lo, err);
+    return st ? st : tn_deps_push(&r->hi, hi, err);
+}
+
+static void
+received_clear(received* r)
+{
+    r->id.n = r->lo.n = r->hi.n = 0;
+}
+
+static void
+received_free(received* r)
+{
+    tn_deps_free(&r->id);
+    tn_deps_free(&r->lo);
+    tn_deps_free(&r->hi);
+}
+
 /* The receives of a step join those before it. */
 static tn_status
 rotate(swing* w, tn_error* err)
@@ -158,22 +191,70 @@ rotate(swing* w, tn_error* err)
     tn_status st = TN_OK;
     for (uint32_t i = 0; i < w->p && !st; i++)
     {
-        for (uint32_t k = 0; k < w->next[i].n && !st; k++)
+        const received* r = &w->next[i];
+        for (uint32_t k = 0; k < r->id.n && !st; k++)
         {
-            st = tn_deps_push(&w->last[i], w->next[i].ids[k], err);
+            st = received_push(&w->last[i], r->id.ids[k], r->lo.ids[k], r->hi.ids[k], err);
         }
-        w->next[i].n = 0;
+        received_clear(&w->next[i]);
     }
     return st;
 }
 
-/* Position v sends slots [lo, lo + n) to position q at `step`: one transfer (the slots'
- * bytes are contiguous), after everything v received in the steps before. Not after v's own
- * sends: the executor learns of a send's end from its ACK, a path latency after the data
- * arrives, and no later transfer needs it (v sends one half of its run and keeps reducing
- * into the other; a copy into a range the destination sent from comes from the peer that
- * reduced that send, so the send is its ancestor through the peer's receives). Not after
- * q's receives: reduces into one range commute. tn_verify proves this order suffices. */
+/* Position v sends the bytes [off, off + len) of slots [lo, hi) to position q at `step`,
+ * after every transfer that wrote one of those slots into v in the steps before. Not after
+ * v's own sends: the executor learns of a send's end from its ACK, a path latency after the
+ * data arrives, and no later transfer needs it (v sends one half of its run and keeps
+ * reducing into the other; a copy into a range a rank sent from comes from the peer that
+ * reduced that send, so the send is its ancestor). Not after q's receives: reduces into one
+ * range commute. tn_verify proves this order suffices. */
+static tn_status
+send_range(swing* w,
+           uint32_t v,
+           uint32_t q,
+           uint32_t lo,
+           uint32_t hi,
+           uint64_t off,
+           uint64_t len,
+           tn_op op,
+           uint32_t step,
+           tn_error* err)
+{
+    const received* r = &w->last[v];
+    tn_status st = TN_OK;
+    w->scratch.n = 0;
+    for (uint32_t k = 0; k < r->id.n && !st; k++)
+    {
+        if (r->lo.ids[k] < hi && r->hi.ids[k] > lo)
+        {
+            st = tn_deps_push(&w->scratch, r->id.ids[k], err);
+        }
+    }
+    uint32_t a = w->order[v], b = w->order[q], id = 0;
+    if (!st)
+    {
+        st = tn_algo_add(w->s,
+                         a,
+                         b,
+                         off,
+                         off,
+                         len,
+                         op,
+                         step,
+                         tn_algo_rank_dim(w->topo, a, b),
+                         w->chunk,
+                         w->scratch.ids,
+                         w->scratch.n,
+                         &id,
+                         err);
+    }
+    return st ? st : received_push(&w->next[q], id, lo, hi, err);
+}
+
+/* Position v sends slots [lo, lo + n) to position q at `step`: one transfer per run of
+ * slots whose bytes are contiguous (all-reduce: the whole range; reduce-scatter and
+ * all-gather, whose slots hold the ranks' own slices: one per run of consecutive slices),
+ * one empty transfer when the slots hold no byte. */
 static tn_status
 send_run(swing* w,
          uint32_t v,
@@ -184,26 +265,28 @@ send_run(swing* w,
          uint32_t step,
          tn_error* err)
 {
-    uint64_t off = w->blocks[lo].offset;
-    uint64_t end = w->blocks[lo + n - 1].offset + w->blocks[lo + n - 1].length;
-    uint32_t a = w->order[v], b = w->order[q], id = 0;
-    tn_status st = tn_algo_add(w->s,
-                               a,
-                               b,
-                               off,
-                               off,
-                               end - off,
-                               op,
-                               step,
-                               tn_algo_rank_dim(w->topo, a, b),
-                               w->chunk,
-                               w->last[v].ids,
-                               w->last[v].n,
-                               &id,
-                               err);
-    if (!st)
+    tn_status st = TN_OK;
+    bool sent = false;
+    uint32_t k = lo;
+    while (k < lo + n && !st)
     {
-        st = tn_deps_push(&w->next[q], id, err);
+        if (w->blocks[k].length == 0)
+        {
+            k++;
+            continue;
+        }
+        uint32_t first = k;
+        uint64_t off = w->blocks[k].offset, end = off + w->blocks[k].length;
+        for (k++; k < lo + n && (w->blocks[k].length == 0 || w->blocks[k].offset == end); k++)
+        {
+            end += w->blocks[k].length;
+        }
+        st = send_range(w, v, q, first, k, off, end - off, op, step, err);
+        sent = true;
+    }
+    if (!sent && !st)
+    {
+        st = send_range(w, v, q, lo, lo + n, w->blocks[lo].offset, 0, op, step, err);
     }
     return st;
 }
@@ -213,8 +296,9 @@ swing_chunk(swing* w, tn_error* err)
 {
     tn_status st = TN_OK;
     uint32_t step = 0;
+    tn_collective coll = tn_schedule_collective(w->s);
     /* reduce-scatter: at step s, v's run has 2^(L-s) slots; the peer gets its half */
-    for (uint32_t s = 0; s < w->L && !st; s++, step++)
+    for (uint32_t s = 0; s < w->L && coll != TN_COLL_ALL_GATHER && !st; s++, step++)
     {
         uint32_t half = 1u << (w->L - 1 - s);
         for (uint32_t v = 0; v < w->p && !st; v++)
@@ -226,7 +310,7 @@ swing_chunk(swing* w, tn_error* err)
         st = st ? st : rotate(w, err);
     }
     /* all-gather: the mirror, v hands the peer the run it completed */
-    for (uint32_t s = w->L; s-- > 0 && !st; step++)
+    for (uint32_t s = w->L; coll != TN_COLL_REDUCE_SCATTER && s-- > 0 && !st; step++)
     {
         uint32_t half = 1u << (w->L - 1 - s);
         for (uint32_t v = 0; v < w->p && !st; v++)
@@ -241,7 +325,9 @@ swing_chunk(swing* w, tn_error* err)
 }
 
 /* One instance: every chunk's region (or part `part` of `parts` of it) with the peers
- * in w->peers; the slots are listed and checked first. */
+ * in w->peers; the slots are listed and checked first. All-reduce lays the slots out in
+ * slot order over the region; reduce-scatter and all-gather give slot pos(v) the slice of
+ * the rank at position v (its piece of the chunk), the block v ends or starts with. */
 static tn_status
 plan_instance(swing* w, uint32_t part, uint32_t parts, tn_error* err)
 {
@@ -250,6 +336,11 @@ plan_instance(swing* w, uint32_t part, uint32_t parts, tn_error* err)
     tn_status st = check_slots(w, err);
     uint32_t C = tn_schedule_chunks(w->s);
     uint64_t S = tn_schedule_bytes(w->s);
+    tn_collective coll = tn_schedule_collective(w->s);
+    for (uint32_t v = 0; v < w->p && !st; v++)
+    {
+        w->at[w->pos[v]] = v;
+    }
     for (uint32_t c = 0; c < C && !st; c++)
     {
         w->chunk = c;
@@ -257,12 +348,22 @@ plan_instance(swing* w, uint32_t part, uint32_t parts, tn_error* err)
         tn_slice piece = tn_slice_of(region.length, parts, part);
         for (uint32_t b = 0; b < w->p; b++)
         {
-            w->blocks[b] = tn_slice_of(piece.length, w->p, b);
-            w->blocks[b].offset += region.offset + piece.offset;
+            if (coll == TN_COLL_ALL_REDUCE)
+            {
+                w->blocks[b] = tn_slice_of(piece.length, w->p, b);
+                w->blocks[b].offset += region.offset + piece.offset;
+            }
+            else
+            {
+                tn_slice own = tn_chunk_block(coll, S, w->p, C, c, w->order[w->at[b]]);
+                w->blocks[b] = tn_slice_of(own.length, parts, part);
+                w->blocks[b].offset += own.offset;
+            }
         }
         for (uint32_t i = 0; i < w->p; i++)
         {
-            w->last[i].n = w->next[i].n = 0;
+            received_clear(&w->last[i]);
+            received_clear(&w->next[i]);
         }
         st = swing_chunk(w, err);
     }
@@ -280,12 +381,13 @@ swing_alloc(swing* w, const tn_topology* topo, tn_schedule* s, const char* name,
         w->L++;
     }
     w->pos = malloc((size_t)w->p * sizeof(uint32_t));
+    w->at = malloc((size_t)w->p * sizeof(uint32_t));
     w->blocks = malloc((size_t)w->p * sizeof(tn_slice));
-    w->last = calloc(w->p, sizeof(tn_deps));
-    w->next = calloc(w->p, sizeof(tn_deps));
+    w->last = calloc(w->p, sizeof(received));
+    w->next = calloc(w->p, sizeof(received));
     uint32_t* peers = malloc((size_t)(w->L ? w->L : 1) * w->p * sizeof(uint32_t));
     w->peers = peers;
-    if (!w->pos || !w->blocks || !w->last || !w->next || !peers)
+    if (!w->pos || !w->at || !w->blocks || !w->last || !w->next || !peers)
     {
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
     }
@@ -297,12 +399,14 @@ swing_free(swing* w)
 {
     for (uint32_t i = 0; w->last && w->next && i < w->p; i++)
     {
-        tn_deps_free(&w->last[i]);
-        tn_deps_free(&w->next[i]);
+        received_free(&w->last[i]);
+        received_free(&w->next[i]);
     }
+    tn_deps_free(&w->scratch);
     free(w->last);
     free(w->next);
     free(w->blocks);
+    free(w->at);
     free(w->pos);
     free((void*)w->peers);
 }

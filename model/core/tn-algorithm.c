@@ -110,7 +110,7 @@ static const tn_algorithm tn_algorithm_table[] = {
      false},
     {"swing",
      "",
-     AR,
+     AR | RS | AG,
      false,
      "Swing, bandwidth-optimal: recursive halving-doubling with peers r +- (1, -1, 3, -5, 11, "
      "...) on the ring order, power-of-two ranks (De Sensi et al., NSDI 2024)",
@@ -119,7 +119,7 @@ static const tn_algorithm tn_algorithm_table[] = {
      true},
     {"swing-torus",
      "swing-multiport",
-     AR,
+     AR | RS | AG,
      true,
      "Swing, multiport on a torus or ring of power-of-two dims: 2D concurrent parts, each "
      "cycling the dims from its own first dim, half of them mirrored (De Sensi et al., NSDI 2024)",
@@ -452,10 +452,14 @@ estimate(const tn_topology* topo,
     }
     else if (strcmp(a->name, "swing") == 0 || strcmp(a->name, "swing-torus") == 0)
     {
-        /* 2 log2 N steps of N transfers per chunk; swing-torus: 2D concurrent parts */
+        /* all-reduce: 2 log2 N steps of N transfers per chunk; swing-torus: 2D concurrent
+         * parts. Reduce-scatter and all-gather: one transfer per run of consecutive slices a
+         * rank sends, at most N - 1 per rank (one per slice), the bound given here. */
         uint64_t parts = strcmp(a->name, "swing") == 0 ? 1 : 2 * tn_topology_dim_count(topo);
-        t = sat_mul(sat_mul(sat_mul(N, 2 * ceil_log2(N)), parts), C);
-        deps = sat_mul(t, 4);
+        t = sat_mul(sat_mul(ar ? sat_mul(N, 2 * ceil_log2(N)) : pairs, parts), C);
+        /* a transfer waits for what its source received before: about log2 N on average */
+        deps = sat_mul(t, ceil_log2(N) + 1);
+        exact = ar;
     }
     else
     {

@@ -2,11 +2,12 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Swing all-reduce (tn-algo-swing.c): verified schedules on rings, tori and without a
- * topology; peers against rho(s) = sum (-2)^i; 2 log2(p) steps; bytes per rank against
- * 2 (p-1)/p S; non-power-of-two sizes refused by name; on torus:8x8 fewer hops per byte
- * than recursive halving-doubling (the paper's claim), the cost-model times written to
- * swing-cost.txt in the test temp folder. swing-torus (multiport): the same on tori of
- * power-of-two dims, each transfer along one dim, hops per byte against the closed form.
+ * topology (reduce-scatter and all-gather alone too, with their counts and bytes); peers against
+ * rho(s) = sum (-2)^i; 2 log2(p) steps; bytes per rank against 2 (p-1)/p S; non-power-of-two sizes
+ * refused by name; on torus:8x8 fewer hops per byte than recursive halving-doubling (the paper's
+ * claim), the cost-model times written to swing-cost.txt in the test temp folder. swing-torus
+ * (multiport): the same on tori of power-of-two dims, each transfer along one dim, hops per byte
+ * against the closed form.
  */
 #include "tn-test.h"
 
@@ -377,15 +378,103 @@ test_errors(tn_test_ctx* ctx)
                      err.message);
         tn_topology_destroy(t);
     }
-    /* all-reduce only */
+    /* the blocks of swing's slots are not the ranks' own slices: all-to-all is refused */
     tn_plan_request req;
     tn_plan_request_init(&req);
     req.algorithm = "swing";
-    req.collective = TN_COLL_REDUCE_SCATTER;
+    req.collective = TN_COLL_ALL_TO_ALL;
     req.ranks = 8;
     tn_error err;
     TN_CHECK_EQ(ctx, tn_plan_check(NULL, &req, &err), TN_EUNSUPPORTED);
     TN_CHECK(ctx, strstr(err.message, "swing") != NULL);
+}
+
+/* Reduce-scatter and all-gather alone: verified (each rank ends with, or starts from, its own
+ * slice), log2 p steps, one op throughout, (p-1) S bytes in all (each slice sent by 2^s
+ * ranks at step s), between one transfer per rank and step and one per slice sent, and the
+ * estimate a bound on the count. */
+static void
+test_reduce_scatter_all_gather(tn_test_ctx* ctx)
+{
+    static const struct
+    {
+        const char* algo;
+        const char* spec;
+        uint32_t ranks;
+    } cases[] = {{"swing", "ring:8", 0},
+                 {"swing", "torus:4x4", 0},
+                 {"swing", "torus:8x8", 0},
+                 {"swing", "switch:16", 0},
+                 {"swing", NULL, 32},
+                 {"swing-torus", "ring:8", 0},
+                 {"swing-torus", "torus:2x4", 0},
+                 {"swing-torus", "torus:4x4", 0},
+                 {"swing-torus", "torus:4x4x4", 0}};
+
+    static const uint64_t sizes[][2] = {{1u << 20, 1}, {1000003, 1}, {3, 1}, {3u << 20, 3}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+        tn_topology* t = cases[i].spec ? tn_test_topology(ctx, cases[i].spec) : NULL;
+        if (cases[i].spec && !t)
+        {
+            continue;
+        }
+        for (int rs = 0; rs < 2; rs++)
+        {
+            for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+            {
+                tn_plan_request req;
+                tn_plan_request_init(&req);
+                req.algorithm = cases[i].algo;
+                req.collective = rs ? TN_COLL_REDUCE_SCATTER : TN_COLL_ALL_GATHER;
+                req.ranks = cases[i].ranks;
+                req.bytes = sizes[k][0];
+                req.chunks = (uint32_t)sizes[k][1];
+                tn_schedule* s = NULL;
+                tn_error err;
+                err.message[0] = 0;
+                const char* name = cases[i].spec ? cases[i].spec : "(none)";
+                if (!TN_CHECK_MSG(ctx,
+                                  tn_plan(t, &req, &s, &err) == TN_OK &&
+                                      tn_verify_schedule(s, t, NULL, &err) == TN_OK,
+                                  "%s %s on %s, S=%llu C=%u: %s",
+                                  req.algorithm,
+                                  tn_collective_name(req.collective),
+                                  name,
+                                  (unsigned long long)req.bytes,
+                                  req.chunks,
+                                  err.message))
+                {
+                    tn_schedule_destroy(s);
+                    continue;
+                }
+                uint32_t p = tn_schedule_ranks(s), L = log2u(p);
+                uint64_t parts = strcmp(req.algorithm, "swing") == 0
+                                     ? 1
+                                     : 2 * (uint64_t)tn_topology_dim_count(t);
+                uint64_t n = tn_schedule_count(s), per = parts * req.chunks;
+                TN_CHECK_EQ(ctx, tn_schedule_steps(s), L);
+                TN_CHECK_EQ(ctx, tn_schedule_total_bytes(s), (uint64_t)(p - 1) * req.bytes);
+                TN_CHECK_MSG(ctx,
+                             n >= (uint64_t)L * p * per && n <= (uint64_t)p * (p - 1) * per,
+                             "%s on %s: %llu transfers",
+                             req.algorithm,
+                             name,
+                             (unsigned long long)n);
+                uint32_t wrong_op = 0;
+                for (uint32_t x = 0; x < n; x++)
+                {
+                    wrong_op += tn_schedule_transfer(s, x)->op != (rs ? TN_OP_REDUCE : TN_OP_COPY);
+                }
+                TN_CHECK_EQ(ctx, wrong_op, 0);
+                tn_plan_size size;
+                TN_CHECK(ctx, tn_plan_estimate(t, &req, &size, &err) == TN_OK);
+                TN_CHECK(ctx, !size.exact_transfers && size.transfers >= n);
+                tn_schedule_destroy(s);
+            }
+        }
+        tn_topology_destroy(t);
+    }
 }
 
 /* The paper's claim: Swing's peers are closer on a torus than recursive doubling's, so
@@ -497,5 +586,6 @@ tn_suite_swing(tn_test_suite* suite)
     tn_test_add(suite, "peers", test_peers);
     tn_test_add(suite, "errors", test_errors);
     tn_test_add(suite, "torus-verified", test_torus_verified);
+    tn_test_add(suite, "reduce-scatter-all-gather", test_reduce_scatter_all_gather);
     tn_test_add(suite, "torus-cost", test_torus_cost);
 }
