@@ -151,8 +151,9 @@ class FlowLevelSymmetricTestCase : public TestCase
  * A training job with NPU 0 running for all: Resnet-50 (data parallel, its all-reduces over
  * every NPU) on a hier system of 64 NPUs ends its iteration and every collective at the same
  * ns as with every NPU simulated; its buffers are not multiples of 64, so NPU 0's lengths stand
- * for the others' within SymmetricLengthSlack = 2 bytes. A workload whose collectives span groups
- * of NPUs is refused before it starts, naming the layer.
+ * for the others' within SymmetricLengthSlack = 2 bytes. With rhd, whose programs are not
+ * translates, and with a workload whose collectives span groups of NPUs, the job is refused
+ * before it starts, naming the layer.
  */
 class FlowSymmetricTrainingTestCase : public TnDataTestCase
 {
@@ -170,7 +171,10 @@ class FlowSymmetricTrainingTestCase : public TnDataTestCase
         std::string error;
     };
 
-    Outcome Run(const std::string& workload, RoceHelper::Mode mode, uint64_t slack)
+    Outcome Run(const std::string& workload,
+                RoceHelper::Mode mode,
+                uint64_t slack,
+                const std::string& algorithm = "hierarchical")
     {
         Outcome out;
         Topology t("hier:switch8@2880Gbps+switch8@400Gbps");
@@ -184,7 +188,7 @@ class FlowSymmetricTrainingTestCase : public TnDataTestCase
         NpuHelper npus;
         npus.Install(roce.GetFabric().npus);
         TrainingHelper training;
-        training.SetAlgorithm(TN_COLL_ALL_REDUCE, "hierarchical");
+        training.SetAlgorithm(TN_COLL_ALL_REDUCE, algorithm);
         Ptr<TrainingJob> job;
         if (training.Load(DataFile("workloads/" + workload), &out.error))
         {
@@ -226,6 +230,14 @@ class FlowSymmetricTrainingTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(all.ends.size(), 54u, "Resnet-50's all-reduces");
         NS_TEST_EXPECT_MSG_EQ(one.ends.size(), all.ends.size(), "collectives");
         NS_TEST_EXPECT_MSG_EQ((one.ends == all.ends), true, "every collective's end");
+        // rhd's programs are no translates of each other (its partners are XORs): refused at
+        // set-up, naming the first layer, not when the run reaches it
+        const Outcome rhd = Run("Resnet50_DataParallel.txt", RoceHelper::FLOW_SYMMETRIC, 2, "rhd");
+        NS_TEST_EXPECT_MSG_EQ(rhd.iteration, -1, "nothing ran");
+        NS_TEST_EXPECT_MSG_EQ(rhd.error.rfind("layer ", 0), 0u, rhd.error);
+        NS_TEST_EXPECT_MSG_NE(rhd.error.find(": FlowNetwork::Symmetric: algorithm rhd"),
+                              std::string::npos,
+                              rhd.error);
         const Outcome groups =
             Run("MLP_HybridParallel_Data_Model.txt", RoceHelper::FLOW_SYMMETRIC, 2);
         NS_TEST_EXPECT_MSG_NE(groups.error.find("every collective spans all NPUs; layer"),

@@ -53,7 +53,8 @@ RunTraining(const std::string& file,
             const std::string& memory = "7200Gbps",
             uint32_t iterations = 1,
             uint32_t modelGroup = 0,
-            const std::string& scheduler = "")
+            const std::string& scheduler = "",
+            const std::string& allReduce = "")
 {
     TrainingRun out;
     tn_error err;
@@ -77,6 +78,10 @@ RunTraining(const std::string& file,
     training.SetJobAttribute("Iterations", UintegerValue(iterations));
     training.SetJobAttribute("Scheduler", StringValue(scheduler));
     training.SetJobAttribute("ThemisChunks", UintegerValue(8));
+    if (!allReduce.empty())
+    {
+        training.SetAlgorithm(TN_COLL_ALL_REDUCE, allReduce);
+    }
     Ptr<TrainingJob> job;
     if (training.Load(file, &out.error))
     {
@@ -594,7 +599,8 @@ class TrainingThemisTestCase : public TnDataTestCase
 /**
  * \ingroup training-net-tests
  * A workload that needs more NPUs than there are is refused with a message; a missing file
- * names the file.
+ * names the file; an all-reduce algorithm that cannot run on the job's NPUs is refused at
+ * set-up, naming the layer (not when the run reaches the layer).
  */
 class TrainingRefusalTestCase : public TnDataTestCase
 {
@@ -618,6 +624,22 @@ class TrainingRefusalTestCase : public TnDataTestCase
                                         true);
         NS_TEST_EXPECT_MSG_NE(small.error, "", "refused: " << small.error);
         NS_TEST_EXPECT_MSG_EQ(small.complete, false, "nothing ran");
+        // Swing pairs ranks by +-rho(s): a power of two of them only
+        TrainingRun swing = RunTraining(DataFile("workloads/Resnet50_DataParallel.txt"),
+                                        "switch:6",
+                                        "ace",
+                                        true,
+                                        true,
+                                        "7200Gbps",
+                                        1,
+                                        0,
+                                        "",
+                                        "swing");
+        NS_TEST_EXPECT_MSG_EQ(swing.error.rfind("layer ", 0), 0u, swing.error);
+        NS_TEST_EXPECT_MSG_NE(swing.error.find("swing: needs a power-of-two number of ranks"),
+                              std::string::npos,
+                              swing.error);
+        NS_TEST_EXPECT_MSG_EQ(swing.iterations, 0u, "nothing ran");
     }
 };
 

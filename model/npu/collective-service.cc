@@ -523,15 +523,16 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
     return plan;
 }
 
-Ptr<Collective>
-CollectiveService::Create(const tn_plan_request& request,
-                          const std::vector<uint32_t>& group,
-                          std::string* error,
-                          uint32_t reservedId)
+bool
+CollectiveService::Prepare(const tn_plan_request& request,
+                           const std::vector<uint32_t>& group,
+                           Prepared* out,
+                           std::string* error)
 {
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
     const uint32_t npus = tn_topology_npu_count(m_topo);
-    std::vector<uint32_t> ranks = group;
+    std::vector<uint32_t>& ranks = out->ranks;
+    ranks = group;
     if (ranks.empty())
     {
         for (uint32_t r = 0; r < npus; r++)
@@ -549,58 +550,87 @@ CollectiveService::Create(const tn_plan_request& request,
                      (ranks[i] >= npus
                           ? " does not exist (the topology has " + std::to_string(npus) + " NPUs)"
                           : " is listed twice");
-            return nullptr;
+            return false;
         }
         seen[ranks[i]] = true;
         wholeTopology = wholeTopology && ranks[i] == i;
     }
-    std::vector<uint32_t> nodes(ranks.size());
+    out->nodes.resize(ranks.size());
     for (uint32_t i = 0; i < ranks.size(); i++)
     {
-        nodes[i] = tn_topology_npu_node(m_topo, ranks[i]);
+        out->nodes[i] = tn_topology_npu_node(m_topo, ranks[i]);
     }
-    tn_plan_request resolved = request;
-    Collective::Tuning tuning;
-    tuning.requested = request.algorithm ? request.algorithm : "";
+    out->resolved = request;
+    out->tuning = Collective::Tuning();
+    out->tuning.requested = request.algorithm ? request.algorithm : "";
     if (tn_tune_is_auto(request.algorithm))
     {
         const Decision* decision = Tune(request, ranks, wholeTopology, error);
         if (!decision)
         {
-            return nullptr;
+            return false;
         }
-        resolved.algorithm = decision->algorithm;
-        resolved.chunks = resolved.chunks
-                              ? resolved.chunks
-                              : tn_algorithm_default_chunks(tn_algorithm_find(decision->algorithm));
-        tuning.choiceEstimate = decision->choiceEstimate;
-        tuning.runnerUp = decision->runnerUp;
-        tuning.runnerUpEstimate = decision->runnerUpEstimate;
+        out->resolved.algorithm = decision->algorithm;
+        out->resolved.chunks =
+            out->resolved.chunks
+                ? out->resolved.chunks
+                : tn_algorithm_default_chunks(tn_algorithm_find(decision->algorithm));
+        out->tuning.choiceEstimate = decision->choiceEstimate;
+        out->tuning.runnerUp = decision->runnerUp;
+        out->tuning.runnerUpEstimate = decision->runnerUpEstimate;
     }
-    std::shared_ptr<const Plan> plan = GetPlan(resolved, ranks, nodes, wholeTopology, error);
-    if (!plan)
+    out->plan = GetPlan(out->resolved, ranks, out->nodes, wholeTopology, error);
+    if (!out->plan)
+    {
+        return false;
+    }
+    out->symmetry = m_routesNetwork ? m_routesNetwork->GetSymmetry() : nullptr;
+    if (out->symmetry)
+    {
+        if (!out->plan->symmetric)
+        {
+            out->plan->symmetric =
+                CheckSymmetric(*out->plan, out->resolved, out->nodes, out->symmetry);
+        }
+        *error = *out->plan->symmetric;
+        if (!error->empty())
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+CollectiveService::Check(const tn_plan_request& request,
+                         const std::vector<uint32_t>& group,
+                         std::string* error)
+{
+    Prepared prepared;
+    return Prepare(request, group, &prepared, error);
+}
+
+Ptr<Collective>
+CollectiveService::Create(const tn_plan_request& request,
+                          const std::vector<uint32_t>& group,
+                          std::string* error,
+                          uint32_t reservedId)
+{
+    Prepared prepared;
+    if (!Prepare(request, group, &prepared, error))
     {
         return nullptr;
     }
+    const std::vector<uint32_t>& ranks = prepared.ranks;
+    std::vector<uint32_t>& nodes = prepared.nodes;
+    const std::shared_ptr<const Plan>& plan = prepared.plan;
+    const tn_symmetry* symmetry = prepared.symmetry;
     // ids name collectives in R_Keys whose two top bits mark notifications and control
     NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
                     "CollectiveService: more than 2^30 collectives");
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
-    const tn_symmetry* symmetry = m_routesNetwork ? m_routesNetwork->GetSymmetry() : nullptr;
-    if (symmetry)
-    {
-        if (!plan->symmetric)
-        {
-            plan->symmetric = CheckSymmetric(*plan, resolved, nodes, symmetry);
-        }
-        *error = *plan->symmetric;
-        if (!error->empty())
-        {
-            return nullptr;
-        }
-    }
     if (plan->program && m_programWindow == 0 && !symmetry)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start
@@ -649,7 +679,7 @@ CollectiveService::Create(const tn_plan_request& request,
         ++m_nextId;
     }
     c->SetEstimatedTime(plan->estimate);
-    c->SetTuning(tuning);
+    c->SetTuning(prepared.tuning);
     std::vector<bool> local(ranks.size());
     for (uint32_t i = 0; i < ranks.size(); i++)
     {

@@ -217,6 +217,21 @@ class CollectiveService : public Object
                            uint32_t reservedId = 0);
 
     /**
+     * What Create would refuse before any collective is in flight: the group, the algorithm
+     * ("auto"'s ranking), the plan and, on a symmetric flow network, whether NPU 0 can run
+     * for all. A creator that makes its collectives during the run (TrainingJob) checks them
+     * at set-up, so that bad input is an error before anything runs rather than an abort in
+     * the middle. The plan is cached as Create's (PlanCache), so it is built once. Create
+     * alone refuses what depends on the collectives in flight (MemoryLimit).
+     * \param request planning request \param group as Create's
+     * \param error set to Create's message when it would refuse
+     * \return true when Create would plan it
+     */
+    bool Check(const tn_plan_request& request,
+               const std::vector<uint32_t>& group,
+               std::string* error);
+
+    /**
      * Reserve a block of collective ids for a creator that names its collectives itself
      * (Create's reservedId), so that ids follow what the collectives are for, not the order
      * they are created in: a training job names each by (iteration, layer, pass, group), the
@@ -352,6 +367,25 @@ class CollectiveService : public Object
         std::string runnerUp;           //!< the second ("" if none)
         Time runnerUpEstimate;          //!< its estimate
     };
+
+    /// A request made ready to create: its group's ranks and nodes, the algorithm resolved
+    /// ("auto"'s choice) and its plan.
+    struct Prepared
+    {
+        tn_plan_request resolved;             //!< the request, algorithm resolved
+        std::vector<uint32_t> ranks;          //!< topology NPU ranks of the group
+        std::vector<uint32_t> nodes;          //!< their nodes
+        Collective::Tuning tuning;            //!< "auto"'s choice and runner-up
+        std::shared_ptr<const Plan> plan;     //!< the plan (cached when PlanCache)
+        const tn_symmetry* symmetry{nullptr}; //!< the flow network's, when Symmetric
+    };
+
+    /** \return true with *out filled, or false with *error set: Check and Create's
+     *  refusals that do not depend on the collectives in flight */
+    bool Prepare(const tn_plan_request& request,
+                 const std::vector<uint32_t>& group,
+                 Prepared* out,
+                 std::string* error);
 
     /** \return the decision for request on ranks, cached or ranked now (tn_tune_rank); null
      *  with *error set when no algorithm applies */

@@ -1,5 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Over 1,000 lines for a reason: a job's passes, collectives, ids and their set-up checks
+ * share its per-NPU state (layers reached, collectives created, the slot table that names
+ * them across MPI ranks); splitting it would expose that state to another class.
  */
 #include "training-job.h"
 
@@ -182,7 +186,7 @@ TrainingJob::Setup(const tn_workload* workload,
     {
         return false;
     }
-    if (!ReserveIds(error))
+    if (!ReserveIds(error) || !CheckCollectives(error))
     {
         return false;
     }
@@ -584,11 +588,7 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
     {
         std::vector<uint32_t> key{n.iteration, layer, static_cast<uint32_t>(keyPass), k, first};
         ++Layer(n, LayerKey(n.iteration, layer, keyPass)).parts;
-        const bool scheduled =
-            !m_scheduler.empty() && count == m_npus.size() &&
-            (kinds[k] == TN_COLL_ALL_REDUCE || kinds[k] == TN_COLL_REDUCE_SCATTER ||
-             kinds[k] == TN_COLL_ALL_GATHER);
-        if (scheduled)
+        if (IsScheduled(kinds[k], count))
         {
             // the first member to reach the operation creates it for the group
             tn_plan_request request;
@@ -671,17 +671,31 @@ TrainingJob::SetupSymmetric(std::string* error) const
     return true;
 }
 
-Ptr<Collective>
-TrainingJob::CreateCollective(uint32_t iteration,
-                              uint32_t layer,
-                              int keyPass,
-                              uint32_t part,
-                              uint32_t rank)
+bool
+TrainingJob::IsScheduled(tn_collective kind, uint32_t count) const
 {
-    const tn_pass pass = keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(keyPass);
+    return !m_scheduler.empty() && count == m_npus.size() &&
+           (kind == TN_COLL_ALL_REDUCE || kind == TN_COLL_REDUCE_SCATTER ||
+            kind == TN_COLL_ALL_GATHER);
+}
+
+tn_plan_request
+TrainingJob::RequestOf(uint32_t layer, tn_pass pass, uint32_t part) const
+{
     const tn_workload_layer* l = tn_workload_layer_at(m_workload, layer);
     tn_collective kinds[2];
     tn_comm_type_collectives(l->pass[pass].comm, kinds);
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = kinds[part];
+    request.algorithm = m_algorithm[kinds[part]].c_str();
+    request.bytes = l->pass[pass].comm_bytes;
+    return request;
+}
+
+std::vector<uint32_t>
+TrainingJob::GroupOf(uint32_t layer, tn_pass pass, uint32_t rank) const
+{
     uint32_t first = 0;
     uint32_t stride = 1;
     uint32_t count = 1;
@@ -697,17 +711,55 @@ TrainingJob::CreateCollective(uint32_t iteration,
     {
         NS_FATAL_ERROR("TrainingJob: " << err.message);
     }
-    tn_plan_request request;
-    tn_plan_request_init(&request);
-    request.collective = kinds[part];
-    request.algorithm = m_algorithm[kinds[part]].c_str();
-    request.bytes = l->pass[pass].comm_bytes;
     std::vector<uint32_t> ranks(count);
-    uint32_t localMembers = 0;
     for (uint32_t j = 0; j < count; j++)
     {
         ranks[j] = first + j * stride;
-        localMembers += m_local[ranks[j]] ? 1 : 0;
+    }
+    return ranks;
+}
+
+bool
+TrainingJob::CheckCollectives(std::string* error)
+{
+    for (const IdSlot& slot : m_slots)
+    {
+        const tn_pass pass = slot.keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(slot.keyPass);
+        const std::vector<uint32_t> ranks = GroupOf(slot.layer, pass, 0);
+        for (uint32_t part = 0; part < slot.parts; part++)
+        {
+            const tn_plan_request request = RequestOf(slot.layer, pass, part);
+            if (!IsScheduled(request.collective, ranks.size()) &&
+                !m_service->Check(request, ranks, error))
+            {
+                *error = std::string("layer ") +
+                         tn_workload_layer_at(m_workload, slot.layer)->name + " " +
+                         tn_pass_name(pass) + ": " + *error;
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+Ptr<Collective>
+TrainingJob::CreateCollective(uint32_t iteration,
+                              uint32_t layer,
+                              int keyPass,
+                              uint32_t part,
+                              uint32_t rank)
+{
+    const tn_pass pass = keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(keyPass);
+    const tn_workload_layer* l = tn_workload_layer_at(m_workload, layer);
+    const tn_plan_request request = RequestOf(layer, pass, part);
+    const std::vector<uint32_t> ranks = GroupOf(layer, pass, rank);
+    const uint32_t first = ranks[0];
+    const uint32_t stride = ranks.size() > 1 ? ranks[1] - ranks[0] : 1;
+    const uint32_t count = ranks.size();
+    uint32_t localMembers = 0;
+    for (uint32_t member : ranks)
+    {
+        localMembers += m_local[member] ? 1 : 0;
     }
     std::string error;
     Ptr<Collective> c =

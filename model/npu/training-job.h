@@ -314,6 +314,20 @@ class TrainingJob : public Object
 
     /// Reserve the ids of every collective the job may create (Setup). \return false, *error
     bool ReserveIds(std::string* error);
+    /**
+     * Plan now (CollectiveService::Check) every collective the job creates during the run,
+     * for the group of NPU 0 of each layer's pass: one that cannot run is refused at Setup,
+     * naming its layer, instead of aborting the run when it is reached.
+     * \param error why not \return true if every one can be planned
+     */
+    bool CheckCollectives(std::string* error);
+    /// \return the planning request of part `part` of a layer's pass
+    tn_plan_request RequestOf(uint32_t layer, tn_pass pass, uint32_t part) const;
+    /// \return the NPUs (job ranks) of the group of `rank` in a layer's pass
+    std::vector<uint32_t> GroupOf(uint32_t layer, tn_pass pass, uint32_t rank) const;
+    /// \return true when a collective of this kind over `count` NPUs runs at run time
+    /// (Scheduler: chunk-phases) rather than as a plan
+    bool IsScheduled(tn_collective kind, uint32_t count) const;
     /// \return the id of a collective of the job
     uint32_t IdOf(uint32_t iteration,
                   uint32_t layer,
