@@ -249,7 +249,9 @@ function(build_lib)
     file(STRINGS ${source} lines REGEX "TestSuite\\(\"training-net[A-Za-z0-9_-]*\"")
     foreach(line ${lines})
       string(REGEX REPLACE ".*TestSuite\\(\"(training-net[A-Za-z0-9_-]*)\".*" "\\1" suite "${line}")
-      add_test(NAME ns3/${suite} COMMAND test-runner --suite=${suite}
+      # every case, the long ones included (TestCase::EXTENSIVE): an ns-3 tree's test.py
+      # runs the QUICK ones unless told
+      add_test(NAME ns3/${suite} COMMAND test-runner --suite=${suite} --fullness=TAKES_FOREVER
                WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     endforeach()
   endforeach()
@@ -259,7 +261,7 @@ function(build_lib)
   foreach(cc hpcc hpcc-pint timely dctcp)
     foreach(suite training-net-collective training-net-npu)
       add_test(NAME ns3/${suite}/cc-${cc} CONFIGURATIONS cc
-               COMMAND test-runner --suite=${suite}
+               COMMAND test-runner --suite=${suite} --fullness=TAKES_FOREVER
                WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
       set_tests_properties(ns3/${suite}/cc-${cc} PROPERTIES
                            ENVIRONMENT "NS_ATTRIBUTE_DEFAULT=ns3::RdmaNic::CongestionControl=${cc}")
