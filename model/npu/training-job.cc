@@ -570,15 +570,9 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
     {
         return false;
     }
-    uint32_t first = 0;
-    uint32_t stride = 1;
-    uint32_t count = 1;
-    tn_error err;
-    if (tn_group_members(group, m_npus.size(), m_group, rank, &first, &stride, &count, &err) !=
-        TN_OK)
-    {
-        NS_FATAL_ERROR("TrainingJob: " << err.message);
-    }
+    const Members members = GroupOf(layer, pass, rank);
+    const uint32_t first = members.first;
+    const uint32_t count = members.count;
     if (count < 2)
     {
         return false; // a group of one has nothing to exchange
@@ -591,11 +585,7 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
         if (IsScheduled(kinds[k], count))
         {
             // the first member to reach the operation creates it for the group
-            tn_plan_request request;
-            tn_plan_request_init(&request);
-            request.collective = kinds[k];
-            request.algorithm = m_algorithm[kinds[k]].c_str();
-            request.bytes = l->pass[pass].comm_bytes;
+            tn_plan_request request = RequestOf(layer, pass, k);
             request.chunks = m_themisChunks;
             request.themis.active_chunks_per_dim = m_themisActive;
             std::string error;
@@ -694,23 +684,8 @@ TrainingJob::RequestOf(uint32_t layer, tn_pass pass, uint32_t part) const
 }
 
 std::vector<uint32_t>
-TrainingJob::GroupOf(uint32_t layer, tn_pass pass, uint32_t rank) const
+TrainingJob::Members::Ranks() const
 {
-    uint32_t first = 0;
-    uint32_t stride = 1;
-    uint32_t count = 1;
-    tn_error err;
-    if (tn_group_members(tn_workload_layer_group(m_workload, layer, pass),
-                         m_npus.size(),
-                         m_group,
-                         rank,
-                         &first,
-                         &stride,
-                         &count,
-                         &err) != TN_OK)
-    {
-        NS_FATAL_ERROR("TrainingJob: " << err.message);
-    }
     std::vector<uint32_t> ranks(count);
     for (uint32_t j = 0; j < count; j++)
     {
@@ -719,13 +694,32 @@ TrainingJob::GroupOf(uint32_t layer, tn_pass pass, uint32_t rank) const
     return ranks;
 }
 
+TrainingJob::Members
+TrainingJob::GroupOf(uint32_t layer, tn_pass pass, uint32_t rank) const
+{
+    Members m;
+    tn_error err;
+    if (tn_group_members(tn_workload_layer_group(m_workload, layer, pass),
+                         m_npus.size(),
+                         m_group,
+                         rank,
+                         &m.first,
+                         &m.stride,
+                         &m.count,
+                         &err) != TN_OK)
+    {
+        NS_FATAL_ERROR("TrainingJob: " << err.message);
+    }
+    return m;
+}
+
 bool
 TrainingJob::CheckCollectives(std::string* error)
 {
     for (const IdSlot& slot : m_slots)
     {
         const tn_pass pass = slot.keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(slot.keyPass);
-        const std::vector<uint32_t> ranks = GroupOf(slot.layer, pass, 0);
+        const std::vector<uint32_t> ranks = GroupOf(slot.layer, pass, 0).Ranks();
         for (uint32_t part = 0; part < slot.parts; part++)
         {
             const tn_plan_request request = RequestOf(slot.layer, pass, part);
@@ -752,24 +746,26 @@ TrainingJob::CreateCollective(uint32_t iteration,
     const tn_pass pass = keyPass == RECOMPUTE_PASS ? TN_PASS_FWD : tn_pass(keyPass);
     const tn_workload_layer* l = tn_workload_layer_at(m_workload, layer);
     const tn_plan_request request = RequestOf(layer, pass, part);
-    const std::vector<uint32_t> ranks = GroupOf(layer, pass, rank);
-    const uint32_t first = ranks[0];
-    const uint32_t stride = ranks.size() > 1 ? ranks[1] - ranks[0] : 1;
-    const uint32_t count = ranks.size();
+    const Members members = GroupOf(layer, pass, rank);
+    const std::vector<uint32_t> ranks = members.Ranks();
     uint32_t localMembers = 0;
     for (uint32_t member : ranks)
     {
         localMembers += m_local[member] ? 1 : 0;
     }
     std::string error;
-    Ptr<Collective> c =
-        m_service->Create(request,
-                          ranks,
-                          &error,
-                          IdOf(iteration, layer, keyPass, part, first, stride, count));
+    Ptr<Collective> c = m_service->Create(
+        request,
+        ranks,
+        &error,
+        IdOf(iteration, layer, keyPass, part, members.first, members.stride, members.count));
     NS_ABORT_MSG_IF(!c,
                     "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": " << error);
-    std::vector<uint32_t> key{iteration, layer, static_cast<uint32_t>(keyPass), part, first};
+    std::vector<uint32_t> key{iteration,
+                              layer,
+                              static_cast<uint32_t>(keyPass),
+                              part,
+                              members.first};
     m_collectives[key] = c;
     const bool blocking = pass != TN_PASS_WG || !m_overlap;
     m_uses[c->GetId()] = Use{iteration, layer, pass, keyPass, blocking, localMembers, key};

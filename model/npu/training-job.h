@@ -323,8 +323,19 @@ class TrainingJob : public Object
     bool CheckCollectives(std::string* error);
     /// \return the planning request of part `part` of a layer's pass
     tn_plan_request RequestOf(uint32_t layer, tn_pass pass, uint32_t part) const;
-    /// \return the NPUs (job ranks) of the group of `rank` in a layer's pass
-    std::vector<uint32_t> GroupOf(uint32_t layer, tn_pass pass, uint32_t rank) const;
+
+    /// A group of a layer's pass (tn_group_members): the job ranks first + j stride, j < count
+    struct Members
+    {
+        uint32_t first{0};  //!< its first rank
+        uint32_t stride{1}; //!< between its ranks
+        uint32_t count{1};  //!< its ranks
+        /// \return its ranks in order
+        std::vector<uint32_t> Ranks() const;
+    };
+
+    /// \return the group of `rank` in a layer's pass (aborts on an invalid group: Setup checks)
+    Members GroupOf(uint32_t layer, tn_pass pass, uint32_t rank) const;
     /// \return true when a collective of this kind over `count` NPUs runs at run time
     /// (Scheduler: chunk-phases) rather than as a plan
     bool IsScheduled(tn_collective kind, uint32_t count) const;
