@@ -130,6 +130,7 @@ ConfigureFabric(const RoceHpccConfig& config,
     if (!config.baseRttAttribute.empty())
     {
         result->baseRtt = NanoSeconds(RoceHpccMaxBaseRttNs(inputs.GetTopology(), config.mtu));
+        result->maxBdp = RoceHpccMaxBdp(inputs.GetTopology(), config.mtu);
         ok = defaults->Set(config.baseRttAttribute,
                            std::to_string(result->baseRtt.GetNanoSeconds()) + "ns") &&
              ok;
@@ -139,26 +140,46 @@ ConfigureFabric(const RoceHpccConfig& config,
 
 /**
  * What the HPCC family sets per NIC or link once the fabric is there: each pair's own base
- * RTT (GLOBAL_T 0), absolute rate steps, ERROR_RATE_PER_LINK.
+ * RTT (GLOBAL_T 0), the window of pairs whose path is slower than their NIC, absolute rate
+ * steps, ERROR_RATE_PER_LINK.
  */
 void
 ConfigureInstalled(const RoceHpccConfig& config,
                    const RoceHpccInputs& inputs,
                    RoceHelper* helper,
                    const RoceFabricNodes& fabric,
-                   int64_t stream)
+                   int64_t stream,
+                   RoceHpccResult* result)
 {
     const tn_topology* topo = inputs.GetTopology();
-    if (config.perPairBaseRtt && !config.baseRttAttribute.empty())
+    if (!config.baseRttAttribute.empty())
     {
         for (const auto& f : inputs.GetFlows())
         {
-            const uint64_t rttNs =
-                RoceHpccBaseRttNs(topo, inputs.GetRoutes(), f.src, f.dst, config.mtu);
-            if (rttNs > 0)
+            Ptr<RdmaNic> nic = fabric.nodes.Get(f.src)->GetObject<RdmaNic>();
+            uint64_t rttNs = result->baseRtt.GetNanoSeconds();
+            uint64_t bdp = result->maxBdp;
+            if (config.perPairBaseRtt)
             {
-                fabric.nodes.Get(f.src)->GetObject<RdmaNic>()->SetPeerBaseRtt(f.dst,
-                                                                              NanoSeconds(rttNs));
+                rttNs = RoceHpccBaseRttNs(topo, inputs.GetRoutes(), f.src, f.dst, config.mtu, &bdp);
+            }
+            if (rttNs == 0 || nic->GetNPorts() == 0)
+            {
+                continue;
+            }
+            // the family's window is T x the path's bottleneck rate (pairBdp, maxBdp with
+            // GLOBAL_T 1); the congestion controls take the line rate x T, the same bytes
+            // unless a link of the path (GLOBAL_T 1: of the topology's largest BDP) is slower
+            // than this NIC's
+            const uint64_t lineBps = nic->GetPort(0)->GetDataRate().GetBitRate();
+            const bool slower = bdp != rttNs * lineBps / 1000000000ULL / 8;
+            if (slower)
+            {
+                ++result->slowPathFlows;
+            }
+            if (config.perPairBaseRtt || slower)
+            {
+                nic->SetPeerBaseRtt(f.dst, NanoSeconds(rttNs), slower ? bdp : 0);
             }
         }
     }
@@ -319,7 +340,7 @@ RoceHpccFlows::Run(const RoceHpccConfig& config, RoceHpccResult* result, std::st
     RngSeedManager::SetSeed(config.seed);
     RngSeedManager::SetRun(1);
     RoceFabricNodes fabric = helper.Install(inputs.GetTopology());
-    ConfigureInstalled(config, inputs, &helper, fabric, helper.AssignStreams(0));
+    ConfigureInstalled(config, inputs, &helper, fabric, helper.AssignStreams(0), result);
     output.ConnectPfc(fabric.nodes);
     std::unique_ptr<RoceHpccFamilyPaths> family;
     if (config.familyEcmp)
@@ -461,6 +482,15 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
                      cfg.perPairBaseRtt ? "each pair's own base RTT (the largest " : "",
                      res.baseRtt.GetNanoSeconds(),
                      cfg.perPairBaseRtt ? ")" : "");
+    }
+    if (res.slowPathFlows > 0)
+    {
+        std::fprintf(out,
+                     "  window at the path's bottleneck rate: %" PRIu64
+                     " flows (a link slower than their NIC; the family's maxBdp %" PRIu64
+                     " bytes)\n",
+                     res.slowPathFlows,
+                     res.maxBdp);
     }
     for (const auto& n : res.notices)
     {

@@ -433,6 +433,9 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "FastRecoveryStages"), "1", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "ClampTargetRate"), "false", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckInterval"), "1", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckHighPriority"),
+                              "false",
+                              "ACK_HIGH_PRIO 0: ACKs in the data's priority");
         // the keys HPCC reads go to ns3::RdmaHpcc, RATE_AI as its R_AI
         const char* hpcc = "ns3::RdmaHpcc";
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "AdditiveIncrease"), "50000000bps", "");
@@ -462,7 +465,6 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
                                                           {"DCTCP_RATE_AI", 25},
                                                           {"L2_BACK_TO_ZERO", 30},
                                                           {"RATE_BOUND", 42},
-                                                          {"ACK_HIGH_PRIO", 44},
                                                           {"ENABLE_TRACE", 48},
                                                           {"QLEN_MON_FILE", 54},
                                                           {"QLEN_MON_START", 55},
@@ -545,7 +547,10 @@ class RoceHpccSimAiTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(cfg.mtu, 9000, "PACKET_PAYLOAD_SIZE 9000");
         NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 0, "4e13 s: until every flow finished");
         NS_TEST_EXPECT_MSG_EQ(cfg.notices.size(), 1, "the stop time is reported");
-        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 25, "SimAI's other keys listed");
+        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 24, "SimAI's other keys listed");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "AckHighPriority"),
+                              "false",
+                              "ACK_HIGH_PRIO 0, mapped");
         // CC_MODE 1 with HAS_WIN 1 VAR_WIN 1: DCQCN has the family's window, T from the topology
         // per (source, destination) pair (GLOBAL_T 0)
         NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, "ns3::RdmaNic::DcqcnWindowRtt", "HAS_WIN 1");
@@ -995,7 +1000,9 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
  * crosses 2 links and flow 1 -> 8 four: base RTTs 2 x 2 us + 2 x 80 ns = 4160 ns and
  * 2 x 4 us + 4 x 80 ns = 8320 ns (80 ns: a 1000-byte payload's wire time). With a fixed window
  * (VAR_WIN 0) a QP's window is the line rate x its T: 52000 and 104000 bytes with GLOBAL_T 0,
- * the largest, 104000, for both with GLOBAL_T 1; the same under DCQCN and TIMELY. And TIMELY's
+ * the largest, 104000, for both with GLOBAL_T 1; the same under DCQCN and TIMELY. A path
+ * with a link slower than its hosts' (hpcc-slowcore-topo.txt) has the family's window, T x that
+ * link's rate (pairBdp), and GLOBAL_T 1 the family's maxBdp (below). And TIMELY's
  * window bounds an 8-to-1 incast as DCQCN's does: at most 8 x 52000 bytes in flight, so the
  * receiver's link runs at line rate (last FCT within 2 % of it).
  */
@@ -1045,37 +1052,84 @@ class RoceHpccPairWindowTestCase : public TnDataTestCase
             {7, "ns3::RdmaTimely::WindowRtt", "ns3::RdmaTimely", "VariableWindow"},
         };
 
-        const std::string twoFlows = CreateTempDirFilename("pair-window-flows.txt");
-        WriteFile(twoFlows, "2\n0 3 3 100 100000 0\n1 8 3 100 100000 0\n");
-        for (const auto& m : modes)
+        // hpcc-slowcore-topo.txt: hosts 0, 1 on switch 4 and 2, 3 on switch 5 at 100 Gb/s,
+        // the switches joined at 25 Gb/s, 1 us links. 0 -> 2 crosses the slow link: T = 2 x 3 us
+        // + 80 + 320 + 80 ns = 6480 ns (the largest), its window T x 25 Gb/s / 8 = 20250 bytes
+        // where the line rate would give 81000; 1 -> 0 stays on switch 4: T 4160 ns, 52000 bytes.
+        // The family's maxBdp is that of the 2-link pairs, 52000, not maxRtt x 100 Gb/s.
+        const uint64_t slowRtt = 2 * 3000 + 80 + 320 + 80;
+        const uint64_t slowBdp = slowRtt * 25 / 8;
+        const uint64_t nearBdp = 4160 * 100 / 8;
+
+        const struct
         {
-            for (int globalT = 0; globalT < 2; ++globalT)
+            const char* name;
+            const char* topology;
+            const char* flows;         //!< two flows
+            uint32_t pairs[2][2];      //!< their (source, destination)
+            uint64_t maxRttNs;         //!< the family's maxRtt
+            uint64_t maxBdp;           //!< the family's maxBdp
+            uint64_t windows[2][2];    //!< [GLOBAL_T][flow]: pairBdp, then maxBdp
+            uint64_t slowPathFlows[2]; //!< [GLOBAL_T]: windows that are not line rate x T
+        } topologies[] = {
+            {"pair-window",
+             "hpcc-leafspine-topo.txt",
+             "2\n0 3 3 100 100000 0\n1 8 3 100 100000 0\n",
+             {{0, 3}, {1, 8}},
+             8320,
+             104000,
+             {{52000, 104000}, {104000, 104000}},
+             {0, 0}},
+            {"slow-core",
+             "hpcc-slowcore-topo.txt",
+             "2\n0 2 3 100 100000 0\n1 0 3 100 100000 0\n",
+             {{0, 2}, {1, 0}},
+             slowRtt,
+             nearBdp,
+             {{slowBdp, nearBdp}, {nearBdp, nearBdp}},
+             {1, 2}},
+        };
+
+        for (const auto& t : topologies)
+        {
+            const std::string flows = CreateTempDirFilename(std::string(t.name) + "-flows.txt");
+            WriteFile(flows, t.flows);
+            for (const auto& m : modes)
             {
-                const std::string tag =
-                    "pair-window-" + std::to_string(m.ccMode) + "-" + std::to_string(globalT);
-                RoceHpccConfig cfg;
-                RoceHpccResult res =
-                    Run(tag,
-                        "CC_MODE " + std::to_string(m.ccMode) +
-                            "\nPACKET_PAYLOAD_SIZE 1000\nHAS_WIN 1\nVAR_WIN 0\nGLOBAL_T " +
-                            std::to_string(globalT) + "\n",
-                        "hpcc-leafspine-topo.txt",
-                        twoFlows,
-                        &cfg);
-                NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, std::string(m.windowRtt), tag);
-                NS_TEST_EXPECT_MSG_EQ(cfg.perPairBaseRtt, (globalT == 0), tag);
-                NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, m.variableType, m.variable),
-                                      "false",
-                                      tag << ": VAR_WIN 0");
-                NS_TEST_EXPECT_MSG_EQ(res.finished, 2, tag);
-                NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), 8320, tag << ": the largest");
-                const uint64_t nearWindow = globalT ? 104000 : 52000;
-                NS_TEST_EXPECT_MSG_EQ(res.windows[std::make_pair(0u, 3u)],
-                                      nearWindow,
-                                      tag << ": 0 -> 3, two links");
-                NS_TEST_EXPECT_MSG_EQ(res.windows[std::make_pair(1u, 8u)],
-                                      104000,
-                                      tag << ": 1 -> 8, four links");
+                for (int globalT = 0; globalT < 2; ++globalT)
+                {
+                    const std::string tag = std::string(t.name) + "-" + std::to_string(m.ccMode) +
+                                            "-" + std::to_string(globalT);
+                    RoceHpccConfig cfg;
+                    RoceHpccResult res =
+                        Run(tag,
+                            "CC_MODE " + std::to_string(m.ccMode) +
+                                "\nPACKET_PAYLOAD_SIZE 1000\nHAS_WIN 1\nVAR_WIN 0\nGLOBAL_T " +
+                                std::to_string(globalT) + "\n",
+                            t.topology,
+                            flows,
+                            &cfg);
+                    NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, std::string(m.windowRtt), tag);
+                    NS_TEST_EXPECT_MSG_EQ(cfg.perPairBaseRtt, (globalT == 0), tag);
+                    NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, m.variableType, m.variable),
+                                          "false",
+                                          tag << ": VAR_WIN 0");
+                    NS_TEST_EXPECT_MSG_EQ(res.finished, 2, tag);
+                    NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(),
+                                          t.maxRttNs,
+                                          tag << ": the largest");
+                    NS_TEST_EXPECT_MSG_EQ(res.maxBdp, t.maxBdp, tag << ": maxBdp");
+                    for (int f = 0; f < 2; ++f)
+                    {
+                        NS_TEST_EXPECT_MSG_EQ(
+                            res.windows[std::make_pair(t.pairs[f][0], t.pairs[f][1])],
+                            t.windows[globalT][f],
+                            tag << ": " << t.pairs[f][0] << " -> " << t.pairs[f][1]);
+                    }
+                    NS_TEST_EXPECT_MSG_EQ(res.slowPathFlows,
+                                          t.slowPathFlows[globalT],
+                                          tag << ": windows that are not line rate x T");
+                }
             }
         }
         RoceHpccConfig cfg;
@@ -1101,6 +1155,109 @@ class RoceHpccPairWindowTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_LT(last, wire * 102 / 100, "TIMELY windowed: within 2 % of line rate");
         std::cout << GetName() << ": TIMELY incast last FCT " << last << " ns, line rate " << wire
                   << " ns\n";
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * ACK_HIGH_PRIO (RdmaNic::AckHighPriority). On the incast topology (hosts on one switch,
+ * 100 Gb/s, 1 us links), hosts 0 and 2 send 2 MB each to host 1 while host 1 sends 1 MB to
+ * host 0, all at priority 3 under DCQCN without ECN marking (ENABLE_QCN 0), each QP windowed
+ * at W = 52000 bytes (HAS_WIN 1, VAR_WIN 0, T = 4160 ns, its BDP). The switch's port toward
+ * host 1 then holds about 2 W - W = 52000 bytes, one T of queue: the incast's windows exceed
+ * the BDP of the port by W. Host 0's ACKs of host 1's flow cross that port. With
+ * ACK_HIGH_PRIO 1 they pass in the control queue: the reverse flow runs at its line rate
+ * (its own path carries only itself and ACKs), FCT within 10 % of its ideal. With 0 they wait
+ * behind that queue, about T more per round trip: a window of W per 2 T is half the line
+ * rate, so the reverse flow's FCT is at least 1.5 times that with 1. PFC keeps both lossless:
+ * with a 1 MB buffer and no window (HAS_WIN 0) the same flows pause the senders, and every byte
+ * arrives without a retransmission, with the ACKs in either class.
+ */
+class RoceHpccAckPriorityTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccAckPriorityTestCase()
+        : TnDataTestCase("HPCC config: ACK_HIGH_PRIO 0 queues ACKs behind data, 1 does not")
+    {
+    }
+
+  private:
+    /** Runs `config` on the incast topology with `flows`; \return the run's result */
+    RoceHpccResult Run(const std::string& tag,
+                       const std::string& config,
+                       const std::string& flows,
+                       std::vector<FctLine>* lines)
+    {
+        const std::string path = CreateTempDirFilename(tag + ".txt");
+        WriteFile(path, config);
+        RoceHpccConfig cfg;
+        std::string error;
+        RoceHpccResult res;
+        if (!RoceHpccConfigReader::Read(path, "", false, &cfg, &error))
+        {
+            NS_TEST_EXPECT_MSG_EQ(error, "", tag);
+            return res;
+        }
+        NS_TEST_EXPECT_MSG_EQ(cfg.ignored.empty(), true, tag << ": ACK_HIGH_PRIO not ignored");
+        cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
+        cfg.flowFile = flows;
+        cfg.fctFile = CreateTempDirFilename(tag + "-fct.txt");
+        cfg.pfcFile = CreateTempDirFilename(tag + "-pfc.txt");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, tag << ": " << error);
+        NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg.fctFile, lines), true, tag << ": fct");
+        return res;
+    }
+
+    void DoRun() override
+    {
+        const std::string flows = CreateTempDirFilename("ack-prio-flows.txt");
+        WriteFile(flows, "3\n0 1 3 100 2000000 0\n2 1 3 100 2000000 0\n1 0 3 100 1000000 0\n");
+        const uint32_t reverseSrc = RoceHpccFlows::NodeIp(1);
+        uint64_t reverseFct[2] = {0, 0};
+        // windowed (the incast's queue), then lossless in both classes: no window and no ECN,
+        // 1 MB of buffer, so PFC must pause
+        for (int pfc = 0; pfc < 2; ++pfc)
+        {
+            for (int high = 0; high < 2; ++high)
+            {
+                const std::string tag =
+                    std::string(pfc ? "ack-prio-pfc-" : "ack-prio-") + std::to_string(high);
+                std::vector<FctLine> lines;
+                RoceHpccResult res =
+                    Run(tag,
+                        std::string("CC_MODE 1\nENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\n") +
+                            (pfc ? "HAS_WIN 0\nBUFFER_SIZE 1\n"
+                                 : "HAS_WIN 1\nVAR_WIN 0\nGLOBAL_T 1\n") +
+                            "ACK_HIGH_PRIO " + std::to_string(high) + "\n",
+                        flows,
+                        &lines);
+                NS_TEST_EXPECT_MSG_EQ(res.finished, 3, tag);
+                NS_TEST_EXPECT_MSG_EQ(res.retransmittedBytes, 0, tag << ": no drop, lossless");
+                if (pfc)
+                {
+                    NS_TEST_EXPECT_MSG_GT(res.pfcEvents, 0, tag << ": PFC paused the senders");
+                    continue;
+                }
+                for (const auto& l : lines)
+                {
+                    if (l.sip == reverseSrc)
+                    {
+                        reverseFct[high] = l.fctNs;
+                        if (high)
+                        {
+                            NS_TEST_EXPECT_MSG_LT(l.fctNs,
+                                                  l.idealNs * 110 / 100,
+                                                  tag << ": ACKs ahead of the data, line rate");
+                        }
+                    }
+                }
+                std::cout << GetName() << ": ACK_HIGH_PRIO " << high << ": reverse flow FCT "
+                          << reverseFct[high] << " ns\n";
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(reverseFct[0],
+                              reverseFct[1] * 3 / 2,
+                              "ACK_HIGH_PRIO 0: the ACKs wait behind the incast's queue");
     }
 };
 
@@ -1576,7 +1733,9 @@ class RoceHpccPcapTestCase : public TnDataTestCase
  * a 25 Gb/s, 5 us link; 1 us links at 100 Gb/s elsewhere. Per link 2 x delay + a 1000-byte
  * payload's wire time (80 ns at 100 Gb/s, 320 at 25): 1 -> 2 over 3 and 4 is 2080 + 2080 +
  * 10320 = 14480 ns; 0 -> 2 takes 0's direct link to 4 (a host is not a transit): 20080 + 10320
- * = 30400 ns, the largest. With 0 -> 4 at 1 us instead, 1 -> 2 is the largest.
+ * = 30400 ns, the largest. With 0 -> 4 at 1 us instead, 1 -> 2 is the largest. The family's
+ * maxBdp takes each pair's slowest link: 0 -> 2's 25 Gb/s, then the 100 Gb/s 0 -> 1, whose RTT
+ * is not the largest.
  */
 class RoceHpccMaxRttTestCase : public TestCase
 {
@@ -1591,6 +1750,9 @@ class RoceHpccMaxRttTestCase : public TestCase
     {
         const uint64_t delays[2] = {10000, 1000};
         const uint64_t expected[2] = {30400, 14480};
+        // maxBdp: 0 -> 2 at 25 Gb/s, 30400 x 25 / 8; with the short 0 -> 4, 0 -> 1 at 100 Gb/s
+        // (4160 ns x 100 / 8) beats 1 -> 2 (14480 x 25 / 8 = 45250), the pair of maxRtt
+        const uint64_t expectedBdp[2] = {30400 * 25 / 8, 4160 * 100 / 8};
         for (int i = 0; i < 2; ++i)
         {
             const std::string text = "5 2 5\n3 4\n0 3 100Gbps 1000ns 0\n0 4 100Gbps " +
@@ -1606,6 +1768,7 @@ class RoceHpccMaxRttTestCase : public TestCase
                 TN_OK,
                 err.message);
             NS_TEST_EXPECT_MSG_EQ(RoceHpccMaxBaseRttNs(topo, 1000), expected[i], text);
+            NS_TEST_EXPECT_MSG_EQ(RoceHpccMaxBdp(topo, 1000), expectedBdp[i], text);
             tn_topology_destroy(topo);
         }
     }
@@ -1852,6 +2015,7 @@ class RoceHpccTestSuite : public TestSuite
         AddTestCase(new RoceHpccCcModeTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccDcqcnWindowTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPairWindowTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccAckPriorityTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccFamilyEcmpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccQpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccTorHeaderTestCase, TestCase::QUICK);

@@ -152,7 +152,15 @@ RdmaCongestionControl::SetPathBaseRtt(Time rtt)
 void
 RdmaCongestionControl::SetWindowFromRtt(Time rtt, bool variable)
 {
-    if (rtt.IsStrictlyPositive())
+    if (rtt.IsStrictlyPositive() && m_pathBdp > 0)
+    {
+        // a path slower than the line rate: the family's window is that path's BDP, and
+        // with VAR_WIN 1 the BDP x rate / line rate (its m_win x m_rate / m_max_rate)
+        const double bdp = static_cast<double>(m_pathBdp);
+        const double bytes = variable ? bdp * m_rate / m_lineRate : bdp;
+        SetWindow(std::max<uint64_t>(1, static_cast<uint64_t>(bytes)));
+    }
+    else if (rtt.IsStrictlyPositive())
     {
         // in ns, as the family's rtt x bw / 1e9 / 8: exact where that is an integer (52000
         // bytes for 4160 ns at 100 Gb/s, where seconds would give 51999)

@@ -157,6 +157,18 @@ class RdmaCongestionControl : public Object
      */
     virtual void SetPathBaseRtt(Time rtt);
 
+    /**
+     * The window at the line rate on this QP's path, in bytes (RdmaNic::SetPeerBaseRtt: the
+     * HPCC family's pairBdp or maxBdp, T x the slowest link rate of the path / 8), given before
+     * Start where it is not the line rate x T. The window of an algorithm that sizes it from T
+     * (and HPCC's queue term) takes it in place of the line rate x T; 0 (default): line rate x T.
+     * \param bytes window at the line rate
+     */
+    void SetPathBdp(uint64_t bytes)
+    {
+        m_pathBdp = bytes;
+    }
+
   protected:
     /// Called at the end of Start (rate = line rate, no window).
     virtual void DoStart();
@@ -179,7 +191,8 @@ class RdmaCongestionControl : public Object
 
     /**
      * The HPCC family's window of a queue pair: (variable ? the current rate : the line
-     * rate) x rtt, at least one byte (its VAR_WIN 1 and 0); unchanged when rtt is 0.
+     * rate) x rtt, at least one byte (its VAR_WIN 1 and 0); with a path BDP (SetPathBdp), that
+     * BDP (x the current rate / the line rate if variable); unchanged when rtt is 0.
      * \param rtt the window's RTT \param variable scale it with the current rate
      */
     void SetWindowFromRtt(Time rtt, bool variable);
@@ -196,12 +209,19 @@ class RdmaCongestionControl : public Object
         return m_mtu;
     }
 
+    /** \return the window at the line rate on this QP's path (SetPathBdp), 0 = line rate x T */
+    uint64_t GetPathBdp() const
+    {
+        return m_pathBdp;
+    }
+
   private:
     RateCallback m_onRate;
     double m_lineRate{0};
     double m_rate{0};
     uint64_t m_window{0};
     uint32_t m_mtu{0};
+    uint64_t m_pathBdp{0};
 };
 
 /**

@@ -139,8 +139,11 @@ void
 RdmaHpcc::Apply(double bps)
 {
     SetRate(bps);
-    SetWindow(
-        std::max<uint64_t>(1, static_cast<uint64_t>(GetRate() * m_baseRtt.GetSeconds() / 8.0)));
+    // W = R T, or with a path slower than the line rate the family's BDP x R / line rate
+    const double window = GetPathBdp() > 0
+                              ? static_cast<double>(GetPathBdp()) * GetRate() / GetLineRate()
+                              : GetRate() * m_baseRtt.GetSeconds() / 8.0;
+    SetWindow(std::max<uint64_t>(1, static_cast<uint64_t>(window)));
 }
 
 double
@@ -193,6 +196,7 @@ RdmaHpcc::DoOnAck(const RdmaCcFeedback& fb)
     }
     const double t = m_baseRtt.GetSeconds();
     const double tNs = static_cast<double>(m_baseRtt.GetNanoSeconds());
+    const double bdp = static_cast<double>(GetPathBdp());
     double bestU = -1;
     double bestDt = 0;
     double perHopRate = GetLineRate();
@@ -212,7 +216,9 @@ RdmaHpcc::DoOnAck(const RdmaCcFeedback& fb)
         const double txRate = static_cast<double>(ih.GetBytesDelta(i, m_last)) * 8e9 / tau;
         const double q =
             static_cast<double>(std::min(ih.GetHopQueueBytes(i), m_last.GetHopQueueBytes(i)));
-        const double u = txRate / b + q * 8.0 / (b * t);
+        // the queue in windows at the line rate, scaled to the hop's rate: q 8 / (B T), or
+        // q x line rate / (B x the path's BDP) on a slower path (the family's m_win)
+        const double u = txRate / b + (bdp > 0 ? q * GetLineRate() / (b * bdp) : q * 8.0 / (b * t));
         const double dt = std::min(static_cast<double>(tau), tNs);
         any = true;
         if (!m_perHop)

@@ -33,7 +33,10 @@ namespace ns3
  * the ACK passes the PSN that was next when the previous update was committed); the ACKs in
  * between (FastReact) set the rate from R_c without committing it. PerHopRate keeps U, R_c and
  * the stage per hop and sends at the smallest rate; SampleFeedback skips hops with an empty
- * queue in the per-ACK reactions. The first ACK only records the stamps.
+ * queue in the per-ACK reactions. The first ACK only records the stamps. With a path BDP
+ * (SetPathBdp: the path's slowest link is slower than the line rate), the queue term is
+ * min(q_i, q_i') x line rate / (B_i x BDP) and the window BDP x R / line rate, as the HPCC
+ * family computes them from its window (pairBdp or maxBdp); without, the two are the same.
  */
 class RdmaHpcc : public RdmaCongestionControl
 {

@@ -299,6 +299,15 @@ RdmaNic::GetTypeId()
                           UintegerValue(4),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("AckHighPriority",
+                          "true: ACK and NACK go in the strict-priority control queue (DSCP "
+                          "48) on every hop, ahead of all data. false: in their QP's data "
+                          "priority (DSCP = the priority), behind the data of that priority on "
+                          "every hop and paused with it by PFC, as the HPCC family's "
+                          "ACK_HIGH_PRIO 0 does. CNPs use the control queue either way.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_ackHighPriority),
+                          MakeBooleanChecker())
             .AddAttribute("RetransmitTimeout",
                           "Retransmission timeout of a QP (restarted on progress); on expiry the "
                           "QP goes back to its oldest unacknowledged PSN. It doubles at each "
@@ -770,11 +779,11 @@ RdmaNic::GetQueuePairByIndex(uint32_t i) const
 }
 
 void
-RdmaNic::SetPeerBaseRtt(uint32_t peer, Time rtt)
+RdmaNic::SetPeerBaseRtt(uint32_t peer, Time rtt, uint64_t bdp)
 {
     NS_ABORT_MSG_UNLESS(rtt.IsStrictlyPositive(),
                         "RdmaNic::SetPeerBaseRtt: the base RTT to node " << peer << " must be > 0");
-    m_peerBaseRtt[peer] = rtt;
+    m_peerBaseRtt[peer] = {rtt, bdp};
 }
 
 Ptr<RdmaQueuePair>
@@ -809,7 +818,8 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
     auto pathRtt = m_peerBaseRtt.find(peer);
     if (qp->m_cc && pathRtt != m_peerBaseRtt.end())
     {
-        qp->m_cc->SetPathBaseRtt(pathRtt->second);
+        qp->m_cc->SetPathBaseRtt(pathRtt->second.first);
+        qp->m_cc->SetPathBdp(pathRtt->second.second);
     }
     if (qp->m_cc)
     {
@@ -1202,11 +1212,17 @@ RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t sy
     ip.SetSource(RoceAddress::FromNodeId(m_localId));
     ip.SetDestination(RoceAddress::FromNodeId(qp->m_peer));
     ip.SetSourcePort(qp->m_sport);
-    ip.SetDscp(RoceIpUdpHeader::CONTROL_DSCP);
+    // the switches queue a packet by its DSCP: an ACK or NACK in the data's class waits
+    // behind that class's data on every hop and is lossless with it (PFC), where the control
+    // queue passes ahead of all data
+    const uint8_t queue = m_ackHighPriority || opcode == RoceBthHeader::CNP
+                              ? RoceNetDevice::CONTROL_QUEUE
+                              : qp->m_priority;
+    ip.SetDscp(queue == RoceNetDevice::CONTROL_QUEUE ? RoceIpUdpHeader::CONTROL_DSCP : queue);
     ip.SetEcn(RoceIpUdpHeader::NOT_ECT);
     ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
     p->AddHeader(ip);
-    m_ports[qp->m_port].dev->Enqueue(p, RoceNetDevice::CONTROL_QUEUE);
+    m_ports[qp->m_port].dev->Enqueue(p, queue);
 }
 
 void

@@ -52,7 +52,9 @@ class RdmaRxHeader;
  * (RoceNetDevice::SetPullCallback). When a port is free the device asks for a packet; the NIC
  * serves the QPs bound to that port in round robin, skipping priorities paused by PFC and QPs
  * whose pacing time (last send + wire bytes / rate) has not come (then it wakes the device at
- * the earliest pacing time). ACK, NACK and CNP packets go to the device's control queue.
+ * the earliest pacing time). ACK, NACK and CNP packets go to the device's control queue; with
+ * AckHighPriority false, ACK and NACK take their QP's data priority instead (the HPCC family's
+ * ACK_HIGH_PRIO 0), so that they queue behind data of that priority on every hop.
  *
  * Reliability: the responder acknowledges every AckInterval packets, at the end of every
  * message and when the ack-request bit is set; it sends one NACK (PSN sequence error) at the
@@ -223,10 +225,13 @@ class RdmaNic : public RdmaTransport
     /**
      * The base RTT of the path to `peer` (the HPCC family's T per source and destination,
      * GLOBAL_T 0): QPs created toward it afterwards give it to their congestion control
-     * (RdmaCongestionControl::SetPathBaseRtt) in place of the algorithm's attribute.
+     * (RdmaCongestionControl::SetPathBaseRtt) in place of the algorithm's attribute, and the
+     * window at the line rate when the path is slower than the NIC (SetPathBdp: the family's
+     * pairBdp or maxBdp, its T x the path's bottleneck rate).
      * \param peer peer node id \param rtt base RTT of the path (> 0)
+     * \param bdp window at the line rate, bytes (0: line rate x rtt)
      */
-    void SetPeerBaseRtt(uint32_t peer, Time rtt);
+    void SetPeerBaseRtt(uint32_t peer, Time rtt, uint64_t bdp = 0);
 
     /** \return payload bytes retransmitted by all QPs */
     uint64_t GetRetransmittedBytes() const
@@ -374,8 +379,9 @@ class RdmaNic : public RdmaTransport
     std::vector<Port> m_ports;
     Ptr<RoceSwitch> m_switch;
     std::unordered_map<uint32_t, Ptr<RdmaQueuePair>> m_qps; //!< by local QPN
-    std::unordered_map<uint32_t, Time> m_peerBaseRtt;       //!< SetPeerBaseRtt, by peer
-    std::vector<Ptr<RdmaQueuePair>> m_qpList;               //!< creation order
+    /// SetPeerBaseRtt (base RTT, BDP), by peer
+    std::unordered_map<uint32_t, std::pair<Time, uint64_t>> m_peerBaseRtt;
+    std::vector<Ptr<RdmaQueuePair>> m_qpList; //!< creation order
     uint64_t m_nextMsgId{1};
     uint64_t m_pacedSeq{0};
     bool m_configChecked{false};
@@ -389,6 +395,7 @@ class RdmaNic : public RdmaTransport
     mutable bool m_ccFactoryReady{false};                   //!< m_ccFactory built for m_ccType
     mutable CongestionControlType m_ccFactoryType{CC_NONE}; //!< type it was built for
     uint32_t m_ackInterval;
+    bool m_ackHighPriority; //!< AckHighPriority
     Time m_rto;
     Time m_cnpInterval;
     DataRate m_ai;

@@ -579,14 +579,11 @@ RoceHpccConfigReader::Read(const std::string& path,
                                             "is used"});
                 }
             }
-            else if (u)
-            {
-                setting("", "ACKs", "strict-priority control queue");
-            }
             else
             {
-                cfg->ignored.push_back(
-                    {key, a, lineNo, "ACKs and CNPs always use the strict-priority control queue"});
+                // 1: the control queue ahead of all data; 0: the data's own priority, behind
+                // other flows' data on every hop
+                setting("ns3::RdmaNic", "AckHighPriority", u ? "true" : "false");
             }
         }
         else if (key == "PACKET_PAYLOAD_SIZE")

@@ -22,42 +22,29 @@ RoceHpccFamilyEcmpHash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dpor
     return RoceMurmur3(key, 3, seed);
 }
 
-uint64_t
-RoceHpccBaseRttNs(const tn_topology* topo,
-                  const tn_routes* routes,
-                  uint32_t src,
-                  uint32_t dst,
-                  uint32_t mtu)
+namespace
 {
-    const uint32_t dist = tn_routes_distance(routes, src, dst);
-    if (dist == 0 || dist == TN_ROUTES_UNREACHABLE)
-    {
-        return 0;
-    }
-    std::vector<uint32_t> path(dist);
-    uint32_t len = 0;
-    tn_error err;
-    if (tn_routes_path(routes, src, dst, 0, path.data(), dist, &len, &err) != TN_OK)
-    {
-        return 0;
-    }
-    uint64_t delay = 0;
-    uint64_t tx = 0;
-    for (uint32_t h = 0; h < len; ++h)
-    {
-        const tn_link* l = tn_topology_link(topo, path[h]);
-        delay += l->latency_ns;
-        tx += uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
-    }
-    return 2 * delay + tx;
+
+/// The family's BDP of a base RTT at a rate, in its integers: rtt x bw / 1e9 / 8.
+uint64_t
+FamilyBdp(uint64_t rttNs, uint64_t bps)
+{
+    return rttNs * bps / 1000000000ULL / 8;
 }
 
-uint64_t
-RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
+/// The family's maxRtt and maxBdp over every pair of hosts.
+struct FamilyMaxima
+{
+    uint64_t rttNs{0}; //!< maxRtt
+    uint64_t bdp{0};   //!< maxBdp
+};
+
+FamilyMaxima
+FamilyMax(const tn_topology* topo, uint32_t mtu)
 {
     // the family's BFS from every host (CalculateRoute): hosts are reached but not passed
-    // through, neighbours in node id order, and a node's delay and wire time are those of the
-    // path it was first reached by
+    // through, neighbours in node id order, and a node's delay, wire time and bottleneck rate
+    // are those of the path it was first reached by
     const uint32_t n = tn_topology_node_count(topo);
     std::vector<std::vector<uint32_t>> out(n);
     std::vector<bool> isSwitch(n);
@@ -77,6 +64,7 @@ RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
         return 2 * l->latency_ns + uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
     };
     std::vector<uint64_t> rtt(n);
+    std::vector<uint64_t> rate(n);
     std::vector<bool> seen(n);
     std::vector<uint32_t> queue;
 
@@ -87,29 +75,38 @@ RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
         uint32_t host[2]{UINT32_MAX, UINT32_MAX};
     };
 
+    // per bottleneck rate of the paths (a few distinct link rates), so that the largest BDP
+    // is among the farthest hosts of each rate
+    using FarthestByRate = std::map<uint64_t, Farthest>;
+
     auto search = [&](uint32_t from) {
-        Farthest far;
+        FarthestByRate byRate;
         std::fill(seen.begin(), seen.end(), false);
         queue.assign(1, from);
         seen[from] = true;
         rtt[from] = 0;
+        rate[from] = UINT64_MAX;
         for (size_t head = 0; head < queue.size(); ++head)
         {
             const uint32_t now = queue[head];
             for (uint32_t id : out[now])
             {
-                const uint32_t next = tn_topology_link(topo, id)->dst;
+                const tn_link* l = tn_topology_link(topo, id);
+                const uint32_t next = l->dst;
                 if (seen[next])
                 {
                     continue;
                 }
                 seen[next] = true;
                 rtt[next] = rtt[now] + hop(id);
+                rate[next] = std::min<uint64_t>(rate[now], l->rate_bps);
                 if (isSwitch[next])
                 {
                     queue.push_back(next);
+                    continue;
                 }
-                else if (rtt[next] > far.rtt[1] || far.host[1] == UINT32_MAX)
+                Farthest& far = byRate[rate[next]];
+                if (rtt[next] > far.rtt[1] || far.host[1] == UINT32_MAX)
                 {
                     const int k = rtt[next] > far.rtt[0] || far.host[0] == UINT32_MAX ? 0 : 1;
                     if (k == 0)
@@ -122,12 +119,16 @@ RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
                 }
             }
         }
-        return far;
+        return byRate;
+    };
+    FamilyMaxima largest;
+    auto take = [&largest](uint64_t rttNs, uint64_t bps) {
+        largest.rttNs = std::max(largest.rttNs, rttNs);
+        largest.bdp = std::max(largest.bdp, FamilyBdp(rttNs, bps));
     };
     // a host with one link to a switch reaches the others as that switch does, one hop
     // later: one search per such switch instead of one per host
-    std::unordered_map<uint32_t, Farthest> fromSwitch;
-    uint64_t largest = 0;
+    std::unordered_map<uint32_t, FarthestByRate> fromSwitch;
     for (uint32_t host = 0; host < n; ++host)
     {
         if (isSwitch[host])
@@ -136,23 +137,83 @@ RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
         }
         if (out[host].size() == 1 && isSwitch[tn_topology_link(topo, out[host][0])->dst])
         {
-            const uint32_t sw = tn_topology_link(topo, out[host][0])->dst;
-            auto it = fromSwitch.find(sw);
+            const tn_link* up = tn_topology_link(topo, out[host][0]);
+            auto it = fromSwitch.find(up->dst);
             if (it == fromSwitch.end())
             {
-                it = fromSwitch.emplace(sw, search(sw)).first;
+                it = fromSwitch.emplace(up->dst, search(up->dst)).first;
             }
-            const int k = it->second.host[0] == host ? 1 : 0;
-            if (it->second.host[k] != UINT32_MAX)
+            for (const auto& [bps, far] : it->second)
             {
-                largest = std::max(largest, hop(out[host][0]) + it->second.rtt[k]);
+                const int k = far.host[0] == host ? 1 : 0;
+                if (far.host[k] != UINT32_MAX)
+                {
+                    take(hop(out[host][0]) + far.rtt[k], std::min<uint64_t>(bps, up->rate_bps));
+                }
             }
             continue;
         }
-        const Farthest far = search(host);
-        largest = std::max(largest, far.rtt[0]);
+        for (const auto& [bps, far] : search(host))
+        {
+            take(far.rtt[0], bps);
+        }
     }
     return largest;
+}
+
+} // namespace
+
+uint64_t
+RoceHpccBaseRttNs(const tn_topology* topo,
+                  const tn_routes* routes,
+                  uint32_t src,
+                  uint32_t dst,
+                  uint32_t mtu,
+                  uint64_t* bdp)
+{
+    if (bdp)
+    {
+        *bdp = 0;
+    }
+    const uint32_t dist = tn_routes_distance(routes, src, dst);
+    if (dist == 0 || dist == TN_ROUTES_UNREACHABLE)
+    {
+        return 0;
+    }
+    std::vector<uint32_t> path(dist);
+    uint32_t len = 0;
+    tn_error err;
+    if (tn_routes_path(routes, src, dst, 0, path.data(), dist, &len, &err) != TN_OK)
+    {
+        return 0;
+    }
+    uint64_t delay = 0;
+    uint64_t tx = 0;
+    uint64_t slowest = UINT64_MAX;
+    for (uint32_t h = 0; h < len; ++h)
+    {
+        const tn_link* l = tn_topology_link(topo, path[h]);
+        delay += l->latency_ns;
+        tx += uint64_t(mtu) * 8 * 1000000000ULL / l->rate_bps;
+        slowest = std::min<uint64_t>(slowest, l->rate_bps);
+    }
+    if (bdp)
+    {
+        *bdp = FamilyBdp(2 * delay + tx, slowest);
+    }
+    return 2 * delay + tx;
+}
+
+uint64_t
+RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
+{
+    return FamilyMax(topo, mtu).rttNs;
+}
+
+uint64_t
+RoceHpccMaxBdp(const tn_topology* topo, uint32_t mtu)
+{
+    return FamilyMax(topo, mtu).bdp;
 }
 
 RoceHpccFamilyPaths::RoceHpccFamilyPaths(const tn_topology* topo,

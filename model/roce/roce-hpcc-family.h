@@ -39,16 +39,20 @@ uint32_t RoceHpccFamilyEcmpHash(uint32_t sip,
  * \ingroup training-net
  * The HPCC family's base RTT of a (source, destination) pair, its pairRtt: 2 x the propagation
  * delay + the wire time of one payload (no headers) on each hop, in whole ns per hop as the
- * family computes it.
+ * family computes it; and its pairBdp, the window the family gives the pair's flows with
+ * GLOBAL_T 0: that RTT x the slowest link rate on the path (its pairBw) / 8, in whole bytes as
+ * the family computes it (rtt x bw / 1e9 / 8).
  * \param topo the topology \param routes its routes toward dst
  * \param src source node \param dst destination node \param mtu payload bytes per packet
+ * \param bdp if not null, set to the pair's BDP in bytes (0 when the pair has no path)
  * \return the base RTT in ns; 0 when the pair has no path
  */
 uint64_t RoceHpccBaseRttNs(const tn_topology* topo,
                            const tn_routes* routes,
                            uint32_t src,
                            uint32_t dst,
-                           uint32_t mtu);
+                           uint32_t mtu,
+                           uint64_t* bdp = nullptr);
 
 /**
  * \ingroup training-net
@@ -62,6 +66,18 @@ uint64_t RoceHpccBaseRttNs(const tn_topology* topo,
  * \return the largest base RTT in ns; 0 with fewer than two connected hosts
  */
 uint64_t RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu);
+
+/**
+ * \ingroup training-net
+ * The HPCC family's maxBdp, the window it gives every flow with GLOBAL_T 1: the largest pairBdp
+ * over every pair of hosts of the topology, each pair's base RTT and slowest link those of the
+ * path its breadth-first search found first (as RoceHpccMaxBaseRttNs). It is maxRtt x the
+ * hosts' rate / 8 when no path is slower than its hosts' links, and can be smaller otherwise:
+ * the pair of the largest RTT need not be the pair of the largest BDP.
+ * \param topo the topology \param mtu payload bytes per packet
+ * \return the largest BDP in bytes; 0 with fewer than two connected hosts
+ */
+uint64_t RoceHpccMaxBdp(const tn_topology* topo, uint32_t mtu);
 
 /**
  * \ingroup training-net
