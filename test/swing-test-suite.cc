@@ -16,6 +16,10 @@
  *    shared link the time depends on where DCQCN's ECN marks fall, i.e. on the position of
  *    the RNG streams (ring:8 at 16 MiB measured +13% to +34% as the cases before it change;
  *    doc/npu-collectives.rst, section Swing, has the errors).
+ * swing-lat (latency-optimal: log2 p steps, whole vectors, local reduces) the same way:
+ * contention-free on switch:16 (each step a matching), sharing links on torus:4x4; and on
+ * switch:16 with 1 us links at 32 KiB, where the closed forms L (a + S/B) = 16.2 us and
+ * 2 L a + 2 (p-1)/p S/B = 19.8 us favour it, faster than the bandwidth-optimal swing.
  */
 #include "planned-collective-test-util.h"
 #include "roce-test-util.h"
@@ -36,7 +40,7 @@ namespace
 struct Case
 {
     const char* spec;      //!< topology
-    const char* algorithm; //!< swing or swing-torus
+    const char* algorithm; //!< swing, swing-lat or swing-torus
     uint64_t bytes;        //!< collective size
     bool atBound{false};   //!< also within 5% above the injection bound (InjectionBoundNs)
     tn_collective collective{TN_COLL_ALL_REDUCE}; //!< the collective
@@ -155,6 +159,37 @@ class SwingPacketLevelTestCase : public TestCase
     std::vector<Case> m_cases; //!< the all-reduces
 };
 
+/// swing-lat against the bandwidth-optimal swing where its closed form is the shorter one.
+class SwingLatencyTestCase : public TestCase
+{
+  public:
+    SwingLatencyTestCase()
+        : TestCase("swing: swing-lat faster than swing at 32 KiB on switch:16 with 1 us links")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        roce_test::DefaultsGuard guard;
+        const planned_test::Measured lat =
+            RunSwing({"switch:16,latency=1us", "swing-lat", 32 << 10});
+        const planned_test::Measured bw = RunSwing({"switch:16,latency=1us", "swing", 32 << 10});
+        NS_TEST_EXPECT_MSG_EQ(lat.check + bw.check, "", "executed = planned");
+        NS_TEST_EXPECT_MSG_GT(lat.ns, 0, "swing-lat completed");
+        NS_TEST_EXPECT_MSG_LT(lat.ns,
+                              bw.ns,
+                              "swing-lat " << lat.ns << " ns, swing " << bw.ns << " ns");
+        std::printf("swing switch:16,latency=1us 32 KiB: swing-lat %.0f ns (model %.0f), swing "
+                    "%.0f ns (model %.0f), %.2fx\n",
+                    lat.ns,
+                    lat.estimatedNs,
+                    bw.ns,
+                    bw.estimatedNs,
+                    bw.ns / lat.ns);
+    }
+};
+
 /// The Swing suite.
 class SwingTestSuite : public TestSuite
 {
@@ -177,7 +212,10 @@ class SwingTestSuite : public TestSuite
                          {"torus:2x4", "swing", 1 << 20},
                          {"torus:4x4", "swing-torus", 1 << 20, false, TN_COLL_REDUCE_SCATTER},
                          {"torus:4x4", "swing-torus", 16 << 20, true, TN_COLL_REDUCE_SCATTER},
-                         {"torus:4x4", "swing-torus", 16 << 20, true, TN_COLL_ALL_GATHER}}),
+                         {"torus:4x4", "swing-torus", 16 << 20, true, TN_COLL_ALL_GATHER},
+                         {"switch:16", "swing-lat", 32 << 10},
+                         {"switch:16", "swing-lat", 1 << 20},
+                         {"switch:16,latency=1us", "swing-lat", 32 << 10}}),
                     TestCase::QUICK);
         AddTestCase(new SwingPacketLevelTestCase(true,
                                                  {{"torus:4x4", "swing", 1 << 20},
@@ -186,8 +224,11 @@ class SwingTestSuite : public TestSuite
                                                   {"torus:8x8", "swing-torus", 16 << 20},
                                                   {"ring:8", "swing-torus", 16 << 20},
                                                   {"mesh:4x4", "swing", 1 << 20},
-                                                  {"fattree:k=4", "swing", 1 << 20}}),
+                                                  {"fattree:k=4", "swing", 1 << 20},
+                                                  {"torus:4x4", "swing-lat", 32 << 10},
+                                                  {"torus:4x4", "swing-lat", 1 << 20}}),
                     TestCase::QUICK);
+        AddTestCase(new SwingLatencyTestCase, TestCase::QUICK);
     }
 };
 

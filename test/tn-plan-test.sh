@@ -241,6 +241,18 @@ check "swing-torus torus:4x4: 8 steps ($(field steps))" [ "$(field steps)" = "8"
 check "swing-torus torus:4x4: verified ($(field verified))" [ "$(field verified)" = "yes" ]
 check "swing-torus torus:4x4: no conflicts ($(field contention))" \
     [ "$(field contention)" = "no claim; 0 conflicts over 512 (link, step) pairs" ]
+# swing-lat: log2 p steps, p (log2 p + 1) local ops of the p (2 log2 p + 1) transfers, named
+# in the dump
+run --topology torus:4x4 --algorithm swing-lat --size 32KiB --dump csv
+check "swing-lat torus:4x4: 4 steps ($(field steps))" [ "$(field steps)" = "4" ]
+check "swing-lat torus:4x4: verified ($(field verified))" [ "$(field verified)" = "yes" ]
+check "swing-lat torus:4x4: 144 transfers ($(field transfers))" [ "$(field transfers)" = "144" ]
+check "swing-lat torus:4x4: 80 local ops ($(field 'local ops'))" \
+    [ "$(field 'local ops')" = "80 (no network)" ]
+check "swing-lat torus:4x4: 64 local reduces in the dump" \
+    [ "$(grep -c ',local-reduce,' "$tmp/out")" -eq 64 ]
+run --topology torus:4x4 --algorithm swing --size 32KiB
+check "swing torus:4x4: no local ops line" [ -z "$(field 'local ops')" ]
 # tacos: any topology, all-gather / reduce-scatter / all-reduce
 run --topology ring:8 --algorithm tacos --collective allgather --size 8MiB
 check "tacos ring:8 all-gather: 4 forced steps ($(field steps))" [ "$(field steps)" = "4" ]

@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * tn-plan: plan one collective with the training-net C core and print a summary.
+ * Over 1,000 lines for a reason: the one command of the core, whose options, ranking,
+ * summary and dumps share one request, schedule and exit-code path.
  *
  *   tn-plan --topology torus:8x8 --collective allreduce --algorithm multitree
  *           --size 64MiB [--chunks C] [--ports P] [--root R] [--policy fifo|scf]
@@ -13,7 +15,8 @@
  * --algorithm auto ranks every algorithm that applies (tn_tune_rank, tn-tune.h) on the path
  * --program takes, prints the ranking (each candidate, its estimate, the chosen one, the
  * skipped ones with their reason), then the summary of the choice.
- * Summary: ranks, steps, transfers, total bytes, max bytes per link, rank order
+ * Summary: ranks, steps, transfers, total bytes, local ops (when the schedule has
+ * any: swing-lat), max bytes per link, rank order
  * (ring algorithms), verified (tn_verify_schedule), contention report
  * (conflicting (link, step) pairs), estimated time (tn_cost_estimate), for a
  * ring all-reduce the closed form 2(N-1)(a + S/(N*B)) with a and B of NPU 0's
@@ -234,7 +237,7 @@ dump_csv(FILE* f, const tn_schedule* s)
                 t->src_offset,
                 t->dst_offset,
                 t->length,
-                t->op == TN_OP_REDUCE ? "reduce" : "copy",
+                tn_op_name(t->op),
                 t->step,
                 t->dim,
                 t->chunk);
@@ -279,7 +282,7 @@ dump_json(FILE* f, const tn_schedule* s)
                 t->src_offset,
                 t->dst_offset,
                 t->length,
-                t->op == TN_OP_REDUCE ? "reduce" : "copy",
+                tn_op_name(t->op),
                 t->step,
                 t->dim,
                 t->chunk);
@@ -854,6 +857,10 @@ main(int argc, char** argv)
     printf("transfers     %u\n", tn_schedule_count(s));
     human_bytes(tn_schedule_total_bytes(s), b1, sizeof(b1));
     printf("total bytes   %s\n", b1);
+    if (tn_schedule_local_count(s) > 0) /* in transfers and total bytes, but no network */
+    {
+        printf("local ops     %u (no network)\n", tn_schedule_local_count(s));
+    }
     if (algo->takes_rank_order)
     {
         uint32_t* shown = order;

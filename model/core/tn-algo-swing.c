@@ -36,6 +36,16 @@
  * deps between them: part j starts on dim j mod D, and parts j >= D use -rho (the mirror
  * direction), so every node sends on all 2D of its links in every step. The blocks of a
  * part follow from its peer sequence the same way (the slot check covers any sequence).
+ *
+ * swing-lat is the latency-optimal variant: L steps with the same peers, and at each step
+ * both ranks of a pair send their whole current sum, so after L steps every rank holds the
+ * full sum. A network reduce cannot add the peer's vector into the bytes the rank reads to
+ * send its own, so the vector arrives by copy in scratch and a local reduce (tn-schedule.h)
+ * adds the rank's sum into it, out of place: scratch slot t (at (t + 1) S) receives step
+ * t's copy and then holds the rank's sum after step t, which step t + 1 sends and adds from.
+ * A copy lands in a slot nothing used before, so it waits only for the sum it sends (no
+ * dependency on the peer, nor on the ACK of a send); a final local copy puts slot L - 1 into
+ * [0, S), after the rank's step-0 send read the vector. Per rank L S bytes, L S of scratch.
  */
 #include "tn-algorithm-impl.h"
 
@@ -569,5 +579,112 @@ tn_algo_swing_torus_plan(const tn_topology* topo,
     }
     swing_free(&w);
     free(order);
+    return st;
+}
+
+tn_status
+tn_algo_swing_lat_plan(const tn_topology* topo,
+                       const tn_plan_request* request,
+                       tn_schedule* s,
+                       tn_error* err)
+{
+    uint32_t p = tn_schedule_ranks(s), L = 0;
+    if (p < 2)
+    {
+        return TN_OK;
+    }
+    while ((1u << L) < p)
+    {
+        L++;
+    }
+    uint64_t S = tn_schedule_bytes(s);
+    uint32_t C = tn_schedule_chunks(s);
+    if (S > UINT64_MAX / (L + 1))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "swing-lat: %llu bytes and %u steps: the scratch (steps x bytes) "
+                            "overflows",
+                            (unsigned long long)S,
+                            L);
+    }
+    tn_schedule_set_scratch(s, (uint64_t)L * S);
+    uint32_t* order = NULL;
+    /* per position: its last local reduce (the sum it sends next), its step-0 send and what it
+     * received in this step */
+    uint32_t* sum = malloc((size_t)p * sizeof(uint32_t));
+    uint32_t* first = malloc((size_t)p * sizeof(uint32_t));
+    uint32_t* got = malloc((size_t)p * sizeof(uint32_t));
+    tn_status st = sum && first && got ? tn_algo_ring_order(topo, request, p, &order, err)
+                                       : tn_error_set(err, TN_ENOMEM, "swing-lat: out of memory");
+    for (uint32_t c = 0; c < C && !st; c++)
+    {
+        tn_slice region = tn_chunk_region(S, C, c);
+        for (uint32_t t = 0; t < L && !st; t++)
+        {
+            /* the sum after step t - 1: the vector itself before step 0 */
+            uint64_t from = (uint64_t)t * S + region.offset;
+            uint64_t slot = (uint64_t)(t + 1) * S + region.offset;
+            for (uint32_t v = 0; v < p && !st; v++)
+            {
+                uint32_t q = swing_peer(v, t, p), a = order[v], b = order[q];
+                st = tn_algo_add(s,
+                                 a,
+                                 b,
+                                 from,
+                                 slot,
+                                 region.length,
+                                 TN_OP_COPY,
+                                 t,
+                                 tn_algo_rank_dim(topo, a, b),
+                                 c,
+                                 &sum[v],
+                                 t > 0,
+                                 &got[q],
+                                 err);
+                first[v] = t == 0 ? got[q] : first[v];
+            }
+            for (uint32_t v = 0; v < p && !st; v++)
+            {
+                uint32_t deps[2] = {got[v], sum[v]};
+                st = tn_algo_add(s,
+                                 order[v],
+                                 order[v],
+                                 from,
+                                 slot,
+                                 region.length,
+                                 TN_OP_LOCAL_REDUCE,
+                                 t,
+                                 -1,
+                                 c,
+                                 deps,
+                                 t > 0 ? 2 : 1,
+                                 &sum[v],
+                                 err);
+            }
+        }
+        for (uint32_t v = 0; v < p && !st; v++)
+        {
+            uint32_t deps[2] = {sum[v], first[v]};
+            st = tn_algo_add(s,
+                             order[v],
+                             order[v],
+                             (uint64_t)L * S + region.offset,
+                             region.offset,
+                             region.length,
+                             TN_OP_LOCAL_COPY,
+                             L - 1,
+                             -1,
+                             c,
+                             deps,
+                             2,
+                             NULL,
+                             err);
+        }
+    }
+    free(order);
+    free(sum);
+    free(first);
+    free(got);
     return st;
 }

@@ -261,6 +261,10 @@ extern "C"
                                  const tn_plan_request* request,
                                  tn_schedule* s,
                                  tn_error* err);
+    tn_status tn_algo_swing_lat_plan(const tn_topology* topo,
+                                     const tn_plan_request* request,
+                                     tn_schedule* s,
+                                     tn_error* err);
     tn_status tn_algo_swing_torus_check(const tn_topology* topo,
                                         const tn_plan_request* request,
                                         uint32_t ranks,

@@ -117,6 +117,16 @@ static const tn_algorithm tn_algorithm_table[] = {
      tn_algo_swing_check,
      tn_algo_swing_plan,
      true},
+    {"swing-lat",
+     "swing-latency",
+     AR,
+     false,
+     "Swing, latency-optimal: log2 p steps, each rank exchanges its whole sum with the peer "
+     "r +- (1, -1, 3, -5, ...) on the ring order and reduces it locally, power-of-two ranks "
+     "(De Sensi et al., NSDI 2024)",
+     tn_algo_swing_check,
+     tn_algo_swing_lat_plan,
+     true},
     {"swing-torus",
      "swing-multiport",
      AR | RS | AG,
@@ -449,6 +459,12 @@ estimate(const tn_topology* topo,
         t = sat_mul(t, strcmp(a->name, "ring2d") == 0 ? 4 : 1);
         deps = sat_mul(t, 3);
         exact = false;
+    }
+    else if (strcmp(a->name, "swing-lat") == 0)
+    {
+        /* per chunk: log2 N steps of N copies and N local reduces, N final local copies */
+        t = sat_mul(sat_mul(N, 2 * ceil_log2(N) + 1), C);
+        deps = sat_mul(t, 2);
     }
     else if (strcmp(a->name, "swing") == 0 || strcmp(a->name, "swing-torus") == 0)
     {

@@ -55,6 +55,10 @@
  *                 recursive halving-doubling whose step-s peer is r + rho(s) (r even) or
  *                 r - rho(s) (r odd) on the ring order, rho = 1, -1, 3, -5, 11, ...;
  *                 power-of-two ranks only; takes a rank order like ring
+ *   swing-lat     Swing all-reduce, latency-optimal: log2 p steps with swing's peers, each
+ *                 rank copies its whole sum into the peer's scratch and adds the peer's in
+ *                 with a local reduce (tn-schedule.h, local ops); AR only, power-of-two
+ *                 ranks; takes a rank order like ring
  *   swing-torus   Swing multiport on a torus/ring of power-of-two dims: 2D concurrent
  *                 parts, each stepping through the dims from its own first dim, parts
  *                 D..2D-1 mirrored (-rho); every NPU a rank

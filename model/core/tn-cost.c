@@ -852,7 +852,8 @@ tn_cost_estimate(const tn_schedule* s,
         {
             uint32_t np;
             tn_schedule_path(s, i, &np);
-            if (np == 0 && tn_schedule_transfer(s, i)->length > 0)
+            if (np == 0 && tn_schedule_transfer(s, i)->length > 0 &&
+                !tn_op_is_local(tn_schedule_transfer(s, i)->op))
             {
                 status = tn_routes_create(topo, NULL, &own, err);
                 if (status)
@@ -905,7 +906,7 @@ tn_cost_estimate(const tn_schedule* s,
                     goto done;
             }
         }
-        else
+        else if (!tn_op_is_local(t->op))
         {
             len = 1;
             if (!buf)

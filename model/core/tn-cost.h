@@ -43,6 +43,10 @@
  *    transfers are ready at once on one port (MultiTree on a leaf-spine: 13% above
  *    packet level, the fluid model 0.4%).
  *  - Length 0 transfers cost their latency and occupy no link.
+ *  - Local ops (tn_op_is_local: a rank copies or reduces into its own buffer) cross no
+ *    link and take no time: end(t) = ready(t). The cost model has no memory or compute
+ *    time (the ns-3 executor charges a local reduce the NPU's reduction time when an
+ *    NPU endpoint sets one, as it does for a network reduce).
  *  - Total time = max end(t) (0 for an empty schedule).
  *  - Without a topology (topo == NULL) every ordered rank pair (src, dst) has its
  *    own private link with options->rate_bps / options->latency_ns (a fully

@@ -36,6 +36,11 @@ tn_transfer_links(const tn_schedule* s,
                             t->dst,
                             tn_topology_npu_count(topo));
     }
+    if (tn_op_is_local(t->op))
+    {
+        *len = 0; /* no network */
+        return TN_OK;
+    }
     uint32_t np;
     const uint32_t* path = tn_schedule_path(s, id, &np);
     if (np > 0)

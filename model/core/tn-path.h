@@ -36,8 +36,8 @@ extern "C"
 
     /**
      * Links of transfer `id` (see contract). Writes up to cap link ids to links and the
-     * hop count to *len. routes may be NULL only if every transfer queried has an
-     * explicit path.
+     * hop count to *len (0 for a local op, which crosses no link). routes may be NULL
+     * only if every transfer queried has an explicit path or is local.
      */
     tn_status tn_transfer_links(const tn_schedule* s,
                                 uint32_t id,

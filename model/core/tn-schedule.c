@@ -35,6 +35,7 @@ struct tn_schedule
     size_t capacity; /* of transfers, and of path_first/path_count once they exist */
     uint32_t max_step_plus1;
     uint64_t total_bytes;
+    uint32_t local_count; /* local ops among the transfers */
 
     tn_edge* edges; /* deps as added */
     size_t edge_count;
@@ -116,6 +117,13 @@ tn_alltoall_recv_offset(uint64_t bytes,
 {
     uint64_t len = tn_slice_of(bytes, ranks, dst).length;
     return bytes + (uint64_t)src * len + tn_slice_of(len, chunks ? chunks : 1, chunk).offset;
+}
+
+const char*
+tn_op_name(tn_op op)
+{
+    static const char* const names[] = {"copy", "reduce", "local-copy", "local-reduce"};
+    return (unsigned)op < 4 ? names[op] : "?";
 }
 
 const char*
@@ -414,13 +422,32 @@ tn_schedule_add(tn_schedule* s,
                             spec->dst,
                             s->ranks);
     }
-    if (spec->src == spec->dst)
+    bool local = tn_op_is_local(spec->op);
+    if (!local && spec->src == spec->dst)
     {
         return tn_error_set(err,
                             TN_EINVAL,
                             "schedule_add: transfer %u: src == dst == %u",
                             tid,
                             spec->src);
+    }
+    if (local && (spec->src != spec->dst || (spec->src_offset < spec->dst_offset + spec->length &&
+                                             spec->dst_offset < spec->src_offset + spec->length)))
+    {
+        /* one rank, two disjoint ranges: a local op reads all of its source before its
+         * destination changes, which the verifier and every executor assume */
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule_add: transfer %u: %s needs src == dst (%u, %u) and "
+                            "disjoint ranges [%llu,+%llu) and [%llu,+%llu)",
+                            tid,
+                            tn_op_name(spec->op),
+                            spec->src,
+                            spec->dst,
+                            (unsigned long long)spec->src_offset,
+                            (unsigned long long)spec->length,
+                            (unsigned long long)spec->dst_offset,
+                            (unsigned long long)spec->length);
     }
     if (spec->chunk >= s->chunks)
     {
@@ -431,7 +458,7 @@ tn_schedule_add(tn_schedule* s,
                             spec->chunk,
                             s->chunks);
     }
-    if (spec->op != TN_OP_COPY && spec->op != TN_OP_REDUCE)
+    if (spec->op != TN_OP_COPY && spec->op != TN_OP_REDUCE && !local)
     {
         return tn_error_set(err, TN_EINVAL, "schedule_add: transfer %u: invalid op", tid);
     }
@@ -525,6 +552,7 @@ tn_schedule_add(tn_schedule* s,
         s->max_step_plus1 = spec->step + 1;
     }
     s->total_bytes += spec->length;
+    s->local_count += local;
     if (s->finalized)
     {
         unfinalize(s);
@@ -569,6 +597,13 @@ tn_schedule_set_path(tn_schedule* s,
     if (nlinks && !links)
     {
         return tn_error_set(err, TN_EINVAL, "schedule_set_path: links is NULL");
+    }
+    if (nlinks && tn_op_is_local(s->transfers[id].op))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "schedule_set_path: transfer %u is a local op (no network, no path)",
+                            id);
     }
     if (!s->path_first)
     {
@@ -895,6 +930,12 @@ uint64_t
 tn_schedule_total_bytes(const tn_schedule* s)
 {
     return s->total_bytes;
+}
+
+uint32_t
+tn_schedule_local_count(const tn_schedule* s)
+{
+    return s->local_count;
 }
 
 const tn_transfer*

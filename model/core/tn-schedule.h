@@ -40,8 +40,8 @@
  * reserve it with tn_schedule_set_scratch(): it follows the buffers above and is
  * "don't care" at the end.
  *
- * Transfers: {id, src rank, dst rank (src != dst), src_offset, dst_offset, length,
- * op, deps, step, dim, chunk, path}. Semantics: when every dep has completed,
+ * Transfers: {id, src rank, dst rank (src != dst but for local ops), src_offset,
+ * dst_offset, length, op, deps, step, dim, chunk, path}. Semantics: when every dep has completed,
  * the bytes [src_offset, src_offset+length) of src are sent to dst and either
  * overwrite (TN_OP_COPY) or are added element-wise to (TN_OP_REDUCE)
  * [dst_offset, dst_offset+length) of dst. Length 0 is allowed: no data, a pure
@@ -57,6 +57,18 @@
  *  - path: optional explicit list of directed link ids of the topology from
  *    src's NPU node to dst's NPU node; empty = use the routing (deterministic
  *    shortest path of tn-routing.h).
+ *
+ * Local ops (TN_OP_LOCAL_COPY, TN_OP_LOCAL_REDUCE; tn_op_is_local): src == dst, and
+ * the two ranges of the rank do not overlap; the rank overwrites or adds its own
+ * [src_offset, +length) into [dst_offset, +length) with no network: no path (none may
+ * be set), no link, no packet. They exist for algorithms that reduce a received copy
+ * out of place (swing-lat: the peer's vector arrives in scratch by TN_OP_COPY and a
+ * local reduce adds it in), which a network reduce cannot express when the rank reads
+ * the same bytes to send them. Every consumer treats them as a transfer whose sender
+ * and receiver are the rank: ids, deps, steps, chunks and total_bytes count them; the
+ * cost model (tn-cost.h) gives them no time, the ns-3 executor completes one when its
+ * deps are met (a local reduce after the NPU's reduction time) and sends nothing. No
+ * algorithm but swing-lat emits them.
  *
  * Chunking: a collective of S bytes planned with C chunks is C independent
  * collectives on sub-ranges (tn_chunk_block gives the layout every algorithm
@@ -116,9 +128,26 @@ extern "C"
     /** Operation of a transfer at its destination. */
     typedef enum tn_op
     {
-        TN_OP_COPY = 0,  /**< overwrite the destination range */
-        TN_OP_REDUCE = 1 /**< add into the destination range */
+        TN_OP_COPY = 0,        /**< overwrite the destination range */
+        TN_OP_REDUCE = 1,      /**< add into the destination range */
+        TN_OP_LOCAL_COPY = 2,  /**< src == dst: overwrite, inside the rank (no network) */
+        TN_OP_LOCAL_REDUCE = 3 /**< src == dst: add, inside the rank (no network) */
     } tn_op;
+
+    /** Whether an op runs inside one rank (src == dst, no network). */
+    static inline bool tn_op_is_local(tn_op op)
+    {
+        return op == TN_OP_LOCAL_COPY || op == TN_OP_LOCAL_REDUCE;
+    }
+
+    /** Whether an op adds into its destination (TN_OP_REDUCE, TN_OP_LOCAL_REDUCE). */
+    static inline bool tn_op_is_reduce(tn_op op)
+    {
+        return op == TN_OP_REDUCE || op == TN_OP_LOCAL_REDUCE;
+    }
+
+    /** "copy", "reduce", "local-copy", "local-reduce"; "?" for an invalid value. */
+    const char* tn_op_name(tn_op op);
 
     /** A byte range. */
     typedef struct tn_slice
@@ -210,8 +239,9 @@ extern "C"
     /**
      * Append a transfer; its id (== previous count) in *id (may be NULL).
      * deps: ndeps ids of existing or later transfers (checked at finalize).
-     * Validates src/dst < ranks, src != dst, chunk < chunks, ranges inside the
-     * buffers (tn_schedule_buffer_size) without overflow.
+     * Validates src/dst < ranks, src != dst (src == dst and disjoint ranges for a
+     * local op), chunk < chunks, ranges inside the buffers (tn_schedule_buffer_size)
+     * without overflow.
      */
     tn_status tn_schedule_add(tn_schedule* s,
                               const tn_transfer_spec* spec,
@@ -223,7 +253,8 @@ extern "C"
     /** Add one dependency: `id` starts only after `dep` completed. */
     tn_status tn_schedule_add_dep(tn_schedule* s, uint32_t id, uint32_t dep, tn_error* err);
 
-    /** Set the explicit path (directed link ids, copied) of transfer id; 0 links clears. */
+    /** Set the explicit path (directed link ids, copied) of transfer id; 0 links clears.
+     *  A local op takes no path (TN_EINVAL for nlinks > 0). */
     tn_status tn_schedule_set_path(tn_schedule* s,
                                    uint32_t id,
                                    const uint32_t* links,
@@ -269,8 +300,11 @@ extern "C"
     /** Number of steps = 1 + largest step (0 when empty). */
     uint32_t tn_schedule_steps(const tn_schedule* s);
 
-    /** Total bytes over all transfers (sum of lengths). */
+    /** Total bytes over all transfers (sum of lengths, local ops included). */
     uint64_t tn_schedule_total_bytes(const tn_schedule* s);
+
+    /** Local ops among the transfers (tn_op_is_local; 0 for every algorithm but swing-lat). */
+    uint32_t tn_schedule_local_count(const tn_schedule* s);
 
     /** Transfer by id (id < count); pointer invalidated by tn_schedule_add. */
     const tn_transfer* tn_schedule_transfer(const tn_schedule* s, uint32_t id);

@@ -943,7 +943,7 @@ locate(const rmap* m,
 }
 
 #define TFMT "transfer %u (%u->%u step %u %s)"
-#define TARGS(t) (t)->id, (t)->src, (t)->dst, (t)->step, (t)->op == TN_OP_COPY ? "copy" : "reduce"
+#define TARGS(t) (t)->id, (t)->src, (t)->dst, (t)->step, tn_op_name((t)->op)
 
 static tn_status
 exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
@@ -1006,13 +1006,26 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
     uint32_t c = rmap_split(md, doff);
     if (c == UINT32_MAX || rmap_split(md, doff + len) == UINT32_MAX)
         goto nomem;
-    for (uint32_t i = a + 1; i < b; i++)
+    for (uint32_t i = a + 1; i < b && ms != md; i++)
     {
         if (rmap_split(md, doff + (ms->starts[i] - so)) == UINT32_MAX)
             goto nomem;
     }
+    /* a local op splits its own rank's map: find each source boundary by its address */
+    for (uint64_t x = so; ms == md && seg_end(ms, rmap_find(ms, x)) < so + len;)
+    {
+        x = seg_end(ms, rmap_find(ms, x));
+        if (rmap_split(md, doff + (x - so)) == UINT32_MAX)
+            goto nomem;
+    }
     c = rmap_find(md, doff);
     uint32_t d = doff + len >= md->end ? md->n : rmap_find(md, doff + len);
+    if (ms == md)
+    {
+        /* a local op: the splits above moved the segments of its (disjoint) source */
+        a = rmap_find(ms, so);
+        b = so + len >= ms->end ? ms->n : rmap_find(ms, so + len);
+    }
     /* write checks */
     stamp = next_phase(st);
     st->nneed = 0;
@@ -1026,7 +1039,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
             if (!need_push(st, g->rd.ids[k], stamp))
                 goto nomem;
         }
-        if (t->op == TN_OP_COPY)
+        if (!tn_op_is_reduce(t->op))
         {
             for (uint32_t k = 0; k < g->red.n; k++)
             {
@@ -1068,7 +1081,7 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
         }
         seg* gs = &ms->segs[i];
         int64_t shift = gs->shift + (int64_t)(so - doff);
-        if (t->op == TN_OP_COPY)
+        if (!tn_op_is_reduce(t->op))
         {
             vset_unref(gd->set);
             gd->set = vset_ref(gs->set);

@@ -31,6 +31,8 @@
  *            ancestors (reduces among themselves commute and need no order).
  *    With these conditions every topological order gives the same final state,
  *    so checking one order is enough. "Ancestor" = reachable through deps.
+ *    A local op (tn_op_is_local) reads and writes ranges of one rank under the
+ *    same rules (a local reduce as a reduce, a local copy as a copy).
  *  - Final state: every rank must hold exactly the postcondition on the ranges
  *    the collective defines ("don't care" ranges are not checked).
  *  - On the first violation tn_verify returns TN_EVERIFY with a message naming the

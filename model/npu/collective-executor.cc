@@ -262,6 +262,11 @@ CollectiveExecutor::Post(Entry* entry, uint32_t transfer)
     Collective* c = PeekPointer(entry->collective);
     const tn_transfer* t = tn_schedule_transfer(c->GetSchedule(), transfer);
     NS_ASSERT(t->src == entry->rank);
+    if (tn_op_is_local(t->op))
+    {
+        PostLocal(entry, transfer);
+        return;
+    }
     RdmaWriteRequest request;
     request.dst = c->GetNode(t->dst);
     request.bytes = t->length;
@@ -275,6 +280,24 @@ CollectiveExecutor::Post(Entry* entry, uint32_t transfer)
     ++m_posted;
     m_sentTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
     m_nic->Post(request, m_sendDone);
+}
+
+void
+CollectiveExecutor::PostLocal(Entry* entry, uint32_t transfer)
+{
+    // no packet and no Sent/Received trace (no network bytes): issued and "arrived" now,
+    // ready after the reduction time for a local reduce; an event of its own, since
+    // DataReady releases further transfers and Release may not be re-entered
+    Collective* c = PeekPointer(entry->collective);
+    const tn_transfer* t = tn_schedule_transfer(c->GetSchedule(), transfer);
+    c->NotifyIssued(transfer);
+    c->NotifyArrived(transfer, Simulator::Now(), t->length);
+    Time delay = Seconds(0);
+    if (t->op == TN_OP_LOCAL_REDUCE && !m_reductionTime.IsNull())
+    {
+        delay = Max(m_reductionTime(t->length), Seconds(0));
+    }
+    Simulator::Schedule(delay, &CollectiveExecutor::DataReady, this, entry, transfer);
 }
 
 void

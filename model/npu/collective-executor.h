@@ -38,7 +38,10 @@ class CollectiveService;
  * zero-byte writes with immediate whose R_Key has the top bit set.
  *
  * Reduction hook: SetReductionTimeCallback gives the time a reduce of n bytes takes at this
- * NPU after its data arrived (default: none, data is ready on arrival). The NPU endpoint
+ * NPU after its data arrived (default: none, data is ready on arrival). A local op of the
+ * schedule (tn_op_is_local: the rank copies or reduces within its own buffer) sends nothing:
+ * it is issued when its deps are met and ready then, a local reduce after the reduction time;
+ * it fires neither Sent nor Received. The NPU endpoint
  * model (NpuEndpoint) fills it and follows this node's traffic through the trace sources
  * Sent, Received, PartStart and PartEnd.
  */
@@ -111,7 +114,7 @@ class CollectiveExecutor : public Object
     /** \return the collective service of this node's fabric (null before it is set up) */
     Ptr<CollectiveService> GetService() const;
 
-    /** \return transfers this executor posted */
+    /** \return transfers this executor posted to its NIC (local ops are not posted) */
     uint64_t GetPosted() const
     {
         return m_posted;
@@ -175,6 +178,8 @@ class CollectiveExecutor : public Object
     void Failed(const RdmaMessageRecord& record);
     void Release(Entry* entry, uint32_t transfer);
     void Post(Entry* entry, uint32_t transfer);
+    /// A local op (tn_op_is_local) of this rank: done here, without the NIC.
+    void PostLocal(Entry* entry, uint32_t transfer);
     // generated collectives (Collective::SetupProgram): ops of this rank's program
     void StartProgram(Entry* entry);
     void ReceivedProgram(Entry* entry, const RdmaMessageRecord& record);

@@ -346,6 +346,10 @@ CollectiveService::AssignLanes(const tn_schedule* s,
     for (uint32_t id = 0; id < count; id++)
     {
         const tn_transfer* t = tn_schedule_transfer(s, id);
+        if (tn_op_is_local(t->op))
+        {
+            continue; // no network: no path, lane 0
+        }
         const uint32_t srcNode = nodes[t->src];
         const uint32_t dstNode = nodes[t->dst];
         uint32_t len = 0;

@@ -980,8 +980,9 @@ Collective::Setup(uint32_t id,
     m_rankPending.assign(ranks, 0);
     for (uint32_t t = 0; t < count; t++)
     {
-        ++m_rankPending[tn_schedule_transfer(schedule, t)->src];
-        ++m_rankPending[tn_schedule_transfer(schedule, t)->dst];
+        const tn_transfer* x = tn_schedule_transfer(schedule, t);
+        ++m_rankPending[x->src];
+        m_rankPending[x->dst] += !tn_op_is_local(x->op); // a local op is one event, its end
         tn_schedule_deps(schedule, t, &m_state[t].pendingDeps);
         if (m_state[t].pendingDeps == 0)
         {
@@ -1292,7 +1293,7 @@ Collective::GetRecord(uint32_t transfer) const
     r.chunk = t->chunk;
     r.step = t->step;
     r.dim = t->dim;
-    r.reduce = t->op == TN_OP_REDUCE;
+    r.reduce = tn_op_is_reduce(t->op);
     r.lane = GetLane(transfer);
     r.issue = TimeStep(s.issueNs);
     r.firstByte = TimeStep(s.firstNs);

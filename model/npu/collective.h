@@ -70,7 +70,10 @@ struct CollectiveTransferRecord
  *  - a dependency on a transfer sent by this node is met when that send completed (ACKed);
  *  - any other dependency is met when a zero-byte notification (an RDMA WRITE with immediate,
  *    sent by the node where the data became ready) arrives here: the schedule asked for an
- *    ordering that only a message can carry, and the message is simulated.
+ *    ordering that only a message can carry, and the message is simulated;
+ *  - a local op (tn_op_is_local, src == dst: swing-lat's reduce of a received copy) is
+ *    "posted" and arrives at once, without a packet, and is ready after the executor's
+ *    reduction time for a local reduce; its record has srcNode == dstNode.
  * Step order: a plan that claims to be contention-free per step (MultiTree, HDRM) means its
  * steps as time slots, so each queue pair (sender, receiver, lane) posts its transfers in
  * (step, id) order: a transfer whose dependencies are met waits until the earlier-step

@@ -112,20 +112,66 @@ check_estimate(tn_test_ctx* ctx,
     }
 }
 
+/* The topology of spec (NULL: none) in *t and algo's verified plan on it; NULL (and *t freed)
+ * on failure. */
+static tn_schedule*
+plan_spec(tn_test_ctx* ctx,
+          const char* spec,
+          const char* algo,
+          uint32_t ranks,
+          uint64_t S,
+          uint32_t C,
+          tn_topology** t)
+{
+    *t = spec ? tn_test_topology(ctx, spec) : NULL;
+    tn_schedule* s = spec && !*t ? NULL : plan(ctx, *t, algo, ranks, S, C);
+    if (!s)
+    {
+        tn_topology_destroy(*t);
+        *t = NULL;
+    }
+    return s;
+}
+
+/* Position of every rank on the ring order of t (malloc'd; NULL on failure). */
+static uint32_t*
+ring_positions(tn_test_ctx* ctx, const tn_topology* t, uint32_t p)
+{
+    uint32_t* order = malloc(p * sizeof(uint32_t));
+    uint32_t* at = malloc(p * sizeof(uint32_t));
+    tn_error err;
+    if (order && at && TN_CHECK(ctx, tn_ring_order(t, p, order, NULL, &err) == TN_OK))
+    {
+        for (uint32_t k = 0; k < p; k++)
+        {
+            at[order[k]] = k;
+        }
+        free(order);
+        return at;
+    }
+    free(order);
+    free(at);
+    return NULL;
+}
+
+/* The Swing peer of ring position v at step s, from the paper's sum for rho. */
+static uint32_t
+closed_peer(uint32_t v, uint32_t s, uint32_t p)
+{
+    int64_t rho = rho_sum(s);
+    int64_t q = (v % 2 == 0 ? (int64_t)v + rho : (int64_t)v - rho) % (int64_t)p;
+    return (uint32_t)(q < 0 ? q + p : q);
+}
+
 /* Every transfer: its step, its peer by the closed form on the ring order, and the
  * counts and bytes of the closed forms. */
 static void
 check_swing(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint32_t C)
 {
-    tn_topology* t = spec ? tn_test_topology(ctx, spec) : NULL;
-    if (spec && !t)
-    {
-        return;
-    }
-    tn_schedule* s = plan(ctx, t, "swing", ranks, S, C);
+    tn_topology* t = NULL;
+    tn_schedule* s = plan_spec(ctx, spec, "swing", ranks, S, C, &t);
     if (!s)
     {
-        tn_topology_destroy(t);
         return;
     }
     uint32_t p = tn_schedule_ranks(s), L = log2u(p);
@@ -134,16 +180,10 @@ check_swing(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint
     TN_CHECK_EQ(ctx, tn_schedule_steps(s), 2 * L);
     /* each block is sent by 2^s ranks at step s of each phase: (p-1) S per phase */
     TN_CHECK_EQ(ctx, tn_schedule_total_bytes(s), 2ull * (p - 1) * S);
-    uint32_t* order = malloc(p * sizeof(uint32_t));
-    uint32_t* at = malloc(p * sizeof(uint32_t));
+    uint32_t* at = ring_positions(ctx, t, p);
     uint64_t* sent = calloc(p, sizeof(uint64_t));
-    tn_error err;
-    if (order && at && sent && TN_CHECK(ctx, tn_ring_order(t, p, order, NULL, &err) == TN_OK))
+    if (at && sent)
     {
-        for (uint32_t k = 0; k < p; k++)
-        {
-            at[order[k]] = k;
-        }
         uint32_t wrong_peer = 0, wrong_op = 0;
         for (uint32_t i = 0; i < tn_schedule_count(s); i++)
         {
@@ -151,11 +191,7 @@ check_swing(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint
             sent[x->src] += x->length;
             /* reduce-scatter steps 0..L-1, all-gather mirrors them */
             uint32_t step = x->step < L ? x->step : 2 * L - 1 - x->step;
-            uint32_t v = at[x->src];
-            int64_t rho = rho_sum(step);
-            int64_t q = (v % 2 == 0 ? (int64_t)v + rho : (int64_t)v - rho) % (int64_t)p;
-            q = q < 0 ? q + p : q;
-            wrong_peer += at[x->dst] != (uint32_t)q;
+            wrong_peer += at[x->dst] != closed_peer(at[x->src], step, p);
             wrong_op += x->op != (x->step < L ? TN_OP_REDUCE : TN_OP_COPY);
         }
         TN_CHECK_MSG(ctx,
@@ -172,7 +208,6 @@ check_swing(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint
             }
         }
     }
-    free(order);
     free(at);
     free(sent);
     tn_schedule_destroy(s);
@@ -579,6 +614,283 @@ test_torus_cost(tn_test_ctx* ctx)
     }
 }
 
+/* swing-lat: log2 p steps; per chunk and step every rank copies its whole region to its
+ * Swing peer (the closed form on the ring order) into scratch slot t and adds its own sum into
+ * it with a local reduce; one final local copy per rank and chunk. Counts, bytes per rank
+ * (L S over the network) and the estimate against these closed forms. */
+static void
+check_swing_lat(tn_test_ctx* ctx, const char* spec, uint32_t ranks, uint64_t S, uint32_t C)
+{
+    tn_topology* t = NULL;
+    tn_schedule* s = plan_spec(ctx, spec, "swing-lat", ranks, S, C, &t);
+    if (!s)
+    {
+        return;
+    }
+    uint32_t p = tn_schedule_ranks(s), L = log2u(p);
+    TN_CHECK_EQ(ctx, tn_schedule_steps(s), L);
+    TN_CHECK_EQ(ctx, tn_schedule_count(s), (uint64_t)p * (2 * L + 1) * C * (p > 1));
+    TN_CHECK_EQ(ctx, tn_schedule_local_count(s), (uint64_t)p * (L + 1) * C * (p > 1));
+    TN_CHECK_EQ(ctx, tn_schedule_scratch(s), (uint64_t)L * S);
+    if (p > 1)
+    {
+        check_estimate(ctx, t, "swing-lat", ranks, C, tn_schedule_count(s));
+    }
+    uint32_t* at = ring_positions(ctx, t, p);
+    uint64_t* sent = calloc(p, sizeof(uint64_t));
+    if (at && sent)
+    {
+        uint32_t wrong = 0;
+        for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+        {
+            const tn_transfer* x = tn_schedule_transfer(s, i);
+            if (tn_op_is_local(x->op))
+            {
+                wrong += x->src != x->dst || x->dim != -1;
+                continue;
+            }
+            sent[x->src] += x->length;
+            wrong += at[x->dst] != closed_peer(at[x->src], x->step, p) || x->op != TN_OP_COPY ||
+                     x->dst_offset < S * (x->step + 1) || x->dst_offset >= S * (x->step + 2);
+        }
+        TN_CHECK_MSG(ctx, wrong == 0, "%s: %u transfers off swing-lat's plan", spec, wrong);
+        for (uint32_t r = 0; r < p && p > 1; r++)
+        {
+            TN_CHECK_EQ(ctx, sent[r], (uint64_t)L * S);
+        }
+    }
+    free(at);
+    free(sent);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
+static void
+test_lat_verified(tn_test_ctx* ctx)
+{
+    static const char* const specs[] = {"ring:8", "ring:16", "torus:4x4", "torus:8x8"};
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        check_swing_lat(ctx, specs[i], 0, 1u << 20, 1);
+        check_swing_lat(ctx, specs[i], 0, 1000003, 1);
+        check_swing_lat(ctx, specs[i], 0, 3, 1);                /* fewer bytes than ranks */
+        check_swing_lat(ctx, specs[i], 0, 64ull * 1000 * 3, 3); /* chunks */
+    }
+    for (uint32_t p = 1; p <= 64; p *= 2)
+    {
+        check_swing_lat(ctx, NULL, p, 4096ull * p, 1);
+        check_swing_lat(ctx, NULL, p, 777, 2);
+    }
+    check_swing_lat(ctx, "torus:4x4", 8, 8000, 1);
+    /* the bandwidth-optimal variant's refusals: non-power-of-two ranks, other collectives */
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = "swing-lat";
+    req.ranks = 12;
+    tn_error err;
+    TN_CHECK_EQ(ctx, tn_plan_check(NULL, &req, &err), TN_EUNSUPPORTED);
+    TN_CHECK(ctx, strstr(err.message, "swing-lat") && strstr(err.message, "power-of-two"));
+    req.ranks = 8;
+    req.collective = TN_COLL_REDUCE_SCATTER;
+    TN_CHECK_EQ(ctx, tn_plan_check(NULL, &req, &err), TN_EUNSUPPORTED);
+}
+
+/* A copy of s without dep `drop` of transfer `id`, finalized (NULL on failure). */
+static tn_schedule*
+without_dep(tn_test_ctx* ctx, const tn_schedule* s, uint32_t id, uint32_t drop)
+{
+    tn_schedule* c = NULL;
+    tn_error err;
+    if (!TN_CHECK(ctx,
+                  tn_schedule_create(tn_schedule_collective(s),
+                                     tn_schedule_ranks(s),
+                                     tn_schedule_bytes(s),
+                                     0,
+                                     tn_schedule_chunks(s),
+                                     &c,
+                                     &err) == TN_OK))
+    {
+        return NULL;
+    }
+    tn_schedule_set_scratch(c, tn_schedule_scratch(s));
+    tn_status st = TN_OK;
+    for (uint32_t i = 0; i < tn_schedule_count(s) && !st; i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        tn_transfer_spec sp =
+            {x->src, x->dst, x->src_offset, x->dst_offset, x->length, x->op, x->step, x->dim, 0};
+        uint32_t n = 0, kept[4], k = 0;
+        const uint32_t* d = tn_schedule_deps(s, i, &n);
+        for (uint32_t j = 0; j < n && k < 4; j++)
+        {
+            if (i != id || d[j] != drop)
+            {
+                kept[k++] = d[j];
+            }
+        }
+        st = tn_schedule_add(c, &sp, kept, k, NULL, &err);
+    }
+    st = st ? st : tn_schedule_finalize(c, &err);
+    if (!TN_CHECK_MSG(ctx, st == TN_OK, "%s", err.message))
+    {
+        tn_schedule_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* The verifier's proof covers local ops: a local reduce without its dep on the copy that lands
+ * in its slot writes over data it may not have, one without its dep on the sum it adds reads
+ * scratch before it is ready, a final copy without the step-0 send overwrites the vector that
+ * send may still read. And the IR refuses malformed local ops. */
+static void
+test_lat_missing_deps(tn_test_ctx* ctx)
+{
+    tn_schedule* s = plan(ctx, NULL, "swing-lat", 8, 8000, 1);
+    if (!s)
+    {
+        return;
+    }
+    /* rank 0's local reduce of step 1 and the final copy: the ops of rank 0 among them */
+    uint32_t reduce1 = TN_TRANSFER_NONE, final = TN_TRANSFER_NONE;
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        if (x->src == 0 && x->op == TN_OP_LOCAL_REDUCE && x->step == 1)
+        {
+            reduce1 = i;
+        }
+        if (x->src == 0 && x->op == TN_OP_LOCAL_COPY)
+        {
+            final = i;
+        }
+    }
+    if (!TN_CHECK(ctx, reduce1 != TN_TRANSFER_NONE && final != TN_TRANSFER_NONE))
+    {
+        tn_schedule_destroy(s);
+        return;
+    }
+    uint32_t n = 0;
+    const uint32_t* d = tn_schedule_deps(s, reduce1, &n);
+    TN_CHECK_EQ(ctx, n, 2);
+    const uint32_t* f = NULL;
+    uint32_t nf = 0;
+    f = tn_schedule_deps(s, final, &nf);
+    TN_CHECK_EQ(ctx, nf, 2);
+
+    struct
+    {
+        uint32_t id, drop;
+        const char* what;
+    } cases[4] = {{reduce1, TN_TRANSFER_NONE, "writes rank 0 [16000,24000)"}, /* slot 1 */
+                  {reduce1, TN_TRANSFER_NONE, "reads rank 0 [8000,16000)"},   /* slot 0 */
+                  {final, TN_TRANSFER_NONE, "writes rank 0 [0,8000) read"},   /* vector */
+                  {final, TN_TRANSFER_NONE, ""}};
+
+    for (uint32_t j = 0; j < n && n == 2; j++)
+    {
+        /* the copy into the slot (a network op) and the rank's own sum (a local one) */
+        bool copy = !tn_op_is_local(tn_schedule_transfer(s, d[j])->op);
+        cases[copy ? 0 : 1].drop = d[j];
+    }
+    for (uint32_t j = 0; j < nf && nf == 2; j++)
+    {
+        bool send = !tn_op_is_local(tn_schedule_transfer(s, f[j])->op);
+        cases[send ? 2 : 3].drop = f[j];
+    }
+    tn_error err;
+    for (int k = 0; k < 3; k++)
+    {
+        tn_schedule* c = without_dep(ctx, s, cases[k].id, cases[k].drop);
+        if (!c)
+        {
+            continue;
+        }
+        err.message[0] = 0;
+        TN_CHECK_EQ(ctx, tn_verify(c, &err), TN_EVERIFY);
+        TN_CHECK_MSG(ctx,
+                     strstr(err.message, cases[k].what) && strstr(err.message, "local-") &&
+                         strstr(err.message, "not an ancestor"),
+                     "case %d: '%s'",
+                     k,
+                     err.message);
+        tn_schedule_destroy(c);
+    }
+    /* malformed local ops */
+    tn_schedule* b = NULL;
+    if (TN_CHECK(ctx, tn_schedule_create(TN_COLL_ALL_REDUCE, 2, 100, 0, 1, &b, &err) == TN_OK))
+    {
+        tn_schedule_set_scratch(b, 100);
+        tn_transfer_spec sp = {0, 1, 100, 0, 100, TN_OP_LOCAL_REDUCE, 0, -1, 0};
+        TN_CHECK_EQ(ctx, tn_schedule_add(b, &sp, NULL, 0, NULL, &err), TN_EINVAL); /* 0 -> 1 */
+        sp.dst = 0;
+        sp.dst_offset = 50;
+        TN_CHECK_EQ(ctx, tn_schedule_add(b, &sp, NULL, 0, NULL, &err), TN_EINVAL); /* overlap */
+        TN_CHECK(ctx, strstr(err.message, "disjoint") != NULL);
+        sp.dst_offset = 0;
+        uint32_t id = 0, link = 0;
+        TN_CHECK_EQ(ctx, tn_schedule_add(b, &sp, NULL, 0, &id, &err), TN_OK);
+        TN_CHECK_EQ(ctx, tn_schedule_set_path(b, id, &link, 1, &err), TN_EINVAL); /* no path */
+        TN_CHECK_EQ(ctx, tn_schedule_local_count(b), 1);
+        tn_schedule_destroy(b);
+    }
+    tn_schedule_destroy(s);
+}
+
+/* Cost model against the closed form L (alpha + S/B) where no two transfers share a link
+ * (without a topology every pair has its own link; on a switch every step is a matching),
+ * local ops free; and on switch:16 with 1 us links at 32 KiB against the bandwidth-optimal
+ * swing's 2 L alpha + 2 (p-1)/p S/B, which it beats there (alpha > 0.53 S/B). */
+static void
+test_lat_cost(tn_test_ctx* ctx)
+{
+    const uint64_t S = 32 << 10;
+    tn_schedule* s = plan(ctx, NULL, "swing-lat", 16, S, 1);
+    tn_cost_options opt = {0};
+    opt.rate_bps = 100000000000ull;
+    opt.latency_ns = 1000;
+    tn_cost_result* r = NULL;
+    tn_error err;
+    if (s && TN_CHECK(ctx, tn_cost_estimate(s, NULL, NULL, &opt, &r, &err) == TN_OK))
+    {
+        TN_CHECK_NEAR(ctx, r->time_ns, 4 * (1000 + S * 8e9 / 1e11), 1e-6);
+        tn_cost_result_destroy(r);
+    }
+    tn_schedule_destroy(s);
+    static const char* const specs[] = {"switch:16", "switch:16,latency=1us"};
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        tn_topology* t = tn_test_topology(ctx, specs[i]);
+        if (!t)
+        {
+            continue;
+        }
+        const tn_link* l = tn_topology_link(t, 0);
+        double alpha = 2.0 * (double)l->latency_ns, sb = S * 8e9 / (double)l->rate_bps;
+        double time[2] = {0, 0};
+        const char* algos[2] = {"swing-lat", "swing"};
+        for (int a = 0; a < 2; a++)
+        {
+            s = plan(ctx, t, algos[a], 0, S, 1);
+            if (s && TN_CHECK(ctx, tn_cost_estimate(s, t, NULL, NULL, &r, &err) == TN_OK))
+            {
+                time[a] = r->time_ns;
+                tn_cost_result_destroy(r);
+            }
+            tn_schedule_destroy(s);
+        }
+        TN_CHECK_NEAR(ctx, time[0], 4 * (alpha + sb), 1e-6);
+        TN_CHECK_NEAR(ctx, time[1], 8 * alpha + 2 * 15.0 / 16 * sb, 1e-6);
+        TN_CHECK_MSG(ctx,
+                     (time[0] < time[1]) == (alpha > (2.125 / 4) * sb),
+                     "%s: swing-lat %.0f ns, swing %.0f ns",
+                     specs[i],
+                     time[0],
+                     time[1]);
+        tn_topology_destroy(t);
+    }
+}
+
 void
 tn_suite_swing(tn_test_suite* suite)
 {
@@ -588,4 +900,7 @@ tn_suite_swing(tn_test_suite* suite)
     tn_test_add(suite, "torus-verified", test_torus_verified);
     tn_test_add(suite, "reduce-scatter-all-gather", test_reduce_scatter_all_gather);
     tn_test_add(suite, "torus-cost", test_torus_cost);
+    tn_test_add(suite, "lat-verified", test_lat_verified);
+    tn_test_add(suite, "lat-missing-deps", test_lat_missing_deps);
+    tn_test_add(suite, "lat-cost", test_lat_cost);
 }
