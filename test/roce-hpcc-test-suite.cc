@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -433,9 +434,9 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "FastRecoveryStages"), "1", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "ClampTargetRate"), "false", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckInterval"), "1", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckHighPriority"),
-                              "false",
-                              "ACK_HIGH_PRIO 0: ACKs in the data's priority");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckPriority"),
+                              "host-first-paused",
+                              "ACK_HIGH_PRIO 0: ACKs in the data's priority, held by its PAUSE");
         // the keys HPCC reads go to ns3::RdmaHpcc, RATE_AI as its R_AI
         const char* hpcc = "ns3::RdmaHpcc";
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "AdditiveIncrease"), "50000000bps", "");
@@ -548,8 +549,8 @@ class RoceHpccSimAiTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(cfg.stopSeconds, 0, "4e13 s: until every flow finished");
         NS_TEST_EXPECT_MSG_EQ(cfg.notices.size(), 1, "the stop time is reported");
         NS_TEST_EXPECT_MSG_EQ(cfg.ignored.size(), 24, "SimAI's other keys listed");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "AckHighPriority"),
-                              "false",
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "AckPriority"),
+                              "host-first-paused",
                               "ACK_HIGH_PRIO 0, mapped");
         // CC_MODE 1 with HAS_WIN 1 VAR_WIN 1: DCQCN has the family's window, T from the topology
         // per (source, destination) pair (GLOBAL_T 0)
@@ -861,6 +862,9 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
                                   true,
                                   error);
             NS_TEST_EXPECT_MSG_EQ(cfg.cc, m.cc, tag);
+            NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "AckPriority"),
+                                  "host-first-paused",
+                                  tag << ": no ACK_HIGH_PRIO, the family's default 0");
             NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, m.typeName, m.attribute),
                                   m.value,
                                   tag << ": " << m.key);
@@ -1160,32 +1164,51 @@ class RoceHpccPairWindowTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
- * ACK_HIGH_PRIO (RdmaNic::AckHighPriority). On the incast topology (hosts on one switch,
- * 100 Gb/s, 1 us links), hosts 0 and 2 send 2 MB each to host 1 while host 1 sends 1 MB to
- * host 0, all at priority 3 under DCQCN without ECN marking (ENABLE_QCN 0), each QP windowed
- * at W = 52000 bytes (HAS_WIN 1, VAR_WIN 0, T = 4160 ns, its BDP). The switch's port toward
- * host 1 then holds about 2 W - W = 52000 bytes, one T of queue: the incast's windows exceed
- * the BDP of the port by W. Host 0's ACKs of host 1's flow cross that port. With
- * ACK_HIGH_PRIO 1 they pass in the control queue: the reverse flow runs at its line rate
- * (its own path carries only itself and ACKs), FCT within 10 % of its ideal. With 0 they wait
- * behind that queue, about T more per round trip: a window of W per 2 T is half the line
- * rate, so the reverse flow's FCT is at least 1.5 times that with 1. PFC keeps both lossless:
- * with a 1 MB buffer and no window (HAS_WIN 0) the same flows pause the senders, and every byte
- * arrives without a retransmission, with the ACKs in either class.
+ * ACK_HIGH_PRIO (RdmaNic::AckPriority). The family's switches queue ACK and NACK by the data's
+ * priority whatever the key says; its host sends them before its own data, and the key picks
+ * whether PAUSE of that priority stops them there (0: host-first-paused) or not (1:
+ * host-first). This model's own default (control) keeps them in the control class on every
+ * hop.
+ *
+ * Behind data: on the incast topology (hosts on one switch, 100 Gb/s, 1 us links), hosts 0 and
+ * 2 send 2 MB each to host 1 while host 1 sends 1 MB to host 0, all at priority 3 under DCQCN
+ * without ECN marking (ENABLE_QCN 0), each QP windowed at W = 52000 bytes (HAS_WIN 1, VAR_WIN
+ * 0, T = 4160 ns, its BDP). The switch's port toward host 1 then holds about 2 W - W = 52000
+ * bytes, one T of queue, and host 0's ACKs of host 1's flow cross that port. In the control
+ * class they pass it: the reverse flow runs at its line rate, FCT within 10 % of its ideal.
+ * In the data's class (either key) they wait behind that queue, about T more per round trip:
+ * a window of W per 2 T is half the line rate, so the reverse flow's FCT is at least 1.5
+ * times that in the control class. Nothing pauses here (the queue is far below the 16 MB
+ * buffer's threshold), so the two keys give the same run to the nanosecond.
+ *
+ * Under PAUSE: hosts 0 and 3..8 send 1 MB each to host 2 without window or ECN, with a 1 MB
+ * buffer, while host 1 sends 40 one-packet messages to host 0, one every 2 us from 20 us. Seven
+ * line-rate senders share one port, so PFC keeps each sender paused about 6/7 of the time
+ * for the ~600 us of the incast. Host 0's ACKs to host 1 cross a port carrying nothing else,
+ * and host 1's data a port carrying only host 2's ACKs. With ACK_HIGH_PRIO 1 nothing holds an
+ * ACK: each message ends within two data frames' wire time (2 x 1098 bytes at 100 Gb/s) of its
+ * ideal. With 0 an ACK made while host 0 is paused waits for the RESUME: about 6/7 of the
+ * messages are later than that; at least half of them are checked. Every run is lossless: all
+ * flows end, no byte is retransmitted.
  */
 class RoceHpccAckPriorityTestCase : public TnDataTestCase
 {
   public:
     RoceHpccAckPriorityTestCase()
-        : TnDataTestCase("HPCC config: ACK_HIGH_PRIO 0 queues ACKs behind data, 1 does not")
+        : TnDataTestCase("HPCC config: ACK_HIGH_PRIO, ACKs behind data at the switches, held "
+                         "by PAUSE at the host with 0")
     {
     }
 
   private:
-    /** Runs `config` on the incast topology with `flows`; \return the run's result */
+    /**
+     * Runs `config` on the incast topology with `flows` (AckPriority `override` in place of the
+     * key's unless empty); \return the run's result
+     */
     RoceHpccResult Run(const std::string& tag,
                        const std::string& config,
                        const std::string& flows,
+                       const std::string& override,
                        std::vector<FctLine>* lines)
     {
         const std::string path = CreateTempDirFilename(tag + ".txt");
@@ -1199,65 +1222,125 @@ class RoceHpccAckPriorityTestCase : public TnDataTestCase
             return res;
         }
         NS_TEST_EXPECT_MSG_EQ(cfg.ignored.empty(), true, tag << ": ACK_HIGH_PRIO not ignored");
+        for (auto& st : cfg.settings)
+        {
+            if (st.attribute == "AckPriority" && !override.empty())
+            {
+                st.value = override;
+            }
+        }
         cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
         cfg.flowFile = flows;
         cfg.fctFile = CreateTempDirFilename(tag + "-fct.txt");
         cfg.pfcFile = CreateTempDirFilename(tag + "-pfc.txt");
         NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, tag << ": " << error);
         NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg.fctFile, lines), true, tag << ": fct");
+        NS_TEST_EXPECT_MSG_EQ(res.finished, lines->size(), tag << ": every flow");
+        NS_TEST_EXPECT_MSG_EQ(res.retransmittedBytes, 0, tag << ": no drop, lossless");
         return res;
     }
 
     void DoRun() override
     {
+        const std::string common = "CC_MODE 1\nENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\n";
+        // behind data: control (the model's default) and data (the NIC's round robin too),
+        // then the family's 1 and 0
         const std::string flows = CreateTempDirFilename("ack-prio-flows.txt");
         WriteFile(flows, "3\n0 1 3 100 2000000 0\n2 1 3 100 2000000 0\n1 0 3 100 1000000 0\n");
-        const uint32_t reverseSrc = RoceHpccFlows::NodeIp(1);
-        uint64_t reverseFct[2] = {0, 0};
-        // windowed (the incast's queue), then lossless in both classes: no window and no ECN,
-        // 1 MB of buffer, so PFC must pause
-        for (int pfc = 0; pfc < 2; ++pfc)
+        const uint32_t host1 = RoceHpccFlows::NodeIp(1);
+        const char* modes[4] = {"control", "data", "1", "0"};
+        uint64_t reverseFct[4] = {0, 0, 0, 0};
+        for (int m = 0; m < 4; ++m)
         {
-            for (int high = 0; high < 2; ++high)
+            const std::string tag = std::string("ack-prio-") + modes[m];
+            std::vector<FctLine> lines;
+            RoceHpccResult res = Run(tag,
+                                     common + "HAS_WIN 1\nVAR_WIN 0\nGLOBAL_T 1\nACK_HIGH_PRIO " +
+                                         (m == 2 ? "1" : "0") + "\n",
+                                     flows,
+                                     m < 2 ? modes[m] : "",
+                                     &lines);
+            NS_TEST_EXPECT_MSG_EQ(res.pfcEvents, 0, tag << ": no PAUSE");
+            for (const auto& l : lines)
             {
-                const std::string tag =
-                    std::string(pfc ? "ack-prio-pfc-" : "ack-prio-") + std::to_string(high);
-                std::vector<FctLine> lines;
-                RoceHpccResult res =
-                    Run(tag,
-                        std::string("CC_MODE 1\nENABLE_QCN 0\nPACKET_PAYLOAD_SIZE 1000\n") +
-                            (pfc ? "HAS_WIN 0\nBUFFER_SIZE 1\n"
-                                 : "HAS_WIN 1\nVAR_WIN 0\nGLOBAL_T 1\n") +
-                            "ACK_HIGH_PRIO " + std::to_string(high) + "\n",
-                        flows,
-                        &lines);
-                NS_TEST_EXPECT_MSG_EQ(res.finished, 3, tag);
-                NS_TEST_EXPECT_MSG_EQ(res.retransmittedBytes, 0, tag << ": no drop, lossless");
-                if (pfc)
+                if (l.sip == host1)
                 {
-                    NS_TEST_EXPECT_MSG_GT(res.pfcEvents, 0, tag << ": PFC paused the senders");
-                    continue;
-                }
-                for (const auto& l : lines)
-                {
-                    if (l.sip == reverseSrc)
+                    reverseFct[m] = l.fctNs;
+                    if (m == 0)
                     {
-                        reverseFct[high] = l.fctNs;
-                        if (high)
-                        {
-                            NS_TEST_EXPECT_MSG_LT(l.fctNs,
-                                                  l.idealNs * 110 / 100,
-                                                  tag << ": ACKs ahead of the data, line rate");
-                        }
+                        NS_TEST_EXPECT_MSG_LT(l.fctNs,
+                                              l.idealNs * 110 / 100,
+                                              tag << ": ACKs ahead of the data, line rate");
                     }
                 }
-                std::cout << GetName() << ": ACK_HIGH_PRIO " << high << ": reverse flow FCT "
-                          << reverseFct[high] << " ns\n";
             }
+            std::cout << GetName() << ": " << tag << ": reverse flow FCT " << reverseFct[m]
+                      << " ns\n";
         }
-        NS_TEST_EXPECT_MSG_GT(reverseFct[0],
-                              reverseFct[1] * 3 / 2,
-                              "ACK_HIGH_PRIO 0: the ACKs wait behind the incast's queue");
+        for (int m = 1; m < 4; ++m)
+        {
+            NS_TEST_EXPECT_MSG_GT(reverseFct[m],
+                                  reverseFct[0] * 3 / 2,
+                                  modes[m] << ": the ACKs wait behind the incast's queue");
+        }
+        NS_TEST_EXPECT_MSG_EQ(reverseFct[3],
+                              reverseFct[2],
+                              "without PAUSE the two keys are the same");
+
+        // under PAUSE: which class stops host 0's ACKs
+        const std::string pauseFlows = CreateTempDirFilename("ack-prio-pause-flows.txt");
+        std::string text = "47\n";
+        for (int s : {0, 3, 4, 5, 6, 7, 8})
+        {
+            text += std::to_string(s) + " 2 3 100 1000000 0\n";
+        }
+        const int messages = 40;
+        for (int i = 0; i < messages; ++i)
+        {
+            char line[64];
+            std::snprintf(line, sizeof(line), "1 0 3 100 1000 %.6f\n", (20 + 2 * i) * 1e-6);
+            text += line;
+        }
+        WriteFile(pauseFlows, text);
+        // the largest data frame: 1000 bytes of payload, 82 of headers, 16 of the first packet's
+        const uint64_t frameNs = (1000 + 82 + 16) * 8 / 100;
+        for (int high = 0; high < 2; ++high)
+        {
+            const std::string tag = "ack-prio-pause-" + std::to_string(high);
+            std::vector<FctLine> lines;
+            RoceHpccResult res = Run(tag,
+                                     common + "HAS_WIN 0\nBUFFER_SIZE 1\nACK_HIGH_PRIO " +
+                                         std::to_string(high) + "\n",
+                                     pauseFlows,
+                                     "",
+                                     &lines);
+            NS_TEST_EXPECT_MSG_GT(res.pfcEvents, 0, tag << ": PFC paused the senders");
+            int seen = 0;
+            int late = 0;
+            uint64_t worst = 0;
+            for (const auto& l : lines)
+            {
+                if (l.sip != host1)
+                {
+                    continue;
+                }
+                ++seen;
+                const uint64_t extra = l.fctNs > l.idealNs ? l.fctNs - l.idealNs : 0;
+                late += extra > 2 * frameNs;
+                worst = std::max(worst, extra);
+            }
+            NS_TEST_EXPECT_MSG_EQ(seen, messages, tag);
+            if (high)
+            {
+                NS_TEST_EXPECT_MSG_EQ(late, 0, tag << ": no ACK held by PAUSE");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_GT(late * 2, messages, tag << ": ACKs held by PAUSE");
+            }
+            std::cout << GetName() << ": " << tag << ": " << late << " of " << messages
+                      << " messages later than 2 frames, worst +" << worst << " ns\n";
+        }
     }
 };
 

@@ -299,15 +299,27 @@ RdmaNic::GetTypeId()
                           UintegerValue(4),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("AckHighPriority",
-                          "true: ACK and NACK go in the strict-priority control queue (DSCP "
-                          "48) on every hop, ahead of all data. false: in their QP's data "
-                          "priority (DSCP = the priority), behind the data of that priority on "
-                          "every hop and paused with it by PFC, as the HPCC family's "
-                          "ACK_HIGH_PRIO 0 does. CNPs use the control queue either way.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&RdmaNic::m_ackHighPriority),
-                          MakeBooleanChecker())
+            .AddAttribute("AckPriority",
+                          "Where ACK and NACK queue. control: the strict-priority control "
+                          "queue (DSCP 48) on every hop, ahead of all data, never paused. data: "
+                          "their QP's data priority (DSCP = the priority) on every hop, behind "
+                          "the data of that priority and paused with it by PFC, at the NIC in "
+                          "turn with its own data. host-first: the data priority at the "
+                          "switches, but the NIC sends them from its control queue, ahead of "
+                          "its own data and never paused (the HPCC family's ACK_HIGH_PRIO 1). "
+                          "host-first-paused: as host-first, but the NIC's control queue waits "
+                          "while the ACK's priority is paused (ACK_HIGH_PRIO 0). CNPs use the "
+                          "control queue in all.",
+                          EnumValue(ACK_CONTROL),
+                          MakeEnumAccessor(&RdmaNic::m_ackPriority),
+                          MakeEnumChecker(ACK_CONTROL,
+                                          "control",
+                                          ACK_DATA,
+                                          "data",
+                                          ACK_HOST_FIRST,
+                                          "host-first",
+                                          ACK_HOST_FIRST_PAUSED,
+                                          "host-first-paused"))
             .AddAttribute("RetransmitTimeout",
                           "Retransmission timeout of a QP (restarted on progress); on expiry the "
                           "QP goes back to its oldest unacknowledged PSN. It doubles at each "
@@ -1214,15 +1226,27 @@ RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t sy
     ip.SetSourcePort(qp->m_sport);
     // the switches queue a packet by its DSCP: an ACK or NACK in the data's class waits
     // behind that class's data on every hop and is lossless with it (PFC), where the control
-    // queue passes ahead of all data
-    const uint8_t queue = m_ackHighPriority || opcode == RoceBthHeader::CNP
-                              ? RoceNetDevice::CONTROL_QUEUE
-                              : qp->m_priority;
-    ip.SetDscp(queue == RoceNetDevice::CONTROL_QUEUE ? RoceIpUdpHeader::CONTROL_DSCP : queue);
+    // class passes ahead of all data. At this NIC the control queue still sends it before the
+    // NIC's own data unless AckPriority is data (a NIC with one ACK ring served first).
+    const bool control = m_ackPriority == ACK_CONTROL || opcode == RoceBthHeader::CNP;
+    ip.SetDscp(control ? RoceIpUdpHeader::CONTROL_DSCP : qp->m_priority);
     ip.SetEcn(RoceIpUdpHeader::NOT_ECT);
     ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
     p->AddHeader(ip);
-    m_ports[qp->m_port].dev->Enqueue(p, queue);
+    const Ptr<RoceNetDevice>& dev = m_ports[qp->m_port].dev;
+    if (!control && m_ackPriority == ACK_DATA)
+    {
+        dev->Enqueue(p, qp->m_priority);
+    }
+    else
+    {
+        dev->Enqueue(p,
+                     RoceNetDevice::CONTROL_QUEUE,
+                     RoceNetDevice::NO_INGRESS,
+                     !control && m_ackPriority == ACK_HOST_FIRST_PAUSED
+                         ? qp->m_priority
+                         : RoceNetDevice::NUM_PRIORITIES);
+    }
 }
 
 void

@@ -53,8 +53,8 @@ class RdmaRxHeader;
  * serves the QPs bound to that port in round robin, skipping priorities paused by PFC and QPs
  * whose pacing time (last send + wire bytes / rate) has not come (then it wakes the device at
  * the earliest pacing time). ACK, NACK and CNP packets go to the device's control queue; with
- * AckHighPriority false, ACK and NACK take their QP's data priority instead (the HPCC family's
- * ACK_HIGH_PRIO 0), so that they queue behind data of that priority on every hop.
+ * AckPriority other than control, ACK and NACK carry their QP's data priority, so that the
+ * switches queue them behind data of that priority (AckPriorityType).
  *
  * Reliability: the responder acknowledges every AckInterval packets, at the end of every
  * message and when the ack-request bit is set; it sends one NACK (PSN sequence error) at the
@@ -92,6 +92,15 @@ class RdmaNic : public RdmaTransport
         CC_TIMELY = 7,    //!< TIMELY: RdmaTimely
         CC_DCTCP = 8,     //!< DCTCP: RdmaDctcp
         CC_HPCC_PINT = 10 //!< HPCC-PINT: RdmaHpccPint
+    };
+
+    /// Where ACK and NACK packets queue (AckPriority). CNPs take the control class in all.
+    enum AckPriorityType
+    {
+        ACK_CONTROL,          //!< control class on every hop (DSCP 48), never paused (default)
+        ACK_DATA,             //!< the QP's data priority on every hop, the NIC's included
+        ACK_HOST_FIRST,       //!< data priority at switches; the NIC sends them first, unpaused
+        ACK_HOST_FIRST_PAUSED //!< as ACK_HOST_FIRST, held while their priority is paused
     };
 
     /**
@@ -395,7 +404,7 @@ class RdmaNic : public RdmaTransport
     mutable bool m_ccFactoryReady{false};                   //!< m_ccFactory built for m_ccType
     mutable CongestionControlType m_ccFactoryType{CC_NONE}; //!< type it was built for
     uint32_t m_ackInterval;
-    bool m_ackHighPriority; //!< AckHighPriority
+    AckPriorityType m_ackPriority; //!< AckPriority
     Time m_rto;
     Time m_cnpInterval;
     DataRate m_ai;

@@ -494,6 +494,7 @@ RoceHpccConfigReader::Read(const std::string& path,
     uint64_t chunkBytes = 0;
     uint32_t ackLine = 0;
     bool payloadGiven = false;
+    bool ackPriorityGiven = false;
     std::vector<CcKey> ccKeys;
     uint32_t ccLine = 0;
     for (size_t e = 0; e < entries->count; ++e)
@@ -581,9 +582,11 @@ RoceHpccConfigReader::Read(const std::string& path,
             }
             else
             {
-                // 1: the control queue ahead of all data; 0: the data's own priority, behind
-                // other flows' data on every hop
-                setting("ns3::RdmaNic", "AckHighPriority", u ? "true" : "false");
+                // the family's switches queue ACKs by the data's priority whatever the key
+                // says; the key only picks whether PAUSE of that priority stops the host's
+                // ACK queue, which it serves before its data
+                setting("ns3::RdmaNic", "AckPriority", u ? "host-first" : "host-first-paused");
+                ackPriorityGiven = true;
             }
         }
         else if (key == "PACKET_PAYLOAD_SIZE")
@@ -803,6 +806,16 @@ RoceHpccConfigReader::Read(const std::string& path,
         }
     }
     MapCcKeys(ccKeys, ccLine, cfg);
+    if (!ackPriorityGiven)
+    {
+        // the family's default is ACK_HIGH_PRIO 0
+        key = "ACK_HIGH_PRIO";
+        lineNo = 0;
+        setting("ns3::RdmaNic", "AckPriority", "host-first-paused");
+        cfg->notices.push_back(path + ": no ACK_HIGH_PRIO: the family's default 0 (ACKs in the "
+                                      "data's priority at the switches, held by its PAUSE at "
+                                      "the host)");
+    }
     if (ackLine)
     {
         // HPCC acknowledges when the received bytes pass the next multiple of L2_ACK_INTERVAL

@@ -342,11 +342,12 @@ RoceNetDevice::GetPeer() const
 // ---------------------------------------------------------------- transmit
 
 void
-RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag)
+RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag, uint8_t heldBy)
 {
-    NS_LOG_FUNCTION(this << p << unsigned(queue) << ingressTag);
+    NS_LOG_FUNCTION(this << p << unsigned(queue) << ingressTag << unsigned(heldBy));
     NS_ASSERT(queue <= CONTROL_QUEUE);
-    m_queues[queue].push_back(Item{p, ingressTag});
+    NS_ASSERT(heldBy == NUM_PRIORITIES || queue == CONTROL_QUEUE);
+    m_queues[queue].push_back(Item{p, ingressTag, heldBy});
     m_queueBytes[queue] += p->GetSize();
     m_enqueueTrace(p, queue);
     if (!m_busy)
@@ -413,7 +414,11 @@ RoceNetDevice::TryTransmit()
         return;
     }
     uint8_t queue = NUM_PRIORITIES + 1; // none
-    if (!m_queues[CONTROL_QUEUE].empty())
+    // a held head waits for its priority's RESUME and holds the packets behind it (one FIFO,
+    // as a NIC's single ACK ring)
+    const std::deque<Item>& control = m_queues[CONTROL_QUEUE];
+    if (!control.empty() && (control.front().heldBy >= NUM_PRIORITIES ||
+                             !((m_pausedMask >> control.front().heldBy) & 1)))
     {
         queue = CONTROL_QUEUE;
     }

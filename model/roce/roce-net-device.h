@@ -144,8 +144,13 @@ class RoceNetDevice : public NetDevice
      * \param p packet
      * \param queue 0..7 data priority, CONTROL_QUEUE for control
      * \param ingressTag opaque value handed back to the DequeueHook (ingress port or NO_INGRESS)
+     * \param heldBy control queue only: while this packet is at its head, the queue waits as
+     *        long as data priority heldBy (0..7) is paused by the peer; NUM_PRIORITIES: never
      */
-    void Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag = NO_INGRESS);
+    void Enqueue(Ptr<Packet> p,
+                 uint8_t queue,
+                 uint32_t ingressTag = NO_INGRESS,
+                 uint8_t heldBy = NUM_PRIORITIES);
     /** Tell an idle device that the pull source may have a packet now. */
     void Kick();
 
@@ -328,6 +333,7 @@ class RoceNetDevice : public NetDevice
     {
         Ptr<Packet> packet; //!< L3 packet
         uint32_t tag;       //!< ingress tag
+        uint8_t heldBy;     //!< priority whose pause holds it (NUM_PRIORITIES: none)
     };
 
     /** Start sending the next frame if idle. */
