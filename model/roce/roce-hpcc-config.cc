@@ -582,9 +582,8 @@ RoceHpccConfigReader::Read(const std::string& path,
             }
             else
             {
-                // the family's switches queue ACKs by the data's priority whatever the key
-                // says; the key only picks whether PAUSE of that priority stops the host's
-                // ACK queue, which it serves before its data
+                // the family's switches queue ACKs by the data's priority whatever the key says;
+                // it picks whether that PAUSE stops the host's ACK queue (served before data)
                 setting("ns3::RdmaNic", "AckPriority", u ? "host-first" : "host-first-paused");
                 ackPriorityGiven = true;
             }
