@@ -131,6 +131,7 @@ measure() {
             slowest=$(echo "$slowest $secs" | awk '{ print ($2 > $1) ? $2 : $1 }')
             total=$((total + events))
         done
+        sed -n 's/^mpi-windows: /  2 ranks '"$engine"' windows: /p' "$tmp/$engine.err"
         time2=$(sed -n 's/^collective .*: \([0-9]*\) ns, .*/\1/p' "$tmp/$engine.0")
         echo "$base $slowest $total $events1 $time2 $time1" | awk -v e="$engine" '{
             printf "  2 ranks %-7s speed-up %.2fx (goal 1.6x: %s); events %d vs %d in 1 rank; simulated %s ns (1 rank %s ns)\n",
