@@ -408,8 +408,10 @@ RoceHpccFlows::PreferCommandLine(RoceHpccConfig* config, const std::vector<std::
         const std::string name = st.typeName + "::" + st.attribute;
         if (std::find(given.begin(), given.end(), name) != given.end())
         {
-            config->notices.push_back(st.key + " (line " + std::to_string(st.line) + "): --" +
-                                      name + " on the command line wins");
+            // line 0: a setting the reader made for a key the file does not have
+            const std::string where =
+                st.line ? " (line " + std::to_string(st.line) + ")" : " (not in the file)";
+            config->notices.push_back(st.key + where + ": --" + name + " on the command line wins");
             continue;
         }
         kept.push_back(st);

@@ -865,6 +865,17 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
             NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "AckPriority"),
                                   "host-first-paused",
                                   tag << ": no ACK_HIGH_PRIO, the family's default 0");
+            // the command line wins over a default the file did not state, and the notice
+            // says the key was not in the file rather than naming a line 0
+            RoceHpccConfig given = cfg;
+            RoceHpccFlows::PreferCommandLine(&given, {"ns3::RdmaNic::AckPriority"});
+            NS_TEST_EXPECT_MSG_EQ(SettingOf(given.settings, "ns3::RdmaNic", "AckPriority"),
+                                  "",
+                                  tag << ": --ns3::RdmaNic::AckPriority given");
+            NS_TEST_EXPECT_MSG_EQ(given.notices.back(),
+                                  "ACK_HIGH_PRIO (not in the file): --ns3::RdmaNic::AckPriority on "
+                                  "the command line wins",
+                                  tag);
             NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, m.typeName, m.attribute),
                                   m.value,
                                   tag << ": " << m.key);
