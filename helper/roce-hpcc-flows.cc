@@ -129,8 +129,8 @@ ConfigureFabric(const RoceHpccConfig& config,
     }
     if (!config.baseRttAttribute.empty())
     {
-        result->baseRtt = NanoSeconds(RoceHpccMaxBaseRttNs(inputs.GetTopology(), config.mtu));
-        result->maxBdp = RoceHpccMaxBdp(inputs.GetTopology(), config.mtu);
+        result->baseRtt =
+            NanoSeconds(RoceHpccMaxBaseRttNs(inputs.GetTopology(), config.mtu, &result->maxBdp));
         ok = defaults->Set(config.baseRttAttribute,
                            std::to_string(result->baseRtt.GetNanoSeconds()) + "ns") &&
              ok;

@@ -46,7 +46,7 @@ struct RoceHpccResult
     /// 2 x the path's propagation delay + one payload's wire time per hop (the HPCC family's
     /// maxRtt, RoceHpccMaxBaseRttNs)
     Time baseRtt;
-    /// the HPCC family's maxBdp (RoceHpccMaxBdp), set with baseRtt: the window of GLOBAL_T 1
+    /// the HPCC family's maxBdp (RoceHpccMaxBaseRttNs), set with baseRtt: the window of GLOBAL_T 1
     uint64_t maxBdp{0};
     /// flows whose window (the family's pairBdp, or maxBdp with GLOBAL_T 1) is not their NIC's
     /// line rate x T: a link of the path slower than the NIC's (RdmaNic::SetPeerBaseRtt)

@@ -205,15 +205,15 @@ RoceHpccBaseRttNs(const tn_topology* topo,
 }
 
 uint64_t
-RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu)
+RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu, uint64_t* maxBdp)
 {
-    return FamilyMax(topo, mtu).rttNs;
-}
-
-uint64_t
-RoceHpccMaxBdp(const tn_topology* topo, uint32_t mtu)
-{
-    return FamilyMax(topo, mtu).bdp;
+    // one search for both: it visits every host pair (1.2 s on an 8,192-host fat tree)
+    const FamilyMaxima largest = FamilyMax(topo, mtu);
+    if (maxBdp)
+    {
+        *maxBdp = largest.bdp;
+    }
+    return largest.rttNs;
 }
 
 RoceHpccFamilyPaths::RoceHpccFamilyPaths(const tn_topology* topo,

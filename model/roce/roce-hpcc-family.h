@@ -62,22 +62,16 @@ uint64_t RoceHpccBaseRttNs(const tn_topology* topo,
  * node's delay and wire time those of the path that reached it first. A fabric whose flows
  * stay inside a pod still takes the T of the longest path (a k = 4 fat tree: 12240 ns at
  * 1000-byte payloads and 1 us links, where the pod's own paths give 8200 ns).
+ * Its maxBdp, the window it gives every flow with GLOBAL_T 1, comes from the same search: the
+ * largest pairBdp over every pair of hosts (each pair's base RTT and slowest link those of the
+ * path found first). It is maxRtt x the hosts' rate / 8 when no path is slower than its hosts'
+ * links, and can be smaller otherwise: the pair of the largest RTT need not be the pair of the
+ * largest BDP.
  * \param topo the topology \param mtu payload bytes per packet
- * \return the largest base RTT in ns; 0 with fewer than two connected hosts
+ * \param maxBdp if not null, set to the largest BDP in bytes
+ * \return the largest base RTT in ns; 0 with fewer than two connected hosts (maxBdp 0 too)
  */
-uint64_t RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu);
-
-/**
- * \ingroup training-net
- * The HPCC family's maxBdp, the window it gives every flow with GLOBAL_T 1: the largest pairBdp
- * over every pair of hosts of the topology, each pair's base RTT and slowest link those of the
- * path its breadth-first search found first (as RoceHpccMaxBaseRttNs). It is maxRtt x the
- * hosts' rate / 8 when no path is slower than its hosts' links, and can be smaller otherwise:
- * the pair of the largest RTT need not be the pair of the largest BDP.
- * \param topo the topology \param mtu payload bytes per packet
- * \return the largest BDP in bytes; 0 with fewer than two connected hosts
- */
-uint64_t RoceHpccMaxBdp(const tn_topology* topo, uint32_t mtu);
+uint64_t RoceHpccMaxBaseRttNs(const tn_topology* topo, uint32_t mtu, uint64_t* maxBdp = nullptr);
 
 /**
  * \ingroup training-net
