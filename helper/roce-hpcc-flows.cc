@@ -172,7 +172,7 @@ ConfigureInstalled(const RoceHpccConfig& config,
             // unless a link of the path (GLOBAL_T 1: of the topology's largest BDP) is slower
             // than this NIC's
             const uint64_t lineBps = nic->GetPort(0)->GetDataRate().GetBitRate();
-            const bool slower = bdp != rttNs * lineBps / 1000000000ULL / 8;
+            const bool slower = bdp != RoceHpccFamilyBdp(rttNs, lineBps);
             if (slower)
             {
                 ++result->slowPathFlows;

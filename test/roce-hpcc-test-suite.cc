@@ -1847,6 +1847,10 @@ class RoceHpccMaxRttTestCase : public TestCase
         // maxBdp: 0 -> 2 at 25 Gb/s, 30400 x 25 / 8; with the short 0 -> 4, 0 -> 1 at 100 Gb/s
         // (4160 ns x 100 / 8) beats 1 -> 2 (14480 x 25 / 8 = 45250), the pair of maxRtt
         const uint64_t expectedBdp[2] = {30400 * 25 / 8, 4160 * 100 / 8};
+        // the family's integer BDP: rtt x bw / 1e9 / 8, each division rounding down
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFamilyBdp(4160, 100000000000ULL), 52000, "4160 ns");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFamilyBdp(4159, 100000000000ULL), 51987, "rounded down");
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFamilyBdp(6480, 25000000000ULL), 20250, "25 Gb/s");
         for (int i = 0; i < 2; ++i)
         {
             const std::string text = "5 2 5\n3 4\n0 3 100Gbps 1000ns 0\n0 4 100Gbps " +

@@ -22,15 +22,14 @@ RoceHpccFamilyEcmpHash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dpor
     return RoceMurmur3(key, 3, seed);
 }
 
-namespace
-{
-
-/// The family's BDP of a base RTT at a rate, in its integers: rtt x bw / 1e9 / 8.
 uint64_t
-FamilyBdp(uint64_t rttNs, uint64_t bps)
+RoceHpccFamilyBdp(uint64_t rttNs, uint64_t bps)
 {
     return rttNs * bps / 1000000000ULL / 8;
 }
+
+namespace
+{
 
 /// The family's maxRtt and maxBdp over every pair of hosts.
 struct FamilyMaxima
@@ -124,7 +123,7 @@ FamilyMax(const tn_topology* topo, uint32_t mtu)
     FamilyMaxima largest;
     auto take = [&largest](uint64_t rttNs, uint64_t bps) {
         largest.rttNs = std::max(largest.rttNs, rttNs);
-        largest.bdp = std::max(largest.bdp, FamilyBdp(rttNs, bps));
+        largest.bdp = std::max(largest.bdp, RoceHpccFamilyBdp(rttNs, bps));
     };
     // a host with one link to a switch reaches the others as that switch does, one hop
     // later: one search per such switch instead of one per host
@@ -199,7 +198,7 @@ RoceHpccBaseRttNs(const tn_topology* topo,
     }
     if (bdp)
     {
-        *bdp = FamilyBdp(2 * delay + tx, slowest);
+        *bdp = RoceHpccFamilyBdp(2 * delay + tx, slowest);
     }
     return 2 * delay + tx;
 }

@@ -37,6 +37,19 @@ uint32_t RoceHpccFamilyEcmpHash(uint32_t sip,
 
 /**
  * \ingroup training-net
+ * The HPCC family's BDP of a base RTT at a rate, as its integers compute it: rtt x bw / 1e9 / 8,
+ * each division rounding down (52000 bytes for 4160 ns at 100 Gb/s, 20250 for 6480 ns at
+ * 25 Gb/s). Its pairBdp is this at the pair's slowest link (RoceHpccBaseRttNs), its maxBdp the
+ * largest pairBdp (RoceHpccMaxBaseRttNs); a window equal to this at the NIC's line rate is the
+ * line rate x T that the congestion controls take by default. rttNs x bps must stay below
+ * 2^64 (about 23 s at 800 Gb/s).
+ * \param rttNs base RTT in ns \param bps rate in bit/s
+ * \return the BDP in bytes
+ */
+uint64_t RoceHpccFamilyBdp(uint64_t rttNs, uint64_t bps);
+
+/**
+ * \ingroup training-net
  * The HPCC family's base RTT of a (source, destination) pair, its pairRtt: 2 x the propagation
  * delay + the wire time of one payload (no headers) on each hop, in whole ns per hop as the
  * family computes it; and its pairBdp, the window the family gives the pair's flows with
