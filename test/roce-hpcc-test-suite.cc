@@ -10,6 +10,7 @@
  */
 #include "tn-test-data.h"
 
+#include "ns3/buffer.h"
 #include "ns3/config.h"
 #include "ns3/pcap-file.h"
 #include "ns3/roce-header.h"
@@ -1175,6 +1176,304 @@ class RoceHpccPairWindowTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * HPCC (CC_MODE 3, the family's HPCC keys) over a link slower than the NIC, against the
+ * closed forms of its control law. hpcc-slowcore-topo.txt: host 0 sends 4 MB alone to host 2
+ * across the 25 Gb/s core (100 Gb/s hosts, 1 us links, 1000-byte payloads, 1124 bytes per
+ * frame on the wire with the 42-byte INT header). T = 6480 ns; the window's BDP is the
+ * family's pairBdp at 25 Gb/s, 20250 bytes (GLOBAL_T 0), or its maxBdp, 52000 (GLOBAL_T 1).
+ *
+ * The law holds U = txRate / B + q x line rate / (B x BDP) at eta (its fixed point
+ * R = R_c eta / U + R_AI, R_AI / R below 0.1 %). The queue term is the family's: on this path
+ * 100/25 / BDP per byte, 4 times the paper's 8 / (B T) with the pairBdp. With VAR_WIN 1 the
+ * window is that BDP x R / 100 Gb/s, so a rate of eta x 25 Gb/s would hold a quarter of the
+ * pipe: R rises until the window holds the pipe, W = eta x 25 Gb/s x T / 8 x 1000 / 1124 =
+ * 17116 bytes (R about 85 Gb/s with GLOBAL_T 0, 33 with 1), and the flow is window-bound.
+ * Each window step sends two frames back to back into the slow port: a one-frame queue, which
+ * the commit (once per round trip) sees; U between commits runs below eta. Checked, from the
+ * receiver's pcap (the INT stamps of the slow hop, after 100 us, about 15 T):
+ * - the slow link's utilisation rho (its byte counter over its timestamps) in [eta - 0.03, eta];
+ * - rho + the time-weighted queue term (U as the law computes it) within 2.5 % below eta
+ *   and at most 0.005 above (its commits sit at the top of U's ripple; a sender weighing the
+ *   queue by the paper's term instead, 1/4 of this, leaves it at 0.961 with GLOBAL_T 0);
+ * - the peak queue below a third of the pairBdp (near-empty); in the first round trip the
+ *   line-rate window puts 3/4 of itself into the queue (BDP x 1124 / 1000 x 3/4, at least 85 %
+ *   of it checked, so the bound tells the two apart);
+ * - the window at the end within 15 % of W;
+ * - FCT between the closed form at eta, T + 4000 x 1124 x 8 / (eta x 25) ns, less 0.5 % (the
+ *   first window at line rate), and the closed form at eta - 0.035 (rho above, and a few round
+ *   trips of cut after the first window);
+ * - no PAUSE, no byte retransmitted.
+ * Two flows across the core (0 -> 2, 1 -> 3, GLOBAL_T 1): the last ends within the same bounds
+ * for 8 MB. VAR_WIN 0 is listed as ignored under CC_MODE 3 and gives the same run to the ns. The
+ * family's VAR_WIN 0 window, the BDP whatever the rate (RdmaHpcc::VariableWindow false), holds
+ * exactly that BDP, lossless; rate-paced around 25 Gb/s, every frame its overshoot queues
+ * weighs 4 x 1124 / 20250 = 0.22 in U, and the link runs below its VAR_WIN 1 run.
+ */
+class RoceHpccSlowCoreTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccSlowCoreTestCase()
+        : TnDataTestCase("HPCC over a link slower than the NIC: the law's closed forms")
+    {
+    }
+
+  private:
+    /// What the slow hop's INT stamps, seen at the receiver, say of a run.
+    struct SlowHop
+    {
+        double rho{0};          //!< utilisation after convergence
+        double queueTerm{0};    //!< time-weighted queue term of U after convergence
+        uint64_t peakQueue{0};  //!< after convergence
+        uint64_t firstQueue{0}; //!< before
+    };
+
+    /// Reads the slow hop's stamps (hop 0) from the data frames of a receiver's pcap: after
+    /// `convergedNs` from the first stamp, and before; `bdp` weighs the queue term.
+    SlowHop ReadSlowHop(const std::string& file, double bdp, uint64_t convergedNs)
+    {
+        PcapFile pcap;
+        pcap.Open(file, std::ios::in);
+        SlowHop s;
+        NS_TEST_EXPECT_MSG_EQ(pcap.Fail(), false, file);
+        if (pcap.Fail())
+        {
+            return s;
+        }
+        std::vector<RoceIntHeader> stamps;
+        for (const std::vector<uint8_t>& frame : ReadFrames(pcap))
+        {
+            const size_t bthAt = 14 + 20 + 8; // Ethernet, IPv4, UDP
+            if (frame.size() < bthAt + RoceBthHeader::SIZE)
+            {
+                continue;
+            }
+            const uint8_t op = frame[bthAt];
+            if (op < RoceBthHeader::RC_WRITE_FIRST || op > RoceBthHeader::RC_WRITE_ONLY_IMM ||
+                ((frame[bthAt + 4] >> 4) & 3) != RoceIntHeader::HOPS)
+            {
+                continue;
+            }
+            const size_t intAt = bthAt + RoceBthHeader::SIZE +
+                                 (RoceBthHeader::HasReth(op) ? RoceRethHeader::SIZE : 0) +
+                                 (RoceBthHeader::HasImmediate(op) ? 4 : 0);
+            Buffer b;
+            b.AddAtStart(frame.size() - intAt);
+            b.Begin().Write(frame.data() + intAt, frame.size() - intAt);
+            RoceIntHeader ih(RoceIntHeader::HOPS);
+            ih.Deserialize(b.Begin());
+            if (ih.GetHopCount() > 0)
+            {
+                stamps.push_back(ih);
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(stamps.size(), 2, file << ": data frames with INT");
+        if (stamps.size() < 3)
+        {
+            return s;
+        }
+        // the link's rate code gives B; the 24-bit stamps and 20-bit counters by their deltas
+        const double b = static_cast<double>(stamps[0].GetHopRate(0));
+        uint64_t now = 0;
+        uint64_t t0 = 0;
+        uint64_t t1 = 0;
+        uint64_t bytes = 0;
+        double queueNs = 0;
+        for (size_t k = 1; k < stamps.size(); ++k)
+        {
+            const uint64_t tau = stamps[k].GetTimeDelta(0, stamps[k - 1]);
+            now += tau;
+            const uint64_t q = stamps[k].GetHopQueueBytes(0);
+            if (now < convergedNs)
+            {
+                s.firstQueue = std::max(s.firstQueue, q);
+                continue;
+            }
+            t0 = t0 == 0 ? now - tau : t0;
+            t1 = now;
+            bytes += stamps[k].GetBytesDelta(0, stamps[k - 1]);
+            s.peakQueue = std::max(s.peakQueue, q);
+            // the family's queue term: the smaller of two stamps x line rate / (B x BDP)
+            const double qMin = static_cast<double>(std::min(q, stamps[k - 1].GetHopQueueBytes(0)));
+            queueNs += qMin * 100e9 / (b * bdp) * static_cast<double>(tau);
+        }
+        NS_TEST_EXPECT_MSG_GT(t1, t0, file << ": stamps after convergence");
+        if (t1 <= t0)
+        {
+            return s;
+        }
+        s.rho = static_cast<double>(bytes) * 8e9 / (b * static_cast<double>(t1 - t0));
+        s.queueTerm = queueNs / static_cast<double>(t1 - t0);
+        return s;
+    }
+
+    /**
+     * Runs a flow file on hpcc-slowcore-topo.txt under the family's HPCC keys, and checks that
+     * its flows all end, without PAUSE or a byte sent twice.
+     * \param tag file names (pcap prefix) \param flows flow file \param nFlows its flows
+     * \param varWin VAR_WIN \param globalT GLOBAL_T
+     * \param fixedWindow RdmaHpcc::VariableWindow false (the family's VAR_WIN 0 window)
+     * \param cfg the config read \param lines the FCT file's lines
+     * \return the run's figures
+     */
+    RoceHpccResult Run(const std::string& tag,
+                       const std::string& flows,
+                       uint64_t nFlows,
+                       int varWin,
+                       int globalT,
+                       bool fixedWindow,
+                       RoceHpccConfig* cfg,
+                       std::vector<FctLine>* lines)
+    {
+        const std::string path = CreateTempDirFilename(tag + ".txt");
+        WriteFile(path,
+                  "CC_MODE 3\nPACKET_PAYLOAD_SIZE 1000\nRATE_AI 50Mb/s\nMIN_RATE 100Mb/s\n"
+                  "L2_CHUNK_SIZE 4000\nL2_ACK_INTERVAL 1\nHAS_WIN 1\nVAR_WIN " +
+                      std::to_string(varWin) + "\nGLOBAL_T " + std::to_string(globalT) +
+                      "\nFAST_REACT 1\nU_TARGET 0.95\nMI_THRESH 0\nINT_MULTI 1\nMULTI_RATE 0\n"
+                      "SAMPLE_FEEDBACK 0\nACK_HIGH_PRIO 0\nBUFFER_SIZE 32\n");
+        std::string error;
+        RoceHpccResult res;
+        if (!RoceHpccConfigReader::Read(path, "", false, cfg, &error))
+        {
+            NS_TEST_EXPECT_MSG_EQ(error, "", tag);
+            return res;
+        }
+        if (fixedWindow)
+        {
+            cfg->settings.push_back({"ns3::RdmaHpcc", "VariableWindow", "false", "VAR_WIN", 0});
+        }
+        cfg->topologyFile = DataFile("hpcc-slowcore-topo.txt");
+        cfg->flowFile = flows;
+        cfg->fctFile = CreateTempDirFilename(tag + "-fct.txt");
+        cfg->pfcFile = CreateTempDirFilename(tag + "-pfc.txt");
+        cfg->pcapPrefix = CreateTempDirFilename(tag);
+        const bool ok = RoceHpccFlows::Run(*cfg, &res, &error);
+        NS_TEST_EXPECT_MSG_EQ(ok, true, tag << ": " << error);
+        NS_TEST_EXPECT_MSG_EQ(res.finished, nFlows, tag);
+        NS_TEST_EXPECT_MSG_EQ(res.pfcEvents, 0, tag << ": no PAUSE");
+        NS_TEST_EXPECT_MSG_EQ(res.retransmittedBytes, 0, tag << ": no loss");
+        NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg->fctFile, lines), true, tag);
+        NS_TEST_EXPECT_MSG_EQ(lines->size(), nFlows, tag);
+        return res;
+    }
+
+    void DoRun() override
+    {
+        const double eta = 0.95;
+        const uint64_t size = 4000000;
+        const uint64_t wire = 1000 + 82 + 42; // payload, RoCEv2 frame, INT of 5 hops
+        const uint64_t rttNs = 2 * 3000 + 80 + 320 + 80;
+        const uint64_t pairBdp = RoceHpccFamilyBdp(rttNs, 25000000000ULL);
+        NS_TEST_EXPECT_MSG_EQ(pairBdp, 20250, "pairBdp at 25 Gb/s");
+        const double pipe = eta * 25e9 * static_cast<double>(rttNs) * 1e-9 / 8 * 1000 / wire;
+        auto closedFct = [&](double u) {
+            return static_cast<double>(rttNs) +
+                   static_cast<double>(size / 1000 * wire) * 8 / (u * 25);
+        };
+        const std::string flows = CreateTempDirFilename("slowcore-hpcc-flows.txt");
+        WriteFile(flows, "1\n0 2 3 100 " + std::to_string(size) + " 0\n");
+        uint64_t fct[2][2][2] = {}; // [VariableWindow][VAR_WIN key][GLOBAL_T]
+        double rho[2][2] = {};      // [VariableWindow][GLOBAL_T]
+        for (int variable = 1; variable >= 0; --variable)
+        {
+            for (int varWin = variable; varWin >= 0; --varWin)
+            {
+                for (int globalT = 0; globalT < 2; ++globalT)
+                {
+                    const std::string tag = "slowcore-hpcc-" + std::to_string(variable) +
+                                            std::to_string(varWin) + std::to_string(globalT);
+                    RoceHpccConfig cfg;
+                    std::vector<FctLine> lines;
+                    RoceHpccResult res =
+                        Run(tag, flows, 1, varWin, globalT, !variable, &cfg, &lines);
+                    bool varWinIgnored = false;
+                    for (const auto& ig : cfg.ignored)
+                    {
+                        varWinIgnored = varWinIgnored || ig.key == "VAR_WIN";
+                    }
+                    NS_TEST_EXPECT_MSG_EQ(varWinIgnored, (varWin == 0), tag << ": VAR_WIN");
+                    NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), rttNs, tag << ": T");
+                    if (lines.size() != 1)
+                    {
+                        continue;
+                    }
+                    fct[variable][varWin][globalT] = lines[0].fctNs;
+                    if (varWin != variable)
+                    {
+                        continue; // the VAR_WIN 0 key: the same run (below)
+                    }
+                    const uint64_t bdp = globalT ? res.maxBdp : pairBdp;
+                    const uint64_t window = res.windows[std::make_pair(0U, 2U)];
+                    const SlowHop s =
+                        ReadSlowHop(cfg.pcapPrefix + "-2-0.pcap", static_cast<double>(bdp), 100000);
+                    rho[variable][globalT] = s.rho;
+                    std::cout << GetName() << ": " << tag << " FCT " << lines[0].fctNs
+                              << " ns (closed form at eta " << uint64_t(closedFct(eta))
+                              << "), utilisation " << s.rho << ", U " << s.rho + s.queueTerm
+                              << ", peak queue " << s.peakQueue << " (first round trip "
+                              << s.firstQueue << "), window " << window << " bytes\n";
+                    if (!variable)
+                    {
+                        NS_TEST_EXPECT_MSG_EQ(window, bdp, tag << ": VAR_WIN 0, the BDP");
+                        continue;
+                    }
+                    NS_TEST_EXPECT_MSG_GT_OR_EQ(s.rho, eta - 0.03, tag << ": utilisation");
+                    NS_TEST_EXPECT_MSG_LT_OR_EQ(s.rho, eta, tag << ": utilisation");
+                    NS_TEST_EXPECT_MSG_GT_OR_EQ(s.rho + s.queueTerm,
+                                                eta * 0.975,
+                                                tag << ": U at eta");
+                    NS_TEST_EXPECT_MSG_LT_OR_EQ(s.rho + s.queueTerm,
+                                                eta + 0.005,
+                                                tag << ": U at eta, the commits at its top");
+                    NS_TEST_EXPECT_MSG_LT_OR_EQ(s.peakQueue, pairBdp / 3, tag << ": near-empty");
+                    NS_TEST_EXPECT_MSG_GT_OR_EQ(static_cast<double>(s.firstQueue),
+                                                0.85 * static_cast<double>(bdp * wire) / 1000 *
+                                                    0.75,
+                                                tag << ": the first window queued");
+                    NS_TEST_EXPECT_MSG_EQ_TOL(static_cast<double>(window),
+                                              pipe,
+                                              pipe * 0.15,
+                                              tag << ": the window holds the pipe");
+                    const double f = static_cast<double>(lines[0].fctNs);
+                    NS_TEST_EXPECT_MSG_GT_OR_EQ(f, closedFct(eta) * 0.995, tag << ": FCT");
+                    NS_TEST_EXPECT_MSG_LT_OR_EQ(f, closedFct(eta - 0.035), tag << ": FCT");
+                }
+            }
+        }
+        // two flows across the core, 0 -> 2 and 1 -> 3, GLOBAL_T 1: the last ends as 8 MB at
+        // eta would (the same bounds)
+        const std::string two = CreateTempDirFilename("slowcore-hpcc-two-flows.txt");
+        WriteFile(two,
+                  "2\n0 2 3 100 " + std::to_string(size) + " 0\n1 3 3 100 " + std::to_string(size) +
+                      " 0\n");
+        RoceHpccConfig cfg;
+        std::vector<FctLine> lines;
+        Run("slowcore-hpcc-two", two, 2, 1, 1, false, &cfg, &lines);
+        double last = 0;
+        for (const auto& l : lines)
+        {
+            last = std::max(last, static_cast<double>(l.fctNs));
+        }
+        const double closedTwo = closedFct(eta) * 2 - static_cast<double>(rttNs);
+        const double slowTwo = closedFct(eta - 0.035) * 2 - static_cast<double>(rttNs);
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(last, closedTwo * 0.995, "two flows: last FCT");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(last, slowTwo, "two flows: last FCT");
+        std::cout << GetName() << ": two flows, last FCT " << uint64_t(last)
+                  << " ns (closed form at eta " << uint64_t(closedTwo) << ")\n";
+        for (int globalT = 0; globalT < 2; ++globalT)
+        {
+            NS_TEST_EXPECT_MSG_EQ(fct[1][0][globalT],
+                                  fct[1][1][globalT],
+                                  "VAR_WIN 0 ignored: the same run, GLOBAL_T " << globalT);
+            NS_TEST_EXPECT_MSG_LT(rho[0][globalT],
+                                  rho[1][globalT],
+                                  "a fixed window, rate-paced: below, GLOBAL_T " << globalT);
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * ACK_HIGH_PRIO (RdmaNic::AckPriority). The family's switches queue ACK and NACK by the data's
  * priority whatever the key says; its host sends them before its own data, and the key picks
  * whether PAUSE of that priority stops them there (0: host-first-paused) or not (1:
@@ -2114,6 +2413,7 @@ class RoceHpccTestSuite : public TestSuite
         AddTestCase(new RoceHpccCcModeTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccDcqcnWindowTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccPairWindowTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccSlowCoreTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccAckPriorityTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccFamilyEcmpTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccQpTestCase, TestCase::QUICK);

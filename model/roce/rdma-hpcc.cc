@@ -83,6 +83,14 @@ RdmaHpcc::GetTypeId()
                           "SAMPLE_FEEDBACK).",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaHpcc::m_sampleFeedback),
+                          MakeBooleanChecker())
+            .AddAttribute("VariableWindow",
+                          "The window scales with the rate: R x T, or the path's BDP x R / line "
+                          "rate on a path slower than the NIC (key VAR_WIN 1, the HPCC family's "
+                          "HPCC configurations); false: the line rate x T, or that BDP, whatever "
+                          "the rate (VAR_WIN 0).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaHpcc::m_variableWindow),
                           MakeBooleanChecker());
     return tid;
 }
@@ -139,11 +147,9 @@ void
 RdmaHpcc::Apply(double bps)
 {
     SetRate(bps);
-    // W = R T, or with a path slower than the line rate the family's BDP x R / line rate
-    const double window = GetPathBdp() > 0
-                              ? static_cast<double>(GetPathBdp()) * GetRate() / GetLineRate()
-                              : GetRate() * m_baseRtt.GetSeconds() / 8.0;
-    SetWindow(std::max<uint64_t>(1, static_cast<uint64_t>(window)));
+    // W = R T (the family's m_win x rate / max_rate with VAR_WIN 1, m_win = line rate x T), or
+    // with a path slower than the NIC the family's BDP x R / line rate; VAR_WIN 0: m_win
+    SetWindowFromRtt(m_baseRtt, m_variableWindow);
 }
 
 double

@@ -37,6 +37,9 @@ namespace ns3
  * (SetPathBdp: the path's slowest link is slower than the line rate), the queue term is
  * min(q_i, q_i') x line rate / (B_i x BDP) and the window BDP x R / line rate, as the HPCC
  * family computes them from its window (pairBdp or maxBdp); without, the two are the same.
+ * VariableWindow false fixes the window at the line rate x T, or that BDP, whatever the rate
+ * (the family's VAR_WIN 0). On such a path the queue term weighs line rate / the path's rate
+ * times the paper's q 8 / (B T), as the family's does (4 times at 100 over 25 Gb/s).
  */
 class RdmaHpcc : public RdmaCongestionControl
 {
@@ -83,6 +86,7 @@ class RdmaHpcc : public RdmaCongestionControl
     uint32_t m_multi;      //!< IntMulti
     bool m_perHop;         //!< PerHopRate
     bool m_sampleFeedback; //!< SampleFeedback
+    bool m_variableWindow; //!< VariableWindow
 
     bool m_started{false};       //!< first ACK seen
     uint64_t m_lastUpdatePsn{0}; //!< next PSN at the last committed update
