@@ -108,6 +108,7 @@ roce_sources = [
     'model/roce/roce-hpcc-output.cc',
     'model/roce/roce-header.cc',
     'model/roce/roce-hpcc-config.cc',
+    'model/roce/roce-hpcc-ecn-maps.cc',
     'model/roce/roce-ideal-fct.cc',
     'model/roce/roce-net-device.cc',
     'model/roce/roce-switch-mmu.cc',

@@ -280,6 +280,7 @@ CollectNicFigures(RoceHelper* helper,
         Ptr<RdmaNic> nic = helper->GetNic(r);
         result->retransmittedBytes += nic->GetRetransmittedBytes();
         result->cnpsSent += nic->GetCnpsSent();
+        result->ecnEchoes += nic->GetEcnEchoesReceived();
         result->queuePairs += nic->GetNQueuePairs();
         for (uint32_t q = 0; q < nic->GetNQueuePairs(); ++q)
         {
@@ -537,6 +538,10 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
                  res.bottleneckSrc,
                  res.bottleneckPort,
                  res.bottleneckDst);
+    std::fprintf(out,
+                 "CNPs sent %llu, ACKs echoing a CE mark %llu\n",
+                 static_cast<unsigned long long>(res.cnpsSent),
+                 static_cast<unsigned long long>(res.ecnEchoes));
     if (!cfg.pfcFile.empty())
     {
         std::fprintf(out,

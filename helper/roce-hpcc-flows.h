@@ -60,6 +60,9 @@ struct RoceHpccResult
     /// port) per hop where the switch had more than one next hop)
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> familyPaths;
     uint64_t cnpsSent{0}; //!< CNPs sent by the NICs (DCQCN's notification point)
+    /// ACKs that echoed a CE mark, received by the senders (with the HPCC family's DCQCN,
+    /// CongestionNotification ack, its notifications)
+    uint64_t ecnEchoes{0};
     /// busiest directed link: its wire busy time / (last flow end - first flow start)
     double bottleneckUtilisation{0};
     uint32_t bottleneckSrc{0};  //!< node sending on the busiest link

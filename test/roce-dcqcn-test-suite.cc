@@ -160,6 +160,94 @@ class RoceDcqcnStateMachineTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The reaction point with periodicDecrease and the HPCC family's settings (alpha period 1 us,
+ * decrease period 4 us, F = 1, one additive stage, no byte counter): from the first CNP on,
+ * cuts fall on the grid 4, 8, 12, ... us after it, only at the end of a period that saw a CNP,
+ * the first period included. Every rate and time is checked against the recurrences.
+ */
+class RoceDcqcnPeriodicTestCase : public TestCase
+{
+  public:
+    RoceDcqcnPeriodicTestCase()
+        : TestCase("DCQCN periodic decrease (the HPCC family's reaction point) vs recurrences")
+    {
+    }
+
+  private:
+    void OnRate(double rate)
+    {
+        m_times.push_back(Simulator::Now());
+        m_rates.push_back(rate);
+    }
+
+    void DoRun() override
+    {
+        RdmaDcqcnConfig cfg;
+        cfg.periodicDecrease = true;
+        cfg.byteCounter = 0;
+        cfg.fastRecoveryStages = 1;
+        cfg.additiveStages = 1;
+        const double line = 100e9;
+        cfg.aiBps = 50e6;
+        cfg.haiBps = 100e6;
+        RdmaDcqcn cc(&cfg, line, MakeCallback(&RoceDcqcnPeriodicTestCase::OnRate, this));
+        // CNPs off the grid points: 0 (first), 2.5 (same period), 9.5 (after a quiet period:
+        // no cut at once), 30.5 us
+        for (int64_t ns : {0, 2500, 9500, 30500})
+        {
+            Simulator::Schedule(NanoSeconds(ns), &RdmaDcqcn::ReceiveCnp, &cc);
+        }
+        Simulator::Stop(MicroSeconds(32 + 300 * 3 + 1));
+        Simulator::Run();
+
+        const double g = cfg.g;
+        const double k = 1 - g;
+        std::vector<Time> times;
+        std::vector<double> rates;
+        // alpha 1 at 0; periods ending at 1 and 2 us without CNP, at 3 us with the CNP of
+        // 2.5 us, at 4 us without
+        double alpha = (std::pow(k, 3) + g) * k;
+        double rate = line * (1 - alpha / 2);
+        double target = line; // no timer increase before the cut: the target keeps its value
+        times.push_back(MicroSeconds(4));
+        rates.push_back(rate);
+        // 9.5 us: the cut waits for the grid point 12 us; alpha: 5 quiet periods to 9 us,
+        // the CNP's period to 10 us, 2 quiet periods to 12 us
+        alpha = (std::pow(k, 6) * alpha + g) * k * k;
+        rate = rate * (1 - alpha / 2);
+        times.push_back(MicroSeconds(12));
+        rates.push_back(rate);
+        // 30.5 us: cut at 32 us; 18 quiet periods to 30 us, the CNP's, one quiet
+        alpha = (std::pow(k, 19) * alpha + g) * k;
+        rate = rate * (1 - alpha / 2);
+        times.push_back(MicroSeconds(32));
+        rates.push_back(rate);
+        // the increase timer from 32 us: fast recovery, one additive step, hyper
+        for (int stage = 1; stage <= 3; ++stage)
+        {
+            target += stage == 2 ? cfg.aiBps : stage == 3 ? cfg.haiBps : 0.0;
+            target = std::min(target, line);
+            rate = (rate + target) / 2;
+            times.push_back(MicroSeconds(32 + 300 * stage));
+            rates.push_back(rate);
+        }
+        NS_TEST_ASSERT_MSG_EQ(m_times.size(), times.size(), "number of rate changes");
+        for (size_t i = 0; i < times.size(); ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(m_times[i], times[i], "time of change " << i);
+            NS_TEST_ASSERT_MSG_EQ_TOL(m_rates[i] / rates[i], 1.0, 1e-12, "rate of change " << i);
+        }
+        NS_TEST_ASSERT_MSG_EQ(cc.GetDecreases(), 3, "one cut per period with a CNP");
+        cc.Stop();
+        Simulator::Destroy();
+    }
+
+    std::vector<Time> m_times;
+    std::vector<double> m_rates;
+};
+
+/**
+ * \ingroup training-net-tests
  * Two DCQCN flows share one 100 Gb/s bottleneck, the second starting 1 ms later: over the
  * second half of the run Jain's fairness > 0.95 and utilisation > 90 % of the goodput
  * capacity rate * MTU / (MTU + 82). With ECN marking disabled the queue grows until PFC
@@ -658,6 +746,7 @@ class RoceDcqcnTestSuite : public TestSuite
         AddTestCase(new RoceDcqcnStateMachineTestCase(false), TestCase::QUICK);
         AddTestCase(new RoceDcqcnStateMachineTestCase(true), TestCase::QUICK);
         AddTestCase(new RoceDcqcnByteCounterTestCase, TestCase::QUICK);
+        AddTestCase(new RoceDcqcnPeriodicTestCase, TestCase::QUICK);
         AddTestCase(new RoceDefaultsGuardTestCase, TestCase::QUICK);
         AddTestCase(new RoceIncastTestCase(true), TestCase::QUICK);
         AddTestCase(new RoceIncastTestCase(false), TestCase::QUICK);

@@ -243,6 +243,15 @@ RdmaDcqcnControl::DoOnCnp()
     m_dcqcn->ReceiveCnp();
 }
 
+void
+RdmaDcqcnControl::DoOnAck(const RdmaCcFeedback& fb)
+{
+    if (m_config.notifyByAck && fb.ecnEcho)
+    {
+        m_dcqcn->ReceiveCnp();
+    }
+}
+
 double
 RdmaDcqcnControl::GetAlpha()
 {

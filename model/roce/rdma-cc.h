@@ -255,6 +255,8 @@ class RdmaDcqcnControl : public RdmaCongestionControl
     void DoStart() override;
     void DoOnSent(uint64_t psn, uint32_t payloadBytes) override;
     void DoOnCnp() override;
+    /// With notifyByAck, an ACK that echoes a CE mark counts as a CNP.
+    void DoOnAck(const RdmaCcFeedback& fb) override;
 
   private:
     void Rate(double bps);

@@ -73,17 +73,34 @@ void
 RdmaDcqcn::ReceiveCnp()
 {
     NS_LOG_FUNCTION(this);
+    const Time now = Simulator::Now();
     if (!m_seenCnp)
     {
         m_seenCnp = true;
         m_alpha = m_cfg->initialAlpha;
-        m_alphaAnchor = Simulator::Now();
+        m_alphaAnchor = now;
         m_cnpInAlphaPeriod = false;
+        m_decreaseAnchor = now;
     }
     else
     {
         UpdateAlpha();
         m_cnpInAlphaPeriod = true;
+    }
+    if (m_cfg->periodicDecrease)
+    {
+        m_cnpInDecreasePeriod = true;
+        if (!m_decreaseEvent.IsRunning())
+        {
+            // the next grid point strictly after now: a CNP at a grid point belongs to the
+            // period it opens
+            const int64_t period = m_cfg->decreasePeriod.GetTimeStep();
+            const int64_t k = (now - m_decreaseAnchor).GetTimeStep() / period + 1;
+            m_decreaseEvent = Simulator::Schedule(m_decreaseAnchor + TimeStep(k * period) - now,
+                                                  &RdmaDcqcn::DecreaseTimerExpired,
+                                                  this);
+        }
+        return;
     }
     if (m_decreaseEvent.IsRunning())
     {
@@ -105,8 +122,11 @@ RdmaDcqcn::DecreaseTimerExpired()
     }
     m_cnpInDecreasePeriod = false;
     Decrease();
-    m_decreaseEvent =
-        Simulator::Schedule(m_cfg->decreasePeriod, &RdmaDcqcn::DecreaseTimerExpired, this);
+    if (!m_cfg->periodicDecrease)
+    {
+        m_decreaseEvent =
+            Simulator::Schedule(m_cfg->decreasePeriod, &RdmaDcqcn::DecreaseTimerExpired, this);
+    }
 }
 
 void

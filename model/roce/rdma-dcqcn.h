@@ -72,6 +72,13 @@ struct RdmaDcqcnConfig
     /// 0 = no window (ConnectX paces by rate only; the HPCC family's HAS_WIN 1 adds one)
     Time windowRtt{Time(0)};
     bool variableWindow{true}; //!< the window follows the rate (the family's VAR_WIN 1)
+    /// rate decreases on a grid of decreasePeriod from the first notification, the first one
+    /// period after it (the HPCC family); false: the first notification after a quiet period
+    /// cuts at once (ConnectX)
+    bool periodicDecrease{false};
+    /// notifications are the ECN echoes of ACKs (the HPCC family, which has no CNP); false:
+    /// CNPs only
+    bool notifyByAck{false};
 };
 
 /**
@@ -84,7 +91,11 @@ struct RdmaDcqcnConfig
  * the events).
  *
  * Decrease: the first CNP after a quiet time decreases at once; further CNPs within
- * decreasePeriod are folded into one decrease at the end of the period. A decrease does
+ * decreasePeriod are folded into one decrease at the end of the period. With
+ * periodicDecrease the decreases keep to a grid of decreasePeriod that starts at the QP's
+ * first CNP: a period in which a CNP arrived ends with a decrease, the first period included
+ * (so the first decrease comes one period after the first CNP). Only the grid points that
+ * follow a CNP are scheduled; the quiet ones change nothing. A decrease does
  * rate = max(minRate, rate * (1 - alpha/2)), resets the increase stages and restarts the
  * increase timer. The target rate takes the rate before the decrease when clampTargetRate is
  * set, or (ConnectX default clamp_tgt_rate_after_time_inc) when the timer raised the rate
@@ -167,6 +178,7 @@ class RdmaDcqcn
     Time m_alphaAnchor;    //!< start of the current alpha period
     bool m_cnpInAlphaPeriod{false};
     bool m_cnpInDecreasePeriod{false};
+    Time m_decreaseAnchor; //!< origin of the periodicDecrease grid
     EventId m_decreaseEvent;
     EventId m_increaseEvent;
     uint32_t m_timerStage{0};

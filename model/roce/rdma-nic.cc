@@ -437,6 +437,27 @@ RdmaNic::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaNic::m_dcqcnVariableWindow),
                           MakeBooleanChecker())
+            .AddAttribute("CongestionNotification",
+                          "How a DCQCN receiver reports CE-marked packets. cnp: a CNP (BTH "
+                          "opcode 0x81) in the control class, at most one per CnpInterval per "
+                          "QP (RoCEv2). ack: no CNP; an ACK whose BECN bit echoes a CE mark "
+                          "since the previous ACK is the notification, and it queues where "
+                          "AckPriority puts ACKs (the HPCC family, whose receiver flags the "
+                          "ACK of a marked packet). A sender reacts to CNPs in both.",
+                          EnumValue(NOTIFY_CNP),
+                          MakeEnumAccessor(&RdmaNic::m_notification),
+                          MakeEnumChecker(NOTIFY_CNP, "cnp", NOTIFY_ACK, "ack"))
+            .AddAttribute(
+                "DcqcnRateDecrease",
+                "When DCQCN cuts the rate. immediate: the first notification after "
+                "a quiet RateDecreasePeriod cuts at once, later ones within the "
+                "period make one cut at its end (ConnectX). periodic: from a QP's "
+                "first notification on, every RateDecreasePeriod in which one "
+                "arrived ends with a cut, the first period included (the HPCC "
+                "family).",
+                EnumValue(DECREASE_IMMEDIATE),
+                MakeEnumAccessor(&RdmaNic::m_decreaseTiming),
+                MakeEnumChecker(DECREASE_IMMEDIATE, "immediate", DECREASE_PERIODIC, "periodic"))
             .AddTraceSource("MessageComplete",
                             "An RDMA WRITE was fully acknowledged (sender side).",
                             MakeTraceSourceAccessor(&RdmaNic::m_messageCompleteTrace),
@@ -672,6 +693,8 @@ RdmaNic::CreateCongestionControl(double lineRate) const
         c.clampAfterTimeIncrease = m_clampAfterTimeInc;
         c.windowRtt = m_dcqcnWindowRtt;
         c.variableWindow = m_dcqcnVariableWindow;
+        c.periodicDecrease = m_decreaseTiming == DECREASE_PERIODIC;
+        c.notifyByAck = m_notification == NOTIFY_ACK;
         return CreateObject<RdmaDcqcnControl>(c);
     }
     const ObjectFactory* f = GetCcFactory();
@@ -1324,7 +1347,8 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
         qp->m_rcvTelemetry = *telemetry;
     }
     qp->m_ceSinceAck = qp->m_ceSinceAck || ce;
-    if (ce && m_ccType == CC_DCQCN && (!qp->m_cnpSent || now - qp->m_lastCnp >= m_cnpInterval))
+    if (ce && m_ccType == CC_DCQCN && m_notification == NOTIFY_CNP &&
+        (!qp->m_cnpSent || now - qp->m_lastCnp >= m_cnpInterval))
     {
         qp->m_cnpSent = true;
         qp->m_lastCnp = now;
@@ -1432,6 +1456,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h)
     }
     else
     {
+        m_ecnEchoes += h.bth.GetBecn() ? 1 : 0;
         if (qp->m_cc)
         {
             RdmaCcFeedback fb;

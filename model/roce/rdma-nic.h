@@ -103,6 +103,20 @@ class RdmaNic : public RdmaTransport
         ACK_HOST_FIRST_PAUSED //!< as ACK_HOST_FIRST, held while their priority is paused
     };
 
+    /// How a DCQCN receiver tells the sender of CE marks (CongestionNotification).
+    enum NotificationType
+    {
+        NOTIFY_CNP, //!< CNP packets, at most one per CnpInterval per QP (default)
+        NOTIFY_ACK  //!< no CNP: ACKs echo the mark (the HPCC family)
+    };
+
+    /// When DCQCN cuts the rate after a notification (DcqcnRateDecrease).
+    enum DecreaseTiming
+    {
+        DECREASE_IMMEDIATE, //!< at once after a quiet period (ConnectX, default)
+        DECREASE_PERIODIC   //!< on a grid from the first notification (the HPCC family)
+    };
+
     /**
      * \param name a congestion control name (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)
      * \param type set to its value if known
@@ -266,6 +280,13 @@ class RdmaNic : public RdmaTransport
         return m_cnpReceived;
     }
 
+    /** \return ACKs received whose BECN bit echoed a CE mark (with CongestionNotification ack,
+     * DCQCN's notifications) */
+    uint64_t GetEcnEchoesReceived() const
+    {
+        return m_ecnEchoes;
+    }
+
     /** \return NACKs received */
     uint64_t GetNacksReceived() const
     {
@@ -423,14 +444,17 @@ class RdmaNic : public RdmaTransport
     uint64_t m_byteCounter;
     bool m_clampTarget;
     bool m_clampAfterTimeInc;
-    Time m_dcqcnWindowRtt;      //!< DcqcnWindowRtt
-    bool m_dcqcnVariableWindow; //!< DcqcnVariableWindow
+    Time m_dcqcnWindowRtt;           //!< DcqcnWindowRtt
+    bool m_dcqcnVariableWindow;      //!< DcqcnVariableWindow
+    NotificationType m_notification; //!< CongestionNotification
+    DecreaseTiming m_decreaseTiming; //!< DcqcnRateDecrease
 
     // counters
     uint64_t m_retxBytes{0};
     uint64_t m_dataSent{0};
     uint64_t m_cnpSent{0};
     uint64_t m_cnpReceived{0};
+    uint64_t m_ecnEchoes{0}; //!< ACKs with BECN received
     uint64_t m_nackReceived{0};
     uint64_t m_timeoutCount{0};
     uint64_t m_failedCount{0};

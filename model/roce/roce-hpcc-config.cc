@@ -15,7 +15,6 @@
 #include <cmath>
 #include <iomanip>
 #include <memory>
-#include <set>
 #include <sstream>
 
 namespace ns3
@@ -36,15 +35,6 @@ bool
 ParseReal(const std::string& s, double lo, double hi, double* v)
 {
     return tn_hpcc_parse_real(s.c_str(), lo, hi, v);
-}
-
-/// Number printed with full precision (for attribute values).
-std::string
-Exact(double v)
-{
-    std::ostringstream os;
-    os << std::setprecision(17) << v;
-    return os.str();
 }
 
 /// The value an ignored key takes, as the family reads it: a value of the wrong kind is an
@@ -207,6 +197,57 @@ const char* const MAPPED_KEYS[] = {
     "PINT_PROB",
 };
 
+/// PACKET_PAYLOAD_SIZE in the family's simulator when a config does not give it.
+const uint32_t FAMILY_PAYLOAD = 1000;
+
+/// What the family's simulator does with EWMA_GAIN when a config does not give it.
+const char GAIN_ZERO[] = "1 / 16, an integer division in its C++: 0, so alpha never moves from "
+                         "its first value 1 and every cut halves the rate";
+
+/**
+ * A key's value in the family's simulator when a config does not give it (the globals its
+ * main program starts from), where that differs from the model's own default. The family
+ * reads EWMA_GAIN for DCQCN and DCTCP, MULTI_RATE for HPCC.
+ */
+struct FamilyDefault
+{
+    const char* key;       //!< the config key
+    const char* ccs;       //!< the algorithms (--cc names) it matters for; "" = all
+    const char* typeName;  //!< ns-3 type
+    const char* attribute; //!< its attribute
+    const char* value;     //!< the attribute value
+    const char* stated;    //!< the default as the family has it, for the notice
+};
+
+const FamilyDefault FAMILY_DEFAULTS[] = {
+    {"ACK_HIGH_PRIO",
+     "",
+     "ns3::RdmaNic",
+     "AckPriority",
+     "host-first-paused",
+     "0 (ACKs in the data's priority at the switches, held by its PAUSE at the host)"},
+    {"BUFFER_SIZE", "", "ns3::RoceSwitchMmu", "BufferSize", "16777216", "16 (MB)"},
+    {"L2_ACK_INTERVAL",
+     "",
+     "ns3::RdmaNic",
+     "AckInterval",
+     "1",
+     "0, with which its senders drop every ACK and no flow ends; here an ACK per packet, as "
+     "with the 1 of the family's configs"},
+    {"ALPHA_RESUME_INTERVAL", "dcqcn", "ns3::RdmaNic", "AlphaUpdatePeriod", "55000ns", "55 (us)"},
+    {"FAST_RECOVERY_TIMES", "dcqcn", "ns3::RdmaNic", "FastRecoveryStages", "5", "5"},
+    {"EWMA_GAIN", "dcqcn", "ns3::RdmaNic", "DcqcnG", "0", GAIN_ZERO},
+    {"EWMA_GAIN", "dctcp", "ns3::RdmaDctcp", "G", "0", GAIN_ZERO},
+    {"MULTI_RATE", "hpcc", "ns3::RdmaHpcc", "PerHopRate", "true", "1 (a rate per hop)"},
+};
+
+/// Whether `cc` is one of the space-separated --cc names `ccs`.
+bool
+CcListed(const char* ccs, const std::string& cc)
+{
+    return (" " + std::string(ccs) + " ").find(" " + cc + " ") != std::string::npos;
+}
+
 /// A key whose attribute depends on the congestion control CC_MODE selects.
 struct CcKey
 {
@@ -268,8 +309,7 @@ TargetOf(const std::string& cc, const std::string& key)
 {
     for (const CcKeyTarget& t : CC_KEY_TARGETS)
     {
-        if (key == t.key &&
-            (" " + std::string(t.ccs) + " ").find(" " + cc + " ") != std::string::npos)
+        if (key == t.key && CcListed(t.ccs, cc))
         {
             return {t.typeName, t.attribute};
         }
@@ -314,9 +354,15 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
     if (ccLine && cc == "dcqcn")
     {
         // the family's DCQCN: one additive-increase stage before hyper increase, no byte
-        // counter
-        cfg->settings.push_back({"ns3::RdmaNic", "AdditiveStages", "1", "CC_MODE", ccLine});
-        cfg->settings.push_back({"ns3::RdmaNic", "ByteCounter", "0", "CC_MODE", ccLine});
+        // counter, no CNP (the receiver flags the ACK of a marked packet), and a sender that
+        // cuts on a grid of RATE_DECREASE_INTERVAL from its first notification
+        for (const auto& [attribute, value] : {std::pair{"AdditiveStages", "1"},
+                                               {"ByteCounter", "0"},
+                                               {"CongestionNotification", "ack"},
+                                               {"DcqcnRateDecrease", "periodic"}})
+        {
+            cfg->settings.push_back({"ns3::RdmaNic", attribute, value, "CC_MODE", ccLine});
+        }
     }
     for (const auto& k : keys)
     {
@@ -494,7 +540,6 @@ RoceHpccConfigReader::Read(const std::string& path,
     uint64_t chunkBytes = 0;
     uint32_t ackLine = 0;
     bool payloadGiven = false;
-    bool ackPriorityGiven = false;
     std::vector<CcKey> ccKeys;
     uint32_t ccLine = 0;
     for (size_t e = 0; e < entries->count; ++e)
@@ -585,7 +630,6 @@ RoceHpccConfigReader::Read(const std::string& path,
                 // the family's switches queue ACKs by the data's priority whatever the key says;
                 // it picks whether that PAUSE stops the host's ACK queue (served before data)
                 setting("ns3::RdmaNic", "AckPriority", u ? "host-first" : "host-first-paused");
-                ackPriorityGiven = true;
             }
         }
         else if (key == "PACKET_PAYLOAD_SIZE")
@@ -687,7 +731,7 @@ RoceHpccConfigReader::Read(const std::string& path,
                                                   : "a utilisation") +
                             " in (0, 1]");
             }
-            ccKeys.push_back({key, Exact(d), a, lineNo});
+            ccKeys.push_back({key, FormatExact(d), a, lineNo});
         }
         else if (key == "PINT_LOG_BASE")
         {
@@ -695,7 +739,7 @@ RoceHpccConfigReader::Read(const std::string& path,
             {
                 return fail("'" + a + "' is not a log base above 1");
             }
-            ccKeys.push_back({key, Exact(d), a, lineNo});
+            ccKeys.push_back({key, FormatExact(d), a, lineNo});
         }
         else if (key == "MI_THRESH" || key == "INT_MULTI")
         {
@@ -737,7 +781,7 @@ RoceHpccConfigReader::Read(const std::string& path,
                 return fail("'" + a + "' is not an error rate in [0, 1) (1 loses every packet)");
             }
             cfg->errorRatePerLink = d;
-            setting("", "error model on links whose error_rate is 0", Exact(d));
+            setting("", "error model on links whose error_rate is 0", FormatExact(d));
         }
         else if (key == "L2_CHUNK_SIZE" || key == "L2_ACK_INTERVAL")
         {
@@ -805,15 +849,25 @@ RoceHpccConfigReader::Read(const std::string& path,
         }
     }
     MapCcKeys(ccKeys, ccLine, cfg);
-    if (!ackPriorityGiven)
+    // a key the file does not give runs as in the family's simulator
+    for (const FamilyDefault& d : FAMILY_DEFAULTS)
     {
-        // the family's default is ACK_HIGH_PRIO 0
-        key = "ACK_HIGH_PRIO";
-        lineNo = 0;
-        setting("ns3::RdmaNic", "AckPriority", "host-first-paused");
-        cfg->notices.push_back(path + ": no ACK_HIGH_PRIO: the family's default 0 (ACKs in the "
-                                      "data's priority at the switches, held by its PAUSE at "
-                                      "the host)");
+        bool given = false;
+        for (size_t e = 0; e < entries->count; ++e)
+        {
+            given = given || d.key == std::string(entries->entry[e].key);
+        }
+        if (!given && (!*d.ccs || CcListed(d.ccs, cfg->cc)))
+        {
+            cfg->settings.push_back({d.typeName, d.attribute, d.value, d.key, 0});
+            cfg->notices.push_back(path + ": no " + d.key + ": the family's default " + d.stated);
+        }
+    }
+    if (!payloadGiven)
+    {
+        cfg->mtu = FAMILY_PAYLOAD;
+        cfg->notices.push_back(path + ": no PACKET_PAYLOAD_SIZE: the family's default " +
+                               std::to_string(FAMILY_PAYLOAD) + " bytes");
     }
     if (ackLine)
     {
@@ -833,149 +887,15 @@ RoceHpccConfigReader::Read(const std::string& path,
         }
         setting("ns3::RdmaNic", "AckInterval", std::to_string(packets));
     }
-    if (!payloadGiven)
-    {
-        cfg->notices.push_back(path + ": no PACKET_PAYLOAD_SIZE: payload " +
-                               std::to_string(cfg->mtu) + " bytes");
-    }
     return CheckSettings(path + ":", cfg->settings, error);
 }
 
-bool
-RoceHpccConfigReader::ResolveEcnMaps(const RoceHpccConfig& config,
-                                     const tn_topology* topo,
-                                     std::vector<RoceHpccSetting>* settings,
-                                     std::string* error)
+std::string
+RoceHpccConfigReader::FormatExact(double v)
 {
-    settings->clear();
-    const std::string where = config.configFile.empty() ? "" : config.configFile + ":";
-    std::set<uint64_t> switchRates;
-    for (uint32_t l = 0; l < tn_topology_link_count(topo); ++l)
-    {
-        const tn_link* link = tn_topology_link(topo, l);
-        if (tn_topology_node_kind(topo, link->src) != TN_NODE_NPU)
-        {
-            switchRates.insert(link->rate_bps);
-        }
-    }
-    const RoceHpccRateMap* maps[3] = {&config.kmin, &config.kmax, &config.pmax};
-    const char* mapNames[3] = {"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"};
-    const bool anyMap = config.kmin.line || config.kmax.line || config.pmax.line;
-    for (int m = 0; anyMap && m < 3 && !switchRates.empty(); ++m)
-    {
-        auto fail = [&](uint32_t line, const std::string& what) {
-            *error = where + std::to_string(line) + ": " + mapNames[m] + ": " + what;
-            return false;
-        };
-        if (!maps[m]->line)
-        {
-            int given = -1;
-            for (int k = 0; k < 3; ++k)
-            {
-                if (maps[k]->line && (given < 0 || maps[k]->line < maps[given]->line))
-                {
-                    given = k;
-                }
-            }
-            *error = where + std::to_string(maps[given]->line) + ": " + mapNames[given] +
-                     ": given without " + mapNames[m] +
-                     " (KMIN_MAP, KMAX_MAP and PMAX_MAP go together)";
-            return false;
-        }
-        std::vector<double> perRate;
-        for (uint64_t r : switchRates)
-        {
-            auto it =
-                std::find_if(maps[m]->entries.begin(),
-                             maps[m]->entries.end(),
-                             [r](const std::pair<uint64_t, double>& e) { return e.first == r; });
-            if (it == maps[m]->entries.end())
-            {
-                return fail(maps[m]->line,
-                            "no entry for " + std::to_string(r) +
-                                " bit/s, a rate of the switch ports of " + config.topologyFile);
-            }
-            // thresholds in KB (1000 bytes), as HPCC's SwitchMmu::ConfigEcn reads them
-            perRate.push_back(m == 2 ? it->second : it->second * 1000);
-        }
-        const std::string attr = m == 0 ? "EcnKmin" : m == 1 ? "EcnKmax" : "EcnPmax";
-        const uint64_t r0 = *switchRates.begin();
-        if (m == 2)
-        {
-            for (double p : perRate)
-            {
-                if (p != perRate[0])
-                {
-                    return fail(maps[m]->line,
-                                "differs between the rates of the switch ports; "
-                                "ns3::RoceSwitchMmu::EcnPmax is one value per switch");
-                }
-            }
-            settings->push_back(
-                {"ns3::RoceSwitchMmu", attr, Exact(perRate[0]), mapNames[m], maps[m]->line});
-            continue;
-        }
-        if (switchRates.size() == 1)
-        {
-            settings->push_back(
-                {"ns3::RoceSwitchMmu", "EcnScaleWithRate", "false", mapNames[m], maps[m]->line});
-            settings->push_back({"ns3::RoceSwitchMmu",
-                                 attr,
-                                 std::to_string(std::llround(perRate[0])),
-                                 mapNames[m],
-                                 maps[m]->line});
-            continue;
-        }
-        // several rates: the MMU scales one threshold (at 25 Gb/s) with the port rate
-        const double at25 = perRate[0] * 25e9 / double(r0);
-        size_t i = 0;
-        for (uint64_t r : switchRates)
-        {
-            if (std::fabs(perRate[i] * 25e9 / double(r) - at25) > 1e-6 * at25 + 0.5)
-            {
-                return fail(maps[m]->line,
-                            "the thresholds at the switch port rates are not proportional to "
-                            "the rate (" +
-                                std::to_string(r0) + " bit/s: " + Exact(perRate[0] / 1000) +
-                                " KB, " + std::to_string(r) +
-                                " bit/s: " + Exact(perRate[i] / 1000) +
-                                " KB); ns3::RoceSwitchMmu scales one threshold with the rate");
-            }
-            ++i;
-        }
-        settings->push_back(
-            {"ns3::RoceSwitchMmu", "EcnScaleWithRate", "true", mapNames[m], maps[m]->line});
-        settings->push_back({"ns3::RoceSwitchMmu",
-                             attr,
-                             std::to_string(std::llround(at25)),
-                             mapNames[m],
-                             maps[m]->line});
-    }
-    if (anyMap && !switchRates.empty())
-    {
-        for (uint64_t r : switchRates)
-        {
-            double kmin = 0;
-            double kmax = 0;
-            for (const auto& e : config.kmin.entries)
-            {
-                kmin = e.first == r ? e.second : kmin;
-            }
-            for (const auto& e : config.kmax.entries)
-            {
-                kmax = e.first == r ? e.second : kmax;
-            }
-            if (kmin > kmax)
-            {
-                *error = where + std::to_string(config.kmin.line) + ": KMIN_MAP: " + Exact(kmin) +
-                         " KB at " + std::to_string(r) + " bit/s is above KMAX_MAP's " +
-                         Exact(kmax) + " KB";
-                return false;
-            }
-        }
-    }
-
-    return true;
+    std::ostringstream os;
+    os << std::setprecision(17) << v;
+    return os.str();
 }
 
 bool

@@ -145,6 +145,12 @@ class RoceHpccConfigReader
                                std::string* error);
 
     /**
+     * \param v a number
+     * \return v with 17 significant digits, so that an attribute set from it gets v exactly
+     */
+    static std::string FormatExact(double v);
+
+    /**
      * Check that every setting with a type names an attribute that accepts its value.
      * \param where "file:" prefix of messages ("" if the settings come from no file)
      * \param settings the settings
