@@ -745,7 +745,8 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
  * \ingroup training-net-tests
  * A key a config does not give runs as in the family's simulator, whose main program starts
  * from its own defaults: ALPHA_RESUME_INTERVAL 55 us, FAST_RECOVERY_TIMES 5, EWMA_GAIN
- * 1 / 16 (0 in its integer arithmetic) for DCQCN and DCTCP, MULTI_RATE 1 for HPCC,
+ * 1 / 16 (0 in its integer arithmetic) for DCQCN and DCTCP, MULTI_RATE 1 and VAR_WIN 0 for
+ * HPCC (and its U starting at 1),
  * BUFFER_SIZE 16 MB, PACKET_PAYLOAD_SIZE 1000, and an ACK per packet where its own default
  * L2_ACK_INTERVAL 0 would stop every flow, each with a notice; a key the file gives
  * keeps its value and no notice. The defaults are of the congestion control the file runs.
@@ -843,6 +844,13 @@ class RoceHpccFamilyDefaultsTestCase : public TnDataTestCase
         RoceHpccConfig hpcc;
         Read("hpcc.txt", "CC_MODE 3\n", &hpcc);
         NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, "ns3::RdmaHpcc", "PerHopRate"), "true", "");
+        // the family's queue pair starts HPCC's U at 1; VAR_WIN's default 0: a fixed window
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, "ns3::RdmaHpcc", "InitialUtilization"),
+                              "1",
+                              "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, "ns3::RdmaHpcc", "VariableWindow"),
+                              "false",
+                              "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, nic, "AlphaUpdatePeriod"), "", "");
     }
 };
@@ -1329,8 +1337,8 @@ class RoceHpccPairWindowTestCase : public TnDataTestCase
  *   trips of cut after the first window);
  * - no PAUSE, no byte retransmitted.
  * Two flows across the core (0 -> 2, 1 -> 3, GLOBAL_T 1): the last ends within the same bounds
- * for 8 MB. VAR_WIN 0 is listed as ignored under CC_MODE 3 and gives the same run to the ns. The
- * family's VAR_WIN 0 window, the BDP whatever the rate (RdmaHpcc::VariableWindow false), holds
+ * for 8 MB. VAR_WIN 0 gives the family's fixed window, the BDP whatever the rate
+ * (RdmaHpcc::VariableWindow false), which holds
  * exactly that BDP, lossless; rate-paced around 25 Gb/s, every frame its overshoot queues
  * weighs 4 x 1124 / 20250 = 0.22 in U, and the link runs below its VAR_WIN 1 run.
  */
@@ -1436,7 +1444,6 @@ class RoceHpccSlowCoreTestCase : public TnDataTestCase
      * its flows all end, without PAUSE or a byte sent twice.
      * \param tag file names (pcap prefix) \param flows flow file \param nFlows its flows
      * \param varWin VAR_WIN \param globalT GLOBAL_T
-     * \param fixedWindow RdmaHpcc::VariableWindow false (the family's VAR_WIN 0 window)
      * \param cfg the config read \param lines the FCT file's lines
      * \return the run's figures
      */
@@ -1445,7 +1452,6 @@ class RoceHpccSlowCoreTestCase : public TnDataTestCase
                        uint64_t nFlows,
                        int varWin,
                        int globalT,
-                       bool fixedWindow,
                        RoceHpccConfig* cfg,
                        std::vector<FctLine>* lines)
     {
@@ -1462,10 +1468,6 @@ class RoceHpccSlowCoreTestCase : public TnDataTestCase
         {
             NS_TEST_EXPECT_MSG_EQ(error, "", tag);
             return res;
-        }
-        if (fixedWindow)
-        {
-            cfg->settings.push_back({"ns3::RdmaHpcc", "VariableWindow", "false", "VAR_WIN", 0});
         }
         cfg->topologyFile = DataFile("hpcc-slowcore-topo.txt");
         cfg->flowFile = flows;
@@ -1497,72 +1499,56 @@ class RoceHpccSlowCoreTestCase : public TnDataTestCase
         };
         const std::string flows = CreateTempDirFilename("slowcore-hpcc-flows.txt");
         WriteFile(flows, "1\n0 2 3 100 " + std::to_string(size) + " 0\n");
-        uint64_t fct[2][2][2] = {}; // [VariableWindow][VAR_WIN key][GLOBAL_T]
-        double rho[2][2] = {};      // [VariableWindow][GLOBAL_T]
-        for (int variable = 1; variable >= 0; --variable)
+        double rho[2][2] = {}; // [VAR_WIN][GLOBAL_T]
+        for (int varWin = 1; varWin >= 0; --varWin)
         {
-            for (int varWin = variable; varWin >= 0; --varWin)
+            for (int globalT = 0; globalT < 2; ++globalT)
             {
-                for (int globalT = 0; globalT < 2; ++globalT)
+                const std::string tag =
+                    "slowcore-hpcc-" + std::to_string(varWin) + std::to_string(globalT);
+                RoceHpccConfig cfg;
+                std::vector<FctLine> lines;
+                RoceHpccResult res = Run(tag, flows, 1, varWin, globalT, &cfg, &lines);
+                NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaHpcc", "VariableWindow"),
+                                      std::string(varWin ? "true" : "false"),
+                                      tag << ": VAR_WIN");
+                NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), rttNs, tag << ": T");
+                if (lines.size() != 1)
                 {
-                    const std::string tag = "slowcore-hpcc-" + std::to_string(variable) +
-                                            std::to_string(varWin) + std::to_string(globalT);
-                    RoceHpccConfig cfg;
-                    std::vector<FctLine> lines;
-                    RoceHpccResult res =
-                        Run(tag, flows, 1, varWin, globalT, !variable, &cfg, &lines);
-                    bool varWinIgnored = false;
-                    for (const auto& ig : cfg.ignored)
-                    {
-                        varWinIgnored = varWinIgnored || ig.key == "VAR_WIN";
-                    }
-                    NS_TEST_EXPECT_MSG_EQ(varWinIgnored, (varWin == 0), tag << ": VAR_WIN");
-                    NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), rttNs, tag << ": T");
-                    if (lines.size() != 1)
-                    {
-                        continue;
-                    }
-                    fct[variable][varWin][globalT] = lines[0].fctNs;
-                    if (varWin != variable)
-                    {
-                        continue; // the VAR_WIN 0 key: the same run (below)
-                    }
-                    const uint64_t bdp = globalT ? res.maxBdp : pairBdp;
-                    const uint64_t window = res.windows[std::make_pair(0U, 2U)];
-                    const SlowHop s =
-                        ReadSlowHop(cfg.pcapPrefix + "-2-0.pcap", static_cast<double>(bdp), 100000);
-                    rho[variable][globalT] = s.rho;
-                    std::cout << GetName() << ": " << tag << " FCT " << lines[0].fctNs
-                              << " ns (closed form at eta " << uint64_t(closedFct(eta))
-                              << "), utilisation " << s.rho << ", U " << s.rho + s.queueTerm
-                              << ", peak queue " << s.peakQueue << " (first round trip "
-                              << s.firstQueue << "), window " << window << " bytes\n";
-                    if (!variable)
-                    {
-                        NS_TEST_EXPECT_MSG_EQ(window, bdp, tag << ": VAR_WIN 0, the BDP");
-                        continue;
-                    }
-                    NS_TEST_EXPECT_MSG_GT_OR_EQ(s.rho, eta - 0.03, tag << ": utilisation");
-                    NS_TEST_EXPECT_MSG_LT_OR_EQ(s.rho, eta, tag << ": utilisation");
-                    NS_TEST_EXPECT_MSG_GT_OR_EQ(s.rho + s.queueTerm,
-                                                eta * 0.975,
-                                                tag << ": U at eta");
-                    NS_TEST_EXPECT_MSG_LT_OR_EQ(s.rho + s.queueTerm,
-                                                eta + 0.005,
-                                                tag << ": U at eta, the commits at its top");
-                    NS_TEST_EXPECT_MSG_LT_OR_EQ(s.peakQueue, pairBdp / 3, tag << ": near-empty");
-                    NS_TEST_EXPECT_MSG_GT_OR_EQ(static_cast<double>(s.firstQueue),
-                                                0.85 * static_cast<double>(bdp * wire) / 1000 *
-                                                    0.75,
-                                                tag << ": the first window queued");
-                    NS_TEST_EXPECT_MSG_EQ_TOL(static_cast<double>(window),
-                                              pipe,
-                                              pipe * 0.15,
-                                              tag << ": the window holds the pipe");
-                    const double f = static_cast<double>(lines[0].fctNs);
-                    NS_TEST_EXPECT_MSG_GT_OR_EQ(f, closedFct(eta) * 0.995, tag << ": FCT");
-                    NS_TEST_EXPECT_MSG_LT_OR_EQ(f, closedFct(eta - 0.035), tag << ": FCT");
+                    continue;
                 }
+                const uint64_t bdp = globalT ? res.maxBdp : pairBdp;
+                const uint64_t window = res.windows[std::make_pair(0U, 2U)];
+                const SlowHop s =
+                    ReadSlowHop(cfg.pcapPrefix + "-2-0.pcap", static_cast<double>(bdp), 100000);
+                rho[varWin][globalT] = s.rho;
+                std::cout << GetName() << ": " << tag << " FCT " << lines[0].fctNs
+                          << " ns (closed form at eta " << uint64_t(closedFct(eta))
+                          << "), utilisation " << s.rho << ", U " << s.rho + s.queueTerm
+                          << ", peak queue " << s.peakQueue << " (first round trip " << s.firstQueue
+                          << "), window " << window << " bytes\n";
+                if (!varWin)
+                {
+                    NS_TEST_EXPECT_MSG_EQ(window, bdp, tag << ": VAR_WIN 0, the BDP");
+                    continue;
+                }
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(s.rho, eta - 0.03, tag << ": utilisation");
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(s.rho, eta, tag << ": utilisation");
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(s.rho + s.queueTerm, eta * 0.975, tag << ": U at eta");
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(s.rho + s.queueTerm,
+                                            eta + 0.005,
+                                            tag << ": U at eta, the commits at its top");
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(s.peakQueue, pairBdp / 3, tag << ": near-empty");
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(static_cast<double>(s.firstQueue),
+                                            0.85 * static_cast<double>(bdp * wire) / 1000 * 0.75,
+                                            tag << ": the first window queued");
+                NS_TEST_EXPECT_MSG_EQ_TOL(static_cast<double>(window),
+                                          pipe,
+                                          pipe * 0.15,
+                                          tag << ": the window holds the pipe");
+                const double f = static_cast<double>(lines[0].fctNs);
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(f, closedFct(eta) * 0.995, tag << ": FCT");
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(f, closedFct(eta - 0.035), tag << ": FCT");
             }
         }
         // two flows across the core, 0 -> 2 and 1 -> 3, GLOBAL_T 1: the last ends as 8 MB at
@@ -1573,7 +1559,7 @@ class RoceHpccSlowCoreTestCase : public TnDataTestCase
                       " 0\n");
         RoceHpccConfig cfg;
         std::vector<FctLine> lines;
-        Run("slowcore-hpcc-two", two, 2, 1, 1, false, &cfg, &lines);
+        Run("slowcore-hpcc-two", two, 2, 1, 1, &cfg, &lines);
         double last = 0;
         for (const auto& l : lines)
         {
@@ -1587,9 +1573,6 @@ class RoceHpccSlowCoreTestCase : public TnDataTestCase
                   << " ns (closed form at eta " << uint64_t(closedTwo) << ")\n";
         for (int globalT = 0; globalT < 2; ++globalT)
         {
-            NS_TEST_EXPECT_MSG_EQ(fct[1][0][globalT],
-                                  fct[1][1][globalT],
-                                  "VAR_WIN 0 ignored: the same run, GLOBAL_T " << globalT);
             NS_TEST_EXPECT_MSG_LT(rho[0][globalT],
                                   rho[1][globalT],
                                   "a fixed window, rate-paced: below, GLOBAL_T " << globalT);

@@ -91,7 +91,14 @@ RdmaHpcc::GetTypeId()
                           "the rate (VAR_WIN 0).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaHpcc::m_variableWindow),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddAttribute("InitialUtilization",
+                          "The smoothed utilisation U (aggregate and per hop) before the first "
+                          "ACK: 0 assumes an idle path; the HPCC family's code starts at 1, so "
+                          "its first updates hold the rate back until the samples come in.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&RdmaHpcc::m_initialU),
+                          MakeDoubleChecker<double>(0.0, 10.0));
     return tid;
 }
 
@@ -138,7 +145,7 @@ RdmaHpcc::DoStart()
     m_curRate = GetLineRate();
     m_started = false;
     m_stage = 0;
-    m_u = 0;
+    m_u = m_initialU;
     m_hops.clear();
     Apply(GetLineRate());
 }
@@ -192,7 +199,7 @@ RdmaHpcc::DoOnAck(const RdmaCcFeedback& fb)
         m_started = true;
         m_last = ih;
         m_lastUpdatePsn = fb.nextPsn;
-        m_hops.assign(n, HopState{0, m_curRate, 0});
+        m_hops.assign(n, HopState{m_initialU, m_curRate, 0});
         return;
     }
     const bool commit = fb.ackedPsn > m_lastUpdatePsn;

@@ -87,6 +87,7 @@ class RdmaHpcc : public RdmaCongestionControl
     bool m_perHop;         //!< PerHopRate
     bool m_sampleFeedback; //!< SampleFeedback
     bool m_variableWindow; //!< VariableWindow
+    double m_initialU;     //!< InitialUtilization
 
     bool m_started{false};       //!< first ACK seen
     uint64_t m_lastUpdatePsn{0}; //!< next PSN at the last committed update

@@ -364,6 +364,11 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
             cfg->settings.push_back({"ns3::RdmaNic", attribute, value, "CC_MODE", ccLine});
         }
     }
+    if (cc == "hpcc")
+    {
+        // the family's HPCC starts its smoothed utilisation at 1
+        cfg->settings.push_back({"ns3::RdmaHpcc", "InitialUtilization", "1", "CC_MODE", ccLine});
+    }
     for (const auto& k : keys)
     {
         if (k.key == "HAS_WIN" || k.key == "GLOBAL_T" || k.key == "VAR_WIN")
@@ -458,27 +463,17 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
         rtt,
         globalT ? "the largest base RTT of the topology's host pairs"
                 : "each flow's (source, destination) base RTT (RdmaNic::SetPeerBaseRtt)");
+    const std::string window =
+        std::string("in-flight bytes <= ") + (varWin ? "rate x " : "line rate x ") + rtt;
     if (variableType.empty())
     {
-        // HPCC's window is its rate x T, with one or without HAS_WIN and VAR_WIN
-        const std::string window = "in-flight bytes <= rate x " + rtt;
-        if (hasWin)
-        {
-            use(hasWinKey, "window", window);
-        }
-        else
+        // HPCC computes its window from T with one or without HAS_WIN (the family's HPCC
+        // divides by that window); VAR_WIN picks its kind, as for the others
+        variableType = "ns3::RdmaHpcc";
+        if (!hasWin)
         {
             ignore(hasWinKey, mode + " here always limits " + window);
         }
-        if (varWin)
-        {
-            use(varWinKey, "window", window);
-        }
-        else
-        {
-            ignore(varWinKey, mode + " here always limits " + window + " (VAR_WIN 1)");
-        }
-        return;
     }
     cfg->settings.push_back(
         {variableType,
@@ -486,9 +481,10 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
          varWin ? "true" : "false",
          varWinKey ? "VAR_WIN" : "HAS_WIN",
          varWinKey ? varWinKey->line : (hasWinKey ? hasWinKey->line : ccLine)});
-    use(hasWinKey,
-        "window",
-        std::string("in-flight bytes <= ") + (varWin ? "rate x " : "line rate x ") + rtt);
+    if (hasWin)
+    {
+        use(hasWinKey, "window", window);
+    }
 }
 } // namespace
 
