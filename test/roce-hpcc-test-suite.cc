@@ -152,6 +152,18 @@ DefaultOf(const std::string& typeName, const std::string& attribute)
     return info.initialValue->SerializeToString(info.checker);
 }
 
+/**
+ * The HPCC family's standalone FCT of a flow (its fct.txt column 8): the pair's base RTT plus
+ * the payload and 48 header bytes per packet (its frame without the INT header) at the pair's
+ * bottleneck rate, in whole ns. \param size bytes \param rttNs the pair's base RTT
+ * \param bps bottleneck rate \param mtu payload bytes per packet \return ns
+ */
+uint64_t
+FamilyStandaloneNs(uint64_t size, uint64_t rttNs, uint64_t bps, uint64_t mtu)
+{
+    return rttNs + (size + ((size - 1) / mtu + 1) * 48) * 8000000000ULL / bps;
+}
+
 } // namespace
 
 /**
@@ -1083,17 +1095,18 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
   private:
     void DoRun() override
     {
-        uint64_t lastFct[3] = {0, 0, 0};
-        // HAS_WIN 0, 1, and (2) no HAS_WIN key
-        for (int hasWinCase = 0; hasWinCase < 3; ++hasWinCase)
+        uint64_t lastFct[4] = {0, 0, 0, 0};
+        // at 1000-byte payloads HAS_WIN 0, 1, and (2) no HAS_WIN key; (3) HAS_WIN 1 at 4000
+        for (int hasWinCase = 0; hasWinCase < 4; ++hasWinCase)
         {
             const int hasWin = hasWinCase == 0 ? 0 : 1;
+            const uint32_t payload = hasWinCase == 3 ? 4000 : 1000;
             const std::string tag = "dcqcn-win-" + std::to_string(hasWinCase);
             const std::string path = CreateTempDirFilename(tag + ".txt");
             WriteFile(
                 path,
-                "CC_MODE 1\nPACKET_PAYLOAD_SIZE 1000\n" +
-                    (hasWinCase < 2 ? "HAS_WIN " + std::to_string(hasWin) + "\n" : std::string()) +
+                "CC_MODE 1\nPACKET_PAYLOAD_SIZE " + std::to_string(payload) + "\n" +
+                    (hasWinCase != 2 ? "HAS_WIN " + std::to_string(hasWin) + "\n" : std::string()) +
                     "GLOBAL_T 1\nVAR_WIN 0\n"
                     "RATE_AI 50Mb/s\nRATE_HAI 100Mb/s\nMIN_RATE 100Mb/s\nRP_TIMER 300\n"
                     "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
@@ -1115,8 +1128,14 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
             RoceHpccResult res;
             NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
             NS_TEST_EXPECT_MSG_EQ(res.finished, 8, tag);
-            NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), hasWin ? 4160 : 0, tag);
-            NS_TEST_EXPECT_MSG_EQ((res.ecnEchoes == 0), (hasWin == 1), tag << ": marks");
+            // T: 2 x 2 us + a payload's wire time per hop, 80 or 320 ns
+            const int64_t rttNs = 4000 + 2 * payload * 8 / 100;
+            const int64_t expectedRtt = hasWin ? rttNs : 0;
+            NS_TEST_EXPECT_MSG_EQ(res.baseRtt.GetNanoSeconds(), expectedRtt, tag);
+            if (payload == 1000)
+            {
+                NS_TEST_EXPECT_MSG_EQ((res.ecnEchoes == 0), (hasWin == 1), tag << ": marks");
+            }
             NS_TEST_EXPECT_MSG_EQ(res.cnpsSent, 0, tag << ": the family has no CNP");
             std::vector<FctLine> lines;
             NS_TEST_EXPECT_MSG_EQ(ReadFct(cfg.fctFile, &lines), true, tag);
@@ -1137,6 +1156,30 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
         // senders cut their rates on the marks the ACKs echo
         NS_TEST_EXPECT_MSG_GT(lastFct[0], wire * 3 / 2, "without the window DCQCN is cut");
         NS_TEST_EXPECT_MSG_EQ(lastFct[2], lastFct[1], "no HAS_WIN key: the family's HAS_WIN 1");
+        // The family's windowed run ends at its own line rate too: the same window argument
+        // holds for its switch (at 4000 bytes, 7 windows of 58000 payload bytes pass KMIN by
+        // at most 11 KB with headers: a marking probability of at most 0.2 %), so its last
+        // flow ends as one flow of the 8 MB would, its standalone FCT. Ours is later by the
+        // header bytes alone: 82 on our wire against the family's 48 per packet.
+        for (int c : {1, 3})
+        {
+            const uint64_t payload = c == 3 ? 4000 : 1000;
+            const double family =
+                static_cast<double>(FamilyStandaloneNs(8000000,
+                                                       4000 + 2 * payload * 8 / 100,
+                                                       100000000000ULL,
+                                                       payload));
+            const double error = static_cast<double>(lastFct[c]) / family - 1;
+            const double headers = (payload + 82.0) / (payload + 48.0) - 1;
+            NS_TEST_EXPECT_MSG_LT(error, 0.05, payload << " B: the last FCT within 5 %");
+            NS_TEST_EXPECT_MSG_EQ_TOL(error,
+                                      headers,
+                                      0.01,
+                                      payload << " B: the header bytes' share");
+            std::cout << GetName() << ": " << payload << " B, HAS_WIN 1: last FCT " << lastFct[c]
+                      << " ns, the family's line-rate end " << uint64_t(family) << " ns ("
+                      << error * 100 << " %, header bytes " << headers * 100 << " %)\n";
+        }
         std::cout << GetName() << ": last FCT " << lastFct[0] << " ns (HAS_WIN 0), " << lastFct[1]
                   << " ns (HAS_WIN 1, VAR_WIN 0), line rate " << wire << " ns\n";
     }
@@ -2302,18 +2345,6 @@ const FamilyFct FAMILY_FAT_K4[2] = {{2, 1, 200000000, 36508774, 16776200},
 const FamilyFct FAMILY_ALLREDUCE_1MIB = {0, 0, 1048576, 418909, 356296};
 /// The same for the eight 512 KiB flows.
 const FamilyFct FAMILY_ALLREDUCE_512KIB = {0, 0, 524288, 211374, 180476};
-
-/**
- * The HPCC family's standalone FCT of a flow (its fct.txt column 8): the pair's base RTT plus
- * the payload and 48 header bytes per packet (its frame without the INT header) at the pair's
- * bottleneck rate, in whole ns. \param size bytes \param rttNs the pair's base RTT
- * \param bps bottleneck rate \param mtu payload bytes per packet \return ns
- */
-uint64_t
-FamilyStandaloneNs(uint64_t size, uint64_t rttNs, uint64_t bps, uint64_t mtu)
-{
-    return rttNs + (size + ((size - 1) / mtu + 1) * 48) * 8000000000ULL / bps;
-}
 
 /// One reference case: the config under test/data/hpcc-ref and the family's figures for it.
 struct FamilyCase
