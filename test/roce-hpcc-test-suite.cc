@@ -761,7 +761,8 @@ class RoceHpccConfigErrorTestCase : public TnDataTestCase
  * HPCC (and its U starting at 1),
  * BUFFER_SIZE 16 MB, PACKET_PAYLOAD_SIZE 1000, and an ACK per packet where its own default
  * L2_ACK_INTERVAL 0 would stop every flow, each with a notice; a key the file gives
- * keeps its value and no notice. The defaults are of the congestion control the file runs.
+ * keeps its value and no notice. The defaults are of the congestion control the file runs;
+ * a file without CC_MODE runs the family's default, DCQCN (1), as the family runs it.
  */
 class RoceHpccFamilyDefaultsTestCase : public TnDataTestCase
 {
@@ -849,6 +850,15 @@ class RoceHpccFamilyDefaultsTestCase : public TnDataTestCase
                               "",
                               "MULTI_RATE is HPCC's");
 
+        // no CC_MODE: the family's default 1, its DCQCN as with the key
+        RoceHpccConfig noMode;
+        NS_TEST_EXPECT_MSG_NE(Read("no-mode.txt", "RATE_AI 50Mb/s\n", &noMode)
+                                  .find(": no CC_MODE: the family's default 1 (DCQCN)"),
+                              std::string::npos,
+                              "");
+        NS_TEST_EXPECT_MSG_EQ(noMode.cc, "dcqcn", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(noMode.settings, nic, "CongestionNotification"), "ack", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(noMode.settings, nic, "AdditiveStages"), "1", "");
         RoceHpccConfig dctcp;
         Read("dctcp.txt", "CC_MODE 8\n", &dctcp);
         NS_TEST_EXPECT_MSG_EQ(SettingOf(dctcp.settings, "ns3::RdmaDctcp", "G"), "0", "");

@@ -351,7 +351,7 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
 {
     const std::string& cc = cfg->cc;
     const std::string mode = CcModeName(cc);
-    if (ccLine && cc == "dcqcn")
+    if (cc == "dcqcn")
     {
         // the family's DCQCN: one additive-increase stage before hyper increase, no byte
         // counter, no CNP (the receiver flags the ACK of a marked packet), and a sender that
@@ -858,6 +858,10 @@ RoceHpccConfigReader::Read(const std::string& path,
             cfg->settings.push_back({d.typeName, d.attribute, d.value, d.key, 0});
             cfg->notices.push_back(path + ": no " + d.key + ": the family's default " + d.stated);
         }
+    }
+    if (!ccLine)
+    {
+        cfg->notices.push_back(path + ": no CC_MODE: the family's default 1 (DCQCN)");
     }
     if (!payloadGiven)
     {
