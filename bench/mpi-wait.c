@@ -146,13 +146,27 @@ MPI_Irecv(void* buf,
 /* Rank 0 prints how the ranks' work was spread over the windows: a window ends when the rank
  * with most work in it is done, so the sum over windows of the largest work is the run's time
  * with nothing but the imbalance added to the mean work (every rank has one entry per window:
- * MPI_Allgather is collective). */
+ * MPI_Gather is collective). */
 static void
 PrintWindows(int rank)
 {
     int ranks = 1;
     PMPI_Comm_size(MPI_COMM_WORLD, &ranks);
     double* all = rank == 0 ? malloc(g_windows * ranks * sizeof *all + 1) : NULL;
+    /* the gather needs rank 0's buffer: every rank learns whether it exists */
+    int ok = rank != 0 || all != NULL;
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok)
+    {
+        if (rank == 0)
+        {
+            fprintf(stderr,
+                    "mpi-windows: not printed (no memory for %zu windows x %d ranks)\n",
+                    g_windows,
+                    ranks);
+        }
+        return;
+    }
     PMPI_Gather(g_work,
                 (int)g_windows,
                 MPI_DOUBLE,
@@ -161,7 +175,7 @@ PrintWindows(int rank)
                 MPI_DOUBLE,
                 0,
                 MPI_COMM_WORLD);
-    if (rank != 0 || !all)
+    if (rank != 0)
     {
         return;
     }
