@@ -241,6 +241,29 @@ const FamilyDefault FAMILY_DEFAULTS[] = {
     {"MULTI_RATE", "hpcc", "ns3::RdmaHpcc", "PerHopRate", "true", "1 (a rate per hop)"},
 };
 
+/**
+ * How the family's code runs an algorithm whatever its keys say, where this model's default
+ * differs: its DCQCN has one additive-increase stage before hyper increase and no byte
+ * counter, sends no CNP (the receiver flags the ACK of a marked packet) and cuts on a grid of
+ * RATE_DECREASE_INTERVAL from the first notification; its HPCC starts the smoothed
+ * utilisation at 1.
+ */
+struct FamilyModel
+{
+    const char* cc;        //!< the --cc name
+    const char* typeName;  //!< ns-3 type
+    const char* attribute; //!< its attribute
+    const char* value;     //!< the attribute value
+};
+
+const FamilyModel FAMILY_MODEL[] = {
+    {"dcqcn", "ns3::RdmaNic", "AdditiveStages", "1"},
+    {"dcqcn", "ns3::RdmaNic", "ByteCounter", "0"},
+    {"dcqcn", "ns3::RdmaNic", "CongestionNotification", "ack"},
+    {"dcqcn", "ns3::RdmaNic", "DcqcnRateDecrease", "periodic"},
+    {"hpcc", "ns3::RdmaHpcc", "InitialUtilization", "1"},
+};
+
 /// Whether `cc` is one of the space-separated --cc names `ccs`.
 bool
 CcListed(const char* ccs, const std::string& cc)
@@ -351,23 +374,12 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
 {
     const std::string& cc = cfg->cc;
     const std::string mode = CcModeName(cc);
-    if (cc == "dcqcn")
+    for (const FamilyModel& m : FAMILY_MODEL)
     {
-        // the family's DCQCN: one additive-increase stage before hyper increase, no byte
-        // counter, no CNP (the receiver flags the ACK of a marked packet), and a sender that
-        // cuts on a grid of RATE_DECREASE_INTERVAL from its first notification
-        for (const auto& [attribute, value] : {std::pair{"AdditiveStages", "1"},
-                                               {"ByteCounter", "0"},
-                                               {"CongestionNotification", "ack"},
-                                               {"DcqcnRateDecrease", "periodic"}})
+        if (cc == m.cc)
         {
-            cfg->settings.push_back({"ns3::RdmaNic", attribute, value, "CC_MODE", ccLine});
+            cfg->settings.push_back({m.typeName, m.attribute, m.value, "CC_MODE", ccLine});
         }
-    }
-    if (cc == "hpcc")
-    {
-        // the family's HPCC starts its smoothed utilisation at 1
-        cfg->settings.push_back({"ns3::RdmaHpcc", "InitialUtilization", "1", "CC_MODE", ccLine});
     }
     for (const auto& k : keys)
     {
