@@ -182,6 +182,29 @@ StarBaseRtt(uint32_t dataWire)
     return NanoSeconds(4 * LATENCY_NS) + Seconds(2 * frame + 2 * ack);
 }
 
+/// The law's fixture of the HPCC unit tests: B 100 Gb/s, eta 0.95, R_AI 50 Mb/s, T 4200 ns,
+/// MaxStage 0 (the family's MI_THRESH 0), no fast reaction.
+const double LAW_B = 100e9;
+const double LAW_ETA = 0.95;
+const double LAW_AI = 50e6;
+const int64_t LAW_T_NS = 4200;
+
+/// An RdmaHpcc started at LAW_B with the law's fixture and U starting at u0.
+Ptr<RdmaHpcc>
+StartLawHpcc(double u0)
+{
+    Ptr<RdmaHpcc> f = CreateObject<RdmaHpcc>();
+    f->SetAttribute("TargetUtilization", DoubleValue(LAW_ETA));
+    f->SetAttribute("AdditiveIncrease", DataRateValue(DataRate(uint64_t(LAW_AI))));
+    f->SetAttribute("MaxStage", UintegerValue(0));
+    f->SetAttribute("FastReact", BooleanValue(false));
+    f->SetAttribute("BaseRtt", TimeValue(NanoSeconds(LAW_T_NS)));
+    f->SetAttribute("MinRate", DataRateValue(DataRate("100Mbps")));
+    f->SetAttribute("InitialUtilization", DoubleValue(u0));
+    f->Start(LAW_B, 1000, RdmaCongestionControl::RateCallback());
+    return f;
+}
+
 } // namespace
 
 /// Quantile of samples (sorted copy).
@@ -589,22 +612,11 @@ class RoceHpccConvergenceTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const double b = 100e9;
-        const double eta = 0.95;
-        const double ai = 50e6;
-        const Time t = NanoSeconds(4200);
-        Ptr<RdmaHpcc> flows[2];
-        for (auto& f : flows)
-        {
-            f = CreateObject<RdmaHpcc>();
-            f->SetAttribute("TargetUtilization", DoubleValue(eta));
-            f->SetAttribute("AdditiveIncrease", DataRateValue(DataRate(uint64_t(ai))));
-            f->SetAttribute("MaxStage", UintegerValue(0));
-            f->SetAttribute("FastReact", BooleanValue(false));
-            f->SetAttribute("BaseRtt", TimeValue(t));
-            f->SetAttribute("MinRate", DataRateValue(DataRate("100Mbps")));
-            f->Start(b, 1000, RdmaCongestionControl::RateCallback());
-        }
+        const double b = LAW_B;
+        const double eta = LAW_ETA;
+        const double ai = LAW_AI;
+        const Time t = NanoSeconds(LAW_T_NS);
+        Ptr<RdmaHpcc> flows[2] = {StartLawHpcc(0), StartLawHpcc(0)};
         const uint8_t code = RoceIntHeader::RateCode(uint64_t(b));
         double txBytes = 0;
         double queue = 0;
@@ -659,6 +671,57 @@ class RoceHpccConvergenceTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * RdmaHpcc::InitialUtilization, the smoothed U before the first sample. The second ACK comes
+ * T / 2 after the first and reports the link busy at its rate B with no queue (u = 1): U =
+ * (U0 (T - T/2) + u T/2) / T. With U0 = 1 (the HPCC family's start) U = 1 > eta and the rate
+ * is cut to B eta / U + R_AI; with U0 = 0 (the default) U = 0.5 < eta and the rate stays at B.
+ */
+class RoceHpccInitialUtilizationTestCase : public TestCase
+{
+  public:
+    RoceHpccInitialUtilizationTestCase()
+        : TestCase("HPCC's smoothed utilisation starts at InitialUtilization")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (double u0 : {0.0, 1.0})
+        {
+            Ptr<RdmaHpcc> f = StartLawHpcc(u0);
+            const uint8_t code = RoceIntHeader::RateCode(uint64_t(LAW_B));
+            const uint64_t half = LAW_T_NS / 2;
+            RoceIntHeader sample[2] = {RoceIntHeader(RoceIntHeader::HOPS),
+                                       RoceIntHeader(RoceIntHeader::HOPS)};
+            for (uint64_t n = 0; n < 2; ++n)
+            {
+                sample[n].InitHops(5, 1);
+                // B over T / 2: the link sent at its rate since the first sample
+                sample[n].PushHop(n * half, uint64_t(n * LAW_B * half * 1e-9 / 8), 0, code);
+                RdmaCcFeedback fb;
+                fb.ackedPsn = n + 1;
+                fb.nextPsn = n + 1;
+                fb.telemetry = &sample[n];
+                f->OnAck(fb);
+            }
+            // the sample as the header codes it (its byte and rate fields are rounded): 1 within
+            // 0.1 %
+            const double sampled = static_cast<double>(sample[1].GetBytesDelta(0, sample[0])) *
+                                   8e9 / static_cast<double>(sample[1].GetTimeDelta(0, sample[0])) /
+                                   static_cast<double>(sample[1].GetHopRate(0));
+            NS_TEST_EXPECT_MSG_EQ_TOL(sampled, 1.0, 1e-3, "the link at its rate");
+            const double u = (u0 + sampled) / 2;
+            const double expected = u >= LAW_ETA ? LAW_B * LAW_ETA / u + LAW_AI : LAW_B;
+            NS_TEST_EXPECT_MSG_EQ_TOL(f->GetUtilisation(), u, 1e-9, "U0 " << u0);
+            NS_TEST_EXPECT_MSG_EQ_TOL(f->GetRate(), expected, 1e-6 * LAW_B, "U0 " << u0);
+            f->Stop();
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The suite.
  */
 class RoceCcTestSuite : public TestSuite
@@ -670,6 +733,7 @@ class RoceCcTestSuite : public TestSuite
         AddTestCase(new RoceIntHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceCcConfigTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccConvergenceTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccInitialUtilizationTestCase, TestCase::QUICK);
         using C = RoceCcBottleneckTestCase;
         AddTestCase(new C("hpcc", 2, C::PAPER), TestCase::QUICK);
         AddTestCase(new C("hpcc", 2, C::PAPER, 0.9), TestCase::QUICK);
