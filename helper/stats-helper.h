@@ -17,8 +17,10 @@
 namespace ns3
 {
 
+class NpuHelper;
 class RoceHelper;
 class ThemisCollective;
+class TrainingHelper;
 class TrainingJob;
 
 /**
@@ -125,6 +127,13 @@ class StatsHelper
      * \param job the job
      */
     void AddTrainingJob(Ptr<TrainingJob> job);
+
+    /**
+     * Record which NPU holds which (tp, ep, dp, pp) rank of the LLM program the training
+     * helper installed (table llm_rank); nothing for other workloads.
+     * \param training the helper that installed the job \param npus its NPUs
+     */
+    void AddLlmPlacement(const TrainingHelper& training, const NpuHelper& npus);
 
     /**
      * Follow a collective scheduled at run time in the last Install's run (before it starts;

@@ -13,6 +13,7 @@
 
 struct tn_llm_program
 {
+    tn_llm_layout layout;
     uint32_t ranks;
     tn_chakra_trace** traces;
 };
@@ -742,6 +743,7 @@ tn_llm_program_create(const tn_llm_model* model,
         return tn_error_set(err, TN_ENOMEM, "llm: out of memory");
     }
     prog->ranks = ranks;
+    prog->layout = *layout;
     gen g;
     memset(&g, 0, sizeof(g));
     g.model = model;
@@ -782,6 +784,12 @@ tn_llm_program_destroy(tn_llm_program* program)
     }
     free(program->traces);
     free(program);
+}
+
+const tn_llm_layout*
+tn_llm_program_layout(const tn_llm_program* program)
+{
+    return &program->layout;
 }
 
 uint32_t

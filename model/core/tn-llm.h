@@ -242,6 +242,9 @@ extern "C"
 
     uint32_t tn_llm_program_ranks(const tn_llm_program* program);
 
+    /** The layout the program was generated for (a copy it holds). */
+    const tn_llm_layout* tn_llm_program_layout(const tn_llm_program* program);
+
     /** Rank r's trace (< ranks); owned by the program. */
     tn_chakra_trace* tn_llm_program_trace(const tn_llm_program* program, uint32_t rank);
 

@@ -183,6 +183,7 @@ CollectiveProbe::WriteCollective(Ptr<const Collective> c, int64_t startNs, int64
     const Collective::Tuning& tuning = c->GetTuning();
     row.requested_algorithm = tuning.requested.empty() ? nullptr : tuning.requested.c_str();
     row.choice_estimated_ns = tuning.choiceEstimate.GetNanoSeconds();
+    row.parallelism = c->GetParallelism().c_str();
     row.runner_up = tuning.runnerUp.empty() ? nullptr : tuning.runnerUp.c_str();
     row.runner_up_estimated_ns = tuning.runnerUpEstimate.GetNanoSeconds();
     m_recorder->WriteCollective(&row, c->GetOperation());
@@ -388,6 +389,12 @@ TrainingJobProbe::IterationEnd(const TrainingIterationRecord& r)
 {
     tn_db_iteration row{};
     CopyPassTimes(r, &row);
+    row.breakdown = r.split;
+    row.breakdown_ns[0] = r.bubble.GetNanoSeconds();
+    for (int k = TN_SERVES_TP; k < TN_SERVES_COUNT; k++)
+    {
+        row.breakdown_ns[k] = r.exposedBy[k].GetNanoSeconds();
+    }
     m_recorder->WriteIteration(row);
 }
 

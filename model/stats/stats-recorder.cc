@@ -566,6 +566,16 @@ StatsRecorder::WriteIteration(const tn_db_iteration& row)
     }
 }
 
+void
+StatsRecorder::WriteLlmRank(const tn_db_llm_rank& row)
+{
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_llm_rank(m_db, m_runId, &row, &err), err);
+    }
+}
+
 std::string
 StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std::string& error)
 {

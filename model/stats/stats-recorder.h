@@ -317,6 +317,8 @@ class StatsRecorder : public Object
     void WriteLayer(const tn_db_layer& row);
     /** \param row an iteration row */
     void WriteIteration(const tn_db_iteration& row);
+    /** \param row which NPU holds which rank of a generated LLM program */
+    void WriteLlmRank(const tn_db_llm_rank& row);
     /**
      * Fill a collective row's algbw and busbw (nccl-tests convention) and write it.
      * \param row the row \param kind the collective
