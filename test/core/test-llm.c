@@ -512,6 +512,55 @@ test_schedules(tn_test_ctx* ctx)
     tn_llm_program_destroy(prog);
 }
 
+/* Every shipped preset reads, and the published figures come through. */
+static void
+test_presets(tn_test_ctx* ctx)
+{
+    static const char* const models[] = {"gpt3-175b",
+                                         "llama3-8b",
+                                         "llama3-70b",
+                                         "llama3-405b",
+                                         "mixtral-8x7b",
+                                         "deepseek-v3-like"};
+    static const char* const gpus[] = {"a100", "h100", "b200"};
+    char name[128];
+    char path[512];
+    tn_error err;
+    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+    {
+        tn_llm_model model;
+        snprintf(name, sizeof(name), "../../scenarios/models/%s.toml", models[i]);
+        TN_CHECK_MSG(ctx,
+                     tn_llm_model_load(tn_test_data_path(ctx, name, path, sizeof(path)),
+                                       &model,
+                                       &err) == TN_OK,
+                     "%s: %s",
+                     models[i],
+                     err.message);
+        TN_CHECK_MSG(ctx, strcmp(model.name, models[i]) == 0, "%s: name %s", models[i], model.name);
+        // 175B parameters: 12 h^2 per layer and the embedding
+        if (i == 0)
+        {
+            uint64_t dense, expert;
+            tn_llm_layer_params(&model, 0, &dense, &expert);
+            const double total = 96.0 * dense + (double)model.vocab * model.hidden;
+            TN_CHECK_MSG(ctx, total > 174e9 && total < 176e9, "GPT-3: %.3g parameters", total);
+        }
+    }
+    for (size_t i = 0; i < sizeof(gpus) / sizeof(gpus[0]); i++)
+    {
+        tn_llm_gpu gpu;
+        snprintf(name, sizeof(name), "../../scenarios/gpus/%s.toml", gpus[i]);
+        TN_CHECK_MSG(ctx,
+                     tn_llm_gpu_load(tn_test_data_path(ctx, name, path, sizeof(path)), &gpu, &err) ==
+                         TN_OK,
+                     "%s: %s",
+                     gpus[i],
+                     err.message);
+        TN_CHECK(ctx, tn_llm_gpu_flops(&gpu, 2) > 100e12);
+    }
+}
+
 void
 tn_suite_llm(tn_test_suite* suite)
 {
@@ -522,4 +571,5 @@ tn_suite_llm(tn_test_suite* suite)
     tn_test_add(suite, "dense", test_dense);
     tn_test_add(suite, "moe", test_moe);
     tn_test_add(suite, "schedules", test_schedules);
+    tn_test_add(suite, "presets", test_presets);
 }
