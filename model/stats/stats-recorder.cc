@@ -20,6 +20,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -207,6 +208,7 @@ StatsRecorder::TrackRun()
     NS_ASSERT_MSG(atExit == 0, "StatsRecorder: no atexit handler");
     (void)atExit;
     open.insert(this);
+    m_pid = getpid();
     // the event holds a reference: a script's recorder lives until Destroy even if its
     // helper does not
     m_destroyEvent =
@@ -220,6 +222,10 @@ StatsRecorder::AbandonOpenRuns()
     const std::set<StatsRecorder*> open = OpenRecorders(); // Abandon erases from it
     for (StatsRecorder* recorder : open)
     {
+        if (recorder->m_pid != getpid())
+        {
+            continue; // a child forked while the run was open: the run is its parent's
+        }
         recorder->Abandon("not finished: the process exited before StatsHelper::Finish and "
                           "Simulator::Destroy");
     }

@@ -411,6 +411,7 @@ class StatsRecorder : public Object
     std::string m_finalStatus;    //!< the status recorded
     EventId m_destroyEvent;       //!< FinishAtDestroy
     bool m_destroyPending{false}; //!< m_destroyEvent is in the simulator's destroy list
+    int64_t m_pid{0};             //!< the process that began the run (not a forked child)
     bool m_failed{false};
     bool m_watching{false};
     int m_signal{0};
