@@ -321,6 +321,54 @@ class StatsFinishExitTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * StatsHelper::Install's tn_error overload reports what the std::string one does, with code
+ * TN_EDB, and leaves the tn_error untouched on success (the core's contract).
+ */
+class StatsInstallCoreErrorTestCase : public TestCase
+{
+  public:
+    StatsInstallCoreErrorTestCase()
+        : TestCase("Install reports in a tn_error as in a std::string")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string bad = CreateTempDirFilename("no-such-folder") + "/x.db";
+        tn_topology* topo = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("switch:4", &topo, &err), TN_OK, "topology");
+        RoceHelper roce;
+        roce.Install(topo);
+        StatsHelper stats;
+        std::string why;
+        NS_TEST_EXPECT_MSG_EQ(bool(stats.Install(bad, "x", "{}", topo, roce, &why)),
+                              false,
+                              "std::string: refused");
+        NS_TEST_EXPECT_MSG_EQ(bool(stats.Install(bad, "x", "{}", topo, roce, &err)),
+                              false,
+                              "tn_error: refused");
+        NS_TEST_EXPECT_MSG_EQ(err.code, TN_EDB, "code");
+        NS_TEST_EXPECT_MSG_EQ(std::string(err.message), why, "the same message");
+        NS_TEST_EXPECT_MSG_NE(why.find(bad), std::string::npos, "it names the file");
+        err.code = TN_EINVAL; // a success leaves it as it is
+        const std::string good = CreateTempDirFilename("core-error.db");
+        Ptr<StatsRecorder> recorder = stats.Install(good, "x", "{}", topo, roce, &err);
+        NS_TEST_EXPECT_MSG_EQ(bool(recorder), true, "installed");
+        NS_TEST_EXPECT_MSG_EQ(err.code, TN_EINVAL, "untouched on success");
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(stats.Finish("ok", Simulator::Now().GetNanoSeconds()), "ok", "ok");
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        NS_TEST_EXPECT_MSG_EQ(Value(good, "SELECT status || '|' || ifnull(error, 'NULL') FROM run"),
+                              "ok|NULL",
+                              "Finish: no text from the recorder");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Runs the recorder's own ends of a run.
  */
 class StatsFinishTestSuite : public TestSuite
@@ -333,6 +381,7 @@ class StatsFinishTestSuite : public TestSuite
         AddTestCase(new StatsFinishStoppedTestCase, TestCase::QUICK);
         AddTestCase(new StatsFinishExitTestCase(false), TestCase::QUICK);
         AddTestCase(new StatsFinishExitTestCase(true), TestCase::QUICK);
+        AddTestCase(new StatsInstallCoreErrorTestCase, TestCase::QUICK);
     }
 };
 
