@@ -6,9 +6,11 @@
  * Destroy leaves it 'aborted', its rows written and the file intact.
  */
 #include "roce-test-util.h"
+#include "tn-test-data.h"
 
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
+#include "ns3/npu-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
@@ -16,6 +18,8 @@
 #include "ns3/test.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-topology.h"
+#include "ns3/training-helper.h"
+#include "ns3/training-job.h"
 #include "ns3/uinteger.h"
 
 #include <cstdio>
@@ -321,6 +325,72 @@ class StatsFinishExitTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A training job stopped at its first iteration's end (of two) without Finish: Destroy
+ * finishes the run 'error', its error saying the training job did not complete.
+ */
+class StatsFinishTrainingTestCase : public TnDataTestCase
+{
+  public:
+    StatsFinishTrainingTestCase()
+        : TnDataTestCase("no Finish, training job stopped: error naming the job")
+    {
+    }
+
+  private:
+    /// Stop the simulation (at NPU 0's first iteration end).
+    static void Stop(const TrainingIterationRecord& /* record */)
+    {
+        Simulator::Stop();
+    }
+
+    void DoRun() override
+    {
+        const std::string path = CreateTempDirFilename("finish-training.db");
+        tn_error err{};
+        tn_topology* topo = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("switch:4", &topo, &err), TN_OK, "topology");
+        bool complete = true;
+        {
+            RoceHelper roce;
+            roce.Install(topo);
+            CollectiveHelper collectives;
+            collectives.Install(topo, roce);
+            NpuHelper npus;
+            npus.Install(roce.GetFabric().npus);
+            StatsHelper stats;
+            NS_TEST_ASSERT_MSG_NE(stats.Install(path, "training", "{}", topo, roce, &err),
+                                  nullptr,
+                                  err.message);
+            TrainingHelper training;
+            training.SetJobAttribute("Iterations", UintegerValue(2));
+            std::string error;
+            NS_TEST_ASSERT_MSG_EQ(training.Load(DataFile("workloads/microAllReduce.txt"), &error),
+                                  true,
+                                  error);
+            Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &error);
+            NS_TEST_ASSERT_MSG_NE(job, nullptr, error);
+            stats.AddTrainingJob(job);
+            job->TraceConnectWithoutContext("IterationEnd",
+                                            MakeCallback(&StatsFinishTrainingTestCase::Stop));
+            job->Start();
+            Simulator::Run();
+            complete = job->IsComplete();
+            Simulator::Destroy();
+        }
+        tn_topology_destroy(topo);
+        NS_TEST_EXPECT_MSG_EQ(complete, false, "stopped after one iteration of two");
+        NS_TEST_EXPECT_MSG_EQ(Value(path, "SELECT status FROM run"), "error", "status");
+        NS_TEST_EXPECT_MSG_EQ(Value(path,
+                                    "SELECT count(*) FROM run WHERE error LIKE "
+                                    "'%the training job did not complete%finished at "
+                                    "Simulator::Destroy%'"),
+                              "1",
+                              "run.error names the job");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * StatsHelper::Install's tn_error overload reports what the std::string one does, with code
  * TN_EDB, and leaves the tn_error untouched on success (the core's contract).
  */
@@ -381,6 +451,7 @@ class StatsFinishTestSuite : public TestSuite
         AddTestCase(new StatsFinishStoppedTestCase, TestCase::QUICK);
         AddTestCase(new StatsFinishExitTestCase(false), TestCase::QUICK);
         AddTestCase(new StatsFinishExitTestCase(true), TestCase::QUICK);
+        AddTestCase(new StatsFinishTrainingTestCase, TestCase::QUICK);
         AddTestCase(new StatsInstallCoreErrorTestCase, TestCase::QUICK);
     }
 };

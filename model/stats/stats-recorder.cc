@@ -266,7 +266,7 @@ StatsRecorder::Abandon(const std::string& why)
         m_db = nullptr;
         m_ownDb = false;
     }
-    std::cerr << "StatsRecorder: run " << m_runId << " " << why << ": recorded as 'aborted'\n";
+    std::cerr << "StatsRecorder: run " << m_runId << ": " << why << ": recorded as 'aborted'\n";
 }
 
 bool
@@ -733,8 +733,8 @@ StatsRecorder::FinishAtDestroy()
         tn_error ignored{};
         tn_db_run_set_error(m_db, m_runId, m_runError.c_str(), &ignored);
     }
-    std::cerr << "StatsRecorder: run " << m_runId << " " << m_runError << ": recorded as '" << final
-              << "' at simulated time " << now << " ns\n";
+    std::cerr << "StatsRecorder: run " << m_runId << ": " << m_runError << ": recorded as '"
+              << final << "' at simulated time " << now << " ns\n";
 }
 
 std::string
