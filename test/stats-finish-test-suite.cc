@@ -287,8 +287,9 @@ class StatsFinishExitTestCase : public TestCase
         roce_test::DefaultsGuard guard;
         guard.SetDefault("ns3::StatsRecorder::BatchRows", UintegerValue(16));
         guard.SetDefault("ns3::StatsRecorder::WriterThread", BooleanValue(true));
-        std::cout.flush();
+        std::cout.flush(); // the child's exit() flushes what it inherits: nothing
         std::cerr.flush();
+        std::fflush(nullptr);
         const pid_t pid = fork();
         if (pid == 0)
         {
