@@ -292,6 +292,7 @@ test_sources = [
     'test/roce-pfc-test-suite.cc',
     'test/roce-switch-test-suite.cc',
     'test/scenario-test-suite.cc',
+    'test/stats-finish-test-suite.cc',
     'test/stats-test-suite.cc',
     'test/study-collective-test-suite.cc',
     'test/swing-test-suite.cc',

@@ -108,6 +108,17 @@ class IdealFct : public SimpleRefCount<IdealFct>
     std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> m_memo;
 };
 
+/// A helper's result in the C core's terms: the message in *error (TN_EDB) when it failed.
+Ptr<StatsRecorder>
+InCoreTerms(Ptr<StatsRecorder> recorder, const std::string& why, tn_error* error)
+{
+    if (!recorder)
+    {
+        tn_error_set(error, TN_EDB, "%s", why.c_str());
+    }
+    return recorder;
+}
+
 } // namespace
 
 StatsHelper::StatsHelper()
@@ -280,6 +291,41 @@ StatsHelper::Install(const std::string& path,
     recorder->Start();
     m_recorder = recorder;
     return recorder;
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(const std::string& path,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const tn_topology* topo,
+                     const RoceHelper& roce,
+                     tn_error* error)
+{
+    std::string why;
+    return InCoreTerms(Install(path, name, paramsJson, topo, roce, &why), why, error);
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(tn_db* db,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const tn_topology* topo,
+                     const RoceHelper& roce,
+                     tn_error* error)
+{
+    std::string why;
+    return InCoreTerms(Install(db, name, paramsJson, topo, roce, &why), why, error);
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(const std::string& path,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const NodeContainer& nodes,
+                     tn_error* error)
+{
+    std::string why;
+    return InCoreTerms(Install(path, name, paramsJson, nodes, &why), why, error);
 }
 
 bool
