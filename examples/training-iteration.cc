@@ -343,10 +343,11 @@ main(int argc, char* argv[])
         }
         if (!headed)
         {
-            std::printf("%s on %s, memory %s, %s\n",
+            std::printf("%s on %s, %s %s, %s\n",
                         what.c_str(),
                         spec.c_str(),
-                        memory.c_str(),
+                        llm.model.empty() ? "memory" : "gpu",
+                        llm.model.empty() ? memory.c_str() : llm.gpu.c_str(),
                         overlap ? "overlap" : "no overlap");
             std::printf("%-9s %14s %14s %14s %18s\n",
                         "engine",
