@@ -100,7 +100,7 @@ struct ScenarioPoint
     uint32_t modelGroup{0};                      //!< [training]; 0: the first dim's size
     std::string trainingAlgorithm{"ring"};       //!< [training] all-reduce algorithm
     std::string trainingScheduler;               //!< [training] run-time scheduler or ""
-    uint32_t trainingChunks{64};                 //!< [training] chunks of a scheduled op
+    uint32_t trainingChunks{TN_THEMIS_DEFAULT_CHUNKS};                 //!< [training] chunks of a scheduled op
     uint32_t trainingActive{1};                  //!< [training] its active phases per dim
     std::string paramsJson;                      //!< every resolved key, for the run row
 };
