@@ -184,6 +184,7 @@ helper_sources = [
     'helper/roce-link-helper.cc',
     'helper/scenario-config.cc',
     'helper/scenario-runner.cc',
+    'helper/scenario-tables.cc',
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
     'helper/study-topology.cc',
@@ -202,6 +203,11 @@ helper_headers = [
     'helper/stats-helper.h',
     'helper/study-topology.h',
     'helper/program-options.h',
+]
+
+# Private to the helper's sources (not installed as ns3/...): toml++ stays out of ns3/.
+helper_private_headers = [
+    'helper/scenario-reader.h',
 ]
 
 # MPI (ns-3's mpi module): RoCE links between ranks, built only where the tree has the mpi
