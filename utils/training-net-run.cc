@@ -424,7 +424,10 @@ Main(int argc, char* argv[])
                         "collective.bytes=[\"1MiB\",\"4MiB\"] (a list sweeps), "
                         "roce.ns3::RdmaNic::Mtu=1024",
                         &sets);
-    options.AddString("mode", "packet or flow: the scenario's mode key (flow: fluid flows)", &mode);
+    options.AddString("mode",
+                      "packet, flow or flow-symmetric: the scenario's mode key (flow: fluid "
+                      "flows; flow-symmetric: NPU 0 simulated for all on a symmetric topology)",
+                      &mode);
     options.AddCount("jobs", "run up to N sweep points at once (processes)", 1u, 4096u, &jobs);
     options.AddShortName('j', "jobs");
     options.AddString("db", "results database (overrides the scenario's database)", &dbOverride);
@@ -440,7 +443,8 @@ Main(int argc, char* argv[])
     }
     if (options.IsGiven("mode"))
     {
-        // the scenario's mode key, overridden (checked with the scenario: packet, flow)
+        // the scenario's mode key, overridden (checked with the scenario: packet, flow,
+        // flow-symmetric)
         sets.push_back("mode=\"" + mode + "\"");
     }
     if (options.IsGiven("db") && dbOverride.empty())

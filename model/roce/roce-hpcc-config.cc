@@ -3,9 +3,9 @@
  */
 #include "roce-hpcc-config.h"
 
-#include "attribute-settings.h"
 #include "rdma-cc.h"
 
+#include "ns3/attribute-settings.h"
 #include "ns3/attribute.h"
 #include "ns3/string.h"
 #include "ns3/tn-hpcc-files.h"
