@@ -312,7 +312,7 @@ class TableReader
         {
             tn_error err{};
             const std::string& s = n->as_string()->get();
-            if (tn_topology_parse_bytes(s.c_str(), s.size(), key.c_str(), &bytes, &err) != TN_OK)
+            if (tn_units_parse_bytes(s.c_str(), s.size(), key.c_str(), &bytes, &err) != TN_OK)
             {
                 m_r.Fail(n, Path(key), err.message);
             }
@@ -343,7 +343,7 @@ class TableReader
             }
             tn_error err{};
             const std::string& s = n->as_string()->get();
-            if (tn_topology_parse_time(s.c_str(), s.size(), key.c_str(), &ns, &err) != TN_OK)
+            if (tn_units_parse_time(s.c_str(), s.size(), key.c_str(), &ns, &err) != TN_OK)
             {
                 m_r.Fail(n, Path(key), err.message);
             }

@@ -503,7 +503,7 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         return result;
     }
     // every rank takes the same way: a signal one rank caught stops them all
-    if (int sig = int(DistributedHelper::MaxAll(tn_db_signal_pending())))
+    if (int sig = int(DistributedHelper::MaxAll(tn_signal_pending())))
     {
         // interrupted while planning (a worker watches signals from its start): no run row
         result.status = "aborted";

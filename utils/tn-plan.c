@@ -591,7 +591,7 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--memory-limit") == 0)
         {
-            if (tn_topology_parse_bytes(val, SIZE_MAX, "--memory-limit", &req.memory_limit, &err))
+            if (tn_units_parse_bytes(val, SIZE_MAX, "--memory-limit", &req.memory_limit, &err))
             {
                 fprintf(stderr, "tn-plan: %s\n", err.message);
                 return 2;
@@ -613,7 +613,7 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--size") == 0)
         {
-            if (tn_topology_parse_bytes(val, SIZE_MAX, "--size", &req.bytes, &err))
+            if (tn_units_parse_bytes(val, SIZE_MAX, "--size", &req.bytes, &err))
             {
                 fprintf(stderr, "tn-plan: %s\n", err.message);
                 return 2;

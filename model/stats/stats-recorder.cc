@@ -112,7 +112,7 @@ StatsRecorder::DoDispose()
     m_tick.Cancel();
     if (m_watching)
     {
-        tn_db_signal_unwatch();
+        tn_signal_unwatch();
         m_watching = false;
     }
     m_ports.clear();
@@ -353,7 +353,7 @@ StatsRecorder::Start()
     if (m_catchSignals)
     {
         tn_error err{};
-        m_watching = tn_db_signal_watch(&err) == TN_OK;
+        m_watching = tn_signal_watch(&err) == TN_OK;
     }
     m_tick = Simulator::Schedule(m_interval, &StatsRecorder::Tick, this);
 }
@@ -398,7 +398,7 @@ StatsRecorder::Tick()
         Simulator::Stop();
         return;
     }
-    int signal = m_watching ? tn_db_signal_pending() : 0;
+    int signal = m_watching ? tn_signal_pending() : 0;
     bool busy = false;
     if (!m_rankSync.IsNull())
     {
@@ -582,9 +582,9 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
     {
         if (!m_signal)
         {
-            m_signal = tn_db_signal_pending();
+            m_signal = tn_signal_pending();
         }
-        tn_db_signal_unwatch();
+        tn_signal_unwatch();
         m_watching = false;
     }
     std::string final = m_failed                    ? "error"
