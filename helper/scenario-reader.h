@@ -384,6 +384,17 @@ class TableReader
         return out;
     }
 
+    /// The value of a key that All() listed, a sweep resolved; fails unless a plain value.
+    const toml::node* Value(const std::string& key, const toml::node* n) const
+    {
+        const toml::node* v = m_r.Resolve(n);
+        if (v->is_table() || v->is_array())
+        {
+            m_r.Fail(v, Path(key), "expected a value, got " + TypeName(*v));
+        }
+        return v;
+    }
+
     /// Fails on a key that no getter asked for (a typo, a key of another table).
     void Done() const
     {

@@ -43,6 +43,14 @@ struct PointContext
     TopologyCache* topologies;
     uint32_t ranks;                //!< MPI ranks of this run (DistributedHelper::GetSize)
     const tn_topology* t{nullptr}; //!< the topology, once [topology] is read
+
+    /// The root's table `name` (null when absent; another type fails), known to the top level.
+    const toml::table* Table(const std::string& name)
+    {
+        const toml::table* table = SubTable(r, cfg.root, name);
+        top.Known(name);
+        return table;
+    }
 };
 
 /// Top-level keys: name, seed, run, database, routing, mode, verify.
@@ -77,8 +85,7 @@ ReadTopologyTable(PointContext& ctx)
     TableReader& top = ctx.top;
     TopologyCache* topologies = ctx.topologies;
     // [topology]: a generator spec or a file.
-    const toml::table* topoTable = SubTable(r, cfg.root, "topology");
-    top.Known("topology");
+    const toml::table* topoTable = ctx.Table("topology");
     if (!topoTable)
     {
         r.Fail(nullptr, "topology", "missing table [topology] (spec = \"...\" or file = \"...\")");
@@ -176,21 +183,14 @@ ReadRoceTable(PointContext& ctx)
 {
     PointReader& r = ctx.r;
     ScenarioPoint& p = ctx.p;
-    const ScenarioConfig::Impl& cfg = ctx.cfg;
-    TableReader& top = ctx.top;
     // [roce]: any ns-3 attribute by its full name, set as a default before the fabric is built.
-    const toml::table* roceTable = SubTable(r, cfg.root, "roce");
-    top.Known("roce");
+    const toml::table* roceTable = ctx.Table("roce");
     TableReader roce(r, roceTable, "roce");
     std::vector<std::pair<std::string, const toml::node*>> roceNodes; //!< key, its value
     for (const auto& kv : roce.All())
     {
         const std::string path = "roce." + kv.first;
-        const toml::node* v = r.Resolve(kv.second);
-        if (v->is_table() || v->is_array())
-        {
-            r.Fail(v, path, "expected a value, got " + TypeName(*v));
-        }
+        const toml::node* v = roce.Value(kv.first, kv.second);
         if (kv.first == "cc")
         {
             // the congestion control by its short name (RdmaNic::CongestionControl)
@@ -287,20 +287,13 @@ ReadNpuTable(PointContext& ctx)
 {
     PointReader& r = ctx.r;
     ScenarioPoint& p = ctx.p;
-    const ScenarioConfig::Impl& cfg = ctx.cfg;
-    TableReader& top = ctx.top;
     // [npu]: NpuEndpoint attributes by their short names.
-    const toml::table* npuTable = SubTable(r, cfg.root, "npu");
-    top.Known("npu");
+    const toml::table* npuTable = ctx.Table("npu");
     TableReader npu(r, npuTable, "npu");
     for (const auto& kv : npu.All())
     {
         const std::string path = "npu." + kv.first;
-        const toml::node* v = r.Resolve(kv.second);
-        if (v->is_table() || v->is_array())
-        {
-            r.Fail(v, path, "expected a value, got " + TypeName(*v));
-        }
+        const toml::node* v = npu.Value(kv.first, kv.second);
         const std::string value = ValueText(*v);
         CheckAttribute(r, v, path, "ns3::NpuEndpoint", kv.first, value);
         p.npu.emplace_back(kv.first, value);
@@ -339,11 +332,8 @@ ReadSamplingTable(PointContext& ctx)
 {
     PointReader& r = ctx.r;
     ScenarioPoint& p = ctx.p;
-    const ScenarioConfig::Impl& cfg = ctx.cfg;
-    TableReader& top = ctx.top;
     // [sampling]: what the results database records.
-    const toml::table* samplingTable = SubTable(r, cfg.root, "sampling");
-    top.Known("sampling");
+    const toml::table* samplingTable = ctx.Table("sampling");
     TableReader sampling(r, samplingTable, "sampling");
     p.sampleIntervalNs = sampling.TimeNs("interval", 10000);
     if (p.sampleIntervalNs == 0)
@@ -629,8 +619,7 @@ ReadWhatRuns(PointContext& ctx)
     TableReader& top = ctx.top;
     const toml::node* collNode = cfg.root.get("collective");
     top.Known("collective");
-    const toml::table* trainingTable = SubTable(r, cfg.root, "training");
-    top.Known("training");
+    const toml::table* trainingTable = ctx.Table("training");
     top.Known("test");
     top.Done();
     if (!collNode == !trainingTable)
