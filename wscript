@@ -92,10 +92,16 @@ chakra_headers = [
     'model/core/chakra/tn-chakra.pb-c.h',
 ]
 
+# Generic ns-3 utilities every C++ layer may use (nothing of RoCE or collectives).
+common_sources = [
+    'model/common/attribute-settings.cc',
+]
+common_headers = [
+    'model/common/attribute-settings.h',
+]
 roce_sources = [
     'model/roce/flow-network.cc',
     'model/roce/flow-nic.cc',
-    'model/roce/attribute-settings.cc',
     'model/roce/rdma-cc.cc',
     'model/roce/rdma-dcqcn.cc',
     'model/roce/rdma-dctcp.cc',
@@ -121,7 +127,6 @@ roce_sources = [
 roce_headers = [
     'model/roce/flow-network.h',
     'model/roce/flow-nic.h',
-    'model/roce/attribute-settings.h',
     'model/roce/rdma-cc.h',
     'model/roce/rdma-dcqcn.h',
     'model/roce/rdma-dctcp.h',
@@ -187,6 +192,7 @@ helper_sources = [
     'helper/roce-link-helper.cc',
     'helper/scenario-config.cc',
     'helper/scenario-runner.cc',
+    'helper/scenario-tables.cc',
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
     'helper/study-topology.cc',
@@ -205,6 +211,11 @@ helper_headers = [
     'helper/stats-helper.h',
     'helper/study-topology.h',
     'helper/program-options.h',
+]
+
+# Private to the helper's sources (not installed as ns3/...): toml++ stays out of ns3/.
+helper_private_headers = [
+    'helper/scenario-reader.h',
 ]
 
 # MPI (ns-3's mpi module): RoCE links between ranks, built only where the tree has the mpi
@@ -343,7 +354,7 @@ def build(bld):
                                    ['core', 'network', 'point-to-point', 'internet']
                                    + (['mpi'] if use_mpi else [])
                                    + (['applications'] if use_applications else []))
-    module.source = core_sources + roce_sources + npu_sources + stats_sources + helper_sources
+    module.source = core_sources + common_sources + roce_sources + npu_sources + stats_sources + helper_sources
     defines = []
     if use_mpi:
         module.source = module.source + mpi_sources
@@ -359,7 +370,7 @@ def build(bld):
 
     headers = bld(features='ns3header')
     headers.module = 'training-net'
-    headers.source = core_headers + roce_headers + npu_headers + stats_headers + helper_headers
+    headers.source = core_headers + common_headers + roce_headers + npu_headers + stats_headers + helper_headers
     if use_mpi:
         headers.source = headers.source + mpi_headers
 

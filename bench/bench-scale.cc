@@ -578,7 +578,7 @@ main(int argc, char** argv)
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
-    if (tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
+    if (tn_units_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
     {
         std::fprintf(stderr, "bench-scale: %s\n", err.message);
         return 2;

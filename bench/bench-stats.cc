@@ -138,7 +138,7 @@ main(int argc, char* argv[])
     while (std::getline(sizes, bytesText, ','))
     {
         uint64_t bytes = 0;
-        if (tn_topology_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
+        if (tn_units_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
         {
             std::fprintf(stderr, "bench-stats: %s\n", err.message);
             tn_topology_destroy(topo);

@@ -130,7 +130,7 @@ main(int argc, char* argv[])
         // a bare number is seconds (as before); a unit (ms, us, ns) is allowed
         const std::string text =
             stop.find_first_not_of("0123456789.") == std::string::npos ? stop + "s" : stop;
-        if (tn_topology_parse_time(text.c_str(), SIZE_MAX, "--stop", &ns, &err) != TN_OK ||
+        if (tn_units_parse_time(text.c_str(), SIZE_MAX, "--stop", &ns, &err) != TN_OK ||
             ns > UINT64_C(9200000000) * 1000000000)
         {
             return bad("--stop: '" + stop +

@@ -103,7 +103,7 @@ ProgramOptions::AddBytes(const std::string& name, const std::string& help, uint6
     o.convert = [bytes, name](const std::string& text, std::string* why) {
         tn_error err{};
         const std::string what = "--" + name;
-        if (tn_topology_parse_bytes(text.c_str(), text.size(), what.c_str(), bytes, &err) != TN_OK)
+        if (tn_units_parse_bytes(text.c_str(), text.size(), what.c_str(), bytes, &err) != TN_OK)
         {
             *why = err.message;
             return false;
@@ -160,7 +160,7 @@ ProgramOptions::AddRate(const std::string& name, const std::string& help, uint64
     o.convert = [bps, name](const std::string& text, std::string* why) {
         tn_error err{};
         const std::string what = "--" + name;
-        if (tn_topology_parse_rate(text.c_str(), text.size(), what.c_str(), bps, &err) != TN_OK)
+        if (tn_units_parse_rate(text.c_str(), text.size(), what.c_str(), bps, &err) != TN_OK)
         {
             *why = err.message;
             return false;

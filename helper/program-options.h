@@ -55,7 +55,7 @@ class ProgramOptions
 
     /** Free text. */
     void AddString(const std::string& name, const std::string& help, std::string* value);
-    /** A byte size with units (tn_topology_parse_bytes): 4096, 8MiB, 1.5KiB; <= 2^62. */
+    /** A byte size with units (tn_units_parse_bytes): 4096, 8MiB, 1.5KiB; <= 2^62. */
     void AddBytes(const std::string& name, const std::string& help, uint64_t* bytes);
     /** A whole number in [min, max]. */
     void AddCount(const std::string& name,
@@ -69,7 +69,7 @@ class ProgramOptions
                   uint32_t min,
                   uint32_t max,
                   uint32_t* value);
-    /** A data rate with units (tn_topology_parse_rate): 100Gbps, 25Gb/s; > 0. */
+    /** A data rate with units (tn_units_parse_rate): 100Gbps, 25Gb/s; > 0. */
     void AddRate(const std::string& name, const std::string& help, uint64_t* bps);
     /** A switch: --name, --name=true|false|1|0 (a flag takes no separate value). */
     void AddFlag(const std::string& name, const std::string& help, bool* value);

@@ -73,7 +73,7 @@ struct ScenarioPoint
     std::string topologySpec; //!< generator spec, or ""
     std::string topologyFile; //!< topology file (resolved path), or ""
     std::string routing;      //!< planned or ecmp
-    std::string mode;         //!< packet or flow (RoceHelper::SetMode)
+    std::string mode;         //!< packet, flow or flow-symmetric (RoceHelper::SetMode)
     bool verify{true};        //!< run the schedule verifier on every plan
     /// `partition`: the MPI rank of every topology node (RoceHelper::ParsePartition), used in
     /// a distributed run; empty: tn_partition_auto
@@ -91,18 +91,18 @@ struct ScenarioPoint
     std::vector<std::pair<std::string, std::string>> roce;
     /// [npu]: NpuEndpoint attributes and values
     std::vector<std::pair<std::string, std::string>> npu;
-    bool installNpus{false};                     //!< an [npu] table or a workload
-    std::vector<ScenarioCollective> collectives; //!< [[collective]] (or empty)
-    std::string workload;                        //!< [training] workload file, or ""
-    std::string chakra;                          //!< [training] Chakra traces' prefix, or ""
-    uint32_t iterations{1};                      //!< [training]
-    bool overlap{true};                          //!< [training]
-    uint32_t modelGroup{0};                      //!< [training]; 0: the first dim's size
-    std::string trainingAlgorithm{"ring"};       //!< [training] all-reduce algorithm
-    std::string trainingScheduler;               //!< [training] run-time scheduler or ""
-    uint32_t trainingChunks{64};                 //!< [training] chunks of a scheduled op
-    uint32_t trainingActive{1};                  //!< [training] its active phases per dim
-    std::string paramsJson;                      //!< every resolved key, for the run row
+    bool installNpus{false};                           //!< an [npu] table or a workload
+    std::vector<ScenarioCollective> collectives;       //!< [[collective]] (or empty)
+    std::string workload;                              //!< [training] workload file, or ""
+    std::string chakra;                                //!< [training] Chakra traces' prefix, or ""
+    uint32_t iterations{1};                            //!< [training]
+    bool overlap{true};                                //!< [training]
+    uint32_t modelGroup{0};                            //!< [training]; 0: the first dim's size
+    std::string trainingAlgorithm{"ring"};             //!< [training] all-reduce algorithm
+    std::string trainingScheduler;                     //!< [training] run-time scheduler or ""
+    uint32_t trainingChunks{TN_THEMIS_DEFAULT_CHUNKS}; //!< [training] chunks of a scheduled op
+    uint32_t trainingActive{1};                        //!< [training] its active phases per dim
+    std::string paramsJson;                            //!< every resolved key, for the run row
 };
 
 /**

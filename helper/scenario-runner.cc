@@ -144,6 +144,332 @@ ScenarioRunner::Run(const ScenarioPoint& p, const std::string& path)
     return DoRun(p, nullptr, path);
 }
 
+namespace
+{
+
+/// One point's run: what the steps of DoRun build, in the order they build it.
+struct PointRun
+{
+    explicit PointRun(const ScenarioPoint& point)
+        : p(point),
+          made(point.collectives.size()),
+          scheduled(point.collectives.size())
+    {
+    }
+
+    const ScenarioPoint& p;
+    tn_topology* topo{nullptr};
+    RoceHelper roce;
+    CollectiveHelper collectives;
+    NpuHelper npus;
+    /// By [[collective]] index: a planned collective or one scheduled at run time.
+    std::vector<Ptr<Collective>> made;
+    std::vector<Ptr<ThemisCollective>> scheduled;
+    Ptr<TrainingJob> job;
+    TrainingHelper training;
+    StatsHelper stats;
+    Ptr<StatsRecorder> recorder;
+    Time estimatedEnd{Seconds(0)}; //!< the cost model's end of the planned collectives
+
+    /// A run that stops before it ran: the simulator's objects go, then the topology.
+    void Abandon()
+    {
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        topo = nullptr;
+    }
+};
+
+/// The topology, the fabric at the point's level, the collective service and the NPUs.
+bool
+BuildFabric(PointRun& run, bool distributed, std::string* error)
+{
+    const ScenarioPoint& p = run.p;
+    tn_error err{};
+    tn_status st = p.topologyFile.empty()
+                       ? tn_topology_from_spec(p.topologySpec.c_str(), &run.topo, &err)
+                       : tn_topology_load_file(p.topologyFile.c_str(), &run.topo, &err);
+    if (st != TN_OK)
+    {
+        *error = std::string("topology: ") + err.message;
+        return false;
+    }
+    run.roce.SetMode(p.mode.empty() ? "packet" : p.mode);
+    if (distributed && !p.partition.empty())
+    {
+        run.roce.SetPartition(p.partition);
+    }
+    run.roce.Install(run.topo);
+    run.collectives.SetRouting(p.routing);
+    run.collectives.SetVerify(p.verify);
+    // `made` keeps the scenario's own; a job's go when done
+    run.collectives.SetKeepCollectives(false);
+    run.collectives.Install(run.topo, run.roce);
+    if (p.installNpus)
+    {
+        for (const auto& kv : p.npu)
+        {
+            run.npus.SetEndpointAttribute(kv.first, StringValue(kv.second));
+        }
+        run.npus.Install(run.roce.GetFabric().npus);
+    }
+    return true;
+}
+
+/// The [[collective]]s, planned or scheduled at run time. Planned ones first: the ids after
+/// the first scheduled one are then its and its successors' sub-collectives, which is how
+/// Summarize tells them apart.
+bool
+MakeCollectives(PointRun& run, std::string* error)
+{
+    const ScenarioPoint& p = run.p;
+    for (size_t k = 0; k < 2 * p.collectives.size(); k++)
+    {
+        const size_t i = k % p.collectives.size();
+        const ScenarioCollective& sc = p.collectives[i];
+        if (sc.IsScheduled() != (k >= p.collectives.size()))
+        {
+            continue;
+        }
+        tn_plan_request request = sc.ToRequest();
+        request.seed = p.seed;
+        if (sc.IsScheduled())
+        {
+            run.collectives.SetScheduler(sc.scheduler);
+            run.scheduled[i] = run.collectives.CreateScheduled(request, error);
+        }
+        else
+        {
+            run.made[i] = run.collectives.Create(request, {}, error);
+        }
+        if (!run.made[i] && !run.scheduled[i])
+        {
+            *error = "collective[" + std::to_string(i) + "]: " + *error;
+            return false;
+        }
+    }
+    return true;
+}
+
+/// The [training] job, when the point has one.
+bool
+MakeTrainingJob(PointRun& run, std::string* error)
+{
+    const ScenarioPoint& p = run.p;
+    if (p.workload.empty() && p.chakra.empty())
+    {
+        return true;
+    }
+    TrainingHelper& training = run.training;
+    training.SetJobAttribute("Iterations", UintegerValue(p.iterations));
+    training.SetJobAttribute("Overlap", BooleanValue(p.overlap));
+    training.SetAlgorithm(TN_COLL_ALL_REDUCE, p.trainingAlgorithm);
+    training.SetJobAttribute("Scheduler", StringValue(p.trainingScheduler));
+    training.SetJobAttribute("ThemisChunks", UintegerValue(p.trainingChunks));
+    training.SetJobAttribute("ThemisActive", UintegerValue(p.trainingActive));
+    uint32_t group = p.modelGroup;
+    if (group == 0 && tn_topology_dim_count(run.topo) > 0)
+    {
+        group = tn_topology_dim(run.topo, 0)->size;
+    }
+    if (p.chakra.empty() ? training.Load(p.workload, error) : training.LoadChakra(p.chakra, error))
+    {
+        run.job = training.Install(run.collectives, run.npus, group, error);
+    }
+    if (!run.job)
+    {
+        *error = "training: " + *error;
+        return false;
+    }
+    return true;
+}
+
+/// The recorder into the open database, or (db null) into the file `path`: the run row.
+bool
+StartRecording(PointRun& run, tn_db* db, const std::string& path, std::string* error)
+{
+    const ScenarioPoint& p = run.p;
+    StatsHelper& stats = run.stats;
+    stats.SetRecorderAttribute("SampleInterval", TimeValue(NanoSeconds(p.sampleIntervalNs)));
+    stats.SetRecorderAttribute("PortSamples", BooleanValue(p.portSamples));
+    stats.SetRecorderAttribute("Flows", BooleanValue(p.flows));
+    stats.SetRecorderAttribute("Transfers", BooleanValue(p.transfers));
+    stats.SetRecorderAttribute("PfcEvents", BooleanValue(p.pfcEvents));
+    stats.SetRecorderAttribute("Drops", BooleanValue(p.drops));
+    run.recorder = db ? stats.Install(db, p.name, p.paramsJson, run.topo, run.roce, error)
+                      : stats.Install(path, p.name, p.paramsJson, run.topo, run.roce, error);
+    if (!run.recorder)
+    {
+        *error = "database: " + *error;
+        return false;
+    }
+    return true;
+}
+
+/// Start the job and the collectives at their times, and limit the simulated time to the
+/// plan's cost: the cost model's end of the planned collectives, a bound of the bytes of
+/// those scheduled at run time and of the training job.
+void
+StartWork(PointRun& run)
+{
+    const ScenarioPoint& p = run.p;
+    for (const Ptr<ThemisCollective>& c : run.scheduled)
+    {
+        if (c)
+        {
+            run.stats.AddScheduledCollective(c); // its row: scheduler 'run-time'
+        }
+    }
+    if (run.job)
+    {
+        run.stats.AddTrainingJob(run.job);
+        run.job->Start();
+    }
+    for (size_t i = 0; i < run.made.size(); i++)
+    {
+        if (run.scheduled[i])
+        {
+            // no cost model for run-time scheduling: the progress fraction stays unknown
+            run.collectives.Start(run.scheduled[i], NanoSeconds(p.collectives[i].startNs));
+            continue;
+        }
+        run.collectives.Start(run.made[i], NanoSeconds(p.collectives[i].startNs));
+        run.estimatedEnd =
+            std::max(run.estimatedEnd,
+                     NanoSeconds(p.collectives[i].startNs) + run.made[i]->GetEstimatedTime());
+    }
+    Time cost = run.estimatedEnd;
+    std::string origin = "the cost model's estimate of the plan";
+    for (size_t i = 0; i < run.scheduled.size(); i++)
+    {
+        if (run.scheduled[i])
+        {
+            cost = std::max(cost,
+                            NanoSeconds(p.collectives[i].startNs) +
+                                StatsHelper::TransferBound(run.topo, p.collectives[i].bytes));
+            origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
+        }
+    }
+    if (run.job)
+    {
+        cost = std::max(cost, run.training.GetCostBound(run.topo, run.npus, p.iterations));
+        origin = "the plan's cost (the workload's compute and collective bytes)";
+    }
+    run.stats.LimitSimulatedTime(cost, origin);
+}
+
+/// The fraction of the run done, for the progress display; -1 when unknown.
+double
+FractionDone(const PointRun& run)
+{
+    if (run.job)
+    {
+        return std::min(0.99, double(run.job->GetIterations(0).size()) / run.p.iterations);
+    }
+    const bool scheduledNone = std::none_of(run.scheduled.begin(),
+                                            run.scheduled.end(),
+                                            [](const Ptr<ThemisCollective>& c) { return bool(c); });
+    if (run.estimatedEnd.IsZero() && !scheduledNone)
+    {
+        // only run-time scheduled collectives: their share of the bytes delivered
+        uint64_t delivered = 0;
+        uint64_t planned = 0;
+        for (const Ptr<ThemisCollective>& c : run.scheduled)
+        {
+            if (c)
+            {
+                delivered += c->GetDeliveredBytes();
+                planned += c->GetPlannedBytes();
+            }
+        }
+        return planned ? std::min(0.99, double(delivered) / planned) : -1;
+    }
+    if (run.estimatedEnd.IsZero() || !scheduledNone)
+    {
+        return -1;
+    }
+    // Past the cost model's estimate (contention) the end is unknown.
+    double f = Simulator::Now().GetSeconds() / run.estimatedEnd.GetSeconds();
+    return f < 0.99 ? f : -1;
+}
+
+/// Whether every collective and the job ran as planned (the first failure in *error), and
+/// the simulated end of the last of them in *endNs.
+bool
+CheckResults(PointRun& run, uint64_t* endNs, std::string* error)
+{
+    const ScenarioPoint& p = run.p;
+    bool complete = true;
+    for (size_t i = 0; i < run.made.size(); i++)
+    {
+        if (run.scheduled[i])
+        {
+            const Ptr<ThemisCollective>& c = run.scheduled[i];
+            if (std::string mismatch = c->Check(); !c->IsComplete() || !mismatch.empty())
+            {
+                complete = false;
+                if (error->empty())
+                {
+                    *error =
+                        "collective[" + std::to_string(i) + "] (" + p.collectives[i].scheduler +
+                        ") did not run as planned: " + (mismatch.empty() ? "incomplete" : mismatch);
+                }
+            }
+            else
+            {
+                *endNs =
+                    std::max<uint64_t>(*endNs,
+                                       (c->GetStartTime() + c->GetDuration()).GetNanoSeconds());
+            }
+            continue;
+        }
+        std::string mismatch = run.made[i]->Check();
+        if (!run.made[i]->IsComplete() || !mismatch.empty())
+        {
+            complete = false;
+            if (error->empty())
+            {
+                *error =
+                    "collective[" + std::to_string(i) + "] (" + p.collectives[i].algorithm +
+                    ") did not run as planned: " + (mismatch.empty() ? "incomplete" : mismatch);
+            }
+            continue;
+        }
+        *endNs = std::max<uint64_t>(*endNs, run.made[i]->GetEndTime().GetNanoSeconds());
+    }
+    if (run.job)
+    {
+        // over MPI ranks each rank ran its own NPUs: the job is complete when it is on
+        // every rank, and ends at the last iteration end of any rank
+        const bool jobComplete = DistributedHelper::AllOf(run.job->IsComplete());
+        complete = complete && jobComplete;
+        if (!jobComplete && error->empty())
+        {
+            *error = "the training job did not complete";
+        }
+        if (const uint64_t held = DistributedHelper::SumAll(run.job->GetHeldMessages()))
+        {
+            complete = false;
+            if (error->empty())
+            {
+                *error = "the training job: " + std::to_string(held) +
+                         " messages named collectives never created at their receivers";
+            }
+        }
+        for (uint32_t r = 0; r < run.npus.GetEndpoints().size(); r++)
+        {
+            for (const auto& it : run.job->GetIterations(r))
+            {
+                *endNs = std::max<uint64_t>(*endNs, it.end.GetNanoSeconds());
+            }
+        }
+        *endNs = uint64_t(DistributedHelper::MaxAll(double(*endNs)));
+    }
+    return complete;
+}
+
+} // namespace
+
 ScenarioResult
 ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path)
 {
@@ -165,223 +491,46 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
             return result;
         }
     }
-    tn_error err{};
-    tn_topology* topo = nullptr;
-    tn_status st = p.topologyFile.empty()
-                       ? tn_topology_from_spec(p.topologySpec.c_str(), &topo, &err)
-                       : tn_topology_load_file(p.topologyFile.c_str(), &topo, &err);
-    if (st != TN_OK)
+    PointRun run(p);
+    if (!BuildFabric(run, distributed, &result.error))
     {
-        result.error = std::string("topology: ") + err.message;
         return result;
     }
-
-    RoceHelper roce;
-    roce.SetMode(p.mode.empty() ? "packet" : p.mode);
-    if (distributed && !p.partition.empty())
-    {
-        roce.SetPartition(p.partition);
-    }
-    roce.Install(topo);
-    CollectiveHelper collectives;
-    collectives.SetRouting(p.routing);
-    collectives.SetVerify(p.verify);
-    collectives.SetKeepCollectives(false); // `made` keeps the scenario's own; a job's go when done
-    collectives.Install(topo, roce);
-    NpuHelper npus;
-    if (p.installNpus)
-    {
-        for (const auto& kv : p.npu)
-        {
-            npus.SetEndpointAttribute(kv.first, StringValue(kv.second));
-        }
-        npus.Install(roce.GetFabric().npus);
-    }
-
     // Plans and jobs first: one that cannot be made leaves no run row.
-    // By [[collective]] index: a planned collective or one scheduled at run time.
-    std::vector<Ptr<Collective>> made(p.collectives.size());
-    std::vector<Ptr<ThemisCollective>> scheduled(p.collectives.size());
-    Ptr<TrainingJob> job;
-    TrainingHelper training;
-    // Planned collectives first: the ids after the first scheduled one are then its and its
-    // successors' sub-collectives, which is how Summarize tells them apart.
-    for (size_t k = 0; k < 2 * p.collectives.size(); k++)
+    if (!MakeCollectives(run, &result.error) || !MakeTrainingJob(run, &result.error))
     {
-        const size_t i = k % p.collectives.size();
-        const ScenarioCollective& sc = p.collectives[i];
-        if (sc.IsScheduled() != (k >= p.collectives.size()))
-        {
-            continue;
-        }
-        tn_plan_request request = sc.ToRequest();
-        request.seed = p.seed;
-        if (sc.IsScheduled())
-        {
-            collectives.SetScheduler(sc.scheduler);
-            scheduled[i] = collectives.CreateScheduled(request, &result.error);
-        }
-        else
-        {
-            made[i] = collectives.Create(request, {}, &result.error);
-        }
-        if (!made[i] && !scheduled[i])
-        {
-            result.error = "collective[" + std::to_string(i) + "]: " + result.error;
-            Simulator::Destroy();
-            tn_topology_destroy(topo);
-            return result;
-        }
+        run.Abandon();
+        return result;
     }
-    if (!p.workload.empty() || !p.chakra.empty())
-    {
-        training.SetJobAttribute("Iterations", UintegerValue(p.iterations));
-        training.SetJobAttribute("Overlap", BooleanValue(p.overlap));
-        training.SetAlgorithm(TN_COLL_ALL_REDUCE, p.trainingAlgorithm);
-        training.SetJobAttribute("Scheduler", StringValue(p.trainingScheduler));
-        training.SetJobAttribute("ThemisChunks", UintegerValue(p.trainingChunks));
-        training.SetJobAttribute("ThemisActive", UintegerValue(p.trainingActive));
-        uint32_t group = p.modelGroup;
-        if (group == 0 && tn_topology_dim_count(topo) > 0)
-        {
-            group = tn_topology_dim(topo, 0)->size;
-        }
-        if (p.chakra.empty() ? training.Load(p.workload, &result.error)
-                             : training.LoadChakra(p.chakra, &result.error))
-        {
-            job = training.Install(collectives, npus, group, &result.error);
-        }
-        if (!job)
-        {
-            result.error = "training: " + result.error;
-            Simulator::Destroy();
-            tn_topology_destroy(topo);
-            return result;
-        }
-    }
-
     // every rank takes the same way: a signal one rank caught stops them all
-    if (int sig = int(DistributedHelper::MaxAll(tn_db_signal_pending())))
+    if (int sig = int(DistributedHelper::MaxAll(tn_signal_pending())))
     {
         // interrupted while planning (a worker watches signals from its start): no run row
         result.status = "aborted";
         result.error = "interrupted by signal " + std::to_string(sig) + " before the run began";
-        Simulator::Destroy();
-        tn_topology_destroy(topo);
+        run.Abandon();
         return result;
     }
-    StatsHelper stats;
-    stats.SetRecorderAttribute("SampleInterval", TimeValue(NanoSeconds(p.sampleIntervalNs)));
-    stats.SetRecorderAttribute("PortSamples", BooleanValue(p.portSamples));
-    stats.SetRecorderAttribute("Flows", BooleanValue(p.flows));
-    stats.SetRecorderAttribute("Transfers", BooleanValue(p.transfers));
-    stats.SetRecorderAttribute("PfcEvents", BooleanValue(p.pfcEvents));
-    stats.SetRecorderAttribute("Drops", BooleanValue(p.drops));
-    Ptr<StatsRecorder> recorder =
-        db ? stats.Install(db, p.name, p.paramsJson, topo, roce, &result.error)
-           : stats.Install(path, p.name, p.paramsJson, topo, roce, &result.error);
-    if (!recorder)
+    if (!StartRecording(run, db, path, &result.error))
     {
-        result.error = "database: " + result.error;
-        Simulator::Destroy();
-        tn_topology_destroy(topo);
+        run.Abandon();
         return result;
     }
-    result.runId = recorder->GetRunId();
+    result.runId = run.recorder->GetRunId();
     if (m_runStarted)
     {
         m_runStarted(result.runId);
     }
-    for (const Ptr<ThemisCollective>& c : scheduled)
-    {
-        if (c)
-        {
-            stats.AddScheduledCollective(c); // its row: scheduler 'run-time'
-        }
-    }
-    if (job)
-    {
-        stats.AddTrainingJob(job);
-        job->Start();
-    }
-    Time estimatedEnd = Seconds(0);
-    for (size_t i = 0; i < made.size(); i++)
-    {
-        if (scheduled[i])
-        {
-            // no cost model for run-time scheduling: the progress fraction stays unknown
-            collectives.Start(scheduled[i], NanoSeconds(p.collectives[i].startNs));
-            continue;
-        }
-        collectives.Start(made[i], NanoSeconds(p.collectives[i].startNs));
-        estimatedEnd =
-            std::max(estimatedEnd,
-                     NanoSeconds(p.collectives[i].startNs) + made[i]->GetEstimatedTime());
-    }
-    {
-        // the simulated time limit: the cost model's end of the planned collectives, a bound
-        // of the bytes of those scheduled at run time and of the training job
-        Time cost = estimatedEnd;
-        std::string origin = "the cost model's estimate of the plan";
-        for (size_t i = 0; i < scheduled.size(); i++)
-        {
-            if (scheduled[i])
-            {
-                cost = std::max(cost,
-                                NanoSeconds(p.collectives[i].startNs) +
-                                    StatsHelper::TransferBound(topo, p.collectives[i].bytes));
-                origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
-            }
-        }
-        if (job)
-        {
-            cost = std::max(cost, training.GetCostBound(topo, npus, p.iterations));
-            origin = "the plan's cost (the workload's compute and collective bytes)";
-        }
-        stats.LimitSimulatedTime(cost, origin);
-    }
+    StartWork(run);
 
     std::unique_ptr<ProgressTicker> ticker;
     if (m_progress && !distributed)
     {
-        const uint32_t iterations = p.iterations;
-        const bool scheduledNone =
-            std::none_of(scheduled.begin(), scheduled.end(), [](const Ptr<ThemisCollective>& c) {
-                return bool(c);
-            });
-        ProgressTicker::FractionFn fraction = [&]() -> double {
-            if (job)
-            {
-                return std::min(0.99, double(job->GetIterations(0).size()) / iterations);
-            }
-            if (estimatedEnd.IsZero() && !scheduledNone)
-            {
-                // only run-time scheduled collectives: their share of the bytes delivered
-                uint64_t delivered = 0;
-                uint64_t planned = 0;
-                for (const Ptr<ThemisCollective>& c : scheduled)
-                {
-                    if (c)
-                    {
-                        delivered += c->GetDeliveredBytes();
-                        planned += c->GetPlannedBytes();
-                    }
-                }
-                return planned ? std::min(0.99, double(delivered) / planned) : -1;
-            }
-            if (estimatedEnd.IsZero() || !scheduledNone)
-            {
-                return -1;
-            }
-            // Past the cost model's estimate (contention) the end is unknown.
-            double f = Simulator::Now().GetSeconds() / estimatedEnd.GetSeconds();
-            return f < 0.99 ? f : -1;
-        };
         ticker = std::make_unique<ProgressTicker>(m_progress,
                                                   m_period,
                                                   NanoSeconds(10 * p.sampleIntervalNs),
                                                   10,
-                                                  fraction);
+                                                  [&run]() { return FractionDone(run); });
         ticker->Start();
     }
     Simulator::Run();
@@ -392,89 +541,22 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
     }
     // each rank ran its own NPUs' part: join them (every rank, the same collectives in the
     // same order), so that times and checks below answer for the whole collective
-    for (const Ptr<Collective>& c : made)
+    for (const Ptr<Collective>& c : run.made)
     {
         if (c)
         {
             DistributedHelper::MergeCollective(c);
         }
     }
-
-    bool complete = true;
     uint64_t endNs = 0;
-    for (size_t i = 0; i < made.size(); i++)
-    {
-        if (scheduled[i])
-        {
-            if (std::string mismatch = scheduled[i]->Check();
-                !scheduled[i]->IsComplete() || !mismatch.empty())
-            {
-                complete = false;
-                if (result.error.empty())
-                {
-                    result.error =
-                        "collective[" + std::to_string(i) + "] (" + p.collectives[i].scheduler +
-                        ") did not run as planned: " + (mismatch.empty() ? "incomplete" : mismatch);
-                }
-            }
-            else
-            {
-                endNs = std::max<uint64_t>(
-                    endNs,
-                    (scheduled[i]->GetStartTime() + scheduled[i]->GetDuration()).GetNanoSeconds());
-            }
-            continue;
-        }
-        std::string mismatch = made[i]->Check();
-        if (!made[i]->IsComplete() || !mismatch.empty())
-        {
-            complete = false;
-            if (result.error.empty())
-            {
-                result.error =
-                    "collective[" + std::to_string(i) + "] (" + p.collectives[i].algorithm +
-                    ") did not run as planned: " + (mismatch.empty() ? "incomplete" : mismatch);
-            }
-            continue;
-        }
-        endNs = std::max<uint64_t>(endNs, made[i]->GetEndTime().GetNanoSeconds());
-    }
-    if (job)
-    {
-        // over MPI ranks each rank ran its own NPUs: the job is complete when it is on
-        // every rank, and ends at the last iteration end of any rank
-        const bool jobComplete = DistributedHelper::AllOf(job->IsComplete());
-        complete = complete && jobComplete;
-        if (!jobComplete && result.error.empty())
-        {
-            result.error = "the training job did not complete";
-        }
-        if (const uint64_t held = DistributedHelper::SumAll(job->GetHeldMessages()))
-        {
-            complete = false;
-            if (result.error.empty())
-            {
-                result.error = "the training job: " + std::to_string(held) +
-                               " messages named collectives never created at their receivers";
-            }
-        }
-        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
-        {
-            for (const auto& it : job->GetIterations(r))
-            {
-                endNs = std::max<uint64_t>(endNs, it.end.GetNanoSeconds());
-            }
-        }
-        endNs = uint64_t(DistributedHelper::MaxAll(double(endNs)));
-    }
+    const bool complete = CheckResults(run, &endNs, &result.error);
     result.simulatedNs = complete ? endNs : 0;
-    result.status = stats.Finish(complete ? "ok" : "error", result.simulatedNs, result.error);
+    result.status = run.stats.Finish(complete ? "ok" : "error", result.simulatedNs, result.error);
     if (result.status != "ok")
     {
-        result.error = recorder->GetRunError();
+        result.error = run.recorder->GetRunError();
     }
-    Simulator::Destroy();
-    tn_topology_destroy(topo);
+    run.Abandon(); // the run is over: the same teardown
     result.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     return result;

@@ -83,7 +83,7 @@ class ScenarioRunner
     void SetRunStartedCallback(RunStartedCallback callback);
 
     /**
-     * Run one point. A SIGINT or SIGTERM caught (tn_db_signal_watch) before the run row is
+     * Run one point. A SIGINT or SIGTERM caught (tn_signal_watch) before the run row is
      * written ends it as 'aborted' without a row; during the simulation it stops the run,
      * which is recorded as 'aborted' with what it recorded so far.
      * \param point a point of ScenarioConfig::Expand \param db the database (open)

@@ -176,7 +176,7 @@ StatsHelper::FinishShared(const std::string& status, uint64_t simulatedNs, const
     {
         mine = "error";
     }
-    else if (mine == "ok" && (m_recorder->IsAborted() || tn_db_signal_pending()))
+    else if (mine == "ok" && (m_recorder->IsAborted() || tn_signal_pending()))
     {
         mine = "aborted";
     }

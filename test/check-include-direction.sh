@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Fails when an include points up the layers (doc/design.rst, "Layers"):
-#     model/core <- model/roce <- model/npu <- model/stats <- helper
+#     model/core <- model/common <- model/roce <- model/npu <- model/stats <- helper
 # A file of one layer may include headers of its own layer and the layers left of it, never
 # one to its right. Each `#include "ns3/x.h"` and `#include "x.h"` of a .c/.cc/.h under those
 # folders is resolved to the folder x.h lives in; headers of no folder of the module (ns-3's,
@@ -12,7 +12,7 @@
 # Usage: check-include-direction.sh [MODULE_DIR]
 #        check-include-direction.sh --self-test   (shows that a back edge fails the check)
 set -u
-LAYERS="model/core model/roce model/npu model/stats helper"
+LAYERS="model/core model/common model/roce model/npu model/stats helper"
 
 # check TOP: prints every back edge, exit status 1 when there is one.
 check() {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The map of the tree in the docs matches the tree.
 
-doc/design.rst, "Where each concept lives": every header of model/core, model/roce, model/npu,
+doc/design.rst, "Where each concept lives": every header of model/core, model/common, model/roce, model/npu,
 model/stats and helper is covered by a row (a path or a glob such as ``model/core/tn-algo-*.c``;
 a name without a folder takes the folder of the name before it in the row), and every row
 names files that exist.
@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["model/core", "model/roce", "model/npu", "model/stats", "helper"]
+LAYERS = ["model/core", "model/common", "model/roce", "model/npu", "model/stats", "helper"]
 
 
 def module_files(top):

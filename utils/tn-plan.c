@@ -591,7 +591,7 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--memory-limit") == 0)
         {
-            if (tn_topology_parse_bytes(val, SIZE_MAX, "--memory-limit", &req.memory_limit, &err))
+            if (tn_units_parse_bytes(val, SIZE_MAX, "--memory-limit", &req.memory_limit, &err))
             {
                 fprintf(stderr, "tn-plan: %s\n", err.message);
                 return 2;
@@ -613,7 +613,7 @@ main(int argc, char** argv)
         }
         else if (strcmp(opt, "--size") == 0)
         {
-            if (tn_topology_parse_bytes(val, SIZE_MAX, "--size", &req.bytes, &err))
+            if (tn_units_parse_bytes(val, SIZE_MAX, "--size", &req.bytes, &err))
             {
                 fprintf(stderr, "tn-plan: %s\n", err.message);
                 return 2;
@@ -686,17 +686,15 @@ main(int argc, char** argv)
         return bad_arg("--algorithm", NULL, "is required");
     if (!have_size)
         return bad_arg("--size", NULL, "is required");
-    if (!have_chunks && strcmp(req.algorithm, "themis") == 0)
-        req.chunks = 64;
-    if (!have_chunks && tn_tune_is_auto(req.algorithm))
-        req.chunks = 0; /* each candidate its own default, as when named: themis 64, others 1 */
+    const bool tune = tn_tune_is_auto(req.algorithm);
+    const tn_algorithm* algo = tn_algorithm_find(req.algorithm);
+    if (!have_chunks) /* the algorithm's default; tuning: each candidate its own */
+        req.chunks = tune ? 0 : tn_algorithm_default_chunks(algo);
     if (order_arg && strcmp(order_arg, "auto") != 0 && strcmp(order_arg, "identity") != 0 &&
         parse_order(order_arg, &order, &order_count))
         return bad_arg("--rank-order",
                        order_arg,
                        "must be auto, identity or comma separated ranks");
-    const bool tune = tn_tune_is_auto(req.algorithm);
-    const tn_algorithm* algo = tn_algorithm_find(req.algorithm);
     if (order_arg && strcmp(order_arg, "auto") != 0 && !tune && !algo->takes_rank_order)
     {
         free(order);
@@ -783,7 +781,8 @@ main(int argc, char** argv)
     {
         tn_plan_size size;
         snprintf(why_path, sizeof(why_path), "auto: no generator for %s", algo->name);
-        if (tn_program_supports(algo->name) && tn_plan_estimate(topo, &req, &size, &err) == TN_OK)
+        if (algo->generator != TN_GENERATOR_NONE &&
+            tn_plan_estimate(topo, &req, &size, &err) == TN_OK)
         {
             generated = size.transfers > TN_PLAN_AUTO_TRANSFERS;
             snprintf(why_path,

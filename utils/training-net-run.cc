@@ -142,7 +142,7 @@ RunChild(const ScenarioPoint& point,
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     std::signal(SIGCHLD, SIG_DFL);
     tn_error err{};
-    tn_db_signal_watch(&err); // from the start: a signal aborts the run, never kills it
+    tn_signal_watch(&err); // from the start: a signal aborts the run, never kills it
     sigprocmask(SIG_SETMASK, &mask, nullptr);
     if (getppid() != parent)
     {
@@ -347,7 +347,7 @@ RunDistributed(const ScenarioConfig& config,
     const uint32_t ranks = DistributedHelper::GetSize();
     std::string error;
     tn_error err{};
-    tn_db_signal_watch(&err); // from the start: a signal aborts the run, never kills it
+    tn_signal_watch(&err); // from the start: a signal aborts the run, never kills it
     std::cout << "scenario " << scenario << ": " << total << " run(s), one after the other on "
               << ranks << " MPI rank" << (ranks == 1 ? "" : "s") << std::endl;
 
@@ -389,7 +389,7 @@ RunDistributed(const ScenarioConfig& config,
                                       "point " + std::to_string(point.index) +
                                           (point.label.empty() ? "" : " (" + point.label + ")") +
                                           ": " + r.status + (why.empty() ? "" : ": " + why)));
-        const int signal = int(DistributedHelper::MaxAll(tn_db_signal_pending()));
+        const int signal = int(DistributedHelper::MaxAll(tn_signal_pending()));
         exitCode = r.status != "aborted" ? 1 : signal == SIGTERM ? 143 : 130;
         next++;
         break;
@@ -424,7 +424,10 @@ Main(int argc, char* argv[])
                         "collective.bytes=[\"1MiB\",\"4MiB\"] (a list sweeps), "
                         "roce.ns3::RdmaNic::Mtu=1024",
                         &sets);
-    options.AddString("mode", "packet or flow: the scenario's mode key (flow: fluid flows)", &mode);
+    options.AddString("mode",
+                      "packet, flow or flow-symmetric: the scenario's mode key (flow: fluid "
+                      "flows; flow-symmetric: NPU 0 simulated for all on a symmetric topology)",
+                      &mode);
     options.AddCount("jobs", "run up to N sweep points at once (processes)", 1u, 4096u, &jobs);
     options.AddShortName('j', "jobs");
     options.AddString("db", "results database (overrides the scenario's database)", &dbOverride);
@@ -440,7 +443,8 @@ Main(int argc, char* argv[])
     }
     if (options.IsGiven("mode"))
     {
-        // the scenario's mode key, overridden (checked with the scenario: packet, flow)
+        // the scenario's mode key, overridden (checked with the scenario: packet, flow,
+        // flow-symmetric)
         sets.push_back("mode=\"" + mode + "\"");
     }
     if (options.IsGiven("db") && dbOverride.empty())

@@ -49,21 +49,21 @@ reduce_up(dbt* t,
           uint32_t hi,
           uint32_t parent,
           bool is_root,
-          tn_deps* up,
+          tn_ids* up,
           tn_error* err)
 {
     if (lo >= hi)
         return TN_OK;
     uint32_t mid = lo + (hi - lo) / 2;
     uint32_t v = node_of(t, mid);
-    tn_deps kids = {NULL, 0, 0};
+    tn_ids kids = {NULL, 0, 0};
     tn_status st = reduce_up(t, lo, mid, v, false, &kids, err);
     if (!st)
         st = reduce_up(t, mid + 1, hi, v, false, &kids, err);
     if (!st && is_root)
     {
         for (uint32_t k = 0; k < kids.n && !st; k++)
-            st = tn_deps_push(up, kids.ids[k], err);
+            st = tn_ids_push(up, kids.ids[k], err);
     }
     else if (!st)
     {
@@ -84,14 +84,14 @@ reduce_up(dbt* t,
                          &id,
                          err);
         if (!st)
-            st = tn_deps_push(up, id, err);
+            st = tn_ids_push(up, id, err);
     }
-    tn_deps_free(&kids);
+    tn_ids_free(&kids);
     return st;
 }
 
 static tn_status
-bcast_down(dbt* t, uint32_t lo, uint32_t hi, uint32_t depth, const tn_deps* deps, tn_error* err)
+bcast_down(dbt* t, uint32_t lo, uint32_t hi, uint32_t depth, const tn_ids* deps, tn_error* err)
 {
     uint32_t mid = lo + (hi - lo) / 2;
     uint32_t v = node_of(t, mid);
@@ -120,7 +120,7 @@ bcast_down(dbt* t, uint32_t lo, uint32_t hi, uint32_t depth, const tn_deps* deps
                          err);
         if (!st)
         {
-            tn_deps d = {&id, 1, 1};
+            tn_ids d = {&id, 1, 1};
             st = bcast_down(t, a, b, depth + 1, &d, err);
         }
     }
@@ -153,11 +153,11 @@ tn_algo_dbt_plan(const tn_topology* topo,
             t.shift = tree;
             t.data = tn_slice_of(region.length, 2, tree);
             t.data.offset += region.offset;
-            tn_deps root = {NULL, 0, 0};
+            tn_ids root = {NULL, 0, 0};
             st = reduce_up(&t, 0, t.N, 0, true, &root, err);
             if (!st)
                 st = bcast_down(&t, 0, t.N, 0, &root, err);
-            tn_deps_free(&root);
+            tn_ids_free(&root);
         }
     }
     return st;

@@ -26,7 +26,7 @@ direct_phase(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
     uint32_t P = ph->count;
     if (steps_used)
         *steps_used = P > 1 ? 1 : 0;
-    tn_deps deps = {NULL, 0, 0};
+    tn_ids deps = {NULL, 0, 0};
     uint32_t* last = ph->chain ? malloc(((size_t)P + 1) * sizeof(uint32_t)) : NULL;
     tn_status st = TN_OK;
     if (ph->chain && !last)
@@ -48,7 +48,7 @@ direct_phase(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
             uint32_t src = ph->members[ks], dst = ph->members[kd];
             uint32_t id;
             deps.n = 0;
-            st = tn_deps_push_front(&deps, ph->in, src, err);
+            st = tn_ids_push_front(&deps, ph->in, src, err);
             if (!st)
                 st = tn_algo_add(ph->s,
                                  src,
@@ -74,7 +74,7 @@ direct_phase(const tn_phase* ph, bool rs, uint32_t* steps_used, tn_error* err)
     for (uint32_t k = 0; k < P && !st && last && P > 1; k++)
         st = tn_front_push(ph->out, ph->members[k], last[k], err);
     free(last);
-    tn_deps_free(&deps);
+    tn_ids_free(&deps);
     return st;
 }
 

@@ -20,8 +20,8 @@ typedef struct rhd
     tn_collective coll;
     uint32_t N, p, e, chunk;
     tn_slice* blocks;
-    tn_deps* last; /* per active id: transfers received in the previous step */
-    tn_deps* next;
+    tn_ids* last; /* per active id: transfers received in the previous step */
+    tn_ids* next;
 } rhd;
 
 static uint32_t
@@ -51,8 +51,8 @@ send_blocks(rhd* h,
             uint32_t bhi,
             tn_op op,
             uint32_t step,
-            const tn_deps* deps,
-            tn_deps* out,
+            const tn_ids* deps,
+            tn_ids* out,
             tn_error* err)
 {
     tn_status st = TN_OK;
@@ -83,7 +83,7 @@ send_blocks(rhd* h,
                          &id,
                          err);
         if (!st && out)
-            st = tn_deps_push(out, id, err);
+            st = tn_ids_push(out, id, err);
         k = j;
     }
     return st;
@@ -92,7 +92,7 @@ send_blocks(rhd* h,
 static void
 rotate(rhd* h)
 {
-    tn_deps* t = h->last;
+    tn_ids* t = h->last;
     h->last = h->next;
     h->next = t;
     for (uint32_t i = 0; i < h->p; i++)
@@ -109,12 +109,12 @@ exchange(rhd* h,
          uint32_t step,
          tn_error* err)
 {
-    tn_deps deps = {NULL, 0, 0};
+    tn_ids deps = {NULL, 0, 0};
     tn_status st = TN_OK;
     for (uint32_t k = 0; k < h->last[i].n && !st; k++)
-        st = tn_deps_push(&deps, h->last[i].ids[k], err);
+        st = tn_ids_push(&deps, h->last[i].ids[k], err);
     for (uint32_t k = 0; k < h->last[j].n && !st; k++)
-        st = tn_deps_push(&deps, h->last[j].ids[k], err);
+        st = tn_ids_push(&deps, h->last[j].ids[k], err);
     if (!st)
         st = send_blocks(h,
                          id_rank(h, i),
@@ -126,7 +126,7 @@ exchange(rhd* h,
                          &deps,
                          &h->next[j],
                          err);
-    tn_deps_free(&deps);
+    tn_ids_free(&deps);
     return st;
 }
 
@@ -237,8 +237,8 @@ tn_algo_rhd_plan(const tn_topology* topo,
     if (h.N < 2)
         return TN_OK;
     h.blocks = malloc((size_t)h.N * sizeof(tn_slice));
-    h.last = calloc(h.p, sizeof(tn_deps));
-    h.next = calloc(h.p, sizeof(tn_deps));
+    h.last = calloc(h.p, sizeof(tn_ids));
+    h.next = calloc(h.p, sizeof(tn_ids));
     tn_status st = TN_OK;
     if (!h.blocks || !h.last || !h.next)
         st = tn_error_set(err, TN_ENOMEM, "rhd: out of memory");
@@ -253,8 +253,8 @@ tn_algo_rhd_plan(const tn_topology* topo,
     }
     for (uint32_t i = 0; h.last && h.next && i < h.p; i++)
     {
-        tn_deps_free(&h.last[i]);
-        tn_deps_free(&h.next[i]);
+        tn_ids_free(&h.last[i]);
+        tn_ids_free(&h.next[i]);
     }
     free(h.blocks);
     free(h.last);

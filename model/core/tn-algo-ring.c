@@ -40,7 +40,7 @@ ring_one(const tn_phase* ph,
     size_t n = (size_t)P * nr;
     uint32_t* prev = malloc(n * sizeof(uint32_t));
     uint32_t* cur = malloc(n * sizeof(uint32_t));
-    tn_deps deps = {NULL, 0, 0};
+    tn_ids deps = {NULL, 0, 0};
     if (!prev || !cur)
     {
         st = tn_error_set(err, TN_ENOMEM, "plan: out of memory");
@@ -60,11 +60,11 @@ ring_one(const tn_phase* ph,
                 size_t at = (size_t)k * nr + j;
                 deps.n = 0;
                 if (s == 0 || (rs && !ph->chain))
-                    st = tn_deps_push_front(&deps, ph->in, src, err);
+                    st = tn_ids_push_front(&deps, ph->in, src, err);
                 if (!st && s > 0)
-                    st = tn_deps_push(&deps, prev[before + j], err);
+                    st = tn_ids_push(&deps, prev[before + j], err);
                 if (!st && s > 0 && ph->chain)
-                    st = tn_deps_push(&deps, prev[at], err); /* own previous send */
+                    st = tn_ids_push(&deps, prev[at], err); /* own previous send */
                 if (!st)
                     st = tn_algo_add(ph->s,
                                      src,
@@ -100,7 +100,7 @@ ring_one(const tn_phase* ph,
 done:
     free(prev);
     free(cur);
-    tn_deps_free(&deps);
+    tn_ids_free(&deps);
     return st;
 }
 

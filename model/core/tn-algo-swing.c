@@ -98,7 +98,7 @@ tn_algo_swing_check(const tn_topology* topo,
 /* Transfers a position received, with the slots [lo, hi) each one wrote. */
 typedef struct received
 {
-    tn_deps id, lo, hi;
+    tn_ids id, lo, hi;
 } received;
 
 typedef struct swing
@@ -113,7 +113,7 @@ typedef struct swing
     tn_slice* blocks;      /* slot -> bytes of the chunk (part) */
     received* last;        /* per position: transfers it received in the steps before */
     received* next;        /* per position: transfers it receives in this step */
-    tn_deps scratch;       /* the deps of the transfer being added */
+    tn_ids scratch;       /* the deps of the transfer being added */
 } swing;
 
 /* Depth-first listing of T(x, t) into slots [*k, *k + 2^(L-t)). */
@@ -175,9 +175,9 @@ check_slots(const swing* w, tn_error* err)
 static tn_status
 received_push(received* r, uint32_t id, uint32_t lo, uint32_t hi, tn_error* err)
 {
-    tn_status st = tn_deps_push(&r->id, id, err);
-    st = st ? st : tn_deps_push(&r->lo, lo, err);
-    return st ? st : tn_deps_push(&r->hi, hi, err);
+    tn_status st = tn_ids_push(&r->id, id, err);
+    st = st ? st : tn_ids_push(&r->lo, lo, err);
+    return st ? st : tn_ids_push(&r->hi, hi, err);
 }
 
 static void
@@ -189,9 +189,9 @@ received_clear(received* r)
 static void
 received_free(received* r)
 {
-    tn_deps_free(&r->id);
-    tn_deps_free(&r->lo);
-    tn_deps_free(&r->hi);
+    tn_ids_free(&r->id);
+    tn_ids_free(&r->lo);
+    tn_ids_free(&r->hi);
 }
 
 /* The receives of a step join those before it. */
@@ -237,7 +237,7 @@ send_range(swing* w,
     {
         if (r->lo.ids[k] < hi && r->hi.ids[k] > lo)
         {
-            st = tn_deps_push(&w->scratch, r->id.ids[k], err);
+            st = tn_ids_push(&w->scratch, r->id.ids[k], err);
         }
     }
     uint32_t a = w->order[v], b = w->order[q], id = 0;
@@ -412,7 +412,7 @@ swing_free(swing* w)
         received_free(&w->last[i]);
         received_free(&w->next[i]);
     }
-    tn_deps_free(&w->scratch);
+    tn_ids_free(&w->scratch);
     free(w->last);
     free(w->next);
     free(w->blocks);

@@ -451,7 +451,7 @@ tc_emit(tacos* w,
         const tc_match* m,
         bool reduce,
         uint32_t step,
-        tn_deps* d,
+        tn_ids* d,
         uint32_t* last,
         uint32_t* rev,
         uint32_t* id,
@@ -474,7 +474,7 @@ tc_emit(tacos* w,
         if (last[path[i]] != TC_NONE &&
             !tc_same_queue(w, last[path[i]], src, dst, path, p->path_len))
         {
-            st = tn_deps_push(d, last[path[i]], err);
+            st = tn_ids_push(d, last[path[i]], err);
         }
     }
     uint32_t c = m->chunk % w->C;
@@ -521,7 +521,7 @@ tc_schedule(tacos* w, tn_error* err)
     uint32_t* head = malloc((size_t)w->n * w->K * sizeof(*head));
     uint32_t* next = malloc((M ? M : 1) * sizeof(*next));
     uint32_t* ag_id = malloc((M ? M : 1) * sizeof(*ag_id));
-    tn_deps d = {0};
+    tn_ids d = {0};
     tn_status st = (last && rev && head && next && ag_id) ? TN_OK : tc_oom(err);
     if (!st)
     {
@@ -543,7 +543,7 @@ tc_schedule(tacos* w, tn_error* err)
         /* reduce ids are 0..M-1 (the schedule starts empty), so next[] is indexed by id */
         for (uint32_t r = head[(size_t)p->dst * w->K + m->chunk]; r != TC_NONE && !st; r = next[r])
         {
-            st = tn_deps_push(&d, r, err);
+            st = tn_ids_push(&d, r, err);
         }
         uint32_t id = 0;
         if (!st)
@@ -568,14 +568,14 @@ tc_schedule(tacos* w, tn_error* err)
         uint32_t from = w->arrival[(size_t)p->src * w->K + m->chunk];
         if (from != TC_NONE)
         {
-            st = tn_deps_push(&d, ag_id[from], err);
+            st = tn_ids_push(&d, ag_id[from], err);
         }
         else
         {
             for (uint32_t r = head[(size_t)p->src * w->K + m->chunk]; r != TC_NONE && !st;
                  r = next[r])
             {
-                st = tn_deps_push(&d, r, err);
+                st = tn_ids_push(&d, r, err);
             }
         }
         if (!st)
@@ -583,7 +583,7 @@ tc_schedule(tacos* w, tn_error* err)
             st = tc_emit(w, m, false, base + m->step, &d, last, rev, &ag_id[i], err);
         }
     }
-    tn_deps_free(&d);
+    tn_ids_free(&d);
     free(last);
     free(rev);
     free(head);

@@ -21,6 +21,7 @@
 #define TN_ALGORITHM_IMPL_H
 
 #include "tn-algorithm.h"
+#include "tn-array.h"
 #include "tn-schedule.h"
 #include "tn-topology.h"
 
@@ -54,17 +55,6 @@ extern "C"
                           uint32_t* id,
                           tn_error* err);
 
-    /** A growable list of dep ids (reset n = 0 to reuse; free ids when done). */
-    typedef struct tn_deps
-    {
-        uint32_t* ids;
-        uint32_t n;
-        size_t cap;
-    } tn_deps;
-
-    tn_status tn_deps_push(tn_deps* d, uint32_t id, tn_error* err);
-    void tn_deps_free(tn_deps* d);
-
     /* ---- per-rank dependency frontier and group phases ------------------------------ */
 
     /**
@@ -86,7 +76,7 @@ extern "C"
     void tn_front_clear(tn_front* f);
     tn_status tn_front_push(tn_front* f, uint32_t rank, uint32_t id, tn_error* err);
     /** Append the frontier of `rank` to a dep list. */
-    tn_status tn_deps_push_front(tn_deps* d, const tn_front* f, uint32_t rank, tn_error* err);
+    tn_status tn_ids_push_front(tn_ids* d, const tn_front* f, uint32_t rank, tn_error* err);
     /** For every rank whose out list is empty, copy in's list. */
     tn_status tn_front_carry(const tn_front* in, tn_front* out, tn_error* err);
     /** out := in (copy). */

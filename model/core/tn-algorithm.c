@@ -22,129 +22,386 @@
 #define BC TN_COLL_BIT(TN_COLL_BROADCAST)
 #define RD TN_COLL_BIT(TN_COLL_REDUCE)
 
-/* The registry: ONE line per algorithm. */
+/* ---- estimates: closed forms of the transfer counts -----------------------------------
+ * Checked against the built schedules in test-algo-classic.c (estimate_matches_plans).
+ * pairs = N (N - 1); phases = 2 for all-reduce (reduce-scatter then all-gather), else 1. */
+
+static uint64_t
+ceil_log2(uint64_t n)
+{
+    uint64_t k = 0;
+    while (k < 64 && (UINT64_C(1) << k) < n)
+    {
+        k++;
+    }
+    return k;
+}
+
+/* sum over the topology's dims of (P_d - 1); N - 1 without dims (one flat group) */
+static uint64_t
+dim_peers(const tn_topology* topo, uint32_t n)
+{
+    uint32_t nd = topo ? tn_topology_dim_count(topo) : 0;
+    if (nd == 0)
+    {
+        return n > 0 ? n - 1 : 0;
+    }
+    uint64_t sum = 0;
+    for (uint32_t d = 0; d < nd; d++)
+    {
+        uint32_t p = tn_topology_dim(topo, d)->size;
+        sum += p > 0 ? p - 1 : 0;
+    }
+    return sum;
+}
+
+static uint64_t
+pairs_of(uint64_t N)
+{
+    return tn_sat_mul(N, N > 0 ? N - 1 : 0);
+}
+
+static uint64_t
+phases_of(const tn_plan_request* req)
+{
+    return req->collective == TN_COLL_ALL_REDUCE ? 2 : 1;
+}
+
+static void
+set_size(tn_plan_size* size, uint64_t transfers, uint64_t deps, bool exact)
+{
+    size->transfers = transfers;
+    size->deps = deps;
+    size->exact_transfers = exact;
+}
+
+/* ring: N - 1 steps of N transfers per phase and chunk; ring-bidir twice (two halves) */
+static void
+estimate_ring_parts(const tn_plan_request* req,
+                    uint64_t N,
+                    uint64_t C,
+                    uint64_t parts,
+                    tn_plan_size* size)
+{
+    uint64_t t = tn_sat_mul(tn_sat_mul(tn_sat_mul(pairs_of(N), phases_of(req)), C), parts);
+    set_size(size, t, tn_sat_mul(t, 2), true);
+}
+
+static void
+estimate_ring(const tn_topology* topo,
+              const tn_plan_request* req,
+              uint32_t n,
+              uint64_t C,
+              tn_plan_size* size)
+{
+    (void)topo;
+    estimate_ring_parts(req, n, C, 1, size);
+}
+
+static void
+estimate_ring_bidir(const tn_topology* topo,
+                    const tn_plan_request* req,
+                    uint32_t n,
+                    uint64_t C,
+                    tn_plan_size* size)
+{
+    (void)topo;
+    estimate_ring_parts(req, n, C, 2, size);
+}
+
+static void
+estimate_direct(const tn_topology* topo,
+                const tn_plan_request* req,
+                uint32_t n,
+                uint64_t C,
+                tn_plan_size* size)
+{
+    (void)topo;
+    uint64_t N = n;
+    bool one_to_all = req->collective == TN_COLL_BROADCAST || req->collective == TN_COLL_REDUCE;
+    bool ar = req->collective == TN_COLL_ALL_REDUCE;
+    uint64_t t =
+        tn_sat_mul(one_to_all ? (N > 0 ? N - 1 : 0) : tn_sat_mul(pairs_of(N), phases_of(req)), C);
+    /* all-reduce: every all-gather send waits for the N-1 reduces into its sender */
+    uint64_t deps = ar ? tn_sat_mul(tn_sat_mul(pairs_of(N), N > 0 ? N - 1 : 0), C) : t;
+    set_size(size, t, deps, true);
+}
+
+/* one transfer per (rank, chunk of another rank) and phase; zero-length chunks (S < N C)
+ * move nowhere. TACOS adds a dep per path link and a reduce's children. */
+static void
+estimate_pairs(const tn_plan_request* req,
+               uint64_t N,
+               uint64_t C,
+               uint64_t deps_per,
+               tn_plan_size* size)
+{
+    uint64_t t = tn_sat_mul(tn_sat_mul(pairs_of(N), phases_of(req)), C);
+    set_size(size, t, tn_sat_mul(t, deps_per), false);
+}
+
+static void
+estimate_multitree(const tn_topology* topo,
+                   const tn_plan_request* req,
+                   uint32_t n,
+                   uint64_t C,
+                   tn_plan_size* size)
+{
+    (void)topo;
+    estimate_pairs(req, n, C, 2, size);
+}
+
+static void
+estimate_tacos(const tn_topology* topo,
+               const tn_plan_request* req,
+               uint32_t n,
+               uint64_t C,
+               tn_plan_size* size)
+{
+    (void)topo;
+    estimate_pairs(req, n, C, 4, size);
+}
+
+/* per dim phase: N (P_d - 1) transfers; ring2d runs 4 concurrent parts */
+static void
+estimate_dims_parts(const tn_topology* topo,
+                    const tn_plan_request* req,
+                    uint32_t n,
+                    uint64_t C,
+                    uint64_t parts,
+                    tn_plan_size* size)
+{
+    uint64_t per_phase = tn_sat_mul(n, dim_peers(topo, n));
+    uint64_t t = tn_sat_mul(tn_sat_mul(tn_sat_mul(per_phase, phases_of(req)), C), parts);
+    set_size(size, t, tn_sat_mul(t, 3), false);
+}
+
+static void
+estimate_dims(const tn_topology* topo,
+              const tn_plan_request* req,
+              uint32_t n,
+              uint64_t C,
+              tn_plan_size* size)
+{
+    estimate_dims_parts(topo, req, n, C, 1, size);
+}
+
+static void
+estimate_ring2d(const tn_topology* topo,
+                const tn_plan_request* req,
+                uint32_t n,
+                uint64_t C,
+                tn_plan_size* size)
+{
+    estimate_dims_parts(topo, req, n, C, 4, size);
+}
+
+/* per chunk: log2 N steps of N copies and N local reduces, N final local copies */
+static void
+estimate_swing_lat(const tn_topology* topo,
+                   const tn_plan_request* req,
+                   uint32_t n,
+                   uint64_t C,
+                   tn_plan_size* size)
+{
+    (void)topo;
+    (void)req;
+    uint64_t t = tn_sat_mul(tn_sat_mul(n, 2 * ceil_log2(n) + 1), C);
+    set_size(size, t, tn_sat_mul(t, 2), true);
+}
+
+/* all-reduce: 2 log2 N steps of N transfers per chunk and part. Reduce-scatter and
+ * all-gather: one transfer per run of consecutive slices a rank sends, at most N - 1 per
+ * rank (one per slice), the bound given here. A transfer waits for what its source received
+ * before: about log2 N on average. */
+static void
+estimate_swing_parts(const tn_plan_request* req,
+                     uint64_t N,
+                     uint64_t C,
+                     uint64_t parts,
+                     tn_plan_size* size)
+{
+    bool ar = req->collective == TN_COLL_ALL_REDUCE;
+    uint64_t t =
+        tn_sat_mul(tn_sat_mul(ar ? tn_sat_mul(N, 2 * ceil_log2(N)) : pairs_of(N), parts), C);
+    set_size(size, t, tn_sat_mul(t, ceil_log2(N) + 1), ar);
+}
+
+static void
+estimate_swing(const tn_topology* topo,
+               const tn_plan_request* req,
+               uint32_t n,
+               uint64_t C,
+               tn_plan_size* size)
+{
+    (void)topo;
+    estimate_swing_parts(req, n, C, 1, size);
+}
+
+/* swing-torus: 2D concurrent parts */
+static void
+estimate_swing_torus(const tn_topology* topo,
+                     const tn_plan_request* req,
+                     uint32_t n,
+                     uint64_t C,
+                     tn_plan_size* size)
+{
+    estimate_swing_parts(req, n, C, 2 * (uint64_t)tn_topology_dim_count(topo), size);
+}
+
+/* rhd, dbt, hdrm: about log2 N rounds of N transfers per phase */
+static void
+estimate_log(const tn_topology* topo,
+             const tn_plan_request* req,
+             uint32_t n,
+             uint64_t C,
+             tn_plan_size* size)
+{
+    (void)topo;
+    uint64_t t = tn_sat_mul(tn_sat_mul(tn_sat_mul(n, ceil_log2(n) + 2), phases_of(req)), C);
+    set_size(size, t, tn_sat_mul(t, 2), false);
+}
+
+/* The registry: one entry per algorithm, with all its properties. */
 static const tn_algorithm tn_algorithm_table[] = {
-    {"ring",
-     "",
-     AR | RS | AG | BC | RD,
-     false,
-     "unidirectional ring (Patarasuk & Yuan 2009); broadcast/reduce as a pipelined chain",
-     NULL,
-     tn_algo_ring_plan,
-     true},
-    {"ring-bidir",
-     "bidirectional-ring",
-     AR | RS | AG,
-     false,
-     "bidirectional ring: half the data in each direction",
-     NULL,
-     tn_algo_ring_bidir_plan,
-     true},
-    {"direct",
-     "",
-     AR | RS | AG | A2A | BC | RD,
-     false,
-     "direct: every rank exchanges with every rank in one step",
-     NULL,
-     tn_algo_direct_plan,
-     false},
-    {"rhd",
-     "halving-doubling,recursive-halving-doubling",
-     AR | RS | AG,
-     false,
-     "recursive halving-doubling (Thakur, Rabenseifner & Gropp 2005), non-power-of-two by folding",
-     NULL,
-     tn_algo_rhd_plan,
-     false},
-    {"dbt",
-     "double-binary-tree",
-     AR,
-     false,
-     "double binary tree (Sanders, Speck & Traeff 2009; NCCL 2.4)",
-     NULL,
-     tn_algo_dbt_plan,
-     false},
-    {"ring2d",
-     "2d-ring",
-     AR | RS | AG,
-     true,
-     "2D ring on a 2D torus: RS along rows then columns, AG in reverse; 4 concurrent parts "
-     "(x-first, y-first, both ring directions)",
-     tn_algo_ring2d_check,
-     tn_algo_ring2d_plan,
-     false},
-    {"hierarchical",
-     "hier",
-     AR | RS | AG,
-     true,
-     "multi-dimensional baseline: RS dim 0..D-1, AG D-1..0, ring or direct per dim",
-     tn_algo_hierarchical_check,
-     tn_algo_hierarchical_plan,
-     false},
-    {"multitree",
-     "",
-     AR | RS | AG,
-     true,
-     "MultiTree: one contention-free spanning tree per rank, built step by step (Huang et al., "
-     "ISCA 2021)",
-     tn_algo_multitree_check,
-     tn_algo_multitree_plan,
-     false},
-    {"hdrm",
-     "eflops-hdrm",
-     AR,
-     true,
-     "EFLOPS halving-doubling with rank mapping, contention-free on BiGraph (Dong et al., HPCA "
-     "2020)",
-     tn_algo_hdrm_check,
-     tn_algo_hdrm_plan,
-     false},
-    {"themis",
-     "",
-     AR,
-     true,
-     "Themis: per-chunk dimension order by load, event-driven per-dim queues (Rashidi et al., ISCA "
-     "2022)",
-     tn_algo_themis_check,
-     tn_algo_themis_plan,
-     false},
-    {"swing",
-     "",
-     AR | RS | AG,
-     false,
-     "Swing, bandwidth-optimal: recursive halving-doubling with peers r +- (1, -1, 3, -5, 11, "
-     "...) on the ring order, power-of-two ranks (De Sensi et al., NSDI 2024)",
-     tn_algo_swing_check,
-     tn_algo_swing_plan,
-     true},
-    {"swing-lat",
-     "swing-latency",
-     AR,
-     false,
-     "Swing, latency-optimal: log2 p steps, each rank exchanges its whole sum with the peer "
-     "r +- (1, -1, 3, -5, ...) on the ring order and reduces it locally, power-of-two ranks "
-     "(De Sensi et al., NSDI 2024)",
-     tn_algo_swing_check,
-     tn_algo_swing_lat_plan,
-     true},
-    {"swing-torus",
-     "swing-multiport",
-     AR | RS | AG,
-     true,
-     "Swing, multiport on a torus or ring of power-of-two dims: 2D concurrent parts, each "
-     "cycling the dims from its own first dim, half of them mirrored (De Sensi et al., NSDI 2024)",
-     tn_algo_swing_torus_check,
-     tn_algo_swing_torus_plan,
-     false},
-    {"tacos",
-     "",
-     AR | RS | AG,
-     true,
-     "TACOS: all-gather by greedy link-chunk matching on a time-expanded network, reduce-scatter "
-     "its reverse, any topology (Won et al., MICRO 2024)",
-     tn_algo_tacos_check,
-     tn_algo_tacos_plan,
-     false},
+    {.name = "ring",
+     .aliases = "",
+     .collectives = AR | RS | AG | BC | RD,
+     .description =
+         "unidirectional ring (Patarasuk & Yuan 2009); broadcast/reduce as a pipelined chain",
+     .plan = tn_algo_ring_plan,
+     .takes_rank_order = true,
+     .default_chunks = 1,
+     .generator = TN_GENERATOR_RING,
+     .estimate = estimate_ring},
+    {.name = "ring-bidir",
+     .aliases = "bidirectional-ring",
+     .collectives = AR | RS | AG,
+     .description = "bidirectional ring: half the data in each direction",
+     .plan = tn_algo_ring_bidir_plan,
+     .takes_rank_order = true,
+     .default_chunks = 1,
+     .generator = TN_GENERATOR_RING_BIDIR,
+     .estimate = estimate_ring_bidir},
+    {.name = "direct",
+     .aliases = "",
+     .collectives = AR | RS | AG | A2A | BC | RD,
+     .description = "direct: every rank exchanges with every rank in one step",
+     .plan = tn_algo_direct_plan,
+     .default_chunks = 1,
+     .generator = TN_GENERATOR_DIRECT,
+     .estimate = estimate_direct},
+    {.name = "rhd",
+     .aliases = "halving-doubling,recursive-halving-doubling",
+     .collectives = AR | RS | AG,
+     .description = "recursive halving-doubling (Thakur, Rabenseifner & Gropp 2005), "
+                    "non-power-of-two by folding",
+     .plan = tn_algo_rhd_plan,
+     .default_chunks = 1,
+     .generator = TN_GENERATOR_RHD,
+     .estimate = estimate_log},
+    {.name = "dbt",
+     .aliases = "double-binary-tree",
+     .collectives = AR,
+     .description = "double binary tree (Sanders, Speck & Traeff 2009; NCCL 2.4)",
+     .plan = tn_algo_dbt_plan,
+     .default_chunks = 1,
+     .generator = TN_GENERATOR_DBT,
+     .estimate = estimate_log},
+    {.name = "ring2d",
+     .aliases = "2d-ring",
+     .collectives = AR | RS | AG,
+     .needs_topology = true,
+     .description = "2D ring on a 2D torus: RS along rows then columns, AG in reverse; 4 "
+                    "concurrent parts (x-first, y-first, both ring directions)",
+     .check = tn_algo_ring2d_check,
+     .plan = tn_algo_ring2d_plan,
+     .default_chunks = 1,
+     .generator = TN_GENERATOR_RING2D,
+     .estimate = estimate_ring2d},
+    {.name = "hierarchical",
+     .aliases = "hier",
+     .collectives = AR | RS | AG,
+     .needs_topology = true,
+     .description = "multi-dimensional baseline: RS dim 0..D-1, AG D-1..0, ring or direct per dim",
+     .check = tn_algo_hierarchical_check,
+     .plan = tn_algo_hierarchical_plan,
+     .default_chunks = 1,
+     .generator = TN_GENERATOR_HIERARCHICAL,
+     .estimate = estimate_dims},
+    {.name = "multitree",
+     .aliases = "",
+     .collectives = AR | RS | AG,
+     .needs_topology = true,
+     .description = "MultiTree: one contention-free spanning tree per rank, built step by step "
+                    "(Huang et al., ISCA 2021)",
+     .check = tn_algo_multitree_check,
+     .plan = tn_algo_multitree_plan,
+     .default_chunks = 1,
+     .estimate = estimate_multitree},
+    {.name = "hdrm",
+     .aliases = "eflops-hdrm",
+     .collectives = AR,
+     .needs_topology = true,
+     .description = "EFLOPS halving-doubling with rank mapping, contention-free on BiGraph (Dong "
+                    "et al., HPCA 2020)",
+     .check = tn_algo_hdrm_check,
+     .plan = tn_algo_hdrm_plan,
+     .default_chunks = 1,
+     .estimate = estimate_log},
+    {.name = "themis",
+     .aliases = "",
+     .collectives = AR,
+     .needs_topology = true,
+     .description = "Themis: per-chunk dimension order by load, event-driven per-dim queues "
+                    "(Rashidi et al., ISCA 2022)",
+     .check = tn_algo_themis_check,
+     .plan = tn_algo_themis_plan,
+     .default_chunks = TN_THEMIS_DEFAULT_CHUNKS,
+     .estimate = estimate_dims},
+    {.name = "swing",
+     .aliases = "",
+     .collectives = AR | RS | AG,
+     .description = "Swing, bandwidth-optimal: recursive halving-doubling with peers r +- (1, "
+                    "-1, 3, -5, 11, ...) on the ring order, power-of-two ranks (De Sensi et al., "
+                    "NSDI 2024)",
+     .check = tn_algo_swing_check,
+     .plan = tn_algo_swing_plan,
+     .takes_rank_order = true,
+     .default_chunks = 1,
+     .estimate = estimate_swing},
+    {.name = "swing-lat",
+     .aliases = "swing-latency",
+     .collectives = AR,
+     .description = "Swing, latency-optimal: log2 p steps, each rank exchanges its whole sum "
+                    "with the peer r +- (1, -1, 3, -5, ...) on the ring order and reduces it "
+                    "locally, power-of-two ranks (De Sensi et al., NSDI 2024)",
+     .check = tn_algo_swing_check,
+     .plan = tn_algo_swing_lat_plan,
+     .takes_rank_order = true,
+     .default_chunks = 1,
+     .estimate = estimate_swing_lat},
+    {.name = "swing-torus",
+     .aliases = "swing-multiport",
+     .collectives = AR | RS | AG,
+     .needs_topology = true,
+     .description = "Swing, multiport on a torus or ring of power-of-two dims: 2D concurrent "
+                    "parts, each cycling the dims from its own first dim, half of them mirrored "
+                    "(De Sensi et al., NSDI 2024)",
+     .check = tn_algo_swing_torus_check,
+     .plan = tn_algo_swing_torus_plan,
+     .default_chunks = 1,
+     .estimate = estimate_swing_torus},
+    {.name = "tacos",
+     .aliases = "",
+     .collectives = AR | RS | AG,
+     .needs_topology = true,
+     .description = "TACOS: all-gather by greedy link-chunk matching on a time-expanded "
+                    "network, reduce-scatter its reverse, any topology (Won et al., MICRO 2024)",
+     .check = tn_algo_tacos_check,
+     .plan = tn_algo_tacos_plan,
+     .default_chunks = 1,
+     .estimate = estimate_tacos},
 };
 
 const tn_algorithm*
@@ -197,7 +454,13 @@ tn_algorithm_find(const char* name)
 uint32_t
 tn_algorithm_default_chunks(const tn_algorithm* algorithm)
 {
-    return algorithm && strcmp(algorithm->name, "themis") == 0 ? 64u : 1u;
+    return algorithm && algorithm->default_chunks ? algorithm->default_chunks : 1u;
+}
+
+uint32_t
+tn_algorithm_chunks(const tn_algorithm* algorithm, uint32_t chunks)
+{
+    return chunks ? chunks : tn_algorithm_default_chunks(algorithm);
 }
 
 static const char* const themis_policy_names[] =
@@ -369,49 +632,22 @@ tn_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error*
     return resolve(topo, request, &a, &n, err);
 }
 
-static uint64_t
-sat_mul(uint64_t a, uint64_t b)
+tn_status
+tn_plan_resolve(const tn_topology* topo,
+                const tn_plan_request* request,
+                const tn_algorithm** algorithm,
+                uint32_t* ranks,
+                tn_error* err)
 {
-    return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
-}
-
-static uint64_t
-sat_add(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t
-ceil_log2(uint64_t n)
-{
-    uint64_t k = 0;
-    while (k < 64 && (UINT64_C(1) << k) < n)
+    if (!algorithm || !ranks)
     {
-        k++;
+        return tn_error_set(err, TN_EINVAL, "plan: algorithm or ranks is NULL");
     }
-    return k;
+    *algorithm = NULL;
+    *ranks = 0;
+    return resolve(topo, request, algorithm, ranks, err);
 }
 
-/* sum over the topology's dims of (P_d - 1); N - 1 without dims (one flat group) */
-static uint64_t
-dim_peers(const tn_topology* topo, uint32_t n)
-{
-    uint32_t nd = topo ? tn_topology_dim_count(topo) : 0;
-    if (nd == 0)
-    {
-        return n > 0 ? n - 1 : 0;
-    }
-    uint64_t sum = 0;
-    for (uint32_t d = 0; d < nd; d++)
-    {
-        uint32_t p = tn_topology_dim(topo, d)->size;
-        sum += p > 0 ? p - 1 : 0;
-    }
-    return sum;
-}
-
-/* Closed forms of the transfer counts, checked against the built schedules in
- * test-algo-classic.c (estimate_matches_plans). */
 static tn_status
 estimate(const tn_topology* topo,
          const tn_plan_request* req,
@@ -420,77 +656,12 @@ estimate(const tn_topology* topo,
          tn_plan_size* size)
 {
     memset(size, 0, sizeof(*size));
-    uint64_t N = n, C = req->chunks ? req->chunks : 1;
-    if (strcmp(a->name, "themis") == 0 && req->chunks == 0)
-    {
-        C = 64;
-    }
-    tn_collective coll = req->collective;
-    bool ar = coll == TN_COLL_ALL_REDUCE;
-    bool one_to_all = coll == TN_COLL_BROADCAST || coll == TN_COLL_REDUCE;
-    uint64_t pairs = sat_mul(N, N > 0 ? N - 1 : 0);
-    uint64_t t = 0, deps = 0;
-    bool exact = true;
-    if (strcmp(a->name, "ring") == 0 || strcmp(a->name, "ring-bidir") == 0)
-    {
-        t = sat_mul(sat_mul(pairs, ar ? 2 : 1), C);
-        t = sat_mul(t, strcmp(a->name, "ring-bidir") == 0 ? 2 : 1);
-        deps = sat_mul(t, 2);
-    }
-    else if (strcmp(a->name, "direct") == 0)
-    {
-        t = sat_mul(one_to_all ? (N > 0 ? N - 1 : 0) : sat_mul(pairs, ar ? 2 : 1), C);
-        /* all-reduce: every all-gather send waits for the N-1 reduces into its sender */
-        deps = ar ? sat_mul(sat_mul(pairs, N > 0 ? N - 1 : 0), C) : t;
-    }
-    else if (strcmp(a->name, "multitree") == 0 || strcmp(a->name, "tacos") == 0)
-    {
-        /* one transfer per (rank, chunk of another rank) and phase; zero-length chunks
-         * (S < N C) move nowhere. TACOS adds a dep per path link and a reduce's children. */
-        t = sat_mul(sat_mul(pairs, ar ? 2 : 1), C);
-        deps = sat_mul(t, strcmp(a->name, "tacos") == 0 ? 4 : 2);
-        exact = false;
-    }
-    else if (strcmp(a->name, "themis") == 0 || strcmp(a->name, "hierarchical") == 0 ||
-             strcmp(a->name, "ring2d") == 0)
-    {
-        uint64_t per_phase = sat_mul(N, dim_peers(topo, n));
-        t = sat_mul(sat_mul(per_phase, ar ? 2 : 1), C);
-        t = sat_mul(t, strcmp(a->name, "ring2d") == 0 ? 4 : 1);
-        deps = sat_mul(t, 3);
-        exact = false;
-    }
-    else if (strcmp(a->name, "swing-lat") == 0)
-    {
-        /* per chunk: log2 N steps of N copies and N local reduces, N final local copies */
-        t = sat_mul(sat_mul(N, 2 * ceil_log2(N) + 1), C);
-        deps = sat_mul(t, 2);
-    }
-    else if (strcmp(a->name, "swing") == 0 || strcmp(a->name, "swing-torus") == 0)
-    {
-        /* all-reduce: 2 log2 N steps of N transfers per chunk; swing-torus: 2D concurrent
-         * parts. Reduce-scatter and all-gather: one transfer per run of consecutive slices a
-         * rank sends, at most N - 1 per rank (one per slice), the bound given here. */
-        uint64_t parts = strcmp(a->name, "swing") == 0 ? 1 : 2 * tn_topology_dim_count(topo);
-        t = sat_mul(sat_mul(ar ? sat_mul(N, 2 * ceil_log2(N)) : pairs, parts), C);
-        /* a transfer waits for what its source received before: about log2 N on average */
-        deps = sat_mul(t, ceil_log2(N) + 1);
-        exact = ar;
-    }
-    else
-    {
-        /* rhd, dbt, hdrm and anything new: about log2 N rounds of N transfers per phase */
-        t = sat_mul(sat_mul(sat_mul(N, ceil_log2(N) + 2), ar ? 2 : 1), C);
-        deps = sat_mul(t, 2);
-        exact = false;
-    }
+    a->estimate(topo, req, n, tn_algorithm_chunks(a, req->chunks), size);
     uint64_t nodes = topo ? tn_topology_node_count(topo) : 0;
     uint64_t npus = topo ? tn_topology_npu_count(topo) : 0;
-    size->transfers = t;
-    size->deps = deps;
-    size->exact_transfers = exact;
-    size->route_bytes = sat_mul(sat_mul(npus, nodes), nodes < 65535 ? 2 : 4);
-    size->bytes = sat_add(tn_schedule_memory_estimate(t, deps, 0), size->route_bytes);
+    size->route_bytes = tn_sat_mul(tn_sat_mul(npus, nodes), nodes < 65535 ? 2 : 4);
+    size->bytes =
+        tn_sat_add(tn_schedule_memory_estimate(size->transfers, size->deps, 0), size->route_bytes);
     return TN_OK;
 }
 
@@ -517,7 +688,7 @@ refuse_large(const tn_plan_request* req,
              a->name,
              tn_collective_name(req->collective),
              n,
-             req->chunks ? req->chunks : (strcmp(a->name, "themis") == 0 ? 64u : 1u),
+             tn_algorithm_chunks(a, req->chunks),
              size->exact_transfers ? "" : "about ",
              (unsigned long long)size->transfers,
              routes);
@@ -689,27 +860,6 @@ tn_algo_add(tn_schedule* s,
 }
 
 tn_status
-tn_deps_push(tn_deps* d, uint32_t id, tn_error* err)
-{
-    uint32_t* ids = tn_array_grow(d->ids, &d->cap, (size_t)d->n + 1, sizeof(*ids), 16);
-    if (!ids)
-    {
-        return tn_error_set(err, TN_ENOMEM, "plan: out of memory");
-    }
-    d->ids = ids;
-    d->ids[d->n++] = id;
-    return TN_OK;
-}
-
-void
-tn_deps_free(tn_deps* d)
-{
-    free(d->ids);
-    d->ids = NULL;
-    d->n = d->cap = 0;
-}
-
-tn_status
 tn_front_init(tn_front* f, uint32_t ranks, tn_error* err)
 {
     f->ranks = ranks;
@@ -766,11 +916,11 @@ tn_front_push(tn_front* f, uint32_t rank, uint32_t id, tn_error* err)
 }
 
 tn_status
-tn_deps_push_front(tn_deps* d, const tn_front* f, uint32_t rank, tn_error* err)
+tn_ids_push_front(tn_ids* d, const tn_front* f, uint32_t rank, tn_error* err)
 {
     for (uint32_t k = 0; k < f->count[rank]; k++)
     {
-        tn_status st = tn_deps_push(d, f->ids[rank][k], err);
+        tn_status st = tn_ids_push(d, f->ids[rank][k], err);
         if (st)
         {
             return st;

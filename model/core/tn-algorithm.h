@@ -33,7 +33,9 @@
  *    tn_verify (every registered algorithm is tested with it).
  *  - On failure *out is NULL.
  *
- * Registry: a static const table in tn-algorithm.c (one line per algorithm).
+ * Registry: a static const table in tn-algorithm.c (one entry per algorithm, with its
+ * properties: collectives, default chunks, rank-local generator, applicability check,
+ * estimate and plan).
  * Algorithm implementations live in tn-algo-<name>.c and declare their entry
  * points in the private header tn-algorithm-impl.h. Registered names:
  *   ring          unidirectional ring: AR, RS, AG; broadcast/reduce as a pipelined
@@ -112,7 +114,7 @@ extern "C"
         const char* algorithm;   /**< registry name, e.g. "ring" */
         uint64_t bytes;          /**< S, see tn-schedule.h */
         uint32_t root;           /**< broadcast / reduce root */
-        uint32_t chunks;         /**< C >= 1 (0 = 1; Themis default 64 is its own) */
+        uint32_t chunks;         /**< C >= 1 (0 = the algorithm's default_chunks) */
         uint32_t ranks;          /**< 0 = every NPU of the topology */
         uint32_t ports_per_node; /**< MultiTree ports (0 = from the topology) */
         tn_themis_options themis;
@@ -162,7 +164,36 @@ extern "C"
                                               tn_schedule* s,
                                               tn_error* err);
 
-    /** A registry entry. */
+    /**
+     * Estimate: the closed form of the algorithm's transfer count (and an upper estimate
+     * of its dependencies) for `ranks` ranks and `chunks` chunks (the request's, or the
+     * algorithm's default); fills size->transfers, deps and exact_transfers only.
+     */
+    typedef void (*tn_algorithm_estimate_fn)(const tn_topology* topo,
+                                             const tn_plan_request* request,
+                                             uint32_t ranks,
+                                             uint64_t chunks,
+                                             tn_plan_size* size);
+
+    /** The rank-local generator of an algorithm (tn-program.h), or none. */
+    typedef enum tn_algorithm_generator
+    {
+        TN_GENERATOR_NONE = 0, /**< tn_plan only: no rank programs */
+        TN_GENERATOR_RING,
+        TN_GENERATOR_RING_BIDIR,
+        TN_GENERATOR_DIRECT,
+        TN_GENERATOR_RHD,
+        TN_GENERATOR_DBT,
+        TN_GENERATOR_RING2D,
+        TN_GENERATOR_HIERARCHICAL
+    } tn_algorithm_generator;
+
+    /** Themis's default chunk-phases, the registry's default chunks for themis and the
+     *  chunks of the run-time scheduler (npu layer) when a request leaves them 0. */
+#define TN_THEMIS_DEFAULT_CHUNKS 64u
+
+    /** A registry entry: everything the core knows of an algorithm, so that a request
+     *  looks its name up once (tn_algorithm_find) and asks the entry afterwards. */
     typedef struct tn_algorithm
     {
         const char* name;            /**< registry name */
@@ -170,9 +201,12 @@ extern "C"
         unsigned collectives;        /**< mask of TN_COLL_BIT(collective) */
         bool needs_topology;         /**< topo must not be NULL */
         const char* description;     /**< one line, with the reference */
-        tn_algorithm_check_fn check; /**< NULL = always applicable */
+        tn_algorithm_check_fn check; /**< applicability; NULL = always applicable */
         tn_algorithm_plan_fn plan;
-        bool takes_rank_order; /**< uses tn_plan_request.rank_order (ring orders) */
+        bool takes_rank_order;             /**< uses tn_plan_request.rank_order (ring orders) */
+        uint32_t default_chunks;           /**< chunks planned when the request leaves them 0 */
+        tn_algorithm_generator generator;  /**< rank-local generator, or NONE */
+        tn_algorithm_estimate_fn estimate; /**< closed form of the plan's size */
     } tn_algorithm;
 
     /** The registry table; count in *count. */
@@ -181,9 +215,13 @@ extern "C"
     /** Entry by name or alias (exact, case-sensitive); NULL if unknown. */
     const tn_algorithm* tn_algorithm_find(const char* name);
 
-    /** The chunks an algorithm plans when the request leaves them 0: 64 for themis (its
-     *  chunk-phases), 1 for every other; the tuner ranks each candidate with its own. */
+    /** The chunks an algorithm plans when the request leaves them 0: its entry's
+     *  default_chunks (TN_THEMIS_DEFAULT_CHUNKS for themis, 1 for every other; 1 for
+     *  NULL); the tuner ranks each candidate with its own. */
     uint32_t tn_algorithm_default_chunks(const tn_algorithm* algorithm);
+
+    /** The chunks a request plans with the algorithm: `chunks`, or when 0 the default. */
+    uint32_t tn_algorithm_chunks(const tn_algorithm* algorithm, uint32_t chunks);
 
     /**
      * Whether the request can be planned on topo: algorithm known, collective
@@ -192,6 +230,18 @@ extern "C"
      * algorithm and the reason.
      */
     tn_status tn_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_error* err);
+
+    /**
+     * tn_plan_check that also returns what it resolved: the registry entry of
+     * request->algorithm and the rank count (request->ranks, or the topology's NPUs).
+     * Callers that go on with the request use the entry instead of looking the name up
+     * again. On failure *algorithm is NULL and *ranks 0.
+     */
+    tn_status tn_plan_resolve(const tn_topology* topo,
+                              const tn_plan_request* request,
+                              const tn_algorithm** algorithm,
+                              uint32_t* ranks,
+                              tn_error* err);
 
     /**
      * Estimate a plan's size from closed forms of each algorithm's transfer count

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 void*
 tn_array_grow(void* items, size_t* cap, size_t need, size_t size, size_t initial)
@@ -34,4 +35,51 @@ tn_array_grow(void* items, size_t* cap, size_t need, size_t size, size_t initial
     }
     *cap = grown;
     return grown_items;
+}
+
+tn_status
+tn_ids_push(tn_ids* l, uint32_t id, tn_error* err)
+{
+    uint32_t* ids = tn_array_grow(l->ids, &l->cap, (size_t)l->n + 1, sizeof(*ids), 16);
+    if (!ids)
+    {
+        return tn_error_set(err, TN_ENOMEM, "id list: out of memory");
+    }
+    l->ids = ids;
+    l->ids[l->n++] = id;
+    return TN_OK;
+}
+
+tn_status
+tn_ids_append(tn_ids* l, const tn_ids* from, tn_error* err)
+{
+    if (from->n == 0)
+    {
+        return TN_OK; /* nothing to grow for: tn_array_grow would hand back a NULL block */
+    }
+    uint32_t* ids = tn_array_grow(l->ids, &l->cap, (size_t)l->n + from->n, sizeof(*ids), 16);
+    if (!ids)
+    {
+        return tn_error_set(err, TN_ENOMEM, "id list: out of memory");
+    }
+    l->ids = ids;
+    memcpy(l->ids + l->n, from->ids, (size_t)from->n * sizeof(*ids));
+    l->n += from->n;
+    return TN_OK;
+}
+
+tn_status
+tn_ids_copy(tn_ids* l, const tn_ids* from, tn_error* err)
+{
+    l->n = 0;
+    return tn_ids_append(l, from, err);
+}
+
+void
+tn_ids_free(tn_ids* l)
+{
+    free(l->ids);
+    l->ids = NULL;
+    l->n = 0;
+    l->cap = 0;
 }

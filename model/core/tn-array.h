@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * tn-array: growth of the core's dynamic arrays (private to model/core).
+ * tn-array: growth of the core's dynamic arrays, the one growable id list and the
+ * saturating size arithmetic of the estimates (private to model/core).
  *
  * Contract: tn_array_grow(items, &cap, need, size, initial) returns a block
  * that holds at least `need` elements of `size` bytes. When *cap already
@@ -21,8 +22,45 @@
 #ifndef TN_ARRAY_H
 #define TN_ARRAY_H
 
+#include "tn-error.h"
+
 #include <stddef.h>
+#include <stdint.h>
 
 void* tn_array_grow(void* items, size_t* cap, size_t need, size_t size, size_t initial);
+
+/*
+ * tn_ids: a growable list of uint32 ids (transfer ids of a plan's dependencies, op
+ * indices of a rank program, flows and links of the cost model). Zero-initialise it
+ * ({0}), reset n = 0 to reuse it, free it with tn_ids_free. Push, append and copy fail
+ * only with TN_ENOMEM (err may be NULL) and leave the list as it was.
+ */
+typedef struct tn_ids
+{
+    uint32_t* ids;
+    uint32_t n;
+    size_t cap;
+} tn_ids;
+
+tn_status tn_ids_push(tn_ids* l, uint32_t id, tn_error* err);
+/** Append every id of `from` (which must not be l). */
+tn_status tn_ids_append(tn_ids* l, const tn_ids* from, tn_error* err);
+/** l := from. */
+tn_status tn_ids_copy(tn_ids* l, const tn_ids* from, tn_error* err);
+void tn_ids_free(tn_ids* l);
+
+/* Saturating arithmetic for size estimates: a plan too large to count is as large as
+ * UINT64_MAX, which every memory limit refuses, rather than a wrapped small number. */
+static inline uint64_t
+tn_sat_mul(uint64_t a, uint64_t b)
+{
+    return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static inline uint64_t
+tn_sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 #endif /* TN_ARRAY_H */

@@ -141,34 +141,12 @@ fheap_push(fheap* h, fent e)
     return true;
 }
 
-/* growable uint32 list */
-typedef struct ulist
-{
-    uint32_t* v;
-    size_t n;
-    size_t cap;
-} ulist;
-
-static bool
-ulist_push(ulist* a, uint32_t x)
-{
-    if (a->n == a->cap)
-    {
-        uint32_t* g = tn_array_grow(a->v, &a->cap, a->n + 1, sizeof(uint32_t), 64);
-        if (!g)
-            return false;
-        a->v = g;
-    }
-    a->v[a->n++] = x;
-    return true;
-}
-
 typedef struct fluid
 {
     const uint32_t* path_index;
     const uint32_t* path_ids;
     const double* cap; /* per link, bit/ns */
-    ulist* on_link;    /* active flows per link */
+    tn_ids* on_link;   /* active flows per link */
     uint32_t* slot;    /* per path entry: position of the flow in on_link[link] */
     double* rem;       /* bits left at upd[i] */
     double* rate;      /* bit/ns */
@@ -183,9 +161,9 @@ typedef struct fluid
     double* lcap;   /* per link: capacity left while filling */
     uint32_t* lcnt; /* per link: flows not yet frozen */
     uint8_t* frozen;
-    ulist comp_flows;
-    ulist comp_links;
-    ulist seeds;  /* links whose sharing changed since the last refill */
+    tn_ids comp_flows;
+    tn_ids comp_links;
+    tn_ids seeds; /* links whose sharing changed since the last refill */
     fheap shares; /* (share, link) candidates while filling, lazily invalidated */
     fheap finish;
 } fluid;
@@ -195,12 +173,12 @@ fluid_detach(fluid* f, uint32_t i)
 {
     for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
     {
-        ulist* a = &f->on_link[f->path_ids[k]];
+        tn_ids* a = &f->on_link[f->path_ids[k]];
         uint32_t p = f->slot[k];
-        uint32_t last = a->v[--a->n];
+        uint32_t last = a->ids[--a->n];
         if (p < a->n)
         {
-            a->v[p] = last;
+            a->ids[p] = last;
             /* find last's path entry on this link to fix its slot */
             for (uint32_t q = f->path_index[last]; q < f->path_index[last + 1]; q++)
             {
@@ -222,7 +200,7 @@ fluid_attach(fluid* f, uint32_t i, double bits, double now)
     {
         uint32_t l = f->path_ids[k];
         f->slot[k] = (uint32_t)f->on_link[l].n;
-        if (!ulist_push(&f->on_link[l], i) || !ulist_push(&f->seeds, l))
+        if (tn_ids_push(&f->on_link[l], i, NULL) || tn_ids_push(&f->seeds, l, NULL))
             return false;
     }
     f->rem[i] = bits;
@@ -246,25 +224,25 @@ fluid_refill(fluid* f, double now)
     f->comp_links.n = 0;
     for (size_t s = 0; s < f->seeds.n; s++)
     {
-        uint32_t l = f->seeds.v[s];
+        uint32_t l = f->seeds.ids[s];
         if (f->lstamp[l] != f->stamp)
         {
             f->lstamp[l] = f->stamp;
-            if (!ulist_push(&f->comp_links, l))
+            if (tn_ids_push(&f->comp_links, l, NULL))
                 return false;
         }
     }
     f->seeds.n = 0;
     for (size_t c = 0; c < f->comp_links.n; c++)
     {
-        ulist* a = &f->on_link[f->comp_links.v[c]];
+        tn_ids* a = &f->on_link[f->comp_links.ids[c]];
         for (size_t q = 0; q < a->n; q++)
         {
-            uint32_t i = a->v[q];
+            uint32_t i = a->ids[q];
             if (f->fstamp[i] == f->stamp)
                 continue;
             f->fstamp[i] = f->stamp;
-            if (!ulist_push(&f->comp_flows, i))
+            if (tn_ids_push(&f->comp_flows, i, NULL))
                 return false;
             for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
             {
@@ -272,7 +250,7 @@ fluid_refill(fluid* f, double now)
                 if (f->lstamp[l] != f->stamp)
                 {
                     f->lstamp[l] = f->stamp;
-                    if (!ulist_push(&f->comp_links, l))
+                    if (tn_ids_push(&f->comp_links, l, NULL))
                         return false;
                 }
             }
@@ -282,7 +260,7 @@ fluid_refill(fluid* f, double now)
     f->shares.n = 0;
     for (size_t c = 0; c < f->comp_links.n; c++)
     {
-        uint32_t l = f->comp_links.v[c];
+        uint32_t l = f->comp_links.ids[c];
         f->lcap[l] = f->cap[l];
         f->lcnt[l] = (uint32_t)f->on_link[l].n;
         if (f->lcnt[l] > 0 && !fheap_push(&f->shares, (fent){f->lcap[l] / f->lcnt[l], l, 0}))
@@ -290,7 +268,7 @@ fluid_refill(fluid* f, double now)
     }
     for (size_t c = 0; c < f->comp_flows.n; c++)
     {
-        uint32_t i = f->comp_flows.v[c];
+        uint32_t i = f->comp_flows.ids[c];
         f->rem[i] -= f->rate[i] * (now - f->upd[i]);
         if (f->rem[i] < 0)
             f->rem[i] = 0;
@@ -305,10 +283,10 @@ fluid_refill(fluid* f, double now)
             continue; /* stale */
         /* shares only grow while filling; the floor keeps rounding from stalling a flow */
         double share = e.time > f->cap[l] * 1e-9 ? e.time : f->cap[l] * 1e-9;
-        ulist* a = &f->on_link[l];
+        tn_ids* a = &f->on_link[l];
         for (size_t q = 0; q < a->n; q++)
         {
-            uint32_t i = a->v[q];
+            uint32_t i = a->ids[q];
             if (f->frozen[i])
                 continue;
             f->frozen[i] = share == f->rate[i] ? 1 : 2; /* 2: rate changed */
@@ -325,7 +303,7 @@ fluid_refill(fluid* f, double now)
     }
     for (size_t c = 0; c < f->comp_flows.n; c++)
     {
-        uint32_t i = f->comp_flows.v[c];
+        uint32_t i = f->comp_flows.ids[c];
         if (f->frozen[i] == 1)
             continue; /* same rate: its finish event stands */
         f->ver[i]++;
@@ -515,7 +493,7 @@ fluid_run(walk* w,
     f.flow_count = n;
     f.link_count = link_count;
     double* cap = malloc(((size_t)link_count + 1) * sizeof(double));
-    f.on_link = calloc((size_t)link_count + 1, sizeof(ulist));
+    f.on_link = calloc((size_t)link_count + 1, sizeof(tn_ids));
     f.slot = malloc((hop_count + 1) * sizeof(uint32_t));
     f.rem = calloc((size_t)n + 1, sizeof(double));
     f.rate = calloc((size_t)n + 1, sizeof(double));
@@ -587,7 +565,7 @@ fluid_run(walk* w,
             double sf = 0;
             for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
             {
-                if (!ulist_push(&f.seeds, path_ids[k]))
+                if (tn_ids_push(&f.seeds, path_ids[k], NULL))
                     goto nomem;
                 if (k + 1 < path_index[i + 1])
                     sf += hop_packet(h, path_ids[k], tn_schedule_transfer(w->s, i)->length);
@@ -647,7 +625,7 @@ done:
     if (f.on_link)
     {
         for (uint32_t l = 0; l < link_count; l++)
-            free(f.on_link[l].v);
+            free(f.on_link[l].ids);
     }
     free(f.on_link);
     free(cap);
@@ -661,9 +639,9 @@ done:
     free(f.lcap);
     free(f.lcnt);
     free(f.frozen);
-    free(f.comp_flows.v);
-    free(f.comp_links.v);
-    free(f.seeds.v);
+    free(f.comp_flows.ids);
+    free(f.comp_links.ids);
+    free(f.seeds.ids);
     free(f.shares.v);
     free(f.finish.v);
     free(start);

@@ -931,7 +931,7 @@ hand_off(tn_db* db, tn_error* err)
     db->buffer = db->handed;
     db->handed = full;
     db->handed_rows = full.count;
-    /* signals go to the caller's thread, which watches them (tn_db_signal_watch) */
+    /* signals go to the caller's thread, which watches them (tn_signal_watch) */
     sigset_t all;
     sigset_t old;
     sigfillset(&all);

@@ -42,7 +42,7 @@ tn_memory_default_limit(uint64_t* limit, tn_error* err)
         return TN_OK;
     }
     uint64_t v = 0;
-    if (tn_topology_parse_bytes(env, SIZE_MAX, "TN_MEMORY_LIMIT", &v, err))
+    if (tn_units_parse_bytes(env, SIZE_MAX, "TN_MEMORY_LIMIT", &v, err))
     {
         return TN_EINVAL;
     }

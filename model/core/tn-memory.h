@@ -11,7 +11,7 @@
  * --------
  *  - The default limit is half of this machine's physical memory (sysconf), or
  *    4 GiB where that is unknown. The environment variable TN_MEMORY_LIMIT (a SIZE
- *    as tn_topology_parse_bytes reads it: 8GiB, 500MB, 0 = no limit) replaces it for
+ *    as tn_units_parse_bytes reads it: 8GiB, 500MB, 0 = no limit) replaces it for
  *    every program built on the core; tn_plan_request.memory_limit and tn-plan's
  *    --memory-limit replace it for one plan.
  *  - Sizes are estimates of the memory a structure takes with the working memory

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The generators of the rank-local programs (contract in tn-program.h). Each one is the
- * twin of the algorithm's materialised plan in tn-algo-*.c (and tn-themis.c): the same
+ * twin of the algorithm's materialised plan in tn-algo-*.c: the same
  * loops over chunks, parts, phases and steps in the same order, restricted to the ops of
  * one rank, so that the ops of an ordered rank pair come in the order of their transfer
  * ids. A frontier holds the rank's own ops the next phase depends on (the rank's entry of
@@ -80,9 +80,9 @@ static tn_status
 flat_phase(gen* g, tn_rphase* ph, bool rs, tn_error* err)
 {
     const tn_program* p = g->p;
-    if (p->kind == TN_PROG_RING)
+    if (p->kind == TN_GENERATOR_RING)
         return tn_rphase_ring(ph, 1, rs, err);
-    if (p->kind == TN_PROG_DIRECT)
+    if (p->kind == TN_GENERATOR_DIRECT)
         return tn_rphase_direct(ph, rs, err);
     /* ring-bidir: half 0 forward, half 1 on the reversed ring (ring_bidir) */
     uint32_t P = ph->count;
@@ -133,7 +133,7 @@ gen_flat(gen* g, tn_error* err)
     /* the ring (always in a ring order) reads the parts of the steps it emits: a window of
      * the 16,384-rank ring costs its steps, not N (tn_program_gen_rank allocates no scratch
      * of N for it) */
-    const bool on_demand = p->kind == TN_PROG_RING;
+    const bool on_demand = p->kind == TN_GENERATOR_RING;
     if (!p->order)
         for (uint32_t i = 0; i < N; i++)
             g->members[i] = i;
@@ -153,7 +153,7 @@ gen_flat(gen* g, tn_error* err)
         if (p->coll == TN_COLL_ALL_REDUCE || p->coll == TN_COLL_REDUCE_SCATTER)
         {
             st = flat_phase(g, &ph, true, err);
-            used = N > 1 ? (p->kind == TN_PROG_DIRECT ? 1 : N - 1) : 0;
+            used = N > 1 ? (p->kind == TN_GENERATOR_DIRECT ? 1 : N - 1) : 0;
             if (!st)
                 st = carry_swap(g, err);
         }
@@ -220,7 +220,7 @@ gen_chain(gen* g, tn_error* err)
                             c};
             g->u.n = 0;
             if (m > 0)
-                st = tn_ids_push(&g->u, g->t.v[i], err);
+                st = tn_ids_push(&g->u, g->t.ids[i], err);
             if (!st)
                 st = tn_rp_emit(g->rp, &o, &g->u, NULL, NULL, err);
         }
@@ -957,7 +957,7 @@ tn_status
 tn_program_gen_init(tn_program* p, const tn_plan_request* req, tn_error* err)
 {
     uint32_t N = p->N;
-    if (p->kind == TN_PROG_RING || p->kind == TN_PROG_RING_BIDIR)
+    if (p->kind == TN_GENERATOR_RING || p->kind == TN_GENERATOR_RING_BIDIR)
     {
         tn_status st = tn_algo_ring_order(p->topo, req, N, &p->order, err);
         if (st)
@@ -968,7 +968,7 @@ tn_program_gen_init(tn_program* p, const tn_plan_request* req, tn_error* err)
         for (uint32_t k = 0; k < N; k++)
             p->pos_of[p->order[k]] = k;
     }
-    if (p->kind == TN_PROG_RING2D || p->kind == TN_PROG_HIER || p->kind == TN_PROG_THEMIS)
+    if (p->kind == TN_GENERATOR_RING2D || p->kind == TN_GENERATOR_HIERARCHICAL)
     {
         uint32_t D = tn_topology_dim_count(p->topo);
         p->D = D;
@@ -1020,8 +1020,6 @@ tn_program_gen_free(tn_program* p)
     free(p->dsize);
     free(p->dstride);
     free(p->dkind);
-    free(p->themis_kind);
-    tn_themis_plan_destroy(p->themis);
 }
 
 uint64_t
@@ -1032,15 +1030,15 @@ tn_program_max_ops(const tn_program* p)
     uint64_t peers = 0;
     switch (p->kind)
     {
-    case TN_PROG_RING:
+    case TN_GENERATOR_RING:
         if (p->coll == TN_COLL_BROADCAST || p->coll == TN_COLL_REDUCE)
             return 2 * N * C;
         return 2 * phases * (N > 0 ? N - 1 : 0) * C;
-    case TN_PROG_RING_BIDIR:
+    case TN_GENERATOR_RING_BIDIR:
         return 4 * phases * (N > 0 ? N - 1 : 0) * C;
-    case TN_PROG_DIRECT:
+    case TN_GENERATOR_DIRECT:
         return 2 * phases * (N > 0 ? N - 1 : 0) * C;
-    case TN_PROG_RHD: {
+    case TN_GENERATOR_RHD: {
         uint64_t lg = 0;
         while ((UINT64_C(1) << lg) < N)
             lg++;
@@ -1048,9 +1046,9 @@ tn_program_max_ops(const tn_program* p)
         uint64_t per = p->coll == TN_COLL_ALL_REDUCE ? 2 * (lg + 2) : 2 * (lg + 2) * N;
         return phases * per * C;
     }
-    case TN_PROG_DBT:
+    case TN_GENERATOR_DBT:
         return 12 * C;
-    case TN_PROG_RING2D:
+    case TN_GENERATOR_RING2D:
         for (uint32_t d = 0; d < p->D; d++)
             peers += p->dsize[d] - 1;
         /* level-0 ranges: up to the other dim's size per transfer for reduce-scatter and
@@ -1092,10 +1090,10 @@ tn_program_gen_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_
      * all-reduce (its level-0 table in closed form) work on one dim at a time, and a
      * streamed rank (tn_program_rank_window) runs this once per window */
     size_t n = (size_t)(p->N ? p->N : 1) + 1;
-    if (p->kind == TN_PROG_RING && p->coll != TN_COLL_BROADCAST && p->coll != TN_COLL_REDUCE)
+    if (p->kind == TN_GENERATOR_RING && p->coll != TN_COLL_BROADCAST && p->coll != TN_COLL_REDUCE)
         n = 2; /* gen_flat: members in the ring order, parts on demand */
-    else if (p->kind == TN_PROG_HIER ||
-             (p->kind == TN_PROG_RING2D && p->coll == TN_COLL_ALL_REDUCE))
+    else if (p->kind == TN_GENERATOR_HIERARCHICAL ||
+             (p->kind == TN_GENERATOR_RING2D && p->coll == TN_COLL_ALL_REDUCE))
     {
         n = 2;
         for (uint32_t d = 0; d < p->D; d++)
@@ -1113,29 +1111,29 @@ tn_program_gen_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_
     {
         switch (p->kind)
         {
-        case TN_PROG_RING:
+        case TN_GENERATOR_RING:
             st = (p->coll == TN_COLL_BROADCAST || p->coll == TN_COLL_REDUCE) ? gen_chain(&g, err)
                                                                              : gen_flat(&g, err);
             break;
-        case TN_PROG_RING_BIDIR:
+        case TN_GENERATOR_RING_BIDIR:
             st = gen_flat(&g, err);
             break;
-        case TN_PROG_DIRECT:
+        case TN_GENERATOR_DIRECT:
             st = (p->coll == TN_COLL_ALL_REDUCE || p->coll == TN_COLL_REDUCE_SCATTER ||
                   p->coll == TN_COLL_ALL_GATHER)
                      ? gen_flat(&g, err)
                      : gen_direct_one_step(&g, err);
             break;
-        case TN_PROG_RHD:
+        case TN_GENERATOR_RHD:
             st = gen_rhd(&g, err);
             break;
-        case TN_PROG_DBT:
+        case TN_GENERATOR_DBT:
             st = gen_dbt(&g, err);
             break;
-        case TN_PROG_RING2D:
+        case TN_GENERATOR_RING2D:
             st = gen_ring2d(&g, err);
             break;
-        case TN_PROG_HIER:
+        case TN_GENERATOR_HIERARCHICAL:
             st = gen_hier(&g, err);
             break;
         default:

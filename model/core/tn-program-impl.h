@@ -10,7 +10,6 @@
 
 #include "tn-algorithm-impl.h"
 #include "tn-program.h"
-#include "tn-themis.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -20,51 +19,25 @@ extern "C"
 /** Ranks the estimate samples (tn_cost_program) when it does not take them all. */
 #define TN_PROGRAM_COST_SAMPLES 64
 
-    typedef enum tn_prog_kind
-    {
-        TN_PROG_RING,
-        TN_PROG_RING_BIDIR,
-        TN_PROG_DIRECT,
-        TN_PROG_RHD,
-        TN_PROG_DBT,
-        TN_PROG_RING2D,
-        TN_PROG_HIER,
-        TN_PROG_THEMIS
-    } tn_prog_kind;
-
     struct tn_program
     {
         const tn_topology* topo;
         const tn_algorithm* algo;
-        tn_plan_request req; /* rank order not kept (see order) */
-        tn_prog_kind kind;
+        tn_plan_request req;         /* rank order not kept (see order) */
+        tn_algorithm_generator kind; /* algo->generator, never NONE */
         tn_collective coll;
         uint32_t N, C, root;
         uint64_t S;
         uint32_t* order;  /* ring, ring-bidir: rank at ring position k (N) */
         uint32_t* pos_of; /* its inverse (N) */
-        uint32_t D;       /* dims of the topology (ring2d, hierarchical, themis) */
+        uint32_t D;       /* dims of the topology (ring2d, hierarchical) */
         uint32_t* dsize;
         uint32_t* dstride;
         tn_dim_kind* dkind;
         uint32_t** line;     /* per dim: ring position -> coordinate (line order on mesh) */
         uint32_t** line_pos; /* per dim: coordinate -> ring position */
-        tn_themis_plan* themis;
-        uint32_t* themis_kind; /* per dim: 0 ring, 1 direct */
     };
 
-    /** A list of op indices of one rank program. */
-    typedef struct tn_ids
-    {
-        uint32_t* v;
-        uint32_t n;
-        size_t cap;
-    } tn_ids;
-
-    tn_status tn_ids_push(tn_ids* l, uint32_t v, tn_error* err);
-    tn_status tn_ids_append(tn_ids* l, const tn_ids* from, tn_error* err);
-    tn_status tn_ids_copy(tn_ids* l, const tn_ids* from, tn_error* err);
-    void tn_ids_free(tn_ids* l);
     int tn_cmp_u64(const void* a, const void* b);
 
     /** Fields of a new op. */

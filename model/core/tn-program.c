@@ -18,43 +18,23 @@
 
 /* ---- program object ---------------------------------------------------------------- */
 
-static const char* const supported[] =
-    {"ring", "ring-bidir", "direct", "rhd", "dbt", "ring2d", "hierarchical"};
-
 bool
 tn_program_supports(const char* algorithm)
 {
     const tn_algorithm* a = tn_algorithm_find(algorithm);
-    if (!a)
-        return false;
-    for (size_t i = 0; i < sizeof(supported) / sizeof(supported[0]); i++)
-        if (strcmp(a->name, supported[i]) == 0)
-            return true;
-    return false;
-}
-
-static uint64_t
-sat_mul(uint64_t a, uint64_t b)
-{
-    return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
-}
-
-static uint64_t
-sat_add(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+    return a && a->generator != TN_GENERATOR_NONE;
 }
 
 uint64_t
 tn_program_memory_estimate(uint32_t ranks, uint64_t ops_per_rank, uint32_t samples, uint32_t nodes)
 {
     /* ring order and its inverse, per-rank scratch of the widest group (slices) */
-    uint64_t shared = sat_mul(ranks, 2 * sizeof(uint32_t) + 2 * sizeof(tn_slice));
+    uint64_t shared = tn_sat_mul(ranks, 2 * sizeof(uint32_t) + 2 * sizeof(tn_slice));
     /* one rank program: the op, about 3 deps, the match counters */
-    uint64_t program = sat_mul(ops_per_rank, sizeof(tn_program_op) + 4 * sizeof(uint32_t) + 16);
+    uint64_t program = tn_sat_mul(ops_per_rank, sizeof(tn_program_op) + 4 * sizeof(uint32_t) + 16);
     /* the estimate: routes to the sampled ranks, per-step link loads */
-    uint64_t routes = sat_mul(sat_mul(samples, nodes), nodes < 65535 ? 2 : 4);
-    return sat_add(sat_add(shared, program), sat_add(routes, UINT64_C(8) << 20));
+    uint64_t routes = tn_sat_mul(tn_sat_mul(samples, nodes), nodes < 65535 ? 2 : 4);
+    return tn_sat_add(tn_sat_add(shared, program), tn_sat_add(routes, UINT64_C(8) << 20));
 }
 
 tn_status
@@ -66,17 +46,17 @@ tn_program_create(const tn_topology* topo,
     if (!out)
         return tn_error_set(err, TN_EINVAL, "program: out is NULL");
     *out = NULL;
-    tn_status st = tn_plan_check(topo, req, err);
+    const tn_algorithm* a = NULL;
+    uint32_t ranks = 0;
+    tn_status st = tn_plan_resolve(topo, req, &a, &ranks, err);
     if (st)
         return st;
-    const tn_algorithm* a = tn_algorithm_find(req->algorithm);
-    if (!tn_program_supports(a->name))
+    if (a->generator == TN_GENERATOR_NONE)
         return tn_error_set(err,
                             TN_EUNSUPPORTED,
                             "%s: has no rank-local generator (ring, ring-bidir, direct, rhd, dbt, "
                             "ring2d and hierarchical have one); plan it with tn_plan",
                             a->name);
-    uint32_t ranks = req->ranks ? req->ranks : tn_topology_npu_count(topo);
     if (ranks > INT32_MAX)
         return tn_error_set(err,
                             TN_EUNSUPPORTED,
@@ -94,26 +74,9 @@ tn_program_create(const tn_topology* topo,
     p->coll = req->collective;
     p->N = ranks;
     p->S = req->bytes;
-    p->C = req->chunks ? req->chunks : 1;
+    p->C = tn_algorithm_chunks(a, req->chunks);
     p->root = (p->coll == TN_COLL_BROADCAST || p->coll == TN_COLL_REDUCE) ? req->root : 0;
-    if (strcmp(a->name, "ring") == 0)
-        p->kind = TN_PROG_RING;
-    else if (strcmp(a->name, "ring-bidir") == 0)
-        p->kind = TN_PROG_RING_BIDIR;
-    else if (strcmp(a->name, "direct") == 0)
-        p->kind = TN_PROG_DIRECT;
-    else if (strcmp(a->name, "rhd") == 0)
-        p->kind = TN_PROG_RHD;
-    else if (strcmp(a->name, "dbt") == 0)
-        p->kind = TN_PROG_DBT;
-    else if (strcmp(a->name, "ring2d") == 0)
-        p->kind = TN_PROG_RING2D;
-    else if (strcmp(a->name, "hierarchical") == 0)
-        p->kind = TN_PROG_HIER;
-    else
-        p->kind = TN_PROG_THEMIS;
-    if (p->kind == TN_PROG_THEMIS && req->chunks == 0)
-        p->C = 64;
+    p->kind = a->generator;
     st = tn_program_gen_init(p, req, err);
     if (!st)
     {
@@ -255,40 +218,6 @@ tn_rank_program_deps(const tn_rank_program* rp, uint32_t i, uint32_t* count)
     return rp->deps + rp->ops[i].dep_start;
 }
 
-tn_status
-tn_ids_push(tn_ids* l, uint32_t v, tn_error* err)
-{
-    uint32_t* a = tn_array_grow(l->v, &l->cap, (size_t)l->n + 1, sizeof(*a), 8);
-    if (!a)
-        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
-    l->v = a;
-    l->v[l->n++] = v;
-    return TN_OK;
-}
-
-tn_status
-tn_ids_append(tn_ids* l, const tn_ids* from, tn_error* err)
-{
-    tn_status st = TN_OK;
-    for (uint32_t i = 0; i < from->n && !st; i++)
-        st = tn_ids_push(l, from->v[i], err);
-    return st;
-}
-
-tn_status
-tn_ids_copy(tn_ids* l, const tn_ids* from, tn_error* err)
-{
-    l->n = 0;
-    return tn_ids_append(l, from, err);
-}
-
-void
-tn_ids_free(tn_ids* l)
-{
-    free(l->v);
-    memset(l, 0, sizeof(*l));
-}
-
 static int
 cmp_u32(const void* a, const void* b)
 {
@@ -404,7 +333,7 @@ tn_rp_emit(tn_rank_program* rp,
      * sort check and the memcmp below, per op */
     if (rp->shared_count > 0 && deps_a && (!deps_b || deps_b->n == 0) &&
         deps_a->n == rp->shared_count &&
-        memcmp(rp->deps + rp->shared_start, deps_a->v, deps_a->n * sizeof(uint32_t)) == 0)
+        memcmp(rp->deps + rp->shared_start, deps_a->ids, deps_a->n * sizeof(uint32_t)) == 0)
         return emit_op(rp, o, match, rp->shared_start, rp->shared_count);
     size_t nd = (deps_a ? deps_a->n : 0) + (deps_b ? deps_b->n : 0);
     uint32_t* deps =
@@ -415,9 +344,9 @@ tn_rp_emit(tn_rank_program* rp,
     uint32_t* d = deps + rp->dep_total;
     size_t k = 0;
     for (uint32_t i = 0; deps_a && i < deps_a->n; i++)
-        d[k++] = deps_a->v[i];
+        d[k++] = deps_a->ids[i];
     for (uint32_t i = 0; deps_b && i < deps_b->n; i++)
-        d[k++] = deps_b->v[i];
+        d[k++] = deps_b->ids[i];
     /* frontiers are mostly ascending already (they append newer ops): sort only when not */
     bool ascending = true;
     for (size_t i = 1; i < k && ascending; i++)
@@ -567,9 +496,9 @@ tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
             if (s == 0 || (rs && !ph->chain))
                 st = tn_ids_append(&rb[2], ph->in, err);
             if (!st && s > 0)
-                st = tn_ids_push(&rb[2], rb[0].v[j], err);
+                st = tn_ids_push(&rb[2], rb[0].ids[j], err);
             if (!st && s > 0 && ph->chain)
-                st = tn_ids_push(&rb[2], rb[1].v[j], err);
+                st = tn_ids_push(&rb[2], rb[1].ids[j], err);
             tn_rp_spec o = {true,
                             rs ? TN_OP_REDUCE : TN_OP_COPY,
                             next,
@@ -585,7 +514,7 @@ tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
             if (!st)
                 st = s == 0 ? tn_ids_push(&rb[1], id, err) : TN_OK;
             if (!st && s > 0)
-                rb[1].v[j] = id;
+                rb[1].ids[j] = id;
         }
         for (uint32_t j = 0; j < nr && !st; j++)
         {
@@ -605,7 +534,7 @@ tn_rphase_ring(const tn_rphase* ph, uint32_t nr, bool rs, tn_error* err)
             if (!st)
                 st = s == 0 ? tn_ids_push(&rb[0], id, err) : TN_OK;
             if (!st && s > 0)
-                rb[0].v[j] = id;
+                rb[0].ids[j] = id;
             if (!st && !ph->chain && (!rs || s + 2 == P))
                 st = tn_ids_push(ph->out, id, err);
         }

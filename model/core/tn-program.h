@@ -8,12 +8,12 @@
  * --------
  * A tn_program describes one collective request (tn_plan_request) of an algorithm that has
  * a generator: ring, ring-bidir, direct, rhd, dbt, ring2d and hierarchical
- * (tn_program_supports). MultiTree and HDRM have no closed form and Themis' global schedule
- * is not generated yet (its run-time scheduler, ThemisCollective, runs ring and direct
- * chunk-phases, which are): they stay materialised (tn_plan). Creating a program runs the
- * same checks as tn_plan (tn_plan_check) and keeps only what every rank shares: the
- * request, the topology pointer (the topology must outlive the program and not change),
- * the ring order (ring, ring-bidir: N ranks) and the dims. Nothing grows with N^2.
+ * (its registry entry's generator, tn_algorithm.generator; tn_program_supports). MultiTree and HDRM
+ * have no closed form and Themis' global schedule is not generated yet (its run-time scheduler,
+ * ThemisCollective, runs ring and direct chunk-phases, which are): they stay materialised
+ * (tn_plan). Creating a program runs the same checks as tn_plan (tn_plan_check) and keeps only what
+ * every rank shares: the request, the topology pointer (the topology must outlive the program and
+ * not change), the ring order (ring, ring-bidir: N ranks) and the dims. Nothing grows with N^2.
  *
  * tn_program_rank(p, rank, &rp) computes the program of one rank: its operations in
  * program order, each a send (this rank -> peer) or a receive (peer -> this rank) of one
@@ -115,7 +115,8 @@ extern "C"
 
     typedef struct tn_program tn_program;
 
-    /** Whether the named algorithm (name or alias) has a generator. */
+    /** Whether the named algorithm (name or alias) has a generator (its registry entry's
+     *  generator is not TN_GENERATOR_NONE). */
     bool tn_program_supports(const char* algorithm);
 
     /**

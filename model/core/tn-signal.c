@@ -24,7 +24,7 @@ on_signal(int sig)
 }
 
 tn_status
-tn_db_signal_watch(tn_error* err)
+tn_signal_watch(tn_error* err)
 {
     if (g_watch_depth > 0)
     {
@@ -49,7 +49,7 @@ tn_db_signal_watch(tn_error* err)
 }
 
 void
-tn_db_signal_unwatch(void)
+tn_signal_unwatch(void)
 {
     if (g_watch_depth > 1)
     {
@@ -66,7 +66,7 @@ tn_db_signal_unwatch(void)
 }
 
 int
-tn_db_signal_pending(void)
+tn_signal_pending(void)
 {
     return g_pending_signal;
 }

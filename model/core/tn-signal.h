@@ -5,15 +5,14 @@
  *
  * Contract
  * --------
- * tn_db_signal_watch() makes SIGINT and SIGTERM set a flag (tn_db_signal_pending())
+ * tn_signal_watch() makes SIGINT and SIGTERM set a flag (tn_signal_pending())
  * instead of killing the process, so a simulation can stop at its next check, write
  * what it recorded and finish its run as 'aborted'; a second signal of the same kind
  * kills the process as usual (SA_RESETHAND). Watches nest (a worker process watches from
  * its start, its recorder inside that): the outermost one installs the handlers and its
- * tn_db_signal_unwatch() restores them and clears the flag; a signal caught before an inner
+ * tn_signal_unwatch() restores them and clears the flag; a signal caught before an inner
  * watch began stays pending. The flag is process state (a signal handler can
- * reach nothing else): one watcher per process at a time. The tn_db_ prefix is kept
- * from when this lived in the database writer, so callers did not change.
+ * reach nothing else): one watcher per process at a time.
  */
 #ifndef TN_SIGNAL_H
 #define TN_SIGNAL_H
@@ -29,11 +28,11 @@ extern "C"
      * Catch SIGINT and SIGTERM: the first one sets the pending flag, a second one of the
      * same kind has its default effect. \return TN_OK or TN_EINVAL with the system's reason
      */
-    tn_status tn_db_signal_watch(tn_error* err);
-    /** Restore the handlers tn_db_signal_watch replaced and clear the flag. */
-    void tn_db_signal_unwatch(void);
-    /** \return the signal caught since tn_db_signal_watch (SIGINT, SIGTERM) or 0 */
-    int tn_db_signal_pending(void);
+    tn_status tn_signal_watch(tn_error* err);
+    /** Restore the handlers tn_signal_watch replaced and clear the flag. */
+    void tn_signal_unwatch(void);
+    /** \return the signal caught since tn_signal_watch (SIGINT, SIGTERM) or 0 */
+    int tn_signal_pending(void);
 
 #ifdef __cplusplus
 }

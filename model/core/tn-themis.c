@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define THEMIS_DEFAULT_CHUNKS 64u
-
 struct tn_themis_balancer
 {
     uint32_t dims;
@@ -454,7 +452,7 @@ tn_themis_plan_create(const tn_topology* topo,
         return tn_error_set(err, TN_ENOMEM, "themis: out of memory");
     }
     rc = themis_dims(topo, dims, err);
-    uint32_t C = request->chunks ? request->chunks : THEMIS_DEFAULT_CHUNKS;
+    uint32_t C = request->chunks ? request->chunks : TN_THEMIS_DEFAULT_CHUNKS;
     uint32_t A = request->themis.active_chunks_per_dim ? request->themis.active_chunks_per_dim : 1;
     /* at most C chunk-phases are ever active in a dim: more slots only cost memory
      * (--active 4294967295 asked for 64 GB of idle slots) */

@@ -332,7 +332,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
         char what[256];
         uint64_t rate, delay;
         snprintf(what, sizeof(what), "%s:%u: link %u: rate", name, r->line, i);
-        if (tn_topology_parse_rate(f[2].s, f[2].n, what, &rate, err))
+        if (tn_units_parse_rate(f[2].s, f[2].n, what, &rate, err))
         {
             s = TN_EPARSE;
             if (err)
@@ -354,7 +354,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             break;
         }
         snprintf(what, sizeof(what), "%s:%u: link %u: delay", name, r->line, i);
-        if (tn_topology_parse_time(f[3].s, f[3].n, what, &delay, err))
+        if (tn_units_parse_time(f[3].s, f[3].n, what, &delay, err))
         {
             s = TN_EPARSE;
             if (err)

@@ -91,7 +91,7 @@ tn_spec_link_params(tn_spec* sp, int allow_rate, tn_link_params* lp, tn_error* e
                                 sp->text);
         }
         snprintf(what, sizeof(what), "topology spec: rate");
-        tn_status s = tn_topology_parse_rate(v.s, v.n, what, &lp->rate_bps, err);
+        tn_status s = tn_units_parse_rate(v.s, v.n, what, &lp->rate_bps, err);
         if (s)
         {
             return s;
@@ -109,7 +109,7 @@ tn_spec_link_params(tn_spec* sp, int allow_rate, tn_link_params* lp, tn_error* e
     if (tn_spec_get(sp, "latency", &v))
     {
         snprintf(what, sizeof(what), "topology spec: latency");
-        tn_status s = tn_topology_parse_time(v.s, v.n, what, &lp->latency_ns, err);
+        tn_status s = tn_units_parse_time(v.s, v.n, what, &lp->latency_ns, err);
         if (s)
         {
             return s;
@@ -249,7 +249,7 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
         const char* rend = slash ? slash : end;
         char what[64];
         snprintf(what, sizeof(what), "topology spec: hier dim %u rate", k);
-        s = tn_topology_parse_rate(rs, (size_t)(rend - rs), what, &di->bandwidth_bps, err);
+        s = tn_units_parse_rate(rs, (size_t)(rend - rs), what, &di->bandwidth_bps, err);
         if (s)
         {
             break;
@@ -258,11 +258,11 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
         if (slash)
         {
             snprintf(what, sizeof(what), "topology spec: hier dim %u latency", k);
-            s = tn_topology_parse_time(slash + 1,
-                                       (size_t)(end - slash - 1),
-                                       what,
-                                       &di->latency_ns,
-                                       err);
+            s = tn_units_parse_time(slash + 1,
+                                    (size_t)(end - slash - 1),
+                                    what,
+                                    &di->latency_ns,
+                                    err);
         }
     }
     if (!s)

@@ -111,7 +111,7 @@ tn_parse_scale(const tn_quantity* q,
 }
 
 tn_status
-tn_topology_parse_rate(const char* text, size_t len, const char* what, uint64_t* bps, tn_error* err)
+tn_units_parse_rate(const char* text, size_t len, const char* what, uint64_t* bps, tn_error* err)
 {
     what = what ? what : "rate";
     tn_quantity q;
@@ -177,7 +177,7 @@ tn_topology_parse_rate(const char* text, size_t len, const char* what, uint64_t*
 }
 
 tn_status
-tn_topology_parse_time(const char* text, size_t len, const char* what, uint64_t* ns, tn_error* err)
+tn_units_parse_time(const char* text, size_t len, const char* what, uint64_t* ns, tn_error* err)
 {
     what = what ? what : "latency";
     tn_quantity q;
@@ -219,11 +219,7 @@ tn_topology_parse_time(const char* text, size_t len, const char* what, uint64_t*
 }
 
 tn_status
-tn_topology_parse_bytes(const char* text,
-                        size_t len,
-                        const char* what,
-                        uint64_t* bytes,
-                        tn_error* err)
+tn_units_parse_bytes(const char* text, size_t len, const char* what, uint64_t* bytes, tn_error* err)
 {
     what = what ? what : "size";
     tn_quantity q;

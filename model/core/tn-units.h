@@ -12,14 +12,13 @@
  *           a bare number is bit/s.
  *   TIME := number unit; units s, ms, us, ns (fractions allowed: 0.001ms); the
  *           result is rounded to whole ns.
- *   SIZE := number [unit] (tn_topology_parse_bytes below).
+ *   SIZE := number [unit] (tn_units_parse_bytes below).
  *   number: digits with an optional fraction; no sign, exponent, hex, inf or nan.
  *
  * Contract: each parser reads [text, text+len) (len = SIZE_MAX: up to the NUL), must
  * consume all of it, and on failure returns TN_EINVAL with a message naming `what`
  * (the key or option) and the value; a value that does
- * not fit 64 bits is refused, never wrapped. No state. The tn_topology_ prefix is kept
- * from when these lived with the topology, so callers did not change.
+ * not fit 64 bits is refused, never wrapped. No state.
  */
 #ifndef TN_UNITS_H
 #define TN_UNITS_H
@@ -38,18 +37,18 @@ extern "C"
      * Parse a RATE (grammar above) in [text, text+len) (len = SIZE_MAX: up to NUL).
      * The whole range must be consumed. `what` names the key in the error message.
      */
-    tn_status tn_topology_parse_rate(const char* text,
-                                     size_t len,
-                                     const char* what,
-                                     uint64_t* bps,
-                                     tn_error* err);
+    tn_status tn_units_parse_rate(const char* text,
+                                  size_t len,
+                                  const char* what,
+                                  uint64_t* bps,
+                                  tn_error* err);
 
-    /** Parse a TIME (grammar above) to ns; same rules as tn_topology_parse_rate. */
-    tn_status tn_topology_parse_time(const char* text,
-                                     size_t len,
-                                     const char* what,
-                                     uint64_t* ns,
-                                     tn_error* err);
+    /** Parse a TIME (grammar above) to ns; same rules as tn_units_parse_rate. */
+    tn_status tn_units_parse_time(const char* text,
+                                  size_t len,
+                                  const char* what,
+                                  uint64_t* ns,
+                                  tn_error* err);
 
 /** Largest byte size a study can mean (2^62, 4.6 EB); sizes beyond are refused. */
 #define TN_BYTES_MAX (UINT64_C(1) << 62)
@@ -61,11 +60,11 @@ extern "C"
      * No sign, space, hex, exponent, inf or nan; the whole range must be consumed; the
      * value must be <= TN_BYTES_MAX. `what` names the option in the error message.
      */
-    tn_status tn_topology_parse_bytes(const char* text,
-                                      size_t len,
-                                      const char* what,
-                                      uint64_t* bytes,
-                                      tn_error* err);
+    tn_status tn_units_parse_bytes(const char* text,
+                                   size_t len,
+                                   const char* what,
+                                   uint64_t* bytes,
+                                   tn_error* err);
 
 #ifdef __cplusplus
 }

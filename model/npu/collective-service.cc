@@ -1063,7 +1063,7 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
     NS_ABORT_MSG_IF(!ThemisCollective::ParseSchedulerName(scheduler, &policy, &baseline),
                     "CollectiveService: no scheduler " << scheduler);
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
-    const uint32_t chunks = request.chunks ? request.chunks : 64;
+    const uint32_t chunks = request.chunks ? request.chunks : TN_THEMIS_DEFAULT_CHUNKS;
     const uint32_t active =
         request.themis.active_chunks_per_dim ? request.themis.active_chunks_per_dim : 1;
     Ptr<ThemisCollective> themis = CreateObject<ThemisCollective>();
@@ -1150,7 +1150,7 @@ CollectiveService::RunScheduled(tn_collective collective,
     tn_plan_request_init(&request);
     request.collective = collective;
     request.bytes = bytes;
-    request.chunks = 64;
+    request.chunks = TN_THEMIS_DEFAULT_CHUNKS;
     // with one slot a dim idles for a START message between phases (doc/npu-themis.rst)
     request.themis.active_chunks_per_dim = 4;
     std::string error;

@@ -19,6 +19,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/themis-collective.h"
+#include "ns3/tn-algorithm.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -69,7 +70,7 @@ TrainingJob::GetTypeId()
                           MakeStringChecker())
             .AddAttribute("ThemisChunks",
                           "Chunks of an operation scheduled at run time.",
-                          UintegerValue(64),
+                          UintegerValue(TN_THEMIS_DEFAULT_CHUNKS),
                           MakeUintegerAccessor(&TrainingJob::m_themisChunks),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("ThemisActive",

@@ -3,9 +3,9 @@
  */
 #include "roce-hpcc-config.h"
 
-#include "attribute-settings.h"
 #include "rdma-cc.h"
 
+#include "ns3/attribute-settings.h"
 #include "ns3/attribute.h"
 #include "ns3/string.h"
 #include "ns3/tn-hpcc-files.h"
@@ -133,13 +133,12 @@ CheckIgnoredValue(const IgnoredKey& k, const std::vector<std::string>& args, std
             *why = "";
             break;
         case RATE:
-            *why =
-                tn_topology_parse_rate(a.c_str(), SIZE_MAX, k.key, &u, &ignored) == TN_OK && u > 0
-                    ? ""
-                    : quoted + "is not a rate above 0 (e.g. 100Gbps)";
+            *why = tn_units_parse_rate(a.c_str(), SIZE_MAX, k.key, &u, &ignored) == TN_OK && u > 0
+                       ? ""
+                       : quoted + "is not a rate above 0 (e.g. 100Gbps)";
             break;
         case DELAY:
-            *why = tn_topology_parse_time(a.c_str(), SIZE_MAX, k.key, &u, &ignored) == TN_OK
+            *why = tn_units_parse_time(a.c_str(), SIZE_MAX, k.key, &u, &ignored) == TN_OK
                        ? ""
                        : quoted + "is not a time with its unit (e.g. 0.001ms)";
             break;
@@ -542,7 +541,7 @@ RoceHpccConfigReader::Read(const std::string& path,
     };
     auto rate = [&](const std::string& v, uint64_t* bps) {
         tn_error ignored;
-        return tn_topology_parse_rate(v.c_str(), SIZE_MAX, key.c_str(), bps, &ignored) == TN_OK;
+        return tn_units_parse_rate(v.c_str(), SIZE_MAX, key.c_str(), bps, &ignored) == TN_OK;
     };
     uint64_t ackBytes = 0;
     uint64_t chunkBytes = 0;

@@ -138,7 +138,7 @@ StatsRecorder::DoDispose()
     m_tick.Cancel();
     if (m_watching)
     {
-        tn_db_signal_unwatch();
+        tn_signal_unwatch();
         m_watching = false;
     }
     m_ports.clear();
@@ -244,7 +244,7 @@ StatsRecorder::Abandon(const std::string& why)
     OpenRecorders().erase(this);
     if (m_watching)
     {
-        tn_db_signal_unwatch();
+        tn_signal_unwatch();
         m_watching = false;
     }
     // the writer thread's batch is joined before the buffered rows are written, and each
@@ -450,7 +450,7 @@ StatsRecorder::Start()
     if (m_catchSignals)
     {
         tn_error err{};
-        m_watching = tn_db_signal_watch(&err) == TN_OK;
+        m_watching = tn_signal_watch(&err) == TN_OK;
     }
     m_tick = Simulator::Schedule(m_interval, &StatsRecorder::Tick, this);
 }
@@ -495,7 +495,7 @@ StatsRecorder::Tick()
         Simulator::Stop();
         return;
     }
-    int signal = m_watching ? tn_db_signal_pending() : 0;
+    int signal = m_watching ? tn_signal_pending() : 0;
     bool busy = false;
     if (!m_rankSync.IsNull())
     {
@@ -765,9 +765,9 @@ StatsRecorder::Close(const std::string& status,
     {
         if (!m_signal)
         {
-            m_signal = tn_db_signal_pending();
+            m_signal = tn_signal_pending();
         }
-        tn_db_signal_unwatch();
+        tn_signal_unwatch();
         m_watching = false;
     }
     std::string final = m_failed                    ? "error"

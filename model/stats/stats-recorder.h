@@ -69,7 +69,7 @@ class StatsProbe;
  *
  * Sampling stops by itself when no other event is left (a sample finds the event queue
  * empty), so it never keeps the simulator alive. Each sample also checks for SIGINT /
- * SIGTERM (tn_db_signal_watch, attribute CatchSignals) and for a failed database write: then
+ * SIGTERM (tn_signal_watch, attribute CatchSignals) and for a failed database write: then
  * it stops the simulation, and Finish() marks the run 'aborted' or 'error'. Finish() is
  * called after Simulator::Run() and before Simulator::Destroy().
  *

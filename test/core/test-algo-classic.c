@@ -10,6 +10,7 @@
 
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-program.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-verify.h"
 
@@ -475,7 +476,35 @@ test_registry(tn_test_ctx* ctx)
         TN_CHECK(ctx, tn_algorithm_find(table[i].name) == &table[i]);
         TN_CHECK(ctx, table[i].plan != NULL);
         TN_CHECK(ctx, table[i].collectives != 0);
+        /* every entry carries its properties: estimate, default chunks, generator */
+        TN_CHECK(ctx, table[i].estimate != NULL);
+        TN_CHECK(ctx, table[i].default_chunks >= 1);
+        TN_CHECK_EQ(ctx, tn_algorithm_chunks(&table[i], 0), table[i].default_chunks);
+        TN_CHECK_EQ(ctx, tn_algorithm_chunks(&table[i], 3), 3);
+        TN_CHECK_EQ(ctx,
+                    tn_program_supports(table[i].name),
+                    table[i].generator != TN_GENERATOR_NONE);
     }
+    /* Themis plans its chunk-phases when the request leaves chunks 0, every other one 1 */
+    TN_CHECK_EQ(ctx, tn_algorithm_default_chunks(tn_algorithm_find("themis")), 64);
+    TN_CHECK_EQ(ctx, tn_algorithm_default_chunks(tn_algorithm_find("ring")), 1);
+    TN_CHECK_EQ(ctx, tn_algorithm_default_chunks(NULL), 1);
+    TN_CHECK_EQ(ctx, tn_algorithm_find("hier")->generator, TN_GENERATOR_HIERARCHICAL);
+    TN_CHECK_EQ(ctx, tn_algorithm_find("themis")->generator, TN_GENERATOR_NONE);
+    /* a request resolves its name once: the entry of the alias and the rank count */
+    tn_plan_request rr;
+    tn_plan_request_init(&rr);
+    rr.algorithm = "halving-doubling";
+    rr.ranks = 6;
+    const tn_algorithm* resolved = NULL;
+    uint32_t resolved_ranks = 0;
+    tn_error rerr;
+    TN_CHECK_EQ(ctx, tn_plan_resolve(NULL, &rr, &resolved, &resolved_ranks, &rerr), TN_OK);
+    TN_CHECK(ctx, resolved == tn_algorithm_find("rhd"));
+    TN_CHECK_EQ(ctx, resolved_ranks, 6);
+    rr.algorithm = "nope";
+    TN_CHECK_EQ(ctx, tn_plan_resolve(NULL, &rr, &resolved, &resolved_ranks, &rerr), TN_EINVAL);
+    TN_CHECK(ctx, resolved == NULL && resolved_ranks == 0);
     TN_CHECK(ctx, tn_algorithm_find("halving-doubling") == tn_algorithm_find("rhd"));
     TN_CHECK(ctx, tn_algorithm_find("nope") == NULL);
     tn_plan_request req;

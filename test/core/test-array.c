@@ -3,7 +3,8 @@
  *
  * tn_array_grow: capacities double from the initial size, a block that is
  * large enough is returned as it is, and impossible sizes fail without
- * touching the caller's block or capacity (no silent wrap-around).
+ * touching the caller's block or capacity (no silent wrap-around). The id list
+ * keeps order through push, append and copy; the size arithmetic saturates.
  */
 #include "../../model/core/tn-array.h"
 #include "tn-test.h"
@@ -56,9 +57,53 @@ test_overflow_fails_cleanly(tn_test_ctx* ctx)
     free(items);
 }
 
+/* the one growable id list: push, append and copy keep order; copy replaces */
+static void
+test_id_list(tn_test_ctx* ctx)
+{
+    tn_ids a = {0}, b = {0};
+    for (uint32_t i = 0; i < 100; i++)
+    {
+        TN_REQUIRE(ctx, tn_ids_push(&a, 3 * i, NULL) == TN_OK);
+    }
+    TN_CHECK_EQ(ctx, a.n, 100);
+    TN_CHECK(ctx, a.cap >= 100);
+    TN_CHECK_EQ(ctx, a.ids[99], 297);
+    TN_REQUIRE(ctx, tn_ids_push(&b, 7, NULL) == TN_OK);
+    TN_REQUIRE(ctx, tn_ids_append(&b, &a, NULL) == TN_OK);
+    TN_CHECK_EQ(ctx, b.n, 101);
+    TN_CHECK_EQ(ctx, b.ids[0], 7);
+    TN_CHECK_EQ(ctx, b.ids[1], 0);
+    TN_CHECK_EQ(ctx, b.ids[100], 297);
+    tn_ids empty = {0}, c = {0};
+    TN_CHECK_EQ(ctx, tn_ids_append(&c, &empty, NULL), TN_OK); /* nothing into nothing */
+    TN_CHECK_EQ(ctx, c.n, 0);
+    TN_REQUIRE(ctx, tn_ids_copy(&b, &a, NULL) == TN_OK);
+    TN_CHECK_EQ(ctx, b.n, 100);
+    TN_CHECK_EQ(ctx, b.ids[0], 0);
+    TN_CHECK_EQ(ctx, b.ids[50], 150);
+    tn_ids_free(&a);
+    TN_CHECK(ctx, a.ids == NULL && a.n == 0 && a.cap == 0);
+    tn_ids_free(&b);
+}
+
+/* estimates saturate instead of wrapping to a small number a memory limit would accept */
+static void
+test_saturating(tn_test_ctx* ctx)
+{
+    TN_CHECK_EQ(ctx, tn_sat_mul(UINT64_C(1) << 32, UINT64_C(1) << 31), UINT64_C(1) << 63);
+    TN_CHECK_EQ(ctx, tn_sat_mul(UINT64_C(1) << 32, UINT64_C(1) << 32), UINT64_MAX);
+    TN_CHECK_EQ(ctx, tn_sat_mul(0, UINT64_MAX), 0);
+    TN_CHECK_EQ(ctx, tn_sat_add(UINT64_MAX - 1, 1), UINT64_MAX);
+    TN_CHECK_EQ(ctx, tn_sat_add(UINT64_MAX - 1, 2), UINT64_MAX);
+    TN_CHECK_EQ(ctx, tn_sat_add(40, 2), 42);
+}
+
 void
 tn_suite_array(tn_test_suite* suite)
 {
     tn_test_add(suite, "doubles-from-initial", test_doubles_from_initial);
     tn_test_add(suite, "overflow-fails-cleanly", test_overflow_fails_cleanly);
+    tn_test_add(suite, "id-list", test_id_list);
+    tn_test_add(suite, "saturating", test_saturating);
 }

@@ -1078,7 +1078,7 @@ static int
 recording_process(const char* path)
 {
     tn_error err = {0};
-    if (tn_db_signal_watch(&err) != TN_OK)
+    if (tn_signal_watch(&err) != TN_OK)
         return 2;
     tn_db* db = NULL;
     if (tn_db_open(path, &db, &err) != TN_OK)
@@ -1096,7 +1096,7 @@ recording_process(const char* path)
             return 5;
         if (i % 100 == 99 && tn_db_flush(db, &err) != TN_OK)
             return 6;
-        if (tn_db_signal_pending())
+        if (tn_signal_pending())
         {
             tn_db_run_finish(db, run, "aborted", 0, (uint64_t)i, &err);
             tn_db_close(db);
@@ -1144,7 +1144,7 @@ test_signal_aborts_run(tn_test_ctx* ctx)
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
     /* the flag is off in a process that does not watch */
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), 0);
+    TN_CHECK_EQ(ctx, tn_signal_pending(), 0);
 }
 
 /* A watch inside a watch keeps a signal the outer one caught (a worker caught it before its
@@ -1153,15 +1153,15 @@ static void
 test_signal_watch_nests(tn_test_ctx* ctx)
 {
     tn_error err = {0};
-    TN_REQUIRE(ctx, tn_db_signal_watch(&err) == TN_OK);
+    TN_REQUIRE(ctx, tn_signal_watch(&err) == TN_OK);
     raise(SIGTERM);
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), SIGTERM);
-    TN_REQUIRE(ctx, tn_db_signal_watch(&err) == TN_OK);
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), SIGTERM);
-    tn_db_signal_unwatch();
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), SIGTERM);
-    tn_db_signal_unwatch();
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), 0);
+    TN_CHECK_EQ(ctx, tn_signal_pending(), SIGTERM);
+    TN_REQUIRE(ctx, tn_signal_watch(&err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_signal_pending(), SIGTERM);
+    tn_signal_unwatch();
+    TN_CHECK_EQ(ctx, tn_signal_pending(), SIGTERM);
+    tn_signal_unwatch();
+    TN_CHECK_EQ(ctx, tn_signal_pending(), 0);
 }
 
 void

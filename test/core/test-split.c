@@ -58,20 +58,20 @@ test_units(tn_test_ctx* ctx)
 {
     tn_error err;
     uint64_t v = 0;
-    TN_CHECK_EQ(ctx, tn_topology_parse_rate("250G", SIZE_MAX, "rate", &v, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_units_parse_rate("250G", SIZE_MAX, "rate", &v, &err), TN_OK);
     TN_CHECK(ctx, v == UINT64_C(250000000000));
-    TN_CHECK_EQ(ctx, tn_topology_parse_rate("2GBps", SIZE_MAX, "rate", &v, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_units_parse_rate("2GBps", SIZE_MAX, "rate", &v, &err), TN_OK);
     TN_CHECK(ctx, v == UINT64_C(16000000000));
-    TN_CHECK_EQ(ctx, tn_topology_parse_time("1.5us", SIZE_MAX, "latency", &v, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_units_parse_time("1.5us", SIZE_MAX, "latency", &v, &err), TN_OK);
     TN_CHECK(ctx, v == 1500);
-    TN_CHECK_EQ(ctx, tn_topology_parse_time("0.0004us", SIZE_MAX, "latency", &v, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_units_parse_time("0.0004us", SIZE_MAX, "latency", &v, &err), TN_OK);
     TN_CHECK(ctx, v == 0); /* rounded to whole ns */
-    TN_CHECK_EQ(ctx, tn_topology_parse_bytes("1.5KiB", SIZE_MAX, "--bytes", &v, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_units_parse_bytes("1.5KiB", SIZE_MAX, "--bytes", &v, &err), TN_OK);
     TN_CHECK(ctx, v == 1536);
-    TN_CHECK_EQ(ctx, tn_topology_parse_bytes("1.5B", SIZE_MAX, "--bytes", &v, &err), TN_EINVAL);
+    TN_CHECK_EQ(ctx, tn_units_parse_bytes("1.5B", SIZE_MAX, "--bytes", &v, &err), TN_EINVAL);
     TN_CHECK_MSG(ctx, strstr(err.message, "--bytes") != NULL, "%s", err.message);
     TN_CHECK_EQ(ctx,
-                tn_topology_parse_time("99999999999999999999s", SIZE_MAX, "latency", &v, &err),
+                tn_units_parse_time("99999999999999999999s", SIZE_MAX, "latency", &v, &err),
                 TN_EINVAL);
     TN_CHECK_MSG(ctx, strstr(err.message, "latency") != NULL, "%s", err.message);
 }
@@ -82,12 +82,12 @@ test_signal(tn_test_ctx* ctx)
     tn_error err;
     struct sigaction before;
     sigaction(SIGTERM, NULL, &before);
-    TN_REQUIRE(ctx, tn_db_signal_watch(&err) == TN_OK);
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), 0);
+    TN_REQUIRE(ctx, tn_signal_watch(&err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_signal_pending(), 0);
     raise(SIGTERM);
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), SIGTERM);
-    tn_db_signal_unwatch();
-    TN_CHECK_EQ(ctx, tn_db_signal_pending(), 0);
+    TN_CHECK_EQ(ctx, tn_signal_pending(), SIGTERM);
+    tn_signal_unwatch();
+    TN_CHECK_EQ(ctx, tn_signal_pending(), 0);
     struct sigaction after;
     sigaction(SIGTERM, NULL, &after);
     TN_CHECK(ctx, after.sa_handler == before.sa_handler);

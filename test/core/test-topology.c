@@ -852,7 +852,7 @@ test_units(tn_test_ctx* ctx)
         uint64_t v = 0;
         tn_error err;
         TN_CHECK_MSG(ctx,
-                     tn_topology_parse_rate(rates[i].text, SIZE_MAX, "rate", &v, &err) == TN_OK &&
+                     tn_units_parse_rate(rates[i].text, SIZE_MAX, "rate", &v, &err) == TN_OK &&
                          v == rates[i].value,
                      "rate '%s' -> %llu",
                      rates[i].text,
@@ -877,7 +877,7 @@ test_units(tn_test_ctx* ctx)
         uint64_t v = 12345;
         tn_error err;
         TN_CHECK_MSG(ctx,
-                     tn_topology_parse_time(times[i].text, SIZE_MAX, "delay", &v, &err) == TN_OK &&
+                     tn_units_parse_time(times[i].text, SIZE_MAX, "delay", &v, &err) == TN_OK &&
                          v == times[i].value,
                      "time '%s' -> %llu",
                      times[i].text,
@@ -890,7 +890,7 @@ test_units(tn_test_ctx* ctx)
         uint64_t v;
         tn_error err;
         TN_CHECK_MSG(ctx,
-                     tn_topology_parse_rate(bad_rates[i], SIZE_MAX, "linkrate", &v, &err) ==
+                     tn_units_parse_rate(bad_rates[i], SIZE_MAX, "linkrate", &v, &err) ==
                              TN_EINVAL &&
                          contains(err.message, "linkrate"),
                      "bad rate '%s'",
@@ -902,14 +902,14 @@ test_units(tn_test_ctx* ctx)
         uint64_t v;
         tn_error err;
         TN_CHECK_MSG(ctx,
-                     tn_topology_parse_time(bad_times[i], SIZE_MAX, "lat", &v, &err) == TN_EINVAL &&
+                     tn_units_parse_time(bad_times[i], SIZE_MAX, "lat", &v, &err) == TN_EINVAL &&
                          contains(err.message, "lat '"),
                      "bad time '%s'",
                      bad_times[i]);
     }
     /* length-limited parse */
     uint64_t v;
-    TN_CHECK_EQ(ctx, tn_topology_parse_rate("25Gbps,rest", 6, "r", &v, NULL), TN_OK);
+    TN_CHECK_EQ(ctx, tn_units_parse_rate("25Gbps,rest", 6, "r", &v, NULL), TN_OK);
     TN_CHECK_EQ(ctx, v, 25000000000ULL);
 
     /* byte sizes: exact, decimal and binary units, fractions only when whole */
@@ -935,7 +935,7 @@ test_units(tn_test_ctx* ctx)
         tn_error err;
         uint64_t b = 0;
         TN_CHECK_MSG(ctx,
-                     tn_topology_parse_bytes(sizes[i].text, SIZE_MAX, "size", &b, &err) == TN_OK &&
+                     tn_units_parse_bytes(sizes[i].text, SIZE_MAX, "size", &b, &err) == TN_OK &&
                          b == sizes[i].bytes,
                      "size '%s' gave %llu",
                      sizes[i].text,
@@ -964,7 +964,7 @@ test_units(tn_test_ctx* ctx)
         tn_error err;
         uint64_t b = 12345;
         TN_CHECK_MSG(ctx,
-                     tn_topology_parse_bytes(bad_sizes[i], SIZE_MAX, "--bytes", &b, &err) ==
+                     tn_units_parse_bytes(bad_sizes[i], SIZE_MAX, "--bytes", &b, &err) ==
                              TN_EINVAL &&
                          b == 12345 && strstr(err.message, "--bytes") != NULL,
                      "bad size '%s'",

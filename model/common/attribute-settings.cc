@@ -1,5 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * AttributeSettings and ScopedDefaults (contract in attribute-settings.h). Generic ns-3: they know
+ * nothing of RoCE or collectives, so they live in model/common, the layer below model/roce,
+ * where the HPCC config reader (model/roce) and the helpers (program options, scenario files)
+ * all reach them without an include pointing up.
  */
 #include "attribute-settings.h"
 
