@@ -4,6 +4,7 @@
 #ifndef SCENARIO_CONFIG_H
 #define SCENARIO_CONFIG_H
 
+#include "ns3/training-helper.h"
 #include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-schedule.h"
@@ -95,6 +96,10 @@ struct ScenarioPoint
     std::vector<ScenarioCollective> collectives;       //!< [[collective]] (or empty)
     std::string workload;                              //!< [training] workload file, or ""
     std::string chakra;                                //!< [training] Chakra traces' prefix, or ""
+    bool llm{false};                                   //!< [training] model: an LLM program
+    TrainingHelper::LlmSettings llmSettings;           //!< [training] its keys
+    std::vector<uint32_t> llmPlacement;                //!< [training] placement ({}: the order)
+    std::string llmBaseDir;                            //!< where its presets are looked for
     uint32_t iterations{1};                            //!< [training]
     bool overlap{true};                                //!< [training]
     uint32_t modelGroup{0};                            //!< [training]; 0: the first dim's size

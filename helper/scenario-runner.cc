@@ -256,7 +256,7 @@ bool
 MakeTrainingJob(PointRun& run, std::string* error)
 {
     const ScenarioPoint& p = run.p;
-    if (p.workload.empty() && p.chakra.empty())
+    if (p.workload.empty() && p.chakra.empty() && !p.llm)
     {
         return true;
     }
@@ -272,7 +272,18 @@ MakeTrainingJob(PointRun& run, std::string* error)
     {
         group = tn_topology_dim(run.topo, 0)->size;
     }
-    if (p.chakra.empty() ? training.Load(p.workload, error) : training.LoadChakra(p.chakra, error))
+    if (p.llm)
+    {
+        TrainingHelper::LlmDescription desc;
+        if (TrainingHelper::DescribeLlm(p.llmSettings, p.llmBaseDir, &desc, error))
+        {
+            training.LoadLlm(desc.model, desc.gpu, desc.training, desc.layout);
+            training.SetRankPlacement(p.llmPlacement);
+            run.job = training.Install(run.collectives, run.npus, 0, error);
+        }
+    }
+    else if (p.chakra.empty() ? training.Load(p.workload, error)
+                              : training.LoadChakra(p.chakra, error))
     {
         run.job = training.Install(run.collectives, run.npus, group, error);
     }
@@ -323,6 +334,7 @@ StartWork(PointRun& run)
     if (run.job)
     {
         run.stats.AddTrainingJob(run.job);
+        run.stats.AddLlmPlacement(run.training, run.npus);
         run.job->Start();
     }
     for (size_t i = 0; i < run.made.size(); i++)

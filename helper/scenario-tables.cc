@@ -526,6 +526,94 @@ ReadCollectiveTables(PointContext& ctx, const toml::node* collNode)
     }
 }
 
+/**
+ * [training] model = ...: an LLM trained with TP, PP, DP and EP (tn-llm.h): the model and GPU
+ * read (presets by name, found beside the scenario file), the layout checked against the
+ * NPUs; an error names the key.
+ */
+void
+ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr)
+{
+    PointReader& r = ctx.r;
+    ScenarioPoint& p = ctx.p;
+    TrainingHelper::LlmSettings& s = p.llmSettings;
+    p.llm = true;
+    s.model = tr.String("model", "");
+    s.gpu = tr.String("gpu", "h100");
+    for (int d = 0; d < TN_LLM_DIMS; d++)
+    {
+        s.size[d] = uint32_t(tr.Uint(tn_llm_dim_name(d), 1, 1, UINT32_MAX - 1));
+    }
+    s.vpp = uint32_t(tr.Uint("vpp", 1, 1, UINT32_MAX - 1));
+    s.sequenceParallel = tr.Bool("sequence_parallel", false);
+    s.microBatch = uint32_t(tr.Uint("micro_batch", 1, 1, UINT32_MAX - 1));
+    const uint64_t perReplica = uint64_t(s.microBatch) * s.size[TN_LLM_DIM_DP] *
+                                s.size[TN_LLM_DIM_EP] * s.size[TN_LLM_DIM_PP] * s.vpp;
+    s.globalBatch = tr.Uint("global_batch", perReplica, 1, UINT64_MAX / 2);
+    s.schedule = tr.Choice("schedule", "1f1b", {"1f1b", "interleaved", "gpipe"});
+    s.recompute = tr.Choice("recompute", "none", {"none", "selective", "full"});
+    s.distributedOptimizer = tr.Bool("distributed_optimizer", false);
+    s.order = tr.String("order", "tp,ep,dp,pp");
+    tr.Known("placement");
+    const toml::node* placement = r.Resolve(trainingTable->get("placement"));
+    const uint32_t npus = tn_topology_npu_count(ctx.t);
+    if (placement)
+    {
+        const toml::array* list = placement->as_array();
+        if (!list)
+        {
+            r.Fail(placement, "training.placement", "expected a list of NPU indexes");
+        }
+        std::vector<bool> taken(npus, false);
+        for (const toml::node& item : *list)
+        {
+            const int64_t npu = item.is_integer() ? item.as_integer()->get() : -1;
+            if (npu < 0 || uint64_t(npu) >= npus || taken[npu])
+            {
+                r.Fail(&item,
+                       "training.placement",
+                       npu < 0 || uint64_t(npu) >= npus
+                           ? "expected an NPU index below " + std::to_string(npus)
+                           : "NPU " + std::to_string(npu) + " is listed twice");
+            }
+            taken[npu] = true;
+            p.llmPlacement.push_back(uint32_t(npu));
+        }
+        if (p.llmPlacement.size() != npus)
+        {
+            r.Fail(placement,
+                   "training.placement",
+                   std::to_string(p.llmPlacement.size()) + " NPUs listed, the system has " +
+                       std::to_string(npus));
+        }
+    }
+    TrainingHelper::LlmDescription desc;
+    std::string error;
+    tn_error err{};
+    std::string baseDir = ctx.cfg.baseDir;
+    if (!baseDir.empty() && baseDir.back() == '/')
+    {
+        baseDir.pop_back();
+    }
+    p.llmBaseDir = baseDir.empty() ? "." : baseDir;
+    bool ok = TrainingHelper::DescribeLlm(s, p.llmBaseDir, &desc, &error);
+    if (ok && tn_llm_check(&desc.model, &desc.gpu, &desc.training, &desc.layout, npus, &err))
+    {
+        ok = false;
+        error = err.message;
+    }
+    if (!ok)
+    {
+        // the message starts with the key at fault ("tp: ...", "model: ...")
+        const std::string key = error.substr(0, error.find(':'));
+        const toml::node* at = r.Resolve(trainingTable->get(key));
+        r.Fail(at ? at : r.Resolve(trainingTable->get("model")),
+               "training." + key,
+               error.substr(std::min(error.size(), key.size() + 2)));
+    }
+    p.installNpus = true;
+}
+
 /// [training]: a workload (text or Chakra traces) on every NPU, its file read and checked.
 void
 ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
@@ -538,9 +626,20 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     TableReader tr(r, trainingTable, "training");
     const toml::node* wlNode = r.Resolve(trainingTable->get("workload"));
     const toml::node* chakraNode = r.Resolve(trainingTable->get("chakra"));
+    const toml::node* modelNode = r.Resolve(trainingTable->get("model"));
+    if (modelNode && (wlNode || chakraNode))
+    {
+        r.Fail(modelNode,
+               "training.model",
+               "give model (an LLM), workload or chakra, one of them");
+    }
     std::string wl = tr.String("workload", "");
     std::string chakra = tr.String("chakra", "");
-    if (wl.empty() && chakra.empty())
+    if (modelNode)
+    {
+        ReadLlmKeys(ctx, trainingTable, tr);
+    }
+    else if (wl.empty() && chakra.empty())
     {
         tr.Missing("workload");
     }
@@ -593,7 +692,14 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     {
         CheckChakra(r, chakraNode, p.chakra, tn_topology_npu_count(t), ranks);
     }
-    else
+    else if (p.llm && ranks > 1)
+    {
+        r.Fail(modelNode,
+               "training.model",
+               "an LLM program runs in one process, not over " + std::to_string(ranks) +
+                   " MPI ranks");
+    }
+    else if (!p.llm)
     {
         tn_workload* w = nullptr;
         if (tn_workload_load_file(p.workload.c_str(), &w, &err) != TN_OK)

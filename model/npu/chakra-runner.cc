@@ -161,7 +161,9 @@ ChakraRunner::StartIteration(uint32_t rank)
         r.current.split = tn_chakra_node_at(t, i)->serves != TN_SERVES_NONE;
     }
     r.lastDone = UINT32_MAX;
-    r.cause = UINT32_MAX;
+    r.issuedAt.assign(count, Time());
+    r.doneAt.assign(count, Time());
+    r.sendReachedAt.clear();
     r.waiting.resize(count);
     r.left = count;
     for (uint32_t i = 0; i < count; i++)
@@ -199,18 +201,12 @@ ChakraRunner::Drain(uint32_t rank)
             r.finished.pop_front();
             --r.left;
             r.lastDone = i;
+            r.doneAt[i] = Simulator::Now();
             for (uint32_t u = m_userStart[rank][i]; u < m_userStart[rank][i + 1]; u++)
             {
-                const uint32_t user = m_users[rank][u];
-                if (--r.waiting[user] == 0)
+                if (--r.waiting[m_users[rank][u]] == 0)
                 {
-                    r.ready.push_back(user);
-                    const tn_chakra_kind kind = tn_chakra_node_at(m_traces[rank], user)->kind;
-                    if (r.idle && r.cause == UINT32_MAX &&
-                        (kind == TN_CHAKRA_COMPUTE || kind == TN_CHAKRA_MEMORY))
-                    {
-                        r.cause = i; // its end let a kernel go: it ends the wait
-                    }
+                    r.ready.push_back(m_users[rank][u]);
                 }
             }
             continue;
@@ -228,7 +224,7 @@ ChakraRunner::Drain(uint32_t rank)
     }
     if (r.left == 0 && !r.busy)
     {
-        EndIdle(r);
+        EndIdle(r, UINT32_MAX);
         r.current.end = Simulator::Now();
         NS_LOG_INFO("NPU " << rank << " iteration " << r.iteration << ": "
                            << (r.current.end - r.current.start).As(Time::US));
@@ -246,7 +242,28 @@ ChakraRunner::Drain(uint32_t rank)
 }
 
 void
-ChakraRunner::EndIdle(Rank& r)
+ChakraRunner::Charge(Rank& r, uint32_t n, Time from, Time to)
+{
+    if (to <= from)
+    {
+        return;
+    }
+    const tn_chakra_node* node = tn_chakra_node_at(m_traces[r.current.rank], n);
+    const uint32_t serves = node->serves < TN_SERVES_COUNT ? node->serves : 0;
+    auto sent = r.sendReachedAt.find(n);
+    if (node->kind == TN_CHAKRA_RECV && sent != r.sendReachedAt.end())
+    {
+        // until the peer reached its send, the stage waited for the peer's compute
+        const Time bubbleEnd = std::min(to, std::max(from, sent->second));
+        r.current.bubble += bubbleEnd - from;
+        r.current.exposedBy[serves] += to - bubbleEnd;
+        return;
+    }
+    r.current.exposedBy[serves] += to - from;
+}
+
+void
+ChakraRunner::EndIdle(Rank& r, uint32_t kernel)
 {
     if (!r.idle)
     {
@@ -255,25 +272,49 @@ ChakraRunner::EndIdle(Rank& r)
     const Time now = Simulator::Now();
     r.current.exposed += now - r.idleSince;
     r.idle = false;
-    const uint32_t causeNode = r.cause != UINT32_MAX ? r.cause : r.lastDone;
-    r.cause = UINT32_MAX;
-    const tn_chakra_node* cause =
-        causeNode == UINT32_MAX ? nullptr : tn_chakra_node_at(m_traces[r.current.rank], causeNode);
-    const uint32_t serves = cause && cause->serves < TN_SERVES_COUNT ? cause->serves : 0;
-    if (cause && cause->kind == TN_CHAKRA_RECV)
+    const tn_chakra_trace* t = m_traces[r.current.rank];
+    // walk back the chain of latest dependencies, each taking the wait from its issue on
+    auto latest = [&](const tn_chakra_node* n) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t k = 0; k < n->dep_count; k++)
+        {
+            if (best == UINT32_MAX || r.doneAt[n->deps[k]] > r.doneAt[best])
+            {
+                best = n->deps[k];
+            }
+        }
+        return best;
+    };
+    uint32_t cur = kernel != UINT32_MAX ? latest(tn_chakra_node_at(t, kernel)) : r.lastDone;
+    Time until = now;
+    uint32_t last = cur;
+    while (cur != UINT32_MAX && until > r.idleSince)
     {
-        // until the peer reached its send, the stage waited for the peer's compute
-        const Time bubbleEnd = std::min(now, std::max(r.idleSince, r.lastSendReached));
-        r.current.bubble += bubbleEnd - r.idleSince;
-        r.current.exposedBy[serves] += now - bubbleEnd;
-        return;
+        const tn_chakra_node* n = tn_chakra_node_at(t, cur);
+        if (n->kind == TN_CHAKRA_COMPUTE || n->kind == TN_CHAKRA_MEMORY)
+        {
+            break; // a kernel ran then: the wait began after it
+        }
+        const Time from = std::max(r.idleSince, r.issuedAt[cur]);
+        Charge(r, cur, from, std::min(until, r.doneAt[cur]));
+        until = std::min(until, from);
+        last = cur;
+        cur = latest(n);
     }
-    r.current.exposedBy[serves] += now - r.idleSince;
+    if (until > r.idleSince && last != UINT32_MAX)
+    {
+        Charge(r, last, r.idleSince, until); // what the chain does not explain
+    }
+    else if (until > r.idleSince)
+    {
+        r.current.exposedBy[TN_SERVES_NONE] += until - r.idleSince;
+    }
 }
 
 void
 ChakraRunner::Issue(uint32_t rank, uint32_t node)
 {
+    m_ranks[rank].issuedAt[node] = Simulator::Now();
     const tn_chakra_node* n = tn_chakra_node_at(m_traces[rank], node);
     if (n->kind == TN_CHAKRA_COMPUTE || n->kind == TN_CHAKRA_MEMORY)
     {
@@ -331,7 +372,7 @@ ChakraRunner::Rendezvous(uint32_t rank, uint32_t node)
         }
         const auto receiver = waiting->second.front();
         m_waiting.erase(waiting);
-        m_ranks[receiver.first].lastSendReached = now;
+        m_ranks[receiver.first].sendReachedAt[receiver.second] = now;
         // a later event, not a nested call: a chain of peers could nest as deep as the ranks
         Simulator::ScheduleNow(&ChakraRunner::Complete, this, receiver.first, receiver.second);
         return;
@@ -344,7 +385,7 @@ ChakraRunner::Rendezvous(uint32_t rank, uint32_t node)
             m_waiting[key].emplace_back(rank, node);
             return;
         }
-        m_ranks[rank].lastSendReached = sent->second;
+        m_ranks[rank].sendReachedAt[node] = sent->second;
         m_sendReached.erase(sent);
         m_ranks[rank].finished.push_back(node);
         return;
@@ -421,8 +462,8 @@ ChakraRunner::RunKernel(uint32_t rank)
     {
         return;
     }
-    EndIdle(r);
     const uint32_t i = *r.kernels.begin();
+    EndIdle(r, i);
     r.kernels.erase(r.kernels.begin());
     const tn_chakra_node* n = tn_chakra_node_at(m_traces[rank], i);
     uint64_t cycles = 0;
@@ -472,7 +513,7 @@ ChakraRunner::PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank
         auto sent = m_sendReached.find(CommunicationKey(rank, n, &ranks));
         if (sent != m_sendReached.end())
         {
-            m_ranks[rank].lastSendReached = sent->second;
+            m_ranks[rank].sendReachedAt[node] = sent->second;
             m_sendReached.erase(sent);
         }
     }

@@ -53,9 +53,11 @@ class NpuEndpoint;
  * NPU when all its nodes are done; the next iteration runs the graph again (at each NPU on its
  * own: collectives and transfers are told apart by iteration). Exposed time is the time the
  * NPU ran no kernel and had none ready while nodes were left. It is charged to what the NPU
- * waited for: the node whose end let it go on (tn_chakra_node.serves, in
- * TrainingIterationRecord::exposedBy); a wait for a pipeline receive is a bubble until its
- * send was reached at the peer, and exposed PP communication after.
+ * waited for (tn_chakra_node.serves, in TrainingIterationRecord::exposedBy), along the chain
+ * that ended it: the latest dependency of the kernel that starts takes the wait from its issue
+ * to its end, that node's own latest dependency the wait before, and so on (a receive, then
+ * the sequence-parallel all-gather it let start, say). A wait for a pipeline receive is a
+ * bubble until its send was reached at the peer, and exposed PP communication after.
  * One process only: endpoints on other MPI ranks are refused.
  */
 class ChakraRunner
@@ -119,8 +121,9 @@ class ChakraRunner
         bool idle{false};              //!< waits for communication only
         Time idleSince;
         uint32_t lastDone{UINT32_MAX}; //!< the node whose end was taken last
-        uint32_t cause{UINT32_MAX};    //!< while idle: the node whose end readied a kernel
-        Time lastSendReached;          //!< for a receive: when its send was reached
+        std::vector<Time> issuedAt;    //!< per node: when it was issued (this iteration)
+        std::vector<Time> doneAt;      //!< per node: when it was done
+        std::map<uint32_t, Time> sendReachedAt; //!< per receive done: when its send was reached
         TrainingIterationRecord current;
     };
 
@@ -139,7 +142,10 @@ class ChakraRunner
     void RunKernel(uint32_t rank);
     void KernelDone(uint32_t rank);
     void PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank);
-    void EndIdle(Rank& r);
+    /// The NPU goes on (kernel: the one it starts, else the iteration ends): charge its wait.
+    void EndIdle(Rank& r, uint32_t kernel);
+    /// Charge [from, to) of a wait to what node n serves (a receive: bubble, then PP).
+    void Charge(Rank& r, uint32_t n, Time from, Time to);
     void Forget(std::vector<uint64_t> key);
 
     std::vector<tn_chakra_trace*> m_traces;
