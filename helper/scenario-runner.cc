@@ -251,6 +251,16 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         {
             job = training.Install(collectives, npus, group, &result.error);
         }
+        if (job)
+        {
+            // a size the workload reader takes (up to 2^62 bytes) may still need more
+            // simulated time than a run can get through: refused before it is recorded
+            result.error = StatsHelper::CheckRunLength(
+                training.GetCostBound(topo, npus, p.iterations),
+                NanoSeconds(p.sampleIntervalNs),
+                "the workload's compute and collective bytes twice over the slowest link");
+            job = result.error.empty() ? job : nullptr;
+        }
         if (!job)
         {
             result.error = "training: " + result.error;
@@ -447,7 +457,9 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         complete = complete && jobComplete;
         if (!jobComplete && result.error.empty())
         {
-            result.error = "the training job did not complete";
+            // the job stopped the run (a collective it could not create), else it ran out
+            result.error = job->GetError().empty() ? "the training job did not complete"
+                                                   : "the training job: " + job->GetError();
         }
         if (const uint64_t held = DistributedHelper::SumAll(job->GetHeldMessages()))
         {
