@@ -491,7 +491,8 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
             return;
         }
         m_collectives[key] = c;
-        m_members[c->GetId()] = std::make_pair(uint32_t(ranks.size()), key);
+        // on a symmetric network NPU 0's part is the only one to end
+        m_members[c->GetId()] = std::make_pair(m_symmetric ? 1u : uint32_t(ranks.size()), key);
         m_created(c);
     }
     m_parts[std::make_pair(c->GetId(), rank)] = node;
