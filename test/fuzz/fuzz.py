@@ -21,6 +21,12 @@ random moments (SIGINT or SIGTERM, to its process group as Ctrl-C does or to its
 pid alone, sometimes twice): it must exit 130 (143 for SIGTERM) and leave every
 run 'ok' or 'aborted', the database intact.
 
+Issue 42 (fuzz_chakra.py): Chakra traces written here (fields, sizes past the caps, late
+reduce roots, sub-groups, random dependency graphs in every mode, flow-symmetric included),
+NPU memory and rate attributes, run-time schedulers on a symmetric network, the symmetric
+length slack and the memory guard of generated collectives in flight; and every NS_ABORT of
+model/ and helper/ must be commented as an internal invariant.
+
 Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--sanitized]
                [--scale K] [--signals N]
 --examples: folder of training-net-quickstart, collective-comparison,
