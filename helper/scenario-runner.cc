@@ -251,16 +251,6 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         {
             job = training.Install(collectives, npus, group, &result.error);
         }
-        if (job)
-        {
-            // a size the workload reader takes (up to 2^62 bytes) may still need more
-            // simulated time than a run can get through: refused before it is recorded
-            result.error = StatsHelper::CheckRunLength(
-                training.GetCostBound(topo, npus, p.iterations),
-                NanoSeconds(p.sampleIntervalNs),
-                "the workload's compute and collective bytes twice over the slowest link");
-            job = result.error.empty() ? job : nullptr;
-        }
         if (!job)
         {
             result.error = "training: " + result.error;
@@ -276,6 +266,37 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         // interrupted while planning (a worker watches signals from its start): no run row
         result.status = "aborted";
         result.error = "interrupted by signal " + std::to_string(sig) + " before the run began";
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return result;
+    }
+    // the simulated time limit: the cost model's end of the planned collectives, a bound of
+    // the bytes of those scheduled at run time and of the training job
+    Time cost = Seconds(0);
+    std::string origin = "the cost model's estimate of the plan";
+    for (size_t i = 0; i < made.size(); i++)
+    {
+        const Time start = NanoSeconds(p.collectives[i].startNs);
+        if (scheduled[i])
+        {
+            cost = std::max(cost, start + StatsHelper::TransferBound(topo, p.collectives[i].bytes));
+            origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
+        }
+        else if (made[i])
+        {
+            cost = std::max(cost, start + made[i]->GetEstimatedTime());
+        }
+    }
+    if (job)
+    {
+        cost = std::max(cost, training.GetCostBound(topo, npus, p.iterations));
+        origin = "the plan's cost (the workload's compute and collective bytes)";
+    }
+    // a size the readers take (up to 2^62 bytes) may still need more simulated time than a
+    // run can get through: refused before it is recorded
+    result.error = StatsHelper::CheckRunLength(cost, NanoSeconds(p.sampleIntervalNs), origin);
+    if (!result.error.empty())
+    {
         Simulator::Destroy();
         tn_topology_destroy(topo);
         return result;
@@ -328,28 +349,7 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
             std::max(estimatedEnd,
                      NanoSeconds(p.collectives[i].startNs) + made[i]->GetEstimatedTime());
     }
-    {
-        // the simulated time limit: the cost model's end of the planned collectives, a bound
-        // of the bytes of those scheduled at run time and of the training job
-        Time cost = estimatedEnd;
-        std::string origin = "the cost model's estimate of the plan";
-        for (size_t i = 0; i < scheduled.size(); i++)
-        {
-            if (scheduled[i])
-            {
-                cost = std::max(cost,
-                                NanoSeconds(p.collectives[i].startNs) +
-                                    StatsHelper::TransferBound(topo, p.collectives[i].bytes));
-                origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
-            }
-        }
-        if (job)
-        {
-            cost = std::max(cost, training.GetCostBound(topo, npus, p.iterations));
-            origin = "the plan's cost (the workload's compute and collective bytes)";
-        }
-        stats.LimitSimulatedTime(cost, origin);
-    }
+    stats.LimitSimulatedTime(cost, origin);
 
     std::unique_ptr<ProgressTicker> ticker;
     if (m_progress && !distributed)

@@ -219,6 +219,9 @@ def rate_cases(rng, run, runner, scale):
                                "4611686018427387904 10\n")
     big = run.write("rates-big.toml", base.replace(wl, os.path.join(run.tmp, "rates-big.txt")))
     run.run([runner, big, "--db", db], invalid=True, db=db, expect="simulated seconds")
+    coll = run.write("rates-big-coll.toml", 'mode = "flow"\n[topology]\nspec = "switch:2"\n'
+                     '[[collective]]\nbytes = 4611686018427387904\n')
+    run.run([runner, coll, "--db", db], invalid=True, db=db, expect="simulated seconds")
     # the memory guard of generated collectives in flight, which only the run reaches (80
     # overlapping all-reduces): the run ends 'error' with one line naming the layer
     layers = "".join("l%d -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 1048576 10\n" % i
