@@ -61,6 +61,8 @@ CollectiveHelper::SetService(const std::string& name, const AttributeValue& valu
 Ptr<CollectiveService>
 CollectiveHelper::Install(const tn_topology* topo, RoceHelper& roce)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_service, "CollectiveHelper::Install called twice");
     const uint32_t npus = tn_topology_npu_count(topo);
     for (uint32_t r = 0; r < npus; r++)
@@ -235,6 +237,8 @@ CollectiveHelper::Install(const NodeContainer& npus, const std::string& spec, st
 Ptr<CollectiveService>
 CollectiveHelper::Installed() const
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(!m_service, "CollectiveHelper: Install first");
     return m_service;
 }
@@ -258,6 +262,8 @@ CollectiveHelper::SetRouting(const std::string& name)
 void
 CollectiveHelper::SetRoutingMode(RoutingMode mode)
 {
+    // internal invariant: a study topology is only built with ecmp routing by its programs
+    // (p2p-study-*)
     NS_ABORT_MSG_IF(m_studyTopo && mode == PLANNED,
                     "CollectiveHelper: ordinary ns-3 nodes route by their own tables (ecmp only)");
     SetService("Routing", EnumValue(mode));
@@ -279,6 +285,7 @@ CollectiveHelper::GetRoutingName(RoutingMode mode)
 void
 CollectiveHelper::SetPriority(uint8_t priority)
 {
+    // internal invariant: the Priority attribute's checker takes 0..7 only; this is the C++ API
     NS_ABORT_MSG_IF(priority > 7, "CollectiveHelper::SetPriority: " << +priority << " > 7");
     SetService("Priority", UintegerValue(priority));
 }

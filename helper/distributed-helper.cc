@@ -300,6 +300,8 @@ DistributedHelper::SyncTick(int signal, bool* busy)
 #ifdef TN_MPI
     if (g_enabled)
     {
+        // internal invariant: SyncTick is called only under the granted engine (DistributedHelper
+        // picks it)
         NS_ABORT_MSG_IF(g_engine != "granted",
                         "DistributedHelper::SyncTick needs the granted engine");
         long long local[2] = {TnRankScheduler::HasEvents() ? 1 : 0,

@@ -40,6 +40,7 @@ NpuHelper::Install(const NodeContainer& npus)
 Ptr<NpuEndpoint>
 NpuHelper::GetEndpoint(uint32_t rank) const
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(rank >= m_endpoints.size(), "NpuHelper: no endpoint " << rank);
     return m_endpoints[rank];
 }

@@ -112,6 +112,8 @@ void
 RoceHelper::SelectCongestionControl(const std::string& cc)
 {
     RdmaNic::CongestionControlType type;
+    // internal invariant: names are checked where they enter (the CongestionControl attribute's
+    // checker, ScenarioConfig)
     NS_ABORT_MSG_IF(!RdmaNic::ParseCongestionControl(cc, &type),
                     "RoceHelper::SetCongestionControl: unknown congestion control '"
                         << cc << "' (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)");
@@ -350,14 +352,22 @@ RoceHelper::IsLocal(uint32_t id) const
 RoceFabricNodes
 RoceHelper::Install(const tn_topology* topo)
 {
+    // internal invariant: an API contract kept by the helpers and programs; no option or file
+    // reaches it
     NS_ABORT_MSG_IF(!topo, "RoceHelper::Install: null topology");
     uint32_t n = tn_topology_node_count(topo);
+    // internal invariant: the core refuses empty topologies (tn_topology_validate) before a fabric
+    // is built
     NS_ABORT_MSG_IF(n == 0, "RoceHelper::Install: empty topology");
+    // internal invariant: programs call RoceHelper::Check first, which refuses more than MAX_NODES
+    // nodes
     NS_ABORT_MSG_IF(n > MAX_NODES,
                     "RoceHelper::Install: " << n << " nodes; RoCE addresses allow " << MAX_NODES);
     const uint32_t ranks = DistributedHelper::GetSize();
     m_localRank = DistributedHelper::GetRank();
     const std::string bad = MakePartition(topo, ranks, &m_rankOfNode);
+    // internal invariant: the partition is checked where it enters (ScenarioConfig, ParsePartition)
+    // before Install
     NS_ABORT_MSG_IF(!bad.empty(), "RoceHelper::Install: " << bad);
     uint64_t lookahead = 0;
     tn_partition_cut(topo, m_rankOfNode.data(), nullptr, &lookahead);
@@ -404,6 +414,8 @@ RoceHelper::Install(const tn_topology* topo)
             continue; // second direction of a cable already built
         }
         const tn_link* ba = tn_topology_link(topo, ab->reverse);
+        // internal invariant: the core builds both directions of a cable from one line
+        // (tn_topology_add_link)
         NS_ABORT_MSG_IF(ab->rate_bps != ba->rate_bps || ab->latency_ns != ba->latency_ns,
                         "RoceHelper: asymmetric cable " << l);
         SetDeviceAttribute("DataRate", DataRateValue(DataRate(ab->rate_bps)));
@@ -411,6 +423,7 @@ RoceHelper::Install(const tn_topology* topo)
         NetDeviceContainer d = RoceLinkHelper::Install(f.nodes.Get(ab->src), f.nodes.Get(ab->dst));
         Ptr<RoceNetDevice> da = DynamicCast<RoceNetDevice>(d.Get(0));
         Ptr<RoceNetDevice> db = DynamicCast<RoceNetDevice>(d.Get(1));
+        // internal invariant: ports are numbered here in the topology's order
         NS_ABORT_MSG_IF(da->GetPortIndex() != ab->src_port || db->GetPortIndex() != ab->dst_port,
                         "RoceHelper: port numbering of cable " << l << " differs from topology");
         // error rate of a directed link: applied where it is received
@@ -538,7 +551,11 @@ RoceHelper::InstallFlow(const tn_topology* topo, RoceFabricNodes& f)
 Ipv4InterfaceContainer
 RoceHelper::InstallInternetStack()
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_fabric.npus.GetN() == 0, "RoceHelper::InstallInternetStack: Install first");
+    // internal invariant: an API contract kept by the helpers and programs; no option or file
+    // reaches it
     NS_ABORT_MSG_IF(m_mode != PACKET,
                     "RoceHelper::InstallInternetStack: the flow level carries no packets");
     InternetStackHelper stack;
@@ -547,6 +564,7 @@ RoceHelper::InstallInternetStack()
     {
         Ptr<Node> node = m_fabric.npus.Get(r);
         Ptr<RoceSwitch> sw = node->GetObject<RoceSwitch>();
+        // internal invariant: every NPU of a validated topology has a link
         NS_ABORT_MSG_IF(!sw || sw->GetNPorts() == 0,
                         "RoceHelper::InstallInternetStack: NPU rank " << r << " has no port");
         if (!node->GetObject<Ipv4>())
@@ -569,7 +587,10 @@ RoceHelper::InstallInternetStack()
 Ptr<RdmaNic>
 RoceHelper::GetNic(uint32_t rank) const
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(rank >= m_nics.size(), "RoceHelper::GetNic: no NPU rank " << rank);
+    // internal invariant: an API contract kept by the helpers and programs; no option or file
+    // reaches it
     NS_ABORT_MSG_IF(m_mode != PACKET,
                     "RoceHelper::GetNic: flow level has no RdmaNic (use GetTransport)");
     return DynamicCast<RdmaNic>(m_nics[rank]);
@@ -578,6 +599,7 @@ RoceHelper::GetNic(uint32_t rank) const
 Ptr<RdmaTransport>
 RoceHelper::GetTransport(uint32_t rank) const
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(rank >= m_nics.size(), "RoceHelper::GetTransport: no NPU rank " << rank);
     return m_nics[rank];
 }
@@ -585,6 +607,7 @@ RoceHelper::GetTransport(uint32_t rank) const
 Ptr<Node>
 RoceHelper::GetNode(uint32_t id) const
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(id >= m_fabric.nodes.GetN(), "RoceHelper::GetNode: no node " << id);
     return m_fabric.nodes.Get(id);
 }

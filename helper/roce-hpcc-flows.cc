@@ -135,6 +135,7 @@ ConfigureFabric(const RoceHpccConfig& config,
                            std::to_string(result->baseRtt.GetNanoSeconds()) + "ns") &&
              ok;
     }
+    // internal invariant: CheckConfig validated the switch settings before the fabric is built
     NS_ABORT_MSG_UNLESS(ok, "RoceHpccFlows: switch settings were validated before");
 }
 

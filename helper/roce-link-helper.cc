@@ -149,6 +149,8 @@ RoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
         ObjectFactory remoteFactory = m_channelFactory;
         remoteFactory.SetTypeId("ns3::RoceRemoteChannel");
         ch = remoteFactory.Create<RoceChannel>();
+        // internal invariant: RoceHelper builds every link with a latency of at least 1 ns (the
+        // core refuses 0)
         NS_ABORT_MSG_IF(ch->GetDelay().IsZero(),
                         "RoceLinkHelper: the link between node "
                             << a->GetId() << " (rank " << a->GetSystemId() << ") and node "
@@ -209,6 +211,8 @@ RoceLinkHelper::EnablePcapInternal(std::string prefix,
         explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, device);
     std::string error;
     // aborts on a file it cannot write, as PcapHelper::CreateFile does (RocePcapFiles reports)
+    // internal invariant: as ns-3's PcapHelper: the pcap programs check the folder is writable
+    // first
     NS_ABORT_MSG_UNLESS(OpenRocePcap(filename, device, &error), error);
 }
 

@@ -317,6 +317,36 @@ StartRecording(PointRun& run, tn_db* db, const std::string& path, std::string* e
     return true;
 }
 
+/// The plan's cost, the simulated time a run gets (times a margin): the cost model's end of the
+/// planned collectives, a bound of the bytes of those scheduled at run time and of the
+/// training job; origin says which.
+Time
+RunCost(const PointRun& run, std::string* origin)
+{
+    const ScenarioPoint& p = run.p;
+    Time cost = Seconds(0);
+    *origin = "the cost model's estimate of the plan";
+    for (size_t i = 0; i < run.made.size(); i++)
+    {
+        const Time start = NanoSeconds(p.collectives[i].startNs);
+        if (run.scheduled[i])
+        {
+            cost = std::max(cost, start + StatsHelper::TransferBound(run.topo, p.collectives[i].bytes));
+            *origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
+        }
+        else if (run.made[i])
+        {
+            cost = std::max(cost, start + run.made[i]->GetEstimatedTime());
+        }
+    }
+    if (run.job)
+    {
+        cost = std::max(cost, run.training.GetCostBound(run.topo, run.npus, p.iterations));
+        *origin = "the plan's cost (the workload's compute and collective bytes)";
+    }
+    return cost;
+}
+
 /// Start the job and the collectives at their times, and limit the simulated time to the
 /// plan's cost: the cost model's end of the planned collectives, a bound of the bytes of
 /// those scheduled at run time and of the training job.
@@ -350,23 +380,8 @@ StartWork(PointRun& run)
             std::max(run.estimatedEnd,
                      NanoSeconds(p.collectives[i].startNs) + run.made[i]->GetEstimatedTime());
     }
-    Time cost = run.estimatedEnd;
-    std::string origin = "the cost model's estimate of the plan";
-    for (size_t i = 0; i < run.scheduled.size(); i++)
-    {
-        if (run.scheduled[i])
-        {
-            cost = std::max(cost,
-                            NanoSeconds(p.collectives[i].startNs) +
-                                StatsHelper::TransferBound(run.topo, p.collectives[i].bytes));
-            origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
-        }
-    }
-    if (run.job)
-    {
-        cost = std::max(cost, run.training.GetCostBound(run.topo, run.npus, p.iterations));
-        origin = "the plan's cost (the workload's compute and collective bytes)";
-    }
+    std::string origin;
+    const Time cost = RunCost(run, &origin);
     run.stats.LimitSimulatedTime(cost, origin);
 }
 
@@ -457,7 +472,9 @@ CheckResults(PointRun& run, uint64_t* endNs, std::string* error)
         complete = complete && jobComplete;
         if (!jobComplete && error->empty())
         {
-            *error = "the training job did not complete";
+            // the job stopped the run (a collective it could not create), else it ran out
+            *error = run.job->GetError().empty() ? "the training job did not complete"
+                                                 : "the training job: " + run.job->GetError();
         }
         if (const uint64_t held = DistributedHelper::SumAll(run.job->GetHeldMessages()))
         {
@@ -523,7 +540,12 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         run.Abandon();
         return result;
     }
-    if (!StartRecording(run, db, path, &result.error))
+    // a size the readers take (up to 2^62 bytes) may still need more simulated time than a
+    // run can get through: refused before it is recorded
+    std::string origin;
+    const Time cost = RunCost(run, &origin);
+    result.error = StatsHelper::CheckRunLength(cost, NanoSeconds(p.sampleIntervalNs), origin);
+    if (!result.error.empty() || !StartRecording(run, db, path, &result.error))
     {
         run.Abandon();
         return result;

@@ -379,6 +379,8 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     {
         transport = roce.GetTransport(r);
     }
+    // internal invariant: an API contract kept by the helpers and programs; no option or file
+    // reaches it
     NS_ABORT_MSG_IF(fabric.nodes.GetN() != tn_topology_node_count(topo),
                     "StatsHelper: the RoceHelper did not install this topology");
     // flow level: a node's ports are the out-links of the fluid network
@@ -494,6 +496,22 @@ StatsHelper::LimitSimulatedTime(Time planCost, const std::string& origin)
     why << SIMULATED_TIME_FACTOR << " x " << origin << ", " << planCost.GetSeconds()
         << " s, at least 1 s";
     m_recorder->SetSimulatedTimeLimit(limit, why.str());
+}
+
+std::string
+StatsHelper::CheckRunLength(Time planCost, Time interval, const std::string& origin)
+{
+    const double ticks = planCost.GetSeconds() / std::max(interval.GetSeconds(), 1e-9);
+    if (ticks <= double(MAX_SAMPLE_TICKS))
+    {
+        return "";
+    }
+    std::ostringstream why;
+    why << "the run would last at least " << planCost.GetSeconds() << " simulated seconds ("
+        << origin << "), more than " << MAX_SAMPLE_TICKS << " sample intervals of "
+        << interval.GetSeconds()
+        << " s (StatsRecorder::SampleInterval): give smaller sizes or a longer sampling interval";
+    return why.str();
 }
 
 Time

@@ -178,6 +178,17 @@ class StatsHelper
 
     /// How many times its plan's cost a run may last in simulated time (LimitSimulatedTime).
     static constexpr uint32_t SIMULATED_TIME_FACTOR = 1000;
+    /// Sample intervals a run's plan cost may span (CheckRunLength).
+    static constexpr uint64_t MAX_SAMPLE_TICKS = UINT64_C(1000000000);
+
+    /**
+     * A run whose plan already costs more than MAX_SAMPLE_TICKS sample intervals of simulated
+     * time cannot end in a day of wall time: the samplers alone tick that often (a 2^62-byte
+     * all-reduce at 100 Gbit/s: 10^8 simulated seconds). Checked before the run is recorded.
+     * \param planCost the plan's cost or bound \param interval the sample interval
+     * \param origin what the cost is \return "" or the error
+     */
+    static std::string CheckRunLength(Time planCost, Time interval, const std::string& origin);
 
     /**
      * Limit the simulated time of the last Install's run (StatsRecorder::SetSimulatedTimeLimit)

@@ -228,6 +228,7 @@ TrainingHelper::SetJobAttribute(std::string name, const AttributeValue& value)
 void
 TrainingHelper::SetAlgorithm(tn_collective collective, const std::string& algorithm)
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(collective >= TN_COLL_COUNT, "TrainingHelper::SetAlgorithm: no collective");
     m_algorithm[collective] = algorithm;
 }

@@ -52,7 +52,8 @@ RunChakra(const std::string& input,
           const std::string& spec,
           const std::string& mode,
           bool network = true,
-          uint32_t iterations = 1)
+          uint32_t iterations = 1,
+          const std::string& algorithm = "")
 {
     ChakraRun out;
     tn_error err;
@@ -73,6 +74,10 @@ RunChakra(const std::string& input,
     TrainingHelper training;
     training.SetJobAttribute("Network", BooleanValue(network));
     training.SetJobAttribute("Iterations", UintegerValue(iterations));
+    for (int k = 0; k < TN_COLL_COUNT && !algorithm.empty(); k++)
+    {
+        training.SetAlgorithm(tn_collective(k), algorithm);
+    }
     Ptr<TrainingJob> job;
     if (chakra ? training.LoadChakra(input, &out.error) : training.Load(input, &out.error))
     {
@@ -400,6 +405,171 @@ class ChakraRefusalTestCase : public TnDataTestCase
     }
 };
 
+/** Each rank: a kernel of ops[r] cycles (none if 0), then a collective of all NPUs after it. */
+std::vector<std::vector<tn_chakra_node_spec>>
+KernelThenCollective(const std::vector<uint64_t>& ops, tn_collective kind, uint64_t bytes)
+{
+    static const uint64_t kernel = 1;
+    std::vector<std::vector<tn_chakra_node_spec>> ranks(ops.size());
+    for (size_t r = 0; r < ops.size(); r++)
+    {
+        tn_chakra_node_spec coll = NodeSpec(2, TN_CHAKRA_COMM_COLL_NODE);
+        coll.comm_type = tn_chakra_comm_type_of(kind);
+        coll.comm_size = bytes;
+        if (ops[r] > 0)
+        {
+            tn_chakra_node_spec comp = NodeSpec(kernel, TN_CHAKRA_COMP_NODE);
+            comp.has_num_ops = 1;
+            comp.num_ops = ops[r];
+            ranks[r].push_back(comp);
+            coll.data_deps = &kernel;
+            coll.data_dep_count = 1;
+        }
+        ranks[r].push_back(coll);
+    }
+    return ranks;
+}
+
+/**
+ * \ingroup training-net-tests
+ * Chakra jobs that used to abort (issue 42), each against a closed form or the same job with
+ * every NPU simulated:
+ *  - flow-symmetric: NPU 0 runs for all and ends its iteration at the ns of flow level with
+ *    every NPU; traces that differ, and a sub-group, are refused at set-up naming the node;
+ *  - a reduce whose root reaches it after the data (a 50 us kernel first): the root's part
+ *    ends when it starts, so its iteration is its kernel exactly, at packet and flow level;
+ *  - collectives planned at set-up: Swing, TACOS or MultiTree on a sub-group and ring2d on a
+ *    switch are refused before the run, naming the file and node;
+ *  - a kernel past TN_WORKLOAD_MAX_CYCLES (num_ops / OpsPerCycle) or duration_micros past a
+ *    second: refused, naming the node; the caps themselves run, as long as they say.
+ */
+class ChakraAbortsTestCase : public TnDataTestCase
+{
+  public:
+    ChakraAbortsTestCase()
+        : TnDataTestCase("Chakra: flow-symmetric, late reduce roots, plans and caps at set-up")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string sw = "switch:4,rate=100Gbps,latency=1us";
+        const std::string same = CreateTempDirFilename("same");
+        NS_TEST_ASSERT_MSG_EQ(
+            WriteTraces(
+                same,
+                KernelThenCollective({20000, 20000, 20000, 20000}, TN_COLL_ALL_REDUCE, 1 << 20)),
+            "",
+            "written");
+        const ChakraRun all = RunChakra(same, true, sw, "flow");
+        const ChakraRun one = RunChakra(same, true, sw, "flow-symmetric");
+        NS_TEST_ASSERT_MSG_EQ(all.error, "", "every NPU");
+        NS_TEST_ASSERT_MSG_EQ(one.error, "", "NPU 0 for all");
+        NS_TEST_EXPECT_MSG_EQ(one.complete, true, "flow-symmetric completes");
+        NS_TEST_EXPECT_MSG_GT(all.iterationNs[0], 20000.0, "kernel, then the all-reduce");
+        NS_TEST_EXPECT_MSG_EQ(one.iterationNs[0], all.iterationNs[0], "the same ns");
+        NS_TEST_EXPECT_MSG_EQ(one.iterationNs[1], -1.0, "NPU 1 is not simulated");
+        NS_TEST_EXPECT_MSG_EQ(one.collectives, 1u, "one all-reduce");
+
+        const std::string differ = CreateTempDirFilename("differ");
+        NS_TEST_ASSERT_MSG_EQ(
+            WriteTraces(
+                differ,
+                KernelThenCollective({20000, 20000, 30000, 20000}, TN_COLL_ALL_REDUCE, 4096)),
+            "",
+            "written");
+        const ChakraRun d = RunChakra(differ, true, sw, "flow-symmetric");
+        NS_TEST_EXPECT_MSG_NE(d.error.find("differ.2.et: node 1: on a symmetric flow network"),
+                              std::string::npos,
+                              d.error);
+        NS_TEST_EXPECT_MSG_EQ(RunChakra(differ, true, sw, "flow").error, "", "runs at flow level");
+
+        // the root (rank 0) of a reduce reaches it 50 us late: everything arrived before
+        const std::string late = CreateTempDirFilename("late");
+        NS_TEST_ASSERT_MSG_EQ(
+            WriteTraces(late, KernelThenCollective({50000, 0, 0, 0}, TN_COLL_REDUCE, 65536)),
+            "",
+            "written");
+        for (const char* mode : {"packet", "flow"})
+        {
+            const ChakraRun r = RunChakra(late, true, sw, mode);
+            NS_TEST_ASSERT_MSG_EQ(r.error, "", mode);
+            NS_TEST_EXPECT_MSG_EQ(r.complete, true, mode << ": complete");
+            NS_TEST_EXPECT_MSG_EQ(r.iterationNs[0], 50000.0, mode << ": the root's kernel alone");
+            NS_TEST_EXPECT_MSG_EQ(r.exposedNs[0], 0.0, mode << ": nothing left to wait for");
+            NS_TEST_EXPECT_MSG_GT(r.iterationNs[1], 5000.0, mode << ": 64 KiB sent");
+            NS_TEST_EXPECT_MSG_LT(r.iterationNs[1], 50000.0, mode << ": before the root");
+        }
+
+        // planned at set-up: a sub-group's plan that cannot be made, ring2d on a switch
+        const std::string sub = CreateTempDirFilename("sub");
+        std::vector<std::vector<tn_chakra_node_spec>> ranks(4);
+        const uint32_t group[] = {0, 1, 2};
+        for (uint32_t r = 0; r < 3; r++)
+        {
+            tn_chakra_node_spec coll = NodeSpec(5, TN_CHAKRA_COMM_COLL_NODE);
+            coll.comm_type = tn_chakra_comm_type_of(TN_COLL_ALL_REDUCE);
+            coll.comm_size = 4096;
+            coll.group = group;
+            coll.group_count = 3;
+            ranks[r].push_back(coll);
+        }
+        ranks[3].push_back(NodeSpec(5, TN_CHAKRA_COMP_NODE));
+        NS_TEST_ASSERT_MSG_EQ(WriteTraces(sub, ranks), "", "written");
+        for (const char* algorithm : {"swing", "tacos", "multitree"})
+        {
+            const ChakraRun r = RunChakra(sub, true, sw, "flow", true, 1, algorithm);
+            NS_TEST_EXPECT_MSG_NE(r.error.find("sub.0.et: node 5: "), std::string::npos, r.error);
+            NS_TEST_EXPECT_MSG_EQ(r.error.find('\n'), std::string::npos, "one line");
+        }
+        NS_TEST_EXPECT_MSG_EQ(RunChakra(sub, true, sw, "flow", true, 1, "ring").error,
+                              "",
+                              "ring runs on the sub-group");
+        const ChakraRun ring2d = RunChakra(same, true, sw, "flow", true, 1, "ring2d");
+        NS_TEST_EXPECT_MSG_NE(ring2d.error.find("same.0.et: node 2: "),
+                              std::string::npos,
+                              ring2d.error);
+
+        // caps: one cycle past TN_WORKLOAD_MAX_CYCLES, a second and a microsecond
+        const std::string over = CreateTempDirFilename("over");
+        NS_TEST_ASSERT_MSG_EQ(
+            WriteTraces(
+                over,
+                KernelThenCollective({TN_WORKLOAD_MAX_CYCLES + 1, 1}, TN_COLL_ALL_REDUCE, 64)),
+            "",
+            "written");
+        const ChakraRun o = RunChakra(over, true, "switch:2", "flow");
+        NS_TEST_EXPECT_MSG_NE(o.error.find("over.0.et: node 1: num_ops 1000000001"),
+                              std::string::npos,
+                              o.error);
+        const std::string cap = CreateTempDirFilename("cap");
+        NS_TEST_ASSERT_MSG_EQ(
+            WriteTraces(cap,
+                        KernelThenCollective({TN_WORKLOAD_MAX_CYCLES, 1}, TN_COLL_ALL_REDUCE, 64)),
+            "",
+            "written");
+        const ChakraRun c = RunChakra(cap, true, "switch:2", "flow", false);
+        NS_TEST_ASSERT_MSG_EQ(c.error, "", "the cap runs");
+        NS_TEST_EXPECT_MSG_EQ(c.iterationNs[0], 1e9, "10^9 cycles at 1 GHz: one second");
+        std::vector<std::vector<tn_chakra_node_spec>> slow(2);
+        for (uint64_t micros : {TN_CHAKRA_MAX_DURATION_MICROS + 1, UINT64_C(1) << 63})
+        {
+            for (auto& r : slow)
+            {
+                r = {NodeSpec(9, TN_CHAKRA_COMP_NODE)};
+                r[0].duration_micros = micros;
+            }
+            const std::string path = CreateTempDirFilename("slow");
+            NS_TEST_ASSERT_MSG_EQ(WriteTraces(path, slow), "", "written");
+            const ChakraRun s = RunChakra(path, true, "switch:2", "flow");
+            NS_TEST_EXPECT_MSG_NE(s.error.find("slow.0.et: node 9: duration_micros"),
+                                  std::string::npos,
+                                  s.error);
+        }
+    }
+};
+
 /**
  * \ingroup training-net-tests
  * A scenario's [training] chakra: the traces of Resnet-50 on 8 ACE NPUs at flow level record
@@ -495,6 +665,7 @@ class ChakraTestSuite : public TestSuite
         AddTestCase(new ChakraPointToPointTestCase, TestCase::QUICK);
         AddTestCase(new ChakraRefusalTestCase, TestCase::QUICK);
         AddTestCase(new ChakraScenarioTestCase, TestCase::QUICK);
+        AddTestCase(new ChakraAbortsTestCase, TestCase::QUICK);
     }
 };
 

@@ -477,6 +477,19 @@ read_node(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
         out->has_num_ops = find_attr(n, "num_ops") != NULL;
         s = get_uint(r, n, "num_ops", 0, 0, UINT64_MAX, &out->num_ops);
         s = s ? s : get_uint(r, n, "tensor_size", 0, 0, TN_BYTES_MAX, &out->tensor_size);
+        if (!s && !out->has_num_ops && n->duration_micros > TN_CHAKRA_MAX_DURATION_MICROS)
+        {
+            /* its time: capped as a text workload's compute (TN_WORKLOAD_MAX_CYCLES at
+               1 GHz), so that it cannot wrap a 64-bit time in ns or run for hours */
+            s = tn_error_set(r->err,
+                             TN_EPARSE,
+                             "%s: node %llu: duration_micros %llu is more than a kernel takes "
+                             "(%llu us, one second, as a text workload's compute)",
+                             r->file,
+                             id,
+                             (unsigned long long)n->duration_micros,
+                             (unsigned long long)TN_CHAKRA_MAX_DURATION_MICROS);
+        }
         break;
     case TN_CHAKRA_MEM_LOAD_NODE:
     case TN_CHAKRA_MEM_STORE_NODE:

@@ -13,7 +13,8 @@
  *   id, name, type, data_deps and ctrl_deps (ids of nodes of the same file), duration_micros,
  *   attributes (AttributeProto, any integer value type for the integers below):
  *   COMP_NODE       num_ops (cycles at OpsPerCycle of the runner; absent: duration_micros is
- *                   the time), tensor_size (bytes of memory the kernel moves; roofline)
+ *                   the time, at most TN_CHAKRA_MAX_DURATION_MICROS), tensor_size (bytes of
+ *                   memory the kernel moves; roofline)
  *   MEM_LOAD_NODE,  tensor_size: bytes moved at the NPU's memory bandwidth
  *   MEM_STORE_NODE
  *   COMM_COLL_NODE  comm_type (CollectiveCommType: ALL_REDUCE, REDUCE, ALL_GATHER, BROADCAST,
@@ -60,6 +61,11 @@
 extern "C"
 {
 #endif
+
+/** duration_micros of a COMP_NODE without num_ops, at most: one second, a text workload's
+    TN_WORKLOAD_MAX_CYCLES at 1 GHz. (num_ops is capped where OpsPerCycle is known: a kernel's
+    cycles, ChakraRunner, at most TN_WORKLOAD_MAX_CYCLES.) */
+#define TN_CHAKRA_MAX_DURATION_MICROS (TN_WORKLOAD_MAX_CYCLES / 1000)
 
     /** Chakra NodeType values (tn-chakra.proto). */
     enum

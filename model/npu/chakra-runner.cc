@@ -12,6 +12,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace ns3
 {
@@ -23,13 +24,15 @@ ChakraRunner::ChakraRunner(const std::vector<tn_chakra_trace*>& traces,
                            const std::vector<Ptr<NpuEndpoint>>& endpoints,
                            const Config& config,
                            IterationCallback iterationEnd,
-                           CreatedCallback created)
+                           CreatedCallback created,
+                           FailedCallback failed)
     : m_traces(traces),
       m_service(service),
       m_endpoints(endpoints),
       m_config(config),
       m_iterationEnd(iterationEnd),
-      m_created(created)
+      m_created(created),
+      m_failed(failed)
 {
 }
 
@@ -63,7 +66,20 @@ ChakraRunner::Setup(std::string* error)
         *error = err.message;
         return false;
     }
+    if (!CheckKernels(error))
+    {
+        return false;
+    }
     const uint32_t n = m_endpoints.size();
+    m_symmetric = m_config.network && m_service->IsSymmetric();
+    if (m_symmetric && !CheckSymmetric(error))
+    {
+        return false;
+    }
+    if (m_config.network && !CheckCommunication(error))
+    {
+        return false;
+    }
     m_ranks.resize(n);
     m_userStart.resize(n);
     m_users.resize(n);
@@ -83,6 +99,11 @@ ChakraRunner::Setup(std::string* error)
                      " has no CollectiveExecutor "
                      "(CollectiveHelper::Install)";
             return false;
+        }
+        if (m_symmetric && r > 0)
+        {
+            m_ranks[r].done = true; // NPU 0 stands for it (CheckSymmetric)
+            continue;
         }
         exec->TraceConnectWithoutContext("PartEnd",
                                          MakeCallback(&ChakraRunner::PartEnd, this).Bind(r));
@@ -116,10 +137,183 @@ ChakraRunner::Setup(std::string* error)
     return true;
 }
 
+bool
+ChakraRunner::CheckKernels(std::string* error) const
+{
+    // a kernel takes at most what a text workload's compute may (TN_WORKLOAD_MAX_CYCLES);
+    // beyond, ns-3's 64-bit time wraps or the run goes on for simulated hours
+    for (const tn_chakra_trace* t : m_traces)
+    {
+        for (uint32_t i = 0; i < tn_chakra_node_count(t); i++)
+        {
+            const tn_chakra_node* n = tn_chakra_node_at(t, i);
+            if (n->kind != TN_CHAKRA_COMPUTE || !n->has_num_ops)
+            {
+                continue;
+            }
+            const uint64_t cycles =
+                n->num_ops / m_config.opsPerCycle + (n->num_ops % m_config.opsPerCycle != 0);
+            if (cycles > TN_WORKLOAD_MAX_CYCLES)
+            {
+                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) +
+                         ": num_ops " + std::to_string(n->num_ops) + " is " +
+                         std::to_string(cycles) + " cycles at TrainingJob::OpsPerCycle " +
+                         std::to_string(m_config.opsPerCycle) + ", more than a kernel takes (" +
+                         std::to_string(TN_WORKLOAD_MAX_CYCLES) +
+                         " cycles, as a text workload's compute)";
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool
+ChakraRunner::CheckSymmetric(std::string* error) const
+{
+    // NPU 0 runs for all: every NPU must do what it does (its trace the same but for its
+    // rank), over collectives of all NPUs, as a text workload on a symmetric network
+    const std::string why = "on a symmetric flow network (FlowNetwork::Symmetric) ";
+    const uint32_t npus = m_endpoints.size();
+    for (uint32_t r = 0; r < npus; r++)
+    {
+        Ptr<CollectiveExecutor> exec = m_service->GetExecutor(r);
+        if (!exec || exec != m_endpoints[r]->GetObject<CollectiveExecutor>())
+        {
+            *error = why + "the job's NPU " + std::to_string(r) + " must be the topology's NPU " +
+                     std::to_string(r);
+            return false;
+        }
+    }
+    const tn_chakra_trace* first = m_traces[0];
+    for (uint32_t r = 0; r < npus; r++)
+    {
+        const tn_chakra_trace* t = m_traces[r];
+        if (tn_chakra_node_count(t) != tn_chakra_node_count(first))
+        {
+            *error = why +
+                     "NPU 0 runs for all, so every trace must be NPU 0's: " + tn_chakra_name(t) +
+                     " has " + std::to_string(tn_chakra_node_count(t)) + " nodes, " +
+                     tn_chakra_name(first) + " " + std::to_string(tn_chakra_node_count(first));
+            return false;
+        }
+        for (uint32_t i = 0; i < tn_chakra_node_count(t); i++)
+        {
+            const tn_chakra_node* n = tn_chakra_node_at(t, i);
+            const tn_chakra_node* m = tn_chakra_node_at(first, i);
+            const char* differs = nullptr;
+            if (n->kind == TN_CHAKRA_SEND || n->kind == TN_CHAKRA_RECV)
+            {
+                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
+                         why + "point-to-point nodes (COMM_SEND_NODE, COMM_RECV_NODE) do not run";
+                return false;
+            }
+            if (n->kind == TN_CHAKRA_COLLECTIVE && n->group && n->group_count < npus)
+            {
+                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
+                         why + "every collective spans all NPUs; its comm_group has " +
+                         std::to_string(n->group_count);
+                return false;
+            }
+            if (n->kind != m->kind || n->type != m->type)
+            {
+                differs = "type";
+            }
+            else if (n->has_num_ops != m->has_num_ops || n->num_ops != m->num_ops ||
+                     n->tensor_size != m->tensor_size ||
+                     (!n->has_num_ops && n->duration_micros != m->duration_micros))
+            {
+                differs = "num_ops, tensor_size or duration_micros";
+            }
+            else if (n->collective != m->collective || n->comm_bytes != m->comm_bytes)
+            {
+                differs = "comm_type or comm_size";
+            }
+            else if (n->dep_count != m->dep_count ||
+                     !std::equal(n->deps, n->deps + n->dep_count, m->deps))
+            {
+                differs = "dependencies";
+            }
+            if (differs)
+            {
+                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
+                         why +
+                         "NPU 0 runs for all, so every trace must be NPU 0's: it differs in " +
+                         differs + " from node " + std::to_string(m->id) + " of " +
+                         tn_chakra_name(first);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+tn_plan_request
+ChakraRunner::RequestOf(uint32_t rank, const tn_chakra_node* n, std::vector<uint32_t>* ranks) const
+{
+    const uint32_t npus = m_endpoints.size();
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.bytes = n->comm_bytes;
+    ranks->clear();
+    if (n->kind == TN_CHAKRA_COLLECTIVE)
+    {
+        request.collective = n->collective;
+        for (uint32_t m = 0; m < (n->group ? n->group_count : npus); m++)
+        {
+            ranks->push_back(n->group ? n->group[m] : m);
+        }
+    }
+    else
+    {
+        // a transfer: a broadcast from the sender in the group {sender, receiver}
+        const bool send = n->kind == TN_CHAKRA_SEND;
+        request.collective = TN_COLL_BROADCAST;
+        *ranks = {send ? rank : n->peer, send ? n->peer : rank};
+    }
+    request.algorithm = m_config.algorithm[request.collective].c_str();
+    return request;
+}
+
+bool
+ChakraRunner::CheckCommunication(std::string* error)
+{
+    // plan every distinct collective and transfer now, as TrainingJob::Setup does for a text
+    // workload: an algorithm that does not fit its group, or a symmetric network's refusal,
+    // is an error before the run, not when a rank reaches the node
+    std::set<std::tuple<int, uint64_t, std::vector<uint32_t>>> checked;
+    for (uint32_t r = 0; r < m_traces.size(); r++)
+    {
+        const tn_chakra_trace* t = m_traces[r];
+        for (uint32_t i = 0; i < tn_chakra_node_count(t); i++)
+        {
+            const tn_chakra_node* n = tn_chakra_node_at(t, i);
+            if (n->kind != TN_CHAKRA_COLLECTIVE && n->kind != TN_CHAKRA_SEND)
+            {
+                continue; // a receive is its send's transfer
+            }
+            std::vector<uint32_t> ranks;
+            const tn_plan_request request = RequestOf(r, n, &ranks);
+            if (ranks.size() < 2 ||
+                !checked.emplace(int(request.collective), request.bytes, ranks).second)
+            {
+                continue;
+            }
+            if (!m_service->Check(request, ranks, error))
+            {
+                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
+                         *error;
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 void
 ChakraRunner::Start()
 {
-    for (uint32_t r = 0; r < m_ranks.size(); r++)
+    for (uint32_t r = 0; r < (m_symmetric ? 1u : m_ranks.size()); r++)
     {
         Ptr<Node> node = m_endpoints[r]->GetObject<Node>();
         Simulator::ScheduleWithContext(node ? node->GetId() : 0,
@@ -334,7 +528,7 @@ ChakraRunner::CommunicationKey(uint32_t rank,
                                const tn_chakra_node* n,
                                std::vector<uint32_t>* ranks) const
 {
-    const uint32_t npus = m_ranks.size();
+    const uint32_t npus = m_endpoints.size();
     std::vector<uint64_t> key{m_ranks[rank].iteration, n->match};
     ranks->clear();
     if (n->kind == TN_CHAKRA_COLLECTIVE)
@@ -417,16 +611,12 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
 {
     const tn_chakra_node* n = tn_chakra_node_at(m_traces[rank], node);
     std::vector<uint32_t> ranks;
-    std::vector<uint64_t> key = CommunicationKey(rank, n, &ranks);
-    tn_plan_request request;
-    tn_plan_request_init(&request);
-    request.bytes = n->comm_bytes;
-    request.collective = n->kind == TN_CHAKRA_COLLECTIVE ? n->collective : TN_COLL_BROADCAST;
+    const tn_plan_request request = RequestOf(rank, n, &ranks);
+    const std::vector<uint64_t> key = CommunicationKey(rank, n, &ranks);
     if (n->kind == TN_CHAKRA_SEND)
     {
         m_sendReached[key] = Simulator::Now();
     }
-    request.algorithm = m_config.algorithm[request.collective].c_str();
     if (ranks.size() < 2)
     {
         m_ranks[rank].finished.push_back(node); // a group of one has nothing to exchange
@@ -442,11 +632,17 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
     {
         std::string error;
         c = m_service->Create(request, ranks, &error);
-        NS_ABORT_MSG_IF(!c,
-                        "TrainingJob: " << tn_chakra_name(m_traces[rank]) << ": node " << n->id
-                                        << ": " << error);
+        if (!c)
+        {
+            // planned at set-up (CheckCommunication): what is left is what holds at run
+            // time, the memory of the generated collectives in flight
+            m_failed(std::string(tn_chakra_name(m_traces[rank])) + ": node " +
+                     std::to_string(n->id) + ": " + error);
+            return;
+        }
         m_collectives[key] = c;
-        m_members[c->GetId()] = std::make_pair(uint32_t(ranks.size()), key);
+        // on a symmetric network NPU 0's part is the only one to end
+        m_members[c->GetId()] = std::make_pair(m_symmetric ? 1u : uint32_t(ranks.size()), key);
         c->SetParallelism(tn_chakra_serves_name(n->serves));
         m_created(c);
     }

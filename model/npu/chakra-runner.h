@@ -58,7 +58,8 @@ class NpuEndpoint;
  * to its end, that node's own latest dependency the wait before, and so on (a receive, then
  * the sequence-parallel all-gather it let start, say). A wait for a pipeline receive is a
  * bubble until its send was reached at the peer, and exposed PP communication after.
- * One process only: endpoints on other MPI ranks are refused.
+ * One process only: endpoints on other MPI ranks are refused. On a symmetric flow network
+ * (FlowNetwork::Symmetric) NPU 0 alone runs, for all NPUs, when every trace is NPU 0's.
  */
 class ChakraRunner
 {
@@ -76,20 +77,32 @@ class ChakraRunner
     typedef Callback<void, const TrainingIterationRecord&> IterationCallback;
     /// A collective was created (the job's CollectiveCreated).
     typedef Callback<void, Ptr<Collective>> CreatedCallback;
+    /// A collective could not be created at run time (the memory guard): why, naming the node.
+    typedef Callback<void, const std::string&> FailedCallback;
 
     /**
      * \param traces one per NPU, in rank order, checked together here (they must outlive the
      * runner) \param service the fabric's collective service \param endpoints the NPUs
      * \param config iterations, network, algorithms \param iterationEnd \param created
+     * \param failed called when a collective cannot be created (the node is then not issued)
      */
     ChakraRunner(const std::vector<tn_chakra_trace*>& traces,
                  Ptr<CollectiveService> service,
                  const std::vector<Ptr<NpuEndpoint>>& endpoints,
                  const Config& config,
                  IterationCallback iterationEnd,
-                 CreatedCallback created);
+                 CreatedCallback created,
+                 FailedCallback failed);
 
-    /** \param error set to why the traces cannot run here \return true when ready */
+    /**
+     * Checks the traces together (tn_chakra_check), every kernel's cycles against the text
+     * workloads' cap (TN_WORKLOAD_MAX_CYCLES), and plans every distinct collective and
+     * transfer (CollectiveService::Check), so that what cannot run is refused here.
+     * On a symmetric flow network NPU 0 runs for all: every trace must then be NPU 0's
+     * (same nodes, sizes and dependencies), every collective over all NPUs, no send or
+     * receive.
+     * \param error set to why the traces cannot run here \return true when ready
+     */
     bool Setup(std::string* error);
 
     /** Start every NPU's graph now. */
@@ -147,6 +160,13 @@ class ChakraRunner
     /// Charge [from, to) of a wait to what node n serves (a receive: bubble, then PP).
     void Charge(Rank& r, uint32_t n, Time from, Time to);
     void Forget(std::vector<uint64_t> key);
+    bool CheckKernels(std::string* error) const;
+    bool CheckSymmetric(std::string* error) const;
+    bool CheckCommunication(std::string* error);
+    /** The plan request of communication node n of rank and its group (*ranks). */
+    tn_plan_request RequestOf(uint32_t rank,
+                              const tn_chakra_node* n,
+                              std::vector<uint32_t>* ranks) const;
 
     std::vector<tn_chakra_trace*> m_traces;
     Ptr<CollectiveService> m_service;
@@ -154,6 +174,8 @@ class ChakraRunner
     Config m_config;
     IterationCallback m_iterationEnd;
     CreatedCallback m_created;
+    FailedCallback m_failed;
+    bool m_symmetric{false}; //!< NPU 0 runs for all (CheckSymmetric)
     std::vector<Rank> m_ranks;
     /// per trace: users of each node (CSR: m_userStart[t][i] .. m_userStart[t][i + 1])
     std::vector<std::vector<uint32_t>> m_userStart;

@@ -115,9 +115,11 @@ CollectiveExecutor::SetReductionTimeCallback(ReductionTimeCallback cb)
 void
 CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
 {
+    // internal invariant: CollectiveHelper::Install aggregates the transport first
     NS_ABORT_MSG_IF(!m_nic,
                     "CollectiveExecutor: no RdmaTransport (RdmaNic or FlowNic) on its node "
                     "(aggregate it first)");
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(rank >= collective->GetRanks() ||
                         collective->GetNode(rank) != m_nic->GetLocalId(),
                     "CollectiveExecutor of node " << m_nic->GetLocalId() << " is not rank " << rank
@@ -126,6 +128,7 @@ CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
     entry.collective = collective;
     entry.rank = rank;
     bool added = m_entries.emplace(collective->GetId(), std::move(entry)).second;
+    // internal invariant: CollectiveService gives each collective a new id
     NS_ABORT_MSG_IF(!added,
                     "CollectiveExecutor: collective id " << collective->GetId() << " added twice");
     if (m_held.count(collective->GetId()))
@@ -164,6 +167,9 @@ void
 CollectiveExecutor::Hold(const RdmaMessageRecord& record, uint32_t id)
 {
     m_held[id].push_back(record);
+    // internal invariant: in one process every member's part is added when the collective is
+    // created, so nothing is held; over MPI ranks TrainingJob creates a collective a message names
+    // (CreateNamed)
     NS_ABORT_MSG_IF(++m_heldCount > m_maxHeld,
                     "CollectiveExecutor of node "
                         << m_nic->GetLocalId() << ": more than " << m_maxHeld
@@ -209,14 +215,18 @@ void
 CollectiveExecutor::Start(Ptr<Collective> collective)
 {
     Entry* entry = Find(collective->GetId());
+    // internal invariant: CollectiveService::Create adds every part this process simulates,
+    // and the job or runner starts each once (a translate on a symmetric network never)
     NS_ABORT_MSG_IF(!entry || entry->started,
                     "CollectiveExecutor::Start: collective not added, or started twice");
     entry->started = true;
     collective->NotifyStart();
     m_partStartTrace(collective, entry->rank);
-    if (entry->doneEarly)
+    if (entry->ended)
     {
-        PartDone(entry); // a receiver whose data all came before it reached the collective
+        // a part that only receives (a reduce's root) got all its data before its rank
+        // reached the collective: it ends now, after its start
+        PartDone(entry);
         return;
     }
     if (collective->IsGenerated())
@@ -433,8 +443,7 @@ CollectiveExecutor::PartDone(Entry* entry)
 {
     if (!entry->started)
     {
-        // a part ends after it starts: the trace's listeners pair the two
-        entry->doneEarly = true;
+        entry->ended = true; // Start ends it: its end follows its start
         return;
     }
     // this node's part is over: tell the endpoint, keep no reference

@@ -135,7 +135,10 @@ CollectiveService::DoDispose()
 void
 CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_topo, "CollectiveService::Setup called twice");
+    // internal invariant: CollectiveHelper::Install passes the fabric it built from this topology
     NS_ABORT_MSG_IF(nodes.GetN() != tn_topology_node_count(topo),
                     "CollectiveService: " << nodes.GetN() << " nodes for a topology of "
                                           << tn_topology_node_count(topo));
@@ -153,6 +156,7 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
             continue;
         }
         Ptr<CollectiveExecutor> exec = node->GetObject<CollectiveExecutor>();
+        // internal invariant: CollectiveHelper::Install aggregates an executor to every NPU first
         NS_ABORT_MSG_IF(!exec || !exec->GetNic(),
                         "CollectiveService: NPU " << r << " has no CollectiveExecutor and "
                                                   << "RdmaTransport");
@@ -264,6 +268,7 @@ CollectiveService::SetRoutingMode(RoutingMode mode)
 void
 CollectiveService::SetPriority(uint8_t priority)
 {
+    // internal invariant: the Priority attribute's checker takes 0..7 only; this is the C++ API
     NS_ABORT_MSG_IF(priority > 7, "CollectiveService::SetPriority: " << +priority << " > 7");
     m_priority = priority;
 }
@@ -328,6 +333,7 @@ CollectiveService::IsScheduler(const std::string& name)
 Ptr<CollectiveExecutor>
 CollectiveService::GetExecutor(uint32_t rank) const
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(rank >= m_executors.size(), "CollectiveService: no NPU rank " << rank);
     return m_executors[rank];
 }
@@ -533,6 +539,8 @@ CollectiveService::Prepare(const tn_plan_request& request,
                            Prepared* out,
                            std::string* error)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
     const uint32_t npus = tn_topology_npu_count(m_topo);
     std::vector<uint32_t>& ranks = out->ranks;
@@ -630,8 +638,11 @@ CollectiveService::Create(const tn_plan_request& request,
     const std::shared_ptr<const Plan>& plan = prepared.plan;
     const tn_symmetry* symmetry = prepared.symmetry;
     // ids name collectives in R_Keys whose two top bits mark notifications and control
+    // internal invariant: TrainingJob::ReserveIds and the programs' collective counts stay far
+    // below 2^30; a C++ loop creating more is a bug of its own
     NS_ABORT_MSG_IF(m_nextId >= CollectiveExecutor::CONTROL_KEY_BIT,
                     "CollectiveService: more than 2^30 collectives");
+    // internal invariant: ids come from ReserveIds
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
@@ -650,7 +661,7 @@ CollectiveService::Create(const tn_plan_request& request,
     Ptr<Collective> c = CreateObject<Collective>();
     if (symmetry)
     {
-        c->SetSymmetry(symmetry, ranks);
+        c->SetSymmetry(symmetry, ranks, m_symmetricSlack);
     }
     if (plan->program)
     {
@@ -1036,16 +1047,35 @@ CollectiveService::Run(tn_collective collective,
     request.root = root;
     std::string error;
     Ptr<Collective> c = Create(request, {}, &error);
+    // internal invariant: Run and RunScheduled are the C++ shortcuts for requests their caller
+    // checked (Check); programs use Create and print its error
     NS_ABORT_MSG_IF(!c, "CollectiveService: " << error);
     c->SetDoneCallback(done);
     Start(c);
     return c;
 }
 
+bool
+CollectiveService::CheckScheduled(const tn_plan_request& request,
+                                  const std::string& scheduler,
+                                  std::string* error)
+{
+    return BuildScheduled(request, scheduler, true, error) != nullptr;
+}
+
 Ptr<ThemisCollective>
 CollectiveService::CreateScheduled(const tn_plan_request& request,
                                    const std::string& scheduler,
                                    std::string* error)
+{
+    return BuildScheduled(request, scheduler, false, error);
+}
+
+Ptr<ThemisCollective>
+CollectiveService::BuildScheduled(const tn_plan_request& request,
+                                  const std::string& scheduler,
+                                  bool check,
+                                  std::string* error)
 {
     if (m_distributed)
     {
@@ -1060,14 +1090,18 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
     }
     ThemisCollective::Policy policy = ThemisCollective::SCF;
     bool baseline = false;
-    NS_ABORT_MSG_IF(!ThemisCollective::ParseSchedulerName(scheduler, &policy, &baseline),
-                    "CollectiveService: no scheduler " << scheduler);
+    if (!ThemisCollective::ParseSchedulerName(scheduler, &policy, &baseline))
+    {
+        *error = "Scheduler '" + scheduler + "' is not " + ThemisCollective::ListSchedulerNames();
+        return nullptr;
+    }
+    // internal invariant: CollectiveHelper::Install sets the service up before any use
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
     const uint32_t chunks = request.chunks ? request.chunks : TN_THEMIS_DEFAULT_CHUNKS;
     const uint32_t active =
         request.themis.active_chunks_per_dim ? request.themis.active_chunks_per_dim : 1;
     Ptr<ThemisCollective> themis = CreateObject<ThemisCollective>();
-    if (!themis->Setup(m_nextId++,
+    if (!themis->Setup(check ? m_nextId : m_nextId++,
                        m_topo,
                        request.collective,
                        request.bytes,
@@ -1100,17 +1134,26 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
                 sub.algorithm = algorithm;
                 sub.bytes = themis->GetPhaseBytes(c, k, leader);
                 sub.memory_limit = request.memory_limit;
-                Ptr<Collective> phase = Create(sub, themis->GetGroup(leader, dim), error);
-                if (!phase)
+                Ptr<Collective> phase;
+                if (check ? !Check(sub, themis->GetGroup(leader, dim), error)
+                          : !(phase = Create(sub, themis->GetGroup(leader, dim), error)))
                 {
                     *error = "chunk " + std::to_string(c) + " phase " + std::to_string(k) +
                              " (dim " + std::to_string(dim) + ", group of NPU " +
                              std::to_string(leader) + "): " + *error;
                     return nullptr;
                 }
-                themis->SetPhaseCollective(c, k, leader, phase);
+                if (!check)
+                {
+                    themis->SetPhaseCollective(c, k, leader, phase);
+                }
             }
         }
+    }
+    if (check)
+    {
+        themis->Dispose();
+        return themis; // planned, not installed: the caller only asks whether it can be
     }
     std::vector<uint32_t> nodes(m_executors.size());
     for (uint32_t r = 0; r < nodes.size(); r++)
@@ -1155,6 +1198,8 @@ CollectiveService::RunScheduled(tn_collective collective,
     request.themis.active_chunks_per_dim = 4;
     std::string error;
     Ptr<ThemisCollective> c = CreateScheduled(request, m_scheduler, &error);
+    // internal invariant: Run and RunScheduled are the C++ shortcuts for requests their caller
+    // checked (Check); programs use Create and print its error
     NS_ABORT_MSG_IF(!c, "CollectiveService: " << error);
     c->SetDoneCallback(done);
     Start(c);

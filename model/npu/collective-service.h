@@ -277,6 +277,16 @@ class CollectiveService : public Object
                                           std::string* error);
 
     /**
+     * Whether CreateScheduled would create this collective now, planned without creating
+     * anything (a training job's set-up, TrainingJob::Setup): the same refusals and errors.
+     * \param request the request \param scheduler its name \param error set to why not
+     * \return true when it can be created
+     */
+    bool CheckScheduled(const tn_plan_request& request,
+                        const std::string& scheduler,
+                        std::string* error);
+
+    /**
      * Start a scheduled collective: each NPU starts its part after `delay`, in its own
      * node's context.
      * \param collective the collective \param delay from now
@@ -451,6 +461,11 @@ class CollectiveService : public Object
     std::unordered_map<uint32_t, uint64_t> m_heldOps;
     /// A generated collective freed its programs.
     void ProgramsFreed(uint32_t id);
+    /** CreateScheduled (check false) and CheckScheduled (check true, nothing installed). */
+    Ptr<ThemisCollective> BuildScheduled(const tn_plan_request& request,
+                                         const std::string& scheduler,
+                                         bool check,
+                                         std::string* error);
     /**
      * The memory guard of generated collectives: the ops held by the collectives in flight
      * plus `ops` more, at Collective::HELD_OP_BYTES each, against the request's memory limit.

@@ -102,7 +102,10 @@ Collective::SetupProgram(uint32_t id,
                          uint8_t priority,
                          uint32_t window)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_schedule || m_program, "Collective: set up twice");
+    // internal invariant: CollectiveService passes the program's own group
     NS_ABORT_MSG_IF(!program || nodes.size() != tn_program_ranks(program.get()),
                     "Collective::SetupProgram: " << nodes.size() << " nodes for the program's "
                                                  << (program ? tn_program_ranks(program.get()) : 0)
@@ -142,6 +145,7 @@ Collective::SetupProgram(uint32_t id,
             OpenWindow(run, run.streams[0]);
             rp = &run.streams[0].w->rp;
         }
+        // internal invariant: the program was generated and verified for these ranks when planned
         NS_ABORT_MSG_IF(tn_program_rank(m_program.get(), r, rp, &err) != TN_OK,
                         "Collective::SetupProgram: rank " << r << ": " << err.message);
         run.count = rp->count;
@@ -203,6 +207,8 @@ Collective::SetupProgram(uint32_t id,
         m_transferCount += run.sends;
     }
     tn_rank_program_free(&whole);
+    // internal invariant: tn_program_transfers was checked against the 32-bit id space when planned
+    // (tn_plan's transfer limit)
     NS_ABORT_MSG_IF(m_transferCount > UINT32_MAX,
                     "Collective::SetupProgram: " << m_transferCount
                                                  << " transfers: more than 2^32 in one collective");
@@ -231,15 +237,30 @@ Collective::SetupProgram(uint32_t id,
     }
 }
 
-void
-Collective::SetSymmetry(const tn_symmetry* symmetry, std::vector<uint32_t> npuOfRank)
+bool
+Collective::IsPlannedLength(uint64_t bytes, uint64_t planned) const
 {
+    // on a symmetric network the message is NPU 0's own send moved by a translation, whose
+    // length stands for the translate's within CollectiveService::SymmetricLengthSlack
+    return bytes == planned ||
+           (m_symmetry && (bytes > planned ? bytes - planned : planned - bytes) <= m_lengthSlack);
+}
+
+void
+Collective::SetSymmetry(const tn_symmetry* symmetry,
+                        std::vector<uint32_t> npuOfRank,
+                        uint64_t lengthSlack)
+{
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_schedule || m_program, "Collective::SetSymmetry: after SetupProgram");
     m_symmetry = symmetry;
+    m_lengthSlack = lengthSlack;
     m_npuOfRank = std::move(npuOfRank);
     m_rankOfNpu.assign(m_npuOfRank.size(), UINT32_MAX);
     for (uint32_t r = 0; r < m_npuOfRank.size(); r++)
     {
+        // internal invariant: CollectiveService passes the topology's NPU ranks
         NS_ABORT_MSG_IF(m_npuOfRank[r] >= m_rankOfNpu.size(),
                         "Collective::SetSymmetry: rank " << r << " on NPU " << m_npuOfRank[r]
                                                          << " of " << m_rankOfNpu.size());
@@ -270,6 +291,7 @@ Collective::FillWindow(uint32_t rank,
             s.sendsBefore += s.w->rp.ops[i - oldFirst].send;
         }
         tn_error err;
+        // internal invariant: the program was generated and verified for these ranks when planned
         NS_ABORT_MSG_IF(tn_program_rank_window(m_program.get(),
                                                rank,
                                                first,
@@ -444,6 +466,8 @@ Collective::FillWindow(uint32_t rank,
                 s.w->groupMatch[g] = o.match;
             }
             const uint64_t k = static_cast<uint64_t>(o.match) - s.w->groupMatch[g];
+            // internal invariant: matches of a generated program are dense per group (tn_program
+            // contract)
             NS_ABORT_MSG_IF(
                 o.match < s.w->groupMatch[g] || k >= s.w->groupStart[g + 1] - s.w->groupStart[g] ||
                     s.w->groupOps[s.w->groupStart[g] + k] != UINT32_MAX,
@@ -471,8 +495,9 @@ Collective::FillWindow(uint32_t rank,
                 st.times[1] = kept->second.lastNs;
                 st.transfer = kept->second.transfer;
                 st.sentNs = kept->second.sentNs;
-                m_deliveredBytes += kept->second.bytes;
-                m_sizeMismatches += kept->second.bytes != o.length;
+                const bool planned = IsPlannedLength(kept->second.bytes, o.length);
+                m_deliveredBytes += planned ? o.length : kept->second.bytes;
+                m_sizeMismatches += !planned;
                 if (arrived)
                 {
                     arrived->push_back(first + i);
@@ -823,8 +848,9 @@ Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t
     o.times[1] = Simulator::Now().GetTimeStep();
     const tn_program_op& p = s.w->rp.ops[op - s.w->rp.first];
     TakeSend(rank, p.peer, p.match, &o.transfer, &o.sentNs);
-    m_deliveredBytes += bytes;
-    if (bytes != p.length)
+    const bool planned = IsPlannedLength(bytes, p.length);
+    m_deliveredBytes += planned ? p.length : bytes;
+    if (!planned)
     {
         ++m_sizeMismatches;
     }
@@ -953,14 +979,19 @@ Collective::Setup(uint32_t id,
                   std::vector<uint8_t> lanes,
                   uint8_t priority)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_schedule, "Collective::Setup called twice");
     const tn_schedule* schedule = shared.get();
+    // internal invariant: CollectiveService passes finalized, verified schedules
     NS_ABORT_MSG_IF(!schedule || !tn_schedule_is_finalized(schedule),
                     "Collective::Setup: the schedule must be finalized");
+    // internal invariant: CollectiveService passes the schedule's own group
     NS_ABORT_MSG_IF(nodes.size() != tn_schedule_ranks(schedule),
                     "Collective::Setup: " << nodes.size() << " nodes for "
                                           << tn_schedule_ranks(schedule) << " ranks");
     const uint32_t count = tn_schedule_count(schedule);
+    // internal invariant: AssignLanes gives one lane per transfer
     NS_ABORT_MSG_IF(!lanes.empty() && lanes.size() != count,
                     "Collective::Setup: lanes for " << lanes.size() << " of " << count
                                                     << " transfers");
@@ -1218,12 +1249,17 @@ Collective::NotifyReady(uint32_t transfer)
 void
 Collective::SetLocalRanks(const std::vector<bool>& local)
 {
+    // internal invariant: CollectiveService passes one flag per rank
     NS_ABORT_MSG_IF(local.size() != m_nodes.size(),
                     "Collective::SetLocalRanks: " << local.size() << " flags for " << m_nodes.size()
                                                   << " ranks");
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_started, "Collective::SetLocalRanks: already started");
     // a windowed receiver takes its transfer's number from the sender's in-flight entry,
     // which only the sender's process has
+    // internal invariant: the distributed programs refuse ProgramWindow over MPI ranks first
+    // (doc/distributed.rst)
     NS_ABORT_MSG_IF(m_window > 0 && std::find(local.begin(), local.end(), false) != local.end(),
                     "Collective " << m_id
                                   << ": CollectiveService::ProgramWindow > 0 is not supported "

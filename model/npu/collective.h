@@ -192,8 +192,12 @@ class Collective : public Object
      * before SetupProgram.
      * \param symmetry the translations (outlives the collective: the flow network's)
      * \param npuOfRank the NPU rank (topology rank) of each rank of the collective
+     * \param lengthSlack bytes by which a receive may differ from the translated send that
+     * stands for it (CollectiveService::SymmetricLengthSlack): such a message counts as planned
      */
-    void SetSymmetry(const tn_symmetry* symmetry, std::vector<uint32_t> npuOfRank);
+    void SetSymmetry(const tn_symmetry* symmetry,
+                     std::vector<uint32_t> npuOfRank,
+                     uint64_t lengthSlack = 0);
 
     /** \param rank a rank \return whether it runs (all do, but in a symmetric collective) */
     bool IsSimulated(uint32_t rank) const
@@ -788,8 +792,12 @@ class Collective : public Object
     std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
     const tn_symmetry* m_symmetry{nullptr};            //!< SetSymmetry: one rank runs for all
     uint32_t m_repRank{0};                             //!< the rank on NPU 0 (SetSymmetry)
-    std::vector<uint32_t> m_npuOfRank;                 //!< SetSymmetry
-    std::vector<uint32_t> m_rankOfNpu;                 //!< SetSymmetry
+    /// SetSymmetry: bytes by which a receive's length may differ from its translated send's
+    uint64_t m_lengthSlack{0};
+    /** \return whether a message of `bytes` is the planned op of `planned` bytes */
+    bool IsPlannedLength(uint64_t bytes, uint64_t planned) const;
+    std::vector<uint32_t> m_npuOfRank; //!< SetSymmetry
+    std::vector<uint32_t> m_rankOfNpu; //!< SetSymmetry
     uint64_t m_transferCount{0};
     uint64_t m_plannedBytes{0};
     std::vector<uint32_t> m_nodes;

@@ -16,6 +16,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -100,6 +101,25 @@ NpuEndpoint::GetConfigError() const
                    std::to_string(rate.second) + "bps is below the lowest rate a fabric takes (" +
                    std::to_string(RoceNetDevice::MIN_DATA_RATE_BPS) + "bps, 1Gbps)";
         }
+    }
+    // the NIC's injection rate derived from the memory (LimitInjection) must be one a fabric
+    // takes too, else RdmaNic refuses it when the fabric is built, after the run is recorded
+    const double perByte = m_engine == ACE ? m_aceMemoryPerByte : m_baselineMemoryPerByte;
+    if (perByte > 0 && static_cast<double>(m_memoryBandwidth.GetBitRate()) / perByte <
+                           static_cast<double>(RoceNetDevice::MIN_DATA_RATE_BPS))
+    {
+        const char* share =
+            m_engine == ACE ? "AceMemoryPerNetworkByte" : "BaselineMemoryPerNetworkByte";
+        return "ns3::NpuEndpoint::MemoryBandwidth " +
+               std::to_string(m_memoryBandwidth.GetBitRate()) + "bps leaves the NIC " +
+               std::to_string(static_cast<uint64_t>(
+                   static_cast<double>(m_memoryBandwidth.GetBitRate()) / perByte)) +
+               "bps to inject (MemoryBandwidth / " + share +
+               "), below the lowest rate a fabric takes (" +
+               std::to_string(RoceNetDevice::MIN_DATA_RATE_BPS) + "bps): give at least " +
+               std::to_string(static_cast<uint64_t>(
+                   std::ceil(perByte * static_cast<double>(RoceNetDevice::MIN_DATA_RATE_BPS)))) +
+               "bps";
     }
     if (m_clockRate < MIN_CLOCK_RATE_HZ)
     {

@@ -93,7 +93,10 @@ ThemisCollective::Setup(uint32_t id,
                         bool baseline,
                         std::string* error)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_ranks, "ThemisCollective::Setup called twice");
+    // internal invariant: CollectiveService ids stay below 2^30 (CollectiveService::Create)
     NS_ABORT_MSG_IF(id & (CONTROL_KEY_BIT | CollectiveExecutor::NOTIFY_KEY_BIT),
                     "ThemisCollective: id " << id << " too large");
     if (collective != TN_COLL_ALL_REDUCE && collective != TN_COLL_REDUCE_SCATTER &&
@@ -369,6 +372,8 @@ ThemisCollective::SetPhaseCollective(uint32_t chunk,
                                      Ptr<Collective> collective)
 {
     const uint32_t index = RecordIndex(chunk, phase, leader);
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_subs[index], "ThemisCollective: chunk-phase set twice");
     m_subs[index] = collective;
     m_records[index].collective = collective->GetId();
@@ -379,10 +384,12 @@ void
 ThemisCollective::Install(const std::vector<Ptr<CollectiveExecutor>>& executors,
                           const std::vector<uint32_t>& nodes)
 {
+    // internal invariant: CollectiveService::CreateScheduled passes all NPUs
     NS_ABORT_MSG_IF(executors.size() != m_ranks || nodes.size() != m_ranks,
                     "ThemisCollective::Install: one executor and node per NPU");
     for (const Ptr<Collective>& c : m_subs)
     {
+        // internal invariant: CreateScheduled sets every chunk-phase before Install
         NS_ABORT_MSG_IF(!c, "ThemisCollective::Install: a chunk-phase has no sub-collective");
     }
     m_executors = executors;
@@ -416,6 +423,8 @@ ThemisCollective::Detach()
 void
 ThemisCollective::StartRank(uint32_t rank)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_nics.empty(), "ThemisCollective: Install before Start");
     if (!m_started)
     {
@@ -469,6 +478,7 @@ ThemisCollective::Received(const RdmaMessageRecord& message)
     NS_ASSERT(it != m_rankOfNode.end());
     const uint32_t rank = it->second;
     const uint32_t record = message.immediate & ~START_BIT;
+    // internal invariant: control messages are this collective's own, numbered by it
     NS_ABORT_MSG_IF(record >= m_records.size(),
                     "ThemisCollective " << m_id << ": control message names no chunk-phase");
     if (message.immediate & START_BIT)

@@ -214,7 +214,8 @@ TrainingJob::SetupChakra(const std::vector<tn_chakra_trace*>& traces,
                                               endpoints,
                                               config,
                                               MakeCallback(&TrainingJob::ChakraIterationEnd, this),
-                                              MakeCallback(&TrainingJob::ChakraCreated, this));
+                                              MakeCallback(&TrainingJob::ChakraCreated, this),
+                                              MakeCallback(&TrainingJob::Fail, this));
     if (!m_chakra->Setup(error))
     {
         m_chakra.reset();
@@ -227,8 +228,21 @@ TrainingJob::SetupChakra(const std::vector<tn_chakra_trace*>& traces,
     for (uint32_t r = 0; r < endpoints.size(); r++)
     {
         m_npus[r].rank = r;
+        // on a symmetric flow network NPU 0 runs for all (ChakraRunner::CheckSymmetric)
+        m_local[r] = r == 0 || !m_network || !service->IsSymmetric();
     }
     return true;
+}
+
+void
+TrainingJob::Fail(const std::string& error)
+{
+    NS_LOG_WARN("the job stops: " << error);
+    if (m_error.empty())
+    {
+        m_error = error;
+        Simulator::Stop();
+    }
 }
 
 void
@@ -388,6 +402,7 @@ TrainingJob::DecodeId(uint32_t id,
 void
 TrainingJob::SetAlgorithm(tn_collective collective, const std::string& algorithm)
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(collective >= TN_COLL_COUNT, "TrainingJob::SetAlgorithm: no collective");
     m_algorithm[collective] = algorithm;
 }
@@ -400,6 +415,8 @@ TrainingJob::Start()
         m_chakra->Start();
         return;
     }
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(!m_workload, "TrainingJob: Setup first");
     for (uint32_t r = 0; r < m_npus.size(); r++)
     {
@@ -445,6 +462,7 @@ TrainingJob::GetHeldMessages() const
 const std::vector<TrainingIterationRecord>&
 TrainingJob::GetIterations(uint32_t rank) const
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(rank >= m_npus.size(), "TrainingJob: no NPU " << rank);
     return m_npus[rank].log;
 }
@@ -599,9 +617,14 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
                 ++m_scheduledCreated;
                 m_scheduledTrace(op);
             }
-            NS_ABORT_MSG_IF(!op,
-                            "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": "
-                                                  << error);
+            if (!op)
+            {
+                // CheckCollectives took the scheduler's refusals at set-up; what is left
+                // depends on the run (the memory of the collectives in flight)
+                m_scheduledOps.erase(key);
+                Fail(std::string("layer ") + l->name + " " + tn_pass_name(pass) + ": " + error);
+                return false;
+            }
             op->StartRank(rank);
         }
         else
@@ -611,6 +634,10 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
             Ptr<Collective> c = it != m_collectives.end()
                                     ? it->second
                                     : CreateCollective(n.iteration, layer, keyPass, k, rank);
+            if (!c)
+            {
+                return false; // Fail stopped the run
+            }
             m_endpoints[rank]->GetObject<CollectiveExecutor>()->Start(c);
         }
         if (blocking)
@@ -723,9 +750,20 @@ TrainingJob::CheckCollectives(std::string* error)
         const std::vector<uint32_t> ranks = GroupOf(slot.layer, pass, 0).Ranks();
         for (uint32_t part = 0; part < slot.parts; part++)
         {
-            const tn_plan_request request = RequestOf(slot.layer, pass, part);
-            if (!IsScheduled(request.collective, ranks.size()) &&
-                !m_service->Check(request, ranks, error))
+            tn_plan_request request = RequestOf(slot.layer, pass, part);
+            bool ok = true;
+            if (IsScheduled(request.collective, ranks.size()))
+            {
+                // as IssuePass asks for it: a symmetric network or MPI ranks refuse Themis
+                request.chunks = m_themisChunks;
+                request.themis.active_chunks_per_dim = m_themisActive;
+                ok = m_service->CheckScheduled(request, m_scheduler, error);
+            }
+            else
+            {
+                ok = m_service->Check(request, ranks, error);
+            }
+            if (!ok)
             {
                 *error = std::string("layer ") +
                          tn_workload_layer_at(m_workload, slot.layer)->name + " " +
@@ -760,8 +798,13 @@ TrainingJob::CreateCollective(uint32_t iteration,
         ranks,
         &error,
         IdOf(iteration, layer, keyPass, part, members.first, members.stride, members.count));
-    NS_ABORT_MSG_IF(!c,
-                    "TrainingJob: layer " << l->name << " " << tn_pass_name(pass) << ": " << error);
+    if (!c)
+    {
+        // planned at set-up (CheckCollectives): what is left is what holds at run time, the
+        // memory guard of the generated collectives in flight
+        Fail(std::string("layer ") + l->name + " " + tn_pass_name(pass) + ": " + error);
+        return nullptr;
+    }
     std::vector<uint32_t> key{iteration,
                               layer,
                               static_cast<uint32_t>(keyPass),
@@ -792,7 +835,10 @@ TrainingJob::CreateNamed(uint32_t id)
     {
         return false; // not the job's, or created here before (its members here are done)
     }
-    CreateCollective(iteration, layer, keyPass, part, first);
+    if (!CreateCollective(iteration, layer, keyPass, part, first))
+    {
+        return false; // Fail stopped the run
+    }
     ++m_createdForMessages;
     NS_LOG_INFO("collective " << id << " created for a message, before any NPU here reached it");
     return true;

@@ -174,6 +174,16 @@ class TrainingJob : public Object
     /** \return true when every NPU finished every iteration */
     bool IsComplete() const;
 
+    /**
+     * \return "" or why the job stopped the simulation: a collective that could be planned
+     * at set-up but not created when reached (the memory guard of the generated collectives
+     * in flight, CollectiveService::ProgramWindow), naming the layer or Chakra node
+     */
+    const std::string& GetError() const
+    {
+        return m_error;
+    }
+
     /** \param rank NPU \return its iteration records so far */
     const std::vector<TrainingIterationRecord>& GetIterations(uint32_t rank) const;
 
@@ -436,6 +446,9 @@ class TrainingJob : public Object
     uint64_t m_opsPerCycle{1};
     void ChakraIterationEnd(const TrainingIterationRecord& record);
     void ChakraCreated(Ptr<Collective> collective);
+    /** Record the first error and stop the simulation: the job cannot go on (GetError). */
+    void Fail(const std::string& error);
+    std::string m_error; //!< GetError
     TracedCallback<const TrainingIterationRecord&> m_iterationTrace;
     TracedCallback<const TrainingLayerRecord&> m_layerTrace;
 };

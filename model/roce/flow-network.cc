@@ -72,14 +72,18 @@ FlowNetwork::DoDispose()
 void
 FlowNetwork::Build(const tn_topology* topo)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_topo, "FlowNetwork::Build: called twice");
     tn_error err{};
     // a copy of the nodes and cables: the routes keep a pointer to their topology
+    // internal invariant: only allocation can fail here: a copy of a validated topology
     NS_ABORT_MSG_IF(tn_topology_create(&m_topo, &err) != TN_OK, "FlowNetwork: " << err.message);
     const uint32_t n = tn_topology_node_count(topo);
     for (uint32_t v = 0; v < n; ++v)
     {
         uint32_t id = 0;
+        // internal invariant: only allocation can fail here: a copy of a validated topology
         NS_ABORT_MSG_IF(
             tn_topology_add_nodes(m_topo, tn_topology_node_kind(topo, v), 1, &id, &err) != TN_OK,
             "FlowNetwork: " << err.message);
@@ -94,6 +98,7 @@ FlowNetwork::Build(const tn_topology* topo)
         }
         uint32_t a = 0;
         uint32_t b = 0;
+        // internal invariant: only allocation can fail here: a copy of a validated topology
         NS_ABORT_MSG_IF(tn_topology_add_link(m_topo,
                                              ab->src,
                                              ab->dst,
@@ -112,14 +117,18 @@ FlowNetwork::Build(const tn_topology* topo)
     {
         dims[d] = *tn_topology_dim(topo, d);
     }
+    // internal invariant: a copy of a validated topology's own dims
     NS_ABORT_MSG_IF(
         !dims.empty() &&
             tn_topology_set_dims(m_topo, static_cast<uint32_t>(dims.size()), dims.data(), &err) !=
                 TN_OK,
         "FlowNetwork: dims: " << err.message);
+    // internal invariant: mode flow-symmetric is refused at set-up when the topology has no
+    // symmetry (RoceHelper::Check)
     NS_ABORT_MSG_IF(m_symmetric && tn_symmetry_create(m_topo, &m_symmetry, &err) != TN_OK,
                     "FlowNetwork::Symmetric: topology " << tn_topology_name(topo) << ": "
                                                         << err.message);
+    // internal invariant: only allocation can fail here: routes of a validated, connected topology
     NS_ABORT_MSG_IF(tn_routes_create(m_topo, nullptr, &m_routes, &err) != TN_OK,
                     "FlowNetwork: routes: " << err.message);
     m_links.resize(links);
@@ -138,6 +147,8 @@ FlowNetwork::Build(const tn_topology* topo)
 void
 FlowNetwork::SetNic(uint32_t node, FlowNic* nic)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(!m_topo || node >= tn_topology_node_count(m_topo),
                     "FlowNetwork::SetNic: no node " << node << " (Build first)");
     m_nics.resize(tn_topology_node_count(m_topo), nullptr);
@@ -205,6 +216,7 @@ FlowNetwork::SetFlowRoute(uint32_t node,
                           uint8_t priority,
                           uint32_t port)
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(port >= tn_topology_degree(m_topo, node),
                     "FlowNetwork::SetFlowRoute: node " << node << " has no port " << port);
     m_flowRoutes[std::make_tuple(node, src, dst, sport, priority)] = port;
@@ -217,6 +229,8 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
     const uint32_t* out = tn_topology_out_links(m_topo, node, &count);
     if (!m_flowRoutes.empty())
     {
+        // internal invariant: CollectiveService sets no flow routes on a symmetric network (it
+        // routes NPU 0's flows by their unique shortest paths there, see its IsSymmetric)
         NS_ABORT_MSG_IF(m_symmetric,
                         "FlowNetwork::Symmetric: flow routes (planned routing) need not be "
                         "translates of each other; use ECMP routing on a topology with unique "
@@ -232,11 +246,14 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
         return out[0]; // a host's single cable is its default route
     }
     const uint32_t c = tn_routes_next_hops(m_routes, node, dst, m_hops.data(), m_hops.size());
+    // internal invariant: validated topologies are connected
     NS_ABORT_MSG_IF(c == 0, "FlowNetwork: no route from node " << node << " to node " << dst);
     if (c == 1)
     {
         return m_hops[0];
     }
+    // internal invariant: CollectiveService::CheckSymmetric refuses a collective with a path of
+    // several shortest next hops before it runs
     NS_ABORT_MSG_IF(m_symmetric,
                     "FlowNetwork::Symmetric: node " << node << " has " << c
                                                     << " shortest next hops toward node " << dst
@@ -265,6 +282,7 @@ FlowNetwork::GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t prior
     const uint32_t nodes = tn_topology_node_count(m_topo);
     while (v != dst)
     {
+        // internal invariant: routes of a validated topology have no loop
         NS_ABORT_MSG_IF(path.size() > nodes,
                         "FlowNetwork: the path from node " << src << " to node " << dst
                                                            << " loops (flow routes?)");
@@ -274,6 +292,8 @@ FlowNetwork::GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t prior
     }
     if (m_symmetric)
     {
+        // internal invariant: on a symmetric network only NPU 0's executor is started
+        // (CollectiveService, TrainingJob, ChakraRunner)
         NS_ABORT_MSG_IF(src != GetRepresentative(),
                         "FlowNetwork::Symmetric: node " << src << " sends; only NPU 0 (node "
                                                         << GetRepresentative() << ") may");

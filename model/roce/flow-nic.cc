@@ -86,6 +86,7 @@ FlowNic::NotifyNewAggregate()
 void
 FlowNic::SetLocalId(uint32_t id)
 {
+    // internal invariant: RoceHelper::Check refuses fabrics of more than 65536 nodes first
     NS_ABORT_MSG_IF(id > 0xffff, "FlowNic: node id " << id << " > 65535 (as RoCE addresses)");
     m_localId = id;
 }
@@ -99,6 +100,8 @@ FlowNic::GetLocalId() const
 void
 FlowNic::Attach(Ptr<FlowNetwork> network)
 {
+    // internal invariant: an API contract kept by the helpers and programs; no option or file
+    // reaches it
     NS_ABORT_MSG_IF(!network, "FlowNic::Attach: no network");
     m_network = network;
     network->SetNic(m_localId, this);
@@ -141,12 +144,19 @@ FlowNic::GetQp(uint32_t dst, uint8_t priority, uint32_t lane)
 uint64_t
 FlowNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(!m_network, "FlowNic::Post: not attached to a FlowNetwork");
+    // internal invariant: the Priority attributes' checkers take 0..7 only
     NS_ABORT_MSG_IF(request.priority > 7,
                     "FlowNic::Post: priority " << +request.priority << " > 7");
+    // internal invariant: collectives never send to their own rank (tn_verify_schedule, the
+    // generators)
     NS_ABORT_MSG_IF(request.dst == m_localId, "FlowNic::Post: destination is the local node");
+    // internal invariant: RoceHelper gives every NPU a FlowNic
     NS_ABORT_MSG_IF(!m_network->GetNic(request.dst),
                     "FlowNic::Post: node " << request.dst << " has no FlowNic");
+    // internal invariant: planned routing assigns at most MAX_LANES lanes per pair (AssignLanes)
     NS_ABORT_MSG_IF(request.lane >= RdmaQueuePair::MAX_LANES,
                     "FlowNic::Post: lane " << request.lane << " >= " << RdmaQueuePair::MAX_LANES);
     QueuePair& qp = GetQp(request.dst, request.priority, request.lane);

@@ -542,6 +542,8 @@ RdmaNic::CheckConfig()
     }
     m_configChecked = true;
     const std::string error = GetConfigError();
+    // internal invariant: RoceHelper::Check, NpuHelper::Check and ScenarioConfig check these
+    // attributes (and the NPU's derived InjectionRate) before a fabric is built
     NS_ABORT_MSG_IF(!error.empty(), error);
 }
 
@@ -735,6 +737,7 @@ RdmaNic::DoDispose()
 void
 RdmaNic::SetLocalId(uint32_t id)
 {
+    // internal invariant: RoceHelper::Check refuses fabrics of more than 65536 nodes first
     NS_ABORT_MSG_IF(id > 0xffff, "RdmaNic: node id " << id << " has no RoCE address (> 65535)");
     m_localId = id;
     m_localIdSet = true;
@@ -750,7 +753,10 @@ void
 RdmaNic::Attach(Ptr<RoceSwitch> sw)
 {
     NS_LOG_FUNCTION(this << sw);
+    // internal invariant: an API contract kept by the helpers and programs; no option or file
+    // reaches it
     NS_ABORT_MSG_IF(!sw, "RdmaNic::Attach: no RoceSwitch");
+    // internal invariant: RoceHelper::Check refuses fabrics of more than 65536 nodes first
     NS_ABORT_MSG_IF(m_localId > 0xffff,
                     "RdmaNic: node id " << m_localId << " has no RoCE address (> 65535)");
     m_switch = sw;
@@ -816,6 +822,7 @@ RdmaNic::GetQueuePairByIndex(uint32_t i) const
 void
 RdmaNic::SetPeerBaseRtt(uint32_t peer, Time rtt, uint64_t bdp)
 {
+    // internal invariant: base RTTs come from links of at least 1 ns latency
     NS_ABORT_MSG_UNLESS(rtt.IsStrictlyPositive(),
                         "RdmaNic::SetPeerBaseRtt: the base RTT to node " << peer << " must be > 0");
     m_peerBaseRtt[peer] = {rtt, bdp};
@@ -831,6 +838,8 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
         return it->second;
     }
     CheckConfig();
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(!m_switch, "RdmaNic of node " << m_localId << " is not attached (Attach)");
     Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
     qp->m_nic = this;
@@ -845,6 +854,7 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
                                             qp->m_sport,
                                             RoceIpUdpHeader::ROCE_UDP_PORT,
                                             priority);
+    // internal invariant: validated topologies are connected
     NS_ABORT_MSG_IF(port == RoceSwitch::NO_PORT || port >= m_ports.size(),
                     "RdmaNic of node " << m_localId << ": no route to node " << peer);
     qp->m_port = port;
@@ -887,9 +897,14 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     const uint64_t bytes = request.bytes;
     const uint8_t priority = request.priority;
     NS_LOG_FUNCTION(this << dst << bytes << +priority << request.lane);
+    // internal invariant: the Priority attributes' checkers take 0..7 only
     NS_ABORT_MSG_IF(priority > 7, "RdmaNic::PostWrite: priority " << +priority << " > 7");
+    // internal invariant: collectives never send to their own rank (tn_verify_schedule, the
+    // generators)
     NS_ABORT_MSG_IF(dst == m_localId, "RdmaNic::PostWrite: destination is the local node");
+    // internal invariant: RoceHelper::Check refuses fabrics of more than 65536 nodes first
     NS_ABORT_MSG_IF(dst > 0xffff, "RdmaNic::PostWrite: node " << dst << " has no address");
+    // internal invariant: planned routing assigns at most MAX_LANES lanes per pair (AssignLanes)
     NS_ABORT_MSG_IF(request.lane >= RdmaQueuePair::MAX_LANES,
                     "RdmaNic::PostWrite: lane " << request.lane
                                                 << " >= " << RdmaQueuePair::MAX_LANES);

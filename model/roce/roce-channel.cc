@@ -42,7 +42,11 @@ void
 RoceChannel::Attach(Ptr<RoceNetDevice> dev)
 {
     NS_LOG_FUNCTION(this << dev);
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_n >= 2, "RoceChannel: a point-to-point link has only two ends");
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(!dev->GetNode(), "RoceChannel: set the device's node before attaching");
     m_dev[m_n++] = dev;
 }

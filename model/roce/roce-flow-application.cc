@@ -66,6 +66,7 @@ void
 RoceFlowApplication::StartApplication()
 {
     m_nic = GetNode()->GetObject<RdmaNic>();
+    // internal invariant: the flow programs install an RdmaNic on every host first
     NS_ABORT_MSG_UNLESS(m_nic || m_flows.empty(),
                         "RoceFlowApplication: node " << GetNode()->GetId() << " has no RdmaNic");
     m_starts.resize(m_flows.size());

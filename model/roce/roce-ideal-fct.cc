@@ -35,6 +35,7 @@ RoceIdealFctNs(const tn_topology* topo,
                uint32_t mtu)
 {
     uint32_t dist = tn_routes_distance(routes, src, dst);
+    // internal invariant: validated topologies are connected
     NS_ABORT_MSG_IF(dist == TN_ROUTES_UNREACHABLE, "no route from " << src << " to " << dst);
     std::vector<uint32_t> path(dist);
     uint32_t len = 0;

@@ -283,6 +283,7 @@ void
 RoceNetDevice::SetDataRate(DataRate rate)
 {
     NS_LOG_FUNCTION(this << rate);
+    // internal invariant: RoceHelper::Check refuses link rates below 1 Gbit/s first
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNetDevice: DataRate must be > 0");
     m_rate = rate;
     m_stepsPerSecond = Seconds(1).GetTimeStep();

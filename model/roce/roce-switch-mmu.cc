@@ -154,6 +154,8 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
     NS_LOG_FUNCTION(this << rate << delay << unsigned(pfcEnableMask));
     // the default reserve depends on the port count: changing it under queued bytes would
     // corrupt the accounting
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_used > 0, "RoceSwitchMmu::AddPort: ports are added before traffic");
     const uint32_t port = m_portRate.size();
     const uint64_t bps = rate.GetBitRate();
@@ -193,6 +195,8 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
 void
 RoceSwitchMmu::SetBufferSize(uint64_t bytes)
 {
+    // internal invariant: the call order of the API (set up once, before use), which the helpers
+    // keep
     NS_ABORT_MSG_IF(m_used > 0, "RoceSwitchMmu: BufferSize changed under traffic");
     m_bufferAttr = bytes;
     UpdateBufferSize();

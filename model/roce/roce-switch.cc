@@ -195,9 +195,11 @@ void
 RoceSwitch::SetRoute(uint32_t dstNodeId, const std::vector<uint32_t>& ports)
 {
     NS_LOG_FUNCTION(this << dstNodeId);
+    // internal invariant: next hops of a validated, connected topology
     NS_ABORT_MSG_IF(ports.empty(), "RoceSwitch::SetRoute: empty next-hop set");
     for (uint32_t p : ports)
     {
+        // internal invariant: an index from the caller's own tables, never from user input
         NS_ABORT_MSG_IF(p >= m_ports.size(), "RoceSwitch::SetRoute: no port " << p);
     }
     if (dstNodeId >= m_routeIndex.size())
@@ -210,6 +212,8 @@ RoceSwitch::SetRoute(uint32_t dstNodeId, const std::vector<uint32_t>& ports)
         auto it = m_setIds.find(ports);
         if (it == m_setIds.end())
         {
+            // internal invariant: at most one next-hop set per switch port subset of a fabric of at
+            // most 65536 nodes
             NS_ABORT_MSG_IF(m_sets.size() > UINT32_MAX - 1, "RoceSwitch::SetRoute: too many sets");
             it = m_setIds.emplace(ports, static_cast<uint32_t>(m_sets.size())).first;
             m_sets.push_back(ports);
@@ -269,8 +273,10 @@ RoceSwitch::SetFlowRoute(uint32_t srcNodeId,
                          uint8_t priority,
                          uint32_t port)
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(port >= m_ports.size(),
                     "RoceSwitch::SetFlowRoute: port " << port << " of " << m_ports.size());
+    // internal invariant: RoceHelper::Check refuses fabrics of more than 65536 nodes first
     NS_ABORT_MSG_IF(srcNodeId > 0xffff || dstNodeId > 0xffff,
                     "RoceSwitch::SetFlowRoute: node ids above 65535 have no RoCE address");
     m_flowRoutes[FlowKey(srcNodeId, dstNodeId, sport, priority)] = port;
@@ -341,6 +347,7 @@ RoceSwitch::SetLocalReceiveCallback(LocalReceiveCallback cb)
 void
 RoceSwitch::SetIpPort(uint32_t port)
 {
+    // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(port >= m_ports.size(),
                     "RoceSwitch::SetIpPort: port " << port << " of " << m_ports.size());
     m_ipPort = port;
@@ -537,6 +544,7 @@ RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
     if (mode == RoceIntHeader::HOPS)
     {
         const uint8_t code = RoceIntHeader::RateCode(rate);
+        // internal invariant: RoceHelper::Check refuses link rates INT cannot carry first
         NS_ABORT_MSG_IF(code == RoceIntHeader::NO_RATE_CODE,
                         "RoceSwitch: INT cannot carry the link rate " << rate << " bit/s of port "
                                                                       << egress

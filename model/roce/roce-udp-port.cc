@@ -28,6 +28,7 @@ NS_OBJECT_ENSURE_REGISTERED(RoceUdpPort);
 void
 RoceUdpAddressBook::Add(uint32_t id, const std::vector<Ipv4Address>& addresses)
 {
+    // internal invariant: RoceHelper::InstallInternetStack gives every NPU an address first
     NS_ABORT_MSG_IF(addresses.empty(), "RoceUdpAddressBook: node " << id << " has no address");
     m_addressOf[id] = addresses.front();
     for (const Ipv4Address& a : addresses)
@@ -116,6 +117,7 @@ RoceUdpPort::Setup(Ptr<Node> node, Ptr<RdmaNic> nic, DataRate rate, Ptr<RoceUdpA
 {
     NS_LOG_FUNCTION(this << node << nic << rate);
     const std::string why = Check(node);
+    // internal invariant: RoceHelper::InstallInternetStack checks the node (Check) first
     NS_ABORT_MSG_IF(!why.empty(), "RoceUdpPort::Setup: " << why);
     m_node = node;
     m_nic = nic;
@@ -146,6 +148,7 @@ RoceUdpPort::Setup(Ptr<Node> node, Ptr<RdmaNic> nic, DataRate rate, Ptr<RoceUdpA
     nic->Attach(sw);
 
     m_socket = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
+    // internal invariant: the RoCE UDP port is bound once per node, by RoceUdpPort::Setup
     NS_ABORT_MSG_IF(m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(),
                                                      RoceIpUdpHeader::ROCE_UDP_PORT)) != 0,
                     "RoceUdpPort: node " << node->GetId() << ": UDP port 4791 is taken");
@@ -161,6 +164,7 @@ RoceUdpPort::FromNic(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
     p->RemoveHeader(ip);
     const uint32_t peer = RoceAddress::ToNodeId(ip.GetDestinationRaw());
     const Ipv4Address to = m_book->GetAddress(peer);
+    // internal invariant: RoceHelper::InstallInternetStack gives every NPU an address first
     NS_ABORT_MSG_IF(to == Ipv4Address::GetAny(),
                     "RoceUdpPort: node " << m_localId << " sends to node " << peer
                                          << ", which has no address");

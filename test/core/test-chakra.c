@@ -442,6 +442,45 @@ test_bad_attributes(tn_test_ctx* ctx)
     expect_refused(ctx, &b, meta);
 }
 
+/* duration_micros of a kernel without num_ops: at most a second (TN_CHAKRA_MAX_DURATION_MICROS,
+   a text workload's 10^9 cycles at 1 GHz); 2^63 used to run as 0 ns (issue 42). The cap itself
+   reads, and a node with num_ops keeps any duration (it is not its time). */
+static void
+test_bad_duration(tn_test_ctx* ctx)
+{
+    tn_chakra_node_spec nodes[] = {spec_of(7, TN_CHAKRA_COMP_NODE, NULL, 0)};
+    nodes[0].has_num_ops = 0;
+    const uint64_t over[] = {TN_CHAKRA_MAX_DURATION_MICROS + 1, UINT64_C(1) << 63, UINT64_MAX};
+    buffer b;
+    for (size_t i = 0; i < sizeof(over) / sizeof(over[0]); i++)
+    {
+        nodes[0].duration_micros = over[i];
+        write_nodes(&b, nodes, 1);
+        const char* const parts[] = {"bad.3.et: node 7:",
+                                     "duration_micros",
+                                     "more than a kernel",
+                                     NULL};
+        expect_refused(ctx, &b, parts);
+    }
+    TN_CHECK(ctx, TN_CHAKRA_MAX_DURATION_MICROS * 1000 == TN_WORKLOAD_MAX_CYCLES);
+    nodes[0].duration_micros = TN_CHAKRA_MAX_DURATION_MICROS;
+    write_nodes(&b, nodes, 1);
+    tn_error err;
+    tn_chakra_trace* t = parse_buffer(ctx, &b, "cap.et", &err);
+    TN_CHECK_MSG(ctx, t != NULL, "%s", err.message);
+    TN_CHECK(ctx, t && tn_chakra_node_at(t, 0)->duration_micros == TN_CHAKRA_MAX_DURATION_MICROS);
+    tn_chakra_destroy(t);
+    free(b.data);
+    nodes[0].has_num_ops = 1;
+    nodes[0].num_ops = 5;
+    nodes[0].duration_micros = UINT64_MAX;
+    write_nodes(&b, nodes, 1);
+    t = parse_buffer(ctx, &b, "ops.et", &err);
+    TN_CHECK_MSG(ctx, t != NULL, "%s", err.message);
+    tn_chakra_destroy(t);
+    free(b.data);
+}
+
 /* ---- the traces of a job together ----------------------------------------------------------- */
 
 static tn_chakra_trace*
@@ -578,6 +617,7 @@ tn_suite_chakra(tn_test_suite* suite)
     tn_test_add(suite, "bad-node-type", test_bad_node_type);
     tn_test_add(suite, "bad-dependency", test_bad_dependency);
     tn_test_add(suite, "bad-attributes", test_bad_attributes);
+    tn_test_add(suite, "bad-duration", test_bad_duration);
     tn_test_add(suite, "check-job", test_check_job);
 #else
     tn_test_add(suite, "unsupported", test_unsupported);

@@ -21,6 +21,12 @@ random moments (SIGINT or SIGTERM, to its process group as Ctrl-C does or to its
 pid alone, sometimes twice): it must exit 130 (143 for SIGTERM) and leave every
 run 'ok' or 'aborted', the database intact.
 
+Issue 42 (fuzz_chakra.py): Chakra traces written here (fields, sizes past the caps, late
+reduce roots, sub-groups, random dependency graphs in every mode, flow-symmetric included),
+NPU memory and rate attributes, run-time schedulers on a symmetric network, the symmetric
+length slack and the memory guard of generated collectives in flight; and every NS_ABORT of
+model/ and helper/ must be commented as an internal invariant.
+
 Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--sanitized]
                [--scale K] [--signals N]
 --examples: folder of training-net-quickstart, collective-comparison,
@@ -47,6 +53,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import fuzz_chakra
 
 CAP_BYTES = 1 << 30
 # A run may use 20 s of CPU (the valid cases below need < 2 s): a hang that computes (a run
@@ -102,12 +110,13 @@ class Runner:
         resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_limit(), self.cpu_limit() + 1))
         os.setsid()
 
-    def run(self, argv, invalid, label=None, db=None, expect=None):
+    def run(self, argv, invalid, label=None, db=None, expect=None, env=None):
         """Run argv; invalid: it must fail with one error line (matching the regular
         expression expect, if given); None: either way, but a failure is one error line;
-        db: a results database the run may write, which must then hold no 'running' run."""
+        db: a results database the run may write, which must then hold no 'running' run;
+        env: variables set for this run."""
         self.runs += 1
-        env = dict(os.environ)
+        env = dict(os.environ, **(env or {}))
         env.setdefault("ASAN_OPTIONS", "")
         env["ASAN_OPTIONS"] += ":hard_rss_limit_mb=%d:allocator_may_return_null=1:detect_leaks=1" % (
             CAP_BYTES >> 20)
@@ -737,7 +746,13 @@ def main():
         distributed_cases(run, os.path.abspath(args.examples) if args.examples else "")
         report_cases(rng, run, progs, args.scale)
         runner = progs.get("training-net-run")
+        fuzz_chakra.abort_audit(run, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "..", ".."))
         if runner:
+            # their own generator: the cases after them draw what they drew before
+            rng42 = random.Random(args.seed + 42)
+            fuzz_chakra.chakra_cases(rng42, run, runner, args.scale)
+            fuzz_chakra.rate_cases(rng42, run, runner, args.scale)
             runner_cases(rng, run, runner, args.scale)
             signal_cases(rng, run, runner, args.signals)
     for x in run.xfails:
