@@ -206,11 +206,12 @@ class StatsRecorder : public Object
     void Start();
 
     /**
-     * The simulated time at which the run is stopped (checked at every sample tick) and
-     * recorded as 'error', with a message naming the limit, where it comes from and the
-     * attribute that raises it; the attribute SimulatedTimeLimit, when set, wins.
-     * \param limit simulated time (0: none)
-     * \param origin where the limit comes from ("1000 x the plan's cost, ...")
+     * The simulated time at which the run is stopped and recorded as 'error' if it is still
+     * busy then (checked at every sample tick, and at the limit itself when it comes before
+     * the next sample; a run whose work ended earlier is not stopped by it), with a message naming
+     * the limit, where it comes from and the attribute that raises it; the attribute
+     * SimulatedTimeLimit, when set, wins. \param limit simulated time (0: none) \param origin where
+     * the limit comes from ("1000 x the plan's cost, ...")
      */
     void SetSimulatedTimeLimit(Time limit, const std::string& origin);
 
@@ -344,6 +345,8 @@ class StatsRecorder : public Object
     };
 
     void Tick();
+    /** Schedule the next Tick: one SampleInterval from now, or the time limit if sooner. */
+    void ScheduleTick();
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
     bool Check(tn_status status, const tn_error& err);
