@@ -8,6 +8,7 @@
 #include "ns3/stats-helper.h"
 
 #include <algorithm>
+#include <fstream>
 
 namespace ns3
 {
@@ -159,6 +160,19 @@ TrainingHelper::Install(CollectiveHelper& collectives,
                 return nullptr;
             }
             m_traces.push_back(t);
+        }
+        // a trace set for more ranks than the NPUs would run only its first ranks: their
+        // collectives would wait for ranks that are not there, or the job would not be the
+        // one traced
+        const std::string extra =
+            m_chakraPrefix + "." + std::to_string(npus.GetEndpoints().size()) + ".et";
+        if (std::ifstream(extra).good())
+        {
+            *error = extra + ": the trace set has more ranks than the " +
+                     std::to_string(npus.GetEndpoints().size()) +
+                     " NPUs of the topology (one trace file per NPU)";
+            DestroyTraces();
+            return nullptr;
         }
         if (!job->SetupChakra(m_traces, collectives.GetService(), npus.GetEndpoints(), error))
         {
