@@ -22,6 +22,7 @@
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
 #include "ns3/tn-workload.h"
+#include "ns3/training-helper.h"
 #include "ns3/type-id.h"
 
 #include <algorithm>
@@ -962,6 +963,10 @@ CheckChakra(PointReader& r,
     if (error.empty() && tn_chakra_check(traces.data(), npus, &err) != TN_OK)
     {
         error = err.message;
+    }
+    if (error.empty())
+    {
+        error = TrainingHelper::ExtraTraces(prefix, npus);
     }
     for (tn_chakra_trace* trace : traces)
     {

@@ -34,6 +34,20 @@ TrainingHelper::DestroyTraces()
     m_traces.clear();
 }
 
+std::string
+TrainingHelper::ExtraTraces(const std::string& prefix, uint32_t npus)
+{
+    // a trace set for more ranks than the NPUs would run only its first ranks: their
+    // collectives would wait for ranks that are not there, or the job is not the one traced
+    const std::string extra = prefix + "." + std::to_string(npus) + ".et";
+    if (!std::ifstream(extra).good())
+    {
+        return "";
+    }
+    return extra + ": the trace set has more ranks than the " + std::to_string(npus) +
+           " NPUs of the topology (one trace file per NPU)";
+}
+
 bool
 TrainingHelper::LoadChakra(const std::string& prefix, std::string* error)
 {
@@ -161,16 +175,9 @@ TrainingHelper::Install(CollectiveHelper& collectives,
             }
             m_traces.push_back(t);
         }
-        // a trace set for more ranks than the NPUs would run only its first ranks: their
-        // collectives would wait for ranks that are not there, or the job would not be the
-        // one traced
-        const std::string extra =
-            m_chakraPrefix + "." + std::to_string(npus.GetEndpoints().size()) + ".et";
-        if (std::ifstream(extra).good())
+        *error = ExtraTraces(m_chakraPrefix, npus.GetEndpoints().size());
+        if (!error->empty())
         {
-            *error = extra + ": the trace set has more ranks than the " +
-                     std::to_string(npus.GetEndpoints().size()) +
-                     " NPUs of the topology (one trace file per NPU)";
             DestroyTraces();
             return nullptr;
         }

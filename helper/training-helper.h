@@ -64,6 +64,14 @@ class TrainingHelper
      */
     bool LoadChakra(const std::string& prefix, std::string* error);
 
+    /**
+     * A trace set must have one file per NPU: PREFIX.<npus>.et must not exist (Install and
+     * the scenario reader refuse a larger set rather than run its first ranks).
+     * \param prefix the traces' prefix \param npus the NPUs of the topology
+     * \return "" or the error naming the extra file
+     */
+    static std::string ExtraTraces(const std::string& prefix, uint32_t npus);
+
     /** \return the workload read (null before Load) */
     const tn_workload* GetWorkload() const
     {

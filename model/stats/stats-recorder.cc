@@ -370,7 +370,12 @@ StatsRecorder::ScheduleTick()
     {
         next = limit - now;
     }
-    m_tick.Cancel();
+    if (m_tick.IsRunning())
+    {
+        // removed, not cancelled: a cancelled event stays in the queue, and the simulation
+        // would not look finished (Simulator::IsFinished) until its time
+        Simulator::Remove(m_tick);
+    }
     m_tick = Simulator::Schedule(next, &StatsRecorder::Tick, this);
 }
 
