@@ -206,12 +206,13 @@ class StatsRecorder : public Object
     void Start();
 
     /**
-     * The simulated time at which the run is stopped and recorded as 'error' if it is still
-     * busy then (checked at every sample tick, and at the limit itself when it comes before
-     * the next sample; a run whose work ended earlier is not stopped by it), with a message naming
-     * the limit, where it comes from and the attribute that raises it; the attribute
-     * SimulatedTimeLimit, when set, wins. \param limit simulated time (0: none) \param origin where
-     * the limit comes from ("1000 x the plan's cost, ...")
+     * The simulated time at which the run is stopped and recorded as 'error' if it is
+     * still busy then: checked at every sample tick, and at the limit itself when it comes
+     * before the next sample; a run whose work ended earlier is not stopped by it. The
+     * message names the limit, where it comes from and the attribute that raises it; the
+     * attribute SimulatedTimeLimit, when set, wins.
+     * \param limit simulated time (0: none)
+     * \param origin where the limit comes from ("1000 x the plan's cost, ...")
      */
     void SetSimulatedTimeLimit(Time limit, const std::string& origin);
 
