@@ -44,11 +44,14 @@ core_sources = [
     'model/core/tn-units.c',
     'model/core/tn-verify.c',
     'model/core/tn-workload-group.c',
+    'model/core/tn-llm.c',
+    'model/core/tn-llm-gen.c',
     'model/core/tn-workload.c',
 ]
 core_headers = [
     'model/core/tn-algorithm.h',
     'model/core/tn-chakra.h',
+    'model/core/tn-llm.h',
     'model/core/tn-cost.h',
     'model/core/tn-db.h',
     'model/core/tn-error.h',
@@ -246,6 +249,7 @@ core_test_sources = [
     'test/core/test-verify.c',
     'test/core/test-split.c',
     'test/core/test-workload.c',
+    'test/core/test-llm.c',
 ]
 
 tool_sources = [
@@ -274,6 +278,7 @@ test_sources = [
     'test/collective-test-suite.cc',
     'test/flow-level-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
+    'test/llm-test-suite.cc',
     'test/npu-test-suite.cc',
     'test/program-options-test-suite.cc',
     'test/training-test-suite.cc',
@@ -287,6 +292,7 @@ test_sources = [
     'test/roce-pfc-test-suite.cc',
     'test/roce-switch-test-suite.cc',
     'test/scenario-test-suite.cc',
+    'test/stats-finish-test-suite.cc',
     'test/stats-test-suite.cc',
     'test/study-collective-test-suite.cc',
     'test/swing-test-suite.cc',

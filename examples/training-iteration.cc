@@ -8,6 +8,15 @@
  *
  * One line per engine: iteration time, compute, exposed communication (the time the NPU
  * waited for collectives), and the memory bytes the collectives moved per network byte.
+ *
+ * A transformer trained with tensor, pipeline, data and expert parallelism instead of a
+ * workload file (tn-llm.h, doc/llm-training.rst):
+ *
+ *   training-iteration --model=gpt3-175b --gpu=h100 --tp=8 --pp=8 --dp=16 --global_batch=1536
+ *                      --topology=hier:switch8@2880Gbps+switch128@400Gbps --mode=flow
+ *
+ * prints, per pipeline stage (its first rank), the iteration split into compute, pipeline
+ * bubble and exposed TP, PP, DP and EP communication.
  * Each engine's run is appended to the results database (--db, default results.db), with
  * its fabric, collectives and iterations.
  */
@@ -32,6 +41,146 @@
 #include <string>
 
 using namespace ns3;
+
+namespace
+{
+
+/// The LLM options: a model and its training and layout (the scenario's [training] keys).
+struct LlmOptions
+{
+    std::string model; //!< a preset name or a file ("" : a workload file runs)
+    std::string gpu = "h100";
+    uint32_t size[TN_LLM_DIMS] = {1, 1, 1, 1};
+    uint32_t vpp = 1;
+    bool sequenceParallel = false;
+    uint32_t microBatch = 1;
+    uint64_t globalBatch = 0;
+    std::string schedule = "1f1b";
+    std::string recompute = "none";
+    bool distributedOptimizer = false;
+    std::string order = "tp,ep,dp,pp";
+    TrainingHelper::LlmDescription desc;
+
+    void Add(ProgramOptions& options)
+    {
+        options.AddString("model",
+                          "an LLM to train instead of --workload: a preset of scenarios/models "
+                          "(gpt3-175b, llama3-8b, ...) or a model file",
+                          &model);
+        options.AddString("gpu", "the GPU: a preset of scenarios/gpus or a file", &gpu);
+        for (int d = 0; d < TN_LLM_DIMS; d++)
+        {
+            options.AddCount(tn_llm_dim_name(d),
+                             std::string(tn_llm_dim_name(d)) + " parallel size",
+                             1u,
+                             UINT32_MAX - 1,
+                             &size[d]);
+        }
+        options.AddCount("vpp", "model chunks per pipeline stage", 1u, UINT32_MAX - 1, &vpp);
+        options.AddFlag("sequence_parallel", "sequence parallelism", &sequenceParallel);
+        options.AddCount("micro_batch", "micro-batch size", 1u, UINT32_MAX - 1, &microBatch);
+        options.AddCount("global_batch",
+                         "global batch (0: pp x vpp micro-batches per replica)",
+                         uint64_t(0),
+                         UINT64_MAX - 1,
+                         &globalBatch);
+        options.AddString("schedule", "1f1b (interleaved with vpp > 1) or gpipe", &schedule);
+        options.AddString("recompute", "activation recomputation: none, selective, full", &recompute);
+        options.AddFlag("distributed_optimizer",
+                        "reduce-scatter the gradients and all-gather the parameters",
+                        &distributedOptimizer);
+        options.AddString("order", "rank order, innermost first", &order);
+    }
+
+    /// Read the files and parse the names; prints the error. \return true when valid
+    bool Resolve()
+    {
+        TrainingHelper::LlmSettings settings;
+        settings.model = model;
+        settings.gpu = gpu;
+        for (int d = 0; d < TN_LLM_DIMS; d++)
+        {
+            settings.size[d] = size[d];
+        }
+        settings.vpp = vpp;
+        settings.sequenceParallel = sequenceParallel;
+        settings.microBatch = microBatch;
+        settings.globalBatch = globalBatch
+                                   ? globalBatch
+                                   : uint64_t(microBatch) * size[TN_LLM_DIM_DP] *
+                                         size[TN_LLM_DIM_EP] * size[TN_LLM_DIM_PP] * vpp;
+        settings.schedule = schedule;
+        settings.recompute = recompute;
+        settings.distributedOptimizer = distributedOptimizer;
+        settings.order = order;
+        std::string error;
+        if (!TrainingHelper::DescribeLlm(settings, "", &desc, &error))
+        {
+            std::fprintf(stderr, "training-iteration: --%s\n", error.c_str());
+            return false;
+        }
+        return true;
+    }
+
+    /// The LLM keys of the run's params_json ("" without --model)
+    std::string Params() const
+    {
+        if (model.empty())
+        {
+            return "";
+        }
+        std::ostringstream json;
+        json << ",\"gpu\":\"" << gpu << "\"";
+        for (int d = 0; d < TN_LLM_DIMS; d++)
+        {
+            json << ",\"" << tn_llm_dim_name(d) << "\":" << size[d];
+        }
+        json << ",\"vpp\":" << vpp << ",\"sequence_parallel\":"
+             << (sequenceParallel ? "true" : "false") << ",\"micro_batch\":" << microBatch
+             << ",\"global_batch\":" << desc.training.global_batch << ",\"schedule\":\""
+             << tn_llm_schedule_name(&desc.layout) << "\",\"recompute\":\"" << recompute
+             << "\",\"distributed_optimizer\":" << (distributedOptimizer ? "true" : "false")
+             << ",\"order\":\"" << order << "\"";
+        return json.str();
+    }
+};
+
+/// Per pipeline stage, its first rank's iteration split by what it waited for.
+void
+PrintStages(const TrainingHelper& training, const TrainingJob& job)
+{
+    const tn_llm_layout* layout = tn_llm_program_layout(training.GetLlmProgram());
+    std::printf("%-6s %6s %13s %13s %13s %11s %11s %11s %11s\n",
+                "stage",
+                "rank",
+                "iteration us",
+                "compute us",
+                "bubble us",
+                "TP us",
+                "PP us",
+                "DP us",
+                "EP us");
+    for (uint32_t p = 0; p < layout->size[TN_LLM_DIM_PP]; p++)
+    {
+        const uint32_t coord[TN_LLM_DIMS] = {0, 0, 0, p};
+        const uint32_t rank = tn_llm_rank_of(layout, coord);
+        for (const TrainingIterationRecord& it : job.GetIterations(rank))
+        {
+            std::printf("%-6u %6u %13.1f %13.1f %13.1f %11.1f %11.1f %11.1f %11.1f\n",
+                        p,
+                        rank,
+                        (it.end - it.start).GetNanoSeconds() / 1e3,
+                        it.compute.GetNanoSeconds() / 1e3,
+                        it.bubble.GetNanoSeconds() / 1e3,
+                        it.exposedBy[TN_SERVES_TP].GetNanoSeconds() / 1e3,
+                        it.exposedBy[TN_SERVES_PP].GetNanoSeconds() / 1e3,
+                        it.exposedBy[TN_SERVES_DP].GetNanoSeconds() / 1e3,
+                        it.exposedBy[TN_SERVES_EP].GetNanoSeconds() / 1e3);
+        }
+    }
+}
+
+} // namespace
 
 int
 main(int argc, char* argv[])
@@ -65,11 +214,21 @@ main(int argc, char* argv[])
                       &algorithm);
     std::string mode = "packet";
     options.AddMode(&mode);
+    LlmOptions llm;
+    llm.Add(options);
     if (!options.Parse(argc, argv))
     {
         return 2;
     }
     tn_error err;
+    if (!llm.model.empty() && !llm.Resolve())
+    {
+        return 2;
+    }
+    if (!llm.model.empty() && engineNames == std::vector<std::string>{"baseline", "ace"})
+    {
+        engineNames = {"baseline"}; // an LLM study compares layouts, not engines, by default
+    }
     if (tn_tune_algorithm_check(algorithm.c_str(), &err) != TN_OK)
     {
         std::fprintf(stderr, "training-iteration: --algorithm: %s\n", err.message);
@@ -152,7 +311,12 @@ main(int argc, char* argv[])
         training.SetAlgorithm(TN_COLL_ALL_REDUCE, algorithm);
         std::string error;
         Ptr<TrainingJob> job;
-        if (training.Load(workload, &error))
+        if (!llm.model.empty())
+        {
+            training.LoadLlm(llm.desc.model, llm.desc.gpu, llm.desc.training, llm.desc.layout);
+            job = training.Install(collectives, npus, 0, &error);
+        }
+        else if (training.Load(workload, &error))
         {
             job = training.Install(collectives, npus, modelGroup, &error);
         }
@@ -165,10 +329,11 @@ main(int argc, char* argv[])
             tn_topology_destroy(topo);
             return 1;
         }
-        std::string params = "{\"workload\":\"" + workload + "\",\"topology\":\"" + spec +
+        const std::string what = llm.model.empty() ? workload : llm.model;
+        std::string params = "{\"workload\":\"" + what + "\",\"topology\":\"" + spec +
                              "\",\"engine\":\"" + engine + "\",\"memory\":\"" + memory +
                              "\",\"overlap\":" + (overlap ? "true" : "false") +
-                             ",\"algorithm\":\"" + algorithm + "\"}";
+                             ",\"algorithm\":\"" + algorithm + "\"" + llm.Params() + "}";
         StatsHelper stats; // the run, the fabric, its collectives and the iterations
         Ptr<StatsRecorder> recorder =
             stats.Install(db, "training-iteration", params, topo, roce, &error);
@@ -181,7 +346,7 @@ main(int argc, char* argv[])
         if (!headed)
         {
             std::printf("%s on %s, memory %s, %s\n",
-                        workload.c_str(),
+                        what.c_str(),
                         spec.c_str(),
                         memory.c_str(),
                         overlap ? "overlap" : "no overlap");
@@ -194,6 +359,7 @@ main(int argc, char* argv[])
             headed = true;
         }
         stats.AddTrainingJob(job);
+        stats.AddLlmPlacement(training, npus);
         stats.LimitSimulatedTime(training.GetCostBound(topo, npus, iterations),
                                  "the workload's compute and collective bytes");
         job->Start();
@@ -210,6 +376,10 @@ main(int argc, char* argv[])
                         e->GetNetworkBytesSent()
                             ? double(e->GetMemoryBytes()) / e->GetNetworkBytesSent()
                             : 0.0);
+        }
+        if (training.GetLlmProgram())
+        {
+            PrintStages(training, *job);
         }
         status |= job->IsComplete() ? 0 : 1;
         // the job's end, its last iteration on any NPU (the simulator's clock may have gone

@@ -12,6 +12,7 @@
 #include "ns3/log.h"
 #include "ns3/network-probes.h"
 #include "ns3/node.h"
+#include "ns3/npu-helper.h"
 #include "ns3/npu-probes.h"
 #include "ns3/nstime.h"
 #include "ns3/point-to-point-net-device.h"
@@ -20,6 +21,7 @@
 #include "ns3/roce-ideal-fct.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simple-ref-count.h"
+#include "ns3/training-helper.h"
 #include "ns3/themis-collective.h"
 #include "ns3/tn-routing.h"
 #include "ns3/training-job.h"
@@ -105,6 +107,17 @@ class IdealFct : public SimpleRefCount<IdealFct>
     uint32_t m_mtu;
     std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> m_memo;
 };
+
+/// A helper's result in the C core's terms: the message in *error (TN_EDB) when it failed.
+Ptr<StatsRecorder>
+InCoreTerms(Ptr<StatsRecorder> recorder, const std::string& why, tn_error* error)
+{
+    if (!recorder)
+    {
+        tn_error_set(error, TN_EDB, "%s", why.c_str());
+    }
+    return recorder;
+}
 
 } // namespace
 
@@ -280,6 +293,41 @@ StatsHelper::Install(const std::string& path,
     return recorder;
 }
 
+Ptr<StatsRecorder>
+StatsHelper::Install(const std::string& path,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const tn_topology* topo,
+                     const RoceHelper& roce,
+                     tn_error* error)
+{
+    std::string why;
+    return InCoreTerms(Install(path, name, paramsJson, topo, roce, &why), why, error);
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(tn_db* db,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const tn_topology* topo,
+                     const RoceHelper& roce,
+                     tn_error* error)
+{
+    std::string why;
+    return InCoreTerms(Install(db, name, paramsJson, topo, roce, &why), why, error);
+}
+
+Ptr<StatsRecorder>
+StatsHelper::Install(const std::string& path,
+                     const std::string& name,
+                     const std::string& paramsJson,
+                     const NodeContainer& nodes,
+                     tn_error* error)
+{
+    std::string why;
+    return InCoreTerms(Install(path, name, paramsJson, nodes, &why), why, error);
+}
+
 bool
 StatsHelper::Record(Ptr<StatsRecorder> recorder,
                     const std::string& name,
@@ -399,6 +447,33 @@ StatsHelper::AddTrainingJob(Ptr<TrainingJob> job)
     m_recorder->AddProbe(CreateObject<TrainingJobProbe>(PeekPointer(m_recorder),
                                                         job,
                                                         m_recorder->GetCollectiveProbe()));
+}
+
+void
+StatsHelper::AddLlmPlacement(const TrainingHelper& training, const NpuHelper& npus)
+{
+    NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    const tn_llm_program* program = training.GetLlmProgram();
+    if (!program)
+    {
+        return;
+    }
+    const std::vector<uint32_t>& npuOfRank = training.GetRankPlacement();
+    for (uint32_t rank = 0; rank < npuOfRank.size(); rank++)
+    {
+        uint32_t coord[TN_LLM_DIMS];
+        tn_llm_coord(tn_llm_program_layout(program), rank, coord);
+        Ptr<NpuEndpoint> e = npus.GetEndpoint(npuOfRank[rank]);
+        Ptr<CollectiveExecutor> exec = e->GetObject<CollectiveExecutor>();
+        tn_db_llm_rank row{};
+        row.node = exec && exec->GetNic() ? exec->GetNic()->GetLocalId() : npuOfRank[rank];
+        row.rank = rank;
+        row.tp = coord[TN_LLM_DIM_TP];
+        row.ep = coord[TN_LLM_DIM_EP];
+        row.dp = coord[TN_LLM_DIM_DP];
+        row.pp = coord[TN_LLM_DIM_PP];
+        m_recorder->WriteLlmRank(row);
+    }
 }
 
 void

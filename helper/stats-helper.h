@@ -17,8 +17,10 @@
 namespace ns3
 {
 
+class NpuHelper;
 class RoceHelper;
 class ThemisCollective;
+class TrainingHelper;
 class TrainingJob;
 
 /**
@@ -39,6 +41,12 @@ class TrainingJob;
  *   Simulator::Run();
  *   stats.Finish("ok", Simulator::Now().GetNanoSeconds());   // before Simulator::Destroy()
  * \endcode
+ *
+ * Finish() gives the run its status and simulated time. A run it did not end is finished by
+ * the recorder at Simulator::Destroy ('ok', or 'error' naming a collective that did not
+ * complete, run.error saying so), or 'aborted' ("not finished") when the process exits without
+ * Destroy (StatsRecorder): no run stays 'running'. examples/training-net-script.cc is a whole
+ * script.
  *
  * Install() opens the database (a clear error, before anything is simulated, for an
  * unwritable path, a file that is not a database or another schema), begins the run
@@ -112,6 +120,31 @@ class StatsHelper
                                const NodeContainer& nodes,
                                std::string* error);
 
+    /**
+     * The three Install() above, reporting in the C core's tn_error instead of a std::string
+     * (code TN_EDB, the message as the std::string would hold it), so that a script that also
+     * calls the core (tn_topology_from_spec, which takes a tn_error) needs one error variable.
+     */
+    Ptr<StatsRecorder> Install(const std::string& path,
+                               const std::string& name,
+                               const std::string& paramsJson,
+                               const tn_topology* topo,
+                               const RoceHelper& roce,
+                               tn_error* error);
+    /** The same with a database already open (see above). */
+    Ptr<StatsRecorder> Install(tn_db* db,
+                               const std::string& name,
+                               const std::string& paramsJson,
+                               const tn_topology* topo,
+                               const RoceHelper& roce,
+                               tn_error* error);
+    /** The same for an ns-3 study of point-to-point devices (see above). */
+    Ptr<StatsRecorder> Install(const std::string& path,
+                               const std::string& name,
+                               const std::string& paramsJson,
+                               const NodeContainer& nodes,
+                               tn_error* error);
+
     /** \return the recorder of the last Install (null before) */
     Ptr<StatsRecorder> GetRecorder() const
     {
@@ -125,6 +158,13 @@ class StatsHelper
      * \param job the job
      */
     void AddTrainingJob(Ptr<TrainingJob> job);
+
+    /**
+     * Record which NPU holds which (tp, ep, dp, pp) rank of the LLM program the training
+     * helper installed (table llm_rank); nothing for other workloads.
+     * \param training the helper that installed the job \param npus its NPUs
+     */
+    void AddLlmPlacement(const TrainingHelper& training, const NpuHelper& npus);
 
     /**
      * Follow a collective scheduled at run time in the last Install's run (before it starts;

@@ -4,10 +4,13 @@
 #include "training-helper.h"
 
 #include "ns3/collective-helper.h"
+#include "ns3/data-rate.h"
 #include "ns3/npu-helper.h"
 #include "ns3/stats-helper.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 namespace ns3
@@ -29,9 +32,178 @@ TrainingHelper::DestroyTraces()
 {
     for (tn_chakra_trace* t : m_traces)
     {
-        tn_chakra_destroy(t);
+        if (!m_llmProgram)
+        {
+            tn_chakra_destroy(t);
+        }
     }
     m_traces.clear();
+    tn_llm_program_destroy(m_llmProgram);
+    m_llmProgram = nullptr;
+}
+
+void
+TrainingHelper::LoadLlm(const tn_llm_model& model,
+                        const tn_llm_gpu& gpu,
+                        const tn_llm_training& training,
+                        const tn_llm_layout& layout)
+{
+    m_llm = true;
+    m_llmModel = model;
+    m_llmGpu = gpu;
+    m_llmTraining = training;
+    m_llmLayout = layout;
+}
+
+std::string
+TrainingHelper::FindLlmFile(const std::string& kind,
+                            const std::string& name,
+                            const std::string& baseDir,
+                            std::string* error)
+{
+    std::vector<std::string> tried{name};
+    if (name.find('/') == std::string::npos && !name.empty())
+    {
+        if (!baseDir.empty())
+        {
+            tried.push_back(baseDir + "/" + kind + "/" + name + ".toml");
+        }
+        tried.push_back("scenarios/" + kind + "/" + name + ".toml");
+    }
+    std::string where;
+    for (const std::string& path : tried)
+    {
+        if (FILE* f = std::fopen(path.c_str(), "r"))
+        {
+            std::fclose(f);
+            return path;
+        }
+        where += (where.empty() ? "" : ", ") + path;
+    }
+    *error = "'" + name + "' is no file and no preset (looked for " + where + ")";
+    return "";
+}
+
+bool
+TrainingHelper::DescribeLlm(const LlmSettings& settings,
+                            const std::string& baseDir,
+                            LlmDescription* out,
+                            std::string* error)
+{
+    tn_error err;
+    std::string where;
+    const std::string modelPath = FindLlmFile("models", settings.model, baseDir, &where);
+    if (modelPath.empty())
+    {
+        *error = "model: " + where;
+        return false;
+    }
+    if (tn_llm_model_load(modelPath.c_str(), &out->model, &err) != TN_OK)
+    {
+        *error = std::string("model: ") + err.message;
+        return false;
+    }
+    const std::string gpuPath = FindLlmFile("gpus", settings.gpu, baseDir, &where);
+    if (gpuPath.empty())
+    {
+        *error = "gpu: " + where;
+        return false;
+    }
+    if (tn_llm_gpu_load(gpuPath.c_str(), &out->gpu, &err) != TN_OK)
+    {
+        *error = std::string("gpu: ") + err.message;
+        return false;
+    }
+    tn_llm_training_init(&out->training);
+    tn_llm_layout_init(&out->layout);
+    for (int d = 0; d < TN_LLM_DIMS; d++)
+    {
+        out->layout.size[d] = settings.size[d];
+    }
+    out->layout.vpp = settings.vpp;
+    out->layout.sequence_parallel = settings.sequenceParallel;
+    out->training.micro_batch = settings.microBatch;
+    out->training.global_batch = settings.globalBatch;
+    out->training.distributed_optimizer = settings.distributedOptimizer;
+    if (tn_llm_parse_schedule(settings.schedule.c_str(), &out->layout.schedule, &err) ||
+        tn_llm_parse_recompute(settings.recompute.c_str(), &out->training.recompute, &err) ||
+        tn_llm_parse_order(settings.order.c_str(), out->layout.order, &err) ||
+        tn_llm_check(&out->model, &out->gpu, &out->training, &out->layout, 0, &err))
+    {
+        *error = err.message;
+        return false;
+    }
+    return true;
+}
+
+void
+TrainingHelper::SetRankPlacement(const std::vector<uint32_t>& npuOfRank)
+{
+    m_npuOfRank = npuOfRank;
+}
+
+bool
+TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
+                           CollectiveHelper& collectives,
+                           const NpuHelper& npus,
+                           std::string* error)
+{
+    const std::vector<Ptr<NpuEndpoint>>& all = npus.GetEndpoints();
+    tn_error err;
+    if (tn_llm_check(&m_llmModel, &m_llmGpu, &m_llmTraining, &m_llmLayout, all.size(), &err) !=
+        TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    if (m_npuOfRank.empty())
+    {
+        for (uint32_t r = 0; r < all.size(); r++)
+        {
+            m_npuOfRank.push_back(r);
+        }
+    }
+    std::vector<bool> taken(all.size(), false);
+    if (m_npuOfRank.size() != all.size())
+    {
+        *error = "placement: " + std::to_string(m_npuOfRank.size()) + " NPUs listed for " +
+                 std::to_string(all.size()) + " ranks";
+        return false;
+    }
+    std::vector<Ptr<NpuEndpoint>> endpoints;
+    for (uint32_t npu : m_npuOfRank)
+    {
+        if (npu >= all.size() || taken[npu])
+        {
+            *error = "placement: NPU " + std::to_string(npu) +
+                     (npu >= all.size() ? " is not an NPU of the system" : " is listed twice");
+            return false;
+        }
+        taken[npu] = true;
+        endpoints.push_back(all[npu]);
+    }
+    DestroyTraces();
+    if (tn_llm_program_create(&m_llmModel,
+                              &m_llmGpu,
+                              &m_llmTraining,
+                              &m_llmLayout,
+                              &m_llmProgram,
+                              &err) != TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    const double flops = tn_llm_gpu_flops(&m_llmGpu, m_llmModel.bytes_per_element);
+    const double bytes = tn_llm_gpu_bytes_per_second(&m_llmGpu);
+    for (const Ptr<NpuEndpoint>& e : endpoints)
+    {
+        e->SetAttribute("ClockRate", UintegerValue(uint64_t(flops)));
+        e->SetAttribute("MemoryBandwidth", DataRateValue(DataRate(uint64_t(bytes * 8))));
+    }
+    job->SetAttribute("OpsPerCycle", UintegerValue(1));
+    tn_chakra_trace* const* traces = tn_llm_program_traces(m_llmProgram);
+    m_traces.assign(traces, traces + tn_llm_program_ranks(m_llmProgram));
+    return job->SetupChakra(m_traces, collectives.GetService(), endpoints, error);
 }
 
 std::string
@@ -147,9 +319,9 @@ TrainingHelper::Install(CollectiveHelper& collectives,
                         uint32_t modelGroup,
                         std::string* error)
 {
-    if (!m_workload && m_chakraPrefix.empty())
+    if (!m_workload && m_chakraPrefix.empty() && !m_llm)
     {
-        *error = "no workload (TrainingHelper::Load or LoadChakra)";
+        *error = "no workload (TrainingHelper::Load, LoadChakra or LoadLlm)";
         return nullptr;
     }
     Ptr<TrainingJob> job = m_factory.Create<TrainingJob>();
@@ -159,6 +331,10 @@ TrainingHelper::Install(CollectiveHelper& collectives,
         {
             job->SetAlgorithm(static_cast<tn_collective>(c), m_algorithm[c]);
         }
+    }
+    if (m_llm)
+    {
+        return InstallLlm(job, collectives, npus, error) ? job : nullptr;
     }
     if (!m_chakraPrefix.empty())
     {

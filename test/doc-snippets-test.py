@@ -8,6 +8,8 @@ A literal block of the docs preceded by the comment
 
 must equal, line for line (indentation relative to its first line, trailing blanks ignored),
 the lines of the module's file PATH between ``// snippet: NAME`` and ``// end snippet: NAME``.
+README.md does the same with the comment ``<!-- snippet: NAME (PATH) -->`` before a fenced
+block (```` ``` ````).
 Fails when a snippet differs, when its file or markers are missing, or when the docs hold no
 snippet at all.
 
@@ -20,6 +22,7 @@ import sys
 import textwrap
 
 MARK = re.compile(r"^\s*\.\. snippet: (\S+) \((\S+)\)\s*$")
+MD_MARK = re.compile(r"^<!-- snippet: (\S+) \((\S+)\) -->\s*$")
 
 
 def dedent(lines):
@@ -47,6 +50,16 @@ def doc_block(lines, start):
     return dedent(block)
 
 
+def fenced_block(lines, start):
+    """The fenced block (```) right after line `start` of a Markdown file."""
+    if start >= len(lines) or not lines[start].startswith("```"):
+        return None
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("```"):
+        end += 1
+    return dedent(lines[start + 1:end]) if end < len(lines) else None
+
+
 def source_block(path, name):
     lines = open(path, encoding="utf-8").read().splitlines()
     begin = [i for i, l in enumerate(lines) if l.strip() == "// snippet: " + name]
@@ -59,17 +72,20 @@ def source_block(path, name):
 def main():
     top = sys.argv[1]
     failures, checked = [], 0
-    for doc in sorted(glob.glob(os.path.join(top, "doc", "*.rst"))):
+    docs = sorted(glob.glob(os.path.join(top, "doc", "*.rst"))) + [os.path.join(top, "README.md")]
+    for doc in docs:
         lines = open(doc, encoding="utf-8").read().splitlines()
+        markdown = doc.endswith(".md")
         for n, line in enumerate(lines):
-            m = MARK.match(line)
+            m = (MD_MARK if markdown else MARK).match(line)
             if not m:
                 continue
             name, path = m.groups()
             where = "%s:%d: snippet %s" % (os.path.relpath(doc, top), n + 1, name)
-            shown = doc_block(lines, n + 1)
+            shown = fenced_block(lines, n + 1) if markdown else doc_block(lines, n + 1)
             if shown is None:
-                failures.append(where + ": no literal block ('::') follows")
+                failures.append(where + (": no fenced block (```) follows" if markdown
+                                         else ": no literal block ('::') follows"))
                 continue
             full = os.path.join(top, path)
             if not os.path.isfile(full):
@@ -87,7 +103,7 @@ def main():
                                 % (where, path, len(shown), len(run),
                                    diff[0] if diff else " (one is longer)"))
     if checked == 0 and not failures:
-        failures.append("no '.. snippet: NAME (PATH)' in doc/*.rst")
+        failures.append("no '.. snippet: NAME (PATH)' in doc/*.rst or README.md")
     for f in failures:
         print(f)
     if not failures:

@@ -19,6 +19,11 @@ status. One check per example:
                         (1.00 on the first line of each routing); the database: a run 'ok' per
                         line whose parameters name the mode, its collective with the printed
                         time
+  training-net-script   the README's script: its line "D vs cost model E" with D within 25% of
+                        E; the database: one run 'ok' with no error text (Finish, not the
+                        recorder at Destroy), simulated_ns at or after the collective's end,
+                        the collective row with the printed duration, and every port's samples
+                        tiling the run up to simulated_ns (no gap, no overlap)
 
 usage: example-output-test.py EXAMPLE DB PROGRAM [ARGS...]   (the program gets --db=DB)
 """
@@ -160,8 +165,35 @@ def collective_comparison(out, db, args):
               "run %d: collective %s, printed %g us" % (run, c, us))
 
 
+def training_net_script(out, db, args):
+    m = re.search(r"\+([\d.]+)ns vs cost model \+([\d.]+)ns", out)
+    check(m is not None, "no 'D vs cost model E' line in:\n" + out)
+    if not m:
+        return
+    duration, estimate = float(m.group(1)), float(m.group(2))
+    check(abs(duration / estimate - 1) <= 0.25, "%g ns vs cost model %g ns" % (duration, estimate))
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    runs = con.execute("SELECT run_id, status, error, simulated_ns FROM run").fetchall()
+    check(len(runs) == 1 and runs[0][1:3] == ("ok", None), "runs: %s" % runs)
+    if len(runs) != 1:
+        return
+    simulated = runs[0][3]
+    c = con.execute("SELECT start_ns, end_ns FROM collective").fetchall()
+    check(len(c) == 1 and c[0][1] is not None and c[0][1] - c[0][0] == duration,
+          "collective rows %s, printed %g ns" % (c, duration))
+    check(len(c) == 1 and simulated is not None and c[0][1] is not None and simulated >= c[0][1],
+          "simulated_ns %s before the collective's end %s" % (simulated, c))
+    ports = con.execute("SELECT node_id, port, sum(interval_ns), max(time_ns), count(*) "
+                        "FROM port_sample GROUP BY node_id, port").fetchall()
+    check(len(ports) > 0, "no port samples")
+    for node, port, covered, last, rows in ports:
+        check(covered == simulated and last == simulated,
+              "port %d:%d: %d rows cover %d ns up to %d, the run is %s ns"
+              % (node, port, rows, covered, last, simulated))
+
+
 CHECKS = {"p2p-study-allreduce": p2p_study_allreduce, "roce-tcp-background": roce_tcp_background,
-          "collective-comparison": collective_comparison}
+          "collective-comparison": collective_comparison, "training-net-script": training_net_script}
 
 
 def main():

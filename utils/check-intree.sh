@@ -14,7 +14,9 @@
 #      once; the filter leaves out the tests and examples of the modules this one uses,
 #      about 480 s of compiling, mostly internet's, core's and traffic-control's tests);
 #      ninja -j2 (./ns3 build would use one job on two cores);
-#   4. test.py --no-build runs every training-net suite of the test-runner.
+#   4. test.py --no-build runs every training-net suite of the test-runner; the README's script
+#      (examples/training-net-script.cc), copied to scratch/ as users put theirs, runs and must
+#      leave one run 'ok' that it finished itself (no error text).
 # Usage: check-intree.sh [--configure-only] [BUILD_DIR]     (default: build)
 #   --configure-only   stop before building (check-mpi.sh builds the programs it needs)
 set -eu
@@ -65,12 +67,16 @@ done
     fi
 done
 rm -rf "$stage"
+# the README's script, where users write theirs (copied only when it changed, as above)
+script=$tree/scratch/tn-readme-script.cc
+cmp -s "$top/examples/training-net-script.cc" "$script" || cp "$top/examples/training-net-script.cc" "$script"
 
 sh "$top/utils/setup-mpi.sh"
 cd "$tree"
-# a tree configured before MPI or the filter was asked for is configured again (its cache
-# keeps both)
+# a tree configured before MPI, the filter or the scratch script was asked for is configured
+# again (its cache keeps both; scratch/ is listed at configure time)
 if [ ! -f cmake-cache/build.ninja ] || ! grep -q '^NS3_MPI:BOOL=ON' cmake-cache/CMakeCache.txt ||
+    ! grep -q 'tn-readme-script' cmake-cache/build.ninja ||
     ! grep -q '^NS3_FILTER_MODULE_EXAMPLES_AND_TESTS:STRING=training-net$' \
         cmake-cache/CMakeCache.txt; then
     ./ns3 configure -G Ninja -d release --enable-modules=training-net --enable-tests \
@@ -87,5 +93,11 @@ for suite in $suites; do
     python3 test.py --no-build --suite="$suite" || failed=1
 done
 ./ns3 run --no-build "training-net-quickstart --db=$build/intree-results.db" || failed=1
+rm -f "$build/intree-script.db"
+./ns3 run --no-build "tn-readme-script --db=$build/intree-script.db" || failed=1
+if [ "$(sqlite3 "$build/intree-script.db" "SELECT count(*) FROM run WHERE status = 'ok' AND error IS NULL" 2>/dev/null)" != 1 ]; then
+    echo "check-intree: the README's script (scratch/tn-readme-script.cc) finished no run 'ok'" >&2
+    failed=1
+fi
 [ "$failed" = 0 ] && echo "check-intree: every training-net suite passed in the ns-3.37 tree"
 exit "$failed"

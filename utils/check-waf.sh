@@ -14,7 +14,9 @@
 #      -Werror) --disable-python (no bindings: they need pybindgen and time), once per tree;
 #      ./waf build -j$JOBS;
 #   4. test.py --nowaf (3.35's spelling of --no-build) runs every training-net suite of the
-#      tree's test-runner; ./waf --run runs the quickstart, which must write its database.
+#      tree's test-runner; ./waf --run runs the quickstart, which must write its database, and
+#      the README's script (examples/training-net-script.cc, built in scratch/ as users build
+#      theirs), which must finish one run 'ok' itself (no error text).
 # Each step prints its wall time; the last line gives the total.
 # Usage: check-waf.sh [BUILD_DIR]     (default: build; NS3_WAF_TARBALL and JOBS from the
 #        environment)
@@ -57,6 +59,7 @@ rm -rf contrib/training-net
 mkdir -p contrib/training-net
 (cd "$top" && tar --exclude='./build*' --exclude=./.git --exclude='./results.db*' -cf - .) |
     tar -C contrib/training-net -xf -
+cp "$top/examples/training-net-script.cc" scratch/tn-readme-script.cc
 
 # configured once per tree: waf's cache lists the module as 'ns3-training-net'
 if [ ! -f build/c4che/_cache.py ] || ! grep -q "'ns3-training-net'" build/c4che/_cache.py; then
@@ -87,6 +90,13 @@ if [ "$runs" != 1 ]; then
     failed=1
 fi
 lap "the quickstart"
+rm -f "$build/waf-script.db"
+python3 ./waf --run "tn-readme-script --db=$build/waf-script.db" || failed=1
+if [ "$(sqlite3 "$build/waf-script.db" "SELECT count(*) FROM run WHERE status = 'ok' AND error IS NULL" 2>/dev/null)" != 1 ]; then
+    echo "check-waf: the README's script (scratch/tn-readme-script.cc) finished no run 'ok'" >&2
+    failed=1
+fi
+lap "the README's script"
 echo "check-waf: total $(($(date +%s) - start)) s"
 [ "$failed" = 0 ] && echo "check-waf: every training-net suite passed in the ns-$version tree"
 exit "$failed"

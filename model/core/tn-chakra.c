@@ -76,6 +76,92 @@ tn_chakra_node_at(const tn_chakra_trace* trace, uint32_t i)
     return &trace->nodes[i];
 }
 
+const char*
+tn_chakra_serves_name(uint32_t serves)
+{
+    static const char* const names[TN_SERVES_COUNT] = {"", "tp", "pp", "dp", "ep"};
+    return serves < TN_SERVES_COUNT ? names[serves] : "?";
+}
+
+/* A NUL-terminated copy, or NULL when memory runs out. */
+static char*
+copy_text(const char* s)
+{
+    size_t n = strlen(s) + 1;
+    char* c = malloc(n);
+    if (c)
+    {
+        memcpy(c, s, n);
+    }
+    return c;
+}
+
+tn_status
+tn_chakra_create(const char* name, tn_chakra_trace** out, tn_error* err)
+{
+    *out = NULL;
+    tn_chakra_trace* t = calloc(1, sizeof(*t));
+    if (!t || !(t->name = copy_text(name ? name : "<trace>")) || !(t->version = copy_text("")))
+    {
+        tn_chakra_destroy(t);
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name ? name : "<trace>");
+    }
+    *out = t;
+    return TN_OK;
+}
+
+tn_status
+tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err)
+{
+    for (uint32_t k = 0; k < node->dep_count; k++)
+    {
+        if (node->deps[k] >= trace->count)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "%s: node %zu: dependency %u is not an earlier node",
+                                trace->name,
+                                trace->count,
+                                node->deps[k]);
+        }
+    }
+    tn_chakra_node* nodes =
+        trace->count < UINT32_MAX
+            ? tn_array_grow(trace->nodes, &trace->cap, trace->count + 1, sizeof(*nodes), 64)
+            : NULL;
+    if (!nodes)
+    {
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", trace->name);
+    }
+    trace->nodes = nodes;
+    tn_chakra_node copy = *node;
+    copy.id = trace->count;
+    copy.name = copy_text(node->name ? node->name : "");
+    copy.deps = NULL;
+    copy.group = NULL;
+    uint32_t* deps = node->dep_count ? malloc(node->dep_count * sizeof(*deps)) : NULL;
+    uint32_t* group = node->group_count ? malloc(node->group_count * sizeof(*group)) : NULL;
+    if (!copy.name || (node->dep_count && !deps) || (node->group_count && !group))
+    {
+        free((char*)copy.name);
+        free(deps);
+        free(group);
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", trace->name);
+    }
+    if (deps)
+    {
+        memcpy(deps, node->deps, node->dep_count * sizeof(*deps));
+    }
+    if (group)
+    {
+        memcpy(group, node->group, node->group_count * sizeof(*group));
+    }
+    copy.deps = deps;
+    copy.group = group;
+    trace->nodes[trace->count++] = copy;
+    return TN_OK;
+}
+
 tn_status
 tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err)
 {

@@ -82,6 +82,23 @@ extern "C"
         TN_CHAKRA_COLLECTIVE   /**< COMM_COLL_NODE */
     } tn_chakra_kind;
 
+    /**
+     * The parallelism a node serves, for the breakdown of an iteration: set by generated
+     * programs (tn-llm.h); a trace read from a file serves none.
+     */
+    typedef enum tn_chakra_serves
+    {
+        TN_SERVES_NONE = 0,
+        TN_SERVES_TP,
+        TN_SERVES_PP,
+        TN_SERVES_DP,
+        TN_SERVES_EP,
+        TN_SERVES_COUNT /**< number of values (not a value) */
+    } tn_chakra_serves;
+
+    /** "", "tp", "pp", "dp", "ep"; "?" if invalid. */
+    const char* tn_chakra_serves_name(uint32_t serves);
+
     /** One node as read. */
     typedef struct tn_chakra_node
     {
@@ -103,6 +120,7 @@ extern "C"
         uint32_t dep_count;
         uint32_t data_dep_count; /**< deps[0..data_dep_count) are data dependencies */
         uint32_t match;          /**< SEND, RECV, COLLECTIVE: k of the contract (tn_chakra_check) */
+        uint32_t serves;         /**< tn_chakra_serves */
     } tn_chakra_node;
 
     typedef struct tn_chakra_trace tn_chakra_trace;
@@ -123,6 +141,19 @@ extern "C"
 
     /** Read and parse a file; messages name it by `path`. */
     tn_status tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err);
+
+    /**
+     * An empty trace to fill with tn_chakra_add (generated programs, tn-llm.h): works
+     * without protobuf-c. `name` names it in messages.
+     */
+    tn_status tn_chakra_create(const char* name, tn_chakra_trace** out, tn_error* err);
+
+    /**
+     * Append a copy of `node` (its name and group copied; its deps are indexes of nodes
+     * already added, so the graph stays acyclic; data_dep_count of them are data
+     * dependencies). Its id is its index. TN_EINVAL for a dependency not below the count.
+     */
+    tn_status tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err);
 
     /** Free a trace; NULL is ignored. */
     void tn_chakra_destroy(tn_chakra_trace* trace);

@@ -37,6 +37,26 @@ static const char* const SCHEMA_1 =
     " simulated_ns INTEGER,"
     " error TEXT);";
 
+/* The table added by schema 5: which NPU holds which rank of a generated LLM program. */
+#define SCHEMA_5_TABLES                                                                          \
+    "CREATE TABLE IF NOT EXISTS llm_rank ("                                                      \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                           \
+    " node_id INTEGER NOT NULL, rank INTEGER NOT NULL,"                                          \
+    " tp INTEGER NOT NULL, ep INTEGER NOT NULL, dp INTEGER NOT NULL, pp INTEGER NOT NULL,"       \
+    " PRIMARY KEY (run_id, node_id));"
+
+/* The views added by schema 5. */
+#define SCHEMA_5_VIEWS                                                                           \
+    "CREATE VIEW IF NOT EXISTS iteration_breakdown AS"                                           \
+    " SELECT i.run_id, i.iteration, i.node_id, r.rank, r.tp, r.ep, r.dp, r.pp,"                  \
+    "  i.end_ns - i.start_ns AS iteration_ns, i.compute_ns, i.bubble_ns, i.exposed_tp_ns,"       \
+    "  i.exposed_pp_ns, i.exposed_dp_ns, i.exposed_ep_ns, i.exposed_comm_ns"                    \
+    " FROM iteration i LEFT JOIN llm_rank r ON r.run_id = i.run_id AND r.node_id = i.node_id;"  \
+    "CREATE VIEW IF NOT EXISTS communication_per_parallelism AS"                                 \
+    " SELECT run_id, parallelism, op, count(*) AS collectives, sum(bytes) AS bytes,"            \
+    "  sum(end_ns - start_ns) AS busy_ns"                                                        \
+    " FROM collective WHERE parallelism IS NOT NULL GROUP BY run_id, parallelism, op;"
+
 /* Tables and views added by schema 2 (documented in doc/results-database.rst). */
 static const char* const SCHEMA_2_TABLES =
     "CREATE TABLE IF NOT EXISTS node ("
@@ -63,6 +83,7 @@ static const char* const SCHEMA_2_TABLES =
     " algbw_Bps REAL, busbw_Bps REAL,"
     " requested_algorithm TEXT, choice_estimated_ns INTEGER,"
     " runner_up TEXT, runner_up_estimated_ns INTEGER,"
+    " parallelism TEXT,"
     " PRIMARY KEY (run_id, collective_id));"
     "CREATE TABLE IF NOT EXISTS transfer ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
@@ -104,13 +125,16 @@ static const char* const SCHEMA_2_TABLES =
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
     " iteration INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " start_ns INTEGER NOT NULL, end_ns INTEGER, compute_ns INTEGER, exposed_comm_ns INTEGER,"
+    " bubble_ns INTEGER, exposed_tp_ns INTEGER, exposed_pp_ns INTEGER, exposed_dp_ns INTEGER,"
+    " exposed_ep_ns INTEGER,"
     " PRIMARY KEY (run_id, iteration, node_id));"
     "CREATE TABLE IF NOT EXISTS layer ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
     " iteration INTEGER NOT NULL, layer INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
     " compute_ns INTEGER, exposed_comm_ns INTEGER,"
-    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));";
+    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));"
+    SCHEMA_5_TABLES;
 
 /* The views of schema 2 (kept apart: check_tables compares tables only). */
 static const char* const SCHEMA_2_VIEWS =
@@ -155,6 +179,7 @@ static const char* const SCHEMA_2_VIEWS =
     "   AND t.collective_id = c.collective_id) AS mean_transfer_ns,"
     "  c.requested_algorithm, c.runner_up, c.runner_up_estimated_ns"
     " FROM collective c;"
+    SCHEMA_5_VIEWS
     "CREATE VIEW IF NOT EXISTS fct_slowdown_percentiles AS"
     " WITH b AS (SELECT run_id, slowdown,"
     "   CASE WHEN bytes <= 4096 THEN 0 WHEN bytes <= 65536 THEN 1"
@@ -187,6 +212,7 @@ enum
     T_DROP,
     T_ITERATION,
     T_LAYER,
+    T_LLM_RANK,
     T_COUNT
 };
 
@@ -194,7 +220,7 @@ enum
 static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO node VALUES (?,?,?,?,?)",
     "INSERT INTO link VALUES (?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     /* a transfer between processes is added by both: one row of both rows' times */
     "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT (run_id, collective_id, transfer_id) DO UPDATE SET"
@@ -206,8 +232,9 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO port_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO pfc_event VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO drop_event VALUES (?,?,?,?,?,?,?,?)",
-    "INSERT INTO iteration VALUES (?,?,?,?,?,?,?)",
+    "INSERT INTO iteration VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO layer VALUES (?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO llm_rank VALUES (?,?,?,?,?,?,?)",
 };
 
 static const char* const TABLES[T_COUNT] = {"node",
@@ -219,7 +246,8 @@ static const char* const TABLES[T_COUNT] = {"node",
                                             "pfc_event",
                                             "drop_event",
                                             "iteration",
-                                            "layer"};
+                                            "layer",
+                                            "llm_rank"};
 
 #define MAX_COLUMNS 20
 
@@ -343,6 +371,34 @@ exec_schema_2(tn_db* db, const char* what, tn_error* err)
     return status ? status : exec(db, SCHEMA_2_VIEWS, what, err);
 }
 
+/* Add a column to a table of an older schema, unless it has it ("NAME TYPE"). */
+static tn_status
+add_column(tn_db* db, const char* table, const char* column, tn_error* err)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "%.*s", (int)strcspn(column, " "), column);
+    char query[160];
+    snprintf(query,
+             sizeof(query),
+             "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
+             table,
+             name);
+    sqlite3_stmt* stmt = NULL;
+    if (sqlite3_prepare_v2(db->sql, query, -1, &stmt, NULL) != SQLITE_OK)
+    {
+        return sql_error(db, err, "upgrading schema");
+    }
+    const int has = sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int(stmt, 0) > 0;
+    sqlite3_finalize(stmt);
+    if (has)
+    {
+        return TN_OK;
+    }
+    char alter[160];
+    snprintf(alter, sizeof(alter), "ALTER TABLE %s ADD COLUMN %s", table, column);
+    return exec(db, alter, "upgrading schema", err);
+}
+
 static tn_status
 check_schema_version(tn_db* db, tn_error* err)
 {
@@ -395,7 +451,7 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version >= 1 && version <= 3 && rows == 1)
+    if (version >= 1 && version <= 4 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables (of this schema);
          * schema 2's run had no error text; schema 3's collective had no tuner columns and
@@ -403,7 +459,7 @@ check_schema_version(tn_db* db, tn_error* err)
         status = version == 1 ? exec_schema_2(db, "upgrading schema 1", err) : TN_OK;
         if (!status && version <= 2)
             status = exec(db, "ALTER TABLE run ADD COLUMN error TEXT", "upgrading schema", err);
-        if (!status && version >= 2)
+        if (!status && version >= 2 && version <= 3)
             status = exec(db,
                           "ALTER TABLE collective ADD COLUMN requested_algorithm TEXT;"
                           "ALTER TABLE collective ADD COLUMN choice_estimated_ns INTEGER;"
@@ -412,10 +468,25 @@ check_schema_version(tn_db* db, tn_error* err)
                           "DROP VIEW IF EXISTS collective_summary;",
                           "upgrading schema",
                           err);
+        /* schema 4's collective had no parallelism and its iteration no breakdown; schema 5
+         * adds llm_rank and the views over them */
+        static const char* const added[][2] = {{"collective", "parallelism TEXT"},
+                                               {"iteration", "bubble_ns INTEGER"},
+                                               {"iteration", "exposed_tp_ns INTEGER"},
+                                               {"iteration", "exposed_pp_ns INTEGER"},
+                                               {"iteration", "exposed_dp_ns INTEGER"},
+                                               {"iteration", "exposed_ep_ns INTEGER"}};
+        for (size_t i = 0; !status && version >= 2 && i < sizeof(added) / sizeof(added[0]); i++)
+            status = add_column(db, added[i][0], added[i][1], err);
+        if (!status && version >= 2)
+            status = exec(db,
+                          "DROP VIEW IF EXISTS collective_summary;" SCHEMA_5_TABLES,
+                          "upgrading schema",
+                          err);
         if (!status && version >= 2)
             status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 4", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 5", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1062,6 +1133,10 @@ tn_db_add_collective(tn_db* db, int64_t run_id, const tn_db_collective* in, tn_e
         put_int(r, in->runner_up_estimated_ns);
     else
         put_null(r);
+    if (in->parallelism && in->parallelism[0])
+        ok &= put_text(r, in->parallelism);
+    else
+        put_null(r);
     return row_done(db, ok, err);
 }
 
@@ -1202,6 +1277,29 @@ tn_db_add_iteration(tn_db* db, int64_t run_id, const tn_db_iteration* in, tn_err
     put_int(r, in->end_ns);
     put_int(r, in->compute_ns);
     put_int(r, in->exposed_comm_ns);
+    for (int k = 0; k < 5; k++)
+    {
+        if (in->breakdown)
+            put_int(r, in->breakdown_ns[k]);
+        else
+            put_null(r);
+    }
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_llm_rank(tn_db* db, int64_t run_id, const tn_db_llm_rank* in, tn_error* err)
+{
+    row* r = new_row(db, T_LLM_RANK, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->node);
+    put_int(r, in->rank);
+    put_int(r, in->tp);
+    put_int(r, in->ep);
+    put_int(r, in->dp);
+    put_int(r, in->pp);
     return row_done(db, 1, err);
 }
 

@@ -58,7 +58,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 4
+#define TN_DB_SCHEMA_VERSION 5
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -120,6 +120,8 @@ extern "C"
         int64_t choice_estimated_ns;    /**< the tuner's estimate of the choice (<=0: NULL) */
         const char* runner_up;          /**< the tuner's second (NULL: none, or not tuned) */
         int64_t runner_up_estimated_ns; /**< its estimate (<=0 or no runner_up: NULL) */
+        /** What it serves in a training job: "tp", "pp", "dp", "ep" (NULL or "": NULL) */
+        const char* parallelism;
     } tn_db_collective;
 
     /** One executed schedule transfer (table transfer). Negative times are NULL. */
@@ -212,7 +214,20 @@ extern "C"
         int64_t end_ns;          /**< backward, collectives and updates done */
         int64_t compute_ns;      /**< compute kernels */
         int64_t exposed_comm_ns; /**< waiting for collectives */
+        /** 1: breakdown_ns holds the split of exposed_comm_ns (generated LLM programs), else
+         *  its columns are NULL */
+        int breakdown;
+        /** bubble, exposed TP, PP, DP, EP (bubble_ns, exposed_tp_ns ... exposed_ep_ns) */
+        int64_t breakdown_ns[5];
     } tn_db_iteration;
+
+    /** Which NPU holds which rank of a generated LLM program (table llm_rank). */
+    typedef struct tn_db_llm_rank
+    {
+        uint32_t node; /**< the NPU's node */
+        uint32_t rank; /**< its rank in the program */
+        uint32_t tp, ep, dp, pp;
+    } tn_db_llm_rank;
 
     /** One pass of one layer in one iteration at one NPU (table layer). */
     typedef struct tn_db_layer
@@ -294,6 +309,12 @@ extern "C"
                                   int64_t run_id,
                                   const tn_db_iteration* row,
                                   tn_error* err);
+    /** One rank of a generated LLM program (table llm_rank). */
+    tn_status tn_db_add_llm_rank(tn_db* db,
+                                 int64_t run_id,
+                                 const tn_db_llm_rank* in,
+                                 tn_error* err);
+
     tn_status tn_db_add_layer(tn_db* db, int64_t run_id, const tn_db_layer* row, tn_error* err);
 
     /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */

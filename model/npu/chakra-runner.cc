@@ -11,6 +11,8 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -153,6 +155,13 @@ ChakraRunner::StartIteration(uint32_t rank)
     Ptr<CollectiveExecutor> exec = m_endpoints[rank]->GetObject<CollectiveExecutor>();
     r.current.node = exec->GetNic() ? exec->GetNic()->GetLocalId() : rank;
     r.current.start = Simulator::Now();
+    r.current.split = false;
+    for (uint32_t i = 0; i < count && !r.current.split; i++)
+    {
+        r.current.split = tn_chakra_node_at(t, i)->serves != TN_SERVES_NONE;
+    }
+    r.lastDone = UINT32_MAX;
+    r.cause = UINT32_MAX;
     r.waiting.resize(count);
     r.left = count;
     for (uint32_t i = 0; i < count; i++)
@@ -189,11 +198,19 @@ ChakraRunner::Drain(uint32_t rank)
             const uint32_t i = r.finished.front();
             r.finished.pop_front();
             --r.left;
+            r.lastDone = i;
             for (uint32_t u = m_userStart[rank][i]; u < m_userStart[rank][i + 1]; u++)
             {
-                if (--r.waiting[m_users[rank][u]] == 0)
+                const uint32_t user = m_users[rank][u];
+                if (--r.waiting[user] == 0)
                 {
-                    r.ready.push_back(m_users[rank][u]);
+                    r.ready.push_back(user);
+                    const tn_chakra_kind kind = tn_chakra_node_at(m_traces[rank], user)->kind;
+                    if (r.idle && r.cause == UINT32_MAX &&
+                        (kind == TN_CHAKRA_COMPUTE || kind == TN_CHAKRA_MEMORY))
+                    {
+                        r.cause = i; // its end let a kernel go: it ends the wait
+                    }
                 }
             }
             continue;
@@ -231,11 +248,27 @@ ChakraRunner::Drain(uint32_t rank)
 void
 ChakraRunner::EndIdle(Rank& r)
 {
-    if (r.idle)
+    if (!r.idle)
     {
-        r.current.exposed += Simulator::Now() - r.idleSince;
-        r.idle = false;
+        return;
     }
+    const Time now = Simulator::Now();
+    r.current.exposed += now - r.idleSince;
+    r.idle = false;
+    const uint32_t causeNode = r.cause != UINT32_MAX ? r.cause : r.lastDone;
+    r.cause = UINT32_MAX;
+    const tn_chakra_node* cause =
+        causeNode == UINT32_MAX ? nullptr : tn_chakra_node_at(m_traces[r.current.rank], causeNode);
+    const uint32_t serves = cause && cause->serves < TN_SERVES_COUNT ? cause->serves : 0;
+    if (cause && cause->kind == TN_CHAKRA_RECV)
+    {
+        // until the peer reached its send, the stage waited for the peer's compute
+        const Time bubbleEnd = std::min(now, std::max(r.idleSince, r.lastSendReached));
+        r.current.bubble += bubbleEnd - r.idleSince;
+        r.current.exposedBy[serves] += now - bubbleEnd;
+        return;
+    }
+    r.current.exposedBy[serves] += now - r.idleSince;
 }
 
 void
@@ -249,39 +282,108 @@ ChakraRunner::Issue(uint32_t rank, uint32_t node)
     }
     if (!m_config.network)
     {
-        m_ranks[rank].finished.push_back(node);
+        Rendezvous(rank, node);
         return;
     }
     IssueCommunication(rank, node);
+}
+
+std::vector<uint64_t>
+ChakraRunner::CommunicationKey(uint32_t rank,
+                               const tn_chakra_node* n,
+                               std::vector<uint32_t>* ranks) const
+{
+    const uint32_t npus = m_ranks.size();
+    std::vector<uint64_t> key{m_ranks[rank].iteration, n->match};
+    ranks->clear();
+    if (n->kind == TN_CHAKRA_COLLECTIVE)
+    {
+        for (uint32_t m = 0; m < (n->group ? n->group_count : npus); m++)
+        {
+            ranks->push_back(n->group ? n->group[m] : m);
+        }
+        key.push_back(0);
+        key.insert(key.end(), ranks->begin(), ranks->end());
+        return key;
+    }
+    // a transfer: a broadcast from the sender in the group {sender, receiver}
+    const bool send = n->kind == TN_CHAKRA_SEND;
+    *ranks = {send ? rank : n->peer, send ? n->peer : rank};
+    key.insert(key.end(), {1, (*ranks)[0], (*ranks)[1], n->tag});
+    return key;
+}
+
+void
+ChakraRunner::Rendezvous(uint32_t rank, uint32_t node)
+{
+    const tn_chakra_node* n = tn_chakra_node_at(m_traces[rank], node);
+    std::vector<uint32_t> ranks;
+    std::vector<uint64_t> key = CommunicationKey(rank, n, &ranks);
+    const Time now = Simulator::Now();
+    if (n->kind == TN_CHAKRA_SEND)
+    {
+        m_ranks[rank].finished.push_back(node);
+        auto waiting = m_waiting.find(key);
+        if (waiting == m_waiting.end())
+        {
+            m_sendReached[key] = now;
+            return;
+        }
+        const auto receiver = waiting->second.front();
+        m_waiting.erase(waiting);
+        m_ranks[receiver.first].lastSendReached = now;
+        // a later event, not a nested call: a chain of peers could nest as deep as the ranks
+        Simulator::ScheduleNow(&ChakraRunner::Complete, this, receiver.first, receiver.second);
+        return;
+    }
+    if (n->kind == TN_CHAKRA_RECV)
+    {
+        auto sent = m_sendReached.find(key);
+        if (sent == m_sendReached.end())
+        {
+            m_waiting[key].emplace_back(rank, node);
+            return;
+        }
+        m_ranks[rank].lastSendReached = sent->second;
+        m_sendReached.erase(sent);
+        m_ranks[rank].finished.push_back(node);
+        return;
+    }
+    std::vector<std::pair<uint32_t, uint32_t>>& arrived = m_waiting[key];
+    arrived.emplace_back(rank, node);
+    if (arrived.size() < ranks.size())
+    {
+        return;
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> members;
+    members.swap(arrived);
+    m_waiting.erase(key);
+    for (const auto& member : members)
+    {
+        if (member.first == rank)
+        {
+            m_ranks[rank].finished.push_back(member.second); // Drain on the stack takes it
+        }
+        else
+        {
+            Simulator::ScheduleNow(&ChakraRunner::Complete, this, member.first, member.second);
+        }
+    }
 }
 
 void
 ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
 {
     const tn_chakra_node* n = tn_chakra_node_at(m_traces[rank], node);
-    const uint32_t npus = m_ranks.size();
     std::vector<uint32_t> ranks;
-    std::vector<uint64_t> key{m_ranks[rank].iteration, n->match};
+    std::vector<uint64_t> key = CommunicationKey(rank, n, &ranks);
     tn_plan_request request;
     tn_plan_request_init(&request);
     request.bytes = n->comm_bytes;
-    if (n->kind == TN_CHAKRA_COLLECTIVE)
+    request.collective = n->kind == TN_CHAKRA_COLLECTIVE ? n->collective : TN_COLL_BROADCAST;
+    if (n->kind == TN_CHAKRA_SEND)
     {
-        request.collective = n->collective;
-        for (uint32_t m = 0; m < (n->group ? n->group_count : npus); m++)
-        {
-            ranks.push_back(n->group ? n->group[m] : m);
-        }
-        key.push_back(0);
-        key.insert(key.end(), ranks.begin(), ranks.end());
-    }
-    else
-    {
-        // a transfer: a broadcast from the sender in the group {sender, receiver}
-        const bool send = n->kind == TN_CHAKRA_SEND;
-        request.collective = TN_COLL_BROADCAST;
-        ranks = {send ? rank : n->peer, send ? n->peer : rank};
-        key.insert(key.end(), {1, ranks[0], ranks[1], n->tag});
+        m_sendReached[key] = Simulator::Now();
     }
     request.algorithm = m_config.algorithm[request.collective].c_str();
     if (ranks.size() < 2)
@@ -304,6 +406,7 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
                                         << ": " << error);
         m_collectives[key] = c;
         m_members[c->GetId()] = std::make_pair(uint32_t(ranks.size()), key);
+        c->SetParallelism(tn_chakra_serves_name(n->serves));
         m_created(c);
     }
     m_parts[std::make_pair(c->GetId(), rank)] = node;
@@ -362,6 +465,17 @@ ChakraRunner::PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank
     }
     const uint32_t node = it->second;
     m_parts.erase(it);
+    const tn_chakra_node* n = tn_chakra_node_at(m_traces[rank], node);
+    if (n->kind == TN_CHAKRA_RECV)
+    {
+        std::vector<uint32_t> ranks;
+        auto sent = m_sendReached.find(CommunicationKey(rank, n, &ranks));
+        if (sent != m_sendReached.end())
+        {
+            m_ranks[rank].lastSendReached = sent->second;
+            m_sendReached.erase(sent);
+        }
+    }
     auto members = m_members.find(c->GetId());
     if (members != m_members.end() && --members->second.first == 0)
     {

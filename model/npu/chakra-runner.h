@@ -47,10 +47,15 @@ class NpuEndpoint;
  *    receive at d from s with that tag are one transfer, a broadcast from s in the group
  *    {s, d}: the send is done when s's part ends (its data left), the receive when the data
  *    arrived.
- * Without a network (Network false) communication nodes are done at once. An iteration ends
- * at an NPU when all its nodes are done; the next iteration runs the graph again (at each NPU
- * on its own: collectives and transfers are told apart by iteration). Exposed time is the
- * time the NPU ran no kernel and had none ready while nodes were left.
+ * Without a network (Network false) communication takes no time but still waits for its peers,
+ * as on an infinitely fast network: a collective is done at every member once the last member
+ * reached it, a send at once, a receive once its send was reached. An iteration ends at an
+ * NPU when all its nodes are done; the next iteration runs the graph again (at each NPU on its
+ * own: collectives and transfers are told apart by iteration). Exposed time is the time the
+ * NPU ran no kernel and had none ready while nodes were left. It is charged to what the NPU
+ * waited for: the node whose end let it go on (tn_chakra_node.serves, in
+ * TrainingIterationRecord::exposedBy); a wait for a pipeline receive is a bubble until its
+ * send was reached at the peer, and exposed PP communication after.
  * One process only: endpoints on other MPI ranks are refused.
  */
 class ChakraRunner
@@ -113,6 +118,9 @@ class ChakraRunner
         bool done{false};              //!< every iteration ended
         bool idle{false};              //!< waits for communication only
         Time idleSince;
+        uint32_t lastDone{UINT32_MAX}; //!< the node whose end was taken last
+        uint32_t cause{UINT32_MAX};    //!< while idle: the node whose end readied a kernel
+        Time lastSendReached;          //!< for a receive: when its send was reached
         TrainingIterationRecord current;
     };
 
@@ -121,6 +129,13 @@ class ChakraRunner
     void Drain(uint32_t rank);
     void Issue(uint32_t rank, uint32_t node);
     void IssueCommunication(uint32_t rank, uint32_t node);
+    /// What names a communication node's collective or transfer at every member; the group
+    /// (a transfer's: {sender, receiver}) in ranks.
+    std::vector<uint64_t> CommunicationKey(uint32_t rank,
+                                           const tn_chakra_node* n,
+                                           std::vector<uint32_t>* ranks) const;
+    /// Network false: the node waits for its peers only.
+    void Rendezvous(uint32_t rank, uint32_t node);
     void RunKernel(uint32_t rank);
     void KernelDone(uint32_t rank);
     void PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank);
@@ -143,6 +158,10 @@ class ChakraRunner
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_parts;
     /// collective id -> (members whose part has not ended, its key)
     std::map<uint32_t, std::pair<uint32_t, std::vector<uint64_t>>> m_members;
+    /// transfers whose send was reached: their key -> when (taken by the receive)
+    std::map<std::vector<uint64_t>, Time> m_sendReached;
+    /// Network false: per key, the (rank, node) that reached it and wait for the rest
+    std::map<std::vector<uint64_t>, std::vector<std::pair<uint32_t, uint32_t>>> m_waiting;
 };
 
 } // namespace ns3

@@ -214,6 +214,11 @@ CollectiveExecutor::Start(Ptr<Collective> collective)
     entry->started = true;
     collective->NotifyStart();
     m_partStartTrace(collective, entry->rank);
+    if (entry->doneEarly)
+    {
+        PartDone(entry); // a receiver whose data all came before it reached the collective
+        return;
+    }
     if (collective->IsGenerated())
     {
         StartProgram(entry);
@@ -426,6 +431,12 @@ CollectiveExecutor::DataReady(Entry* entry, uint32_t transfer)
 void
 CollectiveExecutor::PartDone(Entry* entry)
 {
+    if (!entry->started)
+    {
+        // a part ends after it starts: the trace's listeners pair the two
+        entry->doneEarly = true;
+        return;
+    }
     // this node's part is over: tell the endpoint, keep no reference
     Ptr<Collective> c = entry->collective;
     uint32_t rank = entry->rank;

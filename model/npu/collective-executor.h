@@ -167,6 +167,7 @@ class CollectiveExecutor : public Object
         Ptr<Collective> collective;    //!< the collective
         uint32_t rank;                 //!< this node's rank in it
         bool started{false};           //!< this node called Start
+        bool doneEarly{false};         //!< its part ended (all data in) before Start
         std::vector<uint32_t> waiting; //!< transfers ready before Start, in order
     };
 

@@ -320,6 +320,21 @@ class Collective : public Object
         return m_estimate;
     }
 
+    /**
+     * \param parallelism what the collective serves in a training job: "tp", "pp", "dp" or
+     * "ep" (generated LLM programs, tn-llm.h); empty when not told
+     */
+    void SetParallelism(const std::string& parallelism)
+    {
+        m_parallelism = parallelism;
+    }
+
+    /** \return what the collective serves ("" when not told) */
+    const std::string& GetParallelism() const
+    {
+        return m_parallelism;
+    }
+
     /// What was asked for and, with algorithm "auto", what the tuner (tn-tune.h) decided.
     struct Tuning
     {
@@ -802,6 +817,7 @@ class Collective : public Object
     bool m_started{false};
     Time m_start;
     Time m_end{-1};
+    std::string m_parallelism; //!< what it serves in a training job ("" : not told)
     Time m_estimate;
     Tuning m_tuning;
     DoneCallback m_done;

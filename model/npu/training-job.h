@@ -43,6 +43,11 @@ struct TrainingIterationRecord
     Time end;              //!< backward done and every collective of the iteration done
     Time compute;          //!< time of its compute kernels (fwd, ig, wg, updates)
     Time exposed;          //!< time it waited for communication
+    /// exposed split by what it waited for (tn_chakra_serves; [0]: not told, as text
+    /// workloads and traces read from files are): generated LLM programs (tn-llm.h)
+    Time exposedBy[TN_SERVES_COUNT];
+    Time bubble; //!< pipeline bubble: waits for a receive whose send was not reached yet
+    bool split{false}; //!< exposedBy and bubble are told: the program tags its nodes
 };
 
 /**

@@ -13,6 +13,7 @@
 #include "ns3/training-job.h"
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 namespace ns3
@@ -183,6 +184,7 @@ CollectiveProbe::WriteCollective(Ptr<const Collective> c, int64_t startNs, int64
     const Collective::Tuning& tuning = c->GetTuning();
     row.requested_algorithm = tuning.requested.empty() ? nullptr : tuning.requested.c_str();
     row.choice_estimated_ns = tuning.choiceEstimate.GetNanoSeconds();
+    row.parallelism = c->GetParallelism().c_str();
     row.runner_up = tuning.runnerUp.empty() ? nullptr : tuning.runnerUp.c_str();
     row.runner_up_estimated_ns = tuning.runnerUpEstimate.GetNanoSeconds();
     m_recorder->WriteCollective(&row, c->GetOperation());
@@ -285,6 +287,36 @@ CollectiveProbe::WriteUnfinished()
 }
 
 void
+CollectiveProbe::GetUnfinished(std::vector<std::string>* what) const
+{
+    // a collective is not disposed with the nodes (the executors only drop it): its state is
+    // still there at Simulator::Destroy
+    for (const auto& entry : m_collectives)
+    {
+        const Ptr<Collective>& c = entry.second.collective;
+        if (!entry.second.written && c && !c->IsComplete())
+        {
+            std::ostringstream s;
+            s << "collective " << entry.first << " (" << c->GetCollectiveName() << ", "
+              << c->GetAlgorithm() << ", " << c->GetBytes() << " bytes) did not complete";
+            what->push_back(s.str());
+        }
+    }
+    for (const auto& entry : m_scheduled)
+    {
+        if (!entry.second->IsComplete())
+        {
+            std::ostringstream s;
+            s << "operation " << entry.first << " ("
+              << tn_collective_name(entry.second->GetCollective()) << ", "
+              << entry.second->GetSchedulerName() << ", " << entry.second->GetBytes()
+              << " bytes) did not complete";
+            what->push_back(s.str());
+        }
+    }
+}
+
+void
 CollectiveProbe::TransferReady(const CollectiveTransferRecord& r)
 {
     tn_db_transfer row{};
@@ -339,7 +371,8 @@ TrainingJobProbe::TrainingJobProbe(StatsRecorder* recorder,
                                    Ptr<TrainingJob> job,
                                    Ptr<CollectiveProbe> collectives)
     : StatsProbe(recorder),
-      m_collectives(collectives)
+      m_collectives(collectives),
+      m_job(job)
 {
     job->TraceConnectWithoutContext("IterationEnd",
                                     MakeCallback(&TrainingJobProbe::IterationEnd, this));
@@ -354,9 +387,20 @@ TrainingJobProbe::TrainingJobProbe(StatsRecorder* recorder,
 }
 
 void
+TrainingJobProbe::GetUnfinished(std::vector<std::string>* what) const
+{
+    // IsComplete reads the job's NPUs, which its DoDispose keeps
+    if (m_job && !m_job->IsComplete())
+    {
+        what->push_back("the training job did not complete");
+    }
+}
+
+void
 TrainingJobProbe::DoDispose()
 {
     m_collectives = nullptr;
+    m_job = nullptr;
     StatsProbe::DoDispose();
 }
 
@@ -388,6 +432,12 @@ TrainingJobProbe::IterationEnd(const TrainingIterationRecord& r)
 {
     tn_db_iteration row{};
     CopyPassTimes(r, &row);
+    row.breakdown = r.split;
+    row.breakdown_ns[0] = r.bubble.GetNanoSeconds();
+    for (int k = TN_SERVES_TP; k < TN_SERVES_COUNT; k++)
+    {
+        row.breakdown_ns[k] = r.exposedBy[k].GetNanoSeconds();
+    }
     m_recorder->WriteIteration(row);
 }
 

@@ -50,6 +50,7 @@ class CollectiveProbe : public StatsProbe
     bool IsFollowed(uint32_t id) const;
     /** Write the rows of the collectives and operations that did not end. */
     void WriteUnfinished();
+    void GetUnfinished(std::vector<std::string>* what) const override;
     /**
      * A rank's part of a distributed run: write the rows of the collectives this rank took
      * part in, joined over the ranks (StatsRecorder::GatherRanks); once.
@@ -103,6 +104,9 @@ class TrainingJobProbe : public StatsProbe
                      Ptr<TrainingJob> job,
                      Ptr<CollectiveProbe> collectives);
 
+    /** \param what "the training job did not complete" unless it did */
+    void GetUnfinished(std::vector<std::string>* what) const override;
+
   private:
     void DoDispose() override;
     void IterationEnd(const TrainingIterationRecord& record);
@@ -111,6 +115,7 @@ class TrainingJobProbe : public StatsProbe
     void ScheduledCreated(Ptr<ThemisCollective> collective);
 
     Ptr<CollectiveProbe> m_collectives; //!< where collectives and run-time operations go
+    Ptr<TrainingJob> m_job;             //!< the job (GetUnfinished)
 };
 
 } // namespace ns3

@@ -29,4 +29,9 @@ StatsProbe::DoDispose()
     Object::DoDispose();
 }
 
+void
+StatsProbe::GetUnfinished(std::vector<std::string>* /* what */) const
+{
+}
+
 } // namespace ns3

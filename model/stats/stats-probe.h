@@ -6,6 +6,9 @@
 
 #include "ns3/object.h"
 
+#include <string>
+#include <vector>
+
 namespace ns3
 {
 
@@ -28,6 +31,16 @@ class StatsProbe : public Object
     /** \param recorder the recorder the rows go to */
     explicit StatsProbe(StatsRecorder* recorder);
     ~StatsProbe() override;
+
+    /**
+     * What this probe follows that did not end, one sentence each ("collective 0 (all-reduce,
+     * multitree, 16777216 bytes) did not complete"): a run the recorder finishes by itself at
+     * Simulator::Destroy is 'error' with these as its reason. Reads only what the model
+     * objects keep after they are disposed (the node list is disposed before the recorder's
+     * destroy event runs).
+     * \param what appended to
+     */
+    virtual void GetUnfinished(std::vector<std::string>* what) const;
 
   protected:
     void DoDispose() override;

@@ -16,12 +16,33 @@
 #include "ns3/tn-version.h"
 #include "ns3/uinteger.h"
 
+#include <cstdlib>
+#include <iostream>
+#include <set>
 #include <sstream>
+#include <unistd.h>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("StatsRecorder");
+
+namespace
+{
+
+/// The recorders whose run is open, for the atexit handler (one simulation per process).
+std::set<StatsRecorder*>&
+OpenRecorders()
+{
+    static std::set<StatsRecorder*> open;
+    return open;
+}
+
+/// What run.error says of a run the recorder finished at Simulator::Destroy.
+const char* const NOT_CALLED = "finished at Simulator::Destroy: the program did not call "
+                               "StatsHelper::Finish (the recorder finished the run itself)";
+
+} // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(StatsRecorder);
 
@@ -100,6 +121,7 @@ StatsRecorder::StatsRecorder()
 
 StatsRecorder::~StatsRecorder()
 {
+    OpenRecorders().erase(this);
     if (m_ownDb)
     {
         tn_db_close(m_db);
@@ -109,6 +131,10 @@ StatsRecorder::~StatsRecorder()
 void
 StatsRecorder::DoDispose()
 {
+    // disposed before Finish and Simulator::Destroy (an explicit Dispose: the destroy event
+    // holds the recorder otherwise)
+    Abandon("not finished: the recorder was disposed before StatsHelper::Finish and "
+            "Simulator::Destroy");
     m_tick.Cancel();
     if (m_watching)
     {
@@ -170,7 +196,77 @@ StatsRecorder::BeginRun(const std::string& name, const std::string& paramsJson, 
         return false;
     }
     m_wallStart = std::chrono::steady_clock::now();
+    TrackRun();
     return true;
+}
+
+void
+StatsRecorder::TrackRun()
+{
+    std::set<StatsRecorder*>& open = OpenRecorders(); // constructed before the handler is set,
+    static const int atExit = std::atexit(&StatsRecorder::AbandonOpenRuns); // so kept longer
+    NS_ASSERT_MSG(atExit == 0, "StatsRecorder: no atexit handler");
+    (void)atExit;
+    open.insert(this);
+    m_pid = getpid();
+    // the event holds a reference: a script's recorder lives until Destroy even if its
+    // helper does not
+    m_destroyEvent =
+        Simulator::ScheduleDestroy(&StatsRecorder::FinishAtDestroy, Ptr<StatsRecorder>(this));
+    m_destroyPending = true;
+}
+
+void
+StatsRecorder::AbandonOpenRuns()
+{
+    const std::set<StatsRecorder*> open = OpenRecorders(); // Abandon erases from it
+    for (StatsRecorder* recorder : open)
+    {
+        if (recorder->m_pid != getpid())
+        {
+            continue; // a child forked while the run was open: the run is its parent's
+        }
+        recorder->Abandon("not finished: the process exited before StatsHelper::Finish and "
+                          "Simulator::Destroy");
+    }
+}
+
+void
+StatsRecorder::Abandon(const std::string& why)
+{
+    if (m_runId < 0 || m_finished)
+    {
+        return;
+    }
+    m_finished = true;
+    m_byItself = true;
+    m_finalStatus = "aborted";
+    OpenRecorders().erase(this);
+    if (m_watching)
+    {
+        tn_db_signal_unwatch();
+        m_watching = false;
+    }
+    // the writer thread's batch is joined before the buffered rows are written, and each
+    // batch is one transaction: what is written is whole
+    tn_error err{};
+    if (tn_db_flush(m_db, &err) != TN_OK && m_error.empty())
+    {
+        m_error = err.message;
+    }
+    m_runError = m_error.empty() ? why : why + "; database: " + m_error;
+    if (!m_joined)
+    {
+        int changed = 0;
+        tn_db_run_abandon(m_db, m_runId, "aborted", m_runError.c_str(), &changed, &err);
+    }
+    if (m_ownDb)
+    {
+        tn_db_close(m_db); // checkpoints the WAL
+        m_db = nullptr;
+        m_ownDb = false;
+    }
+    std::cerr << "StatsRecorder: run " << m_runId << ": " << why << ": recorded as 'aborted'\n";
 }
 
 bool
@@ -328,6 +424,7 @@ StatsRecorder::JoinRun(int64_t runId)
     m_runId = runId;
     m_joined = true;
     m_wallStart = std::chrono::steady_clock::now();
+    TrackRun();
 }
 
 bool
@@ -428,6 +525,12 @@ StatsRecorder::Tick()
     // run) is not a run that went on too long.
     if (!busy)
     {
+        if (m_recordPorts)
+        {
+            // the closing sample Finish would take at this instant (the idle stretches): a
+            // run finished at Simulator::Destroy cannot read the ports, ns-3 has disposed them
+            Sample(true);
+        }
         return;
     }
     const Time limit = GetSimulatedTimeLimit();
@@ -597,14 +700,94 @@ StatsRecorder::WriteIteration(const tn_db_iteration& row)
     }
 }
 
+void
+StatsRecorder::WriteLlmRank(const tn_db_llm_rank& row)
+{
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_llm_rank(m_db, m_runId, &row, &err), err);
+    }
+}
+
 std::string
 StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std::string& error)
 {
     NS_ASSERT_MSG(m_runId >= 0, "StatsRecorder: BeginRun first");
-    NS_ASSERT_MSG(!m_finished, "StatsRecorder: Finish called twice");
+    if (m_finished)
+    {
+        // after Simulator::Destroy, which finished it
+        NS_ASSERT_MSG(m_byItself, "StatsRecorder: Finish called twice");
+        NS_LOG_WARN("the run was finished at Simulator::Destroy: Finish comes before it");
+        return m_finalStatus;
+    }
+    Ptr<StatsRecorder> self(this); // removing the destroy event drops a reference
+    if (m_destroyPending)
+    {
+        Simulator::Remove(m_destroyEvent);
+        m_destroyEvent = EventId(); // it holds the event, which holds this recorder
+        m_destroyPending = false;
+    }
+    return Close(status, simulatedNs, error, true);
+}
+
+void
+StatsRecorder::FinishAtDestroy()
+{
+    // the simulator holds the event (and so this recorder) while it runs
+    m_destroyEvent = EventId();
+    m_destroyPending = false;
+    if (m_finished)
+    {
+        return;
+    }
+    const uint64_t now = Simulator::Now().GetNanoSeconds();
+    if (IsRankPart())
+    {
+        // the ranks finish together (StatsHelper::Finish); one rank's Destroy cannot
+        Abandon("not finished: a distributed run is finished by StatsHelper::Finish on every "
+                "rank before Simulator::Destroy");
+        return;
+    }
+    std::vector<std::string> unfinished;
+    m_collectiveProbe->GetUnfinished(&unfinished);
+    for (const Ptr<StatsProbe>& probe : m_probes)
+    {
+        probe->GetUnfinished(&unfinished);
+    }
+    std::ostringstream why;
+    for (std::size_t i = 0; i < unfinished.size() && i < 3; ++i)
+    {
+        why << (i ? ", " : "") << unfinished[i];
+    }
+    if (unfinished.size() > 3)
+    {
+        why << " and " << unfinished.size() - 3 << " more";
+    }
+    why << (unfinished.empty() ? "" : "; ") << NOT_CALLED;
+    m_byItself = true;
+    const std::string final = Close(unfinished.empty() ? "ok" : "error", now, why.str(), false);
+    if (final == "ok")
+    {
+        // ok runs have no error text; this one says it was not finished by the program
+        m_runError = why.str();
+        tn_error ignored{};
+        tn_db_run_set_error(m_db, m_runId, m_runError.c_str(), &ignored);
+    }
+    std::cerr << "StatsRecorder: run " << m_runId << ": " << m_runError << ": recorded as '"
+              << final << "' at simulated time " << now << " ns\n";
+}
+
+std::string
+StatsRecorder::Close(const std::string& status,
+                     uint64_t simulatedNs,
+                     const std::string& error,
+                     bool lastSample)
+{
     m_finished = true;
+    OpenRecorders().erase(this);
     m_tick.Cancel();
-    if (m_started && m_recordPorts && !m_failed)
+    if (lastSample && m_started && m_recordPorts && !m_failed)
     {
         Sample(true); // the last, partial interval: the samples cover the whole run
     }
@@ -649,6 +832,7 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
             tn_db_run_set_error(m_db, m_runId, m_runError.c_str(), &ignored);
         }
     }
+    m_finalStatus = final;
     return final;
 }
 

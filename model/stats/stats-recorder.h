@@ -70,8 +70,22 @@ class StatsProbe;
  * Sampling stops by itself when no other event is left (a sample finds the event queue
  * empty), so it never keeps the simulator alive. Each sample also checks for SIGINT /
  * SIGTERM (tn_db_signal_watch, attribute CatchSignals) and for a failed database write: then
- * it stops the simulation, and Finish() marks the run 'aborted' or 'error'. Finish() must be
+ * it stops the simulation, and Finish() marks the run 'aborted' or 'error'. Finish() is
  * called after Simulator::Run() and before Simulator::Destroy().
+ *
+ * No run stays 'running' once its process has ended normally. A run that Finish() did not end
+ * is finished by the recorder itself at Simulator::Destroy (a destroy event, which holds the
+ * recorder until then): 'ok', or 'error' when something it follows did not end (its probes'
+ * GetUnfinished: a collective, a run-time operation, a training job), with the simulated time
+ * at Destroy and a run.error that says so. ns-3 disposes the nodes before that event runs, so
+ * no port is read then: the last sampling tick of a simulation that ran out of events takes
+ * the closing sample (the one Finish would take at that instant), and a simulation stopped
+ * early (Simulator::Stop) keeps the rows up to its last tick. A process that exits without
+ * Simulator::Destroy (return from main, exit()) ends the run 'aborted' with run.error "not
+ * finished: ...", its buffered rows written (an atexit handler; the writer thread's batch is
+ * joined first). A run of a distributed simulation is finished by Finish on every rank: one
+ * not finished is 'aborted' at Destroy. A database given with SetDatabase must then stay open
+ * until Simulator::Destroy or the process's exit.
  */
 class StatsRecorder : public Object
 {
@@ -239,6 +253,18 @@ class StatsRecorder : public Object
                        uint64_t simulatedNs,
                        const std::string& error = "");
 
+    /** \return true once the run is finished (Finish, Simulator::Destroy or process exit) */
+    bool IsFinished() const
+    {
+        return m_finished;
+    }
+
+    /** \return true if the recorder finished the run itself (Simulator::Destroy, exit) */
+    bool IsFinishedByItself() const
+    {
+        return m_byItself;
+    }
+
     /** \return the error text Finish recorded ("" for an ok run or none given) */
     const std::string& GetRunError() const
     {
@@ -319,6 +345,8 @@ class StatsRecorder : public Object
     void WriteLayer(const tn_db_layer& row);
     /** \param row an iteration row */
     void WriteIteration(const tn_db_iteration& row);
+    /** \param row which NPU holds which rank of a generated LLM program */
+    void WriteLlmRank(const tn_db_llm_rank& row);
     /**
      * Fill a collective row's algbw and busbw (nccl-tests convention) and write it.
      * \param row the row \param kind the collective
@@ -348,6 +376,22 @@ class StatsRecorder : public Object
     void Tick();
     /** Schedule the next Tick: one SampleInterval from now, or the time limit if sooner. */
     void ScheduleTick();
+    /** The run is open (BeginRun, JoinRun): follow it to its end (FinishAtDestroy, atexit) */
+    void TrackRun();
+    /** Finish() or FinishAtDestroy(); `lastSample`: the ports may still be read */
+    std::string Close(const std::string& status,
+                      uint64_t simulatedNs,
+                      const std::string& error,
+                      bool lastSample);
+    /** The destroy event: finish a run Finish() did not */
+    void FinishAtDestroy();
+    /**
+     * End the open run 'aborted' with `why` after writing the buffered rows; only C calls (no
+     * simulator, no log): it runs at the process's exit too. \param why run.error
+     */
+    void Abandon(const std::string& why);
+    /** The atexit handler: abandon every run still open. */
+    static void AbandonOpenRuns();
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
     bool Check(tn_status status, const tn_error& err);
@@ -369,6 +413,11 @@ class StatsRecorder : public Object
     Time m_lastSample;
     bool m_started{false};
     bool m_finished{false};
+    bool m_byItself{false};       //!< finished at Simulator::Destroy or at exit, not by Finish
+    std::string m_finalStatus;    //!< the status recorded
+    EventId m_destroyEvent;       //!< FinishAtDestroy
+    bool m_destroyPending{false}; //!< m_destroyEvent is in the simulator's destroy list
+    int64_t m_pid{0};             //!< the process that began the run (not a forked child)
     bool m_failed{false};
     bool m_watching{false};
     int m_signal{0};

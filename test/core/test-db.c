@@ -166,13 +166,16 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                                          "pfc_event",
                                          "drop_event",
                                          "iteration",
-                                         "layer"};
+                                         "layer",
+                                         "llm_rank"};
     static const char* const views[] = {"port_summary",
                                         "hottest_ports",
                                         "pause_per_port",
                                         "utilisation_per_dim",
                                         "collective_summary",
-                                        "fct_slowdown_percentiles"};
+                                        "fct_slowdown_percentiles",
+                                        "iteration_breakdown",
+                                        "communication_per_parallelism"};
     char q[256];
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); ++i)
     {
@@ -279,7 +282,7 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
     tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
     tn_db_collective c =
-        {1, "all-reduce", "ring2d", NULL, 1 << 20, 16, 96, 3, 0, 500, 400, 0, 0, NULL, 0, NULL, 0};
+        {1, "all-reduce", "ring2d", NULL, 1 << 20, 16, 96, 3, 0, 500, 400, 0, 0, NULL, 0, NULL, 0, NULL};
     c.requested_algorithm = "auto";
     c.choice_estimated_ns = 400;
     c.runner_up = "multitree";
@@ -312,6 +315,68 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
 
 /* A run its process left 'running' is closed with a status and an error text; a run its
  * process finished is left as it is. */
+/* A schema-4 file (no parallelism, no iteration breakdown, no llm_rank) is upgraded in place;
+ * the new columns and table then round-trip. */
+static void
+test_schema_4_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-v4.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "DROP VIEW iteration_breakdown; DROP VIEW collective_summary;"
+                            "DROP VIEW communication_per_parallelism; DROP TABLE llm_rank;"
+                            "ALTER TABLE collective DROP COLUMN parallelism;"
+                            "ALTER TABLE iteration DROP COLUMN bubble_ns;"
+                            "ALTER TABLE iteration DROP COLUMN exposed_tp_ns;"
+                            "ALTER TABLE iteration DROP COLUMN exposed_pp_ns;"
+                            "ALTER TABLE iteration DROP COLUMN exposed_dp_ns;"
+                            "ALTER TABLE iteration DROP COLUMN exposed_ep_ns;"
+                            "UPDATE schema_version SET version = 4;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    int64_t run = -1;
+    tn_run_info info = {"llm", "{}", 1, 1, "3.37", "x"};
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_collective c = {0};
+    c.collective = 7;
+    c.op = "all-reduce";
+    c.algorithm = "ring";
+    c.bytes = 64;
+    c.participants = 8;
+    c.start_ns = 10;
+    c.end_ns = 30;
+    c.parallelism = "tp";
+    TN_CHECK(ctx, tn_db_add_collective(db, run, &c, &err) == TN_OK);
+    tn_db_iteration it = {0, 3, 0, 100, 60, 40, 1, {10, 5, 15, 6, 4}};
+    TN_CHECK(ctx, tn_db_add_iteration(db, run, &it, &err) == TN_OK);
+    tn_db_llm_rank rank = {3, 1, 1, 0, 0, 0};
+    TN_CHECK(ctx, tn_db_add_llm_rank(db, run, &rank, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM communication_per_parallelism WHERE "
+                          "parallelism = 'tp' AND busy_ns = 20"),
+                1);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT bubble_ns + exposed_tp_ns + exposed_pp_ns + exposed_dp_ns + "
+                          "exposed_ep_ns FROM iteration_breakdown WHERE tp = 1 AND "
+                          "iteration_ns = 100"),
+                40);
+    tn_db_close(db);
+}
+
 static void
 test_run_abandoned(tn_test_ctx* ctx)
 {
@@ -351,7 +416,7 @@ test_run_abandoned(tn_test_ctx* ctx)
 static void
 test_other_schema_refused(tn_test_ctx* ctx)
 {
-    static const int versions[] = {999, 5, 0};
+    static const int versions[] = {999, TN_DB_SCHEMA_VERSION + 1, 0};
     for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); ++i)
     {
         char path[512];
@@ -608,7 +673,8 @@ test_rows_round_trip(tn_test_ctx* ctx)
                              NULL,
                              0,
                              NULL,
-                             0};
+                             0,
+                             NULL};
     tn_db_transfer tr = {9, 4, 1, 2, -1, 0, 1, 10, 11, 4096, 1, 2, 100, 200, 300, -1};
     tn_db_flow flow = {10, 77, 11, 3, 3, 49999, 1, 65536, 1000, 5000, 2000, 4096, 9};
     tn_db_port_sample s = sample(10000, 5, 2, 125000, 0.25);
@@ -862,7 +928,8 @@ test_views(tn_test_ctx* ctx)
                           NULL,
                           0,
                           NULL,
-                          0};
+                          0,
+                          NULL};
     tn_db_add_collective(db, run, &c, &err);
     tn_db_transfer t1 = {1, 0, 0, 0, 0, 0, 1, 0, 1, 500, 0, 0, 0, 10, 20, 30};
     tn_db_transfer t2 = {1, 1, 0, 1, 0, 1, 0, 1, 0, 500, 1, 0, 30, 40, 50, 90};
@@ -1104,6 +1171,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "schema-has-every-table", test_schema_has_every_table);
     tn_test_add(suite, "schema-1-upgraded", test_schema_1_upgraded);
     tn_test_add(suite, "schema-3-upgraded", test_schema_3_upgraded);
+    tn_test_add(suite, "schema-4-upgraded", test_schema_4_upgraded);
     tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);
