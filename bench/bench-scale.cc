@@ -43,6 +43,13 @@
  * hierarchical, no database: "training generated" (rank-local programs) beside "training
  * schedule" (every collective's DAG materialised, the baseline). Goals: 1,024 NPUs under
  * 60 s, 16,384 under 10 minutes.
+ *
+ * LLM rows (--llm-sizes, default 1024): one iteration of a generated transformer training
+ * program (tn-llm.h) at flow level, beside the same program with the network off (Network
+ * false: the generator and the runner alone, the baseline). 1,024 GPUs: GPT-3 175B, TP 8,
+ * PP 8, DP 16, global batch 1,536, on 8-GPU servers (3,600 Gb/s NVSwitch) and 400 Gb/s
+ * rails; goal 5 minutes and 4 GiB. 16,384 GPUs: a Llama-3 405B-like model (128 layers), TP 8,
+ * PP 16, DP 128; goal 30 minutes and 16 GiB.
  */
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
@@ -354,6 +361,82 @@ Simulate(const PlanCase& c,
 }
 
 /**
+ * One iteration of a generated LLM program at flow level (network false: without the
+ * network), without a database.
+ */
+int
+SimulateLlm(const std::string& spec,
+            const TrainingHelper::LlmSettings& settings,
+            uint32_t layers,
+            bool network,
+            std::string* line)
+{
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    {
+        *line = err.message;
+        return 1;
+    }
+    TrainingHelper::LlmDescription desc;
+    if (!TrainingHelper::DescribeLlm(settings, "", &desc, line))
+    {
+        tn_topology_destroy(topo);
+        return 1;
+    }
+    desc.model.layers = layers ? layers : desc.model.layers;
+    RoceHelper roce;
+    roce.SetMode(RoceHelper::FLOW);
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    collectives.SetKeepCollectives(false);
+    collectives.Install(topo, roce);
+    NpuHelper npus;
+    npus.Install(roce.GetFabric().npus);
+    TrainingHelper training;
+    training.SetJobAttribute("Network", BooleanValue(network));
+    training.LoadLlm(desc.model, desc.gpu, desc.training, desc.layout);
+    std::string error;
+    Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &error);
+    int code = 1;
+    if (job)
+    {
+        job->Start();
+        Simulator::Run();
+        Time end;
+        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+        {
+            for (const auto& it : job->GetIterations(r))
+            {
+                end = std::max(end, it.end);
+            }
+        }
+        if (job->IsComplete())
+        {
+            char b[200];
+            std::snprintf(b,
+                          sizeof(b),
+                          "iteration %.1f ms, %llu collectives",
+                          end.GetNanoSeconds() / 1e6,
+                          static_cast<unsigned long long>(job->GetCollectiveCount()));
+            *line = b;
+            code = 0;
+        }
+        else
+        {
+            *line = "the iteration did not complete";
+        }
+    }
+    else
+    {
+        *line = error;
+    }
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    return code;
+}
+
+/**
  * One training iteration of `workload` at flow level on `spec`, its all-reduces
  * hierarchical and planned as `program` says, without a database.
  */
@@ -541,6 +624,7 @@ main(int argc, char** argv)
     bool whole = true;
     bool symmetric = true;
     std::string trainingSizes = "1024";
+    std::string llmSizes = "1024";
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
@@ -575,6 +659,10 @@ main(int argc, char** argv)
                  "none: no such rows)",
                  trainingSizes);
     cmd.AddValue("workload", "ASTRA-sim 1.0 workload of the training rows", workload);
+    cmd.AddValue("llm-sizes",
+                 "GPU counts of the LLM rows: 1024 (GPT-3 175B), 16384 (Llama-3 405B-like); "
+                 "none",
+                 llmSizes);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -774,6 +862,33 @@ main(int argc, char** argv)
             });
             PrintRow(n, c, "training schedule", s, "-", Ratio("generated/schedule", g, s));
         }
+    }
+    for (uint32_t n : llmSizes == "none" ? std::vector<uint32_t>() : ParseSizes(llmSizes))
+    {
+        TrainingHelper::LlmSettings settings;
+        const bool big = n >= 16384;
+        settings.model = big ? "llama3-405b" : "gpt3-175b";
+        settings.size[TN_LLM_DIM_TP] = 8;
+        settings.size[TN_LLM_DIM_PP] = big ? 16 : 8;
+        settings.size[TN_LLM_DIM_DP] = n / 8 / settings.size[TN_LLM_DIM_PP];
+        settings.globalBatch = big ? 2048 : 1536;
+        settings.sequenceParallel = true;
+        const PlanCase c{"hier:switch8@3600Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
+                         settings.model};
+        const uint32_t layers = big ? 128 : 0; // 405B-like: 126 layers do not split over 16
+        Measure base = InChild(limits, [&](std::string* line) {
+            return SimulateLlm(c.spec, settings, layers, false, line);
+        });
+        PrintRow(n, c, "llm no network", base, "-", "");
+        Measure m = InChild(limits, [&](std::string* line) {
+            return SimulateLlm(c.spec, settings, layers, true, line);
+        });
+        PrintRow(n,
+                 c,
+                 "llm flow",
+                 m,
+                 Goal(m, big ? 1800.0 : 300.0, big ? 16384.0 : 4096.0, &failures),
+                 base.ok ? Ratio("flow/no network", m, base) : "");
     }
     if (failures)
     {

@@ -22,6 +22,7 @@
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
 
@@ -190,6 +191,10 @@ main(int argc, char* argv[])
                 "peak queue KB",
                 "paused us");
     int status = 0;
+    // the first run that did not go as planned, and how many did not: one error line at the
+    // end, after the table (a row's "NOT AS PLANNED" is on stdout)
+    std::string firstFailure;
+    unsigned failures = 0;
     for (const std::string& cc : list)
     {
         RoceHelper roce;
@@ -236,7 +241,7 @@ main(int argc, char* argv[])
         {
             std::fflush(stdout);
             std::fprintf(stderr, "cc-comparison: interrupted; run recorded as aborted\n");
-            status = 130;
+            status = tn_signal_exit_status(stats.GetRecorder()->GetSignal());
             break;
         }
         const CcFigures f = Figures(db, run);
@@ -250,6 +255,19 @@ main(int argc, char* argv[])
                     result.empty() ? "" : "  NOT AS PLANNED: ",
                     result.c_str());
         status |= result.empty() && f.ok ? 0 : 1;
+        if (!(result.empty() && f.ok) && failures++ == 0)
+        {
+            firstFailure =
+                cc + ": " + (result.empty() ? "its figures could not be read back" : result);
+        }
+    }
+    if (failures && status == 1)
+    {
+        std::fflush(stdout);
+        std::fprintf(stderr,
+                     "cc-comparison: %u run(s) did not run as planned; the first, %s\n",
+                     failures,
+                     firstFailure.c_str());
     }
     tn_db_close(db);
     tn_topology_destroy(topo);

@@ -24,6 +24,7 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-tune.h"
 
 #include <iostream>
@@ -175,13 +176,33 @@ main(int argc, char* argv[])
               << hostNodes.Get(0)->GetObject<RdmaNic>()->GetMtu() << ", data "
               << (check.empty() ? "as planned" : check) << std::endl;
     const bool ok = c->IsComplete() && check.empty();
-    if (!dbPath.empty() &&
-        stats.Finish(ok ? "ok" : "error", Simulator::Now().GetNanoSeconds()) != "ok")
+    const std::string failure =
+        ok ? ""
+           : "the collective did not run as planned: " + (check.empty() ? "incomplete" : check);
+    // a run that did not go as planned is recorded as 'error' with the reason: it was
+    // recorded, only not as 'ok'
+    const std::string recorded =
+        dbPath.empty() ? (ok ? "ok" : "error")
+                       : stats.Finish(ok ? "ok" : "error",
+                                      c->IsComplete() ? c->GetDuration().GetNanoSeconds()
+                                                      : Simulator::Now().GetNanoSeconds(),
+                                      failure);
+    Simulator::Destroy();
+    if (recorded == "aborted")
     {
-        std::cerr << "p2p-study-allreduce: --db: the run was not recorded" << std::endl;
-        Simulator::Destroy();
+        std::cerr << "p2p-study-allreduce: interrupted; run recorded as aborted" << std::endl;
+        return tn_signal_exit_status(stats.GetRecorder()->GetSignal());
+    }
+    if (!dbPath.empty() && !stats.GetRecorder()->GetError().empty())
+    {
+        std::cerr << "p2p-study-allreduce: --db: " << stats.GetRecorder()->GetError() << std::endl;
         return 1;
     }
-    Simulator::Destroy();
-    return ok ? 0 : 1;
+    if (recorded != "ok")
+    {
+        const std::string& limit = dbPath.empty() ? failure : stats.GetRecorder()->GetRunError();
+        std::cerr << "p2p-study-allreduce: " << (limit.empty() ? failure : limit) << std::endl;
+        return 1;
+    }
+    return 0;
 }

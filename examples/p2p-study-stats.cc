@@ -18,6 +18,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/program-options.h"
 #include "ns3/stats-helper.h"
+#include "ns3/tn-signal.h"
 
 #include <iostream>
 
@@ -85,5 +86,18 @@ main(int argc, char* argv[])
     std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
               << recorded << "), " << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
     Simulator::Destroy();
-    return recorded == "ok" ? 0 : 1;
+    if (recorded == "aborted")
+    {
+        std::cerr << "p2p-study-stats: interrupted; run recorded as aborted" << std::endl;
+        return tn_signal_exit_status(stats.GetRecorder()->GetSignal());
+    }
+    if (recorded != "ok")
+    {
+        const std::string& why = stats.GetRecorder()->GetError().empty()
+                                     ? stats.GetRecorder()->GetRunError()
+                                     : "--db: " + stats.GetRecorder()->GetError();
+        std::cerr << "p2p-study-stats: " << why << std::endl;
+        return 1;
+    }
+    return 0;
 }

@@ -22,6 +22,7 @@
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
 
@@ -42,6 +43,7 @@ struct Point
     double collectiveUs{-1}; //!< all-reduce time, -1 if incomplete
     double tcpGbps{0};       //!< TCP goodput summed over the flows while the all-reduce ran
     std::string check;       //!< Collective::Check()
+    int signal{0};           //!< the signal that stopped the recorded run (0: none)
 };
 
 /**
@@ -205,7 +207,11 @@ RunLoad(const tn_topology* topo,
     point.check = c->Check();
     if (!dbPath.empty())
     {
-        stats.Finish(c->IsComplete() ? "ok" : "error", Simulator::Now().GetNanoSeconds());
+        if (stats.Finish(c->IsComplete() ? "ok" : "error", Simulator::Now().GetNanoSeconds()) ==
+            "aborted")
+        {
+            point.signal = stats.GetRecorder()->GetSignal();
+        }
     }
     Simulator::Destroy();
     return point;
@@ -305,6 +311,13 @@ main(int argc, char* argv[])
         {
             std::cerr << "roce-tcp-background: " << error << std::endl;
             status = 1;
+            break;
+        }
+        if (p.signal)
+        {
+            std::cout.flush();
+            std::cerr << "roce-tcp-background: interrupted; run recorded as aborted" << std::endl;
+            status = tn_signal_exit_status(p.signal);
             break;
         }
         if (p.collectiveUs < 0 || !p.check.empty())

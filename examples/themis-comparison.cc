@@ -23,6 +23,7 @@
 #include "ns3/stats-helper.h"
 #include "ns3/stats-recorder.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-topology.h"
 
@@ -80,6 +81,17 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "themis-comparison: --topology: %s\n", err.message);
         return 2;
     }
+    if (tn_topology_npu_count(topo) < 2)
+    {
+        // nothing to reduce: the schedulers would wait for chunk-phases that never start
+        std::fprintf(stderr,
+                     "themis-comparison: --topology: '%s' has %u NPU: an all-reduce needs at "
+                     "least 2\n",
+                     spec.c_str(),
+                     tn_topology_npu_count(topo));
+        tn_topology_destroy(topo);
+        return 2;
+    }
     const std::string fabricError = RoceHelper().Check(topo);
     if (!fabricError.empty())
     {
@@ -108,6 +120,10 @@ main(int argc, char* argv[])
                 "check");
     int status = 0;
     double reference = 0;
+    // the first run that did not go as planned, and how many did not: one error line at the
+    // end, after the table (a row's check is on stdout)
+    std::string firstFailure;
+    unsigned failures = 0;
     for (const std::string& name : schedulers)
     {
         RoceHelper roce;
@@ -179,6 +195,10 @@ main(int argc, char* argv[])
         {
             check = recorder->GetTimeLimitError();
         }
+        if (check.empty() && error.empty() && us < 0)
+        {
+            check = "the collective did not complete";
+        }
         const std::string recorded =
             stats.Finish(error.empty() && check.empty() && us >= 0 ? "ok" : "error",
                          us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
@@ -192,7 +212,7 @@ main(int argc, char* argv[])
             std::fprintf(stderr, "themis-comparison: interrupted; run recorded as aborted\n");
             tn_db_close(db);
             tn_topology_destroy(topo);
-            return 130;
+            return tn_signal_exit_status(recorder->GetSignal());
         }
         if (!error.empty() || (recorded == "error" && !recorder->GetError().empty()))
         {
@@ -210,19 +230,31 @@ main(int argc, char* argv[])
             tn_topology_destroy(topo);
             return 1;
         }
-        if (reference == 0)
+        if (reference == 0 && us > 0)
         {
             reference = us;
         }
         std::printf("%-13s %12.1f %9.3f %12.1f  %s\n",
                     name.c_str(),
                     us,
-                    reference / us,
+                    us > 0 ? reference / us : 0,
                     model,
                     check.empty() ? "as planned" : check.c_str());
         status |= check.empty() ? 0 : 1;
+        if (!check.empty() && failures++ == 0)
+        {
+            firstFailure = name + ": " + check;
+        }
     }
     tn_db_close(db);
     tn_topology_destroy(topo);
+    if (failures)
+    {
+        std::fflush(stdout);
+        std::fprintf(stderr,
+                     "themis-comparison: %u run(s) did not run as planned; the first, %s\n",
+                     failures,
+                     firstFailure.c_str());
+    }
     return status;
 }

@@ -30,10 +30,12 @@
 #include "ns3/stats-helper.h"
 #include "ns3/string.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-tune.h"
 #include "ns3/training-helper.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -381,8 +383,18 @@ main(int argc, char* argv[])
             PrintStages(training, *job);
         }
         status |= job->IsComplete() ? 0 : 1;
+        // the job's end, its last iteration on any NPU (the simulator's clock may have gone
+        // on to the next sample tick, which finds the work done)
+        uint64_t endNs = 0;
+        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+        {
+            for (const auto& it : job->GetIterations(r))
+            {
+                endNs = std::max<uint64_t>(endNs, it.end.GetNanoSeconds());
+            }
+        }
         const std::string recorded = stats.Finish(job->IsComplete() ? "ok" : "error",
-                                                  Simulator::Now().GetNanoSeconds(),
+                                                  job->IsComplete() ? endNs : 0,
                                                   "the training job did not complete");
         Simulator::Destroy();
         if (recorded == "aborted")
@@ -391,7 +403,7 @@ main(int argc, char* argv[])
             std::fprintf(stderr, "training-iteration: interrupted; run recorded as aborted\n");
             tn_db_close(db);
             tn_topology_destroy(topo);
-            return 130;
+            return tn_signal_exit_status(recorder->GetSignal());
         }
         const std::string& limit = recorder->GetTimeLimitError();
         if (recorded == "error" && (!recorder->GetError().empty() || !limit.empty()))

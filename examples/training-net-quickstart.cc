@@ -34,6 +34,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-routing.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
 #include "ns3/tn-verify.h"
@@ -207,26 +208,43 @@ main(int argc, char* argv[])
     // what was recorded, then the error lines: nothing follows an error line
     std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
               << recorded << ")" << std::endl;
-    if (!complete && DistributedHelper::GetRank() == 0)
+    const bool interrupted = recorded == "aborted";
+    if (DistributedHelper::GetRank() == 0 && stats.GetRecorder()->GetError().empty())
     {
-        // the recorder's reason when it stopped the run (its simulated time limit)
+        // one line: the interruption, else the recorder's reason when it stopped the run
+        // (its simulated time limit), else why the collective failed
         const std::string& limit = stats.GetRecorder()->GetTimeLimitError();
-        std::cerr << "training-net-quickstart: " << (limit.empty() ? failure : limit) << std::endl;
+        if (interrupted)
+        {
+            std::cerr << "training-net-quickstart: interrupted; run recorded as aborted"
+                      << std::endl;
+        }
+        else if (!limit.empty() || !complete || recorded != "ok")
+        {
+            std::cerr << "training-net-quickstart: "
+                      << (!limit.empty()     ? limit
+                          : !failure.empty() ? failure
+                          : !stats.GetRecorder()->GetRunError().empty()
+                              ? stats.GetRecorder()->GetRunError()
+                              : "the run was recorded as " + recorded)
+                      << std::endl;
+        }
     }
     if (!stats.GetRecorder()->GetError().empty())
     {
         std::cerr << "training-net-quickstart: --db: " << stats.GetRecorder()->GetError()
                   << std::endl;
     }
+    const int signal = stats.GetRecorder()->GetSignal();
     tn_topology_destroy(topo);
     if (!pcapOk)
     {
         std::cerr << "training-net-quickstart: --pcap: " << pcapError << std::endl;
         return 1;
     }
-    if (recorded == "aborted")
+    if (interrupted)
     {
-        return 130;
+        return tn_signal_exit_status(signal);
     }
     return complete && recorded == "ok" ? 0 : 1;
 }

@@ -412,6 +412,10 @@ CheckChakra(PointReader& r,
     {
         error = err.message;
     }
+    if (error.empty())
+    {
+        error = TrainingHelper::ExtraTraces(prefix, npus);
+    }
     for (tn_chakra_trace* trace : traces)
     {
         tn_chakra_destroy(trace);

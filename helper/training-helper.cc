@@ -4,14 +4,14 @@
 #include "training-helper.h"
 
 #include "ns3/collective-helper.h"
+#include "ns3/data-rate.h"
 #include "ns3/npu-helper.h"
 #include "ns3/stats-helper.h"
-
-#include "ns3/data-rate.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 namespace ns3
 {
@@ -206,6 +206,20 @@ TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
     return job->SetupChakra(m_traces, collectives.GetService(), endpoints, error);
 }
 
+std::string
+TrainingHelper::ExtraTraces(const std::string& prefix, uint32_t npus)
+{
+    // a trace set for more ranks than the NPUs would run only its first ranks: their
+    // collectives would wait for ranks that are not there, or the job is not the one traced
+    const std::string extra = prefix + "." + std::to_string(npus) + ".et";
+    if (!std::ifstream(extra).good())
+    {
+        return "";
+    }
+    return extra + ": the trace set has more ranks than the " + std::to_string(npus) +
+           " NPUs of the topology (one trace file per NPU)";
+}
+
 bool
 TrainingHelper::LoadChakra(const std::string& prefix, std::string* error)
 {
@@ -337,6 +351,12 @@ TrainingHelper::Install(CollectiveHelper& collectives,
                 return nullptr;
             }
             m_traces.push_back(t);
+        }
+        *error = ExtraTraces(m_chakraPrefix, npus.GetEndpoints().size());
+        if (!error->empty())
+        {
+            DestroyTraces();
+            return nullptr;
         }
         if (!job->SetupChakra(m_traces, collectives.GetService(), npus.GetEndpoints(), error))
         {

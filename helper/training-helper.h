@@ -66,6 +66,14 @@ class TrainingHelper
     bool LoadChakra(const std::string& prefix, std::string* error);
 
     /**
+     * A trace set must have one file per NPU: PREFIX.<npus>.et must not exist (Install and
+     * the scenario reader refuse a larger set rather than run its first ranks).
+     * \param prefix the traces' prefix \param npus the NPUs of the topology
+     * \return "" or the error naming the extra file
+     */
+    static std::string ExtraTraces(const std::string& prefix, uint32_t npus);
+
+    /**
      * Run a generated transformer training iteration instead (tn-llm.h): Install checks the
      * descriptions against the NPUs (the error names the key), generates every rank's
      * program, sets each NPU's ClockRate to the GPU's achievable FLOP/s and its
@@ -80,8 +88,8 @@ class TrainingHelper
     /// An LLM run as a user states it: presets or files by name, schedules by name.
     struct LlmSettings
     {
-        std::string model;                   //!< a preset name or a model file
-        std::string gpu{"h100"};             //!< a preset name or a GPU file
+        std::string model;                      //!< a preset name or a model file
+        std::string gpu{"h100"};                //!< a preset name or a GPU file
         uint32_t size[TN_LLM_DIMS]{1, 1, 1, 1}; //!< tp, ep, dp, pp
         uint32_t vpp{1};
         bool sequenceParallel{false};

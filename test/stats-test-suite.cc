@@ -197,6 +197,8 @@ struct RecordOptions
     bool writerThread{true}; //!< StatsRecorder::WriterThread
     uint32_t batchRows{0};   //!< StatsRecorder::BatchRows (0: the default)
     std::string setupSql;    //!< run on the recorder's connection before the simulation
+    Time sampleInterval;     //!< StatsRecorder::SampleInterval (0: the default)
+    Time timeLimit;          //!< StatsRecorder::SimulatedTimeLimit (0: none)
 };
 
 /** Run one all-reduce on spec with recording into path (or without when path is empty). */
@@ -215,6 +217,14 @@ RunCollective(const std::string& path,
     if (options.batchRows > 0)
     {
         guard.SetDefault("ns3::StatsRecorder::BatchRows", UintegerValue(options.batchRows));
+    }
+    if (options.sampleInterval.IsStrictlyPositive())
+    {
+        guard.SetDefault("ns3::StatsRecorder::SampleInterval", TimeValue(options.sampleInterval));
+    }
+    if (options.timeLimit.IsStrictlyPositive())
+    {
+        guard.SetDefault("ns3::StatsRecorder::SimulatedTimeLimit", TimeValue(options.timeLimit));
     }
     tn_topology* topo = nullptr;
     tn_error err{};
@@ -1173,6 +1183,60 @@ class StatsTimeLimitTestCase : public TnDataTestCase
 
 /**
  * \ingroup training-net-tests
+ * The time limit against the sample ticks (issue 42): a 1 s interval and a 1 s limit on a
+ * run of microseconds is 'ok' (the tick that finds the work done is not a run gone on too
+ * long), recorded with the collective's time; a limit of half the run with a 1 s interval stops
+ * it at the limit itself, not at the next tick, and records 'error' naming the limit.
+ */
+class StatsTickLimitTestCase : public TestCase
+{
+  public:
+    StatsTickLimitTestCase()
+        : TestCase("time limit and sample ticks: a finished run is ok, the limit is exact")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const CollectiveRun full = RunCollective("", "ring:4", "ring", 65536, 1);
+        NS_TEST_ASSERT_MSG_GT(full.endNs, 0, "the collective ends");
+        NS_TEST_ASSERT_MSG_LT(full.endNs, 1000000, "well within a millisecond");
+
+        const std::string path = CreateTempDirFilename("stats-tick-limit.db");
+        RemoveDb(path);
+        RecordOptions slow;
+        slow.sampleInterval = Seconds(1);
+        slow.timeLimit = Seconds(1);
+        CollectiveRun run = RunCollective(path, "ring:4", "ring", 65536, 1, slow);
+        NS_TEST_ASSERT_MSG_EQ(run.error, "", "install");
+        NS_TEST_EXPECT_MSG_EQ(run.status, "ok", "a finished run at a 1 s tick and a 1 s limit");
+        NS_TEST_EXPECT_MSG_EQ(run.endNs, full.endNs, "the same collective");
+        NS_TEST_EXPECT_MSG_EQ(run.finishNs, 1000000000, "the tick at 1 s found the work done");
+
+        RecordOptions half = slow;
+        half.timeLimit = NanoSeconds(full.endNs / 2);
+        run = RunCollective(path, "ring:4", "ring", 65536, 1, half);
+        NS_TEST_EXPECT_MSG_EQ(run.status, "error", "stopped by the limit");
+        NS_TEST_EXPECT_MSG_EQ(run.endNs, -1, "the collective did not end");
+        NS_TEST_EXPECT_MSG_EQ(run.finishNs, full.endNs / 2, "stopped at the limit, not at 1 s");
+        Db db(path);
+        NS_TEST_EXPECT_MSG_EQ(db.Text("SELECT group_concat(status) FROM run"),
+                              "ok,error",
+                              "run rows");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM run WHERE error LIKE "
+                                     "'simulated time reached % s, the limit "
+                                     "ns3::StatsRecorder::SimulatedTimeLimit sets'"),
+                              1,
+                              "the error names the limit");
+        NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT simulated_ns FROM run WHERE status = 'ok'"),
+                              full.endNs - full.startNs,
+                              "simulated_ns of the ok run: the collective's time");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Results database test suite.
  */
 class StatsTestSuite : public TestSuite
@@ -1192,6 +1256,7 @@ class StatsTestSuite : public TestSuite
         AddTestCase(new StatsSignalTestCase, TestCase::QUICK);
         AddTestCase(new StatsRefusalTestCase, TestCase::QUICK);
         AddTestCase(new StatsTimeLimitTestCase, TestCase::QUICK);
+        AddTestCase(new StatsTickLimitTestCase, TestCase::QUICK);
         AddTestCase(new StatsDiskFullTestCase(false), TestCase::QUICK);
         AddTestCase(new StatsDiskFullTestCase(true), TestCase::QUICK);
     }

@@ -10,6 +10,10 @@
  *   tn-chakra-convert --check PREFIX NPUS
  *       reads PREFIX.0.et .. PREFIX.<NPUS-1>.et, checks them together (tn_chakra_check) and
  *       prints one line per rank: its nodes by kind
+ * NPUS is at most MAX_NPUS (a typo must not write millions of files); PREFIX must name a
+ * file (not empty, not ending in '/': the traces would be hidden ".0.et" files). The ranks are
+ * written to PREFIX.<r>.et.part and renamed once every rank converted: a failed conversion
+ * leaves no file behind (nor a half set of traces beside an older one).
  * Exit codes: 0 ok; 1 a file cannot be read or written, or a trace is refused; 2 bad
  * arguments. Errors go to stderr as one "tn-chakra-convert: ..." line.
  */
@@ -17,9 +21,13 @@
 #include "ns3/tn-workload.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The ranks of the largest fabric the module plans (fattree:k=64, 65,536 hosts). */
+#define MAX_NPUS 65536u
 
 static const char* usage_text = "usage: tn-chakra-convert WORKLOAD.txt NPUS PREFIX [--group G]\n"
                                 "       tn-chakra-convert --check PREFIX NPUS\n";
@@ -45,16 +53,55 @@ parse_count(const char* text, uint32_t* out)
     return 1;
 }
 
+/* PREFIX.<rank>.et, with suffix after it (".part" or ""); NULL when out of memory */
 static char*
-rank_path(const char* prefix, uint32_t rank)
+rank_path_suffix(const char* prefix, uint32_t rank, const char* suffix)
 {
-    size_t n = strlen(prefix) + 16;
+    size_t n = strlen(prefix) + strlen(suffix) + 16;
     char* path = malloc(n);
     if (path)
     {
-        snprintf(path, n, "%s.%u.et", prefix, rank);
+        snprintf(path, n, "%s.%u.et%s", prefix, rank, suffix);
     }
     return path;
+}
+
+static char*
+rank_path(const char* prefix, uint32_t rank)
+{
+    return rank_path_suffix(prefix, rank, "");
+}
+
+/* 0 when NPUS is at most MAX_NPUS, else the error line */
+static int
+check_npus(uint32_t npus)
+{
+    if (npus <= MAX_NPUS)
+    {
+        return 0;
+    }
+    char message[160];
+    snprintf(message,
+             sizeof(message),
+             "NPUS %u is more than %u (the ranks of the largest fabric: one file each)",
+             npus,
+             MAX_NPUS);
+    return fail(2, message);
+}
+
+/* Remove PREFIX.<r>.et.part for r < count (a failed conversion leaves nothing). */
+static void
+remove_parts(const char* prefix, uint32_t count)
+{
+    for (uint32_t r = 0; r < count; r++)
+    {
+        char* part = rank_path_suffix(prefix, r, ".part");
+        if (part)
+        {
+            remove(part);
+        }
+        free(part);
+    }
 }
 
 static int
@@ -118,6 +165,10 @@ main(int argc, char** argv)
         {
             return fail(2, "NPUS must be a positive integer");
         }
+        if (check_npus(npus))
+        {
+            return 2;
+        }
         return check(argv[2], npus);
     }
     uint32_t group = 0;
@@ -132,6 +183,18 @@ main(int argc, char** argv)
                     argc == 6 ? "NPUS and --group must be positive integers"
                               : "NPUS must be a positive integer");
     }
+    if (check_npus(npus))
+    {
+        return 2;
+    }
+    const char* prefix = argv[3];
+    const size_t length = strlen(prefix);
+    if (length == 0 || prefix[length - 1] == '/')
+    {
+        return fail(2,
+                    "PREFIX must name a file (PREFIX.0.et ...), not be empty or a folder ending "
+                    "in '/'");
+    }
     if (!tn_chakra_supported())
     {
         tn_error err;
@@ -145,10 +208,12 @@ main(int argc, char** argv)
         return fail(1, err.message);
     }
     int code = 0;
+    uint32_t written = 0; /* PREFIX.<r>.et.part files created */
     for (uint32_t r = 0; r < npus && !code; r++)
     {
-        char* path = rank_path(argv[3], r);
+        char* path = rank_path_suffix(prefix, r, ".part");
         FILE* file = path ? fopen(path, "wb") : NULL;
+        written += file ? 1 : 0;
         if (!file)
         {
             char message[600];
@@ -170,5 +235,26 @@ main(int argc, char** argv)
         free(path);
     }
     tn_workload_destroy(wl);
+    for (uint32_t r = 0; r < npus && !code; r++)
+    {
+        char* part = rank_path_suffix(prefix, r, ".part");
+        char* path = rank_path(prefix, r);
+        if (!part || !path || rename(part, path) != 0)
+        {
+            char message[600];
+            snprintf(message,
+                     sizeof(message),
+                     "%s: %s",
+                     path ? path : "output",
+                     path && part ? strerror(errno) : "out of memory");
+            code = fail(1, message);
+        }
+        free(part);
+        free(path);
+    }
+    if (code)
+    {
+        remove_parts(prefix, written);
+    }
     return code;
 }

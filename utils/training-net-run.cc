@@ -390,7 +390,7 @@ RunDistributed(const ScenarioConfig& config,
                                           (point.label.empty() ? "" : " (" + point.label + ")") +
                                           ": " + r.status + (why.empty() ? "" : ": " + why)));
         const int signal = int(DistributedHelper::MaxAll(tn_signal_pending()));
-        exitCode = r.status != "aborted" ? 1 : signal == SIGTERM ? 143 : 130;
+        exitCode = r.status != "aborted" ? 1 : tn_signal_exit_status(signal);
         next++;
         break;
     }
@@ -771,7 +771,7 @@ Main(int argc, char* argv[])
     }
     if (g_signals)
     {
-        exitCode = g_firstSignal == SIGTERM ? 143 : 130;
+        exitCode = tn_signal_exit_status(g_firstSignal);
     }
 
     // Summary per database, from its views (signals stay blocked: it is short).

@@ -11,7 +11,6 @@
 #include <string.h>
 
 /* The one piece of process state of the core: a signal handler can only reach globals. */
-/* The one piece of process state of the core: a signal handler can only reach globals. */
 static volatile sig_atomic_t g_pending_signal = 0;
 static struct sigaction g_old_int;
 static struct sigaction g_old_term;
@@ -69,4 +68,10 @@ int
 tn_signal_pending(void)
 {
     return g_pending_signal;
+}
+
+int
+tn_signal_exit_status(int sig)
+{
+    return 128 + (sig > 0 && sig < 128 ? sig : SIGINT);
 }

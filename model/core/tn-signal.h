@@ -12,7 +12,8 @@
  * its start, its recorder inside that): the outermost one installs the handlers and its
  * tn_signal_unwatch() restores them and clears the flag; a signal caught before an inner
  * watch began stays pending. The flag is process state (a signal handler can
- * reach nothing else): one watcher per process at a time.
+ * reach nothing else): one watcher per process at a time. tn_signal_exit_status maps the
+ * signal to the program's exit status (128 + the signal).
  */
 #ifndef TN_SIGNAL_H
 #define TN_SIGNAL_H
@@ -33,6 +34,12 @@ extern "C"
     void tn_signal_unwatch(void);
     /** \return the signal caught since tn_signal_watch (SIGINT, SIGTERM) or 0 */
     int tn_signal_pending(void);
+    /**
+     * The exit status of a program a signal stopped, as a shell reports a process the
+     * signal killed: 128 + the signal (130 for SIGINT, 143 for SIGTERM); 130 for 0 (an
+     * interruption whose signal is not known). Every program of the module exits so.
+     */
+    int tn_signal_exit_status(int sig);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@ tn_tune_options_init(tn_tune_options* options)
     memset(options, 0, sizeof(*options));
     options->path = TN_TUNE_AUTO_PATH;
     options->schedule_transfers = TN_TUNE_SCHEDULE_TRANSFERS;
+    options->estimate_transfers = TN_TUNE_ESTIMATE_TRANSFERS;
 }
 
 bool
@@ -142,7 +143,9 @@ estimate(const tn_topology* topo,
             return st;
         }
         uint64_t limit = o->schedule_transfers;
-        use_program = has_generator && o->path == TN_TUNE_AUTO_PATH && size.transfers > limit;
+        /* beyond estimate_transfers the programs rank it (the DAG would take seconds) */
+        uint64_t cheap = limit < o->estimate_transfers ? limit : o->estimate_transfers;
+        use_program = has_generator && o->path == TN_TUNE_AUTO_PATH && size.transfers > cheap;
         if (!has_generator && o->path == TN_TUNE_AUTO_PATH && size.transfers > limit)
         {
             return tn_error_set(err,
@@ -215,6 +218,66 @@ sort_candidates(tn_tune_candidate* c, uint32_t n)
     }
 }
 
+/* The candidate's request: its name, and its default chunks when the request gives none. */
+static tn_plan_request
+candidate_request(const tn_plan_request* request, const char* algorithm)
+{
+    tn_plan_request r = *request;
+    r.algorithm = algorithm;
+    r.chunks = r.chunks ? r.chunks : tn_algorithm_default_chunks(tn_algorithm_find(algorithm));
+    return r;
+}
+
+/* The choice and the runner-up on their own paths: a candidate ranked on its programs only
+ * to save time (estimate_transfers, below schedule_transfers) is estimated on its schedule
+ * once it is among the first two, and the ranking sorted again, until the first two are on
+ * the paths tn-plan and the CollectiveService take for them. Each candidate is estimated
+ * again at most once. */
+static void
+settle_top(const tn_topology* topo,
+           const tn_plan_request* request,
+           const tn_tune_options* o,
+           tn_tune_ranking* ranking)
+{
+    if (o->path != TN_TUNE_AUTO_PATH || o->estimate_transfers >= o->schedule_transfers)
+    {
+        return;
+    }
+    tn_tune_options full = *o;
+    full.estimate_transfers = o->schedule_transfers;
+    for (uint32_t rounds = 0; rounds <= ranking->ranked; rounds++)
+    {
+        tn_tune_candidate* again = NULL;
+        tn_plan_request r;
+        for (uint32_t i = 0; i < 2 && i < ranking->ranked && !again; i++)
+        {
+            tn_tune_candidate* c = &ranking->candidates[i];
+            r = candidate_request(request, c->algorithm);
+            tn_plan_size size;
+            tn_error e;
+            if (c->generated && tn_plan_estimate(topo, &r, &size, &e) == TN_OK &&
+                size.transfers <= o->schedule_transfers)
+            {
+                again = c;
+            }
+        }
+        if (!again)
+        {
+            return;
+        }
+        double time_ns = again->estimate_ns;
+        bool generated = true;
+        tn_error e;
+        if (estimate(topo, &r, &full, &time_ns, &generated, &e) != TN_OK || generated)
+        {
+            return; /* its programs' estimate stands (the memory guard refused the DAG) */
+        }
+        again->estimate_ns = time_ns;
+        again->generated = false;
+        sort_candidates(ranking->candidates, ranking->count);
+    }
+}
+
 void
 tn_tune_ranking_destroy(tn_tune_ranking* ranking)
 {
@@ -259,9 +322,7 @@ tn_tune_rank(const tn_topology* topo,
         {
             continue;
         }
-        tn_plan_request r = *request;
-        r.algorithm = table[i].name;
-        r.chunks = r.chunks ? r.chunks : tn_algorithm_default_chunks(&table[i]);
+        tn_plan_request r = candidate_request(request, table[i].name);
         tn_tune_candidate* c = &ranking->candidates[ranking->count++];
         c->algorithm = table[i].name;
         c->estimate_ns = -1;
@@ -307,6 +368,7 @@ tn_tune_rank(const tn_topology* topo,
         return st;
     }
     sort_candidates(ranking->candidates, ranking->count);
+    settle_top(topo, request, o, ranking);
     *out = ranking;
     return TN_OK;
 }

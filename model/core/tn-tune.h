@@ -24,7 +24,13 @@
  *    rank-local programs and the per-step estimate (tn_program_create, tn_cost_program) beyond
  *    it; TN_TUNE_GENERATED the programs wherever a generator exists; TN_TUNE_SCHEDULE the
  *    schedule always. These are the estimates tn-plan prints and the ns-3 CollectiveService
- *    records as estimated_ns for the same path, cost options and routes.
+ *    records as estimated_ns for the same path, cost options and routes. One exception
+ *    keeps the ranking fast: with TN_TUNE_AUTO an algorithm with a generator whose schedule
+ *    has more than options->estimate_transfers transfers (default
+ *    TN_TUNE_ESTIMATE_TRANSFERS) is ranked on its programs even below schedule_transfers
+ *    (generated true): building and simulating its DAG would take seconds (rhd on ring:32,
+ *    64 KiB in 1000 chunks, 640,000 transfers: 9.9 s against 0.1 s), and the programs'
+ *    estimate suffices to rank it; the chosen algorithm is then planned on its own path.
  * The ranked candidates are ordered by estimate, ascending; equal estimates keep registry
  * order (deterministic). tn_tune_best is the first (the choice), tn_tune_runner_up the second
  * (NULL with one candidate). The skipped candidates follow the ranked ones, in registry order.
@@ -69,6 +75,10 @@ extern "C"
  *  transfers (the threshold of tn-plan's and the CollectiveService's program path "auto"). */
 #define TN_TUNE_SCHEDULE_TRANSFERS 1000000
 
+/** Default of tn_tune_options.estimate_transfers: an algorithm with a generator is ranked on
+ *  its programs beyond this many transfers (see contract). */
+#define TN_TUNE_ESTIMATE_TRANSFERS 65536
+
     /** Which path estimates a candidate (see contract). */
     typedef enum tn_tune_path
     {
@@ -84,6 +94,7 @@ extern "C"
         const tn_routes* routes;     /**< routes of topo for the DAG estimate (NULL: built) */
         tn_tune_path path;           /**< default TN_TUNE_AUTO_PATH */
         uint64_t schedule_transfers; /**< default TN_TUNE_SCHEDULE_TRANSFERS */
+        uint64_t estimate_transfers; /**< default TN_TUNE_ESTIMATE_TRANSFERS */
         uint32_t sample_ranks;       /**< tn_cost_program's max_ranks (0 = its default) */
     } tn_tune_options;
 
@@ -98,7 +109,8 @@ extern "C"
 
     typedef struct tn_tune_ranking tn_tune_ranking;
 
-    /** Defaults: cost NULL, routes NULL, TN_TUNE_AUTO_PATH, TN_TUNE_SCHEDULE_TRANSFERS, 0. */
+    /** Defaults: cost NULL, routes NULL, TN_TUNE_AUTO_PATH, TN_TUNE_SCHEDULE_TRANSFERS,
+     *  TN_TUNE_ESTIMATE_TRANSFERS, 0. */
     void tn_tune_options_init(tn_tune_options* options);
 
     /** Whether name asks for the tuner ("auto"). */

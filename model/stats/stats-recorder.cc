@@ -452,7 +452,28 @@ StatsRecorder::Start()
         tn_error err{};
         m_watching = tn_signal_watch(&err) == TN_OK;
     }
-    m_tick = Simulator::Schedule(m_interval, &StatsRecorder::Tick, this);
+    ScheduleTick();
+}
+
+void
+StatsRecorder::ScheduleTick()
+{
+    // the next sample, or the limit when it comes first: a sample interval longer than the
+    // limit must not let the run go on past it (every rank computes the same time)
+    const Time now = Simulator::Now();
+    const Time limit = GetSimulatedTimeLimit();
+    Time next = m_interval;
+    if (limit > now && limit - now < next)
+    {
+        next = limit - now;
+    }
+    if (m_tick.IsRunning())
+    {
+        // removed, not cancelled: a cancelled event stays in the queue, and the simulation
+        // would not look finished (Simulator::IsFinished) until its time
+        Simulator::Remove(m_tick);
+    }
+    m_tick = Simulator::Schedule(next, &StatsRecorder::Tick, this);
 }
 
 void
@@ -460,6 +481,12 @@ StatsRecorder::SetSimulatedTimeLimit(Time limit, const std::string& origin)
 {
     m_timeLimit = limit;
     m_timeLimitOrigin = origin;
+    if (m_started && !m_finished && m_tick.IsRunning() &&
+        GetSimulatedTimeLimit() > Simulator::Now() &&
+        GetSimulatedTimeLimit() < TimeStep(m_tick.GetTs()))
+    {
+        ScheduleTick(); // the limit comes before the tick already planned
+    }
 }
 
 Time
@@ -474,26 +501,6 @@ StatsRecorder::Tick()
     if (m_recordPorts)
     {
         Sample(false);
-    }
-    const Time limit = GetSimulatedTimeLimit();
-    if (limit.IsStrictlyPositive() && Simulator::Now() >= limit)
-    {
-        std::ostringstream why;
-        why << "simulated time reached " << limit.GetSeconds() << " s, ";
-        if (m_timeLimitSet.IsStrictlyPositive())
-        {
-            why << "the limit ns3::StatsRecorder::SimulatedTimeLimit sets";
-        }
-        else
-        {
-            why << "the limit of this run (" << m_timeLimitOrigin
-                << "): a value makes it far slower than its plan; raise the limit with "
-                << "ns3::StatsRecorder::SimulatedTimeLimit if it is meant to be that slow";
-        }
-        m_timeLimitError = why.str();
-        NS_LOG_WARN(m_timeLimitError);
-        Simulator::Stop();
-        return;
     }
     int signal = m_watching ? tn_signal_pending() : 0;
     bool busy = false;
@@ -513,17 +520,41 @@ StatsRecorder::Tick()
         Simulator::Stop();
         return;
     }
-    // No other event left: the simulation is over, do not keep it alive.
-    if (busy)
+    // No other event left: the simulation is over, do not keep it alive. This comes before
+    // the time limit: a tick that finds the work done (a sample interval longer than the
+    // run) is not a run that went on too long.
+    if (!busy)
     {
-        m_tick = Simulator::Schedule(m_interval, &StatsRecorder::Tick, this);
+        if (m_recordPorts)
+        {
+            // the closing sample Finish would take at this instant (the idle stretches): a
+            // run finished at Simulator::Destroy cannot read the ports, ns-3 has disposed them
+            Sample(true);
+        }
+        return;
     }
-    else if (m_recordPorts)
+    const Time limit = GetSimulatedTimeLimit();
+    const Time now = Simulator::Now();
+    if (limit.IsStrictlyPositive() && now >= limit)
     {
-        // the closing sample Finish would take at this instant (the idle stretches): a run
-        // finished at Simulator::Destroy cannot read the ports, ns-3 has disposed them
-        Sample(true);
+        std::ostringstream why;
+        why << "simulated time reached " << limit.GetSeconds() << " s, ";
+        if (m_timeLimitSet.IsStrictlyPositive())
+        {
+            why << "the limit ns3::StatsRecorder::SimulatedTimeLimit sets";
+        }
+        else
+        {
+            why << "the limit of this run (" << m_timeLimitOrigin
+                << "): a value makes it far slower than its plan; raise the limit with "
+                << "ns3::StatsRecorder::SimulatedTimeLimit if it is meant to be that slow";
+        }
+        m_timeLimitError = why.str();
+        NS_LOG_WARN(m_timeLimitError);
+        Simulator::Stop();
+        return;
     }
+    ScheduleTick();
 }
 
 void

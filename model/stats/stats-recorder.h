@@ -220,9 +220,11 @@ class StatsRecorder : public Object
     void Start();
 
     /**
-     * The simulated time at which the run is stopped (checked at every sample tick) and
-     * recorded as 'error', with a message naming the limit, where it comes from and the
-     * attribute that raises it; the attribute SimulatedTimeLimit, when set, wins.
+     * The simulated time at which the run is stopped and recorded as 'error' if it is
+     * still busy then: checked at every sample tick, and at the limit itself when it comes
+     * before the next sample; a run whose work ended earlier is not stopped by it. The
+     * message names the limit, where it comes from and the attribute that raises it; the
+     * attribute SimulatedTimeLimit, when set, wins.
      * \param limit simulated time (0: none)
      * \param origin where the limit comes from ("1000 x the plan's cost, ...")
      */
@@ -372,6 +374,8 @@ class StatsRecorder : public Object
     };
 
     void Tick();
+    /** Schedule the next Tick: one SampleInterval from now, or the time limit if sooner. */
+    void ScheduleTick();
     /** The run is open (BeginRun, JoinRun): follow it to its end (FinishAtDestroy, atexit) */
     void TrackRun();
     /** Finish() or FinishAtDestroy(); `lastSample`: the ports may still be read */

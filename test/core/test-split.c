@@ -91,6 +91,11 @@ test_signal(tn_test_ctx* ctx)
     struct sigaction after;
     sigaction(SIGTERM, NULL, &after);
     TN_CHECK(ctx, after.sa_handler == before.sa_handler);
+    /* the status a shell shows for a process the signal killed: 128 + its number */
+    TN_CHECK_EQ(ctx, tn_signal_exit_status(SIGINT), 128 + SIGINT);
+    TN_CHECK_EQ(ctx, tn_signal_exit_status(SIGTERM), 128 + SIGTERM);
+    TN_CHECK_EQ(ctx, tn_signal_exit_status(SIGTERM), 143);
+    TN_CHECK_EQ(ctx, tn_signal_exit_status(0), 130);
 }
 
 void

@@ -328,6 +328,82 @@ test_choice_depends_on_size(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* estimate_transfers (issue 42): beyond it an algorithm with a generator is ranked on its
+ * programs, which is what makes auto fast on large plans; the first two are then estimated on
+ * their own paths, so the choice and the runner-up carry the estimates of the full ranking. */
+static void
+test_estimate_transfers(tn_test_ctx* ctx)
+{
+    tn_topology* t = tn_test_topology(ctx, "ring:8");
+    TN_REQUIRE(ctx, t != NULL);
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = TN_TUNE_AUTO;
+    req.bytes = 1 << 20;
+    req.chunks = 16;
+    tn_tune_ranking* full = NULL;
+    tn_tune_ranking* quick = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx, tn_tune_rank(t, &req, NULL, &full, &err) == TN_OK);
+    tn_tune_options o;
+    tn_tune_options_init(&o);
+    TN_CHECK_EQ(ctx, o.estimate_transfers, TN_TUNE_ESTIMATE_TRANSFERS);
+    o.estimate_transfers = 1; /* every plan here is larger */
+    TN_REQUIRE(ctx, tn_tune_rank(t, &req, &o, &quick, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_tune_ranked(quick), tn_tune_ranked(full));
+    uint32_t on_programs = 0;
+    for (uint32_t k = 0; k < tn_tune_ranked(quick); k++)
+    {
+        const tn_tune_candidate* c = tn_tune_candidate_at(quick, k);
+        const tn_tune_candidate* f = NULL;
+        for (uint32_t j = 0; j < tn_tune_ranked(full); j++)
+        {
+            if (strcmp(tn_tune_candidate_at(full, j)->algorithm, c->algorithm) == 0)
+            {
+                f = tn_tune_candidate_at(full, j);
+            }
+        }
+        TN_REQUIRE(ctx, f != NULL);
+        if (k < 2)
+        {
+            /* the first two on the path of the full ranking, with its estimate */
+            TN_CHECK_MSG(ctx,
+                         c->generated == f->generated && c->estimate_ns == f->estimate_ns,
+                         "%s at %u: %s %.3f, full ranking %s %.3f",
+                         c->algorithm,
+                         k,
+                         c->generated ? "programs" : "DAG",
+                         c->estimate_ns,
+                         f->generated ? "programs" : "DAG",
+                         f->estimate_ns);
+            continue;
+        }
+        /* the others: an algorithm with a generator on its programs */
+        const bool generator = tn_program_supports(c->algorithm);
+        TN_CHECK_MSG(ctx, c->generated == generator, "%s at %u", c->algorithm, k);
+        const double expect = reference_estimate(t, req, c->algorithm, c->generated);
+        TN_CHECK_MSG(ctx,
+                     fabs(c->estimate_ns - expect) <= 1e-9 * expect,
+                     "%s: %.3f, reference %.3f",
+                     c->algorithm,
+                     c->estimate_ns,
+                     expect);
+        on_programs += generator && !f->generated;
+    }
+    /* the case is meaningful: some candidate was ranked on its programs to save its DAG */
+    TN_CHECK_MSG(ctx, on_programs > 0, "no candidate ranked on programs beyond the first two");
+    /* and the ranking stays ordered */
+    for (uint32_t k = 1; k < tn_tune_ranked(quick); k++)
+    {
+        TN_CHECK(ctx,
+                 tn_tune_candidate_at(quick, k - 1)->estimate_ns <=
+                     tn_tune_candidate_at(quick, k)->estimate_ns);
+    }
+    tn_tune_ranking_destroy(quick);
+    tn_tune_ranking_destroy(full);
+    tn_topology_destroy(t);
+}
+
 static void
 test_names(tn_test_ctx* ctx)
 {
@@ -361,5 +437,6 @@ tn_suite_tune(tn_test_suite* suite)
     tn_test_add(suite, "ranking-matches-estimates", test_ranking_matches_estimates);
     tn_test_add(suite, "skipped", test_skipped);
     tn_test_add(suite, "choice-depends-on-size", test_choice_depends_on_size);
+    tn_test_add(suite, "estimate-transfers", test_estimate_transfers);
     tn_test_add(suite, "names", test_names);
 }

@@ -28,14 +28,16 @@ length slack and the memory guard of generated collectives in flight; and every 
 model/ and helper/ must be commented as an internal invariant.
 
 Usage: fuzz.py --plan PATH/tn-plan [--examples DIR] [--seed N] [--sanitized]
-               [--scale K] [--signals N]
+               [--scale K] [--signals N] [--example-signals N]
 --examples: folder of training-net-quickstart, collective-comparison,
 training-iteration, themis-comparison, p2p-study-stats, roce-hpcc-flows,
 training-net-run, cc-comparison, p2p-study-allreduce, roce-tcp-background and
 roce-distributed (its command line, in one process);
 missing programs are skipped with a SKIP line (core-only builds). --scale K repeats the mutated cases K times (a longer fuzz run than
 ctest's, see doc/limits.rst; default: the environment's TN_FUZZ_SCALE, else 1);
---signals N interrupts N sweeps (default 10).
+--signals N interrupts N sweeps (default 10); --example-signals N interrupts N runs of the
+example programs (default 10). The generators of issue 42 (sampling and time limits, signals to
+the examples, the report's inputs, tn-chakra-convert's bounds) are in promises.py.
 --sanitized: the sanitizer build (ASan reserves
 terabytes of address space, so the cap is only checked on the measured RSS).
 Expected failures of the ns-3 programs (owned by other areas, issue 11) are
@@ -55,6 +57,7 @@ import tempfile
 import time
 
 import fuzz_chakra
+import promises
 
 CAP_BYTES = 1 << 30
 # A run may use 20 s of CPU (the valid cases below need < 2 s): a hang that computes (a run
@@ -733,6 +736,7 @@ def main():
     # the ctest runs the default round; TN_FUZZ_SCALE (or --scale) the longer ones
     ap.add_argument("--scale", type=int, default=int(os.environ.get("TN_FUZZ_SCALE", "1")))
     ap.add_argument("--signals", type=int, default=10)
+    ap.add_argument("--example-signals", type=int, default=10)
     args = ap.parse_args()
     rng = random.Random(args.seed)
     start = time.monotonic()
@@ -755,6 +759,18 @@ def main():
             fuzz_chakra.rate_cases(rng42, run, runner, args.scale)
             runner_cases(rng, run, runner, args.scale)
             signal_cases(rng, run, runner, args.signals)
+        # issue 42's generators, on their own generator: the cases above stay as they were
+        more = random.Random(args.seed + 42)
+        examples = os.path.abspath(args.examples) if args.examples else ""
+        promises.sampling_cases(more, run, examples, WORKLOAD, args.scale)
+        promises.example_signal_cases(more, run, examples, args.example_signals, check_db)
+        report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "utils",
+                              "training-net-report")
+        source = os.path.join(tmp, "report-src.db")
+        if os.path.exists(source) and os.access(report, os.X_OK):
+            promises.report_input_cases(more, run, report, source, args.scale)
+        promises.chakra_convert_cases(run, os.path.join(os.path.dirname(
+            os.path.abspath(args.plan)), "tn-chakra-convert"), runner, WORKLOAD)
     for x in run.xfails:
         print(x)
     for f in run.failures:
