@@ -137,11 +137,13 @@ roce_headers = [
     'model/roce/roce-hpcc-inputs.h',
     'model/roce/roce-hpcc-output.h',
     'model/roce/roce-header.h',
+    'model/roce/roce-wire.h',
     'model/roce/roce-hpcc-config.h',
     'model/roce/roce-ideal-fct.h',
     'model/roce/roce-net-device.h',
     'model/roce/roce-switch-mmu.h',
     'model/roce/roce-switch.h',
+    'model/roce/roce-forwarding.h',
     'model/roce/roce-udp-port.h',
 ]
 

@@ -3,8 +3,8 @@
  */
 #include "flow-network.h"
 
+#include "roce-forwarding.h"
 #include "roce-header.h"
-#include "roce-switch.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -217,6 +217,7 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
 {
     uint32_t count = 0;
     const uint32_t* out = tn_topology_out_links(m_topo, node, &count);
+    uint32_t pinned = RoceForwarding::NONE;
     if (!m_flowRoutes.empty())
     {
         NS_ABORT_MSG_IF(m_symmetric,
@@ -226,30 +227,32 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
         auto it = m_flowRoutes.find(std::make_tuple(node, src, dst, sport, priority));
         if (it != m_flowRoutes.end())
         {
-            return out[it->second];
+            pinned = out[it->second];
         }
     }
-    if (count == 1)
+    const uint32_t only = count == 1 ? out[0] : RoceForwarding::NONE;
+    uint32_t c = 0;
+    if (pinned == RoceForwarding::NONE && only == RoceForwarding::NONE)
     {
-        return out[0]; // a host's single cable is its default route
+        c = tn_routes_next_hops(m_routes, node, dst, m_hops.data(), m_hops.size());
+        NS_ABORT_MSG_IF(m_symmetric && c > 1,
+                        "FlowNetwork::Symmetric: node "
+                            << node << " has " << c << " shortest next hops toward node " << dst
+                            << ": the ECMP hash does not choose translated paths for translated "
+                               "flows");
     }
-    const uint32_t c = tn_routes_next_hops(m_routes, node, dst, m_hops.data(), m_hops.size());
-    NS_ABORT_MSG_IF(c == 0, "FlowNetwork: no route from node " << node << " to node " << dst);
-    if (c == 1)
-    {
-        return m_hops[0];
-    }
-    NS_ABORT_MSG_IF(m_symmetric,
-                    "FlowNetwork::Symmetric: node " << node << " has " << c
-                                                    << " shortest next hops toward node " << dst
-                                                    << ": the ECMP hash does not choose "
-                                                       "translated paths for translated flows");
-    const uint32_t h = RoceSwitch::EcmpHash(m_seed,
-                                            RoceAddress::FromNodeId(src).Get(),
-                                            RoceAddress::FromNodeId(dst).Get(),
-                                            sport,
-                                            RoceIpUdpHeader::ROCE_UDP_PORT);
-    return m_hops[h % c];
+    const uint32_t link = RoceForwarding::NextHop(pinned,
+                                                  only,
+                                                  m_hops.data(),
+                                                  c,
+                                                  m_seed,
+                                                  RoceAddress::FromNodeId(src).Get(),
+                                                  RoceAddress::FromNodeId(dst).Get(),
+                                                  sport,
+                                                  RoceIpUdpHeader::ROCE_UDP_PORT);
+    NS_ABORT_MSG_IF(link == RoceForwarding::NONE,
+                    "FlowNetwork: no route from node " << node << " to node " << dst);
+    return link;
 }
 
 uint32_t

@@ -38,10 +38,11 @@ class FlowNic;
  * tn_fluid_update), so flows that start together on links nobody else uses cost one
  * recomputation of their own links each and end in one event.
  *
- * Paths follow the switches' forwarding: at a node with one port, that port; else a flow route
- * (SetFlowRoute) if one matches, else the ECMP next hops of tn_routes toward the destination
- * (port order) picked by RoceSwitch::EcmpHash of (source address, destination address, UDP
- * source port, RoCEv2 port) with EcmpSeed: the same path a packet of that queue pair takes.
+ * Paths follow the switches' forwarding rule (RoceForwarding::NextHop): a flow route
+ * (SetFlowRoute) if one matches, else the node's only port, else the ECMP next hops of
+ * tn_routes toward the destination (port order) picked by RoceForwarding::EcmpHash of (source
+ * address, destination address, UDP source port, RoCEv2 port) with EcmpSeed: the same path a
+ * packet of that queue pair takes.
  *
  * No packets, no buffers, no PFC and no congestion control: queues never build, so a flow's
  * time is its bits at its fair rate plus what its user adds (FlowNic: latency, store and
