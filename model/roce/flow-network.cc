@@ -126,6 +126,7 @@ FlowNetwork::Build(const tn_topology* topo)
     {
         cap[l] = static_cast<double>(tn_topology_link(m_topo, l)->rate_bps) / 1e9; // bit/ns
     }
+    // internal invariant: only allocation can fail here: a validated topology's rates are > 0
     NS_ABORT_MSG_IF(tn_fluid_create(links, cap.data(), &m_fluid, &err) != TN_OK,
                     "FlowNetwork: " << err.message);
     m_nLinks = links;
@@ -235,6 +236,8 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
     if (pinned == RoceForwarding::NONE && only == RoceForwarding::NONE)
     {
         c = tn_routes_next_hops(m_routes, node, dst, m_hops.data(), m_hops.size());
+        // internal invariant: CollectiveService::CheckSymmetric refuses a collective with a path
+        // of several shortest next hops before it runs
         NS_ABORT_MSG_IF(m_symmetric && c > 1,
                         "FlowNetwork::Symmetric: node "
                             << node << " has " << c << " shortest next hops toward node " << dst
@@ -250,6 +253,7 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
                                                   RoceAddress::FromNodeId(dst).Get(),
                                                   sport,
                                                   RoceIpUdpHeader::ROCE_UDP_PORT);
+    // internal invariant: validated topologies are connected
     NS_ABORT_MSG_IF(link == RoceForwarding::NONE,
                     "FlowNetwork: no route from node " << node << " to node " << dst);
     return link;
@@ -313,6 +317,8 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
     tn_error err{};
     uint32_t id = 0;
     // f is the tag: flows ending at one instant end in the order of their slots
+    // internal invariant: only allocation can fail here: paths are non-empty lists of the
+    // topology's links and bits > 0 (asserted above)
     NS_ABORT_MSG_IF(tn_fluid_start(m_fluid,
                                    m_paths[path].data(),
                                    static_cast<uint32_t>(m_paths[path].size()),
@@ -378,6 +384,7 @@ FlowNetwork::Process()
         t.first->FlowEnded(t.second);
     }
     tn_error err{};
+    // internal invariant: only allocation can fail here
     NS_ABORT_MSG_IF(tn_fluid_update(m_fluid, now, &err) != TN_OK, "FlowNetwork: " << err.message);
     m_processing = false;
     ArmTimer();
