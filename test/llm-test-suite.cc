@@ -39,7 +39,16 @@ struct LlmRun
     std::string error;
     bool complete{false};
     std::vector<TrainingIterationRecord> iteration;
+    std::vector<std::vector<TrainingLayerRecord>> steps; //!< per rank, its schedule steps
 };
+
+/** The LayerEnd trace's records of schedule steps, per rank. */
+void
+KeepStep(LlmRun* run, const TrainingLayerRecord& r)
+{
+    run->steps.resize(std::max<size_t>(run->steps.size(), r.rank + 1));
+    run->steps[r.rank].push_back(r);
+}
 
 /** The descriptions of a test, GPT_SMALL on H100 by default. */
 struct LlmSetup
@@ -83,6 +92,7 @@ RunLlm(const LlmSetup& setup, const std::string& spec, const std::string& mode, 
     Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &out.error);
     if (job)
     {
+        job->TraceConnectWithoutContext("LayerEnd", MakeBoundCallback(&KeepStep, &out));
         job->Start();
         Simulator::Run();
         out.complete = job->IsComplete();
@@ -171,6 +181,22 @@ class LlmScheduleTestCase : public TestCase
                                       "stage " << r << "'s bubble");
             NS_TEST_EXPECT_MSG_EQ(it.bubble, it.exposed, "stage " << r << ": only bubble waits");
             end = std::max(end, it.end);
+        }
+        // the schedule's steps, in order: stage 0 of 1F1B runs p - 1 forwards, then alternates
+        if (m_schedule == TN_LLM_SCHEDULE_1F1B && m_vpp == 1)
+        {
+            NS_TEST_ASSERT_MSG_EQ(run.steps.size(), p, "steps recorded at every stage");
+            std::string order;
+            for (const TrainingLayerRecord& st : run.steps[0])
+            {
+                order += st.phase == "forward" ? "F" : "B";
+                const double want = (st.phase == "forward" ? 1 : 2) * layers * LayerForwardNs(s);
+                NS_TEST_EXPECT_MSG_EQ_TOL(st.compute.GetNanoSeconds() / want,
+                                          1.0,
+                                          1e-3,
+                                          "step " << st.name << "'s kernels");
+            }
+            NS_TEST_EXPECT_MSG_EQ(order, "FFFFBFBFBFBFBBBB", "stage 0's steps");
         }
         NS_TEST_EXPECT_MSG_EQ_TOL(end.GetNanoSeconds() / want,
                                   1.0,

@@ -3,7 +3,8 @@
 """The query cookbook of doc/results-database.rst, run against a real database.
 
 Fills a scratch database with the examples' runs (a collective on a torus, algorithms side by
-side, a training iteration, Themis at run time against the fixed order), then runs every
+side, a training iteration, an LLM training iteration, Themis at run time against the fixed
+order), then runs every
 ``.. code-block:: sql`` of the cookbook section: each must run without an SQL error and return
 at least one row. The section must hold at least ten queries (issue 7).
 
@@ -43,8 +44,9 @@ def cookbook_queries(doc_path):
     return queries
 
 
-def run(cmd):
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run(cmd, cwd=None):
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          cwd=cwd)
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: exit {done.returncode}\n{done.stderr}")
 
@@ -54,7 +56,7 @@ def main():
         sys.exit(__doc__)
     doc, examples, workload, scratch = sys.argv[1:]
     os.makedirs(scratch, exist_ok=True)
-    db = os.path.join(scratch, "query-cookbook.db")
+    db = os.path.abspath(os.path.join(scratch, "query-cookbook.db"))
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
@@ -64,6 +66,11 @@ def main():
          "--topology=switch:8", "--bytes=1MiB"])
     run([os.path.join(examples, "training-iteration"), f"--db={db}", f"--workload={workload}",
          "--topology=switch:4"])
+    # a generated LLM program (TP, PP, DP): run from the module's folder, where its presets are
+    run([os.path.join(examples, "training-iteration"), f"--db={db}", "--model=llama3-8b",
+         "--tp=2", "--pp=2", "--dp=2", "--global_batch=8", "--mode=flow",
+         "--topology=hier:switch2@2880Gbps+switch4@400Gbps"],
+        cwd=os.path.join(os.path.dirname(os.path.abspath(doc)), ".."))
     run([os.path.join(examples, "themis-comparison"), f"--db={db}",
          "--topology=hier:switch2@800Gbps+switch2@400Gbps", "--bytes=256KiB", "--chunks=4",
          "--schedulers=fixed,themis-scf"])

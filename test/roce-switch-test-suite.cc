@@ -5,9 +5,10 @@
  */
 // RoceSwitch and RoceSwitchMmu: ECN marking curve at fixed queue depths, lossless incast
 // (no drops, PAUSE, buffer bound), lossy incast (drops with reason), 2048-port forwarding,
-// ECMP spreading and determinism per seed, identical traces for identical seeds. Over 1,000
-// lines for a reason: one suite per concept (the switch and its MMU), its cases sharing the
-// star fabric and the ECN run builders at the top.
+// ECMP spreading and determinism per seed, the forwarding rule's order (RoceForwarding),
+// identical traces for identical seeds. Over 1,000 lines for a reason: one suite per concept
+// (the switch and its MMU), its cases sharing the star fabric and the ECN run builders at the
+// top.
 
 #include "roce-test-util.h"
 
@@ -17,6 +18,7 @@
 #include "ns3/pointer.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-forwarding.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-link-helper.h"
 #include "ns3/roce-net-device.h"
@@ -869,6 +871,56 @@ class RoceEcmpTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The forwarding rule of both levels (RoceForwarding::NextHop), in its order: a flow route
+ * wins over everything, a single cable over the ECMP set, one next hop needs no hash, none is
+ * no route; with several, the hash of the flow's fields picks, the same for the same fields,
+ * spread over the set as the source port changes.
+ */
+class RoceForwardingRuleTestCase : public TestCase
+{
+  public:
+    RoceForwardingRuleTestCase()
+        : TestCase("forwarding rule: flow route, single cable, then ECMP hash")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        using R = RoceForwarding;
+        const uint32_t hops[] = {5, 6, 7};
+        const uint32_t src = 0x0b000001;
+        const uint32_t dst = 0x0b000002;
+        NS_TEST_EXPECT_MSG_EQ(R::NextHop(9, 4, hops, 3, 1, src, dst, 50000, 4791), 9u, "pinned");
+        NS_TEST_EXPECT_MSG_EQ(R::NextHop(R::NONE, 4, hops, 3, 1, src, dst, 50000, 4791),
+                              4u,
+                              "single cable");
+        NS_TEST_EXPECT_MSG_EQ(R::NextHop(R::NONE, R::NONE, hops, 1, 1, src, dst, 50000, 4791),
+                              5u,
+                              "one next hop");
+        NS_TEST_EXPECT_MSG_EQ(R::NextHop(R::NONE, R::NONE, hops, 0, 1, src, dst, 50000, 4791),
+                              R::NONE,
+                              "no route");
+        uint32_t seen[3] = {0, 0, 0};
+        for (uint16_t sport = 49152; sport < 49152 + 300; ++sport)
+        {
+            const uint32_t h = R::NextHop(R::NONE, R::NONE, hops, 3, 1, src, dst, sport, 4791);
+            NS_TEST_ASSERT_MSG_EQ(h, hops[R::EcmpHash(1, src, dst, sport, 4791) % 3], "the hash");
+            NS_TEST_ASSERT_MSG_EQ(h,
+                                  R::NextHop(R::NONE, R::NONE, hops, 3, 1, src, dst, sport, 4791),
+                                  "deterministic");
+            ++seen[h - 5];
+        }
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            // binomial(300, 1/3): mean 100, sd 8.2
+            NS_TEST_EXPECT_MSG_GT(seen[i], 60u, "next hop " << hops[i] << " used");
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Compact routes of a RoceHelper fabric (fat-tree k=8, 128 hosts, 80 switches): hosts hold no
  * table; each switch stores each distinct next-hop set once (at most ports + 1 of them) and
  * 4 bytes per destination; every switch's set toward every host is the tn_routes ECMP set in
@@ -1061,6 +1113,7 @@ class RoceSwitchTestSuite : public TestSuite
         AddTestCase(new RoceManyPortsPoolTestCase, TestCase::QUICK);
         AddTestCase(new RoceManyPortsTestCase, TestCase::QUICK);
         AddTestCase(new RoceEcmpTestCase, TestCase::QUICK);
+        AddTestCase(new RoceForwardingRuleTestCase, TestCase::QUICK);
         AddTestCase(new RoceCompactRoutesTestCase, TestCase::QUICK);
         AddTestCase(new RoceTtlTestCase, TestCase::QUICK);
     }

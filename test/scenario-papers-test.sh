@@ -16,6 +16,9 @@
 #   ace                 the ACE iteration not slower than the baseline's
 #   incast              without congestion control PFC pauses and nothing drops; with DCQCN
 #                       ECN marks and less pause time; HPCC's largest queue below DCQCN's
+#   gpt3-175b           1F1B's bubble largest at the first stage; every NPU's iteration split
+#                       exactly into compute, bubble and exposed TP/PP/DP/EP; TP of b s h
+#   moe                 the expert all-to-alls of b s h top-k bytes, their time exposed
 # Usage: scenario-papers-test.sh RUNNER MODULE_DIR
 set -u
 runner=$1
@@ -147,6 +150,27 @@ peak() {
 check "incast: HPCC's largest queue below DCQCN's" "b < a" "$(peak dcqcn)" "$(peak hpcc)"
 check "incast: DCQCN's ECN marks at the root's port" "a > 0" \
     "$(q "$db" "SELECT sum(s.ecn_marks) FROM run r JOIN port_sample s USING (run_id) WHERE $cc = 'dcqcn'")"
+
+run gpt3-175b
+db=$tmp/gpt3-175b.db
+# 1F1B: the first stage waits longest for the pipeline (p - 1 steps of fill and drain), the
+# last the least; every NPU's iteration is its compute plus its waits, split to the ns
+check "gpt3-175b: the first stage's bubble above the last's" "a > b && b >= 0" \
+    "$(q "$db" 'SELECT avg(bubble_ns) FROM iteration_breakdown WHERE pp = 0')" \
+    "$(q "$db" 'SELECT avg(bubble_ns) FROM iteration_breakdown WHERE pp = 3')"
+check "gpt3-175b: iteration = compute + bubble + TP + PP + DP + EP, every NPU" "a == 64 && b == 0" \
+    "$(q "$db" 'SELECT count(*) FROM iteration_breakdown')" \
+    "$(q "$db" 'SELECT count(*) FROM iteration_breakdown WHERE iteration_ns != compute_ns +
+        bubble_ns + exposed_tp_ns + exposed_pp_ns + exposed_dp_ns + exposed_ep_ns')"
+# sequence parallelism: TP all-gathers and reduce-scatters of b s h (2048 x 12288 x 2 bytes)
+check "gpt3-175b: TP moves b s h per all-gather" "a == 2048 * 12288 * 2" \
+    "$(q "$db" "SELECT max(bytes) FROM collective WHERE parallelism = 'tp'")"
+
+run moe
+db=$tmp/moe.db
+check "moe: expert all-to-alls of b s h top-k, exposed" "a == 4096 * 4096 * 2 * 2 && b > 0" \
+    "$(q "$db" "SELECT max(bytes) FROM collective WHERE parallelism = 'ep'")" \
+    "$(q "$db" 'SELECT sum(exposed_ep_ns) FROM iteration_breakdown')"
 
 [ "$failures" = 0 ] && echo "every shipped scenario reproduces its key ratio at test size"
 [ "$failures" = 0 ]

@@ -127,6 +127,9 @@ extern "C"
         uint32_t data_dep_count; /**< deps[0..data_dep_count) are data dependencies */
         uint32_t match;          /**< SEND, RECV, COLLECTIVE: k of the contract (tn_chakra_check) */
         uint32_t serves;         /**< tn_chakra_serves */
+        /** Generated programs: 1 + the schedule step (a forward or backward of a micro-batch)
+         *  a kernel belongs to; 0: none (traces read from files) */
+        uint32_t step;
     } tn_chakra_node;
 
     typedef struct tn_chakra_trace tn_chakra_trace;

@@ -1,13 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Cost models of schedules, fluid and list (contract in tn-cost.h). Over 1,000 lines for
- * a reason: both models share the event loop over the DAG, the per-link state and the
- * path resolution; apart, each would carry a copy of them.
+ * Cost models of schedules, fluid and list (contract in tn-cost.h): both share the event
+ * loop over the DAG and the path resolution; the fluid one runs its flows on tn-fluid.
  */
 #include "tn-cost.h"
 
 #include "tn-array.h"
+#include "tn-fluid.h"
 #include "tn-path.h"
 
 #include <stdlib.h>
@@ -64,254 +64,6 @@ hpop(hent* h, uint32_t* n)
         i = m;
     }
     return top;
-}
-
-/* ---- fluid model (TN_COST_FLUID): max-min fair sharing of every link ---- */
-
-/* finish-time heap entry; stale when ver differs from the flow's current version */
-typedef struct fent
-{
-    double time;
-    uint32_t id;
-    uint32_t ver;
-} fent;
-
-static bool
-fless(const fent* a, const fent* b)
-{
-    return a->time != b->time ? a->time < b->time : a->id < b->id;
-}
-
-/* binary heap of fent (sift helpers shared by finish events and link shares) */
-static void
-fpush(fent* h, size_t* n, fent e)
-{
-    size_t i = (*n)++;
-    h[i] = e;
-    while (i > 0 && fless(&h[i], &h[(i - 1) / 2]))
-    {
-        fent t = h[i];
-        h[i] = h[(i - 1) / 2];
-        h[(i - 1) / 2] = t;
-        i = (i - 1) / 2;
-    }
-}
-
-static fent
-fpop(fent* h, size_t* n)
-{
-    fent top = h[0];
-    h[0] = h[--(*n)];
-    for (size_t i = 0;;)
-    {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < *n && fless(&h[l], &h[m]))
-            m = l;
-        if (r < *n && fless(&h[r], &h[m]))
-            m = r;
-        if (m == i)
-            break;
-        fent t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
-    }
-    return top;
-}
-
-/* growable fent heap */
-typedef struct fheap
-{
-    fent* v;
-    size_t n;
-    size_t cap;
-} fheap;
-
-static bool
-fheap_push(fheap* h, fent e)
-{
-    if (h->n == h->cap)
-    {
-        fent* g = tn_array_grow(h->v, &h->cap, h->n + 1, sizeof(fent), 256);
-        if (!g)
-            return false;
-        h->v = g;
-    }
-    fpush(h->v, &h->n, e);
-    return true;
-}
-
-typedef struct fluid
-{
-    const uint32_t* path_index;
-    const uint32_t* path_ids;
-    const double* cap; /* per link, bit/ns */
-    tn_ids* on_link;   /* active flows per link */
-    uint32_t* slot;    /* per path entry: position of the flow in on_link[link] */
-    double* rem;       /* bits left at upd[i] */
-    double* rate;      /* bit/ns */
-    double* upd;
-    uint32_t* ver;
-    uint32_t* fstamp; /* per flow / link: component stamp */
-    uint32_t* lstamp;
-    uint32_t stamp;
-    uint32_t flow_count;
-    uint32_t link_count;
-    double work;    /* flows visited by refills */
-    double* lcap;   /* per link: capacity left while filling */
-    uint32_t* lcnt; /* per link: flows not yet frozen */
-    uint8_t* frozen;
-    tn_ids comp_flows;
-    tn_ids comp_links;
-    tn_ids seeds; /* links whose sharing changed since the last refill */
-    fheap shares; /* (share, link) candidates while filling, lazily invalidated */
-    fheap finish;
-} fluid;
-
-static void
-fluid_detach(fluid* f, uint32_t i)
-{
-    for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
-    {
-        tn_ids* a = &f->on_link[f->path_ids[k]];
-        uint32_t p = f->slot[k];
-        uint32_t last = a->ids[--a->n];
-        if (p < a->n)
-        {
-            a->ids[p] = last;
-            /* find last's path entry on this link to fix its slot */
-            for (uint32_t q = f->path_index[last]; q < f->path_index[last + 1]; q++)
-            {
-                if (f->path_ids[q] == f->path_ids[k] && f->slot[q] == a->n)
-                {
-                    f->slot[q] = p;
-                    break;
-                }
-            }
-        }
-    }
-}
-
-/* i starts sending at its queue pair's turn: it joins the sharing of its path's links */
-static bool
-fluid_attach(fluid* f, uint32_t i, double bits, double now)
-{
-    for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
-    {
-        uint32_t l = f->path_ids[k];
-        f->slot[k] = (uint32_t)f->on_link[l].n;
-        if (tn_ids_push(&f->on_link[l], i, NULL) || tn_ids_push(&f->seeds, l, NULL))
-            return false;
-    }
-    f->rem[i] = bits;
-    f->rate[i] = 0;
-    f->upd[i] = now;
-    return true;
-}
-
-/* Max-min fair rates (progressive filling) for the flows connected through shared links
- * to the seed links; other flows keep their rates. false on out of memory. */
-static bool
-fluid_refill(fluid* f, double now)
-{
-    if (++f->stamp == 0) /* wrapped: forget every old stamp */
-    {
-        memset(f->fstamp, 0, (size_t)f->flow_count * sizeof(uint32_t));
-        memset(f->lstamp, 0, (size_t)f->link_count * sizeof(uint32_t));
-        f->stamp = 1;
-    }
-    f->comp_flows.n = 0;
-    f->comp_links.n = 0;
-    for (size_t s = 0; s < f->seeds.n; s++)
-    {
-        uint32_t l = f->seeds.ids[s];
-        if (f->lstamp[l] != f->stamp)
-        {
-            f->lstamp[l] = f->stamp;
-            if (tn_ids_push(&f->comp_links, l, NULL))
-                return false;
-        }
-    }
-    f->seeds.n = 0;
-    for (size_t c = 0; c < f->comp_links.n; c++)
-    {
-        tn_ids* a = &f->on_link[f->comp_links.ids[c]];
-        for (size_t q = 0; q < a->n; q++)
-        {
-            uint32_t i = a->ids[q];
-            if (f->fstamp[i] == f->stamp)
-                continue;
-            f->fstamp[i] = f->stamp;
-            if (tn_ids_push(&f->comp_flows, i, NULL))
-                return false;
-            for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
-            {
-                uint32_t l = f->path_ids[k];
-                if (f->lstamp[l] != f->stamp)
-                {
-                    f->lstamp[l] = f->stamp;
-                    if (tn_ids_push(&f->comp_links, l, NULL))
-                        return false;
-                }
-            }
-        }
-    }
-    f->work += (double)f->comp_flows.n;
-    f->shares.n = 0;
-    for (size_t c = 0; c < f->comp_links.n; c++)
-    {
-        uint32_t l = f->comp_links.ids[c];
-        f->lcap[l] = f->cap[l];
-        f->lcnt[l] = (uint32_t)f->on_link[l].n;
-        if (f->lcnt[l] > 0 && !fheap_push(&f->shares, (fent){f->lcap[l] / f->lcnt[l], l, 0}))
-            return false;
-    }
-    for (size_t c = 0; c < f->comp_flows.n; c++)
-    {
-        uint32_t i = f->comp_flows.ids[c];
-        f->rem[i] -= f->rate[i] * (now - f->upd[i]);
-        if (f->rem[i] < 0)
-            f->rem[i] = 0;
-        f->upd[i] = now;
-        f->frozen[i] = 0;
-    }
-    while (f->shares.n > 0)
-    {
-        fent e = fpop(f->shares.v, &f->shares.n);
-        uint32_t l = e.id;
-        if (f->lcnt[l] == 0 || e.time != f->lcap[l] / f->lcnt[l])
-            continue; /* stale */
-        /* shares only grow while filling; the floor keeps rounding from stalling a flow */
-        double share = e.time > f->cap[l] * 1e-9 ? e.time : f->cap[l] * 1e-9;
-        tn_ids* a = &f->on_link[l];
-        for (size_t q = 0; q < a->n; q++)
-        {
-            uint32_t i = a->ids[q];
-            if (f->frozen[i])
-                continue;
-            f->frozen[i] = share == f->rate[i] ? 1 : 2; /* 2: rate changed */
-            f->rate[i] = share;
-            for (uint32_t k = f->path_index[i]; k < f->path_index[i + 1]; k++)
-            {
-                uint32_t m = f->path_ids[k];
-                f->lcap[m] -= share;
-                if (--f->lcnt[m] > 0 && m != l &&
-                    !fheap_push(&f->shares, (fent){f->lcap[m] / f->lcnt[m], m, 0}))
-                    return false;
-            }
-        }
-    }
-    for (size_t c = 0; c < f->comp_flows.n; c++)
-    {
-        uint32_t i = f->comp_flows.ids[c];
-        if (f->frozen[i] == 1)
-            continue; /* same rate: its finish event stands */
-        f->ver[i]++;
-        double t = f->rate[i] > 0 ? now + f->rem[i] / f->rate[i] : now;
-        if (!fheap_push(&f->finish, (fent){t, i, f->ver[i]}))
-            return false;
-    }
-    return true;
 }
 
 /* The DAG walk both models share: posts in order of ready time (hent heap), step order
@@ -456,21 +208,24 @@ link_rate(const hops* h, uint32_t l)
     return (double)(h->topo ? tn_topology_link(h->topo, l)->rate_bps : h->def_rate);
 }
 
-/* wire bits of transfer i: its serialisation time at its path's slowest link */
+/* the engine's bits for transfer i: its serialisation time at its path's slowest link */
 static double
-wire_bits(const fluid* f, const double* ser, uint32_t i)
+wire_bits(const double* cap,
+          const uint32_t* path_index,
+          const uint32_t* path_ids,
+          const double* ser,
+          uint32_t i)
 {
-    double m = f->cap[f->path_ids[f->path_index[i]]];
-    for (uint32_t k = f->path_index[i] + 1; k < f->path_index[i + 1]; k++)
-        m = f->cap[f->path_ids[k]] < m ? f->cap[f->path_ids[k]] : m;
+    double m = cap[path_ids[path_index[i]]];
+    for (uint32_t k = path_index[i] + 1; k < path_index[i + 1]; k++)
+        m = cap[path_ids[k]] < m ? cap[path_ids[k]] : m;
     return ser[i] * m;
 }
 
 /* The fluid model: a queue pair (qid) sends its posted transfers one at a time; the one it
- * sends holds every link of its path at once at the max-min fair rate (refilled only around
- * the links whose flows changed) and ends when its wire bits have crossed, plus its latency
- * and the store and forward of one packet per hop. Transfers whose path is empty or that
- * carry no bytes cost their latency. */
+ * sends is a flow of the fluid engine (tn-fluid.h) on its path and ends when its wire bits
+ * have crossed, plus its latency and the store and forward of one packet per hop.
+ * Transfers whose path is empty or that carry no bytes cost their latency. */
 static tn_status
 fluid_run(walk* w,
           const hops* h,
@@ -485,25 +240,9 @@ fluid_run(walk* w,
           tn_error* err)
 {
     uint32_t n = tn_schedule_count(w->s);
-    size_t hop_count = path_index[n];
-    fluid f;
-    memset(&f, 0, sizeof(f));
-    f.path_index = path_index;
-    f.path_ids = path_ids;
-    f.flow_count = n;
-    f.link_count = link_count;
+    tn_fluid* f = NULL;
     double* cap = malloc(((size_t)link_count + 1) * sizeof(double));
-    f.on_link = calloc((size_t)link_count + 1, sizeof(tn_ids));
-    f.slot = malloc((hop_count + 1) * sizeof(uint32_t));
-    f.rem = calloc((size_t)n + 1, sizeof(double));
-    f.rate = calloc((size_t)n + 1, sizeof(double));
-    f.upd = calloc((size_t)n + 1, sizeof(double));
-    f.ver = calloc((size_t)n + 1, sizeof(uint32_t));
-    f.fstamp = calloc((size_t)n + 1, sizeof(uint32_t));
-    f.lstamp = calloc((size_t)link_count + 1, sizeof(uint32_t));
-    f.lcap = calloc((size_t)link_count + 1, sizeof(double));
-    f.lcnt = calloc((size_t)link_count + 1, sizeof(uint32_t));
-    f.frozen = calloc((size_t)n + 1, 1);
+    uint32_t* fid = malloc(((size_t)n + 1) * sizeof(uint32_t)); /* transfer -> flow */
     double* start = calloc((size_t)n + 1, sizeof(double));
     /* per queue pair (qid): sending, and the FIFO of posted messages waiting behind */
     uint8_t* qbusy = calloc((size_t)n + 1, 1);
@@ -511,139 +250,101 @@ fluid_run(walk* w,
     uint32_t* qtail = malloc(((size_t)n + 1) * sizeof(uint32_t));
     uint32_t* wnext = malloc(((size_t)n + 1) * sizeof(uint32_t));
     tn_status status = TN_OK;
-    if (!cap || !f.on_link || !f.slot || !f.rem || !f.rate || !f.upd || !f.ver || !f.fstamp ||
-        !f.lstamp || !f.lcap || !f.lcnt || !f.frozen || !start || !qbusy || !qhead || !qtail ||
-        !wnext)
+    if (!cap || !fid || !start || !qbusy || !qhead || !qtail || !wnext)
     {
         status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
         goto done;
     }
     for (uint32_t l = 0; l < link_count; l++)
         cap[l] = link_rate(h, l) / 1e9;
-    f.cap = cap;
+    status = tn_fluid_create(link_count, cap, &f, err);
+    if (status)
+        goto done;
     for (uint32_t q = 0; q < n; q++)
         qhead[q] = TN_TRANSFER_NONE;
     *finished = false;
-    uint32_t active = 0; /* transfers sending */
     double now = 0;
     for (;;)
     {
-        while (f.finish.n > 0 && f.finish.v[0].ver != f.ver[f.finish.v[0].id])
-            fpop(f.finish.v, &f.finish.n);
+        double end = 0;
+        uint32_t ending = 0;
+        bool any = tn_fluid_next(f, &end, NULL, &ending);
         /* rates change once all events of an instant are handled */
-        if (f.seeds.n > 0 && (w->hn == 0 || w->heap[0].ready > now) &&
-            (f.finish.n == 0 || f.finish.v[0].time > now))
+        if (tn_fluid_dirty(f) && (w->hn == 0 || w->heap[0].ready > now) && (!any || end > now))
         {
-            if (!fluid_refill(&f, now))
-                goto nomem;
-            if (f.work > budget)
-                goto done;                              /* *finished stays false */
-            if (f.finish.n > 4 * (size_t)active + 1024) /* drop stale finish events */
-            {
-                size_t kept = 0;
-                for (size_t q = 0; q < f.finish.n; q++)
-                {
-                    if (f.finish.v[q].ver == f.ver[f.finish.v[q].id])
-                        f.finish.v[kept++] = f.finish.v[q];
-                }
-                f.finish.n = 0;
-                for (size_t q = 0; q < kept; q++)
-                    fpush(f.finish.v, &f.finish.n, f.finish.v[q]);
-            }
+            status = tn_fluid_update(f, now, err);
+            if (status)
+                goto done;
+            if ((double)tn_fluid_visited(f) > budget)
+                goto done; /* *finished stays false */
             continue;
         }
-        if (w->hn == 0 && f.finish.n == 0)
+        if (w->hn == 0 && !any)
             break;
-        if (f.finish.n > 0 && (w->hn == 0 || f.finish.v[0].time <= w->heap[0].ready))
+        uint32_t i;
+        if (any && (w->hn == 0 || end <= w->heap[0].ready))
         {
-            fent e = fpop(f.finish.v, &f.finish.n);
-            uint32_t i = e.id;
-            now = e.time;
-            f.ver[i]++;
-            active--;
-            fluid_detach(&f, i);
+            i = ending;
+            now = end;
+            tn_fluid_end(f, fid[i], now, now);
             double sf = 0;
-            for (uint32_t k = path_index[i]; k < path_index[i + 1]; k++)
-            {
-                if (tn_ids_push(&f.seeds, path_ids[k], NULL))
-                    goto nomem;
-                if (k + 1 < path_index[i + 1])
-                    sf += hop_packet(h, path_ids[k], tn_schedule_transfer(w->s, i)->length);
-            }
+            for (uint32_t k = path_index[i]; k + 1 < path_index[i + 1]; k++)
+                sf += hop_packet(h, path_ids[k], tn_schedule_transfer(w->s, i)->length);
+            walk_done(w, i, start[i], now + lat[i] + sf);
             /* the queue pair sends its next message */
             uint32_t q = qid[i];
-            uint32_t j = qhead[q];
-            if (j == TN_TRANSFER_NONE)
-                qbusy[q] = 0;
-            else
+            i = qhead[q];
+            if (i == TN_TRANSFER_NONE)
             {
-                qhead[q] = wnext[j];
-                start[j] = now;
-                if (!fluid_attach(&f, j, wire_bits(&f, ser, j), now))
-                    goto nomem;
-                active++;
+                qbusy[q] = 0;
+                continue;
             }
-            walk_done(w, i, start[i], now + lat[i] + sf);
+            qhead[q] = wnext[i];
         }
         else
         {
             hent e = hpop(w->heap, &w->hn);
-            uint32_t i = e.id;
+            i = e.id;
             now = e.ready;
             if (!walk_post(w, e))
                 continue;
-            start[i] = now;
             if (path_index[i] == path_index[i + 1] || ser[i] == 0)
             {
+                start[i] = now;
                 walk_done(w, i, now, now + lat[i]);
                 continue;
             }
             uint32_t q = qid[i];
             if (qbusy[q]) /* behind the messages posted before it on its queue pair */
             {
+                start[i] = now;
                 wnext[i] = TN_TRANSFER_NONE;
                 if (qhead[q] == TN_TRANSFER_NONE)
                     qhead[q] = i;
                 else
                     wnext[qtail[q]] = i;
                 qtail[q] = i;
+                continue;
             }
-            else
-            {
-                qbusy[q] = 1;
-                if (!fluid_attach(&f, i, wire_bits(&f, ser, i), now))
-                    goto nomem;
-                active++;
-            }
+            qbusy[q] = 1;
         }
+        start[i] = now;
+        status = tn_fluid_start(f,
+                                path_ids + path_index[i],
+                                path_index[i + 1] - path_index[i],
+                                wire_bits(cap, path_index, path_ids, ser, i),
+                                now,
+                                i,
+                                &fid[i],
+                                err);
+        if (status)
+            goto done;
     }
     *finished = true;
-    goto done;
-nomem:
-    status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
 done:
-    if (f.on_link)
-    {
-        for (uint32_t l = 0; l < link_count; l++)
-            free(f.on_link[l].ids);
-    }
-    free(f.on_link);
+    tn_fluid_destroy(f);
     free(cap);
-    free(f.slot);
-    free(f.rem);
-    free(f.rate);
-    free(f.upd);
-    free(f.ver);
-    free(f.fstamp);
-    free(f.lstamp);
-    free(f.lcap);
-    free(f.lcnt);
-    free(f.frozen);
-    free(f.comp_flows.ids);
-    free(f.comp_links.ids);
-    free(f.seeds.ids);
-    free(f.shares.v);
-    free(f.finish.v);
+    free(fid);
     free(start);
     free(qbusy);
     free(qhead);

@@ -102,7 +102,7 @@ extern "C"
          *  of L bytes is ceil(L/mtu) packets (1 when L = 0) of packet_overhead extra wire
          *  bytes each, and every hop after the first adds the store-and-forward time of
          *  one packet (min(L, mtu) + packet_overhead bytes at that hop's rate). The ns-3
-         *  layer passes its MTU and header bytes (RdmaNic::DATA_WIRE_OVERHEAD). */
+         *  layer passes its MTU and header bytes (RoceWire::DATA_OVERHEAD). */
         uint32_t mtu;
         uint32_t packet_overhead;
         /** Link sharing model (default TN_COST_FLUID). */

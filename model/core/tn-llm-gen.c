@@ -145,6 +145,7 @@ kernel(gen* g, const char* name, double flops, double bytes, int64_t dep)
     n.type = flops > 0 ? TN_CHAKRA_COMP_NODE : TN_CHAKRA_MEM_LOAD_NODE;
     n.has_num_ops = flops > 0;
     n.num_ops = flops > 0 ? (uint64_t)(flops + 0.5) : 0;
+    n.step = g->step;
     n.tensor_size = (uint64_t)(bytes + 0.5);
     if (n.kind == TN_CHAKRA_MEMORY && n.tensor_size == 0)
     {
@@ -709,8 +710,10 @@ generate_rank(gen* g)
     g->last = -1;
     for (size_t i = 0; !s && i < steps; i++)
     {
+        g->step = (uint32_t)i + 1;
         s = run_step(g, &order[i]);
     }
+    g->step = 0;
     s = s ? s : optimizer(g);
     free(order);
     group_free(&g->tp);

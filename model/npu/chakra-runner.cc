@@ -419,6 +419,7 @@ ChakraRunner::Drain(uint32_t rank)
     if (r.left == 0 && !r.busy)
     {
         EndIdle(r, UINT32_MAX);
+        EndStep(r);
         r.current.end = Simulator::Now();
         NS_LOG_INFO("NPU " << rank << " iteration " << r.iteration << ": "
                            << (r.current.end - r.current.start).As(Time::US));
@@ -672,10 +673,40 @@ ChakraRunner::RunKernel(uint32_t rank)
     }
     r.busy = true;
     r.running = i;
-    r.current.compute +=
-        m_endpoints[rank]->Compute(cycles,
-                                   n->tensor_size,
-                                   MakeCallback(&ChakraRunner::KernelDone, this).Bind(rank));
+    if (r.step != n->step)
+    {
+        EndStep(r);
+        r.step = n->step;
+        r.stepRecord = TrainingLayerRecord();
+        r.stepRecord.iteration = r.iteration;
+        r.stepRecord.layer = n->step - 1;
+        r.stepRecord.rank = r.current.rank;
+        r.stepRecord.node = r.current.node;
+        // "F3.L12.attn" -> step "F3" (a recomputation opens its backward step: "B3")
+        const std::string name = n->name ? n->name : "";
+        const bool forward = !name.empty() && name[0] == 'F';
+        r.stepRecord.name = (forward ? "F" : "B") + name.substr(1, name.find('.') - 1);
+        r.stepRecord.phase = forward ? "forward" : "backward";
+        r.stepRecord.pass = forward ? TN_PASS_FWD : TN_PASS_IG;
+        r.stepRecord.start = Simulator::Now();
+    }
+    const Time t = m_endpoints[rank]->Compute(cycles,
+                                              n->tensor_size,
+                                              MakeCallback(&ChakraRunner::KernelDone, this).Bind(rank));
+    r.current.compute += t;
+    r.stepRecord.compute += t;
+    r.stepRecord.end = Simulator::Now() + t;
+}
+
+void
+ChakraRunner::EndStep(Rank& r)
+{
+    if (r.step != 0 && !m_stepEnd.IsNull())
+    {
+        r.stepRecord.exposed = r.stepRecord.end - r.stepRecord.start - r.stepRecord.compute;
+        m_stepEnd(r.stepRecord);
+    }
+    r.step = 0;
 }
 
 void

@@ -79,6 +79,8 @@ class ChakraRunner
     typedef Callback<void, Ptr<Collective>> CreatedCallback;
     /// A collective could not be created at run time (the memory guard): why, naming the node.
     typedef Callback<void, const std::string&> FailedCallback;
+    /// A schedule step of a generated program ended at an NPU (the job's LayerEnd).
+    typedef Callback<void, const TrainingLayerRecord&> StepCallback;
 
     /**
      * \param traces one per NPU, in rank order, checked together here (they must outlive the
@@ -111,6 +113,12 @@ class ChakraRunner
     /** \return true when every NPU finished every iteration */
     bool IsComplete() const;
 
+    /** \param step told of each schedule step of generated programs (tn_chakra_node.step) */
+    void SetStepCallback(StepCallback step)
+    {
+        m_stepEnd = step;
+    }
+
     /** \return collectives (and transfers) in flight */
     uint64_t GetHeld() const
     {
@@ -137,6 +145,8 @@ class ChakraRunner
         std::vector<Time> issuedAt;    //!< per node: when it was issued (this iteration)
         std::vector<Time> doneAt;      //!< per node: when it was done
         std::map<uint32_t, Time> sendReachedAt; //!< per receive done: when its send was reached
+        uint32_t step{0};              //!< the schedule step of the kernels running (0: none)
+        TrainingLayerRecord stepRecord; //!< that step so far
         TrainingIterationRecord current;
     };
 
@@ -160,6 +170,8 @@ class ChakraRunner
     /// Charge [from, to) of a wait to what node n serves (a receive: bubble, then PP).
     void Charge(Rank& r, uint32_t n, Time from, Time to);
     void Forget(std::vector<uint64_t> key);
+    /// The step whose kernels ran last is over (its last kernel ended): tell m_stepEnd.
+    void EndStep(Rank& r);
     bool CheckKernels(std::string* error) const;
     bool CheckSymmetric(std::string* error) const;
     bool CheckCommunication(std::string* error);
@@ -175,6 +187,7 @@ class ChakraRunner
     IterationCallback m_iterationEnd;
     CreatedCallback m_created;
     FailedCallback m_failed;
+    StepCallback m_stepEnd;
     bool m_symmetric{false}; //!< NPU 0 runs for all (CheckSymmetric)
     std::vector<Rank> m_ranks;
     /// per trace: users of each node (CSR: m_userStart[t][i] .. m_userStart[t][i + 1])

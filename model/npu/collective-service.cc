@@ -14,6 +14,7 @@
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-switch.h"
+#include "ns3/roce-wire.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tn-cost.h"
@@ -416,7 +417,7 @@ CollectiveService::PathLane(uint32_t srcNode,
         }
         known.emplace_back(path.begin(), path.begin() + len);
         // the sender's NIC may be on another MPI rank: its port from its id alone
-        const uint16_t sport = RdmaNic::LaneSourcePort(srcNode, dstNode, m_priority, lane);
+        const uint16_t sport = RoceWire::LaneSourcePort(srcNode, dstNode, m_priority, lane);
         // flow level: the fluid network routes instead of the switches
         Ptr<FlowNic> flowNic = m_nodes.Get(srcNode)->GetObject<FlowNic>();
         Ptr<FlowNetwork> fluid = flowNic ? flowNic->GetNetwork() : nullptr;
@@ -471,7 +472,7 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
         tn_cost_options options{};
         options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
         options.mtu = GetLocalExecutor()->GetNic()->GetMtu();
-        options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+        options.packet_overhead = RoceWire::DATA_OVERHEAD;
         tn_cost_program_result cost;
         if (tn_cost_program(raw, &options, 0, &cost, &err) != TN_OK)
         {
@@ -858,7 +859,7 @@ CollectiveService::Tune(const tn_plan_request& request,
     tn_cost_options cost{};
     cost.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
     cost.mtu = GetLocalExecutor()->GetNic()->GetMtu();
-    cost.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+    cost.packet_overhead = RoceWire::DATA_OVERHEAD;
     cost.completion_messages = 1;
     tn_tune_options options;
     tn_tune_options_init(&options);
@@ -994,7 +995,7 @@ CollectiveService::GetPlan(const tn_plan_request& request,
         tn_cost_options options{};
         options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
         options.mtu = GetLocalExecutor()->GetNic()->GetMtu();
-        options.packet_overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+        options.packet_overhead = RoceWire::DATA_OVERHEAD;
         options.completion_messages = 1; // the executor waits for ACKs and notifications
         if (tn_cost_estimate(schedule, m_topo, m_routes, &options, &cost, &err) != TN_OK)
         {

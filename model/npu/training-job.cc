@@ -216,6 +216,7 @@ TrainingJob::SetupChakra(const std::vector<tn_chakra_trace*>& traces,
                                               MakeCallback(&TrainingJob::ChakraIterationEnd, this),
                                               MakeCallback(&TrainingJob::ChakraCreated, this),
                                               MakeCallback(&TrainingJob::Fail, this));
+    m_chakra->SetStepCallback(MakeCallback(&TrainingJob::ChakraStepEnd, this));
     if (!m_chakra->Setup(error))
     {
         m_chakra.reset();
@@ -243,6 +244,12 @@ TrainingJob::Fail(const std::string& error)
         m_error = error;
         Simulator::Stop();
     }
+}
+
+void
+TrainingJob::ChakraStepEnd(const TrainingLayerRecord& record)
+{
+    m_layerTrace(record);
 }
 
 void

@@ -74,6 +74,9 @@ struct TrainingLayerRecord
     Time compute;              //!< its kernels (wg: with the update kernel)
     Time exposed;              //!< waiting that this pass's collective or update ended
     bool recompute{false};     //!< a forward pass run again in the backward pass
+    /// the phase's name when it is no pass of a text workload: a generated program's
+    /// schedule step ("forward", "backward"; layer is then the step's index)
+    std::string phase;
 };
 
 /**
@@ -150,7 +153,8 @@ class TrainingJob : public Object
     /**
      * Run Chakra execution traces instead of a text workload (ChakraRunner: one trace per NPU,
      * nodes on their dependencies; Iterations, Network, OpsPerCycle and the algorithms apply;
-     * IterationEnd and CollectiveCreated fire, LayerEnd does not). Set the algorithms first.
+     * IterationEnd and CollectiveCreated fire, LayerEnd for the schedule steps of generated
+     * programs: phase "forward" or "backward", layer the step's index). Set the algorithms first.
      * \param traces one per NPU in rank order (they must outlive the job; checked together
      * here, which sets their nodes' match) \param service the fabric's collective service
      * \param endpoints the NPU endpoints in rank order
@@ -445,6 +449,7 @@ class TrainingJob : public Object
     std::unique_ptr<ChakraRunner> m_chakra;
     uint64_t m_opsPerCycle{1};
     void ChakraIterationEnd(const TrainingIterationRecord& record);
+    void ChakraStepEnd(const TrainingLayerRecord& record);
     void ChakraCreated(Ptr<Collective> collective);
     /** Record the first error and stop the simulation: the job cannot go on (GetError). */
     void Fail(const std::string& error);

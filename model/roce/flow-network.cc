@@ -3,8 +3,8 @@
  */
 #include "flow-network.h"
 
+#include "roce-forwarding.h"
 #include "roce-header.h"
-#include "roce-switch.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 namespace ns3
 {
@@ -54,6 +53,7 @@ FlowNetwork::FlowNetwork() = default;
 
 FlowNetwork::~FlowNetwork()
 {
+    tn_fluid_destroy(m_fluid);
     tn_symmetry_destroy(m_symmetry);
     tn_routes_destroy(m_routes);
     tn_topology_destroy(m_topo);
@@ -64,7 +64,6 @@ FlowNetwork::DoDispose()
 {
     m_timer.Cancel();
     m_flows.clear();
-    m_links.clear();
     m_nics.clear();
     Object::DoDispose();
 }
@@ -77,7 +76,7 @@ FlowNetwork::Build(const tn_topology* topo)
     NS_ABORT_MSG_IF(m_topo, "FlowNetwork::Build: called twice");
     tn_error err{};
     // a copy of the nodes and cables: the routes keep a pointer to their topology
-    // internal invariant: only allocation can fail here: a copy of a validated topology
+        // internal invariant: only allocation can fail here: a copy of a validated topology
     NS_ABORT_MSG_IF(tn_topology_create(&m_topo, &err) != TN_OK, "FlowNetwork: " << err.message);
     const uint32_t n = tn_topology_node_count(topo);
     for (uint32_t v = 0; v < n; ++v)
@@ -98,7 +97,7 @@ FlowNetwork::Build(const tn_topology* topo)
         }
         uint32_t a = 0;
         uint32_t b = 0;
-        // internal invariant: only allocation can fail here: a copy of a validated topology
+    // internal invariant: a copy of a validated topology's own dims
         NS_ABORT_MSG_IF(tn_topology_add_link(m_topo,
                                              ab->src,
                                              ab->dst,
@@ -131,12 +130,16 @@ FlowNetwork::Build(const tn_topology* topo)
     // internal invariant: only allocation can fail here: routes of a validated, connected topology
     NS_ABORT_MSG_IF(tn_routes_create(m_topo, nullptr, &m_routes, &err) != TN_OK,
                     "FlowNetwork: routes: " << err.message);
-    m_links.resize(links);
-    uint32_t maxDegree = 1;
+    std::vector<double> cap(links);
     for (uint32_t l = 0; l < links; ++l)
     {
-        m_links[l].cap = static_cast<double>(tn_topology_link(m_topo, l)->rate_bps) / 1e9;
+        cap[l] = static_cast<double>(tn_topology_link(m_topo, l)->rate_bps) / 1e9; // bit/ns
     }
+    // internal invariant: only allocation can fail here: a validated topology's rates are > 0
+    NS_ABORT_MSG_IF(tn_fluid_create(links, cap.data(), &m_fluid, &err) != TN_OK,
+                    "FlowNetwork: " << err.message);
+    m_nLinks = links;
+    uint32_t maxDegree = 1;
     for (uint32_t v = 0; v < n; ++v)
     {
         maxDegree = std::max(maxDegree, tn_topology_degree(m_topo, v));
@@ -204,8 +207,8 @@ double
 FlowNetwork::GetLinkTxBytes(uint32_t link) const
 {
     // every link of an orbit carries what its representative carries
-    const Link& l = m_links[m_symmetry ? tn_symmetry_canonical_link(m_symmetry, link) : link];
-    return (l.bits + l.rateSum * (NowNs() - l.rateSumAt)) / 8.0;
+    const uint32_t l = m_symmetry ? tn_symmetry_canonical_link(m_symmetry, link) : link;
+    return tn_fluid_link_bits(m_fluid, l, NowNs()) / 8.0;
 }
 
 void
@@ -227,6 +230,7 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
 {
     uint32_t count = 0;
     const uint32_t* out = tn_topology_out_links(m_topo, node, &count);
+    uint32_t pinned = RoceForwarding::NONE;
     if (!m_flowRoutes.empty())
     {
         // internal invariant: CollectiveService sets no flow routes on a symmetric network (it
@@ -238,33 +242,35 @@ FlowNetwork::NextLink(uint32_t node, uint32_t src, uint32_t dst, uint16_t sport,
         auto it = m_flowRoutes.find(std::make_tuple(node, src, dst, sport, priority));
         if (it != m_flowRoutes.end())
         {
-            return out[it->second];
+            pinned = out[it->second];
         }
     }
-    if (count == 1)
+    const uint32_t only = count == 1 ? out[0] : RoceForwarding::NONE;
+    uint32_t c = 0;
+    if (pinned == RoceForwarding::NONE && only == RoceForwarding::NONE)
     {
-        return out[0]; // a host's single cable is its default route
+        c = tn_routes_next_hops(m_routes, node, dst, m_hops.data(), m_hops.size());
+        // internal invariant: CollectiveService::CheckSymmetric refuses a collective with a path
+        // of several shortest next hops before it runs
+        NS_ABORT_MSG_IF(m_symmetric && c > 1,
+                        "FlowNetwork::Symmetric: node "
+                            << node << " has " << c << " shortest next hops toward node " << dst
+                            << ": the ECMP hash does not choose translated paths for translated "
+                               "flows");
     }
-    const uint32_t c = tn_routes_next_hops(m_routes, node, dst, m_hops.data(), m_hops.size());
+    const uint32_t link = RoceForwarding::NextHop(pinned,
+                                                  only,
+                                                  m_hops.data(),
+                                                  c,
+                                                  m_seed,
+                                                  RoceAddress::FromNodeId(src).Get(),
+                                                  RoceAddress::FromNodeId(dst).Get(),
+                                                  sport,
+                                                  RoceIpUdpHeader::ROCE_UDP_PORT);
     // internal invariant: validated topologies are connected
-    NS_ABORT_MSG_IF(c == 0, "FlowNetwork: no route from node " << node << " to node " << dst);
-    if (c == 1)
-    {
-        return m_hops[0];
-    }
-    // internal invariant: CollectiveService::CheckSymmetric refuses a collective with a path of
-    // several shortest next hops before it runs
-    NS_ABORT_MSG_IF(m_symmetric,
-                    "FlowNetwork::Symmetric: node " << node << " has " << c
-                                                    << " shortest next hops toward node " << dst
-                                                    << ": the ECMP hash does not choose "
-                                                       "translated paths for translated flows");
-    const uint32_t h = RoceSwitch::EcmpHash(m_seed,
-                                            RoceAddress::FromNodeId(src).Get(),
-                                            RoceAddress::FromNodeId(dst).Get(),
-                                            sport,
-                                            RoceIpUdpHeader::ROCE_UDP_PORT);
-    return m_hops[h % c];
+    NS_ABORT_MSG_IF(link == RoceForwarding::NONE,
+                    "FlowNetwork: no route from node " << node << " to node " << dst);
+    return link;
 }
 
 uint32_t
@@ -325,15 +331,21 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
         f = m_freeFlows.back();
         m_freeFlows.pop_back();
     }
-    Flow& flow = m_flows[f];
-    const uint32_t ver = flow.ver;
-    flow = Flow{path, bits, 0, NowNs(), ver + 1, 0, 0, listener, token};
-    for (uint32_t l : m_paths[path])
-    {
-        m_links[l].flows.push_back(f);
-        m_seeds.push_back(l);
-    }
-    ++m_active;
+    tn_error err{};
+    uint32_t id = 0;
+    // f is the tag: flows ending at one instant end in the order of their slots
+    // internal invariant: only allocation can fail here: paths are non-empty lists of the
+    // topology's links and bits > 0 (asserted above)
+    NS_ABORT_MSG_IF(tn_fluid_start(m_fluid,
+                                   m_paths[path].data(),
+                                   static_cast<uint32_t>(m_paths[path].size()),
+                                   bits,
+                                   NowNs(),
+                                   f,
+                                   &id,
+                                   &err) != TN_OK,
+                    "FlowNetwork: " << err.message);
+    m_flows[f] = Flow{id, listener, token};
     ++m_started;
     RequestRecompute();
 }
@@ -341,11 +353,11 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
 double
 FlowNetwork::GetFlowRate(uint64_t token) const
 {
-    for (uint32_t f = 0; f < m_flows.size(); ++f)
+    for (const Flow& flow : m_flows)
     {
-        if (m_flows[f].listener && m_flows[f].token == token)
+        if (flow.listener && flow.token == token)
         {
-            return m_flows[f].rate * 1e9;
+            return tn_fluid_rate(m_fluid, flow.id) * 1e9;
         }
     }
     return -1;
@@ -363,228 +375,34 @@ FlowNetwork::RequestRecompute()
 }
 
 void
-FlowNetwork::SetRate(uint32_t f, double rate, double now)
-{
-    Flow& flow = m_flows[f];
-    const double delta = rate - flow.rate;
-    for (uint32_t l : m_paths[flow.path])
-    {
-        Link& link = m_links[l];
-        link.bits += link.rateSum * (now - link.rateSumAt);
-        link.rateSumAt = now;
-        link.rateSum += delta;
-        if (link.flows.empty() || link.rateSum < 0)
-        {
-            link.rateSum = 0; // no drift on an idle link
-        }
-    }
-    flow.rate = rate;
-}
-
-void
-FlowNetwork::Detach(uint32_t f, double end)
-{
-    const double now = NowNs();
-    Flow& flow = m_flows[f];
-    // events fall on whole ns: the links carried nothing of it between its end and now
-    const double extra = flow.rate * std::max(0.0, now - end);
-    for (uint32_t l : m_paths[flow.path])
-    {
-        std::vector<uint32_t>& on = m_links[l].flows;
-        // links carry few flows in the plans this mode is for; a swap-remove keeps it O(n)
-        auto it = std::find(on.begin(), on.end(), f);
-        NS_ASSERT(it != on.end());
-        *it = on.back();
-        on.pop_back();
-        m_seeds.push_back(l);
-        m_links[l].bits -= extra;
-    }
-    SetRate(f, 0, now);
-    flow.ver++;
-    flow.listener = nullptr;
-    m_freeFlows.push_back(f);
-    --m_active;
-}
-
-void
-FlowNetwork::Recompute(double now)
-{
-    ++m_recomputations;
-    if (++m_stamp == 0)
-    {
-        for (Flow& f : m_flows)
-        {
-            f.stamp = 0;
-        }
-        for (Link& l : m_links)
-        {
-            l.stamp = 0;
-        }
-        m_stamp = 1;
-    }
-    m_compLinks.clear();
-    m_compFlows.clear();
-    for (uint32_t l : m_seeds)
-    {
-        if (m_links[l].stamp != m_stamp)
-        {
-            m_links[l].stamp = m_stamp;
-            m_compLinks.push_back(l);
-        }
-    }
-    m_seeds.clear();
-    // the component: flows sharing a link with the changed ones, transitively
-    for (std::size_t c = 0; c < m_compLinks.size(); ++c)
-    {
-        const std::vector<uint32_t>& on = m_links[m_compLinks[c]].flows;
-        for (uint32_t f : on)
-        {
-            Flow& flow = m_flows[f];
-            if (flow.stamp == m_stamp)
-            {
-                continue;
-            }
-            flow.stamp = m_stamp;
-            m_compFlows.push_back(f);
-            for (uint32_t l : m_paths[flow.path])
-            {
-                if (m_links[l].stamp != m_stamp)
-                {
-                    m_links[l].stamp = m_stamp;
-                    m_compLinks.push_back(l);
-                }
-            }
-        }
-    }
-    m_visited += m_compFlows.size();
-    // progressive filling: the link with the smallest fair share freezes its flows at it
-    m_shares.clear();
-    for (uint32_t l : m_compLinks)
-    {
-        Link& link = m_links[l];
-        link.fillCap = link.cap;
-        link.fillCount = static_cast<uint32_t>(link.flows.size());
-        if (link.fillCount > 0)
-        {
-            m_shares.push_back(Share{link.fillCap / link.fillCount, l});
-        }
-    }
-    std::make_heap(m_shares.begin(), m_shares.end(), std::greater<Share>());
-    for (uint32_t f : m_compFlows)
-    {
-        Flow& flow = m_flows[f];
-        flow.rem = std::max(0.0, flow.rem - flow.rate * (now - flow.upd));
-        flow.upd = now;
-        flow.frozen = 0;
-    }
-    while (!m_shares.empty())
-    {
-        std::pop_heap(m_shares.begin(), m_shares.end(), std::greater<Share>());
-        const Share s = m_shares.back();
-        m_shares.pop_back();
-        Link& link = m_links[s.link];
-        if (link.fillCount == 0 || s.share != link.fillCap / link.fillCount)
-        {
-            continue; // stale
-        }
-        // shares only grow while filling; the floor keeps rounding from stalling a flow
-        const double share = std::max(s.share, link.cap * 1e-9);
-        for (uint32_t f : link.flows)
-        {
-            Flow& flow = m_flows[f];
-            if (flow.frozen)
-            {
-                continue;
-            }
-            flow.frozen = share == flow.rate ? 1 : 2;
-            if (flow.frozen == 2)
-            {
-                SetRate(f, share, now);
-            }
-            for (uint32_t m : m_paths[flow.path])
-            {
-                Link& other = m_links[m];
-                other.fillCap -= share;
-                if (--other.fillCount > 0 && m != s.link)
-                {
-                    m_shares.push_back(Share{other.fillCap / other.fillCount, m});
-                    std::push_heap(m_shares.begin(), m_shares.end(), std::greater<Share>());
-                }
-            }
-        }
-    }
-    for (uint32_t f : m_compFlows)
-    {
-        Flow& flow = m_flows[f];
-        if (flow.frozen == 1)
-        {
-            continue; // same rate: its finish entry stands
-        }
-        flow.ver++;
-        m_finish.push_back(Finish{now + flow.rem / flow.rate, f, flow.ver});
-        std::push_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
-    }
-}
-
-void
 FlowNetwork::Process()
 {
     m_recomputePending = false;
     m_processing = true;
     const double now = NowNs();
-    // every flow whose bits have crossed by now (finish times are rounded up to the ns)
-    m_ended.clear();
-    while (!m_finish.empty())
+    // every flow whose bits have crossed by now (finish times are rounded up to the ns); they
+    // leave their links before any listener hears of it
+    std::vector<std::pair<Listener*, uint64_t>> told;
+    double end = 0;
+    uint32_t id = 0;
+    uint32_t f = 0;
+    while (tn_fluid_next(m_fluid, &end, &id, &f) && end <= now + 1e-6)
     {
-        const Finish& top = m_finish.front();
-        if (top.ver != m_flows[top.id].ver)
-        {
-            std::pop_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
-            m_finish.pop_back();
-            continue;
-        }
-        if (top.time > now + 1e-6)
-        {
-            break;
-        }
-        const uint32_t f = top.id;
-        const double end = top.time;
-        std::pop_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
-        m_finish.pop_back();
-        m_ended.emplace_back(f, end);
+        // events fall on whole ns: the links carried nothing of it between its end and now
+        tn_fluid_end(m_fluid, id, end, now);
+        told.emplace_back(m_flows[f].listener, m_flows[f].token);
+        m_flows[f].listener = nullptr;
+        m_freeFlows.push_back(f);
     }
     // listeners may start flows (the next message of a queue pair): they join this instant's
     // recomputation
-    std::vector<std::pair<Listener*, uint64_t>> told;
-    told.reserve(m_ended.size());
-    for (const auto& e : m_ended)
-    {
-        told.emplace_back(m_flows[e.first].listener, m_flows[e.first].token);
-        Detach(e.first, e.second);
-    }
     for (auto& t : told)
     {
         t.first->FlowEnded(t.second);
     }
-    if (!m_seeds.empty())
-    {
-        Recompute(now);
-    }
-    if (m_finish.size() > 4 * m_active + 1024)
-    {
-        // drop stale entries
-        std::vector<Finish> kept;
-        kept.reserve(m_active);
-        for (const Finish& e : m_finish)
-        {
-            if (e.ver == m_flows[e.id].ver)
-            {
-                kept.push_back(e);
-            }
-        }
-        m_finish.swap(kept);
-        std::make_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
-    }
+    tn_error err{};
+    // internal invariant: only allocation can fail here
+    NS_ABORT_MSG_IF(tn_fluid_update(m_fluid, now, &err) != TN_OK, "FlowNetwork: " << err.message);
     m_processing = false;
     ArmTimer();
 }
@@ -592,12 +410,8 @@ FlowNetwork::Process()
 void
 FlowNetwork::ArmTimer()
 {
-    while (!m_finish.empty() && m_finish.front().ver != m_flows[m_finish.front().id].ver)
-    {
-        std::pop_heap(m_finish.begin(), m_finish.end(), std::greater<Finish>());
-        m_finish.pop_back();
-    }
-    if (m_finish.empty())
+    double next = 0;
+    if (!tn_fluid_next(m_fluid, &next, nullptr, nullptr))
     {
         m_timer.Cancel();
         m_timerAt = -1;
@@ -605,7 +419,7 @@ FlowNetwork::ArmTimer()
     }
     const double now = NowNs();
     // rounded up to the ns, less what floating point adds to an exact finish
-    const double at = std::max(now, std::ceil(m_finish.front().time - 1e-6));
+    const double at = std::max(now, std::ceil(next - 1e-6));
     if (m_timer.IsRunning() && m_timerAt == at)
     {
         return;

@@ -9,6 +9,7 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/tn-fluid.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-symmetry.h"
 #include "ns3/tn-topology.h"
@@ -29,18 +30,19 @@ class FlowNic;
  * \brief The links of a topology carrying fluid flows (flow-level mode).
  *
  * Each directed link of the topology is a capacity (its rate) shared max-min fairly by the
- * flows whose path crosses it. A flow is a number of bits on a path; it holds every link of
- * its path at once at its fair rate and ends when its bits have crossed. Rates change only when
- * a flow starts or ends, and only for the flows connected to it through shared links
- * (progressive filling over that component): the other flows keep their rates and their
- * finish times. All starts and ends of one instant are handled before the rates are
- * recomputed once, so flows that start together on links nobody else uses cost one
+ * flows whose path crosses it: the fluid engine of the C core (tn-fluid.h, which the cost
+ * model runs on too). A flow is a number of bits on a path; it holds every link of its path
+ * at once at its fair rate and ends when its bits have crossed. Rates change only when a flow
+ * starts or ends, and only for the flows connected to it through shared links. All starts
+ * and ends of one instant are handled before the rates are recomputed once (one
+ * tn_fluid_update), so flows that start together on links nobody else uses cost one
  * recomputation of their own links each and end in one event.
  *
- * Paths follow the switches' forwarding: at a node with one port, that port; else a flow route
- * (SetFlowRoute) if one matches, else the ECMP next hops of tn_routes toward the destination
- * (port order) picked by RoceSwitch::EcmpHash of (source address, destination address, UDP
- * source port, RoCEv2 port) with EcmpSeed: the same path a packet of that queue pair takes.
+ * Paths follow the switches' forwarding rule (RoceForwarding::NextHop): a flow route
+ * (SetFlowRoute) if one matches, else the node's only port, else the ECMP next hops of
+ * tn_routes toward the destination (port order) picked by RoceForwarding::EcmpHash of (source
+ * address, destination address, UDP source port, RoCEv2 port) with EcmpSeed: the same path a
+ * packet of that queue pair takes.
  *
  * No packets, no buffers, no PFC and no congestion control: queues never build, so a flow's
  * time is its bits at its fair rate plus what its user adds (FlowNic: latency, store and
@@ -74,7 +76,7 @@ class FlowNetwork : public Object
     /** \return directed links */
     uint32_t GetNLinks() const
     {
-        return static_cast<uint32_t>(m_links.size());
+        return m_nLinks;
     }
 
     /** \param link directed link id \return its rate, bit/s */
@@ -169,7 +171,7 @@ class FlowNetwork : public Object
     /** \return flows now crossing the network */
     uint64_t GetActiveFlows() const
     {
-        return m_active;
+        return tn_fluid_active(m_fluid);
     }
 
     /** \return flows started */
@@ -181,13 +183,13 @@ class FlowNetwork : public Object
     /** \return rate recomputations done */
     uint64_t GetRecomputations() const
     {
-        return m_recomputations;
+        return tn_fluid_updates(m_fluid);
     }
 
     /** \return flows whose rate was recomputed, summed over all recomputations */
     uint64_t GetFlowsVisited() const
     {
-        return m_visited;
+        return tn_fluid_visited(m_fluid);
     }
 
     /**
@@ -200,58 +202,15 @@ class FlowNetwork : public Object
     void DoDispose() override;
 
   private:
+    /// A flow of the engine (its tag is its index in m_flows) and whom to tell at its end.
     struct Flow
     {
-        uint32_t path;      //!< path id
-        double rem;         //!< bits left at upd
-        double rate;        //!< bit/ns
-        double upd;         //!< ns
-        uint32_t ver;       //!< version of its finish entry
-        uint32_t stamp;     //!< component stamp
-        uint8_t frozen;     //!< filling state
-        Listener* listener; //!< told at its end
+        uint32_t id;        //!< engine flow id
+        Listener* listener; //!< told at its end; null once ended
         uint64_t token;     //!< for the listener
     };
 
-    struct Link
-    {
-        double cap;                  //!< bit/ns
-        std::vector<uint32_t> flows; //!< active flows
-        uint32_t stamp{0};           //!< component stamp
-        double fillCap{0};           //!< capacity left while filling
-        uint32_t fillCount{0};       //!< flows not yet frozen while filling
-        double rateSum{0};           //!< sum of its flows' rates, bit/ns
-        double bits{0};              //!< bits carried until rateSumAt
-        double rateSumAt{0};         //!< ns
-    };
-
-    struct Finish
-    {
-        double time;  //!< ns
-        uint32_t id;  //!< flow
-        uint32_t ver; //!< flow version when pushed
-
-        bool operator>(const Finish& o) const
-        {
-            return time != o.time ? time > o.time : id > o.id;
-        }
-    };
-
-    struct Share
-    {
-        double share; //!< fair share candidate
-        uint32_t link;
-
-        bool operator>(const Share& o) const
-        {
-            return share != o.share ? share > o.share : link > o.link;
-        }
-    };
-
     double NowNs() const;
-    void SetRate(uint32_t f, double rate, double now);
-    void Detach(uint32_t f, double end);
-    void Recompute(double now);
     void RequestRecompute();
     void Process();
     void ArmTimer();
@@ -262,7 +221,8 @@ class FlowNetwork : public Object
     tn_symmetry* m_symmetry{nullptr}; //!< Symmetric: the translations
     bool m_symmetric{false};
     uint32_t m_seed{0};
-    std::vector<Link> m_links;
+    tn_fluid* m_fluid{nullptr}; //!< the links' sharing
+    uint32_t m_nLinks{0};
     std::vector<FlowNic*> m_nics; //!< by node id
     std::vector<std::vector<uint32_t>> m_paths;
     std::unordered_map<uint64_t, uint32_t> m_pathIndex; //!< queue pair -> path
@@ -272,21 +232,11 @@ class FlowNetwork : public Object
 
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_freeFlows;
-    std::vector<Finish> m_finish; //!< min-heap
-    std::vector<Share> m_shares;  //!< min-heap while filling
-    std::vector<uint32_t> m_seeds;
-    std::vector<uint32_t> m_compLinks;
-    std::vector<uint32_t> m_compFlows;
-    std::vector<std::pair<uint32_t, double>> m_ended; //!< (flow, end time)
-    uint32_t m_stamp{0};
     EventId m_timer;
     double m_timerAt{-1};
     bool m_recomputePending{false};
     bool m_processing{false};
-    uint64_t m_active{0};
     uint64_t m_started{0};
-    uint64_t m_recomputations{0};
-    uint64_t m_visited{0};
 };
 
 } // namespace ns3

@@ -3,8 +3,8 @@
  */
 #include "flow-nic.h"
 
-#include "rdma-nic.h"
 #include "roce-header.h"
+#include "roce-wire.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -24,7 +24,7 @@ NS_OBJECT_ENSURE_REGISTERED(FlowNic);
 namespace
 {
 /// Wire bytes of an ACK frame: the data packet's headers and AETH.
-constexpr uint32_t ACK_WIRE_BYTES = RdmaNic::DATA_WIRE_OVERHEAD + RoceAethHeader::SIZE;
+constexpr uint32_t ACK_WIRE_BYTES = RoceWire::DATA_OVERHEAD + RoceAethHeader::SIZE;
 } // namespace
 
 TypeId
@@ -117,14 +117,14 @@ uint64_t
 FlowNic::GetWireBytes(uint64_t bytes, bool immediate) const
 {
     const uint64_t packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;
-    return bytes + packets * RdmaNic::DATA_WIRE_OVERHEAD + RdmaNic::RETH_BYTES +
+    return bytes + packets * RoceWire::DATA_OVERHEAD + RoceWire::RETH_BYTES +
            (immediate ? RoceImmHeader::SIZE : 0);
 }
 
 FlowNic::QueuePair&
 FlowNic::GetQp(uint32_t dst, uint8_t priority, uint32_t lane)
 {
-    const uint32_t qpn = RdmaQueuePair::MakeQpn(dst, priority, lane);
+    const uint32_t qpn = RoceWire::Qpn(dst, priority, lane);
     // a sorted vector: looked up once per message, added to once per peer and lane
     auto it =
         std::lower_bound(m_qpIndex.begin(), m_qpIndex.end(), std::make_pair(qpn, uint32_t{0}));
@@ -134,7 +134,7 @@ FlowNic::GetQp(uint32_t dst, uint8_t priority, uint32_t lane)
     }
     QueuePair qp;
     qp.qpn = qpn;
-    qp.sport = RdmaNic::LaneSourcePort(m_localId, dst, priority, lane);
+    qp.sport = RoceWire::LaneSourcePort(m_localId, dst, priority, lane);
     qp.path = m_network->GetPathId(m_localId, dst, qp.sport, priority);
     m_qpIndex.insert(it, std::make_pair(qpn, static_cast<uint32_t>(m_qps.size())));
     m_qps.push_back(std::move(qp));
@@ -157,8 +157,8 @@ FlowNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     NS_ABORT_MSG_IF(!m_network->GetNic(request.dst),
                     "FlowNic::Post: node " << request.dst << " has no FlowNic");
     // internal invariant: planned routing assigns at most MAX_LANES lanes per pair (AssignLanes)
-    NS_ABORT_MSG_IF(request.lane >= RdmaQueuePair::MAX_LANES,
-                    "FlowNic::Post: lane " << request.lane << " >= " << RdmaQueuePair::MAX_LANES);
+    NS_ABORT_MSG_IF(request.lane >= RoceWire::MAX_LANES,
+                    "FlowNic::Post: lane " << request.lane << " >= " << RoceWire::MAX_LANES);
     QueuePair& qp = GetQp(request.dst, request.priority, request.lane);
     Message m;
     m.rec.id = m_nextMsgId++;
@@ -220,9 +220,9 @@ FlowNic::HeadSent(uint32_t index)
     QueuePair& qp = m_qps[index];
     Message m = qp.PopFront();
     const std::vector<uint32_t>& path = m_network->GetPath(qp.path);
-    const uint64_t packet =
-        m.rec.bytes == 0 ? GetWireBytes(0, m.rec.hasImmediate)
-                         : std::min<uint64_t>(m.rec.bytes, m_mtu) + RdmaNic::DATA_WIRE_OVERHEAD;
+    const uint64_t packet = m.rec.bytes == 0
+                                ? GetWireBytes(0, m.rec.hasImmediate)
+                                : std::min<uint64_t>(m.rec.bytes, m_mtu) + RoceWire::DATA_OVERHEAD;
     // the last byte arrives after every hop's latency and, after the first hop (where the flow
     // was serialised), one packet's store and forward per hop; the ACK comes back the same way
     double forward = 0;
@@ -272,7 +272,7 @@ FlowNic::Deliver(FlowNic* sender, uint32_t slot)
         rec.dst = m_localId;
     }
     // as RdmaNic's responder reports it: its own QP toward the sender
-    rec.qpn = RdmaQueuePair::MakeQpn(rec.src, rec.priority, rec.lane);
+    rec.qpn = RoceWire::Qpn(rec.src, rec.priority, rec.lane);
     rec.wrId = 0; // the poster's own
     rec.end = Simulator::Now();
     m_messageReceivedTrace(rec);

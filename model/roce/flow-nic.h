@@ -25,7 +25,7 @@ namespace ns3
  * Queue pairs are as RdmaNic's: one per (peer, priority, lane), with the same QP number and
  * UDP source port (so the same ECMP path); their messages are sent one after the other. The
  * message at the head of a queue pair is a flow of its wire bytes (payload, plus
- * RdmaNic::DATA_WIRE_OVERHEAD per MTU-sized packet, RETH, immediate data) on the queue pair's
+ * RoceWire::DATA_OVERHEAD per MTU-sized packet, RETH, immediate data) on the queue pair's
  * path. When its bits have crossed, the next message starts, and the destination's FlowNic
  * reports the message received after the path's latency plus the store and forward of one
  * packet at every hop after the first (as a packet pipeline ends); the sender completes it

@@ -60,15 +60,6 @@ ExpandPsn(uint32_t wire, uint64_t ref)
     return r < 0 ? 0 : static_cast<uint64_t>(r);
 }
 
-/// splitmix64 finaliser
-inline uint64_t
-Mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 } // namespace
 
 /**
@@ -785,25 +776,9 @@ RdmaNic::GetPort(uint32_t i) const
 }
 
 uint16_t
-RdmaNic::MakeSourcePort(uint32_t local, uint32_t qpn)
-{
-    uint64_t h = Mix64((static_cast<uint64_t>(local) << 32) | qpn);
-    return static_cast<uint16_t>(49152 + (h % 16384));
-}
-
-uint16_t
 RdmaNic::GetLaneSourcePort(uint32_t peer, uint8_t priority, uint32_t lane) const
 {
-    return LaneSourcePort(m_localId, peer, priority, lane);
-}
-
-uint16_t
-RdmaNic::LaneSourcePort(uint32_t local, uint32_t peer, uint8_t priority, uint32_t lane)
-{
-    // lane 0 keeps the hashed port; the other lanes of the same (peer, priority) follow it,
-    // so that no two lanes share a port and a flow route can tell them apart
-    uint32_t base = MakeSourcePort(local, RdmaQueuePair::MakeQpn(peer, priority & 7)) - 49152u;
-    return static_cast<uint16_t>(49152 + (base + lane) % 16384);
+    return RoceWire::LaneSourcePort(m_localId, peer, priority, lane);
 }
 
 Ptr<RdmaQueuePair>

@@ -211,13 +211,17 @@ class RdmaNic : public RdmaTransport
      * \return the port (49152..65535)
      */
     uint16_t GetLaneSourcePort(uint32_t peer, uint8_t priority, uint32_t lane) const;
+
     /**
-     * GetLaneSourcePort of the NIC of node `local` (FlowNic takes the same ports, so its
-     * flows take the packets' ECMP paths).
+     * GetLaneSourcePort of the NIC of node `local`: RoceWire::LaneSourcePort, which FlowNic
+     * takes too, so that its flows take the packets' ECMP paths.
      * \param local node id of the NIC \param peer peer node id \param priority 0..7
      * \param lane lane \return the port
      */
-    static uint16_t LaneSourcePort(uint32_t local, uint32_t peer, uint8_t priority, uint32_t lane);
+    static uint16_t LaneSourcePort(uint32_t local, uint32_t peer, uint8_t priority, uint32_t lane)
+    {
+        return RoceWire::LaneSourcePort(local, peer, priority, lane);
+    }
 
     /**
      * Receive an L3 RoCE packet addressed to this node (IPv4/UDP header at front).
@@ -323,14 +327,10 @@ class RdmaNic : public RdmaTransport
         return m_mtu;
     }
 
-    /**
-     * Per-packet header bytes on the wire besides the payload: Ethernet 14, IPv4 20, UDP 8,
-     * BTH 12, ICRC 4, FCS 4, preamble/SFD 8, IFG 12 = 82 (the first packet of a message
-     * carries 16 more: RETH).
-     */
-    static constexpr uint32_t DATA_WIRE_OVERHEAD = 82;
-    /// RETH bytes on the first packet of a message.
-    static constexpr uint32_t RETH_BYTES = 16;
+    /// Per-packet header bytes on the wire besides the payload (RoceWire::DATA_OVERHEAD).
+    static constexpr uint32_t DATA_WIRE_OVERHEAD = RoceWire::DATA_OVERHEAD;
+    /// RETH bytes on the first packet of a message (RoceWire::RETH_BYTES).
+    static constexpr uint32_t RETH_BYTES = RoceWire::RETH_BYTES;
 
   protected:
     void DoDispose() override;
@@ -369,7 +369,6 @@ class RdmaNic : public RdmaTransport
     };
 
     Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
-    static uint16_t MakeSourcePort(uint32_t local, uint32_t qpn);
     Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
     void Schedule(RdmaQueuePair* qp);

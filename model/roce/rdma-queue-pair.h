@@ -8,6 +8,7 @@
 
 #include "rdma-cc.h"
 #include "roce-header.h"
+#include "roce-wire.h"
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
@@ -108,20 +109,16 @@ class RdmaQueuePair : public Object
     RdmaQueuePair();
     ~RdmaQueuePair() override;
 
-    /// Lanes per (peer, priority): the lane takes the 24-bit QP number's bits above node and
-    /// priority.
-    static constexpr uint32_t MAX_LANES = 31;
+    /// Lanes per (peer, priority) (RoceWire::MAX_LANES).
+    static constexpr uint32_t MAX_LANES = RoceWire::MAX_LANES;
 
     /**
-     * QP numbers are 24 bits: 1 + peer * 8 + priority + lane * 2^19 (peer < 65536).
-     * \param peer node id of the peer
-     * \param priority 0..7
-     * \param lane lane 0..MAX_LANES-1
-     * \return the QP number of a node's QP toward (peer, priority, lane)
+     * \param peer node id of the peer \param priority 0..7 \param lane lane 0..MAX_LANES-1
+     * \return the QP number of a node's QP toward (peer, priority, lane) (RoceWire::Qpn)
      */
     static uint32_t MakeQpn(uint32_t peer, uint8_t priority, uint32_t lane = 0)
     {
-        return 1 + peer * 8 + priority + (lane << 19);
+        return RoceWire::Qpn(peer, priority, lane);
     }
 
     /// \return the lane

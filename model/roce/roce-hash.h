@@ -14,7 +14,7 @@ namespace ns3
  * \ingroup training-net
  * \brief MurmurHash3's 32-bit finalizer (fmix32): every input bit flips each output bit with
  * probability near 1/2, so consecutive addresses and ports spread over ECMP next hops.
- * RoceSwitch's ECMP hash chains it; RoceMurmur3 ends with it.
+ * RoceForwarding::EcmpHash chains it; RoceMurmur3 ends with it.
  * \param h the state
  * \return the mixed state
  */

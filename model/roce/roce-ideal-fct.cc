@@ -3,7 +3,7 @@
  */
 #include "roce-ideal-fct.h"
 
-#include "rdma-nic.h"
+#include "roce-wire.h"
 
 #include "ns3/abort.h"
 
@@ -44,7 +44,7 @@ RoceIdealFctNs(const tn_topology* topo,
     {
         NS_FATAL_ERROR("ideal FCT: " << err.message);
     }
-    const uint64_t overhead = RdmaNic::DATA_WIRE_OVERHEAD;
+    const uint64_t overhead = RoceWire::DATA_OVERHEAD;
     const uint64_t packets = bytes == 0 ? 1 : (bytes - 1) / mtu + 1;
     const uint64_t firstPayload = std::min<uint64_t>(bytes, mtu);
     const uint64_t lastPayload = bytes - (packets - 1) * mtu;
@@ -59,7 +59,7 @@ RoceIdealFctNs(const tn_topology* topo,
         const tn_link* back = tn_topology_link(topo, l->reverse);
         base += l->latency_ns + back->latency_ns + WireNs(ackWire, back->rate_bps);
         uint64_t r = l->rate_bps;
-        tFirst[h] = WireNs(firstPayload + overhead + RdmaNic::RETH_BYTES, r);
+        tFirst[h] = WireNs(firstPayload + overhead + RoceWire::RETH_BYTES, r);
         if (packets == 1)
         {
             tLast[h] = tFirst[h];
@@ -68,7 +68,7 @@ RoceIdealFctNs(const tn_topology* topo,
         else
         {
             tLast[h] = WireNs(lastPayload + overhead, r);
-            tAll[h] = WireNs(firstPayload + RdmaNic::RETH_BYTES + lastPayload +
+            tAll[h] = WireNs(firstPayload + RoceWire::RETH_BYTES + lastPayload +
                                  (packets - 2) * uint64_t(mtu) + packets * overhead,
                              r);
         }

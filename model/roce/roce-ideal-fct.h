@@ -23,9 +23,9 @@ namespace ns3
  *    back (ACK wire bytes 86);
  *  - data serialisation = the store-and-forward pipeline at the link rates: all data packets
  *    through the slowest hop, the first packet through the hops before it and the last packet
- *    through the hops after it; wire bytes per packet = payload + RdmaNic::DATA_WIRE_OVERHEAD
+ *    through the hops after it; wire bytes per packet = payload + RoceWire::DATA_OVERHEAD
  *    (Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble/SFD 8, IFG 12) +
- *    RdmaNic::RETH_BYTES on the first packet.
+ *    RoceWire::RETH_BYTES on the first packet.
  * Each wire time is rounded down to whole ns: RoceNetDevice carries each frame's rounding
  * error to the next, so a run of frames takes at least that long.
  * The path is the one tn_routes_path picks with flow hash 0 (symmetric shortest paths have

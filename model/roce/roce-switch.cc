@@ -6,7 +6,6 @@
 #include "roce-switch.h"
 
 #include "roce-channel.h"
-#include "roce-hash.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
@@ -300,36 +299,19 @@ RoceSwitch::GetEgressPort(uint32_t srcIp,
                           uint8_t priority) const
 {
     const uint32_t node = RoceAddress::ToNodeId(dstIp);
-    if (!m_flowRoutes.empty())
-    {
-        uint32_t pinned = GetFlowRoute(RoceAddress::ToNodeId(srcIp), node, sport, priority);
-        if (pinned != NO_PORT)
-        {
-            return pinned;
-        }
-    }
-    const uint32_t idx = node < m_routeIndex.size() ? m_routeIndex[node] : 0;
-    if (idx == 0)
-    {
-        // a host's single cable is its default route: hosts need no table
-        return m_ports.size() == 1 ? 0 : NO_PORT;
-    }
-    const std::vector<uint32_t>& set = m_sets[idx];
-    const std::size_t n = set.size();
-    if (n == 1)
-    {
-        return set[0];
-    }
-    return set[EcmpHash(m_seed, srcIp, dstIp, sport, dport) % n];
-}
-
-uint32_t
-RoceSwitch::EcmpHash(uint32_t seed, uint32_t srcIp, uint32_t dstIp, uint16_t sport, uint16_t dport)
-{
-    uint32_t h = RoceMurmur3Finalize(seed ^ 0x9e3779b9u);
-    h = RoceMurmur3Finalize(h ^ srcIp);
-    h = RoceMurmur3Finalize(h ^ dstIp);
-    return RoceMurmur3Finalize(h ^ ((uint32_t(sport) << 16) | dport));
+    const uint32_t pinned = m_flowRoutes.empty()
+                                ? NO_PORT
+                                : GetFlowRoute(RoceAddress::ToNodeId(srcIp), node, sport, priority);
+    const std::vector<uint32_t>& set = m_sets[node < m_routeIndex.size() ? m_routeIndex[node] : 0];
+    return RoceForwarding::NextHop(pinned,
+                                   m_ports.size() == 1 ? 0 : NO_PORT,
+                                   set.data(),
+                                   set.size(),
+                                   m_seed,
+                                   srcIp,
+                                   dstIp,
+                                   sport,
+                                   dport);
 }
 
 void

@@ -7,6 +7,7 @@
 #define ROCE_SWITCH_H
 
 #include "port-counters.h"
+#include "roce-forwarding.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
 #include "roce-switch-mmu.h"
@@ -65,7 +66,7 @@ namespace ns3
 class RoceSwitch : public Object, public PortCounters
 {
   public:
-    static constexpr uint32_t NO_PORT = 0xffffffff; //!< "no route"
+    static constexpr uint32_t NO_PORT = RoceForwarding::NONE; //!< "no route"
 
     /**
      * Local receive callback: (L3 packet starting with RoceIpUdpHeader, ingress port).
@@ -144,19 +145,6 @@ class RoceSwitch : public Object, public PortCounters
      * although it forwards everything through its port)
      */
     const std::vector<uint32_t>& GetRoute(uint32_t dstNodeId) const;
-    /**
-     * The ECMP hash of a packet: the next hop is entry (hash % set size) of the destination's
-     * next-hop set (also used by FlowNetwork, so flows take the packets' paths).
-     * \param seed EcmpSeed \param srcIp source address \param dstIp destination address
-     * \param sport UDP source port \param dport UDP destination port
-     * \return the hash
-     */
-    static uint32_t EcmpHash(uint32_t seed,
-                             uint32_t srcIp,
-                             uint32_t dstIp,
-                             uint16_t sport,
-                             uint16_t dport);
-
     /** Remove all routes (ECMP sets and flow routes). */
     void ClearRoutes();
 

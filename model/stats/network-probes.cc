@@ -18,6 +18,7 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/roce-wire.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -302,7 +303,7 @@ FlowNetworkPortProbe::FlowNetworkPortProbe(StatsRecorder* recorder,
                                            uint32_t node)
     : StatsProbe(recorder),
       m_network(network),
-      m_packetWire(mtu + RdmaNic::DATA_WIRE_OVERHEAD)
+      m_packetWire(mtu + RoceWire::DATA_OVERHEAD)
 {
     uint32_t count = 0;
     const uint32_t* out = tn_topology_out_links(network->GetTopology(), node, &count);

@@ -423,7 +423,9 @@ TrainingJobProbe::LayerEnd(const TrainingLayerRecord& r)
     CopyPassTimes(r, &row);
     row.layer = r.layer;
     row.name = r.name.c_str();
-    row.phase = r.recompute ? "fwd-recompute" : tn_pass_name(r.pass);
+    row.phase = !r.phase.empty() ? r.phase.c_str()
+                : r.recompute    ? "fwd-recompute"
+                                 : tn_pass_name(r.pass);
     m_recorder->WriteLayer(row);
 }
 

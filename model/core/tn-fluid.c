@@ -1,0 +1,612 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The fluid engine: max-min fair sharing of links by flows (contract in tn-fluid.h).
+ */
+#include "tn-fluid.h"
+
+#include "tn-array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A finish entry: stale when ver differs from its flow's version. */
+typedef struct fent
+{
+    double time;
+    uint32_t tag;
+    uint32_t id;
+    uint32_t ver;
+} fent;
+
+static bool
+fent_less(const fent* a, const fent* b)
+{
+    if (a->time != b->time)
+        return a->time < b->time;
+    return a->tag != b->tag ? a->tag < b->tag : a->id < b->id;
+}
+
+/* A fill candidate: stale when share is no longer the link's (left / count). Kept to 16
+ * bytes: filling spends most of its time in this heap. */
+typedef struct sent
+{
+    double share;
+    uint32_t link;
+} sent;
+
+static bool
+sent_less(const sent* a, const sent* b)
+{
+    return a->share != b->share ? a->share < b->share : a->link < b->link;
+}
+
+/* growable binary min-heaps of T ordered by LESS: NAME_up, NAME_push, NAME_pop */
+#define TN_FLUID_HEAP(NAME, T, LESS)                                                               \
+    typedef struct NAME                                                                            \
+    {                                                                                              \
+        T* v;                                                                                      \
+        size_t n;                                                                                  \
+        size_t cap;                                                                                \
+    } NAME;                                                                                        \
+    static void NAME##_up(NAME* h, size_t i)                                                       \
+    {                                                                                              \
+        while (i > 0 && LESS(&h->v[i], &h->v[(i - 1) / 2]))                                        \
+        {                                                                                          \
+            T t = h->v[i];                                                                         \
+            h->v[i] = h->v[(i - 1) / 2];                                                           \
+            h->v[(i - 1) / 2] = t;                                                                 \
+            i = (i - 1) / 2;                                                                       \
+        }                                                                                          \
+    }                                                                                              \
+    static bool NAME##_push(NAME* h, T e)                                                          \
+    {                                                                                              \
+        if (h->n == h->cap)                                                                        \
+        {                                                                                          \
+            T* g = tn_array_grow(h->v, &h->cap, h->n + 1, sizeof(T), 256);                         \
+            if (!g)                                                                                \
+                return false;                                                                      \
+            h->v = g;                                                                              \
+        }                                                                                          \
+        h->v[h->n] = e;                                                                            \
+        NAME##_up(h, h->n++);                                                                      \
+        return true;                                                                               \
+    }                                                                                              \
+    static T NAME##_pop(NAME* h)                                                                   \
+    {                                                                                              \
+        T top = h->v[0];                                                                           \
+        h->v[0] = h->v[--h->n];                                                                    \
+        for (size_t i = 0;;)                                                                       \
+        {                                                                                          \
+            size_t l = 2 * i + 1, r = l + 1, m = i;                                                \
+            if (l < h->n && LESS(&h->v[l], &h->v[m]))                                              \
+                m = l;                                                                             \
+            if (r < h->n && LESS(&h->v[r], &h->v[m]))                                              \
+                m = r;                                                                             \
+            if (m == i)                                                                            \
+                break;                                                                             \
+            T t = h->v[i];                                                                         \
+            h->v[i] = h->v[m];                                                                     \
+            h->v[m] = t;                                                                           \
+            i = m;                                                                                 \
+        }                                                                                          \
+        return top;                                                                                \
+    }
+
+TN_FLUID_HEAP(fheap, fent, fent_less)
+TN_FLUID_HEAP(sheap, sent, sent_less)
+
+/* growable uint32 list */
+typedef struct ulist
+{
+    uint32_t* v;
+    size_t n;
+    size_t cap;
+} ulist;
+
+static bool
+ulist_push(ulist* a, uint32_t x)
+{
+    if (a->n == a->cap)
+    {
+        uint32_t* g = tn_array_grow(a->v, &a->cap, a->n + 1, sizeof(uint32_t), 16);
+        if (!g)
+            return false;
+        a->v = g;
+    }
+    a->v[a->n++] = x;
+    return true;
+}
+
+typedef struct flink
+{
+    double cap;     /* bit/ns */
+    ulist on;       /* active flows, in the order they joined */
+    uint32_t stamp; /* component stamp */
+    uint8_t seeded; /* in seeds */
+    uint32_t count; /* flows not yet frozen while filling */
+    double left;    /* capacity left while filling */
+    double sum;     /* sum of its flows' rates, bit/ns */
+    double bits;    /* carried until sum_at */
+    double sum_at;
+} flink;
+
+typedef struct fflow
+{
+    double rem;  /* bits left at upd */
+    double rate; /* bit/ns */
+    double upd;
+    uint32_t tag;
+    uint32_t ver;   /* of its current finish entry */
+    uint32_t stamp; /* component stamp */
+    uint32_t hops;  /* 0: not active */
+    uint8_t frozen; /* while filling: 0 no, 1 same rate, 2 rate changed */
+} fflow;
+
+struct tn_fluid
+{
+    flink* links;
+    uint32_t link_count;
+    fflow* flows;
+    size_t flow_cap;
+    uint32_t flow_count; /* ids handed out so far */
+    uint32_t stride;     /* hop rows: flow i's links at hop_link[i * stride ...] */
+    uint32_t* hop_link;
+    uint32_t* hop_slot; /* position of the flow in its link's `on` list */
+    ulist free_ids;
+    uint32_t* seeds; /* links touched since the last update, each once */
+    uint32_t seed_count;
+    uint32_t* comp_links; /* room for every link */
+    uint32_t comp_link_count;
+    ulist comp_flows;
+    sheap shares;
+    fheap finish;
+    uint32_t stamp;
+    uint32_t active;
+    uint64_t updates;
+    uint64_t visited;
+};
+
+tn_status
+tn_fluid_create(uint32_t link_count, const double* capacity, tn_fluid** out, tn_error* err)
+{
+    if (!out || (link_count > 0 && !capacity))
+        return tn_error_set(err, TN_EINVAL, "fluid: no output or no capacities");
+    *out = NULL;
+    tn_fluid* f = calloc(1, sizeof(*f));
+    if (!f || !(f->links = calloc((size_t)link_count + 1, sizeof(flink))) ||
+        !(f->seeds = malloc(((size_t)link_count + 1) * sizeof(uint32_t))) ||
+        !(f->comp_links = malloc(((size_t)link_count + 1) * sizeof(uint32_t))))
+    {
+        if (f)
+        {
+            free(f->links);
+            free(f->seeds);
+        }
+        free(f);
+        return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+    }
+    f->link_count = link_count;
+    for (uint32_t l = 0; l < link_count; l++)
+        f->links[l].cap = capacity[l];
+    *out = f;
+    return TN_OK;
+}
+
+void
+tn_fluid_destroy(tn_fluid* f)
+{
+    if (!f)
+        return;
+    for (uint32_t l = 0; l < f->link_count; l++)
+        free(f->links[l].on.v);
+    free(f->links);
+    free(f->flows);
+    free(f->hop_link);
+    free(f->hop_slot);
+    free(f->free_ids.v);
+    free(f->seeds);
+    free(f->comp_links);
+    free(f->comp_flows.v);
+    free(f->shares.v);
+    free(f->finish.v);
+    free(f);
+}
+
+/* room for flow ids < need with paths of `hops` links */
+static bool
+reserve(tn_fluid* f, size_t need, uint32_t hops)
+{
+    size_t cap = f->flow_cap;
+    if (need > cap)
+    {
+        fflow* g = tn_array_grow(f->flows, &cap, need, sizeof(fflow), 64);
+        if (!g)
+            return false;
+        f->flows = g;
+    }
+    uint32_t stride = hops > f->stride ? hops : f->stride;
+    if (cap == f->flow_cap && stride == f->stride)
+        return true;
+    if (cap > SIZE_MAX / sizeof(uint32_t) / stride)
+        return false;
+    uint32_t* links = malloc(cap * stride * sizeof(uint32_t));
+    uint32_t* slots = malloc(cap * stride * sizeof(uint32_t));
+    if (!links || !slots)
+    {
+        free(links);
+        free(slots);
+        return false;
+    }
+    for (uint32_t i = 0; i < f->flow_count; i++)
+    {
+        if (f->flows[i].hops == 0)
+            continue;
+        memcpy(links + (size_t)i * stride,
+               f->hop_link + (size_t)i * f->stride,
+               f->flows[i].hops * sizeof(uint32_t));
+        memcpy(slots + (size_t)i * stride,
+               f->hop_slot + (size_t)i * f->stride,
+               f->flows[i].hops * sizeof(uint32_t));
+    }
+    free(f->hop_link);
+    free(f->hop_slot);
+    f->hop_link = links;
+    f->hop_slot = slots;
+    f->flow_cap = cap;
+    f->stride = stride;
+    return true;
+}
+
+static void
+seed(tn_fluid* f, uint32_t l)
+{
+    if (!f->links[l].seeded)
+    {
+        f->links[l].seeded = 1;
+        f->seeds[f->seed_count++] = l;
+    }
+}
+
+/* link l carries its flows' sum of rates from now on plus delta */
+static void
+account(tn_fluid* f, uint32_t l, double delta, double now)
+{
+    flink* k = &f->links[l];
+    k->bits += k->sum * (now - k->sum_at);
+    k->sum_at = now;
+    k->sum += delta;
+    if (k->on.n == 0 || k->sum < 0)
+        k->sum = 0; /* no drift on an idle link */
+}
+
+tn_status
+tn_fluid_start(tn_fluid* f,
+               const uint32_t* links,
+               uint32_t count,
+               double bits,
+               double now,
+               uint32_t tag,
+               uint32_t* id,
+               tn_error* err)
+{
+    if (!f || !links || !id || count == 0 || !(bits > 0))
+        return tn_error_set(err, TN_EINVAL, "fluid: a flow needs links and bits > 0");
+    for (uint32_t k = 0; k < count; k++)
+    {
+        if (links[k] >= f->link_count)
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "fluid: link %u out of range (%u links)",
+                                links[k],
+                                f->link_count);
+    }
+    /* every allocation first, so that a failure adds nothing */
+    bool reuse = f->free_ids.n > 0;
+    uint32_t i = reuse ? f->free_ids.v[f->free_ids.n - 1] : f->flow_count;
+    if (!reuse && i == UINT32_MAX)
+        return tn_error_set(err, TN_ENOMEM, "fluid: too many flows");
+    if (!reserve(f, (size_t)i + 1, count))
+        return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+    if (!reuse) /* room for every id in free_ids: tn_fluid_end cannot fail */
+    {
+        uint32_t* g =
+            tn_array_grow(f->free_ids.v, &f->free_ids.cap, (size_t)i + 1, sizeof(uint32_t), 64);
+        if (!g)
+            return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+        f->free_ids.v = g;
+    }
+    for (uint32_t k = 0; k < count; k++)
+    {
+        ulist* on = &f->links[links[k]].on;
+        uint32_t* g = tn_array_grow(on->v, &on->cap, on->n + count, sizeof(uint32_t), 16);
+        if (!g)
+            return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+        on->v = g;
+    }
+    if (reuse)
+        f->free_ids.n--;
+    else
+    {
+        f->flow_count++;
+        f->flows[i].ver = 0;
+        f->flows[i].stamp = 0;
+    }
+    fflow* fl = &f->flows[i];
+    uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+    uint32_t* hs = f->hop_slot + (size_t)i * f->stride;
+    for (uint32_t k = 0; k < count; k++)
+    {
+        ulist* on = &f->links[links[k]].on;
+        hl[k] = links[k];
+        hs[k] = (uint32_t)on->n;
+        on->v[on->n++] = i;
+        seed(f, links[k]);
+    }
+    fl->rem = bits;
+    fl->rate = 0;
+    fl->upd = now;
+    fl->tag = tag;
+    fl->ver++; /* finish entries of the id's former flow are stale */
+    fl->hops = count;
+    fl->frozen = 0;
+    f->active++;
+    *id = i;
+    return TN_OK;
+}
+
+void
+tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
+{
+    if (!f || i >= f->flow_count || f->flows[i].hops == 0)
+        return;
+    f->free_ids.v[f->free_ids.n++] = i; /* room made when the id was first handed out */
+    fflow* fl = &f->flows[i];
+    uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+    uint32_t* hs = f->hop_slot + (size_t)i * f->stride;
+    /* events may fall later than the end: the links carried nothing of it since */
+    double extra = fl->rate * (now > end ? now - end : 0.0);
+    for (uint32_t k = 0; k < fl->hops; k++)
+    {
+        uint32_t l = hl[k];
+        ulist* on = &f->links[l].on;
+        uint32_t p = hs[k];
+        uint32_t last = on->v[--on->n];
+        if (p < on->n)
+        {
+            on->v[p] = last;
+            /* the moved flow's entry for this link at the old end */
+            const uint32_t* ml = f->hop_link + (size_t)last * f->stride;
+            uint32_t* ms = f->hop_slot + (size_t)last * f->stride;
+            for (uint32_t q = 0; q < f->flows[last].hops; q++)
+            {
+                if (ml[q] == l && ms[q] == on->n)
+                {
+                    ms[q] = p;
+                    break;
+                }
+            }
+        }
+        seed(f, l);
+        f->links[l].bits -= extra;
+    }
+    for (uint32_t k = 0; k < fl->hops; k++)
+        account(f, hl[k], -fl->rate, now);
+    fl->rate = 0;
+    fl->ver++;
+    fl->hops = 0;
+    f->active--;
+}
+
+bool
+tn_fluid_dirty(const tn_fluid* f)
+{
+    return f && f->seed_count > 0;
+}
+
+static void
+mark_link(tn_fluid* f, uint32_t l)
+{
+    if (f->links[l].stamp != f->stamp)
+    {
+        f->links[l].stamp = f->stamp;
+        f->comp_links[f->comp_link_count++] = l;
+    }
+}
+
+/* the links touched and the flows connected to them through shared links, transitively */
+static bool
+component(tn_fluid* f)
+{
+    if (++f->stamp == 0) /* wrapped: forget every old stamp */
+    {
+        for (uint32_t i = 0; i < f->flow_count; i++)
+            f->flows[i].stamp = 0;
+        for (uint32_t l = 0; l < f->link_count; l++)
+            f->links[l].stamp = 0;
+        f->stamp = 1;
+    }
+    f->comp_link_count = 0;
+    f->comp_flows.n = 0;
+    for (uint32_t s = 0; s < f->seed_count; s++)
+    {
+        f->links[f->seeds[s]].seeded = 0;
+        mark_link(f, f->seeds[s]);
+    }
+    f->seed_count = 0;
+    for (uint32_t c = 0; c < f->comp_link_count; c++)
+    {
+        const ulist* on = &f->links[f->comp_links[c]].on;
+        for (size_t q = 0; q < on->n; q++)
+        {
+            uint32_t i = on->v[q];
+            if (f->flows[i].stamp == f->stamp)
+                continue;
+            f->flows[i].stamp = f->stamp;
+            if (!ulist_push(&f->comp_flows, i))
+                return false;
+            const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+            for (uint32_t k = 0; k < f->flows[i].hops; k++)
+                mark_link(f, hl[k]);
+        }
+    }
+    return true;
+}
+
+/* progressive filling of the component: the link with the smallest fair share freezes its
+ * flows at it */
+static bool
+fill(tn_fluid* f, double now)
+{
+    f->shares.n = 0;
+    for (uint32_t c = 0; c < f->comp_link_count; c++)
+    {
+        uint32_t l = f->comp_links[c];
+        flink* k = &f->links[l];
+        k->left = k->cap;
+        k->count = (uint32_t)k->on.n;
+        if (k->count > 0 && !sheap_push(&f->shares, (sent){k->left / k->count, l}))
+            return false;
+    }
+    for (size_t c = 0; c < f->comp_flows.n; c++)
+    {
+        fflow* fl = &f->flows[f->comp_flows.v[c]];
+        fl->rem -= fl->rate * (now - fl->upd);
+        if (fl->rem < 0)
+            fl->rem = 0;
+        fl->upd = now;
+        fl->frozen = 0;
+    }
+    while (f->shares.n > 0)
+    {
+        sent e = sheap_pop(&f->shares);
+        uint32_t l = e.link;
+        flink* link = &f->links[l];
+        if (link->count == 0 || e.share != link->left / link->count)
+            continue; /* stale */
+        /* shares only grow while filling; the floor keeps rounding from stalling a flow */
+        double share = e.share > link->cap * 1e-9 ? e.share : link->cap * 1e-9;
+        for (size_t q = 0; q < link->on.n; q++)
+        {
+            uint32_t i = link->on.v[q];
+            fflow* fl = &f->flows[i];
+            if (fl->frozen)
+                continue;
+            fl->frozen = share == fl->rate ? 1 : 2;
+            const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+            if (fl->frozen == 2)
+            {
+                for (uint32_t k = 0; k < fl->hops; k++)
+                    account(f, hl[k], share - fl->rate, now);
+                fl->rate = share;
+            }
+            for (uint32_t k = 0; k < fl->hops; k++)
+            {
+                uint32_t m = hl[k];
+                flink* other = &f->links[m];
+                other->left -= share;
+                if (--other->count > 0 && m != l &&
+                    !sheap_push(&f->shares, (sent){other->left / other->count, m}))
+                    return false;
+            }
+        }
+    }
+    for (size_t c = 0; c < f->comp_flows.n; c++)
+    {
+        uint32_t i = f->comp_flows.v[c];
+        fflow* fl = &f->flows[i];
+        if (fl->frozen == 1)
+            continue; /* same rate: its finish entry stands */
+        fl->ver++;
+        double t = fl->rate > 0 ? now + fl->rem / fl->rate : now;
+        if (!fheap_push(&f->finish, (fent){t, fl->tag, i, fl->ver}))
+            return false;
+    }
+    return true;
+}
+
+static bool
+stale(const tn_fluid* f, const fent* e)
+{
+    return e->ver != f->flows[e->id].ver;
+}
+
+tn_status
+tn_fluid_update(tn_fluid* f, double now, tn_error* err)
+{
+    if (!f)
+        return tn_error_set(err, TN_EINVAL, "fluid: no engine");
+    if (f->seed_count == 0)
+        return TN_OK;
+    f->updates++;
+    if (!component(f))
+        return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+    f->visited += f->comp_flows.n;
+    if (!fill(f, now))
+        return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+    if (f->finish.n > 4 * (size_t)f->active + 1024) /* drop stale finish entries */
+    {
+        size_t kept = 0;
+        for (size_t q = 0; q < f->finish.n; q++)
+        {
+            if (!stale(f, &f->finish.v[q]))
+                f->finish.v[kept++] = f->finish.v[q];
+        }
+        f->finish.n = 0;
+        for (size_t q = 0; q < kept; q++)
+            fheap_up(&f->finish, f->finish.n++);
+    }
+    return TN_OK;
+}
+
+bool
+tn_fluid_next(tn_fluid* f, double* time, uint32_t* id, uint32_t* tag)
+{
+    if (!f)
+        return false;
+    while (f->finish.n > 0 && stale(f, &f->finish.v[0]))
+        fheap_pop(&f->finish);
+    if (f->finish.n == 0)
+        return false;
+    const fent* e = &f->finish.v[0];
+    if (time)
+        *time = e->time;
+    if (id)
+        *id = e->id;
+    if (tag)
+        *tag = e->tag;
+    return true;
+}
+
+double
+tn_fluid_rate(const tn_fluid* f, uint32_t id)
+{
+    return f && id < f->flow_count ? f->flows[id].rate : 0.0;
+}
+
+double
+tn_fluid_link_bits(const tn_fluid* f, uint32_t link, double now)
+{
+    if (!f || link >= f->link_count)
+        return 0.0;
+    const flink* k = &f->links[link];
+    return k->bits + k->sum * (now - k->sum_at);
+}
+
+uint32_t
+tn_fluid_active(const tn_fluid* f)
+{
+    return f ? f->active : 0;
+}
+
+uint64_t
+tn_fluid_updates(const tn_fluid* f)
+{
+    return f ? f->updates : 0;
+}
+
+uint64_t
+tn_fluid_visited(const tn_fluid* f)
+{
+    return f ? f->visited : 0;
+}

@@ -1,0 +1,288 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The fluid engine against closed forms: N flows on one link get C/N; the max-min rates of
+ * parking lots (a long flow across links each shared with short ones); flows that end give
+ * their share back; every bit started crosses every link of its path; only the component
+ * of touched links is recomputed; bad flows are refused without changing anything.
+ */
+#include "tn-test.h"
+
+#include "ns3/tn-fluid.h"
+
+#include <string.h>
+
+static tn_fluid*
+make(tn_test_ctx* ctx, uint32_t links, const double* cap)
+{
+    tn_fluid* f = NULL;
+    tn_error err;
+    TN_CHECK(ctx, tn_fluid_create(links, cap, &f, &err) == TN_OK);
+    return f;
+}
+
+static uint32_t
+start(tn_test_ctx* ctx, tn_fluid* f, const uint32_t* links, uint32_t n, double bits, uint32_t tag)
+{
+    uint32_t id = UINT32_MAX;
+    tn_error err;
+    TN_CHECK_MSG(ctx,
+                 tn_fluid_start(f, links, n, bits, 0.0, tag, &id, &err) == TN_OK,
+                 "start: %s",
+                 err.message);
+    return id;
+}
+
+/* N flows of B bits on one link of capacity C: each gets C/N and all end at N B / C,
+ * reported in tag order (the tags are given in reverse) */
+static void
+test_one_link_equal_shares(tn_test_ctx* ctx)
+{
+    for (uint32_t n = 1; n <= 7; n++)
+    {
+        const double cap = 10.0;
+        tn_fluid* f = make(ctx, 1, &cap);
+        TN_REQUIRE(ctx, f != NULL);
+        const uint32_t link = 0;
+        uint32_t ids[7];
+        for (uint32_t i = 0; i < n; i++)
+            ids[i] = start(ctx, f, &link, 1, 300.0, n - i);
+        TN_CHECK(ctx, tn_fluid_dirty(f));
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+        TN_CHECK(ctx, !tn_fluid_dirty(f));
+        for (uint32_t i = 0; i < n; i++)
+            TN_CHECK_NEAR(ctx, tn_fluid_rate(f, ids[i]), cap / n, 1e-12);
+        for (uint32_t k = 1; k <= n; k++)
+        {
+            double t = 0;
+            uint32_t id = 0, tag = 0;
+            TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, &tag));
+            TN_CHECK_NEAR(ctx, t, n * 300.0 / cap, 1e-9);
+            TN_CHECK_EQ(ctx, tag, k);
+            tn_fluid_end(f, id, t, t);
+        }
+        TN_CHECK(ctx, !tn_fluid_next(f, NULL, NULL, NULL));
+        TN_CHECK_EQ(ctx, tn_fluid_active(f), 0);
+        TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, 1e6), n * 300.0, 1e-6);
+        tn_fluid_destroy(f);
+    }
+}
+
+/* Two links in a row, a long flow A over both, short flows on each: with capacities 1 and 2,
+ * B (link 0) and A split link 0 at 1/2, C gets what A leaves of link 1: 3/2. With two short
+ * flows on link 1 (capacity 1): link 1 is the bottleneck at 1/3 for A, C, D and B gets the
+ * 2/3 A leaves on link 0. */
+static void
+test_parking_lot(tn_test_ctx* ctx)
+{
+    const uint32_t both[] = {0, 1};
+    const uint32_t l0 = 0, l1 = 1;
+    {
+        const double cap[] = {1.0, 2.0};
+        tn_fluid* f = make(ctx, 2, cap);
+        TN_REQUIRE(ctx, f != NULL);
+        uint32_t a = start(ctx, f, both, 2, 1e3, 0);
+        uint32_t b = start(ctx, f, &l0, 1, 1e3, 1);
+        uint32_t c = start(ctx, f, &l1, 1, 1e3, 2);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 0.5, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 0.5, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, c), 1.5, 1e-12);
+        tn_fluid_destroy(f);
+    }
+    {
+        const double cap[] = {1.0, 1.0};
+        tn_fluid* f = make(ctx, 2, cap);
+        TN_REQUIRE(ctx, f != NULL);
+        uint32_t a = start(ctx, f, both, 2, 1e3, 0);
+        uint32_t b = start(ctx, f, &l0, 1, 1e3, 1);
+        uint32_t c = start(ctx, f, &l1, 1, 1e3, 2);
+        uint32_t d = start(ctx, f, &l1, 1, 1e3, 3);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 1.0 / 3, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 2.0 / 3, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, c), 1.0 / 3, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, d), 1.0 / 3, 1e-12);
+        /* no link is over its capacity and each is full */
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a) + tn_fluid_rate(f, b), 1.0, 1e-12);
+        tn_fluid_destroy(f);
+    }
+}
+
+/* A link listed twice counts the flow twice: alone on it, the flow gets half of it. */
+static void
+test_link_listed_twice(tn_test_ctx* ctx)
+{
+    const double cap = 4.0;
+    tn_fluid* f = make(ctx, 1, &cap);
+    TN_REQUIRE(ctx, f != NULL);
+    const uint32_t twice[] = {0, 0};
+    uint32_t a = start(ctx, f, twice, 2, 100.0, 0);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 2.0, 1e-12);
+    tn_fluid_end(f, a, 50.0, 50.0);
+    TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, 80.0), 200.0, 1e-9);
+    tn_fluid_destroy(f);
+}
+
+/* A (100 bits) and B (300 bits) share a link of capacity 1: A ends at 200, then B alone at
+ * rate 1 ends at 200 + 200 = 400. Both ends are found by the engine, not given. */
+static void
+test_end_reshares(tn_test_ctx* ctx)
+{
+    const double cap = 1.0;
+    tn_fluid* f = make(ctx, 1, &cap);
+    TN_REQUIRE(ctx, f != NULL);
+    const uint32_t link = 0;
+    uint32_t a = start(ctx, f, &link, 1, 100.0, 7);
+    uint32_t b = start(ctx, f, &link, 1, 300.0, 8);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    double t = 0;
+    uint32_t id = 0, tag = 0;
+    TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, &tag));
+    TN_CHECK_EQ(ctx, id, a);
+    TN_CHECK_EQ(ctx, tag, 7);
+    TN_CHECK_NEAR(ctx, t, 200.0, 1e-9);
+    tn_fluid_end(f, id, t, t);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, t, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 1.0, 1e-12);
+    TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, &tag));
+    TN_CHECK_EQ(ctx, id, b);
+    TN_CHECK_NEAR(ctx, t, 400.0, 1e-9);
+    /* halfway B has carried 100 bits at 1/2 and 100 at 1: the link counts both flows */
+    TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, 300.0), 300.0, 1e-9);
+    tn_fluid_destroy(f);
+}
+
+/* A ring of 6 links, flows of 1..3 hops started and ended in waves: at the end every link
+ * has carried exactly the bits of the flows crossing it, and between events no link carries
+ * more than its capacity. */
+static void
+test_bits_conserved(tn_test_ctx* ctx)
+{
+    enum
+    {
+        L = 6,
+        N = 24
+    };
+
+    double cap[L];
+    for (uint32_t l = 0; l < L; l++)
+        cap[l] = 1.0 + l;
+    tn_fluid* f = make(ctx, L, cap);
+    TN_REQUIRE(ctx, f != NULL);
+    double expect[L] = {0};
+    uint32_t path[N][3];
+    uint32_t hops[N];
+    uint32_t ids[N];
+    int done[N] = {0};
+    double now = 0;
+    uint32_t started = 0;
+    uint32_t ended = 0;
+    while (ended < N)
+    {
+        /* a wave of up to 5 starts whenever fewer than 4 flows are active */
+        for (uint32_t w = 0; w < 5 && started < N && tn_fluid_active(f) < 4; w++)
+        {
+            uint32_t i = started++;
+            hops[i] = 1 + i % 3;
+            for (uint32_t k = 0; k < hops[i]; k++)
+            {
+                path[i][k] = (i * 5 + k) % L;
+                expect[path[i][k]] += 100.0 * (1 + i % 4);
+            }
+            uint32_t id = 0;
+            TN_REQUIRE(
+                ctx,
+                tn_fluid_start(f, path[i], hops[i], 100.0 * (1 + i % 4), now, i, &id, NULL) ==
+                    TN_OK);
+            ids[i] = id;
+        }
+        TN_REQUIRE(ctx, tn_fluid_update(f, now, NULL) == TN_OK);
+        double load[L] = {0};
+        for (uint32_t i = 0; i < started; i++)
+        {
+            if (done[i])
+                continue;
+            for (uint32_t k = 0; k < hops[i]; k++)
+                load[path[i][k]] += tn_fluid_rate(f, ids[i]);
+        }
+        for (uint32_t l = 0; l < L; l++)
+            TN_CHECK_MSG(ctx, load[l] <= cap[l] * (1 + 1e-12), "link %u over capacity", l);
+        double t = 0;
+        uint32_t id = 0, tag = 0;
+        TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, &tag));
+        TN_CHECK(ctx, t >= now);
+        now = t;
+        tn_fluid_end(f, id, t, t);
+        /* rates of the ended flow are 0 from now on */
+        TN_CHECK_EQ(ctx, tn_fluid_rate(f, id), 0);
+        TN_REQUIRE(ctx, tag < N && !done[tag] && ids[tag] == id);
+        done[tag] = 1;
+        ended++;
+    }
+    for (uint32_t l = 0; l < L; l++)
+        TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, l, now + 1e3), expect[l], 1e-6 * expect[l]);
+    tn_fluid_destroy(f);
+}
+
+/* Flows on links nobody else uses: ending one recomputes no other flow, and the other keeps
+ * its finish time; ending a flow late (at now > end) stops its link counting at end. */
+static void
+test_incremental(tn_test_ctx* ctx)
+{
+    const double cap[] = {1.0, 1.0};
+    tn_fluid* f = make(ctx, 2, cap);
+    TN_REQUIRE(ctx, f != NULL);
+    const uint32_t l0 = 0, l1 = 1;
+    uint32_t a = start(ctx, f, &l0, 1, 10.0, 0);
+    uint32_t b = start(ctx, f, &l1, 1, 50.0, 1);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_EQ(ctx, tn_fluid_updates(f), 1);
+    TN_CHECK_EQ(ctx, tn_fluid_visited(f), 2);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK); /* nothing touched */
+    TN_CHECK_EQ(ctx, tn_fluid_updates(f), 1);
+    double t = 0;
+    uint32_t id = 0;
+    TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, NULL));
+    TN_CHECK_EQ(ctx, id, a);
+    tn_fluid_end(f, a, 10.0, 12.0);
+    TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, 20.0), 10.0, 1e-12);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 12.0, NULL), TN_OK);
+    TN_CHECK_EQ(ctx, tn_fluid_visited(f), 2); /* link 0 is empty: b is not visited */
+    TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, NULL));
+    TN_CHECK_EQ(ctx, id, b);
+    TN_CHECK_NEAR(ctx, t, 50.0, 1e-12);
+    tn_fluid_destroy(f);
+}
+
+/* Refused: no links, a link out of range, no bits. Nothing is added by a refusal. */
+static void
+test_refused(tn_test_ctx* ctx)
+{
+    const double cap = 1.0;
+    tn_fluid* f = make(ctx, 1, &cap);
+    TN_REQUIRE(ctx, f != NULL);
+    const uint32_t ok = 0, bad = 1;
+    uint32_t id = 0;
+    tn_error err;
+    TN_CHECK_EQ(ctx, tn_fluid_start(f, &ok, 0, 1.0, 0, 0, &id, &err), TN_EINVAL);
+    TN_CHECK_EQ(ctx, tn_fluid_start(f, &bad, 1, 1.0, 0, 0, &id, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "link 1 out of range") != NULL);
+    TN_CHECK_EQ(ctx, tn_fluid_start(f, &ok, 1, 0.0, 0, 0, &id, &err), TN_EINVAL);
+    TN_CHECK_EQ(ctx, tn_fluid_active(f), 0);
+    TN_CHECK(ctx, !tn_fluid_dirty(f));
+    tn_fluid_destroy(f);
+}
+
+void
+tn_suite_fluid(tn_test_suite* suite)
+{
+    tn_test_add(suite, "one-link-equal-shares", test_one_link_equal_shares);
+    tn_test_add(suite, "parking-lot", test_parking_lot);
+    tn_test_add(suite, "link-listed-twice", test_link_listed_twice);
+    tn_test_add(suite, "end-reshares", test_end_reshares);
+    tn_test_add(suite, "bits-conserved", test_bits_conserved);
+    tn_test_add(suite, "incremental", test_incremental);
+    tn_test_add(suite, "refused", test_refused);
+}
