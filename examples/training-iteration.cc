@@ -85,7 +85,9 @@ struct LlmOptions
                          UINT64_MAX - 1,
                          &globalBatch);
         options.AddString("schedule", "1f1b (interleaved with vpp > 1) or gpipe", &schedule);
-        options.AddString("recompute", "activation recomputation: none, selective, full", &recompute);
+        options.AddString("recompute",
+                          "activation recomputation: none, selective, full",
+                          &recompute);
         options.AddFlag("distributed_optimizer",
                         "reduce-scatter the gradients and all-gather the parameters",
                         &distributedOptimizer);
@@ -105,10 +107,9 @@ struct LlmOptions
         settings.vpp = vpp;
         settings.sequenceParallel = sequenceParallel;
         settings.microBatch = microBatch;
-        settings.globalBatch = globalBatch
-                                   ? globalBatch
-                                   : uint64_t(microBatch) * size[TN_LLM_DIM_DP] *
-                                         size[TN_LLM_DIM_EP] * size[TN_LLM_DIM_PP] * vpp;
+        settings.globalBatch = globalBatch ? globalBatch
+                                           : uint64_t(microBatch) * size[TN_LLM_DIM_DP] *
+                                                 size[TN_LLM_DIM_EP] * size[TN_LLM_DIM_PP] * vpp;
         settings.schedule = schedule;
         settings.recompute = recompute;
         settings.distributedOptimizer = distributedOptimizer;
@@ -135,8 +136,9 @@ struct LlmOptions
         {
             json << ",\"" << tn_llm_dim_name(d) << "\":" << size[d];
         }
-        json << ",\"vpp\":" << vpp << ",\"sequence_parallel\":"
-             << (sequenceParallel ? "true" : "false") << ",\"micro_batch\":" << microBatch
+        json << ",\"vpp\":" << vpp
+             << ",\"sequence_parallel\":" << (sequenceParallel ? "true" : "false")
+             << ",\"micro_batch\":" << microBatch
              << ",\"global_batch\":" << desc.training.global_batch << ",\"schedule\":\""
              << tn_llm_schedule_name(&desc.layout) << "\",\"recompute\":\"" << recompute
              << "\",\"distributed_optimizer\":" << (distributedOptimizer ? "true" : "false")

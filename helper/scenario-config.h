@@ -4,10 +4,10 @@
 #ifndef SCENARIO_CONFIG_H
 #define SCENARIO_CONFIG_H
 
-#include "ns3/training-helper.h"
 #include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-schedule.h"
+#include "ns3/training-helper.h"
 
 #include <cstdint>
 #include <memory>

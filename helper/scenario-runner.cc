@@ -331,7 +331,8 @@ RunCost(const PointRun& run, std::string* origin)
         const Time start = NanoSeconds(p.collectives[i].startNs);
         if (run.scheduled[i])
         {
-            cost = std::max(cost, start + StatsHelper::TransferBound(run.topo, p.collectives[i].bytes));
+            cost = std::max(cost,
+                            start + StatsHelper::TransferBound(run.topo, p.collectives[i].bytes));
             *origin = "the plan's cost (the cost model, or bytes twice over the slowest link)";
         }
         else if (run.made[i])

@@ -633,9 +633,7 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     const toml::node* modelNode = r.Resolve(trainingTable->get("model"));
     if (modelNode && (wlNode || chakraNode))
     {
-        r.Fail(modelNode,
-               "training.model",
-               "give model (an LLM), workload or chakra, one of them");
+        r.Fail(modelNode, "training.model", "give model (an LLM), workload or chakra, one of them");
     }
     std::string wl = tr.String("workload", "");
     std::string chakra = tr.String("chakra", "");

@@ -21,9 +21,9 @@
 #include "ns3/roce-ideal-fct.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simple-ref-count.h"
-#include "ns3/training-helper.h"
 #include "ns3/themis-collective.h"
 #include "ns3/tn-routing.h"
+#include "ns3/training-helper.h"
 #include "ns3/training-job.h"
 
 #include <algorithm>

@@ -137,7 +137,9 @@ class LlmScheduleTestCase : public TestCase
   public:
     LlmScheduleTestCase(tn_llm_schedule schedule, uint32_t vpp)
         : TestCase(std::string("closed form of the ") +
-                   (schedule == TN_LLM_SCHEDULE_GPIPE ? "gpipe" : vpp > 1 ? "interleaved" : "1f1b") +
+                   (schedule == TN_LLM_SCHEDULE_GPIPE ? "gpipe"
+                    : vpp > 1                         ? "interleaved"
+                                                      : "1f1b") +
                    " schedule, network off"),
           m_schedule(schedule),
           m_vpp(vpp)
@@ -158,7 +160,7 @@ class LlmScheduleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(run.error, "", "set up");
         NS_TEST_ASSERT_MSG_EQ(run.complete, true, "every stage ended its iteration");
         const uint32_t layers = s.model.layers / p;
-        const double stage = 3 * layers * LayerForwardNs(s); // t_f + t_b of a stage
+        const double stage = 3 * layers * LayerForwardNs(s);            // t_f + t_b of a stage
         const double backward = 2 * layers * LayerForwardNs(s) / m_vpp; // t_b of a chunk
         const double bubble = double(p - 1) / m_vpp * stage;
         const double want = m * stage + bubble + OptimizerNs(s, layers);
@@ -218,7 +220,8 @@ class LlmBreakdownTestCase : public TestCase
 {
   public:
     explicit LlmBreakdownTestCase(const std::string& mode)
-        : TestCase("TP 2 x PP 2 x DP 2 at " + mode + " level: compute, bubble and exposed "
+        : TestCase("TP 2 x PP 2 x DP 2 at " + mode +
+                   " level: compute, bubble and exposed "
                    "communication per parallelism"),
           m_mode(mode)
     {
@@ -241,11 +244,11 @@ class LlmBreakdownTestCase : public TestCase
         {
             const TrainingIterationRecord& it = run.iteration[r];
             const int64_t total = (it.end - it.start).GetNanoSeconds();
-            NS_TEST_EXPECT_MSG_EQ_TOL(double(it.compute.GetNanoSeconds() +
-                                             it.exposed.GetNanoSeconds()),
-                                      double(total),
-                                      double(total) * 1e-6 + 8,
-                                      "rank " << r << ": compute + exposed");
+            NS_TEST_EXPECT_MSG_EQ_TOL(
+                double(it.compute.GetNanoSeconds() + it.exposed.GetNanoSeconds()),
+                double(total),
+                double(total) * 1e-6 + 8,
+                "rank " << r << ": compute + exposed");
             Time parts = it.bubble;
             for (int k = 0; k < TN_SERVES_COUNT; k++)
             {

@@ -38,23 +38,23 @@ static const char* const SCHEMA_1 =
     " error TEXT);";
 
 /* The table added by schema 5: which NPU holds which rank of a generated LLM program. */
-#define SCHEMA_5_TABLES                                                                          \
-    "CREATE TABLE IF NOT EXISTS llm_rank ("                                                      \
-    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                           \
-    " node_id INTEGER NOT NULL, rank INTEGER NOT NULL,"                                          \
-    " tp INTEGER NOT NULL, ep INTEGER NOT NULL, dp INTEGER NOT NULL, pp INTEGER NOT NULL,"       \
+#define SCHEMA_5_TABLES                                                                            \
+    "CREATE TABLE IF NOT EXISTS llm_rank ("                                                        \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " node_id INTEGER NOT NULL, rank INTEGER NOT NULL,"                                            \
+    " tp INTEGER NOT NULL, ep INTEGER NOT NULL, dp INTEGER NOT NULL, pp INTEGER NOT NULL,"         \
     " PRIMARY KEY (run_id, node_id));"
 
 /* The views added by schema 5. */
-#define SCHEMA_5_VIEWS                                                                           \
-    "CREATE VIEW IF NOT EXISTS iteration_breakdown AS"                                           \
-    " SELECT i.run_id, i.iteration, i.node_id, r.rank, r.tp, r.ep, r.dp, r.pp,"                  \
-    "  i.end_ns - i.start_ns AS iteration_ns, i.compute_ns, i.bubble_ns, i.exposed_tp_ns,"       \
-    "  i.exposed_pp_ns, i.exposed_dp_ns, i.exposed_ep_ns, i.exposed_comm_ns"                    \
-    " FROM iteration i LEFT JOIN llm_rank r ON r.run_id = i.run_id AND r.node_id = i.node_id;"  \
-    "CREATE VIEW IF NOT EXISTS communication_per_parallelism AS"                                 \
-    " SELECT run_id, parallelism, op, count(*) AS collectives, sum(bytes) AS bytes,"            \
-    "  sum(end_ns - start_ns) AS busy_ns"                                                        \
+#define SCHEMA_5_VIEWS                                                                             \
+    "CREATE VIEW IF NOT EXISTS iteration_breakdown AS"                                             \
+    " SELECT i.run_id, i.iteration, i.node_id, r.rank, r.tp, r.ep, r.dp, r.pp,"                    \
+    "  i.end_ns - i.start_ns AS iteration_ns, i.compute_ns, i.bubble_ns, i.exposed_tp_ns,"         \
+    "  i.exposed_pp_ns, i.exposed_dp_ns, i.exposed_ep_ns, i.exposed_comm_ns"                       \
+    " FROM iteration i LEFT JOIN llm_rank r ON r.run_id = i.run_id AND r.node_id = i.node_id;"     \
+    "CREATE VIEW IF NOT EXISTS communication_per_parallelism AS"                                   \
+    " SELECT run_id, parallelism, op, count(*) AS collectives, sum(bytes) AS bytes,"               \
+    "  sum(end_ns - start_ns) AS busy_ns"                                                          \
     " FROM collective WHERE parallelism IS NOT NULL GROUP BY run_id, parallelism, op;"
 
 /* Tables and views added by schema 2 (documented in doc/results-database.rst). */
@@ -133,8 +133,7 @@ static const char* const SCHEMA_2_TABLES =
     " iteration INTEGER NOT NULL, layer INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
     " compute_ns INTEGER, exposed_comm_ns INTEGER,"
-    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));"
-    SCHEMA_5_TABLES;
+    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));" SCHEMA_5_TABLES;
 
 /* The views of schema 2 (kept apart: check_tables compares tables only). */
 static const char* const SCHEMA_2_VIEWS =
@@ -178,9 +177,7 @@ static const char* const SCHEMA_2_VIEWS =
     "  (SELECT avg(t.ready_ns - t.issue_ns) FROM transfer t WHERE t.run_id = c.run_id"
     "   AND t.collective_id = c.collective_id) AS mean_transfer_ns,"
     "  c.requested_algorithm, c.runner_up, c.runner_up_estimated_ns"
-    " FROM collective c;"
-    SCHEMA_5_VIEWS
-    "CREATE VIEW IF NOT EXISTS fct_slowdown_percentiles AS"
+    " FROM collective c;" SCHEMA_5_VIEWS "CREATE VIEW IF NOT EXISTS fct_slowdown_percentiles AS"
     " WITH b AS (SELECT run_id, slowdown,"
     "   CASE WHEN bytes <= 4096 THEN 0 WHEN bytes <= 65536 THEN 1"
     "   WHEN bytes <= 1048576 THEN 2 WHEN bytes <= 16777216 THEN 3 ELSE 4 END AS bucket"

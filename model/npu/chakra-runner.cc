@@ -690,9 +690,10 @@ ChakraRunner::RunKernel(uint32_t rank)
         r.stepRecord.pass = forward ? TN_PASS_FWD : TN_PASS_IG;
         r.stepRecord.start = Simulator::Now();
     }
-    const Time t = m_endpoints[rank]->Compute(cycles,
-                                              n->tensor_size,
-                                              MakeCallback(&ChakraRunner::KernelDone, this).Bind(rank));
+    const Time t =
+        m_endpoints[rank]->Compute(cycles,
+                                   n->tensor_size,
+                                   MakeCallback(&ChakraRunner::KernelDone, this).Bind(rank));
     r.current.compute += t;
     r.stepRecord.compute += t;
     r.stepRecord.end = Simulator::Now() + t;

@@ -141,11 +141,11 @@ class ChakraRunner
         bool done{false};              //!< every iteration ended
         bool idle{false};              //!< waits for communication only
         Time idleSince;
-        uint32_t lastDone{UINT32_MAX}; //!< the node whose end was taken last
-        std::vector<Time> issuedAt;    //!< per node: when it was issued (this iteration)
-        std::vector<Time> doneAt;      //!< per node: when it was done
+        uint32_t lastDone{UINT32_MAX};          //!< the node whose end was taken last
+        std::vector<Time> issuedAt;             //!< per node: when it was issued (this iteration)
+        std::vector<Time> doneAt;               //!< per node: when it was done
         std::map<uint32_t, Time> sendReachedAt; //!< per receive done: when its send was reached
-        uint32_t step{0};              //!< the schedule step of the kernels running (0: none)
+        uint32_t step{0};               //!< the schedule step of the kernels running (0: none)
         TrainingLayerRecord stepRecord; //!< that step so far
         TrainingIterationRecord current;
     };

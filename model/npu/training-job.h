@@ -46,7 +46,7 @@ struct TrainingIterationRecord
     /// exposed split by what it waited for (tn_chakra_serves; [0]: not told, as text
     /// workloads and traces read from files are): generated LLM programs (tn-llm.h)
     Time exposedBy[TN_SERVES_COUNT];
-    Time bubble; //!< pipeline bubble: waits for a receive whose send was not reached yet
+    Time bubble;       //!< pipeline bubble: waits for a receive whose send was not reached yet
     bool split{false}; //!< exposedBy and bubble are told: the program tags its nodes
 };
 

@@ -76,7 +76,7 @@ FlowNetwork::Build(const tn_topology* topo)
     NS_ABORT_MSG_IF(m_topo, "FlowNetwork::Build: called twice");
     tn_error err{};
     // a copy of the nodes and cables: the routes keep a pointer to their topology
-        // internal invariant: only allocation can fail here: a copy of a validated topology
+    // internal invariant: only allocation can fail here: a copy of a validated topology
     NS_ABORT_MSG_IF(tn_topology_create(&m_topo, &err) != TN_OK, "FlowNetwork: " << err.message);
     const uint32_t n = tn_topology_node_count(topo);
     for (uint32_t v = 0; v < n; ++v)
@@ -97,7 +97,7 @@ FlowNetwork::Build(const tn_topology* topo)
         }
         uint32_t a = 0;
         uint32_t b = 0;
-    // internal invariant: a copy of a validated topology's own dims
+        // internal invariant: a copy of a validated topology's own dims
         NS_ABORT_MSG_IF(tn_topology_add_link(m_topo,
                                              ab->src,
                                              ab->dst,

@@ -281,8 +281,24 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
     int64_t run = -1;
     tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
-    tn_db_collective c =
-        {1, "all-reduce", "ring2d", NULL, 1 << 20, 16, 96, 3, 0, 500, 400, 0, 0, NULL, 0, NULL, 0, NULL};
+    tn_db_collective c = {1,
+                          "all-reduce",
+                          "ring2d",
+                          NULL,
+                          1 << 20,
+                          16,
+                          96,
+                          3,
+                          0,
+                          500,
+                          400,
+                          0,
+                          0,
+                          NULL,
+                          0,
+                          NULL,
+                          0,
+                          NULL};
     c.requested_algorithm = "auto";
     c.choice_estimated_ns = 400;
     c.runner_up = "multitree";

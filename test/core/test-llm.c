@@ -516,12 +516,8 @@ test_schedules(tn_test_ctx* ctx)
 static void
 test_presets(tn_test_ctx* ctx)
 {
-    static const char* const models[] = {"gpt3-175b",
-                                         "llama3-8b",
-                                         "llama3-70b",
-                                         "llama3-405b",
-                                         "mixtral-8x7b",
-                                         "deepseek-v3-like"};
+    static const char* const models[] =
+        {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "deepseek-v3-like"};
     static const char* const gpus[] = {"a100", "h100", "b200"};
     char name[128];
     char path[512];
@@ -551,12 +547,12 @@ test_presets(tn_test_ctx* ctx)
     {
         tn_llm_gpu gpu;
         snprintf(name, sizeof(name), "../../scenarios/gpus/%s.toml", gpus[i]);
-        TN_CHECK_MSG(ctx,
-                     tn_llm_gpu_load(tn_test_data_path(ctx, name, path, sizeof(path)), &gpu, &err) ==
-                         TN_OK,
-                     "%s: %s",
-                     gpus[i],
-                     err.message);
+        TN_CHECK_MSG(
+            ctx,
+            tn_llm_gpu_load(tn_test_data_path(ctx, name, path, sizeof(path)), &gpu, &err) == TN_OK,
+            "%s: %s",
+            gpus[i],
+            err.message);
         TN_CHECK(ctx, tn_llm_gpu_flops(&gpu, 2) > 100e12);
     }
 }
