@@ -140,10 +140,14 @@ ChakraRunner::Setup(std::string* error)
 bool
 ChakraRunner::CheckKernels(std::string* error) const
 {
-    // a kernel takes at most what a text workload's compute may (TN_WORKLOAD_MAX_CYCLES);
-    // beyond, ns-3's 64-bit time wraps or the run goes on for simulated hours
-    for (const tn_chakra_trace* t : m_traces)
+    // a kernel takes at most what a text workload's compute may, TN_WORKLOAD_MAX_CYCLES at
+    // 1 GHz (one second) at its NPU's ClockRate; beyond, ns-3's 64-bit time wraps or the run
+    // goes on for simulated hours. Generated programs count FLOPs at a FLOP/s clock.
+    for (uint32_t r = 0; r < m_traces.size(); r++)
     {
+        const tn_chakra_trace* t = m_traces[r];
+        const double clock = double(m_endpoints[r]->GetClockRate());
+        const double most = double(TN_WORKLOAD_MAX_CYCLES) / 1e9 * clock;
         for (uint32_t i = 0; i < tn_chakra_node_count(t); i++)
         {
             const tn_chakra_node* n = tn_chakra_node_at(t, i);
@@ -153,14 +157,14 @@ ChakraRunner::CheckKernels(std::string* error) const
             }
             const uint64_t cycles =
                 n->num_ops / m_config.opsPerCycle + (n->num_ops % m_config.opsPerCycle != 0);
-            if (cycles > TN_WORKLOAD_MAX_CYCLES)
+            if (double(cycles) > most)
             {
                 *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) +
                          ": num_ops " + std::to_string(n->num_ops) + " is " +
                          std::to_string(cycles) + " cycles at TrainingJob::OpsPerCycle " +
                          std::to_string(m_config.opsPerCycle) + ", more than a kernel takes (" +
-                         std::to_string(TN_WORKLOAD_MAX_CYCLES) +
-                         " cycles, as a text workload's compute)";
+                         std::to_string(uint64_t(most)) + " cycles, one second at the NPU's " +
+                         "ClockRate, as a text workload's compute)";
                 return false;
             }
         }

@@ -66,6 +66,12 @@ def trace(nodes):
 def write_traces(run, prefix, ranks):
     """ranks: per rank a list of node messages; returns the prefix's path."""
     path = os.path.join(run.tmp, prefix)
+    # a set of fewer ranks than the last one must not leave its extra files behind: a trace
+    # set with more files than NPUs is refused
+    stale = 0
+    while os.path.exists("%s.%d.et" % (path, stale)):
+        os.remove("%s.%d.et" % (path, stale))
+        stale += 1
     for r, nodes in enumerate(ranks):
         with open("%s.%d.et" % (path, r), "wb") as f:
             f.write(trace(nodes))
