@@ -175,9 +175,9 @@ main(int argc, char* argv[])
         {
             error = "unknown scheduler (fixed, themis-fifo, themis-scf, hierarchical, themis)";
         }
-        if (!recorder->GetTimeLimitError().empty())
+        if (!recorder->GetStopError().empty())
         {
-            check = recorder->GetTimeLimitError();
+            check = recorder->GetStopError();
         }
         const std::string recorded =
             stats.Finish(error.empty() && check.empty() && us >= 0 ? "ok" : "error",

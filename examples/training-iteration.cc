@@ -392,7 +392,7 @@ main(int argc, char* argv[])
             tn_topology_destroy(topo);
             return 130;
         }
-        const std::string& limit = recorder->GetTimeLimitError();
+        const std::string& limit = recorder->GetStopError();
         if (recorded == "error" && (!recorder->GetError().empty() || !limit.empty()))
         {
             std::fflush(stdout);

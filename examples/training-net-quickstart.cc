@@ -210,7 +210,7 @@ main(int argc, char* argv[])
     if (!complete && DistributedHelper::GetRank() == 0)
     {
         // the recorder's reason when it stopped the run (its simulated time limit)
-        const std::string& limit = stats.GetRecorder()->GetTimeLimitError();
+        const std::string& limit = stats.GetRecorder()->GetStopError();
         std::cerr << "training-net-quickstart: " << (limit.empty() ? failure : limit) << std::endl;
     }
     if (!stats.GetRecorder()->GetError().empty())

@@ -56,8 +56,8 @@ static const char* const SCHEMA_1 =
     " paused_since_ns INTEGER NOT NULL, queue_bytes INTEGER NOT NULL, flows TEXT,"              \
     " PRIMARY KEY (run_id, hop));"
 
-/* Schema 6 widened run.status; SQLite changes a CHECK only by rebuilding the table (the
- * views are dropped first and made again by the caller: a rename checks them). */
+/* Schema 6 widened run.status; SQLite changes a CHECK only by rebuilding the table (run with
+ * legacy_alter_table on: the rename then leaves the views that name run as they are). */
 #define SCHEMA_6_RUN_REBUILD                                                                     \
     "CREATE TABLE run_schema_6 ("                                                                \
     " run_id INTEGER PRIMARY KEY, name TEXT NOT NULL, params_json TEXT NOT NULL,"                \

@@ -701,6 +701,19 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
 }
 
 void
+StatsRecorder::WatchDeadlocks(Ptr<PfcDeadlockWatch> watch)
+{
+    watch->TraceConnectWithoutContext("Deadlock",
+                                      MakeCallback(&StatsRecorder::DeadlockFound, this));
+}
+
+void
+StatsRecorder::DeadlockFound(const PfcDeadlock& deadlock)
+{
+    m_deadlock = deadlock;
+}
+
+void
 StatsRecorder::FinishAtDestroy()
 {
     // the simulator holds the event (and so this recorder) while it runs
@@ -770,10 +783,32 @@ StatsRecorder::Close(const std::string& status,
         tn_db_signal_unwatch();
         m_watching = false;
     }
-    std::string final = m_failed                    ? "error"
-                        : m_signal                  ? "aborted"
-                        : !m_timeLimitError.empty() ? "error"
-                                                    : status;
+    std::string final = m_failed                      ? "error"
+                        : m_signal                    ? "aborted"
+                        : !m_deadlock.message.empty() ? "deadlock"
+                        : !m_timeLimitError.empty()   ? "error"
+                                                      : status;
+    for (std::size_t i = 0; !m_failed && i < m_deadlock.cycle.size(); ++i)
+    {
+        const PfcDeadlockHop& h = m_deadlock.cycle[i];
+        const tn_db_deadlock_hop row{static_cast<uint32_t>(i),
+                                     m_deadlock.detected.GetNanoSeconds(),
+                                     h.node,
+                                     h.port,
+                                     h.priority,
+                                     h.peerNode,
+                                     h.peerPort,
+                                     h.pausedSince.GetNanoSeconds(),
+                                     h.queueBytes,
+                                     h.flows.c_str()};
+        tn_error e{};
+        if (tn_db_add_deadlock_hop(m_db, m_runId, &row, &e) != TN_OK)
+        {
+            m_error = e.message;
+            m_failed = true;
+            final = "error";
+        }
+    }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     tn_error err{};
@@ -793,8 +828,9 @@ StatsRecorder::Close(const std::string& status,
     {
         m_runError = m_failed   ? "database: " + m_error
                      : m_signal ? "interrupted by signal " + std::to_string(m_signal)
-                     : !m_timeLimitError.empty() ? m_timeLimitError
-                                                 : error;
+                     : !m_deadlock.message.empty() ? m_deadlock.message
+                     : !m_timeLimitError.empty()   ? m_timeLimitError
+                                                   : error;
         if (!m_runError.empty() && !m_joined)
         {
             tn_error ignored{}; // the run's status is written; its error text is a courtesy

@@ -10,6 +10,7 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/pfc-deadlock-watch.h"
 #include "ns3/ptr.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-schedule.h"
@@ -238,6 +239,22 @@ class StatsRecorder : public Object
     }
 
     /**
+     * Follow a PFC deadlock watch: when it finds a cycle the run ends 'deadlock', with the
+     * watch's message as its error text and the cycle in the deadlock table.
+     * \param watch the watch (RoceHelper::GetDeadlockWatch)
+     */
+    void WatchDeadlocks(Ptr<PfcDeadlockWatch> watch);
+
+    /**
+     * \return why the run was stopped early: the PFC deadlock found, else the simulated time
+     * limit reached ("" if neither)
+     */
+    const std::string& GetStopError() const
+    {
+        return m_deadlock.message.empty() ? m_timeLimitError : m_deadlock.message;
+    }
+
+    /**
      * Take the last sample, write the collectives that did not end, write the buffered rows
      * and set the run's final status: `status` ("ok" or "error"), unless a signal arrived
      * ("aborted") or a write failed ("error"). A run that is not ok gets its error text
@@ -379,6 +396,8 @@ class StatsRecorder : public Object
                       uint64_t simulatedNs,
                       const std::string& error,
                       bool lastSample);
+    /** A watch found a PFC deadlock. \param deadlock what it found */
+    void DeadlockFound(const PfcDeadlock& deadlock);
     /** The destroy event: finish a run Finish() did not */
     void FinishAtDestroy();
     /**
@@ -423,6 +442,7 @@ class StatsRecorder : public Object
     Time m_timeLimit;              //!< the program's limit (SetSimulatedTimeLimit)
     std::string m_timeLimitOrigin; //!< where the program's limit comes from
     std::string m_timeLimitError;  //!< set when the run was stopped at the limit
+    PfcDeadlock m_deadlock;        //!< the deadlock a watch found (empty message: none)
     uint64_t m_samples{0};
 
     // attributes
