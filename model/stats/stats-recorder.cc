@@ -59,6 +59,13 @@ StatsRecorder::GetTypeId()
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&StatsRecorder::m_interval),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("StallTimeout",
+                          "End the run as 'stalled' when no work was done (no transfer ready, "
+                          "message completed, layer, iteration or collective ended) for this "
+                          "simulated time while a collective waits for messages (0: never).",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&StatsRecorder::m_stallTimeout),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("PortSamples",
                           "Record port samples.",
                           BooleanValue(true),
@@ -374,6 +381,7 @@ StatsRecorder::GetCollectiveProbe() const
 void
 StatsRecorder::WriteCollective(tn_db_collective* row, tn_collective kind)
 {
+    ++m_progress;
     if (row->end_ns >= 0)
     {
         const double ns = double(row->end_ns - row->start_ns);
@@ -443,6 +451,7 @@ StatsRecorder::Start()
     }
     m_started = true;
     m_lastSample = Simulator::Now();
+    m_progressAt = m_lastSample;
     for (PortState& s : m_ports)
     {
         s.writtenNs = m_lastSample.GetNanoSeconds();
@@ -490,10 +499,36 @@ StatsRecorder::Tick()
                 << "): a value makes it far slower than its plan; raise the limit with "
                 << "ns3::StatsRecorder::SimulatedTimeLimit if it is meant to be that slow";
         }
+        const std::string pending = DescribePending();
+        if (!pending.empty())
+        {
+            why << "; pending: " << pending;
+        }
         m_timeLimitError = why.str();
         NS_LOG_WARN(m_timeLimitError);
         Simulator::Stop();
         return;
+    }
+    if (m_progress != m_progressSeen)
+    {
+        m_progressSeen = m_progress;
+        m_progressAt = Simulator::Now();
+    }
+    else if (m_stallTimeout.IsStrictlyPositive() &&
+             Simulator::Now() - m_progressAt >= m_stallTimeout)
+    {
+        std::vector<std::string> waits;
+        if (m_collectiveProbe->GetFrontier(&waits, 1) > 0)
+        {
+            std::ostringstream why;
+            why << "stalled: no work done for " << m_stallTimeout.GetMicroSeconds() / 1e3
+                << " ms of simulated time (since " << m_progressAt.GetMicroSeconds() / 1e3
+                << " ms; ns3::StatsRecorder::StallTimeout); pending: " << DescribePending();
+            m_stallError = why.str();
+            NS_LOG_WARN(m_stallError);
+            Simulator::Stop();
+            return;
+        }
     }
     int signal = m_watching ? tn_db_signal_pending() : 0;
     bool busy = false;
@@ -612,6 +647,7 @@ StatsRecorder::Sample(bool last)
 void
 StatsRecorder::WriteFlow(const tn_db_flow& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -642,6 +678,7 @@ StatsRecorder::WriteDrop(const tn_db_drop& row)
 void
 StatsRecorder::WriteTransfer(const tn_db_transfer& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -652,6 +689,7 @@ StatsRecorder::WriteTransfer(const tn_db_transfer& row)
 void
 StatsRecorder::WriteLayer(const tn_db_layer& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -662,6 +700,7 @@ StatsRecorder::WriteLayer(const tn_db_layer& row)
 void
 StatsRecorder::WriteIteration(const tn_db_iteration& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -698,6 +737,38 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
         m_destroyPending = false;
     }
     return Close(status, simulatedNs, error, true);
+}
+
+std::string
+StatsRecorder::DescribePending() const
+{
+    const std::size_t shown = 5;
+    std::vector<std::string> what;
+    const uint64_t waits = m_collectiveProbe->GetFrontier(&what, shown);
+    std::ostringstream os;
+    for (std::size_t i = 0; i < what.size(); ++i)
+    {
+        os << (i ? "; " : "") << what[i];
+    }
+    if (waits > what.size())
+    {
+        os << " and " << waits - what.size() << " more";
+    }
+    std::vector<std::string> unfinished;
+    m_collectiveProbe->GetUnfinished(&unfinished);
+    for (const Ptr<StatsProbe>& probe : m_probes)
+    {
+        probe->GetUnfinished(&unfinished);
+    }
+    for (std::size_t i = 0; i < unfinished.size() && i < 3; ++i)
+    {
+        os << (os.tellp() > 0 ? "; " : "") << unfinished[i];
+    }
+    if (unfinished.size() > 3)
+    {
+        os << " and " << unfinished.size() - 3 << " more";
+    }
+    return os.str();
 }
 
 void
@@ -786,6 +857,7 @@ StatsRecorder::Close(const std::string& status,
     std::string final = m_failed                      ? "error"
                         : m_signal                    ? "aborted"
                         : !m_deadlock.message.empty() ? "deadlock"
+                        : !m_stallError.empty()       ? "stalled"
                         : !m_timeLimitError.empty()   ? "error"
                                                       : status;
     for (std::size_t i = 0; !m_failed && i < m_deadlock.cycle.size(); ++i)
@@ -829,6 +901,7 @@ StatsRecorder::Close(const std::string& status,
         m_runError = m_failed   ? "database: " + m_error
                      : m_signal ? "interrupted by signal " + std::to_string(m_signal)
                      : !m_deadlock.message.empty() ? m_deadlock.message
+                     : !m_stallError.empty()       ? m_stallError
                      : !m_timeLimitError.empty()   ? m_timeLimitError
                                                    : error;
         if (!m_runError.empty() && !m_joined)

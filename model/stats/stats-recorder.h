@@ -246,12 +246,14 @@ class StatsRecorder : public Object
     void WatchDeadlocks(Ptr<PfcDeadlockWatch> watch);
 
     /**
-     * \return why the run was stopped early: the PFC deadlock found, else the simulated time
-     * limit reached ("" if neither)
+     * \return why the run was stopped early: the PFC deadlock found, else the stall, else the
+     * simulated time limit reached ("" if none)
      */
     const std::string& GetStopError() const
     {
-        return m_deadlock.message.empty() ? m_timeLimitError : m_deadlock.message;
+        return !m_deadlock.message.empty() ? m_deadlock.message
+               : !m_stallError.empty()     ? m_stallError
+                                           : m_timeLimitError;
     }
 
     /**
@@ -396,6 +398,12 @@ class StatsRecorder : public Object
                       uint64_t simulatedNs,
                       const std::string& error,
                       bool lastSample);
+    /**
+     * What the run still waits for: the collectives' dependency frontier (the first few
+     * waits and how many in all) and what did not end.
+     * \return one line
+     */
+    std::string DescribePending() const;
     /** A watch found a PFC deadlock. \param deadlock what it found */
     void DeadlockFound(const PfcDeadlock& deadlock);
     /** The destroy event: finish a run Finish() did not */
@@ -443,6 +451,11 @@ class StatsRecorder : public Object
     std::string m_timeLimitOrigin; //!< where the program's limit comes from
     std::string m_timeLimitError;  //!< set when the run was stopped at the limit
     PfcDeadlock m_deadlock;        //!< the deadlock a watch found (empty message: none)
+    std::string m_stallError;      //!< set when the run was stopped as stalled
+    Time m_stallTimeout;           //!< StallTimeout
+    uint64_t m_progress{0};        //!< rows of work done (transfers, flows, layers, ...)
+    uint64_t m_progressSeen{0};    //!< m_progress at the last tick that saw it grow
+    Time m_progressAt;             //!< that tick
     uint64_t m_samples{0};
 
     // attributes
