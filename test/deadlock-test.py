@@ -14,7 +14,10 @@ good at 8 ms. Checked here:
     paused before the detection, holding bytes, with its flows named.
 
   - every SQL block of doc/run-not-finishing.rst's "Queries" runs on that database and
-    returns rows.
+    returns rows;
+  - the same run with the watch off and StatsRecorder::StallTimeout=5ms ends 'stalled' 5 ms
+    after its last completed transfer, and its message names the dependency frontier (NPUs
+    waiting for peers' transfers) and how many waits were left out.
 
 usage: deadlock-test.py COLLECTIVE_COMPARISON DB DOC.rst
 """
@@ -84,6 +87,35 @@ def main():
             check(len(sql.execute(sql_text).fetchall()) > 0, "no rows: " + sql_text)
         except sqlite3.Error as e:
             failures.append("%s: %s" % (sql_text, e))
+    stall_db = db + ".stall"
+    if os.path.exists(stall_db):
+        os.remove(stall_db)
+    run = subprocess.run([program, "--topology=mesh:4x4", "--bytes=256MiB", "--mode=packet",
+                          "--algorithms=direct", "--ns3::PfcDeadlockWatch::Enabled=false",
+                          "--ns3::StatsRecorder::StallTimeout=5ms", "--db=" + stall_db],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    print(run.stdout, end="")
+    check(run.returncode == 1, "stall run: exit status %d, not 1" % run.returncode)
+    m = re.search(r"stalled: no work done for 5 ms of simulated time \(since ([0-9.]+) ms", run.stdout)
+    check(m is not None, "no 'stalled' line")
+    waits = re.findall(r"node (\d+) waits for node (\d+): collective \d+ transfer \d+", run.stdout)
+    check(len(waits) == 5, "%d waits named, not the first 5" % len(waits))
+    check(re.search(r"and \d+ more", run.stdout) is not None, "no count of the other waits")
+    sql = sqlite3.connect(stall_db)
+    status, error, simulated = sql.execute("SELECT status, error, simulated_ns FROM run").fetchone()
+    check(status == "stalled", "stall run: status %s" % status)
+    check(error is not None and error in run.stdout, "stall run: run.error is not the message")
+    if m:
+        # the recorder ticks every SampleInterval (10 us): the stall is seen within one tick
+        stalled_at = (float(m.group(1)) + 5.0) * 1e6
+        check(stalled_at <= simulated <= stalled_at + 10000,
+              "stalled at %d ns, not 5 ms after %s ms" % (simulated, m.group(1)))
+        # 'since': the first tick after the last work done (a transfer ready, a message done)
+        last = sql.execute("SELECT max(t) FROM (SELECT max(ready_ns) AS t FROM transfer"
+                           " UNION ALL SELECT max(end_ns) FROM flow)").fetchone()[0]
+        since = float(m.group(1)) * 1e6
+        check(last is not None and last <= since <= last + 10000,
+              "'since' %s ms is not the tick after the last work done (%s ns)" % (m.group(1), last))
     for f in failures:
         print("FAIL: " + f)
     return 1 if failures else 0
