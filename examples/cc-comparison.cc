@@ -228,7 +228,7 @@ main(int argc, char* argv[])
         stats.LimitSimulatedTime(c->GetEstimatedTime(), "the cost model's estimate of the plan");
         collectives.Start(c);
         Simulator::Run();
-        const std::string limit = stats.GetRecorder()->GetTimeLimitError();
+        const std::string limit = stats.GetRecorder()->GetStopError();
         const std::string result = limit.empty() ? c->Check() : limit;
         const double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
         const int64_t run = stats.GetRecorder()->GetRunId();

@@ -177,7 +177,7 @@ main(int argc, char* argv[])
             Simulator::Run();
             // each MPI rank ran its own NPUs' part: joined, it answers for all of them
             DistributedHelper::MergeCollective(c);
-            std::string check = stats.GetRecorder()->GetTimeLimitError();
+            std::string check = stats.GetRecorder()->GetStopError();
             check = check.empty() ? c->Check() : check;
             double us = c->IsComplete() ? c->GetDuration().GetNanoSeconds() / 1e3 : -1;
             double model = c->GetEstimatedTime().GetNanoSeconds() / 1e3;
@@ -205,7 +205,7 @@ main(int argc, char* argv[])
             }
             const std::string recorded = stats.Finish(
                 check.empty() ? "ok" : "error",
-                us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
+                us > 0 ? static_cast<uint64_t>(us * 1e3) : Simulator::Now().GetNanoSeconds(),
                 check.empty() ? "" : "the collective did not run as planned: " + check);
             Simulator::Destroy();
             // under mpirun: ns-3's MPI interface again for the next run (not after a run that

@@ -191,9 +191,9 @@ main(int argc, char* argv[])
         {
             error = "unknown scheduler (fixed, themis-fifo, themis-scf, hierarchical, themis)";
         }
-        if (!recorder->GetTimeLimitError().empty())
+        if (!recorder->GetStopError().empty())
         {
-            check = recorder->GetTimeLimitError();
+            check = recorder->GetStopError();
         }
         if (check.empty() && error.empty() && us < 0)
         {

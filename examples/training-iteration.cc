@@ -407,7 +407,7 @@ main(int argc, char* argv[])
             tn_topology_destroy(topo);
             return tn_signal_exit_status(recorder->GetSignal());
         }
-        const std::string& limit = recorder->GetTimeLimitError();
+        const std::string& limit = recorder->GetStopError();
         if (recorded == "error" && (!recorder->GetError().empty() || !limit.empty()))
         {
             std::fflush(stdout);

@@ -212,8 +212,8 @@ main(int argc, char* argv[])
     if (DistributedHelper::GetRank() == 0 && stats.GetRecorder()->GetError().empty())
     {
         // one line: the interruption, else the recorder's reason when it stopped the run
-        // (its simulated time limit), else why the collective failed
-        const std::string& limit = stats.GetRecorder()->GetTimeLimitError();
+        // (its simulated time limit, a stall), else why the collective failed
+        const std::string& limit = stats.GetRecorder()->GetStopError();
         if (interrupted)
         {
             std::cerr << "training-net-quickstart: interrupted; run recorded as aborted"

@@ -15,6 +15,7 @@
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/pfc-deadlock-watch.h"
 #include "ns3/roce-header.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
@@ -392,6 +393,7 @@ RoceHelper::Install(const tn_topology* topo)
     }
     m_nics.clear();
     m_flowNetwork = nullptr;
+    m_deadlockWatch = nullptr;
     if (m_mode != PACKET)
     {
         InstallFlow(topo, f);
@@ -513,6 +515,15 @@ RoceHelper::Install(const tn_topology* topo)
         node->AggregateObject(nic);
         nic->Attach(node->GetObject<RoceSwitch>());
         m_nics.push_back(nic);
+    }
+    // the deadlock watch over this rank's nodes (idle until a port is paused)
+    m_deadlockWatch = CreateObject<PfcDeadlockWatch>();
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        if (IsLocal(v))
+        {
+            m_deadlockWatch->Add(f.nodes.Get(v)->GetObject<RoceSwitch>(), v);
+        }
     }
     m_fabric = f;
     return f;

@@ -10,6 +10,7 @@
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/pfc-deadlock-watch.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-link-helper.h"
@@ -247,6 +248,16 @@ class RoceHelper : public RoceLinkHelper
     }
 
     /**
+     * \return the PFC deadlock watch of the last packet-level Install (null at flow level):
+     * it watches every node of this rank; configure it with Config::SetDefault on
+     * ns3::PfcDeadlockWatch (Enabled, PauseThreshold, StopSimulation) before Install
+     */
+    Ptr<PfcDeadlockWatch> GetDeadlockWatch() const
+    {
+        return m_deadlockWatch;
+    }
+
+    /**
      * \param id topology node id of the last Install
      * \return its ns-3 node
      */
@@ -304,6 +315,7 @@ class RoceHelper : public RoceLinkHelper
     Mode m_mode{PACKET};                            //!< level of Install
     ObjectFactory m_flowNetworkFactory;             //!< flow level
     Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
+    Ptr<PfcDeadlockWatch> m_deadlockWatch;          //!< last packet-level Install
     bool m_flowNetworkSeedSet{false};               //!< else the switches' EcmpSeed
     std::vector<Ptr<RateErrorModel>> m_errorModels; //!< error models (for AssignStreams)
     std::vector<uint32_t> m_userPartition;          //!< SetPartition (empty: automatic)

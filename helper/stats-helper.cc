@@ -404,6 +404,10 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
             recorder->GetCollectiveProbe()->AddExecutor(executor);
         }
     }
+    if (roce.GetDeadlockWatch())
+    {
+        recorder->WatchDeadlocks(roce.GetDeadlockWatch());
+    }
     for (uint32_t i = 0; i < tn_topology_link_count(topo); ++i)
     {
         const tn_link* l = tn_topology_link(topo, i);

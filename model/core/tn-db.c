@@ -32,7 +32,8 @@ static const char* const SCHEMA_1 =
     " module_version TEXT,"
     " started_at TEXT NOT NULL,"
     " finished_at TEXT,"
-    " status TEXT NOT NULL CHECK (status IN ('running','ok','aborted','error')),"
+    " status TEXT NOT NULL"
+    " CHECK (status IN ('running','ok','aborted','error','deadlock','stalled')),"
     " wall_seconds REAL,"
     " simulated_ns INTEGER,"
     " error TEXT);";
@@ -44,6 +45,32 @@ static const char* const SCHEMA_1 =
     " node_id INTEGER NOT NULL, rank INTEGER NOT NULL,"                                            \
     " tp INTEGER NOT NULL, ep INTEGER NOT NULL, dp INTEGER NOT NULL, pp INTEGER NOT NULL,"         \
     " PRIMARY KEY (run_id, node_id));"
+
+/* The table added by schema 6: the cycle of a PFC deadlock (PfcDeadlockWatch). */
+#define SCHEMA_6_TABLES                                                                          \
+    "CREATE TABLE IF NOT EXISTS deadlock ("                                                      \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                           \
+    " hop INTEGER NOT NULL, detected_ns INTEGER NOT NULL,"                                       \
+    " node_id INTEGER NOT NULL, port INTEGER NOT NULL, priority INTEGER NOT NULL,"              \
+    " peer_node_id INTEGER NOT NULL, peer_port INTEGER NOT NULL,"                                \
+    " paused_since_ns INTEGER NOT NULL, queue_bytes INTEGER NOT NULL, flows TEXT,"              \
+    " PRIMARY KEY (run_id, hop));"
+
+/* Schema 6 widened run.status; SQLite changes a CHECK only by rebuilding the table (run with
+ * legacy_alter_table on: the rename then leaves the views that name run as they are). */
+#define SCHEMA_6_RUN_REBUILD                                                                     \
+    "CREATE TABLE run_schema_6 ("                                                                \
+    " run_id INTEGER PRIMARY KEY, name TEXT NOT NULL, params_json TEXT NOT NULL,"                \
+    " seed INTEGER NOT NULL, run_number INTEGER NOT NULL, ns3_version TEXT,"                    \
+    " module_version TEXT, started_at TEXT NOT NULL, finished_at TEXT,"                         \
+    " status TEXT NOT NULL"                                                                      \
+    " CHECK (status IN ('running','ok','aborted','error','deadlock','stalled')),"               \
+    " wall_seconds REAL, simulated_ns INTEGER, error TEXT);"                                     \
+    "INSERT INTO run_schema_6 SELECT run_id, name, params_json, seed, run_number, ns3_version,"  \
+    " module_version, started_at, finished_at, status, wall_seconds, simulated_ns, error"        \
+    " FROM run;"                                                                                 \
+    "DROP TABLE run;"                                                                            \
+    "ALTER TABLE run_schema_6 RENAME TO run;"
 
 /* The views added by schema 5. */
 #define SCHEMA_5_VIEWS                                                                             \
@@ -133,7 +160,8 @@ static const char* const SCHEMA_2_TABLES =
     " iteration INTEGER NOT NULL, layer INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
     " compute_ns INTEGER, exposed_comm_ns INTEGER,"
-    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));" SCHEMA_5_TABLES;
+    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));"
+    SCHEMA_5_TABLES SCHEMA_6_TABLES;
 
 /* The views of schema 2 (kept apart: check_tables compares tables only). */
 static const char* const SCHEMA_2_VIEWS =
@@ -210,6 +238,7 @@ enum
     T_ITERATION,
     T_LAYER,
     T_LLM_RANK,
+    T_DEADLOCK,
     T_COUNT
 };
 
@@ -232,6 +261,7 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO iteration VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO layer VALUES (?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO llm_rank VALUES (?,?,?,?,?,?,?)",
+    "INSERT INTO deadlock VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 static const char* const TABLES[T_COUNT] = {"node",
@@ -244,7 +274,8 @@ static const char* const TABLES[T_COUNT] = {"node",
                                             "drop_event",
                                             "iteration",
                                             "layer",
-                                            "llm_rank"};
+                                            "llm_rank",
+                                            "deadlock"};
 
 #define MAX_COLUMNS 20
 
@@ -448,7 +479,7 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version >= 1 && version <= 4 && rows == 1)
+    if (version >= 1 && version <= 5 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables (of this schema);
          * schema 2's run had no error text; schema 3's collective had no tuner columns and
@@ -480,10 +511,18 @@ check_schema_version(tn_db* db, tn_error* err)
                           "DROP VIEW IF EXISTS collective_summary;" SCHEMA_5_TABLES,
                           "upgrading schema",
                           err);
+        /* schema 6 widened run.status and added deadlock; the legacy rename leaves the views
+         * (which name run) alone */
+        if (!status)
+            status = exec(db,
+                          "PRAGMA legacy_alter_table=ON;" SCHEMA_6_RUN_REBUILD
+                          "PRAGMA legacy_alter_table=OFF;" SCHEMA_6_TABLES,
+                          "upgrading schema",
+                          err);
         if (!status && version >= 2)
             status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 5", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 6", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1282,6 +1321,30 @@ tn_db_add_iteration(tn_db* db, int64_t run_id, const tn_db_iteration* in, tn_err
             put_null(r);
     }
     return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_deadlock_hop(tn_db* db, int64_t run_id, const tn_db_deadlock_hop* in, tn_error* err)
+{
+    row* r = new_row(db, T_DEADLOCK, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->hop);
+    put_int(r, in->detected_ns);
+    put_int(r, in->node);
+    put_int(r, in->port);
+    put_int(r, in->priority);
+    put_int(r, in->peer_node);
+    put_int(r, in->peer_port);
+    put_int(r, in->paused_since_ns);
+    put_int(r, (int64_t)in->queue_bytes);
+    int ok = 1;
+    if (in->flows)
+        ok = put_text(r, in->flows);
+    else
+        put_null(r);
+    return row_done(db, ok, err);
 }
 
 tn_status

@@ -5,9 +5,10 @@
  *
  * Contract: tn_db_open() opens or creates a database file, creates the schema
  * when missing (schema_version, run, node, link, collective, transfer, flow,
- * port_sample, pfc_event, drop_event, iteration, layer and the views), upgrades a
- * database of schema 1 (which had only run), 2 (run without error) and 3 (collective
- * without the tuner's columns) in place, and refuses any other schema
+ * port_sample, pfc_event, drop_event, iteration, layer, llm_rank, deadlock and the views),
+ * upgrades a database of schema 1 (which had only run), 2 (run without error), 3 (collective
+ * without the tuner's columns), 4 (no LLM breakdown) and 5 (run.status without 'deadlock' and
+ * 'stalled') in place, and refuses any other schema
  * version, a file that is not an SQLite database and a path it cannot write,
  * with a message naming the file. A database of another program is refused
  * before anything is written to it (not even the journal mode): a PRAGMA
@@ -18,7 +19,7 @@
  * Runs: tn_db_run_begin() records a run as 'running' and returns its id (the processes of a
  * distributed simulation add rows to one run: one begins it and the others write with its id);
  * tn_db_run_finish() writes the rows still buffered, then sets the run's final
- * status ('ok', 'aborted', 'error'), wall time and simulated time.
+ * status ('ok', 'aborted', 'error', 'deadlock', 'stalled'), wall time and simulated time.
  *
  * Rows: the tn_db_add_* functions copy a row into a buffer (text included);
  * the buffer is written in one transaction (prepared statements, BEGIN
@@ -58,7 +59,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 5
+#define TN_DB_SCHEMA_VERSION 6
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -316,6 +317,26 @@ extern "C"
                                  tn_error* err);
 
     tn_status tn_db_add_layer(tn_db* db, int64_t run_id, const tn_db_layer* row, tn_error* err);
+
+    /** One paused egress port of a PFC deadlock cycle (table deadlock). */
+    typedef struct tn_db_deadlock_hop
+    {
+        uint32_t hop;            /**< position in the loop (0, 1, ...; each waits for the next) */
+        int64_t detected_ns;     /**< when the cycle was found */
+        uint32_t node;           /**< node of the paused egress port */
+        uint32_t port;           /**< the port */
+        uint32_t priority;       /**< the paused priority */
+        uint32_t peer_node;      /**< next hop (its ingress buffer is full) */
+        uint32_t peer_port;      /**< its ingress port */
+        int64_t paused_since_ns; /**< start of the port's pause */
+        uint64_t queue_bytes;    /**< bytes waiting on (port, priority) */
+        const char* flows;       /**< flows whose frames wait there ("src->dst:sport bytes", ...) */
+    } tn_db_deadlock_hop;
+
+    tn_status tn_db_add_deadlock_hop(tn_db* db,
+                                     int64_t run_id,
+                                     const tn_db_deadlock_hop* row,
+                                     tn_error* err);
 
     /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */
     void* tn_db_handle(tn_db* db);

@@ -679,6 +679,16 @@ RoceNetDevice::GetPausedTime(uint8_t priority) const
     return t;
 }
 
+void
+RoceNetDevice::VisitQueue(uint8_t queue,
+                          const std::function<void(Ptr<const Packet>, uint32_t)>& visit) const
+{
+    for (const Item& item : m_queues[queue])
+    {
+        visit(item.packet, item.tag);
+    }
+}
+
 // ---------------------------------------------------------------- receive
 
 void

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 
 namespace ns3
@@ -227,6 +228,20 @@ class RoceNetDevice : public NetDevice
 
     /** \return total time data priority p spent paused so far */
     Time GetPausedTime(uint8_t priority) const;
+
+    /** \param priority 0..7 \return start of the current pause (meaningful while paused) */
+    Time GetPausedSince(uint8_t priority) const
+    {
+        return m_pausedSince[priority & 7];
+    }
+
+    /**
+     * Visit the packets waiting on a queue, head first (diagnosis: PfcDeadlockWatch reads
+     * which ingress port and which flow each waiting frame belongs to).
+     * \param queue 0..8 \param visit called with each packet and its ingress tag
+     */
+    void VisitQueue(uint8_t queue,
+                    const std::function<void(Ptr<const Packet>, uint32_t)>& visit) const;
 
     /** \return bytes sent on the wire so far (frames incl. Ethernet header, excl. FCS) */
     uint64_t GetTxBytes() const

@@ -316,6 +316,56 @@ CollectiveProbe::GetUnfinished(std::vector<std::string>* what) const
     }
 }
 
+uint64_t
+CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max) const
+{
+    uint64_t n = 0;
+    for (const auto& entry : m_collectives)
+    {
+        const Ptr<Collective>& c = entry.second.collective;
+        if (entry.second.written || !c || !c->IsStarted() || c->IsComplete())
+        {
+            continue;
+        }
+        // generated (no schedule) or symmetric (one rank's states stand for all): named only
+        if (c->IsGenerated() || !c->IsSimulated(0) || !c->IsSimulated(1))
+        {
+            if (n++ < max)
+            {
+                what->push_back("collective " + std::to_string(entry.first) + " (" +
+                                c->GetCollectiveName() + "): " + c->Check());
+            }
+            continue;
+        }
+        for (uint64_t t = 0; t < c->GetTransferCount(); ++t)
+        {
+            const CollectiveTransferRecord r = c->GetRecord(static_cast<uint32_t>(t));
+            if (r.issue.IsStrictlyNegative() || !r.ready.IsStrictlyNegative())
+            {
+                continue; // not posted yet (its dependencies wait), or done
+            }
+            if (n++ >= max)
+            {
+                continue;
+            }
+            std::ostringstream s;
+            s << "node " << r.dstNode << " waits for node " << r.srcNode << ": collective "
+              << entry.first << " transfer " << r.transfer << ", " << r.bytes
+              << " bytes, issued at " << r.issue.GetNanoSeconds() / 1e3 << " us, ";
+            if (r.lastByte.IsStrictlyNegative())
+            {
+                s << (r.firstByte.IsStrictlyNegative() ? "no byte yet" : "partly arrived");
+            }
+            else
+            {
+                s << "arrived, not ready";
+            }
+            what->push_back(s.str());
+        }
+    }
+    return n;
+}
+
 void
 CollectiveProbe::TransferReady(const CollectiveTransferRecord& r)
 {

@@ -52,6 +52,17 @@ class CollectiveProbe : public StatsProbe
     void WriteUnfinished();
     void GetUnfinished(std::vector<std::string>* what) const override;
     /**
+     * The dependency frontier of the followed collectives that started and did not end: the
+     * transfers issued and not ready, each a receiving NPU waiting for a message of a peer
+     * ("node D waits for node S: collective C transfer T, B bytes, issued at X us, no byte
+     * yet", "partly arrived" or "arrived, not ready"). Collectives generated at run time (no
+     * schedule) and symmetric ones are named with their progress only.
+     * \param what the first `max` waits are appended
+     * \param max how many to describe
+     * \return how many waits there are in all
+     */
+    uint64_t GetFrontier(std::vector<std::string>* what, std::size_t max) const;
+    /**
      * A rank's part of a distributed run: write the rows of the collectives this rank took
      * part in, joined over the ranks (StatsRecorder::GatherRanks); once.
      */

@@ -59,6 +59,13 @@ StatsRecorder::GetTypeId()
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&StatsRecorder::m_interval),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("StallTimeout",
+                          "End the run as 'stalled' when no work was done (no transfer ready, "
+                          "message completed, layer, iteration or collective ended) for this "
+                          "simulated time while a collective waits for messages (0: never).",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&StatsRecorder::m_stallTimeout),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("PortSamples",
                           "Record port samples.",
                           BooleanValue(true),
@@ -374,6 +381,7 @@ StatsRecorder::GetCollectiveProbe() const
 void
 StatsRecorder::WriteCollective(tn_db_collective* row, tn_collective kind)
 {
+    ++m_progress;
     if (row->end_ns >= 0)
     {
         const double ns = double(row->end_ns - row->start_ns);
@@ -443,6 +451,7 @@ StatsRecorder::Start()
     }
     m_started = true;
     m_lastSample = Simulator::Now();
+    m_progressAt = m_lastSample;
     for (PortState& s : m_ports)
     {
         s.writtenNs = m_lastSample.GetNanoSeconds();
@@ -549,10 +558,36 @@ StatsRecorder::Tick()
                 << "): a value makes it far slower than its plan; raise the limit with "
                 << "ns3::StatsRecorder::SimulatedTimeLimit if it is meant to be that slow";
         }
+        const std::string pending = DescribePending();
+        if (!pending.empty())
+        {
+            why << "; pending: " << pending;
+        }
         m_timeLimitError = why.str();
         NS_LOG_WARN(m_timeLimitError);
         Simulator::Stop();
         return;
+    }
+    // no work done for StallTimeout while work is pending: a stall, named by its frontier
+    if (m_progress != m_progressSeen)
+    {
+        m_progressSeen = m_progress;
+        m_progressAt = now;
+    }
+    else if (m_stallTimeout.IsStrictlyPositive() && now - m_progressAt >= m_stallTimeout)
+    {
+        std::vector<std::string> waits;
+        if (m_collectiveProbe->GetFrontier(&waits, 1) > 0)
+        {
+            std::ostringstream why;
+            why << "stalled: no work done for " << m_stallTimeout.GetMicroSeconds() / 1e3
+                << " ms of simulated time (since " << m_progressAt.GetMicroSeconds() / 1e3
+                << " ms; ns3::StatsRecorder::StallTimeout); pending: " << DescribePending();
+            m_stallError = why.str();
+            NS_LOG_WARN(m_stallError);
+            Simulator::Stop();
+            return;
+        }
     }
     ScheduleTick();
 }
@@ -643,6 +678,7 @@ StatsRecorder::Sample(bool last)
 void
 StatsRecorder::WriteFlow(const tn_db_flow& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -673,6 +709,7 @@ StatsRecorder::WriteDrop(const tn_db_drop& row)
 void
 StatsRecorder::WriteTransfer(const tn_db_transfer& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -683,6 +720,7 @@ StatsRecorder::WriteTransfer(const tn_db_transfer& row)
 void
 StatsRecorder::WriteLayer(const tn_db_layer& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -693,6 +731,7 @@ StatsRecorder::WriteLayer(const tn_db_layer& row)
 void
 StatsRecorder::WriteIteration(const tn_db_iteration& row)
 {
+    ++m_progress;
     tn_error err{};
     if (!m_failed)
     {
@@ -729,6 +768,51 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
         m_destroyPending = false;
     }
     return Close(status, simulatedNs, error, true);
+}
+
+std::string
+StatsRecorder::DescribePending() const
+{
+    const std::size_t shown = 5;
+    std::vector<std::string> what;
+    const uint64_t waits = m_collectiveProbe->GetFrontier(&what, shown);
+    std::ostringstream os;
+    for (std::size_t i = 0; i < what.size(); ++i)
+    {
+        os << (i ? "; " : "") << what[i];
+    }
+    if (waits > what.size())
+    {
+        os << " and " << waits - what.size() << " more";
+    }
+    std::vector<std::string> unfinished;
+    m_collectiveProbe->GetUnfinished(&unfinished);
+    for (const Ptr<StatsProbe>& probe : m_probes)
+    {
+        probe->GetUnfinished(&unfinished);
+    }
+    for (std::size_t i = 0; i < unfinished.size() && i < 3; ++i)
+    {
+        os << (os.tellp() > 0 ? "; " : "") << unfinished[i];
+    }
+    if (unfinished.size() > 3)
+    {
+        os << " and " << unfinished.size() - 3 << " more";
+    }
+    return os.str();
+}
+
+void
+StatsRecorder::WatchDeadlocks(Ptr<PfcDeadlockWatch> watch)
+{
+    watch->TraceConnectWithoutContext("Deadlock",
+                                      MakeCallback(&StatsRecorder::DeadlockFound, this));
+}
+
+void
+StatsRecorder::DeadlockFound(const PfcDeadlock& deadlock)
+{
+    m_deadlock = deadlock;
 }
 
 void
@@ -801,10 +885,33 @@ StatsRecorder::Close(const std::string& status,
         tn_signal_unwatch();
         m_watching = false;
     }
-    std::string final = m_failed                    ? "error"
-                        : m_signal                  ? "aborted"
-                        : !m_timeLimitError.empty() ? "error"
-                                                    : status;
+    std::string final = m_failed                      ? "error"
+                        : m_signal                    ? "aborted"
+                        : !m_deadlock.message.empty() ? "deadlock"
+                        : !m_stallError.empty()       ? "stalled"
+                        : !m_timeLimitError.empty()   ? "error"
+                                                      : status;
+    for (std::size_t i = 0; !m_failed && i < m_deadlock.cycle.size(); ++i)
+    {
+        const PfcDeadlockHop& h = m_deadlock.cycle[i];
+        const tn_db_deadlock_hop row{static_cast<uint32_t>(i),
+                                     m_deadlock.detected.GetNanoSeconds(),
+                                     h.node,
+                                     h.port,
+                                     h.priority,
+                                     h.peerNode,
+                                     h.peerPort,
+                                     h.pausedSince.GetNanoSeconds(),
+                                     h.queueBytes,
+                                     h.flows.c_str()};
+        tn_error e{};
+        if (tn_db_add_deadlock_hop(m_db, m_runId, &row, &e) != TN_OK)
+        {
+            m_error = e.message;
+            m_failed = true;
+            final = "error";
+        }
+    }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     tn_error err{};
@@ -824,8 +931,10 @@ StatsRecorder::Close(const std::string& status,
     {
         m_runError = m_failed   ? "database: " + m_error
                      : m_signal ? "interrupted by signal " + std::to_string(m_signal)
-                     : !m_timeLimitError.empty() ? m_timeLimitError
-                                                 : error;
+                     : !m_deadlock.message.empty() ? m_deadlock.message
+                     : !m_stallError.empty()       ? m_stallError
+                     : !m_timeLimitError.empty()   ? m_timeLimitError
+                                                   : error;
         if (!m_runError.empty() && !m_joined)
         {
             tn_error ignored{}; // the run's status is written; its error text is a courtesy

@@ -10,6 +10,7 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/pfc-deadlock-watch.h"
 #include "ns3/ptr.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-schedule.h"
@@ -240,6 +241,24 @@ class StatsRecorder : public Object
     }
 
     /**
+     * Follow a PFC deadlock watch: when it finds a cycle the run ends 'deadlock', with the
+     * watch's message as its error text and the cycle in the deadlock table.
+     * \param watch the watch (RoceHelper::GetDeadlockWatch)
+     */
+    void WatchDeadlocks(Ptr<PfcDeadlockWatch> watch);
+
+    /**
+     * \return why the run was stopped early: the PFC deadlock found, else the stall, else the
+     * simulated time limit reached ("" if none)
+     */
+    const std::string& GetStopError() const
+    {
+        return !m_deadlock.message.empty() ? m_deadlock.message
+               : !m_stallError.empty()     ? m_stallError
+                                           : m_timeLimitError;
+    }
+
+    /**
      * Take the last sample, write the collectives that did not end, write the buffered rows
      * and set the run's final status: `status` ("ok" or "error"), unless a signal arrived
      * ("aborted") or a write failed ("error"). A run that is not ok gets its error text
@@ -383,6 +402,14 @@ class StatsRecorder : public Object
                       uint64_t simulatedNs,
                       const std::string& error,
                       bool lastSample);
+    /**
+     * What the run still waits for: the collectives' dependency frontier (the first few
+     * waits and how many in all) and what did not end.
+     * \return one line
+     */
+    std::string DescribePending() const;
+    /** A watch found a PFC deadlock. \param deadlock what it found */
+    void DeadlockFound(const PfcDeadlock& deadlock);
     /** The destroy event: finish a run Finish() did not */
     void FinishAtDestroy();
     /**
@@ -427,6 +454,12 @@ class StatsRecorder : public Object
     Time m_timeLimit;              //!< the program's limit (SetSimulatedTimeLimit)
     std::string m_timeLimitOrigin; //!< where the program's limit comes from
     std::string m_timeLimitError;  //!< set when the run was stopped at the limit
+    PfcDeadlock m_deadlock;        //!< the deadlock a watch found (empty message: none)
+    std::string m_stallError;      //!< set when the run was stopped as stalled
+    Time m_stallTimeout;           //!< StallTimeout
+    uint64_t m_progress{0};        //!< rows of work done (transfers, flows, layers, ...)
+    uint64_t m_progressSeen{0};    //!< m_progress at the last tick that saw it grow
+    Time m_progressAt;             //!< that tick
     uint64_t m_samples{0};
 
     // attributes

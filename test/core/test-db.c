@@ -167,7 +167,8 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                                          "drop_event",
                                          "iteration",
                                          "layer",
-                                         "llm_rank"};
+                                         "llm_rank",
+                                         "deadlock"};
     static const char* const views[] = {"port_summary",
                                         "hottest_ports",
                                         "pause_per_port",
@@ -390,6 +391,67 @@ test_schema_4_upgraded(tn_test_ctx* ctx)
                           "exposed_ep_ns FROM iteration_breakdown WHERE tp = 1 AND "
                           "iteration_ns = 100"),
                 40);
+    tn_db_close(db);
+}
+
+/* Schema 5's run.status knew no 'deadlock' nor 'stalled': the run table is rebuilt in place,
+ * its rows kept, the views still answer, and the new statuses and the deadlock table work. */
+static void
+test_schema_5_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-v5.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    int64_t old = -1;
+    tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &old, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_finish(db, old, "ok", 1.0, 42, &err) == TN_OK);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "PRAGMA legacy_alter_table=ON; DROP TABLE deadlock;"
+                            "CREATE TABLE run5 (run_id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                            " params_json TEXT NOT NULL, seed INTEGER NOT NULL,"
+                            " run_number INTEGER NOT NULL, ns3_version TEXT,"
+                            " module_version TEXT, started_at TEXT NOT NULL, finished_at TEXT,"
+                            " status TEXT NOT NULL CHECK (status IN"
+                            " ('running','ok','aborted','error')),"
+                            " wall_seconds REAL, simulated_ns INTEGER, error TEXT);"
+                            "INSERT INTO run5 SELECT * FROM run; DROP TABLE run;"
+                            "ALTER TABLE run5 RENAME TO run;"
+                            "UPDATE schema_version SET version = 5;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    /* the schema-5 file refuses the new status: what the upgrade must change */
+    TN_CHECK(ctx,
+             sqlite3_exec(sql, "UPDATE run SET status = 'deadlock'", NULL, NULL, NULL) ==
+                 SQLITE_CONSTRAINT);
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT count(*) FROM run WHERE name = 'old' AND simulated_ns = 42"),
+                1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM collective_summary"), 0);
+    int64_t run = -1;
+    info.name = "mesh";
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_deadlock_hop hop = {1, 900, 3, 2, 3, 7, 1, 800, 4096, "3->7:49152 4096"};
+    TN_CHECK(ctx, tn_db_add_deadlock_hop(db, run, &hop, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "deadlock", 1.0, 900, &err) == TN_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM run r JOIN deadlock d USING (run_id) WHERE"
+                          " r.status = 'deadlock' AND d.peer_node_id = 7 AND d.queue_bytes = 4096"),
+                1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'stalled'"), 0);
+    TN_CHECK(ctx, tn_db_run_finish(db, old, "stalled", 1.0, 42, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'stalled'"), 1);
     tn_db_close(db);
 }
 
@@ -1188,6 +1250,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "schema-1-upgraded", test_schema_1_upgraded);
     tn_test_add(suite, "schema-3-upgraded", test_schema_3_upgraded);
     tn_test_add(suite, "schema-4-upgraded", test_schema_4_upgraded);
+    tn_test_add(suite, "schema-5-upgraded", test_schema_5_upgraded);
     tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);

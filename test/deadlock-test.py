@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The mesh direct all-reduce that deadlocks under PFC (doc/run-not-finishing.rst).
+
+collective-comparison --topology=mesh:4x4 --bytes=256MiB --mode=packet --algorithms=direct
+once ran 408 s of wall time to a simulated-time limit of 47 ms after its ports had paused for
+good at 8 ms. Checked here:
+  - it exits 1 and prints "PFC deadlock found at T ms" with T at most MAX_SIMULATED_MS;
+  - it ends in at most MAX_WALL_S of wall time (a loose guard: the acceptance is 10 s on an
+    idle machine; the runners here are shared);
+  - the database: the run is 'deadlock', its error text the printed message, simulated_ns the
+    detection time; the deadlock table is a closed loop of real cables (each hop's cable
+    leads to the next hop's node: link src_node:src_port -> dst_node:dst_port), every hop
+    paused before the detection, holding bytes, with its flows named.
+
+  - every SQL block of doc/run-not-finishing.rst's "Queries" runs on that database and
+    returns rows;
+  - the same run with the watch off and StatsRecorder::StallTimeout=5ms ends 'stalled' 5 ms
+    after its last completed transfer, and its message names the dependency frontier (NPUs
+    waiting for peers' transfers) and how many waits were left out.
+
+usage: deadlock-test.py COLLECTIVE_COMPARISON DB DOC.rst
+"""
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+
+MAX_SIMULATED_MS = 20.0
+MAX_WALL_S = 60.0
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def main():
+    program, db = sys.argv[1], sys.argv[2]
+    if os.path.exists(db):
+        os.remove(db)
+    start = time.monotonic()
+    run = subprocess.run([program, "--topology=mesh:4x4", "--bytes=256MiB", "--mode=packet",
+                          "--algorithms=direct", "--db=" + db],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    wall = time.monotonic() - start
+    print(run.stdout, end="")
+    print(run.stderr, end="", file=sys.stderr)
+    check(run.returncode == 1, "exit status %d, not 1" % run.returncode)
+    check(wall <= MAX_WALL_S, "%.1f s of wall time" % wall)
+    m = re.search(r"PFC deadlock found at ([0-9.]+) ms: a cycle of (\d+) paused ports", run.stdout)
+    check(m is not None, "no 'PFC deadlock found' line")
+    if m:
+        check(float(m.group(1)) <= MAX_SIMULATED_MS, "found at %s ms" % m.group(1))
+    sql = sqlite3.connect(db)
+    rows = sql.execute("SELECT status, error, simulated_ns FROM run").fetchall()
+    check(len(rows) == 1, "%d runs" % len(rows))
+    status, error, simulated = rows[0]
+    check(status == "deadlock", "status %s" % status)
+    check(error is not None and error in run.stdout, "run.error is not the printed message")
+    hops = sql.execute("SELECT hop, detected_ns, node_id, port, priority, peer_node_id, peer_port,"
+                       " paused_since_ns, queue_bytes, flows FROM deadlock ORDER BY hop").fetchall()
+    check(m is None or len(hops) == int(m.group(2)), "%d hops recorded" % len(hops))
+    check(len(hops) >= 2, "a cycle has at least two hops")
+    for k, h in enumerate(hops):
+        hop, detected, node, port, prio, peer, peer_port, since, queued, flows = h
+        nxt = hops[(k + 1) % len(hops)]
+        check(hop == k, "hops numbered 0..n-1")
+        check(detected == simulated, "simulated_ns %s is not the detection %s" % (simulated, detected))
+        check(peer == nxt[2], "hop %d leads to node %d, the next hop is on node %d" % (k, peer, nxt[2]))
+        cable = sql.execute("SELECT count(*) FROM link WHERE src_node=? AND src_port=? AND"
+                            " dst_node=? AND dst_port=?", (node, port, peer, peer_port)).fetchone()[0]
+        check(cable == 1, "hop %d: no cable %d:%d -> %d:%d" % (k, node, port, peer, peer_port))
+        check(since < detected, "hop %d paused at %d, not before %d" % (k, since, detected))
+        check(queued > 0 and flows, "hop %d holds no bytes or names no flow" % k)
+        check(prio == 3, "hop %d: priority %d, not the lossless 3" % (k, prio))
+    text = open(sys.argv[3], encoding="utf-8").read()
+    queries = re.findall(r"\.\. code-block:: sql\n\n((?:   .*\n|\n)+)", text[text.find("\nQueries\n"):])
+    check(len(queries) >= 3, "%d queries in %s" % (len(queries), sys.argv[3]))
+    for q in queries:
+        sql_text = "\n".join(line[3:] for line in q.splitlines())
+        try:
+            check(len(sql.execute(sql_text).fetchall()) > 0, "no rows: " + sql_text)
+        except sqlite3.Error as e:
+            failures.append("%s: %s" % (sql_text, e))
+    stall_db = db + ".stall"
+    if os.path.exists(stall_db):
+        os.remove(stall_db)
+    run = subprocess.run([program, "--topology=mesh:4x4", "--bytes=256MiB", "--mode=packet",
+                          "--algorithms=direct", "--ns3::PfcDeadlockWatch::Enabled=false",
+                          "--ns3::StatsRecorder::StallTimeout=5ms", "--db=" + stall_db],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    print(run.stdout, end="")
+    check(run.returncode == 1, "stall run: exit status %d, not 1" % run.returncode)
+    m = re.search(r"stalled: no work done for 5 ms of simulated time \(since ([0-9.]+) ms", run.stdout)
+    check(m is not None, "no 'stalled' line")
+    waits = re.findall(r"node (\d+) waits for node (\d+): collective \d+ transfer \d+", run.stdout)
+    check(len(waits) == 5, "%d waits named, not the first 5" % len(waits))
+    check(re.search(r"and \d+ more", run.stdout) is not None, "no count of the other waits")
+    sql = sqlite3.connect(stall_db)
+    status, error, simulated = sql.execute("SELECT status, error, simulated_ns FROM run").fetchone()
+    check(status == "stalled", "stall run: status %s" % status)
+    check(error is not None and error in run.stdout, "stall run: run.error is not the message")
+    if m:
+        # the recorder ticks every SampleInterval (10 us): the stall is seen within one tick
+        stalled_at = (float(m.group(1)) + 5.0) * 1e6
+        check(stalled_at <= simulated <= stalled_at + 10000,
+              "stalled at %d ns, not 5 ms after %s ms" % (simulated, m.group(1)))
+        # 'since': the first tick after the last work done (a transfer ready, a message done)
+        last = sql.execute("SELECT max(t) FROM (SELECT max(ready_ns) AS t FROM transfer"
+                           " UNION ALL SELECT max(end_ns) FROM flow)").fetchone()[0]
+        since = float(m.group(1)) * 1e6
+        check(last is not None and last <= since <= last + 10000,
+              "'since' %s ms is not the tick after the last work done (%s ns)" % (m.group(1), last))
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,273 @@
+/*
+ * Copyright (c) 2026 training-net authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// PfcDeadlockWatch: a ring of three switches whose planned routes all turn the same way
+// deadlocks and is named (its three ring ports, in wait-for order); an incast paused far
+// longer than the threshold has no cycle and is left alone.
+
+#include "roce-test-util.h"
+
+#include "ns3/node-container.h"
+#include "ns3/pfc-deadlock-watch.h"
+#include "ns3/roce-link-helper.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::roce_test;
+
+namespace
+{
+
+/**
+ * Switches S0..S(n-1) in a ring (S_i cabled to S_(i+1)), each with one host on its port 2;
+ * ringPort[i] is the port of S_i towards S_(i+1). The tests plan the routes.
+ */
+struct Fabric
+{
+    std::vector<Ptr<Node>> sw;               //!< switches
+    std::vector<Ptr<RoceSwitch>> fwd;        //!< their forwarding
+    std::vector<Ptr<Node>> hosts;            //!< hosts, host i on switch i
+    std::vector<Ptr<RoceNetDevice>> hostDev; //!< host devices
+    std::vector<Ptr<TestSink>> sinks;        //!< host sinks
+    std::vector<Ptr<TestSource>> sources;    //!< host sources
+    Ptr<PfcDeadlockWatch> watch;             //!< watches every switch
+    std::vector<uint32_t> ringPort;          //!< clockwise port of each ring switch
+
+    Fabric(uint32_t n, uint64_t buffer)
+    {
+        RoceLinkHelper link;
+        link.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+        link.SetChannelAttribute("Delay", StringValue("1us"));
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            sw.push_back(CreateObject<Node>());
+            fwd.push_back(link.GetOrInstallSwitch(sw[i]));
+            fwd[i]->GetMmu()->SetAttribute("BufferSize", UintegerValue(buffer));
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            link.Install(sw[i], sw[(i + 1) % n]); // port 0 of S_i, port 1 of S_(i+1)
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<Node> h = CreateObject<Node>();
+            NetDeviceContainer d = link.Install(sw[i], h); // port 2 of S_i
+            hosts.push_back(h);
+            hostDev.push_back(DynamicCast<RoceNetDevice>(d.Get(1)));
+            Ptr<RoceSwitch> hs = h->GetObject<RoceSwitch>();
+            hs->SetLocalAddress(RoceAddress::FromNodeId(h->GetId()));
+            sinks.push_back(Create<TestSink>());
+            hs->SetLocalReceiveCallback(MakeCallback(&TestSink::Receive, sinks.back()));
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            // the port of S_i whose cable leads to S_(i+1)
+            for (uint32_t p = 0; p < fwd[i]->GetNPorts(); ++p)
+            {
+                if (fwd[i]->GetPort(p)->GetPeer()->GetNode() == sw[(i + 1) % n])
+                {
+                    ringPort.push_back(p);
+                    break;
+                }
+            }
+        }
+        watch = CreateObject<PfcDeadlockWatch>();
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            watch->Add(fwd[i], sw[i]->GetId());
+        }
+    }
+
+    /** Host i sends `count` packets at line rate to host (i + hops) mod n. */
+    void Send(uint32_t hops, uint32_t count)
+    {
+        const uint32_t n = hosts.size();
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<TestSource> s = Create<TestSource>();
+            s->srcNode = hosts[i]->GetId();
+            s->dstNode = hosts[(i + hops) % n]->GetId();
+            s->sport = 1000 + i;
+            s->payload = 1000;
+            s->count = count;
+            s->Install(hostDev[i]);
+            Simulator::ScheduleNow(&RoceNetDevice::Kick, hostDev[i]);
+            sources.push_back(s);
+        }
+    }
+};
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * Three switches in a ring, every route clockwise, each host sending two hops on: each ring
+ * link carries two flows at line rate, every ring ingress fills, and the three ring ports
+ * pause each other for good. The watch names the loop S0:0 -> S1:0 -> S2:0 (each waits for the
+ * next), with the flows whose frames sit in it, stops the simulation within a threshold and a
+ * wake-up of the cycle closing, and no packet ever reaches a host two hops on after it.
+ */
+class RoceDeadlockRingTestCase : public TestCase
+{
+  public:
+    RoceDeadlockRingTestCase()
+        : TestCase("3-switch ring of planned routes: the cycle is named and the run stopped")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        DefaultsGuard guard;
+        guard.SetDefault("ns3::PfcDeadlockWatch::PauseThreshold", TimeValue(MicroSeconds(200)));
+        Fabric f(3, 300000);
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            for (uint32_t h = 0; h < 3; ++h)
+            {
+                f.fwd[i]->SetRoute(f.hosts[h]->GetId(), {h == i ? 2u : f.ringPort[i]});
+            }
+        }
+        f.Send(2, 1000000);
+        Simulator::Stop(MilliSeconds(50)); // a guard: the watch must stop it far sooner
+        Simulator::Run();
+        const Time end = Simulator::Now();
+        NS_TEST_ASSERT_MSG_EQ(f.watch->HasDeadlock(), true, "the ring deadlocks and is found");
+        const PfcDeadlock& d = f.watch->GetDeadlock();
+        NS_TEST_EXPECT_MSG_EQ(end, d.detected, "stopped at the detection");
+        NS_TEST_ASSERT_MSG_EQ(d.cycle.size(), 3u, "three ring ports");
+        if (d.cycle.size() != 3)
+        {
+            Simulator::Destroy();
+            return;
+        }
+        // the loop, from whichever hop the search met first: each hop's peer is the next hop
+        for (uint32_t k = 0; k < 3; ++k)
+        {
+            const PfcDeadlockHop& a = d.cycle[k];
+            const PfcDeadlockHop& b = d.cycle[(k + 1) % 3];
+            const uint32_t i = a.node - f.sw[0]->GetId();
+            const uint32_t next = (i + 1) % 3;
+            NS_TEST_EXPECT_MSG_EQ(a.port, f.ringPort[i], "a clockwise ring port");
+            NS_TEST_EXPECT_MSG_EQ(unsigned(a.priority), 3u, "the lossless priority");
+            NS_TEST_EXPECT_MSG_EQ(a.peerNode, b.node, "each hop waits for the next");
+            NS_TEST_EXPECT_MSG_EQ(b.node, f.sw[next]->GetId(), "clockwise");
+            NS_TEST_EXPECT_MSG_EQ(f.fwd[next]->GetPort(a.peerPort)->GetPeer(),
+                                  f.fwd[i]->GetPort(a.port),
+                                  "the peer port is the other end of the cable");
+            NS_TEST_EXPECT_MSG_GT(a.queueBytes, 0u, "bytes wait there");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(a.pausedSince, d.since, "since: the last pause");
+        }
+        // the watch wakes a threshold after the first pause, then every half threshold
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(d.detected - d.since, MicroSeconds(200), "paused long enough");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(d.detected - d.since, MicroSeconds(300), "found at once");
+        // only the flows of the ring: host i -> host i+2, sport 1000 + i (host->switch->switch
+        // frames wait on each ring port, two flows per port)
+        NS_TEST_ASSERT_MSG_EQ(d.flows.size(), 3u, "three flows in the cycle");
+        for (const PfcDeadlockFlow& fl : d.flows)
+        {
+            const uint32_t i = fl.sport - 1000;
+            NS_TEST_EXPECT_MSG_EQ(fl.src, f.hosts[i]->GetId(), "source of the flow");
+            NS_TEST_EXPECT_MSG_EQ(fl.dst, f.hosts[(i + 2) % 3]->GetId(), "two hops on");
+        }
+        NS_TEST_EXPECT_MSG_NE(d.message.find("PFC deadlock"), std::string::npos, "message");
+        // nothing moves after the cycle closed: no host received anything in the last 100 us
+        for (const Ptr<TestSink>& s : f.sinks)
+        {
+            NS_TEST_EXPECT_MSG_EQ(s->rx.empty() || s->rx.back().timeNs <
+                                                       (end - MicroSeconds(100)).GetNanoSeconds(),
+                                  true,
+                                  "no delivery once deadlocked");
+        }
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The same three switches routed without a cycle (each host sends one hop on, and the hosts
+ * two switches apart through the third are not used): pauses of a few hundred us, longer than
+ * a short threshold, come and go, and all packets arrive. A long pause alone is no deadlock.
+ */
+class RoceDeadlockNoCycleTestCase : public TestCase
+{
+  public:
+    RoceDeadlockNoCycleTestCase()
+        : TestCase("pauses longer than the threshold without a cycle: no deadlock")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        DefaultsGuard guard;
+        guard.SetDefault("ns3::PfcDeadlockWatch::PauseThreshold", TimeValue(MicroSeconds(5)));
+        Fabric f(3, 300000);
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            for (uint32_t h = 0; h < 3; ++h)
+            {
+                f.fwd[i]->SetRoute(f.hosts[h]->GetId(), {h == i ? 2u : f.ringPort[i]});
+            }
+        }
+        // an incast on host 1: hosts 0 and 2 send to it (host 2 around S2 -> S0 -> S1)
+        const uint32_t count = 3000;
+        const uint32_t srcs[2] = {0, 2};
+        for (uint32_t i : srcs)
+        {
+            Ptr<TestSource> s = Create<TestSource>();
+            s->srcNode = f.hosts[i]->GetId();
+            s->dstNode = f.hosts[1]->GetId();
+            s->sport = 1000 + i;
+            s->payload = 1000;
+            s->count = count;
+            s->Install(f.hostDev[i]);
+            Simulator::ScheduleNow(&RoceNetDevice::Kick, f.hostDev[i]);
+            f.sources.push_back(s);
+        }
+        Time longest;
+        f.fwd[2]->TraceConnectWithoutContext(
+            "PfcResume",
+            MakeBoundCallback(
+                +[](Time* longest, Ptr<RoceSwitch> sw, uint32_t port, uint8_t prio, bool sent) {
+                    if (!sent)
+                    {
+                        *longest = std::max(*longest, sw->GetPort(port)->GetPausedTime(prio));
+                    }
+                },
+                &longest,
+                f.fwd[2]));
+        Simulator::Stop(MilliSeconds(50));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(f.watch->HasDeadlock(), false, "no cycle, no deadlock");
+        NS_TEST_EXPECT_MSG_EQ(f.sinks[1]->rx.size(), 2u * count, "every packet arrived");
+        NS_TEST_EXPECT_MSG_GT(longest, MicroSeconds(5), "paused longer than the threshold");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * PfcDeadlockWatch tests.
+ */
+class RoceDeadlockTestSuite : public TestSuite
+{
+  public:
+    RoceDeadlockTestSuite()
+        : TestSuite("training-net-roce-deadlock", UNIT)
+    {
+        AddTestCase(new RoceDeadlockRingTestCase, TestCase::QUICK);
+        AddTestCase(new RoceDeadlockNoCycleTestCase, TestCase::QUICK);
+    }
+};
+
+static RoceDeadlockTestSuite g_roceDeadlockTestSuite; //!< registers the suite
