@@ -294,6 +294,7 @@ test_sources = [
     'test/flow-level-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
     'test/llm-test-suite.cc',
+    'test/simai-test-suite.cc',
     'test/npu-test-suite.cc',
     'test/program-options-test-suite.cc',
     'test/training-test-suite.cc',

@@ -1,0 +1,166 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * SimAI / AICB workload files (tn-simai.h) run by a training job at flow level: every TP, DP
+ * and PP collective the run creates has the size and the group the file gives, as many of
+ * them as the groups and micro-batches make, and a file for another number of NPUs is
+ * refused naming all_gpus.
+ */
+#include "tn-test-data.h"
+
+#include "ns3/boolean.h"
+#include "ns3/collective-helper.h"
+#include "ns3/npu-helper.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+#include "ns3/training-helper.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** What a collective is: what it serves, its operation, size and number of ranks. */
+using Kind = std::tuple<std::string, int, uint64_t, uint32_t>;
+
+/**
+ * test/data/simai/pipeline.txt (tp 2, pp 2, dp 2, ga 2, pp_comm 4096) on 8 NPUs: per TP
+ * group (4 of them) and micro-batch the attn all-reduce (1000 B, fwd), all-gather (2000 B,
+ * ig) and the mlp reduce-scatter (1500 B, fwd); per DP group (T * P = 4) the mlp's wg
+ * all-reduce (5000 B) once; per pipeline (T * D = 4) and micro-batch an activation and a
+ * gradient, each a broadcast of pp_comm bytes from sender to receiver.
+ */
+class SimaiSizesTestCase : public TnDataTestCase
+{
+  public:
+    SimaiSizesTestCase()
+        : TnDataTestCase("a SimAI workload's collectives have the file's sizes at flow level")
+    {
+    }
+
+  private:
+    std::map<Kind, uint32_t> m_seen;
+
+    void Created(Ptr<Collective> c)
+    {
+        m_seen[Kind(c->GetParallelism(), int(c->GetOperation()), c->GetBytes(), c->GetRanks())]++;
+    }
+
+    /** Run pipeline.txt on switch:8 at flow level; rank 0's first iteration. */
+    TrainingIterationRecord Run(bool network)
+    {
+        TrainingIterationRecord out;
+        tn_error err;
+        tn_topology* topo = nullptr;
+        tn_topology_from_spec("switch:8", &topo, &err);
+        RoceHelper roce;
+        roce.SetMode("flow");
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        NpuHelper npus;
+        npus.Install(roce.GetFabric().npus);
+        TrainingHelper training;
+        training.SetJobAttribute("Network", BooleanValue(network));
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(training.LoadSimai(DataFile("simai/pipeline.txt"), &error),
+                              true,
+                              error);
+        Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &error);
+        NS_TEST_EXPECT_MSG_NE(job, nullptr, error);
+        if (job)
+        {
+            job->TraceConnectWithoutContext("CollectiveCreated",
+                                            MakeCallback(&SimaiSizesTestCase::Created, this));
+            job->Start();
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(job->IsComplete(), true, "the iteration completes");
+            if (!job->GetIterations(0).empty())
+            {
+                out = job->GetIterations(0)[0];
+            }
+        }
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return out;
+    }
+
+    void DoRun() override
+    {
+        const TrainingIterationRecord it = Run(true);
+        const uint32_t ga = 2;
+        const std::map<Kind, uint32_t> want = {
+            {Kind("tp", TN_COLL_ALL_REDUCE, 1000, 2), 4 * ga},
+            {Kind("tp", TN_COLL_ALL_GATHER, 2000, 2), 4 * ga},
+            {Kind("tp", TN_COLL_REDUCE_SCATTER, 1500, 2), 4 * ga},
+            {Kind("dp", TN_COLL_ALL_REDUCE, 5000, 2), 4},
+            {Kind("pp", TN_COLL_BROADCAST, 4096, 2), 4 * ga * 2},
+        };
+        for (const auto& [kind, n] : want)
+        {
+            NS_TEST_EXPECT_MSG_EQ(m_seen[kind],
+                                  n,
+                                  std::get<0>(kind)
+                                      << " " << tn_collective_name(tn_collective(std::get<1>(kind)))
+                                      << " of " << std::get<2>(kind) << " B");
+        }
+        NS_TEST_EXPECT_MSG_EQ(m_seen.size(), want.size(), "no other collective");
+        NS_TEST_EXPECT_MSG_EQ(it.split, true, "the program tags its nodes");
+        NS_TEST_EXPECT_MSG_GT(it.exposedBy[TN_SERVES_PP] + it.bubble, Time(0), "PP waits");
+        // with the network off, rank 0's (stage 0) compute is the file's: per micro-batch
+        // the fwd, ig and wg columns (1000 + 1500 + 2000 + 3000 + 2000 + 3000 ns) and the
+        // update (10 ns) once; with it on the NPU's reductions may stretch the kernels
+        NS_TEST_EXPECT_MSG_EQ(Run(false).compute, NanoSeconds(ga * 12500 + 10), "compute");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(it.compute, NanoSeconds(ga * 12500 + 10), "compute");
+
+        tn_error err;
+        tn_topology* topo = nullptr;
+        std::string error;
+        Ptr<TrainingJob> job;
+        // all_gpus 8 on 4 NPUs
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("switch:4", &topo, &err), TN_OK, "topology");
+        RoceHelper roce4;
+        roce4.SetMode("flow");
+        roce4.Install(topo);
+        CollectiveHelper collectives4;
+        collectives4.Install(topo, roce4);
+        NpuHelper npus4;
+        npus4.Install(roce4.GetFabric().npus);
+        TrainingHelper training4;
+        training4.LoadSimai(DataFile("simai/pipeline.txt"), &error);
+        job = training4.Install(collectives4, npus4, 0, &error);
+        NS_TEST_EXPECT_MSG_EQ(job, nullptr, "refused");
+        NS_TEST_EXPECT_MSG_NE(error.find("pipeline.txt:1: 'all_gpus:' 8 does not match the "
+                                         "topology's 4 NPUs"),
+                              std::string::npos,
+                              error);
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * SimAI workload files run as they are.
+ */
+class SimaiTestSuite : public TestSuite
+{
+  public:
+    SimaiTestSuite()
+        : TestSuite("training-net-simai", UNIT)
+    {
+        AddTestCase(new SimaiSizesTestCase, TestCase::QUICK);
+    }
+};
+
+static SimaiTestSuite g_simaiTestSuite;
+
+} // namespace
+
+} // namespace ns3
