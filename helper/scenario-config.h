@@ -4,10 +4,10 @@
 #ifndef SCENARIO_CONFIG_H
 #define SCENARIO_CONFIG_H
 
-#include "ns3/training-helper.h"
 #include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-schedule.h"
+#include "ns3/training-helper.h"
 
 #include <cstdint>
 #include <memory>
@@ -96,6 +96,7 @@ struct ScenarioPoint
     std::vector<ScenarioCollective> collectives;       //!< [[collective]] (or empty)
     std::string workload;                              //!< [training] workload file, or ""
     std::string chakra;                                //!< [training] Chakra traces' prefix, or ""
+    std::string simai;                                 //!< [training] a SimAI workload file, or ""
     bool llm{false};                                   //!< [training] model: an LLM program
     TrainingHelper::LlmSettings llmSettings;           //!< [training] its keys
     std::vector<uint32_t> llmPlacement;                //!< [training] placement ({}: the order)
