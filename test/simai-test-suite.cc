@@ -12,13 +12,18 @@
 #include "ns3/collective-helper.h"
 #include "ns3/npu-helper.h"
 #include "ns3/roce-helper.h"
+#include "ns3/scenario-config.h"
+#include "ns3/scenario-runner.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/training-helper.h"
 
+#include <cstdio>
 #include <map>
+#include <sqlite3.h>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace ns3
 {
@@ -146,6 +151,71 @@ class SimaiSizesTestCase : public TnDataTestCase
 };
 
 /**
+ * [training] simai = FILE: the point runs (one iteration row per NPU), and a file for another
+ * number of NPUs, or simai beside workload, is refused naming the key.
+ */
+class SimaiScenarioTestCase : public TnDataTestCase
+{
+  public:
+    SimaiScenarioTestCase()
+        : TnDataTestCase("[training] simai runs, and is refused naming the key")
+    {
+    }
+
+  private:
+    static std::vector<ScenarioPoint> Points(const std::string& text, std::string* error)
+    {
+        ScenarioConfig config;
+        std::vector<ScenarioPoint> points;
+        if (!config.LoadText(text, "s.toml", error) || !config.Expand(&points, error))
+        {
+            points.clear();
+        }
+        return points;
+    }
+
+    void DoRun() override
+    {
+        const std::string file = DataFile("simai/pipeline.txt");
+        const std::string head = "mode = \"flow\"\n[topology]\nspec = \"switch:8\"\n[training]\n";
+        const std::string path = CreateTempDirFilename("simai.db");
+        std::remove(path.c_str());
+        tn_db* db = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(tn_db_open(path.c_str(), &db, &err), TN_OK, err.message);
+        std::string error;
+        std::vector<ScenarioPoint> points = Points(head + "simai = \"" + file + "\"\n", &error);
+        NS_TEST_ASSERT_MSG_EQ(points.size(), 1, error);
+        ScenarioRunner runner;
+        ScenarioResult r = runner.Run(points[0], db);
+        NS_TEST_EXPECT_MSG_EQ(r.status, "ok", r.error);
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(static_cast<sqlite3*>(tn_db_handle(db)),
+                           "SELECT count(*) FROM iteration WHERE run_id = ?1 AND end_ns IS NOT "
+                           "NULL",
+                           -1,
+                           &st,
+                           nullptr);
+        sqlite3_bind_int64(st, 1, r.runId);
+        const int rows = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+        sqlite3_finalize(st);
+        NS_TEST_EXPECT_MSG_EQ(rows, 8, "one iteration row per NPU");
+        tn_db_close(db);
+
+        Points("[topology]\nspec = \"switch:4\"\n[training]\nsimai = \"" + file + "\"\n", &error);
+        NS_TEST_EXPECT_MSG_NE(error.find("s.toml:4:9: training.simai: " + file +
+                                         ":1: 'all_gpus:' 8 does not match the topology's 4 NPUs"),
+                              std::string::npos,
+                              error);
+        Points(head + "workload = \"w.txt\"\nsimai = \"" + file + "\"\n", &error);
+        NS_TEST_EXPECT_MSG_NE(error.find("training.simai: give model (an LLM), workload, chakra "
+                                         "or simai, one of them"),
+                              std::string::npos,
+                              error);
+    }
+};
+
+/**
  * \ingroup training-net-tests
  * SimAI workload files run as they are.
  */
@@ -156,6 +226,7 @@ class SimaiTestSuite : public TestSuite
         : TestSuite("training-net-simai", UNIT)
     {
         AddTestCase(new SimaiSizesTestCase, TestCase::QUICK);
+        AddTestCase(new SimaiScenarioTestCase, TestCase::QUICK);
     }
 };
 
