@@ -8,6 +8,7 @@
 #include "tn-test.h"
 
 #include "ns3/tn-simai.h"
+#include "ns3/tn-topology.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -190,10 +191,68 @@ test_program(tn_test_ctx* ctx)
     tn_simai_destroy(wl);
 }
 
+/* SimAI topology files (tn-topology.h): the 6-field header, NVSwitches as intra-server
+   switches, and the refusals naming file and line. */
+static void
+test_topology(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err;
+    tn_topology* t = NULL;
+    tn_test_data_path(ctx, "simai/topo-2x2.txt", path, sizeof(path));
+    TN_REQUIRE(ctx, tn_topology_load_file(path, &t, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_topology_npu_count(t), 4);
+    TN_CHECK_EQ(ctx, tn_topology_switch_count(t), 5);
+    TN_CHECK_EQ(ctx, tn_topology_link_count(t), 20);
+    /* GPU 0 and its server's peer share NVSwitch 4 at 2400 Gb/s: the intra-server path */
+    uint32_t deg;
+    const uint32_t* out = tn_topology_out_links(t, tn_topology_npu_node(t, 0), &deg);
+    TN_CHECK_EQ(ctx, deg, 2);
+    TN_CHECK_EQ(ctx, tn_topology_link(t, out[0])->rate_bps, UINT64_C(2400000000000));
+    tn_topology_destroy(t);
+
+    const char* links = "0 4 2400Gbps 0.000025ms 0\n1 4 2400Gbps 0.000025ms 0\n"
+                        "2 5 2400Gbps 0.000025ms 0\n3 5 2400Gbps 0.000025ms 0\n"
+                        "0 6 1Gbps 1us 0\n1 6 1Gbps 1us 0\n2 6 1Gbps 1us 0\n3 6 1Gbps 1us 0\n";
+
+    struct
+    {
+        const char* text;
+        const char* message;
+    } bad[] = {
+        {"7 2 2 1 8 B300\n4 5 6\n", "s.txt:1: gpu_type 'B300' is not A100"},
+        {"7 3 2 1 8 H100\n4 5 6\n",
+         "s.txt:1: 4 GPUs (nodes - nvswitch_num - switch_num) do "
+         "not fill servers of gpus_per_server = 3"},
+        {"7 2 2 1 8 H100 x\n4 5 6\n", "s.txt:1: header: extra field 'x'"},
+        {"7 2 2 1 2 H100\n4 5 6\n0 4 2400Gbps 0.000025ms 0\n2 4 2400Gbps 0.000025ms 0\n",
+         "s.txt:4: link 1: NVSwitch 4 links GPUs of servers 0 and 1"},
+        {"7 2 2 1 2 H100\n4 5 6\n0 4 2400Gbps 0.000025ms 0\n4 6 2400Gbps 0.000025ms 0\n",
+         "s.txt:4: link 1: NVSwitch 4 links switch 6"},
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    {
+        char text[1024];
+        /* the cases of line 1 get the good links; the link cases end early */
+        snprintf(text, sizeof(text), "%s%s", bad[i].text, i < 3 ? links : "");
+        t = NULL;
+        TN_CHECK_EQ(ctx, tn_topology_load_text(text, "s.txt", &t, &err), TN_EPARSE);
+        TN_CHECK(ctx, t == NULL);
+        TN_CHECK_MSG(ctx,
+                     strncmp(err.message, bad[i].message, strlen(bad[i].message)) == 0,
+                     "case %zu: got '%s', want '%s'",
+                     i,
+                     err.message,
+                     bad[i].message);
+    }
+}
+
 void
 tn_suite_simai(tn_test_suite* suite)
 {
     tn_test_add(suite, "parse", test_parse);
     tn_test_add(suite, "errors", test_errors);
     tn_test_add(suite, "program", test_program);
+    tn_test_add(suite, "topology", test_topology);
 }
