@@ -18,6 +18,7 @@
 #include "ns3/test.h"
 #include "ns3/training-helper.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sqlite3.h>
@@ -216,6 +217,106 @@ class SimaiScenarioTestCase : public TnDataTestCase
 };
 
 /**
+ * A SimAI topology file (test/data/simai/topo-2x2.txt: 2 servers of 2 H100, one NVSwitch
+ * each at 2400 Gb/s, rail switches at 100 Gb/s) runs megatron-gpt-small.txt at packet and
+ * flow level: its 9 TP collectives per server (fwd and ig, 65536 B) stay on the NVSwitches,
+ * each far faster than over a 100 Gb/s rail, and the two levels agree.
+ */
+class SimaiTopologyTestCase : public TnDataTestCase
+{
+  public:
+    SimaiTopologyTestCase()
+        : TnDataTestCase("a SimAI topology file runs at packet and flow level")
+    {
+    }
+
+  private:
+    std::vector<Ptr<Collective>> m_tp; //!< the TP collectives of the run
+
+    void Created(Ptr<Collective> c)
+    {
+        if (c->GetParallelism() == "tp")
+        {
+            m_tp.push_back(c);
+        }
+    }
+
+    /** The longest TP collective of the last run. */
+    Time LongestTp()
+    {
+        Time t(0);
+        for (const Ptr<Collective>& c : m_tp)
+        {
+            t = std::max(t, c->GetDuration());
+        }
+        m_tp.clear();
+        return t;
+    }
+
+    Time Run(const std::string& mode, Time* tp)
+    {
+        tn_error err;
+        tn_topology* topo = nullptr;
+        NS_TEST_EXPECT_MSG_EQ(
+            tn_topology_load_file(DataFile("simai/topo-2x2.txt").c_str(), &topo, &err),
+            TN_OK,
+            err.message);
+        if (!topo)
+        {
+            return Time(0);
+        }
+        RoceHelper roce;
+        roce.SetMode(mode);
+        roce.Install(topo);
+        CollectiveHelper collectives;
+        collectives.Install(topo, roce);
+        NpuHelper npus;
+        npus.Install(roce.GetFabric().npus);
+        TrainingHelper training;
+        std::string error;
+        training.LoadSimai(DataFile("simai/megatron-gpt-small.txt"), &error);
+        Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &error);
+        NS_TEST_EXPECT_MSG_NE(job, nullptr, error);
+        Time t(0);
+        if (job)
+        {
+            job->TraceConnectWithoutContext("CollectiveCreated",
+                                            MakeCallback(&SimaiTopologyTestCase::Created, this));
+            job->Start();
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(job->IsComplete(), true, mode << ": the iteration completes");
+            NS_TEST_EXPECT_MSG_EQ(m_tp.size(), 9 * 2, mode << ": 9 TP collectives per server");
+            *tp = LongestTp();
+            const auto& log = job->GetIterations(0);
+            t = log.empty() ? Time(0) : log[0].end - log[0].start;
+        }
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return t;
+    }
+
+    void DoRun() override
+    {
+        Time tpPacket;
+        Time tpFlow;
+        const Time packet = Run("packet", &tpPacket);
+        const Time flow = Run("flow", &tpFlow);
+        NS_TEST_EXPECT_MSG_GT(packet, Time(0), "packet ran");
+        NS_TEST_EXPECT_MSG_GT(flow, Time(0), "flow ran");
+        NS_TEST_EXPECT_MSG_EQ_TOL(flow.GetSeconds(),
+                                  packet.GetSeconds(),
+                                  0.25 * packet.GetSeconds(),
+                                  "flow and packet level agree");
+        // a TP collective of 65536 B on 2 ranks sends 32 KiB per rank: 0.1 us on the
+        // 2400 Gb/s NVSwitch, 2.6 us on a 100 Gb/s rail
+        const Time overRail = Seconds(32768 * 8 / 100e9);
+        NS_TEST_EXPECT_MSG_GT(tpPacket, Time(0), "TP collectives ran");
+        NS_TEST_EXPECT_MSG_LT(tpPacket, overRail / 2, "packet: TP stays on the NVSwitches");
+        NS_TEST_EXPECT_MSG_LT(tpFlow, overRail / 2, "flow: TP stays on the NVSwitches");
+    }
+};
+
+/**
  * \ingroup training-net-tests
  * SimAI workload files run as they are.
  */
@@ -227,6 +328,7 @@ class SimaiTestSuite : public TestSuite
     {
         AddTestCase(new SimaiSizesTestCase, TestCase::QUICK);
         AddTestCase(new SimaiScenarioTestCase, TestCase::QUICK);
+        AddTestCase(new SimaiTopologyTestCase, TestCase::QUICK);
     }
 };
 
