@@ -191,6 +191,54 @@ test_program(tn_test_ctx* ctx)
     tn_simai_destroy(wl);
 }
 
+/*
+ * moe-small.txt, shaped like AICB's MoE example (SimAI's example/workload_analytical.txt):
+ * tp 2, ep 2, pp 2, vpp 2, ga 2 on 16 ranks (D 4, DP_EP 2). Per rank: the ALLTOALL_EP line's
+ * fwd and ig per micro-batch in EP groups of 2; the two _DP_EP wg lines once in groups of 2;
+ * the two bare wg lines once in DP groups of 4; the TP lines per micro-batch. Pipeline: a
+ * micro-batch crosses 2 * 2 virtual stages, so a stage sends V times per pass but at the
+ * ends: forward sends of the last stage and backward sends of the first are one fewer.
+ */
+static void
+test_moe(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err;
+    tn_simai_workload* wl = NULL;
+    tn_simai_program* prog = NULL;
+    tn_test_data_path(ctx, "simai/moe-small.txt", path, sizeof(path));
+    TN_REQUIRE(ctx, tn_simai_load_file(path, &wl, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_simai_program_create(wl, 16, &prog, &err) == TN_OK);
+    const tn_simai_header* h = tn_simai_header_of(wl);
+    for (uint32_t r = 0; r < 16; r++)
+    {
+        const tn_chakra_trace* t = tn_simai_program_traces(prog)[r];
+        uint64_t bytes;
+        uint32_t gs;
+        TN_CHECK_EQ(ctx, count(t, TN_CHAKRA_COLLECTIVE, TN_SERVES_EP, &bytes, &gs), 2 * h->ga);
+        TN_CHECK_EQ(ctx, bytes, 2 * h->ga * 8192);
+        TN_CHECK_EQ(ctx, gs, 2);
+        /* DP: grad_gather 4096 + grad_param_comm 8192 (D 4), the _DP_EP 16384 + 32768 (2) */
+        TN_CHECK_EQ(ctx, count(t, TN_CHAKRA_COLLECTIVE, TN_SERVES_DP, &bytes, &gs), 4);
+        TN_CHECK_EQ(ctx, bytes, 4096 + 8192 + 16384 + 32768);
+        TN_CHECK_EQ(ctx,
+                    gs,
+                    2); /* the first issued: moe_grad_norm2's, the backward runs last first */
+        /* TP per micro-batch: fwd 5 (embedding, attention x2, mlp AG, ALLTOALL), ig 4
+           (embedding_grads, attention_row, mlp AG, ALLTOALL; attention_column's ig is 0 B) */
+        TN_CHECK_EQ(ctx, count(t, TN_CHAKRA_COLLECTIVE, TN_SERVES_TP, &bytes, &gs), 9 * h->ga);
+        TN_CHECK_EQ(ctx,
+                    bytes,
+                    h->ga * (4096 + 4096 + 4096 + 1536 + 2048 + 4096 + 4096 + 1536 + 2048));
+        TN_CHECK_EQ(ctx,
+                    count(t, TN_CHAKRA_SEND, TN_SERVES_PP, &bytes, &gs),
+                    h->ga * (2 * h->vpp - 1));
+        TN_CHECK_EQ(ctx, bytes, h->ga * (2 * h->vpp - 1) * h->pp_comm);
+    }
+    tn_simai_program_destroy(prog);
+    tn_simai_destroy(wl);
+}
+
 /* SimAI topology files (tn-topology.h): the 6-field header, NVSwitches as intra-server
    switches, and the refusals naming file and line. */
 static void
@@ -254,5 +302,6 @@ tn_suite_simai(tn_test_suite* suite)
     tn_test_add(suite, "parse", test_parse);
     tn_test_add(suite, "errors", test_errors);
     tn_test_add(suite, "program", test_program);
+    tn_test_add(suite, "moe", test_moe);
     tn_test_add(suite, "topology", test_topology);
 }
