@@ -657,13 +657,15 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     const toml::node* chakraNode = r.Resolve(trainingTable->get("chakra"));
     const toml::node* modelNode = r.Resolve(trainingTable->get("model"));
     const toml::node* simaiNode = r.Resolve(trainingTable->get("simai"));
-    if ((modelNode != nullptr) + (wlNode != nullptr) + (chakraNode != nullptr) +
-            (simaiNode != nullptr) >
-        1)
+    if (modelNode && (wlNode || chakraNode || simaiNode))
     {
-        r.Fail(modelNode ? modelNode : simaiNode,
-               modelNode ? "training.model" : "training.simai",
+        r.Fail(modelNode,
+               "training.model",
                "give model (an LLM), workload, chakra or simai, one of them");
+    }
+    else if (simaiNode && (wlNode || chakraNode))
+    {
+        r.Fail(simaiNode, "training.simai", "give workload, chakra or simai, one of them");
     }
     std::string wl = tr.String("workload", "");
     std::string chakra = tr.String("chakra", "");

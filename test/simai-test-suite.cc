@@ -209,8 +209,8 @@ class SimaiScenarioTestCase : public TnDataTestCase
                               std::string::npos,
                               error);
         Points(head + "workload = \"w.txt\"\nsimai = \"" + file + "\"\n", &error);
-        NS_TEST_EXPECT_MSG_NE(error.find("training.simai: give model (an LLM), workload, chakra "
-                                         "or simai, one of them"),
+        NS_TEST_EXPECT_MSG_NE(error.find("s.toml:6:9: training.simai: give workload, chakra or "
+                                         "simai, one of them"),
                               std::string::npos,
                               error);
     }
