@@ -47,12 +47,15 @@ core_sources = [
     'model/core/tn-workload-group.c',
     'model/core/tn-llm.c',
     'model/core/tn-llm-gen.c',
+    'model/core/tn-simai.c',
+    'model/core/tn-simai-gen.c',
     'model/core/tn-workload.c',
 ]
 core_headers = [
     'model/core/tn-algorithm.h',
     'model/core/tn-chakra.h',
     'model/core/tn-llm.h',
+    'model/core/tn-simai.h',
     'model/core/tn-cost.h',
     'model/core/tn-db.h',
     'model/core/tn-error.h',
@@ -268,6 +271,7 @@ core_test_sources = [
     'test/core/test-split.c',
     'test/core/test-workload.c',
     'test/core/test-llm.c',
+    'test/core/test-simai.c',
 ]
 
 tool_sources = [
@@ -297,6 +301,7 @@ test_sources = [
     'test/flow-level-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
     'test/llm-test-suite.cc',
+    'test/simai-test-suite.cc',
     'test/npu-test-suite.cc',
     'test/program-options-test-suite.cc',
     'test/training-test-suite.cc',

@@ -17,6 +17,10 @@
  *
  * prints, per pipeline stage (its first rank), the iteration split into compute, pipeline
  * bubble and exposed TP, PP, DP and EP communication.
+ * A SimAI / AICB workload file as SimAI reads it (tn-simai.h, doc/simai.rst):
+ *
+ *   training-iteration --simai=test/data/simai/megatron-gpt-small.txt --topology=switch:4
+ *
  * Each engine's run is appended to the results database (--db, default results.db), with
  * its fabric, collectives and iterations.
  */
@@ -218,16 +222,27 @@ main(int argc, char* argv[])
     options.AddMode(&mode);
     LlmOptions llm;
     llm.Add(options);
+    std::string simai;
+    options.AddString("simai",
+                      "a SimAI / AICB workload file to run instead of --workload (its times in "
+                      "ns, its all_gpus the topology's NPUs)",
+                      &simai);
     if (!options.Parse(argc, argv))
     {
         return 2;
     }
     tn_error err;
+    if (!simai.empty() && !llm.model.empty())
+    {
+        std::fprintf(stderr, "training-iteration: --simai: give --simai or --model, not both\n");
+        return 2;
+    }
     if (!llm.model.empty() && !llm.Resolve())
     {
         return 2;
     }
-    if (!llm.model.empty() && engineNames == std::vector<std::string>{"baseline", "ace"})
+    if ((!llm.model.empty() || !simai.empty()) &&
+        engineNames == std::vector<std::string>{"baseline", "ace"})
     {
         engineNames = {"baseline"}; // an LLM study compares layouts, not engines, by default
     }
@@ -318,6 +333,13 @@ main(int argc, char* argv[])
             training.LoadLlm(llm.desc.model, llm.desc.gpu, llm.desc.training, llm.desc.layout);
             job = training.Install(collectives, npus, 0, &error);
         }
+        else if (!simai.empty())
+        {
+            if (training.LoadSimai(simai, &error))
+            {
+                job = training.Install(collectives, npus, 0, &error);
+            }
+        }
         else if (training.Load(workload, &error))
         {
             job = training.Install(collectives, npus, modelGroup, &error);
@@ -331,7 +353,8 @@ main(int argc, char* argv[])
             tn_topology_destroy(topo);
             return 1;
         }
-        const std::string what = llm.model.empty() ? workload : llm.model;
+        const std::string what =
+            !llm.model.empty() ? llm.model : (!simai.empty() ? simai : workload);
         std::string params = "{\"workload\":\"" + what + "\",\"topology\":\"" + spec +
                              "\",\"engine\":\"" + engine + "\",\"memory\":\"" + memory +
                              "\",\"overlap\":" + (overlap ? "true" : "false") +

@@ -96,6 +96,7 @@ struct ScenarioPoint
     std::vector<ScenarioCollective> collectives;       //!< [[collective]] (or empty)
     std::string workload;                              //!< [training] workload file, or ""
     std::string chakra;                                //!< [training] Chakra traces' prefix, or ""
+    std::string simai;                                 //!< [training] a SimAI workload file, or ""
     bool llm{false};                                   //!< [training] model: an LLM program
     TrainingHelper::LlmSettings llmSettings;           //!< [training] its keys
     std::vector<uint32_t> llmPlacement;                //!< [training] placement ({}: the order)

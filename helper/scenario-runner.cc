@@ -256,7 +256,7 @@ bool
 MakeTrainingJob(PointRun& run, std::string* error)
 {
     const ScenarioPoint& p = run.p;
-    if (p.workload.empty() && p.chakra.empty() && !p.llm)
+    if (p.workload.empty() && p.chakra.empty() && p.simai.empty() && !p.llm)
     {
         return true;
     }
@@ -279,6 +279,13 @@ MakeTrainingJob(PointRun& run, std::string* error)
         {
             training.LoadLlm(desc.model, desc.gpu, desc.training, desc.layout);
             training.SetRankPlacement(p.llmPlacement);
+            run.job = training.Install(run.collectives, run.npus, 0, error);
+        }
+    }
+    else if (!p.simai.empty())
+    {
+        if (training.LoadSimai(p.simai, error))
+        {
             run.job = training.Install(run.collectives, run.npus, 0, error);
         }
     }

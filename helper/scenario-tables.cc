@@ -18,6 +18,7 @@
 #include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-chakra.h"
+#include "ns3/tn-simai.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
 #include "ns3/tn-workload.h"
@@ -426,6 +427,34 @@ CheckChakra(PointReader& r,
     }
 }
 
+/**
+ * [training] simai: the run is in one process, and the file reads (tn-simai.h) and fits the
+ * topology's NPUs (all_gpus and the group sizes).
+ */
+void
+CheckSimai(PointReader& r,
+           const toml::node* where,
+           const std::string& path,
+           uint32_t npus,
+           uint32_t ranks)
+{
+    if (ranks > 1)
+    {
+        r.Fail(where,
+               "training.simai",
+               "a SimAI workload runs in one process, not over " + std::to_string(ranks) +
+                   " MPI ranks");
+    }
+    tn_error err{};
+    tn_simai_workload* wl = nullptr;
+    if (tn_simai_load_file(path.c_str(), &wl, &err) != TN_OK ||
+        tn_simai_check(wl, npus, &err) != TN_OK)
+    {
+        r.Fail(where, "training.simai", err.message);
+    }
+    tn_simai_destroy(wl);
+}
+
 /// [[collective]]: collectives planned (or scheduled at run time), each checked by the planner.
 void
 ReadCollectiveTables(PointContext& ctx, const toml::node* collNode)
@@ -631,17 +660,25 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     const toml::node* wlNode = r.Resolve(trainingTable->get("workload"));
     const toml::node* chakraNode = r.Resolve(trainingTable->get("chakra"));
     const toml::node* modelNode = r.Resolve(trainingTable->get("model"));
-    if (modelNode && (wlNode || chakraNode))
+    const toml::node* simaiNode = r.Resolve(trainingTable->get("simai"));
+    if (modelNode && (wlNode || chakraNode || simaiNode))
     {
-        r.Fail(modelNode, "training.model", "give model (an LLM), workload or chakra, one of them");
+        r.Fail(modelNode,
+               "training.model",
+               "give model (an LLM), workload, chakra or simai, one of them");
+    }
+    else if (simaiNode && (wlNode || chakraNode))
+    {
+        r.Fail(simaiNode, "training.simai", "give workload, chakra or simai, one of them");
     }
     std::string wl = tr.String("workload", "");
     std::string chakra = tr.String("chakra", "");
+    const std::string simai = tr.String("simai", "");
     if (modelNode)
     {
         ReadLlmKeys(ctx, trainingTable, tr);
     }
-    else if (wl.empty() && chakra.empty())
+    else if (wl.empty() && chakra.empty() && simai.empty())
     {
         tr.Missing("workload");
     }
@@ -651,7 +688,11 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
                "training.chakra",
                "give workload (a text workload) or chakra (Chakra traces), not both");
     }
-    if (!chakra.empty())
+    if (!simai.empty())
+    {
+        p.simai = simai[0] == '/' ? simai : cfg.baseDir + simai;
+    }
+    else if (!chakra.empty())
     {
         p.chakra = chakra[0] == '/' ? chakra : cfg.baseDir + chakra;
     }
@@ -690,7 +731,11 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
                "scheduler '" + scheduler + "' needs a topology with dimensions (a hier: system)");
     }
     tn_error err{};
-    if (!p.chakra.empty())
+    if (!p.simai.empty())
+    {
+        CheckSimai(r, simaiNode, p.simai, tn_topology_npu_count(t), ranks);
+    }
+    else if (!p.chakra.empty())
     {
         CheckChakra(r, chakraNode, p.chakra, tn_topology_npu_count(t), ranks);
     }

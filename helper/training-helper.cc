@@ -25,6 +25,7 @@ TrainingHelper::~TrainingHelper()
 {
     tn_workload_destroy(m_workload);
     DestroyTraces();
+    tn_simai_destroy(m_simai);
 }
 
 void
@@ -32,7 +33,7 @@ TrainingHelper::DestroyTraces()
 {
     for (tn_chakra_trace* t : m_traces)
     {
-        if (!m_llmProgram)
+        if (!m_llmProgram && !m_simaiProgram)
         {
             tn_chakra_destroy(t);
         }
@@ -40,6 +41,8 @@ TrainingHelper::DestroyTraces()
     m_traces.clear();
     tn_llm_program_destroy(m_llmProgram);
     m_llmProgram = nullptr;
+    tn_simai_program_destroy(m_simaiProgram);
+    m_simaiProgram = nullptr;
 }
 
 void
@@ -221,6 +224,46 @@ TrainingHelper::ExtraTraces(const std::string& prefix, uint32_t npus)
 }
 
 bool
+TrainingHelper::LoadSimai(const std::string& path, std::string* error)
+{
+    tn_error err;
+    tn_simai_workload* wl = nullptr;
+    if (tn_simai_load_file(path.c_str(), &wl, &err) != TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    tn_simai_destroy(m_simai);
+    m_simai = wl;
+    return true;
+}
+
+bool
+TrainingHelper::InstallSimai(Ptr<TrainingJob> job,
+                             CollectiveHelper& collectives,
+                             const NpuHelper& npus,
+                             std::string* error)
+{
+    const std::vector<Ptr<NpuEndpoint>>& all = npus.GetEndpoints();
+    DestroyTraces();
+    tn_error err;
+    if (tn_simai_program_create(m_simai, uint32_t(all.size()), &m_simaiProgram, &err) != TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    // SimAI's Tick is 1 ns: a kernel's num_ops are cycles at 1 GHz
+    for (const Ptr<NpuEndpoint>& e : all)
+    {
+        e->SetAttribute("ClockRate", UintegerValue(1000000000));
+    }
+    job->SetAttribute("OpsPerCycle", UintegerValue(1));
+    tn_chakra_trace* const* traces = tn_simai_program_traces(m_simaiProgram);
+    m_traces.assign(traces, traces + tn_simai_program_ranks(m_simaiProgram));
+    return job->SetupChakra(m_traces, collectives.GetService(), all, error);
+}
+
+bool
 TrainingHelper::LoadChakra(const std::string& prefix, std::string* error)
 {
     if (!tn_chakra_supported())
@@ -320,9 +363,9 @@ TrainingHelper::Install(CollectiveHelper& collectives,
                         uint32_t modelGroup,
                         std::string* error)
 {
-    if (!m_workload && m_chakraPrefix.empty() && !m_llm)
+    if (!m_workload && m_chakraPrefix.empty() && !m_llm && !m_simai)
     {
-        *error = "no workload (TrainingHelper::Load, LoadChakra or LoadLlm)";
+        *error = "no workload (TrainingHelper::Load, LoadChakra, LoadLlm or LoadSimai)";
         return nullptr;
     }
     Ptr<TrainingJob> job = m_factory.Create<TrainingJob>();
@@ -336,6 +379,10 @@ TrainingHelper::Install(CollectiveHelper& collectives,
     if (m_llm)
     {
         return InstallLlm(job, collectives, npus, error) ? job : nullptr;
+    }
+    if (m_simai)
+    {
+        return InstallSimai(job, collectives, npus, error) ? job : nullptr;
     }
     if (!m_chakraPrefix.empty())
     {

@@ -7,6 +7,7 @@
 #include "ns3/attribute.h"
 #include "ns3/object-factory.h"
 #include "ns3/tn-llm.h"
+#include "ns3/tn-simai.h"
 #include "ns3/tn-workload.h"
 #include "ns3/training-job.h"
 
@@ -84,6 +85,16 @@ class TrainingHelper
                  const tn_llm_gpu& gpu,
                  const tn_llm_training& training,
                  const tn_llm_layout& layout);
+
+    /**
+     * Run a SimAI / AICB workload file instead (tn-simai.h): Install checks all_gpus against
+     * the NPUs, generates every rank's program (rank r on NPU r), sets each NPU's ClockRate
+     * to 1 GHz (the file's times are nanoseconds) and runs the programs as Chakra traces
+     * (OpsPerCycle 1).
+     * \param path the file \param error set to the reason (file, line, token) on failure
+     * \return true when read
+     */
+    bool LoadSimai(const std::string& path, std::string* error);
 
     /// An LLM run as a user states it: presets or files by name, schedules by name.
     struct LlmSettings
@@ -201,6 +212,13 @@ class TrainingHelper
     tn_llm_layout m_llmLayout;
     tn_llm_program* m_llmProgram{nullptr}; //!< owns m_traces when set
     std::vector<uint32_t> m_npuOfRank;
+    tn_simai_workload* m_simai{nullptr};       //!< LoadSimai's workload (nullptr: none)
+    tn_simai_program* m_simaiProgram{nullptr}; //!< owns m_traces when set
+    /// Install's SimAI part: program, endpoints' clocks, the job's traces
+    bool InstallSimai(Ptr<TrainingJob> job,
+                      CollectiveHelper& collectives,
+                      const NpuHelper& npus,
+                      std::string* error);
     /// Install's LLM part: program, endpoints' rates, the job's traces
     bool InstallLlm(Ptr<TrainingJob> job,
                     CollectiveHelper& collectives,

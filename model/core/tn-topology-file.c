@@ -32,7 +32,11 @@ typedef struct tn_file_link
     uint64_t rate;
     uint64_t delay;
     double error_rate;
+    unsigned line;
 } tn_file_link;
+
+/* GPU types of a SimAI topology file's header (SimAI's GPUType). */
+static const char* const tn_simai_gpu_types[] = {"A100", "A800", "H100", "H800", "H20"};
 
 /* Insert id into the set (size a power of two > its count); 0 if it was there. */
 static int
@@ -51,14 +55,102 @@ tn_id_set_insert(uint32_t* set, size_t size, uint32_t id)
     return 1;
 }
 
+/*
+ * A SimAI file's NVSwitches (is_switch 2) are its servers' intra-server switches: the GPUs
+ * (the other nodes, in id order) fill servers of per_server, and an NVSwitch links GPUs of
+ * one server only, so no path between servers crosses one.
+ */
+static tn_status
+tn_check_nvswitches(const char* name,
+                    unsigned header_line,
+                    uint32_t n_nodes,
+                    uint32_t n_switches,
+                    uint32_t per_server,
+                    const uint8_t* is_switch,
+                    const tn_file_link* lk,
+                    uint32_t n_links,
+                    tn_error* err)
+{
+    const uint32_t gpus = n_nodes - n_switches;
+    if (gpus % per_server != 0)
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: %u GPUs (nodes - nvswitch_num - switch_num) do not fill "
+                            "servers of gpus_per_server = %u",
+                            name,
+                            header_line,
+                            gpus,
+                            per_server);
+    }
+    uint32_t* rank = malloc((size_t)n_nodes * sizeof(*rank));
+    uint32_t* server_of = malloc((size_t)n_nodes * sizeof(*server_of));
+    if (!rank || !server_of)
+    {
+        free(rank);
+        free(server_of);
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+    }
+    for (uint32_t v = 0, k = 0; v < n_nodes; v++)
+    {
+        rank[v] = is_switch[v] ? UINT32_MAX : k++;
+        server_of[v] = UINT32_MAX;
+    }
+    tn_status s = TN_OK;
+    for (uint32_t i = 0; i < n_links && !s; i++)
+    {
+        for (int e = 0; e < 2 && !s; e++)
+        {
+            const uint32_t nvs = e ? lk[i].b : lk[i].a;
+            const uint32_t gpu = e ? lk[i].a : lk[i].b;
+            if (is_switch[nvs] != 2)
+            {
+                continue;
+            }
+            if (is_switch[gpu])
+            {
+                s = tn_error_set(err,
+                                 TN_EPARSE,
+                                 "%s:%u: link %u: NVSwitch %u links switch %u (an NVSwitch links "
+                                 "the GPUs of its server only)",
+                                 name,
+                                 lk[i].line,
+                                 i,
+                                 nvs,
+                                 gpu);
+                break;
+            }
+            const uint32_t server = rank[gpu] / per_server;
+            if (server_of[nvs] != UINT32_MAX && server_of[nvs] != server)
+            {
+                s = tn_error_set(err,
+                                 TN_EPARSE,
+                                 "%s:%u: link %u: NVSwitch %u links GPUs of servers %u and %u "
+                                 "(gpus_per_server = %u)",
+                                 name,
+                                 lk[i].line,
+                                 i,
+                                 nvs,
+                                 server_of[nvs],
+                                 server,
+                                 per_server);
+            }
+            server_of[nvs] = server;
+        }
+    }
+    free(rank);
+    free(server_of);
+    return s;
+}
+
 /* Parse; on success *out is the new topology. */
 static tn_status
 tn_load(tn_reader* r, tn_topology** out, tn_error* err)
 {
-    tn_span f[6];
+    tn_span f[7]; /* a SimAI header has 6 fields; one more to quote an extra one */
     size_t n;
     const char* name = r->name;
-    if (!tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
+    if (!tn_span_next_fields(&r->rest, &r->line, f, 7, &n))
     {
         return tn_error_set(err,
                             TN_EPARSE,
@@ -67,7 +159,13 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                             r->line + 1);
     }
     static const char* const head[3] = {"N_nodes", "N_switches", "N_links"};
-    if (n != 3)
+    static const char* const simai_head[5] = {"nodes",
+                                              "gpus_per_server",
+                                              "nvswitch_num",
+                                              "switch_num",
+                                              "links"};
+    const int simai = n == 6;
+    if (n != 3 && !simai)
     {
         if (n < 3)
         {
@@ -84,14 +182,15 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
         return tn_error_set(
             err,
             TN_EPARSE,
-            "%s:%u: header: extra field '%.*s' (expected 'N_nodes N_switches N_links')",
+            "%s:%u: header: extra field '%.*s' (expected 'N_nodes N_switches N_links', or "
+            "SimAI's 'nodes gpus_per_server nvswitch_num switch_num links gpu_type')",
             name,
             r->line,
-            tn_span_shown_width(f[3], TN_FILE_SHOWN),
-            f[3].s);
+            tn_span_shown_width(f[n > 6 ? 6 : 3], TN_FILE_SHOWN),
+            f[n > 6 ? 6 : 3].s);
     }
-    uint32_t hv[3];
-    for (int i = 0; i < 3; i++)
+    uint32_t hv[5];
+    for (int i = 0; i < (simai ? 5 : 3); i++)
     {
         if (!tn_span_u32(f[i], &hv[i]))
         {
@@ -101,7 +200,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                 "%s:%u: %s '%.*s' %s",
                                 name,
                                 r->line,
-                                head[i],
+                                simai ? simai_head[i] : head[i],
                                 tn_span_shown_width(f[i], TN_FILE_SHOWN),
                                 f[i].s,
                                 tn_span_u32_problem(f[i], why, sizeof(why)));
@@ -109,6 +208,47 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
     }
     uint32_t n_nodes = hv[0], n_switches = hv[1], n_links = hv[2];
     unsigned header_line = r->line;
+    /* SimAI: the first nvswitch_num switch ids are the servers' NVSwitches */
+    uint32_t per_server = 0, n_nvswitch = 0;
+    if (simai)
+    {
+        size_t g = 0;
+        while (g < sizeof(tn_simai_gpu_types) / sizeof(tn_simai_gpu_types[0]) &&
+               !tn_span_eq(f[5], tn_simai_gpu_types[g]))
+        {
+            g++;
+        }
+        if (g == sizeof(tn_simai_gpu_types) / sizeof(tn_simai_gpu_types[0]))
+        {
+            return tn_error_set(err,
+                                TN_EPARSE,
+                                "%s:%u: gpu_type '%.*s' is not A100, A800, H100, H800 or H20",
+                                name,
+                                header_line,
+                                tn_span_shown_width(f[5], TN_FILE_SHOWN),
+                                f[5].s);
+        }
+        if (hv[1] == 0)
+        {
+            return tn_error_set(err,
+                                TN_EPARSE,
+                                "%s:%u: gpus_per_server must be >= 1",
+                                name,
+                                header_line);
+        }
+        if (hv[2] > UINT32_MAX - 1 - hv[3])
+        {
+            return tn_error_set(err,
+                                TN_EPARSE,
+                                "%s:%u: nvswitch_num + switch_num is too large",
+                                name,
+                                header_line);
+        }
+        per_server = hv[1];
+        n_nvswitch = hv[2];
+        n_switches = hv[2] + hv[3];
+        n_links = hv[4];
+    }
     if (n_nodes == 0)
     {
         return tn_error_set(err, TN_EPARSE, "%s:%u: N_nodes must be >= 1", name, header_line);
@@ -383,7 +523,7 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
             break;
         }
         lk = grown;
-        tn_file_link one = {ends[0], ends[1], rate, delay, er};
+        tn_file_link one = {ends[0], ends[1], rate, delay, er, r->line};
         lk[i] = one;
     }
     if (!s && tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
@@ -425,7 +565,19 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
     }
     for (uint32_t k = 0; k < n_switches && !s; k++)
     {
-        is_switch[sw[k]] = 1;
+        is_switch[sw[k]] = k < n_nvswitch ? 2 : 1;
+    }
+    if (!s && simai)
+    {
+        s = tn_check_nvswitches(name,
+                                header_line,
+                                n_nodes,
+                                n_switches,
+                                per_server,
+                                is_switch,
+                                lk,
+                                n_links,
+                                err);
     }
     for (uint32_t v = 0; v < n_nodes && !s; v++)
     {

@@ -118,6 +118,11 @@
  *   N_nodes may exceed 1 only up to 2 * N_links + N_switches (every node must be named by
  *   a link line or the switch line; "N_nodes X but the file can name at most Y nodes").
  *   Errors: TN_EIO (cannot open), TN_EPARSE "file:line: <field>: ..." otherwise.
+ *   SimAI's topology files (its gen_Topo_Template.py) load too: line 1 is then
+ *   "nodes gpus_per_server nvswitch_num switch_num links gpu_type" (gpu_type A100, A800,
+ *   H100, H800 or H20), line 2 lists the NVSwitches first. The GPUs (the non-switch
+ *   nodes, in id order) must fill servers of gpus_per_server, and an NVSwitch may link only
+ *   GPUs of one server (an intra-server switch: paths between servers never cross one).
  */
 #ifndef TN_TOPOLOGY_H
 #define TN_TOPOLOGY_H

@@ -235,6 +235,13 @@ def is_error_line(line):
             and not low.startswith("usage"))
 
 
+SIMAI_WORKLOAD = (
+    "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 2 vpp: 1 ga: 2 all_gpus: 4 "
+    "pp_comm 4096\n2\n"
+    "attn -1 1000 ALLREDUCE 1000 2000 ALLGATHER_EP 2000 2000 NONE 0 0\n"
+    "mlp -1 1500 REDUCESCATTER 1500 3000 NONE 0 3000 ALLREDUCE_DP_EP 5000 10\n")
+
+
 def mutate_text(rng, text):
     b = bytearray(text.encode())
     for _ in range(rng.randint(1, 4)):
@@ -600,6 +607,17 @@ def more_example_cases(rng, run, progs, scale):
             path = run.write("ti-mut-%d.txt" % k, mutate_text(rng, WORKLOAD))
             run.run([t, "--topology=switch:4", "--workload=" + path, "--db=" + db],
                     invalid=False, db=db)
+        # SimAI workloads (tn-simai.h): the file as written, then mutated (read or refused
+        # with one line, never a crash), and files for the wrong NPU count
+        simai = run.write("ti-simai.txt", SIMAI_WORKLOAD)
+        run.run([t, "--topology=switch:4", "--simai=" + simai, "--db=" + db], invalid=False,
+                db=db)
+        run.run([t, "--topology=switch:8", "--simai=" + simai, "--db=" + db], invalid=True,
+                db=db, expect="all_gpus")
+        for k in range(10 * scale):
+            path = run.write("ti-simai-mut-%d.txt" % k, mutate_text(rng, SIMAI_WORKLOAD))
+            run.run([t, "--topology=switch:4", "--simai=" + path, "--db=" + db],
+                    invalid=None, db=db)
     for name, path in progs.items():
         if name == "roce-hpcc-flows":
             continue
