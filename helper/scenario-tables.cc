@@ -94,6 +94,30 @@ ReadTopologyTable(PointContext& ctx)
     TableReader topo(r, topoTable, "topology");
     p.topologySpec = topo.String("spec", "");
     std::string file = topo.String("file", "");
+    // a system preset (tn-topology.h) is its spec: read only when given, so the parameters
+    // of the other scenarios stay as they were
+    bool preset = false;
+    for (const char* key : {"preset", "servers", "gpus", "fabric"})
+    {
+        preset |= topoTable && topoTable->contains(key);
+    }
+    if (preset)
+    {
+        const std::string name = topo.String("preset", "");
+        const uint64_t servers = topo.Uint("servers", 1, 1, 1u << 24);
+        const uint64_t gpus = topo.Uint("gpus", 0, 2, 1u << 20);
+        const std::string fabric = topo.String("fabric", "rail-optimized");
+        if (name.empty() || !p.topologySpec.empty() || !file.empty())
+        {
+            r.Fail(topoTable,
+                   "topology.preset",
+                   name.empty() ? "servers, gpus and fabric need preset = \"dgx-h100\" (or "
+                                  "dgx-a100, gb200-nvl72)"
+                                : "give preset, spec or file, one of them");
+        }
+        p.topologySpec = name + ":servers=" + std::to_string(servers) + ",fabric=" + fabric +
+                         (gpus ? ",gpus=" + std::to_string(gpus) : "");
+    }
     topo.Done();
     if (p.topologySpec.empty() == file.empty())
     {
@@ -112,8 +136,12 @@ ReadTopologyTable(PointContext& ctx)
                                : topologies->Get(p.topologyFile, true, &topoError);
     if (!t)
     {
-        r.Fail(r.Resolve(topoTable->get(p.topologyFile.empty() ? "spec" : "file")),
-               p.topologyFile.empty() ? "topology.spec" : "topology.file",
+        r.Fail(r.Resolve(topoTable->get(preset                   ? "preset"
+                                        : p.topologyFile.empty() ? "spec"
+                                                                 : "file")),
+               preset                   ? "topology.preset"
+               : p.topologyFile.empty() ? "topology.spec"
+                                        : "topology.file",
                topoError);
     }
     ctx.t = t;

@@ -19,6 +19,14 @@ status. One check per example:
                         (1.00 on the first line of each routing); the database: a run 'ok' per
                         line whose parameters name the mode, its collective with the printed
                         time
+  training-net-nccl-tests  nccl-tests' table: a row per size of the -b/-e/-f sweep, in order,
+                        rounded to whole floats (per rank where the buffer is split); count =
+                        size / 4 (/ n); algbw = size / time and busbw = nccl-tests' factor x
+                        algbw (2(n-1)/n all-reduce, (n-1)/n all-gather, reduce-scatter,
+                        all-to-all, 1 otherwise) within the printed rounding; in-place =
+                        out-of-place; #wrong 0; the Avg line = the mean busbw; the database: a
+                        run 'ok' per size with its bytes and the printed time; a bad option
+                        exits 2 with one line on stderr and nothing on stdout
   training-net-script   the README's script: its line "D vs cost model E" with D within 25% of
                         E; the database: one run 'ok' with no error text (Finish, not the
                         recorder at Destroy), simulated_ns at or after the collective's end,
@@ -192,7 +200,88 @@ def training_net_script(out, db, args):
               % (node, port, rows, covered, last, simulated))
 
 
-CHECKS = {"p2p-study-allreduce": p2p_study_allreduce, "roce-tcp-background": roce_tcp_background,
+NCCL_FACTORS = {"all_reduce": lambda n: 2.0 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
+                "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
+                "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
+
+
+def nccl_size(text):
+    m = re.fullmatch(r"(\d+)([KMG]?)", text)
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
+def training_net_nccl_tests(out, db, args):
+    short = {"-b": "32M", "-e": "32M", "-f": "1", "--op": None}
+    words = []
+    i = 0
+    while i < len(args):
+        if args[i] in short:
+            short[args[i]] = args[i + 1]
+            i += 2
+            continue
+        if not args[i].startswith("-"):
+            words.append(args[i])
+        i += 1
+    op = words[0] if words else option(args, "op", short["--op"] or "all_reduce")
+    lines = out.splitlines()
+    m = re.match(r"# nccl-tests (\w+) on \S+: (\d+) ranks", lines[0] if lines else "")
+    check(m is not None and m.group(1) == op, "first line: %s" % lines[:1])
+    if not m:
+        return
+    n = int(m.group(2))
+    factor = NCCL_FACTORS[op](n)
+    unit = 4 * (n if op in ("all_gather", "reduce_scatter", "alltoall") else 1)
+    sizes, size, step = [], nccl_size(short["-b"]), int(short["-f"])
+    while size <= nccl_size(short["-e"]):
+        sizes.append(size // unit * unit)
+        size *= step
+    rows = [l.split() for l in lines if l.strip() and not l.startswith("#")]
+    check([int(r[0]) for r in rows] == sizes, "sizes %s, expected %s" % ([r[0] for r in rows], sizes))
+    redop = "sum" if op in ("all_reduce", "reduce_scatter", "reduce") else "none"
+    root = "0" if op in ("broadcast", "reduce") else "-1"
+    busbws, times = [], []
+    for row in rows:
+        check(len(row) == 13, "row %s: not 13 columns" % row)
+        if len(row) != 13:
+            return
+        nbytes = int(row[0])
+        check(int(row[1]) == nbytes // unit, "%s: count %s, expected %d" % (row, row[1], nbytes // unit))
+        check(row[2:5] == ["float", redop, root], "%s: type, redop, root" % row)
+        check(row[5:9] == row[9:13], "%s: in-place differs from out-of-place" % row)
+        us, algbw, busbw, wrong = float(row[5]), float(row[6]), float(row[7]), int(row[8])
+        decimals = len(row[5].split(".")[1]) if "." in row[5] else 0
+        alg = nbytes / (us * 1e3)
+        # the time is rounded to its printed decimals, algbw and busbw to 0.01
+        check(abs(algbw - alg) <= alg * 0.5 * 10 ** -decimals / us + 0.005,
+              "%s: algbw %g, size / time %g" % (row, algbw, alg))
+        check(abs(busbw - factor * algbw) <= 0.005 * (1 + factor) + 1e-9,
+              "%s: busbw %g, %g x algbw %g" % (row, busbw, factor, algbw))
+        check(wrong == 0, "%s: #wrong %d" % (row, wrong))
+        busbws.append(busbw)
+        times.append((us, decimals))
+    avg = [l for l in lines if l.startswith("# Avg bus bandwidth")]
+    check(len(avg) == 1 and rows and abs(float(avg[0].split(":")[1]) - sum(busbws) / len(rows))
+          <= 0.005 + 1e-5 * sum(busbws) / len(rows), "Avg line %s, busbw %s" % (avg, busbws))
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    runs = con.execute("SELECT run_id, status, params_json FROM run ORDER BY run_id").fetchall()
+    check([s for _, s, _ in runs] == ["ok"] * len(rows), "runs: %s" % runs)
+    for (run, _, params), nbytes, (us, decimals) in zip(runs, sizes, times):
+        check('"bytes":%d,' % nbytes in params, "run %d parameters %s" % (run, params))
+        c = con.execute("SELECT duration_ns FROM collective_summary WHERE run_id = ?",
+                        (run,)).fetchall()
+        check(len(c) == 1 and abs(c[0][0] / 1e3 - us) <= 0.5 * 10 ** -decimals + 1e-6,
+              "run %d: collective %s, printed %g us" % (run, c, us))
+    for bad in (["-b", "1X"], ["--op=sendrecv"], ["all_reduce", "--op=all_gather"], ["-q"]):
+        options = [a for a in args if a not in words]
+        run = subprocess.run([sys.argv[3]] + options + bad + ["--db=" + db + ".bad"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+        check(run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+              and run.stderr.startswith("training-net-nccl-tests: "),
+              "%s: exit %d, stdout %r, stderr %r" % (bad, run.returncode, run.stdout, run.stderr))
+
+
+CHECKS = {"training-net-nccl-tests": training_net_nccl_tests, "p2p-study-allreduce": p2p_study_allreduce, "roce-tcp-background": roce_tcp_background,
           "collective-comparison": collective_comparison, "training-net-script": training_net_script}
 
 

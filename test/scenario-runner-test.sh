@@ -66,6 +66,17 @@ q "$sweep" "SELECT busbw_Bps FROM collective WHERE algorithm = 'ring'" | while r
 done
 [ -f "$tmp/bad" ] && fail "sweep: ring busbw beyond the 16 GB/s link: $(cat "$tmp/bad")"
 
+# --- a system preset: 2 DGX-H100 on a rail-optimized fabric (tn-topology.h) ------------
+pdb=$tmp/preset.db
+printf '[topology]\npreset = "dgx-h100"\nservers = 2\nfabric = "rail-optimized"\n[[collective]]\nalgorithm = "ring"\nbytes = "1MiB"\n' > "$tmp/preset.toml"
+"$runner" "$tmp/preset.toml" --db "$pdb" --set mode=flow > "$tmp/out" 2> "$tmp/err" ||
+    fail "preset: exit non-zero: $(cat "$tmp/err")"
+# 16 GPUs, 2 NVSwitches, 8 rail leaves and 8 spines
+[ "$(q "$pdb" "SELECT group_concat(kind || ':' || n) FROM (SELECT kind, count(*) AS n FROM node GROUP BY kind ORDER BY kind)")" = "npu:16,switch:18" ] ||
+    fail "preset: nodes $(q "$pdb" 'SELECT kind, count(*) FROM node GROUP BY kind')"
+q "$pdb" "SELECT params_json FROM run" | grep -q '"topology.preset":"dgx-h100","topology.servers":2' ||
+    fail "preset: parameters $(q "$pdb" 'SELECT params_json FROM run')"
+
 # --- bad scenarios: one error line with file, line and key; exit 2; no run -------------
 # case FILE-CONTENT EXPECTED-REGEX [RUNNER-ARGS...]
 n=0
@@ -173,6 +184,13 @@ bad '[topology]\nspec = "ring:4"\n[[collective]]\nbytes = 1\nalgorithm = "rign"\
     "bad[0-9]+.toml:5:13: collective\\[0\\].algorithm: unknown algorithm 'rign' \\(known: ring, .*, auto\\)"
 bad "[topology]\\nspec = \"ring:8\"\\n[training]\\nworkload = \"$(cd "$top" && pwd)/test/data/workloads/Resnet50_DataParallel.txt\"\\nalgorithm = \"Auto\"\\n" \
     "bad[0-9]+.toml:5:13: training.algorithm: unknown algorithm 'Auto'"
+# a system preset: servers, gpus and fabric need it; its errors name topology.preset
+bad '[topology]\nservers = 2\n[[collective]]\nbytes = 1\n' \
+    "bad$((n + 1)).toml:1:1: topology.preset: servers, gpus and fabric need preset"
+bad '[topology]\npreset = "dgx-h100"\nspec = "ring:8"\n[[collective]]\nbytes = 1\n' \
+    "bad$((n + 1)).toml:1:1: topology.preset: give preset, spec or file, one of them"
+bad '[topology]\npreset = "dgx-h100"\ngpus = 9\n[[collective]]\nbytes = 1\n' \
+    "bad$((n + 1)).toml:2:10: topology.preset: .*gpus = 9 must be in \\[2, 8\\]"
 
 # --- algorithm = "auto": the tuner's choice runs, its row records choice and runner-up ---
 printf '[topology]\nspec = "torus:4x4"\n[[collective]]\nalgorithm = "auto"\nbytes = ["32KiB", "2MiB"]\n' \

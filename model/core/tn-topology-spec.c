@@ -7,6 +7,7 @@
 #include "tn-topology.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +274,114 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
     return s;
 }
 
+/* PRESET:servers=N[,gpus=G][,fabric=F][,oversub=R] (tn-topology.h, system presets). */
+static tn_status
+tn_spec_preset(tn_spec* sp,
+               const tn_system_preset* preset,
+               tn_span trimmed,
+               tn_topology** out,
+               tn_error* err)
+{
+    static const char* keys[] = {"servers", "gpus", "fabric", "oversub"};
+    for (uint32_t j = 0; j < sp->nkeys; j++)
+    {
+        int found = 0;
+        for (size_t q = 0; q < sizeof(keys) / sizeof(keys[0]); q++)
+        {
+            found |= tn_span_eq(sp->key[j], keys[q]);
+        }
+        if (!found)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': unknown key '%.*s' for %s (known: servers, "
+                                "gpus, fabric, oversub)",
+                                sp->text,
+                                tn_span_shown_width(sp->key[j], TN_SPEC_SHOWN),
+                                sp->key[j].s,
+                                preset->name);
+        }
+    }
+    if (sp->body.n)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': '%.*s' must be a key=value parameter (servers, "
+                            "gpus, fabric, oversub)",
+                            sp->text,
+                            tn_span_shown_width(sp->body, TN_SPEC_SHOWN),
+                            sp->body.s);
+    }
+    uint32_t servers = 1, gpus = 0;
+    double oversub = 1.0;
+    tn_fabric fabric = TN_FABRIC_RAIL_OPTIMIZED;
+    tn_span v;
+    tn_status s;
+    if ((s = tn_spec_u32_key(sp, "servers", 0, &servers, err)) ||
+        (s = tn_spec_u32_key(sp, "gpus", 0, &gpus, err)))
+    {
+        return s;
+    }
+    if (tn_spec_get(sp, "gpus", &v) && gpus == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "topology spec '%s': gpus '0' must be >= 2", sp->text);
+    }
+    if (tn_spec_get(sp, "oversub", &v) && !tn_span_double(v, &oversub))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': oversub '%.*s' is not a number",
+                            sp->text,
+                            tn_span_shown_width(v, TN_SPEC_SHOWN),
+                            v.s);
+    }
+    if (tn_spec_get(sp, "fabric", &v))
+    {
+        if (tn_span_eq(v, "rail-only"))
+            fabric = TN_FABRIC_RAIL_ONLY;
+        else if (!tn_span_eq(v, "rail-optimized"))
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': fabric '%.*s' is not rail-optimized or "
+                                "rail-only",
+                                sp->text,
+                                tn_span_shown_width(v, TN_SPEC_SHOWN),
+                                v.s);
+    }
+    if (fabric == TN_FABRIC_RAIL_ONLY && tn_spec_get(sp, "oversub", &v))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': oversub needs fabric=rail-optimized (rail-only "
+                            "has no spine)",
+                            sp->text);
+    }
+    tn_topology* t = NULL;
+    if ((s = tn_topology_system(preset, servers, gpus, fabric, oversub, &t, err)))
+    {
+        char why[TN_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof(why), "%s", err ? err->message : "");
+        return tn_error_set(err, s, "topology spec '%s': %s", sp->text, why);
+    }
+    char* name = malloc(trimmed.n + 1);
+    if (!name)
+    {
+        tn_topology_destroy(t);
+        return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
+    }
+    memcpy(name, trimmed.s, trimmed.n);
+    name[trimmed.n] = '\0';
+    s = tn_topology_set_name(t, name, err);
+    free(name);
+    if (s)
+    {
+        tn_topology_destroy(t);
+        return s;
+    }
+    *out = t;
+    return TN_OK;
+}
+
 tn_status
 tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
 {
@@ -384,6 +493,12 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
         first = 0;
     }
 
+    const tn_system_preset* preset = tn_system_preset_find(sp.kind.s, sp.kind.n);
+    if (preset)
+    {
+        return tn_spec_preset(&sp, preset, trimmed, out, err);
+    }
+
     /* every key must be known for the kind (checked before building anything) */
     static const struct
     {
@@ -438,7 +553,7 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             err,
             TN_EINVAL,
             "topology spec '%s': unknown kind '%.*s' (ring, fc, switch, torus, mesh, "
-            "leafspine, fattree, bigraph, hier)",
+            "leafspine, fattree, bigraph, hier, dgx-a100, dgx-h100, gb200-nvl72)",
             sp.text,
             tn_span_shown_width(sp.kind, TN_SPEC_SHOWN),
             sp.kind.s);

@@ -98,7 +98,9 @@
  *   hier:dim{+dim}   dim := (ring|fc|switch) SIZE '@' RATE [ '/' TIME ]
  *                    e.g. hier:ring4@250Gbps/150ns+switch8@100Gbps/500ns
  *                    (a missing '/TIME' uses latency= or the default 150 ns)
- *   common keys: rate=RATE, latency=TIME (not rate= for hier).
+ *   dgx-a100|dgx-h100|gb200-nvl72:servers=N[,gpus=G][,fabric=F][,oversub=R]
+ *                    a system preset (below), e.g. dgx-h100:servers=4,fabric=rail-optimized
+ *   common keys: rate=RATE, latency=TIME (not rate= for hier nor presets).
  *   RATE, TIME: numbers with units, grammar in tn-units.h (250Gbps, 150ns).
  *   Whitespace is not allowed inside a spec. Errors name the key and the value.
  *
@@ -400,6 +402,56 @@ extern "C"
                                        const tn_dim_info* dims,
                                        tn_topology** out,
                                        tn_error* err);
+
+    /* ---- system presets (tn-topology-preset.c) ------------------------------------
+     * A server (or rack) of `gpus` GPUs on one NVSwitch (dim 0, each GPU at nvlink_bps per
+     * direction) and one scale-out NIC per GPU at nic_bps (dim 1, one group per rail: GPU g
+     * of every server). Figures from the vendors' data sheets (doc/core-topology.rst):
+     *   dgx-a100     8 GPUs, NVLink3 300 GB/s = 2400 Gbit/s, 8 ConnectX-6 HDR 200 Gbit/s
+     *   dgx-h100     8 GPUs, NVLink4 450 GB/s = 3600 Gbit/s, 8 ConnectX-7 NDR 400 Gbit/s
+     *   gb200-nvl72  72 GPUs, NVLink5 900 GB/s = 7200 Gbit/s, 72 ConnectX-7 400 Gbit/s
+     * Fabrics (servers >= 2; one server is its NVSwitch alone, 1 switch):
+     *   rail-optimized  a leaf per rail (node ids: NPUs, NVSwitches by server, leaves by
+     *                   rail, `gpus` spines), every leaf cabled to every spine at
+     *                   servers x nic_bps / (oversub x gpus): the 2-tier Clos of DGX
+     *                   SuperPODs; oversub >= 1 (1: non-blocking). GPUs do not forward, so
+     *                   a change of rail crosses a spine.
+     *   rail-only       a switch per rail and no spine (tn_topology_hierarchical of the two
+     *                   dims): a change of rail relays over NVLink.
+     * Spec: PRESET:servers=N[,gpus=G][,fabric=F][,oversub=R] (defaults 1, all GPUs,
+     * rail-optimized, 1). The topology's name is the spec. */
+    typedef struct tn_system_preset
+    {
+        const char* name;           /**< "dgx-h100" */
+        uint32_t gpus;              /**< GPUs per server (NVLink domain) */
+        uint64_t nvlink_bps;        /**< per GPU per direction through the NVSwitch */
+        uint64_t nic_bps;           /**< per NIC, one NIC per GPU */
+        uint64_t nvlink_latency_ns; /**< one GPU-NVSwitch link */
+        uint64_t nic_latency_ns;    /**< one NIC-leaf or leaf-spine link */
+    } tn_system_preset;
+
+    /** Scale-out fabric of a preset (contract above). */
+    typedef enum tn_fabric
+    {
+        TN_FABRIC_RAIL_OPTIMIZED = 0,
+        TN_FABRIC_RAIL_ONLY
+    } tn_fabric;
+
+    /** \return the i-th preset, NULL past the last */
+    const tn_system_preset* tn_system_preset_at(size_t i);
+    /** \return the preset named by [name, name+len), or NULL */
+    const tn_system_preset* tn_system_preset_find(const char* name, size_t len);
+    /** \return "rail-optimized" or "rail-only" */
+    const char* tn_fabric_name(tn_fabric fabric);
+
+    /** Build a preset system (contract above); gpus 0 = all of the preset's. */
+    tn_status tn_topology_system(const tn_system_preset* preset,
+                                 uint32_t servers,
+                                 uint32_t gpus,
+                                 tn_fabric fabric,
+                                 double oversub,
+                                 tn_topology** out,
+                                 tn_error* err);
 
     /** Build from a spec string (grammar above); the topology name is the spec. */
     tn_status tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err);
