@@ -47,6 +47,7 @@ typedef struct
     group tp, ep, dp_dense, dp_expert;
     tn_chakra_trace* trace;
     int64_t last;       /* the last blocking node (kernel or blocking collective); -1 none */
+    uint32_t step;      /* 1 + the schedule step being generated (0: the optimizer) */
     uint32_t* dp_nodes; /* DP collectives issued (the optimizer waits for them) */
     size_t dp_count;
     size_t dp_cap;
