@@ -292,11 +292,16 @@ tn_cost_program(const tn_program* p,
     tn_status st = TN_OK;
     if (!ranks || !dests)
         st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-    /* rank i of each of m equal blocks, so that the samples do not all fall at the same
-     * place of a switch or a server (i * N / m alone are all first of their switch on a
-     * fat-tree whose switches hold a divisor of N / m NPUs) */
+    /* one rank of each of m equal blocks, at a place in the block that varies like the
+     * golden ratio's multiples (Fibonacci hashing): i * N / m alone are all first of their
+     * switch on a fat-tree whose switches hold a divisor of N / m NPUs, and i % (N / m)
+     * repeats with the switches' period; either biases the mean over the samples */
     for (uint32_t i = 0; i < m && !st; i++)
-        ranks[i] = (uint32_t)((uint64_t)i * N / m + (N / m > 1 ? i % (N / m) : 0));
+    {
+        uint64_t block = (uint64_t)(i + 1) * N / m - (uint64_t)i * N / m;
+        uint64_t off = (((uint64_t)i * 40503u & 0xffffu) * block) >> 16;
+        ranks[i] = (uint32_t)((uint64_t)i * N / m + off);
+    }
     e.pipelined = p->algo && p->algo->pipelined;
     if (!st && e.topo)
     {
