@@ -209,7 +209,7 @@ main(int argc, char* argv[])
                      0u,
                      UINT32_MAX - 1,
                      &modelGroup);
-    std::string algorithm = "ring";
+    std::string algorithm = "auto";
     options.AddString("algorithm",
                       "the jobs' all-reduce algorithm: a registry name (tn-plan --list) or auto "
                       "(the best by the cost model, per operation, group and size)",
