@@ -45,6 +45,8 @@ typedef struct est
     double* step_ser;  /* pipelined: per step, the slowest serialisation over the ranks */
     double* step_base; /* pipelined: per step, the sum over ranks of their receive latency */
     uint32_t* step_n;  /* pipelined: per step, the ranks that receive in it */
+    double* step_busy; /* per step: link busy time of the evaluated ranks' receives, summed */
+    size_t scap5;
     size_t scap, scap2, scap3, scap4;
     bool pipelined;
     uint32_t steps;
@@ -232,18 +234,25 @@ eval_step(est* e,
         if (sb)
             e->step_base = sb;
         uint32_t* sn = sb ? tn_array_grow(e->step_n, &e->scap4, want, sizeof(uint32_t), 64) : NULL;
-        if (!sn)
+        if (sn)
+            e->step_n = sn;
+        double* sy = sn ? tn_array_grow(e->step_busy, &e->scap5, want, sizeof(double), 64) : NULL;
+        if (!sy)
             return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-        e->step_n = sn;
+        e->step_busy = sy;
         for (uint32_t s = e->steps; s <= step; s++)
         {
             e->step_time[s] = 0;
             e->step_ser[s] = 0;
             e->step_base[s] = 0;
             e->step_n[s] = 0;
+            e->step_busy[s] = 0;
         }
         e->steps = step + 1;
     }
+    for (size_t i = 0; i < e->nuses; i++)
+        if (!rp->ops[idx[b + e->uses[i].op]].send)
+            e->step_busy[step] += (double)e->uses[i].bytes * 8e9 / rate_of(e, e->uses[i].link);
     double recv_base = -1;
     for (uint32_t k = 0; k < nops; k++)
     {
@@ -384,10 +393,17 @@ tn_cost_program(const tn_program* p,
              * meets every edge alike, so a step costs the mean latency of the receiving
              * edges, but no less than its slowest serialisation (every edge is busy every
              * step, the slowest link sets the pace) */
-            if (e.pipelined && e.step_n[s])
-                t += e.step_base[s] / e.step_n[s] + e.step_ser[s];
-            else
-                t += e.step_time[s];
+            double ts = e.pipelined && e.step_n[s] ? e.step_base[s] / e.step_n[s] + e.step_ser[s]
+                                                   : e.step_time[s];
+            /* the whole fabric's load: the samples' receives stand for every rank's, and no
+             * link is less busy than the mean over the links; the per-rank view above misses
+             * transfers of other ranks on a link (direct or rhd across a torus) */
+            if (e.topo && m)
+            {
+                double avg = e.step_busy[s] * ((double)N / m) / tn_topology_link_count(e.topo);
+                ts = avg > ts ? avg : ts;
+            }
+            t += ts;
         }
         out->time_ns = t;
         out->evaluated = m;
@@ -410,5 +426,6 @@ tn_cost_program(const tn_program* p,
     free(e.step_ser);
     free(e.step_base);
     free(e.step_n);
+    free(e.step_busy);
     return st;
 }
