@@ -385,6 +385,12 @@ main(int argc, char* argv[])
             PrintStages(training, *job);
         }
         status |= job->IsComplete() ? 0 : 1;
+        if (!job->GetError().empty())
+        {
+            // the job stopped (a collective that does not fit even in windows): say why
+            std::fflush(stdout);
+            std::fprintf(stderr, "training-iteration: %s\n", job->GetError().c_str());
+        }
         // the job's end, its last iteration on any NPU (the simulator's clock may have gone
         // on to the next sample tick, which finds the work done)
         uint64_t endNs = 0;
