@@ -77,9 +77,9 @@ CollectiveService::GetTypeId()
                           "Generated collectives: ops each rank holds per stream of its "
                           "program, from its first op not done (memory follows the window, "
                           "not the program; a window too narrow to hold every op that could "
-                          "start makes the collective's check fail). 0: whole programs when "
-                          "they fit the memory limit, else windows of 256 ops with a note "
-                          "on stderr.",
+                          "start makes the collective's check fail). 0: whole programs while "
+                          "they fit half the memory limit, then windows of 256 ops, with a "
+                          "note on stderr.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_programWindow),
                           MakeUintegerChecker<uint32_t>())
@@ -649,25 +649,37 @@ CollectiveService::Create(const tn_plan_request& request,
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
-    uint32_t window = m_programWindow;
+    uint32_t window = m_programWindow > 0 ? m_programWindow
+                      : m_autoWindowNoted ? AUTO_PROGRAM_WINDOW
+                                          : 0;
     if (plan->program && window == 0 && !symmetry)
     {
-        // whole programs: every op of every rank (two per transfer) is held from the start
-        *error = CheckHeldOps(request,
-                              id,
-                              2 * tn_program_transfers(plan->program.get(), nullptr),
-                              false);
+        // whole programs: every op of every rank (two per transfer) is held from the start;
+        // checked against half the limit, so that the collectives already in flight, which
+        // keep their whole programs, leave room for the windows of the next ones
+        tn_plan_request half = request;
+        uint64_t limit = request.memory_limit;
+        tn_error limitErr;
+        if (limit == 0 && tn_memory_default_limit(&limit, &limitErr) != TN_OK)
+        {
+            limit = 0; // the limit's own error is reported by the check below
+        }
+        half.memory_limit = limit > 1 ? limit / 2 : limit;
+        *error =
+            CheckHeldOps(half, id, 2 * tn_program_transfers(plan->program.get(), nullptr), false);
         if (!error->empty())
         {
-            // the user left the window open (0): hold windows rather than refuse, as one
-            // would set ProgramWindow by hand; a window that still cannot fit is refused below
+            // the user left the window open (0): hold windows from now on rather than
+            // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
+            // is refused below against the whole limit
             window = AUTO_PROGRAM_WINDOW;
             if (!m_autoWindowNoted)
             {
                 m_autoWindowNoted = true;
                 std::fprintf(stderr,
                              "note: generated collectives hold windows of %u ops per stream "
-                             "(CollectiveService::ProgramWindow), not whole programs: %s\n",
+                             "(CollectiveService::ProgramWindow), not whole programs, which "
+                             "would pass half the memory limit: %s\n",
                              window,
                              error->c_str());
             }

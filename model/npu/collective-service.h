@@ -458,7 +458,7 @@ class CollectiveService : public Object
     uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
     /// the window held when ProgramWindow is 0 and whole programs would pass the memory limit
     static constexpr uint32_t AUTO_PROGRAM_WINDOW = 256;
-    bool m_autoWindowNoted{false}; //!< the note on the automatic window was printed
+    bool m_autoWindowNoted{false}; //!< windows held since whole programs passed half the limit
     /// Ops held by the generated collectives whose programs are not freed yet, by id (at
     /// their creation: whole programs, or the first windows).
     std::unordered_map<uint32_t, uint64_t> m_heldOps;
