@@ -213,7 +213,7 @@ main(int argc, char* argv[])
                      0u,
                      UINT32_MAX - 1,
                      &modelGroup);
-    std::string algorithm = "ring";
+    std::string algorithm = "auto";
     options.AddString("algorithm",
                       "the jobs' all-reduce algorithm: a registry name (tn-plan --list) or auto "
                       "(the best by the cost model, per operation, group and size)",
@@ -408,6 +408,12 @@ main(int argc, char* argv[])
             PrintStages(training, *job);
         }
         status |= job->IsComplete() ? 0 : 1;
+        if (!job->GetError().empty())
+        {
+            // the job stopped (a collective that does not fit even in windows): say why
+            std::fflush(stdout);
+            std::fprintf(stderr, "training-iteration: %s\n", job->GetError().c_str());
+        }
         // the job's end, its last iteration on any NPU (the simulator's clock may have gone
         // on to the next sample tick, which finds the work done)
         uint64_t endNs = 0;

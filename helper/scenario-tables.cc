@@ -732,7 +732,7 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     p.overlap = tr.Bool("overlap", true);
     p.modelGroup = uint32_t(tr.Uint("model_group", 0, 0, UINT32_MAX - 1));
     const toml::node* algNode = r.Resolve(trainingTable->get("algorithm"));
-    p.trainingAlgorithm = tr.String("algorithm", "ring");
+    p.trainingAlgorithm = tr.String("algorithm", "auto");
     const toml::node* schedNode = r.Resolve(trainingTable->get("scheduler"));
     std::vector<std::string> schedulers = {"planned"};
     schedulers.insert(schedulers.end(),

@@ -290,6 +290,18 @@ TrainingHelper::SetAlgorithm(tn_collective collective, const std::string& algori
     m_algorithm[collective] = algorithm;
 }
 
+void
+TrainingHelper::SetAlgorithms(const std::string& algorithm)
+{
+    for (int c = 0; c < TN_COLL_COUNT; c++)
+    {
+        if (c != TN_COLL_ALL_TO_ALL)
+        {
+            m_algorithm[c] = algorithm;
+        }
+    }
+}
+
 bool
 TrainingHelper::Load(const std::string& path, std::string* error)
 {

@@ -50,6 +50,10 @@ class TrainingHelper
      *  cost model's best per group and size bucket, see CollectiveService) */
     void SetAlgorithm(tn_collective collective, const std::string& algorithm);
 
+    /** \param algorithm the algorithm of every collective kind but all-to-all (which stays
+     *  direct): "ring" gives the flat rings jobs ran before they defaulted to "auto" */
+    void SetAlgorithms(const std::string& algorithm);
+
     /**
      * Read a workload file (tn-workload.h).
      * \param path the file \param error set to the reason (file, line, field) on failure

@@ -72,6 +72,8 @@ RunChakra(const std::string& input,
     npus.SetEndpointAttribute("Engine", StringValue("ace"));
     npus.Install(roce.GetFabric().npus);
     TrainingHelper training;
+    // pinned: the figures checked here are the flat ring's (a job's default is auto)
+    training.SetAlgorithms("ring");
     training.SetJobAttribute("Network", BooleanValue(network));
     training.SetJobAttribute("Iterations", UintegerValue(iterations));
     for (int k = 0; k < TN_COLL_COUNT && !algorithm.empty(); k++)

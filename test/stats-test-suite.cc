@@ -1158,6 +1158,8 @@ class StatsTimeLimitTestCase : public TnDataTestCase
         NpuHelper npus;
         npus.Install(roce.GetFabric().npus);
         TrainingHelper training;
+        // pinned: the figures checked here are the flat ring's (a job's default is auto)
+        training.SetAlgorithms("ring");
         std::string error;
         NS_TEST_ASSERT_MSG_EQ(training.Load(DataFile("workloads/microAllReduce.txt"), &error),
                               true,

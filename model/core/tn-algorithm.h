@@ -207,6 +207,11 @@ extern "C"
         uint32_t default_chunks;           /**< chunks planned when the request leaves them 0 */
         tn_algorithm_generator generator;  /**< rank-local generator, or NONE */
         tn_algorithm_estimate_fn estimate; /**< closed form of the plan's size */
+        /** A rank's next transfer waits only for the one it has just received from a
+         *  neighbour (rings, ring2d, the phases of hierarchical): the chain of dependencies
+         *  walks the ring, so the per-step estimate (tn_cost_program) charges a step the
+         *  mean latency of its edges and its slowest serialisation, not its slowest edge. */
+        bool pipelined;
     } tn_algorithm;
 
     /** The registry table; count in *count. */

@@ -42,7 +42,13 @@ typedef struct est
     uint32_t* path;
     uint32_t pcap;
     double* step_time; /* per step: the slowest over the evaluated ranks */
-    size_t scap;
+    double* step_ser;  /* pipelined: per step, the slowest serialisation over the ranks */
+    double* step_base; /* pipelined: per step, the sum over ranks of their receive latency */
+    uint32_t* step_n;  /* pipelined: per step, the ranks that receive in it */
+    double* step_busy; /* per step: link busy time of the evaluated ranks' receives, summed */
+    size_t scap5;
+    size_t scap, scap2, scap3, scap4;
+    bool pipelined;
     uint32_t steps;
     uint32_t nodes;
     uint32_t cache_dest; /* next hops cached toward this node */
@@ -217,19 +223,53 @@ eval_step(est* e,
     uint32_t step = rp->ops[idx[b]].step;
     if (step >= e->steps)
     {
-        double* st = tn_array_grow(e->step_time, &e->scap, (size_t)step + 1, sizeof(double), 64);
-        if (!st)
+        size_t want = (size_t)step + 1;
+        double* st = tn_array_grow(e->step_time, &e->scap, want, sizeof(double), 64);
+        if (st)
+            e->step_time = st;
+        double* ss = st ? tn_array_grow(e->step_ser, &e->scap2, want, sizeof(double), 64) : NULL;
+        if (ss)
+            e->step_ser = ss;
+        double* sb = ss ? tn_array_grow(e->step_base, &e->scap3, want, sizeof(double), 64) : NULL;
+        if (sb)
+            e->step_base = sb;
+        uint32_t* sn = sb ? tn_array_grow(e->step_n, &e->scap4, want, sizeof(uint32_t), 64) : NULL;
+        if (sn)
+            e->step_n = sn;
+        double* sy = sn ? tn_array_grow(e->step_busy, &e->scap5, want, sizeof(double), 64) : NULL;
+        if (!sy)
             return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-        e->step_time = st;
+        e->step_busy = sy;
         for (uint32_t s = e->steps; s <= step; s++)
+        {
             e->step_time[s] = 0;
+            e->step_ser[s] = 0;
+            e->step_base[s] = 0;
+            e->step_n[s] = 0;
+            e->step_busy[s] = 0;
+        }
         e->steps = step + 1;
     }
+    for (size_t i = 0; i < e->nuses; i++)
+        if (!rp->ops[idx[b + e->uses[i].op]].send)
+            e->step_busy[step] += (double)e->uses[i].bytes * 8e9 / rate_of(e, e->uses[i].link);
+    double recv_base = -1;
     for (uint32_t k = 0; k < nops; k++)
     {
         double t = e->op_base[k] + e->op_ser[k];
         if (t > e->step_time[step])
             e->step_time[step] = t;
+        if (e->op_ser[k] > e->step_ser[step])
+            e->step_ser[step] = e->op_ser[k];
+        /* each edge counted once, at its receiver: the sends of a sampled rank would count
+         * its out-edge beside its in-edge and bias the mean toward the worse of the two */
+        if (!rp->ops[idx[b + k]].send && e->op_base[k] > recv_base)
+            recv_base = e->op_base[k];
+    }
+    if (recv_base >= 0)
+    {
+        e->step_base[step] += recv_base;
+        e->step_n[step]++;
     }
     return TN_OK;
 }
@@ -261,8 +301,17 @@ tn_cost_program(const tn_program* p,
     tn_status st = TN_OK;
     if (!ranks || !dests)
         st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+    /* one rank of each of m equal blocks, at a place in the block that varies like the
+     * golden ratio's multiples (Fibonacci hashing): i * N / m alone are all first of their
+     * switch on a fat-tree whose switches hold a divisor of N / m NPUs, and i % (N / m)
+     * repeats with the switches' period; either biases the mean over the samples */
     for (uint32_t i = 0; i < m && !st; i++)
-        ranks[i] = (uint32_t)((uint64_t)i * N / m);
+    {
+        uint64_t block = (uint64_t)(i + 1) * N / m - (uint64_t)i * N / m;
+        uint64_t off = (((uint64_t)i * 40503u & 0xffffu) * block) >> 16;
+        ranks[i] = (uint32_t)((uint64_t)i * N / m + off);
+    }
+    e.pipelined = p->algo && p->algo->pipelined;
     if (!st && e.topo)
     {
         for (uint32_t i = 0; i < m; i++)
@@ -339,7 +388,23 @@ tn_cost_program(const tn_program* p,
     {
         double t = 0;
         for (uint32_t s = 0; s < e.steps; s++)
-            t += e.step_time[s];
+        {
+            /* a pipeline: the chain of dependencies walks the ring one edge a step and
+             * meets every edge alike, so a step costs the mean latency of the receiving
+             * edges, but no less than its slowest serialisation (every edge is busy every
+             * step, the slowest link sets the pace) */
+            double ts = e.pipelined && e.step_n[s] ? e.step_base[s] / e.step_n[s] + e.step_ser[s]
+                                                   : e.step_time[s];
+            /* the whole fabric's load: the samples' receives stand for every rank's, and no
+             * link is less busy than the mean over the links; the per-rank view above misses
+             * transfers of other ranks on a link (direct or rhd across a torus) */
+            if (e.topo && m)
+            {
+                double avg = e.step_busy[s] * ((double)N / m) / tn_topology_link_count(e.topo);
+                ts = avg > ts ? avg : ts;
+            }
+            t += ts;
+        }
         out->time_ns = t;
         out->evaluated = m;
         out->steps = e.steps;
@@ -358,5 +423,9 @@ tn_cost_program(const tn_program* p,
     free(e.op_base);
     free(e.op_ser);
     free(e.step_time);
+    free(e.step_ser);
+    free(e.step_base);
+    free(e.step_n);
+    free(e.step_busy);
     return st;
 }

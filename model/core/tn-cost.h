@@ -164,8 +164,10 @@ extern "C"
 
     /**
      * Estimate of a generated collective (tn-program.h) without its DAG: the per-step
-     * model. Ranks evaluated: all when ranks <= max_ranks (0 = 64), else max_ranks ranks
-     * spread evenly (rank i * N / max_ranks). For each evaluated rank r its program is
+     * model. Ranks evaluated: all when ranks <= max_ranks (0 = 64), else one rank of each of
+     * max_ranks equal blocks, at a place in its block that varies with i (the golden ratio's
+     * multiples, so that the samples do not all sit first of their switch). For each
+     * evaluated rank r its program is
      * generated; the transfers of one step (all chunks and parts that share the step
      * number) run at once: those r receives take their routed path (tn_routes_path with
      * the flow hash of tn_transfer_flow_hash), those it sends the reverse of the path from
@@ -174,12 +176,17 @@ extern "C"
      *     latency(path) + store and forward + max over its links of load(link) / rate(link)
      * with the packet rules of tn_cost_options (wire bytes, one packet's store and forward
      * per hop after the first), and the step takes its slowest transfer over the evaluated
-     * ranks; the time is the sum over steps. Exact where ranks are symmetric and each
+     * ranks, or for a pipelined algorithm (tn_algorithm.pipelined) the mean over the ranks of
+     * their slowest received transfer's latency and store and forward plus the step's
+     * slowest serialisation; either at least the fabric's mean link load (the samples'
+     * receives' link busy time times N / evaluated over the topology's links). The time is
+     * the sum over steps. Exact where ranks are symmetric and each
      * link of a step carries only the transfers of one rank's sends or receives (ring on
      * a ring order of neighbours, hierarchical and ring2d on uniform dims: the unidirectional
-     * ring all-reduce gives 2(N-1)(a + S/(N*B)) like tn_cost_estimate); it does not see
-     * two ranks' transfers meeting on a link of the fabric (fat-tree cores, transit on a
-     * torus) and does not overlap a fast rank's next step with a slow rank's current one.
+     * ring all-reduce gives 2(N-1)(a + S/(N*B)) like tn_cost_estimate); it sees two ranks'
+     * transfers meeting on a link of the fabric (fat-tree cores, transit on a torus) only
+     * through the fabric's mean load, and overlaps a fast rank's next step with a slow
+     * rank's current one only for pipelined algorithms.
      * Without a topology every rank pair has a private link (options->rate_bps and
      * latency_ns, as tn_cost_estimate).
      */

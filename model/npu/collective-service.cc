@@ -24,6 +24,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <sstream>
 
@@ -76,7 +77,9 @@ CollectiveService::GetTypeId()
                           "Generated collectives: ops each rank holds per stream of its "
                           "program, from its first op not done (memory follows the window, "
                           "not the program; a window too narrow to hold every op that could "
-                          "start makes the collective's check fail). 0: whole programs.",
+                          "start makes the collective's check fail). 0: whole programs while "
+                          "they fit half the memory limit, then windows of 256 ops, with a "
+                          "note on stderr.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_programWindow),
                           MakeUintegerChecker<uint32_t>())
@@ -217,11 +220,10 @@ CollectiveService::CheckHeldOps(const tn_plan_request& request,
     if (tn_memory_check(bytes,
                         request.memory_limit,
                         what.str().c_str(),
-                        m_programWindow > 0
-                            ? "fewer collectives in flight (overlap), or a smaller "
-                              "CollectiveService::ProgramWindow"
-                            : "hold windows of the programs instead "
-                              "(CollectiveService::ProgramWindow, e.g. 256 ops per stream)",
+                        windows ? "fewer collectives in flight (overlap), or a smaller "
+                                  "CollectiveService::ProgramWindow"
+                                : "hold windows of the programs instead "
+                                  "(CollectiveService::ProgramWindow, e.g. 256 ops per stream)",
                         &err) != TN_OK)
     {
         return err.message;
@@ -647,16 +649,41 @@ CollectiveService::Create(const tn_plan_request& request,
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
-    if (plan->program && m_programWindow == 0 && !symmetry)
+    uint32_t window = m_programWindow > 0 ? m_programWindow
+                      : m_autoWindowNoted ? AUTO_PROGRAM_WINDOW
+                                          : 0;
+    if (plan->program && window == 0 && !symmetry)
     {
-        // whole programs: every op of every rank (two per transfer) is held from the start
-        *error = CheckHeldOps(request,
-                              id,
-                              2 * tn_program_transfers(plan->program.get(), nullptr),
-                              false);
+        // whole programs: every op of every rank (two per transfer) is held from the start;
+        // checked against half the limit, so that the collectives already in flight, which
+        // keep their whole programs, leave room for the windows of the next ones
+        tn_plan_request half = request;
+        uint64_t limit = request.memory_limit;
+        tn_error limitErr;
+        if (limit == 0 && tn_memory_default_limit(&limit, &limitErr) != TN_OK)
+        {
+            limit = 0; // the limit's own error is reported by the check below
+        }
+        half.memory_limit = limit > 1 ? limit / 2 : limit;
+        *error =
+            CheckHeldOps(half, id, 2 * tn_program_transfers(plan->program.get(), nullptr), false);
         if (!error->empty())
         {
-            return nullptr;
+            // the user left the window open (0): hold windows from now on rather than
+            // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
+            // is refused below against the whole limit
+            window = AUTO_PROGRAM_WINDOW;
+            if (!m_autoWindowNoted)
+            {
+                m_autoWindowNoted = true;
+                std::fprintf(stderr,
+                             "note: generated collectives hold windows of %u ops per stream "
+                             "(CollectiveService::ProgramWindow), not whole programs, which "
+                             "would pass half the memory limit: %s\n",
+                             window,
+                             error->c_str());
+            }
+            error->clear();
         }
     }
     Ptr<Collective> c = CreateObject<Collective>();
@@ -666,17 +693,11 @@ CollectiveService::Create(const tn_plan_request& request,
     }
     if (plan->program)
     {
-        c->SetupProgram(id,
-                        plan->program,
-                        std::move(nodes),
-                        plan->pairLanes,
-                        m_priority,
-                        m_programWindow);
+        c->SetupProgram(id, plan->program, std::move(nodes), plan->pairLanes, m_priority, window);
         // windows: what they hold at the start (they are renewed, not grown); a symmetric
         // collective holds its one rank's
-        *error = m_programWindow > 0 || symmetry
-                     ? CheckHeldOps(request, id, c->GetHeldOps(), m_programWindow > 0)
-                     : "";
+        *error =
+            window > 0 || symmetry ? CheckHeldOps(request, id, c->GetHeldOps(), window > 0) : "";
         if (!error->empty())
         {
             c->Dispose();

@@ -456,6 +456,9 @@ class CollectiveService : public Object
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
     uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
+    /// the window held when ProgramWindow is 0 and whole programs would pass the memory limit
+    static constexpr uint32_t AUTO_PROGRAM_WINDOW = 256;
+    bool m_autoWindowNoted{false}; //!< windows held since whole programs passed half the limit
     /// Ops held by the generated collectives whose programs are not freed yet, by id (at
     /// their creation: whole programs, or the first windows).
     std::unordered_map<uint32_t, uint64_t> m_heldOps;

@@ -167,7 +167,7 @@ class TrainingJob : public Object
                      std::string* error);
 
     /**
-     * \param collective a collective kind \param algorithm its algorithm (default ring;
+     * \param collective a collective kind \param algorithm its algorithm (default "auto";
      * direct for all-to-all), or "auto": the cost model's best per group and size bucket
      */
     void SetAlgorithm(tn_collective collective, const std::string& algorithm);

@@ -10,6 +10,7 @@
 
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
+#include "ns3/tn-program.h"
 
 #include <math.h>
 
@@ -408,6 +409,79 @@ test_bandwidths(tn_test_ctx* ctx)
     TN_CHECK_NEAR(ctx, tn_cost_ring_allreduce_ns(4, 8000000, 0, 8000000000ULL), 12e6, 1e-3);
 }
 
+/* The per-step model of a pipelined algorithm (issue 41): a ring's chain of dependencies
+ * walks the ring one edge a step, so a step costs the mean latency of the ring's edges plus
+ * one transfer's serialisation, not its slowest edge. On fattree:k=4 (16 NPUs, two per edge
+ * switch, four per pod) the ring i-1 -> i crosses 2 links for odd i (same edge switch), 4
+ * for i = 2 mod 4 (same pod), 6 for i = 0 mod 4: 3.5 links on average, so the all-reduce is
+ * 2(N-1)(3.5 a + S/(N B)); the slowest edge (6 a a step) would give about 1.5 times the
+ * latency. On fattree:k=8 (128 NPUs, 4 per edge switch, 16 per pod) the mean is
+ * 3/4 x 2 + 3/16 x 4 + 1/16 x 6 = 2.625 links, and the 64 sampled ranks must find it within
+ * 3 % (samples i * N / m alone all sit first of their switch: 6 links each). */
+static void
+test_pipelined_ring(tn_test_ctx* ctx)
+{
+    tn_error err;
+    tn_topology* t = NULL;
+    TN_REQUIRE(ctx, tn_topology_from_spec("fattree:k=4", &t, &err) == TN_OK);
+    const tn_link* l0 = tn_topology_link(t, 0);
+    for (uint32_t i = 0; i < tn_topology_link_count(t); i++)
+    {
+        TN_REQUIRE(ctx, tn_topology_link(t, i)->latency_ns == l0->latency_ns);
+        TN_REQUIRE(ctx, tn_topology_link(t, i)->rate_bps == l0->rate_bps);
+    }
+    const uint64_t sizes[] = {16 << 10, 1 << 20, 64 << 20};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+    {
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = "ring";
+        req.bytes = sizes[k];
+        tn_program* p = NULL;
+        TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
+        const double n = 16, a = (double)l0->latency_ns;
+        const double closed =
+            2 * (n - 1) * (3.5 * a + (double)sizes[k] / n * 8e9 / (double)l0->rate_bps);
+        tn_cost_program_result all;
+        TN_REQUIRE(ctx, tn_cost_program(p, NULL, 16, &all, &err) == TN_OK);
+        TN_CHECK_EQ(ctx, all.evaluated, 16u);
+        TN_CHECK_MSG(ctx,
+                     fabs(all.time_ns - closed) <= closed * 1e-9,
+                     "ring of %llu B on fattree:k=4: per-step %.1f ns, closed form %.1f ns",
+                     (unsigned long long)sizes[k],
+                     all.time_ns,
+                     closed);
+        tn_program_destroy(p);
+    }
+    tn_topology_destroy(t);
+    t = NULL;
+    TN_REQUIRE(ctx, tn_topology_from_spec("fattree:k=8", &t, &err) == TN_OK);
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+    {
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = "ring";
+        req.bytes = sizes[k];
+        tn_program* p = NULL;
+        TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
+        const tn_link* l = tn_topology_link(t, 0);
+        const double n = 128, a = (double)l->latency_ns;
+        const double closed =
+            2 * (n - 1) * (2.625 * a + (double)sizes[k] / n * 8e9 / (double)l->rate_bps);
+        tn_cost_program_result some;
+        TN_REQUIRE(ctx, tn_cost_program(p, NULL, 0, &some, &err) == TN_OK);
+        TN_CHECK_EQ(ctx, some.evaluated, 64u);
+        TN_CHECK_MSG(ctx,
+                     fabs(some.time_ns - closed) <= closed * 0.03,
+                     "ring of %llu B on fattree:k=8, 64 samples: %.1f ns, closed form %.1f ns",
+                     (unsigned long long)sizes[k],
+                     some.time_ns,
+                     closed);
+        tn_program_destroy(p);
+    }
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_cost(tn_test_suite* suite)
 {
@@ -420,4 +494,5 @@ tn_suite_cost(tn_test_suite* suite)
     tn_test_add(suite, "list-arrival-order", test_list_arrival_order);
     tn_test_add(suite, "fluid-budget", test_fluid_budget);
     tn_test_add(suite, "completion-messages", test_completion_messages);
+    tn_test_add(suite, "pipelined-ring", test_pipelined_ring);
 }

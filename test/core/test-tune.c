@@ -431,6 +431,50 @@ test_names(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_tune_plan_check(NULL, &req, &err) == TN_EINVAL);
 }
 
+/* Issue 41: the per-step model sees the whole fabric's load, not only the evaluated ranks'
+ * own links. A direct all-reduce on torus:8x8 (a reduce-scatter and an all-gather step, each
+ * rank sending S/N to each of the 63 others) loads the 256 links with N x (sum of the
+ * distances from a node, 256 links) x S/N bytes a step: S per link, 2 S / B for both steps,
+ * 4 times what one rank's own links carry. At 1,024 NPUs (torus:32x32, 64 MiB) auto picks
+ * ring2d, the algorithm flow level measures fastest (doc/core-schedule.rst: 2,155.9 us; the
+ * flat ring 8,687 us; direct, ranked first on its own links before, far behind). */
+static void
+test_fabric_load(tn_test_ctx* ctx)
+{
+    tn_error err;
+    tn_topology* t = NULL;
+    TN_REQUIRE(ctx, tn_topology_from_spec("torus:8x8", &t, &err) == TN_OK);
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = "direct";
+    req.bytes = 64u << 20;
+    tn_program* p = NULL;
+    TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
+    tn_cost_program_result r;
+    TN_REQUIRE(ctx, tn_cost_program(p, NULL, 0, &r, &err) == TN_OK);
+    const double closed = 2.0 * (double)req.bytes * 8e9 / (double)tn_topology_link(t, 0)->rate_bps;
+    TN_CHECK_MSG(ctx,
+                 fabs(r.time_ns - closed) <= closed * 1e-6,
+                 "direct on torus:8x8: per-step %.1f ns, fabric load 2 S / B = %.1f ns",
+                 r.time_ns,
+                 closed);
+    tn_program_destroy(p);
+    tn_topology_destroy(t);
+    t = NULL;
+    TN_REQUIRE(ctx, tn_topology_from_spec("torus:32x32", &t, &err) == TN_OK);
+    tn_plan_request_init(&req);
+    req.algorithm = "auto";
+    req.bytes = 64u << 20;
+    tn_tune_ranking* rk = NULL;
+    TN_REQUIRE(ctx, tn_tune_rank(t, &req, NULL, &rk, &err) == TN_OK);
+    TN_CHECK_MSG(ctx,
+                 strcmp(tn_tune_best(rk)->algorithm, "ring2d") == 0,
+                 "auto on torus:32x32, 64 MiB: %s, flow level's fastest is ring2d",
+                 tn_tune_best(rk)->algorithm);
+    tn_tune_ranking_destroy(rk);
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_tune(tn_test_suite* suite)
 {
@@ -439,4 +483,5 @@ tn_suite_tune(tn_test_suite* suite)
     tn_test_add(suite, "choice-depends-on-size", test_choice_depends_on_size);
     tn_test_add(suite, "estimate-transfers", test_estimate_transfers);
     tn_test_add(suite, "names", test_names);
+    tn_test_add(suite, "fabric-load", test_fabric_load);
 }
