@@ -1228,7 +1228,7 @@ class StatsTickLimitTestCase : public TestCase
                               "run rows");
         NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT count(*) FROM run WHERE error LIKE "
                                      "'simulated time reached % s, the limit "
-                                     "ns3::StatsRecorder::SimulatedTimeLimit sets'"),
+                                     "ns3::StatsRecorder::SimulatedTimeLimit sets%'"),
                               1,
                               "the error names the limit");
         NS_TEST_EXPECT_MSG_EQ(db.Int("SELECT simulated_ns FROM run WHERE status = 'ok'"),
