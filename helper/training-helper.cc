@@ -5,6 +5,7 @@
 
 #include "ns3/collective-helper.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/npu-helper.h"
 #include "ns3/stats-helper.h"
 #include "ns3/uinteger.h"
@@ -202,6 +203,13 @@ TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
     {
         e->SetAttribute("ClockRate", UintegerValue(uint64_t(flops)));
         e->SetAttribute("MemoryBandwidth", DataRateValue(DataRate(uint64_t(bytes * 8))));
+        // The endpoint's interference model charges a running collective its NIC's line rate
+        // both ways (x BaselineMemoryPerNetworkByte) of memory: at NVLink rates that is more
+        // than an H100's HBM, which floored every overlapped kernel at 1 % of its bandwidth
+        // (a GPT-3 backward step 10x slower). Generated programs run without it until it
+        // counts the bytes actually moved.
+        e->SetAttribute("BaselineMemoryPerNetworkByte", DoubleValue(0.0));
+        e->SetAttribute("BaselineComputeShare", DoubleValue(0.0));
     }
     job->SetAttribute("OpsPerCycle", UintegerValue(1));
     tn_chakra_trace* const* traces = tn_llm_program_traces(m_llmProgram);
