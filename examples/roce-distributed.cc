@@ -333,6 +333,9 @@ RunTraining(const std::string& spec,
         npus.GetEndpoint(r)->SetAttribute("ClockRate", UintegerValue(250000000));
     }
     TrainingHelper training;
+    // the flat ring, whose rows are the same on any number of ranks: auto (the default) may
+    // pick MultiTree, whose equal-time events order differently across ranks (issue 42)
+    training.SetAlgorithm(TN_COLL_ALL_REDUCE, "ring");
     std::string error;
     Ptr<TrainingJob> job;
     if (training.Load(workload, &error))
