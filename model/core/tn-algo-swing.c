@@ -113,7 +113,7 @@ typedef struct swing
     tn_slice* blocks;      /* slot -> bytes of the chunk (part) */
     received* last;        /* per position: transfers it received in the steps before */
     received* next;        /* per position: transfers it receives in this step */
-    tn_ids scratch;       /* the deps of the transfer being added */
+    tn_ids scratch;        /* the deps of the transfer being added */
 } swing;
 
 /* Depth-first listing of T(x, t) into slots [*k, *k + 2^(L-t)). */

@@ -47,29 +47,29 @@ static const char* const SCHEMA_1 =
     " PRIMARY KEY (run_id, node_id));"
 
 /* The table added by schema 6: the cycle of a PFC deadlock (PfcDeadlockWatch). */
-#define SCHEMA_6_TABLES                                                                          \
-    "CREATE TABLE IF NOT EXISTS deadlock ("                                                      \
-    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                           \
-    " hop INTEGER NOT NULL, detected_ns INTEGER NOT NULL,"                                       \
-    " node_id INTEGER NOT NULL, port INTEGER NOT NULL, priority INTEGER NOT NULL,"              \
-    " peer_node_id INTEGER NOT NULL, peer_port INTEGER NOT NULL,"                                \
-    " paused_since_ns INTEGER NOT NULL, queue_bytes INTEGER NOT NULL, flows TEXT,"              \
+#define SCHEMA_6_TABLES                                                                            \
+    "CREATE TABLE IF NOT EXISTS deadlock ("                                                        \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " hop INTEGER NOT NULL, detected_ns INTEGER NOT NULL,"                                         \
+    " node_id INTEGER NOT NULL, port INTEGER NOT NULL, priority INTEGER NOT NULL,"                 \
+    " peer_node_id INTEGER NOT NULL, peer_port INTEGER NOT NULL,"                                  \
+    " paused_since_ns INTEGER NOT NULL, queue_bytes INTEGER NOT NULL, flows TEXT,"                 \
     " PRIMARY KEY (run_id, hop));"
 
 /* Schema 6 widened run.status; SQLite changes a CHECK only by rebuilding the table (run with
  * legacy_alter_table on: the rename then leaves the views that name run as they are). */
-#define SCHEMA_6_RUN_REBUILD                                                                     \
-    "CREATE TABLE run_schema_6 ("                                                                \
-    " run_id INTEGER PRIMARY KEY, name TEXT NOT NULL, params_json TEXT NOT NULL,"                \
-    " seed INTEGER NOT NULL, run_number INTEGER NOT NULL, ns3_version TEXT,"                    \
-    " module_version TEXT, started_at TEXT NOT NULL, finished_at TEXT,"                         \
-    " status TEXT NOT NULL"                                                                      \
-    " CHECK (status IN ('running','ok','aborted','error','deadlock','stalled')),"               \
-    " wall_seconds REAL, simulated_ns INTEGER, error TEXT);"                                     \
-    "INSERT INTO run_schema_6 SELECT run_id, name, params_json, seed, run_number, ns3_version,"  \
-    " module_version, started_at, finished_at, status, wall_seconds, simulated_ns, error"        \
-    " FROM run;"                                                                                 \
-    "DROP TABLE run;"                                                                            \
+#define SCHEMA_6_RUN_REBUILD                                                                       \
+    "CREATE TABLE run_schema_6 ("                                                                  \
+    " run_id INTEGER PRIMARY KEY, name TEXT NOT NULL, params_json TEXT NOT NULL,"                  \
+    " seed INTEGER NOT NULL, run_number INTEGER NOT NULL, ns3_version TEXT,"                       \
+    " module_version TEXT, started_at TEXT NOT NULL, finished_at TEXT,"                            \
+    " status TEXT NOT NULL"                                                                        \
+    " CHECK (status IN ('running','ok','aborted','error','deadlock','stalled')),"                  \
+    " wall_seconds REAL, simulated_ns INTEGER, error TEXT);"                                       \
+    "INSERT INTO run_schema_6 SELECT run_id, name, params_json, seed, run_number, ns3_version,"    \
+    " module_version, started_at, finished_at, status, wall_seconds, simulated_ns, error"          \
+    " FROM run;"                                                                                   \
+    "DROP TABLE run;"                                                                              \
     "ALTER TABLE run_schema_6 RENAME TO run;"
 
 /* The views added by schema 5. */
@@ -160,8 +160,7 @@ static const char* const SCHEMA_2_TABLES =
     " iteration INTEGER NOT NULL, layer INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
     " compute_ns INTEGER, exposed_comm_ns INTEGER,"
-    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));"
-    SCHEMA_5_TABLES SCHEMA_6_TABLES;
+    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));" SCHEMA_5_TABLES SCHEMA_6_TABLES;
 
 /* The views of schema 2 (kept apart: check_tables compares tables only). */
 static const char* const SCHEMA_2_VIEWS =
