@@ -533,22 +533,14 @@ ChakraRunner::CommunicationKey(uint32_t rank,
                                const tn_chakra_node* n,
                                std::vector<uint32_t>* ranks) const
 {
-    const uint32_t npus = m_endpoints.size();
+    RequestOf(rank, n, ranks); // the group: a collective's, or a transfer's {sender, receiver}
     std::vector<uint64_t> key{m_ranks[rank].iteration, n->match};
-    ranks->clear();
     if (n->kind == TN_CHAKRA_COLLECTIVE)
     {
-        for (uint32_t m = 0; m < (n->group ? n->group_count : npus); m++)
-        {
-            ranks->push_back(n->group ? n->group[m] : m);
-        }
         key.push_back(0);
         key.insert(key.end(), ranks->begin(), ranks->end());
         return key;
     }
-    // a transfer: a broadcast from the sender in the group {sender, receiver}
-    const bool send = n->kind == TN_CHAKRA_SEND;
-    *ranks = {send ? rank : n->peer, send ? n->peer : rank};
     key.insert(key.end(), {1, (*ranks)[0], (*ranks)[1], n->tag});
     return key;
 }
@@ -616,8 +608,8 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
 {
     const tn_chakra_node* n = tn_chakra_node_at(m_traces[rank], node);
     std::vector<uint32_t> ranks;
-    const tn_plan_request request = RequestOf(rank, n, &ranks);
     const std::vector<uint64_t> key = CommunicationKey(rank, n, &ranks);
+    const tn_plan_request request = RequestOf(rank, n, &ranks);
     if (n->kind == TN_CHAKRA_SEND)
     {
         m_sendReached[key] = Simulator::Now();
