@@ -367,7 +367,6 @@ Simulate(const PlanCase& c,
 int
 SimulateLlm(const std::string& spec,
             const TrainingHelper::LlmSettings& settings,
-            uint32_t layers,
             bool network,
             std::string* line)
 {
@@ -384,7 +383,6 @@ SimulateLlm(const std::string& spec,
         tn_topology_destroy(topo);
         return 1;
     }
-    desc.model.layers = layers ? layers : desc.model.layers;
     RoceHelper roce;
     roce.SetMode(RoceHelper::FLOW);
     roce.Install(topo);
@@ -867,7 +865,7 @@ main(int argc, char** argv)
     {
         TrainingHelper::LlmSettings settings;
         const bool big = n >= 16384;
-        settings.model = big ? "llama3-405b" : "gpt3-175b";
+        settings.model = big ? "llama3-405b-like" : "gpt3-175b";
         settings.size[TN_LLM_DIM_TP] = 8;
         settings.size[TN_LLM_DIM_PP] = big ? 16 : 8;
         settings.size[TN_LLM_DIM_DP] = n / 8 / settings.size[TN_LLM_DIM_PP];
@@ -875,13 +873,12 @@ main(int argc, char** argv)
         settings.sequenceParallel = true;
         const PlanCase c{"hier:switch8@3600Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
                          settings.model};
-        const uint32_t layers = big ? 128 : 0; // 405B-like: 126 layers do not split over 16
         Measure base = InChild(limits, [&](std::string* line) {
-            return SimulateLlm(c.spec, settings, layers, false, line);
+            return SimulateLlm(c.spec, settings, false, line);
         });
         PrintRow(n, c, "llm no network", base, "-", "");
         Measure m = InChild(limits, [&](std::string* line) {
-            return SimulateLlm(c.spec, settings, layers, true, line);
+            return SimulateLlm(c.spec, settings, true, line);
         });
         PrintRow(n,
                  c,

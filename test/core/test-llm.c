@@ -517,7 +517,8 @@ static void
 test_presets(tn_test_ctx* ctx)
 {
     static const char* const models[] =
-        {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "deepseek-v3-like"};
+        {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "llama3-405b-like", "mixtral-8x7b",
+         "deepseek-v3-like"};
     static const char* const gpus[] = {"a100", "h100", "b200"};
     char name[128];
     char path[512];
