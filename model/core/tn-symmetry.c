@@ -19,6 +19,7 @@ struct tn_symmetry
     uint32_t* anchor;    /* per node: a switch's NPU neighbour of smallest rank (node id) */
     int* anchor_dim;     /* per node: the dim of the anchor's link to the switch */
     uint32_t* canonical; /* per link: its orbit's representative */
+    uint32_t period;     /* the representatives are the ranks below it (1: rank 0) */
 };
 
 static bool
@@ -265,6 +266,59 @@ check_generator(const tn_symmetry* s, uint32_t d, uint32_t g, bool* seen, tn_err
     return TN_OK;
 }
 
+/* the representative moves the link's NPU end (its source when both are NPUs) to its
+ * orbit's representative rank */
+static void
+find_canonical_links(tn_symmetry* s)
+{
+    const uint32_t links = tn_topology_link_count(s->topo);
+    for (uint32_t i = 0; i < links; i++)
+    {
+        const tn_link* l = tn_topology_link(s->topo, i);
+        const uint32_t end = is_npu(s, l->src) ? l->src : l->dst;
+        const uint32_t r = tn_topology_node_rank(s->topo, end);
+        s->canonical[i] =
+            tn_symmetry_link_image(s, tn_symmetry_translation(s, r, r % s->period), i);
+    }
+}
+
+tn_status
+tn_symmetry_set_period(tn_symmetry* s, uint32_t period, tn_error* err)
+{
+    /* period = P_0 ... P_(d-1) k with k dividing P_d: the multiples of period then add
+     * without a carry out of dim d, so their translations form a group */
+    uint32_t below = 1, d = 0;
+    while (d < s->dims && period % ((uint64_t)below * s->radix[d]) == 0)
+    {
+        below *= s->radix[d++];
+    }
+    if (period == 0 || period > s->npus || period % below != 0 ||
+        (d < s->dims && s->radix[d] % (period / below) != 0))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "symmetry: period %u is not a product of the first dims' sizes "
+                            "and a divisor of the next (%u NPUs)",
+                            period,
+                            s->npus);
+    }
+    s->period = period;
+    find_canonical_links(s);
+    return TN_OK;
+}
+
+uint32_t
+tn_symmetry_period(const tn_symmetry* s)
+{
+    return s->period;
+}
+
+uint32_t
+tn_symmetry_npu_count(const tn_symmetry* s)
+{
+    return s->npus;
+}
+
 tn_status
 tn_symmetry_create(const tn_topology* topo, tn_symmetry** out, tn_error* err)
 {
@@ -321,13 +375,10 @@ tn_symmetry_create(const tn_topology* topo, tn_symmetry** out, tn_error* err)
         }
         scale *= s->radix[d];
     }
-    /* the representative moves the link's NPU end (its source when both are NPUs) to rank 0 */
-    for (uint32_t i = 0; st == TN_OK && i < links; i++)
+    s->period = 1;
+    if (st == TN_OK)
     {
-        const tn_link* l = tn_topology_link(topo, i);
-        const uint32_t end = is_npu(s, l->src) ? l->src : l->dst;
-        const uint32_t r = tn_topology_node_rank(topo, end);
-        s->canonical[i] = tn_symmetry_link_image(s, tn_symmetry_translation(s, r, 0), i);
+        find_canonical_links(s);
     }
     free(seen);
     if (st != TN_OK)
@@ -405,6 +456,34 @@ compare(const tn_symmetry* s,
     return TN_OK;
 }
 
+/* the i-th translation checked (a multiple of the period): all of them, or the generators
+ * (the period and the units of the dims above it) then spread samples; 0 to skip */
+static uint32_t
+checked_translation(const tn_symmetry* s, bool all, uint32_t i)
+{
+    const uint32_t order = s->npus / s->period;
+    if (all)
+    {
+        return i * s->period;
+    }
+    if (i == 0)
+    {
+        return s->period % s->npus;
+    }
+    if (i <= s->dims)
+    {
+        uint32_t unit = 1;
+        for (uint32_t d = 0; d + 1 < i; d++)
+        {
+            unit *= s->radix[d];
+        }
+        /* units below the period are not in the group; the period's own is i == 0 */
+        return unit % s->period == 0 && unit != s->period ? unit % s->npus : 0;
+    }
+    /* a multiplicative walk: distinct, deterministic, spread over the group */
+    return (uint32_t)(((uint64_t)(i - s->dims) * 2654435761u) % order) * s->period;
+}
+
 tn_status
 tn_symmetry_check_program(const tn_symmetry* s,
                           const tn_program* p,
@@ -415,23 +494,14 @@ tn_symmetry_check_program(const tn_symmetry* s,
                           tn_error* err)
 {
     const uint32_t ranks = tn_program_ranks(p);
-    if (ranks != s->npus)
-    {
-        return tn_error_set(err,
-                            TN_EUNSUPPORTED,
-                            "symmetry: the collective has %u ranks, the topology %u NPUs (only "
-                            "collectives of every NPU are symmetric here)",
-                            ranks,
-                            s->npus);
-    }
-    uint32_t* rank_of_npu = calloc(ranks, sizeof(*rank_of_npu));
+    uint32_t* rank_of_npu = malloc((size_t)s->npus * sizeof(*rank_of_npu));
     if (!rank_of_npu)
     {
-        return tn_error_set(err, TN_ENOMEM, "symmetry: out of memory (%u ranks)", ranks);
+        return tn_error_set(err, TN_ENOMEM, "symmetry: out of memory (%u NPUs)", s->npus);
     }
-    for (uint32_t r = 0; r < ranks; r++)
+    for (uint32_t n = 0; n < s->npus; n++)
     {
-        rank_of_npu[r] = TN_TOPO_NONE;
+        rank_of_npu[n] = TN_TOPO_NONE;
     }
     tn_status st = TN_OK;
     for (uint32_t r = 0; st == TN_OK && r < ranks; r++)
@@ -447,42 +517,62 @@ tn_symmetry_check_program(const tn_symmetry* s,
         }
         rank_of_npu[n] = r;
     }
+    /* a rank that does not run is stood for by the rank on its orbit's representative */
+    uint32_t running = 0;
+    for (uint32_t r = 0; st == TN_OK && r < ranks; r++)
+    {
+        const uint32_t n = npu_of(s, node_of_rank, r);
+        if (rank_of_npu[n % s->period] == TN_TOPO_NONE)
+        {
+            st = tn_error_set(err,
+                              TN_EUNSUPPORTED,
+                              "symmetry: rank %u is on NPU %u, whose representative NPU %u "
+                              "(period %u) is not in the collective",
+                              r,
+                              n,
+                              n % s->period,
+                              s->period);
+        }
+        running += n < s->period;
+    }
     tn_rank_program a, b;
     memset(&a, 0, sizeof(a));
     memset(&b, 0, sizeof(b));
-    if (st == TN_OK)
+    /* every rank runs (a collective inside the representatives): nothing stands for another */
+    const uint32_t order = s->npus / s->period;
+    const bool all = order <= exhaustive;
+    const uint32_t count = running == ranks ? 0 : all ? order : 1 + s->dims + samples;
+    for (uint32_t x = 0; st == TN_OK && count > 0 && x < s->period; x++)
     {
-        st = tn_program_rank(p, rank_of_npu[0], &a, err);
-    }
-    /* the translations checked: all, or the dims' generators and spread samples */
-    const bool all = ranks <= exhaustive;
-    const uint32_t count = all ? ranks : s->dims + samples;
-    uint32_t scale = 1;
-    for (uint32_t k = 0; st == TN_OK && k < count; k++)
-    {
-        uint32_t g;
-        if (all)
-        {
-            g = k;
-        }
-        else if (k < s->dims)
-        {
-            g = scale % ranks;
-            scale *= s->radix[k];
-        }
-        else
-        {
-            /* a multiplicative walk: distinct, deterministic, spread over the group */
-            g = (uint32_t)(((uint64_t)(k - s->dims + 1) * 2654435761u) % ranks);
-        }
-        if (g == 0)
+        if (rank_of_npu[x] == TN_TOPO_NONE)
         {
             continue;
         }
-        st = tn_program_rank(p, rank_of_npu[g], &b, err);
-        if (st == TN_OK)
+        st = tn_program_rank(p, rank_of_npu[x], &a, err);
+        for (uint32_t k = 0; st == TN_OK && k < count; k++)
         {
-            st = compare(s, node_of_rank, rank_of_npu, g, &a, &b, length_slack, err);
+            const uint32_t g = checked_translation(s, all, k);
+            if (g == 0)
+            {
+                continue;
+            }
+            const uint32_t image = rank_of_npu[tn_symmetry_shift_rank(s, g, x)];
+            if (image == TN_TOPO_NONE)
+            {
+                st = tn_error_set(err,
+                                  TN_EUNSUPPORTED,
+                                  "symmetry: rank %u on NPU %u has a translate on NPU %u outside "
+                                  "the collective",
+                                  rank_of_npu[x],
+                                  x,
+                                  tn_symmetry_shift_rank(s, g, x));
+                break;
+            }
+            st = tn_program_rank(p, image, &b, err);
+            if (st == TN_OK)
+            {
+                st = compare(s, node_of_rank, rank_of_npu, g, &a, &b, length_slack, err);
+            }
         }
     }
     tn_rank_program_free(&a);

@@ -29,18 +29,29 @@
  * Orbits. Since every link touches an NPU and the group acts freely on NPUs, it acts freely
  * on links: the orbit of a link has exactly npu_count links. tn_symmetry_canonical_link
  * names an orbit by its representative, the image of the link that moves its NPU end (its
- * source when both ends are NPUs) to rank 0. So in a run where every NPU does what rank 0
- * does, translated, the flows of one orbit of flows put on a link of orbit o as many flows as
- * the orbit's representative path has links in o: the fluid rates of all links follow from
- * the representative links alone.
+ * source when both ends are NPUs) to rank 0 (with a period, below). So in a run where every NPU
+ * does what rank 0 does, translated, the flows of one orbit of flows put on a link of orbit o as
+ * many flows as the orbit's representative path has links in o: the fluid rates of all links follow
+ * from the representative links alone.
+ *
+ * Period. tn_symmetry_set_period(s, R) narrows the group to the translations t_g with g a
+ * multiple of R, where R = P_0 ... P_(d-1) k and k divides P_d (so the multiples add without a
+ * carry out of dim d and form a subgroup H of npu_count / R elements). H acts freely on NPUs
+ * with the orbits {x : x mod R = r}: the ranks below R are the representatives, each standing
+ * for its residue class (a data-parallel replica of R NPUs, repeated npu_count / R times, is
+ * one representative set). Orbits of links then have npu_count / R links, and the canonical
+ * link moves the link's NPU end to its representative x mod R. Period 1 (the default) is the
+ * whole group: NPU 0 stands for all.
  *
  * Programs. tn_symmetry_check_program tells whether the rank programs of a collective are
- * translates: for a translation t and the rank a of NPU 0, the program of the rank b whose
- * NPU is t(NPU of a) has the ops of a's program with every peer's NPU moved by t, and the
- * same send flag, op, match, length and dependency lists (offsets, steps and chunks may
- * differ: they do not change when anything happens). Checked for every translation when the
- * group has at most `exhaustive` elements, else for the dims' generators and for
- * `samples` further translations spread over the group (deterministic). `length_slack` > 0
+ * translates: for a translation t of H and a rank a on a representative NPU, the program of
+ * the rank b whose NPU is t(NPU of a) has the ops of a's program with every peer's NPU moved
+ * by t, and the same send flag, op, match, length and dependency lists (offsets, steps and
+ * chunks may differ: they do not change when anything happens). Every rank's representative
+ * NPU must hold a rank of the collective; a collective whose ranks are all representatives is
+ * accepted as it is (each of its translates is another collective). Checked for every
+ * translation when H has at most `exhaustive` elements, else for H's generators and for
+ * `samples` further translations spread over H (deterministic). `length_slack` > 0
  * lets lengths differ by up to that many bytes: a buffer that the ranks' parts do not
  * divide evenly gives some parts one byte more (the remainder), in an order that depends on
  * the rank, so such programs are translates only up to those bytes; a run that takes rank
@@ -70,6 +81,19 @@ extern "C"
 
     /** Free a symmetry; NULL is ignored. */
     void tn_symmetry_destroy(tn_symmetry* s);
+
+    /**
+     * Narrow the group to the translations by multiples of period (see contract): the ranks
+     * below period stand for their residue classes. TN_EINVAL when period is not of the form
+     * P_0 ... P_(d-1) k with k dividing P_d.
+     */
+    tn_status tn_symmetry_set_period(tn_symmetry* s, uint32_t period, tn_error* err);
+
+    /** \return the period (1 unless set): the number of representative NPUs. */
+    uint32_t tn_symmetry_period(const tn_symmetry* s);
+
+    /** \return the topology's NPU count. */
+    uint32_t tn_symmetry_npu_count(const tn_symmetry* s);
 
     /** \return the rank of t_g(NPU of rank x): coordinates added dim by dim. */
     uint32_t tn_symmetry_shift_rank(const tn_symmetry* s, uint32_t g, uint32_t x);

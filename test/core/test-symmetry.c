@@ -14,6 +14,7 @@
 #include "ns3/tn-program.h"
 #include "ns3/tn-symmetry.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +236,156 @@ test_slack(tn_test_ctx* ctx)
     TN_CHECK_MSG(ctx, strstr(err.message, "peer") != NULL, "%s", err.message);
 }
 
+/* a ring over `count` ranks placed on the NPUs `npus` of the 32-NPU hier system, checked
+ * with period 8: the replicas of 8 NPUs are translates of one another */
+static tn_status
+check_placed_ring(const uint32_t* npus, uint32_t count, uint32_t exhaustive, tn_error* err)
+{
+    tn_topology* t = NULL;
+    tn_topology* ring = NULL;
+    tn_symmetry* s = NULL;
+    tn_program* p = NULL;
+    char spec[32];
+    snprintf(spec, sizeof(spec), "switch:%u", count);
+    tn_status st = tn_topology_from_spec("hier:switch4@100Gbps+switch8@400Gbps", &t, err);
+    if (st == TN_OK)
+    {
+        st = tn_topology_from_spec(spec, &ring, err);
+    }
+    if (st == TN_OK)
+    {
+        st = tn_symmetry_create(t, &s, err);
+    }
+    if (st == TN_OK)
+    {
+        st = tn_symmetry_set_period(s, 8, err);
+    }
+    if (st == TN_OK)
+    {
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = "ring";
+        req.bytes = 1u << 20;
+        st = tn_program_create(ring, &req, &p, err);
+    }
+    uint32_t nodes[8];
+    for (uint32_t r = 0; r < count; r++)
+    {
+        nodes[r] = tn_topology_npu_node(t, npus[r]);
+    }
+    if (st == TN_OK)
+    {
+        st = tn_symmetry_check_program(s, p, nodes, exhaustive, 8, 0, err);
+    }
+    tn_program_destroy(p);
+    tn_symmetry_destroy(s);
+    tn_topology_destroy(ring);
+    tn_topology_destroy(t);
+    return st;
+}
+
+/* a period narrows the group to a subgroup: its orbits, its refusals, and the programs of
+ * collectives across the representative sets (data-parallel groups) */
+static void
+test_period(tn_test_ctx* ctx)
+{
+    tn_topology* t = tn_test_topology(ctx, "hier:switch4@100Gbps+switch8@400Gbps");
+    TN_REQUIRE(ctx, t);
+    tn_symmetry* s = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx, tn_symmetry_create(t, &s, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_symmetry_period(s), 1u);
+    /* 3 and 64 divide nothing; 12 = 4 x 3 but 3 does not divide 8 */
+    static const uint32_t bad[] = {0, 3, 6, 12, 64};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    {
+        TN_CHECK_MSG(ctx,
+                     tn_symmetry_set_period(s, bad[i], &err) == TN_EINVAL &&
+                         strstr(err.message, "period"),
+                     "period %u accepted",
+                     bad[i]);
+    }
+    static const uint32_t good[] = {2, 4, 8, 16, 32};
+    const uint32_t npus = tn_topology_npu_count(t);
+    const uint32_t links = tn_topology_link_count(t);
+    uint32_t* orbit = calloc(links, sizeof(*orbit));
+    TN_REQUIRE(ctx, orbit);
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+    {
+        const uint32_t period = good[i];
+        TN_REQUIRE(ctx, tn_symmetry_set_period(s, period, &err) == TN_OK);
+        TN_CHECK_EQ(ctx, tn_symmetry_period(s), period);
+        memset(orbit, 0, links * sizeof(*orbit));
+        uint32_t wrong = 0;
+        for (uint32_t l = 0; l < links; l++)
+        {
+            const uint32_t c = tn_symmetry_canonical_link(s, l);
+            orbit[c]++;
+            /* the canonical link's NPU end is the representative of the link's NPU end */
+            const tn_link* a = tn_topology_link(t, l);
+            const tn_link* b = tn_topology_link(t, c);
+            const bool src = tn_topology_node_kind(t, a->src) == TN_NODE_NPU;
+            const uint32_t x = tn_topology_node_rank(t, src ? a->src : a->dst);
+            const uint32_t y = tn_topology_node_rank(t, src ? b->src : b->dst);
+            wrong += y != x % period || tn_symmetry_canonical_link(s, c) != c;
+        }
+        TN_CHECK_MSG(ctx, wrong == 0, "period %u: %u canonical links wrong", period, wrong);
+        uint32_t uneven = 0, orbits = 0;
+        for (uint32_t l = 0; l < links; l++)
+        {
+            orbits += orbit[l] > 0;
+            uneven += orbit[l] > 0 && orbit[l] != npus / period;
+        }
+        TN_CHECK_MSG(ctx,
+                     uneven == 0,
+                     "period %u: %u orbits not of %u",
+                     period,
+                     uneven,
+                     npus / period);
+        TN_CHECK_EQ(ctx, orbits * (npus / period), links);
+    }
+    free(orbit);
+    tn_symmetry_destroy(s);
+    tn_topology_destroy(t);
+
+    static const uint32_t replicas[] = {0, 8, 16, 24};
+    static const uint32_t shifted[] = {1, 9, 17, 25};
+    static const uint32_t inside[] = {0, 1, 2, 3};
+    static const uint32_t misplaced[] = {0, 8, 24, 16};
+    static const uint32_t unrepresented[] = {0, 8, 16, 25};
+    static const uint32_t partial[] = {0, 16};
+    for (uint32_t exhaustive = 0; exhaustive <= 1024; exhaustive += 1024)
+    {
+        TN_CHECK_MSG(ctx,
+                     check_placed_ring(replicas, 4, exhaustive, &err) == TN_OK,
+                     "%s",
+                     err.message);
+        TN_CHECK_MSG(ctx,
+                     check_placed_ring(shifted, 4, exhaustive, &err) == TN_OK,
+                     "%s",
+                     err.message);
+        TN_CHECK_MSG(ctx,
+                     check_placed_ring(inside, 4, exhaustive, &err) == TN_OK,
+                     "%s",
+                     err.message);
+        TN_CHECK_MSG(ctx,
+                     check_placed_ring(misplaced, 4, exhaustive, &err) == TN_EUNSUPPORTED &&
+                         strstr(err.message, "peer"),
+                     "%s",
+                     err.message);
+        TN_CHECK_MSG(ctx,
+                     check_placed_ring(unrepresented, 4, exhaustive, &err) == TN_EUNSUPPORTED &&
+                         strstr(err.message, "representative NPU 1"),
+                     "%s",
+                     err.message);
+        TN_CHECK_MSG(ctx,
+                     check_placed_ring(partial, 2, exhaustive, &err) == TN_EUNSUPPORTED &&
+                         strstr(err.message, "outside"),
+                     "%s",
+                     err.message);
+    }
+}
+
 void
 tn_suite_symmetry(tn_test_suite* suite)
 {
@@ -242,4 +393,5 @@ tn_suite_symmetry(tn_test_suite* suite)
     tn_test_add(suite, "refused", test_refused);
     tn_test_add(suite, "programs", test_programs);
     tn_test_add(suite, "slack", test_slack);
+    tn_test_add(suite, "period", test_period);
 }
