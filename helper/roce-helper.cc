@@ -165,8 +165,10 @@ RoceHelper::Check(const tn_topology* topo) const
     {
         tn_symmetry* symmetry = nullptr;
         tn_error err;
-        if (tn_symmetry_create(topo, &symmetry, &err) != TN_OK)
+        if (tn_symmetry_create(topo, &symmetry, &err) != TN_OK ||
+            tn_symmetry_set_period(symmetry, m_symmetricPeriod, &err) != TN_OK)
         {
+            tn_symmetry_destroy(symmetry);
             return std::string("mode flow-symmetric: ") + err.message;
         }
         tn_symmetry_destroy(symmetry);
@@ -530,12 +532,19 @@ RoceHelper::Install(const tn_topology* topo)
 }
 
 void
+RoceHelper::SetSymmetricPeriod(uint32_t period)
+{
+    m_symmetricPeriod = period;
+}
+
+void
 RoceHelper::InstallFlow(const tn_topology* topo, RoceFabricNodes& f)
 {
     m_flowNetwork = m_flowNetworkFactory.Create<FlowNetwork>();
     if (m_mode == FLOW_SYMMETRIC)
     {
         m_flowNetwork->SetAttribute("Symmetric", BooleanValue(true));
+        m_flowNetwork->SetAttribute("SymmetricPeriod", UintegerValue(m_symmetricPeriod));
     }
     if (!m_flowNetworkSeedSet)
     {

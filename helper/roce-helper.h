@@ -100,6 +100,14 @@ class RoceHelper : public RoceLinkHelper
      */
     bool SetMode(const std::string& name);
 
+    /**
+     * In mode flow-symmetric: the NPUs of rank below period run, each for the NPUs of its rank
+     * modulo period (FlowNetwork::SymmetricPeriod; 1, the default: NPU 0 for all). Check
+     * refuses a period the topology's translations do not have.
+     * \param period the number of representative NPUs
+     */
+    void SetSymmetricPeriod(uint32_t period);
+
     /** \return the level */
     Mode GetMode() const
     {
@@ -313,6 +321,7 @@ class RoceHelper : public RoceLinkHelper
     RoceFabricNodes m_fabric;                       //!< last Install
     std::vector<Ptr<RdmaTransport>> m_nics;         //!< transports by rank
     Mode m_mode{PACKET};                            //!< level of Install
+    uint32_t m_symmetricPeriod{1};                  //!< SetSymmetricPeriod
     ObjectFactory m_flowNetworkFactory;             //!< flow level
     Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
     Ptr<PfcDeadlockWatch> m_deadlockWatch;          //!< last packet-level Install

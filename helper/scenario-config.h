@@ -92,18 +92,19 @@ struct ScenarioPoint
     std::vector<std::pair<std::string, std::string>> roce;
     /// [npu]: NpuEndpoint attributes and values
     std::vector<std::pair<std::string, std::string>> npu;
-    bool installNpus{false};                           //!< an [npu] table or a workload
-    std::vector<ScenarioCollective> collectives;       //!< [[collective]] (or empty)
-    std::string workload;                              //!< [training] workload file, or ""
-    std::string chakra;                                //!< [training] Chakra traces' prefix, or ""
-    std::string simai;                                 //!< [training] a SimAI workload file, or ""
-    bool llm{false};                                   //!< [training] model: an LLM program
-    TrainingHelper::LlmSettings llmSettings;           //!< [training] its keys
-    std::vector<uint32_t> llmPlacement;                //!< [training] placement ({}: the order)
-    std::string llmBaseDir;                            //!< where its presets are looked for
-    uint32_t iterations{1};                            //!< [training]
-    bool overlap{true};                                //!< [training]
-    uint32_t modelGroup{0};                            //!< [training]; 0: the first dim's size
+    bool installNpus{false};                     //!< an [npu] table or a workload
+    std::vector<ScenarioCollective> collectives; //!< [[collective]] (or empty)
+    std::string workload;                        //!< [training] workload file, or ""
+    std::string chakra;                          //!< [training] Chakra traces' prefix, or ""
+    std::string simai;                           //!< [training] a SimAI workload file, or ""
+    bool llm{false};                             //!< [training] model: an LLM program
+    TrainingHelper::LlmSettings llmSettings;     //!< [training] its keys
+    std::vector<uint32_t> llmPlacement;          //!< [training] placement ({}: the order)
+    uint32_t symmetricPeriod{1}; //!< flow-symmetric: NPUs that run (RoceHelper::SetSymmetricPeriod)
+    std::string llmBaseDir;      //!< where its presets are looked for
+    uint32_t iterations{1};      //!< [training]
+    bool overlap{true};          //!< [training]
+    uint32_t modelGroup{0};      //!< [training]; 0: the first dim's size
     std::string trainingAlgorithm{"ring"};             //!< [training] all-reduce algorithm
     std::string trainingScheduler;                     //!< [training] run-time scheduler or ""
     uint32_t trainingChunks{TN_THEMIS_DEFAULT_CHUNKS}; //!< [training] chunks of a scheduled op

@@ -195,6 +195,7 @@ BuildFabric(PointRun& run, bool distributed, std::string* error)
         return false;
     }
     run.roce.SetMode(p.mode.empty() ? "packet" : p.mode);
+    run.roce.SetSymmetricPeriod(p.symmetricPeriod);
     if (distributed && !p.partition.empty())
     {
         run.roce.SetPartition(p.partition);

@@ -592,6 +592,46 @@ ReadCollectiveTables(PointContext& ctx, const toml::node* collNode)
  * read (presets by name, found beside the scenario file), the layout checked against the
  * NPUs; an error names the key.
  */
+/**
+ * Mode flow-symmetric with an LLM: its first data-parallel replica runs for all
+ * (TrainingHelper::InstallLlm), which needs dp outermost, no placement list and a topology
+ * whose translations by a replica's NPU count are automorphisms.
+ */
+void
+ReadLlmSymmetric(PointContext& ctx,
+                 const toml::table* trainingTable,
+                 const TrainingHelper::LlmDescription& desc,
+                 const toml::node* placement)
+{
+    PointReader& r = ctx.r;
+    const std::string why = "mode flow-symmetric runs one data-parallel replica for all: ";
+    const toml::node* model = r.Resolve(trainingTable->get("model"));
+    if (desc.layout.order[TN_LLM_DIMS - 1] != TN_LLM_DIM_DP)
+    {
+        const toml::node* order = r.Resolve(trainingTable->get("order"));
+        r.Fail(order ? order : model,
+               "training.order",
+               why + "dp must be the outermost (order = \"tp,ep,pp,dp\")");
+    }
+    if (placement)
+    {
+        r.Fail(placement, "training.placement", why + "rank r runs on NPU r (no placement list)");
+    }
+    const uint32_t replica = uint32_t(tn_llm_ranks(&desc.layout) / desc.layout.size[TN_LLM_DIM_DP]);
+    RoceHelper fabric;
+    fabric.SetMode(RoceHelper::FLOW_SYMMETRIC);
+    fabric.SetSymmetricPeriod(replica);
+    if (std::string bad = fabric.Check(ctx.t); !bad.empty())
+    {
+        const toml::node* mode = r.Resolve(ctx.cfg.root.get("mode"));
+        r.Fail(mode ? mode : model,
+               "mode",
+               bad + " (one replica of " + std::to_string(replica) +
+                   " NPUs standing for the others)");
+    }
+    ctx.p.symmetricPeriod = replica;
+}
+
 void
 ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr)
 {
@@ -671,6 +711,10 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
         r.Fail(at ? at : r.Resolve(trainingTable->get("model")),
                "training." + key,
                error.substr(std::min(error.size(), key.size() + 2)));
+    }
+    if (ok && p.mode == RoceHelper::GetModeName(RoceHelper::FLOW_SYMMETRIC))
+    {
+        ReadLlmSymmetric(ctx, trainingTable, desc, placement);
     }
     p.installNpus = true;
 }

@@ -3,6 +3,7 @@
  */
 #include "training-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -154,6 +155,7 @@ TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
 {
     const std::vector<Ptr<NpuEndpoint>>& all = npus.GetEndpoints();
     tn_error err;
+    BooleanValue network;
     if (tn_llm_check(&m_llmModel, &m_llmGpu, &m_llmTraining, &m_llmLayout, all.size(), &err) !=
         TN_OK)
     {
@@ -186,13 +188,26 @@ TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
         taken[npu] = true;
         endpoints.push_back(all[npu]);
     }
+    // on a symmetric flow network one data-parallel replica runs for all: generate it alone
+    const uint32_t period = collectives.GetService()->GetSymmetricPeriod();
+    const bool symmetric =
+        period > 0 && job->GetAttributeFailSafe("Network", network) && network.Get();
+    if (symmetric)
+    {
+        *error = CheckLlmSymmetric(period, all.size());
+        if (!error->empty())
+        {
+            return false;
+        }
+    }
     DestroyTraces();
-    if (tn_llm_program_create(&m_llmModel,
-                              &m_llmGpu,
-                              &m_llmTraining,
-                              &m_llmLayout,
-                              &m_llmProgram,
-                              &err) != TN_OK)
+    if (tn_llm_program_create_some(&m_llmModel,
+                                   &m_llmGpu,
+                                   &m_llmTraining,
+                                   &m_llmLayout,
+                                   symmetric ? period : 0,
+                                   &m_llmProgram,
+                                   &err) != TN_OK)
     {
         *error = err.message;
         return false;
@@ -215,6 +230,34 @@ TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
     tn_chakra_trace* const* traces = tn_llm_program_traces(m_llmProgram);
     m_traces.assign(traces, traces + tn_llm_program_ranks(m_llmProgram));
     return job->SetupChakra(m_traces, collectives.GetService(), endpoints, error);
+}
+
+std::string
+TrainingHelper::CheckLlmSymmetric(uint32_t period, uint32_t npus) const
+{
+    // the replicas are translates when data parallelism is outermost and rank r is on NPU r
+    // (test/core/test-llm.c, "replicas"): then the first replica's NPUs stand for the others
+    const uint32_t replica = npus / m_llmLayout.size[TN_LLM_DIM_DP];
+    const std::string why = "mode flow-symmetric runs one data-parallel replica for all: ";
+    if (m_llmLayout.order[TN_LLM_DIMS - 1] != TN_LLM_DIM_DP)
+    {
+        return "order: " + why + "dp must be the outermost (order = \"tp,ep,pp,dp\")";
+    }
+    for (uint32_t r = 0; r < m_npuOfRank.size(); r++)
+    {
+        if (m_npuOfRank[r] != r)
+        {
+            return "placement: " + why + "rank " + std::to_string(r) + " must be on NPU " +
+                   std::to_string(r) + " (no placement list)";
+        }
+    }
+    if (period != replica)
+    {
+        return "mode: " + why + "FlowNetwork::SymmetricPeriod is " + std::to_string(period) +
+               ", a replica has " + std::to_string(replica) +
+               " NPUs (RoceHelper::SetSymmetricPeriod)";
+    }
+    return "";
 }
 
 std::string
@@ -342,6 +385,10 @@ TrainingHelper::GetCostBound(const tn_topology* topo,
     // duration; memory nodes not counted) and communication bytes
     for (const tn_chakra_trace* t : m_traces)
     {
+        if (!t)
+        {
+            continue; // absent: a symmetric run's translate of a trace here
+        }
         double c = 0;
         double us = 0;
         uint64_t b = 0;

@@ -228,6 +228,11 @@ class TrainingHelper
                     CollectiveHelper& collectives,
                     const NpuHelper& npus,
                     std::string* error);
+    /**
+     * Whether the LLM's first data-parallel replica can run for all on a symmetric flow
+     * network of `period` representatives. \return "" or "KEY: reason"
+     */
+    std::string CheckLlmSymmetric(uint32_t period, uint32_t npus) const;
     std::string m_algorithm[TN_COLL_COUNT];
 };
 

@@ -69,7 +69,11 @@ struct LlmSetup
 };
 
 LlmRun
-RunLlm(const LlmSetup& setup, const std::string& spec, const std::string& mode, bool network)
+RunLlm(const LlmSetup& setup,
+       const std::string& spec,
+       const std::string& mode,
+       bool network,
+       uint32_t period = 1)
 {
     LlmRun out;
     tn_error err;
@@ -81,6 +85,13 @@ RunLlm(const LlmSetup& setup, const std::string& spec, const std::string& mode, 
     }
     RoceHelper roce;
     roce.SetMode(mode);
+    roce.SetSymmetricPeriod(period);
+    out.error = roce.Check(topo);
+    if (!out.error.empty())
+    {
+        tn_topology_destroy(topo);
+        return out;
+    }
     roce.Install(topo);
     CollectiveHelper collectives;
     collectives.Install(topo, roce);
@@ -308,6 +319,103 @@ class LlmRefusalTestCase : public TestCase
     }
 };
 
+/**
+ * Data parallelism outermost: the first replica runs for all at flow-symmetric level (period
+ * = its NPUs) and ends every one of its ranks' iterations at the ns of the flow level with
+ * every NPU simulated, with the same compute, bubble and exposed parts; dense with TP and SP,
+ * and MoE with EP. Megatron's order and a period that is not a replica are refused.
+ */
+class LlmSymmetricTestCase : public TestCase
+{
+  public:
+    LlmSymmetricTestCase()
+        : TestCase("flow-symmetric: one data-parallel replica runs for all, to the ns of flow")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string spec = "hier:switch2@800Gbps/1us+switch8@100Gbps/2us";
+        for (bool moe : {false, true})
+        {
+            // MoE: EP across servers, so that the dense parameters' DP group (ep x dp) keeps
+            // to one rail (a path through both switch levels has two orders: ECMP's choice
+            // is not translated)
+            LlmSetup s;
+            s.model.layers = 4;
+            s.model.seq_len = 256;
+            s.layout.size[TN_LLM_DIM_TP] = 2;
+            s.layout.size[TN_LLM_DIM_PP] = 2;
+            s.layout.size[TN_LLM_DIM_EP] = moe ? 2 : 1;
+            s.layout.size[TN_LLM_DIM_DP] = moe ? 2 : 4;
+            s.layout.sequence_parallel = true;
+            s.training.distributed_optimizer = true;
+            if (moe)
+            {
+                s.model.experts = 4;
+                s.model.top_k = 2;
+                s.model.expert_ffn_hidden = 1024;
+                s.model.moe_layer_interval = 1;
+            }
+            // 4 micro-batches per replica
+            s.training.global_batch =
+                4 * s.layout.size[TN_LLM_DIM_DP] * s.layout.size[TN_LLM_DIM_EP];
+            const uint32_t period = moe ? 8 : 4;
+            tn_error err;
+            NS_TEST_ASSERT_MSG_EQ(
+                tn_llm_parse_order(moe ? "tp,pp,ep,dp" : "tp,ep,pp,dp", s.layout.order, &err),
+                TN_OK,
+                "order");
+            const LlmRun all = RunLlm(s, spec, "flow", true);
+            const LlmRun one = RunLlm(s, spec, "flow-symmetric", true, period);
+            NS_TEST_ASSERT_MSG_EQ(all.error, "", "flow");
+            NS_TEST_ASSERT_MSG_EQ(one.error, "", "flow-symmetric");
+            NS_TEST_ASSERT_MSG_EQ(one.complete && all.complete, true, "complete");
+            if (!one.complete || !all.complete)
+            {
+                return;
+            }
+            for (uint32_t r = 0; r < 16; r++)
+            {
+                const TrainingIterationRecord& a = all.iteration[r];
+                const TrainingIterationRecord& b = one.iteration[r];
+                if (r >= period)
+                {
+                    NS_TEST_EXPECT_MSG_EQ(b.end, Time(0), "rank " << r << " is stood for");
+                    continue;
+                }
+                NS_TEST_EXPECT_MSG_GT(a.end, Time(0), "rank " << r << " ran");
+                NS_TEST_EXPECT_MSG_EQ(b.end - b.start, a.end - a.start, "rank " << r);
+                NS_TEST_EXPECT_MSG_EQ(b.compute, a.compute, "rank " << r);
+                NS_TEST_EXPECT_MSG_EQ(b.bubble, a.bubble, "rank " << r);
+                for (int k = 0; k < TN_SERVES_COUNT; k++)
+                {
+                    NS_TEST_EXPECT_MSG_EQ(b.exposedBy[k], a.exposedBy[k], "rank " << r << " " << k);
+                }
+                NS_TEST_EXPECT_MSG_GT(a.exposedBy[TN_SERVES_DP], Time(0), "rank " << r << ": DP");
+            }
+            // Megatron's order (dp inside pp): replicas are not translates
+            LlmSetup megatron = s;
+            NS_TEST_ASSERT_MSG_EQ(tn_llm_parse_order("tp,ep,dp,pp", megatron.layout.order, &err),
+                                  TN_OK,
+                                  "order");
+            NS_TEST_EXPECT_MSG_EQ(
+                RunLlm(megatron, spec, "flow-symmetric", true, period)
+                    .error.find("order: mode flow-symmetric runs one data-parallel"),
+                0,
+                "Megatron's order");
+            NS_TEST_EXPECT_MSG_EQ(
+                RunLlm(s, spec, "flow-symmetric", true, period / 2).error.find("mode: "),
+                0,
+                "a period of half a replica");
+            NS_TEST_EXPECT_MSG_NE(RunLlm(s, spec, "flow-symmetric", true, 3).error.find("period 3"),
+                                  std::string::npos,
+                                  "a period the topology has not");
+        }
+    }
+};
+
 class LlmTestSuite : public TestSuite
 {
   public:
@@ -320,6 +428,7 @@ class LlmTestSuite : public TestSuite
         AddTestCase(new LlmBreakdownTestCase("flow"), TestCase::QUICK);
         AddTestCase(new LlmBreakdownTestCase("packet"), TestCase::QUICK);
         AddTestCase(new LlmRefusalTestCase, TestCase::QUICK);
+        AddTestCase(new LlmSymmetricTestCase, TestCase::QUICK);
     }
 };
 

@@ -158,6 +158,16 @@ pair_transfers(tn_chakra_trace* const* traces,
     while (i < ns || j < nr)
     {
         const int c = i == ns ? 1 : j == nr ? -1 : cmp_p2p(&sends[i], &recvs[j]);
+        if (c < 0 && !traces[sends[i].dst])
+        {
+            i++; /* to an absent rank: its receive is not here to match */
+            continue;
+        }
+        if (c > 0 && !traces[recvs[j].src])
+        {
+            j++;
+            continue;
+        }
         if (c != 0)
         {
             const comm_entry* e = c < 0 ? &sends[i] : &recvs[j];
@@ -204,7 +214,12 @@ match_collectives(tn_chakra_trace* const* traces, const comm_entry* c, size_t n,
             end++;
         }
         const uint32_t size = group_size(&c[i]);
+        uint32_t absent = 0;
         for (uint32_t m = 0; m < size; m++)
+        {
+            absent += !traces[group_at(&c[i], m)];
+        }
+        for (uint32_t m = 0; m < size && absent == 0; m++)
         {
             const size_t at = i + m;
             if (at >= end || c[at].rank != group_at(&c[i], m))
@@ -243,18 +258,27 @@ match_collectives(tn_chakra_trace* const* traces, const comm_entry* c, size_t n,
 tn_status
 tn_chakra_check(tn_chakra_trace* const* traces, uint32_t ranks, tn_error* err)
 {
-    if (!traces || ranks == 0)
+    for (uint32_t r = 0; traces && r < ranks; r++)
+    {
+        if (!traces[r])
+        {
+            return tn_error_set(err, TN_EINVAL, "tn_chakra_check: no trace for rank %u", r);
+        }
+    }
+    return tn_chakra_check_present(traces, ranks, err);
+}
+
+tn_status
+tn_chakra_check_present(tn_chakra_trace* const* traces, uint32_t ranks, tn_error* err)
+{
+    if (!traces || ranks == 0 || !traces[0])
     {
         return tn_error_set(err, TN_EINVAL, "tn_chakra_check: no traces");
     }
     size_t total = 0;
     for (uint32_t r = 0; r < ranks; r++)
     {
-        if (!traces[r])
-        {
-            return tn_error_set(err, TN_EINVAL, "tn_chakra_check: no trace for rank %u", r);
-        }
-        total += tn_chakra_node_count(traces[r]);
+        total += traces[r] ? tn_chakra_node_count(traces[r]) : 0;
     }
     comm_entry* all = malloc((total ? total : 1) * 3 * sizeof(*all));
     if (!all)
@@ -271,7 +295,7 @@ tn_chakra_check(tn_chakra_trace* const* traces, uint32_t ranks, tn_error* err)
     char what[160];
     for (uint32_t r = 0; r < ranks && !s; r++)
     {
-        for (uint32_t i = 0; i < tn_chakra_node_count(traces[r]) && !s; i++)
+        for (uint32_t i = 0; traces[r] && i < tn_chakra_node_count(traces[r]) && !s; i++)
         {
             const tn_chakra_node* n = tn_chakra_node_at(traces[r], i);
             comm_entry e = {r, i, 0, n, 0, 0, ranks};
@@ -351,5 +375,128 @@ tn_chakra_check(tn_chakra_trace* const* traces, uint32_t ranks, tn_error* err)
         s = match_collectives(traces, colls, nc, err);
     }
     free(all);
+    return s;
+}
+
+static int
+cmp_u32(const void* pa, const void* pb)
+{
+    const uint32_t a = *(const uint32_t*)pa;
+    const uint32_t b = *(const uint32_t*)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* whether b's group is a's moved by image (groups are ascending; moved, a's is sorted) */
+static int
+same_moved_group(const tn_chakra_node* a,
+                 const tn_chakra_node* b,
+                 const uint32_t* image,
+                 uint32_t* scratch)
+{
+    if (!a->group || !b->group)
+    {
+        return !a->group && !b->group;
+    }
+    if (a->group_count != b->group_count)
+    {
+        return 0;
+    }
+    for (uint32_t m = 0; m < a->group_count; m++)
+    {
+        scratch[m] = image[a->group[m]];
+    }
+    qsort(scratch, a->group_count, sizeof(*scratch), cmp_u32);
+    return memcmp(scratch, b->group, a->group_count * sizeof(*scratch)) == 0;
+}
+
+static const char*
+translate_differs(const tn_chakra_node* x,
+                  const tn_chakra_node* y,
+                  const uint32_t* image,
+                  uint32_t ranks,
+                  uint32_t* scratch)
+{
+    if (x->kind != y->kind || x->type != y->type)
+    {
+        return "type";
+    }
+    if (x->has_num_ops != y->has_num_ops || x->num_ops != y->num_ops ||
+        x->tensor_size != y->tensor_size || x->duration_micros != y->duration_micros)
+    {
+        return "num_ops, tensor_size or duration_micros";
+    }
+    if (x->collective != y->collective || x->comm_bytes != y->comm_bytes || x->tag != y->tag)
+    {
+        return "comm_type, comm_size or comm_tag";
+    }
+    if ((x->kind == TN_CHAKRA_SEND || x->kind == TN_CHAKRA_RECV) &&
+        (x->peer >= ranks || image[x->peer] != y->peer))
+    {
+        return "its peer";
+    }
+    if (x->kind == TN_CHAKRA_COLLECTIVE && !same_moved_group(x, y, image, scratch))
+    {
+        return "comm_group";
+    }
+    if (x->dep_count != y->dep_count || x->data_dep_count != y->data_dep_count ||
+        memcmp(x->deps, y->deps, x->dep_count * sizeof(*x->deps)) != 0)
+    {
+        return "dependencies";
+    }
+    if (x->serves != y->serves || x->step != y->step)
+    {
+        return "what it serves or its step";
+    }
+    return NULL;
+}
+
+tn_status
+tn_chakra_compare_translate(const tn_chakra_trace* a,
+                            const tn_chakra_trace* b,
+                            const uint32_t* image,
+                            uint32_t ranks,
+                            uint32_t* differs,
+                            tn_error* err)
+{
+    const uint32_t count = tn_chakra_node_count(a);
+    if (tn_chakra_node_count(b) != count)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s has %u nodes, %s %u (not a translate)",
+                            tn_chakra_name(b),
+                            tn_chakra_node_count(b),
+                            tn_chakra_name(a),
+                            count);
+    }
+    uint32_t* scratch = malloc((size_t)(ranks ? ranks : 1) * sizeof(*scratch));
+    if (!scratch)
+    {
+        return tn_error_set(err, TN_ENOMEM, "tn_chakra_compare_translate: out of memory");
+    }
+    tn_status s = TN_OK;
+    for (uint32_t i = 0; i < count && !s; i++)
+    {
+        const tn_chakra_node* x = tn_chakra_node_at(a, i);
+        const tn_chakra_node* y = tn_chakra_node_at(b, i);
+        const char* field = translate_differs(x, y, image, ranks, scratch);
+        if (field)
+        {
+            s = tn_error_set(err,
+                             TN_EINVAL,
+                             "%s: node %llu: differs in %s from node %llu of %s moved by the "
+                             "translation (not a translate)",
+                             tn_chakra_name(b),
+                             (unsigned long long)y->id,
+                             field,
+                             (unsigned long long)x->id,
+                             tn_chakra_name(a));
+            if (differs)
+            {
+                *differs = i;
+            }
+        }
+    }
+    free(scratch);
     return s;
 }

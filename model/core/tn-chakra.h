@@ -183,6 +183,31 @@ extern "C"
      */
     tn_status tn_chakra_check(tn_chakra_trace* const* traces, uint32_t ranks, tn_error* err);
 
+    /**
+     * tn_chakra_check where traces[r] may be NULL for r > 0: rank r is absent (a symmetric
+     * run's translate, simulated by its representative). Nodes of the present ranks are
+     * checked and numbered as by tn_chakra_check; a transfer to or from an absent rank and a
+     * collective of a group with an absent rank are not matched across ranks.
+     */
+    tn_status tn_chakra_check_present(tn_chakra_trace* const* traces,
+                                      uint32_t ranks,
+                                      tn_error* err);
+
+    /**
+     * Whether trace b is trace a with every rank it names (a peer, a group member) x moved to
+     * image[x] (image has `ranks` entries): the same nodes in the same order, with equal kind,
+     * type, FLOPs, tensor size, duration, communication type, bytes and tag, dependencies,
+     * parallelism served and step. TN_OK if so; TN_EINVAL naming b's first node that differs
+     * and the field, its index in *differs (when differs is not NULL). A node count that
+     * differs leaves *differs as it was.
+     */
+    tn_status tn_chakra_compare_translate(const tn_chakra_trace* a,
+                                          const tn_chakra_trace* b,
+                                          const uint32_t* image,
+                                          uint32_t ranks,
+                                          uint32_t* differs,
+                                          tn_error* err);
+
     /** A node to write: ids of dependencies, attributes by value (unused ones ignored). */
     typedef struct tn_chakra_node_spec
     {

@@ -733,6 +733,18 @@ tn_llm_program_create(const tn_llm_model* model,
                       tn_llm_program** out,
                       tn_error* err)
 {
+    return tn_llm_program_create_some(model, gpu, training, layout, 0, out, err);
+}
+
+tn_status
+tn_llm_program_create_some(const tn_llm_model* model,
+                           const tn_llm_gpu* gpu,
+                           const tn_llm_training* training,
+                           const tn_llm_layout* layout,
+                           uint32_t generated,
+                           tn_llm_program** out,
+                           tn_error* err)
+{
     *out = NULL;
     tn_status s = tn_llm_check(model, gpu, training, layout, 0, err);
     if (s)
@@ -756,7 +768,8 @@ tn_llm_program_create(const tn_llm_model* model,
     g.m = (uint32_t)tn_llm_micro_batches(training, layout);
     g.per_chunk = model->layers / (layout->size[TN_LLM_DIM_PP] * layout->vpp);
     g.err = err;
-    for (uint32_t r = 0; !s && r < ranks; r++)
+    const uint32_t count = generated == 0 || generated > ranks ? ranks : generated;
+    for (uint32_t r = 0; !s && r < count; r++)
     {
         char name[48];
         snprintf(name, sizeof(name), "llm.%u", r);

@@ -238,6 +238,20 @@ extern "C"
                                     const tn_llm_layout* layout,
                                     tn_llm_program** out,
                                     tn_error* err);
+
+    /**
+     * Generate the traces of the ranks below `generated` only (0: all); the others are NULL
+     * (tn_llm_program_trace): ranks a symmetric run's representatives stand for, whose
+     * programs are the representatives' translated (test/core/test-llm.c checks it for data
+     * parallelism outermost).
+     */
+    tn_status tn_llm_program_create_some(const tn_llm_model* model,
+                                         const tn_llm_gpu* gpu,
+                                         const tn_llm_training* training,
+                                         const tn_llm_layout* layout,
+                                         uint32_t generated,
+                                         tn_llm_program** out,
+                                         tn_error* err);
     void tn_llm_program_destroy(tn_llm_program* program);
 
     uint32_t tn_llm_program_ranks(const tn_llm_program* program);

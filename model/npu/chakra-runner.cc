@@ -10,6 +10,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/tn-symmetry.h"
 
 #include <algorithm>
 #include <tuple>
@@ -61,7 +62,11 @@ ChakraRunner::Setup(std::string* error)
         return false;
     }
     tn_error err;
-    if (tn_chakra_check(m_traces.data(), m_traces.size(), &err) != TN_OK)
+    m_symmetric = m_config.network && m_service->IsSymmetric();
+    m_period = m_symmetric ? m_service->GetSymmetricPeriod() : m_endpoints.size();
+    // on a symmetric network the representatives' traces may come alone (CheckSymmetric)
+    if ((m_symmetric ? tn_chakra_check_present(m_traces.data(), m_traces.size(), &err)
+                     : tn_chakra_check(m_traces.data(), m_traces.size(), &err)) != TN_OK)
     {
         *error = err.message;
         return false;
@@ -71,7 +76,6 @@ ChakraRunner::Setup(std::string* error)
         return false;
     }
     const uint32_t n = m_endpoints.size();
-    m_symmetric = m_config.network && m_service->IsSymmetric();
     if (m_symmetric && !CheckSymmetric(error))
     {
         return false;
@@ -100,9 +104,9 @@ ChakraRunner::Setup(std::string* error)
                      "(CollectiveHelper::Install)";
             return false;
         }
-        if (m_symmetric && r > 0)
+        if (r >= m_period)
         {
-            m_ranks[r].done = true; // NPU 0 stands for it (CheckSymmetric)
+            m_ranks[r].done = true; // its representative stands for it (CheckSymmetric)
             continue;
         }
         exec->TraceConnectWithoutContext("PartEnd",
@@ -143,7 +147,7 @@ ChakraRunner::CheckKernels(std::string* error) const
     // a kernel takes at most what a text workload's compute may, TN_WORKLOAD_MAX_CYCLES at
     // 1 GHz (one second) at its NPU's ClockRate; beyond, ns-3's 64-bit time wraps or the run
     // goes on for simulated hours. Generated programs count FLOPs at a FLOP/s clock.
-    for (uint32_t r = 0; r < m_traces.size(); r++)
+    for (uint32_t r = 0; r < m_period; r++)
     {
         const tn_chakra_trace* t = m_traces[r];
         const double clock = double(m_endpoints[r]->GetClockRate());
@@ -175,8 +179,9 @@ ChakraRunner::CheckKernels(std::string* error) const
 bool
 ChakraRunner::CheckSymmetric(std::string* error) const
 {
-    // NPU 0 runs for all: every NPU must do what it does (its trace the same but for its
-    // rank), over collectives of all NPUs, as a text workload on a symmetric network
+    // the NPUs below the period run for all: every other NPU must do what its representative
+    // does, moved by the translation between them (its trace, when given, is checked; the
+    // collectives across representative sets are checked by the service when planned)
     const std::string why = "on a symmetric flow network (FlowNetwork::Symmetric) ";
     const uint32_t npus = m_endpoints.size();
     for (uint32_t r = 0; r < npus; r++)
@@ -189,64 +194,38 @@ ChakraRunner::CheckSymmetric(std::string* error) const
             return false;
         }
     }
-    const tn_chakra_trace* first = m_traces[0];
-    for (uint32_t r = 0; r < npus; r++)
+    const tn_symmetry* symmetry = m_service->GetSymmetry();
+    std::vector<uint32_t> image(npus);
+    for (uint32_t r = m_period; r < npus; r++)
     {
-        const tn_chakra_trace* t = m_traces[r];
-        if (tn_chakra_node_count(t) != tn_chakra_node_count(first))
+        if (!m_traces[r])
         {
-            *error = why +
-                     "NPU 0 runs for all, so every trace must be NPU 0's: " + tn_chakra_name(t) +
-                     " has " + std::to_string(tn_chakra_node_count(t)) + " nodes, " +
-                     tn_chakra_name(first) + " " + std::to_string(tn_chakra_node_count(first));
-            return false;
+            continue;
         }
-        for (uint32_t i = 0; i < tn_chakra_node_count(t); i++)
+        const uint32_t g = tn_symmetry_translation(symmetry, r % m_period, r);
+        for (uint32_t x = 0; x < npus; x++)
         {
-            const tn_chakra_node* n = tn_chakra_node_at(t, i);
-            const tn_chakra_node* m = tn_chakra_node_at(first, i);
-            const char* differs = nullptr;
-            if (n->kind == TN_CHAKRA_SEND || n->kind == TN_CHAKRA_RECV)
-            {
-                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
-                         why + "point-to-point nodes (COMM_SEND_NODE, COMM_RECV_NODE) do not run";
-                return false;
-            }
-            if (n->kind == TN_CHAKRA_COLLECTIVE && n->group && n->group_count < npus)
-            {
-                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
-                         why + "every collective spans all NPUs; its comm_group has " +
-                         std::to_string(n->group_count);
-                return false;
-            }
-            if (n->kind != m->kind || n->type != m->type)
-            {
-                differs = "type";
-            }
-            else if (n->has_num_ops != m->has_num_ops || n->num_ops != m->num_ops ||
-                     n->tensor_size != m->tensor_size ||
-                     (!n->has_num_ops && n->duration_micros != m->duration_micros))
-            {
-                differs = "num_ops, tensor_size or duration_micros";
-            }
-            else if (n->collective != m->collective || n->comm_bytes != m->comm_bytes)
-            {
-                differs = "comm_type or comm_size";
-            }
-            else if (n->dep_count != m->dep_count ||
-                     !std::equal(n->deps, n->deps + n->dep_count, m->deps))
-            {
-                differs = "dependencies";
-            }
-            if (differs)
-            {
-                *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
-                         why +
-                         "NPU 0 runs for all, so every trace must be NPU 0's: it differs in " +
-                         differs + " from node " + std::to_string(m->id) + " of " +
-                         tn_chakra_name(first);
-                return false;
-            }
+            image[x] = tn_symmetry_shift_rank(symmetry, g, x);
+        }
+        tn_error err;
+        uint32_t differs = UINT32_MAX;
+        if (tn_chakra_compare_translate(m_traces[r % m_period],
+                                        m_traces[r],
+                                        image.data(),
+                                        npus,
+                                        &differs,
+                                        &err) != TN_OK)
+        {
+            const std::string where =
+                std::string(tn_chakra_name(m_traces[r])) +
+                (differs == UINT32_MAX
+                     ? ""
+                     : ": node " + std::to_string(tn_chakra_node_at(m_traces[r], differs)->id));
+            *error = where + ": " + why + "NPU " + std::to_string(r % m_period) + " runs for NPU " +
+                     std::to_string(r) + ", so its trace must be NPU " +
+                     std::to_string(r % m_period) +
+                     "'s moved by the translation between them: " + err.message;
+            return false;
         }
     }
     return true;
@@ -286,7 +265,7 @@ ChakraRunner::CheckCommunication(std::string* error)
     // workload: an algorithm that does not fit its group, or a symmetric network's refusal,
     // is an error before the run, not when a rank reaches the node
     std::set<std::tuple<int, uint64_t, std::vector<uint32_t>>> checked;
-    for (uint32_t r = 0; r < m_traces.size(); r++)
+    for (uint32_t r = 0; r < m_period; r++)
     {
         const tn_chakra_trace* t = m_traces[r];
         for (uint32_t i = 0; i < tn_chakra_node_count(t); i++)
@@ -317,7 +296,7 @@ ChakraRunner::CheckCommunication(std::string* error)
 void
 ChakraRunner::Start()
 {
-    for (uint32_t r = 0; r < (m_symmetric ? 1u : m_ranks.size()); r++)
+    for (uint32_t r = 0; r < m_period; r++)
     {
         Ptr<Node> node = m_endpoints[r]->GetObject<Node>();
         Simulator::ScheduleWithContext(node ? node->GetId() : 0,
@@ -638,8 +617,10 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
             return;
         }
         m_collectives[key] = c;
-        // on a symmetric network NPU 0's part is the only one to end
-        m_members[c->GetId()] = std::make_pair(m_symmetric ? 1u : uint32_t(ranks.size()), key);
+        // on a symmetric network only the representatives' parts end
+        const uint32_t running =
+            std::count_if(ranks.begin(), ranks.end(), [&](uint32_t m) { return m < m_period; });
+        m_members[c->GetId()] = std::make_pair(running, key);
         c->SetParallelism(tn_chakra_serves_name(n->serves));
         m_created(c);
     }

@@ -59,7 +59,9 @@ class NpuEndpoint;
  * the sequence-parallel all-gather it let start, say). A wait for a pipeline receive is a
  * bubble until its send was reached at the peer, and exposed PP communication after.
  * One process only: endpoints on other MPI ranks are refused. On a symmetric flow network
- * (FlowNetwork::Symmetric) NPU 0 alone runs, for all NPUs, when every trace is NPU 0's.
+ * (FlowNetwork::Symmetric) the representative NPUs (below FlowNetwork::SymmetricPeriod: NPU 0
+ * by default) alone run, each for the NPUs of its rank modulo the period, whose traces must
+ * be its own moved by the translation between them (or absent).
  */
 class ChakraRunner
 {
@@ -100,9 +102,11 @@ class ChakraRunner
      * Checks the traces together (tn_chakra_check), every kernel's cycles against the text
      * workloads' cap (TN_WORKLOAD_MAX_CYCLES), and plans every distinct collective and
      * transfer (CollectiveService::Check), so that what cannot run is refused here.
-     * On a symmetric flow network NPU 0 runs for all: every trace must then be NPU 0's
-     * (same nodes, sizes and dependencies), every collective over all NPUs, no send or
-     * receive.
+     * On a symmetric flow network the representatives run for all: a trace of another NPU,
+     * when given (null: absent), must be its representative's moved by the translation
+     * between them (tn_chakra_compare_translate), and every collective or transfer must be
+     * among representatives or carried onto itself by the translations (the service checks
+     * its rank programs).
      * \param error set to why the traces cannot run here \return true when ready
      */
     bool Setup(std::string* error);
@@ -188,7 +192,8 @@ class ChakraRunner
     CreatedCallback m_created;
     FailedCallback m_failed;
     StepCallback m_stepEnd;
-    bool m_symmetric{false}; //!< NPU 0 runs for all (CheckSymmetric)
+    bool m_symmetric{false}; //!< the representatives run for all (CheckSymmetric)
+    uint32_t m_period{0};    //!< the NPUs below it run (all but on a symmetric network)
     std::vector<Rank> m_ranks;
     /// per trace: users of each node (CSR: m_userStart[t][i] .. m_userStart[t][i + 1])
     std::vector<std::vector<uint32_t>> m_userStart;

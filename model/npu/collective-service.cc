@@ -612,6 +612,10 @@ CollectiveService::Prepare(const tn_plan_request& request,
         {
             return false;
         }
+        if (IsAmongRepresentatives(out->nodes, out->symmetry))
+        {
+            out->symmetry = nullptr; // it runs as it is: its translates are other collectives
+        }
     }
     return true;
 }
@@ -750,58 +754,87 @@ CollectiveService::CheckSymmetric(const Plan& plan,
 {
     const std::string what = "FlowNetwork::Symmetric: algorithm " +
                              std::string(request.algorithm ? request.algorithm : "(default)");
-    if (!plan.program)
+    const bool inside = IsAmongRepresentatives(nodes, symmetry);
+    if (!plan.program && !inside)
     {
-        return what + " runs as a materialised schedule: NPU 0 runs for all only from a "
-                      "rank-local program (CollectiveService::Program generated or auto; "
-                      "MultiTree and HDRM have none)";
+        return what + " runs as a materialised schedule: the representative NPUs run for all "
+                      "only from a rank-local program (CollectiveService::Program generated or "
+                      "auto; MultiTree and HDRM have none)";
     }
     tn_error err;
     // every translation up to 1,024 NPUs, beyond the dims' generators and 64 others: the
     // generators are proven translation-equivariant by test/core/test-symmetry.c
-    if (tn_symmetry_check_program(symmetry,
-                                  plan.program.get(),
-                                  nodes.data(),
-                                  1024,
-                                  64,
-                                  m_symmetricSlack,
-                                  &err) != TN_OK)
+    if (!inside && tn_symmetry_check_program(symmetry,
+                                             plan.program.get(),
+                                             nodes.data(),
+                                             1024,
+                                             64,
+                                             m_symmetricSlack,
+                                             &err) != TN_OK)
     {
         return what + ": " + err.message;
     }
-    // the flows of NPU 0 stand for their translates only if each has one path: the ECMP hash
-    // of the translates' headers would not pick the translated one among several
+    // the flows of the representatives stand for their translates only if each has one
+    // path: the ECMP hash of the translates' headers would not pick the translated one among
+    // several
     tn_rank_program rp{};
-    // the rank on NPU 0 (the check above found every NPU in the group)
-    const uint32_t repRank = static_cast<uint32_t>(
-        std::find(nodes.begin(), nodes.end(), tn_topology_npu_node(m_topo, 0)) - nodes.begin());
     std::string why;
-    if (tn_program_rank(plan.program.get(), repRank, &rp, &err) != TN_OK)
-    {
-        why = what + ": " + err.message;
-    }
     std::vector<uint32_t> hops(16);
-    for (uint32_t i = 0; why.empty() && i < rp.count; i++)
+    const uint32_t period = tn_symmetry_period(symmetry);
+    for (uint32_t rank = 0; why.empty() && rank < nodes.size(); rank++)
     {
-        const uint32_t dst = nodes[rp.ops[i].peer];
-        for (uint32_t v = nodes[repRank]; why.empty() && v != dst;)
+        if (tn_topology_node_rank(m_topo, nodes[rank]) >= period)
         {
-            uint32_t out = 0;
-            const uint32_t* links = tn_topology_out_links(m_topo, v, &out);
-            const uint32_t c =
-                out == 1 ? 1 : tn_routes_next_hops(m_routes, v, dst, hops.data(), hops.size());
-            if (c != 1)
+            continue; // a translate of a representative's rank
+        }
+        // a schedule's sender may reach any other member
+        std::vector<uint32_t> peers;
+        if (!plan.program)
+        {
+            for (uint32_t m = 0; m < nodes.size(); m++)
             {
-                why = what + ": node " + std::to_string(v) + " has " + std::to_string(c) +
-                      " shortest next hops toward node " + std::to_string(dst) +
-                      " (ECMP would not pick translated paths for translated flows)";
-                break;
+                peers.push_back(m);
             }
-            v = tn_topology_link(m_topo, out == 1 ? links[0] : hops[0])->dst;
+        }
+        else if (tn_program_rank(plan.program.get(), rank, &rp, &err) != TN_OK)
+        {
+            why = what + ": " + err.message;
+        }
+        for (uint32_t i = 0; i < rp.count && plan.program; i++)
+        {
+            peers.push_back(rp.ops[i].peer);
+        }
+        for (uint32_t i = 0; why.empty() && i < peers.size(); i++)
+        {
+            const uint32_t dst = nodes[peers[i]];
+            for (uint32_t v = nodes[rank]; why.empty() && v != dst;)
+            {
+                uint32_t out = 0;
+                const uint32_t* links = tn_topology_out_links(m_topo, v, &out);
+                const uint32_t c =
+                    out == 1 ? 1 : tn_routes_next_hops(m_routes, v, dst, hops.data(), hops.size());
+                if (c != 1)
+                {
+                    why = what + ": node " + std::to_string(v) + " has " + std::to_string(c) +
+                          " shortest next hops toward node " + std::to_string(dst) +
+                          " (ECMP would not pick translated paths for translated flows)";
+                    break;
+                }
+                v = tn_topology_link(m_topo, out == 1 ? links[0] : hops[0])->dst;
+            }
         }
     }
     tn_rank_program_free(&rp);
     return why;
+}
+
+bool
+CollectiveService::IsAmongRepresentatives(const std::vector<uint32_t>& nodes,
+                                          const tn_symmetry* symmetry) const
+{
+    return std::all_of(nodes.begin(), nodes.end(), [&](uint32_t node) {
+        return tn_topology_node_rank(m_topo, node) < tn_symmetry_period(symmetry);
+    });
 }
 
 bool

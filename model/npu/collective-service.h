@@ -310,10 +310,28 @@ class CollectiveService : public Object
      */
     Ptr<CollectiveExecutor> GetExecutor(uint32_t rank) const;
 
-    /** \return true on a symmetric flow network: NPU 0 alone runs (FlowNetwork::Symmetric) */
+    /**
+     * \return true on a symmetric flow network: the representative NPUs alone run
+     * (FlowNetwork::Symmetric)
+     */
     bool IsSymmetric() const
     {
         return m_routesNetwork && m_routesNetwork->GetSymmetry();
+    }
+
+    /**
+     * \return on a symmetric flow network, the representative NPUs' count: NPU ranks below it
+     * run, each for the NPUs of its rank modulo it (FlowNetwork::SymmetricPeriod); else 0
+     */
+    uint32_t GetSymmetricPeriod() const
+    {
+        return IsSymmetric() ? tn_symmetry_period(m_routesNetwork->GetSymmetry()) : 0;
+    }
+
+    /** \return the flow network's translations on a symmetric flow network, else null */
+    const tn_symmetry* GetSymmetry() const
+    {
+        return m_routesNetwork ? m_routesNetwork->GetSymmetry() : nullptr;
     }
 
     /** \return true when some NPUs are simulated by other MPI ranks */
@@ -474,6 +492,14 @@ class CollectiveService : public Object
      * plus `ops` more, at Collective::HELD_OP_BYTES each, against the request's memory limit.
      * \return an empty string, or the error
      */
+    /**
+     * \param nodes the nodes of a collective's ranks \param symmetry the flow network's
+     * \return whether every rank is on a representative NPU (below the symmetry's period):
+     * nothing in it stands for another rank
+     */
+    bool IsAmongRepresentatives(const std::vector<uint32_t>& nodes,
+                                const tn_symmetry* symmetry) const;
+
     /**
      * Whether a collective can run with one rank for all on a symmetric flow network.
      * \return "" if so, else why not (naming FlowNetwork::Symmetric)

@@ -217,9 +217,16 @@ Collective::SetupProgram(uint32_t id,
     m_expectedBytes = m_plannedBytes;
     if (m_symmetry)
     {
-        const RankRun& rep = m_ranks[m_repRank];
-        m_expectedReady = rep.count - rep.sends;
-        m_expectedBytes = rep.receivedBytes;
+        m_expectedReady = 0;
+        m_expectedBytes = 0;
+        for (uint32_t r = 0; r < ranks; r++)
+        {
+            if (IsSimulated(r))
+            {
+                m_expectedReady += m_ranks[r].count - m_ranks[r].sends;
+                m_expectedBytes += m_ranks[r].receivedBytes;
+            }
+        }
     }
     for (uint32_t r = 0; r < ranks; r++)
     {
@@ -257,7 +264,7 @@ Collective::SetSymmetry(const tn_symmetry* symmetry,
     m_symmetry = symmetry;
     m_lengthSlack = lengthSlack;
     m_npuOfRank = std::move(npuOfRank);
-    m_rankOfNpu.assign(m_npuOfRank.size(), UINT32_MAX);
+    m_rankOfNpu.assign(tn_symmetry_npu_count(symmetry), UINT32_MAX);
     for (uint32_t r = 0; r < m_npuOfRank.size(); r++)
     {
         // internal invariant: CollectiveService passes the topology's NPU ranks
@@ -266,7 +273,16 @@ Collective::SetSymmetry(const tn_symmetry* symmetry,
                                                          << " of " << m_rankOfNpu.size());
         m_rankOfNpu[m_npuOfRank[r]] = r;
     }
-    m_repRank = m_rankOfNpu[0];
+    // the ranks on representative NPUs run (tn_symmetry_check_program: each other rank is
+    // the translate of one of them)
+    const uint32_t period = tn_symmetry_period(symmetry);
+    m_simulated.assign(m_npuOfRank.size(), false);
+    m_simulatedCount = 0;
+    for (uint32_t r = 0; r < m_npuOfRank.size(); r++)
+    {
+        m_simulated[r] = m_npuOfRank[r] < period;
+        m_simulatedCount += m_simulated[r];
+    }
 }
 
 void
@@ -868,11 +884,13 @@ Collective::TakeSend(uint32_t rank,
     uint32_t receiver = rank;
     if (!IsSimulated(peer))
     {
-        // the send of peer to rank, moved by the translation that takes peer to rank, is the
-        // send of rank to the image of rank: it carries the same transfer number and time
-        const uint32_t g =
-            tn_symmetry_translation(m_symmetry, m_npuOfRank[peer], m_npuOfRank[rank]);
-        sender = rank;
+        // the send of peer to rank, moved by the translation that takes peer to its
+        // representative, is the representative's send to the image of rank: it carries the
+        // same transfer number and time
+        const uint32_t npu = m_npuOfRank[peer];
+        const uint32_t rep = npu % tn_symmetry_period(m_symmetry);
+        const uint32_t g = tn_symmetry_translation(m_symmetry, npu, rep);
+        sender = m_rankOfNpu[rep];
         receiver = m_rankOfNpu[tn_symmetry_shift_rank(m_symmetry, g, m_npuOfRank[rank])];
     }
     const uint32_t send = FindOp(sender, true, receiver, match);

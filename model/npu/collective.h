@@ -186,10 +186,11 @@ class Collective : public Object
                       uint32_t window = 0);
 
     /**
-     * Simulate one rank for all: on a symmetric flow network (FlowNetwork::Symmetric), whose
-     * translations take every rank's program to every other's (tn_symmetry_check_program), the
-     * rank on NPU 0 alone runs; what any other rank does is what it does, translated. Call
-     * before SetupProgram.
+     * Simulate some ranks for all: on a symmetric flow network (FlowNetwork::Symmetric), whose
+     * translations take every rank's program to the programs of its orbit
+     * (tn_symmetry_check_program), the ranks on representative NPUs (below the symmetry's
+     * period: NPU 0 by default) alone run; what any other rank does is what its
+     * representative does, translated. Call before SetupProgram.
      * \param symmetry the translations (outlives the collective: the flow network's)
      * \param npuOfRank the NPU rank (topology rank) of each rank of the collective
      * \param lengthSlack bytes by which a receive may differ from the translated send that
@@ -202,7 +203,7 @@ class Collective : public Object
     /** \param rank a rank \return whether it runs (all do, but in a symmetric collective) */
     bool IsSimulated(uint32_t rank) const
     {
-        return !m_symmetry || rank == m_repRank;
+        return !m_symmetry || m_simulated[rank];
     }
 
     /** \return true for a generated collective (SetupProgram) */
@@ -220,7 +221,7 @@ class Collective : public Object
     /** \return number of transfers (of all ranks, also those a symmetric run stands for) */
     uint64_t GetTransferCount() const
     {
-        return m_transferCount * (m_symmetry ? m_nodes.size() : 1);
+        return m_symmetry ? m_transferCount * m_nodes.size() / m_simulatedCount : m_transferCount;
     }
 
     /**
@@ -791,7 +792,8 @@ class Collective : public Object
     std::vector<uint32_t> m_rankOfNode;                //!< generated: node -> rank
     std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
     const tn_symmetry* m_symmetry{nullptr};            //!< SetSymmetry: one rank runs for all
-    uint32_t m_repRank{0};                             //!< the rank on NPU 0 (SetSymmetry)
+    std::vector<bool> m_simulated;                     //!< per rank: on a representative NPU
+    uint32_t m_simulatedCount{0};                      //!< ranks that run (SetSymmetry)
     /// SetSymmetry: bytes by which a receive's length may differ from its translated send's
     uint64_t m_lengthSlack{0};
     /** \return whether a message of `bytes` is the planned op of `planned` bytes */

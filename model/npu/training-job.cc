@@ -231,8 +231,9 @@ TrainingJob::SetupChakra(const std::vector<tn_chakra_trace*>& traces,
     for (uint32_t r = 0; r < endpoints.size(); r++)
     {
         m_npus[r].rank = r;
-        // on a symmetric flow network NPU 0 runs for all (ChakraRunner::CheckSymmetric)
-        m_local[r] = r == 0 || !m_network || !service->IsSymmetric();
+        // on a symmetric flow network the representatives run for all
+        // (ChakraRunner::CheckSymmetric)
+        m_local[r] = !m_network || !service->IsSymmetric() || r < service->GetSymmetricPeriod();
     }
     return true;
 }
@@ -667,6 +668,13 @@ TrainingJob::SetupSymmetric(std::string* error) const
 {
     // NPU r of the job must be NPU rank r of the topology (the translations act on those),
     // and every collective must span them all: a group of some NPUs is not moved onto itself
+    if (m_service->GetSymmetricPeriod() != 1)
+    {
+        *error = "FlowNetwork::SymmetricPeriod " + std::to_string(m_service->GetSymmetricPeriod()) +
+                 ": a text workload runs with NPU 0 for all (period 1); representative sets "
+                 "run generated LLM programs (TrainingHelper::LoadLlm)";
+        return false;
+    }
     for (uint32_t r = 0; r < m_endpoints.size(); r++)
     {
         Ptr<CollectiveExecutor> exec = m_service->GetExecutor(r);

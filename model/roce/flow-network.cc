@@ -45,7 +45,16 @@ FlowNetwork::GetTypeId()
                 "path unique.",
                 BooleanValue(false),
                 MakeBooleanAccessor(&FlowNetwork::m_symmetric),
-                MakeBooleanChecker());
+                MakeBooleanChecker())
+            .AddAttribute(
+                "SymmetricPeriod",
+                "With Symmetric: the NPUs of rank below it send, each standing for the NPUs "
+                "of its rank modulo the period (one data-parallel replica for the others); "
+                "1: NPU 0 for all. A product of the first dims' sizes and a divisor of the "
+                "next (tn_symmetry_set_period).",
+                UintegerValue(1),
+                MakeUintegerAccessor(&FlowNetwork::m_period),
+                MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
 
@@ -127,6 +136,9 @@ FlowNetwork::Build(const tn_topology* topo)
     NS_ABORT_MSG_IF(m_symmetric && tn_symmetry_create(m_topo, &m_symmetry, &err) != TN_OK,
                     "FlowNetwork::Symmetric: topology " << tn_topology_name(topo) << ": "
                                                         << err.message);
+    // internal invariant: RoceHelper::Check refuses a period the topology does not have
+    NS_ABORT_MSG_IF(m_symmetry && tn_symmetry_set_period(m_symmetry, m_period, &err) != TN_OK,
+                    "FlowNetwork::SymmetricPeriod: " << err.message);
     // internal invariant: only allocation can fail here: routes of a validated, connected topology
     NS_ABORT_MSG_IF(tn_routes_create(m_topo, nullptr, &m_routes, &err) != TN_OK,
                     "FlowNetwork: routes: " << err.message);
@@ -190,16 +202,20 @@ FlowNetwork::NowNs() const
 }
 
 uint32_t
-FlowNetwork::GetRepresentative() const
+FlowNetwork::GetRepresentative(uint32_t npu) const
 {
-    return tn_topology_npu_node(m_topo, 0);
+    NS_ASSERT(m_symmetry);
+    const uint32_t rank = tn_topology_node_rank(m_topo, npu);
+    return tn_topology_npu_node(m_topo, rank % tn_symmetry_period(m_symmetry));
 }
 
 uint32_t
 FlowNetwork::MoveToRepresentative(uint32_t node, uint32_t from) const
 {
     NS_ASSERT(m_symmetry);
-    const uint32_t g = tn_symmetry_translation(m_symmetry, tn_topology_node_rank(m_topo, from), 0);
+    const uint32_t rank = tn_topology_node_rank(m_topo, from);
+    const uint32_t g =
+        tn_symmetry_translation(m_symmetry, rank, rank % tn_symmetry_period(m_symmetry));
     return tn_symmetry_node_image(m_symmetry, g, node);
 }
 
@@ -298,11 +314,12 @@ FlowNetwork::GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t prior
     }
     if (m_symmetric)
     {
-        // internal invariant: on a symmetric network only NPU 0's executor is started
-        // (CollectiveService, TrainingJob, ChakraRunner)
-        NS_ABORT_MSG_IF(src != GetRepresentative(),
-                        "FlowNetwork::Symmetric: node " << src << " sends; only NPU 0 (node "
-                                                        << GetRepresentative() << ") may");
+        // internal invariant: on a symmetric network only the representatives' executors are
+        // started (CollectiveService, TrainingJob, ChakraRunner)
+        NS_ABORT_MSG_IF(src != GetRepresentative(src),
+                        "FlowNetwork::Symmetric: node " << src << " sends; only its representative"
+                                                        << " (node " << GetRepresentative(src)
+                                                        << ") may");
         // the flows of an orbit put as many flows on a link of orbit o as the path has links
         // in o: a representative listed twice counts twice when the links are shared
         for (uint32_t& l : path)

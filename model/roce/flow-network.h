@@ -96,12 +96,16 @@ class FlowNetwork : public Object
         return m_symmetry;
     }
 
-    /** \return the node of NPU 0: the one NPU that sends in a symmetric network */
-    uint32_t GetRepresentative() const;
+    /**
+     * \param npu an NPU node \return the node of its representative in a symmetric network:
+     * the NPU of its rank modulo SymmetricPeriod, which sends for it (NPU 0 by default)
+     */
+    uint32_t GetRepresentative(uint32_t npu) const;
 
     /**
      * \param node a node \param from an NPU node
-     * \return the image of node under the translation that takes from to NPU 0 (Symmetric)
+     * \return the image of node under the translation that takes from to its representative
+     * (Symmetric)
      */
     uint32_t MoveToRepresentative(uint32_t node, uint32_t from) const;
 
@@ -220,6 +224,7 @@ class FlowNetwork : public Object
     tn_routes* m_routes{nullptr};
     tn_symmetry* m_symmetry{nullptr}; //!< Symmetric: the translations
     bool m_symmetric{false};
+    uint32_t m_period{1}; //!< SymmetricPeriod
     uint32_t m_seed{0};
     tn_fluid* m_fluid{nullptr}; //!< the links' sharing
     uint32_t m_nLinks{0};

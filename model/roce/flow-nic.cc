@@ -240,9 +240,10 @@ FlowNic::HeadSent(uint32_t index)
     }
     const Time arrive = NanoSeconds(static_cast<int64_t>(forward + 0.5));
     const Time ack = arrive + NanoSeconds(static_cast<int64_t>(back + 0.5));
-    // a symmetric network delivers at NPU 0 what the translates of this flow bring it
-    FlowNic* peer =
-        m_network->GetNic(m_network->GetSymmetry() ? m_network->GetRepresentative() : m.rec.dst);
+    // a symmetric network delivers at the representative of the destination what the
+    // translates of this flow bring it
+    FlowNic* peer = m_network->GetNic(
+        m_network->GetSymmetry() ? m_network->GetRepresentative(m.rec.dst) : m.rec.dst);
     uint32_t slot;
     if (m_freeTransit.empty())
     {

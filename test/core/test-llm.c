@@ -512,13 +512,117 @@ test_schedules(tn_test_ctx* ctx)
     tn_llm_program_destroy(prog);
 }
 
+/* With data parallelism outermost the replicas are translates: rank r's program is that of
+ * r mod R (R ranks per replica) with every rank it names shifted by r - r mod R; a symmetric
+ * run generates the first replica alone (tn_llm_program_create_some). */
+static void
+test_replicas(tn_test_ctx* ctx)
+{
+    setup s;
+    tn_error err;
+    small_setup(ctx, &s, 2, 2, 3, 4);
+    s.model.experts = 4;
+    s.model.top_k = 2;
+    s.model.expert_ffn_hidden = 512;
+    s.model.moe_layer_interval = 2;
+    s.layout.size[TN_LLM_DIM_EP] = 2;
+    s.layout.sequence_parallel = 1;
+    s.training.distributed_optimizer = 1;
+    TN_REQUIRE(ctx, tn_llm_parse_order("tp,ep,pp,dp", s.layout.order, &err) == TN_OK);
+    const uint32_t n = 24, per_replica = 8;
+    tn_llm_program* prog = NULL;
+    tn_llm_program* some = NULL;
+    TN_REQUIRE(ctx,
+               tn_llm_program_create(&s.model, &s.gpu, &s.training, &s.layout, &prog, &err) ==
+                   TN_OK);
+    TN_CHECK_EQ(ctx,
+                tn_llm_program_create_some(&s.model,
+                                           &s.gpu,
+                                           &s.training,
+                                           &s.layout,
+                                           per_replica,
+                                           &some,
+                                           &err),
+                TN_OK);
+    uint32_t image[24];
+    for (uint32_t r = 0; r < n; r++)
+    {
+        for (uint32_t x = 0; x < n; x++)
+        {
+            image[x] = (x + r - r % per_replica) % n;
+        }
+        TN_CHECK_MSG(ctx,
+                     tn_chakra_compare_translate(tn_llm_program_trace(prog, r % per_replica),
+                                                 tn_llm_program_trace(prog, r),
+                                                 image,
+                                                 n,
+                                                 NULL,
+                                                 &err) == TN_OK,
+                     "rank %u: %s",
+                     r,
+                     err.message);
+        /* the representatives' traces alone, the same as the whole program's */
+        const tn_chakra_trace* t = some ? tn_llm_program_trace(some, r) : NULL;
+        TN_CHECK(ctx, (t != NULL) == (r < per_replica));
+        for (uint32_t x = 0; x < n; x++)
+        {
+            image[x] = x;
+        }
+        TN_CHECK(ctx,
+                 !t || tn_chakra_compare_translate(tn_llm_program_trace(prog, r),
+                                                   t,
+                                                   image,
+                                                   n,
+                                                   NULL,
+                                                   &err) == TN_OK);
+    }
+    /* the present ranks check together; the whole set would miss them */
+    TN_CHECK_MSG(ctx,
+                 some && tn_chakra_check_present((tn_chakra_trace**)tn_llm_program_traces(some),
+                                                 n,
+                                                 &err) == TN_OK,
+                 "%s",
+                 err.message);
+    TN_CHECK(ctx,
+             some && tn_chakra_check((tn_chakra_trace**)tn_llm_program_traces(some), n, &err) ==
+                         TN_EINVAL);
+    /* Megatron's order (dp inside pp) is not a shift by a replica: the last stage's peers */
+    tn_llm_program* inner = NULL;
+    TN_REQUIRE(ctx, tn_llm_parse_order("tp,ep,dp,pp", s.layout.order, &err) == TN_OK);
+    TN_REQUIRE(ctx,
+               tn_llm_program_create(&s.model, &s.gpu, &s.training, &s.layout, &inner, &err) ==
+                   TN_OK);
+    uint32_t differ = 0;
+    for (uint32_t r = per_replica; r < n; r++)
+    {
+        for (uint32_t x = 0; x < n; x++)
+        {
+            image[x] = (x + r - r % per_replica) % n;
+        }
+        differ += tn_chakra_compare_translate(tn_llm_program_trace(inner, r % per_replica),
+                                              tn_llm_program_trace(inner, r),
+                                              image,
+                                              n,
+                                              NULL,
+                                              &err) != TN_OK;
+    }
+    TN_CHECK_MSG(ctx, differ > 0, "dp inside pp: every rank a shift by %u", per_replica);
+    tn_llm_program_destroy(inner);
+    tn_llm_program_destroy(some);
+    tn_llm_program_destroy(prog);
+}
+
 /* Every shipped preset reads, and the published figures come through. */
 static void
 test_presets(tn_test_ctx* ctx)
 {
-    static const char* const models[] =
-        {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "llama3-405b-like", "mixtral-8x7b",
-         "deepseek-v3-like"};
+    static const char* const models[] = {"gpt3-175b",
+                                         "llama3-8b",
+                                         "llama3-70b",
+                                         "llama3-405b",
+                                         "llama3-405b-like",
+                                         "mixtral-8x7b",
+                                         "deepseek-v3-like"};
     static const char* const gpus[] = {"a100", "h100", "b200"};
     char name[128];
     char path[512];
@@ -569,4 +673,5 @@ tn_suite_llm(tn_test_suite* suite)
     tn_test_add(suite, "moe", test_moe);
     tn_test_add(suite, "schedules", test_schedules);
     tn_test_add(suite, "presets", test_presets);
+    tn_test_add(suite, "replicas", test_replicas);
 }
