@@ -49,7 +49,10 @@
  * false: the generator and the runner alone, the baseline). 1,024 GPUs: GPT-3 175B, TP 8,
  * PP 8, DP 16, global batch 1,536, on 8-GPU servers (3,600 Gb/s NVSwitch) and 400 Gb/s
  * rails; goal 5 minutes and 4 GiB. 16,384 GPUs: a Llama-3 405B-like model (128 layers), TP 8,
- * PP 16, DP 128; goal 30 minutes and 16 GiB.
+ * PP 16, DP 128; goal 30 minutes and 16 GiB. Ranks in order tp, ep, pp, dp (dp outermost), so
+ * that the replicas are translates: a "llm flow symmetric" row runs the first replica for all
+ * (FlowNetwork::SymmetricPeriod), its iteration the flow row's to the ns; goal at 16,384 GPUs
+ * one minute. --llm-flow=false skips the flow rows with every GPU simulated.
  */
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
@@ -368,6 +371,7 @@ int
 SimulateLlm(const std::string& spec,
             const TrainingHelper::LlmSettings& settings,
             bool network,
+            bool symmetric,
             std::string* line)
 {
     tn_error err;
@@ -384,7 +388,15 @@ SimulateLlm(const std::string& spec,
         return 1;
     }
     RoceHelper roce;
-    roce.SetMode(RoceHelper::FLOW);
+    roce.SetMode(symmetric ? RoceHelper::FLOW_SYMMETRIC : RoceHelper::FLOW);
+    // the first data-parallel replica's NPUs stand for the others (dp outermost)
+    roce.SetSymmetricPeriod(tn_topology_npu_count(topo) / settings.size[TN_LLM_DIM_DP]);
+    if (std::string why = roce.Check(topo); !why.empty())
+    {
+        *line = why;
+        tn_topology_destroy(topo);
+        return 1;
+    }
     roce.Install(topo);
     CollectiveHelper collectives;
     collectives.SetKeepCollectives(false);
@@ -623,6 +635,7 @@ main(int argc, char** argv)
     bool symmetric = true;
     std::string trainingSizes = "1024";
     std::string llmSizes = "1024";
+    bool llmFlow = true;
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
@@ -657,6 +670,10 @@ main(int argc, char** argv)
                  "none: no such rows)",
                  trainingSizes);
     cmd.AddValue("workload", "ASTRA-sim 1.0 workload of the training rows", workload);
+    cmd.AddValue("llm-flow",
+                 "run the LLM rows' flow level with every NPU simulated (false: the "
+                 "no-network baseline and flow-symmetric only)",
+                 llmFlow);
     cmd.AddValue("llm-sizes",
                  "GPU counts of the LLM rows: 1024 (GPT-3 175B), 16384 (Llama-3 405B-like); "
                  "none",
@@ -871,21 +888,37 @@ main(int argc, char** argv)
         settings.size[TN_LLM_DIM_DP] = n / 8 / settings.size[TN_LLM_DIM_PP];
         settings.globalBatch = big ? 2048 : 1536;
         settings.sequenceParallel = true;
+        // dp outermost, so that the replicas are translates (flow-symmetric); on one rail
+        // switch per GPU index a stage's peer server is as near in any order
+        settings.order = "tp,ep,pp,dp";
         const PlanCase c{"hier:switch8@3600Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
                          settings.model};
         Measure base = InChild(limits, [&](std::string* line) {
-            return SimulateLlm(c.spec, settings, false, line);
+            return SimulateLlm(c.spec, settings, false, false, line);
         });
         PrintRow(n, c, "llm no network", base, "-", "");
-        Measure m = InChild(limits, [&](std::string* line) {
-            return SimulateLlm(c.spec, settings, true, line);
+        Measure m;
+        if (llmFlow)
+        {
+            m = InChild(limits, [&](std::string* line) {
+                return SimulateLlm(c.spec, settings, true, false, line);
+            });
+            PrintRow(n,
+                     c,
+                     "llm flow",
+                     m,
+                     Goal(m, big ? 1800.0 : 300.0, big ? 16384.0 : 4096.0, &failures),
+                     base.ok ? Ratio("flow/no network", m, base) : "");
+        }
+        Measure sym = InChild(limits, [&](std::string* line) {
+            return SimulateLlm(c.spec, settings, true, true, line);
         });
         PrintRow(n,
                  c,
-                 "llm flow",
-                 m,
-                 Goal(m, big ? 1800.0 : 300.0, big ? 16384.0 : 4096.0, &failures),
-                 base.ok ? Ratio("flow/no network", m, base) : "");
+                 "llm flow symmetric",
+                 sym,
+                 big ? Goal(sym, 60.0, 16384.0, &failures) : "-",
+                 m.ok ? Ratio("symmetric/flow", sym, m) : Ratio("symmetric/no network", sym, base));
     }
     if (failures)
     {

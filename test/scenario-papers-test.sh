@@ -18,6 +18,7 @@
 #                       ECN marks and less pause time; HPCC's largest queue below DCQCN's
 #   gpt3-175b           1F1B's bubble largest at the first stage; every NPU's iteration split
 #                       exactly into compute, bubble and exposed TP/PP/DP/EP; TP of b s h
+#   gpt3-175b, symmetric  one data-parallel replica for all: its rows flow level's, to the ns
 #   moe                 the expert all-to-alls of b s h top-k bytes, their time exposed
 # Usage: scenario-papers-test.sh RUNNER MODULE_DIR
 set -u
@@ -165,6 +166,27 @@ check "gpt3-175b: iteration = compute + bubble + TP + PP + DP + EP, every NPU" "
 # sequence parallelism: TP all-gathers and reduce-scatters of b s h (2048 x 12288 x 2 bytes)
 check "gpt3-175b: TP moves b s h per all-gather" "a == 2048 * 12288 * 2" \
     "$(q "$db" "SELECT max(bytes) FROM collective WHERE parallelism = 'tp'")"
+
+# one data-parallel replica for all: dp outermost, flow-symmetric, the replica's rows those of
+# flow level with every GPU simulated (the same order, on a fresh database), to the ns
+for m in flow flow-symmetric; do
+    "$runner" "$top/scenarios/gpt3-175b.toml" --test-size --mode $m --set 'training.order="tp,ep,pp,dp"' \
+        --set sampling.port_samples=false --db "$tmp/gpt3-$m.db" --quiet > "$tmp/gpt3-$m.out" 2>&1 ||
+        fail "gpt3-175b $m: $(tail -3 "$tmp/gpt3-$m.out")"
+done
+rows() { q "$1" 'SELECT group_concat(rank || ":" || iteration_ns || ":" || bubble_ns || ":" ||
+    exposed_dp_ns, " ") FROM (SELECT * FROM iteration_breakdown WHERE rank < 16 ORDER BY rank)'; }
+check "gpt3-175b flow-symmetric: 16 of 64 GPUs run, their rows flow level's" "a == 16 && b == 1" \
+    "$(q "$tmp/gpt3-flow-symmetric.db" 'SELECT count(*) FROM iteration')" \
+    "$([ -n "$(rows "$tmp/gpt3-flow.db")" ] &&
+        [ "$(rows "$tmp/gpt3-flow.db")" = "$(rows "$tmp/gpt3-flow-symmetric.db")" ] && echo 1)"
+# Megatron's order (dp inside pp) is refused, naming the key
+if "$runner" "$top/scenarios/gpt3-175b.toml" --test-size --mode flow-symmetric --check \
+    > "$tmp/gpt3-order.out" 2>&1; then
+    fail "gpt3-175b flow-symmetric: Megatron's order accepted"
+fi
+check "gpt3-175b flow-symmetric: Megatron's order refused naming training.order" "a == 1" \
+    "$(grep -c 'training.order.*dp must be the outermost' "$tmp/gpt3-order.out")"
 
 run moe
 db=$tmp/moe.db
