@@ -7,7 +7,9 @@
  *   bench-scale [--sizes=1024,4096,16384] [--bytes=64MiB] [--baseline-max=4000000]
  *               [--algorithms=ring,ring2d,hierarchical] [--sim=flow,packet]
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
- *               [--window=256]
+ *               [--window=256] [--training-sizes=1024] [--llm-sizes=1024]
+ *               [--moe-sizes=256] [--moe-model=deepseek-v3-like] [--moe-tokens=256]
+ *               [--moe-oversub=1]
  *
  * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
  * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
@@ -50,7 +52,18 @@
  * PP 8, DP 16, global batch 1,536, on 8-GPU servers (3,600 Gb/s NVSwitch) and 400 Gb/s
  * rails; goal 5 minutes and 4 GiB. 16,384 GPUs: a Llama-3 405B-like model (128 layers), TP 8,
  * PP 16, DP 128; goal 30 minutes and 16 GiB.
+ *
+ * MoE rows (--moe-sizes, default 256): one MoE layer's dispatch all-to-all of --moe-model
+ * (deepseek-v3-like) with EP over all n GPUs, its bytes per rank the generator's
+ * (tn_llm_ep_all_to_all_bytes) for a micro-batch of --moe-tokens tokens (256; the model's
+ * 4,096 are 16 times the packets), direct as the LLM programs run EP, at packet level on
+ * n/8 DGX H100 servers with the rail-optimized fabric (a leaf per rail, 8 spines: a change of
+ * rail has 8 equal-cost paths; --moe-oversub thins the uplinks): "moe ecmp" (the switches'
+ * hash) beside "moe planned" (the plan's paths, the baseline), both against the line-rate
+ * bound and the planned paths' busiest link. Goal: each under 3 minutes and 512 MiB.
  */
+#include "bench-scale-moe.h"
+
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/command-line.h"
@@ -80,6 +93,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::bench;
 
 namespace
 {
@@ -434,6 +448,22 @@ SimulateLlm(const std::string& spec,
     return code;
 }
 
+/// "; simulated a/b x" of two MoE rows (their "packet level T us" results).
+std::string
+SimulatedRatio(const char* what, const Measure& a, const Measure& b)
+{
+    double ta = 0;
+    double tb = 0;
+    if (!a.ok || !b.ok || std::sscanf(a.result.c_str(), "packet level %lf", &ta) != 1 ||
+        std::sscanf(b.result.c_str(), "packet level %lf", &tb) != 1 || tb <= 0)
+    {
+        return "";
+    }
+    char t[80];
+    std::snprintf(t, sizeof(t), "; simulated %s %.3f", what, ta / tb);
+    return t;
+}
+
 /**
  * One training iteration of `workload` at flow level on `spec`, its all-reduces
  * hierarchical and planned as `program` says, without a database.
@@ -608,6 +638,53 @@ Ratio(const char* what, const Measure& a, const Measure& b)
     return t;
 }
 
+/// The MoE rows of n GPUs (file head); each goal missed adds one to *failures.
+void
+MoeRows(uint32_t n,
+        const std::string& model,
+        uint32_t tokens,
+        const std::string& oversub,
+        const ChildLimits& limits,
+        int* failures)
+{
+    const MoeCase moe = DescribeMoe(n, model, tokens, oversub);
+    const PlanCase c{moe.spec, "a2a direct"};
+    if (!moe.error.empty())
+    {
+        std::printf("%-6u %-13s %-44s %-16s %s\n",
+                    n,
+                    c.algorithm.c_str(),
+                    c.spec.c_str(),
+                    "moe",
+                    moe.error.c_str());
+        (*failures)++;
+        return;
+    }
+    std::printf("moe: %s, one MoE layer's dispatch, EP %u: %u tokens (of %u) x h %u x "
+                "top-k %u = %llu bytes per rank; bound %.1f us (line rate), planned "
+                "paths' busiest link %.1f us\n",
+                moe.model.c_str(),
+                n,
+                moe.tokens,
+                moe.seqLen,
+                moe.hidden,
+                moe.topK,
+                static_cast<unsigned long long>(moe.bytes),
+                moe.boundUs,
+                moe.busiestUs);
+    Measure planned =
+        InChild(limits, [&](std::string* line) { return SimulateMoe(moe, "planned", line); });
+    PrintRow(n, c, "moe planned", planned, Goal(planned, 180.0, 512.0, failures), "");
+    Measure ecmp =
+        InChild(limits, [&](std::string* line) { return SimulateMoe(moe, "ecmp", line); });
+    PrintRow(n,
+             c,
+             "moe ecmp",
+             ecmp,
+             Goal(ecmp, 180.0, 512.0, failures),
+             SimulatedRatio("ecmp/planned", ecmp, planned) + Ratio("ecmp/planned", ecmp, planned));
+}
+
 } // namespace
 
 int
@@ -623,6 +700,10 @@ main(int argc, char** argv)
     bool symmetric = true;
     std::string trainingSizes = "1024";
     std::string llmSizes = "1024";
+    std::string moeSizes = "256";
+    std::string moeModel = "deepseek-v3-like";
+    uint32_t moeTokens = 256;
+    std::string moeOversub = "1";
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
@@ -661,6 +742,16 @@ main(int argc, char** argv)
                  "GPU counts of the LLM rows: 1024 (GPT-3 175B), 16384 (Llama-3 405B-like); "
                  "none",
                  llmSizes);
+    cmd.AddValue("moe-sizes",
+                 "GPU counts of the MoE rows (DGX H100 servers, rail-optimized fabric; none)",
+                 moeSizes);
+    cmd.AddValue("moe-model", "MoE model preset or file of the MoE rows", moeModel);
+    cmd.AddValue("moe-tokens",
+                 "tokens of the MoE rows' micro-batch (0: the model's sequence)",
+                 moeTokens);
+    cmd.AddValue("moe-oversub",
+                 "oversubscription of the MoE rows' leaf uplinks (the preset's oversub)",
+                 moeOversub);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -886,6 +977,10 @@ main(int argc, char** argv)
                  m,
                  Goal(m, big ? 1800.0 : 300.0, big ? 16384.0 : 4096.0, &failures),
                  base.ok ? Ratio("flow/no network", m, base) : "");
+    }
+    for (uint32_t n : moeSizes == "none" ? std::vector<uint32_t>() : ParseSizes(moeSizes))
+    {
+        MoeRows(n, moeModel, moeTokens, moeOversub, limits, &failures);
     }
     if (failures)
     {
