@@ -7,7 +7,9 @@
  *   bench-scale [--sizes=1024,4096,16384] [--bytes=64MiB] [--baseline-max=4000000]
  *               [--algorithms=ring,ring2d,hierarchical] [--sim=flow,packet]
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
- *               [--window=256]
+ *               [--window=256] [--training-sizes=1024] [--llm-sizes=1024]
+ *               [--moe-sizes=256] [--moe-model=deepseek-v3-like] [--moe-tokens=256]
+ *               [--moe-oversub=1]
  *
  * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
  * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
@@ -53,7 +55,19 @@
  * that the replicas are translates: a "llm flow symmetric" row runs the first replica for all
  * (FlowNetwork::SymmetricPeriod), its iteration the flow row's to the ns; goal at 16,384 GPUs
  * one minute. --llm-flow=false skips the flow rows with every GPU simulated.
+ *
+ * MoE rows (--moe-sizes, default 256): one MoE layer's dispatch all-to-all of --moe-model
+ * (deepseek-v3-like) with EP over all n GPUs, its bytes per rank the generator's
+ * (tn_llm_ep_all_to_all_bytes) for a micro-batch of --moe-tokens tokens (256; the model's
+ * 4,096 are 16 times the packets), direct as the LLM programs run EP, at packet level on
+ * n/8 DGX H100 servers with the rail-optimized fabric (a leaf per rail, 8 spines: a change of
+ * rail has 8 equal-cost paths; --moe-oversub thins the uplinks): "moe ecmp" (the switches'
+ * hash) beside "moe planned" (the plan's paths, the baseline), both against the line-rate
+ * bound and the planned paths' busiest link. Goal: each under 3 minutes and 512 MiB.
  */
+#include "bench-scale-llm.h"
+#include "bench-scale-moe.h"
+
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
 #include "ns3/command-line.h"
@@ -83,6 +97,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::bench;
 
 namespace
 {
@@ -363,87 +378,20 @@ Simulate(const PlanCase& c,
     return code;
 }
 
-/**
- * One iteration of a generated LLM program at flow level (network false: without the
- * network), without a database.
- */
-int
-SimulateLlm(const std::string& spec,
-            const TrainingHelper::LlmSettings& settings,
-            bool network,
-            bool symmetric,
-            std::string* line)
+/// "; simulated a/b x" of two MoE rows (their "packet level T us" results).
+std::string
+SimulatedRatio(const char* what, const Measure& a, const Measure& b)
 {
-    tn_error err;
-    tn_topology* topo = nullptr;
-    if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
+    double ta = 0;
+    double tb = 0;
+    if (!a.ok || !b.ok || std::sscanf(a.result.c_str(), "packet level %lf", &ta) != 1 ||
+        std::sscanf(b.result.c_str(), "packet level %lf", &tb) != 1 || tb <= 0)
     {
-        *line = err.message;
-        return 1;
+        return "";
     }
-    TrainingHelper::LlmDescription desc;
-    if (!TrainingHelper::DescribeLlm(settings, "", &desc, line))
-    {
-        tn_topology_destroy(topo);
-        return 1;
-    }
-    RoceHelper roce;
-    roce.SetMode(symmetric ? RoceHelper::FLOW_SYMMETRIC : RoceHelper::FLOW);
-    // the first data-parallel replica's NPUs stand for the others (dp outermost)
-    roce.SetSymmetricPeriod(tn_topology_npu_count(topo) / settings.size[TN_LLM_DIM_DP]);
-    if (std::string why = roce.Check(topo); !why.empty())
-    {
-        *line = why;
-        tn_topology_destroy(topo);
-        return 1;
-    }
-    roce.Install(topo);
-    CollectiveHelper collectives;
-    collectives.SetKeepCollectives(false);
-    collectives.Install(topo, roce);
-    NpuHelper npus;
-    npus.Install(roce.GetFabric().npus);
-    TrainingHelper training;
-    training.SetJobAttribute("Network", BooleanValue(network));
-    training.LoadLlm(desc.model, desc.gpu, desc.training, desc.layout);
-    std::string error;
-    Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &error);
-    int code = 1;
-    if (job)
-    {
-        job->Start();
-        Simulator::Run();
-        Time end;
-        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
-        {
-            for (const auto& it : job->GetIterations(r))
-            {
-                end = std::max(end, it.end);
-            }
-        }
-        if (job->IsComplete())
-        {
-            char b[200];
-            std::snprintf(b,
-                          sizeof(b),
-                          "iteration %.1f ms, %llu collectives",
-                          end.GetNanoSeconds() / 1e6,
-                          static_cast<unsigned long long>(job->GetCollectiveCount()));
-            *line = b;
-            code = 0;
-        }
-        else
-        {
-            *line = "the iteration did not complete";
-        }
-    }
-    else
-    {
-        *line = error;
-    }
-    Simulator::Destroy();
-    tn_topology_destroy(topo);
-    return code;
+    char t[80];
+    std::snprintf(t, sizeof(t), "; simulated %s %.3f", what, ta / tb);
+    return t;
 }
 
 /**
@@ -620,6 +568,53 @@ Ratio(const char* what, const Measure& a, const Measure& b)
     return t;
 }
 
+/// The MoE rows of n GPUs (file head); each goal missed adds one to *failures.
+void
+MoeRows(uint32_t n,
+        const std::string& model,
+        uint32_t tokens,
+        const std::string& oversub,
+        const ChildLimits& limits,
+        int* failures)
+{
+    const MoeCase moe = DescribeMoe(n, model, tokens, oversub);
+    const PlanCase c{moe.spec, "a2a direct"};
+    if (!moe.error.empty())
+    {
+        std::printf("%-6u %-13s %-44s %-16s %s\n",
+                    n,
+                    c.algorithm.c_str(),
+                    c.spec.c_str(),
+                    "moe",
+                    moe.error.c_str());
+        (*failures)++;
+        return;
+    }
+    std::printf("moe: %s, one MoE layer's dispatch, EP %u: %u tokens (of %u) x h %u x "
+                "top-k %u = %llu bytes per rank; bound %.1f us (line rate), planned "
+                "paths' busiest link %.1f us\n",
+                moe.model.c_str(),
+                n,
+                moe.tokens,
+                moe.seqLen,
+                moe.hidden,
+                moe.topK,
+                static_cast<unsigned long long>(moe.bytes),
+                moe.boundUs,
+                moe.busiestUs);
+    Measure planned =
+        InChild(limits, [&](std::string* line) { return SimulateMoe(moe, "planned", line); });
+    PrintRow(n, c, "moe planned", planned, Goal(planned, 180.0, 512.0, failures), "");
+    Measure ecmp =
+        InChild(limits, [&](std::string* line) { return SimulateMoe(moe, "ecmp", line); });
+    PrintRow(n,
+             c,
+             "moe ecmp",
+             ecmp,
+             Goal(ecmp, 180.0, 512.0, failures),
+             SimulatedRatio("ecmp/planned", ecmp, planned) + Ratio("ecmp/planned", ecmp, planned));
+}
+
 } // namespace
 
 int
@@ -636,6 +631,10 @@ main(int argc, char** argv)
     std::string trainingSizes = "1024";
     std::string llmSizes = "1024";
     bool llmFlow = true;
+    std::string moeSizes = "256";
+    std::string moeModel = "deepseek-v3-like";
+    uint32_t moeTokens = 256;
+    std::string moeOversub = "1";
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
@@ -678,6 +677,16 @@ main(int argc, char** argv)
                  "GPU counts of the LLM rows: 1024 (GPT-3 175B), 16384 (Llama-3 405B-like); "
                  "none",
                  llmSizes);
+    cmd.AddValue("moe-sizes",
+                 "GPU counts of the MoE rows (DGX H100 servers, rail-optimized fabric; none)",
+                 moeSizes);
+    cmd.AddValue("moe-model", "MoE model preset or file of the MoE rows", moeModel);
+    cmd.AddValue("moe-tokens",
+                 "tokens of the MoE rows' micro-batch (0: the model's sequence)",
+                 moeTokens);
+    cmd.AddValue("moe-oversub",
+                 "oversubscription of the MoE rows' leaf uplinks (the preset's oversub)",
+                 moeOversub);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -919,6 +928,10 @@ main(int argc, char** argv)
                  sym,
                  big ? Goal(sym, 60.0, 16384.0, &failures) : "-",
                  m.ok ? Ratio("symmetric/flow", sym, m) : Ratio("symmetric/no network", sym, base));
+    }
+    for (uint32_t n : moeSizes == "none" ? std::vector<uint32_t>() : ParseSizes(moeSizes))
+    {
+        MoeRows(n, moeModel, moeTokens, moeOversub, limits, &failures);
     }
     if (failures)
     {

@@ -264,9 +264,7 @@ tp_kernel(gen* g, const char* name, double flops, double bytes)
 static tn_status
 ep_all_to_all(gen* g, const char* name)
 {
-    const uint32_t tp = g->layout->size[TN_LLM_DIM_TP];
-    const double tokens_share = g->layout->sequence_parallel ? 1.0 / tp : 1.0;
-    const uint64_t bytes = (uint64_t)(bsh_bytes(g) * tokens_share * g->model->top_k);
+    const uint64_t bytes = tn_llm_ep_all_to_all_bytes(g->model, g->training, g->layout);
     return collective(g, name, TN_COLL_ALL_TO_ALL, bytes, &g->ep, TN_SERVES_EP, -1, 1);
 }
 

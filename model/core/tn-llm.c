@@ -783,3 +783,18 @@ tn_llm_layer_params(const tn_llm_model* model,
         *dense = attention + h * model->ffn_hidden * m;
     }
 }
+
+uint64_t
+tn_llm_ep_all_to_all_bytes(const tn_llm_model* model,
+                           const tn_llm_training* training,
+                           const tn_llm_layout* layout)
+{
+    if (model->experts == 0)
+    {
+        return 0;
+    }
+    const double bsh =
+        (double)training->micro_batch * model->seq_len * model->hidden * model->bytes_per_element;
+    const double tokens_share = layout->sequence_parallel ? 1.0 / layout->size[TN_LLM_DIM_TP] : 1.0;
+    return (uint64_t)(bsh * tokens_share * model->top_k);
+}

@@ -228,6 +228,15 @@ extern "C"
                              uint64_t* dense,
                              uint64_t* per_expert);
 
+    /**
+     * Bytes per rank of one EP all-to-all (an MoE layer's dispatch or combine, per
+     * micro-batch): b*s'*h*top_k elements (s' = s / tp with sequence parallelism, else s).
+     * The generator's all-to-alls carry this size; 0 for a dense model (experts 0).
+     */
+    uint64_t tn_llm_ep_all_to_all_bytes(const tn_llm_model* model,
+                                        const tn_llm_training* training,
+                                        const tn_llm_layout* layout);
+
     /** The programs of every rank for one iteration. */
     typedef struct tn_llm_program tn_llm_program;
 

@@ -417,6 +417,14 @@ test_moe(tn_test_ctx* ctx)
         TN_CHECK_EQ(ctx, expert_bytes, 4 * (256 * 512 * 2) * 2 * 2);
     }
     tn_llm_program_destroy(prog);
+    // the size the all-to-alls above carry, for callers that run one alone (bench-scale)
+    TN_CHECK_EQ(ctx, tn_llm_ep_all_to_all_bytes(&s.model, &s.training, &s.layout), bsh * 2);
+    s.layout.size[TN_LLM_DIM_TP] = 4; // without sequence parallelism every TP rank sends s
+    TN_CHECK_EQ(ctx, tn_llm_ep_all_to_all_bytes(&s.model, &s.training, &s.layout), bsh * 2);
+    s.layout.sequence_parallel = 1; // with it, s / tp
+    TN_CHECK_EQ(ctx, tn_llm_ep_all_to_all_bytes(&s.model, &s.training, &s.layout), bsh * 2 / 4);
+    s.model.experts = 0;
+    TN_CHECK_EQ(ctx, tn_llm_ep_all_to_all_bytes(&s.model, &s.training, &s.layout), 0);
 }
 
 /* The order of forward (F) and backward (B) steps of a stage, read off its kernels. */
