@@ -275,6 +275,26 @@ extern "C"
                                  tn_schedule* s,
                                  tn_error* err);
 
+    /* ---- NCCL's model (tn-algo-nccl.c, tn-nccl.h) ---------------------------------- */
+
+    tn_status tn_algo_nccl_check(const tn_topology* topo,
+                                 const tn_plan_request* request,
+                                 uint32_t ranks,
+                                 tn_error* err);
+    tn_status tn_algo_nccl_prepare(const tn_topology* topo,
+                                   const tn_plan_request* request,
+                                   uint32_t ranks,
+                                   tn_plan_request* out,
+                                   tn_error* err);
+    tn_status tn_algo_nccl_plan(const tn_topology* topo,
+                                const tn_plan_request* request,
+                                tn_schedule* s,
+                                tn_error* err);
+    /** Whether the choice for the request is the tree (its plan's size is dbt's). */
+    bool tn_algo_nccl_is_tree(const tn_topology* topo,
+                              const tn_plan_request* request,
+                              uint32_t ranks);
+
 #ifdef __cplusplus
 }
 #endif
