@@ -631,7 +631,7 @@ tn_cost_estimate(const tn_schedule* s,
                 min_rate = rate;
         }
         lat[i] = l + tn_cost_protocol_delay_ns(protocol, t->dim, ndeps_of(s, i));
-        uint64_t wire = tn_cost_protocol_wire(protocol, t->length);
+        uint64_t wire = tn_cost_protocol_wire(protocol, t->dim, t->length);
         if (mtu > 0 && t->length > 0)
             wire += ((wire - 1) / mtu + 1) * (uint64_t)overhead;
         ser[i] = (len > 0 && t->length > 0) ? (double)wire * 8e9 / (double)min_rate : 0.0;
@@ -827,15 +827,35 @@ tn_cost_allreduce_lower_bound_ns(uint32_t ranks, uint64_t bytes, uint64_t inject
     return 2.0 * (ranks - 1) / (double)ranks * (double)bytes * 8e9 / (double)injection_bps;
 }
 
-uint64_t
-tn_cost_protocol_wire(const tn_cost_protocol* protocol, uint64_t length)
+static bool
+intra_hop(const tn_cost_protocol* protocol, int32_t dim)
 {
-    if (!protocol || protocol->line_data == 0 || length == 0)
+    return dim == 0 || protocol->servers <= 1;
+}
+
+uint64_t
+tn_cost_protocol_wire(const tn_cost_protocol* protocol, int32_t dim, uint64_t length)
+{
+    if (!protocol || length == 0)
     {
         return length;
     }
-    uint64_t lines = (length - 1) / protocol->line_data + 1;
-    return tn_sat_mul(lines, protocol->line_bytes);
+    uint64_t wire = length;
+    if (protocol->line_data > 0)
+    {
+        uint64_t lines = (length - 1) / protocol->line_data + 1;
+        wire = tn_sat_mul(lines, protocol->line_bytes);
+    }
+    double e = protocol->intra_efficiency;
+    if (e > 0 && e < 1 && intra_hop(protocol, dim))
+    {
+        double scaled = (double)wire / e;
+        if (scaled >= 1.8e19)
+            return UINT64_MAX;
+        wire = (uint64_t)scaled;
+        wire += (double)wire < scaled ? 1 : 0; /* rounded up */
+    }
+    return wire;
 }
 
 double
@@ -845,7 +865,7 @@ tn_cost_protocol_delay_ns(const tn_cost_protocol* protocol, int32_t dim, uint32_
     {
         return 0.0;
     }
-    bool intra = dim == 0 || protocol->servers <= 1;
+    bool intra = intra_hop(protocol, dim);
     return (deps == 0 ? protocol->launch_ns : 0.0) +
            (intra ? protocol->intra_hop_ns : protocol->inter_hop_ns);
 }

@@ -91,7 +91,8 @@ extern "C"
     /**
      * A communication library's protocol on the wire (tn-nccl.h fills one for NCCL's LL, LL128
      * and Simple). A transfer of L > 0 bytes puts wire(L) = ceil(L / line_data) x line_bytes
-     * bytes on the wire (line_data = 0: L, the full line), and waits before it is posted:
+     * bytes on the wire (line_data = 0: L, the full line), divided by intra_efficiency (and
+     * rounded up) on a hop inside a server when it is in (0, 1), and waits before it is posted:
      * launch_ns when it has no deps (the collective's launch), plus intra_hop_ns for a hop
      * inside a server (dim 0, or any dim when `servers` <= 1) or inter_hop_ns for a hop between
      * servers (any other dim, -1 included). The ns-3 executor posts it that much later with
@@ -106,10 +107,13 @@ extern "C"
         double intra_hop_ns; /**< per hop inside a server */
         double inter_hop_ns; /**< per hop between servers */
         uint32_t servers;    /**< servers of the system (<= 1: every hop is intra) */
+        /** the share of a hop inside a server the library's data gets (NCCL's rate of an
+         *  NVLink against its line rate); 0 or 1: all of it */
+        double intra_efficiency;
     } tn_cost_protocol;
 
-    /** wire(L) of the protocol (NULL: L); saturates at UINT64_MAX. */
-    uint64_t tn_cost_protocol_wire(const tn_cost_protocol* protocol, uint64_t length);
+    /** wire(L) of the protocol for a hop of `dim` (NULL: L); saturates at UINT64_MAX. */
+    uint64_t tn_cost_protocol_wire(const tn_cost_protocol* protocol, int32_t dim, uint64_t length);
 
     /** The delay before a transfer of `dim` with `deps` deps is posted (NULL: 0). */
     double tn_cost_protocol_delay_ns(const tn_cost_protocol* protocol, int32_t dim, uint32_t deps);

@@ -69,6 +69,10 @@ static const struct
                    {"dgx-h100", TN_NCCL_HOPPER},
                    {"gb200-nvl72", TN_NCCL_BLACKWELL}};
 
+/* NCCL's rate of one NVLink (src/graph/topo.h, SMxx_NVLINK_BW, GB/s) against the link's line
+ * rate per direction (NVLink2-4: 25 GB/s, NVLink5: 50 GB/s): 20/25, 20/25, 20.6/25, 40.1/50 */
+static const double nvlink_efficiency[4] = {20.0 / 25, 20.0 / 25, 20.6 / 25, 40.1 / 50};
+
 const char*
 tn_nccl_algo_name(tn_nccl_algo algo)
 {
@@ -160,6 +164,7 @@ tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys)
     sys->ranks = ranks;
     sys->nvlink = true;
     sys->intra_GBps = 450.0;
+    sys->nvlink_efficiency = 1.0;
     sys->channels = TN_NCCL_CHANNELS_DEFAULT;
     if (!topo)
     {
@@ -172,13 +177,14 @@ tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys)
         if (strncmp(name, preset_arch[i].preset, len) == 0 && (name[len] == ':' || !name[len]))
         {
             sys->arch = preset_arch[i].arch;
+            sys->nvlink_efficiency = nvlink_efficiency[sys->arch];
         }
     }
     uint32_t nd = tn_topology_dim_count(topo);
     if (nd >= 1)
     {
         const tn_dim_info* d0 = tn_topology_dim(topo, 0);
-        sys->intra_GBps = (double)d0->bandwidth_bps / 8e9;
+        sys->intra_GBps = (double)d0->bandwidth_bps / 8e9 * sys->nvlink_efficiency;
         if (nd >= 2 && d0->size > 0 && ranks > d0->size)
         {
             sys->servers = (ranks + d0->size - 1) / d0->size;
@@ -349,6 +355,7 @@ tn_nccl_protocol_cost(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_prot
     c.intra_hop_ns = intra * 1000.0;
     c.inter_hop_ns = inter * 1000.0;
     c.servers = sys->servers;
+    c.intra_efficiency = sys->nvlink_efficiency;
     return c;
 }
 

@@ -25,6 +25,11 @@
  * gb200-nvl72: Blackwell; tn-topology.h) its servers, GPUs per server, NVLink and NIC
  * rates; from another topology with dims, dim 0 the server (NVLink) and the others between
  * servers; without dims or without a topology one server of every rank on NVLink, Hopper.
+ * On a preset a GPU's NVLink carries what NCCL's topology model rates it at (topo.h's
+ * SMxx_NVLINK_BW per link: 20, 20.6 and 40.1 GB/s for Ampere, Hopper and Blackwell, 0.8,
+ * 0.824 and 0.802 of the line rate): the tuner's intra_GBps, and the simulation's hops
+ * inside a server put wire / efficiency bytes on the link (tn_cost_protocol.intra_efficiency).
+ * Other topologies keep their links' rates (efficiency 1).
  * Channels: NCCL_CHANNELS_DEFAULT (16 rings or trees: 2 per NIC of an 8-NIC server).
  *
  * Tuning model (tn_nccl_model), per collective, algorithm and protocol, as NCCL's:
@@ -133,7 +138,9 @@ extern "C"
         uint32_t servers;  /**< >= 1 */
         uint32_t ranks;    /**< GPUs of the collective */
         bool nvlink;       /**< GPUs of a server on NVLink (else PCI) */
-        double intra_GBps; /**< a GPU's NVLink (or PCI) rate, one direction, GB/s */
+        double intra_GBps; /**< a GPU's NVLink (or PCI) rate NCCL counts on, one direction, GB/s */
+        /** NCCL's rate of an NVLink against its line rate (presets; 1 elsewhere) */
+        double nvlink_efficiency;
         double inter_GBps; /**< a server's NICs together, one direction, GB/s (0: one server) */
         uint32_t channels;
     } tn_nccl_system;

@@ -307,7 +307,8 @@ CollectiveExecutor::PostWire(Ptr<Collective> collective, uint32_t transfer)
     const Collective::Protocol& protocol = c->GetProtocol();
     RdmaWriteRequest request;
     request.dst = c->GetNode(t->dst);
-    request.bytes = protocol.set ? tn_cost_protocol_wire(&protocol.cost, t->length) : t->length;
+    request.bytes =
+        protocol.set ? tn_cost_protocol_wire(&protocol.cost, t->dim, t->length) : t->length;
     request.priority = c->GetPriority();
     request.lane = c->GetLane(transfer);
     request.remoteAddress = t->dst_offset;
@@ -396,10 +397,12 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
     }
     NS_ASSERT(tn_schedule_transfer(s, transfer)->dst == entry->rank);
     // a library's protocol sent wire bytes: the data they carried arrived
-    const uint64_t length = tn_schedule_transfer(s, transfer)->length;
+    const tn_transfer* sent = tn_schedule_transfer(s, transfer);
     const Collective::Protocol& protocol = c->GetProtocol();
-    const bool wire = protocol.set && record.bytes == tn_cost_protocol_wire(&protocol.cost, length);
-    if (!c->NotifyArrived(transfer, record.start, wire ? length : record.bytes))
+    const bool wire =
+        protocol.set &&
+        record.bytes == tn_cost_protocol_wire(&protocol.cost, sent->dim, sent->length);
+    if (!c->NotifyArrived(transfer, record.start, wire ? sent->length : record.bytes))
     {
         NS_LOG_WARN("collective " << c->GetId() << " transfer " << transfer << " arrived twice");
         return;

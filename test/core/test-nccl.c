@@ -44,16 +44,30 @@ test_protocol_wire(tn_test_ctx* ctx)
         /* whole lines: wire = data / efficiency */
         uint64_t data = 120 * 4 * 1000;
         TN_CHECK_NEAR(ctx,
-                      (double)tn_cost_protocol_wire(&p, data),
+                      (double)tn_cost_protocol_wire(&p, 0, data),
                       data / cases[i].efficiency,
                       1e-6);
         /* a partial line costs a whole one */
         uint64_t line = p.line_bytes ? p.line_bytes : 1;
         uint64_t per = p.line_data ? p.line_data : 1;
-        TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, data + 1), data / per * line + line);
-        TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0), 0);
+        TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, data + 1), data / per * line + line);
+        TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, 0), 0);
     }
-    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(NULL, 77), 77);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(NULL, 0, 77), 77);
+    /* NVLink at NCCL's rate: a hop inside a server carries wire / 0.824 bytes, rounded up
+     * (1000 / 0.824 = 1213.6); a hop between servers (dim 1, or -1) the wire */
+    tn_topology* t = spec(ctx, "dgx-h100:servers=2");
+    if (!t)
+        return;
+    tn_nccl_system sys;
+    tn_nccl_system_of(t, 16, &sys);
+    tn_cost_protocol p = tn_nccl_protocol_cost(&sys, TN_NCCL_RING, TN_NCCL_SIMPLE);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, 1000), 1214);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 1, 1000), 1000);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, -1, 1000), 1000);
+    p = tn_nccl_protocol_cost(&sys, TN_NCCL_RING, TN_NCCL_LL);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, 1000), 2428); /* 2000 / 0.824 = 2427.2 */
+    tn_topology_destroy(t);
 }
 
 /* per-hop latencies: NCCL's hwLat (us) for NVLink and the network, baseLat at the launch */
@@ -70,7 +84,9 @@ test_protocol_latency(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, s1.servers, 1);
     TN_CHECK_EQ(ctx, s4.servers, 4);
     TN_CHECK_EQ(ctx, s4.arch, TN_NCCL_HOPPER);
-    TN_CHECK_NEAR(ctx, s1.intra_GBps, 450.0, 1e-9);
+    /* NVLink4 450 GB/s at NCCL's 20.6 of 25 GB/s per link */
+    const double B = 450.0 * 20.6 / 25;
+    TN_CHECK_NEAR(ctx, s1.intra_GBps, B, 1e-9);
     TN_CHECK_NEAR(ctx, s4.inter_GBps, 8 * 50.0, 1e-9);
     /* ring, NVLink: LL 0.6, LL128 1.9, Simple 3.4 us; launch 6.6, 14, 8.4 us */
     const double ring_hop[3] = {600, 1900, 3400}, ring_launch[3] = {6600, 14000, 8400};
@@ -119,52 +135,53 @@ test_protocol_latency(tn_test_ctx* ctx)
             tn_nccl_model(lat[i].sys, TN_COLL_ALL_REDUCE, lat[i].algo, lat[i].proto);
         TN_CHECK_NEAR(ctx, e.lat_us, lat[i].lat, 1e-9);
     }
-    /* bandwidth: 8 GPUs ring Simple: bus 450, algbw 450 x 8 / 14; ring LL: min(141, 225);
-     * ring LL128: min(0.92 x 450, 16 x 36.7); tree Simple: 0.92 x 450 / 2; tree LL:
-     * min(0.92 x 450 / 3.8, 141); tree LL128 in a server: 0.92 x 450 x 7 / 9; across 4
-     * servers: min(0.92 x 400 x 120 / 128, 16 x 29.0) */
+    /* bandwidth (B: NVLink at NCCL's rate; across 4 servers min(B, 8 x 50) = B):
+     * 8 GPUs ring Simple: bus B, algbw B x 8 / 14; ring LL: min(141, B / 2);
+     * ring LL128: min(0.92 B, 16 x 36.7); tree Simple: 0.92 B / 2; tree LL:
+     * min(0.92 B / 3.8, 141); tree LL128 in a server: 0.92 B x 7 / 9; across 4
+     * servers: min(0.92 B x 120 / 128, 16 x 29.0) */
     TN_CHECK_NEAR(ctx,
                   tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_LL).busbw_GBps,
-                  0.92 * 450 / 3.8,
+                  0.92 * B / 3.8,
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_LL128).busbw_GBps,
-                  0.92 * 450 * 7 / 9,
+                  0.92 * B * 7 / 9,
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_model(&s4, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_LL128).busbw_GBps,
-                  0.92 * 400 * 120 / 128,
+                  0.92 * B * 120 / 128,
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_SIMPLE).bw_GBps,
-                  450.0 * 8 / 14,
+                  B * 8 / 14,
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_LL).busbw_GBps,
-                  141.0,
+                  B / 2 < 141.0 ? B / 2 : 141.0,
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_LL128).busbw_GBps,
-                  0.92 * 450,
+                  0.92 * B,
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_SIMPLE).bw_GBps,
-                  0.92 * 450 / 2,
+                  0.92 * B / 2,
                   1e-9);
     /* time = lat + S / (1000 bw); the tree at 1 MiB (log2(S/64) = 14) times 0.5 (Simple);
      * the ring Simple across servers: lat x 1.4 once S / (16 x 32) >= 64 */
     uint64_t mib = 1 << 20;
     TN_CHECK_NEAR(ctx,
                   tn_nccl_time_us(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_SIMPLE, mib),
-                  56.0 + mib / (1000.0 * 450 * 8 / 14),
+                  56.0 + mib / (1000.0 * B * 8 / 14),
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_time_us(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_SIMPLE, mib),
-                  64.4 + mib / (1000.0 * 0.92 * 450 / 2 * 0.5),
+                  64.4 + mib / (1000.0 * 0.92 * B / 2 * 0.5),
                   1e-9);
     TN_CHECK_NEAR(ctx,
                   tn_nccl_time_us(&s4, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_SIMPLE, mib),
-                  282.8 * 1.4 + mib / (1000.0 * 400 * 32 / 62),
+                  282.8 * 1.4 + mib / (1000.0 * B * 32 / 62),
                   1e-9);
     TN_CHECK(ctx, tn_nccl_time_us(&s1, TN_COLL_ALL_GATHER, TN_NCCL_TREE, TN_NCCL_SIMPLE, mib) < 0);
     tn_topology_destroy(one);
@@ -172,8 +189,8 @@ test_protocol_latency(tn_test_ctx* ctx)
 }
 
 /* The tuner's choice. Worked out from NCCL's tuning model (tables and formulas of
- * tuning.cc, computed apart from tn-nccl.c); the times (us) of the choice and the runner-up
- * show the margin. */
+ * tuning.cc, NVLink at topo.h's per-link rates, computed apart from tn-nccl.c); the times (us) of
+ * the choice and the runner-up show the margin. */
 static void
 test_tuner_table(tn_test_ctx* ctx)
 {
@@ -185,24 +202,25 @@ test_tuner_table(tn_test_ctx* ctx)
     } cases[] = {
         /* one DGX-H100: LL small (15.0 vs tree LL 15.2), LL128 mid, Simple large */
         {"dgx-h100:servers=1", 1024, "nccl:ring:ll"},
-        {"dgx-h100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 28.0 vs tree LL128 42.4 */
-        {"dgx-h100:servers=1", 16 << 20, "nccl:ring:ll128"},  /* 111.5 vs ring Simple 121.2 */
-        {"dgx-h100:servers=1", 64 << 20, "nccl:ring:simple"}, /* 317.0 vs ring LL128 324.3 */
+        {"dgx-h100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 28.0 vs tree LL128 44.7 */
+        {"dgx-h100:servers=1", 16 << 20, "nccl:ring:ll128"},  /* 126.7 vs ring Simple 135.2 */
+        {"dgx-h100:servers=1", 64 << 20, "nccl:ring:simple"}, /* 372.7 vs ring LL128 384.9 */
         {"dgx-h100:servers=1", 1u << 30, "nccl:ring:simple"},
         /* four DGX-H100 (32 GPUs): the tree to 16 MiB, the ring beyond */
         {"dgx-h100:servers=4", 1024, "nccl:tree:ll"},         /* 35.3 vs tree LL128 65.5 */
-        {"dgx-h100:servers=4", 65536, "nccl:tree:ll"},        /* 45.9 vs 66.1 */
-        {"dgx-h100:servers=4", 1 << 20, "nccl:tree:ll128"},   /* 75.6 vs tree Simple 131.8 */
-        {"dgx-h100:servers=4", 16 << 20, "nccl:tree:ll128"},  /* 173.6 vs ring LL128 232.7 */
-        {"dgx-h100:servers=4", 1u << 30, "nccl:ring:simple"}, /* 5596.9 vs 5797.6 */
+        {"dgx-h100:servers=4", 65536, "nccl:tree:ll"},        /* 45.9 vs 66.2 */
+        {"dgx-h100:servers=4", 1 << 20, "nccl:tree:ll128"},   /* 76.4 vs tree Simple 132.7 */
+        {"dgx-h100:servers=4", 16 << 20, "nccl:tree:ll128"},  /* 182.1 vs ring LL128 239.7 */
+        {"dgx-h100:servers=4", 64 << 20, "nccl:ring:ll128"},  /* 525.6 vs tree LL128 531.8 */
+        {"dgx-h100:servers=4", 1u << 30, "nccl:ring:simple"}, /* 6006.4 vs 6242.8 */
         /* two DGX-A100 (16 GPUs) */
         {"dgx-a100:servers=2", 1024, "nccl:tree:ll"},        /* 25.3 vs ring LL 40.1 */
         {"dgx-a100:servers=2", 1 << 20, "nccl:tree:ll128"},  /* 68.8 vs ring LL128 85.9 */
         {"dgx-a100:servers=2", 64 << 20, "nccl:ring:ll128"}, /* 759.1 vs ring Simple 813.4 */
         {"dgx-a100:servers=2", 1u << 30, "nccl:ring:simple"},
         /* one DGX-A100 */
-        {"dgx-a100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 35.9 vs ring LL128 47.3 */
-        {"dgx-a100:servers=1", 64 << 20, "nccl:ring:simple"}, /* 447.5 vs 466.1 */
+        {"dgx-a100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 35.9 vs ring LL128 48.9 */
+        {"dgx-a100:servers=1", 64 << 20, "nccl:ring:simple"}, /* 545.3 vs 572.5 */
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
