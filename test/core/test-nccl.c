@@ -6,7 +6,7 @@
  * by hand, the tuner's choice against a table of (size, GPUs, system) cases worked out from
  * NCCL's tuning model (tuning.cc's tables and formulas, computed apart from tn-nccl.c), the
  * plan of the family (channels as chunks, its name) and the cost model's time of a forced
- * choice against 2(N-1)(a + hop + wire(S/N)/B) + launch.
+ * choice against 2(N-1)(a + hop + wire(S/N)/B) + launch, and the rings across servers on rails.
  */
 #include "tn-test.h"
 
@@ -14,6 +14,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-nccl.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-verify.h"
 
 #include <string.h>
 
@@ -368,6 +369,60 @@ test_plan_and_cost(tn_test_ctx* ctx)
     tn_schedule_destroy(s);
 }
 
+/* NCCL's rings on 2 DGX-A100 (8 GPUs, 8 rails): every crossing between servers stays on a
+ * rail (the same GPU on both sides), and each of the 16 channels leaves each server once, on
+ * 16 / 8 = 2 channels a NIC; the plan is a verified all-reduce */
+static void
+test_rail_rings(tn_test_ctx* ctx)
+{
+    tn_topology* t = spec(ctx, "dgx-a100:servers=2");
+    if (!t)
+        return;
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    r.algorithm = "nccl:ring:simple";
+    r.bytes = 64 << 20;
+    tn_schedule* s = NULL;
+    tn_error err;
+    if (!TN_CHECK_MSG(ctx, tn_plan(t, &r, &s, &err) == TN_OK, "%s", err.message))
+    {
+        tn_topology_destroy(t);
+        return;
+    }
+    const uint32_t g = 8, C = tn_schedule_chunks(s);
+    TN_CHECK_EQ(ctx, C, 16);
+    uint32_t off_rail = 0;
+    uint8_t used[2][8][16];
+    memset(used, 0, sizeof(used));
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        if (x->src / g == x->dst / g)
+            continue;
+        off_rail += x->src % g != x->dst % g;
+        used[x->src / g][x->src % g][x->chunk] = 1;
+    }
+    TN_CHECK_EQ(ctx, off_rail, 0);
+    for (uint32_t sv = 0; sv < 2; sv++)
+    {
+        for (uint32_t rail = 0; rail < g; rail++)
+        {
+            uint32_t channels = 0;
+            for (uint32_t c = 0; c < C; c++)
+                channels += used[sv][rail][c];
+            TN_CHECK_MSG(ctx,
+                         channels == C / g,
+                         "server %u rail %u: %u channels cross",
+                         sv,
+                         rail,
+                         channels);
+        }
+    }
+    TN_CHECK_MSG(ctx, tn_verify_schedule(s, t, NULL, &err) == TN_OK, "%s", err.message);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_nccl(tn_test_suite* suite)
 {
@@ -377,4 +432,5 @@ tn_suite_nccl(tn_test_suite* suite)
     tn_test_add(suite, "channels", test_channels);
     tn_test_add(suite, "names", test_names);
     tn_test_add(suite, "plan-and-cost", test_plan_and_cost);
+    tn_test_add(suite, "rail-rings", test_rail_rings);
 }
