@@ -300,10 +300,12 @@ extern "C"
                                 const tn_plan_request* request,
                                 tn_schedule* s,
                                 tn_error* err);
-    /** Whether the choice for the request is the tree (its plan's size is dbt's). */
-    bool tn_algo_nccl_is_tree(const tn_topology* topo,
-                              const tn_plan_request* request,
-                              uint32_t ranks);
+    /** The size of the plan of the request's choice (tn_algorithm_estimate_fn). */
+    void tn_algo_nccl_estimate(const tn_topology* topo,
+                               const tn_plan_request* request,
+                               uint32_t ranks,
+                               uint64_t chunks,
+                               tn_plan_size* size);
 
 #ifdef __cplusplus
 }

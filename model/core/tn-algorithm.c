@@ -262,20 +262,6 @@ estimate_log(const tn_topology* topo,
     set_size(size, t, tn_sat_mul(t, 2), false);
 }
 
-/* nccl: the size of the plan of its choice (dbt's or the ring's) */
-static void
-estimate_nccl(const tn_topology* topo,
-              const tn_plan_request* req,
-              uint32_t n,
-              uint64_t C,
-              tn_plan_size* size)
-{
-    if (tn_algo_nccl_is_tree(topo, req, n))
-        estimate_log(topo, req, n, C, size);
-    else
-        estimate_ring(topo, req, n, C, size);
-}
-
 /* The registry: one entry per algorithm, with all its properties. */
 static const tn_algorithm tn_algorithm_table[] = {
     {.name = "ring",
@@ -429,7 +415,7 @@ static const tn_algorithm tn_algorithm_table[] = {
      .check = tn_algo_nccl_check,
      .plan = tn_algo_nccl_plan,
      .default_chunks = 1,
-     .estimate = estimate_nccl,
+     .estimate = tn_algo_nccl_estimate,
      .family = true,
      .prepare = tn_algo_nccl_prepare},
 };

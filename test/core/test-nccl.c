@@ -423,6 +423,51 @@ test_rail_rings(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* NCCL's tree on 4 DGX-H100: a chain in each server and a binary tree between the servers'
+ * heads: every transfer between servers joins the heads of one channel (the same GPU: a
+ * rail), each piece crosses 2 (N - 1) edges (N - 1 up, N - 1 down), the plan verifies and its
+ * count is the registry's estimate */
+static void
+test_tree_shape(tn_test_ctx* ctx)
+{
+    tn_topology* t = spec(ctx, "dgx-h100:servers=4");
+    if (!t)
+        return;
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    r.algorithm = "nccl:tree:ll128";
+    r.bytes = 16 << 20;
+    tn_schedule* s = NULL;
+    tn_error err;
+    if (!TN_CHECK_MSG(ctx, tn_plan(t, &r, &s, &err) == TN_OK, "%s", err.message))
+    {
+        tn_topology_destroy(t);
+        return;
+    }
+    const uint32_t g = 8, N = 32, C = tn_schedule_chunks(s);
+    TN_CHECK_EQ(ctx, C, 16);
+    uint32_t off_head = 0, between = 0;
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        if (x->src / g == x->dst / g)
+            continue;
+        between++;
+        off_head += x->src % g != x->chunk % g || x->dst % g != x->chunk % g;
+    }
+    TN_CHECK_EQ(ctx, off_head, 0);
+    /* 16 MiB / 16 channels = 1 MiB = 2 pieces of 512 KiB; 3 tree edges between 4 servers,
+     * up and down */
+    TN_CHECK_EQ(ctx, between, C * 2 * 3 * 2);
+    TN_CHECK_EQ(ctx, tn_schedule_count(s), C * 2 * 2 * (N - 1));
+    tn_plan_size size;
+    TN_CHECK(ctx, tn_plan_estimate(t, &r, &size, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, size.transfers, tn_schedule_count(s));
+    TN_CHECK_MSG(ctx, tn_verify_schedule(s, t, NULL, &err) == TN_OK, "%s", err.message);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_nccl(tn_test_suite* suite)
 {
@@ -433,4 +478,5 @@ tn_suite_nccl(tn_test_suite* suite)
     tn_test_add(suite, "names", test_names);
     tn_test_add(suite, "plan-and-cost", test_plan_and_cost);
     tn_test_add(suite, "rail-rings", test_rail_rings);
+    tn_test_add(suite, "tree-shape", test_tree_shape);
 }
