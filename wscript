@@ -305,6 +305,7 @@ bench_sources = [
 test_sources = [
     'test/chakra-test-suite.cc',
     'test/collective-test-suite.cc',
+    'test/nccl-test-suite.cc',
     'test/flow-level-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
     'test/llm-test-suite.cc',
