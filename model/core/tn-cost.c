@@ -866,6 +866,7 @@ tn_cost_protocol_delay_ns(const tn_cost_protocol* protocol, int32_t dim, uint32_
         return 0.0;
     }
     bool intra = intra_hop(protocol, dim);
-    return (deps == 0 ? protocol->launch_ns : 0.0) +
-           (intra ? protocol->intra_hop_ns : protocol->inter_hop_ns);
+    double extra = intra ? protocol->intra_hop_ns - protocol->intra_path_ns
+                         : protocol->inter_hop_ns - protocol->inter_path_ns;
+    return (deps == 0 ? protocol->launch_ns : 0.0) + (extra > 0 ? extra : 0.0);
 }

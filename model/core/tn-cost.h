@@ -93,20 +93,25 @@ extern "C"
      * and Simple). A transfer of L > 0 bytes puts wire(L) = ceil(L / line_data) x line_bytes
      * bytes on the wire (line_data = 0: L, the full line), divided by intra_efficiency (and
      * rounded up) on a hop inside a server when it is in (0, 1), and waits before it is posted:
-     * launch_ns when it has no deps (the collective's launch), plus intra_hop_ns for a hop
-     * inside a server (dim 0, or any dim when `servers` <= 1) or inter_hop_ns for a hop between
-     * servers (any other dim, -1 included). The ns-3 executor posts it that much later with
+     * launch_ns when it has no deps (the collective's launch), plus what the hop's latency
+     * adds to the network's own: intra_hop_ns - intra_path_ns for a hop inside a server (dim 0,
+     * or any dim when `servers` <= 1), inter_hop_ns - inter_path_ns for a hop between servers
+     * (any other dim, -1 included), 0 when the path is slower (a library's per-hop latency is
+     * measured end to end: a hop costs max(hop, path latency)). The ns-3 executor posts it that
+     * much later with
      * wire(L) bytes; the cost model adds the delay to its latency and counts wire(L) in its
      * serialisation.
      */
     typedef struct tn_cost_protocol
     {
-        uint32_t line_bytes; /**< bytes of a line on the wire */
-        uint32_t line_data;  /**< data bytes in a line (0: no lines, wire = L) */
-        double launch_ns;    /**< before a transfer without deps */
-        double intra_hop_ns; /**< per hop inside a server */
-        double inter_hop_ns; /**< per hop between servers */
-        uint32_t servers;    /**< servers of the system (<= 1: every hop is intra) */
+        uint32_t line_bytes;  /**< bytes of a line on the wire */
+        uint32_t line_data;   /**< data bytes in a line (0: no lines, wire = L) */
+        double launch_ns;     /**< before a transfer without deps */
+        double intra_hop_ns;  /**< per hop inside a server */
+        double inter_hop_ns;  /**< per hop between servers */
+        double intra_path_ns; /**< the links' latency of a hop inside a server */
+        double inter_path_ns; /**< the links' latency of a hop between servers */
+        uint32_t servers;     /**< servers of the system (<= 1: every hop is intra) */
         /** the share of a hop inside a server the library's data gets (NCCL's rate of an
          *  NVLink against its line rate); 0 or 1: all of it */
         double intra_efficiency;

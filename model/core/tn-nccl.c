@@ -185,10 +185,14 @@ tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys)
     {
         const tn_dim_info* d0 = tn_topology_dim(topo, 0);
         sys->intra_GBps = (double)d0->bandwidth_bps / 8e9 * sys->nvlink_efficiency;
+        /* a hop of a switch dim crosses two links (NPU, switch, NPU), of a ring or mesh one */
+        sys->intra_path_ns = (double)d0->latency_ns * (d0->kind == TN_DIM_SWITCH ? 2 : 1);
         if (nd >= 2 && d0->size > 0 && ranks > d0->size)
         {
+            const tn_dim_info* d1 = tn_topology_dim(topo, 1);
             sys->servers = (ranks + d0->size - 1) / d0->size;
-            sys->inter_GBps = (double)tn_topology_dim(topo, 1)->bandwidth_bps / 8e9 * d0->size;
+            sys->inter_GBps = (double)d1->bandwidth_bps / 8e9 * d0->size;
+            sys->inter_path_ns = (double)d1->latency_ns * (d1->kind == TN_DIM_SWITCH ? 2 : 1);
         }
     }
     else if (tn_topology_npu_count(topo) > 0)
@@ -199,8 +203,12 @@ tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys)
         uint64_t best = 0;
         for (uint32_t k = 0; k < count; k++)
         {
-            uint64_t r = tn_topology_link(topo, out[k])->rate_bps;
-            best = r > best ? r : best;
+            const tn_link* l = tn_topology_link(topo, out[k]);
+            if (l->rate_bps <= best)
+                continue;
+            best = l->rate_bps;
+            bool sw = tn_topology_node_kind(topo, l->dst) == TN_NODE_SWITCH;
+            sys->intra_path_ns = (double)l->latency_ns * (sw ? 2 : 1);
         }
         sys->intra_GBps = best ? (double)best / 8e9 : sys->intra_GBps;
     }
@@ -354,6 +362,8 @@ tn_nccl_protocol_cost(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_prot
     c.launch_ns = base_lat[a][proto] * 1000.0;
     c.intra_hop_ns = intra * 1000.0;
     c.inter_hop_ns = inter * 1000.0;
+    c.intra_path_ns = sys->intra_path_ns;
+    c.inter_path_ns = sys->inter_path_ns;
     c.servers = sys->servers;
     c.intra_efficiency = sys->nvlink_efficiency;
     return c;

@@ -57,11 +57,12 @@
  * LL128; threshold 64 Simple, 8 LL128, 8 LL and 8 x n for the ring's LL), at least 1.
  *
  * Simulation (tn_nccl_choice.protocol, tn-cost.h's tn_cost_protocol): the chosen algorithm is
- * planned as the registry's ring or dbt with one chunk per channel; every transfer carries
- * the protocol's wire bytes and waits intraLat or interLat (its hop) before it is posted, and
- * baseLat more when it has no deps (the launch). The tuning model's own bandwidth refinements
- * (the 0.92, 1/3.8 and per-channel caps) stay in the tuner: the network model gives the
- * bandwidth.
+ * planned with one chunk per channel (rings on rails, NCCL's tree: tn-algo-nccl.c); every
+ * transfer carries the protocol's wire bytes and waits what intraLat or interLat (its hop) adds
+ * to the links' own latency of that hop before it is posted (NCCL's latencies are end to end:
+ * a hop costs max(hwLat, path latency)), and baseLat more when it has no deps (the launch).
+ * The tuning model's own bandwidth refinements (the 0.92, 1/3.8 and per-channel caps) stay in
+ * the tuner: the network model gives the bandwidth.
  */
 #ifndef TN_NCCL_H
 #define TN_NCCL_H
@@ -143,6 +144,10 @@ extern "C"
         double nvlink_efficiency;
         double inter_GBps; /**< a server's NICs together, one direction, GB/s (0: one server) */
         uint32_t channels;
+        /** the links' latency of a hop inside a server and between servers (ns; 0 without a
+         *  topology): NCCL's per-hop latency includes it (tn_cost_protocol) */
+        double intra_path_ns;
+        double inter_path_ns;
     } tn_nccl_system;
 
     /** The system of topo (NULL: one NVLink server of `ranks` Hopper GPUs). */

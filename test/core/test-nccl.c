@@ -89,6 +89,8 @@ test_protocol_latency(tn_test_ctx* ctx)
     const double B = 450.0 * 20.6 / 25;
     TN_CHECK_NEAR(ctx, s1.intra_GBps, B, 1e-9);
     TN_CHECK_NEAR(ctx, s4.inter_GBps, 8 * 50.0, 1e-9);
+    TN_CHECK_NEAR(ctx, s1.intra_path_ns, 600, 1e-9);
+    TN_CHECK_NEAR(ctx, s4.inter_path_ns, 2000, 1e-9);
     /* ring, NVLink: LL 0.6, LL128 1.9, Simple 3.4 us; launch 6.6, 14, 8.4 us */
     const double ring_hop[3] = {600, 1900, 3400}, ring_launch[3] = {6600, 14000, 8400};
     /* across servers the network's 2.7, 4.0, 14 us, and a step inside a server at least the
@@ -102,13 +104,12 @@ test_protocol_latency(tn_test_ctx* ctx)
         TN_CHECK_NEAR(ctx, c1.launch_ns, ring_launch[p], 1e-6);
         TN_CHECK_NEAR(ctx, c4.inter_hop_ns, ring_net[p], 1e-6);
         TN_CHECK_NEAR(ctx, c4.intra_hop_ns, ring_intra4[p], 1e-6);
-        /* the delay: launch without deps, intra for dim 0, inter for another dim */
-        TN_CHECK_NEAR(ctx,
-                      tn_cost_protocol_delay_ns(&c4, 0, 0),
-                      ring_launch[p] + ring_intra4[p],
-                      1e-6);
-        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c4, -1, 2), ring_net[p], 1e-6);
-        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c1, -1, 2), ring_hop[p], 1e-6);
+        /* the delay: launch without deps, then what the hop adds to its links' latency (NVLink
+         * through the NVSwitch 2 x 300 ns, a rail 2 x 1 us): max(0, hop - path) */
+        double intra4 = ring_intra4[p] - 600, net = ring_net[p] - 2000, hop1 = ring_hop[p] - 600;
+        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c4, 0, 0), ring_launch[p] + intra4, 1e-6);
+        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c4, -1, 2), net, 1e-6);
+        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c1, -1, 2), hop1 > 0 ? hop1 : 0, 1e-6);
     }
 
     /* the tuning model's latency, worked by hand:
