@@ -1,9 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * NCCL's model in the registry (tn-nccl.h): the choice of NCCL's tuner, planned as the
- * registry's ring or double binary tree with one chunk per channel. The protocol's costs are
- * not in the plan: the cost model and the executor take them from tn_nccl_choose.
+ * NCCL's model in the registry (tn-nccl.h): the choice of NCCL's tuner, planned as NCCL runs
+ * it with one chunk per channel: the registry's ring (with one ring order per channel across
+ * servers) or NCCL's tree. The protocol's costs are not in the plan: the cost model and the
+ * executor take them from tn_nccl_choose.
  */
 #include "tn-algorithm-impl.h"
 #include "tn-array.h"

@@ -409,7 +409,7 @@ static const tn_algorithm tn_algorithm_table[] = {
     {.name = "nccl",
      .aliases = "",
      .collectives = AR | RS | AG | BC | RD,
-     .description = "NCCL's choice of ring or double binary tree, LL, LL128 or Simple and "
+     .description = "NCCL's choice of ring or tree, LL, LL128 or Simple and "
                     "channels for the size and system (NCCL's tuning model); nccl:ALGO:PROTO "
                     "forces one",
      .check = tn_algo_nccl_check,

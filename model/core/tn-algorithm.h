@@ -66,7 +66,8 @@
  *                 D..2D-1 mirrored (-rho); every NPU a rank
  *   nccl          NCCL's model (tn-nccl.h): "nccl" plans what NCCL's tuner picks for the
  *                 size, ranks and system, "nccl:ring", "nccl:tree:ll128" force a choice;
- *                 planned as ring or dbt with one chunk per channel, the protocol's wire
+ *                 planned as rings on rails or NCCL's tree (a chain per server, a binary
+ *                 tree between servers), one chunk per channel, the protocol's wire
  *                 bytes and per-hop latency carried by the cost model and the executor
  *                 (tn_nccl_choose); AR, RS, AG, broadcast, reduce; not a candidate of auto
  *   tacos         TACOS (Won et al., MICRO 2024): all-gather synthesized by greedy

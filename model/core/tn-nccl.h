@@ -195,7 +195,8 @@ extern "C"
         tn_nccl_proto proto;
         uint32_t channels;
         double time_us;      /**< the tuning model's time for the size */
-        const char* planner; /**< registry algorithm that plans it: "ring", "dbt" */
+        const char* planner; /**< the registry's name of its algorithm: "ring", "dbt" (NCCL's
+                                  tree is planned by tn-algo-nccl.c itself) */
         char name[32];       /**< "nccl:ring:simple" */
         tn_cost_protocol protocol;
         tn_nccl_system system;
