@@ -44,6 +44,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-memory.h"
+#include "ns3/tn-nccl.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-rank-order.h"
 #include "ns3/tn-themis.h"
@@ -826,7 +827,14 @@ main(int argc, char** argv)
     /* the estimate resolves every transfer's path: a topology where some pair has none (a
      * disconnected file) fails here, before any summary is printed */
     tn_cost_result* cost = NULL;
-    rc = tn_cost_estimate(s, topo, NULL, NULL, &cost, &err);
+    tn_cost_options copt;
+    memset(&copt, 0, sizeof(copt));
+    copt.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
+    tn_nccl_choice nccl; /* NCCL's protocol costs what the ns-3 executor charges */
+    bool is_nccl = tn_nccl_is_family(req.algorithm) &&
+                   tn_nccl_choose(topo, &req, tn_schedule_ranks(s), &nccl, &err) == TN_OK;
+    copt.protocol = is_nccl ? &nccl.protocol : NULL;
+    rc = tn_cost_estimate(s, topo, NULL, &copt, &cost, &err);
     if (rc)
     {
         fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
@@ -850,6 +858,12 @@ main(int argc, char** argv)
            b1,
            tn_schedule_chunks(s));
     printf("algorithm     %s\n", tn_schedule_algorithm(s));
+    if (is_nccl)
+        printf("nccl          %s, %s, %u channel(s); NCCL's tuning model: %.3f us\n",
+               tn_nccl_algo_name(nccl.algo),
+               tn_nccl_proto_name(nccl.proto),
+               nccl.channels,
+               nccl.time_us);
     printf("ranks         %u\n", ranks);
     printf("path          schedule: the global DAG of transfers (%s)\n", why_path);
     printf("steps         %u\n", tn_schedule_steps(s));

@@ -208,6 +208,18 @@ tn_algo_flat_plan(const tn_topology* topo,
                   tn_phase_fn ag,
                   tn_error* err)
 {
+    return tn_algo_flat_plan_orders(topo, s, order, order ? 1 : 0, rs, ag, err);
+}
+
+tn_status
+tn_algo_flat_plan_orders(const tn_topology* topo,
+                         tn_schedule* s,
+                         const uint32_t* orders,
+                         uint32_t norders,
+                         tn_phase_fn rs,
+                         tn_phase_fn ag,
+                         tn_error* err)
+{
     tn_collective coll = tn_schedule_collective(s);
     uint32_t N = tn_schedule_ranks(s);
     uint32_t C = tn_schedule_chunks(s);
@@ -229,10 +241,11 @@ tn_algo_flat_plan(const tn_topology* topo,
         st = tn_front_init(&b, N, err);
         fb = !st;
     }
-    for (uint32_t k = 0; k < N; k++)
-        members[k] = order ? order[k] : k;
     for (uint32_t c = 0; c < C && !st; c++)
     {
+        const uint32_t* order = norders ? orders + (size_t)(c % norders) * N : NULL;
+        for (uint32_t k = 0; k < N; k++)
+            members[k] = order ? order[k] : k;
         for (uint32_t k = 0; k < N; k++)
             parts[k] = tn_chunk_block(coll, S, N, C, c, members[k]);
         tn_front_clear(&a);

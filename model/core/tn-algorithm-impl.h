@@ -164,6 +164,16 @@ extern "C"
                                 tn_phase_fn ag,
                                 tn_error* err);
 
+    /** tn_algo_flat_plan with an order per chunk: chunk c's members are orders[(c mod
+     *  norders) N ...] (norders 0 or orders NULL: 0..N-1), each order a permutation. */
+    tn_status tn_algo_flat_plan_orders(const tn_topology* topo,
+                                       tn_schedule* s,
+                                       const uint32_t* orders,
+                                       uint32_t norders,
+                                       tn_phase_fn rs,
+                                       tn_phase_fn ag,
+                                       tn_error* err);
+
     /**
      * The ring order of a request with `ranks` ranks (tn-algo-ring.c): a malloc'ed
      * copy of request->rank_order when given (validated by tn_plan), else
@@ -274,6 +284,28 @@ extern "C"
                                  const tn_plan_request* request,
                                  tn_schedule* s,
                                  tn_error* err);
+
+    /* ---- NCCL's model (tn-algo-nccl.c, tn-nccl.h) ---------------------------------- */
+
+    tn_status tn_algo_nccl_check(const tn_topology* topo,
+                                 const tn_plan_request* request,
+                                 uint32_t ranks,
+                                 tn_error* err);
+    tn_status tn_algo_nccl_prepare(const tn_topology* topo,
+                                   const tn_plan_request* request,
+                                   uint32_t ranks,
+                                   tn_plan_request* out,
+                                   tn_error* err);
+    tn_status tn_algo_nccl_plan(const tn_topology* topo,
+                                const tn_plan_request* request,
+                                tn_schedule* s,
+                                tn_error* err);
+    /** The size of the plan of the request's choice (tn_algorithm_estimate_fn). */
+    void tn_algo_nccl_estimate(const tn_topology* topo,
+                               const tn_plan_request* request,
+                               uint32_t ranks,
+                               uint64_t chunks,
+                               tn_plan_size* size);
 
 #ifdef __cplusplus
 }

@@ -64,6 +64,12 @@
  *   swing-torus   Swing multiport on a torus/ring of power-of-two dims: 2D concurrent
  *                 parts, each stepping through the dims from its own first dim, parts
  *                 D..2D-1 mirrored (-rho); every NPU a rank
+ *   nccl          NCCL's model (tn-nccl.h): "nccl" plans what NCCL's tuner picks for the
+ *                 size, ranks and system, "nccl:ring", "nccl:tree:ll128" force a choice;
+ *                 planned as rings on rails or NCCL's tree (a chain per server, a binary
+ *                 tree between servers), one chunk per channel, the protocol's wire
+ *                 bytes and per-hop latency carried by the cost model and the executor
+ *                 (tn_nccl_choose); AR, RS, AG, broadcast, reduce; not a candidate of auto
  *   tacos         TACOS (Won et al., MICRO 2024): all-gather synthesized by greedy
  *                 link-chunk matching on a time-expanded network (random choices from
  *                 request->seed), reduce-scatter its reverse, all-reduce both; any
@@ -212,6 +218,17 @@ extern "C"
          *  walks the ring, so the per-step estimate (tn_cost_program) charges a step the
          *  mean latency of its edges and its slowest serialisation, not its slowest edge. */
         bool pipelined;
+        /** A library's model (nccl, tn-nccl.h): its name also answers "NAME:..." (the forced
+         *  choices), it plans as the library's own tuner chooses, and algorithm "auto" leaves
+         *  it out (tn-tune.h): its time includes the library's costs the others do not pay. */
+        bool family;
+        /** Rewrites the request before it is estimated and planned (the library's channels
+         *  as chunks); NULL = none. Called after check succeeded. */
+        tn_status (*prepare)(const tn_topology* topo,
+                             const tn_plan_request* request,
+                             uint32_t ranks,
+                             tn_plan_request* out,
+                             tn_error* err);
     } tn_algorithm;
 
     /** The registry table; count in *count. */

@@ -191,6 +191,15 @@ hop_latency(const hops* h, uint32_t l)
     return (double)(h->topo ? tn_topology_link(h->topo, l)->latency_ns : h->def_lat);
 }
 
+/* deps of transfer i of a finalized schedule (a protocol's launch latency is for none) */
+static uint32_t
+ndeps_of(const tn_schedule* s, uint32_t i)
+{
+    uint32_t count = 0;
+    (void)tn_schedule_deps(s, i, &count);
+    return count;
+}
+
 /* store and forward of one packet at link l before the head enters the next link */
 static double
 hop_packet(const hops* h, uint32_t l, uint64_t length)
@@ -467,6 +476,7 @@ tn_cost_estimate(const tn_schedule* s,
     uint64_t def_lat = options ? options->latency_ns : TN_TOPO_DEFAULT_LATENCY_NS;
     uint32_t mtu = options ? options->mtu : 0;
     uint32_t overhead = mtu > 0 ? options->packet_overhead : 0;
+    const tn_cost_protocol* protocol = options ? options->protocol : NULL;
     if (topo && N > tn_topology_npu_count(topo))
     {
         return tn_error_set(err,
@@ -620,10 +630,10 @@ tn_cost_estimate(const tn_schedule* s,
             if (rate < min_rate)
                 min_rate = rate;
         }
-        lat[i] = l;
-        uint64_t wire = t->length;
+        lat[i] = l + tn_cost_protocol_delay_ns(protocol, t->dim, ndeps_of(s, i));
+        uint64_t wire = tn_cost_protocol_wire(protocol, t->dim, t->length);
         if (mtu > 0 && t->length > 0)
-            wire += ((t->length - 1) / mtu + 1) * (uint64_t)overhead;
+            wire += ((wire - 1) / mtu + 1) * (uint64_t)overhead;
         ser[i] = (len > 0 && t->length > 0) ? (double)wire * 8e9 / (double)min_rate : 0.0;
         if (t->length > 0)
         {
@@ -815,4 +825,48 @@ tn_cost_allreduce_lower_bound_ns(uint32_t ranks, uint64_t bytes, uint64_t inject
     if (ranks < 2)
         return 0.0;
     return 2.0 * (ranks - 1) / (double)ranks * (double)bytes * 8e9 / (double)injection_bps;
+}
+
+static bool
+intra_hop(const tn_cost_protocol* protocol, int32_t dim)
+{
+    return dim == 0 || protocol->servers <= 1;
+}
+
+uint64_t
+tn_cost_protocol_wire(const tn_cost_protocol* protocol, int32_t dim, uint64_t length)
+{
+    if (!protocol || length == 0)
+    {
+        return length;
+    }
+    uint64_t wire = length;
+    if (protocol->line_data > 0)
+    {
+        uint64_t lines = (length - 1) / protocol->line_data + 1;
+        wire = tn_sat_mul(lines, protocol->line_bytes);
+    }
+    double e = protocol->intra_efficiency;
+    if (e > 0 && e < 1 && intra_hop(protocol, dim))
+    {
+        double scaled = (double)wire / e;
+        if (scaled >= 1.8e19)
+            return UINT64_MAX;
+        wire = (uint64_t)scaled;
+        wire += (double)wire < scaled ? 1 : 0; /* rounded up */
+    }
+    return wire;
+}
+
+double
+tn_cost_protocol_delay_ns(const tn_cost_protocol* protocol, int32_t dim, uint32_t deps)
+{
+    if (!protocol)
+    {
+        return 0.0;
+    }
+    bool intra = intra_hop(protocol, dim);
+    double extra = intra ? protocol->intra_hop_ns - protocol->intra_path_ns
+                         : protocol->inter_hop_ns - protocol->inter_path_ns;
+    return (deps == 0 ? protocol->launch_ns : 0.0) + (extra > 0 ? extra : 0.0);
 }

@@ -88,6 +88,41 @@ extern "C"
      *  fattree:k=8 230x (48 s where the list model takes 0.06 s). */
 #define TN_COST_FLUID_WORK 4.0
 
+    /**
+     * A communication library's protocol on the wire (tn-nccl.h fills one for NCCL's LL, LL128
+     * and Simple). A transfer of L > 0 bytes puts wire(L) = ceil(L / line_data) x line_bytes
+     * bytes on the wire (line_data = 0: L, the full line), divided by intra_efficiency (and
+     * rounded up) on a hop inside a server when it is in (0, 1), and waits before it is posted:
+     * launch_ns when it has no deps (the collective's launch), plus what the hop's latency
+     * adds to the network's own: intra_hop_ns - intra_path_ns for a hop inside a server (dim 0,
+     * or any dim when `servers` <= 1), inter_hop_ns - inter_path_ns for a hop between servers
+     * (any other dim, -1 included), 0 when the path is slower (a library's per-hop latency is
+     * measured end to end: a hop costs max(hop, path latency)). The ns-3 executor posts it that
+     * much later with
+     * wire(L) bytes; the cost model adds the delay to its latency and counts wire(L) in its
+     * serialisation.
+     */
+    typedef struct tn_cost_protocol
+    {
+        uint32_t line_bytes;  /**< bytes of a line on the wire */
+        uint32_t line_data;   /**< data bytes in a line (0: no lines, wire = L) */
+        double launch_ns;     /**< before a transfer without deps */
+        double intra_hop_ns;  /**< per hop inside a server */
+        double inter_hop_ns;  /**< per hop between servers */
+        double intra_path_ns; /**< the links' latency of a hop inside a server */
+        double inter_path_ns; /**< the links' latency of a hop between servers */
+        uint32_t servers;     /**< servers of the system (<= 1: every hop is intra) */
+        /** the share of a hop inside a server the library's data gets (NCCL's rate of an
+         *  NVLink against its line rate); 0 or 1: all of it */
+        double intra_efficiency;
+    } tn_cost_protocol;
+
+    /** wire(L) of the protocol for a hop of `dim` (NULL: L); saturates at UINT64_MAX. */
+    uint64_t tn_cost_protocol_wire(const tn_cost_protocol* protocol, int32_t dim, uint64_t length);
+
+    /** The delay before a transfer of `dim` with `deps` deps is posted (NULL: 0). */
+    double tn_cost_protocol_delay_ns(const tn_cost_protocol* protocol, int32_t dim, uint32_t deps);
+
     /** Options of the estimate; NULL = defaults. */
     typedef struct tn_cost_options
     {
@@ -113,6 +148,9 @@ extern "C"
          *  receiver received (the clear-to-send notification), two for a send of its
          *  receiver. tn_cost_estimate only (the per-step model ignores it). */
         int completion_messages;
+        /** A library protocol's wire bytes and per-hop latency (NULL: none); not copied.
+         *  tn_cost_estimate only. */
+        const tn_cost_protocol* protocol;
     } tn_cost_options;
 
     /** Result of an estimate (owned by the caller, tn_cost_result_destroy). */

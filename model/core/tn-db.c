@@ -110,7 +110,7 @@ static const char* const SCHEMA_2_TABLES =
     " algbw_Bps REAL, busbw_Bps REAL,"
     " requested_algorithm TEXT, choice_estimated_ns INTEGER,"
     " runner_up TEXT, runner_up_estimated_ns INTEGER,"
-    " parallelism TEXT,"
+    " parallelism TEXT, protocol TEXT, channels INTEGER,"
     " PRIMARY KEY (run_id, collective_id));"
     "CREATE TABLE IF NOT EXISTS transfer ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
@@ -203,7 +203,7 @@ static const char* const SCHEMA_2_VIEWS =
     "   AND t.collective_id = c.collective_id) AS transfer_bytes,"
     "  (SELECT avg(t.ready_ns - t.issue_ns) FROM transfer t WHERE t.run_id = c.run_id"
     "   AND t.collective_id = c.collective_id) AS mean_transfer_ns,"
-    "  c.requested_algorithm, c.runner_up, c.runner_up_estimated_ns"
+    "  c.requested_algorithm, c.runner_up, c.runner_up_estimated_ns, c.protocol, c.channels"
     " FROM collective c;" SCHEMA_5_VIEWS "CREATE VIEW IF NOT EXISTS fct_slowdown_percentiles AS"
     " WITH b AS (SELECT run_id, slowdown,"
     "   CASE WHEN bytes <= 4096 THEN 0 WHEN bytes <= 65536 THEN 1"
@@ -245,7 +245,7 @@ enum
 static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO node VALUES (?,?,?,?,?)",
     "INSERT INTO link VALUES (?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     /* a transfer between processes is added by both: one row of both rows' times */
     "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT (run_id, collective_id, transfer_id) DO UPDATE SET"
@@ -276,7 +276,8 @@ static const char* const TABLES[T_COUNT] = {"node",
                                             "llm_rank",
                                             "deadlock"};
 
-#define MAX_COLUMNS 20
+/* the widest table, collective, has 21 */
+#define MAX_COLUMNS 24
 
 enum
 {
@@ -478,7 +479,7 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version >= 1 && version <= 5 && rows == 1)
+    if (version >= 1 && version <= 6 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables (of this schema);
          * schema 2's run had no error text; schema 3's collective had no tuner columns and
@@ -496,13 +497,16 @@ check_schema_version(tn_db* db, tn_error* err)
                           "upgrading schema",
                           err);
         /* schema 4's collective had no parallelism and its iteration no breakdown; schema 5
-         * adds llm_rank and the views over them */
+         * adds llm_rank and the views over them; schema 7 the collective's protocol and
+         * channels (the nccl family) */
         static const char* const added[][2] = {{"collective", "parallelism TEXT"},
                                                {"iteration", "bubble_ns INTEGER"},
                                                {"iteration", "exposed_tp_ns INTEGER"},
                                                {"iteration", "exposed_pp_ns INTEGER"},
                                                {"iteration", "exposed_dp_ns INTEGER"},
-                                               {"iteration", "exposed_ep_ns INTEGER"}};
+                                               {"iteration", "exposed_ep_ns INTEGER"},
+                                               {"collective", "protocol TEXT"},
+                                               {"collective", "channels INTEGER"}};
         for (size_t i = 0; !status && version >= 2 && i < sizeof(added) / sizeof(added[0]); i++)
             status = add_column(db, added[i][0], added[i][1], err);
         if (!status && version >= 2)
@@ -512,7 +516,7 @@ check_schema_version(tn_db* db, tn_error* err)
                           err);
         /* schema 6 widened run.status and added deadlock; the legacy rename leaves the views
          * (which name run) alone */
-        if (!status)
+        if (!status && version <= 5)
             status = exec(db,
                           "PRAGMA legacy_alter_table=ON;" SCHEMA_6_RUN_REBUILD
                           "PRAGMA legacy_alter_table=OFF;" SCHEMA_6_TABLES,
@@ -521,7 +525,7 @@ check_schema_version(tn_db* db, tn_error* err)
         if (!status && version >= 2)
             status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 6", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 7", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1170,6 +1174,14 @@ tn_db_add_collective(tn_db* db, int64_t run_id, const tn_db_collective* in, tn_e
         put_null(r);
     if (in->parallelism && in->parallelism[0])
         ok &= put_text(r, in->parallelism);
+    else
+        put_null(r);
+    if (in->protocol && in->protocol[0])
+        ok &= put_text(r, in->protocol);
+    else
+        put_null(r);
+    if (in->channels > 0)
+        put_int(r, in->channels);
     else
         put_null(r);
     return row_done(db, ok, err);

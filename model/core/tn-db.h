@@ -59,7 +59,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 6
+#define TN_DB_SCHEMA_VERSION 7
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -123,6 +123,10 @@ extern "C"
         int64_t runner_up_estimated_ns; /**< its estimate (<=0 or no runner_up: NULL) */
         /** What it serves in a training job: "tp", "pp", "dp", "ep" (NULL or "": NULL) */
         const char* parallelism;
+        /** A communication library's protocol the algorithm ran with: NCCL's "ll", "ll128",
+         *  "simple" (NULL or "": NULL, as for every other algorithm; schema 7) */
+        const char* protocol;
+        uint32_t channels; /**< the library's channels (0: NULL; schema 7) */
     } tn_db_collective;
 
     /** One executed schedule transfer (table transfer). Negative times are NULL. */

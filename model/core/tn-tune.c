@@ -64,7 +64,7 @@ static bool
 serves(const tn_algorithm* a, const tn_plan_request* request)
 {
     return (unsigned)request->collective < (unsigned)TN_COLL_COUNT &&
-           (a->collectives & TN_COLL_BIT(request->collective));
+           (a->collectives & TN_COLL_BIT(request->collective)) && !a->family;
 }
 
 tn_status

@@ -282,9 +282,33 @@ CollectiveExecutor::Post(Entry* entry, uint32_t transfer)
         PostLocal(entry, transfer);
         return;
     }
+    const Collective::Protocol& protocol = c->GetProtocol();
+    if (protocol.set)
+    {
+        // the library's per-hop latency (and its launch before a first transfer)
+        uint32_t deps = 0;
+        tn_schedule_deps(c->GetSchedule(), transfer, &deps);
+        const double delay = tn_cost_protocol_delay_ns(&protocol.cost, t->dim, deps);
+        Simulator::Schedule(NanoSeconds(static_cast<int64_t>(delay + 0.5)),
+                            &CollectiveExecutor::PostWire,
+                            this,
+                            entry->collective,
+                            transfer);
+        return;
+    }
+    PostWire(entry->collective, transfer);
+}
+
+void
+CollectiveExecutor::PostWire(Ptr<Collective> collective, uint32_t transfer)
+{
+    Collective* c = PeekPointer(collective);
+    const tn_transfer* t = tn_schedule_transfer(c->GetSchedule(), transfer);
+    const Collective::Protocol& protocol = c->GetProtocol();
     RdmaWriteRequest request;
     request.dst = c->GetNode(t->dst);
-    request.bytes = t->length;
+    request.bytes =
+        protocol.set ? tn_cost_protocol_wire(&protocol.cost, t->dim, t->length) : t->length;
     request.priority = c->GetPriority();
     request.lane = c->GetLane(transfer);
     request.remoteAddress = t->dst_offset;
@@ -372,7 +396,13 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
         return;
     }
     NS_ASSERT(tn_schedule_transfer(s, transfer)->dst == entry->rank);
-    if (!c->NotifyArrived(transfer, record.start, record.bytes))
+    // a library's protocol sent wire bytes: the data they carried arrived
+    const tn_transfer* sent = tn_schedule_transfer(s, transfer);
+    const Collective::Protocol& protocol = c->GetProtocol();
+    const bool wire =
+        protocol.set &&
+        record.bytes == tn_cost_protocol_wire(&protocol.cost, sent->dim, sent->length);
+    if (!c->NotifyArrived(transfer, record.start, wire ? sent->length : record.bytes))
     {
         NS_LOG_WARN("collective " << c->GetId() << " transfer " << transfer << " arrived twice");
         return;

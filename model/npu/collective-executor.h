@@ -179,6 +179,8 @@ class CollectiveExecutor : public Object
     void Failed(const RdmaMessageRecord& record);
     void Release(Entry* entry, uint32_t transfer);
     void Post(Entry* entry, uint32_t transfer);
+    /// Post a transfer to the NIC now (after a library protocol's latency, if any).
+    void PostWire(Ptr<Collective> collective, uint32_t transfer);
     /// A local op (tn_op_is_local) of this rank: done here, without the NIC.
     void PostLocal(Entry* entry, uint32_t transfer);
     // generated collectives (Collective::SetupProgram): ops of this rank's program

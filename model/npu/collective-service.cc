@@ -19,6 +19,7 @@
 #include "ns3/string.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-memory.h"
+#include "ns3/tn-nccl.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-verify.h"
 #include "ns3/uinteger.h"
@@ -721,6 +722,7 @@ CollectiveService::Create(const tn_plan_request& request,
     }
     c->SetEstimatedTime(plan->estimate);
     c->SetTuning(prepared.tuning);
+    c->SetProtocol(plan->protocol);
     std::vector<bool> local(ranks.size());
     for (uint32_t i = 0; i < ranks.size(); i++)
     {
@@ -1037,6 +1039,21 @@ CollectiveService::GetPlan(const tn_plan_request& request,
     auto plan = std::make_shared<Plan>();
     plan->schedule = Collective::Share(raw);
     const tn_schedule* schedule = raw;
+    if (tn_nccl_is_family(req.algorithm))
+    {
+        // the protocol of the choice tn_plan planned (its check passed: no error here)
+        tn_nccl_choice choice;
+        if (tn_nccl_choose(wholeTopology ? m_topo : nullptr, &req, req.ranks, &choice, &err) !=
+            TN_OK)
+        {
+            *error = std::string("planning: ") + err.message;
+            return nullptr;
+        }
+        plan->protocol.set = true;
+        plan->protocol.cost = choice.protocol;
+        plan->protocol.name = tn_nccl_proto_name(choice.proto);
+        plan->protocol.channels = choice.channels;
+    }
     if (m_verify &&
         tn_verify_schedule(schedule, wholeTopology ? m_topo : nullptr, m_routes, &err) != TN_OK)
     {
@@ -1051,6 +1068,7 @@ CollectiveService::GetPlan(const tn_plan_request& request,
         options.mtu = GetLocalExecutor()->GetNic()->GetMtu();
         options.packet_overhead = RoceWire::DATA_OVERHEAD;
         options.completion_messages = 1; // the executor waits for ACKs and notifications
+        options.protocol = plan->protocol.set ? &plan->protocol.cost : nullptr;
         if (tn_cost_estimate(schedule, m_topo, m_routes, &options, &cost, &err) != TN_OK)
         {
             *error = std::string("cost model: ") + err.message;

@@ -380,6 +380,7 @@ class CollectiveService : public Object
         Collective::SharedSchedule schedule; //!< finalized, verified when m_verify
         Collective::SharedProgram program;   //!< or: the generator (Program attribute)
         Time estimate;                       //!< cost model (0: unknown)
+        Collective::Protocol protocol;       //!< a library's protocol (nccl), else unset
         std::vector<uint8_t> lanes;          //!< planned routing's lane of each transfer
         std::unordered_map<uint64_t, uint8_t> pairLanes; //!< generated: lane per rank pair
         /// CheckSymmetric's answer, kept with the (cached) plan: every collective created

@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/tn-cost.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-symmetry.h"
@@ -359,6 +360,29 @@ class Collective : public Object
     const Tuning& GetTuning() const
     {
         return m_tuning;
+    }
+
+    /// A communication library's protocol the collective runs with (NCCL's LL, LL128 or
+    /// Simple, tn-nccl.h): the executor posts each transfer's wire bytes after its per-hop
+    /// latency (tn_cost_protocol); unset: the data as it is, at once.
+    struct Protocol
+    {
+        bool set{false};         //!< a library's protocol applies
+        tn_cost_protocol cost{}; //!< wire lines and latencies
+        std::string name;        //!< "ll", "ll128", "simple"
+        uint32_t channels{0};    //!< the library's channels (the plan's chunks)
+    };
+
+    /** \param protocol the library's protocol (CollectiveService sets it from the plan) */
+    void SetProtocol(const Protocol& protocol)
+    {
+        m_protocol = protocol;
+    }
+
+    /** \return the library's protocol (set false: none) */
+    const Protocol& GetProtocol() const
+    {
+        return m_protocol;
     }
 
     /**
@@ -830,6 +854,7 @@ class Collective : public Object
     std::string m_parallelism; //!< what it serves in a training job ("" : not told)
     Time m_estimate;
     Tuning m_tuning;
+    Protocol m_protocol;
     DoneCallback m_done;
     Callback<void, uint32_t> m_programsFreed; //!< SetProgramsFreedCallback
     TracedCallback<Ptr<const Collective>> m_startTrace;

@@ -187,6 +187,9 @@ CollectiveProbe::WriteCollective(Ptr<const Collective> c, int64_t startNs, int64
     row.parallelism = c->GetParallelism().c_str();
     row.runner_up = tuning.runnerUp.empty() ? nullptr : tuning.runnerUp.c_str();
     row.runner_up_estimated_ns = tuning.runnerUpEstimate.GetNanoSeconds();
+    const Collective::Protocol& protocol = c->GetProtocol();
+    row.protocol = protocol.set ? protocol.name.c_str() : nullptr;
+    row.channels = protocol.set ? protocol.channels : 0;
     m_recorder->WriteCollective(&row, c->GetOperation());
 }
 

@@ -299,7 +299,9 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
                           0,
                           NULL,
                           0,
-                          NULL};
+                          NULL,
+                          NULL,
+                          0};
     c.requested_algorithm = "auto";
     c.choice_estimated_ns = 400;
     c.runner_up = "multitree";
@@ -348,6 +350,8 @@ test_schema_4_upgraded(tn_test_ctx* ctx)
                sqlite3_exec(sql,
                             "DROP VIEW iteration_breakdown; DROP VIEW collective_summary;"
                             "DROP VIEW communication_per_parallelism; DROP TABLE llm_rank;"
+                            "ALTER TABLE collective DROP COLUMN protocol;"
+                            "ALTER TABLE collective DROP COLUMN channels;"
                             "ALTER TABLE collective DROP COLUMN parallelism;"
                             "ALTER TABLE iteration DROP COLUMN bubble_ns;"
                             "ALTER TABLE iteration DROP COLUMN exposed_tp_ns;"
@@ -488,6 +492,64 @@ test_run_abandoned(tn_test_ctx* ctx)
                 query_int(sql, "SELECT count(*) FROM run WHERE status = 'ok' AND error = 'a note'"),
                 1);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'running'"), 0);
+    tn_db_close(db);
+}
+
+/* Schema 6's collective had no protocol nor channels: the columns are added, the rows kept,
+ * collective_summary shows them, and a row of NCCL's model records them (NULL elsewhere). */
+static void
+test_schema_6_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-v6.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    int64_t old = -1;
+    tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &old, &err) == TN_OK);
+    tn_db_collective ring = {0};
+    ring.collective = 1;
+    ring.op = "all-reduce";
+    ring.algorithm = "ring";
+    ring.end_ns = 100;
+    TN_CHECK(ctx, tn_db_add_collective(db, old, &ring, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_finish(db, old, "ok", 1.0, 42, &err) == TN_OK);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "DROP VIEW collective_summary;"
+                            "ALTER TABLE collective DROP COLUMN protocol;"
+                            "ALTER TABLE collective DROP COLUMN channels;"
+                            "UPDATE schema_version SET version = 6;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM collective_summary WHERE algorithm = 'ring' AND "
+                          "protocol IS NULL AND channels IS NULL"),
+                1);
+    int64_t run = -1;
+    info.name = "nccl";
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_collective c = ring;
+    c.algorithm = "nccl:ring:ll128";
+    c.requested_algorithm = "nccl";
+    c.protocol = "ll128";
+    c.channels = 16;
+    TN_CHECK(ctx, tn_db_add_collective(db, run, &c, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 1.0, 100, &err) == TN_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT channels FROM collective_summary WHERE protocol = 'll128' AND "
+                          "algorithm = 'nccl:ring:ll128' AND requested_algorithm = 'nccl'"),
+                16);
     tn_db_close(db);
 }
 
@@ -752,7 +814,9 @@ test_rows_round_trip(tn_test_ctx* ctx)
                              0,
                              NULL,
                              0,
-                             NULL};
+                             NULL,
+                             NULL,
+                             0};
     tn_db_transfer tr = {9, 4, 1, 2, -1, 0, 1, 10, 11, 4096, 1, 2, 100, 200, 300, -1};
     tn_db_flow flow = {10, 77, 11, 3, 3, 49999, 1, 65536, 1000, 5000, 2000, 4096, 9};
     tn_db_port_sample s = sample(10000, 5, 2, 125000, 0.25);
@@ -1007,7 +1071,9 @@ test_views(tn_test_ctx* ctx)
                           0,
                           NULL,
                           0,
-                          NULL};
+                          NULL,
+                          NULL,
+                          0};
     tn_db_add_collective(db, run, &c, &err);
     tn_db_transfer t1 = {1, 0, 0, 0, 0, 0, 1, 0, 1, 500, 0, 0, 0, 10, 20, 30};
     tn_db_transfer t2 = {1, 1, 0, 1, 0, 1, 0, 1, 0, 500, 1, 0, 30, 40, 50, 90};
@@ -1251,6 +1317,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "schema-3-upgraded", test_schema_3_upgraded);
     tn_test_add(suite, "schema-4-upgraded", test_schema_4_upgraded);
     tn_test_add(suite, "schema-5-upgraded", test_schema_5_upgraded);
+    tn_test_add(suite, "schema-6-upgraded", test_schema_6_upgraded);
     tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);

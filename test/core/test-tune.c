@@ -83,7 +83,7 @@ check_ranking(tn_test_ctx* ctx, const tn_topology* t, tn_plan_request req, tn_tu
     double minimum = -1;
     for (size_t i = 0; i < count; i++)
     {
-        if (!(table[i].collectives & TN_COLL_BIT(req.collective)))
+        if (!(table[i].collectives & TN_COLL_BIT(req.collective)) || table[i].family)
         {
             continue;
         }

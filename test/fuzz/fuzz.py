@@ -75,7 +75,7 @@ VALID_SPECS = ["ring:8", "fc:6", "switch:8", "torus:4x4", "mesh:3x3", "torus:2x2
                "leafspine:leaves=2,spines=2,hosts=4", "fattree:k=4", "bigraph:4x2",
                "hier:ring4@250Gbps+switch4@200Gbps", "ring:4,rate=10Gbps,latency=1us"]
 ALGOS = ["ring", "ring-bidir", "direct", "rhd", "dbt", "ring2d", "hierarchical", "multitree",
-         "hdrm", "themis"]
+         "hdrm", "themis", "nccl", "nccl:tree:ll128"]
 COLLS = ["allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"]
 # Values that are invalid wherever a count, size, rate or time is expected.
 BAD_NUMBERS = ["-1", "0x10", "1e3", "8MiBx", "", " ", "+3", "18446744073709551616",

@@ -1,0 +1,359 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * NCCL's model in the registry (tn-nccl.h): the choice of NCCL's tuner, planned as NCCL runs
+ * it with one chunk per channel: the registry's ring (with one ring order per channel across
+ * servers) or NCCL's tree. The protocol's costs are not in the plan: the cost model and the
+ * executor take them from tn_nccl_choose.
+ */
+#include "tn-algorithm-impl.h"
+#include "tn-array.h"
+#include "tn-nccl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tn_status
+tn_algo_nccl_check(const tn_topology* topo,
+                   const tn_plan_request* request,
+                   uint32_t ranks,
+                   tn_error* err)
+{
+    tn_nccl_choice choice;
+    return tn_nccl_choose(topo, request, ranks, &choice, err);
+}
+
+tn_status
+tn_algo_nccl_prepare(const tn_topology* topo,
+                     const tn_plan_request* request,
+                     uint32_t ranks,
+                     tn_plan_request* out,
+                     tn_error* err)
+{
+    tn_nccl_choice choice;
+    tn_status st = tn_nccl_choose(topo, request, ranks, &choice, err);
+    if (st)
+    {
+        return st;
+    }
+    *out = *request;
+    out->chunks = choice.channels;
+    return TN_OK;
+}
+
+/*
+ * NCCL's rings across servers, one per channel, each crossing between servers on a rail (the
+ * same GPU, and so the same leaf, on both sides): channel c enters a server at GPU a = c mod
+ * g and leaves it from b = a + 1 (mod g) through a, a+2, ..., a+g-1, a+1; the next server is
+ * walked backwards, entered at b and left from a; so with an even number of servers every
+ * crossing stays on rail a or b, the wrap included (an odd number wraps over a spine). The C
+ * channels spread over the g NICs of a server (2C / g crossings each), as NCCL's rings do,
+ * where one ring order would send every channel through one NIC. Needs the ranks to be every
+ * NPU of a topology of >= 2 dims, dim 0 the server's GPUs (the presets); *orders NULL
+ * otherwise (the registry's ring order then).
+ */
+static tn_status
+rail_orders(const tn_topology* topo, uint32_t N, uint32_t C, uint32_t** orders, tn_error* err)
+{
+    *orders = NULL;
+    if (!topo || tn_topology_dim_count(topo) < 2 || N != tn_topology_npu_count(topo))
+        return TN_OK;
+    uint32_t g = tn_topology_dim(topo, 0)->size;
+    if (g < 2 || N % g != 0 || N / g < 2)
+        return TN_OK;
+    uint32_t servers = N / g;
+    uint32_t* o = malloc((size_t)N * C * sizeof(uint32_t));
+    if (!o)
+        return tn_error_set(err, TN_ENOMEM, "nccl: out of memory");
+    for (uint32_t c = 0; c < C; c++)
+    {
+        uint32_t a = c % g;
+        for (uint32_t sv = 0; sv < servers; sv++)
+        {
+            uint32_t* at = o + (size_t)c * N + (size_t)sv * g;
+            for (uint32_t k = 0; k < g; k++)
+            {
+                /* forward: a, a+2, ..., a+g-1, a+1 */
+                uint32_t f = k == 0 ? 0 : k == g - 1 ? 1 : k + 1;
+                at[sv % 2 == 0 ? k : g - 1 - k] = sv * g + (a + f) % g;
+            }
+        }
+    }
+    *orders = o;
+    return TN_OK;
+}
+
+/* ---- NCCL's tree --------------------------------------------------------------------
+ * All-reduce as NCCL's tree runs it: inside a server a chain of its GPUs, between servers a
+ * binary tree of the servers' chain heads; channel c's chain starts at GPU h = c mod g (its
+ * head, whose NIC is on rail h: every tree edge between servers stays on a rail) and the
+ * channels alternate between the two complementary trees of the double binary tree (tree 1
+ * is tree 0 with every server shifted by one, as dbt). Each channel's data goes as pieces
+ * of at most TREE_PIECE bytes (NCCL pipelines its tree in chunks), each piece reduced up
+ * (a GPU sends once its chain child and, for a head, its child servers' heads have sent)
+ * and broadcast down from the root server's head. One server, or ranks that are not every
+ * NPU of a topology of >= 2 dims: one chain of all ranks (NCCL's tree in one server). */
+#define TREE_PIECE (512u * 1024u)
+#define TREE_PIECES_MAX 64u
+
+/* pieces of a channel of `bytes` bytes */
+static uint32_t
+tree_pieces(uint64_t bytes)
+{
+    uint64_t p = (bytes + TREE_PIECE - 1) / TREE_PIECE;
+    return p < 1 ? 1 : p > TREE_PIECES_MAX ? TREE_PIECES_MAX : (uint32_t)p;
+}
+
+/* the servers and GPUs per server NCCL's tree sees (g = ranks, 1 server, when not a preset-
+ * like topology of every NPU) */
+static void
+tree_shape(const tn_topology* topo, uint32_t N, uint32_t* servers, uint32_t* g)
+{
+    *servers = 1;
+    *g = N;
+    if (!topo || tn_topology_dim_count(topo) < 2 || N != tn_topology_npu_count(topo))
+        return;
+    uint32_t d0 = tn_topology_dim(topo, 0)->size;
+    if (d0 >= 1 && N % d0 == 0)
+    {
+        *servers = N / d0;
+        *g = d0;
+    }
+}
+
+typedef struct ntree
+{
+    const tn_topology* topo;
+    tn_schedule* s;
+    uint32_t servers, g, chunk, head;
+    tn_slice piece;
+    uint32_t* parent; /* per server: its parent server, UINT32_MAX for the root */
+    uint32_t* kids;   /* per server: 2 child servers (UINT32_MAX: none) */
+    uint32_t root;
+    uint32_t* up;   /* per rank: its send up (TN_TRANSFER_NONE: none yet) */
+    uint32_t* step; /* per rank: the step after its last receive */
+} ntree;
+
+static uint32_t
+tree_build(ntree* t, uint32_t lo, uint32_t hi, uint32_t parent, uint32_t shift)
+{
+    if (lo >= hi)
+        return UINT32_MAX;
+    uint32_t mid = lo + (hi - lo) / 2;
+    uint32_t v = (mid + shift) % t->servers;
+    t->parent[v] = parent;
+    t->kids[2 * v] = tree_build(t, lo, mid, v, shift);
+    t->kids[2 * v + 1] = tree_build(t, mid + 1, hi, v, shift);
+    return v;
+}
+
+static uint32_t
+chain_rank(const ntree* t, uint32_t server, uint32_t k)
+{
+    return server * t->g + (t->head + k) % t->g;
+}
+
+static tn_status
+tree_send(ntree* t,
+          uint32_t a,
+          uint32_t b,
+          bool up,
+          const uint32_t* deps,
+          uint32_t n,
+          uint32_t* id,
+          tn_error* err)
+{
+    uint32_t step = t->step[a];
+    tn_status st = tn_algo_add(t->s,
+                               a,
+                               b,
+                               t->piece.offset,
+                               t->piece.offset,
+                               t->piece.length,
+                               up ? TN_OP_REDUCE : TN_OP_COPY,
+                               step,
+                               tn_algo_rank_dim(t->topo, a, b),
+                               t->chunk,
+                               deps,
+                               n,
+                               id,
+                               err);
+    if (!st && t->step[b] < step + 1)
+        t->step[b] = step + 1;
+    return st;
+}
+
+/* reduce the pieces of server v's subtree into v's head (children first) */
+static tn_status
+tree_up(ntree* t, uint32_t v, tn_error* err)
+{
+    tn_status st = TN_OK;
+    for (uint32_t j = 0; j < 2 && !st; j++)
+        if (t->kids[2 * v + j] != UINT32_MAX)
+            st = tree_up(t, t->kids[2 * v + j], err);
+    for (uint32_t k = t->g - 1; k >= 1 && !st; k--)
+    {
+        uint32_t a = chain_rank(t, v, k);
+        uint32_t deps[1], n = 0;
+        if (k + 1 < t->g)
+            deps[n++] = t->up[chain_rank(t, v, k + 1)];
+        st = tree_send(t, a, chain_rank(t, v, k - 1), true, deps, n, &t->up[a], err);
+    }
+    if (st || v == t->root)
+        return st;
+    uint32_t head = chain_rank(t, v, 0), deps[3], n = 0;
+    if (t->g > 1)
+        deps[n++] = t->up[chain_rank(t, v, 1)];
+    for (uint32_t j = 0; j < 2; j++)
+        if (t->kids[2 * v + j] != UINT32_MAX)
+            deps[n++] = t->up[chain_rank(t, t->kids[2 * v + j], 0)];
+    return tree_send(t, head, chain_rank(t, t->parent[v], 0), true, deps, n, &t->up[head], err);
+}
+
+/* broadcast from server v's head (which holds the result once `deps` are done) */
+static tn_status
+tree_down(ntree* t, uint32_t v, const uint32_t* deps, uint32_t n, tn_error* err)
+{
+    tn_status st = TN_OK;
+    uint32_t id;
+    for (uint32_t j = 0; j < 2 && !st; j++)
+    {
+        uint32_t kid = t->kids[2 * v + j];
+        if (kid == UINT32_MAX)
+            continue;
+        st = tree_send(t, chain_rank(t, v, 0), chain_rank(t, kid, 0), false, deps, n, &id, err);
+        if (!st)
+            st = tree_down(t, kid, &id, 1, err);
+    }
+    const uint32_t* d = deps;
+    uint32_t dn = n;
+    for (uint32_t k = 0; k + 1 < t->g && !st; k++)
+    {
+        st = tree_send(t, chain_rank(t, v, k), chain_rank(t, v, k + 1), false, d, dn, &id, err);
+        d = &id;
+        dn = 1;
+    }
+    return st;
+}
+
+static tn_status
+nccl_tree_plan(const tn_topology* topo, tn_schedule* s, tn_error* err)
+{
+    ntree t;
+    memset(&t, 0, sizeof(t));
+    t.topo = topo;
+    t.s = s;
+    uint32_t N = tn_schedule_ranks(s), C = tn_schedule_chunks(s);
+    uint64_t S = tn_schedule_bytes(s);
+    if (N < 2)
+        return TN_OK;
+    tree_shape(topo, N, &t.servers, &t.g);
+    t.parent = malloc((size_t)t.servers * sizeof(uint32_t));
+    t.kids = malloc((size_t)t.servers * 2 * sizeof(uint32_t));
+    t.up = malloc((size_t)N * sizeof(uint32_t));
+    t.step = calloc(N, sizeof(uint32_t));
+    tn_status st = TN_OK;
+    if (!t.parent || !t.kids || !t.up || !t.step)
+        st = tn_error_set(err, TN_ENOMEM, "nccl: out of memory");
+    for (uint32_t c = 0; c < C && !st; c++)
+    {
+        tn_slice region = tn_chunk_region(S, C, c);
+        uint32_t P = tree_pieces(region.length);
+        t.chunk = c;
+        t.head = c % t.g;
+        t.root = tree_build(&t, 0, t.servers, UINT32_MAX, c % 2);
+        for (uint32_t p = 0; p < P && !st; p++)
+        {
+            t.piece = tn_slice_of(region.length, P, p);
+            t.piece.offset += region.offset;
+            st = tree_up(&t, t.root, err);
+            /* the root head has the sum once its chain child and child servers have sent */
+            uint32_t deps[3], n = 0;
+            if (!st && t.g > 1)
+                deps[n++] = t.up[chain_rank(&t, t.root, 1)];
+            for (uint32_t j = 0; j < 2 && !st; j++)
+                if (t.kids[2 * t.root + j] != UINT32_MAX)
+                    deps[n++] = t.up[chain_rank(&t, t.kids[2 * t.root + j], 0)];
+            if (!st)
+                st = tree_down(&t, t.root, deps, n, err);
+        }
+    }
+    free(t.parent);
+    free(t.kids);
+    free(t.up);
+    free(t.step);
+    return st;
+}
+
+void
+tn_algo_nccl_estimate(const tn_topology* topo,
+                      const tn_plan_request* request,
+                      uint32_t ranks,
+                      uint64_t chunks,
+                      tn_plan_size* size)
+{
+    tn_nccl_choice choice;
+    tn_error err;
+    bool tree =
+        tn_nccl_choose(topo, request, ranks, &choice, &err) == TN_OK && choice.algo == TN_NCCL_TREE;
+    uint64_t N = ranks, t = 0;
+    if (tree)
+    {
+        /* per channel and piece: N - 1 sends up, N - 1 down; a send waits for <= 3 */
+        for (uint64_t c = 0; c < chunks; c++)
+            t = tn_sat_add(
+                t,
+                tn_sat_mul(
+                    tree_pieces(
+                        tn_chunk_region(request->bytes, (uint32_t)chunks, (uint32_t)c).length),
+                    2 * (N > 0 ? N - 1 : 0)));
+        size->deps = tn_sat_mul(t, 3);
+    }
+    else
+    {
+        /* the ring's count (tn-algorithm.c): N - 1 steps of N transfers per phase and
+         * channel */
+        bool ar = request->collective == TN_COLL_ALL_REDUCE;
+        t = tn_sat_mul(tn_sat_mul(tn_sat_mul(N, N > 0 ? N - 1 : 0), ar ? 2 : 1), chunks);
+        size->deps = tn_sat_mul(t, 2);
+    }
+    size->transfers = t;
+    size->exact_transfers = true;
+}
+
+tn_status
+tn_algo_nccl_plan(const tn_topology* topo,
+                  const tn_plan_request* request,
+                  tn_schedule* s,
+                  tn_error* err)
+{
+    tn_nccl_choice choice;
+    tn_status st = tn_nccl_choose(topo, request, tn_schedule_ranks(s), &choice, err);
+    if (st)
+    {
+        return st;
+    }
+    tn_plan_request r = *request;
+    r.algorithm = choice.planner;
+    tn_collective coll = tn_schedule_collective(s);
+    uint32_t* orders = NULL;
+    if (choice.algo == TN_NCCL_RING && choice.system.servers > 1 &&
+        (coll == TN_COLL_ALL_REDUCE || coll == TN_COLL_REDUCE_SCATTER ||
+         coll == TN_COLL_ALL_GATHER))
+        st = rail_orders(topo, tn_schedule_ranks(s), tn_schedule_chunks(s), &orders, err);
+    if (st)
+        return st;
+    if (orders)
+        st = tn_algo_flat_plan_orders(topo,
+                                      s,
+                                      orders,
+                                      tn_schedule_chunks(s),
+                                      tn_phase_ring_rs,
+                                      tn_phase_ring_ag,
+                                      err);
+    else
+        st = choice.algo == TN_NCCL_TREE ? nccl_tree_plan(topo, s, err)
+                                         : tn_algo_ring_plan(topo, &r, s, err);
+    free(orders);
+    return st ? st : tn_schedule_set_algorithm(s, choice.name, err);
+}

@@ -1,0 +1,444 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * NCCL's tuning model, protocols and channels (contract in tn-nccl.h). The tables are NCCL's
+ * default tuner constants (src/graph/tuning.cc of NVIDIA/nccl, 2.2x): latencies in us,
+ * bandwidths in GB/s; rows by algorithm (tree, ring) and columns by protocol (LL, LL128,
+ * Simple), or rows by GPU generation and columns by server count (1, 2, more).
+ */
+#include "tn-nccl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum
+{
+    HW_NVLINK = 0,
+    HW_PCI = 1,
+    HW_NET = 2
+};
+
+static const double base_lat[2][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};
+
+static const double hw_lat[3][2][3] = {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}},   /* NVLink */
+                                       {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}},    /* PCI */
+                                       {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}}}; /* network */
+
+/* llMaxBws: rows Volta / Ampere / Hopper / Blackwell in one server; across servers row 0
+ * (an Intel host; NCCL takes row 1 for AMD hosts) */
+static const double ll_max_bw[4][3] = {{39.0, 39.0, 20.4},
+                                       {87.7, 22.5, 19.0},
+                                       {141.0, 45.0, 35.0},
+                                       {282.0, 90.0, 70.0}};
+static const double ring_ll128_bw[4][3] = {{20.0, 20.0, 20.0},
+                                           {20.0, 20.0, 20.0},
+                                           {36.7, 36.7, 36.7},
+                                           {40.0, 40.0, 40.0}};
+static const double tree_ll128_bw[4][3] = {{20.0, 20.0, 20.0},
+                                           {20.0, 20.0, 20.0},
+                                           {36.7, 36.7, 29.0},
+                                           {55.6, 31.67, 20.0}};
+static const double tree_bw[4][3] = {{26.5, 18.5, 10.0},
+                                     {24.0, 23.6, 17.8},
+                                     {38.7, 41.4, 36.0},
+                                     {70.0, 42.8, 24.0}};
+
+/* the tree's correction per power of two of the size, 64 B to 256 MiB */
+static const double tree_correction[3][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+
+/* the network's post overhead of a ring step across servers (an x86 host), us */
+#define NET_OVERHEAD_US 1.0
+/* threads of a channel and the bytes per thread below which a channel is dropped */
+#define THREADS 512u
+#define LL128_THREADS 640u
+
+static const char* const algo_names[] = {"tree", "ring", "nvls"};
+static const char* const proto_names[] = {"ll", "ll128", "simple"};
+
+static const struct
+{
+    const char* preset;
+    tn_nccl_arch arch;
+} preset_arch[] = {{"dgx-a100", TN_NCCL_AMPERE},
+                   {"dgx-h100", TN_NCCL_HOPPER},
+                   {"gb200-nvl72", TN_NCCL_BLACKWELL}};
+
+/* NCCL's rate of one NVLink (src/graph/topo.h, SMxx_NVLINK_BW, GB/s) against the link's line
+ * rate per direction (NVLink2-4: 25 GB/s, NVLink5: 50 GB/s): 20/25, 20/25, 20.6/25, 40.1/50 */
+static const double nvlink_efficiency[4] = {20.0 / 25, 20.0 / 25, 20.6 / 25, 40.1 / 50};
+
+const char*
+tn_nccl_algo_name(tn_nccl_algo algo)
+{
+    return (unsigned)algo < TN_NCCL_ALGO_COUNT ? algo_names[algo] : "?";
+}
+
+const char*
+tn_nccl_proto_name(tn_nccl_proto proto)
+{
+    return (unsigned)proto < TN_NCCL_PROTO_COUNT ? proto_names[proto] : "?";
+}
+
+bool
+tn_nccl_is_family(const char* name)
+{
+    size_t n = strlen(TN_NCCL_FAMILY);
+    return name && strncmp(name, TN_NCCL_FAMILY, n) == 0 && (name[n] == 0 || name[n] == ':');
+}
+
+/* index of [word, word+len) in names, or -1 */
+static int
+word_index(const char* word, size_t len, const char* const* names, int count)
+{
+    for (int i = 0; i < count; i++)
+    {
+        if (strlen(names[i]) == len && strncmp(names[i], word, len) == 0)
+        {
+            return i;
+        }
+    }
+    return -1;
+}
+
+tn_status
+tn_nccl_parse(const char* name, tn_nccl_force* force, tn_error* err)
+{
+    force->algo = TN_NCCL_ALGO_COUNT;
+    force->proto = TN_NCCL_PROTO_ANY;
+    if (!tn_nccl_is_family(name))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "nccl: '%s' is not nccl, nccl:ALGO or nccl:ALGO:PROTO",
+                            name ? name : "(null)");
+    }
+    const char* p = name + strlen(TN_NCCL_FAMILY);
+    if (*p == 0)
+    {
+        return TN_OK;
+    }
+    p++;
+    const char* colon = strchr(p, ':');
+    size_t len = colon ? (size_t)(colon - p) : strlen(p);
+    int a = word_index(p, len, algo_names, TN_NCCL_ALGO_COUNT);
+    if (a < 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: unknown algorithm '%.*s' (expected ring, tree or nvls)",
+                            name,
+                            (int)len,
+                            p);
+    }
+    force->algo = (tn_nccl_algo)a;
+    if (!colon)
+    {
+        return TN_OK;
+    }
+    p = colon + 1;
+    int q = strchr(p, ':') ? -1 : word_index(p, strlen(p), proto_names, TN_NCCL_PROTO_COUNT);
+    if (q < 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: unknown protocol '%s' (expected ll, ll128 or simple)",
+                            name,
+                            p);
+    }
+    force->proto = (tn_nccl_proto)q;
+    return TN_OK;
+}
+
+void
+tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys)
+{
+    memset(sys, 0, sizeof(*sys));
+    sys->arch = TN_NCCL_HOPPER;
+    sys->servers = 1;
+    sys->ranks = ranks;
+    sys->nvlink = true;
+    sys->intra_GBps = 450.0;
+    sys->nvlink_efficiency = 1.0;
+    sys->channels = TN_NCCL_CHANNELS_DEFAULT;
+    if (!topo)
+    {
+        return;
+    }
+    const char* name = tn_topology_name(topo);
+    for (size_t i = 0; name && i < sizeof(preset_arch) / sizeof(preset_arch[0]); i++)
+    {
+        size_t len = strlen(preset_arch[i].preset);
+        if (strncmp(name, preset_arch[i].preset, len) == 0 && (name[len] == ':' || !name[len]))
+        {
+            sys->arch = preset_arch[i].arch;
+            sys->nvlink_efficiency = nvlink_efficiency[sys->arch];
+        }
+    }
+    uint32_t nd = tn_topology_dim_count(topo);
+    if (nd >= 1)
+    {
+        const tn_dim_info* d0 = tn_topology_dim(topo, 0);
+        sys->intra_GBps = (double)d0->bandwidth_bps / 8e9 * sys->nvlink_efficiency;
+        /* a hop of a switch dim crosses two links (NPU, switch, NPU), of a ring or mesh one */
+        sys->intra_path_ns = (double)d0->latency_ns * (d0->kind == TN_DIM_SWITCH ? 2 : 1);
+        if (nd >= 2 && d0->size > 0 && ranks > d0->size)
+        {
+            const tn_dim_info* d1 = tn_topology_dim(topo, 1);
+            sys->servers = (ranks + d0->size - 1) / d0->size;
+            sys->inter_GBps = (double)d1->bandwidth_bps / 8e9 * d0->size;
+            sys->inter_path_ns = (double)d1->latency_ns * (d1->kind == TN_DIM_SWITCH ? 2 : 1);
+        }
+    }
+    else if (tn_topology_npu_count(topo) > 0)
+    {
+        /* one server: the NPU's fastest link is its NVLink */
+        uint32_t count = 0;
+        const uint32_t* out = tn_topology_out_links(topo, tn_topology_npu_node(topo, 0), &count);
+        uint64_t best = 0;
+        for (uint32_t k = 0; k < count; k++)
+        {
+            const tn_link* l = tn_topology_link(topo, out[k]);
+            if (l->rate_bps <= best)
+                continue;
+            best = l->rate_bps;
+            bool sw = tn_topology_node_kind(topo, l->dst) == TN_NODE_SWITCH;
+            sys->intra_path_ns = (double)l->latency_ns * (sw ? 2 : 1);
+        }
+        sys->intra_GBps = best ? (double)best / 8e9 : sys->intra_GBps;
+    }
+}
+
+static int
+log2i(uint64_t n)
+{
+    int l = -1;
+    while (n)
+    {
+        n >>= 1;
+        l++;
+    }
+    return l;
+}
+
+static double
+min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* steps of a ring collective of n ranks, and the ones across servers */
+static void
+ring_steps(const tn_nccl_system* sys, tn_collective coll, double* nsteps, double* inter)
+{
+    double n = sys->ranks, s = sys->servers;
+    bool ar = coll == TN_COLL_ALL_REDUCE;
+    bool rsag = coll == TN_COLL_REDUCE_SCATTER || coll == TN_COLL_ALL_GATHER;
+    *nsteps = ar ? 2 * (n - 1) : rsag ? n - 1 : n;
+    *inter = s <= 1 ? 0 : ar ? 2 * (s - 1) : s - 1;
+}
+
+/* the hop latencies of (algo, proto) inside and between servers, us */
+static void
+hop_lat(const tn_nccl_system* sys, int a, int p, double* intra, double* inter)
+{
+    *intra = hw_lat[sys->nvlink ? HW_NVLINK : HW_PCI][a][p];
+    /* with one GPU per server every latency is the network's, the tree's */
+    bool one_per_server = sys->servers > 0 && sys->ranks == sys->servers;
+    *inter = hw_lat[HW_NET][one_per_server ? TN_NCCL_TREE : a][p];
+    if (a == TN_NCCL_RING && sys->servers > 1)
+    {
+        double overhead = NET_OVERHEAD_US * (p == TN_NCCL_SIMPLE ? 3 : 1);
+        *intra = *intra > overhead ? *intra : overhead;
+    }
+}
+
+static bool
+enabled(const tn_nccl_system* sys, tn_collective coll, tn_nccl_algo algo, tn_nccl_proto proto)
+{
+    if ((unsigned)proto >= TN_NCCL_PROTO_COUNT || sys->ranks < 2)
+        return false;
+    if (proto == TN_NCCL_LL128 && !sys->nvlink)
+        return false;
+    if (algo == TN_NCCL_TREE)
+        return coll == TN_COLL_ALL_REDUCE;
+    return algo == TN_NCCL_RING && coll != TN_COLL_ALL_TO_ALL;
+}
+
+tn_nccl_estimate
+tn_nccl_model(const tn_nccl_system* sys, tn_collective coll, tn_nccl_algo algo, tn_nccl_proto proto)
+{
+    tn_nccl_estimate e = {0, 0, 0};
+    if (!enabled(sys, coll, algo, proto))
+        return e;
+    int a = (int)algo, p = (int)proto;
+    int arch = (int)sys->arch;
+    int idx2 = sys->servers <= 2 ? (int)sys->servers - 1 : 2;
+    double ch = sys->channels;
+    double ll_max = ll_max_bw[sys->servers == 1 ? arch : 0][idx2];
+    double bus = sys->servers == 1 ? sys->intra_GBps : min2(sys->intra_GBps, sys->inter_GBps);
+    if (algo == TN_NCCL_RING && proto == TN_NCCL_LL)
+        bus = min2(ll_max, bus * .5);
+    if (algo == TN_NCCL_RING && proto == TN_NCCL_LL128)
+        bus = min2(bus * 0.92, ch * ring_ll128_bw[arch][idx2]);
+    if (algo == TN_NCCL_TREE)
+        bus = min2(bus * .92, ch * tree_bw[arch][idx2]);
+    if (algo == TN_NCCL_TREE && proto == TN_NCCL_LL)
+        bus = min2(bus / 3.8, ll_max);
+    if (algo == TN_NCCL_TREE && proto == TN_NCCL_LL128)
+        bus = min2(bus * (sys->servers == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                   ch * tree_ll128_bw[arch][idx2]);
+    double nsteps, ninter;
+    ring_steps(sys, coll, &nsteps, &ninter);
+    e.busbw_GBps = bus;
+    e.bw_GBps = algo == TN_NCCL_RING ? bus * sys->ranks / nsteps : bus * .5;
+    double intra, inter;
+    hop_lat(sys, a, p, &intra, &inter);
+    e.lat_us = base_lat[a][p];
+    if (algo == TN_NCCL_RING && (coll == TN_COLL_BROADCAST || coll == TN_COLL_REDUCE))
+        e.lat_us += hw_lat[sys->servers == 1 ? (sys->nvlink ? HW_NVLINK : HW_PCI) : HW_NET][a][p];
+    else if (algo == TN_NCCL_RING)
+        e.lat_us += (nsteps - ninter) * intra + ninter * inter;
+    else
+        e.lat_us +=
+            2 * ((double)(sys->ranks / sys->servers - 1) * intra + log2i(sys->servers) * inter);
+    return e;
+}
+
+double
+tn_nccl_time_us(const tn_nccl_system* sys,
+                tn_collective coll,
+                tn_nccl_algo algo,
+                tn_nccl_proto proto,
+                uint64_t bytes)
+{
+    tn_nccl_estimate e = tn_nccl_model(sys, coll, algo, proto);
+    if (e.bw_GBps <= 0)
+        return -1.0;
+    int log_size = log2i(bytes >> 6);
+    if (algo == TN_NCCL_TREE && coll == TN_COLL_ALL_REDUCE && log_size >= 0 && log_size < 23)
+        e.bw_GBps *= tree_correction[proto][log_size];
+    if (algo == TN_NCCL_RING && proto == TN_NCCL_SIMPLE && sys->servers > 1 &&
+        coll == TN_COLL_ALL_REDUCE && bytes / ((uint64_t)sys->channels * sys->ranks) >= 64)
+        e.lat_us *= sys->arch < TN_NCCL_AMPERE ? 1.9 : 1.4;
+    return e.lat_us + (double)bytes / (1000.0 * e.bw_GBps);
+}
+
+uint32_t
+tn_nccl_channels(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_proto proto, uint64_t bytes)
+{
+    uint64_t nc = sys->channels ? sys->channels : 1;
+    uint64_t nt = proto == TN_NCCL_LL128 ? LL128_THREADS : THREADS;
+    uint64_t threshold = proto == TN_NCCL_SIMPLE ? 64 : 8;
+    if (algo == TN_NCCL_RING && proto == TN_NCCL_LL)
+        threshold *= sys->ranks;
+    while (nc >= 2 && bytes < nc * nt * threshold)
+        nc--;
+    return (uint32_t)nc;
+}
+
+void
+tn_nccl_protocol_wire(tn_nccl_proto proto, uint32_t* line_bytes, uint32_t* line_data)
+{
+    /* LL: a 4-byte flag beside every 4 data bytes; LL128: one 8-byte flag per 128-byte line */
+    *line_bytes = proto == TN_NCCL_LL ? 8 : proto == TN_NCCL_LL128 ? 128 : 0;
+    *line_data = proto == TN_NCCL_LL ? 4 : proto == TN_NCCL_LL128 ? 120 : 0;
+}
+
+tn_cost_protocol
+tn_nccl_protocol_cost(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_proto proto)
+{
+    tn_cost_protocol c;
+    memset(&c, 0, sizeof(c));
+    tn_nccl_protocol_wire(proto, &c.line_bytes, &c.line_data);
+    int a = algo == TN_NCCL_TREE ? 0 : 1;
+    double intra, inter;
+    hop_lat(sys, a, (int)proto, &intra, &inter);
+    c.launch_ns = base_lat[a][proto] * 1000.0;
+    c.intra_hop_ns = intra * 1000.0;
+    c.inter_hop_ns = inter * 1000.0;
+    c.intra_path_ns = sys->intra_path_ns;
+    c.inter_path_ns = sys->inter_path_ns;
+    c.servers = sys->servers;
+    c.intra_efficiency = sys->nvlink_efficiency;
+    return c;
+}
+
+tn_status
+tn_nccl_choose(const tn_topology* topo,
+               const tn_plan_request* request,
+               uint32_t ranks,
+               tn_nccl_choice* choice,
+               tn_error* err)
+{
+    tn_nccl_force force;
+    memset(choice, 0, sizeof(*choice));
+    tn_status st = tn_nccl_parse(request->algorithm, &force, err);
+    if (st)
+        return st;
+    if (force.algo == TN_NCCL_NVLS)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: NVLS (the NVSwitch's in-switch reduction) is not modelled; use "
+                            "nccl:ring or nccl:tree",
+                            request->algorithm);
+    }
+    tn_collective coll = request->collective;
+    if (coll == TN_COLL_ALL_TO_ALL)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "%s: NCCL runs all-to-all as point-to-point sends, not a collective "
+                            "algorithm; use direct",
+                            request->algorithm);
+    }
+    tn_nccl_system_of(topo, ranks, &choice->system);
+    const tn_nccl_system* sys = &choice->system;
+    double best = -1;
+    for (int a = 0; a < TN_NCCL_NVLS; a++)
+    {
+        for (int p = 0; p < TN_NCCL_PROTO_COUNT; p++)
+        {
+            if ((force.algo != TN_NCCL_ALGO_COUNT && a != (int)force.algo) ||
+                (force.proto != TN_NCCL_PROTO_ANY && p != (int)force.proto))
+                continue;
+            double t =
+                tn_nccl_time_us(sys, coll, (tn_nccl_algo)a, (tn_nccl_proto)p, request->bytes);
+            if (t >= 0 && (best < 0 || t < best))
+            {
+                best = t;
+                choice->algo = (tn_nccl_algo)a;
+                choice->proto = (tn_nccl_proto)p;
+            }
+        }
+    }
+    if (best < 0)
+    {
+        return tn_error_set(
+            err,
+            TN_EUNSUPPORTED,
+            "%s: NCCL does not run %s with it%s",
+            request->algorithm,
+            tn_collective_name(coll),
+            force.proto == TN_NCCL_LL128 && !sys->nvlink
+                ? " (LL128 needs NVLink)"
+                : (force.algo == TN_NCCL_TREE ? " (the tree is all-reduce only)" : ""));
+    }
+    choice->time_us = best;
+    choice->channels = tn_nccl_channels(sys, choice->algo, choice->proto, request->bytes);
+    choice->planner = choice->algo == TN_NCCL_TREE ? "dbt" : "ring";
+    snprintf(choice->name,
+             sizeof(choice->name),
+             "%s:%s:%s",
+             TN_NCCL_FAMILY,
+             tn_nccl_algo_name(choice->algo),
+             tn_nccl_proto_name(choice->proto));
+    choice->protocol = tn_nccl_protocol_cost(sys, choice->algo, choice->proto);
+    return TN_OK;
+}

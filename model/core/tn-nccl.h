@@ -1,0 +1,221 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * tn-nccl: a model of NCCL's collectives: its algorithms (ring, double binary tree), its
+ * protocols (LL, LL128, Simple), its channels, and the choice its tuner makes for a size, a
+ * GPU count and a system. Facts from NCCL's public source (src/graph/tuning.cc, the tuning
+ * tables; src/include/device.h, the protocols' lines; src/enqueue.cc, the channel count);
+ * the figures are in tn-nccl.c and doc/core-algorithms.rst.
+ *
+ * Contract
+ * --------
+ * Names. The algorithm family "nccl" (tn-algorithm.h registers it): "nccl" asks for the
+ * tuner's choice; "nccl:ALGO" forces the algorithm (ring, tree, nvls) and lets the tuner pick
+ * the protocol; "nccl:ALGO:PROTO" forces both (protocols ll, ll128, simple). tn_nccl_parse
+ * reads a name; anything else is TN_EINVAL naming the part and the valid words. NVLS (the
+ * NVSwitch's in-switch reduction) is a name but not modelled: choosing it is TN_EUNSUPPORTED
+ * "nccl:nvls: ... not modelled", and the tuner leaves it out (it would pick it on NVSwitch
+ * systems of Hopper and later at large sizes).
+ *
+ * Protocols (tn_nccl_protocol_wire): LL sends 8-byte lines of 4 data bytes and a 4-byte flag
+ * (efficiency 1/2), LL128 128-byte lines of 120 data bytes and an 8-byte flag (15/16),
+ * Simple the data itself (1). wire(L) = ceil(L / data) x line.
+ *
+ * System (tn_nccl_system_of): from a preset topology (dgx-a100: Ampere, dgx-h100: Hopper,
+ * gb200-nvl72: Blackwell; tn-topology.h) its servers, GPUs per server, NVLink and NIC
+ * rates; from another topology with dims, dim 0 the server (NVLink) and the others between
+ * servers; without dims or without a topology one server of every rank on NVLink, Hopper.
+ * On a preset a GPU's NVLink carries what NCCL's topology model rates it at (topo.h's
+ * SMxx_NVLINK_BW per link: 20, 20.6 and 40.1 GB/s for Ampere, Hopper and Blackwell, 0.8,
+ * 0.824 and 0.802 of the line rate): the tuner's intra_GBps, and the simulation's hops
+ * inside a server put wire / efficiency bytes on the link (tn_cost_protocol.intra_efficiency).
+ * Other topologies keep their links' rates (efficiency 1).
+ * Channels: NCCL_CHANNELS_DEFAULT (16 rings or trees: 2 per NIC of an 8-NIC server).
+ *
+ * Tuning model (tn_nccl_model), per collective, algorithm and protocol, as NCCL's:
+ *  - bus bandwidth busBw = channels x per-channel bandwidth = the GPU's NVLink rate in one
+ *    server, min(NVLink, the server's NICs) across servers; ring LL: min(llMaxBw, busBw/2);
+ *    ring LL128: min(0.92 busBw, channels x perChMaxRingLL128Bw); tree all-reduce:
+ *    min(0.92 busBw, channels x perChMaxTreeBw), then LL: min(busBw / 3.8, llMaxBw), LL128:
+ *    min(busBw x (7/9 in a server, 120/128 across), channels x perChMaxTreeLL128Bw);
+ *    algorithm bandwidth = busBw x nRanks / nsteps (ring), busBw / 2 (tree);
+ *  - latency = baseLat[algo][proto] + ring: (nsteps - nInterSteps) x intraLat + nInterSteps
+ *    x interLat (nsteps 2(n-1) all-reduce, n-1 reduce-scatter / all-gather, n broadcast /
+ *    reduce; nInterSteps 2(servers-1) or servers-1; across servers intraLat is at least the
+ *    network overhead, 1 us, 3 us for Simple); tree: 2((n/servers - 1) intraLat +
+ *    log2(servers) interLat), with intraLat = hwLat[NVLINK or PCI][algo][proto] and
+ *    interLat = hwLat[NET][algo][proto];
+ *  - time(S) = lat + S / (1000 bw) us (S bytes, bw GB/s), the tree's bw times
+ *    treeCorrectionFactor[proto][log2(S / 64)] (all-reduce, 64 B to 256 MiB), the ring's
+ *    Simple all-reduce latency across servers times 1.4 (1.9 before Ampere) when S /
+ *    (channels x n) >= 64.
+ * The tuner (tn_nccl_choose) takes the enabled (algorithm, protocol) of the smallest time
+ * (ties: NCCL's order, tree before ring, LL before LL128 before Simple). Enabled: tree for
+ * all-reduce only, ring for every collective but all-to-all (which the family refuses);
+ * LL128 on NVLink systems only (NCCL enables it by default where the GPUs talk over NVLink).
+ * Channels of a size: C, less one while S < C x threads x threshold (threads 512, 640 for
+ * LL128; threshold 64 Simple, 8 LL128, 8 LL and 8 x n for the ring's LL), at least 1.
+ *
+ * Simulation (tn_nccl_choice.protocol, tn-cost.h's tn_cost_protocol): the chosen algorithm is
+ * planned with one chunk per channel (rings on rails, NCCL's tree: tn-algo-nccl.c); every
+ * transfer carries the protocol's wire bytes and waits what intraLat or interLat (its hop) adds
+ * to the links' own latency of that hop before it is posted (NCCL's latencies are end to end:
+ * a hop costs max(hwLat, path latency)), and baseLat more when it has no deps (the launch).
+ * The tuning model's own bandwidth refinements (the 0.92, 1/3.8 and per-channel caps) stay in
+ * the tuner: the network model gives the bandwidth.
+ */
+#ifndef TN_NCCL_H
+#define TN_NCCL_H
+
+#include "tn-algorithm.h"
+#include "tn-cost.h"
+#include "tn-error.h"
+#include "tn-topology.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/** The family's name (and the prefix "nccl:" of its forced choices). */
+#define TN_NCCL_FAMILY "nccl"
+
+/** Channels NCCL opens on the modelled systems (2 per NIC of an 8-NIC server). */
+#define TN_NCCL_CHANNELS_DEFAULT 16u
+
+    /** NCCL's algorithms (NCCL's order: tree, ring, then the others). */
+    typedef enum tn_nccl_algo
+    {
+        TN_NCCL_TREE = 0,
+        TN_NCCL_RING = 1,
+        TN_NCCL_NVLS = 2,
+        TN_NCCL_ALGO_COUNT
+    } tn_nccl_algo;
+
+    /** NCCL's protocols, in NCCL's order. */
+    typedef enum tn_nccl_proto
+    {
+        TN_NCCL_LL = 0,
+        TN_NCCL_LL128 = 1,
+        TN_NCCL_SIMPLE = 2,
+        TN_NCCL_PROTO_COUNT,
+        TN_NCCL_PROTO_ANY = TN_NCCL_PROTO_COUNT /**< tn_nccl_force: the tuner's choice */
+    } tn_nccl_proto;
+
+    /** GPU generations of the tuning tables. */
+    typedef enum tn_nccl_arch
+    {
+        TN_NCCL_VOLTA = 0,
+        TN_NCCL_AMPERE,
+        TN_NCCL_HOPPER,
+        TN_NCCL_BLACKWELL
+    } tn_nccl_arch;
+
+    /** "tree", "ring", "nvls"; "?" beyond. */
+    const char* tn_nccl_algo_name(tn_nccl_algo algo);
+    /** "ll", "ll128", "simple"; "?" beyond. */
+    const char* tn_nccl_proto_name(tn_nccl_proto proto);
+
+    /** What a family name forces (TN_NCCL_ALGO_COUNT / TN_NCCL_PROTO_ANY: the tuner's). */
+    typedef struct tn_nccl_force
+    {
+        tn_nccl_algo algo;
+        tn_nccl_proto proto;
+    } tn_nccl_force;
+
+    /** Whether name is "nccl" or starts with "nccl:". */
+    bool tn_nccl_is_family(const char* name);
+
+    /** Parse a family name (contract). */
+    tn_status tn_nccl_parse(const char* name, tn_nccl_force* force, tn_error* err);
+
+    /** The system a collective runs on (contract). */
+    typedef struct tn_nccl_system
+    {
+        tn_nccl_arch arch;
+        uint32_t servers;  /**< >= 1 */
+        uint32_t ranks;    /**< GPUs of the collective */
+        bool nvlink;       /**< GPUs of a server on NVLink (else PCI) */
+        double intra_GBps; /**< a GPU's NVLink (or PCI) rate NCCL counts on, one direction, GB/s */
+        /** NCCL's rate of an NVLink against its line rate (presets; 1 elsewhere) */
+        double nvlink_efficiency;
+        double inter_GBps; /**< a server's NICs together, one direction, GB/s (0: one server) */
+        uint32_t channels;
+        /** the links' latency of a hop inside a server and between servers (ns; 0 without a
+         *  topology): NCCL's per-hop latency includes it (tn_cost_protocol) */
+        double intra_path_ns;
+        double inter_path_ns;
+    } tn_nccl_system;
+
+    /** The system of topo (NULL: one NVLink server of `ranks` Hopper GPUs). */
+    void tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys);
+
+    /** NCCL's tuning model for one (collective, algorithm, protocol); bw_GBps 0 when it does
+     *  not apply (disabled or not implemented). */
+    typedef struct tn_nccl_estimate
+    {
+        double lat_us;  /**< latency */
+        double bw_GBps; /**< algorithm bandwidth (0: not applicable) */
+        double busbw_GBps;
+    } tn_nccl_estimate;
+
+    tn_nccl_estimate tn_nccl_model(const tn_nccl_system* sys,
+                                   tn_collective coll,
+                                   tn_nccl_algo algo,
+                                   tn_nccl_proto proto);
+
+    /** time(S) of the model in us (contract); -1 when not applicable. */
+    double tn_nccl_time_us(const tn_nccl_system* sys,
+                           tn_collective coll,
+                           tn_nccl_algo algo,
+                           tn_nccl_proto proto,
+                           uint64_t bytes);
+
+    /** Channels NCCL runs a size with (contract). */
+    uint32_t tn_nccl_channels(const tn_nccl_system* sys,
+                              tn_nccl_algo algo,
+                              tn_nccl_proto proto,
+                              uint64_t bytes);
+
+    /** The wire form of a protocol: line bytes and data bytes per line (Simple: 0, 0). */
+    void tn_nccl_protocol_wire(tn_nccl_proto proto, uint32_t* line_bytes, uint32_t* line_data);
+
+    /** The simulation's per-hop costs of an (algorithm, protocol) on sys (contract). */
+    tn_cost_protocol tn_nccl_protocol_cost(const tn_nccl_system* sys,
+                                           tn_nccl_algo algo,
+                                           tn_nccl_proto proto);
+
+    /** A resolved choice. */
+    typedef struct tn_nccl_choice
+    {
+        tn_nccl_algo algo;
+        tn_nccl_proto proto;
+        uint32_t channels;
+        double time_us;      /**< the tuning model's time for the size */
+        const char* planner; /**< the registry's name of its algorithm: "ring", "dbt" (NCCL's
+                                  tree is planned by tn-algo-nccl.c itself) */
+        char name[32];       /**< "nccl:ring:simple" */
+        tn_cost_protocol protocol;
+        tn_nccl_system system;
+    } tn_nccl_choice;
+
+    /**
+     * The choice for a request whose algorithm is a family name on topo (may be NULL) for
+     * `ranks` ranks: forced parts as named, the rest as NCCL's tuner picks. TN_EINVAL for a
+     * bad name, TN_EUNSUPPORTED for NVLS, a collective the family does not run, or a forced
+     * pair NCCL does not run (tree for anything but all-reduce, LL128 off NVLink).
+     */
+    tn_status tn_nccl_choose(const tn_topology* topo,
+                             const tn_plan_request* request,
+                             uint32_t ranks,
+                             tn_nccl_choice* choice,
+                             tn_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TN_NCCL_H */

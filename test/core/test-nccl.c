@@ -1,0 +1,483 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Tests of NCCL's model (tn-nccl.h): each protocol's wire efficiency and latencies against
+ * their closed forms, the tuning model's latency and bandwidth against NCCL's formulas worked
+ * by hand, the tuner's choice against a table of (size, GPUs, system) cases worked out from
+ * NCCL's tuning model (tuning.cc's tables and formulas, computed apart from tn-nccl.c), the
+ * plan of the family (channels as chunks, its name) and the cost model's time of a forced
+ * choice against 2(N-1)(a + hop + wire(S/N)/B) + launch, and the rings across servers on rails.
+ */
+#include "tn-test.h"
+
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-cost.h"
+#include "ns3/tn-nccl.h"
+#include "ns3/tn-topology.h"
+#include "ns3/tn-verify.h"
+
+#include <string.h>
+
+static tn_topology*
+spec(tn_test_ctx* ctx, const char* text)
+{
+    tn_topology* t = NULL;
+    tn_error err;
+    TN_CHECK_MSG(ctx, tn_topology_from_spec(text, &t, &err) == TN_OK, "%s: %s", text, err.message);
+    return t;
+}
+
+/* LL: 4 data bytes a 8-byte line; LL128: 120 of 128; Simple: the data */
+static void
+test_protocol_wire(tn_test_ctx* ctx)
+{
+    const struct
+    {
+        tn_nccl_proto proto;
+        double efficiency;
+    } cases[] = {{TN_NCCL_LL, 0.5}, {TN_NCCL_LL128, 120.0 / 128.0}, {TN_NCCL_SIMPLE, 1.0}};
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+        tn_nccl_system sys;
+        tn_nccl_system_of(NULL, 8, &sys);
+        tn_cost_protocol p = tn_nccl_protocol_cost(&sys, TN_NCCL_RING, cases[i].proto);
+        /* whole lines: wire = data / efficiency */
+        uint64_t data = 120 * 4 * 1000;
+        TN_CHECK_NEAR(ctx,
+                      (double)tn_cost_protocol_wire(&p, 0, data),
+                      data / cases[i].efficiency,
+                      1e-6);
+        /* a partial line costs a whole one */
+        uint64_t line = p.line_bytes ? p.line_bytes : 1;
+        uint64_t per = p.line_data ? p.line_data : 1;
+        TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, data + 1), data / per * line + line);
+        TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, 0), 0);
+    }
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(NULL, 0, 77), 77);
+    /* NVLink at NCCL's rate: a hop inside a server carries wire / 0.824 bytes, rounded up
+     * (1000 / 0.824 = 1213.6); a hop between servers (dim 1, or -1) the wire */
+    tn_topology* t = spec(ctx, "dgx-h100:servers=2");
+    if (!t)
+        return;
+    tn_nccl_system sys;
+    tn_nccl_system_of(t, 16, &sys);
+    tn_cost_protocol p = tn_nccl_protocol_cost(&sys, TN_NCCL_RING, TN_NCCL_SIMPLE);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, 1000), 1214);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 1, 1000), 1000);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, -1, 1000), 1000);
+    p = tn_nccl_protocol_cost(&sys, TN_NCCL_RING, TN_NCCL_LL);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&p, 0, 1000), 2428); /* 2000 / 0.824 = 2427.2 */
+    tn_topology_destroy(t);
+}
+
+/* per-hop latencies: NCCL's hwLat (us) for NVLink and the network, baseLat at the launch */
+static void
+test_protocol_latency(tn_test_ctx* ctx)
+{
+    tn_topology* one = spec(ctx, "dgx-h100:servers=1");
+    tn_topology* four = spec(ctx, "dgx-h100:servers=4");
+    if (!one || !four)
+        return;
+    tn_nccl_system s1, s4;
+    tn_nccl_system_of(one, 8, &s1);
+    tn_nccl_system_of(four, 32, &s4);
+    TN_CHECK_EQ(ctx, s1.servers, 1);
+    TN_CHECK_EQ(ctx, s4.servers, 4);
+    TN_CHECK_EQ(ctx, s4.arch, TN_NCCL_HOPPER);
+    /* NVLink4 450 GB/s at NCCL's 20.6 of 25 GB/s per link */
+    const double B = 450.0 * 20.6 / 25;
+    TN_CHECK_NEAR(ctx, s1.intra_GBps, B, 1e-9);
+    TN_CHECK_NEAR(ctx, s4.inter_GBps, 8 * 50.0, 1e-9);
+    TN_CHECK_NEAR(ctx, s1.intra_path_ns, 600, 1e-9);
+    TN_CHECK_NEAR(ctx, s4.inter_path_ns, 2000, 1e-9);
+    /* ring, NVLink: LL 0.6, LL128 1.9, Simple 3.4 us; launch 6.6, 14, 8.4 us */
+    const double ring_hop[3] = {600, 1900, 3400}, ring_launch[3] = {6600, 14000, 8400};
+    /* across servers the network's 2.7, 4.0, 14 us, and a step inside a server at least the
+     * network overhead of 1 us (3 us for Simple) */
+    const double ring_net[3] = {2700, 4000, 14000}, ring_intra4[3] = {1000, 1900, 3400};
+    for (int p = 0; p < TN_NCCL_PROTO_COUNT; p++)
+    {
+        tn_cost_protocol c1 = tn_nccl_protocol_cost(&s1, TN_NCCL_RING, (tn_nccl_proto)p);
+        tn_cost_protocol c4 = tn_nccl_protocol_cost(&s4, TN_NCCL_RING, (tn_nccl_proto)p);
+        TN_CHECK_NEAR(ctx, c1.intra_hop_ns, ring_hop[p], 1e-6);
+        TN_CHECK_NEAR(ctx, c1.launch_ns, ring_launch[p], 1e-6);
+        TN_CHECK_NEAR(ctx, c4.inter_hop_ns, ring_net[p], 1e-6);
+        TN_CHECK_NEAR(ctx, c4.intra_hop_ns, ring_intra4[p], 1e-6);
+        /* the delay: launch without deps, then what the hop adds to its links' latency (NVLink
+         * through the NVSwitch 2 x 300 ns, a rail 2 x 1 us): max(0, hop - path) */
+        double intra4 = ring_intra4[p] - 600, net = ring_net[p] - 2000, hop1 = ring_hop[p] - 600;
+        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c4, 0, 0), ring_launch[p] + intra4, 1e-6);
+        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c4, -1, 2), net, 1e-6);
+        TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c1, -1, 2), hop1 > 0 ? hop1 : 0, 1e-6);
+    }
+
+    /* the tuning model's latency, worked by hand:
+     * 8 GPUs, ring Simple all-reduce: 8.4 + 14 x 3.4 = 56.0; LL: 6.6 + 14 x 0.6 = 15.0;
+     * LL128: 14 + 14 x 1.9 = 40.6; tree Simple: 8.4 + 2 (7 x 4.0) = 64.4;
+     * 32 GPUs on 4 servers, ring Simple: 8.4 + 56 x 3.4 + 6 x 14 = 282.8;
+     * tree Simple: 8.4 + 2 (7 x 4.0 + 2 x 14) = 120.4; tree LL: 6.8 + 2 (7 x 0.6 + 2 x 5) = 35.2 */
+    const struct
+    {
+        const tn_nccl_system* sys;
+        tn_nccl_algo algo;
+        tn_nccl_proto proto;
+        double lat;
+    } lat[] = {{&s1, TN_NCCL_RING, TN_NCCL_SIMPLE, 56.0},
+               {&s1, TN_NCCL_RING, TN_NCCL_LL, 15.0},
+               {&s1, TN_NCCL_RING, TN_NCCL_LL128, 40.6},
+               {&s1, TN_NCCL_TREE, TN_NCCL_SIMPLE, 64.4},
+               {&s4, TN_NCCL_RING, TN_NCCL_SIMPLE, 282.8},
+               {&s4, TN_NCCL_TREE, TN_NCCL_SIMPLE, 120.4},
+               {&s4, TN_NCCL_TREE, TN_NCCL_LL, 35.2}};
+
+    for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
+    {
+        tn_nccl_estimate e =
+            tn_nccl_model(lat[i].sys, TN_COLL_ALL_REDUCE, lat[i].algo, lat[i].proto);
+        TN_CHECK_NEAR(ctx, e.lat_us, lat[i].lat, 1e-9);
+    }
+    /* bandwidth (B: NVLink at NCCL's rate; across 4 servers min(B, 8 x 50) = B):
+     * 8 GPUs ring Simple: bus B, algbw B x 8 / 14; ring LL: min(141, B / 2);
+     * ring LL128: min(0.92 B, 16 x 36.7); tree Simple: 0.92 B / 2; tree LL:
+     * min(0.92 B / 3.8, 141); tree LL128 in a server: 0.92 B x 7 / 9; across 4
+     * servers: min(0.92 B x 120 / 128, 16 x 29.0) */
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_LL).busbw_GBps,
+                  0.92 * B / 3.8,
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_LL128).busbw_GBps,
+                  0.92 * B * 7 / 9,
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_model(&s4, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_LL128).busbw_GBps,
+                  0.92 * B * 120 / 128,
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_SIMPLE).bw_GBps,
+                  B * 8 / 14,
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_LL).busbw_GBps,
+                  B / 2 < 141.0 ? B / 2 : 141.0,
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_LL128).busbw_GBps,
+                  0.92 * B,
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_SIMPLE).bw_GBps,
+                  0.92 * B / 2,
+                  1e-9);
+    /* time = lat + S / (1000 bw); the tree at 1 MiB (log2(S/64) = 14) times 0.5 (Simple);
+     * the ring Simple across servers: lat x 1.4 once S / (16 x 32) >= 64 */
+    uint64_t mib = 1 << 20;
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_time_us(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_SIMPLE, mib),
+                  56.0 + mib / (1000.0 * B * 8 / 14),
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_time_us(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_TREE, TN_NCCL_SIMPLE, mib),
+                  64.4 + mib / (1000.0 * 0.92 * B / 2 * 0.5),
+                  1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_nccl_time_us(&s4, TN_COLL_ALL_REDUCE, TN_NCCL_RING, TN_NCCL_SIMPLE, mib),
+                  282.8 * 1.4 + mib / (1000.0 * B * 32 / 62),
+                  1e-9);
+    TN_CHECK(ctx, tn_nccl_time_us(&s1, TN_COLL_ALL_GATHER, TN_NCCL_TREE, TN_NCCL_SIMPLE, mib) < 0);
+    tn_topology_destroy(one);
+    tn_topology_destroy(four);
+}
+
+/* The tuner's choice. Worked out from NCCL's tuning model (tables and formulas of
+ * tuning.cc, NVLink at topo.h's per-link rates, computed apart from tn-nccl.c); the times (us) of
+ * the choice and the runner-up show the margin. */
+static void
+test_tuner_table(tn_test_ctx* ctx)
+{
+    const struct
+    {
+        const char* system;
+        uint64_t bytes;
+        const char* choice;
+    } cases[] = {
+        /* one DGX-H100: LL small (15.0 vs tree LL 15.2), LL128 mid, Simple large */
+        {"dgx-h100:servers=1", 1024, "nccl:ring:ll"},
+        {"dgx-h100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 28.0 vs tree LL128 44.7 */
+        {"dgx-h100:servers=1", 16 << 20, "nccl:ring:ll128"},  /* 126.7 vs ring Simple 135.2 */
+        {"dgx-h100:servers=1", 64 << 20, "nccl:ring:simple"}, /* 372.7 vs ring LL128 384.9 */
+        {"dgx-h100:servers=1", 1u << 30, "nccl:ring:simple"},
+        /* four DGX-H100 (32 GPUs): the tree to 16 MiB, the ring beyond */
+        {"dgx-h100:servers=4", 1024, "nccl:tree:ll"},         /* 35.3 vs tree LL128 65.5 */
+        {"dgx-h100:servers=4", 65536, "nccl:tree:ll"},        /* 45.9 vs 66.2 */
+        {"dgx-h100:servers=4", 1 << 20, "nccl:tree:ll128"},   /* 76.4 vs tree Simple 132.7 */
+        {"dgx-h100:servers=4", 16 << 20, "nccl:tree:ll128"},  /* 182.1 vs ring LL128 239.7 */
+        {"dgx-h100:servers=4", 64 << 20, "nccl:ring:ll128"},  /* 525.6 vs tree LL128 531.8 */
+        {"dgx-h100:servers=4", 1u << 30, "nccl:ring:simple"}, /* 6006.4 vs 6242.8 */
+        /* two DGX-A100 (16 GPUs) */
+        {"dgx-a100:servers=2", 1024, "nccl:tree:ll"},        /* 25.3 vs ring LL 40.1 */
+        {"dgx-a100:servers=2", 1 << 20, "nccl:tree:ll128"},  /* 68.8 vs ring LL128 85.9 */
+        {"dgx-a100:servers=2", 64 << 20, "nccl:ring:ll128"}, /* 759.1 vs ring Simple 813.4 */
+        {"dgx-a100:servers=2", 1u << 30, "nccl:ring:simple"},
+        /* one DGX-A100 */
+        {"dgx-a100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 35.9 vs ring LL128 48.9 */
+        {"dgx-a100:servers=1", 64 << 20, "nccl:ring:simple"}, /* 545.3 vs 572.5 */
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+        tn_topology* t = spec(ctx, cases[i].system);
+        if (!t)
+            continue;
+        tn_plan_request r;
+        tn_plan_request_init(&r);
+        r.algorithm = "nccl";
+        r.bytes = cases[i].bytes;
+        tn_nccl_choice c;
+        tn_error err;
+        TN_CHECK_MSG(ctx,
+                     tn_nccl_choose(t, &r, tn_topology_npu_count(t), &c, &err) == TN_OK,
+                     "%s: %s",
+                     cases[i].system,
+                     err.message);
+        TN_CHECK_MSG(ctx,
+                     strcmp(c.name, cases[i].choice) == 0,
+                     "%s, %llu bytes: chose %s, NCCL's model %s",
+                     cases[i].system,
+                     (unsigned long long)cases[i].bytes,
+                     c.name,
+                     cases[i].choice);
+        tn_topology_destroy(t);
+    }
+}
+
+/* channels: 16, one less while S < C x threads x threshold */
+static void
+test_channels(tn_test_ctx* ctx)
+{
+    tn_nccl_system s;
+    tn_nccl_system_of(NULL, 8, &s);
+    /* Simple: 512 threads x 64 B = 32 KiB a channel */
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s, TN_NCCL_RING, TN_NCCL_SIMPLE, 16 * 32768), 16);
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s, TN_NCCL_RING, TN_NCCL_SIMPLE, 16 * 32768 - 1), 15);
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s, TN_NCCL_RING, TN_NCCL_SIMPLE, 5 * 32768), 5);
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s, TN_NCCL_RING, TN_NCCL_SIMPLE, 100), 1);
+    /* LL128: 640 x 8 B; the ring's LL: 512 x 8 x 8 ranks */
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s, TN_NCCL_TREE, TN_NCCL_LL128, 3 * 5120), 3);
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s, TN_NCCL_RING, TN_NCCL_LL, 2 * 32768), 2);
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s, TN_NCCL_TREE, TN_NCCL_LL, 2 * 32768), 16);
+}
+
+/* names: the family, forced choices, errors naming the part */
+static void
+test_names(tn_test_ctx* ctx)
+{
+    tn_nccl_force f;
+    tn_error err;
+    TN_CHECK(ctx, tn_nccl_parse("nccl", &f, &err) == TN_OK && f.algo == TN_NCCL_ALGO_COUNT);
+    TN_CHECK(ctx,
+             tn_nccl_parse("nccl:tree", &f, &err) == TN_OK && f.algo == TN_NCCL_TREE &&
+                 f.proto == TN_NCCL_PROTO_ANY);
+    TN_CHECK(ctx, tn_nccl_parse("nccl:ring:ll128", &f, &err) == TN_OK && f.proto == TN_NCCL_LL128);
+    TN_CHECK(ctx,
+             tn_nccl_parse("nccl:rign", &f, &err) == TN_EINVAL &&
+                 strstr(err.message, "unknown algorithm 'rign'"));
+    TN_CHECK(ctx,
+             tn_nccl_parse("nccl:ring:ll256", &f, &err) == TN_EINVAL &&
+                 strstr(err.message, "unknown protocol 'll256'"));
+    TN_CHECK(ctx, !tn_nccl_is_family("ncclx") && tn_nccl_is_family("nccl:x"));
+    TN_CHECK(ctx, tn_algorithm_find("nccl:tree:simple") == tn_algorithm_find("nccl"));
+    TN_CHECK(ctx, tn_algorithm_find("ncclx") == NULL);
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    r.ranks = 8;
+    r.algorithm = "nccl:nvls";
+    TN_CHECK(ctx,
+             tn_plan_check(NULL, &r, &err) == TN_EUNSUPPORTED &&
+                 strstr(err.message, "not modelled"));
+    r.algorithm = "nccl:tree";
+    r.collective = TN_COLL_ALL_GATHER;
+    TN_CHECK(ctx,
+             tn_plan_check(NULL, &r, &err) == TN_EUNSUPPORTED &&
+                 strstr(err.message, "all-reduce only"));
+    r.collective = TN_COLL_ALL_TO_ALL;
+    r.algorithm = "nccl";
+    TN_CHECK(ctx, tn_plan_check(NULL, &r, &err) == TN_EUNSUPPORTED);
+}
+
+/* The plan of a forced choice and its time in the cost model without a topology (a private
+ * link per rank pair, rate B, latency a): one channel at these sizes, so the ring's
+ * 2(N-1) steps take launch + 2(N-1)(a + hop + wire(S/N) x 8 / B). */
+static void
+test_plan_and_cost(tn_test_ctx* ctx)
+{
+    const struct
+    {
+        const char* name;
+        uint64_t bytes; /* one channel at this size, S / 8 whole lines */
+        uint64_t wire;  /* of S / 8 */
+        double hop, launch;
+    } cases[] = {{"nccl:ring:ll", 32768, 8192, 600, 6600},
+                 {"nccl:ring:ll128", 4800, 640, 1900, 14000},
+                 {"nccl:ring:simple", 32768, 4096, 3400, 8400}};
+
+    const uint32_t N = 8;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+        tn_plan_request r;
+        tn_plan_request_init(&r);
+        r.algorithm = cases[i].name;
+        r.ranks = N;
+        r.bytes = cases[i].bytes;
+        tn_schedule* s = NULL;
+        tn_error err;
+        if (!TN_CHECK_MSG(ctx, tn_plan(NULL, &r, &s, &err) == TN_OK, "%s", err.message))
+            continue;
+        TN_CHECK(ctx, strcmp(tn_schedule_algorithm(s), cases[i].name) == 0);
+        TN_CHECK_EQ(ctx, tn_schedule_chunks(s), 1);
+        tn_nccl_choice c;
+        TN_CHECK(ctx, tn_nccl_choose(NULL, &r, N, &c, &err) == TN_OK);
+        tn_cost_options o;
+        memset(&o, 0, sizeof(o));
+        o.rate_bps = 100000000000ull;
+        o.latency_ns = 500;
+        o.protocol = &c.protocol;
+        tn_cost_result* res = NULL;
+        TN_CHECK(ctx, tn_cost_estimate(s, NULL, NULL, &o, &res, &err) == TN_OK);
+        double expect =
+            cases[i].launch + 2.0 * (N - 1) * (500 + cases[i].hop + cases[i].wire * 8e9 / 1e11);
+        TN_CHECK_NEAR(ctx, res ? res->time_ns : -1, expect, 1e-6 * expect);
+        tn_cost_result_destroy(res);
+        tn_schedule_destroy(s);
+    }
+    /* channels become chunks: 1 MiB Simple on 8 ranks is 16 channels */
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    r.algorithm = "nccl:ring:simple";
+    r.ranks = 8;
+    r.bytes = 1 << 20;
+    tn_schedule* s = NULL;
+    tn_error err;
+    if (TN_CHECK(ctx, tn_plan(NULL, &r, &s, &err) == TN_OK))
+        TN_CHECK_EQ(ctx, tn_schedule_chunks(s), 16);
+    tn_schedule_destroy(s);
+    /* the tree plans as the double binary tree */
+    r.algorithm = "nccl:tree:ll";
+    s = NULL;
+    if (TN_CHECK(ctx, tn_plan(NULL, &r, &s, &err) == TN_OK))
+        TN_CHECK(ctx, strcmp(tn_schedule_algorithm(s), "nccl:tree:ll") == 0);
+    tn_schedule_destroy(s);
+}
+
+/* NCCL's rings on 2 DGX-A100 (8 GPUs, 8 rails): every crossing between servers stays on a
+ * rail (the same GPU on both sides), and each of the 16 channels leaves each server once, on
+ * 16 / 8 = 2 channels a NIC; the plan is a verified all-reduce */
+static void
+test_rail_rings(tn_test_ctx* ctx)
+{
+    tn_topology* t = spec(ctx, "dgx-a100:servers=2");
+    if (!t)
+        return;
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    r.algorithm = "nccl:ring:simple";
+    r.bytes = 64 << 20;
+    tn_schedule* s = NULL;
+    tn_error err;
+    if (!TN_CHECK_MSG(ctx, tn_plan(t, &r, &s, &err) == TN_OK, "%s", err.message))
+    {
+        tn_topology_destroy(t);
+        return;
+    }
+    const uint32_t g = 8, C = tn_schedule_chunks(s);
+    TN_CHECK_EQ(ctx, C, 16);
+    uint32_t off_rail = 0;
+    uint8_t used[2][8][16];
+    memset(used, 0, sizeof(used));
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        if (x->src / g == x->dst / g)
+            continue;
+        off_rail += x->src % g != x->dst % g;
+        used[x->src / g][x->src % g][x->chunk] = 1;
+    }
+    TN_CHECK_EQ(ctx, off_rail, 0);
+    for (uint32_t sv = 0; sv < 2; sv++)
+    {
+        for (uint32_t rail = 0; rail < g; rail++)
+        {
+            uint32_t channels = 0;
+            for (uint32_t c = 0; c < C; c++)
+                channels += used[sv][rail][c];
+            TN_CHECK_MSG(ctx,
+                         channels == C / g,
+                         "server %u rail %u: %u channels cross",
+                         sv,
+                         rail,
+                         channels);
+        }
+    }
+    TN_CHECK_MSG(ctx, tn_verify_schedule(s, t, NULL, &err) == TN_OK, "%s", err.message);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
+/* NCCL's tree on 4 DGX-H100: a chain in each server and a binary tree between the servers'
+ * heads: every transfer between servers joins the heads of one channel (the same GPU: a
+ * rail), each piece crosses 2 (N - 1) edges (N - 1 up, N - 1 down), the plan verifies and its
+ * count is the registry's estimate */
+static void
+test_tree_shape(tn_test_ctx* ctx)
+{
+    tn_topology* t = spec(ctx, "dgx-h100:servers=4");
+    if (!t)
+        return;
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    r.algorithm = "nccl:tree:ll128";
+    r.bytes = 16 << 20;
+    tn_schedule* s = NULL;
+    tn_error err;
+    if (!TN_CHECK_MSG(ctx, tn_plan(t, &r, &s, &err) == TN_OK, "%s", err.message))
+    {
+        tn_topology_destroy(t);
+        return;
+    }
+    const uint32_t g = 8, N = 32, C = tn_schedule_chunks(s);
+    TN_CHECK_EQ(ctx, C, 16);
+    uint32_t off_head = 0, between = 0;
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        const tn_transfer* x = tn_schedule_transfer(s, i);
+        if (x->src / g == x->dst / g)
+            continue;
+        between++;
+        off_head += x->src % g != x->chunk % g || x->dst % g != x->chunk % g;
+    }
+    TN_CHECK_EQ(ctx, off_head, 0);
+    /* 16 MiB / 16 channels = 1 MiB = 2 pieces of 512 KiB; 3 tree edges between 4 servers,
+     * up and down */
+    TN_CHECK_EQ(ctx, between, C * 2 * 3 * 2);
+    TN_CHECK_EQ(ctx, tn_schedule_count(s), C * 2 * 2 * (N - 1));
+    tn_plan_size size;
+    TN_CHECK(ctx, tn_plan_estimate(t, &r, &size, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, size.transfers, tn_schedule_count(s));
+    TN_CHECK_MSG(ctx, tn_verify_schedule(s, t, NULL, &err) == TN_OK, "%s", err.message);
+    tn_schedule_destroy(s);
+    tn_topology_destroy(t);
+}
+
+void
+tn_suite_nccl(tn_test_suite* suite)
+{
+    tn_test_add(suite, "protocol-wire", test_protocol_wire);
+    tn_test_add(suite, "protocol-latency", test_protocol_latency);
+    tn_test_add(suite, "tuner-table", test_tuner_table);
+    tn_test_add(suite, "channels", test_channels);
+    tn_test_add(suite, "names", test_names);
+    tn_test_add(suite, "plan-and-cost", test_plan_and_cost);
+    tn_test_add(suite, "rail-rings", test_rail_rings);
+    tn_test_add(suite, "tree-shape", test_tree_shape);
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""NCCL's model against measured clusters: the rows of doc/nccl-validation.rst, re-run.
+
+For every row of the page's table with a command in its command block, runs
+training-net-nccl-tests all_reduce -b SIZE -e SIZE --mode=flow --algorithm=nccl COMMAND, reads
+the busbw it prints and fails when
+  - the error (ours - measured) / measured passes the goal: 10 % at 64 MiB and above, 25 % at
+    64 KiB and below (a row between the two has no goal and is refused);
+  - the page's "ours" is more than 0.5 % off the run, or its error more than 0.15 points off:
+    the page says what the program prints;
+  - a row the page marks "not run" (a model it lacks) is not refused with one error line naming
+    what is not modelled.
+
+usage: nccl-validation-test.py PROGRAM PAGE DB
+"""
+import os
+import re
+import subprocess
+import sys
+
+UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def table(text):
+    """Rows of the page's first simple table: dicts by header name."""
+    lines = text.splitlines()
+    borders = [i for i, line in enumerate(lines) if re.fullmatch(r"=+( +=+)+", line)]
+    top, head, bottom = borders[0], borders[1], borders[2]
+    spans = [m.span() for m in re.finditer(r"=+", lines[top])]
+
+    def cells(line):
+        out = []
+        for k, (a, b) in enumerate(spans):
+            end = len(line) if k == len(spans) - 1 else b
+            out.append(line[a:end].strip())
+        return out
+
+    names = cells(lines[top + 1])
+    assert head == top + 2, "one header line"
+    return [dict(zip(names, cells(line))) for line in lines[head + 1:bottom] if line.strip()]
+
+
+def commands(text):
+    """The command block: row name -> its arguments."""
+    out = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"   (\S+) +(--\S.*)", line)
+        if m:
+            out[m.group(1)] = m.group(2).split()
+    return out
+
+
+def size_bytes(size):
+    number, unit = size.split()
+    return int(number) * UNITS[unit]
+
+
+def main():
+    program, page, db = sys.argv[1:4]
+    text = open(page, encoding="utf-8").read()
+    rows = table(text)
+    args = commands(text)
+    failures = []
+    checked = 0
+    if os.path.exists(db):
+        os.remove(db)
+    for row in rows:
+        name = row["row"]
+        if name not in args:
+            failures.append(f"{name}: no command in the page's command block")
+            continue
+        size = size_bytes(row["size"])
+        cmd = [program, "all_reduce", "-b", str(size), "-e", str(size), "--mode=flow",
+               "--algorithm=nccl", "--db=" + db] + args[name]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if row["error"] == "not run":
+            lines = [l for l in run.stderr.splitlines() if l.strip()]
+            if run.returncode == 0 or len(lines) != 1 or "not modelled" not in lines[0]:
+                failures.append(f"{name}: expected one error line saying what is not modelled, "
+                                f"got exit {run.returncode}: {run.stderr.strip()}")
+            checked += 1
+            continue
+        if run.returncode != 0:
+            failures.append(f"{name}: exit {run.returncode}: {run.stderr.strip()}")
+            continue
+        busbw = None
+        for line in run.stdout.splitlines():
+            fields = line.split()
+            if fields and fields[0] == str(size):
+                busbw = float(fields[7])
+        if busbw is None:
+            failures.append(f"{name}: no row of {size} bytes in the output")
+            continue
+        measured = float(row["measured"])
+        error = (busbw - measured) / measured * 100
+        goal = 10.0 if size >= 64 << 20 else 25.0 if size <= 64 << 10 else None
+        if goal is None:
+            failures.append(f"{name}: {row['size']} is between 64 KiB and 64 MiB: no goal")
+        elif abs(error) > goal:
+            failures.append(f"{name}: busbw {busbw:.2f} GB/s against {measured} measured: "
+                            f"error {error:+.1f} % passes the goal of {goal:.0f} %")
+        page_ours = float(row["ours"])
+        if abs(page_ours - busbw) > 0.005 * busbw:
+            failures.append(f"{name}: the page says {page_ours}, the run prints {busbw:.2f}")
+        page_error = float(row["error"].replace("%", "").strip())
+        if abs(page_error - error) > 0.15:
+            failures.append(f"{name}: the page's error {page_error:+.1f} % is not the run's "
+                            f"{error:+.1f} %")
+        print(f"{name:12} {row['size']:>8} measured {measured:7.2f} ours {busbw:7.2f} "
+              f"error {error:+5.1f} %")
+        checked += 1
+    if checked == 0:
+        failures.append("no row was checked")
+    for f in failures:
+        print("FAIL " + f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
