@@ -9,8 +9,8 @@
  * tn_tune_rank(topo, request, options, &ranking, err) considers every algorithm of the
  * registry (tn_algorithms(), each once under its registry name, in registry order) that
  * implements request->collective and is not a library's model (tn_algorithm.family: nccl,
- * whose time includes costs the others do not pay); request->algorithm is ignored. For each candidate the
- * request is copied with the candidate's name (and, when request->chunks is 0, the
+ * whose time includes costs the others do not pay); request->algorithm is ignored. For each
+ * candidate the request is copied with the candidate's name (and, when request->chunks is 0, the
  * candidate's tn_algorithm_default_chunks: Themis ranks with its 64 chunk-phases) and
  *  - skipped (not an error) when tn_plan_check refuses it (swing needs power-of-two ranks,
  *    ring2d a 2D torus, hdrm a BiGraph, anything needing a topology when topo is NULL, a

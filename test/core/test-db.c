@@ -282,26 +282,8 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
     int64_t run = -1;
     tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
-    tn_db_collective c = {1,
-                          "all-reduce",
-                          "ring2d",
-                          NULL,
-                          1 << 20,
-                          16,
-                          96,
-                          3,
-                          0,
-                          500,
-                          400,
-                          0,
-                          0,
-                          NULL,
-                          0,
-                          NULL,
-                          0,
-                          NULL,
-                          NULL,
-                          0};
+    tn_db_collective c = {1, "all-reduce", "ring2d", NULL, 1 << 20, 16,   96,   3, 0, 500, 400, 0,
+                          0, NULL,         0,        NULL, 0,       NULL, NULL, 0};
     c.requested_algorithm = "auto";
     c.choice_estimated_ns = 400;
     c.runner_up = "multitree";
@@ -1054,26 +1036,8 @@ test_views(tn_test_ctx* ctx)
         f.ideal_fct_ns = 1000;
         tn_db_add_flow(db, run, &f, &err);
     }
-    tn_db_collective c = {1,
-                          "all-reduce",
-                          "ring",
-                          "ready",
-                          1000,
-                          4,
-                          2,
-                          3,
-                          0,
-                          1000,
-                          800,
-                          1e12,
-                          1.5e12,
-                          NULL,
-                          0,
-                          NULL,
-                          0,
-                          NULL,
-                          NULL,
-                          0};
+    tn_db_collective c = {1,   "all-reduce", "ring", "ready", 1000, 4,    2, 3,    0,    1000,
+                          800, 1e12,         1.5e12, NULL,    0,    NULL, 0, NULL, NULL, 0};
     tn_db_add_collective(db, run, &c, &err);
     tn_db_transfer t1 = {1, 0, 0, 0, 0, 0, 1, 0, 1, 500, 0, 0, 0, 10, 20, 30};
     tn_db_transfer t2 = {1, 1, 0, 1, 0, 1, 0, 1, 0, 500, 1, 0, 30, 40, 50, 90};
