@@ -83,3 +83,57 @@ tn_ids_free(tn_ids* l)
     l->n = 0;
     l->cap = 0;
 }
+
+struct tn_arena_chunk
+{
+    tn_arena_chunk* next;
+    max_align_t data[]; /* aligned for any type */
+};
+
+void*
+tn_arena_alloc(tn_arena* a, size_t bytes)
+{
+    const size_t align = TN_ARENA_ALIGN;
+    const size_t at = (a->used + align - 1) / align * align;
+    if (!a->chunks || at > a->cap || bytes > a->cap - at)
+    {
+        const size_t cap = bytes > TN_ARENA_CHUNK ? bytes : TN_ARENA_CHUNK;
+        tn_arena_chunk* c =
+            cap <= SIZE_MAX - sizeof(tn_arena_chunk) ? malloc(sizeof(tn_arena_chunk) + cap) : NULL;
+        if (!c)
+        {
+            return NULL;
+        }
+        c->next = a->chunks;
+        a->chunks = c;
+        a->used = bytes;
+        a->cap = cap;
+        return c->data;
+    }
+    a->used = at + bytes;
+    return (char*)a->chunks->data + at;
+}
+
+void*
+tn_arena_copy(tn_arena* a, const void* src, size_t bytes)
+{
+    void* p = tn_arena_alloc(a, bytes);
+    if (p && bytes)
+    {
+        memcpy(p, src, bytes);
+    }
+    return p;
+}
+
+void
+tn_arena_free(tn_arena* a)
+{
+    while (a->chunks)
+    {
+        tn_arena_chunk* next = a->chunks->next;
+        free(a->chunks);
+        a->chunks = next;
+    }
+    a->used = 0;
+    a->cap = 0;
+}

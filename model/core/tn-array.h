@@ -63,4 +63,28 @@ tn_sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/*
+ * tn_arena: many small blocks freed together (the names, dependency lists and groups of a
+ * Chakra trace's nodes: one malloc each cost more than the data). Blocks come from chunks
+ * of at least TN_ARENA_CHUNK bytes that never move, so a pointer it gives stays valid until
+ * tn_arena_free. Zero-initialise it ({0}). tn_arena_alloc returns `bytes` bytes aligned to
+ * TN_ARENA_ALIGN (integers and pointers), or NULL when memory runs out (the arena is
+ * unchanged); tn_arena_copy copies `bytes` bytes from src into a new block.
+ */
+#define TN_ARENA_CHUNK 65536
+#define TN_ARENA_ALIGN 8
+
+typedef struct tn_arena_chunk tn_arena_chunk;
+
+typedef struct tn_arena
+{
+    tn_arena_chunk* chunks; /* the newest first */
+    size_t used;            /* bytes used in the newest chunk */
+    size_t cap;             /* its bytes */
+} tn_arena;
+
+void* tn_arena_alloc(tn_arena* a, size_t bytes);
+void* tn_arena_copy(tn_arena* a, const void* src, size_t bytes);
+void tn_arena_free(tn_arena* a);
+
 #endif /* TN_ARRAY_H */

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* groups tn_chakra_add compares a new node's group with: a generated program names the
+ * same few groups (its TP, DP, EP groups) on thousands of nodes */
+#define RECENT_GROUPS 8
+
 struct tn_chakra_trace
 {
     char* name;
@@ -20,6 +24,10 @@ struct tn_chakra_trace
     tn_chakra_node* nodes;
     size_t count;
     size_t cap;
+    tn_arena store; /* the nodes' names, dependency lists and groups */
+    const uint32_t* recent[RECENT_GROUPS];
+    uint32_t recent_count[RECENT_GROUPS];
+    uint32_t recent_next;
 };
 
 int
@@ -39,12 +47,7 @@ tn_chakra_destroy(tn_chakra_trace* trace)
     {
         return;
     }
-    for (size_t i = 0; i < trace->count; i++)
-    {
-        free((char*)trace->nodes[i].name);
-        free((uint32_t*)trace->nodes[i].deps);
-        free((uint32_t*)trace->nodes[i].group);
-    }
+    tn_arena_free(&trace->store);
     free(trace->nodes);
     free(trace->name);
     free(trace->version);
@@ -110,6 +113,28 @@ tn_chakra_create(const char* name, tn_chakra_trace** out, tn_error* err)
     return TN_OK;
 }
 
+/* a copy of group in the trace's store, or a recent node's equal one; NULL: no memory */
+static const uint32_t*
+shared_group(tn_chakra_trace* trace, const uint32_t* group, uint32_t count)
+{
+    for (uint32_t k = 0; k < RECENT_GROUPS; k++)
+    {
+        if (trace->recent[k] && trace->recent_count[k] == count &&
+            memcmp(trace->recent[k], group, count * sizeof(*group)) == 0)
+        {
+            return trace->recent[k];
+        }
+    }
+    const uint32_t* copy = tn_arena_copy(&trace->store, group, count * sizeof(*group));
+    if (copy)
+    {
+        trace->recent[trace->recent_next] = copy;
+        trace->recent_count[trace->recent_next] = count;
+        trace->recent_next = (trace->recent_next + 1) % RECENT_GROUPS;
+    }
+    return copy;
+}
+
 tn_status
 tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err)
 {
@@ -136,28 +161,17 @@ tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err)
     trace->nodes = nodes;
     tn_chakra_node copy = *node;
     copy.id = trace->count;
-    copy.name = copy_text(node->name ? node->name : "");
-    copy.deps = NULL;
-    copy.group = NULL;
-    uint32_t* deps = node->dep_count ? malloc(node->dep_count * sizeof(*deps)) : NULL;
-    uint32_t* group = node->group_count ? malloc(node->group_count * sizeof(*group)) : NULL;
-    if (!copy.name || (node->dep_count && !deps) || (node->group_count && !group))
+    const char* name = node->name ? node->name : "";
+    copy.name = tn_arena_copy(&trace->store, name, strlen(name) + 1);
+    copy.deps =
+        node->dep_count
+            ? tn_arena_copy(&trace->store, node->deps, node->dep_count * sizeof(*node->deps))
+            : NULL;
+    copy.group = node->group_count ? shared_group(trace, node->group, node->group_count) : NULL;
+    if (!copy.name || (node->dep_count && !copy.deps) || (node->group_count && !copy.group))
     {
-        free((char*)copy.name);
-        free(deps);
-        free(group);
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", trace->name);
     }
-    if (deps)
-    {
-        memcpy(deps, node->deps, node->dep_count * sizeof(*deps));
-    }
-    if (group)
-    {
-        memcpy(group, node->group, node->group_count * sizeof(*group));
-    }
-    copy.deps = deps;
-    copy.group = group;
     trace->nodes[trace->count++] = copy;
     return TN_OK;
 }
@@ -279,6 +293,7 @@ typedef struct reader
 {
     const char* file;
     tn_error* err;
+    tn_arena* store; /* the trace's: the nodes' names, groups and dependency lists */
 } reader;
 
 /* The integer attribute `key` of node n in *v (at most max); absent: *v = fallback, or an
@@ -380,7 +395,7 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
                             r->file,
                             (unsigned long long)n->id);
     }
-    uint32_t* ranks = malloc(count * sizeof(*ranks));
+    uint32_t* ranks = tn_arena_alloc(r->store, count * sizeof(*ranks));
     if (!ranks)
     {
         return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
@@ -394,7 +409,6 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
                                                              : (int64_t)a->uint64_list->values[i];
         if (v < 0 || v > UINT32_MAX)
         {
-            free(ranks);
             return tn_error_set(r->err,
                                 TN_EPARSE,
                                 "%s: node %llu: comm_group: %lld is no rank",
@@ -410,7 +424,6 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
         if (ranks[i] == ranks[i - 1])
         {
             const uint32_t twice = ranks[i];
-            free(ranks);
             return tn_error_set(r->err,
                                 TN_EPARSE,
                                 "%s: node %llu: comm_group names rank %u twice",
@@ -542,7 +555,6 @@ read_node(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
     }
     if (s)
     {
-        free((uint32_t*)out->group);
         out->group = NULL;
         return s;
     }
@@ -551,10 +563,10 @@ read_node(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
     {
         return tn_error_set(r->err, TN_EPARSE, "%s: node %llu: too many dependencies", r->file, id);
     }
-    out->name = copy_string(n->name ? n->name : "");
+    const char* name = n->name ? n->name : "";
+    out->name = tn_arena_copy(r->store, name, strlen(name) + 1);
     if (!out->name)
     {
-        free((uint32_t*)out->group);
         out->group = NULL;
         return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
     }
@@ -598,7 +610,7 @@ resolve(const reader* r,
     {
         return TN_OK;
     }
-    uint32_t* deps = malloc(count * sizeof(*deps));
+    uint32_t* deps = tn_arena_alloc(r->store, count * sizeof(*deps));
     if (!deps)
     {
         return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
@@ -610,7 +622,6 @@ resolve(const reader* r,
         const int64_t index = index_of(map, n_nodes, id);
         if (index < 0)
         {
-            free(deps);
             return tn_error_set(r->err,
                                 TN_EPARSE,
                                 "%s: node %llu: %s dependency %llu names no node",
@@ -796,13 +807,14 @@ tn_chakra_parse(const uint8_t* data,
         return tn_error_set(err, TN_EINVAL, "tn_chakra_parse: %s is NULL", out ? "data" : "out");
     }
     *out = NULL;
-    reader r = {name ? name : "<trace>", err};
+    reader r = {name ? name : "<trace>", err, NULL};
     tn_chakra_trace* t = calloc(1, sizeof(*t));
     if (!t || !(t->name = copy_string(r.file)))
     {
         free(t);
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", r.file);
     }
+    r.store = &t->store;
     ChakraProtoMsg__Node** msgs = NULL;
     size_t msg_cap = 0;
     id_index* map = NULL;

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void
 test_doubles_from_initial(tn_test_ctx* ctx)
@@ -99,6 +100,41 @@ test_saturating(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_sat_add(40, 2), 42);
 }
 
+/* The arena's blocks are aligned, keep their bytes while later ones come (no chunk moves),
+ * a block larger than a chunk gets its own, and free leaves it empty and reusable. */
+static void
+test_arena(tn_test_ctx* ctx)
+{
+    tn_arena a = {0};
+    unsigned char* blocks[3000];
+    size_t sizes[3000];
+    for (size_t i = 0; i < 3000; i++)
+    {
+        sizes[i] = i == 1500 ? 3 * TN_ARENA_CHUNK : 1 + i % 37;
+        blocks[i] = tn_arena_alloc(&a, sizes[i]);
+        TN_REQUIRE(ctx, blocks[i] != NULL);
+        TN_CHECK_EQ(ctx, (uintptr_t)blocks[i] % TN_ARENA_ALIGN, 0u);
+        memset(blocks[i], (int)(i % 251), sizes[i]);
+    }
+    size_t wrong = 0;
+    for (size_t i = 0; i < 3000; i++)
+    {
+        for (size_t k = 0; k < sizes[i]; k++)
+        {
+            wrong += blocks[i][k] != (unsigned char)(i % 251);
+        }
+    }
+    TN_CHECK_EQ(ctx, wrong, 0u);
+    const uint32_t ids[] = {7, 8, 9};
+    const uint32_t* copy = tn_arena_copy(&a, ids, sizeof(ids));
+    TN_REQUIRE(ctx, copy != NULL);
+    TN_CHECK(ctx, copy != ids && memcmp(copy, ids, sizeof(ids)) == 0);
+    tn_arena_free(&a);
+    TN_CHECK(ctx, a.chunks == NULL && a.used == 0 && a.cap == 0);
+    TN_CHECK(ctx, tn_arena_alloc(&a, 16) != NULL);
+    tn_arena_free(&a);
+}
+
 void
 tn_suite_array(tn_test_suite* suite)
 {
@@ -106,4 +142,5 @@ tn_suite_array(tn_test_suite* suite)
     tn_test_add(suite, "overflow-fails-cleanly", test_overflow_fails_cleanly);
     tn_test_add(suite, "id-list", test_id_list);
     tn_test_add(suite, "saturating", test_saturating);
+    tn_test_add(suite, "arena", test_arena);
 }
