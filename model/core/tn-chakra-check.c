@@ -439,7 +439,7 @@ translate_differs(const tn_chakra_node* x,
         return "comm_group";
     }
     if (x->dep_count != y->dep_count || x->data_dep_count != y->data_dep_count ||
-        memcmp(x->deps, y->deps, x->dep_count * sizeof(*x->deps)) != 0)
+        (x->dep_count && memcmp(x->deps, y->deps, x->dep_count * sizeof(*x->deps)) != 0))
     {
         return "dependencies";
     }
