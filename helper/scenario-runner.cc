@@ -693,14 +693,16 @@ ScenarioRunner::Summarize(const std::string& path,
     // A run-time scheduled operation (scheduler 'run-time', StatsHelper::AddScheduledCollective)
     // is listed, its chunk-phase sub-collectives are not: Run creates the planned collectives
     // first, so every other row after the first scheduled operation's id is a sub-collective.
+    // The first such id is looked up once per run (?1, not c.run_id: a correlated subquery
+    // scanned the run's rows for each row, an hour for an LLM run's 324,624 collectives).
     const std::string notPhase =
         " AND (c.scheduler IS 'run-time' OR c.collective_id < coalesce((SELECT"
-        " min(o.collective_id) FROM collective o WHERE o.run_id = c.run_id"
+        " min(o.collective_id) FROM collective o WHERE o.run_id = ?1"
         " AND o.scheduler = 'run-time'), c.collective_id + 1))";
     Query colls(db,
                 ("SELECT collective_id, op, algorithm, bytes, participants, duration_ns,"
                  " algbw_Bps, busbw_Bps, vs_estimate FROM collective_summary c"
-                 " WHERE run_id = ?" +
+                 " WHERE run_id = ?1" +
                  notPhase + " ORDER BY collective_id")
                     .c_str());
     if (!runs.Ok() || !colls.Ok())
