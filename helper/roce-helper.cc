@@ -165,8 +165,12 @@ RoceHelper::Check(const tn_topology* topo) const
     {
         tn_symmetry* symmetry = nullptr;
         tn_error err;
+        // the period the fabric will get, however it was given (SetSymmetricPeriod,
+        // SetFlowNetworkAttribute or a default of ns3::FlowNetwork::SymmetricPeriod)
+        UintegerValue period;
+        m_flowNetworkFactory.Create<FlowNetwork>()->GetAttribute("SymmetricPeriod", period);
         if (tn_symmetry_create(topo, &symmetry, &err) != TN_OK ||
-            tn_symmetry_set_period(symmetry, m_symmetricPeriod, &err) != TN_OK)
+            tn_symmetry_set_period(symmetry, uint32_t(period.Get()), &err) != TN_OK)
         {
             tn_symmetry_destroy(symmetry);
             return std::string("mode flow-symmetric: ") + err.message;
@@ -534,7 +538,7 @@ RoceHelper::Install(const tn_topology* topo)
 void
 RoceHelper::SetSymmetricPeriod(uint32_t period)
 {
-    m_symmetricPeriod = period;
+    m_flowNetworkFactory.Set("SymmetricPeriod", UintegerValue(period));
 }
 
 void
@@ -544,7 +548,6 @@ RoceHelper::InstallFlow(const tn_topology* topo, RoceFabricNodes& f)
     if (m_mode == FLOW_SYMMETRIC)
     {
         m_flowNetwork->SetAttribute("Symmetric", BooleanValue(true));
-        m_flowNetwork->SetAttribute("SymmetricPeriod", UintegerValue(m_symmetricPeriod));
     }
     if (!m_flowNetworkSeedSet)
     {

@@ -321,7 +321,6 @@ class RoceHelper : public RoceLinkHelper
     RoceFabricNodes m_fabric;                       //!< last Install
     std::vector<Ptr<RdmaTransport>> m_nics;         //!< transports by rank
     Mode m_mode{PACKET};                            //!< level of Install
-    uint32_t m_symmetricPeriod{1};                  //!< SetSymmetricPeriod
     ObjectFactory m_flowNetworkFactory;             //!< flow level
     Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
     Ptr<PfcDeadlockWatch> m_deadlockWatch;          //!< last packet-level Install

@@ -412,6 +412,16 @@ class LlmSymmetricTestCase : public TestCase
             NS_TEST_EXPECT_MSG_NE(RunLlm(s, spec, "flow-symmetric", true, 3).error.find("period 3"),
                                   std::string::npos,
                                   "a period the topology has not");
+            // however the period comes, Check refuses it before the fabric is built
+            tn_topology* topo = nullptr;
+            NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec(spec.c_str(), &topo, &err), TN_OK, spec);
+            RoceHelper byAttribute;
+            byAttribute.SetMode(RoceHelper::FLOW_SYMMETRIC);
+            byAttribute.SetFlowNetworkAttribute("SymmetricPeriod", UintegerValue(3));
+            NS_TEST_EXPECT_MSG_NE(byAttribute.Check(topo).find("period 3"),
+                                  std::string::npos,
+                                  "FlowNetwork::SymmetricPeriod given as an attribute");
+            tn_topology_destroy(topo);
         }
     }
 };

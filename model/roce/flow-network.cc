@@ -136,7 +136,8 @@ FlowNetwork::Build(const tn_topology* topo)
     NS_ABORT_MSG_IF(m_symmetric && tn_symmetry_create(m_topo, &m_symmetry, &err) != TN_OK,
                     "FlowNetwork::Symmetric: topology " << tn_topology_name(topo) << ": "
                                                         << err.message);
-    // internal invariant: RoceHelper::Check refuses a period the topology does not have
+    // internal invariant: RoceHelper::Check refuses a period the topology does not have, however
+    // it was given
     NS_ABORT_MSG_IF(m_symmetry && tn_symmetry_set_period(m_symmetry, m_period, &err) != TN_OK,
                     "FlowNetwork::SymmetricPeriod: " << err.message);
     // internal invariant: only allocation can fail here: routes of a validated, connected topology
