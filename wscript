@@ -207,6 +207,7 @@ helper_sources = [
     'helper/scenario-config.cc',
     'helper/scenario-runner.cc',
     'helper/scenario-tables.cc',
+    'helper/scenario-jobs.cc',
     'helper/training-helper.cc',
     'helper/stats-helper.cc',
     'helper/study-topology.cc',

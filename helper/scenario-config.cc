@@ -173,6 +173,15 @@ CheckAttribute(const PointReader& r,
 
 using namespace scenario;
 
+/// A key whose value is a list (a [[job]]'s npus), not a sweep of its values.
+static bool
+IsListKey(const std::string& path)
+{
+    const std::string suffix = "].npus";
+    return path.rfind("job[", 0) == 0 && path.size() > suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 void
 ScenarioConfig::Impl::FindAxes(const toml::table& t,
                                const std::string& prefix,
@@ -192,7 +201,7 @@ ScenarioConfig::Impl::FindAxes(const toml::table& t,
             continue;
         }
         auto arr = v.as_array();
-        if (!arr)
+        if (!arr || IsListKey(path))
         {
             continue;
         }
@@ -334,17 +343,18 @@ SetNode(ScenarioConfig::Impl& cfg,
         int64_t index = -1;
         if (!SplitIndex(key.substr(0, dot), &name, &index))
         {
-            *error = where + "'" + key + "' is not a key (table.key or collective[N].key)";
+            *error =
+                where + "'" + key + "' is not a key (table.key, collective[N].key or job[N].key)";
             return false;
         }
         leaf = key.substr(dot + 1);
         toml::node* n = cfg.root.get(name);
-        if (name == "collective")
+        if (name == "collective" || name == "job")
         {
             toml::array* list = n ? n->as_array() : nullptr;
             if (!list || !list->is_array_of_tables() || list->empty())
             {
-                *error = where + "the scenario has no [[collective]] to set '" + leaf + "' in";
+                *error = where + "the scenario has no [[" + name + "]] to set '" + leaf + "' in";
                 return false;
             }
             for (size_t i = 0; i < list->size(); i++)
@@ -356,7 +366,7 @@ SetNode(ScenarioConfig::Impl& cfg,
             }
             if (targets.empty())
             {
-                *error = where + "there is no collective[" + std::to_string(index) + "] (the " +
+                *error = where + "there is no " + name + "[" + std::to_string(index) + "] (the " +
                          "scenario has " + std::to_string(list->size()) + ")";
                 return false;
             }
@@ -365,7 +375,7 @@ SetNode(ScenarioConfig::Impl& cfg,
         {
             if (index >= 0)
             {
-                *error = where + "only [[collective]] takes an index";
+                *error = where + "only [[collective]] and [[job]] take an index";
                 return false;
             }
             if (!n)

@@ -61,6 +61,24 @@ struct ScenarioCollective
     }
 };
 
+struct ScenarioPoint;
+
+/**
+ * \ingroup training-net
+ * \brief One of several training jobs on one fabric ([[job]] in a scenario file).
+ */
+struct ScenarioJob
+{
+    uint32_t id{0};             //!< 1, 2, ...: the [[job]] tables' order (the database's job_id)
+    std::string name;           //!< its name (default "job<id>")
+    std::vector<uint32_t> npus; //!< topology NPU ranks, rank r of the job on npus[r]
+    std::string placement;      //!< "list" (npus given), "packed", "spread" or "random"
+    uint64_t startNs{0};        //!< when it starts
+    /// What it runs: the [training] keys of the job's table, read by the same reader (the
+    /// workload fields, iterations, algorithm, scheduler of a ScenarioPoint)
+    std::shared_ptr<ScenarioPoint> training;
+};
+
 /**
  * \ingroup training-net
  * \brief One fully resolved run of a scenario: a sweep point, validated.
@@ -110,6 +128,11 @@ struct ScenarioPoint
     uint32_t trainingChunks{TN_THEMIS_DEFAULT_CHUNKS}; //!< [training] chunks of a scheduled op
     uint32_t trainingActive{1};                        //!< [training] its active phases per dim
     std::string paramsJson;                            //!< every resolved key, for the run row
+    std::vector<ScenarioJob> jobs; //!< [[job]]: several jobs on one fabric (or empty)
+    bool isolate{false};           //!< [[job]]: run each job alone too (its baseline)
+    /// A baseline of isolate = true: this point is job `alone` (1, 2, ...) of the point run
+    /// alone (ScenarioRunner runs it before the jobs together; 0: not a baseline)
+    uint32_t alone{0};
 };
 
 /**

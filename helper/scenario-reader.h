@@ -481,6 +481,50 @@ class TopologyCache
     std::map<std::string, tn_topology*> m_topos;
 };
 
+/// What the readers of one point share: the point they fill and what earlier readers resolved.
+struct PointContext
+{
+    PointReader& r;
+    ScenarioPoint& p;
+    const ScenarioConfig::Impl& cfg;
+    TableReader& top; //!< the top level: a reader marks its table's key known there
+    TopologyCache* topologies;
+    uint32_t ranks;                //!< MPI ranks of this run (DistributedHelper::GetSize)
+    const tn_topology* t{nullptr}; //!< the topology, once [topology] is read
+    /// The table the training reader reads: "training", or "job[N]" for one of several jobs
+    std::string training{"training"};
+    uint32_t npus{0};                 //!< the NPUs the training runs on (0: the topology's)
+    std::vector<std::string> jobKeys; //!< a [[job]]'s own keys, known to the training reader
+
+    /// "training.KEY" (or "job[N].KEY"): a key of the table the training reader reads
+    std::string Key(const std::string& key) const
+    {
+        return training + "." + key;
+    }
+
+    /// the NPUs the training runs on
+    uint32_t Npus() const
+    {
+        return npus ? npus : tn_topology_npu_count(t);
+    }
+
+    /// The root's table `name` (null when absent; another type fails), known to the top level.
+    const toml::table* Table(const std::string& name)
+    {
+        const toml::table* table = SubTable(r, cfg.root, name);
+        top.Known(name);
+        return table;
+    }
+};
+
+/// [training] (ctx.training: or a [[job]]'s table): what runs on ctx.Npus() NPUs, its workload
+/// read and checked (scenario-tables.cc).
+void ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable);
+
+/// [[job]]: several jobs on one fabric, each placed on its NPUs and read by ReadTrainingTable
+/// (scenario-jobs.cc); `isolate` is the top level's.
+void ReadJobTables(PointContext& ctx, const toml::node* jobNode, const toml::node* isolate);
+
 /// One point of the scenario (a choice for every sweep list), read and checked table by table.
 ScenarioPoint ReadPoint(const ScenarioConfig::Impl& cfg,
                         const std::map<const toml::node*, size_t>& choice,

@@ -165,8 +165,17 @@ struct PointRun
     /// By [[collective]] index: a planned collective or one scheduled at run time.
     std::vector<Ptr<Collective>> made;
     std::vector<Ptr<ThemisCollective>> scheduled;
-    Ptr<TrainingJob> job;
-    TrainingHelper training;
+
+    /// A training job of the run: the [training] table's, or one of several [[job]]s.
+    struct Job
+    {
+        const ScenarioPoint* what{nullptr}; //!< its training keys
+        const ScenarioJob* placed{nullptr}; //!< [[job]]: its NPUs and start (null: [training])
+        std::unique_ptr<TrainingHelper> training{std::make_unique<TrainingHelper>()};
+        Ptr<TrainingJob> job;
+    };
+
+    std::vector<Job> jobs;
     StatsHelper stats;
     Ptr<StatsRecorder> recorder;
     Time estimatedEnd{Seconds(0)}; //!< the cost model's end of the planned collectives
@@ -252,24 +261,29 @@ MakeCollectives(PointRun& run, std::string* error)
     return true;
 }
 
-/// The [training] job, when the point has one.
+/// Install one training job: the [training] table's (npus empty: every NPU, an LLM's own
+/// placement) or a [[job]]'s on its NPUs.
 bool
-MakeTrainingJob(PointRun& run, std::string* error)
+InstallJob(PointRun& run, PointRun::Job& j, std::string* error)
 {
-    const ScenarioPoint& p = run.p;
-    if (p.workload.empty() && p.chakra.empty() && p.simai.empty() && !p.llm)
-    {
-        return true;
-    }
-    TrainingHelper& training = run.training;
+    const ScenarioPoint& p = *j.what;
+    TrainingHelper& training = *j.training;
     training.SetJobAttribute("Iterations", UintegerValue(p.iterations));
     training.SetJobAttribute("Overlap", BooleanValue(p.overlap));
     training.SetAlgorithm(TN_COLL_ALL_REDUCE, p.trainingAlgorithm);
     training.SetJobAttribute("Scheduler", StringValue(p.trainingScheduler));
     training.SetJobAttribute("ThemisChunks", UintegerValue(p.trainingChunks));
     training.SetJobAttribute("ThemisActive", UintegerValue(p.trainingActive));
+    const uint32_t npus =
+        j.placed ? uint32_t(j.placed->npus.size()) : tn_topology_npu_count(run.topo);
+    if (j.placed)
+    {
+        training.SetNpus(j.placed->npus);
+    }
+    // the model-parallel group: the first dimension's size, when it divides the job's NPUs
     uint32_t group = p.modelGroup;
-    if (group == 0 && tn_topology_dim_count(run.topo) > 0)
+    if (group == 0 && tn_topology_dim_count(run.topo) > 0 &&
+        npus % tn_topology_dim(run.topo, 0)->size == 0)
     {
         group = tn_topology_dim(run.topo, 0)->size;
     }
@@ -280,25 +294,54 @@ MakeTrainingJob(PointRun& run, std::string* error)
         {
             training.LoadLlm(desc.model, desc.gpu, desc.training, desc.layout);
             training.SetRankPlacement(p.llmPlacement);
-            run.job = training.Install(run.collectives, run.npus, 0, error);
+            j.job = training.Install(run.collectives, run.npus, 0, error);
         }
     }
     else if (!p.simai.empty())
     {
         if (training.LoadSimai(p.simai, error))
         {
-            run.job = training.Install(run.collectives, run.npus, 0, error);
+            j.job = training.Install(run.collectives, run.npus, 0, error);
         }
     }
     else if (p.chakra.empty() ? training.Load(p.workload, error)
                               : training.LoadChakra(p.chakra, error))
     {
-        run.job = training.Install(run.collectives, run.npus, group, error);
+        j.job = training.Install(run.collectives, run.npus, group, error);
     }
-    if (!run.job)
+    if (!j.job)
     {
-        *error = "training: " + *error;
+        *error = (j.placed ? "job " + j.placed->name : std::string("training")) + ": " + *error;
         return false;
+    }
+    return true;
+}
+
+/// The [training] job or the [[job]]s, when the point has them.
+bool
+MakeTrainingJobs(PointRun& run, std::string* error)
+{
+    const ScenarioPoint& p = run.p;
+    if (!p.jobs.empty())
+    {
+        run.jobs.resize(p.jobs.size());
+        for (size_t k = 0; k < p.jobs.size(); k++)
+        {
+            run.jobs[k].what = p.jobs[k].training.get();
+            run.jobs[k].placed = &p.jobs[k];
+        }
+    }
+    else if (!p.workload.empty() || !p.chakra.empty() || !p.simai.empty() || p.llm)
+    {
+        run.jobs.resize(1);
+        run.jobs[0].what = &p;
+    }
+    for (PointRun::Job& j : run.jobs)
+    {
+        if (!InstallJob(run, j, error))
+        {
+            return false;
+        }
     }
     return true;
 }
@@ -348,9 +391,11 @@ RunCost(const PointRun& run, std::string* origin)
             cost = std::max(cost, start + run.made[i]->GetEstimatedTime());
         }
     }
-    if (run.job)
+    for (const PointRun::Job& j : run.jobs)
     {
-        cost = std::max(cost, run.training.GetCostBound(run.topo, run.npus, p.iterations));
+        const Time start = NanoSeconds(j.placed ? j.placed->startNs : 0);
+        cost = std::max(cost,
+                        start + j.training->GetCostBound(run.topo, run.npus, j.what->iterations));
         *origin = "the plan's cost (the workload's compute and collective bytes)";
     }
     return cost;
@@ -360,7 +405,7 @@ RunCost(const PointRun& run, std::string* origin)
 /// plan's cost: the cost model's end of the planned collectives, a bound of the bytes of
 /// those scheduled at run time and of the training job.
 void
-StartWork(PointRun& run)
+StartWork(PointRun& run, const std::vector<int64_t>& aloneRuns)
 {
     const ScenarioPoint& p = run.p;
     for (const Ptr<ThemisCollective>& c : run.scheduled)
@@ -370,11 +415,33 @@ StartWork(PointRun& run)
             run.stats.AddScheduledCollective(c); // its row: scheduler 'run-time'
         }
     }
-    if (run.job)
+    for (size_t k = 0; k < run.jobs.size(); k++)
     {
-        run.stats.AddTrainingJob(run.job);
-        run.stats.AddLlmPlacement(run.training, run.npus);
-        run.job->Start();
+        const PointRun::Job& j = run.jobs[k];
+        if (j.placed)
+        {
+            std::string npus;
+            for (uint32_t n : j.placed->npus)
+            {
+                npus += (npus.empty() ? "" : ",") + std::to_string(n);
+            }
+            tn_db_job row{};
+            row.job = j.placed->id;
+            row.name = j.placed->name.c_str();
+            row.npus = npus.c_str();
+            row.placement = j.placed->placement.c_str();
+            row.start_ns = int64_t(j.placed->startNs);
+            row.alone_run_id = k < aloneRuns.size() ? aloneRuns[k] : 0;
+            run.stats.AddJob(row, j.placed->npus, run.topo);
+        }
+        run.stats.AddTrainingJob(j.job);
+        if (!j.placed)
+        {
+            run.stats.AddLlmPlacement(*j.training, run.npus);
+        }
+        Simulator::Schedule(NanoSeconds(j.placed ? j.placed->startNs : 0),
+                            &TrainingJob::Start,
+                            j.job);
     }
     for (size_t i = 0; i < run.made.size(); i++)
     {
@@ -398,9 +465,14 @@ StartWork(PointRun& run)
 double
 FractionDone(const PointRun& run)
 {
-    if (run.job)
+    if (!run.jobs.empty())
     {
-        return std::min(0.99, double(run.job->GetIterations(0).size()) / run.p.iterations);
+        double done = 1;
+        for (const PointRun::Job& j : run.jobs)
+        {
+            done = std::min(done, double(j.job->GetIterations(0).size()) / j.what->iterations);
+        }
+        return std::min(0.99, done);
     }
     const bool scheduledNone = std::none_of(run.scheduled.begin(),
                                             run.scheduled.end(),
@@ -473,30 +545,34 @@ CheckResults(PointRun& run, uint64_t* endNs, std::string* error)
         }
         *endNs = std::max<uint64_t>(*endNs, run.made[i]->GetEndTime().GetNanoSeconds());
     }
-    if (run.job)
+    for (const PointRun::Job& j : run.jobs)
     {
         // over MPI ranks each rank ran its own NPUs: the job is complete when it is on
         // every rank, and ends at the last iteration end of any rank
-        const bool jobComplete = DistributedHelper::AllOf(run.job->IsComplete());
+        const std::string which =
+            j.placed ? "the training job " + j.placed->name : std::string("the training job");
+        const bool jobComplete = DistributedHelper::AllOf(j.job->IsComplete());
         complete = complete && jobComplete;
         if (!jobComplete && error->empty())
         {
             // the job stopped the run (a collective it could not create), else it ran out
-            *error = run.job->GetError().empty() ? "the training job did not complete"
-                                                 : "the training job: " + run.job->GetError();
+            *error = j.job->GetError().empty() ? which + " did not complete"
+                                               : which + ": " + j.job->GetError();
         }
-        if (const uint64_t held = DistributedHelper::SumAll(run.job->GetHeldMessages()))
+        if (const uint64_t held = DistributedHelper::SumAll(j.job->GetHeldMessages()))
         {
             complete = false;
             if (error->empty())
             {
-                *error = "the training job: " + std::to_string(held) +
+                *error = which + ": " + std::to_string(held) +
                          " messages named collectives never created at their receivers";
             }
         }
-        for (uint32_t r = 0; r < run.npus.GetEndpoints().size(); r++)
+        const uint32_t ranks =
+            j.placed ? uint32_t(j.placed->npus.size()) : uint32_t(run.npus.GetEndpoints().size());
+        for (uint32_t r = 0; r < ranks; r++)
         {
-            for (const auto& it : run.job->GetIterations(r))
+            for (const auto& it : j.job->GetIterations(r))
             {
                 *endNs = std::max<uint64_t>(*endNs, it.end.GetNanoSeconds());
             }
@@ -516,6 +592,26 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
     ScenarioResult result;
     result.status = "error";
     auto wallStart = std::chrono::steady_clock::now();
+    // isolate = true: each job alone first, as runs of their own in the same database, so
+    // that the jobs' rows name the run that is their baseline (view job_slowdown)
+    std::vector<int64_t> aloneRuns;
+    for (size_t k = 0; p.isolate && k < p.jobs.size(); k++)
+    {
+        ScenarioPoint alone = p;
+        alone.jobs = {p.jobs[k]};
+        alone.isolate = false;
+        alone.alone = p.jobs[k].id;
+        alone.name = p.name + ":" + p.jobs[k].name + "-alone";
+        alone.paramsJson.insert(alone.paramsJson.size() - 1,
+                                ",\"alone\":" + std::to_string(p.jobs[k].id));
+        ScenarioResult baseline = DoRun(alone, db, path);
+        if (baseline.status != "ok")
+        {
+            baseline.error = "job " + p.jobs[k].name + " alone: " + baseline.error;
+            return baseline;
+        }
+        aloneRuns.push_back(baseline.runId);
+    }
 
     RngSeedManager::SetSeed(p.seed);
     RngSeedManager::SetRun(p.run);
@@ -535,7 +631,7 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
         return result;
     }
     // Plans and jobs first: one that cannot be made leaves no run row.
-    if (!MakeCollectives(run, &result.error) || !MakeTrainingJob(run, &result.error))
+    if (!MakeCollectives(run, &result.error) || !MakeTrainingJobs(run, &result.error))
     {
         run.Abandon();
         return result;
@@ -564,7 +660,7 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
     {
         m_runStarted(result.runId);
     }
-    StartWork(run);
+    StartWork(run, aloneRuns);
 
     std::unique_ptr<ProgressTicker> ticker;
     if (m_progress && !distributed)

@@ -34,26 +34,6 @@ namespace scenario
 namespace
 {
 
-/// What the readers of one point share: the point they fill and what earlier readers resolved.
-struct PointContext
-{
-    PointReader& r;
-    ScenarioPoint& p;
-    const ScenarioConfig::Impl& cfg;
-    TableReader& top; //!< the top level: a reader marks its table's key known there
-    TopologyCache* topologies;
-    uint32_t ranks;                //!< MPI ranks of this run (DistributedHelper::GetSize)
-    const tn_topology* t{nullptr}; //!< the topology, once [topology] is read
-
-    /// The root's table `name` (null when absent; another type fails), known to the top level.
-    const toml::table* Table(const std::string& name)
-    {
-        const toml::table* table = SubTable(r, cfg.root, name);
-        top.Known(name);
-        return table;
-    }
-};
-
 /// Top-level keys: name, seed, run, database, routing, mode, verify.
 void
 ReadTopLevel(PointContext& ctx)
@@ -404,6 +384,7 @@ const TableEntry kTables[] = {
  */
 void
 CheckChakra(PointReader& r,
+            const std::string& key,
             const toml::node* where,
             const std::string& prefix,
             uint32_t npus,
@@ -412,14 +393,14 @@ CheckChakra(PointReader& r,
     if (!tn_chakra_supported())
     {
         r.Fail(where,
-               "training.chakra",
+               key,
                "Chakra traces need protobuf-c, and training-net was built without it "
                "(apt-get install libprotobuf-c-dev, then configure again)");
     }
     if (ranks > 1)
     {
         r.Fail(where,
-               "training.chakra",
+               key,
                "Chakra traces run in one process, not over " + std::to_string(ranks) +
                    " MPI ranks");
     }
@@ -451,7 +432,7 @@ CheckChakra(PointReader& r,
     }
     if (!error.empty())
     {
-        r.Fail(where, "training.chakra", error);
+        r.Fail(where, key, error);
     }
 }
 
@@ -461,6 +442,7 @@ CheckChakra(PointReader& r,
  */
 void
 CheckSimai(PointReader& r,
+           const std::string& key,
            const toml::node* where,
            const std::string& path,
            uint32_t npus,
@@ -469,7 +451,7 @@ CheckSimai(PointReader& r,
     if (ranks > 1)
     {
         r.Fail(where,
-               "training.simai",
+               key,
                "a SimAI workload runs in one process, not over " + std::to_string(ranks) +
                    " MPI ranks");
     }
@@ -478,7 +460,7 @@ CheckSimai(PointReader& r,
     if (tn_simai_load_file(path.c_str(), &wl, &err) != TN_OK ||
         tn_simai_check(wl, npus, &err) != TN_OK)
     {
-        r.Fail(where, "training.simai", err.message);
+        r.Fail(where, key, err.message);
     }
     tn_simai_destroy(wl);
 }
@@ -610,12 +592,12 @@ ReadLlmSymmetric(PointContext& ctx,
     {
         const toml::node* order = r.Resolve(trainingTable->get("order"));
         r.Fail(order ? order : model,
-               "training.order",
+               ctx.Key("order"),
                why + "dp must be the outermost (order = \"tp,ep,pp,dp\")");
     }
     if (placement)
     {
-        r.Fail(placement, "training.placement", why + "rank r runs on NPU r (no placement list)");
+        r.Fail(placement, ctx.Key("placement"), why + "rank r runs on NPU r (no placement list)");
     }
     const uint32_t replica = uint32_t(tn_llm_ranks(&desc.layout) / desc.layout.size[TN_LLM_DIM_DP]);
     RoceHelper fabric;
@@ -656,14 +638,16 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
     s.distributedOptimizer = tr.Bool("distributed_optimizer", false);
     s.order = tr.String("order", "tp,ep,dp,pp");
     tr.Known("placement");
-    const toml::node* placement = r.Resolve(trainingTable->get("placement"));
-    const uint32_t npus = tn_topology_npu_count(ctx.t);
+    // a [[job]]'s placement places the job (its npus give rank r its NPU)
+    const toml::node* placement =
+        ctx.jobKeys.empty() ? r.Resolve(trainingTable->get("placement")) : nullptr;
+    const uint32_t npus = ctx.Npus();
     if (placement)
     {
         const toml::array* list = placement->as_array();
         if (!list)
         {
-            r.Fail(placement, "training.placement", "expected a list of NPU indexes");
+            r.Fail(placement, ctx.Key("placement"), "expected a list of NPU indexes");
         }
         std::vector<bool> taken(npus, false);
         for (const toml::node& item : *list)
@@ -672,7 +656,7 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
             if (npu < 0 || uint64_t(npu) >= npus || taken[npu])
             {
                 r.Fail(&item,
-                       "training.placement",
+                       ctx.Key("placement"),
                        npu < 0 || uint64_t(npu) >= npus
                            ? "expected an NPU index below " + std::to_string(npus)
                            : "NPU " + std::to_string(npu) + " is listed twice");
@@ -683,7 +667,7 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
         if (p.llmPlacement.size() != npus)
         {
             r.Fail(placement,
-                   "training.placement",
+                   ctx.Key("placement"),
                    std::to_string(p.llmPlacement.size()) + " NPUs listed, the system has " +
                        std::to_string(npus));
         }
@@ -709,7 +693,7 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
         const std::string key = error.substr(0, error.find(':'));
         const toml::node* at = r.Resolve(trainingTable->get(key));
         r.Fail(at ? at : r.Resolve(trainingTable->get("model")),
-               "training." + key,
+               ctx.Key(key),
                error.substr(std::min(error.size(), key.size() + 2)));
     }
     if (ok && p.mode == RoceHelper::GetModeName(RoceHelper::FLOW_SYMMETRIC))
@@ -718,6 +702,8 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
     }
     p.installNpus = true;
 }
+
+} // namespace
 
 /// [training]: a workload (text or Chakra traces) on every NPU, its file read and checked.
 void
@@ -728,7 +714,11 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     const ScenarioConfig::Impl& cfg = ctx.cfg;
     const tn_topology* t = ctx.t;
     const uint32_t ranks = ctx.ranks;
-    TableReader tr(r, trainingTable, "training");
+    TableReader tr(r, trainingTable, ctx.training);
+    for (const std::string& key : ctx.jobKeys)
+    {
+        tr.Known(key);
+    }
     const toml::node* wlNode = r.Resolve(trainingTable->get("workload"));
     const toml::node* chakraNode = r.Resolve(trainingTable->get("chakra"));
     const toml::node* modelNode = r.Resolve(trainingTable->get("model"));
@@ -736,12 +726,12 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     if (modelNode && (wlNode || chakraNode || simaiNode))
     {
         r.Fail(modelNode,
-               "training.model",
+               ctx.Key("model"),
                "give model (an LLM), workload, chakra or simai, one of them");
     }
     else if (simaiNode && (wlNode || chakraNode))
     {
-        r.Fail(simaiNode, "training.simai", "give workload, chakra or simai, one of them");
+        r.Fail(simaiNode, ctx.Key("simai"), "give workload, chakra or simai, one of them");
     }
     std::string wl = tr.String("workload", "");
     std::string chakra = tr.String("chakra", "");
@@ -757,7 +747,7 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     if (!wl.empty() && !chakra.empty())
     {
         r.Fail(chakraNode,
-               "training.chakra",
+               ctx.Key("chakra"),
                "give workload (a text workload) or chakra (Chakra traces), not both");
     }
     if (!simai.empty())
@@ -790,7 +780,7 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     if (!p.trainingScheduler.empty() && ranks > 1)
     {
         r.Fail(schedNode,
-               "training.scheduler",
+               ctx.Key("scheduler"),
                "scheduler '" + scheduler +
                    "' schedules at run time, which runs in one process, not over " +
                    std::to_string(ranks) +
@@ -799,22 +789,22 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     else if (!p.trainingScheduler.empty() && tn_topology_dim_count(t) == 0)
     {
         r.Fail(schedNode,
-               "training.scheduler",
+               ctx.Key("scheduler"),
                "scheduler '" + scheduler + "' needs a topology with dimensions (a hier: system)");
     }
     tn_error err{};
     if (!p.simai.empty())
     {
-        CheckSimai(r, simaiNode, p.simai, tn_topology_npu_count(t), ranks);
+        CheckSimai(r, ctx.Key("simai"), simaiNode, p.simai, ctx.Npus(), ranks);
     }
     else if (!p.chakra.empty())
     {
-        CheckChakra(r, chakraNode, p.chakra, tn_topology_npu_count(t), ranks);
+        CheckChakra(r, ctx.Key("chakra"), chakraNode, p.chakra, ctx.Npus(), ranks);
     }
     else if (p.llm && ranks > 1)
     {
         r.Fail(modelNode,
-               "training.model",
+               ctx.Key("model"),
                "an LLM program runs in one process, not over " + std::to_string(ranks) +
                    " MPI ranks");
     }
@@ -823,19 +813,22 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
         tn_workload* w = nullptr;
         if (tn_workload_load_file(p.workload.c_str(), &w, &err) != TN_OK)
         {
-            r.Fail(wlNode, "training.workload", err.message);
+            r.Fail(wlNode, ctx.Key("workload"), err.message);
         }
         tn_workload_destroy(w);
     }
     if (tn_tune_algorithm_check(p.trainingAlgorithm.c_str(), &err) != TN_OK)
     {
-        r.Fail(algNode, "training.algorithm", err.message);
+        r.Fail(algNode, ctx.Key("algorithm"), err.message);
     }
     p.installNpus = true;
 }
 
-/// What runs: exactly one of [[collective]] and [training]. A new kind (such as [[job]]) is one
-/// more table here, exclusive with the others, and one more reader above.
+namespace
+{
+
+/// What runs: exactly one of [[collective]], [training] and [[job]]. A new kind is one more
+/// table here, exclusive with the others, and one more reader.
 void
 ReadWhatRuns(PointContext& ctx)
 {
@@ -844,15 +837,32 @@ ReadWhatRuns(PointContext& ctx)
     TableReader& top = ctx.top;
     const toml::node* collNode = cfg.root.get("collective");
     top.Known("collective");
+    const toml::node* jobNode = cfg.root.get("job");
+    top.Known("job");
+    top.Known("isolate");
     const toml::table* trainingTable = ctx.Table("training");
     top.Known("test");
     top.Done();
-    if (!collNode == !trainingTable)
+    const int kinds = (collNode ? 1 : 0) + (trainingTable ? 1 : 0) + (jobNode ? 1 : 0);
+    if (kinds != 1)
     {
-        r.Fail(collNode,
-               collNode ? "collective" : "",
-               collNode ? "give [[collective]] or [training], not both"
-                        : "nothing to run: add [[collective]] tables or a [training] table");
+        const toml::node* at = jobNode ? jobNode : collNode;
+        r.Fail(at,
+               jobNode    ? "job"
+               : collNode ? "collective"
+                          : "",
+               kinds ? "give [[collective]], [training] or [[job]], one of them"
+                     : "nothing to run: add [[collective]] tables, a [training] table or [[job]] "
+                       "tables");
+    }
+    if (jobNode)
+    {
+        ReadJobTables(ctx, jobNode, r.Resolve(cfg.root.get("isolate")));
+        return;
+    }
+    if (const toml::node* isolate = r.Resolve(cfg.root.get("isolate")))
+    {
+        r.Fail(isolate, "isolate", "runs [[job]] tables alone; this scenario has none");
     }
     if (collNode)
     {

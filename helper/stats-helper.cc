@@ -456,6 +456,79 @@ StatsHelper::AddTrainingJob(Ptr<TrainingJob> job)
 }
 
 void
+StatsHelper::AddJob(const tn_db_job& row,
+                    const std::vector<uint32_t>& npus,
+                    const tn_topology* topo)
+{
+    NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    m_recorder->WriteJob(row);
+    std::vector<uint32_t> nodes;
+    for (uint32_t npu : npus)
+    {
+        nodes.push_back(tn_topology_npu_node(topo, npu));
+        m_recorder->SetJobOfNode(nodes.back(), row.job);
+    }
+    if (npus.size() < 2 || npus.size() > MAX_JOB_PORT_NPUS)
+    {
+        return;
+    }
+    tn_routes_options options{};
+    options.dest_nodes = nodes.data();
+    options.dest_count = uint32_t(nodes.size());
+    tn_routes* routes = nullptr;
+    tn_error err{};
+    if (tn_routes_create(topo, &options, &routes, &err) != TN_OK)
+    {
+        NS_LOG_WARN("job " << row.job << ": no ports recorded: " << err.message);
+        return;
+    }
+    // the out-links of every shortest path from each NPU of the job to each other one: a walk
+    // of the next-hop DAG toward each destination, each node once per destination
+    std::vector<bool> used(tn_topology_link_count(topo), false);
+    std::vector<uint32_t> hops;
+    std::vector<uint32_t> seen(tn_topology_node_count(topo), UINT32_MAX);
+    for (uint32_t d = 0; d < nodes.size(); d++)
+    {
+        std::vector<uint32_t> frontier;
+        for (uint32_t s = 0; s < nodes.size(); s++)
+        {
+            if (s != d && seen[nodes[s]] != d)
+            {
+                seen[nodes[s]] = d;
+                frontier.push_back(nodes[s]);
+            }
+        }
+        while (!frontier.empty())
+        {
+            const uint32_t v = frontier.back();
+            frontier.pop_back();
+            hops.resize(tn_topology_degree(topo, v));
+            const uint32_t n =
+                tn_routes_next_hops(routes, v, nodes[d], hops.data(), uint32_t(hops.size()));
+            for (uint32_t k = 0; k < n && k < hops.size(); k++)
+            {
+                used[hops[k]] = true;
+                const uint32_t w = tn_topology_link(topo, hops[k])->dst;
+                if (w != nodes[d] && seen[w] != d)
+                {
+                    seen[w] = d;
+                    frontier.push_back(w);
+                }
+            }
+        }
+    }
+    tn_routes_destroy(routes);
+    for (uint32_t l = 0; l < used.size(); l++)
+    {
+        if (used[l])
+        {
+            const tn_link* link = tn_topology_link(topo, l);
+            m_recorder->WriteJobPort({row.job, link->src, link->src_port});
+        }
+    }
+}
+
+void
 StatsHelper::AddLlmPlacement(const TrainingHelper& training, const NpuHelper& npus)
 {
     NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -158,6 +159,20 @@ class StatsHelper
      * \param job the job
      */
     void AddTrainingJob(Ptr<TrainingJob> job);
+
+    /**
+     * Record one of several jobs on one fabric in the last Install's run (before it starts):
+     * its row in table job, its NPUs' rows naming it (StatsRecorder::SetJobOfNode), and the
+     * ports its traffic may cross (table job_port): every port on a shortest path between
+     * two of its NPUs, which ECMP may hash a flow onto and planned routing picks among (not
+     * written for a job of more than MAX_JOB_PORT_NPUS NPUs: the pairs grow as their square).
+     * \param row the job's row (its npus text, placement, start, alone run)
+     * \param npus its topology NPU ranks \param topo the topology
+     */
+    void AddJob(const tn_db_job& row, const std::vector<uint32_t>& npus, const tn_topology* topo);
+
+    /** The largest job whose ports AddJob writes. */
+    static constexpr uint32_t MAX_JOB_PORT_NPUS = 1024;
 
     /**
      * Record which NPU holds which (tp, ep, dp, pp) rank of the LLM program the training

@@ -147,13 +147,44 @@ TrainingHelper::SetRankPlacement(const std::vector<uint32_t>& npuOfRank)
     m_npuOfRank = npuOfRank;
 }
 
+void
+TrainingHelper::SetNpus(const std::vector<uint32_t>& npus)
+{
+    m_npus = npus;
+}
+
+bool
+TrainingHelper::JobEndpoints(const NpuHelper& npus,
+                             std::vector<Ptr<NpuEndpoint>>* out,
+                             std::string* error) const
+{
+    const std::vector<Ptr<NpuEndpoint>>& all = npus.GetEndpoints();
+    if (m_npus.empty())
+    {
+        *out = all;
+        return true;
+    }
+    std::vector<bool> taken(all.size(), false);
+    for (uint32_t npu : m_npus)
+    {
+        if (npu >= all.size() || taken[npu])
+        {
+            *error = "npus: NPU " + std::to_string(npu) +
+                     (npu >= all.size() ? " is not an NPU of the system" : " is listed twice");
+            return false;
+        }
+        taken[npu] = true;
+        out->push_back(all[npu]);
+    }
+    return true;
+}
+
 bool
 TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
                            CollectiveHelper& collectives,
-                           const NpuHelper& npus,
+                           const std::vector<Ptr<NpuEndpoint>>& all,
                            std::string* error)
 {
-    const std::vector<Ptr<NpuEndpoint>>& all = npus.GetEndpoints();
     tn_error err;
     BooleanValue network;
     if (tn_llm_check(&m_llmModel, &m_llmGpu, &m_llmTraining, &m_llmLayout, all.size(), &err) !=
@@ -292,10 +323,9 @@ TrainingHelper::LoadSimai(const std::string& path, std::string* error)
 bool
 TrainingHelper::InstallSimai(Ptr<TrainingJob> job,
                              CollectiveHelper& collectives,
-                             const NpuHelper& npus,
+                             const std::vector<Ptr<NpuEndpoint>>& all,
                              std::string* error)
 {
-    const std::vector<Ptr<NpuEndpoint>>& all = npus.GetEndpoints();
     DestroyTraces();
     tn_error err;
     if (tn_simai_program_create(m_simai, uint32_t(all.size()), &m_simaiProgram, &err) != TN_OK)
@@ -435,7 +465,13 @@ TrainingHelper::Install(CollectiveHelper& collectives,
         *error = "no workload (TrainingHelper::Load, LoadChakra, LoadLlm or LoadSimai)";
         return nullptr;
     }
+    std::vector<Ptr<NpuEndpoint>> endpoints;
+    if (!JobEndpoints(npus, &endpoints, error))
+    {
+        return nullptr;
+    }
     Ptr<TrainingJob> job = m_factory.Create<TrainingJob>();
+    job->SetNpuRanks(m_npus);
     for (int c = 0; c < TN_COLL_COUNT; c++)
     {
         if (!m_algorithm[c].empty())
@@ -445,16 +481,16 @@ TrainingHelper::Install(CollectiveHelper& collectives,
     }
     if (m_llm)
     {
-        return InstallLlm(job, collectives, npus, error) ? job : nullptr;
+        return InstallLlm(job, collectives, endpoints, error) ? job : nullptr;
     }
     if (m_simai)
     {
-        return InstallSimai(job, collectives, npus, error) ? job : nullptr;
+        return InstallSimai(job, collectives, endpoints, error) ? job : nullptr;
     }
     if (!m_chakraPrefix.empty())
     {
         DestroyTraces();
-        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+        for (uint32_t r = 0; r < endpoints.size(); r++)
         {
             const std::string path = m_chakraPrefix + "." + std::to_string(r) + ".et";
             tn_error err;
@@ -466,19 +502,19 @@ TrainingHelper::Install(CollectiveHelper& collectives,
             }
             m_traces.push_back(t);
         }
-        *error = ExtraTraces(m_chakraPrefix, npus.GetEndpoints().size());
+        *error = ExtraTraces(m_chakraPrefix, endpoints.size());
         if (!error->empty())
         {
             DestroyTraces();
             return nullptr;
         }
-        if (!job->SetupChakra(m_traces, collectives.GetService(), npus.GetEndpoints(), error))
+        if (!job->SetupChakra(m_traces, collectives.GetService(), endpoints, error))
         {
             return nullptr;
         }
         return job;
     }
-    if (!job->Setup(m_workload, collectives.GetService(), npus.GetEndpoints(), modelGroup, error))
+    if (!job->Setup(m_workload, collectives.GetService(), endpoints, modelGroup, error))
     {
         return nullptr;
     }

@@ -56,6 +56,46 @@ static const char* const SCHEMA_1 =
     " paused_since_ns INTEGER NOT NULL, queue_bytes INTEGER NOT NULL, flows TEXT,"                 \
     " PRIMARY KEY (run_id, hop));"
 
+/* The tables added by schema 8: several jobs on one fabric ([[job]]), and the ports each job's
+ * traffic may cross. */
+#define SCHEMA_8_TABLES                                                                            \
+    "CREATE TABLE IF NOT EXISTS job ("                                                             \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " job_id INTEGER NOT NULL, name TEXT NOT NULL, npus TEXT NOT NULL,"                            \
+    " placement TEXT NOT NULL, start_ns INTEGER NOT NULL, alone_run_id INTEGER,"                   \
+    " PRIMARY KEY (run_id, job_id));"                                                              \
+    "CREATE TABLE IF NOT EXISTS job_port ("                                                        \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " job_id INTEGER NOT NULL, node_id INTEGER NOT NULL, port INTEGER NOT NULL,"                   \
+    " PRIMARY KEY (run_id, job_id, node_id, port));"
+
+/* The views added by schema 8. A job's iteration spans its NPUs: from the first start to the
+ * last end of that iteration among them. */
+#define SCHEMA_8_VIEWS                                                                             \
+    "CREATE VIEW IF NOT EXISTS job_iteration AS"                                                   \
+    " SELECT run_id, job_id, iteration, min(start_ns) AS start_ns, max(end_ns) AS end_ns,"         \
+    "  max(end_ns) - min(start_ns) AS iteration_ns"                                                \
+    " FROM iteration WHERE job_id IS NOT NULL GROUP BY run_id, job_id, iteration;"                 \
+    "CREATE VIEW IF NOT EXISTS job_slowdown AS"                                                    \
+    " SELECT j.run_id, j.job_id, j.name, j.npus, j.placement, j.start_ns,"                         \
+    "  (SELECT avg(i.iteration_ns) FROM job_iteration i"                                           \
+    "   WHERE i.run_id = j.run_id AND i.job_id = j.job_id) AS iteration_ns,"                       \
+    "  j.alone_run_id,"                                                                            \
+    "  (SELECT avg(a.iteration_ns) FROM job_iteration a"                                           \
+    "   WHERE a.run_id = j.alone_run_id AND a.job_id = j.job_id) AS alone_iteration_ns,"           \
+    "  (SELECT avg(i.iteration_ns) FROM job_iteration i"                                           \
+    "   WHERE i.run_id = j.run_id AND i.job_id = j.job_id) * 1.0 /"                                \
+    "  (SELECT avg(a.iteration_ns) FROM job_iteration a"                                           \
+    "   WHERE a.run_id = j.alone_run_id AND a.job_id = j.job_id) AS slowdown"                      \
+    " FROM job j;"                                                                                 \
+    "CREATE VIEW IF NOT EXISTS shared_ports AS"                                                    \
+    " SELECT p.run_id, p.node_id, p.port, count(*) AS jobs,"                                       \
+    "  group_concat(p.job_id, ',') AS job_ids, s.peer_node, s.dim, s.tx_bytes,"                    \
+    "  s.mean_utilisation, s.peak_utilisation, s.paused_ns"                                        \
+    " FROM job_port p LEFT JOIN port_summary s"                                                    \
+    "  ON s.run_id = p.run_id AND s.node_id = p.node_id AND s.port = p.port"                       \
+    " GROUP BY p.run_id, p.node_id, p.port HAVING count(*) > 1;"
+
 /* Schema 6 widened run.status; SQLite changes a CHECK only by rebuilding the table (run with
  * legacy_alter_table on: the rename then leaves the views that name run as they are). */
 #define SCHEMA_6_RUN_REBUILD                                                                       \
@@ -110,7 +150,7 @@ static const char* const SCHEMA_2_TABLES =
     " algbw_Bps REAL, busbw_Bps REAL,"
     " requested_algorithm TEXT, choice_estimated_ns INTEGER,"
     " runner_up TEXT, runner_up_estimated_ns INTEGER,"
-    " parallelism TEXT, protocol TEXT, channels INTEGER,"
+    " parallelism TEXT, protocol TEXT, channels INTEGER, job_id INTEGER,"
     " PRIMARY KEY (run_id, collective_id));"
     "CREATE TABLE IF NOT EXISTS transfer ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
@@ -120,6 +160,7 @@ static const char* const SCHEMA_2_TABLES =
     " src_node INTEGER NOT NULL, dst_node INTEGER NOT NULL,"
     " bytes INTEGER NOT NULL, reduce INTEGER NOT NULL, lane INTEGER NOT NULL,"
     " issue_ns INTEGER, first_byte_ns INTEGER, last_byte_ns INTEGER, ready_ns INTEGER,"
+    " job_id INTEGER,"
     " PRIMARY KEY (run_id, collective_id, transfer_id));"
     "CREATE TABLE IF NOT EXISTS flow ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
@@ -153,14 +194,15 @@ static const char* const SCHEMA_2_TABLES =
     " iteration INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " start_ns INTEGER NOT NULL, end_ns INTEGER, compute_ns INTEGER, exposed_comm_ns INTEGER,"
     " bubble_ns INTEGER, exposed_tp_ns INTEGER, exposed_pp_ns INTEGER, exposed_dp_ns INTEGER,"
-    " exposed_ep_ns INTEGER,"
+    " exposed_ep_ns INTEGER, job_id INTEGER,"
     " PRIMARY KEY (run_id, iteration, node_id));"
     "CREATE TABLE IF NOT EXISTS layer ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
     " iteration INTEGER NOT NULL, layer INTEGER NOT NULL, node_id INTEGER NOT NULL,"
     " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
-    " compute_ns INTEGER, exposed_comm_ns INTEGER,"
-    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));" SCHEMA_5_TABLES SCHEMA_6_TABLES;
+    " compute_ns INTEGER, exposed_comm_ns INTEGER, job_id INTEGER,"
+    " PRIMARY KEY (run_id, iteration, layer, node_id, phase));" SCHEMA_5_TABLES SCHEMA_6_TABLES
+        SCHEMA_8_TABLES;
 
 /* The views of schema 2 (kept apart: check_tables compares tables only). */
 static const char* const SCHEMA_2_VIEWS =
@@ -220,7 +262,7 @@ static const char* const SCHEMA_2_VIEWS =
     "  min(CASE WHEN k >= (n * 90 + 99) / 100 THEN slowdown END) AS p90,"
     "  min(CASE WHEN k >= (n * 99 + 99) / 100 THEN slowdown END) AS p99,"
     "  max(slowdown) AS max_slowdown, avg(slowdown) AS mean_slowdown"
-    " FROM r GROUP BY run_id, bucket;";
+    " FROM r GROUP BY run_id, bucket;" SCHEMA_8_VIEWS;
 
 /* ---- buffered rows ----------------------------------------------------------------------- */
 
@@ -238,6 +280,8 @@ enum
     T_LAYER,
     T_LLM_RANK,
     T_DEADLOCK,
+    T_JOB,
+    T_JOB_PORT,
     T_COUNT
 };
 
@@ -245,9 +289,9 @@ enum
 static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO node VALUES (?,?,?,?,?)",
     "INSERT INTO link VALUES (?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     /* a transfer between processes is added by both: one row of both rows' times */
-    "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     " ON CONFLICT (run_id, collective_id, transfer_id) DO UPDATE SET"
     " issue_ns = coalesce(transfer.issue_ns, excluded.issue_ns),"
     " first_byte_ns = coalesce(transfer.first_byte_ns, excluded.first_byte_ns),"
@@ -257,10 +301,12 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO port_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO pfc_event VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO drop_event VALUES (?,?,?,?,?,?,?,?)",
-    "INSERT INTO iteration VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO layer VALUES (?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO iteration VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO layer VALUES (?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO llm_rank VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO deadlock VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO job VALUES (?,?,?,?,?,?,?)",
+    "INSERT INTO job_port VALUES (?,?,?,?)",
 };
 
 static const char* const TABLES[T_COUNT] = {"node",
@@ -274,9 +320,11 @@ static const char* const TABLES[T_COUNT] = {"node",
                                             "iteration",
                                             "layer",
                                             "llm_rank",
-                                            "deadlock"};
+                                            "deadlock",
+                                            "job",
+                                            "job_port"};
 
-/* the widest table, collective, has 21 */
+/* the widest table, collective, has 22 */
 #define MAX_COLUMNS 24
 
 enum
@@ -479,7 +527,7 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version >= 1 && version <= 6 && rows == 1)
+    if (version >= 1 && version <= 7 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables (of this schema);
          * schema 2's run had no error text; schema 3's collective had no tuner columns and
@@ -498,7 +546,8 @@ check_schema_version(tn_db* db, tn_error* err)
                           err);
         /* schema 4's collective had no parallelism and its iteration no breakdown; schema 5
          * adds llm_rank and the views over them; schema 7 the collective's protocol and
-         * channels (the nccl family) */
+         * channels (the nccl family); schema 8 the job of every iteration, layer, collective
+         * and transfer row, and the job tables */
         static const char* const added[][2] = {{"collective", "parallelism TEXT"},
                                                {"iteration", "bubble_ns INTEGER"},
                                                {"iteration", "exposed_tp_ns INTEGER"},
@@ -506,12 +555,16 @@ check_schema_version(tn_db* db, tn_error* err)
                                                {"iteration", "exposed_dp_ns INTEGER"},
                                                {"iteration", "exposed_ep_ns INTEGER"},
                                                {"collective", "protocol TEXT"},
-                                               {"collective", "channels INTEGER"}};
+                                               {"collective", "channels INTEGER"},
+                                               {"collective", "job_id INTEGER"},
+                                               {"transfer", "job_id INTEGER"},
+                                               {"iteration", "job_id INTEGER"},
+                                               {"layer", "job_id INTEGER"}};
         for (size_t i = 0; !status && version >= 2 && i < sizeof(added) / sizeof(added[0]); i++)
             status = add_column(db, added[i][0], added[i][1], err);
         if (!status && version >= 2)
             status = exec(db,
-                          "DROP VIEW IF EXISTS collective_summary;" SCHEMA_5_TABLES,
+                          "DROP VIEW IF EXISTS collective_summary;" SCHEMA_5_TABLES SCHEMA_8_TABLES,
                           "upgrading schema",
                           err);
         /* schema 6 widened run.status and added deadlock; the legacy rename leaves the views
@@ -525,7 +578,7 @@ check_schema_version(tn_db* db, tn_error* err)
         if (!status && version >= 2)
             status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 7", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 8", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1080,6 +1133,16 @@ put_time(row* r, int64_t ns)
         put_int(r, ns);
 }
 
+/* A job id: 0 is no job (NULL). */
+static void
+put_job(row* r, uint32_t job)
+{
+    if (job == 0)
+        put_null(r);
+    else
+        put_int(r, job);
+}
+
 static tn_status
 row_done(tn_db* db, int text_ok, tn_error* err)
 {
@@ -1184,6 +1247,7 @@ tn_db_add_collective(tn_db* db, int64_t run_id, const tn_db_collective* in, tn_e
         put_int(r, in->channels);
     else
         put_null(r);
+    put_job(r, in->job);
     return row_done(db, ok, err);
 }
 
@@ -1210,6 +1274,7 @@ tn_db_add_transfer(tn_db* db, int64_t run_id, const tn_db_transfer* in, tn_error
     put_time(r, in->first_ns);
     put_time(r, in->last_ns);
     put_time(r, in->ready_ns);
+    put_job(r, in->job);
     return row_done(db, 1, err);
 }
 
@@ -1331,6 +1396,7 @@ tn_db_add_iteration(tn_db* db, int64_t run_id, const tn_db_iteration* in, tn_err
         else
             put_null(r);
     }
+    put_job(r, in->job);
     return row_done(db, 1, err);
 }
 
@@ -1390,7 +1456,40 @@ tn_db_add_layer(tn_db* db, int64_t run_id, const tn_db_layer* in, tn_error* err)
     put_int(r, in->end_ns);
     put_int(r, in->compute_ns);
     put_int(r, in->exposed_comm_ns);
+    put_job(r, in->job);
     return row_done(db, ok, err);
+}
+
+tn_status
+tn_db_add_job(tn_db* db, int64_t run_id, const tn_db_job* in, tn_error* err)
+{
+    row* r = new_row(db, T_JOB, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->job);
+    int ok = put_text(r, in->name ? in->name : "");
+    ok &= put_text(r, in->npus ? in->npus : "");
+    ok &= put_text(r, in->placement ? in->placement : "");
+    put_int(r, in->start_ns);
+    if (in->alone_run_id > 0)
+        put_int(r, in->alone_run_id);
+    else
+        put_null(r);
+    return row_done(db, ok, err);
+}
+
+tn_status
+tn_db_add_job_port(tn_db* db, int64_t run_id, const tn_db_job_port* in, tn_error* err)
+{
+    row* r = new_row(db, T_JOB_PORT, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->job);
+    put_int(r, in->node);
+    put_int(r, in->port);
+    return row_done(db, 1, err);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */

@@ -59,7 +59,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 7
+#define TN_DB_SCHEMA_VERSION 8
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -127,6 +127,7 @@ extern "C"
          *  "simple" (NULL or "": NULL, as for every other algorithm; schema 7) */
         const char* protocol;
         uint32_t channels; /**< the library's channels (0: NULL; schema 7) */
+        uint32_t job;      /**< the [[job]] it belongs to (0: NULL, no job; schema 8) */
     } tn_db_collective;
 
     /** One executed schedule transfer (table transfer). Negative times are NULL. */
@@ -148,6 +149,7 @@ extern "C"
         int64_t first_ns;    /**< first byte at the receiver */
         int64_t last_ns;     /**< last byte at the receiver */
         int64_t ready_ns;    /**< data usable at the receiver */
+        uint32_t job;        /**< the [[job]] of its collective (0: NULL; schema 8) */
     } tn_db_transfer;
 
     /** One RDMA WRITE message (table flow), as completed at its sender. */
@@ -224,6 +226,7 @@ extern "C"
         int breakdown;
         /** bubble, exposed TP, PP, DP, EP (bubble_ns, exposed_tp_ns ... exposed_ep_ns) */
         int64_t breakdown_ns[5];
+        uint32_t job; /**< the [[job]] the NPU runs (0: NULL; schema 8) */
     } tn_db_iteration;
 
     /** Which NPU holds which rank of a generated LLM program (table llm_rank). */
@@ -246,6 +249,7 @@ extern "C"
         int64_t end_ns;          /**< kernel, collectives (and for wg the update) done */
         int64_t compute_ns;      /**< its kernels (wg: with the weight update) */
         int64_t exposed_comm_ns; /**< waiting that this pass's communication ended */
+        uint32_t job;            /**< the [[job]] the NPU runs (0: NULL; schema 8) */
     } tn_db_layer;
 
     tn_status tn_db_open(const char* path, tn_db** db, tn_error* err);
@@ -341,6 +345,33 @@ extern "C"
                                      int64_t run_id,
                                      const tn_db_deadlock_hop* row,
                                      tn_error* err);
+
+    /** One job of a run of several jobs on one fabric (table job, schema 8). */
+    typedef struct tn_db_job
+    {
+        uint32_t job;          /**< its id in the run (1, 2, ...: the [[job]] tables' order) */
+        const char* name;      /**< its name */
+        const char* npus;      /**< its NPUs, topology NPU ranks in rank order ("0,1,2") */
+        const char* placement; /**< "list", "packed", "spread" or "random" */
+        int64_t start_ns;      /**< when it starts */
+        int64_t alone_run_id;  /**< the run of this job alone (isolate = true; <= 0: NULL) */
+    } tn_db_job;
+
+    tn_status tn_db_add_job(tn_db* db, int64_t run_id, const tn_db_job* row, tn_error* err);
+
+    /** A port that a job's traffic may cross: on a shortest path between two of its NPUs
+     *  (table job_port, schema 8). */
+    typedef struct tn_db_job_port
+    {
+        uint32_t job;  /**< the job */
+        uint32_t node; /**< the port's node */
+        uint32_t port; /**< the port */
+    } tn_db_job_port;
+
+    tn_status tn_db_add_job_port(tn_db* db,
+                                 int64_t run_id,
+                                 const tn_db_job_port* row,
+                                 tn_error* err);
 
     /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */
     void* tn_db_handle(tn_db* db);

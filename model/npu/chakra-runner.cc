@@ -258,6 +258,23 @@ ChakraRunner::RequestOf(uint32_t rank, const tn_chakra_node* n, std::vector<uint
     return request;
 }
 
+std::vector<uint32_t>
+ChakraRunner::ToNpus(const std::vector<uint32_t>& ranks) const
+{
+    if (m_config.npuOfRank.empty())
+    {
+        return ranks;
+    }
+    std::vector<uint32_t> npus;
+    npus.reserve(ranks.size());
+    for (uint32_t r : ranks)
+    {
+        // a group or peer beyond the job's ranks: the service refuses the rank itself
+        npus.push_back(r < m_config.npuOfRank.size() ? m_config.npuOfRank[r] : UINT32_MAX);
+    }
+    return npus;
+}
+
 bool
 ChakraRunner::CheckCommunication(std::string* error)
 {
@@ -282,7 +299,7 @@ ChakraRunner::CheckCommunication(std::string* error)
             {
                 continue;
             }
-            if (!m_service->Check(request, ranks, error))
+            if (!m_service->Check(request, ToNpus(ranks), error))
             {
                 *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
                          *error;
@@ -607,7 +624,7 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
     else
     {
         std::string error;
-        c = m_service->Create(request, ranks, &error);
+        c = m_service->Create(request, ToNpus(ranks), &error);
         if (!c)
         {
             // planned at set-up (CheckCommunication): what is left is what holds at run

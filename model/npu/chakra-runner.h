@@ -73,6 +73,8 @@ class ChakraRunner
         bool network{true};
         uint64_t opsPerCycle{1};
         std::vector<std::string> algorithm; //!< by tn_collective
+        /// the topology NPU of each rank (TrainingJob::SetNpuRanks; {}: rank r is NPU r)
+        std::vector<uint32_t> npuOfRank;
     };
 
     /// An iteration ended at an NPU (the job's IterationEnd).
@@ -179,6 +181,8 @@ class ChakraRunner
     bool CheckKernels(std::string* error) const;
     bool CheckSymmetric(std::string* error) const;
     bool CheckCommunication(std::string* error);
+    /// \return the topology NPUs of a group of ranks (Config::npuOfRank)
+    std::vector<uint32_t> ToNpus(const std::vector<uint32_t>& ranks) const;
     /** The plan request of communication node n of rank and its group (*ranks). */
     tn_plan_request RequestOf(uint32_t rank,
                               const tn_chakra_node* n,

@@ -211,6 +211,7 @@ TrainingJob::SetupChakra(const std::vector<tn_chakra_trace*>& traces,
     config.network = m_network;
     config.opsPerCycle = m_opsPerCycle;
     config.algorithm.assign(m_algorithm, m_algorithm + TN_COLL_COUNT);
+    config.npuOfRank = m_npuOfRank;
     m_chakra = std::make_unique<ChakraRunner>(traces,
                                               service,
                                               endpoints,
@@ -415,6 +416,30 @@ TrainingJob::SetAlgorithm(tn_collective collective, const std::string& algorithm
     // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(collective >= TN_COLL_COUNT, "TrainingJob::SetAlgorithm: no collective");
     m_algorithm[collective] = algorithm;
+}
+
+void
+TrainingJob::SetNpuRanks(const std::vector<uint32_t>& npuOfRank)
+{
+    m_npuOfRank = npuOfRank;
+}
+
+std::vector<uint32_t>
+TrainingJob::ToNpuRanks(const std::vector<uint32_t>& ranks) const
+{
+    if (m_npuOfRank.empty())
+    {
+        return ranks;
+    }
+    std::vector<uint32_t> npus;
+    npus.reserve(ranks.size());
+    for (uint32_t r : ranks)
+    {
+        // internal invariant: the job's groups are over its own ranks (tn_group_members)
+        NS_ABORT_MSG_IF(r >= m_npuOfRank.size(), "TrainingJob: rank " << r << " has no NPU");
+        npus.push_back(m_npuOfRank[r]);
+    }
+    return npus;
 }
 
 void
@@ -778,7 +803,7 @@ TrainingJob::CheckCollectives(std::string* error)
             }
             else
             {
-                ok = m_service->Check(request, ranks, error);
+                ok = m_service->Check(request, ToNpuRanks(ranks), error);
             }
             if (!ok)
             {
@@ -812,7 +837,7 @@ TrainingJob::CreateCollective(uint32_t iteration,
     std::string error;
     Ptr<Collective> c = m_service->Create(
         request,
-        ranks,
+        ToNpuRanks(ranks),
         &error,
         IdOf(iteration, layer, keyPass, part, members.first, members.stride, members.count));
     if (!c)

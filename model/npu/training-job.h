@@ -172,6 +172,18 @@ class TrainingJob : public Object
      */
     void SetAlgorithm(tn_collective collective, const std::string& algorithm);
 
+    /**
+     * Run the job on some NPUs of the fabric: rank r of the job is the topology's NPU
+     * npuOfRank[r], so that its collectives are planned over those NPUs (several jobs share
+     * one fabric). Empty (the default): rank r is NPU r. Call before Setup; the endpoints
+     * given to Setup must be those NPUs' in the same order.
+     * \param npuOfRank the topology NPU rank of each rank of the job
+     */
+    void SetNpuRanks(const std::vector<uint32_t>& npuOfRank);
+
+    /// \return the topology NPU ranks of a group of the job's ranks (SetNpuRanks)
+    std::vector<uint32_t> ToNpuRanks(const std::vector<uint32_t>& ranks) const;
+
     /** Start every NPU's loop now. */
     void Start();
 
@@ -416,6 +428,7 @@ class TrainingJob : public Object
     bool m_overlap{true};
     bool m_network{true};
     std::string m_algorithm[TN_COLL_COUNT];
+    std::vector<uint32_t> m_npuOfRank; //!< SetNpuRanks ({}: rank r is NPU r)
     /// collectives in flight by (iteration, layer, pass, part, group first rank)
     std::map<std::vector<uint32_t>, Ptr<Collective>> m_collectives;
     /// operations scheduled at run time in flight, by the same key

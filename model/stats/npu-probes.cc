@@ -174,6 +174,8 @@ CollectiveProbe::WriteCollective(Ptr<const Collective> c, int64_t startNs, int64
     row.op = op.c_str();
     row.algorithm = algorithm.c_str();
     row.scheduler = c->IsStepOrdered() ? "step-order" : "ready";
+    // a job's collectives are among its own NPUs (jobs hold disjoint NPUs)
+    row.job = c->GetRanks() > 0 ? m_recorder->GetJobOfNode(c->GetNode(0)) : 0;
     row.bytes = c->GetBytes();
     row.participants = c->GetRanks();
     row.transfers = c->GetTransferCount();

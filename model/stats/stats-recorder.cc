@@ -713,7 +713,9 @@ StatsRecorder::WriteTransfer(const tn_db_transfer& row)
     tn_error err{};
     if (!m_failed)
     {
-        Check(tn_db_add_transfer(m_db, m_runId, &row, &err), err);
+        tn_db_transfer named = row;
+        named.job = named.job ? named.job : GetJobOfNode(row.src_node);
+        Check(tn_db_add_transfer(m_db, m_runId, &named, &err), err);
     }
 }
 
@@ -724,7 +726,9 @@ StatsRecorder::WriteLayer(const tn_db_layer& row)
     tn_error err{};
     if (!m_failed)
     {
-        Check(tn_db_add_layer(m_db, m_runId, &row, &err), err);
+        tn_db_layer named = row;
+        named.job = named.job ? named.job : GetJobOfNode(row.node);
+        Check(tn_db_add_layer(m_db, m_runId, &named, &err), err);
     }
 }
 
@@ -735,7 +739,42 @@ StatsRecorder::WriteIteration(const tn_db_iteration& row)
     tn_error err{};
     if (!m_failed)
     {
-        Check(tn_db_add_iteration(m_db, m_runId, &row, &err), err);
+        tn_db_iteration named = row;
+        named.job = named.job ? named.job : GetJobOfNode(row.node);
+        Check(tn_db_add_iteration(m_db, m_runId, &named, &err), err);
+    }
+}
+
+void
+StatsRecorder::SetJobOfNode(uint32_t node, uint32_t job)
+{
+    m_jobOfNode[node] = job;
+}
+
+uint32_t
+StatsRecorder::GetJobOfNode(uint32_t node) const
+{
+    auto it = m_jobOfNode.find(node);
+    return it == m_jobOfNode.end() ? 0 : it->second;
+}
+
+void
+StatsRecorder::WriteJob(const tn_db_job& row)
+{
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_job(m_db, m_runId, &row, &err), err);
+    }
+}
+
+void
+StatsRecorder::WriteJobPort(const tn_db_job_port& row)
+{
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(tn_db_add_job_port(m_db, m_runId, &row, &err), err);
     }
 }
 

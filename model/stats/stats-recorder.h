@@ -367,6 +367,18 @@ class StatsRecorder : public Object
     /** \param row which NPU holds which rank of a generated LLM program */
     void WriteLlmRank(const tn_db_llm_rank& row);
     /**
+     * Several jobs on one fabric: the rows of NPU `node` (iterations, layers, the transfers it
+     * sends, the collectives whose first member it is) name job `job`; jobs hold disjoint NPUs.
+     * \param node an NPU's topology node \param job the job's id (1, 2, ...)
+     */
+    void SetJobOfNode(uint32_t node, uint32_t job);
+    /** \param node a topology node \return its job (SetJobOfNode), 0 for none */
+    uint32_t GetJobOfNode(uint32_t node) const;
+    /** \param row a job of the run */
+    void WriteJob(const tn_db_job& row);
+    /** \param row a port a job's traffic may cross */
+    void WriteJobPort(const tn_db_job_port& row);
+    /**
      * Fill a collective row's algbw and busbw (nccl-tests convention) and write it.
      * \param row the row \param kind the collective
      */
@@ -446,6 +458,7 @@ class StatsRecorder : public Object
     bool m_destroyPending{false}; //!< m_destroyEvent is in the simulator's destroy list
     int64_t m_pid{0};             //!< the process that began the run (not a forked child)
     bool m_failed{false};
+    std::map<uint32_t, uint32_t> m_jobOfNode; //!< SetJobOfNode
     bool m_watching{false};
     int m_signal{0};
     std::string m_error;

@@ -168,7 +168,9 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                                          "iteration",
                                          "layer",
                                          "llm_rank",
-                                         "deadlock"};
+                                         "deadlock",
+                                         "job",
+                                         "job_port"};
     static const char* const views[] = {"port_summary",
                                         "hottest_ports",
                                         "pause_per_port",
@@ -176,7 +178,10 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                                         "collective_summary",
                                         "fct_slowdown_percentiles",
                                         "iteration_breakdown",
-                                        "communication_per_parallelism"};
+                                        "communication_per_parallelism",
+                                        "job_iteration",
+                                        "job_slowdown",
+                                        "shared_ports"};
     char q[256];
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); ++i)
     {
@@ -283,7 +288,7 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
     tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
     tn_db_collective c = {1, "all-reduce", "ring2d", NULL, 1 << 20, 16,   96,   3, 0, 500, 400, 0,
-                          0, NULL,         0,        NULL, 0,       NULL, NULL, 0};
+                          0, NULL,         0,        NULL, 0,       NULL, NULL, 0, 0};
     c.requested_algorithm = "auto";
     c.choice_estimated_ns = 400;
     c.runner_up = "multitree";
@@ -318,6 +323,16 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
  * process finished is left as it is. */
 /* A schema-4 file (no parallelism, no iteration breakdown, no llm_rank) is upgraded in place;
  * the new columns and table then round-trip. */
+/* A file of this schema taken back to schema 7's tables (no jobs): what the older upgrade tests
+ * start from, before taking it further back. */
+#define SCHEMA_7_DOWN                                                                              \
+    "DROP VIEW job_slowdown; DROP VIEW job_iteration;"                                             \
+    "DROP VIEW shared_ports; DROP TABLE job; DROP TABLE job_port;"                                 \
+    "ALTER TABLE collective DROP COLUMN job_id;"                                                   \
+    "ALTER TABLE transfer DROP COLUMN job_id;"                                                     \
+    "ALTER TABLE iteration DROP COLUMN job_id;"                                                    \
+    "ALTER TABLE layer DROP COLUMN job_id;"
+
 static void
 test_schema_4_upgraded(tn_test_ctx* ctx)
 {
@@ -330,6 +345,7 @@ test_schema_4_upgraded(tn_test_ctx* ctx)
     TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
     TN_REQUIRE(ctx,
                sqlite3_exec(sql,
+                            SCHEMA_7_DOWN
                             "DROP VIEW iteration_breakdown; DROP VIEW collective_summary;"
                             "DROP VIEW communication_per_parallelism; DROP TABLE llm_rank;"
                             "ALTER TABLE collective DROP COLUMN protocol;"
@@ -361,7 +377,7 @@ test_schema_4_upgraded(tn_test_ctx* ctx)
     c.end_ns = 30;
     c.parallelism = "tp";
     TN_CHECK(ctx, tn_db_add_collective(db, run, &c, &err) == TN_OK);
-    tn_db_iteration it = {0, 3, 0, 100, 60, 40, 1, {10, 5, 15, 6, 4}};
+    tn_db_iteration it = {0, 3, 0, 100, 60, 40, 1, {10, 5, 15, 6, 4}, 0};
     TN_CHECK(ctx, tn_db_add_iteration(db, run, &it, &err) == TN_OK);
     tn_db_llm_rank rank = {3, 1, 1, 0, 0, 0};
     TN_CHECK(ctx, tn_db_add_llm_rank(db, run, &rank, &err) == TN_OK);
@@ -501,10 +517,10 @@ test_schema_6_upgraded(tn_test_ctx* ctx)
     TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
     TN_REQUIRE(ctx,
                sqlite3_exec(sql,
-                            "DROP VIEW collective_summary;"
-                            "ALTER TABLE collective DROP COLUMN protocol;"
-                            "ALTER TABLE collective DROP COLUMN channels;"
-                            "UPDATE schema_version SET version = 6;",
+                            SCHEMA_7_DOWN "DROP VIEW collective_summary;"
+                                          "ALTER TABLE collective DROP COLUMN protocol;"
+                                          "ALTER TABLE collective DROP COLUMN channels;"
+                                          "UPDATE schema_version SET version = 6;",
                             NULL,
                             NULL,
                             NULL) == SQLITE_OK);
@@ -532,6 +548,114 @@ test_schema_6_upgraded(tn_test_ctx* ctx)
                           "SELECT channels FROM collective_summary WHERE protocol = 'll128' AND "
                           "algorithm = 'nccl:ring:ll128' AND requested_algorithm = 'nccl'"),
                 16);
+    tn_db_close(db);
+}
+
+/* Schema 7 had no jobs: the job_id columns and the job tables are added, the rows kept (their
+ * job NULL); a run of two jobs then names them, and job_slowdown compares each with its run
+ * alone: (300 - 100) / (200 - 100) = 2 for job 1, and the port both may cross is shared. */
+static void
+test_schema_7_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-v7.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    int64_t old = -1;
+    tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &old, &err) == TN_OK);
+    tn_db_iteration it = {0};
+    it.node = 3;
+    it.start_ns = 100;
+    it.end_ns = 200;
+    TN_CHECK(ctx, tn_db_add_iteration(db, old, &it, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_finish(db, old, "ok", 1.0, 200, &err) == TN_OK);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            SCHEMA_7_DOWN "UPDATE schema_version SET version = 7;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM pragma_table_info('iteration') WHERE "
+                          "name = 'job_id'"),
+                0);
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM iteration WHERE job_id IS NULL AND "
+                          "end_ns = 200"),
+                1);
+    static const char* const tables[] = {"collective", "transfer", "iteration", "layer"};
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+    {
+        char q[160];
+        snprintf(q,
+                 sizeof(q),
+                 "SELECT count(*) FROM pragma_table_info('%s') WHERE name = 'job_id'",
+                 tables[i]);
+        TN_CHECK_MSG(ctx, query_int(sql, q) == 1, "%s has no job_id", tables[i]);
+    }
+    /* the alone run of job 1 (100 ns an iteration), then both jobs together */
+    int64_t alone = -1;
+    int64_t both = -1;
+    info.name = "alone";
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &alone, &err) == TN_OK);
+    tn_db_job job = {1, "a", "0,1", "list", 0, 0};
+    TN_CHECK(ctx, tn_db_add_job(db, alone, &job, &err) == TN_OK);
+    it.job = 1;
+    it.node = 0;
+    TN_CHECK(ctx, tn_db_add_iteration(db, alone, &it, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_run_finish(db, alone, "ok", 1.0, 200, &err) == TN_OK);
+    info.name = "both";
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &both, &err) == TN_OK);
+    job.alone_run_id = alone;
+    TN_CHECK(ctx, tn_db_add_job(db, both, &job, &err) == TN_OK);
+    tn_db_job other = {2, "b", "2,3", "packed", 50, 0};
+    TN_CHECK(ctx, tn_db_add_job(db, both, &other, &err) == TN_OK);
+    it.end_ns = 250;
+    TN_CHECK(ctx, tn_db_add_iteration(db, both, &it, &err) == TN_OK);
+    it.node = 1;
+    it.end_ns = 300; /* the job's iteration ends with its last NPU */
+    TN_CHECK(ctx, tn_db_add_iteration(db, both, &it, &err) == TN_OK);
+    tn_db_job_port ports[] = {{1, 8, 0}, {2, 8, 0}, {2, 9, 1}};
+    for (size_t i = 0; i < 3; i++)
+        TN_CHECK(ctx, tn_db_add_job_port(db, both, &ports[i], &err) == TN_OK);
+    tn_db_collective c = {0};
+    c.collective = 1;
+    c.op = "all-reduce";
+    c.algorithm = "ring";
+    c.end_ns = 100;
+    c.job = 2;
+    TN_CHECK(ctx, tn_db_add_collective(db, both, &c, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_run_finish(db, both, "ok", 1.0, 300, &err) == TN_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT iteration_ns FROM job_iteration WHERE run_id = 3"),
+                200);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT CAST(slowdown * 1000 AS INTEGER) FROM job_slowdown"
+                          " WHERE run_id = 3 AND job_id = 1"),
+                2000);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM job_slowdown WHERE run_id = 3 AND"
+                          " job_id = 2 AND slowdown IS NULL AND start_ns = 50"),
+                1);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM shared_ports WHERE node_id = 8 AND port = 0"
+                          " AND jobs = 2"),
+                1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM shared_ports"), 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT job_id FROM collective WHERE run_id = 3"), 2);
     tn_db_close(db);
 }
 
@@ -798,8 +922,9 @@ test_rows_round_trip(tn_test_ctx* ctx)
                              0,
                              NULL,
                              NULL,
+                             0,
                              0};
-    tn_db_transfer tr = {9, 4, 1, 2, -1, 0, 1, 10, 11, 4096, 1, 2, 100, 200, 300, -1};
+    tn_db_transfer tr = {9, 4, 1, 2, -1, 0, 1, 10, 11, 4096, 1, 2, 100, 200, 300, -1, 0};
     tn_db_flow flow = {10, 77, 11, 3, 3, 49999, 1, 65536, 1000, 5000, 2000, 4096, 9};
     tn_db_port_sample s = sample(10000, 5, 2, 125000, 0.25);
     for (int q = 0; q <= TN_DB_PRIORITIES; ++q)
@@ -1036,11 +1161,11 @@ test_views(tn_test_ctx* ctx)
         f.ideal_fct_ns = 1000;
         tn_db_add_flow(db, run, &f, &err);
     }
-    tn_db_collective c = {1,   "all-reduce", "ring", "ready", 1000, 4,    2, 3,    0,    1000,
-                          800, 1e12,         1.5e12, NULL,    0,    NULL, 0, NULL, NULL, 0};
+    tn_db_collective c = {1,    "all-reduce", "ring", "ready", 1000, 4, 2,    3,    0, 1000, 800,
+                          1e12, 1.5e12,       NULL,   0,       NULL, 0, NULL, NULL, 0, 0};
     tn_db_add_collective(db, run, &c, &err);
-    tn_db_transfer t1 = {1, 0, 0, 0, 0, 0, 1, 0, 1, 500, 0, 0, 0, 10, 20, 30};
-    tn_db_transfer t2 = {1, 1, 0, 1, 0, 1, 0, 1, 0, 500, 1, 0, 30, 40, 50, 90};
+    tn_db_transfer t1 = {1, 0, 0, 0, 0, 0, 1, 0, 1, 500, 0, 0, 0, 10, 20, 30, 0};
+    tn_db_transfer t2 = {1, 1, 0, 1, 0, 1, 0, 1, 0, 500, 1, 0, 30, 40, 50, 90, 0};
     tn_db_add_transfer(db, run, &t1, &err);
     tn_db_add_transfer(db, run, &t2, &err);
     TN_REQUIRE_MSG(ctx, tn_db_flush(db, &err) == TN_OK, "%s", err.message);
@@ -1282,6 +1407,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "schema-4-upgraded", test_schema_4_upgraded);
     tn_test_add(suite, "schema-5-upgraded", test_schema_5_upgraded);
     tn_test_add(suite, "schema-6-upgraded", test_schema_6_upgraded);
+    tn_test_add(suite, "schema-7-upgraded", test_schema_7_upgraded);
     tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);
