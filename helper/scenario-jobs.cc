@@ -136,17 +136,18 @@ ReadJobTables(PointContext& ctx, const toml::node* jobNode, const toml::node* is
                 {
                     r.Fail(&item,
                            path + ".npus",
-                           "expected an NPU index below " + std::to_string(npus) +
-                               " (the topology's NPUs)");
+                           "expected an NPU index (an integer below " + std::to_string(npus) +
+                               ", the topology's NPUs)");
                 }
                 if (owner[npu])
                 {
                     r.Fail(&item,
                            path + ".npus",
-                           "NPU " + std::to_string(npu) + " is already " +
-                               (owner[npu] == job.id ? "listed"
-                                                     : "job " + p.jobs[owner[npu] - 1].name +
-                                                           "'s (jobs hold disjoint NPUs)"));
+                           "NPU " + std::to_string(npu) +
+                               (owner[npu] == job.id
+                                    ? " is listed twice"
+                                    : " is held by job '" + p.jobs[owner[npu] - 1].name +
+                                          "' (jobs hold disjoint NPUs)"));
                 }
                 owner[npu] = job.id;
                 job.npus.push_back(uint32_t(npu));

@@ -404,7 +404,13 @@ TrainingHelper::GetCostBound(const tn_topology* topo,
                              uint32_t iterations) const
 {
     uint64_t clock = UINT64_MAX;
-    for (const Ptr<NpuEndpoint>& e : npus.GetEndpoints())
+    std::vector<Ptr<NpuEndpoint>> endpoints;
+    std::string bad;
+    if (!JobEndpoints(npus, &endpoints, &bad))
+    {
+        endpoints = npus.GetEndpoints(); // Install refused the job: any bound will do
+    }
+    for (const Ptr<NpuEndpoint>& e : endpoints)
     {
         clock = std::min(clock, e->GetClockRate());
     }

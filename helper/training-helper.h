@@ -211,7 +211,7 @@ class TrainingHelper
      * collective's bytes as StatsHelper::TransferBound counts them; Chakra traces (after
      * Install): the largest rank's compute (num_ops as cycles, or duration_micros) and
      * communication bytes.
-     * \param topo the topology \param npus the installed endpoints
+     * \param topo the topology \param npus the installed endpoints (the job's, SetNpus)
      * \param iterations the job's iterations
      * \return the cost (0 before Load)
      */

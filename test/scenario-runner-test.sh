@@ -124,7 +124,7 @@ bad "$ok" "bad13.toml: --set collective.bytes=\[\]: collective\[0\].bytes: an em
 bad '[topology]\nfile = "no-such-topology.txt"\n[[collective]]\nbytes = 1\n' \
     "bad14.toml:2:8: topology.file: .*no-such-topology.txt"
 bad '[topology]\nspec = "ring:8"\n[[collective]]\nbytes = 1\n[training]\nworkload = "x"\n' \
-    "bad15.toml:3:1: collective: give \[\[collective\]\] or \[training\], not both"
+    "bad15.toml:3:1: collective: give \[\[collective\]\], \[training\] or \[\[job\]\], one of them"
 bad '[topology]\nspec = "ring:8"\n' "bad16.toml: nothing to run: add \[\[collective\]\]"
 bad "$ok" "bad17.toml: --set routing=direct: routing: 'direct' is not one of planned, ecmp" \
     --set routing=direct

@@ -1,0 +1,169 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Several jobs on one fabric ([[job]], ctest scenario/jobs):
+#   - two ring all-reduce jobs on disjoint halves of a k=4 fat-tree (full bisection) with
+#     planned routing, at flow and packet level: every iteration of each job lasts exactly
+#     as long as in its run alone (isolate = true, same database), and no less than the ring's
+#     bandwidth bound 2(N-1)/N S / B;
+#   - scenarios/two-jobs.toml (interleaved jobs sharing the edge uplinks under ECMP), flow
+#     and packet level: both jobs slowed against their runs alone, the ports both may cross
+#     in shared_ports with traffic on them, every iteration, layer, collective and transfer
+#     row naming its job, every transfer between NPUs of its own job;
+#   - a SimAI workload and a text workload as jobs of one scenario, on NPUs listed out of
+#     order and spread: they run, each on its own NPUs;
+#   - random placement: the same seed gives the same NPUs;
+#   - bad jobs (overlapping NPUs, more NPUs than the topology has, an NPU out of range, an
+#     unknown placement, a run-time scheduler, [[job]] beside [training]) are refused with
+#     one line naming the file, line and key, exit 2, and no database.
+# Usage: scenario-jobs-test.sh RUNNER MODULE_DIR
+set -u
+runner=$1
+top=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+wl=$top/test/data/workloads/microAllReduce.txt
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+q() { sqlite3 "$1" "$2" 2>&1; }
+
+# --- disjoint halves, planned routing: each job exactly as alone -----------------------
+cat > "$tmp/disjoint.toml" << EOF
+routing = "planned"
+isolate = true
+[topology]
+spec = "fattree:k=4,rate=100Gbps,latency=1us"
+[sampling]
+interval = "10us"
+[[job]]
+name = "left"
+npus = [0, 1, 2, 3, 4, 5, 6, 7]
+workload = "$wl"
+iterations = 2
+algorithm = "ring"
+[[job]]
+name = "right"
+npus = 8
+start = "3us"
+workload = "$wl"
+iterations = 2
+algorithm = "ring"
+EOF
+for mode in flow packet; do
+    db=$tmp/disjoint-$mode.db
+    "$runner" "$tmp/disjoint.toml" --db "$db" --set mode=$mode > "$tmp/out" 2> "$tmp/err" ||
+        fail "disjoint $mode: exit non-zero: $(cat "$tmp/err")"
+    [ "$(q "$db" "SELECT count(*) FROM run WHERE status = 'ok'")" = 3 ] ||
+        fail "disjoint $mode: expected 3 ok runs (2 alone, 1 together): $(q "$db" 'SELECT * FROM run')"
+    [ "$(q "$db" "SELECT npus FROM job WHERE run_id = 3 AND job_id = 2")" = "8,9,10,11,12,13,14,15" ] ||
+        fail "disjoint $mode: packed did not take the NPUs left: $(q "$db" 'SELECT * FROM job')"
+    # every iteration of each job together equals the same iteration alone, to the ns
+    got=$(q "$db" "SELECT count(*) FROM job_iteration s JOIN job j ON j.run_id = s.run_id
+                   AND j.job_id = s.job_id JOIN job_iteration a ON a.run_id = j.alone_run_id
+                   AND a.job_id = s.job_id AND a.iteration = s.iteration
+                   WHERE s.iteration_ns = a.iteration_ns")
+    [ "$got" = 4 ] || fail "disjoint $mode: $got of 4 iterations equal alone:
+        $(q "$db" 'SELECT * FROM job_iteration')"
+    [ "$(q "$db" "SELECT count(*) FROM job_slowdown WHERE run_id = 3 AND slowdown = 1.0")" = 2 ] ||
+        fail "disjoint $mode: slowdown not 1: $(q "$db" 'SELECT * FROM job_slowdown')"
+    # the ring's bandwidth bound: 2 (N-1)/N S / B, S = 1 MiB, N = 8, B = 12.5 GB/s
+    [ "$(q "$db" "SELECT count(*) FROM job_iteration WHERE iteration_ns < 2.0 * 7 / 8 * 1048576 / 12.5")" = 0 ] ||
+        fail "disjoint $mode: an iteration beats the ring's bandwidth bound"
+done
+
+# --- the shipped two-jobs scenario: both slowed under ECMP, shared ports ----------------
+for mode in flow packet; do
+    db=$tmp/two-$mode.db
+    "$runner" "$top/scenarios/two-jobs.toml" --test-size --db "$db" --set mode=$mode \
+        > "$tmp/out" 2> "$tmp/err" || fail "two-jobs $mode: exit non-zero: $(cat "$tmp/err")"
+    [ "$(q "$db" "SELECT count(*) FROM job_slowdown WHERE alone_run_id IS NOT NULL AND slowdown > 1.05")" = 2 ] ||
+        fail "two-jobs $mode: both jobs should be slowed: $(q "$db" 'SELECT * FROM job_slowdown')"
+    [ "$(q "$db" "SELECT count(*) FROM shared_ports WHERE run_id = 3 AND jobs = 2 AND tx_bytes > 0")" -gt 0 ] ||
+        fail "two-jobs $mode: no shared port carries traffic: $(q "$db" 'SELECT * FROM shared_ports')"
+    # the jobs interleave on every edge switch: each edge's uplinks are on both jobs' paths
+    [ "$(q "$db" "SELECT count(*) FROM shared_ports p JOIN node n ON n.run_id = p.run_id
+                  AND n.node_id = p.peer_node WHERE p.run_id = 3 AND n.kind = 'npu'")" = 0 ] ||
+        fail "two-jobs $mode: a port towards an NPU is shared (jobs hold disjoint NPUs)"
+    for t in iteration layer collective transfer; do
+        [ "$(q "$db" "SELECT count(*) FROM $t WHERE job_id IS NULL")" = 0 ] &&
+            [ "$(q "$db" "SELECT count(DISTINCT job_id) FROM $t WHERE run_id = 3")" = 2 ] ||
+            fail "two-jobs $mode: $t rows do not all name their job"
+    done
+    [ "$(q "$db" "SELECT count(*) FROM transfer t JOIN node n ON n.run_id = t.run_id
+                  AND n.node_id IN (t.src_node, t.dst_node) JOIN job j ON j.run_id = t.run_id
+                  AND j.job_id = t.job_id WHERE ',' || j.npus || ',' NOT LIKE '%,' || n.rank || ',%'")" = 0 ] ||
+        fail "two-jobs $mode: a transfer leaves its job's NPUs"
+done
+
+# --- workloads of other kinds as jobs, NPUs out of order -------------------------------
+cat > "$tmp/kinds.toml" << EOF
+mode = "flow"
+[topology]
+spec = "fattree:k=4"
+[[job]]
+name = "simai"
+npus = [9, 3, 12, 6]
+simai = "$top/test/data/simai/megatron-gpt-small.txt"
+[[job]]
+name = "text"
+npus = 4
+placement = "spread"
+workload = "$top/test/data/workloads/MLP_HybridParallel_Data_Model.txt"
+model_group = 2
+EOF
+db=$tmp/kinds.db
+"$runner" "$tmp/kinds.toml" --db "$db" > "$tmp/out" 2> "$tmp/err" ||
+    fail "kinds: exit non-zero: $(cat "$tmp/err")"
+[ "$(q "$db" "SELECT group_concat(npus, ' ') FROM job")" = "9,3,12,6 0,4,8,13" ] ||
+    fail "kinds: placements $(q "$db" 'SELECT * FROM job')"
+[ "$(q "$db" "SELECT count(DISTINCT job_id) FROM collective")" = 2 ] &&
+    [ "$(q "$db" "SELECT count(*) FROM transfer t JOIN node n ON n.run_id = t.run_id
+                  AND n.node_id = t.src_node JOIN job j ON j.job_id = t.job_id
+                  WHERE ',' || j.npus || ',' NOT LIKE '%,' || n.rank || ',%'")" = 0 ] ||
+    fail "kinds: the jobs' collectives are not on their own NPUs"
+
+# --- random placement: the seed decides ------------------------------------------------
+printf 'mode = "flow"\n[topology]\nspec = "fattree:k=4"\n[[job]]\nnpus = 6\nplacement = "random"\nseed = 11\nworkload = "%s"\n' \
+    "$wl" > "$tmp/random.toml"
+for k in 1 2; do
+    "$runner" "$tmp/random.toml" --db "$tmp/random.db" > /dev/null 2> "$tmp/err" ||
+        fail "random: exit non-zero: $(cat "$tmp/err")"
+done
+[ "$(q "$tmp/random.db" "SELECT count(DISTINCT npus) || ' ' || count(*) FROM job")" = "1 2" ] ||
+    fail "random: the same seed placed differently: $(q "$tmp/random.db" 'SELECT * FROM job')"
+
+# --- bad jobs: one line with file, line and key; exit 2; no database --------------------
+n=0
+bad() {
+    n=$((n + 1))
+    f=$tmp/bad$n.toml
+    printf '%b[topology]\nspec = "fattree:k=4"\n%b' "${3:-}" "$1" > "$f"
+    "$runner" "$f" --db "$tmp/bad$n.db" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ "$rc" = 2 ] || fail "bad job $n: exit $rc, expected 2 ($(cat "$tmp/err"))"
+    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "bad job $n: expected one error line: $(cat "$tmp/err")"
+    grep -Eq "$2" "$tmp/err" || fail "bad job $n: '$(cat "$tmp/err")' does not match '$2'"
+    [ -f "$tmp/bad$n.db" ] && fail "bad job $n: a database was written"
+}
+job() { printf '[[job]]\nnpus = %s\n%bworkload = "%s"\n' "$1" "${2:-}" "$wl"; }
+bad "$(job '[0, 1, 2]')\n$(job '[5, 2]')" \
+    "bad1.toml:7:12: job\[1\].npus: NPU 2 is held by job 'job1' \(jobs hold disjoint NPUs\)"
+bad "$(job '[0, 1, 2]')\n$(job 14)" \
+    "bad2.toml:7:8: job\[1\].npus: 14 NPUs asked, 13 free of the topology's 16"
+bad "$(job 17)" "bad3.toml:4:8: job\[0\].npus: 17 is out of range \[1, 16\]"
+bad "$(job '[3, 16]')" "bad4.toml:4:12: job\[0\].npus: expected an NPU index .*below 16"
+bad "$(job 4 'placement = "diagonal"\n')" \
+    "bad5.toml:5:13: job\[0\].placement: 'diagonal' is not one of packed, spread, random"
+bad "$(job 4 'scheduler = "themis-scf"\n')" "bad6.toml:5:13: job\[0\].scheduler: .*\"planned\""
+bad "$(job '[0, 1, 1]')" "bad7.toml:4:15: job\[0\].npus: NPU 1 is listed twice"
+bad "[training]\nworkload = \"$wl\"\n$(job 4)" \
+    "bad8.toml:5:1: job: give \[\[collective\]\], \[training\] or \[\[job\]\], one of them"
+bad "$(job 4)" "bad9.toml:1:11: isolate: expected true or false" "isolate = 1\n"
+
+[ "$failures" = 0 ] || exit 1
+echo "scenario jobs: all checks passed"
