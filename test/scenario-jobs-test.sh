@@ -10,6 +10,7 @@
 #     and packet level: both jobs slowed against their runs alone, the ports both may cross
 #     in shared_ports with traffic on them, every iteration, layer, collective and transfer
 #     row naming its job, every transfer between NPUs of its own job;
+#   - training-net-report draws the jobs' slowdown and the shared ports (with matplotlib);
 #   - a SimAI workload and a text workload as jobs of one scenario, on NPUs listed out of
 #     order and spread: they run, each on its own NPUs;
 #   - random placement: the same seed gives the same NPUs;
@@ -99,6 +100,15 @@ for mode in flow packet; do
                   AND j.job_id = t.job_id WHERE ',' || j.npus || ',' NOT LIKE '%,' || n.rank || ',%'")" = 0 ] ||
         fail "two-jobs $mode: a transfer leaves its job's NPUs"
 done
+
+# the report draws the jobs side by side with their runs alone, and the shared ports
+if /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
+    "$top/utils/training-net-report" "$tmp/two-flow.db" -o "$tmp/report" > /dev/null 2> "$tmp/err" ||
+        fail "report: exit non-zero: $(cat "$tmp/err")"
+    [ -s "$tmp/report/jobs-3.png" ] && grep -q 'jobs-3.png' "$tmp/report/index.html" ||
+        fail "report: no jobs-3.png for the run of two jobs"
+    [ -f "$tmp/report/jobs-1.png" ] && fail "report: a run of one job drawn as several"
+fi
 
 # --- workloads of other kinds as jobs, NPUs out of order -------------------------------
 cat > "$tmp/kinds.toml" << EOF
