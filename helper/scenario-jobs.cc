@@ -80,6 +80,13 @@ ReadJobTables(PointContext& ctx, const toml::node* jobNode, const toml::node* is
     {
         r.Fail(isolate, "isolate", "expected true or false, got " + TypeName(*isolate));
     }
+    if (ctx.ranks > 1)
+    {
+        r.Fail(jobNode,
+               "job",
+               "several jobs run in one process, not over " + std::to_string(ctx.ranks) +
+                   " MPI ranks");
+    }
     p.isolate = isolate && isolate->as_boolean()->get();
     r.Param("isolate", p.isolate ? "true" : "false");
     if (p.mode == RoceHelper::GetModeName(RoceHelper::FLOW_SYMMETRIC))

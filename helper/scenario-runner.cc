@@ -435,10 +435,7 @@ StartWork(PointRun& run, const std::vector<int64_t>& aloneRuns)
             run.stats.AddJob(row, j.placed->npus, run.topo);
         }
         run.stats.AddTrainingJob(j.job);
-        if (!j.placed)
-        {
-            run.stats.AddLlmPlacement(*j.training, run.npus);
-        }
+        run.stats.AddLlmPlacement(*j.training, run.npus);
         Simulator::Schedule(NanoSeconds(j.placed ? j.placed->startNs : 0),
                             &TrainingJob::Start,
                             j.job);

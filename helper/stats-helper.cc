@@ -537,15 +537,18 @@ StatsHelper::AddLlmPlacement(const TrainingHelper& training, const NpuHelper& np
     {
         return;
     }
+    // the program's placement is over the job's NPUs (SetNpus; all of them by default)
     const std::vector<uint32_t>& npuOfRank = training.GetRankPlacement();
+    const std::vector<uint32_t>& jobNpus = training.GetNpus();
     for (uint32_t rank = 0; rank < npuOfRank.size(); rank++)
     {
         uint32_t coord[TN_LLM_DIMS];
         tn_llm_coord(tn_llm_program_layout(program), rank, coord);
-        Ptr<NpuEndpoint> e = npus.GetEndpoint(npuOfRank[rank]);
+        const uint32_t npu = jobNpus.empty() ? npuOfRank[rank] : jobNpus[npuOfRank[rank]];
+        Ptr<NpuEndpoint> e = npus.GetEndpoint(npu);
         Ptr<CollectiveExecutor> exec = e->GetObject<CollectiveExecutor>();
         tn_db_llm_rank row{};
-        row.node = exec && exec->GetNic() ? exec->GetNic()->GetLocalId() : npuOfRank[rank];
+        row.node = exec && exec->GetNic() ? exec->GetNic()->GetLocalId() : npu;
         row.rank = rank;
         row.tp = coord[TN_LLM_DIM_TP];
         row.ep = coord[TN_LLM_DIM_EP];

@@ -176,7 +176,8 @@ class StatsHelper
 
     /**
      * Record which NPU holds which (tp, ep, dp, pp) rank of the LLM program the training
-     * helper installed (table llm_rank); nothing for other workloads.
+     * helper installed (table llm_rank), on the job's NPUs (TrainingHelper::SetNpus);
+     * nothing for other workloads.
      * \param training the helper that installed the job \param npus its NPUs
      */
     void AddLlmPlacement(const TrainingHelper& training, const NpuHelper& npus);

@@ -9,14 +9,14 @@
 #   - scenarios/two-jobs.toml (interleaved jobs sharing the edge uplinks under ECMP), flow
 #     and packet level: both jobs slowed against their runs alone, the ports both may cross
 #     in shared_ports with traffic on them, every iteration, layer, collective and transfer
-#     row naming its job, every transfer between NPUs of its own job;
+#     row naming its job, every transfer between NPUs of its own job; run twice, the same rows;
 #   - training-net-report draws the jobs' slowdown and the shared ports (with matplotlib);
 #   - a SimAI workload and a text workload as jobs of one scenario, on NPUs listed out of
-#     order and spread: they run, each on its own NPUs;
+#     order and spread, and an LLM program as a job: they run, each on its own NPUs;
 #   - random placement: the same seed gives the same NPUs;
 #   - bad jobs (overlapping NPUs, more NPUs than the topology has, an NPU out of range, an
-#     unknown placement, a run-time scheduler, [[job]] beside [training]) are refused with
-#     one line naming the file, line and key, exit 2, and no database.
+#     unknown placement, a run-time scheduler, [[job]] beside [training], flow-symmetric)
+#     are refused with one line naming the file, line and key, exit 2, and no database.
 # Usage: scenario-jobs-test.sh RUNNER MODULE_DIR
 set -u
 runner=$1
@@ -101,6 +101,14 @@ for mode in flow packet; do
         fail "two-jobs $mode: a transfer leaves its job's NPUs"
 done
 
+# the same scenario again: the same rows
+"$runner" "$top/scenarios/two-jobs.toml" --test-size --db "$tmp/again.db" --set mode=flow \
+    > /dev/null 2> "$tmp/err" || fail "two-jobs again: exit non-zero: $(cat "$tmp/err")"
+for t in job job_port iteration layer collective transfer port_sample; do
+    [ "$(q "$tmp/two-flow.db" "SELECT * FROM $t" | md5sum)" = "$(q "$tmp/again.db" "SELECT * FROM $t" | md5sum)" ] ||
+        fail "two-jobs: table $t differs between two runs of the same scenario"
+done
+
 # the report draws the jobs side by side with their runs alone, and the shared ports
 if /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
     "$top/utils/training-net-report" "$tmp/two-flow.db" -o "$tmp/report" > /dev/null 2> "$tmp/err" ||
@@ -137,6 +145,45 @@ db=$tmp/kinds.db
                   WHERE ',' || j.npus || ',' NOT LIKE '%,' || n.rank || ',%'")" = 0 ] ||
     fail "kinds: the jobs' collectives are not on their own NPUs"
 
+# an LLM program as a job: its ranks on the job's NPUs (llm_rank), after the listed job
+cat > "$tmp/tiny.toml" << EOF
+[model]
+name = "tiny"
+layers = 2
+hidden = 256
+ffn_hidden = 1024
+heads = 4
+seq_len = 128
+vocab = 1024
+bytes_per_element = 2
+EOF
+cat > "$tmp/llm.toml" << EOF
+mode = "flow"
+[topology]
+spec = "fattree:k=4"
+[[job]]
+name = "llm"
+npus = 4
+placement = "spread"
+model = "$tmp/tiny.toml"
+gpu = "$top/scenarios/gpus/h100.toml"
+tp = 2
+dp = 2
+[[job]]
+name = "text"
+npus = [1, 2]
+workload = "$wl"
+EOF
+db=$tmp/llm.db
+"$runner" "$tmp/llm.toml" --db "$db" > "$tmp/out" 2> "$tmp/err" ||
+    fail "llm: exit non-zero: $(cat "$tmp/err")"
+# the list first (1, 2), then 4 spread over the 14 NPUs left: every 14/4-th
+[ "$(q "$db" "SELECT group_concat(node_id, ',') FROM (SELECT node_id FROM llm_rank ORDER BY rank)")" = "0,5,9,12" ] &&
+    [ "$(q "$db" "SELECT npus FROM job WHERE name = 'llm'")" = "0,5,9,12" ] ||
+    fail "llm: ranks not on the job's NPUs: $(q "$db" 'SELECT * FROM llm_rank; SELECT * FROM job')"
+[ "$(q "$db" "SELECT count(*) FROM collective WHERE job_id = 1")" -gt 0 ] ||
+    fail "llm: the program's collectives do not name job 1"
+
 # --- random placement: the seed decides ------------------------------------------------
 printf 'mode = "flow"\n[topology]\nspec = "fattree:k=4"\n[[job]]\nnpus = 6\nplacement = "random"\nseed = 11\nworkload = "%s"\n' \
     "$wl" > "$tmp/random.toml"
@@ -152,7 +199,7 @@ n=0
 bad() {
     n=$((n + 1))
     f=$tmp/bad$n.toml
-    printf '%b[topology]\nspec = "fattree:k=4"\n%b' "${3:-}" "$1" > "$f"
+    printf '%b[topology]\nspec = "%s"\n%b' "${3:-}" "${4:-fattree:k=4}" "$1" > "$f"
     "$runner" "$f" --db "$tmp/bad$n.db" > "$tmp/out" 2> "$tmp/err"
     rc=$?
     [ "$rc" = 2 ] || fail "bad job $n: exit $rc, expected 2 ($(cat "$tmp/err"))"
@@ -174,6 +221,9 @@ bad "$(job '[0, 1, 1]')" "bad7.toml:4:15: job\[0\].npus: NPU 1 is listed twice"
 bad "[training]\nworkload = \"$wl\"\n$(job 4)" \
     "bad8.toml:5:1: job: give \[\[collective\]\], \[training\] or \[\[job\]\], one of them"
 bad "$(job 4)" "bad9.toml:1:11: isolate: expected true or false" "isolate = 1\n"
+
+bad "$(job 4)" "bad10.toml:1:8: mode: flow-symmetric runs one NPU set for all, not several jobs" \
+    'mode = "flow-symmetric"\n' "ring:8"
 
 [ "$failures" = 0 ] || exit 1
 echo "scenario jobs: all checks passed"

@@ -668,6 +668,7 @@ Main(int argc, char* argv[])
             done++;
             const ScenarioPoint& p = c.point;
             long long runId = -1;
+            std::vector<long long> started; // isolate = true: the jobs alone, then together
             char st[16] = "";
             unsigned long long simNs = 0;
             std::string why;
@@ -682,6 +683,7 @@ Main(int argc, char* argv[])
                 if (line.compare(0, 4, "run ") == 0)
                 {
                     runId = std::atoll(line.c_str() + 4);
+                    started.push_back(runId);
                 }
                 else if (line.compare(0, 5, "done ") == 0 &&
                          std::sscanf(line.c_str() + 5, "%lld %15s %llu", &runId, st, &simNs) == 3)
@@ -706,6 +708,15 @@ Main(int argc, char* argv[])
                 if (runId >= 0)
                 {
                     CloseAbandonedRun(p.database, runId, st, why);
+                }
+            }
+            for (long long earlier : started)
+            {
+                if (earlier != runId)
+                {
+                    finished.push_back({p.database,
+                                        earlier,
+                                        (p.label.empty() ? "" : p.label + " ") + "(a job alone)"});
                 }
             }
             if (runId >= 0)
