@@ -17,6 +17,7 @@
 #include "ns3/uinteger.h"
 
 #include <map>
+#include <memory>
 #include <sqlite3.h>
 #include <string>
 #include <vector>
@@ -649,6 +650,124 @@ class TrainingRefusalTestCase : public TnDataTestCase
     }
 };
 
+/** Per job: NPU 0's first iteration (ns), or -1 when the job did not complete. */
+struct JobsRun
+{
+    std::string error;
+    std::vector<double> iterationNs;
+    bool groupsOwn{true}; //!< every collective's nodes are one job's NPUs, rank for rank
+    double rateBps{0};    //!< an NPU's cable
+};
+
+/** Jobs of microAllReduce on switch:8, job k on NPUs npus[k] (SetNpus), all at once. */
+JobsRun
+RunJobs(const std::string& file, const std::vector<std::vector<uint32_t>>& npus)
+{
+    JobsRun out;
+    tn_error err;
+    tn_topology* topo = nullptr;
+    if (tn_topology_from_spec("switch:8", &topo, &err) != TN_OK)
+    {
+        out.error = err.message;
+        return out;
+    }
+    out.rateBps = double(tn_topology_link(topo, 0)->rate_bps);
+    RoceHelper roce;
+    roce.Install(topo);
+    CollectiveHelper collectives;
+    collectives.Install(topo, roce);
+    NpuHelper endpoints;
+    endpoints.Install(roce.GetFabric().npus);
+    std::vector<std::unique_ptr<TrainingHelper>> helpers;
+    std::vector<Ptr<TrainingJob>> jobs;
+    for (const std::vector<uint32_t>& list : npus)
+    {
+        helpers.push_back(std::make_unique<TrainingHelper>());
+        helpers.back()->SetAlgorithms("ring");
+        helpers.back()->SetNpus(list);
+        Ptr<TrainingJob> job;
+        if (helpers.back()->Load(file, &out.error))
+        {
+            job = helpers.back()->Install(collectives, endpoints, 0, &out.error);
+        }
+        if (!job)
+        {
+            Simulator::Destroy();
+            tn_topology_destroy(topo);
+            return out;
+        }
+        jobs.push_back(job);
+        job->Start();
+    }
+    Simulator::Run();
+    for (const Ptr<TrainingJob>& job : jobs)
+    {
+        const auto& log = job->GetIterations(0);
+        out.iterationNs.push_back(job->IsComplete() && !log.empty()
+                                      ? double((log[0].end - log[0].start).GetNanoSeconds())
+                                      : -1);
+    }
+    for (const auto& c : collectives.GetCollectives())
+    {
+        bool one = false;
+        for (const std::vector<uint32_t>& list : npus)
+        {
+            bool same = c->GetRanks() == list.size();
+            for (uint32_t r = 0; same && r < list.size(); r++)
+            {
+                same = c->GetNode(r) == tn_topology_npu_node(topo, list[r]);
+            }
+            one = one || same;
+        }
+        out.groupsOwn = out.groupsOwn && one;
+    }
+    Simulator::Destroy();
+    tn_topology_destroy(topo);
+    return out;
+}
+
+/**
+ * \ingroup training-net-tests
+ * Jobs on some NPUs (TrainingHelper::SetNpus): two all-reduce jobs on the two halves of one
+ * switch (each NPU its own cable both ways) plan every collective over their own NPUs, in
+ * their rank order, and each takes exactly as long together as alone; an NPU the system does
+ * not have or one listed twice is refused at Install, naming it.
+ */
+class TrainingJobsTestCase : public TnDataTestCase
+{
+  public:
+    TrainingJobsTestCase()
+        : TnDataTestCase("training: jobs on some NPUs, side by side")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string file = DataFile("workloads/microAllReduce.txt");
+        const std::vector<uint32_t> a{6, 2, 4, 0};
+        const std::vector<uint32_t> b{1, 3, 5, 7};
+        JobsRun both = RunJobs(file, {a, b});
+        NS_TEST_ASSERT_MSG_EQ(both.error, "", "ran");
+        NS_TEST_ASSERT_MSG_EQ(both.iterationNs.size(), 2u, "two jobs");
+        NS_TEST_EXPECT_MSG_EQ(both.groupsOwn, true, "each collective on its job's NPUs");
+        JobsRun aloneA = RunJobs(file, {a});
+        JobsRun aloneB = RunJobs(file, {b});
+        NS_TEST_ASSERT_MSG_EQ(aloneA.iterationNs.size() + aloneB.iterationNs.size(), 2u, "alone");
+        NS_TEST_EXPECT_MSG_GT(both.iterationNs[0], 0, "job a complete");
+        NS_TEST_EXPECT_MSG_EQ(both.iterationNs[0], aloneA.iterationNs[0], "a as alone");
+        NS_TEST_EXPECT_MSG_EQ(both.iterationNs[1], aloneB.iterationNs[0], "b as alone");
+        // the ring's bandwidth bound: 2 (N-1)/N of 1 MiB through one cable
+        NS_TEST_EXPECT_MSG_GT(both.iterationNs[0],
+                              2.0 * 3 / 4 * 1048576 * 8 / both.rateBps * 1e9,
+                              "bound");
+        JobsRun beyond = RunJobs(file, {{0, 8}});
+        NS_TEST_EXPECT_MSG_EQ(beyond.error, "npus: NPU 8 is not an NPU of the system", "8");
+        JobsRun twice = RunJobs(file, {{3, 3}});
+        NS_TEST_EXPECT_MSG_EQ(twice.error, "npus: NPU 3 is listed twice", "twice");
+    }
+};
+
 /**
  * \ingroup training-net-tests
  * The results database records a training job: one iteration row per NPU and iteration,
@@ -765,6 +884,7 @@ class TrainingTestSuite : public TestSuite
         AddTestCase(new TrainingWorkloadsTestCase, TestCase::QUICK);
         AddTestCase(new TrainingDatabaseTestCase, TestCase::QUICK);
         AddTestCase(new TrainingThemisTestCase, TestCase::QUICK);
+        AddTestCase(new TrainingJobsTestCase, TestCase::QUICK);
     }
 };
 
