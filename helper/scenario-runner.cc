@@ -280,10 +280,10 @@ InstallJob(PointRun& run, PointRun::Job& j, std::string* error)
     {
         training.SetNpus(j.placed->npus);
     }
-    // the model-parallel group: the first dimension's size, when it divides the job's NPUs
+    // the model-parallel group: the first dimension's size (a [[job]]'s when it divides its NPUs)
     uint32_t group = p.modelGroup;
     if (group == 0 && tn_topology_dim_count(run.topo) > 0 &&
-        npus % tn_topology_dim(run.topo, 0)->size == 0)
+        (!j.placed || npus % tn_topology_dim(run.topo, 0)->size == 0))
     {
         group = tn_topology_dim(run.topo, 0)->size;
     }
