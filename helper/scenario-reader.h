@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * scenario-reader: PRIVATE header of the scenario reader (helper/scenario-config.cc, the sweeps
- * and --set; helper/scenario-tables.cc, one reader per table). Not installed: toml++ stays out
- * of the installed headers.
+ * and --set; helper/scenario-tables.cc, one reader per table; helper/scenario-jobs.cc, the
+ * [[job]] tables). Not installed: toml++ stays out of the installed headers.
  *
  * Contract
  * --------

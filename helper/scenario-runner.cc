@@ -436,9 +436,14 @@ StartWork(PointRun& run, const std::vector<int64_t>& aloneRuns)
         }
         run.stats.AddTrainingJob(j.job);
         run.stats.AddLlmPlacement(*j.training, run.npus);
-        Simulator::Schedule(NanoSeconds(j.placed ? j.placed->startNs : 0),
-                            &TrainingJob::Start,
-                            j.job);
+        if (!j.placed || j.placed->startNs == 0)
+        {
+            j.job->Start(); // its NPUs' first steps now, as a [training] job always did
+        }
+        else
+        {
+            Simulator::Schedule(NanoSeconds(j.placed->startNs), &TrainingJob::Start, j.job);
+        }
     }
     for (size_t i = 0; i < run.made.size(); i++)
     {
