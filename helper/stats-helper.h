@@ -165,7 +165,8 @@ class StatsHelper
      * its row in table job, its NPUs' rows naming it (StatsRecorder::SetJobOfNode), and the
      * ports its traffic may cross (table job_port): every port on a shortest path between
      * two of its NPUs, which ECMP may hash a flow onto and planned routing picks among (not
-     * written for a job of more than MAX_JOB_PORT_NPUS NPUs: the pairs grow as their square).
+     * written for a job of more than MAX_JOB_PORT_NPUS NPUs: one walk of the shortest paths
+     * towards each of its NPUs, its NPUs times the fabric's links).
      * \param row the job's row (its npus text, placement, start, alone run)
      * \param npus its topology NPU ranks \param topo the topology
      */
