@@ -60,6 +60,11 @@ struct ScenarioResult
  * (TrainingHelper), then StatsHelper (sampling), Simulator::Run, StatsHelper::Finish and
  * Simulator::Destroy. A plan or job that cannot be made fails before the run row is
  * written. The run's simulated time is the end of its last collective (or training job).
+ * Several jobs ([[job]]) each get a TrainingHelper on their NPUs (SetNpus), start at their
+ * start and are recorded with StatsHelper::AddJob; with isolate, Run first runs each job alone
+ * as a run of its own (the run-started callback is called for each, in order) and returns the
+ * result of the jobs together, whose job rows name the runs alone (or the first run that
+ * failed, its error naming the job).
  */
 class ScenarioRunner
 {
@@ -77,8 +82,9 @@ class ScenarioRunner
     typedef std::function<void(int64_t)> RunStartedCallback;
 
     /**
-     * \param callback called once per Run with the new run_id (a process running points
-     * tells its parent, which closes the run if the process dies: training-net-run)
+     * \param callback called with each new run_id, once per Run (and once per job alone
+     * before it, with isolate): a process running points tells its parent, which closes the
+     * run if the process dies (training-net-run)
      */
     void SetRunStartedCallback(RunStartedCallback callback);
 
