@@ -213,11 +213,17 @@ main(int argc, char* argv[])
                      0u,
                      UINT32_MAX - 1,
                      &modelGroup);
-    std::string algorithm = "auto";
+    std::string algorithm;
     options.AddString("algorithm",
                       "the jobs' all-reduce algorithm: a registry name (tn-plan --list) or auto "
-                      "(the best by the cost model, per operation, group and size)",
+                      "(the best by the cost model, per operation, group and size; the default, "
+                      "but for an LLM or SimAI program's data-parallel groups: --dpAlgorithm)",
                       &algorithm);
+    std::string dpAlgorithm;
+    options.AddString("dpAlgorithm",
+                      "an LLM or SimAI program's data-parallel algorithm (default ring, as "
+                      "NCCL runs it, unless --algorithm is given)",
+                      &dpAlgorithm);
     std::string mode = "packet";
     options.AddMode(&mode);
     LlmOptions llm;
@@ -246,10 +252,15 @@ main(int argc, char* argv[])
     {
         engineNames = {"baseline"}; // an LLM study compares layouts, not engines, by default
     }
-    if (tn_tune_algorithm_check(algorithm.c_str(), &err) != TN_OK)
+    for (const auto& [option, value] :
+         {std::pair<const char*, std::string*>{"algorithm", &algorithm},
+          std::pair<const char*, std::string*>{"dpAlgorithm", &dpAlgorithm}})
     {
-        std::fprintf(stderr, "training-iteration: --algorithm: %s\n", err.message);
-        return 2;
+        if (!value->empty() && tn_tune_algorithm_check(value->c_str(), &err) != TN_OK)
+        {
+            std::fprintf(stderr, "training-iteration: --%s: %s\n", option, err.message);
+            return 2;
+        }
     }
     if (memoryBps < RoceNetDevice::MIN_DATA_RATE_BPS)
     {
@@ -325,7 +336,14 @@ main(int argc, char* argv[])
         TrainingHelper training;
         training.SetJobAttribute("Iterations", UintegerValue(iterations));
         training.SetJobAttribute("Overlap", BooleanValue(overlap));
-        training.SetAlgorithm(TN_COLL_ALL_REDUCE, algorithm);
+        if (!algorithm.empty())
+        {
+            training.SetAlgorithm(TN_COLL_ALL_REDUCE, algorithm);
+        }
+        if (!dpAlgorithm.empty())
+        {
+            training.SetParallelismAlgorithm(TN_SERVES_DP, dpAlgorithm);
+        }
         std::string error;
         Ptr<TrainingJob> job;
         if (!llm.model.empty())
@@ -358,7 +376,12 @@ main(int argc, char* argv[])
         std::string params = "{\"workload\":\"" + what + "\",\"topology\":\"" + spec +
                              "\",\"engine\":\"" + engine + "\",\"memory\":\"" + memory +
                              "\",\"overlap\":" + (overlap ? "true" : "false") +
-                             ",\"algorithm\":\"" + algorithm + "\"" + llm.Params() + "}";
+                             ",\"algorithm\":\"" + (algorithm.empty() ? "auto" : algorithm) +
+                             "\",\"dp_algorithm\":\"" +
+                             (!dpAlgorithm.empty() ? dpAlgorithm
+                              : !algorithm.empty() ? algorithm
+                                                   : std::string("ring")) +
+                             "\"" + llm.Params() + "}";
         StatsHelper stats; // the run, the fabric, its collectives and the iterations
         Ptr<StatsRecorder> recorder =
             stats.Install(db, "training-iteration", params, topo, roce, &error);

@@ -123,8 +123,9 @@ struct ScenarioPoint
     uint32_t iterations{1};      //!< [training]
     bool overlap{true};          //!< [training]
     uint32_t modelGroup{0};      //!< [training]; 0: the first dim's size
-    std::string trainingAlgorithm{"ring"};             //!< [training] all-reduce algorithm
-    std::string trainingScheduler;                     //!< [training] run-time scheduler or ""
+    std::string trainingAlgorithm;   //!< [training] all-reduce algorithm ("": the job's default)
+    std::string trainingDpAlgorithm; //!< [training] data-parallel algorithm ("": the default)
+    std::string trainingScheduler;   //!< [training] run-time scheduler or ""
     uint32_t trainingChunks{TN_THEMIS_DEFAULT_CHUNKS}; //!< [training] chunks of a scheduled op
     uint32_t trainingActive{1};                        //!< [training] its active phases per dim
     std::string paramsJson;                            //!< every resolved key, for the run row

@@ -270,7 +270,14 @@ InstallJob(PointRun& run, PointRun::Job& j, std::string* error)
     TrainingHelper& training = *j.training;
     training.SetJobAttribute("Iterations", UintegerValue(p.iterations));
     training.SetJobAttribute("Overlap", BooleanValue(p.overlap));
-    training.SetAlgorithm(TN_COLL_ALL_REDUCE, p.trainingAlgorithm);
+    if (!p.trainingAlgorithm.empty())
+    {
+        training.SetAlgorithm(TN_COLL_ALL_REDUCE, p.trainingAlgorithm);
+    }
+    if (!p.trainingDpAlgorithm.empty())
+    {
+        training.SetParallelismAlgorithm(TN_SERVES_DP, p.trainingDpAlgorithm);
+    }
     training.SetJobAttribute("Scheduler", StringValue(p.trainingScheduler));
     training.SetJobAttribute("ThemisChunks", UintegerValue(p.trainingChunks));
     training.SetJobAttribute("ThemisActive", UintegerValue(p.trainingActive));

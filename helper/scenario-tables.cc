@@ -766,7 +766,11 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
     p.overlap = tr.Bool("overlap", true);
     p.modelGroup = uint32_t(tr.Uint("model_group", 0, 0, UINT32_MAX - 1));
     const toml::node* algNode = r.Resolve(trainingTable->get("algorithm"));
-    p.trainingAlgorithm = tr.String("algorithm", "auto");
+    // unset (""), every kind runs auto but a generated program's data-parallel collectives,
+    // which run as rings (TrainingJob::GetParallelismAlgorithm)
+    p.trainingAlgorithm = tr.String("algorithm", "");
+    const toml::node* dpAlgNode = r.Resolve(trainingTable->get("dp_algorithm"));
+    p.trainingDpAlgorithm = tr.String("dp_algorithm", "");
     const toml::node* schedNode = r.Resolve(trainingTable->get("scheduler"));
     std::vector<std::string> schedulers = {"planned"};
     schedulers.insert(schedulers.end(),
@@ -817,9 +821,15 @@ ReadTrainingTable(PointContext& ctx, const toml::table* trainingTable)
         }
         tn_workload_destroy(w);
     }
-    if (tn_tune_algorithm_check(p.trainingAlgorithm.c_str(), &err) != TN_OK)
+    if (!p.trainingAlgorithm.empty() &&
+        tn_tune_algorithm_check(p.trainingAlgorithm.c_str(), &err) != TN_OK)
     {
         r.Fail(algNode, ctx.Key("algorithm"), err.message);
+    }
+    if (!p.trainingDpAlgorithm.empty() &&
+        tn_tune_algorithm_check(p.trainingDpAlgorithm.c_str(), &err) != TN_OK)
+    {
+        r.Fail(dpAlgNode, "training.dp_algorithm", err.message);
     }
     p.installNpus = true;
 }

@@ -383,6 +383,15 @@ TrainingHelper::SetAlgorithms(const std::string& algorithm)
     }
 }
 
+void
+TrainingHelper::SetParallelismAlgorithm(tn_chakra_serves serves, const std::string& algorithm)
+{
+    // internal invariant: an index from the caller's own tables, never from user input
+    NS_ABORT_MSG_IF(serves == TN_SERVES_NONE || serves >= TN_SERVES_COUNT,
+                    "TrainingHelper::SetParallelismAlgorithm: no parallelism");
+    m_servesAlgorithm[serves] = algorithm;
+}
+
 bool
 TrainingHelper::Load(const std::string& path, std::string* error)
 {
@@ -483,6 +492,13 @@ TrainingHelper::Install(CollectiveHelper& collectives,
         if (!m_algorithm[c].empty())
         {
             job->SetAlgorithm(static_cast<tn_collective>(c), m_algorithm[c]);
+        }
+    }
+    for (int serves = TN_SERVES_NONE + 1; serves < TN_SERVES_COUNT; serves++)
+    {
+        if (!m_servesAlgorithm[serves].empty())
+        {
+            job->SetParallelismAlgorithm(tn_chakra_serves(serves), m_servesAlgorithm[serves]);
         }
     }
     if (m_llm)

@@ -55,6 +55,12 @@ class TrainingHelper
     void SetAlgorithms(const std::string& algorithm);
 
     /**
+     * The algorithm of a generated program's (LLM, SimAI) collectives serving one parallelism
+     * (TrainingJob::SetParallelismAlgorithm); unset, data-parallel collectives run as rings.
+     */
+    void SetParallelismAlgorithm(tn_chakra_serves serves, const std::string& algorithm);
+
+    /**
      * Read a workload file (tn-workload.h).
      * \param path the file \param error set to the reason (file, line, field) on failure
      * \return true when read
@@ -254,6 +260,7 @@ class TrainingHelper
      */
     std::string CheckLlmSymmetric(uint32_t period, uint32_t npus) const;
     std::string m_algorithm[TN_COLL_COUNT];
+    std::string m_servesAlgorithm[TN_SERVES_COUNT]; //!< SetParallelismAlgorithm's ("": unset)
 };
 
 } // namespace ns3

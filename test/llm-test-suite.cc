@@ -18,6 +18,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,8 +41,16 @@ struct LlmRun
     std::string error;
     bool complete{false};
     std::vector<TrainingIterationRecord> iteration;
-    std::vector<std::vector<TrainingLayerRecord>> steps; //!< per rank, its schedule steps
+    std::vector<std::vector<TrainingLayerRecord>> steps;         //!< per rank, its schedule steps
+    std::vector<std::pair<std::string, std::string>> algorithms; //!< (parallelism, algorithm)
 };
+
+/** The CollectiveCreated trace's collectives: which parallelism, which algorithm. */
+void
+KeepAlgorithm(LlmRun* run, Ptr<Collective> c)
+{
+    run->algorithms.emplace_back(c->GetParallelism(), c->GetAlgorithm());
+}
 
 /** The LayerEnd trace's records of schedule steps, per rank. */
 void
@@ -69,11 +79,16 @@ struct LlmSetup
 };
 
 LlmRun
-RunLlm(const LlmSetup& setup,
-       const std::string& spec,
-       const std::string& mode,
-       bool network,
-       uint32_t period = 1)
+RunLlm(
+    const LlmSetup& setup,
+    const std::string& spec,
+    const std::string& mode,
+    bool network,
+    uint32_t period = 1,
+    std::function<void(TrainingHelper&)> algorithms = [](TrainingHelper& training) {
+        // pinned: the figures checked here are the flat ring's (a job's default is auto)
+        training.SetAlgorithms("ring");
+    })
 {
     LlmRun out;
     tn_error err;
@@ -98,14 +113,15 @@ RunLlm(const LlmSetup& setup,
     NpuHelper npus;
     npus.Install(roce.GetFabric().npus);
     TrainingHelper training;
-    // pinned: the figures checked here are the flat ring's (a job's default is auto)
-    training.SetAlgorithms("ring");
+    algorithms(training);
     training.SetJobAttribute("Network", BooleanValue(network));
     training.LoadLlm(setup.model, setup.gpu, setup.training, setup.layout);
     Ptr<TrainingJob> job = training.Install(collectives, npus, 0, &out.error);
     if (job)
     {
         job->TraceConnectWithoutContext("LayerEnd", MakeBoundCallback(&KeepStep, &out));
+        job->TraceConnectWithoutContext("CollectiveCreated",
+                                        MakeBoundCallback(&KeepAlgorithm, &out));
         job->Start();
         Simulator::Run();
         out.complete = job->IsComplete();
@@ -291,6 +307,87 @@ class LlmBreakdownTestCase : public TestCase
     std::string m_mode;
 };
 
+/**
+ * Which algorithm each parallelism's collectives run: data-parallel ones as rings unless the
+ * kind or the parallelism is set (TrainingJob::GetParallelismAlgorithm); TP's by the kind's
+ * setting (auto by default).
+ */
+class LlmParallelismAlgorithmTestCase : public TestCase
+{
+  public:
+    LlmParallelismAlgorithmTestCase()
+        : TestCase("data-parallel collectives run as rings unless set; a parallelism's "
+                   "algorithm wins over its kind's")
+    {
+    }
+
+  private:
+    /** the algorithms the collectives serving `parallelism` ran with, without repeats */
+    static std::set<std::string> Of(const LlmRun& run, const std::string& parallelism)
+    {
+        std::set<std::string> out;
+        for (const auto& [serves, algorithm] : run.algorithms)
+        {
+            if (serves == parallelism)
+            {
+                out.insert(algorithm);
+            }
+        }
+        return out;
+    }
+
+    void DoRun() override
+    {
+        LlmSetup s;
+        s.model.layers = 2;
+        s.model.seq_len = 256;
+        s.layout.size[TN_LLM_DIM_TP] = 2;
+        s.layout.size[TN_LLM_DIM_DP] = 4;
+        s.training.global_batch = 4;
+        const std::string spec = "switch:8,rate=100Gbps";
+        using Set = std::set<std::string>;
+
+        struct Case
+        {
+            std::string what;
+            std::function<void(TrainingHelper&)> configure;
+            Set dp;
+            Set tp; // empty: not checked (auto's choice)
+        };
+
+        const std::vector<Case> cases = {
+            {"defaults", [](TrainingHelper&) {}, Set{"ring"}, Set{}},
+            {"the all-reduce's algorithm set",
+             [](TrainingHelper& t) { t.SetAlgorithm(TN_COLL_ALL_REDUCE, "direct"); },
+             Set{"direct"},
+             Set{}},
+            {"every kind set, DP's too",
+             [](TrainingHelper& t) {
+                 t.SetAlgorithms("direct");
+                 t.SetParallelismAlgorithm(TN_SERVES_DP, "ring");
+             },
+             Set{"ring"},
+             Set{"direct"}},
+            {"DP's set alone",
+             [](TrainingHelper& t) { t.SetParallelismAlgorithm(TN_SERVES_DP, "direct"); },
+             Set{"direct"},
+             Set{}},
+        };
+        for (const Case& c : cases)
+        {
+            LlmRun run = RunLlm(s, spec, "flow", true, 1, c.configure);
+            NS_TEST_ASSERT_MSG_EQ(run.error, "", c.what);
+            NS_TEST_EXPECT_MSG_EQ(run.complete, true, c.what);
+            NS_TEST_EXPECT_MSG_EQ((Of(run, "dp") == c.dp), true, c.what << ": DP's algorithms");
+            NS_TEST_EXPECT_MSG_EQ(Of(run, "tp").empty(), false, c.what << ": TP collectives");
+            if (!c.tp.empty())
+            {
+                NS_TEST_EXPECT_MSG_EQ((Of(run, "tp") == c.tp), true, c.what << ": TP's");
+            }
+        }
+    }
+};
+
 /** A bad combination is refused by Install, naming the key. */
 class LlmRefusalTestCase : public TestCase
 {
@@ -438,6 +535,7 @@ class LlmTestSuite : public TestSuite
         AddTestCase(new LlmBreakdownTestCase("flow"), TestCase::QUICK);
         AddTestCase(new LlmBreakdownTestCase("packet"), TestCase::QUICK);
         AddTestCase(new LlmRefusalTestCase, TestCase::QUICK);
+        AddTestCase(new LlmParallelismAlgorithmTestCase, TestCase::QUICK);
         AddTestCase(new LlmSymmetricTestCase, TestCase::QUICK);
     }
 };

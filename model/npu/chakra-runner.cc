@@ -254,7 +254,8 @@ ChakraRunner::RequestOf(uint32_t rank, const tn_chakra_node* n, std::vector<uint
         request.collective = TN_COLL_BROADCAST;
         *ranks = {send ? rank : n->peer, send ? n->peer : rank};
     }
-    request.algorithm = m_config.algorithm[request.collective].c_str();
+    request.algorithm =
+        m_config.algorithm[n->serves < TN_SERVES_COUNT ? n->serves : 0][request.collective].c_str();
     return request;
 }
 

@@ -72,7 +72,8 @@ class ChakraRunner
         uint32_t iterations{1};
         bool network{true};
         uint64_t opsPerCycle{1};
-        std::vector<std::string> algorithm; //!< by tn_collective
+        /// by tn_chakra_serves, then tn_collective (TrainingJob::GetParallelismAlgorithm)
+        std::vector<std::vector<std::string>> algorithm;
         /// the topology NPU of each rank (TrainingJob::SetNpuRanks; {}: rank r is NPU r)
         std::vector<uint32_t> npuOfRank;
     };

@@ -210,7 +210,15 @@ TrainingJob::SetupChakra(const std::vector<tn_chakra_trace*>& traces,
     config.iterations = m_iterations;
     config.network = m_network;
     config.opsPerCycle = m_opsPerCycle;
-    config.algorithm.assign(m_algorithm, m_algorithm + TN_COLL_COUNT);
+    config.algorithm.resize(TN_SERVES_COUNT);
+    for (int serves = 0; serves < TN_SERVES_COUNT; serves++)
+    {
+        for (int c = 0; c < TN_COLL_COUNT; c++)
+        {
+            config.algorithm[serves].push_back(
+                GetParallelismAlgorithm(tn_chakra_serves(serves), tn_collective(c)));
+        }
+    }
     config.npuOfRank = m_npuOfRank;
     m_chakra = std::make_unique<ChakraRunner>(traces,
                                               service,
@@ -416,6 +424,40 @@ TrainingJob::SetAlgorithm(tn_collective collective, const std::string& algorithm
     // internal invariant: an index from the caller's own tables, never from user input
     NS_ABORT_MSG_IF(collective >= TN_COLL_COUNT, "TrainingJob::SetAlgorithm: no collective");
     m_algorithm[collective] = algorithm;
+    m_algorithmSet[collective] = true;
+}
+
+void
+TrainingJob::SetParallelismAlgorithm(tn_chakra_serves serves, const std::string& algorithm)
+{
+    // internal invariant: an index from the caller's own tables, never from user input
+    NS_ABORT_MSG_IF(serves == TN_SERVES_NONE || serves >= TN_SERVES_COUNT,
+                    "TrainingJob::SetParallelismAlgorithm: no parallelism");
+    m_servesAlgorithm[serves] = algorithm;
+}
+
+std::string
+TrainingJob::GetParallelismAlgorithm(tn_chakra_serves serves, tn_collective collective) const
+{
+    if (collective == TN_COLL_ALL_TO_ALL || serves == TN_SERVES_NONE)
+    {
+        return m_algorithm[collective];
+    }
+    if (!m_servesAlgorithm[serves].empty())
+    {
+        return m_servesAlgorithm[serves];
+    }
+    // NCCL runs a data-parallel group's reduce-scatter, all-gather and all-reduce as rings (or
+    // trees), never as direct exchanges. auto plans a group other than all NPUs without the
+    // topology, where direct looks best; on the fabric its N - 1 flows per NIC starve the
+    // pipeline's transfers under max-min sharing (405B-like, DP 16: iteration 11,504 ms
+    // against 10,663 ms as a ring), and a direct group of N ranks is one fluid component of
+    // N (N - 1) flows, re-shared at every start and end (doc/llm-training.rst, Scale).
+    if (serves == TN_SERVES_DP && !m_algorithmSet[collective])
+    {
+        return "ring";
+    }
+    return m_algorithm[collective];
 }
 
 void

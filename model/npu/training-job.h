@@ -184,6 +184,22 @@ class TrainingJob : public Object
     /// \return the topology NPU ranks of a group of the job's ranks (SetNpuRanks)
     std::vector<uint32_t> ToNpuRanks(const std::vector<uint32_t>& ranks) const;
 
+    /**
+     * The algorithm of every collective of a generated program (Chakra nodes that say which
+     * parallelism they serve: LLM and SimAI programs) serving `serves`, whatever its kind but
+     * all-to-all. It wins over SetAlgorithm. Unset, a data-parallel collective runs as "ring"
+     * unless SetAlgorithm set its kind (GetParallelismAlgorithm says why).
+     * \param serves a tn_chakra_serves other than TN_SERVES_NONE \param algorithm a registry
+     * name or "auto"
+     */
+    void SetParallelismAlgorithm(tn_chakra_serves serves, const std::string& algorithm);
+
+    /**
+     * \return the algorithm a generated program's collective of this kind serving `serves`
+     * runs with (see SetParallelismAlgorithm)
+     */
+    std::string GetParallelismAlgorithm(tn_chakra_serves serves, tn_collective collective) const;
+
     /** Start every NPU's loop now. */
     void Start();
 
@@ -428,7 +444,9 @@ class TrainingJob : public Object
     bool m_overlap{true};
     bool m_network{true};
     std::string m_algorithm[TN_COLL_COUNT];
-    std::vector<uint32_t> m_npuOfRank; //!< SetNpuRanks ({}: rank r is NPU r)
+    std::vector<uint32_t> m_npuOfRank;              //!< SetNpuRanks ({}: rank r is NPU r)
+    bool m_algorithmSet[TN_COLL_COUNT]{};           //!< SetAlgorithm was called for the kind
+    std::string m_servesAlgorithm[TN_SERVES_COUNT]; //!< SetParallelismAlgorithm's ("": unset)
     /// collectives in flight by (iteration, layer, pass, part, group first rank)
     std::map<std::vector<uint32_t>, Ptr<Collective>> m_collectives;
     /// operations scheduled at run time in flight, by the same key
