@@ -324,9 +324,6 @@ static const char* const TABLES[T_COUNT] = {"node",
                                             "job",
                                             "job_port"};
 
-/* the widest table, collective, has 22 */
-#define MAX_COLUMNS 24
-
 enum
 {
     V_NULL,
@@ -346,19 +343,29 @@ typedef struct value
     } u;
 } value;
 
+/*
+ * A row's values are `columns` consecutive entries of its buffer's value array, from `first`
+ * (as many as its table's INSERT binds, so no table is too wide). `v` points at them while the
+ * row is filled, right after new_row: the next row may move the array.
+ */
 typedef struct row
 {
     int table;
-    int count;
-    value v[MAX_COLUMNS];
+    int count;   /* values put so far */
+    int columns; /* the table's: a put beyond them is counted, not stored */
+    size_t first;
+    value* v;
 } row;
 
-/* Rows waiting to be written, in the order they were added. */
+/* Rows waiting to be written, in the order they were added, and their values. */
 typedef struct row_buffer
 {
     row* rows;
     size_t count;
     size_t capacity;
+    value* values;
+    size_t value_count;
+    size_t value_capacity;
 } row_buffer;
 
 struct tn_db
@@ -366,7 +373,8 @@ struct tn_db
     sqlite3* sql;
     char* path;
     sqlite3_stmt* insert[T_COUNT];
-    row_buffer buffer; /* filled by tn_db_add_* */
+    int columns[T_COUNT]; /* parameters of each INSERT */
+    row_buffer buffer;    /* filled by tn_db_add_* */
     size_t batch;
     uint64_t written;
     /*
@@ -833,6 +841,8 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
                                &db->insert[t],
                                NULL) != SQLITE_OK)
             status = sql_error(db, err, "preparing inserts");
+        else
+            db->columns[t] = sqlite3_bind_parameter_count(db->insert[t]);
     }
     if (status)
     {
@@ -846,15 +856,21 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
 static void
 clear_rows(row_buffer* b)
 {
-    for (size_t r = 0; r < b->count; ++r)
+    for (size_t i = 0; i < b->value_count; ++i)
     {
-        for (int c = 0; c < b->rows[r].count; ++c)
-        {
-            if (b->rows[r].v[c].type == V_TEXT)
-                free(b->rows[r].v[c].u.s);
-        }
+        if (b->values[i].type == V_TEXT)
+            free(b->values[i].u.s);
     }
     b->count = 0;
+    b->value_count = 0;
+}
+
+static void
+free_rows(row_buffer* b)
+{
+    clear_rows(b);
+    free(b->rows);
+    free(b->values);
 }
 
 static void join_writer(tn_db* db);
@@ -870,9 +886,8 @@ tn_db_close(tn_db* db)
             tn_error ignored;
             tn_db_flush(db, &ignored);
         }
-        clear_rows(&db->buffer);
-        free(db->buffer.rows);
-        free(db->handed.rows);
+        free_rows(&db->buffer);
+        free_rows(&db->handed);
         for (int t = 0; t < T_COUNT; ++t)
             sqlite3_finalize(db->insert[t]);
         sqlite3_close(db->sql);
@@ -909,11 +924,22 @@ tn_db_rows_written(const tn_db* db)
 /* ---- batches ----------------------------------------------------------------------------- */
 
 static tn_status
-bind_row(tn_db* db, sqlite3_stmt* stmt, const row* r, tn_error* err)
+bind_row(tn_db* db, sqlite3_stmt* stmt, const row_buffer* b, const row* r, tn_error* err)
 {
+    if (r->count != r->columns)
+    {
+        /* internal invariant: each tn_db_add_* puts its table's columns */
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "%s: a %s row of %d values for %d columns",
+                            db->path,
+                            TABLES[r->table],
+                            r->count,
+                            r->columns);
+    }
     for (int c = 0; c < r->count; ++c)
     {
-        const value* v = &r->v[c];
+        const value* v = &b->values[r->first + c];
         int rc;
         switch (v->type)
         {
@@ -950,7 +976,7 @@ write_rows(tn_db* db, row_buffer* b, uint64_t* written, tn_error* err)
     for (size_t r = 0; !status && r < b->count; ++r)
     {
         sqlite3_stmt* stmt = db->insert[b->rows[r].table];
-        status = bind_row(db, stmt, &b->rows[r], err);
+        status = bind_row(db, stmt, b, &b->rows[r], err);
         if (!status && sqlite3_step(stmt) != SQLITE_DONE)
         {
             char what[64];
@@ -1059,11 +1085,15 @@ tn_db_set_writer_thread(tn_db* db, int on)
     db->threaded = on != 0;
 }
 
-/* A new row of `table` at the end of the buffer (the buffer grows to the batch size). */
+/*
+ * A new row of `table` at the end of the buffer, with room for its columns (the buffer grows
+ * to the batch size).
+ */
 static row*
 new_row(tn_db* db, int table, tn_error* err)
 {
     row_buffer* b = &db->buffer;
+    const int columns = db->columns[table];
     if (b->count == b->capacity)
     {
         size_t capacity = b->capacity ? b->capacity * 2 : 256;
@@ -1076,30 +1106,67 @@ new_row(tn_db* db, int table, tn_error* err)
         b->rows = rows;
         b->capacity = capacity;
     }
+    if (b->value_count + (size_t)columns > b->value_capacity)
+    {
+        size_t capacity = b->value_capacity ? b->value_capacity * 2 : 4096;
+        while (capacity < b->value_count + (size_t)columns)
+            capacity *= 2;
+        value* values = realloc(b->values, capacity * sizeof(value));
+        if (!values)
+        {
+            tn_error_set(err, TN_ENOMEM, "%s: out of memory for rows", db->path);
+            return NULL;
+        }
+        b->values = values;
+        b->value_capacity = capacity;
+    }
     row* r = &b->rows[b->count++];
     r->table = table;
     r->count = 0;
+    r->columns = columns;
+    r->first = b->value_count;
+    r->v = b->values + r->first;
+    for (int c = 0; c < columns; ++c)
+        r->v[c].type = V_NULL;
+    b->value_count += (size_t)columns;
     return r;
+}
+
+/* The next value of r, or NULL past its columns (bind_row then refuses the row). */
+static value*
+next_value(row* r)
+{
+    return r->count++ < r->columns ? &r->v[r->count - 1] : NULL;
 }
 
 static void
 put_int(row* r, int64_t v)
 {
-    r->v[r->count].type = V_INT;
-    r->v[r->count++].u.i = v;
+    value* x = next_value(r);
+    if (x)
+    {
+        x->type = V_INT;
+        x->u.i = v;
+    }
 }
 
 static void
 put_real(row* r, double v)
 {
-    r->v[r->count].type = V_REAL;
-    r->v[r->count++].u.d = v;
+    value* x = next_value(r);
+    if (x)
+    {
+        x->type = V_REAL;
+        x->u.d = v;
+    }
 }
 
 static void
 put_null(row* r)
 {
-    r->v[r->count++].type = V_NULL;
+    value* x = next_value(r);
+    if (x)
+        x->type = V_NULL;
 }
 
 /* Copies the text; NULL text is stored as NULL. Returns 0 when out of memory. */
@@ -1119,8 +1186,14 @@ put_text(row* r, const char* s)
         return 0;
     }
     memcpy(copy, s, n);
-    r->v[r->count].type = V_TEXT;
-    r->v[r->count++].u.s = copy;
+    value* x = next_value(r);
+    if (!x)
+    {
+        free(copy);
+        return 1;
+    }
+    x->type = V_TEXT;
+    x->u.s = copy;
     return 1;
 }
 
