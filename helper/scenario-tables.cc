@@ -51,7 +51,8 @@ ReadTopLevel(PointContext& ctx)
         r.Fail(cfg.root.get("database"), "database", "an empty path");
     }
     p.routing = top.Choice("routing", "planned", {"planned", "ecmp"});
-    p.mode = top.Choice("mode", "packet", {"packet", "flow", "flow-symmetric"});
+    p.mode =
+        top.Choice("mode", RoceFabric::GetModeName(RoceFabric::PACKET), RoceFabric::GetModeNames());
     p.verify = top.Bool("verify", true);
 }
 
@@ -164,7 +165,7 @@ ReadTopologyTable(PointContext& ctx)
             fabric.SetPartition(partition);
         }
     }
-    if (ranks > 1 && RoceHelper::IsFlowMode(p.mode))
+    if (ranks > 1 && RoceFabric::IsFlowMode(p.mode))
     {
         r.Fail(r.Resolve(cfg.root.get("mode")),
                "mode",
@@ -212,7 +213,7 @@ ReadRoceTable(PointContext& ctx)
                        "expected a congestion control: dcqcn, hpcc, hpcc-pint, timely, dctcp or "
                        "none");
             }
-            if (RoceHelper::IsFlowMode(p.mode))
+            if (RoceFabric::IsFlowMode(p.mode))
             {
                 r.Fail(v,
                        path,
@@ -229,7 +230,7 @@ ReadRoceTable(PointContext& ctx)
         {
             r.Fail(v, path, why);
         }
-        if (RoceHelper::IsFlowMode(p.mode) && RoceHelper::NeedsPackets(kv.first))
+        if (RoceFabric::IsFlowMode(p.mode) && RoceHelper::NeedsPackets(kv.first))
         {
             r.Fail(v,
                    path,
@@ -696,7 +697,7 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
                ctx.Key(key),
                error.substr(std::min(error.size(), key.size() + 2)));
     }
-    if (ok && p.mode == RoceHelper::GetModeName(RoceHelper::FLOW_SYMMETRIC))
+    if (ok && p.mode == RoceFabric::GetModeName(RoceFabric::FLOW_SYMMETRIC))
     {
         ReadLlmSymmetric(ctx, trainingTable, desc, placement);
     }

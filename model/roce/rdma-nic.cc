@@ -722,7 +722,7 @@ RdmaNic::DoDispose()
     }
     m_switch = nullptr;
     m_node = nullptr;
-    Object::DoDispose();
+    RdmaTransport::DoDispose();
 }
 
 void
