@@ -16,6 +16,7 @@
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/pfc-deadlock-watch.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/roce-header.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
@@ -92,12 +93,11 @@ RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
 void
 RoceHelper::SelectCongestionControl(const std::string& cc)
 {
-    RdmaNic::CongestionControlType type;
     // internal invariant: names are checked where they enter (the CongestionControl attribute's
     // checker, ScenarioConfig)
-    NS_ABORT_MSG_IF(!RdmaNic::ParseCongestionControl(cc, &type),
+    NS_ABORT_MSG_IF(!RdmaCcRegistry::Find(cc),
                     "RoceHelper::SetCongestionControl: unknown congestion control '"
-                        << cc << "' (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)");
+                        << cc << "' (" << RdmaCcRegistry::ListNames() << ")");
     m_nicFactory.Set("CongestionControl", StringValue(cc));
 }
 

@@ -132,7 +132,8 @@ class RoceHelper : public RoceLinkHelper
      * Select the congestion control of the NICs (RdmaNic::CongestionControl) and set
      * attributes of its class, e.g. SetCongestionControl("hpcc", "TargetUtilization",
      * DoubleValue(0.9)). Aborts on an unknown name or attribute.
-     * \param cc dcqcn, hpcc, hpcc-pint, timely, dctcp or none
+     * \param cc a short name (dcqcn, hpcc, hpcc-pint, timely, dctcp, none) or a class's
+     * TypeId name (ns3::RdmaHpcc): RdmaCcRegistry
      * \param args attribute name and value pairs (of ns3::RdmaHpcc, ...)
      */
     template <typename... Ts>

@@ -13,6 +13,7 @@
 
 #include "ns3/attribute-settings.h"
 #include "ns3/npu-endpoint.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/string.h"
 #include "ns3/themis-collective.h"
@@ -203,15 +204,11 @@ ReadRoceTable(PointContext& ctx)
         const toml::node* v = roce.Value(kv.first, kv.second);
         if (kv.first == "cc")
         {
-            // the congestion control by its short name (RdmaNic::CongestionControl)
+            // the congestion control by its short or TypeId name (RdmaNic::CongestionControl)
             const std::string name = v->is_string() ? v->as_string()->get() : std::string();
-            RdmaNic::CongestionControlType type;
-            if (!v->is_string() || !RdmaNic::ParseCongestionControl(name, &type))
+            if (!v->is_string() || !RdmaCcRegistry::Find(name))
             {
-                r.Fail(v,
-                       path,
-                       "expected a congestion control: dcqcn, hpcc, hpcc-pint, timely, dctcp or "
-                       "none");
+                r.Fail(v, path, "expected a congestion control: " + RdmaCcRegistry::ListNames());
             }
             if (RoceFabric::IsFlowMode(p.mode))
             {
