@@ -582,11 +582,10 @@ CollectiveService::Prepare(const tn_plan_request& request,
         {
             return false;
         }
-        out->resolved.algorithm = decision->algorithm;
-        out->resolved.chunks =
-            out->resolved.chunks
-                ? out->resolved.chunks
-                : tn_algorithm_default_chunks(tn_algorithm_find(decision->algorithm));
+        out->resolved.algorithm = decision->algorithm->name;
+        out->resolved.chunks = out->resolved.chunks
+                                   ? out->resolved.chunks
+                                   : tn_algorithm_default_chunks(decision->algorithm);
         out->tuning.choiceEstimate = decision->choiceEstimate;
         out->tuning.runnerUp = decision->runnerUp;
         out->tuning.runnerUpEstimate = decision->runnerUpEstimate;
@@ -935,7 +934,7 @@ CollectiveService::Tune(const tn_plan_request& request,
     Decision d;
     const tn_tune_candidate* best = tn_tune_best(ranking);
     const tn_tune_candidate* second = tn_tune_runner_up(ranking);
-    d.algorithm = tn_algorithm_find(best->algorithm)->name;
+    d.algorithm = tn_algorithm_find(best->algorithm);
     d.choiceEstimate = NanoSeconds(static_cast<int64_t>(best->estimate_ns + 0.5));
     if (second)
     {
@@ -943,7 +942,7 @@ CollectiveService::Tune(const tn_plan_request& request,
         d.runnerUpEstimate = NanoSeconds(static_cast<int64_t>(second->estimate_ns + 0.5));
     }
     NS_LOG_INFO("auto: " << tn_collective_name(req.collective) << " of " << req.bytes
-                         << " bytes on " << ranks.size() << " NPUs: " << d.algorithm << " ("
+                         << " bytes on " << ranks.size() << " NPUs: " << d.algorithm->name << " ("
                          << d.choiceEstimate.As(Time::US) << "), runner-up "
                          << (second ? d.runnerUp : "none"));
     tn_tune_ranking_destroy(ranking);

@@ -392,7 +392,7 @@ class CollectiveService : public Object
     /// Algorithm "auto"'s decision for a request on a group.
     struct Decision
     {
-        const char* algorithm{nullptr}; //!< registry name (static)
+        const tn_algorithm* algorithm{nullptr}; //!< registry entry chosen, resolved once
         Time choiceEstimate;                    //!< its estimate
         std::string runnerUp;                   //!< the second ("" if none)
         Time runnerUpEstimate;                  //!< its estimate
