@@ -16,7 +16,7 @@
  */
 #include "ns3/collective-helper.h"
 #include "ns3/program-options.h"
-#include "ns3/rdma-nic.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
@@ -112,8 +112,7 @@ main(int argc, char* argv[])
     options.AddString("collective", "all-reduce, all-to-all, all-gather, ...", &collective);
     options.AddString("algorithm", "collective algorithm", &algorithm);
     options.AddList("cc",
-                    "comma-separated congestion controls: dcqcn, hpcc, hpcc-pint, timely, "
-                    "dctcp, none",
+                    "comma-separated congestion controls: " + RdmaCcRegistry::ListNames(),
                     &list);
     options.AddBytes("bytes", "collective size", &bytes);
     if (!options.Parse(argc, argv))
@@ -122,13 +121,12 @@ main(int argc, char* argv[])
     }
     for (const std::string& cc : list)
     {
-        RdmaNic::CongestionControlType type;
-        if (!RdmaNic::ParseCongestionControl(cc, &type))
+        if (!RdmaCcRegistry::Find(cc))
         {
             std::fprintf(stderr,
-                         "cc-comparison: --cc: '%s' is not a congestion control (dcqcn, hpcc, "
-                         "hpcc-pint, timely, dctcp, none)\n",
-                         cc.c_str());
+                         "cc-comparison: --cc: '%s' is not a congestion control (%s)\n",
+                         cc.c_str(),
+                         RdmaCcRegistry::ListNames().c_str());
             return 2;
         }
     }

@@ -27,6 +27,7 @@
 #include "ns3/roce-hpcc-flows.h"
 
 #include "ns3/program-options.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/tn-topology.h"
 
 #include <cstdio>
@@ -69,8 +70,7 @@ main(int argc, char* argv[])
     options.AddString("pfc", "output: one line per PFC event", &pfc);
     options.AddString("pcap", "pcap of every device: PREFIX-node-device.pcap", &pcap);
     options.AddString("cc",
-                      "congestion control: dcqcn, hpcc, hpcc-pint, timely, dctcp or none "
-                      "(default dcqcn)",
+                      "congestion control: " + RdmaCcRegistry::ListNames() + " (default dcqcn)",
                       &cc);
     options.AddCount("mtu", "payload bytes per packet", 256u, 9000u, &mtu);
     options.AddCount("seed", "random seed", 1u, uint32_t(ProgramOptions::MAX_SEED), &seed);

@@ -370,11 +370,11 @@ ProgramOptions::AddMode(std::string* mode, const std::vector<std::string>& packe
     o.name = "mode";
     o.text = *mode;
     o.convert = [mode](const std::string& text, std::string* why) {
-        RoceHelper probe;
-        if (!probe.SetMode(text))
+        RoceFabric::Mode level;
+        if (!RoceFabric::ParseMode(text, &level))
         {
-            *why =
-                "--mode: '" + text + "' is not a simulation level (packet, flow, flow-symmetric)";
+            *why = "--mode: '" + text + "' is not a simulation level (" +
+                   RoceFabric::ListModeNames() + ")";
             return false;
         }
         *mode = text;
@@ -462,7 +462,7 @@ ProgramOptions::Parse(int argc, char* argv[])
         error = "missing " + m_positionalName + " (--help shows the usage)";
         ok = false;
     }
-    if (ok && m_mode && RoceHelper::IsFlowMode(*m_mode))
+    if (ok && m_mode && RoceFabric::IsFlowMode(*m_mode))
     {
         for (const std::string& name : m_packetOnly)
         {

@@ -16,6 +16,7 @@
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/pfc-deadlock-watch.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/roce-header.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
@@ -48,27 +49,7 @@ RoceHelper::SetMode(Mode mode)
 bool
 RoceHelper::SetMode(const std::string& name)
 {
-    for (Mode m : {PACKET, FLOW, FLOW_SYMMETRIC})
-    {
-        if (name == GetModeName(m))
-        {
-            m_mode = m;
-            return true;
-        }
-    }
-    return false;
-}
-
-std::string
-RoceHelper::GetModeName(Mode mode)
-{
-    return mode == FLOW ? "flow" : mode == FLOW_SYMMETRIC ? "flow-symmetric" : "packet";
-}
-
-bool
-RoceHelper::IsFlowMode(const std::string& name)
-{
-    return name == GetModeName(FLOW) || name == GetModeName(FLOW_SYMMETRIC);
+    return RoceFabric::ParseMode(name, &m_mode);
 }
 
 bool
@@ -112,12 +93,11 @@ RoceHelper::SetNicAttribute(std::string name, const AttributeValue& value)
 void
 RoceHelper::SelectCongestionControl(const std::string& cc)
 {
-    RdmaNic::CongestionControlType type;
     // internal invariant: names are checked where they enter (the CongestionControl attribute's
     // checker, ScenarioConfig)
-    NS_ABORT_MSG_IF(!RdmaNic::ParseCongestionControl(cc, &type),
+    NS_ABORT_MSG_IF(!RdmaCcRegistry::Find(cc),
                     "RoceHelper::SetCongestionControl: unknown congestion control '"
-                        << cc << "' (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)");
+                        << cc << "' (" << RdmaCcRegistry::ListNames() << ")");
     m_nicFactory.Set("CongestionControl", StringValue(cc));
 }
 
@@ -164,18 +144,16 @@ RoceHelper::Check(const tn_topology* topo) const
     if (m_mode == FLOW_SYMMETRIC)
     {
         tn_symmetry* symmetry = nullptr;
-        tn_error err;
         // the period the fabric will get, however it was given (SetSymmetricPeriod,
         // SetFlowNetworkAttribute or a default of ns3::FlowNetwork::SymmetricPeriod)
         UintegerValue period;
         m_flowNetworkFactory.Create<FlowNetwork>()->GetAttribute("SymmetricPeriod", period);
-        if (tn_symmetry_create(topo, &symmetry, &err) != TN_OK ||
-            tn_symmetry_set_period(symmetry, uint32_t(period.Get()), &err) != TN_OK)
-        {
-            tn_symmetry_destroy(symmetry);
-            return std::string("mode flow-symmetric: ") + err.message;
-        }
+        const std::string bad = FlowNetwork::MakeSymmetry(topo, uint32_t(period.Get()), &symmetry);
         tn_symmetry_destroy(symmetry);
+        if (!bad.empty())
+        {
+            return "mode flow-symmetric: " + bad;
+        }
     }
     const uint32_t ranks = DistributedHelper::GetSize();
     if (ranks > 1 && m_mode != PACKET)
@@ -403,9 +381,13 @@ RoceHelper::Install(const tn_topology* topo)
     if (m_mode != PACKET)
     {
         InstallFlow(topo, f);
+        m_roceFabric = m_flowNetwork;
         m_fabric = f;
         return f;
     }
+    Ptr<RocePacketFabric> packets = CreateObject<RocePacketFabric>();
+    packets->SetNodes(std::vector<Ptr<Node>>(f.nodes.Begin(), f.nodes.End()));
+    m_roceFabric = packets;
     // every node gets its forwarding object, also those without cables
     for (uint32_t v = 0; v < n; ++v)
     {
@@ -520,6 +502,7 @@ RoceHelper::Install(const tn_topology* topo)
         nic->SetLocalId(v);
         node->AggregateObject(nic);
         nic->Attach(node->GetObject<RoceSwitch>());
+        nic->SetFabric(packets);
         m_nics.push_back(nic);
     }
     // the deadlock watch over this rank's nodes (idle until a port is paused)

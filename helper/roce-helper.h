@@ -13,6 +13,7 @@
 #include "ns3/pfc-deadlock-watch.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/roce-fabric.h"
 #include "ns3/roce-link-helper.h"
 #include "ns3/tn-topology.h"
 
@@ -82,20 +83,18 @@ class RoceHelper : public RoceLinkHelper
      */
     void SetNicAttribute(std::string name, const AttributeValue& value);
 
-    /// Simulation levels.
-    enum Mode
-    {
-        PACKET = 0,        //!< RoCE packets, switches, PFC, congestion control (default)
-        FLOW = 1,          //!< fluid flows shared max-min fairly (FlowNetwork, FlowNic)
-        FLOW_SYMMETRIC = 2 //!< FLOW with NPU 0 running for all (FlowNetwork::Symmetric)
-    };
+    /// Simulation levels (RoceFabric::Mode, whose list names them).
+    typedef RoceFabric::Mode Mode;
+    static constexpr Mode PACKET = RoceFabric::PACKET;                 //!< RoCE packets
+    static constexpr Mode FLOW = RoceFabric::FLOW;                     //!< fluid flows
+    static constexpr Mode FLOW_SYMMETRIC = RoceFabric::FLOW_SYMMETRIC; //!< one NPU for all
 
     /**
      * \param mode the level Install builds
      */
     void SetMode(Mode mode);
     /**
-     * \param name "packet", "flow" or "flow-symmetric"
+     * \param name a level's name (RoceFabric::GetModeNames)
      * \return false (mode unchanged) for any other name
      */
     bool SetMode(const std::string& name);
@@ -114,11 +113,6 @@ class RoceHelper : public RoceLinkHelper
         return m_mode;
     }
 
-    /** \param mode a level \return its name ("packet", "flow", "flow-symmetric") */
-    static std::string GetModeName(Mode mode);
-
-    /** \param name a level's name \return whether it is a flow level (no packets) */
-    static bool IsFlowMode(const std::string& name);
     /**
      * \param attribute a full attribute name ("ns3::RoceSwitch::BufferSize")
      * \return true if it only acts on packets (RoCE devices, channels, switches, their MMU,
@@ -138,7 +132,8 @@ class RoceHelper : public RoceLinkHelper
      * Select the congestion control of the NICs (RdmaNic::CongestionControl) and set
      * attributes of its class, e.g. SetCongestionControl("hpcc", "TargetUtilization",
      * DoubleValue(0.9)). Aborts on an unknown name or attribute.
-     * \param cc dcqcn, hpcc, hpcc-pint, timely, dctcp or none
+     * \param cc a short name (dcqcn, hpcc, hpcc-pint, timely, dctcp, none) or a class's
+     * TypeId name (ns3::RdmaHpcc): RdmaCcRegistry
      * \param args attribute name and value pairs (of ns3::RdmaHpcc, ...)
      */
     template <typename... Ts>
@@ -249,6 +244,16 @@ class RoceHelper : public RoceLinkHelper
      */
     Ptr<RdmaTransport> GetTransport(uint32_t rank) const;
 
+    /**
+     * \return the fabric of the last Install, as the layers above see it whatever its level
+     * (a RocePacketFabric, or the FlowNetwork); every transport installed knows it too
+     * (RdmaTransport::GetFabric)
+     */
+    Ptr<RoceFabric> GetRoceFabric() const
+    {
+        return m_roceFabric;
+    }
+
     /** \return the fluid network of the last flow-level Install (null at packet level) */
     Ptr<FlowNetwork> GetFlowNetwork() const
     {
@@ -323,6 +328,7 @@ class RoceHelper : public RoceLinkHelper
     Mode m_mode{PACKET};                            //!< level of Install
     ObjectFactory m_flowNetworkFactory;             //!< flow level
     Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
+    Ptr<RoceFabric> m_roceFabric;                   //!< last Install (GetRoceFabric)
     Ptr<PfcDeadlockWatch> m_deadlockWatch;          //!< last packet-level Install
     bool m_flowNetworkSeedSet{false};               //!< else the switches' EcmpSeed
     std::vector<Ptr<RateErrorModel>> m_errorModels; //!< error models (for AssignStreams)

@@ -12,6 +12,7 @@
 #include "ns3/error-model.h"
 #include "ns3/node.h"
 #include "ns3/program-options.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-application.h"
@@ -38,11 +39,12 @@ namespace
 bool
 CheckConfig(const RoceHpccConfig& config, std::string* error)
 {
-    RdmaNic::CongestionControlType ccType;
-    if (!RdmaNic::ParseCongestionControl(config.cc, &ccType))
+    // the short names only: the family's keys are mapped by them (RoceHpccConfigReader)
+    const RdmaCcEntry* cc = RdmaCcRegistry::Find(config.cc);
+    if (!cc || config.cc != cc->name)
     {
-        *error = "--cc: '" + config.cc +
-                 "' is not a congestion control (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)";
+        *error = "--cc: '" + config.cc + "' is not a congestion control (" +
+                 RdmaCcRegistry::ListNames() + ")";
         return false;
     }
     if (config.mtu < 256 || config.mtu > 9000)

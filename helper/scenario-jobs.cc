@@ -89,7 +89,7 @@ ReadJobTables(PointContext& ctx, const toml::node* jobNode, const toml::node* is
     }
     p.isolate = isolate && isolate->as_boolean()->get();
     r.Param("isolate", p.isolate ? "true" : "false");
-    if (p.mode == RoceHelper::GetModeName(RoceHelper::FLOW_SYMMETRIC))
+    if (p.mode == RoceFabric::GetModeName(RoceFabric::FLOW_SYMMETRIC))
     {
         r.Fail(r.Resolve(ctx.cfg.root.get("mode")),
                "mode",

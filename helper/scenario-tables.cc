@@ -13,6 +13,7 @@
 
 #include "ns3/attribute-settings.h"
 #include "ns3/npu-endpoint.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/string.h"
 #include "ns3/themis-collective.h"
@@ -51,7 +52,8 @@ ReadTopLevel(PointContext& ctx)
         r.Fail(cfg.root.get("database"), "database", "an empty path");
     }
     p.routing = top.Choice("routing", "planned", {"planned", "ecmp"});
-    p.mode = top.Choice("mode", "packet", {"packet", "flow", "flow-symmetric"});
+    p.mode =
+        top.Choice("mode", RoceFabric::GetModeName(RoceFabric::PACKET), RoceFabric::GetModeNames());
     p.verify = top.Bool("verify", true);
 }
 
@@ -164,7 +166,7 @@ ReadTopologyTable(PointContext& ctx)
             fabric.SetPartition(partition);
         }
     }
-    if (ranks > 1 && RoceHelper::IsFlowMode(p.mode))
+    if (ranks > 1 && RoceFabric::IsFlowMode(p.mode))
     {
         r.Fail(r.Resolve(cfg.root.get("mode")),
                "mode",
@@ -202,17 +204,13 @@ ReadRoceTable(PointContext& ctx)
         const toml::node* v = roce.Value(kv.first, kv.second);
         if (kv.first == "cc")
         {
-            // the congestion control by its short name (RdmaNic::CongestionControl)
+            // the congestion control by its short or TypeId name (RdmaNic::CongestionControl)
             const std::string name = v->is_string() ? v->as_string()->get() : std::string();
-            RdmaNic::CongestionControlType type;
-            if (!v->is_string() || !RdmaNic::ParseCongestionControl(name, &type))
+            if (!v->is_string() || !RdmaCcRegistry::Find(name))
             {
-                r.Fail(v,
-                       path,
-                       "expected a congestion control: dcqcn, hpcc, hpcc-pint, timely, dctcp or "
-                       "none");
+                r.Fail(v, path, "expected a congestion control: " + RdmaCcRegistry::ListNames());
             }
-            if (RoceHelper::IsFlowMode(p.mode))
+            if (RoceFabric::IsFlowMode(p.mode))
             {
                 r.Fail(v,
                        path,
@@ -229,7 +227,7 @@ ReadRoceTable(PointContext& ctx)
         {
             r.Fail(v, path, why);
         }
-        if (RoceHelper::IsFlowMode(p.mode) && RoceHelper::NeedsPackets(kv.first))
+        if (RoceFabric::IsFlowMode(p.mode) && RoceHelper::NeedsPackets(kv.first))
         {
             r.Fail(v,
                    path,
@@ -696,7 +694,7 @@ ReadLlmKeys(PointContext& ctx, const toml::table* trainingTable, TableReader& tr
                ctx.Key(key),
                error.substr(std::min(error.size(), key.size() + 2)));
     }
-    if (ok && p.mode == RoceHelper::GetModeName(RoceHelper::FLOW_SYMMETRIC))
+    if (ok && p.mode == RoceFabric::GetModeName(RoceFabric::FLOW_SYMMETRIC))
     {
         ReadLlmSymmetric(ctx, trainingTable, desc, placement);
     }

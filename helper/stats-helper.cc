@@ -341,7 +341,7 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     if (params.find("\"mode\"") == std::string::npos)
     {
         const std::size_t brace = params.find('{');
-        const std::string mode = "\"mode\":\"" + RoceHelper::GetModeName(roce.GetMode()) + "\"";
+        const std::string mode = "\"mode\":\"" + RoceFabric::GetModeName(roce.GetMode()) + "\"";
         if (brace == std::string::npos)
         {
             params = "{" + mode + "}";

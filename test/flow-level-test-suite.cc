@@ -501,6 +501,63 @@ class FlowLevelSharedRoutesTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The fabric tells its level: RoceHelper's fabric is a RocePacketFabric or the FlowNetwork, with
+ * the mode installed, every transport knows it and it gives each NPU's transport back; the
+ * level names are one list.
+ */
+class FabricLevelTestCase : public TestCase
+{
+  public:
+    FabricLevelTestCase()
+        : TestCase("the fabric tells its level, routes, symmetry and transports")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::vector<std::string> names = RoceFabric::GetModeNames();
+        NS_TEST_ASSERT_MSG_EQ(names.size(), std::size_t(3), "three levels");
+        NS_TEST_EXPECT_MSG_EQ(RoceFabric::ListModeNames(),
+                              "packet, flow, flow-symmetric",
+                              "the names messages list");
+        RoceFabric::Mode parsed = RoceFabric::FLOW;
+        NS_TEST_EXPECT_MSG_EQ(RoceFabric::ParseMode("flows", &parsed), false, "no level");
+        NS_TEST_EXPECT_MSG_EQ(parsed, RoceFabric::FLOW, "left unchanged");
+        for (const std::string& name : names)
+        {
+            RoceFabric::Mode mode = RoceFabric::PACKET;
+            NS_TEST_ASSERT_MSG_EQ(RoceFabric::ParseMode(name, &mode), true, name);
+            NS_TEST_EXPECT_MSG_EQ(RoceFabric::GetModeName(mode), name, "round trip");
+            NS_TEST_EXPECT_MSG_EQ(RoceFabric::IsFlowMode(name), (mode != RoceFabric::PACKET), name);
+            Topology t("torus:4x4");
+            RoceHelper roce;
+            NS_TEST_ASSERT_MSG_EQ(roce.SetMode(name), true, name);
+            roce.Install(t.topo);
+            Ptr<RoceFabric> fabric = roce.GetRoceFabric();
+            NS_TEST_ASSERT_MSG_NE(fabric, nullptr, name);
+            NS_TEST_EXPECT_MSG_EQ(fabric->GetMode(), mode, name << ": its level");
+            NS_TEST_EXPECT_MSG_EQ((fabric->GetSymmetry() != nullptr),
+                                  (mode == RoceFabric::FLOW_SYMMETRIC),
+                                  name << ": translations only when one NPU runs for all");
+            NS_TEST_EXPECT_MSG_EQ((fabric->GetRoutes() != nullptr),
+                                  (mode != RoceFabric::PACKET),
+                                  name << ": the flow network holds its routes");
+            bool known = true;
+            for (uint32_t r = 0; r < 16; ++r)
+            {
+                Ptr<RdmaTransport> nic = roce.GetTransport(r);
+                known = known && nic->GetFabric() == fabric &&
+                        fabric->GetTransport(tn_topology_npu_node(t.topo, r)) == nic;
+            }
+            NS_TEST_EXPECT_MSG_EQ(known, true, name << ": transports and fabric know each other");
+            Simulator::Destroy();
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The ring all-reduce at flow level on an uncongested ring against the closed form
  * 2(N-1)(a + W/B), W the wire bytes of a message: within 0.5% (flow level has no pacing or
  * ACK clocking to lose time to).
@@ -851,6 +908,7 @@ class FlowLevelTestSuite : public TestSuite
         AddTestCase(new FlowLevelReleaseAndOrderTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelRingClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelSharedRoutesTestCase, TestCase::QUICK);
+        AddTestCase(new FabricLevelTestCase, TestCase::QUICK);
         AddTestCase(new SwitchBufferScalesTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelTrainingTestCase, TestCase::QUICK);
         AddTestCase(new FlowLevelContendedTestCase("rhd",

@@ -13,6 +13,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-dctcp.h"
 #include "ns3/rdma-hpcc.h"
 #include "ns3/rdma-nic.h"
@@ -509,6 +510,43 @@ class RoceCcConfigTestCase : public TestCase
         }
         RdmaNic::CongestionControlType t;
         NS_TEST_ASSERT_MSG_EQ(RdmaNic::ParseCongestionControl("hpc", &t), false, "unknown name");
+        // the registry: one row per congestion control; its TypeId name is an alias of its short
+        // name, and its value is the HPCC family's CC_MODE
+        const TypeId base = TypeId::LookupByName("ns3::RdmaCongestionControl");
+        for (const RdmaCcEntry& e : RdmaCcRegistry::GetAll())
+        {
+            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Find(e.name), &e, e.name);
+            NS_TEST_ASSERT_MSG_EQ(&RdmaCcRegistry::Get(e.type), &e, e.name);
+            if (!*e.typeName)
+            {
+                NS_TEST_ASSERT_MSG_EQ(std::string(e.name), "none", "only none has no class");
+                continue;
+            }
+            TypeId tid;
+            NS_TEST_ASSERT_MSG_EQ(TypeId::LookupByNameFailSafe(e.typeName, &tid), true, e.typeName);
+            NS_TEST_ASSERT_MSG_EQ(tid.IsChildOf(base), true, e.typeName);
+            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Find(e.typeName), &e, e.typeName);
+            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::FindByCcMode(e.type), &e, e.name);
+            // the NIC's attribute takes the TypeId name and prints the short one
+            Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+            nic->SetAttribute("CongestionControl", StringValue(e.typeName));
+            NS_TEST_ASSERT_MSG_EQ(nic->GetCongestionControl(), e.type, e.typeName);
+            StringValue printed;
+            nic->GetAttribute("CongestionControl", printed);
+            NS_TEST_ASSERT_MSG_EQ(printed.Get(), e.name, e.typeName);
+        }
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::ListNames(),
+                              "dcqcn, hpcc, hpcc-pint, timely, dctcp, none",
+                              "the names messages list");
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::ListCcModes(),
+                              "1 DCQCN, 3 HPCC, 7 TIMELY, 8 DCTCP, 10 HPCC-PINT",
+                              "the family's CC_MODE numbers");
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::FindByCcMode(0), nullptr, "none is no CC_MODE");
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::FindByCcMode(2), nullptr, "no CC_MODE 2");
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::CcModeName("hpcc-pint"),
+                              "CC_MODE 10 (HPCC-PINT)",
+                              "a family message");
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Find("ns3::RdmaNic"), nullptr, "not a control");
         NS_TEST_ASSERT_MSG_EQ(Error("hpcc", "TargetUtilization", DoubleValue(0.95)), "", "usable");
         Refused("hpcc", "TargetUtilization", DoubleValue(0.0), "RdmaHpcc::TargetUtilization");
         Refused("hpcc", "TargetUtilization", DoubleValue(1.2), "RdmaHpcc::TargetUtilization");

@@ -367,6 +367,14 @@ check_written(FILE* f, const char* name)
     return 0;
 }
 
+/* Whether the ring closed form applies: an all-reduce by the algorithm whose rank programs are
+ * the one-way ring (its registry entry's generator, not its name) */
+static bool
+has_ring_closed_form(const tn_plan_request* req, const tn_algorithm* algo)
+{
+    return req->collective == TN_COLL_ALL_REDUCE && algo->generator == TN_GENERATOR_RING;
+}
+
 /* 2(N-1)(a + S/(N*B)) with a and B of NPU 0's first link (ring all-reduce) */
 static void
 print_ring_closed_form(const tn_topology* topo, uint32_t ranks, uint64_t bytes)
@@ -479,7 +487,7 @@ plan_generated(const tn_topology* topo,
            cost.evaluated,
            ranks,
            cost.ops);
-    if (req->collective == TN_COLL_ALL_REDUCE && strcmp(algo->name, "ring") == 0)
+    if (has_ring_closed_form(req, algo))
         print_ring_closed_form(topo, ranks, req->bytes);
     printf("algbw         %.3f GB/s\n", tn_algbw(req->bytes, t) / 1e9);
     printf("busbw         %.3f GB/s\n", tn_busbw(req->collective, ranks, req->bytes, t) / 1e9);
@@ -969,7 +977,7 @@ main(int argc, char** argv)
                t / 1e3,
                cost->model == TN_COST_FLUID ? "DAG, fluid: links shared max-min fairly"
                                             : "DAG, list: each link a FIFO server");
-        if (req.collective == TN_COLL_ALL_REDUCE && strcmp(algo->name, "ring") == 0)
+        if (has_ring_closed_form(&req, algo))
             print_ring_closed_form(topo, ranks, req.bytes);
         printf("algbw         %.3f GB/s\n", tn_algbw(req.bytes, t) / 1e9);
         printf("busbw         %.3f GB/s\n", tn_busbw(req.collective, ranks, req.bytes, t) / 1e9);

@@ -9,7 +9,6 @@
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
-#include "ns3/flow-nic.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rdma-nic.h"
@@ -134,6 +133,7 @@ CollectiveService::DoDispose()
     m_scheduled.clear();
     m_plans.clear();
     m_nodes = NodeContainer();
+    m_fabric = nullptr;
     Object::DoDispose();
 }
 
@@ -168,20 +168,31 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
         exec->SetService(this);
         m_executors.push_back(exec);
     }
-    // at flow level the fabric's FlowNetwork already holds the routes to every NPU over a
-    // copy of this topology (same node and link ids): share them
+    // the fabric the transports send over tells its level; NICs attached by hand to their
+    // switches know none: their nodes are then a packet fabric
     for (const auto& exec : m_executors)
     {
-        Ptr<FlowNic> nic = exec ? DynamicCast<FlowNic>(exec->GetNic()) : nullptr;
-        Ptr<FlowNetwork> network = nic ? nic->GetNetwork() : nullptr;
-        if (network && network->GetRoutes() &&
-            tn_topology_node_count(network->GetTopology()) == tn_topology_node_count(topo) &&
-            tn_topology_link_count(network->GetTopology()) == tn_topology_link_count(topo))
+        if (exec)
         {
-            m_routesNetwork = network;
-            m_routes = network->GetRoutes();
+            m_fabric = exec->GetNic()->GetFabric();
+            break;
         }
-        break;
+    }
+    if (!m_fabric)
+    {
+        Ptr<RocePacketFabric> packets = CreateObject<RocePacketFabric>();
+        packets->SetNodes(std::vector<Ptr<Node>>(nodes.Begin(), nodes.End()));
+        m_fabric = packets;
+    }
+    // a fabric may already hold the routes to every NPU over a copy of this topology (same
+    // node and link ids; the flow level's FlowNetwork does): share them
+    const tn_topology* held = m_fabric->GetTopology();
+    if (m_fabric->GetRoutes() && held &&
+        tn_topology_node_count(held) == tn_topology_node_count(topo) &&
+        tn_topology_link_count(held) == tn_topology_link_count(topo))
+    {
+        m_routesFabric = m_fabric;
+        m_routes = m_fabric->GetRoutes();
     }
     if (!m_routes)
     {
@@ -421,9 +432,6 @@ CollectiveService::PathLane(uint32_t srcNode,
         known.emplace_back(path.begin(), path.begin() + len);
         // the sender's NIC may be on another MPI rank: its port from its id alone
         const uint16_t sport = RoceWire::LaneSourcePort(srcNode, dstNode, m_priority, lane);
-        // flow level: the fluid network routes instead of the switches
-        Ptr<FlowNic> flowNic = m_nodes.Get(srcNode)->GetObject<FlowNic>();
-        Ptr<FlowNetwork> fluid = flowNic ? flowNic->GetNetwork() : nullptr;
         for (uint32_t h = 0; h < len; h++)
         {
             const tn_link* link = tn_topology_link(m_topo, path[h]);
@@ -435,19 +443,7 @@ CollectiveService::PathLane(uint32_t srcNode,
             {
                 continue;
             }
-            Ptr<Node> hop = m_nodes.Get(link->src);
-            if (fluid)
-            {
-                fluid->SetFlowRoute(link->src, srcNode, dstNode, sport, m_priority, link->src_port);
-            }
-            else if (hop->GetSystemId() == Simulator::GetSystemId())
-            {
-                hop->GetObject<RoceSwitch>()->SetFlowRoute(srcNode,
-                                                           dstNode,
-                                                           sport,
-                                                           m_priority,
-                                                           link->src_port);
-            }
+            m_fabric->SetFlowRoute(link->src, srcNode, dstNode, sport, m_priority, link->src_port);
             ++m_flowRoutes;
         }
     }
@@ -586,11 +582,10 @@ CollectiveService::Prepare(const tn_plan_request& request,
         {
             return false;
         }
-        out->resolved.algorithm = decision->algorithm;
-        out->resolved.chunks =
-            out->resolved.chunks
-                ? out->resolved.chunks
-                : tn_algorithm_default_chunks(tn_algorithm_find(decision->algorithm));
+        out->resolved.algorithm = decision->algorithm->name;
+        out->resolved.chunks = out->resolved.chunks
+                                   ? out->resolved.chunks
+                                   : tn_algorithm_default_chunks(decision->algorithm);
         out->tuning.choiceEstimate = decision->choiceEstimate;
         out->tuning.runnerUp = decision->runnerUp;
         out->tuning.runnerUpEstimate = decision->runnerUpEstimate;
@@ -600,7 +595,7 @@ CollectiveService::Prepare(const tn_plan_request& request,
     {
         return false;
     }
-    out->symmetry = m_routesNetwork ? m_routesNetwork->GetSymmetry() : nullptr;
+    out->symmetry = GetSymmetry();
     if (out->symmetry)
     {
         if (!out->plan->symmetric)
@@ -939,7 +934,7 @@ CollectiveService::Tune(const tn_plan_request& request,
     Decision d;
     const tn_tune_candidate* best = tn_tune_best(ranking);
     const tn_tune_candidate* second = tn_tune_runner_up(ranking);
-    d.algorithm = tn_algorithm_find(best->algorithm)->name;
+    d.algorithm = tn_algorithm_find(best->algorithm);
     d.choiceEstimate = NanoSeconds(static_cast<int64_t>(best->estimate_ns + 0.5));
     if (second)
     {
@@ -947,7 +942,7 @@ CollectiveService::Tune(const tn_plan_request& request,
         d.runnerUpEstimate = NanoSeconds(static_cast<int64_t>(second->estimate_ns + 0.5));
     }
     NS_LOG_INFO("auto: " << tn_collective_name(req.collective) << " of " << req.bytes
-                         << " bytes on " << ranks.size() << " NPUs: " << d.algorithm << " ("
+                         << " bytes on " << ranks.size() << " NPUs: " << d.algorithm->name << " ("
                          << d.choiceEstimate.As(Time::US) << "), runner-up "
                          << (second ? d.runnerUp : "none"));
     tn_tune_ranking_destroy(ranking);

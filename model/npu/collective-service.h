@@ -11,10 +11,10 @@
 #include "collective.h"
 #include "themis-collective.h"
 
-#include "ns3/flow-network.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/roce-fabric.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-topology.h"
@@ -53,8 +53,9 @@ namespace ns3
  *    explicit path, or the routed path tn_transfer_links gives), as per-QP path selection
  *    or source routing would on a real fabric: the transfers between two NPUs that take
  *    different paths use different RDMA lanes (queue pairs, so different UDP source ports),
- *    and every node on a lane's path gets a flow route (RoceSwitch::SetFlowRoute) for it.
- *    The plan's cost model and the packet level then see the same links.
+ *    and every node on a lane's path gets a flow route (RoceFabric::SetFlowRoute: a switch's,
+ *    or the flow network's) for it. The plan's cost model and the packet level then see the
+ *    same links.
  *  - "ecmp": every transfer uses the default QP toward its peer and the switches' ECMP hash.
  *
  * Plans are cached (attribute PlanCache): a request identical to an earlier one (operation,
@@ -316,7 +317,7 @@ class CollectiveService : public Object
      */
     bool IsSymmetric() const
     {
-        return m_routesNetwork && m_routesNetwork->GetSymmetry();
+        return GetSymmetry() != nullptr;
     }
 
     /**
@@ -325,13 +326,13 @@ class CollectiveService : public Object
      */
     uint32_t GetSymmetricPeriod() const
     {
-        return IsSymmetric() ? tn_symmetry_period(m_routesNetwork->GetSymmetry()) : 0;
+        return IsSymmetric() ? tn_symmetry_period(GetSymmetry()) : 0;
     }
 
-    /** \return the flow network's translations on a symmetric flow network, else null */
+    /** \return the fabric's translations on a symmetric flow network, else null */
     const tn_symmetry* GetSymmetry() const
     {
-        return m_routesNetwork ? m_routesNetwork->GetSymmetry() : nullptr;
+        return m_routesFabric ? m_routesFabric->GetSymmetry() : nullptr;
     }
 
     /** \return true when some NPUs are simulated by other MPI ranks */
@@ -391,10 +392,10 @@ class CollectiveService : public Object
     /// Algorithm "auto"'s decision for a request on a group.
     struct Decision
     {
-        const char* algorithm{nullptr}; //!< registry name (static)
-        Time choiceEstimate;            //!< its estimate
-        std::string runnerUp;           //!< the second ("" if none)
-        Time runnerUpEstimate;          //!< its estimate
+        const tn_algorithm* algorithm{nullptr}; //!< registry entry chosen, resolved once
+        Time choiceEstimate;                    //!< its estimate
+        std::string runnerUp;                   //!< the second ("" if none)
+        Time runnerUpEstimate;                  //!< its estimate
     };
 
     /// A request made ready to create: its group's ranks and nodes, the algorithm resolved
@@ -459,8 +460,9 @@ class CollectiveService : public Object
     const tn_topology* m_topo{nullptr};
     NodeContainer m_nodes; //!< by topology node id
     const tn_routes* m_routes{nullptr};
-    tn_routes* m_ownRoutes{nullptr};  //!< m_routes when not the flow network's
-    Ptr<FlowNetwork> m_routesNetwork; //!< the flow network whose routes m_routes are
+    tn_routes* m_ownRoutes{nullptr}; //!< m_routes when not the fabric's
+    Ptr<RoceFabric> m_fabric;        //!< the fabric the transports send over (flow routes)
+    Ptr<RoceFabric> m_routesFabric;  //!< the fabric whose routes m_routes are, or null
     /** \return the executor of an NPU this process simulates */
     Ptr<CollectiveExecutor> GetLocalExecutor() const;
 

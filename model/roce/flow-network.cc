@@ -3,6 +3,7 @@
  */
 #include "flow-network.h"
 
+#include "flow-nic.h"
 #include "roce-forwarding.h"
 #include "roce-header.h"
 
@@ -26,7 +27,7 @@ FlowNetwork::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::FlowNetwork")
-            .SetParent<Object>()
+            .SetParent<RoceFabric>()
             .SetGroupName("TrainingNet")
             .AddConstructor<FlowNetwork>()
             .AddAttribute("EcmpSeed",
@@ -60,6 +61,36 @@ FlowNetwork::GetTypeId()
 
 FlowNetwork::FlowNetwork() = default;
 
+std::string
+FlowNetwork::MakeSymmetry(const tn_topology* topo, uint32_t period, tn_symmetry** out)
+{
+    *out = nullptr;
+    tn_error err;
+    if (tn_symmetry_create(topo, out, &err) != TN_OK)
+    {
+        return err.message;
+    }
+    if (tn_symmetry_set_period(*out, period, &err) != TN_OK)
+    {
+        tn_symmetry_destroy(*out);
+        *out = nullptr;
+        return err.message;
+    }
+    return "";
+}
+
+RoceFabric::Mode
+FlowNetwork::GetMode() const
+{
+    return m_symmetric ? FLOW_SYMMETRIC : FLOW;
+}
+
+Ptr<RdmaTransport>
+FlowNetwork::GetTransport(uint32_t node) const
+{
+    return Ptr<RdmaTransport>(GetNic(node));
+}
+
 FlowNetwork::~FlowNetwork()
 {
     tn_fluid_destroy(m_fluid);
@@ -74,7 +105,7 @@ FlowNetwork::DoDispose()
     m_timer.Cancel();
     m_flows.clear();
     m_nics.clear();
-    Object::DoDispose();
+    RoceFabric::DoDispose();
 }
 
 void
@@ -131,15 +162,15 @@ FlowNetwork::Build(const tn_topology* topo)
             tn_topology_set_dims(m_topo, static_cast<uint32_t>(dims.size()), dims.data(), &err) !=
                 TN_OK,
         "FlowNetwork: dims: " << err.message);
-    // internal invariant: mode flow-symmetric is refused at set-up when the topology has no
-    // symmetry (RoceHelper::Check)
-    NS_ABORT_MSG_IF(m_symmetric && tn_symmetry_create(m_topo, &m_symmetry, &err) != TN_OK,
-                    "FlowNetwork::Symmetric: topology " << tn_topology_name(topo) << ": "
-                                                        << err.message);
-    // internal invariant: RoceHelper::Check refuses a period the topology does not have, however
-    // it was given
-    NS_ABORT_MSG_IF(m_symmetry && tn_symmetry_set_period(m_symmetry, m_period, &err) != TN_OK,
-                    "FlowNetwork::SymmetricPeriod: " << err.message);
+    if (m_symmetric)
+    {
+        const std::string why = MakeSymmetry(m_topo, m_period, &m_symmetry);
+        // internal invariant: RoceHelper::Check refuses mode flow-symmetric on a topology
+        // without these translations, whatever the period was given by
+        NS_ABORT_MSG_IF(!why.empty(),
+                        "FlowNetwork::Symmetric: topology " << tn_topology_name(topo) << ": "
+                                                            << why);
+    }
     // internal invariant: only allocation can fail here: routes of a validated, connected topology
     NS_ABORT_MSG_IF(tn_routes_create(m_topo, nullptr, &m_routes, &err) != TN_OK,
                     "FlowNetwork: routes: " << err.message);

@@ -8,7 +8,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
-#include "ns3/object.h"
+#include "ns3/roce-fabric.h"
 #include "ns3/tn-fluid.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-symmetry.h"
@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -47,8 +48,10 @@ class FlowNic;
  * No packets, no buffers, no PFC and no congestion control: queues never build, so a flow's
  * time is its bits at its fair rate plus what its user adds (FlowNic: latency, store and
  * forward of the last packet).
+ *
+ * As a RoceFabric it is the flow level: mode flow, or flow-symmetric with Symmetric.
  */
-class FlowNetwork : public Object
+class FlowNetwork : public RoceFabric
 {
   public:
     /** \return the TypeId */
@@ -84,14 +87,27 @@ class FlowNetwork : public Object
     /** \param link directed link id \return its latency */
     uint64_t GetLinkLatencyNs(uint32_t link) const;
 
+    /**
+     * The translations a topology has with a period, built and checked: what mode
+     * flow-symmetric needs, the one place that builds them (Build, RoceHelper::Check).
+     * \param topo the topology (must outlive the result)
+     * \param period SymmetricPeriod
+     * \param out set to the translations (the caller destroys them) or null
+     * \return "" or why the topology has none with that period
+     */
+    static std::string MakeSymmetry(const tn_topology* topo, uint32_t period, tn_symmetry** out);
+
+    Mode GetMode() const override;
+    Ptr<RdmaTransport> GetTransport(uint32_t node) const override;
+
     /** \return the topology copy (valid while this object lives) */
-    const tn_topology* GetTopology() const
+    const tn_topology* GetTopology() const override
     {
         return m_topo;
     }
 
     /** \return the translations of a symmetric network (Symmetric), else null */
-    const tn_symmetry* GetSymmetry() const
+    const tn_symmetry* GetSymmetry() const override
     {
         return m_symmetry;
     }
@@ -114,7 +130,7 @@ class FlowNetwork : public Object
      * lives): CollectiveService shares them rather than building a second table of NPUs x
      * nodes (256 MiB on a 16,384-NPU torus)
      */
-    const tn_routes* GetRoutes() const
+    const tn_routes* GetRoutes() const override
     {
         return m_routes;
     }
@@ -138,7 +154,7 @@ class FlowNetwork : public Object
                       uint32_t dst,
                       uint16_t sport,
                       uint8_t priority,
-                      uint32_t port);
+                      uint32_t port) override;
 
     /**
      * The path of a queue pair (computed once, then cached).

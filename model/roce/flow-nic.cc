@@ -105,6 +105,7 @@ FlowNic::Attach(Ptr<FlowNetwork> network)
     NS_ABORT_MSG_IF(!network, "FlowNic::Attach: no network");
     m_network = network;
     network->SetNic(m_localId, this);
+    SetFabric(network);
 }
 
 uint64_t

@@ -9,6 +9,7 @@
  */
 #include "rdma-nic.h"
 
+#include "rdma-cc-registry.h"
 #include "rdma-dctcp.h"
 #include "rdma-hpcc.h"
 #include "rdma-timely.h"
@@ -249,6 +250,33 @@ class RdmaNic::PullAdapter : public SimpleRefCount<RdmaNic::PullAdapter>
     uint32_t m_port; //!< port index
 };
 
+namespace
+{
+/// The CongestionControl values: every short name, then every class's TypeId name as its alias
+/// (the first name of a value is the one printed).
+Ptr<const AttributeChecker>
+MakeCongestionControlChecker()
+{
+    Ptr<EnumChecker> checker = Create<EnumChecker>();
+    checker->AddDefault(RdmaNic::CC_DCQCN, "dcqcn");
+    for (const RdmaCcEntry& e : RdmaCcRegistry::GetAll())
+    {
+        if (e.type != RdmaNic::CC_DCQCN)
+        {
+            checker->Add(e.type, e.name);
+        }
+    }
+    for (const RdmaCcEntry& e : RdmaCcRegistry::GetAll())
+    {
+        if (*e.typeName)
+        {
+            checker->Add(e.type, e.typeName);
+        }
+    }
+    return checker;
+}
+} // namespace
+
 TypeId
 RdmaNic::GetTypeId()
 {
@@ -266,24 +294,14 @@ RdmaNic::GetTypeId()
                 MakeUintegerAccessor(&RdmaNic::m_mtu),
                 MakeUintegerChecker<uint32_t>(256, 9000))
             .AddAttribute("CongestionControl",
-                          "Congestion control of the queue pairs: dcqcn (parameters: the "
-                          "DCQCN attributes of this class), hpcc (ns3::RdmaHpcc), hpcc-pint "
-                          "(ns3::RdmaHpccPint), timely (ns3::RdmaTimely), dctcp "
-                          "(ns3::RdmaDctcp) or none.",
+                          "Congestion control of the queue pairs, by the TypeId name of its "
+                          "class or a short name (RdmaCcRegistry): dcqcn "
+                          "(ns3::RdmaDcqcnControl; parameters: the DCQCN attributes of this "
+                          "class), hpcc (ns3::RdmaHpcc), hpcc-pint (ns3::RdmaHpccPint), timely "
+                          "(ns3::RdmaTimely), dctcp (ns3::RdmaDctcp) or none.",
                           EnumValue(CC_DCQCN),
                           MakeEnumAccessor(&RdmaNic::m_ccType),
-                          MakeEnumChecker(CC_DCQCN,
-                                          "dcqcn",
-                                          CC_NONE,
-                                          "none",
-                                          CC_HPCC,
-                                          "hpcc",
-                                          CC_HPCC_PINT,
-                                          "hpcc-pint",
-                                          CC_TIMELY,
-                                          "timely",
-                                          CC_DCTCP,
-                                          "dctcp"))
+                          MakeCongestionControlChecker())
             .AddAttribute("AckInterval",
                           "The responder acknowledges every this many in-order packets (and at "
                           "the end of each message).",
@@ -577,62 +595,25 @@ RdmaNic::GetConfigError() const
 bool
 RdmaNic::ParseCongestionControl(const std::string& name, CongestionControlType* type)
 {
-    static const std::pair<const char*, CongestionControlType> names[] = {
-        {"none", CC_NONE},
-        {"dcqcn", CC_DCQCN},
-        {"hpcc", CC_HPCC},
-        {"hpcc-pint", CC_HPCC_PINT},
-        {"timely", CC_TIMELY},
-        {"dctcp", CC_DCTCP},
-    };
-    for (const auto& n : names)
+    const RdmaCcEntry* e = RdmaCcRegistry::Find(name);
+    if (e)
     {
-        if (name == n.first)
-        {
-            *type = n.second;
-            return true;
-        }
+        *type = e->type;
     }
-    return false;
+    return e != nullptr;
 }
 
 std::string
 RdmaNic::GetCongestionControlName(CongestionControlType type)
 {
-    switch (type)
-    {
-    case CC_NONE:
-        return "none";
-    case CC_DCQCN:
-        return "dcqcn";
-    case CC_HPCC:
-        return "hpcc";
-    case CC_HPCC_PINT:
-        return "hpcc-pint";
-    case CC_TIMELY:
-        return "timely";
-    case CC_DCTCP:
-        return "dctcp";
-    }
-    return "unknown";
+    return RdmaCcRegistry::Get(type).name;
 }
 
 std::string
 RdmaNic::GetCongestionControlTypeName(CongestionControlType type)
 {
-    switch (type)
-    {
-    case CC_HPCC:
-        return "ns3::RdmaHpcc";
-    case CC_HPCC_PINT:
-        return "ns3::RdmaHpccPint";
-    case CC_TIMELY:
-        return "ns3::RdmaTimely";
-    case CC_DCTCP:
-        return "ns3::RdmaDctcp";
-    default:
-        return "";
-    }
+    // DCQCN's parameters are still attributes of the NIC, which builds its objects itself
+    return type == CC_DCQCN ? "" : RdmaCcRegistry::Get(type).typeName;
 }
 
 void
@@ -722,7 +703,7 @@ RdmaNic::DoDispose()
     }
     m_switch = nullptr;
     m_node = nullptr;
-    Object::DoDispose();
+    RdmaTransport::DoDispose();
 }
 
 void

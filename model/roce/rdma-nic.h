@@ -83,7 +83,8 @@ class RdmaNic : public RdmaTransport
     /** \return the TypeId */
     static TypeId GetTypeId();
 
-    /// Congestion control choices (numbered as the HPCC family's CC_MODE).
+    /// Congestion control choices (numbered as the HPCC family's CC_MODE; names and classes:
+    /// RdmaCcRegistry).
     enum CongestionControlType
     {
         CC_NONE = 0,      //!< send at line rate, no CNP generation
@@ -118,12 +119,13 @@ class RdmaNic : public RdmaTransport
     };
 
     /**
-     * \param name a congestion control name (dcqcn, hpcc, hpcc-pint, timely, dctcp, none)
+     * \param name a congestion control's short name (dcqcn, hpcc, hpcc-pint, timely, dctcp,
+     * none) or its class's TypeId name (ns3::RdmaHpcc): RdmaCcRegistry
      * \param type set to its value if known
      * \return whether the name is known
      */
     static bool ParseCongestionControl(const std::string& name, CongestionControlType* type);
-    /** \param type a congestion control \return its name */
+    /** \param type a congestion control \return its short name */
     static std::string GetCongestionControlName(CongestionControlType type);
     /**
      * \param type a congestion control other than none and dcqcn

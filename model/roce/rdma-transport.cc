@@ -3,6 +3,8 @@
  */
 #include "rdma-transport.h"
 
+#include "roce-fabric.h"
+
 namespace ns3
 {
 
@@ -19,6 +21,25 @@ RdmaTransport::GetTypeId()
 RdmaTransport::RdmaTransport() = default;
 
 RdmaTransport::~RdmaTransport() = default;
+
+void
+RdmaTransport::SetFabric(Ptr<RoceFabric> fabric)
+{
+    m_fabric = fabric;
+}
+
+Ptr<RoceFabric>
+RdmaTransport::GetFabric() const
+{
+    return m_fabric;
+}
+
+void
+RdmaTransport::DoDispose()
+{
+    m_fabric = nullptr;
+    Object::DoDispose();
+}
 
 uint64_t
 RdmaTransport::PostWrite(uint32_t dst, uint64_t bytes, uint8_t priority, CompletionCallback done)

@@ -8,6 +8,7 @@
 #define RDMA_TRANSPORT_H
 
 #include "rdma-queue-pair.h"
+#include "roce-fabric.h"
 
 #include "ns3/object.h"
 
@@ -87,6 +88,18 @@ class RdmaTransport : public Object
 
     /** \return messages completed (sender side) */
     virtual uint64_t GetCompletedMessages() const = 0;
+
+    /** \param fabric the fabric this transport sends over (RoceHelper, FlowNic::Attach) */
+    void SetFabric(Ptr<RoceFabric> fabric);
+    /** \return the fabric this transport sends over; null when none was set (a NIC attached
+     * by hand to its switch) */
+    Ptr<RoceFabric> GetFabric() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Ptr<RoceFabric> m_fabric; //!< the fabric (a cycle through the nodes: cut in DoDispose)
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
  */
 #include "roce-hpcc-config.h"
 
+#include "rdma-cc-registry.h"
 #include "rdma-cc.h"
 
 #include "ns3/attribute-settings.h"
@@ -343,12 +344,7 @@ TargetOf(const std::string& cc, const std::string& key)
 std::string
 CcModeName(const std::string& cc)
 {
-    return cc == "dcqcn"       ? "CC_MODE 1 (DCQCN)"
-           : cc == "hpcc"      ? "CC_MODE 3 (HPCC)"
-           : cc == "timely"    ? "CC_MODE 7 (TIMELY)"
-           : cc == "dctcp"     ? "CC_MODE 8 (DCTCP)"
-           : cc == "hpcc-pint" ? "CC_MODE 10 (HPCC-PINT)"
-                               : cc;
+    return RdmaCcRegistry::CcModeName(cc);
 }
 
 /// Value of a 0/1 window key, or the family's default when the key is absent.
@@ -691,18 +687,13 @@ RoceHpccConfigReader::Read(const std::string& path,
             {
                 return fail("'" + a + "' is not a CC_MODE number");
             }
-            const char* name = u == 1    ? "dcqcn"
-                               : u == 3  ? "hpcc"
-                               : u == 7  ? "timely"
-                               : u == 8  ? "dctcp"
-                               : u == 10 ? "hpcc-pint"
-                                         : nullptr;
-            if (!name)
+            const RdmaCcEntry* entry = RdmaCcRegistry::FindByCcMode(u);
+            if (!entry)
             {
-                return fail("'" + a +
-                            "' is not a CC_MODE of the HPCC family (1 DCQCN, 3 HPCC, 7 "
-                            "TIMELY, 8 DCTCP, 10 HPCC-PINT)");
+                return fail("'" + a + "' is not a CC_MODE of the HPCC family (" +
+                            RdmaCcRegistry::ListCcModes() + ")");
             }
+            const char* name = entry->name;
             cfg->cc = name;
             ccLine = lineNo;
             setting("", "--cc", name);
