@@ -219,6 +219,17 @@ TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
         taken[npu] = true;
         endpoints.push_back(all[npu]);
     }
+    {
+        // the collectives name the NPU of each rank: a placed rank's, not the rank itself
+        // (identity NPUs ran rank 0's collective on another rank's endpoint, which never
+        // added it)
+        std::vector<uint32_t> npuOfRank;
+        for (uint32_t i : m_npuOfRank)
+        {
+            npuOfRank.push_back(m_npus.empty() ? i : m_npus[i]);
+        }
+        job->SetNpuRanks(npuOfRank);
+    }
     // on a symmetric flow network one data-parallel replica runs for all: generate it alone
     const uint32_t period = collectives.GetService()->GetSymmetricPeriod();
     const bool symmetric =
