@@ -302,15 +302,23 @@ tn_astra_network_spec(const tn_astra_network* net, char* buf, size_t size, tn_er
     for (uint32_t d = 0; d < net->dims && used < size; d++)
     {
         const tn_astra_dim* dim = &net->dim[d];
-        /* GB/s to bits per second: 8 x 10^9, whole bits (the spec's rates are integers) */
-        const unsigned long long bps = (unsigned long long)llround(dim->bandwidth_gbs * 8e9);
+        /*
+         * ASTRA-sim's bandwidth is per link and direction, hier's the NPU's in the dim: a
+         * ring NPU has 2 cables (1 on a ring of 2), an fc NPU P - 1, a switch NPU 1. GB/s
+         * to whole bits per second first, so the NPU's rate divides by its cables exactly.
+         */
+        unsigned long long link = (unsigned long long)llround(dim->bandwidth_gbs * 8e9);
+        unsigned long long cables = dim->kind == TN_ASTRA_SWITCH ? 1
+                                    : dim->kind == TN_ASTRA_RING ? (dim->npus > 2 ? 2 : 1)
+                                                                 : dim->npus - 1ull;
+        const unsigned long long bps = (link ? link : 1ull) * cables;
         used += (size_t)snprintf(buf + used,
                                  size - used,
                                  "%s%s%u@%llubps/%lluns",
                                  d ? "+" : "",
                                  kinds[dim->kind],
                                  dim->npus,
-                                 bps ? bps : 1ull,
+                                 bps,
                                  (unsigned long long)llround(dim->latency_ns));
     }
     if (used >= size)

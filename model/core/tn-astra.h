@@ -77,9 +77,11 @@ extern "C"
 
     /**
      * The hier topology spec of the network (tn_topology_from_spec): one dimension per
-     * dimension, ring / fc / switch, the bandwidth in bps rounded to the bit per second and
-     * the latency rounded to the ns (the spec's units; ASTRA-sim's examples give whole ns but
-     * for HGX-H100's 936.25). TN_EINVAL if it does not fit in size.
+     * dimension, ring / fc / switch. ASTRA-sim's bandwidth is per link and direction; hier's
+     * rate is the NPU's in the dimension, its cables' sum: 2 x bandwidth on a ring (1 x on a
+     * ring of 2 NPUs), (npus - 1) x on fc, 1 x on a switch. In bps (a link's rounded to the
+     * bit per second), the latency rounded to the ns (the spec's units; ASTRA-sim's examples
+     * give whole ns but for HGX-H100's 936.25). TN_EINVAL if it does not fit in size.
      */
     tn_status tn_astra_network_spec(const tn_astra_network* net,
                                     char* buf,

@@ -46,7 +46,7 @@ test_network(tn_test_ctx* ctx)
     TN_REQUIRE(ctx, tn_astra_network_spec(&net, spec, sizeof(spec), &err) == TN_OK);
     TN_CHECK_MSG(ctx,
                  strcmp(spec,
-                        "hier:ring4@400000000000bps/500ns+fc2@204000000000bps/0ns+"
+                        "hier:ring4@800000000000bps/500ns+fc2@204000000000bps/0ns+"
                         "switch3@100000000000bps/1000ns") == 0,
                  "%s",
                  spec);
@@ -55,6 +55,17 @@ test_network(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_topology_npu_count(t), 4 * 2 * 3);
     TN_CHECK_EQ(ctx, tn_topology_dim_count(t), 3);
     TN_CHECK_EQ(ctx, tn_topology_dim(t, 1)->size, 2);
+    tn_topology_destroy(t);
+    /* per link: a ring of 2 has one cable, an fc of 4 three */
+    const char* links = "topology: [Ring, FullyConnected]\nnpus_count: [2, 4]\n"
+                        "bandwidth: [1, 1]\nlatency: [1, 1]\n";
+    TN_REQUIRE(ctx, tn_astra_network_parse(links, strlen(links), "l.yml", &net, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_astra_network_spec(&net, spec, sizeof(spec), &err) == TN_OK);
+    TN_CHECK_MSG(ctx,
+                 strcmp(spec, "hier:ring2@8000000000bps/1ns+fc4@24000000000bps/1ns") == 0,
+                 "%s",
+                 spec);
+    TN_REQUIRE(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK);
     tn_topology_destroy(t);
     /* a scalar is one dimension */
     const char* scalar = "topology: Ring\nnpus_count: 4\nbandwidth: 50\nlatency: 500\n";
