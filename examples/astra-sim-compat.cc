@@ -597,13 +597,6 @@ main(int argc, char* argv[])
     {
         std::printf("note: %s\n", n.c_str());
     }
-    tn_db* db = nullptr;
-    if (tn_db_open(database.c_str(), &db, &err) != TN_OK)
-    {
-        std::fprintf(stderr, "%s: --database: %s\n", program, err.message);
-        tn_topology_destroy(topo);
-        return 2;
-    }
     RoceHelper roce;
     roce.SetMode(mode);
     roce.Install(topo);
@@ -634,7 +627,15 @@ main(int argc, char* argv[])
     if (!job)
     {
         std::fprintf(stderr, "%s: --workload-configuration: %s\n", program, error.c_str());
-        tn_db_close(db);
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        return 2;
+    }
+    // opened once every input is read: a refused input set leaves no database behind
+    tn_db* db = nullptr;
+    if (tn_db_open(database.c_str(), &db, &err) != TN_OK)
+    {
+        std::fprintf(stderr, "%s: --database: %s\n", program, err.message);
         Simulator::Destroy();
         tn_topology_destroy(topo);
         return 2;
