@@ -47,13 +47,20 @@ fail(reader* r, const char* what)
                             r->line,
                             what);
     }
-    return tn_error_set(r->err,
-                        TN_EPARSE,
-                        "%s:%u: %s, got '%c'",
-                        r->path,
-                        r->line,
-                        what,
-                        r->s[r->at]);
+    const unsigned char c = (unsigned char)r->s[r->at];
+    if (c < 0x20 || c >= 0x7f)
+    {
+        /* a control byte would break the one error line; bytes past ASCII may be half a
+           character */
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s:%u: %s, got byte 0x%02x",
+                            r->path,
+                            r->line,
+                            what,
+                            c);
+    }
+    return tn_error_set(r->err, TN_EPARSE, "%s:%u: %s, got '%c'", r->path, r->line, what, c);
 }
 
 /* A string without escapes: its text between the quotes. */
@@ -86,9 +93,10 @@ read_string(reader* r, tn_astra_text* out)
     const size_t start = ++r->at;
     while (r->at < r->n && r->s[r->at] != '"')
     {
-        if (r->s[r->at] == '\\' || r->s[r->at] == '\n')
+        const unsigned char c = (unsigned char)r->s[r->at];
+        if (c == '\\' || c < 0x20 || c == 0x7f)
         {
-            return fail(r, "a string of ASTRA-sim's files has no escape and no line break");
+            return fail(r, "a string of ASTRA-sim's files has no escape and no control byte");
         }
         r->at++;
     }

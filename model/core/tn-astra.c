@@ -212,6 +212,20 @@ tn_astra_network_parse(const char* text,
         {
             continue;
         }
+        for (size_t i = 0; i < l.n; i++)
+        {
+            const unsigned char c = (unsigned char)l.s[i];
+            if ((c < 0x20 && c != '\t') || c == 0x7f)
+            {
+                /* printed in a message, it would break the one error line */
+                return tn_error_set(err,
+                                    TN_EPARSE,
+                                    "%s:%u: control byte 0x%02x (the file is text)",
+                                    path,
+                                    line,
+                                    c);
+            }
+        }
         tn_span key;
         if (!tn_span_cut(&l, ':', &key))
         {

@@ -95,6 +95,7 @@ test_network_errors(tn_test_ctx* ctx)
         {"topology: []\n", "n.yml:1: topology: an empty list"},
         {"topology: [Ring,]\n", "n.yml:1: topology: item 1 is empty"},
         {"topology [Ring]\n", "n.yml:1: 'topology [Ring]': expected 'key: value'"},
+        {"topology: [Ring]\nnpus_count: [4\r]\n", "n.yml:2: control byte 0x0d (the file is text)"},
         {"topology: [Ring, Ring]\nnpus_count: [4]\nbandwidth: [1, 1]\nlatency: [1, 1]\n",
          "n.yml:2: npus_count: 1 items, topology has 2 dimensions"},
         {"topology: [Ring, Ring, Ring, Ring, Ring, Ring, Ring, Ring, Ring]\n",
@@ -193,6 +194,10 @@ test_json(tn_test_ctx* ctx)
          "j.json:1: a value is a string, number, true, false or a list of "
          "those (no nested object)"},
         {"{\"a\": \"x\\\"y\"}", "j.json:1: a string of ASTRA-sim's files has no escape"},
+        {"{\"a\": \"x\ny\"}",
+         "j.json:1: a string of ASTRA-sim's files has no escape and no "
+         "control byte, got byte 0x0a"},
+        {"{\"a\": 1,\n\x01}", "j.json:2: expected a string, got byte 0x01"},
         {"{\"a\": 1 \"b\": 2}", "j.json:1: expected ',' or '}' after a value, got '\"'"},
         {"{\"a\" 1}", "j.json:1: expected ':' after the key"},
         {"{\"a\": [1, 2,\n", "j.json:2: an unterminated list"},
