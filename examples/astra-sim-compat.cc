@@ -188,6 +188,7 @@ struct Mapping
     std::string algorithm[TN_COLL_COUNT]; //!< per collective ("" : the job's default)
     uint64_t memoryBps = 0;               //!< local-mem-bw (0 : NpuEndpoint's default)
     uint64_t clockRate = 1000000000;      //!< ops per second of num_ops (1 GHz: cycles)
+    std::vector<std::pair<std::string, std::vector<uint32_t>>> groups; //!< by pg_name
     std::vector<std::string> notes;
 };
 
@@ -465,19 +466,69 @@ ReadRemoteMemory(const std::string& path, Mapping* m)
     }
 }
 
-/// The comm-group JSON: groups are read from the traces' comm_group lists.
+/// The comm-group JSON: {"id": [ranks]}, the groups of the traces' pg_name attributes.
 void
 ReadCommGroups(const std::string& path, Mapping* m)
 {
-    JsonFile file(path);
-    if (file.Json().count > 0)
+    if (path.find("empty") != std::string::npos)
     {
-        file.Fail(file.Json().entries[0],
-                  "communicator groups by id are not read: the Chakra reader takes a "
-                  "collective's ranks from its comm_group attribute (tn-chakra.h; "
-                  "tn-chakra-convert writes them), and refuses a node with pg_name only");
+        // ASTRA-sim does not open a comm-group file whose name says it is empty
+        m->notes.push_back(path + ": not read (its name holds \"empty\", as ASTRA-sim skips "
+                                  "it): pg_name \"\" and \"0\" are all ranks");
+        return;
     }
-    m->notes.push_back(path + ": no groups: every collective names its ranks");
+    JsonFile file(path);
+    uint64_t npus = 1;
+    for (uint32_t d = 0; d < m->net.dims; d++)
+    {
+        npus *= m->net.dim[d].npus;
+    }
+    for (uint32_t i = 0; i < file.Json().count; i++)
+    {
+        const tn_astra_json_entry& e = file.Json().entries[i];
+        const std::string id = Text(e.key);
+        if (id.empty() || id.size() > 9 || id.find_first_not_of("0123456789") != std::string::npos)
+        {
+            file.Fail(e, "a group id is a non-negative integer (ASTRA-sim's pg_name)");
+        }
+        if (!e.is_list || e.count == 0)
+        {
+            file.Fail(e, "expected a list of the group's NPUs");
+        }
+        std::vector<uint32_t> ranks;
+        std::vector<bool> seen(npus, false);
+        for (uint32_t k = 0; k < e.count; k++)
+        {
+            const std::string t = Text(e.values[k].text);
+            char* end = nullptr;
+            const unsigned long long r = std::strtoull(t.c_str(), &end, 10);
+            if (e.values[k].kind != TN_ASTRA_JSON_NUMBER || t.empty() || *end != '\0' ||
+                t[0] == '-' || r >= npus)
+            {
+                file.Fail(e, "'" + t + "' is not an NPU (0 to " + std::to_string(npus - 1) + ")");
+            }
+            if (seen[r])
+            {
+                file.Fail(e, "NPU " + t + " is listed twice");
+            }
+            seen[r] = true;
+            ranks.push_back(uint32_t(r));
+        }
+        // ASTRA-sim reads pg_name "0" as all ranks, whatever group 0 lists
+        const bool all = std::stoul(id) == 0;
+        m->notes.push_back(file.Where(e) +
+                           (all ? "ignored: pg_name \"0\" is all ranks, as in ASTRA-sim"
+                                : "the collectives of pg_name \"" + id + "\" run on these " +
+                                      std::to_string(ranks.size()) + " NPUs"));
+        if (!all)
+        {
+            m->groups.emplace_back(std::to_string(std::stoul(id)), ranks);
+        }
+    }
+    if (file.Json().count == 0)
+    {
+        m->notes.push_back(path + ": no groups: pg_name \"\" and \"0\" are all ranks");
+    }
 }
 
 /// The JSON text of s (the run's params).
@@ -519,7 +570,8 @@ main(int argc, char* argv[])
                       "ASTRA-sim remote memory JSON (NO_MEMORY_EXPANSION)",
                       &remoteMemory);
     options.AddString("comm-group-configuration",
-                      "ASTRA-sim communicator groups JSON (empty: the traces name the ranks)",
+                      "ASTRA-sim communicator groups JSON: {\"id\": [NPUs]} for the traces' "
+                      "pg_name",
                       &commGroups);
     options.AddString("database", "results database (SQLite) to append the run to", &database);
     options.AddMode(&mode);
@@ -618,6 +670,7 @@ main(int argc, char* argv[])
             training.SetAlgorithm(static_cast<tn_collective>(c), m.algorithm[c]);
         }
     }
+    training.SetCommGroups(m.groups);
     std::string error;
     Ptr<TrainingJob> job;
     if (training.LoadChakra(workload, &error))

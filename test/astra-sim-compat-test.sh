@@ -14,13 +14,18 @@
 #     oneHalvingDoubling -> rhd), recorded in the collective rows;
 #   - a 3D Ring x FullyConnected x Switch system with the four collectives: hierarchical
 #     (baseline) or themis (localBWAware) all-reduce, all-to-all direct;
-#   - HGX-H100-validated: 936.25 ns rounds to 936 with a note; an empty comm-group file runs;
+#   - HGX-H100-validated: 936.25 ns rounds to 936 with a note; an empty comm-group file runs,
+#     and one whose name holds "empty" is not read (as ASTRA-sim skips it);
 #   - roofline-enabled with peak-perf 0.002 TFLOPS halves the compute of 1 GHz cycles;
 #   - refusals: one line naming the file, line and key (or the flag), exit 2, no run recorded.
-# Usage: astra-sim-compat-test.sh PROGRAM TN_CHAKRA_CONVERT
+#   - a comm-group file: the traces' pg_name "1" and "2" run on the NPUs it lists, "0" on all
+#     (traces with pg_name written by test/fuzz/fuzz_chakra.py); an unknown pg_name, or
+#     pg_name without the file, is refused naming the trace, the node and the name;
+# Usage: astra-sim-compat-test.sh PROGRAM TN_CHAKRA_CONVERT MODULE_DIR
 set -u
 prog=$1
 convert=$2
+top=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -118,6 +123,16 @@ run() { # db args...: the program's output in out, its errors in err
     "$prog" "$@" --database="$db" > out 2> err
 }
 
+bad() { # expected-message args...
+    want=$1
+    shift
+    "$prog" --database=bad.db "$@" > /dev/null 2> err
+    rc=$?
+    [ $rc = 2 ] && [ "$(wc -l < err)" = 1 ] && grep -q "^astra-sim-compat: $want" err &&
+        [ ! -e bad.db ] || fail "refusal '$want': exit $rc: $(cat err)"
+}
+good="--workload-configuration=ar4/ar --network-configuration=Ring_4npus.yml"
+
 # --- the ring: sys lines against the database and the closed form --------------------------
 for mode in packet flow; do
     run ring-$mode.db --workload-configuration=ar4/ar --system-configuration=Ring_4chunks.json \
@@ -199,6 +214,49 @@ grep -q '^note: HGX-H100-validated.yml: latency: dimension 0: 936.25 ns rounds t
     grep -q '^note: groups.json: no groups' out || fail "hgx: notes: $(grep note out)"
 [ "$(q hgx.db "SELECT count(*) FROM iteration")" = 8 ] || fail "hgx: not 8 iterations"
 
+# --- a comm-group file: pg_name's groups ------------------------------------------------------
+# rank r: an all-reduce of 4096 bytes in pg_name "1" (ranks 0, 1) or "2" (ranks 2, 3), then
+# one of 8192 bytes in "0" (all ranks); pg.7: the first names group "7" instead
+python3 - "$top/test/fuzz" << 'EOF' || fail "pg traces: python3"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import fuzz_chakra as c
+class Run:
+    tmp = os.getcwd()
+for prefix, first in (("pg", None), ("pg7", "7")):
+    ranks = []
+    for r in range(4):
+        name = first or ("1" if r < 2 else "2")
+        ranks.append([c.node(1, c.COLL, {"comm_type": c.ALL_REDUCE, "comm_size": 4096,
+                                         "pg_name": name}),
+                      c.node(2, c.COLL, {"comm_type": c.ALL_REDUCE, "comm_size": 8192,
+                                         "pg_name": "0"}, data_deps=(1,))])
+    c.write_traces(Run, prefix, ranks)
+EOF
+printf '{\n  "1": [0, 1],\n  "2": [3, 2]\n}\n' > pg.json
+run pg.db --workload-configuration=pg --system-configuration=Ring_4chunks.json \
+    --network-configuration=Ring_4npus.yml --comm-group-configuration=pg.json --mode=flow ||
+    fail "pg: exit non-zero: $(cat err)"
+[ "$(q pg.db "SELECT group_concat(bytes || ':' || participants, ' ') FROM (SELECT bytes, participants FROM collective ORDER BY bytes, collective_id)")" = \
+    "4096:2 4096:2 8192:4" ] || fail "pg: collectives $(q pg.db 'SELECT bytes, participants FROM collective')"
+grep -q '^note: pg.json:3: 2: the collectives of pg_name "2" run on these 2 NPUs$' out ||
+    fail "pg: no note for group 2: $(grep pg.json out)"
+bad "--workload-configuration: pg7.0.et: node 1: pg_name '7' is not a group of the comm-group file" \
+    --workload-configuration=pg7 --network-configuration=Ring_4npus.yml \
+    --system-configuration=Ring_4chunks.json --comm-group-configuration=pg.json
+bad "--workload-configuration: pg.0.et: node 1: pg_name names a process group" \
+    --workload-configuration=pg --network-configuration=Ring_4npus.yml \
+    --system-configuration=Ring_4chunks.json
+printf '{"x": [0, 1]}\n' > g2.json
+bad "g2.json:1: x: a group id is a non-negative integer" $good \
+    --system-configuration=Ring_4chunks.json --comm-group-configuration=g2.json
+printf '{"1": [0, 4]}\n' > g2.json
+bad "g2.json:1: 1: '4' is not an NPU (0 to 3)" $good \
+    --system-configuration=Ring_4chunks.json --comm-group-configuration=g2.json
+echo 'not even json' > my-empty-groups.json
+run empty.db $good --system-configuration=Ring_4chunks.json \
+    --comm-group-configuration=my-empty-groups.json || fail "empty: $(cat err)"
+
 # --- roofline: num_ops at peak-perf -------------------------------------------------------------
 compute() { # the first NPU's finished minus exposed
     sed -n 's/^sys\[0\] finished, \([0-9]*\) cycles, exposed communication \([0-9]*\) cycles\.$/\1 \2/p' out |
@@ -214,15 +272,6 @@ run r0.db --workload-configuration=c4/c --system-configuration=r0.json \
     fail "roofline: compute $c0 and $c1 ns, want 100000 (1 GHz) and 50000 (2 GHz): $(cat err)"
 
 # --- refusals: one line with file, line and key; exit 2; nothing recorded ---------------------
-bad() { # expected-message args...
-    want=$1
-    shift
-    "$prog" --database=bad.db "$@" > /dev/null 2> err
-    rc=$?
-    [ $rc = 2 ] && [ "$(wc -l < err)" = 1 ] && grep -q "^astra-sim-compat: $want" err &&
-        [ ! -e bad.db ] || fail "refusal '$want': exit $rc: $(cat err)"
-}
-good="--workload-configuration=ar4/ar --network-configuration=Ring_4npus.yml"
 sys() { printf '{\n  "all-reduce-implementation": ["ring"],\n  %s\n}\n' "$1" > s.json; }
 sys '"endpoint-dealy": 10'
 bad "s.json:3: endpoint-dealy: unknown key" $good --system-configuration=s.json
@@ -248,8 +297,6 @@ printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 5
 bad "n.yml:5: links-count: unknown key" --workload-configuration=ar4/ar --network-configuration=n.yml --system-configuration=Ring_4chunks.json
 printf 'topology: [ Torus ]\n' > n.yml
 bad "n.yml:1: topology: 'Torus' is not Ring, FullyConnected or Switch" --workload-configuration=ar4/ar --network-configuration=n.yml --system-configuration=Ring_4chunks.json
-printf '{\n  "0": [0, 1],\n  "1": [2, 3]\n}\n' > g.json
-bad "g.json:2: 0: communicator groups by id are not read" $good --system-configuration=Ring_4chunks.json --comm-group-configuration=g.json
 printf '{"memory-type": "PER_NODE_MEMORY_EXPANSION"}\n' > m.json
 bad "m.json:1: memory-type: 'PER_NODE_MEMORY_EXPANSION' is not one of NO_MEMORY_EXPANSION" $good --system-configuration=Ring_4chunks.json --remote-memory-configuration=m.json
 bad "--system-configuration: required" $good

@@ -176,8 +176,19 @@ tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err)
     return TN_OK;
 }
 
+/* tn_chakra_parse with the groups of pg_name (NULL: none). */
+static tn_status parse_groups(const uint8_t* data,
+                              size_t len,
+                              const char* name,
+                              const tn_chakra_groups* groups,
+                              tn_chakra_trace** out,
+                              tn_error* err);
+
 tn_status
-tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err)
+tn_chakra_load_file_groups(const char* path,
+                           const tn_chakra_groups* groups,
+                           tn_chakra_trace** out,
+                           tn_error* err)
 {
     if (!out || !path)
     {
@@ -192,13 +203,31 @@ tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err)
     tn_status s = tn_text_read_file(path, &buf, &len, err);
     if (!s)
     {
-        s = tn_chakra_parse((const uint8_t*)buf, len, path, out, err);
+        s = parse_groups((const uint8_t*)buf, len, path, groups, out, err);
     }
     free(buf);
     return s;
 }
 
+tn_status
+tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err)
+{
+    return tn_chakra_load_file_groups(path, NULL, out, err);
+}
+
 #ifndef TN_CHAKRA
+
+static tn_status
+parse_groups(const uint8_t* data,
+             size_t len,
+             const char* name,
+             const tn_chakra_groups* groups,
+             tn_chakra_trace** out,
+             tn_error* err)
+{
+    (void)groups;
+    return tn_chakra_parse(data, len, name, out, err);
+}
 
 tn_status
 tn_chakra_parse(const uint8_t* data,
@@ -293,7 +322,8 @@ typedef struct reader
 {
     const char* file;
     tn_error* err;
-    tn_arena* store; /* the trace's: the nodes' names, groups and dependency lists */
+    tn_arena* store;                /* the trace's: the nodes' names, groups and dependency lists */
+    const tn_chakra_groups* groups; /* pg_name's (NULL: none) */
 } reader;
 
 /* The integer attribute `key` of node n in *v (at most max); absent: *v = fallback, or an
@@ -346,6 +376,71 @@ cmp_u32(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
+/* pg_name through the comm-group table: "" and "0" are all ranks, as in ASTRA-sim. */
+static tn_status
+get_pg_group(const reader* r,
+             const ChakraProtoMsg__Node* n,
+             const ChakraProtoMsg__AttributeProto* pg,
+             tn_chakra_node* out)
+{
+    if (pg->value_case != VALUE(STRING_VAL))
+    {
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: node %llu: pg_name is not a string",
+                            r->file,
+                            (unsigned long long)n->id);
+    }
+    const char* name = pg->string_val;
+    if (name[0] == '\0' || strcmp(name, "0") == 0)
+    {
+        return TN_OK;
+    }
+    for (uint32_t g = 0; g < r->groups->count; g++)
+    {
+        if (strcmp(r->groups->names[g], name) != 0)
+        {
+            continue;
+        }
+        const uint32_t count = r->groups->sizes[g];
+        uint32_t* ranks = count ? tn_arena_alloc(r->store, count * sizeof(*ranks)) : NULL;
+        if (!ranks)
+        {
+            return count ? tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file)
+                         : tn_error_set(r->err,
+                                        TN_EPARSE,
+                                        "%s: node %llu: pg_name '%s': an empty group",
+                                        r->file,
+                                        (unsigned long long)n->id,
+                                        name);
+        }
+        memcpy(ranks, r->groups->ranks[g], count * sizeof(*ranks));
+        qsort(ranks, count, sizeof(*ranks), cmp_u32);
+        for (uint32_t i = 1; i < count; i++)
+        {
+            if (ranks[i] == ranks[i - 1])
+            {
+                return tn_error_set(r->err,
+                                    TN_EPARSE,
+                                    "%s: node %llu: pg_name '%s' names rank %u twice",
+                                    r->file,
+                                    (unsigned long long)n->id,
+                                    name,
+                                    ranks[i]);
+            }
+        }
+        out->group = ranks;
+        out->group_count = count;
+        return TN_OK;
+    }
+    return tn_error_set(r->err,
+                        TN_EPARSE,
+                        "%s: node %llu: pg_name '%.60s' is not a group of the comm-group file",
+                        r->file,
+                        (unsigned long long)n->id,
+                        name);
+}
+
 /* comm_group: a list of ranks (any integer list type), sorted; no duplicates. */
 static tn_status
 get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
@@ -354,16 +449,16 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
     if (!a)
     {
         const ChakraProtoMsg__AttributeProto* pg = find_attr(n, "pg_name");
-        if (pg)
+        if (pg && !r->groups)
         {
             return tn_error_set(r->err,
                                 TN_EPARSE,
                                 "%s: node %llu: pg_name names a process group: give its ranks "
-                                "in a comm_group attribute (comm-group files are not read)",
+                                "in a comm_group attribute, or a comm-group file",
                                 r->file,
                                 (unsigned long long)n->id);
         }
-        return TN_OK;
+        return pg ? get_pg_group(r, n, pg, out) : TN_OK;
     }
     size_t count = 0;
     switch (a->value_case)
@@ -802,12 +897,23 @@ tn_chakra_parse(const uint8_t* data,
                 tn_chakra_trace** out,
                 tn_error* err)
 {
+    return parse_groups(data, len, name, NULL, out, err);
+}
+
+static tn_status
+parse_groups(const uint8_t* data,
+             size_t len,
+             const char* name,
+             const tn_chakra_groups* groups,
+             tn_chakra_trace** out,
+             tn_error* err)
+{
     if (!out || (!data && len))
     {
         return tn_error_set(err, TN_EINVAL, "tn_chakra_parse: %s is NULL", out ? "data" : "out");
     }
     *out = NULL;
-    reader r = {name ? name : "<trace>", err, NULL};
+    reader r = {name ? name : "<trace>", err, NULL, groups};
     tn_chakra_trace* t = calloc(1, sizeof(*t));
     if (!t || !(t->name = copy_string(r.file)))
     {

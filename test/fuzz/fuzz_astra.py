@@ -25,7 +25,7 @@ SYSTEM = """{
     "peak-perf": 900
 }
 """
-GROUPS = "{}\n"
+GROUPS = "{\n    \"1\": [0, 1],\n    \"2\": [3, 2]\n}\n"
 REMOTE = '{\n    "memory-type": "NO_MEMORY_EXPANSION"\n}\n'
 # what an error line names: one of the files, or a flag
 EXPECT = r"^astra-sim-compat: (net\.yml|sys\.json|groups\.json|remote\.json|--)"
