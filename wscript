@@ -21,6 +21,7 @@ core_sources = [
     'model/core/tn-array.c',
     'model/core/tn-chakra.c',
     'model/core/tn-chakra-check.c',
+    'model/core/tn-chakra-file.c',
     'model/core/tn-chakra-write.c',
     'model/core/tn-cost.c',
     'model/core/tn-cost-program.c',

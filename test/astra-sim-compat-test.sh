@@ -244,7 +244,7 @@ grep -q '^note: pg.json:3: 2: the collectives of pg_name "2" run on these 2 NPUs
 bad "--workload-configuration: pg7.0.et: node 1: pg_name '7' is not a group of the comm-group file" \
     --workload-configuration=pg7 --network-configuration=Ring_4npus.yml \
     --system-configuration=Ring_4chunks.json --comm-group-configuration=pg.json
-bad "--workload-configuration: pg.0.et: node 1: pg_name names a process group" \
+bad "--workload-configuration: pg.0.et: node 1: pg_name '1' names a process group" \
     --workload-configuration=pg --network-configuration=Ring_4npus.yml \
     --system-configuration=Ring_4chunks.json
 printf '{"x": [0, 1]}\n' > g2.json

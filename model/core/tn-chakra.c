@@ -176,54 +176,15 @@ tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err)
     return TN_OK;
 }
 
-/* tn_chakra_parse with the groups of pg_name (NULL: none). */
-static tn_status parse_groups(const uint8_t* data,
-                              size_t len,
-                              const char* name,
-                              const tn_chakra_groups* groups,
-                              tn_chakra_trace** out,
-                              tn_error* err);
-
-tn_status
-tn_chakra_load_file_groups(const char* path,
-                           const tn_chakra_groups* groups,
-                           tn_chakra_trace** out,
-                           tn_error* err)
-{
-    if (!out || !path)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "tn_chakra_load_file: %s is NULL",
-                            out ? "path" : "out");
-    }
-    *out = NULL;
-    char* buf = NULL;
-    size_t len = 0;
-    tn_status s = tn_text_read_file(path, &buf, &len, err);
-    if (!s)
-    {
-        s = parse_groups((const uint8_t*)buf, len, path, groups, out, err);
-    }
-    free(buf);
-    return s;
-}
-
-tn_status
-tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err)
-{
-    return tn_chakra_load_file_groups(path, NULL, out, err);
-}
-
 #ifndef TN_CHAKRA
 
-static tn_status
-parse_groups(const uint8_t* data,
-             size_t len,
-             const char* name,
-             const tn_chakra_groups* groups,
-             tn_chakra_trace** out,
-             tn_error* err)
+tn_status
+tn_chakra_parse_groups(const uint8_t* data,
+                       size_t len,
+                       const char* name,
+                       const tn_chakra_groups* groups,
+                       tn_chakra_trace** out,
+                       tn_error* err)
 {
     (void)groups;
     return tn_chakra_parse(data, len, name, out, err);
@@ -376,69 +337,68 @@ cmp_u32(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
-/* pg_name through the comm-group table: "" and "0" are all ranks, as in ASTRA-sim. */
+/* ranks (count of them, in the trace's arena) sorted as the node's group; no duplicates. */
+static tn_status
+set_group(const reader* r,
+          const ChakraProtoMsg__Node* n,
+          uint32_t* ranks,
+          size_t count,
+          tn_chakra_node* out)
+{
+    qsort(ranks, count, sizeof(*ranks), cmp_u32);
+    for (size_t i = 1; i < count; i++)
+    {
+        if (ranks[i] == ranks[i - 1])
+        {
+            const uint32_t twice = ranks[i];
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: comm_group names rank %u twice",
+                                r->file,
+                                (unsigned long long)n->id,
+                                twice);
+        }
+    }
+    out->group = ranks;
+    out->group_count = (uint32_t)count;
+    return TN_OK;
+}
+
+/* pg_name through the comm-group table (none: refused): "" and "0" are all ranks, as in
+   ASTRA-sim. */
 static tn_status
 get_pg_group(const reader* r,
              const ChakraProtoMsg__Node* n,
              const ChakraProtoMsg__AttributeProto* pg,
              tn_chakra_node* out)
 {
-    if (pg->value_case != VALUE(STRING_VAL))
+    const int is_string = pg->value_case == VALUE(STRING_VAL);
+    const char* name = is_string ? pg->string_val : "";
+    if (r->groups && is_string && (!name[0] || strcmp(name, "0") == 0))
+    {
+        return TN_OK;
+    }
+    const int64_t g = name[0] ? tn_chakra_groups_find(r->groups, name) : -1;
+    if (g < 0 || r->groups->sizes[g] == 0)
     {
         return tn_error_set(r->err,
                             TN_EPARSE,
-                            "%s: node %llu: pg_name is not a string",
+                            "%s: node %llu: pg_name '%.60s' %s",
                             r->file,
-                            (unsigned long long)n->id);
+                            (unsigned long long)n->id,
+                            name,
+                            r->groups ? "is not a group of the comm-group file"
+                                      : "names a process group: give its ranks in a "
+                                        "comm_group attribute, or a comm-group file");
     }
-    const char* name = pg->string_val;
-    if (name[0] == '\0' || strcmp(name, "0") == 0)
+    const uint32_t count = r->groups->sizes[g];
+    uint32_t* ranks = tn_arena_alloc(r->store, count * sizeof(*ranks));
+    if (!ranks)
     {
-        return TN_OK;
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
     }
-    for (uint32_t g = 0; g < r->groups->count; g++)
-    {
-        if (strcmp(r->groups->names[g], name) != 0)
-        {
-            continue;
-        }
-        const uint32_t count = r->groups->sizes[g];
-        uint32_t* ranks = count ? tn_arena_alloc(r->store, count * sizeof(*ranks)) : NULL;
-        if (!ranks)
-        {
-            return count ? tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file)
-                         : tn_error_set(r->err,
-                                        TN_EPARSE,
-                                        "%s: node %llu: pg_name '%s': an empty group",
-                                        r->file,
-                                        (unsigned long long)n->id,
-                                        name);
-        }
-        memcpy(ranks, r->groups->ranks[g], count * sizeof(*ranks));
-        qsort(ranks, count, sizeof(*ranks), cmp_u32);
-        for (uint32_t i = 1; i < count; i++)
-        {
-            if (ranks[i] == ranks[i - 1])
-            {
-                return tn_error_set(r->err,
-                                    TN_EPARSE,
-                                    "%s: node %llu: pg_name '%s' names rank %u twice",
-                                    r->file,
-                                    (unsigned long long)n->id,
-                                    name,
-                                    ranks[i]);
-            }
-        }
-        out->group = ranks;
-        out->group_count = count;
-        return TN_OK;
-    }
-    return tn_error_set(r->err,
-                        TN_EPARSE,
-                        "%s: node %llu: pg_name '%.60s' is not a group of the comm-group file",
-                        r->file,
-                        (unsigned long long)n->id,
-                        name);
+    memcpy(ranks, r->groups->ranks[g], count * sizeof(*ranks));
+    return set_group(r, n, ranks, count, out);
 }
 
 /* comm_group: a list of ranks (any integer list type), sorted; no duplicates. */
@@ -449,15 +409,6 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
     if (!a)
     {
         const ChakraProtoMsg__AttributeProto* pg = find_attr(n, "pg_name");
-        if (pg && !r->groups)
-        {
-            return tn_error_set(r->err,
-                                TN_EPARSE,
-                                "%s: node %llu: pg_name names a process group: give its ranks "
-                                "in a comm_group attribute, or a comm-group file",
-                                r->file,
-                                (unsigned long long)n->id);
-        }
         return pg ? get_pg_group(r, n, pg, out) : TN_OK;
     }
     size_t count = 0;
@@ -513,23 +464,7 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
         }
         ranks[i] = (uint32_t)v;
     }
-    qsort(ranks, count, sizeof(*ranks), cmp_u32);
-    for (size_t i = 1; i < count; i++)
-    {
-        if (ranks[i] == ranks[i - 1])
-        {
-            const uint32_t twice = ranks[i];
-            return tn_error_set(r->err,
-                                TN_EPARSE,
-                                "%s: node %llu: comm_group names rank %u twice",
-                                r->file,
-                                (unsigned long long)n->id,
-                                twice);
-        }
-    }
-    out->group = ranks;
-    out->group_count = (uint32_t)count;
-    return TN_OK;
+    return set_group(r, n, ranks, count, out);
 }
 
 static const char* const type_names[] = {"INVALID_NODE",
@@ -897,16 +832,16 @@ tn_chakra_parse(const uint8_t* data,
                 tn_chakra_trace** out,
                 tn_error* err)
 {
-    return parse_groups(data, len, name, NULL, out, err);
+    return tn_chakra_parse_groups(data, len, name, NULL, out, err);
 }
 
-static tn_status
-parse_groups(const uint8_t* data,
-             size_t len,
-             const char* name,
-             const tn_chakra_groups* groups,
-             tn_chakra_trace** out,
-             tn_error* err)
+tn_status
+tn_chakra_parse_groups(const uint8_t* data,
+                       size_t len,
+                       const char* name,
+                       const tn_chakra_groups* groups,
+                       tn_chakra_trace** out,
+                       tn_error* err)
 {
     if (!out || (!data && len))
     {
