@@ -400,7 +400,7 @@ ReadSystem(const std::string& path, Mapping* m)
         }
         else if (key == "peak-perf")
         {
-            peakPerf = file.Number(e, 1e-3, 1e9);
+            peakPerf = file.Number(e, 1e-3, 1e6); // TFLOPS: ClockRate stays below 2^64
             peak = &e;
         }
         else if (skip != ignored.end())

@@ -325,6 +325,15 @@ tn_astra_network_spec(const tn_astra_network* net, char* buf, size_t size, tn_er
         unsigned long long cables = dim->kind == TN_ASTRA_SWITCH ? 1
                                     : dim->kind == TN_ASTRA_RING ? (dim->npus > 2 ? 2 : 1)
                                                                  : dim->npus - 1ull;
+        if (link > (1ull << 62) / cables)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "dimension %u: %g GB/s on %llu links is more than a rate can be",
+                                d,
+                                dim->bandwidth_gbs,
+                                cables);
+        }
         const unsigned long long bps = (link ? link : 1ull) * cables;
         used += (size_t)snprintf(buf + used,
                                  size - used,

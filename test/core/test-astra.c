@@ -67,6 +67,11 @@ test_network(tn_test_ctx* ctx)
                  spec);
     TN_REQUIRE(ctx, tn_topology_from_spec(spec, &t, &err) == TN_OK);
     tn_topology_destroy(t);
+    /* 10^9 GB/s on the 999 links of an fc NPU overflows no integer: refused */
+    const char* huge = "topology: FullyConnected\nnpus_count: 1000\nbandwidth: 1e9\nlatency: 1\n";
+    TN_REQUIRE(ctx, tn_astra_network_parse(huge, strlen(huge), "h.yml", &net, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_astra_network_spec(&net, spec, sizeof(spec), &err), TN_EINVAL);
+    TN_CHECK_MSG(ctx, strstr(err.message, "on 999 links") != NULL, "%s", err.message);
     /* a scalar is one dimension */
     const char* scalar = "topology: Ring\nnpus_count: 4\nbandwidth: 50\nlatency: 500\n";
     TN_CHECK_EQ(ctx, tn_astra_network_parse(scalar, strlen(scalar), "s.yml", &net, &err), TN_OK);
