@@ -21,11 +21,14 @@
 #   - a comm-group file: the traces' pg_name "1" and "2" run on the NPUs it lists, "0" on all
 #     (traces with pg_name written by test/fuzz/fuzz_chakra.py); an unknown pg_name, or
 #     pg_name without the file, is refused naming the trace, the node and the name;
-# Usage: astra-sim-compat-test.sh PROGRAM TN_CHAKRA_CONVERT MODULE_DIR
+#   - a scenario's [topology] astra = "Ring_4npus.yml" runs the traces as astra-sim-compat
+#     does (the same iteration end), and a bad YAML is refused naming topology.astra;
+# Usage: astra-sim-compat-test.sh PROGRAM TN_CHAKRA_CONVERT MODULE_DIR TRAINING_NET_RUN
 set -u
 prog=$1
 convert=$2
 top=$3
+runner=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -256,6 +259,18 @@ bad "g2.json:1: 1: '4' is not an NPU (0 to 3)" $good \
 echo 'not even json' > my-empty-groups.json
 run empty.db $good --system-configuration=Ring_4chunks.json \
     --comm-group-configuration=my-empty-groups.json || fail "empty: $(cat err)"
+
+# --- a scenario on the network YAML ------------------------------------------------------------
+printf 'mode = "flow"\n[topology]\nastra = "Ring_4npus.yml"\n[training]\nchakra = "ar4/ar"\nalgorithm = "ring"\n' > astra.toml
+"$runner" astra.toml --db scen.db > /dev/null 2> err || fail "scenario: exit non-zero: $(cat err)"
+want=$(q one-ring.db "SELECT end_ns FROM iteration WHERE node_id = 0")
+[ -n "$want" ] && [ "$(q scen.db "SELECT end_ns FROM iteration WHERE node_id = 0")" = "$want" ] ||
+    fail "scenario: iteration end $(q scen.db 'SELECT end_ns FROM iteration WHERE node_id = 0'), astra-sim-compat $want"
+printf 'topology: [ Torus ]\n' > n.yml
+printf '[topology]\nastra = "n.yml"\n[training]\nchakra = "ar4/ar"\n' > bad-astra.toml
+"$runner" bad-astra.toml --db bad-scen.db > /dev/null 2> err
+[ $? = 2 ] && grep -q "^training-net-run: bad-astra.toml:2:9: topology.astra: n.yml:1: topology: 'Torus' is not Ring" err ||
+    fail "scenario: bad YAML: $(cat err)"
 
 # --- roofline: num_ops at peak-perf -------------------------------------------------------------
 compute() { # the first NPU's finished minus exposed
