@@ -21,6 +21,7 @@ core_sources = [
     'model/core/tn-array.c',
     'model/core/tn-chakra.c',
     'model/core/tn-chakra-check.c',
+    'model/core/tn-chakra-file.c',
     'model/core/tn-chakra-write.c',
     'model/core/tn-cost.c',
     'model/core/tn-cost-program.c',
@@ -53,6 +54,8 @@ core_sources = [
     'model/core/tn-llm-gen.c',
     'model/core/tn-simai.c',
     'model/core/tn-simai-gen.c',
+    'model/core/tn-astra.c',
+    'model/core/tn-astra-json.c',
     'model/core/tn-workload.c',
 ]
 core_headers = [
@@ -60,6 +63,7 @@ core_headers = [
     'model/core/tn-chakra.h',
     'model/core/tn-llm.h',
     'model/core/tn-simai.h',
+    'model/core/tn-astra.h',
     'model/core/tn-cost.h',
     'model/core/tn-db.h',
     'model/core/tn-error.h',
@@ -284,6 +288,7 @@ core_test_sources = [
     'test/core/test-workload.c',
     'test/core/test-llm.c',
     'test/core/test-simai.c',
+    'test/core/test-astra.c',
 ]
 
 tool_sources = [

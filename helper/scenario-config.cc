@@ -173,11 +173,16 @@ CheckAttribute(const PointReader& r,
 
 using namespace scenario;
 
-/// A key whose value is a list (a [[job]]'s npus), not a sweep of its values.
+/// A key whose value is a list (a [[job]]'s npus, [training]'s placement), not a sweep of its
+/// values: a permutation swept element by element would place every rank on one NPU.
 static bool
 IsListKey(const std::string& path)
 {
     const std::string suffix = "].npus";
+    if (path == "training.placement")
+    {
+        return true;
+    }
     return path.rfind("job[", 0) == 0 && path.size() > suffix.size() &&
            path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
 }

@@ -18,6 +18,7 @@
 #include "ns3/string.h"
 #include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
+#include "ns3/tn-astra.h"
 #include "ns3/tn-chakra.h"
 #include "ns3/tn-simai.h"
 #include "ns3/tn-topology.h"
@@ -99,6 +100,26 @@ ReadTopologyTable(PointContext& ctx)
         }
         p.topologySpec = name + ":servers=" + std::to_string(servers) + ",fabric=" + fabric +
                          (gpus ? ",gpus=" + std::to_string(gpus) : "");
+    }
+    // an ASTRA-sim network YAML is its hier spec (tn-astra.h): read only when given, as a preset
+    const toml::node* astra = topoTable ? r.Resolve(topoTable->get("astra")) : nullptr;
+    if (astra)
+    {
+        const std::string yml = topo.String("astra", "");
+        if (preset || !p.topologySpec.empty() || !file.empty())
+        {
+            r.Fail(astra, "topology.astra", "give astra, preset, spec or file, one of them");
+        }
+        const std::string path = yml.empty() || yml[0] == '/' ? yml : cfg.baseDir + yml;
+        tn_astra_network net;
+        tn_error err;
+        char spec[512];
+        if (tn_astra_network_read(path.c_str(), &net, &err) != TN_OK ||
+            tn_astra_network_spec(&net, spec, sizeof(spec), &err) != TN_OK)
+        {
+            r.Fail(astra, "topology.astra", err.message);
+        }
+        p.topologySpec = spec;
     }
     topo.Done();
     if (p.topologySpec.empty() == file.empty())

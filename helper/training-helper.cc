@@ -153,6 +153,13 @@ TrainingHelper::SetNpus(const std::vector<uint32_t>& npus)
     m_npus = npus;
 }
 
+void
+TrainingHelper::SetCommGroups(
+    const std::vector<std::pair<std::string, std::vector<uint32_t>>>& groups)
+{
+    m_commGroups = groups;
+}
+
 bool
 TrainingHelper::JobEndpoints(const NpuHelper& npus,
                              std::vector<Ptr<NpuEndpoint>>* out,
@@ -218,6 +225,17 @@ TrainingHelper::InstallLlm(Ptr<TrainingJob> job,
         }
         taken[npu] = true;
         endpoints.push_back(all[npu]);
+    }
+    {
+        // the collectives name the NPU of each rank: a placed rank's, not the rank itself
+        // (identity NPUs ran rank 0's collective on another rank's endpoint, which never
+        // added it)
+        std::vector<uint32_t> npuOfRank;
+        for (uint32_t i : m_npuOfRank)
+        {
+            npuOfRank.push_back(m_npus.empty() ? i : m_npus[i]);
+        }
+        job->SetNpuRanks(npuOfRank);
     }
     // on a symmetric flow network one data-parallel replica runs for all: generate it alone
     const uint32_t period = collectives.GetService()->GetSymmetricPeriod();
@@ -512,12 +530,29 @@ TrainingHelper::Install(CollectiveHelper& collectives,
     if (!m_chakraPrefix.empty())
     {
         DestroyTraces();
+        // the comm-group table as the reader takes it: views of m_commGroups
+        std::vector<const char*> names;
+        std::vector<const uint32_t*> ranks;
+        std::vector<uint32_t> sizes;
+        for (const auto& [name, members] : m_commGroups)
+        {
+            names.push_back(name.c_str());
+            ranks.push_back(members.data());
+            sizes.push_back(uint32_t(members.size()));
+        }
+        const tn_chakra_groups groups{uint32_t(names.size()),
+                                      names.data(),
+                                      ranks.data(),
+                                      sizes.data()};
         for (uint32_t r = 0; r < endpoints.size(); r++)
         {
             const std::string path = m_chakraPrefix + "." + std::to_string(r) + ".et";
             tn_error err;
             tn_chakra_trace* t = nullptr;
-            if (tn_chakra_load_file(path.c_str(), &t, &err) != TN_OK)
+            if (tn_chakra_load_file_groups(path.c_str(),
+                                           m_commGroups.empty() ? nullptr : &groups,
+                                           &t,
+                                           &err) != TN_OK)
             {
                 *error = err.message;
                 return nullptr;

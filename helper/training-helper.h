@@ -12,6 +12,7 @@
 #include "ns3/training-job.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -75,6 +76,13 @@ class TrainingHelper
      * \return true when the build reads them
      */
     bool LoadChakra(const std::string& prefix, std::string* error);
+
+    /**
+     * The communicator groups of the traces' pg_name attributes (ASTRA-sim's comm-group
+     * file: a name, its ranks), for the next Install of Chakra traces
+     * (tn_chakra_load_file_groups). Empty: a node with pg_name and no comm_group is refused.
+     */
+    void SetCommGroups(const std::vector<std::pair<std::string, std::vector<uint32_t>>>& groups);
 
     /**
      * A trace set must have one file per NPU: PREFIX.<npus>.et must not exist (Install and
@@ -226,7 +234,8 @@ class TrainingHelper
   private:
     ObjectFactory m_factory;
     tn_workload* m_workload{nullptr};
-    std::string m_chakraPrefix;             //!< LoadChakra's prefix ("" : a text workload)
+    std::string m_chakraPrefix; //!< LoadChakra's prefix ("" : a text workload)
+    std::vector<std::pair<std::string, std::vector<uint32_t>>> m_commGroups; //!< pg_name's
     std::vector<tn_chakra_trace*> m_traces; //!< read by Install, one per NPU
     void DestroyTraces();
     /// LoadLlm's descriptions (m_llm false: none)

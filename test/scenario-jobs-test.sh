@@ -13,6 +13,7 @@
 #   - training-net-report draws the jobs' slowdown and the shared ports (with matplotlib);
 #   - a SimAI workload and a text workload as jobs of one scenario, on NPUs listed out of
 #     order and spread, and an LLM program as a job: they run, each on its own NPUs;
+#   - [training] placement = [3, 2, 1, 0]: one run, rank r on NPU 3 - r (a list, not a sweep);
 #   - random placement: the same seed gives the same NPUs;
 #   - bad jobs (overlapping NPUs, more NPUs than the topology has, an NPU out of range, an
 #     unknown placement, a run-time scheduler, [[job]] beside [training], flow-symmetric)
@@ -183,6 +184,25 @@ db=$tmp/llm.db
     fail "llm: ranks not on the job's NPUs: $(q "$db" 'SELECT * FROM llm_rank; SELECT * FROM job')"
 [ "$(q "$db" "SELECT count(*) FROM collective WHERE job_id = 1")" -gt 0 ] ||
     fail "llm: the program's collectives do not name job 1"
+
+# --- [training] placement: a list of NPUs, never a sweep ------------------------------
+cat > "$tmp/placed.toml" << EOF
+mode = "flow"
+[topology]
+spec = "ring:4"
+[training]
+model = "$tmp/tiny.toml"
+gpu = "$top/scenarios/gpus/h100.toml"
+tp = 2
+dp = 2
+placement = [3, 2, 1, 0]
+EOF
+db=$tmp/placed.db
+"$runner" "$tmp/placed.toml" --db "$db" > "$tmp/out" 2> "$tmp/err" ||
+    fail "placement: exit non-zero: $(cat "$tmp/err")"
+[ "$(q "$db" "SELECT count(*) FROM run")" = "1" ] &&
+    [ "$(q "$db" "SELECT group_concat(node_id, ',') FROM (SELECT node_id FROM llm_rank ORDER BY rank)")" = "3,2,1,0" ] ||
+    fail "placement: not one run with rank r on NPU 3-r: $(q "$db" 'SELECT * FROM llm_rank')"
 
 # --- random placement: the seed decides ------------------------------------------------
 printf 'mode = "flow"\n[topology]\nspec = "fattree:k=4"\n[[job]]\nnpus = 6\nplacement = "random"\nseed = 11\nworkload = "%s"\n' \

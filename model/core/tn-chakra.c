@@ -176,29 +176,19 @@ tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err)
     return TN_OK;
 }
 
-tn_status
-tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err)
-{
-    if (!out || !path)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "tn_chakra_load_file: %s is NULL",
-                            out ? "path" : "out");
-    }
-    *out = NULL;
-    char* buf = NULL;
-    size_t len = 0;
-    tn_status s = tn_text_read_file(path, &buf, &len, err);
-    if (!s)
-    {
-        s = tn_chakra_parse((const uint8_t*)buf, len, path, out, err);
-    }
-    free(buf);
-    return s;
-}
-
 #ifndef TN_CHAKRA
+
+tn_status
+tn_chakra_parse_groups(const uint8_t* data,
+                       size_t len,
+                       const char* name,
+                       const tn_chakra_groups* groups,
+                       tn_chakra_trace** out,
+                       tn_error* err)
+{
+    (void)groups;
+    return tn_chakra_parse(data, len, name, out, err);
+}
 
 tn_status
 tn_chakra_parse(const uint8_t* data,
@@ -293,7 +283,8 @@ typedef struct reader
 {
     const char* file;
     tn_error* err;
-    tn_arena* store; /* the trace's: the nodes' names, groups and dependency lists */
+    tn_arena* store;                /* the trace's: the nodes' names, groups and dependency lists */
+    const tn_chakra_groups* groups; /* pg_name's (NULL: none) */
 } reader;
 
 /* The integer attribute `key` of node n in *v (at most max); absent: *v = fallback, or an
@@ -346,6 +337,70 @@ cmp_u32(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
+/* ranks (count of them, in the trace's arena) sorted as the node's group; no duplicates. */
+static tn_status
+set_group(const reader* r,
+          const ChakraProtoMsg__Node* n,
+          uint32_t* ranks,
+          size_t count,
+          tn_chakra_node* out)
+{
+    qsort(ranks, count, sizeof(*ranks), cmp_u32);
+    for (size_t i = 1; i < count; i++)
+    {
+        if (ranks[i] == ranks[i - 1])
+        {
+            const uint32_t twice = ranks[i];
+            return tn_error_set(r->err,
+                                TN_EPARSE,
+                                "%s: node %llu: comm_group names rank %u twice",
+                                r->file,
+                                (unsigned long long)n->id,
+                                twice);
+        }
+    }
+    out->group = ranks;
+    out->group_count = (uint32_t)count;
+    return TN_OK;
+}
+
+/* pg_name through the comm-group table (none: refused): "" and "0" are all ranks, as in
+   ASTRA-sim. */
+static tn_status
+get_pg_group(const reader* r,
+             const ChakraProtoMsg__Node* n,
+             const ChakraProtoMsg__AttributeProto* pg,
+             tn_chakra_node* out)
+{
+    const int is_string = pg->value_case == VALUE(STRING_VAL);
+    const char* name = is_string ? pg->string_val : "";
+    if (r->groups && is_string && (!name[0] || strcmp(name, "0") == 0))
+    {
+        return TN_OK;
+    }
+    const int64_t g = name[0] ? tn_chakra_groups_find(r->groups, name) : -1;
+    if (g < 0 || r->groups->sizes[g] == 0)
+    {
+        return tn_error_set(r->err,
+                            TN_EPARSE,
+                            "%s: node %llu: pg_name '%.60s' %s",
+                            r->file,
+                            (unsigned long long)n->id,
+                            name,
+                            r->groups ? "is not a group of the comm-group file"
+                                      : "names a process group: give its ranks in a "
+                                        "comm_group attribute, or a comm-group file");
+    }
+    const uint32_t count = r->groups->sizes[g];
+    uint32_t* ranks = tn_arena_alloc(r->store, count * sizeof(*ranks));
+    if (!ranks)
+    {
+        return tn_error_set(r->err, TN_ENOMEM, "%s: out of memory", r->file);
+    }
+    memcpy(ranks, r->groups->ranks[g], count * sizeof(*ranks));
+    return set_group(r, n, ranks, count, out);
+}
+
 /* comm_group: a list of ranks (any integer list type), sorted; no duplicates. */
 static tn_status
 get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
@@ -354,16 +409,7 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
     if (!a)
     {
         const ChakraProtoMsg__AttributeProto* pg = find_attr(n, "pg_name");
-        if (pg)
-        {
-            return tn_error_set(r->err,
-                                TN_EPARSE,
-                                "%s: node %llu: pg_name names a process group: give its ranks "
-                                "in a comm_group attribute (comm-group files are not read)",
-                                r->file,
-                                (unsigned long long)n->id);
-        }
-        return TN_OK;
+        return pg ? get_pg_group(r, n, pg, out) : TN_OK;
     }
     size_t count = 0;
     switch (a->value_case)
@@ -418,23 +464,7 @@ get_group(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
         }
         ranks[i] = (uint32_t)v;
     }
-    qsort(ranks, count, sizeof(*ranks), cmp_u32);
-    for (size_t i = 1; i < count; i++)
-    {
-        if (ranks[i] == ranks[i - 1])
-        {
-            const uint32_t twice = ranks[i];
-            return tn_error_set(r->err,
-                                TN_EPARSE,
-                                "%s: node %llu: comm_group names rank %u twice",
-                                r->file,
-                                (unsigned long long)n->id,
-                                twice);
-        }
-    }
-    out->group = ranks;
-    out->group_count = (uint32_t)count;
-    return TN_OK;
+    return set_group(r, n, ranks, count, out);
 }
 
 static const char* const type_names[] = {"INVALID_NODE",
@@ -802,12 +832,23 @@ tn_chakra_parse(const uint8_t* data,
                 tn_chakra_trace** out,
                 tn_error* err)
 {
+    return tn_chakra_parse_groups(data, len, name, NULL, out, err);
+}
+
+tn_status
+tn_chakra_parse_groups(const uint8_t* data,
+                       size_t len,
+                       const char* name,
+                       const tn_chakra_groups* groups,
+                       tn_chakra_trace** out,
+                       tn_error* err)
+{
     if (!out || (!data && len))
     {
         return tn_error_set(err, TN_EINVAL, "tn_chakra_parse: %s is NULL", out ? "data" : "out");
     }
     *out = NULL;
-    reader r = {name ? name : "<trace>", err, NULL};
+    reader r = {name ? name : "<trace>", err, NULL, groups};
     tn_chakra_trace* t = calloc(1, sizeof(*t));
     if (!t || !(t->name = copy_string(r.file)))
     {

@@ -152,6 +152,41 @@ extern "C"
     tn_status tn_chakra_load_file(const char* path, tn_chakra_trace** out, tn_error* err);
 
     /**
+     * Communicator groups by name, as ASTRA-sim's comm-group file gives them ({"1": [0, 1]}):
+     * a COLL_COMM_NODE without comm_group whose pg_name is names[i] is a collective of
+     * ranks[i] (sizes[i] ranks, any order, no duplicate: checked here). pg_name "" and "0"
+     * are all ranks, as in ASTRA-sim. The caller keeps the table while it parses.
+     */
+    typedef struct tn_chakra_groups
+    {
+        uint32_t count;
+        const char* const* names;
+        const uint32_t* const* ranks;
+        const uint32_t* sizes;
+    } tn_chakra_groups;
+
+    /**
+     * tn_chakra_parse resolving pg_name through `groups` (NULL: a node with pg_name and no
+     * comm_group is refused, as tn_chakra_parse does). A pg_name not in the table, or not a
+     * string, is refused with the node and the name.
+     */
+    tn_status tn_chakra_parse_groups(const uint8_t* data,
+                                     size_t len,
+                                     const char* name,
+                                     const tn_chakra_groups* groups,
+                                     tn_chakra_trace** out,
+                                     tn_error* err);
+
+    /** tn_chakra_load_file with tn_chakra_parse_groups's table. */
+    tn_status tn_chakra_load_file_groups(const char* path,
+                                         const tn_chakra_groups* groups,
+                                         tn_chakra_trace** out,
+                                         tn_error* err);
+
+    /** The index of the group named `name` in groups, -1 if none (or groups is NULL). */
+    int64_t tn_chakra_groups_find(const tn_chakra_groups* groups, const char* name);
+
+    /**
      * An empty trace to fill with tn_chakra_add (generated programs, tn-llm.h): works
      * without protobuf-c. `name` names it in messages.
      */

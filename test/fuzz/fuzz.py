@@ -21,6 +21,8 @@ random moments (SIGINT or SIGTERM, to its process group as Ctrl-C does or to its
 pid alone, sometimes twice): it must exit 130 (143 for SIGTERM) and leave every
 run 'ok' or 'aborted', the database intact.
 
+Issue 38 (fuzz_astra.py): ASTRA-sim 2 input sets mutated and run by astra-sim-compat.
+
 Issue 42 (fuzz_chakra.py): Chakra traces written here (fields, sizes past the caps, late
 reduce roots, sub-groups, random dependency graphs in every mode, flow-symmetric included),
 NPU memory and rate attributes, run-time schedulers on a symmetric network, the symmetric
@@ -56,6 +58,7 @@ import sys
 import tempfile
 import time
 
+import fuzz_astra
 import fuzz_chakra
 import promises
 
@@ -787,6 +790,11 @@ def main():
         source = os.path.join(tmp, "report-src.db")
         if os.path.exists(source) and os.access(report, os.X_OK):
             promises.report_input_cases(more, run, report, source, args.scale)
+        if examples:
+            # issue 38: ASTRA-sim 2's input sets, on their own generator
+            fuzz_astra.astra_cases(random.Random(args.seed + 38), run,
+                                   os.path.join(examples, "astra-sim-compat"), mutate_text,
+                                   args.scale)
         promises.chakra_convert_cases(run, os.path.join(os.path.dirname(
             os.path.abspath(args.plan)), "tn-chakra-convert"), runner, WORKLOAD)
     for x in run.xfails:

@@ -36,9 +36,12 @@ def field(number, wire, payload):
 
 
 def attr(name, value):
-    """An AttributeProto: an int as uint64_val (13), a list as uint64_list (14), packed."""
+    """An AttributeProto: an int as uint64_val (13), a list as uint64_list (14), packed, a str
+    as string_val (29)."""
     body = field(1, 2, name.encode())
-    if isinstance(value, list):
+    if isinstance(value, str):
+        body += field(29, 2, value.encode())
+    elif isinstance(value, list):
         body += field(14, 2, field(1, 2, b"".join(varint(v) for v in value)))
     else:
         body += field(13, 0, value)

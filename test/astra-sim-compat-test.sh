@@ -1,0 +1,324 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# ASTRA-sim 2's input sets run unchanged (ctest example/astra-sim-compat): ASTRA-sim's own
+# example files written here as they are (Ring_4npus.yml, Ring_4chunks.json,
+# no_memory_expansion.json, HGX-H100-validated.{yml,json}) and others in their format, with
+# Chakra traces made by tn-chakra-convert:
+#   - one 1 MiB all-reduce on the 4-NPU ring (50 GB/s per link, 500 ns), packet and flow:
+#     each sys[N] line's cycles are the database's iteration end and exposed communication,
+#     and the exposed time is the ring's closed form 2(N-1) (S/N/B + latency) within 10 %
+#     (above it: headers and NIC costs); flow-symmetric prints the same lines as flow;
+#   - every implementation name on one dimension runs as its algorithm (ring, oneRing ->
+#     ring, doubleBinaryTree -> dbt, direct, oneDirect -> direct, halvingDoubling,
+#     oneHalvingDoubling -> rhd), recorded in the collective rows;
+#   - a 3D Ring x FullyConnected x Switch system with the four collectives: hierarchical
+#     (baseline) or themis (localBWAware) all-reduce, all-to-all direct;
+#   - HGX-H100-validated: 936.25 ns rounds to 936 with a note; an empty comm-group file runs,
+#     and one whose name holds "empty" is not read (as ASTRA-sim skips it);
+#   - roofline-enabled with peak-perf 0.002 TFLOPS halves the compute of 1 GHz cycles;
+#   - refusals: one line naming the file, line and key (or the flag), exit 2, no run recorded.
+#   - a comm-group file: the traces' pg_name "1" and "2" run on the NPUs it lists, "0" on all
+#     (traces with pg_name written by test/fuzz/fuzz_chakra.py); an unknown pg_name, or
+#     pg_name without the file, is refused naming the trace, the node and the name;
+#   - a scenario's [topology] astra = "Ring_4npus.yml" runs the traces as astra-sim-compat
+#     does (the same iteration end), and a bad YAML is refused naming topology.astra;
+# Usage: astra-sim-compat-test.sh PROGRAM TN_CHAKRA_CONVERT MODULE_DIR TRAINING_NET_RUN
+set -u
+prog=$1
+convert=$2
+top=$3
+runner=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+cd "$tmp" || exit 2
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+q() { sqlite3 "$1" "$2" 2>&1; }
+
+# --- ASTRA-sim's example files, as they are ------------------------------------------------
+cat > Ring_4npus.yml << 'EOF'
+topology: [ Ring ]
+npus_count: [ 4 ]
+bandwidth: [ 50.0 ]  # GB/s
+latency: [ 500.0 ]  # ns
+EOF
+cat > Ring_4chunks.json << 'EOF'
+{
+    "scheduling-policy": "LIFO",
+    "endpoint-delay": 10,
+    "active-chunks-per-dimension": 1,
+    "preferred-dataset-splits": 4,
+    "all-reduce-implementation": [
+        "ring"
+    ],
+    "all-gather-implementation": [
+        "ring"
+    ],
+    "reduce-scatter-implementation": [
+        "ring"
+    ],
+    "all-to-all-implementation": [
+        "ring"
+    ],
+    "collective-optimization": "localBWAware",
+    "local-mem-bw": 1600,
+    "boost-mode": 0,
+    "roofline-enabled": 0,
+    "peak-perf": 900
+}
+EOF
+cat > no_memory_expansion.json << 'EOF'
+{
+    "memory-type": "NO_MEMORY_EXPANSION"
+}
+EOF
+cat > HGX-H100-validated.yml << 'EOF'
+topology: [ Switch ]
+npus_count: [ 8 ]
+bandwidth: [ 400.0 ]  # GB/s
+latency: [ 936.25 ]  # ns
+EOF
+cat > HGX-H100-validated.json << 'EOF'
+{
+    "scheduling-policy": "LIFO",
+    "endpoint-delay": 10,
+    "active-chunks-per-dimension": 2,
+    "preferred-dataset-splits": 4,
+    "all-reduce-implementation": [
+        "ring"
+    ],
+    "all-gather-implementation": [
+        "ring"
+    ],
+    "reduce-scatter-implementation": [
+        "ring"
+    ],
+    "all-to-all-implementation": [
+        "ring"
+    ],
+    "collective-optimization": "localBWAware",
+    "local-mem-bw": 3350,
+    "boost-mode": 0
+}
+EOF
+
+# --- Chakra traces (tn-chakra-convert of ASTRA-sim 1.0 text workloads) ---------------------
+# one 1 MiB all-reduce after 15 cycles of compute, then 5 of update (microAllReduce)
+printf 'MICRO\n1\nar -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 5\n' > ar.txt
+# the four collectives
+printf 'MICRO\n4\nag -1 5 NONE 0 5 NONE 0 5 ALLGATHER 65536 5\nrs -1 5 NONE 0 5 NONE 0 5 REDUCESCATTER 65536 5\nar -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 65536 5\na2a -1 5 NONE 0 5 NONE 0 5 ALLTOALL 65536 5\n' > four.txt
+# 100000 cycles of compute, no communication to speak of
+printf 'MICRO\n1\nc -1 100000 NONE 0 0 NONE 0 0 ALLREDUCE 1024 0\n' > compute.txt
+mkdir ar4 ar8 four8 c4
+"$convert" ar.txt 4 ar4/ar > /dev/null && "$convert" ar.txt 8 ar8/ar > /dev/null &&
+    "$convert" four.txt 8 four8/four > /dev/null && "$convert" compute.txt 4 c4/c > /dev/null ||
+    { echo "FAIL: tn-chakra-convert"; exit 1; }
+
+run() { # db args...: the program's output in out, its errors in err
+    db=$1
+    shift
+    "$prog" "$@" --database="$db" > out 2> err
+}
+
+bad() { # expected-message args...
+    want=$1
+    shift
+    "$prog" --database=bad.db "$@" > /dev/null 2> err
+    rc=$?
+    [ $rc = 2 ] && [ "$(wc -l < err)" = 1 ] && grep -q "^astra-sim-compat: $want" err &&
+        [ ! -e bad.db ] || fail "refusal '$want': exit $rc: $(cat err)"
+}
+good="--workload-configuration=ar4/ar --network-configuration=Ring_4npus.yml"
+
+# --- the ring: sys lines against the database and the closed form --------------------------
+for mode in packet flow; do
+    run ring-$mode.db --workload-configuration=ar4/ar --system-configuration=Ring_4chunks.json \
+        --network-configuration=Ring_4npus.yml \
+        --remote-memory-configuration=no_memory_expansion.json --mode=$mode ||
+        { fail "ring $mode: exit non-zero: $(cat err)"; continue; }
+    cp out ring-$mode.out
+    [ "$(grep -c '^sys\[[0-3]\] finished, [0-9]* cycles, exposed communication [0-9]* cycles\.$' out)" = 4 ] ||
+        fail "ring $mode: not 4 sys lines: $(cat out)"
+    grep -q '^note: Ring_4chunks.json:6: all-reduce-implementation: runs as ring$' out &&
+        grep -q '^note: Ring_4chunks.json:3: endpoint-delay: ignored' out &&
+        grep -q '^note: no_memory_expansion.json:2: memory-type: NO_MEMORY_EXPANSION' out ||
+        fail "ring $mode: notes missing: $(grep note out)"
+    # every key of the system file has its note
+    for key in scheduling-policy endpoint-delay active-chunks-per-dimension \
+        preferred-dataset-splits all-reduce-implementation all-gather-implementation \
+        reduce-scatter-implementation all-to-all-implementation collective-optimization \
+        local-mem-bw boost-mode roofline-enabled peak-perf; do
+        grep -q "^note: Ring_4chunks.json:[0-9]*: $key: " out || fail "ring $mode: no note for $key"
+    done
+    q ring-$mode.db "SELECT 'sys[' || node_id || '] finished, ' || end_ns || ' cycles, exposed communication ' || exposed_comm_ns || ' cycles.' FROM iteration ORDER BY node_id" > want
+    grep '^sys' out | cmp -s - want || fail "ring $mode: sys lines differ from the database: $(cat want)"
+    [ "$(q ring-$mode.db "SELECT status FROM run")" = ok ] || fail "ring $mode: run not ok"
+    # 2(N-1) steps of S/N bytes at 50 GB/s plus 500 ns each
+    exposed=$(sed -n 's/^sys\[0\] finished, [0-9]* cycles, exposed communication \([0-9]*\) cycles\.$/\1/p' out)
+    awk -v e="$exposed" 'BEGIN { f = 6 * (1048576 / 4 / 50 + 500); exit !(e >= f && e <= 1.10 * f) }' ||
+        fail "ring $mode: exposed $exposed ns, closed form $(awk 'BEGIN { print 6 * (1048576 / 4 / 50 + 500) }') ns"
+done
+run ring-sym.db --workload-configuration=ar4/ar --system-configuration=Ring_4chunks.json \
+    --network-configuration=Ring_4npus.yml --mode=flow-symmetric ||
+    fail "ring flow-symmetric: exit non-zero: $(cat err)"
+[ "$(grep '^sys' out)" = "$(grep '^sys' ring-flow.out)" ] ||
+    fail "flow-symmetric: sys lines differ from flow: $(grep '^sys' out)"
+
+# --- every implementation on one dimension ---------------------------------------------------
+for pair in ring:ring oneRing:ring doubleBinaryTree:dbt direct:direct oneDirect:direct \
+    halvingDoubling:rhd oneHalvingDoubling:rhd; do
+    impl=${pair%%:*}
+    algo=${pair#*:}
+    printf '{\n  "all-reduce-implementation": ["%s"]\n}\n' "$impl" > one.json
+    run one-$impl.db --workload-configuration=ar4/ar --system-configuration=one.json \
+        --network-configuration=Ring_4npus.yml --mode=flow ||
+        { fail "$impl: exit non-zero: $(cat err)"; continue; }
+    [ "$(q one-$impl.db "SELECT algorithm FROM collective WHERE op = 'all-reduce'")" = "$algo" ] ||
+        fail "$impl: ran $(q one-$impl.db 'SELECT algorithm FROM collective'), not $algo"
+    grep -q "^note: one.json:2: all-reduce-implementation: runs as $algo$" out ||
+        fail "$impl: no note 'runs as $algo'"
+done
+
+# --- 3D: Ring x FullyConnected x Switch, the four collectives --------------------------------
+printf 'topology: [ Ring, FullyConnected, Switch ]\nnpus_count: [ 2, 2, 2 ]\nbandwidth: [ 200.0, 100.0, 50.0 ]  # GB/s\nlatency: [ 50.0, 500.0, 2000.0 ]  # ns\n' > 3d.yml
+for opt in baseline:hierarchical localBWAware:themis; do
+    cat > 3d.json << EOF
+{
+    "all-reduce-implementation": ["ring", "direct", "halvingDoubling"],
+    "reduce-scatter-implementation": ["ring", "direct", "direct"],
+    "all-gather-implementation": ["ring", "ring", "direct"],
+    "all-to-all-implementation": ["direct", "direct", "direct"],
+    "collective-optimization": "${opt%%:*}"
+}
+EOF
+    run 3d-${opt%%:*}.db --workload-configuration=four8/four --system-configuration=3d.json \
+        --network-configuration=3d.yml --mode=flow ||
+        { fail "3d ${opt%%:*}: exit non-zero: $(cat err)"; continue; }
+    grep -q '^network 3d.yml: hier:ring2@1600000000000bps/50ns+fc2@800000000000bps/500ns+switch2@400000000000bps/2000ns$' out ||
+        fail "3d: spec: $(head -1 out)"
+    [ "$(q 3d-${opt%%:*}.db "SELECT group_concat(op || '=' || algorithm, ' ') FROM (SELECT DISTINCT op, algorithm FROM collective ORDER BY op)")" = \
+        "all-gather=hierarchical all-reduce=${opt#*:} all-to-all=direct reduce-scatter=hierarchical" ] ||
+        fail "3d ${opt%%:*}: $(q 3d-${opt%%:*}.db 'SELECT DISTINCT op, algorithm FROM collective')"
+    [ "$(grep -c '^sys\[' out)" = 8 ] || fail "3d ${opt%%:*}: not 8 sys lines"
+done
+
+# --- HGX-H100, an empty comm-group file --------------------------------------------------------
+echo '{}' > groups.json
+run hgx.db --workload-configuration=ar8/ar --system-configuration=HGX-H100-validated.json \
+    --network-configuration=HGX-H100-validated.yml --comm-group-configuration=groups.json \
+    --mode=flow || fail "hgx: exit non-zero: $(cat err)"
+grep -q '^note: HGX-H100-validated.yml: latency: dimension 0: 936.25 ns rounds to 936 ns' out &&
+    grep -q '^note: groups.json: no groups' out || fail "hgx: notes: $(grep note out)"
+[ "$(q hgx.db "SELECT count(*) FROM iteration")" = 8 ] || fail "hgx: not 8 iterations"
+
+# --- a comm-group file: pg_name's groups ------------------------------------------------------
+# rank r: an all-reduce of 4096 bytes in pg_name "1" (ranks 0, 1) or "2" (ranks 2, 3), then
+# one of 8192 bytes in "0" (all ranks); pg.7: the first names group "7" instead
+python3 - "$top/test/fuzz" << 'EOF' || fail "pg traces: python3"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import fuzz_chakra as c
+class Run:
+    tmp = os.getcwd()
+for prefix, first in (("pg", None), ("pg7", "7")):
+    ranks = []
+    for r in range(4):
+        name = first or ("1" if r < 2 else "2")
+        ranks.append([c.node(1, c.COLL, {"comm_type": c.ALL_REDUCE, "comm_size": 4096,
+                                         "pg_name": name}),
+                      c.node(2, c.COLL, {"comm_type": c.ALL_REDUCE, "comm_size": 8192,
+                                         "pg_name": "0"}, data_deps=(1,))])
+    c.write_traces(Run, prefix, ranks)
+EOF
+printf '{\n  "1": [0, 1],\n  "2": [3, 2]\n}\n' > pg.json
+run pg.db --workload-configuration=pg --system-configuration=Ring_4chunks.json \
+    --network-configuration=Ring_4npus.yml --comm-group-configuration=pg.json --mode=flow ||
+    fail "pg: exit non-zero: $(cat err)"
+[ "$(q pg.db "SELECT group_concat(bytes || ':' || participants, ' ') FROM (SELECT bytes, participants FROM collective ORDER BY bytes, collective_id)")" = \
+    "4096:2 4096:2 8192:4" ] || fail "pg: collectives $(q pg.db 'SELECT bytes, participants FROM collective')"
+grep -q '^note: pg.json:3: 2: the collectives of pg_name "2" run on these 2 NPUs$' out ||
+    fail "pg: no note for group 2: $(grep pg.json out)"
+bad "--workload-configuration: pg7.0.et: node 1: pg_name '7' is not a group of the comm-group file" \
+    --workload-configuration=pg7 --network-configuration=Ring_4npus.yml \
+    --system-configuration=Ring_4chunks.json --comm-group-configuration=pg.json
+bad "--workload-configuration: pg.0.et: node 1: pg_name '1' names a process group" \
+    --workload-configuration=pg --network-configuration=Ring_4npus.yml \
+    --system-configuration=Ring_4chunks.json
+printf '{"x": [0, 1]}\n' > g2.json
+bad "g2.json:1: x: a group id is a non-negative integer" $good \
+    --system-configuration=Ring_4chunks.json --comm-group-configuration=g2.json
+printf '{"1": [0, 4]}\n' > g2.json
+bad "g2.json:1: 1: '4' is not an NPU (0 to 3)" $good \
+    --system-configuration=Ring_4chunks.json --comm-group-configuration=g2.json
+echo 'not even json' > my-empty-groups.json
+run empty.db $good --system-configuration=Ring_4chunks.json \
+    --comm-group-configuration=my-empty-groups.json || fail "empty: $(cat err)"
+
+# --- a scenario on the network YAML ------------------------------------------------------------
+printf 'mode = "flow"\n[topology]\nastra = "Ring_4npus.yml"\n[training]\nchakra = "ar4/ar"\nalgorithm = "ring"\n' > astra.toml
+"$runner" astra.toml --db scen.db > /dev/null 2> err || fail "scenario: exit non-zero: $(cat err)"
+want=$(q one-ring.db "SELECT end_ns FROM iteration WHERE node_id = 0")
+[ -n "$want" ] && [ "$(q scen.db "SELECT end_ns FROM iteration WHERE node_id = 0")" = "$want" ] ||
+    fail "scenario: iteration end $(q scen.db 'SELECT end_ns FROM iteration WHERE node_id = 0'), astra-sim-compat $want"
+printf 'topology: [ Torus ]\n' > n.yml
+printf '[topology]\nastra = "n.yml"\n[training]\nchakra = "ar4/ar"\n' > bad-astra.toml
+"$runner" bad-astra.toml --db bad-scen.db > /dev/null 2> err
+[ $? = 2 ] && grep -q "^training-net-run: bad-astra.toml:2:9: topology.astra: n.yml:1: topology: 'Torus' is not Ring" err ||
+    fail "scenario: bad YAML: $(cat err)"
+
+# --- roofline: num_ops at peak-perf -------------------------------------------------------------
+compute() { # the first NPU's finished minus exposed
+    sed -n 's/^sys\[0\] finished, \([0-9]*\) cycles, exposed communication \([0-9]*\) cycles\.$/\1 \2/p' out |
+        awk '{ print $1 - $2 }'
+}
+printf '{"all-reduce-implementation": ["ring"], "roofline-enabled": 0, "peak-perf": 0.002}\n' > r0.json
+printf '{"all-reduce-implementation": ["ring"], "roofline-enabled": 1, "peak-perf": 0.002}\n' > r1.json
+run r0.db --workload-configuration=c4/c --system-configuration=r0.json \
+    --network-configuration=Ring_4npus.yml --mode=flow && c0=$(compute) &&
+    run r1.db --workload-configuration=c4/c --system-configuration=r1.json \
+        --network-configuration=Ring_4npus.yml --mode=flow && c1=$(compute) &&
+    [ "$c0" = 100000 ] && [ "$c1" = 50000 ] ||
+    fail "roofline: compute $c0 and $c1 ns, want 100000 (1 GHz) and 50000 (2 GHz): $(cat err)"
+
+# --- refusals: one line with file, line and key; exit 2; nothing recorded ---------------------
+sys() { printf '{\n  "all-reduce-implementation": ["ring"],\n  %s\n}\n' "$1" > s.json; }
+sys '"endpoint-dealy": 10'
+bad "s.json:3: endpoint-dealy: unknown key" $good --system-configuration=s.json
+sys '"all-gather-implementation": ["twoRing"]'
+bad "s.json:3: all-gather-implementation: 'twoRing' is not one of ring, oneRing" $good --system-configuration=s.json
+sys '"all-gather-implementation": ["doubleBinaryTree"]'
+bad "s.json:3: all-gather-implementation: doubleBinaryTree runs all-reduce only" $good --system-configuration=s.json
+sys '"all-gather-implementation": ["ring", "ring"]'
+bad "s.json:3: all-gather-implementation: expected a list of one implementation per dimension (the network has 1)" $good --system-configuration=s.json
+sys '"all-reduce-implementation-custom": ["custom/allreduce"]'
+bad "s.json:3: all-reduce-implementation-custom: custom collective traces are not run" $good --system-configuration=s.json
+sys '"scheduling-policy": "RANDOM"'
+bad "s.json:3: scheduling-policy: 'RANDOM' is not one of LIFO, FIFO" $good --system-configuration=s.json
+sys '"local-mem-bw": -5'
+bad "s.json:3: local-mem-bw: -5 is out of range" $good --system-configuration=s.json
+sys '"roofline-enabled": 1'
+bad "s.json: roofline-enabled: needs peak-perf" $good --system-configuration=s.json
+sys '"peak-perf": [1, 2]'
+bad "s.json:3: peak-perf: expected one value, not a list" $good --system-configuration=s.json
+printf '{\n  "a": 1,\n  "a": 2\n}\n' > s.json
+bad "s.json:3: a: given twice (first on line 2)" $good --system-configuration=s.json
+printf 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\nlinks-count: [ 2 ]\n' > n.yml
+bad "n.yml:5: links-count: unknown key" --workload-configuration=ar4/ar --network-configuration=n.yml --system-configuration=Ring_4chunks.json
+printf 'topology: [ Torus ]\n' > n.yml
+bad "n.yml:1: topology: 'Torus' is not Ring, FullyConnected or Switch" --workload-configuration=ar4/ar --network-configuration=n.yml --system-configuration=Ring_4chunks.json
+printf '{"memory-type": "PER_NODE_MEMORY_EXPANSION"}\n' > m.json
+bad "m.json:1: memory-type: 'PER_NODE_MEMORY_EXPANSION' is not one of NO_MEMORY_EXPANSION" $good --system-configuration=Ring_4chunks.json --remote-memory-configuration=m.json
+bad "--system-configuration: required" $good
+bad "--workload-configuration: .*ar8/ar.4.et" --workload-configuration=ar8/ar --network-configuration=Ring_4npus.yml --system-configuration=Ring_4chunks.json
+
+if [ $failures -gt 0 ]; then
+    echo "$failures failure(s)"
+    exit 1
+fi
+echo "astra-sim-compat: all checks passed"
