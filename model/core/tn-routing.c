@@ -5,6 +5,7 @@
  */
 #include "tn-routing.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ struct tn_routes
     uint32_t* dest_index; /* per node: destination index or TN_TOPO_NONE */
     uint8_t* transit;     /* per node: may be passed through */
     bool npus_forward;
+    tn_route_order order;
     /* ndest x nodes distances, `width` bytes each: the narrowest of 1, 2, 4 that holds the
      * largest distance, its all-ones value meaning unreachable (a 16,384-NPU torus, whose
      * distances are below 255, takes 256 MiB and not 512 or 1,024) */
@@ -128,6 +130,13 @@ tn_routes_create(const tn_topology* topo,
     {
         opt = *options;
     }
+    if (!tn_route_order_name(opt.order))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_create: options.order %d is unknown",
+                            (int)opt.order);
+    }
     if (opt.transit != TN_TRANSIT_TOPOLOGY && opt.transit != TN_TRANSIT_ALL_NODES &&
         opt.transit != TN_TRANSIT_SWITCHES_ONLY)
     {
@@ -143,6 +152,7 @@ tn_routes_create(const tn_topology* topo,
     }
     r->topo = topo;
     r->nodes = nodes;
+    r->order = opt.order;
     r->npus_forward = opt.transit == TN_TRANSIT_ALL_NODES       ? true
                       : opt.transit == TN_TRANSIT_SWITCHES_ONLY ? false
                                                                 : tn_topology_npus_forward(topo);
@@ -311,6 +321,39 @@ tn_routes_npus_forward(const tn_routes* routes)
     return routes->npus_forward;
 }
 
+tn_route_order
+tn_routes_order(const tn_routes* routes)
+{
+    return routes->order;
+}
+
+const char*
+tn_route_order_name(tn_route_order order)
+{
+    switch (order)
+    {
+    case TN_ROUTE_SHORTEST:
+        return "shortest";
+    case TN_ROUTE_DIMENSION_ORDER:
+        return "dimension-order";
+    }
+    return NULL;
+}
+
+bool
+tn_route_order_parse(const char* name, tn_route_order* order)
+{
+    for (int o = TN_ROUTE_SHORTEST; o <= TN_ROUTE_DIMENSION_ORDER; o++)
+    {
+        if (name && strcmp(name, tn_route_order_name((tn_route_order)o)) == 0)
+        {
+            *order = (tn_route_order)o;
+            return true;
+        }
+    }
+    return false;
+}
+
 uint32_t
 tn_routes_dest_count(const tn_routes* routes)
 {
@@ -351,6 +394,45 @@ tn_routes_distance_rank(const tn_routes* routes, uint32_t from_rank, uint32_t to
     return tn_routes_distance(routes, a, b);
 }
 
+/* Whether out-link `link` of a node at distance dv from destination index di starts a
+ * shortest path that obeys the transit rule. */
+static inline bool
+tn_shortest_hop(const tn_routes* r, uint32_t di, uint32_t dv, uint32_t link)
+{
+    uint32_t w = tn_topology_link(r->topo, link)->dst;
+    return (w == r->dest_node[di] || r->transit[w]) && tn_dist(r, di, w) == dv - 1;
+}
+
+/* The dim a next hop of node must have: the lowest dim among its shortest hops in
+ * dimension order (-1 when none has a dim, so that dim -1 hops pass), INT_MAX (any)
+ * otherwise. */
+static int
+tn_hop_dim(const tn_routes* r, uint32_t node, uint32_t di, uint32_t dv)
+{
+    if (r->order != TN_ROUTE_DIMENSION_ORDER)
+    {
+        return INT_MAX;
+    }
+    uint32_t deg;
+    const uint32_t* outl = tn_topology_out_links(r->topo, node, &deg);
+    int lowest = INT_MAX;
+    for (uint32_t p = 0; p < deg; p++)
+    {
+        int dim = tn_topology_link(r->topo, outl[p])->dim;
+        if (dim >= 0 && dim < lowest && tn_shortest_hop(r, di, dv, outl[p]))
+        {
+            lowest = dim;
+        }
+    }
+    return lowest == INT_MAX ? -1 : lowest;
+}
+
+static inline bool
+tn_dim_passes(const tn_routes* r, uint32_t link, int dim)
+{
+    return dim == INT_MAX || tn_topology_link(r->topo, link)->dim == dim;
+}
+
 /*
  * Visit the next hops of node toward destination index di: calls are made in
  * port order; returns the count. If pick < count, *picked gets that next hop.
@@ -369,14 +451,13 @@ tn_next_hops(const tn_routes* r,
     {
         return 0;
     }
-    uint32_t to = r->dest_node[di];
+    int dim = tn_hop_dim(r, node, di, dv);
     uint32_t deg;
     const uint32_t* outl = tn_topology_out_links(r->topo, node, &deg);
     uint32_t n = 0;
     for (uint32_t p = 0; p < deg; p++)
     {
-        uint32_t w = tn_topology_link(r->topo, outl[p])->dst;
-        if ((w == to || r->transit[w]) && tn_dist(r, di, w) == dv - 1)
+        if (tn_shortest_hop(r, di, dv, outl[p]) && tn_dim_passes(r, outl[p], dim))
         {
             if (n < cap)
             {
@@ -575,10 +656,11 @@ tn_routes_path_count(const tn_routes* routes,
             uint32_t deg;
             const uint32_t* outl = tn_topology_out_links(routes->topo, v, &deg);
             uint32_t dv = tn_dist(routes, di, v);
+            int dim = tn_hop_dim(routes, v, di, dv);
             for (uint32_t p = 0; p < deg; p++)
             {
                 uint32_t w = tn_topology_link(routes->topo, outl[p])->dst;
-                if ((w == dst || routes->transit[w]) && tn_dist(routes, di, w) == dv - 1)
+                if (tn_shortest_hop(routes, di, dv, outl[p]) && tn_dim_passes(routes, outl[p], dim))
                 {
                     if (cnt[w] == 0)
                     {

@@ -23,8 +23,17 @@
  *    tn_topology_out_links(v) (= port order, deterministic), such that
  *    dist(w, d) == dist(v, d) - 1 and w is d or may be transited. Parallel cables are
  *    separate next hops. Empty when v == d or d is unreachable from v.
- *  - Every path made of next hops is a shortest path obeying the rule, and every
- *    such shortest path is made of next hops.
+ *  - Dimension order (options.order = TN_ROUTE_DIMENSION_ORDER): of those out-links,
+ *    only the ones whose link dim is the lowest dim among them (links of dim -1 only
+ *    when no candidate has a dim). On tori, meshes and hier ring/fc dims every
+ *    shortest path corrects each coordinate inside its own dim, so this corrects dim 0
+ *    first, then dim 1, ...: X before Y. Two paths can then no longer wait on each
+ *    other's dims in a cycle (X-then-Y against Y-then-X, the PFC deadlock of a mesh
+ *    that routes through NPUs). The cycle left inside each torus ring is not the
+ *    routes' to break: a fabric needs a second priority past a dateline for it. The
+ *    paths stay shortest; there are fewer of them (one per pair on a mesh).
+ *  - Every path made of next hops is a shortest path obeying the rule, and with the
+ *    default order every such shortest path is made of next hops.
  *  - The routes keep a pointer to the topology: the topology must outlive the routes
  *    and must not be modified while they exist. Queries are const and thread-safe.
  *  - Node arguments of the uint32_t-returning queries must be valid node ids; a
@@ -58,13 +67,27 @@ extern "C"
         TN_TRANSIT_SWITCHES_ONLY /**< only switches forward */
     } tn_transit;
 
+    /** Which of the shortest paths are routes. */
+    typedef enum tn_route_order
+    {
+        TN_ROUTE_SHORTEST = 0,   /**< every shortest path obeying the transit rule (default) */
+        TN_ROUTE_DIMENSION_ORDER /**< only those that correct the lowest dim first */
+    } tn_route_order;
+
     /** Options of tn_routes_create(); a zeroed struct (or NULL) = defaults. */
     typedef struct tn_routes_options
     {
         const uint32_t* dest_nodes; /**< destination node ids; NULL = all NPUs */
         uint32_t dest_count;        /**< number of dest_nodes (ignored when NULL) */
         tn_transit transit;         /**< transit rule */
+        tn_route_order order;       /**< which shortest paths are routes */
     } tn_routes_options;
+
+    /** "shortest" or "dimension-order"; NULL for an unknown value. */
+    const char* tn_route_order_name(tn_route_order order);
+
+    /** Parse a tn_route_order_name(); false (and *order untouched) for an unknown name. */
+    bool tn_route_order_parse(const char* name, tn_route_order* order);
 
     /**
      * Compute the routes of `topo` (must have at least one node). Duplicate or
@@ -82,6 +105,9 @@ extern "C"
 
     /** Whether NPUs may be transited in these routes (the resolved rule). */
     bool tn_routes_npus_forward(const tn_routes* routes);
+
+    /** The order the routes were made with. */
+    tn_route_order tn_routes_order(const tn_routes* routes);
 
     /** Number of routed destinations and the i-th one (in the order given). */
     uint32_t tn_routes_dest_count(const tn_routes* routes);
