@@ -46,6 +46,19 @@ RoceHelper::SetMode(Mode mode)
 }
 
 bool
+RoceHelper::SetRouting(const std::string& name)
+{
+    tn_route_order order;
+    if (!tn_route_order_parse(name.c_str(), &order))
+    {
+        return false;
+    }
+    m_routeOrder = order;
+    m_flowNetworkFactory.Set("RouteOrder", EnumValue(order));
+    return true;
+}
+
+bool
 RoceHelper::SetMode(const std::string& name)
 {
     for (Mode m : {PACKET, FLOW, FLOW_SYMMETRIC})
@@ -455,7 +468,9 @@ RoceHelper::Install(const tn_topology* topo)
     // cable is its default route)
     tn_routes* routes = nullptr;
     tn_error err;
-    if (tn_routes_create(topo, nullptr, &routes, &err) != TN_OK)
+    tn_routes_options routeOptions{};
+    routeOptions.order = m_routeOrder;
+    if (tn_routes_create(topo, &routeOptions, &routes, &err) != TN_OK)
     {
         NS_FATAL_ERROR("RoceHelper: routes: " << err.message);
     }

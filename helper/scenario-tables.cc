@@ -18,6 +18,7 @@
 #include "ns3/themis-collective.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-chakra.h"
+#include "ns3/tn-routing.h"
 #include "ns3/tn-simai.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
@@ -186,7 +187,7 @@ ReadTopologyTable(PointContext& ctx)
     }
 }
 
-/// [roce]: any ns-3 attribute by its full name, and cc, checked on an RdmaNic.
+/// [roce]: any ns-3 attribute by its full name, cc, checked on an RdmaNic, and routing.
 void
 ReadRoceTable(PointContext& ctx)
 {
@@ -200,6 +201,18 @@ ReadRoceTable(PointContext& ctx)
     {
         const std::string path = "roce." + kv.first;
         const toml::node* v = roce.Value(kv.first, kv.second);
+        if (kv.first == "routing")
+        {
+            // the fabric's route order by its short name (RoceHelper::SetRouting)
+            p.routeOrder = v->is_string() ? v->as_string()->get() : std::string();
+            tn_route_order order;
+            if (!tn_route_order_parse(p.routeOrder.c_str(), &order))
+            {
+                r.Fail(v, path, "expected a route order: shortest or dimension-order");
+            }
+            r.Param(path, ValueJson(*v));
+            continue;
+        }
         if (kv.first == "cc")
         {
             // the congestion control by its short name (RdmaNic::CongestionControl)

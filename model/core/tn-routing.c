@@ -17,6 +17,7 @@ struct tn_routes
     uint32_t* dest_node;  /* per destination index */
     uint32_t* dest_index; /* per node: destination index or TN_TOPO_NONE */
     uint8_t* transit;     /* per node: may be passed through */
+    uint32_t* level;      /* per node: hops to the nearest NPU (up/down order) */
     bool npus_forward;
     tn_route_order order;
     /* ndest x nodes distances, `width` bytes each: the narrowest of 1, 2, 4 that holds the
@@ -63,6 +64,7 @@ tn_routes_destroy(tn_routes* routes)
     free(routes->dest_node);
     free(routes->dest_index);
     free(routes->transit);
+    free(routes->level);
     free(routes->dist);
     free(routes);
 }
@@ -102,6 +104,38 @@ tn_dist_widen(tn_routes* r, unsigned width, uint32_t rows, tn_error* err)
     r->dist = wide;
     r->width = width;
     return TN_OK;
+}
+
+/* Hops from every node to its nearest NPU: one BFS from all NPUs at once. */
+static void
+tn_levels(const tn_topology* topo, uint32_t* level, uint32_t* queue)
+{
+    uint32_t nodes = tn_topology_node_count(topo);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t v = 0; v < nodes; v++)
+    {
+        level[v] = TN_ROUTES_UNREACHABLE;
+        if (tn_topology_node_kind(topo, v) == TN_NODE_NPU)
+        {
+            level[v] = 0;
+            queue[tail++] = v;
+        }
+    }
+    while (head < tail)
+    {
+        uint32_t v = queue[head++];
+        uint32_t deg;
+        const uint32_t* outl = tn_topology_out_links(topo, v, &deg);
+        for (uint32_t p = 0; p < deg; p++)
+        {
+            uint32_t w = tn_topology_link(topo, outl[p])->dst;
+            if (level[w] == TN_ROUTES_UNREACHABLE)
+            {
+                level[w] = level[v] + 1;
+                queue[tail++] = w;
+            }
+        }
+    }
 }
 
 tn_status
@@ -160,8 +194,9 @@ tn_routes_create(const tn_topology* topo,
     r->dest_node = malloc(((size_t)r->ndest + 1) * sizeof(*r->dest_node));
     r->dest_index = malloc((size_t)nodes * sizeof(*r->dest_index));
     r->transit = malloc(nodes);
+    r->level = malloc((size_t)nodes * sizeof(*r->level));
     uint32_t* queue = malloc((size_t)nodes * sizeof(*queue));
-    if (!r->dest_node || !r->dest_index || !r->transit || !queue)
+    if (!r->dest_node || !r->dest_index || !r->transit || !r->level || !queue)
     {
         free(queue);
         tn_routes_destroy(r);
@@ -172,6 +207,7 @@ tn_routes_create(const tn_topology* topo,
         r->dest_index[v] = TN_TOPO_NONE;
         r->transit[v] = tn_topology_node_kind(topo, v) == TN_NODE_SWITCH || r->npus_forward;
     }
+    tn_levels(topo, r->level, queue);
     for (uint32_t i = 0; i < r->ndest; i++)
     {
         uint32_t d = opt.dest_nodes ? opt.dest_nodes[i] : tn_topology_npu_node(topo, i);
@@ -319,6 +355,36 @@ bool
 tn_routes_npus_forward(const tn_routes* routes)
 {
     return routes->npus_forward;
+}
+
+uint32_t
+tn_routes_level(const tn_routes* routes, uint32_t node)
+{
+    return node < routes->nodes ? routes->level[node] : TN_ROUTES_UNREACHABLE;
+}
+
+/* Whether a hop from u to w goes up: to a higher (level, id). */
+static inline bool
+tn_hop_up(const tn_routes* r, uint32_t u, uint32_t w)
+{
+    return r->level[w] != r->level[u] ? r->level[w] > r->level[u] : w > u;
+}
+
+uint32_t
+tn_routes_up_down_turn(const tn_routes* routes, const uint32_t* links, uint32_t len)
+{
+    bool down = false;
+    for (uint32_t h = 0; h < len; h++)
+    {
+        const tn_link* l = tn_topology_link(routes->topo, links[h]);
+        bool up = tn_hop_up(routes, l->src, l->dst);
+        if (up && down)
+        {
+            return h;
+        }
+        down |= !up;
+    }
+    return UINT32_MAX;
 }
 
 tn_route_order

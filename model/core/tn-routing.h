@@ -34,6 +34,14 @@
  *    paths stay shortest; there are fewer of them (one per pair on a mesh).
  *  - Every path made of next hops is a shortest path obeying the rule, and with the
  *    default order every such shortest path is made of next hops.
+ *  - Up/down (tn_routes_up_down_turn): nodes are ordered by (level, id), level = hops
+ *    to the nearest NPU (hosts 0, leaves or edges 1, spines or aggregation 2, cores 3);
+ *    a hop is "up" toward a higher node in that order, "down" toward a lower one. A
+ *    path with no up hop after a down hop is up/down; routes that are all up/down
+ *    cannot close a cycle of buffer dependencies (each dependency goes from a link to
+ *    the next of one path, and no path returns up once down), so PFC cannot deadlock on
+ *    them. Shortest paths of fat-trees and leaf-spines (ECMP) are up/down; a planned
+ *    route need not be. Meaningful where NPUs do not forward (switched topologies).
  *  - The routes keep a pointer to the topology: the topology must outlive the routes
  *    and must not be modified while they exist. Queries are const and thread-safe.
  *  - Node arguments of the uint32_t-returning queries must be valid node ids; a
@@ -119,6 +127,15 @@ extern "C"
 
     /** Same between NPU ranks. */
     uint32_t tn_routes_distance_rank(const tn_routes* routes, uint32_t from_rank, uint32_t to_rank);
+
+    /** Level of a node: hops to the nearest NPU (TN_ROUTES_UNREACHABLE if none). */
+    uint32_t tn_routes_level(const tn_routes* routes, uint32_t node);
+
+    /**
+     * The first hop of a path (links[0..len-1]) that goes up after a down hop (see
+     * contract), or UINT32_MAX when the path is up/down. Link ids must be valid.
+     */
+    uint32_t tn_routes_up_down_turn(const tn_routes* routes, const uint32_t* links, uint32_t len);
 
     /**
      * ECMP next hops of node toward destination node `to`: writes up to cap out-link

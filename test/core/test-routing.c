@@ -817,6 +817,117 @@ test_dimension_order(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* Up/down: every ECMP path of a fat-tree and a leaf-spine is up/down; a hand-built
+   fat-tree route that goes down to an edge and up again, and the planned routes of a ring
+   of three switches that all turn the same way (the PFC deadlock of a switch ring), are
+   not, and the turn is the hop that goes up after the down. */
+static void
+test_up_down(tn_test_ctx* ctx)
+{
+    tn_error err;
+    const char* specs[] = {"fattree:4", "leafspine:leaves=4,spines=2,hosts=4"};
+    for (int i = 0; i < 2; i++)
+    {
+        tn_topology* t = NULL;
+        TN_REQUIRE_MSG(ctx, tn_topology_from_spec(specs[i], &t, &err) == TN_OK, "%s", err.message);
+        tn_routes* r = NULL;
+        TN_REQUIRE(ctx, tn_routes_create(t, NULL, &r, &err) == TN_OK);
+        uint32_t n = tn_topology_npu_count(t), path[16], len = 0;
+        int ok = 1;
+        for (uint32_t a = 0; a < n; a++)
+        {
+            for (uint32_t b = 0; b < n; b++)
+            {
+                for (uint64_t hash = 0; hash < 3; hash++)
+                {
+                    uint32_t sa = tn_topology_npu_node(t, a), sb = tn_topology_npu_node(t, b);
+                    ok &= tn_routes_path(r, sa, sb, hash * 7919, path, 16, &len, &err) == TN_OK;
+                    ok &= tn_routes_up_down_turn(r, path, len) == UINT32_MAX;
+                }
+            }
+        }
+        TN_CHECK_MSG(ctx, ok, "%s: ECMP paths are up/down", specs[i]);
+        TN_CHECK_EQ(ctx, tn_routes_level(r, tn_topology_npu_node(t, 0)), 0);
+        if (i == 0)
+        {
+            /* NPU 0 -> its edge -> an aggregation switch -> down to the other edge of the pod
+               -> up again to the aggregation switch: the fourth hop turns */
+            uint32_t npu = tn_topology_npu_node(t, 0), deg, deg2, deg3;
+            const uint32_t* o = tn_topology_out_links(t, npu, &deg);
+            uint32_t edge = tn_topology_link(t, o[0])->dst;
+            TN_CHECK_EQ(ctx, tn_routes_level(r, edge), 1);
+            const uint32_t* oe = tn_topology_out_links(t, edge, &deg2);
+            uint32_t up = TN_TOPO_NONE;
+            for (uint32_t p = 0; p < deg2 && up == TN_TOPO_NONE; p++)
+            {
+                up = tn_routes_level(r, tn_topology_link(t, oe[p])->dst) == 2 ? oe[p] : up;
+            }
+            TN_REQUIRE(ctx, up != TN_TOPO_NONE);
+            uint32_t agg = tn_topology_link(t, up)->dst;
+            TN_CHECK_EQ(ctx, tn_routes_level(r, agg), 2);
+            const uint32_t* oa = tn_topology_out_links(t, agg, &deg3);
+            uint32_t down = TN_TOPO_NONE;
+            for (uint32_t p = 0; p < deg3 && down == TN_TOPO_NONE; p++)
+            {
+                uint32_t w = tn_topology_link(t, oa[p])->dst;
+                down = w != edge && tn_routes_level(r, w) == 1 ? oa[p] : down;
+            }
+            TN_REQUIRE(ctx, down != TN_TOPO_NONE);
+            uint32_t back = TN_TOPO_NONE;
+            const uint32_t* ob = tn_topology_out_links(t, tn_topology_link(t, down)->dst, &deg2);
+            for (uint32_t p = 0; p < deg2 && back == TN_TOPO_NONE; p++)
+            {
+                back = tn_topology_link(t, ob[p])->dst == agg ? ob[p] : back;
+            }
+            uint32_t bad[] = {o[0], up, down, back};
+            TN_CHECK_EQ(ctx, tn_routes_up_down_turn(r, bad, 4), 3);
+            TN_CHECK_EQ(ctx, tn_routes_up_down_turn(r, bad, 3), UINT32_MAX);
+        }
+        tn_routes_destroy(r);
+        tn_topology_destroy(t);
+    }
+
+    /* three switches in a ring, one NPU on each; every route goes clockwise two hops */
+    tn_topology* t = NULL;
+    TN_REQUIRE(ctx, tn_topology_create(&t, &err) == TN_OK);
+    uint32_t npu[3], sw[3], ring[3], host[3];
+    for (int i = 0; i < 3; i++)
+    {
+        tn_topology_add_node(t, TN_NODE_NPU, &npu[i], &err);
+    }
+    for (int i = 0; i < 3; i++)
+    {
+        tn_topology_add_node(t, TN_NODE_SWITCH, &sw[i], &err);
+    }
+    for (int i = 0; i < 3; i++)
+    {
+        TN_REQUIRE(
+            ctx,
+            tn_topology_add_link(t, sw[i], sw[(i + 1) % 3], 1000, 1, -1, &ring[i], NULL, &err) ==
+                TN_OK);
+        TN_REQUIRE(ctx,
+                   tn_topology_add_link(t, npu[i], sw[i], 1000, 1, -1, &host[i], NULL, &err) ==
+                       TN_OK);
+    }
+    tn_routes* r = NULL;
+    TN_REQUIRE(ctx, tn_routes_create(t, NULL, &r, &err) == TN_OK);
+    TN_CHECK(ctx, !tn_routes_npus_forward(r));
+    uint32_t turns = 0;
+    for (int i = 0; i < 3; i++)
+    {
+        /* NPU i -> S_i -> S_(i+1) -> S_(i+2) -> NPU i+2 */
+        uint32_t path[] = {host[i], ring[i], ring[(i + 1) % 3], host[(i + 2) % 3] + 1};
+        uint32_t turn = tn_routes_up_down_turn(r, path, 4);
+        turns += turn != UINT32_MAX;
+        /* the ring hop S2 -> S0 goes down (same level, lower id); only the route of NPU 2
+           goes up after it (S0 -> S1), which is what closes the ring's cycle */
+        TN_CHECK_EQ(ctx, turn, i == 2 ? 2u : UINT32_MAX);
+    }
+    TN_CHECK_EQ(ctx, turns, 1);
+    tn_routes_destroy(r);
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_routing(tn_test_suite* suite)
 {
@@ -831,4 +942,5 @@ tn_suite_routing(tn_test_suite* suite)
     tn_test_add(suite, "large", test_large);
     tn_test_add(suite, "wide-distances", test_wide_distances);
     tn_test_add(suite, "dimension-order", test_dimension_order);
+    tn_test_add(suite, "up-down", test_up_down);
 }
