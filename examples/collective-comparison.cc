@@ -62,6 +62,11 @@ main(int argc, char* argv[])
     options.AddList("algorithms", "algorithms (the first is the reference)", &algorithms);
     options.AddList("routing", "routing modes: planned, ecmp", &routings);
     options.AddBytes("bytes", "all-reduce size", &bytes);
+    std::string routeOrder = "shortest";
+    options.AddString("route-order",
+                      "the fabric's routes: shortest (ECMP over every shortest path) or "
+                      "dimension-order (dim 0 first: no cycle between a mesh's dims)",
+                      &routeOrder);
     std::string mode = "packet";
     options.AddMode(&mode);
     // every rank reads the same input and comes to the same verdict: rank 0 prints it
@@ -78,6 +83,10 @@ main(int argc, char* argv[])
                                      2);
     RoceHelper checker;
     checker.SetMode(mode);
+    DistributedHelper::ExitUnlessAll(checker.SetRouting(routeOrder),
+                                     "collective-comparison: --route-order: '" + routeOrder +
+                                         "' is not shortest or dimension-order",
+                                     2);
     const std::string fabricError = checker.Check(topo);
     DistributedHelper::ExitUnlessAll(fabricError.empty(),
                                      "collective-comparison: " + fabricError,
@@ -121,6 +130,7 @@ main(int argc, char* argv[])
         {
             RoceHelper roce;
             roce.SetMode(mode);
+            roce.SetRouting(routeOrder);
             roce.Install(topo);
             CollectiveHelper collectives;
             collectives.SetRouting(routing);
@@ -152,9 +162,11 @@ main(int argc, char* argv[])
                 tn_topology_destroy(topo);
                 return 1;
             }
-            std::string params = "{\"topology\":\"" + spec + "\",\"algorithm\":\"" + algorithm +
-                                 "\",\"routing\":\"" + routing +
-                                 "\",\"bytes\":" + std::to_string(bytes) + "}";
+            std::string params =
+                "{\"topology\":\"" + spec + "\",\"algorithm\":\"" + algorithm +
+                "\",\"routing\":\"" + routing +
+                (routeOrder == "shortest" ? std::string() : "\",\"route_order\":\"" + routeOrder) +
+                "\",\"bytes\":" + std::to_string(bytes) + "}";
             StatsHelper stats; // records the run, the fabric and the collective
             const bool recording =
                 (db ? stats.Install(db, "collective-comparison", params, topo, roce, &error)

@@ -73,6 +73,9 @@ CollectiveHelper::Install(const tn_topology* topo, RoceHelper& roce)
             roce.GetNode(node)->AggregateObject(m_executorFactory.Create<CollectiveExecutor>());
         }
     }
+    // the planner routes as the fabric does, or planned routes would cross the dims in an
+    // order the fabric was set to avoid
+    m_serviceFactory.Set("RouteOrder", EnumValue(roce.GetRouteOrder()));
     m_service = m_serviceFactory.Create<CollectiveService>();
     m_service->Setup(topo, roce.GetFabric().nodes);
     return m_service;

@@ -47,6 +47,19 @@ RoceHelper::SetMode(Mode mode)
 }
 
 bool
+RoceHelper::SetRouting(const std::string& name)
+{
+    tn_route_order order;
+    if (!tn_route_order_parse(name.c_str(), &order))
+    {
+        return false;
+    }
+    m_routeOrder = order;
+    m_flowNetworkFactory.Set("RouteOrder", EnumValue(order));
+    return true;
+}
+
+bool
 RoceHelper::SetMode(const std::string& name)
 {
     return RoceFabric::ParseMode(name, &m_mode);
@@ -437,7 +450,9 @@ RoceHelper::Install(const tn_topology* topo)
     // cable is its default route)
     tn_routes* routes = nullptr;
     tn_error err;
-    if (tn_routes_create(topo, nullptr, &routes, &err) != TN_OK)
+    tn_routes_options routeOptions{};
+    routeOptions.order = m_routeOrder;
+    if (tn_routes_create(topo, &routeOptions, &routes, &err) != TN_OK)
     {
         NS_FATAL_ERROR("RoceHelper: routes: " << err.message);
     }

@@ -15,6 +15,7 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric.h"
 #include "ns3/roce-link-helper.h"
+#include "ns3/tn-routing.h"
 #include "ns3/tn-topology.h"
 
 #include <cstdint>
@@ -106,6 +107,21 @@ class RoceHelper : public RoceLinkHelper
      * \param period the number of representative NPUs
      */
     void SetSymmetricPeriod(uint32_t period);
+
+    /**
+     * Which shortest paths the fabric routes on, at both levels (switch tables, flow paths;
+     * CollectiveHelper::Install gives the planner the same): "shortest" (default, every shortest
+     * path, ECMP) or "dimension-order" (dim 0 corrected first, then dim 1, ...: no cycle between
+     * the dims of a mesh or torus; tn_routes_options.order).
+     * \param name the order's name \return false (order unchanged) for any other name
+     */
+    bool SetRouting(const std::string& name);
+
+    /** \return the order of SetRouting */
+    tn_route_order GetRouteOrder() const
+    {
+        return m_routeOrder;
+    }
 
     /** \return the level */
     Mode GetMode() const
@@ -326,6 +342,7 @@ class RoceHelper : public RoceLinkHelper
     RoceFabricNodes m_fabric;                       //!< last Install
     std::vector<Ptr<RdmaTransport>> m_nics;         //!< transports by rank
     Mode m_mode{PACKET};                            //!< level of Install
+    tn_route_order m_routeOrder{TN_ROUTE_SHORTEST}; //!< SetRouting
     ObjectFactory m_flowNetworkFactory;             //!< flow level
     Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
     Ptr<RoceFabric> m_roceFabric;                   //!< last Install (GetRoceFabric)

@@ -85,15 +85,16 @@ struct ScenarioJob
  */
 struct ScenarioPoint
 {
-    uint32_t index{0};        //!< position in the sweep (0-based)
-    std::string label;        //!< the sweep values of this point ("" without a sweep)
-    std::string name;         //!< run name
-    std::string scenarioFile; //!< the scenario file
-    std::string topologySpec; //!< generator spec, or ""
-    std::string topologyFile; //!< topology file (resolved path), or ""
-    std::string routing;      //!< planned or ecmp
-    std::string mode;         //!< packet, flow or flow-symmetric (RoceHelper::SetMode)
-    bool verify{true};        //!< run the schedule verifier on every plan
+    uint32_t index{0};                  //!< position in the sweep (0-based)
+    std::string label;                  //!< the sweep values of this point ("" without a sweep)
+    std::string name;                   //!< run name
+    std::string scenarioFile;           //!< the scenario file
+    std::string topologySpec;           //!< generator spec, or ""
+    std::string topologyFile;           //!< topology file (resolved path), or ""
+    std::string routing;                //!< planned or ecmp
+    std::string routeOrder{"shortest"}; //!< [roce] routing (RoceHelper::SetRouting)
+    std::string mode;                   //!< packet, flow or flow-symmetric (RoceHelper::SetMode)
+    bool verify{true};                  //!< run the schedule verifier on every plan
     /// `partition`: the MPI rank of every topology node (RoceHelper::ParsePartition), used in
     /// a distributed run; empty: tn_partition_auto
     std::vector<uint32_t> partition;

@@ -46,17 +46,20 @@ class ProgressTicker
 {
   public:
     typedef std::function<double()> FractionFn;
+    typedef std::function<int64_t()> PausedFn;
 
     ProgressTicker(ScenarioRunner::ProgressCallback cb,
                    double period,
                    Time tick,
                    uint64_t statsTicksPerTick,
-                   FractionFn fraction)
+                   FractionFn fraction,
+                   PausedFn paused)
         : m_cb(std::move(cb)),
           m_period(period),
           m_tick(tick),
           m_idleEvents(statsTicksPerTick + 2),
           m_fraction(std::move(fraction)),
+          m_paused(std::move(paused)),
           m_start(std::chrono::steady_clock::now())
     {
         m_lastReport = m_start;
@@ -78,6 +81,7 @@ class ProgressTicker
         p.fractionDone = last ? 1.0 : m_fraction();
         p.remainingSeconds =
             p.fractionDone > 0 ? p.wallSeconds * (1 - p.fractionDone) / p.fractionDone : -1;
+        p.pausedPorts = m_paused ? m_paused() : -1;
         p.last = last;
         m_lastReport = now;
         m_cb(p);
@@ -110,6 +114,7 @@ class ProgressTicker
     Time m_tick;
     uint64_t m_idleEvents;
     FractionFn m_fraction;
+    PausedFn m_paused;
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_lastReport;
     uint64_t m_events0{Simulator::GetEventCount()};
@@ -130,6 +135,53 @@ ScenarioRunner::SetProgressCallback(ProgressCallback callback, double period)
 {
     m_progress = std::move(callback);
     m_period = period;
+}
+
+std::string
+ScenarioRunner::FormatDuration(double s)
+{
+    char buf[32];
+    if (s < 0)
+    {
+        return "?";
+    }
+    if (s < 100)
+    {
+        std::snprintf(buf, sizeof(buf), "%.1f s", s);
+    }
+    else if (s < 6000)
+    {
+        std::snprintf(buf, sizeof(buf), "%.1f min", s / 60);
+    }
+    else
+    {
+        std::snprintf(buf, sizeof(buf), "%.1f h", s / 3600);
+    }
+    return buf;
+}
+
+std::string
+ScenarioRunner::FormatProgress(const ScenarioProgress& p)
+{
+    char buf[160];
+    std::snprintf(buf,
+                  sizeof(buf),
+                  "simulated %.1f us, wall %s, %.2f M events/s",
+                  p.simulatedSeconds * 1e6,
+                  FormatDuration(p.wallSeconds).c_str(),
+                  p.eventsPerSecond / 1e6);
+    std::string line = buf;
+    if (p.pausedPorts >= 0)
+    {
+        line += ", " + std::to_string(p.pausedPorts) + (p.pausedPorts == 1 ? " port" : " ports") +
+                " paused";
+    }
+    if (p.fractionDone >= 0)
+    {
+        line += ", " + std::to_string(int(p.fractionDone * 100)) + "% done";
+    }
+    return line + ", remaining " +
+           (p.remainingSeconds < 0 ? "?" : "~" + FormatDuration(p.remainingSeconds));
 }
 
 ScenarioResult
@@ -205,6 +257,8 @@ BuildFabric(PointRun& run, bool distributed, std::string* error)
     }
     run.roce.SetMode(p.mode.empty() ? "packet" : p.mode);
     run.roce.SetSymmetricPeriod(p.symmetricPeriod);
+    // internal invariant: the reader refused any other order
+    NS_ABORT_MSG_IF(!run.roce.SetRouting(p.routeOrder), "[roce] routing " << p.routeOrder);
     if (distributed && !p.partition.empty())
     {
         run.roce.SetPartition(p.partition);
@@ -674,11 +728,16 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
     std::unique_ptr<ProgressTicker> ticker;
     if (m_progress && !distributed)
     {
-        ticker = std::make_unique<ProgressTicker>(m_progress,
-                                                  m_period,
-                                                  NanoSeconds(10 * p.sampleIntervalNs),
-                                                  10,
-                                                  [&run]() { return FractionDone(run); });
+        ticker = std::make_unique<ProgressTicker>(
+            m_progress,
+            m_period,
+            NanoSeconds(10 * p.sampleIntervalNs),
+            10,
+            [&run]() { return FractionDone(run); },
+            [&run]() -> int64_t {
+                Ptr<PfcDeadlockWatch> w = run.roce.GetDeadlockWatch();
+                return w ? w->GetPausedPorts() : -1;
+            });
         ticker->Start();
     }
     Simulator::Run();

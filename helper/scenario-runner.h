@@ -27,7 +27,11 @@ struct ScenarioProgress
     double eventsPerSecond;  //!< simulator events per wall second, since the start
     double remainingSeconds; //!< wall time still needed (estimate), or < 0 when unknown
     double fractionDone;     //!< 0..1, or < 0 when unknown
-    bool last;               //!< the simulation is over
+    /// (port, priority) pairs paused by their peer now, over the fabric (PfcDeadlockWatch::
+    /// GetPausedPorts): a count that stays up while nothing else moves is a deadlock forming;
+    /// < 0 when unknown (flow level, no packets)
+    int64_t pausedPorts{-1};
+    bool last; //!< the simulation is over
 };
 
 /**
@@ -77,6 +81,19 @@ class ScenarioRunner
      * \param period wall seconds between calls
      */
     void SetProgressCallback(ProgressCallback callback, double period = 0.5);
+
+    /**
+     * The live view's line of a progress report: "simulated 1234.5 us, wall 2.0 s,
+     * 1.23 M events/s, 3 ports paused, 40% done, remaining ~3.0 s" (the paused count only
+     * when known, "remaining ?" and no share done when the work is not known).
+     * \param p a report \return the line, without a newline
+     */
+    static std::string FormatProgress(const ScenarioProgress& p);
+
+    /**
+     * \param s seconds \return "12.3 s", "4.5 min" or "1.2 h" ("?" when s < 0)
+     */
+    static std::string FormatDuration(double s);
 
     /// Called with the run's id as soon as its row ('running') is in the database.
     typedef std::function<void(int64_t)> RunStartedCallback;

@@ -20,6 +20,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-astra.h"
 #include "ns3/tn-chakra.h"
+#include "ns3/tn-routing.h"
 #include "ns3/tn-simai.h"
 #include "ns3/tn-topology.h"
 #include "ns3/tn-tune.h"
@@ -209,7 +210,7 @@ ReadTopologyTable(PointContext& ctx)
     }
 }
 
-/// [roce]: any ns-3 attribute by its full name, and cc, checked on an RdmaNic.
+/// [roce]: any ns-3 attribute by its full name, cc, checked on an RdmaNic, and routing.
 void
 ReadRoceTable(PointContext& ctx)
 {
@@ -223,6 +224,18 @@ ReadRoceTable(PointContext& ctx)
     {
         const std::string path = "roce." + kv.first;
         const toml::node* v = roce.Value(kv.first, kv.second);
+        if (kv.first == "routing")
+        {
+            // the fabric's route order by its short name (RoceHelper::SetRouting)
+            p.routeOrder = v->is_string() ? v->as_string()->get() : std::string();
+            tn_route_order order;
+            if (!tn_route_order_parse(p.routeOrder.c_str(), &order))
+            {
+                r.Fail(v, path, "expected a route order: shortest or dimension-order");
+            }
+            r.Param(path, ValueJson(*v));
+            continue;
+        }
         if (kv.first == "cc")
         {
             // the congestion control by its short or TypeId name (RdmaNic::CongestionControl)

@@ -17,7 +17,10 @@ good at 8 ms. Checked here:
     returns rows;
   - the same run with the watch off and StatsRecorder::StallTimeout=5ms ends 'stalled' 5 ms
     after its last completed transfer, and its message names the dependency frontier (NPUs
-    waiting for peers' transfers) and how many waits were left out.
+    waiting for peers' transfers) and how many waits were left out;
+  - with --route-order=dimension-order the same run completes (exit 0, status ok, no deadlock
+    row, the order in the run's params, no later than its estimate), and at flow level it takes
+    its estimate (the planner and the fluid network route alike).
 
 usage: deadlock-test.py COLLECTIVE_COMPARISON DB DOC.rst
 """
@@ -116,6 +119,32 @@ def main():
         since = float(m.group(1)) * 1e6
         check(last is not None and last <= since <= last + 10000,
               "'since' %s ms is not the tick after the last work done (%s ns)" % (m.group(1), last))
+    dor_db = db + ".dor"
+    for mode in ("packet", "flow"):
+        if os.path.exists(dor_db):
+            os.remove(dor_db)
+        run = subprocess.run([program, "--topology=mesh:4x4", "--bytes=256MiB", "--mode=" + mode,
+                              "--algorithms=direct", "--route-order=dimension-order",
+                              "--db=" + dor_db],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        print(run.stdout, end="")
+        print(run.stderr, end="", file=sys.stderr)
+        check(run.returncode == 0, "dimension order, %s: exit status %d" % (mode, run.returncode))
+        row = re.search(r"^planned\s+direct\s+([0-9.]+)\s+([0-9.]+)\s", run.stdout, re.M)
+        check(row is not None, "dimension order, %s: no result row" % mode)
+        sql = sqlite3.connect(dor_db)
+        status, params = sql.execute("SELECT status, params_json FROM run").fetchone()
+        check(status == "ok", "dimension order, %s: status %s" % (mode, status))
+        check('"route_order":"dimension-order"' in params, "dimension order not in " + params)
+        check(sql.execute("SELECT count(*) FROM deadlock").fetchone()[0] == 0,
+              "dimension order, %s: a deadlock row" % mode)
+        if row:
+            took, estimate = float(row.group(1)), float(row.group(2))
+            check(took >= estimate * 0.999, "%s: %.1f us beats the fluid estimate %.1f us" %
+                  (mode, took, estimate))
+            if mode == "flow":
+                check(abs(took - estimate) <= 1e-3 * estimate,
+                      "flow level %.1f us is not its estimate %.1f us" % (took, estimate))
     for f in failures:
         print("FAIL: " + f)
     return 1 if failures else 0

@@ -5,18 +5,25 @@
  */
 // PfcDeadlockWatch: a ring of three switches whose planned routes all turn the same way
 // deadlocks and is named (its three ring ports, in wait-for order); an incast paused far
-// longer than the threshold has no cycle and is left alone.
+// longer than the threshold has no cycle and is left alone. The collective service's up/down
+// check names the planned route of that ring that closes the cycle.
 
 #include "roce-test-util.h"
 
+#include "ns3/collective-helper.h"
+#include "ns3/collective-service.h"
+#include "ns3/enum.h"
 #include "ns3/node-container.h"
 #include "ns3/pfc-deadlock-watch.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-link-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/tn-algorithm.h"
+#include "ns3/tn-topology.h"
 #include "ns3/uinteger.h"
 
 #include <vector>
@@ -257,6 +264,94 @@ class RoceDeadlockNoCycleTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The up/down check of planned routes (CollectiveService::CheckUpDown) on the ring of three
+ * switches, one NPU on each, built as a topology: of the three clockwise two-hop routes, the
+ * one that goes down S2 -> S0 (same level, lower id) and up again S0 -> S1 is named, the
+ * others pass; a fat-tree's own routes all pass.
+ */
+class RoceUpDownTestCase : public TestCase
+{
+  public:
+    RoceUpDownTestCase()
+        : TestCase("up-down check: the planned route that closes a 3-switch ring is named")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        tn_error err{};
+        tn_topology* t = nullptr;
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_create(&t, &err), TN_OK, err.message);
+        uint32_t npu[3];
+        uint32_t sw[3];
+        uint32_t ring[3];
+        uint32_t host[3];
+        for (auto& n : npu)
+        {
+            tn_topology_add_node(t, TN_NODE_NPU, &n, &err);
+        }
+        for (auto& s : sw)
+        {
+            tn_topology_add_node(t, TN_NODE_SWITCH, &s, &err);
+        }
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            tn_topology_add_link(t,
+                                 sw[i],
+                                 sw[(i + 1) % 3],
+                                 100e9,
+                                 1000,
+                                 -1,
+                                 &ring[i],
+                                 nullptr,
+                                 &err);
+            tn_topology_add_link(t, npu[i], sw[i], 100e9, 1000, -1, &host[i], nullptr, &err);
+        }
+        RoceHelper roce;
+        roce.Install(t);
+        CollectiveHelper collectives;
+        Ptr<CollectiveService> service = collectives.Install(t, roce);
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            const uint32_t path[] = {host[i], ring[i], ring[(i + 1) % 3], host[(i + 2) % 3] + 1};
+            const std::string bad = service->CheckUpDown(path, 4);
+            if (i == 2)
+            {
+                NS_TEST_EXPECT_MSG_EQ(bad,
+                                      "planned route node 2 -> 5 -> 3 -> 4 -> 1 is not up/down: it "
+                                      "goes up again at node 3 (level 1) after going down, so its "
+                                      "PFC buffers can close a cycle",
+                                      "the route of NPU 2, named");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_EQ(bad, "", "route of NPU " << i << " is up/down");
+            }
+        }
+        Simulator::Destroy();
+        tn_topology_destroy(t);
+
+        // a fat-tree's routes, as planned for a direct all-reduce, all pass: the collective is
+        // made
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("fattree:4", &t, &err), TN_OK, err.message);
+        RoceHelper tree;
+        tree.Install(t);
+        CollectiveHelper treeCollectives;
+        treeCollectives.Install(t, tree);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "direct";
+        request.bytes = 1 << 20;
+        std::string error;
+        NS_TEST_EXPECT_MSG_NE(treeCollectives.Create(request, {}, &error), nullptr, error);
+        Simulator::Destroy();
+        tn_topology_destroy(t);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * PfcDeadlockWatch tests.
  */
 class RoceDeadlockTestSuite : public TestSuite
@@ -267,6 +362,7 @@ class RoceDeadlockTestSuite : public TestSuite
     {
         AddTestCase(new RoceDeadlockRingTestCase, TestCase::QUICK);
         AddTestCase(new RoceDeadlockNoCycleTestCase, TestCase::QUICK);
+        AddTestCase(new RoceUpDownTestCase, TestCase::QUICK);
     }
 };
 

@@ -192,6 +192,9 @@ class ScenarioErrorTestCase : public TestCase
                "",
                "e.toml:5:36: roce.ns3::RoceSwitchMmu::BufferSize: needs packet level, but mode = "
                "\"flow\"");
+        Expect("[topology]\nspec = \"mesh:2x2\"\n[roce]\nrouting = \"xy\"\n" + coll,
+               "",
+               "e.toml:4:11: roce.routing: expected a route order: shortest or dimension-order");
     }
 };
 
@@ -218,7 +221,10 @@ class ScenarioRunTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(config.Set("collective.bytes=64KiB", &error), true, error);
         // [roce] holds for the run only (ScopedDefaults): a value the run cannot notice
         NS_TEST_ASSERT_MSG_EQ(config.Set("roce.ns3::RdmaNic::RetryLimit=5", &error), true, error);
+        // a ring has one dim: dimension order keeps every route, and the time below
+        NS_TEST_ASSERT_MSG_EQ(config.Set("roce.routing=dimension-order", &error), true, error);
         NS_TEST_ASSERT_MSG_EQ(config.Expand(&points, &error), true, error);
+        NS_TEST_EXPECT_MSG_EQ(points[0].routeOrder, "dimension-order", "[roce] routing read");
         NS_TEST_ASSERT_MSG_EQ(points.size(), 1, "no sweep left");
         const std::string path = CreateTempDirFilename("scenario.db");
         std::remove(path.c_str());
@@ -227,7 +233,13 @@ class ScenarioRunTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(tn_db_open(path.c_str(), &db, &err), TN_OK, err.message);
         ScenarioRunner runner;
         int reports = 0;
-        runner.SetProgressCallback([&reports](const ScenarioProgress&) { reports++; }, 0);
+        ScenarioProgress last{};
+        runner.SetProgressCallback(
+            [&reports, &last](const ScenarioProgress& p) {
+                reports++;
+                last = p;
+            },
+            0);
         int64_t started = -1;
         runner.SetRunStartedCallback([&started](int64_t id) { started = id; });
         ScenarioResult r = runner.Run(points[0], db);
@@ -241,6 +253,32 @@ class ScenarioRunTestCase : public TestCase
                               "7",
                               "the run's [roce] default is restored after it");
         NS_TEST_EXPECT_MSG_GT(reports, 0, "progress reported");
+        // the live view at the end of a packet-level ring: all done, no port paused now (a
+        // 64 KiB ring on ring:4 pauses nothing), the simulator's clock
+        NS_TEST_EXPECT_MSG_EQ(last.last, true, "the last report is the end");
+        NS_TEST_EXPECT_MSG_EQ(last.pausedPorts, 0, "packet level: paused ports are counted");
+        NS_TEST_EXPECT_MSG_EQ(last.fractionDone, 1.0, "all done");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(last.simulatedSeconds * 1e9,
+                                    double(r.simulatedNs),
+                                    "the simulated time, at least the run's");
+        ScenarioProgress shown{};
+        shown.simulatedSeconds = 1234.5e-6;
+        shown.wallSeconds = 2;
+        shown.eventsPerSecond = 1.234e6;
+        shown.fractionDone = 0.4;
+        shown.remainingSeconds = 3;
+        shown.pausedPorts = 45;
+        NS_TEST_EXPECT_MSG_EQ(ScenarioRunner::FormatProgress(shown),
+                              "simulated 1234.5 us, wall 2.0 s, 1.23 M events/s, 45 ports paused, "
+                              "40% done, remaining ~3.0 s",
+                              "the live view's line");
+        shown.pausedPorts = -1;
+        shown.fractionDone = -1;
+        shown.remainingSeconds = -1;
+        shown.wallSeconds = 150;
+        NS_TEST_EXPECT_MSG_EQ(ScenarioRunner::FormatProgress(shown),
+                              "simulated 1234.5 us, wall 2.5 min, 1.23 M events/s, remaining ?",
+                              "flow level and unknown work: no count, no estimate");
         // Ring on 4 NPUs: 2(N-1) steps of S/N bytes on 128 Gb/s links of 150 ns, each packet
         // of 4096 B carrying 82 B of headers, FCS, preamble and gap.
         double expected = 2 * 3 * (150 + 65536 / 4 * (4096.0 + 82) / 4096 / 16);

@@ -75,29 +75,6 @@ OnChild(int)
     // only wakes sigsuspend
 }
 
-std::string
-Duration(double s)
-{
-    char buf[32];
-    if (s < 0)
-    {
-        return "?";
-    }
-    if (s < 100)
-    {
-        std::snprintf(buf, sizeof(buf), "%.1f s", s);
-    }
-    else if (s < 6000)
-    {
-        std::snprintf(buf, sizeof(buf), "%.1f min", s / 60);
-    }
-    else
-    {
-        std::snprintf(buf, sizeof(buf), "%.1f h", s / 3600);
-    }
-    return buf;
-}
-
 /// One point's process; its run id and result come back through a pipe.
 struct Child
 {
@@ -172,14 +149,9 @@ RunChild(const ScenarioPoint& point,
                     return;
                 }
                 std::fprintf(stderr,
-                             "\r\033[K%ssimulated %.1f us, wall %s, %.2f M events/s, "
-                             "remaining %s",
+                             "\r\033[K%s%s",
                              head.c_str(),
-                             p.simulatedSeconds * 1e6,
-                             Duration(p.wallSeconds).c_str(),
-                             p.eventsPerSecond / 1e6,
-                             p.remainingSeconds < 0 ? "?"
-                                                    : ("~" + Duration(p.remainingSeconds)).c_str());
+                             ScenarioRunner::FormatProgress(p).c_str());
                 std::fflush(stderr);
             });
         }
@@ -762,8 +734,8 @@ Main(int argc, char* argv[])
                              (unsigned long long)done,
                              (unsigned long long)total,
                              running.size(),
-                             Duration(wall).c_str(),
-                             Duration(remaining).c_str());
+                             ScenarioRunner::FormatDuration(wall).c_str(),
+                             ScenarioRunner::FormatDuration(remaining).c_str());
                 std::fflush(stderr);
             }
         }

@@ -5,6 +5,7 @@
  */
 #include "tn-routing.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,9 @@ struct tn_routes
     uint32_t* dest_node;  /* per destination index */
     uint32_t* dest_index; /* per node: destination index or TN_TOPO_NONE */
     uint8_t* transit;     /* per node: may be passed through */
+    uint32_t* level;      /* per node: hops to the nearest NPU (up/down order) */
     bool npus_forward;
+    tn_route_order order;
     /* ndest x nodes distances, `width` bytes each: the narrowest of 1, 2, 4 that holds the
      * largest distance, its all-ones value meaning unreachable (a 16,384-NPU torus, whose
      * distances are below 255, takes 256 MiB and not 512 or 1,024) */
@@ -61,6 +64,7 @@ tn_routes_destroy(tn_routes* routes)
     free(routes->dest_node);
     free(routes->dest_index);
     free(routes->transit);
+    free(routes->level);
     free(routes->dist);
     free(routes);
 }
@@ -102,6 +106,38 @@ tn_dist_widen(tn_routes* r, unsigned width, uint32_t rows, tn_error* err)
     return TN_OK;
 }
 
+/* Hops from every node to its nearest NPU: one BFS from all NPUs at once. */
+static void
+tn_levels(const tn_topology* topo, uint32_t* level, uint32_t* queue)
+{
+    uint32_t nodes = tn_topology_node_count(topo);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t v = 0; v < nodes; v++)
+    {
+        level[v] = TN_ROUTES_UNREACHABLE;
+        if (tn_topology_node_kind(topo, v) == TN_NODE_NPU)
+        {
+            level[v] = 0;
+            queue[tail++] = v;
+        }
+    }
+    while (head < tail)
+    {
+        uint32_t v = queue[head++];
+        uint32_t deg;
+        const uint32_t* outl = tn_topology_out_links(topo, v, &deg);
+        for (uint32_t p = 0; p < deg; p++)
+        {
+            uint32_t w = tn_topology_link(topo, outl[p])->dst;
+            if (level[w] == TN_ROUTES_UNREACHABLE)
+            {
+                level[w] = level[v] + 1;
+                queue[tail++] = w;
+            }
+        }
+    }
+}
+
 tn_status
 tn_routes_create(const tn_topology* topo,
                  const tn_routes_options* options,
@@ -128,6 +164,13 @@ tn_routes_create(const tn_topology* topo,
     {
         opt = *options;
     }
+    if (!tn_route_order_name(opt.order))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_create: options.order %d is unknown",
+                            (int)opt.order);
+    }
     if (opt.transit != TN_TRANSIT_TOPOLOGY && opt.transit != TN_TRANSIT_ALL_NODES &&
         opt.transit != TN_TRANSIT_SWITCHES_ONLY)
     {
@@ -143,6 +186,7 @@ tn_routes_create(const tn_topology* topo,
     }
     r->topo = topo;
     r->nodes = nodes;
+    r->order = opt.order;
     r->npus_forward = opt.transit == TN_TRANSIT_ALL_NODES       ? true
                       : opt.transit == TN_TRANSIT_SWITCHES_ONLY ? false
                                                                 : tn_topology_npus_forward(topo);
@@ -150,8 +194,9 @@ tn_routes_create(const tn_topology* topo,
     r->dest_node = malloc(((size_t)r->ndest + 1) * sizeof(*r->dest_node));
     r->dest_index = malloc((size_t)nodes * sizeof(*r->dest_index));
     r->transit = malloc(nodes);
+    r->level = malloc((size_t)nodes * sizeof(*r->level));
     uint32_t* queue = malloc((size_t)nodes * sizeof(*queue));
-    if (!r->dest_node || !r->dest_index || !r->transit || !queue)
+    if (!r->dest_node || !r->dest_index || !r->transit || !r->level || !queue)
     {
         free(queue);
         tn_routes_destroy(r);
@@ -162,6 +207,7 @@ tn_routes_create(const tn_topology* topo,
         r->dest_index[v] = TN_TOPO_NONE;
         r->transit[v] = tn_topology_node_kind(topo, v) == TN_NODE_SWITCH || r->npus_forward;
     }
+    tn_levels(topo, r->level, queue);
     for (uint32_t i = 0; i < r->ndest; i++)
     {
         uint32_t d = opt.dest_nodes ? opt.dest_nodes[i] : tn_topology_npu_node(topo, i);
@@ -312,6 +358,69 @@ tn_routes_npus_forward(const tn_routes* routes)
 }
 
 uint32_t
+tn_routes_level(const tn_routes* routes, uint32_t node)
+{
+    return node < routes->nodes ? routes->level[node] : TN_ROUTES_UNREACHABLE;
+}
+
+/* Whether a hop from u to w goes up: to a higher (level, id). */
+static inline bool
+tn_hop_up(const tn_routes* r, uint32_t u, uint32_t w)
+{
+    return r->level[w] != r->level[u] ? r->level[w] > r->level[u] : w > u;
+}
+
+uint32_t
+tn_routes_up_down_turn(const tn_routes* routes, const uint32_t* links, uint32_t len)
+{
+    bool down = false;
+    for (uint32_t h = 0; h < len; h++)
+    {
+        const tn_link* l = tn_topology_link(routes->topo, links[h]);
+        bool up = tn_hop_up(routes, l->src, l->dst);
+        if (up && down)
+        {
+            return h;
+        }
+        down |= !up;
+    }
+    return UINT32_MAX;
+}
+
+tn_route_order
+tn_routes_order(const tn_routes* routes)
+{
+    return routes->order;
+}
+
+const char*
+tn_route_order_name(tn_route_order order)
+{
+    switch (order)
+    {
+    case TN_ROUTE_SHORTEST:
+        return "shortest";
+    case TN_ROUTE_DIMENSION_ORDER:
+        return "dimension-order";
+    }
+    return NULL;
+}
+
+bool
+tn_route_order_parse(const char* name, tn_route_order* order)
+{
+    for (int o = TN_ROUTE_SHORTEST; o <= TN_ROUTE_DIMENSION_ORDER; o++)
+    {
+        if (name && strcmp(name, tn_route_order_name((tn_route_order)o)) == 0)
+        {
+            *order = (tn_route_order)o;
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t
 tn_routes_dest_count(const tn_routes* routes)
 {
     return routes->ndest;
@@ -351,6 +460,45 @@ tn_routes_distance_rank(const tn_routes* routes, uint32_t from_rank, uint32_t to
     return tn_routes_distance(routes, a, b);
 }
 
+/* Whether out-link `link` of a node at distance dv from destination index di starts a
+ * shortest path that obeys the transit rule. */
+static inline bool
+tn_shortest_hop(const tn_routes* r, uint32_t di, uint32_t dv, uint32_t link)
+{
+    uint32_t w = tn_topology_link(r->topo, link)->dst;
+    return (w == r->dest_node[di] || r->transit[w]) && tn_dist(r, di, w) == dv - 1;
+}
+
+/* The dim a next hop of node must have: the lowest dim among its shortest hops in
+ * dimension order (-1 when none has a dim, so that dim -1 hops pass), INT_MAX (any)
+ * otherwise. */
+static int
+tn_hop_dim(const tn_routes* r, uint32_t node, uint32_t di, uint32_t dv)
+{
+    if (r->order != TN_ROUTE_DIMENSION_ORDER)
+    {
+        return INT_MAX;
+    }
+    uint32_t deg;
+    const uint32_t* outl = tn_topology_out_links(r->topo, node, &deg);
+    int lowest = INT_MAX;
+    for (uint32_t p = 0; p < deg; p++)
+    {
+        int dim = tn_topology_link(r->topo, outl[p])->dim;
+        if (dim >= 0 && dim < lowest && tn_shortest_hop(r, di, dv, outl[p]))
+        {
+            lowest = dim;
+        }
+    }
+    return lowest == INT_MAX ? -1 : lowest;
+}
+
+static inline bool
+tn_dim_passes(const tn_routes* r, uint32_t link, int dim)
+{
+    return dim == INT_MAX || tn_topology_link(r->topo, link)->dim == dim;
+}
+
 /*
  * Visit the next hops of node toward destination index di: calls are made in
  * port order; returns the count. If pick < count, *picked gets that next hop.
@@ -369,14 +517,13 @@ tn_next_hops(const tn_routes* r,
     {
         return 0;
     }
-    uint32_t to = r->dest_node[di];
+    int dim = tn_hop_dim(r, node, di, dv);
     uint32_t deg;
     const uint32_t* outl = tn_topology_out_links(r->topo, node, &deg);
     uint32_t n = 0;
     for (uint32_t p = 0; p < deg; p++)
     {
-        uint32_t w = tn_topology_link(r->topo, outl[p])->dst;
-        if ((w == to || r->transit[w]) && tn_dist(r, di, w) == dv - 1)
+        if (tn_shortest_hop(r, di, dv, outl[p]) && tn_dim_passes(r, outl[p], dim))
         {
             if (n < cap)
             {
@@ -575,10 +722,11 @@ tn_routes_path_count(const tn_routes* routes,
             uint32_t deg;
             const uint32_t* outl = tn_topology_out_links(routes->topo, v, &deg);
             uint32_t dv = tn_dist(routes, di, v);
+            int dim = tn_hop_dim(routes, v, di, dv);
             for (uint32_t p = 0; p < deg; p++)
             {
                 uint32_t w = tn_topology_link(routes->topo, outl[p])->dst;
-                if ((w == dst || routes->transit[w]) && tn_dist(routes, di, w) == dv - 1)
+                if (tn_shortest_hop(routes, di, dv, outl[p]) && tn_dim_passes(routes, outl[p], dim))
                 {
                     if (cnt[w] == 0)
                     {

@@ -23,8 +23,25 @@
  *    tn_topology_out_links(v) (= port order, deterministic), such that
  *    dist(w, d) == dist(v, d) - 1 and w is d or may be transited. Parallel cables are
  *    separate next hops. Empty when v == d or d is unreachable from v.
- *  - Every path made of next hops is a shortest path obeying the rule, and every
- *    such shortest path is made of next hops.
+ *  - Dimension order (options.order = TN_ROUTE_DIMENSION_ORDER): of those out-links,
+ *    only the ones whose link dim is the lowest dim among them (links of dim -1 only
+ *    when no candidate has a dim). On tori, meshes and hier ring/fc dims every
+ *    shortest path corrects each coordinate inside its own dim, so this corrects dim 0
+ *    first, then dim 1, ...: X before Y. Two paths can then no longer wait on each
+ *    other's dims in a cycle (X-then-Y against Y-then-X, the PFC deadlock of a mesh
+ *    that routes through NPUs). The cycle left inside each torus ring is not the
+ *    routes' to break: a fabric needs a second priority past a dateline for it. The
+ *    paths stay shortest; there are fewer of them (one per pair on a mesh).
+ *  - Every path made of next hops is a shortest path obeying the rule, and with the
+ *    default order every such shortest path is made of next hops.
+ *  - Up/down (tn_routes_up_down_turn): nodes are ordered by (level, id), level = hops
+ *    to the nearest NPU (hosts 0, leaves or edges 1, spines or aggregation 2, cores 3);
+ *    a hop is "up" toward a higher node in that order, "down" toward a lower one. A
+ *    path with no up hop after a down hop is up/down; routes that are all up/down
+ *    cannot close a cycle of buffer dependencies (each dependency goes from a link to
+ *    the next of one path, and no path returns up once down), so PFC cannot deadlock on
+ *    them. Shortest paths of fat-trees and leaf-spines (ECMP) are up/down; a planned
+ *    route need not be. Meaningful where NPUs do not forward (switched topologies).
  *  - The routes keep a pointer to the topology: the topology must outlive the routes
  *    and must not be modified while they exist. Queries are const and thread-safe.
  *  - Node arguments of the uint32_t-returning queries must be valid node ids; a
@@ -58,13 +75,27 @@ extern "C"
         TN_TRANSIT_SWITCHES_ONLY /**< only switches forward */
     } tn_transit;
 
+    /** Which of the shortest paths are routes. */
+    typedef enum tn_route_order
+    {
+        TN_ROUTE_SHORTEST = 0,   /**< every shortest path obeying the transit rule (default) */
+        TN_ROUTE_DIMENSION_ORDER /**< only those that correct the lowest dim first */
+    } tn_route_order;
+
     /** Options of tn_routes_create(); a zeroed struct (or NULL) = defaults. */
     typedef struct tn_routes_options
     {
         const uint32_t* dest_nodes; /**< destination node ids; NULL = all NPUs */
         uint32_t dest_count;        /**< number of dest_nodes (ignored when NULL) */
         tn_transit transit;         /**< transit rule */
+        tn_route_order order;       /**< which shortest paths are routes */
     } tn_routes_options;
+
+    /** "shortest" or "dimension-order"; NULL for an unknown value. */
+    const char* tn_route_order_name(tn_route_order order);
+
+    /** Parse a tn_route_order_name(); false (and *order untouched) for an unknown name. */
+    bool tn_route_order_parse(const char* name, tn_route_order* order);
 
     /**
      * Compute the routes of `topo` (must have at least one node). Duplicate or
@@ -83,6 +114,9 @@ extern "C"
     /** Whether NPUs may be transited in these routes (the resolved rule). */
     bool tn_routes_npus_forward(const tn_routes* routes);
 
+    /** The order the routes were made with. */
+    tn_route_order tn_routes_order(const tn_routes* routes);
+
     /** Number of routed destinations and the i-th one (in the order given). */
     uint32_t tn_routes_dest_count(const tn_routes* routes);
     uint32_t tn_routes_dest_node(const tn_routes* routes, uint32_t i);
@@ -93,6 +127,15 @@ extern "C"
 
     /** Same between NPU ranks. */
     uint32_t tn_routes_distance_rank(const tn_routes* routes, uint32_t from_rank, uint32_t to_rank);
+
+    /** Level of a node: hops to the nearest NPU (TN_ROUTES_UNREACHABLE if none). */
+    uint32_t tn_routes_level(const tn_routes* routes, uint32_t node);
+
+    /**
+     * The first hop of a path (links[0..len-1]) that goes up after a down hop (see
+     * contract), or UINT32_MAX when the path is up/down. Link ids must be valid.
+     */
+    uint32_t tn_routes_up_down_turn(const tn_routes* routes, const uint32_t* links, uint32_t len);
 
     /**
      * ECMP next hops of node toward destination node `to`: writes up to cap out-link

@@ -48,6 +48,25 @@ CollectiveService::GetTypeId()
                           EnumValue(PLANNED),
                           MakeEnumAccessor(&CollectiveService::m_mode),
                           MakeEnumChecker(PLANNED, "planned", ECMP, "ecmp"))
+            .AddAttribute("RouteOrder",
+                          "Which shortest paths plans and flow routes take when the service "
+                          "routes for itself (packet level): shortest or dimension-order, as "
+                          "the fabric's (RoceHelper::SetRouting; CollectiveHelper::Install sets "
+                          "it). At flow level the service shares the FlowNetwork's routes.",
+                          EnumValue(TN_ROUTE_SHORTEST),
+                          MakeEnumAccessor(&CollectiveService::m_routeOrder),
+                          MakeEnumChecker(TN_ROUTE_SHORTEST,
+                                          "shortest",
+                                          TN_ROUTE_DIMENSION_ORDER,
+                                          "dimension-order"))
+            .AddAttribute(
+                "UpDownCheck",
+                "Planned routes on switched topologies must be up/down (no hop up "
+                "after a hop down), which keeps PFC from closing a cycle: refuse the "
+                "collective naming the route, warn on stderr and run it, or off.",
+                EnumValue(UP_DOWN_REFUSE),
+                MakeEnumAccessor(&CollectiveService::m_upDown),
+                MakeEnumChecker(UP_DOWN_REFUSE, "refuse", UP_DOWN_WARN, "warn", UP_DOWN_OFF, "off"))
             .AddAttribute("Program",
                           "auto: rank-local programs where a generator exists and the schedule "
                           "would exceed 1,000,000 transfers or the flow network is symmetric "
@@ -197,7 +216,9 @@ CollectiveService::Setup(const tn_topology* topo, const NodeContainer& nodes)
     if (!m_routes)
     {
         tn_error err;
-        if (tn_routes_create(topo, nullptr, &m_ownRoutes, &err) != TN_OK)
+        tn_routes_options routeOptions{};
+        routeOptions.order = m_routeOrder;
+        if (tn_routes_create(topo, &routeOptions, &m_ownRoutes, &err) != TN_OK)
         {
             NS_FATAL_ERROR("CollectiveService: routes: " << err.message);
         }
@@ -401,6 +422,32 @@ CollectiveService::AssignLanes(const tn_schedule* s,
     return true;
 }
 
+std::string
+CollectiveService::CheckUpDown(const uint32_t* path, uint32_t len) const
+{
+    // BiGraph's two switch layers both face NPUs: its shortest paths go between switches of
+    // one level, which this order cannot call up or down, so it is not checked
+    if (tn_routes_npus_forward(m_routes) ||
+        (tn_topology_dim_count(m_topo) > 0 && tn_topology_dim(m_topo, 0)->kind == TN_DIM_BIGRAPH))
+    {
+        return "";
+    }
+    const uint32_t turn = tn_routes_up_down_turn(m_routes, path, len);
+    if (turn == UINT32_MAX)
+    {
+        return "";
+    }
+    std::string nodes = "node " + std::to_string(tn_topology_link(m_topo, path[0])->src);
+    for (uint32_t h = 0; h < len; h++)
+    {
+        nodes += " -> " + std::to_string(tn_topology_link(m_topo, path[h])->dst);
+    }
+    const uint32_t at = tn_topology_link(m_topo, path[turn])->src;
+    return "planned route " + nodes + " is not up/down: it goes up again at node " +
+           std::to_string(at) + " (level " + std::to_string(tn_routes_level(m_routes, at)) +
+           ") after going down, so its PFC buffers can close a cycle";
+}
+
 bool
 CollectiveService::PathLane(uint32_t srcNode,
                             uint32_t dstNode,
@@ -420,6 +467,16 @@ CollectiveService::PathLane(uint32_t srcNode,
     }
     if (lane == known.size())
     {
+        if (const std::string bad = m_upDown == UP_DOWN_OFF ? "" : CheckUpDown(path.data(), len);
+            !bad.empty())
+        {
+            if (m_upDown == UP_DOWN_REFUSE)
+            {
+                *error = bad + " (ns3::CollectiveService::UpDownCheck=warn runs it anyway)";
+                return false;
+            }
+            std::fprintf(stderr, "warning: %s\n", bad.c_str());
+        }
         if (lane >= CollectiveExecutor::NOTIFY_LANE)
         {
             *error = "from node " + std::to_string(srcNode) + " to node " +

@@ -111,6 +111,14 @@ class CollectiveService : public Object
         ECMP     //!< transfers are hashed by the switches
     };
 
+    /// What a planned route that is not up/down does (attribute UpDownCheck).
+    enum UpDownCheck
+    {
+        UP_DOWN_REFUSE, //!< the collective is refused, the route named
+        UP_DOWN_WARN,   //!< a warning on stderr names the route; it runs
+        UP_DOWN_OFF     //!< no check
+    };
+
     /// How collectives are planned (attribute Program).
     enum ProgramMode
     {
@@ -430,8 +438,21 @@ class CollectiveService : public Object
                                            bool wholeTopology,
                                            std::string* error);
 
+  public:
+    /**
+     * The up/down check of a planned route on a switched topology (tn_routes_up_down_turn;
+     * NPUs that forward, as in meshes and tori, and BiGraph, whose two switch layers both face
+     * NPUs, are not checked): "" when the route goes no
+     * more up once it went down, else a message naming the route's nodes and the node where it
+     * turns up again. Setup must have run.
+     * \param path the route's link ids \param len their number \return the message or ""
+     */
+    std::string CheckUpDown(const uint32_t* path, uint32_t len) const;
+
+  private:
     /** Planned routing's lane of the transfers of a node pair on a path, with its flow
-     *  routes. \return false with *error set */
+     *  routes; a new path passes the up/down check (UpDownCheck) first.
+     *  \return false with *error set */
     bool PathLane(uint32_t srcNode,
                   uint32_t dstNode,
                   const std::vector<uint32_t>& path,
@@ -473,6 +494,8 @@ class CollectiveService : public Object
     std::vector<Ptr<ThemisCollective>> m_scheduled; //!< its NICs' traces point to them
     std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths
     RoutingMode m_mode{PLANNED};
+    tn_route_order m_routeOrder{TN_ROUTE_SHORTEST}; //!< RouteOrder
+    UpDownCheck m_upDown{UP_DOWN_REFUSE};           //!< UpDownCheck
     ProgramMode m_program{PROGRAM_AUTO};
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};

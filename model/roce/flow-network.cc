@@ -9,6 +9,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -55,7 +56,17 @@ FlowNetwork::GetTypeId()
                 "next (tn_symmetry_set_period).",
                 UintegerValue(1),
                 MakeUintegerAccessor(&FlowNetwork::m_period),
-                MakeUintegerChecker<uint32_t>(1));
+                MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RouteOrder",
+                          "Which shortest paths flows take (as RoceHelper::SetRouting): "
+                          "shortest: any, by ECMP hash; dimension-order: those that correct "
+                          "dim 0 first, then dim 1, ... (tn_routes_options.order).",
+                          EnumValue(TN_ROUTE_SHORTEST),
+                          MakeEnumAccessor(&FlowNetwork::m_order),
+                          MakeEnumChecker(TN_ROUTE_SHORTEST,
+                                          "shortest",
+                                          TN_ROUTE_DIMENSION_ORDER,
+                                          "dimension-order"));
     return tid;
 }
 
@@ -172,7 +183,9 @@ FlowNetwork::Build(const tn_topology* topo)
                                                             << why);
     }
     // internal invariant: only allocation can fail here: routes of a validated, connected topology
-    NS_ABORT_MSG_IF(tn_routes_create(m_topo, nullptr, &m_routes, &err) != TN_OK,
+    tn_routes_options routeOptions{};
+    routeOptions.order = m_order;
+    NS_ABORT_MSG_IF(tn_routes_create(m_topo, &routeOptions, &m_routes, &err) != TN_OK,
                     "FlowNetwork: routes: " << err.message);
     std::vector<double> cap(links);
     for (uint32_t l = 0; l < links; ++l)

@@ -240,7 +240,8 @@ class FlowNetwork : public RoceFabric
     tn_routes* m_routes{nullptr};
     tn_symmetry* m_symmetry{nullptr}; //!< Symmetric: the translations
     bool m_symmetric{false};
-    uint32_t m_period{1}; //!< SymmetricPeriod
+    uint32_t m_period{1};                      //!< SymmetricPeriod
+    tn_route_order m_order{TN_ROUTE_SHORTEST}; //!< RouteOrder
     uint32_t m_seed{0};
     tn_fluid* m_fluid{nullptr}; //!< the links' sharing
     uint32_t m_nLinks{0};

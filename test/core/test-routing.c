@@ -399,7 +399,7 @@ test_no_host_transit(tn_test_ctx* ctx)
     tn_routes_destroy(r);
 
     /* the same graph with NPU forwarding allowed takes the path through x */
-    tn_routes_options opt = {NULL, 0, TN_TRANSIT_ALL_NODES};
+    tn_routes_options opt = {NULL, 0, TN_TRANSIT_ALL_NODES, TN_ROUTE_SHORTEST};
     TN_REQUIRE(ctx, tn_routes_create(t, &opt, &r, &err) == TN_OK);
     TN_CHECK_EQ(ctx, tn_routes_distance(r, y, z), 4);
     tn_routes_destroy(r);
@@ -552,7 +552,7 @@ test_dest_subset(tn_test_ctx* ctx)
     tn_topology* t = NULL;
     TN_REQUIRE(ctx, tn_topology_fat_tree(4, NULL, &t, &err) == TN_OK);
     uint32_t dests[] = {5, 20, 0}; /* 20 is an edge switch */
-    tn_routes_options opt = {dests, 3, TN_TRANSIT_TOPOLOGY};
+    tn_routes_options opt = {dests, 3, TN_TRANSIT_TOPOLOGY, TN_ROUTE_SHORTEST};
     tn_routes* r = NULL;
     TN_REQUIRE(ctx, tn_routes_create(t, &opt, &r, &err) == TN_OK);
     TN_CHECK_EQ(ctx, tn_routes_dest_count(r), 3);
@@ -687,6 +687,247 @@ test_wide_distances(tn_test_ctx* ctx)
     }
 }
 
+/* Dimension order on a torus or mesh: every path corrects dim 0, then dim 1, ..., each by
+   its shortest offset; at a node the next hops all lie in the lowest dim still to correct;
+   the number of paths is the number of tied directions (2 per dim whose ring offset is
+   exactly k/2) times the parallel cables, not the multinomial of the default order. */
+static void
+check_dimension_order(tn_test_ctx* ctx, int wrap, uint32_t nd, const uint32_t* k, uint32_t ports)
+{
+    tn_error err;
+    tn_topology* t = NULL;
+    tn_status s = wrap ? tn_topology_torus(nd, k, ports, NULL, &t, &err)
+                       : tn_topology_mesh(nd, k, ports, NULL, &t, &err);
+    TN_REQUIRE(ctx, s == TN_OK);
+    tn_routes_options o;
+    memset(&o, 0, sizeof(o));
+    o.order = TN_ROUTE_DIMENSION_ORDER;
+    tn_routes* r = NULL;
+    TN_REQUIRE_MSG(ctx, tn_routes_create(t, &o, &r, &err) == TN_OK, "%s", err.message);
+    TN_CHECK_EQ(ctx, tn_routes_order(r), TN_ROUTE_DIMENSION_ORDER);
+    uint32_t n = tn_topology_npu_count(t);
+    uint32_t ca[8], cb[8];
+    uint32_t path[64], hops[64];
+    int ok_count = 1, ok_order = 1, ok_next = 1, ok_len = 1;
+    for (uint32_t a = 0; a < n; a++)
+    {
+        tn_topology_npu_coords(t, a, ca, &err);
+        for (uint32_t b = 0; b < n; b++)
+        {
+            tn_topology_npu_coords(t, b, cb, &err);
+            uint32_t want = 0, first = nd;
+            uint64_t paths = 1;
+            uint32_t per_dim[8];
+            for (uint32_t d = 0; d < nd; d++)
+            {
+                uint32_t dd = wrap ? ring_dist(ca[d], cb[d], k[d])
+                                   : (ca[d] > cb[d] ? ca[d] - cb[d] : cb[d] - ca[d]);
+                per_dim[d] = dd;
+                want += dd;
+                first = dd && first == nd ? d : first;
+                paths *= (wrap && k[d] > 2 && dd && 2 * dd == k[d]) ? 2 : 1;
+            }
+            paths *= ipow(ports, want);
+            uint64_t cnt = 0;
+            TN_CHECK_EQ(ctx, tn_routes_path_count(r, a, b, &cnt, &err), TN_OK);
+            ok_count &= cnt == paths;
+            uint32_t c = tn_routes_next_hops(r, a, b, hops, 64);
+            ok_next &= (c == 0) == (a == b);
+            for (uint32_t h = 0; h < c && h < 64; h++)
+            {
+                ok_next &= (uint32_t)tn_topology_link(t, hops[h])->dim == first;
+            }
+            for (uint64_t hash = 0; hash < 4; hash++)
+            {
+                uint32_t len = 0;
+                TN_CHECK_EQ(ctx,
+                            tn_routes_path(r, a, b, hash * 0x9E37u, path, 64, &len, &err),
+                            TN_OK);
+                ok_len &= len == want;
+                uint32_t seen[8] = {0};
+                int last = -1;
+                for (uint32_t h = 0; h < len; h++)
+                {
+                    int dim = tn_topology_link(t, path[h])->dim;
+                    ok_order &= dim >= last && dim >= 0 && (uint32_t)dim < nd;
+                    last = dim;
+                    if (dim >= 0 && (uint32_t)dim < nd)
+                    {
+                        seen[dim]++;
+                    }
+                }
+                for (uint32_t d = 0; d < nd; d++)
+                {
+                    ok_order &= seen[d] == per_dim[d];
+                }
+                ok_order &= len == 0 || tn_topology_link(t, path[len - 1])->dst == b;
+            }
+        }
+    }
+    TN_CHECK_MSG(ctx, ok_count, "%s dimension-order path counts", wrap ? "torus" : "mesh");
+    TN_CHECK_MSG(ctx,
+                 ok_next,
+                 "%s next hops in the lowest dim to correct",
+                 wrap ? "torus" : "mesh");
+    TN_CHECK_MSG(ctx, ok_len, "%s dimension-order paths are shortest", wrap ? "torus" : "mesh");
+    TN_CHECK_MSG(ctx, ok_order, "%s paths correct dim 0 first", wrap ? "torus" : "mesh");
+    TN_CHECK(ctx, next_hops_sound(r));
+    tn_routes_destroy(r);
+    tn_topology_destroy(t);
+}
+
+static void
+test_dimension_order(tn_test_ctx* ctx)
+{
+    uint32_t k44[] = {4, 4};
+    uint32_t k55[] = {5, 5};
+    uint32_t k444[] = {4, 4, 4};
+    uint32_t k46[] = {4, 6};
+    check_dimension_order(ctx, 0, 2, k44, 1);
+    check_dimension_order(ctx, 0, 2, k46, 2);
+    check_dimension_order(ctx, 0, 3, k444, 1);
+    check_dimension_order(ctx, 1, 2, k44, 1);
+    check_dimension_order(ctx, 1, 2, k55, 1);
+    check_dimension_order(ctx, 1, 3, k444, 2);
+
+    /* the default order keeps every shortest path: a mesh corner to corner has C(6,3) */
+    tn_error err;
+    tn_topology* t = NULL;
+    TN_REQUIRE(ctx, tn_topology_from_spec("mesh:4x4", &t, &err) == TN_OK);
+    tn_routes* r = NULL;
+    TN_REQUIRE(ctx, tn_routes_create(t, NULL, &r, &err) == TN_OK);
+    uint64_t cnt = 0;
+    TN_CHECK_EQ(ctx, tn_routes_path_count(r, 0, 15, &cnt, &err), TN_OK);
+    TN_CHECK_EQ(ctx, cnt, 20);
+    TN_CHECK_EQ(ctx, tn_routes_order(r), TN_ROUTE_SHORTEST);
+    tn_routes_destroy(r);
+
+    /* names and a bad value */
+    tn_route_order order = TN_ROUTE_SHORTEST;
+    TN_CHECK(ctx, tn_route_order_parse("dimension-order", &order));
+    TN_CHECK_EQ(ctx, order, TN_ROUTE_DIMENSION_ORDER);
+    TN_CHECK(ctx, !tn_route_order_parse("xy", &order));
+    TN_CHECK(ctx, strcmp(tn_route_order_name(TN_ROUTE_SHORTEST), "shortest") == 0);
+    tn_routes_options o;
+    memset(&o, 0, sizeof(o));
+    o.order = (tn_route_order)7;
+    r = NULL;
+    TN_CHECK_EQ(ctx, tn_routes_create(t, &o, &r, &err), TN_EINVAL);
+    TN_CHECK(ctx, r == NULL && strstr(err.message, "options.order 7") != NULL);
+    tn_topology_destroy(t);
+}
+
+/* Up/down: every ECMP path of a fat-tree and a leaf-spine is up/down; a hand-built
+   fat-tree route that goes down to an edge and up again, and the planned routes of a ring
+   of three switches that all turn the same way (the PFC deadlock of a switch ring), are
+   not, and the turn is the hop that goes up after the down. */
+static void
+test_up_down(tn_test_ctx* ctx)
+{
+    tn_error err;
+    const char* specs[] = {"fattree:4", "leafspine:leaves=4,spines=2,hosts=4"};
+    for (int i = 0; i < 2; i++)
+    {
+        tn_topology* t = NULL;
+        TN_REQUIRE_MSG(ctx, tn_topology_from_spec(specs[i], &t, &err) == TN_OK, "%s", err.message);
+        tn_routes* r = NULL;
+        TN_REQUIRE(ctx, tn_routes_create(t, NULL, &r, &err) == TN_OK);
+        uint32_t n = tn_topology_npu_count(t), path[16], len = 0;
+        int ok = 1;
+        for (uint32_t a = 0; a < n; a++)
+        {
+            for (uint32_t b = 0; b < n; b++)
+            {
+                for (uint64_t hash = 0; hash < 3; hash++)
+                {
+                    uint32_t sa = tn_topology_npu_node(t, a), sb = tn_topology_npu_node(t, b);
+                    ok &= tn_routes_path(r, sa, sb, hash * 7919, path, 16, &len, &err) == TN_OK;
+                    ok &= tn_routes_up_down_turn(r, path, len) == UINT32_MAX;
+                }
+            }
+        }
+        TN_CHECK_MSG(ctx, ok, "%s: ECMP paths are up/down", specs[i]);
+        TN_CHECK_EQ(ctx, tn_routes_level(r, tn_topology_npu_node(t, 0)), 0);
+        if (i == 0)
+        {
+            /* NPU 0 -> its edge -> an aggregation switch -> down to the other edge of the pod
+               -> up again to the aggregation switch: the fourth hop turns */
+            uint32_t npu = tn_topology_npu_node(t, 0), deg, deg2, deg3;
+            const uint32_t* o = tn_topology_out_links(t, npu, &deg);
+            uint32_t edge = tn_topology_link(t, o[0])->dst;
+            TN_CHECK_EQ(ctx, tn_routes_level(r, edge), 1);
+            const uint32_t* oe = tn_topology_out_links(t, edge, &deg2);
+            uint32_t up = TN_TOPO_NONE;
+            for (uint32_t p = 0; p < deg2 && up == TN_TOPO_NONE; p++)
+            {
+                up = tn_routes_level(r, tn_topology_link(t, oe[p])->dst) == 2 ? oe[p] : up;
+            }
+            TN_REQUIRE(ctx, up != TN_TOPO_NONE);
+            uint32_t agg = tn_topology_link(t, up)->dst;
+            TN_CHECK_EQ(ctx, tn_routes_level(r, agg), 2);
+            const uint32_t* oa = tn_topology_out_links(t, agg, &deg3);
+            uint32_t down = TN_TOPO_NONE;
+            for (uint32_t p = 0; p < deg3 && down == TN_TOPO_NONE; p++)
+            {
+                uint32_t w = tn_topology_link(t, oa[p])->dst;
+                down = w != edge && tn_routes_level(r, w) == 1 ? oa[p] : down;
+            }
+            TN_REQUIRE(ctx, down != TN_TOPO_NONE);
+            uint32_t back = TN_TOPO_NONE;
+            const uint32_t* ob = tn_topology_out_links(t, tn_topology_link(t, down)->dst, &deg2);
+            for (uint32_t p = 0; p < deg2 && back == TN_TOPO_NONE; p++)
+            {
+                back = tn_topology_link(t, ob[p])->dst == agg ? ob[p] : back;
+            }
+            uint32_t bad[] = {o[0], up, down, back};
+            TN_CHECK_EQ(ctx, tn_routes_up_down_turn(r, bad, 4), 3);
+            TN_CHECK_EQ(ctx, tn_routes_up_down_turn(r, bad, 3), UINT32_MAX);
+        }
+        tn_routes_destroy(r);
+        tn_topology_destroy(t);
+    }
+
+    /* three switches in a ring, one NPU on each; every route goes clockwise two hops */
+    tn_topology* t = NULL;
+    TN_REQUIRE(ctx, tn_topology_create(&t, &err) == TN_OK);
+    uint32_t npu[3], sw[3], ring[3], host[3];
+    for (int i = 0; i < 3; i++)
+    {
+        tn_topology_add_node(t, TN_NODE_NPU, &npu[i], &err);
+    }
+    for (int i = 0; i < 3; i++)
+    {
+        tn_topology_add_node(t, TN_NODE_SWITCH, &sw[i], &err);
+    }
+    for (int i = 0; i < 3; i++)
+    {
+        TN_REQUIRE(
+            ctx,
+            tn_topology_add_link(t, sw[i], sw[(i + 1) % 3], 1000, 1, -1, &ring[i], NULL, &err) ==
+                TN_OK);
+        TN_REQUIRE(ctx,
+                   tn_topology_add_link(t, npu[i], sw[i], 1000, 1, -1, &host[i], NULL, &err) ==
+                       TN_OK);
+    }
+    tn_routes* r = NULL;
+    TN_REQUIRE(ctx, tn_routes_create(t, NULL, &r, &err) == TN_OK);
+    TN_CHECK(ctx, !tn_routes_npus_forward(r));
+    uint32_t turns = 0;
+    for (int i = 0; i < 3; i++)
+    {
+        /* NPU i -> S_i -> S_(i+1) -> S_(i+2) -> NPU i+2 */
+        uint32_t path[] = {host[i], ring[i], ring[(i + 1) % 3], host[(i + 2) % 3] + 1};
+        uint32_t turn = tn_routes_up_down_turn(r, path, 4);
+        turns += turn != UINT32_MAX;
+        /* the ring hop S2 -> S0 goes down (same level, lower id); only the route of NPU 2
+           goes up after it (S0 -> S1), which is what closes the ring's cycle */
+        TN_CHECK_EQ(ctx, turn, i == 2 ? 2u : UINT32_MAX);
+    }
+    TN_CHECK_EQ(ctx, turns, 1);
+    tn_routes_destroy(r);
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_routing(tn_test_suite* suite)
 {
@@ -700,4 +941,6 @@ tn_suite_routing(tn_test_suite* suite)
     tn_test_add(suite, "dest-subset", test_dest_subset);
     tn_test_add(suite, "large", test_large);
     tn_test_add(suite, "wide-distances", test_wide_distances);
+    tn_test_add(suite, "dimension-order", test_dimension_order);
+    tn_test_add(suite, "up-down", test_up_down);
 }
