@@ -187,24 +187,50 @@ RoceHelper::Check(const tn_topology* topo) const
     {
         nic->SetCongestionControlAttribute(a.first, *a.second);
     }
-    if (nic->GetCongestionControl() == RdmaNic::CC_HPCC)
+    if (nic->GetCongestionControl() == RdmaNic::CC_HPCC &&
+        HpccIntRates() == RdmaHpcc::INT_RATES_CODES)
     {
-        // every switch port stamps its rate code into HPCC's INT hops: a rate without a code
-        // is refused here, before the first packet is stamped mid-run
-        for (uint32_t l = 0; l < links; ++l)
+        // every forwarding port stamps its rate code into HPCC's INT hops: a rate without a
+        // code is refused here, before the first packet is stamped mid-run
+        const int64_t l = FindRateWithoutIntCode(topo);
+        if (l >= 0)
         {
-            const tn_link* link = tn_topology_link(topo, l);
-            if (tn_topology_node_kind(topo, link->src) != TN_NODE_NPU &&
-                RoceIntHeader::RateCode(link->rate_bps) == RoceIntHeader::NO_RATE_CODE)
-            {
-                why << "link " << l << " (node " << link->src << " to node " << link->dst
-                    << "): HPCC's INT cannot carry the switch port rate " << link->rate_bps
-                    << " bit/s (its rate codes are 10, 25, 40, 50, 100, 200, 400 and 800 Gb/s)";
-                return why.str();
-            }
+            const tn_link* link = tn_topology_link(topo, uint32_t(l));
+            why << "link " << l << " (node " << link->src << " to node " << link->dst
+                << "): HPCC's INT cannot carry the port rate " << link->rate_bps
+                << " bit/s in the family's codes (10, 25, 40, 50, 100, 200, 400 and 800 Gb/s; "
+                   "ns3::RdmaHpcc::IntRates=wide or auto carries any rate)";
+            return why.str();
         }
     }
     return nic->GetConfigError();
+}
+
+RdmaHpcc::IntRates
+RoceHelper::HpccIntRates() const
+{
+    Ptr<RdmaHpcc> probe = CreateObject<RdmaHpcc>();
+    for (const auto& a : m_ccAttributes)
+    {
+        probe->SetAttributeFailSafe(a.first, *a.second);
+    }
+    return probe->GetIntRates();
+}
+
+int64_t
+RoceHelper::FindRateWithoutIntCode(const tn_topology* topo)
+{
+    const bool npusForward = tn_topology_npus_forward(topo);
+    for (uint32_t l = 0; l < tn_topology_link_count(topo); ++l)
+    {
+        const tn_link* link = tn_topology_link(topo, l);
+        const bool forwards = npusForward || tn_topology_node_kind(topo, link->src) != TN_NODE_NPU;
+        if (forwards && RoceIntHeader::RateCode(link->rate_bps) == RoceIntHeader::NO_RATE_CODE)
+        {
+            return l;
+        }
+    }
+    return -1;
 }
 
 void
@@ -367,6 +393,12 @@ RoceHelper::Install(const tn_topology* topo)
     // internal invariant: the partition is checked where it enters (ScenarioConfig, ParsePartition)
     // before Install
     NS_ABORT_MSG_IF(!bad.empty(), "RoceHelper::Install: " << bad);
+    if (HpccIntRates() == RdmaHpcc::INT_RATES_AUTO && FindRateWithoutIntCode(topo) >= 0)
+    {
+        // a port rate outside the family's eight codes: every HPCC hop carries its rate (the
+        // NICs get this with the other congestion-control attributes below)
+        m_ccAttributes.emplace_back("IntRates", EnumValue(RdmaHpcc::INT_RATES_WIDE).Copy());
+    }
     uint64_t lookahead = 0;
     tn_partition_cut(topo, m_rankOfNode.data(), nullptr, &lookahead);
     m_lookahead = lookahead == UINT64_MAX ? Time(0) : NanoSeconds(lookahead);

@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/pfc-deadlock-watch.h"
+#include "ns3/rdma-hpcc.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/roce-fabric.h"
@@ -243,6 +244,10 @@ class RoceHelper : public RoceLinkHelper
      */
     std::string Check(const tn_topology* topo) const;
 
+    /// \return the first link whose source forwards (a switch, or an NPU of a direct topology)
+    /// at a rate without an INT rate code, or -1
+    static int64_t FindRateWithoutIntCode(const tn_topology* topo);
+
     /// Most nodes a fabric can have: RoCE addresses 11.x.y.1 hold a 16-bit node id.
     static constexpr uint32_t MAX_NODES = 65536;
     /// Longest link latency (ns): 1 s. Longer ones only make queue pairs fail (retry limit:
@@ -339,6 +344,9 @@ class RoceHelper : public RoceLinkHelper
     ObjectFactory m_nicFactory; //!< NICs
     /// congestion-control attributes for every NIC
     std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_ccAttributes;
+
+    /// \return HPCC's IntRates as the NICs will get it (Config defaults, then m_ccAttributes)
+    RdmaHpcc::IntRates HpccIntRates() const;
     RoceFabricNodes m_fabric;                       //!< last Install
     std::vector<Ptr<RdmaTransport>> m_nics;         //!< transports by rank
     Mode m_mode{PACKET};                            //!< level of Install

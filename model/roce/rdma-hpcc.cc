@@ -5,6 +5,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -98,7 +99,22 @@ RdmaHpcc::GetTypeId()
                           "its first updates hold the rate back until the samples come in.",
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&RdmaHpcc::m_initialU),
-                          MakeDoubleChecker<double>(0.0, 10.0));
+                          MakeDoubleChecker<double>(0.0, 10.0))
+            .AddAttribute("IntRates",
+                          "How an INT hop carries its link's rate: codes, the HPCC family's "
+                          "3-bit codes of 10, 25, 40, 50, 100, 200, 400 and 800 Gb/s (8 bytes a "
+                          "hop; a switch port of another rate is refused); wide, 32 bits of "
+                          "Mb/s (12 bytes a hop, any rate); auto (default), codes where every "
+                          "switch port's rate has one, else wide (RoceHelper decides at "
+                          "Install).",
+                          EnumValue(INT_RATES_AUTO),
+                          MakeEnumAccessor(&RdmaHpcc::m_intRates),
+                          MakeEnumChecker(INT_RATES_AUTO,
+                                          "auto",
+                                          INT_RATES_CODES,
+                                          "codes",
+                                          INT_RATES_WIDE,
+                                          "wide"));
     return tid;
 }
 
@@ -113,13 +129,15 @@ RdmaHpcc::~RdmaHpcc()
 RoceIntHeader::Mode
 RdmaHpcc::GetTelemetry() const
 {
-    return RoceIntHeader::HOPS;
+    return m_intRates == INT_RATES_WIDE ? RoceIntHeader::HOPS_WIDE : RoceIntHeader::HOPS;
 }
 
 void
 RdmaHpcc::FillTelemetry(RoceIntHeader& h) const
 {
-    h.InitHops(static_cast<uint8_t>(m_slots), static_cast<uint8_t>(m_multi));
+    h.InitHops(static_cast<uint8_t>(m_slots),
+               static_cast<uint8_t>(m_multi),
+               m_intRates == INT_RATES_WIDE);
 }
 
 std::string
@@ -187,7 +205,8 @@ RdmaHpcc::React(double u, double& curRate, uint32_t& stage, bool commit) const
 void
 RdmaHpcc::DoOnAck(const RdmaCcFeedback& fb)
 {
-    if (!fb.telemetry || fb.telemetry->GetMode() != RoceIntHeader::HOPS)
+    if (!fb.telemetry || (fb.telemetry->GetMode() != RoceIntHeader::HOPS &&
+                          fb.telemetry->GetMode() != RoceIntHeader::HOPS_WIDE))
     {
         return;
     }

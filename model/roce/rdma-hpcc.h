@@ -47,6 +47,20 @@ class RdmaHpcc : public RdmaCongestionControl
     /** \return the TypeId */
     static TypeId GetTypeId();
 
+    /// IntRates: how an INT hop carries its link's rate
+    enum IntRates
+    {
+        INT_RATES_AUTO,  //!< codes where every switch port's rate has one, else wide
+        INT_RATES_CODES, //!< the HPCC family's 3-bit codes (RoceIntHeader::RateTable)
+        INT_RATES_WIDE   //!< 32 bits of Mb/s (RoceIntHeader::HOPS_WIDE)
+    };
+
+    /// \return the IntRates attribute
+    IntRates GetIntRates() const
+    {
+        return m_intRates;
+    }
+
     RdmaHpcc();
     ~RdmaHpcc() override;
 
@@ -76,18 +90,19 @@ class RdmaHpcc : public RdmaCongestionControl
     /** \param bps rate: sets the rate and the window R x T */
     void Apply(double bps);
 
-    double m_eta;          //!< TargetUtilization
-    uint32_t m_maxStage;   //!< MaxStage
-    DataRate m_ai;         //!< AdditiveIncrease (R_AI)
-    bool m_fastReact;      //!< FastReact
-    Time m_baseRtt;        //!< BaseRtt (T)
-    DataRate m_minRate;    //!< MinRate
-    uint32_t m_slots;      //!< IntMaxHops
-    uint32_t m_multi;      //!< IntMulti
-    bool m_perHop;         //!< PerHopRate
-    bool m_sampleFeedback; //!< SampleFeedback
-    bool m_variableWindow; //!< VariableWindow
-    double m_initialU;     //!< InitialUtilization
+    double m_eta;                        //!< TargetUtilization
+    uint32_t m_maxStage;                 //!< MaxStage
+    DataRate m_ai;                       //!< AdditiveIncrease (R_AI)
+    bool m_fastReact;                    //!< FastReact
+    Time m_baseRtt;                      //!< BaseRtt (T)
+    DataRate m_minRate;                  //!< MinRate
+    uint32_t m_slots;                    //!< IntMaxHops
+    uint32_t m_multi;                    //!< IntMulti
+    bool m_perHop;                       //!< PerHopRate
+    bool m_sampleFeedback;               //!< SampleFeedback
+    bool m_variableWindow;               //!< VariableWindow
+    double m_initialU;                   //!< InitialUtilization
+    IntRates m_intRates{INT_RATES_AUTO}; //!< IntRates
 
     bool m_started{false};       //!< first ACK seen
     uint64_t m_lastUpdatePsn{0}; //!< next PSN at the last committed update

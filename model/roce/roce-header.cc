@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <iomanip>
+#include <limits>
 #include <vector>
 
 namespace ns3
@@ -236,8 +237,8 @@ RoceBthHeader::Serialize(Buffer::Iterator i) const
     b[1] = static_cast<uint8_t>((m_se ? 0x80 : 0) | (m_mig ? 0x40 : 0) | (m_pad << 4));
     PutU16(b + 2, m_pkey);
     PutU32(b + 4,
-           (m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) | (uint32_t(m_telemetry) << 28) |
-               m_destQp);
+           (m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) |
+               (uint32_t(m_telemetry & 3) << 28) | (uint32_t(m_telemetry >> 2) << 27) | m_destQp);
     PutU32(b + 8, (m_ackReq ? 0x80000000u : 0) | m_psn);
     i.Write(b, SIZE);
 }
@@ -255,7 +256,7 @@ RoceBthHeader::Deserialize(Buffer::Iterator i)
     const uint32_t w1 = i.ReadNtohU32();
     m_fecn = w1 & 0x80000000u;
     m_becn = w1 & 0x40000000u;
-    m_telemetry = (w1 >> 28) & 3;
+    m_telemetry = static_cast<uint8_t>(((w1 >> 28) & 3) | (((w1 >> 27) & 1) << 2));
     m_destQp = w1 & 0xffffff;
     const uint32_t w2 = i.ReadNtohU32();
     m_ackReq = w2 & 0x80000000u;
@@ -466,9 +467,9 @@ RoceIntHeader::SetMode(Mode mode)
 }
 
 void
-RoceIntHeader::InitHops(uint8_t slots, uint8_t multi)
+RoceIntHeader::InitHops(uint8_t slots, uint8_t multi, bool wideRates)
 {
-    SetMode(HOPS);
+    SetMode(wideRates ? HOPS_WIDE : HOPS);
     m_slots = std::min<uint8_t>(std::max<uint8_t>(slots, 1), MAX_SLOTS);
     m_multi = std::max<uint8_t>(multi, 1);
 }
@@ -479,6 +480,7 @@ RoceIntHeader::Print(std::ostream& os) const
     switch (m_mode)
     {
     case HOPS:
+    case HOPS_WIDE:
         os << "INT hops=" << unsigned(m_nHops) << "/" << unsigned(m_slots)
            << " multi=" << unsigned(m_multi);
         for (uint32_t i = 0; i < std::min(m_nHops, m_slots); ++i)
@@ -505,6 +507,8 @@ RoceIntHeader::GetSerializedSize() const
     {
     case HOPS:
         return 2 + HOP_SIZE * m_slots;
+    case HOPS_WIDE:
+        return 2 + (HOP_SIZE + WIDE_RATE_SIZE) * m_slots;
     case PINT:
         return 2;
     case TIMESTAMP:
@@ -520,11 +524,16 @@ RoceIntHeader::Serialize(Buffer::Iterator i) const
     switch (m_mode)
     {
     case HOPS:
+    case HOPS_WIDE:
         i.WriteU8(m_multi);
         i.WriteU8(static_cast<uint8_t>((m_slots << 4) | (m_nHops & 0xf)));
         for (uint32_t k = 0; k < m_slots; ++k)
         {
             i.WriteHtonU64(m_hops[k]);
+            if (m_mode == HOPS_WIDE)
+            {
+                i.WriteHtonU32(m_rateMbps[k]);
+            }
         }
         break;
     case PINT:
@@ -545,7 +554,8 @@ RoceIntHeader::Deserialize(Buffer::Iterator i)
     SetMode(mode);
     switch (mode)
     {
-    case HOPS: {
+    case HOPS:
+    case HOPS_WIDE: {
         m_multi = i.ReadU8();
         const uint8_t b = i.ReadU8();
         m_slots = b >> 4;
@@ -553,6 +563,10 @@ RoceIntHeader::Deserialize(Buffer::Iterator i)
         for (uint32_t k = 0; k < m_slots; ++k)
         {
             m_hops[k] = i.ReadNtohU64();
+            if (mode == HOPS_WIDE)
+            {
+                m_rateMbps[k] = i.ReadNtohU32();
+            }
         }
         break;
     }
@@ -566,6 +580,22 @@ RoceIntHeader::Deserialize(Buffer::Iterator i)
         break;
     }
     return GetSerializedSize();
+}
+
+bool
+RoceIntHeader::PushHopRate(uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes, uint64_t bps)
+{
+    const uint8_t k = m_nHops;
+    if (m_mode == HOPS_WIDE)
+    {
+        if (k < m_slots)
+        {
+            m_rateMbps[k] = static_cast<uint32_t>(
+                std::min<uint64_t>((bps + 500000) / 1000000, std::numeric_limits<uint32_t>::max()));
+        }
+        return PushHop(timeNs, txBytes, qlenBytes, 0);
+    }
+    return PushHop(timeNs, txBytes, qlenBytes, RateCode(bps));
 }
 
 bool
@@ -610,6 +640,10 @@ RoceIntHeader::GetHopQueueBytes(uint32_t i) const
 uint64_t
 RoceIntHeader::GetHopRate(uint32_t i) const
 {
+    if (m_mode == HOPS_WIDE)
+    {
+        return uint64_t(m_rateMbps[i]) * 1000000;
+    }
     return g_intRates[(m_hops[i] >> RATE_SHIFT) & 7];
 }
 

@@ -459,10 +459,13 @@ class RoceBthHeader : public Header
         return m_becn;
     }
 
-    /** \param mode telemetry header after the transport headers (RoceIntHeader::Mode, 0..3) */
+    /**
+     * \param mode telemetry header after the transport headers (RoceIntHeader::Mode, 0..4:
+     * byte 4 bits 5,4 and, for HOPS_WIDE, bit 3 of the reserved bits)
+     */
     void SetTelemetry(uint8_t mode)
     {
-        m_telemetry = mode & 3;
+        m_telemetry = mode & 7;
     }
 
     /** \return telemetry header mode (0 = none) */
@@ -519,7 +522,7 @@ class RoceBthHeader : public Header
     bool m_ackReq{false};            //!< AckReq
     bool m_fecn{false};              //!< FECN
     bool m_becn{false};              //!< BECN
-    uint8_t m_telemetry{0};          //!< telemetry header mode (byte 4 bits 5,4)
+    uint8_t m_telemetry{0};          //!< telemetry header mode (byte 4 bits 5,4, 3)
 };
 
 /**
@@ -700,10 +703,12 @@ class RoceIntHeader : public Header
         NONE = 0,
         HOPS = 1,
         PINT = 2,
-        TIMESTAMP = 3
+        TIMESTAMP = 3,
+        HOPS_WIDE = 4 //!< HOPS with each hop's rate in 32 bits (Mb/s): any link rate
     };
 
     static constexpr uint32_t HOP_SIZE = 8;       //!< bytes per hop
+    static constexpr uint32_t WIDE_RATE_SIZE = 4; //!< HOPS_WIDE: bytes of a hop's rate
     static constexpr uint32_t MAX_SLOTS = 15;     //!< hop slots a header can hold
     static constexpr uint32_t TIME_BITS = 24;     //!< timestamp width
     static constexpr uint32_t BYTES_BITS = 20;    //!< transmitted-bytes width
@@ -735,8 +740,10 @@ class RoceIntHeader : public Header
     /**
      * HOPS: empty header with room for some hops.
      * \param slots hop slots (1..MAX_SLOTS) \param multi unit multiplier (1..255)
+     * \param wideRates HOPS_WIDE: every hop carries its rate in Mb/s (any rate) instead of
+     * a 3-bit code of the eight rates of RateTable()
      */
-    void InitHops(uint8_t slots, uint8_t multi);
+    void InitHops(uint8_t slots, uint8_t multi, bool wideRates = false);
 
     /** \return hop slots (HOPS) */
     uint8_t GetSlots() const
@@ -763,6 +770,12 @@ class RoceIntHeader : public Header
      * \return false if no slot was left (the hop is counted, not recorded)
      */
     bool PushHop(uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes, uint8_t rateCode);
+
+    /**
+     * PushHop with the port's rate: in HOPS_WIDE its Mb/s (rounded), in HOPS its RateCode
+     * (a rate without one is the caller's to refuse, RoceHelper::Check).
+     */
+    bool PushHopRate(uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes, uint64_t bps);
 
     /** \param i hop \return its timestamp field (ns modulo 2^24) */
     uint32_t GetHopTime(uint32_t i) const;
@@ -826,6 +839,7 @@ class RoceIntHeader : public Header
     uint8_t m_multi{1};
     uint8_t m_nHops{0};
     uint64_t m_hops[MAX_SLOTS]{};
+    uint32_t m_rateMbps[MAX_SLOTS]{}; //!< HOPS_WIDE: each hop's rate
     uint16_t m_pint{0};
     uint64_t m_timestamp{0};
 };

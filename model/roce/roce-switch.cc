@@ -481,8 +481,9 @@ RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
         op == RoceBthHeader::RC_WRITE_FIRST || op == RoceBthHeader::RC_WRITE_MIDDLE ||
         op == RoceBthHeader::RC_WRITE_LAST || op == RoceBthHeader::RC_WRITE_ONLY ||
         op == RoceBthHeader::RC_WRITE_LAST_IMM || op == RoceBthHeader::RC_WRITE_ONLY_IMM;
-    if ((mode != RoceIntHeader::HOPS && mode != RoceIntHeader::PINT) || !write ||
-        front.ip.GetDestinationPort() != RoceIpUdpHeader::ROCE_UDP_PORT)
+    if ((mode != RoceIntHeader::HOPS && mode != RoceIntHeader::HOPS_WIDE &&
+         mode != RoceIntHeader::PINT) ||
+        !write || front.ip.GetDestinationPort() != RoceIpUdpHeader::ROCE_UDP_PORT)
     {
         return; // no telemetry, an ACK echoing it, or not a RoCE data packet
     }
@@ -523,21 +524,18 @@ RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
                           RoceBthHeader::SIZE + (hasReth ? RoceRethHeader::SIZE : 0) +
                           (hasImm ? RoceImmHeader::SIZE : 0) + RoceNetDevice::ETH_HEADER +
                           RoceNetDevice::WIRE_OVERHEAD;
-    if (mode == RoceIntHeader::HOPS)
+    if (mode == RoceIntHeader::HOPS || mode == RoceIntHeader::HOPS_WIDE)
     {
-        const uint8_t code = RoceIntHeader::RateCode(rate);
         // internal invariant: RoceHelper::Check refuses link rates INT cannot carry first
-        NS_ABORT_MSG_IF(code == RoceIntHeader::NO_RATE_CODE,
+        // (HOPS_WIDE carries any)
+        NS_ABORT_MSG_IF(mode == RoceIntHeader::HOPS &&
+                            RoceIntHeader::RateCode(rate) == RoceIntHeader::NO_RATE_CODE,
                         "RoceSwitch: INT cannot carry the link rate " << rate << " bit/s of port "
-                                                                      << egress
-                                                                      << " (HPCC needs links "
-                                                                         "of 10, 25, 40, 50, "
-                                                                         "100, 200, 400 or 800 "
-                                                                         "Gb/s)");
+                                                                      << egress);
         // bytes on the wire before this frame: frames sent plus their FCS, preamble and IFG
         const uint64_t txBytes =
             dev->GetTxBytes() + dev->GetTxPackets() * uint64_t(RoceNetDevice::WIRE_OVERHEAD);
-        tel.PushHop(static_cast<uint64_t>(now.GetNanoSeconds()), txBytes, qlen, code);
+        tel.PushHopRate(static_cast<uint64_t>(now.GetNanoSeconds()), txBytes, qlen, rate);
     }
     else
     {
