@@ -459,10 +459,7 @@ class RoceBthHeader : public Header
         return m_becn;
     }
 
-    /**
-     * \param mode telemetry header after the transport headers (RoceIntHeader::Mode, 0..4:
-     * byte 4 bits 5,4 and, for HOPS_WIDE, bit 3 of the reserved bits)
-     */
+    /** \param mode telemetry header (RoceIntHeader::Mode; HOPS_WIDE sets byte 4 bit 3) */
     void SetTelemetry(uint8_t mode)
     {
         m_telemetry = mode & 7;
@@ -771,10 +768,7 @@ class RoceIntHeader : public Header
      */
     bool PushHop(uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes, uint8_t rateCode);
 
-    /**
-     * PushHop with the port's rate: in HOPS_WIDE its Mb/s (rounded), in HOPS its RateCode
-     * (a rate without one is the caller's to refuse, RoceHelper::Check).
-     */
+    /// PushHop with the port's rate: its Mb/s in HOPS_WIDE, its RateCode in HOPS
     bool PushHopRate(uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes, uint64_t bps);
 
     /** \param i hop \return its timestamp field (ns modulo 2^24) */
