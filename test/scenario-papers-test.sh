@@ -135,6 +135,15 @@ check "ace: ACE iteration not slower than baseline" "b > 0 && b <= a" \
     "$(q "$db" "SELECT simulated_ns FROM run r WHERE $(p npu.Engine) = 'baseline'")" \
     "$(q "$db" "SELECT simulated_ns FROM run r WHERE $(p npu.Engine) = 'ace'")"
 
+run simai
+db=$tmp/simai.db
+check "simai: SimAI's workload and topology files run, every NPU ends its iteration" "a == 4" \
+    "$(q "$db" "SELECT count(*) FROM iteration")"
+check "simai: TP and DP collectives, each saying which it serves" "a > 0 && b > 0 && c == 0" \
+    "$(q "$db" "SELECT count(*) FROM collective WHERE parallelism = 'tp'")" \
+    "$(q "$db" "SELECT count(*) FROM collective WHERE parallelism = 'dp'")" \
+    "$(q "$db" "SELECT count(*) FROM collective WHERE parallelism IS NULL OR parallelism = ''")"
+
 run incast
 db=$tmp/incast.db
 cc="$(p roce.cc)"
