@@ -14,7 +14,7 @@ good at 8 ms. Checked here:
     paused before the detection, holding bytes, with its flows named.
 
   - every SQL block of doc/run-not-finishing.rst's "Queries" runs on that database and
-    returns rows;
+    returns rows; training-net-report lists the cycle hop by hop (and marks it on the heat map);
   - the same run with the watch off and StatsRecorder::StallTimeout=5ms ends 'stalled' 5 ms
     after its last completed transfer, and its message names the dependency frontier (NPUs
     waiting for peers' transfers) and how many waits were left out;
@@ -90,6 +90,22 @@ def main():
             check(len(sql.execute(sql_text).fetchall()) > 0, "no rows: " + sql_text)
         except sqlite3.Error as e:
             failures.append("%s: %s" % (sql_text, e))
+    # the report lists the cycle hop by hop and marks its ports on the run's heat map
+    report = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[3]))),
+                          "utils", "training-net-report")
+    out = db + "-report"
+    drawn = subprocess.run([report, db, "-o", out], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+    check(drawn.returncode == 0, "report: exit %d, %s" % (drawn.returncode, drawn.stderr))
+    page = open(os.path.join(out, "index.html"), encoding="utf-8").read() \
+        if drawn.returncode == 0 else ""
+    check("PFC deadlock cycle found at %.3f us" % (simulated / 1e3) in page,
+          "report: no cycle at the detection time")
+    for h in hops:
+        check("<td>%d:%d</td><td>%d</td><td>%d:%d</td>" % (h[2], h[3], h[4], h[5], h[6]) in page,
+              "report: hop %d (%d:%d waits for %d:%d) not listed" % (h[0], h[2], h[3], h[5], h[6]))
+    check(os.path.getsize(os.path.join(out, "heatmap-1.png")) > 0 if drawn.returncode == 0
+          else False, "report: no heat map")
     stall_db = db + ".stall"
     if os.path.exists(stall_db):
         os.remove(stall_db)
