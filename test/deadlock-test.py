@@ -17,7 +17,8 @@ good at 8 ms. Checked here:
     returns rows; training-net-report lists the cycle hop by hop (and marks it on the heat map);
   - the same run with the watch off and StatsRecorder::StallTimeout=5ms ends 'stalled' 5 ms
     after its last completed transfer, and its message names the dependency frontier (NPUs
-    waiting for peers' transfers) and how many waits were left out;
+    waiting for peers' transfers) and how many waits were left out; a training job's stall
+    (training-iteration, the same all-reduce as its only layer's wg) names the layer and pass;
   - with --route-order=dimension-order the same run completes (exit 0, status ok, no deadlock
     row, the order in the run's params, no later than its estimate), and at flow level it takes
     its estimate (the planner and the fluid network route alike).
@@ -135,6 +136,25 @@ def main():
         since = float(m.group(1)) * 1e6
         check(last is not None and last <= since <= last + 10000,
               "'since' %s ms is not the tick after the last work done (%s ns)" % (m.group(1), last))
+    # a training job's stall names the layer and pass each pending collective serves
+    workload = db + ".workload.txt"
+    with open(workload, "w") as f:
+        f.write("MICRO\n1\nconv1 -1 5 NONE 0 5 NONE 0 5  ALLREDUCE 268435456 5\n")
+    job_db = db + ".job"
+    if os.path.exists(job_db):
+        os.remove(job_db)
+    run = subprocess.run([os.path.join(os.path.dirname(program), "training-iteration"),
+                          "--workload=" + workload, "--topology=mesh:4x4", "--algorithm=direct",
+                          "--mode=packet", "--engines=baseline",
+                          "--ns3::PfcDeadlockWatch::Enabled=false",
+                          "--ns3::StatsRecorder::StallTimeout=5ms", "--db=" + job_db],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    check(run.returncode == 1, "training stall: exit status %d, not 1" % run.returncode)
+    rows = sqlite3.connect(job_db).execute("SELECT status, error FROM run").fetchall()
+    check(len(rows) == 1 and rows[0][0] == "stalled", "training stall: runs %s" % rows)
+    check(len(rows) == 1 and re.search(r"waits for node \d+: collective \d+ \(iteration 0, "
+                                       r"layer conv1 wg\) transfer", rows[0][1] or "") is not None,
+          "training stall: the frontier names no layer and pass: %s" % (rows[0][1] if rows else ""))
     dor_db = db + ".dor"
     for mode in ("packet", "flow"):
         if os.path.exists(dor_db):

@@ -640,6 +640,8 @@ ChakraRunner::IssueCommunication(uint32_t rank, uint32_t node)
             std::count_if(ranks.begin(), ranks.end(), [&](uint32_t m) { return m < m_period; });
         m_members[c->GetId()] = std::make_pair(running, key);
         c->SetParallelism(tn_chakra_serves_name(n->serves));
+        c->SetOrigin(std::string(tn_chakra_name(m_traces[rank])) + " node " +
+                     std::to_string(n->id) + (n->name ? std::string(" (") + n->name + ")" : ""));
         m_created(c);
     }
     m_parts[std::make_pair(c->GetId(), rank)] = node;

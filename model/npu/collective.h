@@ -341,6 +341,21 @@ class Collective : public Object
         return m_parallelism;
     }
 
+    /**
+     * \param origin where a training job's collective comes from, for the messages of a run
+     * that cannot finish ("iteration 0, layer conv1 wg", "trace.3.et node 12 (name)")
+     */
+    void SetOrigin(const std::string& origin)
+    {
+        m_origin = origin;
+    }
+
+    /** \return SetOrigin's ("" when not told) */
+    const std::string& GetOrigin() const
+    {
+        return m_origin;
+    }
+
     /// What was asked for and, with algorithm "auto", what the tuner (tn-tune.h) decided.
     struct Tuning
     {
@@ -852,6 +867,7 @@ class Collective : public Object
     Time m_start;
     Time m_end{-1};
     std::string m_parallelism; //!< what it serves in a training job ("" : not told)
+    std::string m_origin;      //!< SetOrigin
     Time m_estimate;
     Tuning m_tuning;
     Protocol m_protocol;

@@ -895,6 +895,8 @@ TrainingJob::CreateCollective(uint32_t iteration,
                               part,
                               members.first};
     m_collectives[key] = c;
+    c->SetOrigin("iteration " + std::to_string(iteration) + ", layer " + l->name + " " +
+                 tn_pass_name(pass) + (keyPass == RECOMPUTE_PASS ? " (recomputed)" : ""));
     const bool blocking = pass != TN_PASS_WG || !m_overlap;
     m_uses[c->GetId()] = Use{iteration, layer, pass, keyPass, blocking, localMembers, key};
     ++m_collectivesCreated;

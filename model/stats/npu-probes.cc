@@ -321,6 +321,18 @@ CollectiveProbe::GetUnfinished(std::vector<std::string>* what) const
     }
 }
 
+namespace
+{
+
+/// " (ORIGIN)" for a collective a training job told its origin, else ""
+std::string
+OriginOf(const Ptr<Collective>& c)
+{
+    return c->GetOrigin().empty() ? "" : " (" + c->GetOrigin() + ")";
+}
+
+} // namespace
+
 uint64_t
 CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max) const
 {
@@ -337,8 +349,9 @@ CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max) co
         {
             if (n++ < max)
             {
-                what->push_back("collective " + std::to_string(entry.first) + " (" +
-                                c->GetCollectiveName() + "): " + c->Check());
+                what->push_back(
+                    "collective " + std::to_string(entry.first) + " (" + c->GetCollectiveName() +
+                    (c->GetOrigin().empty() ? "" : ", " + c->GetOrigin()) + "): " + c->Check());
             }
             continue;
         }
@@ -355,7 +368,7 @@ CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max) co
             }
             std::ostringstream s;
             s << "node " << r.dstNode << " waits for node " << r.srcNode << ": collective "
-              << entry.first << " transfer " << r.transfer << ", " << r.bytes
+              << entry.first << OriginOf(c) << " transfer " << r.transfer << ", " << r.bytes
               << " bytes, issued at " << r.issue.GetNanoSeconds() / 1e3 << " us, ";
             if (r.lastByte.IsStrictlyNegative())
             {
