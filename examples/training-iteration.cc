@@ -373,15 +373,13 @@ main(int argc, char* argv[])
         }
         const std::string what =
             !llm.model.empty() ? llm.model : (!simai.empty() ? simai : workload);
-        std::string params = "{\"workload\":\"" + what + "\",\"topology\":\"" + spec +
-                             "\",\"engine\":\"" + engine + "\",\"memory\":\"" + memory +
-                             "\",\"overlap\":" + (overlap ? "true" : "false") +
-                             ",\"algorithm\":\"" + (algorithm.empty() ? "auto" : algorithm) +
-                             "\",\"dp_algorithm\":\"" +
-                             (!dpAlgorithm.empty() ? dpAlgorithm
-                              : !algorithm.empty() ? algorithm
-                                                   : std::string("ring")) +
-                             "\"" + llm.Params() + "}";
+        std::string params =
+            "{\"workload\":\"" + what + "\",\"topology\":\"" + spec + "\",\"engine\":\"" + engine +
+            "\",\"memory\":\"" + memory + "\",\"overlap\":" + (overlap ? "true" : "false") +
+            ",\"algorithm\":\"" + job->GetParallelismAlgorithm(TN_SERVES_NONE, TN_COLL_ALL_REDUCE) +
+            "\",\"dp_algorithm\":\"" +
+            job->GetParallelismAlgorithm(TN_SERVES_DP, TN_COLL_ALL_REDUCE) + "\"" + llm.Params() +
+            "}";
         StatsHelper stats; // the run, the fabric, its collectives and the iterations
         Ptr<StatsRecorder> recorder =
             stats.Install(db, "training-iteration", params, topo, roce, &error);
