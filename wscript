@@ -386,7 +386,8 @@ def build(bld):
                                    + (['mpi'] if use_mpi else [])
                                    + (['applications'] if use_applications else []))
     module.source = core_sources + common_sources + roce_sources + npu_sources + stats_sources + helper_sources
-    defines = []
+    # The shipped presets are found from any working directory (training-helper.cc).
+    defines = ['TN_MODULE_DIR="%s"' % bld.path.abspath()]
     if use_mpi:
         module.source = module.source + mpi_sources
         defines.append('TN_MPI')
@@ -394,8 +395,7 @@ def build(bld):
         module.source = module.source + chakra_sources
         module.use.append('PROTOBUF_C')
         defines.append('TN_CHAKRA')
-    if defines:
-        module.defines = defines
+    module.defines = defines
     module.use.append('SQLITE3')
     c_flags(module, shared=True)
 

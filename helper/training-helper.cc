@@ -74,6 +74,9 @@ TrainingHelper::FindLlmFile(const std::string& kind,
             tried.push_back(baseDir + "/" + kind + "/" + name + ".toml");
         }
         tried.push_back("scenarios/" + kind + "/" + name + ".toml");
+#ifdef TN_MODULE_DIR
+        tried.push_back(std::string(TN_MODULE_DIR) + "/scenarios/" + kind + "/" + name + ".toml");
+#endif
     }
     std::string where;
     for (const std::string& path : tried)

@@ -153,8 +153,9 @@ class TrainingHelper
 
     /**
      * Find a model or GPU description: `name` itself when it names a file, else the preset
-     * `<folder>/<kind>/<name>.toml` for folder in {baseDir, "scenarios"} (a scenario file's
-     * folder, then the module's scenarios/ from the working directory).
+     * `<folder>/<kind>/<name>.toml` for folder in {baseDir, "scenarios", the module's
+     * scenarios/} (a scenario file's folder, scenarios/ of the working directory, then the
+     * presets shipped with the module, wherever the program runs from).
      * \param kind "models" or "gpus" \param name a preset name or a file
      * \param baseDir the folder of the scenario file naming it ("" : none)
      * \param error set to where it looked when nothing is found

@@ -66,11 +66,12 @@ def main():
          "--topology=switch:8", "--bytes=1MiB"])
     run([os.path.join(examples, "training-iteration"), f"--db={db}", f"--workload={workload}",
          "--topology=switch:4"])
-    # a generated LLM program (TP, PP, DP): run from the module's folder, where its presets are
+    # a generated LLM program (TP, PP, DP), run from the scratch folder: the shipped presets are
+    # found from any working directory (an ns-3 tree's users run from the tree's top)
     run([os.path.join(examples, "training-iteration"), f"--db={db}", "--model=llama3-8b",
          "--tp=2", "--pp=2", "--dp=2", "--global_batch=8", "--mode=flow",
          "--topology=hier:switch2@2880Gbps+switch4@400Gbps"],
-        cwd=os.path.join(os.path.dirname(os.path.abspath(doc)), ".."))
+        cwd=scratch)
     run([os.path.join(examples, "themis-comparison"), f"--db={db}",
          "--topology=hier:switch2@800Gbps+switch2@400Gbps", "--bytes=256KiB", "--chunks=4",
          "--schedulers=fixed,themis-scf"])
