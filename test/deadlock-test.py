@@ -19,6 +19,10 @@ good at 8 ms. Checked here:
     after its last completed transfer, and its message names the dependency frontier (NPUs
     waiting for peers' transfers) and how many waits were left out; a training job's stall
     (training-iteration, the same all-reduce as its only layer's wg) names the layer and pass;
+  - a generated (LLM) program: its data-parallel direct all-reduce stalls the same way and the
+    frontier names the program's node; its ring at flow level, issued after a compute phase
+    longer than StallTimeout, completes (the stall clock starts at the wait, not at the last
+    work done), and a stalled run's simulated_ns is where it stopped;
   - with --route-order=dimension-order the same run completes (exit 0, status ok, no deadlock
     row, the order in the run's params, no later than its estimate), and at flow level it takes
     its estimate (the planner and the fluid network route alike).
@@ -155,6 +159,44 @@ def main():
     check(len(rows) == 1 and re.search(r"waits for node \d+: collective \d+ \(iteration 0, "
                                        r"layer conv1 wg\) transfer", rows[0][1] or "") is not None,
           "training stall: the frontier names no layer and pass: %s" % (rows[0][1] if rows else ""))
+    # a generated program: 2 layers of Llama-3-8B's shape, 16 data-parallel replicas
+    model = db + ".model.toml"
+    with open(model, "w") as f:
+        f.write("[model]\nname = \"cut\"\nlayers = 2\nhidden = 4096\nffn_hidden = 14336\n"
+                "heads = 32\nkv_heads = 8\nseq_len = 8192\nvocab = 128256\n"
+                "bytes_per_element = 2\ngated_ffn = true\n")
+    llm_db = db + ".llm"
+    llm = [os.path.join(os.path.dirname(program), "training-iteration"), "--model=" + model,
+           "--dp=16", "--global_batch=16", "--topology=mesh:4x4",
+           "--ns3::StatsRecorder::StallTimeout=5ms", "--db=" + llm_db]
+    for mode, algorithm in (("packet", "direct"), ("flow", "ring")):
+        if os.path.exists(llm_db):
+            os.remove(llm_db)
+        run = subprocess.run(llm + ["--mode=" + mode, "--dpAlgorithm=" + algorithm,
+                                    "--ns3::PfcDeadlockWatch::Enabled=false"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+        rows = sqlite3.connect(llm_db).execute(
+            "SELECT status, error, simulated_ns FROM run").fetchall()
+        what = "LLM %s %s" % (mode, algorithm)
+        if algorithm == "ring":
+            check(run.returncode == 0 and rows and rows[0][0] == "ok",
+                  "%s: exit %d, runs %s (a false stall?)" % (what, run.returncode, rows))
+            continue
+        check(run.returncode == 1 and len(rows) == 1 and rows[0][0] == "stalled",
+              "%s: exit %d, runs %s" % (what, run.returncode, rows))
+        m = re.search(r"since ([0-9.]+) ms.*waits for node \d+: collective \d+ "
+                      r"\(llm\.0 node \d+ \(dp\.[a-z.]+\)\) transfer \d+, \d+ bytes, "
+                      r"issued at ([0-9.]+) us", rows[0][1] or "") if rows else None
+        check(m is not None, "%s: the frontier names no program node: %s" %
+              (what, rows[0][1] if rows else ""))
+        if m:
+            since = float(m.group(1)) * 1e6
+            issued = float(m.group(2)) * 1e3
+            check(abs(since - issued) <= 1e3, "%s: the stall clock began at %.0f ns, not at the "
+                  "wait's issue %.0f ns" % (what, since, issued))
+            check(since + 5e6 <= rows[0][2] <= since + 5e6 + 1e4,
+                  "%s: simulated_ns %s is not 5 ms after %.0f ns" % (what, rows[0][2], since))
     dor_db = db + ".dor"
     for mode in ("packet", "flow"):
         if os.path.exists(dor_db):

@@ -334,9 +334,15 @@ OriginOf(const Ptr<Collective>& c)
 } // namespace
 
 uint64_t
-CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max) const
+CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max, Time* oldest) const
 {
     uint64_t n = 0;
+    auto began = [oldest, &n](Time at) {
+        if (oldest && (n == 0 || at < *oldest))
+        {
+            *oldest = at;
+        }
+    };
     for (const auto& entry : m_collectives)
     {
         const Ptr<Collective>& c = entry.second.collective;
@@ -347,6 +353,7 @@ CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max) co
         // generated (no schedule) or symmetric (one rank's states stand for all): named only
         if (c->IsGenerated() || !c->IsSimulated(0) || !c->IsSimulated(1))
         {
+            began(c->GetStartTime());
             if (n++ < max)
             {
                 what->push_back(
@@ -362,6 +369,7 @@ CollectiveProbe::GetFrontier(std::vector<std::string>* what, std::size_t max) co
             {
                 continue; // not posted yet (its dependencies wait), or done
             }
+            began(r.issue);
             if (n++ >= max)
             {
                 continue;

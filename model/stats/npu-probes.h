@@ -6,6 +6,7 @@
 
 #include "stats-probe.h"
 
+#include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
@@ -59,9 +60,13 @@ class CollectiveProbe : public StatsProbe
      * schedule) and symmetric ones are named with their progress only.
      * \param what the first `max` waits are appended
      * \param max how many to describe
+     * \param oldest when not null, set to the earliest time a wait began (a transfer's issue,
+     * a named collective's start); unchanged when there is no wait
      * \return how many waits there are in all
      */
-    uint64_t GetFrontier(std::vector<std::string>* what, std::size_t max) const;
+    uint64_t GetFrontier(std::vector<std::string>* what,
+                         std::size_t max,
+                         Time* oldest = nullptr) const;
     /**
      * A rank's part of a distributed run: write the rows of the collectives this rank took
      * part in, joined over the ranks (StatsRecorder::GatherRanks); once.

@@ -576,8 +576,14 @@ StatsRecorder::Tick()
     }
     else if (m_stallTimeout.IsStrictlyPositive() && now - m_progressAt >= m_stallTimeout)
     {
+        // The clock counts from the last work done or the oldest wait's beginning, whichever
+        // is later: a collective issued after a long compute phase has not waited for it.
+        // Moving m_progressAt there also spares the frontier's walk until the timeout can pass.
         std::vector<std::string> waits;
-        if (m_collectiveProbe->GetFrontier(&waits, 1) > 0)
+        Time oldest = now;
+        const uint64_t pending = m_collectiveProbe->GetFrontier(&waits, 1, &oldest);
+        m_progressAt = pending > 0 ? std::max(m_progressAt, oldest) : now;
+        if (pending > 0 && now - m_progressAt >= m_stallTimeout)
         {
             std::ostringstream why;
             why << "stalled: no work done for " << m_stallTimeout.GetMicroSeconds() / 1e3
@@ -806,7 +812,11 @@ StatsRecorder::Finish(const std::string& status, uint64_t simulatedNs, const std
         m_destroyEvent = EventId(); // it holds the event, which holds this recorder
         m_destroyPending = false;
     }
-    return Close(status, simulatedNs, error, true);
+    // a program that knows no end time (its work did not complete) still says how far it ran
+    return Close(status,
+                 simulatedNs ? simulatedNs : Simulator::Now().GetNanoSeconds(),
+                 error,
+                 true);
 }
 
 std::string

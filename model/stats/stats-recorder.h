@@ -264,7 +264,8 @@ class StatsRecorder : public Object
      * ("aborted") or a write failed ("error"). A run that is not ok gets its error text
      * (run.error, GetRunError): the write failure ("database: ..."), else the signal
      * ("interrupted by signal 2"), else `error`. Call once, after Simulator::Run().
-     * \param status the program's verdict \param simulatedNs simulated time of the run
+     * \param status the program's verdict \param simulatedNs simulated time of the run (0:
+     * the simulator's clock, where a run that did not complete stopped)
      * \param error why the program's verdict is "error" (ignored for "ok")
      * \return the status recorded
      */
