@@ -89,9 +89,19 @@ class TaskGen(object):
         self.target = name
 
 
+class Node(object):
+    """waf's node of a folder: the wscript asks its own folder's path."""
+    def __init__(self, path):
+        self._path = path
+
+    def abspath(self):
+        return self._path
+
+
 class Bld(object):
     def __init__(self, top):
         self.top = top
+        self.path = Node(top)
         self.dir = ''
         self.env = Env()
         self.env.ENABLE_EXAMPLES = True
