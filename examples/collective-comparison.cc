@@ -67,6 +67,11 @@ main(int argc, char* argv[])
                       "the fabric's routes: shortest (ECMP over every shortest path) or "
                       "dimension-order (dim 0 first: no cycle between a mesh's dims)",
                       &routeOrder);
+    bool dateline = true;
+    options.AddFlag("dateline",
+                    "with dimension-order on a torus, packets past a ring's wrap cable move to "
+                    "priority 4 (a second lossless priority: no PFC cycle inside a ring)",
+                    &dateline);
     std::string mode = "packet";
     options.AddMode(&mode);
     // every rank reads the same input and comes to the same verdict: rank 0 prints it
@@ -131,6 +136,7 @@ main(int argc, char* argv[])
             RoceHelper roce;
             roce.SetMode(mode);
             roce.SetRouting(routeOrder);
+            roce.SetDateline(dateline);
             roce.Install(topo);
             CollectiveHelper collectives;
             collectives.SetRouting(routing);
@@ -166,7 +172,8 @@ main(int argc, char* argv[])
                 "{\"topology\":\"" + spec + "\",\"algorithm\":\"" + algorithm +
                 "\",\"routing\":\"" + routing +
                 (routeOrder == "shortest" ? std::string() : "\",\"route_order\":\"" + routeOrder) +
-                "\",\"bytes\":" + std::to_string(bytes) + "}";
+                "\",\"bytes\":" + std::to_string(bytes) +
+                (dateline || routeOrder == "shortest" ? "" : ",\"dateline\":false") + "}";
             StatsHelper stats; // records the run, the fabric and the collective
             const bool recording =
                 (db ? stats.Install(db, "collective-comparison", params, topo, roce, &error)

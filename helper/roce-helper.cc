@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <vector>
 
 namespace ns3
 {
@@ -57,6 +58,77 @@ RoceHelper::SetRouting(const std::string& name)
     m_routeOrder = order;
     m_flowNetworkFactory.Set("RouteOrder", EnumValue(order));
     return true;
+}
+
+bool
+RoceHelper::SetDateline(bool on, uint8_t base, uint8_t dateline)
+{
+    if (base >= RoceNetDevice::NUM_PRIORITIES || dateline >= RoceNetDevice::NUM_PRIORITIES ||
+        base == dateline)
+    {
+        return false;
+    }
+    m_dateline = on;
+    m_datelineBase = base;
+    m_datelinePrio = dateline;
+    return true;
+}
+
+uint8_t
+RoceHelper::DevicePfcMask() const
+{
+    UintegerValue mask;
+    m_deviceFactory.Create<RoceNetDevice>()->GetAttribute("PfcEnableMask", mask);
+    return static_cast<uint8_t>(mask.Get());
+}
+
+bool
+RoceHelper::IsWrapLink(const tn_topology* topo, const tn_link* link)
+{
+    if (link->dim < 0 || static_cast<uint32_t>(link->dim) >= tn_topology_dim_count(topo))
+    {
+        return false;
+    }
+    const tn_dim_info* dim = tn_topology_dim(topo, link->dim);
+    const uint32_t a = tn_topology_node_rank(topo, link->src);
+    const uint32_t b = tn_topology_node_rank(topo, link->dst);
+    // a ring of 2 has no cycle to break
+    if ((dim->kind != TN_DIM_TORUS && dim->kind != TN_DIM_RING) || dim->size <= 2 ||
+        a == TN_TOPO_NONE || b == TN_TOPO_NONE)
+    {
+        return false;
+    }
+    const uint32_t dims = tn_topology_dim_count(topo);
+    std::vector<uint32_t> ca(dims);
+    std::vector<uint32_t> cb(dims);
+    tn_error err;
+    if (tn_topology_npu_coords(topo, a, ca.data(), &err) != TN_OK ||
+        tn_topology_npu_coords(topo, b, cb.data(), &err) != TN_OK)
+    {
+        return false;
+    }
+    const uint32_t x = ca[link->dim];
+    const uint32_t y = cb[link->dim];
+    return (x == 0 && y == dim->size - 1) || (y == 0 && x == dim->size - 1);
+}
+
+bool
+RoceHelper::UsesDateline(const tn_topology* topo) const
+{
+    if (!m_dateline || m_routeOrder != TN_ROUTE_DIMENSION_ORDER ||
+        !(DevicePfcMask() & (1u << m_datelineBase)))
+    {
+        return false;
+    }
+    const uint32_t links = tn_topology_link_count(topo);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        if (IsWrapLink(topo, tn_topology_link(topo, l)))
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool
@@ -439,6 +511,15 @@ RoceHelper::Install(const tn_topology* topo)
         GetOrInstallSwitch(f.nodes.Get(v));
     }
 
+    // the dateline's priority is lossless wherever the base is: the devices get it for this
+    // Install only
+    const bool dateline = UsesDateline(topo);
+    const uint8_t userMask = DevicePfcMask();
+    if (dateline)
+    {
+        SetDeviceAttribute("PfcEnableMask",
+                           UintegerValue(userMask | static_cast<uint8_t>(1u << m_datelinePrio)));
+    }
     // cables in link id order: ports are then numbered as in the topology
     uint32_t links = tn_topology_link_count(topo);
     for (uint32_t l = 0; l < links; ++l)
@@ -476,6 +557,21 @@ RoceHelper::Install(const tn_topology* topo)
             }
         }
         f.devices.Add(d);
+    }
+
+    if (dateline)
+    {
+        SetDeviceAttribute("PfcEnableMask", UintegerValue(userMask));
+        for (uint32_t l = 0; l < links; ++l)
+        {
+            const tn_link* link = tn_topology_link(topo, l);
+            if (IsLocal(link->src))
+            {
+                Ptr<RoceSwitch> sw = f.nodes.Get(link->src)->GetObject<RoceSwitch>();
+                sw->SetDateline(m_datelineBase, m_datelinePrio);
+                sw->SetPortDim(link->src_port, link->dim, IsWrapLink(topo, link));
+            }
+        }
     }
 
     // ECMP next hops toward every NPU on every node with more than one port (a host's single

@@ -118,6 +118,30 @@ class RoceHelper : public RoceLinkHelper
      */
     bool SetRouting(const std::string& name);
 
+    /**
+     * The torus dateline (RoceSwitch::SetDateline): with dimension-order routing on a topology
+     * with a torus or ring dim of more than 2 NPUs, at packet level, packets of the base
+     * priority that cross a ring's wrap-around cable move to the dateline priority, which
+     * Install makes lossless on every port whenever the base priority is. On by default (3 and
+     * 4, the collectives' priority and the next); false turns it off.
+     * \param on use it \param base the base priority \param dateline the second priority
+     * \return false (unchanged) when a priority is above 7 or both are equal
+     */
+    bool SetDateline(bool on, uint8_t base = 3, uint8_t dateline = 4);
+
+    /**
+     * \param topo a topology \return whether Install in packet mode gives it a dateline
+     * (SetDateline on, dimension-order routing, a torus or ring dim of more than 2 NPUs, and the
+     * base priority lossless)
+     */
+    bool UsesDateline(const tn_topology* topo) const;
+
+    /**
+     * \param topo a topology \param link one of its links \return whether the link's cable
+     * wraps around a torus or ring dim of more than 2 NPUs (from coordinate 0 to size - 1)
+     */
+    static bool IsWrapLink(const tn_topology* topo, const tn_link* link);
+
     /** \return the order of SetRouting */
     tn_route_order GetRouteOrder() const
     {
@@ -351,6 +375,11 @@ class RoceHelper : public RoceLinkHelper
     std::vector<Ptr<RdmaTransport>> m_nics;         //!< transports by rank
     Mode m_mode{PACKET};                            //!< level of Install
     tn_route_order m_routeOrder{TN_ROUTE_SHORTEST}; //!< SetRouting
+    bool m_dateline{true};                          //!< SetDateline
+    uint8_t m_datelineBase{3};                      //!< SetDateline base priority
+    uint8_t m_datelinePrio{4};                      //!< SetDateline second priority
+    /// \return the devices' PfcEnableMask (the device factory's)
+    uint8_t DevicePfcMask() const;
     ObjectFactory m_flowNetworkFactory;             //!< flow level
     Ptr<FlowNetwork> m_flowNetwork;                 //!< last flow-level Install
     Ptr<RoceFabric> m_roceFabric;                   //!< last Install (GetRoceFabric)

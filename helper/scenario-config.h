@@ -93,6 +93,7 @@ struct ScenarioPoint
     std::string topologyFile;           //!< topology file (resolved path), or ""
     std::string routing;                //!< planned or ecmp
     std::string routeOrder{"shortest"}; //!< [roce] routing (RoceHelper::SetRouting)
+    bool dateline{true};                //!< [roce] dateline (RoceHelper::SetDateline)
     std::string mode;                   //!< packet, flow or flow-symmetric (RoceHelper::SetMode)
     bool verify{true};                  //!< run the schedule verifier on every plan
     /// `partition`: the MPI rank of every topology node (RoceHelper::ParsePartition), used in

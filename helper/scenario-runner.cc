@@ -259,6 +259,7 @@ BuildFabric(PointRun& run, bool distributed, std::string* error)
     run.roce.SetSymmetricPeriod(p.symmetricPeriod);
     // internal invariant: the reader refused any other order
     NS_ABORT_MSG_IF(!run.roce.SetRouting(p.routeOrder), "[roce] routing " << p.routeOrder);
+    run.roce.SetDateline(p.dateline);
     if (distributed && !p.partition.empty())
     {
         run.roce.SetPartition(p.partition);

@@ -210,7 +210,7 @@ ReadTopologyTable(PointContext& ctx)
     }
 }
 
-/// [roce]: any ns-3 attribute by its full name, cc, checked on an RdmaNic, and routing.
+/// [roce]: any ns-3 attribute by its full name, cc, checked on an RdmaNic, routing and dateline.
 void
 ReadRoceTable(PointContext& ctx)
 {
@@ -233,6 +233,17 @@ ReadRoceTable(PointContext& ctx)
             {
                 r.Fail(v, path, "expected a route order: shortest or dimension-order");
             }
+            r.Param(path, ValueJson(*v));
+            continue;
+        }
+        if (kv.first == "dateline")
+        {
+            // the torus dateline of dimension-order routing (RoceHelper::SetDateline)
+            if (!v->is_boolean())
+            {
+                r.Fail(v, path, "expected true or false");
+            }
+            p.dateline = v->is_boolean() && v->as_boolean()->get();
             r.Param(path, ValueJson(*v));
             continue;
         }

@@ -12,6 +12,7 @@
 
 #include "ns3/collective-helper.h"
 #include "ns3/collective-service.h"
+#include "ns3/config.h"
 #include "ns3/enum.h"
 #include "ns3/node-container.h"
 #include "ns3/pfc-deadlock-watch.h"
@@ -352,6 +353,249 @@ class RoceUpDownTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The up/down check through a real install: a leaf-spine (3 leaves of 2 NPUs, one spine) with
+ * peer cables L2 - L0 - L1 between leaves, as MLAG pairs have. NPUs of L2 and L1 then have two
+ * shortest paths, over the spine (up/down) and over L0 (down to L0, the lowest leaf, and up
+ * again to L1). A direct all-reduce planned on it is refused by CollectiveHelper::Create,
+ * naming a route through node 6 (L0); with UpDownCheck warn it is created, counts its warnings
+ * and completes at packet level; with the peer cables gone nothing is refused.
+ */
+class RoceUpDownInstallTestCase : public TestCase
+{
+  public:
+    RoceUpDownInstallTestCase()
+        : TestCase("up-down check: a leaf-spine with leaf peer cables is refused at install")
+    {
+    }
+
+  private:
+    /**
+     * Build the leaf-spine, install the fabric and the collectives, create a direct
+     * all-reduce of 256 KiB and run it when created.
+     * \param peers with the leaf peer cables \param check UpDownCheck
+     * \param error set to Create's refusal \param warnings set to GetUpDownWarnings
+     * \return the collective (null when refused)
+     */
+    Ptr<Collective> Run(bool peers,
+                        CollectiveService::UpDownCheck check,
+                        std::string* error,
+                        uint64_t* warnings)
+    {
+        tn_error err{};
+        tn_topology* t = nullptr;
+        tn_topology_create(&t, &err);
+        uint32_t npu[6];
+        uint32_t leaf[3];
+        uint32_t spine = 0;
+        for (auto& n : npu)
+        {
+            tn_topology_add_node(t, TN_NODE_NPU, &n, &err);
+        }
+        for (auto& l : leaf)
+        {
+            tn_topology_add_node(t, TN_NODE_SWITCH, &l, &err);
+        }
+        tn_topology_add_node(t, TN_NODE_SWITCH, &spine, &err);
+        for (uint32_t i = 0; i < 6; ++i)
+        {
+            tn_topology_add_link(t, npu[i], leaf[i / 2], 100e9, 1000, -1, nullptr, nullptr, &err);
+        }
+        for (uint32_t l : leaf)
+        {
+            tn_topology_add_link(t, l, spine, 100e9, 1000, -1, nullptr, nullptr, &err);
+        }
+        if (peers)
+        {
+            tn_topology_add_link(t, leaf[2], leaf[0], 100e9, 1000, -1, nullptr, nullptr, &err);
+            tn_topology_add_link(t, leaf[0], leaf[1], 100e9, 1000, -1, nullptr, nullptr, &err);
+        }
+        RoceHelper roce;
+        roce.Install(t);
+        CollectiveHelper collectives;
+        collectives.SetServiceAttribute("UpDownCheck", EnumValue(check));
+        Ptr<CollectiveService> service = collectives.Install(t, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "direct";
+        request.bytes = 256 << 10;
+        Ptr<Collective> c = collectives.Create(request, {}, error);
+        if (c)
+        {
+            collectives.Start(c);
+            Simulator::Run();
+        }
+        *warnings = service->GetUpDownWarnings();
+        Simulator::Destroy();
+        tn_topology_destroy(t);
+        return c;
+    }
+
+    void DoRun() override
+    {
+        std::string error;
+        uint64_t warnings = 0;
+        Ptr<Collective> c = Run(true, CollectiveService::UP_DOWN_REFUSE, &error, &warnings);
+        NS_TEST_EXPECT_MSG_EQ(c, nullptr, "a route over the peer cables is refused");
+        NS_TEST_EXPECT_MSG_NE(error.find("is not up/down: it goes up again at node 6 (level 1) "
+                                         "after going down"),
+                              std::string::npos,
+                              error);
+        NS_TEST_EXPECT_MSG_NE(error.find("UpDownCheck=warn"), std::string::npos, error);
+
+        error.clear();
+        c = Run(true, CollectiveService::UP_DOWN_WARN, &error, &warnings);
+        NS_TEST_ASSERT_MSG_NE(c, nullptr, "warn runs it: " << error);
+        NS_TEST_EXPECT_MSG_GT(warnings, 0, "each new route over L0 warned");
+        NS_TEST_EXPECT_MSG_EQ(c->IsComplete(), true, "and it completes");
+
+        c = Run(false, CollectiveService::UP_DOWN_REFUSE, &error, &warnings);
+        NS_TEST_ASSERT_MSG_NE(c, nullptr, "without the peer cables: " << error);
+        NS_TEST_EXPECT_MSG_EQ(warnings, 0, "nothing to warn of");
+        NS_TEST_EXPECT_MSG_EQ(c->IsComplete(), true, "completes");
+    }
+};
+
+/** Restores every Config default when a test ends, also by a failed assertion. */
+struct DatelineConfigGuard
+{
+    ~DatelineConfigGuard()
+    {
+        Config::Reset();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The torus dateline (RoceHelper::SetDateline, RoceSwitch::SetDateline) at packet level.
+ *  - torus:5, direct all-reduce, dimension order: the only two-hop paths that cross the wrap
+ *    cable (0 - 4) at a forwarding node are 3 -> 4 -> 0 and 1 -> 0 -> 4, one chunk each per
+ *    phase, so nodes 4 and 0 each move 2 * chunk / MTU packets to priority 4 and forward as
+ *    many on priority 3 (0 -> 4 -> 3, 4 -> 0 -> 1: the source's own first hop keeps its
+ *    priority); nodes 1 to 3 forward 2 * 2 * chunk / MTU on priority 3 and none on 4.
+ *  - torus:8 with 300 kB switch buffers and no congestion control, 16 MiB direct all-reduce:
+ *    without the dateline the ring's minimal paths close a PFC cycle (the watch finds it);
+ *    with it the run completes.
+ *  - torus:4x4: packets that crossed the X wrap and turn into Y move back to priority 3.
+ */
+class RoceDatelineTestCase : public TestCase
+{
+  public:
+    RoceDatelineTestCase()
+        : TestCase("torus dateline: priority 4 past the wrap cable, no PFC cycle in a ring")
+    {
+    }
+
+  private:
+    /// What a run leaves.
+    struct Result
+    {
+        bool complete{false};                   //!< the collective completed
+        bool deadlock{false};                   //!< the watch found a cycle
+        std::vector<uint64_t> prio3;            //!< per node: forwarded on priority 3
+        std::vector<uint64_t> prio4;            //!< per node: forwarded on priority 4
+        std::vector<uint64_t> crossings;        //!< per node: moved to priority 4
+        std::vector<uint64_t> returns;          //!< per node: moved back to priority 3
+        std::vector<std::vector<uint8_t>> wrap; //!< per node and port: crosses the dateline
+        uint32_t mtu{0};                        //!< the NICs' payload per packet
+    };
+
+    /**
+     * Run a direct all-reduce at packet level with dimension-order routing.
+     * \param spec topology \param bytes size \param dateline SetDateline \return the result
+     */
+    Result Run(const char* spec, uint64_t bytes, bool dateline)
+    {
+        Result res;
+        tn_error err{};
+        tn_topology* t = nullptr;
+        NS_ASSERT(tn_topology_from_spec(spec, &t, &err) == TN_OK);
+        RoceHelper roce;
+        roce.SetRouting("dimension-order");
+        roce.SetDateline(dateline);
+        roce.SetCongestionControl("none");
+        RoceFabricNodes f = roce.Install(t);
+        CollectiveHelper collectives;
+        collectives.Install(t, roce);
+        Ptr<Collective> c = collectives.AllReduce(bytes, "direct");
+        Simulator::Run();
+        res.complete = c && c->IsComplete();
+        res.deadlock = roce.GetDeadlockWatch()->HasDeadlock();
+        for (uint32_t v = 0; v < f.nodes.GetN(); ++v)
+        {
+            Ptr<RoceSwitch> sw = f.nodes.Get(v)->GetObject<RoceSwitch>();
+            res.prio3.push_back(sw->GetForwardedPackets(3));
+            res.prio4.push_back(sw->GetForwardedPackets(4));
+            res.crossings.push_back(sw->GetDatelineCrossings());
+            res.returns.push_back(sw->GetDatelineReturns());
+            res.wrap.emplace_back();
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                // the port is lossless on priority 4 exactly when the dateline is on
+                res.wrap.back().push_back(sw->GetPort(p)->IsPfcEnabled(4));
+            }
+        }
+        UintegerValue mtu;
+        roce.GetNic(0)->GetAttribute("Mtu", mtu);
+        res.mtu = mtu.Get();
+        Simulator::Destroy();
+        tn_topology_destroy(t);
+        return res;
+    }
+
+    void DoRun() override
+    {
+        // torus:5: a chunk of 8 MTUs per pair and phase
+        const uint64_t chunk = 8 * 4096;
+        Result r = Run("torus:5", 5 * chunk, true);
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "torus:5 completes");
+        NS_TEST_ASSERT_MSG_EQ(r.mtu, 4096, "the packets per chunk below assume the default MTU");
+        const uint64_t perPhase = chunk / r.mtu;
+        for (uint32_t v = 0; v < 5; ++v)
+        {
+            const bool atWrap = v == 0 || v == 4;
+            const uint64_t crossings = atWrap ? 2 * perPhase : 0;
+            const uint64_t prio3 = (atWrap ? 2 : 4) * perPhase;
+            NS_TEST_EXPECT_MSG_EQ(r.crossings[v], crossings, "crossings at node " << v);
+            NS_TEST_EXPECT_MSG_EQ(r.prio4[v], r.crossings[v], "priority 4 at node " << v);
+            NS_TEST_EXPECT_MSG_EQ(r.prio3[v], prio3, "priority 3 at node " << v);
+            NS_TEST_EXPECT_MSG_EQ(r.returns[v], 0, "one dim: no turn");
+            for (uint8_t lossless : r.wrap[v])
+            {
+                NS_TEST_EXPECT_MSG_EQ(lossless, 1, "priority 4 is lossless on node " << v);
+            }
+        }
+
+        // torus:8, shallow buffers: a cycle without the dateline, none with it
+        {
+            DatelineConfigGuard guard;
+            Config::SetDefault("ns3::RoceSwitchMmu::BufferSize", UintegerValue(300000));
+            Result without = Run("torus:8", 16 << 20, false);
+            NS_TEST_EXPECT_MSG_EQ(without.deadlock, true, "the ring's PFC buffers close a cycle");
+            NS_TEST_EXPECT_MSG_EQ(without.complete, false, "and it stops");
+            NS_TEST_EXPECT_MSG_EQ(without.wrap[0][0], 0, "priority 4 stays lossy without it");
+            Result with = Run("torus:8", 16 << 20, true);
+            NS_TEST_EXPECT_MSG_EQ(with.deadlock, false, "no cycle with the dateline");
+            NS_TEST_EXPECT_MSG_EQ(with.complete, true, "it completes");
+            NS_TEST_EXPECT_MSG_GT(with.crossings[0] + with.crossings[7], 0, "over the wrap");
+        }
+
+        // torus:4x4: what crossed the X wrap and turns into Y goes back to priority 3
+        r = Run("torus:4x4", 16 * chunk, true);
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "torus:4x4 completes");
+        uint64_t crossings = 0;
+        uint64_t returns = 0;
+        for (uint32_t v = 0; v < 16; ++v)
+        {
+            crossings += r.crossings[v];
+            returns += r.returns[v];
+        }
+        NS_TEST_EXPECT_MSG_GT(returns, 0, "turns after the X wrap");
+        NS_TEST_EXPECT_MSG_LT(returns, crossings, "a return follows a crossing");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * PfcDeadlockWatch tests.
  */
 class RoceDeadlockTestSuite : public TestSuite
@@ -363,6 +607,8 @@ class RoceDeadlockTestSuite : public TestSuite
         AddTestCase(new RoceDeadlockRingTestCase, TestCase::QUICK);
         AddTestCase(new RoceDeadlockNoCycleTestCase, TestCase::QUICK);
         AddTestCase(new RoceUpDownTestCase, TestCase::QUICK);
+        AddTestCase(new RoceUpDownInstallTestCase, TestCase::QUICK);
+        AddTestCase(new RoceDatelineTestCase, TestCase::QUICK);
     }
 };
 

@@ -476,6 +476,7 @@ CollectiveService::PathLane(uint32_t srcNode,
                 return false;
             }
             std::fprintf(stderr, "warning: %s\n", bad.c_str());
+            ++m_upDownWarnings;
         }
         if (lane >= CollectiveExecutor::NOTIFY_LANE)
         {

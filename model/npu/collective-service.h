@@ -379,6 +379,12 @@ class CollectiveService : public Object
         return m_flowRoutes;
     }
 
+    /** \return planned routes that broke up/down and ran anyway (UpDownCheck warn) */
+    uint64_t GetUpDownWarnings() const
+    {
+        return m_upDownWarnings;
+    }
+
   protected:
     void DoDispose() override;
 
@@ -548,6 +554,7 @@ class CollectiveService : public Object
     uint64_t m_plansBuilt{0};
     uint32_t m_nextId{1};
     uint64_t m_flowRoutes{0};
+    uint64_t m_upDownWarnings{0}; //!< GetUpDownWarnings
 };
 
 } // namespace ns3

@@ -144,10 +144,12 @@ namespace
 /// A vertex of the wait-for graph: a paused egress queue holding frames.
 struct Vertex
 {
-    uint32_t sw;                //!< switch index
-    uint32_t port;              //!< egress port
-    uint8_t priority;           //!< paused priority
-    std::vector<uint32_t> tags; //!< ingress ports of its frames (sorted, unique)
+    uint32_t sw;      //!< switch index
+    uint32_t port;    //!< egress port
+    uint8_t priority; //!< paused priority
+    //! (ingress port, ingress priority) of its frames (sorted, unique): a dateline moves a
+    //! frame to another priority than the one its ingress buffer holds it on
+    std::vector<std::pair<uint32_t, uint8_t>> tags;
 };
 } // namespace
 
@@ -160,8 +162,8 @@ PfcDeadlockWatch::Check()
     }
     const Time now = Simulator::Now();
     std::vector<Vertex> vertices;
-    // (switch, ingress port) -> the vertices holding frames that came in there
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> holders;
+    // (switch, ingress port, priority) -> the vertices holding frames that came in there
+    std::map<std::tuple<uint32_t, uint32_t, uint8_t>, std::vector<uint32_t>> holders;
     for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
         for (uint32_t p = 0; p < m_switches[s]->GetNPorts(); ++p)
@@ -175,13 +177,14 @@ PfcDeadlockWatch::Check()
                     continue;
                 }
                 Vertex v{s, p, q, {}};
-                dev->VisitQueue(q,
-                                [&v](Ptr<const Packet>, uint32_t tag) { v.tags.push_back(tag); });
+                dev->VisitQueue(q, [&v, q](Ptr<const Packet>, uint32_t tag) {
+                    v.tags.emplace_back(RoceSwitch::TagPort(tag), RoceSwitch::TagPriority(tag, q));
+                });
                 std::sort(v.tags.begin(), v.tags.end());
                 v.tags.erase(std::unique(v.tags.begin(), v.tags.end()), v.tags.end());
-                for (uint32_t tag : v.tags)
+                for (const auto& [port, priority] : v.tags)
                 {
-                    holders[{s, tag}].push_back(vertices.size());
+                    holders[{s, port, priority}].push_back(vertices.size());
                 }
                 vertices.push_back(std::move(v));
             }
@@ -205,7 +208,8 @@ PfcDeadlockWatch::Check()
         {
             return &none;
         }
-        auto h = holders.find({it->second, peer->GetPortIndex()});
+        // the peer holds the frames this vertex sends in the ingress buffer of their priority
+        auto h = holders.find({it->second, peer->GetPortIndex(), vertices[i].priority});
         return h == holders.end() ? &none : &h->second;
     };
 

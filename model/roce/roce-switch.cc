@@ -172,6 +172,8 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> dev)
     m_portEcnMarks.push_back(0);
     m_portDrops.push_back(0);
     m_pint.emplace_back();
+    m_portDim.push_back(-1);
+    m_portWrap.push_back(0);
     dev->SetPortIndex(idx);
     dev->SetFabricReceiveCallback(MakeCallback(&RoceSwitch::Receive, this));
     dev->SetDequeueHook(MakeCallback(&RoceSwitch::Dequeued, this));
@@ -315,6 +317,50 @@ RoceSwitch::GetEgressPort(uint32_t srcIp,
 }
 
 void
+RoceSwitch::SetDateline(uint8_t base, uint8_t dateline)
+{
+    // internal invariant: RoceHelper checks the priorities it is given before Install
+    NS_ABORT_MSG_IF(base >= RoceNetDevice::NUM_PRIORITIES ||
+                        dateline >= RoceNetDevice::NUM_PRIORITIES || base == dateline,
+                    "RoceSwitch::SetDateline: priorities " << unsigned(base) << " and "
+                                                           << unsigned(dateline));
+    m_datelineBase = base;
+    m_datelinePrio = dateline;
+}
+
+void
+RoceSwitch::SetPortDim(uint32_t port, int32_t dim, bool wrap)
+{
+    // internal invariant: an index from the caller's own tables, never from user input
+    NS_ABORT_MSG_IF(port >= m_ports.size(),
+                    "RoceSwitch::SetPortDim: port " << port << " of " << m_ports.size());
+    m_portDim[port] = dim;
+    m_portWrap[port] = wrap ? 1 : 0;
+}
+
+uint8_t
+RoceSwitch::DatelinePriority(uint32_t ingress, uint32_t egress, uint8_t priority)
+{
+    if (!HasDateline() || (priority != m_datelineBase && priority != m_datelinePrio))
+    {
+        return priority;
+    }
+    if (m_portWrap[egress])
+    {
+        // crossing the wrap, also right after a turn: this ring's dateline is passed now
+        ++m_datelineCrossings;
+        return m_datelinePrio;
+    }
+    if (priority == m_datelinePrio && m_portDim[egress] != m_portDim[ingress])
+    {
+        // a new ring: its own dateline is still ahead, and dimension order never comes back
+        ++m_datelineReturns;
+        return m_datelineBase;
+    }
+    return priority;
+}
+
+void
 RoceSwitch::SetLocalAddress(Ipv4Address addr)
 {
     m_localAddr = addr.Get();
@@ -389,6 +435,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
     // a router hop: TTL - 1 (the header checksum is recomputed on serialization); the ICRC
     // does not cover the TTL. Other IPv4 traffic is only peeked: this header would rewrite
     // its protocol and ports.
+    uint8_t queue = priority;
     if (roce)
     {
         if (ip.GetTtl() <= 1)
@@ -396,8 +443,13 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
             DoDrop(p, port, priority, "TtlExpired");
             return;
         }
+        if (priority != RoceNetDevice::CONTROL_QUEUE)
+        {
+            queue = DatelinePriority(port, egress, priority);
+        }
         p->RemoveHeader(ip);
         ip.SetTtl(ip.GetTtl() - 1);
+        ip.SetDscp(queue == priority ? ip.GetDscp() : queue);
         p->AddHeader(ip);
     }
     const uint32_t size = p->GetSize();
@@ -422,7 +474,12 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
         }
     }
     ++m_forwarded;
-    m_ports[egress]->Enqueue(p, priority, port);
+    if (roce && queue < RoceNetDevice::NUM_PRIORITIES)
+    {
+        ++m_forwardedPrio[queue];
+    }
+    // the MMU holds the packet on its ingress (port, priority) until it leaves the egress queue
+    m_ports[egress]->Enqueue(p, queue, IngressTag(port, priority, queue));
 }
 
 void
@@ -438,13 +495,15 @@ RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint3
         m_mmu->ReleaseControl(size);
         return;
     }
-    m_mmu->Release(ingress, queue, size);
-    RoceNetDevice* in = PeekPointer(m_ports[ingress]);
-    if (in->IsPauseRequested(queue) && m_mmu->ShouldResume(ingress, queue))
+    const uint32_t inPort = TagPort(ingress);
+    const uint8_t inPrio = TagPriority(ingress, queue);
+    m_mmu->Release(inPort, inPrio, size);
+    RoceNetDevice* in = PeekPointer(m_ports[inPort]);
+    if (in->IsPauseRequested(inPrio) && m_mmu->ShouldResume(inPort, inPrio))
     {
-        NS_LOG_LOGIC("RESUME port " << ingress << " priority " << unsigned(queue));
-        in->SetPfcPauseState(queue, false);
-        m_pfcResumeTrace(ingress, queue, true);
+        NS_LOG_LOGIC("RESUME port " << inPort << " priority " << unsigned(inPrio));
+        in->SetPfcPauseState(inPrio, false);
+        m_pfcResumeTrace(inPort, inPrio, true);
     }
     const uint64_t qBytes = dev->GetQueueBytes(queue);
     const uint32_t egress = dev->GetPortIndex();

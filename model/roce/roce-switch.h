@@ -62,6 +62,16 @@ namespace ns3
  * it goes up the IP stack of the port SetIpPort names (RoceNetDevice::DeliverUp). A port
  * device's Send() of an IPv4 packet comes here (SendLocal). The MMU admits it like RDMA
  * data: on a lossy class it is dropped when the buffer fills and never pauses.
+ *
+ * Dateline (SetDateline, SetPortDim): on a torus routed in dimension order, the minimal paths
+ * of one direction of a ring can still wait on each other in a cycle of PFC buffers. A RoCE
+ * packet of the base priority that leaves through a port whose cable wraps around its ring
+ * moves to the dateline priority (DSCP rewritten, queued on that priority's egress queue,
+ * paused by the peer on that priority); one of the dateline priority that turns into another
+ * dim moves back to the base, so each ring starts again below its own dateline. The MMU still
+ * accounts a rewritten packet on its ingress (port, priority): the ingress tag carries both
+ * (IngressTag). No minimal path crosses a wrap twice, so neither priority's buffers of a
+ * ring close a cycle, and dimension order leaves none between dims.
  */
 class RoceSwitch : public Object, public PortCounters
 {
@@ -246,6 +256,73 @@ class RoceSwitch : public Object, public PortCounters
      */
     bool SendLocal(Ptr<Packet> p);
 
+    /**
+     * Turn the dateline on (see the class): base-priority RoCE packets leaving through a wrap
+     * port move to the dateline priority, and back to the base when they turn into another dim.
+     * Both should be lossless on every port (RoceHelper sets that).
+     * \param base the base priority (0..7) \param dateline the second priority (0..7, not base)
+     */
+    void SetDateline(uint8_t base, uint8_t dateline);
+
+    /** \return whether SetDateline turned the dateline on */
+    bool HasDateline() const
+    {
+        return m_datelineBase != m_datelinePrio;
+    }
+
+    /**
+     * \param port a port \param dim the topology dim its cable belongs to (-1: none)
+     * \param wrap whether the cable wraps around its ring (the dateline is crossed there)
+     */
+    void SetPortDim(uint32_t port, int32_t dim, bool wrap);
+
+    /** \return packets moved to the dateline priority at a wrap port */
+    uint64_t GetDatelineCrossings() const
+    {
+        return m_datelineCrossings;
+    }
+
+    /** \return packets moved back to the base priority when turning into another dim */
+    uint64_t GetDatelineReturns() const
+    {
+        return m_datelineReturns;
+    }
+
+    /**
+     * \param priority 0..7 \return RoCE data packets forwarded (enqueued on an egress port)
+     * on that priority, after any dateline rewrite
+     */
+    uint64_t GetForwardedPackets(uint8_t priority) const
+    {
+        return priority < m_forwardedPrio.size() ? m_forwardedPrio[priority] : 0;
+    }
+
+    /**
+     * The ingress tag a forwarded packet is queued with: the ingress port, and its ingress
+     * priority when that differs from the egress queue (a dateline rewrite).
+     * \param port ingress port (< 2^24) \param priority ingress priority \param queue egress
+     * queue \return the tag
+     */
+    static uint32_t IngressTag(uint32_t port, uint8_t priority, uint8_t queue)
+    {
+        return priority == queue ? port : (0x80000000u | (uint32_t(priority) << 24) | port);
+    }
+
+    /** \param tag an ingress tag of a forwarded packet \return its ingress port */
+    static uint32_t TagPort(uint32_t tag)
+    {
+        return IsRewrittenTag(tag) ? (tag & 0x00ffffffu) : tag;
+    }
+
+    /**
+     * \param tag an ingress tag of a forwarded packet \param queue the queue it waits in
+     * \return the priority it came in with (on which the MMU accounts it)
+     */
+    static uint8_t TagPriority(uint32_t tag, uint8_t queue)
+    {
+        return IsRewrittenTag(tag) ? static_cast<uint8_t>((tag >> 24) & 0x7) : queue;
+    }
+
     /** \return the MMU */
     Ptr<RoceSwitchMmu> GetMmu() const
     {
@@ -323,6 +400,20 @@ class RoceSwitch : public Object, public PortCounters
                             uint8_t priority,
                             bool pause,
                             uint16_t quanta);
+
+    /** \param tag ingress tag \return whether it carries a rewritten ingress priority */
+    static bool IsRewrittenTag(uint32_t tag)
+    {
+        return (tag & 0xf8000000u) == 0x80000000u;
+    }
+
+    /**
+     * The egress priority of a packet after the dateline rule.
+     * Counts the crossings and returns.
+     * \param ingress ingress port \param egress egress port
+     * \param priority its priority \return the priority it leaves with
+     */
+    uint8_t DatelinePriority(uint32_t ingress, uint32_t egress, uint8_t priority);
     /** Drop helper. */
     void DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const char* reason);
 
@@ -354,7 +445,14 @@ class RoceSwitch : public Object, public PortCounters
         uint32_t size{0}; //!< its wire bytes
     };
 
-    std::vector<PintPort> m_pint; //!< per port
+    std::vector<PintPort> m_pint;    //!< per port
+    uint8_t m_datelineBase{0};       //!< SetDateline base priority
+    uint8_t m_datelinePrio{0};       //!< SetDateline second priority (== base: off)
+    std::vector<int32_t> m_portDim;  //!< SetPortDim dim per port
+    std::vector<uint8_t> m_portWrap; //!< SetPortDim wrap per port
+    uint64_t m_datelineCrossings{0}; //!< moved to the dateline priority
+    uint64_t m_datelineReturns{0};   //!< moved back to the base priority
+    std::vector<uint64_t> m_forwardedPrio = std::vector<uint64_t>(8, 0); //!< per priority
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const std::string&> m_dropTrace; //!< drops
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, uint64_t> m_ecnTrace;            //!< marks
     TracedCallback<uint32_t, uint8_t, bool> m_pfcPauseTrace;  //!< PAUSE sent/received
