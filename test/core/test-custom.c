@@ -7,7 +7,6 @@
  * node types a collective has no use for and a rank count that does not match are refused
  * naming the file and the node.
  */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "tn-test.h"
 
 #include "ns3/tn-algorithm.h"
@@ -17,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #ifdef TN_CHAKRA
 
@@ -79,32 +77,25 @@ ring_xml(char* out, size_t size, const int* nops, int rrc)
 
 typedef struct scratch
 {
-    char dir[64];
-    char prefix[96];
+    char prefix[512];
 } scratch;
 
+/* PREFIX in the suite's scratch folder. */
 static int
-make_scratch(scratch* s)
+make_scratch(tn_test_ctx* ctx, scratch* s)
 {
-    snprintf(s->dir, sizeof(s->dir), "/tmp/tn-custom-XXXXXX");
-    if (!mkdtemp(s->dir))
-    {
-        return 0;
-    }
-    snprintf(s->prefix, sizeof(s->prefix), "%s/ring", s->dir);
-    return 1;
+    return tn_test_temp_path(ctx, "custom-ring", s->prefix, sizeof(s->prefix)) != NULL;
 }
 
 static void
 remove_scratch(scratch* s, uint32_t files)
 {
-    char path[160];
+    char path[560];
     for (uint32_t r = 0; r < files; r++)
     {
         snprintf(path, sizeof(path), "%s.%u.et", s->prefix, r);
         remove(path);
     }
-    rmdir(s->dir);
 }
 
 /* Convert the XML to PREFIX.<g>.et; TN_OK or the converter's status. */
@@ -115,7 +106,7 @@ write_set(const char* xml, const char* prefix, tn_error* err)
     tn_status st = tn_msccl_parse(xml, strlen(xml), "ring.xml", &m, err);
     for (uint32_t g = 0; !st && g < tn_msccl_gpus(m); g++)
     {
-        char path[160];
+        char path[560];
         snprintf(path, sizeof(path), "%s.%u.et", prefix, g);
         FILE* f = fopen(path, "wb");
         st = f ? tn_msccl_write(m, g, f, err) : tn_error_set(err, TN_EIO, "%s", path);
@@ -131,7 +122,7 @@ write_set(const char* xml, const char* prefix, tn_error* err)
 static tn_status
 plan(const char* prefix, uint32_t ranks, uint64_t bytes, tn_schedule** s, tn_error* err)
 {
-    char name[128];
+    char name[600];
     snprintf(name, sizeof(name), "custom:%s", prefix);
     tn_plan_request req;
     tn_plan_request_init(&req);
@@ -152,7 +143,7 @@ test_ring(tn_test_ctx* ctx)
 {
     static char xml[16384];
     scratch d;
-    TN_REQUIRE(ctx, make_scratch(&d));
+    TN_REQUIRE(ctx, make_scratch(ctx, &d));
     ring_xml(xml, sizeof(xml), NULL, 1);
     tn_error err;
     TN_REQUIRE_MSG(ctx, write_set(xml, d.prefix, &err) == TN_OK, "%s", err.message);
@@ -188,12 +179,12 @@ test_ring(tn_test_ctx* ctx)
     tn_schedule* s = NULL;
     TN_CHECK_EQ(ctx, plan(d.prefix, N - 1, 1000, &s, &err), TN_EINVAL);
     TN_CHECK_MSG(ctx,
-                 contains(err.message, "ring.3.et exists") &&
+                 contains(err.message, "custom-ring.3.et exists") &&
                      contains(err.message, "more ranks than the collective's 3"),
                  "%s",
                  err.message);
     TN_CHECK(ctx, plan(d.prefix, N + 1, 1000, &s, &err) != TN_OK);
-    TN_CHECK_MSG(ctx, contains(err.message, "ring.4.et"), "%s", err.message);
+    TN_CHECK_MSG(ctx, contains(err.message, "custom-ring.4.et"), "%s", err.message);
     /* the name without traces */
     tn_plan_request req;
     tn_plan_request_init(&req);
@@ -209,7 +200,7 @@ test_wrong(tn_test_ctx* ctx)
 {
     static char xml[16384];
     scratch d;
-    TN_REQUIRE(ctx, make_scratch(&d));
+    TN_REQUIRE(ctx, make_scratch(ctx, &d));
     tn_error err;
     tn_schedule* s = NULL;
     /* the receives of the reduce-scatter copy instead of reducing: the sums are never made */
@@ -233,7 +224,7 @@ test_wrong(tn_test_ctx* ctx)
     ring_xml(xml, sizeof(xml), recv, 1);
     TN_REQUIRE_MSG(ctx, write_set(xml, d.prefix, &err) == TN_OK, "%s", err.message);
     TN_CHECK(ctx, plan(d.prefix, N, 4096, &s, &err) != TN_OK);
-    TN_CHECK_MSG(ctx, contains(err.message, "ring.0.et: node "), "%s", err.message);
+    TN_CHECK_MSG(ctx, contains(err.message, "custom-ring.0.et: node "), "%s", err.message);
     remove_scratch(&d, N);
 }
 
@@ -241,12 +232,12 @@ static void
 test_refused(tn_test_ctx* ctx)
 {
     scratch d;
-    TN_REQUIRE(ctx, make_scratch(&d));
+    TN_REQUIRE(ctx, make_scratch(ctx, &d));
     tn_error err;
     /* a collective node has no place in a collective's schedule */
     for (uint32_t r = 0; r < 2; r++)
     {
-        char path[160];
+        char path[560];
         snprintf(path, sizeof(path), "%s.%u.et", d.prefix, r);
         FILE* f = fopen(path, "wb");
         TN_REQUIRE(ctx, f != NULL);
@@ -266,7 +257,7 @@ test_refused(tn_test_ctx* ctx)
     tn_schedule* s = NULL;
     TN_CHECK_EQ(ctx, plan(d.prefix, 2, 64, &s, &err), TN_EINVAL);
     TN_CHECK_MSG(ctx,
-                 contains(err.message, "ring.1.et: node 5: node type 7 is not allowed"),
+                 contains(err.message, "custom-ring.1.et: node 5: node type 7 is not allowed"),
                  "%s",
                  err.message);
     remove_scratch(&d, 2);
