@@ -281,14 +281,13 @@ pair(custom* c)
     return TN_OK;
 }
 
-/* The transfers node `from` of rank r waits for. On the sender's side (recv_side 0) every
-   earlier send and receive: a send's transfer stands for what its own sender waited for, a
-   receive's does not (the message may arrive before the receive is posted), so the walk goes
-   on past it. On the receiver's side only the earlier receives: a transfer must not overwrite
-   or add into data before the messages the receiver took first have landed, while waiting for
-   the receiver's own sends would make a ring wait for itself. */
+/* The transfers node `from` of rank r waits for: the nearest receives it depends on, through
+   sends and compute nodes. A receive's transfer stands for the receives before it (its own
+   walk found them), so the walk stops there. A send is not waited for: it was posted (the
+   message is on its way, as MSCCL's and training-net's rings send), and waiting for the
+   receiver's own sends would make a ring wait for itself. */
 static tn_status
-walk(custom* c, uint32_t r, uint32_t from, int recv_side, uint32_t self)
+walk(custom* c, uint32_t r, uint32_t from, uint32_t self)
 {
     const tn_chakra_trace* t = c->traces[r];
     const tn_chakra_node* start = tn_chakra_node_at(t, from);
@@ -301,8 +300,11 @@ walk(custom* c, uint32_t r, uint32_t from, int recv_side, uint32_t self)
     c->walk++;
     for (uint32_t k = 0; k < start->dep_count; k++)
     {
-        stack[top++] = start->deps[k];
-        c->seen[r][start->deps[k]] = c->walk;
+        if (c->seen[r][start->deps[k]] != c->walk)
+        {
+            c->seen[r][start->deps[k]] = c->walk;
+            stack[top++] = start->deps[k];
+        }
     }
     tn_status s = TN_OK;
     while (top && !s)
@@ -310,11 +312,8 @@ walk(custom* c, uint32_t r, uint32_t from, int recv_side, uint32_t self)
         const uint32_t i = stack[--top];
         const tn_chakra_node* n = tn_chakra_node_at(t, i);
         const uint32_t x = c->xfer_of[r][i];
-        const int is_send = n->kind == TN_CHAKRA_SEND;
-        const int is_recv = n->kind == TN_CHAKRA_RECV;
-        const int include = recv_side ? is_recv : is_send || is_recv;
-        const int go_on = recv_side ? !is_recv : !is_send;
-        if (include && x != TN_TRANSFER_NONE && x != self)
+        const int go_on = n->kind != TN_CHAKRA_RECV;
+        if (!go_on && x != TN_TRANSFER_NONE && x != self)
         {
             s = tn_ids_push(&c->deps, x, c->err);
         }
@@ -331,15 +330,19 @@ walk(custom* c, uint32_t r, uint32_t from, int recv_side, uint32_t self)
     return s;
 }
 
+/* Every transfer's deps: its sender's (what the send waits for) and, with receiver, its
+   receiver's too (what the receive waits for). */
 static tn_status
-dependencies(custom* c)
+dependencies(custom* c, int receiver)
 {
+    c->deps.n = 0;
     for (size_t x = 0; x < c->count; x++)
     {
         xfer* t = &c->xfers[x];
         t->dep_start = (uint32_t)c->deps.n;
-        tn_status s = walk(c, t->src, t->send, 0, (uint32_t)x);
-        s = s ? s : walk(c, t->dst, t->recv, 1, (uint32_t)x);
+        t->step = 0;
+        tn_status s = walk(c, t->src, t->send, (uint32_t)x);
+        s = s || !receiver ? s : walk(c, t->dst, t->recv, (uint32_t)x);
         if (s)
         {
             return s;
@@ -535,8 +538,28 @@ tn_algo_custom_plan(const tn_topology* topo,
     st = st ? st : check_nodes(&c, &total);
     st = st ? st : tn_chakra_check(c.traces, c.ranks, err);
     st = st ? st : pair(&c);
-    st = st ? st : dependencies(&c);
+    /* As in ASTRA-sim, a message leaves when its send's dependencies are met, whenever its
+       receive is posted; only when the data needs the receiver's order too (a message would
+       otherwise overwrite or add into what the receiver has not taken yet) does the
+       receiver's side wait as well. */
+    tn_schedule* trial = NULL;
+    st = st ? st
+            : tn_schedule_create(tn_schedule_collective(s),
+                                 c.ranks,
+                                 tn_schedule_bytes(s),
+                                 tn_schedule_root(s),
+                                 tn_schedule_chunks(s),
+                                 &trial,
+                                 err);
+    st = st ? st : dependencies(&c, 0);
     st = st ? st : steps(&c);
+    st = st ? st : add_transfers(&c, topo, trial);
+    st = st ? st : tn_schedule_finalize(trial, err);
+    tn_error ignored;
+    const int sender_only = !st && tn_verify(trial, &ignored) == TN_OK;
+    tn_schedule_destroy(trial);
+    st = st || sender_only ? st : dependencies(&c, 1);
+    st = st || sender_only ? st : steps(&c);
     st = st ? st : add_transfers(&c, topo, s);
     st = st ? st : tn_schedule_finalize(s, err);
     if (!st && tn_verify(s, err) != TN_OK)

@@ -87,10 +87,12 @@
  *                 the k-th receive of d from s with tag t are one transfer (tn_chakra_check);
  *                 it reduces when the receive has is_rrc or a COMP_NODE takes it as data
  *                 (MSCCL's receive-reduce-copy), else copies. It starts once the
- *                 transfers of the sender's earlier sends and receives have completed
- *                 (through its deps, compute nodes cost nothing) and those of the
- *                 receiver's earlier receives: a message may arrive before its receive
- *                 is posted, as in ASTRA-sim. The plan is verified (tn_verify) before it
+ *                 nearest receives its send depends on have completed (through sends and
+ *                 compute nodes, which cost nothing: a send is posted, not waited for), so
+ *                 a message may arrive before its receive is posted, as in ASTRA-sim; only
+ *                 when that plan does not verify (a message would overwrite or add into
+ *                 data the receiver has not taken yet) does a transfer also wait for the
+ *                 receives its receive depends on. The plan is verified (tn_verify) before it
  *                 is returned: traces that do not perform the collective are refused
  *                 (TN_EVERIFY naming the transfer's files and nodes), as are a missing
  *                 file, a PREFIX.<ranks>.et (traces for more ranks), unpaired messages,
