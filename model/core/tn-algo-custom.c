@@ -159,11 +159,13 @@ check_nodes(custom* c, uint32_t* total)
             {
                 return tn_error_set(c->err,
                                     TN_EINVAL,
-                                    "%s: node %llu: node type %u is not allowed in a custom "
-                                    "collective (COMM_SEND_NODE, COMM_RECV_NODE and COMP_NODE are)",
+                                    "%s: node %llu: %s is not allowed in a custom collective "
+                                    "(COMM_SEND_NODE, COMM_RECV_NODE and COMP_NODE are)",
                                     at,
                                     id,
-                                    n->type);
+                                    n->kind == TN_CHAKRA_COLLECTIVE      ? "COMM_COLL_NODE"
+                                    : n->type == TN_CHAKRA_MEM_LOAD_NODE ? "MEM_LOAD_NODE"
+                                                                         : "MEM_STORE_NODE");
             }
             if (n->type == TN_CHAKRA_COMP_NODE)
             {

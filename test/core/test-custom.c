@@ -257,7 +257,7 @@ test_refused(tn_test_ctx* ctx)
     tn_schedule* s = NULL;
     TN_CHECK_EQ(ctx, plan(d.prefix, 2, 64, &s, &err), TN_EINVAL);
     TN_CHECK_MSG(ctx,
-                 contains(err.message, "custom-ring.1.et: node 5: node type 7 is not allowed"),
+                 contains(err.message, "custom-ring.1.et: node 5: COMM_COLL_NODE is not allowed"),
                  "%s",
                  err.message);
     remove_scratch(&d, 2);
