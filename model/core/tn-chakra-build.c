@@ -56,9 +56,8 @@ tn_chakra_serves_name(uint32_t serves)
     return serves < TN_SERVES_COUNT ? names[serves] : "?";
 }
 
-/* A NUL-terminated copy, or NULL when memory runs out. */
-static char*
-copy_text(const char* s)
+char*
+tn_chakra_copy_text(const char* s)
 {
     size_t n = strlen(s) + 1;
     char* c = malloc(n);
@@ -74,7 +73,8 @@ tn_chakra_create(const char* name, tn_chakra_trace** out, tn_error* err)
 {
     *out = NULL;
     tn_chakra_trace* t = calloc(1, sizeof(*t));
-    if (!t || !(t->name = copy_text(name ? name : "<trace>")) || !(t->version = copy_text("")))
+    if (!t || !(t->name = tn_chakra_copy_text(name ? name : "<trace>")) ||
+        !(t->version = tn_chakra_copy_text("")))
     {
         tn_chakra_destroy(t);
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name ? name : "<trace>");

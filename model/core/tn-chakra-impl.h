@@ -27,4 +27,7 @@ struct tn_chakra_trace
     uint32_t recent_next;
 };
 
+/** A NUL-terminated copy of s, or NULL when memory runs out (the trace's name and version). */
+char* tn_chakra_copy_text(const char* s);
+
 #endif /* TN_CHAKRA_IMPL_H */

@@ -59,18 +59,6 @@ tn_chakra_parse(const uint8_t* data,
 
 #include "chakra/tn-chakra.pb-c.h"
 
-static char*
-copy_string(const char* s)
-{
-    size_t n = strlen(s) + 1;
-    char* c = malloc(n);
-    if (c)
-    {
-        memcpy(c, s, n);
-    }
-    return c;
-}
-
 #define VALUE(x) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##x
 
 /* ---- attributes -------------------------------------------------------------------- */
@@ -727,7 +715,7 @@ tn_chakra_parse_groups(const uint8_t* data,
     *out = NULL;
     reader r = {name ? name : "<trace>", err, NULL, groups};
     tn_chakra_trace* t = calloc(1, sizeof(*t));
-    if (!t || !(t->name = copy_string(r.file)))
+    if (!t || !(t->name = tn_chakra_copy_text(r.file)))
     {
         free(t);
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", r.file);
@@ -761,7 +749,7 @@ tn_chakra_parse_groups(const uint8_t* data,
                          at);
         goto fail;
     }
-    t->version = copy_string(meta->version ? meta->version : "");
+    t->version = tn_chakra_copy_text(meta->version ? meta->version : "");
     chakra_proto_msg__global_metadata__free_unpacked(meta, NULL);
     if (!t->version)
     {
