@@ -254,6 +254,14 @@ pair(custom* c)
                 continue;
             }
             const uint32_t j = paired_recv(c, r, n);
+            if (j == TN_TRANSFER_NONE || n->peer == r)
+            {
+                return tn_error_set(c->err,
+                                    TN_EINVAL,
+                                    "%s: node %llu: a send to its own rank or without its receive",
+                                    tn_chakra_name(t),
+                                    (unsigned long long)n->id);
+            }
             const tn_chakra_node* rn = tn_chakra_node_at(c->traces[n->peer], j);
             if (rn->chunk_count != n->chunk_count)
             {
