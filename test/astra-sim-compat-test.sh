@@ -28,6 +28,7 @@
 #     ring's sys lines to the ns, at packet and flow level, and follows each collective's
 #     size; a schedule that copies where it must reduce, an unpaired send, a missing file,
 #     more files than NPUs, a collective node and a value that is not one prefix are refused;
+#     a scenario's algorithm = "custom:PREFIX" runs the same iteration;
 # Usage: astra-sim-compat-test.sh PROGRAM TN_CHAKRA_CONVERT MODULE_DIR TRAINING_NET_RUN
 set -u
 prog=$1
@@ -350,6 +351,12 @@ cbad "expected a list of one trace prefix" '"cc/ring4"'
 cbad "expected a list of one trace prefix" '["cc/ring4", "cc/ring4"]'
 mkdir c5 && "$convert" --msccl ring4.xml c5/ring4 > /dev/null && cp c5/ring4.0.et c5/ring4.4.et
 cbad "custom:c5/ring4: c5/ring4.4.et exists: the traces are for more ranks than the collective's 4" '["c5/ring4"]'
+# a scenario names the same traces as its algorithm: the same iteration
+printf 'mode = "flow"\n[topology]\nastra = "Ring_4npus.yml"\n[training]\nchakra = "ar4/ar"\nalgorithm = "custom:cc/ring4"\n' > custom.toml
+"$runner" custom.toml --db custom-scen.db > /dev/null 2> err || fail "custom scenario: $(cat err)"
+[ "$(q custom-scen.db "SELECT end_ns FROM iteration WHERE node_id = 0")" = \
+    "$(q custom-flow.db "SELECT end_ns FROM iteration WHERE node_id = 0")" ] ||
+    fail "custom scenario: iteration end $(q custom-scen.db 'SELECT end_ns FROM iteration WHERE node_id = 0')"
 printf '{\n  "all-gather-implementation-custom": ["cc/ring4"]\n}\n' > s.json
 bad "s.json:2: all-gather-implementation-custom: custom:cc/ring4: the traces do not perform the all-gather" \
     $good --system-configuration=s.json
