@@ -351,6 +351,10 @@ cbad "expected a list of one trace prefix" '"cc/ring4"'
 cbad "expected a list of one trace prefix" '["cc/ring4", "cc/ring4"]'
 mkdir c5 && "$convert" --msccl ring4.xml c5/ring4 > /dev/null && cp c5/ring4.0.et c5/ring4.4.et
 cbad "custom:c5/ring4: c5/ring4.4.et exists: the traces are for more ranks than the collective's 4" '["c5/ring4"]'
+# flow-symmetric runs rank-local programs, which a custom schedule has not
+bad "--workload-configuration: ar4/ar.0.et: node [0-9]*: FlowNetwork::Symmetric: algorithm custom:cc/ring4 runs as a materialised schedule" \
+    --workload-configuration=ar4/ar --system-configuration=custom.json \
+    --network-configuration=Ring_4npus.yml --mode=flow-symmetric
 # a scenario names the same traces as its algorithm: the same iteration
 printf 'mode = "flow"\n[topology]\nastra = "Ring_4npus.yml"\n[training]\nchakra = "ar4/ar"\nalgorithm = "custom:cc/ring4"\n' > custom.toml
 "$runner" custom.toml --db custom-scen.db > /dev/null 2> err || fail "custom scenario: $(cat err)"
