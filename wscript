@@ -17,12 +17,15 @@ core_sources = [
     'model/core/tn-algorithm.c',
     'model/core/tn-algo-front.c',
     'model/core/tn-algo-nccl.c',
+    'model/core/tn-algo-custom.c',
     'model/core/tn-nccl.c',
     'model/core/tn-array.c',
     'model/core/tn-chakra.c',
+    'model/core/tn-chakra-build.c',
     'model/core/tn-chakra-check.c',
     'model/core/tn-chakra-file.c',
     'model/core/tn-chakra-write.c',
+    'model/core/tn-msccl.c',
     'model/core/tn-cost.c',
     'model/core/tn-cost-program.c',
     'model/core/tn-db.c',
@@ -61,6 +64,7 @@ core_sources = [
 core_headers = [
     'model/core/tn-algorithm.h',
     'model/core/tn-chakra.h',
+    'model/core/tn-msccl.h',
     'model/core/tn-llm.h',
     'model/core/tn-simai.h',
     'model/core/tn-astra.h',
@@ -93,6 +97,7 @@ core_private_headers = [
     'model/core/tn-algorithm-impl.h',
     'model/core/tn-workload-impl.h',
     'model/core/tn-program-impl.h',
+    'model/core/tn-chakra-impl.h',
     'model/core/tn-array.h',
     'model/core/tn-text.h',
 ]
@@ -289,6 +294,7 @@ core_test_sources = [
     'test/core/test-llm.c',
     'test/core/test-simai.c',
     'test/core/test-astra.c',
+    'test/core/test-custom.c',
 ]
 
 tool_sources = [

@@ -13,11 +13,13 @@
  *
  * The network YAML becomes a hier topology (tn-astra.h), the system JSON the NPUs' and the
  * collectives' settings: every key is mapped or ignored with its reason, each printed as a
- * "note:" line. The Chakra traces PREFIX.<rank>.et run as TrainingHelper::LoadChakra runs
- * them. Each NPU's end prints as ASTRA-sim prints it ("sys[0] finished, 117780 cycles,
- * exposed communication 117780 cycles.", a cycle being 1 ns as in ASTRA-sim), and the run is
- * appended to the results database. doc/astra-sim-migration.rst is the key-by-key table.
- * A bad file or key is one line naming the file, the line and the key, and exit 2.
+ * "note:" line. A `*-implementation-custom` key (ASTRA-sim's Collective API) runs its traces
+ * as the custom:PREFIX algorithm (tn-algorithm.h), verified when the file is read. The Chakra
+ * traces PREFIX.<rank>.et run as TrainingHelper::LoadChakra runs them. Each NPU's end prints as
+ * ASTRA-sim prints it ("sys[0] finished, 117780 cycles, exposed communication 117780 cycles.", a
+ * cycle being 1 ns as in ASTRA-sim), and the run is appended to the results database.
+ * doc/astra-sim-migration.rst is the key-by-key table. A bad file or key is one line naming the
+ * file, the line and the key, and exit 2.
  */
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
@@ -28,6 +30,7 @@
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
 #include "ns3/string.h"
+#include "ns3/tn-algorithm.h"
 #include "ns3/tn-astra.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-signal.h"
@@ -294,12 +297,57 @@ MapImplementation(const JsonFile& file,
     m->notes.push_back(file.Where(e) + note);
 }
 
+/// A `*-implementation-custom` key: the collective runs the traces it names (the registry's
+/// custom:PREFIX), planned and verified here once so that a bad set is refused with the key.
+void
+MapCustom(const JsonFile& file, const tn_astra_json_entry& e, tn_collective collective, Mapping* m)
+{
+    if (!e.is_list || e.count != 1 || e.values[0].kind != TN_ASTRA_JSON_STRING ||
+        e.values[0].text.n == 0)
+    {
+        file.Fail(e,
+                  "expected a list of one trace prefix (PREFIX of PREFIX.<rank>.et; the traces "
+                  "span every dimension, as in ASTRA-sim)");
+    }
+    const std::string algorithm = "custom:" + Text(e.values[0].text);
+    uint32_t npus = 1;
+    for (uint32_t d = 0; d < m->net.dims; d++)
+    {
+        npus *= m->net.dim[d].npus;
+    }
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.collective = collective;
+    request.algorithm = algorithm.c_str();
+    request.ranks = npus;
+    request.bytes = 1 << 20;
+    tn_schedule* plan = nullptr;
+    tn_error err;
+    if (tn_plan(nullptr, &request, &plan, &err) != TN_OK)
+    {
+        file.Fail(e, err.message);
+    }
+    const uint32_t transfers = tn_schedule_count(plan);
+    tn_schedule_destroy(plan);
+    if (m->algorithm[collective] != "" && m->algorithm[collective] != algorithm)
+    {
+        m->notes.push_back(file.Where(e) + "replaces " + m->algorithm[collective] +
+                           " of the native key");
+    }
+    m->algorithm[collective] = algorithm;
+    m->notes.push_back(file.Where(e) + "runs as " + algorithm + ": " + std::to_string(transfers) +
+                       " messages on " + std::to_string(npus) +
+                       " NPUs, scaled to each collective's size; verified to perform the " +
+                       tn_collective_name(collective));
+}
+
 /// The system JSON onto the mapping; every key noted or refused.
 void
 ReadSystem(const std::string& path, Mapping* m)
 {
     JsonFile file(path);
     const tn_astra_json& json = file.Json();
+    std::vector<std::pair<const tn_astra_json_entry*, tn_collective>> customs;
     bool localBwAware = false;
     bool roofline = false;
     double peakPerf = 0;
@@ -340,16 +388,16 @@ ReadSystem(const std::string& path, Mapping* m)
         auto skip = std::find_if(ignored.begin(), ignored.end(), [&key](const auto& k) {
             return key == k.first;
         });
+        auto custom = std::find_if(ops.begin(), ops.end(), [&key](const auto& o) {
+            return key == o.first + "-implementation-custom";
+        });
         if (op != ops.end())
         {
             MapImplementation(file, e, op->second, localBwAware, m);
         }
-        else if (key.size() > 22 && key.compare(key.size() - 22, 22, "-implementation-custom") == 0)
+        else if (custom != ops.end())
         {
-            file.Fail(e,
-                      "custom collective traces are not run: training-net plans its collectives "
-                      "(name a native implementation, or one of tn-plan --list's algorithms in "
-                      "a scenario)");
+            customs.emplace_back(&e, custom->second);
         }
         else if (key == "collective-optimization")
         {
@@ -412,13 +460,19 @@ ReadSystem(const std::string& path, Mapping* m)
             file.Fail(e, "unknown key");
         }
     }
+    for (const auto& [e, collective] : customs)
+    {
+        // after the native keys: a custom implementation replaces the native one
+        MapCustom(file, *e, collective, m);
+    }
     for (const auto& op : ops)
     {
         const std::string key = op.first + "-implementation";
         bool given = false;
         for (uint32_t i = 0; i < json.count; i++)
         {
-            given = given || Text(json.entries[i].key) == key;
+            given = given || Text(json.entries[i].key) == key ||
+                    Text(json.entries[i].key) == key + "-custom";
         }
         if (!given)
         {

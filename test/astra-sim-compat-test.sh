@@ -23,6 +23,12 @@
 #     pg_name without the file, is refused naming the trace, the node and the name;
 #   - a scenario's [topology] astra = "Ring_4npus.yml" runs the traces as astra-sim-compat
 #     does (the same iteration end), and a bad YAML is refused naming topology.astra;
+#   - the Collective API: MSCCL's ring all-reduce (MSCCL-IR written here, converted by
+#     tn-chakra-convert --msccl) as all-reduce-implementation-custom prints the built-in
+#     ring's sys lines to the ns, at packet and flow level, and follows each collective's
+#     size; a schedule that copies where it must reduce, an unpaired send, a missing file,
+#     more files than NPUs, a collective node and a value that is not one prefix are refused;
+#     a scenario's algorithm = "custom:PREFIX" runs the same iteration;
 # Usage: astra-sim-compat-test.sh PROGRAM TN_CHAKRA_CONVERT MODULE_DIR TRAINING_NET_RUN
 set -u
 prog=$1
@@ -48,11 +54,13 @@ npus_count: [ 4 ]
 bandwidth: [ 50.0 ]  # GB/s
 latency: [ 500.0 ]  # ns
 EOF
-cat > Ring_4chunks.json << 'EOF'
+# ASTRA-sim's example system files share their layout: FILE ACTIVE-CHUNKS LOCAL-MEM-BW TAIL
+example_system() {
+    cat > "$1" << EOF
 {
     "scheduling-policy": "LIFO",
     "endpoint-delay": 10,
-    "active-chunks-per-dimension": 1,
+    "active-chunks-per-dimension": $2,
     "preferred-dataset-splits": 4,
     "all-reduce-implementation": [
         "ring"
@@ -67,12 +75,14 @@ cat > Ring_4chunks.json << 'EOF'
         "ring"
     ],
     "collective-optimization": "localBWAware",
-    "local-mem-bw": 1600,
-    "boost-mode": 0,
-    "roofline-enabled": 0,
-    "peak-perf": 900
+    "local-mem-bw": $3,
+    "boost-mode": 0$4
 }
 EOF
+}
+example_system Ring_4chunks.json 1 1600 ',
+    "roofline-enabled": 0,
+    "peak-perf": 900'
 cat > no_memory_expansion.json << 'EOF'
 {
     "memory-type": "NO_MEMORY_EXPANSION"
@@ -84,29 +94,7 @@ npus_count: [ 8 ]
 bandwidth: [ 400.0 ]  # GB/s
 latency: [ 936.25 ]  # ns
 EOF
-cat > HGX-H100-validated.json << 'EOF'
-{
-    "scheduling-policy": "LIFO",
-    "endpoint-delay": 10,
-    "active-chunks-per-dimension": 2,
-    "preferred-dataset-splits": 4,
-    "all-reduce-implementation": [
-        "ring"
-    ],
-    "all-gather-implementation": [
-        "ring"
-    ],
-    "reduce-scatter-implementation": [
-        "ring"
-    ],
-    "all-to-all-implementation": [
-        "ring"
-    ],
-    "collective-optimization": "localBWAware",
-    "local-mem-bw": 3350,
-    "boost-mode": 0
-}
-EOF
+example_system HGX-H100-validated.json 2 3350 ''
 
 # --- Chakra traces (tn-chakra-convert of ASTRA-sim 1.0 text workloads) ---------------------
 # one 1 MiB all-reduce after 15 cycles of compute, then 5 of update (microAllReduce)
@@ -286,6 +274,97 @@ run r0.db --workload-configuration=c4/c --system-configuration=r0.json \
     [ "$c0" = 100000 ] && [ "$c1" = 50000 ] ||
     fail "roofline: compute $c0 and $c1 ns, want 100000 (1 GHz) and 50000 (2 GHz): $(cat err)"
 
+# --- the Collective API: *-implementation-custom traces ----------------------------------------
+# MSCCL's ring all-reduce on N GPUs (MSCCL-IR as MSCCLang prints it): one thread block per GPU
+# sending to the next and receiving from the one before, the reduce-scatter's receives
+# reducing (rrc; RRC=r: copying, which is not an all-reduce), every step after the one before
+msccl_ring() { # N RRC
+    awk -v N="$1" -v RRC="$2" 'BEGIN {
+        printf "<?xml version=\"1.0\"?>\n<algo name=\"ring\" proto=\"Simple\" nchannels=\"1\" ngpus=\"%d\" coll=\"allreduce\" inplace=\"1\">\n", N
+        for (r = 0; r < N; r++) {
+            printf "  <gpu id=\"%d\" i_chunks=\"%d\" o_chunks=\"0\" s_chunks=\"0\">\n", r, N
+            printf "    <tb id=\"0\" send=\"%d\" recv=\"%d\" chan=\"0\">\n", (r + 1) % N, (r + N - 1) % N
+            s = 0
+            for (k = 0; k < 2 * (N - 1); k++) {
+                c = ((k < N - 1 ? r - k : r + N - k) % N + N) % N
+                g = (c + N - 1) % N
+                step = "      <step s=\"%d\" type=\"%s\" srcbuf=\"i\" srcoff=\"%d\" dstbuf=\"i\" dstoff=\"%d\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n"
+                printf step, s++, "s", c, c
+                printf step, s++, k < N - 1 ? RRC : "r", g, g
+            }
+            printf "    </tb>\n  </gpu>\n"
+        }
+        print "</algo>"
+    }'
+}
+msccl_ring 4 rrc > ring4.xml
+msccl_ring 4 r > copy4.xml
+# gpu 1's last receive left out (a nop): gpu 0's last send has no receive
+awk '/<gpu id="1"/ { g = 1 } g && /s="11"/ { sub(/type="r"/, "type=\"nop\""); g = 0 } { print }' \
+    ring4.xml > unpaired4.xml
+mkdir cc four4
+for set in ring4 copy4 unpaired4; do
+    "$convert" --msccl $set.xml cc/$set > /dev/null || fail "tn-chakra-convert --msccl $set.xml"
+done
+"$convert" four.txt 4 four4/four > /dev/null || fail "tn-chakra-convert four.txt 4"
+printf '{\n  "all-reduce-implementation-custom": ["cc/ring4"]\n}\n' > custom.json
+printf '{\n  "all-reduce-implementation": ["ring"]\n}\n' > native.json
+for mode in packet flow; do
+    run native-$mode.db --workload-configuration=ar4/ar --system-configuration=native.json \
+        --network-configuration=Ring_4npus.yml --mode=$mode && cp out native-$mode.out ||
+        fail "native $mode: $(cat err)"
+    run custom-$mode.db --workload-configuration=ar4/ar --system-configuration=custom.json \
+        --network-configuration=Ring_4npus.yml --mode=$mode ||
+        { fail "custom $mode: exit non-zero: $(cat err)"; continue; }
+    grep -q '^note: custom.json:2: all-reduce-implementation-custom: runs as custom:cc/ring4: 24 messages on 4 NPUs' out ||
+        fail "custom $mode: no note: $(grep note out)"
+    [ "$(q custom-$mode.db "SELECT DISTINCT algorithm FROM collective")" = custom ] ||
+        fail "custom $mode: ran $(q custom-$mode.db 'SELECT DISTINCT algorithm FROM collective')"
+    # the built-in ring's messages and dependencies: its time to the ns, the closed form above
+    [ "$(grep '^sys' out)" = "$(grep '^sys' native-$mode.out)" ] ||
+        fail "custom $mode: sys lines differ from the built-in ring's: $(grep '^sys' out)"
+    # 2(N-1) messages of S/N bytes per NPU, the first N-1 of them reductions
+    [ "$(q custom-$mode.db "SELECT count(*) || ' ' || sum(bytes = 262144) || ' ' || sum(reduce) FROM transfer")" = "24 24 12" ] ||
+        fail "custom $mode: transfers $(q custom-$mode.db "SELECT count(*), sum(bytes = 262144), sum(reduce) FROM transfer")"
+done
+# the collective's size scales the schedule: an all-reduce of 65536 bytes, 16384 a message;
+# the custom key replaces the native one
+printf '{\n  "all-reduce-implementation-custom": ["cc/ring4"],\n  "all-reduce-implementation": ["direct"]\n}\n' > custom2.json
+run custom-four.db --workload-configuration=four4/four --system-configuration=custom2.json \
+    --network-configuration=Ring_4npus.yml --mode=flow || fail "custom four: $(cat err)"
+[ "$(q custom-four.db "SELECT group_concat(DISTINCT t.bytes) FROM transfer t JOIN collective c USING (collective_id) WHERE c.algorithm = 'custom'")" = 16384 ] ||
+    fail "custom four: message sizes $(q custom-four.db "SELECT DISTINCT bytes FROM transfer")"
+grep -q '^note: custom2.json:2: all-reduce-implementation-custom: replaces direct of the native key' out ||
+    fail "custom four: no note on the replaced key: $(grep custom2 out)"
+# refused with the key, the file and the node
+cbad() { # expected-message value [workload network]
+    printf '{\n  "all-reduce-implementation": ["ring"],\n  "all-reduce-implementation-custom": %s\n}\n' "$2" > s.json
+    bad "s.json:3: all-reduce-implementation-custom: $1" --workload-configuration="${3:-ar4/ar}" \
+        --network-configuration="${4:-Ring_4npus.yml}" --system-configuration=s.json
+}
+cbad "custom:cc/copy4: the traces do not perform the all-reduce of 1048576 bytes on 4 ranks: final state: rank 0" '["cc/copy4"]'
+cbad "cc/unpaired4.0.et: node 14: send 0 -> 1, tag 0, number 5 of these: rank 1 has no matching receive" '["cc/unpaired4"]'
+cbad "cc/none.0.et: cannot open" '["cc/none"]'
+cbad "cc/ring4.4.et: cannot open" '["cc/ring4"]' ar8/ar HGX-H100-validated.yml
+cbad "ar4/ar.0.et: node [0-9]*: COMM_COLL_NODE is not allowed in a custom collective" '["ar4/ar"]'
+cbad "expected a list of one trace prefix" '"cc/ring4"'
+cbad "expected a list of one trace prefix" '["cc/ring4", "cc/ring4"]'
+mkdir c5 && "$convert" --msccl ring4.xml c5/ring4 > /dev/null && cp c5/ring4.0.et c5/ring4.4.et
+cbad "custom:c5/ring4: c5/ring4.4.et exists: the traces are for more ranks than the collective's 4" '["c5/ring4"]'
+# flow-symmetric runs rank-local programs, which a custom schedule has not
+bad "--workload-configuration: ar4/ar.0.et: node [0-9]*: FlowNetwork::Symmetric: algorithm custom:cc/ring4 runs as a materialised schedule" \
+    --workload-configuration=ar4/ar --system-configuration=custom.json \
+    --network-configuration=Ring_4npus.yml --mode=flow-symmetric
+# a scenario names the same traces as its algorithm: the same iteration
+printf 'mode = "flow"\n[topology]\nastra = "Ring_4npus.yml"\n[training]\nchakra = "ar4/ar"\nalgorithm = "custom:cc/ring4"\n' > custom.toml
+"$runner" custom.toml --db custom-scen.db > /dev/null 2> err || fail "custom scenario: $(cat err)"
+[ "$(q custom-scen.db "SELECT end_ns FROM iteration WHERE node_id = 0")" = \
+    "$(q custom-flow.db "SELECT end_ns FROM iteration WHERE node_id = 0")" ] ||
+    fail "custom scenario: iteration end $(q custom-scen.db 'SELECT end_ns FROM iteration WHERE node_id = 0')"
+printf '{\n  "all-gather-implementation-custom": ["cc/ring4"]\n}\n' > s.json
+bad "s.json:2: all-gather-implementation-custom: custom:cc/ring4: the traces do not perform the all-gather" \
+    $good --system-configuration=s.json
+
 # --- refusals: one line with file, line and key; exit 2; nothing recorded ---------------------
 sys() { printf '{\n  "all-reduce-implementation": ["ring"],\n  %s\n}\n' "$1" > s.json; }
 sys '"endpoint-dealy": 10'
@@ -296,8 +375,6 @@ sys '"all-gather-implementation": ["doubleBinaryTree"]'
 bad "s.json:3: all-gather-implementation: doubleBinaryTree runs all-reduce only" $good --system-configuration=s.json
 sys '"all-gather-implementation": ["ring", "ring"]'
 bad "s.json:3: all-gather-implementation: expected a list of one implementation per dimension (the network has 1)" $good --system-configuration=s.json
-sys '"all-reduce-implementation-custom": ["custom/allreduce"]'
-bad "s.json:3: all-reduce-implementation-custom: custom collective traces are not run" $good --system-configuration=s.json
 sys '"scheduling-policy": "RANDOM"'
 bad "s.json:3: scheduling-policy: 'RANDOM' is not one of LIFO, FIFO" $good --system-configuration=s.json
 sys '"local-mem-bw": -5'

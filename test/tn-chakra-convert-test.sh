@@ -5,7 +5,7 @@
 # counts against the text file: 3 kernels per layer, an update per layer with update_delay > 0,
 # a weight-gradient all-reduce per layer); refusals are one line naming the file, exit 1; bad
 # arguments exit 2; NPUS past 65,536, an empty prefix or a folder are refused and a failed
-# conversion leaves no file.
+# conversion leaves no file; --msccl converts an MSCCL-IR all-reduce and refuses a bad step.
 # Usage: tn-chakra-convert-test.sh TN_CHAKRA_CONVERT MODULE_DIR
 set -u
 tool=$1
@@ -69,4 +69,32 @@ err=$("$tool" "$tmp/group8.txt" 4 "$tmp/bounds/g" 2>&1 >/dev/null)
 [ $? = 1 ] && echo "$err" | grep -q "group" || fail "group 8 on 4 NPUs: $err"
 [ -z "$(ls -A "$tmp/bounds")" ] || fail "a failed conversion left: $(ls -A "$tmp/bounds")"
 rm -rf "$tmp/bounds"
+
+# --msccl: a 2-GPU all-reduce (each sends its chunk, receives and reduces the other's, then
+# gathers): a send, a receive and a reduction per step; a step naming no step leaves no file
+msccl() { # DEPS of gpu 1's last step
+    printf '<algo coll="allreduce" ngpus="2">\n'
+    for g in 0 1; do
+        printf '<gpu id="%d" i_chunks="2" o_chunks="0">\n<tb id="0" send="%d" recv="%d" chan="0">\n' $g $((1 - g)) $((1 - g))
+        printf '<step s="0" type="s" srcoff="%d" dstoff="%d" cnt="1" depid="-1" deps="-1"/>\n' $g $g
+        printf '<step s="1" type="rrc" srcoff="%d" dstoff="%d" cnt="1" depid="-1" deps="-1"/>\n' $((1 - g)) $((1 - g))
+        printf '<step s="2" type="s" srcoff="%d" dstoff="%d" cnt="1" depid="-1" deps="-1"/>\n' $((1 - g)) $((1 - g))
+        printf '<step s="3" type="r" srcoff="%d" dstoff="%d" cnt="1" depid="%s" deps="%s"/>\n</tb>\n</gpu>\n' $g $g $([ $g = 1 ] && echo "$1" || echo "-1 -1")
+    done
+    printf '</algo>\n'
+}
+msccl "-1 -1" > "$tmp/ar2.xml"
+"$tool" --msccl "$tmp/ar2.xml" "$tmp/ar2" || fail "--msccl failed"
+out=$("$tool" --check "$tmp/ar2" 2) || fail "--msccl check failed: $out"
+echo "$out" | grep -qF "$tmp/ar2.1.et: 5 nodes: 1 compute, 0 memory, 2 send, 2 recv, 0 collective; 4 dependencies" ||
+    fail "--msccl: $out"
+mkdir "$tmp/bounds"
+msccl "0 7" > "$tmp/bad.xml"
+err=$("$tool" --msccl "$tmp/bad.xml" "$tmp/bounds/x" 2>&1 >/dev/null)
+[ $? = 1 ] && [ "$(echo "$err" | wc -l)" = 1 ] &&
+    echo "$err" | grep -q "bad.xml:[0-9]*: step: depid/deps name no step" || fail "--msccl bad deps: $err"
+[ -z "$(ls -A "$tmp/bounds")" ] || fail "a failed --msccl left: $(ls -A "$tmp/bounds")"
+sed 's/type="rrc"/type="rrcs"/' "$tmp/ar2.xml" > "$tmp/bad.xml"
+err=$("$tool" --msccl "$tmp/bad.xml" "$tmp/bounds/x" 2>&1 >/dev/null)
+[ $? = 1 ] && echo "$err" | grep -q "bad.xml:5: step: type: 'rrcs' is not supported" || fail "--msccl rrcs: $err"
 echo "tn-chakra-convert: $nodes nodes per rank, refusals and bounds checked"

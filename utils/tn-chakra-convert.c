@@ -10,6 +10,10 @@
  *   tn-chakra-convert --check PREFIX NPUS
  *       reads PREFIX.0.et .. PREFIX.<NPUS-1>.et, checks them together (tn_chakra_check) and
  *       prints one line per rank: its nodes by kind
+ *   tn-chakra-convert --msccl ALGO.xml PREFIX
+ *       writes PREFIX.<g>.et for every gpu g of an MSCCL-IR algorithm (tn-msccl.h): a custom
+ *       collective for ASTRA-sim's *-implementation-custom keys and the custom:PREFIX
+ *       algorithm, as chakra's et_converter --input_type msccl writes it
  * NPUS is at most MAX_NPUS (a typo must not write millions of files); PREFIX must name a
  * file (not empty, not ending in '/': the traces would be hidden ".0.et" files). The ranks are
  * written to PREFIX.<r>.et.part and renamed once every rank converted: a failed conversion
@@ -18,6 +22,7 @@
  * arguments. Errors go to stderr as one "tn-chakra-convert: ..." line.
  */
 #include "ns3/tn-chakra.h"
+#include "ns3/tn-msccl.h"
 #include "ns3/tn-workload.h"
 
 #include <errno.h>
@@ -30,7 +35,8 @@
 #define MAX_NPUS 65536u
 
 static const char* usage_text = "usage: tn-chakra-convert WORKLOAD.txt NPUS PREFIX [--group G]\n"
-                                "       tn-chakra-convert --check PREFIX NPUS\n";
+                                "       tn-chakra-convert --check PREFIX NPUS\n"
+                                "       tn-chakra-convert --msccl ALGO.xml PREFIX\n";
 
 static int
 fail(int code, const char* message)
@@ -155,6 +161,125 @@ check(const char* prefix, uint32_t npus)
     return code;
 }
 
+/* What a rank's trace is made of: a text workload or an MSCCL algorithm. */
+typedef struct converter
+{
+    const tn_workload* wl;
+    const tn_msccl* msccl;
+    uint32_t npus;
+    uint32_t group;
+} converter;
+
+/* Write PREFIX.<r>.et for every rank, through .part files renamed once all are written. */
+static int
+write_ranks(const char* prefix, uint32_t npus, const converter* c)
+{
+    tn_error err;
+    int code = 0;
+    uint32_t written = 0; /* PREFIX.<r>.et.part files created */
+    for (uint32_t r = 0; r < npus && !code; r++)
+    {
+        char* path = rank_path_suffix(prefix, r, ".part");
+        FILE* file = path ? fopen(path, "wb") : NULL;
+        written += file ? 1 : 0;
+        if (!file)
+        {
+            char message[600];
+            snprintf(message,
+                     sizeof(message),
+                     "%s: %s",
+                     path ? path : "output",
+                     path ? strerror(errno) : "out of memory");
+            code = fail(1, message);
+        }
+        else if (c->wl ? tn_chakra_convert(c->wl, c->npus, c->group, r, file, &err)
+                       : tn_msccl_write(c->msccl, r, file, &err))
+        {
+            code = fail(1, err.message);
+        }
+        if (file && fclose(file) != 0 && !code)
+        {
+            code = fail(1, "closing an output file failed");
+        }
+        free(path);
+    }
+    for (uint32_t r = 0; r < npus && !code; r++)
+    {
+        char* part = rank_path_suffix(prefix, r, ".part");
+        char* path = rank_path(prefix, r);
+        if (!part || !path || rename(part, path) != 0)
+        {
+            char message[600];
+            snprintf(message,
+                     sizeof(message),
+                     "%s: %s",
+                     path ? path : "output",
+                     path && part ? strerror(errno) : "out of memory");
+            code = fail(1, message);
+        }
+        free(part);
+        free(path);
+    }
+    if (code)
+    {
+        remove_parts(prefix, written);
+    }
+    return code;
+}
+
+/* --msccl: every gpu of the algorithm in path. */
+static int
+convert_msccl(const char* path, const char* prefix)
+{
+    FILE* in = fopen(path, "rb");
+    if (!in)
+    {
+        char message[600];
+        snprintf(message, sizeof(message), "%s: %s", path, strerror(errno));
+        return fail(1, message);
+    }
+    size_t cap = 1 << 16, len = 0;
+    char* text = malloc(cap);
+    for (size_t got = 1; text && got;)
+    {
+        if (len == cap)
+        {
+            char* grown = cap < (1u << 30) ? realloc(text, cap *= 2) : NULL;
+            if (!grown)
+            {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = grown;
+        }
+        got = fread(text + len, 1, cap - len, in);
+        len += got;
+    }
+    fclose(in);
+    if (!text)
+    {
+        return fail(1, "out of memory (an MSCCL file is at most 1 GiB)");
+    }
+    tn_error err;
+    tn_msccl* m = NULL;
+    if (tn_msccl_parse(text, len, path, &m, &err))
+    {
+        free(text);
+        return fail(1, err.message);
+    }
+    free(text);
+    if (check_npus(tn_msccl_gpus(m)))
+    {
+        tn_msccl_destroy(m);
+        return 2;
+    }
+    const converter c = {NULL, m, tn_msccl_gpus(m), 0};
+    const int code = write_ranks(prefix, tn_msccl_gpus(m), &c);
+    tn_msccl_destroy(m);
+    return code;
+}
+
 int
 main(int argc, char** argv)
 {
@@ -171,13 +296,18 @@ main(int argc, char** argv)
         }
         return check(argv[2], npus);
     }
+    const int msccl = argc == 4 && strcmp(argv[1], "--msccl") == 0;
     uint32_t group = 0;
-    if (argc != 4 && !(argc == 6 && strcmp(argv[4], "--group") == 0))
+    if (msccl)
+    {
+        npus = 1; /* the file's gpus, once read */
+    }
+    else if (argc != 4 && !(argc == 6 && strcmp(argv[4], "--group") == 0))
     {
         fputs(usage_text, stderr);
         return 2;
     }
-    if (!parse_count(argv[2], &npus) || (argc == 6 && !parse_count(argv[5], &group)))
+    if (!msccl && (!parse_count(argv[2], &npus) || (argc == 6 && !parse_count(argv[5], &group))))
     {
         return fail(2,
                     argc == 6 ? "NPUS and --group must be positive integers"
@@ -202,59 +332,17 @@ main(int argc, char** argv)
         return fail(1, err.message);
     }
     tn_error err;
+    if (msccl)
+    {
+        return convert_msccl(argv[2], prefix);
+    }
     tn_workload* wl = NULL;
     if (tn_workload_load_file(argv[1], &wl, &err))
     {
         return fail(1, err.message);
     }
-    int code = 0;
-    uint32_t written = 0; /* PREFIX.<r>.et.part files created */
-    for (uint32_t r = 0; r < npus && !code; r++)
-    {
-        char* path = rank_path_suffix(prefix, r, ".part");
-        FILE* file = path ? fopen(path, "wb") : NULL;
-        written += file ? 1 : 0;
-        if (!file)
-        {
-            char message[600];
-            snprintf(message,
-                     sizeof(message),
-                     "%s: %s",
-                     path ? path : "output",
-                     path ? strerror(errno) : "out of memory");
-            code = fail(1, message);
-        }
-        else if (tn_chakra_convert(wl, npus, group, r, file, &err))
-        {
-            code = fail(1, err.message);
-        }
-        if (file && fclose(file) != 0 && !code)
-        {
-            code = fail(1, "closing an output file failed");
-        }
-        free(path);
-    }
+    const converter c = {wl, NULL, npus, group};
+    const int code = write_ranks(prefix, npus, &c);
     tn_workload_destroy(wl);
-    for (uint32_t r = 0; r < npus && !code; r++)
-    {
-        char* part = rank_path_suffix(prefix, r, ".part");
-        char* path = rank_path(prefix, r);
-        if (!part || !path || rename(part, path) != 0)
-        {
-            char message[600];
-            snprintf(message,
-                     sizeof(message),
-                     "%s: %s",
-                     path ? path : "output",
-                     path && part ? strerror(errno) : "out of memory");
-            code = fail(1, message);
-        }
-        free(part);
-        free(path);
-    }
-    if (code)
-    {
-        remove_parts(prefix, written);
-    }
     return code;
 }

@@ -307,6 +307,22 @@ extern "C"
                                uint64_t chunks,
                                tn_plan_size* size);
 
+    /* ---- custom: ASTRA-sim's Collective API traces (tn-algo-custom.c) ------------------ */
+
+    tn_status tn_algo_custom_check(const tn_topology* topo,
+                                   const tn_plan_request* request,
+                                   uint32_t ranks,
+                                   tn_error* err);
+    tn_status tn_algo_custom_plan(const tn_topology* topo,
+                                  const tn_plan_request* request,
+                                  tn_schedule* s,
+                                  tn_error* err);
+    void tn_algo_custom_estimate(const tn_topology* topo,
+                                 const tn_plan_request* request,
+                                 uint32_t ranks,
+                                 uint64_t chunks,
+                                 tn_plan_size* size);
+
 #ifdef __cplusplus
 }
 #endif

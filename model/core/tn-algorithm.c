@@ -418,6 +418,17 @@ static const tn_algorithm tn_algorithm_table[] = {
      .estimate = tn_algo_nccl_estimate,
      .family = true,
      .prepare = tn_algo_nccl_prepare},
+    {.name = "custom",
+     .aliases = "",
+     .collectives = AR | RS | AG | A2A,
+     .description = "custom:PREFIX runs the schedule of ASTRA-sim's Collective API traces "
+                    "PREFIX.<rank>.et (sends, receives and reductions; chunks of the "
+                    "collective's size), verified before it runs",
+     .check = tn_algo_custom_check,
+     .plan = tn_algo_custom_plan,
+     .default_chunks = 1,
+     .estimate = tn_algo_custom_estimate,
+     .family = true},
 };
 
 const tn_algorithm*

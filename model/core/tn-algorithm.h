@@ -74,6 +74,30 @@
  *                 link-chunk matching on a time-expanded network (random choices from
  *                 request->seed), reduce-scatter its reverse, all-reduce both; any
  *                 topology, every NPU a rank; chunks = pieces per NPU matched together
+ *   custom        "custom:PREFIX": the schedule of ASTRA-sim's Collective API traces
+ *                 (its *-implementation-custom), PREFIX.<r>.et for rank r of the
+ *                 collective, read when planned (tn-chakra.h): COMM_SEND_NODE,
+ *                 COMM_RECV_NODE and COMP_NODE only (another type is refused); a
+ *                 message carries msg_chunk_idx, msg_chunk_cnt and total_chunk_cnt, the
+ *                 chunks of the collective's S bytes (chunk i = tn_slice_of(S, total, i);
+ *                 an all-to-all receives into its receive vector at S + the chunks), so
+ *                 the collective's size scales the schedule as in ASTRA-sim; a message
+ *                 with only a fixed comm_size (ASTRA-sim's deprecated form) is refused, as
+ *                 its bytes cannot be checked. The k-th send from s to d with tag t and
+ *                 the k-th receive of d from s with tag t are one transfer (tn_chakra_check);
+ *                 it reduces when the receive has is_rrc or a COMP_NODE takes it as data
+ *                 (MSCCL's receive-reduce-copy), else copies. It starts once the
+ *                 nearest receives its send depends on have completed (through sends and
+ *                 compute nodes, which cost nothing: a send is posted, not waited for), so
+ *                 a message may arrive before its receive is posted, as in ASTRA-sim; only
+ *                 when that plan does not verify (a message would overwrite or add into
+ *                 data the receiver has not taken yet) does a transfer also wait for the
+ *                 receives its receive depends on. The plan is verified (tn_verify) before it
+ *                 is returned: traces that do not perform the collective are refused
+ *                 (TN_EVERIFY naming the transfer's files and nodes), as are a missing
+ *                 file, a PREFIX.<ranks>.et (traces for more ranks), unpaired messages,
+ *                 chunk counts that differ between a send and its receive, and a cycle.
+ *                 Not a candidate of auto (family); no topology needed.
  */
 #ifndef TN_ALGORITHM_H
 #define TN_ALGORITHM_H
@@ -218,9 +242,11 @@ extern "C"
          *  walks the ring, so the per-step estimate (tn_cost_program) charges a step the
          *  mean latency of its edges and its slowest serialisation, not its slowest edge. */
         bool pipelined;
-        /** A library's model (nccl, tn-nccl.h): its name also answers "NAME:..." (the forced
-         *  choices), it plans as the library's own tuner chooses, and algorithm "auto" leaves
-         *  it out (tn-tune.h): its time includes the library's costs the others do not pay. */
+        /** A family of plans under one name: "NAME:..." answers it too, and algorithm "auto"
+         *  leaves it out (tn-tune.h). A library's model (nccl, tn-nccl.h: the forced choices
+         *  after the colon) plans as the library's own tuner chooses, and its time includes
+         *  the library's costs the others do not pay; custom plans the user's traces named
+         *  after the colon. */
         bool family;
         /** Rewrites the request before it is estimated and planned (the library's channels
          *  as chunks); NULL = none. Called after check succeeded. */

@@ -137,8 +137,8 @@ tn_chakra_write_node(FILE* file, const tn_chakra_node_spec* spec, tn_error* err)
     node.ctrl_deps = (uint64_t*)spec->ctrl_deps;
     node.duration_micros = spec->duration_micros;
 
-    ChakraProtoMsg__AttributeProto attrs[8];
-    ChakraProtoMsg__AttributeProto* list[8];
+    ChakraProtoMsg__AttributeProto attrs[10];
+    ChakraProtoMsg__AttributeProto* list[10];
     ChakraProtoMsg__Uint32List group = CHAKRA_PROTO_MSG__UINT32_LIST__INIT;
     size_t n = 0;
     chakra_proto_msg__attribute_proto__init(&attrs[n]);
@@ -176,8 +176,24 @@ tn_chakra_write_node(FILE* file, const tn_chakra_node_spec* spec, tn_error* err)
     case TN_CHAKRA_COMM_RECV_NODE:
         set_uint(&attrs[n++], "comm_src", spec->comm_src);
         set_uint(&attrs[n++], "comm_dst", spec->comm_dst);
-        set_uint(&attrs[n++], "comm_size", spec->comm_size);
+        if (spec->comm_size || !spec->chunk_total)
+        {
+            set_uint(&attrs[n++], "comm_size", spec->comm_size);
+        }
         set_uint(&attrs[n++], "comm_tag", spec->comm_tag);
+        if (spec->chunk_total)
+        {
+            set_uint(&attrs[n++], "msg_chunk_idx", spec->chunk_index);
+            set_uint(&attrs[n++], "msg_chunk_cnt", spec->chunk_count);
+            set_uint(&attrs[n++], "total_chunk_cnt", spec->chunk_total);
+        }
+        if (spec->reduces)
+        {
+            chakra_proto_msg__attribute_proto__init(&attrs[n]);
+            attrs[n].name = "is_rrc";
+            attrs[n].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
+            attrs[n++].bool_val = 1;
+        }
         break;
     default:
         break;

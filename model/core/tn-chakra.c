@@ -4,31 +4,13 @@
  * tn-chakra: reading Chakra execution traces and checking the traces of a job together
  * (tn-chakra.h). Messages are decoded by protobuf-c from model/core/chakra/tn-chakra.proto.
  */
-#include "tn-chakra.h"
-
 #include "tn-array.h"
+#include "tn-chakra-impl.h"
 #include "tn-text.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* groups tn_chakra_add compares a new node's group with: a generated program names the
- * same few groups (its TP, DP, EP groups) on thousands of nodes */
-#define RECENT_GROUPS 8
-
-struct tn_chakra_trace
-{
-    char* name;
-    char* version;
-    tn_chakra_node* nodes;
-    size_t count;
-    size_t cap;
-    tn_arena store; /* the nodes' names, dependency lists and groups */
-    const uint32_t* recent[RECENT_GROUPS];
-    uint32_t recent_count[RECENT_GROUPS];
-    uint32_t recent_next;
-};
 
 int
 tn_chakra_supported(void)
@@ -40,144 +22,7 @@ tn_chakra_supported(void)
 #endif
 }
 
-void
-tn_chakra_destroy(tn_chakra_trace* trace)
-{
-    if (!trace)
-    {
-        return;
-    }
-    tn_arena_free(&trace->store);
-    free(trace->nodes);
-    free(trace->name);
-    free(trace->version);
-    free(trace);
-}
-
-const char*
-tn_chakra_name(const tn_chakra_trace* trace)
-{
-    return trace->name;
-}
-
-const char*
-tn_chakra_version(const tn_chakra_trace* trace)
-{
-    return trace->version ? trace->version : "";
-}
-
-uint32_t
-tn_chakra_node_count(const tn_chakra_trace* trace)
-{
-    return (uint32_t)trace->count;
-}
-
-const tn_chakra_node*
-tn_chakra_node_at(const tn_chakra_trace* trace, uint32_t i)
-{
-    assert(i < trace->count);
-    return &trace->nodes[i];
-}
-
-const char*
-tn_chakra_serves_name(uint32_t serves)
-{
-    static const char* const names[TN_SERVES_COUNT] = {"", "tp", "pp", "dp", "ep"};
-    return serves < TN_SERVES_COUNT ? names[serves] : "?";
-}
-
-/* A NUL-terminated copy, or NULL when memory runs out. */
-static char*
-copy_text(const char* s)
-{
-    size_t n = strlen(s) + 1;
-    char* c = malloc(n);
-    if (c)
-    {
-        memcpy(c, s, n);
-    }
-    return c;
-}
-
-tn_status
-tn_chakra_create(const char* name, tn_chakra_trace** out, tn_error* err)
-{
-    *out = NULL;
-    tn_chakra_trace* t = calloc(1, sizeof(*t));
-    if (!t || !(t->name = copy_text(name ? name : "<trace>")) || !(t->version = copy_text("")))
-    {
-        tn_chakra_destroy(t);
-        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name ? name : "<trace>");
-    }
-    *out = t;
-    return TN_OK;
-}
-
-/* a copy of group in the trace's store, or a recent node's equal one; NULL: no memory */
-static const uint32_t*
-shared_group(tn_chakra_trace* trace, const uint32_t* group, uint32_t count)
-{
-    for (uint32_t k = 0; k < RECENT_GROUPS; k++)
-    {
-        if (trace->recent[k] && trace->recent_count[k] == count &&
-            memcmp(trace->recent[k], group, count * sizeof(*group)) == 0)
-        {
-            return trace->recent[k];
-        }
-    }
-    const uint32_t* copy = tn_arena_copy(&trace->store, group, count * sizeof(*group));
-    if (copy)
-    {
-        trace->recent[trace->recent_next] = copy;
-        trace->recent_count[trace->recent_next] = count;
-        trace->recent_next = (trace->recent_next + 1) % RECENT_GROUPS;
-    }
-    return copy;
-}
-
-tn_status
-tn_chakra_add(tn_chakra_trace* trace, const tn_chakra_node* node, tn_error* err)
-{
-    for (uint32_t k = 0; k < node->dep_count; k++)
-    {
-        if (node->deps[k] >= trace->count)
-        {
-            return tn_error_set(err,
-                                TN_EINVAL,
-                                "%s: node %zu: dependency %u is not an earlier node",
-                                trace->name,
-                                trace->count,
-                                node->deps[k]);
-        }
-    }
-    tn_chakra_node* nodes =
-        trace->count < UINT32_MAX
-            ? tn_array_grow(trace->nodes, &trace->cap, trace->count + 1, sizeof(*nodes), 64)
-            : NULL;
-    if (!nodes)
-    {
-        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", trace->name);
-    }
-    trace->nodes = nodes;
-    tn_chakra_node copy = *node;
-    copy.id = trace->count;
-    const char* name = node->name ? node->name : "";
-    copy.name = tn_arena_copy(&trace->store, name, strlen(name) + 1);
-    copy.deps =
-        node->dep_count
-            ? tn_arena_copy(&trace->store, node->deps, node->dep_count * sizeof(*node->deps))
-            : NULL;
-    copy.group = node->group_count ? shared_group(trace, node->group, node->group_count) : NULL;
-    if (!copy.name || (node->dep_count && !copy.deps) || (node->group_count && !copy.group))
-    {
-        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", trace->name);
-    }
-    trace->nodes[trace->count++] = copy;
-    return TN_OK;
-}
-
 #ifndef TN_CHAKRA
-
 tn_status
 tn_chakra_parse_groups(const uint8_t* data,
                        size_t len,
@@ -213,18 +58,6 @@ tn_chakra_parse(const uint8_t* data,
 #else /* TN_CHAKRA */
 
 #include "chakra/tn-chakra.pb-c.h"
-
-static char*
-copy_string(const char* s)
-{
-    size_t n = strlen(s) + 1;
-    char* c = malloc(n);
-    if (c)
-    {
-        memcpy(c, s, n);
-    }
-    return c;
-}
 
 #define VALUE(x) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##x
 
@@ -502,6 +335,36 @@ collective_of(uint64_t comm_type)
     }
 }
 
+/* A custom collective's message (tn-chakra.h): its chunks, all three attributes or none, and
+   whether it reduces. */
+static tn_status
+get_chunks(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
+{
+    static const char* const keys[3] = {"msg_chunk_idx", "msg_chunk_cnt", "total_chunk_cnt"};
+    uint64_t v[3] = {0, 0, 0};
+    const int given = find_attr(n, keys[0]) || find_attr(n, keys[1]) || find_attr(n, keys[2]);
+    tn_status s = TN_OK;
+    for (int k = 0; k < 3 && given && !s; k++)
+    {
+        s = get_uint(r, n, keys[k], 1, 0, UINT32_MAX, &v[k]);
+    }
+    if (!s && given && (v[1] == 0 || v[2] == 0))
+    {
+        s = tn_error_set(r->err,
+                         TN_EPARSE,
+                         "%s: node %llu: attribute %s is 0",
+                         r->file,
+                         (unsigned long long)n->id,
+                         v[1] == 0 ? keys[1] : keys[2]);
+    }
+    const ChakraProtoMsg__AttributeProto* rrc = find_attr(n, "is_rrc");
+    out->chunk_index = (uint32_t)v[0];
+    out->chunk_count = (uint32_t)v[1];
+    out->chunk_total = (uint32_t)v[2];
+    out->reduces = rrc && rrc->value_case == VALUE(BOOL_VAL) && rrc->bool_val;
+    return s;
+}
+
 /* Fill out (its name copied) from a decoded node; deps are resolved later. */
 static tn_status
 read_node(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
@@ -562,7 +425,9 @@ read_node(const reader* r, const ChakraProtoMsg__Node* n, tn_chakra_node* out)
         out->kind = send ? TN_CHAKRA_SEND : TN_CHAKRA_RECV;
         s = get_uint(r, n, send ? "comm_dst" : "comm_src", 1, 0, UINT32_MAX, &v);
         out->peer = (uint32_t)v;
-        s = s ? s : get_uint(r, n, "comm_size", 1, 0, TN_BYTES_MAX, &out->comm_bytes);
+        s = s ? s : get_chunks(r, n, out);
+        s = s ? s
+              : get_uint(r, n, "comm_size", !out->chunk_total, 0, TN_BYTES_MAX, &out->comm_bytes);
         s = s ? s : get_uint(r, n, "comm_tag", 0, 0, UINT64_MAX, &out->tag);
         break;
     }
@@ -850,7 +715,7 @@ tn_chakra_parse_groups(const uint8_t* data,
     *out = NULL;
     reader r = {name ? name : "<trace>", err, NULL, groups};
     tn_chakra_trace* t = calloc(1, sizeof(*t));
-    if (!t || !(t->name = copy_string(r.file)))
+    if (!t || !(t->name = tn_chakra_copy_text(r.file)))
     {
         free(t);
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", r.file);
@@ -884,7 +749,7 @@ tn_chakra_parse_groups(const uint8_t* data,
                          at);
         goto fail;
     }
-    t->version = copy_string(meta->version ? meta->version : "");
+    t->version = tn_chakra_copy_text(meta->version ? meta->version : "");
     chakra_proto_msg__global_metadata__free_unpacked(meta, NULL);
     if (!t->version)
     {

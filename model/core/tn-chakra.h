@@ -23,6 +23,10 @@
  *                   BROADCAST: the group's first rank)
  *   COMM_SEND_NODE  comm_dst, comm_size, comm_tag (absent: 0); comm_src is the file's rank
  *   COMM_RECV_NODE  comm_src, comm_size, comm_tag (absent: 0); comm_dst is the file's rank
+ *   SEND, RECV of a custom collective (ASTRA-sim's Collective API, chakra's msccl converter;
+ *                   tn-algorithm.h's custom): msg_chunk_idx, msg_chunk_cnt and total_chunk_cnt
+ *                   (all three or none; then comm_size may be absent), is_rrc (a receive that
+ *                   reduces; bool)
  * Other attributes (is_cpu_op, ...) and fields are ignored.
  *
  * Errors: every refusal is ONE error naming the file, the node id (or the message's byte
@@ -126,7 +130,13 @@ extern "C"
         uint32_t dep_count;
         uint32_t data_dep_count; /**< deps[0..data_dep_count) are data dependencies */
         uint32_t match;          /**< SEND, RECV, COLLECTIVE: k of the contract (tn_chakra_check) */
-        uint32_t serves;         /**< tn_chakra_serves */
+        /** SEND, RECV of a custom collective: the message is chunks [chunk_index, chunk_index +
+         *  chunk_count) of the collective's chunk_total; chunk_total 0: not given */
+        uint32_t chunk_index;
+        uint32_t chunk_count;
+        uint32_t chunk_total;
+        int reduces;     /**< RECV: is_rrc (the receiver adds the message in) */
+        uint32_t serves; /**< tn_chakra_serves */
         /** Generated programs: 1 + the schedule step (a forward or backward of a micro-batch)
          *  a kernel belongs to; 0: none (traces read from files) */
         uint32_t step;
@@ -264,6 +274,12 @@ extern "C"
         uint64_t comm_tag;     /**< SEND, RECV */
         const uint32_t* group; /**< COLL: comm_group (NULL: not written) */
         uint32_t group_count;
+        /** SEND, RECV: msg_chunk_idx, msg_chunk_cnt, total_chunk_cnt (written when chunk_total
+         *  is not 0, then comm_size only when not 0) and is_rrc (written when reduces) */
+        uint32_t chunk_index;
+        uint32_t chunk_count;
+        uint32_t chunk_total;
+        int reduces;
     } tn_chakra_node_spec;
 
     /** Zero a spec. */
