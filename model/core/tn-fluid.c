@@ -27,8 +27,9 @@ fent_less(const fent* a, const fent* b)
     return a->tag != b->tag ? a->tag < b->tag : a->id < b->id;
 }
 
-/* A fill candidate: stale when share is no longer the link's (left / count). Kept to 16
- * bytes: filling spends most of its time in this heap. */
+/* A fill candidate: a link and its share (capacity left over its flows not yet frozen). The
+ * fill heap holds one per link, updated in place (links[l].pos), so that it stays as small as
+ * the component's links however many flows cross them. */
 typedef struct sent
 {
     double share;
@@ -94,7 +95,6 @@ sent_less(const sent* a, const sent* b)
     }
 
 TN_FLUID_HEAP(fheap, fent, fent_less)
-TN_FLUID_HEAP(sheap, sent, sent_less)
 
 /* growable uint32 list */
 typedef struct ulist
@@ -124,7 +124,9 @@ typedef struct flink
     ulist on;       /* active flows, in the order they joined */
     uint32_t stamp; /* component stamp */
     uint8_t seeded; /* in seeds */
+    uint8_t moved;  /* while filling: in `moved` */
     uint32_t count; /* flows not yet frozen while filling */
+    uint32_t pos;   /* while filling: its place in the fill heap, NOPOS when out */
     double left;    /* capacity left while filling */
     double sum;     /* sum of its flows' rates, bit/ns */
     double bits;    /* carried until sum_at */
@@ -159,7 +161,10 @@ struct tn_fluid
     uint32_t* comp_links; /* room for every link */
     uint32_t comp_link_count;
     ulist comp_flows;
-    sheap shares;
+    sent* shares; /* the fill heap: room for every link */
+    uint32_t share_n;
+    uint32_t* moved; /* links whose share changed while freezing one link's flows */
+    uint32_t moved_n;
     fheap finish;
     uint32_t stamp;
     uint32_t active;
@@ -176,12 +181,16 @@ tn_fluid_create(uint32_t link_count, const double* capacity, tn_fluid** out, tn_
     tn_fluid* f = calloc(1, sizeof(*f));
     if (!f || !(f->links = calloc((size_t)link_count + 1, sizeof(flink))) ||
         !(f->seeds = malloc(((size_t)link_count + 1) * sizeof(uint32_t))) ||
-        !(f->comp_links = malloc(((size_t)link_count + 1) * sizeof(uint32_t))))
+        !(f->comp_links = malloc(((size_t)link_count + 1) * sizeof(uint32_t))) ||
+        !(f->shares = malloc(((size_t)link_count + 1) * sizeof(sent))) ||
+        !(f->moved = malloc(((size_t)link_count + 1) * sizeof(uint32_t))))
     {
         if (f)
         {
             free(f->links);
             free(f->seeds);
+            free(f->comp_links);
+            free(f->shares);
         }
         free(f);
         return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
@@ -208,7 +217,8 @@ tn_fluid_destroy(tn_fluid* f)
     free(f->seeds);
     free(f->comp_links);
     free(f->comp_flows.v);
-    free(f->shares.v);
+    free(f->shares);
+    free(f->moved);
     free(f->finish.v);
     free(f);
 }
@@ -453,21 +463,100 @@ component(tn_fluid* f)
     return true;
 }
 
-/* progressive filling of the component: the link with the smallest fair share freezes its
- * flows at it */
+#define NOPOS UINT32_MAX
+
+/* the fill heap: entry i moved to place p */
+static void
+share_place(tn_fluid* f, uint32_t p, sent e)
+{
+    f->shares[p] = e;
+    f->links[e.link].pos = p;
+}
+
+static void
+share_up(tn_fluid* f, uint32_t i, sent e)
+{
+    while (i > 0 && sent_less(&e, &f->shares[(i - 1) / 2]))
+    {
+        share_place(f, i, f->shares[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    share_place(f, i, e);
+}
+
+static void
+share_down(tn_fluid* f, uint32_t i, sent e)
+{
+    for (;;)
+    {
+        uint32_t l = 2 * i + 1, m = i;
+        const sent* best = &e;
+        if (l < f->share_n && sent_less(&f->shares[l], best))
+            best = &f->shares[m = l];
+        if (l + 1 < f->share_n && sent_less(&f->shares[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        share_place(f, i, f->shares[m]);
+        i = m;
+    }
+    share_place(f, i, e);
+}
+
+static void
+share_remove(tn_fluid* f, uint32_t p)
+{
+    f->links[f->shares[p].link].pos = NOPOS;
+    sent last = f->shares[--f->share_n];
+    if (p == f->share_n)
+        return;
+    if (p > 0 && sent_less(&last, &f->shares[(p - 1) / 2]))
+        share_up(f, p, last);
+    else
+        share_down(f, p, last);
+}
+
+/* link l's share is left / count again, or it leaves the heap with its last flow */
+static void
+share_fix(tn_fluid* f, uint32_t l)
+{
+    flink* k = &f->links[l];
+    if (k->count == 0)
+    {
+        if (k->pos != NOPOS)
+            share_remove(f, k->pos);
+        return;
+    }
+    sent e = {k->left / k->count, l};
+    if (k->pos == NOPOS)
+        share_up(f, f->share_n++, e);
+    else if (k->pos > 0 && sent_less(&e, &f->shares[(k->pos - 1) / 2]))
+        share_up(f, k->pos, e);
+    else
+        share_down(f, k->pos, e);
+}
+
+/* progressive filling of the component: the link with the smallest fair share (ties: smaller
+ * id) freezes its flows at it. The heap holds every link's current share, so it pops what a
+ * heap of every (share, link) ever computed would pop once its stale entries are skipped;
+ * the links a link's flows cross get their new share once that link is done, since nothing
+ * reads the heap meanwhile. */
 static bool
 fill(tn_fluid* f, double now)
 {
-    f->shares.n = 0;
+    f->share_n = 0;
     for (uint32_t c = 0; c < f->comp_link_count; c++)
     {
         uint32_t l = f->comp_links[c];
         flink* k = &f->links[l];
         k->left = k->cap;
         k->count = (uint32_t)k->on.n;
-        if (k->count > 0 && !sheap_push(&f->shares, (sent){k->left / k->count, l}))
-            return false;
+        k->pos = NOPOS;
+        if (k->count > 0)
+            share_place(f, f->share_n++, (sent){k->left / k->count, l});
     }
+    for (uint32_t p = f->share_n / 2; p-- > 0;)
+        share_down(f, p, f->shares[p]);
     for (size_t c = 0; c < f->comp_flows.n; c++)
     {
         fflow* fl = &f->flows[f->comp_flows.v[c]];
@@ -477,15 +566,15 @@ fill(tn_fluid* f, double now)
         fl->upd = now;
         fl->frozen = 0;
     }
-    while (f->shares.n > 0)
+    while (f->share_n > 0)
     {
-        sent e = sheap_pop(&f->shares);
+        sent e = f->shares[0];
+        share_remove(f, 0);
         uint32_t l = e.link;
         flink* link = &f->links[l];
-        if (link->count == 0 || e.share != link->left / link->count)
-            continue; /* stale */
         /* shares only grow while filling; the floor keeps rounding from stalling a flow */
         double share = e.share > link->cap * 1e-9 ? e.share : link->cap * 1e-9;
+        f->moved_n = 0;
         for (size_t q = 0; q < link->on.n; q++)
         {
             uint32_t i = link->on.v[q];
@@ -505,10 +594,18 @@ fill(tn_fluid* f, double now)
                 uint32_t m = hl[k];
                 flink* other = &f->links[m];
                 other->left -= share;
-                if (--other->count > 0 && m != l &&
-                    !sheap_push(&f->shares, (sent){other->left / other->count, m}))
-                    return false;
+                other->count--;
+                if (m != l && !other->moved)
+                {
+                    other->moved = 1;
+                    f->moved[f->moved_n++] = m;
+                }
             }
+        }
+        for (uint32_t c = 0; c < f->moved_n; c++)
+        {
+            f->links[f->moved[c]].moved = 0;
+            share_fix(f, f->moved[c]);
         }
     }
     for (size_t c = 0; c < f->comp_flows.n; c++)
