@@ -9,7 +9,7 @@
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
  *               [--window=256] [--training-sizes=1024] [--llm-sizes=1024]
  *               [--moe-sizes=256] [--moe-model=deepseek-v3-like] [--moe-tokens=256]
- *               [--moe-oversub=1]
+ *               [--moe-oversub=1] [--contention=true]
  *
  * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
  * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
@@ -64,7 +64,12 @@
  * rail has 8 equal-cost paths; --moe-oversub thins the uplinks): "moe ecmp" (the switches'
  * hash) beside "moe planned" (the plan's paths, the baseline), both against the line-rate
  * bound and the planned paths' busiest link. Goal: each under 3 minutes and 512 MiB.
+ *
+ * Contention rows (--contention, bench-scale-contention.h): doc/scale.rst's contended cases
+ * at flow level beside packet level (the baseline), wall and CPU time, time per transfer.
+ * Goal: flow level at least 10 times faster (wall) on each.
  */
+#include "bench-scale-contention.h"
 #include "bench-scale-llm.h"
 #include "bench-scale-moe.h"
 
@@ -114,6 +119,7 @@ struct Measure
 {
     bool ok{false};     //!< the child exited 0
     double seconds{0};  //!< wall time of the child
+    double cpu{0};      //!< its user and system time, s (steadier than wall on a loaded machine)
     double peakMiB{0};  //!< its peak resident memory
     std::string result; //!< the line it printed (estimate, counts) or its error
 };
@@ -173,6 +179,8 @@ InChild(const ChildLimits& limits, F fn)
     }
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.peakMiB = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    m.cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
     m.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (WIFSIGNALED(status))
     {
@@ -615,6 +623,42 @@ MoeRows(uint32_t n,
              SimulatedRatio("ecmp/planned", ecmp, planned) + Ratio("ecmp/planned", ecmp, planned));
 }
 
+/// The contention rows (file head): flow level beside packet level, goal 10x faster.
+void
+ContentionRows(const ChildLimits& limits, int* failures)
+{
+    for (const ContentionCase& k : ContentionCases())
+    {
+        tn_topology* topo = nullptr;
+        tn_error err;
+        const uint32_t n = tn_topology_from_spec(k.spec.c_str(), &topo, &err) == TN_OK
+                               ? tn_topology_npu_count(topo)
+                               : 0;
+        tn_topology_destroy(topo);
+        const PlanCase c{k.spec, k.label};
+        Measure p = InChild(limits, [&](std::string* line) {
+            return SimulateContention(k, "packet", line);
+        });
+        PrintRow(n, c, "contention packet", p, "-", "");
+        Measure f =
+            InChild(limits, [&](std::string* line) { return SimulateContention(k, "flow", line); });
+        const bool met = f.ok && p.ok && f.seconds * 10 <= p.seconds;
+        *failures += met ? 0 : 1;
+        char t[120] = "";
+        if (f.ok && p.ok && f.seconds > 0 && f.cpu > 0)
+        {
+            std::snprintf(t,
+                          sizeof(t),
+                          "; packet/flow: wall %.1fx, cpu %.1fx (%.2f s / %.2f s cpu)",
+                          p.seconds / f.seconds,
+                          p.cpu / f.cpu,
+                          p.cpu,
+                          f.cpu);
+        }
+        PrintRow(n, c, "contention flow", f, met ? "met" : "MISSED", t);
+    }
+}
+
 } // namespace
 
 int
@@ -635,13 +679,14 @@ main(int argc, char** argv)
     std::string moeModel = "deepseek-v3-like";
     uint32_t moeTokens = 256;
     std::string moeOversub = "1";
+    bool contention = true;
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
     limits.seconds = 1800;
     limits.addressMiB = 16384;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("sizes", "NPU counts, comma separated (multiples of 8)", sizes);
+    cmd.AddValue("sizes", "NPU counts, comma separated (multiples of 8; none)", sizes);
     cmd.AddValue("bytes", "all-reduce size", bytesText);
     cmd.AddValue("baseline-max",
                  "largest materialised plan (transfers) measured as the baseline",
@@ -687,6 +732,9 @@ main(int argc, char** argv)
     cmd.AddValue("moe-oversub",
                  "oversubscription of the MoE rows' leaf uplinks (the preset's oversub)",
                  moeOversub);
+    cmd.AddValue("contention",
+                 "run the contention rows (flow beside packet level, goal 10x faster)",
+                 contention);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -723,7 +771,7 @@ main(int argc, char** argv)
                 "goal",
                 "result");
     int failures = 0;
-    for (uint32_t n : ParseSizes(sizes))
+    for (uint32_t n : sizes == "none" ? std::vector<uint32_t>() : ParseSizes(sizes))
     {
         std::vector<PlanCase> cases = {
             {TorusOf(n), "ring"},
@@ -932,6 +980,10 @@ main(int argc, char** argv)
     for (uint32_t n : moeSizes == "none" ? std::vector<uint32_t>() : ParseSizes(moeSizes))
     {
         MoeRows(n, moeModel, moeTokens, moeOversub, limits, &failures);
+    }
+    if (contention)
+    {
+        ContentionRows(limits, &failures);
     }
     if (failures)
     {
