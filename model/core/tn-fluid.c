@@ -385,10 +385,12 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
         if (p < on->n)
         {
             on->v[p] = last;
-            /* the moved flow's entry for this link at the old end */
+            /* the moved flow's entry for this link at the old end; when it is this flow
+             * (a link listed twice), only its hops not removed yet: a removed hop keeps its
+             * old slot, which may be that end */
             const uint32_t* ml = f->hop_link + (size_t)last * f->stride;
             uint32_t* ms = f->hop_slot + (size_t)last * f->stride;
-            for (uint32_t q = 0; q < f->flows[last].hops; q++)
+            for (uint32_t q = last == i ? k + 1 : 0; q < f->flows[last].hops; q++)
             {
                 if (ml[q] == l && ms[q] == on->n)
                 {
