@@ -7,6 +7,7 @@
 
 #include "tn-array.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,7 @@ typedef struct fflow
     uint32_t stamp; /* component stamp */
     uint32_t hops;  /* 0: not active */
     uint8_t frozen; /* while filling: 0 no, 1 same rate, 2 rate changed */
+    uint8_t fresh;  /* started since the last update (no rate yet) */
 } fflow;
 
 struct tn_fluid
@@ -167,6 +169,9 @@ struct tn_fluid
     uint32_t moved_n;
     fheap finish;
     uint32_t stamp;
+    ulist fresh;      /* flows started since the last update (some may have ended since) */
+    bool whole;       /* tn_fluid_set_whole */
+    double ended_min; /* smallest rate of the flows ended since the last update */
     uint32_t active;
     uint64_t updates;
     uint64_t visited;
@@ -196,6 +201,7 @@ tn_fluid_create(uint32_t link_count, const double* capacity, tn_fluid** out, tn_
         return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
     }
     f->link_count = link_count;
+    f->ended_min = HUGE_VAL;
     for (uint32_t l = 0; l < link_count; l++)
         f->links[l].cap = capacity[l];
     *out = f;
@@ -214,6 +220,7 @@ tn_fluid_destroy(tn_fluid* f)
     free(f->hop_link);
     free(f->hop_slot);
     free(f->free_ids.v);
+    free(f->fresh.v);
     free(f->seeds);
     free(f->comp_links);
     free(f->comp_flows.v);
@@ -334,6 +341,15 @@ tn_fluid_start(tn_fluid* f,
             return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
         on->v = g;
     }
+    if (f->fresh.n == f->fresh.cap)
+    {
+        uint32_t* g =
+            tn_array_grow(f->fresh.v, &f->fresh.cap, f->fresh.n + 1, sizeof(uint32_t), 64);
+        if (!g)
+            return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+        f->fresh.v = g;
+    }
+    f->fresh.v[f->fresh.n++] = i;
     if (reuse)
         f->free_ids.n--;
     else
@@ -360,6 +376,7 @@ tn_fluid_start(tn_fluid* f,
     fl->ver++; /* finish entries of the id's former flow are stale */
     fl->hops = count;
     fl->frozen = 0;
+    fl->fresh = 1;
     f->active++;
     *id = i;
     return TN_OK;
@@ -374,6 +391,8 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
     fflow* fl = &f->flows[i];
     uint32_t* hl = f->hop_link + (size_t)i * f->stride;
     uint32_t* hs = f->hop_slot + (size_t)i * f->stride;
+    if (fl->rate < f->ended_min) /* a fresh flow's 0: every flow of its component again */
+        f->ended_min = fl->rate;
     /* events may fall later than the end: the links carried nothing of it since */
     double extra = fl->rate * (now > end ? now - end : 0.0);
     for (uint32_t k = 0; k < fl->hops; k++)
@@ -410,6 +429,13 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
     f->active--;
 }
 
+void
+tn_fluid_set_whole(tn_fluid* f, bool whole)
+{
+    if (f)
+        f->whole = whole;
+}
+
 bool
 tn_fluid_dirty(const tn_fluid* f)
 {
@@ -426,7 +452,44 @@ mark_link(tn_fluid* f, uint32_t l)
     }
 }
 
-/* the links touched and the flows connected to them through shared links, transitively */
+/* Below which rate flows keep theirs. Progressive filling freezes flows in the order of
+ * their rates, so a fill of the component before these starts and ends and one after pop the
+ * same links with the same shares, freezing the same flows at the same rates, as long as the
+ * share popped is below every ended flow's rate (the links an ended flow crossed have no more
+ * share left for the flows frozen before it) and below every started flow's links' first
+ * share, capacity over flows (a link's share only grows while filling, so a started flow's
+ * links are not popped earlier). Those flows are as the fill would leave them: the
+ * recomputation starts from there. The margin covers rounding, the reference in core/fluid
+ * checks the rates. */
+static double
+threshold(tn_fluid* f)
+{
+    double theta = f->ended_min;
+    for (size_t q = 0; q < f->fresh.n; q++)
+    {
+        const fflow* fl = &f->flows[f->fresh.v[q]];
+        if (!fl->fresh || fl->hops == 0)
+            continue; /* ended since (its rate, 0, is in ended_min) or listed twice */
+        const uint32_t* hl = f->hop_link + (size_t)f->fresh.v[q] * f->stride;
+        for (uint32_t k = 0; k < fl->hops; k++)
+        {
+            const flink* m = &f->links[hl[k]];
+            double first = m->cap / (double)m->on.n;
+            if (first < theta)
+                theta = first;
+        }
+    }
+    for (size_t q = 0; q < f->fresh.n; q++)
+        f->flows[f->fresh.v[q]].fresh = 2; /* this update computes their rates */
+    f->fresh.n = 0;
+    f->ended_min = HUGE_VAL;
+    return f->whole ? -HUGE_VAL : theta * (1 - 1e-9);
+}
+
+/* The links touched and the flows connected to them through shared links, transitively,
+ * but for the flows that keep their rates (below the threshold): those only hold capacity
+ * of the links they cross. Each link's capacity left over them and its other flows are set
+ * for the fill. */
 static bool
 component(tn_fluid* f)
 {
@@ -438,6 +501,7 @@ component(tn_fluid* f)
             f->links[l].stamp = 0;
         f->stamp = 1;
     }
+    const double theta = threshold(f);
     f->comp_link_count = 0;
     f->comp_flows.n = 0;
     for (uint32_t s = 0; s < f->seed_count; s++)
@@ -448,18 +512,27 @@ component(tn_fluid* f)
     f->seed_count = 0;
     for (uint32_t c = 0; c < f->comp_link_count; c++)
     {
-        const ulist* on = &f->links[f->comp_links[c]].on;
-        for (size_t q = 0; q < on->n; q++)
+        flink* k = &f->links[f->comp_links[c]];
+        k->left = k->cap;
+        k->count = 0;
+        for (size_t q = 0; q < k->on.n; q++)
         {
-            uint32_t i = on->v[q];
-            if (f->flows[i].stamp == f->stamp)
+            uint32_t i = k->on.v[q];
+            fflow* fl = &f->flows[i];
+            if (!fl->fresh && fl->rate < theta)
+            {
+                k->left -= fl->rate;
                 continue;
-            f->flows[i].stamp = f->stamp;
+            }
+            k->count++;
+            if (fl->stamp == f->stamp)
+                continue;
+            fl->stamp = f->stamp;
             if (!ulist_push(&f->comp_flows, i))
                 return false;
             const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
-            for (uint32_t k = 0; k < f->flows[i].hops; k++)
-                mark_link(f, hl[k]);
+            for (uint32_t h = 0; h < fl->hops; h++)
+                mark_link(f, hl[h]);
         }
     }
     return true;
@@ -551,8 +624,6 @@ fill(tn_fluid* f, double now)
     {
         uint32_t l = f->comp_links[c];
         flink* k = &f->links[l];
-        k->left = k->cap;
-        k->count = (uint32_t)k->on.n;
         k->pos = NOPOS;
         if (k->count > 0)
             share_place(f, f->share_n++, (sent){k->left / k->count, l});
@@ -567,6 +638,7 @@ fill(tn_fluid* f, double now)
             fl->rem = 0;
         fl->upd = now;
         fl->frozen = 0;
+        fl->fresh = 0;
     }
     while (f->share_n > 0)
     {
@@ -581,8 +653,8 @@ fill(tn_fluid* f, double now)
         {
             uint32_t i = link->on.v[q];
             fflow* fl = &f->flows[i];
-            if (fl->frozen)
-                continue;
+            if (fl->frozen || fl->stamp != f->stamp)
+                continue; /* frozen now, or keeping its rate */
             fl->frozen = share == fl->rate ? 1 : 2;
             const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
             if (fl->frozen == 2)

@@ -71,6 +71,10 @@ extern "C"
     /** Flow `id` leaves its links at `now`; its bits stopped crossing at `end` (<= now). */
     void tn_fluid_end(tn_fluid* f, uint32_t id, double end, double now);
 
+    /** Recompute every flow of the component at each update (true), not only those whose
+     *  rates may change: the same rates, more work; tn-cost's budget counts that work. */
+    void tn_fluid_set_whole(tn_fluid* f, bool whole);
+
     /** true when flows started or ended since the last update */
     bool tn_fluid_dirty(const tn_fluid* f);
 
