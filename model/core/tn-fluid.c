@@ -454,13 +454,13 @@ mark_link(tn_fluid* f, uint32_t l)
 
 /* Below which rate flows keep theirs. Progressive filling freezes flows in the order of
  * their rates, so a fill of the component before these starts and ends and one after pop the
- * same links with the same shares, freezing the same flows at the same rates, as long as the
- * share popped is below every ended flow's rate (the links an ended flow crossed have no more
- * share left for the flows frozen before it) and below every started flow's links' first
- * share, capacity over flows (a link's share only grows while filling, so a started flow's
- * links are not popped earlier). Those flows are as the fill would leave them: the
- * recomputation starts from there. The margin covers rounding, the reference in core/fluid
- * checks the rates. */
+ * same links with the same shares, freezing the same flows at the same rates, while the share
+ * popped is below every ended flow's rate (removing a flow that is not frozen yet only raises
+ * its links' shares, so none of them is popped earlier) and below the first share (capacity
+ * over flows) of every link a started flow joins (a link's share only grows while filling, so
+ * none of those is popped earlier either). The flows frozen by then are as the new fill would
+ * leave them: the recomputation starts from there. The margin covers rounding; core/fluid
+ * checks the rates against a plain filling. */
 static double
 threshold(tn_fluid* f)
 {
@@ -469,7 +469,7 @@ threshold(tn_fluid* f)
     {
         const fflow* fl = &f->flows[f->fresh.v[q]];
         if (!fl->fresh || fl->hops == 0)
-            continue; /* ended since (its rate, 0, is in ended_min) or listed twice */
+            continue; /* ended since: its rate, 0, is in ended_min */
         const uint32_t* hl = f->hop_link + (size_t)f->fresh.v[q] * f->stride;
         for (uint32_t k = 0; k < fl->hops; k++)
         {
