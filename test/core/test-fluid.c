@@ -4,9 +4,10 @@
  * The fluid engine against closed forms: N flows on one link get C/N; the max-min rates of
  * parking lots (a long flow across links each shared with short ones); flows that end give
  * their share back; every bit started crosses every link of its path; only the component
- * of touched links is recomputed; bad flows are refused without changing anything. Random
- * instances against a straightforward progressive filling kept here (the reference): every
- * active flow's rate after every update, no link over its capacity, every bit carried.
+ * of touched links is recomputed, and of it only the flows whose rates may change; bad flows
+ * are refused without changing anything. Random instances against a straightforward progressive
+ * filling kept here (the reference): every active flow's rate after every update, no link over its
+ * capacity, every bit carried.
  */
 #include "tn-test.h"
 
@@ -259,6 +260,42 @@ test_incremental(tn_test_ctx* ctx)
     tn_fluid_destroy(f);
 }
 
+/* Only flows whose rates may change are recomputed: nine flows on link 0 and X across links
+ * 0 and 1 get 1/10 (link 0 of capacity 1), b alone beside X on link 1 gets 9/10. When b ends
+ * nothing below its rate changes: no flow is visited (tn_fluid_set_whole visits the ten left in
+ * the component), X keeps 1/10. When a flow of link 0 ends, the other nine get 1/9. */
+static void
+test_keeps_slower_flows(tn_test_ctx* ctx)
+{
+    for (int whole = 0; whole < 2; whole++)
+    {
+        const double cap[] = {1.0, 1.0};
+        tn_fluid* f = make(ctx, 2, cap);
+        TN_REQUIRE(ctx, f != NULL);
+        tn_fluid_set_whole(f, whole);
+        const uint32_t l0 = 0, l1 = 1, both[] = {0, 1};
+        uint32_t a[9];
+        for (uint32_t i = 0; i < 9; i++)
+            a[i] = start(ctx, f, &l0, 1, 1e3, i);
+        uint32_t x = start(ctx, f, both, 2, 1e3, 9);
+        uint32_t b = start(ctx, f, &l1, 1, 1e3, 10);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f), 11);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, x), 0.1, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 0.9, 1e-12);
+        tn_fluid_end(f, b, 1.0, 1.0);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 1.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f), whole ? 21 : 11);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, x), 0.1, 1e-12);
+        tn_fluid_end(f, a[0], 2.0, 2.0);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 2.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f), whole ? 30 : 20);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, x), 1.0 / 9, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a[8]), 1.0 / 9, 1e-12);
+        tn_fluid_destroy(f);
+    }
+}
+
 /* Refused: no links, a link out of range, no bits. Nothing is added by a refusal. */
 static void
 test_refused(tn_test_ctx* ctx)
@@ -463,5 +500,6 @@ tn_suite_fluid(tn_test_suite* suite)
     tn_test_add(suite, "bits-conserved", test_bits_conserved);
     tn_test_add(suite, "incremental", test_incremental);
     tn_test_add(suite, "refused", test_refused);
+    tn_test_add(suite, "keeps-slower-flows", test_keeps_slower_flows);
     tn_test_add(suite, "random-against-reference", test_random_against_reference);
 }
