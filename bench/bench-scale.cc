@@ -9,7 +9,7 @@
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
  *               [--window=256] [--training-sizes=1024] [--llm-sizes=1024]
  *               [--moe-sizes=256] [--moe-model=deepseek-v3-like] [--moe-tokens=256]
- *               [--moe-oversub=1]
+ *               [--moe-oversub=1] [--contention=true]
  *
  * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
  * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
@@ -64,7 +64,13 @@
  * rail has 8 equal-cost paths; --moe-oversub thins the uplinks): "moe ecmp" (the switches'
  * hash) beside "moe planned" (the plan's paths, the baseline), both against the line-rate
  * bound and the planned paths' busiest link. Goal: each under 3 minutes and 512 MiB.
+ *
+ * Contention rows (--contention, bench-scale-contention.h): doc/scale.rst's contended cases
+ * at flow level beside packet level (the baseline): CPU time of the set-up (topology, fabric,
+ * plan and its cost estimate, alike at both levels) and of the simulation, measured in the
+ * child, and per transfer. Goal: the simulation at least 10 times faster at flow level.
  */
+#include "bench-scale-contention.h"
 #include "bench-scale-llm.h"
 #include "bench-scale-moe.h"
 
@@ -615,6 +621,40 @@ MoeRows(uint32_t n,
              SimulatedRatio("ecmp/planned", ecmp, planned) + Ratio("ecmp/planned", ecmp, planned));
 }
 
+/// The contention rows (file head): flow level beside packet level, goal a run 10x faster.
+void
+ContentionRows(const ChildLimits& limits, int* failures)
+{
+    for (const ContentionCase& k : ContentionCases())
+    {
+        tn_topology* topo = nullptr;
+        tn_error err;
+        const uint32_t n = tn_topology_from_spec(k.spec.c_str(), &topo, &err) == TN_OK
+                               ? tn_topology_npu_count(topo)
+                               : 0;
+        tn_topology_destroy(topo);
+        const PlanCase c{k.spec, k.label};
+        Measure p = InChild(limits, [&](std::string* line) {
+            return SimulateContention(k, "packet", line);
+        });
+        PrintRow(n, c, "contention packet", p, "-", "");
+        Measure f =
+            InChild(limits, [&](std::string* line) { return SimulateContention(k, "flow", line); });
+        double pr = 0;
+        double fr = 0;
+        const bool both = f.ok && p.ok && std::sscanf(RunField(p.result), "%lf", &pr) == 1 &&
+                          std::sscanf(RunField(f.result), "%lf", &fr) == 1 && fr > 0;
+        const bool met = both && fr * 10 <= pr;
+        *failures += met ? 0 : 1;
+        char t[80] = "";
+        if (both)
+        {
+            std::snprintf(t, sizeof(t), "; packet/flow: run %.1fx", pr / fr);
+        }
+        PrintRow(n, c, "contention flow", f, met ? "met" : "MISSED", t);
+    }
+}
+
 } // namespace
 
 int
@@ -635,13 +675,14 @@ main(int argc, char** argv)
     std::string moeModel = "deepseek-v3-like";
     uint32_t moeTokens = 256;
     std::string moeOversub = "1";
+    bool contention = true;
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     uint64_t baselineMax = 4000000;
     ChildLimits limits;
     limits.seconds = 1800;
     limits.addressMiB = 16384;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("sizes", "NPU counts, comma separated (multiples of 8)", sizes);
+    cmd.AddValue("sizes", "NPU counts, comma separated (multiples of 8; none)", sizes);
     cmd.AddValue("bytes", "all-reduce size", bytesText);
     cmd.AddValue("baseline-max",
                  "largest materialised plan (transfers) measured as the baseline",
@@ -687,6 +728,9 @@ main(int argc, char** argv)
     cmd.AddValue("moe-oversub",
                  "oversubscription of the MoE rows' leaf uplinks (the preset's oversub)",
                  moeOversub);
+    cmd.AddValue("contention",
+                 "run the contention rows (flow beside packet level, goal 10x faster)",
+                 contention);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -723,7 +767,7 @@ main(int argc, char** argv)
                 "goal",
                 "result");
     int failures = 0;
-    for (uint32_t n : ParseSizes(sizes))
+    for (uint32_t n : sizes == "none" ? std::vector<uint32_t>() : ParseSizes(sizes))
     {
         std::vector<PlanCase> cases = {
             {TorusOf(n), "ring"},
@@ -932,6 +976,10 @@ main(int argc, char** argv)
     for (uint32_t n : moeSizes == "none" ? std::vector<uint32_t>() : ParseSizes(moeSizes))
     {
         MoeRows(n, moeModel, moeTokens, moeOversub, limits, &failures);
+    }
+    if (contention)
+    {
+        ContentionRows(limits, &failures);
     }
     if (failures)
     {

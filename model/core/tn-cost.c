@@ -269,6 +269,10 @@ fluid_run(walk* w,
     status = tn_fluid_create(link_count, cap, &f, err);
     if (status)
         goto done;
+    /* the budget (TN_COST_FLUID_WORK) counts the flows of every refilled component, as it
+     * did before the engine recomputed only the flows whose rates may change: the same
+     * plans keep the model they had */
+    tn_fluid_set_whole(f, true);
     for (uint32_t q = 0; q < n; q++)
         qhead[q] = TN_TRANSFER_NONE;
     *finished = false;

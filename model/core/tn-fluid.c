@@ -7,6 +7,7 @@
 
 #include "tn-array.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +28,9 @@ fent_less(const fent* a, const fent* b)
     return a->tag != b->tag ? a->tag < b->tag : a->id < b->id;
 }
 
-/* A fill candidate: stale when share is no longer the link's (left / count). Kept to 16
- * bytes: filling spends most of its time in this heap. */
+/* A fill candidate: a link and its share (capacity left over its flows not yet frozen). The
+ * fill heap holds one per link, updated in place (links[l].pos), so that it stays as small as
+ * the component's links however many flows cross them. */
 typedef struct sent
 {
     double share;
@@ -94,7 +96,6 @@ sent_less(const sent* a, const sent* b)
     }
 
 TN_FLUID_HEAP(fheap, fent, fent_less)
-TN_FLUID_HEAP(sheap, sent, sent_less)
 
 /* growable uint32 list */
 typedef struct ulist
@@ -124,7 +125,9 @@ typedef struct flink
     ulist on;       /* active flows, in the order they joined */
     uint32_t stamp; /* component stamp */
     uint8_t seeded; /* in seeds */
+    uint8_t moved;  /* while filling: in `moved` */
     uint32_t count; /* flows not yet frozen while filling */
+    uint32_t pos;   /* while filling: its place in the fill heap, NOPOS when out */
     double left;    /* capacity left while filling */
     double sum;     /* sum of its flows' rates, bit/ns */
     double bits;    /* carried until sum_at */
@@ -141,6 +144,7 @@ typedef struct fflow
     uint32_t stamp; /* component stamp */
     uint32_t hops;  /* 0: not active */
     uint8_t frozen; /* while filling: 0 no, 1 same rate, 2 rate changed */
+    uint8_t fresh;  /* started since the last update (no rate yet) */
 } fflow;
 
 struct tn_fluid
@@ -159,9 +163,15 @@ struct tn_fluid
     uint32_t* comp_links; /* room for every link */
     uint32_t comp_link_count;
     ulist comp_flows;
-    sheap shares;
+    sent* shares; /* the fill heap: room for every link */
+    uint32_t share_n;
+    uint32_t* moved; /* links whose share changed while freezing one link's flows */
+    uint32_t moved_n;
     fheap finish;
     uint32_t stamp;
+    ulist fresh;      /* flows started since the last update (some may have ended since) */
+    bool whole;       /* tn_fluid_set_whole */
+    double ended_min; /* smallest rate of the flows ended since the last update */
     uint32_t active;
     uint64_t updates;
     uint64_t visited;
@@ -176,17 +186,22 @@ tn_fluid_create(uint32_t link_count, const double* capacity, tn_fluid** out, tn_
     tn_fluid* f = calloc(1, sizeof(*f));
     if (!f || !(f->links = calloc((size_t)link_count + 1, sizeof(flink))) ||
         !(f->seeds = malloc(((size_t)link_count + 1) * sizeof(uint32_t))) ||
-        !(f->comp_links = malloc(((size_t)link_count + 1) * sizeof(uint32_t))))
+        !(f->comp_links = malloc(((size_t)link_count + 1) * sizeof(uint32_t))) ||
+        !(f->shares = malloc(((size_t)link_count + 1) * sizeof(sent))) ||
+        !(f->moved = malloc(((size_t)link_count + 1) * sizeof(uint32_t))))
     {
         if (f)
         {
             free(f->links);
             free(f->seeds);
+            free(f->comp_links);
+            free(f->shares);
         }
         free(f);
         return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
     }
     f->link_count = link_count;
+    f->ended_min = HUGE_VAL;
     for (uint32_t l = 0; l < link_count; l++)
         f->links[l].cap = capacity[l];
     *out = f;
@@ -205,10 +220,12 @@ tn_fluid_destroy(tn_fluid* f)
     free(f->hop_link);
     free(f->hop_slot);
     free(f->free_ids.v);
+    free(f->fresh.v);
     free(f->seeds);
     free(f->comp_links);
     free(f->comp_flows.v);
-    free(f->shares.v);
+    free(f->shares);
+    free(f->moved);
     free(f->finish.v);
     free(f);
 }
@@ -324,6 +341,15 @@ tn_fluid_start(tn_fluid* f,
             return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
         on->v = g;
     }
+    if (f->fresh.n == f->fresh.cap)
+    {
+        uint32_t* g =
+            tn_array_grow(f->fresh.v, &f->fresh.cap, f->fresh.n + 1, sizeof(uint32_t), 64);
+        if (!g)
+            return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+        f->fresh.v = g;
+    }
+    f->fresh.v[f->fresh.n++] = i;
     if (reuse)
         f->free_ids.n--;
     else
@@ -350,6 +376,7 @@ tn_fluid_start(tn_fluid* f,
     fl->ver++; /* finish entries of the id's former flow are stale */
     fl->hops = count;
     fl->frozen = 0;
+    fl->fresh = 1;
     f->active++;
     *id = i;
     return TN_OK;
@@ -364,6 +391,8 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
     fflow* fl = &f->flows[i];
     uint32_t* hl = f->hop_link + (size_t)i * f->stride;
     uint32_t* hs = f->hop_slot + (size_t)i * f->stride;
+    if (fl->rate < f->ended_min) /* a fresh flow's 0: every flow of its component again */
+        f->ended_min = fl->rate;
     /* events may fall later than the end: the links carried nothing of it since */
     double extra = fl->rate * (now > end ? now - end : 0.0);
     for (uint32_t k = 0; k < fl->hops; k++)
@@ -375,10 +404,12 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
         if (p < on->n)
         {
             on->v[p] = last;
-            /* the moved flow's entry for this link at the old end */
+            /* the moved flow's entry for this link at the old end; when it is this flow
+             * (a link listed twice), only its hops not removed yet: a removed hop keeps its
+             * old slot, which may be that end */
             const uint32_t* ml = f->hop_link + (size_t)last * f->stride;
             uint32_t* ms = f->hop_slot + (size_t)last * f->stride;
-            for (uint32_t q = 0; q < f->flows[last].hops; q++)
+            for (uint32_t q = last == i ? k + 1 : 0; q < f->flows[last].hops; q++)
             {
                 if (ml[q] == l && ms[q] == on->n)
                 {
@@ -398,6 +429,13 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
     f->active--;
 }
 
+void
+tn_fluid_set_whole(tn_fluid* f, bool whole)
+{
+    if (f)
+        f->whole = whole;
+}
+
 bool
 tn_fluid_dirty(const tn_fluid* f)
 {
@@ -414,7 +452,44 @@ mark_link(tn_fluid* f, uint32_t l)
     }
 }
 
-/* the links touched and the flows connected to them through shared links, transitively */
+/* Below which rate flows keep theirs. Progressive filling freezes flows in the order of
+ * their rates, so a fill of the component before these starts and ends and one after pop the
+ * same links with the same shares, freezing the same flows at the same rates, while the share
+ * popped is below every ended flow's rate (removing a flow that is not frozen yet only raises
+ * its links' shares, so none of them is popped earlier) and below the first share (capacity
+ * over flows) of every link a started flow joins (a link's share only grows while filling, so
+ * none of those is popped earlier either). The flows frozen by then are as the new fill would
+ * leave them: the recomputation starts from there. The margin covers rounding; core/fluid
+ * checks the rates against a plain filling. */
+static double
+threshold(tn_fluid* f)
+{
+    double theta = f->ended_min;
+    for (size_t q = 0; q < f->fresh.n; q++)
+    {
+        const fflow* fl = &f->flows[f->fresh.v[q]];
+        if (!fl->fresh || fl->hops == 0)
+            continue; /* ended since: its rate, 0, is in ended_min */
+        const uint32_t* hl = f->hop_link + (size_t)f->fresh.v[q] * f->stride;
+        for (uint32_t k = 0; k < fl->hops; k++)
+        {
+            const flink* m = &f->links[hl[k]];
+            double first = m->cap / (double)m->on.n;
+            if (first < theta)
+                theta = first;
+        }
+    }
+    for (size_t q = 0; q < f->fresh.n; q++)
+        f->flows[f->fresh.v[q]].fresh = 2; /* this update computes their rates */
+    f->fresh.n = 0;
+    f->ended_min = HUGE_VAL;
+    return f->whole ? -HUGE_VAL : theta * (1 - 1e-9);
+}
+
+/* The links touched and the flows connected to them through shared links, transitively,
+ * but for the flows that keep their rates (below the threshold): those only hold capacity
+ * of the links they cross. Each link's capacity left over them and its other flows are set
+ * for the fill. */
 static bool
 component(tn_fluid* f)
 {
@@ -426,6 +501,7 @@ component(tn_fluid* f)
             f->links[l].stamp = 0;
         f->stamp = 1;
     }
+    const double theta = threshold(f);
     f->comp_link_count = 0;
     f->comp_flows.n = 0;
     for (uint32_t s = 0; s < f->seed_count; s++)
@@ -436,38 +512,124 @@ component(tn_fluid* f)
     f->seed_count = 0;
     for (uint32_t c = 0; c < f->comp_link_count; c++)
     {
-        const ulist* on = &f->links[f->comp_links[c]].on;
-        for (size_t q = 0; q < on->n; q++)
+        flink* k = &f->links[f->comp_links[c]];
+        k->left = k->cap;
+        k->count = 0;
+        for (size_t q = 0; q < k->on.n; q++)
         {
-            uint32_t i = on->v[q];
-            if (f->flows[i].stamp == f->stamp)
+            uint32_t i = k->on.v[q];
+            fflow* fl = &f->flows[i];
+            if (!fl->fresh && fl->rate < theta)
+            {
+                k->left -= fl->rate;
                 continue;
-            f->flows[i].stamp = f->stamp;
+            }
+            k->count++;
+            if (fl->stamp == f->stamp)
+                continue;
+            fl->stamp = f->stamp;
             if (!ulist_push(&f->comp_flows, i))
                 return false;
             const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
-            for (uint32_t k = 0; k < f->flows[i].hops; k++)
-                mark_link(f, hl[k]);
+            for (uint32_t h = 0; h < fl->hops; h++)
+                mark_link(f, hl[h]);
         }
     }
     return true;
 }
 
-/* progressive filling of the component: the link with the smallest fair share freezes its
- * flows at it */
+#define NOPOS UINT32_MAX
+
+/* the fill heap: entry i moved to place p */
+static void
+share_place(tn_fluid* f, uint32_t p, sent e)
+{
+    f->shares[p] = e;
+    f->links[e.link].pos = p;
+}
+
+static void
+share_up(tn_fluid* f, uint32_t i, sent e)
+{
+    while (i > 0 && sent_less(&e, &f->shares[(i - 1) / 2]))
+    {
+        share_place(f, i, f->shares[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    share_place(f, i, e);
+}
+
+static void
+share_down(tn_fluid* f, uint32_t i, sent e)
+{
+    for (;;)
+    {
+        uint32_t l = 2 * i + 1, m = i;
+        const sent* best = &e;
+        if (l < f->share_n && sent_less(&f->shares[l], best))
+            best = &f->shares[m = l];
+        if (l + 1 < f->share_n && sent_less(&f->shares[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        share_place(f, i, f->shares[m]);
+        i = m;
+    }
+    share_place(f, i, e);
+}
+
+static void
+share_remove(tn_fluid* f, uint32_t p)
+{
+    f->links[f->shares[p].link].pos = NOPOS;
+    sent last = f->shares[--f->share_n];
+    if (p == f->share_n)
+        return;
+    if (p > 0 && sent_less(&last, &f->shares[(p - 1) / 2]))
+        share_up(f, p, last);
+    else
+        share_down(f, p, last);
+}
+
+/* link l's share is left / count again, or it leaves the heap with its last flow */
+static void
+share_fix(tn_fluid* f, uint32_t l)
+{
+    flink* k = &f->links[l];
+    if (k->count == 0)
+    {
+        if (k->pos != NOPOS)
+            share_remove(f, k->pos);
+        return;
+    }
+    sent e = {k->left / k->count, l};
+    if (k->pos == NOPOS)
+        share_up(f, f->share_n++, e);
+    else if (k->pos > 0 && sent_less(&e, &f->shares[(k->pos - 1) / 2]))
+        share_up(f, k->pos, e);
+    else
+        share_down(f, k->pos, e);
+}
+
+/* progressive filling of the component: the link with the smallest fair share (ties: smaller
+ * id) freezes its flows at it. The heap holds every link's current share, so it pops what a
+ * heap of every (share, link) ever computed would pop once its stale entries are skipped;
+ * the links a link's flows cross get their new share once that link is done, since nothing
+ * reads the heap meanwhile. */
 static bool
 fill(tn_fluid* f, double now)
 {
-    f->shares.n = 0;
+    f->share_n = 0;
     for (uint32_t c = 0; c < f->comp_link_count; c++)
     {
         uint32_t l = f->comp_links[c];
         flink* k = &f->links[l];
-        k->left = k->cap;
-        k->count = (uint32_t)k->on.n;
-        if (k->count > 0 && !sheap_push(&f->shares, (sent){k->left / k->count, l}))
-            return false;
+        k->pos = NOPOS;
+        if (k->count > 0)
+            share_place(f, f->share_n++, (sent){k->left / k->count, l});
     }
+    for (uint32_t p = f->share_n / 2; p-- > 0;)
+        share_down(f, p, f->shares[p]);
     for (size_t c = 0; c < f->comp_flows.n; c++)
     {
         fflow* fl = &f->flows[f->comp_flows.v[c]];
@@ -476,22 +638,23 @@ fill(tn_fluid* f, double now)
             fl->rem = 0;
         fl->upd = now;
         fl->frozen = 0;
+        fl->fresh = 0;
     }
-    while (f->shares.n > 0)
+    while (f->share_n > 0)
     {
-        sent e = sheap_pop(&f->shares);
+        sent e = f->shares[0];
+        share_remove(f, 0);
         uint32_t l = e.link;
         flink* link = &f->links[l];
-        if (link->count == 0 || e.share != link->left / link->count)
-            continue; /* stale */
         /* shares only grow while filling; the floor keeps rounding from stalling a flow */
         double share = e.share > link->cap * 1e-9 ? e.share : link->cap * 1e-9;
+        f->moved_n = 0;
         for (size_t q = 0; q < link->on.n; q++)
         {
             uint32_t i = link->on.v[q];
             fflow* fl = &f->flows[i];
-            if (fl->frozen)
-                continue;
+            if (fl->frozen || fl->stamp != f->stamp)
+                continue; /* frozen now, or keeping its rate */
             fl->frozen = share == fl->rate ? 1 : 2;
             const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
             if (fl->frozen == 2)
@@ -505,10 +668,18 @@ fill(tn_fluid* f, double now)
                 uint32_t m = hl[k];
                 flink* other = &f->links[m];
                 other->left -= share;
-                if (--other->count > 0 && m != l &&
-                    !sheap_push(&f->shares, (sent){other->left / other->count, m}))
-                    return false;
+                other->count--;
+                if (m != l && !other->moved)
+                {
+                    other->moved = 1;
+                    f->moved[f->moved_n++] = m;
+                }
             }
+        }
+        for (uint32_t c = 0; c < f->moved_n; c++)
+        {
+            f->links[f->moved[c]].moved = 0;
+            share_fix(f, f->moved[c]);
         }
     }
     for (size_t c = 0; c < f->comp_flows.n; c++)

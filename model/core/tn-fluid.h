@@ -13,11 +13,12 @@
  *    link may appear more than once, it then counts the flow that many times) and a caller's
  *    tag. While active it holds every link of its list at once at its rate.
  *  - tn_fluid_start and tn_fluid_end change the set of flows at an instant `now`; the rates
- *    stay as they were until tn_fluid_update(now), which sets the max-min fair rates of the
- *    flows connected through shared links to the links touched since the last update
- *    (transitively): the other flows keep their rates and their finish times. Callers batch
- *    every start and end of one instant before one update, so flows of one instant cost one
- *    recomputation. Nothing is recomputed when nothing was touched (tn_fluid_dirty).
+ *    stay as they were until tn_fluid_update(now), which sets the max-min fair rates of every
+ *    flow: it recomputes only flows connected through shared links to the links touched since
+ *    the last update, and of those only the ones whose rates may change (below), the others
+ *    keep their rates and their finish times. Callers batch every start and end of one
+ *    instant before one update, so flows of one instant cost one recomputation. Nothing is
+ *    recomputed when nothing was touched (tn_fluid_dirty).
  *  - Filling: a link's share is its capacity left over its flows not yet frozen; the link of
  *    the smallest share (ties: smaller link id) freezes its flows at that share (at least
  *    1e-9 of its capacity, so that rounding never stalls a flow), in the order they joined it.
@@ -33,8 +34,14 @@
  *    an error the engine is still valid; the failed start added nothing.
  *
  * How it is computed (may change without changing the results above): a stamp marks the
- * component of touched links and their flows; a heap of (share, link) candidates drives the
- * filling; a heap of (finish, tag, version) entries is invalidated lazily.
+ * component of touched links and their flows; progressive filling freezes flows in the order
+ * of their rates, so the flows whose rate is below every ended flow's rate and below the
+ * first share (capacity over flows) of every started flow's links are those a new filling
+ * would freeze first, at the same rates: they keep them, hold their links' capacity, and are
+ * not visited (the component is searched through the other flows only). The filling of the
+ * others pops links from a heap holding one (share, link) entry per link, updated in place;
+ * a heap of (finish, tag, version) entries is invalidated lazily. core/fluid checks the rates
+ * of random instances against a plain progressive filling.
  */
 #ifndef TN_FLUID_H
 #define TN_FLUID_H
@@ -71,6 +78,10 @@ extern "C"
     /** Flow `id` leaves its links at `now`; its bits stopped crossing at `end` (<= now). */
     void tn_fluid_end(tn_fluid* f, uint32_t id, double end, double now);
 
+    /** Recompute every flow of the component at each update (true), not only those whose
+     *  rates may change: the same rates, more work; tn-cost's budget counts that work. */
+    void tn_fluid_set_whole(tn_fluid* f, bool whole);
+
     /** true when flows started or ended since the last update */
     bool tn_fluid_dirty(const tn_fluid* f);
 
@@ -89,7 +100,8 @@ extern "C"
     /** flows active now */
     uint32_t tn_fluid_active(const tn_fluid* f);
 
-    /** updates that recomputed rates, and flows whose rate they recomputed (summed) */
+    /** updates that recomputed rates, and flows whose rate they recomputed (summed; with
+     *  tn_fluid_set_whole, every flow of the components) */
     uint64_t tn_fluid_updates(const tn_fluid* f);
     uint64_t tn_fluid_visited(const tn_fluid* f);
 

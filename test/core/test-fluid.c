@@ -4,12 +4,16 @@
  * The fluid engine against closed forms: N flows on one link get C/N; the max-min rates of
  * parking lots (a long flow across links each shared with short ones); flows that end give
  * their share back; every bit started crosses every link of its path; only the component
- * of touched links is recomputed; bad flows are refused without changing anything.
+ * of touched links is recomputed, and of it only the flows whose rates may change; bad flows
+ * are refused without changing anything. Random instances against a straightforward progressive
+ * filling kept here (the reference): every active flow's rate after every update, no link over its
+ * capacity, every bit carried.
  */
 #include "tn-test.h"
 
 #include "ns3/tn-fluid.h"
 
+#include <math.h>
 #include <string.h>
 
 static tn_fluid*
@@ -256,6 +260,42 @@ test_incremental(tn_test_ctx* ctx)
     tn_fluid_destroy(f);
 }
 
+/* Only flows whose rates may change are recomputed: nine flows on link 0 and X across links
+ * 0 and 1 get 1/10 (link 0 of capacity 1), b alone beside X on link 1 gets 9/10. When b ends
+ * nothing below its rate changes: no flow is visited (tn_fluid_set_whole visits the ten left in
+ * the component), X keeps 1/10. When a flow of link 0 ends, the other nine get 1/9. */
+static void
+test_keeps_slower_flows(tn_test_ctx* ctx)
+{
+    for (int whole = 0; whole < 2; whole++)
+    {
+        const double cap[] = {1.0, 1.0};
+        tn_fluid* f = make(ctx, 2, cap);
+        TN_REQUIRE(ctx, f != NULL);
+        tn_fluid_set_whole(f, whole);
+        const uint32_t l0 = 0, l1 = 1, both[] = {0, 1};
+        uint32_t a[9];
+        for (uint32_t i = 0; i < 9; i++)
+            a[i] = start(ctx, f, &l0, 1, 1e3, i);
+        uint32_t x = start(ctx, f, both, 2, 1e3, 9);
+        uint32_t b = start(ctx, f, &l1, 1, 1e3, 10);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f), 11);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, x), 0.1, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 0.9, 1e-12);
+        tn_fluid_end(f, b, 1.0, 1.0);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 1.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f), whole ? 21 : 11);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, x), 0.1, 1e-12);
+        tn_fluid_end(f, a[0], 2.0, 2.0);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 2.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f), whole ? 30 : 20);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, x), 1.0 / 9, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a[8]), 1.0 / 9, 1e-12);
+        tn_fluid_destroy(f);
+    }
+}
+
 /* Refused: no links, a link out of range, no bits. Nothing is added by a refusal. */
 static void
 test_refused(tn_test_ctx* ctx)
@@ -275,6 +315,181 @@ test_refused(tn_test_ctx* ctx)
     tn_fluid_destroy(f);
 }
 
+/* ---- random instances against a reference ---- */
+
+enum
+{
+    RL_MAX = 16, /* links */
+    RF_MAX = 96, /* flows per instance */
+    RH_MAX = 5   /* hops */
+};
+
+typedef struct rflow
+{
+    uint32_t links[RH_MAX];
+    uint32_t hops;
+    double bits;
+    uint32_t id;
+    int state; /* 0 not started, 1 active, 2 ended */
+} rflow;
+
+static uint64_t
+rnd(uint64_t* s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Max-min fair rates by the textbook progressive filling: the link of the smallest share
+ * left / (flows not frozen, a flow counted once per time it lists the link) freezes its
+ * flows at that share; repeat. */
+static void
+reference_rates(const rflow* fl, uint32_t n, const double* cap, uint32_t links, double* rate)
+{
+    double left[RL_MAX];
+    uint32_t count[RL_MAX] = {0};
+    int frozen[RF_MAX] = {0};
+    for (uint32_t l = 0; l < links; l++)
+        left[l] = cap[l];
+    for (uint32_t i = 0; i < n; i++)
+    {
+        rate[i] = 0;
+        frozen[i] = fl[i].state != 1;
+        for (uint32_t k = 0; k < fl[i].hops && !frozen[i]; k++)
+            count[fl[i].links[k]]++;
+    }
+    for (;;)
+    {
+        uint32_t best = links;
+        for (uint32_t l = 0; l < links; l++)
+        {
+            if (count[l] > 0 && (best == links || left[l] / count[l] < left[best] / count[best]))
+                best = l;
+        }
+        if (best == links)
+            return;
+        const double share = left[best] / count[best];
+        for (uint32_t i = 0; i < n; i++)
+        {
+            int on = 0;
+            for (uint32_t k = 0; k < fl[i].hops; k++)
+                on |= fl[i].links[k] == best;
+            if (frozen[i] || !on)
+                continue;
+            frozen[i] = 1;
+            rate[i] = share;
+            for (uint32_t k = 0; k < fl[i].hops; k++)
+            {
+                left[fl[i].links[k]] -= share;
+                count[fl[i].links[k]]--;
+            }
+        }
+    }
+}
+
+/* One random instance: flows start in waves (several at one instant), end when the engine
+ * says, as FlowNetwork drives it (all ends and starts of an instant, then one update). Few
+ * capacities and sizes, so that shares and finish times tie often. */
+static void
+random_instance(tn_test_ctx* ctx, uint64_t seed)
+{
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+    const uint32_t links = 2 + (uint32_t)(rnd(&s) % (RL_MAX - 1));
+    const uint32_t n = 8 + (uint32_t)(rnd(&s) % (RF_MAX - 7));
+    double cap[RL_MAX];
+    for (uint32_t l = 0; l < links; l++)
+        cap[l] = (double)(1 + rnd(&s) % 4) * (rnd(&s) % 3 == 0 ? 0.5 : 1.0);
+    rflow fl[RF_MAX];
+    double expect[RL_MAX] = {0};
+    for (uint32_t i = 0; i < n; i++)
+    {
+        fl[i].hops = 1 + (uint32_t)(rnd(&s) % RH_MAX);
+        for (uint32_t k = 0; k < fl[i].hops; k++)
+            fl[i].links[k] = (uint32_t)(rnd(&s) % links);
+        fl[i].bits = 100.0 * (double)(1 + rnd(&s) % 5);
+        fl[i].state = 0;
+        for (uint32_t k = 0; k < fl[i].hops; k++)
+            expect[fl[i].links[k]] += fl[i].bits;
+    }
+    tn_fluid* f = make(ctx, links, cap);
+    TN_REQUIRE(ctx, f != NULL);
+    double now = 0;
+    double next_wave = 0;
+    uint32_t started = 0;
+    uint32_t ended = 0;
+    uint32_t checks = 0;
+    while (ended < n)
+    {
+        double t = 0;
+        uint32_t id = 0, tag = 0;
+        while (tn_fluid_next(f, &t, &id, &tag) && t <= now + 1e-9)
+        {
+            TN_REQUIRE_MSG(ctx,
+                           tag < n && fl[tag].state == 1 && fl[tag].id == id,
+                           "seed %llu: flow %u reported again after its end",
+                           (unsigned long long)seed,
+                           tag);
+            tn_fluid_end(f, id, t, now);
+            fl[tag].state = 2;
+            ended++;
+        }
+        if (started < n && now >= next_wave)
+        {
+            uint32_t wave = 1 + (uint32_t)(rnd(&s) % 8);
+            for (uint32_t w = 0; w < wave && started < n; w++)
+            {
+                rflow* r = &fl[started];
+                TN_REQUIRE(
+                    ctx,
+                    tn_fluid_start(f, r->links, r->hops, r->bits, now, started, &r->id, NULL) ==
+                        TN_OK);
+                r->state = 1;
+                started++;
+            }
+            next_wave = now + (double)(rnd(&s) % 4) * 50.0;
+        }
+        TN_REQUIRE(ctx, tn_fluid_update(f, now, NULL) == TN_OK);
+        double ref[RF_MAX];
+        reference_rates(fl, n, cap, links, ref);
+        double load[RL_MAX] = {0};
+        for (uint32_t i = 0; i < n; i++)
+        {
+            if (fl[i].state != 1)
+                continue;
+            const double r = tn_fluid_rate(f, fl[i].id);
+            TN_CHECK_MSG(ctx,
+                         fabs(r - ref[i]) <= 1e-9 * ref[i],
+                         "seed %llu, t %g: flow %u rate %.17g, reference %.17g",
+                         (unsigned long long)seed,
+                         now,
+                         i,
+                         r,
+                         ref[i]);
+            for (uint32_t k = 0; k < fl[i].hops; k++)
+                load[fl[i].links[k]] += r;
+            checks++;
+        }
+        for (uint32_t l = 0; l < links; l++)
+            TN_CHECK_MSG(ctx, load[l] <= cap[l] * (1 + 1e-12), "link %u over capacity", l);
+        bool any = tn_fluid_next(f, &t, NULL, NULL);
+        TN_REQUIRE(ctx, any || started < n || ended == n);
+        now = any && (started == n || t < next_wave) ? t : (next_wave > now ? next_wave : now);
+    }
+    TN_CHECK(ctx, checks > 0);
+    for (uint32_t l = 0; l < links; l++)
+        TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, l, now + 1e3), expect[l], 1e-9 * expect[l] + 1e-9);
+    tn_fluid_destroy(f);
+}
+
+static void
+test_random_against_reference(tn_test_ctx* ctx)
+{
+    for (uint64_t seed = 1; seed <= 300; seed++)
+        random_instance(ctx, seed);
+}
+
 void
 tn_suite_fluid(tn_test_suite* suite)
 {
@@ -285,4 +500,6 @@ tn_suite_fluid(tn_test_suite* suite)
     tn_test_add(suite, "bits-conserved", test_bits_conserved);
     tn_test_add(suite, "incremental", test_incremental);
     tn_test_add(suite, "refused", test_refused);
+    tn_test_add(suite, "keeps-slower-flows", test_keeps_slower_flows);
+    tn_test_add(suite, "random-against-reference", test_random_against_reference);
 }
