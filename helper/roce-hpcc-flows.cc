@@ -68,6 +68,11 @@ CheckConfig(const RoceHpccConfig& config, std::string* error)
         *error = "ERROR_RATE_PER_LINK must be in [0, 1)";
         return false;
     }
+    if (!config.family.empty() && config.family != "hpcc" && config.family != "ns3-datacenter")
+    {
+        *error = "--family: '" + config.family + "' is not hpcc or ns3-datacenter";
+        return false;
+    }
     const std::string where = config.configFile.empty() ? "" : config.configFile + ":";
     return RoceHpccConfigReader::CheckSettings(where, config.settings, error);
 }
@@ -128,6 +133,10 @@ ConfigureFabric(const RoceHpccConfig& config,
         {
             ok = defaults->Set(st.typeName + "::" + st.attribute, st.value) && ok;
         }
+    }
+    if (!config.family.empty())
+    {
+        ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
     }
     if (!config.baseRttAttribute.empty())
     {
@@ -513,6 +522,10 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
                      "family ECMP: %llu flows, %llu switch choices pinned\n",
                      static_cast<unsigned long long>(res.familyPaths.size()),
                      static_cast<unsigned long long>(hops));
+    }
+    if (!cfg.family.empty())
+    {
+        std::fprintf(out, "family member %s: its switch buffer layout\n", cfg.family.c_str());
     }
     for (const auto& c : res.congestionControls)
     {
