@@ -274,6 +274,40 @@ class RoceMmuLayoutTestCase : public TestCase
     std::string m_layout; //!< Layout value
 };
 
+/**
+ * \ingroup training-net-tests
+ * A member that is not one: RoceHpccFlows::Run refuses it with one message naming --family and
+ * the members, before anything runs.
+ */
+class RoceHpccUnknownFamilyTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccUnknownFamilyTestCase()
+        : TnDataTestCase("roce-hpcc-flows --family: an unknown member is refused")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string dir = DataFile("hpcc-peers/hpcc/incast-1000");
+        RoceHpccConfig cfg;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(
+            RoceHpccConfigReader::Read(dir + "/config.txt", dir, false, &cfg, &error),
+            true,
+            error);
+        cfg.family = "ns3-datacentre";
+        cfg.fctFile = CreateTempDirFilename("unknown-fct.txt");
+        RoceHpccResult res;
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), false, "refused");
+        NS_TEST_EXPECT_MSG_EQ(error,
+                              "--family: 'ns3-datacentre' is not hpcc or ns3-datacenter",
+                              "one line naming the option");
+        NS_TEST_EXPECT_MSG_EQ(res.finished, 0u, "nothing ran");
+    }
+};
+
 /// One member's run of a case: its folder under test/data/hpcc-peers.
 struct PeerFigures
 {
@@ -439,6 +473,7 @@ class RoceHpccPeersTestSuite : public TestSuite
                     TestCase::QUICK);
         AddTestCase(new RoceMmuLayoutTestCase<Ns3dcRef>("ns3-datacenter", "inet-tub's SwitchMmu"),
                     TestCase::QUICK);
+        AddTestCase(new RoceHpccUnknownFamilyTestCase, TestCase::QUICK);
     }
 };
 
