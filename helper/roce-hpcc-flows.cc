@@ -250,9 +250,14 @@ InstallApplications(const RoceHpccConfig& config,
                     RoceHpccFamilyPaths* family)
 {
     std::vector<Ptr<RoceFlowApplication>> apps(nodes.GetN());
+    // ns3-datacenter reads the flow file in order and starts each flow no earlier than the one
+    // before it; alibaba-edu's (and this model) start each at its own time
+    const bool inFileOrder = config.family == "ns3-datacenter";
+    uint64_t latest = 0;
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
         const tn_hpcc_flow& f = flows[i];
+        latest = inFileOrder ? std::max<uint64_t>(latest, f.start_ns) : f.start_ns;
         Ptr<RoceFlowApplication>& app = apps[f.src];
         if (!app)
         {
@@ -275,7 +280,7 @@ InstallApplications(const RoceHpccConfig& config,
         request.dst = f.dst;
         request.bytes = f.bytes;
         request.priority = f.priority;
-        app->AddFlow(i, request, NanoSeconds(f.start_ns));
+        app->AddFlow(i, request, NanoSeconds(latest));
     }
     return apps;
 }
