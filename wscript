@@ -332,6 +332,7 @@ test_sources = [
     'test/roce-cc-test-suite.cc',
     'test/roce-dcqcn-test-suite.cc',
     'test/roce-hpcc-test-suite.cc',
+    'test/roce-hpcc-peers-test-suite.cc',
     'test/roce-nic-test-suite.cc',
     'test/roce-header-test-suite.cc',
     'test/roce-ip-test-suite.cc',

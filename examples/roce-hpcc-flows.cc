@@ -9,6 +9,7 @@
  *                   [--pfc=pfc.txt] [--pcap=PREFIX] [--mtu=4096]
  *                   [--cc=dcqcn|hpcc|hpcc-pint|timely|dctcp|none]
  *                   [--seed=1] [--stop=seconds] [--share-qp] [--family-ecmp]
+ *                   [--family=hpcc|ns3-datacenter]
  *
  * --config reads an HPCC / SimAI config file (mix/config.txt): its files, payload size, stop
  * time and DCQCN, ECN and buffer keys become ns-3 attributes; the keys the model has no
@@ -56,6 +57,7 @@ main(int argc, char* argv[])
     std::string stop;
     bool shareQp = false;
     bool familyEcmp = false;
+    std::string family;
     ProgramOptions options("roce-hpcc-flows", __FILE__);
     options.AddString("config", "HPCC / SimAI config file (mix/config.txt)", &config);
     options.AddString("base-dir",
@@ -83,6 +85,11 @@ main(int argc, char* argv[])
                     "each flow on the path the HPCC family's ECMP hash gives it (its UDP ports, "
                     "next-hop order and hash), pinned by flow routes",
                     &familyEcmp);
+    options.AddString("family",
+                      "follow this HPCC family member where the members differ: hpcc "
+                      "(alibaba-edu) or ns3-datacenter (inet-tub): its switch buffer layout, "
+                      "and the family's ECMP paths (--family-ecmp)",
+                      &family);
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -139,7 +146,8 @@ main(int argc, char* argv[])
         cfg.stopSeconds = double(ns) / 1e9;
     }
     cfg.sharedQp = shareQp;
-    cfg.familyEcmp = familyEcmp;
+    cfg.familyEcmp = familyEcmp || !family.empty();
+    cfg.family = family;
     if (cfg.topologyFile.empty() || cfg.flowFile.empty() || cfg.fctFile.empty())
     {
         return bad("a topology, a flow file and an FCT output are required (--config with "

@@ -68,6 +68,11 @@ CheckConfig(const RoceHpccConfig& config, std::string* error)
         *error = "ERROR_RATE_PER_LINK must be in [0, 1)";
         return false;
     }
+    if (!config.family.empty() && config.family != "hpcc" && config.family != "ns3-datacenter")
+    {
+        *error = "--family: '" + config.family + "' is not hpcc or ns3-datacenter";
+        return false;
+    }
     const std::string where = config.configFile.empty() ? "" : config.configFile + ":";
     return RoceHpccConfigReader::CheckSettings(where, config.settings, error);
 }
@@ -128,6 +133,10 @@ ConfigureFabric(const RoceHpccConfig& config,
         {
             ok = defaults->Set(st.typeName + "::" + st.attribute, st.value) && ok;
         }
+    }
+    if (!config.family.empty())
+    {
+        ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
     }
     if (!config.baseRttAttribute.empty())
     {
@@ -241,9 +250,14 @@ InstallApplications(const RoceHpccConfig& config,
                     RoceHpccFamilyPaths* family)
 {
     std::vector<Ptr<RoceFlowApplication>> apps(nodes.GetN());
+    // ns3-datacenter reads the flow file in order and starts each flow no earlier than the one
+    // before it; alibaba-edu's (and this model) start each at its own time
+    const bool inFileOrder = config.family == "ns3-datacenter";
+    uint64_t latest = 0;
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
         const tn_hpcc_flow& f = flows[i];
+        latest = inFileOrder ? std::max<uint64_t>(latest, f.start_ns) : f.start_ns;
         Ptr<RoceFlowApplication>& app = apps[f.src];
         if (!app)
         {
@@ -266,7 +280,7 @@ InstallApplications(const RoceHpccConfig& config,
         request.dst = f.dst;
         request.bytes = f.bytes;
         request.priority = f.priority;
-        app->AddFlow(i, request, NanoSeconds(f.start_ns));
+        app->AddFlow(i, request, NanoSeconds(latest));
     }
     return apps;
 }
@@ -513,6 +527,10 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
                      "family ECMP: %llu flows, %llu switch choices pinned\n",
                      static_cast<unsigned long long>(res.familyPaths.size()),
                      static_cast<unsigned long long>(hops));
+    }
+    if (!cfg.family.empty())
+    {
+        std::fprintf(out, "family member %s: its switch buffer layout\n", cfg.family.c_str());
     }
     for (const auto& c : res.congestionControls)
     {

@@ -73,6 +73,10 @@ struct RoceHpccConfig
     /// at each switch, the family's UDP ports and next-hop order), pinned with flow routes,
     /// instead of this fabric's own ECMP: the same files put the same flows on the same links
     bool familyEcmp{false};
+    /// The HPCC family member whose switches the run follows where the members differ ("" =
+    /// this model's own; "hpcc": alibaba-edu's; "ns3-datacenter": inet-tub's): the buffer
+    /// layout (RoceSwitchMmu::Layout), and the family's ECMP paths (familyEcmp) for both
+    std::string family;
     /// Lines after the announced links or flows are ignored with a notice, as HPCC reads
     /// only the announced count (set by --config); otherwise they are an error.
     bool ignoreTrailingLines{false};

@@ -96,7 +96,7 @@ RoceHpccOutput::FlowEnd(uint64_t i, const RdmaMessageRecord& rec)
                  static_cast<unsigned>(rec.udpSourcePort),
                  static_cast<unsigned>(f.dport),
                  f.bytes,
-                 f.start_ns,
+                 static_cast<uint64_t>(rec.start.GetNanoSeconds()), // the family's q->startTime
                  fctNs,
                  ideal);
     if (fctNs < ideal)

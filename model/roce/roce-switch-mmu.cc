@@ -8,6 +8,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/uinteger.h"
@@ -72,6 +73,19 @@ RoceSwitchMmu::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RoceSwitchMmu::m_poolSize),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Layout",
+                          "Buffer layout: training-net (this model's reserve, headroom and "
+                          "resume), hpcc (alibaba-edu's SwitchMmu) or ns3-datacenter "
+                          "(inet-tub's dynamic threshold); see the class description. Set "
+                          "before ports are added",
+                          EnumValue(LAYOUT_OWN),
+                          MakeEnumAccessor(&RoceSwitchMmu::m_layout),
+                          MakeEnumChecker(LAYOUT_OWN,
+                                          "training-net",
+                                          LAYOUT_HPCC,
+                                          "hpcc",
+                                          LAYOUT_NS3DATACENTER,
+                                          "ns3-datacenter"))
             .AddAttribute("Alpha",
                           "Dynamic threshold factor: threshold = Alpha * free buffer",
                           DoubleValue(0.125),
@@ -162,7 +176,11 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
     const uint64_t frame = m_mtu + PACKET_OVERHEAD;
     const double response = m_pfcResponseQuanta * 64.0 * (double(bps) / 100e9);
     const double propagation = 2.0 * double(bps) / 8.0 * delay.GetSeconds();
-    const uint64_t headroom = 2 * frame + static_cast<uint64_t>(response + propagation + 0.5);
+    // the family sizes headroom as whole bytes of rate x delay, times 3 (its config scripts)
+    const uint64_t headroom =
+        m_layout == LAYOUT_OWN
+            ? 2 * frame + static_cast<uint64_t>(response + propagation + 0.5)
+            : bps * static_cast<uint64_t>(delay.GetNanoSeconds()) / 8 / 1000000000 * 3;
     m_portRate.push_back(bps);
     m_headroomSize.push_back(headroom);
     m_portBuffer += double(bps) / 8.0 * m_bufferTime.GetSeconds();
@@ -178,7 +196,11 @@ RoceSwitchMmu::AddPort(DataRate rate, Time delay, uint8_t pfcEnableMask)
     {
         lossless += (pfcEnableMask >> p) & 1;
     }
-    m_totalHeadroom += headroom * lossless;
+    // the family pre-allocates one headroom per port (hpcc) or one per priority (ns3-datacenter)
+    const uint64_t allocated = m_layout == LAYOUT_HPCC            ? 1
+                               : m_layout == LAYOUT_NS3DATACENTER ? NUM_PRIORITIES
+                                                                  : lossless;
+    m_totalHeadroom += headroom * allocated;
     m_losslessQueues += lossless;
     const uint64_t layout = GetTotalReserve() + GetTotalHeadroom();
     if (layout > m_bufferSize)
@@ -225,6 +247,10 @@ RoceSwitchMmu::GetReserve() const
     {
         return m_reserve;
     }
+    if (m_layout != LAYOUT_OWN)
+    {
+        return m_layout == LAYOUT_HPCC ? HPCC_RESERVE : 0;
+    }
     const uint64_t frame = m_mtu + PACKET_OVERHEAD;
     const uint64_t queues = uint64_t(NUM_PRIORITIES) * m_portRate.size();
     // two frames keep every (port, priority) moving; on switches with many ports that would
@@ -235,7 +261,13 @@ RoceSwitchMmu::GetReserve() const
 uint64_t
 RoceSwitchMmu::GetResumeOffset() const
 {
-    return m_resumeOffset > 0 ? m_resumeOffset : 2 * (uint64_t(m_mtu) + PACKET_OVERHEAD);
+    if (m_resumeOffset > 0)
+    {
+        return m_resumeOffset;
+    }
+    return m_layout == LAYOUT_HPCC            ? HPCC_RESUME_OFFSET
+           : m_layout == LAYOUT_NS3DATACENTER ? NS3DC_RESUME_OFFSET
+                                              : 2 * (uint64_t(m_mtu) + PACKET_OVERHEAD);
 }
 
 uint64_t
@@ -251,7 +283,9 @@ RoceSwitchMmu::GetTotalHeadroom() const
 uint64_t
 RoceSwitchMmu::GetFree() const
 {
-    const uint64_t taken = GetTotalReserve() + GetTotalHeadroom() + m_sharedUsed + m_controlUsed;
+    // the family's control frames (its queue 0) bypass the buffer accounting
+    const uint64_t control = m_layout == LAYOUT_OWN ? m_controlUsed : 0;
+    const uint64_t taken = GetTotalReserve() + GetTotalHeadroom() + m_sharedUsed + control;
     return taken >= m_bufferSize ? 0 : m_bufferSize - taken;
 }
 
@@ -283,9 +317,15 @@ RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, const char
     {
         const uint64_t shared = used > reserve ? used - reserve : 0;
         const uint64_t sharedAdd = used + bytes - std::max(used, reserve);
-        const uint64_t threshold = GetThreshold();
+        const bool ns3dc = m_layout == LAYOUT_NS3DATACENTER;
+        // ns3-datacenter takes T after the packet joined the shared pool, and keeps a queue in
+        // its headroom until that drains
+        const uint64_t free = GetFree();
+        const uint64_t threshold =
+            ns3dc ? static_cast<uint64_t>(m_alpha * double(free > bytes ? free - bytes : 0))
+                  : GetThreshold();
         const bool lossless = (m_lossless[port] >> priority) & 1;
-        if (shared + sharedAdd > threshold)
+        if (shared + sharedAdd > threshold || (ns3dc && lossless && m_headroom[idx] > 0))
         {
             if (!lossless)
             {
@@ -379,6 +419,10 @@ RoceSwitchMmu::ShouldPause(uint32_t port, uint8_t priority) const
     {
         return true;
     }
+    if (m_layout == LAYOUT_NS3DATACENTER)
+    {
+        return false; // it pauses only once a packet went to the headroom
+    }
     const uint64_t shared = GetSharedBytes(port, priority);
     return shared > 0 && shared >= GetThreshold();
 }
@@ -392,7 +436,8 @@ RoceSwitchMmu::ShouldResume(uint32_t port, uint8_t priority) const
         return false;
     }
     const uint64_t shared = GetSharedBytes(port, priority);
-    return shared == 0 || shared + GetResumeOffset() <= GetThreshold();
+    const uint64_t xon = m_layout == LAYOUT_NS3DATACENTER ? NS3DC_XON : 1;
+    return shared < xon || shared + GetResumeOffset() <= GetThreshold();
 }
 
 double

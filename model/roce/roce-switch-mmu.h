@@ -53,6 +53,17 @@ class UniformRandomVariable;
  * EcnScaleWithRate Kmin and Kmax are the attribute values times R / 25 Gb/s (pmax is not
  * scaled).
  *
+ * Layout selects how the HPCC family's switches lay the buffer out instead ("hpcc": alibaba-edu's
+ * SwitchMmu, "ns3-datacenter": inet-tub's SONiC-like dynamic threshold), for runs held to
+ * them (roce-hpcc-flows --family). Both size a port's headroom as 3 x rate x delay (whole
+ * bytes of rate x delay, times 3) and keep control frames out of the buffer; "hpcc" keeps a
+ * 4096-byte reserve per (port, priority) but pre-allocates reserve and headroom once per port,
+ * and resumes at shared use + 3072 <= T; "ns3-datacenter" has no reserve, pre-allocates the
+ * headroom for all 8 priorities of every port, compares the queue's bytes with T taken after
+ * the packet joined the pool, keeps a (port, priority) in its headroom until that drains,
+ * pauses only while the headroom is in use, and resumes below 1248 bytes or at bytes + 2496
+ * <= T. Reserve, ResumeOffset and Headroom still win when set.
+ *
  * Storage is linear in the number of ports (vectors), never ports^2.
  */
 class RoceSwitchMmu : public Object
@@ -64,6 +75,18 @@ class RoceSwitchMmu : public Object
     static constexpr uint32_t PACKET_OVERHEAD = 98;
     /// Smallest buffer when it scales with the ports (BufferSize 0): the former fixed default.
     static constexpr uint64_t MIN_AUTO_BUFFER = 32 * 1024 * 1024;
+    static constexpr uint64_t HPCC_RESERVE = 4096;        //!< "hpcc": reserve per (port, priority)
+    static constexpr uint64_t HPCC_RESUME_OFFSET = 3072;  //!< "hpcc": resume offset
+    static constexpr uint64_t NS3DC_RESUME_OFFSET = 2496; //!< "ns3-datacenter": xon_offset
+    static constexpr uint64_t NS3DC_XON = 1248;           //!< "ns3-datacenter": xon
+
+    /// Buffer layout (the Layout attribute): this model's, or an HPCC family member's.
+    enum Layout
+    {
+        LAYOUT_OWN,           //!< "training-net": reserve, headroom and resume as above
+        LAYOUT_HPCC,          //!< "hpcc": alibaba-edu/High-Precision-Congestion-Control
+        LAYOUT_NS3DATACENTER, //!< "ns3-datacenter": inet-tub/ns3-datacenter
+    };
 
     /**
      * Drop trace signature.
@@ -191,7 +214,8 @@ class RoceSwitchMmu : public Object
     /** \return bytes pre-allocated to reserves */
     uint64_t GetTotalReserve() const
     {
-        return GetReserve() * NUM_PRIORITIES * m_portRate.size();
+        // "hpcc" pre-allocates one reserve per port
+        return GetReserve() * (m_layout == LAYOUT_HPCC ? 1 : NUM_PRIORITIES) * m_portRate.size();
     }
 
     /** \return bytes pre-allocated to headroom (dedicated headrooms, or the pool) */
@@ -254,6 +278,7 @@ class RoceSwitchMmu : public Object
     uint64_t m_headroomAttr;                //!< Headroom (0 = computed per port)
     uint64_t m_poolSize;                    //!< HeadroomPoolSize (0 = dedicated headroom)
     uint64_t m_resumeOffset;                //!< ResumeOffset (0 = default)
+    Layout m_layout{LAYOUT_OWN};            //!< Layout
     double m_alpha;                         //!< Alpha
     uint32_t m_pfcResponseQuanta;           //!< PFC response quanta at 100 Gb/s
     uint64_t m_kmin;                        //!< EcnKmin at 25 Gb/s
