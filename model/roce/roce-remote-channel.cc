@@ -12,6 +12,8 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
+#include <cstring>
+
 namespace ns3
 {
 
@@ -23,13 +25,36 @@ namespace
 {
 /// frames sent to other ranks minus frames received from them (one simulation per process)
 int64_t g_framesInFlight = 0;
+
+/// bytes appended to a frame between ranks: its RoceFrameKey and whether it comes early
+constexpr uint32_t kTrailer = 4 + 4 + 8 + 1;
 } // namespace
 
 void
 RoceRemoteChannel::ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame)
 {
     --g_framesInFlight;
-    device->Receive(frame);
+    uint8_t trailer[kTrailer];
+    frame->CreateFragment(frame->GetSize() - kTrailer, kTrailer)->CopyData(trailer, kTrailer);
+    frame->RemoveAtEnd(kTrailer);
+    RoceFrameKey key;
+    std::memcpy(&key.node, trailer, 4);
+    std::memcpy(&key.ifIndex, trailer + 4, 4);
+    std::memcpy(&key.seq, trailer + 8, 8);
+    if (trailer[16] == 0)
+    {
+        // shorter on the wire than one time step: it arrives now, where the engine put it
+        device->Receive(frame);
+        return;
+    }
+    // one time step early: the arrival is in this rank's queue before any event of its instant
+    // runs, ordered by its key as in one process
+    RoceFrameScheduler::Arrival arrival(key);
+    Simulator::ScheduleWithContext(device->GetNode()->GetId(),
+                                   TimeStep(1),
+                                   &RoceNetDevice::Receive,
+                                   device,
+                                   frame);
 }
 
 int64_t
@@ -62,9 +87,22 @@ RoceRemoteChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time
     {
         return RoceChannel::TransmitStart(frame, src, txTime);
     }
-    // serialised now: the sender keeps its frame for its own traces
-    MpiInterface::SendPacket(frame,
-                             Simulator::Now() + txTime + GetDelay(),
+    // Handed over one time step before it arrives when that is still at least one delay after
+    // now (so within the engines' lookahead: the receiving rank has not reached that instant),
+    // with the key the receiver orders it by (ReceiveFromRank)
+    const RoceFrameKey key = NextKey(src);
+    const Time arrival = Simulator::Now() + txTime + GetDelay();
+    const bool early = txTime.GetTimeStep() >= 1;
+    uint8_t trailer[kTrailer];
+    std::memcpy(trailer, &key.node, 4);
+    std::memcpy(trailer + 4, &key.ifIndex, 4);
+    std::memcpy(trailer + 8, &key.seq, 8);
+    trailer[16] = early ? 1 : 0;
+    // a copy, serialised now: the sender keeps its frame for its own traces
+    Ptr<Packet> sent = frame->Copy();
+    sent->AddAtEnd(Create<Packet>(trailer, kTrailer));
+    MpiInterface::SendPacket(sent,
+                             early ? arrival - TimeStep(1) : arrival,
                              node->GetId(),
                              dst->GetIfIndex());
     ++g_framesInFlight;

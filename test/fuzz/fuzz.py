@@ -23,6 +23,9 @@ run 'ok' or 'aborted', the database intact.
 
 Issue 38 (fuzz_astra.py): ASTRA-sim 2 input sets mutated and run by astra-sim-compat.
 
+Issue 42 (fuzz_options.py): every option of the programs' --help and every attribute of the
+TrainingNet TypeIds with values users mistype: no signal, ok or one error line.
+
 Issue 42 (fuzz_chakra.py): Chakra traces written here (fields, sizes past the caps, late
 reduce roots, sub-groups, random dependency graphs in every mode, flow-symmetric included),
 NPU memory and rate attributes, run-time schedulers on a symmetric network, the symmetric
@@ -60,6 +63,7 @@ import time
 
 import fuzz_astra
 import fuzz_chakra
+import fuzz_options
 import promises
 
 CAP_BYTES = 1 << 30
@@ -669,7 +673,8 @@ def study_cases(run, folder):
                            "--topology=ring:4,rate=1bps", "--algorithm=rhd"]),
         "p2p-study-allreduce": (["--hosts=4", "--bytes=4KiB"],
                                 ["--hosts=1", "--hosts=2000", "--error-rate=2", "--error-rate=x",
-                                 "--host-rate=0bps", "--bottleneck-rate=1 Gbps"]),
+                                 "--host-rate=0bps", "--bottleneck-rate=1 Gbps",
+                                 "--host-rate=1bps", "--bottleneck-rate=999Mbps"]),
         "roce-tcp-background": (["--topology=switch:4", "--bytes=4KiB", "--loads=0"],
                                 ["--loads=2", "--loads=,", "--loads=", "--topology=blob:3",
                                  "--topology=switch:4,rate=1bps", "--algorithm=rhd,ring"]),
@@ -795,6 +800,8 @@ def main():
             fuzz_astra.astra_cases(random.Random(args.seed + 38), run,
                                    os.path.join(examples, "astra-sim-compat"), mutate_text,
                                    args.scale)
+        # the user-facing options walk, on its own generator
+        fuzz_options.options_walk(random.Random(args.seed + 4242), run, examples, args.scale)
         promises.chakra_convert_cases(run, os.path.join(os.path.dirname(
             os.path.abspath(args.plan)), "tn-chakra-convert"), runner, WORKLOAD)
     for x in run.xfails:
