@@ -59,8 +59,8 @@ main(int argc, char* argv[])
     }
     // below the fabric's floor a run's events grow as the rate falls (at 1 bit/s the 4 MiB
     // all-reduce would run for simulated months)
-    for (const auto& [option, bps] : {std::make_pair("host-rate", hostRate),
-                                      std::make_pair("bottleneck-rate", bottleneckRate)})
+    for (const auto& [option, bps] :
+         {std::make_pair("host-rate", hostRate), std::make_pair("bottleneck-rate", bottleneckRate)})
     {
         if (bps < RoceNetDevice::MIN_DATA_RATE_BPS)
         {

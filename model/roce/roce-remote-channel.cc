@@ -11,8 +11,7 @@
 #include "ns3/mpi-interface.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
-
-#include <cstring>
+#include "ns3/tag.h"
 
 namespace ns3
 {
@@ -26,22 +25,73 @@ namespace
 /// frames sent to other ranks minus frames received from them (one simulation per process)
 int64_t g_framesInFlight = 0;
 
-/// bytes appended to a frame between ranks: its RoceFrameKey and whether it comes early
-constexpr uint32_t kTrailer = 4 + 4 + 8 + 1;
 } // namespace
+
+/**
+ * \ingroup training-net
+ * The RoceFrameKey of a frame between ranks and whether it is handed over one time step early.
+ * A packet tag: ns-3 serialises tags with the packet and keeps the payload's zero-filled bytes
+ * virtual (bytes appended to the frame would make MPI's message as long as the payload).
+ * Registered when the program starts, so that every rank gives it the same TypeId uid.
+ */
+class RoceFrameKeyTag : public Tag
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceFrameKeyTag")
+                                .SetParent<Tag>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RoceFrameKeyTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 4 + 4 + 8 + 1;
+    }
+
+    void Serialize(TagBuffer i) const override
+    {
+        i.WriteU32(key.node);
+        i.WriteU32(key.ifIndex);
+        i.WriteU64(key.seq);
+        i.WriteU8(early ? 1 : 0);
+    }
+
+    void Deserialize(TagBuffer i) override
+    {
+        key.node = i.ReadU32();
+        key.ifIndex = i.ReadU32();
+        key.seq = i.ReadU64();
+        early = i.ReadU8() != 0;
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "node=" << key.node << " if=" << key.ifIndex << " seq=" << key.seq
+           << " early=" << early;
+    }
+
+    RoceFrameKey key;  //!< the frame's key
+    bool early{false}; //!< handed over one time step before it arrives
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RoceFrameKeyTag);
 
 void
 RoceRemoteChannel::ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame)
 {
     --g_framesInFlight;
-    uint8_t trailer[kTrailer];
-    frame->CreateFragment(frame->GetSize() - kTrailer, kTrailer)->CopyData(trailer, kTrailer);
-    frame->RemoveAtEnd(kTrailer);
-    RoceFrameKey key;
-    std::memcpy(&key.node, trailer, 4);
-    std::memcpy(&key.ifIndex, trailer + 4, 4);
-    std::memcpy(&key.seq, trailer + 8, 8);
-    if (trailer[16] == 0)
+    RoceFrameKeyTag tag;
+    const bool tagged = frame->RemovePacketTag(tag);
+    if (!tagged || !tag.early)
     {
         // shorter on the wire than one time step: it arrives now, where the engine put it
         device->Receive(frame);
@@ -49,7 +99,7 @@ RoceRemoteChannel::ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame)
     }
     // one time step early: the arrival is in this rank's queue before any event of its instant
     // runs, ordered by its key as in one process
-    RoceFrameScheduler::Arrival arrival(key);
+    RoceFrameScheduler::Arrival arrival(tag.key);
     Simulator::ScheduleWithContext(device->GetNode()->GetId(),
                                    TimeStep(1),
                                    &RoceNetDevice::Receive,
@@ -93,14 +143,12 @@ RoceRemoteChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time
     const RoceFrameKey key = NextKey(src);
     const Time arrival = Simulator::Now() + txTime + GetDelay();
     const bool early = txTime.GetTimeStep() >= 1;
-    uint8_t trailer[kTrailer];
-    std::memcpy(trailer, &key.node, 4);
-    std::memcpy(trailer + 4, &key.ifIndex, 4);
-    std::memcpy(trailer + 8, &key.seq, 8);
-    trailer[16] = early ? 1 : 0;
+    RoceFrameKeyTag tag;
+    tag.key = key;
+    tag.early = early;
     // a copy, serialised now: the sender keeps its frame for its own traces
     Ptr<Packet> sent = frame->Copy();
-    sent->AddAtEnd(Create<Packet>(trailer, kTrailer));
+    sent->AddPacketTag(tag);
     MpiInterface::SendPacket(sent,
                              early ? arrival - TimeStep(1) : arrival,
                              node->GetId(),
