@@ -369,7 +369,9 @@ def example_cases(rng, run, folder):
         for bad in ["--bytes=-1", "--bytes=8MiBx", "--bytes=1e3", "--bytes=0x10", "--chunks=0",
                     "--chunks=-1", "--topology=ring:4294967295", "--topology=ring:8,latency=1e300s",
                     "--algorithm=nope", "--collective=sum", "--routing=nope",
-                    "--topology=leafspine:leaves=1,spines=65536,hosts=2"]:
+                    "--topology=leafspine:leaves=1,spines=65536,hosts=2",
+                    # sizes the packet level cannot get through (issue 42's round: a hang)
+                    "--bytes=49TiB"]:
             run.run([q, "--topology=ring:4", "--bytes=4KiB"] + db + [bad], invalid=True)
         run.run([q, "--topology=ring:4", "--bytes=4KiB"] + db, invalid=False)
         for _ in range(8):
@@ -392,9 +394,13 @@ def example_cases(rng, run, folder):
     h = progs.get("themis-comparison")
     if h:
         for bad in ["--schedulers=nope", "--schedulers=fixed,nope", "--topology=blob:3",
-                    "--chunks=0", "--bytes=-1"]:
+                    "--chunks=0", "--bytes=-1", "--bytes=49TiB"]:
             run.run([h, "--topology=hier:ring2@100Gbps+switch2@100Gbps", "--bytes=64KiB",
                      "--schedulers=fixed"] + db + [bad], invalid=True)
+        # planned (the estimate) and scheduled at run time (a bound): both refused at packet level
+        for sched in ["themis", "fixed"]:
+            run.run([h, "--topology=ring:4", "--bytes=49TiB", "--schedulers=" + sched] + db,
+                    invalid=True, expect="packet-level")
     s = progs.get("p2p-study-stats")
     if s:
         for bad in ["--db=" + os.path.join(run.tmp, "no-such-dir", "x.db"), "--seconds=-1"]:
