@@ -323,7 +323,7 @@ name = "mpi-resnet50"
 spec = "fattree:k=4"
 [training]
 workload = "$workloads/Resnet50_DataParallel.txt"
-# the flat ring (auto may pick MultiTree, whose equal-time events order differently by rank)
+# the flat ring, as a job's data-parallel collectives run unless set
 algorithm = "ring"
 SCENARIO
 same "training-net-run ResNet-50 iteration on 16 NPUs" "$runner" "$tmp/resnet.toml" --db DB --quiet
