@@ -64,18 +64,21 @@ typedef struct est
 
 /* The uses grouped by link in ascending order, each link's in the order they came: a stable
  * sort by link. On a topology its link ids are dense, so a counting sort does it in O(uses +
- * links) (qsort was most of a generated estimate's time: direct on ring:32, 1000 chunks, 73%);
- * private pair links (no topology) take qsort (glibc's merge sort, stable: the same order).
- * false when out of memory. */
+ * links) (qsort was most of a generated estimate's time: direct on ring:32, 1000 chunks, 73%)
+ * when there are at least a quarter as many uses as links; otherwise, and for private pair
+ * links (no topology), qsort (glibc's merge sort, stable: the same order). false when out of
+ * memory. */
 static bool
 sort_uses(est* e)
 {
-    if (!e->topo)
+    uint32_t links = e->topo ? tn_topology_link_count(e->topo) : 0;
+    if (!e->topo || links / 4 > e->nuses)
     {
+        /* few uses on a large fabric: a pass over every link would cost more than the sort
+         * (a ring on fattree:k=64, 393,216 links, 2 uses a step) */
         qsort(e->uses, e->nuses, sizeof(use), cmp_use);
         return true;
     }
-    uint32_t links = tn_topology_link_count(e->topo);
     if (e->counts_n < links + 1)
     {
         size_t* c = realloc(e->counts, ((size_t)links + 1) * sizeof(size_t));
