@@ -22,6 +22,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-signal.h"
@@ -55,6 +56,19 @@ main(int argc, char* argv[])
     if (!options.Parse(argc, argv))
     {
         return 2;
+    }
+    // below the fabric's floor a run's events grow as the rate falls (at 1 bit/s the 4 MiB
+    // all-reduce would run for simulated months)
+    for (const auto& [option, bps] :
+         {std::make_pair("host-rate", hostRate), std::make_pair("bottleneck-rate", bottleneckRate)})
+    {
+        if (bps < RoceNetDevice::MIN_DATA_RATE_BPS)
+        {
+            std::cerr << "p2p-study-allreduce: --" << option << " " << bps
+                      << "bps is below the lowest rate a fabric takes ("
+                      << RoceNetDevice::MIN_DATA_RATE_BPS << "bps, 1Gbps)" << std::endl;
+            return 2;
+        }
     }
     char* end = nullptr;
     const double loss = std::strtod(errorRate.c_str(), &end);

@@ -434,8 +434,8 @@ main(int argc, char** argv)
     options.AddString("workload", "training: an ASTRA-sim workload file", &workload);
     options.AddString("slow", "training: NPU ranks FIRST-LAST whose clocks run 4x slower", &slow);
     options.AddString("db",
-                      "collective: record the run into this results database (each rank its "
-                      "own nodes, joined by rank 0)",
+                      "collective and incast: record the run into this results database (each "
+                      "rank its own nodes, joined by rank 0)",
                       &db);
     DistributedHelper::HoldErrors(); // every rank reads the same options: rank 0 says
     const bool parsed = options.Parse(argc, argv);
@@ -448,8 +448,9 @@ main(int argc, char** argv)
         2);
     for (const char* name : {"algorithm", "routing", "timing", "stop", "db"})
     {
-        // the write and the incast have their own fabric and record nothing
-        DistributedHelper::ExitUnlessAll(which == "collective" || !options.IsGiven(name),
+        // the write and the incast have their own fabric; the incast alone of them records
+        DistributedHelper::ExitUnlessAll(which == "collective" || !options.IsGiven(name) ||
+                                             (which == "incast" && std::string(name) == "db"),
                                          ProgramOptions::ErrorLine(program,
                                                                    std::string("--") + name +
                                                                        ": only --case=collective "
@@ -527,6 +528,17 @@ main(int argc, char** argv)
     }
     RoceFabricNodes fabric = InstallOrExit(roce, topo, partitionText);
     roce.AssignStreams(0);
+    StatsHelper stats;
+    if (!db.empty())
+    {
+        // a tick every 1,013 ns: ticks meet frames of the same instant, whose order must not
+        // depend on the ranks (RoceFrameScheduler)
+        stats.SetRecorderAttribute("SampleInterval", TimeValue(NanoSeconds(1013)));
+        std::string error;
+        const bool recording =
+            stats.Install(db, "roce-distributed", "{}", topo, roce, &error) != nullptr;
+        DistributedHelper::ExitUnlessAll(recording, "error: --db: " + error);
+    }
 
     Log log;
     const uint32_t npus = tn_topology_npu_count(topo);
@@ -566,7 +578,10 @@ main(int argc, char** argv)
                                            MakeCallback(&Log::Sent, &log));
         }
     }
-    Simulator::Stop(Seconds(1));
+    // recorded: the samplers tick until the stop, so it comes at 4 x the receiver's bytes at
+    // the line rate (every message is long done; the checks below see it) instead of 1 s
+    const double received = double(bytes) * receiver * 8.0 / RATE;
+    Simulator::Stop(db.empty() ? Seconds(1) : Seconds(std::max(4 * received, 1e-3)));
     Simulator::Run();
 
     uint64_t drops = 0;
@@ -624,6 +639,15 @@ main(int argc, char** argv)
             failure = "the last byte arrived at " + std::to_string(end) + " ns; closed form " +
                       std::to_string(wire + LATENCY_NS) + " ns";
         }
+    }
+
+    const std::string recorded = db.empty() ? "ok"
+                                            : stats.Finish(failure.empty() ? "ok" : "error",
+                                                           Simulator::Now().GetNanoSeconds(),
+                                                           failure);
+    if (failure.empty() && recorded != "ok")
+    {
+        failure = "the run is recorded as " + recorded;
     }
 
     std::sort(log.lines.begin(), log.lines.end());

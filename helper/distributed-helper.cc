@@ -16,8 +16,8 @@
 #include <sstream>
 
 #ifdef TN_MPI
-#include "ns3/map-scheduler.h"
 #include "ns3/mpi-interface.h"
+#include "ns3/roce-frame-order.h"
 #include "ns3/roce-remote-channel.h"
 
 #include <mpi.h>
@@ -25,53 +25,6 @@
 
 namespace ns3
 {
-
-#ifdef TN_MPI
-/**
- * \ingroup training-net
- * The map scheduler (ns-3's default, so the order of events is the same) of a rank, which
- * tells DistributedHelper::SyncTick whether the rank has an event left:
- * DistributedSimulatorImpl::IsFinished answers for all ranks at the last time window only.
- */
-class TnRankScheduler : public MapScheduler
-{
-  public:
-    /** \return the TypeId */
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::TnRankScheduler")
-                                .SetParent<MapScheduler>()
-                                .SetGroupName("TrainingNet")
-                                .AddConstructor<TnRankScheduler>();
-        return tid;
-    }
-
-    TnRankScheduler()
-    {
-        s_current = this;
-    }
-
-    ~TnRankScheduler() override
-    {
-        if (s_current == this)
-        {
-            s_current = nullptr;
-        }
-    }
-
-    /** \return true when the scheduler of this process's simulation holds an event */
-    static bool HasEvents()
-    {
-        return s_current && !s_current->IsEmpty();
-    }
-
-  private:
-    static TnRankScheduler* s_current; //!< the scheduler of the simulation (one per process)
-};
-
-TnRankScheduler* TnRankScheduler::s_current = nullptr;
-NS_OBJECT_ENSURE_REGISTERED(TnRankScheduler);
-#endif
 
 namespace
 {
@@ -130,10 +83,10 @@ DistributedHelper::Enable(int* argc, char*** argv)
         std::cerr << "error: TN_MPI_ENGINE=" << name << ": use granted or null" << std::endl;
         std::exit(1);
     }
-    if (name == "granted")
-    {
-        GlobalValue::Bind("SchedulerType", StringValue("ns3::TnRankScheduler"));
-    }
+    // frame arrivals of equal time in the order of their keys on every rank, as in one process;
+    // and it tells SyncTick whether the rank has an event left (DistributedSimulatorImpl's
+    // IsFinished answers for all ranks at the last time window only)
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::RoceFrameScheduler"));
     GlobalValue::Bind("SimulatorImplementationType", StringValue(type));
     // MPI is initialised here, not by ns-3, so that NextSimulation can disable ns-3's
     // interface and enable it again without finalising MPI
@@ -304,7 +257,7 @@ DistributedHelper::SyncTick(int signal, bool* busy)
         // picks it)
         NS_ABORT_MSG_IF(g_engine != "granted",
                         "DistributedHelper::SyncTick needs the granted engine");
-        long long local[2] = {TnRankScheduler::HasEvents() ? 1 : 0,
+        long long local[2] = {RoceFrameScheduler::HasEvents() ? 1 : 0,
                               static_cast<long long>(RoceRemoteChannel::GetFramesInFlight())};
         long long all[2] = {0, 0};
         MPI_Allreduce(local, all, 2, MPI_LONG_LONG, MPI_SUM, MpiInterface::GetCommunicator());

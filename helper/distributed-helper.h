@@ -117,7 +117,7 @@ class DistributedHelper
      * sampling when the event queue is empty; over ranks a rank's own queue does not say it:
      * another rank may still be busy, or a frame between ranks may be on its way. The ranks
      * exchange whether their queue holds an event (the granted engine's scheduler,
-     * ns3::TnRankScheduler, a MapScheduler that tells) and how many frames they sent to and
+     * ns3::RoceFrameScheduler, which tells) and how many frames they sent to and
      * received from other ranks (RoceRemoteChannel::GetFramesInFlight).
      * Only the granted engine can: the ranks meet inside one time window, while the
      * null-message engine would wait for null messages the blocked ranks cannot send

@@ -925,11 +925,14 @@ class FlowLevelTestSuite : public TestSuite
                                                    -0.6,
                                                    -0.35),
                     TestCase::QUICK);
+        // -27.3% with ns-3's order of equal-time events, -35.3% with frame arrivals first by
+        // their sender's key (RoceFrameScheduler, issue 42): both valid orders of the
+        // synchronised senders' frames, which PFC and DCQCN grow into other rates
         AddTestCase(new FlowLevelContendedTestCase("incast",
                                                    "switch:9",
                                                    TN_COLL_ALL_REDUCE,
                                                    "ecmp",
-                                                   -0.35,
+                                                   -0.40,
                                                    -0.15),
                     TestCase::QUICK);
         const uint64_t mib = 1 << 20;

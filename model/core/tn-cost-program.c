@@ -36,6 +36,10 @@ typedef struct est
     uint32_t mtu, ovh;
     use* uses;
     size_t nuses, ucap;
+    use* sorted; /* the uses by link (counting sort on a topology's links) */
+    size_t sorted_cap;
+    size_t* counts; /* per topology link + 1: uses before it */
+    uint32_t counts_n;
     double* op_base; /* per op of the step: latency + store and forward */
     double* op_ser;  /* per op of the step: slowest shared link */
     size_t ocap;
@@ -57,6 +61,52 @@ typedef struct est
     uint32_t* pool;
     size_t pool_n, pool_cap;
 } est;
+
+/* The uses grouped by link in ascending order, each link's in the order they came: a stable
+ * sort by link. On a topology its link ids are dense, so a counting sort does it in O(uses +
+ * links) (qsort was most of a generated estimate's time: direct on ring:32, 1000 chunks, 73%)
+ * when there are at least a quarter as many uses as links; otherwise, and for private pair
+ * links (no topology), qsort (glibc's merge sort, stable: the same order). false when out of
+ * memory. */
+static bool
+sort_uses(est* e)
+{
+    uint32_t links = e->topo ? tn_topology_link_count(e->topo) : 0;
+    if (!e->topo || links / 4 > e->nuses)
+    {
+        /* few uses on a large fabric: a pass over every link would cost more than the sort
+         * (a ring on fattree:k=64, 393,216 links, 2 uses a step) */
+        qsort(e->uses, e->nuses, sizeof(use), cmp_use);
+        return true;
+    }
+    if (e->counts_n < links + 1)
+    {
+        size_t* c = realloc(e->counts, ((size_t)links + 1) * sizeof(size_t));
+        if (!c)
+            return false;
+        e->counts = c;
+        e->counts_n = links + 1;
+    }
+    use* out = tn_array_grow(e->sorted, &e->sorted_cap, e->nuses, sizeof(use), 64);
+    if (!out)
+        return false;
+    e->sorted = out;
+    memset(e->counts, 0, ((size_t)links + 1) * sizeof(size_t));
+    for (size_t i = 0; i < e->nuses; i++)
+        e->counts[e->uses[i].link + 1]++;
+    for (uint32_t l = 0; l < links; l++)
+        e->counts[l + 1] += e->counts[l];
+    for (size_t i = 0; i < e->nuses; i++)
+        out[e->counts[e->uses[i].link]++] = e->uses[i];
+    /* swap the buffers: the sorted one becomes the uses */
+    use* keep = e->uses;
+    size_t keep_cap = e->ucap;
+    e->uses = e->sorted;
+    e->ucap = e->sorted_cap;
+    e->sorted = keep;
+    e->sorted_cap = keep_cap;
+    return true;
+}
 
 static uint64_t
 wire(const est* e, uint64_t len)
@@ -206,8 +256,8 @@ eval_step(est* e,
             e->nuses++;
         }
     }
-    if (e->nuses > 1)
-        qsort(e->uses, e->nuses, sizeof(use), cmp_use);
+    if (e->nuses > 1 && !sort_uses(e))
+        return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
     for (size_t i = 0; i < e->nuses;)
     {
         size_t j = i;
@@ -420,6 +470,8 @@ tn_cost_program(const tn_program* p,
     free(e.nh_count);
     free(e.pool);
     free(e.uses);
+    free(e.sorted);
+    free(e.counts);
     free(e.op_base);
     free(e.op_ser);
     free(e.step_time);

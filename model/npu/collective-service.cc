@@ -34,6 +34,32 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("CollectiveService");
 NS_OBJECT_ENSURE_REGISTERED(CollectiveService);
 
+namespace
+{
+/// Longest a collective may last at packet level, by its plan's estimate or a lower bound
+/// (simulated seconds): past it a run moves more packets than any run gets through (49 TiB on
+/// ring:4: 5,152 s, 10^10 packets), so it is refused before it starts.
+constexpr int64_t MAX_PACKET_SECONDS = 1000;
+
+/**
+ * \param fabric the service's fabric \param length the collective's estimate or lower bound
+ * \param what what length is \return "" within MAX_PACKET_SECONDS or on a flow level, else why
+ */
+std::string
+CheckPacketLength(const Ptr<RoceFabric>& fabric, Time length, const std::string& what)
+{
+    if (!fabric || fabric->GetMode() != RoceFabric::PACKET || length <= Seconds(MAX_PACKET_SECONDS))
+    {
+        return "";
+    }
+    std::ostringstream why;
+    why << "the collective would last " << length.GetSeconds() << " simulated seconds (" << what
+        << "), more than the " << MAX_PACKET_SECONDS
+        << " s a packet-level run gets through: give a smaller size, or the flow level";
+    return why.str();
+}
+} // namespace
+
 TypeId
 CollectiveService::GetTypeId()
 {
@@ -653,6 +679,12 @@ CollectiveService::Prepare(const tn_plan_request& request,
     {
         return false;
     }
+    *error =
+        CheckPacketLength(m_fabric, out->plan->estimate, "the cost model's estimate of its plan");
+    if (!error->empty())
+    {
+        return false;
+    }
     out->symmetry = GetSymmetry();
     if (out->symmetry)
     {
@@ -1223,6 +1255,35 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
     }
     // internal invariant: CollectiveHelper::Install sets the service up before any use
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
+    {
+        // scheduled at run time, no estimate: every NPU receives (N-1)/N of the bytes at most
+        // at its links' summed rate
+        const uint32_t npus = tn_topology_npu_count(m_topo);
+        uint64_t fastest = 0;
+        for (uint32_t v = 0; v < npus; v++)
+        {
+            uint32_t count = 0;
+            const uint32_t* out = tn_topology_out_links(m_topo, v, &count);
+            uint64_t sum = 0;
+            for (uint32_t k = 0; k < count; k++)
+            {
+                sum += tn_topology_link(m_topo, out[k])->rate_bps;
+            }
+            fastest = std::max(fastest, sum);
+        }
+        if (npus > 1 && fastest > 0)
+        {
+            const double seconds =
+                double(request.bytes) * 8.0 * (npus - 1) / npus / double(fastest);
+            *error = CheckPacketLength(m_fabric,
+                                       Seconds(std::min(seconds, 9e9)),
+                                       "its bytes over an NPU's links, at least");
+            if (!error->empty())
+            {
+                return nullptr;
+            }
+        }
+    }
     const uint32_t chunks = request.chunks ? request.chunks : TN_THEMIS_DEFAULT_CHUNKS;
     const uint32_t active =
         request.themis.active_chunks_per_dim ? request.themis.active_chunks_per_dim : 1;

@@ -49,6 +49,15 @@ RoceChannel::Attach(Ptr<RoceNetDevice> dev)
     // keep
     NS_ABORT_MSG_IF(!dev->GetNode(), "RoceChannel: set the device's node before attaching");
     m_dev[m_n++] = dev;
+    // equal-time frame arrivals in the order of their keys, whatever the number of ranks
+    RoceFrameScheduler::Use();
+}
+
+RoceFrameKey
+RoceChannel::NextKey(Ptr<const RoceNetDevice> src)
+{
+    const std::size_t end = PeekPointer(m_dev[0]) == PeekPointer(src) ? 0 : 1;
+    return RoceFrameKey{src->GetNode()->GetId(), src->GetIfIndex(), m_sent[end]++};
 }
 
 bool
@@ -60,6 +69,8 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
         return false;
     }
     RoceNetDevice* dst = (m_dev[0] == src) ? PeekPointer(m_dev[1]) : PeekPointer(m_dev[0]);
+    const RoceFrameKey key = NextKey(src);
+    RoceFrameScheduler::Arrival arrival(key);
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
                                    &RoceNetDevice::Receive,

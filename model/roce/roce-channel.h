@@ -6,6 +6,8 @@
 #ifndef ROCE_CHANNEL_H
 #define ROCE_CHANNEL_H
 
+#include "roce-frame-order.h"
+
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -59,10 +61,17 @@ class RoceChannel : public Channel
   protected:
     void DoDispose() override;
 
+    /**
+     * \param src the sending end
+     * \return the tie-break key of the frame src sends now (RoceFrameScheduler); counts it
+     */
+    RoceFrameKey NextKey(Ptr<const RoceNetDevice> src);
+
   private:
     Time m_delay;                //!< propagation delay
     Ptr<RoceNetDevice> m_dev[2]; //!< the two ends (a point-to-point link has exactly two)
     std::size_t m_n{0};          //!< attached devices
+    uint64_t m_sent[2]{0, 0};    //!< frames each end sent (the sequence of RoceFrameKey)
 };
 
 } // namespace ns3

@@ -20,6 +20,11 @@ namespace ns3
  * the same simulated time as on a local RoceChannel. The receiving device gets the frame
  * through the MpiReceiver aggregated to it (RoceLinkHelper does this).
  *
+ * The frame carries its RoceFrameKey and reaches the other rank one time step before it
+ * arrives (when its wire time is at least one step, so that is still a delay after now): that
+ * rank then schedules the arrival with its key before running any event of the arrival's
+ * instant, and RoceFrameScheduler orders it among that instant's events as in one process.
+ *
  * Delay is the lookahead of ns-3's distributed engines: it must be positive.
  * Built only where ns-3 has its mpi module.
  */
@@ -39,7 +44,8 @@ class RoceRemoteChannel : public RoceChannel
     static void ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame);
 
     /**
-     * eturn frames this process sent to other ranks minus those it received from them: summed
+     *
+eturn frames this process sent to other ranks minus those it received from them: summed
      * over the ranks, the frames still on their way between ranks (in MPI, or queued and not
      * yet received), which a rank's own event queue does not show
      */

@@ -23,6 +23,9 @@ run 'ok' or 'aborted', the database intact.
 
 Issue 38 (fuzz_astra.py): ASTRA-sim 2 input sets mutated and run by astra-sim-compat.
 
+Issue 42 (fuzz_options.py): every option of the programs' --help and every attribute of the
+TrainingNet TypeIds with values users mistype: no signal, ok or one error line.
+
 Issue 42 (fuzz_chakra.py): Chakra traces written here (fields, sizes past the caps, late
 reduce roots, sub-groups, random dependency graphs in every mode, flow-symmetric included),
 NPU memory and rate attributes, run-time schedulers on a symmetric network, the symmetric
@@ -60,6 +63,7 @@ import time
 
 import fuzz_astra
 import fuzz_chakra
+import fuzz_options
 import promises
 
 CAP_BYTES = 1 << 30
@@ -365,7 +369,9 @@ def example_cases(rng, run, folder):
         for bad in ["--bytes=-1", "--bytes=8MiBx", "--bytes=1e3", "--bytes=0x10", "--chunks=0",
                     "--chunks=-1", "--topology=ring:4294967295", "--topology=ring:8,latency=1e300s",
                     "--algorithm=nope", "--collective=sum", "--routing=nope",
-                    "--topology=leafspine:leaves=1,spines=65536,hosts=2"]:
+                    "--topology=leafspine:leaves=1,spines=65536,hosts=2",
+                    # sizes the packet level cannot get through (issue 42's round: a hang)
+                    "--bytes=49TiB"]:
             run.run([q, "--topology=ring:4", "--bytes=4KiB"] + db + [bad], invalid=True)
         run.run([q, "--topology=ring:4", "--bytes=4KiB"] + db, invalid=False)
         for _ in range(8):
@@ -388,9 +394,13 @@ def example_cases(rng, run, folder):
     h = progs.get("themis-comparison")
     if h:
         for bad in ["--schedulers=nope", "--schedulers=fixed,nope", "--topology=blob:3",
-                    "--chunks=0", "--bytes=-1"]:
+                    "--chunks=0", "--bytes=-1", "--bytes=49TiB"]:
             run.run([h, "--topology=hier:ring2@100Gbps+switch2@100Gbps", "--bytes=64KiB",
                      "--schedulers=fixed"] + db + [bad], invalid=True)
+        # planned (the estimate) and scheduled at run time (a bound): both refused at packet level
+        for sched in ["themis", "fixed"]:
+            run.run([h, "--topology=ring:4", "--bytes=49TiB", "--schedulers=" + sched] + db,
+                    invalid=True, expect="packet-level")
     s = progs.get("p2p-study-stats")
     if s:
         for bad in ["--db=" + os.path.join(run.tmp, "no-such-dir", "x.db"), "--seconds=-1"]:
@@ -669,7 +679,8 @@ def study_cases(run, folder):
                            "--topology=ring:4,rate=1bps", "--algorithm=rhd"]),
         "p2p-study-allreduce": (["--hosts=4", "--bytes=4KiB"],
                                 ["--hosts=1", "--hosts=2000", "--error-rate=2", "--error-rate=x",
-                                 "--host-rate=0bps", "--bottleneck-rate=1 Gbps"]),
+                                 "--host-rate=0bps", "--bottleneck-rate=1 Gbps",
+                                 "--host-rate=1bps", "--bottleneck-rate=999Mbps"]),
         "roce-tcp-background": (["--topology=switch:4", "--bytes=4KiB", "--loads=0"],
                                 ["--loads=2", "--loads=,", "--loads=", "--topology=blob:3",
                                  "--topology=switch:4,rate=1bps", "--algorithm=rhd,ring"]),
@@ -795,6 +806,8 @@ def main():
             fuzz_astra.astra_cases(random.Random(args.seed + 38), run,
                                    os.path.join(examples, "astra-sim-compat"), mutate_text,
                                    args.scale)
+        # the user-facing options walk, on its own generator
+        fuzz_options.options_walk(random.Random(args.seed + 4242), run, examples, args.scale)
         promises.chakra_convert_cases(run, os.path.join(os.path.dirname(
             os.path.abspath(args.plan)), "tn-chakra-convert"), runner, WORKLOAD)
     for x in run.xfails:
