@@ -324,6 +324,7 @@ test_sources = [
     'test/program-options-test-suite.cc',
     'test/training-test-suite.cc',
     'test/roce-cc-test-suite.cc',
+    'test/roce-cc-user-test-suite.cc',
     'test/roce-dcqcn-test-suite.cc',
     'test/roce-hpcc-test-suite.cc',
     'test/roce-nic-test-suite.cc',

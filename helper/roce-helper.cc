@@ -108,7 +108,8 @@ RoceHelper::SelectCongestionControl(const std::string& cc)
 {
     // internal invariant: names are checked where they enter (the CongestionControl attribute's
     // checker, ScenarioConfig)
-    NS_ABORT_MSG_IF(!RdmaCcRegistry::Find(cc),
+    TypeId tid;
+    NS_ABORT_MSG_IF(!RdmaCcRegistry::Resolve(cc, &tid),
                     "RoceHelper::SetCongestionControl: unknown congestion control '"
                         << cc << "' (" << RdmaCcRegistry::ListNames() << ")");
     m_nicFactory.Set("CongestionControl", StringValue(cc));
@@ -187,7 +188,7 @@ RoceHelper::Check(const tn_topology* topo) const
     {
         nic->SetCongestionControlAttribute(a.first, *a.second);
     }
-    if (nic->GetCongestionControl() == RdmaNic::CC_HPCC &&
+    if (nic->GetCongestionControl() == RdmaHpcc::GetTypeId() &&
         HpccIntRates() == RdmaHpcc::INT_RATES_CODES)
     {
         // every forwarding port stamps its rate code into HPCC's INT hops: a rate without a

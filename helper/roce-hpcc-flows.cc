@@ -13,6 +13,7 @@
 #include "ns3/node.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-registry.h"
+#include "ns3/rdma-dcqcn.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-application.h"
@@ -193,9 +194,11 @@ ConfigureInstalled(const RoceHpccConfig& config,
         for (uint32_t r = 0; r < fabric.npus.GetN(); ++r)
         {
             Ptr<RdmaNic> nic = helper->GetNic(r);
-            if (nic->GetNPorts() > 0)
+            if (nic->GetNPorts() > 0 &&
+                nic->GetCongestionControl().IsChildOf(RdmaDcqcnControl::GetTypeId()))
             {
-                nic->SetAttribute("ReferenceRate", DataRateValue(nic->GetPort(0)->GetDataRate()));
+                nic->SetCongestionControlAttribute("ReferenceRate",
+                                                   DataRateValue(nic->GetPort(0)->GetDataRate()));
             }
         }
     }
