@@ -394,10 +394,13 @@ RoceHelper::Install(const tn_topology* topo)
     // internal invariant: the partition is checked where it enters (ScenarioConfig, ParsePartition)
     // before Install
     NS_ABORT_MSG_IF(!bad.empty(), "RoceHelper::Install: " << bad);
-    if (HpccIntRates() == RdmaHpcc::INT_RATES_AUTO && FindRateWithoutIntCode(topo) >= 0)
+    const TypeId cc = m_nicFactory.Create<RdmaNic>()->GetCongestionControl();
+    if ((cc == RdmaHpcc::GetTypeId() || cc.IsChildOf(RdmaHpcc::GetTypeId())) &&
+        HpccIntRates() == RdmaHpcc::INT_RATES_AUTO && FindRateWithoutIntCode(topo) >= 0)
     {
         // a port rate outside the family's eight codes: every HPCC hop carries its rate (the
-        // NICs get this with the other congestion-control attributes below)
+        // NICs get this with the other congestion-control attributes below; only HPCC's class
+        // has the attribute)
         m_ccAttributes.emplace_back("IntRates", EnumValue(RdmaHpcc::INT_RATES_WIDE).Copy());
     }
     uint64_t lookahead = 0;

@@ -4,7 +4,7 @@
  * RdmaNic (contract in rdma-nic.h). Over 1,000 lines for a reason: the NIC's transport is one
  * state machine over its queue pairs (posting, the send scheduler across ports, data packets,
  * ACK/NACK, go-back-N timers, failure), and splitting it would spread one queue pair's state
- * over several files; its attributes take a fifth of the file. The congestion controls live
+ * over several files. The congestion controls, their parameters included, live
  * in rdma-cc and its subclasses, the queue pair in rdma-queue-pair.
  */
 #include "rdma-nic.h"

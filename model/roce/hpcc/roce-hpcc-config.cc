@@ -3,11 +3,10 @@
  */
 #include "roce-hpcc-config.h"
 
-#include "rdma-cc-registry.h"
-#include "rdma-cc.h"
-
 #include "ns3/attribute-settings.h"
 #include "ns3/attribute.h"
+#include "ns3/rdma-cc-registry.h"
+#include "ns3/rdma-cc.h"
 #include "ns3/string.h"
 #include "ns3/tn-hpcc-files.h"
 #include "ns3/type-id.h"

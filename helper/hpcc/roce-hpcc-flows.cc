@@ -3,9 +3,6 @@
  */
 #include "roce-hpcc-flows.h"
 
-#include "roce-helper.h"
-#include "roce-link-helper.h"
-
 #include "ns3/attribute-settings.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -18,8 +15,10 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-application.h"
 #include "ns3/roce-header.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-inputs.h"
 #include "ns3/roce-hpcc-output.h"
+#include "ns3/roce-link-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
