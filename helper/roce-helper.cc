@@ -180,7 +180,8 @@ RoceHelper::SelectCongestionControl(const std::string& cc)
 {
     // internal invariant: names are checked where they enter (the CongestionControl attribute's
     // checker, ScenarioConfig)
-    NS_ABORT_MSG_IF(!RdmaCcRegistry::Find(cc),
+    TypeId tid;
+    NS_ABORT_MSG_IF(!RdmaCcRegistry::Resolve(cc, &tid),
                     "RoceHelper::SetCongestionControl: unknown congestion control '"
                         << cc << "' (" << RdmaCcRegistry::ListNames() << ")");
     m_nicFactory.Set("CongestionControl", StringValue(cc));
@@ -259,7 +260,7 @@ RoceHelper::Check(const tn_topology* topo) const
     {
         nic->SetCongestionControlAttribute(a.first, *a.second);
     }
-    if (nic->GetCongestionControl() == RdmaNic::CC_HPCC &&
+    if (nic->GetCongestionControl() == RdmaHpcc::GetTypeId() &&
         HpccIntRates() == RdmaHpcc::INT_RATES_CODES)
     {
         // every forwarding port stamps its rate code into HPCC's INT hops: a rate without a
@@ -465,10 +466,13 @@ RoceHelper::Install(const tn_topology* topo)
     // internal invariant: the partition is checked where it enters (ScenarioConfig, ParsePartition)
     // before Install
     NS_ABORT_MSG_IF(!bad.empty(), "RoceHelper::Install: " << bad);
-    if (HpccIntRates() == RdmaHpcc::INT_RATES_AUTO && FindRateWithoutIntCode(topo) >= 0)
+    const TypeId cc = m_nicFactory.Create<RdmaNic>()->GetCongestionControl();
+    if ((cc == RdmaHpcc::GetTypeId() || cc.IsChildOf(RdmaHpcc::GetTypeId())) &&
+        HpccIntRates() == RdmaHpcc::INT_RATES_AUTO && FindRateWithoutIntCode(topo) >= 0)
     {
         // a port rate outside the family's eight codes: every HPCC hop carries its rate (the
-        // NICs get this with the other congestion-control attributes below)
+        // NICs get this with the other congestion-control attributes below; only HPCC's class
+        // has the attribute)
         m_ccAttributes.emplace_back("IntRates", EnumValue(RdmaHpcc::INT_RATES_WIDE).Copy());
     }
     uint64_t lookahead = 0;

@@ -251,9 +251,13 @@ ReadRoceTable(PointContext& ctx)
         {
             // the congestion control by its short or TypeId name (RdmaNic::CongestionControl)
             const std::string name = v->is_string() ? v->as_string()->get() : std::string();
-            if (!v->is_string() || !RdmaCcRegistry::Find(name))
+            TypeId tid;
+            if (!v->is_string() || !RdmaCcRegistry::Resolve(name, &tid))
             {
-                r.Fail(v, path, "expected a congestion control: " + RdmaCcRegistry::ListNames());
+                r.Fail(v,
+                       path,
+                       "expected a congestion control: " + RdmaCcRegistry::ListNames() +
+                           ", or the TypeId name of a subclass of ns3::RdmaCongestionControl");
             }
             if (RoceFabric::IsFlowMode(p.mode))
             {
@@ -297,15 +301,13 @@ ReadRoceTable(PointContext& ctx)
                 nic->SetAttributeFailSafe(kv.first.substr(14), StringValue(kv.second));
             }
         }
-        const std::string ccType =
-            RdmaNic::GetCongestionControlTypeName(nic->GetCongestionControl());
-        TypeId ccTid;
+        const TypeId ccTid = nic->GetCongestionControl();
         for (const auto& kv : p.roce)
         {
             const size_t sep = kv.first.rfind("::");
             TypeId owner;
-            if (!ccType.empty() && TypeId::LookupByNameFailSafe(kv.first.substr(0, sep), &owner) &&
-                TypeId::LookupByNameFailSafe(ccType, &ccTid) &&
+            if (ccTid != RdmaCongestionControl::GetTypeId() &&
+                TypeId::LookupByNameFailSafe(kv.first.substr(0, sep), &owner) &&
                 (ccTid == owner || ccTid.IsChildOf(owner)))
             {
                 nic->SetCongestionControlAttribute(kv.first.substr(sep + 2),

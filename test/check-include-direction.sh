@@ -3,8 +3,8 @@
 #
 # Fails when an include points up the layers (doc/design.rst, "Layers"):
 #     model/core <- model/common <- model/roce <- model/npu <- model/stats <- helper
-# A file of one layer may include headers of its own layer and the layers left of it, never
-# one to its right. Each `#include "ns3/x.h"` and `#include "x.h"` of a .c/.cc/.h under those
+# A file of one layer (its folder and the folders in it, such as model/roce/hpcc) may include
+# headers of its own layer and the layers left of it, never one to its right. Each `#include "ns3/x.h"` and `#include "x.h"` of a .c/.cc/.h under those
 # folders is resolved to the folder x.h lives in; headers of no folder of the module (ns-3's,
 # the system's) are outside the rule, except that the C core includes no "ns3/" header at all
 # (it builds without ns-3). examples/, utils/, bench/ and test/ sit on top and may include
@@ -21,7 +21,7 @@ check() {
     # "header-basename layer-index" for every header of a layer
     i=0
     for layer in $LAYERS; do
-        [ -d "$top/$layer" ] && find "$top/$layer" -maxdepth 1 -name '*.h' |
+        [ -d "$top/$layer" ] && find "$top/$layer" -name '*.h' |
             sed "s|.*/||; s|\$| $i $layer|" >> "$tmp"
         i=$((i + 1))
     done
@@ -29,7 +29,7 @@ check() {
     bad=0
     for layer in $LAYERS; do
         if [ -d "$top/$layer" ]; then
-            for f in $(find "$top/$layer" -maxdepth 1 \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) | sort); do
+            for f in $(find "$top/$layer" \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) | sort); do
                 awk -v layer="$i" -v here="$layer" -v file="${f#"$top"/}" '
                     FNR == NR { where[$1] = $2; name[$1] = $3; next }
                     /^[ \t]*#[ \t]*include[ \t]*"/ {
@@ -81,6 +81,16 @@ self_test() {
         cat "$scratch/out"
         exit 1
     fi
+    # a wing in a layer's subfolder is that layer
+    sed -i '$d' "$scratch/model/npu/service.cc"
+    mkdir -p "$scratch/model/npu/wing"
+    printf '#include "ns3/service.h"\n#include "ns3/x-helper.h"\n' > "$scratch/model/npu/wing/w.cc"
+    if check "$scratch" > "$scratch/out" || ! grep -q '^model/npu/wing/w.cc:2: includes x-helper.h of helper' "$scratch/out"; then
+        echo "self-test: the back edge model/npu/wing -> helper was not reported as such:"
+        cat "$scratch/out"
+        exit 1
+    fi
+    rm -r "$scratch/model/npu/wing"
     printf '#include "ns3/nic.h"\n' >> "$scratch/model/core/tn-a.c"
     if check "$scratch" > "$scratch/out" || ! grep -q '^model/core/tn-a.c:2: the C core includes' "$scratch/out"; then
         echo "self-test: an ns3/ include in the C core was not reported:"

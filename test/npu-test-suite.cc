@@ -304,7 +304,7 @@ class NpuInjectionTestCase : public TestCase
         Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
         double eta = 1.0;
         const auto cc = nic->GetCongestionControl();
-        if (cc == RdmaNic::CC_HPCC || cc == RdmaNic::CC_HPCC_PINT)
+        if (cc == RdmaHpcc::GetTypeId() || cc.IsChildOf(RdmaHpcc::GetTypeId()))
         {
             Ptr<RdmaHpcc> hpcc = CreateObject<RdmaHpcc>();
             DoubleValue v;

@@ -253,16 +253,16 @@ class ProgramOptionsRefusalsTestCase : public TestCase
     {
         roce_test::DefaultsGuard guard;
         guard.SetDefault("ns3::RdmaNic::Mtu", UintegerValue(4096));
-        guard.SetDefault("ns3::RdmaNic::MinRate", DataRateValue(DataRate("100Mbps")));
+        guard.SetDefault("ns3::RdmaDcqcnControl::MinRate", DataRateValue(DataRate("100Mbps")));
         guard.SetDefault("ns3::RdmaNic::RetransmitTimeout", TimeValue(MilliSeconds(4)));
         for (const char* bad : {"--ns3::RdmaNic::Mtu=1e309",
                                 "--ns3::RdmaNic::Mtu=-1",
                                 "--ns3::RdmaNic::Mtu=4096x",
-                                "--ns3::RdmaNic::MinRate=1 Gbps",
-                                "--ns3::RdmaNic::MinRate=1e30Gbps",
+                                "--ns3::RdmaDcqcnControl::MinRate=1 Gbps",
+                                "--ns3::RdmaDcqcnControl::MinRate=1e30Gbps",
                                 "--ns3::RdmaNic::RetransmitTimeout=5xs",
                                 "--ns3::RdmaNic::RetransmitTimeout=1e300s",
-                                "--ns3::RdmaNic::DcqcnG=nan",
+                                "--ns3::RdmaDcqcnControl::G=nan",
                                 "--ns3::DropTailQueue<Packet>::MaxSize=1x",
                                 "--ns3::RdmaNic::NoSuchAttribute=1",
                                 "--ns3::NoSuchClass::Mtu=1",
@@ -288,7 +288,7 @@ class ProgramOptionsRefusalsTestCase : public TestCase
         }
         // and the same values in the forms that are right
         Parsed ok = ParseArgs({"--ns3::RdmaNic::Mtu=1024",
-                               "--ns3::RdmaNic::MinRate=1Gbps",
+                               "--ns3::RdmaDcqcnControl::MinRate=1Gbps",
                                "--ns3::RdmaNic::RetransmitTimeout=5ms",
                                "--ns3::DropTailQueue<Packet>::MaxSize=100p",
                                "--RngSeed=3",
@@ -383,7 +383,7 @@ class RoceHelperCheckTestCase : public TestCase
             "",
             "65536 nodes fit");
         RoceHelper slow;
-        slow.SetNicAttribute("MinRate", DataRateValue(DataRate(0)));
+        slow.SetCongestionControl("dcqcn", "MinRate", DataRateValue(DataRate(0)));
         const std::string rate = CheckSpec("ring:4", slow);
         NS_TEST_EXPECT_MSG_NE(rate.find("MinRate"), std::string::npos, rate);
         RoceHelper trickle;
@@ -392,9 +392,9 @@ class RoceHelperCheckTestCase : public TestCase
         NS_TEST_EXPECT_MSG_NE(injection.find("InjectionRate 1bps is below"),
                               std::string::npos,
                               injection);
-        // Config defaults, as --ns3::RdmaNic::ReferenceRate=0bps sets them
+        // Config defaults, as --ns3::RdmaDcqcnControl::ReferenceRate=0bps sets them
         roce_test::DefaultsGuard guard;
-        guard.SetDefault("ns3::RdmaNic::ReferenceRate", DataRateValue(DataRate(0)));
+        guard.SetDefault("ns3::RdmaDcqcnControl::ReferenceRate", DataRateValue(DataRate(0)));
         const std::string reference = CheckSpec("ring:4", RoceHelper());
         NS_TEST_EXPECT_MSG_NE(reference.find("ReferenceRate"), std::string::npos, reference);
     }

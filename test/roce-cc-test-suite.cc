@@ -528,33 +528,35 @@ class RoceCcConfigTestCase : public TestCase
     {
         for (const char* n : {"none", "dcqcn", "hpcc", "hpcc-pint", "timely", "dctcp"})
         {
-            RdmaNic::CongestionControlType t;
-            NS_TEST_ASSERT_MSG_EQ(RdmaNic::ParseCongestionControl(n, &t), true, n);
-            NS_TEST_ASSERT_MSG_EQ(RdmaNic::GetCongestionControlName(t), n, "round trip");
+            TypeId t;
+            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Resolve(n, &t), true, n);
+            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::GetName(t), n, "round trip");
         }
-        RdmaNic::CongestionControlType t;
-        NS_TEST_ASSERT_MSG_EQ(RdmaNic::ParseCongestionControl("hpc", &t), false, "unknown name");
+        TypeId t;
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Resolve("hpc", &t), false, "unknown name");
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Resolve("ns3::RdmaNic", &t), false, "not a control");
         // the registry: one row per congestion control; its TypeId name is an alias of its short
         // name, and its value is the HPCC family's CC_MODE
         const TypeId base = TypeId::LookupByName("ns3::RdmaCongestionControl");
         for (const RdmaCcEntry& e : RdmaCcRegistry::GetAll())
         {
             NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Find(e.name), &e, e.name);
-            NS_TEST_ASSERT_MSG_EQ(&RdmaCcRegistry::Get(e.type), &e, e.name);
             if (!*e.typeName)
             {
                 NS_TEST_ASSERT_MSG_EQ(std::string(e.name), "none", "only none has no class");
+                NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::FindByTypeId(base), &e, "none is the base");
                 continue;
             }
             TypeId tid;
             NS_TEST_ASSERT_MSG_EQ(TypeId::LookupByNameFailSafe(e.typeName, &tid), true, e.typeName);
             NS_TEST_ASSERT_MSG_EQ(tid.IsChildOf(base), true, e.typeName);
             NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Find(e.typeName), &e, e.typeName);
-            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::FindByCcMode(e.type), &e, e.name);
+            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::FindByTypeId(tid), &e, e.typeName);
+            NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::FindByCcMode(e.ccMode), &e, e.name);
             // the NIC's attribute takes the TypeId name and prints the short one
             Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
             nic->SetAttribute("CongestionControl", StringValue(e.typeName));
-            NS_TEST_ASSERT_MSG_EQ(nic->GetCongestionControl(), e.type, e.typeName);
+            NS_TEST_ASSERT_MSG_EQ(nic->GetCongestionControl(), tid, e.typeName);
             StringValue printed;
             nic->GetAttribute("CongestionControl", printed);
             NS_TEST_ASSERT_MSG_EQ(printed.Get(), e.name, e.typeName);
@@ -604,21 +606,21 @@ class RoceCcConfigTestCase : public TestCase
                                   "",
                                   cc << ": 1 Mbit/s is allowed");
         }
-        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
-        nic->SetAttribute("MinRate", DataRateValue(DataRate(999999)));
-        NS_TEST_EXPECT_MSG_EQ(nic->GetConfigError(),
-                              "ns3::RdmaNic::MinRate 999999bps is below the lowest floor a queue "
-                              "pair takes (at least 1000000bps, 1Mbps: a queue pair at its floor "
-                              "waits MTU x 8 / MinRate per frame, so a lower floor only makes the "
-                              "run last simulated hours)",
-                              "NIC MinRate below 1 Mbit/s");
-        nic->SetAttribute("MinRate", DataRateValue(DataRate("1Mbps")));
-        NS_TEST_EXPECT_MSG_EQ(nic->GetConfigError(), "", "NIC MinRate 1 Mbit/s is allowed");
-        nic->SetAttribute("MinRate", DataRateValue(DataRate(0)));
+        // DCQCN's floor, an attribute of its class, is checked through the NIC as the others
+        NS_TEST_EXPECT_MSG_EQ(Error("dcqcn", "MinRate", DataRateValue(DataRate(999999))),
+                              "ns3::RdmaDcqcnControl::MinRate 999999bps is below the lowest "
+                              "floor a queue pair takes (at least 1000000bps, 1Mbps: a queue "
+                              "pair at its floor waits MTU x 8 / MinRate per frame, so a lower "
+                              "floor only makes the run last simulated hours)",
+                              "DCQCN MinRate below 1 Mbit/s");
+        NS_TEST_EXPECT_MSG_EQ(Error("dcqcn", "MinRate", DataRateValue(DataRate("1Mbps"))),
+                              "",
+                              "DCQCN MinRate 1 Mbit/s is allowed");
         NS_TEST_EXPECT_MSG_EQ(
-            nic->GetConfigError(),
-            "ns3::RdmaNic::MinRate must be > 0 (a queue pair at rate 0 never sends again)",
-            "NIC MinRate 0");
+            Error("dcqcn", "MinRate", DataRateValue(DataRate(0))),
+            "ns3::RdmaDcqcnControl::MinRate must be > 0 (a queue pair at rate 0 never sends again)",
+            "DCQCN MinRate 0");
+        Refused("dcqcn", "ReferenceRate", DataRateValue(DataRate(0)), "ReferenceRate must be > 0");
 
         // HPCC's INT carries the family's rate code per switch port: with IntRates = codes a
         // rate without one is refused by RoceHelper::Check before anything runs (it used to

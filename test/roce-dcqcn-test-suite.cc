@@ -642,7 +642,7 @@ class RoceDcqcnIncastCollapseTestCase : public TestCase
         const double ideal = 8.0 * bytes * (4096.0 + RdmaNic::DATA_WIRE_OVERHEAD) / 4096.0 * 8 /
                              static_cast<double>(RATE);
         DataRateValue minRateValue;
-        helper.GetNic(0)->GetAttribute("MinRate", minRateValue);
+        CreateObject<RdmaDcqcnControl>()->GetAttribute("MinRate", minRateValue);
         const double minRate = static_cast<double>(minRateValue.Get().GetBitRate());
         NS_TEST_ASSERT_MSG_EQ(m_rates.size(), 8, "every QP changed its rate");
         if (m_paper)

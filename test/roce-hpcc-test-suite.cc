@@ -441,11 +441,12 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(cfg.cc, "hpcc", "CC_MODE 3 runs HPCC");
         // HPCC's units: DCQCN timers in us, buffer in MB (2^20), ACK interval in bytes
         const char* nic = "ns3::RdmaNic";
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AlphaUpdatePeriod"), "1000ns", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "RateDecreasePeriod"), "4000ns", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "RateIncreasePeriod"), "900000ns", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "FastRecoveryStages"), "1", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "ClampTargetRate"), "false", "");
+        const char* dcqcn = "ns3::RdmaDcqcnControl";
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, dcqcn, "AlphaUpdatePeriod"), "1000ns", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, dcqcn, "RateDecreasePeriod"), "4000ns", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, dcqcn, "RateIncreasePeriod"), "900000ns", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, dcqcn, "FastRecoveryStages"), "1", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, dcqcn, "ClampTargetRate"), "false", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckInterval"), "1", "");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AckPriority"),
                               "host-first-paused",
@@ -462,7 +463,9 @@ class RoceHpccConfigRunTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "IntMulti"), "1", "INT_MULTI");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "PerHopRate"), "true", "MULTI_RATE");
         NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, hpcc, "SampleFeedback"), "false", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, nic, "AdditiveIncrease"), "", "not DCQCN's");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, dcqcn, "AdditiveIncrease"),
+                              "",
+                              "not DCQCN's");
         NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute,
                               "ns3::RdmaHpcc::BaseRtt",
                               "T from the topology (GLOBAL_T 1)");
@@ -567,9 +570,11 @@ class RoceHpccSimAiTestCase : public TnDataTestCase
                               "ACK_HIGH_PRIO 0, mapped");
         // CC_MODE 1 with HAS_WIN 1 VAR_WIN 1: DCQCN has the family's window, T from the topology
         // per (source, destination) pair (GLOBAL_T 0)
-        NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, "ns3::RdmaNic::DcqcnWindowRtt", "HAS_WIN 1");
+        NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute,
+                              "ns3::RdmaDcqcnControl::WindowRtt",
+                              "HAS_WIN 1");
         NS_TEST_EXPECT_MSG_EQ(cfg.perPairBaseRtt, true, "GLOBAL_T 0");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "DcqcnVariableWindow"),
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaDcqcnControl", "VariableWindow"),
                               "true",
                               "VAR_WIN 1");
         cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
@@ -793,6 +798,7 @@ class RoceHpccFamilyDefaultsTestCase : public TnDataTestCase
     void DoRun() override
     {
         const char* nic = "ns3::RdmaNic";
+        const char* dcqcn = "ns3::RdmaDcqcnControl";
         const char* mmu = "ns3::RoceSwitchMmu";
         RoceHpccConfig bare;
         const std::string notices = Read("bare.txt", "CC_MODE 1\n", &bare);
@@ -814,9 +820,9 @@ class RoceHpccFamilyDefaultsTestCase : public TnDataTestCase
         };
 
         for (const Expected& e : std::vector<Expected>{
-                 {"ALPHA_RESUME_INTERVAL", nic, "AlphaUpdatePeriod", "55000ns", "1000ns"},
-                 {"FAST_RECOVERY_TIMES", nic, "FastRecoveryStages", "5", "1"},
-                 {"EWMA_GAIN", nic, "DcqcnG", "0", "0.00390625"},
+                 {"ALPHA_RESUME_INTERVAL", dcqcn, "AlphaUpdatePeriod", "55000ns", "1000ns"},
+                 {"FAST_RECOVERY_TIMES", dcqcn, "FastRecoveryStages", "5", "1"},
+                 {"EWMA_GAIN", dcqcn, "G", "0", "0.00390625"},
                  {"BUFFER_SIZE",
                   mmu,
                   "BufferSize",
@@ -857,12 +863,14 @@ class RoceHpccFamilyDefaultsTestCase : public TnDataTestCase
                               std::string::npos,
                               "");
         NS_TEST_EXPECT_MSG_EQ(noMode.cc, "dcqcn", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(noMode.settings, nic, "CongestionNotification"), "ack", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(noMode.settings, nic, "AdditiveStages"), "1", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(noMode.settings, dcqcn, "CongestionNotification"),
+                              "ack",
+                              "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(noMode.settings, dcqcn, "AdditiveStages"), "1", "");
         RoceHpccConfig dctcp;
         Read("dctcp.txt", "CC_MODE 8\n", &dctcp);
         NS_TEST_EXPECT_MSG_EQ(SettingOf(dctcp.settings, "ns3::RdmaDctcp", "G"), "0", "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(dctcp.settings, nic, "DcqcnG"), "", "DCQCN's not set");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(dctcp.settings, dcqcn, "G"), "", "DCQCN's not set");
         RoceHpccConfig hpcc;
         Read("hpcc.txt", "CC_MODE 3\n", &hpcc);
         NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, "ns3::RdmaHpcc", "PerHopRate"), "true", "");
@@ -873,7 +881,7 @@ class RoceHpccFamilyDefaultsTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, "ns3::RdmaHpcc", "VariableWindow"),
                               "false",
                               "");
-        NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, nic, "AlphaUpdatePeriod"), "", "");
+        NS_TEST_EXPECT_MSG_EQ(SettingOf(hpcc.settings, dcqcn, "AlphaUpdatePeriod"), "", "");
     }
 };
 
@@ -940,7 +948,7 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
              "dcqcn",
              "ns3::RdmaDcqcnControl",
              0,
-             "ns3::RdmaNic",
+             "ns3::RdmaDcqcnControl",
              "AdditiveIncrease",
              "50000000bps",
              "RATE_AI"},
@@ -1059,12 +1067,13 @@ class RoceHpccCcModeTestCase : public TnDataTestCase
             {
                 NS_TEST_EXPECT_MSG_GT(res.ecnEchoes, 0, tag << ": marks echoed by the ACKs");
                 NS_TEST_EXPECT_MSG_EQ(
-                    SettingOf(cfg.settings, "ns3::RdmaNic", "CongestionNotification"),
+                    SettingOf(cfg.settings, "ns3::RdmaDcqcnControl", "CongestionNotification"),
                     "ack",
                     tag);
-                NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "DcqcnRateDecrease"),
-                                      "periodic",
-                                      tag);
+                NS_TEST_EXPECT_MSG_EQ(
+                    SettingOf(cfg.settings, "ns3::RdmaDcqcnControl", "RateDecrease"),
+                    "periodic",
+                    tag);
             }
             // T of every mode with HAS_WIN 1 (all but DCQCN here): the family's maxRtt
             const bool windowed = m.cc != "dcqcn";
@@ -1126,12 +1135,13 @@ class RoceHpccDcqcnWindowTestCase : public TnDataTestCase
             NS_TEST_ASSERT_MSG_EQ(RoceHpccConfigReader::Read(path, "", false, &cfg, &error),
                                   true,
                                   error);
-            const std::string rttAttribute = hasWin ? "ns3::RdmaNic::DcqcnWindowRtt" : "";
+            const std::string rttAttribute = hasWin ? "ns3::RdmaDcqcnControl::WindowRtt" : "";
             NS_TEST_EXPECT_MSG_EQ(cfg.baseRttAttribute, rttAttribute, tag);
             const std::string variable = hasWin ? "false" : "";
-            NS_TEST_EXPECT_MSG_EQ(SettingOf(cfg.settings, "ns3::RdmaNic", "DcqcnVariableWindow"),
-                                  variable,
-                                  tag << ": VAR_WIN 0, a fixed window");
+            NS_TEST_EXPECT_MSG_EQ(
+                SettingOf(cfg.settings, "ns3::RdmaDcqcnControl", "VariableWindow"),
+                variable,
+                tag << ": VAR_WIN 0, a fixed window");
             cfg.topologyFile = DataFile("hpcc-incast-topo.txt");
             cfg.flowFile = DataFile("hpcc-incast-flows.txt");
             cfg.fctFile = CreateTempDirFilename(tag + "-fct.txt");
@@ -1250,7 +1260,7 @@ class RoceHpccPairWindowTestCase : public TnDataTestCase
             const char* variableType;
             const char* variable;
         } modes[] = {
-            {1, "ns3::RdmaNic::DcqcnWindowRtt", "ns3::RdmaNic", "DcqcnVariableWindow"},
+            {1, "ns3::RdmaDcqcnControl::WindowRtt", "ns3::RdmaDcqcnControl", "VariableWindow"},
             {7, "ns3::RdmaTimely::WindowRtt", "ns3::RdmaTimely", "VariableWindow"},
         };
 

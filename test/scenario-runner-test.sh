@@ -136,8 +136,8 @@ bad "$ok" "bad19.toml: --set topology.spec=\[\"torus:4x4\", \"torus:1x4\"\]: top
 # Values ns-3's own parsers abort on, refused by the one validator (issue 23).
 bad '[topology]\nspec = "ring:8"\n[roce]\n"ns3::RdmaNic::Mtu" = "1e309"\n[[collective]]\nbytes = 1\n' \
     "bad20.toml:4:23: roce.ns3::RdmaNic::Mtu: '1e309' is not a valid value .*whole number"
-bad "$ok" "bad21.toml: --set roce.ns3::RdmaNic::MinRate=1 Gbps: .*'1 Gbps' is not a valid value" \
-    --set 'roce.ns3::RdmaNic::MinRate=1 Gbps'
+bad "$ok" "bad21.toml: --set roce.ns3::RdmaDcqcnControl::MinRate=1 Gbps: .*'1 Gbps' is not a valid value" \
+    --set 'roce.ns3::RdmaDcqcnControl::MinRate=1 Gbps'
 # Checked though not used: the database key under --db, [test] without --test-size.
 bad "$ok" "bad22.toml: --set database=1: database: expected a string" --set database=1
 bad "${ok}[test]\n\"collective.nosuchkey\" = 1\n" \
@@ -177,8 +177,11 @@ bad '[topology]\nspec = "ring:4"\n[npu]\nClockRate = 999999\n[[collective]]\nbyt
     "bad[0-9]+.toml:4:13: npu.ClockRate: ns3::NpuEndpoint::ClockRate 999999 Hz is below .*at least 1000000 Hz"
 bad '[topology]\nspec = "ring:4"\n[roce]\ncc = "timely"\n"ns3::RdmaTimely::MinRate" = "1bps"\n[[collective]]\nbytes = 1\n' \
     "bad[0-9]+.toml:5:[0-9]+: roce.ns3::RdmaTimely::MinRate: .*1bps is below .*at least 1000000bps"
-bad '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::MinRate" = "999kbps"\n[[collective]]\nbytes = 1\n' \
-    "bad[0-9]+.toml:4:[0-9]+: roce.ns3::RdmaNic::MinRate: .*999000bps is below"
+bad '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaDcqcnControl::MinRate" = "999kbps"\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:4:[0-9]+: roce.ns3::RdmaDcqcnControl::MinRate: .*999000bps is below"
+# DCQCN's parameters moved from the NIC to its class: the old path is refused naming the new one.
+bad '[topology]\nspec = "ring:4"\n[roce]\n"ns3::RdmaNic::DcqcnG" = "0.5"\n[[collective]]\nbytes = 1\n' \
+    "bad[0-9]+.toml:4:[0-9]+: roce.ns3::RdmaNic::DcqcnG: ns3::RdmaNic::DcqcnG is obsolete: moved to ns3::RdmaDcqcnControl::G\$"
 # Algorithm names: one home (tn_tune_algorithm_check), auto among them; unknown ones named.
 bad '[topology]\nspec = "ring:4"\n[[collective]]\nbytes = 1\nalgorithm = "rign"\n' \
     "bad[0-9]+.toml:5:13: collective\\[0\\].algorithm: unknown algorithm 'rign' \\(known: ring, .*, auto\\)"

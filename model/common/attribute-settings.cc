@@ -246,13 +246,34 @@ AttributeSettings::Check(const std::string& typeName,
         *why = "no ns-3 class '" + typeName + "'";
         return false;
     }
+    // an obsolete attribute names where it went (its support message); ns-3's lookup would
+    // abort on it, so it is found here first
+    for (TypeId t = tid;; t = t.GetParent())
+    {
+        for (uint32_t i = 0; i < t.GetAttributeN(); i++)
+        {
+            const TypeId::AttributeInformation& a = t.GetAttribute(i);
+            if (a.name == attribute && a.supportLevel == TypeId::OBSOLETE)
+            {
+                *why = typeName + "::" + attribute + " is obsolete: " + a.supportMsg;
+                return false;
+            }
+        }
+        if (t.GetParent() == t)
+        {
+            break;
+        }
+    }
     TypeId::AttributeInformation info;
     if (!tid.LookupAttributeByName(attribute, &info))
     {
         std::string names;
         for (uint32_t i = 0; i < tid.GetAttributeN(); i++)
         {
-            names += (names.empty() ? "" : ", ") + tid.GetAttribute(i).name;
+            if (tid.GetAttribute(i).supportLevel != TypeId::OBSOLETE)
+            {
+                names += (names.empty() ? "" : ", ") + tid.GetAttribute(i).name;
+            }
         }
         *why = typeName + " has no attribute " + Quote(attribute) + " (it has: " + names + ")";
         return false;

@@ -43,7 +43,9 @@ class AttributeSettings
                              std::string* why);
 
     /**
-     * Same for a type and one of its attributes by short name.
+     * Same for a type and one of its attributes by short name. An obsolete attribute
+     * (TypeId::OBSOLETE, e.g. ns3::RdmaNic::DcqcnG) is refused with its support message, which
+     * names where it went.
      * \param typeName "ns3::Type" \param attribute its attribute \param value the text
      * \param why set on failure \return true when valid and settable at construction
      */

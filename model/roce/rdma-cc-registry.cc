@@ -3,6 +3,8 @@
  */
 #include "rdma-cc-registry.h"
 
+#include "rdma-cc.h"
+
 namespace ns3
 {
 
@@ -11,12 +13,12 @@ RdmaCcRegistry::GetAll()
 {
     // none has no class: its queue pairs send at line rate without one
     static const std::vector<RdmaCcEntry> all = {
-        {"dcqcn", "ns3::RdmaDcqcnControl", "DCQCN", RdmaNic::CC_DCQCN},
-        {"hpcc", "ns3::RdmaHpcc", "HPCC", RdmaNic::CC_HPCC},
-        {"hpcc-pint", "ns3::RdmaHpccPint", "HPCC-PINT", RdmaNic::CC_HPCC_PINT},
-        {"timely", "ns3::RdmaTimely", "TIMELY", RdmaNic::CC_TIMELY},
-        {"dctcp", "ns3::RdmaDctcp", "DCTCP", RdmaNic::CC_DCTCP},
-        {"none", "", "none", RdmaNic::CC_NONE},
+        {"dcqcn", "ns3::RdmaDcqcnControl", "DCQCN", 1},
+        {"hpcc", "ns3::RdmaHpcc", "HPCC", 3},
+        {"hpcc-pint", "ns3::RdmaHpccPint", "HPCC-PINT", 10},
+        {"timely", "ns3::RdmaTimely", "TIMELY", 7},
+        {"dctcp", "ns3::RdmaDctcp", "DCTCP", 8},
+        {"none", "", "none", 0},
     };
     return all;
 }
@@ -34,17 +36,52 @@ RdmaCcRegistry::Find(const std::string& name)
     return nullptr;
 }
 
-const RdmaCcEntry&
-RdmaCcRegistry::Get(RdmaNic::CongestionControlType type)
+const RdmaCcEntry*
+RdmaCcRegistry::FindByTypeId(TypeId tid)
 {
+    if (tid == RdmaCongestionControl::GetTypeId())
+    {
+        return &GetAll().back();
+    }
     for (const RdmaCcEntry& e : GetAll())
     {
-        if (e.type == type)
+        if (*e.typeName && tid.GetName() == e.typeName)
         {
-            return e;
+            return &e;
         }
     }
-    return GetAll().back();
+    return nullptr;
+}
+
+bool
+RdmaCcRegistry::Resolve(const std::string& name, TypeId* tid)
+{
+    const RdmaCcEntry* e = Find(name);
+    if (e)
+    {
+        *tid =
+            *e->typeName ? TypeId::LookupByName(e->typeName) : RdmaCongestionControl::GetTypeId();
+        return true;
+    }
+    TypeId found;
+    if (!TypeId::LookupByNameFailSafe(name, &found) || !found.HasConstructor())
+    {
+        return false;
+    }
+    const TypeId base = RdmaCongestionControl::GetTypeId();
+    if (found != base && !found.IsChildOf(base))
+    {
+        return false;
+    }
+    *tid = found;
+    return true;
+}
+
+std::string
+RdmaCcRegistry::GetName(TypeId tid)
+{
+    const RdmaCcEntry* e = FindByTypeId(tid);
+    return e ? e->name : tid.GetName();
 }
 
 const RdmaCcEntry*
@@ -52,7 +89,7 @@ RdmaCcRegistry::FindByCcMode(uint32_t ccMode)
 {
     for (const RdmaCcEntry& e : GetAll())
     {
-        if (*e.typeName && static_cast<uint32_t>(e.type) == ccMode)
+        if (*e.typeName && e.ccMode == ccMode)
         {
             return &e;
         }
@@ -93,7 +130,7 @@ RdmaCcRegistry::CcModeName(const std::string& name)
     {
         return name;
     }
-    return "CC_MODE " + std::to_string(static_cast<uint32_t>(e->type)) + " (" + e->label + ")";
+    return "CC_MODE " + std::to_string(e->ccMode) + " (" + e->label + ")";
 }
 
 } // namespace ns3

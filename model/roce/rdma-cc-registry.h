@@ -1,14 +1,15 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The congestion controls a NIC can run, in one table: short name, ns-3 class (TypeId name),
- * and the HPCC family's CC_MODE number (RdmaNic::CongestionControlType).
+ * The congestion controls a NIC ships with, in one table: short name, ns-3 class (TypeId name),
+ * and the HPCC family's CC_MODE number.
  */
 #ifndef RDMA_CC_REGISTRY_H
 #define RDMA_CC_REGISTRY_H
 
-#include "rdma-nic.h"
+#include "ns3/type-id.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,18 +22,19 @@ namespace ns3
  */
 struct RdmaCcEntry
 {
-    const char* name;                    //!< short name (dcqcn, hpcc, ...): an alias
-    const char* typeName;                //!< its class's TypeId name ("" for none)
-    const char* label;                   //!< its name in the HPCC family's texts (DCQCN)
-    RdmaNic::CongestionControlType type; //!< its value, numbered as the family's CC_MODE
+    const char* name;     //!< short name (dcqcn, hpcc, ...): an alias
+    const char* typeName; //!< its class's TypeId name ("" for none)
+    const char* label;    //!< its name in the HPCC family's texts (DCQCN)
+    uint32_t ccMode;      //!< the family's CC_MODE number (0 for none, which has none)
 };
 
 /**
  * \ingroup training-net
  * \brief The congestion controls by name, class and CC_MODE, in the way ns-3 chooses a
- * TcpCongestionOps or a QueueDisc: RdmaNic::CongestionControl takes the class's TypeId name
- * (ns3::RdmaHpcc) or its short name (hpcc), whose table this is; the CC_MODE reader of the
- * HPCC family, the helpers' and readers' messages and the NIC's attribute checker all read it.
+ * TcpCongestionOps or a QueueDisc: RdmaNic::CongestionControl takes a class's TypeId name
+ * (ns3::RdmaHpcc, or a user's own subclass of ns3::RdmaCongestionControl) or one of the short
+ * names of this table (hpcc); the CC_MODE reader of the HPCC family, the helpers' and readers'
+ * messages and the NIC's attribute checker all read it.
  */
 class RdmaCcRegistry
 {
@@ -44,8 +46,18 @@ class RdmaCcRegistry
      * \return its entry, or null
      */
     static const RdmaCcEntry* Find(const std::string& name);
-    /** \param type a congestion control \return its entry (none's for an unknown value) */
-    static const RdmaCcEntry& Get(RdmaNic::CongestionControlType type);
+    /** \param tid a congestion control's class \return its entry, or null (a user's class) */
+    static const RdmaCcEntry* FindByTypeId(TypeId tid);
+    /**
+     * Resolve what RdmaNic::CongestionControl takes: a short name, or the TypeId name of
+     * ns3::RdmaCongestionControl or a subclass of it that can be created. The base class
+     * itself is none: queue pairs without a congestion control.
+     * \param name the name \param tid set to its class (RdmaCongestionControl for none)
+     * \return whether the name is a congestion control
+     */
+    static bool Resolve(const std::string& name, TypeId* tid);
+    /** \param tid a congestion control's class \return its short name, else its TypeId name */
+    static std::string GetName(TypeId tid);
     /** \param ccMode an HPCC-family CC_MODE number \return its entry, or null */
     static const RdmaCcEntry* FindByCcMode(uint32_t ccMode);
     /** \return the short names for a message: "dcqcn, hpcc, hpcc-pint, timely, dctcp, none" */

@@ -13,7 +13,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaCongestionControl");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
-NS_OBJECT_ENSURE_REGISTERED(RdmaDcqcnControl);
 
 TypeId
 RdmaCongestionControl::GetTypeId()
@@ -119,6 +118,12 @@ RdmaCongestionControl::Stop()
 {
 }
 
+bool
+RdmaCongestionControl::RequestsCnp() const
+{
+    return false;
+}
+
 void
 RdmaCongestionControl::DoStart()
 {
@@ -182,88 +187,6 @@ RdmaCongestionControl::SetRate(double bps)
     if (!m_onRate.IsNull())
     {
         m_onRate(bps);
-    }
-}
-
-// ---------------------------------------------------------------- RdmaDcqcnControl
-
-TypeId
-RdmaDcqcnControl::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::RdmaDcqcnControl")
-                            .SetParent<RdmaCongestionControl>()
-                            .SetGroupName("TrainingNet")
-                            .AddConstructor<RdmaDcqcnControl>();
-    return tid;
-}
-
-RdmaDcqcnControl::RdmaDcqcnControl(const RdmaDcqcnConfig& config)
-    : m_config(config)
-{
-}
-
-RdmaDcqcnControl::~RdmaDcqcnControl()
-{
-}
-
-void
-RdmaDcqcnControl::DoStart()
-{
-    m_dcqcn = std::make_unique<RdmaDcqcn>(&m_config,
-                                          GetLineRate(),
-                                          MakeCallback(&RdmaDcqcnControl::Rate, this));
-    Rate(GetRate());
-}
-
-void
-RdmaDcqcnControl::Rate(double bps)
-{
-    SetRate(bps);
-    SetWindowFromRtt(m_config.windowRtt, m_config.variableWindow);
-}
-
-void
-RdmaDcqcnControl::SetPathBaseRtt(Time rtt)
-{
-    if (m_config.windowRtt.IsStrictlyPositive())
-    {
-        m_config.windowRtt = rtt;
-    }
-}
-
-void
-RdmaDcqcnControl::DoOnSent(uint64_t psn, uint32_t payloadBytes)
-{
-    m_dcqcn->NotifySent(payloadBytes);
-}
-
-void
-RdmaDcqcnControl::DoOnCnp()
-{
-    m_dcqcn->ReceiveCnp();
-}
-
-void
-RdmaDcqcnControl::DoOnAck(const RdmaCcFeedback& fb)
-{
-    if (m_config.notifyByAck && fb.ecnEcho)
-    {
-        m_dcqcn->ReceiveCnp();
-    }
-}
-
-double
-RdmaDcqcnControl::GetAlpha()
-{
-    return m_dcqcn ? m_dcqcn->GetAlpha() : 0.0;
-}
-
-void
-RdmaDcqcnControl::Stop()
-{
-    if (m_dcqcn)
-    {
-        m_dcqcn->Stop();
     }
 }
 

@@ -2,12 +2,11 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Congestion control of one RDMA queue pair (sender side): the interface every algorithm
- * implements, and DCQCN behind it.
+ * implements (DCQCN, HPCC, TIMELY, DCTCP and a user's own subclass).
  */
 #ifndef RDMA_CC_H
 #define RDMA_CC_H
 
-#include "rdma-dcqcn.h"
 #include "roce-header.h"
 
 #include "ns3/callback.h"
@@ -149,6 +148,15 @@ class RdmaCongestionControl : public Object
     virtual void Stop();
 
     /**
+     * Whether the receiver of this algorithm's packets sends a CNP on a CE mark (DCQCN's
+     * notification point, at most one per RdmaNic::CnpInterval per QP). The NIC asks the
+     * congestion control of the receiving queue pair, so a NIC's setting decides what its
+     * peers hear. Default: no CNP.
+     * \return true to send CNPs
+     */
+    virtual bool RequestsCnp() const;
+
+    /**
      * The base RTT of this QP's path (RdmaNic::SetPeerBaseRtt: the HPCC family's T per
      * source and destination, GLOBAL_T 0), given before Start. It replaces the algorithm's
      * own where it has one: HPCC's T, and the window RTT of DCQCN, DCTCP and TIMELY when their
@@ -222,47 +230,6 @@ class RdmaCongestionControl : public Object
     uint64_t m_window{0};
     uint32_t m_mtu{0};
     uint64_t m_pathBdp{0};
-};
-
-/**
- * \ingroup training-net
- * \brief DCQCN (Zhu et al., SIGCOMM 2015) as an RdmaCongestionControl: the RdmaDcqcn state
- * machine fed with CNPs and sent bytes. Its parameters are RdmaNic attributes (DcqcnG,
- * RateIncreasePeriod, ...), scaled to the egress rate by the NIC.
- */
-class RdmaDcqcnControl : public RdmaCongestionControl
-{
-  public:
-    /** \return the TypeId */
-    static TypeId GetTypeId();
-
-    /** \param config DCQCN parameters (copied), already scaled to the egress rate */
-    explicit RdmaDcqcnControl(const RdmaDcqcnConfig& config = RdmaDcqcnConfig());
-    ~RdmaDcqcnControl() override;
-
-    double GetAlpha() override;
-    void Stop() override;
-    /// Replaces the window RTT (DcqcnWindowRtt) when the window is on.
-    void SetPathBaseRtt(Time rtt) override;
-
-    /** \return the state machine (after Start) */
-    RdmaDcqcn* GetStateMachine() const
-    {
-        return m_dcqcn.get();
-    }
-
-  protected:
-    void DoStart() override;
-    void DoOnSent(uint64_t psn, uint32_t payloadBytes) override;
-    void DoOnCnp() override;
-    /// With notifyByAck, an ACK that echoes a CE mark counts as a CNP.
-    void DoOnAck(const RdmaCcFeedback& fb) override;
-
-  private:
-    void Rate(double bps);
-
-    RdmaDcqcnConfig m_config;
-    std::unique_ptr<RdmaDcqcn> m_dcqcn;
 };
 
 } // namespace ns3

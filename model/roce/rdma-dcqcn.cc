@@ -3,8 +3,12 @@
  */
 #include "rdma-dcqcn.h"
 
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -255,6 +259,236 @@ RdmaDcqcn::SetRate(double rate)
     if (!m_onRate.IsNull())
     {
         m_onRate(rate);
+    }
+}
+
+// ---------------------------------------------------------------- RdmaDcqcnControl
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaDcqcnControl);
+
+TypeId
+RdmaDcqcnControl::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaDcqcnControl")
+            .SetParent<RdmaCongestionControl>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<RdmaDcqcnControl>()
+            .AddAttribute("G",
+                          "Alpha gain g.",
+                          DoubleValue(RdmaDcqcnDefaults::G),
+                          MakeDoubleAccessor(&RdmaDcqcnControl::m_g),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("InitialAlpha",
+                          "Alpha set on the first CNP of a QP.",
+                          DoubleValue(RdmaDcqcnDefaults::INITIAL_ALPHA),
+                          MakeDoubleAccessor(&RdmaDcqcnControl::m_initialAlpha),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("AlphaUpdatePeriod",
+                          "Alpha update period.",
+                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::ALPHA_PERIOD_NS)),
+                          MakeTimeAccessor(&RdmaDcqcnControl::m_alphaPeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateDecreasePeriod",
+                          "Minimum time between two rate decreases of a QP.",
+                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::DECREASE_PERIOD_NS)),
+                          MakeTimeAccessor(&RdmaDcqcnControl::m_decreasePeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateIncreasePeriod",
+                          "Rate increase timer.",
+                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::INCREASE_PERIOD_NS)),
+                          MakeTimeAccessor(&RdmaDcqcnControl::m_increasePeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("FastRecoveryStages",
+                          "F: increase events in fast recovery after a decrease.",
+                          UintegerValue(RdmaDcqcnDefaults::FAST_RECOVERY_STAGES),
+                          MakeUintegerAccessor(&RdmaDcqcnControl::m_fastRecoveryStages),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AdditiveStages",
+                          "Without byte counter: additive increase events before hyper "
+                          "increase.",
+                          UintegerValue(RdmaDcqcnDefaults::ADDITIVE_STAGES),
+                          MakeUintegerAccessor(&RdmaDcqcnControl::m_additiveStages),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AdditiveIncrease",
+                          "Additive increase step per ReferenceRate of link rate.",
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::AI_BPS)),
+                          MakeDataRateAccessor(&RdmaDcqcnControl::m_ai),
+                          MakeDataRateChecker())
+            .AddAttribute("HyperIncrease",
+                          "Hyper increase step per ReferenceRate of link rate.",
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::HAI_BPS)),
+                          MakeDataRateAccessor(&RdmaDcqcnControl::m_hai),
+                          MakeDataRateChecker())
+            .AddAttribute("ReferenceRate",
+                          "Link rate to which AdditiveIncrease and HyperIncrease refer (steps "
+                          "are scaled by the queue pair's line rate / ReferenceRate).",
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::REFERENCE_BPS)),
+                          MakeDataRateAccessor(&RdmaDcqcnControl::m_referenceRate),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "Rate floor.",
+                          DataRateValue(DataRate(RdmaDcqcnDefaults::MIN_RATE_BPS)),
+                          MakeDataRateAccessor(&RdmaDcqcnControl::m_minRate),
+                          MakeDataRateChecker())
+            .AddAttribute("ByteCounter",
+                          "An increase event every this many bytes sent while rate limited "
+                          "(0 = off; ConnectX rpg_byte_reset default: 32767 units of 64 bytes).",
+                          UintegerValue(RdmaDcqcnDefaults::BYTE_COUNTER),
+                          MakeUintegerAccessor(&RdmaDcqcnControl::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ClampTargetRate",
+                          "Every rate decrease sets the target rate to the current rate "
+                          "(ConnectX clamp_tgt_rate, default off).",
+                          BooleanValue(RdmaDcqcnDefaults::CLAMP_TARGET_RATE),
+                          MakeBooleanAccessor(&RdmaDcqcnControl::m_clampTarget),
+                          MakeBooleanChecker())
+            .AddAttribute("ClampTargetRateAfterTimeIncrease",
+                          "A rate decrease sets the target rate to the current rate if the "
+                          "increase timer raised the rate since the previous decrease "
+                          "(ConnectX clamp_tgt_rate_after_time_inc, default on).",
+                          BooleanValue(RdmaDcqcnDefaults::CLAMP_AFTER_TIME_INCREASE),
+                          MakeBooleanAccessor(&RdmaDcqcnControl::m_clampAfterTimeInc),
+                          MakeBooleanChecker())
+            .AddAttribute("WindowRtt",
+                          "Limit a QP's payload bytes in flight to rate x this time (the HPCC "
+                          "family's HAS_WIN 1 window, whose T is the topology's largest base "
+                          "RTT; 0 = no window, ConnectX paces by rate only).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaDcqcnControl::m_windowRtt),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("VariableWindow",
+                          "With WindowRtt > 0: the window is the current rate x WindowRtt (the "
+                          "family's VAR_WIN 1); false: the line rate x WindowRtt (VAR_WIN 0).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaDcqcnControl::m_variableWindow),
+                          MakeBooleanChecker())
+            .AddAttribute("CongestionNotification",
+                          "How the receiver reports CE-marked packets. cnp: a CNP (BTH opcode "
+                          "0x81) in the control class, at most one per ns3::RdmaNic::"
+                          "CnpInterval per QP (RoCEv2). ack: no CNP; an ACK whose BECN bit "
+                          "echoes a CE mark since the previous ACK is the notification, and "
+                          "it queues where ns3::RdmaNic::AckPriority puts ACKs (the HPCC "
+                          "family, whose receiver flags the ACK of a marked packet). A sender "
+                          "reacts to CNPs in both.",
+                          EnumValue(NOTIFY_CNP),
+                          MakeEnumAccessor(&RdmaDcqcnControl::m_notification),
+                          MakeEnumChecker(NOTIFY_CNP, "cnp", NOTIFY_ACK, "ack"))
+            .AddAttribute(
+                "RateDecrease",
+                "When the rate is cut. immediate: the first notification after a quiet "
+                "RateDecreasePeriod cuts at once, later ones within the period make one cut "
+                "at its end (ConnectX). periodic: from a QP's first notification on, every "
+                "RateDecreasePeriod in which one arrived ends with a cut, the first period "
+                "included (the HPCC family).",
+                EnumValue(DECREASE_IMMEDIATE),
+                MakeEnumAccessor(&RdmaDcqcnControl::m_decreaseTiming),
+                MakeEnumChecker(DECREASE_IMMEDIATE, "immediate", DECREASE_PERIODIC, "periodic"));
+    return tid;
+}
+
+RdmaDcqcnControl::RdmaDcqcnControl()
+{
+}
+
+RdmaDcqcnControl::~RdmaDcqcnControl()
+{
+}
+
+std::string
+RdmaDcqcnControl::GetConfigError() const
+{
+    return RdmaConfigCheck()
+        .That(m_referenceRate.GetBitRate() > 0,
+              "ns3::RdmaDcqcnControl::ReferenceRate must be > 0 (DCQCN's increase steps are "
+              "given per ReferenceRate)")
+        .MinRate("ns3::RdmaDcqcnControl::MinRate", m_minRate)
+        .GetError();
+}
+
+bool
+RdmaDcqcnControl::RequestsCnp() const
+{
+    return m_notification == NOTIFY_CNP;
+}
+
+void
+RdmaDcqcnControl::DoStart()
+{
+    const double lineRate = GetLineRate();
+    const double scale = lineRate / static_cast<double>(m_referenceRate.GetBitRate());
+    RdmaDcqcnConfig& c = m_config;
+    c.g = m_g;
+    c.initialAlpha = m_initialAlpha;
+    c.alphaPeriod = m_alphaPeriod;
+    c.decreasePeriod = m_decreasePeriod;
+    c.increasePeriod = m_increasePeriod;
+    c.fastRecoveryStages = m_fastRecoveryStages;
+    c.additiveStages = m_additiveStages;
+    c.aiBps = static_cast<double>(m_ai.GetBitRate()) * scale;
+    c.haiBps = static_cast<double>(m_hai.GetBitRate()) * scale;
+    c.minRateBps = std::min(static_cast<double>(m_minRate.GetBitRate()), lineRate);
+    c.byteCounter = m_byteCounter;
+    c.clampTargetRate = m_clampTarget;
+    c.clampAfterTimeIncrease = m_clampAfterTimeInc;
+    // the path's base RTT replaces the window RTT only where a window is on
+    c.windowRtt = m_pathRttSet && m_windowRtt.IsStrictlyPositive() ? m_pathRtt : m_windowRtt;
+    c.variableWindow = m_variableWindow;
+    c.periodicDecrease = m_decreaseTiming == DECREASE_PERIODIC;
+    c.notifyByAck = m_notification == NOTIFY_ACK;
+    m_dcqcn = std::make_unique<RdmaDcqcn>(&m_config,
+                                          lineRate,
+                                          MakeCallback(&RdmaDcqcnControl::Rate, this));
+    Rate(GetRate());
+}
+
+void
+RdmaDcqcnControl::Rate(double bps)
+{
+    SetRate(bps);
+    SetWindowFromRtt(m_config.windowRtt, m_config.variableWindow);
+}
+
+void
+RdmaDcqcnControl::SetPathBaseRtt(Time rtt)
+{
+    m_pathRttSet = true;
+    m_pathRtt = rtt;
+}
+
+void
+RdmaDcqcnControl::DoOnSent(uint64_t psn, uint32_t payloadBytes)
+{
+    m_dcqcn->NotifySent(payloadBytes);
+}
+
+void
+RdmaDcqcnControl::DoOnCnp()
+{
+    m_dcqcn->ReceiveCnp();
+}
+
+void
+RdmaDcqcnControl::DoOnAck(const RdmaCcFeedback& fb)
+{
+    if (m_config.notifyByAck && fb.ecnEcho)
+    {
+        m_dcqcn->ReceiveCnp();
+    }
+}
+
+double
+RdmaDcqcnControl::GetAlpha()
+{
+    return m_dcqcn ? m_dcqcn->GetAlpha() : 0.0;
+}
+
+void
+RdmaDcqcnControl::Stop()
+{
+    if (m_dcqcn)
+    {
+        m_dcqcn->Stop();
     }
 }
 

@@ -1,16 +1,21 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * DCQCN reaction point (sender side) of one RDMA queue pair.
+ * DCQCN reaction point (sender side) of one RDMA queue pair: its state machine, and the
+ * congestion control that runs it (RdmaDcqcnControl, whose attributes are DCQCN's parameters).
  */
 #ifndef RDMA_DCQCN_H
 #define RDMA_DCQCN_H
 
+#include "rdma-cc.h"
+
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace ns3
 {
@@ -18,7 +23,7 @@ namespace ns3
 /**
  * \ingroup training-net
  * \brief The DCQCN defaults: the NVIDIA ConnectX values. The one home of these numbers:
- * RdmaNic's DCQCN attributes start from them, and so does RdmaDcqcnConfig.
+ * RdmaDcqcnControl's attributes start from them, and so does RdmaDcqcnConfig.
  */
 struct RdmaDcqcnDefaults
 {
@@ -42,12 +47,11 @@ struct RdmaDcqcnDefaults
 
 /**
  * \ingroup training-net
- * \brief Parameters of DCQCN for one queue pair: each queue pair holds its own copy, filled by
- * its NIC from the NIC's attributes when the queue pair is made.
+ * \brief Parameters of DCQCN for one queue pair: each queue pair's RdmaDcqcnControl fills its
+ * own copy from its attributes when it starts.
  *
  * Defaults are RdmaDcqcnDefaults; the additive and hyper increase steps are already scaled to
- * the queue pair's line rate by the NIC (step * line rate / ReferenceRate), here to a
- * 100 Gb/s link.
+ * the queue pair's line rate (step * line rate / ReferenceRate), here to a 100 Gb/s link.
  */
 struct RdmaDcqcnConfig
 {
@@ -185,6 +189,93 @@ class RdmaDcqcn
     uint32_t m_byteStage{0};
     uint64_t m_bytes{0};
     uint64_t m_decreases{0};
+};
+
+/**
+ * \ingroup training-net
+ * \brief DCQCN (Zhu et al., SIGCOMM 2015) as an RdmaCongestionControl: the RdmaDcqcn state
+ * machine fed with CNPs (or ECN echoes) and sent bytes. Its attributes are DCQCN's parameters
+ * (ns3::RdmaDcqcnControl::G, RateIncreasePeriod, ...); their old paths on ns3::RdmaNic are
+ * obsolete attributes whose message names the new path. The additive and hyper increase steps
+ * are given per ReferenceRate and scaled to the queue pair's line rate at Start.
+ */
+class RdmaDcqcnControl : public RdmaCongestionControl
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+
+    /// How the receiver tells the sender of CE marks (CongestionNotification).
+    enum NotificationType
+    {
+        NOTIFY_CNP, //!< CNP packets, at most one per RdmaNic::CnpInterval per QP (default)
+        NOTIFY_ACK  //!< no CNP: ACKs echo the mark (the HPCC family)
+    };
+
+    /// When the rate is cut after a notification (RateDecrease).
+    enum DecreaseTiming
+    {
+        DECREASE_IMMEDIATE, //!< at once after a quiet period (ConnectX, default)
+        DECREASE_PERIODIC   //!< on a grid from the first notification (the HPCC family)
+    };
+
+    RdmaDcqcnControl();
+    ~RdmaDcqcnControl() override;
+
+    double GetAlpha() override;
+    void Stop() override;
+    std::string GetConfigError() const override;
+    /// CNPs unless CongestionNotification is ack.
+    bool RequestsCnp() const override;
+    /// Replaces the window RTT (WindowRtt) when the window is on.
+    void SetPathBaseRtt(Time rtt) override;
+
+    /** \return the state machine (after Start) */
+    RdmaDcqcn* GetStateMachine() const
+    {
+        return m_dcqcn.get();
+    }
+
+    /** \return the parameters of this queue pair (scaled to its line rate after Start) */
+    const RdmaDcqcnConfig& GetConfig() const
+    {
+        return m_config;
+    }
+
+  protected:
+    void DoStart() override;
+    void DoOnSent(uint64_t psn, uint32_t payloadBytes) override;
+    void DoOnCnp() override;
+    /// With notifyByAck, an ACK that echoes a CE mark counts as a CNP.
+    void DoOnAck(const RdmaCcFeedback& fb) override;
+
+  private:
+    void Rate(double bps);
+
+    // attributes
+    double m_g;
+    double m_initialAlpha;
+    Time m_alphaPeriod;
+    Time m_decreasePeriod;
+    Time m_increasePeriod;
+    uint32_t m_fastRecoveryStages;
+    uint32_t m_additiveStages;
+    DataRate m_ai;
+    DataRate m_hai;
+    DataRate m_referenceRate;
+    DataRate m_minRate;
+    uint64_t m_byteCounter;
+    bool m_clampTarget;
+    bool m_clampAfterTimeInc;
+    Time m_windowRtt;                //!< WindowRtt
+    bool m_variableWindow;           //!< VariableWindow
+    NotificationType m_notification; //!< CongestionNotification
+    DecreaseTiming m_decreaseTiming; //!< RateDecrease
+    bool m_pathRttSet{false};        //!< SetPathBaseRtt replaced WindowRtt
+    Time m_pathRtt;                  //!< that RTT
+
+    RdmaDcqcnConfig m_config; //!< filled at Start
+    std::unique_ptr<RdmaDcqcn> m_dcqcn;
 };
 
 } // namespace ns3

@@ -4,7 +4,7 @@
  * RdmaNic (contract in rdma-nic.h). Over 1,000 lines for a reason: the NIC's transport is one
  * state machine over its queue pairs (posting, the send scheduler across ports, data packets,
  * ACK/NACK, go-back-N timers, failure), and splitting it would spread one queue pair's state
- * over several files; its attributes take a fifth of the file. The congestion controls live
+ * over several files. The congestion controls, their parameters included, live
  * in rdma-cc and its subclasses, the queue pair in rdma-queue-pair.
  */
 #include "rdma-nic.h"
@@ -25,6 +25,7 @@
 #include "ns3/node.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -252,35 +253,100 @@ class RdmaNic::PullAdapter : public SimpleRefCount<RdmaNic::PullAdapter>
 
 namespace
 {
-/// The CongestionControl values: every short name, then every class's TypeId name as its alias
-/// (the first name of a value is the one printed).
-Ptr<const AttributeChecker>
-MakeCongestionControlChecker()
+/// The CongestionControl values: a short name of RdmaCcRegistry, or the TypeId name of
+/// ns3::RdmaCongestionControl or a subclass (RdmaCcRegistry::Resolve). Short names are checked
+/// by the table alone, since the classes they name may register after the NIC.
+class CongestionControlChecker : public StringChecker
 {
-    Ptr<EnumChecker> checker = Create<EnumChecker>();
-    checker->AddDefault(RdmaNic::CC_DCQCN, "dcqcn");
-    for (const RdmaCcEntry& e : RdmaCcRegistry::GetAll())
+  public:
+    bool Check(const AttributeValue& value) const override
     {
-        if (e.type != RdmaNic::CC_DCQCN)
-        {
-            checker->Add(e.type, e.name);
-        }
+        const auto* v = dynamic_cast<const StringValue*>(&value);
+        TypeId tid;
+        return v && (RdmaCcRegistry::Find(v->Get()) || RdmaCcRegistry::Resolve(v->Get(), &tid));
     }
-    for (const RdmaCcEntry& e : RdmaCcRegistry::GetAll())
+
+    std::string GetValueTypeName() const override
     {
-        if (*e.typeName)
-        {
-            checker->Add(e.type, e.typeName);
-        }
+        return "ns3::StringValue";
     }
-    return checker;
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return RdmaCcRegistry::ListNames() +
+               ", or the TypeId name of a subclass of ns3::RdmaCongestionControl";
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return ns3::Create<StringValue>();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        const auto* src = dynamic_cast<const StringValue*>(&source);
+        auto* dst = dynamic_cast<StringValue*>(&destination);
+        if (!src || !dst)
+        {
+            return false;
+        }
+        *dst = *src;
+        return true;
+    }
+};
+
+/// DCQCN's parameters, once attributes of the NIC, and their names on RdmaDcqcnControl: the
+/// old paths stay as obsolete attributes, so that ns-3 and AttributeSettings refuse them
+/// naming the new one.
+const std::pair<const char*, const char*> MOVED_TO_DCQCN[] = {
+    {"DcqcnG", "G"},
+    {"InitialAlpha", "InitialAlpha"},
+    {"AlphaUpdatePeriod", "AlphaUpdatePeriod"},
+    {"RateDecreasePeriod", "RateDecreasePeriod"},
+    {"RateIncreasePeriod", "RateIncreasePeriod"},
+    {"FastRecoveryStages", "FastRecoveryStages"},
+    {"AdditiveStages", "AdditiveStages"},
+    {"AdditiveIncrease", "AdditiveIncrease"},
+    {"HyperIncrease", "HyperIncrease"},
+    {"ReferenceRate", "ReferenceRate"},
+    {"MinRate", "MinRate"},
+    {"ByteCounter", "ByteCounter"},
+    {"ClampTargetRate", "ClampTargetRate"},
+    {"ClampTargetRateAfterTimeIncrease", "ClampTargetRateAfterTimeIncrease"},
+    {"DcqcnWindowRtt", "WindowRtt"},
+    {"DcqcnVariableWindow", "VariableWindow"},
+    {"CongestionNotification", "CongestionNotification"},
+    {"DcqcnRateDecrease", "RateDecrease"},
+};
+
+/// \param tid RdmaNic's TypeId \return it with the obsolete DCQCN paths added
+TypeId
+AddMovedDcqcnAttributes(TypeId tid)
+{
+    for (const auto& moved : MOVED_TO_DCQCN)
+    {
+        const std::string to = std::string("ns3::RdmaDcqcnControl::") + moved.second;
+        tid.AddAttribute(moved.first,
+                         "Moved to " + to + ".",
+                         EmptyAttributeValue(),
+                         MakeEmptyAttributeAccessor(),
+                         MakeEmptyAttributeChecker(),
+                         TypeId::OBSOLETE,
+                         "moved to " + to);
+    }
+    return tid;
 }
 } // namespace
 
 TypeId
 RdmaNic::GetTypeId()
 {
-    static TypeId tid =
+    static TypeId tid = AddMovedDcqcnAttributes(
         TypeId("ns3::RdmaNic")
             .SetParent<RdmaTransport>()
             .SetGroupName("TrainingNet")
@@ -294,14 +360,20 @@ RdmaNic::GetTypeId()
                 MakeUintegerAccessor(&RdmaNic::m_mtu),
                 MakeUintegerChecker<uint32_t>(256, 9000))
             .AddAttribute("CongestionControl",
-                          "Congestion control of the queue pairs, by the TypeId name of its "
-                          "class or a short name (RdmaCcRegistry): dcqcn "
-                          "(ns3::RdmaDcqcnControl; parameters: the DCQCN attributes of this "
-                          "class), hpcc (ns3::RdmaHpcc), hpcc-pint (ns3::RdmaHpccPint), timely "
-                          "(ns3::RdmaTimely), dctcp (ns3::RdmaDctcp) or none.",
-                          EnumValue(CC_DCQCN),
-                          MakeEnumAccessor(&RdmaNic::m_ccType),
-                          MakeCongestionControlChecker())
+                          "Congestion control of the queue pairs: the TypeId name of "
+                          "ns3::RdmaCongestionControl's subclass whose objects the NIC creates, "
+                          "one per queue pair (a user's own included), or a short name "
+                          "(RdmaCcRegistry): dcqcn (ns3::RdmaDcqcnControl), hpcc "
+                          "(ns3::RdmaHpcc), hpcc-pint (ns3::RdmaHpccPint), timely "
+                          "(ns3::RdmaTimely), dctcp (ns3::RdmaDctcp) or none "
+                          "(ns3::RdmaCongestionControl itself: line rate). Parameters are "
+                          "attributes of the class (SetCongestionControlAttribute, or defaults "
+                          "such as ns3::RdmaDcqcnControl::G); reads back as the short name when "
+                          "there is one.",
+                          StringValue("dcqcn"),
+                          MakeStringAccessor(&RdmaNic::SetCongestionControlName,
+                                             &RdmaNic::GetCongestionControlName),
+                          Ptr<const AttributeChecker>(Create<CongestionControlChecker>()))
             .AddAttribute("AckInterval",
                           "The responder acknowledges every this many in-order packets (and at "
                           "the end of each message).",
@@ -348,58 +420,6 @@ RdmaNic::GetTypeId()
                           TimeValue(MicroSeconds(4)),
                           MakeTimeAccessor(&RdmaNic::m_cnpInterval),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("DcqcnG",
-                          "DCQCN alpha gain g.",
-                          DoubleValue(RdmaDcqcnDefaults::G),
-                          MakeDoubleAccessor(&RdmaNic::m_g),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("InitialAlpha",
-                          "DCQCN alpha set on the first CNP of a QP.",
-                          DoubleValue(RdmaDcqcnDefaults::INITIAL_ALPHA),
-                          MakeDoubleAccessor(&RdmaNic::m_initialAlpha),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("AlphaUpdatePeriod",
-                          "DCQCN alpha update period.",
-                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::ALPHA_PERIOD_NS)),
-                          MakeTimeAccessor(&RdmaNic::m_alphaPeriod),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RateDecreasePeriod",
-                          "DCQCN: minimum time between two rate decreases of a QP.",
-                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::DECREASE_PERIOD_NS)),
-                          MakeTimeAccessor(&RdmaNic::m_decreasePeriod),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RateIncreasePeriod",
-                          "DCQCN rate increase timer.",
-                          TimeValue(NanoSeconds(RdmaDcqcnDefaults::INCREASE_PERIOD_NS)),
-                          MakeTimeAccessor(&RdmaNic::m_increasePeriod),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("FastRecoveryStages",
-                          "DCQCN F: increase events in fast recovery after a decrease.",
-                          UintegerValue(RdmaDcqcnDefaults::FAST_RECOVERY_STAGES),
-                          MakeUintegerAccessor(&RdmaNic::m_fastRecoveryStages),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("AdditiveStages",
-                          "DCQCN without byte counter: additive increase events before hyper "
-                          "increase.",
-                          UintegerValue(RdmaDcqcnDefaults::ADDITIVE_STAGES),
-                          MakeUintegerAccessor(&RdmaNic::m_additiveStages),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("AdditiveIncrease",
-                          "DCQCN additive increase step per ReferenceRate of link rate.",
-                          DataRateValue(DataRate(RdmaDcqcnDefaults::AI_BPS)),
-                          MakeDataRateAccessor(&RdmaNic::m_ai),
-                          MakeDataRateChecker())
-            .AddAttribute("HyperIncrease",
-                          "DCQCN hyper increase step per ReferenceRate of link rate.",
-                          DataRateValue(DataRate(RdmaDcqcnDefaults::HAI_BPS)),
-                          MakeDataRateAccessor(&RdmaNic::m_hai),
-                          MakeDataRateChecker())
-            .AddAttribute("ReferenceRate",
-                          "Link rate to which AdditiveIncrease and HyperIncrease refer (steps "
-                          "are scaled by link rate / ReferenceRate).",
-                          DataRateValue(DataRate(RdmaDcqcnDefaults::REFERENCE_BPS)),
-                          MakeDataRateAccessor(&RdmaNic::m_referenceRate),
-                          MakeDataRateChecker())
             .AddAttribute("InjectionRate",
                           "Cap on the data this NIC injects, all ports and queue pairs together "
                           "(0 = none: each port at its line rate). The NPU endpoint sets it from "
@@ -407,66 +427,6 @@ RdmaNic::GetTypeId()
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&RdmaNic::m_injectionRate),
                           MakeDataRateChecker())
-            .AddAttribute("MinRate",
-                          "DCQCN rate floor.",
-                          DataRateValue(DataRate(RdmaDcqcnDefaults::MIN_RATE_BPS)),
-                          MakeDataRateAccessor(&RdmaNic::m_minRate),
-                          MakeDataRateChecker())
-            .AddAttribute("ByteCounter",
-                          "DCQCN byte counter: an increase event every this many bytes sent "
-                          "while rate limited (0 = off; ConnectX rpg_byte_reset default: "
-                          "32767 units of 64 bytes).",
-                          UintegerValue(RdmaDcqcnDefaults::BYTE_COUNTER),
-                          MakeUintegerAccessor(&RdmaNic::m_byteCounter),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("ClampTargetRate",
-                          "DCQCN: every rate decrease sets the target rate to the current rate "
-                          "(ConnectX clamp_tgt_rate, default off).",
-                          BooleanValue(RdmaDcqcnDefaults::CLAMP_TARGET_RATE),
-                          MakeBooleanAccessor(&RdmaNic::m_clampTarget),
-                          MakeBooleanChecker())
-            .AddAttribute("ClampTargetRateAfterTimeIncrease",
-                          "DCQCN: a rate decrease sets the target rate to the current rate if "
-                          "the increase timer raised the rate since the previous decrease "
-                          "(ConnectX clamp_tgt_rate_after_time_inc, default on).",
-                          BooleanValue(RdmaDcqcnDefaults::CLAMP_AFTER_TIME_INCREASE),
-                          MakeBooleanAccessor(&RdmaNic::m_clampAfterTimeInc),
-                          MakeBooleanChecker())
-            .AddAttribute("DcqcnWindowRtt",
-                          "DCQCN: limit a QP's payload bytes in flight to rate x this time "
-                          "(the HPCC family's HAS_WIN 1 window, whose T is the topology's "
-                          "largest base RTT; 0 = no window, ConnectX paces by rate only).",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RdmaNic::m_dcqcnWindowRtt),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("DcqcnVariableWindow",
-                          "DCQCN with DcqcnWindowRtt > 0: the window is the current rate x "
-                          "DcqcnWindowRtt (the family's VAR_WIN 1); false: the line rate x "
-                          "DcqcnWindowRtt (VAR_WIN 0).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&RdmaNic::m_dcqcnVariableWindow),
-                          MakeBooleanChecker())
-            .AddAttribute("CongestionNotification",
-                          "How a DCQCN receiver reports CE-marked packets. cnp: a CNP (BTH "
-                          "opcode 0x81) in the control class, at most one per CnpInterval per "
-                          "QP (RoCEv2). ack: no CNP; an ACK whose BECN bit echoes a CE mark "
-                          "since the previous ACK is the notification, and it queues where "
-                          "AckPriority puts ACKs (the HPCC family, whose receiver flags the "
-                          "ACK of a marked packet). A sender reacts to CNPs in both.",
-                          EnumValue(NOTIFY_CNP),
-                          MakeEnumAccessor(&RdmaNic::m_notification),
-                          MakeEnumChecker(NOTIFY_CNP, "cnp", NOTIFY_ACK, "ack"))
-            .AddAttribute(
-                "DcqcnRateDecrease",
-                "When DCQCN cuts the rate. immediate: the first notification after "
-                "a quiet RateDecreasePeriod cuts at once, later ones within the "
-                "period make one cut at its end (ConnectX). periodic: from a QP's "
-                "first notification on, every RateDecreasePeriod in which one "
-                "arrived ends with a cut, the first period included (the HPCC "
-                "family).",
-                EnumValue(DECREASE_IMMEDIATE),
-                MakeEnumAccessor(&RdmaNic::m_decreaseTiming),
-                MakeEnumChecker(DECREASE_IMMEDIATE, "immediate", DECREASE_PERIODIC, "periodic"))
             .AddTraceSource("MessageComplete",
                             "An RDMA WRITE was fully acknowledged (sender side).",
                             MakeTraceSourceAccessor(&RdmaNic::m_messageCompleteTrace),
@@ -507,7 +467,7 @@ RdmaNic::GetTypeId()
             .AddTraceSource("Timeout",
                             "The retransmission timer of a QP expired; it goes back to the PSN.",
                             MakeTraceSourceAccessor(&RdmaNic::m_timeoutTrace),
-                            "ns3::RdmaNic::QpPsnTracedCallback");
+                            "ns3::RdmaNic::QpPsnTracedCallback"));
     return tid;
 }
 
@@ -563,10 +523,6 @@ RdmaNic::GetConfigError() const
         RdmaConfigCheck()
             .That(m_mtu >= 256 && m_mtu <= 9000,
                   "ns3::RdmaNic::Mtu must be in 256..9000, not " + std::to_string(m_mtu))
-            .That(m_referenceRate.GetBitRate() > 0,
-                  "ns3::RdmaNic::ReferenceRate must be > 0 (DCQCN's increase steps are given per "
-                  "ReferenceRate)")
-            .MinRate("ns3::RdmaNic::MinRate", m_minRate)
             .GetError();
     if (!error.empty())
     {
@@ -579,41 +535,22 @@ RdmaNic::GetConfigError() const
                "bps is below the lowest rate a fabric takes (0 for none, or at least " +
                std::to_string(RoceNetDevice::MIN_DATA_RATE_BPS) + "bps)";
     }
-    if (GetCcFactory())
-    {
-        Ptr<RdmaCongestionControl> cc = GetCcFactory()->Create<RdmaCongestionControl>();
-        if (!cc)
-        {
-            return "ns3::RdmaNic::CongestionControl " + GetCongestionControlName(m_ccType) +
-                   ": its class does not derive from ns3::RdmaCongestionControl";
-        }
-        return cc->GetConfigError();
-    }
-    return "";
+    const ObjectFactory* f = GetCcFactory();
+    return f ? f->Create<RdmaCongestionControl>()->GetConfigError() : "";
 }
 
-bool
-RdmaNic::ParseCongestionControl(const std::string& name, CongestionControlType* type)
+void
+RdmaNic::SetCongestionControlName(std::string name)
 {
-    const RdmaCcEntry* e = RdmaCcRegistry::Find(name);
-    if (e)
-    {
-        *type = e->type;
-    }
-    return e != nullptr;
+    // the attribute's checker let only resolvable names through
+    RdmaCcRegistry::Resolve(name, &m_ccTid);
+    m_ccFactoryReady = false;
 }
 
 std::string
-RdmaNic::GetCongestionControlName(CongestionControlType type)
+RdmaNic::GetCongestionControlName() const
 {
-    return RdmaCcRegistry::Get(type).name;
-}
-
-std::string
-RdmaNic::GetCongestionControlTypeName(CongestionControlType type)
-{
-    // DCQCN's parameters are still attributes of the NIC, which builds its objects itself
-    return type == CC_DCQCN ? "" : RdmaCcRegistry::Get(type).typeName;
+    return RdmaCcRegistry::GetName(m_ccTid);
 }
 
 void
@@ -626,51 +563,26 @@ RdmaNic::SetCongestionControlAttribute(const std::string& name, const AttributeV
 const ObjectFactory*
 RdmaNic::GetCcFactory() const
 {
-    const std::string tid = GetCongestionControlTypeName(m_ccType);
-    if (tid.empty())
+    if (m_ccTid == RdmaCongestionControl::GetTypeId())
     {
-        return nullptr;
+        return nullptr; // none: queue pairs at line rate, without an object
     }
-    if (!m_ccFactoryReady || m_ccFactoryType != m_ccType)
+    if (!m_ccFactoryReady)
     {
         m_ccFactory = ObjectFactory();
-        m_ccFactory.SetTypeId(tid);
+        m_ccFactory.SetTypeId(m_ccTid);
         for (const auto& a : m_ccAttributes)
         {
             m_ccFactory.Set(a.first, *a.second);
         }
         m_ccFactoryReady = true;
-        m_ccFactoryType = m_ccType;
     }
     return &m_ccFactory;
 }
 
 Ptr<RdmaCongestionControl>
-RdmaNic::CreateCongestionControl(double lineRate) const
+RdmaNic::CreateCongestionControl() const
 {
-    if (m_ccType == CC_DCQCN)
-    {
-        const double scale = lineRate / static_cast<double>(m_referenceRate.GetBitRate());
-        RdmaDcqcnConfig c;
-        c.g = m_g;
-        c.initialAlpha = m_initialAlpha;
-        c.alphaPeriod = m_alphaPeriod;
-        c.decreasePeriod = m_decreasePeriod;
-        c.increasePeriod = m_increasePeriod;
-        c.fastRecoveryStages = m_fastRecoveryStages;
-        c.additiveStages = m_additiveStages;
-        c.aiBps = static_cast<double>(m_ai.GetBitRate()) * scale;
-        c.haiBps = static_cast<double>(m_hai.GetBitRate()) * scale;
-        c.minRateBps = std::min(static_cast<double>(m_minRate.GetBitRate()), lineRate);
-        c.byteCounter = m_byteCounter;
-        c.clampTargetRate = m_clampTarget;
-        c.clampAfterTimeIncrease = m_clampAfterTimeInc;
-        c.windowRtt = m_dcqcnWindowRtt;
-        c.variableWindow = m_dcqcnVariableWindow;
-        c.periodicDecrease = m_decreaseTiming == DECREASE_PERIODIC;
-        c.notifyByAck = m_notification == NOTIFY_ACK;
-        return CreateObject<RdmaDcqcnControl>(c);
-    }
     const ObjectFactory* f = GetCcFactory();
     return f ? f->Create<RdmaCongestionControl>() : nullptr;
 }
@@ -815,7 +727,7 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
                     "RdmaNic of node " << m_localId << ": no route to node " << peer);
     qp->m_port = port;
     qp->m_lineRate = m_ports[port].rate;
-    qp->m_cc = CreateCongestionControl(qp->m_lineRate);
+    qp->m_cc = CreateCongestionControl();
     auto pathRtt = m_peerBaseRtt.find(peer);
     if (qp->m_cc && pathRtt != m_peerBaseRtt.end())
     {
@@ -1318,7 +1230,7 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
         qp->m_rcvTelemetry = *telemetry;
     }
     qp->m_ceSinceAck = qp->m_ceSinceAck || ce;
-    if (ce && m_ccType == CC_DCQCN && m_notification == NOTIFY_CNP &&
+    if (ce && qp->m_cc && qp->m_cc->RequestsCnp() &&
         (!qp->m_cnpSent || now - qp->m_lastCnp >= m_cnpInterval))
     {
         qp->m_cnpSent = true;

@@ -7,7 +7,6 @@
 #define RDMA_NIC_H
 
 #include "rdma-cc.h"
-#include "rdma-dcqcn.h"
 #include "rdma-queue-pair.h"
 #include "rdma-transport.h"
 
@@ -69,10 +68,13 @@ class RdmaRxHeader;
  * path that loses everything, or a round trip far beyond RetransmitTimeout, thus ends the
  * message with an error after a bounded number of retransmissions instead of never.
  *
- * Congestion control ("dcqcn" by default, or "none"): the responder sends a CNP when a
- * CE-marked packet arrives, at most once per CnpInterval per QP; the requester runs DCQCN
- * (RdmaDcqcn) with the NVIDIA ConnectX defaults. Additive and hyper increase steps are given
- * per 25 Gb/s (ReferenceRate) and scaled to the egress link rate.
+ * Congestion control: each queue pair runs an object of the class the CongestionControl
+ * attribute names (an RdmaCongestionControl subclass, DCQCN's RdmaDcqcnControl by default, or
+ * none), created by an ObjectFactory that carries the attributes given to
+ * SetCongestionControlAttribute. The NIC tells it of every packet sent, ACK, NACK and CNP, and
+ * paces the queue pair by its rate and window. The responder sends a CNP when a CE-marked
+ * packet arrives, at most once per CnpInterval per QP, when the receiving queue pair's control
+ * asks for them (RdmaCongestionControl::RequestsCnp: DCQCN's).
  *
  * Addressing: the NIC's node id (SetLocalId, default the ns-3 node id) is the topology node
  * id; IPv4 addresses follow RoceAddress (11.x.y.1).
@@ -83,18 +85,6 @@ class RdmaNic : public RdmaTransport
     /** \return the TypeId */
     static TypeId GetTypeId();
 
-    /// Congestion control choices (numbered as the HPCC family's CC_MODE; names and classes:
-    /// RdmaCcRegistry).
-    enum CongestionControlType
-    {
-        CC_NONE = 0,      //!< send at line rate, no CNP generation
-        CC_DCQCN = 1,     //!< DCQCN (default): RdmaDcqcnControl
-        CC_HPCC = 3,      //!< HPCC: RdmaHpcc
-        CC_TIMELY = 7,    //!< TIMELY: RdmaTimely
-        CC_DCTCP = 8,     //!< DCTCP: RdmaDctcp
-        CC_HPCC_PINT = 10 //!< HPCC-PINT: RdmaHpccPint
-    };
-
     /// Where ACK and NACK packets queue (AckPriority). CNPs take the control class in all.
     enum AckPriorityType
     {
@@ -104,48 +94,26 @@ class RdmaNic : public RdmaTransport
         ACK_HOST_FIRST_PAUSED //!< as ACK_HOST_FIRST, held while their priority is paused
     };
 
-    /// How a DCQCN receiver tells the sender of CE marks (CongestionNotification).
-    enum NotificationType
-    {
-        NOTIFY_CNP, //!< CNP packets, at most one per CnpInterval per QP (default)
-        NOTIFY_ACK  //!< no CNP: ACKs echo the mark (the HPCC family)
-    };
-
-    /// When DCQCN cuts the rate after a notification (DcqcnRateDecrease).
-    enum DecreaseTiming
-    {
-        DECREASE_IMMEDIATE, //!< at once after a quiet period (ConnectX, default)
-        DECREASE_PERIODIC   //!< on a grid from the first notification (the HPCC family)
-    };
-
-    /**
-     * \param name a congestion control's short name (dcqcn, hpcc, hpcc-pint, timely, dctcp,
-     * none) or its class's TypeId name (ns3::RdmaHpcc): RdmaCcRegistry
-     * \param type set to its value if known
-     * \return whether the name is known
-     */
-    static bool ParseCongestionControl(const std::string& name, CongestionControlType* type);
-    /** \param type a congestion control \return its short name */
-    static std::string GetCongestionControlName(CongestionControlType type);
-    /**
-     * \param type a congestion control other than none and dcqcn
-     * \return the TypeId name of its class ("" for none and dcqcn)
-     */
-    static std::string GetCongestionControlTypeName(CongestionControlType type);
-
     /**
      * Set an attribute of the congestion-control objects this NIC creates (of the class the
-     * CongestionControl attribute selects, e.g. "TargetUtilization" of ns3::RdmaHpcc); the
-     * values are applied when the first queue pair is made, and checked by GetConfigError.
+     * CongestionControl attribute selects, e.g. "TargetUtilization" of ns3::RdmaHpcc): the
+     * NIC's ObjectFactory of them carries it to every queue pair's object; checked by
+     * GetConfigError. Attributes not set here take their class's defaults (Config::SetDefault).
      * \param name attribute name \param value value
      */
     void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
 
-    /** \return the congestion control of the queue pairs */
-    CongestionControlType GetCongestionControl() const
+    /**
+     * \return the class of the queue pairs' congestion control (the CongestionControl
+     * attribute); ns3::RdmaCongestionControl itself for none
+     */
+    TypeId GetCongestionControl() const
     {
-        return m_ccType;
+        return m_ccTid;
     }
+
+    /** \return the CongestionControl attribute: its short name, else its TypeId name */
+    std::string GetCongestionControlName() const;
 
     /// Completion callback of a posted message.
     typedef RdmaQueuePair::CompletionCallback CompletionCallback;
@@ -386,10 +354,12 @@ class RdmaNic : public RdmaTransport
                      bool ce,
                      uint32_t peer);
     void ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h);
-    /// \return the factory of the CC objects (type and attributes applied), or null for
-    /// none and dcqcn
+    /// \return the factory of the CC objects (type and attributes applied), or null for none
     const ObjectFactory* GetCcFactory() const;
-    Ptr<RdmaCongestionControl> CreateCongestionControl(double lineRate) const;
+    /// \return a new queue pair's congestion control, or null for none
+    Ptr<RdmaCongestionControl> CreateCongestionControl() const;
+    /// \param name the CongestionControl attribute (checked by its checker)
+    void SetCongestionControlName(std::string name);
     void Acknowledge(RdmaQueuePair* qp, uint64_t ackedUpTo);
     void ArmRto(RdmaQueuePair* qp);
     void RtoExpired(RdmaQueuePair* qp);
@@ -419,36 +389,17 @@ class RdmaNic : public RdmaTransport
 
     // attributes
     uint32_t m_mtu;
-    CongestionControlType m_ccType;
+    TypeId m_ccTid; //!< CongestionControl
     /// attributes for the CC objects (SetCongestionControlAttribute), applied lazily
     std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_ccAttributes;
-    mutable ObjectFactory m_ccFactory;                      //!< CC objects of the selected class
-    mutable bool m_ccFactoryReady{false};                   //!< m_ccFactory built for m_ccType
-    mutable CongestionControlType m_ccFactoryType{CC_NONE}; //!< type it was built for
+    mutable ObjectFactory m_ccFactory;    //!< CC objects of the selected class
+    mutable bool m_ccFactoryReady{false}; //!< m_ccFactory built for m_ccTid and m_ccAttributes
     uint32_t m_ackInterval;
     AckPriorityType m_ackPriority; //!< AckPriority
     Time m_rto;
     Time m_cnpInterval;
-    DataRate m_ai;
-    DataRate m_hai;
-    DataRate m_referenceRate;
-    DataRate m_minRate;
     DataRate m_injectionRate;
     Time m_injectNext; //!< earliest time of the next data packet under InjectionRate
-    double m_g;
-    double m_initialAlpha;
-    Time m_alphaPeriod;
-    Time m_decreasePeriod;
-    Time m_increasePeriod;
-    uint32_t m_fastRecoveryStages;
-    uint32_t m_additiveStages;
-    uint64_t m_byteCounter;
-    bool m_clampTarget;
-    bool m_clampAfterTimeInc;
-    Time m_dcqcnWindowRtt;           //!< DcqcnWindowRtt
-    bool m_dcqcnVariableWindow;      //!< DcqcnVariableWindow
-    NotificationType m_notification; //!< CongestionNotification
-    DecreaseTiming m_decreaseTiming; //!< DcqcnRateDecrease
 
     // counters
     uint64_t m_retxBytes{0};

@@ -23,18 +23,6 @@ RdmaTransport::RdmaTransport() = default;
 RdmaTransport::~RdmaTransport() = default;
 
 void
-RdmaTransport::SetFabric(Ptr<RoceFabric> fabric)
-{
-    m_fabric = fabric;
-}
-
-Ptr<RoceFabric>
-RdmaTransport::GetFabric() const
-{
-    return m_fabric;
-}
-
-void
 RdmaTransport::DoDispose()
 {
     m_fabric = nullptr;

@@ -90,10 +90,17 @@ class RdmaTransport : public Object
     virtual uint64_t GetCompletedMessages() const = 0;
 
     /** \param fabric the fabric this transport sends over (RoceHelper, FlowNic::Attach) */
-    void SetFabric(Ptr<RoceFabric> fabric);
+    void SetFabric(Ptr<RoceFabric> fabric)
+    {
+        m_fabric = fabric;
+    }
+
     /** \return the fabric this transport sends over; null when none was set (a NIC attached
      * by hand to its switch) */
-    Ptr<RoceFabric> GetFabric() const;
+    Ptr<RoceFabric> GetFabric() const
+    {
+        return m_fabric;
+    }
 
   protected:
     void DoDispose() override;

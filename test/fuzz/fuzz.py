@@ -387,7 +387,7 @@ def example_cases(rng, run, folder):
     if t:
         for bad in ["--iterations=0", "--memory=0bps", "--engines=nope", "--workload=/nonexistent",
                     "--modelGroup=-1", "--ns3::NpuEndpoint::ClockRate=1",
-                    "--ns3::RdmaNic::MinRate=1bps"]:
+                    "--ns3::RdmaDcqcnControl::MinRate=1bps"]:
             run.run([t, "--topology=switch:4"] + db + [bad], invalid=True)
         unknown = run.write("workload-unknown.txt", "NOPE\n1\n")
         run.run([t, "--topology=switch:4", "--workload=" + unknown] + db, invalid=True)
@@ -413,7 +413,7 @@ def example_cases(rng, run, folder):
         run.run(good, invalid=False)
         for bad in ["--mtu=4096x", "--mtu=100", "--seed=-1", "--seed=4294944443", "--stop=1e300",
                     "--stop=-1", "--cc=nope", "--fct=/dev/full",
-                    "--ns3::RdmaNic::MinRate=0bps"]:
+                    "--ns3::RdmaDcqcnControl::MinRate=0bps"]:
             run.run(good + [bad], invalid=True)
         # --config values ns-3's own parsers abort on (1e309 for an integer attribute, a
         # non-number): refused by the config reader, one line with file, line and key
@@ -491,7 +491,7 @@ def runner_cases(rng, run, runner, scale):
                 ["--bogus"], ["--bogus=1"], ["-x"], ["--"], ["--set"], ["--set", "noequals"],
                 ["--db="], [scen], ["--check=maybe"],
                 ["--set", "roce.ns3::RdmaNic::Mtu=1e309"],
-                ["--set", "roce.ns3::RdmaNic::MinRate=1 Gbps"],
+                ["--set", "roce.ns3::RdmaDcqcnControl::MinRate=1 Gbps"],
                 ["--set", "roce.ns3::RdmaNic::RetransmitTimeout=1e300s"],
                 ["--set", "roce.ns3::NoSuch::X=1"],
                 ["--set", "seed=abc"], ["--set", "seed=4294944443"],
@@ -582,7 +582,7 @@ def more_example_cases(rng, run, progs, scale):
     """Whole-text values, empty list items, ns-3 values that used to abort, unknown options."""
     db = os.path.join(run.tmp, "fuzz.db")
     common = ["--ns3::RdmaNic::Mtu=1e309", "--RngSeed=abc", "--RngSeed=0", "--bogus", "--",
-              "stray", "--ns3::RdmaNic::MinRate=1 Gbps", "--PrintAttributes=NoSuchClass",
+              "stray", "--ns3::RdmaDcqcnControl::MinRate=1 Gbps", "--PrintAttributes=NoSuchClass",
               "--db="]
     q = progs.get("training-net-quickstart")
     if q:

@@ -3,11 +3,10 @@
  */
 #include "roce-hpcc-output.h"
 
-#include "roce-header.h"
-#include "roce-net-device.h"
-#include "roce-switch.h"
-
 #include "ns3/callback.h"
+#include "ns3/roce-header.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
 
 #include <cinttypes>

@@ -20,7 +20,7 @@ namespace ns3
  */
 struct RoceHpccSetting
 {
-    std::string typeName;  //!< ns3::RdmaNic, ns3::RoceSwitchMmu or ns3::RoceNetDevice
+    std::string typeName;  //!< ns3::RdmaNic, a congestion control, ns3::RoceSwitchMmu, ...
     std::string attribute; //!< attribute name
     std::string value;     //!< value as ns-3 reads it from a string
     std::string key;       //!< config key it comes from
@@ -93,7 +93,7 @@ struct RoceHpccConfig
     double errorRatePerLink{0};            //!< ERROR_RATE_PER_LINK (links with error_rate 0)
     /// Attribute (ns3::Type::Name) the runner sets to the largest base RTT of the
     /// topology's host pairs, the HPCC family's maxRtt ("" = none): RdmaHpcc::BaseRtt (CC_MODE 3,
-    /// 10), and with HAS_WIN 1 (the family's default) RdmaNic::DcqcnWindowRtt (1),
+    /// 10), and with HAS_WIN 1 (the family's default) RdmaDcqcnControl::WindowRtt (1),
     /// RdmaTimely::WindowRtt (7), RdmaDctcp::BaseRtt (8)
     std::string baseRttAttribute;
     std::string baseRttKey;  //!< key that asks for it (messages)

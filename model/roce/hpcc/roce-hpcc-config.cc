@@ -3,11 +3,10 @@
  */
 #include "roce-hpcc-config.h"
 
-#include "rdma-cc-registry.h"
-#include "rdma-cc.h"
-
 #include "ns3/attribute-settings.h"
 #include "ns3/attribute.h"
+#include "ns3/rdma-cc-registry.h"
+#include "ns3/rdma-cc.h"
 #include "ns3/string.h"
 #include "ns3/tn-hpcc-files.h"
 #include "ns3/type-id.h"
@@ -234,9 +233,14 @@ const FamilyDefault FAMILY_DEFAULTS[] = {
      "1",
      "0, with which its senders drop every ACK and no flow ends; here an ACK per packet, as "
      "with the 1 of the family's configs"},
-    {"ALPHA_RESUME_INTERVAL", "dcqcn", "ns3::RdmaNic", "AlphaUpdatePeriod", "55000ns", "55 (us)"},
-    {"FAST_RECOVERY_TIMES", "dcqcn", "ns3::RdmaNic", "FastRecoveryStages", "5", "5"},
-    {"EWMA_GAIN", "dcqcn", "ns3::RdmaNic", "DcqcnG", "0", GAIN_ZERO},
+    {"ALPHA_RESUME_INTERVAL",
+     "dcqcn",
+     "ns3::RdmaDcqcnControl",
+     "AlphaUpdatePeriod",
+     "55000ns",
+     "55 (us)"},
+    {"FAST_RECOVERY_TIMES", "dcqcn", "ns3::RdmaDcqcnControl", "FastRecoveryStages", "5", "5"},
+    {"EWMA_GAIN", "dcqcn", "ns3::RdmaDcqcnControl", "G", "0", GAIN_ZERO},
     {"EWMA_GAIN", "dctcp", "ns3::RdmaDctcp", "G", "0", GAIN_ZERO},
     {"MULTI_RATE", "hpcc", "ns3::RdmaHpcc", "PerHopRate", "true", "1 (a rate per hop)"},
 };
@@ -257,10 +261,10 @@ struct FamilyModel
 };
 
 const FamilyModel FAMILY_MODEL[] = {
-    {"dcqcn", "ns3::RdmaNic", "AdditiveStages", "1"},
-    {"dcqcn", "ns3::RdmaNic", "ByteCounter", "0"},
-    {"dcqcn", "ns3::RdmaNic", "CongestionNotification", "ack"},
-    {"dcqcn", "ns3::RdmaNic", "DcqcnRateDecrease", "periodic"},
+    {"dcqcn", "ns3::RdmaDcqcnControl", "AdditiveStages", "1"},
+    {"dcqcn", "ns3::RdmaDcqcnControl", "ByteCounter", "0"},
+    {"dcqcn", "ns3::RdmaDcqcnControl", "CongestionNotification", "ack"},
+    {"dcqcn", "ns3::RdmaDcqcnControl", "RateDecrease", "periodic"},
     {"hpcc", "ns3::RdmaHpcc", "InitialUtilization", "1"},
 };
 
@@ -304,16 +308,16 @@ struct CcKeyTarget
  * RdmaHpccPint inherits the attributes of RdmaHpcc.
  */
 const CcKeyTarget CC_KEY_TARGETS[] = {
-    {"RATE_AI", "dcqcn", "ns3::RdmaNic", "AdditiveIncrease"},
+    {"RATE_AI", "dcqcn", "ns3::RdmaDcqcnControl", "AdditiveIncrease"},
     {"RATE_AI", "hpcc hpcc-pint", "ns3::RdmaHpcc", "AdditiveIncrease"},
     {"RATE_AI", "timely", "ns3::RdmaTimely", "AdditiveIncrease"},
-    {"RATE_HAI", "dcqcn", "ns3::RdmaNic", "HyperIncrease"},
+    {"RATE_HAI", "dcqcn", "ns3::RdmaDcqcnControl", "HyperIncrease"},
     {"RATE_HAI", "timely", "ns3::RdmaTimely", "HyperIncrease"},
-    {"MIN_RATE", "dcqcn", "ns3::RdmaNic", "MinRate"},
+    {"MIN_RATE", "dcqcn", "ns3::RdmaDcqcnControl", "MinRate"},
     {"MIN_RATE", "hpcc hpcc-pint", "ns3::RdmaHpcc", "MinRate"},
     {"MIN_RATE", "timely", "ns3::RdmaTimely", "MinRate"},
     {"MIN_RATE", "dctcp", "ns3::RdmaDctcp", "MinRate"},
-    {"EWMA_GAIN", "dcqcn", "ns3::RdmaNic", "DcqcnG"},
+    {"EWMA_GAIN", "dcqcn", "ns3::RdmaDcqcnControl", "G"},
     {"EWMA_GAIN", "dctcp", "ns3::RdmaDctcp", "G"},
     {"DCTCP_RATE_AI", "dctcp", "ns3::RdmaDctcp", "AdditiveIncrease"},
     {"U_TARGET", "hpcc hpcc-pint", "ns3::RdmaHpcc", "TargetUtilization"},
@@ -429,8 +433,8 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
     }
     else if (hasWin && cc == "dcqcn")
     {
-        rtt = "ns3::RdmaNic::DcqcnWindowRtt";
-        variableType = "ns3::RdmaNic";
+        rtt = "ns3::RdmaDcqcnControl::WindowRtt";
+        variableType = "ns3::RdmaDcqcnControl";
     }
     else if (hasWin && cc == "timely")
     {
@@ -482,12 +486,11 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
             ignore(hasWinKey, mode + " here always limits " + window);
         }
     }
-    cfg->settings.push_back(
-        {variableType,
-         variableType == "ns3::RdmaNic" ? "DcqcnVariableWindow" : "VariableWindow",
-         varWin ? "true" : "false",
-         varWinKey ? "VAR_WIN" : "HAS_WIN",
-         varWinKey ? varWinKey->line : (hasWinKey ? hasWinKey->line : ccLine)});
+    cfg->settings.push_back({variableType,
+                             "VariableWindow",
+                             varWin ? "true" : "false",
+                             varWinKey ? "VAR_WIN" : "HAS_WIN",
+                             varWinKey ? varWinKey->line : (hasWinKey ? hasWinKey->line : ccLine)});
     if (hasWin)
     {
         use(hasWinKey, "window", window);
@@ -610,7 +613,7 @@ RoceHpccConfigReader::Read(const std::string& path,
             }
             else if (key == "CLAMP_TARGET_RATE")
             {
-                setting("ns3::RdmaNic", "ClampTargetRate", u ? "true" : "false");
+                setting("ns3::RdmaDcqcnControl", "ClampTargetRate", u ? "true" : "false");
             }
             else if (key == "USE_DYNAMIC_PFC_THRESHOLD")
             {
@@ -705,7 +708,7 @@ RoceHpccConfigReader::Read(const std::string& path,
             {
                 return fail("'" + a + "' is not a time in microseconds (0.001 .. 1e9)");
             }
-            setting("ns3::RdmaNic",
+            setting("ns3::RdmaDcqcnControl",
                     key == "ALPHA_RESUME_INTERVAL"    ? "AlphaUpdatePeriod"
                     : key == "RATE_DECREASE_INTERVAL" ? "RateDecreasePeriod"
                                                       : "RateIncreasePeriod",
@@ -717,7 +720,7 @@ RoceHpccConfigReader::Read(const std::string& path,
             {
                 return fail("'" + a + "' is not a non-negative integer");
             }
-            setting("ns3::RdmaNic", "FastRecoveryStages", a);
+            setting("ns3::RdmaDcqcnControl", "FastRecoveryStages", a);
         }
         else if (key == "EWMA_GAIN" || key == "U_TARGET" || key == "PINT_PROB")
         {

@@ -4,9 +4,8 @@
 #ifndef ROCE_HPCC_FAMILY_H
 #define ROCE_HPCC_FAMILY_H
 
-#include "rdma-queue-pair.h"
-
 #include "ns3/node-container.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/tn-hpcc-files.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-topology.h"

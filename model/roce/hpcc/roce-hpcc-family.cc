@@ -3,10 +3,10 @@
  */
 #include "roce-hpcc-family.h"
 
-#include "rdma-nic.h"
-#include "roce-hash.h"
-#include "roce-header.h"
-#include "roce-switch.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-hash.h"
+#include "ns3/roce-header.h"
+#include "ns3/roce-switch.h"
 
 #include <algorithm>
 #include <map>

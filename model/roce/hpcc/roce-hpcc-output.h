@@ -4,11 +4,10 @@
 #ifndef ROCE_HPCC_OUTPUT_H
 #define ROCE_HPCC_OUTPUT_H
 
-#include "rdma-queue-pair.h"
-
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/tn-hpcc-files.h"
 
 #include <cstdint>

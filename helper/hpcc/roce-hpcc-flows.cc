@@ -3,9 +3,6 @@
  */
 #include "roce-hpcc-flows.h"
 
-#include "roce-helper.h"
-#include "roce-link-helper.h"
-
 #include "ns3/attribute-settings.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -13,12 +10,15 @@
 #include "ns3/node.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-registry.h"
+#include "ns3/rdma-dcqcn.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-flow-application.h"
 #include "ns3/roce-header.h"
+#include "ns3/roce-helper.h"
 #include "ns3/roce-hpcc-inputs.h"
 #include "ns3/roce-hpcc-output.h"
+#include "ns3/roce-link-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -202,9 +202,11 @@ ConfigureInstalled(const RoceHpccConfig& config,
         for (uint32_t r = 0; r < fabric.npus.GetN(); ++r)
         {
             Ptr<RdmaNic> nic = helper->GetNic(r);
-            if (nic->GetNPorts() > 0)
+            if (nic->GetNPorts() > 0 &&
+                nic->GetCongestionControl().IsChildOf(RdmaDcqcnControl::GetTypeId()))
             {
-                nic->SetAttribute("ReferenceRate", DataRateValue(nic->GetPort(0)->GetDataRate()));
+                nic->SetCongestionControlAttribute("ReferenceRate",
+                                                   DataRateValue(nic->GetPort(0)->GetDataRate()));
             }
         }
     }

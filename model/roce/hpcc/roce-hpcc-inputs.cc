@@ -3,7 +3,7 @@
  */
 #include "roce-hpcc-inputs.h"
 
-#include "roce-ideal-fct.h"
+#include "ns3/roce-ideal-fct.h"
 
 #include <algorithm>
 

@@ -1,0 +1,244 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Congestion controls as ns-3 types: a user's own subclass of RdmaCongestionControl, defined
+ * here, chosen by its TypeId name through RdmaNic::CongestionControl with its attribute carried
+ * to every queue pair by the NIC's factory; DCQCN's parameters as attributes of its class, and
+ * their old RdmaNic paths refused naming the new ones.
+ */
+#include "roce-nic-test-util.h"
+#include "roce-test-util.h"
+
+#include "ns3/attribute-settings.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-cc-registry.h"
+#include "ns3/rdma-dcqcn.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+
+#include <cstdint>
+#include <string>
+
+using namespace ns3;
+using namespace ns3::roce_test;
+
+namespace
+{
+
+constexpr uint64_t RATE = 100000000000ULL; // 100 Gb/s
+constexpr uint64_t LATENCY_NS = 1000;      // 1 us
+constexpr uint64_t BYTES = 4 << 20;        // one 4 MiB write
+
+/// A user's congestion control: a fixed pacing rate, Cap.
+// snippet: user-cc
+class TestRateCapControl : public RdmaCongestionControl
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestRateCapControl")
+                                .SetParent<RdmaCongestionControl>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<TestRateCapControl>()
+                                .AddAttribute("Cap",
+                                              "The pacing rate.",
+                                              DataRateValue(DataRate(RATE)),
+                                              MakeDataRateAccessor(&TestRateCapControl::m_cap),
+                                              MakeDataRateChecker());
+        return tid;
+    }
+
+  protected:
+    void DoStart() override
+    {
+        SetRate(static_cast<double>(m_cap.GetBitRate()));
+    }
+
+  private:
+    DataRate m_cap;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TestRateCapControl);
+
+// end snippet: user-cc
+
+/// A fabric of two NPUs on one cable, and one write from NPU 0 to NPU 1.
+struct OneWrite
+{
+    RoceHelper helper;
+    Completions done;
+
+    /// \return the write's completion time (s), -1 if it did not complete
+    double Run()
+    {
+        tn_topology* topo = MakeChain(1, RATE, LATENCY_NS);
+        helper.Install(topo);
+        tn_topology_destroy(topo);
+        helper.GetNic(0)->PostWrite(1, BYTES, 3, MakeCallback(&Completions::Done, &done));
+        Simulator::Run();
+        return done.records.size() == 1 ? (done.records[0].end - done.records[0].start).GetSeconds()
+                                        : -1;
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A subclass of RdmaCongestionControl chosen by its TypeId name: every queue pair runs it
+ * with the Cap given through RoceHelper::SetCongestionControl, and a write takes line rate /
+ * Cap times as long as without congestion control (the pacing is the whole of the time).
+ */
+class RoceUserCcTestCase : public TestCase
+{
+  public:
+    RoceUserCcTestCase()
+        : TestCase("a user's RdmaCongestionControl subclass, chosen by TypeId name, paces")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TypeId tid;
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Resolve("ns3::TestRateCapControl", &tid),
+                              true,
+                              "a subclass is a congestion control");
+        NS_TEST_ASSERT_MSG_EQ(RdmaCcRegistry::Resolve("ns3::RoceSwitch", &tid),
+                              false,
+                              "another class is not");
+        const uint64_t cap = RATE / 4;
+        double free = 0;
+        {
+            OneWrite w;
+            w.helper.SetCongestionControl("none");
+            free = w.Run();
+            Simulator::Destroy();
+        }
+        OneWrite w;
+        // snippet: user-cc-select
+        w.helper.SetCongestionControl("ns3::TestRateCapControl",
+                                      "Cap",
+                                      DataRateValue(DataRate(cap)));
+        // end snippet: user-cc-select
+        const double capped = w.Run();
+        Ptr<RdmaNic> nic = w.helper.GetNic(0);
+        StringValue name;
+        nic->GetAttribute("CongestionControl", name);
+        NS_TEST_EXPECT_MSG_EQ(name.Get(), "ns3::TestRateCapControl", "read back by TypeId name");
+        NS_TEST_ASSERT_MSG_EQ(nic->GetNQueuePairs(), 1, "one queue pair");
+        Ptr<RdmaCongestionControl> cc = nic->GetQueuePairByIndex(0)->GetCongestionControl();
+        NS_TEST_ASSERT_MSG_EQ((DynamicCast<TestRateCapControl>(cc) != nullptr),
+                              true,
+                              "the queue pair runs the user's class");
+        DataRateValue given;
+        cc->GetAttribute("Cap", given);
+        NS_TEST_EXPECT_MSG_EQ(given.Get().GetBitRate(), cap, "the NIC's factory carried Cap");
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_GT(free, 0, "the write completes at line rate");
+        NS_TEST_ASSERT_MSG_GT(capped, 0, "the write completes capped");
+        // at least the payload at the cap, and within the headers' 5 % above it
+        const double payloadAtCap = BYTES * 8.0 / static_cast<double>(cap);
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(capped, payloadAtCap, "no faster than the cap");
+        NS_TEST_EXPECT_MSG_LT(capped, payloadAtCap * 1.05, "paced at the cap");
+        NS_TEST_EXPECT_MSG_EQ_TOL(capped / free,
+                                  static_cast<double>(RATE) / static_cast<double>(cap),
+                                  0.04,
+                                  "line rate / Cap times the time of no congestion control");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * DCQCN's parameters are attributes of ns3::RdmaDcqcnControl: a value given to the NIC
+ * reaches each queue pair's control (scaled to its line rate where the step is per
+ * ReferenceRate), and each old ns3::RdmaNic path is refused in one message naming the new
+ * path, which exists.
+ */
+class RoceDcqcnAttributesTestCase : public TestCase
+{
+  public:
+    RoceDcqcnAttributesTestCase()
+        : TestCase("DCQCN's attributes live on RdmaDcqcnControl; the NIC's old paths are refused")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // the old paths: obsolete attributes of the NIC, each naming an attribute of DCQCN's
+        const TypeId nic = RdmaNic::GetTypeId();
+        const TypeId dcqcn = RdmaDcqcnControl::GetTypeId();
+        const std::string prefix = "moved to ns3::RdmaDcqcnControl::";
+        uint32_t moved = 0;
+        for (uint32_t i = 0; i < nic.GetAttributeN(); ++i)
+        {
+            const TypeId::AttributeInformation a = nic.GetAttribute(i);
+            if (a.supportLevel != TypeId::OBSOLETE)
+            {
+                continue;
+            }
+            ++moved;
+            NS_TEST_ASSERT_MSG_EQ(a.supportMsg.compare(0, prefix.size(), prefix), 0, a.name);
+            TypeId::AttributeInformation to;
+            NS_TEST_EXPECT_MSG_EQ(
+                dcqcn.LookupAttributeByName(a.supportMsg.substr(prefix.size()), &to),
+                true,
+                a.supportMsg);
+            std::string why;
+            NS_TEST_EXPECT_MSG_EQ(
+                AttributeSettings::CheckDefault("ns3::RdmaNic::" + a.name, "1", &why),
+                false,
+                a.name);
+            NS_TEST_EXPECT_MSG_EQ(why,
+                                  "ns3::RdmaNic::" + a.name + " is obsolete: " + a.supportMsg,
+                                  "one line naming the new path");
+        }
+        NS_TEST_EXPECT_MSG_EQ(moved, 18, "DCQCN's 18 parameters moved");
+        std::string why;
+        NS_TEST_EXPECT_MSG_EQ(
+            AttributeSettings::CheckDefault("ns3::RdmaDcqcnControl::G", "0.5", &why),
+            true,
+            why);
+
+        // values given to the NIC reach the queue pair's control
+        OneWrite w;
+        w.helper.SetCongestionControl("dcqcn",
+                                      "RateIncreasePeriod",
+                                      TimeValue(MicroSeconds(900)),
+                                      "CongestionNotification",
+                                      StringValue("ack"));
+        NS_TEST_ASSERT_MSG_GT(w.Run(), 0, "the write completes");
+        Ptr<RdmaDcqcnControl> cc = DynamicCast<RdmaDcqcnControl>(
+            w.helper.GetNic(0)->GetQueuePairByIndex(0)->GetCongestionControl());
+        NS_TEST_ASSERT_MSG_EQ((cc != nullptr), true, "dcqcn is RdmaDcqcnControl");
+        NS_TEST_EXPECT_MSG_EQ(cc->GetConfig().increasePeriod, MicroSeconds(900), "given");
+        NS_TEST_EXPECT_MSG_EQ(cc->GetConfig().notifyByAck, true, "given");
+        NS_TEST_EXPECT_MSG_EQ(cc->RequestsCnp(), false, "ACK notification: no CNP");
+        // AdditiveIncrease 5 Mb/s per ReferenceRate 25 Gb/s, at 100 Gb/s
+        NS_TEST_EXPECT_MSG_EQ_TOL(cc->GetConfig().aiBps, 20e6, 1e-3, "scaled to the line rate");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * Congestion controls as ns-3 types.
+ */
+class RoceCcUserTestSuite : public TestSuite
+{
+  public:
+    RoceCcUserTestSuite()
+        : TestSuite("training-net-roce-cc-user", UNIT)
+    {
+        AddTestCase(new RoceUserCcTestCase, TestCase::QUICK);
+        AddTestCase(new RoceDcqcnAttributesTestCase, TestCase::QUICK);
+    }
+};
+
+/// The suite's instance.
+RoceCcUserTestSuite g_roceCcUserTestSuite;
+
+} // namespace
