@@ -4,6 +4,7 @@
  * tn-routing: per-destination BFS distance tables and ECMP next hops.
  */
 #include "tn-routing.h"
+#include "tn-shape.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -25,6 +26,10 @@ struct tn_routes
      * distances are below 255, takes 256 MiB and not 512 or 1,024) */
     void* dist;
     unsigned width;
+    /* a regular topology's distances come from node ids instead (dist NULL): a 65,536-NPU
+     * torus would need 4 GiB of table */
+    bool computed;
+    tn_shape shape;
 };
 
 /* The unreachable mark of a table entry of `width` bytes. */
@@ -73,6 +78,10 @@ tn_routes_destroy(tn_routes* routes)
 static inline uint32_t
 tn_dist(const tn_routes* r, uint32_t di, uint32_t v)
 {
+    if (r->computed)
+    {
+        return tn_shape_distance(&r->shape, v, r->dest_node[di]);
+    }
     uint32_t x = tn_dist_raw(r->dist, r->width, (size_t)di * r->nodes + v);
     return x == tn_dist_inf(r->width) ? TN_ROUTES_UNREACHABLE : x;
 }
@@ -238,6 +247,15 @@ tn_routes_create(const tn_topology* topo,
         }
         r->dest_node[i] = d;
         r->dest_index[d] = i;
+    }
+    if (!opt.dest_nodes && !opt.force_tables &&
+        tn_shape_routes_valid(tn_topology_shape(topo), r->npus_forward))
+    {
+        r->computed = true;
+        r->shape = *tn_topology_shape(topo);
+        free(queue);
+        *out = r;
+        return TN_OK;
     }
     size_t cells = (size_t)r->ndest * nodes;
     if (r->ndest && cells / r->ndest != nodes)
@@ -553,9 +571,19 @@ tn_routes_next_hops(const tn_routes* routes,
     return tn_next_hops(routes, node, routes->dest_index[to], links, cap, UINT32_MAX, NULL);
 }
 
+bool
+tn_routes_computed(const tn_routes* routes)
+{
+    return routes->computed;
+}
+
 uint32_t
 tn_routes_max_npu_distance(const tn_routes* routes)
 {
+    if (routes->computed)
+    {
+        return tn_shape_max_npu_distance(&routes->shape);
+    }
     uint32_t best = 0;
     const tn_topology* t = routes->topo;
     uint32_t npus = tn_topology_npu_count(t);
