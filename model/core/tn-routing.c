@@ -4,6 +4,7 @@
  * tn-routing: per-destination BFS distance tables and ECMP next hops.
  */
 #include "tn-routing.h"
+
 #include "tn-shape.h"
 
 #include <limits.h>

@@ -108,8 +108,7 @@ tn_shape_routes_valid(const tn_shape* shape, bool npus_forward)
     {
         return true; /* switched shapes: every host has one cable, transit never shortens */
     }
-    return shape->axes == 1 &&
-           (shape->axis[0] == TN_AXIS_FC || shape->axis[0] == TN_AXIS_SWITCH);
+    return shape->axes == 1 && (shape->axis[0] == TN_AXIS_FC || shape->axis[0] == TN_AXIS_SWITCH);
 }
 
 /* Grid: hops from `node` to NPU dst. A switch of axis k reaches every NPU of its group in

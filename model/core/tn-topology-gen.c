@@ -168,16 +168,21 @@ tn_gen_grid(tn_topology* t, uint32_t axes, const tn_dim_info* dims, tn_error* er
     {
         g.size[k] = dims[k].size;
         g.axis[k] = dims[k].kind == TN_DIM_RING || dims[k].kind == TN_DIM_TORUS ? TN_AXIS_RING
-                    : dims[k].kind == TN_DIM_MESH                                ? TN_AXIS_LINE
-                    : dims[k].kind == TN_DIM_FC                                  ? TN_AXIS_FC
-                                                                                 : TN_AXIS_SWITCH;
+                    : dims[k].kind == TN_DIM_MESH                               ? TN_AXIS_LINE
+                    : dims[k].kind == TN_DIM_FC                                 ? TN_AXIS_FC
+                                                                                : TN_AXIS_SWITCH;
     }
     return tn_topology_set_shape(t, &g, err);
 }
 
 /* Record a switched shape (fat-tree, leaf-spine, BiGraph) with its parameters. */
 static tn_status
-tn_gen_switched(tn_topology* t, tn_shape_kind kind, uint32_t a, uint32_t b, uint32_t c, tn_error* err)
+tn_gen_switched(tn_topology* t,
+                tn_shape_kind kind,
+                uint32_t a,
+                uint32_t b,
+                uint32_t c,
+                tn_error* err)
 {
     tn_shape sh;
     memset(&sh, 0, sizeof(sh));

@@ -7,8 +7,8 @@
  * the HPCC-style file reader/writer in tn-topology-file.c.
  */
 #include "tn-topology.h"
-#include "tn-shape.h"
 
+#include "tn-shape.h"
 #include "tn-text.h"
 
 #include <assert.h>

@@ -6,13 +6,13 @@
 #include "flow-nic.h"
 #include "roce-forwarding.h"
 #include "roce-header.h"
-#include "ns3/tn-shape.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/tn-shape.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
