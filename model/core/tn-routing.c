@@ -536,9 +536,24 @@ tn_next_hops(const tn_routes* r,
     {
         return 0;
     }
-    int dim = tn_hop_dim(r, node, di, dv);
     uint32_t deg;
     const uint32_t* outl = tn_topology_out_links(r->topo, node, &deg);
+    /* a grid switch has one next hop, known without looking at its (8,192) ports */
+    uint32_t port =
+        r->computed ? tn_shape_switch_port(&r->shape, node, r->dest_node[di]) : UINT32_MAX;
+    if (port < deg)
+    {
+        if (cap > 0)
+        {
+            links[0] = outl[port];
+        }
+        if (pick == 0)
+        {
+            *picked = outl[port];
+        }
+        return 1;
+    }
+    int dim = tn_hop_dim(r, node, di, dv);
     uint32_t n = 0;
     for (uint32_t p = 0; p < deg; p++)
     {

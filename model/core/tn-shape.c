@@ -216,6 +216,40 @@ tn_shape_distance(const tn_shape* shape, uint32_t node, uint32_t dst)
 }
 
 uint32_t
+tn_shape_switch_port(const tn_shape* shape, uint32_t node, uint32_t dst)
+{
+    if (shape->kind != TN_SHAPE_GRID)
+    {
+        return UINT32_MAX;
+    }
+    uint32_t npus = 1;
+    for (uint32_t k = 0; k < shape->axes; k++)
+    {
+        npus *= shape->size[k];
+    }
+    if (node < npus)
+    {
+        return UINT32_MAX;
+    }
+    uint32_t idx = node - npus;
+    for (uint32_t k = 0; k < shape->axes; k++)
+    {
+        if (shape->axis[k] != TN_AXIS_SWITCH)
+        {
+            dst /= shape->size[k];
+            continue;
+        }
+        if (idx < npus / shape->size[k])
+        {
+            return dst % shape->size[k];
+        }
+        idx -= npus / shape->size[k];
+        dst /= shape->size[k];
+    }
+    return UINT32_MAX;
+}
+
+uint32_t
 tn_shape_max_npu_distance(const tn_shape* shape)
 {
     uint32_t best = 0;

@@ -98,6 +98,13 @@ extern "C"
     /** Hops from node `node` to NPU node `dst` (both valid ids of the shape). */
     uint32_t tn_shape_distance(const tn_shape* shape, uint32_t node, uint32_t dst);
 
+    /**
+     * The port of a GRID switch node toward NPU node dst: its only next hop, the NPU of its
+     * group at dst's coordinate on the switch's axis (the generator cables a group in rank
+     * order, so that is the port number). UINT32_MAX when node is not a grid switch.
+     */
+    uint32_t tn_shape_switch_port(const tn_shape* shape, uint32_t node, uint32_t dst);
+
     /** Largest distance between two distinct NPUs (0 with one NPU). */
     uint32_t tn_shape_max_npu_distance(const tn_shape* shape);
 
