@@ -41,9 +41,8 @@ RunQuickstart(const std::string& spec,
               std::string* line)
 {
     const std::string db = "/tmp/bench-scale-quickstart-" + std::to_string(getpid()) + ".db";
-    const std::string cmd = QuickstartPath() + " --topology=" + spec + " --algorithm=" +
-                            algorithm + " --bytes=" + bytes +
-                            " --mode=flow-symmetric --db=" + db + " 2>&1";
+    const std::string cmd = QuickstartPath() + " --topology=" + spec + " --algorithm=" + algorithm +
+                            " --bytes=" + bytes + " --mode=flow-symmetric --db=" + db + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     if (!p)
     {

@@ -954,7 +954,12 @@ main(int argc, char** argv)
                      c,
                      "quickstart db",
                      q,
-                     Goal(q, n >= 65536 ? 30.0 : n >= 16384 ? 5.0 : 1e9, 2048.0, &failures),
+                     Goal(q,
+                          n >= 65536   ? 30.0
+                          : n >= 16384 ? 5.0
+                                       : 1e9,
+                          2048.0,
+                          &failures),
                      "");
         }
     }
