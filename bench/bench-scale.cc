@@ -69,10 +69,16 @@
  * at flow level beside packet level (the baseline): CPU time of the set-up (topology, fabric,
  * plan and its cost estimate, alike at both levels) and of the simulation, measured in the
  * child, and per transfer. Goal: the simulation at least 10 times faster at flow level.
+ *
+ * Quickstart rows (--quickstart-sizes, default 16384,65536): training-net-quickstart as a user
+ * runs it, flow-symmetric, results database included, ring2d on the square torus and
+ * hierarchical on the hier system. Goals: 16,384 NPUs under 5 s, 65,536 under 30 s, each
+ * under 2 GiB.
  */
 #include "bench-scale-contention.h"
 #include "bench-scale-llm.h"
 #include "bench-scale-moe.h"
+#include "bench-scale-quickstart.h"
 
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
@@ -670,6 +676,7 @@ main(int argc, char** argv)
     bool symmetric = true;
     std::string trainingSizes = "1024";
     std::string llmSizes = "1024";
+    std::string quickstartSizes = "16384,65536";
     bool llmFlow = true;
     std::string moeSizes = "256";
     std::string moeModel = "deepseek-v3-like";
@@ -722,6 +729,9 @@ main(int argc, char** argv)
                  "GPU counts of the MoE rows (DGX H100 servers, rail-optimized fabric; none)",
                  moeSizes);
     cmd.AddValue("moe-model", "MoE model preset or file of the MoE rows", moeModel);
+    cmd.AddValue("quickstart-sizes",
+                 "NPU counts of the quickstart rows (flow-symmetric, database included; none)",
+                 quickstartSizes);
     cmd.AddValue("moe-tokens",
                  "tokens of the MoE rows' micro-batch (0: the model's sequence)",
                  moeTokens);
@@ -972,6 +982,30 @@ main(int argc, char** argv)
                  sym,
                  big ? Goal(sym, 60.0, 16384.0, &failures) : "-",
                  m.ok ? Ratio("symmetric/flow", sym, m) : Ratio("symmetric/no network", sym, base));
+    }
+    for (uint32_t n :
+         quickstartSizes == "none" ? std::vector<uint32_t>() : ParseSizes(quickstartSizes))
+    {
+        for (const PlanCase& c :
+             {PlanCase{TorusOf(n), "ring2d"},
+              PlanCase{"hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
+                       "hierarchical"}})
+        {
+            Measure q = InChild(limits, [&](std::string* line) {
+                return RunQuickstart(c.spec, c.algorithm, bytesText, line);
+            });
+            PrintRow(n,
+                     c,
+                     "quickstart db",
+                     q,
+                     Goal(q,
+                          n >= 65536   ? 30.0
+                          : n >= 16384 ? 5.0
+                                       : 1e9,
+                          2048.0,
+                          &failures),
+                     "");
+        }
     }
     for (uint32_t n : moeSizes == "none" ? std::vector<uint32_t>() : ParseSizes(moeSizes))
     {

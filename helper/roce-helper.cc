@@ -197,10 +197,14 @@ std::string
 RoceHelper::Check(const tn_topology* topo) const
 {
     std::ostringstream why;
-    const uint32_t n = tn_topology_node_count(topo);
+    // only NPUs have addresses: switches may have any id (hier:switch8+switch8192 has 73,736
+    // nodes, its 65,536 NPUs first)
+    const uint32_t npus = tn_topology_npu_count(topo);
+    const uint32_t n = npus ? tn_topology_npu_node(topo, npus - 1) + 1 : 0;
     if (n > MAX_NODES)
     {
-        why << "the topology has " << n << " nodes; a RoCE fabric holds at most " << MAX_NODES
+        why << "NPU " << npus - 1 << " is node " << n - 1 << "; a RoCE fabric addresses NPUs of "
+            << "node ids below " << MAX_NODES
             << " (RoCE addresses 11.x.y.1 carry a 16-bit node id)";
         return why.str();
     }
@@ -456,10 +460,12 @@ RoceHelper::Install(const tn_topology* topo)
     // internal invariant: the core refuses empty topologies (tn_topology_validate) before a fabric
     // is built
     NS_ABORT_MSG_IF(n == 0, "RoceHelper::Install: empty topology");
-    // internal invariant: programs call RoceHelper::Check first, which refuses more than MAX_NODES
-    // nodes
-    NS_ABORT_MSG_IF(n > MAX_NODES,
-                    "RoceHelper::Install: " << n << " nodes; RoCE addresses allow " << MAX_NODES);
+    // internal invariant: programs call RoceHelper::Check first, which refuses NPU node ids of
+    // MAX_NODES or more
+    const uint32_t npus = tn_topology_npu_count(topo);
+    NS_ABORT_MSG_IF(npus && tn_topology_npu_node(topo, npus - 1) >= MAX_NODES,
+                    "RoceHelper::Install: NPU node ids beyond " << MAX_NODES
+                                                                << " (RoCE addresses)");
     const uint32_t ranks = DistributedHelper::GetSize();
     m_localRank = DistributedHelper::GetRank();
     const std::string bad = MakePartition(topo, ranks, &m_rankOfNode);

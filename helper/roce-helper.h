@@ -192,7 +192,7 @@ class RoceHelper : public RoceLinkHelper
 
     /**
      * Build the fabric of a topology. The topology is only read during the call.
-     * Aborts with a message if the topology has more than 65536 nodes (RoCE addresses) or if
+     * Aborts with a message if an NPU has a node id of 65536 or more (RoCE addresses) or if
      * routes cannot be computed.
      * \param topo the topology
      * \return the containers
@@ -260,7 +260,7 @@ class RoceHelper : public RoceLinkHelper
     /**
      * What Install() or the NICs would abort on, found before anything is built, so a
      * program can refuse with a message and a non-zero exit before it records or simulates:
-     * more nodes than RoCE addresses (65536), a link latency beyond MAX_LATENCY_NS, a link
+     * an NPU node id beyond RoCE addresses (65536), a link latency beyond MAX_LATENCY_NS, a link
      * rate below RoceNetDevice::MIN_DATA_RATE_BPS, and
      * NIC attribute values (SetNicAttribute or Config defaults) that cannot work.
      * \param topo the topology
@@ -272,7 +272,8 @@ class RoceHelper : public RoceLinkHelper
     /// at a rate without an INT rate code, or -1
     static int64_t FindRateWithoutIntCode(const tn_topology* topo);
 
-    /// Most nodes a fabric can have: RoCE addresses 11.x.y.1 hold a 16-bit node id.
+    /// Bound of the node ids of a fabric's NPUs: RoCE addresses 11.x.y.1 hold a 16-bit node id
+    /// (switches have no address: their ids are free).
     static constexpr uint32_t MAX_NODES = 65536;
     /// Longest link latency (ns): 1 s. Longer ones only make queue pairs fail (retry limit:
     /// about 1 s of timeouts by default) and leave frames in flight that keep the run going.

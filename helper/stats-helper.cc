@@ -72,16 +72,21 @@ PortOf(Ptr<PointToPointNetDevice> dev)
 class IdealFct : public SimpleRefCount<IdealFct>
 {
   public:
-    IdealFct(const tn_topology* topo, tn_routes* routes, uint32_t mtu)
+    /// \param owner the holder of topo and routes, kept alive; null: the routes are this one's
+    IdealFct(const tn_topology* topo, const tn_routes* routes, Ptr<Object> owner, uint32_t mtu)
         : m_topo(topo),
           m_routes(routes),
+          m_owner(owner),
           m_mtu(mtu)
     {
     }
 
     ~IdealFct()
     {
-        tn_routes_destroy(m_routes);
+        if (!m_owner)
+        {
+            tn_routes_destroy(const_cast<tn_routes*>(m_routes));
+        }
     }
 
     static uint64_t Get(Ptr<IdealFct> self, uint32_t src, uint32_t dst, uint64_t bytes)
@@ -103,7 +108,8 @@ class IdealFct : public SimpleRefCount<IdealFct>
 
   private:
     const tn_topology* m_topo;
-    tn_routes* m_routes;
+    const tn_routes* m_routes;
+    Ptr<Object> m_owner;
     uint32_t m_mtu;
     std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> m_memo;
 };
@@ -427,13 +433,25 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     }
     BooleanValue flows;
     recorder->GetAttribute("Flows", flows);
-    if (transport && flows.Get()) // the ideal FCT is only for flow rows
+    // the flow network's routes where they are the shortest-path ones the ideal FCT takes (one
+    // table for a topology file, not two); the IdealFct holds the network, their owner
+    const tn_routes* shared =
+        fluid && fluid->GetRoutes() && tn_routes_order(fluid->GetRoutes()) == TN_ROUTE_SHORTEST
+            ? fluid->GetRoutes()
+            : nullptr;
+    if (transport && flows.Get() && shared) // the ideal FCT is only for flow rows
+    {
+        Ptr<IdealFct> ideal =
+            Create<IdealFct>(fluid->GetTopology(), shared, fluid, transport->GetMtu());
+        recorder->SetIdealFctCallback(MakeBoundCallback(&IdealFct::Get, ideal));
+    }
+    else if (transport && flows.Get())
     {
         tn_routes* routes = nullptr;
         tn_error err{};
         if (tn_routes_create(topo, nullptr, &routes, &err) == TN_OK)
         {
-            Ptr<IdealFct> ideal = Create<IdealFct>(topo, routes, transport->GetMtu());
+            Ptr<IdealFct> ideal = Create<IdealFct>(topo, routes, nullptr, transport->GetMtu());
             recorder->SetIdealFctCallback(MakeBoundCallback(&IdealFct::Get, ideal));
         }
         else

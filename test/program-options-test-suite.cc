@@ -376,12 +376,17 @@ class RoceHelperCheckTestCase : public TestCase
                                   spec << ": " << slow);
         }
         NS_TEST_EXPECT_MSG_EQ(CheckSpec("ring:4,rate=1Gbps", roce), "", "1 Gbit/s is allowed");
-        const std::string many = CheckSpec("leafspine:leaves=1,spines=65536,hosts=2", roce);
-        NS_TEST_EXPECT_MSG_NE(many.find("at most 65536"), std::string::npos, many);
+        // only NPUs carry RoCE addresses: an NPU of node id 65536 is refused, switches are not
+        const std::string many = CheckSpec("switch:65537", roce);
+        NS_TEST_EXPECT_MSG_NE(many.find("NPU 65536 is node 65536; a RoCE fabric addresses NPUs of "
+                                        "node ids below 65536"),
+                              std::string::npos,
+                              many);
+        NS_TEST_EXPECT_MSG_EQ(CheckSpec("switch:65536", roce), "", "65536 NPUs fit");
         NS_TEST_EXPECT_MSG_EQ(
-            CheckSpec("leafspine:leaves=1,spines=65533,hosts=2,rate=40Tbps", roce),
+            CheckSpec("leafspine:leaves=1,spines=65536,hosts=2,rate=40Tbps", roce),
             "",
-            "65536 nodes fit");
+            "65539 nodes fit: 65537 of them switches");
         RoceHelper slow;
         slow.SetCongestionControl("dcqcn", "MinRate", DataRateValue(DataRate(0)));
         const std::string rate = CheckSpec("ring:4", slow);

@@ -295,9 +295,18 @@ export TN_MEMORY_LIMIT=lots
 expect_error 2 "TN_MEMORY_LIMIT" --topology ring:4 --algorithm ring --size 1KiB
 unset TN_MEMORY_LIMIT
 expect_error 2 "memory-limit.*'x'" --topology ring:4 --algorithm ring --size 1KiB --memory-limit x
-# routing tables of 4096 x 4097 entries dominate rhd's 4096 * 14 * 2 transfers: said so
+# routing tables of 4096 x 4097 entries dominate rhd's 4096 * 14 * 2 transfers: said so (a
+# topology file: a generated switch:4096 computes its routes and has no table)
+{
+    echo "4097 1 4096"
+    echo "4096"
+    awk 'BEGIN { for (i = 0; i < 4096; i++) print i, 4096, "100Gbps 1us 0" }'
+} > "$tmp/star4096.txt"
 expect_error 1 "rhd all-reduce on 4096 ranks.*routing tables \\(32.0[0-9] MiB\\).*topology with fewer nodes" \
-    --topology switch:4096 --algorithm rhd --size 1MiB --memory-limit 40MiB
+    --topology "@$tmp/star4096.txt" --algorithm rhd --size 1MiB --memory-limit 40MiB
+run --topology switch:4096 --algorithm rhd --size 1MiB --memory-limit 40MiB
+check "switch:4096 rhd: planned within 40 MiB, routes without tables: $(field transfers) transfers" \
+    [ "$(field transfers)" = 98304 ]
 # the MultiTree limit in user terms (was "ranks 65536 > 65535 (N^2 tree state)")
 expect_error 1 "multitree: 65536 NPUs, at most 65535" \
     --topology switch:65536 --algorithm multitree --size 1MiB

@@ -10,6 +10,7 @@
 #include "tn-array.h"
 #include "tn-memory.h"
 #include "tn-rank-order.h"
+#include "tn-shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -688,7 +689,11 @@ estimate(const tn_topology* topo,
     a->estimate(topo, req, n, tn_algorithm_chunks(a, req->chunks), size);
     uint64_t nodes = topo ? tn_topology_node_count(topo) : 0;
     uint64_t npus = topo ? tn_topology_npu_count(topo) : 0;
-    size->route_bytes = tn_sat_mul(tn_sat_mul(npus, nodes), nodes < 65535 ? 2 : 4);
+    /* a generated topology's routes compute their distances (tn-shape.h): O(nodes) */
+    bool computed =
+        topo && tn_shape_routes_valid(tn_topology_shape(topo), tn_topology_npus_forward(topo));
+    size->route_bytes = computed ? tn_sat_mul(nodes, 12)
+                                 : tn_sat_mul(tn_sat_mul(npus, nodes), nodes < 65535 ? 2 : 4);
     size->bytes =
         tn_sat_add(tn_schedule_memory_estimate(size->transfers, size->deps, 0), size->route_bytes);
     return TN_OK;

@@ -165,7 +165,8 @@ extern "C"
     {
         uint64_t transfers;   /**< transfers the algorithm creates (closed form) */
         uint64_t deps;        /**< dependencies (upper estimate) */
-        uint64_t route_bytes; /**< routing tables the cost model and verifier build */
+        uint64_t route_bytes; /**< routes the cost model and verifier build (tables, or O(nodes)
+                                 where computed) */
         uint64_t bytes;       /**< total memory estimate of a planning run */
         bool exact_transfers; /**< transfers is the algorithm's exact count */
     } tn_plan_size;

@@ -5,6 +5,8 @@
  */
 #include "tn-routing.h"
 
+#include "tn-shape.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,10 @@ struct tn_routes
      * distances are below 255, takes 256 MiB and not 512 or 1,024) */
     void* dist;
     unsigned width;
+    /* a regular topology's distances come from node ids instead (dist NULL): a 65,536-NPU
+     * torus would need 4 GiB of table */
+    bool computed;
+    tn_shape shape;
 };
 
 /* The unreachable mark of a table entry of `width` bytes. */
@@ -73,6 +79,10 @@ tn_routes_destroy(tn_routes* routes)
 static inline uint32_t
 tn_dist(const tn_routes* r, uint32_t di, uint32_t v)
 {
+    if (r->computed)
+    {
+        return tn_shape_distance(&r->shape, v, r->dest_node[di]);
+    }
     uint32_t x = tn_dist_raw(r->dist, r->width, (size_t)di * r->nodes + v);
     return x == tn_dist_inf(r->width) ? TN_ROUTES_UNREACHABLE : x;
 }
@@ -238,6 +248,15 @@ tn_routes_create(const tn_topology* topo,
         }
         r->dest_node[i] = d;
         r->dest_index[d] = i;
+    }
+    if (!opt.dest_nodes && !opt.force_tables &&
+        tn_shape_routes_valid(tn_topology_shape(topo), r->npus_forward))
+    {
+        r->computed = true;
+        r->shape = *tn_topology_shape(topo);
+        free(queue);
+        *out = r;
+        return TN_OK;
     }
     size_t cells = (size_t)r->ndest * nodes;
     if (r->ndest && cells / r->ndest != nodes)
@@ -517,9 +536,24 @@ tn_next_hops(const tn_routes* r,
     {
         return 0;
     }
-    int dim = tn_hop_dim(r, node, di, dv);
     uint32_t deg;
     const uint32_t* outl = tn_topology_out_links(r->topo, node, &deg);
+    /* a grid switch has one next hop, known without looking at its (8,192) ports */
+    uint32_t port =
+        r->computed ? tn_shape_switch_port(&r->shape, node, r->dest_node[di]) : UINT32_MAX;
+    if (port < deg)
+    {
+        if (cap > 0)
+        {
+            links[0] = outl[port];
+        }
+        if (pick == 0)
+        {
+            *picked = outl[port];
+        }
+        return 1;
+    }
+    int dim = tn_hop_dim(r, node, di, dv);
     uint32_t n = 0;
     for (uint32_t p = 0; p < deg; p++)
     {
@@ -553,9 +587,19 @@ tn_routes_next_hops(const tn_routes* routes,
     return tn_next_hops(routes, node, routes->dest_index[to], links, cap, UINT32_MAX, NULL);
 }
 
+bool
+tn_routes_computed(const tn_routes* routes)
+{
+    return routes->computed;
+}
+
 uint32_t
 tn_routes_max_npu_distance(const tn_routes* routes)
 {
+    if (routes->computed)
+    {
+        return tn_shape_max_npu_distance(&routes->shape);
+    }
     uint32_t best = 0;
     const tn_topology* t = routes->topo;
     uint32_t npus = tn_topology_npu_count(t);

@@ -5,13 +5,21 @@
  *
  * Contract
  * --------
- *  - tn_routes_create() runs one BFS per destination node over the directed links
- *    (metric: hop count). Destinations are all NPU nodes by default, or the node
+ *  - Distances are hop counts over the directed links. On a topology with a shape
+ *    (tn-shape.h: the tori, meshes, rings, fc, switch, hier systems, fat-trees,
+ *    leaf-spines and BiGraphs of the generators), routed to all its NPUs under a
+ *    transit rule the shape allows (tn_shape_routes_valid), they are computed from node
+ *    ids on each query: no table, O(nodes) memory and creation time
+ *    (tn_routes_computed() is true). Otherwise (files, presets, hand-built graphs, a
+ *    destination list, options.force_tables) tn_routes_create() runs one BFS per
+ *    destination node. Destinations are all NPU nodes by default, or the node
  *    list given in tn_routes_options (any nodes, switches included). Memory is one
  *    distance table of destinations x nodes (1 byte per entry while every distance is
  *    below 255, 2 bytes below 65535, 4 bytes otherwise) plus O(nodes); nothing is
  *    N_nodes^2 unless every node is a destination. 4096 destinations x 16k nodes =
- *    64 MiB: pass a destination subset when only some are needed.
+ *    64 MiB: pass a destination subset when only some are needed. Both give the same
+ *    distances, hence the same next hops and paths (test/core/test-routing.c compares
+ *    them on every pair of small instances of every shape).
  *  - Transit rule: a path may pass THROUGH an NPU (an NPU that is neither its first
  *    nor its last node) only when transit through NPUs is allowed. By default
  *    (TN_TRANSIT_TOPOLOGY) that is tn_topology_npus_forward(): allowed in direct
@@ -89,6 +97,7 @@ extern "C"
         uint32_t dest_count;        /**< number of dest_nodes (ignored when NULL) */
         tn_transit transit;         /**< transit rule */
         tn_route_order order;       /**< which shortest paths are routes */
+        bool force_tables;          /**< BFS tables even where the shape computes (tests) */
     } tn_routes_options;
 
     /** "shortest" or "dimension-order"; NULL for an unknown value. */
@@ -147,6 +156,9 @@ extern "C"
                                  uint32_t to,
                                  uint32_t* links,
                                  uint32_t cap);
+
+    /** Whether distances come from the topology's shape (no table, see contract). */
+    bool tn_routes_computed(const tn_routes* routes);
 
     /** Largest finite distance between two distinct NPUs among the routed dests. */
     uint32_t tn_routes_max_npu_distance(const tn_routes* routes);

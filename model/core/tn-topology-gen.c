@@ -4,6 +4,7 @@
  * tn-topology-gen: the topology generators (node id layouts in tn-topology.h).
  */
 #include "tn-memory.h"
+#include "tn-shape.h"
 #include "tn-topology.h"
 
 #include <stdarg.h>
@@ -151,6 +152,47 @@ tn_gen_check_out(const char* gen, tn_topology** out, tn_error* err)
     return TN_OK;
 }
 
+/* Record a grid shape of `axes` axes (none beyond TN_SHAPE_MAX_AXES: tables then). */
+static tn_status
+tn_gen_grid(tn_topology* t, uint32_t axes, const tn_dim_info* dims, tn_error* err)
+{
+    tn_shape g;
+    memset(&g, 0, sizeof(g));
+    g.kind = TN_SHAPE_GRID;
+    if (axes > TN_SHAPE_MAX_AXES)
+    {
+        return TN_OK;
+    }
+    g.axes = axes;
+    for (uint32_t k = 0; k < axes; k++)
+    {
+        g.size[k] = dims[k].size;
+        g.axis[k] = dims[k].kind == TN_DIM_RING || dims[k].kind == TN_DIM_TORUS ? TN_AXIS_RING
+                    : dims[k].kind == TN_DIM_MESH                               ? TN_AXIS_LINE
+                    : dims[k].kind == TN_DIM_FC                                 ? TN_AXIS_FC
+                                                                                : TN_AXIS_SWITCH;
+    }
+    return tn_topology_set_shape(t, &g, err);
+}
+
+/* Record a switched shape (fat-tree, leaf-spine, BiGraph) with its parameters. */
+static tn_status
+tn_gen_switched(tn_topology* t,
+                tn_shape_kind kind,
+                uint32_t a,
+                uint32_t b,
+                uint32_t c,
+                tn_error* err)
+{
+    tn_shape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.kind = kind;
+    sh.a = a;
+    sh.b = b;
+    sh.c = c;
+    return tn_topology_set_shape(t, &sh, err);
+}
+
 tn_status
 tn_topology_ring(uint32_t n, const tn_link_params* lp, tn_topology** out, tn_error* err)
 {
@@ -190,6 +232,10 @@ tn_topology_ring(uint32_t n, const tn_link_params* lp, tn_topology** out, tn_err
     if (!s)
     {
         s = tn_gen_name(t, err, "ring:%u", n);
+    }
+    if (!s)
+    {
+        s = tn_gen_grid(t, 1, &dim, err);
     }
     return tn_gen_end(s, t, out);
 }
@@ -236,6 +282,10 @@ tn_topology_fully_connected(uint32_t n, const tn_link_params* lp, tn_topology** 
     {
         s = tn_gen_name(t, err, "fc:%u", n);
     }
+    if (!s)
+    {
+        s = tn_gen_grid(t, 1, &dim, err);
+    }
     return tn_gen_end(s, t, out);
 }
 
@@ -269,6 +319,10 @@ tn_topology_switch(uint32_t n, const tn_link_params* lp, tn_topology** out, tn_e
     if (!s)
     {
         s = tn_gen_name(t, err, "switch:%u", n);
+    }
+    if (!s)
+    {
+        s = tn_gen_grid(t, 1, &dim, err);
     }
     return tn_gen_end(s, t, out);
 }
@@ -393,6 +447,10 @@ tn_gen_cube(const char* gen,
     if (!s)
     {
         s = tn_topology_set_dims(t, ndims, dims, err);
+    }
+    if (!s)
+    {
+        s = tn_gen_grid(t, ndims, dims, err);
     }
     free(dims);
     if (!s)
@@ -551,6 +609,10 @@ tn_topology_leaf_spine(uint32_t leaves,
                         hosts_per_leaf,
                         oversub);
     }
+    if (!s)
+    {
+        s = tn_gen_switched(t, TN_SHAPE_LEAFSPINE, leaves, spines, hosts_per_leaf, err);
+    }
     return tn_gen_end(s, t, out);
 }
 
@@ -631,6 +693,10 @@ tn_topology_fat_tree(uint32_t k, const tn_link_params* lp, tn_topology** out, tn
     if (!s)
     {
         s = tn_gen_name(t, err, "fattree:k=%u", k);
+    }
+    if (!s)
+    {
+        s = tn_gen_switched(t, TN_SHAPE_FATTREE, k, 0, 0, err);
     }
     return tn_gen_end(s, t, out);
 }
@@ -714,6 +780,10 @@ tn_topology_bigraph(uint32_t n_switches,
     if (!s)
     {
         s = tn_gen_name(t, err, "bigraph:%ux%u,ports=%u", n_switches, npus_per_switch, ports);
+    }
+    if (!s)
+    {
+        s = tn_gen_switched(t, TN_SHAPE_BIGRAPH, n_switches, npus_per_switch, 0, err);
     }
     return tn_gen_end(s, t, out);
 }
@@ -916,6 +986,7 @@ tn_topology_hierarchical(uint32_t ndims, const tn_dim_info* dims, tn_topology** 
     if (!s)
     {
         tn_topology_set_npus_forward(t, !(ndims == 1 && dims[0].kind == TN_DIM_SWITCH));
+        s = tn_gen_grid(t, ndims, dims, err);
     }
     return tn_gen_end(s, t, out);
 }

@@ -8,6 +8,7 @@
  */
 #include "tn-topology.h"
 
+#include "tn-shape.h"
 #include "tn-text.h"
 
 #include <assert.h>
@@ -40,6 +41,7 @@ struct tn_topology
     tn_dim_info* dims;
     uint32_t dim_count;
     int npus_forward; /* -1: automatic (no switch), 0, 1 */
+    tn_shape shape;   /* the generator's structure; cleared by any node or cable added */
 };
 
 tn_link_params
@@ -153,6 +155,7 @@ tn_topology_add_nodes(tn_topology* topo,
     {
         return tn_error_set(err, TN_EINVAL, "tn_topology_add_nodes: topo is NULL");
     }
+    topo->shape.kind = TN_SHAPE_NONE;
     if (kind != TN_NODE_NPU && kind != TN_NODE_SWITCH)
     {
         return tn_error_set(err,
@@ -282,6 +285,7 @@ tn_topology_add_link(tn_topology* topo,
     {
         return tn_error_set(err, TN_EINVAL, "tn_topology_add_link: topo is NULL");
     }
+    topo->shape.kind = TN_SHAPE_NONE;
     if (a >= topo->node_count)
     {
         return tn_error_set(err,
@@ -469,6 +473,45 @@ tn_topology_set_npus_forward(tn_topology* topo, bool npus_forward)
     {
         topo->npus_forward = npus_forward ? 1 : 0;
     }
+}
+
+const tn_shape*
+tn_topology_shape(const tn_topology* topo)
+{
+    return &topo->shape;
+}
+
+tn_status
+tn_topology_set_shape(tn_topology* topo, const tn_shape* shape, tn_error* err)
+{
+    if (!topo)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_set_shape: topo is NULL");
+    }
+    if (!shape || shape->kind == TN_SHAPE_NONE)
+    {
+        memset(&topo->shape, 0, sizeof(topo->shape));
+        return TN_OK;
+    }
+    uint32_t npus = 0, switches = 0;
+    if (!tn_shape_counts(shape, &npus, &switches))
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_set_shape: the shape is not valid");
+    }
+    if (npus != topo->npu_count || npus + switches != topo->node_count ||
+        (npus && topo->npu_node[npus - 1] != npus - 1))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_topology_set_shape: the shape has %u NPUs then %u switches, the "
+                            "topology %u NPUs and %u nodes",
+                            npus,
+                            switches,
+                            topo->npu_count,
+                            topo->node_count);
+    }
+    topo->shape = *shape;
+    return TN_OK;
 }
 
 /* ---- accessors -------------------------------------------------------------------- */

@@ -12,6 +12,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/tn-shape.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -162,6 +163,11 @@ FlowNetwork::Build(const tn_topology* topo)
                         "FlowNetwork: cable " << l << " not copied: " << err.message);
     }
     tn_topology_set_npus_forward(m_topo, tn_topology_npus_forward(topo));
+    // the same cables as the generator's: its shape lets the routes compute their distances
+    // (no destinations x nodes table)
+    // internal invariant: a faithful copy has the original's node counts
+    NS_ABORT_MSG_IF(tn_topology_set_shape(m_topo, tn_topology_shape(topo), &err) != TN_OK,
+                    "FlowNetwork: shape: " << err.message);
     std::vector<tn_dim_info> dims(tn_topology_dim_count(topo));
     for (uint32_t d = 0; d < dims.size(); ++d)
     {

@@ -51,6 +51,18 @@ class PortCounters
      * \param values its counters now
      */
     virtual void ReadPortCounters(uint32_t port, PortCounterValues* values) const = 0;
+
+    /**
+     * \param port port index, < GetNCounterPorts()
+     * \return whether the port's counters are by construction those of another port (a link
+     * of a flow-symmetric network that is a translate of its orbit's representative): a
+     * sampler may skip it and lose nothing
+     */
+    virtual bool IsPortCopy(uint32_t port) const
+    {
+        (void)port;
+        return false;
+    }
 };
 
 } // namespace ns3

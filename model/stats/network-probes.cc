@@ -328,6 +328,13 @@ FlowNetworkPortProbe::GetNCounterPorts() const
     return m_links.size();
 }
 
+bool
+FlowNetworkPortProbe::IsPortCopy(uint32_t port) const
+{
+    const tn_symmetry* sym = m_network->GetSymmetry();
+    return sym && tn_symmetry_canonical_link(sym, m_links[port]) != m_links[port];
+}
+
 void
 FlowNetworkPortProbe::ReadPortCounters(uint32_t port, PortCounterValues* c) const
 {

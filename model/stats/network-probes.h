@@ -157,6 +157,7 @@ class FlowNetworkPortProbe : public StatsProbe, public PortCounters
 
     uint32_t GetNCounterPorts() const override;
     void ReadPortCounters(uint32_t port, PortCounterValues* values) const override;
+    bool IsPortCopy(uint32_t port) const override;
 
   private:
     void DoDispose() override;

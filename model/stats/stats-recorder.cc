@@ -71,6 +71,12 @@ StatsRecorder::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&StatsRecorder::m_recordPorts),
                           MakeBooleanChecker())
+            .AddAttribute("PortCopies",
+                          "Sample also the ports whose counters are copies of another port's "
+                          "(flow-symmetric: the translates of each orbit's representative link).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&StatsRecorder::m_recordPortCopies),
+                          MakeBooleanChecker())
             .AddAttribute("Flows",
                           "Record one row per RDMA message (table flow).",
                           BooleanValue(true),
@@ -149,6 +155,7 @@ StatsRecorder::DoDispose()
         m_watching = false;
     }
     m_ports.clear();
+    m_portsOfNode.clear();
     for (Ptr<StatsProbe>& probe : m_probes)
     {
         probe->Dispose();
@@ -307,10 +314,8 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsP
     uint32_t nPorts = sw ? sw->GetNPorts() : p2p ? p2p->GetNCounterPorts() : 0;
     if (ports)
     {
-        for (const PortState& s : m_ports)
-        {
-            nPorts += s.node == topoId;
-        }
+        auto it = m_portsOfNode.find(topoId); // not a scan of m_ports: 16k nodes x 64k ports
+        nPorts += it == m_portsOfNode.end() ? 0 : it->second;
     }
     m_nodes.insert(topoId);
     tn_db_node row{topoId, nic ? "npu" : (sw || ports ? "switch" : "node"), rank, nPorts};
@@ -334,6 +339,10 @@ StatsRecorder::AddPorts(uint32_t node, Ptr<Object> owner, const PortCounters* co
 {
     for (uint32_t p = 0; p < counters->GetNCounterPorts(); ++p)
     {
+        if (!m_recordPortCopies && counters->IsPortCopy(p))
+        {
+            continue; // its samples would repeat another port's: 64k NPUs, 1 GiB of them
+        }
         PortState s;
         s.owner = owner;
         s.counters = counters;
@@ -341,6 +350,7 @@ StatsRecorder::AddPorts(uint32_t node, Ptr<Object> owner, const PortCounters* co
         s.port = p;
         m_ports.push_back(s);
     }
+    m_portsOfNode[node] += counters->GetNCounterPorts();
 }
 
 int64_t

@@ -441,8 +441,9 @@ class StatsRecorder : public Object
     int64_t m_runId{-1};
     std::chrono::steady_clock::time_point m_wallStart;
     std::vector<PortState> m_ports;
-    std::vector<Ptr<StatsProbe>> m_probes;  //!< the probes of nodes and jobs
-    Ptr<CollectiveProbe> m_collectiveProbe; //!< the collectives of the run
+    std::map<uint32_t, uint32_t> m_portsOfNode; //!< node -> its entries of m_ports
+    std::vector<Ptr<StatsProbe>> m_probes;      //!< the probes of nodes and jobs
+    Ptr<CollectiveProbe> m_collectiveProbe;     //!< the collectives of the run
     IdealFctCallback m_idealFct;
     RankSyncCallback m_rankSync;
     RankGatherCallback m_rankGather;
@@ -479,6 +480,7 @@ class StatsRecorder : public Object
     // attributes
     Time m_interval;
     bool m_recordPorts;
+    bool m_recordPortCopies; //!< PortCopies
     bool m_recordFlows;
     bool m_recordTransfers;
     bool m_recordPfc;

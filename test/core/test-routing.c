@@ -399,7 +399,7 @@ test_no_host_transit(tn_test_ctx* ctx)
     tn_routes_destroy(r);
 
     /* the same graph with NPU forwarding allowed takes the path through x */
-    tn_routes_options opt = {NULL, 0, TN_TRANSIT_ALL_NODES, TN_ROUTE_SHORTEST};
+    tn_routes_options opt = {NULL, 0, TN_TRANSIT_ALL_NODES, TN_ROUTE_SHORTEST, false};
     TN_REQUIRE(ctx, tn_routes_create(t, &opt, &r, &err) == TN_OK);
     TN_CHECK_EQ(ctx, tn_routes_distance(r, y, z), 4);
     tn_routes_destroy(r);
@@ -552,7 +552,7 @@ test_dest_subset(tn_test_ctx* ctx)
     tn_topology* t = NULL;
     TN_REQUIRE(ctx, tn_topology_fat_tree(4, NULL, &t, &err) == TN_OK);
     uint32_t dests[] = {5, 20, 0}; /* 20 is an edge switch */
-    tn_routes_options opt = {dests, 3, TN_TRANSIT_TOPOLOGY, TN_ROUTE_SHORTEST};
+    tn_routes_options opt = {dests, 3, TN_TRANSIT_TOPOLOGY, TN_ROUTE_SHORTEST, false};
     tn_routes* r = NULL;
     TN_REQUIRE(ctx, tn_routes_create(t, &opt, &r, &err) == TN_OK);
     TN_CHECK_EQ(ctx, tn_routes_dest_count(r), 3);
