@@ -1,9 +1,15 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * bench-scale's LLM rows (bench-scale.cc, file head): one iteration of a generated transformer
- * training program without the network, at flow level, or with its first data-parallel
- * replica running for all (flow-symmetric).
+ * bench-scale's LLM rows (--llm-sizes, default 1024): one iteration of a generated transformer
+ * training program (tn-llm.h) at flow level, beside the same program with the network off (Network
+ * false: the generator and the runner alone, the baseline). 1,024 GPUs: GPT-3 175B, TP 8,
+ * PP 8, DP 16, global batch 1,536, on 8-GPU servers (3,600 Gb/s NVSwitch) and 400 Gb/s
+ * rails; goal 5 minutes and 4 GiB. 16,384 GPUs: a Llama-3 405B-like model (128 layers), TP 8,
+ * PP 16, DP 128; goal 30 minutes and 16 GiB. Ranks in order tp, ep, pp, dp (dp outermost), so
+ * that the replicas are translates: a "llm flow symmetric" row runs the first replica for all
+ * (FlowNetwork::SymmetricPeriod), its iteration the flow row's to the ns; goal at 16,384 GPUs
+ * one minute. --llm-flow=false skips the flow rows with every GPU simulated.
  */
 #ifndef BENCH_SCALE_LLM_H
 #define BENCH_SCALE_LLM_H

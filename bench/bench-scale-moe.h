@@ -1,9 +1,14 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * bench-scale's MoE rows (bench-scale.cc, file head): one MoE layer's EP all-to-all at packet
- * level on DGX H100 servers, described from a model preset (the bytes per rank the LLM
- * generator gives its all-to-alls) and simulated with the switches' ECMP or the planned paths.
+ * bench-scale's MoE rows (--moe-sizes, default 256): one MoE layer's dispatch all-to-all of
+ * --moe-model (deepseek-v3-like) with EP over all n GPUs, its bytes per rank the generator's
+ * (tn_llm_ep_all_to_all_bytes) for a micro-batch of --moe-tokens tokens (256; the model's
+ * 4,096 are 16 times the packets), direct as the LLM programs run EP, at packet level on
+ * n/8 DGX H100 servers with the rail-optimized fabric (a leaf per rail, 8 spines: a change of
+ * rail has 8 equal-cost paths; --moe-oversub thins the uplinks): "moe ecmp" (the switches'
+ * hash) beside "moe planned" (the plan's paths, the baseline), both against the line-rate
+ * bound and the planned paths' busiest link. Goal: each under 3 minutes and 512 MiB.
  */
 #ifndef BENCH_SCALE_MOE_H
 #define BENCH_SCALE_MOE_H

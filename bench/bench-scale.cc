@@ -46,34 +46,9 @@
  * schedule" (every collective's DAG materialised, the baseline). Goals: 1,024 NPUs under
  * 60 s, 16,384 under 10 minutes.
  *
- * LLM rows (--llm-sizes, default 1024): one iteration of a generated transformer training
- * program (tn-llm.h) at flow level, beside the same program with the network off (Network
- * false: the generator and the runner alone, the baseline). 1,024 GPUs: GPT-3 175B, TP 8,
- * PP 8, DP 16, global batch 1,536, on 8-GPU servers (3,600 Gb/s NVSwitch) and 400 Gb/s
- * rails; goal 5 minutes and 4 GiB. 16,384 GPUs: a Llama-3 405B-like model (128 layers), TP 8,
- * PP 16, DP 128; goal 30 minutes and 16 GiB. Ranks in order tp, ep, pp, dp (dp outermost), so
- * that the replicas are translates: a "llm flow symmetric" row runs the first replica for all
- * (FlowNetwork::SymmetricPeriod), its iteration the flow row's to the ns; goal at 16,384 GPUs
- * one minute. --llm-flow=false skips the flow rows with every GPU simulated.
- *
- * MoE rows (--moe-sizes, default 256): one MoE layer's dispatch all-to-all of --moe-model
- * (deepseek-v3-like) with EP over all n GPUs, its bytes per rank the generator's
- * (tn_llm_ep_all_to_all_bytes) for a micro-batch of --moe-tokens tokens (256; the model's
- * 4,096 are 16 times the packets), direct as the LLM programs run EP, at packet level on
- * n/8 DGX H100 servers with the rail-optimized fabric (a leaf per rail, 8 spines: a change of
- * rail has 8 equal-cost paths; --moe-oversub thins the uplinks): "moe ecmp" (the switches'
- * hash) beside "moe planned" (the plan's paths, the baseline), both against the line-rate
- * bound and the planned paths' busiest link. Goal: each under 3 minutes and 512 MiB.
- *
- * Contention rows (--contention, bench-scale-contention.h): doc/scale.rst's contended cases
- * at flow level beside packet level (the baseline): CPU time of the set-up (topology, fabric,
- * plan and its cost estimate, alike at both levels) and of the simulation, measured in the
- * child, and per transfer. Goal: the simulation at least 10 times faster at flow level.
- *
- * Quickstart rows (--quickstart-sizes, default 16384,65536): training-net-quickstart as a user
- * runs it, flow-symmetric, results database included, ring2d on the square torus and
- * hierarchical on the hier system. Goals: 16,384 NPUs under 5 s, 65,536 under 30 s, each
- * under 2 GiB.
+ * LLM, MoE, contention and quickstart rows (--llm-sizes, --moe-sizes, --contention,
+ * --quickstart-sizes): described at the heads of bench-scale-llm.h, bench-scale-moe.h,
+ * bench-scale-contention.h and bench-scale-quickstart.h, which run them.
  */
 #include "bench-scale-contention.h"
 #include "bench-scale-llm.h"
