@@ -35,6 +35,54 @@ __extension__ typedef __int128 Int128; //!< exact time arithmetic
 
 /**
  * \ingroup training-net
+ * DataRate's checker that refuses 0 bit/s, a link that never sends: a user's
+ * --ns3::RoceNetDevice::DataRate=0bps is refused by the attribute check in one line instead
+ * of reaching SetDataRate's invariant when the device is made.
+ */
+class PositiveDataRateChecker : public DataRateChecker
+{
+  public:
+    bool Check(const AttributeValue& value) const override
+    {
+        const auto* rate = dynamic_cast<const DataRateValue*>(&value);
+        return rate != nullptr && rate->Get().GetBitRate() > 0;
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return "ns3::DataRateValue";
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return "a data rate above 0 bit/s";
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return ns3::Create<DataRateValue>();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        const auto* src = dynamic_cast<const DataRateValue*>(&source);
+        auto* dst = dynamic_cast<DataRateValue*>(&destination);
+        if (src == nullptr || dst == nullptr)
+        {
+            return false;
+        }
+        *dst = *src;
+        return true;
+    }
+};
+
+/**
+ * \ingroup training-net
  * The Ethernet header of data frames, read and written as 14 raw bytes. Same bytes and same
  * TypeId as ns3::EthernetHeader without preamble (GetInstanceTypeId is inherited), so packet
  * metadata, printing and pcap see an ordinary EthernetHeader; it only avoids the per-byte
@@ -143,7 +191,7 @@ RoceNetDevice::GetTypeId()
                 "Link rate",
                 DataRateValue(DataRate("100Gbps")),
                 MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
-                MakeDataRateChecker())
+                Ptr<const AttributeChecker>(Create<PositiveDataRateChecker>()))
             .AddAttribute("Mtu",
                           "Largest L3 packet (IPv4 header .. ICRC) in bytes; 4096-byte RoCE "
                           "payload + 60 bytes of headers fit in the default",
@@ -283,7 +331,8 @@ void
 RoceNetDevice::SetDataRate(DataRate rate)
 {
     NS_LOG_FUNCTION(this << rate);
-    // internal invariant: RoceHelper::Check refuses link rates below 1 Gbit/s first
+    // internal invariant: RoceHelper::Check refuses link rates below 1 Gbit/s first, the
+    // attribute's checker 0 bit/s
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "RoceNetDevice: DataRate must be > 0");
     m_rate = rate;
     m_stepsPerSecond = Seconds(1).GetTimeStep();

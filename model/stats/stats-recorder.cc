@@ -691,74 +691,61 @@ StatsRecorder::Sample(bool last)
     }
 }
 
+template <typename Row>
+void
+StatsRecorder::Add(tn_status (*add)(tn_db*, int64_t, const Row*, tn_error*), const Row& row)
+{
+    tn_error err{};
+    if (!m_failed)
+    {
+        Check(add(m_db, m_runId, &row, &err), err);
+    }
+}
+
 void
 StatsRecorder::WriteFlow(const tn_db_flow& row)
 {
     ++m_progress;
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(tn_db_add_flow(m_db, m_runId, &row, &err), err);
-    }
+    Add(tn_db_add_flow, row);
 }
 
 void
 StatsRecorder::WritePfcEvent(const tn_db_pfc_event& row)
 {
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(tn_db_add_pfc_event(m_db, m_runId, &row, &err), err);
-    }
+    Add(tn_db_add_pfc_event, row);
 }
 
 void
 StatsRecorder::WriteDrop(const tn_db_drop& row)
 {
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(tn_db_add_drop(m_db, m_runId, &row, &err), err);
-    }
+    Add(tn_db_add_drop, row);
 }
 
 void
 StatsRecorder::WriteTransfer(const tn_db_transfer& row)
 {
     ++m_progress;
-    tn_error err{};
-    if (!m_failed)
-    {
-        tn_db_transfer named = row;
-        named.job = named.job ? named.job : GetJobOfNode(row.src_node);
-        Check(tn_db_add_transfer(m_db, m_runId, &named, &err), err);
-    }
+    tn_db_transfer named = row;
+    named.job = named.job ? named.job : GetJobOfNode(row.src_node);
+    Add(tn_db_add_transfer, named);
 }
 
 void
 StatsRecorder::WriteLayer(const tn_db_layer& row)
 {
     ++m_progress;
-    tn_error err{};
-    if (!m_failed)
-    {
-        tn_db_layer named = row;
-        named.job = named.job ? named.job : GetJobOfNode(row.node);
-        Check(tn_db_add_layer(m_db, m_runId, &named, &err), err);
-    }
+    tn_db_layer named = row;
+    named.job = named.job ? named.job : GetJobOfNode(row.node);
+    Add(tn_db_add_layer, named);
 }
 
 void
 StatsRecorder::WriteIteration(const tn_db_iteration& row)
 {
     ++m_progress;
-    tn_error err{};
-    if (!m_failed)
-    {
-        tn_db_iteration named = row;
-        named.job = named.job ? named.job : GetJobOfNode(row.node);
-        Check(tn_db_add_iteration(m_db, m_runId, &named, &err), err);
-    }
+    tn_db_iteration named = row;
+    named.job = named.job ? named.job : GetJobOfNode(row.node);
+    Add(tn_db_add_iteration, named);
 }
 
 void
@@ -777,31 +764,19 @@ StatsRecorder::GetJobOfNode(uint32_t node) const
 void
 StatsRecorder::WriteJob(const tn_db_job& row)
 {
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(tn_db_add_job(m_db, m_runId, &row, &err), err);
-    }
+    Add(tn_db_add_job, row);
 }
 
 void
 StatsRecorder::WriteJobPort(const tn_db_job_port& row)
 {
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(tn_db_add_job_port(m_db, m_runId, &row, &err), err);
-    }
+    Add(tn_db_add_job_port, row);
 }
 
 void
 StatsRecorder::WriteLlmRank(const tn_db_llm_rank& row)
 {
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(tn_db_add_llm_rank(m_db, m_runId, &row, &err), err);
-    }
+    Add(tn_db_add_llm_rank, row);
 }
 
 std::string

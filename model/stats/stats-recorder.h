@@ -435,6 +435,9 @@ class StatsRecorder : public Object
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
     bool Check(tn_status status, const tn_error& err);
+    /** Add one row through `add` (a tn_db_add_* function) unless a write failed before. */
+    template <typename Row>
+    void Add(tn_status (*add)(tn_db*, int64_t, const Row*, tn_error*), const Row& row);
 
     tn_db* m_db{nullptr};
     bool m_ownDb{false};
