@@ -67,6 +67,18 @@ done
     fi
 done
 rm -rf "$stage"
+# ns-3.37 writes a header's stub (build/include/ns3/NAME.h, one #include of its path) once and
+# never again: a stub of this module whose header moved or went is removed, and the module's
+# CMakeLists.txt touched, so that ninja configures again and writes the stub anew
+stale=0
+for stub in "$tree"/build/include/ns3/*.h; do
+    [ -f "$stub" ] || continue
+    target=$(sed -n 's/^#include "\(.*\)"$/\1/p' "$stub" | head -n 1)
+    case $target in
+    "$module"/*) [ -e "$target" ] || { rm -f "$stub"; stale=1; } ;;
+    esac
+done
+[ "$stale" = 0 ] || touch "$module/CMakeLists.txt"
 # the README's script, where users write theirs (copied only when it changed, as above)
 script=$tree/scratch/tn-readme-script.cc
 cmp -s "$top/examples/training-net-script.cc" "$script" || cp "$top/examples/training-net-script.cc" "$script"
