@@ -36,26 +36,22 @@ NS_OBJECT_ENSURE_REGISTERED(CollectiveService);
 
 namespace
 {
-/// Longest a collective may last at packet level, by its plan's estimate or a lower bound
-/// (simulated seconds): past it a run moves more packets than any run gets through (49 TiB on
-/// ring:4: 5,152 s, 10^10 packets), so it is refused before it starts.
-constexpr int64_t MAX_PACKET_SECONDS = 1000;
-
 /**
  * \param fabric the service's fabric \param length the collective's estimate or lower bound
- * \param what what length is \return "" within MAX_PACKET_SECONDS or on a flow level, else why
+ * \param limit CollectiveService::MaxPacketLevelLength \param what what length is
+ * \return "" within the limit or on a flow level, else why
  */
 std::string
-CheckPacketLength(const Ptr<RoceFabric>& fabric, Time length, const std::string& what)
+CheckPacketLength(const Ptr<RoceFabric>& fabric, Time length, Time limit, const std::string& what)
 {
-    if (!fabric || fabric->GetMode() != RoceFabric::PACKET || length <= Seconds(MAX_PACKET_SECONDS))
+    if (!fabric || fabric->GetMode() != RoceFabric::PACKET || length <= limit)
     {
         return "";
     }
     std::ostringstream why;
     why << "the collective would last " << length.GetSeconds() << " simulated seconds (" << what
-        << "), more than the " << MAX_PACKET_SECONDS
-        << " s a packet-level run gets through: give a smaller size, or the flow level";
+        << "), more than ns3::CollectiveService::MaxPacketLevelLength (" << limit.GetSeconds()
+        << " s): give a smaller size, the flow level, or a longer limit";
     return why.str();
 }
 } // namespace
@@ -74,6 +70,14 @@ CollectiveService::GetTypeId()
                           EnumValue(PLANNED),
                           MakeEnumAccessor(&CollectiveService::m_mode),
                           MakeEnumChecker(PLANNED, "planned", ECMP, "ecmp"))
+            .AddAttribute("MaxPacketLevelLength",
+                          "Longest a collective may last at packet level, by its plan's "
+                          "estimate or a lower bound: past the default a run moves more "
+                          "packets than a run gets through (49 TiB on ring:4: 5,152 s, 10^10 "
+                          "packets), so it is refused before it starts.",
+                          TimeValue(Seconds(1000)),
+                          MakeTimeAccessor(&CollectiveService::m_maxPacketLevelLength),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("RouteOrder",
                           "Which shortest paths plans and flow routes take when the service "
                           "routes for itself (packet level): shortest or dimension-order, as "
@@ -679,8 +683,10 @@ CollectiveService::Prepare(const tn_plan_request& request,
     {
         return false;
     }
-    *error =
-        CheckPacketLength(m_fabric, out->plan->estimate, "the cost model's estimate of its plan");
+    *error = CheckPacketLength(m_fabric,
+                               out->plan->estimate,
+                               m_maxPacketLevelLength,
+                               "the cost model's estimate of its plan");
     if (!error->empty())
     {
         return false;
@@ -1277,6 +1283,7 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
                 double(request.bytes) * 8.0 * (npus - 1) / npus / double(fastest);
             *error = CheckPacketLength(m_fabric,
                                        Seconds(std::min(seconds, 9e9)),
+                                       m_maxPacketLevelLength,
                                        "its bytes over an NPU's links, at least");
             if (!error->empty())
             {

@@ -501,6 +501,7 @@ class CollectiveService : public Object
     std::map<uint64_t, std::vector<std::vector<uint32_t>>> m_lanePaths; //!< (src, dst) -> paths
     RoutingMode m_mode{PLANNED};
     tn_route_order m_routeOrder{TN_ROUTE_SHORTEST}; //!< RouteOrder
+    Time m_maxPacketLevelLength;                    //!< MaxPacketLevelLength
     UpDownCheck m_upDown{UP_DOWN_REFUSE};           //!< UpDownCheck
     ProgramMode m_program{PROGRAM_AUTO};
     std::string m_scheduler{"themis-scf"};

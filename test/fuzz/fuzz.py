@@ -400,7 +400,16 @@ def example_cases(rng, run, folder):
         # planned (the estimate) and scheduled at run time (a bound): both refused at packet level
         for sched in ["themis", "fixed"]:
             run.run([h, "--topology=ring:4", "--bytes=49TiB", "--schedulers=" + sched] + db,
-                    invalid=True, expect="packet-level")
+                    invalid=True, expect="MaxPacketLevelLength")
+    q = progs.get("training-net-quickstart")
+    if q:
+        # the packet-level length limit is an attribute: lowered, a 1 MiB ring is refused at
+        # packet level and runs at flow level
+        lowered = ["--topology=ring:4", "--bytes=1MiB",
+                   "--ns3::CollectiveService::MaxPacketLevelLength=1us"] + db
+        run.run([q, "--mode=packet"] + lowered, invalid=True,
+                expect=r"MaxPacketLevelLength \(1e-06 s\)")
+        run.run([q, "--mode=flow"] + lowered, invalid=False)
     s = progs.get("p2p-study-stats")
     if s:
         for bad in ["--db=" + os.path.join(run.tmp, "no-such-dir", "x.db"), "--seconds=-1"]:
