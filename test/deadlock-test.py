@@ -16,13 +16,16 @@ good at 8 ms. Checked here:
   - every SQL block of doc/run-not-finishing.rst's "Queries" runs on that database and
     returns rows; training-net-report lists the cycle hop by hop (and marks it on the heat map);
   - the same run with the watch off and StatsRecorder::StallTimeout=5ms ends 'stalled' 5 ms
-    after its last completed transfer, and its message names the dependency frontier (NPUs
+    after its last work done or data frame sent, whichever is later (the port samples show
+    data frames up to that instant and control frames only after it), and its message names the dependency frontier (NPUs
     waiting for peers' transfers) and how many waits were left out; a training job's stall
     (training-iteration, the same all-reduce as its only layer's wg) names the layer and pass;
   - a generated (LLM) program: its data-parallel direct all-reduce stalls the same way and the
     frontier names the program's node; its ring at flow level, issued after a compute phase
     longer than StallTimeout, completes (the stall clock starts at the wait, not at the last
     work done), and a stalled run's simulated_ns is where it stopped;
+  - a single transfer longer than StallTimeout (a 2-NPU ring of 64 MiB, StallTimeout=1ms) is
+    not a stall at packet or flow level: its bytes move;
   - with --route-order=dimension-order the same run completes (exit 0, status ok, no deadlock
     row, the order in the run's params, no later than its estimate), and at flow level it takes
     its estimate (the planner and the fluid network route alike); at packet level without
@@ -47,6 +50,20 @@ failures = []
 def check(ok, what):
     if not ok:
         failures.append(what)
+
+
+# the largest control frame (ACK, CNP, PFC: 60 B here); a data frame carries a payload of 1 KB+
+CONTROL_FRAME_MAX = 100
+
+
+def data_frames(sql, since_us, after):
+    """port-sample rows holding a data frame: in the interval holding the instant printed
+    as `since_us` (microsecond resolution), or (after) in the intervals begun after it"""
+    since = since_us * 1000
+    where = ("time_ns - interval_ns >= ?" if after else
+             "time_ns - interval_ns < ? AND time_ns > %d" % since)
+    return sql.execute("SELECT count(*) FROM port_sample WHERE %s AND tx_bytes > ? * tx_packets"
+                       % where, (since + 1000, CONTROL_FRAME_MAX)).fetchone()[0]
 
 
 def main():
@@ -137,11 +154,18 @@ def main():
         check(stalled_at <= simulated <= stalled_at + 10000,
               "stalled at %d ns, not 5 ms after %s ms" % (simulated, m.group(1)))
         # 'since': the first tick after the last work done (a transfer ready, a message done)
+        # or the last data frame a port sent, whichever is later (the deadlock forms while
+        # ports outside its cycle still drain into it)
         last = sql.execute("SELECT max(t) FROM (SELECT max(ready_ns) AS t FROM transfer"
                            " UNION ALL SELECT max(end_ns) FROM flow)").fetchone()[0]
-        since = float(m.group(1)) * 1e6
-        check(last is not None and last <= since <= last + 10000,
-              "'since' %s ms is not the tick after the last work done (%s ns)" % (m.group(1), last))
+        since_us = round(float(m.group(1)) * 1e3)
+        since = since_us * 1e3
+        check(last is not None and last <= since + 1000 and
+              (since <= last + 10000 or data_frames(sql, since_us, False) > 0),
+              "'since' %s ms is neither the tick after the last work done (%s ns) nor the last "
+              "data frame" % (m.group(1), last))
+        check(data_frames(sql, since_us, True) == 0,
+              "data frames sent after 'since' %s ms" % m.group(1))
     # a training job's stall names the layer and pass each pending collective serves
     workload = db + ".workload.txt"
     with open(workload, "w") as f:
@@ -193,12 +217,37 @@ def main():
         check(m is not None, "%s: the frontier names no program node: %s" %
               (what, rows[0][1] if rows else ""))
         if m:
-            since = float(m.group(1)) * 1e6
+            since_us = round(float(m.group(1)) * 1e3)
+            since = since_us * 1e3
             issued = float(m.group(2)) * 1e3
-            check(abs(since - issued) <= 1e3, "%s: the stall clock began at %.0f ns, not at the "
-                  "wait's issue %.0f ns" % (what, since, issued))
+            sql = sqlite3.connect(llm_db)
+            check(since >= issued - 1e3 and
+                  (since - issued <= 1e3 or data_frames(sql, since_us, False) > 0),
+                  "%s: the stall clock began at %.0f ns, neither at the wait's issue %.0f ns "
+                  "nor at the last data frame" % (what, since, issued))
+            check(data_frames(sql, since_us, True) == 0,
+                  "%s: data frames sent after the clock began at %.0f ns" % (what, since))
             check(since + 5e6 <= rows[0][2] <= since + 5e6 + 1e4,
                   "%s: simulated_ns %s is not 5 ms after %.0f ns" % (what, rows[0][2], since))
+    # one transfer longer than the timeout: its bytes move, no stall
+    long_db = db + ".long"
+    for mode in ("packet", "flow"):
+        if os.path.exists(long_db):
+            os.remove(long_db)
+        run = subprocess.run([program, "--topology=switch:2", "--bytes=64MiB", "--mode=" + mode,
+                              "--algorithms=ring", "--ns3::StatsRecorder::StallTimeout=1ms",
+                              "--db=" + long_db],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+        sql = sqlite3.connect(long_db)
+        status = sql.execute("SELECT status FROM run").fetchall()
+        longest = sql.execute("SELECT max(last_byte_ns - issue_ns) FROM transfer").fetchone()[0]
+        check(run.returncode == 0 and status == [("ok",)],
+              "long transfer, %s: exit %d, runs %s (a false stall?) %s" %
+              (mode, run.returncode, status, run.stdout[-300:]))
+        check(longest is not None and longest > 2e6,
+              "long transfer, %s: the longest transfer took %s ns, not over twice the timeout"
+              % (mode, longest))
     dor_db = db + ".dor"
     for mode, extra in (("packet", []), ("flow", []),
                         ("packet", ["--bytes=32MiB", "--ns3::RdmaNic::CongestionControl=none"])):

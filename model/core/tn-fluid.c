@@ -764,6 +764,17 @@ tn_fluid_link_bits(const tn_fluid* f, uint32_t link, double now)
     return k->bits + k->sum * (now - k->sum_at);
 }
 
+double
+tn_fluid_link_active_at(const tn_fluid* f, uint32_t link, double now)
+{
+    if (!f || link >= f->link_count)
+        return -1.0;
+    const flink* k = &f->links[link];
+    if (k->sum > 0)
+        return now;
+    return k->bits > 0 ? k->sum_at : -1.0; /* the load last changed when it fell to 0 */
+}
+
 uint32_t
 tn_fluid_active(const tn_fluid* f)
 {

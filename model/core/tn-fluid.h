@@ -97,6 +97,12 @@ extern "C"
     /** bits carried by `link` up to `now` (>= the time of the last call that changed rates) */
     double tn_fluid_link_bits(const tn_fluid* f, uint32_t link, double now);
 
+    /**
+     * When `link` last carried bits: `now` while a flow crosses it, else the time its last
+     * flow left it; -1 when no flow ever did.
+     */
+    double tn_fluid_link_active_at(const tn_fluid* f, uint32_t link, double now);
+
     /** flows active now */
     uint32_t tn_fluid_active(const tn_fluid* f);
 

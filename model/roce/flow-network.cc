@@ -278,6 +278,14 @@ FlowNetwork::GetLinkTxBytes(uint32_t link) const
     return tn_fluid_link_bits(m_fluid, l, NowNs()) / 8.0;
 }
 
+Time
+FlowNetwork::GetLinkDataTime(uint32_t link) const
+{
+    const uint32_t l = m_symmetry ? tn_symmetry_canonical_link(m_symmetry, link) : link;
+    const double ns = tn_fluid_link_active_at(m_fluid, l, NowNs());
+    return NanoSeconds(ns < 0 ? -1 : static_cast<int64_t>(ns));
+}
+
 void
 FlowNetwork::SetFlowRoute(uint32_t node,
                           uint32_t src,

@@ -141,6 +141,13 @@ class FlowNetwork : public RoceFabric
      */
     double GetLinkTxBytes(uint32_t link) const;
 
+    /**
+     * \param link directed link id
+     * \return now while a flow crosses it, else when its last flow left it; -1 ns when no
+     * flow ever did
+     */
+    Time GetLinkDataTime(uint32_t link) const;
+
     /** \param node a node \return the summed rate of its out-links, bit/s */
     uint64_t GetNodeLineRate(uint32_t node) const;
 

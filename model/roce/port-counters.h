@@ -30,6 +30,11 @@ struct PortCounterValues
     /// time the transmitter was busy so far, the frame on the wire counted up to now (the
     /// wire bits sent in an interval are its growth over the interval x the rate)
     int64_t busyNs{0};
+    /// when the port last moved data: the start of its last data frame (packet level; PFC
+    /// and control frames do not count, they keep flowing in a PFC deadlock), or now while
+    /// a flow crosses it (flow level); -1: never. A stall watch reads it: a transfer longer
+    /// than the watch's timeout moves bytes without finishing anything.
+    int64_t dataAtNs{-1};
 };
 
 /**

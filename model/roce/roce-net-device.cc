@@ -498,6 +498,7 @@ RoceNetDevice::TryTransmit()
                 {
                     m_rrNext = 0;
                     m_dequeueTrace(p, NUM_PRIORITIES + 1);
+                    m_lastDataTx = Simulator::Now();
                     AddEthernet(p);
                     StartFrame(p);
                     return;
@@ -519,6 +520,10 @@ RoceNetDevice::TryTransmit()
         item.tag = NO_INGRESS; // sent by this node, as the NIC's packets
     }
     m_dequeueTrace(p, queue);
+    if (queue < CONTROL_QUEUE)
+    {
+        m_lastDataTx = Simulator::Now();
+    }
     if (!m_dequeueHook.IsNull())
     {
         m_dequeueHook(this, p, queue, item.tag);

@@ -262,6 +262,15 @@ class RoceNetDevice : public NetDevice
      */
     Time GetTxBusyTime() const;
 
+    /**
+     * \return when the last data frame started (from a data queue or the pull source; not a
+     * PFC or control frame), or -1 ns when none has
+     */
+    Time GetLastDataTxTime() const
+    {
+        return m_lastDataTx;
+    }
+
     /** \return true while a frame is being transmitted */
     bool IsBusy() const
     {
@@ -411,6 +420,7 @@ class RoceNetDevice : public NetDevice
     Time m_pausedTotal[NUM_PRIORITIES];            //!< accumulated pause time
     uint64_t m_txBytes{0};                         //!< frame bytes sent
     uint64_t m_txPackets{0};                       //!< frames sent
+    Time m_lastDataTx{NanoSeconds(-1)};            //!< start of the last data frame
     Ptr<Packet> m_current;                         //!< frame on the wire
 
     FabricReceiveCallback m_fabricRx;                      //!< switch receive

@@ -690,6 +690,7 @@ RoceSwitch::ReadPortCounters(uint32_t port, PortCounterValues* c) const
     c->drops = GetPortDrops(port);
     c->pausedMask = dev->GetPausedMask();
     c->busyNs = dev->GetTxBusyTime().GetNanoSeconds();
+    c->dataAtNs = dev->GetLastDataTxTime().GetNanoSeconds();
 }
 
 } // namespace ns3

@@ -243,6 +243,7 @@ PointToPointPortProbe::ReadPortCounters(uint32_t port, PortCounterValues* c) con
     c->queueBytes[0] = s.dev->GetQueue()->GetNBytes() + s.queueDiscBytes;
     c->drops = s.drops;
     c->busyNs = s.busyNs - std::max<int64_t>(0, s.txEndNs - Simulator::Now().GetNanoSeconds());
+    c->dataAtNs = s.txStartNs; // an ns-3 study's frames all carry its traffic
 }
 
 void
@@ -261,7 +262,8 @@ PointToPointPortProbe::TxBegin(PointToPointPortProbe* probe, uint32_t port, Ptr<
     // the device's own frame time
     const int64_t ns = DataRate(s.rateBps).CalculateBytesTxTime(p->GetSize()).GetNanoSeconds();
     s.busyNs += ns;
-    s.txEndNs = Simulator::Now().GetNanoSeconds() + ns;
+    s.txStartNs = Simulator::Now().GetNanoSeconds();
+    s.txEndNs = s.txStartNs + ns;
 }
 
 void
@@ -348,6 +350,7 @@ FlowNetworkPortProbe::ReadPortCounters(uint32_t port, PortCounterValues* c) cons
     // the transmitter is busy for the wire bits at line rate
     const double rateBps = static_cast<double>(m_network->GetLinkRate(link));
     c->busyNs = static_cast<int64_t>(std::llround(wire * 8e9 / rateBps));
+    c->dataAtNs = m_network->GetLinkDataTime(link).GetNanoSeconds();
 }
 
 void

@@ -108,6 +108,7 @@ class PointToPointPortProbe : public StatsProbe, public PortCounters
         uint64_t drops{0};              //!< packets dropped by the device or its queue disc
         int64_t busyNs{0};              //!< wire time of the frames started
         int64_t txEndNs{0};             //!< end of the last frame started
+        int64_t txStartNs{-1};          //!< start of the last frame started
     };
 
     void DoDispose() override;

@@ -60,9 +60,10 @@ StatsRecorder::GetTypeId()
                           MakeTimeAccessor(&StatsRecorder::m_interval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("StallTimeout",
-                          "End the run as 'stalled' when no work was done (no transfer ready, "
-                          "message completed, layer, iteration or collective ended) for this "
-                          "simulated time while a collective waits for messages (0: never).",
+                          "End the run as 'stalled' when no work was done (no data frame "
+                          "sent, transfer ready, message completed, layer, iteration or "
+                          "collective ended) for this simulated time while a collective waits "
+                          "for messages (0: never).",
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&StatsRecorder::m_stallTimeout),
                           MakeTimeChecker(Seconds(0)))
@@ -586,13 +587,15 @@ StatsRecorder::Tick()
     }
     else if (m_stallTimeout.IsStrictlyPositive() && now - m_progressAt >= m_stallTimeout)
     {
-        // The clock counts from the last work done or the oldest wait's beginning, whichever
-        // is later: a collective issued after a long compute phase has not waited for it.
-        // Moving m_progressAt there also spares the frontier's walk until the timeout can pass.
+        // The clock counts from the latest of the last work done, the oldest wait's beginning
+        // (a collective issued after a long compute phase has not waited for it) and the last
+        // data frame a port sent (a transfer longer than the timeout moves bytes without
+        // finishing anything). Moving m_progressAt there also spares these walks until the
+        // timeout can pass again.
         std::vector<std::string> waits;
         Time oldest = now;
         const uint64_t pending = m_collectiveProbe->GetFrontier(&waits, 1, &oldest);
-        m_progressAt = pending > 0 ? std::max(m_progressAt, oldest) : now;
+        m_progressAt = pending > 0 ? std::max({m_progressAt, oldest, GetLastDataTime()}) : now;
         if (pending > 0 && now - m_progressAt >= m_stallTimeout)
         {
             std::ostringstream why;
@@ -606,6 +609,19 @@ StatsRecorder::Tick()
         }
     }
     ScheduleTick();
+}
+
+Time
+StatsRecorder::GetLastDataTime() const
+{
+    int64_t latest = -1;
+    for (const PortState& s : m_ports)
+    {
+        PortCounterValues c;
+        s.counters->ReadPortCounters(s.port, &c);
+        latest = std::max(latest, c.dataAtNs);
+    }
+    return NanoSeconds(latest);
 }
 
 void

@@ -434,6 +434,8 @@ class StatsRecorder : public Object
     static void AbandonOpenRuns();
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
+    /** \return when a port of the run last sent data (-1 ns: never; a walk of every port) */
+    Time GetLastDataTime() const;
     bool Check(tn_status status, const tn_error& err);
     /** Add one row through `add` (a tn_db_add_* function) unless a write failed before. */
     template <typename Row>

@@ -38,7 +38,8 @@ start(tn_test_ctx* ctx, tn_fluid* f, const uint32_t* links, uint32_t n, double b
 }
 
 /* N flows of B bits on one link of capacity C: each gets C/N and all end at N B / C,
- * reported in tag order (the tags are given in reverse) */
+ * reported in tag order (the tags are given in reverse). The link carried bits never before
+ * the first update, at any instant while the flows cross it, and last when they end. */
 static void
 test_one_link_equal_shares(tn_test_ctx* ctx)
 {
@@ -52,8 +53,10 @@ test_one_link_equal_shares(tn_test_ctx* ctx)
         for (uint32_t i = 0; i < n; i++)
             ids[i] = start(ctx, f, &link, 1, 300.0, n - i);
         TN_CHECK(ctx, tn_fluid_dirty(f));
+        TN_CHECK_EQ(ctx, tn_fluid_link_active_at(f, 0, 0.0), -1.0);
         TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
         TN_CHECK(ctx, !tn_fluid_dirty(f));
+        TN_CHECK_EQ(ctx, tn_fluid_link_active_at(f, 0, 5.0), 5.0);
         for (uint32_t i = 0; i < n; i++)
             TN_CHECK_NEAR(ctx, tn_fluid_rate(f, ids[i]), cap / n, 1e-12);
         for (uint32_t k = 1; k <= n; k++)
@@ -68,6 +71,7 @@ test_one_link_equal_shares(tn_test_ctx* ctx)
         TN_CHECK(ctx, !tn_fluid_next(f, NULL, NULL, NULL));
         TN_CHECK_EQ(ctx, tn_fluid_active(f), 0);
         TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, 1e6), n * 300.0, 1e-6);
+        TN_CHECK_NEAR(ctx, tn_fluid_link_active_at(f, 0, 1e6), n * 300.0 / cap, 1e-9);
         tn_fluid_destroy(f);
     }
 }
