@@ -57,11 +57,12 @@ CONTROL_FRAME_MAX = 100
 
 
 def data_frames(sql, since_us, after):
-    """port-sample rows holding a data frame: in the interval holding the instant printed
-    as `since_us` (microsecond resolution), or (after) in the intervals begun after it"""
+    """port-sample rows holding a data frame: in the intervals up to the instant printed as
+    `since_us` (microsecond resolution) from 20 us before it (the last frame's start, or its
+    arrival at a NIC a wire time later), or (after) in the intervals begun after it"""
     since = since_us * 1000
     where = ("time_ns - interval_ns >= ?" if after else
-             "time_ns - interval_ns < ? AND time_ns > %d" % since)
+             "time_ns - interval_ns < ? AND time_ns > %d" % (since - 20000))
     return sql.execute("SELECT count(*) FROM port_sample WHERE %s AND tx_bytes > ? * tx_packets"
                        % where, (since + 1000, CONTROL_FRAME_MAX)).fetchone()[0]
 

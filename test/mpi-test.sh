@@ -19,7 +19,8 @@
 #     nodes) are refused before anything runs: non-zero exit, one error line;
 #   - recorded (--db, granted engine): every table of the database equal to one process but
 #     the run's wall-clock fields, for fattree:k=4 ring, torus:4x4 ring2d, leaf-spine
-#     hierarchical under ECMP and the 8-to-1 incast (ticks every 1,013 ns);
+#     hierarchical under ECMP, the 8-to-1 incast (ticks every 1,013 ns), and a 2-NPU ring whose
+#     transfers outlast StatsRecorder::StallTimeout (no rank calls it stalled);
 #   - roce-distributed --case=training: a ResNet-50 iteration with the NPUs of rank 1 slower,
 #     so that messages reach rank 1 before its NPUs reach each collective: the same transfer
 #     and iteration lines as one process;
@@ -194,6 +195,10 @@ record "leafspine hierarchical ecmp recorded" --case=collective \
     --topology=leafspine:leaves=4,spines=2,hosts=4 --algorithm=hierarchical --routing=ecmp \
     --bytes=1048576
 record "incast recorded" --case=incast
+# one transfer longer than the stall watch's timeout: each rank's watch sees its bytes move (a
+# rank may hold the receiving NIC and no port the data leaves by), so no rank calls it stalled
+record "long transfer recorded, no false stall" --case=collective --topology=switch:2 --algorithm=ring \
+    --bytes=67108864 --ns3::StatsRecorder::StallTimeout=1ms
 
 # SIGTERM to mpirun (Open MPI passes it to every rank, and kills them 1 s later): every rank
 # stops at the same sampling tick and writes what it recorded; one run, 'aborted', holding

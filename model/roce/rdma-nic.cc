@@ -1225,6 +1225,7 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
                      uint32_t peer)
 {
     Time now = Simulator::Now();
+    m_lastDataRx = now;
     if (telemetry)
     {
         qp->m_rcvTelemetry = *telemetry;

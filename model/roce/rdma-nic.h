@@ -291,6 +291,11 @@ class RdmaNic : public RdmaTransport
         return m_completed;
     }
 
+    Time GetLastDataRxTime() const override
+    {
+        return m_lastDataRx;
+    }
+
     /** \return the path MTU (payload bytes per packet) */
     uint32_t GetMtu() const override
     {
@@ -412,6 +417,7 @@ class RdmaNic : public RdmaTransport
     uint64_t m_failedCount{0};
     uint32_t m_retryLimit{7};
     uint64_t m_completed{0};
+    Time m_lastDataRx{NanoSeconds(-1)}; //!< arrival of the last data packet
 
     TracedCallback<const RdmaMessageRecord&> m_messageCompleteTrace;
     TracedCallback<const RdmaMessageRecord&> m_messageFailedTrace;

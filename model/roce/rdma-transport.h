@@ -89,6 +89,17 @@ class RdmaTransport : public Object
     /** \return messages completed (sender side) */
     virtual uint64_t GetCompletedMessages() const = 0;
 
+    /**
+     * \return when a data packet last arrived, -1 ns when none has or the transport does not
+     * tell (a flow-level NIC: its flows arrive whole, the flow network's links tell instead).
+     * A stall watch reads it: in a distributed run the receiver's rank may hold no port the
+     * data crosses.
+     */
+    virtual Time GetLastDataRxTime() const
+    {
+        return NanoSeconds(-1);
+    }
+
     /** \param fabric the fabric this transport sends over (RoceHelper, FlowNic::Attach) */
     void SetFabric(Ptr<RoceFabric> fabric)
     {

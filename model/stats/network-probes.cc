@@ -393,6 +393,12 @@ RdmaNicProbe::Attach(StatsRecorder* recorder, Ptr<Node> node)
     return probe;
 }
 
+Time
+RdmaNicProbe::GetLastDataTime() const
+{
+    return m_nic ? m_nic->GetLastDataRxTime() : NanoSeconds(-1);
+}
+
 void
 RdmaNicProbe::DoDispose()
 {

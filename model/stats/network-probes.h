@@ -190,6 +190,8 @@ class RdmaNicProbe : public StatsProbe
      */
     static Ptr<RdmaNicProbe> Attach(StatsRecorder* recorder, Ptr<Node> node);
 
+    Time GetLastDataTime() const override;
+
   private:
     void DoDispose() override;
     void MessageComplete(const RdmaMessageRecord& record);

@@ -29,6 +29,12 @@ StatsProbe::DoDispose()
     Object::DoDispose();
 }
 
+Time
+StatsProbe::GetLastDataTime() const
+{
+    return NanoSeconds(-1);
+}
+
 void
 StatsProbe::GetUnfinished(std::vector<std::string>* /* what */) const
 {

@@ -4,6 +4,7 @@
 #ifndef STATS_PROBE_H
 #define STATS_PROBE_H
 
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 #include <string>
@@ -41,6 +42,12 @@ class StatsProbe : public Object
      * \param what appended to
      */
     virtual void GetUnfinished(std::vector<std::string>* what) const;
+
+    /**
+     * \return when what this probe follows last moved data (a NIC's last data packet in), -1 ns
+     * when never or when the probe does not tell: the stall watch counts it as work done
+     */
+    virtual Time GetLastDataTime() const;
 
   protected:
     void DoDispose() override;

@@ -540,9 +540,8 @@ StatsRecorder::Tick()
         Simulator::Stop();
         return;
     }
-    // No other event left: the simulation is over, do not keep it alive. This comes before
-    // the time limit: a tick that finds the work done (a sample interval longer than the
-    // run) is not a run that went on too long.
+    // No other event left: the simulation is over. Before the time limit: a tick that finds
+    // the work done (a sample interval longer than the run) is not a run gone on too long.
     if (!busy)
     {
         if (m_recordPorts)
@@ -588,10 +587,9 @@ StatsRecorder::Tick()
     else if (m_stallTimeout.IsStrictlyPositive() && now - m_progressAt >= m_stallTimeout)
     {
         // The clock counts from the latest of the last work done, the oldest wait's beginning
-        // (a collective issued after a long compute phase has not waited for it) and the last
-        // data frame a port sent (a transfer longer than the timeout moves bytes without
-        // finishing anything). Moving m_progressAt there also spares these walks until the
-        // timeout can pass again.
+        // (a collective issued after a long compute phase has not waited) and the last data
+        // moved (a long transfer finishes nothing for a while); moving m_progressAt there
+        // spares these walks until the timeout can pass again.
         std::vector<std::string> waits;
         Time oldest = now;
         const uint64_t pending = m_collectiveProbe->GetFrontier(&waits, 1, &oldest);
@@ -620,6 +618,10 @@ StatsRecorder::GetLastDataTime() const
         PortCounterValues c;
         s.counters->ReadPortCounters(s.port, &c);
         latest = std::max(latest, c.dataAtNs);
+    }
+    for (const Ptr<StatsProbe>& probe : m_probes)
+    {
+        latest = std::max(latest, probe->GetLastDataTime().GetNanoSeconds());
     }
     return NanoSeconds(latest);
 }
@@ -689,8 +691,7 @@ StatsRecorder::Sample(bool last)
         }
         row.interval_ns = nowNs - s.writtenNs;
         // the wire bits sent inside the interval (a frame split at the sampling instants), as
-        // the time the transmitter was busy in it: at most 1. Counting frames whole where
-        // they start gave 1.02 beside a full interval.
+        // the time the transmitter was busy in it: at most 1 (frames counted whole: 1.02)
         row.utilisation = row.interval_ns > 0 ? double(busy) / double(row.interval_ns) : 0;
         s.txBytes = tx;
         s.txPackets = packets;

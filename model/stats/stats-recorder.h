@@ -434,7 +434,10 @@ class StatsRecorder : public Object
     static void AbandonOpenRuns();
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
-    /** \return when a port of the run last sent data (-1 ns: never; a walk of every port) */
+    /**
+     * \return when a port of the run last sent data or a probe's NIC last received it (-1 ns:
+     * never; a walk of every port and probe)
+     */
     Time GetLastDataTime() const;
     bool Check(tn_status status, const tn_error& err);
     /** Add one row through `add` (a tn_db_add_* function) unless a write failed before. */
