@@ -8,7 +8,9 @@
 #     bandwidth bound 2(N-1)/N S / B;
 #   - scenarios/two-jobs.toml (interleaved jobs sharing the edge uplinks under ECMP), flow
 #     and packet level: both jobs slowed against their runs alone, the ports both may cross
-#     in shared_ports with traffic on them, every iteration, layer, collective and transfer
+#     in shared_ports with traffic on them, at flow level the bytes of each job per port
+#     (job_port.tx_bytes) adding up to the port's and some port carrying both jobs' bytes,
+#     NULL at packet level, every iteration, layer, collective and transfer
 #     row naming its job, every transfer between NPUs of its own job; run twice, the same rows;
 #   - training-net-report draws the jobs' slowdown and the shared ports (with matplotlib);
 #   - a SimAI workload and a text workload as jobs of one scenario, on NPUs listed out of
@@ -121,6 +123,12 @@ for mode in flow packet; do
     [ "$got" = 4 ] || fail "themis jobs $mode: $got of 4 iterations equal alone: $(q "$db" 'SELECT * FROM job_iteration')"
     [ "$(q "$db" "SELECT count(*) FROM shared_ports WHERE run_id = 3")" = 0 ] ||
         fail "themis jobs $mode: the halves share ports: $(q "$db" 'SELECT * FROM shared_ports')"
+    # measured at flow level: every byte a port sent is one job's
+    [ $mode = packet ] || [ "$(q "$db" "SELECT count(*) FROM (SELECT p.node_id, p.port
+                  FROM job_port p JOIN port_summary s ON s.run_id = p.run_id AND s.node_id = p.node_id
+                  AND s.port = p.port WHERE p.run_id = 3 GROUP BY p.node_id, p.port
+                  HAVING count(*) <> 1 OR sum(p.tx_bytes) <> max(s.tx_bytes))")" = 0 ] ||
+        fail "themis jobs $mode: a port's bytes are not its one job's: $(q "$db" 'SELECT * FROM job_port WHERE run_id = 3')"
     # scheduled, over the job's own dims: 8 chunks x 2 dims x (RS, AG) phases, in 2 groups per
     # dim (ring4 x switch2: 2 rings, 4 switch pairs), each phase a collective of its group:
     # per iteration 8 x 2 x (2 + 4) = 96 sub-collectives of 4 or 2 NPUs of the job
@@ -154,6 +162,27 @@ for mode in flow packet; do
     [ "$(q "$db" "SELECT count(*) FROM shared_ports p JOIN node n ON n.run_id = p.run_id
                   AND n.node_id = p.peer_node WHERE p.run_id = 3 AND n.kind = 'npu'")" = 0 ] ||
         fail "two-jobs $mode: a port towards an NPU is shared (jobs hold disjoint NPUs)"
+    # the bytes of each job per port: measured at flow level (each flow's bytes on every link
+    # of its path), where a port's jobs add up to its own tx_bytes less one frame overhead
+    # (24 bytes) per job at most (each job's bytes are cut into whole packets apart) and every
+    # port that sent anything is some job's; not measured at packet level (NULL)
+    if [ $mode = flow ]; then
+        [ "$(q "$db" "SELECT count(*) FROM (SELECT s.tx_bytes - sum(p.tx_bytes) AS d
+                      FROM job_port p JOIN port_summary s ON s.run_id = p.run_id
+                      AND s.node_id = p.node_id AND s.port = p.port WHERE p.run_id = 3
+                      GROUP BY p.node_id, p.port) WHERE d < -1 OR d > 25")" = 0 ] ||
+            fail "two-jobs $mode: a port's jobs' bytes do not add up to its tx_bytes"
+        [ "$(q "$db" "SELECT count(*) FROM port_summary s WHERE s.run_id = 3 AND s.tx_bytes > 0
+                      AND NOT EXISTS (SELECT 1 FROM job_port p WHERE p.run_id = 3
+                      AND p.node_id = s.node_id AND p.port = s.port AND p.tx_bytes > 0)")" = 0 ] ||
+            fail "two-jobs $mode: a port sent bytes of no job"
+        [ "$(q "$db" "SELECT count(*) FROM (SELECT node_id, port FROM job_port WHERE run_id = 3
+                      AND tx_bytes > 0 GROUP BY node_id, port HAVING count(*) = 2)")" -gt 0 ] ||
+            fail "two-jobs $mode: no port carries bytes of both jobs"
+    else
+        [ "$(q "$db" "SELECT count(*) FROM job_port WHERE tx_bytes IS NOT NULL")" = 0 ] ||
+            fail "two-jobs $mode: job bytes per port at packet level are not measured (NULL)"
+    fi
     for t in iteration layer collective transfer; do
         [ "$(q "$db" "SELECT count(*) FROM $t WHERE job_id IS NULL")" = 0 ] &&
             [ "$(q "$db" "SELECT count(DISTINCT job_id) FROM $t WHERE run_id = 3")" = 2 ] ||
