@@ -94,8 +94,8 @@ ReadJobTables(PointContext& ctx, const toml::node* jobNode, const toml::node* is
     {
         r.Fail(r.Resolve(ctx.cfg.root.get("mode")),
                "mode",
-               "flow-symmetric runs one NPU set for all, not several jobs (mode = \"flow\" or "
-               "\"packet\")");
+               "flow-symmetric runs one NPU set for all, and a job on some of them breaks that "
+               "symmetry: not several jobs (mode = \"flow\" or \"packet\")");
     }
     const uint32_t npus = tn_topology_npu_count(ctx.t);
     std::vector<uint32_t> owner(npus, 0); // the job holding each NPU (0: free)

@@ -336,7 +336,7 @@ bad "[training]\nworkload = \"$wl\"\n$(job 4)" \
     "bad8.toml:5:1: job: give \[\[collective\]\], \[training\] or \[\[job\]\], one of them"
 bad "$(job 4)" "bad9.toml:1:11: isolate: expected true or false" "isolate = 1\n"
 
-bad "$(job 4)" "bad10.toml:1:8: mode: flow-symmetric runs one NPU set for all, not several jobs" \
+bad "$(job 4)" "bad10.toml:1:8: mode: flow-symmetric runs one NPU set for all, and a job on some of them breaks that symmetry: not several jobs" \
     'mode = "flow-symmetric"\n' "ring:8"
 bad "$(job '[0, 1, 2, 3, 4]' 'scheduler = "fixed"\n')" \
     "bad11.toml:5:13: job\[0\].scheduler: .* and the 5 NPUs are not a sub-grid of the topology's dimensions: they take 4 x 2 places per dim \(8 NPUs in a grid\)" \

@@ -1323,12 +1323,13 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
     {
         // scheduled at run time, no estimate: every NPU receives (N-1)/N of the bytes at most
         // at its links' summed rate
-        const uint32_t npus = uint32_t(order.size());
+        const uint32_t members = uint32_t(order.size());
         uint64_t fastest = 0;
-        for (uint32_t v : order)
+        for (uint32_t npu : order)
         {
             uint32_t count = 0;
-            const uint32_t* out = tn_topology_out_links(m_topo, v, &count);
+            const uint32_t* out =
+                tn_topology_out_links(m_topo, tn_topology_npu_node(m_topo, npu), &count);
             uint64_t sum = 0;
             for (uint32_t k = 0; k < count; k++)
             {
@@ -1336,10 +1337,10 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
             }
             fastest = std::max(fastest, sum);
         }
-        if (npus > 1 && fastest > 0)
+        if (members > 1 && fastest > 0)
         {
             const double seconds =
-                double(request.bytes) * 8.0 * (npus - 1) / npus / double(fastest);
+                double(request.bytes) * 8.0 * (members - 1) / members / double(fastest);
             *error = CheckPacketLength(m_fabric,
                                        Seconds(std::min(seconds, 9e9)),
                                        m_maxPacketLevelLength,
