@@ -5,7 +5,8 @@
  * fabric. Each table is placed on its NPUs (an explicit list, or packed, spread or random
  * among the NPUs the earlier jobs left), then read by the [training] reader itself
  * (ReadTrainingTable over the job's table and NPU count), so a job takes every key and
- * workload kind [training] does.
+ * workload kind [training] does; a run-time scheduler runs over the dims of the job's NPUs
+ * (their sub-grid: tn_topology_subgrid), refused when they form none.
  */
 #include "roce-helper.h"
 #include "scenario-reader.h"
@@ -93,8 +94,8 @@ ReadJobTables(PointContext& ctx, const toml::node* jobNode, const toml::node* is
     {
         r.Fail(r.Resolve(ctx.cfg.root.get("mode")),
                "mode",
-               "flow-symmetric runs one NPU set for all, not several jobs (mode = \"flow\" or "
-               "\"packet\")");
+               "flow-symmetric runs one NPU set for all, and a job on some of them breaks that "
+               "symmetry: not several jobs (mode = \"flow\" or \"packet\")");
     }
     const uint32_t npus = tn_topology_npu_count(ctx.t);
     std::vector<uint32_t> owner(npus, 0); // the job holding each NPU (0: free)
@@ -220,13 +221,26 @@ ReadJobTables(PointContext& ctx, const toml::node* jobNode, const toml::node* is
         jobCtx.jobKeys = {"name", "npus", "placement", "seed", "start"};
         const toml::table* jt = list->get(i)->as_table();
         ReadTrainingTable(jobCtx, jt);
-        if (!jp.trainingScheduler.empty())
+        // a run-time scheduler splits the job's collectives over the dims of the job's own
+        // NPUs (CollectiveService::CreateScheduled): refused here, with the key, when they
+        // form none, rather than at the run's set-up
+        std::vector<tn_dim_info> grid(tn_topology_dim_count(ctx.t));
+        std::vector<uint32_t> order(job.npus.size());
+        uint32_t dims = 0;
+        tn_error err;
+        if (!jp.trainingScheduler.empty() && tn_topology_subgrid(ctx.t,
+                                                                 job.npus.data(),
+                                                                 uint32_t(job.npus.size()),
+                                                                 grid.data(),
+                                                                 &dims,
+                                                                 order.data(),
+                                                                 &err) != TN_OK)
         {
             r.Fail(r.Resolve(jt->get("scheduler")),
                    jobCtx.Key("scheduler"),
-                   "scheduler '" + jp.trainingScheduler +
-                       "' schedules collectives over every NPU of the topology; a job on some "
-                       "of them takes \"planned\"");
+                   "job '" + job.name + "': scheduler '" + jp.trainingScheduler +
+                       "' splits collectives over the dimensions of the job's NPUs, and " +
+                       err.message + " (or scheduler = \"planned\")");
         }
     }
     p.installNpus = true;

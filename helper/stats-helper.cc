@@ -19,7 +19,9 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-ideal-fct.h"
+#include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/roce-wire.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/themis-collective.h"
 #include "ns3/tn-routing.h"
@@ -27,6 +29,7 @@
 #include "ns3/training-job.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -391,6 +394,9 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
                     "StatsHelper: the RoceHelper did not install this topology");
     // flow level: a node's ports are the out-links of the fluid network
     Ptr<FlowNetwork> fluid = transport ? roce.GetFlowNetwork() : nullptr;
+    m_fluid = fluid;
+    m_packetWire = fluid ? transport->GetMtu() + RoceWire::DATA_OVERHEAD : 0;
+    m_jobPorts.clear();
     for (uint32_t v = 0; v < tn_topology_node_count(topo); ++v)
     {
         if (!roce.IsLocal(v))
@@ -485,6 +491,10 @@ StatsHelper::AddJob(const tn_db_job& row,
     {
         nodes.push_back(tn_topology_npu_node(topo, npu));
         m_recorder->SetJobOfNode(nodes.back(), row.job);
+        if (m_fluid)
+        {
+            m_fluid->SetNodeGroup(nodes.back(), row.job); // its flows' bytes count for the job
+        }
     }
     if (npus.size() < 2 || npus.size() > MAX_JOB_PORT_NPUS)
     {
@@ -541,7 +551,7 @@ StatsHelper::AddJob(const tn_db_job& row,
         if (used[l])
         {
             const tn_link* link = tn_topology_link(topo, l);
-            m_recorder->WriteJobPort({row.job, link->src, link->src_port});
+            m_jobPorts[row.job].insert({link->src, link->src_port});
         }
     }
 }
@@ -632,10 +642,42 @@ StatsHelper::TransferBound(const tn_topology* topo, uint64_t bytes)
     return NanoSeconds(int64_t(std::min(ns, 9e18)));
 }
 
+void
+StatsHelper::WriteJobPorts()
+{
+    // flow level: the wire bytes each job's ended flows carried per link, as frames of full
+    // packets (the rule of FlowNetworkPortProbe, so a port's jobs add up to its tx_bytes
+    // within a frame overhead per job); packet level: not measured
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> bytes;
+    for (const auto& [job, ports] : m_jobPorts)
+    {
+        for (const auto& [node, port] : ports)
+        {
+            bytes[{job, node, port}] = m_fluid ? 0 : -1;
+        }
+    }
+    for (const auto& [groupLink, bits] :
+         m_fluid ? m_fluid->GetGroupLinkBits() : std::map<std::pair<uint32_t, uint32_t>, double>())
+    {
+        const tn_link* link = tn_topology_link(m_fluid->GetTopology(), groupLink.second);
+        const double wire = bits / 8.0;
+        const double packets = std::ceil(wire / m_packetWire - 1e-9);
+        const double frames = wire - packets * RoceNetDevice::WIRE_OVERHEAD;
+        bytes[{groupLink.first, link->src, link->src_port}] =
+            frames > 0 ? int64_t(frames + 0.5) : 0;
+    }
+    for (const auto& [key, tx] : bytes)
+    {
+        m_recorder->WriteJobPort({std::get<0>(key), std::get<1>(key), std::get<2>(key), tx});
+    }
+    m_jobPorts.clear();
+}
+
 std::string
 StatsHelper::Finish(const std::string& status, uint64_t simulatedNs, const std::string& error)
 {
     NS_ASSERT_MSG(m_recorder, "StatsHelper: Install first");
+    WriteJobPorts();
     if (m_recorder->IsRankPart())
     {
         return FinishShared(status, simulatedNs, error);

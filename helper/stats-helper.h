@@ -12,12 +12,16 @@
 #include "ns3/tn-topology.h"
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
 {
 
+class FlowNetwork;
 class NpuHelper;
 class RoceHelper;
 class ThemisCollective;
@@ -162,11 +166,13 @@ class StatsHelper
 
     /**
      * Record one of several jobs on one fabric in the last Install's run (before it starts):
-     * its row in table job, its NPUs' rows naming it (StatsRecorder::SetJobOfNode), and the
-     * ports its traffic may cross (table job_port): every port on a shortest path between
-     * two of its NPUs, which ECMP may hash a flow onto and planned routing picks among (not
-     * written for a job of more than MAX_JOB_PORT_NPUS NPUs: one walk of the shortest paths
-     * towards each of its NPUs, its NPUs times the fabric's links).
+     * its row in table job, its NPUs' rows naming it (StatsRecorder::SetJobOfNode), and, at
+     * Finish, its ports (table job_port): every port on a shortest path between two of its
+     * NPUs, which ECMP may hash a flow onto and planned routing picks among (not for a job of
+     * more than MAX_JOB_PORT_NPUS NPUs: one walk of the shortest paths towards each of its
+     * NPUs, its NPUs times the fabric's links), each with the frame bytes of the job's flows
+     * that crossed it at flow level (FlowNetwork::SetNodeGroup; a port they crossed off those
+     * paths too), NULL at packet level (not measured).
      * \param row the job's row (its npus text, placement, start, alone run)
      * \param npus its topology NPU ranks \param topo the topology
      */
@@ -245,15 +251,21 @@ class StatsHelper
                 std::string* error);
 
     bool OpenShared(Ptr<StatsRecorder> recorder, const std::string& path, std::string* error);
+    /// The job_port rows (AddJob's ports, with each job's bytes at flow level), at Finish.
+    void WriteJobPorts();
     std::string FinishShared(const std::string& status,
                              uint64_t simulatedNs,
                              const std::string& error);
 
     ObjectFactory m_factory;
     Ptr<StatsRecorder> m_recorder;
-    std::string m_mainPath; //!< distributed: the database the parts are joined into
-    std::string m_partPath; //!< distributed: this rank's part
-    tn_db* m_part{nullptr}; //!< distributed: this rank's part (owned)
+    std::string m_mainPath;   //!< distributed: the database the parts are joined into
+    std::string m_partPath;   //!< distributed: this rank's part
+    tn_db* m_part{nullptr};   //!< distributed: this rank's part (owned)
+    Ptr<FlowNetwork> m_fluid; //!< flow level: measures each job's bytes per link (AddJob)
+    uint32_t m_packetWire{0}; //!< flow level: wire bytes of a full packet
+    /// AddJob: the ports (node, port) each job's traffic may cross, by job
+    std::map<uint32_t, std::set<std::pair<uint32_t, uint32_t>>> m_jobPorts;
 };
 
 } // namespace ns3

@@ -8,15 +8,21 @@
 #     bandwidth bound 2(N-1)/N S / B;
 #   - scenarios/two-jobs.toml (interleaved jobs sharing the edge uplinks under ECMP), flow
 #     and packet level: both jobs slowed against their runs alone, the ports both may cross
-#     in shared_ports with traffic on them, every iteration, layer, collective and transfer
+#     in shared_ports with traffic on them, at flow level the bytes of each job per port
+#     (job_port.tx_bytes) adding up to the port's and some port carrying both jobs' bytes,
+#     NULL at packet level, every iteration, layer, collective and transfer
 #     row naming its job, every transfer between NPUs of its own job; run twice, the same rows;
 #   - training-net-report draws the jobs' slowdown and the shared ports (with matplotlib);
 #   - a SimAI workload and a text workload as jobs of one scenario, on NPUs listed out of
 #     order and spread, and an LLM program as a job: they run, each on its own NPUs;
 #   - [training] placement = [3, 2, 1, 0]: one run, rank r on NPU 3 - r (a list, not a sweep);
 #   - random placement: the same seed gives the same NPUs;
+#   - two jobs each with a run-time scheduler (themis-scf) on the halves of a ring x switch
+#     system, at flow and packet level: each over its own dims (the sub-collectives of its ring and switch
+#     groups), each iteration exactly as alone, no port shared, above the all-reduce's bound;
 #   - bad jobs (overlapping NPUs, more NPUs than the topology has, an NPU out of range, an
-#     unknown placement, a run-time scheduler, [[job]] beside [training], flow-symmetric)
+#     unknown placement, a run-time scheduler on NPUs that are no sub-grid (half a ring, a
+#     server and one more NPU), [[job]] beside [training], flow-symmetric)
 #     are refused with one line naming the file, line and key, exit 2, and no database.
 # Usage: scenario-jobs-test.sh RUNNER MODULE_DIR
 set -u
@@ -78,6 +84,71 @@ for mode in flow packet; do
         fail "disjoint $mode: an iteration beats the ring's bandwidth bound"
 done
 
+# --- run-time schedulers per job: Themis over each job's own sub-grid -------------------
+# ring4 x switch4: each half (two switch places) is a ring4 x switch2 of its own, and no link
+# of one half carries the other's traffic (ring links and switch ports are per NPU), so at
+# flow and packet level each job's iterations equal its run alone to the ns. "low" lists its NPUs
+# backwards (rank r on NPU 7 - r): the scheduler's ranks are NPUs in ascending order.
+cat > "$tmp/themis.toml" << EOF
+mode = "flow"
+isolate = true
+[topology]
+spec = "hier:ring4@100Gbps/500ns+switch4@50Gbps/1us"
+[[job]]
+name = "low"
+npus = [7, 6, 5, 4, 3, 2, 1, 0]
+workload = "$wl"
+iterations = 2
+scheduler = "themis-scf"
+chunks = 8
+[[job]]
+name = "high"
+npus = 8
+start = "3us"
+workload = "$wl"
+iterations = 2
+scheduler = "themis-scf"
+chunks = 8
+EOF
+for mode in flow packet; do
+    db=$tmp/themis-$mode.db
+    "$runner" "$tmp/themis.toml" --db "$db" --set mode=$mode > "$tmp/out" 2> "$tmp/err" ||
+        fail "themis jobs $mode: exit non-zero: $(cat "$tmp/err")"
+    [ "$(q "$db" "SELECT count(*) FROM run WHERE status = 'ok'")" = 3 ] ||
+        fail "themis jobs $mode: expected 3 ok runs: $(q "$db" 'SELECT * FROM run')"
+    got=$(q "$db" "SELECT count(*) FROM job_iteration s JOIN job j ON j.run_id = s.run_id
+                   AND j.job_id = s.job_id JOIN job_iteration a ON a.run_id = j.alone_run_id
+                   AND a.job_id = s.job_id AND a.iteration = s.iteration
+                   WHERE s.iteration_ns = a.iteration_ns")
+    [ "$got" = 4 ] || fail "themis jobs $mode: $got of 4 iterations equal alone: $(q "$db" 'SELECT * FROM job_iteration')"
+    [ "$(q "$db" "SELECT count(*) FROM shared_ports WHERE run_id = 3")" = 0 ] ||
+        fail "themis jobs $mode: the halves share ports: $(q "$db" 'SELECT * FROM shared_ports')"
+    # measured at flow level: every byte a port sent is one job's
+    [ $mode = packet ] || [ "$(q "$db" "SELECT count(*) FROM (SELECT p.node_id, p.port
+                  FROM job_port p JOIN port_summary s ON s.run_id = p.run_id AND s.node_id = p.node_id
+                  AND s.port = p.port WHERE p.run_id = 3 GROUP BY p.node_id, p.port
+                  HAVING count(*) <> 1 OR sum(p.tx_bytes) <> max(s.tx_bytes))")" = 0 ] ||
+        fail "themis jobs $mode: a port's bytes are not its one job's: $(q "$db" 'SELECT * FROM job_port WHERE run_id = 3')"
+    # scheduled, over the job's own dims: 8 chunks x 2 dims x (RS, AG) phases, in 2 groups per
+    # dim (ring4 x switch2: 2 rings, 4 switch pairs), each phase a collective of its group:
+    # per iteration 8 x 2 x (2 + 4) = 96 sub-collectives of 4 or 2 NPUs of the job
+    [ "$(q "$db" "SELECT count(*) || ' ' || min(participants) || ' ' || max(participants)
+                  FROM collective WHERE run_id = 3 AND job_id = 1 AND scheduler <> 'run-time'")" = "192 2 4" ] ||
+        fail "themis jobs $mode: not 2 x 96 phases of the job's dims: $(q "$db" "SELECT count(*), min(participants), max(participants) FROM collective WHERE run_id = 3 AND job_id = 1")"
+    [ "$(q "$db" "SELECT count(*) FROM transfer t JOIN node n ON n.run_id = t.run_id
+                  AND n.node_id IN (t.src_node, t.dst_node) JOIN job j ON j.run_id = t.run_id
+                  AND j.job_id = t.job_id WHERE ',' || j.npus || ',' NOT LIKE '%,' || n.rank || ',%'")" = 0 ] ||
+        fail "themis jobs $mode: a transfer leaves its job's NPUs"
+    # the scheduled operations themselves (one all-reduce per job and iteration) name their job
+    [ "$(q "$db" "SELECT group_concat(job_id || ':' || count, ' ') FROM (SELECT job_id, count(*) AS count
+                  FROM collective WHERE run_id = 3 AND scheduler = 'run-time' GROUP BY job_id)")" = "1:2 2:2" ] ||
+        fail "themis jobs $mode: the scheduled operations do not name their jobs: $(q "$db" "SELECT * FROM collective WHERE scheduler = 'run-time'")"
+    # the all-reduce bound of the job's NPUs: 2 (N-1)/N S over an NPU's 250 Gbit/s (a bidirectional
+    # ring of 100 Gbit/s links, a switch port of 50), N = 8, S = 1 MiB
+    [ "$(q "$db" "SELECT count(*) FROM job_iteration WHERE iteration_ns < 2.0 * 7 / 8 * 1048576 / 31.25")" = 0 ] ||
+        fail "themis jobs $mode: an iteration beats the all-reduce's bandwidth bound"
+done
+
 # --- the shipped two-jobs scenario: both slowed under ECMP, shared ports ----------------
 for mode in flow packet; do
     db=$tmp/two-$mode.db
@@ -91,6 +162,27 @@ for mode in flow packet; do
     [ "$(q "$db" "SELECT count(*) FROM shared_ports p JOIN node n ON n.run_id = p.run_id
                   AND n.node_id = p.peer_node WHERE p.run_id = 3 AND n.kind = 'npu'")" = 0 ] ||
         fail "two-jobs $mode: a port towards an NPU is shared (jobs hold disjoint NPUs)"
+    # the bytes of each job per port: measured at flow level (each flow's bytes on every link
+    # of its path), where a port's jobs add up to its own tx_bytes less one frame overhead
+    # (24 bytes) per job at most (each job's bytes are cut into whole packets apart) and every
+    # port that sent anything is some job's; not measured at packet level (NULL)
+    if [ $mode = flow ]; then
+        [ "$(q "$db" "SELECT count(*) FROM (SELECT s.tx_bytes - sum(p.tx_bytes) AS d
+                      FROM job_port p JOIN port_summary s ON s.run_id = p.run_id
+                      AND s.node_id = p.node_id AND s.port = p.port WHERE p.run_id = 3
+                      GROUP BY p.node_id, p.port) WHERE d < -1 OR d > 25")" = 0 ] ||
+            fail "two-jobs $mode: a port's jobs' bytes do not add up to its tx_bytes"
+        [ "$(q "$db" "SELECT count(*) FROM port_summary s WHERE s.run_id = 3 AND s.tx_bytes > 0
+                      AND NOT EXISTS (SELECT 1 FROM job_port p WHERE p.run_id = 3
+                      AND p.node_id = s.node_id AND p.port = s.port AND p.tx_bytes > 0)")" = 0 ] ||
+            fail "two-jobs $mode: a port sent bytes of no job"
+        [ "$(q "$db" "SELECT count(*) FROM (SELECT node_id, port FROM job_port WHERE run_id = 3
+                      AND tx_bytes > 0 GROUP BY node_id, port HAVING count(*) = 2)")" -gt 0 ] ||
+            fail "two-jobs $mode: no port carries bytes of both jobs"
+    else
+        [ "$(q "$db" "SELECT count(*) FROM job_port WHERE tx_bytes IS NOT NULL")" = 0 ] ||
+            fail "two-jobs $mode: job bytes per port at packet level are not measured (NULL)"
+    fi
     for t in iteration layer collective transfer; do
         [ "$(q "$db" "SELECT count(*) FROM $t WHERE job_id IS NULL")" = 0 ] &&
             [ "$(q "$db" "SELECT count(DISTINCT job_id) FROM $t WHERE run_id = 3")" = 2 ] ||
@@ -236,14 +328,19 @@ bad "$(job 17)" "bad3.toml:4:8: job\[0\].npus: 17 is out of range \[1, 16\]"
 bad "$(job '[3, 16]')" "bad4.toml:4:12: job\[0\].npus: expected an NPU index .*below 16"
 bad "$(job 4 'placement = "diagonal"\n')" \
     "bad5.toml:5:13: job\[0\].placement: 'diagonal' is not one of packed, spread, random"
-bad "$(job 4 'scheduler = "themis-scf"\n')" "bad6.toml:5:13: job\[0\].scheduler: .*\"planned\""
+bad "$(job '[0, 1, 4, 5]' 'scheduler = "themis-scf"\n')" \
+    "bad6.toml:5:13: job\[0\].scheduler: job 'job1': scheduler 'themis-scf' splits collectives over the dimensions of the job's NPUs, and dim 0 is a ring of 4 NPUs of which they hold 2: part of a ring is not one" \
+    "" "hier:ring4@100Gbps+switch4@50Gbps"
 bad "$(job '[0, 1, 1]')" "bad7.toml:4:15: job\[0\].npus: NPU 1 is listed twice"
 bad "[training]\nworkload = \"$wl\"\n$(job 4)" \
     "bad8.toml:5:1: job: give \[\[collective\]\], \[training\] or \[\[job\]\], one of them"
 bad "$(job 4)" "bad9.toml:1:11: isolate: expected true or false" "isolate = 1\n"
 
-bad "$(job 4)" "bad10.toml:1:8: mode: flow-symmetric runs one NPU set for all, not several jobs" \
+bad "$(job 4)" "bad10.toml:1:8: mode: flow-symmetric runs one NPU set for all, and a job on some of them breaks that symmetry: not several jobs" \
     'mode = "flow-symmetric"\n' "ring:8"
+bad "$(job '[0, 1, 2, 3, 4]' 'scheduler = "fixed"\n')" \
+    "bad11.toml:5:13: job\[0\].scheduler: .* and the 5 NPUs are not a sub-grid of the topology's dimensions: they take 4 x 2 places per dim \(8 NPUs in a grid\)" \
+    "" "hier:ring4@100Gbps+switch4@50Gbps"
 
 [ "$failures" = 0 ] || exit 1
 echo "scenario jobs: all checks passed"

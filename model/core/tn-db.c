@@ -56,7 +56,8 @@ static const char* const SCHEMA_1 =
     " paused_since_ns INTEGER NOT NULL, queue_bytes INTEGER NOT NULL, flows TEXT,"                 \
     " PRIMARY KEY (run_id, hop));"
 
-/* The tables added by schema 8: several jobs on one fabric ([[job]]), and the ports each job's
+/* The tables added by schema 8 (job_port.tx_bytes by schema 9): several jobs on one fabric
+ * ([[job]]), and the ports each job's
  * traffic may cross. */
 #define SCHEMA_8_TABLES                                                                            \
     "CREATE TABLE IF NOT EXISTS job ("                                                             \
@@ -67,6 +68,7 @@ static const char* const SCHEMA_1 =
     "CREATE TABLE IF NOT EXISTS job_port ("                                                        \
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
     " job_id INTEGER NOT NULL, node_id INTEGER NOT NULL, port INTEGER NOT NULL,"                   \
+    " tx_bytes INTEGER,"                                                                           \
     " PRIMARY KEY (run_id, job_id, node_id, port));"
 
 /* The views added by schema 8. A job's iteration spans its NPUs: from the first start to the
@@ -306,7 +308,7 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO llm_rank VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO deadlock VALUES (?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO job VALUES (?,?,?,?,?,?,?)",
-    "INSERT INTO job_port VALUES (?,?,?,?)",
+    "INSERT INTO job_port VALUES (?,?,?,?,?)",
 };
 
 static const char* const TABLES[T_COUNT] = {"node",
@@ -535,7 +537,7 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version >= 1 && version <= 7 && rows == 1)
+    if (version >= 1 && version <= 8 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables (of this schema);
          * schema 2's run had no error text; schema 3's collective had no tuner columns and
@@ -575,6 +577,9 @@ check_schema_version(tn_db* db, tn_error* err)
                           "DROP VIEW IF EXISTS collective_summary;" SCHEMA_5_TABLES SCHEMA_8_TABLES,
                           "upgrading schema",
                           err);
+        /* schema 9: the bytes each job sent through a port (a schema-8 job_port has none) */
+        if (!status && version >= 2)
+            status = add_column(db, "job_port", "tx_bytes INTEGER", err);
         /* schema 6 widened run.status and added deadlock; the legacy rename leaves the views
          * (which name run) alone */
         if (!status && version <= 5)
@@ -586,7 +591,7 @@ check_schema_version(tn_db* db, tn_error* err)
         if (!status && version >= 2)
             status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 8", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 9", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1562,6 +1567,10 @@ tn_db_add_job_port(tn_db* db, int64_t run_id, const tn_db_job_port* in, tn_error
     put_int(r, in->job);
     put_int(r, in->node);
     put_int(r, in->port);
+    if (in->tx_bytes >= 0)
+        put_int(r, in->tx_bytes);
+    else
+        put_null(r);
     return row_done(db, 1, err);
 }
 

@@ -59,7 +59,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 8
+#define TN_DB_SCHEMA_VERSION 9
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -359,13 +359,14 @@ extern "C"
 
     tn_status tn_db_add_job(tn_db* db, int64_t run_id, const tn_db_job* row, tn_error* err);
 
-    /** A port that a job's traffic may cross: on a shortest path between two of its NPUs
-     *  (table job_port, schema 8). */
+    /** A port that a job's traffic may cross: on a shortest path between two of its NPUs, or
+     *  one its flows crossed (table job_port, schema 8; tx_bytes schema 9). */
     typedef struct tn_db_job_port
     {
-        uint32_t job;  /**< the job */
-        uint32_t node; /**< the port's node */
-        uint32_t port; /**< the port */
+        uint32_t job;     /**< the job */
+        uint32_t node;    /**< the port's node */
+        uint32_t port;    /**< the port */
+        int64_t tx_bytes; /**< the job's frame bytes the port sent; < 0: NULL (not measured) */
     } tn_db_job_port;
 
     tn_status tn_db_add_job_port(tn_db* db,

@@ -12,6 +12,7 @@
 #include "tn-text.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -741,5 +742,143 @@ tn_topology_coords_rank(const tn_topology* topo,
         r = r * topo->dims[i].size + coords[i];
     }
     *rank = (uint32_t)r;
+    return TN_OK;
+}
+
+static int
+tn_compare_u32(const void* a, const void* b)
+{
+    const uint32_t x = *(const uint32_t*)a;
+    const uint32_t y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+tn_status
+tn_topology_subgrid(const tn_topology* topo,
+                    const uint32_t* npus,
+                    uint32_t count,
+                    tn_dim_info* dims,
+                    uint32_t* dim_count,
+                    uint32_t* order,
+                    tn_error* err)
+{
+    if (!topo || !dims || !dim_count || !order || (!npus && count > 0))
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_subgrid: NULL argument");
+    }
+    if (topo->dim_count == 0)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "the topology has no dimensions (a hier: system has them)");
+    }
+    if (count == 0)
+    {
+        return tn_error_set(err, TN_EINVAL, "no NPUs");
+    }
+    const uint32_t d_count = topo->dim_count;
+    // held[d * stride + c]: whether the set holds coordinate c of dim d (one row per dim,
+    // as wide as the largest dim)
+    uint32_t widest = 0;
+    for (uint32_t d = 0; d < d_count; d++)
+    {
+        widest = topo->dims[d].size > widest ? topo->dims[d].size : widest;
+    }
+    unsigned char* held = calloc((size_t)d_count * widest, 1);
+    unsigned char* seen = calloc(topo->npu_count, 1);
+    if (!held || !seen)
+    {
+        free(held);
+        free(seen);
+        return tn_error_set(err, TN_ENOMEM, "tn_topology_subgrid: out of memory");
+    }
+    tn_status status = TN_OK;
+    for (uint32_t i = 0; i < count && status == TN_OK; i++)
+    {
+        if (npus[i] >= topo->npu_count || seen[npus[i]])
+        {
+            status = tn_error_set(err,
+                                  TN_EINVAL,
+                                  npus[i] >= topo->npu_count ? "NPU %u is not one of the %u"
+                                                             : "NPU %u is listed twice (of %u)",
+                                  npus[i],
+                                  topo->npu_count);
+            break;
+        }
+        seen[npus[i]] = 1;
+        uint32_t r = npus[i];
+        for (uint32_t d = 0; d < d_count; d++)
+        {
+            held[(size_t)d * widest + r % topo->dims[d].size] = 1;
+            r /= topo->dims[d].size;
+        }
+    }
+    // the set is inside the product of the coordinates it holds, and as large: it is the product
+    uint64_t product = 1;
+    char shape[128] = "";
+    size_t used = 0;
+    *dim_count = 0;
+    for (uint32_t d = 0; d < d_count && status == TN_OK; d++)
+    {
+        const tn_dim_info* info = &topo->dims[d];
+        uint32_t k = 0;
+        for (uint32_t c = 0; c < info->size; c++)
+        {
+            k += held[(size_t)d * widest + c];
+        }
+        product *= k;
+        if (used < sizeof shape)
+        {
+            used += (size_t)snprintf(shape + used, sizeof shape - used, "%s%u", d ? " x " : "", k);
+        }
+        if (k < 2)
+        {
+            continue; // one coordinate: no collective crosses this dim
+        }
+        const int axis =
+            info->kind == TN_DIM_RING || info->kind == TN_DIM_TORUS || info->kind == TN_DIM_MESH;
+        if (axis && k < info->size)
+        {
+            status = tn_error_set(err,
+                                  TN_EINVAL,
+                                  "dim %u is a %s of %u NPUs of which they hold %u: part of a "
+                                  "%s is not one (hold all of it, or one NPU of it)",
+                                  d,
+                                  tn_dim_kind_name(info->kind),
+                                  info->size,
+                                  k,
+                                  tn_dim_kind_name(info->kind));
+            break;
+        }
+        tn_dim_info kept = *info;
+        kept.size = k;
+        if (info->kind == TN_DIM_FC)
+        {
+            // links to the k-1 peers held, of the P-1 the dim's bandwidth sums
+            kept.bandwidth_bps = info->bandwidth_bps / (info->size - 1) * (k - 1);
+        }
+        dims[(*dim_count)++] = kept;
+    }
+    if (status == TN_OK && product != count)
+    {
+        status = tn_error_set(err,
+                              TN_EINVAL,
+                              "the %u NPUs are not a sub-grid of the topology's dimensions: they "
+                              "take %s places per dim (%llu NPUs in a grid)",
+                              count,
+                              shape,
+                              (unsigned long long)product);
+    }
+    free(held);
+    free(seen);
+    if (status != TN_OK)
+    {
+        *dim_count = 0;
+        return status;
+    }
+    // a sub-grid rank and a topology rank are both mixed radix, first dim fastest, and each
+    // coordinate maps up monotonically: ascending NPUs are the sub-grid's ranks in order
+    memcpy(order, npus, (size_t)count * sizeof *order);
+    qsort(order, count, sizeof *order, tn_compare_u32);
     return TN_OK;
 }

@@ -329,6 +329,31 @@ extern "C"
                                       uint32_t* rank,
                                       tn_error* err);
 
+    /**
+     * A set of NPUs as a grid of its own: the dims a run-time scheduler (Themis) splits a
+     * collective of those NPUs over, e.g. a training job on part of the topology.
+     * The set must be a sub-grid: the product of one set of coordinates per dim, every
+     * combination once (whole servers of a hier: system are one). The sub-grid keeps, in the
+     * topology's order, the dims where the set holds more than one coordinate: size = the
+     * coordinates held; bandwidth_bps = the per-NPU bandwidth towards the set's own NPUs (a
+     * switch dim's whole; a fully connected dim's links to the k-1 peers held, k-1 of P-1);
+     * kind and latency the topology's. A ring, torus or mesh axis must be held whole or at one
+     * coordinate: part of a ring is not a ring (its ends' links lead out of the set).
+     * order[i] = the NPU of sub-grid rank i (mixed radix over the kept dims, first fastest): the
+     * NPUs in ascending order, since both ranks are mixed radix. One NPU keeps no dims.
+     * dims: room for tn_topology_dim_count(topo); order: room for count.
+     * TN_EINVAL with the reason (a sentence without the function's name: callers show it to
+     * users) when the topology has no dims, an NPU is out of range or twice, or the set is not a
+     * sub-grid a scheduler can split over.
+     */
+    tn_status tn_topology_subgrid(const tn_topology* topo,
+                                  const uint32_t* npus,
+                                  uint32_t count,
+                                  tn_dim_info* dims,
+                                  uint32_t* dim_count,
+                                  uint32_t* order,
+                                  tn_error* err);
+
     /* ---- generators (lp NULL = defaults; *out NULL on failure) -------------------- */
 
     tn_status tn_topology_ring(uint32_t n,

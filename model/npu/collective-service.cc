@@ -1224,7 +1224,16 @@ CollectiveService::CheckScheduled(const tn_plan_request& request,
                                   const std::string& scheduler,
                                   std::string* error)
 {
-    return BuildScheduled(request, scheduler, true, error) != nullptr;
+    return BuildScheduled(request, scheduler, {}, true, error) != nullptr;
+}
+
+bool
+CollectiveService::CheckScheduled(const tn_plan_request& request,
+                                  const std::string& scheduler,
+                                  const std::vector<uint32_t>& npus,
+                                  std::string* error)
+{
+    return BuildScheduled(request, scheduler, npus, true, error) != nullptr;
 }
 
 Ptr<ThemisCollective>
@@ -1232,12 +1241,22 @@ CollectiveService::CreateScheduled(const tn_plan_request& request,
                                    const std::string& scheduler,
                                    std::string* error)
 {
-    return BuildScheduled(request, scheduler, false, error);
+    return BuildScheduled(request, scheduler, {}, false, error);
+}
+
+Ptr<ThemisCollective>
+CollectiveService::CreateScheduled(const tn_plan_request& request,
+                                   const std::string& scheduler,
+                                   const std::vector<uint32_t>& npus,
+                                   std::string* error)
+{
+    return BuildScheduled(request, scheduler, npus, false, error);
 }
 
 Ptr<ThemisCollective>
 CollectiveService::BuildScheduled(const tn_plan_request& request,
                                   const std::string& scheduler,
+                                  const std::vector<uint32_t>& npus,
                                   bool check,
                                   std::string* error)
 {
@@ -1261,15 +1280,56 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
     }
     // internal invariant: CollectiveHelper::Install sets the service up before any use
     NS_ABORT_MSG_IF(!m_topo, "CollectiveService: Setup first (CollectiveHelper::Install)");
+    // the grid the scheduler splits over: the topology's dims, or the sub-grid of a group's
+    // NPUs (a job on part of the topology); grid rank r runs on NPU order[r]
+    std::vector<tn_dim_info> grid(tn_topology_dim_count(m_topo));
+    std::vector<uint32_t> order = npus;
+    std::sort(order.begin(), order.end());
+    bool every = true; // every NPU: the topology's dims as they are, sizes of 1 included
+    for (uint32_t r = 0; r < order.size(); r++)
+    {
+        every = every && order[r] == r;
+    }
+    if (npus.empty() || (every && order.size() == tn_topology_npu_count(m_topo)))
+    {
+        order.clear();
+        for (uint32_t d = 0; d < grid.size(); d++)
+        {
+            grid[d] = *tn_topology_dim(m_topo, d);
+        }
+        for (uint32_t r = 0; r < tn_topology_npu_count(m_topo); r++)
+        {
+            order.push_back(r);
+        }
+    }
+    else
+    {
+        order.resize(npus.size());
+        uint32_t dims = 0;
+        tn_error err;
+        if (tn_topology_subgrid(m_topo,
+                                npus.data(),
+                                uint32_t(npus.size()),
+                                grid.data(),
+                                &dims,
+                                order.data(),
+                                &err) != TN_OK)
+        {
+            *error = std::string("a run-time scheduler splits over dimensions, and ") + err.message;
+            return nullptr;
+        }
+        grid.resize(dims);
+    }
     {
         // scheduled at run time, no estimate: every NPU receives (N-1)/N of the bytes at most
         // at its links' summed rate
-        const uint32_t npus = tn_topology_npu_count(m_topo);
+        const uint32_t members = uint32_t(order.size());
         uint64_t fastest = 0;
-        for (uint32_t v = 0; v < npus; v++)
+        for (uint32_t npu : order)
         {
             uint32_t count = 0;
-            const uint32_t* out = tn_topology_out_links(m_topo, v, &count);
+            const uint32_t* out =
+                tn_topology_out_links(m_topo, tn_topology_npu_node(m_topo, npu), &count);
             uint64_t sum = 0;
             for (uint32_t k = 0; k < count; k++)
             {
@@ -1277,10 +1337,10 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
             }
             fastest = std::max(fastest, sum);
         }
-        if (npus > 1 && fastest > 0)
+        if (members > 1 && fastest > 0)
         {
             const double seconds =
-                double(request.bytes) * 8.0 * (npus - 1) / npus / double(fastest);
+                double(request.bytes) * 8.0 * (members - 1) / members / double(fastest);
             *error = CheckPacketLength(m_fabric,
                                        Seconds(std::min(seconds, 9e9)),
                                        m_maxPacketLevelLength,
@@ -1296,7 +1356,7 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
         request.themis.active_chunks_per_dim ? request.themis.active_chunks_per_dim : 1;
     Ptr<ThemisCollective> themis = CreateObject<ThemisCollective>();
     if (!themis->Setup(check ? m_nextId : m_nextId++,
-                       m_topo,
+                       grid,
                        request.collective,
                        request.bytes,
                        chunks,
@@ -1312,15 +1372,19 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
         for (uint32_t k = 0; k < themis->GetPhasesPerChunk(); k++)
         {
             const uint32_t dim = themis->GetPhaseDim(c, k);
-            const tn_dim_kind kind = tn_topology_dim(m_topo, dim)->kind;
+            const tn_dim_kind kind = grid[dim].kind;
             // the dim's own algorithm. A ring of more than 2 NPUs runs both directions: the
             // balancer plans with the dim's bandwidth (rate x cables), which a one-way ring
             // would halve (Themis then lost 0.75x on an FC/ring/switch system)
             const bool ring = kind == TN_DIM_RING || kind == TN_DIM_TORUS;
-            const char* algorithm =
-                !ring ? "direct" : (tn_topology_dim(m_topo, dim)->size > 2 ? "ring-bidir" : "ring");
+            const char* algorithm = !ring ? "direct" : (grid[dim].size > 2 ? "ring-bidir" : "ring");
             for (uint32_t leader : themis->GetLeaders(dim))
             {
+                std::vector<uint32_t> group = themis->GetGroup(leader, dim);
+                for (uint32_t& member : group)
+                {
+                    member = order[member];
+                }
                 tn_plan_request sub;
                 tn_plan_request_init(&sub);
                 sub.collective =
@@ -1329,12 +1393,11 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
                 sub.bytes = themis->GetPhaseBytes(c, k, leader);
                 sub.memory_limit = request.memory_limit;
                 Ptr<Collective> phase;
-                if (check ? !Check(sub, themis->GetGroup(leader, dim), error)
-                          : !(phase = Create(sub, themis->GetGroup(leader, dim), error)))
+                if (check ? !Check(sub, group, error) : !(phase = Create(sub, group, error)))
                 {
                     *error = "chunk " + std::to_string(c) + " phase " + std::to_string(k) +
                              " (dim " + std::to_string(dim) + ", group of NPU " +
-                             std::to_string(leader) + "): " + *error;
+                             std::to_string(order[leader]) + "): " + *error;
                     return nullptr;
                 }
                 if (!check)
@@ -1349,12 +1412,14 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
         themis->Dispose();
         return themis; // planned, not installed: the caller only asks whether it can be
     }
-    std::vector<uint32_t> nodes(m_executors.size());
-    for (uint32_t r = 0; r < nodes.size(); r++)
+    std::vector<Ptr<CollectiveExecutor>> executors;
+    std::vector<uint32_t> nodes;
+    for (uint32_t npu : order)
     {
-        nodes[r] = tn_topology_npu_node(m_topo, r);
+        executors.push_back(m_executors[npu]);
+        nodes.push_back(tn_topology_npu_node(m_topo, npu));
     }
-    themis->Install(m_executors, nodes);
+    themis->Install(executors, nodes, order);
     m_scheduled.push_back(themis);
     themis->TraceConnectWithoutContext("End",
                                        MakeCallback(&CollectiveService::ScheduledEnded, this));

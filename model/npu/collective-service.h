@@ -286,6 +286,21 @@ class CollectiveService : public Object
                                           std::string* error);
 
     /**
+     * CreateScheduled on a group of NPUs (a job on part of the topology): the scheduler splits
+     * over the dims of the group's sub-grid (tn_topology_subgrid: a product of coordinates,
+     * rings held whole), its rank r on the r-th of the NPUs in ascending order
+     * (ThemisCollective::GetNpu, GetRankOfNpu).
+     * \param request the request \param scheduler a name IsScheduler accepts
+     * \param npus the group's topology NPU ranks (any order; empty: every NPU)
+     * \param error set when it cannot be created (a group that is no sub-grid says why)
+     * \return the collective (not started), or null with *error set
+     */
+    Ptr<ThemisCollective> CreateScheduled(const tn_plan_request& request,
+                                          const std::string& scheduler,
+                                          const std::vector<uint32_t>& npus,
+                                          std::string* error);
+
+    /**
      * Whether CreateScheduled would create this collective now, planned without creating
      * anything (a training job's set-up, TrainingJob::Setup): the same refusals and errors.
      * \param request the request \param scheduler its name \param error set to why not
@@ -293,6 +308,16 @@ class CollectiveService : public Object
      */
     bool CheckScheduled(const tn_plan_request& request,
                         const std::string& scheduler,
+                        std::string* error);
+
+    /**
+     * Whether CreateScheduled on this group of NPUs would create it now (as above).
+     * \param request the request \param scheduler its name \param npus the group's NPUs
+     * \param error set to why not \return true when it can be created
+     */
+    bool CheckScheduled(const tn_plan_request& request,
+                        const std::string& scheduler,
+                        const std::vector<uint32_t>& npus,
                         std::string* error);
 
     /**
@@ -518,6 +543,7 @@ class CollectiveService : public Object
     /** CreateScheduled (check false) and CheckScheduled (check true, nothing installed). */
     Ptr<ThemisCollective> BuildScheduled(const tn_plan_request& request,
                                          const std::string& scheduler,
+                                         const std::vector<uint32_t>& npus,
                                          bool check,
                                          std::string* error);
     /**

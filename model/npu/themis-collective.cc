@@ -93,6 +93,25 @@ ThemisCollective::Setup(uint32_t id,
                         bool baseline,
                         std::string* error)
 {
+    std::vector<tn_dim_info> dims(tn_topology_dim_count(topo));
+    for (uint32_t d = 0; d < dims.size(); d++)
+    {
+        dims[d] = *tn_topology_dim(topo, d);
+    }
+    return Setup(id, dims, collective, bytes, chunks, active, policy, baseline, error);
+}
+
+bool
+ThemisCollective::Setup(uint32_t id,
+                        const std::vector<tn_dim_info>& grid,
+                        tn_collective collective,
+                        uint64_t bytes,
+                        uint32_t chunks,
+                        uint32_t active,
+                        Policy policy,
+                        bool baseline,
+                        std::string* error)
+{
     // internal invariant: the call order of the API (set up once, before use), which the helpers
     // keep
     NS_ABORT_MSG_IF(m_ranks, "ThemisCollective::Setup called twice");
@@ -106,7 +125,7 @@ ThemisCollective::Setup(uint32_t id,
                  tn_collective_name(collective);
         return false;
     }
-    const uint32_t dims = tn_topology_dim_count(topo);
+    const uint32_t dims = static_cast<uint32_t>(grid.size());
     if (dims == 0)
     {
         *error = "Themis needs a topology with dimensions (a hier: system)";
@@ -117,7 +136,14 @@ ThemisCollective::Setup(uint32_t id,
         *error = "Themis needs at least one chunk and one active chunk-phase per dim";
         return false;
     }
-    m_ranks = tn_topology_npu_count(topo);
+    uint64_t ranks = 1;
+    for (const tn_dim_info& info : grid)
+    {
+        ranks *= info.size;
+    }
+    // internal invariant: a grid's dims have sizes >= 1 and multiply to an NPU count (uint32)
+    NS_ABORT_MSG_IF(ranks == 0 || ranks > UINT32_MAX, "ThemisCollective: bad grid");
+    m_ranks = static_cast<uint32_t>(ranks);
     // chunk-phases are indexed by 31 bits of an immediate
     if (static_cast<uint64_t>(chunks) * 2 * dims * m_ranks >= START_BIT)
     {
@@ -138,7 +164,7 @@ ThemisCollective::Setup(uint32_t id,
     uint32_t stride = 1;
     for (uint32_t d = 0; d < dims; d++)
     {
-        const tn_dim_info* info = tn_topology_dim(topo, d);
+        const tn_dim_info* info = &grid[d];
         sizes[d] = info->size;
         bandwidth[d] = info->bandwidth_bps;
         m_size.push_back(info->size);
@@ -235,6 +261,13 @@ ThemisCollective::Setup(uint32_t id,
     m_rankChunksDone.assign(m_ranks, 0);
     m_startPending.assign(static_cast<size_t>(m_ranks) * chunks, NONE);
     return true;
+}
+
+uint32_t
+ThemisCollective::GetRankOfNpu(uint32_t npu) const
+{
+    auto it = std::lower_bound(m_npus.begin(), m_npus.end(), npu);
+    return it != m_npus.end() && *it == npu ? static_cast<uint32_t>(it - m_npus.begin()) : NONE;
 }
 
 bool
@@ -382,10 +415,12 @@ ThemisCollective::SetPhaseCollective(uint32_t chunk,
 
 void
 ThemisCollective::Install(const std::vector<Ptr<CollectiveExecutor>>& executors,
-                          const std::vector<uint32_t>& nodes)
+                          const std::vector<uint32_t>& nodes,
+                          const std::vector<uint32_t>& npus)
 {
-    // internal invariant: CollectiveService::CreateScheduled passes all NPUs
-    NS_ABORT_MSG_IF(executors.size() != m_ranks || nodes.size() != m_ranks,
+    // internal invariant: CollectiveService::CreateScheduled passes every NPU of the grid
+    NS_ABORT_MSG_IF(executors.size() != m_ranks || nodes.size() != m_ranks ||
+                        (!npus.empty() && npus.size() != m_ranks),
                     "ThemisCollective::Install: one executor and node per NPU");
     for (const Ptr<Collective>& c : m_subs)
     {
@@ -394,6 +429,14 @@ ThemisCollective::Install(const std::vector<Ptr<CollectiveExecutor>>& executors,
     }
     m_executors = executors;
     m_nodes = nodes;
+    m_npus = npus;
+    if (m_npus.empty())
+    {
+        for (uint32_t r = 0; r < m_ranks; r++)
+        {
+            m_npus.push_back(r);
+        }
+    }
     for (uint32_t r = 0; r < m_ranks; r++)
     {
         m_rankOfNode[nodes[r]] = r;

@@ -40,7 +40,7 @@ struct ThemisPhaseRecord
     uint32_t chunk{0};        //!< chunk index
     uint32_t phase{0};        //!< phase of the chunk (0..2D-1 for all-reduce, 0..D-1 otherwise)
     uint32_t dim{0};          //!< topology dimension
-    uint32_t leader{0};       //!< NPU rank of the group's leader (identifies the group)
+    uint32_t leader{0};       //!< grid rank of the group's leader (GetNpu: its NPU; the group's id)
     bool reduceScatter{true}; //!< reduce-scatter (true) or all-gather phase
     uint64_t bytes{0};        //!< x: the phase's data per member before RS / after AG
     uint64_t sequence{0};     //!< arrival order in the leader's ready queue (FIFO key)
@@ -55,12 +55,13 @@ struct ThemisPhaseRecord
  * \brief Themis (Rashidi et al., ISCA 2022) scheduled at run time on the collective executors.
  *
  * The collective (all-reduce, reduce-scatter or all-gather of S bytes on all NPUs of a
- * topology with D >= 1 dims) is cut into C chunks; a chunk runs D reduce-scatter phases
- * (and/or D all-gather phases), one per dim, in an order that the Themis balancer
- * (tn_themis_balancer, fed with the topology's per-NPU bandwidth of every dim) chooses when
- * the collective is set up, or in the fixed order 0..D-1 (baseline). Each chunk-phase is
- * one sub-collective per group of its dim (the dim's ring or direct algorithm, planned by
- * the core and run by the executors like any collective).
+ * topology with D >= 1 dims, or on a sub-grid of them: a job's NPUs, whose dims
+ * tn_topology_subgrid gives, ranks in ascending NPU order) is cut into C chunks; a chunk runs D
+ * reduce-scatter phases (and/or D all-gather phases), one per dim, in an order that the Themis
+ * balancer (tn_themis_balancer, fed with the topology's per-NPU bandwidth of every dim) chooses
+ * when the collective is set up, or in the fixed order 0..D-1 (baseline). Each chunk-phase is one
+ * sub-collective per group of its dim (the dim's ring or direct algorithm, planned by the core and
+ * run by the executors like any collective).
  *
  * Which chunk-phase a group runs next is decided at run time: every group's leader (the
  * member whose coordinate in that dim is 0) keeps a ready queue and A slots for its dim.
@@ -107,7 +108,8 @@ class ThemisCollective : public Object
     typedef void (*EndTracedCallback)(Ptr<const ThemisCollective> collective);
     /**
      * RankEnd trace signature.
-     * \param collective the Themis collective \param rank the NPU whose every chunk is done
+     * \param collective the Themis collective \param rank the grid rank (GetNpu: its NPU)
+     * whose every chunk is done
      */
     typedef void (*RankEndTracedCallback)(Ptr<const ThemisCollective> collective, uint32_t rank);
 
@@ -132,6 +134,25 @@ class ThemisCollective : public Object
      */
     bool Setup(uint32_t id,
                const tn_topology* topo,
+               tn_collective collective,
+               uint64_t bytes,
+               uint32_t chunks,
+               uint32_t active,
+               Policy policy,
+               bool baseline,
+               std::string* error);
+
+    /**
+     * Setup on a grid of dims of its own rather than a topology's: the NPUs of part of a
+     * topology (tn_topology_subgrid), rank r = the grid's mixed-radix rank (dim 0 fastest).
+     * \param id as above \param grid every dim's kind, size and per-NPU bandwidth (the balancer's
+     * input) \param collective as above \param bytes as above \param chunks as above
+     * \param active as above \param policy as above \param baseline as above
+     * \param error set when the request cannot be served
+     * \return false with *error set
+     */
+    bool Setup(uint32_t id,
+               const std::vector<tn_dim_info>& grid,
                tn_collective collective,
                uint64_t bytes,
                uint32_t chunks,
@@ -167,10 +188,10 @@ class ThemisCollective : public Object
     /** \param phase k \return true for a reduce-scatter phase */
     bool IsReduceScatterPhase(uint32_t phase) const;
 
-    /** \return NPU rank of the leader of every group of a dim (ascending) */
+    /** \return grid rank of the leader of every group of a dim (ascending) */
     std::vector<uint32_t> GetLeaders(uint32_t dim) const;
 
-    /** \param leader group leader \param dim dim \return ranks of the group, by coordinate */
+    /** \param leader group leader \param dim dim \return grid ranks of the group, by coordinate */
     std::vector<uint32_t> GetGroup(uint32_t leader, uint32_t dim) const;
 
     /** \param chunk c \param phase k \param leader group leader \return the phase's x */
@@ -188,10 +209,12 @@ class ThemisCollective : public Object
 
     /**
      * Connect to the NPUs (after every SetPhaseCollective).
-     * \param executors executor of every NPU rank \param nodes topology node of every rank
+     * \param executors executor of every rank \param nodes topology node of every rank
+     * \param npus topology NPU rank of every rank, ascending (empty: rank r is NPU r)
      */
     void Install(const std::vector<Ptr<CollectiveExecutor>>& executors,
-                 const std::vector<uint32_t>& nodes);
+                 const std::vector<uint32_t>& nodes,
+                 const std::vector<uint32_t>& npus = {});
 
     /** Start rank's part (call in its node's context; CollectiveHelper::Start does). */
     void StartRank(uint32_t rank);
@@ -226,7 +249,16 @@ class ThemisCollective : public Object
         return m_ranks;
     }
 
-    /** \param rank NPU rank \return its node */
+    /** \param rank rank in the grid \return its topology NPU rank (after Install) */
+    uint32_t GetNpu(uint32_t rank) const
+    {
+        return m_npus[rank];
+    }
+
+    /** \param npu topology NPU rank \return its rank in the grid, UINT32_MAX if not in it */
+    uint32_t GetRankOfNpu(uint32_t npu) const;
+
+    /** \param rank rank in the grid \return its node */
     uint32_t GetNode(uint32_t rank) const
     {
         return m_nodes[rank];
@@ -344,6 +376,7 @@ class ThemisCollective : public Object
     uint8_t m_controlPriority{8}; //!< attribute ControlPriority
     bool m_lookahead{true};       //!< attribute Lookahead
     static constexpr uint32_t NONE = UINT32_MAX;
+    std::vector<uint32_t> m_npus;         //!< topology NPU rank of every rank, ascending
     std::vector<uint32_t> m_phasesDone;   //!< per (rank, chunk): phases over at rank
     std::vector<uint32_t> m_startPending; //!< per (rank, chunk): START waiting, or NONE
     uint32_t m_ranks{0};

@@ -464,6 +464,35 @@ void
 TrainingJob::SetNpuRanks(const std::vector<uint32_t>& npuOfRank)
 {
     m_npuOfRank = npuOfRank;
+    m_rankOfNpu.clear();
+    for (uint32_t r = 0; r < npuOfRank.size(); r++)
+    {
+        m_rankOfNpu[npuOfRank[r]] = r;
+    }
+}
+
+uint32_t
+TrainingJob::RankOfNpu(uint32_t npu) const
+{
+    if (m_npuOfRank.empty())
+    {
+        return npu;
+    }
+    auto it = m_rankOfNpu.find(npu);
+    // internal invariant: a scheduled operation of the job runs on the job's NPUs only
+    NS_ABORT_MSG_IF(it == m_rankOfNpu.end(), "TrainingJob: NPU " << npu << " is not the job's");
+    return it->second;
+}
+
+std::vector<uint32_t>
+TrainingJob::AllNpuRanks() const
+{
+    std::vector<uint32_t> ranks(m_npus.size());
+    for (uint32_t r = 0; r < ranks.size(); r++)
+    {
+        ranks[r] = r;
+    }
+    return ToNpuRanks(ranks);
 }
 
 std::vector<uint32_t>
@@ -686,7 +715,8 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
             request.themis.active_chunks_per_dim = m_themisActive;
             std::string error;
             Ptr<ThemisCollective>& op = m_scheduledOps[key];
-            if (!op && (op = m_service->CreateScheduled(request, m_scheduler, &error)))
+            if (!op &&
+                (op = m_service->CreateScheduled(request, m_scheduler, AllNpuRanks(), &error)))
             {
                 op->TraceConnectWithoutContext("RankEnd",
                                                MakeCallback(&TrainingJob::ScheduledRankEnd, this));
@@ -702,7 +732,8 @@ TrainingJob::IssuePass(uint32_t rank, uint32_t layer, tn_pass pass, bool blockin
                 Fail(std::string("layer ") + l->name + " " + tn_pass_name(pass) + ": " + error);
                 return false;
             }
-            op->StartRank(rank);
+            // the operation's ranks are the job's NPUs in ascending order, not the job's ranks
+            op->StartRank(op->GetRankOfNpu(ToNpuRanks({rank})[0]));
         }
         else
         {
@@ -841,7 +872,7 @@ TrainingJob::CheckCollectives(std::string* error)
                 // as IssuePass asks for it: a symmetric network or MPI ranks refuse Themis
                 request.chunks = m_themisChunks;
                 request.themis.active_chunks_per_dim = m_themisActive;
-                ok = m_service->CheckScheduled(request, m_scheduler, error);
+                ok = m_service->CheckScheduled(request, m_scheduler, AllNpuRanks(), error);
             }
             else
             {
@@ -939,7 +970,11 @@ TrainingJob::PartEnd(uint32_t rank, Ptr<const Collective> c, uint32_t groupRank)
 void
 TrainingJob::ScheduledRankEnd(Ptr<const ThemisCollective> c, uint32_t rank)
 {
-    PartEndOf(rank, c->GetId());
+    if (m_uses.find(c->GetId()) == m_uses.end())
+    {
+        return; // not this job's
+    }
+    PartEndOf(RankOfNpu(c->GetNpu(rank)), c->GetId());
 }
 
 void

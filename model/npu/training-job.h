@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -102,8 +103,10 @@ struct TrainingLayerRecord
  * reach it, with the algorithm set for its kind (SetAlgorithm). With Network false the
  * collectives are skipped (an infinite network). With Scheduler set ("themis-scf",
  * "themis-fifo" or "fixed"), the all-reduces, reduce-scatters and all-gathers of groups of
- * all NPUs are scheduled at run time instead (CollectiveService::CreateScheduled, ThemisChunks
- * chunks, ThemisActive chunk-phases per dimension; trace ScheduledCreated): each NPU starts
+ * all the job's NPUs are scheduled at run time instead (CollectiveService::CreateScheduled,
+ * over the dims of the job's NPUs: the topology's, or the sub-grid of a job on part of it;
+ * ThemisChunks chunks, ThemisActive chunk-phases per dimension; trace ScheduledCreated): each
+ * NPU starts
  * its part when it reaches the collective and is done at the operation's RankEnd; the other
  * collectives are planned as before. An iteration ends when its backward pass
  * and all its collectives and updates are done; exposed communication is the time the NPU
@@ -180,6 +183,12 @@ class TrainingJob : public Object
      * \param npuOfRank the topology NPU rank of each rank of the job
      */
     void SetNpuRanks(const std::vector<uint32_t>& npuOfRank);
+
+    /// \return the job's rank on a topology NPU of the job (SetNpuRanks)
+    uint32_t RankOfNpu(uint32_t npu) const;
+
+    /// \return the topology NPU ranks of all the job's ranks, by rank (SetNpuRanks)
+    std::vector<uint32_t> AllNpuRanks() const;
 
     /// \return the topology NPU ranks of a group of the job's ranks (SetNpuRanks)
     std::vector<uint32_t> ToNpuRanks(const std::vector<uint32_t>& ranks) const;
@@ -444,9 +453,10 @@ class TrainingJob : public Object
     bool m_overlap{true};
     bool m_network{true};
     std::string m_algorithm[TN_COLL_COUNT];
-    std::vector<uint32_t> m_npuOfRank;              //!< SetNpuRanks ({}: rank r is NPU r)
-    bool m_algorithmSet[TN_COLL_COUNT]{};           //!< SetAlgorithm was called for the kind
-    std::string m_servesAlgorithm[TN_SERVES_COUNT]; //!< SetParallelismAlgorithm's ("": unset)
+    std::vector<uint32_t> m_npuOfRank;                  //!< SetNpuRanks ({}: rank r is NPU r)
+    std::unordered_map<uint32_t, uint32_t> m_rankOfNpu; //!< its inverse
+    bool m_algorithmSet[TN_COLL_COUNT]{};               //!< SetAlgorithm was called for the kind
+    std::string m_servesAlgorithm[TN_SERVES_COUNT];     //!< SetParallelismAlgorithm's ("": unset)
     /// collectives in flight by (iteration, layer, pass, part, group first rank)
     std::map<std::vector<uint32_t>, Ptr<Collective>> m_collectives;
     /// operations scheduled at run time in flight, by the same key

@@ -421,7 +421,7 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
                                    &id,
                                    &err) != TN_OK,
                     "FlowNetwork: " << err.message);
-    m_flows[f] = Flow{id, listener, token};
+    m_flows[f] = Flow{id, listener, token, path, bits};
     ++m_started;
     RequestRecompute();
 }
@@ -437,6 +437,34 @@ FlowNetwork::GetFlowRate(uint64_t token) const
         }
     }
     return -1;
+}
+
+void
+FlowNetwork::SetNodeGroup(uint32_t node, uint32_t group)
+{
+    // internal invariant: node ids of the topology the network was built on
+    NS_ABORT_MSG_IF(node >= tn_topology_node_count(m_topo),
+                    "FlowNetwork::SetNodeGroup: no node " << node);
+    m_nodeGroup.resize(tn_topology_node_count(m_topo), 0);
+    m_nodeGroup[node] = group;
+}
+
+void
+FlowNetwork::CountGroupBits(const Flow& flow)
+{
+    if (m_nodeGroup.empty())
+    {
+        return;
+    }
+    const std::vector<uint32_t>& path = m_paths[flow.path];
+    const uint32_t group = m_nodeGroup[tn_topology_link(m_topo, path[0])->src];
+    for (uint32_t link : path)
+    {
+        if (group)
+        {
+            m_groupLinkBits[std::make_pair(group, link)] += flow.bits;
+        }
+    }
 }
 
 void
@@ -466,6 +494,7 @@ FlowNetwork::Process()
     {
         // events fall on whole ns: the links carried nothing of it between its end and now
         tn_fluid_end(m_fluid, id, end, now);
+        CountGroupBits(m_flows[f]);
         told.emplace_back(m_flows[f].listener, m_flows[f].token);
         m_flows[f].listener = nullptr;
         m_freeFlows.push_back(f);

@@ -225,6 +225,21 @@ class FlowNetwork : public RoceFabric
      */
     double GetFlowRate(uint64_t token) const;
 
+    /**
+     * Count what the flows of a group of source nodes carry over each link (several jobs on
+     * one fabric: the bytes each job sent through a port). A flow counts for the group of the
+     * node its first link leaves, with all its bits on every link of its path, when it ends.
+     * Not on a symmetric network (a representative's flow stands for others').
+     * \param node topology node id \param group its group (>= 1; 0: none, the default)
+     */
+    void SetNodeGroup(uint32_t node, uint32_t group);
+
+    /** \return the wire bits of the ended flows of each (group, link) (SetNodeGroup) */
+    const std::map<std::pair<uint32_t, uint32_t>, double>& GetGroupLinkBits() const
+    {
+        return m_groupLinkBits;
+    }
+
   protected:
     void DoDispose() override;
 
@@ -235,9 +250,13 @@ class FlowNetwork : public RoceFabric
         uint32_t id;        //!< engine flow id
         Listener* listener; //!< told at its end; null once ended
         uint64_t token;     //!< for the listener
+        uint32_t path;      //!< path id
+        double bits;        //!< bits it carries
     };
 
     double NowNs() const;
+    /// Add an ended flow's bits to its source's group on every link of its path.
+    void CountGroupBits(const Flow& flow);
     void RequestRecompute();
     void Process();
     void ArmTimer();
@@ -261,6 +280,8 @@ class FlowNetwork : public RoceFabric
 
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_freeFlows;
+    std::vector<uint32_t> m_nodeGroup;                               //!< SetNodeGroup, by node
+    std::map<std::pair<uint32_t, uint32_t>, double> m_groupLinkBits; //!< (group, link) -> bits
     EventId m_timer;
     double m_timerAt{-1};
     bool m_recomputePending{false};

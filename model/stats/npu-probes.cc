@@ -144,6 +144,8 @@ CollectiveProbe::WriteScheduled(Ptr<const ThemisCollective> c)
     row.op = op.c_str();
     row.algorithm = algorithm.c_str();
     row.scheduler = "run-time";
+    // a job's operation runs on its own NPUs (a job on part of the topology: its sub-grid)
+    row.job = c->GetRanks() > 0 ? m_recorder->GetJobOfNode(c->GetNode(0)) : 0;
     row.bytes = c->GetBytes();
     row.participants = c->GetRanks();
     row.transfers = uint32_t(std::min<uint64_t>(transfers, UINT32_MAX));

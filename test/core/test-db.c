@@ -625,7 +625,7 @@ test_schema_7_upgraded(tn_test_ctx* ctx)
     it.node = 1;
     it.end_ns = 300; /* the job's iteration ends with its last NPU */
     TN_CHECK(ctx, tn_db_add_iteration(db, both, &it, &err) == TN_OK);
-    tn_db_job_port ports[] = {{1, 8, 0}, {2, 8, 0}, {2, 9, 1}};
+    tn_db_job_port ports[] = {{1, 8, 0, -1}, {2, 8, 0, -1}, {2, 9, 1, -1}};
     for (size_t i = 0; i < 3; i++)
         TN_CHECK(ctx, tn_db_add_job_port(db, both, &ports[i], &err) == TN_OK);
     tn_db_collective c = {0};
@@ -656,6 +656,57 @@ test_schema_7_upgraded(tn_test_ctx* ctx)
                 1);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM shared_ports"), 1);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT job_id FROM collective WHERE run_id = 3"), 2);
+    tn_db_close(db);
+}
+
+/* A schema-8 file (job_port without tx_bytes) is upgraded in place: its rows keep NULL bytes,
+ * and new rows carry bytes or NULL (not measured). */
+static void
+test_schema_8_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-v8.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    int64_t old = -1;
+    tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &old, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_finish(db, old, "ok", 1.0, 200, &err) == TN_OK);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "INSERT INTO job_port VALUES (1, 1, 8, 0, NULL);"
+                            "ALTER TABLE job_port DROP COLUMN tx_bytes;"
+                            "UPDATE schema_version SET version = 8;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM pragma_table_info('job_port')"
+                          " WHERE name = 'tx_bytes'"),
+                0);
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM job_port WHERE tx_bytes IS NULL"), 1);
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_job_port ports[] = {{1, 8, 0, 1000}, {2, 8, 0, -1}};
+    for (size_t i = 0; i < 2; i++)
+        TN_CHECK(ctx, tn_db_add_job_port(db, run, &ports[i], &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 1.0, 300, &err) == TN_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT tx_bytes FROM job_port WHERE run_id = 2 AND job_id = 1"),
+                1000);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM job_port WHERE run_id = 2 AND job_id = 2"
+                          " AND tx_bytes IS NULL"),
+                1);
     tn_db_close(db);
 }
 
@@ -1408,6 +1459,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "schema-5-upgraded", test_schema_5_upgraded);
     tn_test_add(suite, "schema-6-upgraded", test_schema_6_upgraded);
     tn_test_add(suite, "schema-7-upgraded", test_schema_7_upgraded);
+    tn_test_add(suite, "schema-8-upgraded", test_schema_8_upgraded);
     tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);

@@ -1281,6 +1281,104 @@ test_file_roundtrip(tn_test_ctx* ctx)
     tn_topology_destroy(b);
 }
 
+/* tn_topology_subgrid: the dims of part of a hier: system, against the coordinates' closed forms */
+static void
+test_subgrid(tn_test_ctx* ctx)
+{
+    tn_topology* t = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx,
+               tn_topology_from_spec("hier:ring4@100Gbps+fc4@300Gbps+switch2@50Gbps", &t, &err) ==
+                   TN_OK);
+    const tn_dim_info* fc = tn_topology_dim(t, 1);
+    tn_dim_info dims[3];
+    uint32_t count = 0;
+    uint32_t order[32];
+    uint32_t npus[32];
+    /* every NPU, listed backwards: the topology's dims, ranks in NPU order */
+    for (uint32_t i = 0; i < 32; i++)
+    {
+        npus[i] = 31 - i;
+    }
+    TN_REQUIRE(ctx, tn_topology_subgrid(t, npus, 32, dims, &count, order, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, count, 3);
+    int same = 1;
+    for (uint32_t d = 0; d < 3; d++)
+    {
+        same &= dims[d].size == tn_topology_dim(t, d)->size &&
+                dims[d].bandwidth_bps == tn_topology_dim(t, d)->bandwidth_bps &&
+                dims[d].kind == tn_topology_dim(t, d)->kind;
+    }
+    for (uint32_t i = 0; i < 32; i++)
+    {
+        same &= order[i] == i;
+    }
+    TN_CHECK_MSG(ctx, same, "every NPU: the topology's own grid");
+    /* the second switch place (NPUs 16..31): whole servers of a ring and a full fc */
+    for (uint32_t i = 0; i < 16; i++)
+    {
+        npus[i] = 16 + (i * 7) % 16; /* 7 is prime to 16: each once, out of order */
+    }
+    TN_REQUIRE(ctx, tn_topology_subgrid(t, npus, 16, dims, &count, order, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, count, 2);
+    TN_CHECK_EQ(ctx, dims[0].kind, TN_DIM_RING);
+    TN_CHECK_EQ(ctx, dims[1].size, 4);
+    TN_CHECK_EQ(ctx, dims[1].bandwidth_bps, fc->bandwidth_bps);
+    TN_CHECK_EQ(ctx, order[0], 16);
+    TN_CHECK_EQ(ctx, order[15], 31);
+    /* fc places 1 and 3 of both switch places: ring 4 x fc 2 x switch 2, and the fc's
+     * bandwidth is its link to the one peer held, 1 of 3: rank a + 4 (b + 2 c) is NPU
+     * a + 4 {1, 3}[b] + 16 c */
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < 32; r++)
+    {
+        if ((r / 4) % 4 == 1 || (r / 4) % 4 == 3)
+        {
+            npus[n++] = r;
+        }
+    }
+    TN_REQUIRE(ctx, tn_topology_subgrid(t, npus, n, dims, &count, order, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, count, 3);
+    TN_CHECK_EQ(ctx, dims[1].size, 2);
+    TN_CHECK_EQ(ctx, dims[1].bandwidth_bps, fc->bandwidth_bps / 3);
+    TN_CHECK_EQ(ctx, dims[2].kind, TN_DIM_SWITCH);
+    int radix = 1;
+    for (uint32_t i = 0; i < 16; i++)
+    {
+        radix &= order[i] == i % 4 + 4 * ((i / 4) % 2 == 0 ? 1 : 3) + 16 * (i / 8);
+    }
+    TN_CHECK_MSG(ctx, radix, "sub-grid rank a + 4 (b + 2 c) is NPU a + 4 {1, 3}[b] + 16 c");
+    /* one NPU: no dims */
+    TN_REQUIRE(ctx, tn_topology_subgrid(t, npus, 1, dims, &count, order, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, count, 0);
+    /* half a ring is not a ring */
+    const uint32_t half[] = {0, 1, 16, 17};
+    TN_CHECK_EQ(ctx, tn_topology_subgrid(t, half, 4, dims, &count, order, &err), TN_EINVAL);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "dim 0 is a ring of 4 NPUs of which they hold 2") != NULL,
+                 "%s",
+                 err.message);
+    /* a server and one more NPU: no product of coordinates */
+    const uint32_t five[] = {0, 1, 2, 3, 4};
+    TN_CHECK_EQ(ctx, tn_topology_subgrid(t, five, 5, dims, &count, order, &err), TN_EINVAL);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "take 4 x 2 x 1 places per dim (8 NPUs in a grid)") != NULL,
+                 "%s",
+                 err.message);
+    const uint32_t twice[] = {4, 5, 4};
+    TN_CHECK_EQ(ctx, tn_topology_subgrid(t, twice, 3, dims, &count, order, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "NPU 4 is listed twice") != NULL);
+    const uint32_t outside[] = {4, 32};
+    TN_CHECK_EQ(ctx, tn_topology_subgrid(t, outside, 2, dims, &count, order, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "NPU 32 is not one of the 32") != NULL);
+    tn_topology_destroy(t);
+    /* a topology without dims */
+    TN_REQUIRE(ctx, tn_topology_create(&t, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_topology_subgrid(t, half, 1, dims, &count, order, &err), TN_EINVAL);
+    TN_CHECK(ctx, strstr(err.message, "no dimensions") != NULL);
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_topology(tn_test_suite* suite)
 {
@@ -1301,4 +1399,5 @@ tn_suite_topology(tn_test_suite* suite)
     tn_test_add(suite, "file-ok", test_file_ok);
     tn_test_add(suite, "file-errors", test_file_errors);
     tn_test_add(suite, "file-roundtrip", test_file_roundtrip);
+    tn_test_add(suite, "subgrid", test_subgrid);
 }
