@@ -47,6 +47,7 @@ core_sources = [
     'model/core/tn-signal.c',
     'model/core/tn-symmetry.c',
     'model/core/tn-themis.c',
+    'model/core/tn-themis-balancer.c',
     'model/core/tn-topology-spec.c',
     'model/core/tn-topology-preset.c',
     'model/core/tn-tune.c',

@@ -521,6 +521,16 @@ RoceHelper::Install(const tn_topology* topo)
         GetOrInstallSwitch(f.nodes.Get(v));
     }
 
+    InstallCables(topo, f);
+    InstallRoutes(topo, f);
+    InstallNics(topo, f, packets);
+    m_fabric = f;
+    return f;
+}
+
+void
+RoceHelper::InstallCables(const tn_topology* topo, RoceFabricNodes& f)
+{
     // the dateline's priority is lossless wherever the base is: the devices get it for this
     // Install only
     const bool dateline = UsesDateline(topo);
@@ -583,7 +593,12 @@ RoceHelper::Install(const tn_topology* topo)
             }
         }
     }
+}
 
+void
+RoceHelper::InstallRoutes(const tn_topology* topo, const RoceFabricNodes& f)
+{
+    const uint32_t n = tn_topology_node_count(topo);
     // ECMP next hops toward every NPU on every node with more than one port (a host's single
     // cable is its default route)
     tn_routes* routes = nullptr;
@@ -636,7 +651,15 @@ RoceHelper::Install(const tn_topology* topo)
         }
     }
     tn_routes_destroy(routes);
+}
 
+void
+RoceHelper::InstallNics(const tn_topology* topo,
+                        const RoceFabricNodes& f,
+                        Ptr<RocePacketFabric> packets)
+{
+    const uint32_t n = tn_topology_node_count(topo);
+    const uint32_t nnpu = tn_topology_npu_count(topo);
     // NICs on NPUs
     for (uint32_t r = 0; r < nnpu; ++r)
     {
@@ -667,8 +690,6 @@ RoceHelper::Install(const tn_topology* topo)
             m_deadlockWatch->Add(f.nodes.Get(v)->GetObject<RoceSwitch>(), v);
         }
     }
-    m_fabric = f;
-    return f;
 }
 
 void

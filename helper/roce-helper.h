@@ -352,6 +352,18 @@ class RoceHelper : public RoceLinkHelper
   private:
     /// Flow level: the fluid network and a FlowNic per NPU on the nodes of f.
     void InstallFlow(const tn_topology* topo, RoceFabricNodes& f);
+    /// Install's cables at packet level, in link id order (ports numbered as in the
+    /// topology), with their error models and, on a dateline topology, the dateline's
+    /// lossless priority and the switches' dims.
+    void InstallCables(const tn_topology* topo, RoceFabricNodes& f);
+    /// Install's ECMP next hops toward every NPU on this rank's nodes with more than one port
+    /// (a host's single cable is its default route).
+    void InstallRoutes(const tn_topology* topo, const RoceFabricNodes& f);
+    /// Install's NICs on this rank's NPUs (null for the others' in m_nics), and the deadlock
+    /// watch over this rank's nodes.
+    void InstallNics(const tn_topology* topo,
+                     const RoceFabricNodes& f,
+                     Ptr<RocePacketFabric> packets);
 
     void SelectCongestionControl(const std::string& cc);
 

@@ -496,25 +496,161 @@ plan_generated(const tn_topology* topo,
     return check_written(stdout, "the summary to stdout");
 }
 
-int
-main(int argc, char** argv)
+/* What the command line asks for: the request, and the options around it. */
+typedef struct
 {
-    const char* topo_spec = NULL;
-    const char* dump = NULL;
-    const char* output = NULL;
-    const char* order_arg = NULL;
-    uint32_t* order = NULL;
-    uint32_t order_count = 0;
-    FILE* out_file = NULL;
-    bool verify = true;
-    uint32_t verify_max = 250000;
-    bool have_size = false;
-    bool have_chunks = false;
-    const char* path = "auto";
     tn_plan_request req;
-    tn_plan_request_init(&req);
-    req.algorithm = NULL;
+    const char* topo_spec;
+    const char* dump;
+    const char* output;
+    const char* order_arg; /* parsed once the topology is known (no allocation before) */
+    const char* path;      /* --program: auto, generated or schedule */
+    bool verify;
+    uint32_t verify_max;
+    bool have_size;
+    bool have_chunks;
+} plan_args;
+
+/* What planning holds once the topology is built; plan_run_end releases it. */
+typedef struct
+{
+    tn_topology* topo;
+    const tn_algorithm* algo;
+    bool tune;
+    uint32_t* order; /* the given or identity rank order, or NULL */
+    uint32_t order_count;
+    FILE* out_file; /* --output when --dump writes a file */
+} plan_run;
+
+static void
+plan_run_end(plan_run* run)
+{
+    if (run->out_file)
+        fclose(run->out_file);
+    free(run->order);
+    tn_topology_destroy(run->topo);
+}
+
+/* One option that takes a value, already known to be one: stores it in *a, or returns 2 after
+ * its error line. */
+static int
+parse_value_option(const char* opt, const char* val, plan_args* a)
+{
     tn_error err;
+    if (strcmp(opt, "--topology") == 0)
+        a->topo_spec = val;
+    else if (strcmp(opt, "--verify-max") == 0)
+    {
+        if (parse_u32(val, &a->verify_max))
+            return bad_arg(opt, val, "must be an integer >= 0 (at most 4294967294)");
+    }
+    else if (strcmp(opt, "--memory-limit") == 0)
+    {
+        if (tn_units_parse_bytes(val, SIZE_MAX, "--memory-limit", &a->req.memory_limit, &err))
+        {
+            fprintf(stderr, "tn-plan: %s\n", err.message);
+            return 2;
+        }
+        a->req.memory_limit = a->req.memory_limit ? a->req.memory_limit : UINT64_MAX;
+        /* the topology generators read the core's default limit: the same one */
+        setenv("TN_MEMORY_LIMIT", val, 1);
+    }
+    else if (strcmp(opt, "--collective") == 0)
+    {
+        if (tn_collective_parse(val, &a->req.collective, &err))
+            return bad_arg(opt, val, "unknown collective");
+    }
+    else if (strcmp(opt, "--algorithm") == 0)
+    {
+        if (tn_tune_algorithm_check(val, &err) != TN_OK)
+            return bad_arg(opt, val, "unknown algorithm (see --list; auto ranks them all)");
+        a->req.algorithm = val;
+    }
+    else if (strcmp(opt, "--size") == 0)
+    {
+        if (tn_units_parse_bytes(val, SIZE_MAX, "--size", &a->req.bytes, &err))
+        {
+            fprintf(stderr, "tn-plan: %s\n", err.message);
+            return 2;
+        }
+        a->have_size = true;
+    }
+    else if (strcmp(opt, "--chunks") == 0)
+    {
+        if (parse_u32(val, &a->req.chunks) || a->req.chunks == 0)
+            return bad_arg(opt, val, "must be an integer >= 1");
+        a->have_chunks = true;
+    }
+    else if (strcmp(opt, "--ports") == 0)
+    {
+        if (parse_u32(val, &a->req.ports_per_node) || a->req.ports_per_node == 0)
+            return bad_arg(opt, val, "must be an integer >= 1");
+    }
+    else if (strcmp(opt, "--root") == 0)
+    {
+        if (parse_u32(val, &a->req.root))
+            return bad_arg(opt, val, "must be an integer >= 0");
+    }
+    else if (strcmp(opt, "--policy") == 0)
+    {
+        if (tn_themis_policy_parse(val, &a->req.themis.policy, &err) != TN_OK)
+        {
+            char why[64];
+            snprintf(why,
+                     sizeof(why),
+                     "must be %s or %s",
+                     tn_themis_policy_name(TN_THEMIS_FIFO),
+                     tn_themis_policy_name(TN_THEMIS_SCF));
+            return bad_arg(opt, val, why);
+        }
+    }
+    else if (strcmp(opt, "--active") == 0)
+    {
+        if (parse_u32(val, &a->req.themis.active_chunks_per_dim) ||
+            a->req.themis.active_chunks_per_dim == 0)
+            return bad_arg(opt, val, "must be an integer >= 1");
+    }
+    else if (strcmp(opt, "--dump") == 0)
+    {
+        if (strcmp(val, "csv") != 0 && strcmp(val, "json") != 0)
+            return bad_arg(opt, val, "must be csv or json");
+        a->dump = val;
+    }
+    else if (strcmp(opt, "--output") == 0)
+        a->output = val;
+    else if (strcmp(opt, "--program") == 0)
+    {
+        if (strcmp(val, "auto") != 0 && strcmp(val, "generated") != 0 &&
+            strcmp(val, "schedule") != 0)
+            return bad_arg(opt, val, "must be auto, generated or schedule");
+        a->path = val;
+    }
+    else if (strcmp(opt, "--rank-order") == 0)
+        a->order_arg = val;
+    return 0;
+}
+
+/* The command line into *a. Returns 0 to plan; otherwise the exit code, with *done set when
+ * --list or --help has been answered (their code is the write's), clear after an error line. */
+static int
+parse_args(int argc, char** argv, plan_args* a, bool* done)
+{
+    static const char* with_value[] = {"--verify-max",
+                                       "--memory-limit",
+                                       "--topology",
+                                       "--collective",
+                                       "--algorithm",
+                                       "--size",
+                                       "--chunks",
+                                       "--ports",
+                                       "--root",
+                                       "--policy",
+                                       "--active",
+                                       "--dump",
+                                       "--output",
+                                       "--rank-order",
+                                       "--program"};
+    *done = false;
     for (int i = 1; i < argc; i++)
     {
         const char* opt = argv[i];
@@ -541,39 +677,26 @@ main(int argc, char** argv)
         }
         if (strcmp(opt, "--list") == 0)
         {
+            *done = true;
             list_all();
             return check_written(stdout, "the list to stdout");
         }
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
         {
+            *done = true;
             printf("%s", usage_text);
             return check_written(stdout, "the usage to stdout");
         }
         if (strcmp(opt, "--no-verify") == 0)
         {
-            verify = false;
+            a->verify = false;
             continue;
         }
         if (strcmp(opt, "--baseline") == 0)
         {
-            req.themis.baseline = true;
+            a->req.themis.baseline = true;
             continue;
         }
-        static const char* with_value[] = {"--verify-max",
-                                           "--memory-limit",
-                                           "--topology",
-                                           "--collective",
-                                           "--algorithm",
-                                           "--size",
-                                           "--chunks",
-                                           "--ports",
-                                           "--root",
-                                           "--policy",
-                                           "--active",
-                                           "--dump",
-                                           "--output",
-                                           "--rank-order",
-                                           "--program"};
         bool known = false;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
         {
@@ -591,288 +714,157 @@ main(int argc, char** argv)
         {
             i++;
         }
-        if (strcmp(opt, "--topology") == 0)
-            topo_spec = val;
-        else if (strcmp(opt, "--verify-max") == 0)
-        {
-            if (parse_u32(val, &verify_max))
-                return bad_arg(opt, val, "must be an integer >= 0 (at most 4294967294)");
-        }
-        else if (strcmp(opt, "--memory-limit") == 0)
-        {
-            if (tn_units_parse_bytes(val, SIZE_MAX, "--memory-limit", &req.memory_limit, &err))
-            {
-                fprintf(stderr, "tn-plan: %s\n", err.message);
-                return 2;
-            }
-            req.memory_limit = req.memory_limit ? req.memory_limit : UINT64_MAX;
-            /* the topology generators read the core's default limit: the same one */
-            setenv("TN_MEMORY_LIMIT", val, 1);
-        }
-        else if (strcmp(opt, "--collective") == 0)
-        {
-            if (tn_collective_parse(val, &req.collective, &err))
-                return bad_arg(opt, val, "unknown collective");
-        }
-        else if (strcmp(opt, "--algorithm") == 0)
-        {
-            if (tn_tune_algorithm_check(val, &err) != TN_OK)
-                return bad_arg(opt, val, "unknown algorithm (see --list; auto ranks them all)");
-            req.algorithm = val;
-        }
-        else if (strcmp(opt, "--size") == 0)
-        {
-            if (tn_units_parse_bytes(val, SIZE_MAX, "--size", &req.bytes, &err))
-            {
-                fprintf(stderr, "tn-plan: %s\n", err.message);
-                return 2;
-            }
-            have_size = true;
-        }
-        else if (strcmp(opt, "--chunks") == 0)
-        {
-            if (parse_u32(val, &req.chunks) || req.chunks == 0)
-                return bad_arg(opt, val, "must be an integer >= 1");
-            have_chunks = true;
-        }
-        else if (strcmp(opt, "--ports") == 0)
-        {
-            if (parse_u32(val, &req.ports_per_node) || req.ports_per_node == 0)
-                return bad_arg(opt, val, "must be an integer >= 1");
-        }
-        else if (strcmp(opt, "--root") == 0)
-        {
-            if (parse_u32(val, &req.root))
-                return bad_arg(opt, val, "must be an integer >= 0");
-        }
-        else if (strcmp(opt, "--policy") == 0)
-        {
-            tn_error perr;
-            if (tn_themis_policy_parse(val, &req.themis.policy, &perr) != TN_OK)
-            {
-                char why[64];
-                snprintf(why,
-                         sizeof(why),
-                         "must be %s or %s",
-                         tn_themis_policy_name(TN_THEMIS_FIFO),
-                         tn_themis_policy_name(TN_THEMIS_SCF));
-                return bad_arg(opt, val, why);
-            }
-        }
-        else if (strcmp(opt, "--active") == 0)
-        {
-            if (parse_u32(val, &req.themis.active_chunks_per_dim) ||
-                req.themis.active_chunks_per_dim == 0)
-                return bad_arg(opt, val, "must be an integer >= 1");
-        }
-        else if (strcmp(opt, "--dump") == 0)
-        {
-            if (strcmp(val, "csv") != 0 && strcmp(val, "json") != 0)
-                return bad_arg(opt, val, "must be csv or json");
-            dump = val;
-        }
-        else if (strcmp(opt, "--output") == 0)
-            output = val;
-        else if (strcmp(opt, "--program") == 0)
-        {
-            if (strcmp(val, "auto") != 0 && strcmp(val, "generated") != 0 &&
-                strcmp(val, "schedule") != 0)
-                return bad_arg(opt, val, "must be auto, generated or schedule");
-            path = val;
-        }
-        else if (strcmp(opt, "--rank-order") == 0)
-            order_arg = val; /* parsed after the loop (no allocation before returns) */
+        int code = parse_value_option(opt, val, a);
+        if (code)
+            return code;
     }
-    if (topo_spec == NULL)
+    return 0;
+}
+
+/* The options required, the memory limit applied, the algorithm resolved (run->algo, run->tune)
+ * and a given rank order parsed (run->order): 0, or 2 after the error line (run->order freed). */
+static int
+check_args(plan_args* a, plan_run* run)
+{
+    tn_error err;
+    if (a->topo_spec == NULL)
         return bad_arg("--topology", NULL, "is required");
-    if (req.memory_limit == 0 && tn_memory_default_limit(&req.memory_limit, &err))
+    if (a->req.memory_limit == 0 && tn_memory_default_limit(&a->req.memory_limit, &err))
     {
         fprintf(stderr, "tn-plan: %s\n", err.message);
         return 2;
     }
-    limit_memory(req.memory_limit);
-    if (req.algorithm == NULL)
+    limit_memory(a->req.memory_limit);
+    if (a->req.algorithm == NULL)
         return bad_arg("--algorithm", NULL, "is required");
-    if (!have_size)
+    if (!a->have_size)
         return bad_arg("--size", NULL, "is required");
-    const bool tune = tn_tune_is_auto(req.algorithm);
-    const tn_algorithm* algo = tn_algorithm_find(req.algorithm);
-    if (!have_chunks) /* the algorithm's default; tuning: each candidate its own */
-        req.chunks = tune ? 0 : tn_algorithm_default_chunks(algo);
+    run->tune = tn_tune_is_auto(a->req.algorithm);
+    run->algo = tn_algorithm_find(a->req.algorithm);
+    if (!a->have_chunks) /* the algorithm's default; tuning: each candidate its own */
+        a->req.chunks = run->tune ? 0 : tn_algorithm_default_chunks(run->algo);
+    const char* order_arg = a->order_arg;
     if (order_arg && strcmp(order_arg, "auto") != 0 && strcmp(order_arg, "identity") != 0 &&
-        parse_order(order_arg, &order, &order_count))
+        parse_order(order_arg, &run->order, &run->order_count))
         return bad_arg("--rank-order",
                        order_arg,
                        "must be auto, identity or comma separated ranks");
-    if (order_arg && strcmp(order_arg, "auto") != 0 && !tune && !algo->takes_rank_order)
+    if (order_arg && strcmp(order_arg, "auto") != 0 && !run->tune && !run->algo->takes_rank_order)
     {
-        free(order);
+        free(run->order);
+        run->order = NULL;
         return bad_arg("--rank-order",
-                       req.algorithm,
+                       a->req.algorithm,
                        "is only for ring and ring-bidir, not for algorithm");
     }
+    return 0;
+}
 
-    tn_topology* topo = NULL;
-    tn_status rc = topo_spec[0] == '@' ? tn_topology_load_file(topo_spec + 1, &topo, &err)
-                                       : tn_topology_from_spec(topo_spec, &topo, &err);
-    if (rc)
-    {
-        free(order);
-        return bad_arg("--topology", NULL, err.message);
-    }
-    uint32_t npus = tn_topology_npu_count(topo);
-    /* arguments that only the topology can check: exit 2, not a planning failure */
-    int arg_error = 0;
-    if ((req.collective == TN_COLL_BROADCAST || req.collective == TN_COLL_REDUCE) &&
-        req.root >= npus)
+/* Arguments that only the topology can check (exit 2, not a planning failure): the root, the
+ * rank order (into a->req), and --output opened. 0, or 2 after the error line. */
+static int
+check_args_on_topology(plan_args* a, plan_run* run)
+{
+    tn_error err;
+    const char* order_arg = a->order_arg;
+    uint32_t npus = tn_topology_npu_count(run->topo);
+    if ((a->req.collective == TN_COLL_BROADCAST || a->req.collective == TN_COLL_REDUCE) &&
+        a->req.root >= npus)
     {
         char why[96];
         snprintf(why, sizeof(why), "root must be < %u NPUs of the topology, got", npus);
         char val[16];
-        snprintf(val, sizeof(val), "%u", req.root);
-        arg_error = bad_arg("--root", val, why);
+        snprintf(val, sizeof(val), "%u", a->req.root);
+        return bad_arg("--root", val, why);
     }
-    if (!arg_error && order_arg && strcmp(order_arg, "identity") == 0)
+    if (order_arg && strcmp(order_arg, "identity") == 0)
     {
-        order = malloc((size_t)(npus ? npus : 1) * sizeof(*order));
-        for (uint32_t r = 0; order && r < npus; r++)
-            order[r] = r;
-        order_count = npus;
-        if (!order)
-            arg_error = bad_arg("--rank-order", NULL, "out of memory");
+        run->order = malloc((size_t)(npus ? npus : 1) * sizeof(*run->order));
+        for (uint32_t r = 0; run->order && r < npus; r++)
+            run->order[r] = r;
+        run->order_count = npus;
+        if (!run->order)
+            return bad_arg("--rank-order", NULL, "out of memory");
     }
-    if (!arg_error && order)
+    if (run->order)
     {
-        req.rank_order = order;
-        req.rank_order_count = order_count;
-        if (tn_rank_order_validate(tune ? TN_TUNE_AUTO : algo->name,
-                                   order,
-                                   order_count,
+        a->req.rank_order = run->order;
+        a->req.rank_order_count = run->order_count;
+        if (tn_rank_order_validate(run->tune ? TN_TUNE_AUTO : run->algo->name,
+                                   run->order,
+                                   run->order_count,
                                    npus,
                                    &err))
-            arg_error = bad_arg("--rank-order", NULL, err.message);
+            return bad_arg("--rank-order", NULL, err.message);
     }
-    if (!arg_error && dump && output)
+    if (a->dump && a->output)
     {
-        out_file = fopen(output, "w");
-        if (out_file == NULL)
-            arg_error = bad_arg("--output", output, "cannot open for writing");
+        run->out_file = fopen(a->output, "w");
+        if (run->out_file == NULL)
+            return bad_arg("--output", a->output, "cannot open for writing");
     }
-    if (arg_error)
-    {
-        free(order);
-        tn_topology_destroy(topo);
-        return arg_error;
-    }
+    return 0;
+}
 
-    if (tune)
-    {
-        /* the ranking, then the summary of the choice */
-        int code = print_ranking(topo, &req, path, &algo);
-        if (code)
-        {
-            if (out_file)
-                fclose(out_file);
-            free(order);
-            tn_topology_destroy(topo);
-            return code;
-        }
-        req.algorithm = algo->name;
-        req.chunks = req.chunks ? req.chunks : tn_algorithm_default_chunks(algo);
-    }
-
-    /* the path: the generated one where the schedule would be large */
+/* The path --program takes: true for the generated one (where the schedule would be large),
+ * with the reason in why[size] for the summary. */
+static bool
+choose_generated(const plan_run* run,
+                 const tn_plan_request* req,
+                 const char* path,
+                 char* why,
+                 size_t size)
+{
     bool generated = strcmp(path, "generated") == 0;
-    char why_path[128] = "--program schedule";
-    if (generated)
-        snprintf(why_path, sizeof(why_path), "--program generated");
+    snprintf(why, size, generated ? "--program generated" : "--program schedule");
     if (strcmp(path, "auto") == 0)
     {
-        tn_plan_size size;
-        snprintf(why_path, sizeof(why_path), "auto: no generator for %s", algo->name);
-        if (algo->generator != TN_GENERATOR_NONE &&
-            tn_plan_estimate(topo, &req, &size, &err) == TN_OK)
+        tn_plan_size plan_size;
+        tn_error err;
+        snprintf(why, size, "auto: no generator for %s", run->algo->name);
+        if (run->algo->generator != TN_GENERATOR_NONE &&
+            tn_plan_estimate(run->topo, req, &plan_size, &err) == TN_OK)
         {
-            generated = size.transfers > TN_PLAN_AUTO_TRANSFERS;
-            snprintf(why_path,
-                     sizeof(why_path),
+            generated = plan_size.transfers > TN_PLAN_AUTO_TRANSFERS;
+            snprintf(why,
+                     size,
                      "auto: %s%" PRIu64 " transfers %s %u",
-                     size.exact_transfers ? "" : "about ",
-                     size.transfers,
+                     plan_size.exact_transfers ? "" : "about ",
+                     plan_size.transfers,
                      generated ? ">" : "<=",
                      TN_PLAN_AUTO_TRANSFERS);
         }
     }
-    if (generated && dump)
-    {
-        if (out_file)
-            fclose(out_file);
-        free(order);
-        tn_topology_destroy(topo);
-        return bad_arg("--dump", dump, "writes a materialised schedule: add --program schedule");
-    }
-    if (generated)
-    {
-        int code = plan_generated(topo, &req, algo, why_path);
-        free(order);
-        tn_topology_destroy(topo);
-        return code;
-    }
+    return generated;
+}
 
-    int exit_code = 0;
-    char late_error[sizeof err.message + 64] = ""; /* an error found while summarizing */
-    tn_schedule* s = NULL;
-    rc = tn_plan(topo, &req, &s, &err);
-    if (rc)
-    {
-        fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
-        if (out_file)
-            fclose(out_file);
-        free(order);
-        tn_topology_destroy(topo);
-        return 1;
-    }
-    /* the estimate resolves every transfer's path: a topology where some pair has none (a
-     * disconnected file) fails here, before any summary is printed */
-    tn_cost_result* cost = NULL;
-    tn_cost_options copt;
-    memset(&copt, 0, sizeof(copt));
-    copt.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
-    tn_nccl_choice nccl; /* NCCL's protocol costs what the ns-3 executor charges */
-    bool is_nccl = tn_nccl_is_family(req.algorithm) &&
-                   tn_nccl_choose(topo, &req, tn_schedule_ranks(s), &nccl, &err) == TN_OK;
-    copt.protocol = is_nccl ? &nccl.protocol : NULL;
-    rc = tn_cost_estimate(s, topo, NULL, &copt, &cost, &err);
-    if (rc)
-    {
-        fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
-        if (out_file)
-            fclose(out_file);
-        free(order);
-        tn_schedule_destroy(s);
-        tn_topology_destroy(topo);
-        return 1;
-    }
-    uint32_t ranks = tn_schedule_ranks(s);
+/* The summary's head: topology, collective, algorithm (and NCCL's choice), the schedule's size. */
+static void
+print_schedule_head(const tn_topology* topo,
+                    const tn_plan_request* req,
+                    const tn_schedule* s,
+                    const tn_nccl_choice* nccl,
+                    const char* why_path)
+{
     char b1[64];
     printf("topology      %s (%u NPUs, %u switches, %u links)\n",
            tn_topology_name(topo),
            tn_topology_npu_count(topo),
            tn_topology_switch_count(topo),
            tn_topology_link_count(topo));
-    human_bytes(req.bytes, b1, sizeof(b1));
+    human_bytes(req->bytes, b1, sizeof(b1));
     printf("collective    %s, %s, chunks %u\n",
-           tn_collective_name(req.collective),
+           tn_collective_name(req->collective),
            b1,
            tn_schedule_chunks(s));
     printf("algorithm     %s\n", tn_schedule_algorithm(s));
-    if (is_nccl)
+    if (nccl)
         printf("nccl          %s, %s, %u channel(s); NCCL's tuning model: %.3f us\n",
-               tn_nccl_algo_name(nccl.algo),
-               tn_nccl_proto_name(nccl.proto),
-               nccl.channels,
-               nccl.time_us);
-    printf("ranks         %u\n", ranks);
+               tn_nccl_algo_name(nccl->algo),
+               tn_nccl_proto_name(nccl->proto),
+               nccl->channels,
+               nccl->time_us);
+    printf("ranks         %u\n", tn_schedule_ranks(s));
     printf("path          schedule: the global DAG of transfers (%s)\n", why_path);
     printf("steps         %u\n", tn_schedule_steps(s));
     printf("transfers     %u\n", tn_schedule_count(s));
@@ -882,51 +874,54 @@ main(int argc, char** argv)
     {
         printf("local ops     %u (no network)\n", tn_schedule_local_count(s));
     }
-    if (algo->takes_rank_order)
-    {
-        uint32_t* shown = order;
-        tn_ring_order_info info = {TN_RING_ORDER_GIVEN, 0};
-        if (!shown)
-        {
-            shown = malloc((size_t)ranks * sizeof(*shown));
-            if (shown && tn_ring_order(topo, ranks, shown, &info, &err))
-            {
-                free(shown);
-                shown = NULL;
-            }
-        }
-        if (shown)
-        {
-            if (order)
-                info.non_adjacent = tn_ring_order_non_adjacent(topo, shown, ranks);
-            printf("rank order    %s, %u of %u ring hops between non-adjacent NPUs; starts",
-                   tn_ring_order_kind_name(info.kind),
-                   info.non_adjacent,
-                   ranks);
-            for (uint32_t k = 0; k < ranks && k < 8; k++)
-                printf("%s%u", k ? "," : " ", shown[k]);
-            printf("%s\n", ranks > 8 ? ",..." : "");
-        }
-        if (shown != order)
-            free(shown);
-    }
+}
 
-    if (cost)
+/* The ring's order: the given one, or the one the planner takes; nothing when it cannot be
+ * found (the plan found it, so only memory is short). */
+static void
+print_rank_order(const tn_topology* topo, const uint32_t* order, uint32_t ranks)
+{
+    tn_error err;
+    const uint32_t* shown = order;
+    uint32_t* found = NULL;
+    tn_ring_order_info info = {TN_RING_ORDER_GIVEN, 0};
+    if (!shown)
     {
-        uint64_t maxb = 0;
-        for (uint32_t l = 0; l < cost->link_count; l++)
-            maxb = cost->link_bytes[l] > maxb ? cost->link_bytes[l] : maxb;
-        human_bytes(maxb, b1, sizeof(b1));
-        printf("max link bytes %s\n", b1);
+        found = malloc((size_t)ranks * sizeof(*found));
+        if (found && tn_ring_order(topo, ranks, found, &info, &err))
+        {
+            free(found);
+            found = NULL;
+        }
+        shown = found;
     }
-    if (verify && verify_max != 0 && tn_schedule_count(s) > verify_max)
+    if (shown)
+    {
+        if (order)
+            info.non_adjacent = tn_ring_order_non_adjacent(topo, shown, ranks);
+        printf("rank order    %s, %u of %u ring hops between non-adjacent NPUs; starts",
+               tn_ring_order_kind_name(info.kind),
+               info.non_adjacent,
+               ranks);
+        for (uint32_t k = 0; k < ranks && k < 8; k++)
+            printf("%s%u", k ? "," : " ", shown[k]);
+        printf("%s\n", ranks > 8 ? ",..." : "");
+    }
+    free(found);
+}
+
+/* The verifier's line; 1 when the schedule fails it. */
+static int
+print_verified(const plan_args* a, const tn_schedule* s, const tn_topology* topo)
+{
+    if (a->verify && a->verify_max != 0 && tn_schedule_count(s) > a->verify_max)
     {
         printf("verified      skipped: %u transfers > --verify-max %u (the verifier's time grows "
                "faster than linearly; raise --verify-max to verify)\n",
                tn_schedule_count(s),
-               verify_max);
+               a->verify_max);
     }
-    else if (verify)
+    else if (a->verify)
     {
         tn_error verr;
         tn_status vr = tn_verify_schedule(s, topo, NULL, &verr);
@@ -935,12 +930,21 @@ main(int argc, char** argv)
                vr ? ": " : "",
                vr ? verr.message : "");
         if (vr)
-            exit_code = 1;
+            return 1;
     }
     else
     {
         printf("verified      skipped\n");
     }
+    return 0;
+}
+
+/* The contention line; 1 with the error in late_error[size] when the report fails. */
+static int
+print_contention(const tn_schedule* s, const tn_topology* topo, char* late_error, size_t size)
+{
+    tn_error err;
+    int code = 0;
     tn_contention_report* rep = NULL;
     if (tn_verify_contention(s, topo, NULL, &rep, &err) == TN_OK)
     {
@@ -966,10 +970,90 @@ main(int argc, char** argv)
     {
         printf("contention    report failed: %s\n", err.message);
         /* the error line comes last, after the rest of the summary */
-        snprintf(late_error, sizeof late_error, "the schedule's paths: %s", err.message);
-        exit_code = 1;
+        snprintf(late_error, size, "the schedule's paths: %s", err.message);
+        code = 1;
     }
     tn_contention_report_destroy(rep);
+    return code;
+}
+
+/* --dump to --output (or stdout); 1 after the error line when writing the file fails, which
+ * also closes it (run->out_file is NULL after). */
+static int
+write_dump(const plan_args* a, plan_run* run, const tn_schedule* s)
+{
+    FILE* f = run->out_file ? run->out_file : stdout;
+    if (strcmp(a->dump, "csv") == 0)
+        dump_csv(f, s);
+    else
+        dump_json(f, s);
+    if (!run->out_file)
+        return 0;
+    int bad = fflush(run->out_file) != 0 || ferror(run->out_file);
+    int saved = errno;
+    if (fclose(run->out_file) != 0 && !bad)
+    {
+        bad = 1;
+        saved = errno;
+    }
+    run->out_file = NULL;
+    if (!bad)
+        return 0;
+    fflush(stdout); /* the summary before the error line, as it was printed */
+    fprintf(stderr,
+            "tn-plan: option --output: writing '%s' failed: %s\n",
+            a->output,
+            strerror(saved));
+    return 1;
+}
+
+/* The schedule path: tn_plan, its estimate, the summary, the verifier and --dump. Returns the
+ * exit code; an error found while summarizing is printed last, after the summary. */
+static int
+plan_schedule(const plan_args* a, plan_run* run, const char* why_path)
+{
+    const tn_plan_request* req = &a->req;
+    tn_topology* topo = run->topo;
+    tn_error err;
+    tn_schedule* s = NULL;
+    if (tn_plan(topo, req, &s, &err))
+    {
+        fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
+        return 1;
+    }
+    /* the estimate resolves every transfer's path: a topology where some pair has none (a
+     * disconnected file) fails here, before any summary is printed */
+    tn_cost_result* cost = NULL;
+    tn_cost_options copt;
+    memset(&copt, 0, sizeof(copt));
+    copt.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
+    tn_nccl_choice nccl; /* NCCL's protocol costs what the ns-3 executor charges */
+    bool is_nccl = tn_nccl_is_family(req->algorithm) &&
+                   tn_nccl_choose(topo, req, tn_schedule_ranks(s), &nccl, &err) == TN_OK;
+    copt.protocol = is_nccl ? &nccl.protocol : NULL;
+    if (tn_cost_estimate(s, topo, NULL, &copt, &cost, &err))
+    {
+        fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
+        tn_schedule_destroy(s);
+        return 1;
+    }
+    int exit_code = 0;
+    char late_error[sizeof err.message + 64] = ""; /* an error found while summarizing */
+    uint32_t ranks = tn_schedule_ranks(s);
+    print_schedule_head(topo, req, s, is_nccl ? &nccl : NULL, why_path);
+    if (run->algo->takes_rank_order)
+        print_rank_order(topo, run->order, ranks);
+    if (cost)
+    {
+        uint64_t maxb = 0;
+        char b1[64];
+        for (uint32_t l = 0; l < cost->link_count; l++)
+            maxb = cost->link_bytes[l] > maxb ? cost->link_bytes[l] : maxb;
+        human_bytes(maxb, b1, sizeof(b1));
+        printf("max link bytes %s\n", b1);
+    }
+    exit_code |= print_verified(a, s, topo);
+    exit_code |= print_contention(s, topo, late_error, sizeof late_error);
     if (cost)
     {
         double t = cost->time_ns;
@@ -977,10 +1061,10 @@ main(int argc, char** argv)
                t / 1e3,
                cost->model == TN_COST_FLUID ? "DAG, fluid: links shared max-min fairly"
                                             : "DAG, list: each link a FIFO server");
-        if (has_ring_closed_form(&req, algo))
-            print_ring_closed_form(topo, ranks, req.bytes);
-        printf("algbw         %.3f GB/s\n", tn_algbw(req.bytes, t) / 1e9);
-        printf("busbw         %.3f GB/s\n", tn_busbw(req.collective, ranks, req.bytes, t) / 1e9);
+        if (has_ring_closed_form(req, run->algo))
+            print_ring_closed_form(topo, ranks, req->bytes);
+        printf("algbw         %.3f GB/s\n", tn_algbw(req->bytes, t) / 1e9);
+        printf("busbw         %.3f GB/s\n", tn_busbw(req->collective, ranks, req->bytes, t) / 1e9);
     }
     else
     {
@@ -989,39 +1073,67 @@ main(int argc, char** argv)
         exit_code = 1;
     }
     tn_cost_result_destroy(cost);
-    if (dump)
-    {
-        FILE* f = out_file ? out_file : stdout;
-        if (strcmp(dump, "csv") == 0)
-            dump_csv(f, s);
-        else
-            dump_json(f, s);
-        if (out_file)
-        {
-            int bad = fflush(out_file) != 0 || ferror(out_file);
-            int saved = errno;
-            if (fclose(out_file) != 0 && !bad)
-            {
-                bad = 1;
-                saved = errno;
-            }
-            if (bad)
-            {
-                fflush(stdout); /* the summary before the error line, as it was printed */
-                fprintf(stderr,
-                        "tn-plan: option --output: writing '%s' failed: %s\n",
-                        output,
-                        strerror(saved));
-                exit_code = 1;
-            }
-        }
-    }
+    if (a->dump)
+        exit_code |= write_dump(a, run, s);
     if (check_written(stdout, "the summary to stdout"))
         exit_code = 1;
     else if (late_error[0])
         fprintf(stderr, "tn-plan: %s\n", late_error);
     tn_schedule_destroy(s);
-    tn_topology_destroy(topo);
-    free(order);
     return exit_code;
+}
+
+/* Parse, check against the topology, rank (--algorithm auto), choose the path, plan. */
+static int
+plan_main(plan_args* a, plan_run* run)
+{
+    int code = check_args(a, run);
+    if (code)
+        return code;
+    tn_error err;
+    tn_status rc = a->topo_spec[0] == '@'
+                       ? tn_topology_load_file(a->topo_spec + 1, &run->topo, &err)
+                       : tn_topology_from_spec(a->topo_spec, &run->topo, &err);
+    if (rc)
+        return bad_arg("--topology", NULL, err.message);
+    code = check_args_on_topology(a, run);
+    if (code)
+        return code;
+    if (run->tune)
+    {
+        /* the ranking, then the summary of the choice */
+        code = print_ranking(run->topo, &a->req, a->path, &run->algo);
+        if (code)
+            return code;
+        a->req.algorithm = run->algo->name;
+        a->req.chunks = a->req.chunks ? a->req.chunks : tn_algorithm_default_chunks(run->algo);
+    }
+    char why_path[128];
+    bool generated = choose_generated(run, &a->req, a->path, why_path, sizeof(why_path));
+    if (generated && a->dump)
+        return bad_arg("--dump", a->dump, "writes a materialised schedule: add --program schedule");
+    if (generated)
+        return plan_generated(run->topo, &a->req, run->algo, why_path);
+    return plan_schedule(a, run, why_path);
+}
+
+int
+main(int argc, char** argv)
+{
+    plan_args a;
+    memset(&a, 0, sizeof(a));
+    tn_plan_request_init(&a.req);
+    a.req.algorithm = NULL;
+    a.verify = true;
+    a.verify_max = 250000;
+    a.path = "auto";
+    bool done = false;
+    int code = parse_args(argc, argv, &a, &done);
+    if (code || done)
+        return code;
+    plan_run run;
+    memset(&run, 0, sizeof(run));
+    code = plan_main(&a, &run);
+    plan_run_end(&run);
+    return code;
 }

@@ -373,20 +373,23 @@ RunDistributed(const ScenarioConfig& config,
     return Report(databases, finished, total - next, failures, exitCode);
 }
 
-} // namespace
-
-/// The runner; under mpirun every rank runs it (main).
-static int
-Main(int argc, char* argv[])
+/// The command line.
+struct RunOptions
 {
-    const bool mpi = DistributedHelper::IsEnabled();
-    std::vector<std::string> sets;
+    std::vector<std::string> sets; //!< --set KEY=VALUE (and --mode as mode=...)
+    std::string scenario;          //!< the scenario file
+    std::string dbOverride;        //!< --db
+    uint32_t jobs = 1;             //!< -j
+    bool testSize = false;         //!< --test-size
+    bool checkOnly = false;        //!< --check
+    bool quiet = false;            //!< --quiet
+};
+
+/// The command line into *o; false after its error line.
+bool
+ParseOptions(int argc, char* argv[], RunOptions* o)
+{
     std::vector<std::string> files;
-    std::string dbOverride;
-    uint32_t jobs = 1;
-    bool testSize = false;
-    bool checkOnly = false;
-    bool quiet = false;
     std::string mode;
     ProgramOptions options(PROGRAM, __FILE__);
     options.Usage("training-net-run [options] SCENARIO.toml: runs a scenario file (every sweep "
@@ -395,116 +398,74 @@ Main(int argc, char* argv[])
                         "KEY=VALUE overrides a key: seed=3, topology.spec=torus:8x8, "
                         "collective.bytes=[\"1MiB\",\"4MiB\"] (a list sweeps), "
                         "roce.ns3::RdmaNic::Mtu=1024",
-                        &sets);
+                        &o->sets);
     options.AddString("mode",
                       "packet, flow or flow-symmetric: the scenario's mode key (flow: fluid "
                       "flows; flow-symmetric: NPU 0 simulated for all on a symmetric topology)",
                       &mode);
-    options.AddCount("jobs", "run up to N sweep points at once (processes)", 1u, 4096u, &jobs);
+    options.AddCount("jobs", "run up to N sweep points at once (processes)", 1u, 4096u, &o->jobs);
     options.AddShortName('j', "jobs");
-    options.AddString("db", "results database (overrides the scenario's database)", &dbOverride);
+    options.AddString("db", "results database (overrides the scenario's database)", &o->dbOverride);
     options.AddFlag("test-size",
                     "apply the scenario's [test] overrides (the reduced size)",
-                    &testSize);
-    options.AddFlag("check", "validate and list the points; simulate nothing", &checkOnly);
-    options.AddFlag("quiet", "no progress display (it is shown on a terminal only)", &quiet);
+                    &o->testSize);
+    options.AddFlag("check", "validate and list the points; simulate nothing", &o->checkOnly);
+    options.AddFlag("quiet", "no progress display (it is shown on a terminal only)", &o->quiet);
     options.AddPositional("SCENARIO.toml", "the scenario file", 1, 1, &files);
     if (!options.Parse(argc, argv))
     {
-        return 2;
+        return false;
     }
     if (options.IsGiven("mode"))
     {
         // the scenario's mode key, overridden (checked with the scenario: packet, flow,
         // flow-symmetric)
-        sets.push_back("mode=\"" + mode + "\"");
+        o->sets.push_back("mode=\"" + mode + "\"");
     }
-    if (options.IsGiven("db") && dbOverride.empty())
+    if (options.IsGiven("db") && o->dbOverride.empty())
     {
         std::cerr << ProgramOptions::ErrorLine(PROGRAM, "--db: an empty path") << std::endl;
-        return 2;
+        return false;
     }
-    const std::string scenario = files[0];
+    o->scenario = files[0];
+    return true;
+}
 
-    ScenarioConfig config;
-    std::string error;
-    uint64_t total = 0;
-    std::vector<std::string> databases;
-    if (!LoadScenario(&config, scenario, testSize, sets, dbOverride, &error) ||
-        !config.Validate(&total, &error, &databases))
+/// The [test] overrides are checked even when not applied: a mistake there shows now, not in
+/// the test suite. False after the error line.
+bool
+CheckTestSize(const RunOptions& o)
+{
+    ScenarioConfig reduced;
+    uint64_t count = 0;
+    std::string why;
+    if (!reduced.Load(o.scenario, &why) || reduced.CountPoints() == 0)
     {
-        std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
-        return 2;
+        return true; // the scenario's own load reported it
     }
-    // The [test] overrides are checked even when not applied: a mistake there shows now, not
-    // in the test suite.
-    if (!testSize)
+    bool hasTest = reduced.ApplyTestSize(&why);
+    // the overrides first (one may change [test]), then [test], then the overrides
+    // again: they win over [test] as they do under --test-size
+    if (hasTest && !(LoadScenario(&reduced, o.scenario, false, o.sets, o.dbOverride, &why) &&
+                     reduced.ApplyTestSize(&why) && LoadSets(&reduced, o.sets, &why) &&
+                     reduced.Validate(&count, &why)))
     {
-        ScenarioConfig reduced;
-        uint64_t count = 0;
-        std::string why;
-        if (reduced.Load(scenario, &why) && reduced.CountPoints() > 0)
-        {
-            bool hasTest = reduced.ApplyTestSize(&why);
-            // the overrides first (one may change [test]), then [test], then the overrides
-            // again: they win over [test] as they do under --test-size
-            if (hasTest && !(LoadScenario(&reduced, scenario, false, sets, dbOverride, &why) &&
-                             reduced.ApplyTestSize(&why) && LoadSets(&reduced, sets, &why) &&
-                             reduced.Validate(&count, &why)))
-            {
-                std::cerr << ProgramOptions::ErrorLine(PROGRAM, "[test] (--test-size): " + why)
-                          << std::endl;
-                return 2;
-            }
-            if (!hasTest && why.find("no [test] table") == std::string::npos)
-            {
-                std::cerr << ProgramOptions::ErrorLine(PROGRAM, why) << std::endl;
-                return 2;
-            }
-        }
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM, "[test] (--test-size): " + why)
+                  << std::endl;
+        return false;
     }
-    if (mpi)
+    if (!hasTest && why.find("no [test] table") == std::string::npos)
     {
-        // rank 0 alone creates a new file's schema
-        if (DistributedHelper::GetRank() == 0 && !checkOnly)
-        {
-            for (const std::string& path : databases)
-            {
-                tn_db* db = nullptr;
-                tn_error err{};
-                if (tn_db_open(path.c_str(), &db, &err) != TN_OK)
-                {
-                    std::cerr << ProgramOptions::ErrorLine(PROGRAM,
-                                                           scenario + ": database: " + err.message)
-                              << std::endl;
-                    return 2;
-                }
-                tn_db_close(db);
-            }
-        }
-        ValidatedOnEveryRank();
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM, why) << std::endl;
+        return false;
     }
-    if (checkOnly)
-    {
-        std::cout << scenario << ": " << total << " point(s), valid\n";
-        for (uint64_t i = 0; i < total; i++)
-        {
-            ScenarioPoint p;
-            if (!config.GetPoint(i, &p, &error))
-            {
-                std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
-                return 2;
-            }
-            std::cout << "  " << p.index << ": " << (p.label.empty() ? "(no sweep)" : p.label)
-                      << " -> " << p.database << "\n";
-        }
-        return 0;
-    }
-    if (mpi)
-    {
-        return RunDistributed(config, scenario, total, databases);
-    }
-    // Every database is checked (path, file, schema) before anything is simulated.
+    return true;
+}
+
+/// Opens (and so creates, with its schema) every database; false after the error line.
+bool
+OpenDatabases(const std::string& scenario, const std::vector<std::string>& databases)
+{
     for (const std::string& path : databases)
     {
         tn_db* db = nullptr;
@@ -513,21 +474,44 @@ Main(int argc, char* argv[])
         {
             std::cerr << ProgramOptions::ErrorLine(PROGRAM, scenario + ": database: " + err.message)
                       << std::endl;
-            return 2;
+            return false;
         }
         tn_db_close(db);
     }
+    return true;
+}
 
-    const bool tty = isatty(STDERR_FILENO) && !quiet;
-    // Signals are blocked but while waiting (sigsuspend): none is missed between a check
-    // and the wait.
+/// --check: the points and their databases; the exit status.
+int
+ListPoints(const ScenarioConfig& config, const std::string& scenario, uint64_t total)
+{
+    std::string error;
+    std::cout << scenario << ": " << total << " point(s), valid\n";
+    for (uint64_t i = 0; i < total; i++)
+    {
+        ScenarioPoint p;
+        if (!config.GetPoint(i, &p, &error))
+        {
+            std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
+            return 2;
+        }
+        std::cout << "  " << p.index << ": " << (p.label.empty() ? "(no sweep)" : p.label) << " -> "
+                  << p.database << "\n";
+    }
+    return 0;
+}
+
+/// Signals are blocked but while waiting (sigsuspend): none is missed between a check and the
+/// wait. *mask is the mask to wait with (the one before).
+void
+BlockSignals(sigset_t* mask)
+{
     sigset_t blocked;
-    sigset_t mask;
     sigemptyset(&blocked);
     sigaddset(&blocked, SIGINT);
     sigaddset(&blocked, SIGTERM);
     sigaddset(&blocked, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &blocked, &mask);
+    sigprocmask(SIG_BLOCK, &blocked, mask);
     struct sigaction sa;
     std::memset(&sa, 0, sizeof(sa));
     sigemptyset(&sa.sa_mask);
@@ -537,228 +521,343 @@ Main(int argc, char* argv[])
     sa.sa_handler = OnChild;
     sigaction(SIGCHLD, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
+}
 
-    std::vector<Child> running;
-
+/// A sweep run in forked processes, at most jobs at once.
+struct Sweep
+{
+    const ScenarioConfig& config; //!< the validated scenario
+    uint64_t total;               //!< its points
+    uint32_t jobs;                //!< at most this many at once
+    bool tty;                     //!< progress shown on stderr
+    sigset_t mask;                //!< the signal mask to wait with
+    std::vector<Child> running;   //!< the points' processes
     std::vector<Finished> finished;
-    std::vector<std::string> failures; // error lines, printed last: nothing follows them
-    uint64_t next = 0;
-    uint64_t done = 0;
+    std::vector<std::string> failures; //!< error lines, printed last: nothing follows them
+    uint64_t next = 0;                 //!< the next point to start
+    uint64_t done = 0;                 //!< points ended
     int exitCode = 0;
-    bool fatal = false; // the runner cannot go on (pipe, fork): it waits for the running ones
-    int forwarded = 0;
-    const pid_t self = getpid();
-    const auto wallStart = std::chrono::steady_clock::now();
+    bool fatal = false; //!< the runner cannot go on (pipe, fork): it waits for the running ones
+    int forwarded = 0;  //!< signals forwarded to the points
+    pid_t self = getpid();
+    std::chrono::steady_clock::time_point wallStart = std::chrono::steady_clock::now();
+};
+
+/// Forwards a signal received since the last call to every running point (SIGKILL from the
+/// second on).
+void
+ForwardSignals(Sweep& w)
+{
+    if (g_signals <= w.forwarded)
+    {
+        return;
+    }
+    if (w.forwarded == 0)
+    {
+        if (w.tty)
+        {
+            std::fprintf(stderr, "\r\033[K");
+        }
+        std::cerr << PROGRAM << ": interrupted (signal " << int(g_firstSignal) << "): stopping "
+                  << w.running.size() << " running point(s); a second signal kills them"
+                  << std::endl;
+    }
+    for (const Child& c : w.running)
+    {
+        kill(c.pid, g_signals >= 2 ? SIGKILL : int(g_firstSignal));
+    }
+    w.forwarded = g_signals;
+}
+
+/// Starts points while there is room (w.jobs) and no signal came; a pipe or fork failure
+/// makes the sweep fatal.
+void
+StartPoints(Sweep& w)
+{
+    std::string error;
+    while (!g_signals && !w.fatal && w.next < w.total && w.running.size() < w.jobs)
+    {
+        ScenarioPoint point;
+        if (!w.config.GetPoint(w.next, &point, &error))
+        {
+            std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
+            w.exitCode = 1;
+            w.fatal = true;
+            break;
+        }
+        int fds[2];
+        if (pipe(fds) != 0)
+        {
+            std::cerr << PROGRAM << ": pipe: " << std::strerror(errno) << std::endl;
+            w.exitCode = 1;
+            w.fatal = true;
+            break;
+        }
+        std::fflush(nullptr);
+        pid_t pid = fork();
+        if (pid < 0)
+        {
+            std::cerr << PROGRAM << ": fork: " << std::strerror(errno) << std::endl;
+            close(fds[0]);
+            close(fds[1]);
+            w.exitCode = 1;
+            w.fatal = true;
+            break;
+        }
+        if (pid == 0)
+        {
+            close(fds[0]);
+            for (const Child& c : w.running)
+            {
+                close(c.fd);
+            }
+            RunChild(point, fds[1], w.tty && w.jobs == 1, w.total, w.self, w.mask);
+        }
+        setpgid(pid, pid); // as the child does: whichever runs first
+        close(fds[1]);
+        w.running.push_back({pid, fds[0], point, ""});
+        w.next++;
+    }
+}
+
+/// What an ended point's process reported ("run ID" lines, then "done ID STATUS SIM_NS\tWHY").
+struct PointResult
+{
+    long long runId = -1;
+    std::vector<long long> started; //!< isolate = true: the jobs alone, then together
+    char st[16] = "";
+    std::string why;
+    bool result = false; //!< the "done" line came
+};
+
+/// c's output read to its end into *r; c.fd closed.
+void
+ReadResult(Child& c, PointResult* r)
+{
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(c.fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+    {
+        c.output.append(buf, size_t(n > 0 ? n : 0));
+    }
+    close(c.fd);
+    unsigned long long simNs = 0;
+    size_t pos = 0;
+    while (pos < c.output.size())
+    {
+        size_t end = c.output.find('\n', pos);
+        const std::string line =
+            c.output.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        pos = end == std::string::npos ? c.output.size() : end + 1;
+        if (line.compare(0, 4, "run ") == 0)
+        {
+            r->runId = std::atoll(line.c_str() + 4);
+            r->started.push_back(r->runId);
+        }
+        else if (line.compare(0, 5, "done ") == 0 &&
+                 std::sscanf(line.c_str() + 5, "%lld %15s %llu", &r->runId, r->st, &simNs) == 3)
+        {
+            size_t tab = line.find('\t');
+            r->why = tab == std::string::npos ? "" : line.substr(tab + 1);
+            r->result = true;
+        }
+    }
+}
+
+/// A point that is not ok: its error line (printed after the summary), the exit code, and a
+/// point stopped by a signal sent to it alone stops the sweep too.
+void
+PointFailed(Sweep& w, const ScenarioPoint& p, const PointResult& r)
+{
+    if (w.tty)
+    {
+        std::fprintf(stderr, "\r\033[K");
+    }
+    // error lines come after the summary: nothing follows them
+    w.failures.push_back(ProgramOptions::ErrorLine(
+        PROGRAM,
+        "point " + std::to_string(p.index) + (p.label.empty() ? "" : " (" + p.label + ")") + ": " +
+            r.st + (r.why.empty() ? "" : ": " + r.why)));
+    if (std::string(r.st) != "aborted")
+    {
+        w.exitCode = std::max(w.exitCode, 1);
+    }
+    else if (!g_signals)
+    {
+        g_signals = 1;
+        g_firstSignal = SIGINT;
+        w.forwarded = 1;
+        for (const Child& other : w.running)
+        {
+            kill(other.pid, SIGINT);
+        }
+    }
+}
+
+/// The point whose process pid ended with status: its runs recorded; a process that died is
+/// closed here (its run, if it began one).
+void
+PointEnded(Sweep& w, pid_t pid, int status)
+{
+    auto it = std::find_if(w.running.begin(), w.running.end(), [pid](const Child& c) {
+        return c.pid == pid;
+    });
+    if (it == w.running.end())
+    {
+        return;
+    }
+    Child c = std::move(*it);
+    w.running.erase(it);
+    PointResult r;
+    ReadResult(c, &r);
+    w.done++;
+    const ScenarioPoint& p = c.point;
+    if (!r.result)
+    {
+        const bool killed = WIFSIGNALED(status);
+        const bool interrupted =
+            g_signals > 0 && killed &&
+            (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == int(g_firstSignal));
+        std::snprintf(r.st, sizeof(r.st), "%s", interrupted ? "aborted" : "error");
+        r.why = killed ? "killed by signal " + std::to_string(WTERMSIG(status)) +
+                             (interrupted && g_signals >= 2 ? " (a second interrupt)" : "")
+                       : "exited with status " + std::to_string(WEXITSTATUS(status)) +
+                             " without a result";
+        if (r.runId >= 0)
+        {
+            CloseAbandonedRun(p.database, r.runId, r.st, r.why);
+        }
+    }
+    for (long long earlier : r.started)
+    {
+        if (earlier != r.runId)
+        {
+            w.finished.push_back(
+                {p.database, earlier, (p.label.empty() ? "" : p.label + " ") + "(a job alone)"});
+        }
+    }
+    if (r.runId >= 0)
+    {
+        w.finished.push_back({p.database, r.runId, p.label});
+    }
+    if (std::string(r.st) != "ok")
+    {
+        PointFailed(w, p, r);
+    }
+    if (w.tty && w.jobs > 1)
+    {
+        double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - w.wallStart).count();
+        double remaining = w.done ? wall * double(w.total - w.done) / double(w.done) : -1;
+        std::fprintf(stderr,
+                     "\r\033[K[%llu/%llu runs done, %zu running] wall %s, remaining ~%s",
+                     (unsigned long long)w.done,
+                     (unsigned long long)w.total,
+                     w.running.size(),
+                     ScenarioRunner::FormatDuration(wall).c_str(),
+                     ScenarioRunner::FormatDuration(remaining).c_str());
+        std::fflush(stderr);
+    }
+}
+
+/// The sweep without MPI: every point in a process of its own, at most jobs at once, then the
+/// summary; the exit status.
+int
+RunLocal(const ScenarioConfig& config,
+         const std::string& scenario,
+         uint64_t total,
+         const std::vector<std::string>& databases,
+         const RunOptions& o)
+{
+    Sweep w{config, total, o.jobs, isatty(STDERR_FILENO) && !o.quiet, {}};
+    BlockSignals(&w.mask);
     std::cout << "scenario " << scenario << ": " << total << " run(s)"
-              << (jobs > 1 && total > 1 ? ", " + std::to_string(jobs) + " at a time" : "")
+              << (o.jobs > 1 && total > 1 ? ", " + std::to_string(o.jobs) + " at a time" : "")
               << std::endl;
     while (true)
     {
-        if (g_signals > forwarded)
-        {
-            if (forwarded == 0)
-            {
-                if (tty)
-                {
-                    std::fprintf(stderr, "\r\033[K");
-                }
-                std::cerr << PROGRAM << ": interrupted (signal " << int(g_firstSignal)
-                          << "): stopping " << running.size()
-                          << " running point(s); a second signal kills them" << std::endl;
-            }
-            for (const Child& c : running)
-            {
-                kill(c.pid, g_signals >= 2 ? SIGKILL : int(g_firstSignal));
-            }
-            forwarded = g_signals;
-        }
-        while (!g_signals && !fatal && next < total && running.size() < jobs)
-        {
-            ScenarioPoint point;
-            if (!config.GetPoint(next, &point, &error))
-            {
-                std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
-                exitCode = 1;
-                fatal = true;
-                break;
-            }
-            int fds[2];
-            if (pipe(fds) != 0)
-            {
-                std::cerr << PROGRAM << ": pipe: " << std::strerror(errno) << std::endl;
-                exitCode = 1;
-                fatal = true;
-                break;
-            }
-            std::fflush(nullptr);
-            pid_t pid = fork();
-            if (pid < 0)
-            {
-                std::cerr << PROGRAM << ": fork: " << std::strerror(errno) << std::endl;
-                close(fds[0]);
-                close(fds[1]);
-                exitCode = 1;
-                fatal = true;
-                break;
-            }
-            if (pid == 0)
-            {
-                close(fds[0]);
-                for (const Child& c : running)
-                {
-                    close(c.fd);
-                }
-                RunChild(point, fds[1], tty && jobs == 1, total, self, mask);
-            }
-            setpgid(pid, pid); // as the child does: whichever runs first
-            close(fds[1]);
-            running.push_back({pid, fds[0], point, ""});
-            next++;
-        }
+        ForwardSignals(w);
+        StartPoints(w);
         bool reaped = false;
         int status = 0;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
         {
             reaped = true;
-            auto it = std::find_if(running.begin(), running.end(), [pid](const Child& c) {
-                return c.pid == pid;
-            });
-            if (it == running.end())
-            {
-                continue;
-            }
-            Child c = std::move(*it);
-            running.erase(it);
-            char buf[4096];
-            ssize_t n;
-            while ((n = read(c.fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-            {
-                c.output.append(buf, size_t(n > 0 ? n : 0));
-            }
-            close(c.fd);
-            done++;
-            const ScenarioPoint& p = c.point;
-            long long runId = -1;
-            std::vector<long long> started; // isolate = true: the jobs alone, then together
-            char st[16] = "";
-            unsigned long long simNs = 0;
-            std::string why;
-            bool result = false;
-            size_t pos = 0;
-            while (pos < c.output.size())
-            {
-                size_t end = c.output.find('\n', pos);
-                const std::string line =
-                    c.output.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-                pos = end == std::string::npos ? c.output.size() : end + 1;
-                if (line.compare(0, 4, "run ") == 0)
-                {
-                    runId = std::atoll(line.c_str() + 4);
-                    started.push_back(runId);
-                }
-                else if (line.compare(0, 5, "done ") == 0 &&
-                         std::sscanf(line.c_str() + 5, "%lld %15s %llu", &runId, st, &simNs) == 3)
-                {
-                    size_t tab = line.find('\t');
-                    why = tab == std::string::npos ? "" : line.substr(tab + 1);
-                    result = true;
-                }
-            }
-            if (!result)
-            {
-                // The point's process died: its run (if it began one) is closed here.
-                const bool killed = WIFSIGNALED(status);
-                const bool interrupted =
-                    g_signals > 0 && killed &&
-                    (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == int(g_firstSignal));
-                std::snprintf(st, sizeof(st), "%s", interrupted ? "aborted" : "error");
-                why = killed ? "killed by signal " + std::to_string(WTERMSIG(status)) +
-                                   (interrupted && g_signals >= 2 ? " (a second interrupt)" : "")
-                             : "exited with status " + std::to_string(WEXITSTATUS(status)) +
-                                   " without a result";
-                if (runId >= 0)
-                {
-                    CloseAbandonedRun(p.database, runId, st, why);
-                }
-            }
-            for (long long earlier : started)
-            {
-                if (earlier != runId)
-                {
-                    finished.push_back({p.database,
-                                        earlier,
-                                        (p.label.empty() ? "" : p.label + " ") + "(a job alone)"});
-                }
-            }
-            if (runId >= 0)
-            {
-                finished.push_back({p.database, runId, p.label});
-            }
-            if (std::string(st) != "ok")
-            {
-                if (tty)
-                {
-                    std::fprintf(stderr, "\r\033[K");
-                }
-                // error lines come after the summary: nothing follows them
-                failures.push_back(
-                    ProgramOptions::ErrorLine(PROGRAM,
-                                              "point " + std::to_string(p.index) +
-                                                  (p.label.empty() ? "" : " (" + p.label + ")") +
-                                                  ": " + st + (why.empty() ? "" : ": " + why)));
-                if (std::string(st) != "aborted")
-                {
-                    exitCode = std::max(exitCode, 1);
-                }
-                else if (!g_signals)
-                {
-                    // a point stopped by a signal sent to it alone: the sweep stops too
-                    g_signals = 1;
-                    g_firstSignal = SIGINT;
-                    forwarded = 1;
-                    for (const Child& other : running)
-                    {
-                        kill(other.pid, SIGINT);
-                    }
-                }
-            }
-            if (tty && jobs > 1)
-            {
-                double wall =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart)
-                        .count();
-                double remaining = done ? wall * double(total - done) / double(done) : -1;
-                std::fprintf(stderr,
-                             "\r\033[K[%llu/%llu runs done, %zu running] wall %s, remaining ~%s",
-                             (unsigned long long)done,
-                             (unsigned long long)total,
-                             running.size(),
-                             ScenarioRunner::FormatDuration(wall).c_str(),
-                             ScenarioRunner::FormatDuration(remaining).c_str());
-                std::fflush(stderr);
-            }
+            PointEnded(w, pid, status);
         }
-        if (running.empty() && (g_signals || next >= total || fatal))
+        if (w.running.empty() && (g_signals || w.next >= total || w.fatal))
         {
             break;
         }
-        if (!reaped && g_signals <= forwarded)
+        if (!reaped && g_signals <= w.forwarded)
         {
-            sigsuspend(&mask); // a child ended or a signal came
+            sigsuspend(&w.mask); // a child ended or a signal came
         }
     }
-    if (tty && jobs > 1)
+    if (w.tty && o.jobs > 1)
     {
         std::fprintf(stderr, "\r\033[K");
     }
     if (g_signals)
     {
-        exitCode = tn_signal_exit_status(g_firstSignal);
+        w.exitCode = tn_signal_exit_status(g_firstSignal);
     }
-
     // Summary per database, from its views (signals stay blocked: it is short).
-    return Report(databases, finished, total - next, failures, exitCode);
+    return Report(databases, w.finished, total - w.next, w.failures, w.exitCode);
+}
+
+} // namespace
+
+/// The runner; under mpirun every rank runs it (main).
+static int
+Main(int argc, char* argv[])
+{
+    const bool mpi = DistributedHelper::IsEnabled();
+    RunOptions o;
+    if (!ParseOptions(argc, argv, &o))
+    {
+        return 2;
+    }
+    const std::string& scenario = o.scenario;
+    ScenarioConfig config;
+    std::string error;
+    uint64_t total = 0;
+    std::vector<std::string> databases;
+    if (!LoadScenario(&config, scenario, o.testSize, o.sets, o.dbOverride, &error) ||
+        !config.Validate(&total, &error, &databases))
+    {
+        std::cerr << ProgramOptions::ErrorLine(PROGRAM, error) << std::endl;
+        return 2;
+    }
+    if (!o.testSize && !CheckTestSize(o))
+    {
+        return 2;
+    }
+    if (mpi)
+    {
+        // rank 0 alone creates a new file's schema
+        if (DistributedHelper::GetRank() == 0 && !o.checkOnly &&
+            !OpenDatabases(scenario, databases))
+        {
+            return 2;
+        }
+        ValidatedOnEveryRank();
+    }
+    if (o.checkOnly)
+    {
+        return ListPoints(config, scenario, total);
+    }
+    if (mpi)
+    {
+        return RunDistributed(config, scenario, total, databases);
+    }
+    // Every database is checked (path, file, schema) before anything is simulated.
+    if (!OpenDatabases(scenario, databases))
+    {
+        return 2;
+    }
+    return RunLocal(config, scenario, total, databases, o);
 }
 
 int

@@ -457,30 +457,16 @@ step_queues(const tn_schedule* s,
     return TN_OK;
 }
 
-tn_status
-tn_cost_estimate(const tn_schedule* s,
-                 const tn_topology* topo,
-                 const tn_routes* routes,
-                 const tn_cost_options* options,
-                 tn_cost_result** out,
-                 tn_error* err)
+/* The arguments' consistency: a finalized schedule, no more ranks than the topology's NPUs, and
+ * the links counted (*link_count: the topology's, or one per ordered rank pair without one). */
+static tn_status
+cost_check(const tn_schedule* s, const tn_topology* topo, uint32_t* link_count, tn_error* err)
 {
-    if (!s || !out)
-    {
-        return tn_error_set(err, TN_EINVAL, "cost: schedule or out is NULL");
-    }
-    *out = NULL;
     if (!tn_schedule_is_finalized(s))
     {
         return tn_error_set(err, TN_EINVAL, "cost: schedule is not finalized");
     }
     uint32_t N = tn_schedule_ranks(s);
-    uint32_t n = tn_schedule_count(s);
-    uint64_t def_rate = options && options->rate_bps ? options->rate_bps : TN_TOPO_DEFAULT_RATE_BPS;
-    uint64_t def_lat = options ? options->latency_ns : TN_TOPO_DEFAULT_LATENCY_NS;
-    uint32_t mtu = options ? options->mtu : 0;
-    uint32_t overhead = mtu > 0 ? options->packet_overhead : 0;
-    const tn_cost_protocol* protocol = options ? options->protocol : NULL;
     if (topo && N > tn_topology_npu_count(topo))
     {
         return tn_error_set(err,
@@ -495,80 +481,97 @@ tn_cost_estimate(const tn_schedule* s,
     {
         return tn_error_set(err, TN_EINVAL, "cost: too many ranks (%u) without a topology", N);
     }
-    uint32_t link_count = (uint32_t)link_count64;
-    tn_status status = TN_OK;
-    tn_routes* own = NULL;
+    *link_count = (uint32_t)link_count64;
+    return TN_OK;
+}
+
+/* A result for n transfers over link_count links: per-link sums, and per-transfer times when
+ * keep_times. */
+static tn_status
+cost_result_new(uint32_t n,
+                uint32_t link_count,
+                bool keep_times,
+                tn_cost_result** out,
+                tn_error* err)
+{
     tn_cost_result* res = calloc(1, sizeof(*res));
-    uint32_t* path_index = calloc((size_t)n + 1, sizeof(uint32_t));
-    uint32_t* path_ids = NULL;
-    size_t path_cap = 0;
-    double* lat = malloc(((size_t)n + 1) * sizeof(double));
-    double* ser = malloc(((size_t)n + 1) * sizeof(double));
-    double* ready = calloc((size_t)n + 1, sizeof(double));
-    double* start_at = calloc((size_t)n + 1, sizeof(double));
-    uint32_t* pending = malloc(((size_t)n + 1) * sizeof(uint32_t));
-    double* link_free = calloc((size_t)link_count + 1, sizeof(double));
-    uint32_t* qnext = NULL;
-    uint8_t* turn = NULL;
-    uint8_t* parked = NULL;
-    uint32_t* qid = NULL;
-    hent* heap = malloc(((size_t)n + 1) * sizeof(hent));
-    uint32_t* buf = NULL;
-    uint32_t buf_cap = 0;
-    if (!res || !path_index || !lat || !ser || !ready || !pending || !link_free || !heap)
+    if (!res)
     {
-        status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-        goto done;
+        return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
     }
     res->link_count = link_count;
     res->link_bytes = calloc((size_t)link_count + 1, sizeof(uint64_t));
     res->link_busy_ns = calloc((size_t)link_count + 1, sizeof(double));
-    if (!res->link_bytes || !res->link_busy_ns)
-    {
-        status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-        goto done;
-    }
-    if (options && options->keep_transfer_times)
+    if (keep_times)
     {
         res->transfer_count = n;
         res->start_ns = calloc((size_t)n + 1, sizeof(double));
         res->end_ns = calloc((size_t)n + 1, sizeof(double));
-        if (!res->start_ns || !res->end_ns)
-        {
-            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-            goto done;
-        }
     }
-    if (topo && !routes)
+    if (!res->link_bytes || !res->link_busy_ns || (keep_times && (!res->start_ns || !res->end_ns)))
     {
-        for (uint32_t i = 0; i < n; i++)
-        {
-            uint32_t np;
-            tn_schedule_path(s, i, &np);
-            if (np == 0 && tn_schedule_transfer(s, i)->length > 0 &&
-                !tn_op_is_local(tn_schedule_transfer(s, i)->op))
-            {
-                status = tn_routes_create(topo, NULL, &own, err);
-                if (status)
-                    goto done;
-                routes = own;
-                break;
-            }
-        }
+        tn_cost_result_destroy(res);
+        return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
     }
-    if (topo)
+    *out = res;
+    return TN_OK;
+}
+
+/* Routes of topo in *own when some network transfer with bytes has no path of its own (the
+ * caller's *routes, when given, serve); *own stays NULL otherwise. */
+static tn_status
+cost_own_routes(const tn_schedule* s,
+                const tn_topology* topo,
+                const tn_routes* routes,
+                tn_routes** own,
+                tn_error* err)
+{
+    if (!topo || routes)
     {
-        buf_cap = tn_topology_node_count(topo) + 1;
-        buf = malloc((size_t)buf_cap * sizeof(uint32_t));
-        if (!buf)
+        return TN_OK;
+    }
+    for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+    {
+        uint32_t np;
+        tn_schedule_path(s, i, &np);
+        if (np == 0 && tn_schedule_transfer(s, i)->length > 0 &&
+            !tn_op_is_local(tn_schedule_transfer(s, i)->op))
         {
-            status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-            goto done;
+            return tn_routes_create(topo, NULL, own, err);
         }
     }
-    /* paths, latency and serialisation time per transfer */
+    return TN_OK;
+}
+
+/* Per transfer i: its links path_ids[path_index[i] .. path_index[i + 1]) (*path_ids grown here,
+ * *path_cap its capacity), its path's latency lat[i] (the protocol's delay included) and its
+ * serialisation time ser[i] at the path's slowest link; res->total_bytes summed. Without a
+ * topology each ordered rank pair is one link. */
+static tn_status
+cost_paths(const tn_schedule* s,
+           const hops* h,
+           const tn_routes* routes,
+           const tn_cost_protocol* protocol,
+           uint32_t* path_index,
+           uint32_t** path_ids,
+           size_t* path_cap,
+           double* lat,
+           double* ser,
+           tn_cost_result* res,
+           tn_error* err)
+{
+    const tn_topology* topo = h->topo;
+    uint32_t N = tn_schedule_ranks(s);
+    uint32_t n = tn_schedule_count(s);
+    uint32_t buf_cap = topo ? tn_topology_node_count(topo) + 1 : 1;
+    uint32_t* buf = malloc((size_t)buf_cap * sizeof(uint32_t));
+    if (!buf)
+    {
+        return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+    }
+    tn_status status = TN_OK;
     size_t used = 0;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n && !status; i++)
     {
         const tn_transfer* t = tn_schedule_transfer(s, i);
         uint32_t len = 0;
@@ -583,7 +586,7 @@ tn_cost_estimate(const tn_schedule* s,
                 if (!p)
                 {
                     status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-                    goto done;
+                    break;
                 }
                 buf = p;
                 buf_cap = np + 1;
@@ -596,48 +599,38 @@ tn_cost_estimate(const tn_schedule* s,
             {
                 status = tn_transfer_links(s, i, topo, routes, buf, buf_cap, &len, err);
                 if (status)
-                    goto done;
+                    break;
             }
         }
         else if (!tn_op_is_local(t->op))
         {
             len = 1;
-            if (!buf)
-            {
-                buf = malloc(sizeof(uint32_t));
-                if (!buf)
-                {
-                    status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-                    goto done;
-                }
-                buf_cap = 1;
-            }
             buf[0] = t->src * N + t->dst;
         }
-        if (used + len > path_cap) /* (zero-length needs no array: NULL is not a failure) */
+        if (used + len > *path_cap) /* (zero-length needs no array: NULL is not a failure) */
         {
-            uint32_t* grown = tn_array_grow(path_ids, &path_cap, used + len, sizeof(*grown), 1024);
+            uint32_t* grown = tn_array_grow(*path_ids, path_cap, used + len, sizeof(*grown), 1024);
             if (!grown)
             {
                 status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
-                goto done;
+                break;
             }
-            path_ids = grown;
+            *path_ids = grown;
         }
         double l = 0;
         uint64_t min_rate = UINT64_MAX;
         for (uint32_t k = 0; k < len; k++)
         {
-            path_ids[used + k] = buf[k];
-            uint64_t rate = topo ? tn_topology_link(topo, buf[k])->rate_bps : def_rate;
-            l += (double)(topo ? tn_topology_link(topo, buf[k])->latency_ns : def_lat);
+            (*path_ids)[used + k] = buf[k];
+            uint64_t rate = topo ? tn_topology_link(topo, buf[k])->rate_bps : h->def_rate;
+            l += (double)(topo ? tn_topology_link(topo, buf[k])->latency_ns : h->def_lat);
             if (rate < min_rate)
                 min_rate = rate;
         }
         lat[i] = l + tn_cost_protocol_delay_ns(protocol, t->dim, ndeps_of(s, i));
         uint64_t wire = tn_cost_protocol_wire(protocol, t->dim, t->length);
-        if (mtu > 0 && t->length > 0)
-            wire += ((wire - 1) / mtu + 1) * (uint64_t)overhead;
+        if (h->mtu > 0 && t->length > 0)
+            wire += ((wire - 1) / h->mtu + 1) * (uint64_t)h->overhead;
         ser[i] = (len > 0 && t->length > 0) ? (double)wire * 8e9 / (double)min_rate : 0.0;
         if (t->length > 0)
         {
@@ -646,6 +639,115 @@ tn_cost_estimate(const tn_schedule* s,
         res->total_bytes += t->length;
     }
     path_index[n] = (uint32_t)used;
+    free(buf);
+    return status;
+}
+
+/* The list schedule: every event is a transfer's head reaching the next link of its path
+ * (hop 0: posted), handled in time order, so each link serves transfers in the order they
+ * arrive at it and never idles while one waits. link_free and start_at are scratch (n + 1
+ * and link_count + 1 entries, link_free zero). */
+static void
+list_run(walk* w,
+         const hops* h,
+         const uint32_t* path_index,
+         const uint32_t* path_ids,
+         const double* lat,
+         const double* ser,
+         double* link_free,
+         double* start_at)
+{
+    const tn_schedule* s = w->s;
+    while (w->hn > 0)
+    {
+        hent e = hpop(w->heap, &w->hn);
+        uint32_t i = e.id;
+        if (e.hop == 0 && !walk_post(w, e))
+            continue;
+        if (path_index[i] == path_index[i + 1])
+        {
+            walk_done(w, i, e.ready, e.ready + lat[i]);
+            continue;
+        }
+        uint32_t k = path_index[i] + (e.hop > 0 ? e.hop - 1 : 0);
+        uint32_t l = path_ids[k];
+        double head = e.ready > link_free[l] ? e.ready : link_free[l];
+        if (k == path_index[i])
+            start_at[i] = head;
+        link_free[l] = head + ser[i];
+        head += hop_latency(h, l);
+        if (k + 1 < path_index[i + 1])
+        {
+            hent f = {head + hop_packet(h, l, tn_schedule_transfer(s, i)->length),
+                      e.step,
+                      i,
+                      k - path_index[i] + 2};
+            hpush(w->heap, &w->hn, f);
+            continue;
+        }
+        walk_done(w, i, start_at[i], head + ser[i]);
+    }
+}
+
+tn_status
+tn_cost_estimate(const tn_schedule* s,
+                 const tn_topology* topo,
+                 const tn_routes* routes,
+                 const tn_cost_options* options,
+                 tn_cost_result** out,
+                 tn_error* err)
+{
+    if (!s || !out)
+    {
+        return tn_error_set(err, TN_EINVAL, "cost: schedule or out is NULL");
+    }
+    *out = NULL;
+    uint32_t link_count = 0;
+    tn_status status = cost_check(s, topo, &link_count, err);
+    if (status)
+    {
+        return status;
+    }
+    uint32_t n = tn_schedule_count(s);
+    uint64_t def_rate = options && options->rate_bps ? options->rate_bps : TN_TOPO_DEFAULT_RATE_BPS;
+    uint64_t def_lat = options ? options->latency_ns : TN_TOPO_DEFAULT_LATENCY_NS;
+    uint32_t mtu = options ? options->mtu : 0;
+    uint32_t overhead = mtu > 0 ? options->packet_overhead : 0;
+    const tn_cost_protocol* protocol = options ? options->protocol : NULL;
+    tn_routes* own = NULL;
+    tn_cost_result* res = NULL;
+    uint32_t* path_index = calloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t* path_ids = NULL;
+    size_t path_cap = 0;
+    double* lat = malloc(((size_t)n + 1) * sizeof(double));
+    double* ser = malloc(((size_t)n + 1) * sizeof(double));
+    double* ready = calloc((size_t)n + 1, sizeof(double));
+    double* start_at = calloc((size_t)n + 1, sizeof(double));
+    uint32_t* pending = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    double* link_free = calloc((size_t)link_count + 1, sizeof(double));
+    uint32_t* qnext = NULL;
+    uint8_t* turn = NULL;
+    uint8_t* parked = NULL;
+    uint32_t* qid = NULL;
+    hent* heap = malloc(((size_t)n + 1) * sizeof(hent));
+    if (!path_index || !lat || !ser || !ready || !pending || !link_free || !heap)
+    {
+        status = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+        goto done;
+    }
+    status = cost_result_new(n, link_count, options && options->keep_transfer_times, &res, err);
+    if (status)
+        goto done;
+    status = cost_own_routes(s, topo, routes, &own, err);
+    if (status)
+        goto done;
+    routes = own ? own : routes;
+    /* paths, latency and serialisation time per transfer */
+    hops h = {topo, def_rate, def_lat, mtu, overhead};
+    status =
+        cost_paths(s, &h, routes, protocol, path_index, &path_ids, &path_cap, lat, ser, res, err);
+    if (status)
+        goto done;
     /* step order: a transfer also waits for its turn in its queue */
     bool ordered = tn_schedule_step_ordered(s);
     if (ordered)
@@ -685,7 +787,6 @@ tn_cost_estimate(const tn_schedule* s,
             res->link_bytes_sum += len;
         }
     }
-    hops h = {topo, def_rate, def_lat, mtu, overhead};
     walk w = {s, heap, 0, ready, pending, qnext, turn, parked, res, 0.0, lat, 0};
     w.completion = options && options->completion_messages;
     walk_start(&w);
@@ -727,40 +828,9 @@ tn_cost_estimate(const tn_schedule* s,
             walk_start(&w);
         }
     }
-    /* list schedule: every event is a transfer's head reaching the next link of its path
-     * (hop 0: posted), handled in time order, so each link serves transfers in the order
-     * they arrive at it and never idles while one waits */
-    while (res->model == TN_COST_LIST && w.hn > 0)
-    {
-        hent e = hpop(heap, &w.hn);
-        uint32_t i = e.id;
-        if (e.hop == 0 && !walk_post(&w, e))
-            continue;
-        if (path_index[i] == path_index[i + 1])
-        {
-            walk_done(&w, i, e.ready, e.ready + lat[i]);
-            continue;
-        }
-        uint32_t k = path_index[i] + (e.hop > 0 ? e.hop - 1 : 0);
-        uint32_t l = path_ids[k];
-        double head = e.ready > link_free[l] ? e.ready : link_free[l];
-        if (k == path_index[i])
-            start_at[i] = head;
-        link_free[l] = head + ser[i];
-        head += hop_latency(&h, l);
-        if (k + 1 < path_index[i + 1])
-        {
-            hent f = {head + hop_packet(&h, l, tn_schedule_transfer(s, i)->length),
-                      e.step,
-                      i,
-                      k - path_index[i] + 2};
-            hpush(heap, &w.hn, f);
-            continue;
-        }
-        walk_done(&w, i, start_at[i], head + ser[i]);
-    }
-    double total = w.total;
-    res->time_ns = total;
+    if (res->model == TN_COST_LIST)
+        list_run(&w, &h, path_index, path_ids, lat, ser, link_free, start_at);
+    res->time_ns = w.total;
     for (uint32_t k = 0; k < link_count; k++)
     {
         if (res->link_busy_ns[k] > res->max_link_busy_ns)
@@ -784,7 +854,6 @@ done:
     free(parked);
     free(qid);
     free(heap);
-    free(buf);
     return status;
 }
 

@@ -148,6 +148,173 @@ tn_levels(const tn_topology* topo, uint32_t* level, uint32_t* queue)
     }
 }
 
+/* The options' enums are known values. */
+static tn_status
+tn_routes_options_check(const tn_routes_options* opt, tn_error* err)
+{
+    if (!tn_route_order_name(opt->order))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_create: options.order %d is unknown",
+                            (int)opt->order);
+    }
+    if (opt->transit != TN_TRANSIT_TOPOLOGY && opt->transit != TN_TRANSIT_ALL_NODES &&
+        opt->transit != TN_TRANSIT_SWITCHES_ONLY)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "tn_routes_create: options.transit %d is unknown",
+                            (int)opt->transit);
+    }
+    return TN_OK;
+}
+
+/* r's destinations (opt->dest_nodes, or every NPU) into r->dest_node and r->dest_index
+ * (TN_TOPO_NONE everywhere before): each a node, none twice. */
+static tn_status
+tn_routes_dests(tn_routes* r, const tn_routes_options* opt, tn_error* err)
+{
+    for (uint32_t i = 0; i < r->ndest; i++)
+    {
+        uint32_t d = opt->dest_nodes ? opt->dest_nodes[i] : tn_topology_npu_node(r->topo, i);
+        if (d >= r->nodes)
+        {
+            return tn_error_set(
+                err,
+                TN_EINVAL,
+                "tn_routes_create: options.dest_nodes[%u] = %u is not a node (%u nodes)",
+                i,
+                d,
+                r->nodes);
+        }
+        if (r->dest_index[d] != TN_TOPO_NONE)
+        {
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "tn_routes_create: options.dest_nodes[%u] = %u is a duplicate of "
+                                "dest_nodes[%u]",
+                                i,
+                                d,
+                                r->dest_index[d]);
+        }
+        r->dest_node[i] = d;
+        r->dest_index[d] = i;
+    }
+    return TN_OK;
+}
+
+/* Reverse BFS from destination d over in-links (in_off, in_src: CSR): row[v] is v's distance
+ * to d, or TN_ROUTES_UNREACHABLE; non-transit nodes get a distance (they may start a path) but
+ * are not expanded. queue has room for every node. Returns the largest distance. */
+static uint32_t
+tn_reverse_bfs(const tn_routes* r,
+               const uint32_t* in_off,
+               const uint32_t* in_src,
+               uint32_t d,
+               uint32_t* row,
+               uint32_t* queue)
+{
+    for (uint32_t v = 0; v < r->nodes; v++)
+    {
+        row[v] = TN_ROUTES_UNREACHABLE;
+    }
+    row[d] = 0;
+    uint32_t head = 0, tail = 0, far = 0;
+    queue[tail++] = d;
+    while (head < tail)
+    {
+        uint32_t v = queue[head++];
+        if (v != d && !r->transit[v])
+        {
+            continue;
+        }
+        uint32_t dv = row[v];
+        for (uint32_t p = in_off[v]; p < in_off[v + 1]; p++)
+        {
+            uint32_t u = in_src[p];
+            if (row[u] == TN_ROUTES_UNREACHABLE)
+            {
+                row[u] = dv + 1;
+                far = dv + 1;
+                queue[tail++] = u;
+            }
+        }
+    }
+    return far;
+}
+
+/* The distance table r->dist (r->ndest x r->nodes, one byte per entry until a distance needs
+ * more: tn_dist_widen), by a reverse BFS from each destination; queue has room for every
+ * node. */
+static tn_status
+tn_routes_tables(tn_routes* r, uint32_t* queue, tn_error* err)
+{
+    const tn_topology* topo = r->topo;
+    const uint32_t nodes = r->nodes;
+    size_t cells = (size_t)r->ndest * nodes;
+    if (r->ndest && cells / r->ndest != nodes)
+    {
+        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: distance table too large");
+    }
+    r->width = 1;
+    r->dist = malloc(cells ? cells : 1);
+    uint32_t* row = malloc((size_t)nodes * sizeof(*row));
+    if (!r->dist || !row)
+    {
+        free(row);
+        return tn_error_set(err,
+                            TN_ENOMEM,
+                            "tn_routes_create: out of memory for a %u x %u distance table (pass "
+                            "options.dest_nodes to route fewer destinations)",
+                            r->ndest,
+                            nodes);
+    }
+    /* in-neighbours of every node in one flat array (CSR), for a tight BFS loop */
+    uint32_t links = tn_topology_link_count(topo);
+    uint32_t* in_off = malloc(((size_t)nodes + 1) * sizeof(*in_off));
+    uint32_t* in_src = malloc(((size_t)links + 1) * sizeof(*in_src));
+    if (!in_off || !in_src)
+    {
+        free(in_off);
+        free(in_src);
+        free(row);
+        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: out of memory");
+    }
+    in_off[0] = 0;
+    for (uint32_t v = 0; v < nodes; v++)
+    {
+        uint32_t deg;
+        const uint32_t* in = tn_topology_in_links(topo, v, &deg);
+        for (uint32_t p = 0; p < deg; p++)
+        {
+            in_src[in_off[v] + p] = tn_topology_link(topo, in[p])->src;
+        }
+        in_off[v + 1] = in_off[v] + deg;
+    }
+    tn_status st = TN_OK;
+    for (uint32_t di = 0; di < r->ndest && !st; di++)
+    {
+        uint32_t far = tn_reverse_bfs(r, in_off, in_src, r->dest_node[di], row, queue);
+        while (far >= tn_dist_inf(r->width) && !st)
+        {
+            st = tn_dist_widen(r, r->width * 2, di, err);
+        }
+        const uint32_t inf = tn_dist_inf(r->width);
+        for (uint32_t v = 0; v < nodes && !st; v++)
+        {
+            tn_dist_put(r->dist,
+                        r->width,
+                        (size_t)di * nodes + v,
+                        row[v] == TN_ROUTES_UNREACHABLE ? inf : row[v]);
+        }
+    }
+    free(row);
+    free(in_off);
+    free(in_src);
+    return st;
+}
+
 tn_status
 tn_routes_create(const tn_topology* topo,
                  const tn_routes_options* options,
@@ -174,20 +341,10 @@ tn_routes_create(const tn_topology* topo,
     {
         opt = *options;
     }
-    if (!tn_route_order_name(opt.order))
+    tn_status st = tn_routes_options_check(&opt, err);
+    if (st)
     {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "tn_routes_create: options.order %d is unknown",
-                            (int)opt.order);
-    }
-    if (opt.transit != TN_TRANSIT_TOPOLOGY && opt.transit != TN_TRANSIT_ALL_NODES &&
-        opt.transit != TN_TRANSIT_SWITCHES_ONLY)
-    {
-        return tn_error_set(err,
-                            TN_EINVAL,
-                            "tn_routes_create: options.transit %d is unknown",
-                            (int)opt.transit);
+        return st;
     }
     tn_routes* r = calloc(1, sizeof(*r));
     if (!r)
@@ -218,142 +375,18 @@ tn_routes_create(const tn_topology* topo,
         r->transit[v] = tn_topology_node_kind(topo, v) == TN_NODE_SWITCH || r->npus_forward;
     }
     tn_levels(topo, r->level, queue);
-    for (uint32_t i = 0; i < r->ndest; i++)
-    {
-        uint32_t d = opt.dest_nodes ? opt.dest_nodes[i] : tn_topology_npu_node(topo, i);
-        if (d >= nodes)
-        {
-            free(queue);
-            tn_routes_destroy(r);
-            return tn_error_set(
-                err,
-                TN_EINVAL,
-                "tn_routes_create: options.dest_nodes[%u] = %u is not a node (%u nodes)",
-                i,
-                d,
-                nodes);
-        }
-        if (r->dest_index[d] != TN_TOPO_NONE)
-        {
-            tn_error_set(err,
-                         TN_EINVAL,
-                         "tn_routes_create: options.dest_nodes[%u] = %u is a duplicate of "
-                         "dest_nodes[%u]",
-                         i,
-                         d,
-                         r->dest_index[d]);
-            free(queue);
-            tn_routes_destroy(r);
-            return TN_EINVAL;
-        }
-        r->dest_node[i] = d;
-        r->dest_index[d] = i;
-    }
-    if (!opt.dest_nodes && !opt.force_tables &&
+    st = tn_routes_dests(r, &opt, err);
+    if (!st && !opt.dest_nodes && !opt.force_tables &&
         tn_shape_routes_valid(tn_topology_shape(topo), r->npus_forward))
     {
+        /* the shape answers distances from node ids: no table */
         r->computed = true;
         r->shape = *tn_topology_shape(topo);
-        free(queue);
-        *out = r;
-        return TN_OK;
     }
-    size_t cells = (size_t)r->ndest * nodes;
-    if (r->ndest && cells / r->ndest != nodes)
+    else if (!st)
     {
-        free(queue);
-        tn_routes_destroy(r);
-        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: distance table too large");
+        st = tn_routes_tables(r, queue, err);
     }
-    /* one byte per entry until a distance needs more (tn_dist_widen) */
-    r->width = 1;
-    r->dist = malloc(cells ? cells : 1);
-    uint32_t* row = malloc((size_t)nodes * sizeof(*row));
-    if (!r->dist || !row)
-    {
-        tn_error_set(err,
-                     TN_ENOMEM,
-                     "tn_routes_create: out of memory for a %u x %u distance table (pass "
-                     "options.dest_nodes to route fewer destinations)",
-                     r->ndest,
-                     nodes);
-        free(row);
-        free(queue);
-        tn_routes_destroy(r);
-        return TN_ENOMEM;
-    }
-    /* in-neighbours of every node in one flat array (CSR), for a tight BFS loop */
-    uint32_t links = tn_topology_link_count(topo);
-    uint32_t* in_off = malloc(((size_t)nodes + 1) * sizeof(*in_off));
-    uint32_t* in_src = malloc(((size_t)links + 1) * sizeof(*in_src));
-    if (!in_off || !in_src)
-    {
-        free(in_off);
-        free(in_src);
-        free(row);
-        free(queue);
-        tn_routes_destroy(r);
-        return tn_error_set(err, TN_ENOMEM, "tn_routes_create: out of memory");
-    }
-    in_off[0] = 0;
-    for (uint32_t v = 0; v < nodes; v++)
-    {
-        uint32_t deg;
-        const uint32_t* in = tn_topology_in_links(topo, v, &deg);
-        for (uint32_t p = 0; p < deg; p++)
-        {
-            in_src[in_off[v] + p] = tn_topology_link(topo, in[p])->src;
-        }
-        in_off[v + 1] = in_off[v] + deg;
-    }
-    /* reverse BFS from each destination over in-links; non-transit nodes get a
-       distance (they may start a path) but are not expanded */
-    tn_status st = TN_OK;
-    for (uint32_t di = 0; di < r->ndest && !st; di++)
-    {
-        uint32_t d = r->dest_node[di];
-        for (uint32_t v = 0; v < nodes; v++)
-        {
-            row[v] = TN_ROUTES_UNREACHABLE;
-        }
-        row[d] = 0;
-        uint32_t head = 0, tail = 0, far = 0;
-        queue[tail++] = d;
-        while (head < tail)
-        {
-            uint32_t v = queue[head++];
-            if (v != d && !r->transit[v])
-            {
-                continue;
-            }
-            uint32_t dv = row[v];
-            for (uint32_t p = in_off[v]; p < in_off[v + 1]; p++)
-            {
-                uint32_t u = in_src[p];
-                if (row[u] == TN_ROUTES_UNREACHABLE)
-                {
-                    row[u] = dv + 1;
-                    far = dv + 1;
-                    queue[tail++] = u;
-                }
-            }
-        }
-        while (far >= tn_dist_inf(r->width) && !st)
-        {
-            st = tn_dist_widen(r, r->width * 2, di, err);
-        }
-        const uint32_t inf = tn_dist_inf(r->width);
-        for (uint32_t v = 0; v < nodes && !st; v++)
-        {
-            tn_dist_put(r->dist,
-                        r->width,
-                        (size_t)di * nodes + v,
-                        row[v] == TN_ROUTES_UNREACHABLE ? inf : row[v]);
-        }
-    }
-    free(row);
-    free(in_off);
-    free(in_src);
     free(queue);
     if (st)
     {

@@ -1,7 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Themis (contract in tn-themis.h) and its registry entry points.
+ * Themis (contract in tn-themis.h): the plan (orders and the event-driven simulation of
+ * the chunk-phases), its schedule, and its registry entry points. The balancer is in
+ * tn-themis-balancer.c.
  */
 #include "tn-themis.h"
 
@@ -9,198 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-struct tn_themis_balancer
-{
-    uint32_t dims;
-    uint32_t* size;
-    double* bw; /* bytes per ns */
-    double* load;
-    uint32_t* sorted;
-    uint64_t npus;
-};
-
-tn_status
-tn_themis_balancer_create(uint32_t ndims,
-                          const uint32_t* sizes,
-                          const uint64_t* bandwidth_bps,
-                          tn_themis_balancer** out,
-                          tn_error* err)
-{
-    *out = NULL;
-    if (ndims == 0 || sizes == NULL || bandwidth_bps == NULL)
-    {
-        return tn_error_set(err, TN_EINVAL, "themis: ndims must be >= 1 with sizes and bandwidths");
-    }
-    for (uint32_t d = 0; d < ndims; d++)
-    {
-        if (sizes[d] == 0 || bandwidth_bps[d] == 0)
-        {
-            return tn_error_set(err,
-                                TN_EINVAL,
-                                "themis: dim %u: size %u and bandwidth %llu bit/s must be > 0",
-                                d,
-                                sizes[d],
-                                (unsigned long long)bandwidth_bps[d]);
-        }
-    }
-    tn_themis_balancer* b = calloc(1, sizeof(*b));
-    if (b)
-    {
-        b->size = calloc(ndims, sizeof(*b->size));
-        b->bw = calloc(ndims, sizeof(*b->bw));
-        b->load = calloc(ndims, sizeof(*b->load));
-        b->sorted = calloc(ndims, sizeof(*b->sorted));
-    }
-    if (!b || !b->size || !b->bw || !b->load || !b->sorted)
-    {
-        tn_themis_balancer_destroy(b);
-        return tn_error_set(err, TN_ENOMEM, "themis: out of memory");
-    }
-    b->dims = ndims;
-    b->npus = 1;
-    for (uint32_t d = 0; d < ndims; d++)
-    {
-        b->size[d] = sizes[d];
-        b->bw[d] = (double)bandwidth_bps[d] / 8e9;
-        b->npus *= sizes[d];
-    }
-    *out = b;
-    return TN_OK;
-}
-
-tn_status
-tn_themis_balancer_from_topology(const tn_topology* topo, tn_themis_balancer** out, tn_error* err)
-{
-    *out = NULL;
-    uint32_t nd = topo ? tn_topology_dim_count(topo) : 0;
-    if (nd == 0)
-    {
-        return tn_error_set(err,
-                            TN_EUNSUPPORTED,
-                            "themis: topology '%s' has no dimensions",
-                            topo ? tn_topology_name(topo) : "(none)");
-    }
-    uint32_t* sizes = calloc(nd, sizeof(*sizes));
-    uint64_t* bws = calloc(nd, sizeof(*bws));
-    tn_status rc = TN_OK;
-    if (!sizes || !bws)
-    {
-        rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory");
-    }
-    for (uint32_t d = 0; d < nd && rc == TN_OK; d++)
-    {
-        sizes[d] = tn_topology_dim(topo, d)->size;
-        bws[d] = tn_topology_dim(topo, d)->bandwidth_bps;
-    }
-    if (rc == TN_OK)
-    {
-        rc = tn_themis_balancer_create(nd, sizes, bws, out, err);
-    }
-    free(sizes);
-    free(bws);
-    return rc;
-}
-
-void
-tn_themis_balancer_destroy(tn_themis_balancer* b)
-{
-    if (b)
-    {
-        free(b->size);
-        free(b->bw);
-        free(b->load);
-        free(b->sorted);
-        free(b);
-    }
-}
-
-void
-tn_themis_balancer_reset(tn_themis_balancer* b)
-{
-    memset(b->load, 0, b->dims * sizeof(*b->load));
-}
-
-uint32_t
-tn_themis_balancer_dims(const tn_themis_balancer* b)
-{
-    return b->dims;
-}
-
-const double*
-tn_themis_balancer_loads(const tn_themis_balancer* b)
-{
-    return b->load;
-}
-
-/* time (ns) of the RS (or AG) traffic of one NPU for x bytes in dim d */
-static double
-themis_rs_time(const tn_themis_balancer* b, uint32_t d, double x)
-{
-    double p = (double)b->size[d];
-    return x * (p - 1.0) / p / b->bw[d];
-}
-
-void
-tn_themis_balancer_next(tn_themis_balancer* b,
-                        double bytes,
-                        bool all_gather,
-                        bool baseline,
-                        uint32_t* order)
-{
-    uint32_t D = b->dims;
-    /* stable insertion sort of dims by load (ascending, or descending for AG) */
-    for (uint32_t i = 0; i < D; i++)
-    {
-        uint32_t d = i;
-        uint32_t j = i;
-        while (j > 0 && (all_gather ? b->load[b->sorted[j - 1]] < b->load[d]
-                                    : b->load[b->sorted[j - 1]] > b->load[d]))
-        {
-            b->sorted[j] = b->sorted[j - 1];
-            j--;
-        }
-        b->sorted[j] = d;
-    }
-    uint32_t first = b->sorted[0];
-    uint32_t last = b->sorted[D - 1];
-    bool use_base = baseline;
-    if (!use_base)
-    {
-        if (all_gather)
-        {
-            use_base = b->load[first] - b->load[last] < themis_rs_time(b, last, bytes / 16.0);
-        }
-        else
-        {
-            use_base = b->load[last] - b->load[first] < themis_rs_time(b, first, bytes / 16.0);
-        }
-    }
-    for (uint32_t i = 0; i < D; i++)
-    {
-        order[i] = use_base ? (all_gather ? D - 1 - i : i) : b->sorted[i];
-    }
-    if (all_gather)
-    {
-        double x = bytes / (double)b->npus;
-        for (uint32_t i = 0; i < D; i++)
-        {
-            uint32_t d = order[i];
-            x *= (double)b->size[d];
-            b->load[d] += themis_rs_time(b, d, x);
-        }
-    }
-    else
-    {
-        double x = bytes;
-        for (uint32_t i = 0; i < D; i++)
-        {
-            uint32_t d = order[i];
-            b->load[d] += themis_rs_time(b, d, x);
-            x /= (double)b->size[d];
-        }
-    }
-}
 
 /* ---- plan: orders + event-driven simulation ------------------------------------- */
 
@@ -419,9 +229,203 @@ typedef struct themis_sim
 {
     uint32_t* queue; /* per dim: pending phase ids (small arrays, linear scan) */
     uint32_t* qlen;
-    double* arrival; /* per phase id */
-    double* xbytes;  /* per phase id */
+    double* arrival;     /* per phase id */
+    double* xbytes;      /* per phase id */
+    double* slot_free;   /* D x A: time the slot frees, or -1 when idle */
+    uint32_t* slot_last; /* D x A: the phase the slot ran last */
+    uint32_t A;          /* active chunk-phases per dim */
 } themis_sim;
+
+/* Step 1: each chunk's dimension order from the balancer (p->order), whether it is the
+ * baseline one (p->base) and the loads it saw (p->loads). */
+static void
+themis_orders(tn_themis_plan* p, tn_themis_balancer* b, const tn_plan_request* request)
+{
+    uint32_t C = p->chunks;
+    uint32_t D = p->dims;
+    bool ag = request->collective == TN_COLL_ALL_GATHER;
+    for (uint32_t c = 0; c < C; c++)
+    {
+        double s = (double)tn_chunk_region(request->bytes, C, c).length;
+        uint32_t* o = p->order + (size_t)c * D;
+        tn_themis_balancer_next(b, s, ag, request->themis.baseline, o);
+        bool is_base = true;
+        for (uint32_t i = 0; i < D; i++)
+        {
+            is_base = is_base && o[i] == (ag ? D - 1 - i : i);
+        }
+        p->base[c] = is_base;
+        memcpy(p->loads + (size_t)c * D, tn_themis_balancer_loads(b), D * sizeof(double));
+    }
+}
+
+/* The index in q[0 .. qlen) of the phase a free slot takes next: the smallest first under
+ * SCF, then the earliest arrival, then the lowest phase id. */
+static uint32_t
+themis_pick(const themis_sim* sim, const uint32_t* q, uint32_t qlen, tn_themis_policy policy)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < qlen; i++)
+    {
+        uint32_t x = q[i];
+        uint32_t y = q[best];
+        bool better;
+        if (policy == TN_THEMIS_SCF && sim->xbytes[x] != sim->xbytes[y])
+        {
+            better = sim->xbytes[x] < sim->xbytes[y];
+        }
+        else if (sim->arrival[x] != sim->arrival[y])
+        {
+            better = sim->arrival[x] < sim->arrival[y];
+        }
+        else
+        {
+            better = x < y;
+        }
+        if (better)
+        {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Step 2: the event-driven simulation of the chunk-phases over the dims' slots: p->start, end,
+ * slot, prev, seq (start order) and makespan. Returns the number of phases started (all of
+ * them unless the simulation stalls). */
+static size_t
+themis_simulate(tn_themis_plan* p,
+                const themis_dim* dims,
+                const tn_plan_request* request,
+                double npus,
+                themis_sim* sim)
+{
+    const tn_collective coll = request->collective;
+    const uint32_t C = p->chunks;
+    const uint32_t D = p->dims;
+    const uint32_t K = p->phases;
+    const uint32_t A = sim->A;
+    const size_t nph = (size_t)C * K;
+    for (size_t i = 0; i < (size_t)D * A; i++)
+    {
+        sim->slot_free[i] = -1.0;
+        sim->slot_last[i] = TN_TRANSFER_NONE;
+    }
+    for (uint32_t c = 0; c < C; c++)
+    {
+        double s = (double)tn_chunk_region(request->bytes, C, c).length;
+        for (uint32_t k = 0; k < K; k++)
+        {
+            sim->xbytes[(size_t)c * K + k] = themis_phase_bytes(p, dims, c, k, coll, s, npus);
+        }
+        uint32_t d = themis_phase_dim(p, c, 0, coll);
+        sim->queue[(size_t)d * C + sim->qlen[d]++] = c * K;
+        sim->arrival[(size_t)c * K] = 0.0;
+    }
+    size_t started = 0;
+    double now = 0.0;
+    while (started < nph)
+    {
+        /* start what can start at `now` */
+        for (uint32_t d = 0; d < D; d++)
+        {
+            for (uint32_t a = 0; a < A && sim->qlen[d] > 0; a++)
+            {
+                size_t si = (size_t)d * A + a;
+                if (sim->slot_free[si] > now)
+                {
+                    continue;
+                }
+                uint32_t* q = sim->queue + (size_t)d * C;
+                uint32_t best = themis_pick(sim, q, sim->qlen[d], request->themis.policy);
+                uint32_t ph = q[best];
+                q[best] = q[--sim->qlen[d]];
+                p->start[ph] = now;
+                p->end[ph] = now + themis_phase_time(&dims[d], sim->xbytes[ph]);
+                p->slot[ph] = a;
+                p->prev[ph] = sim->slot_last[si];
+                p->seq[started++] = ph;
+                sim->slot_last[si] = ph;
+                sim->slot_free[si] = p->end[ph];
+            }
+        }
+        /* next event time: the earliest end among running phases not handed on */
+        double next = -1.0;
+        for (size_t si = 0; si < (size_t)D * A; si++)
+        {
+            uint32_t ph = sim->slot_last[si];
+            if (ph != TN_TRANSFER_NONE && sim->arrival[ph] >= 0 &&
+                (next < 0 || sim->slot_free[si] < next))
+            {
+                next = sim->slot_free[si];
+            }
+        }
+        if (next < 0)
+        {
+            break; /* nothing running: cannot happen while phases remain */
+        }
+        now = next;
+        /* hand on every phase ending now, in (dim, slot) order */
+        for (size_t si = 0; si < (size_t)D * A; si++)
+        {
+            uint32_t ph = sim->slot_last[si];
+            if (ph == TN_TRANSFER_NONE || sim->arrival[ph] < 0 || sim->slot_free[si] != now)
+            {
+                continue;
+            }
+            sim->arrival[ph] = -1.0; /* handed on */
+            uint32_t c = ph / K;
+            uint32_t k = ph % K;
+            if (k + 1 < K)
+            {
+                uint32_t d = themis_phase_dim(p, c, k + 1, coll);
+                sim->arrival[ph + 1] = now;
+                sim->queue[(size_t)d * C + sim->qlen[d]++] = ph + 1;
+            }
+        }
+    }
+    /* account for the phases still running at the end */
+    for (size_t i = 0; i < nph; i++)
+    {
+        if (p->end[i] > p->makespan)
+        {
+            p->makespan = p->end[i];
+        }
+    }
+    return started;
+}
+
+/* A plan of C chunks over D dims (K phases per chunk) and the simulation's state, A slots per
+ * dim; *p is NULL, or incomplete (its arrays or sim's NULL) when memory ran out: the caller
+ * checks. */
+static void
+themis_plan_alloc(uint32_t C, uint32_t D, uint32_t K, tn_themis_plan** out, themis_sim* sim)
+{
+    size_t nph = (size_t)C * K;
+    tn_themis_plan* p = calloc(1, sizeof(*p));
+    *out = p;
+    if (!p)
+    {
+        return;
+    }
+    p->chunks = C;
+    p->dims = D;
+    p->phases = K;
+    p->order = calloc((size_t)C * D, sizeof(*p->order));
+    p->base = calloc(C, 1);
+    p->loads = calloc((size_t)C * D, sizeof(*p->loads));
+    p->start = calloc(nph, sizeof(*p->start));
+    p->end = calloc(nph, sizeof(*p->end));
+    p->slot = calloc(nph, sizeof(*p->slot));
+    p->prev = calloc(nph, sizeof(*p->prev));
+    p->seq = calloc(nph, sizeof(*p->seq));
+    sim->queue = calloc((size_t)D * C, sizeof(*sim->queue));
+    sim->qlen = calloc(D, sizeof(*sim->qlen));
+    sim->arrival = calloc(nph, sizeof(*sim->arrival));
+    sim->xbytes = calloc(nph, sizeof(*sim->xbytes));
+    sim->slot_free = calloc((size_t)D * sim->A, sizeof(*sim->slot_free));
+    sim->slot_last = calloc((size_t)D * sim->A, sizeof(*sim->slot_last));
+}
 
 tn_status
 tn_themis_plan_create(const tn_topology* topo,
@@ -444,7 +448,7 @@ tn_themis_plan_create(const tn_topology* topo,
     {
         return rc;
     }
-    uint32_t D = b->dims;
+    uint32_t D = tn_themis_balancer_dims(b);
     themis_dim* dims = calloc(D, sizeof(*dims));
     if (dims == NULL)
     {
@@ -458,167 +462,29 @@ tn_themis_plan_create(const tn_topology* topo,
      * (--active 4294967295 asked for 64 GB of idle slots) */
     A = A < C ? A : C;
     uint32_t K = coll == TN_COLL_ALL_REDUCE ? 2 * D : D;
-    size_t nph = (size_t)C * K;
-    tn_themis_plan* p = calloc(1, sizeof(*p));
+    tn_themis_plan* p = NULL;
     themis_sim sim;
     memset(&sim, 0, sizeof(sim));
-    double* slot_free = NULL; /* D x A: time the slot frees, or -1 when idle */
-    uint32_t* slot_last = NULL;
-    if (rc == TN_OK && p)
+    sim.A = A;
+    if (rc == TN_OK)
     {
-        p->chunks = C;
-        p->dims = D;
-        p->phases = K;
-        p->order = calloc((size_t)C * D, sizeof(*p->order));
-        p->base = calloc(C, 1);
-        p->loads = calloc((size_t)C * D, sizeof(*p->loads));
-        p->start = calloc(nph, sizeof(*p->start));
-        p->end = calloc(nph, sizeof(*p->end));
-        p->slot = calloc(nph, sizeof(*p->slot));
-        p->prev = calloc(nph, sizeof(*p->prev));
-        p->seq = calloc(nph, sizeof(*p->seq));
-        sim.queue = calloc((size_t)D * C, sizeof(*sim.queue));
-        sim.qlen = calloc(D, sizeof(*sim.qlen));
-        sim.arrival = calloc(nph, sizeof(*sim.arrival));
-        sim.xbytes = calloc(nph, sizeof(*sim.xbytes));
-        slot_free = calloc((size_t)D * A, sizeof(*slot_free));
-        slot_last = calloc((size_t)D * A, sizeof(*slot_last));
+        themis_plan_alloc(C, D, K, &p, &sim);
     }
     if (rc == TN_OK && (!p || !p->order || !p->base || !p->loads || !p->start || !p->end ||
                         !p->slot || !p->prev || !p->seq || !sim.queue || !sim.qlen ||
-                        !sim.arrival || !sim.xbytes || !slot_free || !slot_last))
+                        !sim.arrival || !sim.xbytes || !sim.slot_free || !sim.slot_last))
     {
         rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory (%u chunks)", C);
     }
     if (rc == TN_OK)
     {
-        /* 1. orders */
-        bool ag = coll == TN_COLL_ALL_GATHER;
-        for (uint32_t c = 0; c < C; c++)
+        uint64_t npus = 1; /* the balancer's: the product of the dims' sizes */
+        for (uint32_t d = 0; d < D; d++)
         {
-            double s = (double)tn_chunk_region(request->bytes, C, c).length;
-            uint32_t* o = p->order + (size_t)c * D;
-            tn_themis_balancer_next(b, s, ag, request->themis.baseline, o);
-            bool is_base = true;
-            for (uint32_t i = 0; i < D; i++)
-            {
-                is_base = is_base && o[i] == (ag ? D - 1 - i : i);
-            }
-            p->base[c] = is_base;
-            memcpy(p->loads + (size_t)c * D, b->load, D * sizeof(double));
+            npus *= dims[d].size;
         }
-        /* 2. event-driven simulation */
-        double npus = (double)b->npus;
-        for (size_t i = 0; i < (size_t)D * A; i++)
-        {
-            slot_free[i] = -1.0;
-            slot_last[i] = TN_TRANSFER_NONE;
-        }
-        for (uint32_t c = 0; c < C; c++)
-        {
-            double s = (double)tn_chunk_region(request->bytes, C, c).length;
-            for (uint32_t k = 0; k < K; k++)
-            {
-                sim.xbytes[(size_t)c * K + k] = themis_phase_bytes(p, dims, c, k, coll, s, npus);
-            }
-            uint32_t d = themis_phase_dim(p, c, 0, coll);
-            sim.queue[(size_t)d * C + sim.qlen[d]++] = c * K;
-            sim.arrival[(size_t)c * K] = 0.0;
-        }
-        size_t started = 0;
-        double now = 0.0;
-        while (started < nph)
-        {
-            /* start what can start at `now` */
-            for (uint32_t d = 0; d < D; d++)
-            {
-                for (uint32_t a = 0; a < A && sim.qlen[d] > 0; a++)
-                {
-                    size_t si = (size_t)d * A + a;
-                    if (slot_free[si] > now)
-                    {
-                        continue;
-                    }
-                    uint32_t* q = sim.queue + (size_t)d * C;
-                    uint32_t best = 0;
-                    for (uint32_t i = 1; i < sim.qlen[d]; i++)
-                    {
-                        uint32_t x = q[i];
-                        uint32_t y = q[best];
-                        bool better;
-                        if (request->themis.policy == TN_THEMIS_SCF &&
-                            sim.xbytes[x] != sim.xbytes[y])
-                        {
-                            better = sim.xbytes[x] < sim.xbytes[y];
-                        }
-                        else if (sim.arrival[x] != sim.arrival[y])
-                        {
-                            better = sim.arrival[x] < sim.arrival[y];
-                        }
-                        else
-                        {
-                            better = x < y;
-                        }
-                        if (better)
-                        {
-                            best = i;
-                        }
-                    }
-                    uint32_t ph = q[best];
-                    q[best] = q[--sim.qlen[d]];
-                    p->start[ph] = now;
-                    p->end[ph] = now + themis_phase_time(&dims[d], sim.xbytes[ph]);
-                    p->slot[ph] = a;
-                    p->prev[ph] = slot_last[si];
-                    p->seq[started++] = ph;
-                    slot_last[si] = ph;
-                    slot_free[si] = p->end[ph];
-                }
-            }
-            /* next event time: the earliest end among running phases not handed on */
-            double next = -1.0;
-            for (size_t si = 0; si < (size_t)D * A; si++)
-            {
-                uint32_t ph = slot_last[si];
-                if (ph != TN_TRANSFER_NONE && sim.arrival[ph] >= 0 &&
-                    (next < 0 || slot_free[si] < next))
-                {
-                    next = slot_free[si];
-                }
-            }
-            if (next < 0)
-            {
-                break; /* nothing running: cannot happen while phases remain */
-            }
-            now = next;
-            /* hand on every phase ending now, in (dim, slot) order */
-            for (size_t si = 0; si < (size_t)D * A; si++)
-            {
-                uint32_t ph = slot_last[si];
-                if (ph == TN_TRANSFER_NONE || sim.arrival[ph] < 0 || slot_free[si] != now)
-                {
-                    continue;
-                }
-                sim.arrival[ph] = -1.0; /* handed on */
-                uint32_t c = ph / K;
-                uint32_t k = ph % K;
-                if (k + 1 < K)
-                {
-                    uint32_t d = themis_phase_dim(p, c, k + 1, coll);
-                    sim.arrival[ph + 1] = now;
-                    sim.queue[(size_t)d * C + sim.qlen[d]++] = ph + 1;
-                }
-            }
-        }
-        /* account for the phases still running at the end */
-        for (size_t i = 0; i < nph; i++)
-        {
-            if (p->end[i] > p->makespan)
-            {
-                p->makespan = p->end[i];
-            }
-        }
-        if (started < nph)
+        themis_orders(p, b, request);
+        if (themis_simulate(p, dims, request, (double)npus, &sim) < (size_t)C * K)
         {
             rc = tn_error_set(err, TN_EINVAL, "themis: internal error: simulation stalled");
         }
@@ -627,8 +493,8 @@ tn_themis_plan_create(const tn_topology* topo,
     free(sim.qlen);
     free(sim.arrival);
     free(sim.xbytes);
-    free(slot_free);
-    free(slot_last);
+    free(sim.slot_free);
+    free(sim.slot_last);
     free(dims);
     tn_themis_balancer_destroy(b);
     if (rc)
@@ -661,6 +527,232 @@ typedef struct themis_build
     uint32_t step;
 } themis_build;
 
+/* The builder's arrays for plan p over dims (tb->n ranks set); *A is the most slots a dim
+ * used. */
+static tn_status
+themis_build_alloc(themis_build* tb,
+                   const tn_themis_plan* p,
+                   const themis_dim* dims,
+                   uint32_t* A,
+                   tn_error* err)
+{
+    const uint32_t C = p->chunks;
+    const uint32_t n = tb->n;
+    tb->maxp = 1;
+    for (uint32_t d = 0; d < p->dims; d++)
+    {
+        tb->maxp = dims[d].size - 1 > tb->maxp ? dims[d].size - 1 : tb->maxp;
+    }
+    tb->maxp++; /* receives + the last send */
+    size_t nk = (size_t)C * p->phases;
+    tb->off = calloc((size_t)C * n, sizeof(*tb->off));
+    tb->len = calloc((size_t)C * n, sizeof(*tb->len));
+    tb->exit_ids = calloc((size_t)C * n * tb->maxp, sizeof(*tb->exit_ids));
+    tb->exit_cnt = calloc((size_t)C * n, sizeof(*tb->exit_cnt));
+    /* slot exit sets: one per (dim, slot); indexed by phase id through p->slot */
+    *A = 1;
+    for (size_t i = 0; i < nk; i++)
+    {
+        *A = p->slot[i] + 1 > *A ? p->slot[i] + 1 : *A;
+    }
+    tb->slot_ids = calloc((size_t)p->dims * *A * n * tb->maxp, sizeof(*tb->slot_ids));
+    tb->slot_cnt = calloc((size_t)p->dims * *A * n, sizeof(*tb->slot_cnt));
+    tb->members = calloc(tb->maxp, sizeof(*tb->members));
+    tb->parts = calloc(tb->maxp, sizeof(*tb->parts));
+    if (!tb->off || !tb->len || !tb->exit_ids || !tb->exit_cnt || !tb->slot_ids || !tb->slot_cnt ||
+        !tb->members || !tb->parts)
+    {
+        return tn_error_set(err, TN_ENOMEM, "themis: out of memory for the schedule");
+    }
+    return TN_OK;
+}
+
+/* Entry deps of a member (into tb->in): its exit set in the chunk's previous phase (ex_ids,
+ * ex_cnt) and, when the phase has one (has_prev_slot), the exit set of the phase that held the
+ * dim slot before (at slot_base); either may be empty. The shared phases in chain mode depend
+ * on them for a member's first send and chain its later sends. */
+static tn_status
+themis_phase_entry(themis_build* tb,
+                   const uint32_t* ex_ids,
+                   const uint32_t* ex_cnt,
+                   size_t slot_base,
+                   bool has_prev_slot,
+                   tn_error* err)
+{
+    tn_status rc = TN_OK;
+    tn_front_clear(&tb->in);
+    tn_front_clear(&tb->out);
+    for (uint32_t r = 0; r < tb->n && rc == TN_OK; r++)
+    {
+        for (uint32_t i = 0; i < ex_cnt[r] && rc == TN_OK; i++)
+        {
+            rc = tn_front_push(&tb->in, r, ex_ids[(size_t)r * tb->maxp + i], err);
+        }
+        for (uint32_t i = 0; has_prev_slot && i < tb->slot_cnt[slot_base + r] && rc == TN_OK; i++)
+        {
+            rc = tn_front_push(&tb->in, r, tb->slot_ids[(slot_base + r) * tb->maxp + i], err);
+        }
+    }
+    return rc;
+}
+
+/* Phase k (rs: a reduce-scatter phase) of chunk c in dim d, built group by group (group =
+ * ranks with coordinate 0 in dim d) from step on; off and len (per rank) are the chunk's
+ * ranges, updated to what each member holds after the phase. */
+static tn_status
+themis_phase_groups(themis_build* tb,
+                    const themis_dim* dm,
+                    uint32_t d,
+                    uint32_t c,
+                    bool rs,
+                    uint64_t* off,
+                    uint64_t* len,
+                    uint32_t step,
+                    tn_error* err)
+{
+    const uint32_t P = dm->size;
+    tn_phase_fn fn = dm->kind == 0 ? (rs ? tn_phase_ring_rs : tn_phase_ring_ag)
+                                   : (rs ? tn_phase_direct_rs : tn_phase_direct_ag);
+    tn_status rc = TN_OK;
+    for (uint32_t r0 = 0; r0 < tb->n && rc == TN_OK; r0++)
+    {
+        if ((r0 / dm->stride) % P != 0)
+        {
+            continue;
+        }
+        /* X: in RS all members hold the same range; in AG member j holds part j of X,
+         * and X is stored in the extra fields below (xoff of member 0 before RS). */
+        uint64_t Xo;
+        uint64_t Xl;
+        if (rs)
+        {
+            Xo = off[r0];
+            Xl = len[r0];
+        }
+        else
+        {
+            /* parts are consecutive: X starts at member 0's part and ends at the end
+             * of member P-1's part */
+            uint32_t rl = r0 + (uint32_t)((P - 1) * dm->stride);
+            Xo = off[r0];
+            Xl = off[rl] + len[rl] - Xo;
+        }
+        for (uint32_t j = 0; j < P; j++)
+        {
+            tn_slice sl = tn_slice_of(Xl, P, j);
+            tb->members[j] = r0 + (uint32_t)(j * dm->stride);
+            tb->parts[j].offset = Xo + sl.offset;
+            tb->parts[j].length = sl.length;
+        }
+        tn_phase ph = {tb->topo,
+                       tb->s,
+                       &tb->in,
+                       &tb->out,
+                       tb->members,
+                       P,
+                       tb->parts,
+                       step,
+                       c,
+                       (int32_t)d,
+                       true};
+        rc = fn(&ph, NULL, err);
+        /* new ranges */
+        for (uint32_t j = 0; j < P; j++)
+        {
+            uint32_t r = r0 + (uint32_t)(j * dm->stride);
+            if (rs)
+            {
+                off[r] = tb->parts[j].offset;
+                len[r] = tb->parts[j].length;
+            }
+            else
+            {
+                off[r] = Xo;
+                len[r] = Xl;
+            }
+        }
+    }
+    return rc;
+}
+
+/* The chunk-phases in the plan's start order (p->seq), each after its chunk's previous phase
+ * and its dim slot's previous holder; tb->step ends as the steps used. */
+static tn_status
+themis_build_phases(themis_build* tb,
+                    const tn_themis_plan* p,
+                    const themis_dim* dims,
+                    uint32_t A,
+                    tn_error* err)
+{
+    const uint32_t D = p->dims;
+    const uint32_t C = p->chunks;
+    const uint32_t K = p->phases;
+    const uint32_t n = tb->n;
+    const size_t nk = (size_t)C * K;
+    tn_status rc = TN_OK;
+    for (uint32_t c = 0; c < C; c++)
+    {
+        tn_slice reg = tn_chunk_region(tn_schedule_bytes(tb->s), C, c);
+        for (uint32_t r = 0; r < n; r++)
+        {
+            tb->off[(size_t)c * n + r] = reg.offset;
+            tb->len[(size_t)c * n + r] = reg.length;
+        }
+    }
+    uint32_t step = 0;
+    for (size_t si = 0; si < nk && rc == TN_OK; si++)
+    {
+        uint32_t ph = p->seq[si];
+        uint32_t c = ph / K;
+        uint32_t k = ph % K;
+        uint32_t d = themis_phase_dim(p, c, k, TN_COLL_ALL_REDUCE);
+        const themis_dim* dm = &dims[d];
+        uint32_t P = dm->size;
+        size_t slot_base = ((size_t)d * A + p->slot[ph]) * n;
+        uint32_t* ex_ids = tb->exit_ids + (size_t)c * n * tb->maxp;
+        uint32_t* ex_cnt = tb->exit_cnt + (size_t)c * n;
+        uint32_t steps_here = P <= 1 ? 0 : (dm->kind == 0 ? P - 1 : 1);
+        if (P <= 1)
+        {
+            continue;
+        }
+        rc =
+            themis_phase_entry(tb, ex_ids, ex_cnt, slot_base, p->prev[ph] != TN_TRANSFER_NONE, err);
+        if (rc == TN_OK)
+        {
+            rc = themis_phase_groups(tb,
+                                     dm,
+                                     d,
+                                     c,
+                                     k < D,
+                                     tb->off + (size_t)c * n,
+                                     tb->len + (size_t)c * n,
+                                     step,
+                                     err);
+        }
+        if (rc)
+        {
+            break;
+        }
+        /* exit sets: a ring member's last receive, a direct member's receives,
+         * plus the member's last send (whose ancestors hold the member's own
+         * earlier chain) */
+        for (uint32_t r = 0; r < n; r++)
+        {
+            uint32_t cnt = tb->out.count[r];
+            memcpy(ex_ids + (size_t)r * tb->maxp, tb->out.ids[r], cnt * sizeof(uint32_t));
+            ex_cnt[r] = cnt;
+            memcpy(tb->slot_ids + (slot_base + r) * tb->maxp,
+                   tb->out.ids[r],
+                   cnt * sizeof(uint32_t));
+            tb->slot_cnt[slot_base + r] = cnt;
+        }
+        step += steps_here;
+    }
+    tb->step = step;
+    return rc;
+}
+
 tn_status
 tn_themis_schedule(const tn_topology* topo,
                    const tn_plan_request* request,
@@ -690,11 +782,8 @@ tn_themis_schedule(const tn_topology* topo,
     {
         return rc;
     }
-    uint32_t D = p->dims;
-    uint32_t C = p->chunks;
-    uint32_t K = p->phases;
     uint32_t n = tn_schedule_ranks(s);
-    themis_dim* dims = calloc(D, sizeof(*dims));
+    themis_dim* dims = calloc(p->dims, sizeof(*dims));
     themis_build tb;
     memset(&tb, 0, sizeof(tb));
     bool in_ok = false;
@@ -702,6 +791,7 @@ tn_themis_schedule(const tn_topology* topo,
     tb.s = s;
     tb.topo = topo;
     tb.n = n;
+    uint32_t A = 1;
     if (dims == NULL)
     {
         rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory");
@@ -712,168 +802,21 @@ tn_themis_schedule(const tn_topology* topo,
     }
     if (rc == TN_OK)
     {
-        tb.maxp = 1;
-        for (uint32_t d = 0; d < D; d++)
-        {
-            tb.maxp = dims[d].size - 1 > tb.maxp ? dims[d].size - 1 : tb.maxp;
-        }
-        tb.maxp++; /* receives + the last send */
-        size_t nk = (size_t)C * K;
-        tb.off = calloc((size_t)C * n, sizeof(*tb.off));
-        tb.len = calloc((size_t)C * n, sizeof(*tb.len));
-        tb.exit_ids = calloc((size_t)C * n * tb.maxp, sizeof(*tb.exit_ids));
-        tb.exit_cnt = calloc((size_t)C * n, sizeof(*tb.exit_cnt));
-        /* slot exit sets: one per (dim, slot); indexed by phase id through p->slot */
-        uint32_t A = 1;
-        for (size_t i = 0; i < nk; i++)
-        {
-            A = p->slot[i] + 1 > A ? p->slot[i] + 1 : A;
-        }
-        tb.slot_ids = calloc((size_t)D * A * n * tb.maxp, sizeof(*tb.slot_ids));
-        tb.slot_cnt = calloc((size_t)D * A * n, sizeof(*tb.slot_cnt));
-        tb.members = calloc(tb.maxp, sizeof(*tb.members));
-        tb.parts = calloc(tb.maxp, sizeof(*tb.parts));
-        if (!tb.off || !tb.len || !tb.exit_ids || !tb.exit_cnt || !tb.slot_ids || !tb.slot_cnt ||
-            !tb.members || !tb.parts)
-        {
-            rc = tn_error_set(err, TN_ENOMEM, "themis: out of memory for the schedule");
-        }
-        if (rc == TN_OK)
-        {
-            rc = tn_front_init(&tb.in, n, err);
-            in_ok = rc == TN_OK;
-        }
-        if (rc == TN_OK)
-        {
-            rc = tn_front_init(&tb.out, n, err);
-            out_ok = rc == TN_OK;
-        }
-        for (uint32_t c = 0; c < C && rc == TN_OK; c++)
-        {
-            tn_slice reg = tn_chunk_region(tn_schedule_bytes(s), C, c);
-            for (uint32_t r = 0; r < n; r++)
-            {
-                tb.off[(size_t)c * n + r] = reg.offset;
-                tb.len[(size_t)c * n + r] = reg.length;
-            }
-        }
-        uint32_t step = 0;
-        for (size_t si = 0; si < nk && rc == TN_OK; si++)
-        {
-            uint32_t ph = p->seq[si];
-            uint32_t c = ph / K;
-            uint32_t k = ph % K;
-            uint32_t d = themis_phase_dim(p, c, k, TN_COLL_ALL_REDUCE);
-            bool rs = k < D;
-            const themis_dim* dm = &dims[d];
-            uint32_t P = dm->size;
-            size_t slot_base = ((size_t)d * A + p->slot[ph]) * n;
-            bool has_prev_slot = p->prev[ph] != TN_TRANSFER_NONE;
-            uint64_t* off = tb.off + (size_t)c * n;
-            uint64_t* len = tb.len + (size_t)c * n;
-            uint32_t* ex_ids = tb.exit_ids + (size_t)c * n * tb.maxp;
-            uint32_t* ex_cnt = tb.exit_cnt + (size_t)c * n;
-            uint32_t steps_here = P <= 1 ? 0 : (dm->kind == 0 ? P - 1 : 1);
-            if (P > 1)
-            {
-                /* entry deps of a member: its exit set in the chunk's previous phase and
-                 * the exit set of the phase that held the dim slot before (either may be
-                 * empty); the shared phases in chain mode depend on them for a member's
-                 * first send and chain its later sends */
-                tn_front_clear(&tb.in);
-                tn_front_clear(&tb.out);
-                for (uint32_t r = 0; r < n && rc == TN_OK; r++)
-                {
-                    for (uint32_t i = 0; i < ex_cnt[r] && rc == TN_OK; i++)
-                    {
-                        rc = tn_front_push(&tb.in, r, ex_ids[(size_t)r * tb.maxp + i], err);
-                    }
-                    for (uint32_t i = 0;
-                         has_prev_slot && i < tb.slot_cnt[slot_base + r] && rc == TN_OK;
-                         i++)
-                    {
-                        rc = tn_front_push(&tb.in,
-                                           r,
-                                           tb.slot_ids[(slot_base + r) * tb.maxp + i],
-                                           err);
-                    }
-                }
-            }
-            tn_phase_fn fn = dm->kind == 0 ? (rs ? tn_phase_ring_rs : tn_phase_ring_ag)
-                                           : (rs ? tn_phase_direct_rs : tn_phase_direct_ag);
-            /* Build the phase group by group (group = ranks with coordinate 0 in dim d). */
-            for (uint32_t r0 = 0; r0 < n && rc == TN_OK && P > 1; r0++)
-            {
-                if ((r0 / dm->stride) % P != 0)
-                {
-                    continue;
-                }
-                /* X: in RS all members hold the same range; in AG member j holds part j of X,
-                 * and X is stored in the extra fields below (xoff of member 0 before RS). */
-                uint64_t Xo;
-                uint64_t Xl;
-                if (rs)
-                {
-                    Xo = off[r0];
-                    Xl = len[r0];
-                }
-                else
-                {
-                    /* parts are consecutive: X starts at member 0's part and ends at the end
-                     * of member P-1's part */
-                    uint32_t rl = r0 + (uint32_t)((P - 1) * dm->stride);
-                    Xo = off[r0];
-                    Xl = off[rl] + len[rl] - Xo;
-                }
-                for (uint32_t j = 0; j < P; j++)
-                {
-                    tn_slice sl = tn_slice_of(Xl, P, j);
-                    tb.members[j] = r0 + (uint32_t)(j * dm->stride);
-                    tb.parts[j].offset = Xo + sl.offset;
-                    tb.parts[j].length = sl.length;
-                }
-                tn_phase ph =
-                    {topo, s, &tb.in, &tb.out, tb.members, P, tb.parts, step, c, (int32_t)d, true};
-                rc = fn(&ph, NULL, err);
-                /* new ranges */
-                for (uint32_t j = 0; j < P; j++)
-                {
-                    uint32_t r = r0 + (uint32_t)(j * dm->stride);
-                    if (rs)
-                    {
-                        off[r] = tb.parts[j].offset;
-                        len[r] = tb.parts[j].length;
-                    }
-                    else
-                    {
-                        off[r] = Xo;
-                        len[r] = Xl;
-                    }
-                }
-            }
-            if (rc)
-            {
-                break;
-            }
-            if (P > 1)
-            {
-                /* exit sets: a ring member's last receive, a direct member's receives,
-                 * plus the member's last send (whose ancestors hold the member's own
-                 * earlier chain) */
-                for (uint32_t r = 0; r < n; r++)
-                {
-                    uint32_t cnt = tb.out.count[r];
-                    memcpy(ex_ids + (size_t)r * tb.maxp, tb.out.ids[r], cnt * sizeof(uint32_t));
-                    ex_cnt[r] = cnt;
-                    memcpy(tb.slot_ids + (slot_base + r) * tb.maxp,
-                           tb.out.ids[r],
-                           cnt * sizeof(uint32_t));
-                    tb.slot_cnt[slot_base + r] = cnt;
-                }
-            }
-            step += steps_here;
-        }
-        tb.step = step;
+        rc = themis_build_alloc(&tb, p, dims, &A, err);
+    }
+    if (rc == TN_OK)
+    {
+        rc = tn_front_init(&tb.in, n, err);
+        in_ok = rc == TN_OK;
+    }
+    if (rc == TN_OK)
+    {
+        rc = tn_front_init(&tb.out, n, err);
+        out_ok = rc == TN_OK;
+    }
+    if (rc == TN_OK)
+    {
+        rc = themis_build_phases(&tb, p, dims, A, err);
     }
     free(dims);
     free(tb.off);

@@ -143,9 +143,66 @@ tn_check_nvswitches(const char* name,
     return s;
 }
 
-/* Parse; on success *out is the new topology. */
+/** What a file's header claims; every count is checked against the text that follows. */
+typedef struct tn_file_header
+{
+    uint32_t n_nodes;
+    uint32_t n_switches; /* SimAI: nvswitch_num + switch_num */
+    uint32_t n_links;
+    uint32_t per_server; /* SimAI's gpus_per_server; 0 in the HPCC format */
+    uint32_t n_nvswitch; /* SimAI: the first n_nvswitch switch ids are NVSwitches */
+    int simai;
+    unsigned line;
+} tn_file_header;
+
+/* The SimAI header's own fields (hv: nodes gpus_per_server nvswitch_num switch_num links,
+ * gpu_type the sixth field) into *h. */
 static tn_status
-tn_load(tn_reader* r, tn_topology** out, tn_error* err)
+tn_read_simai_header(const char* name,
+                     const uint32_t hv[5],
+                     tn_span gpu_type,
+                     tn_file_header* h,
+                     tn_error* err)
+{
+    size_t g = 0;
+    while (g < sizeof(tn_simai_gpu_types) / sizeof(tn_simai_gpu_types[0]) &&
+           !tn_span_eq(gpu_type, tn_simai_gpu_types[g]))
+    {
+        g++;
+    }
+    if (g == sizeof(tn_simai_gpu_types) / sizeof(tn_simai_gpu_types[0]))
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: gpu_type '%.*s' is not A100, A800, H100, H800 or H20",
+                            name,
+                            h->line,
+                            tn_span_shown_width(gpu_type, TN_FILE_SHOWN),
+                            gpu_type.s);
+    }
+    if (hv[1] == 0)
+    {
+        return tn_error_set(err, TN_EPARSE, "%s:%u: gpus_per_server must be >= 1", name, h->line);
+    }
+    if (hv[2] > UINT32_MAX - 1 - hv[3])
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: nvswitch_num + switch_num is too large",
+                            name,
+                            h->line);
+    }
+    h->per_server = hv[1];
+    h->n_nvswitch = hv[2];
+    h->n_switches = hv[2] + hv[3];
+    h->n_links = hv[4];
+    return TN_OK;
+}
+
+/* The header line ('N_nodes N_switches N_links', or SimAI's six fields) into *h, its counts
+ * checked against each other. */
+static tn_status
+tn_read_header(tn_reader* r, tn_file_header* h, tn_error* err)
 {
     tn_span f[7]; /* a SimAI header has 6 fields; one more to quote an extra one */
     size_t n;
@@ -206,384 +263,351 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
                                 tn_span_u32_problem(f[i], why, sizeof(why)));
         }
     }
-    uint32_t n_nodes = hv[0], n_switches = hv[1], n_links = hv[2];
-    unsigned header_line = r->line;
-    /* SimAI: the first nvswitch_num switch ids are the servers' NVSwitches */
-    uint32_t per_server = 0, n_nvswitch = 0;
+    memset(h, 0, sizeof(*h));
+    h->n_nodes = hv[0];
+    h->n_switches = hv[1];
+    h->n_links = hv[2];
+    h->simai = simai;
+    h->line = r->line;
     if (simai)
     {
-        size_t g = 0;
-        while (g < sizeof(tn_simai_gpu_types) / sizeof(tn_simai_gpu_types[0]) &&
-               !tn_span_eq(f[5], tn_simai_gpu_types[g]))
+        tn_status s = tn_read_simai_header(name, hv, f[5], h, err);
+        if (s)
         {
-            g++;
+            return s;
         }
-        if (g == sizeof(tn_simai_gpu_types) / sizeof(tn_simai_gpu_types[0]))
-        {
-            return tn_error_set(err,
-                                TN_EPARSE,
-                                "%s:%u: gpu_type '%.*s' is not A100, A800, H100, H800 or H20",
-                                name,
-                                header_line,
-                                tn_span_shown_width(f[5], TN_FILE_SHOWN),
-                                f[5].s);
-        }
-        if (hv[1] == 0)
-        {
-            return tn_error_set(err,
-                                TN_EPARSE,
-                                "%s:%u: gpus_per_server must be >= 1",
-                                name,
-                                header_line);
-        }
-        if (hv[2] > UINT32_MAX - 1 - hv[3])
-        {
-            return tn_error_set(err,
-                                TN_EPARSE,
-                                "%s:%u: nvswitch_num + switch_num is too large",
-                                name,
-                                header_line);
-        }
-        per_server = hv[1];
-        n_nvswitch = hv[2];
-        n_switches = hv[2] + hv[3];
-        n_links = hv[4];
     }
-    if (n_nodes == 0)
+    if (h->n_nodes == 0)
     {
-        return tn_error_set(err, TN_EPARSE, "%s:%u: N_nodes must be >= 1", name, header_line);
+        return tn_error_set(err, TN_EPARSE, "%s:%u: N_nodes must be >= 1", name, h->line);
     }
-    if (n_switches > n_nodes)
+    if (h->n_switches > h->n_nodes)
     {
         return tn_error_set(err,
                             TN_EPARSE,
                             "%s:%u: N_switches %u is larger than N_nodes %u",
                             name,
-                            header_line,
-                            n_switches,
-                            n_nodes);
+                            h->line,
+                            h->n_switches,
+                            h->n_nodes);
     }
-    if (n_links > (UINT32_MAX - 2) / 2)
+    if (h->n_links > (UINT32_MAX - 2) / 2)
     {
         return tn_error_set(err,
                             TN_EPARSE,
                             "%s:%u: N_links %u is too large (at most %u cables)",
                             name,
-                            header_line,
-                            n_links,
+                            h->line,
+                            h->n_links,
                             (UINT32_MAX - 2) / 2);
     }
+    return TN_OK;
+}
 
-    /* The header only claims sizes (a 14-byte file may claim 4e9 switches or nodes):
-     * every allocation below is bounded by what the text holds. */
-    tn_span look = r->rest;
-    unsigned look_line = r->line;
-    size_t first_fields = 0;
-    if (!tn_span_next_fields(&look, &look_line, NULL, 0, &first_fields))
+/* The line of switch ids into sw (room for min(n_switches, fields of the line) + 1 ids), each
+ * in range and listed once; set (size a power of two >= 2 x that, all UINT32_MAX) finds the
+ * repeated ones. cap is the number of fields the line holds (bounded by the text). */
+static tn_status
+tn_read_switch_ids(tn_reader* r,
+                   const tn_file_header* h,
+                   size_t cap,
+                   uint32_t* sw,
+                   uint32_t* set,
+                   size_t set_size,
+                   tn_error* err)
+{
+    const char* name = r->name;
+    const uint32_t n_switches = h->n_switches;
+    size_t n;
+    /* at most the fields the line really has (plus one to quote an extra one) */
+    tn_span* ids = malloc((cap + 1) * sizeof(*ids));
+    if (!ids)
     {
-        first_fields = 0;
-    }
-    /* switch ids: a list and an open-addressing set (UINT32_MAX = empty, never an id) */
-    size_t held = first_fields < n_switches ? first_fields : n_switches;
-    uint32_t* sw = malloc((held + 1) * sizeof(*sw));
-    size_t set_size = 2;
-    while (set_size < 2 * held)
-    {
-        set_size *= 2;
-    }
-    uint32_t* set = malloc(set_size * sizeof(*set));
-    tn_file_link* lk = NULL;
-    size_t lk_cap = 0;
-    if (!sw || !set)
-    {
-        free(sw);
-        free(set);
         return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
     }
-    memset(set, 0xff, set_size * sizeof(*set));
     tn_status s = TN_OK;
-    if (n_switches > 0)
+    if (!tn_span_next_fields(&r->rest, &r->line, ids, cap + 1, &n))
     {
-        /* at most the fields the line really has (plus one to quote an extra one) */
-        size_t cap = first_fields < n_switches ? first_fields : n_switches;
-        tn_span* ids = malloc((cap + 1) * sizeof(*ids));
-        if (!ids)
+        s = tn_error_set(err,
+                         TN_EPARSE,
+                         "%s:%u: missing the line of %u switch ids",
+                         name,
+                         r->line + 1,
+                         n_switches);
+    }
+    else if (n != n_switches)
+    {
+        s = tn_error_set(err,
+                         TN_EPARSE,
+                         "%s:%u: switch ids: expected N_switches = %u ids, got %zu%s%.*s%s",
+                         name,
+                         r->line,
+                         n_switches,
+                         n,
+                         n > n_switches ? " (extra field '" : "",
+                         n > n_switches ? tn_span_shown_width(ids[n_switches], TN_FILE_SHOWN) : 0,
+                         n > n_switches ? ids[n_switches].s : "",
+                         n > n_switches ? "')" : "");
+    }
+    for (uint32_t i = 0; i < n_switches && !s; i++)
+    {
+        uint32_t id;
+        if (!tn_span_u32(ids[i], &id))
         {
-            free(sw);
-            free(set);
-            return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
-        }
-        if (!tn_span_next_fields(&r->rest, &r->line, ids, cap + 1, &n))
-        {
+            char why[64];
             s = tn_error_set(err,
                              TN_EPARSE,
-                             "%s:%u: missing the line of %u switch ids",
-                             name,
-                             r->line + 1,
-                             n_switches);
-        }
-        else if (n != n_switches)
-        {
-            s = tn_error_set(err,
-                             TN_EPARSE,
-                             "%s:%u: switch ids: expected N_switches = %u ids, got %zu%s%.*s%s",
+                             "%s:%u: switch id %u '%.*s' %s",
                              name,
                              r->line,
-                             n_switches,
-                             n,
-                             n > n_switches ? " (extra field '" : "",
-                             n > n_switches ? tn_span_shown_width(ids[n_switches], TN_FILE_SHOWN)
-                                            : 0,
-                             n > n_switches ? ids[n_switches].s : "",
-                             n > n_switches ? "')" : "");
+                             i,
+                             tn_span_shown_width(ids[i], TN_FILE_SHOWN),
+                             ids[i].s,
+                             tn_span_u32_problem(ids[i], why, sizeof(why)));
         }
-        for (uint32_t i = 0; i < n_switches && !s; i++)
+        else if (id >= h->n_nodes)
         {
-            uint32_t id;
-            if (!tn_span_u32(ids[i], &id))
-            {
-                char why[64];
-                s = tn_error_set(err,
-                                 TN_EPARSE,
-                                 "%s:%u: switch id %u '%.*s' %s",
-                                 name,
-                                 r->line,
-                                 i,
-                                 tn_span_shown_width(ids[i], TN_FILE_SHOWN),
-                                 ids[i].s,
-                                 tn_span_u32_problem(ids[i], why, sizeof(why)));
-            }
-            else if (id >= n_nodes)
-            {
-                s = tn_error_set(err,
-                                 TN_EPARSE,
-                                 "%s:%u: switch id %u '%.*s' is out of range [0, N_nodes = %u)",
-                                 name,
-                                 r->line,
-                                 i,
-                                 tn_span_shown_width(ids[i], TN_FILE_SHOWN),
-                                 ids[i].s,
-                                 n_nodes);
-            }
-            else if (!tn_id_set_insert(set, set_size, id))
-            {
-                s = tn_error_set(err,
-                                 TN_EPARSE,
-                                 "%s:%u: switch id %u '%.*s' is listed twice",
-                                 name,
-                                 r->line,
-                                 i,
-                                 tn_span_shown_width(ids[i], TN_FILE_SHOWN),
-                                 ids[i].s);
-            }
-            else
-            {
-                sw[i] = id;
-            }
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: switch id %u '%.*s' is out of range [0, N_nodes = %u)",
+                             name,
+                             r->line,
+                             i,
+                             tn_span_shown_width(ids[i], TN_FILE_SHOWN),
+                             ids[i].s,
+                             h->n_nodes);
         }
-        free(ids);
+        else if (!tn_id_set_insert(set, set_size, id))
+        {
+            s = tn_error_set(err,
+                             TN_EPARSE,
+                             "%s:%u: switch id %u '%.*s' is listed twice",
+                             name,
+                             r->line,
+                             i,
+                             tn_span_shown_width(ids[i], TN_FILE_SHOWN),
+                             ids[i].s);
+        }
+        else
+        {
+            sw[i] = id;
+        }
     }
-    /* the link lines, checked and kept; the graph is built once the text is known good */
-    for (uint32_t i = 0; i < n_links && !s; i++)
+    free(ids);
+    return s;
+}
+
+/* A units parser's failure at a link field, reported as a parse error. */
+static tn_status
+tn_link_units_error(tn_error* err)
+{
+    if (err)
+    {
+        err->code = TN_EPARSE;
+    }
+    return TN_EPARSE;
+}
+
+/* Link line i (fields f, n of them, on line r->line) into *out: two ends in range and
+ * distinct, a rate > 0, a delay and an error rate in [0, 1]. */
+static tn_status
+tn_read_link(const tn_reader* r,
+             const tn_file_header* h,
+             uint32_t i,
+             const tn_span* f,
+             size_t n,
+             tn_file_link* out,
+             tn_error* err)
+{
+    const char* name = r->name;
+    if (n < 5)
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: link %u: missing field %s (expected 'src dst rate delay "
+                            "error_rate', got %zu fields)",
+                            name,
+                            r->line,
+                            i,
+                            tn_link_field_names[n],
+                            n);
+    }
+    if (n > 5)
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: link %u: extra field '%.*s' after error_rate (expected 'src "
+                            "dst rate delay error_rate')",
+                            name,
+                            r->line,
+                            i,
+                            tn_span_shown_width(f[5], TN_FILE_SHOWN),
+                            f[5].s);
+    }
+    uint32_t ends[2];
+    for (int k = 0; k < 2; k++)
+    {
+        if (!tn_span_u32(f[k], &ends[k]))
+        {
+            char why[64];
+            return tn_error_set(err,
+                                TN_EPARSE,
+                                "%s:%u: link %u: %s '%.*s' %s",
+                                name,
+                                r->line,
+                                i,
+                                tn_link_field_names[k],
+                                tn_span_shown_width(f[k], TN_FILE_SHOWN),
+                                f[k].s,
+                                tn_span_u32_problem(f[k], why, sizeof(why)));
+        }
+        if (ends[k] >= h->n_nodes)
+        {
+            return tn_error_set(err,
+                                TN_EPARSE,
+                                "%s:%u: link %u: %s %u is out of range [0, N_nodes = %u)",
+                                name,
+                                r->line,
+                                i,
+                                tn_link_field_names[k],
+                                ends[k],
+                                h->n_nodes);
+        }
+    }
+    if (ends[0] == ends[1])
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: link %u: src == dst == %u (self loop)",
+                            name,
+                            r->line,
+                            i,
+                            ends[0]);
+    }
+    char what[256];
+    uint64_t rate, delay;
+    snprintf(what, sizeof(what), "%s:%u: link %u: rate", name, r->line, i);
+    if (tn_units_parse_rate(f[2].s, f[2].n, what, &rate, err))
+    {
+        return tn_link_units_error(err);
+    }
+    if (rate == 0)
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: link %u: rate '%.*s' must be > 0",
+                            name,
+                            r->line,
+                            i,
+                            tn_span_shown_width(f[2], TN_FILE_SHOWN),
+                            f[2].s);
+    }
+    snprintf(what, sizeof(what), "%s:%u: link %u: delay", name, r->line, i);
+    if (tn_units_parse_time(f[3].s, f[3].n, what, &delay, err))
+    {
+        return tn_link_units_error(err);
+    }
+    double er;
+    if (!tn_span_double(f[4], &er) || !(er >= 0.0 && er <= 1.0))
+    {
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: link %u: error_rate '%.*s' is not a number in [0, 1]",
+                            name,
+                            r->line,
+                            i,
+                            tn_span_shown_width(f[4], TN_FILE_SHOWN),
+                            f[4].s);
+    }
+    tn_file_link one = {ends[0], ends[1], rate, delay, er, r->line};
+    *out = one;
+    return TN_OK;
+}
+
+/* The N_links link lines into *lk (grown here; the caller frees it, also on failure), then
+ * nothing but blank lines and comments to the end. */
+static tn_status
+tn_read_links(tn_reader* r, const tn_file_header* h, tn_file_link** lk, tn_error* err)
+{
+    const char* name = r->name;
+    tn_span f[6];
+    size_t n;
+    size_t lk_cap = 0;
+    for (uint32_t i = 0; i < h->n_links; i++)
     {
         if (!tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
         {
-            s = tn_error_set(err,
-                             TN_EPARSE,
-                             "%s:%u: unexpected end of file: N_links = %u but only %u link lines",
-                             name,
-                             r->line + 1,
-                             n_links,
-                             i);
-            break;
+            return tn_error_set(err,
+                                TN_EPARSE,
+                                "%s:%u: unexpected end of file: N_links = %u but only %u link "
+                                "lines",
+                                name,
+                                r->line + 1,
+                                h->n_links,
+                                i);
         }
-        if (n < 5)
-        {
-            s = tn_error_set(err,
-                             TN_EPARSE,
-                             "%s:%u: link %u: missing field %s (expected 'src dst rate delay "
-                             "error_rate', got %zu fields)",
-                             name,
-                             r->line,
-                             i,
-                             tn_link_field_names[n],
-                             n);
-            break;
-        }
-        if (n > 5)
-        {
-            s = tn_error_set(
-                err,
-                TN_EPARSE,
-                "%s:%u: link %u: extra field '%.*s' after error_rate (expected 'src dst "
-                "rate delay error_rate')",
-                name,
-                r->line,
-                i,
-                tn_span_shown_width(f[5], TN_FILE_SHOWN),
-                f[5].s);
-            break;
-        }
-        uint32_t ends[2];
-        for (int k = 0; k < 2 && !s; k++)
-        {
-            if (!tn_span_u32(f[k], &ends[k]))
-            {
-                char why[64];
-                s = tn_error_set(err,
-                                 TN_EPARSE,
-                                 "%s:%u: link %u: %s '%.*s' %s",
-                                 name,
-                                 r->line,
-                                 i,
-                                 tn_link_field_names[k],
-                                 tn_span_shown_width(f[k], TN_FILE_SHOWN),
-                                 f[k].s,
-                                 tn_span_u32_problem(f[k], why, sizeof(why)));
-            }
-            else if (ends[k] >= n_nodes)
-            {
-                s = tn_error_set(err,
-                                 TN_EPARSE,
-                                 "%s:%u: link %u: %s %u is out of range [0, N_nodes = %u)",
-                                 name,
-                                 r->line,
-                                 i,
-                                 tn_link_field_names[k],
-                                 ends[k],
-                                 n_nodes);
-            }
-        }
+        tn_file_link one;
+        tn_status s = tn_read_link(r, h, i, f, n, &one, err);
         if (s)
         {
-            break;
+            return s;
         }
-        if (ends[0] == ends[1])
-        {
-            s = tn_error_set(err,
-                             TN_EPARSE,
-                             "%s:%u: link %u: src == dst == %u (self loop)",
-                             name,
-                             r->line,
-                             i,
-                             ends[0]);
-            break;
-        }
-        char what[256];
-        uint64_t rate, delay;
-        snprintf(what, sizeof(what), "%s:%u: link %u: rate", name, r->line, i);
-        if (tn_units_parse_rate(f[2].s, f[2].n, what, &rate, err))
-        {
-            s = TN_EPARSE;
-            if (err)
-            {
-                err->code = TN_EPARSE;
-            }
-            break;
-        }
-        if (rate == 0)
-        {
-            s = tn_error_set(err,
-                             TN_EPARSE,
-                             "%s:%u: link %u: rate '%.*s' must be > 0",
-                             name,
-                             r->line,
-                             i,
-                             tn_span_shown_width(f[2], TN_FILE_SHOWN),
-                             f[2].s);
-            break;
-        }
-        snprintf(what, sizeof(what), "%s:%u: link %u: delay", name, r->line, i);
-        if (tn_units_parse_time(f[3].s, f[3].n, what, &delay, err))
-        {
-            s = TN_EPARSE;
-            if (err)
-            {
-                err->code = TN_EPARSE;
-            }
-            break;
-        }
-        double er;
-        if (!tn_span_double(f[4], &er) || !(er >= 0.0 && er <= 1.0))
-        {
-            s = tn_error_set(err,
-                             TN_EPARSE,
-                             "%s:%u: link %u: error_rate '%.*s' is not a number in [0, 1]",
-                             name,
-                             r->line,
-                             i,
-                             tn_span_shown_width(f[4], TN_FILE_SHOWN),
-                             f[4].s);
-            break;
-        }
-        tn_file_link* grown = tn_array_grow(lk, &lk_cap, (size_t)i + 1, sizeof(*lk), 64);
+        tn_file_link* grown = tn_array_grow(*lk, &lk_cap, (size_t)i + 1, sizeof(**lk), 64);
         if (!grown)
         {
-            s = tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
-            break;
+            return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
         }
-        lk = grown;
-        tn_file_link one = {ends[0], ends[1], rate, delay, er, r->line};
-        lk[i] = one;
+        *lk = grown;
+        (*lk)[i] = one;
     }
-    if (!s && tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
+    if (tn_span_next_fields(&r->rest, &r->line, f, 6, &n))
     {
-        s = tn_error_set(err,
-                         TN_EPARSE,
-                         "%s:%u: extra content '%.*s' after the N_links = %u link lines",
-                         name,
-                         r->line,
-                         tn_span_shown_width(f[0], TN_FILE_SHOWN),
-                         f[0].s,
-                         n_links);
+        return tn_error_set(err,
+                            TN_EPARSE,
+                            "%s:%u: extra content '%.*s' after the N_links = %u link lines",
+                            name,
+                            r->line,
+                            tn_span_shown_width(f[0], TN_FILE_SHOWN),
+                            f[0].s,
+                            h->n_links);
     }
+    return TN_OK;
+}
 
-    /* every node must be named by the text: a header alone must not decide the
-     * allocation (a 14-byte "200000000 0 0" took 4.2 GB before) */
-    uint64_t named = 2 * (uint64_t)n_links + n_switches;
-    if (!s && n_nodes > 1 && n_nodes > named)
-    {
-        s = tn_error_set(err,
-                         TN_EPARSE,
-                         "%s:%u: N_nodes %u but the file can name at most %" PRIu64
-                         " nodes (2 per link line of N_links = %u, plus %u switch ids): every "
-                         "node needs a link",
-                         name,
-                         header_line,
-                         n_nodes,
-                         named,
-                         n_links,
-                         n_switches);
-    }
+/* The graph of checked text: nodes (sw the switch ids), links lk, SimAI's NVSwitches checked. */
+static tn_status
+tn_build_file_graph(const char* name,
+                    const tn_file_header* h,
+                    const uint32_t* sw,
+                    const tn_file_link* lk,
+                    tn_topology** out,
+                    tn_error* err)
+{
     tn_topology* t = NULL;
-    uint8_t* is_switch = NULL;
-    if (!s)
+    uint8_t* is_switch = calloc(h->n_nodes, 1);
+    tn_status s = is_switch ? tn_topology_create(&t, err)
+                            : tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+    for (uint32_t k = 0; k < h->n_switches && !s; k++)
     {
-        is_switch = calloc(n_nodes, 1);
-        s = is_switch ? tn_topology_create(&t, err)
-                      : tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+        is_switch[sw[k]] = k < h->n_nvswitch ? 2 : 1;
     }
-    for (uint32_t k = 0; k < n_switches && !s; k++)
-    {
-        is_switch[sw[k]] = k < n_nvswitch ? 2 : 1;
-    }
-    if (!s && simai)
+    if (!s && h->simai)
     {
         s = tn_check_nvswitches(name,
-                                header_line,
-                                n_nodes,
-                                n_switches,
-                                per_server,
+                                h->line,
+                                h->n_nodes,
+                                h->n_switches,
+                                h->per_server,
                                 is_switch,
                                 lk,
-                                n_links,
+                                h->n_links,
                                 err);
     }
-    for (uint32_t v = 0; v < n_nodes && !s; v++)
+    for (uint32_t v = 0; v < h->n_nodes && !s; v++)
     {
         s = tn_topology_add_node(t, is_switch[v] ? TN_NODE_SWITCH : TN_NODE_NPU, NULL, err);
     }
-    for (uint32_t i = 0; i < n_links && !s; i++)
+    for (uint32_t i = 0; i < h->n_links && !s; i++)
     {
         uint32_t ab, ba;
         s = tn_topology_add_link(t, lk[i].a, lk[i].b, lk[i].rate, lk[i].delay, 0, &ab, &ba, err);
@@ -597,33 +621,112 @@ tn_load(tn_reader* r, tn_topology** out, tn_error* err)
         }
     }
     free(is_switch);
-    free(sw);
+    *out = t;
+    return s;
+}
+
+/* One custom dimension: the smallest per-NPU outgoing capacity, the largest link latency. */
+static tn_status
+tn_set_file_dim(tn_topology* t, tn_error* err)
+{
+    uint64_t bw = UINT64_MAX;
+    uint64_t lat = 0;
+    for (uint32_t rank = 0; rank < tn_topology_npu_count(t); rank++)
+    {
+        uint32_t deg;
+        const uint32_t* outl = tn_topology_out_links(t, tn_topology_npu_node(t, rank), &deg);
+        uint64_t sum = 0;
+        for (uint32_t p = 0; p < deg; p++)
+        {
+            uint64_t rt = tn_topology_link(t, outl[p])->rate_bps;
+            sum = sum > UINT64_MAX - rt ? UINT64_MAX : sum + rt;
+        }
+        bw = sum < bw ? sum : bw;
+    }
+    for (uint32_t l = 0; l < tn_topology_link_count(t); l++)
+    {
+        uint64_t x = tn_topology_link(t, l)->latency_ns;
+        lat = x > lat ? x : lat;
+    }
+    tn_dim_info dim = {TN_DIM_CUSTOM, tn_topology_npu_count(t), bw, lat};
+    return tn_topology_set_dims(t, 1, &dim, err);
+}
+
+/* Parse; on success *out is the new topology. The text is read and checked whole (header,
+ * switch ids, link lines) before the graph is built. */
+static tn_status
+tn_load(tn_reader* r, tn_topology** out, tn_error* err)
+{
+    const char* name = r->name;
+    tn_file_header h;
+    tn_status s = tn_read_header(r, &h, err);
+    if (s)
+    {
+        return s;
+    }
+    /* The header only claims sizes (a 14-byte file may claim 4e9 switches or nodes):
+     * every allocation below is bounded by what the text holds. */
+    tn_span look = r->rest;
+    unsigned look_line = r->line;
+    size_t first_fields = 0;
+    if (!tn_span_next_fields(&look, &look_line, NULL, 0, &first_fields))
+    {
+        first_fields = 0;
+    }
+    /* switch ids: a list and an open-addressing set (UINT32_MAX = empty, never an id) */
+    size_t held = first_fields < h.n_switches ? first_fields : h.n_switches;
+    uint32_t* sw = malloc((held + 1) * sizeof(*sw));
+    size_t set_size = 2;
+    while (set_size < 2 * held)
+    {
+        set_size *= 2;
+    }
+    uint32_t* set = malloc(set_size * sizeof(*set));
+    tn_file_link* lk = NULL;
+    if (!sw || !set)
+    {
+        free(sw);
+        free(set);
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", name);
+    }
+    memset(set, 0xff, set_size * sizeof(*set));
+    if (h.n_switches > 0)
+    {
+        s = tn_read_switch_ids(r, &h, held, sw, set, set_size, err);
+    }
     free(set);
+    if (!s)
+    {
+        /* the link lines, checked and kept; the graph is built once the text is known good */
+        s = tn_read_links(r, &h, &lk, err);
+    }
+    /* every node must be named by the text: a header alone must not decide the
+     * allocation (a 14-byte "200000000 0 0" took 4.2 GB before) */
+    uint64_t named = 2 * (uint64_t)h.n_links + h.n_switches;
+    if (!s && h.n_nodes > 1 && h.n_nodes > named)
+    {
+        s = tn_error_set(err,
+                         TN_EPARSE,
+                         "%s:%u: N_nodes %u but the file can name at most %" PRIu64
+                         " nodes (2 per link line of N_links = %u, plus %u switch ids): every "
+                         "node needs a link",
+                         name,
+                         h.line,
+                         h.n_nodes,
+                         named,
+                         h.n_links,
+                         h.n_switches);
+    }
+    tn_topology* t = NULL;
+    if (!s)
+    {
+        s = tn_build_file_graph(name, &h, sw, lk, &t, err);
+    }
+    free(sw);
     free(lk);
     if (!s && tn_topology_npu_count(t) > 0)
     {
-        /* one custom dim: smallest per-NPU outgoing capacity, largest link latency */
-        uint64_t bw = UINT64_MAX;
-        uint64_t lat = 0;
-        for (uint32_t rank = 0; rank < tn_topology_npu_count(t); rank++)
-        {
-            uint32_t deg;
-            const uint32_t* outl = tn_topology_out_links(t, tn_topology_npu_node(t, rank), &deg);
-            uint64_t sum = 0;
-            for (uint32_t p = 0; p < deg; p++)
-            {
-                uint64_t rt = tn_topology_link(t, outl[p])->rate_bps;
-                sum = sum > UINT64_MAX - rt ? UINT64_MAX : sum + rt;
-            }
-            bw = sum < bw ? sum : bw;
-        }
-        for (uint32_t l = 0; l < tn_topology_link_count(t); l++)
-        {
-            uint64_t x = tn_topology_link(t, l)->latency_ns;
-            lat = x > lat ? x : lat;
-        }
-        tn_dim_info dim = {TN_DIM_CUSTOM, tn_topology_npu_count(t), bw, lat};
-        s = tn_topology_set_dims(t, 1, &dim, err);
+        s = tn_set_file_dim(t, err);
     }
     if (!s)
     {

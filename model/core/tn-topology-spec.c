@@ -274,6 +274,29 @@ tn_spec_hier(tn_spec* sp, const tn_link_params* lp, tn_topology** out, tn_error*
     return s;
 }
 
+/* Names t after the spec (trimmed) and hands it to *out; destroys it on failure. */
+static tn_status
+tn_spec_named(tn_topology* t, tn_span trimmed, tn_topology** out, tn_error* err)
+{
+    char* name = malloc(trimmed.n + 1);
+    if (!name)
+    {
+        tn_topology_destroy(t);
+        return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
+    }
+    memcpy(name, trimmed.s, trimmed.n);
+    name[trimmed.n] = '\0';
+    tn_status s = tn_topology_set_name(t, name, err);
+    free(name);
+    if (s)
+    {
+        tn_topology_destroy(t);
+        return s;
+    }
+    *out = t;
+    return TN_OK;
+}
+
 /* PRESET:servers=N[,gpus=G][,fabric=F][,oversub=R] (tn-topology.h, system presets). */
 static tn_status
 tn_spec_preset(tn_spec* sp,
@@ -363,53 +386,29 @@ tn_spec_preset(tn_spec* sp,
         snprintf(why, sizeof(why), "%s", err ? err->message : "");
         return tn_error_set(err, s, "topology spec '%s': %s", sp->text, why);
     }
-    char* name = malloc(trimmed.n + 1);
-    if (!name)
-    {
-        tn_topology_destroy(t);
-        return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
-    }
-    memcpy(name, trimmed.s, trimmed.n);
-    name[trimmed.n] = '\0';
-    s = tn_topology_set_name(t, name, err);
-    free(name);
-    if (s)
-    {
-        tn_topology_destroy(t);
-        return s;
-    }
-    *out = t;
-    return TN_OK;
+    return tn_spec_named(t, trimmed, out, err);
 }
 
-tn_status
-tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
+/* The spec text into *sp (quoted form, kind, positional body, key=value items) and the trimmed
+ * spec into *trimmed; refuses empty, spaced, repeated or extra items. */
+static tn_status
+tn_spec_split(const char* spec, tn_spec* sp, tn_span* trimmed, tn_error* err)
 {
-    if (!out)
-    {
-        return tn_error_set(err, TN_EINVAL, "tn_topology_from_spec: out is NULL");
-    }
-    *out = NULL;
-    if (!spec)
-    {
-        return tn_error_set(err, TN_EINVAL, "tn_topology_from_spec: spec is NULL");
-    }
-    tn_spec sp;
-    memset(&sp, 0, sizeof(sp));
+    memset(sp, 0, sizeof(*sp));
     const size_t length = strlen(spec);
     if (length <= TN_SPEC_SHOWN)
-        snprintf(sp.shown, sizeof(sp.shown), "%s", spec);
+        snprintf(sp->shown, sizeof(sp->shown), "%s", spec);
     else
-        snprintf(sp.shown,
-                 sizeof(sp.shown),
+        snprintf(sp->shown,
+                 sizeof(sp->shown),
                  "%.*s...(%zu more bytes)",
                  TN_SPEC_SHOWN,
                  spec,
                  length - TN_SPEC_SHOWN);
-    sp.text = sp.shown;
-    const tn_span trimmed = tn_span_trim(tn_span_make(spec, SIZE_MAX));
-    tn_span rest = trimmed;
-    if (!tn_span_cut(&rest, ':', &sp.kind))
+    sp->text = sp->shown;
+    *trimmed = tn_span_trim(tn_span_make(spec, SIZE_MAX));
+    tn_span rest = *trimmed;
+    if (!tn_span_cut(&rest, ':', &sp->kind))
     {
         return tn_error_set(
             err,
@@ -417,10 +416,10 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
             "topology spec '%s': expected KIND:PARAMETERS (ring:8, fc:8, switch:16, "
             "torus:4x4, mesh:4x4, leafspine:leaves=4,spines=2,hosts=8, fattree:k=4, "
             "bigraph:4x8, hier:ring4@250Gbps+switch8@100Gbps)",
-            sp.text);
+            sp->text);
     }
-    sp.body.s = rest.s;
-    sp.body.n = 0;
+    sp->body.s = rest.s;
+    sp->body.n = 0;
     /* split the rest on ',' : items without '=' form the positional body (first only) */
     int first = 1;
     int more = 1;
@@ -430,14 +429,14 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
         more = tn_span_cut(&rest, ',', &item);
         if (item.n == 0)
         {
-            return tn_error_set(err, TN_EINVAL, "topology spec '%s': empty parameter", sp.text);
+            return tn_error_set(err, TN_EINVAL, "topology spec '%s': empty parameter", sp->text);
         }
         if (tn_span_has_space(item))
         {
             return tn_error_set(err,
                                 TN_EINVAL,
                                 "topology spec '%s': whitespace in '%.*s'",
-                                sp.text,
+                                sp->text,
                                 tn_span_shown_width(item, TN_SPEC_SHOWN),
                                 item.s);
         }
@@ -450,11 +449,11 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': '%.*s' must be a key=value parameter",
-                                    sp.text,
+                                    sp->text,
                                     tn_span_shown_width(item, TN_SPEC_SHOWN),
                                     item.s);
             }
-            sp.body = item;
+            sp->body = item;
         }
         else
         {
@@ -463,43 +462,43 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': '%.*s' needs key=value",
-                                    sp.text,
+                                    sp->text,
                                     tn_span_shown_width(item, TN_SPEC_SHOWN),
                                     item.s);
             }
-            for (uint32_t i = 0; i < sp.nkeys; i++)
+            for (uint32_t i = 0; i < sp->nkeys; i++)
             {
-                if (sp.key[i].n == key.n && memcmp(sp.key[i].s, key.s, key.n) == 0)
+                if (sp->key[i].n == key.n && memcmp(sp->key[i].s, key.s, key.n) == 0)
                 {
                     return tn_error_set(err,
                                         TN_EINVAL,
                                         "topology spec '%s': key '%.*s' given twice",
-                                        sp.text,
+                                        sp->text,
                                         tn_span_shown_width(key, TN_SPEC_SHOWN),
                                         key.s);
                 }
             }
-            if (sp.nkeys == TN_SPEC_MAX_KEYS)
+            if (sp->nkeys == TN_SPEC_MAX_KEYS)
             {
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': too many parameters",
-                                    sp.text);
+                                    sp->text);
             }
-            sp.key[sp.nkeys] = key;
-            sp.value[sp.nkeys] = value;
-            sp.nkeys++;
+            sp->key[sp->nkeys] = key;
+            sp->value[sp->nkeys] = value;
+            sp->nkeys++;
         }
         first = 0;
     }
+    return TN_OK;
+}
 
-    const tn_system_preset* preset = tn_system_preset_find(sp.kind.s, sp.kind.n);
-    if (preset)
-    {
-        return tn_spec_preset(&sp, preset, trimmed, out, err);
-    }
-
-    /* every key must be known for the kind (checked before building anything) */
+/* Every key must be known for the kind (checked before building anything); *known is the
+ * kind's list of keys for messages. Refuses an unknown kind. */
+static tn_status
+tn_spec_check_keys(tn_spec* sp, const char** known, tn_error* err)
+{
     static const struct
     {
         const char* kind;
@@ -519,218 +518,256 @@ tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
         {"hier", {"latency", "rate"}, "latency"},
     };
 
-    const char* known = NULL;
+    *known = NULL;
     for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
     {
-        if (!tn_span_eq(sp.kind, known_keys[i].kind))
+        if (!tn_span_eq(sp->kind, known_keys[i].kind))
         {
             continue;
         }
-        known = known_keys[i].list;
-        for (uint32_t j = 0; j < sp.nkeys; j++)
+        *known = known_keys[i].list;
+        for (uint32_t j = 0; j < sp->nkeys; j++)
         {
             int found = 0;
             for (size_t q = 0; q < 7 && known_keys[i].keys[q]; q++)
             {
-                found |= tn_span_eq(sp.key[j], known_keys[i].keys[q]);
+                found |= tn_span_eq(sp->key[j], known_keys[i].keys[q]);
             }
             if (!found)
             {
                 return tn_error_set(err,
                                     TN_EINVAL,
                                     "topology spec '%s': unknown key '%.*s' for %s (known: %s)",
-                                    sp.text,
-                                    tn_span_shown_width(sp.key[j], TN_SPEC_SHOWN),
-                                    sp.key[j].s,
+                                    sp->text,
+                                    tn_span_shown_width(sp->key[j], TN_SPEC_SHOWN),
+                                    sp->key[j].s,
                                     known_keys[i].kind,
                                     known_keys[i].list);
             }
         }
     }
-    if (!known)
+    if (!*known)
     {
         return tn_error_set(
             err,
             TN_EINVAL,
             "topology spec '%s': unknown kind '%.*s' (ring, fc, switch, torus, mesh, "
             "leafspine, fattree, bigraph, hier, dgx-a100, dgx-h100, gb200-nvl72)",
-            sp.text,
-            tn_span_shown_width(sp.kind, TN_SPEC_SHOWN),
-            sp.kind.s);
+            sp->text,
+            tn_span_shown_width(sp->kind, TN_SPEC_SHOWN),
+            sp->kind.s);
     }
+    return TN_OK;
+}
 
-    tn_link_params lp;
-    tn_status s = tn_spec_link_params(&sp, !tn_span_eq(sp.kind, "hier"), &lp, err);
+/* ring:N, fc:N, switch:N */
+static tn_status
+tn_spec_counted(tn_spec* sp, const tn_link_params* lp, tn_topology** t, tn_error* err)
+{
+    uint32_t n;
+    if (!tn_span_u32(sp->body, &n))
+    {
+        char why[64];
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': N '%.*s' %s",
+                            sp->text,
+                            tn_span_shown_width(sp->body, TN_SPEC_SHOWN),
+                            sp->body.s,
+                            tn_span_u32_problem(sp->body, why, sizeof(why)));
+    }
+    if (tn_span_eq(sp->kind, "ring"))
+    {
+        return tn_topology_ring(n, lp, t, err);
+    }
+    if (tn_span_eq(sp->kind, "fc"))
+    {
+        return tn_topology_fully_connected(n, lp, t, err);
+    }
+    return tn_topology_switch(n, lp, t, err);
+}
+
+/* torus:AxBx..[,ports=P], mesh:AxBx..[,ports=P] */
+static tn_status
+tn_spec_grid(tn_spec* sp, const tn_link_params* lp, tn_topology** t, tn_error* err)
+{
+    tn_status s;
+    uint32_t ports = 1;
+    if ((s = tn_spec_u32_key(sp, "ports", 0, &ports, err)))
+    {
+        return s;
+    }
+    uint32_t* sizes = NULL;
+    uint32_t nd = 0;
+    if ((s = tn_spec_sizes(sp, sp->body, &sizes, &nd, err)))
+    {
+        return s;
+    }
+    if (tn_span_eq(sp->kind, "torus"))
+    {
+        s = tn_topology_torus(nd, sizes, ports, lp, t, err);
+    }
+    else
+    {
+        s = tn_topology_mesh(nd, sizes, ports, lp, t, err);
+    }
+    free(sizes);
+    return s;
+}
+
+/* leafspine:leaves=L,spines=S,hosts=H[,oversub=R]; known lists its keys for messages */
+static tn_status
+tn_spec_leafspine(tn_spec* sp,
+                  const tn_link_params* lp,
+                  const char* known,
+                  tn_topology** t,
+                  tn_error* err)
+{
+    if (sp->body.n)
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': '%.*s' must be a key=value parameter (%s)",
+                            sp->text,
+                            tn_span_shown_width(sp->body, TN_SPEC_SHOWN),
+                            sp->body.s,
+                            known);
+    }
+    tn_status s;
+    uint32_t leaves = 0, spines = 0, hosts = 0;
+    double oversub = 1.0;
+    if ((s = tn_spec_u32_key(sp, "leaves", 1, &leaves, err)) ||
+        (s = tn_spec_u32_key(sp, "spines", 1, &spines, err)) ||
+        (s = tn_spec_u32_key(sp, "hosts", 1, &hosts, err)))
+    {
+        return s;
+    }
+    tn_span v;
+    if (tn_spec_get(sp, "oversub", &v) && !tn_span_double(v, &oversub))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': oversub '%.*s' is not a number",
+                            sp->text,
+                            tn_span_shown_width(v, TN_SPEC_SHOWN),
+                            v.s);
+    }
+    return tn_topology_leaf_spine(leaves, spines, hosts, oversub, lp, t, err);
+}
+
+/* fattree:K or fattree:k=K */
+static tn_status
+tn_spec_fattree(tn_spec* sp, const tn_link_params* lp, tn_topology** t, tn_error* err)
+{
+    tn_status s;
+    uint32_t k = 0;
+    if (sp->body.n)
+    {
+        if (!tn_span_u32(sp->body, &k))
+        {
+            char why[64];
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': k '%.*s' %s",
+                                sp->text,
+                                tn_span_shown_width(sp->body, TN_SPEC_SHOWN),
+                                sp->body.s,
+                                tn_span_u32_problem(sp->body, why, sizeof(why)));
+        }
+        tn_span dummy;
+        if (tn_spec_get(sp, "k", &dummy))
+        {
+            return tn_error_set(err, TN_EINVAL, "topology spec '%s': k given twice", sp->text);
+        }
+    }
+    else if ((s = tn_spec_u32_key(sp, "k", 1, &k, err)))
+    {
+        return s;
+    }
+    return tn_topology_fat_tree(k, lp, t, err);
+}
+
+/* bigraph:NxM[,ports=P] */
+static tn_status
+tn_spec_bigraph(tn_spec* sp, const tn_link_params* lp, tn_topology** t, tn_error* err)
+{
+    tn_status s;
+    uint32_t n = 0, m = 0;
+    tn_span a;
+    tn_span bm = sp->body;
+    if (!tn_span_cut(&bm, 'x', &a) || !tn_span_u32(a, &n) || !tn_span_u32(bm, &m))
+    {
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': bigraph '%.*s' must be NxM (N switches x M NPUs "
+                            "per switch)",
+                            sp->text,
+                            tn_span_shown_width(sp->body, TN_SPEC_SHOWN),
+                            sp->body.s);
+    }
+    uint32_t ports = 0;
+    if ((s = tn_spec_u32_key(sp, "ports", 0, &ports, err)))
+    {
+        return s;
+    }
+    tn_span pv;
+    if (ports == 0 && tn_spec_get(sp, "ports", &pv))
+    {
+        return tn_error_set(err, TN_EINVAL, "topology spec '%s': ports '0' must be >= 1", sp->text);
+    }
+    return tn_topology_bigraph(n, m, ports, lp, t, err);
+}
+
+tn_status
+tn_topology_from_spec(const char* spec, tn_topology** out, tn_error* err)
+{
+    if (!out)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_from_spec: out is NULL");
+    }
+    *out = NULL;
+    if (!spec)
+    {
+        return tn_error_set(err, TN_EINVAL, "tn_topology_from_spec: spec is NULL");
+    }
+    tn_spec sp;
+    tn_span trimmed;
+    tn_status s = tn_spec_split(spec, &sp, &trimmed, err);
     if (s)
+    {
+        return s;
+    }
+    const tn_system_preset* preset = tn_system_preset_find(sp.kind.s, sp.kind.n);
+    if (preset)
+    {
+        return tn_spec_preset(&sp, preset, trimmed, out, err);
+    }
+    const char* known = NULL;
+    if ((s = tn_spec_check_keys(&sp, &known, err)))
+    {
+        return s;
+    }
+    tn_link_params lp;
+    if ((s = tn_spec_link_params(&sp, !tn_span_eq(sp.kind, "hier"), &lp, err)))
     {
         return s;
     }
     tn_topology* t = NULL;
     if (tn_span_eq(sp.kind, "ring") || tn_span_eq(sp.kind, "fc") || tn_span_eq(sp.kind, "switch"))
-    {
-        uint32_t n;
-        if (!tn_span_u32(sp.body, &n))
-        {
-            char why[64];
-            return tn_error_set(err,
-                                TN_EINVAL,
-                                "topology spec '%s': N '%.*s' %s",
-                                sp.text,
-                                tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
-                                sp.body.s,
-                                tn_span_u32_problem(sp.body, why, sizeof(why)));
-        }
-        if (tn_span_eq(sp.kind, "ring"))
-        {
-            s = tn_topology_ring(n, &lp, &t, err);
-        }
-        else if (tn_span_eq(sp.kind, "fc"))
-        {
-            s = tn_topology_fully_connected(n, &lp, &t, err);
-        }
-        else
-        {
-            s = tn_topology_switch(n, &lp, &t, err);
-        }
-    }
+        s = tn_spec_counted(&sp, &lp, &t, err);
     else if (tn_span_eq(sp.kind, "torus") || tn_span_eq(sp.kind, "mesh"))
-    {
-        uint32_t ports = 1;
-        if ((s = tn_spec_u32_key(&sp, "ports", 0, &ports, err)))
-        {
-            return s;
-        }
-        uint32_t* sizes = NULL;
-        uint32_t nd = 0;
-        if ((s = tn_spec_sizes(&sp, sp.body, &sizes, &nd, err)))
-        {
-            return s;
-        }
-        if (tn_span_eq(sp.kind, "torus"))
-        {
-            s = tn_topology_torus(nd, sizes, ports, &lp, &t, err);
-        }
-        else
-        {
-            s = tn_topology_mesh(nd, sizes, ports, &lp, &t, err);
-        }
-        free(sizes);
-    }
+        s = tn_spec_grid(&sp, &lp, &t, err);
     else if (tn_span_eq(sp.kind, "leafspine"))
-    {
-        if (sp.body.n)
-        {
-            return tn_error_set(err,
-                                TN_EINVAL,
-                                "topology spec '%s': '%.*s' must be a key=value parameter (%s)",
-                                sp.text,
-                                tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
-                                sp.body.s,
-                                known);
-        }
-        uint32_t leaves = 0, spines = 0, hosts = 0;
-        double oversub = 1.0;
-        if ((s = tn_spec_u32_key(&sp, "leaves", 1, &leaves, err)) ||
-            (s = tn_spec_u32_key(&sp, "spines", 1, &spines, err)) ||
-            (s = tn_spec_u32_key(&sp, "hosts", 1, &hosts, err)))
-        {
-            return s;
-        }
-        tn_span v;
-        if (tn_spec_get(&sp, "oversub", &v) && !tn_span_double(v, &oversub))
-        {
-            return tn_error_set(err,
-                                TN_EINVAL,
-                                "topology spec '%s': oversub '%.*s' is not a number",
-                                sp.text,
-                                tn_span_shown_width(v, TN_SPEC_SHOWN),
-                                v.s);
-        }
-        s = tn_topology_leaf_spine(leaves, spines, hosts, oversub, &lp, &t, err);
-    }
+        s = tn_spec_leafspine(&sp, &lp, known, &t, err);
     else if (tn_span_eq(sp.kind, "fattree"))
-    {
-        uint32_t k = 0;
-        if (sp.body.n)
-        {
-            if (!tn_span_u32(sp.body, &k))
-            {
-                char why[64];
-                return tn_error_set(err,
-                                    TN_EINVAL,
-                                    "topology spec '%s': k '%.*s' %s",
-                                    sp.text,
-                                    tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
-                                    sp.body.s,
-                                    tn_span_u32_problem(sp.body, why, sizeof(why)));
-            }
-            tn_span dummy;
-            if (tn_spec_get(&sp, "k", &dummy))
-            {
-                return tn_error_set(err, TN_EINVAL, "topology spec '%s': k given twice", sp.text);
-            }
-        }
-        else if ((s = tn_spec_u32_key(&sp, "k", 1, &k, err)))
-        {
-            return s;
-        }
-        s = tn_topology_fat_tree(k, &lp, &t, err);
-    }
+        s = tn_spec_fattree(&sp, &lp, &t, err);
     else if (tn_span_eq(sp.kind, "bigraph"))
-    {
-        uint32_t n = 0, m = 0;
-        tn_span a;
-        tn_span bm = sp.body;
-        if (!tn_span_cut(&bm, 'x', &a) || !tn_span_u32(a, &n) || !tn_span_u32(bm, &m))
-        {
-            return tn_error_set(
-                err,
-                TN_EINVAL,
-                "topology spec '%s': bigraph '%.*s' must be NxM (N switches x M NPUs "
-                "per switch)",
-                sp.text,
-                tn_span_shown_width(sp.body, TN_SPEC_SHOWN),
-                sp.body.s);
-        }
-        uint32_t ports = 0;
-        if ((s = tn_spec_u32_key(&sp, "ports", 0, &ports, err)))
-        {
-            return s;
-        }
-        tn_span pv;
-        if (ports == 0 && tn_spec_get(&sp, "ports", &pv))
-        {
-            return tn_error_set(err,
-                                TN_EINVAL,
-                                "topology spec '%s': ports '0' must be >= 1",
-                                sp.text);
-        }
-        s = tn_topology_bigraph(n, m, ports, &lp, &t, err);
-    }
+        s = tn_spec_bigraph(&sp, &lp, &t, err);
     else if (tn_span_eq(sp.kind, "hier"))
-    {
         s = tn_spec_hier(&sp, &lp, &t, err);
-    }
     if (s)
     {
         return s;
     }
-    size_t len = trimmed.n;
-    char* name = malloc(len + 1);
-    if (!name)
-    {
-        tn_topology_destroy(t);
-        return tn_error_set(err, TN_ENOMEM, "topology spec: out of memory");
-    }
-    memcpy(name, trimmed.s, len);
-    name[len] = '\0';
-    s = tn_topology_set_name(t, name, err);
-    free(name);
-    if (s)
-    {
-        tn_topology_destroy(t);
-        return s;
-    }
-    *out = t;
-    return TN_OK;
+    return tn_spec_named(t, trimmed, out, err);
 }

@@ -945,24 +945,12 @@ locate(const rmap* m,
 #define TFMT "transfer %u (%u->%u step %u %s)"
 #define TARGS(t) (t)->id, (t)->src, (t)->dst, (t)->step, tn_op_name((t)->op)
 
+/* Read checks: t's source segments ms->segs[a .. b) all hold data, and their writers and the
+ * transfers that reduced into them are t's ancestors. */
 static tn_status
-exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
+check_reads(vstate* st, const tn_transfer* t, rmap* ms, uint32_t a, uint32_t b, tn_error* err)
 {
-    if (t->length == 0)
-    {
-        return TN_OK;
-    }
     uint32_t stamp = next_phase(st); /* read checks; the write checks take the next one */
-    rmap* ms = &st->maps[t->src];
-    rmap* md = &st->maps[t->dst];
-    uint64_t so = t->src_offset, doff = t->dst_offset, len = t->length;
-    uint32_t a = rmap_split(ms, so);
-    uint32_t b = rmap_split(ms, so + len);
-    if (a == UINT32_MAX || b == UINT32_MAX)
-    {
-        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
-    }
-    /* read checks */
     st->nneed = 0;
     for (uint32_t i = a; i < b; i++)
     {
@@ -978,11 +966,11 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                                 seg_end(ms, i));
         }
         if (!need_push(st, g->writer, stamp))
-            goto nomem;
+            return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
         for (uint32_t k = 0; k < g->red.n; k++)
         {
             if (!need_push(st, g->red.ids[k], stamp))
-                goto nomem;
+                return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
         }
     }
     uint32_t bad = check_ancestors(st, t->id);
@@ -1002,53 +990,71 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                             what,
                             bad);
     }
-    /* split the destination at the transfer's ends and at the source boundaries */
-    uint32_t c = rmap_split(md, doff);
-    if (c == UINT32_MAX || rmap_split(md, doff + len) == UINT32_MAX)
-        goto nomem;
-    for (uint32_t i = a + 1; i < b && ms != md; i++)
+    return TN_OK;
+}
+
+/* Splits the destination md at t's ends and at its source segments' boundaries (ms->segs[*a ..
+ * *b)), so that each destination segment has one source segment; *c, *d are the destination's
+ * segments, and *a, *b the source's again when a local op's splits moved them. 0 when memory
+ * ran out. */
+static int
+split_destination(const tn_transfer* t,
+                  rmap* ms,
+                  rmap* md,
+                  uint32_t* a,
+                  uint32_t* b,
+                  uint32_t* c,
+                  uint32_t* d)
+{
+    uint64_t so = t->src_offset, doff = t->dst_offset, len = t->length;
+    if (rmap_split(md, doff) == UINT32_MAX || rmap_split(md, doff + len) == UINT32_MAX)
+        return 0;
+    for (uint32_t i = *a + 1; i < *b && ms != md; i++)
     {
         if (rmap_split(md, doff + (ms->starts[i] - so)) == UINT32_MAX)
-            goto nomem;
+            return 0;
     }
     /* a local op splits its own rank's map: find each source boundary by its address */
     for (uint64_t x = so; ms == md && seg_end(ms, rmap_find(ms, x)) < so + len;)
     {
         x = seg_end(ms, rmap_find(ms, x));
         if (rmap_split(md, doff + (x - so)) == UINT32_MAX)
-            goto nomem;
+            return 0;
     }
-    c = rmap_find(md, doff);
-    uint32_t d = doff + len >= md->end ? md->n : rmap_find(md, doff + len);
+    *c = rmap_find(md, doff);
+    *d = doff + len >= md->end ? md->n : rmap_find(md, doff + len);
     if (ms == md)
     {
         /* a local op: the splits above moved the segments of its (disjoint) source */
-        a = rmap_find(ms, so);
-        b = so + len >= ms->end ? ms->n : rmap_find(ms, so + len);
+        *a = rmap_find(ms, so);
+        *b = so + len >= ms->end ? ms->n : rmap_find(ms, so + len);
     }
-    /* write checks */
-    stamp = next_phase(st);
+    return 1;
+}
+
+/* Write checks: the writers and readers of t's destination segments md->segs[c .. d) (and,
+ * unless t reduces, the transfers that reduced into them) are t's ancestors. */
+static tn_status
+check_writes(vstate* st, const tn_transfer* t, rmap* md, uint32_t c, uint32_t d, tn_error* err)
+{
+    uint32_t stamp = next_phase(st);
     st->nneed = 0;
     for (uint32_t i = c; i < d; i++)
     {
         seg* g = &md->segs[i];
-        if (!need_push(st, g->writer, stamp))
-            goto nomem;
-        for (uint32_t k = 0; k < g->rd.n; k++)
+        int ok = need_push(st, g->writer, stamp);
+        for (uint32_t k = 0; ok && k < g->rd.n; k++)
         {
-            if (!need_push(st, g->rd.ids[k], stamp))
-                goto nomem;
+            ok = need_push(st, g->rd.ids[k], stamp);
         }
-        if (!tn_op_is_reduce(t->op))
+        for (uint32_t k = 0; ok && !tn_op_is_reduce(t->op) && k < g->red.n; k++)
         {
-            for (uint32_t k = 0; k < g->red.n; k++)
-            {
-                if (!need_push(st, g->red.ids[k], stamp))
-                    goto nomem;
-            }
+            ok = need_push(st, g->red.ids[k], stamp);
         }
+        if (!ok)
+            return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
     }
-    bad = check_ancestors(st, t->id);
+    uint32_t bad = check_ancestors(st, t->id);
     if (bad != TN_TRANSFER_NONE)
     {
         uint64_t lo, hi;
@@ -1065,13 +1071,119 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
                             what,
                             bad);
     }
-    /* apply */
+    return TN_OK;
+}
+
+/* The last union a reduction made: the next segment with the same two sets reuses it. */
+typedef struct union_memo
+{
+    vset* a;
+    vset* b;
+    vset* u;
+} union_memo;
+
+/* t reduces source segment gs into destination segment j of md (shift: where gs's data comes
+ * from in md's addresses): the destination must hold data of the same origin and no
+ * contribution twice. */
+static tn_status
+reduce_into(const tn_transfer* t,
+            const seg* gs,
+            rmap* md,
+            uint32_t j,
+            int64_t shift,
+            union_memo* memo,
+            tn_error* err)
+{
+    seg* gd = &md->segs[j];
+    char have[96], sent[96];
+    if (!gd->set)
+    {
+        vset_format(gs->set, sent, sizeof(sent));
+        return tn_error_set(err,
+                            TN_EVERIFY,
+                            TFMT ": reduces %s into rank %u [%" PRIu64 ",%" PRIu64
+                                 ") which holds no data",
+                            TARGS(t),
+                            sent,
+                            t->dst,
+                            md->starts[j],
+                            seg_end(md, j));
+    }
+    if (gd->shift != shift)
+    {
+        return tn_error_set(err,
+                            TN_EVERIFY,
+                            TFMT ": reduces into rank %u [%" PRIu64 ",%" PRIu64
+                                 ") data of a different origin (shift %" PRId64 " vs %" PRId64
+                                 ": wrong offset)",
+                            TARGS(t),
+                            t->dst,
+                            md->starts[j],
+                            seg_end(md, j),
+                            shift,
+                            gd->shift);
+    }
+    vset* u;
+    if (gs->set == memo->a && gd->set == memo->b && memo->u)
+    {
+        u = vset_ref(memo->u);
+    }
+    else
+    {
+        uint32_t overlap = 0;
+        u = vset_union(gs->set, gd->set, &overlap);
+        if (!u)
+        {
+            if (overlap == UINT32_MAX)
+            {
+                return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+            }
+            vset_format(gs->set, sent, sizeof(sent));
+            vset_format(gd->set, have, sizeof(have));
+            return tn_error_set(err,
+                                TN_EVERIFY,
+                                TFMT ": reduces %s into rank %u [%" PRIu64 ",%" PRIu64
+                                     ") which holds %s: contribution of rank %u counted "
+                                     "twice",
+                                TARGS(t),
+                                sent,
+                                t->dst,
+                                md->starts[j],
+                                seg_end(md, j),
+                                have,
+                                overlap);
+        }
+        vset_unref(memo->u);
+        memo->a = gs->set;
+        memo->b = gd->set;
+        memo->u = vset_ref(u);
+    }
+    vset_unref(gd->set);
+    gd->set = u;
+    if (!idlist_push(&gd->red, t->id))
+    {
+        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+    }
+    return TN_OK;
+}
+
+/* Applies t: each destination segment md->segs[c .. d) takes (or reduces in) its source
+ * segment of ms->segs[a .. b), and the source segments record t as a reader. */
+static tn_status
+apply_transfer(const tn_transfer* t,
+               rmap* ms,
+               rmap* md,
+               uint32_t a,
+               uint32_t b,
+               uint32_t c,
+               uint32_t d,
+               tn_error* err)
+{
+    uint64_t so = t->src_offset, doff = t->dst_offset;
     uint32_t i = a;
-    vset* memo_a = NULL;
-    vset* memo_b = NULL;
-    vset* memo_u = NULL;
+    union_memo memo = {NULL, NULL, NULL};
     tn_status status = TN_OK;
-    for (uint32_t j = c; j < d; j++)
+    for (uint32_t j = c; j < d && !status; j++)
     {
         seg* gd = &md->segs[j];
         uint64_t src_addr = so + (md->starts[j] - doff);
@@ -1081,92 +1193,19 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
         }
         seg* gs = &ms->segs[i];
         int64_t shift = gs->shift + (int64_t)(so - doff);
-        if (!tn_op_is_reduce(t->op))
+        if (tn_op_is_reduce(t->op))
         {
-            vset_unref(gd->set);
-            gd->set = vset_ref(gs->set);
-            gd->shift = shift;
-            gd->writer = t->id;
-            gd->red.n = 0;
-            gd->rd.n = 0;
+            status = reduce_into(t, gs, md, j, shift, &memo, err);
             continue;
         }
-        char have[96], sent[96];
-        if (!gd->set)
-        {
-            vset_format(gs->set, sent, sizeof(sent));
-            status = tn_error_set(err,
-                                  TN_EVERIFY,
-                                  TFMT ": reduces %s into rank %u [%" PRIu64 ",%" PRIu64
-                                       ") which holds no data",
-                                  TARGS(t),
-                                  sent,
-                                  t->dst,
-                                  md->starts[j],
-                                  seg_end(md, j));
-            break;
-        }
-        if (gd->shift != shift)
-        {
-            status = tn_error_set(err,
-                                  TN_EVERIFY,
-                                  TFMT ": reduces into rank %u [%" PRIu64 ",%" PRIu64
-                                       ") data of a different origin (shift %" PRId64 " vs %" PRId64
-                                       ": wrong offset)",
-                                  TARGS(t),
-                                  t->dst,
-                                  md->starts[j],
-                                  seg_end(md, j),
-                                  shift,
-                                  gd->shift);
-            break;
-        }
-        vset* u;
-        if (gs->set == memo_a && gd->set == memo_b && memo_u)
-        {
-            u = vset_ref(memo_u);
-        }
-        else
-        {
-            uint32_t overlap = 0;
-            u = vset_union(gs->set, gd->set, &overlap);
-            if (!u)
-            {
-                if (overlap == UINT32_MAX)
-                {
-                    status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
-                    break;
-                }
-                vset_format(gs->set, sent, sizeof(sent));
-                vset_format(gd->set, have, sizeof(have));
-                status = tn_error_set(err,
-                                      TN_EVERIFY,
-                                      TFMT ": reduces %s into rank %u [%" PRIu64 ",%" PRIu64
-                                           ") which holds %s: contribution of rank %u counted "
-                                           "twice",
-                                      TARGS(t),
-                                      sent,
-                                      t->dst,
-                                      md->starts[j],
-                                      seg_end(md, j),
-                                      have,
-                                      overlap);
-                break;
-            }
-            vset_unref(memo_u);
-            memo_a = gs->set;
-            memo_b = gd->set;
-            memo_u = vset_ref(u);
-        }
         vset_unref(gd->set);
-        gd->set = u;
-        if (!idlist_push(&gd->red, t->id))
-        {
-            status = tn_error_set(err, TN_ENOMEM, "verify: out of memory");
-            break;
-        }
+        gd->set = vset_ref(gs->set);
+        gd->shift = shift;
+        gd->writer = t->id;
+        gd->red.n = 0;
+        gd->rd.n = 0;
     }
-    vset_unref(memo_u);
+    vset_unref(memo.u);
     if (status)
     {
         return status;
@@ -1174,12 +1213,47 @@ exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
     for (uint32_t k = a; k < b; k++)
     {
         if (!idlist_push(&ms->segs[k].rd, t->id))
-            goto nomem;
+            return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
     }
-    st->nneed = 0;
     return TN_OK;
-nomem:
-    return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+}
+
+/* One transfer: its reads and writes checked against the ancestors, then applied. */
+static tn_status
+exec_transfer(vstate* st, const tn_transfer* t, tn_error* err)
+{
+    if (t->length == 0)
+    {
+        return TN_OK;
+    }
+    rmap* ms = &st->maps[t->src];
+    rmap* md = &st->maps[t->dst];
+    uint32_t a = rmap_split(ms, t->src_offset);
+    uint32_t b = rmap_split(ms, t->src_offset + t->length);
+    if (a == UINT32_MAX || b == UINT32_MAX)
+    {
+        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+    }
+    tn_status status = check_reads(st, t, ms, a, b, err);
+    if (status)
+    {
+        return status;
+    }
+    uint32_t c = 0, d = 0;
+    if (!split_destination(t, ms, md, &a, &b, &c, &d))
+    {
+        return tn_error_set(err, TN_ENOMEM, "verify: out of memory");
+    }
+    status = check_writes(st, t, md, c, d, err);
+    if (status == TN_OK)
+    {
+        status = apply_transfer(t, ms, md, a, b, c, d, err);
+    }
+    if (status == TN_OK)
+    {
+        st->nneed = 0;
+    }
+    return status;
 }
 
 /* Compare [lo,hi) of rank r with the expected value. */

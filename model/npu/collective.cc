@@ -320,8 +320,6 @@ Collective::FillWindow(uint32_t rank,
     const tn_rank_program& rp = s.w->rp;
     NS_ASSERT(rp.first == first);
     s.open = true;
-    const bool refill = ready != nullptr;
-    const int64_t now = Simulator::Now().GetTimeStep();
     s.w->ops.resize(rp.count);
     uint32_t sendNo = 0;
     std::vector<uint32_t> fresh; // slots new to the window
@@ -352,6 +350,15 @@ Collective::FillWindow(uint32_t rank,
         st.join = UINT32_MAX;
     }
     old.clear();
+    BuildJoins(*s.w, first);
+    BuildGroups(rank, s, first);
+    TakeFresh(rank, s, first, fresh, ready, arrived);
+}
+
+void
+Collective::BuildJoins(StreamWindow& w, uint32_t first)
+{
+    const tn_rank_program& rp = w.rp;
     // one join per distinct dep list (ops with equal lists share dep_start, see
     // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each of
     // its ops, so a frontier shared by many sends is counted once. Deps before the window
@@ -377,11 +384,11 @@ Collective::FillWindow(uint32_t rank,
             uint32_t pending = 0;
             for (uint32_t k = 0; k < n; k++)
             {
-                pending += d[k] >= first && !(s.w->ops[d[k] - first].flags & DONE);
+                pending += d[k] >= first && !(w.ops[d[k] - first].flags & DONE);
             }
             joinPending.push_back(pending);
         }
-        s.w->ops[i].join = static_cast<uint32_t>(listOf.size() - 1);
+        w.ops[i].join = static_cast<uint32_t>(listOf.size() - 1);
     }
     const uint32_t joins = static_cast<uint32_t>(listOf.size());
     // CSR: join -> its slots; slot -> the joins whose list holds it
@@ -389,9 +396,9 @@ Collective::FillWindow(uint32_t rank,
     std::vector<uint32_t> succStart(rp.count + 1, 0);
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        if (s.w->ops[i].join != UINT32_MAX)
+        if (w.ops[i].join != UINT32_MAX)
         {
-            ++joinOpStart[s.w->ops[i].join + 1];
+            ++joinOpStart[w.ops[i].join + 1];
         }
     }
     for (uint32_t j = 0; j < joins; j++)
@@ -414,14 +421,14 @@ Collective::FillWindow(uint32_t rank,
     {
         succStart[i + 1] += succStart[i];
     }
-    s.w->joinOps.resize(joinOpStart[joins]);
-    s.w->succJoins.resize(succStart[rp.count]);
+    w.joinOps.resize(joinOpStart[joins]);
+    w.succJoins.resize(succStart[rp.count]);
     std::vector<uint32_t> fill(joinOpStart.begin(), joinOpStart.end() - 1);
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        if (s.w->ops[i].join != UINT32_MAX)
+        if (w.ops[i].join != UINT32_MAX)
         {
-            s.w->joinOps[fill[s.w->ops[i].join]++] = i;
+            w.joinOps[fill[w.ops[i].join]++] = i;
         }
     }
     fill.assign(succStart.begin(), succStart.end() - 1);
@@ -433,21 +440,27 @@ Collective::FillWindow(uint32_t rank,
         {
             if (d[k] >= first)
             {
-                s.w->succJoins[fill[d[k] - first]++] = j;
+                w.succJoins[fill[d[k] - first]++] = j;
             }
         }
     }
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        s.w->ops[i].succBegin = succStart[i];
-        s.w->ops[i].succEnd = succStart[i + 1];
+        w.ops[i].succBegin = succStart[i];
+        w.ops[i].succEnd = succStart[i + 1];
     }
-    s.w->joins.resize(joins + 1);
+    w.joins.resize(joins + 1);
     for (uint32_t j = 0; j <= joins; j++)
     {
-        s.w->joins[j].pending = j < joins ? joinPending[j] : 0;
-        s.w->joins[j].opBegin = joinOpStart[j];
+        w.joins[j].pending = j < joins ? joinPending[j] : 0;
+        w.joins[j].opBegin = joinOpStart[j];
     }
+}
+
+void
+Collective::BuildGroups(uint32_t rank, StreamRun& s, uint32_t first)
+{
+    const tn_rank_program& rp = s.w->rp;
     // ops by (direction, peer, match): the matches of a group are consecutive in program
     // order (tn-program.h), so a group is an array indexed by match - its first match
     {
@@ -492,6 +505,19 @@ Collective::FillWindow(uint32_t rank,
             s.w->groupOps[s.w->groupStart[g] + k] = i;
         }
     }
+}
+
+void
+Collective::TakeFresh(uint32_t rank,
+                      StreamRun& s,
+                      uint32_t first,
+                      const std::vector<uint32_t>& fresh,
+                      std::vector<uint32_t>* ready,
+                      std::vector<uint32_t>* arrived)
+{
+    const tn_rank_program& rp = s.w->rp;
+    const bool refill = ready != nullptr;
+    const int64_t now = Simulator::Now().GetTimeStep();
     // ops new to the window: messages kept for them, and the ones that may go
     for (uint32_t i : fresh)
     {

@@ -783,6 +783,22 @@ class Collective : public Object
                     uint32_t first,
                     std::vector<uint32_t>* ready,
                     std::vector<uint32_t>* arrived);
+    /// FillWindow's joins: one per distinct dep list of the window w (from program index
+    /// first), each op's join, and the CSR both ways (join -> ops, op -> joins of its
+    /// successors); deps before the window are done.
+    static void BuildJoins(StreamWindow& w, uint32_t first);
+    /// FillWindow's groups: the window's ops by (direction, peer), each group an array by
+    /// match (aborts if the program's matches are not dense per group: an internal invariant).
+    static void BuildGroups(uint32_t rank, StreamRun& s, uint32_t first);
+    /// FillWindow's ops new to the window (fresh: their slots): the messages kept for them
+    /// taken (an arrived receive into arrived), and, when refilling (ready not null), the ones
+    /// that may go into ready.
+    void TakeFresh(uint32_t rank,
+                   StreamRun& s,
+                   uint32_t first,
+                   const std::vector<uint32_t>& fresh,
+                   std::vector<uint32_t>* ready,
+                   std::vector<uint32_t>* arrived);
     /// Every local rank is done: free the programs (a kept collective keeps only its counts).
     void FreePrograms();
     /// An op of the window is handed to the executor if its deps are met.

@@ -152,50 +152,6 @@ CheckIgnoredValue(const IgnoredKey& k, const std::vector<std::string>& args, std
     return true;
 }
 
-/// Keys the runner maps (for the unknown-key check and the duplicate check).
-const char* const MAPPED_KEYS[] = {
-    "ENABLE_QCN",
-    "USE_DYNAMIC_PFC_THRESHOLD",
-    "PACKET_PAYLOAD_SIZE",
-    "TOPOLOGY_FILE",
-    "FLOW_FILE",
-    "FCT_OUTPUT_FILE",
-    "PFC_OUTPUT_FILE",
-    "SIMULATOR_STOP_TIME",
-    "CC_MODE",
-    "ALPHA_RESUME_INTERVAL",
-    "RATE_DECREASE_INTERVAL",
-    "CLAMP_TARGET_RATE",
-    "RP_TIMER",
-    "EWMA_GAIN",
-    "FAST_RECOVERY_TIMES",
-    "RATE_AI",
-    "RATE_HAI",
-    "MIN_RATE",
-    "ERROR_RATE_PER_LINK",
-    "L2_CHUNK_SIZE",
-    "L2_ACK_INTERVAL",
-    "ACK_HIGH_PRIO",
-    "LINK_DOWN",
-    "KMAX_MAP",
-    "KMIN_MAP",
-    "PMAX_MAP",
-    "BUFFER_SIZE",
-    // read by the congestion control CC_MODE selects (MapCcKeys)
-    "DCTCP_RATE_AI",
-    "HAS_WIN",
-    "GLOBAL_T",
-    "VAR_WIN",
-    "FAST_REACT",
-    "U_TARGET",
-    "MI_THRESH",
-    "INT_MULTI",
-    "MULTI_RATE",
-    "SAMPLE_FEEDBACK",
-    "PINT_LOG_BASE",
-    "PINT_PROB",
-};
-
 /// PACKET_PAYLOAD_SIZE in the family's simulator when a config does not give it.
 const uint32_t FAMILY_PAYLOAD = 1000;
 
@@ -496,6 +452,424 @@ MapCcKeys(const std::vector<CcKey>& keys, uint32_t ccLine, RoceHpccConfig* cfg)
         use(hasWinKey, "window", window);
     }
 }
+
+/// One file's reading: the key and line being read, and what later keys and the family's
+/// defaults need, shared by the per-key readers below.
+struct HpccReading
+{
+    const std::string& path;       //!< the config file
+    const std::string& baseDir;    //!< folder of relative file names
+    RoceHpccConfig* cfg;           //!< what is read
+    std::string* error;            //!< the error line
+    uint32_t lineNo = 0;           //!< line of the key being read
+    std::string key;               //!< the key being read
+    uint64_t ackBytes = 0;         //!< L2_ACK_INTERVAL
+    uint64_t chunkBytes = 0;       //!< L2_CHUNK_SIZE
+    uint32_t ackLine = 0;          //!< the later of their lines (0: neither given)
+    bool payloadGiven = false;     //!< PACKET_PAYLOAD_SIZE given
+    std::vector<CcKey> ccKeys;     //!< keys whose attribute depends on CC_MODE
+    uint32_t ccLine = 0;           //!< CC_MODE's line (0: not given)
+    std::vector<std::string> args; //!< the values of the key being read
+    std::string a;                 //!< its first value ("" when none)
+    std::string joined;            //!< its values joined with spaces
+
+    /// "file:line: KEY: what" into *error; false
+    bool Fail(const std::string& what) const
+    {
+        *error = path + ":" + std::to_string(lineNo) + ": " + key + ": " + what;
+        return false;
+    }
+
+    /// a setting of the key being read
+    void Setting(const char* type, const std::string& attribute, const std::string& value)
+    {
+        cfg->settings.push_back({type, attribute, value, key, lineNo});
+    }
+
+    /// a rate (e.g. 50Mb/s, 100Mbps) in bit/s
+    bool Rate(const std::string& v, uint64_t* bps) const
+    {
+        tn_error ignored;
+        return tn_units_parse_rate(v.c_str(), SIZE_MAX, key.c_str(), bps, &ignored) == TN_OK;
+    }
+};
+
+/// ENABLE_QCN, CLAMP_TARGET_RATE, USE_DYNAMIC_PFC_THRESHOLD, ACK_HIGH_PRIO: 0 or 1
+bool
+ReadOnOff(HpccReading& r)
+{
+    const std::string& a = r.a;
+    uint64_t u = 0;
+    if (!ParseUnsigned(a, 1, &u))
+        return r.Fail("'" + a + "' is not 0 or 1");
+    if (r.key == "ENABLE_QCN")
+    {
+        r.Setting("ns3::RoceSwitchMmu", "EcnEnabled", u ? "true" : "false");
+    }
+    else if (r.key == "CLAMP_TARGET_RATE")
+    {
+        r.Setting("ns3::RdmaDcqcnControl", "ClampTargetRate", u ? "true" : "false");
+    }
+    else if (r.key == "USE_DYNAMIC_PFC_THRESHOLD" && u)
+    {
+        r.Setting("", "dynamic PFC threshold", "ns3::RoceSwitchMmu::Alpha x free buffer");
+    }
+    else if (r.key == "USE_DYNAMIC_PFC_THRESHOLD")
+    {
+        r.cfg->ignored.push_back({r.key,
+                                  a,
+                                  r.lineNo,
+                                  "static PFC thresholds are not modelled: the dynamic "
+                                  "threshold ns3::RoceSwitchMmu::Alpha x free buffer "
+                                  "is used"});
+    }
+    else
+    {
+        // the family's switches queue ACKs by the data's priority whatever the key says;
+        // it picks whether that PAUSE stops the host's ACK queue (served before data)
+        r.Setting("ns3::RdmaNic", "AckPriority", u ? "host-first" : "host-first-paused");
+    }
+    return true;
+}
+
+/// TOPOLOGY_FILE, FLOW_FILE, FCT_OUTPUT_FILE, PFC_OUTPUT_FILE: relative to baseDir
+bool
+ReadFileKey(HpccReading& r)
+{
+    const std::string& a = r.a;
+    const std::string& key = r.key;
+    std::string& target = key == "TOPOLOGY_FILE"     ? r.cfg->topologyFile
+                          : key == "FLOW_FILE"       ? r.cfg->flowFile
+                          : key == "FCT_OUTPUT_FILE" ? r.cfg->fctFile
+                                                     : r.cfg->pfcFile;
+    target = r.baseDir.empty() || a.empty() || a[0] == '/' ? a : r.baseDir + "/" + a;
+    r.Setting("",
+              key == "TOPOLOGY_FILE"     ? "--topology"
+              : key == "FLOW_FILE"       ? "--flows"
+              : key == "FCT_OUTPUT_FILE" ? "--fct"
+                                         : "--pfc",
+              target);
+    return true;
+}
+
+/// PACKET_PAYLOAD_SIZE, SIMULATOR_STOP_TIME, CC_MODE: the run's options
+bool
+ReadRunKey(HpccReading& r)
+{
+    const std::string& a = r.a;
+    uint64_t u = 0;
+    double d = 0;
+    if (r.key == "PACKET_PAYLOAD_SIZE")
+    {
+        if (!ParseUnsigned(a, 9000, &u) || u < 256)
+            return r.Fail("'" + a + "' is not a payload size in bytes in 256..9000");
+        r.cfg->mtu = static_cast<uint32_t>(u);
+        r.payloadGiven = true;
+        r.Setting("", "--mtu", a);
+    }
+    else if (r.key == "SIMULATOR_STOP_TIME")
+    {
+        if (!ParseReal(a, 0, 1e300, &d))
+            return r.Fail("'" + a + "' is not a time in seconds (>= 0)");
+        if (d > RoceHpccConfig::MAX_STOP_SECONDS)
+        {
+            r.cfg->stopSeconds = 0;
+            r.cfg->notices.push_back(r.path + ":" + std::to_string(r.lineNo) +
+                                     ": SIMULATOR_STOP_TIME " + a +
+                                     " s is beyond ns-3's time range (9.2e9 s): the run "
+                                     "ends when every flow has finished");
+            r.Setting("", "--stop", "0 (until every flow finished)");
+        }
+        else
+        {
+            r.cfg->stopSeconds = d;
+            r.Setting("", "--stop", a);
+        }
+    }
+    else
+    {
+        if (!ParseUnsigned(a, UINT32_MAX, &u))
+            return r.Fail("'" + a + "' is not a CC_MODE number");
+        const RdmaCcEntry* entry = RdmaCcRegistry::FindByCcMode(u);
+        if (!entry)
+        {
+            return r.Fail("'" + a + "' is not a CC_MODE of the HPCC family (" +
+                          RdmaCcRegistry::ListCcModes() + ")");
+        }
+        r.cfg->cc = entry->name;
+        r.ccLine = r.lineNo;
+        r.Setting("", "--cc", entry->name);
+    }
+    return true;
+}
+
+/// ALPHA_RESUME_INTERVAL, RATE_DECREASE_INTERVAL, RP_TIMER, FAST_RECOVERY_TIMES: DCQCN's
+bool
+ReadDcqcnKey(HpccReading& r)
+{
+    const std::string& a = r.a;
+    if (r.key == "FAST_RECOVERY_TIMES")
+    {
+        uint64_t u = 0;
+        if (!ParseUnsigned(a, UINT32_MAX, &u))
+            return r.Fail("'" + a + "' is not a non-negative integer");
+        r.Setting("ns3::RdmaDcqcnControl", "FastRecoveryStages", a);
+        return true;
+    }
+    // microseconds (HPCC's unit of the DCQCN timers) to an ns-3 time string
+    double us;
+    if (!ParseReal(a, 0.001, 1e9, &us))
+        return r.Fail("'" + a + "' is not a time in microseconds (0.001 .. 1e9)");
+    r.Setting("ns3::RdmaDcqcnControl",
+              r.key == "ALPHA_RESUME_INTERVAL"    ? "AlphaUpdatePeriod"
+              : r.key == "RATE_DECREASE_INTERVAL" ? "RateDecreasePeriod"
+                                                  : "RateIncreasePeriod",
+              std::to_string(std::llround(us * 1000)) + "ns");
+    return true;
+}
+
+/// The keys whose attribute depends on CC_MODE (kept in r.ccKeys for MapCcKeys): EWMA_GAIN,
+/// U_TARGET, PINT_PROB, PINT_LOG_BASE, MI_THRESH, INT_MULTI, the flags and the rates
+bool
+ReadCcKey(HpccReading& r)
+{
+    const std::string& a = r.a;
+    const std::string& key = r.key;
+    uint64_t u = 0;
+    double d = 0;
+    if (key == "EWMA_GAIN" || key == "U_TARGET" || key == "PINT_PROB")
+    {
+        if (!ParseReal(a, 0, 1, &d) || d == 0)
+        {
+            return r.Fail("'" + a + "' is not " +
+                          (key == "PINT_PROB"   ? "a probability"
+                           : key == "EWMA_GAIN" ? "a gain"
+                                                : "a utilisation") +
+                          " in (0, 1]");
+        }
+        r.ccKeys.push_back({key, RoceHpccConfigReader::FormatExact(d), a, r.lineNo});
+    }
+    else if (key == "PINT_LOG_BASE")
+    {
+        if (!ParseReal(a, 0, 1e9, &d) || d <= 1)
+            return r.Fail("'" + a + "' is not a log base above 1");
+        r.ccKeys.push_back({key, RoceHpccConfigReader::FormatExact(d), a, r.lineNo});
+    }
+    else if (key == "MI_THRESH" || key == "INT_MULTI")
+    {
+        const uint64_t max = key == "INT_MULTI" ? 255 : UINT32_MAX;
+        if (!ParseUnsigned(a, max, &u) || (key == "INT_MULTI" && u == 0))
+        {
+            return r.Fail("'" + a + "' is not an integer in " +
+                          (key == "INT_MULTI" ? "1..255" : "0..4294967295"));
+        }
+        r.ccKeys.push_back({key, a, a, r.lineNo});
+    }
+    else if (key == "FAST_REACT" || key == "MULTI_RATE" || key == "SAMPLE_FEEDBACK" ||
+             key == "HAS_WIN" || key == "GLOBAL_T" || key == "VAR_WIN")
+    {
+        if (!ParseUnsigned(a, 1, &u))
+            return r.Fail("'" + a + "' is not 0 or 1");
+        r.ccKeys.push_back({key, u ? "true" : "false", a, r.lineNo});
+    }
+    else // RATE_AI, RATE_HAI, MIN_RATE, DCTCP_RATE_AI
+    {
+        if (!r.Rate(a, &u) || u == 0)
+            return r.Fail("'" + a + "' is not a rate above 0 (e.g. 50Mb/s, 100Mbps)");
+        if (key == "MIN_RATE" && u < RdmaConfigCheck::MIN_RATE_FLOOR_BPS)
+        {
+            return r.Fail("'" + a + "' is below the lowest floor a queue pair takes (at least " +
+                          std::to_string(RdmaConfigCheck::MIN_RATE_FLOOR_BPS) + "bps, 1Mb/s)");
+        }
+        r.ccKeys.push_back({key, std::to_string(u) + "bps", a, r.lineNo});
+    }
+    return true;
+}
+
+/// ERROR_RATE_PER_LINK, L2_CHUNK_SIZE, L2_ACK_INTERVAL, LINK_DOWN, BUFFER_SIZE: the fabric's
+bool
+ReadFabricKey(HpccReading& r)
+{
+    const std::string& a = r.a;
+    const std::vector<std::string>& args = r.args;
+    uint64_t u = 0;
+    double d = 0;
+    if (r.key == "ERROR_RATE_PER_LINK")
+    {
+        if (!ParseReal(a, 0, 1, &d) || d >= 1)
+            return r.Fail("'" + a + "' is not an error rate in [0, 1) (1 loses every packet)");
+        r.cfg->errorRatePerLink = d;
+        r.Setting("",
+                  "error model on links whose error_rate is 0",
+                  RoceHpccConfigReader::FormatExact(d));
+    }
+    else if (r.key == "L2_CHUNK_SIZE" || r.key == "L2_ACK_INTERVAL")
+    {
+        if (!ParseUnsigned(a, UINT32_MAX, &u))
+            return r.Fail("'" + a + "' is not a number of bytes");
+        (r.key == "L2_CHUNK_SIZE" ? r.chunkBytes : r.ackBytes) = u;
+        r.ackLine = std::max(r.ackLine, r.lineNo);
+    }
+    else if (r.key == "LINK_DOWN")
+    {
+        if (args[0] != "0" || args[1] != "0" || args[2] != "0")
+            return r.Fail("'" + r.joined + "': link failures are not modelled (LINK_DOWN 0 0 0)");
+        r.Setting("", "link failures", "none");
+    }
+    else // BUFFER_SIZE
+    {
+        if (!ParseUnsigned(a, UINT64_C(1) << 32, &u) || u == 0)
+            return r.Fail("'" + a + "' is not a buffer size in MB (1 .. 2^32)");
+        r.Setting("ns3::RoceSwitchMmu", "BufferSize", std::to_string(u * 1024 * 1024));
+    }
+    return true;
+}
+
+/// KMAX_MAP, KMIN_MAP, PMAX_MAP: a count, then (rate, value) pairs
+bool
+ReadRateMap(HpccReading& r)
+{
+    const std::vector<std::string>& args = r.args;
+    const std::string& key = r.key;
+    RoceHpccRateMap& m = key == "KMAX_MAP"   ? r.cfg->kmax
+                         : key == "KMIN_MAP" ? r.cfg->kmin
+                                             : r.cfg->pmax;
+    uint64_t u = 0;
+    if (args.empty() || !ParseUnsigned(args[0], 1000, &u) || u == 0)
+        return r.Fail("the first value must be the number of (rate, value) pairs");
+    if (args.size() != 1 + 2 * u)
+    {
+        return r.Fail(args[0] + " pairs announced, " + std::to_string(args.size() - 1) +
+                      " values follow");
+    }
+    m.entries.clear();
+    m.line = r.lineNo;
+    r.Setting("", "ECN at each switch-port rate", "resolved against the topology");
+    for (uint64_t i = 0; i < u; ++i)
+    {
+        uint64_t bps;
+        double d = 0;
+        const std::string& rate = args[1 + 2 * i];
+        const std::string& v = args[2 + 2 * i];
+        if (!r.Rate(rate, &bps) || bps == 0)
+            return r.Fail("'" + rate + "' is not a link rate in bit/s");
+        const bool ok = key == "PMAX_MAP"
+                            ? ParseReal(v, 0, 1, &d)
+                            : ParseReal(v, 0, 4e9, &d) &&
+                                  v.find_first_not_of("0123456789") == std::string::npos;
+        if (!ok)
+        {
+            return r.Fail(
+                "'" + v + "' is not " +
+                (key == "PMAX_MAP" ? "a probability in [0, 1]" : "a threshold in KB (integer)"));
+        }
+        m.entries.emplace_back(bps, d);
+    }
+    return true;
+}
+
+/// A key the runner maps, and its reader.
+struct MappedKey
+{
+    const char* key;              //!< the key
+    bool (*read)(HpccReading& r); //!< reads r.args into r.cfg; false after r.Fail
+};
+
+/// Keys the runner maps (the others are refused as unknown, or listed as ignored).
+const MappedKey MAPPED_KEYS[] = {
+    {"ENABLE_QCN", ReadOnOff},
+    {"USE_DYNAMIC_PFC_THRESHOLD", ReadOnOff},
+    {"CLAMP_TARGET_RATE", ReadOnOff},
+    {"ACK_HIGH_PRIO", ReadOnOff},
+    {"PACKET_PAYLOAD_SIZE", ReadRunKey},
+    {"SIMULATOR_STOP_TIME", ReadRunKey},
+    {"CC_MODE", ReadRunKey},
+    {"TOPOLOGY_FILE", ReadFileKey},
+    {"FLOW_FILE", ReadFileKey},
+    {"FCT_OUTPUT_FILE", ReadFileKey},
+    {"PFC_OUTPUT_FILE", ReadFileKey},
+    {"ALPHA_RESUME_INTERVAL", ReadDcqcnKey},
+    {"RATE_DECREASE_INTERVAL", ReadDcqcnKey},
+    {"RP_TIMER", ReadDcqcnKey},
+    {"FAST_RECOVERY_TIMES", ReadDcqcnKey},
+    {"ERROR_RATE_PER_LINK", ReadFabricKey},
+    {"L2_CHUNK_SIZE", ReadFabricKey},
+    {"L2_ACK_INTERVAL", ReadFabricKey},
+    {"LINK_DOWN", ReadFabricKey},
+    {"BUFFER_SIZE", ReadFabricKey},
+    {"KMAX_MAP", ReadRateMap},
+    {"KMIN_MAP", ReadRateMap},
+    {"PMAX_MAP", ReadRateMap},
+    // read by the congestion control CC_MODE selects (MapCcKeys)
+    {"RATE_AI", ReadCcKey},
+    {"RATE_HAI", ReadCcKey},
+    {"MIN_RATE", ReadCcKey},
+    {"EWMA_GAIN", ReadCcKey},
+    {"DCTCP_RATE_AI", ReadCcKey},
+    {"HAS_WIN", ReadCcKey},
+    {"GLOBAL_T", ReadCcKey},
+    {"VAR_WIN", ReadCcKey},
+    {"FAST_REACT", ReadCcKey},
+    {"U_TARGET", ReadCcKey},
+    {"MI_THRESH", ReadCcKey},
+    {"INT_MULTI", ReadCcKey},
+    {"MULTI_RATE", ReadCcKey},
+    {"SAMPLE_FEEDBACK", ReadCcKey},
+    {"PINT_LOG_BASE", ReadCcKey},
+    {"PINT_PROB", ReadCcKey},
+};
+
+/// After the last key: the family's defaults of the keys the file does not give, and the ACK
+/// interval from L2_ACK_INTERVAL and L2_CHUNK_SIZE
+bool
+ApplyFamilyDefaults(HpccReading& r, const tn_hpcc_config* entries)
+{
+    RoceHpccConfig* cfg = r.cfg;
+    const std::string& path = r.path;
+    // a key the file does not give runs as in the family's simulator
+    for (const FamilyDefault& d : FAMILY_DEFAULTS)
+    {
+        bool given = false;
+        for (size_t e = 0; e < entries->count; ++e)
+        {
+            given = given || d.key == std::string(entries->entry[e].key);
+        }
+        if (!given && (!*d.ccs || CcListed(d.ccs, cfg->cc)))
+        {
+            cfg->settings.push_back({d.typeName, d.attribute, d.value, d.key, 0});
+            cfg->notices.push_back(path + ": no " + d.key + ": the family's default " + d.stated);
+        }
+    }
+    if (!r.ccLine)
+    {
+        cfg->notices.push_back(path + ": no CC_MODE: the family's default 1 (DCQCN)");
+    }
+    if (!r.payloadGiven)
+    {
+        cfg->mtu = FAMILY_PAYLOAD;
+        cfg->notices.push_back(path + ": no PACKET_PAYLOAD_SIZE: the family's default " +
+                               std::to_string(FAMILY_PAYLOAD) + " bytes");
+    }
+    if (r.ackLine)
+    {
+        // HPCC acknowledges when the received bytes pass the next multiple of L2_ACK_INTERVAL
+        // and at every L2_CHUNK_SIZE boundary: in packets, the smaller of the two, at least 1
+        uint64_t bytes = r.ackBytes == 0     ? r.chunkBytes
+                         : r.chunkBytes == 0 ? r.ackBytes
+                                             : std::min(r.ackBytes, r.chunkBytes);
+        uint64_t packets = bytes == 0 ? 1 : std::max<uint64_t>(1, bytes / cfg->mtu);
+        r.key = r.ackBytes && r.chunkBytes ? "L2_ACK_INTERVAL+L2_CHUNK_SIZE"
+                : r.ackBytes               ? "L2_ACK_INTERVAL"
+                                           : "L2_CHUNK_SIZE";
+        r.lineNo = r.ackLine;
+        if (packets > UINT32_MAX)
+        {
+            return r.Fail("ACK interval of " + std::to_string(packets) + " packets is too large");
+        }
+        r.Setting("ns3::RdmaNic", "AckInterval", std::to_string(packets));
+    }
+    return true;
+}
 } // namespace
 
 bool
@@ -516,383 +890,62 @@ RoceHpccConfigReader::Read(const std::string& path,
                                                                      &tn_hpcc_config_destroy);
     cfg->configFile = path;
     cfg->ignoreTrailingLines = true;
-    uint32_t lineNo = 0;
-    std::string key;
-    auto fail = [&](const std::string& what) {
-        *error = path + ":" + std::to_string(lineNo) + ": " + key + ": " + what;
-        return false;
-    };
-    auto setting = [&](const char* type, const std::string& attribute, const std::string& value) {
-        cfg->settings.push_back({type, attribute, value, key, lineNo});
-    };
-    auto file = [&](const std::string& name) {
-        return baseDir.empty() || name.empty() || name[0] == '/' ? name : baseDir + "/" + name;
-    };
-    // microseconds (HPCC's unit of the DCQCN timers) to an ns-3 time string
-    auto micro = [&](const std::string& v, std::string* out) {
-        double us;
-        if (!ParseReal(v, 0.001, 1e9, &us))
-        {
-            return false;
-        }
-        *out = std::to_string(std::llround(us * 1000)) + "ns";
-        return true;
-    };
-    auto rate = [&](const std::string& v, uint64_t* bps) {
-        tn_error ignored;
-        return tn_units_parse_rate(v.c_str(), SIZE_MAX, key.c_str(), bps, &ignored) == TN_OK;
-    };
-    uint64_t ackBytes = 0;
-    uint64_t chunkBytes = 0;
-    uint32_t ackLine = 0;
-    bool payloadGiven = false;
-    std::vector<CcKey> ccKeys;
-    uint32_t ccLine = 0;
+    HpccReading r{path, baseDir, cfg, error};
     for (size_t e = 0; e < entries->count; ++e)
     {
         const tn_hpcc_entry& entry = entries->entry[e];
-        lineNo = entry.line;
-        key = entry.key;
-        const std::vector<std::string> args(entry.values, entry.values + entry.value_count);
+        r.lineNo = entry.line;
+        r.key = entry.key;
+        r.args.assign(entry.values, entry.values + entry.value_count);
+        r.a = r.args.empty() ? "" : r.args[0];
+        r.joined.clear();
+        for (const auto& a : r.args)
+        {
+            r.joined += (r.joined.empty() ? "" : " ") + a;
+        }
         const IgnoredKey* ignored = nullptr;
         for (const auto& k : IGNORED_KEYS)
         {
-            ignored = key == k.key ? &k : ignored;
-        }
-        std::string joined;
-        for (const auto& a : args)
-        {
-            joined += (joined.empty() ? "" : " ") + a;
+            ignored = r.key == k.key ? &k : ignored;
         }
         if (ignored)
         {
             std::string why;
-            if (!CheckIgnoredValue(*ignored, args, &why))
+            if (!CheckIgnoredValue(*ignored, r.args, &why))
             {
-                return fail(why);
+                return r.Fail(why);
             }
-            cfg->ignored.push_back({key, joined, lineNo, ignored->reason});
+            cfg->ignored.push_back({r.key, r.joined, r.lineNo, ignored->reason});
             continue;
         }
-        bool mapped = false;
-        for (const char* k : MAPPED_KEYS)
+        const MappedKey* mapped = nullptr;
+        for (const MappedKey& k : MAPPED_KEYS)
         {
-            mapped = mapped || key == k;
+            mapped = r.key == k.key ? &k : mapped;
+        }
+        if (!mapped && ignoreUnknown)
+        {
+            cfg->ignored.push_back({r.key, r.joined, r.lineNo, "unknown key"});
+            continue;
         }
         if (!mapped)
         {
-            if (ignoreUnknown)
-            {
-                cfg->ignored.push_back({key, joined, lineNo, "unknown key"});
-                continue;
-            }
-            return fail("unknown key (known keys: doc/roce-hpcc-migration.rst; "
-                        "--ignore-unknown-keys lists and skips such keys)");
+            return r.Fail("unknown key (known keys: doc/roce-hpcc-migration.rst; "
+                          "--ignore-unknown-keys lists and skips such keys)");
         }
-        const bool isMap = key == "KMAX_MAP" || key == "KMIN_MAP" || key == "PMAX_MAP";
-        const size_t want = key == "LINK_DOWN" ? 3 : 1;
-        if (!isMap && args.size() != want)
+        const size_t want = r.key == "LINK_DOWN" ? 3 : 1;
+        if (mapped->read != ReadRateMap && r.args.size() != want)
         {
-            return fail("expected " + std::to_string(want) + " value" + (want > 1 ? "s" : "") +
-                        ", found " + std::to_string(args.size()));
+            return r.Fail("expected " + std::to_string(want) + " value" + (want > 1 ? "s" : "") +
+                          ", found " + std::to_string(r.args.size()));
         }
-        const std::string a = args.empty() ? "" : args[0];
-        uint64_t u = 0;
-        double d = 0;
-        std::string s;
-        if (key == "ENABLE_QCN" || key == "CLAMP_TARGET_RATE" ||
-            key == "USE_DYNAMIC_PFC_THRESHOLD" || key == "ACK_HIGH_PRIO")
+        if (!mapped->read(r))
         {
-            if (!ParseUnsigned(a, 1, &u))
-            {
-                return fail("'" + a + "' is not 0 or 1");
-            }
-            if (key == "ENABLE_QCN")
-            {
-                setting("ns3::RoceSwitchMmu", "EcnEnabled", u ? "true" : "false");
-            }
-            else if (key == "CLAMP_TARGET_RATE")
-            {
-                setting("ns3::RdmaDcqcnControl", "ClampTargetRate", u ? "true" : "false");
-            }
-            else if (key == "USE_DYNAMIC_PFC_THRESHOLD")
-            {
-                if (u)
-                {
-                    setting("", "dynamic PFC threshold", "ns3::RoceSwitchMmu::Alpha x free buffer");
-                }
-                else
-                {
-                    cfg->ignored.push_back({key,
-                                            a,
-                                            lineNo,
-                                            "static PFC thresholds are not modelled: the dynamic "
-                                            "threshold ns3::RoceSwitchMmu::Alpha x free buffer "
-                                            "is used"});
-                }
-            }
-            else
-            {
-                // the family's switches queue ACKs by the data's priority whatever the key says;
-                // it picks whether that PAUSE stops the host's ACK queue (served before data)
-                setting("ns3::RdmaNic", "AckPriority", u ? "host-first" : "host-first-paused");
-            }
-        }
-        else if (key == "PACKET_PAYLOAD_SIZE")
-        {
-            if (!ParseUnsigned(a, 9000, &u) || u < 256)
-            {
-                return fail("'" + a + "' is not a payload size in bytes in 256..9000");
-            }
-            cfg->mtu = static_cast<uint32_t>(u);
-            payloadGiven = true;
-            setting("", "--mtu", a);
-        }
-        else if (key == "TOPOLOGY_FILE" || key == "FLOW_FILE" || key == "FCT_OUTPUT_FILE" ||
-                 key == "PFC_OUTPUT_FILE")
-        {
-            std::string& target = key == "TOPOLOGY_FILE"     ? cfg->topologyFile
-                                  : key == "FLOW_FILE"       ? cfg->flowFile
-                                  : key == "FCT_OUTPUT_FILE" ? cfg->fctFile
-                                                             : cfg->pfcFile;
-            target = file(a);
-            setting("",
-                    key == "TOPOLOGY_FILE"     ? "--topology"
-                    : key == "FLOW_FILE"       ? "--flows"
-                    : key == "FCT_OUTPUT_FILE" ? "--fct"
-                                               : "--pfc",
-                    target);
-        }
-        else if (key == "SIMULATOR_STOP_TIME")
-        {
-            if (!ParseReal(a, 0, 1e300, &d))
-            {
-                return fail("'" + a + "' is not a time in seconds (>= 0)");
-            }
-            if (d > RoceHpccConfig::MAX_STOP_SECONDS)
-            {
-                cfg->stopSeconds = 0;
-                cfg->notices.push_back(path + ":" + std::to_string(lineNo) +
-                                       ": SIMULATOR_STOP_TIME " + a +
-                                       " s is beyond ns-3's time range (9.2e9 s): the run "
-                                       "ends when every flow has finished");
-                setting("", "--stop", "0 (until every flow finished)");
-            }
-            else
-            {
-                cfg->stopSeconds = d;
-                setting("", "--stop", a);
-            }
-        }
-        else if (key == "CC_MODE")
-        {
-            if (!ParseUnsigned(a, UINT32_MAX, &u))
-            {
-                return fail("'" + a + "' is not a CC_MODE number");
-            }
-            const RdmaCcEntry* entry = RdmaCcRegistry::FindByCcMode(u);
-            if (!entry)
-            {
-                return fail("'" + a + "' is not a CC_MODE of the HPCC family (" +
-                            RdmaCcRegistry::ListCcModes() + ")");
-            }
-            const char* name = entry->name;
-            cfg->cc = name;
-            ccLine = lineNo;
-            setting("", "--cc", name);
-        }
-        else if (key == "ALPHA_RESUME_INTERVAL" || key == "RATE_DECREASE_INTERVAL" ||
-                 key == "RP_TIMER")
-        {
-            if (!micro(a, &s))
-            {
-                return fail("'" + a + "' is not a time in microseconds (0.001 .. 1e9)");
-            }
-            setting("ns3::RdmaDcqcnControl",
-                    key == "ALPHA_RESUME_INTERVAL"    ? "AlphaUpdatePeriod"
-                    : key == "RATE_DECREASE_INTERVAL" ? "RateDecreasePeriod"
-                                                      : "RateIncreasePeriod",
-                    s);
-        }
-        else if (key == "FAST_RECOVERY_TIMES")
-        {
-            if (!ParseUnsigned(a, UINT32_MAX, &u))
-            {
-                return fail("'" + a + "' is not a non-negative integer");
-            }
-            setting("ns3::RdmaDcqcnControl", "FastRecoveryStages", a);
-        }
-        else if (key == "EWMA_GAIN" || key == "U_TARGET" || key == "PINT_PROB")
-        {
-            if (!ParseReal(a, 0, 1, &d) || d == 0)
-            {
-                return fail("'" + a + "' is not " +
-                            (key == "PINT_PROB"   ? "a probability"
-                             : key == "EWMA_GAIN" ? "a gain"
-                                                  : "a utilisation") +
-                            " in (0, 1]");
-            }
-            ccKeys.push_back({key, FormatExact(d), a, lineNo});
-        }
-        else if (key == "PINT_LOG_BASE")
-        {
-            if (!ParseReal(a, 0, 1e9, &d) || d <= 1)
-            {
-                return fail("'" + a + "' is not a log base above 1");
-            }
-            ccKeys.push_back({key, FormatExact(d), a, lineNo});
-        }
-        else if (key == "MI_THRESH" || key == "INT_MULTI")
-        {
-            const uint64_t max = key == "INT_MULTI" ? 255 : UINT32_MAX;
-            if (!ParseUnsigned(a, max, &u) || (key == "INT_MULTI" && u == 0))
-            {
-                return fail("'" + a + "' is not an integer in " +
-                            (key == "INT_MULTI" ? "1..255" : "0..4294967295"));
-            }
-            ccKeys.push_back({key, a, a, lineNo});
-        }
-        else if (key == "FAST_REACT" || key == "MULTI_RATE" || key == "SAMPLE_FEEDBACK" ||
-                 key == "HAS_WIN" || key == "GLOBAL_T" || key == "VAR_WIN")
-        {
-            if (!ParseUnsigned(a, 1, &u))
-            {
-                return fail("'" + a + "' is not 0 or 1");
-            }
-            ccKeys.push_back({key, u ? "true" : "false", a, lineNo});
-        }
-        else if (key == "RATE_AI" || key == "RATE_HAI" || key == "MIN_RATE" ||
-                 key == "DCTCP_RATE_AI")
-        {
-            if (!rate(a, &u) || u == 0)
-            {
-                return fail("'" + a + "' is not a rate above 0 (e.g. 50Mb/s, 100Mbps)");
-            }
-            if (key == "MIN_RATE" && u < RdmaConfigCheck::MIN_RATE_FLOOR_BPS)
-            {
-                return fail("'" + a + "' is below the lowest floor a queue pair takes (at least " +
-                            std::to_string(RdmaConfigCheck::MIN_RATE_FLOOR_BPS) + "bps, 1Mb/s)");
-            }
-            ccKeys.push_back({key, std::to_string(u) + "bps", a, lineNo});
-        }
-        else if (key == "ERROR_RATE_PER_LINK")
-        {
-            if (!ParseReal(a, 0, 1, &d) || d >= 1)
-            {
-                return fail("'" + a + "' is not an error rate in [0, 1) (1 loses every packet)");
-            }
-            cfg->errorRatePerLink = d;
-            setting("", "error model on links whose error_rate is 0", FormatExact(d));
-        }
-        else if (key == "L2_CHUNK_SIZE" || key == "L2_ACK_INTERVAL")
-        {
-            if (!ParseUnsigned(a, UINT32_MAX, &u))
-            {
-                return fail("'" + a + "' is not a number of bytes");
-            }
-            (key == "L2_CHUNK_SIZE" ? chunkBytes : ackBytes) = u;
-            ackLine = std::max(ackLine, lineNo);
-        }
-        else if (key == "LINK_DOWN")
-        {
-            if (args[0] != "0" || args[1] != "0" || args[2] != "0")
-            {
-                return fail("'" + joined + "': link failures are not modelled (LINK_DOWN 0 0 0)");
-            }
-            setting("", "link failures", "none");
-        }
-        else if (key == "BUFFER_SIZE")
-        {
-            if (!ParseUnsigned(a, UINT64_C(1) << 32, &u) || u == 0)
-            {
-                return fail("'" + a + "' is not a buffer size in MB (1 .. 2^32)");
-            }
-            setting("ns3::RoceSwitchMmu", "BufferSize", std::to_string(u * 1024 * 1024));
-        }
-        else if (isMap)
-        {
-            RoceHpccRateMap& m = key == "KMAX_MAP"   ? cfg->kmax
-                                 : key == "KMIN_MAP" ? cfg->kmin
-                                                     : cfg->pmax;
-            if (args.empty() || !ParseUnsigned(args[0], 1000, &u) || u == 0)
-            {
-                return fail("the first value must be the number of (rate, value) pairs");
-            }
-            if (args.size() != 1 + 2 * u)
-            {
-                return fail(args[0] + " pairs announced, " + std::to_string(args.size() - 1) +
-                            " values follow");
-            }
-            m.entries.clear();
-            m.line = lineNo;
-            setting("", "ECN at each switch-port rate", "resolved against the topology");
-            for (uint64_t i = 0; i < u; ++i)
-            {
-                uint64_t bps;
-                const std::string& r = args[1 + 2 * i];
-                const std::string& v = args[2 + 2 * i];
-                if (!rate(r, &bps) || bps == 0)
-                {
-                    return fail("'" + r + "' is not a link rate in bit/s");
-                }
-                const bool ok = key == "PMAX_MAP"
-                                    ? ParseReal(v, 0, 1, &d)
-                                    : ParseReal(v, 0, 4e9, &d) &&
-                                          v.find_first_not_of("0123456789") == std::string::npos;
-                if (!ok)
-                {
-                    return fail("'" + v + "' is not " +
-                                (key == "PMAX_MAP" ? "a probability in [0, 1]"
-                                                   : "a threshold in KB (integer)"));
-                }
-                m.entries.emplace_back(bps, d);
-            }
+            return false;
         }
     }
-    MapCcKeys(ccKeys, ccLine, cfg);
-    // a key the file does not give runs as in the family's simulator
-    for (const FamilyDefault& d : FAMILY_DEFAULTS)
-    {
-        bool given = false;
-        for (size_t e = 0; e < entries->count; ++e)
-        {
-            given = given || d.key == std::string(entries->entry[e].key);
-        }
-        if (!given && (!*d.ccs || CcListed(d.ccs, cfg->cc)))
-        {
-            cfg->settings.push_back({d.typeName, d.attribute, d.value, d.key, 0});
-            cfg->notices.push_back(path + ": no " + d.key + ": the family's default " + d.stated);
-        }
-    }
-    if (!ccLine)
-    {
-        cfg->notices.push_back(path + ": no CC_MODE: the family's default 1 (DCQCN)");
-    }
-    if (!payloadGiven)
-    {
-        cfg->mtu = FAMILY_PAYLOAD;
-        cfg->notices.push_back(path + ": no PACKET_PAYLOAD_SIZE: the family's default " +
-                               std::to_string(FAMILY_PAYLOAD) + " bytes");
-    }
-    if (ackLine)
-    {
-        // HPCC acknowledges when the received bytes pass the next multiple of L2_ACK_INTERVAL
-        // and at every L2_CHUNK_SIZE boundary: in packets, the smaller of the two, at least 1
-        uint64_t bytes = ackBytes == 0     ? chunkBytes
-                         : chunkBytes == 0 ? ackBytes
-                                           : std::min(ackBytes, chunkBytes);
-        uint64_t packets = bytes == 0 ? 1 : std::max<uint64_t>(1, bytes / cfg->mtu);
-        key = ackBytes && chunkBytes ? "L2_ACK_INTERVAL+L2_CHUNK_SIZE"
-              : ackBytes             ? "L2_ACK_INTERVAL"
-                                     : "L2_CHUNK_SIZE";
-        lineNo = ackLine;
-        if (packets > UINT32_MAX)
-        {
-            return fail("ACK interval of " + std::to_string(packets) + " packets is too large");
-        }
-        setting("ns3::RdmaNic", "AckInterval", std::to_string(packets));
-    }
-    return CheckSettings(path + ":", cfg->settings, error);
+    MapCcKeys(r.ccKeys, r.ccLine, cfg);
+    return ApplyFamilyDefaults(r, entries) && CheckSettings(path + ":", cfg->settings, error);
 }
 
 std::string
