@@ -190,8 +190,18 @@ estimate(const tn_topology* topo,
     return st;
 }
 
-/* Whether a goes before b: ranked before skipped, a smaller estimate first. Equal ones and
- * skipped ones keep their (registry) order: the insertion sort below is stable. */
+/* An algorithm's place in the registry. */
+static size_t
+registry_index(const char* name)
+{
+    size_t count;
+    return (size_t)(tn_algorithm_find(name) - tn_algorithms(&count));
+}
+
+/* Whether a goes before b: ranked before skipped, a smaller estimate first, equal ones in
+ * registry order (not in the order of the array: settle_top sorts again after estimating
+ * the first two on their own paths, and a tie must not depend on where they were before).
+ * Skipped ones keep their (registry) order: the insertion sort below is stable. */
 static bool
 before(const tn_tune_candidate* a, const tn_tune_candidate* b)
 {
@@ -199,7 +209,11 @@ before(const tn_tune_candidate* a, const tn_tune_candidate* b)
     {
         return b->skipped != NULL;
     }
-    return !a->skipped && a->estimate_ns < b->estimate_ns;
+    if (a->skipped || a->estimate_ns != b->estimate_ns)
+    {
+        return !a->skipped && a->estimate_ns < b->estimate_ns;
+    }
+    return registry_index(a->algorithm) < registry_index(b->algorithm);
 }
 
 /* At most a dozen candidates. */
