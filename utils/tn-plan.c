@@ -25,7 +25,8 @@
  * or JSON to --output (default stdout, after the summary).
  * Paths (--program): "schedule" materialises the global DAG of transfers (tn_plan), verifies
  * it and estimates it with tn_cost_estimate; "generated" builds no DAG: the rank-local
- * programs of tn-program.h (ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical) and
+ * programs of tn-program.h (ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical, swing,
+ * swing-torus) and
  * the per-step estimate tn_cost_program, which answer for 16384 NPUs in seconds; "auto"
  * (default) takes the schedule up to TN_PLAN_AUTO_TRANSFERS transfers (or when the
  * algorithm has no generator) and the generated path beyond. The summary says which path
@@ -399,10 +400,15 @@ static int
 print_ranking(const tn_topology* topo,
               const tn_plan_request* req,
               const char* path,
-              const tn_algorithm** chosen)
+              const tn_algorithm** chosen,
+              tn_schedule** schedule,
+              tn_cost_result** cost)
 {
     tn_tune_options options;
     tn_tune_options_init(&options);
+    /* the choice ranked on its schedule is the summary's schedule: not planned twice (an
+     * NCCL choice is estimated with its protocol below, the ranking without) */
+    options.keep_choice = true;
     options.path = strcmp(path, "generated") == 0  ? TN_TUNE_GENERATED
                    : strcmp(path, "schedule") == 0 ? TN_TUNE_SCHEDULE
                                                    : TN_TUNE_AUTO_PATH;
@@ -422,6 +428,14 @@ print_ranking(const tn_topology* topo,
            b1);
     tn_tune_write(ranking, stdout);
     *chosen = tn_algorithm_find(tn_tune_best(ranking)->algorithm);
+    tn_tune_take_choice(ranking, schedule, cost);
+    if (*schedule && tn_nccl_is_family((*chosen)->name))
+    {
+        tn_schedule_destroy(*schedule);
+        tn_cost_result_destroy(*cost);
+        *schedule = NULL;
+        *cost = NULL;
+    }
     tn_tune_ranking_destroy(ranking);
     return check_written(stdout, "the ranking to stdout");
 }
@@ -765,12 +779,16 @@ main(int argc, char** argv)
         return arg_error;
     }
 
+    tn_schedule* tuned = NULL; /* the choice's schedule and estimate, when auto made them */
+    tn_cost_result* tuned_cost = NULL;
     if (tune)
     {
         /* the ranking, then the summary of the choice */
-        int code = print_ranking(topo, &req, path, &algo);
+        int code = print_ranking(topo, &req, path, &algo, &tuned, &tuned_cost);
         if (code)
         {
+            tn_schedule_destroy(tuned);
+            tn_cost_result_destroy(tuned_cost);
             if (out_file)
                 fclose(out_file);
             free(order);
@@ -803,6 +821,13 @@ main(int argc, char** argv)
                      TN_PLAN_AUTO_TRANSFERS);
         }
     }
+    if (generated)
+    {
+        tn_schedule_destroy(tuned);
+        tn_cost_result_destroy(tuned_cost);
+        tuned = NULL;
+        tuned_cost = NULL;
+    }
     if (generated && dump)
     {
         if (out_file)
@@ -821,8 +846,8 @@ main(int argc, char** argv)
 
     int exit_code = 0;
     char late_error[sizeof err.message + 64] = ""; /* an error found while summarizing */
-    tn_schedule* s = NULL;
-    rc = tn_plan(topo, &req, &s, &err);
+    tn_schedule* s = tuned;
+    rc = s ? TN_OK : tn_plan(topo, &req, &s, &err);
     if (rc)
     {
         fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
@@ -834,7 +859,7 @@ main(int argc, char** argv)
     }
     /* the estimate resolves every transfer's path: a topology where some pair has none (a
      * disconnected file) fails here, before any summary is printed */
-    tn_cost_result* cost = NULL;
+    tn_cost_result* cost = tuned_cost;
     tn_cost_options copt;
     memset(&copt, 0, sizeof(copt));
     copt.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
@@ -842,7 +867,7 @@ main(int argc, char** argv)
     bool is_nccl = tn_nccl_is_family(req.algorithm) &&
                    tn_nccl_choose(topo, &req, tn_schedule_ranks(s), &nccl, &err) == TN_OK;
     copt.protocol = is_nccl ? &nccl.protocol : NULL;
-    rc = tn_cost_estimate(s, topo, NULL, &copt, &cost, &err);
+    rc = cost ? TN_OK : tn_cost_estimate(s, topo, NULL, &copt, &cost, &err);
     if (rc)
     {
         fprintf(stderr, "tn-plan: estimate: %s\n", err.message);

@@ -603,6 +603,61 @@ test_choice_same_on_programs(tn_test_ctx* ctx)
     TN_CHECK_MSG(ctx, swing_on_programs > 0, "no swing candidate ranked on its programs");
 }
 
+/* keep_choice: the choice ranked on its schedule comes back as tn_plan makes it, with its
+ * estimate; a choice ranked on its programs, or no keep_choice, gives none. */
+static void
+test_keep_choice(tn_test_ctx* ctx)
+{
+    static const struct
+    {
+        const char* spec;
+        uint32_t chunks;
+        uint64_t estimate_transfers; /* 1: every candidate on its programs but the first two */
+        bool keep;
+        bool expect;
+    } cases[] = {
+        {"torus:4x4", 4, 0, true, true},
+        {"ring:16", 8, 1, true, true},
+        {"ring:16", 8, 0, false, false},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+        tn_topology* t = tn_test_topology(ctx, cases[i].spec);
+        TN_REQUIRE(ctx, t != NULL);
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = TN_TUNE_AUTO;
+        req.bytes = 1 << 20;
+        req.chunks = cases[i].chunks;
+        tn_tune_options o;
+        tn_tune_options_init(&o);
+        o.keep_choice = cases[i].keep;
+        o.estimate_transfers =
+            cases[i].estimate_transfers ? cases[i].estimate_transfers : o.estimate_transfers;
+        tn_tune_ranking* rk = NULL;
+        tn_error err;
+        TN_REQUIRE(ctx, tn_tune_rank(t, &req, &o, &rk, &err) == TN_OK);
+        tn_schedule* kept = NULL;
+        tn_cost_result* cost = NULL;
+        tn_tune_take_choice(rk, &kept, &cost);
+        TN_CHECK_MSG(ctx, (kept != NULL) == cases[i].expect, "%s: kept %d", cases[i].spec, !!kept);
+        if (kept)
+        {
+            req.algorithm = tn_tune_best(rk)->algorithm;
+            tn_schedule* s = NULL;
+            TN_REQUIRE(ctx, tn_plan(t, &req, &s, &err) == TN_OK);
+            TN_CHECK_EQ(ctx, tn_schedule_count(kept), tn_schedule_count(s));
+            TN_CHECK(ctx, cost && cost->time_ns == tn_tune_best(rk)->estimate_ns);
+            tn_schedule_destroy(s);
+        }
+        tn_schedule_destroy(kept);
+        tn_cost_result_destroy(cost);
+        tn_tune_ranking_destroy(rk);
+        tn_topology_destroy(t);
+    }
+}
+
 void
 tn_suite_tune(tn_test_suite* suite)
 {
@@ -614,4 +669,5 @@ tn_suite_tune(tn_test_suite* suite)
     tn_test_add(suite, "fabric-load", test_fabric_load);
     tn_test_add(suite, "choice-kept", test_choice_kept);
     tn_test_add(suite, "choice-same-on-programs", test_choice_same_on_programs);
+    tn_test_add(suite, "keep-choice", test_keep_choice);
 }
