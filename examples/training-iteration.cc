@@ -319,7 +319,6 @@ main(int argc, char* argv[])
         tn_topology_destroy(topo);
         return 2;
     }
-    int status = 0;
     bool headed = false; // the table header comes once a job runs, never after an error
     for (const std::string& engine : engineNames)
     {
@@ -428,13 +427,6 @@ main(int argc, char* argv[])
         {
             PrintStages(training, *job);
         }
-        status |= job->IsComplete() ? 0 : 1;
-        if (!job->GetError().empty())
-        {
-            // the job stopped (a collective that does not fit even in windows): say why
-            std::fflush(stdout);
-            std::fprintf(stderr, "training-iteration: %s\n", job->GetError().c_str());
-        }
         // the job's end, its last iteration on any NPU (the simulator's clock may have gone
         // on to the next sample tick, which finds the work done)
         uint64_t endNs = 0;
@@ -445,31 +437,34 @@ main(int argc, char* argv[])
                 endNs = std::max<uint64_t>(endNs, it.end.GetNanoSeconds());
             }
         }
-        const std::string recorded = stats.Finish(job->IsComplete() ? "ok" : "error",
-                                                  job->IsComplete() ? endNs : 0,
-                                                  "the training job did not complete");
+        const std::string recorded = stats.Finish(
+            job->IsComplete() ? "ok" : "error",
+            job->IsComplete() ? endNs : 0,
+            job->GetError().empty() ? "the training job did not complete"
+                                    : "the training job did not complete: " + job->GetError());
         Simulator::Destroy();
-        if (recorded == "aborted")
+        if (recorded == "ok" && job->IsComplete())
         {
-            std::fflush(stdout);
-            std::fprintf(stderr, "training-iteration: interrupted; run recorded as aborted\n");
-            tn_db_close(db);
-            tn_topology_destroy(topo);
-            return tn_signal_exit_status(recorder->GetSignal());
+            continue;
         }
+        // one error line, the last thing printed (no later engine runs): the interruption,
+        // else why the recorder stopped the run (a stall, a deadlock, the time limit), else
+        // the database's failure, else the job's own error, else what was recorded
         const std::string& limit = recorder->GetStopError();
-        if (recorded == "error" && (!recorder->GetError().empty() || !limit.empty()))
-        {
-            std::fflush(stdout);
-            std::fprintf(stderr,
-                         "training-iteration: %s\n",
-                         limit.empty() ? ("--db: " + recorder->GetError()).c_str() : limit.c_str());
-            tn_db_close(db);
-            tn_topology_destroy(topo);
-            return 1;
-        }
+        const std::string line = recorded == "aborted" ? "interrupted; run recorded as aborted"
+                                 : !limit.empty()      ? limit
+                                 : !recorder->GetError().empty() ? "--db: " + recorder->GetError()
+                                 : !job->GetError().empty()      ? job->GetError()
+                                 : !recorder->GetRunError().empty()
+                                     ? recorder->GetRunError()
+                                     : "the run was recorded as " + recorded;
+        std::fflush(stdout);
+        std::fprintf(stderr, "training-iteration: %s\n", line.c_str());
+        tn_db_close(db);
+        tn_topology_destroy(topo);
+        return recorded == "aborted" ? tn_signal_exit_status(recorder->GetSignal()) : 1;
     }
     tn_db_close(db);
     tn_topology_destroy(topo);
-    return status;
+    return 0;
 }

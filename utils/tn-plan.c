@@ -25,7 +25,8 @@
  * or JSON to --output (default stdout, after the summary).
  * Paths (--program): "schedule" materialises the global DAG of transfers (tn_plan), verifies
  * it and estimates it with tn_cost_estimate; "generated" builds no DAG: the rank-local
- * programs of tn-program.h (ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical) and
+ * programs of tn-program.h (ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical, swing,
+ * swing-torus) and
  * the per-step estimate tn_cost_program, which answer for 16384 NPUs in seconds; "auto"
  * (default) takes the schedule up to TN_PLAN_AUTO_TRANSFERS transfers (or when the
  * algorithm has no generator) and the generated path beyond. The summary says which path
@@ -399,10 +400,15 @@ static int
 print_ranking(const tn_topology* topo,
               const tn_plan_request* req,
               const char* path,
-              const tn_algorithm** chosen)
+              const tn_algorithm** chosen,
+              tn_schedule** schedule,
+              tn_cost_result** cost)
 {
     tn_tune_options options;
     tn_tune_options_init(&options);
+    /* the choice ranked on its schedule is the summary's schedule: not planned twice (an
+     * NCCL choice is estimated with its protocol below, the ranking without) */
+    options.keep_choice = true;
     options.path = strcmp(path, "generated") == 0  ? TN_TUNE_GENERATED
                    : strcmp(path, "schedule") == 0 ? TN_TUNE_SCHEDULE
                                                    : TN_TUNE_AUTO_PATH;
@@ -422,6 +428,14 @@ print_ranking(const tn_topology* topo,
            b1);
     tn_tune_write(ranking, stdout);
     *chosen = tn_algorithm_find(tn_tune_best(ranking)->algorithm);
+    tn_tune_take_choice(ranking, schedule, cost);
+    if (*schedule && tn_nccl_is_family((*chosen)->name))
+    {
+        tn_schedule_destroy(*schedule);
+        tn_cost_result_destroy(*cost);
+        *schedule = NULL;
+        *cost = NULL;
+    }
     tn_tune_ranking_destroy(ranking);
     return check_written(stdout, "the ranking to stdout");
 }
@@ -519,12 +533,16 @@ typedef struct
     bool tune;
     uint32_t* order; /* the given or identity rank order, or NULL */
     uint32_t order_count;
-    FILE* out_file; /* --output when --dump writes a file */
+    FILE* out_file;     /* --output when --dump writes a file */
+    tn_schedule* tuned; /* the choice's schedule and estimate, when auto made them */
+    tn_cost_result* tuned_cost;
 } plan_run;
 
 static void
 plan_run_end(plan_run* run)
 {
+    tn_schedule_destroy(run->tuned);
+    tn_cost_result_destroy(run->tuned_cost);
     if (run->out_file)
         fclose(run->out_file);
     free(run->order);
@@ -1015,15 +1033,17 @@ plan_schedule(const plan_args* a, plan_run* run, const char* why_path)
     const tn_plan_request* req = &a->req;
     tn_topology* topo = run->topo;
     tn_error err;
-    tn_schedule* s = NULL;
-    if (tn_plan(topo, req, &s, &err))
+    tn_schedule* s = run->tuned; /* auto's choice, planned once */
+    run->tuned = NULL;
+    if (!s && tn_plan(topo, req, &s, &err))
     {
         fprintf(stderr, "tn-plan: planning failed: %s\n", err.message);
         return 1;
     }
     /* the estimate resolves every transfer's path: a topology where some pair has none (a
      * disconnected file) fails here, before any summary is printed */
-    tn_cost_result* cost = NULL;
+    tn_cost_result* cost = run->tuned_cost;
+    run->tuned_cost = NULL;
     tn_cost_options copt;
     memset(&copt, 0, sizeof(copt));
     copt.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
@@ -1031,7 +1051,7 @@ plan_schedule(const plan_args* a, plan_run* run, const char* why_path)
     bool is_nccl = tn_nccl_is_family(req->algorithm) &&
                    tn_nccl_choose(topo, req, tn_schedule_ranks(s), &nccl, &err) == TN_OK;
     copt.protocol = is_nccl ? &nccl.protocol : NULL;
-    if (tn_cost_estimate(s, topo, NULL, &copt, &cost, &err))
+    if (!cost && tn_cost_estimate(s, topo, NULL, &copt, &cost, &err))
     {
         fprintf(stderr, "tn-plan: estimate: %s\n", err.message);
         tn_schedule_destroy(s);
@@ -1102,7 +1122,8 @@ plan_main(plan_args* a, plan_run* run)
     if (run->tune)
     {
         /* the ranking, then the summary of the choice */
-        code = print_ranking(run->topo, &a->req, a->path, &run->algo);
+        code =
+            print_ranking(run->topo, &a->req, a->path, &run->algo, &run->tuned, &run->tuned_cost);
         if (code)
             return code;
         a->req.algorithm = run->algo->name;

@@ -545,6 +545,56 @@ torus_peers(const tn_topology* topo, uint32_t part, uint32_t p, uint32_t L, uint
 }
 
 tn_status
+tn_algo_swing_layout(const tn_topology* topo,
+                     bool torus,
+                     uint32_t part,
+                     uint32_t p,
+                     uint32_t* peers,
+                     uint32_t* pos,
+                     uint32_t* at,
+                     tn_error* err)
+{
+    swing w = {0};
+    w.topo = topo;
+    w.p = p;
+    while ((1u << w.L) < p)
+    {
+        w.L++;
+    }
+    if (torus && tn_topology_dim_count(topo) > 64)
+    {
+        return tn_error_set(err,
+                            TN_EUNSUPPORTED,
+                            "swing-torus: %u dims, at most 64",
+                            tn_topology_dim_count(topo));
+    }
+    if (torus)
+    {
+        torus_peers(topo, part, p, w.L, peers);
+    }
+    else
+    {
+        for (uint32_t t = 0; t < w.L; t++)
+        {
+            for (uint32_t v = 0; v < p; v++)
+            {
+                peers[(size_t)t * p + v] = swing_peer(v, t, p);
+            }
+        }
+    }
+    w.peers = peers;
+    w.pos = pos;
+    uint32_t k = 0;
+    list_tree(&w, 0, 0, &k);
+    tn_status st = check_slots(&w, err);
+    for (uint32_t v = 0; v < p && !st; v++)
+    {
+        at[pos[v]] = v;
+    }
+    return st;
+}
+
+tn_status
 tn_algo_swing_torus_plan(const tn_topology* topo,
                          const tn_plan_request* request,
                          tn_schedule* s,

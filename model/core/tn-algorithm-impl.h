@@ -269,6 +269,20 @@ extern "C"
                                         const tn_plan_request* request,
                                         uint32_t ranks,
                                         tn_error* err);
+    /**
+     * The layout of one swing instance for the rank-local generator (tn-program-gen.c), as
+     * the plan computes it: peers (steps x p, by ring position) of swing (torus false, part
+     * 0) or of part `part` of swing-torus, the block slot of each position (pos) and its
+     * inverse (at); the plan's slot check refuses a layout the same way. p a power of two.
+     */
+    tn_status tn_algo_swing_layout(const tn_topology* topo,
+                                   bool torus,
+                                   uint32_t part,
+                                   uint32_t p,
+                                   uint32_t* peers,
+                                   uint32_t* pos,
+                                   uint32_t* at,
+                                   tn_error* err);
     tn_status tn_algo_swing_torus_plan(const tn_topology* topo,
                                        const tn_plan_request* request,
                                        tn_schedule* s,

@@ -216,7 +216,9 @@ extern "C"
         TN_GENERATOR_RHD,
         TN_GENERATOR_DBT,
         TN_GENERATOR_RING2D,
-        TN_GENERATOR_HIERARCHICAL
+        TN_GENERATOR_HIERARCHICAL,
+        TN_GENERATOR_SWING,
+        TN_GENERATOR_SWING_TORUS
     } tn_algorithm_generator;
 
     /** Themis's default chunk-phases, the registry's default chunks for themis and the

@@ -8,6 +8,7 @@
  * status and, when err is not NULL, fills err->message with a sentence that
  * names what was wrong: the parameter or key, and for file input the file
  * name and line ("topo.txt:12: link 3: rate 'x' is not a number").
+ * A message is one line: a control byte in it (quoted input text) is written "\xNN".
  * On success err is left untouched. The caller owns the tn_error (usually on
  * the stack); nothing is allocated. No function keeps state between calls.
  */

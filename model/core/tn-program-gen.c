@@ -7,8 +7,9 @@
  * one rank, so that the ops of an ordered rank pair come in the order of their transfer
  * ids. A frontier holds the rank's own ops the next phase depends on (the rank's entry of
  * the global tn_front), so nothing is kept for the other ranks. Over 1,000 lines for a
- * reason: one generator per algorithm (flat, chain, direct, rhd, dbt, hierarchical), all on
- * the frontier and phase machinery at the top of this file, which splitting would expose.
+ * reason: one generator per algorithm (flat, chain, direct, rhd, dbt, hierarchical, swing),
+ * all on the frontier and phase machinery at the top of this file, which splitting would
+ * expose.
  */
 #include "tn-program-impl.h"
 #include "tn-rank-order.h"
@@ -951,7 +952,252 @@ gen_ring2d(gen* g, tn_error* err)
     return st;
 }
 
+/* ---- swing, swing-torus (tn-algo-swing.c) ------------------------------------------------ */
+
+/* Bytes of block slot b of chunk c in part `part` (plan_instance of tn-algo-swing.c). */
+static tn_slice
+swing_block(const tn_program* p, const uint32_t* at, uint32_t c, uint32_t part, uint32_t b)
+{
+    tn_slice out;
+    if (p->coll == TN_COLL_ALL_REDUCE)
+    {
+        tn_slice region = tn_chunk_region(p->S, p->C, c);
+        tn_slice piece = tn_slice_of(region.length, p->sw_parts, part);
+        out = tn_slice_of(piece.length, p->N, b);
+        out.offset += region.offset + piece.offset;
+        return out;
+    }
+    tn_slice own = tn_chunk_block(p->coll, p->S, p->N, p->C, c, p->order[at[b]]);
+    out = tn_slice_of(own.length, p->sw_parts, part);
+    out.offset += own.offset;
+    return out;
+}
+
+/* One transfer of slots [lo, hi) between this rank and the rank at ring position q: a send
+ * waits for this rank's receives of the chunk that wrote one of those slots (send_range of
+ * tn-algo-swing.c: a swing transfer has no other deps), a receive waits for nothing here
+ * and is kept with its slots (g->t ids, g->u lo, scratch[0] hi). */
+static tn_status
+swing_one(gen* g,
+          bool send,
+          uint32_t q,
+          uint32_t lo,
+          uint32_t hi,
+          tn_slice bytes,
+          tn_op op,
+          uint32_t step,
+          uint32_t c,
+          tn_error* err)
+{
+    const tn_program* p = g->p;
+    tn_ids* deps = &g->scratch[1];
+    deps->n = 0;
+    tn_status st = TN_OK;
+    for (size_t k = 0; send && k < g->t.n && !st; k++)
+    {
+        if (g->u.ids[k] < hi && g->scratch[0].ids[k] > lo)
+            st = tn_ids_push(deps, g->t.ids[k], err);
+    }
+    uint32_t peer = p->order[q];
+    uint32_t a = send ? g->r : peer, b = send ? peer : g->r;
+    tn_rp_spec o = {send,
+                    op,
+                    peer,
+                    bytes.offset,
+                    bytes.offset,
+                    bytes.length,
+                    step,
+                    tn_algo_rank_dim(p->topo, a, b),
+                    c};
+    uint32_t id = 0;
+    st = st ? st : tn_rp_emit(g->rp, &o, send ? deps : NULL, NULL, &id, err);
+    if (!st && !send)
+    {
+        st = tn_ids_push(&g->t, id, err);
+        st = st ? st : tn_ids_push(&g->u, lo, err);
+        st = st ? st : tn_ids_push(&g->scratch[0], hi, err);
+    }
+    return st;
+}
+
+/* send_run of tn-algo-swing.c seen from this rank: slots [lo, lo + n) sent to (or received
+ * from) position q, one transfer per run of contiguous bytes, one empty one if none. An
+ * all-reduce's slots lay the part out in order, their empty ones last: one transfer. */
+static tn_status
+swing_run(gen* g,
+          const uint32_t* at,
+          uint32_t part,
+          uint32_t c,
+          bool send,
+          uint32_t q,
+          uint32_t lo,
+          uint32_t n,
+          tn_op op,
+          uint32_t step,
+          tn_error* err)
+{
+    const tn_program* p = g->p;
+    if (p->coll == TN_COLL_ALL_REDUCE)
+    {
+        tn_slice a = swing_block(p, at, c, part, lo), z = swing_block(p, at, c, part, lo + n - 1);
+        tn_slice all = {a.offset, z.offset + z.length - a.offset};
+        return swing_one(g, send, q, lo, lo + n, all, op, step, c, err);
+    }
+    tn_status st = TN_OK;
+    bool sent = false;
+    uint32_t k = lo;
+    while (k < lo + n && !st)
+    {
+        tn_slice bk = swing_block(p, at, c, part, k);
+        if (bk.length == 0)
+        {
+            k++;
+            continue;
+        }
+        uint32_t first = k;
+        uint64_t end = bk.offset + bk.length;
+        for (k++; k < lo + n; k++)
+        {
+            tn_slice bj = swing_block(p, at, c, part, k);
+            if (bj.length != 0 && bj.offset != end)
+                break;
+            end += bj.length;
+        }
+        tn_slice run = {bk.offset, end - bk.offset};
+        st = swing_one(g, send, q, first, k, run, op, step, c, err);
+        sent = true;
+    }
+    if (!sent && !st)
+    {
+        tn_slice none = {swing_block(p, at, c, part, lo).offset, 0};
+        st = swing_one(g, send, q, lo, lo + n, none, op, step, c, err);
+    }
+    return st;
+}
+
+/* swing_chunk of tn-algo-swing.c for this rank, part by part: reduce-scatter steps 0..L-1,
+ * all-gather L-1..0, sends before receives in a step (a pair's order matters per direction
+ * only). */
+static tn_status
+gen_swing(gen* g, tn_error* err)
+{
+    const tn_program* p = g->p;
+    uint32_t N = p->N, L = p->sw_L;
+    if (N < 2)
+        return TN_OK;
+    uint32_t v = p->pos_of[g->r];
+    tn_status st = TN_OK;
+    for (uint32_t part = 0; part < p->sw_parts && !st; part++)
+    {
+        const uint32_t* peers = p->sw_peers + (size_t)part * L * N;
+        const uint32_t* pos = p->sw_pos + (size_t)part * N;
+        const uint32_t* at = p->sw_at + (size_t)part * N;
+        for (uint32_t c = 0; c < p->C && !st; c++)
+        {
+            g->t.n = g->u.n = g->scratch[0].n = 0;
+            uint32_t step = 0;
+            for (uint32_t s = 0; s < L && p->coll != TN_COLL_ALL_GATHER && !st; s++, step++)
+            {
+                uint32_t half = 1u << (L - 1 - s), q = peers[(size_t)s * N + v];
+                st = swing_run(g,
+                               at,
+                               part,
+                               c,
+                               true,
+                               q,
+                               pos[q] & ~(half - 1),
+                               half,
+                               TN_OP_REDUCE,
+                               step,
+                               err);
+                st = st ? st
+                        : swing_run(g,
+                                    at,
+                                    part,
+                                    c,
+                                    false,
+                                    q,
+                                    pos[v] & ~(half - 1),
+                                    half,
+                                    TN_OP_REDUCE,
+                                    step,
+                                    err);
+            }
+            for (uint32_t s = L; p->coll != TN_COLL_REDUCE_SCATTER && s-- > 0 && !st; step++)
+            {
+                uint32_t half = 1u << (L - 1 - s), q = peers[(size_t)s * N + v];
+                st = swing_run(g,
+                               at,
+                               part,
+                               c,
+                               true,
+                               q,
+                               pos[v] & ~(half - 1),
+                               half,
+                               TN_OP_COPY,
+                               step,
+                               err);
+                st = st ? st
+                        : swing_run(g,
+                                    at,
+                                    part,
+                                    c,
+                                    false,
+                                    q,
+                                    pos[q] & ~(half - 1),
+                                    half,
+                                    TN_OP_COPY,
+                                    step,
+                                    err);
+            }
+        }
+    }
+    return st;
+}
+
 /* ---- set-up ------------------------------------------------------------------------------ */
+
+/* swing: the ring order and one part; swing-torus: rank = position and 2 D parts; the layout
+ * of every part (a few words per rank and step). */
+static tn_status
+swing_init(tn_program* p, const tn_plan_request* req, tn_error* err)
+{
+    uint32_t N = p->N;
+    bool torus = p->kind == TN_GENERATOR_SWING_TORUS;
+    tn_status st = TN_OK;
+    if (torus)
+    {
+        p->order = malloc((size_t)(N ? N : 1) * sizeof(uint32_t));
+        for (uint32_t k = 0; p->order && k < N; k++)
+            p->order[k] = k;
+    }
+    else
+        st = tn_algo_ring_order(p->topo, req, N, &p->order, err);
+    if (st)
+        return st;
+    p->sw_parts = torus ? 2 * tn_topology_dim_count(p->topo) : 1;
+    while ((1u << p->sw_L) < N)
+        p->sw_L++;
+    size_t per = (size_t)(N ? N : 1);
+    p->pos_of = malloc(per * sizeof(uint32_t));
+    p->sw_peers = malloc((size_t)p->sw_parts * (p->sw_L ? p->sw_L : 1) * per * sizeof(uint32_t));
+    p->sw_pos = malloc((size_t)p->sw_parts * per * sizeof(uint32_t));
+    p->sw_at = malloc((size_t)p->sw_parts * per * sizeof(uint32_t));
+    if (!p->order || !p->pos_of || !p->sw_peers || !p->sw_pos || !p->sw_at)
+        return tn_error_set(err, TN_ENOMEM, "%s: out of memory", p->algo->name);
+    for (uint32_t k = 0; k < N; k++)
+        p->pos_of[p->order[k]] = k;
+    for (uint32_t part = 0; part < p->sw_parts && N >= 2 && !st; part++)
+        st = tn_algo_swing_layout(p->topo,
+                                  torus,
+                                  part,
+                                  N,
+                                  p->sw_peers + (size_t)part * p->sw_L * N,
+                                  p->sw_pos + (size_t)part * N,
+                                  p->sw_at + (size_t)part * N,
+                                  err);
+    return st;
+}
 
 tn_status
 tn_program_gen_init(tn_program* p, const tn_plan_request* req, tn_error* err)
@@ -967,6 +1213,12 @@ tn_program_gen_init(tn_program* p, const tn_plan_request* req, tn_error* err)
             return tn_error_set(err, TN_ENOMEM, "%s: out of memory", p->algo->name);
         for (uint32_t k = 0; k < N; k++)
             p->pos_of[p->order[k]] = k;
+    }
+    if (p->kind == TN_GENERATOR_SWING || p->kind == TN_GENERATOR_SWING_TORUS)
+    {
+        tn_status st = swing_init(p, req, err);
+        if (st)
+            return st;
     }
     if (p->kind == TN_GENERATOR_RING2D || p->kind == TN_GENERATOR_HIERARCHICAL)
     {
@@ -1008,6 +1260,9 @@ tn_program_gen_free(tn_program* p)
 {
     free(p->order);
     free(p->pos_of);
+    free(p->sw_peers);
+    free(p->sw_pos);
+    free(p->sw_at);
     for (uint32_t d = 0; d < p->D; d++)
     {
         if (p->line)
@@ -1048,6 +1303,11 @@ tn_program_max_ops(const tn_program* p)
     }
     case TN_GENERATOR_DBT:
         return 12 * C;
+    case TN_GENERATOR_SWING:
+    case TN_GENERATOR_SWING_TORUS:
+        /* per part and chunk: a send and a receive per step and phase for all-reduce; for
+         * reduce-scatter and all-gather one per run of slices, up to 2 N */
+        return (uint64_t)p->sw_parts * C * (p->coll == TN_COLL_ALL_REDUCE ? 4 * p->sw_L : 2 * N);
     case TN_GENERATOR_RING2D:
         for (uint32_t d = 0; d < p->D; d++)
             peers += p->dsize[d] - 1;
@@ -1135,6 +1395,10 @@ tn_program_gen_rank(const tn_program* p, uint32_t rank, tn_rank_program* rp, tn_
             break;
         case TN_GENERATOR_HIERARCHICAL:
             st = gen_hier(&g, err);
+            break;
+        case TN_GENERATOR_SWING:
+        case TN_GENERATOR_SWING_TORUS:
+            st = gen_swing(&g, err);
             break;
         default:
             st = tn_error_set(err, TN_EUNSUPPORTED, "%s: no generator", p->algo->name);

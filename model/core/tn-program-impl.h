@@ -36,6 +36,12 @@ extern "C"
         tn_dim_kind* dkind;
         uint32_t** line;     /* per dim: ring position -> coordinate (line order on mesh) */
         uint32_t** line_pos; /* per dim: coordinate -> ring position */
+        /* swing (one part), swing-torus (2 D parts): per part, its peers (L x N, by ring
+         * position), block slots (pos) and their inverse (at), from tn_algo_swing_layout */
+        uint32_t sw_L, sw_parts;
+        uint32_t* sw_peers;
+        uint32_t* sw_pos;
+        uint32_t* sw_at;
     };
 
     int tn_cmp_u64(const void* a, const void* b);

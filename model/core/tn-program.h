@@ -7,7 +7,7 @@
  * Contract
  * --------
  * A tn_program describes one collective request (tn_plan_request) of an algorithm that has
- * a generator: ring, ring-bidir, direct, rhd, dbt, ring2d and hierarchical
+ * a generator: ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical, swing and swing-torus
  * (its registry entry's generator, tn_algorithm.generator; tn_program_supports). MultiTree and HDRM
  * have no closed form and Themis' global schedule is not generated yet (its run-time scheduler,
  * ThemisCollective, runs ring and direct chunk-phases, which are): they stay materialised

@@ -18,6 +18,12 @@ struct tn_tune_ranking
     tn_tune_candidate* candidates;
     uint32_t count;
     uint32_t ranked;
+    /* keep_choice: the best candidate ranked on its schedule so far (its registry name and
+     * estimate; NULL when none), with its schedule and cost result */
+    const char* kept;
+    double kept_ns;
+    tn_schedule* kept_schedule;
+    tn_cost_result* kept_cost;
 };
 
 void
@@ -119,6 +125,8 @@ estimate(const tn_topology* topo,
          const tn_tune_options* o,
          double* time_ns,
          bool* generated,
+         tn_schedule** keep_schedule,
+         tn_cost_result** keep_cost,
          tn_error* err)
 {
     bool has_generator = tn_program_supports(r->algorithm);
@@ -181,17 +189,33 @@ estimate(const tn_topology* topo,
     }
     tn_cost_result* cost = NULL;
     st = tn_cost_estimate(s, topo, o->routes, o->cost, &cost, err);
-    tn_schedule_destroy(s);
     if (st == TN_OK)
     {
         *time_ns = cost->time_ns;
     }
+    if (st == TN_OK && keep_schedule)
+    {
+        *keep_schedule = s;
+        *keep_cost = cost;
+        return st;
+    }
+    tn_schedule_destroy(s);
     tn_cost_result_destroy(cost);
     return st;
 }
 
-/* Whether a goes before b: ranked before skipped, a smaller estimate first. Equal ones and
- * skipped ones keep their (registry) order: the insertion sort below is stable. */
+/* An algorithm's place in the registry. */
+static size_t
+registry_index(const char* name)
+{
+    size_t count;
+    return (size_t)(tn_algorithm_find(name) - tn_algorithms(&count));
+}
+
+/* Whether a goes before b: ranked before skipped, a smaller estimate first, equal ones in
+ * registry order (not in the order of the array: settle_top sorts again after estimating
+ * the first two on their own paths, and a tie must not depend on where they were before).
+ * Skipped ones keep their (registry) order: the insertion sort below is stable. */
 static bool
 before(const tn_tune_candidate* a, const tn_tune_candidate* b)
 {
@@ -199,7 +223,56 @@ before(const tn_tune_candidate* a, const tn_tune_candidate* b)
     {
         return b->skipped != NULL;
     }
-    return !a->skipped && a->estimate_ns < b->estimate_ns;
+    if (a->skipped || a->estimate_ns != b->estimate_ns)
+    {
+        return !a->skipped && a->estimate_ns < b->estimate_ns;
+    }
+    return registry_index(a->algorithm) < registry_index(b->algorithm);
+}
+
+/* keep_choice: candidate c was just estimated on its schedule s (cost): keep them if c goes
+ * before the one kept (estimated in any order: the ranking, then settle_top), else drop
+ * them. tn_tune_take_choice hands them out only if the kept one is the choice. */
+static void
+keep_if_best(tn_tune_ranking* ranking,
+             const tn_tune_candidate* c,
+             tn_schedule* s,
+             tn_cost_result* cost)
+{
+    tn_tune_candidate k = {ranking->kept, ranking->kept_ns, false, NULL};
+    if (ranking->kept && !before(c, &k))
+    {
+        tn_schedule_destroy(s);
+        tn_cost_result_destroy(cost);
+        return;
+    }
+    tn_schedule_destroy(ranking->kept_schedule);
+    tn_cost_result_destroy(ranking->kept_cost);
+    ranking->kept = c->algorithm;
+    ranking->kept_ns = c->estimate_ns;
+    ranking->kept_schedule = s;
+    ranking->kept_cost = cost;
+}
+
+void
+tn_tune_take_choice(tn_tune_ranking* ranking, tn_schedule** schedule, tn_cost_result** cost)
+{
+    const tn_tune_candidate* best = tn_tune_best(ranking);
+    *schedule = NULL;
+    *cost = NULL;
+    if (ranking->kept && best && !best->generated && strcmp(best->algorithm, ranking->kept) == 0)
+    {
+        *schedule = ranking->kept_schedule;
+        *cost = ranking->kept_cost;
+    }
+    else
+    {
+        tn_schedule_destroy(ranking->kept_schedule);
+        tn_cost_result_destroy(ranking->kept_cost);
+    }
+    ranking->kept = NULL;
+    ranking->kept_schedule = NULL;
+    ranking->kept_cost = NULL;
 }
 
 /* At most a dozen candidates. */
@@ -268,12 +341,26 @@ settle_top(const tn_topology* topo,
         double time_ns = again->estimate_ns;
         bool generated = true;
         tn_error e;
-        if (estimate(topo, &r, &full, &time_ns, &generated, &e) != TN_OK || generated)
+        tn_schedule* s = NULL;
+        tn_cost_result* cost = NULL;
+        if (estimate(topo,
+                     &r,
+                     &full,
+                     &time_ns,
+                     &generated,
+                     o->keep_choice ? &s : NULL,
+                     &cost,
+                     &e) != TN_OK ||
+            generated)
         {
             return; /* its programs' estimate stands (the memory guard refused the DAG) */
         }
         again->estimate_ns = time_ns;
         again->generated = false;
+        if (s)
+        {
+            keep_if_best(ranking, again, s, cost);
+        }
         sort_candidates(ranking->candidates, ranking->count);
     }
 }
@@ -289,6 +376,8 @@ tn_tune_ranking_destroy(tn_tune_ranking* ranking)
     {
         free((char*)ranking->candidates[i].skipped);
     }
+    tn_schedule_destroy(ranking->kept_schedule);
+    tn_cost_result_destroy(ranking->kept_cost);
     free(ranking->candidates);
     free(ranking);
 }
@@ -330,7 +419,20 @@ tn_tune_rank(const tn_topology* topo,
         tn_status st = tn_plan_check(topo, &r, &e);
         if (st == TN_OK)
         {
-            st = estimate(topo, &r, o, &c->estimate_ns, &c->generated, &e);
+            tn_schedule* s = NULL;
+            tn_cost_result* cost = NULL;
+            st = estimate(topo,
+                          &r,
+                          o,
+                          &c->estimate_ns,
+                          &c->generated,
+                          o->keep_choice ? &s : NULL,
+                          &cost,
+                          &e);
+            if (s)
+            {
+                keep_if_best(ranking, c, s, cost);
+            }
         }
         if (st)
         {

@@ -97,6 +97,11 @@ extern "C"
         uint64_t schedule_transfers; /**< default TN_TUNE_SCHEDULE_TRANSFERS */
         uint64_t estimate_transfers; /**< default TN_TUNE_ESTIMATE_TRANSFERS */
         uint32_t sample_ranks;       /**< tn_cost_program's max_ranks (0 = its default) */
+        /** keep the choice's schedule and cost result when it was ranked on its schedule
+         *  (tn_tune_take_choice): a caller that plans the choice next (tn-plan) need not
+         *  build and estimate it again. Costs the memory of one more schedule while ranking.
+         *  Default false. */
+        bool keep_choice;
     } tn_tune_options;
 
     /** One candidate of a ranking. */
@@ -144,6 +149,17 @@ extern "C"
     const tn_tune_candidate* tn_tune_best(const tn_tune_ranking* ranking);
     /** The second-ranked candidate, NULL when only one is ranked. */
     const tn_tune_candidate* tn_tune_runner_up(const tn_tune_ranking* ranking);
+
+    /**
+     * With options->keep_choice: hand the choice's schedule and its estimate's cost result
+     * (the caller destroys them) when the choice was ranked on its schedule, else set both
+     * NULL (ranked on its programs, or keep_choice false). The schedule is what tn_plan makes
+     * of the request with the choice's name and chunks (the tuner's candidate request), the
+     * cost result what tn_cost_estimate gives it with the ranking's cost options and routes.
+     */
+    void tn_tune_take_choice(tn_tune_ranking* ranking,
+                             tn_schedule** schedule,
+                             tn_cost_result** cost);
 
     /**
      * Write the ranking, one line per candidate, as tn-plan prints it: "  1 NAME  EST us

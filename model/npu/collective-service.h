@@ -74,8 +74,9 @@ namespace ns3
  * when its group is done with it and a scheduled one when it ends, so a long run holds only
  * the operations in flight.
  *
- * Generated collectives (attribute Program): ring, ring-bidir, direct, rhd, dbt, ring2d and
- * hierarchical have rank-local program generators (tn-program.h); a generated collective
+ * Generated collectives (attribute Program): ring, ring-bidir, direct, rhd, dbt, ring2d,
+ * hierarchical, swing and swing-torus have rank-local program generators (tn-program.h); a
+ * generated collective
  * keeps every rank's own program instead of the global DAG (Collective::SetupProgram), is
  * estimated by the per-step model (tn_cost_program) and is not verified (each generator is
  * proven equal to its verified schedule by the core's tests). "auto" (default) generates

@@ -89,7 +89,8 @@ struct CollectiveTransferRecord
  * Per-transfer state is a few words per transfer; the schedule is read-only while running.
  *
  * Generated collectives (SetupProgram): instead of a schedule, a rank-local program
- * generator (tn-program.h: ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical). Each
+ * generator (tn-program.h: ring, ring-bidir, direct, rhd, dbt, ring2d, hierarchical, swing,
+ * swing-torus). Each
  * rank's state is its own program (its sends and receives, each with the ops of its own
  * program it waits for) and a few words per op; there is no global DAG and no global
  * transfer id. The rules are those above, rank by rank: a send is posted once the ops it

@@ -43,6 +43,20 @@ test_error_message(tn_test_ctx* ctx)
     TN_CHECK(ctx, strcmp(err.message, "topo.txt:12: key 'rate'") == 0);
     TN_CHECK(ctx, strcmp(tn_status_name(TN_OK), "ok") == 0);
     TN_CHECK_EQ(ctx, tn_error_set(NULL, TN_EINVAL, "ignored"), TN_EINVAL);
+    /* quoted input with control bytes stays one line: each byte written \xNN */
+    tn_error_set(&err, TN_EPARSE, "w.txt:4: '%s': unknown", "ALL\x1dRE\nDUCE\x7f\t");
+    TN_CHECK_MSG(ctx,
+                 strcmp(err.message, "w.txt:4: 'ALL\\x1dRE\\x0aDUCE\\x7f\\x09': unknown") == 0,
+                 "got '%s'",
+                 err.message);
+    /* a message longer than the buffer: cut, terminated, no control byte and no cut escape */
+    char lot[2 * TN_ERROR_MESSAGE_SIZE];
+    memset(lot, '\n', sizeof(lot) - 1);
+    lot[sizeof(lot) - 1] = '\0';
+    tn_error_set(&err, TN_EPARSE, "x%s", lot);
+    size_t len = strlen(err.message);
+    TN_CHECK(ctx, len < TN_ERROR_MESSAGE_SIZE && len % 4 == 1);
+    TN_CHECK(ctx, strncmp(err.message + len - 4, "\\x0a", 4) == 0);
 }
 
 static void

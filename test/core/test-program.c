@@ -314,7 +314,7 @@ check_equal(tn_test_ctx* ctx,
     tn_schedule_destroy(s);
 }
 
-static const char* const flat_algos[] = {"ring", "ring-bidir", "direct", "rhd", "dbt"};
+static const char* const flat_algos[] = {"ring", "ring-bidir", "direct", "rhd", "dbt", "swing"};
 
 static const tn_collective colls[] = {TN_COLL_ALL_REDUCE,
                                       TN_COLL_REDUCE_SCATTER,
@@ -330,7 +330,15 @@ sweep_topology(tn_test_ctx* ctx, const char* spec, bool small, tally* t)
     tn_error err;
     TN_REQUIRE(ctx, tn_topology_from_spec(spec, &topo, &err) == TN_OK);
     uint32_t N = tn_topology_npu_count(topo);
-    const char* algos[] = {"ring", "ring-bidir", "direct", "rhd", "dbt", "ring2d", "hierarchical"};
+    const char* algos[] = {"ring",
+                           "ring-bidir",
+                           "direct",
+                           "rhd",
+                           "dbt",
+                           "ring2d",
+                           "hierarchical",
+                           "swing",
+                           "swing-torus"};
     for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++)
     {
         const tn_algorithm* al = tn_algorithm_find(algos[a]);
@@ -371,7 +379,7 @@ sweep_specs(tn_test_ctx* ctx,
     {
         /* a subset of ranks without a topology (flat algorithms) */
         for (size_t a = 0; a < sizeof(flat_algos) / sizeof(flat_algos[0]); a++)
-            for (uint32_t n = 1; n <= 9; n += 2)
+            for (uint32_t n = 1; n <= 9; n++)
                 check_equal(ctx, NULL, flat_algos[a], TN_COLL_ALL_REDUCE, n, 1000 * n + 1, 2, &t);
     }
     TN_CHECK_MSG(ctx, t.cases > min_cases, "only %u cases compared", t.cases);
@@ -394,6 +402,9 @@ test_small_topologies(tn_test_ctx* ctx)
                            "fattree:k=4",
                            "bigraph:4x4",
                            "ring:7",
+                           "ring:8",
+                           "torus:4x2x2",
+                           "torus:8x4",
                            "fc:5",
                            "hier:ring4@200Gbps+switch3@100Gbps",
                            "hier:switch4@400Gbps+ring2@100Gbps+fc3@300Gbps"};
@@ -404,6 +415,7 @@ static void
 test_large_topologies(tn_test_ctx* ctx)
 {
     const char* specs[] = {"torus:16x16",
+                           "ring:64",
                            "mesh:12x10",
                            "switch:200",
                            "fattree:k=8",

@@ -4,7 +4,9 @@
  * Tests of routes computed from a topology's shape (tn-shape.h): on small instances of
  * every generated kind, every (node, destination) pair has the distance, the next hops
  * (both orders) and the path count of the BFS tables; shapes are dropped where they would
- * be wrong (a cable added, NPU transit forbidden on a grid, a destination list).
+ * be wrong (a cable added, NPU transit forbidden on a grid, a destination list). Nodes with
+ * many ports find their hops to a neighbour through an index: the next hops are every
+ * shortest hop a scan of the ports finds, in port order.
  */
 #include "tn-test.h"
 
@@ -168,9 +170,154 @@ test_fallbacks(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* The next hops a scan of node v's ports gives toward NPU node d (tn-routing.h's rule:
+ * every hop one closer that enters an NPU only if it transits or is d; in dimension order
+ * only the lowest dim among them, -1 when none has a dim). */
+static uint32_t
+scan_hops(const tn_routes* r, uint32_t v, uint32_t d, tn_route_order order, uint32_t* out)
+{
+    const tn_topology* t = tn_routes_topology(r);
+    uint32_t dv = tn_routes_distance(r, v, d);
+    if (dv == 0 || dv == TN_ROUTES_UNREACHABLE)
+    {
+        return 0;
+    }
+    uint32_t deg, n = 0;
+    const uint32_t* outl = tn_topology_out_links(t, v, &deg);
+    int lowest = -1;
+    for (uint32_t p = 0; p < deg; p++)
+    {
+        const tn_link* l = tn_topology_link(t, outl[p]);
+        bool transit = l->dst == d || tn_routes_npus_forward(r) ||
+                       tn_topology_node_kind(t, l->dst) == TN_NODE_SWITCH;
+        if (transit && tn_routes_distance(r, l->dst, d) == dv - 1)
+        {
+            out[n++] = outl[p];
+            if (l->dim >= 0 && (lowest < 0 || l->dim < lowest))
+            {
+                lowest = l->dim;
+            }
+        }
+    }
+    if (order != TN_ROUTE_DIMENSION_ORDER)
+    {
+        return n;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        if (tn_topology_link(t, out[i])->dim == lowest)
+        {
+            out[kept++] = out[i];
+        }
+    }
+    return kept;
+}
+
+/* Every (node, NPU) pair's next hops equal the scan's, in both orders and both route kinds;
+ * *wide counts the pairs one hop apart from a node with more than 16 ports (indexed). */
+static void
+check_every_hop(tn_test_ctx* ctx, const tn_topology* t, uint32_t* wide)
+{
+    uint32_t nodes = tn_topology_node_count(t);
+    uint32_t* a = malloc(sizeof(*a) * (nodes + 1) * 8);
+    uint32_t* b = a + (nodes + 1) * 4;
+    uint32_t bad = 0;
+    *wide = 0;
+    for (int k = 0; k < 4; k++)
+    {
+        tn_routes_options opt;
+        memset(&opt, 0, sizeof(opt));
+        opt.order = k % 2 ? TN_ROUTE_DIMENSION_ORDER : TN_ROUTE_SHORTEST;
+        opt.force_tables = k >= 2;
+        tn_routes* r = NULL;
+        tn_error err;
+        TN_REQUIRE_MSG(ctx, tn_routes_create(t, &opt, &r, &err) == TN_OK, "%s", err.message);
+        for (uint32_t rank = 0; rank < tn_topology_npu_count(t); rank++)
+        {
+            uint32_t d = tn_topology_npu_node(t, rank);
+            for (uint32_t v = 0; v < nodes; v++)
+            {
+                uint32_t deg;
+                tn_topology_out_links(t, v, &deg);
+                *wide += deg > 16 && tn_routes_distance(r, v, d) == 1;
+                uint32_t na = tn_routes_next_hops(r, v, d, a, nodes * 4);
+                uint32_t nb = scan_hops(r, v, d, opt.order, b);
+                if (na != nb || memcmp(a, b, sizeof(*a) * nb) != 0)
+                {
+                    if (bad++ == 0)
+                    {
+                        TN_CHECK_MSG(ctx,
+                                     0,
+                                     "%s (%s, %s): node %u to %u: %u next hops, the scan %u",
+                                     tn_topology_name(t),
+                                     tn_route_order_name(opt.order),
+                                     k >= 2 ? "tables" : "computed",
+                                     v,
+                                     d,
+                                     na,
+                                     nb);
+                    }
+                }
+            }
+        }
+        tn_routes_destroy(r);
+    }
+    TN_CHECK_EQ(ctx, bad, 0);
+    free(a);
+}
+
+static void
+test_wide_nodes(tn_test_ctx* ctx)
+{
+    static const char* specs[] = {"fc:40",
+                                  "hier:fc18@170Gbps+ring2@100Gbps",
+                                  "switch:24",
+                                  "bigraph:2x20"};
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        tn_error err;
+        tn_topology* t = NULL;
+        TN_REQUIRE_MSG(ctx,
+                       tn_topology_from_spec(specs[i], &t, &err) == TN_OK,
+                       "%s: %s",
+                       specs[i],
+                       err.message);
+        uint32_t wide = 0;
+        check_every_hop(ctx, t, &wide);
+        TN_CHECK_MSG(ctx, wide > 0, "%s: no wide node", specs[i]);
+        tn_topology_destroy(t);
+    }
+    /* a hand-built graph whose wide nodes list their neighbours out of order, some twice:
+     * a switch cabled to 24 NPUs from the last to the first, every third one twice, and
+     * NPU 0 cabled to every other NPU in the same order */
+    tn_topology* t = NULL;
+    tn_error err;
+    uint32_t first = 0, sw = 0;
+    TN_REQUIRE(ctx, tn_topology_create(&t, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_topology_add_nodes(t, TN_NODE_NPU, 24, &first, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_topology_add_node(t, TN_NODE_SWITCH, &sw, &err) == TN_OK);
+    for (uint32_t k = 24; k-- > 0;)
+    {
+        for (uint32_t c = 0; c < (k % 3 == 0 ? 2u : 1u); c++)
+        {
+            TN_REQUIRE(ctx, tn_topology_add_link(t, sw, k, 1000, 1, -1, NULL, NULL, &err) == TN_OK);
+        }
+        if (k > 0)
+        {
+            TN_REQUIRE(ctx, tn_topology_add_link(t, 0, k, 1000, 1, -1, NULL, NULL, &err) == TN_OK);
+        }
+    }
+    uint32_t wide = 0;
+    check_every_hop(ctx, t, &wide);
+    TN_CHECK(ctx, wide > 0);
+    tn_topology_destroy(t);
+}
+
 void
 tn_suite_routing_shape(tn_test_suite* suite)
 {
     tn_test_add(suite, "every-kind", test_every_kind);
     tn_test_add(suite, "fallbacks", test_fallbacks);
+    tn_test_add(suite, "wide-nodes", test_wide_nodes);
 }

@@ -101,6 +101,10 @@ test_errors(tn_test_ctx* ctx)
         {"HYBRID_CUSTOMIZED model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 2",
          "1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 0 SIDEWAYS\n",
          "w.txt:3: field 13 (policy) 'SIDEWAYS': unknown layer policy"},
+        /* a control byte inside a field (the fuzz's mutation): quoted as text, one line */
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 2",
+         "1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE\x1d_DP_EP 0 0\n",
+         "w.txt:3: field 10 (wg_comm_type) 'ALLREDUCE\\x1d_DP_EP': unknown comm type"},
     };
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

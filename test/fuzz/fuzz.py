@@ -636,6 +636,18 @@ def more_example_cases(rng, run, progs, scale):
                 db=db)
         run.run([t, "--topology=switch:8", "--simai=" + simai, "--db=" + db], invalid=True,
                 db=db, expect="all_gpus")
+        # a control byte in a field (seed 71's round): quoted \xNN in the one error line,
+        # which it split before (0x1d ends a line for Python's splitlines and some terminals)
+        ctl = run.write("ti-simai-ctl.txt",
+                        SIMAI_WORKLOAD.replace("ALLREDUCE_DP_EP", "ALLREDUCE\x1dDP_EP"))
+        run.run([t, "--topology=switch:4", "--simai=" + ctl, "--db=" + db], invalid=True, db=db,
+                expect=r"ti-simai-ctl\.txt:4: field 10 \(wg_comm_type\) 'ALLREDUCE\\x1dDP_EP'")
+        # a run the recorder stops (here a stall at once): one error line naming it, the last
+        # thing printed, no later engine (--workload runs two); it printed none before
+        stall = ["--ns3::StatsRecorder::StallTimeout=1ns", "--ns3::StatsRecorder::SampleInterval=1ns"]
+        for given in ["--simai=" + simai, "--workload=" + wl]:
+            run.run([t, "--topology=switch:4", given, "--db=" + db] + stall, invalid=True, db=db,
+                    expect="^training-iteration: stalled: ")
         for k in range(10 * scale):
             path = run.write("ti-simai-mut-%d.txt" % k, mutate_text(rng, SIMAI_WORKLOAD))
             run.run([t, "--topology=switch:4", "--simai=" + path, "--db=" + db],
@@ -805,6 +817,7 @@ def main():
         examples = os.path.abspath(args.examples) if args.examples else ""
         promises.sampling_cases(more, run, examples, WORKLOAD, args.scale)
         promises.example_signal_cases(more, run, examples, args.example_signals, check_db)
+        promises.late_signal_cases(run, examples, check_db)
         report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "utils",
                               "training-net-report")
         source = os.path.join(tmp, "report-src.db")

@@ -6,7 +6,10 @@
   gone on too long); with a simulated time limit below the run's length it must end with one
   error line naming the limit and the run 'error';
 - signals to the example programs (not only the runner): SIGINT exits 130, SIGTERM 143, with
-  "interrupted" as the last line and the run 'aborted';
+  "interrupted" as the last line and the run 'aborted' (or, for a signal that comes after the
+  run is recorded, the run as recorded and "interrupted after run N was recorded"); the
+  quickstart interrupted just after it printed that its run is recorded (seed 71's round:
+  killed by the signal, not exit 130);
 - the report's inputs: a results database with text in numeric columns, sweeps that are not
   text, params_json that is not an object and no queueing must be drawn (exit 0) with a warning
   naming each row and column it cannot read; a WAL database on a read-only mount is read;
@@ -156,11 +159,57 @@ def example_signal_cases(rng, run, folder, tries, check_db):
         if problem is None and not (lines and lines[-1].startswith(name + ": interrupted")):
             problem = "the last line is %r, not '%s: interrupted ...'" % (
                 lines[-1] if lines else "", name)
-        if problem is None and "aborted" not in last_statuses(db, 1):
-            problem = "the run is %s, not aborted" % last_statuses(db, 1)
+        late = lines and re.match(re.escape(name) + r": interrupted after run \d+ was recorded "
+                                  r"\(ok\)$", lines[-1])
+        if problem is None and last_statuses(db, 1) != (["ok"] if late else ["aborted"]):
+            problem = "the run is %s, not %s" % (last_statuses(db, 1), "ok" if late else "aborted")
         if problem:
             run.failures.append("%s: %s (output: %s)" % (
                 what, problem, text.strip().replace("\n", " | ")[-300:]))
+
+
+def late_signal_cases(run, folder, check_db, tries=4):
+    """The quickstart interrupted as soon as it prints that its run is recorded: the run stays
+    'ok' and the program exits 130 with one last line saying so (or 0 if it was gone first);
+    never killed by the signal."""
+    name = "training-net-quickstart"
+    path = os.path.join(folder, name) if folder else ""
+    if not (path and os.access(path, os.X_OK)):
+        print("SKIP late signals: no %s here" % name)
+        return
+    for k in range(tries):
+        db = os.path.join(run.tmp, "late-signal-%d.db" % k)
+        run.runs += 1
+        p = subprocess.Popen([path, "--topology=ring:4", "--bytes=4KiB", "--db=" + db],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True)
+        out = b""
+        for raw in p.stdout:
+            out += raw
+            if raw.startswith(b"run ") and b" recorded in " in raw:
+                try:
+                    os.kill(p.pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+                break
+        try:
+            rest, _ = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            rest, _ = p.communicate()
+        text = (out + rest).decode("utf-8", "replace")
+        lines = [l for l in text.splitlines() if l.strip()]
+        problem = check_db(db)
+        want = r"%s: interrupted after run \d+ was recorded \(ok\)$" % name
+        if problem is None and p.returncode not in (0, 130):
+            problem = "exit %d, expected 130 (or 0: it had ended)" % p.returncode
+        elif problem is None and p.returncode == 130 and not (lines and re.match(want, lines[-1])):
+            problem = "the last line is %r" % (lines[-1] if lines else "")
+        if problem is None and last_statuses(db, 1) != ["ok"]:
+            problem = "the run is %s, not ok" % last_statuses(db, 1)
+        if problem:
+            run.failures.append("%s, SIGINT after its run was recorded: %s (output: %s)" % (
+                name, problem, text.strip().replace("\n", " | ")[-300:]))
 
 
 NUMERIC = {
