@@ -5,8 +5,8 @@
  * view cc_per_control), checked against the NICs' own counters and the controls' invariants:
  * every CNP sent by a receiver is received by its sender, DCQCN cuts a rate at most once per
  * notification, no ECN mark means no event at all, HPCC moves its windows and sends no CNP,
- * the samples add up to the queue pairs' totals, a flow-level run writes none, and the same
- * seed gives the same rows.
+ * the samples add up to the queue pairs' totals, without a control only the marks are
+ * counted, a flow-level run writes none, and the same seed gives the same rows.
  */
 #include "roce-test-util.h"
 
@@ -338,6 +338,38 @@ class StatsCcHpccTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * Without a congestion control the switches still mark: the CE marks and their echoes are
+ * counted, and nothing reacts (no CNP, no rate change, no window).
+ */
+class StatsCcNoneTestCase : public TestCase
+{
+  public:
+    StatsCcNoneTestCase()
+        : TestCase("stats-cc: without a control the marks arrive and nothing reacts")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        CcSetup setup;
+        setup.cc = "none";
+        const CcRun run = RunCc(CreateTempDirFilename("stats-cc-none.db"), setup);
+        NS_TEST_ASSERT_MSG_EQ(run.error, "", "the run");
+        NS_TEST_ASSERT_MSG_EQ(run.qpTotals.size(), size_t(ROWS + 1), "cc_qp sums");
+        NS_TEST_EXPECT_MSG_EQ(run.qpsWithControl, 0u, "no queue pair has a control");
+        NS_TEST_EXPECT_MSG_GT(run.qpTotals[CE_RECEIVED], 0, "the switches mark");
+        NS_TEST_EXPECT_MSG_EQ(run.qpTotals[ECN_ECHOES], int64_t(run.ecnEchoes), "ECN echoes");
+        for (int t : {CNPS_SENT, CNPS_RECEIVED, RATE_CUTS, RATE_RAISES, WINDOW_UPDATES})
+        {
+            NS_TEST_EXPECT_MSG_EQ(run.qpTotals[t], 0, "column " << t << ": nothing reacts");
+        }
+        NS_TEST_EXPECT_MSG_EQ(run.controls, "none", "the control named");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * No row where there is nothing to count or nothing asked: a flow-level run (FlowNic: no
  * packets, no control) and a packet-level one with CcEvents false.
  */
@@ -379,6 +411,7 @@ class StatsCcTestSuite : public TestSuite
         AddTestCase(new StatsCcDcqcnTestCase, TestCase::QUICK);
         AddTestCase(new StatsCcNoMarksTestCase, TestCase::QUICK);
         AddTestCase(new StatsCcHpccTestCase, TestCase::QUICK);
+        AddTestCase(new StatsCcNoneTestCase, TestCase::QUICK);
         AddTestCase(new StatsCcNoRowsTestCase, TestCase::QUICK);
     }
 };

@@ -27,8 +27,9 @@ class RdmaNic;
  *
  * Rows: per NIC and sampling interval, the counts of the interval (table cc_sample; an
  * interval with none is not written), and at the run's end one row per queue pair that had an
- * event, with its totals, lowest and last rate and last window (table cc_qp). A NIC without a
- * congestion control, and a flow-level run (FlowNic: no packets, no control), write none.
+ * event, with its totals, lowest and last rate and last window (table cc_qp). A flow-level run
+ * (FlowNic: no packets, no control) writes none; under CongestionControl none the CE marks and
+ * their echoes still arrive and are counted, and nothing else happens.
  */
 class RdmaCcProbe : public StatsProbe
 {
