@@ -115,7 +115,7 @@ def main():
          "--schedulers=fixed,themis-scf"])
     # congestion controls side by side on the example's oversubscribed leaf-spine
     run([os.path.join(examples, "cc-comparison"), f"--db={db}", "--cc=dcqcn,hpcc,none",
-         "--bytes=256KiB"])
+         "--bytes=1MiB"])
     queries = cookbook_queries(doc)
     failures = []
     if len(queries) < 10:
