@@ -734,18 +734,6 @@ StatsRecorder::WriteFlow(const tn_db_flow& row)
 }
 
 void
-StatsRecorder::WritePfcEvent(const tn_db_pfc_event& row)
-{
-    Add(tn_db_add_pfc_event, row);
-}
-
-void
-StatsRecorder::WriteDrop(const tn_db_drop& row)
-{
-    Add(tn_db_add_drop, row);
-}
-
-void
 StatsRecorder::WriteTransfer(const tn_db_transfer& row)
 {
     ++m_progress;
@@ -783,24 +771,6 @@ StatsRecorder::GetJobOfNode(uint32_t node) const
 {
     auto it = m_jobOfNode.find(node);
     return it == m_jobOfNode.end() ? 0 : it->second;
-}
-
-void
-StatsRecorder::WriteJob(const tn_db_job& row)
-{
-    Add(tn_db_add_job, row);
-}
-
-void
-StatsRecorder::WriteJobPort(const tn_db_job_port& row)
-{
-    Add(tn_db_add_job_port, row);
-}
-
-void
-StatsRecorder::WriteLlmRank(const tn_db_llm_rank& row)
-{
-    Add(tn_db_add_llm_rank, row);
 }
 
 std::string

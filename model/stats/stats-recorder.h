@@ -365,10 +365,18 @@ class StatsRecorder : public Object
 
     /** \param row a flow row */
     void WriteFlow(const tn_db_flow& row);
+
     /** \param row a PFC event row */
-    void WritePfcEvent(const tn_db_pfc_event& row);
+    void WritePfcEvent(const tn_db_pfc_event& row)
+    {
+        Add(tn_db_add_pfc_event, row);
+    }
+
     /** \param row a drop row */
-    void WriteDrop(const tn_db_drop& row);
+    void WriteDrop(const tn_db_drop& row)
+    {
+        Add(tn_db_add_drop, row);
+    }
 
     /**
      * Add one row of any table through `add` (a tn_db_add_* function) unless a write failed
@@ -391,8 +399,13 @@ class StatsRecorder : public Object
     void WriteLayer(const tn_db_layer& row);
     /** \param row an iteration row */
     void WriteIteration(const tn_db_iteration& row);
+
     /** \param row which NPU holds which rank of a generated LLM program */
-    void WriteLlmRank(const tn_db_llm_rank& row);
+    void WriteLlmRank(const tn_db_llm_rank& row)
+    {
+        Add(tn_db_add_llm_rank, row);
+    }
+
     /**
      * Several jobs on one fabric: the rows of NPU `node` (iterations, layers, the transfers it
      * sends, the collectives whose first member it is) name job `job`; jobs hold disjoint NPUs.
@@ -401,10 +414,19 @@ class StatsRecorder : public Object
     void SetJobOfNode(uint32_t node, uint32_t job);
     /** \param node a topology node \return its job (SetJobOfNode), 0 for none */
     uint32_t GetJobOfNode(uint32_t node) const;
+
     /** \param row a job of the run */
-    void WriteJob(const tn_db_job& row);
+    void WriteJob(const tn_db_job& row)
+    {
+        Add(tn_db_add_job, row);
+    }
+
     /** \param row a port a job's traffic may cross */
-    void WriteJobPort(const tn_db_job_port& row);
+    void WriteJobPort(const tn_db_job_port& row)
+    {
+        Add(tn_db_add_job_port, row);
+    }
+
     /**
      * Fill a collective row's algbw and busbw (nccl-tests convention) and write it.
      * \param row the row \param kind the collective
