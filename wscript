@@ -203,12 +203,14 @@ npu_headers = [
 ]
 
 stats_sources = [
+    'model/stats/cc-probe.cc',
     'model/stats/network-probes.cc',
     'model/stats/npu-probes.cc',
     'model/stats/stats-probe.cc',
     'model/stats/stats-recorder.cc',
 ]
 stats_headers = [
+    'model/stats/cc-probe.h',
     'model/stats/network-probes.h',
     'model/stats/npu-probes.h',
     'model/stats/stats-probe.h',
@@ -348,6 +350,7 @@ test_sources = [
     'test/roce-pfc-test-suite.cc',
     'test/roce-switch-test-suite.cc',
     'test/scenario-test-suite.cc',
+    'test/stats-cc-test-suite.cc',
     'test/stats-finish-test-suite.cc',
     'test/stats-test-suite.cc',
     'test/study-collective-test-suite.cc',

@@ -9,10 +9,11 @@
  *
  * One line per congestion control: collective time, median and 99th-percentile FCT slowdown of
  * its messages (FCT over the FCT of the message alone in the fabric), the largest queue any port
- * held at a sample (StatsRecorder interval), and the time ports spent paused by PFC (all ports
- * and priorities together). Each run is appended to the results database (--db, default
- * results.db) with the congestion control in its parameters; training-net-report draws them
- * side by side.
+ * held at a sample (StatsRecorder interval), the time ports spent paused by PFC (all ports
+ * and priorities together), the CNPs the senders received and the rate cuts of their queue
+ * pairs (the tables cc_qp and cc_sample hold these per queue pair and over time). Each run is
+ * appended to the results database (--db, default results.db) with the congestion control in
+ * its parameters; training-net-report draws them side by side.
  */
 #include "ns3/collective-helper.h"
 #include "ns3/program-options.h"
@@ -43,6 +44,8 @@ struct CcFigures
     double p99{0};       //!< 99th-percentile FCT slowdown
     double peakQueue{0}; //!< largest sampled port queue (bytes)
     double pausedUs{0};  //!< time ports were paused (us, summed)
+    double cnps{0};      //!< CNPs received by the senders (table cc_qp)
+    double rateCuts{0};  //!< rate cuts of the queue pairs (table cc_qp)
     bool ok{false};      //!< the queries ran
 };
 
@@ -90,6 +93,14 @@ Figures(tn_db* tdb, int64_t run)
     f.pausedUs = QueryNumber(db,
                              "SELECT COALESCE(SUM(paused_ns), 0) / 1e3 FROM port_sample "
                              "WHERE run_id = ?1",
+                             run,
+                             &f.ok);
+    f.cnps = QueryNumber(db,
+                         "SELECT COALESCE(SUM(cnps_received), 0) FROM cc_qp WHERE run_id = ?1",
+                         run,
+                         &f.ok);
+    f.rateCuts = QueryNumber(db,
+                             "SELECT COALESCE(SUM(rate_cuts), 0) FROM cc_qp WHERE run_id = ?1",
                              run,
                              &f.ok);
     return f;
@@ -181,13 +192,15 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(bytes),
                 spec.c_str(),
                 tn_topology_npu_count(topo));
-    std::printf("%-10s %14s %10s %10s %14s %12s\n",
+    std::printf("%-10s %14s %10s %10s %14s %12s %8s %10s\n",
                 "cc",
                 "collective us",
                 "FCT p50",
                 "FCT p99",
                 "peak queue KB",
-                "paused us");
+                "paused us",
+                "CNPs",
+                "rate cuts");
     int status = 0;
     // the first run that did not go as planned, and how many did not: one error line at the
     // end, after the table (a row's "NOT AS PLANNED" is on stdout)
@@ -243,13 +256,15 @@ main(int argc, char* argv[])
             break;
         }
         const CcFigures f = Figures(db, run);
-        std::printf("%-10s %14.1f %10.3f %10.3f %14.1f %12.1f%s%s\n",
+        std::printf("%-10s %14.1f %10.3f %10.3f %14.1f %12.1f %8.0f %10.0f%s%s\n",
                     cc.c_str(),
                     us,
                     f.p50,
                     f.p99,
                     f.peakQueue / 1e3,
                     f.pausedUs,
+                    f.cnps,
+                    f.rateCuts,
                     result.empty() ? "" : "  NOT AS PLANNED: ",
                     result.c_str());
         status |= result.empty() && f.ok ? 0 : 1;

@@ -6,7 +6,8 @@ Fills a scratch database with the examples' runs (a collective on a torus, algor
 side, a training iteration, an LLM training iteration, Themis at run time against the fixed
 order), then runs every
 ``.. code-block:: sql`` of the cookbook section: each must run without an SQL error and return
-at least one row. The section must hold at least ten queries (issue 7).
+at least one row. The section must hold at least ten queries (issue 7). The congestion-control
+rows of the cc-comparison runs must also hold the controls' invariants (cc_invariants).
 
 usage: query-cookbook-test.py DOC.rst EXAMPLES_DIR WORKLOAD SCRATCH_DIR
 """
@@ -51,6 +52,43 @@ def run(cmd, cwd=None):
         sys.exit(f"{' '.join(cmd)}: exit {done.returncode}\n{done.stderr}")
 
 
+def cc_invariants(sql):
+    """The congestion-control rows of the cc-comparison runs hold what the controls promise:
+    every CNP DCQCN's receivers sent reached its sender, and a DCQCN queue pair cuts its rate
+    at most once per CNP; HPCC sends no CNP and moves its windows; under none the marks arrive
+    but nothing reacts (no CNP, no rate cut, no window)."""
+    failures = []
+    per_cc = {}
+    for cc, sent, received, cuts, windows, rows in sql.execute(
+            "SELECT json_extract(r.params_json, '$.cc'), sum(q.cnps_sent),"
+            " sum(q.cnps_received), sum(q.rate_cuts), sum(q.window_updates), count(q.qpn)"
+            " FROM run r LEFT JOIN cc_qp q USING (run_id) WHERE r.name = 'cc-comparison'"
+            " GROUP BY r.run_id"):
+        per_cc[cc] = (sent or 0, received or 0, cuts or 0, windows or 0, rows)
+    if sorted(per_cc) != ["dcqcn", "hpcc", "none"]:
+        return [f"cc-comparison runs: {sorted(per_cc)}, expected dcqcn, hpcc and none"]
+    sent, received, cuts, _, _ = per_cc["dcqcn"]
+    if sent != received:
+        failures.append(f"dcqcn: {sent} CNPs sent, {received} received")
+    over = sql.execute("SELECT count(*) FROM cc_qp WHERE control = 'dcqcn'"
+                       " AND rate_cuts > cnps_received").fetchone()[0]
+    if over:
+        failures.append(f"dcqcn: {over} queue pairs cut their rate more often than told")
+    sent, received, _, windows, rows = per_cc["hpcc"]
+    if sent or received or windows <= rows:
+        failures.append(f"hpcc: {sent}/{received} CNPs, {windows} window updates of {rows} QPs")
+    if any(per_cc["none"][:4]):
+        failures.append(f"none: CNPs sent/received, rate cuts, windows {per_cc['none'][:4]}")
+    mismatch = sql.execute(
+        "SELECT count(*) FROM (SELECT run_id, sum(cnps_sent) AS s, sum(rate_cuts) AS c"
+        " FROM cc_sample GROUP BY run_id) a JOIN (SELECT run_id, sum(cnps_sent) AS s,"
+        " sum(rate_cuts) AS c FROM cc_qp GROUP BY run_id) b USING (run_id)"
+        " WHERE a.s != b.s OR a.c != b.c").fetchone()[0]
+    if mismatch:
+        failures.append(f"cc_sample and cc_qp disagree on CNPs or rate cuts in {mismatch} runs")
+    return failures
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
@@ -75,6 +113,9 @@ def main():
     run([os.path.join(examples, "themis-comparison"), f"--db={db}",
          "--topology=hier:switch2@800Gbps+switch2@400Gbps", "--bytes=256KiB", "--chunks=4",
          "--schedulers=fixed,themis-scf"])
+    # congestion controls side by side on the example's oversubscribed leaf-spine
+    run([os.path.join(examples, "cc-comparison"), f"--db={db}", "--cc=dcqcn,hpcc,none",
+         "--bytes=1MiB"])
     queries = cookbook_queries(doc)
     failures = []
     if len(queries) < 10:
@@ -90,6 +131,7 @@ def main():
             failures.append(f"{question}\n  no rows")
         else:
             print(f"ok ({len(rows)} rows): {question}")
+    failures += cc_invariants(sql)
     if sql.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
         failures.append("integrity_check failed")
     for f in failures:

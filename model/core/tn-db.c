@@ -71,6 +71,39 @@ static const char* const SCHEMA_1 =
     " tx_bytes INTEGER,"                                                                           \
     " PRIMARY KEY (run_id, job_id, node_id, port));"
 
+/* The tables added by schema 10: congestion-control events, counted per NIC and sampling
+ * interval (cc_sample) and per queue pair over the run (cc_qp). */
+#define SCHEMA_10_TABLES                                                                           \
+    "CREATE TABLE IF NOT EXISTS cc_sample ("                                                       \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " time_ns INTEGER NOT NULL, interval_ns INTEGER NOT NULL, node_id INTEGER NOT NULL,"           \
+    " cnps_sent INTEGER NOT NULL, cnps_received INTEGER NOT NULL,"                                 \
+    " ce_received INTEGER NOT NULL, ecn_echoes INTEGER NOT NULL,"                                  \
+    " rate_cuts INTEGER NOT NULL, rate_raises INTEGER NOT NULL,"                                   \
+    " window_updates INTEGER NOT NULL, min_rate_bps REAL);"                                        \
+    "CREATE TABLE IF NOT EXISTS cc_qp ("                                                           \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " node_id INTEGER NOT NULL, qpn INTEGER NOT NULL, peer_node INTEGER NOT NULL,"                 \
+    " priority INTEGER NOT NULL, lane INTEGER NOT NULL, control TEXT NOT NULL,"                    \
+    " line_rate_bps INTEGER NOT NULL,"                                                             \
+    " cnps_sent INTEGER NOT NULL, cnps_received INTEGER NOT NULL,"                                 \
+    " ce_received INTEGER NOT NULL, ecn_echoes INTEGER NOT NULL,"                                  \
+    " rate_cuts INTEGER NOT NULL, rate_raises INTEGER NOT NULL,"                                   \
+    " window_updates INTEGER NOT NULL,"                                                            \
+    " min_rate_bps REAL, final_rate_bps REAL, final_window_bytes INTEGER,"                         \
+    " PRIMARY KEY (run_id, node_id, qpn));"
+
+/* The view added by schema 10: a run's congestion-control events per control, so that
+ * comparing controls (one run each) is one query. */
+#define SCHEMA_10_VIEWS                                                                            \
+    "CREATE VIEW IF NOT EXISTS cc_per_control AS"                                                  \
+    " SELECT run_id, control, count(*) AS qps, sum(cnps_sent) AS cnps_sent,"                       \
+    "  sum(cnps_received) AS cnps_received, sum(ce_received) AS ce_received,"                      \
+    "  sum(ecn_echoes) AS ecn_echoes, sum(rate_cuts) AS rate_cuts,"                                \
+    "  sum(rate_raises) AS rate_raises, sum(window_updates) AS window_updates,"                    \
+    "  min(min_rate_bps) AS min_rate_bps"                                                          \
+    " FROM cc_qp GROUP BY run_id, control;"
+
 /* The views added by schema 8. A job's iteration spans its NPUs: from the first start to the
  * last end of that iteration among them. */
 #define SCHEMA_8_VIEWS                                                                             \
@@ -204,7 +237,7 @@ static const char* const SCHEMA_2_TABLES =
     " name TEXT, phase TEXT, start_ns INTEGER NOT NULL, end_ns INTEGER,"
     " compute_ns INTEGER, exposed_comm_ns INTEGER, job_id INTEGER,"
     " PRIMARY KEY (run_id, iteration, layer, node_id, phase));" SCHEMA_5_TABLES SCHEMA_6_TABLES
-        SCHEMA_8_TABLES;
+        SCHEMA_8_TABLES SCHEMA_10_TABLES;
 
 /* The views of schema 2 (kept apart: check_tables compares tables only). */
 static const char* const SCHEMA_2_VIEWS =
@@ -264,7 +297,7 @@ static const char* const SCHEMA_2_VIEWS =
     "  min(CASE WHEN k >= (n * 90 + 99) / 100 THEN slowdown END) AS p90,"
     "  min(CASE WHEN k >= (n * 99 + 99) / 100 THEN slowdown END) AS p99,"
     "  max(slowdown) AS max_slowdown, avg(slowdown) AS mean_slowdown"
-    " FROM r GROUP BY run_id, bucket;" SCHEMA_8_VIEWS;
+    " FROM r GROUP BY run_id, bucket;" SCHEMA_8_VIEWS SCHEMA_10_VIEWS;
 
 /* ---- buffered rows ----------------------------------------------------------------------- */
 
@@ -284,6 +317,8 @@ enum
     T_DEADLOCK,
     T_JOB,
     T_JOB_PORT,
+    T_CC_SAMPLE,
+    T_CC_QP,
     T_COUNT
 };
 
@@ -309,6 +344,8 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO deadlock VALUES (?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO job VALUES (?,?,?,?,?,?,?)",
     "INSERT INTO job_port VALUES (?,?,?,?,?)",
+    "INSERT INTO cc_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO cc_qp VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 static const char* const TABLES[T_COUNT] = {"node",
@@ -324,7 +361,9 @@ static const char* const TABLES[T_COUNT] = {"node",
                                             "llm_rank",
                                             "deadlock",
                                             "job",
-                                            "job_port"};
+                                            "job_port",
+                                            "cc_sample",
+                                            "cc_qp"};
 
 enum
 {
@@ -537,7 +576,7 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version >= 1 && version <= 8 && rows == 1)
+    if (version >= 1 && version <= 9 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables (of this schema);
          * schema 2's run had no error text; schema 3's collective had no tuner columns and
@@ -557,7 +596,7 @@ check_schema_version(tn_db* db, tn_error* err)
         /* schema 4's collective had no parallelism and its iteration no breakdown; schema 5
          * adds llm_rank and the views over them; schema 7 the collective's protocol and
          * channels (the nccl family); schema 8 the job of every iteration, layer, collective
-         * and transfer row, and the job tables */
+         * and transfer row, and the job tables; schema 10 the congestion-control tables */
         static const char* const added[][2] = {{"collective", "parallelism TEXT"},
                                                {"iteration", "bubble_ns INTEGER"},
                                                {"iteration", "exposed_tp_ns INTEGER"},
@@ -574,7 +613,8 @@ check_schema_version(tn_db* db, tn_error* err)
             status = add_column(db, added[i][0], added[i][1], err);
         if (!status && version >= 2)
             status = exec(db,
-                          "DROP VIEW IF EXISTS collective_summary;" SCHEMA_5_TABLES SCHEMA_8_TABLES,
+                          "DROP VIEW IF EXISTS collective_summary;" SCHEMA_5_TABLES SCHEMA_8_TABLES
+                              SCHEMA_10_TABLES,
                           "upgrading schema",
                           err);
         /* schema 9: the bytes each job sent through a port (a schema-8 job_port has none) */
@@ -591,7 +631,7 @@ check_schema_version(tn_db* db, tn_error* err)
         if (!status && version >= 2)
             status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 9", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 10", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -1572,6 +1612,74 @@ tn_db_add_job_port(tn_db* db, int64_t run_id, const tn_db_job_port* in, tn_error
     else
         put_null(r);
     return row_done(db, 1, err);
+}
+
+/* An integer counter of a row (SQLite's integers are signed: a count never reaches 2^63). */
+static void
+put_count(row* r, uint64_t v)
+{
+    put_int(r, (int64_t)v);
+}
+
+/* A rate or size that is NULL when negative (none). */
+static void
+put_real_or_null(row* r, double v)
+{
+    if (v < 0)
+        put_null(r);
+    else
+        put_real(r, v);
+}
+
+tn_status
+tn_db_add_cc_sample(tn_db* db, int64_t run_id, const tn_db_cc_sample* in, tn_error* err)
+{
+    row* r = new_row(db, T_CC_SAMPLE, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->time_ns);
+    put_int(r, in->interval_ns);
+    put_int(r, in->node);
+    put_count(r, in->cnps_sent);
+    put_count(r, in->cnps_received);
+    put_count(r, in->ce_received);
+    put_count(r, in->ecn_echoes);
+    put_count(r, in->rate_cuts);
+    put_count(r, in->rate_raises);
+    put_count(r, in->window_updates);
+    put_real_or_null(r, in->min_rate_bps);
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_cc_qp(tn_db* db, int64_t run_id, const tn_db_cc_qp* in, tn_error* err)
+{
+    row* r = new_row(db, T_CC_QP, err);
+    if (!r)
+        return TN_ENOMEM;
+    put_int(r, run_id);
+    put_int(r, in->node);
+    put_int(r, in->qpn);
+    put_int(r, in->peer_node);
+    put_int(r, in->priority);
+    put_int(r, in->lane);
+    int ok = put_text(r, in->control ? in->control : "");
+    put_count(r, in->line_rate_bps);
+    put_count(r, in->cnps_sent);
+    put_count(r, in->cnps_received);
+    put_count(r, in->ce_received);
+    put_count(r, in->ecn_echoes);
+    put_count(r, in->rate_cuts);
+    put_count(r, in->rate_raises);
+    put_count(r, in->window_updates);
+    put_real_or_null(r, in->min_rate_bps);
+    put_real_or_null(r, in->final_rate_bps);
+    if (in->final_window_bytes < 0)
+        put_null(r);
+    else
+        put_int(r, in->final_window_bytes);
+    return row_done(db, ok, err);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */

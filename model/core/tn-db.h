@@ -5,10 +5,11 @@
  *
  * Contract: tn_db_open() opens or creates a database file, creates the schema
  * when missing (schema_version, run, node, link, collective, transfer, flow,
- * port_sample, pfc_event, drop_event, iteration, layer, llm_rank, deadlock and the views),
- * upgrades a database of schema 1 (which had only run), 2 (run without error), 3 (collective
- * without the tuner's columns), 4 (no LLM breakdown) and 5 (run.status without 'deadlock' and
- * 'stalled') in place, and refuses any other schema
+ * port_sample, pfc_event, drop_event, iteration, layer, llm_rank, deadlock, job, job_port,
+ * cc_sample, cc_qp and the views), upgrades a database of schema 1 (which had only run), 2 (run
+ * without error), 3 (collective without the tuner's columns), 4 (no LLM breakdown), 5
+ * (run.status without 'deadlock' and 'stalled'), 6 and 7 (no jobs), 8 (job_port without
+ * tx_bytes) and 9 (no congestion-control tables) in place, and refuses any other schema
  * version, a file that is not an SQLite database and a path it cannot write,
  * with a message naming the file. A database of another program is refused
  * before anything is written to it (not even the journal mode): a PRAGMA
@@ -59,7 +60,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 9
+#define TN_DB_SCHEMA_VERSION 10
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 2048
@@ -373,6 +374,52 @@ extern "C"
                                  int64_t run_id,
                                  const tn_db_job_port* row,
                                  tn_error* err);
+
+    /** Congestion-control counters of one NIC over one sampling interval (table cc_sample,
+     *  schema 10): written only for an interval in which one of them is not 0. */
+    typedef struct tn_db_cc_sample
+    {
+        int64_t time_ns;         /**< end of the interval */
+        int64_t interval_ns;     /**< its length */
+        uint32_t node;           /**< the NIC's node */
+        uint64_t cnps_sent;      /**< CNPs sent (notification point: CE-marked data arrived) */
+        uint64_t cnps_received;  /**< CNPs received (reaction point) */
+        uint64_t ce_received;    /**< CE-marked data packets that arrived */
+        uint64_t ecn_echoes;     /**< ACKs received that echoed a CE mark (BECN) */
+        uint64_t rate_cuts;      /**< a queue pair's pacing rate went down */
+        uint64_t rate_raises;    /**< a queue pair's pacing rate went up */
+        uint64_t window_updates; /**< a queue pair's window changed (HPCC, windowed controls) */
+        double min_rate_bps;     /**< lowest rate a queue pair was set to (<0: NULL, none) */
+    } tn_db_cc_sample;
+
+    /** Congestion-control totals of one queue pair over the run (table cc_qp, schema 10): one
+     *  row per queue pair that had a congestion-control event, at the run's end. */
+    typedef struct tn_db_cc_qp
+    {
+        uint32_t node;              /**< the NIC's node */
+        uint32_t qpn;               /**< the local QP number */
+        uint32_t peer_node;         /**< the node at the other end */
+        uint32_t priority;          /**< traffic class */
+        uint32_t lane;              /**< QP lane */
+        const char* control;        /**< the NIC's congestion control ("dcqcn", "hpcc", ...) */
+        uint64_t line_rate_bps;     /**< rate of the port it sends on */
+        uint64_t cnps_sent;         /**< as tn_db_cc_sample's counters, over the run */
+        uint64_t cnps_received;     /**< over the run */
+        uint64_t ce_received;       /**< over the run */
+        uint64_t ecn_echoes;        /**< over the run */
+        uint64_t rate_cuts;         /**< over the run */
+        uint64_t rate_raises;       /**< over the run */
+        uint64_t window_updates;    /**< over the run */
+        double min_rate_bps;        /**< lowest rate it was set to (<0: NULL, never changed) */
+        double final_rate_bps;      /**< its rate at the end (<0: NULL, never changed) */
+        int64_t final_window_bytes; /**< its window at the end (<0: NULL, never set) */
+    } tn_db_cc_qp;
+
+    tn_status tn_db_add_cc_sample(tn_db* db,
+                                  int64_t run_id,
+                                  const tn_db_cc_sample* row,
+                                  tn_error* err);
+    tn_status tn_db_add_cc_qp(tn_db* db, int64_t run_id, const tn_db_cc_qp* row, tn_error* err);
 
     /** The open sqlite3 handle, for readers and tests (typed void* to keep sqlite3.h out). */
     void* tn_db_handle(tn_db* db);

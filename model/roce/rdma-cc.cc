@@ -176,6 +176,20 @@ RdmaCongestionControl::SetWindowFromRtt(Time rtt, bool variable)
 }
 
 void
+RdmaCongestionControl::SetWindow(uint64_t bytes)
+{
+    if (bytes == m_window)
+    {
+        return;
+    }
+    m_window = bytes;
+    if (!m_onWindow.IsNull())
+    {
+        m_onWindow(bytes);
+    }
+}
+
+void
 RdmaCongestionControl::SetRate(double bps)
 {
     bps = std::min(bps, m_lineRate);

@@ -86,6 +86,8 @@ class RdmaCongestionControl : public Object
 
     /// Called with the new rate (bit/s) after every change.
     typedef Callback<void, double> RateCallback;
+    /// Called with the new window (payload bytes, 0 = none) after every change.
+    typedef Callback<void, uint64_t> WindowCallback;
 
     RdmaCongestionControl();
     ~RdmaCongestionControl() override;
@@ -96,6 +98,16 @@ class RdmaCongestionControl : public Object
      * \param onRate notified after each rate change
      */
     void Start(double lineRateBps, uint32_t mtu, RateCallback onRate);
+
+    /**
+     * Be told of every change of the window (the NIC's WindowChange trace), the one set at
+     * Start included. Call before Start.
+     * \param onWindow notified after each window change
+     */
+    void SetWindowCallback(WindowCallback onWindow)
+    {
+        m_onWindow = onWindow;
+    }
 
     /** \param psn PSN just sent \param payloadBytes its payload */
     void OnSent(uint64_t psn, uint32_t payloadBytes)
@@ -191,11 +203,8 @@ class RdmaCongestionControl : public Object
     /** \param bps new pacing rate (capped at the line rate), notified if it changed */
     void SetRate(double bps);
 
-    /** \param bytes window (0 = none) */
-    void SetWindow(uint64_t bytes)
-    {
-        m_window = bytes;
-    }
+    /** \param bytes window (0 = none), notified if it changed */
+    void SetWindow(uint64_t bytes);
 
     /**
      * The HPCC family's window of a queue pair: (variable ? the current rate : the line
@@ -225,6 +234,7 @@ class RdmaCongestionControl : public Object
 
   private:
     RateCallback m_onRate;
+    WindowCallback m_onWindow;
     double m_lineRate{0};
     double m_rate{0};
     uint64_t m_window{0};

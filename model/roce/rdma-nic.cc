@@ -444,6 +444,21 @@ RdmaNic::GetTypeId()
                             "The congestion-control rate of a QP changed.",
                             MakeTraceSourceAccessor(&RdmaNic::m_rateChangeTrace),
                             "ns3::RdmaNic::RateTracedCallback")
+            .AddTraceSource("WindowChange",
+                            "The congestion-control window of a QP changed (HPCC's on its "
+                            "ACKs; DCQCN, DCTCP and TIMELY with their window on), the one "
+                            "set when the QP starts included.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_windowChangeTrace),
+                            "ns3::RdmaNic::WindowTracedCallback")
+            .AddTraceSource("CeReceived",
+                            "A data packet marked CE (ECN congestion experienced) arrived for "
+                            "a QP (responder side), whether or not a CNP answers it.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_ceReceivedTrace),
+                            "ns3::RdmaNic::QpTracedCallback")
+            .AddTraceSource("EcnEcho",
+                            "An ACK echoing a CE mark (BECN) arrived for a QP (requester side).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_ecnEchoTrace),
+                            "ns3::RdmaNic::QpTracedCallback")
             .AddTraceSource("CnpSent",
                             "A CNP was sent for a QP (notification point).",
                             MakeTraceSourceAccessor(&RdmaNic::m_cnpSentTrace),
@@ -687,6 +702,13 @@ RdmaNic::GetQueuePairByIndex(uint32_t i) const
     return i < m_qpList.size() ? m_qpList[i] : nullptr;
 }
 
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePairByQpn(uint32_t qpn) const
+{
+    auto it = m_qps.find(qpn);
+    return it == m_qps.end() ? nullptr : it->second;
+}
+
 void
 RdmaNic::SetPeerBaseRtt(uint32_t peer, Time rtt, uint64_t bdp)
 {
@@ -734,14 +756,16 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
         qp->m_cc->SetPathBaseRtt(pathRtt->second.first);
         qp->m_cc->SetPathBdp(pathRtt->second.second);
     }
+    // listed before its control starts: a RateChange or WindowChange sink of the start finds it
+    m_qps[qpn] = qp;
+    m_qpList.push_back(qp);
     if (qp->m_cc)
     {
+        qp->m_cc->SetWindowCallback(MakeCallback(&RdmaQueuePair::NotifyWindow, PeekPointer(qp)));
         qp->m_cc->Start(qp->m_lineRate,
                         m_mtu,
                         MakeCallback(&RdmaQueuePair::NotifyRate, PeekPointer(qp)));
     }
-    m_qps[qpn] = qp;
-    m_qpList.push_back(qp);
     NS_LOG_INFO("node " << m_localId << " new QP " << qpn << " peer " << peer << " prio "
                         << +priority << " port " << port << " sport " << qp->m_sport);
     return qp;
@@ -1231,6 +1255,10 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
         qp->m_rcvTelemetry = *telemetry;
     }
     qp->m_ceSinceAck = qp->m_ceSinceAck || ce;
+    if (ce)
+    {
+        m_ceReceivedTrace(qp->m_qpn);
+    }
     if (ce && qp->m_cc && qp->m_cc->RequestsCnp() &&
         (!qp->m_cnpSent || now - qp->m_lastCnp >= m_cnpInterval))
     {
@@ -1340,7 +1368,11 @@ RdmaNic::ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h)
     }
     else
     {
-        m_ecnEchoes += h.bth.GetBecn() ? 1 : 0;
+        if (h.bth.GetBecn())
+        {
+            ++m_ecnEchoes;
+            m_ecnEchoTrace(qp->m_qpn);
+        }
         if (qp->m_cc)
         {
             RdmaCcFeedback fb;
@@ -1458,6 +1490,12 @@ void
 RdmaNic::RateChanged(RdmaQueuePair* qp, double rate)
 {
     m_rateChangeTrace(qp->m_qpn, rate);
+}
+
+void
+RdmaNic::WindowChanged(RdmaQueuePair* qp, uint64_t bytes)
+{
+    m_windowChangeTrace(qp->m_qpn, bytes);
 }
 
 } // namespace ns3

@@ -124,7 +124,13 @@ class RdmaNic : public RdmaTransport
      */
     typedef void (*RateTracedCallback)(uint32_t qpn, double rateBps);
     /**
-     * Per-QP event trace signature (CnpSent, CnpReceived).
+     * Window trace signature (WindowChange).
+     * \param qpn local QP number
+     * \param bytes new window in payload bytes (0 = none)
+     */
+    typedef void (*WindowTracedCallback)(uint32_t qpn, uint64_t bytes);
+    /**
+     * Per-QP event trace signature (CnpSent, CnpReceived, CeReceived, EcnEcho).
      * \param qpn local QP number
      */
     typedef void (*QpTracedCallback)(uint32_t qpn);
@@ -218,6 +224,9 @@ class RdmaNic : public RdmaTransport
 
     /** \param i index in creation order \return the QP */
     Ptr<RdmaQueuePair> GetQueuePairByIndex(uint32_t i) const;
+
+    /** \param qpn a local QP number (as the per-QP traces give it) \return the QP or 0 */
+    Ptr<RdmaQueuePair> GetQueuePairByQpn(uint32_t qpn) const;
 
     /**
      * The base RTT of the path to `peer` (the HPCC family's T per source and destination,
@@ -378,6 +387,8 @@ class RdmaNic : public RdmaTransport
     void FlushPosted(RdmaQueuePair::Message m);
     void CheckConfig();
     void RateChanged(RdmaQueuePair* qp, double rate);
+    /** \param qp the QP \param bytes its congestion control's new window */
+    void WindowChanged(RdmaQueuePair* qp, uint64_t bytes);
 
     Ptr<Node> m_node;
     uint32_t m_localId{0};
@@ -425,6 +436,9 @@ class RdmaNic : public RdmaTransport
     TracedCallback<uint32_t, double> m_rateChangeTrace;
     TracedCallback<uint32_t> m_cnpSentTrace;
     TracedCallback<uint32_t> m_cnpReceivedTrace;
+    TracedCallback<uint32_t, uint64_t> m_windowChangeTrace;
+    TracedCallback<uint32_t> m_ceReceivedTrace;
+    TracedCallback<uint32_t> m_ecnEchoTrace;
     TracedCallback<uint32_t, uint64_t> m_retransmitTrace;
     TracedCallback<uint32_t, uint64_t> m_nackTrace;
     TracedCallback<uint32_t, uint64_t> m_nackSentTrace;

@@ -76,6 +76,15 @@ RdmaQueuePair::SeekSendMessage()
 }
 
 void
+RdmaQueuePair::NotifyWindow(uint64_t bytes)
+{
+    if (m_nic)
+    {
+        m_nic->WindowChanged(this, bytes);
+    }
+}
+
+void
 RdmaQueuePair::NotifyRate(double rate)
 {
     if (m_nic)

@@ -165,6 +165,13 @@ class RdmaQueuePair : public Object
 
     /// \return current sending rate in bit/s (line rate without congestion control)
     double GetRate() const;
+
+    /// \return the rate of the NIC port it sends on (bit/s): its congestion control's start
+    double GetLineRate() const
+    {
+        return m_lineRate;
+    }
+
     /// \return DCQCN or DCTCP alpha (0 for the other algorithms and without one)
     double GetAlpha();
 
@@ -234,6 +241,8 @@ class RdmaQueuePair : public Object
     void SeekSendMessage();
     /// \param rate new congestion-control rate (bit/s)
     void NotifyRate(double rate);
+    /// \param bytes new congestion-control window (0 = none)
+    void NotifyWindow(uint64_t bytes);
 
     RdmaNic* m_nic{nullptr}; //!< owning NIC (raw: the NIC owns the QP)
     uint32_t m_qpn{0};

@@ -40,4 +40,14 @@ StatsProbe::GetUnfinished(std::vector<std::string>* /* what */) const
 {
 }
 
+void
+StatsProbe::Sample(int64_t /* startNs */, int64_t /* endNs */)
+{
+}
+
+void
+StatsProbe::WriteSummary(int64_t /* startNs */, int64_t /* endNs */)
+{
+}
+
 } // namespace ns3

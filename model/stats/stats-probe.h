@@ -49,6 +49,21 @@ class StatsProbe : public Object
      */
     virtual Time GetLastDataTime() const;
 
+    /**
+     * Write the rows of the sampling interval (startNs, endNs] that the probe counts itself
+     * (events of its model object, not ports: the ports are read by the recorder). Called at
+     * every sampling tick. Default: nothing.
+     * \param startNs the previous tick \param endNs this tick
+     */
+    virtual void Sample(int64_t startNs, int64_t endNs);
+
+    /**
+     * The run ends (Finish, or Simulator::Destroy): write the last, partial interval's rows
+     * and the run's totals. Reads only what the probe kept (as GetUnfinished). Default: nothing.
+     * \param startNs the last tick \param endNs now
+     */
+    virtual void WriteSummary(int64_t startNs, int64_t endNs);
+
   protected:
     void DoDispose() override;
 

@@ -3,6 +3,7 @@
  */
 #include "stats-recorder.h"
 
+#include "cc-probe.h"
 #include "network-probes.h"
 #include "npu-probes.h"
 
@@ -97,6 +98,12 @@ StatsRecorder::GetTypeId()
                           "Record dropped packets (table drop_event).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&StatsRecorder::m_recordDrops),
+                          MakeBooleanChecker())
+            .AddAttribute("CcEvents",
+                          "Record congestion-control events of the RDMA NICs (tables cc_sample "
+                          "and cc_qp): CNPs, CE marks, ECN echoes, rate cuts, window updates.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_recordCc),
                           MakeBooleanChecker())
             .AddAttribute("SimulatedTimeLimit",
                           "Simulated time at which the run is stopped and recorded as 'error' "
@@ -312,6 +319,7 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsP
     Ptr<PointToPointPortProbe> p2p =
         sw || ports ? nullptr : PointToPointPortProbe::Attach(this, node, topoId);
     Ptr<RdmaNicProbe> nic = RdmaNicProbe::Attach(this, node);
+    Ptr<RdmaCcProbe> cc = RdmaCcProbe::Attach(this, node, topoId);
     uint32_t nPorts = sw ? sw->GetNPorts() : p2p ? p2p->GetNCounterPorts() : 0;
     if (ports)
     {
@@ -325,8 +333,11 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsP
     {
         Check(tn_db_add_node(m_db, m_runId, &row, &err), err);
     }
-    for (Ptr<StatsProbe> probe :
-         {Ptr<StatsProbe>(sw), ports, Ptr<StatsProbe>(p2p), Ptr<StatsProbe>(nic)})
+    for (Ptr<StatsProbe> probe : {Ptr<StatsProbe>(sw),
+                                  ports,
+                                  Ptr<StatsProbe>(p2p),
+                                  Ptr<StatsProbe>(nic),
+                                  Ptr<StatsProbe>(cc)})
     {
         if (probe)
         {
@@ -462,6 +473,7 @@ StatsRecorder::Start()
     }
     m_started = true;
     m_lastSample = Simulator::Now();
+    m_probeSampleNs = m_lastSample.GetNanoSeconds();
     m_progressAt = m_lastSample;
     for (PortState& s : m_ports)
     {
@@ -522,6 +534,12 @@ StatsRecorder::Tick()
     {
         Sample(false);
     }
+    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+    for (std::size_t i = 0; i < m_probes.size() && !m_failed && nowNs > m_probeSampleNs; ++i)
+    {
+        m_probes[i]->Sample(m_probeSampleNs, nowNs);
+    }
+    m_probeSampleNs = std::max(m_probeSampleNs, nowNs);
     int signal = m_watching ? tn_signal_pending() : 0;
     bool busy = false;
     if (!m_rankSync.IsNull())
@@ -708,34 +726,11 @@ StatsRecorder::Sample(bool last)
     }
 }
 
-template <typename Row>
-void
-StatsRecorder::Add(tn_status (*add)(tn_db*, int64_t, const Row*, tn_error*), const Row& row)
-{
-    tn_error err{};
-    if (!m_failed)
-    {
-        Check(add(m_db, m_runId, &row, &err), err);
-    }
-}
-
 void
 StatsRecorder::WriteFlow(const tn_db_flow& row)
 {
     ++m_progress;
     Add(tn_db_add_flow, row);
-}
-
-void
-StatsRecorder::WritePfcEvent(const tn_db_pfc_event& row)
-{
-    Add(tn_db_add_pfc_event, row);
-}
-
-void
-StatsRecorder::WriteDrop(const tn_db_drop& row)
-{
-    Add(tn_db_add_drop, row);
 }
 
 void
@@ -776,24 +771,6 @@ StatsRecorder::GetJobOfNode(uint32_t node) const
 {
     auto it = m_jobOfNode.find(node);
     return it == m_jobOfNode.end() ? 0 : it->second;
-}
-
-void
-StatsRecorder::WriteJob(const tn_db_job& row)
-{
-    Add(tn_db_add_job, row);
-}
-
-void
-StatsRecorder::WriteJobPort(const tn_db_job_port& row)
-{
-    Add(tn_db_add_job_port, row);
-}
-
-void
-StatsRecorder::WriteLlmRank(const tn_db_llm_rank& row)
-{
-    Add(tn_db_add_llm_rank, row);
 }
 
 std::string
@@ -927,6 +904,10 @@ StatsRecorder::Close(const std::string& status,
         Sample(true); // the last, partial interval: the samples cover the whole run
     }
     m_collectiveProbe->WriteUnfinished();
+    for (std::size_t i = 0; i < m_probes.size() && !m_failed; ++i)
+    {
+        m_probes[i]->WriteSummary(m_probeSampleNs, Simulator::Now().GetNanoSeconds());
+    }
     if (m_watching)
     {
         if (!m_signal)

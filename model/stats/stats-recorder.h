@@ -37,7 +37,8 @@ class StatsProbe;
  *
  * A StatsRecorder writes one run: BeginRun() adds the run row, AddNode() / AddLink()
  * describe the network and attach the probes of a node (model/stats/network-probes.h:
- * RoceSwitchProbe, PointToPointPortProbe, RdmaNicProbe), AddProbe() takes any other probe
+ * RoceSwitchProbe, PointToPointPortProbe, RdmaNicProbe; model/stats/cc-probe.h: RdmaCcProbe),
+ * AddProbe() takes any other probe
  * (a TrainingJobProbe of a job, model/stats/npu-probes.h), GetCollectiveProbe() is the
  * run's CollectiveProbe (the executors, collectives and run-time operations it follows),
  * Start() starts sampling every port each SampleInterval, and Finish() takes the last
@@ -56,7 +57,10 @@ class StatsProbe;
  * completion: FCT, ideal FCT from the IdealFct callback, slowdown, retransmitted bytes),
  * per port and sampling interval (bytes and frames started, utilisation: the wire bits sent
  * inside the interval, a frame split at the sampling instants, over the rate; queue bytes per
- * priority at the sample time, time paused, ECN marks, drops), per PFC event and per drop.
+ * priority at the sample time, time paused, ECN marks, drops), per PFC event and per drop, and
+ * the congestion-control events of the RDMA NICs: per NIC and sampling interval that had one,
+ * and per queue pair that had one, at the end (RdmaCcProbe, through StatsProbe::Sample at
+ * every tick and StatsProbe::WriteSummary when the run ends).
  * The ports of ns-3's own PointToPointNetDevice are sampled too (AddNode finds them on a
  * node without a RoceSwitch), so a study built on ns-3's internet stack records into the
  * same tables: frame bytes and frames started (PhyTxBegin), utilisation at the device's rate,
@@ -335,6 +339,12 @@ class StatsRecorder : public Object
         return m_recordPfc;
     }
 
+    /** \return true if congestion-control events are recorded (attribute CcEvents) */
+    bool RecordsCcEvents() const
+    {
+        return m_recordCc;
+    }
+
     /** \return true if drops are recorded (attribute Drops) */
     bool RecordsDrops() const
     {
@@ -355,18 +365,47 @@ class StatsRecorder : public Object
 
     /** \param row a flow row */
     void WriteFlow(const tn_db_flow& row);
+
     /** \param row a PFC event row */
-    void WritePfcEvent(const tn_db_pfc_event& row);
+    void WritePfcEvent(const tn_db_pfc_event& row)
+    {
+        Add(tn_db_add_pfc_event, row);
+    }
+
     /** \param row a drop row */
-    void WriteDrop(const tn_db_drop& row);
+    void WriteDrop(const tn_db_drop& row)
+    {
+        Add(tn_db_add_drop, row);
+    }
+
+    /**
+     * Add one row of any table through `add` (a tn_db_add_* function) unless a write failed
+     * before: a probe's own tables (RdmaCcProbe's cc_sample and cc_qp) need no writer here.
+     * \param add the table's tn_db_add_* \param row the row
+     */
+    template <typename Row>
+    void Add(tn_status (*add)(tn_db*, int64_t, const Row*, tn_error*), const Row& row)
+    {
+        tn_error err{};
+        if (!m_failed)
+        {
+            Check(add(m_db, m_runId, &row, &err), err);
+        }
+    }
+
     /** \param row a transfer row */
     void WriteTransfer(const tn_db_transfer& row);
     /** \param row a layer row */
     void WriteLayer(const tn_db_layer& row);
     /** \param row an iteration row */
     void WriteIteration(const tn_db_iteration& row);
+
     /** \param row which NPU holds which rank of a generated LLM program */
-    void WriteLlmRank(const tn_db_llm_rank& row);
+    void WriteLlmRank(const tn_db_llm_rank& row)
+    {
+        Add(tn_db_add_llm_rank, row);
+    }
+
     /**
      * Several jobs on one fabric: the rows of NPU `node` (iterations, layers, the transfers it
      * sends, the collectives whose first member it is) name job `job`; jobs hold disjoint NPUs.
@@ -375,10 +414,19 @@ class StatsRecorder : public Object
     void SetJobOfNode(uint32_t node, uint32_t job);
     /** \param node a topology node \return its job (SetJobOfNode), 0 for none */
     uint32_t GetJobOfNode(uint32_t node) const;
+
     /** \param row a job of the run */
-    void WriteJob(const tn_db_job& row);
+    void WriteJob(const tn_db_job& row)
+    {
+        Add(tn_db_add_job, row);
+    }
+
     /** \param row a port a job's traffic may cross */
-    void WriteJobPort(const tn_db_job_port& row);
+    void WriteJobPort(const tn_db_job_port& row)
+    {
+        Add(tn_db_add_job_port, row);
+    }
+
     /**
      * Fill a collective row's algbw and busbw (nccl-tests convention) and write it.
      * \param row the row \param kind the collective
@@ -440,9 +488,6 @@ class StatsRecorder : public Object
      */
     Time GetLastDataTime() const;
     bool Check(tn_status status, const tn_error& err);
-    /** Add one row through `add` (a tn_db_add_* function) unless a write failed before. */
-    template <typename Row>
-    void Add(tn_status (*add)(tn_db*, int64_t, const Row*, tn_error*), const Row& row);
 
     tn_db* m_db{nullptr};
     bool m_ownDb{false};
@@ -460,6 +505,7 @@ class StatsRecorder : public Object
     std::set<uint32_t> m_nodes; //!< topology ids of the nodes added
     EventId m_tick;
     Time m_lastSample;
+    int64_t m_probeSampleNs{0}; //!< the last tick of the probes' own rows (StatsProbe::Sample)
     bool m_started{false};
     bool m_finished{false};
     bool m_byItself{false};       //!< finished at Simulator::Destroy or at exit, not by Finish
@@ -493,6 +539,7 @@ class StatsRecorder : public Object
     bool m_recordTransfers;
     bool m_recordPfc;
     bool m_recordDrops;
+    bool m_recordCc; //!< CcEvents
     bool m_catchSignals;
     uint32_t m_batchRows;
     bool m_writerThread;

@@ -170,7 +170,9 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                                          "llm_rank",
                                          "deadlock",
                                          "job",
-                                         "job_port"};
+                                         "job_port",
+                                         "cc_sample",
+                                         "cc_qp"};
     static const char* const views[] = {"port_summary",
                                         "hottest_ports",
                                         "pause_per_port",
@@ -181,7 +183,8 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                                         "communication_per_parallelism",
                                         "job_iteration",
                                         "job_slowdown",
-                                        "shared_ports"};
+                                        "shared_ports",
+                                        "cc_per_control"};
     char q[256];
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); ++i)
     {
@@ -323,15 +326,18 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
  * process finished is left as it is. */
 /* A schema-4 file (no parallelism, no iteration breakdown, no llm_rank) is upgraded in place;
  * the new columns and table then round-trip. */
+/* A file of this schema taken back to schema 9's tables (no congestion-control tables). */
+#define SCHEMA_9_DOWN "DROP VIEW cc_per_control; DROP TABLE cc_sample; DROP TABLE cc_qp;"
+
 /* A file of this schema taken back to schema 7's tables (no jobs): what the older upgrade tests
  * start from, before taking it further back. */
 #define SCHEMA_7_DOWN                                                                              \
-    "DROP VIEW job_slowdown; DROP VIEW job_iteration;"                                             \
-    "DROP VIEW shared_ports; DROP TABLE job; DROP TABLE job_port;"                                 \
-    "ALTER TABLE collective DROP COLUMN job_id;"                                                   \
-    "ALTER TABLE transfer DROP COLUMN job_id;"                                                     \
-    "ALTER TABLE iteration DROP COLUMN job_id;"                                                    \
-    "ALTER TABLE layer DROP COLUMN job_id;"
+    SCHEMA_9_DOWN "DROP VIEW job_slowdown; DROP VIEW job_iteration;"                               \
+                  "DROP VIEW shared_ports; DROP TABLE job; DROP TABLE job_port;"                   \
+                  "ALTER TABLE collective DROP COLUMN job_id;"                                     \
+                  "ALTER TABLE transfer DROP COLUMN job_id;"                                       \
+                  "ALTER TABLE iteration DROP COLUMN job_id;"                                      \
+                  "ALTER TABLE layer DROP COLUMN job_id;"
 
 static void
 test_schema_4_upgraded(tn_test_ctx* ctx)
@@ -677,9 +683,9 @@ test_schema_8_upgraded(tn_test_ctx* ctx)
     TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
     TN_REQUIRE(ctx,
                sqlite3_exec(sql,
-                            "INSERT INTO job_port VALUES (1, 1, 8, 0, NULL);"
-                            "ALTER TABLE job_port DROP COLUMN tx_bytes;"
-                            "UPDATE schema_version SET version = 8;",
+                            SCHEMA_9_DOWN "INSERT INTO job_port VALUES (1, 1, 8, 0, NULL);"
+                                          "ALTER TABLE job_port DROP COLUMN tx_bytes;"
+                                          "UPDATE schema_version SET version = 8;",
                             NULL,
                             NULL,
                             NULL) == SQLITE_OK);
@@ -707,6 +713,111 @@ test_schema_8_upgraded(tn_test_ctx* ctx)
                           "SELECT count(*) FROM job_port WHERE run_id = 2 AND job_id = 2"
                           " AND tx_bytes IS NULL"),
                 1);
+    tn_db_close(db);
+}
+
+/* A schema-9 file (no congestion-control tables) is upgraded in place, its rows kept; the new
+ * rows then round-trip, and cc_per_control sums each run's queue pairs per control. */
+static void
+test_schema_9_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_fresh(ctx, "tn-test-v9.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    int64_t old = -1;
+    tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &old, &err) == TN_OK);
+    tn_db_pfc_event pfc = {500, 2, 1, 3, 1, 1};
+    TN_CHECK(ctx, tn_db_add_pfc_event(db, old, &pfc, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_finish(db, old, "ok", 1.0, 600, &err) == TN_OK);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            SCHEMA_9_DOWN "UPDATE schema_version SET version = 9;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM sqlite_master WHERE name LIKE 'cc\\_%' "
+                          "ESCAPE '\\'"),
+                0);
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx, TN_DB_SCHEMA_VERSION, 10);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM pfc_event WHERE time_ns = 500"), 1);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM sqlite_master WHERE name IN "
+                          "('cc_sample','cc_qp','cc_per_control')"),
+                3);
+    /* two runs, one control each: DCQCN on two queue pairs, HPCC on one */
+    int64_t runs[2] = {-1, -1};
+    const char* controls[2] = {"dcqcn", "hpcc"};
+    for (int r = 0; r < 2; r++)
+    {
+        info.name = controls[r];
+        TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &runs[r], &err) == TN_OK);
+    }
+    tn_db_cc_sample sample = {1000, 1000, 4, 2, 3, 5, 0, 3, 1, 0, 2.5e10};
+    TN_CHECK(ctx, tn_db_add_cc_sample(db, runs[0], &sample, &err) == TN_OK);
+    tn_db_cc_sample quiet = {2000, 1000, 4, 0, 0, 0, 1, 0, 0, 7, -1};
+    TN_CHECK(ctx, tn_db_add_cc_sample(db, runs[1], &quiet, &err) == TN_OK);
+    tn_db_cc_qp a =
+        {4, 17, 5, 3, 0, "dcqcn", 100000000000ULL, 2, 1, 5, 0, 1, 1, 0, 2.5e10, 5e10, -1};
+    tn_db_cc_qp b = a;
+    b.qpn = 18;
+    b.cnps_sent = 0;
+    b.cnps_received = 2;
+    b.rate_cuts = 2;
+    b.min_rate_bps = 1e10;
+    tn_db_cc_qp h = {4, 17, 5, 3, 0, "hpcc", 100000000000ULL, 0, 0, 0, 1, 0, 0, 7, -1, -1, 52000};
+    TN_CHECK(ctx, tn_db_add_cc_qp(db, runs[0], &a, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_cc_qp(db, runs[0], &b, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_cc_qp(db, runs[1], &h, &err) == TN_OK);
+    for (int r = 0; r < 2; r++)
+        TN_CHECK(ctx, tn_db_run_finish(db, runs[r], "ok", 1.0, 3000, &err) == TN_OK);
+    char q[256];
+    snprintf(q,
+             sizeof(q),
+             "SELECT qps * 1000000 + cnps_sent * 10000 + cnps_received * 100 + rate_cuts"
+             " FROM cc_per_control WHERE run_id = %lld AND control = 'dcqcn'",
+             (long long)runs[0]);
+    TN_CHECK_EQ(ctx, query_int(sql, q), 2000000 + 20000 + 300 + 3);
+    snprintf(q,
+             sizeof(q),
+             "SELECT CAST(min_rate_bps AS INTEGER) FROM cc_per_control WHERE run_id = %lld",
+             (long long)runs[0]);
+    TN_CHECK_EQ(ctx, query_int(sql, q), 10000000000LL);
+    snprintf(q,
+             sizeof(q),
+             "SELECT window_updates * 10 + ecn_echoes FROM cc_per_control WHERE run_id = %lld"
+             " AND control = 'hpcc' AND min_rate_bps IS NULL",
+             (long long)runs[1]);
+    TN_CHECK_EQ(ctx, query_int(sql, q), 71);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT final_window_bytes FROM cc_qp WHERE control = 'hpcc'"
+                          " AND final_rate_bps IS NULL"),
+                52000);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM cc_qp WHERE control = 'dcqcn'"
+                          " AND final_window_bytes IS NULL AND peer_node = 5"),
+                2);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT cnps_sent * 1000 + ce_received * 10 + rate_cuts"
+                          " FROM cc_sample WHERE time_ns = 1000 AND interval_ns = 1000"),
+                2053);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT window_updates FROM cc_sample WHERE min_rate_bps IS NULL"),
+                7);
     tn_db_close(db);
 }
 
@@ -1460,6 +1571,7 @@ tn_suite_db(tn_test_suite* suite)
     tn_test_add(suite, "schema-6-upgraded", test_schema_6_upgraded);
     tn_test_add(suite, "schema-7-upgraded", test_schema_7_upgraded);
     tn_test_add(suite, "schema-8-upgraded", test_schema_8_upgraded);
+    tn_test_add(suite, "schema-9-upgraded", test_schema_9_upgraded);
     tn_test_add(suite, "run-abandoned", test_run_abandoned);
     tn_test_add(suite, "other-schema-refused", test_other_schema_refused);
     tn_test_add(suite, "other-shapes-refused", test_other_shapes_refused);
