@@ -11,14 +11,21 @@
  * its messages (FCT over the FCT of the message alone in the fabric), the largest queue any port
  * held at a sample (StatsRecorder interval), the time ports spent paused by PFC (all ports
  * and priorities together), the CNPs the senders received and the rate cuts of their queue
- * pairs (the tables cc_qp and cc_sample hold these per queue pair and over time). Each run is
- * appended to the results database (--db, default results.db) with the congestion control in
- * its parameters; training-net-report draws them side by side.
+ * pairs (the tables cc_qp and cc_sample hold these per queue pair and over time). After the
+ * table, what is compared: each control's class and the parameters its queue pairs were made
+ * with, and the settings every control shares (packet size, ACK interval, ECN marking), as
+ * ns-3 attribute defaults of this run (--ns3::RdmaTimely::AdditiveIncrease=50Mbps changes
+ * one). Each run is appended to the results database (--db, default results.db) with the
+ * congestion control and those parameters in its params_json; training-net-report draws
+ * them side by side.
  */
+#include "ns3/attribute-settings.h"
 #include "ns3/collective-helper.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-registry.h"
+#include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-switch-mmu.h"
 #include "ns3/simulator.h"
 #include "ns3/stats-helper.h"
 #include "ns3/tn-algorithm.h"
@@ -104,6 +111,18 @@ Figures(tn_db* tdb, int64_t run)
                              run,
                              &f.ok);
     return f;
+}
+
+/// \return the settings every congestion control of the run shares, as attribute defaults
+std::string
+SharedParameters()
+{
+    return "ns3::RdmaNic " +
+           AttributeSettings::DescribeDefaults(RdmaNic::GetTypeId(), {"Mtu", "AckInterval"}) +
+           "; ns3::RoceSwitchMmu " +
+           AttributeSettings::DescribeDefaults(
+               RoceSwitchMmu::GetTypeId(),
+               {"EcnEnabled", "EcnKmin", "EcnKmax", "EcnPmax", "EcnScaleWithRate"});
 }
 
 } // namespace
@@ -223,10 +242,11 @@ main(int argc, char* argv[])
             status = 2;
             break;
         }
-        const std::string params = "{\"topology\":\"" + spec + "\",\"collective\":\"" + collective +
-                                   "\",\"algorithm\":\"" + algorithm +
-                                   "\",\"bytes\":" + std::to_string(bytes) + ",\"cc\":\"" + cc +
-                                   "\"}";
+        const std::string params =
+            "{\"topology\":\"" + spec + "\",\"collective\":\"" + collective +
+            "\",\"algorithm\":\"" + algorithm + "\",\"bytes\":" + std::to_string(bytes) +
+            ",\"cc\":\"" + cc + "\",\"cc_parameters\":\"" + RdmaCcRegistry::DescribeParameters(cc) +
+            "\",\"shared_parameters\":\"" + SharedParameters() + "\"}";
         StatsHelper stats;
         if (!stats.Install(db, "cc-comparison", params, topo, roce, &error))
         {
@@ -274,6 +294,13 @@ main(int argc, char* argv[])
                 cc + ": " + (result.empty() ? "its figures could not be read back" : result);
         }
     }
+    // what the rows compare: each control as its queue pairs were made, and what they share
+    std::printf("parameters (ns-3 attribute defaults of this run):\n");
+    for (const std::string& cc : list)
+    {
+        std::printf("  %-10s %s\n", cc.c_str(), RdmaCcRegistry::DescribeParameters(cc).c_str());
+    }
+    std::printf("  %-10s %s\n", "shared", SharedParameters().c_str());
     if (failures && status == 1)
     {
         std::fflush(stdout);

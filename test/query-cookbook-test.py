@@ -86,6 +86,18 @@ def cc_invariants(sql):
         " WHERE a.s != b.s OR a.c != b.c").fetchone()[0]
     if mismatch:
         failures.append(f"cc_sample and cc_qp disagree on CNPs or rate cuts in {mismatch} runs")
+    # each run names what it compared: the control's class and parameters as made (the
+    # command line's TargetUtilization=0.9 included), and the settings all of them share
+    for cc, params, shared in sql.execute(
+            "SELECT json_extract(params_json, '$.cc'), json_extract(params_json,"
+            " '$.cc_parameters'), json_extract(params_json, '$.shared_parameters')"
+            " FROM run WHERE name = 'cc-comparison'"):
+        expected = {"dcqcn": "ns3::RdmaDcqcnControl G=", "none": "no congestion control",
+                    "hpcc": "ns3::RdmaHpcc TargetUtilization=0.9 "}[cc]
+        if not (params or "").startswith(expected):
+            failures.append(f"{cc}: parameters {params!r}, expected {expected!r}...")
+        if "ns3::RdmaNic Mtu=" not in (shared or "") or "EcnKmin=" not in (shared or ""):
+            failures.append(f"{cc}: shared parameters {shared!r}")
     return failures
 
 
@@ -115,7 +127,7 @@ def main():
          "--schedulers=fixed,themis-scf"])
     # congestion controls side by side on the example's oversubscribed leaf-spine
     run([os.path.join(examples, "cc-comparison"), f"--db={db}", "--cc=dcqcn,hpcc,none",
-         "--bytes=1MiB"])
+         "--bytes=1MiB", "--ns3::RdmaHpcc::TargetUtilization=0.9"])
     queries = cookbook_queries(doc)
     failures = []
     if len(queries) < 10:

@@ -308,6 +308,46 @@ AttributeSettings::CheckDefault(const std::string& fullName,
     return Check(fullName.substr(0, sep), fullName.substr(sep + 2), value, why);
 }
 
+std::string
+AttributeSettings::DescribeDefaults(TypeId tid, const std::vector<std::string>& names)
+{
+    auto describe = [&tid](uint32_t i) -> std::string {
+        const TypeId::AttributeInformation info = tid.GetAttribute(i);
+        if (info.supportLevel != TypeId::SUPPORTED || !(info.flags & TypeId::ATTR_CONSTRUCT) ||
+            !info.initialValue)
+        {
+            return "";
+        }
+        return info.name + "=" + info.initialValue->SerializeToString(info.checker);
+    };
+    std::string text;
+    auto append = [&text](const std::string& item) {
+        if (!item.empty())
+        {
+            text += (text.empty() ? "" : " ") + item;
+        }
+    };
+    if (names.empty())
+    {
+        for (uint32_t i = 0; i < tid.GetAttributeN(); ++i)
+        {
+            append(describe(i));
+        }
+        return text;
+    }
+    for (const std::string& name : names)
+    {
+        for (uint32_t i = 0; i < tid.GetAttributeN(); ++i)
+        {
+            if (tid.GetAttribute(i).name == name)
+            {
+                append(describe(i));
+            }
+        }
+    }
+    return text;
+}
+
 bool
 AttributeSettings::CheckGlobal(const std::string& name, const std::string& value, std::string* why)
 {

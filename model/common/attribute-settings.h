@@ -6,6 +6,7 @@
 
 #include "ns3/attribute.h"
 #include "ns3/ptr.h"
+#include "ns3/type-id.h"
 
 #include <string>
 #include <utility>
@@ -83,6 +84,17 @@ class AttributeSettings
      * ("...(N more bytes)") so one error stays one readable line
      */
     static std::string Quote(const std::string& text);
+
+    /**
+     * What a new object of a type would be made with: "Name=value" for each attribute the
+     * type itself declares (not its parents'), settable at construction and not obsolete or
+     * deprecated, in declaration order, joined by spaces. The values are the defaults of this
+     * moment, so Config::SetDefault and --ns3::Type::Name=value on the command line show.
+     * \param tid the type
+     * \param names only these attributes, in this order (empty: all of them)
+     * \return the text; "" when the type declares none
+     */
+    static std::string DescribeDefaults(TypeId tid, const std::vector<std::string>& names = {});
 };
 
 /**

@@ -5,6 +5,8 @@
 
 #include "rdma-cc.h"
 
+#include "ns3/attribute-settings.h"
+
 namespace ns3
 {
 
@@ -131,6 +133,31 @@ RdmaCcRegistry::CcModeName(const std::string& name)
         return name;
     }
     return "CC_MODE " + std::to_string(e->ccMode) + " (" + e->label + ")";
+}
+
+std::string
+RdmaCcRegistry::DescribeParameters(const std::string& name)
+{
+    TypeId tid;
+    if (!Resolve(name, &tid))
+    {
+        return "";
+    }
+    if (tid == RdmaCongestionControl::GetTypeId())
+    {
+        return "no congestion control";
+    }
+    // the class, then each parent up to the base class, with what each declares
+    std::string text;
+    for (TypeId t = tid; t != Object::GetTypeId(); t = t.GetParent())
+    {
+        const std::string own = AttributeSettings::DescribeDefaults(t);
+        if (t == tid || !own.empty())
+        {
+            text += (text.empty() ? "" : "; ") + t.GetName() + (own.empty() ? "" : " " + own);
+        }
+    }
+    return text;
 }
 
 } // namespace ns3

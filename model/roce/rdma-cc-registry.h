@@ -66,6 +66,13 @@ class RdmaCcRegistry
     static std::string ListCcModes();
     /** \param name a short name \return "CC_MODE 3 (HPCC)", or name if it has no CC_MODE */
     static std::string CcModeName(const std::string& name);
+    /**
+     * \param name what RdmaNic::CongestionControl takes (Resolve)
+     * \return its class and the parameters a queue pair's control would be made with now
+     * ("ns3::RdmaTimely EwmaWeight=0.875 Beta=0.8 ..."; none: "no congestion control"), so
+     * that a comparison names what it compares; "" for an unknown name
+     */
+    static std::string DescribeParameters(const std::string& name);
 };
 
 } // namespace ns3
