@@ -82,9 +82,13 @@ main(int argc, char* argv[])
     cmd.AddValue("p2pPackets", "packets of the point-to-point baseline (one hop)", p2pPackets);
     cmd.AddValue("scheduler",
                  "ns-3 scheduler the simulation is run with again in place of RoceFrameScheduler "
-                 "(empty: none)",
+                 "(none: no baseline)",
                  scheduler);
     cmd.Parse(argc, argv);
+    if (scheduler == "none")
+    {
+        scheduler.clear();
+    }
     TypeId schedulerId;
     if (!scheduler.empty() && (!TypeId::LookupByNameFailSafe(scheduler, &schedulerId) ||
                                !schedulerId.IsChildOf(TypeId::LookupByName("ns3::Scheduler"))))

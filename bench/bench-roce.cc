@@ -137,9 +137,13 @@ main(int argc, char* argv[])
     cmd.AddValue("repeat", "runs of each model (the best is kept)", repeat);
     cmd.AddValue("scheduler",
                  "ns-3 scheduler the RoCE run is timed with beside RoceFrameScheduler "
-                 "(empty: none)",
+                 "(none: no baseline)",
                  scheduler);
     cmd.Parse(argc, argv);
+    if (scheduler == "none")
+    {
+        scheduler.clear();
+    }
     if (hops == 0 || packets == 0 || repeat == 0)
     {
         std::fprintf(stderr, "bench-roce: --hops, --packets and --repeat must be > 0\n");
