@@ -42,13 +42,6 @@ RoceFrameArrival::Notify()
     m_device->Receive(m_frame);
 }
 
-bool
-RoceFrameScheduler::Order::operator<(const Order& o) const
-{
-    return std::tie(ts, key.node, key.ifIndex, key.seq, uid) <
-           std::tie(o.ts, o.key.node, o.key.ifIndex, o.key.seq, o.uid);
-}
-
 TypeId
 RoceFrameScheduler::GetTypeId()
 {

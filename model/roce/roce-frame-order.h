@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 
 namespace ns3
 {
@@ -115,8 +116,19 @@ class RoceFrameScheduler : public Scheduler
         RoceFrameKey key; //!< the frame's key
         uint32_t uid;     //!< scheduling order
 
-        /** \param o the other \return true when this runs first */
-        bool operator<(const Order& o) const;
+        /**
+         * Inline, so that the map's comparisons need no call (through the PLT of the library).
+         * \param o the other \return true when this runs first
+         */
+        bool operator<(const Order& o) const
+        {
+            if (ts != o.ts)
+            {
+                return ts < o.ts;
+            }
+            return std::tie(key.node, key.ifIndex, key.seq, uid) <
+                   std::tie(o.key.node, o.key.ifIndex, o.key.seq, o.uid);
+        }
     };
 
     /** \param type the TypeId name of the scheduler of the other events */
