@@ -80,8 +80,10 @@ class RoceFrameArrival final : public EventImpl
  *
  * Only the arrivals need the key: they wait in a map of their own, and every other event in
  * the ns-3 scheduler named by the attribute OtherEvents (ns-3 orders by time and uid, so any
- * of them gives the same order). The next event is the earlier head of the two, the arrival's
- * on equal time. Remove is O(log n) (plus the arrivals of the event's own instant).
+ * of them gives the same order; but HeapScheduler, whose Remove breaks its heap in ns-3.37 to
+ * 3.39). The next event is the earlier head of the two, the arrival's
+ * on equal time. Remove of an arrival is O(log n) (its key is in the event); of another event,
+ * what the OtherEvents scheduler's Remove costs (O(log n) for ns-3's map).
  *
  * RoceChannel::Attach installs it (Simulator::SetScheduler) when the simulation runs another,
  * with that SchedulerType as OtherEvents; DistributedHelper binds it as SchedulerType.
