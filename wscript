@@ -348,6 +348,7 @@ test_sources = [
     'test/roce-pcap-test-suite.cc',
     'test/roce-deadlock-test-suite.cc',
     'test/roce-pfc-test-suite.cc',
+    'test/roce-frame-order-test-suite.cc',
     'test/roce-switch-test-suite.cc',
     'test/scenario-test-suite.cc',
     'test/stats-cc-test-suite.cc',

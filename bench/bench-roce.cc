@@ -6,6 +6,7 @@
  * same size, in the same run.
  *
  *   bench-roce [--hops=4] [--packets=200000] [--mtu=4096] [--cc=dcqcn] [--repeat=3]
+ *              [--scheduler=ns3::MapScheduler]
  *
  * (a) ns-3 point-to-point: H+1 nodes, H PointToPointNetDevice links (100 Gb/s, 1 us); the
  *     source sends packets of the RoCE L3 size (payload + 44 bytes) at the line rate; each
@@ -15,10 +16,14 @@
  *     WRITE of packets x MTU bytes, RdmaNic with DCQCN (or --cc=none), ACK every 4 packets.
  * Figure of merit: wall seconds of Simulator::Run divided by data packets x hops, and the
  * ratio RoCE / point-to-point (goal <= 1.5). The RoCE side also carries its ACKs.
+ * (c) the cost of RoceFrameScheduler: (b) again with --scheduler (an ns-3 scheduler that orders
+ *     equal-time events only by when they were scheduled) in place of it; events per second of
+ *     both and their ratio.
  */
 #include "bench-p2p.h"
 
 #include "ns3/command-line.h"
+#include "ns3/object-factory.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
@@ -57,6 +62,7 @@ RunRoce(uint32_t hops,
         uint32_t packets,
         uint32_t mtu,
         const std::string& cc,
+        const std::string& scheduler,
         uint64_t* dataPackets,
         uint64_t* events)
 {
@@ -84,6 +90,13 @@ RunRoce(uint32_t hops,
     helper.SetNicAttribute("CongestionControl", StringValue(cc));
     helper.Install(t);
     tn_topology_destroy(t);
+    if (!scheduler.empty())
+    {
+        // the channels installed RoceFrameScheduler; the baseline takes its place
+        ObjectFactory factory;
+        factory.SetTypeId(scheduler);
+        Simulator::SetScheduler(factory);
+    }
     Done done;
     helper.GetNic(0)->PostWrite(1,
                                 static_cast<uint64_t>(packets) * mtu,
@@ -114,6 +127,7 @@ main(int argc, char* argv[])
     uint32_t repeat = 3;
     std::string cc = "dcqcn";
     std::string model = "both";
+    std::string scheduler = "ns3::MapScheduler";
     CommandLine cmd(__FILE__);
     cmd.AddValue("model", "both, p2p or roce (one model alone, e.g. under callgrind)", model);
     cmd.AddValue("hops", "links in the chain (>= 1)", hops);
@@ -121,15 +135,35 @@ main(int argc, char* argv[])
     cmd.AddValue("mtu", "RoCE payload per packet", mtu);
     cmd.AddValue("cc", "congestion control of the NICs: dcqcn or none", cc);
     cmd.AddValue("repeat", "runs of each model (the best is kept)", repeat);
+    cmd.AddValue("scheduler",
+                 "ns-3 scheduler the RoCE run is timed with beside RoceFrameScheduler "
+                 "(none: no baseline)",
+                 scheduler);
     cmd.Parse(argc, argv);
+    if (scheduler == "none")
+    {
+        scheduler.clear();
+    }
     if (hops == 0 || packets == 0 || repeat == 0)
     {
         std::fprintf(stderr, "bench-roce: --hops, --packets and --repeat must be > 0\n");
         return 2;
     }
+    TypeId schedulerId;
+    if (!scheduler.empty() && (!TypeId::LookupByNameFailSafe(scheduler, &schedulerId) ||
+                               !schedulerId.IsChildOf(TypeId::LookupByName("ns3::Scheduler"))))
+    {
+        std::fprintf(stderr,
+                     "bench-roce: --scheduler: %s is no ns-3 scheduler\n",
+                     scheduler.c_str());
+        return 2;
+    }
     const uint32_t l3 = mtu + 44; // IPv4 20 + UDP 8 + BTH 12 + ICRC 4, as the RoCE packets
     double bestP2p = 1e30;
     double bestRoce = 1e30;
+    double bestBase = 1e30;
+    uint64_t eventsBase = 0;
+    uint64_t packetsBase = 0;
     uint32_t received = 0;
     uint64_t dataPackets = 0;
     uint64_t events = 0;
@@ -141,7 +175,14 @@ main(int argc, char* argv[])
         }
         if (model != "p2p")
         {
-            bestRoce = std::min(bestRoce, RunRoce(hops, packets, mtu, cc, &dataPackets, &events));
+            bestRoce =
+                std::min(bestRoce, RunRoce(hops, packets, mtu, cc, "", &dataPackets, &events));
+            if (!scheduler.empty())
+            {
+                bestBase =
+                    std::min(bestBase,
+                             RunRoce(hops, packets, mtu, cc, scheduler, &packetsBase, &eventsBase));
+            }
         }
     }
     double hopsP2p = static_cast<double>(received) * hops;
@@ -168,6 +209,19 @@ main(int argc, char* argv[])
                 hopsRoce / bestRoce / 1e6,
                 static_cast<unsigned long long>(events));
     std::printf("ratio roce / point-to-point per packet-hop: %.2f (goal <= 1.5)\n", nsRoce / nsP2p);
+    if (model != "p2p" && !scheduler.empty())
+    {
+        std::printf("roce with %s: %.3f s, %llu events, %.2f M events/s; RoceFrameScheduler "
+                    "%.2f M events/s\n",
+                    scheduler.c_str(),
+                    bestBase,
+                    static_cast<unsigned long long>(eventsBase),
+                    eventsBase / bestBase / 1e6,
+                    events / bestRoce / 1e6);
+        std::printf("ratio RoceFrameScheduler / %s per event: %.3f\n",
+                    scheduler.c_str(),
+                    (bestRoce / events) / (bestBase / eventsBase));
+    }
     if (model != "both")
     {
         return 0;

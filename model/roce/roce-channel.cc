@@ -70,12 +70,9 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     }
     RoceNetDevice* dst = (m_dev[0] == src) ? PeekPointer(m_dev[1]) : PeekPointer(m_dev[0]);
     const RoceFrameKey key = NextKey(src);
-    RoceFrameScheduler::Arrival arrival(key);
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
-                                   &RoceNetDevice::Receive,
-                                   dst,
-                                   frame);
+                                   new RoceFrameArrival(key, dst, frame));
     return true;
 }
 

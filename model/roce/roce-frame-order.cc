@@ -5,11 +5,16 @@
  */
 #include "roce-frame-order.h"
 
+#include "roce-net-device.h"
+
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <tuple>
+#include <typeinfo>
 
 namespace ns3
 {
@@ -19,22 +24,37 @@ NS_LOG_COMPONENT_DEFINE("RoceFrameScheduler");
 NS_OBJECT_ENSURE_REGISTERED(RoceFrameScheduler);
 
 RoceFrameScheduler* RoceFrameScheduler::s_current = nullptr;
-const RoceFrameKey* RoceFrameScheduler::s_next = nullptr;
 
-bool
-RoceFrameScheduler::Order::operator<(const Order& o) const
+RoceFrameArrival::RoceFrameArrival(const RoceFrameKey& key,
+                                   Ptr<RoceNetDevice> device,
+                                   Ptr<Packet> frame)
+    : m_key(key),
+      m_device(device),
+      m_frame(frame)
 {
-    return std::tie(ts, other, key.node, key.ifIndex, key.seq, uid) <
-           std::tie(o.ts, o.other, o.key.node, o.key.ifIndex, o.key.seq, o.uid);
+}
+
+RoceFrameArrival::~RoceFrameArrival() = default;
+
+void
+RoceFrameArrival::Notify()
+{
+    m_device->Receive(m_frame);
 }
 
 TypeId
 RoceFrameScheduler::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceFrameScheduler")
-                            .SetParent<Scheduler>()
-                            .SetGroupName("TrainingNet")
-                            .AddConstructor<RoceFrameScheduler>();
+    static TypeId tid =
+        TypeId("ns3::RoceFrameScheduler")
+            .SetParent<Scheduler>()
+            .SetGroupName("TrainingNet")
+            .AddConstructor<RoceFrameScheduler>()
+            .AddAttribute("OtherEvents",
+                          "The ns-3 scheduler of every event but frame arrivals (TypeId name)",
+                          StringValue("ns3::MapScheduler"),
+                          MakeStringAccessor(&RoceFrameScheduler::SetOtherEvents),
+                          MakeStringChecker());
     return tid;
 }
 
@@ -52,12 +72,34 @@ RoceFrameScheduler::~RoceFrameScheduler()
 }
 
 void
+RoceFrameScheduler::SetOtherEvents(const std::string& type)
+{
+    // internal invariant: the queue is empty while the simulation sets its scheduler up
+    NS_ABORT_MSG_IF(m_others && !m_others->IsEmpty(),
+                    "RoceFrameScheduler: OtherEvents set while events wait");
+    TypeId tid;
+    // a name that is no other ns-3 scheduler (this one included) falls back to ns-3's default
+    if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()) ||
+        tid == GetTypeId())
+    {
+        tid = TypeId::LookupByName("ns3::MapScheduler");
+    }
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    m_others = factory.Create<Scheduler>();
+    m_othersType = tid.GetName();
+}
+
+void
 RoceFrameScheduler::Use()
 {
     if (!s_current)
     {
+        StringValue chosen;
+        GlobalValue::GetValueByName("SchedulerType", chosen);
         ObjectFactory factory;
         factory.SetTypeId(GetTypeId());
+        factory.Set("OtherEvents", chosen);
         Simulator::SetScheduler(factory);
     }
 }
@@ -68,68 +110,69 @@ RoceFrameScheduler::HasEvents()
     return s_current && !s_current->IsEmpty();
 }
 
-RoceFrameScheduler::Arrival::Arrival(const RoceFrameKey& key)
+bool
+RoceFrameScheduler::FrameFirst() const
 {
-    s_next = &key;
-}
-
-RoceFrameScheduler::Arrival::~Arrival()
-{
-    s_next = nullptr;
+    if (m_frames.empty())
+    {
+        return false;
+    }
+    // on equal time the arrival runs first
+    return m_others->IsEmpty() || m_frames.begin()->first.ts <= m_others->PeekNext().key.m_ts;
 }
 
 void
 RoceFrameScheduler::Insert(const Scheduler::Event& ev)
 {
-    Order order{ev.key.m_ts, 1, RoceFrameKey{}, ev.key.m_uid};
-    if (s_next)
+    // typeid of a final class: one comparison, no walk of a class hierarchy
+    if (typeid(*ev.impl) == typeid(RoceFrameArrival))
     {
-        order.other = 0;
-        order.key = *s_next;
-        s_next = nullptr;
+        const auto* arrival = static_cast<const RoceFrameArrival*>(ev.impl);
+        m_frames.emplace(Order{ev.key.m_ts, arrival->GetKey(), ev.key.m_uid}, ev);
+        return;
     }
-    m_events.emplace(order, ev);
+    m_others->Insert(ev);
 }
 
 bool
 RoceFrameScheduler::IsEmpty() const
 {
-    return m_events.empty();
+    return m_frames.empty() && m_others->IsEmpty();
 }
 
 Scheduler::Event
 RoceFrameScheduler::PeekNext() const
 {
-    NS_ASSERT(!m_events.empty());
-    return m_events.begin()->second;
+    NS_ASSERT(!IsEmpty());
+    return FrameFirst() ? m_frames.begin()->second : m_others->PeekNext();
 }
 
 Scheduler::Event
 RoceFrameScheduler::RemoveNext()
 {
-    NS_ASSERT(!m_events.empty());
-    auto first = m_events.begin();
+    NS_ASSERT(!IsEmpty());
+    if (!FrameFirst())
+    {
+        return m_others->RemoveNext();
+    }
+    auto first = m_frames.begin();
     Scheduler::Event ev = first->second;
-    m_events.erase(first);
+    m_frames.erase(first);
     return ev;
 }
 
 void
 RoceFrameScheduler::Remove(const Scheduler::Event& ev)
 {
-    auto it = m_events.find(Order{ev.key.m_ts, 1, RoceFrameKey{}, ev.key.m_uid});
-    if (it == m_events.end())
+    if (typeid(*ev.impl) != typeid(RoceFrameArrival))
     {
-        for (it = m_events.begin(); it != m_events.end(); ++it)
-        {
-            if (it->second.key.m_uid == ev.key.m_uid)
-            {
-                break;
-            }
-        }
+        m_others->Remove(ev);
+        return;
     }
-    NS_ASSERT(it != m_events.end());
-    m_events.erase(it);
+    const auto* arrival = static_cast<const RoceFrameArrival*>(ev.impl);
+    auto it = m_frames.find(Order{ev.key.m_ts, arrival->GetKey(), ev.key.m_uid});
+    NS_ASSERT(it != m_frames.end());
+    m_frames.erase(it);
 }
 
 } // namespace ns3

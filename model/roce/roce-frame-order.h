@@ -6,10 +6,15 @@
 #ifndef ROCE_FRAME_ORDER_H
 #define ROCE_FRAME_ORDER_H
 
+#include "ns3/event-impl.h"
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
 #include "ns3/scheduler.h"
 
 #include <cstdint>
 #include <map>
+#include <string>
+#include <tuple>
 
 namespace ns3
 {
@@ -27,12 +32,45 @@ struct RoceFrameKey
     uint64_t seq{0};     //!< frames this end sent before this one
 };
 
+class RoceNetDevice;
+
 /**
  * \ingroup training-net
- * The event scheduler of every simulation with a RoCE fabric: the same runs as ns-3's map
- * scheduler, but events of equal time are ordered so that the order does not depend on when
- * each was scheduled for the frames of cables (RoceChannel, RoceRemoteChannel):
- *   1. frame arrivals first, by their RoceFrameKey (node, interface, sequence);
+ * The event of a frame's arrival at the receiving device: it carries the frame's key, which is
+ * how RoceFrameScheduler tells a frame arrival from any other event (no state beside the event).
+ */
+class RoceFrameArrival final : public EventImpl
+{
+  public:
+    /**
+     * \param key the frame's key
+     * \param device the receiving device
+     * \param frame the frame
+     */
+    RoceFrameArrival(const RoceFrameKey& key, Ptr<RoceNetDevice> device, Ptr<Packet> frame);
+    ~RoceFrameArrival() override;
+
+    /** \return the frame's key */
+    const RoceFrameKey& GetKey() const
+    {
+        return m_key;
+    }
+
+  private:
+    void Notify() override;
+
+    RoceFrameKey m_key;          //!< the frame's key
+    Ptr<RoceNetDevice> m_device; //!< the receiving device
+    Ptr<Packet> m_frame;         //!< the frame
+};
+
+/**
+ * \ingroup training-net
+ * The event scheduler of every simulation with a RoCE fabric: events of equal time are ordered
+ * so that the order does not depend on when each was scheduled for the frames of cables
+ * (RoceChannel, RoceRemoteChannel):
+ *   1. frame arrivals (RoceFrameArrival) first, by their RoceFrameKey (node, interface,
+ *      sequence);
  *   2. then every other event in the order it was scheduled (its uid), as ns-3 does.
  * In one process a frame's arrival is scheduled when it is sent; a frame from another MPI rank
  * only when the engine hands it over. With arrivals ordered by a key the sender set, one
@@ -40,9 +78,15 @@ struct RoceFrameKey
  * rows come out (the other events of a node are scheduled by that node's own events, whose
  * order is then the same by induction).
  *
- * RoceChannel::Attach installs it (Simulator::SetScheduler) when the simulation runs another;
- * DistributedHelper binds it as SchedulerType. Remove of a frame arrival (never cancelled by
- * the channels) searches the whole queue.
+ * Only the arrivals need the key: they wait in a map of their own, and every other event in
+ * the ns-3 scheduler named by the attribute OtherEvents (ns-3 orders by time and uid, so any
+ * of them gives the same order; but HeapScheduler, whose Remove breaks its heap in ns-3.37 to
+ * 3.39). The next event is the earlier head of the two, the arrival's
+ * on equal time. Remove of an arrival is O(log n) (its key is in the event); of another event,
+ * what the OtherEvents scheduler's Remove costs (O(log n) for ns-3's map).
+ *
+ * RoceChannel::Attach installs it (Simulator::SetScheduler) when the simulation runs another,
+ * with that SchedulerType as OtherEvents; DistributedHelper binds it as SchedulerType.
  */
 class RoceFrameScheduler : public Scheduler
 {
@@ -58,43 +102,47 @@ class RoceFrameScheduler : public Scheduler
     Scheduler::Event RemoveNext() override;
     void Remove(const Scheduler::Event& ev) override;
 
-    /** Install this scheduler in the current simulation unless it already runs one. */
+    /**
+     * Install this scheduler in the current simulation unless it already runs one; the
+     * scheduler the simulation was told to use (SchedulerType) keeps the other events.
+     */
     static void Use();
     /** \return true when this process's simulation runs this scheduler and it holds an event */
     static bool HasEvents();
 
-    /**
-     * While one lives, the next event scheduled is a frame arrival with this key (the channel
-     * builds one around its Simulator::ScheduleWithContext call). With another scheduler
-     * installed the key is ignored.
-     */
-    class Arrival
-    {
-      public:
-        /** \param key the frame's key */
-        explicit Arrival(const RoceFrameKey& key);
-        ~Arrival();
-        Arrival(const Arrival&) = delete;
-        Arrival& operator=(const Arrival&) = delete;
-    };
-
   private:
-    /** the total order of events */
+    /** the order of frame arrivals */
     struct Order
     {
         uint64_t ts;      //!< time stamp
-        uint32_t other;   //!< 0 for a frame arrival, 1 for any other event
-        RoceFrameKey key; //!< frame arrivals only
+        RoceFrameKey key; //!< the frame's key
         uint32_t uid;     //!< scheduling order
 
-        /** \param o the other \return true when this runs first */
-        bool operator<(const Order& o) const;
+        /**
+         * Inline, so that the map's comparisons need no call (through the PLT of the library).
+         * \param o the other \return true when this runs first
+         */
+        bool operator<(const Order& o) const
+        {
+            if (ts != o.ts)
+            {
+                return ts < o.ts;
+            }
+            return std::tie(key.node, key.ifIndex, key.seq, uid) <
+                   std::tie(o.key.node, o.key.ifIndex, o.key.seq, o.uid);
+        }
     };
 
-    std::map<Order, Scheduler::Event> m_events; //!< the queue
+    /** \param type the TypeId name of the scheduler of the other events */
+    void SetOtherEvents(const std::string& type);
+    /** \return true when the next event is a frame arrival */
+    bool FrameFirst() const;
+
+    std::map<Order, Scheduler::Event> m_frames; //!< frame arrivals
+    Ptr<Scheduler> m_others;                    //!< every other event
+    std::string m_othersType;                   //!< its TypeId name
 
     static RoceFrameScheduler* s_current; //!< the scheduler of this process's simulation
-    static const RoceFrameKey* s_next;    //!< key of the arrival being scheduled, if any
 };
 
 } // namespace ns3

@@ -99,12 +99,9 @@ RoceRemoteChannel::ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame)
     }
     // one time step early: the arrival is in this rank's queue before any event of its instant
     // runs, ordered by its key as in one process
-    RoceFrameScheduler::Arrival arrival(tag.key);
     Simulator::ScheduleWithContext(device->GetNode()->GetId(),
                                    TimeStep(1),
-                                   &RoceNetDevice::Receive,
-                                   device,
-                                   frame);
+                                   new RoceFrameArrival(tag.key, device, frame));
 }
 
 int64_t
