@@ -629,6 +629,9 @@ main(int argc, char* argv[])
                       &commGroups);
     options.AddString("database", "results database (SQLite) to append the run to", &database);
     options.AddMode(&mode);
+    // from here to the exit: a signal aborts the run it comes before, or ends the program
+    // after the last run is recorded, never kills it midway
+    options.WatchSignals();
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -805,6 +808,7 @@ main(int argc, char* argv[])
     const std::string recorded = stats.Finish(complete ? "ok" : "error",
                                               complete ? endNs : 0,
                                               "the traces did not complete");
+    options.Recorded(recorder->GetRunId(), recorded);
     Simulator::Destroy();
     int status = complete ? 0 : 1;
     if (recorded == "aborted")
@@ -821,5 +825,5 @@ main(int argc, char* argv[])
     }
     tn_db_close(db);
     tn_topology_destroy(topo);
-    return status;
+    return options.ExitStatus(status);
 }

@@ -817,7 +817,7 @@ def main():
         examples = os.path.abspath(args.examples) if args.examples else ""
         promises.sampling_cases(more, run, examples, WORKLOAD, args.scale)
         promises.example_signal_cases(more, run, examples, args.example_signals, check_db)
-        promises.late_signal_cases(run, examples, check_db)
+        promises.late_signal_cases(run, examples, check_db, WORKLOAD)
         report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "utils",
                               "training-net-report")
         source = os.path.join(tmp, "report-src.db")
