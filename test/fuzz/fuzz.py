@@ -827,7 +827,7 @@ def main():
             # issue 38: ASTRA-sim 2's input sets, on their own generator
             fuzz_astra.astra_cases(random.Random(args.seed + 38), run,
                                    os.path.join(examples, "astra-sim-compat"), mutate_text,
-                                   args.scale)
+                                   args.scale, check_db)
         # the user-facing options walk, on its own generator
         fuzz_options.options_walk(random.Random(args.seed + 4242), run, examples, args.scale)
         promises.chakra_convert_cases(run, os.path.join(os.path.dirname(

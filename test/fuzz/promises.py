@@ -191,58 +191,67 @@ def late_programs(run, workload):
 
 def late_signal_cases(run, folder, check_db, workload, tries=2):
     """Each interruptible program interrupted (SIGINT) as soon as it prints the line of its last
-    recorded run: the run stays 'ok' and the program exits 130 with one last line saying so (or
-    0 if it was gone first); never killed by the signal (seed 71's round: the quickstart exited
-    -2), and the run never lost as 'aborted' (the comparison programs printed a run's row before
-    they recorded it). Standard output line-buffered (stdbuf): the rows are printf's."""
-    stdbuf = shutil.which("stdbuf")
+    recorded run (astra-sim-compat: fuzz_astra, on its input set)."""
     for name, (argv, trigger) in sorted(late_programs(run, workload).items()):
         path = os.path.join(folder, name) if folder else ""
         if not (path and os.access(path, os.X_OK)):
             print("SKIP late signals: no %s here" % name)
             continue
-        if not stdbuf and "recorded in" not in trigger:
-            print("SKIP late signals of %s: no stdbuf to see its rows as they come" % name)
-            continue
-        for k in range(tries):
-            db = os.path.join(run.tmp, "late-signal-%s-%d.db" % (name, k))
-            run.runs += 1
-            p = subprocess.Popen(([stdbuf, "-oL"] if stdbuf else []) + [path] + argv +
-                                 ["--db=" + db],
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True)
-            out = b""
-            sent = False
-            for raw in p.stdout:
-                out += raw
-                if re.match(trigger, raw.decode("utf-8", "replace")):
-                    try:
-                        os.kill(p.pid, signal.SIGINT)
-                        sent = True
-                    except ProcessLookupError:
-                        pass
-                    break
-            try:
-                rest, _ = p.communicate(timeout=120)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                rest, _ = p.communicate()
-            text = (out + rest).decode("utf-8", "replace")
-            lines = [l for l in text.splitlines() if l.strip()]
-            problem = check_db(db)
-            want = r"%s: interrupted after run \d+ was recorded \(ok\)$" % re.escape(name)
-            if problem is None and not sent and p.returncode == 0:
-                problem = "no line matched %r: the case tests nothing" % trigger
-            elif problem is None and p.returncode not in (0, 130):
-                problem = "exit %d, expected 130 (or 0: it had ended)" % p.returncode
-            elif problem is None and p.returncode == 130 and not (lines and
-                                                                 re.match(want, lines[-1])):
-                problem = "the last line is %r" % (lines[-1] if lines else "")
-            if problem is None and last_statuses(db, 1) != ["ok"]:
-                problem = "the run is %s, not ok" % last_statuses(db, 1)
-            if problem:
-                run.failures.append("%s, SIGINT after its run was recorded: %s (output: %s)" % (
-                    name, problem, text.strip().replace("\n", " | ")[-300:]))
+        late_signal_case(run, path, argv, trigger, check_db, tries)
+
+
+def late_signal_case(run, path, argv, trigger, check_db, tries=2, db_option="--db="):
+    """The program at path with argv, interrupted (SIGINT) as soon as a line matches trigger
+    (printed once its last run is recorded): the run stays 'ok' and the program exits 130 with
+    one last line saying so (or 0 if it was gone first); never killed by the signal (seed 71's
+    round: the quickstart exited -2), and the run never lost as 'aborted' (the comparison
+    programs printed a run's row before they recorded it). Standard output line-buffered
+    (stdbuf): the rows are printf's."""
+    name = os.path.basename(path)
+    path = os.path.abspath(path)  # it runs in run.tmp
+    stdbuf = shutil.which("stdbuf")
+    if not stdbuf and "recorded in" not in trigger:
+        print("SKIP late signals of %s: no stdbuf to see its rows as they come" % name)
+        return
+    for k in range(tries):
+        db = os.path.join(run.tmp, "late-signal-%s-%d.db" % (name, k))
+        run.runs += 1
+        p = subprocess.Popen(([stdbuf, "-oL"] if stdbuf else []) + [path] + argv +
+                             [db_option + db],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True)
+        out = b""
+        sent = False
+        for raw in p.stdout:
+            out += raw
+            if re.match(trigger, raw.decode("utf-8", "replace")):
+                try:
+                    os.kill(p.pid, signal.SIGINT)
+                    sent = True
+                except ProcessLookupError:
+                    pass
+                break
+        try:
+            rest, _ = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            rest, _ = p.communicate()
+        text = (out + rest).decode("utf-8", "replace")
+        lines = [l for l in text.splitlines() if l.strip()]
+        problem = check_db(db)
+        want = r"%s: interrupted after run \d+ was recorded \(ok\)$" % re.escape(name)
+        if problem is None and not sent and p.returncode == 0:
+            problem = "no line matched %r: the case tests nothing" % trigger
+        elif problem is None and p.returncode not in (0, 130):
+            problem = "exit %d, expected 130 (or 0: it had ended)" % p.returncode
+        elif problem is None and p.returncode == 130 and not (lines and
+                                                             re.match(want, lines[-1])):
+            problem = "the last line is %r" % (lines[-1] if lines else "")
+        if problem is None and last_statuses(db, 1) != ["ok"]:
+            problem = "the run is %s, not ok" % last_statuses(db, 1)
+        if problem:
+            run.failures.append("%s, SIGINT after its run was recorded: %s (output: %s)" % (
+                name, problem, text.strip().replace("\n", " | ")[-300:]))
 
 
 NUMERIC = {
