@@ -3,6 +3,7 @@
  */
 #include "program-options.h"
 
+#include "distributed-helper.h"
 #include "roce-helper.h"
 
 #include "ns3/global-value.h"
@@ -579,12 +580,13 @@ ProgramOptions::Recorded(int64_t runId, const std::string& status)
 int
 ProgramOptions::ExitStatus(int status) const
 {
-    const int late = tn_signal_pending();
+    // under mpirun every rank exits with the same status, and rank 0 alone says why
+    const int late = int(DistributedHelper::MaxAll(tn_signal_pending()));
     if (!late)
     {
         return status;
     }
-    if (status == 0)
+    if (status == 0 && DistributedHelper::GetRank() == 0)
     {
         std::fflush(stdout);
         std::cout.flush();

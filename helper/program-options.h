@@ -131,7 +131,8 @@ class ProgramOptions
      * after the last run was recorded): then 128 + the signal (tn_signal_exit_status) and, if
      * status is 0 (no error line is out already), one line on stderr, stdout flushed first:
      * "program: interrupted after run N was recorded (STATUS)" (the last run Recorded noted;
-     * "program: interrupted" when it recorded none)
+     * "program: interrupted" when it recorded none). Under mpirun every rank calls it (the
+     * status is the same on every rank; rank 0 prints the line)
      */
     int ExitStatus(int status) const;
 

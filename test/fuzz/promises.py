@@ -200,6 +200,15 @@ def late_signal_cases(run, folder, check_db, workload, tries=2):
         late_signal_case(run, path, argv, trigger, check_db, tries)
 
 
+def default_signals():
+    """SIGINT and SIGTERM as a terminal's foreground program has them: a fuzz started in the
+    background of a shell without job control (nohup, &) ignores SIGINT, and its children
+    inherit that; a program that does not catch the signal would then let it pass unseen, and
+    the case would test nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def late_signal_case(run, path, argv, trigger, check_db, tries=2, db_option="--db="):
     """The program at path with argv, interrupted (SIGINT) as soon as a line matches trigger
     (printed once its last run is recorded): the run stays 'ok' and the program exits 130 with
@@ -219,7 +228,8 @@ def late_signal_case(run, path, argv, trigger, check_db, tries=2, db_option="--d
         p = subprocess.Popen(([stdbuf, "-oL"] if stdbuf else []) + [path] + argv +
                              [db_option + db],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True)
+                             stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True,
+                             preexec_fn=default_signals)
         out = b""
         sent = False
         for raw in p.stdout:
