@@ -44,6 +44,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -629,6 +630,9 @@ main(int argc, char* argv[])
                       &commGroups);
     options.AddString("database", "results database (SQLite) to append the run to", &database);
     options.AddMode(&mode);
+    // from here to the exit: a signal aborts the run it comes before, or ends the program
+    // after the last run is recorded, never kills it midway
+    options.WatchSignals();
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -774,37 +778,44 @@ main(int argc, char* argv[])
                              "the traces' compute and collective bytes");
     job->Start();
     Simulator::Run();
+    // each NPU's end and exposed communication (ns); flow-symmetric: NPU 0 ran for the NPUs
+    // its collectives' symmetry maps it to
+    std::vector<std::pair<uint64_t, uint64_t>> ends(npus.GetEndpoints().size());
+    std::vector<bool> ran(ends.size());
     uint64_t endNs = 0;
-    for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+    for (uint32_t r = 0; r < ends.size(); r++)
     {
-        uint64_t finished = 0;
-        uint64_t exposed = 0;
-        // flow-symmetric: NPU 0 ran for the NPUs its collectives' symmetry maps it to
-        const uint32_t ran = job->GetIterations(r).empty() && mode == "flow-symmetric" ? 0 : r;
-        for (const TrainingIterationRecord& it : job->GetIterations(ran))
+        const uint32_t npu = job->GetIterations(r).empty() && mode == "flow-symmetric" ? 0 : r;
+        ran[r] = !job->GetIterations(npu).empty();
+        for (const TrainingIterationRecord& it : job->GetIterations(npu))
         {
-            finished = std::max<uint64_t>(finished, it.end.GetNanoSeconds());
-            exposed += it.exposed.GetNanoSeconds();
+            ends[r].first = std::max<uint64_t>(ends[r].first, it.end.GetNanoSeconds());
+            ends[r].second += it.exposed.GetNanoSeconds();
         }
-        endNs = std::max(endNs, finished);
-        if (!job->GetIterations(ran).empty())
+        endNs = std::max(endNs, ends[r].first);
+    }
+    const bool complete = job->IsComplete();
+    const std::string recorded = stats.Finish(complete ? "ok" : "error",
+                                              complete ? endNs : 0,
+                                              "the traces did not complete");
+    options.Recorded(recorder->GetRunId(), recorded);
+    // the lines of a recorded run: a signal while they are printed leaves the run as it is
+    for (uint32_t r = 0; r < ends.size(); r++)
+    {
+        if (ran[r])
         {
             // ASTRA-sim's Workload::report line, a cycle being 1 ns
             std::printf("sys[%u] finished, %llu cycles, exposed communication %llu cycles.\n",
                         r,
-                        static_cast<unsigned long long>(finished),
-                        static_cast<unsigned long long>(exposed));
+                        static_cast<unsigned long long>(ends[r].first),
+                        static_cast<unsigned long long>(ends[r].second));
         }
     }
-    const bool complete = job->IsComplete();
     if (!job->GetError().empty())
     {
         std::fflush(stdout);
         std::fprintf(stderr, "%s: %s\n", program, job->GetError().c_str());
     }
-    const std::string recorded = stats.Finish(complete ? "ok" : "error",
-                                              complete ? endNs : 0,
-                                              "the traces did not complete");
     Simulator::Destroy();
     int status = complete ? 0 : 1;
     if (recorded == "aborted")
@@ -821,5 +832,5 @@ main(int argc, char* argv[])
     }
     tn_db_close(db);
     tn_topology_destroy(topo);
-    return status;
+    return options.ExitStatus(status);
 }

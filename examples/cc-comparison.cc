@@ -145,6 +145,9 @@ main(int argc, char* argv[])
                     "comma-separated congestion controls: " + RdmaCcRegistry::ListNames(),
                     &list);
     options.AddBytes("bytes", "collective size", &bytes);
+    // from here to the exit: a signal aborts the run it comes before, or ends the program
+    // after the last run is recorded, never kills it midway
+    options.WatchSignals();
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -267,6 +270,7 @@ main(int argc, char* argv[])
             stats.Finish(result.empty() ? "ok" : "error",
                          us > 0 ? static_cast<uint64_t>(us * 1e3) : 0,
                          result.empty() ? "" : "the collective did not run as planned: " + result);
+        options.Recorded(run, recorded);
         Simulator::Destroy();
         if (recorded == "aborted")
         {
@@ -311,5 +315,5 @@ main(int argc, char* argv[])
     }
     tn_db_close(db);
     tn_topology_destroy(topo);
-    return status;
+    return options.ExitStatus(status);
 }

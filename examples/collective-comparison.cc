@@ -76,6 +76,9 @@ main(int argc, char* argv[])
     options.AddMode(&mode);
     // every rank reads the same input and comes to the same verdict: rank 0 prints it
     DistributedHelper::HoldErrors();
+    // from here to the exit: a signal aborts the run it comes before, or ends the program
+    // after the last run is recorded, never kills it midway
+    options.WatchSignals();
     const bool parsed = options.Parse(argc, argv);
     DistributedHelper::ExitUnlessAll(parsed, DistributedHelper::ReleaseErrors(), 2);
 
@@ -207,6 +210,12 @@ main(int argc, char* argv[])
             // auto: the tuner's choice beside it
             const std::string shown =
                 algorithm == c->GetAlgorithm() ? algorithm : algorithm + ":" + c->GetAlgorithm();
+            const std::string recorded = stats.Finish(
+                check.empty() ? "ok" : "error",
+                us > 0 ? static_cast<uint64_t>(us * 1e3) : Simulator::Now().GetNanoSeconds(),
+                check.empty() ? "" : "the collective did not run as planned: " + check);
+            options.Recorded(stats.GetRecorder()->GetRunId(), recorded);
+            // the row of a recorded run: a signal while it is printed leaves the run as it is
             std::printf("%-8s %-13s %12.1f %12.1f %7.3f %10.2f %8.2f%s%s\n",
                         routing.c_str(),
                         shown.c_str(),
@@ -222,10 +231,6 @@ main(int argc, char* argv[])
             {
                 firstFailure = routing + " " + shown + ": " + check;
             }
-            const std::string recorded = stats.Finish(
-                check.empty() ? "ok" : "error",
-                us > 0 ? static_cast<uint64_t>(us * 1e3) : Simulator::Now().GetNanoSeconds(),
-                check.empty() ? "" : "the collective did not run as planned: " + check);
             Simulator::Destroy();
             // under mpirun: ns-3's MPI interface again for the next run (not after a run that
             // left frames between ranks: it stopped early and is reported below)
@@ -277,5 +282,5 @@ main(int argc, char* argv[])
                      failures,
                      firstFailure.c_str());
     }
-    return status;
+    return options.ExitStatus(status);
 }

@@ -57,6 +57,13 @@ main(int argc, char* argv[])
     {
         return 2;
     }
+    if (!dbPath.empty())
+    {
+        // from here to the exit: a signal aborts the run it comes before, or ends the program
+        // after the last run is recorded, never kills it midway (with no database nothing
+        // polls the flag: a signal kills the program, as it must to stop it)
+        options.WatchSignals();
+    }
     // below the fabric's floor a run's events grow as the rate falls (at 1 bit/s the 4 MiB
     // all-reduce would run for simulated months)
     for (const auto& [option, bps] :
@@ -176,6 +183,23 @@ main(int argc, char* argv[])
         retransmitted += hostNodes.Get(h)->GetObject<RdmaNic>()->GetRetransmittedBytes();
     }
     const std::string check = c->Check();
+    const bool ok = c->IsComplete() && check.empty();
+    const std::string failure =
+        ok ? ""
+           : "the collective did not run as planned: " + (check.empty() ? "incomplete" : check);
+    // a run that did not go as planned is recorded as 'error' with the reason: it was
+    // recorded, only not as 'ok'
+    const std::string recorded =
+        dbPath.empty() ? (ok ? "ok" : "error")
+                       : stats.Finish(ok ? "ok" : "error",
+                                      c->IsComplete() ? c->GetDuration().GetNanoSeconds()
+                                                      : Simulator::Now().GetNanoSeconds(),
+                                      failure);
+    if (!dbPath.empty())
+    {
+        options.Recorded(stats.GetRecorder()->GetRunId(), recorded);
+    }
+    // the line of a recorded run: a signal while it is printed leaves the run as it is
     std::cout << algorithm << " all-reduce of " << bytes << " bytes across " << hosts << " hosts: ";
     if (c->IsComplete())
     {
@@ -189,18 +213,6 @@ main(int argc, char* argv[])
     std::cout << retransmitted << " bytes retransmitted, path MTU "
               << hostNodes.Get(0)->GetObject<RdmaNic>()->GetMtu() << ", data "
               << (check.empty() ? "as planned" : check) << std::endl;
-    const bool ok = c->IsComplete() && check.empty();
-    const std::string failure =
-        ok ? ""
-           : "the collective did not run as planned: " + (check.empty() ? "incomplete" : check);
-    // a run that did not go as planned is recorded as 'error' with the reason: it was
-    // recorded, only not as 'ok'
-    const std::string recorded =
-        dbPath.empty() ? (ok ? "ok" : "error")
-                       : stats.Finish(ok ? "ok" : "error",
-                                      c->IsComplete() ? c->GetDuration().GetNanoSeconds()
-                                                      : Simulator::Now().GetNanoSeconds(),
-                                      failure);
     Simulator::Destroy();
     if (recorded == "aborted")
     {
@@ -218,5 +230,5 @@ main(int argc, char* argv[])
         std::cerr << "p2p-study-allreduce: " << (limit.empty() ? failure : limit) << std::endl;
         return 1;
     }
-    return 0;
+    return options.ExitStatus(0);
 }

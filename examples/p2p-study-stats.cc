@@ -50,6 +50,9 @@ main(int argc, char* argv[])
     options.AddString("db", "results database (SQLite) to append this run to", &dbPath);
     options.AddRate("offered", "rate node 0 offers to its 10 Mb/s link", &offeredBps);
     options.AddCount("seconds", "how long the senders send", uint64_t(1), uint64_t(3600), &seconds);
+    // from here to the exit: a signal aborts the run it comes before, or ends the program
+    // after the last run is recorded, never kills it midway
+    options.WatchSignals();
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -83,6 +86,7 @@ main(int argc, char* argv[])
     Simulator::ScheduleNow(&SendCbr, b.Get(0), b.Get(1)->GetAddress(), bytes, gap1, stop);
     Simulator::Run();
     const std::string recorded = stats.Finish("ok", Simulator::Now().GetNanoSeconds());
+    options.Recorded(stats.GetRecorder()->GetRunId(), recorded);
     std::cout << "run " << stats.GetRecorder()->GetRunId() << " recorded in " << dbPath << " ("
               << recorded << "), " << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
     Simulator::Destroy();
@@ -99,5 +103,5 @@ main(int argc, char* argv[])
         std::cerr << "p2p-study-stats: " << why << std::endl;
         return 1;
     }
-    return 0;
+    return options.ExitStatus(0);
 }

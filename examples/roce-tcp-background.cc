@@ -44,6 +44,8 @@ struct Point
     double tcpGbps{0};       //!< TCP goodput summed over the flows while the all-reduce ran
     std::string check;       //!< Collective::Check()
     int signal{0};           //!< the signal that stopped the recorded run (0: none)
+    int64_t runId{-1};       //!< the run recorded (-1: none)
+    std::string recorded;    //!< its status as recorded
 };
 
 /**
@@ -207,8 +209,10 @@ RunLoad(const tn_topology* topo,
     point.check = c->Check();
     if (!dbPath.empty())
     {
-        if (stats.Finish(c->IsComplete() ? "ok" : "error", Simulator::Now().GetNanoSeconds()) ==
-            "aborted")
+        point.recorded =
+            stats.Finish(c->IsComplete() ? "ok" : "error", Simulator::Now().GetNanoSeconds());
+        point.runId = stats.GetRecorder()->GetRunId();
+        if (point.recorded == "aborted")
         {
             point.signal = stats.GetRecorder()->GetSignal();
         }
@@ -238,6 +242,13 @@ main(int argc, char* argv[])
     if (!options.Parse(argc, argv))
     {
         return 2;
+    }
+    if (!dbPath.empty())
+    {
+        // from here to the exit: a signal aborts the run it comes before, or ends the program
+        // after the last run is recorded, never kills it midway (with no database nothing
+        // polls the flag: a signal kills the program, as it must to stop it)
+        options.WatchSignals();
     }
     std::vector<double> levels;
     for (const std::string& item : loads)
@@ -307,6 +318,10 @@ main(int argc, char* argv[])
     {
         std::string error;
         Point p = RunLoad(topo, algorithm, bytes, load, dbPath, &error);
+        if (p.runId >= 0)
+        {
+            options.Recorded(p.runId, p.recorded);
+        }
         if (!error.empty())
         {
             std::cerr << "roce-tcp-background: " << error << std::endl;
@@ -336,5 +351,5 @@ main(int argc, char* argv[])
                   << p.collectiveUs / baseUs << "  " << std::setw(16) << p.tcpGbps << std::endl;
     }
     tn_topology_destroy(topo);
-    return status;
+    return options.ExitStatus(status);
 }

@@ -59,6 +59,9 @@ main(int argc, char* argv[])
     options.AddCount("active", "active chunk-phases per dim and group (A)", 1u, 1u << 20, &active);
     std::string mode = "packet";
     options.AddMode(&mode);
+    // from here to the exit: a signal aborts the run it comes before, or ends the program
+    // after the last run is recorded, never kills it midway
+    options.WatchSignals();
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -205,6 +208,7 @@ main(int argc, char* argv[])
                          !error.empty()   ? name + ": " + error
                          : !check.empty() ? name + " did not run as planned: " + check
                                           : name + " did not complete");
+        options.Recorded(recorder->GetRunId(), recorded);
         Simulator::Destroy();
         if (recorded == "aborted")
         {
@@ -256,5 +260,5 @@ main(int argc, char* argv[])
                      failures,
                      firstFailure.c_str());
     }
-    return status;
+    return options.ExitStatus(status);
 }

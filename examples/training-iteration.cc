@@ -233,6 +233,9 @@ main(int argc, char* argv[])
                       "a SimAI / AICB workload file to run instead of --workload (its times in "
                       "ns, its all_gpus the topology's NPUs)",
                       &simai);
+    // from here to the exit: a signal aborts the run it comes before, or ends the program
+    // after the last run is recorded, never kills it midway
+    options.WatchSignals();
     if (!options.Parse(argc, argv))
     {
         return 2;
@@ -410,6 +413,24 @@ main(int argc, char* argv[])
                                  "the workload's compute and collective bytes");
         job->Start();
         Simulator::Run();
+        // the job's end, its last iteration on any NPU (the simulator's clock may have gone
+        // on to the next sample tick, which finds the work done)
+        uint64_t endNs = 0;
+        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
+        {
+            for (const auto& it : job->GetIterations(r))
+            {
+                endNs = std::max<uint64_t>(endNs, it.end.GetNanoSeconds());
+            }
+        }
+        const std::string recorded = stats.Finish(
+            job->IsComplete() ? "ok" : "error",
+            job->IsComplete() ? endNs : 0,
+            job->GetError().empty() ? "the training job did not complete"
+                                    : "the training job did not complete: " + job->GetError());
+        options.Recorded(recorder->GetRunId(), recorded);
+        // the rows of a recorded run: a signal that comes while they are printed ends the
+        // program at ExitStatus and leaves the run as it is
         const auto& log = job->GetIterations(0);
         for (const auto& it : log)
         {
@@ -427,21 +448,6 @@ main(int argc, char* argv[])
         {
             PrintStages(training, *job);
         }
-        // the job's end, its last iteration on any NPU (the simulator's clock may have gone
-        // on to the next sample tick, which finds the work done)
-        uint64_t endNs = 0;
-        for (uint32_t r = 0; r < npus.GetEndpoints().size(); r++)
-        {
-            for (const auto& it : job->GetIterations(r))
-            {
-                endNs = std::max<uint64_t>(endNs, it.end.GetNanoSeconds());
-            }
-        }
-        const std::string recorded = stats.Finish(
-            job->IsComplete() ? "ok" : "error",
-            job->IsComplete() ? endNs : 0,
-            job->GetError().empty() ? "the training job did not complete"
-                                    : "the training job did not complete: " + job->GetError());
         Simulator::Destroy();
         if (recorded == "ok" && job->IsComplete())
         {
@@ -466,5 +472,5 @@ main(int argc, char* argv[])
     }
     tn_db_close(db);
     tn_topology_destroy(topo);
-    return 0;
+    return options.ExitStatus(0);
 }

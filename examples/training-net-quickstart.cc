@@ -99,8 +99,7 @@ main(int argc, char* argv[])
     // from the start to the exit: a SIGINT or SIGTERM aborts the run, or, once the run is
     // recorded, ends the program with 130 (143) and one line; it never kills it midway (a
     // second one does). The recorder's own watch nests inside this one.
-    tn_error watchErr{};
-    tn_signal_watch(&watchErr);
+    options.WatchSignals();
     DistributedHelper::HoldErrors(); // every rank reads the same options: rank 0 says
     const bool parsed = options.Parse(argc, argv);
     DistributedHelper::ExitUnlessAll(parsed, DistributedHelper::ReleaseErrors(), 2);
@@ -252,13 +251,6 @@ main(int argc, char* argv[])
     }
     // a signal after the run was recorded: the run keeps its status, the exit says the user
     // interrupted (one line, unless the failure's line is already out)
-    const int late = tn_signal_pending();
-    const bool failed = !(complete && recorded == "ok" && pcapOk);
-    if (late && !failed)
-    {
-        std::cerr << "training-net-quickstart: interrupted after run "
-                  << stats.GetRecorder()->GetRunId() << " was recorded (" << recorded << ")"
-                  << std::endl;
-    }
-    return late ? tn_signal_exit_status(late) : failed ? 1 : 0;
+    options.Recorded(stats.GetRecorder()->GetRunId(), recorded);
+    return options.ExitStatus(complete && recorded == "ok" && pcapOk ? 0 : 1);
 }

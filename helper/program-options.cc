@@ -3,15 +3,18 @@
  */
 #include "program-options.h"
 
+#include "distributed-helper.h"
 #include "roce-helper.h"
 
 #include "ns3/global-value.h"
 #include "ns3/tn-error.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-topology.h"
 #include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 
 namespace ns3
@@ -557,6 +560,45 @@ ProgramOptions::CheckSeed(std::string* error)
         return false;
     }
     return true;
+}
+
+void
+ProgramOptions::WatchSignals()
+{
+    tn_error err{};
+    // a process that cannot catch signals is killed by them, as it was: no reason to stop
+    tn_signal_watch(&err);
+}
+
+void
+ProgramOptions::Recorded(int64_t runId, const std::string& status)
+{
+    m_lastRunId = runId;
+    m_lastRunStatus = status;
+}
+
+int
+ProgramOptions::ExitStatus(int status) const
+{
+    // under mpirun every rank exits with the same status, and rank 0 alone says why
+    const int late = int(DistributedHelper::MaxAll(tn_signal_pending()));
+    if (!late)
+    {
+        return status;
+    }
+    if (status == 0 && DistributedHelper::GetRank() == 0)
+    {
+        std::fflush(stdout);
+        std::cout.flush();
+        std::cerr << m_program << ": interrupted";
+        if (m_lastRunId >= 0)
+        {
+            std::cerr << " after run " << m_lastRunId << " was recorded (" << m_lastRunStatus
+                      << ")";
+        }
+        std::cerr << std::endl;
+    }
+    return tn_signal_exit_status(late);
 }
 
 } // namespace ns3

@@ -109,6 +109,34 @@ class ProgramOptions
     bool Parse(int argc, char* argv[]);
 
     /**
+     * Watch SIGINT and SIGTERM from now to the program's exit (tn_signal_watch). A signal
+     * before a run aborts that run as soon as it starts (its recorder's watch nests in this
+     * one); one after the last run is recorded leaves the runs as recorded and ends the
+     * program through ExitStatus. The process is never killed midway: without this watch a
+     * signal between a recorder's Finish and the exit killed it with no line (exit -2 as
+     * Python sees it). A second signal of the same kind kills it, as everywhere.
+     */
+    void WatchSignals();
+
+    /**
+     * Note a run the program recorded, for ExitStatus's line.
+     * \param runId its run_id \param status its status as recorded (StatsHelper::Finish)
+     */
+    void Recorded(int64_t runId, const std::string& status);
+
+    /**
+     * The exit status of a program that has done its work.
+     * \param status what the program would return (0 when every run went as planned)
+     * \return status, unless a signal came after WatchSignals and no run acted on it (it came
+     * after the last run was recorded): then 128 + the signal (tn_signal_exit_status) and, if
+     * status is 0 (no error line is out already), one line on stderr, stdout flushed first:
+     * "program: interrupted after run N was recorded (STATUS)" (the last run Recorded noted;
+     * "program: interrupted" when it recorded none). Under mpirun every rank calls it (the
+     * status is the same on every rank; rank 0 prints the line)
+     */
+    int ExitStatus(int status) const;
+
+    /**
      * \param name a declared option, without "--"
      * \return true if the command line gave it (after Parse): a value from a file the
      * program reads may then stand unless the user overrode it
@@ -184,6 +212,8 @@ class ProgramOptions
     size_t m_positionalMin{0};                              //!< AddPositional
     size_t m_positionalMax{0};                              //!< AddPositional
     std::string m_positionalName;                           //!< AddPositional
+    int64_t m_lastRunId{-1};                                //!< Recorded's last run
+    std::string m_lastRunStatus;                            //!< Recorded's last status
 };
 
 } // namespace ns3

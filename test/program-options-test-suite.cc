@@ -15,9 +15,13 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/roce-helper.h"
 #include "ns3/test.h"
+#include "ns3/tn-signal.h"
 #include "ns3/tn-topology.h"
 #include "ns3/uinteger.h"
 
+#include <csignal>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -407,6 +411,78 @@ class RoceHelperCheckTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * WatchSignals and ExitStatus: a signal that comes after the last run is recorded ends the
+ * program with 128 + the signal and one line naming the run (none after an error line); with
+ * no signal the status is the program's own.
+ */
+class ProgramOptionsSignalsTestCase : public TestCase
+{
+  public:
+    ProgramOptionsSignalsTestCase()
+        : TestCase("a signal after the last run: 130 or 143 and one line")
+    {
+    }
+
+  private:
+    /** The handlers as the test found them, and std::cerr, even after a failure. */
+    struct Restore
+    {
+        std::streambuf* cerr{std::cerr.rdbuf()}; //!< std::cerr's buffer
+
+        ~Restore()
+        {
+            std::cerr.rdbuf(cerr);
+            tn_signal_unwatch();
+        }
+    };
+
+    /**
+     * Raise sig under a watch and call ExitStatus.
+     * \param sig the signal (0: none) \param runId the run Recorded notes (-1: none)
+     * \param status ExitStatus's argument \param line what ExitStatus printed on stderr
+     * \return ExitStatus's result
+     */
+    static int Exit(int sig, int64_t runId, int status, std::string* line)
+    {
+        Restore restore;
+        std::ostringstream err;
+        std::cerr.rdbuf(err.rdbuf());
+        ProgramOptions options("program-options-test", __FILE__);
+        options.WatchSignals();
+        if (runId >= 0)
+        {
+            options.Recorded(runId, "ok");
+        }
+        if (sig)
+        {
+            std::raise(sig);
+        }
+        const int exit = options.ExitStatus(status);
+        *line = err.str();
+        return exit;
+    }
+
+    void DoRun() override
+    {
+        std::string line;
+        NS_TEST_EXPECT_MSG_EQ(Exit(0, 3, 0, &line), 0, "no signal: the program's status");
+        NS_TEST_EXPECT_MSG_EQ(line, "", "no signal: no line");
+        NS_TEST_EXPECT_MSG_EQ(Exit(0, 3, 1, &line), 1, "no signal: the program's failure");
+        NS_TEST_EXPECT_MSG_EQ(Exit(SIGINT, 7, 0, &line), 128 + SIGINT, "SIGINT after run 7");
+        NS_TEST_EXPECT_MSG_EQ(line,
+                              "program-options-test: interrupted after run 7 was recorded (ok)\n",
+                              "the line names the run");
+        NS_TEST_EXPECT_MSG_EQ(Exit(SIGTERM, 7, 0, &line), 128 + SIGTERM, "SIGTERM after run 7");
+        NS_TEST_EXPECT_MSG_EQ(Exit(SIGINT, -1, 0, &line), 128 + SIGINT, "no run recorded");
+        NS_TEST_EXPECT_MSG_EQ(line, "program-options-test: interrupted\n", "no run to name");
+        NS_TEST_EXPECT_MSG_EQ(Exit(SIGINT, 7, 1, &line), 128 + SIGINT, "after a failure");
+        NS_TEST_EXPECT_MSG_EQ(line, "", "the failure's line stays the last");
+        NS_TEST_EXPECT_MSG_EQ(tn_signal_pending(), 0, "the watch is over, the flag clear");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The programs' command-line test suite.
  */
 class ProgramOptionsTestSuite : public TestSuite
@@ -420,6 +496,7 @@ class ProgramOptionsTestSuite : public TestSuite
         AddTestCase(new ProgramOptionsModeTestCase, TestCase::QUICK);
         AddTestCase(new ProgramOptionsRefusalsTestCase, TestCase::QUICK);
         AddTestCase(new RoceHelperCheckTestCase, TestCase::QUICK);
+        AddTestCase(new ProgramOptionsSignalsTestCase, TestCase::QUICK);
     }
 };
 

@@ -817,7 +817,7 @@ def main():
         examples = os.path.abspath(args.examples) if args.examples else ""
         promises.sampling_cases(more, run, examples, WORKLOAD, args.scale)
         promises.example_signal_cases(more, run, examples, args.example_signals, check_db)
-        promises.late_signal_cases(run, examples, check_db)
+        promises.late_signal_cases(run, examples, check_db, WORKLOAD)
         report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "utils",
                               "training-net-report")
         source = os.path.join(tmp, "report-src.db")
@@ -827,7 +827,7 @@ def main():
             # issue 38: ASTRA-sim 2's input sets, on their own generator
             fuzz_astra.astra_cases(random.Random(args.seed + 38), run,
                                    os.path.join(examples, "astra-sim-compat"), mutate_text,
-                                   args.scale)
+                                   args.scale, check_db)
         # the user-facing options walk, on its own generator
         fuzz_options.options_walk(random.Random(args.seed + 4242), run, examples, args.scale)
         promises.chakra_convert_cases(run, os.path.join(os.path.dirname(

@@ -9,6 +9,7 @@ or the flag at fault (fuzz.Runner), leaving no database behind.
 import os
 
 import fuzz_chakra
+import promises
 
 NETWORK = "topology: [ Ring, Switch ]  # per dimension\nnpus_count: [ 2, 2 ]\n" \
           "bandwidth: [ 50.0, 25.0 ]  # GB/s\nlatency: [ 500.0, 936.25 ]  # ns\n"
@@ -57,8 +58,9 @@ def custom_ring(n):
     return ranks
 
 
-def astra_cases(rng, run, prog, mutate, scale):
-    """prog: the astra-sim-compat program; mutate(rng, text) -> bytes (fuzz.mutate_text)."""
+def astra_cases(rng, run, prog, mutate, scale, check_db=None):
+    """prog: the astra-sim-compat program; mutate(rng, text) -> bytes (fuzz.mutate_text);
+    check_db(path) (fuzz.check_db): with it, the run interrupted once it is recorded too."""
     if not os.path.exists(prog):
         print("SKIP astra-sim-compat: not built")
         return
@@ -86,6 +88,16 @@ def astra_cases(rng, run, prog, mutate, scale):
                 run.failures.append("astra-sim-compat: a refused input set left %s" % db)
         for mode in ("packet", "flow", "flow-symmetric"):
             once(files, False, mode)
+        if check_db:
+            # SIGINT at the last NPU's line, printed once the run is recorded
+            for name, text in files.items():
+                run.write(name, text)
+            promises.late_signal_case(
+                run, prog, ["--workload-configuration=" + prefix,
+                            "--system-configuration=sys.json", "--network-configuration=net.yml",
+                            "--comm-group-configuration=groups.json",
+                            "--remote-memory-configuration=remote.json", "--mode=flow"],
+                r"sys\[3\] finished", check_db, db_option="--database=")
         for _ in range(40 * scale):
             name = rng.choice(sorted(files))
             mutated = dict(files)

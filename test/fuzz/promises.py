@@ -7,9 +7,9 @@
   error line naming the limit and the run 'error';
 - signals to the example programs (not only the runner): SIGINT exits 130, SIGTERM 143, with
   "interrupted" as the last line and the run 'aborted' (or, for a signal that comes after the
-  run is recorded, the run as recorded and "interrupted after run N was recorded"); the
-  quickstart interrupted just after it printed that its run is recorded (seed 71's round:
-  killed by the signal, not exit 130);
+  run is recorded, the run as recorded and "interrupted after run N was recorded"); each
+  interruptible program interrupted just after it printed the line of its last recorded run
+  (seed 71's round: the quickstart was killed by the signal, not exit 130);
 - the report's inputs: a results database with text in numeric columns, sweeps that are not
   text, params_json that is not an object and no queueing must be drawn (exit 0) with a warning
   naming each row and column it cannot read; a WAL database on a read-only mount is read;
@@ -168,27 +168,76 @@ def example_signal_cases(rng, run, folder, tries, check_db):
                 what, problem, text.strip().replace("\n", " | ")[-300:]))
 
 
-def late_signal_cases(run, folder, check_db, tries=4):
-    """The quickstart interrupted as soon as it prints that its run is recorded: the run stays
-    'ok' and the program exits 130 with one last line saying so (or 0 if it was gone first);
-    never killed by the signal."""
-    name = "training-net-quickstart"
-    path = os.path.join(folder, name) if folder else ""
-    if not (path and os.access(path, os.X_OK)):
-        print("SKIP late signals: no %s here" % name)
+def late_programs(run, workload):
+    """name -> (argv before --db, the line each prints once its last run is recorded) of the
+    interruptible programs: a signal at that line comes after the run is recorded."""
+    wl = run.write("late-wl.txt", workload)
+    return {
+        "training-net-quickstart": (["--topology=ring:4", "--bytes=4KiB"],
+                                    r"run \d+ recorded in "),
+        "collective-comparison": (["--topology=ring:4", "--bytes=4KiB", "--algorithms=ring"],
+                                  r"planned\s+ring\s"),
+        "themis-comparison": (["--topology=hier:ring2@100Gbps+switch2@100Gbps", "--bytes=64KiB",
+                               "--schedulers=hierarchical"], r"hierarchical\s"),
+        "cc-comparison": (["--topology=ring:4", "--bytes=4KiB", "--cc=dcqcn"], r"dcqcn\s"),
+        "training-iteration": (["--topology=switch:4", "--workload=" + wl,
+                                "--engines=baseline"], r"baseline\s"),
+        "p2p-study-allreduce": (["--hosts=4", "--bytes=4KiB"], r"\S+ all-reduce of \d+ bytes "),
+        "p2p-study-stats": (["--seconds=1"], r"run \d+ recorded in "),
+        "roce-tcp-background": (["--topology=switch:4", "--bytes=4KiB", "--loads=0"],
+                                r"\s*0\.00\s"),
+    }
+
+
+def late_signal_cases(run, folder, check_db, workload, tries=2):
+    """Each interruptible program interrupted (SIGINT) as soon as it prints the line of its last
+    recorded run (astra-sim-compat: fuzz_astra, on its input set)."""
+    for name, (argv, trigger) in sorted(late_programs(run, workload).items()):
+        path = os.path.join(folder, name) if folder else ""
+        if not (path and os.access(path, os.X_OK)):
+            print("SKIP late signals: no %s here" % name)
+            continue
+        late_signal_case(run, path, argv, trigger, check_db, tries)
+
+
+def default_signals():
+    """SIGINT and SIGTERM as a terminal's foreground program has them: a fuzz started in the
+    background of a shell without job control (nohup, &) ignores SIGINT, and its children
+    inherit that; a program that does not catch the signal would then let it pass unseen, and
+    the case would test nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def late_signal_case(run, path, argv, trigger, check_db, tries=2, db_option="--db="):
+    """The program at path with argv, interrupted (SIGINT) as soon as a line matches trigger
+    (printed once its last run is recorded): the run stays 'ok' and the program exits 130 with
+    one last line saying so (or 0 if it was gone first); never killed by the signal (seed 71's
+    round: the quickstart exited -2), and the run never lost as 'aborted' (the comparison
+    programs printed a run's row before they recorded it). Standard output line-buffered
+    (stdbuf): the rows are printf's."""
+    name = os.path.basename(path)
+    path = os.path.abspath(path)  # it runs in run.tmp
+    stdbuf = shutil.which("stdbuf")
+    if not stdbuf and "recorded in" not in trigger:
+        print("SKIP late signals of %s: no stdbuf to see its rows as they come" % name)
         return
     for k in range(tries):
-        db = os.path.join(run.tmp, "late-signal-%d.db" % k)
+        db = os.path.join(run.tmp, "late-signal-%s-%d.db" % (name, k))
         run.runs += 1
-        p = subprocess.Popen([path, "--topology=ring:4", "--bytes=4KiB", "--db=" + db],
+        p = subprocess.Popen(([stdbuf, "-oL"] if stdbuf else []) + [path] + argv +
+                             [db_option + db],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True)
+                             stdin=subprocess.DEVNULL, cwd=run.tmp, start_new_session=True,
+                             preexec_fn=default_signals)
         out = b""
+        sent = False
         for raw in p.stdout:
             out += raw
-            if raw.startswith(b"run ") and b" recorded in " in raw:
+            if re.match(trigger, raw.decode("utf-8", "replace")):
                 try:
                     os.kill(p.pid, signal.SIGINT)
+                    sent = True
                 except ProcessLookupError:
                     pass
                 break
@@ -200,10 +249,13 @@ def late_signal_cases(run, folder, check_db, tries=4):
         text = (out + rest).decode("utf-8", "replace")
         lines = [l for l in text.splitlines() if l.strip()]
         problem = check_db(db)
-        want = r"%s: interrupted after run \d+ was recorded \(ok\)$" % name
-        if problem is None and p.returncode not in (0, 130):
+        want = r"%s: interrupted after run \d+ was recorded \(ok\)$" % re.escape(name)
+        if problem is None and not sent and p.returncode == 0:
+            problem = "no line matched %r: the case tests nothing" % trigger
+        elif problem is None and p.returncode not in (0, 130):
             problem = "exit %d, expected 130 (or 0: it had ended)" % p.returncode
-        elif problem is None and p.returncode == 130 and not (lines and re.match(want, lines[-1])):
+        elif problem is None and p.returncode == 130 and not (lines and
+                                                             re.match(want, lines[-1])):
             problem = "the last line is %r" % (lines[-1] if lines else "")
         if problem is None and last_statuses(db, 1) != ["ok"]:
             problem = "the run is %s, not ok" % last_statuses(db, 1)
