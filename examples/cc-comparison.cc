@@ -11,7 +11,7 @@
  * its messages (FCT over the FCT of the message alone in the fabric), the largest queue any port
  * held at a sample (StatsRecorder interval), the time ports spent paused by PFC (all ports
  * and priorities together), the CNPs the senders received and the rate cuts of their queue
- * pairs (the tables cc_qp and cc_sample hold these per queue pair and over time). After the
+ * pairs (the tables cc_qp and cc_sample hold these per queue pair and over time). Before the
  * table, what is compared: each control's class and the parameters its queue pairs were made
  * with, and the settings every control shares (packet size, ACK interval, ECN marking), as
  * ns-3 attribute defaults of this run (--ns3::RdmaTimely::AdditiveIncrease=50Mbps changes
@@ -214,6 +214,14 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(bytes),
                 spec.c_str(),
                 tn_topology_npu_count(topo));
+    // what the rows compare, before them (an error or interruption line stays the last):
+    // each control as its queue pairs were made, and what they share
+    std::printf("parameters (ns-3 attribute defaults of this run):\n");
+    for (const std::string& cc : list)
+    {
+        std::printf("  %-10s %s\n", cc.c_str(), RdmaCcRegistry::DescribeParameters(cc).c_str());
+    }
+    std::printf("  %-10s %s\n", "shared", SharedParameters().c_str());
     std::printf("%-10s %14s %10s %10s %14s %12s %8s %10s\n",
                 "cc",
                 "collective us",
@@ -298,13 +306,6 @@ main(int argc, char* argv[])
                 cc + ": " + (result.empty() ? "its figures could not be read back" : result);
         }
     }
-    // what the rows compare: each control as its queue pairs were made, and what they share
-    std::printf("parameters (ns-3 attribute defaults of this run):\n");
-    for (const std::string& cc : list)
-    {
-        std::printf("  %-10s %s\n", cc.c_str(), RdmaCcRegistry::DescribeParameters(cc).c_str());
-    }
-    std::printf("  %-10s %s\n", "shared", SharedParameters().c_str());
     if (failures && status == 1)
     {
         std::fflush(stdout);

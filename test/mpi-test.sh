@@ -203,6 +203,8 @@ record "long transfer recorded, no false stall" --case=collective --topology=swi
 # SIGTERM to mpirun (Open MPI passes it to every rank, and kills them 1 s later): every rank
 # stops at the same sampling tick and writes what it recorded; one run, 'aborted', holding
 # the rows of both ranks' nodes
+# (Open MPI's event library may warn "[warn] Epoll MOD(1) on fd N failed" as it tears down
+# after the signal: its line, not ours, is left out of the count of error lines)
 rm -f "$tmp"/term.db*
 "$mpirun" $mpiflags -np 2 "$distributed" --case=collective --topology=fattree:k=8 \
     --algorithm=ring --bytes=67108864 --db="$tmp/term.db" --out="$tmp/lines" \
@@ -227,7 +229,8 @@ else
     transfers=$(sqlite3 "$tmp/term.db" "SELECT count(*) FROM transfer")
     # fattree:k=8: 128 NPUs and 80 switches, on two ranks
     if [ "$got" != "1 aborted, interrupted by signal 15" ] || [ "$nodes" != 208 ] ||
-        [ "$sampled" != 208 ] || [ "$(grep -c . "$tmp/term.err")" != 1 ]; then
+        [ "$sampled" != 208 ] ||
+        [ "$(grep -v '^\[warn\] Epoll' "$tmp/term.err" | grep -c .)" != 1 ]; then
         fail "SIGTERM: run '$got', $nodes nodes, $sampled nodes sampled:"
         cat "$tmp/term.err"
     else
