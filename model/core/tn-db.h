@@ -63,7 +63,7 @@ extern "C"
 #define TN_DB_SCHEMA_VERSION 10
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
-#define TN_DB_DEFAULT_BATCH_ROWS 2048
+#define TN_DB_DEFAULT_BATCH_ROWS 16384
 
     typedef struct tn_db tn_db;
 
