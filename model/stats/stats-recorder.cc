@@ -17,6 +17,7 @@
 #include "ns3/tn-version.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <set>
