@@ -683,10 +683,13 @@ CollectiveService::Prepare(const tn_plan_request& request,
     {
         return false;
     }
-    *error = CheckPacketLength(m_fabric,
-                               out->plan->estimate,
-                               m_maxPacketLevelLength,
-                               "the cost model's estimate of its plan");
+    // a generated program of part of the NPUs has no estimate (0): its lower bound instead
+    *error = out->plan->estimate.IsStrictlyPositive()
+                 ? CheckPacketLength(m_fabric,
+                                     out->plan->estimate,
+                                     m_maxPacketLevelLength,
+                                     "the cost model's estimate of its plan")
+                 : CheckLowerBound(request, ranks);
     if (!error->empty())
     {
         return false;
@@ -710,6 +713,36 @@ CollectiveService::Prepare(const tn_plan_request& request,
         }
     }
     return true;
+}
+
+std::string
+CollectiveService::CheckLowerBound(const tn_plan_request& request,
+                                   const std::vector<uint32_t>& npus) const
+{
+    // every NPU receives (N-1)/N of the bytes at least, at most at its links' summed rate
+    const uint32_t members = uint32_t(npus.size());
+    uint64_t fastest = 0;
+    for (uint32_t npu : npus)
+    {
+        uint32_t count = 0;
+        const uint32_t* out =
+            tn_topology_out_links(m_topo, tn_topology_npu_node(m_topo, npu), &count);
+        uint64_t sum = 0;
+        for (uint32_t k = 0; k < count; k++)
+        {
+            sum += tn_topology_link(m_topo, out[k])->rate_bps;
+        }
+        fastest = std::max(fastest, sum);
+    }
+    if (members < 2 || fastest == 0)
+    {
+        return "";
+    }
+    const double seconds = double(request.bytes) * 8.0 * (members - 1) / members / double(fastest);
+    return CheckPacketLength(m_fabric,
+                             Seconds(std::min(seconds, 9e9)),
+                             m_maxPacketLevelLength,
+                             "its bytes over an NPU's links, at least");
 }
 
 bool
@@ -1320,36 +1353,11 @@ CollectiveService::BuildScheduled(const tn_plan_request& request,
         }
         grid.resize(dims);
     }
+    // scheduled at run time, no estimate
+    *error = CheckLowerBound(request, order);
+    if (!error->empty())
     {
-        // scheduled at run time, no estimate: every NPU receives (N-1)/N of the bytes at most
-        // at its links' summed rate
-        const uint32_t members = uint32_t(order.size());
-        uint64_t fastest = 0;
-        for (uint32_t npu : order)
-        {
-            uint32_t count = 0;
-            const uint32_t* out =
-                tn_topology_out_links(m_topo, tn_topology_npu_node(m_topo, npu), &count);
-            uint64_t sum = 0;
-            for (uint32_t k = 0; k < count; k++)
-            {
-                sum += tn_topology_link(m_topo, out[k])->rate_bps;
-            }
-            fastest = std::max(fastest, sum);
-        }
-        if (members > 1 && fastest > 0)
-        {
-            const double seconds =
-                double(request.bytes) * 8.0 * (members - 1) / members / double(fastest);
-            *error = CheckPacketLength(m_fabric,
-                                       Seconds(std::min(seconds, 9e9)),
-                                       m_maxPacketLevelLength,
-                                       "its bytes over an NPU's links, at least");
-            if (!error->empty())
-            {
-                return nullptr;
-            }
-        }
+        return nullptr;
     }
     const uint32_t chunks = request.chunks ? request.chunks : TN_THEMIS_DEFAULT_CHUNKS;
     const uint32_t active =

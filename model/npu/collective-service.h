@@ -452,6 +452,14 @@ class CollectiveService : public Object
 
     /** \return true with *out filled, or false with *error set: Check and Create's
      *  refusals that do not depend on the collectives in flight */
+    /**
+     * \param request the collective \param npus its NPU ranks
+     * \return "" or why a packet-level run refuses it: its bytes over the fastest NPU's links
+     * (a lower bound of its length, for collectives without an estimate) last longer than
+     * MaxPacketLevelLength
+     */
+    std::string CheckLowerBound(const tn_plan_request& request,
+                                const std::vector<uint32_t>& npus) const;
     bool Prepare(const tn_plan_request& request,
                  const std::vector<uint32_t>& group,
                  Prepared* out,

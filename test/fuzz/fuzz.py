@@ -391,6 +391,15 @@ def example_cases(rng, run, folder):
             run.run([t, "--topology=switch:4"] + db + [bad], invalid=True)
         unknown = run.write("workload-unknown.txt", "NOPE\n1\n")
         run.run([t, "--topology=switch:4", "--workload=" + unknown] + db, invalid=True)
+        # a SimAI collective of part of the NPUs (a generated program: no estimate) over the
+        # packet-level length limit is refused at set-up by its lower bound (it ran for hours)
+        huge = run.write("simai-huge.txt",
+                         "HYBRID_TRANSFORMER_FWD_IN_BCKWD\tmodel_parallel_NPU_group: 2 ep: 1 pp: 1"
+                         " vpp: 1 ga: 1 all_gpus: 4 checkpoints: 0 checkpoint_initiates: 0\n1\n"
+                         "mlp_row\t-1\t3500\tREDUCESCATTER\t65536\t1750\tALLGATHER\t65536\t"
+                         "1750\tALLREDUCE\t199999999999000\t100\n")
+        run.run([t, "--topology=switch:4", "--simai=" + huge] + db, invalid=True,
+                expect="MaxPacketLevelLength")
     h = progs.get("themis-comparison")
     if h:
         for bad in ["--schedulers=nope", "--schedulers=fixed,nope", "--topology=blob:3",
