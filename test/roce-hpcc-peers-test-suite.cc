@@ -462,7 +462,8 @@ class RoceHpccPeerCaseTestCase : public TnDataTestCase
 };
 
 /// A figure of a cc-comparison run that is outside 5 % of the member today: held to the error
-/// measured today (rounded up) until its difference is found, and named with its reason.
+/// measured today plus one to two points until its difference is found, and named with its
+/// reason.
 struct KnownGap
 {
     int figure;         //!< 0: last flow's end, 1: median slowdown, 2: p99 slowdown
