@@ -115,6 +115,30 @@ class RoceTimelyLawTestCase : public TestCase
     }
 
   private:
+    /// One ACK: the RTT its timestamp gives at its time, and its PSNs
+    struct AckSample
+    {
+        double rttNs;   //!< the round trip the timestamp makes
+        Time at;        //!< when the ACK arrives
+        uint64_t acked; //!< acked PSN
+        uint64_t next;  //!< next PSN to send
+    };
+
+    /// \param cc the control \param ack the ACK it sees now
+    void DeliverAck(Ptr<RdmaTimely> cc, AckSample ack)
+    {
+        RoceIntHeader ih(RoceIntHeader::TIMESTAMP);
+        ih.SetTimestamp(uint64_t(ack.at.GetNanoSeconds() - int64_t(ack.rttNs)));
+        RdmaCcFeedback fb;
+        fb.ackedPsn = ack.acked;
+        fb.nextPsn = ack.next;
+        fb.telemetry = &ih;
+        cc->OnAck(fb);
+        m_rates.push_back(cc->GetRate());
+    }
+
+    std::vector<double> m_rates; //!< the rate after each ACK
+
     void DoRun() override
     {
         Ptr<RdmaTimely> cc = CreateObject<RdmaTimely>();
@@ -139,7 +163,8 @@ class RoceTimelyLawTestCase : public TestCase
             -900,                         // inside the round trip: ignored
             60,   60,  60,  60,  60,  60, 60, // the gradient <= 0, then its hyper step
         };
-        std::vector<double> ours;
+        std::vector<double>& ours = m_rates;
+        ours.clear();
         uint64_t psn = 0;
         for (size_t i = 0; i < rtts.size(); ++i)
         {
@@ -150,16 +175,12 @@ class RoceTimelyLawTestCase : public TestCase
             psn = next;
             const double rttNs = std::fabs(rtts[i]) * 1000;
             const Time at = MilliSeconds(i + 1);
-            Simulator::Schedule(at, [cc, &ours, rttNs, at, acked, next]() {
-                RoceIntHeader ih(RoceIntHeader::TIMESTAMP);
-                ih.SetTimestamp(uint64_t(at.GetNanoSeconds() - int64_t(rttNs)));
-                RdmaCcFeedback fb;
-                fb.ackedPsn = acked;
-                fb.nextPsn = next;
-                fb.telemetry = &ih;
-                cc->OnAck(fb);
-                ours.push_back(cc->GetRate());
-            });
+            // a member function, not a lambda: ns-3.35's Simulator::Schedule takes no lambda
+            Simulator::Schedule(at,
+                                &RoceTimelyLawTestCase::DeliverAck,
+                                this,
+                                cc,
+                                AckSample{rttNs, at, acked, next});
         }
         Simulator::Run();
         Simulator::Destroy();
