@@ -14,6 +14,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-header.h"
 #include "ns3/roce-hpcc-config.h"
 #include "ns3/roce-hpcc-flows.h"
 #include "ns3/roce-switch-mmu.h"
@@ -440,6 +441,63 @@ Median(std::vector<double> v)
 
 /**
  * \ingroup training-net-tests
+ * Issue 45's case 1 (test/data/hpcc-peers/cc-comparison/case1: 8 hosts on a 4:1 leaf-spine,
+ * 56 flows of 524288 bytes) under HPCC with --family=hpcc ends later than the member by its
+ * frames alone. Each leaf uplink carries 16 flows' data and the ACKs of the 16 flows the
+ * other way, 525 packets each: ours payload + 82 + 42 (INT) bytes a packet and 86 + 42 an
+ * ACK, the member's payload + 36 + 42 and 34 + 42 (PPP, IPv4, UDP, its sequence header; no
+ * preamble or gap). Our bottleneck utilisation must be those bytes over our end (within
+ * 0.5 %), and our end the member's times the ratio of the frames within 0.6 % (-0.4 % with
+ * the family's ChangeRate, RdmaNic::RateChangeReschedules; -1.0 % without it).
+ */
+class RoceHpccFramesTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccFramesTestCase()
+        : TnDataTestCase("issue 45's case 1 under HPCC: the member's end times the frames' ratio")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string dir = DataFile("hpcc-peers/cc-comparison/case1");
+        PeerFigures theirs;
+        NS_TEST_ASSERT_MSG_EQ(ReadFigures(dir + "/fct-hpcc-cc3.txt", &theirs), true, dir);
+        RoceHpccConfig cfg;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(
+            RoceHpccConfigReader::Read(dir + "/config-cc3.txt", dir, false, &cfg, &error),
+            true,
+            error);
+        cfg.family = "hpcc";
+        cfg.familyEcmp = true;
+        cfg.seed = 1;
+        cfg.fctFile = CreateTempDirFilename("frames-fct.txt");
+        cfg.pfcFile = "";
+        RoceHpccResult res;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        PeerFigures ours;
+        NS_TEST_ASSERT_MSG_EQ(ReadFigures(cfg.fctFile, &ours), true, "our fct.txt");
+        const double packets = 525; // 524288 bytes in 1000-byte payloads
+        const double intBytes = 2 + 5 * RoceIntHeader::HOP_SIZE;
+        const double ourData = RoceSwitchMmu::PACKET_OVERHEAD - RoceRethHeader::SIZE + intBytes;
+        const double ourAck = ourData + RoceAethHeader::SIZE;
+        const double ourBytes = 16 * (524288 + packets * (ourData + ourAck) + RoceRethHeader::SIZE);
+        const double theirBytes = 16 * (524288 + packets * ((36 + intBytes) + (34 + intBytes)));
+        const double util = ourBytes * 8 / 100e9 / (ours.end * 1e-9);
+        std::cout << GetName() << ": utilisation " << res.bottleneckUtilisation << ", frames "
+                  << util << "; member's " << theirBytes * 8 / 100e9 / (theirs.end * 1e-9)
+                  << "; end " << ours.end << " against " << theirs.end << " x "
+                  << ourBytes / theirBytes << "\n";
+        NS_TEST_EXPECT_MSG_EQ_TOL(res.bottleneckUtilisation, util, 0.005 * util, "our frames");
+        const double expected = theirs.end * ourBytes / theirBytes;
+        NS_TEST_EXPECT_MSG_EQ_TOL(ours.end, expected, 0.006 * expected, "the member x frames");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * One of issue 43's cases (DCQCN, the family's keys) run by roce-hpcc-flows --config
  * --family=MEMBER over the member's 8 seeds, against the member's stored outputs: for the last
  * flow's end and the median and 99th-percentile slowdown, the median over our seeds must lie
@@ -543,6 +601,7 @@ class RoceHpccPeersTestSuite : public TestSuite
                     TestCase::QUICK);
         AddTestCase(new RoceHpccUnknownFamilyTestCase, TestCase::QUICK);
         AddTestCase(new RoceMmuNs3dcWrapTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccFramesTestCase, TestCase::QUICK);
     }
 };
 
