@@ -12,8 +12,10 @@
 #include "tn-test-data.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-header.h"
 #include "ns3/roce-hpcc-config.h"
 #include "ns3/roce-hpcc-flows.h"
 #include "ns3/roce-switch-mmu.h"
@@ -278,6 +280,72 @@ class RoceMmuLayoutTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * ns3-datacenter's ingress pool is the unsigned buffer - headrooms (its fairness example,
+ * SetIngressPool): on a leaf of 8 hosts at 100 Gb/s and 2 uplinks at 400 Gb/s (1 us) the
+ * headrooms of 8 priorities, 8 x (8 x 37500 + 2 x 150000) = 4800000 bytes, exceed a 4 MiB
+ * buffer and the pool wraps to 2^64 - 605696 bytes: a dynamic threshold of about 2.3e18
+ * that 10 MB into one class never reaches, so the member never pauses there. With 9 ports at
+ * 100 Gb/s the pool is 4194304 - 2700000 bytes and the same burst pauses at alpha x that less
+ * the class's own bytes, as the member does.
+ */
+class RoceMmuNs3dcWrapTestCase : public TestCase
+{
+  public:
+    RoceMmuNs3dcWrapTestCase()
+        : TestCase("RoceSwitchMmu Layout ns3-datacenter: headrooms above the buffer wrap its pool")
+    {
+    }
+
+  private:
+    /// \param fast ports at 400 Gb/s \param slow ports at 100 Gb/s (before them) \param paused
+    /// set to the class's bytes at its first PAUSE (0: none) \return the empty buffer's T
+    static uint64_t Burst(uint32_t fast, uint32_t slow, uint64_t* paused)
+    {
+        Ptr<RoceSwitchMmu> mmu = CreateObject<RoceSwitchMmu>();
+        mmu->SetAttribute("Layout", StringValue("ns3-datacenter"));
+        mmu->SetAttribute("BufferSize", UintegerValue(BUFFER));
+        mmu->SetAttribute("Mtu", UintegerValue(1000));
+        mmu->SetAttribute("Alpha", DoubleValue(0.125));
+        for (uint32_t p = 0; p < slow + fast; ++p)
+        {
+            mmu->AddPort(DataRate(p < slow ? RATE : 4 * RATE), MicroSeconds(1), 1 << 3);
+        }
+        const uint64_t empty = mmu->GetThreshold();
+        *paused = 0;
+        const uint32_t frame = 1048;
+        for (uint64_t in = 0; in < 10000000 && *paused == 0; in += frame)
+        {
+            const char* reason = nullptr;
+            if (!mmu->Admit(0, 3, frame, &reason))
+            {
+                break;
+            }
+            if (mmu->ShouldPause(0, 3))
+            {
+                *paused = in + frame;
+            }
+        }
+        return empty;
+    }
+
+    void DoRun() override
+    {
+        uint64_t paused = 0;
+        const uint64_t wrapped = Burst(2, 8, &paused);
+        const double pool = 18446744073709551616.0 - (8.0 * (8 * 37500 + 2 * 150000) - BUFFER);
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(wrapped), 0.125 * pool, 1e-6 * 0.125 * pool, "wrapped");
+        NS_TEST_EXPECT_MSG_EQ(paused, 0u, "10 MB into one class: no PAUSE");
+        const uint64_t flat = Burst(0, 9, &paused);
+        const uint64_t free = BUFFER - 9 * 8 * FAMILY_HEADROOM;
+        NS_TEST_EXPECT_MSG_EQ(flat, static_cast<uint64_t>(0.125 * double(free)), "alpha x pool");
+        // it pauses once the class's bytes pass alpha x (pool - its bytes): x = free / 9
+        NS_TEST_EXPECT_MSG_GT(paused, 0u, "the unwrapped pool pauses");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(paused), double(free) / 9, 1048.0 * 2, "at free / 9");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * A member that is not one: RoceHpccFlows::Run refuses it with one message naming --family and
  * the members, before anything runs.
  */
@@ -371,6 +439,63 @@ Median(std::vector<double> v)
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+/**
+ * \ingroup training-net-tests
+ * Issue 45's case 1 (test/data/hpcc-peers/cc-comparison/case1: 8 hosts on a 4:1 leaf-spine,
+ * 56 flows of 524288 bytes) under HPCC with --family=hpcc ends later than the member by its
+ * frames alone. Each leaf uplink carries 16 flows' data and the ACKs of the 16 flows the
+ * other way, 525 packets each: ours payload + 82 + 42 (INT) bytes a packet and 86 + 42 an
+ * ACK, the member's payload + 36 + 42 and 34 + 42 (PPP, IPv4, UDP, its sequence header; no
+ * preamble or gap). Our bottleneck utilisation must be those bytes over our end (within
+ * 0.5 %), and our end the member's times the ratio of the frames within 0.6 % (-0.4 % with
+ * the family's ChangeRate, RdmaNic::RateChangeReschedules; -1.0 % without it).
+ */
+class RoceHpccFramesTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccFramesTestCase()
+        : TnDataTestCase("issue 45's case 1 under HPCC: the member's end times the frames' ratio")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string dir = DataFile("hpcc-peers/cc-comparison/case1");
+        PeerFigures theirs;
+        NS_TEST_ASSERT_MSG_EQ(ReadFigures(dir + "/fct-hpcc-cc3.txt", &theirs), true, dir);
+        RoceHpccConfig cfg;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(
+            RoceHpccConfigReader::Read(dir + "/config-cc3.txt", dir, false, &cfg, &error),
+            true,
+            error);
+        cfg.family = "hpcc";
+        cfg.familyEcmp = true;
+        cfg.seed = 1;
+        cfg.fctFile = CreateTempDirFilename("frames-fct.txt");
+        cfg.pfcFile = "";
+        RoceHpccResult res;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        PeerFigures ours;
+        NS_TEST_ASSERT_MSG_EQ(ReadFigures(cfg.fctFile, &ours), true, "our fct.txt");
+        const double packets = 525; // 524288 bytes in 1000-byte payloads
+        const double intBytes = 2 + 5 * RoceIntHeader::HOP_SIZE;
+        const double ourData = RoceSwitchMmu::PACKET_OVERHEAD - RoceRethHeader::SIZE + intBytes;
+        const double ourAck = ourData + RoceAethHeader::SIZE;
+        const double ourBytes = 16 * (524288 + packets * (ourData + ourAck) + RoceRethHeader::SIZE);
+        const double theirBytes = 16 * (524288 + packets * ((36 + intBytes) + (34 + intBytes)));
+        const double util = ourBytes * 8 / 100e9 / (ours.end * 1e-9);
+        std::cout << GetName() << ": utilisation " << res.bottleneckUtilisation << ", frames "
+                  << util << "; member's " << theirBytes * 8 / 100e9 / (theirs.end * 1e-9)
+                  << "; end " << ours.end << " against " << theirs.end << " x "
+                  << ourBytes / theirBytes << "\n";
+        NS_TEST_EXPECT_MSG_EQ_TOL(res.bottleneckUtilisation, util, 0.005 * util, "our frames");
+        const double expected = theirs.end * ourBytes / theirBytes;
+        NS_TEST_EXPECT_MSG_EQ_TOL(ours.end, expected, 0.006 * expected, "the member x frames");
+    }
+};
 
 /**
  * \ingroup training-net-tests
@@ -572,6 +697,8 @@ class RoceHpccPeersTestSuite : public TestSuite
         AddTestCase(new RoceMmuLayoutTestCase<Ns3dcRef>("ns3-datacenter", "inet-tub's SwitchMmu"),
                     TestCase::QUICK);
         AddTestCase(new RoceHpccUnknownFamilyTestCase, TestCase::QUICK);
+        AddTestCase(new RoceMmuNs3dcWrapTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccFramesTestCase, TestCase::QUICK);
     }
 };
 
