@@ -767,15 +767,21 @@ RoceHpccPeerCaseSuite g_peersLeafSpine4000TestSuite("training-net-roce-hpcc-peer
                                                     8);
 /// Reasons of the known gaps of issue 45's cc-comparison set-ups (doc/roce-hpcc-migration.rst,
 /// "Issue 45's cc-comparison set-ups on the family").
-const std::string CASE2_SCALE = "case 2's 992 flows: the shared transport's difference at this "
-                                "scale, header bytes and the rest not found yet";
+const std::string FRAMES = "frame bytes: ours are RoCEv2 on Ethernet with preamble and gap, the "
+                           "family's PPP, IP and UDP without them: per 1000-byte payload a link "
+                           "of an all-to-all carries x1.078 to x1.085 the family's bytes (data "
+                           "and the reverse flows' ACKs); RoceHpccFramesTestCase holds case 1 "
+                           "HPCC's end to the member's times that ratio";
+const std::string CASE2_SCALE = "case 2: " + FRAMES + "; the ends match the ratio within 0.9 %";
 const std::string NOT_FOUND = "not explained yet (issue 45, item 2)";
 const std::string RING_WIRE = "case 3's ring: each host's link carries its data and the ACKs of "
                               "the flow it receives, 1172 wire bytes per packet here against "
                               "the family's about 1095; the slowdowns agree";
-const std::string HPCC_DCTCP = NOT_FOUND + ": within 2.8 % of ns3-datacenter's end";
-const std::string LAYOUT_400G = "ns3-datacenter's buffer layout as modelled here does not hold at "
-                                "400 Gb/s uplinks (420,792 PFC events); --family=hpcc's does";
+const std::string HPCC_DCTCP = "seed 1 is an outlier of ours: over seeds 1 to 4 ours is +7.3 % "
+                               "(median of the ends), the frames' ratio +7.8 %";
+const std::string PINT_DT = "both members take PINT's dt and the previous packet's bytes from "
+                            "every packet a port sends, ACKs too (ours: data only); done so, "
+                            "case 2 is +2.9 % but case 1's median +5.8 %: not kept";
 
 /// Issue 45's cc-comparison set-ups under DCQCN (HAS_WIN 0), seed 1.
 const std::vector<RoceHpccPeerCaseSuite::Run> DCQCN_FILES = {};
@@ -801,15 +807,12 @@ const std::vector<RoceHpccPeerCaseSuite::Run> HPCC_FILES = {
     {"ns3-datacenter", "cc3-incast-1000"},
     {"ns3-datacenter", "cc3-leafspine-1000"}};
 const std::vector<CcRun> HPCC_SETUPS = {
-    {"case1", "3", "hpcc", {{0, 0.09, NOT_FOUND}, {1, 0.09, NOT_FOUND}}},
-    {"case1", "3", "ns3-datacenter", {{0, 0.09, NOT_FOUND}, {1, 0.09, NOT_FOUND}}},
+    {"case1", "3", "hpcc", {{0, 0.095, FRAMES}, {1, 0.08, FRAMES}, {2, 0.065, FRAMES}}},
+    {"case1", "3", "ns3-datacenter", {{0, 0.095, FRAMES}, {1, 0.08, FRAMES}, {2, 0.065, FRAMES}}},
     {"case3", "3", "hpcc", {{0, 0.09, RING_WIRE}}},
     {"case3", "3", "ns3-datacenter", {{0, 0.09, RING_WIRE}}},
     {"case2", "3", "hpcc", {}},
-    {"case2",
-     "3",
-     "ns3-datacenter",
-     {{0, 1.08, LAYOUT_400G}, {1, 1.43, LAYOUT_400G}, {2, 1.09, LAYOUT_400G}}}};
+    {"case2", "3", "ns3-datacenter", {}}};
 RoceHpccPeerCaseSuite g_peersHpccTestSuite("training-net-roce-hpcc-peers-cc3",
                                            HPCC_FILES,
                                            1,
@@ -862,10 +865,7 @@ const std::vector<CcRun> PINT_SETUPS = {
     {"case1", "10", "ns3-datacenter", {}},
     {"case3", "10", "hpcc", {}},
     {"case3", "10", "ns3-datacenter", {}},
-    {"case2",
-     "10",
-     "hpcc",
-     {{0, 0.07, CASE2_SCALE}, {1, 0.08, CASE2_SCALE}, {2, 0.10, CASE2_SCALE}}}};
+    {"case2", "10", "hpcc", {{0, 0.07, PINT_DT}, {1, 0.08, PINT_DT}, {2, 0.10, PINT_DT}}}};
 RoceHpccPeerCaseSuite g_peersPintTestSuite("training-net-roce-hpcc-peers-cc10",
                                            PINT_FILES,
                                            1,
