@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PIECE (4u << 20)
+#define PIECE (1u << 20)
 #define PIECES_MAX 8u
 
 static uint32_t

@@ -632,10 +632,10 @@ test_nvls_plan(tn_test_ctx* ctx)
         tn_cost_result_destroy(res);
     }
     tn_schedule_destroy(s);
-    /* NVLS-tree on 4 servers, 256 MiB: 16 channels of 16 MiB, 4 pieces of 4 MiB; a piece: 4
+    /* NVLS-tree on 4 servers, 64 MiB: 16 channels of 4 MiB, 4 pieces of 1 MiB; a piece: 4
      * servers x 2 x 8 x 7 in the servers, 8 slices x 2 x 3 tree edges between them */
     r.algorithm = "nccl:nvlstree";
-    r.bytes = 256 << 20;
+    r.bytes = 64 << 20;
     s = NULL;
     if (TN_CHECK_MSG(ctx, tn_plan(four, &r, &s, &err) == TN_OK, "%s", err.message))
     {
