@@ -13,7 +13,6 @@
  * sends into GPU i waiting for piece p - 1's, so the pieces flow through the three stages.
  */
 #include "tn-algorithm-impl.h"
-#include "tn-nccl.h"
 
 #include <stdlib.h>
 #include <string.h>

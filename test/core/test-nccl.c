@@ -222,7 +222,7 @@ test_tuner_table(tn_test_ctx* ctx)
          * x 16 / 30 = 246.19 GB/s): 4428.3 vs ring Simple 184.24 + S / 197.76 = 5613.8 */
         {"dgx-h100:servers=2", 1u << 30, "nccl:nvlstree:simple"},
         /* a GB200 NVL72 rack: 32 NVLS channels of 20 GB/s (33 x 24 > 900 x 0.802), busBw 32 x
-         * 20 x 0.74 x 31/32 x 2 = 917.6: 25 + S / 465.26 = 169.2 vs ring LL128 490.6 */
+         * 20 x 0.74 x 31/32 x 2 = 917.6: 25 + S / 465.26 = 169.2 vs tree LL128 480.3 */
         {"gb200-nvl72:servers=1", 64 << 20, "nccl:nvls:simple"},
         /* two DGX-A100 (16 GPUs) */
         {"dgx-a100:servers=2", 1024, "nccl:tree:ll"},        /* 25.3 vs ring LL 40.1 */
