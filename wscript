@@ -340,6 +340,7 @@ test_sources = [
     'test/training-test-suite.cc',
     'test/roce-cc-test-suite.cc',
     'test/roce-cc-user-test-suite.cc',
+    'test/roce-timely-test-suite.cc',
     'test/roce-dcqcn-test-suite.cc',
     'test/roce-hpcc-test-suite.cc',
     'test/roce-hpcc-peers-test-suite.cc',

@@ -7,6 +7,11 @@ model/stats and helper (and of their subfolders) is covered by a row (a path or 
 a name without a folder takes the folder of the name before it in the row), and every row
 names files that exist.
 
+doc/training-net.rst, the module's document with every page included, parses as reStructuredText
+without a warning (a table whose text runs into a column's margin, a heading of a level the
+including page does not have), with Sphinx's own roles and directives taken as given; and every
+page of doc/ is included.
+
 README.md, "## Layout": every top-level folder of the module and every folder of model/ has a
 row; every path a row names exists; in the rows' text, every `CamelCase` name is a class,
 struct or function declared in a header of model/ or helper/, and every `lower-case-name` is a file (its
@@ -97,6 +102,62 @@ def covers(pattern, path):
             path.startswith(p + "/") or path == p)
 
 
+def rst_problems(top):
+    """What docutils reports on doc/training-net.rst with its includes (Sphinx's :doc:, :ref:
+    and highlight stubbed; ns-3's replace.txt is not in the module), and the pages of doc/ it
+    does not include."""
+    try:
+        import io
+        import docutils.core
+        from docutils.parsers.rst import Directive, directives, roles
+    except ImportError:
+        return ["doc/: python3's docutils is missing (the Debian package python3-docutils, "
+                "which utils/setup-debian.sh installs)"]
+
+    def sphinx_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+        return [], []
+
+    class SphinxDirective(Directive):
+        has_content = True
+        optional_arguments = 9
+        final_argument_whitespace = True
+
+        def run(self):
+            return []
+
+    for name in ("doc", "ref"):
+        roles.register_local_role(name, sphinx_role)
+    directives.register_directive("highlight", SphinxDirective)
+    doc = os.path.join(top, "doc")
+    main_page = os.path.join(doc, "training-net.rst")
+    with open(main_page) as f:
+        text = f.read()
+    included = set(re.findall(r"^\.\. include:: (\S+)$", text, re.M))
+    problems = ["doc/%s: not included by doc/training-net.rst" % os.path.basename(p)
+                for p in sorted(os.listdir(doc))
+                if p.endswith(".rst") and p != "training-net.rst" and p not in included]
+    nested = set()
+    for page in included:
+        path = os.path.join(doc, page)
+        if os.path.exists(path):
+            with open(path) as f:
+                nested.update(re.findall(r"^\.\. include:: (\S+)$", f.read(), re.M))
+    problems = [p for p in problems if p.split(":")[0][len("doc/"):] not in nested]
+    warnings = io.StringIO()
+    docutils.core.publish_doctree(
+        text.replace(".. include:: replace.txt\n", "\n"),
+        source_path=main_page,
+        settings_overrides={"report_level": 2, "halt_level": 5, "warning_stream": warnings})
+    for line in warnings.getvalue().splitlines():
+        m = re.match(r"^(\S+?):(\d+: \(.*)$", line)
+        if m:
+            path = m.group(1)
+            path = os.path.relpath(os.path.join(top, "doc", path) if not os.path.isabs(path)
+                                   and not os.path.exists(path) else path, top)
+            problems.append("%s:%s" % (path, m.group(2)))
+    return problems
+
+
 def main():
     top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     files = module_files(top)
@@ -124,6 +185,8 @@ def main():
             if not any(covers(p, f) for f in files):
                 problems.append("doc/design.rst, Where each concept lives: ``%s`` names no file"
                                 " (row: %s)" % (p, line[:60]))
+
+    problems += rst_problems(top)
 
     # README.md: layout
     with open(os.path.join(top, "README.md")) as f:

@@ -4,12 +4,14 @@
  * Congestion controls as ns-3 types: a user's own subclass of RdmaCongestionControl, defined
  * here, chosen by its TypeId name through RdmaNic::CongestionControl with its attribute carried
  * to every queue pair by the NIC's factory; DCQCN's parameters as attributes of its class, and
- * their old RdmaNic paths refused naming the new ones.
+ * their old RdmaNic paths refused naming the new ones; RdmaNic::RateChangeReschedules (a rate
+ * change moves the queue pair's next packet, as the HPCC family's ChangeRate).
  */
 #include "roce-nic-test-util.h"
 #include "roce-test-util.h"
 
 #include "ns3/attribute-settings.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/rdma-cc-registry.h"
@@ -19,6 +21,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/uinteger.h"
 
 #include <cstdint>
 #include <string>
@@ -223,6 +226,131 @@ class RoceDcqcnAttributesTestCase : public TestCase
     }
 };
 
+/// A control that paces at From until At after its start, then at To.
+class TestRateStepControl : public RdmaCongestionControl
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestRateStepControl")
+                                .SetParent<RdmaCongestionControl>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<TestRateStepControl>()
+                                .AddAttribute("From",
+                                              "The rate before At.",
+                                              DataRateValue(DataRate(RATE)),
+                                              MakeDataRateAccessor(&TestRateStepControl::m_from),
+                                              MakeDataRateChecker())
+                                .AddAttribute("To",
+                                              "The rate from At on.",
+                                              DataRateValue(DataRate(RATE)),
+                                              MakeDataRateAccessor(&TestRateStepControl::m_to),
+                                              MakeDataRateChecker())
+                                .AddAttribute("At",
+                                              "When the rate steps, after the start.",
+                                              TimeValue(MicroSeconds(1)),
+                                              MakeTimeAccessor(&TestRateStepControl::m_at),
+                                              MakeTimeChecker());
+        return tid;
+    }
+
+  protected:
+    void DoStart() override
+    {
+        SetRate(static_cast<double>(m_from.GetBitRate()));
+        Simulator::Schedule(m_at, &TestRateStepControl::Step, this);
+    }
+
+  private:
+    void Step()
+    {
+        SetRate(static_cast<double>(m_to.GetBitRate()));
+    }
+
+    DataRate m_from;
+    DataRate m_to;
+    Time m_at;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TestRateStepControl);
+
+/**
+ * \ingroup training-net-tests
+ * RdmaNic::RateChangeReschedules: four 4096-byte packets paced at one rate that steps to
+ * another 1 us after the start, while the second packet waits for its gap (33 us at 1 Gb/s,
+ * 3.3 us at 10 Gb/s). With the attribute the waiting packet leaves at the first one's start
+ * plus its time at the new rate, so the write ends to the ns as one paced at the new rate
+ * throughout (up: 1 to 10 Gb/s; down: 10 to 1 Gb/s); without it the gap set at the first
+ * packet stands, one old gap and two new ones: the step up one gap difference later than the
+ * new rate throughout, the step down one earlier than the old rate throughout. Every write
+ * sends its four packets once (no stale pacing entry sends one twice).
+ */
+class RoceRateChangeReschedulesTestCase : public TestCase
+{
+  public:
+    RoceRateChangeReschedulesTestCase()
+        : TestCase("RdmaNic::RateChangeReschedules: a rate change moves the waiting packet")
+    {
+    }
+
+  private:
+    /// \return the end (s) of a 4-packet write paced at `from`, then `to` from 1 us on
+    static double Run(uint64_t from, uint64_t to, bool reschedule, uint64_t* packets)
+    {
+        RoceHelper helper;
+        Completions done;
+        helper.SetNicAttribute("Mtu", UintegerValue(4096));
+        helper.SetNicAttribute("RateChangeReschedules", BooleanValue(reschedule));
+        helper.SetCongestionControl("ns3::TestRateStepControl",
+                                    "From",
+                                    DataRateValue(DataRate(from)),
+                                    "To",
+                                    DataRateValue(DataRate(to)));
+        tn_topology* topo = MakeChain(1, RATE, LATENCY_NS);
+        helper.Install(topo);
+        tn_topology_destroy(topo);
+        helper.GetNic(0)->PostWrite(1, 4 * 4096, 3, MakeCallback(&Completions::Done, &done));
+        Simulator::Run();
+        *packets = helper.GetNic(0)->GetQueuePairByIndex(0)->GetDataPacketsSent();
+        const double end = done.records.size() == 1
+                               ? (done.records[0].end - done.records[0].start).GetSeconds()
+                               : -1;
+        Simulator::Destroy();
+        return end;
+    }
+
+    void DoRun() override
+    {
+        const uint64_t slow = 1000000000ULL; // 1 Gb/s
+        const uint64_t fast = 10000000000ULL;
+        uint64_t n[6];
+        const double atSlow = Run(slow, slow, true, &n[0]);
+        const double atFast = Run(fast, fast, true, &n[1]);
+        const double upMoved = Run(slow, fast, true, &n[2]);
+        const double upKept = Run(slow, fast, false, &n[3]);
+        const double downMoved = Run(fast, slow, true, &n[4]);
+        const double downKept = Run(fast, slow, false, &n[5]);
+        for (uint64_t k : n)
+        {
+            NS_TEST_EXPECT_MSG_EQ(k, 4, "four data packets, none sent twice");
+        }
+        NS_TEST_ASSERT_MSG_GT(atFast, 0, "the writes complete");
+        // three gaps between four packets: the mean gap at 1 Gb/s less that at 10 Gb/s
+        const double gapDiff = (atSlow - atFast) / 3;
+        NS_TEST_ASSERT_MSG_GT(gapDiff, 25e-6, "a 4 KiB gap: 33 us at 1 Gb/s, 3.3 at 10");
+        NS_TEST_EXPECT_MSG_EQ_TOL(upMoved, atFast, 1e-9, "step up moved: as the new rate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(downMoved, atSlow, 1e-9, "step down moved: as the new rate");
+        // the kept gap is the first packet's, whose RETH makes it 16 bytes longer than the
+        // mean of the three
+        const double reth = 16 * 8 * (1.0 / slow - 1.0 / fast) * 2 / 3;
+        NS_TEST_EXPECT_MSG_EQ_TOL(upKept, atFast + gapDiff + reth, 1e-9, "step up kept: old gap");
+        NS_TEST_EXPECT_MSG_EQ_TOL(downKept,
+                                  atSlow - gapDiff - reth,
+                                  1e-9,
+                                  "step down kept: one old gap");
+    }
+};
+
 /**
  * \ingroup training-net-tests
  * Congestion controls as ns-3 types.
@@ -235,6 +363,7 @@ class RoceCcUserTestSuite : public TestSuite
     {
         AddTestCase(new RoceUserCcTestCase, TestCase::QUICK);
         AddTestCase(new RoceDcqcnAttributesTestCase, TestCase::QUICK);
+        AddTestCase(new RoceRateChangeReschedulesTestCase, TestCase::QUICK);
     }
 };
 

@@ -7,6 +7,7 @@
  * reference is that order sorted out of the same random events: the order with which one
  * process and any number of MPI ranks give the same rows (doc/distributed.rst).
  */
+#include "ns3/attribute-settings.h"
 #include "ns3/event-impl.h"
 #include "ns3/object-factory.h"
 #include "ns3/random-variable-stream.h"
@@ -145,6 +146,47 @@ class FrameOrderTestCase : public TestCase
     bool m_remove;        //!< whether to remove events too
 };
 
+/**
+ * \ingroup training-net-tests
+ * OtherEvents takes only the name of another ns-3 scheduler: a program's option or
+ * Config::SetDefault with any other name is refused where it is given, naming the attribute and
+ * what it expects (before, the scheduler silently fell back to MapScheduler).
+ */
+class OtherEventsNameTestCase : public TestCase
+{
+  public:
+    OtherEventsNameTestCase()
+        : TestCase("OtherEvents refuses a name that is no other scheduler")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string attribute = "ns3::RoceFrameScheduler::OtherEvents";
+        for (const char* bad : {"nope", "ns3::RoceFrameScheduler", "ns3::RdmaNic", ""})
+        {
+            std::string why;
+            NS_TEST_EXPECT_MSG_EQ(AttributeSettings::CheckDefault(attribute, bad, &why),
+                                  false,
+                                  "'" << bad << "' accepted");
+            NS_TEST_EXPECT_MSG_NE(why.find("is not a valid value for " + attribute +
+                                           " (expected the TypeId name of another ns-3 "
+                                           "scheduler"),
+                                  std::string::npos,
+                                  why);
+        }
+        for (const char* good :
+             {"ns3::MapScheduler", "ns3::ListScheduler", "ns3::CalendarScheduler"})
+        {
+            std::string why;
+            NS_TEST_EXPECT_MSG_EQ(AttributeSettings::CheckDefault(attribute, good, &why),
+                                  true,
+                                  why);
+        }
+    }
+};
+
 /** The suite. */
 class RoceFrameOrderTestSuite : public TestSuite
 {
@@ -152,6 +194,7 @@ class RoceFrameOrderTestSuite : public TestSuite
     RoceFrameOrderTestSuite()
         : TestSuite("training-net-roce-frame-order", UNIT)
     {
+        AddTestCase(new OtherEventsNameTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::MapScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::CalendarScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::ListScheduler", true), TestCase::QUICK);

@@ -5,14 +5,17 @@
  */
 // The HPCC family's own simulators beside ours (issue 43): RoceSwitchMmu::Layout against the
 // members' buffer rules re-stated from their switch-mmu.cc, and roce-hpcc-flows --family on
-// issue 43's four DCQCN cases against the members' stored fct.txt (test/data/hpcc-peers, its
-// README says how they were made). One suite per case, so that each is its own ctest.
+// issue 43's four DCQCN cases and issue 45's controls and cc-comparison set-ups against the
+// members' stored fct.txt (test/data/hpcc-peers, its README says how they were made). One suite
+// per case or control, so that each is its own ctest.
 
 #include "tn-test-data.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-header.h"
 #include "ns3/roce-hpcc-config.h"
 #include "ns3/roce-hpcc-flows.h"
 #include "ns3/roce-switch-mmu.h"
@@ -277,6 +280,72 @@ class RoceMmuLayoutTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * ns3-datacenter's ingress pool is the unsigned buffer - headrooms (its fairness example,
+ * SetIngressPool): on a leaf of 8 hosts at 100 Gb/s and 2 uplinks at 400 Gb/s (1 us) the
+ * headrooms of 8 priorities, 8 x (8 x 37500 + 2 x 150000) = 4800000 bytes, exceed a 4 MiB
+ * buffer and the pool wraps to 2^64 - 605696 bytes: a dynamic threshold of about 2.3e18
+ * that 10 MB into one class never reaches, so the member never pauses there. With 9 ports at
+ * 100 Gb/s the pool is 4194304 - 2700000 bytes and the same burst pauses at alpha x that less
+ * the class's own bytes, as the member does.
+ */
+class RoceMmuNs3dcWrapTestCase : public TestCase
+{
+  public:
+    RoceMmuNs3dcWrapTestCase()
+        : TestCase("RoceSwitchMmu Layout ns3-datacenter: headrooms above the buffer wrap its pool")
+    {
+    }
+
+  private:
+    /// \param fast ports at 400 Gb/s \param slow ports at 100 Gb/s (before them) \param paused
+    /// set to the class's bytes at its first PAUSE (0: none) \return the empty buffer's T
+    static uint64_t Burst(uint32_t fast, uint32_t slow, uint64_t* paused)
+    {
+        Ptr<RoceSwitchMmu> mmu = CreateObject<RoceSwitchMmu>();
+        mmu->SetAttribute("Layout", StringValue("ns3-datacenter"));
+        mmu->SetAttribute("BufferSize", UintegerValue(BUFFER));
+        mmu->SetAttribute("Mtu", UintegerValue(1000));
+        mmu->SetAttribute("Alpha", DoubleValue(0.125));
+        for (uint32_t p = 0; p < slow + fast; ++p)
+        {
+            mmu->AddPort(DataRate(p < slow ? RATE : 4 * RATE), MicroSeconds(1), 1 << 3);
+        }
+        const uint64_t empty = mmu->GetThreshold();
+        *paused = 0;
+        const uint32_t frame = 1048;
+        for (uint64_t in = 0; in < 10000000 && *paused == 0; in += frame)
+        {
+            const char* reason = nullptr;
+            if (!mmu->Admit(0, 3, frame, &reason))
+            {
+                break;
+            }
+            if (mmu->ShouldPause(0, 3))
+            {
+                *paused = in + frame;
+            }
+        }
+        return empty;
+    }
+
+    void DoRun() override
+    {
+        uint64_t paused = 0;
+        const uint64_t wrapped = Burst(2, 8, &paused);
+        const double pool = 18446744073709551616.0 - (8.0 * (8 * 37500 + 2 * 150000) - BUFFER);
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(wrapped), 0.125 * pool, 1e-6 * 0.125 * pool, "wrapped");
+        NS_TEST_EXPECT_MSG_EQ(paused, 0u, "10 MB into one class: no PAUSE");
+        const uint64_t flat = Burst(0, 9, &paused);
+        const uint64_t free = BUFFER - 9 * 8 * FAMILY_HEADROOM;
+        NS_TEST_EXPECT_MSG_EQ(flat, static_cast<uint64_t>(0.125 * double(free)), "alpha x pool");
+        // it pauses once the class's bytes pass alpha x (pool - its bytes): x = free / 9
+        NS_TEST_EXPECT_MSG_GT(paused, 0u, "the unwrapped pool pauses");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(paused), double(free) / 9, 1048.0 * 2, "at free / 9");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * A member that is not one: RoceHpccFlows::Run refuses it with one message naming --family and
  * the members, before anything runs.
  */
@@ -373,6 +442,63 @@ Median(std::vector<double> v)
 
 /**
  * \ingroup training-net-tests
+ * Issue 45's case 1 (test/data/hpcc-peers/cc-comparison/case1: 8 hosts on a 4:1 leaf-spine,
+ * 56 flows of 524288 bytes) under HPCC with --family=hpcc ends later than the member by its
+ * frames alone. Each leaf uplink carries 16 flows' data and the ACKs of the 16 flows the
+ * other way, 525 packets each: ours payload + 82 + 42 (INT) bytes a packet and 86 + 42 an
+ * ACK, the member's payload + 36 + 42 and 34 + 42 (PPP, IPv4, UDP, its sequence header; no
+ * preamble or gap). Our bottleneck utilisation must be those bytes over our end (within
+ * 0.5 %), and our end the member's times the ratio of the frames within 0.6 % (-0.4 % with
+ * the family's ChangeRate, RdmaNic::RateChangeReschedules; -1.0 % without it).
+ */
+class RoceHpccFramesTestCase : public TnDataTestCase
+{
+  public:
+    RoceHpccFramesTestCase()
+        : TnDataTestCase("issue 45's case 1 under HPCC: the member's end times the frames' ratio")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string dir = DataFile("hpcc-peers/cc-comparison/case1");
+        PeerFigures theirs;
+        NS_TEST_ASSERT_MSG_EQ(ReadFigures(dir + "/fct-hpcc-cc3.txt", &theirs), true, dir);
+        RoceHpccConfig cfg;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(
+            RoceHpccConfigReader::Read(dir + "/config-cc3.txt", dir, false, &cfg, &error),
+            true,
+            error);
+        cfg.family = "hpcc";
+        cfg.familyEcmp = true;
+        cfg.seed = 1;
+        cfg.fctFile = CreateTempDirFilename("frames-fct.txt");
+        cfg.pfcFile = "";
+        RoceHpccResult res;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        PeerFigures ours;
+        NS_TEST_ASSERT_MSG_EQ(ReadFigures(cfg.fctFile, &ours), true, "our fct.txt");
+        const double packets = 525; // 524288 bytes in 1000-byte payloads
+        const double intBytes = 2 + 5 * RoceIntHeader::HOP_SIZE;
+        const double ourData = RoceSwitchMmu::PACKET_OVERHEAD - RoceRethHeader::SIZE + intBytes;
+        const double ourAck = ourData + RoceAethHeader::SIZE;
+        const double ourBytes = 16 * (524288 + packets * (ourData + ourAck) + RoceRethHeader::SIZE);
+        const double theirBytes = 16 * (524288 + packets * ((36 + intBytes) + (34 + intBytes)));
+        const double util = ourBytes * 8 / 100e9 / (ours.end * 1e-9);
+        std::cout << GetName() << ": utilisation " << res.bottleneckUtilisation << ", frames "
+                  << util << "; member's " << theirBytes * 8 / 100e9 / (theirs.end * 1e-9)
+                  << "; end " << ours.end << " against " << theirs.end << " x "
+                  << ourBytes / theirBytes << "\n";
+        NS_TEST_EXPECT_MSG_EQ_TOL(res.bottleneckUtilisation, util, 0.005 * util, "our frames");
+        const double expected = theirs.end * ourBytes / theirBytes;
+        NS_TEST_EXPECT_MSG_EQ_TOL(ours.end, expected, 0.006 * expected, "the member x frames");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * One of issue 43's cases (DCQCN, the family's keys) run by roce-hpcc-flows --config
  * --family=MEMBER over the member's 8 seeds, against the member's stored outputs: for the last
  * flow's end and the median and 99th-percentile slowdown, the median over our seeds must lie
@@ -460,6 +586,102 @@ class RoceHpccPeerCaseTestCase : public TnDataTestCase
     double m_tolerance;   //!< allowed relative error outside the spread
 };
 
+/// A figure of a cc-comparison run that is outside 5 % of the member today: held to the error
+/// measured today plus one to two points until its difference is found, and named with its
+/// reason.
+struct KnownGap
+{
+    int figure;         //!< 0: last flow's end, 1: median slowdown, 2: p99 slowdown
+    double bound;       //!< relative error allowed today
+    std::string reason; //!< why, as far as known (doc/roce-hpcc-migration.rst)
+};
+
+/// One control's run of one of issue 45's cc-comparison set-ups against one member.
+struct CcRun
+{
+    std::string set;            //!< folder under hpcc-peers/cc-comparison: case1, case2, case3
+    std::string cc;             //!< config-ccCC.txt, fct-MEMBER-ccCC.txt: 1, 3, 7, 7w0, 8, 10
+    std::string member;         //!< hpcc or ns3-datacenter (folder name and --family)
+    std::vector<KnownGap> gaps; //!< figures outside 5 % today
+};
+
+/**
+ * \ingroup training-net-tests
+ * One of issue 45's cc-comparison set-ups (test/data/hpcc-peers/cc-comparison/caseN: the
+ * collective's transfers as flows, all at 0) under one control, run by roce-hpcc-flows
+ * --config --family=MEMBER against the member's stored output of seed 1: the last flow's end
+ * and the median and 99th-percentile slowdown within 5 % of the member's, but for the known
+ * gaps, each held to its own bound with its reason printed (not skipped: a gap that widens
+ * fails, one that closes says so).
+ */
+class RoceHpccCcComparisonTestCase : public TnDataTestCase
+{
+  public:
+    /// \param run the set-up, control, member and known gaps
+    explicit RoceHpccCcComparisonTestCase(const CcRun& run)
+        : TnDataTestCase("cc-comparison " + run.set + " cc" + run.cc + " against " + run.member),
+          m_run(run)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string dir = DataFile("hpcc-peers/cc-comparison/" + m_run.set);
+        PeerFigures theirs;
+        NS_TEST_ASSERT_MSG_EQ(
+            ReadFigures(dir + "/fct-" + m_run.member + "-cc" + m_run.cc + ".txt", &theirs),
+            true,
+            dir << ": the member's output");
+        RoceHpccConfig cfg;
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccConfigReader::Read(dir + "/config-cc" + m_run.cc + ".txt",
+                                                         dir,
+                                                         false,
+                                                         &cfg,
+                                                         &error),
+                              true,
+                              error);
+        cfg.family = m_run.member;
+        cfg.familyEcmp = true;
+        cfg.seed = 1;
+        cfg.fctFile = CreateTempDirFilename("cc-comparison-fct.txt");
+        cfg.pfcFile = "";
+        RoceHpccResult res;
+        NS_TEST_ASSERT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), true, error);
+        PeerFigures ours;
+        NS_TEST_ASSERT_MSG_EQ(ReadFigures(cfg.fctFile, &ours), true, "our fct.txt");
+        const char* names[3] = {"last flow's end", "median slowdown", "p99 slowdown"};
+        for (int k = 0; k < 3; ++k)
+        {
+            const double t = Figure(theirs, k);
+            const double o = Figure(ours, k);
+            const double err = o / t - 1;
+            double bound = 0.05;
+            std::string note;
+            for (const KnownGap& g : m_run.gaps)
+            {
+                if (g.figure == k)
+                {
+                    bound = g.bound;
+                    note = std::abs(err) <= 0.05
+                               ? ", a known gap now within 5 %: hold it to 5 % (" + g.reason + ")"
+                               : ", a known gap (" + g.reason + ")";
+                }
+            }
+            std::cout << GetName() << ": " << names[k] << " ours " << o << ", member " << t << ", "
+                      << err * 100 << " %" << note << "\n";
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(std::abs(err),
+                                        bound,
+                                        m_run.set << " cc" << m_run.cc << " " << names[k]
+                                                  << ": ours " << o << " against " << m_run.member
+                                                  << "'s " << t);
+        }
+    }
+
+    CcRun m_run; //!< the set-up, control, member and known gaps
+};
+
 /**
  * \ingroup training-net-tests
  * The buffer layouts against the members' rules.
@@ -475,6 +697,8 @@ class RoceHpccPeersTestSuite : public TestSuite
         AddTestCase(new RoceMmuLayoutTestCase<Ns3dcRef>("ns3-datacenter", "inet-tub's SwitchMmu"),
                     TestCase::QUICK);
         AddTestCase(new RoceHpccUnknownFamilyTestCase, TestCase::QUICK);
+        AddTestCase(new RoceMmuNs3dcWrapTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccFramesTestCase, TestCase::QUICK);
     }
 };
 
@@ -487,7 +711,9 @@ RoceHpccPeersTestSuite g_roceHpccPeersTestSuite;
  * own ctest. The 5 % goal of issue 43 holds for both members on the four DCQCN cases, and so
  * does issue 45's for its windowed controls on both files (hpcc's leaf-spine runs of TIMELY,
  * DCTCP and HPCC-PINT aside: hpcc starts a flow in its own past there); see
- * doc/roce-hpcc-migration.rst, "The family's own simulators".
+ * doc/roce-hpcc-migration.rst, "The family's own simulators". Each control's suite also holds
+ * issue 45's cc-comparison set-ups (RoceHpccCcComparisonTestCase) under that control, with
+ * their known gaps.
  */
 class RoceHpccPeerCaseSuite : public TestSuite
 {
@@ -500,14 +726,24 @@ class RoceHpccPeerCaseSuite : public TestSuite
      * for `TestSuite("training-net-...")` makes each a ctest)
      * \param runs (member: folder under test/data/hpcc-peers and --family value, case folder)
      * \param seeds seeds the member ran
+     * \param ccRuns issue 45's cc-comparison set-ups under this suite's control
      */
-    RoceHpccPeerCaseSuite(const std::string& name, const std::vector<Run>& runs, uint32_t seeds)
+    RoceHpccPeerCaseSuite(const std::string& name,
+                          const std::vector<Run>& runs,
+                          uint32_t seeds,
+                          const std::vector<CcRun>& ccRuns = {})
         : TestSuite(name, SYSTEM)
     {
         for (const Run& r : runs)
         {
             AddTestCase(new RoceHpccPeerCaseTestCase(r.first, r.second, seeds, 0.05),
                         TestCase::QUICK);
+        }
+        // case 2's 992 flows take 3-6 s a run (measured under a load of 6 on 2 cores), the
+        // others under a second: QUICK, so that an ns-3 tree's test.py runs them too
+        for (const CcRun& r : ccRuns)
+        {
+            AddTestCase(new RoceHpccCcComparisonTestCase(r), TestCase::QUICK);
         }
     }
 };
@@ -529,28 +765,110 @@ RoceHpccPeerCaseSuite g_peersLeafSpine4000TestSuite("training-net-roce-hpcc-peer
                                                     {{"hpcc", "leafspine-4000"},
                                                      {"ns3-datacenter", "leafspine-4000"}},
                                                     8);
+/// Reasons of the known gaps of issue 45's cc-comparison set-ups (doc/roce-hpcc-migration.rst,
+/// "Issue 45's cc-comparison set-ups on the family").
+const std::string CASE2_SCALE = "case 2's 992 flows: the shared transport's difference at this "
+                                "scale, header bytes and the rest not found yet";
+const std::string NOT_FOUND = "not explained yet (issue 45, item 2)";
+const std::string RING_WIRE = "case 3's ring: each host's link carries its data and the ACKs of "
+                              "the flow it receives, 1172 wire bytes per packet here against "
+                              "the family's about 1095; the slowdowns agree";
+const std::string HPCC_DCTCP = NOT_FOUND + ": within 2.8 % of ns3-datacenter's end";
+const std::string LAYOUT_400G = "ns3-datacenter's buffer layout as modelled here does not hold at "
+                                "400 Gb/s uplinks (420,792 PFC events); --family=hpcc's does";
+
+/// Issue 45's cc-comparison set-ups under DCQCN (HAS_WIN 0), seed 1.
+const std::vector<RoceHpccPeerCaseSuite::Run> DCQCN_FILES = {};
+const std::vector<CcRun> DCQCN_SETUPS = {
+    {"case1", "1", "hpcc", {}},
+    {"case1", "1", "ns3-datacenter", {{1, 0.24, NOT_FOUND + ": end and p99 within 3 %"}}},
+    {"case3", "1", "hpcc", {{0, 0.09, RING_WIRE}}},
+    {"case3", "1", "ns3-datacenter", {{0, 0.09, RING_WIRE}}},
+    {"case2",
+     "1",
+     "hpcc",
+     {{0, 0.09, CASE2_SCALE}, {1, 0.07, CASE2_SCALE}, {2, 0.07, CASE2_SCALE}}}};
+RoceHpccPeerCaseSuite g_peersDcqcnTestSuite("training-net-roce-hpcc-peers-cc1",
+                                            DCQCN_FILES,
+                                            1,
+                                            DCQCN_SETUPS);
+
 /// Issue 45's controls with the family's window (HAS_WIN 1), seed 1; hpcc's leaf-spine runs of
 /// TIMELY, DCTCP and HPCC-PINT are left out (its small flows start in its own past there).
+const std::vector<RoceHpccPeerCaseSuite::Run> HPCC_FILES = {
+    {"hpcc", "cc3-incast-1000"},
+    {"hpcc", "cc3-leafspine-1000"},
+    {"ns3-datacenter", "cc3-incast-1000"},
+    {"ns3-datacenter", "cc3-leafspine-1000"}};
+const std::vector<CcRun> HPCC_SETUPS = {
+    {"case1", "3", "hpcc", {{0, 0.09, NOT_FOUND}, {1, 0.09, NOT_FOUND}}},
+    {"case1", "3", "ns3-datacenter", {{0, 0.09, NOT_FOUND}, {1, 0.09, NOT_FOUND}}},
+    {"case3", "3", "hpcc", {{0, 0.09, RING_WIRE}}},
+    {"case3", "3", "ns3-datacenter", {{0, 0.09, RING_WIRE}}},
+    {"case2", "3", "hpcc", {}},
+    {"case2",
+     "3",
+     "ns3-datacenter",
+     {{0, 1.08, LAYOUT_400G}, {1, 1.43, LAYOUT_400G}, {2, 1.09, LAYOUT_400G}}}};
 RoceHpccPeerCaseSuite g_peersHpccTestSuite("training-net-roce-hpcc-peers-cc3",
-                                           {{"hpcc", "cc3-incast-1000"},
-                                            {"hpcc", "cc3-leafspine-1000"},
-                                            {"ns3-datacenter", "cc3-incast-1000"},
-                                            {"ns3-datacenter", "cc3-leafspine-1000"}},
-                                           1);
+                                           HPCC_FILES,
+                                           1,
+                                           HPCC_SETUPS);
+
+const std::vector<RoceHpccPeerCaseSuite::Run> TIMELY_FILES = {
+    {"hpcc", "cc7-incast-1000"},
+    {"ns3-datacenter", "cc7-incast-1000"},
+    {"ns3-datacenter", "cc7-leafspine-1000"}};
+const std::vector<CcRun> TIMELY_SETUPS = {
+    {"case1", "7", "hpcc", {}},
+    {"case1", "7", "ns3-datacenter", {}},
+    {"case1", "7w0", "hpcc", {}},
+    {"case1", "7w0", "ns3-datacenter", {}},
+    {"case3", "7", "hpcc", {}},
+    {"case3", "7", "ns3-datacenter", {}},
+    {"case2",
+     "7",
+     "hpcc",
+     {{0, 0.09, CASE2_SCALE}, {1, 0.07, CASE2_SCALE}, {2, 0.07, CASE2_SCALE}}}};
 RoceHpccPeerCaseSuite g_peersTimelyTestSuite("training-net-roce-hpcc-peers-cc7",
-                                             {{"hpcc", "cc7-incast-1000"},
-                                              {"ns3-datacenter", "cc7-incast-1000"},
-                                              {"ns3-datacenter", "cc7-leafspine-1000"}},
-                                             1);
+                                             TIMELY_FILES,
+                                             1,
+                                             TIMELY_SETUPS);
+
+const std::vector<RoceHpccPeerCaseSuite::Run> DCTCP_FILES = {
+    {"hpcc", "cc8-incast-1000"},
+    {"ns3-datacenter", "cc8-incast-1000"},
+    {"ns3-datacenter", "cc8-leafspine-1000"}};
+const std::vector<CcRun> DCTCP_SETUPS = {
+    {"case1", "8", "hpcc", {{0, 0.14, HPCC_DCTCP}, {2, 0.11, HPCC_DCTCP}}},
+    {"case1", "8", "ns3-datacenter", {{1, 0.10, NOT_FOUND + ": end and p99 within 3 %"}}},
+    {"case3", "8", "hpcc", {}},
+    {"case3", "8", "ns3-datacenter", {}},
+    {"case2",
+     "8",
+     "hpcc",
+     {{0, 0.09, CASE2_SCALE}, {1, 0.07, CASE2_SCALE}, {2, 0.07, CASE2_SCALE}}}};
 RoceHpccPeerCaseSuite g_peersDctcpTestSuite("training-net-roce-hpcc-peers-cc8",
-                                            {{"hpcc", "cc8-incast-1000"},
-                                             {"ns3-datacenter", "cc8-incast-1000"},
-                                             {"ns3-datacenter", "cc8-leafspine-1000"}},
-                                            1);
+                                            DCTCP_FILES,
+                                            1,
+                                            DCTCP_SETUPS);
+
+const std::vector<RoceHpccPeerCaseSuite::Run> PINT_FILES = {
+    {"hpcc", "cc10-incast-1000"},
+    {"ns3-datacenter", "cc10-incast-1000"},
+    {"ns3-datacenter", "cc10-leafspine-1000"}};
+const std::vector<CcRun> PINT_SETUPS = {
+    {"case1", "10", "hpcc", {}},
+    {"case1", "10", "ns3-datacenter", {}},
+    {"case3", "10", "hpcc", {}},
+    {"case3", "10", "ns3-datacenter", {}},
+    {"case2",
+     "10",
+     "hpcc",
+     {{0, 0.07, CASE2_SCALE}, {1, 0.08, CASE2_SCALE}, {2, 0.10, CASE2_SCALE}}}};
 RoceHpccPeerCaseSuite g_peersPintTestSuite("training-net-roce-hpcc-peers-cc10",
-                                           {{"hpcc", "cc10-incast-1000"},
-                                            {"ns3-datacenter", "cc10-incast-1000"},
-                                            {"ns3-datacenter", "cc10-leafspine-1000"}},
-                                           1);
+                                           PINT_FILES,
+                                           1,
+                                           PINT_SETUPS);
 
 } // namespace

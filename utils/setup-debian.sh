@@ -6,7 +6,7 @@
 #   setup-debian.sh                          the packages of the build and the tests
 #   setup-debian.sh --for WHAT PACKAGE...    other packages, for WHAT (setup-mpi.sh)
 set -eu
-packages="gcc g++ make cmake ninja-build pkg-config python3 libns3-dev libgsl-dev libsqlite3-dev sqlite3 tshark bzip2 libtomlplusplus-dev libprotobuf-c-dev protobuf-c-compiler python3-matplotlib"
+packages="gcc g++ make cmake ninja-build pkg-config python3 libns3-dev libgsl-dev libsqlite3-dev sqlite3 tshark bzip2 libtomlplusplus-dev libprotobuf-c-dev protobuf-c-compiler python3-matplotlib python3-docutils"
 needed_by="training-net"
 if [ "${1:-}" = "--for" ]; then
     [ $# -ge 3 ] || { echo "setup-debian.sh: --for WHAT PACKAGE..." >&2; exit 2; }

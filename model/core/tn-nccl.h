@@ -90,7 +90,8 @@
  * nvlsChannels at every size: 16 on Hopper, on Blackwell 24 in one server and 32 across servers.
  *
  * Simulation (tn_nccl_choice.protocol, tn-cost.h's tn_cost_protocol): the chosen algorithm is
- * planned with one chunk per channel (rings on rails, NCCL's tree: tn-algo-nccl.c); every
+ * planned with one chunk per channel (rings on rails, NCCL's tree in NCCL's tree chunks with 8
+ * in flight a connection: tn-algo-nccl.c); every
  * transfer carries the protocol's wire bytes and waits what intraLat or interLat (its hop) adds
  * to the links' own latency of that hop before it is posted (NCCL's latencies are end to end:
  * a hop costs max(hwLat, path latency)), and baseLat more when it has no deps (the launch).

@@ -266,6 +266,33 @@ seg_end(const rmap* m, uint32_t i)
     return i + 1 < m->n ? m->starts[i + 1] : m->end;
 }
 
+/* A copy of a segment for a split: the set is shared, the id lists copied. 0 when memory ran
+ * out (nothing to free then). */
+static int
+seg_copy(const seg* from, seg* copy)
+{
+    *copy = *from;
+    if (!idlist_copy(&copy->red, &from->red))
+    {
+        return 0;
+    }
+    if (!idlist_copy(&copy->rd, &from->rd))
+    {
+        free(copy->red.ids);
+        return 0;
+    }
+    vset_ref(copy->set);
+    return 1;
+}
+
+static void
+seg_release(seg* g)
+{
+    vset_unref(g->set);
+    free(g->red.ids);
+    free(g->rd.ids);
+}
+
 /* Make a segment start at off; returns its index (m->n when off >= end); UINT32_MAX = ENOMEM */
 static uint32_t
 rmap_split(rmap* m, uint64_t off)
@@ -292,13 +319,11 @@ rmap_split(rmap* m, uint64_t off)
         return UINT32_MAX;
     }
     m->starts = starts;
-    seg copy = m->segs[i];
-    if (!idlist_copy(&copy.red, &m->segs[i].red) || !idlist_copy(&copy.rd, &m->segs[i].rd))
+    seg copy;
+    if (!seg_copy(&m->segs[i], &copy))
     {
-        free(copy.red.ids);
         return UINT32_MAX;
     }
-    vset_ref(copy.set);
     memmove(&m->segs[i + 2], &m->segs[i + 1], (size_t)(m->n - i - 1) * sizeof(seg));
     memmove(&m->starts[i + 2], &m->starts[i + 1], (size_t)(m->n - i - 1) * sizeof(uint64_t));
     m->segs[i + 1] = copy;
@@ -307,14 +332,110 @@ rmap_split(rmap* m, uint64_t off)
     return i + 1;
 }
 
+/*
+ * Make a segment start at each of from[0 .. count) + delta (ascending, as a map's starts are)
+ * that lies in the map, in one pass: a transfer carries its source's boundaries into its
+ * destination all at once, and one split at a time moved the tail of the arrays for each
+ * (ring2d's all-gather carries a chunk's sub-chunk boundaries: the cost grew with the square
+ * of the segments). The new segments are made before anything moves, so the map is unchanged
+ * when memory runs out (0).
+ */
+static int
+rmap_split_many(rmap* m, const uint64_t* from, uint32_t count, uint64_t delta)
+{
+    uint32_t fresh = 0;
+    for (uint32_t j = 0, i = 0; j < count; j++)
+    {
+        uint64_t off = from[j] + delta;
+        if (off >= m->end)
+        {
+            break;
+        }
+        i = j == 0 ? rmap_find(m, off) : i;
+        while (seg_end(m, i) <= off)
+        {
+            i++;
+        }
+        fresh += m->starts[i] != off;
+    }
+    if (fresh == 0)
+    {
+        return 1;
+    }
+    seg* made = malloc((size_t)fresh * sizeof(seg));
+    uint64_t* made_at = malloc((size_t)fresh * sizeof(uint64_t));
+    seg* segs = made && made_at
+                    ? tn_array_grow(m->segs, &m->cap, (size_t)m->n + fresh, sizeof(*segs), 8)
+                    : NULL;
+    if (segs)
+    {
+        m->segs = segs;
+    }
+    uint64_t* starts =
+        segs ? tn_array_grow(m->starts, &m->starts_cap, (size_t)m->n + fresh, sizeof(*starts), 8)
+             : NULL;
+    if (starts)
+    {
+        m->starts = starts;
+    }
+    uint32_t k = 0;
+    for (uint32_t j = 0, i = 0; starts && j < count && k < fresh; j++)
+    {
+        uint64_t off = from[j] + delta;
+        i = j == 0 ? rmap_find(m, off) : i;
+        while (seg_end(m, i) <= off)
+        {
+            i++;
+        }
+        if (m->starts[i] != off)
+        {
+            if (!seg_copy(&m->segs[i], &made[k]))
+            {
+                break;
+            }
+            made_at[k++] = off;
+        }
+    }
+    if (k < fresh)
+    {
+        while (k > 0)
+        {
+            seg_release(&made[--k]);
+        }
+        free(made);
+        free(made_at);
+        return 0;
+    }
+    /* merge from the back: each new segment follows the old one it was cut from */
+    uint32_t w = m->n + fresh, i = m->n;
+    while (k > 0)
+    {
+        w--;
+        if (made_at[k - 1] > m->starts[i - 1])
+        {
+            k--;
+            m->segs[w] = made[k];
+            m->starts[w] = made_at[k];
+        }
+        else
+        {
+            i--;
+            m->segs[w] = m->segs[i];
+            m->starts[w] = m->starts[i];
+        }
+    }
+    m->n += fresh;
+    free(made);
+    free(made_at);
+    return 1;
+}
+
 static void
 rmap_free(rmap* m)
 {
     for (uint32_t i = 0; i < m->n; i++)
     {
-        vset_unref(m->segs[i].set);
-        free(m->segs[i].red.ids);
-        free(m->segs[i].rd.ids);
+        seg_release(&m->segs[i]);
     }
     free(m->segs);
     free(m->starts);
@@ -1009,10 +1130,10 @@ split_destination(const tn_transfer* t,
     uint64_t so = t->src_offset, doff = t->dst_offset, len = t->length;
     if (rmap_split(md, doff) == UINT32_MAX || rmap_split(md, doff + len) == UINT32_MAX)
         return 0;
-    for (uint32_t i = *a + 1; i < *b && ms != md; i++)
+    if (ms != md && *b > *a + 1 &&
+        !rmap_split_many(md, ms->starts + *a + 1, *b - *a - 1, doff - so))
     {
-        if (rmap_split(md, doff + (ms->starts[i] - so)) == UINT32_MAX)
-            return 0;
+        return 0;
     }
     /* a local op splits its own rank's map: find each source boundary by its address */
     for (uint64_t x = so; ms == md && seg_end(ms, rmap_find(ms, x)) < so + len;)

@@ -380,6 +380,15 @@ RdmaNic::GetTypeId()
                           UintegerValue(4),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RateChangeReschedules",
+                          "A rate change moves the queue pair's next packet to its last "
+                          "packet's start plus that packet's time at the new rate, as the HPCC "
+                          "family's RdmaHw::ChangeRate does (a cut waits longer, an increase "
+                          "sends sooner; roce-hpcc-flows --config sets it). false: the gap set "
+                          "when the last packet left stands until the next one.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_rateChangeReschedules),
+                          MakeBooleanChecker())
             .AddAttribute("AckPriority",
                           "Where ACK and NACK queue. control: the strict-priority control "
                           "queue (DSCP 48) on every hop, ahead of all data, never paused. data: "
@@ -843,7 +852,7 @@ RdmaNic::Schedule(RdmaQueuePair* qp)
     Time now = Simulator::Now();
     if (qp->m_nextSend > now)
     {
-        pt.paced.push(Paced{qp->m_nextSend, m_pacedSeq++, qp});
+        PushPaced(pt, qp->m_nextSend, qp);
         WakePort(qp->m_port);
     }
     else
@@ -851,6 +860,14 @@ RdmaNic::Schedule(RdmaQueuePair* qp)
         pt.ring.push_back(qp);
         pt.dev->Kick();
     }
+}
+
+void
+RdmaNic::PushPaced(Port& pt, Time when, RdmaQueuePair* qp)
+{
+    qp->m_pacedLive = m_pacedSeq;
+    qp->m_inPacedHeap = true;
+    pt.paced.push(Paced{when, m_pacedSeq++, qp});
 }
 
 void
@@ -889,7 +906,12 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
     Time now = Simulator::Now();
     while (!pt.paced.empty() && pt.paced.top().when <= now)
     {
-        pt.ring.push_back(pt.paced.top().qp);
+        const Paced& e = pt.paced.top();
+        if (e.seq == e.qp->m_pacedLive) // an entry a rate change moved earlier is stale
+        {
+            e.qp->m_inPacedHeap = false;
+            pt.ring.push_back(e.qp);
+        }
         pt.paced.pop();
     }
     size_t n = pt.ring.size();
@@ -909,12 +931,12 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
         }
         if (qp->m_nextSend > now)
         {
-            pt.paced.push(Paced{qp->m_nextSend, m_pacedSeq++, qp});
+            PushPaced(pt, qp->m_nextSend, qp);
             continue;
         }
         if (m_injectNext > now)
         {
-            pt.paced.push(Paced{m_injectNext, m_pacedSeq++, qp}); // the NIC-wide cap
+            PushPaced(pt, m_injectNext, qp); // the NIC-wide cap
             continue;
         }
         if (qp->m_sndNxt - qp->m_sndUna >= MAX_OUTSTANDING ||
@@ -936,7 +958,7 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
         {
             if (qp->m_nextSend > now)
             {
-                pt.paced.push(Paced{qp->m_nextSend, m_pacedSeq++, qp});
+                PushPaced(pt, qp->m_nextSend, qp);
             }
             else
             {
@@ -1036,9 +1058,11 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
 
     Time now = Simulator::Now();
     double rate = qp->GetRate();
+    const double wire = p->GetSize() + RoceNetDevice::ETH_HEADER + RoceNetDevice::WIRE_OVERHEAD;
+    qp->m_lastSend = now;
+    qp->m_lastWire = wire;
     if (rate < qp->m_lineRate)
     {
-        double wire = p->GetSize() + RoceNetDevice::ETH_HEADER + RoceNetDevice::WIRE_OVERHEAD;
         qp->m_nextSend = now + Seconds(wire * 8.0 / rate);
     }
     else
@@ -1490,6 +1514,23 @@ void
 RdmaNic::RateChanged(RdmaQueuePair* qp, double rate)
 {
     m_rateChangeTrace(qp->m_qpn, rate);
+    if (!m_rateChangeReschedules || qp->m_lastWire <= 0)
+    {
+        return;
+    }
+    // the family's nextAvail + (new gap - old gap) telescopes to the last start + the gap at
+    // the newest rate; at the line rate the device's serialisation is the gap
+    const Time before = qp->m_nextSend;
+    qp->m_nextSend = rate < qp->m_lineRate ? qp->m_lastSend + Seconds(qp->m_lastWire * 8.0 / rate)
+                                           : qp->m_lastSend;
+    const Time now = Simulator::Now();
+    if (qp->m_inPacedHeap && qp->m_nextSend < before)
+    {
+        // waiting in the pacing heap for a later time: wake it at the new one
+        Port& pt = m_ports[qp->m_port];
+        PushPaced(pt, std::max(qp->m_nextSend, now), qp);
+        WakePort(qp->m_port);
+    }
 }
 
 void

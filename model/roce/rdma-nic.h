@@ -401,6 +401,8 @@ class RdmaNic : public RdmaTransport
     std::vector<Ptr<RdmaQueuePair>> m_qpList; //!< creation order
     uint64_t m_nextMsgId{1};
     uint64_t m_pacedSeq{0};
+    /// Puts qp in its port's pacing heap at `when` (its earlier entries become stale).
+    void PushPaced(Port& pt, Time when, RdmaQueuePair* qp);
     bool m_configChecked{false};
 
     // attributes
@@ -411,6 +413,7 @@ class RdmaNic : public RdmaTransport
     mutable ObjectFactory m_ccFactory;    //!< CC objects of the selected class
     mutable bool m_ccFactoryReady{false}; //!< m_ccFactory built for m_ccTid and m_ccAttributes
     uint32_t m_ackInterval;
+    bool m_rateChangeReschedules;  //!< RateChangeReschedules
     AckPriorityType m_ackPriority; //!< AckPriority
     Time m_rto;
     Time m_cnpInterval;

@@ -262,6 +262,10 @@ class RdmaQueuePair : public Object
     uint64_t m_sndMax{0};           //!< highest PSN sent + 1
     uint64_t m_psnEnd{0};           //!< PSN after the last posted packet
     Time m_nextSend;                //!< pacing: earliest time of the next packet
+    Time m_lastSend;                //!< when the last data packet left (pacing's origin)
+    double m_lastWire{0};           //!< wire bytes of the last data packet (0: none yet)
+    uint64_t m_pacedLive{0};        //!< seq of the pacing heap entry that is live
+    bool m_inPacedHeap{false};      //!< waiting in the pacing heap (not in the ready ring)
     EventId m_rto;                  //!< retransmission timer event
     Time m_rtoDeadline;             //!< when the retransmission timer really expires
     bool m_rtoPending{false};       //!< m_rto is scheduled

@@ -23,6 +23,68 @@ NS_LOG_COMPONENT_DEFINE("RoceFrameScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(RoceFrameScheduler);
 
+namespace
+{
+
+/// \return whether name is the TypeId of an ns-3 scheduler that can hold the other events
+bool
+IsOtherScheduler(const std::string& name)
+{
+    TypeId tid;
+    return TypeId::LookupByNameFailSafe(name, &tid) && tid.IsChildOf(Scheduler::GetTypeId()) &&
+           name != "ns3::RoceFrameScheduler";
+}
+
+/**
+ * OtherEvents' checker: a string that names another ns-3 scheduler, so that a mistyped name
+ * is refused where the value is given (a program's option, Config::SetDefault) instead of
+ * running on a scheduler the user did not ask for.
+ */
+class OtherSchedulerChecker : public StringChecker
+{
+  public:
+    bool Check(const AttributeValue& value) const override
+    {
+        const auto* text = dynamic_cast<const StringValue*>(&value);
+        return text && IsOtherScheduler(text->Get());
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return "ns3::StringValue";
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return "the TypeId name of another ns-3 scheduler: ns3::MapScheduler, "
+               "ns3::ListScheduler, ns3::CalendarScheduler or ns3::PriorityQueueScheduler";
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return ns3::Create<StringValue>();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        const auto* from = dynamic_cast<const StringValue*>(&source);
+        auto* to = dynamic_cast<StringValue*>(&destination);
+        if (!from || !to)
+        {
+            return false;
+        }
+        to->Set(from->Get());
+        return true;
+    }
+};
+
+} // namespace
+
 RoceFrameScheduler* RoceFrameScheduler::s_current = nullptr;
 
 RoceFrameArrival::RoceFrameArrival(const RoceFrameKey& key,
@@ -54,7 +116,7 @@ RoceFrameScheduler::GetTypeId()
                           "The ns-3 scheduler of every event but frame arrivals (TypeId name)",
                           StringValue("ns3::MapScheduler"),
                           MakeStringAccessor(&RoceFrameScheduler::SetOtherEvents),
-                          MakeStringChecker());
+                          Ptr<const AttributeChecker>(new OtherSchedulerChecker()));
     return tid;
 }
 
@@ -77,13 +139,8 @@ RoceFrameScheduler::SetOtherEvents(const std::string& type)
     // internal invariant: the queue is empty while the simulation sets its scheduler up
     NS_ABORT_MSG_IF(m_others && !m_others->IsEmpty(),
                     "RoceFrameScheduler: OtherEvents set while events wait");
-    TypeId tid;
-    // a name that is no other ns-3 scheduler (this one included) falls back to ns-3's default
-    if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()) ||
-        tid == GetTypeId())
-    {
-        tid = TypeId::LookupByName("ns3::MapScheduler");
-    }
+    // the checker refused any other name where it was given
+    const TypeId tid = TypeId::LookupByName(IsOtherScheduler(type) ? type : "ns3::MapScheduler");
     ObjectFactory factory;
     factory.SetTypeId(tid);
     m_others = factory.Create<Scheduler>();
@@ -99,7 +156,11 @@ RoceFrameScheduler::Use()
         GlobalValue::GetValueByName("SchedulerType", chosen);
         ObjectFactory factory;
         factory.SetTypeId(GetTypeId());
-        factory.Set("OtherEvents", chosen);
+        // the program's SchedulerType, unless it is this scheduler (DistributedHelper names
+        // it there): then ns-3's default
+        factory.Set(
+            "OtherEvents",
+            StringValue(IsOtherScheduler(chosen.Get()) ? chosen.Get() : "ns3::MapScheduler"));
         Simulator::SetScheduler(factory);
     }
 }

@@ -283,16 +283,35 @@ RoceSwitchMmu::GetTotalHeadroom() const
 uint64_t
 RoceSwitchMmu::GetFree() const
 {
+    if (m_layout == LAYOUT_NS3DATACENTER)
+    {
+        // ns3-datacenter's ingress pool is the unsigned buffer - headrooms: where the headrooms
+        // of its 8 priorities exceed the buffer (a 10-port leaf with 400 Gb/s uplinks in 4 MiB)
+        // it wraps to about 2^64, a pool that never fills, so it never pauses there
+        const uint64_t pool = m_bufferSize - GetTotalReserve() - GetTotalHeadroom();
+        return pool > m_sharedUsed ? pool - m_sharedUsed : 0;
+    }
     // the family's control frames (its queue 0) bypass the buffer accounting
     const uint64_t control = m_layout == LAYOUT_OWN ? m_controlUsed : 0;
     const uint64_t taken = GetTotalReserve() + GetTotalHeadroom() + m_sharedUsed + control;
     return taken >= m_bufferSize ? 0 : m_bufferSize - taken;
 }
 
+namespace
+{
+/// alpha x bytes as bytes, held below 2^64 (ns3-datacenter's wrapped pool, a large Alpha)
+uint64_t
+ScaleBytes(double alpha, uint64_t bytes)
+{
+    const double t = alpha * static_cast<double>(bytes);
+    return t >= 1.8e19 ? UINT64_C(18000000000000000000) : static_cast<uint64_t>(t);
+}
+} // namespace
+
 uint64_t
 RoceSwitchMmu::GetThreshold() const
 {
-    return static_cast<uint64_t>(m_alpha * double(GetFree()));
+    return ScaleBytes(m_alpha, GetFree());
 }
 
 uint64_t
@@ -322,8 +341,7 @@ RoceSwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, const char
         // its headroom until that drains
         const uint64_t free = GetFree();
         const uint64_t threshold =
-            ns3dc ? static_cast<uint64_t>(m_alpha * double(free > bytes ? free - bytes : 0))
-                  : GetThreshold();
+            ns3dc ? ScaleBytes(m_alpha, free > bytes ? free - bytes : 0) : GetThreshold();
         const bool lossless = (m_lossless[port] >> priority) & 1;
         if (shared + sharedAdd > threshold || (ns3dc && lossless && m_headroom[idx] > 0))
         {

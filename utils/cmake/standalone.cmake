@@ -123,6 +123,8 @@ function(tn_add_core_targets)
   # doc/design.rst's map of concepts and README's layout name every header and folder there is.
   add_test(NAME doc/layout COMMAND python3 ${CMAKE_SOURCE_DIR}/test/layout-doc-test.py
                                    ${CMAKE_SOURCE_DIR})
+  # The reader of published plots (doc/nccl-validation.rst) reads back a chart it draws.
+  add_test(NAME utils/read-plot COMMAND python3 ${CMAKE_SOURCE_DIR}/utils/read-plot.py --self-test)
   # Includes point one way between the layers; the self-test shows a back edge fails.
   add_test(NAME include-direction COMMAND sh ${CMAKE_SOURCE_DIR}/test/check-include-direction.sh
                                           ${CMAKE_SOURCE_DIR})

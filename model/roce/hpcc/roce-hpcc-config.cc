@@ -206,7 +206,8 @@ const FamilyDefault FAMILY_DEFAULTS[] = {
  * differs: its DCQCN has one additive-increase stage before hyper increase and no byte
  * counter, sends no CNP (the receiver flags the ACK of a marked packet) and cuts on a grid of
  * RATE_DECREASE_INTERVAL from the first notification; its HPCC starts the smoothed
- * utilisation at 1.
+ * utilisation at 1, and its HPCC and HPCC-PINT move a queue pair's next packet when they change
+ * its rate (its ChangeRate; its DCQCN, TIMELY and DCTCP set the rate alone).
  */
 struct FamilyModel
 {
@@ -222,6 +223,8 @@ const FamilyModel FAMILY_MODEL[] = {
     {"dcqcn", "ns3::RdmaDcqcnControl", "CongestionNotification", "ack"},
     {"dcqcn", "ns3::RdmaDcqcnControl", "RateDecrease", "periodic"},
     {"hpcc", "ns3::RdmaHpcc", "InitialUtilization", "1"},
+    {"hpcc", "ns3::RdmaNic", "RateChangeReschedules", "true"},
+    {"hpcc-pint", "ns3::RdmaNic", "RateChangeReschedules", "true"},
 };
 
 /// Whether `cc` is one of the space-separated --cc names `ccs`.
