@@ -17,6 +17,7 @@ core_sources = [
     'model/core/tn-algorithm.c',
     'model/core/tn-algo-front.c',
     'model/core/tn-algo-nccl.c',
+    'model/core/tn-algo-nvls.c',
     'model/core/tn-algo-custom.c',
     'model/core/tn-nccl.c',
     'model/core/tn-array.c',

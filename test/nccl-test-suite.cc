@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * NCCL's model in the simulation (tn-nccl.h): its protocols' wire bytes and latencies reach
- * the executor at packet and flow level, and the cost model's estimate charges the same.
+ * the executor at packet and flow level, and the cost model's estimate charges the same; NVLS
+ * runs at both levels with its bytes and latency.
  */
 #include "roce-test-util.h"
 
@@ -98,6 +99,64 @@ class NcclProtocolTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * NVLS on one DGX-H100, forced, 8 MiB at packet or flow level: the collective records
+ * nccl:nvls:simple on 16 channels, runs as planned (every GPU the full sum), and takes NVLS's
+ * 25 us launch, the two stages' NVLink paths (2 x 2 x 300 ns) and a GPU link busy for NVLS's
+ * S(1 + 1/8) bytes at 0.68 of its 3600 Gb/s (NCCL's NVLS busBw 476 GB/s; tn-nccl.h), within
+ * 4 % (the RoCE headers); without the wire scale it would take 30 % longer.
+ */
+class NcclNvlsTestCase : public TestCase
+{
+  public:
+    /// \param mode "packet" or "flow"
+    explicit NcclNvlsTestCase(const std::string& mode)
+        : TestCase("nccl:nvls on dgx-h100 at " + mode + " level: NVLS's bytes and latency"),
+          m_mode(mode)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytes = 8 << 20;
+        roce_test::Topology t("dgx-h100:servers=1");
+        NS_TEST_ASSERT_MSG_EQ(t.error, "", "topology");
+        RoceHelper roce;
+        roce.SetMode(m_mode);
+        roce.Install(t.topo);
+        CollectiveHelper helper;
+        helper.Install(t.topo, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "nccl:nvls";
+        request.bytes = bytes;
+        std::string error;
+        Ptr<Collective> c = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_EQ(error, "", "created");
+        helper.Start(c);
+        Simulator::Run();
+        const double duration = c->IsComplete() ? c->GetDuration().GetNanoSeconds() : -1.0;
+        const std::string check = c->Check();
+        const std::string algorithm = c->GetAlgorithm();
+        const Collective::Protocol protocol = c->GetProtocol();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(check, "", "executed = planned");
+        NS_TEST_EXPECT_MSG_EQ(algorithm, "nccl:nvls:simple", "the algorithm recorded");
+        NS_TEST_EXPECT_MSG_EQ(protocol.name, "simple", "NVLS runs Simple");
+        NS_TEST_EXPECT_MSG_EQ(protocol.channels, 16u, "Hopper's 16 NVLS channels");
+        const double closed = 25000 + 2 * 600 + bytes * (1 + 1.0 / 8) / 0.68 * 8 / 3600.0;
+        NS_TEST_EXPECT_MSG_EQ_TOL(duration / closed,
+                                  1.0,
+                                  0.04,
+                                  m_mode << " level " << duration << " ns vs closed form " << closed
+                                         << " ns");
+    }
+
+    std::string m_mode;
+};
+
+/**
+ * \ingroup training-net-tests
  * NCCL's model in the simulation.
  */
 class NcclTestSuite : public TestSuite
@@ -112,6 +171,10 @@ class NcclTestSuite : public TestSuite
             {
                 AddTestCase(new NcclProtocolTestCase(protocol, mode), TestCase::QUICK);
             }
+        }
+        for (const char* mode : {"packet", "flow"})
+        {
+            AddTestCase(new NcclNvlsTestCase(mode), TestCase::QUICK);
         }
     }
 };

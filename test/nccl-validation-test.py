@@ -14,12 +14,15 @@ measured time / our time - 1) and fails when
   - the page's "ours" is more than 0.5 % off the run, or its error more than 0.15 points off:
     the page says what the program prints;
   - a row the page marks "not run" (a model it lacks) is not refused with one error line naming
-    what is not modelled.
+    what is not modelled;
+  - the database's collective row does not record the choice as nccl:ALGO:PROTO with PROTO its
+    protocol column and channels >= 1, or a row whose setup names NVLS ran another algorithm.
 
 usage: nccl-validation-test.py PROGRAM PAGE DB
 """
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -58,6 +61,26 @@ def commands(text):
 def size_bytes(size):
     number, unit = size.split()
     return int(number) * UNITS[unit]
+
+
+def recorded(name, db, nvls):
+    """Failures of the newest collective row of db: the choice, its protocol and channels."""
+    con = sqlite3.connect(db)
+    try:
+        got = con.execute("SELECT algorithm, protocol, channels FROM collective "
+                          "ORDER BY run_id DESC, collective_id DESC LIMIT 1").fetchone()
+    finally:
+        con.close()
+    if got is None:
+        return [f"{name}: no collective row in the database"]
+    algorithm, protocol, channels = got
+    m = re.fullmatch(r"nccl:(ring|tree|nvls|nvlstree):(ll|ll128|simple)", algorithm or "")
+    if not m or m.group(2) != protocol or not channels or channels < 1:
+        return [f"{name}: the database records {algorithm}, protocol {protocol}, "
+                f"{channels} channels"]
+    if nvls and m.group(1) != "nvls":
+        return [f"{name}: the setup is NVLS, the database records {algorithm}"]
+    return []
 
 
 def main():
@@ -111,6 +134,7 @@ def main():
         elif abs(error) <= goal and miss:
             failures.append(f"{name}: the page marks a miss, the run's error {error:+.1f} % "
                             f"is within the goal of {goal:.0f} %")
+        failures += recorded(name, db, "NVLS" in row.get("setup", ""))
         page_ours = float(row["ours"])
         if abs(page_ours - figure) > 0.005 * figure:
             failures.append(f"{name}: the page says {page_ours}, the run prints {figure:.2f}")

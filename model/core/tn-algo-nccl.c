@@ -3,8 +3,8 @@
  *
  * NCCL's model in the registry (tn-nccl.h): the choice of NCCL's tuner, planned as NCCL runs
  * it with one chunk per channel: the registry's ring (with one ring order per channel across
- * servers) or NCCL's tree. The protocol's costs are not in the plan: the cost model and the
- * executor take them from tn_nccl_choose.
+ * servers), NCCL's tree, or NVLS and NVLS-tree (tn-algo-nvls.c). The protocol's costs are not in
+ * the plan: the cost model and the executor take them from tn_nccl_choose.
  */
 #include "tn-algorithm-impl.h"
 #include "tn-array.h"
@@ -352,9 +352,25 @@ tn_algo_nccl_estimate(const tn_topology* topo,
 {
     tn_nccl_choice choice;
     tn_error err;
-    bool tree =
-        tn_nccl_choose(topo, request, ranks, &choice, &err) == TN_OK && choice.algo == TN_NCCL_TREE;
+    bool ok = tn_nccl_choose(topo, request, ranks, &choice, &err) == TN_OK;
+    bool tree = ok && choice.algo == TN_NCCL_TREE;
     uint64_t N = ranks, t = 0;
+    if (ok && (choice.algo == TN_NCCL_NVLS || choice.algo == TN_NCCL_NVLS_TREE))
+    {
+        /* a send waits for at most g + 1 (the sends into its sender) */
+        uint32_t servers, g;
+        tree_shape(topo, ranks, &servers, &g);
+        bool across = choice.algo == TN_NCCL_NVLS_TREE;
+        t = tn_algo_nvls_transfers(ranks,
+                                   across ? g : ranks,
+                                   across,
+                                   (uint32_t)chunks,
+                                   request->bytes);
+        size->transfers = t;
+        size->deps = tn_sat_mul(t, (across ? g : ranks) + 1);
+        size->exact_transfers = true;
+        return;
+    }
     if (tree)
     {
         uint32_t servers, g;
@@ -396,6 +412,18 @@ tn_algo_nccl_plan(const tn_topology* topo,
     if (st)
     {
         return st;
+    }
+    if (choice.algo == TN_NCCL_NVLS || choice.algo == TN_NCCL_NVLS_TREE)
+    {
+        uint32_t servers, g;
+        tree_shape(topo, tn_schedule_ranks(s), &servers, &g);
+        if (choice.algo == TN_NCCL_NVLS_TREE && servers < 2)
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "%s: NVLS-tree needs every GPU of the servers",
+                                request->algorithm);
+        st = tn_algo_nvls_plan(topo, s, g, choice.algo == TN_NCCL_NVLS_TREE, err);
+        return st ? st : tn_schedule_set_algorithm(s, choice.name, err);
     }
     tn_plan_request r = *request;
     r.algorithm = choice.planner;

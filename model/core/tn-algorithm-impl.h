@@ -320,6 +320,15 @@ extern "C"
                                uint32_t ranks,
                                uint64_t chunks,
                                tn_plan_size* size);
+    /** NVLS (one server, tree false) or NVLS-tree (tree true: servers of g GPUs, rank
+     *  server x g + i) all-reduce as tn-nccl.h's contract plans it, a channel per chunk. */
+    tn_status tn_algo_nvls_plan(const tn_topology* topo,
+                                tn_schedule* s,
+                                uint32_t g,
+                                bool tree,
+                                tn_error* err);
+    /** Transfers of tn_algo_nvls_plan for N ranks, servers of g, C chunks of S bytes. */
+    uint64_t tn_algo_nvls_transfers(uint32_t N, uint32_t g, bool tree, uint32_t C, uint64_t S);
 
     /* ---- custom: ASTRA-sim's Collective API traces (tn-algo-custom.c) ------------------ */
 

@@ -919,10 +919,11 @@ tn_cost_protocol_wire(const tn_cost_protocol* protocol, int32_t dim, uint64_t le
         uint64_t lines = (length - 1) / protocol->line_data + 1;
         wire = tn_sat_mul(lines, protocol->line_bytes);
     }
-    double e = protocol->intra_efficiency;
-    if (e > 0 && e < 1 && intra_hop(protocol, dim))
+    double e = protocol->intra_efficiency, k = protocol->intra_scale;
+    bool effic = e > 0 && e<1, scale = k> 0 && k != 1;
+    if ((effic || scale) && intra_hop(protocol, dim))
     {
-        double scaled = (double)wire / e;
+        double scaled = (double)wire * (scale ? k : 1.0) / (effic ? e : 1.0);
         if (scaled >= 1.8e19)
             return UINT64_MAX;
         wire = (uint64_t)scaled;

@@ -91,8 +91,9 @@ extern "C"
     /**
      * A communication library's protocol on the wire (tn-nccl.h fills one for NCCL's LL, LL128
      * and Simple). A transfer of L > 0 bytes puts wire(L) = ceil(L / line_data) x line_bytes
-     * bytes on the wire (line_data = 0: L, the full line), divided by intra_efficiency (and
-     * rounded up) on a hop inside a server when it is in (0, 1), and waits before it is posted:
+     * bytes on the wire (line_data = 0: L, the full line), times intra_scale (when > 0) and
+     * divided by intra_efficiency (when in (0, 1)) on a hop inside a server, rounded up, and
+     * waits before it is posted:
      * launch_ns when it has no deps (the collective's launch), plus what the hop's latency
      * adds to the network's own: intra_hop_ns - intra_path_ns for a hop inside a server (dim 0,
      * or any dim when `servers` <= 1), inter_hop_ns - inter_path_ns for a hop between servers
@@ -115,6 +116,10 @@ extern "C"
         /** the share of a hop inside a server the library's data gets (NCCL's rate of an
          *  NVLink against its line rate); 0 or 1: all of it */
         double intra_efficiency;
+        /** wire bytes on a hop inside a server per byte the plan moves there; 0 or 1: one.
+         *  NVLS (tn-nccl.h): the switch's reduction and multicast put S(1 + 1/n) on a GPU's
+         *  link where the plan's direct transfers move 2S(n - 1)/n */
+        double intra_scale;
     } tn_cost_protocol;
 
     /** wire(L) of the protocol for a hop of `dim` (NULL: L); saturates at UINT64_MAX. */

@@ -52,13 +52,50 @@ static const double tree_correction[3][24] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
+/* NVLS and NVLS-tree (Simple only): nvlsEfficiency per generation (Volta, Ampere: none);
+ * hwLatencies: NVLink 25 us for both, the network 20.9 us for NVLS-tree; perChMaxNVLSTreeBws
+ * by generation and servers (1, 2, more) */
+static const double nvls_efficiency[4] = {0.0, 0.0, 0.85, 0.74};
+#define NVLS_NVLINK_LAT_US 25.0
+#define NVLS_TREE_NET_LAT_US 20.9
+static const double nvls_tree_bw[4][3] = {{26.5, 18.5, 10.0},
+                                          {24.0, 23.6, 17.8},
+                                          {0.0, 57.7, 45.5},
+                                          {0.0, 96.0, 80.0}};
+/* the speeds NCCL's graph search tries per channel, GB/s (search.cc: Hopper's and Blackwell's
+ * arrays, intra for one server, inter across servers), fastest first */
+static const double sm90_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+static const double sm90_inter[] = {48.0,
+                                    45.0,
+                                    42.0,
+                                    40.0,
+                                    30.0,
+                                    24.0,
+                                    22.0,
+                                    20.0,
+                                    17.5,
+                                    15.0,
+                                    12.0,
+                                    6.0,
+                                    3.0,
+                                    2.4,
+                                    1.2,
+                                    0.24,
+                                    0.12};
+static const double sm100_intra[] =
+    {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+static const double sm100_inter[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
+                                     20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* NVLS's channels (heads) at most: NCCL_MAX_NVLS_ARITY */
+#define NVLS_ARITY_MAX 32u
+
 /* the network's post overhead of a ring step across servers (an x86 host), us */
 #define NET_OVERHEAD_US 1.0
 /* threads of a channel and the bytes per thread below which a channel is dropped */
 #define THREADS 512u
 #define LL128_THREADS 640u
 
-static const char* const algo_names[] = {"tree", "ring", "nvls"};
+static const char* const algo_names[] = {"tree", "ring", "nvls", "nvlstree"};
 static const char* const proto_names[] = {"ll", "ll128", "simple"};
 
 static const struct
@@ -131,7 +168,7 @@ tn_nccl_parse(const char* name, tn_nccl_force* force, tn_error* err)
     {
         return tn_error_set(err,
                             TN_EINVAL,
-                            "%s: unknown algorithm '%.*s' (expected ring, tree or nvls)",
+                            "%s: unknown algorithm '%.*s' (expected ring, tree, nvls or nvlstree)",
                             name,
                             (int)len,
                             p);
@@ -178,6 +215,8 @@ tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys)
         {
             sys->arch = preset_arch[i].arch;
             sys->nvlink_efficiency = nvlink_efficiency[sys->arch];
+            /* third-generation NVSwitches (Hopper) and later reduce and multicast */
+            sys->nvls = sys->arch >= TN_NCCL_HOPPER;
         }
     }
     uint32_t nd = tn_topology_dim_count(topo);
@@ -258,11 +297,87 @@ hop_lat(const tn_nccl_system* sys, int a, int p, double* intra, double* inter)
     }
 }
 
+/* GPUs of a server (servers of equal size) */
+static uint32_t
+per_server(const tn_nccl_system* sys)
+{
+    uint32_t sv = sys->servers ? sys->servers : 1;
+    return sys->ranks % sv == 0 ? sys->ranks / sv : 0;
+}
+
+void
+tn_nccl_nvls_graph(const tn_nccl_system* sys,
+                   uint32_t* channels,
+                   double* bw_intra,
+                   double* bw_inter)
+{
+    *channels = 0;
+    *bw_intra = *bw_inter = 0.0;
+    uint32_t g = per_server(sys);
+    if (!sys->nvls || g < 2)
+        return; /* NCCL's NVLS needs 2 channels, one head GPU each */
+    uint32_t nc = g < NVLS_ARITY_MAX ? g : NVLS_ARITY_MAX;
+    bool bw = sys->arch >= TN_NCCL_BLACKWELL, one = sys->servers <= 1;
+    const double* sp = bw ? (one ? sm100_intra : sm100_inter) : (one ? sm90_intra : sm90_inter);
+    size_t n = bw ? (one ? sizeof(sm100_intra) : sizeof(sm100_inter)) / sizeof(double)
+                  : (one ? sizeof(sm90_intra) : sizeof(sm90_inter)) / sizeof(double);
+    double nic = one ? 1e30 : sys->inter_GBps / g;
+    size_t i = 0;
+    while (i + 1 < n && ((nc + 1) * sp[i] > sys->intra_GBps || sp[i] > nic))
+        i++;
+    double intra = sp[i], inter = sp[i];
+    /* the second pass raises bwInter alone while it is below 2 bwIntra and the NICs take it
+     * (one server: nothing else limits it) */
+    while (i > 0 && inter < 2 * intra && sp[i - 1] <= nic)
+        inter = sp[--i];
+    *channels = nc;
+    *bw_intra = intra;
+    *bw_inter = inter;
+}
+
+/* NCCL's NVLS busBw of a channel inside a server: bwIntra x efficiency x (nc - 1)/nc x 2 */
+static double
+nvls_intra_bw(const tn_nccl_system* sys, uint32_t nc, double bw_intra)
+{
+    return bw_intra * nvls_efficiency[sys->arch] * (nc - 1) / nc * 2.0;
+}
+
+void
+tn_nccl_nvls_wire(const tn_nccl_system* sys, double* efficiency, double* scale)
+{
+    *efficiency = *scale = 0.0;
+    uint32_t nc, n = per_server(sys);
+    double bi, bo;
+    tn_nccl_nvls_graph(sys, &nc, &bi, &bo);
+    double line = sys->intra_GBps / (sys->nvlink_efficiency > 0 ? sys->nvlink_efficiency : 1);
+    if (nc < 2 || line <= 0)
+        return;
+    *scale = (n + 1.0) / (2.0 * (n - 1.0));
+    double e = *scale * nc * nvls_intra_bw(sys, nc, bi) / line;
+    *efficiency = e < 1 ? e : 1; /* at most the line rate */
+}
+
+static uint32_t
+nvls_channels(const tn_nccl_system* sys)
+{
+    if (sys->arch >= TN_NCCL_BLACKWELL)
+        return sys->servers <= 1 ? 24 : 32;
+    return 16;
+}
+
 static bool
 enabled(const tn_nccl_system* sys, tn_collective coll, tn_nccl_algo algo, tn_nccl_proto proto)
 {
     if ((unsigned)proto >= TN_NCCL_PROTO_COUNT || sys->ranks < 2)
         return false;
+    if (algo == TN_NCCL_NVLS || algo == TN_NCCL_NVLS_TREE)
+    {
+        uint32_t nc;
+        double bi, bo;
+        tn_nccl_nvls_graph(sys, &nc, &bi, &bo);
+        return coll == TN_COLL_ALL_REDUCE && proto == TN_NCCL_SIMPLE && nc >= 2 &&
+               (algo == TN_NCCL_NVLS) == (sys->servers <= 1);
+    }
     if (proto == TN_NCCL_LL128 && !sys->nvlink)
         return false;
     if (algo == TN_NCCL_TREE)
@@ -279,6 +394,21 @@ tn_nccl_model(const tn_nccl_system* sys, tn_collective coll, tn_nccl_algo algo, 
     int a = (int)algo, p = (int)proto;
     int arch = (int)sys->arch;
     int idx2 = sys->servers <= 2 ? (int)sys->servers - 1 : 2;
+    if (algo == TN_NCCL_NVLS || algo == TN_NCCL_NVLS_TREE)
+    {
+        uint32_t nc;
+        double bi, bo;
+        tn_nccl_nvls_graph(sys, &nc, &bi, &bo);
+        double bw = min2(nvls_intra_bw(sys, nc, bi),
+                         bo * (sys->servers <= 2 && algo == TN_NCCL_NVLS_TREE ? 2 : 1));
+        if (algo == TN_NCCL_NVLS_TREE)
+            bw = min2(bw, nvls_tree_bw[arch][idx2]);
+        e.busbw_GBps = nc * bw;
+        e.bw_GBps = e.busbw_GBps * sys->ranks / (2.0 * (sys->ranks - 1));
+        e.lat_us = NVLS_NVLINK_LAT_US +
+                   (algo == TN_NCCL_NVLS_TREE ? 2 * log2i(sys->servers) * NVLS_TREE_NET_LAT_US : 0);
+        return e;
+    }
     double ch = sys->channels;
     double ll_max = ll_max_bw[sys->servers == 1 ? arch : 0][idx2];
     double bus = sys->servers == 1 ? sys->intra_GBps : min2(sys->intra_GBps, sys->inter_GBps);
@@ -323,6 +453,9 @@ tn_nccl_time_us(const tn_nccl_system* sys,
     int log_size = log2i(bytes >> 6);
     if (algo == TN_NCCL_TREE && coll == TN_COLL_ALL_REDUCE && log_size >= 0 && log_size < 23)
         e.bw_GBps *= tree_correction[proto][log_size];
+    if (algo == TN_NCCL_NVLS_TREE && sys->arch >= TN_NCCL_BLACKWELL && log_size >= 0 &&
+        log_size < 24)
+        e.bw_GBps *= tree_correction[proto][log_size];
     if (algo == TN_NCCL_RING && proto == TN_NCCL_SIMPLE && sys->servers > 1 &&
         coll == TN_COLL_ALL_REDUCE && bytes / ((uint64_t)sys->channels * sys->ranks) >= 64)
         e.lat_us *= sys->arch < TN_NCCL_AMPERE ? 1.9 : 1.4;
@@ -332,6 +465,8 @@ tn_nccl_time_us(const tn_nccl_system* sys,
 uint32_t
 tn_nccl_channels(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_proto proto, uint64_t bytes)
 {
+    if (algo == TN_NCCL_NVLS || algo == TN_NCCL_NVLS_TREE)
+        return nvls_channels(sys);
     uint64_t nc = sys->channels ? sys->channels : 1;
     uint64_t nt = proto == TN_NCCL_LL128 ? LL128_THREADS : THREADS;
     uint64_t threshold = proto == TN_NCCL_SIMPLE ? 64 : 8;
@@ -356,17 +491,49 @@ tn_nccl_protocol_cost(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_prot
     tn_cost_protocol c;
     memset(&c, 0, sizeof(c));
     tn_nccl_protocol_wire(proto, &c.line_bytes, &c.line_data);
+    c.intra_path_ns = sys->intra_path_ns;
+    c.inter_path_ns = sys->inter_path_ns;
+    c.servers = sys->servers;
+    if (algo == TN_NCCL_NVLS || algo == TN_NCCL_NVLS_TREE)
+    {
+        /* the switch's pass is one operation: its latency once, as the launch */
+        c.launch_ns = NVLS_NVLINK_LAT_US * 1000.0;
+        c.inter_hop_ns = algo == TN_NCCL_NVLS_TREE ? NVLS_TREE_NET_LAT_US * 1000.0 : 0.0;
+        tn_nccl_nvls_wire(sys, &c.intra_efficiency, &c.intra_scale);
+        return c;
+    }
     int a = algo == TN_NCCL_TREE ? 0 : 1;
     double intra, inter;
     hop_lat(sys, a, (int)proto, &intra, &inter);
     c.launch_ns = base_lat[a][proto] * 1000.0;
     c.intra_hop_ns = intra * 1000.0;
     c.inter_hop_ns = inter * 1000.0;
-    c.intra_path_ns = sys->intra_path_ns;
-    c.inter_path_ns = sys->inter_path_ns;
-    c.servers = sys->servers;
     c.intra_efficiency = sys->nvlink_efficiency;
     return c;
+}
+
+/* why a forced NVLS or NVLS-tree does not run on sys (NULL: it does) */
+static const char*
+nvls_refusal(const tn_nccl_system* sys, tn_collective coll, tn_nccl_force force)
+{
+    if (!sys->nvls)
+        return sys->arch == TN_NCCL_AMPERE
+                   ? "NVLS needs an NVSwitch that reduces and multicasts (Hopper or later); "
+                     "dgx-a100's does not"
+                   : "NVLS needs an NVSwitch that reduces and multicasts: a dgx-h100 or "
+                     "gb200-nvl72 preset (a topology that is not a preset does not say so)";
+    if (coll != TN_COLL_ALL_REDUCE)
+        return "NVLS is modelled for all-reduce only";
+    if (force.proto != TN_NCCL_PROTO_ANY && force.proto != TN_NCCL_SIMPLE)
+        return "NVLS runs the Simple protocol only (nccl:nvls:simple)";
+    if (per_server(sys) < 2)
+        return "NVLS needs servers of equal size, 2 GPUs or more each";
+    if (force.algo == TN_NCCL_NVLS && sys->servers > 1)
+        return "across servers NCCL runs NVLS only with CollNet (SHARP), not modelled; use "
+               "nccl:nvlstree";
+    if (force.algo == TN_NCCL_NVLS_TREE && sys->servers <= 1)
+        return "NVLS-tree runs across servers; in one server use nccl:nvls";
+    return NULL;
 }
 
 tn_status
@@ -381,14 +548,6 @@ tn_nccl_choose(const tn_topology* topo,
     tn_status st = tn_nccl_parse(request->algorithm, &force, err);
     if (st)
         return st;
-    if (force.algo == TN_NCCL_NVLS)
-    {
-        return tn_error_set(err,
-                            TN_EUNSUPPORTED,
-                            "%s: NVLS (the NVSwitch's in-switch reduction) is not modelled; use "
-                            "nccl:ring or nccl:tree",
-                            request->algorithm);
-    }
     tn_collective coll = request->collective;
     if (coll == TN_COLL_ALL_TO_ALL)
     {
@@ -400,8 +559,14 @@ tn_nccl_choose(const tn_topology* topo,
     }
     tn_nccl_system_of(topo, ranks, &choice->system);
     const tn_nccl_system* sys = &choice->system;
+    if (force.algo == TN_NCCL_NVLS || force.algo == TN_NCCL_NVLS_TREE)
+    {
+        const char* why = nvls_refusal(sys, coll, force);
+        if (why)
+            return tn_error_set(err, TN_EUNSUPPORTED, "%s: %s", request->algorithm, why);
+    }
     double best = -1;
-    for (int a = 0; a < TN_NCCL_NVLS; a++)
+    for (int a = 0; a < TN_NCCL_ALGO_COUNT; a++)
     {
         for (int p = 0; p < TN_NCCL_PROTO_COUNT; p++)
         {
@@ -432,7 +597,9 @@ tn_nccl_choose(const tn_topology* topo,
     }
     choice->time_us = best;
     choice->channels = tn_nccl_channels(sys, choice->algo, choice->proto, request->bytes);
-    choice->planner = choice->algo == TN_NCCL_TREE ? "dbt" : "ring";
+    choice->planner = choice->algo == TN_NCCL_TREE   ? "dbt"
+                      : choice->algo == TN_NCCL_RING ? "ring"
+                                                     : "nvls";
     snprintf(choice->name,
              sizeof(choice->name),
              "%s:%s:%s",

@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * tn-nccl: a model of NCCL's collectives: its algorithms (ring, double binary tree), its
+ * tn-nccl: a model of NCCL's collectives: its algorithms (ring, double binary tree, NVLS,
+ * NVLS-tree), its
  * protocols (LL, LL128, Simple), its channels, and the choice its tuner makes for a size, a
  * GPU count and a system. Facts from NCCL's public source (src/graph/tuning.cc, the tuning
  * tables; src/include/device.h, the protocols' lines; src/enqueue.cc, the channel count);
@@ -11,11 +12,29 @@
  * --------
  * Names. The algorithm family "nccl" (tn-algorithm.h registers it): "nccl" asks for the
  * tuner's choice; "nccl:ALGO" forces the algorithm (ring, tree, nvls) and lets the tuner pick
- * the protocol; "nccl:ALGO:PROTO" forces both (protocols ll, ll128, simple). tn_nccl_parse
- * reads a name; anything else is TN_EINVAL naming the part and the valid words. NVLS (the
- * NVSwitch's in-switch reduction) is a name but not modelled: choosing it is TN_EUNSUPPORTED
- * "nccl:nvls: ... not modelled", and the tuner leaves it out (it would pick it on NVSwitch
- * systems of Hopper and later at large sizes).
+ * the protocol; "nccl:ALGO:PROTO" forces both (algorithms ring, tree, nvls, nvlstree;
+ * protocols ll, ll128, simple). tn_nccl_parse reads a name; anything else is TN_EINVAL naming
+ * the part and the valid words.
+ *
+ * NVLS (NVLink SHARP: the NVSwitch reduces and multicasts) runs all-reduce, Simple only, on
+ * the presets whose switch does it (sys.nvls: dgx-h100, gb200-nvl72; not dgx-a100, nor a
+ * topology that is not a preset: nothing says its switch is an NVSwitch). NVLS inside one
+ * server; NVLS-tree (NCCL_ALGO_NVLS_TREE) across servers: NVLS inside each server, a tree
+ * of the servers between them (NCCL runs NVLS itself across servers only with CollNet, not
+ * modelled). Forcing either where it does not run is TN_EUNSUPPORTED with the reason.
+ * Data flow (NCCL's all-reduce of NVLS): GPU i owns slice i (1/n of the data, n GPUs of a
+ * server); it loads slice i of every GPU through the switch, reduced there (multimem
+ * load-reduce), and stores the result once to the switch, which multicasts it to every GPU:
+ * per GPU link and direction S + S/n = S(1 + 1/n). The plan (tn-algo-nvls.c) moves the same
+ * data as direct transfers, GPU j to i (reduce) then i to j (copy), 2S(n - 1)/n per link and
+ * direction, so the protocol's intra_scale (n + 1) / (2(n - 1)) puts NVLS's bytes on the
+ * GPU<->switch links; NVLS-tree reduces slice i between the servers' GPU i (a tree of the
+ * servers on rail i, the trees alternating per channel as the double binary tree's) between
+ * the two intra-server halves. The rate NVLS gets of an NVLink is NCCL's own model of it:
+ * intra_efficiency = the tuning model's intra-server NVLS bus bandwidth (below) x
+ * (n + 1) / (2(n - 1)) / the link's line rate (0.68 on dgx-h100), so a busy link gives what
+ * NCCL's model says; latency: NVLS's hwLat once as the launch (the switch's pass is one
+ * operation, not hops), and the NVLS-tree's network hwLat per hop between servers.
  *
  * Protocols (tn_nccl_protocol_wire): LL sends 8-byte lines of 4 data bytes and a 4-byte flag
  * (efficiency 1/2), LL128 128-byte lines of 120 data bytes and an 8-byte flag (15/16),
@@ -49,12 +68,26 @@
  *    treeCorrectionFactor[proto][log2(S / 64)] (all-reduce, 64 B to 256 MiB), the ring's
  *    Simple all-reduce latency across servers times 1.4 (1.9 before Ampere) when S /
  *    (channels x n) >= 64.
+ *  - NVLS and NVLS-tree (tuning.cc): NCCL's NVLS graph has nc = min(n, 32) channels (one
+ *    head GPU each) of bwIntra GB/s, the fastest of the architecture's search speeds (intra
+ *    on one server, inter across) with (nc + 1) bwIntra <= the GPU's NVLink rate (a head
+ *    GPU's link carries every channel and its own twice) and, across servers, <= a NIC's
+ *    rate (the server's NICs / n); bwInter starts at bwIntra and the search's second pass
+ *    raises it a speed at a time while below 2 bwIntra (across servers: while the NIC takes
+ *    it). Per channel: intraBw = bwIntra x nvlsEfficiency (Hopper 0.85, Blackwell 0.74) x
+ *    (nc - 1)/nc x 2 (all-reduce pipelines two operations); NVLS: min(intraBw, bwInter);
+ *    NVLS-tree: min(intraBw, bwInter x (2 on two servers), perChMaxNVLSTreeBw); busBw = nc x
+ *    that, algorithm bandwidth busBw x nRanks / (2(nRanks - 1)); latency: NVLS hwLat[NVLINK]
+ *    (25 us), NVLS-tree 25 us + 2 log2(servers) x hwLat[NET][NVLS_TREE] (20.9 us); NVLS-tree's
+ *    bandwidth times treeCorrectionFactor on Blackwell (x86 hosts).
  * The tuner (tn_nccl_choose) takes the enabled (algorithm, protocol) of the smallest time
- * (ties: NCCL's order, tree before ring, LL before LL128 before Simple). Enabled: tree for
- * all-reduce only, ring for every collective but all-to-all (which the family refuses);
- * LL128 on NVLink systems only (NCCL enables it by default where the GPUs talk over NVLink).
- * Channels of a size: C, less one while S < C x threads x threshold (threads 512, 640 for
- * LL128; threshold 64 Simple, 8 LL128, 8 LL and 8 x n for the ring's LL), at least 1.
+ * (ties: NCCL's order, tree before ring, LL before LL128 before Simple, then NVLS, NVLS-tree).
+ * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls (one server, several). Enabled: tree
+ * for all-reduce only, ring for every collective but all-to-all (which the family refuses); LL128
+ * on NVLink systems only (NCCL enables it by default where the GPUs talk over NVLink). Channels of
+ * a size: C, less one while S < C x threads x threshold (threads 512, 640 for LL128; threshold 64
+ * Simple, 8 LL128, 8 LL and 8 x n for the ring's LL), at least 1. NVLS and NVLS-tree run NCCL's
+ * nvlsChannels at every size: 16 on Hopper, on Blackwell 24 in one server and 32 across servers.
  *
  * Simulation (tn_nccl_choice.protocol, tn-cost.h's tn_cost_protocol): the chosen algorithm is
  * planned with one chunk per channel (rings on rails, NCCL's tree in NCCL's tree chunks with 8
@@ -93,6 +126,7 @@ extern "C"
         TN_NCCL_TREE = 0,
         TN_NCCL_RING = 1,
         TN_NCCL_NVLS = 2,
+        TN_NCCL_NVLS_TREE = 3,
         TN_NCCL_ALGO_COUNT
     } tn_nccl_algo;
 
@@ -115,7 +149,7 @@ extern "C"
         TN_NCCL_BLACKWELL
     } tn_nccl_arch;
 
-    /** "tree", "ring", "nvls"; "?" beyond. */
+    /** "tree", "ring", "nvls", "nvlstree"; "?" beyond. */
     const char* tn_nccl_algo_name(tn_nccl_algo algo);
     /** "ll", "ll128", "simple"; "?" beyond. */
     const char* tn_nccl_proto_name(tn_nccl_proto proto);
@@ -149,6 +183,8 @@ extern "C"
          *  topology): NCCL's per-hop latency includes it (tn_cost_protocol) */
         double intra_path_ns;
         double inter_path_ns;
+        /** the servers' switch reduces and multicasts (NVLS: a preset of Hopper or later) */
+        bool nvls;
     } tn_nccl_system;
 
     /** The system of topo (NULL: one NVLink server of `ranks` Hopper GPUs). */
@@ -197,7 +233,8 @@ extern "C"
         uint32_t channels;
         double time_us;      /**< the tuning model's time for the size */
         const char* planner; /**< the registry's name of its algorithm: "ring", "dbt" (NCCL's
-                                  tree is planned by tn-algo-nccl.c itself) */
+                                  tree and NVLS are planned by tn-algo-nccl.c and
+                                  tn-algo-nvls.c themselves) */
         char name[32];       /**< "nccl:ring:simple" */
         tn_cost_protocol protocol;
         tn_nccl_system system;
@@ -206,14 +243,25 @@ extern "C"
     /**
      * The choice for a request whose algorithm is a family name on topo (may be NULL) for
      * `ranks` ranks: forced parts as named, the rest as NCCL's tuner picks. TN_EINVAL for a
-     * bad name, TN_EUNSUPPORTED for NVLS, a collective the family does not run, or a forced
-     * pair NCCL does not run (tree for anything but all-reduce, LL128 off NVLink).
+     * bad name, TN_EUNSUPPORTED for a collective the family does not run, or a forced pair
+     * NCCL does not run (tree for anything but all-reduce, LL128 off NVLink, NVLS off a
+     * switch that reduces, NVLS across servers, NVLS-tree in one, NVLS with LL or LL128).
      */
     tn_status tn_nccl_choose(const tn_topology* topo,
                              const tn_plan_request* request,
                              uint32_t ranks,
                              tn_nccl_choice* choice,
                              tn_error* err);
+
+    /** NCCL's NVLS graph on sys (contract): channels, bwIntra and bwInter per channel (GB/s);
+     *  channels 0 when !sys->nvls. */
+    void tn_nccl_nvls_graph(const tn_nccl_system* sys,
+                            uint32_t* channels,
+                            double* bw_intra,
+                            double* bw_inter);
+
+    /** The simulation's NVLS share of an NVLink and wire scale (contract; 0, 0 without NVLS). */
+    void tn_nccl_nvls_wire(const tn_nccl_system* sys, double* efficiency, double* scale);
 
 #ifdef __cplusplus
 }

@@ -203,19 +203,28 @@ test_tuner_table(tn_test_ctx* ctx)
         uint64_t bytes;
         const char* choice;
     } cases[] = {
-        /* one DGX-H100: LL small (15.0 vs tree LL 15.2), LL128 mid, Simple large */
-        {"dgx-h100:servers=1", 1024, "nccl:ring:ll"},
-        {"dgx-h100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 28.0 vs tree LL128 44.7 */
-        {"dgx-h100:servers=1", 16 << 20, "nccl:ring:ll128"},  /* 126.7 vs ring Simple 135.2 */
-        {"dgx-h100:servers=1", 64 << 20, "nccl:ring:simple"}, /* 372.7 vs ring LL128 384.9 */
-        {"dgx-h100:servers=1", 1u << 30, "nccl:ring:simple"},
-        /* four DGX-H100 (32 GPUs): the tree to 16 MiB, the ring beyond */
-        {"dgx-h100:servers=4", 1024, "nccl:tree:ll"},         /* 35.3 vs tree LL128 65.5 */
-        {"dgx-h100:servers=4", 65536, "nccl:tree:ll"},        /* 45.9 vs 66.2 */
-        {"dgx-h100:servers=4", 1 << 20, "nccl:tree:ll128"},   /* 76.4 vs tree Simple 132.7 */
-        {"dgx-h100:servers=4", 16 << 20, "nccl:tree:ll128"},  /* 182.1 vs ring LL128 239.7 */
-        {"dgx-h100:servers=4", 64 << 20, "nccl:ring:ll128"},  /* 525.6 vs tree LL128 531.8 */
-        {"dgx-h100:servers=4", 1u << 30, "nccl:ring:simple"}, /* 6006.4 vs 6242.8 */
+        /* one DGX-H100: LL small (15.0 vs tree LL 15.2), NVLS from 2 MiB. NVLS: 25 us +
+         * S / 272 GB/s (busBw 8 channels x 40 x 0.85 x 7/8 x 2 = 476, x 8 / 14) */
+        {"dgx-h100:servers=1", 1024, "nccl:ring:ll"},         /* 15.0 vs NVLS 25.0 */
+        {"dgx-h100:servers=1", 1 << 20, "nccl:ring:ll"},      /* 28.0 vs NVLS 28.9 */
+        {"dgx-h100:servers=1", 2 << 20, "nccl:nvls:simple"},  /* 32.7 vs ring LL 41.0 */
+        {"dgx-h100:servers=1", 16 << 20, "nccl:nvls:simple"}, /* 86.7 vs ring LL128 126.7 */
+        {"dgx-h100:servers=1", 64 << 20, "nccl:nvls:simple"}, /* 271.7 vs ring Simple 372.7 */
+        {"dgx-h100:servers=1", 1u << 30, "nccl:nvls:simple"}, /* 3972.6 vs 5123.6 */
+        /* four DGX-H100 (32 GPUs): the tree to 16 MiB, NVLS-tree beyond: 25 + 2 x 2 x 20.9 =
+         * 108.6 us + S / (8 x min(59.5, 48, 45.5) x 32 / 62 = 187.87 GB/s) */
+        {"dgx-h100:servers=4", 1024, "nccl:tree:ll"},             /* 35.3 vs tree LL128 65.5 */
+        {"dgx-h100:servers=4", 65536, "nccl:tree:ll"},            /* 45.9 vs 66.2 */
+        {"dgx-h100:servers=4", 1 << 20, "nccl:tree:ll128"},       /* 76.4 vs tree Simple 132.7 */
+        {"dgx-h100:servers=4", 16 << 20, "nccl:tree:ll128"},      /* 182.1 vs NVLS-tree 197.9 */
+        {"dgx-h100:servers=4", 64 << 20, "nccl:nvlstree:simple"}, /* 465.8 vs ring LL128 525.6 */
+        {"dgx-h100:servers=4", 1u << 30, "nccl:nvlstree:simple"}, /* 5823.9 vs ring 6006.4 */
+        /* two DGX-H100: NVLS-tree 25 + 2 x 20.9 = 66.8 us + S / (8 x min(59.5, 2 x 48, 57.7)
+         * x 16 / 30 = 246.19 GB/s): 4428.3 vs ring Simple 184.24 + S / 197.76 = 5613.8 */
+        {"dgx-h100:servers=2", 1u << 30, "nccl:nvlstree:simple"},
+        /* a GB200 NVL72 rack: 32 NVLS channels of 20 GB/s (33 x 24 > 900 x 0.802), busBw 32 x
+         * 20 x 0.74 x 31/32 x 2 = 917.6: 25 + S / 465.26 = 169.2 vs tree LL128 480.3 */
+        {"gb200-nvl72:servers=1", 64 << 20, "nccl:nvls:simple"},
         /* two DGX-A100 (16 GPUs) */
         {"dgx-a100:servers=2", 1024, "nccl:tree:ll"},        /* 25.3 vs ring LL 40.1 */
         {"dgx-a100:servers=2", 1 << 20, "nccl:tree:ll128"},  /* 68.8 vs ring LL128 85.9 */
@@ -293,10 +302,13 @@ test_names(tn_test_ctx* ctx)
     tn_plan_request r;
     tn_plan_request_init(&r);
     r.ranks = 8;
+    TN_CHECK(ctx,
+             tn_nccl_parse("nccl:nvlstree:simple", &f, &err) == TN_OK &&
+                 f.algo == TN_NCCL_NVLS_TREE && f.proto == TN_NCCL_SIMPLE);
+    /* without a preset nothing says the switch reduces */
     r.algorithm = "nccl:nvls";
     TN_CHECK(ctx,
-             tn_plan_check(NULL, &r, &err) == TN_EUNSUPPORTED &&
-                 strstr(err.message, "not modelled"));
+             tn_plan_check(NULL, &r, &err) == TN_EUNSUPPORTED && strstr(err.message, "preset"));
     r.algorithm = "nccl:tree";
     r.collective = TN_COLL_ALL_GATHER;
     TN_CHECK(ctx,
@@ -552,6 +564,214 @@ test_tree_time(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* NVLS's tuning model against tuning.cc's formulas worked by hand (contract): the NVLS graph
+ * (channels, bwIntra, bwInter), busBw, latency, enabled pairs, channels and the simulation's
+ * wire and latency */
+static void
+test_nvls_model(tn_test_ctx* ctx)
+{
+    tn_topology* one = spec(ctx, "dgx-h100:servers=1");
+    tn_topology* two = spec(ctx, "dgx-h100:servers=2");
+    tn_topology* four = spec(ctx, "dgx-h100:servers=4");
+    tn_topology* a100 = spec(ctx, "dgx-a100:servers=1");
+    tn_topology* gb = spec(ctx, "gb200-nvl72:servers=1");
+    if (!one || !two || !four || !a100 || !gb)
+        return;
+    tn_nccl_system s1, s2, s4, sa, sg;
+    tn_nccl_system_of(one, 8, &s1);
+    tn_nccl_system_of(two, 16, &s2);
+    tn_nccl_system_of(four, 32, &s4);
+    tn_nccl_system_of(a100, 8, &sa);
+    tn_nccl_system_of(gb, 72, &sg);
+    TN_CHECK(ctx, s1.nvls && s4.nvls && sg.nvls && !sa.nvls);
+
+    /* the graph: a head GPU's link carries 9 channels: 9 x 40 <= 370.8 < 9 x 50 (Hopper's
+     * intra speeds 60, 50, 40); bwInter raised to 60 in a server, to 48 (<= a 50 GB/s NIC)
+     * across; NVL72: 33 x 20 <= 721.8 < 33 x 24 with 32 heads, bwInter 40 (= 2 x 20) */
+    const struct
+    {
+        const tn_nccl_system* sys;
+        uint32_t nc;
+        double intra, inter, busbw, lat;
+    } g[] = {{&s1, 8, 40, 60, 8 * 40 * 0.85 * 7 / 8 * 2, 25.0},
+             {&s2, 8, 40, 48, 8 * 57.7, 25 + 2 * 20.9},
+             {&s4, 8, 40, 48, 8 * 45.5, 25 + 4 * 20.9},
+             {&sg, 32, 20, 40, 32 * 20 * 0.74 * 31 / 32 * 2, 25.0}};
+
+    for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+    {
+        uint32_t nc;
+        double bi, bo;
+        tn_nccl_nvls_graph(g[i].sys, &nc, &bi, &bo);
+        TN_CHECK_EQ(ctx, nc, g[i].nc);
+        TN_CHECK_NEAR(ctx, bi, g[i].intra, 1e-9);
+        TN_CHECK_NEAR(ctx, bo, g[i].inter, 1e-9);
+        tn_nccl_algo a = g[i].sys->servers > 1 ? TN_NCCL_NVLS_TREE : TN_NCCL_NVLS;
+        tn_nccl_estimate e = tn_nccl_model(g[i].sys, TN_COLL_ALL_REDUCE, a, TN_NCCL_SIMPLE);
+        double n = g[i].sys->ranks;
+        TN_CHECK_NEAR(ctx, e.busbw_GBps, g[i].busbw, 1e-9);
+        TN_CHECK_NEAR(ctx, e.bw_GBps, g[i].busbw * n / (2 * (n - 1)), 1e-9);
+        TN_CHECK_NEAR(ctx, e.lat_us, g[i].lat, 1e-9);
+        TN_CHECK_NEAR(ctx,
+                      tn_nccl_time_us(g[i].sys, TN_COLL_ALL_REDUCE, a, TN_NCCL_SIMPLE, 1u << 30),
+                      g[i].lat + (1u << 30) / (1000.0 * g[i].busbw * n / (2 * (n - 1))),
+                      1e-6);
+    }
+    /* NVLS: all-reduce, Simple, one server of a switch that reduces; NVLS-tree across */
+    TN_CHECK(ctx, tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_NVLS, TN_NCCL_LL128).bw_GBps == 0);
+    TN_CHECK(ctx,
+             tn_nccl_model(&s1, TN_COLL_REDUCE_SCATTER, TN_NCCL_NVLS, TN_NCCL_SIMPLE).bw_GBps == 0);
+    TN_CHECK(ctx,
+             tn_nccl_model(&s4, TN_COLL_ALL_REDUCE, TN_NCCL_NVLS, TN_NCCL_SIMPLE).bw_GBps == 0);
+    TN_CHECK(ctx,
+             tn_nccl_model(&s1, TN_COLL_ALL_REDUCE, TN_NCCL_NVLS_TREE, TN_NCCL_SIMPLE).bw_GBps ==
+                 0);
+    TN_CHECK(ctx,
+             tn_nccl_model(&sa, TN_COLL_ALL_REDUCE, TN_NCCL_NVLS, TN_NCCL_SIMPLE).bw_GBps == 0);
+    /* nvlsChannels at every size: Hopper 16, Blackwell 24 in a server */
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s1, TN_NCCL_NVLS, TN_NCCL_SIMPLE, 1024), 16);
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&s4, TN_NCCL_NVLS_TREE, TN_NCCL_SIMPLE, 1u << 30), 16);
+    TN_CHECK_EQ(ctx, tn_nccl_channels(&sg, TN_NCCL_NVLS, TN_NCCL_SIMPLE, 1024), 24);
+    /* the simulation: scale (n + 1) / (2(n - 1)) = 9/14, efficiency 9/14 x 476 / 450 = 0.68:
+     * 14000 planned bytes are 9000 of NVLS's, 13235.3 at 0.68 of the line; the latency once,
+     * as the launch (25 us), NVLS-tree's 20.9 us per hop between servers (a rail: 2 us) */
+    tn_cost_protocol c = tn_nccl_protocol_cost(&s1, TN_NCCL_NVLS, TN_NCCL_SIMPLE);
+    TN_CHECK_NEAR(ctx, c.intra_scale, 9.0 / 14, 1e-12);
+    TN_CHECK_NEAR(ctx, c.intra_efficiency, 0.68, 1e-9);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&c, 0, 14000), 13236);
+    TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c, 0, 0), 25000, 1e-9);
+    TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c, 0, 3), 0, 1e-9);
+    c = tn_nccl_protocol_cost(&s4, TN_NCCL_NVLS_TREE, TN_NCCL_SIMPLE);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&c, 1, 14000), 14000);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&c, 0, 14000), 13236);
+    TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c, 1, 2), 20900 - 2000, 1e-9);
+    tn_topology_destroy(one);
+    tn_topology_destroy(two);
+    tn_topology_destroy(four);
+    tn_topology_destroy(a100);
+    tn_topology_destroy(gb);
+}
+
+/* the cost model's bytes and busy time (ns) on the links out of NPU k */
+static uint64_t
+npu_out(const tn_topology* t, const tn_cost_result* res, uint32_t k, double* busy_ns)
+{
+    uint32_t count = 0;
+    const uint32_t* out = tn_topology_out_links(t, tn_topology_npu_node(t, k), &count);
+    uint64_t sum = 0;
+    *busy_ns = 0;
+    for (uint32_t i = 0; i < count; i++)
+    {
+        sum += res->link_bytes[out[i]];
+        *busy_ns += res->link_busy_ns[out[i]];
+    }
+    return sum;
+}
+
+/* NVLS's plans: the postcondition (every rank the full sum, tn_verify), the count of the
+ * registry's estimate, a GPU's link: the plan's data 2S(n - 1)/n (the bytes the model
+ * conserves), busy for NVLS's S(1 + 1/n) at 0.68 of its 3600 Gb/s (each of its 16 x 14 sends
+ * of S/(16 x 8) = 8192 bytes is 8192 x 9/14 / 0.68 = 7744.5, rounded up once), NVLS-tree's
+ * sends between servers on rails (GPU i to GPU i), and the refusals with their reason */
+static void
+test_nvls_plan(tn_test_ctx* ctx)
+{
+    tn_topology* one = spec(ctx, "dgx-h100:servers=1");
+    tn_topology* four = spec(ctx, "dgx-h100:servers=4");
+    if (!one || !four)
+        return;
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    r.algorithm = "nccl:nvls";
+    r.bytes = 1 << 20;
+    tn_schedule* s = NULL;
+    tn_error err;
+    tn_plan_size size;
+    if (TN_CHECK_MSG(ctx, tn_plan(one, &r, &s, &err) == TN_OK, "%s", err.message))
+    {
+        TN_CHECK(ctx, strcmp(tn_schedule_algorithm(s), "nccl:nvls:simple") == 0);
+        TN_CHECK_EQ(ctx, tn_schedule_chunks(s), 16);
+        TN_CHECK_EQ(ctx, tn_schedule_count(s), 16 * 2 * 8 * 7);
+        TN_CHECK(ctx, tn_plan_estimate(one, &r, &size, &err) == TN_OK);
+        TN_CHECK_EQ(ctx, size.transfers, tn_schedule_count(s));
+        TN_CHECK_MSG(ctx, tn_verify_schedule(s, one, NULL, &err) == TN_OK, "%s", err.message);
+        tn_nccl_choice c;
+        TN_CHECK(ctx, tn_nccl_choose(one, &r, 8, &c, &err) == TN_OK);
+        tn_cost_options o;
+        memset(&o, 0, sizeof(o));
+        o.protocol = &c.protocol;
+        tn_cost_result* res = NULL;
+        if (TN_CHECK(ctx, tn_cost_estimate(s, one, NULL, &o, &res, &err) == TN_OK))
+        {
+            double nvls = (1 << 20) * (1 + 1.0 / 8) / 0.68 * 8 / 3600.0; /* ns */
+            for (uint32_t k = 0; k < 8; k++)
+            {
+                double busy;
+                TN_CHECK_EQ(ctx, npu_out(one, res, k, &busy), (1 << 20) * 2 * 7 / 8);
+                TN_CHECK_NEAR(ctx, busy, 16 * 14 * 7745 * 8 / 3600.0, 1e-6);
+                TN_CHECK_NEAR(ctx, busy, nvls, 16 * 14 * 8 / 3600.0);
+            }
+        }
+        tn_cost_result_destroy(res);
+    }
+    tn_schedule_destroy(s);
+    /* NVLS-tree on 4 servers, 64 MiB: 16 channels of 4 MiB, 4 pieces of 1 MiB; a piece: 4
+     * servers x 2 x 8 x 7 in the servers, 8 slices x 2 x 3 tree edges between them */
+    r.algorithm = "nccl:nvlstree";
+    r.bytes = 64 << 20;
+    s = NULL;
+    if (TN_CHECK_MSG(ctx, tn_plan(four, &r, &s, &err) == TN_OK, "%s", err.message))
+    {
+        TN_CHECK(ctx, strcmp(tn_schedule_algorithm(s), "nccl:nvlstree:simple") == 0);
+        uint32_t between = 0, off_rail = 0;
+        for (uint32_t i = 0; i < tn_schedule_count(s); i++)
+        {
+            const tn_transfer* x = tn_schedule_transfer(s, i);
+            if (x->src / 8 == x->dst / 8)
+                continue;
+            between++;
+            off_rail += x->src % 8 != x->dst % 8;
+        }
+        TN_CHECK_EQ(ctx, off_rail, 0);
+        TN_CHECK_EQ(ctx, between, 16 * 4 * 8 * 2 * 3);
+        TN_CHECK_EQ(ctx, tn_schedule_count(s), 16 * 4 * (4 * 2 * 8 * 7 + 8 * 2 * 3));
+        TN_CHECK(ctx, tn_plan_estimate(four, &r, &size, &err) == TN_OK);
+        TN_CHECK_EQ(ctx, size.transfers, tn_schedule_count(s));
+        TN_CHECK_MSG(ctx, tn_verify_schedule(s, four, NULL, &err) == TN_OK, "%s", err.message);
+    }
+    tn_schedule_destroy(s);
+    /* refusals name the reason */
+    tn_topology* a100 = spec(ctx, "dgx-a100:servers=1");
+
+    const struct
+    {
+        const tn_topology* topo;
+        const char* algo;
+        tn_collective coll;
+        const char* why;
+    } no[] = {{a100, "nccl:nvls", TN_COLL_ALL_REDUCE, "dgx-a100's does not"},
+              {one, "nccl:nvls:ll128", TN_COLL_ALL_REDUCE, "Simple protocol only"},
+              {one, "nccl:nvls", TN_COLL_ALL_GATHER, "all-reduce only"},
+              {four, "nccl:nvls", TN_COLL_ALL_REDUCE, "CollNet"},
+              {one, "nccl:nvlstree", TN_COLL_ALL_REDUCE, "across servers"}};
+
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]) && a100; i++)
+    {
+        r.algorithm = no[i].algo;
+        r.collective = no[i].coll;
+        r.bytes = 1 << 20;
+        TN_CHECK_MSG(ctx,
+                     tn_plan_check(no[i].topo, &r, &err) == TN_EUNSUPPORTED &&
+                         strstr(err.message, no[i].why),
+                     "%s: %s",
+                     no[i].algo,
+                     err.message);
+    }
+    tn_topology_destroy(a100);
+    tn_topology_destroy(one);
+    tn_topology_destroy(four);
+}
+
 void
 tn_suite_nccl(tn_test_suite* suite)
 {
@@ -564,4 +784,6 @@ tn_suite_nccl(tn_test_suite* suite)
     tn_test_add(suite, "rail-rings", test_rail_rings);
     tn_test_add(suite, "tree-shape", test_tree_shape);
     tn_test_add(suite, "tree-time", test_tree_time);
+    tn_test_add(suite, "nvls-model", test_nvls_model);
+    tn_test_add(suite, "nvls-plan", test_nvls_plan);
 }
