@@ -88,7 +88,8 @@ main(int argc, char* argv[])
     options.AddString("family",
                       "follow this HPCC family member where the members differ: hpcc "
                       "(alibaba-edu) or ns3-datacenter (inet-tub): its switch buffer layout, "
-                      "and the family's ECMP paths (--family-ecmp)",
+                      "the family's frame bytes on the wire (ns3::RoceNetDevice::Framing "
+                      "hpcc-family) and its ECMP paths (--family-ecmp)",
                       &family);
     if (!options.Parse(argc, argv))
     {

@@ -137,6 +137,13 @@ ConfigureFabric(const RoceHpccConfig& config,
     if (!config.family.empty())
     {
         ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
+        // both members time their packets' own bytes (PPP, no preamble or gap): a comparison
+        // with them then compares the controls, not the framing
+        ok = defaults->Set("ns3::RoceNetDevice::Framing", "hpcc-family") && ok;
+        if (config.cc == "hpcc-pint")
+        {
+            ok = defaults->Set("ns3::RoceSwitch::PintSamplesEveryPacket", "true") && ok;
+        }
     }
     if (!config.baseRttAttribute.empty())
     {
@@ -532,7 +539,9 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
     }
     if (!cfg.family.empty())
     {
-        std::fprintf(out, "family member %s: its switch buffer layout\n", cfg.family.c_str());
+        std::fprintf(out,
+                     "family member %s: its switch buffer layout, its frame bytes on the wire\n",
+                     cfg.family.c_str());
     }
     for (const auto& c : res.congestionControls)
     {

@@ -75,7 +75,8 @@ struct RoceHpccConfig
     bool familyEcmp{false};
     /// The HPCC family member whose switches the run follows where the members differ ("" =
     /// this model's own; "hpcc": alibaba-edu's; "ns3-datacenter": inet-tub's): the buffer
-    /// layout (RoceSwitchMmu::Layout), and the family's ECMP paths (familyEcmp) for both
+    /// layout (RoceSwitchMmu::Layout), and the family's ECMP paths (familyEcmp) and frame bytes
+    /// (RoceNetDevice::Framing hpcc-family) for both
     std::string family;
     /// Lines after the announced links or flows are ignored with a notice, as HPCC reads
     /// only the announced count (set by --config); otherwise they are an error.

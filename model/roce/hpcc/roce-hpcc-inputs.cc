@@ -121,7 +121,16 @@ RoceHpccInputs::Load(const RoceHpccConfig& config, std::string* error)
                      std::to_string(f.dst) + " is unreachable from node " + std::to_string(f.src);
             return false;
         }
-        m_idealNs.push_back(RoceIdealFctNs(m_topo, m_routes, f.src, f.dst, f.bytes, config.mtu));
+        // a family member's run counts the family's frame bytes (RoceHpccFlows sets
+        // RoceNetDevice::Framing so), its ideal too
+        m_idealNs.push_back(
+            RoceIdealFctNs(m_topo,
+                           m_routes,
+                           f.src,
+                           f.dst,
+                           f.bytes,
+                           config.mtu,
+                           config.family.empty() ? RoceWire::ETHERNET : RoceWire::HPCC_FAMILY));
     }
     return true;
 }
