@@ -31,6 +31,7 @@
 #include "ns3/rdma-cc-registry.h"
 #include "ns3/tn-topology.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -149,6 +150,14 @@ main(int argc, char* argv[])
     cfg.sharedQp = shareQp;
     cfg.familyEcmp = familyEcmp || !family.empty();
     cfg.family = family;
+    const std::vector<std::string>& given = options.GetAttributesGiven();
+    if (std::find(given.begin(), given.end(), "ns3::RoceNetDevice::Framing") != given.end())
+    {
+        // given on the command line, it wins over --family's
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName("ns3::RoceNetDevice").LookupAttributeByName("Framing", &info);
+        cfg.framing = info.initialValue->SerializeToString(info.checker);
+    }
     if (cfg.topologyFile.empty() || cfg.flowFile.empty() || cfg.fctFile.empty())
     {
         return bad("a topology, a flow file and an FCT output are required (--config with "

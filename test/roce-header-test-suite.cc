@@ -351,7 +351,8 @@ class RoceIcrcTestCase : public TestCase
  * (ports 2 + 2, flags 2, priority group 2, sequence 4) + the echoed INT header, padded to 48;
  * a CNP 2 + 20 + 8; a PFC frame 2 + 20 + 9. Under Ethernet every frame is the L3 packet +
  * Ethernet header 14 + FCS 4 + preamble/SFD 8 + IFG 12. The packets are built as RdmaNic
- * builds them (IPv4+UDP, BTH, RETH on a first packet, the INT header, payload, ICRC).
+ * builds them (IPv4+UDP, BTH, RETH on a first packet, immediate data on a last one with it, the
+ * INT header, payload, ICRC).
  */
 class RoceWireFramingTestCase : public TestCase
 {
@@ -382,6 +383,10 @@ class RoceWireFramingTestCase : public TestCase
         if (op == RoceBthHeader::CNP)
         {
             p->AddHeader(RoceCnpHeader());
+        }
+        if (RoceBthHeader::HasImmediate(op))
+        {
+            p->AddHeader(RoceImmHeader());
         }
         if (RoceBthHeader::HasReth(op))
         {

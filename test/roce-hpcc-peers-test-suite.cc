@@ -353,7 +353,7 @@ class RoceHpccUnknownFamilyTestCase : public TnDataTestCase
 {
   public:
     RoceHpccUnknownFamilyTestCase()
-        : TnDataTestCase("roce-hpcc-flows --family: an unknown member is refused")
+        : TnDataTestCase("roce-hpcc-flows --family: an unknown member or framing is refused")
     {
     }
 
@@ -374,6 +374,13 @@ class RoceHpccUnknownFamilyTestCase : public TnDataTestCase
         NS_TEST_EXPECT_MSG_EQ(error,
                               "--family: 'ns3-datacentre' is not hpcc or ns3-datacenter",
                               "one line naming the option");
+        NS_TEST_EXPECT_MSG_EQ(res.finished, 0u, "nothing ran");
+        cfg.family = "hpcc";
+        cfg.framing = "ppp";
+        NS_TEST_EXPECT_MSG_EQ(RoceHpccFlows::Run(cfg, &res, &error), false, "refused");
+        NS_TEST_EXPECT_MSG_EQ(error,
+                              "--ns3::RoceNetDevice::Framing: 'ppp' is not ethernet or hpcc-family",
+                              "one line naming the attribute");
         NS_TEST_EXPECT_MSG_EQ(res.finished, 0u, "nothing ran");
     }
 };
@@ -481,7 +488,7 @@ class RoceHpccFramesTestCase : public TnDataTestCase
         cfg.pfcFile = "";
         if (ethernet)
         {
-            cfg.settings.push_back({"ns3::RoceNetDevice", "Framing", "ethernet", "test", 0});
+            cfg.framing = "ethernet";
         }
         RoceHpccResult res;
         if (!RoceHpccFlows::Run(cfg, &res, error))

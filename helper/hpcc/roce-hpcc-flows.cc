@@ -73,6 +73,12 @@ CheckConfig(const RoceHpccConfig& config, std::string* error)
         *error = "--family: '" + config.family + "' is not hpcc or ns3-datacenter";
         return false;
     }
+    if (!config.framing.empty() && config.framing != "ethernet" && config.framing != "hpcc-family")
+    {
+        *error = "--ns3::RoceNetDevice::Framing: '" + config.framing +
+                 "' is not ethernet or hpcc-family";
+        return false;
+    }
     const std::string where = config.configFile.empty() ? "" : config.configFile + ":";
     return RoceHpccConfigReader::CheckSettings(where, config.settings, error);
 }
@@ -137,14 +143,16 @@ ConfigureFabric(const RoceHpccConfig& config,
     if (!config.family.empty())
     {
         ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
-        // both members time their packets' own bytes (PPP, no preamble or gap): a comparison
-        // with them then compares the controls, not the framing
-        ok = defaults->Set("ns3::RoceNetDevice::Framing", "hpcc-family") && ok;
         if (config.cc == "hpcc-pint")
         {
             ok = defaults->Set("ns3::RoceSwitch::PintSamplesEveryPacket", "true") && ok;
         }
     }
+    // both members time their packets' own bytes (PPP, no preamble or gap): with a member the
+    // comparison then compares the controls, not the framing (RoceHpccConfig::framing)
+    ok = defaults->Set("ns3::RoceNetDevice::Framing",
+                       config.FamilyFraming() ? "hpcc-family" : "ethernet") &&
+         ok;
     if (!config.baseRttAttribute.empty())
     {
         result->baseRtt =

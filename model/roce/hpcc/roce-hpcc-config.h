@@ -78,6 +78,16 @@ struct RoceHpccConfig
     /// layout (RoceSwitchMmu::Layout), and the family's ECMP paths (familyEcmp) and frame bytes
     /// (RoceNetDevice::Framing hpcc-family) for both
     std::string family;
+    /// How the links count a frame's bytes (RoceNetDevice::Framing): "ethernet" or
+    /// "hpcc-family"; "" = the family's with a member (family), else Ethernet's
+    std::string framing;
+
+    /// \return whether the links count the family's frame bytes (framing, family)
+    bool FamilyFraming() const
+    {
+        return framing.empty() ? !family.empty() : framing == "hpcc-family";
+    }
+
     /// Lines after the announced links or flows are ignored with a notice, as HPCC reads
     /// only the announced count (set by --config); otherwise they are an error.
     bool ignoreTrailingLines{false};

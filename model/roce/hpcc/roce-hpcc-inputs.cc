@@ -121,8 +121,8 @@ RoceHpccInputs::Load(const RoceHpccConfig& config, std::string* error)
                      std::to_string(f.dst) + " is unreachable from node " + std::to_string(f.src);
             return false;
         }
-        // a family member's run counts the family's frame bytes (RoceHpccFlows sets
-        // RoceNetDevice::Framing so), its ideal too
+        // a run that counts the family's frame bytes (RoceHpccFlows sets
+        // RoceNetDevice::Framing so) has the family's ideal too
         m_idealNs.push_back(
             RoceIdealFctNs(m_topo,
                            m_routes,
@@ -130,7 +130,7 @@ RoceHpccInputs::Load(const RoceHpccConfig& config, std::string* error)
                            f.dst,
                            f.bytes,
                            config.mtu,
-                           config.family.empty() ? RoceWire::ETHERNET : RoceWire::HPCC_FAMILY));
+                           config.FamilyFraming() ? RoceWire::HPCC_FAMILY : RoceWire::ETHERNET));
     }
     return true;
 }
