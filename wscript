@@ -150,6 +150,7 @@ roce_sources = [
     'model/roce/roce-switch-mmu.cc',
     'model/roce/roce-switch.cc',
     'model/roce/roce-udp-port.cc',
+    'model/roce/roce-wire.cc',
 ]
 roce_headers = [
     'model/roce/flow-network.h',

@@ -31,6 +31,7 @@
 #include "ns3/rdma-cc-registry.h"
 #include "ns3/tn-topology.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -88,7 +89,8 @@ main(int argc, char* argv[])
     options.AddString("family",
                       "follow this HPCC family member where the members differ: hpcc "
                       "(alibaba-edu) or ns3-datacenter (inet-tub): its switch buffer layout, "
-                      "and the family's ECMP paths (--family-ecmp)",
+                      "the family's frame bytes on the wire (ns3::RoceNetDevice::Framing "
+                      "hpcc-family) and its ECMP paths (--family-ecmp)",
                       &family);
     if (!options.Parse(argc, argv))
     {
@@ -148,6 +150,14 @@ main(int argc, char* argv[])
     cfg.sharedQp = shareQp;
     cfg.familyEcmp = familyEcmp || !family.empty();
     cfg.family = family;
+    const std::vector<std::string>& given = options.GetAttributesGiven();
+    if (std::find(given.begin(), given.end(), "ns3::RoceNetDevice::Framing") != given.end())
+    {
+        // given on the command line, it wins over --family's
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName("ns3::RoceNetDevice").LookupAttributeByName("Framing", &info);
+        cfg.framing = info.initialValue->SerializeToString(info.checker);
+    }
     if (cfg.topologyFile.empty() || cfg.flowFile.empty() || cfg.fctFile.empty())
     {
         return bad("a topology, a flow file and an FCT output are required (--config with "

@@ -8,8 +8,10 @@
 
 #include "ns3/packet.h"
 #include "ns3/roce-header.h"
+#include "ns3/roce-wire.h"
 #include "ns3/test.h"
 
+#include <algorithm>
 #include <vector>
 
 using namespace ns3;
@@ -340,6 +342,151 @@ class RoceIcrcTestCase : public TestCase
  * \ingroup training-net-tests
  * Wire header suite.
  */
+/**
+ * \ingroup training-net-tests
+ * RoceWire::WireBytes against the frames' bytes summed here term by term: under the HPCC
+ * family's framing a data packet is its payload + PPP 2 + IPv4 20 + UDP 8 + the family's
+ * sequence header (sequence 4, priority group 2) + its INT header (HPCC 5 hops x 8 + 2,
+ * TIMELY 8, PINT 2, none 0), without BTH, RETH or ICRC; an ACK PPP 2 + IPv4 20 + its header
+ * (ports 2 + 2, flags 2, priority group 2, sequence 4) + the echoed INT header, padded to 48;
+ * a CNP 2 + 20 + 8; a PFC frame 2 + 20 + 9. Under Ethernet every frame is the L3 packet +
+ * Ethernet header 14 + FCS 4 + preamble/SFD 8 + IFG 12. The packets are built as RdmaNic
+ * builds them (IPv4+UDP, BTH, RETH on a first packet, immediate data on a last one with it, the
+ * INT header, payload, ICRC).
+ */
+class RoceWireFramingTestCase : public TestCase
+{
+  public:
+    RoceWireFramingTestCase()
+        : TestCase("wire bytes per data packet, ACK, CNP and PFC under both framings")
+    {
+    }
+
+  private:
+    /// \param op opcode \param mode INT mode \param payload bytes \return an L3 packet
+    static Ptr<Packet> Make(uint8_t op, RoceIntHeader::Mode mode, uint32_t payload)
+    {
+        Ptr<Packet> p = Create<Packet>(payload + RoceIcrcTrailer::SIZE);
+        if (mode != RoceIntHeader::NONE)
+        {
+            RoceIntHeader tel(mode);
+            if (mode == RoceIntHeader::HOPS || mode == RoceIntHeader::HOPS_WIDE)
+            {
+                tel.InitHops(5, 1, mode == RoceIntHeader::HOPS_WIDE);
+            }
+            p->AddHeader(tel);
+        }
+        if (op == RoceBthHeader::RC_ACK)
+        {
+            p->AddHeader(RoceAethHeader());
+        }
+        if (op == RoceBthHeader::CNP)
+        {
+            p->AddHeader(RoceCnpHeader());
+        }
+        if (RoceBthHeader::HasImmediate(op))
+        {
+            p->AddHeader(RoceImmHeader());
+        }
+        if (RoceBthHeader::HasReth(op))
+        {
+            p->AddHeader(RoceRethHeader());
+        }
+        RoceBthHeader bth;
+        bth.SetOpcode(op);
+        bth.SetTelemetry(mode);
+        p->AddHeader(bth);
+        RoceIpUdpHeader ip;
+        ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
+        p->AddHeader(ip);
+        return p;
+    }
+
+    void DoRun() override
+    {
+        const uint32_t ppp = 2;
+        const uint32_t ipv4 = 20;
+        const uint32_t udp = 8;
+        const uint32_t seqTs = 4 + 2;
+        const uint32_t qbb = 2 + 2 + 2 + 2 + 4;
+        const uint32_t ethernet = 14 + 4 + 8 + 12;
+
+        struct Mode
+        {
+            RoceIntHeader::Mode mode;
+            uint32_t familyInt; // the family's IntHeader in that mode
+        };
+
+        const Mode modes[] = {{RoceIntHeader::NONE, 0},
+                              {RoceIntHeader::HOPS, 5 * 8 + 2},
+                              {RoceIntHeader::HOPS_WIDE, 5 * 8 + 2},
+                              {RoceIntHeader::TIMESTAMP, 8},
+                              {RoceIntHeader::PINT, 2}};
+        const uint8_t dataOps[] = {RoceBthHeader::RC_WRITE_FIRST,
+                                   RoceBthHeader::RC_WRITE_MIDDLE,
+                                   RoceBthHeader::RC_WRITE_LAST,
+                                   RoceBthHeader::RC_WRITE_ONLY,
+                                   RoceBthHeader::RC_WRITE_LAST_IMM};
+        for (const Mode& m : modes)
+        {
+            for (uint8_t op : dataOps)
+            {
+                for (uint32_t payload : {1000u, 4096u, 1u})
+                {
+                    Ptr<Packet> p = Make(op, m.mode, payload);
+                    NS_TEST_EXPECT_MSG_EQ(RoceWire::WireBytes(RoceWire::HPCC_FAMILY, *p),
+                                          payload + ppp + ipv4 + udp + seqTs + m.familyInt,
+                                          "data, mode " << unsigned(m.mode) << ", opcode "
+                                                        << unsigned(op) << ", " << payload);
+                    NS_TEST_EXPECT_MSG_EQ(RoceWire::WireBytes(RoceWire::ETHERNET, *p),
+                                          p->GetSize() + ethernet,
+                                          "Ethernet data");
+                }
+            }
+            Ptr<Packet> ack = Make(RoceBthHeader::RC_ACK, m.mode, 0);
+            NS_TEST_EXPECT_MSG_EQ(
+                RoceWire::WireBytes(RoceWire::HPCC_FAMILY, *ack),
+                std::max(ppp + ipv4 + qbb + m.familyInt, ppp + ipv4 + (60 - 14 - 20)),
+                "ACK, mode " << unsigned(m.mode));
+            NS_TEST_EXPECT_MSG_EQ(RoceWire::WireBytes(RoceWire::ETHERNET, *ack),
+                                  ack->GetSize() + ethernet,
+                                  "Ethernet ACK");
+        }
+        // the HPCC data frame of 1000 bytes and its ACK, as doc/roce-hpcc-migration.rst has them
+        NS_TEST_EXPECT_MSG_EQ(
+            RoceWire::WireBytes(RoceWire::ETHERNET,
+                                *Make(RoceBthHeader::RC_WRITE_MIDDLE, RoceIntHeader::HOPS, 1000)),
+            1124u,
+            "ours");
+        NS_TEST_EXPECT_MSG_EQ(
+            RoceWire::WireBytes(RoceWire::HPCC_FAMILY,
+                                *Make(RoceBthHeader::RC_ACK, RoceIntHeader::HOPS, 0)),
+            76u,
+            "the family's HPCC ACK");
+        Ptr<Packet> cnp = Make(RoceBthHeader::CNP, RoceIntHeader::NONE, 0);
+        NS_TEST_EXPECT_MSG_EQ(RoceWire::WireBytes(RoceWire::HPCC_FAMILY, *cnp),
+                              ppp + ipv4 + 8,
+                              "CNP");
+        RocePfcHeader pfc;
+        const uint32_t pfcFrame = 14 + pfc.GetSerializedSize();
+        NS_TEST_EXPECT_MSG_EQ(RoceWire::PfcWireBytes(RoceWire::HPCC_FAMILY, pfcFrame),
+                              ppp + ipv4 + 9,
+                              "PFC");
+        NS_TEST_EXPECT_MSG_EQ(RoceWire::PfcWireBytes(RoceWire::ETHERNET, pfcFrame),
+                              pfcFrame + 4 + 8 + 12,
+                              "Ethernet PFC");
+        // ordinary IPv4 (not RoCE's port): PPP in place of Ethernet
+        Ptr<Packet> ip = Create<Packet>(100);
+        RoceIpUdpHeader h;
+        h.SetDestinationPort(5000);
+        h.SetUdpPayloadSize(100);
+        ip->AddHeader(h);
+        NS_TEST_EXPECT_MSG_EQ(RoceWire::WireBytes(RoceWire::HPCC_FAMILY, *ip),
+                              100 + ipv4 + udp + ppp,
+                              "other IPv4");
+    }
+};
+
 class RoceHeaderTestSuite : public TestSuite
 {
   public:
@@ -349,6 +496,7 @@ class RoceHeaderTestSuite : public TestSuite
         AddTestCase(new RoceTransportHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceIpUdpPfcHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceIcrcTestCase, TestCase::QUICK);
+        AddTestCase(new RoceWireFramingTestCase, TestCase::QUICK);
     }
 };
 

@@ -73,6 +73,12 @@ CheckConfig(const RoceHpccConfig& config, std::string* error)
         *error = "--family: '" + config.family + "' is not hpcc or ns3-datacenter";
         return false;
     }
+    if (!config.framing.empty() && config.framing != "ethernet" && config.framing != "hpcc-family")
+    {
+        *error = "--ns3::RoceNetDevice::Framing: '" + config.framing +
+                 "' is not ethernet or hpcc-family";
+        return false;
+    }
     const std::string where = config.configFile.empty() ? "" : config.configFile + ":";
     return RoceHpccConfigReader::CheckSettings(where, config.settings, error);
 }
@@ -137,7 +143,16 @@ ConfigureFabric(const RoceHpccConfig& config,
     if (!config.family.empty())
     {
         ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
+        if (config.cc == "hpcc-pint")
+        {
+            ok = defaults->Set("ns3::RoceSwitch::PintSamplesEveryPacket", "true") && ok;
+        }
     }
+    // both members time their packets' own bytes (PPP, no preamble or gap): with a member the
+    // comparison then compares the controls, not the framing (RoceHpccConfig::framing)
+    ok = defaults->Set("ns3::RoceNetDevice::Framing",
+                       config.FamilyFraming() ? "hpcc-family" : "ethernet") &&
+         ok;
     if (!config.baseRttAttribute.empty())
     {
         result->baseRtt =
@@ -532,7 +547,9 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
     }
     if (!cfg.family.empty())
     {
-        std::fprintf(out, "family member %s: its switch buffer layout\n", cfg.family.c_str());
+        std::fprintf(out,
+                     "family member %s: its switch buffer layout, its frame bytes on the wire\n",
+                     cfg.family.c_str());
     }
     for (const auto& c : res.congestionControls)
     {

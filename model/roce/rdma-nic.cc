@@ -949,8 +949,7 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
         Ptr<Packet> p = BuildDataPacket(qp);
         if (m_injectionRate.GetBitRate() > 0)
         {
-            const double wire =
-                p->GetSize() + RoceNetDevice::ETH_HEADER + RoceNetDevice::WIRE_OVERHEAD;
+            const double wire = RoceWire::WireBytes(pt.dev->GetFraming(), *p);
             m_injectNext =
                 now + Seconds(wire * 8.0 / static_cast<double>(m_injectionRate.GetBitRate()));
         }
@@ -1058,7 +1057,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
 
     Time now = Simulator::Now();
     double rate = qp->GetRate();
-    const double wire = p->GetSize() + RoceNetDevice::ETH_HEADER + RoceNetDevice::WIRE_OVERHEAD;
+    const double wire = RoceWire::WireBytes(m_ports[qp->m_port].dev->GetFraming(), *p);
     qp->m_lastSend = now;
     qp->m_lastWire = wire;
     if (rate < qp->m_lineRate)

@@ -16,6 +16,11 @@ namespace ns3
 namespace
 {
 
+/// Header bytes a packet of the HPCC family's ideal FCT (its standalone_fct) counts: its
+/// CustomHeader's Ethernet 14, IPv4 20, UDP 8 and sequence header 6, without INT (though its
+/// links carry RoceWire::FAMILY_DATA_HEADERS).
+constexpr uint64_t FAMILY_IDEAL_HEADERS = 48;
+
 /// Wire time in whole ns of wireBytes sent back to back at rateBps, rounded down.
 uint64_t
 WireNs(uint64_t wireBytes, uint64_t rateBps)
@@ -32,7 +37,8 @@ RoceIdealFctNs(const tn_topology* topo,
                uint32_t src,
                uint32_t dst,
                uint64_t bytes,
-               uint32_t mtu)
+               uint32_t mtu,
+               RoceWire::Framing framing)
 {
     uint32_t dist = tn_routes_distance(routes, src, dst);
     // internal invariant: validated topologies are connected
@@ -44,11 +50,13 @@ RoceIdealFctNs(const tn_topology* topo,
     {
         NS_FATAL_ERROR("ideal FCT: " << err.message);
     }
-    const uint64_t overhead = RoceWire::DATA_OVERHEAD;
+    const bool family = framing == RoceWire::HPCC_FAMILY;
+    const uint64_t overhead = family ? FAMILY_IDEAL_HEADERS : RoceWire::DATA_OVERHEAD;
+    const uint64_t reth = family ? 0 : RoceWire::RETH_BYTES;
     const uint64_t packets = bytes == 0 ? 1 : (bytes - 1) / mtu + 1;
     const uint64_t firstPayload = std::min<uint64_t>(bytes, mtu);
     const uint64_t lastPayload = bytes - (packets - 1) * mtu;
-    const uint64_t ackWire = 86;
+    const uint64_t ackWire = family ? RoceWire::FAMILY_ACK_MIN : 86;
     uint64_t base = 0;
     std::vector<uint64_t> tFirst(len);
     std::vector<uint64_t> tLast(len);
@@ -59,7 +67,7 @@ RoceIdealFctNs(const tn_topology* topo,
         const tn_link* back = tn_topology_link(topo, l->reverse);
         base += l->latency_ns + back->latency_ns + WireNs(ackWire, back->rate_bps);
         uint64_t r = l->rate_bps;
-        tFirst[h] = WireNs(firstPayload + overhead + RoceWire::RETH_BYTES, r);
+        tFirst[h] = WireNs(firstPayload + overhead + reth, r);
         if (packets == 1)
         {
             tLast[h] = tFirst[h];
@@ -68,8 +76,8 @@ RoceIdealFctNs(const tn_topology* topo,
         else
         {
             tLast[h] = WireNs(lastPayload + overhead, r);
-            tAll[h] = WireNs(firstPayload + RoceWire::RETH_BYTES + lastPayload +
-                                 (packets - 2) * uint64_t(mtu) + packets * overhead,
+            tAll[h] = WireNs(firstPayload + reth + lastPayload + (packets - 2) * uint64_t(mtu) +
+                                 packets * overhead,
                              r);
         }
     }

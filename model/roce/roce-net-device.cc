@@ -9,6 +9,7 @@
 #include "roce-header.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/log.h"
@@ -198,6 +199,17 @@ RoceNetDevice::GetTypeId()
                           UintegerValue(4200),
                           MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
                           MakeUintegerChecker<uint16_t>(68))
+            .AddAttribute("Framing",
+                          "How the link counts a frame's bytes: \"ethernet\" (RoCEv2 on "
+                          "Ethernet: + FCS, preamble/SFD and IFG) or \"hpcc-family\" (the HPCC "
+                          "family simulators' PPP packets, RoceWire::WireBytes); the frames "
+                          "sent and their pcap are the same under both",
+                          EnumValue(RoceWire::ETHERNET),
+                          MakeEnumAccessor(&RoceNetDevice::m_framing),
+                          MakeEnumChecker(RoceWire::ETHERNET,
+                                          "ethernet",
+                                          RoceWire::HPCC_FAMILY,
+                                          "hpcc-family"))
             .AddAttribute("PfcEnableMask",
                           "Bit p set = priority p is lossless (PFC enabled): it is paused by "
                           "received PFC frames and may generate them",
@@ -361,13 +373,13 @@ RoceNetDevice::GetWireTime(uint32_t l3Bytes) const
 }
 
 Time
-RoceNetDevice::NextFrameTime(uint32_t l3Bytes)
+RoceNetDevice::NextFrameTime(uint32_t wireBytes)
 {
     // A frame lasts a whole number of time steps. Rounding each one alone (a 1106-byte
     // frame at 100 Gb/s is 88.48 ns) made long transfers 0.5% short; the rounding error is
     // carried to the next frame instead, so any run of frames takes its exact time to within
     // one step, and a frame alone is rounded to the nearest step as before.
-    const uint64_t bits = uint64_t(l3Bytes + ETH_HEADER + WIRE_OVERHEAD) * 8;
+    const uint64_t bits = uint64_t(wireBytes) * 8;
     const Int128 rate = m_rate.GetBitRate();
     const Int128 exact = static_cast<Int128>(bits) * m_stepsPerSecond + m_wireCarry;
     const Int128 steps = (exact + rate / 2) / rate;
@@ -460,7 +472,7 @@ RoceNetDevice::TryTransmit()
     {
         Ptr<Packet> frame = m_pfcQueue.front();
         m_pfcQueue.pop_front();
-        StartFrame(frame);
+        StartFrame(frame, RoceWire::PfcWireBytes(m_framing, frame->GetSize()));
         return;
     }
     uint8_t queue = NUM_PRIORITIES + 1; // none
@@ -499,8 +511,9 @@ RoceNetDevice::TryTransmit()
                     m_rrNext = 0;
                     m_dequeueTrace(p, NUM_PRIORITIES + 1);
                     m_lastDataTx = Simulator::Now();
+                    const uint32_t wire = RoceWire::WireBytes(m_framing, *p);
                     AddEthernet(p);
-                    StartFrame(p);
+                    StartFrame(p, wire);
                     return;
                 }
             }
@@ -528,8 +541,9 @@ RoceNetDevice::TryTransmit()
     {
         m_dequeueHook(this, p, queue, item.tag);
     }
+    const uint32_t wire = RoceWire::WireBytes(m_framing, *p);
     AddEthernet(p);
-    StartFrame(p);
+    StartFrame(p, wire);
 }
 
 void
@@ -553,13 +567,14 @@ RoceNetDevice::AddEthernet(Ptr<Packet> p)
 }
 
 void
-RoceNetDevice::StartFrame(Ptr<Packet> frame)
+RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes)
 {
-    NS_LOG_FUNCTION(this << frame);
+    NS_LOG_FUNCTION(this << frame << wireBytes);
     m_busy = true;
     m_current = frame;
     const uint32_t size = frame->GetSize();
-    const Time txTime = NextFrameTime(size - ETH_HEADER);
+    const Time txTime = NextFrameTime(wireBytes);
+    m_txWireBytes += wireBytes;
     m_txBusyTotal += txTime;
     m_txEnd = Simulator::Now() + txTime;
     m_txBytes += size;

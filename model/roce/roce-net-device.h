@@ -6,6 +6,8 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
+#include "roce-wire.h"
+
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -41,7 +43,10 @@ class Node;
  * Transmit order when the link is idle: pending PFC frames, then the control queue, then round
  * robin over the unpaused non-empty data priorities 0..7 plus the optional host pull source
  * (a 9th round-robin member, see SetPullCallback). Wire time of a frame of F bytes (Ethernet
- * header .. ICRC) is (F + 4 FCS + 8 preamble/SFD + 12 IFG) * 8 / DataRate.
+ * header .. ICRC) is (F + 4 FCS + 8 preamble/SFD + 12 IFG) * 8 / DataRate under the default
+ * Framing ("ethernet"); under "hpcc-family" the same frames are sent (pcap shows them) but
+ * each lasts the bytes the HPCC family's simulators put on their links for that packet
+ * (RoceWire::WireBytes), so that a comparison with them compares controls, not framing.
  *
  * PFC receive: a PAUSE with quanta q for priority p stops data priority p (and the pull source
  * for p) for q * 512 / DataRate; a later frame replaces the remaining time; q = 0 resumes at
@@ -298,6 +303,21 @@ class RoceNetDevice : public NetDevice
         return m_portIndex;
     }
 
+    /**
+     * \return bytes on the wire so far under the device's Framing (Ethernet: GetTxBytes +
+     * FCS, preamble and IFG of each frame): what its link time and INT's byte count see
+     */
+    uint64_t GetTxWireBytes() const
+    {
+        return m_txWireBytes;
+    }
+
+    /** \return how the link counts a frame's bytes (attribute Framing) */
+    RoceWire::Framing GetFraming() const
+    {
+        return m_framing;
+    }
+
     /** \return the device at the other end of the channel (0 if not attached) */
     Ptr<RoceNetDevice> GetPeer() const;
     /**
@@ -362,8 +382,8 @@ class RoceNetDevice : public NetDevice
 
     /** Start sending the next frame if idle. */
     void TryTransmit();
-    /** \param frame full frame to put on the wire */
-    void StartFrame(Ptr<Packet> frame);
+    /** \param frame full frame to put on the wire \param wireBytes its bytes on the wire */
+    void StartFrame(Ptr<Packet> frame, uint32_t wireBytes);
     /** \param p L3 packet: add the Ethernet header towards the peer */
     void AddEthernet(Ptr<Packet> p);
     /** Transmission of the current frame is over. */
@@ -377,23 +397,25 @@ class RoceNetDevice : public NetDevice
     /**
      * Wire time of the next frame sent: whole time steps, the rounding error carried to the
      * next frame, so that the frames' times add up to their exact total.
-     * \param l3Bytes L3 packet size \return its time on the wire
+     * \param wireBytes the frame's bytes on the wire \return its time on the wire
      */
-    Time NextFrameTime(uint32_t l3Bytes);
+    Time NextFrameTime(uint32_t wireBytes);
     /** \param quanta quanta \return pause duration at this rate */
     Time QuantaToTime(uint16_t quanta) const;
     /** \param priority 0..7 \param paused new state */
     void SetPaused(uint8_t priority, bool paused);
 
-    Ptr<Node> m_node;                    //!< node
-    Ptr<RoceChannel> m_channel;          //!< channel
-    Ptr<ErrorModel> m_receiveErrorModel; //!< receive error model
-    Mac48Address m_address;              //!< own MAC
-    Mac48Address m_peerAddress;          //!< peer MAC (cached at first transmit)
-    Mac48Address m_ethSource;            //!< own MAC when m_ethHeader was made
-    uint8_t m_ethHeader[ETH_HEADER]{};   //!< bytes of the data frames' Ethernet header
-    DataRate m_rate;                     //!< link rate
-    int64_t m_stepsPerSecond{0};         //!< time steps per second (cached resolution)
+    Ptr<Node> m_node;                                //!< node
+    Ptr<RoceChannel> m_channel;                      //!< channel
+    Ptr<ErrorModel> m_receiveErrorModel;             //!< receive error model
+    Mac48Address m_address;                          //!< own MAC
+    Mac48Address m_peerAddress;                      //!< peer MAC (cached at first transmit)
+    Mac48Address m_ethSource;                        //!< own MAC when m_ethHeader was made
+    uint8_t m_ethHeader[ETH_HEADER]{};               //!< bytes of the data frames' Ethernet header
+    DataRate m_rate;                                 //!< link rate
+    int64_t m_stepsPerSecond{0};                     //!< time steps per second (cached resolution)
+    RoceWire::Framing m_framing{RoceWire::ETHERNET}; //!< Framing
+    uint64_t m_txWireBytes{0};                       //!< GetTxWireBytes
     int64_t m_wireCarry{0};  //!< rounding error carried to the next frame, in units of 1 / rate
     uint32_t m_ifIndex{0};   //!< interface index
     uint32_t m_portIndex{0}; //!< switch port index

@@ -100,6 +100,14 @@ RoceSwitch::GetTypeId()
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&RoceSwitch::m_telemetryRtt),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("PintSamplesEveryPacket",
+                          "HPCC-PINT's dt and previous-packet bytes come from every packet the "
+                          "port sends, ACKs included, as in the HPCC family's switches (true), "
+                          "or from its data packets only (false); U is updated at data packets "
+                          "either way (roce-hpcc-flows --family sets it under CC_MODE 10)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceSwitch::m_pintEveryPacket),
+                          MakeBooleanChecker())
             .AddAttribute("Mmu",
                           "The shared-buffer MMU (created with ns3::RoceSwitchMmu defaults)",
                           PointerValue(),
@@ -490,9 +498,19 @@ RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint3
         return; // sent by the local NIC
     }
     const uint32_t size = p->GetSize();
+    // the family's switches restart PINT's dt and byte term at every packet a port sends
+    const auto samplePint = [this, &dev, &p]() {
+        if (m_pintEveryPacket)
+        {
+            PintPort& st = m_pint[dev->GetPortIndex()];
+            st.last = Simulator::Now();
+            st.size = RoceWire::WireBytes(dev->GetFraming(), *p);
+        }
+    };
     if (queue == RoceNetDevice::CONTROL_QUEUE)
     {
         m_mmu->ReleaseControl(size);
+        samplePint();
         return;
     }
     const uint32_t inPort = TagPort(ingress);
@@ -523,6 +541,7 @@ RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint3
         }
     }
     StampTelemetry(PeekPointer(dev), p, egress);
+    samplePint();
 }
 
 void
@@ -561,6 +580,8 @@ RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
     }
     const Time now = Simulator::Now();
     const uint64_t rate = dev->GetDataRate().GetBitRate();
+    // this frame's bytes on the wire, as the port's link counts them (its Framing)
+    const uint32_t wire = RoceWire::WireBytes(dev->GetFraming(), *p);
     RoceIpUdpHeader ip;
     RoceBthHeader bth;
     RoceRethHeader reth;
@@ -579,10 +600,6 @@ RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
         p->RemoveHeader(imm);
     }
     p->RemoveHeader(tel);
-    const uint32_t wire = p->GetSize() + tel.GetSerializedSize() + RoceIpUdpHeader::SIZE +
-                          RoceBthHeader::SIZE + (hasReth ? RoceRethHeader::SIZE : 0) +
-                          (hasImm ? RoceImmHeader::SIZE : 0) + RoceNetDevice::ETH_HEADER +
-                          RoceNetDevice::WIRE_OVERHEAD;
     if (mode == RoceIntHeader::HOPS || mode == RoceIntHeader::HOPS_WIDE)
     {
         // internal invariant: RoceHelper::Check refuses link rates INT cannot carry first
@@ -591,9 +608,9 @@ RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
                             RoceIntHeader::RateCode(rate) == RoceIntHeader::NO_RATE_CODE,
                         "RoceSwitch: INT cannot carry the link rate " << rate << " bit/s of port "
                                                                       << egress);
-        // bytes on the wire before this frame: frames sent plus their FCS, preamble and IFG
-        const uint64_t txBytes =
-            dev->GetTxBytes() + dev->GetTxPackets() * uint64_t(RoceNetDevice::WIRE_OVERHEAD);
+        // bytes on the wire before this frame (Ethernet: frames sent plus their FCS, preamble
+        // and IFG), as the port's link times them
+        const uint64_t txBytes = dev->GetTxWireBytes();
         tel.PushHopRate(static_cast<uint64_t>(now.GetNanoSeconds()), txBytes, qlen, rate);
     }
     else

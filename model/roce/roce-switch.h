@@ -436,12 +436,13 @@ class RoceSwitch : public Object, public PortCounters
     std::vector<uint64_t> m_portDrops;                   //!< drops per ingress port
     double m_pintLogBase{1.05};                          //!< PintLogBase
     Time m_telemetryRtt;                                 //!< TelemetryBaseRtt
+    bool m_pintEveryPacket{false};                       //!< PintSamplesEveryPacket
 
     /// PINT state of an egress port
     struct PintPort
     {
         double u{0};      //!< smoothed utilisation
-        Time last;        //!< time of the previous data packet
+        Time last;        //!< time of the previous data packet (PintSamplesEveryPacket: any)
         uint32_t size{0}; //!< its wire bytes
     };
 

@@ -14,12 +14,32 @@
 namespace ns3
 {
 
+class Packet;
+
 /**
  * \ingroup training-net
  * \brief The wire format of RoCEv2 data as the NICs of both levels send it.
  */
 struct RoceWire
 {
+    /**
+     * How a link counts the bytes of a frame it carries (RoceNetDevice::Framing). The frames
+     * themselves (headers, pcap) are RoCEv2 on Ethernet under both; only their time on the
+     * wire, the bytes a port reports to INT and PINT, and the NICs' pacing follow the choice.
+     */
+    enum Framing : uint8_t
+    {
+        /// RoCEv2 on Ethernet: the L3 packet + Ethernet header 14, FCS 4, preamble/SFD 8,
+        /// IFG 12.
+        ETHERNET = 0,
+        /// The HPCC family's simulators' packets (alibaba-edu HPCC, inet-tub
+        /// ns3-datacenter): PPP 2 + IPv4 20 + UDP 8 + the family's sequence header 6 + its
+        /// INT header + payload, an ACK PPP 2 + IPv4 20 + its 12-byte header + the echoed
+        /// INT header padded to 48, no RoCE transport headers, no FCS, preamble or gap
+        /// (WireBytes).
+        HPCC_FAMILY = 1,
+    };
+
     /**
      * Per-packet header bytes on the wire besides the payload: Ethernet 14, IPv4 20, UDP 8,
      * BTH 12, ICRC 4, FCS 4, preamble/SFD 8, IFG 12 = 82 (the first packet of a message
@@ -28,6 +48,49 @@ struct RoceWire
     static constexpr uint32_t DATA_OVERHEAD = 82;
     /// RETH bytes on the first packet of a message.
     static constexpr uint32_t RETH_BYTES = 16;
+    /// Ethernet framing around an L3 packet: header 14, FCS 4, preamble/SFD 8, IFG 12.
+    static constexpr uint32_t ETHERNET_FRAMING = 38;
+    /// The HPCC family's data packet besides payload and INT: PPP 2, IPv4 20, UDP 8, its
+    /// sequence header (SeqTsHeader: sequence 4, priority group 2) 6.
+    static constexpr uint32_t FAMILY_DATA_HEADERS = 36;
+    /// The HPCC family's ACK or NACK besides the echoed INT: PPP 2, IPv4 20, its qbbHeader
+    /// (ports 2 + 2, flags 2, priority group 2, sequence 4) 12.
+    static constexpr uint32_t FAMILY_ACK_HEADERS = 34;
+    /// The family pads an ACK's IPv4 payload to 60 - 14 - 20 = 26 bytes: PPP 2 + IPv4 20 + 26.
+    static constexpr uint32_t FAMILY_ACK_MIN = 48;
+    /// The family's CNP: PPP 2, IPv4 20, its CnHeader 8.
+    static constexpr uint32_t FAMILY_CNP = 30;
+    /// The family's PFC frame: PPP 2, IPv4 20, its PauseHeader 9.
+    static constexpr uint32_t FAMILY_PFC = 31;
+    /// The family's INT header (IntHeader) in HPCC's mode: 5 hops of 8 bytes + a 2-byte count,
+    /// whatever the path's length.
+    static constexpr uint32_t FAMILY_INT_HOPS = 42;
+
+    /**
+     * \param mode a telemetry mode (RoceIntHeader::Mode)
+     * \return the bytes of the HPCC family's INT header in that mode: HPCC's hops 42
+     * (FAMILY_INT_HOPS, also for HOPS_WIDE), TIMELY's timestamp 8, PINT's 2, none 0
+     */
+    static uint32_t FamilyTelemetryBytes(uint8_t mode);
+
+    /**
+     * Bytes an L3 packet of this model (IPv4 header .. ICRC) takes on a link under a framing.
+     * Ethernet: its size + ETHERNET_FRAMING. The HPCC family's: a RoCE data packet its
+     * payload + FAMILY_DATA_HEADERS + FamilyTelemetryBytes (no BTH, RETH, immediate or
+     * ICRC; this model's INT header replaced by the family's), an ACK or NACK
+     * max(FAMILY_ACK_HEADERS + FamilyTelemetryBytes, FAMILY_ACK_MIN), a CNP FAMILY_CNP, any
+     * other IPv4 packet its size + 2 (PPP).
+     * \param framing the framing \param l3 the packet \return wire bytes
+     */
+    static uint32_t WireBytes(Framing framing, const Packet& l3);
+
+    /**
+     * \param framing the framing \param frameBytes a PFC frame's bytes (Ethernet header
+     * .. padding, no FCS) \return its wire bytes: + FCS, preamble and IFG on Ethernet,
+     * FAMILY_PFC under the family's
+     */
+    static uint32_t PfcWireBytes(Framing framing, uint32_t frameBytes);
+
     /// Lanes per (peer, priority): the lane takes the 24-bit QP number's bits above node and
     /// priority.
     static constexpr uint32_t MAX_LANES = 31;

@@ -75,8 +75,19 @@ struct RoceHpccConfig
     bool familyEcmp{false};
     /// The HPCC family member whose switches the run follows where the members differ ("" =
     /// this model's own; "hpcc": alibaba-edu's; "ns3-datacenter": inet-tub's): the buffer
-    /// layout (RoceSwitchMmu::Layout), and the family's ECMP paths (familyEcmp) for both
+    /// layout (RoceSwitchMmu::Layout), and the family's ECMP paths (familyEcmp) and frame bytes
+    /// (RoceNetDevice::Framing hpcc-family) for both
     std::string family;
+    /// How the links count a frame's bytes (RoceNetDevice::Framing): "ethernet" or
+    /// "hpcc-family"; "" = the family's with a member (family), else Ethernet's
+    std::string framing;
+
+    /// \return whether the links count the family's frame bytes (framing, family)
+    bool FamilyFraming() const
+    {
+        return framing.empty() ? !family.empty() : framing == "hpcc-family";
+    }
+
     /// Lines after the announced links or flows are ignored with a notice, as HPCC reads
     /// only the announced count (set by --config); otherwise they are an error.
     bool ignoreTrailingLines{false};

@@ -121,7 +121,16 @@ RoceHpccInputs::Load(const RoceHpccConfig& config, std::string* error)
                      std::to_string(f.dst) + " is unreachable from node " + std::to_string(f.src);
             return false;
         }
-        m_idealNs.push_back(RoceIdealFctNs(m_topo, m_routes, f.src, f.dst, f.bytes, config.mtu));
+        // a run that counts the family's frame bytes (RoceHpccFlows sets
+        // RoceNetDevice::Framing so) has the family's ideal too
+        m_idealNs.push_back(
+            RoceIdealFctNs(m_topo,
+                           m_routes,
+                           f.src,
+                           f.dst,
+                           f.bytes,
+                           config.mtu,
+                           config.FamilyFraming() ? RoceWire::HPCC_FAMILY : RoceWire::ETHERNET));
     }
     return true;
 }

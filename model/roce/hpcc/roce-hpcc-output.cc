@@ -208,8 +208,7 @@ RoceBusiestLink::Find(const NodeContainer& nodes, const NetDeviceContainer& devi
     for (uint32_t i = 0; seconds > 0 && i < devices.GetN(); ++i)
     {
         Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(devices.Get(i));
-        const double bits =
-            8.0 * double(dev->GetTxBytes() + dev->GetTxPackets() * RoceNetDevice::WIRE_OVERHEAD);
+        const double bits = 8.0 * double(dev->GetTxWireBytes());
         const double u = bits / double(dev->GetDataRate().GetBitRate()) / seconds;
         if (u > busiest.utilisation)
         {

@@ -112,8 +112,8 @@ class RoceHpccOutput
  */
 struct RoceBusiestLink
 {
-    /// its sender's wire busy time over the span: every frame (data, ACK, CNP, PFC) with its
-    /// wire overhead (RoceNetDevice::WIRE_OVERHEAD) at the device's data rate
+    /// its sender's wire busy time over the span: every frame (data, ACK, CNP, PFC) as its link
+    /// counts it (RoceNetDevice::GetTxWireBytes) at the device's data rate
     double utilisation{0};
     uint32_t src{0};  //!< node sending on it
     uint32_t port{0}; //!< its port
