@@ -19,6 +19,16 @@ extern "C"
 /** Ranks the estimate samples (tn_cost_program) when it does not take them all. */
 #define TN_PROGRAM_COST_SAMPLES 64
 
+/** The estimate takes every rank, and so every link's load (tn-cost.h), up to this many ranks
+ *  and this many ops over all of them: rhd, dbt, swing, ring2d and hierarchical at 1,024
+ *  NPUs; not the N^2 ops of ring or direct there. */
+#define TN_PROGRAM_COST_EXACT_RANKS 1024
+#define TN_PROGRAM_COST_EXACT_OPS (UINT64_C(1) << 19)
+
+    /** Ranks tn_cost_program evaluates by default: all of them within the two limits above (at
+     *  most TN_PROGRAM_COST_SAMPLES otherwise). */
+    uint32_t tn_program_cost_ranks(const tn_program* p);
+
     struct tn_program
     {
         const tn_topology* topo;

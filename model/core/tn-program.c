@@ -37,6 +37,17 @@ tn_program_memory_estimate(uint32_t ranks, uint64_t ops_per_rank, uint32_t sampl
     return tn_sat_add(tn_sat_add(shared, program), tn_sat_add(routes, UINT64_C(8) << 20));
 }
 
+uint32_t
+tn_program_cost_ranks(const tn_program* p)
+{
+    if (p->N <= TN_PROGRAM_COST_SAMPLES)
+        return p->N;
+    if (p->N <= TN_PROGRAM_COST_EXACT_RANKS &&
+        tn_sat_mul(p->N, tn_program_max_ops(p)) <= TN_PROGRAM_COST_EXACT_OPS)
+        return p->N;
+    return TN_PROGRAM_COST_SAMPLES;
+}
+
 tn_status
 tn_program_create(const tn_topology* topo,
                   const tn_plan_request* req,
@@ -84,8 +95,10 @@ tn_program_create(const tn_topology* topo,
         if (limit == 0)
             st = tn_memory_default_limit(&limit, err);
         uint32_t nodes = topo ? tn_topology_node_count(topo) : 0;
-        uint64_t need =
-            tn_program_memory_estimate(p->N, tn_program_max_ops(p), TN_PROGRAM_COST_SAMPLES, nodes);
+        uint64_t need = tn_program_memory_estimate(p->N,
+                                                   tn_program_max_ops(p),
+                                                   tn_program_cost_ranks(p),
+                                                   nodes);
         if (!st && limit != UINT64_MAX)
         {
             char what[160];
