@@ -48,9 +48,14 @@
  *
  * LLM, MoE, contention and quickstart rows (--llm-sizes, --moe-sizes, --contention,
  * --quickstart-sizes): described at the heads of bench-scale-llm.h, bench-scale-moe.h,
- * bench-scale-contention.h and bench-scale-quickstart.h, which run them.
+ * bench-scale-contention.h and bench-scale-quickstart.h, which run them; the cost model rows
+ * (--cost-sizes=1024, --cost-timeout=600) at the head of bench-scale-cost.h.
+ *
+ * Over 1,000 lines for a reason: one main holds every row's options and their order; the
+ * newer rows live in the bench-scale-*.h headers.
  */
 #include "bench-scale-contention.h"
+#include "bench-scale-cost.h"
 #include "bench-scale-llm.h"
 #include "bench-scale-moe.h"
 #include "bench-scale-quickstart.h"
@@ -716,6 +721,8 @@ main(int argc, char** argv)
     cmd.AddValue("contention",
                  "run the contention rows (flow beside packet level, goal 10x faster)",
                  contention);
+    CostOptions cost;
+    cost.Add(cmd);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -989,6 +996,10 @@ main(int argc, char** argv)
     if (contention)
     {
         ContentionRows(limits, &failures);
+    }
+    for (uint32_t n : cost.sizes == "none" ? std::vector<uint32_t>() : ParseSizes(cost.sizes))
+    {
+        CostRows(n, TorusOf(n), bytesText, cost.seconds, &failures);
     }
     if (failures)
     {
