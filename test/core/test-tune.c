@@ -509,6 +509,39 @@ test_busiest_link(tn_test_ctx* ctx)
                  r.evaluated,
                  closed);
     tn_program_destroy(p);
+
+    /* dbt, whose steps run partly apart, against its flow-level figures (quickstart --mode=flow,
+     * Program generated, with packets): a step costs the mean of its busiest link and the
+     * ranks' own view (-14 % alone, +22 % with the busiest link alone on torus:8x8) */
+    static const struct
+    {
+        const char* spec;
+        uint64_t bytes;
+        double flow_us;
+    } dbt[] = {{"torus:8x8", 64u << 20, 34233.0},
+               {"torus:8x8", 1u << 20, 541.655},
+               {"fattree:k=8", 64u << 20, 58577.1}};
+
+    for (size_t i = 0; i < sizeof(dbt) / sizeof(dbt[0]); i++)
+    {
+        tn_topology_destroy(t);
+        t = NULL;
+        TN_REQUIRE(ctx, tn_topology_from_spec(dbt[i].spec, &t, &err) == TN_OK);
+        req.algorithm = "dbt";
+        req.bytes = dbt[i].bytes;
+        p = NULL;
+        TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
+        TN_REQUIRE(ctx, tn_cost_program(p, NULL, 0, &r, &err) == TN_OK);
+        const double flow = dbt[i].flow_us * 1e3;
+        TN_CHECK_MSG(ctx,
+                     fabs(r.time_ns - flow) <= 0.10 * flow,
+                     "dbt on %s, %llu B: per-step %.1f ns, flow level %.1f ns",
+                     dbt[i].spec,
+                     (unsigned long long)dbt[i].bytes,
+                     r.time_ns,
+                     flow);
+        tn_program_destroy(p);
+    }
     tn_topology_destroy(t);
     /* 1,024 ranks of rhd take every rank (40,960 ops), ring's 2.1 M ops the samples */
     t = NULL;
