@@ -90,7 +90,7 @@ extern "C"
 
     /** The per-step model keeps every link's load per step (when it evaluates every rank) up
      *  to this many step x link entries (8 bytes each); beyond, the mean load bounds a step. */
-#define TN_COST_EXACT_LOADS (UINT64_C(1) << 23)
+#define TN_COST_EXACT_LOADS (UINT64_C(1) << 21)
 
     /**
      * A communication library's protocol on the wire (tn-nccl.h fills one for NCCL's LL, LL128
@@ -207,7 +207,7 @@ extern "C"
     /**
      * Estimate of a generated collective (tn-program.h) without its DAG: the per-step
      * model. Ranks evaluated: all when ranks <= max_ranks (0: up to 64, or all of them up to
-     * 1,024 ranks and 2^19 ops, tn-program-impl.h), else one rank of each of
+     * 1,024 ranks and 2^22 ops, tn-program-impl.h), else one rank of each of
      * max_ranks equal blocks, at a place in its block that varies with i (the golden ratio's
      * multiples, so that the samples do not all sit first of their switch). For each
      * evaluated rank r its program is

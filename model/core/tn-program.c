@@ -8,6 +8,7 @@
  * steps, the same slices, and a dependency frontier that holds only the rank's own ops.
  */
 #include "tn-array.h"
+#include "tn-cost.h"
 #include "tn-memory.h"
 #include "tn-program-impl.h"
 #include "tn-rank-order.h"
@@ -95,10 +96,11 @@ tn_program_create(const tn_topology* topo,
         if (limit == 0)
             st = tn_memory_default_limit(&limit, err);
         uint32_t nodes = topo ? tn_topology_node_count(topo) : 0;
-        uint64_t need = tn_program_memory_estimate(p->N,
-                                                   tn_program_max_ops(p),
-                                                   tn_program_cost_ranks(p),
-                                                   nodes);
+        uint32_t evaluated = tn_program_cost_ranks(p);
+        uint64_t need = tn_program_memory_estimate(p->N, tn_program_max_ops(p), evaluated, nodes);
+        /* every rank evaluated: the per-step link loads too */
+        if (evaluated > TN_PROGRAM_COST_SAMPLES)
+            need = tn_sat_add(need, TN_COST_EXACT_LOADS * sizeof(double));
         if (!st && limit != UINT64_MAX)
         {
             char what[160];

@@ -543,10 +543,10 @@ test_busiest_link(tn_test_ctx* ctx)
         tn_program_destroy(p);
     }
     tn_topology_destroy(t);
-    /* 1,024 ranks of rhd take every rank (40,960 ops), ring's 2.1 M ops the samples */
+    /* 1,024 ranks of rhd take every rank (40,960 ops), ring-bidir's 8.4 M ops the samples */
     t = NULL;
     TN_REQUIRE(ctx, tn_topology_from_spec("torus:32x32", &t, &err) == TN_OK);
-    const char* algos[] = {"rhd", "ring"};
+    const char* algos[] = {"rhd", "ring-bidir"};
     const uint32_t want[] = {1024, 64};
     for (int i = 0; i < 2; i++)
     {
