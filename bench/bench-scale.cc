@@ -4,6 +4,9 @@
  * Scale benchmark: wall time and peak memory per size (1k, 4k, 16k NPUs) of a 64 MiB
  * all-reduce, each row beside its baseline measured in the same run.
  *
+ * Over 1,000 lines for a reason: one main holds every row's options and their order; the
+ * newer rows live in the bench-scale-*.h headers.
+ *
  *   bench-scale [--sizes=1024,4096,16384] [--bytes=64MiB] [--baseline-max=4000000]
  *               [--algorithms=ring,ring2d,hierarchical] [--sim=flow,packet]
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
@@ -48,9 +51,11 @@
  *
  * LLM, MoE, contention and quickstart rows (--llm-sizes, --moe-sizes, --contention,
  * --quickstart-sizes): described at the heads of bench-scale-llm.h, bench-scale-moe.h,
- * bench-scale-contention.h and bench-scale-quickstart.h, which run them.
+ * bench-scale-contention.h and bench-scale-quickstart.h, which run them; the cost model rows
+ * (--cost-sizes=1024, --cost-timeout=600) at the head of bench-scale-cost.h.
  */
 #include "bench-scale-contention.h"
+#include "bench-scale-cost.h"
 #include "bench-scale-llm.h"
 #include "bench-scale-moe.h"
 #include "bench-scale-quickstart.h"
@@ -716,6 +721,8 @@ main(int argc, char** argv)
     cmd.AddValue("contention",
                  "run the contention rows (flow beside packet level, goal 10x faster)",
                  contention);
+    CostOptions cost;
+    cost.Add(cmd);
     cmd.Parse(argc, argv);
     tn_error err;
     uint64_t bytes = 0;
@@ -989,6 +996,10 @@ main(int argc, char** argv)
     if (contention)
     {
         ContentionRows(limits, &failures);
+    }
+    for (uint32_t n : cost.sizes == "none" ? std::vector<uint32_t>() : ParseSizes(cost.sizes))
+    {
+        CostRows(n, TorusOf(n), bytesText, cost.seconds, &failures);
     }
     if (failures)
     {

@@ -88,6 +88,10 @@ extern "C"
      *  fattree:k=8 230x (48 s where the list model takes 0.06 s). */
 #define TN_COST_FLUID_WORK 4.0
 
+    /** The per-step model keeps every link's load per step (when it evaluates every rank) up
+     *  to this many step x link entries (8 bytes each); beyond, the mean load bounds a step. */
+#define TN_COST_EXACT_LOADS (UINT64_C(1) << 21)
+
     /**
      * A communication library's protocol on the wire (tn-nccl.h fills one for NCCL's LL, LL128
      * and Simple). A transfer of L > 0 bytes puts wire(L) = ceil(L / line_data) x line_bytes
@@ -207,7 +211,8 @@ extern "C"
 
     /**
      * Estimate of a generated collective (tn-program.h) without its DAG: the per-step
-     * model. Ranks evaluated: all when ranks <= max_ranks (0 = 64), else one rank of each of
+     * model. Ranks evaluated: all when ranks <= max_ranks (0: up to 64, or all of them up to
+     * 1,024 ranks and 2^22 ops, tn-program-impl.h), else one rank of each of
      * max_ranks equal blocks, at a place in its block that varies with i (the golden ratio's
      * multiples, so that the samples do not all sit first of their switch). For each
      * evaluated rank r its program is
@@ -222,7 +227,9 @@ extern "C"
      * ranks, or for a pipelined algorithm (tn_algorithm.pipelined) the mean over the ranks of
      * their slowest received transfer's latency and store and forward plus the step's
      * slowest serialisation; either at least the fabric's mean link load (the samples'
-     * receives' link busy time times N / evaluated over the topology's links). The time is
+     * receives' link busy time times N / evaluated over the topology's links), and when every
+     * rank is evaluated at least the mean latency of the step's receiving edges plus its
+     * busiest link's busy time over all receives of the step (TN_COST_EXACT_LOADS). The time is
      * the sum over steps. Exact where ranks are symmetric and each
      * link of a step carries only the transfers of one rank's sends or receives (ring on
      * a ring order of neighbours, hierarchical and ring2d on uniform dims: the unidirectional

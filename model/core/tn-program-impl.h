@@ -19,6 +19,17 @@ extern "C"
 /** Ranks the estimate samples (tn_cost_program) when it does not take them all. */
 #define TN_PROGRAM_COST_SAMPLES 64
 
+/** The estimate takes every rank, and so every link's load (tn-cost.h), up to this many ranks
+ *  and this many ops over all of them: every generated algorithm at 1,024 NPUs (direct's and
+ *  ring's 4.2 M ops: direct meets hash collisions on a fat-tree's core links, +29 % over the
+ *  mean load on fattree:k=8; hierarchical with one level is direct). */
+#define TN_PROGRAM_COST_EXACT_RANKS 1024
+#define TN_PROGRAM_COST_EXACT_OPS (UINT64_C(1) << 22)
+
+    /** Ranks tn_cost_program evaluates by default: all of them up to TN_PROGRAM_COST_SAMPLES, or
+     *  within the limits above; TN_PROGRAM_COST_SAMPLES otherwise. */
+    uint32_t tn_program_cost_ranks(const tn_program* p);
+
     struct tn_program
     {
         const tn_topology* topo;

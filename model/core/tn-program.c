@@ -8,6 +8,7 @@
  * steps, the same slices, and a dependency frontier that holds only the rank's own ops.
  */
 #include "tn-array.h"
+#include "tn-cost.h"
 #include "tn-memory.h"
 #include "tn-program-impl.h"
 #include "tn-rank-order.h"
@@ -35,6 +36,17 @@ tn_program_memory_estimate(uint32_t ranks, uint64_t ops_per_rank, uint32_t sampl
     /* the estimate: routes to the sampled ranks, per-step link loads */
     uint64_t routes = tn_sat_mul(tn_sat_mul(samples, nodes), nodes < 65535 ? 2 : 4);
     return tn_sat_add(tn_sat_add(shared, program), tn_sat_add(routes, UINT64_C(8) << 20));
+}
+
+uint32_t
+tn_program_cost_ranks(const tn_program* p)
+{
+    if (p->N <= TN_PROGRAM_COST_SAMPLES)
+        return p->N;
+    if (p->N <= TN_PROGRAM_COST_EXACT_RANKS &&
+        tn_sat_mul(p->N, tn_program_max_ops(p)) <= TN_PROGRAM_COST_EXACT_OPS)
+        return p->N;
+    return TN_PROGRAM_COST_SAMPLES;
 }
 
 tn_status
@@ -84,8 +96,11 @@ tn_program_create(const tn_topology* topo,
         if (limit == 0)
             st = tn_memory_default_limit(&limit, err);
         uint32_t nodes = topo ? tn_topology_node_count(topo) : 0;
-        uint64_t need =
-            tn_program_memory_estimate(p->N, tn_program_max_ops(p), TN_PROGRAM_COST_SAMPLES, nodes);
+        uint32_t evaluated = tn_program_cost_ranks(p);
+        uint64_t need = tn_program_memory_estimate(p->N, tn_program_max_ops(p), evaluated, nodes);
+        /* every rank evaluated: the per-step link loads too */
+        if (evaluated > TN_PROGRAM_COST_SAMPLES)
+            need = tn_sat_add(need, TN_COST_EXACT_LOADS * sizeof(double));
         if (!st && limit != UINT64_MAX)
         {
             char what[160];
