@@ -18,6 +18,7 @@ core_sources = [
     'model/core/tn-algo-front.c',
     'model/core/tn-algo-nccl.c',
     'model/core/tn-algo-nvls.c',
+    'model/core/tn-algo-collnet.c',
     'model/core/tn-algo-custom.c',
     'model/core/tn-nccl.c',
     'model/core/tn-array.c',
