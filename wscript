@@ -298,6 +298,7 @@ core_test_sources = [
     'test/core/test-topology.c',
     'test/core/test-topology-preset.c',
     'test/core/test-nccl.c',
+    'test/core/test-nccl-collnet.c',
     'test/core/test-verify.c',
     'test/core/test-split.c',
     'test/core/test-workload.c',
