@@ -2,19 +2,18 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * tn-nccl: a model of NCCL's collectives: its algorithms (ring, double binary tree, NVLS,
- * NVLS-tree), its
- * protocols (LL, LL128, Simple), its channels, and the choice its tuner makes for a size, a
- * GPU count and a system. Facts from NCCL's public source (src/graph/tuning.cc, the tuning
- * tables; src/include/device.h, the protocols' lines; src/enqueue.cc, the channel count);
- * the figures are in tn-nccl.c and doc/core-algorithms.rst.
+ * NVLS-tree, CollNet Direct), its protocols (LL, LL128, Simple), its channels, and the choice its
+ * tuner makes for a size, a GPU count and a system. Facts from NCCL's public source
+ * (src/graph/tuning.cc, the tuning tables; src/include/device.h, the protocols' lines;
+ * src/enqueue.cc, the channel count); the figures are in tn-nccl.c and doc/core-algorithms.rst.
  *
  * Contract
  * --------
  * Names. The algorithm family "nccl" (tn-algorithm.h registers it): "nccl" asks for the
- * tuner's choice; "nccl:ALGO" forces the algorithm (ring, tree, nvls) and lets the tuner pick
- * the protocol; "nccl:ALGO:PROTO" forces both (algorithms ring, tree, nvls, nvlstree;
- * protocols ll, ll128, simple). tn_nccl_parse reads a name; anything else is TN_EINVAL naming
- * the part and the valid words (collnet as well).
+ * tuner's choice; "nccl:ALGO" forces the algorithm and lets the tuner pick the protocol;
+ * "nccl:ALGO:PROTO" forces both (algorithms ring, tree, nvls, nvlstree, collnet; protocols ll,
+ * ll128, simple). tn_nccl_parse reads a name; anything else is TN_EINVAL naming the part and
+ * the valid words.
  *
  * NVLS (NVLink SHARP: the NVSwitch reduces and multicasts) runs all-reduce, Simple only, on
  * the presets whose switch does it (sys.nvls: dgx-h100, gb200-nvl72; not dgx-a100, nor a
@@ -108,8 +107,10 @@
  *    (25 us), NVLS-tree 25 us + 2 log2(servers) x hwLat[NET][NVLS_TREE] (20.9 us); NVLS-tree's
  *    bandwidth times treeCorrectionFactor on Blackwell (x86 hosts).
  * The tuner (tn_nccl_choose) takes the enabled (algorithm, protocol) of the smallest time
- * (ties: NCCL's order, tree before ring, LL before LL128 before Simple, then NVLS, NVLS-tree).
- * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls (one server, several). Enabled: tree
+ * (ties: NCCL's order, tree before ring, LL before LL128 before Simple, then NVLS, NVLS-tree,
+ * then CollNet, which NCCL puts before NVLS: an exact tie between them is not expected).
+ * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls (one server, several); CollNet
+ * where sys.sharp (above). Enabled: tree
  * for all-reduce only, ring for every collective but all-to-all (which the family refuses); LL128
  * on NVLink systems only (NCCL enables it by default where the GPUs talk over NVLink). Channels of
  * a size: C, less one while S < C x threads x threshold (threads 512, 640 for LL128; threshold 64
@@ -263,8 +264,8 @@ extern "C"
         uint32_t channels;
         double time_us;      /**< the tuning model's time for the size */
         const char* planner; /**< the registry's name of its algorithm: "ring", "dbt" (NCCL's
-                                  tree and NVLS are planned by tn-algo-nccl.c and
-                                  tn-algo-nvls.c themselves) */
+                                  tree, NVLS and CollNet are planned by tn-algo-nccl.c,
+                                  tn-algo-nvls.c and tn-algo-collnet.c themselves) */
         char name[32];       /**< "nccl:ring:simple" */
         tn_cost_protocol protocol;
         tn_nccl_system system;
@@ -275,7 +276,9 @@ extern "C"
      * `ranks` ranks: forced parts as named, the rest as NCCL's tuner picks. TN_EINVAL for a
      * bad name, TN_EUNSUPPORTED for a collective the family does not run, or a forced pair
      * NCCL does not run (tree for anything but all-reduce, LL128 off NVLink, NVLS off a
-     * switch that reduces, NVLS across servers, NVLS-tree in one, NVLS with LL or LL128).
+     * switch that reduces, NVLS across servers, NVLS-tree in one, NVLS with LL or LL128,
+     * CollNet without a fabric that reduces, in one server, with LL or LL128, or for
+     * another collective).
      */
     tn_status tn_nccl_choose(const tn_topology* topo,
                              const tn_plan_request* request,
