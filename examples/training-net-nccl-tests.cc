@@ -114,6 +114,7 @@ main(int argc, char* argv[])
     uint32_t servers = 1;
     uint32_t iterations = 20;
     uint32_t warmup = 5;
+    bool sharp = false;
     ProgramOptions options(PROGRAM, __FILE__);
     options.AddPositional("operation", "all_reduce, all_gather, ... (or --op)", 0, 1, &words);
     options.AddString("op", "the operation, when not given as the first word", &op);
@@ -132,6 +133,9 @@ main(int argc, char* argv[])
     options.AddString("topology", "topology spec (tn-topology.h), instead of --system", &spec);
     options.AddString("system", "system preset: dgx-a100, dgx-h100, gb200-nvl72", &system);
     options.AddString("fabric", "fabric of the --system preset", &fabric);
+    options.AddFlag("sharp",
+                    "the --system fabric's switches reduce (SHARP: NCCL's CollNet runs)",
+                    &sharp);
     options.AddString("algorithm", "planning algorithm (auto: the tuner's choice)", &algorithm);
     options.AddString("db", "results database (SQLite) to append the runs to", &dbPath);
     options.AddMode(&mode);
@@ -173,7 +177,7 @@ main(int argc, char* argv[])
     {
         return exit(2, "--topology: give a topology spec or a --system preset (one of them)");
     }
-    for (const char* name : {"servers", "ngpus", "fabric"})
+    for (const char* name : {"servers", "ngpus", "fabric", "sharp"})
     {
         if (!spec.empty() && options.IsGiven(name))
         {
@@ -184,7 +188,7 @@ main(int argc, char* argv[])
     if (!system.empty())
     {
         spec = system + ":servers=" + std::to_string(servers) + ",fabric=" + fabric +
-               (gpus ? ",gpus=" + std::to_string(gpus) : "");
+               (gpus ? ",gpus=" + std::to_string(gpus) : "") + (sharp ? ",sharp=1" : "");
     }
     tn_error err{};
     if (tn_topology_from_spec(spec.c_str(), &exit.topo, &err) != TN_OK)

@@ -81,7 +81,7 @@ ReadTopologyTable(PointContext& ctx)
     // a system preset (tn-topology.h) is its spec: read only when given, so the parameters
     // of the other scenarios stay as they were
     bool preset = false;
-    for (const char* key : {"preset", "servers", "gpus", "fabric"})
+    for (const char* key : {"preset", "servers", "gpus", "fabric", "sharp"})
     {
         preset |= topoTable && topoTable->contains(key);
     }
@@ -91,16 +91,17 @@ ReadTopologyTable(PointContext& ctx)
         const uint64_t servers = topo.Uint("servers", 1, 1, 1u << 24);
         const uint64_t gpus = topo.Uint("gpus", 0, 2, 1u << 20);
         const std::string fabric = topo.String("fabric", "rail-optimized");
+        const bool sharp = topo.Bool("sharp", false);
         if (name.empty() || !p.topologySpec.empty() || !file.empty())
         {
             r.Fail(topoTable,
                    "topology.preset",
-                   name.empty() ? "servers, gpus and fabric need preset = \"dgx-h100\" (or "
+                   name.empty() ? "servers, gpus, fabric and sharp need preset = \"dgx-h100\" (or "
                                   "dgx-a100, gb200-nvl72)"
                                 : "give preset, spec or file, one of them");
         }
         p.topologySpec = name + ":servers=" + std::to_string(servers) + ",fabric=" + fabric +
-                         (gpus ? ",gpus=" + std::to_string(gpus) : "");
+                         (gpus ? ",gpus=" + std::to_string(gpus) : "") + (sharp ? ",sharp=1" : "");
     }
     // an ASTRA-sim network YAML is its hier spec (tn-astra.h): read only when given, as a preset
     const toml::node* astra = topoTable ? r.Resolve(topoTable->get("astra")) : nullptr;

@@ -77,6 +77,14 @@ printf '[topology]\npreset = "dgx-h100"\nservers = 2\nfabric = "rail-optimized"\
 q "$pdb" "SELECT params_json FROM run" | grep -q '"topology.preset":"dgx-h100","topology.servers":2' ||
     fail "preset: parameters $(q "$pdb" 'SELECT params_json FROM run')"
 
+# sharp = true: NCCL's tuner runs CollNet on the SHARP fabric and the row records it (1 MiB
+# on 2 DGX-H100: 50.4 us against the tree's LL128 59.4 in NCCL's model, doc/core-algorithms.rst)
+printf '[topology]\npreset = "dgx-h100"\nservers = 2\nsharp = true\n[[collective]]\nalgorithm = "nccl"\nbytes = "1MiB"\n' > "$tmp/sharp.toml"
+"$runner" "$tmp/sharp.toml" --db "$tmp/sharp.db" --set mode=flow > "$tmp/out" 2> "$tmp/err" ||
+    fail "sharp: exit non-zero: $(cat "$tmp/err")"
+[ "$(q "$tmp/sharp.db" "SELECT algorithm || ',' || protocol FROM collective")" = "nccl:collnet:simple,simple" ] ||
+    fail "sharp: recorded $(q "$tmp/sharp.db" 'SELECT algorithm, protocol FROM collective')"
+
 # --- bad scenarios: one error line with file, line and key; exit 2; no run -------------
 # case FILE-CONTENT EXPECTED-REGEX [RUNNER-ARGS...]
 n=0
@@ -189,11 +197,14 @@ bad "[topology]\\nspec = \"ring:8\"\\n[training]\\nworkload = \"$(cd "$top" && p
     "bad[0-9]+.toml:5:13: training.algorithm: unknown algorithm 'Auto'"
 # a system preset: servers, gpus and fabric need it; its errors name topology.preset
 bad '[topology]\nservers = 2\n[[collective]]\nbytes = 1\n' \
-    "bad$((n + 1)).toml:1:1: topology.preset: servers, gpus and fabric need preset"
+    "bad$((n + 1)).toml:1:1: topology.preset: servers, gpus, fabric and sharp need preset"
 bad '[topology]\npreset = "dgx-h100"\nspec = "ring:8"\n[[collective]]\nbytes = 1\n' \
     "bad$((n + 1)).toml:1:1: topology.preset: give preset, spec or file, one of them"
 bad '[topology]\npreset = "dgx-h100"\ngpus = 9\n[[collective]]\nbytes = 1\n' \
     "bad$((n + 1)).toml:2:10: topology.preset: .*gpus = 9 must be in \\[2, 8\\]"
+# sharp = true (the fabric's switches reduce) needs a fabric: 2 servers or more
+bad '[topology]\npreset = "dgx-h100"\nsharp = true\n[[collective]]\nbytes = 1\n' \
+    "bad$((n + 1)).toml:2:10: topology.preset: .*sharp=1 needs servers >= 2"
 
 # --- algorithm = "auto": the tuner's choice runs, its row records choice and runner-up ---
 printf '[topology]\nspec = "torus:4x4"\n[[collective]]\nalgorithm = "auto"\nbytes = ["32KiB", "2MiB"]\n' \

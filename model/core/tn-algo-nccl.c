@@ -3,7 +3,8 @@
  *
  * NCCL's model in the registry (tn-nccl.h): the choice of NCCL's tuner, planned as NCCL runs
  * it with one chunk per channel: the registry's ring (with one ring order per channel across
- * servers), NCCL's tree, or NVLS and NVLS-tree (tn-algo-nvls.c). The protocol's costs are not in
+ * servers), NCCL's tree, NVLS and NVLS-tree (tn-algo-nvls.c), or CollNet Direct
+ * (tn-algo-collnet.c). The protocol's costs are not in
  * the plan: the cost model and the executor take them from tn_nccl_choose.
  */
 #include "tn-algorithm-impl.h"
@@ -371,6 +372,17 @@ tn_algo_nccl_estimate(const tn_topology* topo,
         size->exact_transfers = true;
         return;
     }
+    if (ok && choice.algo == TN_NCCL_COLLNET)
+    {
+        /* a send waits for at most g - 1 + 2(s - 1) (the sends into its sender) */
+        uint32_t servers, g;
+        tree_shape(topo, ranks, &servers, &g);
+        t = tn_algo_collnet_transfers(ranks, g, (uint32_t)chunks);
+        size->transfers = t;
+        size->deps = tn_sat_mul(t, g + 2 * (uint64_t)servers);
+        size->exact_transfers = true;
+        return;
+    }
     if (tree)
     {
         uint32_t servers, g;
@@ -423,6 +435,18 @@ tn_algo_nccl_plan(const tn_topology* topo,
                                 "%s: NVLS-tree needs every GPU of the servers",
                                 request->algorithm);
         st = tn_algo_nvls_plan(topo, s, g, choice.algo == TN_NCCL_NVLS_TREE, err);
+        return st ? st : tn_schedule_set_algorithm(s, choice.name, err);
+    }
+    if (choice.algo == TN_NCCL_COLLNET)
+    {
+        uint32_t servers, g;
+        tree_shape(topo, tn_schedule_ranks(s), &servers, &g);
+        if (servers < 2)
+            return tn_error_set(err,
+                                TN_EUNSUPPORTED,
+                                "%s: CollNet needs every GPU of 2 servers or more",
+                                request->algorithm);
+        st = tn_algo_collnet_plan(topo, s, g, err);
         return st ? st : tn_schedule_set_algorithm(s, choice.name, err);
     }
     tn_plan_request r = *request;

@@ -330,6 +330,15 @@ extern "C"
     /** Transfers of tn_algo_nvls_plan for N ranks, servers of g, C chunks of S bytes. */
     uint64_t tn_algo_nvls_transfers(uint32_t N, uint32_t g, bool tree, uint32_t C, uint64_t S);
 
+    /** CollNet Direct all-reduce (tn-nccl.h's contract) across servers of g GPUs (rank
+     *  server x g + i, 2 servers or more), a channel per chunk. */
+    tn_status tn_algo_collnet_plan(const tn_topology* topo,
+                                   tn_schedule* s,
+                                   uint32_t g,
+                                   tn_error* err);
+    /** Transfers of tn_algo_collnet_plan for N ranks, servers of g, C chunks. */
+    uint64_t tn_algo_collnet_transfers(uint32_t N, uint32_t g, uint32_t C);
+
     /* ---- custom: ASTRA-sim's Collective API traces (tn-algo-custom.c) ------------------ */
 
     tn_status tn_algo_custom_check(const tn_topology* topo,

@@ -919,9 +919,11 @@ tn_cost_protocol_wire(const tn_cost_protocol* protocol, int32_t dim, uint64_t le
         uint64_t lines = (length - 1) / protocol->line_data + 1;
         wire = tn_sat_mul(lines, protocol->line_bytes);
     }
-    double e = protocol->intra_efficiency, k = protocol->intra_scale;
+    bool intra = intra_hop(protocol, dim);
+    double e = intra ? protocol->intra_efficiency : 0.0;
+    double k = intra ? protocol->intra_scale : protocol->inter_scale;
     bool effic = e > 0 && e<1, scale = k> 0 && k != 1;
-    if ((effic || scale) && intra_hop(protocol, dim))
+    if (effic || scale)
     {
         double scaled = (double)wire * (scale ? k : 1.0) / (effic ? e : 1.0);
         if (scaled >= 1.8e19)

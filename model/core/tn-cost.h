@@ -96,7 +96,8 @@ extern "C"
      * A communication library's protocol on the wire (tn-nccl.h fills one for NCCL's LL, LL128
      * and Simple). A transfer of L > 0 bytes puts wire(L) = ceil(L / line_data) x line_bytes
      * bytes on the wire (line_data = 0: L, the full line), times intra_scale (when > 0) and
-     * divided by intra_efficiency (when in (0, 1)) on a hop inside a server, rounded up, and
+     * divided by intra_efficiency (when in (0, 1)) on a hop inside a server, times
+     * inter_scale (when > 0) on a hop between servers, rounded up, and
      * waits before it is posted:
      * launch_ns when it has no deps (the collective's launch), plus what the hop's latency
      * adds to the network's own: intra_hop_ns - intra_path_ns for a hop inside a server (dim 0,
@@ -124,6 +125,10 @@ extern "C"
          *  NVLS (tn-nccl.h): the switch's reduction and multicast put S(1 + 1/n) on a GPU's
          *  link where the plan's direct transfers move 2S(n - 1)/n */
         double intra_scale;
+        /** the same on a hop between servers. CollNet (tn-nccl.h): the fabric's switches
+         *  reduce and multicast, a NIC sends its slice S once and receives the total once,
+         *  where the plan's direct exchange between the servers moves 2S(s - 1)/s */
+        double inter_scale;
     } tn_cost_protocol;
 
     /** wire(L) of the protocol for a hop of `dim` (NULL: L); saturates at UINT64_MAX. */

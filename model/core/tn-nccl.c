@@ -86,6 +86,35 @@ static const double sm100_intra[] =
     {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
 static const double sm100_inter[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
                                      20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* the search's inter-server speeds before Hopper (search.cc's generic array), GB/s */
+static const double generic_inter[] = {48.0,
+                                       30.0,
+                                       28.0,
+                                       24.0,
+                                       20.0,
+                                       18.0,
+                                       15.0,
+                                       12.0,
+                                       10.0,
+                                       9.0,
+                                       7.0,
+                                       6.0,
+                                       5.0,
+                                       4.0,
+                                       3.0,
+                                       2.4,
+                                       1.2,
+                                       0.24,
+                                       0.12};
+/* CollNet Direct (Simple only): hwLatencies NVLink (and PCI) 3.7 us, network 31 us; the
+ * arity serialisation 0.4 us a GPU; heads at most NCCL_MAX_DIRECT_ARITY + 1; channels'
+ * threads NCCL_MAX_NTHREADS and threshold */
+#define COLLNET_INTRA_LAT_US 3.7
+#define COLLNET_NET_LAT_US 31.0
+#define COLLNET_ARITY_LAT_US 0.4
+#define COLLNET_HEADS_MAX 8u
+#define COLLNET_THREADS 640u
+#define COLLNET_THRESHOLD 512u
 /* NVLS's channels (heads) at most: NCCL_MAX_NVLS_ARITY */
 #define NVLS_ARITY_MAX 32u
 
@@ -95,7 +124,7 @@ static const double sm100_inter[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 3
 #define THREADS 512u
 #define LL128_THREADS 640u
 
-static const char* const algo_names[] = {"tree", "ring", "nvls", "nvlstree"};
+static const char* const algo_names[] = {"tree", "ring", "nvls", "nvlstree", "collnet"};
 static const char* const proto_names[] = {"ll", "ll128", "simple"};
 
 static const struct
@@ -168,7 +197,8 @@ tn_nccl_parse(const char* name, tn_nccl_force* force, tn_error* err)
     {
         return tn_error_set(err,
                             TN_EINVAL,
-                            "%s: unknown algorithm '%.*s' (expected ring, tree, nvls or nvlstree)",
+                            "%s: unknown algorithm '%.*s' (expected ring, tree, nvls, nvlstree or "
+                            "collnet)",
                             name,
                             (int)len,
                             p);
@@ -207,6 +237,7 @@ tn_nccl_system_of(const tn_topology* topo, uint32_t ranks, tn_nccl_system* sys)
     {
         return;
     }
+    sys->sharp = tn_topology_sharp(topo);
     const char* name = tn_topology_name(topo);
     for (size_t i = 0; name && i < sizeof(preset_arch) / sizeof(preset_arch[0]); i++)
     {
@@ -335,6 +366,37 @@ tn_nccl_nvls_graph(const tn_nccl_system* sys,
     *bw_inter = inter;
 }
 
+void
+tn_nccl_collnet_graph(const tn_nccl_system* sys,
+                      uint32_t* channels,
+                      double* bw_intra,
+                      double* bw_inter)
+{
+    *channels = 0;
+    *bw_intra = *bw_inter = 0.0;
+    uint32_t g = per_server(sys);
+    if (!sys->sharp || !sys->nvlink || sys->servers < 2 || g < 1 || g > COLLNET_HEADS_MAX)
+        return;
+    bool bw = sys->arch >= TN_NCCL_BLACKWELL, hopper = sys->arch == TN_NCCL_HOPPER;
+    const double* sp = bw ? sm100_inter : hopper ? sm90_inter : generic_inter;
+    size_t n = (bw       ? sizeof(sm100_inter)
+                : hopper ? sizeof(sm90_inter)
+                         : sizeof(generic_inter)) /
+               sizeof(double);
+    /* a head's NIC carries its channel's bwInter; its NVLink its own channel and its share
+     * of the g - 1 others' (1 / (g - 1) each): 2 bwIntra */
+    double nic = sys->inter_GBps / g;
+    size_t i = 0;
+    while (i + 1 < n && (sp[i] > nic || 2 * sp[i] > sys->intra_GBps))
+        i++;
+    double inter = sp[i], intra = sp[i];
+    while (i > 0 && intra < 2 * inter && 2 * sp[i - 1] <= sys->intra_GBps)
+        intra = sp[--i];
+    *channels = g; /* one head per NIC, one NIC per GPU on the presets */
+    *bw_intra = intra;
+    *bw_inter = inter;
+}
+
 /* NCCL's NVLS busBw of a channel inside a server: bwIntra x efficiency x (nc - 1)/nc x 2 */
 static double
 nvls_intra_bw(const tn_nccl_system* sys, uint32_t nc, double bw_intra)
@@ -370,6 +432,13 @@ enabled(const tn_nccl_system* sys, tn_collective coll, tn_nccl_algo algo, tn_ncc
 {
     if ((unsigned)proto >= TN_NCCL_PROTO_COUNT || sys->ranks < 2)
         return false;
+    if (algo == TN_NCCL_COLLNET)
+    {
+        uint32_t nc;
+        double bi, bo;
+        tn_nccl_collnet_graph(sys, &nc, &bi, &bo);
+        return coll == TN_COLL_ALL_REDUCE && proto == TN_NCCL_SIMPLE && nc >= 1;
+    }
     if (algo == TN_NCCL_NVLS || algo == TN_NCCL_NVLS_TREE)
     {
         uint32_t nc;
@@ -407,6 +476,21 @@ tn_nccl_model(const tn_nccl_system* sys, tn_collective coll, tn_nccl_algo algo, 
         e.bw_GBps = e.busbw_GBps * sys->ranks / (2.0 * (sys->ranks - 1));
         e.lat_us = NVLS_NVLINK_LAT_US +
                    (algo == TN_NCCL_NVLS_TREE ? 2 * log2i(sys->servers) * NVLS_TREE_NET_LAT_US : 0);
+        return e;
+    }
+    if (algo == TN_NCCL_COLLNET)
+    {
+        uint32_t nc, g = per_server(sys);
+        double bi, bo;
+        tn_nccl_collnet_graph(sys, &nc, &bi, &bo);
+        /* the GPU/NIC ratio's factor: 1 when every GPU has its NIC */
+        double factor = (double)g / nc;
+        factor -= (factor - 1) / 2;
+        e.busbw_GBps = nc * bi / factor * (sys->arch >= TN_NCCL_HOPPER ? 0.85 : 1.0);
+        e.bw_GBps = e.busbw_GBps * .5;
+        double inter = g == 1 ? hw_lat[HW_NET][TN_NCCL_TREE][TN_NCCL_SIMPLE] : COLLNET_NET_LAT_US;
+        e.lat_us =
+            2 * ((g > 1 ? 1 : 0) * COLLNET_INTRA_LAT_US + (g - 1) * COLLNET_ARITY_LAT_US) + inter;
         return e;
     }
     double ch = sys->channels;
@@ -467,6 +551,27 @@ tn_nccl_channels(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_proto pro
 {
     if (algo == TN_NCCL_NVLS || algo == TN_NCCL_NVLS_TREE)
         return nvls_channels(sys);
+    if (algo == TN_NCCL_COLLNET)
+    {
+        /* NCCL's CollNet channel tuning: below 16, 8, 4, 2 channels in turn, the threshold
+         * halved at 1.5 x each of them */
+        uint64_t nc = sys->channels ? sys->channels : 1, heads, thr = COLLNET_THRESHOLD;
+        double bi, bo;
+        uint32_t h;
+        tn_nccl_collnet_graph(sys, &h, &bi, &bo);
+        heads = h ? h : 1;
+        bool flag = true;
+        for (uint64_t sw = 16; sw >= 1 && flag; sw /= 2)
+        {
+            while ((flag = bytes < nc * COLLNET_THREADS * heads * thr) && nc > sw)
+            {
+                if (nc == sw + sw / 2)
+                    thr /= 2;
+                nc--;
+            }
+        }
+        return (uint32_t)nc;
+    }
     uint64_t nc = sys->channels ? sys->channels : 1;
     uint64_t nt = proto == TN_NCCL_LL128 ? LL128_THREADS : THREADS;
     uint64_t threshold = proto == TN_NCCL_SIMPLE ? 64 : 8;
@@ -502,6 +607,17 @@ tn_nccl_protocol_cost(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_prot
         tn_nccl_nvls_wire(sys, &c.intra_efficiency, &c.intra_scale);
         return c;
     }
+    if (algo == TN_NCCL_COLLNET)
+    {
+        /* the switch's pass up and down is one interLat in NCCL's model: half on each hop */
+        uint32_t g = per_server(sys);
+        c.launch_ns = 2.0 * (g > 0 ? g - 1 : 0) * COLLNET_ARITY_LAT_US * 1000.0;
+        c.intra_hop_ns = COLLNET_INTRA_LAT_US * 1000.0;
+        c.inter_hop_ns = COLLNET_NET_LAT_US / 2 * 1000.0;
+        c.intra_efficiency = sys->nvlink_efficiency;
+        c.inter_scale = sys->servers >= 2 ? sys->servers / (2.0 * (sys->servers - 1)) : 0.0;
+        return c;
+    }
     int a = algo == TN_NCCL_TREE ? 0 : 1;
     double intra, inter;
     hop_lat(sys, a, (int)proto, &intra, &inter);
@@ -510,6 +626,27 @@ tn_nccl_protocol_cost(const tn_nccl_system* sys, tn_nccl_algo algo, tn_nccl_prot
     c.inter_hop_ns = inter * 1000.0;
     c.intra_efficiency = sys->nvlink_efficiency;
     return c;
+}
+
+/* why a forced CollNet does not run on sys (NULL: it does) */
+static const char*
+collnet_refusal(const tn_nccl_system* sys, tn_collective coll, tn_nccl_force force)
+{
+    if (!sys->sharp)
+        return "CollNet needs a fabric whose switches reduce (SHARP) and no fabric here "
+               "offers it: a preset with sharp=1, e.g. dgx-h100:servers=4,sharp=1";
+    if (coll != TN_COLL_ALL_REDUCE)
+        return "CollNet is modelled for all-reduce only";
+    if (force.proto != TN_NCCL_PROTO_ANY && force.proto != TN_NCCL_SIMPLE)
+        return "CollNet runs the Simple protocol only (nccl:collnet:simple)";
+    if (sys->servers < 2)
+        return "CollNet runs across servers: its ranks fit in one";
+    uint32_t g = per_server(sys);
+    if (g == 0)
+        return "CollNet needs servers of equal size";
+    if (g > COLLNET_HEADS_MAX)
+        return "CollNet Direct runs up to 8 GPUs a server (NCCL_MAX_DIRECT_ARITY + 1)";
+    return NULL;
 }
 
 /* why a forced NVLS or NVLS-tree does not run on sys (NULL: it does) */
@@ -565,6 +702,12 @@ tn_nccl_choose(const tn_topology* topo,
         if (why)
             return tn_error_set(err, TN_EUNSUPPORTED, "%s: %s", request->algorithm, why);
     }
+    if (force.algo == TN_NCCL_COLLNET)
+    {
+        const char* why = collnet_refusal(sys, coll, force);
+        if (why)
+            return tn_error_set(err, TN_EUNSUPPORTED, "%s: %s", request->algorithm, why);
+    }
     double best = -1;
     for (int a = 0; a < TN_NCCL_ALGO_COUNT; a++)
     {
@@ -597,9 +740,10 @@ tn_nccl_choose(const tn_topology* topo,
     }
     choice->time_us = best;
     choice->channels = tn_nccl_channels(sys, choice->algo, choice->proto, request->bytes);
-    choice->planner = choice->algo == TN_NCCL_TREE   ? "dbt"
-                      : choice->algo == TN_NCCL_RING ? "ring"
-                                                     : "nvls";
+    choice->planner = choice->algo == TN_NCCL_TREE      ? "dbt"
+                      : choice->algo == TN_NCCL_RING    ? "ring"
+                      : choice->algo == TN_NCCL_COLLNET ? "collnet"
+                                                        : "nvls";
     snprintf(choice->name,
              sizeof(choice->name),
              "%s:%s:%s",

@@ -2,19 +2,18 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * tn-nccl: a model of NCCL's collectives: its algorithms (ring, double binary tree, NVLS,
- * NVLS-tree), its
- * protocols (LL, LL128, Simple), its channels, and the choice its tuner makes for a size, a
- * GPU count and a system. Facts from NCCL's public source (src/graph/tuning.cc, the tuning
- * tables; src/include/device.h, the protocols' lines; src/enqueue.cc, the channel count);
- * the figures are in tn-nccl.c and doc/core-algorithms.rst.
+ * NVLS-tree, CollNet Direct), its protocols (LL, LL128, Simple), its channels, and the choice its
+ * tuner makes for a size, a GPU count and a system. Facts from NCCL's public source
+ * (src/graph/tuning.cc, the tuning tables; src/include/device.h, the protocols' lines;
+ * src/enqueue.cc, the channel count); the figures are in tn-nccl.c and doc/core-algorithms.rst.
  *
  * Contract
  * --------
  * Names. The algorithm family "nccl" (tn-algorithm.h registers it): "nccl" asks for the
- * tuner's choice; "nccl:ALGO" forces the algorithm (ring, tree, nvls) and lets the tuner pick
- * the protocol; "nccl:ALGO:PROTO" forces both (algorithms ring, tree, nvls, nvlstree;
- * protocols ll, ll128, simple). tn_nccl_parse reads a name; anything else is TN_EINVAL naming
- * the part and the valid words.
+ * tuner's choice; "nccl:ALGO" forces the algorithm and lets the tuner pick the protocol;
+ * "nccl:ALGO:PROTO" forces both (algorithms ring, tree, nvls, nvlstree, collnet; protocols ll,
+ * ll128, simple). tn_nccl_parse reads a name; anything else is TN_EINVAL naming the part and
+ * the valid words.
  *
  * NVLS (NVLink SHARP: the NVSwitch reduces and multicasts) runs all-reduce, Simple only, on
  * the presets whose switch does it (sys.nvls: dgx-h100, gb200-nvl72; not dgx-a100, nor a
@@ -35,6 +34,33 @@
  * (n + 1) / (2(n - 1)) / the link's line rate (0.68 on dgx-h100), so a busy link gives what
  * NCCL's model says; latency: NVLS's hwLat once as the launch (the switch's pass is one
  * operation, not hops), and the NVLS-tree's network hwLat per hop between servers.
+ *
+ * CollNet (NCCL_ALGO_COLLNET_DIRECT, "collnet": the fabric's switches reduce, InfiniBand
+ * SHARP) runs all-reduce, Simple only, on a topology that says its fabric reduces
+ * (tn_topology_sharp: a preset with sharp=1), across 2 servers or more of at most 8 GPUs
+ * on an NVSwitch (NCCL_MAX_DIRECT_ARITY + 1; not gb200-nvl72's 72). CollNet Chain (servers
+ * without an NVSwitch) is not modelled: every SHARP fabric here joins NVSwitch servers.
+ * Data flow (NCCL's CollNet Direct): GPU i of a server is the head of slice i; every other
+ * GPU sends it its slice i over NVLink (reduce-scatter), head i sends the server's sum
+ * through its NIC into the SHARP tree once, the switches reduce the servers' sums and
+ * multicast the total back to every server's head i, which sends it to the server's other
+ * GPUs (all-gather). The plan (tn-algo-collnet.c) moves the switch's part as direct
+ * transfers between the servers' heads i (slice i in s parts, part k reduced at server k's
+ * head then copied back: 2S(s - 1)/s per NIC and direction, S the slice), so the
+ * protocol's inter_scale s / (2(s - 1)) puts SHARP's bytes, S once each way, on the NIC
+ * links; on the presets' fabrics every head i sits on rail i's leaf, which is the
+ * reduction point (the switches' own reduction time is not modelled). Latency: the
+ * per-hop NVLink hwLat (3.7 us) inside a server, half of CollNet's network hwLat (31 us)
+ * on each of the two hops between servers (the switch's pass up and down is one
+ * operation in NCCL's model), and the arity serialisation 2 (g - 1) x 0.4 us as the launch.
+ * Tuning model (tuning.cc): the CollNet Direct graph has nc = g heads (one NIC per GPU)
+ * of bwIntra GB/s: bwInter the fastest inter speed (NCCL's search arrays; Ampere and
+ * before: the generic one) a NIC takes and bwIntra raised a speed at a time while below
+ * 2 bwInter, a head's NVLink carrying 2 bwIntra at most; busBw = nc x bwIntra / factor
+ * (factor = g / nc less half its excess over 1: 1 here), x 0.85 on Hopper and later;
+ * algorithm bandwidth busBw / 2; latency 2 (min(1, g - 1) x 3.7 + (g - 1) x 0.4) + 31 us
+ * (14 with one GPU a server). Channels (enqueue.cc): from 16, one less while S < nc x 640
+ * threads x heads x threshold (512, halved at nc = 12, 6, 3), down to 1.
  *
  * Protocols (tn_nccl_protocol_wire): LL sends 8-byte lines of 4 data bytes and a 4-byte flag
  * (efficiency 1/2), LL128 128-byte lines of 120 data bytes and an 8-byte flag (15/16),
@@ -81,8 +107,10 @@
  *    (25 us), NVLS-tree 25 us + 2 log2(servers) x hwLat[NET][NVLS_TREE] (20.9 us); NVLS-tree's
  *    bandwidth times treeCorrectionFactor on Blackwell (x86 hosts).
  * The tuner (tn_nccl_choose) takes the enabled (algorithm, protocol) of the smallest time
- * (ties: NCCL's order, tree before ring, LL before LL128 before Simple, then NVLS, NVLS-tree).
- * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls (one server, several). Enabled: tree
+ * (ties: NCCL's order, tree before ring, LL before LL128 before Simple, then NVLS, NVLS-tree,
+ * then CollNet, which NCCL puts before NVLS: an exact tie between them is not expected).
+ * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls (one server, several); CollNet
+ * where sys.sharp (above). Enabled: tree
  * for all-reduce only, ring for every collective but all-to-all (which the family refuses); LL128
  * on NVLink systems only (NCCL enables it by default where the GPUs talk over NVLink). Channels of
  * a size: C, less one while S < C x threads x threshold (threads 512, 640 for LL128; threshold 64
@@ -127,6 +155,7 @@ extern "C"
         TN_NCCL_RING = 1,
         TN_NCCL_NVLS = 2,
         TN_NCCL_NVLS_TREE = 3,
+        TN_NCCL_COLLNET = 4, /**< CollNet Direct (NCCL's order puts it before NVLS) */
         TN_NCCL_ALGO_COUNT
     } tn_nccl_algo;
 
@@ -149,7 +178,7 @@ extern "C"
         TN_NCCL_BLACKWELL
     } tn_nccl_arch;
 
-    /** "tree", "ring", "nvls", "nvlstree"; "?" beyond. */
+    /** "tree", "ring", "nvls", "nvlstree", "collnet"; "?" beyond. */
     const char* tn_nccl_algo_name(tn_nccl_algo algo);
     /** "ll", "ll128", "simple"; "?" beyond. */
     const char* tn_nccl_proto_name(tn_nccl_proto proto);
@@ -185,6 +214,8 @@ extern "C"
         double inter_path_ns;
         /** the servers' switch reduces and multicasts (NVLS: a preset of Hopper or later) */
         bool nvls;
+        /** the fabric's switches reduce (SHARP: tn_topology_sharp; CollNet) */
+        bool sharp;
     } tn_nccl_system;
 
     /** The system of topo (NULL: one NVLink server of `ranks` Hopper GPUs). */
@@ -233,8 +264,8 @@ extern "C"
         uint32_t channels;
         double time_us;      /**< the tuning model's time for the size */
         const char* planner; /**< the registry's name of its algorithm: "ring", "dbt" (NCCL's
-                                  tree and NVLS are planned by tn-algo-nccl.c and
-                                  tn-algo-nvls.c themselves) */
+                                  tree, NVLS and CollNet are planned by tn-algo-nccl.c,
+                                  tn-algo-nvls.c and tn-algo-collnet.c themselves) */
         char name[32];       /**< "nccl:ring:simple" */
         tn_cost_protocol protocol;
         tn_nccl_system system;
@@ -245,7 +276,9 @@ extern "C"
      * `ranks` ranks: forced parts as named, the rest as NCCL's tuner picks. TN_EINVAL for a
      * bad name, TN_EUNSUPPORTED for a collective the family does not run, or a forced pair
      * NCCL does not run (tree for anything but all-reduce, LL128 off NVLink, NVLS off a
-     * switch that reduces, NVLS across servers, NVLS-tree in one, NVLS with LL or LL128).
+     * switch that reduces, NVLS across servers, NVLS-tree in one, NVLS with LL or LL128,
+     * CollNet without a fabric that reduces, in one server, with LL or LL128, or for
+     * another collective).
      */
     tn_status tn_nccl_choose(const tn_topology* topo,
                              const tn_plan_request* request,
@@ -259,6 +292,13 @@ extern "C"
                             uint32_t* channels,
                             double* bw_intra,
                             double* bw_inter);
+
+    /** NCCL's CollNet Direct graph on sys (contract): channels (heads), bwIntra and bwInter
+     *  per channel (GB/s); channels 0 where CollNet does not run. */
+    void tn_nccl_collnet_graph(const tn_nccl_system* sys,
+                               uint32_t* channels,
+                               double* bw_intra,
+                               double* bw_inter);
 
     /** The simulation's NVLS share of an NVLink and wire scale (contract; 0, 0 without NVLS). */
     void tn_nccl_nvls_wire(const tn_nccl_system* sys, double* efficiency, double* scale);

@@ -297,7 +297,8 @@ tn_spec_named(tn_topology* t, tn_span trimmed, tn_topology** out, tn_error* err)
     return TN_OK;
 }
 
-/* PRESET:servers=N[,gpus=G][,fabric=F][,oversub=R] (tn-topology.h, system presets). */
+/* PRESET:servers=N[,gpus=G][,fabric=F][,oversub=R][,sharp=0|1] (tn-topology.h, system
+ * presets). */
 static tn_status
 tn_spec_preset(tn_spec* sp,
                const tn_system_preset* preset,
@@ -305,7 +306,7 @@ tn_spec_preset(tn_spec* sp,
                tn_topology** out,
                tn_error* err)
 {
-    static const char* keys[] = {"servers", "gpus", "fabric", "oversub"};
+    static const char* keys[] = {"servers", "gpus", "fabric", "oversub", "sharp"};
     for (uint32_t j = 0; j < sp->nkeys; j++)
     {
         int found = 0;
@@ -318,7 +319,7 @@ tn_spec_preset(tn_spec* sp,
             return tn_error_set(err,
                                 TN_EINVAL,
                                 "topology spec '%s': unknown key '%.*s' for %s (known: servers, "
-                                "gpus, fabric, oversub)",
+                                "gpus, fabric, oversub, sharp)",
                                 sp->text,
                                 tn_span_shown_width(sp->key[j], TN_SPEC_SHOWN),
                                 sp->key[j].s,
@@ -330,7 +331,7 @@ tn_spec_preset(tn_spec* sp,
         return tn_error_set(err,
                             TN_EINVAL,
                             "topology spec '%s': '%.*s' must be a key=value parameter (servers, "
-                            "gpus, fabric, oversub)",
+                            "gpus, fabric, oversub, sharp)",
                             sp->text,
                             tn_span_shown_width(sp->body, TN_SPEC_SHOWN),
                             sp->body.s);
@@ -379,6 +380,27 @@ tn_spec_preset(tn_spec* sp,
                             "has no spine)",
                             sp->text);
     }
+    bool sharp = false;
+    if (tn_spec_get(sp, "sharp", &v))
+    {
+        if (!tn_span_eq(v, "0") && !tn_span_eq(v, "1"))
+            return tn_error_set(err,
+                                TN_EINVAL,
+                                "topology spec '%s': sharp '%.*s' is not 0 or 1",
+                                sp->text,
+                                tn_span_shown_width(v, TN_SPEC_SHOWN),
+                                v.s);
+        sharp = tn_span_eq(v, "1");
+    }
+    if (sharp && servers < 2)
+    {
+        /* one server has no fabric switch to reduce in */
+        return tn_error_set(err,
+                            TN_EINVAL,
+                            "topology spec '%s': sharp=1 needs servers >= 2 (one server has no "
+                            "fabric)",
+                            sp->text);
+    }
     tn_topology* t = NULL;
     if ((s = tn_topology_system(preset, servers, gpus, fabric, oversub, &t, err)))
     {
@@ -386,6 +408,7 @@ tn_spec_preset(tn_spec* sp,
         snprintf(why, sizeof(why), "%s", err ? err->message : "");
         return tn_error_set(err, s, "topology spec '%s': %s", sp->text, why);
     }
+    tn_topology_set_sharp(t, sharp);
     return tn_spec_named(t, trimmed, out, err);
 }
 

@@ -42,6 +42,7 @@ struct tn_topology
     tn_dim_info* dims;
     uint32_t dim_count;
     int npus_forward; /* -1: automatic (no switch), 0, 1 */
+    bool sharp;       /* the fabric's switches reduce (tn_topology_set_sharp) */
     tn_shape shape;   /* the generator's structure; cleared by any node or cable added */
 };
 
@@ -474,6 +475,21 @@ tn_topology_set_npus_forward(tn_topology* topo, bool npus_forward)
     {
         topo->npus_forward = npus_forward ? 1 : 0;
     }
+}
+
+void
+tn_topology_set_sharp(tn_topology* topo, bool sharp)
+{
+    if (topo)
+    {
+        topo->sharp = sharp;
+    }
+}
+
+bool
+tn_topology_sharp(const tn_topology* topo)
+{
+    return topo && topo->sharp;
 }
 
 const tn_shape*

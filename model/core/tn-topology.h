@@ -98,7 +98,7 @@
  *   hier:dim{+dim}   dim := (ring|fc|switch) SIZE '@' RATE [ '/' TIME ]
  *                    e.g. hier:ring4@250Gbps/150ns+switch8@100Gbps/500ns
  *                    (a missing '/TIME' uses latency= or the default 150 ns)
- *   dgx-a100|dgx-h100|gb200-nvl72:servers=N[,gpus=G][,fabric=F][,oversub=R]
+ *   dgx-a100|dgx-h100|gb200-nvl72:servers=N[,gpus=G][,fabric=F][,oversub=R][,sharp=1]
  *                    a system preset (below), e.g. dgx-h100:servers=4,fabric=rail-optimized
  *   common keys: rate=RATE, latency=TIME (not rate= for hier nor presets).
  *   RATE, TIME: numbers with units, grammar in tn-units.h (250Gbps, 150ns).
@@ -266,6 +266,11 @@ extern "C"
 
     /** Override the NPU transit rule (see contract). */
     void tn_topology_set_npus_forward(tn_topology* topo, bool npus_forward);
+
+    /** Whether the fabric's switches reduce (SHARP: NCCL's CollNet runs on it). Only what
+     *  the topology declares: the presets' `sharp=1` (default false). */
+    void tn_topology_set_sharp(tn_topology* topo, bool sharp);
+    bool tn_topology_sharp(const tn_topology* topo);
 
     /* ---- accessors ---------------------------------------------------------------- */
 
@@ -443,8 +448,10 @@ extern "C"
      *                   a change of rail crosses a spine.
      *   rail-only       a switch per rail and no spine (tn_topology_hierarchical of the two
      *                   dims): a change of rail relays over NVLink.
-     * Spec: PRESET:servers=N[,gpus=G][,fabric=F][,oversub=R] (defaults 1, all GPUs,
-     * rail-optimized, 1). The topology's name is the spec. */
+     * Spec: PRESET:servers=N[,gpus=G][,fabric=F][,oversub=R][,sharp=0|1] (defaults 1, all
+     * GPUs, rail-optimized, 1, 0). sharp=1 (servers >= 2) declares that the fabric's switches
+     * reduce (InfiniBand SHARP; tn_topology_sharp): NCCL's CollNet runs on it (tn-nccl.h).
+     * The topology's name is the spec. */
     typedef struct tn_system_preset
     {
         const char* name;           /**< "dgx-h100" */

@@ -163,6 +163,7 @@ FlowNetwork::Build(const tn_topology* topo)
                         "FlowNetwork: cable " << l << " not copied: " << err.message);
     }
     tn_topology_set_npus_forward(m_topo, tn_topology_npus_forward(topo));
+    tn_topology_set_sharp(m_topo, tn_topology_sharp(topo));
     // the same cables as the generator's: its shape lets the routes compute their distances
     // (no destinations x nodes table)
     // internal invariant: a faithful copy has the original's node counts

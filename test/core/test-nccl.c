@@ -772,6 +772,9 @@ test_nvls_plan(tn_test_ctx* ctx)
     tn_topology_destroy(four);
 }
 
+/* CollNet's cases (test-nccl-collnet.c) */
+void tn_nccl_collnet_cases(tn_test_suite* suite);
+
 void
 tn_suite_nccl(tn_test_suite* suite)
 {
@@ -786,4 +789,5 @@ tn_suite_nccl(tn_test_suite* suite)
     tn_test_add(suite, "tree-time", test_tree_time);
     tn_test_add(suite, "nvls-model", test_nvls_model);
     tn_test_add(suite, "nvls-plan", test_nvls_plan);
+    tn_nccl_collnet_cases(suite);
 }
