@@ -74,7 +74,7 @@ def recorded(name, db, nvls):
     if got is None:
         return [f"{name}: no collective row in the database"]
     algorithm, protocol, channels = got
-    m = re.fullmatch(r"nccl:(ring|tree|nvls|nvlstree):(ll|ll128|simple)", algorithm or "")
+    m = re.fullmatch(r"nccl:(ring|tree|nvls|nvlstree|collnet):(ll|ll128|simple)", algorithm or "")
     if not m or m.group(2) != protocol or not channels or channels < 1:
         return [f"{name}: the database records {algorithm}, protocol {protocol}, "
                 f"{channels} channels"]
