@@ -16,7 +16,8 @@ measured time / our time - 1) and fails when
   - a row the page marks "not run" (a model it lacks) is not refused with one error line naming
     what is not modelled;
   - the database's collective row does not record the choice as nccl:ALGO:PROTO with PROTO its
-    protocol column and channels >= 1, or a row whose setup names NVLS ran another algorithm.
+    protocol column and channels >= 1, or a row whose setup names NVLS (NVLS-tree) ran another
+    algorithm.
 
 usage: nccl-validation-test.py PROGRAM PAGE DB
 """
@@ -63,8 +64,9 @@ def size_bytes(size):
     return int(number) * UNITS[unit]
 
 
-def recorded(name, db, nvls):
-    """Failures of the newest collective row of db: the choice, its protocol and channels."""
+def recorded(name, db, want):
+    """Failures of the newest collective row of db: the choice, its protocol and channels, and
+    the algorithm the setup names (want: "nvls", "nvlstree" or None)."""
     con = sqlite3.connect(db)
     try:
         got = con.execute("SELECT algorithm, protocol, channels FROM collective "
@@ -78,8 +80,8 @@ def recorded(name, db, nvls):
     if not m or m.group(2) != protocol or not channels or channels < 1:
         return [f"{name}: the database records {algorithm}, protocol {protocol}, "
                 f"{channels} channels"]
-    if nvls and m.group(1) != "nvls":
-        return [f"{name}: the setup is NVLS, the database records {algorithm}"]
+    if want and m.group(1) != want:
+        return [f"{name}: the setup is {want}, the database records {algorithm}"]
     return []
 
 
@@ -134,7 +136,9 @@ def main():
         elif abs(error) <= goal and miss:
             failures.append(f"{name}: the page marks a miss, the run's error {error:+.1f} % "
                             f"is within the goal of {goal:.0f} %")
-        failures += recorded(name, db, "NVLS" in row.get("setup", ""))
+        setup = row.get("setup", "")
+        want = "nvlstree" if "NVLS-tree" in setup else "nvls" if "NVLS" in setup else None
+        failures += recorded(name, db, want)
         page_ours = float(row["ours"])
         if abs(page_ours - figure) > 0.005 * figure:
             failures.append(f"{name}: the page says {page_ours}, the run prints {figure:.2f}")

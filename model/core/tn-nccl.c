@@ -404,18 +404,37 @@ nvls_intra_bw(const tn_nccl_system* sys, uint32_t nc, double bw_intra)
     return bw_intra * nvls_efficiency[sys->arch] * (nc - 1) / nc * 2.0;
 }
 
+/* NCCL's busBw of NVLS (one server) or NVLS-tree (across servers) on sys: nc channels of
+ * min(intraBw, bwInter (x 2 for the tree on two servers), the tree's perChMaxNVLSTreeBw) */
+static double
+nvls_busbw(const tn_nccl_system* sys, bool tree)
+{
+    uint32_t nc;
+    double bi, bo;
+    tn_nccl_nvls_graph(sys, &nc, &bi, &bo);
+    if (nc < 2)
+        return 0.0;
+    int idx2 = sys->servers <= 2 ? (int)sys->servers - 1 : 2;
+    double bw = min2(nvls_intra_bw(sys, nc, bi), bo * (sys->servers <= 2 && tree ? 2 : 1));
+    if (tree)
+        bw = min2(bw, nvls_tree_bw[sys->arch][idx2]);
+    return nc * bw;
+}
+
 void
 tn_nccl_nvls_wire(const tn_nccl_system* sys, double* efficiency, double* scale)
 {
     *efficiency = *scale = 0.0;
-    uint32_t nc, n = per_server(sys);
-    double bi, bo;
-    tn_nccl_nvls_graph(sys, &nc, &bi, &bo);
+    uint32_t n = per_server(sys), N = sys->ranks;
+    double busbw = nvls_busbw(sys, sys->servers > 1);
     double line = sys->intra_GBps / (sys->nvlink_efficiency > 0 ? sys->nvlink_efficiency : 1);
-    if (nc < 2 || line <= 0)
+    if (busbw <= 0 || line <= 0 || N < 2)
         return;
     *scale = (n + 1.0) / (2.0 * (n - 1.0));
-    double e = *scale * nc * nvls_intra_bw(sys, nc, bi) / line;
+    /* NCCL's algorithm bandwidth busBw x N / (2(N - 1)), N all the ranks, puts S(1 + 1/n)
+     * on a GPU's link in S / algbw: across servers the tree's per-channel cap and the larger
+     * N slow the link as NCCL's model slows the collective (one server: busBw x scale) */
+    double e = busbw * N / (2.0 * (N - 1.0)) * (n + 1.0) / n / line;
     *efficiency = e < 1 ? e : 1; /* at most the line rate */
 }
 
@@ -465,14 +484,7 @@ tn_nccl_model(const tn_nccl_system* sys, tn_collective coll, tn_nccl_algo algo, 
     int idx2 = sys->servers <= 2 ? (int)sys->servers - 1 : 2;
     if (algo == TN_NCCL_NVLS || algo == TN_NCCL_NVLS_TREE)
     {
-        uint32_t nc;
-        double bi, bo;
-        tn_nccl_nvls_graph(sys, &nc, &bi, &bo);
-        double bw = min2(nvls_intra_bw(sys, nc, bi),
-                         bo * (sys->servers <= 2 && algo == TN_NCCL_NVLS_TREE ? 2 : 1));
-        if (algo == TN_NCCL_NVLS_TREE)
-            bw = min2(bw, nvls_tree_bw[arch][idx2]);
-        e.busbw_GBps = nc * bw;
+        e.busbw_GBps = nvls_busbw(sys, algo == TN_NCCL_NVLS_TREE);
         e.bw_GBps = e.busbw_GBps * sys->ranks / (2.0 * (sys->ranks - 1));
         e.lat_us = NVLS_NVLINK_LAT_US +
                    (algo == TN_NCCL_NVLS_TREE ? 2 * log2i(sys->servers) * NVLS_TREE_NET_LAT_US : 0);

@@ -30,10 +30,12 @@
  * GPU<->switch links; NVLS-tree reduces slice i between the servers' GPU i (a tree of the
  * servers on rail i, the trees alternating per channel as the double binary tree's) between
  * the two intra-server halves. The rate NVLS gets of an NVLink is NCCL's own model of it:
- * intra_efficiency = the tuning model's intra-server NVLS bus bandwidth (below) x
- * (n + 1) / (2(n - 1)) / the link's line rate (0.68 on dgx-h100), so a busy link gives what
- * NCCL's model says; latency: NVLS's hwLat once as the launch (the switch's pass is one
- * operation, not hops), and the NVLS-tree's network hwLat per hop between servers.
+ * intra_efficiency = the tuning model's algorithm bandwidth of NVLS or NVLS-tree (below:
+ * busBw x N / (2(N - 1)), N all the ranks; NVLS-tree's busBw with its perChMaxNVLSTreeBw)
+ * x (n + 1) / n / the link's line rate (0.68 on one dgx-h100, 0.62 on two, 0.47 on four),
+ * so a busy link gives what NCCL's model says; latency: NVLS's hwLat once as the launch (the
+ * switch's pass is one operation, not hops), and the NVLS-tree's network hwLat per hop between
+ * servers.
  *
  * CollNet (NCCL_ALGO_COLLNET_DIRECT, "collnet": the fabric's switches reduce, InfiniBand
  * SHARP) runs all-reduce, Simple only, on a topology that says its fabric reduces
@@ -124,7 +126,9 @@
  * to the links' own latency of that hop before it is posted (NCCL's latencies are end to end:
  * a hop costs max(hwLat, path latency)), and baseLat more when it has no deps (the launch).
  * The tuning model's own bandwidth refinements (the 0.92, 1/3.8 and per-channel caps) stay in
- * the tuner: the network model gives the bandwidth.
+ * the tuner: the network model gives the bandwidth; but NVLS's and NVLS-tree's share of an
+ * NVLink is the model's (above: perChMaxNVLSTreeBw included), a switch's reduction having no
+ * link of its own to model.
  */
 #ifndef TN_NCCL_H
 #define TN_NCCL_H
