@@ -143,6 +143,8 @@ ConfigureFabric(const RoceHpccConfig& config,
     if (!config.family.empty())
     {
         ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
+        // both members' QbbNetDevice: no wake-up while a queue pair's send time is overdue
+        ok = defaults->Set("ns3::RdmaNic::IdleWakeup", "family") && ok;
         if (config.cc == "hpcc-pint")
         {
             ok = defaults->Set("ns3::RoceSwitch::PintSamplesEveryPacket", "true") && ok;
@@ -548,7 +550,8 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
     if (!cfg.family.empty())
     {
         std::fprintf(out,
-                     "family member %s: its switch buffer layout, its frame bytes on the wire\n",
+                     "family member %s: its switch buffer layout, its frame bytes on the wire, "
+                     "its NIC's idle wake-up\n",
                      cfg.family.c_str());
     }
     for (const auto& c : res.congestionControls)

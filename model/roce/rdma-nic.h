@@ -94,6 +94,13 @@ class RdmaNic : public RdmaTransport
         ACK_HOST_FIRST_PAUSED //!< as ACK_HOST_FIRST, held while their priority is paused
     };
 
+    /// When a port with no queue pair ready looks again (IdleWakeup).
+    enum IdleWakeupType
+    {
+        WAKE_EARLIEST, //!< at the earliest pacing time (default)
+        WAKE_FAMILY    //!< as the HPCC family's QbbNetDevice: not while one is overdue
+    };
+
     /**
      * Set an attribute of the congestion-control objects this NIC creates (of the class the
      * CongestionControl attribute selects, e.g. "TargetUtilization" of ns3::RdmaHpcc): the
@@ -350,6 +357,10 @@ class RdmaNic : public RdmaTransport
         EventId wake;            //!< wake-up at the earliest pacing time
         Time wakeAt;             //!< time of the scheduled wake-up
         bool wakePending{false}; //!< wake is scheduled
+        /// IdleWakeup family: the queue pairs with data in the order they came (the family's
+        /// m_qpGrp) and the last one served (its m_rrlast)
+        std::vector<RdmaQueuePair*> group;
+        uint32_t rrLast{0}; //!< index in group of the last one served
     };
 
     Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
@@ -358,6 +369,9 @@ class RdmaNic : public RdmaTransport
     void Schedule(RdmaQueuePair* qp);
     void WakePort(uint32_t port);
     void KickPort(uint32_t port);
+    void FamilyIdleWakeup(uint32_t port);
+    RdmaQueuePair* FamilyNext(uint32_t port, uint8_t pausedMask);
+    bool WindowBound(const RdmaQueuePair* qp) const;
     void SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t syndrome);
     void ReceiveData(RdmaQueuePair* qp,
                      const RoceBthHeader& bth,
@@ -414,6 +428,7 @@ class RdmaNic : public RdmaTransport
     mutable bool m_ccFactoryReady{false}; //!< m_ccFactory built for m_ccTid and m_ccAttributes
     uint32_t m_ackInterval;
     bool m_rateChangeReschedules;  //!< RateChangeReschedules
+    IdleWakeupType m_idleWakeup{WAKE_EARLIEST}; //!< IdleWakeup
     AckPriorityType m_ackPriority; //!< AckPriority
     Time m_rto;
     Time m_cnpInterval;
