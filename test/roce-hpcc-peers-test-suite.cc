@@ -803,9 +803,6 @@ RoceHpccPeerCaseSuite g_peersLeafSpine4000TestSuite("training-net-roce-hpcc-peer
 /// Reasons of the known gaps of issue 45's cc-comparison set-ups (doc/roce-hpcc-migration.rst,
 /// "Issue 45's cc-comparison set-ups on the family").
 const std::string NOT_FOUND = "not explained yet (issue 45, item 2)";
-const std::string HPCC_CASE2 =
-    "HPCC on case 2: ours holds each host's link at 83 % of its wire time, the members at 77 %; "
-    "the frames' bytes hid it until both count the family's (RoceNetDevice::Framing)";
 const std::string DCQCN_MEDIAN = "case 1's DCQCN median: its slowdowns spread widely (end and p99 "
                                  "within 2.5 %); with Ethernet's frames it was -3.4 %";
 
@@ -835,8 +832,10 @@ const std::vector<CcRun> HPCC_SETUPS = {
     {"case1", "3", "ns3-datacenter", {}},
     {"case3", "3", "hpcc", {}},
     {"case3", "3", "ns3-datacenter", {}},
-    {"case2", "3", "hpcc", {{0, 0.085, HPCC_CASE2}, {2, 0.065, HPCC_CASE2}}},
-    {"case2", "3", "ns3-datacenter", {{0, 0.085, HPCC_CASE2}, {2, 0.065, HPCC_CASE2}}}};
+    // closed by the family's NIC scan (RdmaNic::IdleWakeup family, which --family sets): with
+    // our ready ring it ended 7.1 % early (p99 -5.2 %)
+    {"case2", "3", "hpcc", {}},
+    {"case2", "3", "ns3-datacenter", {}}};
 RoceHpccPeerCaseSuite g_peersHpccTestSuite("training-net-roce-hpcc-peers-cc3",
                                            HPCC_FILES,
                                            1,

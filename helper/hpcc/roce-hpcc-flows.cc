@@ -144,7 +144,7 @@ ConfigureFabric(const RoceHpccConfig& config,
     {
         ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
         // both members' QbbNetDevice: no wake-up while a queue pair's send time is overdue
-        ok = defaults->Set("ns3::RdmaNic::IdleWakeup", "family") && ok;
+        ok = defaults->Set("ns3::RdmaNic::Scheduler", "family") && ok;
         if (config.cc == "hpcc-pint")
         {
             ok = defaults->Set("ns3::RoceSwitch::PintSamplesEveryPacket", "true") && ok;
@@ -551,7 +551,7 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
     {
         std::fprintf(out,
                      "family member %s: its switch buffer layout, its frame bytes on the wire, "
-                     "its NIC's idle wake-up\n",
+                     "its NIC's scheduler\n",
                      cfg.family.c_str());
     }
     for (const auto& c : res.congestionControls)

@@ -389,18 +389,20 @@ RdmaNic::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_rateChangeReschedules),
                           MakeBooleanChecker())
-            .AddAttribute("IdleWakeup",
-                          "When a port that found no queue pair ready looks again. earliest: "
-                          "at the earliest time a paced queue pair may send. family: as the "
-                          "HPCC family's QbbNetDevice, at the earliest next-send time of the "
-                          "port's queue pairs with data left, and only if that time is still "
-                          "ahead: a window-bound or paused queue pair whose time has passed "
-                          "holds the paced ones until the port sends or the NIC receives a "
-                          "packet (its ACKs and data), and a rate change only moves a wake-up "
-                          "already set (roce-hpcc-flows --family sets it).",
-                          EnumValue(WAKE_EARLIEST),
-                          MakeEnumAccessor(&RdmaNic::m_idleWakeup),
-                          MakeEnumChecker(WAKE_EARLIEST, "earliest", WAKE_FAMILY, "family"))
+            .AddAttribute("Scheduler",
+                          "How a port picks the queue pair that sends next. ring (default): "
+                          "the ready ones in the order they became ready, a paced one joining "
+                          "at its time, and an idle port wakes at the earliest pacing time. "
+                          "family: as both HPCC family members' NIC (RdmaEgressQueue and "
+                          "QbbNetDevice), the first queue pair after the last one served, in the "
+                          "order they came, that may send; an idle port wakes at the earliest "
+                          "next-send time of its queue pairs with data only if that time is "
+                          "ahead (a window-bound or paused one whose time has passed holds the "
+                          "others until the port sends or an ACK arrives), and a rate change "
+                          "only moves a wake-up already set (roce-hpcc-flows --family sets it).",
+                          EnumValue(SCHED_RING),
+                          MakeEnumAccessor(&RdmaNic::m_scheduler),
+                          MakeEnumChecker(SCHED_RING, "ring", SCHED_FAMILY, "family"))
             .AddAttribute("AckPriority",
                           "Where ACK and NACK queue. control: the strict-priority control "
                           "queue (DSCP 48) on every hop, ahead of all data, never paused. data: "
@@ -855,7 +857,7 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
 void
 RdmaNic::Schedule(RdmaQueuePair* qp)
 {
-    if (m_idleWakeup == WAKE_FAMILY)
+    if (m_scheduler == SCHED_FAMILY)
     {
         // the family's queue pairs wait in one list that its NIC scans at every chance
         if (qp->HasData())
@@ -900,9 +902,9 @@ void
 RdmaNic::WakePort(uint32_t port)
 {
     Port& pt = m_ports[port];
-    if (pt.paced.empty() || m_idleWakeup == WAKE_FAMILY)
+    if (pt.paced.empty() || m_scheduler == SCHED_FAMILY)
     {
-        return; // family: only an idle port sets its wake-up (FamilyIdleWakeup)
+        return; // family: only an idle port sets its wake-up (FamilyWakeup)
     }
     Time when = pt.paced.top().when;
     if (pt.wakePending)
@@ -926,7 +928,7 @@ RdmaNic::KickPort(uint32_t port)
 }
 
 void
-RdmaNic::FamilyIdleWakeup(uint32_t port)
+RdmaNic::FamilyWakeup(uint32_t port)
 {
     Port& pt = m_ports[port];
     if (pt.wakePending)
@@ -959,7 +961,7 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
 {
     Port& pt = m_ports[port];
     Time now = Simulator::Now();
-    if (m_idleWakeup == WAKE_FAMILY)
+    if (m_scheduler == SCHED_FAMILY)
     {
         RdmaQueuePair* qp = m_injectNext > now ? nullptr : FamilyNext(port, pausedMask);
         if (!qp)
@@ -973,7 +975,7 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
             }
             else
             {
-                FamilyIdleWakeup(port);
+                FamilyWakeup(port);
             }
             return nullptr;
         }
@@ -1560,7 +1562,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h)
             Acknowledge(qp, psn + 1);
         }
     }
-    if (m_idleWakeup == WAKE_FAMILY)
+    if (m_scheduler == SCHED_FAMILY)
     {
         m_ports[qp->m_port].dev->Kick(); // the family's TriggerTransmit on every ACK
     }
@@ -1685,7 +1687,7 @@ RdmaNic::RateChanged(RdmaQueuePair* qp, double rate)
         WakePort(qp->m_port);
     }
     Port& pt = m_ports[qp->m_port];
-    if (m_idleWakeup == WAKE_FAMILY && pt.wakePending && qp->m_nextSend < pt.wakeAt)
+    if (m_scheduler == SCHED_FAMILY && pt.wakePending && qp->m_nextSend < pt.wakeAt)
     {
         // the family's QbbNetDevice::UpdateNextAvail moves a wake-up already set, no other
         pt.wake.Cancel();
