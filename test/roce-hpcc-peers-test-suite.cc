@@ -803,14 +803,13 @@ RoceHpccPeerCaseSuite g_peersLeafSpine4000TestSuite("training-net-roce-hpcc-peer
 /// Reasons of the known gaps of issue 45's cc-comparison set-ups (doc/roce-hpcc-migration.rst,
 /// "Issue 45's cc-comparison set-ups on the family").
 const std::string NOT_FOUND = "not explained yet (issue 45, item 2)";
-const std::string DCQCN_MEDIAN = "case 1's DCQCN median: its slowdowns spread widely (end and p99 "
-                                 "within 2.5 %); with Ethernet's frames it was -3.4 %";
 
 /// Issue 45's cc-comparison set-ups under DCQCN (HAS_WIN 0), seed 1.
 const std::vector<RoceHpccPeerCaseSuite::Run> DCQCN_FILES = {};
 const std::vector<CcRun> DCQCN_SETUPS = {
-    {"case1", "1", "hpcc", {{1, 0.065, DCQCN_MEDIAN}}},
-    {"case1", "1", "ns3-datacenter", {{1, 0.19, NOT_FOUND + ": end and p99 within 3 %"}}},
+    // the NIC scan (RdmaNic::Scheduler family) took the median against hpcc from +5.1 % to -0.3 %
+    {"case1", "1", "hpcc", {}},
+    {"case1", "1", "ns3-datacenter", {{1, 0.19, NOT_FOUND + ": end and p99 within 1.1 %"}}},
     {"case3", "1", "hpcc", {}},
     {"case3", "1", "ns3-datacenter", {}},
     {"case2", "1", "hpcc", {}}};
