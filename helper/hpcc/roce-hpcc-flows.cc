@@ -143,7 +143,8 @@ ConfigureFabric(const RoceHpccConfig& config,
     if (!config.family.empty())
     {
         ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
-        // both members' QbbNetDevice: no wake-up while a queue pair's send time is overdue
+        // both members' NIC scan and idle wake-up (a config's RdmaNic setting, applied to the
+        // NIC factory, wins over this default)
         ok = defaults->Set("ns3::RdmaNic::Scheduler", "family") && ok;
         if (config.cc == "hpcc-pint")
         {
