@@ -90,7 +90,8 @@ main(int argc, char* argv[])
                       "follow this HPCC family member where the members differ: hpcc "
                       "(alibaba-edu) or ns3-datacenter (inet-tub): its switch buffer layout, "
                       "the family's frame bytes on the wire (ns3::RoceNetDevice::Framing "
-                      "hpcc-family) and its ECMP paths (--family-ecmp)",
+                      "hpcc-family), the family's NIC scheduler (ns3::RdmaNic::Scheduler "
+                      "family) and its ECMP paths (--family-ecmp)",
                       &family);
     if (!options.Parse(argc, argv))
     {

@@ -283,7 +283,9 @@ NS_OBJECT_ENSURE_REGISTERED(TestRateStepControl);
  * throughout (up: 1 to 10 Gb/s; down: 10 to 1 Gb/s); without it the gap set at the first
  * packet stands, one old gap and two new ones: the step up one gap difference later than the
  * new rate throughout, the step down one earlier than the old rate throughout. Every write
- * sends its four packets once (no stale pacing entry sends one twice).
+ * sends its four packets once (no stale pacing entry sends one twice). With one queue pair the
+ * HPCC family's scheduler (RdmaNic::Scheduler family: its scan and its wake-up, set only while
+ * the queue pair's time is ahead) paces as the ring does: the same four ends to the ns.
  */
 class RoceRateChangeReschedulesTestCase : public TestCase
 {
@@ -295,12 +297,17 @@ class RoceRateChangeReschedulesTestCase : public TestCase
 
   private:
     /// \return the end (s) of a 4-packet write paced at `from`, then `to` from 1 us on
-    static double Run(uint64_t from, uint64_t to, bool reschedule, uint64_t* packets)
+    static double Run(uint64_t from,
+                      uint64_t to,
+                      bool reschedule,
+                      uint64_t* packets,
+                      const std::string& scheduler = "ring")
     {
         RoceHelper helper;
         Completions done;
         helper.SetNicAttribute("Mtu", UintegerValue(4096));
         helper.SetNicAttribute("RateChangeReschedules", BooleanValue(reschedule));
+        helper.SetNicAttribute("Scheduler", StringValue(scheduler));
         helper.SetCongestionControl("ns3::TestRateStepControl",
                                     "From",
                                     DataRateValue(DataRate(from)),
@@ -348,6 +355,16 @@ class RoceRateChangeReschedulesTestCase : public TestCase
                                   atSlow - gapDiff - reth,
                                   1e-9,
                                   "step down kept: one old gap");
+        const double ring[4] = {upMoved, upKept, downMoved, downKept};
+        const bool moved[4] = {true, false, true, false};
+        const uint64_t steps[4][2] = {{slow, fast}, {slow, fast}, {fast, slow}, {fast, slow}};
+        for (int i = 0; i < 4; ++i)
+        {
+            uint64_t k = 0;
+            const double family = Run(steps[i][0], steps[i][1], moved[i], &k, "family");
+            NS_TEST_EXPECT_MSG_EQ(k, 4, "family scheduler: four data packets, none sent twice");
+            NS_TEST_EXPECT_MSG_EQ_TOL(family, ring[i], 1e-12, "family scheduler: as the ring");
+        }
     }
 };
 

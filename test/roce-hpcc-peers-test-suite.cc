@@ -455,10 +455,11 @@ Median(std::vector<double> v)
  * uplink carries 16 flows' data and the ACKs of the 16 flows the other way, 525 packets each:
  * on Ethernet payload + 82 + 42 (INT) bytes a packet and 86 + 42 an ACK, under the family's
  * framing payload + 36 + 42 and 34 + 42 (PPP, IPv4, UDP, its sequence header; no preamble or
- * gap). Each run's bottleneck utilisation must be its framing's bytes over its end (within
- * 0.5 %), the Ethernet run's end the family-framed run's times the ratio of the bytes (within
- * 1 %: the controls see the same fabric, only the bytes differ), and the family-framed end the
- * member's within 1 %.
+ * gap). Both runs keep the model's NIC scheduler (RdmaNic::Scheduler ring), so that only the
+ * bytes differ: each run's bottleneck utilisation must be its framing's bytes over its end
+ * (within 0.5 %) and the Ethernet run's end the family-framed run's times the ratio of the bytes
+ * (within 1 %). A third run, --family as it is (the family's scheduler too), must end within
+ * 1.5 % of the member (measured +1.1 %; the scheduler's own test is -cc3's case 2).
  */
 class RoceHpccFramesTestCase : public TnDataTestCase
 {
@@ -473,7 +474,7 @@ class RoceHpccFramesTestCase : public TnDataTestCase
     /// \param ethernet Framing ethernet instead of --family's \param fig figures
     /// \param util bottleneck utilisation \param error why the run failed
     /// \return false if the run failed
-    bool RunCase1(bool ethernet, PeerFigures* fig, double* util, std::string* error)
+    bool RunCase1(bool ethernet, bool ring, PeerFigures* fig, double* util, std::string* error)
     {
         const std::string dir = DataFile("hpcc-peers/cc-comparison/case1");
         RoceHpccConfig cfg;
@@ -489,6 +490,11 @@ class RoceHpccFramesTestCase : public TnDataTestCase
         if (ethernet)
         {
             cfg.framing = "ethernet";
+        }
+        if (ring)
+        {
+            // a NIC attribute of the config wins over what --family sets
+            cfg.settings.push_back({"ns3::RdmaNic", "Scheduler", "ring", "", 0});
         }
         RoceHpccResult res;
         if (!RoceHpccFlows::Run(cfg, &res, error))
@@ -510,8 +516,11 @@ class RoceHpccFramesTestCase : public TnDataTestCase
         double ethUtil = 0;
         double famUtil = 0;
         std::string error;
-        NS_TEST_ASSERT_MSG_EQ(RunCase1(true, &eth, &ethUtil, &error), true, error);
-        NS_TEST_ASSERT_MSG_EQ(RunCase1(false, &fam, &famUtil, &error), true, error);
+        PeerFigures family;
+        double familyUtil = 0;
+        NS_TEST_ASSERT_MSG_EQ(RunCase1(true, true, &eth, &ethUtil, &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(RunCase1(false, true, &fam, &famUtil, &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(RunCase1(false, false, &family, &familyUtil, &error), true, error);
         const double packets = 525; // 524288 bytes in 1000-byte payloads
         const double intBytes = 2 + 5 * RoceIntHeader::HOP_SIZE;
         const double ourData = RoceSwitchMmu::PACKET_OVERHEAD - RoceRethHeader::SIZE + intBytes;
@@ -523,12 +532,12 @@ class RoceHpccFramesTestCase : public TnDataTestCase
         std::cout << GetName() << ": Ethernet utilisation " << ethUtil << ", frames " << ethFrames
                   << "; the family's framing " << famUtil << ", frames " << famFrames << "; end "
                   << eth.end << " against " << fam.end << " x " << ethBytes / famBytes
-                  << "; member " << theirs.end << "\n";
+                  << "; member " << theirs.end << ", ours with --family " << family.end << "\n";
         NS_TEST_EXPECT_MSG_EQ_TOL(ethUtil, ethFrames, 0.005 * ethFrames, "Ethernet's frames");
         NS_TEST_EXPECT_MSG_EQ_TOL(famUtil, famFrames, 0.005 * famFrames, "the family's frames");
         const double expected = fam.end * ethBytes / famBytes;
         NS_TEST_EXPECT_MSG_EQ_TOL(eth.end, expected, 0.01 * expected, "x the frames' ratio");
-        NS_TEST_EXPECT_MSG_EQ_TOL(fam.end, theirs.end, 0.01 * theirs.end, "the member's end");
+        NS_TEST_EXPECT_MSG_EQ_TOL(family.end, theirs.end, 0.015 * theirs.end, "the member's end");
     }
 };
 
@@ -803,17 +812,13 @@ RoceHpccPeerCaseSuite g_peersLeafSpine4000TestSuite("training-net-roce-hpcc-peer
 /// Reasons of the known gaps of issue 45's cc-comparison set-ups (doc/roce-hpcc-migration.rst,
 /// "Issue 45's cc-comparison set-ups on the family").
 const std::string NOT_FOUND = "not explained yet (issue 45, item 2)";
-const std::string HPCC_CASE2 =
-    "HPCC on case 2: ours holds each host's link at 83 % of its wire time, the members at 77 %; "
-    "the frames' bytes hid it until both count the family's (RoceNetDevice::Framing)";
-const std::string DCQCN_MEDIAN = "case 1's DCQCN median: its slowdowns spread widely (end and p99 "
-                                 "within 2.5 %); with Ethernet's frames it was -3.4 %";
 
 /// Issue 45's cc-comparison set-ups under DCQCN (HAS_WIN 0), seed 1.
 const std::vector<RoceHpccPeerCaseSuite::Run> DCQCN_FILES = {};
 const std::vector<CcRun> DCQCN_SETUPS = {
-    {"case1", "1", "hpcc", {{1, 0.065, DCQCN_MEDIAN}}},
-    {"case1", "1", "ns3-datacenter", {{1, 0.19, NOT_FOUND + ": end and p99 within 3 %"}}},
+    // the NIC scan (RdmaNic::Scheduler family) took the median against hpcc from +5.1 % to -0.3 %
+    {"case1", "1", "hpcc", {}},
+    {"case1", "1", "ns3-datacenter", {{1, 0.19, NOT_FOUND + ": end and p99 within 1.1 %"}}},
     {"case3", "1", "hpcc", {}},
     {"case3", "1", "ns3-datacenter", {}},
     {"case2", "1", "hpcc", {}}};
@@ -835,8 +840,10 @@ const std::vector<CcRun> HPCC_SETUPS = {
     {"case1", "3", "ns3-datacenter", {}},
     {"case3", "3", "hpcc", {}},
     {"case3", "3", "ns3-datacenter", {}},
-    {"case2", "3", "hpcc", {{0, 0.085, HPCC_CASE2}, {2, 0.065, HPCC_CASE2}}},
-    {"case2", "3", "ns3-datacenter", {{0, 0.085, HPCC_CASE2}, {2, 0.065, HPCC_CASE2}}}};
+    // closed by the family's NIC scan (RdmaNic::IdleWakeup family, which --family sets): with
+    // our ready ring it ended 7.1 % early (p99 -5.2 %)
+    {"case2", "3", "hpcc", {}},
+    {"case2", "3", "ns3-datacenter", {}}};
 RoceHpccPeerCaseSuite g_peersHpccTestSuite("training-net-roce-hpcc-peers-cc3",
                                            HPCC_FILES,
                                            1,

@@ -143,6 +143,9 @@ ConfigureFabric(const RoceHpccConfig& config,
     if (!config.family.empty())
     {
         ok = defaults->Set("ns3::RoceSwitchMmu::Layout", config.family) && ok;
+        // both members' NIC scan and idle wake-up (a config's RdmaNic setting, applied to the
+        // NIC factory, wins over this default)
+        ok = defaults->Set("ns3::RdmaNic::Scheduler", "family") && ok;
         if (config.cc == "hpcc-pint")
         {
             ok = defaults->Set("ns3::RoceSwitch::PintSamplesEveryPacket", "true") && ok;
@@ -548,7 +551,8 @@ RoceHpccFlows::PrintSummary(const RoceHpccConfig& cfg, const RoceHpccResult& res
     if (!cfg.family.empty())
     {
         std::fprintf(out,
-                     "family member %s: its switch buffer layout, its frame bytes on the wire\n",
+                     "family member %s: its switch buffer layout, its frame bytes on the wire, "
+                     "its NIC's scheduler\n",
                      cfg.family.c_str());
     }
     for (const auto& c : res.congestionControls)

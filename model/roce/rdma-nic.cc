@@ -389,6 +389,20 @@ RdmaNic::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_rateChangeReschedules),
                           MakeBooleanChecker())
+            .AddAttribute("Scheduler",
+                          "How a port picks the queue pair that sends next. ring (default): "
+                          "the ready ones in the order they became ready, a paced one joining "
+                          "at its time, and an idle port wakes at the earliest pacing time. "
+                          "family: as both HPCC family members' NIC (RdmaEgressQueue and "
+                          "QbbNetDevice), the first queue pair after the last one served, in the "
+                          "order they came, that may send; an idle port wakes at the earliest "
+                          "next-send time of its queue pairs with data only if that time is "
+                          "ahead (a window-bound or paused one whose time has passed holds the "
+                          "others until the port sends or an ACK arrives), and a rate change "
+                          "only moves a wake-up already set (roce-hpcc-flows --family sets it).",
+                          EnumValue(SCHED_RING),
+                          MakeEnumAccessor(&RdmaNic::m_scheduler),
+                          MakeEnumChecker(SCHED_RING, "ring", SCHED_FAMILY, "family"))
             .AddAttribute("AckPriority",
                           "Where ACK and NACK queue. control: the strict-priority control "
                           "queue (DSCP 48) on every hop, ahead of all data, never paused. data: "
@@ -843,6 +857,20 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
 void
 RdmaNic::Schedule(RdmaQueuePair* qp)
 {
+    if (m_scheduler == SCHED_FAMILY)
+    {
+        // the family's queue pairs wait in one list that its NIC scans at every chance
+        if (qp->HasData())
+        {
+            if (!qp->m_inFamilyGroup)
+            {
+                qp->m_inFamilyGroup = true;
+                m_ports[qp->m_port].group.push_back(qp);
+            }
+            m_ports[qp->m_port].dev->Kick(); // its TriggerTransmit
+        }
+        return;
+    }
     if (qp->m_queued || !qp->HasData())
     {
         return;
@@ -874,9 +902,9 @@ void
 RdmaNic::WakePort(uint32_t port)
 {
     Port& pt = m_ports[port];
-    if (pt.paced.empty())
+    if (pt.paced.empty() || m_scheduler == SCHED_FAMILY)
     {
-        return;
+        return; // family: only an idle port sets its wake-up (FamilyWakeup)
     }
     Time when = pt.paced.top().when;
     if (pt.wakePending)
@@ -899,11 +927,67 @@ RdmaNic::KickPort(uint32_t port)
     m_ports[port].dev->Kick();
 }
 
+void
+RdmaNic::FamilyWakeup(uint32_t port)
+{
+    Port& pt = m_ports[port];
+    if (pt.wakePending)
+    {
+        return; // the family keeps a wake-up already set, earlier or later
+    }
+    // the family's QbbNetDevice takes the earliest next-send time of every queue pair with data
+    // left, window-bound and paused ones too, and sets no wake-up when that time has passed: the
+    // paced queue pairs then wait for the port's next send or the NIC's next received packet
+    const Time now = Simulator::Now();
+    Time when = Time::Max();
+    for (const RdmaQueuePair* qp : pt.group)
+    {
+        if (qp->HasData() && !qp->m_failed)
+        {
+            when = std::min(when, qp->m_nextSend);
+        }
+    }
+    if (when == Time::Max() || when <= now)
+    {
+        return;
+    }
+    pt.wakeAt = when;
+    pt.wakePending = true;
+    pt.wake = Simulator::Schedule(when - now, &RdmaNic::KickPort, this, port);
+}
+
 Ptr<Packet>
 RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
 {
     Port& pt = m_ports[port];
     Time now = Simulator::Now();
+    if (m_scheduler == SCHED_FAMILY)
+    {
+        RdmaQueuePair* qp = m_injectNext > now ? nullptr : FamilyNext(port, pausedMask);
+        if (!qp)
+        {
+            if (m_injectNext > now)
+            {
+                pt.wake.Cancel();
+                pt.wakeAt = m_injectNext;
+                pt.wakePending = true;
+                pt.wake = Simulator::Schedule(m_injectNext - now, &RdmaNic::KickPort, this, port);
+            }
+            else
+            {
+                FamilyWakeup(port);
+            }
+            return nullptr;
+        }
+        Ptr<Packet> p = BuildDataPacket(qp);
+        if (m_injectionRate.GetBitRate() > 0)
+        {
+            const double wire = RoceWire::WireBytes(pt.dev->GetFraming(), *p);
+            m_injectNext =
+                now + Seconds(wire * 8.0 / static_cast<double>(m_injectionRate.GetBitRate()));
+        }
+        return p;
+    }
     while (!pt.paced.empty() && pt.paced.top().when <= now)
     {
         const Paced& e = pt.paced.top();
@@ -939,9 +1023,7 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
             PushPaced(pt, m_injectNext, qp); // the NIC-wide cap
             continue;
         }
-        if (qp->m_sndNxt - qp->m_sndUna >= MAX_OUTSTANDING ||
-            (qp->m_cc && qp->m_cc->GetWindow() > 0 &&
-             (qp->m_sndNxt - qp->m_sndUna) * m_mtu >= qp->m_cc->GetWindow()))
+        if (WindowBound(qp))
         {
             qp->m_queued = false; // resumes on the next ACK
             continue;
@@ -973,6 +1055,76 @@ RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
     }
     WakePort(port);
     return nullptr;
+}
+
+bool
+RdmaNic::WindowBound(const RdmaQueuePair* qp) const
+{
+    return qp->m_sndNxt - qp->m_sndUna >= MAX_OUTSTANDING ||
+           (qp->m_cc && qp->m_cc->GetWindow() > 0 &&
+            (qp->m_sndNxt - qp->m_sndUna) * m_mtu >= qp->m_cc->GetWindow());
+}
+
+RdmaQueuePair*
+RdmaNic::FamilyNext(uint32_t port, uint8_t pausedMask)
+{
+    // the family's RdmaEgressQueue::GetNextQindex: the first queue pair after the last one
+    // served, in the order they came, that has data, is neither paused nor window-bound and
+    // whose time has come; finished ones (all acknowledged) leave the list, the index of the
+    // last one served kept as it is
+    Port& pt = m_ports[port];
+    const Time now = Simulator::Now();
+    std::vector<RdmaQueuePair*>& g = pt.group;
+    const size_t n = g.size();
+    size_t res = SIZE_MAX;
+    size_t firstDone = SIZE_MAX;
+    auto done = [](const RdmaQueuePair* qp) {
+        return !qp->HasData() && (qp->m_sndUna >= qp->m_psnEnd || qp->m_failed);
+    };
+    for (size_t k = 1; k <= n; ++k)
+    {
+        const size_t idx = (k + pt.rrLast) % n;
+        RdmaQueuePair* qp = g[idx];
+        if (!((pausedMask >> qp->m_priority) & 1) && qp->HasData() && !qp->m_failed &&
+            !WindowBound(qp))
+        {
+            if (qp->m_nextSend > now)
+            {
+                continue;
+            }
+            res = idx;
+            break;
+        }
+        else if (done(qp))
+        {
+            firstDone = std::min(firstDone, idx);
+        }
+    }
+    if (firstDone != SIZE_MAX)
+    {
+        g[firstDone]->m_inFamilyGroup = false;
+        size_t next = firstDone;
+        for (size_t i = firstDone + 1; i < n; ++i)
+        {
+            if (done(g[i]))
+            {
+                g[i]->m_inFamilyGroup = false;
+                continue;
+            }
+            if (i == res)
+            {
+                res = next;
+            }
+            g[next++] = g[i];
+        }
+        g.resize(next);
+    }
+    if (res == SIZE_MAX)
+    {
+        return nullptr;
+    }
+    pt.rrLast = static_cast<uint32_t>(res);
+    return g[res];
 }
 
 Ptr<Packet>
@@ -1410,6 +1562,10 @@ RdmaNic::ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h)
             Acknowledge(qp, psn + 1);
         }
     }
+    if (m_scheduler == SCHED_FAMILY)
+    {
+        m_ports[qp->m_port].dev->Kick(); // the family's TriggerTransmit on every ACK
+    }
 }
 
 void
@@ -1529,6 +1685,14 @@ RdmaNic::RateChanged(RdmaQueuePair* qp, double rate)
         Port& pt = m_ports[qp->m_port];
         PushPaced(pt, std::max(qp->m_nextSend, now), qp);
         WakePort(qp->m_port);
+    }
+    Port& pt = m_ports[qp->m_port];
+    if (m_scheduler == SCHED_FAMILY && pt.wakePending && qp->m_nextSend < pt.wakeAt)
+    {
+        // the family's QbbNetDevice::UpdateNextAvail moves a wake-up already set, no other
+        pt.wake.Cancel();
+        pt.wakeAt = std::max(qp->m_nextSend, now);
+        pt.wake = Simulator::Schedule(pt.wakeAt - now, &RdmaNic::KickPort, this, qp->m_port);
     }
 }
 

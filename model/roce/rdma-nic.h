@@ -51,7 +51,8 @@ class RdmaRxHeader;
  * (RoceNetDevice::SetPullCallback). When a port is free the device asks for a packet; the NIC
  * serves the QPs bound to that port in round robin, skipping priorities paused by PFC and QPs
  * whose pacing time (last send + wire bytes / rate) has not come (then it wakes the device at
- * the earliest pacing time). ACK, NACK and CNP packets go to the device's control queue; with
+ * the earliest pacing time; Scheduler family scans them as the HPCC family's NICs do instead).
+ * ACK, NACK and CNP packets go to the device's control queue; with
  * AckPriority other than control, ACK and NACK carry their QP's data priority, so that the
  * switches queue them behind data of that priority (AckPriorityType).
  *
@@ -92,6 +93,13 @@ class RdmaNic : public RdmaTransport
         ACK_DATA,             //!< the QP's data priority on every hop, the NIC's included
         ACK_HOST_FIRST,       //!< data priority at switches; the NIC sends them first, unpaused
         ACK_HOST_FIRST_PAUSED //!< as ACK_HOST_FIRST, held while their priority is paused
+    };
+
+    /// How a port picks its next queue pair and when an idle one looks again (Scheduler).
+    enum SchedulerType
+    {
+        SCHED_RING,  //!< a ring of ready queue pairs, a wake-up at the earliest pacing time
+        SCHED_FAMILY //!< the HPCC family's: a scan after the last one served, its wake-up
     };
 
     /**
@@ -350,6 +358,10 @@ class RdmaNic : public RdmaTransport
         EventId wake;            //!< wake-up at the earliest pacing time
         Time wakeAt;             //!< time of the scheduled wake-up
         bool wakePending{false}; //!< wake is scheduled
+        /// Scheduler family: the queue pairs with data in the order they came (the family's
+        /// m_qpGrp) and the last one served (its m_rrlast)
+        std::vector<RdmaQueuePair*> group;
+        uint32_t rrLast{0}; //!< index in group of the last one served
     };
 
     Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
@@ -358,6 +370,9 @@ class RdmaNic : public RdmaTransport
     void Schedule(RdmaQueuePair* qp);
     void WakePort(uint32_t port);
     void KickPort(uint32_t port);
+    void FamilyWakeup(uint32_t port);
+    RdmaQueuePair* FamilyNext(uint32_t port, uint8_t pausedMask);
+    bool WindowBound(const RdmaQueuePair* qp) const;
     void SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t syndrome);
     void ReceiveData(RdmaQueuePair* qp,
                      const RoceBthHeader& bth,
@@ -413,8 +428,9 @@ class RdmaNic : public RdmaTransport
     mutable ObjectFactory m_ccFactory;    //!< CC objects of the selected class
     mutable bool m_ccFactoryReady{false}; //!< m_ccFactory built for m_ccTid and m_ccAttributes
     uint32_t m_ackInterval;
-    bool m_rateChangeReschedules;  //!< RateChangeReschedules
-    AckPriorityType m_ackPriority; //!< AckPriority
+    bool m_rateChangeReschedules;          //!< RateChangeReschedules
+    SchedulerType m_scheduler{SCHED_RING}; //!< Scheduler
+    AckPriorityType m_ackPriority;         //!< AckPriority
     Time m_rto;
     Time m_cnpInterval;
     DataRate m_injectionRate;

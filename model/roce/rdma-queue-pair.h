@@ -266,6 +266,7 @@ class RdmaQueuePair : public Object
     double m_lastWire{0};           //!< wire bytes of the last data packet (0: none yet)
     uint64_t m_pacedLive{0};        //!< seq of the pacing heap entry that is live
     bool m_inPacedHeap{false};      //!< waiting in the pacing heap (not in the ready ring)
+    bool m_inFamilyGroup{false};    //!< in its port's list (RdmaNic::Scheduler family)
     EventId m_rto;                  //!< retransmission timer event
     Time m_rtoDeadline;             //!< when the retransmission timer really expires
     bool m_rtoPending{false};       //!< m_rto is scheduled
