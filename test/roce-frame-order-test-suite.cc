@@ -148,6 +148,55 @@ class FrameOrderTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * OtherEvents set again while events wait moves them to the new scheduler in their order: none
+ * is lost (it used to abort).
+ */
+class OtherEventsMoveTestCase : public TestCase
+{
+  public:
+    OtherEventsMoveTestCase()
+        : TestCase("OtherEvents set while events wait keeps them, in order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ObjectFactory factory;
+        factory.SetTypeId("ns3::RoceFrameScheduler");
+        factory.Set("OtherEvents", StringValue("ns3::ListScheduler"));
+        Ptr<Scheduler> scheduler = factory.Create<Scheduler>();
+        const uint32_t n = 50;
+        for (uint32_t uid = 0; uid < n; ++uid)
+        {
+            Scheduler::Event ev;
+            ev.impl = new OtherEvent;
+            ev.key.m_ts = (n - uid) % 7 * 1000; // out of order, equal times
+            ev.key.m_uid = uid;
+            ev.key.m_context = 0;
+            scheduler->Insert(ev);
+        }
+        scheduler->SetAttribute("OtherEvents", StringValue("ns3::MapScheduler"));
+        uint64_t lastTs = 0;
+        uint32_t lastUid = 0;
+        uint32_t out = 0;
+        while (!scheduler->IsEmpty())
+        {
+            Scheduler::Event ev = scheduler->RemoveNext();
+            const bool ordered = out == 0 || ev.key.m_ts > lastTs ||
+                                 (ev.key.m_ts == lastTs && ev.key.m_uid > lastUid);
+            NS_TEST_EXPECT_MSG_EQ(ordered, true, "event " << ev.key.m_uid << " out of order");
+            lastTs = ev.key.m_ts;
+            lastUid = ev.key.m_uid;
+            ev.impl->Unref();
+            ++out;
+        }
+        NS_TEST_EXPECT_MSG_EQ(out, n, "every waiting event kept");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * OtherEvents takes only the name of another ns-3 scheduler: a program's option or
  * Config::SetDefault with any other name is refused where it is given, naming the attribute and
  * what it expects (before, the scheduler silently fell back to MapScheduler).
@@ -195,6 +244,7 @@ class RoceFrameOrderTestSuite : public TestSuite
         : TestSuite("training-net-roce-frame-order", UNIT)
     {
         AddTestCase(new OtherEventsNameTestCase, TestCase::QUICK);
+        AddTestCase(new OtherEventsMoveTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::MapScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::CalendarScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::ListScheduler", true), TestCase::QUICK);

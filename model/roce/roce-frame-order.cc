@@ -136,14 +136,18 @@ RoceFrameScheduler::~RoceFrameScheduler()
 void
 RoceFrameScheduler::SetOtherEvents(const std::string& type)
 {
-    // internal invariant: the queue is empty while the simulation sets its scheduler up
-    NS_ABORT_MSG_IF(m_others && !m_others->IsEmpty(),
-                    "RoceFrameScheduler: OtherEvents set while events wait");
     // the checker refused any other name where it was given
     const TypeId tid = TypeId::LookupByName(IsOtherScheduler(type) ? type : "ns3::MapScheduler");
     ObjectFactory factory;
     factory.SetTypeId(tid);
-    m_others = factory.Create<Scheduler>();
+    Ptr<Scheduler> others = factory.Create<Scheduler>();
+    // set at construction the queue is empty; set later, the events waiting move over in their
+    // order (every ns-3 scheduler orders by time, then uid), so none is lost
+    while (m_others && !m_others->IsEmpty())
+    {
+        others->Insert(m_others->RemoveNext());
+    }
+    m_others = others;
     m_othersType = tid.GetName();
 }
 
