@@ -13,6 +13,7 @@ measured time / our time - 1) and fails when
     and why, so a model that now meets it must update the page;
   - the page's "ours" is more than 0.5 % off the run, or its error more than 0.15 points off:
     the page says what the program prints;
+  - a row names no source (the source column is empty);
   - a row the page marks "not run" (a model it lacks) is not refused with one error line naming
     what is not modelled;
   - the database's collective row does not record the choice as nccl:ALGO:PROTO with PROTO its
@@ -98,6 +99,9 @@ def main():
         name = row["row"]
         if name not in args:
             failures.append(f"{name}: no command in the page's command block")
+            continue
+        if not row.get("source"):
+            failures.append(f"{name}: the row names no source")
             continue
         size = size_bytes(row["size"])
         cmd = [program, "all_reduce", "-b", str(size), "-e", str(size), "--mode=flow",
