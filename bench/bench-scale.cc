@@ -646,6 +646,8 @@ ContentionRows(const ChildLimits& limits, int* failures)
 int
 main(int argc, char** argv)
 {
+    // Rows come minutes apart: a pipe or file sees each as it is printed, not all at the end.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     std::string sizes = "1024,4096,16384";
     std::string bytesText = "64MiB";
     std::string sims = "flow,packet";

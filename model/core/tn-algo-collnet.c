@@ -81,64 +81,64 @@ slice_at(tn_slice region, uint32_t parts, uint32_t i)
     return sl;
 }
 
+/* Inside each server, slice i between GPU i (its head) and the others: to the head (the
+ * reduction) or from it (the copy back), every send after `after` sends in at its source. */
+static tn_status
+server_phase(collnet* t, tn_slice region, int to_head, tn_op op, uint32_t after, tn_error* err)
+{
+    uint32_t g = t->g, N = g * t->servers;
+    tn_status st = TN_OK;
+    for (uint32_t r = 0; r < N && !st; r++)
+        for (uint32_t j = 0; j < g && !st; j++)
+            if (j != r % g)
+            {
+                uint32_t other = r / g * g + j;
+                st = collnet_send(t,
+                                  to_head ? other : r,
+                                  to_head ? r : other,
+                                  slice_at(region, g, r % g),
+                                  op,
+                                  after,
+                                  err);
+            }
+    return st;
+}
+
+/* Between the servers' heads i on the switch: part k of slice i to server k's head (the
+ * switch's reduction) or from it (its multicast). */
+static tn_status
+switch_phase(collnet* t, tn_slice region, int to_owner, tn_op op, uint32_t after, tn_error* err)
+{
+    uint32_t g = t->g, S = t->servers;
+    tn_status st = TN_OK;
+    for (uint32_t i = 0; i < g && !st; i++)
+        for (uint32_t k = 0; k < S && !st; k++)
+            for (uint32_t v = 0; v < S && !st; v++)
+                if (v != k)
+                    st = collnet_send(t,
+                                      (to_owner ? v : k) * g + i,
+                                      (to_owner ? k : v) * g + i,
+                                      slice_at(slice_at(region, g, i), S, k),
+                                      op,
+                                      after,
+                                      err);
+    return st;
+}
+
 static tn_status
 plan_chunk(collnet* t, tn_slice region, tn_error* err)
 {
-    uint32_t g = t->g, S = t->servers, N = g * S;
-    tn_status st = TN_OK;
-    memset(t->nin, 0, (size_t)N * sizeof(uint32_t));
-    /* inside each server: slice i of every GPU to its head i */
-    for (uint32_t r = 0; r < N && !st; r++)
-        for (uint32_t j = 0; j < g && !st; j++)
-            if (j != r % g)
-                st = collnet_send(t,
-                                  r / g * g + j,
-                                  r,
-                                  slice_at(region, g, r % g),
-                                  TN_OP_REDUCE,
-                                  0,
-                                  err);
-    /* the switch's reduction: part k of slice i into server k's head i, from the heads
-     * holding their server's sum (their g - 1 sends in) */
-    for (uint32_t i = 0; i < g && !st; i++)
-        for (uint32_t k = 0; k < S && !st; k++)
-            for (uint32_t v = 0; v < S && !st; v++)
-                if (v != k)
-                    st = collnet_send(t,
-                                      v * g + i,
-                                      k * g + i,
-                                      slice_at(slice_at(region, g, i), S, k),
-                                      TN_OP_REDUCE,
-                                      g - 1,
-                                      err);
-    /* its multicast: part k's total back from server k's head (after its g - 1 + S - 1
-     * sends in) */
-    for (uint32_t i = 0; i < g && !st; i++)
-        for (uint32_t k = 0; k < S && !st; k++)
-            for (uint32_t v = 0; v < S && !st; v++)
-                if (v != k)
-                    st = collnet_send(t,
-                                      k * g + i,
-                                      v * g + i,
-                                      slice_at(slice_at(region, g, i), S, k),
-                                      TN_OP_COPY,
-                                      g - 1 + S - 1,
-                                      err);
-    /* inside each server: the total of slice i from head i to the others (after all its
-     * sends in) */
-    uint32_t n = g - 1 + 2 * (S - 1); /* every rank's sends in so far */
-    for (uint32_t r = 0; r < N && !st; r++)
-    {
-        for (uint32_t j = 0; j < g && !st; j++)
-            if (j != r % g)
-                st = collnet_send(t,
-                                  r,
-                                  r / g * g + j,
-                                  slice_at(region, g, r % g),
-                                  TN_OP_COPY,
-                                  n,
-                                  err);
-    }
+    uint32_t g = t->g, S = t->servers;
+    memset(t->nin, 0, (size_t)g * S * sizeof(uint32_t));
+    /* each head's server sum (g - 1 sends in), the switch's reduction (S - 1 more), its
+     * multicast, then the copy back inside the server */
+    tn_status st = server_phase(t, region, 1, TN_OP_REDUCE, 0, err);
+    if (!st)
+        st = switch_phase(t, region, 1, TN_OP_REDUCE, g - 1, err);
+    if (!st)
+        st = switch_phase(t, region, 0, TN_OP_COPY, g - 1 + S - 1, err);
+    if (!st)
+        st = server_phase(t, region, 0, TN_OP_COPY, g - 1 + 2 * (S - 1), err);
     return st;
 }
 

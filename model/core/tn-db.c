@@ -1644,6 +1644,19 @@ put_real_or_null(row* r, double v)
         put_real(r, v);
 }
 
+static void
+put_cc_counts(row* r, const tn_db_cc_counts* c)
+{
+    put_count(r, c->cnps_sent);
+    put_count(r, c->cnps_received);
+    put_count(r, c->ce_received);
+    put_count(r, c->ecn_echoes);
+    put_count(r, c->rate_cuts);
+    put_count(r, c->rate_raises);
+    put_count(r, c->window_updates);
+    put_real_or_null(r, c->min_rate_bps);
+}
+
 tn_status
 tn_db_add_cc_sample(tn_db* db, int64_t run_id, const tn_db_cc_sample* in, tn_error* err)
 {
@@ -1654,14 +1667,7 @@ tn_db_add_cc_sample(tn_db* db, int64_t run_id, const tn_db_cc_sample* in, tn_err
     put_int(r, in->time_ns);
     put_int(r, in->interval_ns);
     put_int(r, in->node);
-    put_count(r, in->cnps_sent);
-    put_count(r, in->cnps_received);
-    put_count(r, in->ce_received);
-    put_count(r, in->ecn_echoes);
-    put_count(r, in->rate_cuts);
-    put_count(r, in->rate_raises);
-    put_count(r, in->window_updates);
-    put_real_or_null(r, in->min_rate_bps);
+    put_cc_counts(r, &in->counts);
     return row_done(db, 1, err);
 }
 
@@ -1679,14 +1685,7 @@ tn_db_add_cc_qp(tn_db* db, int64_t run_id, const tn_db_cc_qp* in, tn_error* err)
     put_int(r, in->lane);
     int ok = put_text(r, in->control ? in->control : "");
     put_count(r, in->line_rate_bps);
-    put_count(r, in->cnps_sent);
-    put_count(r, in->cnps_received);
-    put_count(r, in->ce_received);
-    put_count(r, in->ecn_echoes);
-    put_count(r, in->rate_cuts);
-    put_count(r, in->rate_raises);
-    put_count(r, in->window_updates);
-    put_real_or_null(r, in->min_rate_bps);
+    put_cc_counts(r, &in->counts);
     put_real_or_null(r, in->final_rate_bps);
     if (in->final_window_bytes < 0)
         put_null(r);

@@ -375,13 +375,10 @@ extern "C"
                                  const tn_db_job_port* row,
                                  tn_error* err);
 
-    /** Congestion-control counters of one NIC over one sampling interval (table cc_sample,
-     *  schema 10): written only for an interval in which one of them is not 0. */
-    typedef struct tn_db_cc_sample
+    /** A NIC's or a queue pair's congestion-control event counts (the columns cc_sample and
+     *  cc_qp share, in their order). */
+    typedef struct tn_db_cc_counts
     {
-        int64_t time_ns;         /**< end of the interval */
-        int64_t interval_ns;     /**< its length */
-        uint32_t node;           /**< the NIC's node */
         uint64_t cnps_sent;      /**< CNPs sent (notification point: CE-marked data arrived) */
         uint64_t cnps_received;  /**< CNPs received (reaction point) */
         uint64_t ce_received;    /**< CE-marked data packets that arrived */
@@ -390,6 +387,16 @@ extern "C"
         uint64_t rate_raises;    /**< a queue pair's pacing rate went up */
         uint64_t window_updates; /**< a queue pair's window changed (HPCC, windowed controls) */
         double min_rate_bps;     /**< lowest rate a queue pair was set to (<0: NULL, none) */
+    } tn_db_cc_counts;
+
+    /** Congestion-control counters of one NIC over one sampling interval (table cc_sample,
+     *  schema 10): written only for an interval in which one of them is not 0. */
+    typedef struct tn_db_cc_sample
+    {
+        int64_t time_ns;        /**< end of the interval */
+        int64_t interval_ns;    /**< its length */
+        uint32_t node;          /**< the NIC's node */
+        tn_db_cc_counts counts; /**< its events in the interval */
     } tn_db_cc_sample;
 
     /** Congestion-control totals of one queue pair over the run (table cc_qp, schema 10): one
@@ -403,14 +410,7 @@ extern "C"
         uint32_t lane;              /**< QP lane */
         const char* control;        /**< the NIC's congestion control ("dcqcn", "hpcc", ...) */
         uint64_t line_rate_bps;     /**< rate of the port it sends on */
-        uint64_t cnps_sent;         /**< as tn_db_cc_sample's counters, over the run */
-        uint64_t cnps_received;     /**< over the run */
-        uint64_t ce_received;       /**< over the run */
-        uint64_t ecn_echoes;        /**< over the run */
-        uint64_t rate_cuts;         /**< over the run */
-        uint64_t rate_raises;       /**< over the run */
-        uint64_t window_updates;    /**< over the run */
-        double min_rate_bps;        /**< lowest rate it was set to (<0: NULL, never changed) */
+        tn_db_cc_counts counts;     /**< its events over the run */
         double final_rate_bps;      /**< its rate at the end (<0: NULL, never changed) */
         int64_t final_window_bytes; /**< its window at the end (<0: NULL, never set) */
     } tn_db_cc_qp;

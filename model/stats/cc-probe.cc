@@ -59,6 +59,19 @@ RdmaCcProbe::DoDispose()
     StatsProbe::DoDispose();
 }
 
+tn_db_cc_counts
+RdmaCcProbe::Counts::ToRow() const
+{
+    return {cnpsSent,
+            cnpsReceived,
+            ceReceived,
+            ecnEchoes,
+            rateCuts,
+            rateRaises,
+            windowUpdates,
+            minRate};
+}
+
 bool
 RdmaCcProbe::Counts::IsEmpty() const
 {
@@ -152,14 +165,7 @@ RdmaCcProbe::WriteInterval(int64_t startNs, int64_t endNs)
     row.time_ns = endNs;
     row.interval_ns = endNs - startNs;
     row.node = m_node;
-    row.cnps_sent = m_interval.cnpsSent;
-    row.cnps_received = m_interval.cnpsReceived;
-    row.ce_received = m_interval.ceReceived;
-    row.ecn_echoes = m_interval.ecnEchoes;
-    row.rate_cuts = m_interval.rateCuts;
-    row.rate_raises = m_interval.rateRaises;
-    row.window_updates = m_interval.windowUpdates;
-    row.min_rate_bps = m_interval.minRate;
+    row.counts = m_interval.ToRow();
     m_recorder->Add(&tn_db_add_cc_sample, row);
     m_interval = Counts();
 }
@@ -184,14 +190,7 @@ RdmaCcProbe::WriteSummary(int64_t startNs, int64_t endNs)
         row.lane = q.lane;
         row.control = m_control.c_str();
         row.line_rate_bps = static_cast<uint64_t>(q.lineRate);
-        row.cnps_sent = q.total.cnpsSent;
-        row.cnps_received = q.total.cnpsReceived;
-        row.ce_received = q.total.ceReceived;
-        row.ecn_echoes = q.total.ecnEchoes;
-        row.rate_cuts = q.total.rateCuts;
-        row.rate_raises = q.total.rateRaises;
-        row.window_updates = q.total.windowUpdates;
-        row.min_rate_bps = q.total.minRate;
+        row.counts = q.total.ToRow();
         row.final_rate_bps = q.rate;
         row.final_window_bytes = q.window;
         m_recorder->Add(&tn_db_add_cc_qp, row);

@@ -7,6 +7,7 @@
 #include "stats-probe.h"
 
 #include "ns3/ptr.h"
+#include "ns3/tn-db.h"
 
 #include <cstdint>
 #include <map>
@@ -67,6 +68,8 @@ class RdmaCcProbe : public StatsProbe
 
         /** \return true if nothing was counted */
         bool IsEmpty() const;
+        /** \return the counts as the database row's columns */
+        tn_db_cc_counts ToRow() const;
     };
 
     /// A queue pair with an event: what it is (read once, while the NIC is alive) and its totals.

@@ -764,19 +764,19 @@ test_schema_9_upgraded(tn_test_ctx* ctx)
         info.name = controls[r];
         TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &runs[r], &err) == TN_OK);
     }
-    tn_db_cc_sample sample = {1000, 1000, 4, 2, 3, 5, 0, 3, 1, 0, 2.5e10};
+    tn_db_cc_sample sample = {1000, 1000, 4, {2, 3, 5, 0, 3, 1, 0, 2.5e10}};
     TN_CHECK(ctx, tn_db_add_cc_sample(db, runs[0], &sample, &err) == TN_OK);
-    tn_db_cc_sample quiet = {2000, 1000, 4, 0, 0, 0, 1, 0, 0, 7, -1};
+    tn_db_cc_sample quiet = {2000, 1000, 4, {0, 0, 0, 1, 0, 0, 7, -1}};
     TN_CHECK(ctx, tn_db_add_cc_sample(db, runs[1], &quiet, &err) == TN_OK);
     tn_db_cc_qp a =
-        {4, 17, 5, 3, 0, "dcqcn", 100000000000ULL, 2, 1, 5, 0, 1, 1, 0, 2.5e10, 5e10, -1};
+        {4, 17, 5, 3, 0, "dcqcn", 100000000000ULL, {2, 1, 5, 0, 1, 1, 0, 2.5e10}, 5e10, -1};
     tn_db_cc_qp b = a;
     b.qpn = 18;
-    b.cnps_sent = 0;
-    b.cnps_received = 2;
-    b.rate_cuts = 2;
-    b.min_rate_bps = 1e10;
-    tn_db_cc_qp h = {4, 17, 5, 3, 0, "hpcc", 100000000000ULL, 0, 0, 0, 1, 0, 0, 7, -1, -1, 52000};
+    b.counts.cnps_sent = 0;
+    b.counts.cnps_received = 2;
+    b.counts.rate_cuts = 2;
+    b.counts.min_rate_bps = 1e10;
+    tn_db_cc_qp h = {4, 17, 5, 3, 0, "hpcc", 100000000000ULL, {0, 0, 0, 1, 0, 0, 7, -1}, -1, 52000};
     TN_CHECK(ctx, tn_db_add_cc_qp(db, runs[0], &a, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_add_cc_qp(db, runs[0], &b, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_add_cc_qp(db, runs[1], &h, &err) == TN_OK);
