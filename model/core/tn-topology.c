@@ -147,6 +147,69 @@ tn_topology_destroy(tn_topology* topo)
 }
 
 tn_status
+tn_topology_copy(const tn_topology* src, tn_topology** out, tn_error* err)
+{
+    if (!src || !out)
+        return tn_error_set(err, TN_EINVAL, "tn_topology_copy: src or out is NULL");
+    *out = NULL;
+    tn_topology* t = NULL;
+    tn_status st = tn_topology_create(&t, err);
+    if (!st)
+        st = tn_topology_set_name(t, src->name, err);
+    /* nodes in runs of one kind, so ranks and ids come out as the original's */
+    for (uint32_t v = 0; v < src->node_count && !st;)
+    {
+        uint32_t run = 1;
+        while (v + run < src->node_count && src->kind[v + run] == src->kind[v])
+            run++;
+        st = tn_topology_add_nodes(t, (tn_node_kind)src->kind[v], run, NULL, err);
+        v += run;
+    }
+    /* cables in the original's order, so every link keeps its id */
+    for (uint32_t l = 0; l < src->link_count && !st; l++)
+    {
+        const tn_link* ab = &src->links[l];
+        if (ab->reverse < l)
+            continue;
+        uint32_t a = 0, b = 0;
+        st = tn_topology_add_link(t,
+                                  ab->src,
+                                  ab->dst,
+                                  ab->rate_bps,
+                                  ab->latency_ns,
+                                  ab->dim,
+                                  &a,
+                                  &b,
+                                  err);
+        if (!st && (a != l || b != ab->reverse))
+            st = tn_error_set(err,
+                              TN_EINVAL,
+                              "tn_topology_copy: cable %u came out as links %u and %u",
+                              l,
+                              a,
+                              b);
+        if (!st)
+        {
+            t->links[a].error_rate = ab->error_rate;
+            t->links[b].error_rate = src->links[b].error_rate;
+        }
+    }
+    if (!st)
+        st = tn_topology_set_dims(t, src->dim_count, src->dims, err);
+    if (!st)
+        st = tn_topology_set_shape(t, &src->shape, err);
+    if (st)
+    {
+        tn_topology_destroy(t);
+        return st;
+    }
+    t->npus_forward = src->npus_forward;
+    t->sharp = src->sharp;
+    *out = t;
+    return TN_OK;
+}
+
+tn_status
 tn_topology_add_nodes(tn_topology* topo,
                       tn_node_kind kind,
                       uint32_t count,

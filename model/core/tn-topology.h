@@ -217,6 +217,10 @@ extern "C"
     /** Free a topology and everything it owns; NULL is ignored. */
     void tn_topology_destroy(tn_topology* topo);
 
+    /** A new topology equal to `src` (name, nodes, cables with their ids, dims, shape, the
+     *  NPU transit rule, SHARP), owned by the caller: for users that outlive the original. */
+    tn_status tn_topology_copy(const tn_topology* src, tn_topology** out, tn_error* err);
+
     /** Add one node; its id (== previous node count) is stored in *id if id != NULL. */
     tn_status tn_topology_add_node(tn_topology* topo,
                                    tn_node_kind kind,

@@ -127,59 +127,10 @@ FlowNetwork::Build(const tn_topology* topo)
     // keep
     NS_ABORT_MSG_IF(m_topo, "FlowNetwork::Build: called twice");
     tn_error err{};
-    // a copy of the nodes and cables: the routes keep a pointer to their topology
+    // the routes keep a pointer to their topology, which may go before this network
     // internal invariant: only allocation can fail here: a copy of a validated topology
-    NS_ABORT_MSG_IF(tn_topology_create(&m_topo, &err) != TN_OK, "FlowNetwork: " << err.message);
-    const uint32_t n = tn_topology_node_count(topo);
-    for (uint32_t v = 0; v < n; ++v)
-    {
-        uint32_t id = 0;
-        // internal invariant: only allocation can fail here: a copy of a validated topology
-        NS_ABORT_MSG_IF(
-            tn_topology_add_nodes(m_topo, tn_topology_node_kind(topo, v), 1, &id, &err) != TN_OK,
-            "FlowNetwork: " << err.message);
-    }
+    NS_ABORT_MSG_IF(tn_topology_copy(topo, &m_topo, &err) != TN_OK, "FlowNetwork: " << err.message);
     const uint32_t links = tn_topology_link_count(topo);
-    for (uint32_t l = 0; l < links; ++l)
-    {
-        const tn_link* ab = tn_topology_link(topo, l);
-        if (ab->reverse < l)
-        {
-            continue;
-        }
-        uint32_t a = 0;
-        uint32_t b = 0;
-        // internal invariant: a copy of a validated topology's own dims
-        NS_ABORT_MSG_IF(tn_topology_add_link(m_topo,
-                                             ab->src,
-                                             ab->dst,
-                                             ab->rate_bps,
-                                             ab->latency_ns,
-                                             ab->dim,
-                                             &a,
-                                             &b,
-                                             &err) != TN_OK ||
-                            a != l,
-                        "FlowNetwork: cable " << l << " not copied: " << err.message);
-    }
-    tn_topology_set_npus_forward(m_topo, tn_topology_npus_forward(topo));
-    tn_topology_set_sharp(m_topo, tn_topology_sharp(topo));
-    // the same cables as the generator's: its shape lets the routes compute their distances
-    // (no destinations x nodes table)
-    // internal invariant: a faithful copy has the original's node counts
-    NS_ABORT_MSG_IF(tn_topology_set_shape(m_topo, tn_topology_shape(topo), &err) != TN_OK,
-                    "FlowNetwork: shape: " << err.message);
-    std::vector<tn_dim_info> dims(tn_topology_dim_count(topo));
-    for (uint32_t d = 0; d < dims.size(); ++d)
-    {
-        dims[d] = *tn_topology_dim(topo, d);
-    }
-    // internal invariant: a copy of a validated topology's own dims
-    NS_ABORT_MSG_IF(
-        !dims.empty() &&
-            tn_topology_set_dims(m_topo, static_cast<uint32_t>(dims.size()), dims.data(), &err) !=
-                TN_OK,
-        "FlowNetwork: dims: " << err.message);
     if (m_symmetric)
     {
         const std::string why = MakeSymmetry(m_topo, m_period, &m_symmetry);
@@ -204,7 +155,7 @@ FlowNetwork::Build(const tn_topology* topo)
                     "FlowNetwork: " << err.message);
     m_nLinks = links;
     uint32_t maxDegree = 1;
-    for (uint32_t v = 0; v < n; ++v)
+    for (uint32_t v = 0; v < tn_topology_node_count(m_topo); ++v)
     {
         maxDegree = std::max(maxDegree, tn_topology_degree(m_topo, v));
     }

@@ -9,6 +9,8 @@
  */
 #include "tn-test.h"
 
+#include "ns3/tn-routing.h"
+#include "ns3/tn-shape.h"
 #include "ns3/tn-topology.h"
 
 #include <stdio.h>
@@ -1379,6 +1381,75 @@ test_subgrid(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* A copy holds everything its original does, and outlives it. */
+static void
+test_copy(tn_test_ctx* ctx)
+{
+    const char* specs[] = {"torus:4x4",
+                           "fattree:k=4",
+                           "hier:switch4@400Gbps+switch4@100Gbps",
+                           "dgx-h100:servers=2,sharp=1",
+                           "mesh:3x2",
+                           "@error-rates"};
+    tn_error err;
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+    {
+        tn_topology *t = NULL, *c = NULL;
+        if (specs[i][0] == '@')
+        {
+            /* a builder's topology: per-link error rates, a name set by hand */
+            uint32_t first = 0, a = 0, b = 0;
+            TN_REQUIRE(ctx, tn_topology_create(&t, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_topology_add_nodes(t, TN_NODE_NPU, 2, &first, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_topology_add_nodes(t, TN_NODE_SWITCH, 1, NULL, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_topology_add_link(t, 0, 2, 1000, 10, -1, &a, &b, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_topology_add_link(t, 1, 2, 2000, 20, -1, &a, &b, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_topology_set_link_error_rate(t, b, 0.25, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_topology_set_name(t, specs[i], &err) == TN_OK);
+        }
+        else
+            TN_REQUIRE_MSG(ctx,
+                           tn_topology_from_spec(specs[i], &t, &err) == TN_OK,
+                           "%s",
+                           err.message);
+        TN_REQUIRE_MSG(ctx, tn_topology_copy(t, &c, &err) == TN_OK, "%s", err.message);
+        TN_CHECK_MSG(ctx, strcmp(tn_topology_name(c), specs[i]) == 0, "%s", tn_topology_name(c));
+        TN_CHECK_EQ(ctx, tn_topology_node_count(c), tn_topology_node_count(t));
+        TN_CHECK_EQ(ctx, tn_topology_npu_count(c), tn_topology_npu_count(t));
+        TN_CHECK_EQ(ctx, tn_topology_link_count(c), tn_topology_link_count(t));
+        TN_CHECK_EQ(ctx, tn_topology_npus_forward(c), tn_topology_npus_forward(t));
+        TN_CHECK_EQ(ctx, tn_topology_sharp(c), tn_topology_sharp(t));
+        TN_CHECK_EQ(ctx, tn_topology_shape(c)->kind, tn_topology_shape(t)->kind);
+        TN_CHECK(ctx, memcmp(tn_topology_shape(c), tn_topology_shape(t), sizeof(tn_shape)) == 0);
+        TN_CHECK_EQ(ctx, tn_topology_dim_count(c), tn_topology_dim_count(t));
+        for (uint32_t d = 0; d < tn_topology_dim_count(t); d++)
+            TN_CHECK(ctx,
+                     memcmp(tn_topology_dim(c, d), tn_topology_dim(t, d), sizeof(tn_dim_info)) ==
+                         0);
+        int same = 1;
+        for (uint32_t v = 0; v < tn_topology_node_count(t); v++)
+            same &= tn_topology_node_kind(c, v) == tn_topology_node_kind(t, v) &&
+                    tn_topology_node_rank(c, v) == tn_topology_node_rank(t, v);
+        for (uint32_t l = 0; l < tn_topology_link_count(t); l++)
+        {
+            const tn_link *x = tn_topology_link(c, l), *y = tn_topology_link(t, l);
+            same &= x->id == y->id && x->src == y->src && x->dst == y->dst &&
+                    x->src_port == y->src_port && x->dst_port == y->dst_port &&
+                    x->reverse == y->reverse && x->rate_bps == y->rate_bps &&
+                    x->latency_ns == y->latency_ns && x->dim == y->dim &&
+                    x->error_rate == y->error_rate;
+        }
+        TN_CHECK_MSG(ctx, same, "%s: nodes and links as the original's", specs[i]);
+        tn_topology_destroy(t);
+        /* the copy stands alone: routes are built on it after the original is gone */
+        tn_routes* routes = NULL;
+        TN_CHECK_EQ(ctx, tn_routes_create(c, NULL, &routes, &err), TN_OK);
+        tn_routes_destroy(routes);
+        tn_topology_destroy(c);
+    }
+    TN_CHECK_EQ(ctx, tn_topology_copy(NULL, NULL, &err), TN_EINVAL);
+}
+
 void
 tn_suite_topology(tn_test_suite* suite)
 {
@@ -1400,4 +1471,5 @@ tn_suite_topology(tn_test_suite* suite)
     tn_test_add(suite, "file-errors", test_file_errors);
     tn_test_add(suite, "file-roundtrip", test_file_roundtrip);
     tn_test_add(suite, "subgrid", test_subgrid);
+    tn_test_add(suite, "copy", test_copy);
 }
