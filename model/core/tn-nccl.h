@@ -116,9 +116,9 @@
  * The tuner (tn_nccl_choose) takes the enabled (algorithm, protocol) of the smallest time
  * (ties: NCCL's order, tree before ring, LL before LL128 before Simple, then NVLS, NVLS-tree,
  * then CollNet, which NCCL puts before NVLS: an exact tie between them is not expected).
- * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls (one server, several); CollNet
- * where sys.sharp (above). Enabled: tree
- * for all-reduce only, ring for every collective but all-to-all (which the family refuses); LL128
+ * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls with 3 GPUs or more a
+ * server (one server, several); CollNet where sys.sharp (above). Enabled: tree for all-reduce
+ * only, ring for every collective but all-to-all (which the family refuses); LL128
  * on NVLink systems only (NCCL enables it by default where the GPUs talk over NVLink). Channels of
  * a size: C, less one while S < C x threads x threshold (threads 512, 640 for LL128; threshold 64
  * Simple, 8 LL128, 8 LL and 8 x n for the ring's LL), at least 1. NVLS and NVLS-tree run NCCL's
