@@ -18,7 +18,10 @@ measured time / our time - 1) and fails when
     what is not modelled;
   - the database's collective row does not record the choice as nccl:ALGO:PROTO with PROTO its
     protocol column and channels >= 1, or a row whose setup names NVLS (NVLS-tree) ran another
-    algorithm.
+    algorithm;
+  - a row whose setup names NVLS (NVLS-tree), run again with 2 GPUs a server, where NCCL turns
+    NVLS off: forced, it is not refused with one error line and a non-zero exit; with the
+    tuner's choice, the database records NVLS (NVLS-tree) or the run fails.
 
 usage: nccl-validation-test.py PROGRAM PAGE DB
 """
@@ -86,6 +89,36 @@ def recorded(name, db, want):
     return []
 
 
+def nvls_off(name, program, size, args, want, db):
+    """Failures of a row of NVLS (want: "nvls" or "nvlstree") run with 2 GPUs a server: NCCL
+    turns NVLS off there, so the forced algorithm is refused and the tuner never picks it."""
+    base = [program, "all_reduce", "-b", str(size), "-e", str(size), "--mode=flow", "--db=" + db]
+    base += [a for a in args if not a.startswith(("--ngpus=", "--algorithm="))] + ["--ngpus=2"]
+    failures = []
+    run = subprocess.run(base + ["--algorithm=nccl:" + want], capture_output=True, text=True)
+    lines = [l for l in run.stderr.splitlines() if l.strip()]
+    if run.returncode == 0 or len(lines) != 1 or "2 GPUs or fewer" not in lines[0]:
+        failures.append(f"{name}: nccl:{want} on 2 GPUs a server: expected one error line "
+                        f"saying NCCL turns it off, got exit {run.returncode}: "
+                        f"{run.stderr.strip()}")
+    run = subprocess.run(base + ["--algorithm=nccl"], capture_output=True, text=True)
+    if run.returncode != 0:
+        failures.append(f"{name}: nccl on 2 GPUs a server: exit {run.returncode}: "
+                        f"{run.stderr.strip()}")
+    else:
+        failures += [f + " (2 GPUs a server: NCCL turns NVLS off)"
+                     for f in recorded(name, db, None)]
+        con = sqlite3.connect(db)
+        try:
+            got = con.execute("SELECT algorithm FROM collective "
+                              "ORDER BY run_id DESC, collective_id DESC LIMIT 1").fetchone()
+        finally:
+            con.close()
+        if got and re.fullmatch(r"nccl:nvls(tree)?:.*", got[0] or ""):
+            failures.append(f"{name}: on 2 GPUs a server the tuner ran {got[0]}")
+    return failures
+
+
 def main():
     program, page, db = sys.argv[1:4]
     text = open(page, encoding="utf-8").read()
@@ -143,6 +176,8 @@ def main():
         setup = row.get("setup", "")
         want = "nvlstree" if "NVLS-tree" in setup else "nvls" if "NVLS" in setup else None
         failures += recorded(name, db, want)
+        if want:
+            failures += nvls_off(name, program, size, args[name], want, db)
         page_ours = float(row["ours"])
         if abs(page_ours - figure) > 0.005 * figure:
             failures.append(f"{name}: the page says {page_ours}, the run prints {figure:.2f}")

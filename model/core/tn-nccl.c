@@ -117,6 +117,9 @@ static const double generic_inter[] = {48.0,
 #define COLLNET_THRESHOLD 512u
 /* NVLS's channels (heads) at most: NCCL_MAX_NVLS_ARITY */
 #define NVLS_ARITY_MAX 32u
+/* NCCL turns NVLS off with 2 GPUs or fewer a server (ncclNvlsInit: gpuCount <= 2, NCCL 2.19
+ * to 2.28.3, the version of the tuning model's NVLS; 2.28.7 lowers it to gpuCount < 2) */
+#define NVLS_GPUS_MIN 3u
 
 /* the network's post overhead of a ring step across servers (an x86 host), us */
 #define NET_OVERHEAD_US 1.0
@@ -345,8 +348,8 @@ tn_nccl_nvls_graph(const tn_nccl_system* sys,
     *channels = 0;
     *bw_intra = *bw_inter = 0.0;
     uint32_t g = per_server(sys);
-    if (!sys->nvls || g < 2)
-        return; /* NCCL's NVLS needs 2 channels, one head GPU each */
+    if (!sys->nvls || g < NVLS_GPUS_MIN)
+        return;
     uint32_t nc = g < NVLS_ARITY_MAX ? g : NVLS_ARITY_MAX;
     bool bw = sys->arch >= TN_NCCL_BLACKWELL, one = sys->servers <= 1;
     const double* sp = bw ? (one ? sm100_intra : sm100_inter) : (one ? sm90_intra : sm90_inter);
@@ -431,10 +434,20 @@ tn_nccl_nvls_wire(const tn_nccl_system* sys, double* efficiency, double* scale)
     if (busbw <= 0 || line <= 0 || N < 2)
         return;
     *scale = (n + 1.0) / (2.0 * (n - 1.0));
-    /* NCCL's algorithm bandwidth busBw x N / (2(N - 1)), N all the ranks, puts S(1 + 1/n)
-     * on a GPU's link in S / algbw: across servers the tree's per-channel cap and the larger
-     * N slow the link as NCCL's model slows the collective (one server: busBw x scale) */
-    double e = busbw * N / (2.0 * (N - 1.0)) * (n + 1.0) / n / line;
+    /* the switch's load-reduce and multicast put S(1 + 1/n) on a GPU's link each way, which
+     * runs at NCCL's rate of an NVLink times NCCL's NVLS efficiency: busbw 2(n - 1)/(n + 1)
+     * x that rate at every n. NCCL's tuning formula is the same curve, but its graph search
+     * rounds a channel's speed down to the search's steps and caps it with bwInter: the
+     * tuner keeps that model (its choice), the links do not (it undershoots below 8 GPUs) */
+    double e = sys->nvlink_efficiency * nvls_efficiency[sys->arch];
+    if (sys->servers > 1)
+    {
+        /* NVLS-tree: NCCL's algorithm bandwidth busBw x N / (2(N - 1)), N all the ranks, in
+         * S / algbw; its per-channel cap is NCCL's figure of what the tree's kernel sustains,
+         * which no link of the model bounds (the NICs carry S/n a GPU) */
+        double tree = busbw * N / (2.0 * (N - 1.0)) * (n + 1.0) / n / line;
+        e = tree < e ? tree : e;
+    }
     *efficiency = e < 1 ? e : 1; /* at most the line rate */
 }
 
@@ -675,8 +688,10 @@ nvls_refusal(const tn_nccl_system* sys, tn_collective coll, tn_nccl_force force)
         return "NVLS is modelled for all-reduce only";
     if (force.proto != TN_NCCL_PROTO_ANY && force.proto != TN_NCCL_SIMPLE)
         return "NVLS runs the Simple protocol only (nccl:nvls:simple)";
-    if (per_server(sys) < 2)
-        return "NVLS needs servers of equal size, 2 GPUs or more each";
+    if (per_server(sys) == 0)
+        return "NVLS needs servers of equal size";
+    if (per_server(sys) < NVLS_GPUS_MIN)
+        return "NCCL turns NVLS off with 2 GPUs or fewer a server";
     if (force.algo == TN_NCCL_NVLS && sys->servers > 1)
         return "across servers NCCL runs NVLS only with CollNet (SHARP), not modelled; use "
                "nccl:nvlstree";

@@ -29,13 +29,18 @@
  * direction, so the protocol's intra_scale (n + 1) / (2(n - 1)) puts NVLS's bytes on the
  * GPU<->switch links; NVLS-tree reduces slice i between the servers' GPU i (a tree of the
  * servers on rail i, the trees alternating per channel as the double binary tree's) between
- * the two intra-server halves. The rate NVLS gets of an NVLink is NCCL's own model of it:
- * intra_efficiency = the tuning model's algorithm bandwidth of NVLS or NVLS-tree (below:
- * busBw x N / (2(N - 1)), N all the ranks; NVLS-tree's busBw with its perChMaxNVLSTreeBw)
- * x (n + 1) / n / the link's line rate (0.68 on one dgx-h100, 0.62 on two, 0.47 on four),
- * so a busy link gives what NCCL's model says; latency: NVLS's hwLat once as the launch (the
- * switch's pass is one operation, not hops), and the NVLS-tree's network hwLat per hop between
- * servers.
+ * the two intra-server halves. NVLS's rate of an NVLink (intra_efficiency) is NCCL's rate of
+ * the link (nvlink_efficiency) x NCCL's nvlsEfficiency (0.85 Hopper, 0.74 Blackwell) at every
+ * GPU count: busbw 2(n - 1)/(n + 1) x line x that. NCCL's tuning formula (below) is that
+ * curve with bwIntra rounded down to the search's steps and capped by bwInter, which leaves
+ * it 13 to 30 % under measured NVLS on 5 to 7 H100: the tuner keeps it, the links do not.
+ * NVLS-tree: the tuning model's algorithm bandwidth of the tree (busBw with its
+ * perChMaxNVLSTreeBw x N / (2(N - 1)), N all the ranks) x (n + 1) / n / the line rate (0.62
+ * on two dgx-h100, 0.47 on four), at most NVLS's: the cap is NCCL's figure for the tree's
+ * kernel, which no link bounds. Latency: NVLS's hwLat once as the launch (the switch's pass
+ * is one operation, not hops), and the NVLS-tree's network hwLat per hop between servers.
+ * With 2 GPUs or fewer a server NCCL turns NVLS off (NCCL 2.19 to 2.28.3, whose NVLS tuning
+ * this is): no NVLS graph, neither algorithm enabled, a forced one TN_EUNSUPPORTED.
  *
  * CollNet (NCCL_ALGO_COLLNET_DIRECT, "collnet": the fabric's switches reduce, InfiniBand
  * SHARP) runs all-reduce, Simple only, on a topology that says its fabric reduces
@@ -111,9 +116,9 @@
  * The tuner (tn_nccl_choose) takes the enabled (algorithm, protocol) of the smallest time
  * (ties: NCCL's order, tree before ring, LL before LL128 before Simple, then NVLS, NVLS-tree,
  * then CollNet, which NCCL puts before NVLS: an exact tie between them is not expected).
- * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls (one server, several); CollNet
- * where sys.sharp (above). Enabled: tree
- * for all-reduce only, ring for every collective but all-to-all (which the family refuses); LL128
+ * NVLS and NVLS-tree are enabled for all-reduce where sys.nvls with 3 GPUs or more a
+ * server (one server, several); CollNet where sys.sharp (above). Enabled: tree for all-reduce
+ * only, ring for every collective but all-to-all (which the family refuses); LL128
  * on NVLink systems only (NCCL enables it by default where the GPUs talk over NVLink). Channels of
  * a size: C, less one while S < C x threads x threshold (threads 512, 640 for LL128; threshold 64
  * Simple, 8 LL128, 8 LL and 8 x n for the ring's LL), at least 1. NVLS and NVLS-tree run NCCL's
@@ -126,9 +131,9 @@
  * to the links' own latency of that hop before it is posted (NCCL's latencies are end to end:
  * a hop costs max(hwLat, path latency)), and baseLat more when it has no deps (the launch).
  * The tuning model's own bandwidth refinements (the 0.92, 1/3.8 and per-channel caps) stay in
- * the tuner: the network model gives the bandwidth; but NVLS's and NVLS-tree's share of an
- * NVLink is the model's (above: perChMaxNVLSTreeBw included), a switch's reduction having no
- * link of its own to model.
+ * the tuner: the network model gives the bandwidth; but NVLS's share of an NVLink is NCCL's
+ * nvlsEfficiency and NVLS-tree's the model's (above: perChMaxNVLSTreeBw included), a switch's
+ * reduction having no link of its own to model.
  */
 #ifndef TN_NCCL_H
 #define TN_NCCL_H
@@ -280,7 +285,8 @@ extern "C"
      * `ranks` ranks: forced parts as named, the rest as NCCL's tuner picks. TN_EINVAL for a
      * bad name, TN_EUNSUPPORTED for a collective the family does not run, or a forced pair
      * NCCL does not run (tree for anything but all-reduce, LL128 off NVLink, NVLS off a
-     * switch that reduces, NVLS across servers, NVLS-tree in one, NVLS with LL or LL128,
+     * switch that reduces or with 2 GPUs or fewer a server, NVLS across servers, NVLS-tree
+     * in one, NVLS with LL or LL128,
      * CollNet without a fabric that reduces, in one server, with LL or LL128, or for
      * another collective).
      */

@@ -16,6 +16,7 @@
 #include "ns3/tn-topology.h"
 #include "ns3/tn-verify.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -632,20 +633,21 @@ test_nvls_model(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_nccl_channels(&s1, TN_NCCL_NVLS, TN_NCCL_SIMPLE, 1024), 16);
     TN_CHECK_EQ(ctx, tn_nccl_channels(&s4, TN_NCCL_NVLS_TREE, TN_NCCL_SIMPLE, 1u << 30), 16);
     TN_CHECK_EQ(ctx, tn_nccl_channels(&sg, TN_NCCL_NVLS, TN_NCCL_SIMPLE, 1024), 24);
-    /* the simulation: scale (n + 1) / (2(n - 1)) = 9/14, efficiency 9/14 x 476 / 450 = 0.68:
-     * 14000 planned bytes are 9000 of NVLS's, 13235.3 at 0.68 of the line; the latency once,
-     * as the launch (25 us), NVLS-tree's 20.9 us per hop between servers (a rail: 2 us) */
+    /* the simulation: scale (n + 1) / (2(n - 1)) = 9/14, efficiency NCCL's NVLink rate 20.6/25
+     * x nvlsEfficiency 0.85 = 0.7004: 14000 planned bytes are 9000 of NVLS's, 12849.8 at 0.7004
+     * of the line; the latency once, as the launch (25 us), NVLS-tree's 20.9 us per hop
+     * between servers (a rail: 2 us) */
     tn_cost_protocol c = tn_nccl_protocol_cost(&s1, TN_NCCL_NVLS, TN_NCCL_SIMPLE);
     TN_CHECK_NEAR(ctx, c.intra_scale, 9.0 / 14, 1e-12);
-    TN_CHECK_NEAR(ctx, c.intra_efficiency, 0.68, 1e-9);
-    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&c, 0, 14000), 13236);
+    TN_CHECK_NEAR(ctx, c.intra_efficiency, 20.6 / 25 * 0.85, 1e-9);
+    TN_CHECK_EQ(ctx, tn_cost_protocol_wire(&c, 0, 14000), 12850);
     TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c, 0, 0), 25000, 1e-9);
     TN_CHECK_NEAR(ctx, tn_cost_protocol_delay_ns(&c, 0, 3), 0, 1e-9);
 
     /* NVLS-tree: the link at NCCL's algorithm bandwidth of the tree, busBw (perChMaxNVLSTreeBw
      * 57.7 on two servers, 45.5 on four, 8 channels) x N / (2(N - 1)), N all the ranks, times
-     * 9/8 (S(1 + 1/8) on the link) over the 450 GB/s line: 0.6155 and 0.4697, not NVLS's
-     * 0.68 (the cap and the larger N, which the simulation ignored: 15 % fast on 2 servers) */
+     * 9/8 (S(1 + 1/8) on the link) over the 450 GB/s line: 0.6155 and 0.4697, below NVLS's
+     * 0.7004 (the cap and the larger N, which the simulation ignored: 15 % fast on 2 servers) */
     const struct
     {
         const tn_nccl_system* sys;
@@ -689,8 +691,8 @@ npu_out(const tn_topology* t, const tn_cost_result* res, uint32_t k, double* bus
 
 /* NVLS's plans: the postcondition (every rank the full sum, tn_verify), the count of the
  * registry's estimate, a GPU's link: the plan's data 2S(n - 1)/n (the bytes the model
- * conserves), busy for NVLS's S(1 + 1/n) at 0.68 of its 3600 Gb/s (each of its 16 x 14 sends
- * of S/(16 x 8) = 8192 bytes is 8192 x 9/14 / 0.68 = 7744.5, rounded up once), NVLS-tree's
+ * conserves), busy for NVLS's S(1 + 1/n) at 0.7004 of its 3600 Gb/s (each of its 16 x 14 sends
+ * of S/(16 x 8) = 8192 bytes is 8192 x 9/14 / 0.7004 = 7519.0, rounded up once), NVLS-tree's
  * sends between servers on rails (GPU i to GPU i), and the refusals with their reason */
 static void
 test_nvls_plan(tn_test_ctx* ctx)
@@ -722,12 +724,12 @@ test_nvls_plan(tn_test_ctx* ctx)
         tn_cost_result* res = NULL;
         if (TN_CHECK(ctx, tn_cost_estimate(s, one, NULL, &o, &res, &err) == TN_OK))
         {
-            double nvls = (1 << 20) * (1 + 1.0 / 8) / 0.68 * 8 / 3600.0; /* ns */
+            double nvls = (1 << 20) * (1 + 1.0 / 8) / (20.6 / 25 * 0.85) * 8 / 3600.0; /* ns */
             for (uint32_t k = 0; k < 8; k++)
             {
                 double busy;
                 TN_CHECK_EQ(ctx, npu_out(one, res, k, &busy), (1 << 20) * 2 * 7 / 8);
-                TN_CHECK_NEAR(ctx, busy, 16 * 14 * 7745 * 8 / 3600.0, 1e-6);
+                TN_CHECK_NEAR(ctx, busy, 16 * 14 * 7519 * 8 / 3600.0, 1e-6);
                 TN_CHECK_NEAR(ctx, busy, nvls, 16 * 14 * 8 / 3600.0);
             }
         }
@@ -791,6 +793,124 @@ test_nvls_plan(tn_test_ctx* ctx)
     tn_topology_destroy(four);
 }
 
+/* NVLS on n = 3 to 8 GPUs of a dgx-h100 (contract). The links: a GPU's carries NVLS's
+ * S(1 + 1/n) each way at NCCL's NVLink rate (20.6 of 25 GB/s) x nvlsEfficiency (0.85), so the
+ * simulated busbw, 2(n - 1)/n x S / the link's busy time, is 2(n - 1)/(n + 1) x 450 x 0.7004
+ * GB/s at every n (420 to 490 at 5 to 8). The tuner keeps NCCL's model: busBw n x
+ * min(bwIntra x 0.85 x (n - 1)/n x 2, bwInter), bwIntra the fastest search speed (60, 50, 40)
+ * with (n + 1) bwIntra <= 370.8 and bwInter raised to at most 60: 180, 240, 300, 360, 408, 476
+ * at 3 to 8, under the ring's 370.8 up to 6 GPUs, so at 4 GiB it runs the ring there. With 2
+ * GPUs a server NCCL turns NVLS off: the tuner never picks it, a forced one is refused. */
+static void
+test_nvls_gpus(tn_test_ctx* ctx)
+{
+    const double eff = 20.6 / 25 * 0.85;
+    const double model[9] = {0,
+                             0,
+                             0,
+                             3 * 60.0,
+                             4 * 60.0,
+                             5 * 60.0,
+                             6 * 60.0,
+                             7 * 40 * 0.85 * 6 / 7 * 2,
+                             8 * 40 * 0.85 * 7 / 8 * 2};
+    const uint64_t S = 16 * 840 * 1024; /* 16 channels of 840 KiB: n slices for n = 3 to 8 */
+    tn_plan_request r;
+    tn_plan_request_init(&r);
+    tn_error err;
+    for (uint32_t n = 3; n <= 8; n++)
+    {
+        char text[64];
+        snprintf(text, sizeof(text), "dgx-h100:servers=1,gpus=%u", n);
+        tn_topology* t = spec(ctx, text);
+        if (!t)
+            continue;
+        tn_nccl_system sys;
+        tn_nccl_system_of(t, n, &sys);
+        TN_CHECK_NEAR(
+            ctx,
+            tn_nccl_model(&sys, TN_COLL_ALL_REDUCE, TN_NCCL_NVLS, TN_NCCL_SIMPLE).busbw_GBps,
+            model[n],
+            1e-9);
+        tn_nccl_choice c;
+        r.algorithm = "nccl";
+        r.bytes = 4ull << 30;
+        if (TN_CHECK(ctx, tn_nccl_choose(t, &r, n, &c, &err) == TN_OK))
+            TN_CHECK_MSG(ctx,
+                         c.algo == (model[n] > 370.8 ? TN_NCCL_NVLS : TN_NCCL_RING),
+                         "%u GPUs: %s",
+                         n,
+                         c.name);
+        r.algorithm = "nccl:nvls";
+        r.bytes = S;
+        tn_schedule* s = NULL;
+        if (!TN_CHECK_MSG(ctx, tn_nccl_choose(t, &r, n, &c, &err) == TN_OK, "%s", err.message) ||
+            !TN_CHECK_MSG(ctx, tn_plan(t, &r, &s, &err) == TN_OK, "%s", err.message))
+        {
+            tn_topology_destroy(t);
+            continue;
+        }
+        TN_CHECK_NEAR(ctx, c.protocol.intra_efficiency, eff, 1e-12);
+        TN_CHECK_NEAR(ctx, c.protocol.intra_scale, (n + 1.0) / (2.0 * (n - 1)), 1e-12);
+        tn_cost_options o;
+        memset(&o, 0, sizeof(o));
+        o.protocol = &c.protocol;
+        tn_cost_result* res = NULL;
+        if (TN_CHECK(ctx, tn_cost_estimate(s, t, NULL, &o, &res, &err) == TN_OK))
+        {
+            /* 16 x 2(n - 1) sends a GPU, each rounded up to a whole byte once */
+            double sends = 16.0 * 2 * (n - 1), busbw_closed = 2.0 * (n - 1) / (n + 1) * 450 * eff;
+            for (uint32_t k = 0; k < n; k++)
+            {
+                double busy;
+                npu_out(t, res, k, &busy);
+                TN_CHECK_NEAR(ctx, busy, S * (1 + 1.0 / n) / eff * 8 / 3600.0, sends * 8 / 3600.0);
+                TN_CHECK_NEAR(ctx, 2.0 * (n - 1) / n * S / busy, busbw_closed, 1e-3 * busbw_closed);
+            }
+        }
+        tn_cost_result_destroy(res);
+        tn_schedule_destroy(s);
+        tn_topology_destroy(t);
+    }
+    /* 2 GPUs a server, one server or two: no NVLS graph, the tuner never picks NVLS, forcing
+     * it is refused with NCCL's reason */
+    const char* two[] = {"dgx-h100:servers=1,gpus=2", "dgx-h100:servers=2,gpus=2"};
+    for (size_t i = 0; i < 2; i++)
+    {
+        tn_topology* t = spec(ctx, two[i]);
+        if (!t)
+            continue;
+        uint32_t N = (uint32_t)(2 * (i + 1)), nc;
+        tn_nccl_system sys;
+        double bi, bo;
+        tn_nccl_system_of(t, N, &sys);
+        tn_nccl_nvls_graph(&sys, &nc, &bi, &bo);
+        TN_CHECK_EQ(ctx, nc, 0);
+        r.algorithm = "nccl";
+        for (uint64_t b = 1024; b <= (4ull << 30); b *= 4)
+        {
+            tn_nccl_choice c;
+            r.bytes = b;
+            if (TN_CHECK(ctx, tn_nccl_choose(t, &r, N, &c, &err) == TN_OK))
+                TN_CHECK_MSG(ctx,
+                             c.algo != TN_NCCL_NVLS && c.algo != TN_NCCL_NVLS_TREE,
+                             "%s, %llu bytes: %s",
+                             two[i],
+                             (unsigned long long)b,
+                             c.name);
+        }
+        r.algorithm = i ? "nccl:nvlstree" : "nccl:nvls";
+        r.bytes = 1 << 20;
+        TN_CHECK_MSG(ctx,
+                     tn_plan_check(t, &r, &err) == TN_EUNSUPPORTED &&
+                         strstr(err.message, "2 GPUs or fewer"),
+                     "%s: %s",
+                     two[i],
+                     err.message);
+        tn_topology_destroy(t);
+    }
+}
+
 /* CollNet's cases (test-nccl-collnet.c) */
 void tn_nccl_collnet_cases(tn_test_suite* suite);
 
@@ -808,5 +928,6 @@ tn_suite_nccl(tn_test_suite* suite)
     tn_test_add(suite, "tree-time", test_tree_time);
     tn_test_add(suite, "nvls-model", test_nvls_model);
     tn_test_add(suite, "nvls-plan", test_nvls_plan);
+    tn_test_add(suite, "nvls-gpus", test_nvls_gpus);
     tn_nccl_collnet_cases(suite);
 }
