@@ -345,22 +345,27 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
                     const RoceHelper& roce,
                     std::string* error)
 {
-    // every run says which level produced it
+    // every run says which level produced it, and which ports it samples
     std::string params = paramsJson;
-    if (params.find("\"mode\"") == std::string::npos)
-    {
+    auto addParam = [&params](const std::string& key, const std::string& value) {
+        if (params.find("\"" + key + "\"") != std::string::npos)
+        {
+            return;
+        }
         const std::size_t brace = params.find('{');
-        const std::string mode = "\"mode\":\"" + RoceFabric::GetModeName(roce.GetMode()) + "\"";
+        const std::string item = "\"" + key + "\":\"" + value + "\"";
         if (brace == std::string::npos)
         {
-            params = "{" + mode + "}";
+            params = "{" + item + "}";
         }
         else
         {
             const bool empty = params.find_first_not_of(" \t\n", brace + 1) == params.find('}');
-            params.insert(brace + 1, mode + (empty ? "" : ","));
+            params.insert(brace + 1, item + (empty ? "" : ","));
         }
-    }
+    };
+    addParam("mode", RoceFabric::GetModeName(roce.GetMode()));
+    addParam("port_sampling", recorder->GetPortSampling());
     if (recorder->IsRankPart())
     {
         // one run: rank 0 begins it, the other ranks add their rows to it
@@ -397,6 +402,7 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     m_fluid = fluid;
     m_packetWire = fluid ? transport->GetMtu() + RoceWire::DATA_OVERHEAD : 0;
     m_jobPorts.clear();
+    recorder->SetPortTopology(topo); // before AddNode: the ports per-dimension chooses
     for (uint32_t v = 0; v < tn_topology_node_count(topo); ++v)
     {
         if (!roce.IsLocal(v))
