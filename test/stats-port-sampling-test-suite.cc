@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sqlite3.h>
@@ -276,6 +277,93 @@ class PortSamplingParseTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The busiest-K spill gives back every column of the rows of the chosen ports, in the order
+ * they were added (extreme values included), and chooses by total tx_bytes, ties to the lower
+ * (node, port).
+ */
+class PortSampleSpillTestCase : public TestCase
+{
+  public:
+    PortSampleSpillTestCase()
+        : TestCase("the busiest-K spill keeps every column and chooses the largest totals")
+    {
+    }
+
+  private:
+    static tn_db_port_sample Row(uint32_t i, uint32_t node, uint32_t port, uint64_t tx)
+    {
+        tn_db_port_sample r{};
+        r.time_ns = i % 2 ? INT64_MAX - i : -int64_t(i);
+        r.interval_ns = 1000 + i;
+        r.node = node;
+        r.port = port;
+        r.tx_bytes = tx;
+        r.tx_packets = i % 3 ? UINT64_MAX - i : 0;
+        r.utilisation = 0.1 * i + 1e-300;
+        for (uint32_t q = 0; q <= TN_DB_PRIORITIES; ++q)
+        {
+            r.queue_bytes[q] = (uint64_t(i) << (q * 7)) + q;
+        }
+        r.paused_ns = i % 2 ? -int64_t(i) * 12345 : INT64_MIN + i;
+        r.ecn_marks = uint64_t(1) << (i % 64);
+        r.drops = i;
+        return r;
+    }
+
+    void DoRun() override
+    {
+        // ports: index 0 = (5, 1), 1 = (2, 0), 2 = (2, 1), 3 = (9, 9) (no row)
+        const std::vector<Port> keys = {{5, 1}, {2, 0}, {2, 1}, {9, 9}};
+        const uint32_t portOf[] = {0, 1, 2, 0, 1, 2, 2};
+        const uint64_t tx[] = {700, 300, 100, 0, 400, 600, 0};
+        // totals: index 0: 700, 1: 700, 2: 700 (a tie), 3: 0
+        PortSampleSpill spill;
+        std::vector<tn_db_port_sample> added;
+        std::string why;
+        for (uint32_t i = 0; i < 7; ++i)
+        {
+            const Port k = keys[portOf[i]];
+            added.push_back(Row(i, k.first, k.second, tx[i]));
+            NS_TEST_ASSERT_MSG_EQ(spill.Add(portOf[i], added.back(), &why), true, why);
+        }
+        NS_TEST_EXPECT_MSG_EQ(spill.GetRows(), 7, "rows");
+        const std::vector<bool> two = spill.Busiest(2, keys);
+        // a three-way tie at 700: the lower (node, port) first, (2, 0) and (2, 1)
+        NS_TEST_EXPECT_MSG_EQ((two == std::vector<bool>{false, true, true, false}), true, "ties");
+        const std::vector<bool> all = spill.Busiest(10, keys);
+        NS_TEST_EXPECT_MSG_EQ((all == std::vector<bool>{true, true, true, true}),
+                              true,
+                              "K > ports");
+        std::vector<tn_db_port_sample> back;
+        NS_TEST_ASSERT_MSG_EQ(spill.Replay(
+                                  two,
+                                  [&back](const tn_db_port_sample& r) {
+                                      back.push_back(r);
+                                      return true;
+                                  },
+                                  &why),
+                              true,
+                              why);
+        std::vector<tn_db_port_sample> expected;
+        for (uint32_t i = 0; i < 7; ++i)
+        {
+            if (two[portOf[i]])
+            {
+                expected.push_back(added[i]);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(back.size(), expected.size(), "the chosen ports' rows");
+        for (std::size_t i = 0; i < back.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(std::memcmp(&back[i], &expected[i], sizeof back[i]),
+                                  0,
+                                  "row " << i << " comes back whole, in order");
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * At flow level on a torus:4x4 and a fattree:k=4: `all` samples every port; `none` writes no
  * row; `per-dimension` exactly the ports the rule names (written from the generators'
  * layouts); `busiest:K` exactly the K largest of the `all` run's per-port tx_bytes totals
@@ -420,6 +508,7 @@ class StatsPortSamplingTestSuite : public TestSuite
         : TestSuite("training-net-stats-ports", UNIT)
     {
         AddTestCase(new PortSamplingParseTestCase, TestCase::QUICK);
+        AddTestCase(new PortSampleSpillTestCase, TestCase::QUICK);
         AddTestCase(new PortSamplingRunTestCase("torus:4x4"), TestCase::QUICK);
         AddTestCase(new PortSamplingRunTestCase("fattree:k=4"), TestCase::QUICK);
     }

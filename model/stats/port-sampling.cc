@@ -6,6 +6,7 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <tuple>
@@ -218,6 +219,57 @@ PerDimensionPorts(const std::vector<PortSamplingLink>& links, const std::vector<
     return ports;
 }
 
+namespace
+{
+
+/// v as a little-endian base-128 varint (7 bits a byte, the high bit: more follow).
+void
+PutVarint(std::string* out, uint64_t v)
+{
+    while (v >= 0x80)
+    {
+        out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+        v >>= 7;
+    }
+    out->push_back(static_cast<char>(v));
+}
+
+/// Signed values (times, paused time) zig-zag encoded: small magnitudes stay short.
+uint64_t
+Zig(int64_t v)
+{
+    return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+int64_t
+Unzig(uint64_t u)
+{
+    return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+}
+
+bool
+GetVarint(std::FILE* f, uint64_t* v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; shift < 70; shift += 7)
+    {
+        const int c = std::getc(f);
+        if (c == EOF)
+        {
+            return false;
+        }
+        x |= static_cast<uint64_t>(c & 0x7f) << shift;
+        if (!(c & 0x80))
+        {
+            *v = x;
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 PortSampleSpill::~PortSampleSpill()
 {
     Close();
@@ -240,15 +292,60 @@ PortSampleSpill::Add(uint32_t index, const tn_db_port_sample& row, std::string* 
         m_totals.resize(index + 1, 0);
     }
     m_totals[index] += row.tx_bytes;
-    Record r{};
-    r.index = index;
-    r.row = row;
-    if (std::fwrite(&r, sizeof r, 1, m_file) != 1)
+    std::string bytes;
+    PutVarint(&bytes, index);
+    PutVarint(&bytes, Zig(row.time_ns));
+    PutVarint(&bytes, Zig(row.interval_ns));
+    PutVarint(&bytes, row.node);
+    PutVarint(&bytes, row.port);
+    PutVarint(&bytes, row.tx_bytes);
+    PutVarint(&bytes, row.tx_packets);
+    uint64_t bits = 0;
+    static_assert(sizeof bits == sizeof row.utilisation, "a double in 64 bits");
+    std::memcpy(&bits, &row.utilisation, sizeof bits);
+    PutVarint(&bytes, bits);
+    for (uint64_t q : row.queue_bytes)
+    {
+        PutVarint(&bytes, q);
+    }
+    PutVarint(&bytes, Zig(row.paused_ns));
+    PutVarint(&bytes, row.ecn_marks);
+    PutVarint(&bytes, row.drops);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), m_file) != bytes.size())
     {
         *why = "busiest:K: the temporary file of the port samples cannot be written";
         return false;
     }
     ++m_rows;
+    return true;
+}
+
+bool
+PortSampleSpill::Next(uint32_t* index, tn_db_port_sample* row)
+{
+    uint64_t v[8 + TN_DB_PRIORITIES + 1 + 3];
+    for (uint64_t& x : v)
+    {
+        if (!GetVarint(m_file, &x))
+        {
+            return false;
+        }
+    }
+    *index = static_cast<uint32_t>(v[0]);
+    row->time_ns = Unzig(v[1]);
+    row->interval_ns = Unzig(v[2]);
+    row->node = static_cast<uint32_t>(v[3]);
+    row->port = static_cast<uint32_t>(v[4]);
+    row->tx_bytes = v[5];
+    row->tx_packets = v[6];
+    std::memcpy(&row->utilisation, &v[7], sizeof row->utilisation);
+    for (uint32_t q = 0; q <= TN_DB_PRIORITIES; ++q)
+    {
+        row->queue_bytes[q] = v[8 + q];
+    }
+    row->paused_ns = Unzig(v[9 + TN_DB_PRIORITIES]);
+    row->ecn_marks = v[10 + TN_DB_PRIORITIES];
+    row->drops = v[11 + TN_DB_PRIORITIES];
     return true;
 }
 

@@ -111,7 +111,9 @@ std::vector<std::pair<uint32_t, uint32_t>> PerDimensionPorts(
  * and the per-port totals are kept in memory (8 bytes a port). At the end, Replay writes the
  * rows of the K ports of largest total (ties: lower node, then lower port) in the order they
  * were taken. Memory stays that of the ports' state whatever the run's length; the file holds
- * what `all` would have written, as fixed-size records, only while the run lasts.
+ * what `all` would have written only while the run lasts, each row as variable-length
+ * integers (a zero column is one byte: about 30 bytes a row at flow level, against 144 for
+ * the row itself).
  */
 class PortSampleSpill
 {
@@ -144,13 +146,19 @@ class PortSampleSpill
     bool Replay(const std::vector<bool>& chosen, Write write, std::string* why)
     {
         bool ok = Rewind(why);
-        Record r;
-        while (ok && m_file && std::fread(&r, sizeof r, 1, m_file) == 1)
+        uint32_t index = 0;
+        tn_db_port_sample row{};
+        while (ok && m_file && Next(&index, &row))
         {
-            if (r.index < chosen.size() && chosen[r.index])
+            if (index < chosen.size() && chosen[index])
             {
-                ok = write(r.row);
+                ok = write(row);
             }
+        }
+        if (ok && m_file && std::ferror(m_file))
+        {
+            *why = "busiest:K: the temporary file of the port samples cannot be read";
+            ok = false;
         }
         Close();
         return ok;
@@ -163,13 +171,11 @@ class PortSampleSpill
     }
 
   private:
-    /// One row in the file.
-    struct Record
-    {
-        uint32_t index;        //!< the port's index
-        tn_db_port_sample row; //!< its row
-    };
-
+    /**
+     * The next row of the file. \param index set to its port's index \param row set to it
+     * \return false at the end
+     */
+    bool Next(uint32_t* index, tn_db_port_sample* row);
     bool Rewind(std::string* why);
     void Close();
 
