@@ -324,6 +324,14 @@ for program in training-net-quickstart training-iteration; do
     fi
 done
 
+# an ns-3 study (no NPU, no dimension): per-dimension is one port, the lowest node's lowest
+"$examples/p2p-study-stats" --seconds=1 --db="$tmp/p2p.db" --ns3::StatsRecorder::PortSampling=per-dimension > "$tmp/out" 2>&1 ||
+    fail "p2p-study-stats per-dimension: $(cat "$tmp/out")"
+[ "$(q "$tmp/p2p.db" "SELECT group_concat(DISTINCT node_id || ':' || port) FROM port_sample")" = "0:0" ] ||
+    fail "p2p-study-stats per-dimension: sampled $(q "$tmp/p2p.db" 'SELECT DISTINCT node_id, port FROM port_sample')"
+q "$tmp/p2p.db" "SELECT params_json FROM run" | grep -q '"port_sampling":"per-dimension"' ||
+    fail "p2p-study-stats: parameters $(q "$tmp/p2p.db" 'SELECT params_json FROM run')"
+
 # --- the report ---------------------------------------------------------------------------
 if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then
     fail "report exited non-zero: $(cat "$tmp/err")"
