@@ -364,6 +364,58 @@ class PortSampleSpillTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The per-dimension rule on the shapes doc/training-net.rst names, the expected ports written
+ * from the generators' layouts: a mesh's -x and -y ports are NPU 1's and NPU 3's (NPU 0 has
+ * none); a torus dimension of size 2 has one direction; a hier system's ring dimension + and -
+ * and its switch dimension NPU to switch and switch to NPU.
+ */
+class PerDimensionRuleTestCase : public TestCase
+{
+  public:
+    PerDimensionRuleTestCase()
+        : TestCase("the per-dimension rule on a mesh, a torus with a dimension of 2, a hier system")
+    {
+    }
+
+  private:
+    void Check(const std::string& spec, const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
+    {
+        tn_topology* topo = nullptr;
+        tn_error err{};
+        NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec(spec.c_str(), &topo, &err), TN_OK, spec);
+        std::vector<bool> npu(tn_topology_node_count(topo));
+        for (uint32_t v = 0; v < npu.size(); ++v)
+        {
+            npu[v] = tn_topology_node_kind(topo, v) == TN_NODE_NPU;
+        }
+        const auto got = PerDimensionPorts(PortSamplingLinks(topo), npu);
+        std::vector<Port> expected;
+        for (const auto& nodes : pairs)
+        {
+            expected.emplace_back(nodes.first, PortTo(topo, nodes.first, nodes.second));
+        }
+        std::sort(expected.begin(), expected.end());
+        tn_topology_destroy(topo);
+        NS_TEST_EXPECT_MSG_EQ((got == expected), true, spec << ": " << got.size() << " ports");
+    }
+
+    void DoRun() override
+    {
+        // mesh:3x3: +x 0->1, +y 0->3, -x 1->0, -y 3->0
+        Check("mesh:3x3", {{0, 1}, {0, 3}, {1, 0}, {3, 0}});
+        // torus:2x4: x of size 2 (one direction) 0->1, +y 0->2, -y 0->6
+        Check("torus:2x4", {{0, 1}, {0, 2}, {0, 6}});
+        // hier: NPUs 0-7 (ring of 4 fastest), switches 8-11 (one per pair differing in dim 1,
+        // the pair of NPU 0 first): +ring 0->1, -ring 0->3, NPU 0 -> switch 8, switch 8 -> 0
+        Check("hier:ring4@400Gbps+switch2@400Gbps", {{0, 1}, {0, 3}, {0, 8}, {8, 0}});
+        // a fattree:k=4 as a list: host 0 up, edge 16 down and up, aggregation 24 down and
+        // up, core 32 down (the run test checks the same through the recorder)
+        Check("fattree:k=4", {{0, 16}, {16, 0}, {16, 24}, {24, 16}, {24, 32}, {32, 24}});
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * At flow level on a torus:4x4 and a fattree:k=4: `all` samples every port; `none` writes no
  * row; `per-dimension` exactly the ports the rule names (written from the generators'
  * layouts); `busiest:K` exactly the K largest of the `all` run's per-port tx_bytes totals
@@ -509,6 +561,7 @@ class StatsPortSamplingTestSuite : public TestSuite
     {
         AddTestCase(new PortSamplingParseTestCase, TestCase::QUICK);
         AddTestCase(new PortSampleSpillTestCase, TestCase::QUICK);
+        AddTestCase(new PerDimensionRuleTestCase, TestCase::QUICK);
         AddTestCase(new PortSamplingRunTestCase("torus:4x4"), TestCase::QUICK);
         AddTestCase(new PortSamplingRunTestCase("fattree:k=4"), TestCase::QUICK);
     }

@@ -71,7 +71,7 @@ StatsRecorder::GetTypeId()
                           MakeTimeAccessor(&StatsRecorder::m_stallTimeout),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("PortSamples",
-                          "Record port samples.",
+                          "Record port samples (false: as PortSampling none).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&StatsRecorder::m_recordPorts),
                           MakeBooleanChecker())

@@ -315,7 +315,7 @@ class StatsRecorder : public Object
         return m_error;
     }
 
-    /** \return port samples taken (one per port per interval) */
+    /** \return port_sample rows written (busiest:K: once the run ends) */
     uint64_t GetSamples() const
     {
         return m_samples;
