@@ -210,6 +210,8 @@ stats_sources = [
     'model/stats/network-probes.cc',
     'model/stats/npu-probes.cc',
     'model/stats/stats-probe.cc',
+    'model/stats/port-sampling.cc',
+    'model/stats/stats-recorder-ports.cc',
     'model/stats/stats-recorder.cc',
 ]
 stats_headers = [
@@ -217,6 +219,7 @@ stats_headers = [
     'model/stats/network-probes.h',
     'model/stats/npu-probes.h',
     'model/stats/stats-probe.h',
+    'model/stats/port-sampling.h',
     'model/stats/stats-recorder.h',
 ]
 
@@ -358,6 +361,7 @@ test_sources = [
     'test/scenario-test-suite.cc',
     'test/stats-cc-test-suite.cc',
     'test/stats-finish-test-suite.cc',
+    'test/stats-port-sampling-test-suite.cc',
     'test/stats-test-suite.cc',
     'test/study-collective-test-suite.cc',
     'test/swing-test-suite.cc',

@@ -99,15 +99,16 @@ struct ScenarioPoint
     /// `partition`: the MPI rank of every topology node (RoceHelper::ParsePartition), used in
     /// a distributed run; empty: tn_partition_auto
     std::vector<uint32_t> partition;
-    std::string database;      //!< results database path
-    uint32_t seed{1};          //!< RngSeedManager seed
-    uint64_t run{1};           //!< RngSeedManager run number
-    uint64_t sampleIntervalNs; //!< StatsRecorder::SampleInterval
-    bool portSamples{true};    //!< StatsRecorder tables
-    bool flows{true};          //!< StatsRecorder tables
-    bool transfers{true};      //!< StatsRecorder tables
-    bool pfcEvents{true};      //!< StatsRecorder tables
-    bool drops{true};          //!< StatsRecorder tables
+    std::string database;            //!< results database path
+    uint32_t seed{1};                //!< RngSeedManager seed
+    uint64_t run{1};                 //!< RngSeedManager run number
+    uint64_t sampleIntervalNs;       //!< StatsRecorder::SampleInterval
+    bool portSamples{true};          //!< StatsRecorder tables
+    std::string portSampling{"all"}; //!< StatsRecorder::PortSampling ([sampling] ports)
+    bool flows{true};                //!< StatsRecorder tables
+    bool transfers{true};            //!< StatsRecorder tables
+    bool pfcEvents{true};            //!< StatsRecorder tables
+    bool drops{true};                //!< StatsRecorder tables
     /// [roce]: full attribute names ("ns3::RdmaNic::Mtu") and values, as Config defaults
     std::vector<std::pair<std::string, std::string>> roce;
     /// [npu]: NpuEndpoint attributes and values

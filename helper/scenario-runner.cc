@@ -416,6 +416,7 @@ StartRecording(PointRun& run, tn_db* db, const std::string& path, std::string* e
     StatsHelper& stats = run.stats;
     stats.SetRecorderAttribute("SampleInterval", TimeValue(NanoSeconds(p.sampleIntervalNs)));
     stats.SetRecorderAttribute("PortSamples", BooleanValue(p.portSamples));
+    stats.SetRecorderAttribute("PortSampling", StringValue(p.portSampling));
     stats.SetRecorderAttribute("Flows", BooleanValue(p.flows));
     stats.SetRecorderAttribute("Transfers", BooleanValue(p.transfers));
     stats.SetRecorderAttribute("PfcEvents", BooleanValue(p.pfcEvents));

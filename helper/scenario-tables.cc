@@ -13,6 +13,7 @@
 
 #include "ns3/attribute-settings.h"
 #include "ns3/npu-endpoint.h"
+#include "ns3/port-sampling.h"
 #include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/string.h"
@@ -396,6 +397,22 @@ ReadSamplingTable(PointContext& ctx)
         r.Fail(r.Resolve(samplingTable->get("interval")), "sampling.interval", "must be > 0");
     }
     p.portSamples = sampling.Bool("port_samples", true);
+    // port_samples = false is ports = "none"; "ports" says which ports, checked as the
+    // recorder's attribute checks it
+    p.portSampling = sampling.String("ports", p.portSamples ? "all" : "none");
+    PortSamplingMode mode;
+    std::string why;
+    const toml::node* portsNode = r.Resolve(samplingTable ? samplingTable->get("ports") : nullptr);
+    if (!PortSamplingMode::Parse(p.portSampling, &mode, &why))
+    {
+        r.Fail(portsNode, "sampling.ports", why);
+    }
+    if (!p.portSamples && mode.kind != PortSamplingMode::NONE)
+    {
+        r.Fail(portsNode,
+               "sampling.ports",
+               "'" + p.portSampling + "' contradicts port_samples = false (which is \"none\")");
+    }
     p.flows = sampling.Bool("flows", true);
     p.transfers = sampling.Bool("transfers", true);
     p.pfcEvents = sampling.Bool("pfc_events", true);

@@ -212,6 +212,30 @@ StatsHelper::SetRecorderAttribute(std::string name, const AttributeValue& value)
     m_factory.Set(name, value);
 }
 
+namespace
+{
+
+/// Add "key":"value" to a JSON object's text unless the key is there.
+void
+AddParam(std::string* params, const std::string& key, const std::string& value)
+{
+    if (params->find("\"" + key + "\"") != std::string::npos)
+    {
+        return;
+    }
+    const std::size_t brace = params->find('{');
+    const std::string item = "\"" + key + "\":\"" + value + "\"";
+    if (brace == std::string::npos)
+    {
+        *params = "{" + item + "}";
+        return;
+    }
+    const bool empty = params->find_first_not_of(" \t\n", brace + 1) == params->find('}');
+    params->insert(brace + 1, item + (empty ? "" : ","));
+}
+
+} // namespace
+
 Ptr<StatsRecorder>
 StatsHelper::Install(const std::string& path,
                      const std::string& name,
@@ -264,7 +288,9 @@ StatsHelper::Install(const std::string& path,
                      std::string* error)
 {
     Ptr<StatsRecorder> recorder = m_factory.Create<StatsRecorder>();
-    if (!recorder->Open(path, error) || !recorder->BeginRun(name, paramsJson, error))
+    std::string params = paramsJson;
+    AddParam(&params, "port_sampling", recorder->GetPortSampling());
+    if (!recorder->Open(path, error) || !recorder->BeginRun(name, params, error))
     {
         return nullptr;
     }
@@ -345,22 +371,10 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
                     const RoceHelper& roce,
                     std::string* error)
 {
-    // every run says which level produced it
+    // every run says which level produced it, and which ports it samples
     std::string params = paramsJson;
-    if (params.find("\"mode\"") == std::string::npos)
-    {
-        const std::size_t brace = params.find('{');
-        const std::string mode = "\"mode\":\"" + RoceFabric::GetModeName(roce.GetMode()) + "\"";
-        if (brace == std::string::npos)
-        {
-            params = "{" + mode + "}";
-        }
-        else
-        {
-            const bool empty = params.find_first_not_of(" \t\n", brace + 1) == params.find('}');
-            params.insert(brace + 1, mode + (empty ? "" : ","));
-        }
-    }
+    AddParam(&params, "mode", RoceFabric::GetModeName(roce.GetMode()));
+    AddParam(&params, "port_sampling", recorder->GetPortSampling());
     if (recorder->IsRankPart())
     {
         // one run: rank 0 begins it, the other ranks add their rows to it
@@ -397,6 +411,7 @@ StatsHelper::Record(Ptr<StatsRecorder> recorder,
     m_fluid = fluid;
     m_packetWire = fluid ? transport->GetMtu() + RoceWire::DATA_OVERHEAD : 0;
     m_jobPorts.clear();
+    recorder->SetPortTopology(topo); // before AddNode: the ports per-dimension chooses
     for (uint32_t v = 0; v < tn_topology_node_count(topo); ++v)
     {
         if (!roce.IsLocal(v))

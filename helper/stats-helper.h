@@ -59,8 +59,10 @@ class TrainingJob;
  * link row per directed link, connects the sinks of every node (StatsRecorder::AddNode),
  * follows the collectives of every NPU's CollectiveExecutor (so call it after
  * CollectiveHelper::Install) and starts sampling. Flow rows get their ideal FCT from the
- * topology's routes (RoceIdealFctNs). Which tables are recorded, the sampling
- * interval and signal handling are StatsRecorder attributes (SetRecorderAttribute).
+ * topology's routes (RoceIdealFctNs). Which tables are recorded, which ports are sampled
+ * (PortSampling), the sampling interval and signal handling are StatsRecorder attributes
+ * (SetRecorderAttribute). The run's parameters get "mode" (fabric installs) and
+ * "port_sampling" when the program's JSON lacks them.
  *
  * The topology must outlive the run (until Finish).
  *

@@ -205,6 +205,19 @@ bad '[topology]\npreset = "dgx-h100"\ngpus = 9\n[[collective]]\nbytes = 1\n' \
 # sharp = true (the fabric's switches reduce) needs a fabric: 2 servers or more
 bad '[topology]\npreset = "dgx-h100"\nsharp = true\n[[collective]]\nbytes = 1\n' \
     "bad$((n + 1)).toml:2:10: topology.preset: .*sharp=1 needs servers >= 2"
+# [sampling] ports: a mode StatsRecorder::PortSampling reads, else one line
+bad '[topology]\nspec = "ring:8"\n[sampling]\nports = "busiest:0"\n[[collective]]\nbytes = 1\n' \
+    "bad$((n + 1)).toml:4:9: sampling.ports: 'busiest:0': K of busiest:K must be a whole number"
+bad "$ok" "bad$((n + 1)).toml: --set sampling.ports=some: sampling.ports: 'some' is not all, none, per-dimension or busiest:K" \
+    --set sampling.ports=some
+# and a mode given runs: per-dimension on torus:4x4 samples NPU 0's four ports
+printf '%b' "$ok" > "$tmp/ports.toml"
+"$runner" "$tmp/ports.toml" --db "$tmp/ports.db" --set sampling.ports=per-dimension > "$tmp/out" 2> "$tmp/err" ||
+    fail "sampling.ports: exit non-zero: $(cat "$tmp/err")"
+[ "$(q "$tmp/ports.db" "SELECT group_concat(node_id || ':' || port) FROM (SELECT DISTINCT node_id, port FROM port_sample ORDER BY 1, 2)")" = "0:0,0:1,0:2,0:3" ] ||
+    fail "sampling.ports: per-dimension sampled $(q "$tmp/ports.db" 'SELECT DISTINCT node_id, port FROM port_sample')"
+q "$tmp/ports.db" "SELECT params_json FROM run" | grep -q '"port_sampling":"per-dimension"' ||
+    fail "sampling.ports: parameters $(q "$tmp/ports.db" 'SELECT params_json FROM run')"
 
 # --- algorithm = "auto": the tuner's choice runs, its row records choice and runner-up ---
 printf '[topology]\nspec = "torus:4x4"\n[[collective]]\nalgorithm = "auto"\nbytes = ["32KiB", "2MiB"]\n' \
@@ -298,6 +311,26 @@ failed "quickstart (limit)" "$tmp/l3.db" \
     "$examples/training-net-quickstart" --db="$tmp/l3.db" --ns3::StatsRecorder::SimulatedTimeLimit=100us
 grep -q "^training-net-quickstart: simulated time reached 0.0001 s" "$tmp/err" ||
     fail "quickstart (limit): the error line does not name the limit: $(cat "$tmp/err")"
+
+# a PortSampling option no mode reads: one line naming the option, exit 2, no run
+for program in training-net-quickstart training-iteration; do
+    "$examples/$program" --db="$tmp/ps.db" --ns3::StatsRecorder::PortSampling=busiest:0 > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    { [ $rc = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+        grep -q "^$program: .*'busiest:0' is not a valid value for ns3::StatsRecorder::PortSampling (expected all, none, per-dimension or busiest:K" "$tmp/err"; } ||
+        fail "$program --ns3::StatsRecorder::PortSampling=busiest:0: exit $rc, $(cat "$tmp/err")"
+    if [ -f "$tmp/ps.db" ] && [ "$(q "$tmp/ps.db" 'SELECT count(*) FROM run')" != 0 ]; then
+        fail "$program: a refused PortSampling created a run"
+    fi
+done
+
+# an ns-3 study (no NPU, no dimension): per-dimension is one port, the lowest node's lowest
+"$examples/p2p-study-stats" --seconds=1 --db="$tmp/p2p.db" --ns3::StatsRecorder::PortSampling=per-dimension > "$tmp/out" 2>&1 ||
+    fail "p2p-study-stats per-dimension: $(cat "$tmp/out")"
+[ "$(q "$tmp/p2p.db" "SELECT group_concat(DISTINCT node_id || ':' || port) FROM port_sample")" = "0:0" ] ||
+    fail "p2p-study-stats per-dimension: sampled $(q "$tmp/p2p.db" 'SELECT DISTINCT node_id, port FROM port_sample')"
+q "$tmp/p2p.db" "SELECT params_json FROM run" | grep -q '"port_sampling":"per-dimension"' ||
+    fail "p2p-study-stats: parameters $(q "$tmp/p2p.db" 'SELECT params_json FROM run')"
 
 # --- the report ---------------------------------------------------------------------------
 if ! "$report" "$db" -o "$tmp/report" > "$tmp/out" 2> "$tmp/err"; then

@@ -192,6 +192,18 @@ class ScenarioErrorTestCase : public TestCase
                "",
                "e.toml:5:36: roce.ns3::RoceSwitchMmu::BufferSize: needs packet level, but mode = "
                "\"flow\"");
+        Expect("[topology]\nspec = \"ring:4\"\n[sampling]\nports = \"busiest:0\"\n" + coll,
+               "",
+               "e.toml:4:9: sampling.ports: 'busiest:0': K of busiest:K must be a whole number "
+               "from 1 to 4294967295");
+        Expect("[topology]\nspec = \"ring:4\"\n[sampling]\nports = \"some\"\n" + coll,
+               "",
+               "e.toml:4:9: sampling.ports: 'some' is not all, none, per-dimension or busiest:K");
+        Expect("[topology]\nspec = \"ring:4\"\n[sampling]\nport_samples = false\n"
+               "ports = \"all\"\n" +
+                   coll,
+               "",
+               "e.toml:5:9: sampling.ports: 'all' contradicts port_samples = false");
         Expect("[topology]\nspec = \"mesh:2x2\"\n[roce]\nrouting = \"xy\"\n" + coll,
                "",
                "e.toml:4:11: roce.routing: expected a route order: shortest or dimension-order");
@@ -581,6 +593,53 @@ class ScenarioFlowModeTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * \brief [sampling] ports: the default is all, port_samples = false is none, a mode given is
+ * the point's and its parameters'.
+ */
+class ScenarioPortSamplingTestCase : public TestCase
+{
+  public:
+    ScenarioPortSamplingTestCase()
+        : TestCase("[sampling] ports chooses the sampled ports; port_samples = false is none")
+    {
+    }
+
+  private:
+    std::string Ports(const std::string& sampling, std::string* params)
+    {
+        ScenarioConfig config;
+        std::string error;
+        std::vector<ScenarioPoint> points;
+        const std::string text = "[topology]\nspec = \"ring:4\"\n[sampling]\n" + sampling +
+                                 "[[collective]]\nbytes = 1\n";
+        if (!config.LoadText(text, "s.toml", &error) || !config.Expand(&points, &error) ||
+            points.size() != 1)
+        {
+            return "error: " + error;
+        }
+        *params = points[0].paramsJson;
+        return points[0].portSampling;
+    }
+
+    void DoRun() override
+    {
+        std::string params;
+        NS_TEST_EXPECT_MSG_EQ(Ports("", &params), "all", "default");
+        NS_TEST_EXPECT_MSG_NE(params.find("\"sampling.ports\":\"all\""), std::string::npos, params);
+        NS_TEST_EXPECT_MSG_EQ(Ports("port_samples = false\n", &params), "none", "port_samples");
+        NS_TEST_EXPECT_MSG_EQ(Ports("port_samples = false\nports = \"none\"\n", &params),
+                              "none",
+                              "both");
+        NS_TEST_EXPECT_MSG_EQ(Ports("ports = \"per-dimension\"\n", &params), "per-dimension", "");
+        NS_TEST_EXPECT_MSG_EQ(Ports("ports = \"busiest:8\"\n", &params), "busiest:8", "");
+        NS_TEST_EXPECT_MSG_NE(params.find("\"sampling.ports\":\"busiest:8\""),
+                              std::string::npos,
+                              params);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * \brief Scenario files: parsing, sweeps, errors and a run.
  */
 class ScenarioTestSuite : public TestSuite
@@ -591,6 +650,7 @@ class ScenarioTestSuite : public TestSuite
     {
         AddTestCase(new ScenarioSweepTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioErrorTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioPortSamplingTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRunTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioFlowModeTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioScheduledTestCase, TestCase::QUICK);

@@ -13,6 +13,7 @@
 #include "ns3/port-counters.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-version.h"
 #include "ns3/uinteger.h"
@@ -70,10 +71,18 @@ StatsRecorder::GetTypeId()
                           MakeTimeAccessor(&StatsRecorder::m_stallTimeout),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("PortSamples",
-                          "Record port samples.",
+                          "Record port samples (false: as PortSampling none).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&StatsRecorder::m_recordPorts),
                           MakeBooleanChecker())
+            .AddAttribute("PortSampling",
+                          "Which ports get port_sample rows: all (every port), none, "
+                          "per-dimension (one port per class of link: sender's and receiver's "
+                          "tier, dimension, direction; PerDimensionPorts) or busiest:K (the K "
+                          "ports that sent the most bytes over the run, all their rows).",
+                          StringValue("all"),
+                          MakeStringAccessor(&StatsRecorder::m_portSampling),
+                          MakePortSamplingChecker())
             .AddAttribute("PortCopies",
                           "Sample also the ports whose counters are copies of another port's "
                           "(flow-symmetric: the translates of each orbit's representative link).",
@@ -270,6 +279,7 @@ StatsRecorder::Abandon(const std::string& why)
         tn_signal_unwatch();
         m_watching = false;
     }
+    WriteBusiest(); // the rows spilled so far
     // the writer thread's batch is joined before the buffered rows are written, and each
     // batch is one transaction: what is written is whole
     tn_error err{};
@@ -328,6 +338,10 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsP
         nPorts += it == m_portsOfNode.end() ? 0 : it->second;
     }
     m_nodes.insert(topoId);
+    if (nic && !m_chosenKnown && GetPortSamplingMode().kind == PortSamplingMode::PER_DIMENSION)
+    {
+        m_npuNodes.insert(topoId);
+    }
     tn_db_node row{topoId, nic ? "npu" : (sw || ports ? "switch" : "node"), rank, nPorts};
     tn_error err{};
     if (!m_failed)
@@ -347,25 +361,6 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsP
     }
 }
 
-void
-StatsRecorder::AddPorts(uint32_t node, Ptr<Object> owner, const PortCounters* counters)
-{
-    for (uint32_t p = 0; p < counters->GetNCounterPorts(); ++p)
-    {
-        if (!m_recordPortCopies && counters->IsPortCopy(p))
-        {
-            continue; // its samples would repeat another port's: 64k NPUs, 1 GiB of them
-        }
-        PortState s;
-        s.owner = owner;
-        s.counters = counters;
-        s.node = node;
-        s.port = p;
-        m_ports.push_back(s);
-    }
-    m_portsOfNode[node] += counters->GetNCounterPorts();
-}
-
 int64_t
 StatsRecorder::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const
 {
@@ -381,6 +376,10 @@ StatsRecorder::IsCollectiveFollowed(uint32_t id) const
 void
 StatsRecorder::AddLink(const tn_db_link& link)
 {
+    if (!m_chosenKnown && GetPortSamplingMode().kind == PortSamplingMode::PER_DIMENSION)
+    {
+        m_linkRows.push_back({link.src_node, link.src_port, link.dst_node, link.dim, 0});
+    }
     tn_error err{};
     if (!m_failed)
     {
@@ -473,6 +472,12 @@ StatsRecorder::Start()
         return;
     }
     m_started = true;
+    const PortSamplingMode mode = GetPortSamplingMode();
+    m_recordPorts = m_recordPorts && mode.kind != PortSamplingMode::NONE;
+    if (mode.kind == PortSamplingMode::PER_DIMENSION && !m_chosenKnown)
+    {
+        ChoosePortsFromRows();
+    }
     m_lastSample = Simulator::Now();
     m_probeSampleNs = m_lastSample.GetNanoSeconds();
     m_progressAt = m_lastSample;
@@ -643,88 +648,6 @@ StatsRecorder::GetLastDataTime() const
         latest = std::max(latest, probe->GetLastDataTime().GetNanoSeconds());
     }
     return NanoSeconds(latest);
-}
-
-void
-StatsRecorder::Sample(bool last)
-{
-    const Time now = Simulator::Now();
-    const int64_t nowNs = now.GetNanoSeconds();
-    const int64_t previousNs = m_lastSample.GetNanoSeconds();
-    if (nowNs < previousNs || (nowNs == previousNs && !last))
-    {
-        return;
-    }
-    m_lastSample = now;
-    tn_error err{};
-    for (PortState& s : m_ports)
-    {
-        if (s.writtenNs >= nowNs)
-        {
-            continue; // written at this instant already
-        }
-        tn_db_port_sample row{};
-        row.time_ns = nowNs;
-        row.node = s.node;
-        row.port = s.port;
-        PortCounterValues c;
-        s.counters->ReadPortCounters(s.port, &c);
-        const uint64_t tx = c.txBytes;
-        const uint64_t packets = c.txPackets;
-        row.tx_bytes = tx - s.txBytes;
-        row.tx_packets = packets - s.txPackets;
-        uint64_t queued = 0;
-        static_assert(PortCounterValues::QUEUES == TN_DB_PRIORITIES + 1, "one column per queue");
-        for (uint8_t q = 0; q <= TN_DB_PRIORITIES; ++q)
-        {
-            row.queue_bytes[q] = c.queueBytes[q];
-            queued += row.queue_bytes[q];
-        }
-        const int64_t paused = c.pausedNs;
-        row.paused_ns = paused - s.pausedNs;
-        const uint64_t marks = c.ecnMarks;
-        const uint64_t drops = c.drops;
-        row.ecn_marks = marks - s.ecnMarks;
-        row.drops = drops - s.drops;
-        const int64_t busy = c.busyNs - s.busyNs;
-        const bool idle = busy == 0 && queued == 0 && row.paused_ns == 0 && row.ecn_marks == 0 &&
-                          row.drops == 0 && c.pausedMask == 0;
-        if (idle && !last)
-        {
-            continue; // an idle stretch is written as one row when it ends
-        }
-        if (!idle && s.writtenNs < previousNs && previousNs < nowNs)
-        {
-            // the idle stretch before this interval, as one row (no gap, no activity)
-            tn_db_port_sample quiet{};
-            quiet.time_ns = previousNs;
-            quiet.interval_ns = previousNs - s.writtenNs;
-            quiet.node = s.node;
-            quiet.port = s.port;
-            ++m_samples;
-            if (!m_failed && !Check(tn_db_add_port_sample(m_db, m_runId, &quiet, &err), err))
-            {
-                return;
-            }
-            s.writtenNs = previousNs;
-        }
-        row.interval_ns = nowNs - s.writtenNs;
-        // the wire bits sent inside the interval (a frame split at the sampling instants), as
-        // the time the transmitter was busy in it: at most 1 (frames counted whole: 1.02)
-        row.utilisation = row.interval_ns > 0 ? double(busy) / double(row.interval_ns) : 0;
-        s.txBytes = tx;
-        s.txPackets = packets;
-        s.busyNs = c.busyNs;
-        s.pausedNs = paused;
-        s.ecnMarks = marks;
-        s.drops = drops;
-        s.writtenNs = nowNs;
-        ++m_samples;
-        if (!m_failed && !Check(tn_db_add_port_sample(m_db, m_runId, &row, &err), err))
-        {
-            return;
-        }
-    }
 }
 
 void
@@ -904,6 +827,7 @@ StatsRecorder::Close(const std::string& status,
     {
         Sample(true); // the last, partial interval: the samples cover the whole run
     }
+    WriteBusiest();
     m_collectiveProbe->WriteUnfinished();
     for (std::size_t i = 0; i < m_probes.size() && !m_failed; ++i)
     {

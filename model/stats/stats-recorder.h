@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/pfc-deadlock-watch.h"
+#include "ns3/port-sampling.h"
 #include "ns3/ptr.h"
 #include "ns3/tn-db.h"
 #include "ns3/tn-schedule.h"
@@ -41,7 +42,8 @@ class StatsProbe;
  * AddProbe() takes any other probe
  * (a TrainingJobProbe of a job, model/stats/npu-probes.h), GetCollectiveProbe() is the
  * run's CollectiveProbe (the executors, collectives and run-time operations it follows),
- * Start() starts sampling every port each SampleInterval, and Finish() takes the last
+ * Start() starts sampling the ports each SampleInterval (which ports: attribute PortSampling,
+ * model/stats/port-sampling.h), and Finish() takes the last
  * sample, writes what is buffered and sets the run's status. StatsHelper does all of it in
  * one call and builds the probes from the model objects (StatsHelper::AddTrainingJob,
  * AddScheduledCollective).
@@ -313,7 +315,7 @@ class StatsRecorder : public Object
         return m_error;
     }
 
-    /** \return port samples taken (one per port per interval) */
+    /** \return port_sample rows written (busiest:K: once the run ends) */
     uint64_t GetSamples() const
     {
         return m_samples;
@@ -350,6 +352,17 @@ class StatsRecorder : public Object
     {
         return m_recordDrops;
     }
+
+    /**
+     * The network as the per-dimension rule of PortSampling sees it (PerDimensionPorts over
+     * PortSamplingLinks): StatsHelper gives it before AddNode. Read at once, not kept. Without
+     * it the rule takes the link rows (AddLink, no sign) and the NPUs (AddNode) at Start.
+     * \param topo the topology the nodes and links are those of
+     */
+    void SetPortTopology(const tn_topology* topo);
+
+    /** \return the PortSampling mode in force ("all", "none", "per-dimension", "busiest:K") */
+    std::string GetPortSampling() const;
 
     /**
      * Sample ports 0 .. GetNCounterPorts() - 1 of counters as the node's ports.
@@ -451,6 +464,7 @@ class StatsRecorder : public Object
         uint64_t drops{0};                     //!< drops
         int64_t busyNs{0};                     //!< transmitter busy time
         int64_t writtenNs{0};                  //!< end of the last row written for this port
+        bool sampled{true};                    //!< chosen by PortSampling (per-dimension)
     };
 
     void Tick();
@@ -488,6 +502,17 @@ class StatsRecorder : public Object
      */
     Time GetLastDataTime() const;
     bool Check(tn_status status, const tn_error& err);
+    /** \return the PortSampling attribute, parsed (its checker let only modes in) */
+    PortSamplingMode GetPortSamplingMode() const;
+    /** Per-dimension without SetPortTopology: choose from the link rows and NPUs added. */
+    void ChoosePortsFromRows();
+    /**
+     * One port_sample row: into the database, or the spill under busiest:K.
+     * \param index the port's entry of m_ports \param row the row \return false on failure
+     */
+    bool WritePortRow(uint32_t index, const tn_db_port_sample& row);
+    /** busiest:K: write the rows of the K busiest ports (once); only C calls, as Abandon. */
+    void WriteBusiest();
 
     tn_db* m_db{nullptr};
     bool m_ownDb{false};
@@ -534,7 +559,14 @@ class StatsRecorder : public Object
     // attributes
     Time m_interval;
     bool m_recordPorts;
-    bool m_recordPortCopies; //!< PortCopies
+    bool m_recordPortCopies;                               //!< PortCopies
+    std::string m_portSampling;                            //!< PortSampling
+    std::set<std::pair<uint32_t, uint32_t>> m_chosenPorts; //!< per-dimension: (node, port)
+    bool m_chosenKnown{false};                             //!< m_chosenPorts set (SetPortTopology)
+    std::vector<PortSamplingLink> m_linkRows;              //!< per-dimension without a topology
+    std::set<uint32_t> m_npuNodes;                         //!< per-dimension without a topology
+    PortSampleSpill m_spill;                               //!< busiest:K
+    bool m_busiestWritten{false};                          //!< WriteBusiest done
     bool m_recordFlows;
     bool m_recordTransfers;
     bool m_recordPfc;
