@@ -292,6 +292,7 @@ core_test_sources = [
     'test/core/test-multitree.c',
     'test/core/test-partition.c',
     'test/core/test-program.c',
+    'test/core/test-program-window.c',
     'test/core/test-rank-order.c',
     'test/core/test-routing.c',
     'test/core/test-routing-shape.c',

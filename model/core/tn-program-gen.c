@@ -33,7 +33,30 @@ typedef struct gen
     tn_slice* parts; /* N: parts by position */
     tn_slice* h0;
     tn_slice* h1;
+    uint32_t phase; /* phases begun (phase_begin) */
 } gen;
+
+/* A phase begins (ring2d, the flat ring, ring-bidir and direct, hierarchical: the generators
+ * whose state between phases is their frontier and match counters; the others run from the
+ * rank's first op every window). A run resumed from the cursor (tn_program_rank_advance)
+ * skips the phases before it (true) and restores the state at it; otherwise the cursor moves
+ * here while the window is not full, so that the next window resumes from this phase. */
+static bool
+phase_begin(gen* g, tn_status* st, tn_error* err)
+{
+    tn_rank_program* rp = g->rp;
+    uint32_t ph = g->phase++;
+    if (rp->resumed && ph < rp->cur_phase)
+        return true;
+    if (rp->resumed && ph == rp->cur_phase)
+    {
+        g->b.n = 0;
+        *st = tn_rp_cursor_restore(rp, &g->a, err);
+    }
+    else if (rp->next_index <= rp->window_end)
+        *st = tn_rp_cursor_save(rp, ph, &g->a, err);
+    return false;
+}
 
 static void
 swap_ids(tn_ids* x, tn_ids* y)
@@ -153,15 +176,19 @@ gen_flat(gen* g, tn_error* err)
         uint32_t used = 0;
         if (p->coll == TN_COLL_ALL_REDUCE || p->coll == TN_COLL_REDUCE_SCATTER)
         {
-            st = flat_phase(g, &ph, true, err);
+            if (!phase_begin(g, &st, err) && !st)
+            {
+                st = flat_phase(g, &ph, true, err);
+                if (!st)
+                    st = carry_swap(g, err);
+            }
             used = N > 1 ? (p->kind == TN_GENERATOR_DIRECT ? 1 : N - 1) : 0;
-            if (!st)
-                st = carry_swap(g, err);
         }
         if (!st && (p->coll == TN_COLL_ALL_REDUCE || p->coll == TN_COLL_ALL_GATHER))
         {
             ph.step = used;
-            st = flat_phase(g, &ph, false, err);
+            if (!phase_begin(g, &st, err) && !st)
+                st = flat_phase(g, &ph, false, err);
         }
     }
     return st;
@@ -703,6 +730,11 @@ gen_hier(gen* g, tn_error* err)
                 uint32_t d = ar ? l : D - 1 - l; /* rs_order */
                 uint32_t P = p->dsize[d], sd = p->dstride[d];
                 const uint32_t* pos = p->line[d];
+                if (phase_begin(g, &st, err) || st)
+                {
+                    step += P > 1 ? (ring_dim(p, d) ? P - 1 : 1) : 0;
+                    continue;
+                }
                 uint32_t v0 = r - coord(p, r, d) * sd;
                 for (uint32_t k = 0; k < P; k++)
                     g->members[k] = v0 + pos[k] * sd;
@@ -808,6 +840,8 @@ r2_phase(gen* g,
     uint32_t grp = d == 0 ? r / c->size[0] : r % c->size[0];
     uint32_t nr = 1;
     tn_status st = TN_OK;
+    if (phase_begin(g, &st, err) || st)
+        return st;
     tn_slice* table = g->h0;
     if (level0 && p->coll == TN_COLL_ALL_REDUCE)
     {

@@ -91,6 +91,15 @@ extern "C"
                          uint32_t* index,
                          tn_error* err);
 
+    /** The generator's cursor (tn_program_rank_advance): save its state at the start of phase
+     *  `phase` (the next op's index, the match counters, the frontier `front` entering it). */
+    tn_status tn_rp_cursor_save(tn_rank_program* rp,
+                                uint32_t phase,
+                                const tn_ids* front,
+                                tn_error* err);
+    /** Restore the state saved by tn_rp_cursor_save into rp and front. */
+    tn_status tn_rp_cursor_restore(tn_rank_program* rp, tn_ids* front, tn_error* err);
+
     /** Count `count` ops of (send, peer) before rp's window without emitting them (their
      *  match numbers); the caller moves rp->next_index past them. */
     tn_status tn_rp_skip(tn_rank_program* rp,

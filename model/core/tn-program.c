@@ -189,6 +189,9 @@ tn_rank_program_free(tn_rank_program* rp)
     free(rp->deps);
     free(rp->match_keys);
     free(rp->match_next);
+    free(rp->cur_front);
+    free(rp->cur_keys);
+    free(rp->cur_next);
     memset(rp, 0, sizeof(*rp));
 }
 
@@ -224,6 +227,14 @@ tn_rank_program_compact(tn_rank_program* rp)
     rp->match_next = NULL;
     rp->match_cap = 0;
     rp->match_used = 0;
+    free(rp->cur_front);
+    free(rp->cur_keys);
+    free(rp->cur_next);
+    rp->cur_front = NULL;
+    rp->cur_keys = NULL;
+    rp->cur_next = NULL;
+    rp->cur_front_n = rp->cur_front_cap = rp->cur_keys_cap = rp->cur_next_cap = 0;
+    rp->cur_valid = false;
 }
 
 const uint32_t*
@@ -390,6 +401,75 @@ tn_rp_emit(tn_rank_program* rp,
     return emit_op(rp, o, match, start, (uint32_t)u);
 }
 
+/* Copy n entries of size `size` into *dst (capacity *cap, grown as needed). */
+static bool
+copy_grow(void** dst, size_t* cap, const void* src, size_t n, size_t size)
+{
+    if (n > *cap)
+    {
+        void* d = realloc(*dst, n * size);
+        if (!d)
+            return false;
+        *dst = d;
+        *cap = n;
+    }
+    if (n > 0)
+        memcpy(*dst, src, n * size);
+    return true;
+}
+
+tn_status
+tn_rp_cursor_save(tn_rank_program* rp, uint32_t phase, const tn_ids* front, tn_error* err)
+{
+    void* fr = rp->cur_front;
+    void* keys = rp->cur_keys;
+    void* next = rp->cur_next;
+    bool ok = copy_grow(&fr, &rp->cur_front_cap, front->ids, front->n, sizeof(uint32_t));
+    rp->cur_front = fr;
+    ok = ok && copy_grow(&keys, &rp->cur_keys_cap, rp->match_keys, rp->match_cap, sizeof(uint64_t));
+    rp->cur_keys = keys;
+    ok = ok && copy_grow(&next, &rp->cur_next_cap, rp->match_next, rp->match_cap, sizeof(uint32_t));
+    rp->cur_next = next;
+    if (!ok)
+    {
+        rp->cur_valid = false;
+        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
+    }
+    rp->cur_front_n = front->n;
+    rp->cur_match_cap = rp->match_cap;
+    rp->cur_match_used = rp->match_used;
+    rp->cur_phase = phase;
+    rp->cur_index = rp->next_index;
+    rp->cur_valid = true;
+    return TN_OK;
+}
+
+tn_status
+tn_rp_cursor_restore(tn_rank_program* rp, tn_ids* front, tn_error* err)
+{
+    /* the match table exactly as saved, its size too: the probe order depends on it */
+    size_t kc = rp->match_cap, nc = rp->match_cap;
+    void* keys = rp->match_keys;
+    void* next = rp->match_next;
+    bool ok = copy_grow(&keys, &kc, rp->cur_keys, rp->cur_match_cap, sizeof(uint64_t));
+    rp->match_keys = keys;
+    ok = ok && copy_grow(&next, &nc, rp->cur_next, rp->cur_match_cap, sizeof(uint32_t));
+    rp->match_next = next;
+    if (!ok)
+        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
+    rp->match_cap = rp->cur_match_cap;
+    rp->match_used = rp->cur_match_used;
+    rp->next_index = rp->cur_index;
+    front->n = 0;
+    for (size_t i = 0; i < rp->cur_front_n; i++)
+    {
+        tn_status st = tn_ids_push(front, rp->cur_front[i], err);
+        if (st)
+            return st;
+    }
+    return TN_OK;
+}
+
 tn_status
 tn_rp_skip(tn_rank_program* rp, bool send, uint32_t peer, uint32_t count, tn_error* err)
 {
@@ -434,11 +514,139 @@ tn_program_rank_window(const tn_program* p,
     rp->match_used = 0;
     for (size_t i = 0; i < rp->match_cap; i++)
         rp->match_keys[i] = UINT64_MAX;
+    rp->cur_valid = false; /* the run saves it again */
+    rp->resumed = false;
     tn_status st = tn_program_gen_rank(p, rank, rp, err);
     if (st == TN_PROGRAM_WINDOW_FULL)
         return TN_OK;
     rp->complete = st == TN_OK;
     return st;
+}
+
+/* Drop the first k ops of a window: the deps of the others move down (lists are stored in op
+ * order, and an op shares only the list stored just before its own, so one pass keeps each
+ * list once), and the list a new op may share is the last kept op's, as in a window that
+ * had started at the first kept op. */
+static void
+drop_front(tn_rank_program* rp, uint32_t k)
+{
+    size_t nd = 0;
+    uint32_t last_old = UINT32_MAX, last_new = 0;
+    rp->sends = 0;
+    rp->shared_start = 0;
+    rp->shared_count = 0;
+    for (uint32_t i = k; i < rp->count; i++)
+    {
+        tn_program_op op = rp->ops[i];
+        if (op.dep_count > 0)
+        {
+            if (op.dep_start != last_old)
+            {
+                memmove(rp->deps + nd, rp->deps + op.dep_start, op.dep_count * sizeof(uint32_t));
+                last_old = op.dep_start;
+                last_new = (uint32_t)nd;
+                nd += op.dep_count;
+            }
+            op.dep_start = last_new;
+            rp->shared_start = last_new;
+            rp->shared_count = op.dep_count;
+        }
+        else
+            op.dep_start = (uint32_t)nd;
+        rp->sends += op.send;
+        rp->ops[i - k] = op;
+    }
+    rp->count -= k;
+    rp->dep_total = nd;
+}
+
+tn_status
+tn_program_rank_advance(const tn_program* p,
+                        uint32_t rank,
+                        uint32_t first,
+                        uint32_t max_ops,
+                        tn_rank_program* rp,
+                        tn_error* err)
+{
+    if (!p || !rp)
+        return tn_error_set(err, TN_EINVAL, "program: NULL argument");
+    if (rank >= p->N)
+        return tn_error_set(err, TN_EINVAL, "%s: rank %u >= ranks %u", p->algo->name, rank, p->N);
+    if (max_ops == 0)
+        return tn_error_set(err, TN_EINVAL, "%s: a window of 0 ops", p->algo->name);
+    const uint64_t end = (uint64_t)rp->first + rp->count;
+    const uint32_t new_end = max_ops > UINT32_MAX - first ? UINT32_MAX : first + max_ops;
+    /* another rank's window, a step back, or a narrower window: generate it afresh */
+    if ((rp->rank != rank && (rp->count > 0 || rp->cur_valid)) || first < rp->first ||
+        new_end < end)
+        return tn_program_rank_window(p, rank, first, max_ops, rp, err);
+    rp->rank = rank;
+    drop_front(rp, (uint32_t)((first < end ? first : end) - rp->first));
+    const uint32_t emit_from = first > end ? first : (uint32_t)end;
+    rp->first = first;
+    rp->resumed = false;
+    if (rp->complete || emit_from >= new_end)
+        return TN_OK;
+    /* the generator counts the ops before emit_from and appends the next ones (its window
+     * is [emit_from, new_end) while it runs), from its cursor when it has one before them */
+    const bool resume = rp->cur_valid && rp->cur_index <= emit_from;
+    rp->first = emit_from;
+    rp->window_end = new_end;
+    rp->next_index = 0;
+    if (!resume)
+    {
+        rp->match_used = 0;
+        for (size_t i = 0; i < rp->match_cap; i++)
+            rp->match_keys[i] = UINT64_MAX;
+        rp->cur_valid = false;
+    }
+    rp->resumed = resume;
+    tn_status st = tn_program_gen_rank(p, rank, rp, err);
+    rp->first = first;
+    if (st == TN_PROGRAM_WINDOW_FULL)
+        return TN_OK;
+    rp->complete = st == TN_OK;
+    return st;
+}
+
+tn_status
+tn_rank_program_copy_cursor(tn_rank_program* dst, const tn_rank_program* src, tn_error* err)
+{
+    if (!dst || !src || dst == src)
+        return tn_error_set(err, TN_EINVAL, "program: bad cursor copy");
+    dst->rank = src->rank;
+    dst->count = 0;
+    dst->sends = 0;
+    dst->dep_total = 0;
+    dst->shared_start = 0;
+    dst->shared_count = 0;
+    dst->complete = false;
+    dst->resumed = false;
+    dst->cur_valid = false;
+    dst->first = src->cur_valid ? src->cur_index : 0;
+    if (!src->cur_valid)
+        return TN_OK;
+    void* fr = dst->cur_front;
+    void* keys = dst->cur_keys;
+    void* next = dst->cur_next;
+    bool ok =
+        copy_grow(&fr, &dst->cur_front_cap, src->cur_front, src->cur_front_n, sizeof(uint32_t));
+    dst->cur_front = fr;
+    ok = ok &&
+         copy_grow(&keys, &dst->cur_keys_cap, src->cur_keys, src->cur_match_cap, sizeof(uint64_t));
+    dst->cur_keys = keys;
+    ok = ok &&
+         copy_grow(&next, &dst->cur_next_cap, src->cur_next, src->cur_match_cap, sizeof(uint32_t));
+    dst->cur_next = next;
+    if (!ok)
+        return tn_error_set(err, TN_ENOMEM, "program: out of memory");
+    dst->cur_front_n = src->cur_front_n;
+    dst->cur_match_cap = src->cur_match_cap;
+    dst->cur_match_used = src->cur_match_used;
+    dst->cur_phase = src->cur_phase;
+    dst->cur_index = src->cur_index;
+    dst->cur_valid = true;
+    return TN_OK;
 }
 
 tn_status

@@ -111,6 +111,22 @@ extern "C"
         uint32_t* match_next;
         size_t match_cap;
         size_t match_used;
+        /* the generator's cursor (tn_program_rank_advance): its state at the start of the
+         * last phase it began at or before the window's end, from which a later window of
+         * the same rank resumes instead of running the rank's program from its first op */
+        bool cur_valid;
+        bool resumed;        /**< the last fill resumed from the cursor (tests) */
+        uint32_t cur_phase;  /**< phases begun before it */
+        uint32_t cur_index;  /**< program index of its first op */
+        uint32_t* cur_front; /**< the frontier entering it */
+        size_t cur_front_n;
+        size_t cur_front_cap;
+        uint64_t* cur_keys; /**< the match counters then (a copy of match_*) */
+        uint32_t* cur_next;
+        size_t cur_keys_cap; /**< allocation sizes */
+        size_t cur_next_cap;
+        size_t cur_match_cap; /**< match_cap and match_used then */
+        size_t cur_match_used;
     } tn_rank_program;
 
     typedef struct tn_program tn_program;
@@ -179,7 +195,7 @@ extern "C"
      * can stream a rank's program in memory bounded by max_ops (plus the generator's
      * frontiers and one match counter per peer) instead of the rank's ops. The generator
      * runs from the rank's first op and keeps only the window: a window costs O(first +
-     * max_ops) time. rp must be zeroed before its first use; its arrays are reused.
+     * max_ops) time (tn_program_rank_advance moves a window on without that cost). rp must be zeroed before its first use; its arrays are reused.
      */
     tn_status tn_program_rank_window(const tn_program* p,
                                      uint32_t rank,
@@ -187,6 +203,33 @@ extern "C"
                                      uint32_t max_ops,
                                      tn_rank_program* rp,
                                      tn_error* err);
+
+    /**
+     * Move a window of `rank` on: afterwards *rp is what tn_program_rank_window(p, rank, first,
+     * max_ops) gives (the same ops, dep lists and sharing of equal lists), but only the ops
+     * past the window's old end are generated, and the generator resumes from its cursor (the
+     * start of the phase it stopped in) rather than from the rank's first op: a renewal costs
+     * O(new ops + one phase's set-up), not O(first). rp holds a window of rank from
+     * tn_program_rank_window, tn_program_rank_advance or tn_rank_program_copy_cursor with
+     * rp->first <= first, or is zeroed with rp->first <= first (then the generator runs from
+     * the rank's first op, as tn_program_rank_window).
+     */
+    tn_status tn_program_rank_advance(const tn_program* p,
+                                      uint32_t rank,
+                                      uint32_t first,
+                                      uint32_t max_ops,
+                                      tn_rank_program* rp,
+                                      tn_error* err);
+
+    /**
+     * Make dst an empty window of src's rank at src's cursor, so that a window of a later
+     * stretch of the same rank's program (tn_program_rank_advance on dst from an index at or
+     * after src's window's end) resumes where src's generator stopped. dst must be zeroed
+     * or a rank program of its own (its arrays are reused).
+     */
+    tn_status tn_rank_program_copy_cursor(tn_rank_program* dst,
+                                          const tn_rank_program* src,
+                                          tn_error* err);
 
     /**
      * Release what the builder holds beyond the program: the spare capacity of ops and deps

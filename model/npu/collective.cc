@@ -292,10 +292,19 @@ Collective::FillWindow(uint32_t rank,
                        std::vector<uint32_t>* ready,
                        std::vector<uint32_t>* arrived)
 {
+    tn_error err;
     if (!s.w)
     {
         OpenWindow(m_ranks[rank], s);
         s.w->rp.first = s.begin;
+        // the stream before it holds the generator's cursor, at or before this one's begin:
+        // its window resumes from there, not from the rank's first op
+        const size_t k = static_cast<size_t>(&s - m_ranks[rank].streams.data());
+        const StreamRun* prev = k > 0 ? &m_ranks[rank].streams[k - 1] : nullptr;
+        // internal invariant: only out of memory fails a cursor's copy
+        NS_ABORT_MSG_IF(m_window > 0 && prev && prev->w &&
+                            tn_rank_program_copy_cursor(&s.w->rp, &prev->w->rp, &err) != TN_OK,
+                        "Collective: rank " << rank << ": " << err.message);
     }
     const uint32_t oldFirst = s.w->rp.first;
     std::vector<OpState> old;
@@ -306,14 +315,14 @@ Collective::FillWindow(uint32_t rank,
         {
             s.sendsBefore += s.w->rp.ops[i - oldFirst].send;
         }
-        tn_error err;
-        // internal invariant: the program was generated and verified for these ranks when planned
-        NS_ABORT_MSG_IF(tn_program_rank_window(m_program.get(),
-                                               rank,
-                                               first,
-                                               std::min(m_window, s.end - first),
-                                               &s.w->rp,
-                                               &err) != TN_OK,
+        // internal invariant: the program was generated and verified for these ranks when planned.
+        // Only the ops past the window's end are generated, from the generator's cursor.
+        NS_ABORT_MSG_IF(tn_program_rank_advance(m_program.get(),
+                                                rank,
+                                                first,
+                                                std::min(m_window, s.end - first),
+                                                &s.w->rp,
+                                                &err) != TN_OK,
                         "Collective: rank " << rank << " ops from " << first << ": "
                                             << err.message);
     }

@@ -107,8 +107,9 @@ struct CollectiveTransferRecord
  * stretches of at least `window` ops none of which waits for an op before it (a chunk, a
  * ring2d part, or just the steps of a ring: the order between those comes from the other
  * ranks). An open stream holds a window of `window` ops from its first op not done, renewed
- * (tn_program_rank_window) once half of it is done, and is let go when done; so memory
- * follows the windows, not the program. Streams with a send that waits for nothing open at
+ * once half of it is done (tn_program_rank_advance: only the new ops are generated, from the
+ * generator's cursor, which a stream takes from the one before it when it opens), and is let
+ * go when done; so memory follows the windows, not the program. Streams with a send that waits for nothing open at
  * the start (they may go at once); the others open when their predecessor has half a
  * window of ops left. A message for an op not in a window yet (its sender is ahead) is kept until
  * the op comes in. The run is the same as with whole programs as long as no op could start

@@ -1,0 +1,222 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Windows moved on (tn_program_rank_advance) and windows opened at another's cursor
+ * (tn_rank_program_copy_cursor) are the windows tn_program_rank_window gives afresh: the same
+ * ops, the same program-index deps and the same sharing of equal dep lists (which the
+ * collective turns into its joins), for every generator; and the generators with a cursor
+ * resume from it.
+ */
+#include "tn-test.h"
+
+#include "ns3/tn-program.h"
+#include "ns3/tn-topology.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Differences between two windows of one rank (0: none); the first one in why. */
+static int
+window_diff(const tn_rank_program* a, const tn_rank_program* b, char* why, size_t size)
+{
+    if (a->first != b->first || a->count != b->count || a->sends != b->sends ||
+        a->complete != b->complete)
+    {
+        snprintf(why,
+                 size,
+                 "first %u/%u, %u/%u ops, %u/%u sends, complete %d/%d",
+                 a->first,
+                 b->first,
+                 a->count,
+                 b->count,
+                 a->sends,
+                 b->sends,
+                 a->complete,
+                 b->complete);
+        return 1;
+    }
+    for (uint32_t i = 0; i < a->count; i++)
+    {
+        const tn_program_op* x = &a->ops[i];
+        const tn_program_op* y = &b->ops[i];
+        uint32_t nx = 0, ny = 0;
+        const uint32_t* dx = tn_rank_program_deps(a, i, &nx);
+        const uint32_t* dy = tn_rank_program_deps(b, i, &ny);
+        /* equal lists are shared alike: an op shares the previous op's list in both or in
+         * neither (the collective's joins are the runs of shared lists) */
+        bool sx = i > 0 && nx > 0 && a->ops[i - 1].dep_count > 0 &&
+                  x->dep_start == a->ops[i - 1].dep_start;
+        bool sy = i > 0 && ny > 0 && b->ops[i - 1].dep_count > 0 &&
+                  y->dep_start == b->ops[i - 1].dep_start;
+        if (x->send != y->send || x->op != y->op || x->peer != y->peer || x->match != y->match ||
+            x->src_offset != y->src_offset || x->dst_offset != y->dst_offset ||
+            x->length != y->length || x->step != y->step || x->dim != y->dim ||
+            x->chunk != y->chunk || nx != ny || (nx > 0 && memcmp(dx, dy, nx * sizeof(*dx))) ||
+            sx != sy)
+        {
+            snprintf(why,
+                     size,
+                     "op %u: peer %u/%u match %u/%u deps %u/%u shared %d/%d",
+                     a->first + i,
+                     x->peer,
+                     y->peer,
+                     x->match,
+                     y->match,
+                     nx,
+                     ny,
+                     sx,
+                     sy);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void
+test_advance(tn_test_ctx* ctx)
+{
+    const struct
+    {
+        const char* spec;
+        const char* algo;
+        tn_collective coll;
+        uint32_t chunks;
+        bool cursor; /* the generator keeps a cursor */
+    } cases[] = {
+        {"torus:4x4", "ring", TN_COLL_ALL_REDUCE, 2, true},
+        {"torus:4x4", "ring", TN_COLL_BROADCAST, 3, false},
+        {"torus:4x4", "ring-bidir", TN_COLL_ALL_GATHER, 2, true},
+        {"switch:9", "direct", TN_COLL_ALL_REDUCE, 2, true},
+        {"bigraph:4x4", "rhd", TN_COLL_ALL_REDUCE, 1, false},
+        {"switch:11", "dbt", TN_COLL_ALL_REDUCE, 2, false},
+        {"torus:4x6", "ring2d", TN_COLL_ALL_REDUCE, 2, true},
+        {"torus:8x8", "ring2d", TN_COLL_ALL_REDUCE, 1, true},
+        {"mesh:5x3", "ring2d", TN_COLL_REDUCE_SCATTER, 1, true},
+        {"hier:switch8@2880Gbps+switch6@400Gbps", "hierarchical", TN_COLL_ALL_REDUCE, 2, true},
+        {"hier:ring4@200Gbps+switch3@100Gbps", "hierarchical", TN_COLL_ALL_GATHER, 1, true},
+    };
+
+    const uint32_t widths[] = {1, 4, 32};
+    unsigned compared = 0;
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+    {
+        tn_error err;
+        tn_topology* topo = NULL;
+        TN_REQUIRE(ctx, tn_topology_from_spec(cases[c].spec, &topo, &err) == TN_OK);
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = cases[c].algo;
+        req.collective = cases[c].coll;
+        req.chunks = cases[c].chunks;
+        req.bytes = 1000003;
+        req.root = cases[c].coll == TN_COLL_BROADCAST ? 5 : 0;
+        tn_program* p = NULL;
+        TN_REQUIRE_MSG(ctx,
+                       tn_program_create(topo, &req, &p, &err) == TN_OK,
+                       "%s on %s: %s",
+                       cases[c].algo,
+                       cases[c].spec,
+                       err.message);
+        tn_rank_program moved, fresh, opened;
+        memset(&moved, 0, sizeof(moved));
+        memset(&fresh, 0, sizeof(fresh));
+        memset(&opened, 0, sizeof(opened));
+        for (uint32_t r = 0; r < tn_program_ranks(p); r += 3)
+        {
+            for (size_t k = 0; k < sizeof(widths) / sizeof(widths[0]); k++)
+            {
+                const uint32_t w = widths[k];
+                uint32_t first = 0, resumed = 0, steps = 0;
+                char why[256] = "";
+                int bad = 0;
+                tn_rank_program_free(&moved);
+                /* the collective's pattern: move on by half a window and a bit, more or
+                 * less (a stream's first op not done), until the program's end */
+                while (!bad)
+                {
+                    TN_REQUIRE(ctx, tn_program_rank_advance(p, r, first, w, &moved, &err) == TN_OK);
+                    TN_REQUIRE(ctx, tn_program_rank_window(p, r, first, w, &fresh, &err) == TN_OK);
+                    resumed += moved.resumed;
+                    bad = window_diff(&moved, &fresh, why, sizeof(why));
+                    /* a window opened at this one's cursor for a later stretch (the next
+                     * stream) is that stretch's window too */
+                    if (!bad && !moved.complete)
+                    {
+                        const uint32_t later = moved.first + moved.count + steps % 3;
+                        TN_REQUIRE(ctx, tn_rank_program_copy_cursor(&opened, &moved, &err) == 0);
+                        TN_REQUIRE(ctx,
+                                   tn_program_rank_advance(p, r, later, w, &opened, &err) == TN_OK);
+                        TN_REQUIRE(ctx,
+                                   tn_program_rank_window(p, r, later, w, &fresh, &err) == TN_OK);
+                        bad = window_diff(&opened, &fresh, why, sizeof(why));
+                        resumed += opened.resumed;
+                    }
+                    if (moved.complete || moved.count == 0)
+                        break;
+                    first += w / 2 + (steps++ % 3 == 0 ? 1 : 0);
+                    first = first > moved.first + moved.count ? moved.first + moved.count : first;
+                    compared++;
+                }
+                TN_CHECK_MSG(ctx,
+                             !bad,
+                             "%s %s on %s, rank %u, windows of %u at %u: %s",
+                             cases[c].algo,
+                             tn_collective_name(cases[c].coll),
+                             cases[c].spec,
+                             r,
+                             w,
+                             first,
+                             why);
+                /* the generators with a cursor resume from it once the program has more
+                 * than one phase in windows */
+                if (cases[c].cursor && steps > 4)
+                    TN_CHECK_MSG(ctx,
+                                 resumed > 0,
+                                 "%s on %s: no window resumed from the cursor",
+                                 cases[c].algo,
+                                 cases[c].spec);
+                if (!cases[c].cursor)
+                    TN_CHECK(ctx, resumed == 0);
+            }
+        }
+        tn_rank_program_free(&moved);
+        tn_rank_program_free(&fresh);
+        tn_rank_program_free(&opened);
+        tn_program_destroy(p);
+        tn_topology_destroy(topo);
+    }
+    TN_CHECK(ctx, compared >= 200);
+}
+
+/* A window moved on past the program's end is empty and complete; a zeroed one is filled as
+ * tn_program_rank_window fills it; refusals as tn_program_rank_window. */
+static void
+test_advance_edges(tn_test_ctx* ctx)
+{
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = "ring";
+    req.ranks = 4;
+    req.bytes = 4000;
+    tn_program* p = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx, tn_program_create(NULL, &req, &p, &err) == TN_OK);
+    tn_rank_program rp;
+    memset(&rp, 0, sizeof(rp));
+    TN_CHECK_EQ(ctx, tn_program_rank_advance(p, 1, 0, 0, &rp, &err), TN_EINVAL);
+    TN_CHECK_EQ(ctx, tn_program_rank_advance(p, 9, 0, 4, &rp, &err), TN_EINVAL);
+    TN_CHECK_EQ(ctx, tn_program_rank_advance(p, 1, 2, 4, &rp, &err), TN_OK);
+    TN_CHECK(ctx, rp.first == 2 && rp.count == 4 && !rp.complete);
+    TN_CHECK_EQ(ctx, tn_program_rank_advance(p, 1, 1000, 8, &rp, &err), TN_OK);
+    TN_CHECK(ctx, rp.count == 0 && rp.complete);
+    tn_rank_program_free(&rp);
+    tn_program_destroy(p);
+}
+
+void
+tn_suite_program_window(tn_test_suite* suite)
+{
+    tn_test_add(suite, "advance", test_advance);
+    tn_test_add(suite, "advance_edges", test_advance_edges);
+}
