@@ -15,6 +15,8 @@
 #ifndef BENCH_SCALE_RESNET_H
 #define BENCH_SCALE_RESNET_H
 
+#include "bench-scale-quickstart.h"
+
 #include <cstdio>
 #include <string>
 #include <sys/resource.h>
@@ -25,17 +27,6 @@ namespace ns3
 {
 namespace bench
 {
-
-/// training-iteration of this build tree (bench/../examples), from /proc/self/exe.
-inline std::string
-TrainingIterationPath()
-{
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string("./x");
-    dir = dir.substr(0, dir.rfind('/'));
-    return dir + "/../examples/training-iteration";
-}
 
 /**
  * Run ResNet-50's iteration on `spec` at flow level, `options` added (empty: none), database
@@ -51,7 +42,7 @@ RunResnet(const std::string& workload,
           double* cpuSeconds)
 {
     const std::string db = "/tmp/bench-scale-resnet-" + std::to_string(getpid()) + ".db";
-    const std::string cmd = TrainingIterationPath() + " --workload=" + workload +
+    const std::string cmd = ExamplePath("training-iteration") + " --workload=" + workload +
                             " --topology=" + spec + " --engines=baseline --mode=flow" +
                             (options.empty() ? "" : " " + options) + " --db=" + db + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
