@@ -19,15 +19,22 @@ namespace ns3
 namespace bench
 {
 
-/// The quickstart of this build tree (bench/../examples), from /proc/self/exe.
+/// An example program of this build tree (bench/../examples), from /proc/self/exe.
 inline std::string
-QuickstartPath()
+ExamplePath(const std::string& name)
 {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string("./x");
     dir = dir.substr(0, dir.rfind('/'));
-    return dir + "/../examples/training-net-quickstart";
+    return dir + "/../examples/" + name;
+}
+
+/// The quickstart of this build tree.
+inline std::string
+QuickstartPath()
+{
+    return ExamplePath("training-net-quickstart");
 }
 
 /**

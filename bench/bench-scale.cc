@@ -50,9 +50,10 @@
  * schedule" (every collective's DAG materialised, the baseline). Goals: 1,024 NPUs under
  * 60 s, 16,384 under 10 minutes.
  *
- * LLM, MoE, contention and quickstart rows (--llm-sizes, --moe-sizes, --contention,
- * --quickstart-sizes): described at the heads of bench-scale-llm.h, bench-scale-moe.h,
- * bench-scale-contention.h and bench-scale-quickstart.h, which run them; the cost model rows
+ * LLM, MoE, contention, quickstart and ResNet-50 rows (--llm-sizes, --moe-sizes,
+ * --contention, --quickstart-sizes, --resnet-sizes): described at the heads of
+ * bench-scale-llm.h, bench-scale-moe.h, bench-scale-contention.h, bench-scale-quickstart.h and
+ * bench-scale-resnet.h, which run them; the cost model rows
  * (--cost-sizes=1024, --cost-timeout=600) at the head of bench-scale-cost.h.
  */
 #include "bench-scale-contention.h"
@@ -60,6 +61,7 @@
 #include "bench-scale-llm.h"
 #include "bench-scale-moe.h"
 #include "bench-scale-quickstart.h"
+#include "bench-scale-resnet.h"
 
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
@@ -660,6 +662,7 @@ main(int argc, char** argv)
     std::string trainingSizes = "1024";
     std::string llmSizes = "1024";
     std::string quickstartSizes = "16384,65536";
+    std::string resnetSizes = "1024";
     bool llmFlow = true;
     std::string moeSizes = "256";
     std::string moeModel = "deepseek-v3-like";
@@ -715,6 +718,10 @@ main(int argc, char** argv)
     cmd.AddValue("quickstart-sizes",
                  "NPU counts of the quickstart rows (flow-symmetric, database included; none)",
                  quickstartSizes);
+    cmd.AddValue("resnet-sizes",
+                 "NPU counts of the ResNet-50 rows (training-iteration on the square torus, flow "
+                 "level, database included; none)",
+                 resnetSizes);
     cmd.AddValue("moe-tokens",
                  "tokens of the MoE rows' micro-batch (0: the model's sequence)",
                  moeTokens);
@@ -990,6 +997,39 @@ main(int argc, char** argv)
                           : n >= 16384 ? 5.0
                                        : 1e9,
                           2048.0,
+                          &failures),
+                     "");
+        }
+    }
+    for (uint32_t n : resnetSizes == "none" ? std::vector<uint32_t>() : ParseSizes(resnetSizes))
+    {
+        // the ring row at 1,024 NPUs only (hours beyond: 537 M transfers at 16,384)
+        for (const std::string& option : {std::string(), std::string("--algorithm=ring")})
+        {
+            if (!option.empty() && n > 1024)
+            {
+                continue;
+            }
+            const PlanCase c{TorusOf(n), option.empty() ? "auto" : "ring"};
+            double cpu = 0;
+            Measure r = InChild(limits, [&](std::string* line) {
+                return RunResnet(workload, c.spec, option, line, &cpu);
+            });
+            // the goal on the run's CPU (the RunResnet line's), the machine being shared
+            Measure onCpu = r;
+            const size_t at = r.result.rfind("CPU ");
+            onCpu.seconds = at == std::string::npos ? 1e9 : std::atof(r.result.c_str() + at + 4);
+            PrintRow(n,
+                     c,
+                     option.empty() ? "resnet default" : "resnet ring",
+                     r,
+                     Goal(onCpu,
+                          n >= 16384       ? 1800.0
+                          : option.empty() ? 120.0
+                                           : 1e9,
+                          n >= 16384       ? 1e9
+                          : option.empty() ? 2048.0
+                                           : 4096.0,
                           &failures),
                      "");
         }

@@ -66,6 +66,15 @@ typedef struct est
     uint32_t* nh_count;  /* per node: next hops, UINT32_MAX = not cached */
     uint32_t* pool;
     size_t pool_n, pool_cap;
+    /* the evaluated rank's paths by peer: every op of rank r with peer p (its sends and
+     * receives, every step) takes the path from p to r of the pair's hash, so it is walked
+     * once per rank (direct's 2 (N-1) ops have N-1 peers, the ring's 4 (N-1) two) */
+    uint32_t stamp;       /* 1 + the evaluated rank's index */
+    uint32_t* peer_stamp; /* per rank: stamp when its path is in peer_paths */
+    uint32_t* peer_start; /* per rank: first link in peer_paths */
+    uint32_t* peer_len;   /* per rank: links */
+    uint32_t* peer_paths;
+    size_t peer_paths_n, peer_paths_cap;
 } est;
 
 /* The uses grouped by link in ascending order, each link's in the order they came: a stable
@@ -131,6 +140,24 @@ rate_of(const est* e, uint64_t link)
     return (double)tn_topology_link(e->topo, (uint32_t)link)->rate_bps;
 }
 
+/* a send takes the reverse of the path its peer's data would take to r (op_path) */
+static tn_status
+reverse_for_send(est* e, const tn_program_op* o, uint32_t n)
+{
+    if (o->send)
+    {
+        for (uint32_t i = 0; i < n / 2; i++)
+        {
+            uint32_t t = e->path[i];
+            e->path[i] = e->path[n - 1 - i];
+            e->path[n - 1 - i] = t;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            e->path[i] = tn_topology_link(e->topo, e->path[i])->reverse;
+    }
+    return TN_OK;
+}
+
 /* the links of op o of rank r into e->path (reversed for a send); *n links */
 static tn_status
 op_path(est* e, uint32_t r, const tn_program_op* o, uint32_t* n, tn_error* err)
@@ -140,6 +167,12 @@ op_path(est* e, uint32_t r, const tn_program_op* o, uint32_t* n, tn_error* err)
     /* a send's own path is not routed (only the evaluated ranks are destinations): the
      * path from the peer to r, reversed */
     uint64_t hash = ((uint64_t)o->peer << 32) | r;
+    if (e->peer_stamp[o->peer] == e->stamp)
+    {
+        *n = e->peer_len[o->peer];
+        memcpy(e->path, e->peer_paths + e->peer_start[o->peer], *n * sizeof(uint32_t));
+        return reverse_for_send(e, o, *n);
+    }
     /* tn_routes_path hop by hop, with the next hops toward `to` cached per node (a switch
      * of 2048 ports would scan its ports for every transfer through it) */
     if (e->cache_dest != to)
@@ -177,18 +210,20 @@ op_path(est* e, uint32_t r, const tn_program_op* o, uint32_t* n, tn_error* err)
         v = tn_topology_link(e->topo, l)->dst;
     }
     *n = len;
-    if (o->send)
-    {
-        for (uint32_t i = 0; i < *n / 2; i++)
-        {
-            uint32_t t = e->path[i];
-            e->path[i] = e->path[*n - 1 - i];
-            e->path[*n - 1 - i] = t;
-        }
-        for (uint32_t i = 0; i < *n; i++)
-            e->path[i] = tn_topology_link(e->topo, e->path[i])->reverse;
-    }
-    return TN_OK;
+    uint32_t* kept = tn_array_grow(e->peer_paths,
+                                   &e->peer_paths_cap,
+                                   e->peer_paths_n + len + 1,
+                                   sizeof(uint32_t),
+                                   256);
+    if (!kept)
+        return tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+    e->peer_paths = kept;
+    memcpy(kept + e->peer_paths_n, e->path, len * sizeof(uint32_t));
+    e->peer_stamp[o->peer] = e->stamp;
+    e->peer_start[o->peer] = (uint32_t)e->peer_paths_n;
+    e->peer_len[o->peer] = len;
+    e->peer_paths_n += len;
+    return reverse_for_send(e, o, len);
 }
 
 /* one step of one rank: ops [b, q) of rp (all with the same step) */
@@ -423,7 +458,11 @@ tn_cost_program(const tn_program* p,
         e.path = malloc((size_t)e.pcap * sizeof(uint32_t));
         e.nh_start = malloc((size_t)e.pcap * sizeof(uint32_t));
         e.nh_count = malloc((size_t)e.pcap * sizeof(uint32_t));
-        if (!st && (!e.path || !e.nh_start || !e.nh_count))
+        e.peer_stamp = calloc(N ? N : 1, sizeof(uint32_t));
+        e.peer_start = malloc((size_t)(N ? N : 1) * sizeof(uint32_t));
+        e.peer_len = malloc((size_t)(N ? N : 1) * sizeof(uint32_t));
+        if (!st && (!e.path || !e.nh_start || !e.nh_count || !e.peer_stamp || !e.peer_start ||
+                    !e.peer_len))
             st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
     }
     tn_rank_program rp;
@@ -437,6 +476,8 @@ tn_cost_program(const tn_program* p,
         st = tn_program_rank(p, ranks[i], &rp, err);
         if (st)
             break;
+        e.stamp = i + 1;
+        e.peer_paths_n = 0;
         out->ops += rp.count;
         if (rp.count > ocap)
         {
@@ -534,6 +575,10 @@ tn_cost_program(const tn_program* p,
     free(e.path);
     free(e.nh_start);
     free(e.nh_count);
+    free(e.peer_stamp);
+    free(e.peer_start);
+    free(e.peer_len);
+    free(e.peer_paths);
     free(e.pool);
     free(e.uses);
     free(e.sorted);
@@ -546,5 +591,100 @@ tn_cost_program(const tn_program* p,
     free(e.step_n);
     free(e.step_busy);
     free(e.link_busy);
+    return st;
+}
+
+tn_status
+tn_cost_program_lower_bound(const tn_program* p,
+                            const tn_cost_options* options,
+                            uint32_t max_ranks,
+                            double* bound_ns,
+                            tn_error* err)
+{
+    if (!p || !bound_ns)
+        return tn_error_set(err, TN_EINVAL, "cost: NULL argument");
+    *bound_ns = 0;
+    const tn_topology* topo = tn_program_topology(p);
+    uint32_t N = tn_program_ranks(p);
+    uint32_t m = max_ranks ? max_ranks : tn_program_cost_ranks(p);
+    if (!topo || m < N)
+        return TN_OK; /* samples: their mean load is no bound of every rank's */
+    uint32_t links = tn_topology_link_count(topo);
+    double max_rate = 0, min_lat = -1;
+    for (uint32_t l = 0; l < links; l++)
+    {
+        const tn_link* k = tn_topology_link(topo, l);
+        max_rate = (double)k->rate_bps > max_rate ? (double)k->rate_bps : max_rate;
+        if (min_lat < 0 || (double)k->latency_ns < min_lat)
+            min_lat = (double)k->latency_ns;
+    }
+    if (links == 0 || max_rate <= 0)
+        return TN_OK;
+    est e; /* wire() alone */
+    memset(&e, 0, sizeof(e));
+    e.mtu = options ? options->mtu : 0;
+    e.ovh = options ? options->packet_overhead : 0;
+    tn_routes* routes = NULL;
+    tn_status st = tn_routes_create(topo, NULL, &routes, err);
+    /* per step: the receives' link busy time at the fastest rate, and the fewest hops of
+     * its ops (steps are few: 2 (N-1) for a ring) */
+    double* busy = NULL;
+    uint32_t* hops = NULL;
+    size_t cap_b = 0, cap_h = 0;
+    uint32_t steps = 0;
+    tn_rank_program rp;
+    memset(&rp, 0, sizeof(rp));
+    for (uint32_t r = 0; r < N && !st; r++)
+    {
+        st = tn_program_rank(p, r, &rp, err);
+        uint32_t to = st ? 0 : tn_topology_npu_node(topo, r);
+        for (uint32_t k = 0; k < rp.count && !st; k++)
+        {
+            const tn_program_op* o = &rp.ops[k];
+            if (o->step >= steps)
+            {
+                double* b = tn_array_grow(busy, &cap_b, (size_t)o->step + 1, sizeof(double), 64);
+                uint32_t* h =
+                    b ? tn_array_grow(hops, &cap_h, (size_t)o->step + 1, sizeof(uint32_t), 64)
+                      : NULL;
+                if (b)
+                    busy = b;
+                if (!h)
+                {
+                    st = tn_error_set(err, TN_ENOMEM, "cost: out of memory");
+                    break;
+                }
+                hops = h;
+                for (uint32_t s = steps; s <= o->step; s++)
+                {
+                    busy[s] = 0;
+                    hops[s] = UINT32_MAX;
+                }
+                steps = o->step + 1;
+            }
+            uint32_t d = tn_routes_distance(routes, tn_topology_npu_node(topo, o->peer), to);
+            if (d == TN_ROUTES_UNREACHABLE)
+                continue; /* tn_cost_program fails on it: no bound needed */
+            hops[o->step] = d < hops[o->step] ? d : hops[o->step];
+            if (!o->send && o->length)
+                busy[o->step] += (double)wire(&e, o->length) * d * 8e9 / max_rate;
+        }
+    }
+    /* each step of the estimate lasts at least the mean link load (every rank's receives
+     * over every link) and at least one op's latency (its hops at the smallest latency);
+     * see tn_cost_program */
+    double t = 0;
+    for (uint32_t s = 0; s < steps && !st; s++)
+    {
+        double avg = busy[s] / links;
+        double lat = hops[s] == UINT32_MAX ? 0 : (double)hops[s] * min_lat;
+        t += avg > lat ? avg : lat;
+    }
+    if (!st)
+        *bound_ns = t;
+    tn_rank_program_free(&rp);
+    tn_routes_destroy(routes);
+    free(busy);
+    free(hops);
     return st;
 }

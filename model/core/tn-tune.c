@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* first_two: the reason of a candidate not estimated yet (never handed out) */
+static const char DEFERRED[] = "deferred";
+
 struct tn_tune_ranking
 {
     tn_tune_candidate* candidates;
@@ -215,7 +218,7 @@ registry_index(const char* name)
 /* Whether a goes before b: ranked before skipped, a smaller estimate first, equal ones in
  * registry order (not in the order of the array: settle_top sorts again after estimating
  * the first two on their own paths, and a tie must not depend on where they were before).
- * Skipped ones keep their (registry) order: the insertion sort below is stable. */
+ * Skipped ones in registry order too (first_two skips some after the others are ranked). */
 static bool
 before(const tn_tune_candidate* a, const tn_tune_candidate* b)
 {
@@ -223,9 +226,9 @@ before(const tn_tune_candidate* a, const tn_tune_candidate* b)
     {
         return b->skipped != NULL;
     }
-    if (a->skipped || a->estimate_ns != b->estimate_ns)
+    if (!a->skipped && a->estimate_ns != b->estimate_ns)
     {
-        return !a->skipped && a->estimate_ns < b->estimate_ns;
+        return a->estimate_ns < b->estimate_ns;
     }
     return registry_index(a->algorithm) < registry_index(b->algorithm);
 }
@@ -365,6 +368,87 @@ settle_top(const tn_topology* topo,
     }
 }
 
+/* first_two: whether candidate request r would be estimated on programs of every rank and at
+ * least TN_TUNE_DEFER_OPS ops (the estimates worth bounding first). */
+static bool
+deferrable(const tn_topology* topo, const tn_plan_request* r, const tn_tune_options* o)
+{
+    if (!o->first_two || !topo || o->path == TN_TUNE_SCHEDULE || !tn_program_supports(r->algorithm))
+    {
+        return false;
+    }
+    tn_plan_size size;
+    tn_error e;
+    uint64_t cheap = o->schedule_transfers < o->estimate_transfers ? o->schedule_transfers
+                                                                   : o->estimate_transfers;
+    if (o->path == TN_TUNE_AUTO_PATH &&
+        (tn_plan_estimate(topo, r, &size, &e) != TN_OK || size.transfers <= cheap))
+    {
+        return false;
+    }
+    tn_program* p = NULL;
+    if (tn_program_create(topo, r, &p, &e) != TN_OK)
+    {
+        return false; /* estimate() meets the same failure and skips it */
+    }
+    uint64_t ops = tn_program_max_ops(p) * tn_program_ranks(p);
+    tn_program_destroy(p);
+    return ops >= TN_TUNE_DEFER_OPS;
+}
+
+/* first_two: candidate c (deferred) skipped when its lower bound exceeds the runner-up's
+ * estimate, else estimated and ranked (settle_top again: it may be among the first two).
+ * TN_ENOMEM only. */
+static tn_status
+bound_or_estimate(const tn_topology* topo,
+                  const tn_plan_request* request,
+                  const tn_tune_options* o,
+                  tn_tune_ranking* ranking,
+                  tn_tune_candidate* c)
+{
+    tn_plan_request r = candidate_request(request, c->algorithm);
+    tn_error e;
+    const tn_tune_candidate* second = tn_tune_runner_up(ranking);
+    double bound = 0;
+    tn_program* p = NULL;
+    if (second && tn_program_create(topo, &r, &p, &e) == TN_OK)
+    {
+        if (tn_cost_program_lower_bound(p, o->cost, o->sample_ranks, &bound, &e) != TN_OK)
+        {
+            bound = 0;
+        }
+    }
+    tn_program_destroy(p);
+    tn_status st;
+    /* a margin far above the rounding of two sums of the same terms */
+    if (second && bound > second->estimate_ns * (1 + 1e-9))
+    {
+        tn_error_set(&e,
+                     TN_EUNSUPPORTED,
+                     "%s: cannot be among the first two: at least %.3f us, the runner-up %.3f us",
+                     c->algorithm,
+                     bound / 1e3,
+                     second->estimate_ns / 1e3);
+        st = TN_EUNSUPPORTED;
+    }
+    else
+    {
+        st = estimate(topo, &r, o, &c->estimate_ns, &c->generated, NULL, NULL, &e);
+    }
+    if (st)
+    {
+        c->estimate_ns = -1;
+        char* why = strdup(e.message);
+        c->skipped = why ? why : c->skipped;
+        return why ? TN_OK : TN_ENOMEM;
+    }
+    c->skipped = NULL;
+    ranking->ranked++;
+    sort_candidates(ranking->candidates, ranking->count);
+    settle_top(topo, request, o, ranking);
+    return TN_OK;
+}
+
 void
 tn_tune_ranking_destroy(tn_tune_ranking* ranking)
 {
@@ -374,7 +458,10 @@ tn_tune_ranking_destroy(tn_tune_ranking* ranking)
     }
     for (uint32_t i = 0; i < ranking->count; i++)
     {
-        free((char*)ranking->candidates[i].skipped);
+        if (ranking->candidates[i].skipped != DEFERRED)
+        {
+            free((char*)ranking->candidates[i].skipped);
+        }
     }
     tn_schedule_destroy(ranking->kept_schedule);
     tn_cost_result_destroy(ranking->kept_cost);
@@ -417,6 +504,12 @@ tn_tune_rank(const tn_topology* topo,
         c->estimate_ns = -1;
         tn_error e;
         tn_status st = tn_plan_check(topo, &r, &e);
+        if (st == TN_OK && deferrable(topo, &r, o))
+        {
+            /* placeholder until the others are ranked (bound_or_estimate) */
+            c->skipped = DEFERRED;
+            continue;
+        }
         if (st == TN_OK)
         {
             tn_schedule* s = NULL;
@@ -447,6 +540,26 @@ tn_tune_rank(const tn_topology* topo,
         }
         ranking->ranked++;
     }
+    sort_candidates(ranking->candidates, ranking->count);
+    settle_top(topo, request, o, ranking);
+    for (;;)
+    {
+        /* the deferred ones in registry order (skipped ones keep it) */
+        tn_tune_candidate* c = NULL;
+        for (uint32_t i = 0; i < ranking->count && !c; i++)
+        {
+            c = ranking->candidates[i].skipped == DEFERRED ? &ranking->candidates[i] : NULL;
+        }
+        if (!c)
+        {
+            break;
+        }
+        if (bound_or_estimate(topo, request, o, ranking, c) != TN_OK)
+        {
+            tn_tune_ranking_destroy(ranking);
+            return tn_error_set(err, TN_ENOMEM, "auto: out of memory");
+        }
+    }
     if (ranking->ranked == 0)
     {
         char reasons[TN_ERROR_MESSAGE_SIZE];
@@ -469,8 +582,6 @@ tn_tune_rank(const tn_topology* topo,
         tn_tune_ranking_destroy(ranking);
         return st;
     }
-    sort_candidates(ranking->candidates, ranking->count);
-    settle_top(topo, request, o, ranking);
     *out = ranking;
     return TN_OK;
 }

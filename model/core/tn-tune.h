@@ -80,6 +80,10 @@ extern "C"
  *  its programs beyond this many transfers (see contract). */
 #define TN_TUNE_ESTIMATE_TRANSFERS 65536
 
+    /** first_two: candidates whose programs' estimate walks at least this many ops (direct on
+     *  1,024 NPUs: 2 M ops, 1.4 s of a 2.7 s ranking on torus:32x32) are bounded first. */
+#define TN_TUNE_DEFER_OPS (UINT64_C(1) << 20)
+
     /** Which path estimates a candidate (see contract). */
     typedef enum tn_tune_path
     {
@@ -102,6 +106,14 @@ extern "C"
          *  build and estimate it again. Costs the memory of one more schedule while ranking.
          *  Default false. */
         bool keep_choice;
+        /** the caller needs the choice and the runner-up only (the CollectiveService): a
+         *  candidate that would be ranked on its programs with every rank evaluated and at
+         *  least TN_TUNE_DEFER_OPS ops over them is estimated after the others, and skipped
+         *  ("NAME: cannot be among the first two: ...") when its lower bound
+         *  (tn_cost_program_lower_bound) exceeds the runner-up's estimate. The choice and
+         *  the runner-up, with their estimates, are those of the whole ranking; the others
+         *  may be missing. Default false (tn-plan prints every candidate). */
+        bool first_two;
     } tn_tune_options;
 
     /** One candidate of a ranking. */

@@ -586,6 +586,12 @@ class CollectiveService : public Object
     bool m_keepCollectives{true};
     std::map<std::string, std::shared_ptr<const Plan>> m_plans; //!< by request (PlanKey)
     std::map<std::string, Decision> m_decisions; //!< algorithm "auto"'s, by (PlanKey, bucket)
+    /// auto's choice as the ranking planned and estimated it (tn_tune_take_choice), for the
+    /// GetPlan of that request (m_tunedKey) that follows: planned once, not twice
+    std::unique_ptr<tn_schedule, void (*)(tn_schedule*)> m_tunedSchedule{nullptr,
+                                                                         tn_schedule_destroy};
+    std::string m_tunedKey;
+    double m_tunedEstimateNs{0};
     uint64_t m_tuningsRun{0};
     uint64_t m_plansBuilt{0};
     uint32_t m_nextId{1};

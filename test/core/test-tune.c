@@ -765,6 +765,113 @@ test_keep_choice(tn_test_ctx* ctx)
     }
 }
 
+/* first_two (the CollectiveService's rankings): a candidate whose programs' lower bound
+ * exceeds the runner-up's estimate is skipped unestimated, and the choice and the runner-up
+ * (names and estimates, to the bit) are those of the whole ranking. On torus:32x32 direct
+ * (2 M ops, half of a ranking's time) is bounded by its fabric load, the flat ring by its
+ * 2 (N-1) steps' latency; at 9 MiB the ring's bound is below the runner-up and it is
+ * estimated. The sizes are ResNet-50's (training-iteration on 1,024 NPUs); the hier system
+ * is doc/scale.rst's. Every bound is checked against the estimate it spared. */
+static void
+test_first_two(tn_test_ctx* ctx)
+{
+    static const struct
+    {
+        const char* spec;
+        uint64_t bytes;
+        const char* bounded; /* the candidates skipped by their bound, in registry order */
+    } cases[] = {
+        {"torus:32x32", 16384, "ring,direct"},
+        {"torus:32x32", 9437184, "direct"},
+        {"hier:switch8@2880Gbps+switch128@400Gbps", 1048576, "ring,ring2d"},
+    };
+
+    /* the CollectiveService's cost options (FlowNic: 4096-byte packets, RoCE headers) */
+    tn_cost_options cost;
+    memset(&cost, 0, sizeof(cost));
+    cost.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
+    cost.mtu = 4096;
+    cost.packet_overhead = 82;
+    cost.completion_messages = 1;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+        tn_topology* t = tn_test_topology(ctx, cases[i].spec);
+        TN_REQUIRE(ctx, t != NULL);
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = TN_TUNE_AUTO;
+        req.bytes = cases[i].bytes;
+        tn_tune_options o;
+        tn_tune_options_init(&o);
+        o.cost = &cost;
+        tn_tune_ranking* all = NULL;
+        tn_tune_ranking* two = NULL;
+        tn_error err;
+        TN_REQUIRE(ctx, tn_tune_rank(t, &req, &o, &all, &err) == TN_OK);
+        o.first_two = true;
+        TN_REQUIRE(ctx, tn_tune_rank(t, &req, &o, &two, &err) == TN_OK);
+        for (int k = 0; k < 2; k++)
+        {
+            const tn_tune_candidate* a = k ? tn_tune_runner_up(all) : tn_tune_best(all);
+            const tn_tune_candidate* b = k ? tn_tune_runner_up(two) : tn_tune_best(two);
+            TN_REQUIRE(ctx, a && b);
+            TN_CHECK_MSG(ctx,
+                         strcmp(a->algorithm, b->algorithm) == 0 &&
+                             a->estimate_ns == b->estimate_ns && a->generated == b->generated,
+                         "%s, %llu B, %s: %s %.3f us, with first_two %s %.3f us",
+                         cases[i].spec,
+                         (unsigned long long)cases[i].bytes,
+                         k ? "runner-up" : "choice",
+                         a->algorithm,
+                         a->estimate_ns / 1e3,
+                         b->algorithm,
+                         b->estimate_ns / 1e3);
+        }
+        TN_CHECK_EQ(ctx, tn_tune_count(all), tn_tune_count(two));
+        char found[128] = "";
+        for (uint32_t k = 0; k < tn_tune_count(two); k++)
+        {
+            const tn_tune_candidate* c = tn_tune_candidate_at(two, k);
+            bool bounded = c->skipped && strstr(c->skipped, "cannot be among the first two");
+            if (!bounded)
+            {
+                continue;
+            }
+            size_t used = strlen(found);
+            snprintf(found + used, sizeof(found) - used, "%s%s", used ? "," : "", c->algorithm);
+            /* the bound is below the estimate it spared, which is above the runner-up */
+            req.algorithm = c->algorithm;
+            tn_program* p = NULL;
+            double bound = -1;
+            tn_cost_program_result r;
+            TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_cost_program_lower_bound(p, &cost, 0, &bound, &err) == TN_OK);
+            TN_REQUIRE(ctx, tn_cost_program(p, &cost, 0, &r, &err) == TN_OK);
+            TN_CHECK_MSG(ctx,
+                         bound > tn_tune_runner_up(two)->estimate_ns && bound <= r.time_ns,
+                         "%s on %s, %llu B: bound %.3f us, estimate %.3f us, runner-up %.3f us",
+                         c->algorithm,
+                         cases[i].spec,
+                         (unsigned long long)cases[i].bytes,
+                         bound / 1e3,
+                         r.time_ns / 1e3,
+                         tn_tune_runner_up(two)->estimate_ns / 1e3);
+            tn_program_destroy(p);
+            req.algorithm = TN_TUNE_AUTO;
+        }
+        TN_CHECK_MSG(ctx,
+                     strcmp(found, cases[i].bounded) == 0,
+                     "%s, %llu B: bounded %s, want %s",
+                     cases[i].spec,
+                     (unsigned long long)cases[i].bytes,
+                     found,
+                     cases[i].bounded);
+        tn_tune_ranking_destroy(all);
+        tn_tune_ranking_destroy(two);
+        tn_topology_destroy(t);
+    }
+}
+
 void
 tn_suite_tune(tn_test_suite* suite)
 {
@@ -778,4 +885,5 @@ tn_suite_tune(tn_test_suite* suite)
     tn_test_add(suite, "choice-kept", test_choice_kept);
     tn_test_add(suite, "choice-same-on-programs", test_choice_same_on_programs);
     tn_test_add(suite, "keep-choice", test_keep_choice);
+    tn_test_add(suite, "first-two", test_first_two);
 }

@@ -1,0 +1,98 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * bench-scale's ResNet-50 rows (--resnet-sizes, default 1024; none): training-iteration as a
+ * user runs it, data parallel on the square torus at flow level with every NPU simulated,
+ * results database included (issue 41 item 3):
+ *   training-iteration --workload=test/data/workloads/Resnet50_DataParallel.txt
+ *       --topology=torus:32x32 --engines=baseline --mode=flow
+ * "resnet default" takes no option (the job's all-reduces on auto per group, the service's
+ * program windows); "resnet ring" forces --algorithm=ring (the flat ring of the former
+ * default). The machine is shared, so the goals are on CPU time (user + sys of the run,
+ * printed in the row's line beside its wall time): 1,024 NPUs under 2 minutes and 2 GiB by
+ * default, under 4 GiB with the ring (its time stated); 16,384 NPUs under 30 minutes.
+ */
+#ifndef BENCH_SCALE_RESNET_H
+#define BENCH_SCALE_RESNET_H
+
+#include "bench-scale-quickstart.h"
+
+#include <cstdio>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ns3
+{
+namespace bench
+{
+
+/**
+ * Run ResNet-50's iteration on `spec` at flow level, `options` added (empty: none), database
+ * included; *line gets its baseline row and the CPU seconds (or its last line when it fails),
+ * *cpuSeconds the run's user + sys.
+ * \return its exit status (0: the iteration ran and was recorded)
+ */
+inline int
+RunResnet(const std::string& workload,
+          const std::string& spec,
+          const std::string& options,
+          std::string* line,
+          double* cpuSeconds)
+{
+    const std::string db = "/tmp/bench-scale-resnet-" + std::to_string(getpid()) + ".db";
+    const std::string cmd = ExamplePath("training-iteration") + " --workload=" + workload +
+                            " --topology=" + spec + " --engines=baseline --mode=flow" +
+                            (options.empty() ? "" : " " + options) + " --db=" + db + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p)
+    {
+        *line = "cannot run " + cmd;
+        return 2;
+    }
+    char buf[1024];
+    std::string last;
+    while (std::fgets(buf, sizeof(buf), p))
+    {
+        last = buf;
+        if (last.rfind("baseline", 0) == 0)
+        {
+            // engine, iteration, compute, exposed (us), memory B / net B; one space apart
+            line->clear();
+            for (char ch : last)
+            {
+                if (ch != ' ' || (!line->empty() && line->back() != ' '))
+                {
+                    line->push_back(ch);
+                }
+            }
+        }
+    }
+    const int status = pclose(p);
+    std::remove(db.c_str());
+    std::remove((db + "-wal").c_str());
+    std::remove((db + "-shm").c_str());
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    *cpuSeconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    if (code != 0 || line->empty())
+    {
+        *line = "training-iteration failed: " + last;
+    }
+    if (!line->empty() && line->back() == '\n')
+    {
+        line->pop_back();
+    }
+    char cpu[64];
+    std::snprintf(cpu, sizeof(cpu), "; CPU %.1f s", *cpuSeconds);
+    *line += cpu;
+    return code != 0 ? code : line->rfind("training-iteration failed", 0) == 0 ? 4 : 0;
+}
+
+} // namespace bench
+} // namespace ns3
+
+#endif // BENCH_SCALE_RESNET_H
