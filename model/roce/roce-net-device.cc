@@ -12,7 +12,6 @@
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/ethernet-header.h"
-#include "ns3/header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
@@ -85,17 +84,13 @@ class PositiveDataRateChecker : public DataRateChecker
 
 /**
  * \ingroup training-net
- * The Ethernet header of data frames, read and written as 14 raw bytes. Same bytes and same
- * TypeId as ns3::EthernetHeader without preamble (GetInstanceTypeId), so packet metadata,
- * printing and pcap see an ordinary EthernetHeader; it only avoids the per-byte MAC address
- * reads and the bounds check of every field write, and, not derived from EthernetHeader, the
- * construction of its fields at every frame.
+ * The Ethernet header of data frames as 14 raw bytes, with ns3::EthernetHeader's TypeId (no
+ * preamble): metadata, printing and pcap see an EthernetHeader, without its per-byte field
+ * reads and writes or, not derived from it, the construction of its fields at every frame.
  */
 class RoceEthernetHeader : public Header
 {
   public:
-    RoceEthernetHeader() = default;
-
     TypeId GetInstanceTypeId() const override
     {
         return EthernetHeader::GetTypeId();
@@ -774,8 +769,7 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     m_snifferTrace(frame);
     m_phyRxEndTrace(frame);
-    // the 14 bytes copied and cut, not deserialized: an EthernetHeader's construction and
-    // RemoveHeader cost about 350 instructions a frame
+    // copied and cut, not a header deserialized: about 220 instructions less a frame
     uint8_t eth[ETH_HEADER] = {};
     frame->CopyData(eth, ETH_HEADER);
     frame->RemoveAtStart(ETH_HEADER);
@@ -797,9 +791,7 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     else if (!m_rxCallback.IsNull())
     {
-        Mac48Address source;
-        source.CopyFrom(eth + 6);
-        m_rxCallback(this, frame, IPV4_ETHERTYPE, source);
+        m_rxCallback(this, frame, IPV4_ETHERTYPE, RoceEthernetHeader(eth).GetSourceMac());
     }
 }
 
