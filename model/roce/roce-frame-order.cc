@@ -271,7 +271,7 @@ RoceEventHeap::Insert(const Scheduler::Event& ev)
 bool
 RoceEventHeap::IsEmpty() const
 {
-    return m_heap.size() == m_removed.size();
+    return m_heap.size() == m_marked.size();
 }
 
 Scheduler::Event
@@ -284,10 +284,14 @@ RoceEventHeap::PeekNext() const
 void
 RoceEventHeap::DropMarkedHead()
 {
-    while (!m_removed.empty() && !m_heap.empty() && m_removed.erase(m_heap.front().key.m_uid) > 0)
+    // both heaps order by (time, uid): a marked head is the first of the marked ones too, so
+    // one comparison of uids tells, with no look-up
+    while (!m_marked.empty() && m_heap.front().key.m_uid == m_marked.front().m_uid)
     {
         std::pop_heap(m_heap.begin(), m_heap.end(), Later());
         m_heap.pop_back();
+        std::pop_heap(m_marked.begin(), m_marked.end(), LaterKey());
+        m_marked.pop_back();
     }
 }
 
@@ -306,15 +310,23 @@ void
 RoceEventHeap::Remove(const Scheduler::Event& ev)
 {
     // the caller releases the event's implementation: a marked entry is never dereferenced
-    m_removed.insert(ev.key.m_uid);
-    if (2 * m_removed.size() > m_heap.size())
+    m_marked.push_back(ev.key);
+    std::push_heap(m_marked.begin(), m_marked.end(), LaterKey());
+    if (2 * m_marked.size() > m_heap.size())
     {
         // uids are unique: each marked one matches exactly one entry
-        auto live = std::remove_if(m_heap.begin(), m_heap.end(), [this](const Event& e) {
-            return m_removed.count(e.key.m_uid) > 0;
+        std::vector<uint32_t> uids;
+        uids.reserve(m_marked.size());
+        for (const Scheduler::EventKey& k : m_marked)
+        {
+            uids.push_back(k.m_uid);
+        }
+        std::sort(uids.begin(), uids.end());
+        auto live = std::remove_if(m_heap.begin(), m_heap.end(), [&uids](const Event& e) {
+            return std::binary_search(uids.begin(), uids.end(), e.key.m_uid);
         });
         m_heap.erase(live, m_heap.end());
-        m_removed.clear();
+        m_marked.clear();
         std::make_heap(m_heap.begin(), m_heap.end(), Later());
         return;
     }

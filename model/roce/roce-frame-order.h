@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
-#include <unordered_set>
 #include <vector>
 
 namespace ns3
@@ -174,8 +173,9 @@ class RoceFrameScheduler : public Scheduler
  * port, a timer per queue pair); the map allocates a node per event and walks its tree on
  * every insert, the heap appends to one array and moves a new event, usually later than most,
  * a level or two. Remove (a queue pair's timer taken out when all is acknowledged) marks the
- * event's uid and the heap drops it when it comes to the top, or in one pass when marked
- * events are half of the heap; the head is never a marked one.
+ * event, its key kept in a second heap: it is dropped when it comes to the top (the two heads
+ * are then the same event), or in one pass when marked events are half of the heap; the head
+ * is never a marked one.
  */
 class RoceEventHeap : public Scheduler
 {
@@ -202,11 +202,21 @@ class RoceEventHeap : public Scheduler
         }
     };
 
+    /** the marked keys' order, the same */
+    struct LaterKey
+    {
+        /** \param a a key \param b another \return true when b runs before a */
+        bool operator()(const Scheduler::EventKey& a, const Scheduler::EventKey& b) const
+        {
+            return b < a;
+        }
+    };
+
     /** drop the marked events at the top, so that the head is a live one */
     void DropMarkedHead();
 
-    std::vector<Scheduler::Event> m_heap;   //!< the events, marked ones included
-    std::unordered_set<uint32_t> m_removed; //!< uids of the marked events in m_heap
+    std::vector<Scheduler::Event> m_heap;      //!< the events, marked ones included
+    std::vector<Scheduler::EventKey> m_marked; //!< keys of the marked events in m_heap, a heap
 };
 
 } // namespace ns3
