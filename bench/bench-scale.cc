@@ -41,8 +41,9 @@
  *    the flow row of the same case.
  * Goals: flow level, 16384 NPUs, under 2 GiB, hierarchical under 60 s, ring2d with every NPU
  * simulated ("flow window") under 120 s (issue 41), ring under 300 s; packet level, the
- * 4096-NPU hierarchical all-reduce under 8 GiB. A child past --timeout seconds or
- * --memory-limit MiB (address space) is stopped and its row says so.
+ * 4096-NPU hierarchical all-reduce under 20 minutes of CPU (issue 41 item 6; the packet rows
+ * print their CPU time) and 8 GiB. A child past --timeout seconds or --memory-limit MiB
+ * (address space) is stopped and its row says so.
  *
  * Training rows (--training-sizes, default 1024): one iteration of --workload (ResNet-50,
  * data parallel) at flow level on the hier system of that size, its all-reduces
@@ -107,10 +108,11 @@ struct ChildLimits
 /// What one child measured.
 struct Measure
 {
-    bool ok{false};     //!< the child exited 0
-    double seconds{0};  //!< wall time of the child
-    double peakMiB{0};  //!< its peak resident memory
-    std::string result; //!< the line it printed (estimate, counts) or its error
+    bool ok{false};       //!< the child exited 0
+    double seconds{0};    //!< wall time of the child
+    double cpuSeconds{0}; //!< its user and system CPU time (the machine may be shared)
+    double peakMiB{0};    //!< its peak resident memory
+    std::string result;   //!< the line it printed (estimate, counts) or its error
 };
 
 /// Run `fn` in a child process; its stdout line comes back through a pipe.
@@ -168,6 +170,8 @@ InChild(const ChildLimits& limits, F fn)
     }
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.peakMiB = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    m.cpuSeconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
     m.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (WIFSIGNALED(status))
     {
@@ -881,13 +885,23 @@ main(int argc, char** argv)
                 Measure p = InChild(limits, [&](std::string* line) {
                     return Simulate(c, bytes, "packet", "auto", 0, line);
                 });
+                // issue 41 item 6: under 20 minutes (it took 44) and 8 GiB, judged on the
+                // child's CPU time: the machine the bench runs on is often shared
                 const bool goal = n == 4096 && c.algorithm == "hierarchical";
+                Measure cpu = p;
+                cpu.seconds = p.cpuSeconds;
+                char cpuText[120];
+                std::snprintf(cpuText,
+                              sizeof(cpuText),
+                              "; CPU %.1f s%s",
+                              p.cpuSeconds,
+                              goal ? " (goal: under 1200 s of CPU and 8192 MiB)" : "");
                 PrintRow(n,
                          c,
                          "packet",
                          p,
-                         goal ? Goal(p, 1e9, 8192.0, &failures) : "-",
-                         Ratio("packet/flow", p, fg));
+                         goal ? Goal(cpu, 1200.0, 8192.0, &failures) : "-",
+                         cpuText + Ratio("packet/flow", p, fg));
             }
             if (!baseline)
             {

@@ -236,6 +236,80 @@ class OtherEventsNameTestCase : public TestCase
     }
 };
 
+/**
+ * \ingroup training-net-tests
+ * RoceEventHeap alone: events removed in the heap's middle, at its head and then most of them
+ * (the one-pass purge), interleaved with RemoveNext; what is left comes out in (time, uid)
+ * order, every kept event once, and IsEmpty holds only at the end.
+ */
+class EventHeapRemoveTestCase : public TestCase
+{
+  public:
+    EventHeapRemoveTestCase()
+        : TestCase("RoceEventHeap: removed events never come out, the rest in (time, uid) order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ObjectFactory factory;
+        factory.SetTypeId("ns3::RoceEventHeap");
+        Ptr<Scheduler> heap = factory.Create<Scheduler>();
+        Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+        rng->SetStream(7);
+        const uint32_t n = 2000;
+        std::vector<Scheduler::Event> events;
+        for (uint32_t uid = 0; uid < n; ++uid)
+        {
+            Scheduler::Event ev;
+            ev.impl = new OtherEvent;
+            ev.key.m_ts = rng->GetInteger(0, 50) * 1000;
+            ev.key.m_uid = uid;
+            ev.key.m_context = 0;
+            heap->Insert(ev);
+            events.push_back(ev);
+        }
+        std::vector<Scheduler::Event> kept;
+        std::vector<bool> gone(n, false);
+        // the head itself first: the next head must be a live event
+        const Scheduler::Event head = heap->PeekNext();
+        heap->Remove(head);
+        gone[head.key.m_uid] = true;
+        head.impl->Unref();
+        for (const Scheduler::Event& ev : events)
+        {
+            // three in four: past half of the heap, so the purge runs
+            if (!gone[ev.key.m_uid] && rng->GetInteger(0, 3) != 0)
+            {
+                heap->Remove(ev);
+                gone[ev.key.m_uid] = true;
+                ev.impl->Unref();
+            }
+        }
+        for (const Scheduler::Event& ev : events)
+        {
+            if (!gone[ev.key.m_uid])
+            {
+                kept.push_back(ev);
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT(kept.size(), n / 8, "some kept");
+        NS_TEST_ASSERT_MSG_LT(kept.size(), n / 2, "most removed");
+        std::sort(kept.begin(), kept.end());
+        for (const Scheduler::Event& e : kept)
+        {
+            NS_TEST_ASSERT_MSG_EQ(heap->IsEmpty(), false, "events left");
+            NS_TEST_ASSERT_MSG_EQ(heap->PeekNext().key.m_uid, e.key.m_uid, "the head is live");
+            const Scheduler::Event next = heap->RemoveNext();
+            NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, e.key.m_uid, "(time, uid) order");
+            NS_TEST_ASSERT_MSG_EQ(next.impl, e.impl, "with its own event");
+            next.impl->Unref();
+        }
+        NS_TEST_ASSERT_MSG_EQ(heap->IsEmpty(), true, "nothing more");
+    }
+};
+
 /** The suite. */
 class RoceFrameOrderTestSuite : public TestSuite
 {
@@ -245,6 +319,8 @@ class RoceFrameOrderTestSuite : public TestSuite
     {
         AddTestCase(new OtherEventsNameTestCase, TestCase::QUICK);
         AddTestCase(new OtherEventsMoveTestCase, TestCase::QUICK);
+        AddTestCase(new FrameOrderTestCase("ns3::RoceEventHeap", true), TestCase::QUICK);
+        AddTestCase(new EventHeapRemoveTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::MapScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::CalendarScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::ListScheduler", true), TestCase::QUICK);

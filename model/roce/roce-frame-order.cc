@@ -13,6 +13,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <tuple>
 #include <typeinfo>
 
@@ -22,6 +23,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceFrameScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(RoceFrameScheduler);
+NS_OBJECT_ENSURE_REGISTERED(RoceEventHeap);
 
 namespace
 {
@@ -61,8 +63,9 @@ class OtherSchedulerChecker : public StringChecker
 
     std::string GetUnderlyingTypeInformation() const override
     {
-        return "the TypeId name of another ns-3 scheduler: ns3::MapScheduler, "
-               "ns3::ListScheduler, ns3::CalendarScheduler or ns3::PriorityQueueScheduler";
+        return "the TypeId name of another ns-3 scheduler: ns3::RoceEventHeap, "
+               "ns3::MapScheduler, ns3::ListScheduler, ns3::CalendarScheduler or "
+               "ns3::PriorityQueueScheduler";
     }
 
     Ptr<AttributeValue> Create() const override
@@ -114,7 +117,7 @@ RoceFrameScheduler::GetTypeId()
             .AddConstructor<RoceFrameScheduler>()
             .AddAttribute("OtherEvents",
                           "The ns-3 scheduler of every event but frame arrivals (TypeId name)",
-                          StringValue("ns3::MapScheduler"),
+                          StringValue("ns3::RoceEventHeap"),
                           MakeStringAccessor(&RoceFrameScheduler::SetOtherEvents),
                           Ptr<const AttributeChecker>(new OtherSchedulerChecker()));
     return tid;
@@ -161,10 +164,10 @@ RoceFrameScheduler::Use()
         ObjectFactory factory;
         factory.SetTypeId(GetTypeId());
         // the program's SchedulerType, unless it is this scheduler (DistributedHelper names
-        // it there): then ns-3's default
-        factory.Set(
-            "OtherEvents",
-            StringValue(IsOtherScheduler(chosen.Get()) ? chosen.Get() : "ns3::MapScheduler"));
+        // it there) or ns-3's default map: then the heap, which orders events the same way
+        // (time, then uid) at a fraction of the map's cost in a packet-level run
+        const bool other = IsOtherScheduler(chosen.Get()) && chosen.Get() != "ns3::MapScheduler";
+        factory.Set("OtherEvents", StringValue(other ? chosen.Get() : "ns3::RoceEventHeap"));
         Simulator::SetScheduler(factory);
     }
 }
@@ -183,7 +186,7 @@ RoceFrameScheduler::FrameFirst() const
         return false;
     }
     // on equal time the arrival runs first
-    return m_others->IsEmpty() || m_frames.begin()->first.ts <= m_others->PeekNext().key.m_ts;
+    return m_others->IsEmpty() || m_frames.front().order.ts <= m_others->PeekNext().key.m_ts;
 }
 
 void
@@ -193,7 +196,8 @@ RoceFrameScheduler::Insert(const Scheduler::Event& ev)
     if (typeid(*ev.impl) == typeid(RoceFrameArrival))
     {
         const auto* arrival = static_cast<const RoceFrameArrival*>(ev.impl);
-        m_frames.emplace(Order{ev.key.m_ts, arrival->GetKey(), ev.key.m_uid}, ev);
+        m_frames.push_back(Frame{Order{ev.key.m_ts, arrival->GetKey(), ev.key.m_uid}, ev});
+        std::push_heap(m_frames.begin(), m_frames.end(), Later());
         return;
     }
     m_others->Insert(ev);
@@ -209,7 +213,7 @@ Scheduler::Event
 RoceFrameScheduler::PeekNext() const
 {
     NS_ASSERT(!IsEmpty());
-    return FrameFirst() ? m_frames.begin()->second : m_others->PeekNext();
+    return FrameFirst() ? m_frames.front().ev : m_others->PeekNext();
 }
 
 Scheduler::Event
@@ -220,9 +224,9 @@ RoceFrameScheduler::RemoveNext()
     {
         return m_others->RemoveNext();
     }
-    auto first = m_frames.begin();
-    Scheduler::Event ev = first->second;
-    m_frames.erase(first);
+    std::pop_heap(m_frames.begin(), m_frames.end(), Later());
+    const Scheduler::Event ev = m_frames.back().ev;
+    m_frames.pop_back();
     return ev;
 }
 
@@ -234,10 +238,99 @@ RoceFrameScheduler::Remove(const Scheduler::Event& ev)
         m_others->Remove(ev);
         return;
     }
-    const auto* arrival = static_cast<const RoceFrameArrival*>(ev.impl);
-    auto it = m_frames.find(Order{ev.key.m_ts, arrival->GetKey(), ev.key.m_uid});
+    // the uid is unique: it finds the one entry
+    auto it = std::find_if(m_frames.begin(), m_frames.end(), [&ev](const Frame& f) {
+        return f.ev.key.m_uid == ev.key.m_uid;
+    });
     NS_ASSERT(it != m_frames.end());
     m_frames.erase(it);
+    std::make_heap(m_frames.begin(), m_frames.end(), Later());
+}
+
+TypeId
+RoceEventHeap::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceEventHeap")
+                            .SetParent<Scheduler>()
+                            .SetGroupName("TrainingNet")
+                            .AddConstructor<RoceEventHeap>();
+    return tid;
+}
+
+RoceEventHeap::RoceEventHeap() = default;
+
+RoceEventHeap::~RoceEventHeap() = default;
+
+void
+RoceEventHeap::Insert(const Scheduler::Event& ev)
+{
+    m_heap.push_back(ev);
+    std::push_heap(m_heap.begin(), m_heap.end(), Later());
+}
+
+bool
+RoceEventHeap::IsEmpty() const
+{
+    return m_heap.size() == m_marked.size();
+}
+
+Scheduler::Event
+RoceEventHeap::PeekNext() const
+{
+    NS_ASSERT(!IsEmpty());
+    return m_heap.front();
+}
+
+void
+RoceEventHeap::DropMarkedHead()
+{
+    // both heaps order by (time, uid): a marked head is the first of the marked ones too, so
+    // one comparison of uids tells, with no look-up
+    while (!m_marked.empty() && m_heap.front().key.m_uid == m_marked.front().m_uid)
+    {
+        std::pop_heap(m_heap.begin(), m_heap.end(), Later());
+        m_heap.pop_back();
+        std::pop_heap(m_marked.begin(), m_marked.end(), LaterKey());
+        m_marked.pop_back();
+    }
+}
+
+Scheduler::Event
+RoceEventHeap::RemoveNext()
+{
+    NS_ASSERT(!IsEmpty());
+    std::pop_heap(m_heap.begin(), m_heap.end(), Later());
+    const Scheduler::Event ev = m_heap.back();
+    m_heap.pop_back();
+    DropMarkedHead();
+    return ev;
+}
+
+void
+RoceEventHeap::Remove(const Scheduler::Event& ev)
+{
+    // the caller releases the event's implementation: a marked entry is never dereferenced
+    m_marked.push_back(ev.key);
+    std::push_heap(m_marked.begin(), m_marked.end(), LaterKey());
+    if (2 * m_marked.size() > m_heap.size())
+    {
+        // uids are unique: each marked one matches exactly one entry
+        std::vector<uint32_t> uids;
+        uids.reserve(m_marked.size());
+        for (const Scheduler::EventKey& k : m_marked)
+        {
+            uids.push_back(k.m_uid);
+        }
+        std::sort(uids.begin(), uids.end());
+        auto live = std::remove_if(m_heap.begin(), m_heap.end(), [&uids](const Event& e) {
+            return std::binary_search(uids.begin(), uids.end(), e.key.m_uid);
+        });
+        m_heap.erase(live, m_heap.end());
+        m_marked.clear();
+        std::make_heap(m_heap.begin(), m_heap.end(), Later());
+        return;
+    }
+    DropMarkedHead();
 }
 
 } // namespace ns3

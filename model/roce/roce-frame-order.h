@@ -12,9 +12,9 @@
 #include "ns3/scheduler.h"
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace ns3
 {
@@ -78,15 +78,18 @@ class RoceFrameArrival final : public EventImpl
  * rows come out (the other events of a node are scheduled by that node's own events, whose
  * order is then the same by induction).
  *
- * Only the arrivals need the key: they wait in a map of their own, and every other event in
- * the ns-3 scheduler named by the attribute OtherEvents (ns-3 orders by time and uid, so any
- * of them gives the same order; but HeapScheduler, whose Remove breaks its heap in ns-3.37 to
- * 3.39). The next event is the earlier head of the two, the arrival's
- * on equal time. Remove of an arrival is O(log n) (its key is in the event); of another event,
- * what the OtherEvents scheduler's Remove costs (O(log n) for ns-3's map).
+ * Only the arrivals need the key: they wait in a binary heap of their own (a packet-level run
+ * holds an arrival per busy cable: one array, no map node allocated and rebalanced per frame), and
+ * every other event in the ns-3 scheduler named by the attribute OtherEvents (ns-3 orders by time
+ * and uid, so any of them gives the same order; but HeapScheduler, whose Remove breaks its heap in
+ * ns-3.37 to 3.39). The next event is the earlier head of the two, the arrival's on equal time.
+ * Remove of an arrival is O(n) (nothing removes one but a test: a frame on a cable always arrives);
+ * of another event, what the OtherEvents scheduler's Remove costs (O(log n) for ns-3's map).
  *
  * RoceChannel::Attach installs it (Simulator::SetScheduler) when the simulation runs another,
- * with that SchedulerType as OtherEvents; DistributedHelper binds it as SchedulerType.
+ * with that SchedulerType as OtherEvents (ns-3's default ns3::MapScheduler becomes
+ * RoceEventHeap, the same order at less cost); DistributedHelper binds it as SchedulerType
+ * (OtherEvents then RoceEventHeap, the attribute's default).
  */
 class RoceFrameScheduler : public Scheduler
 {
@@ -138,11 +141,82 @@ class RoceFrameScheduler : public Scheduler
     /** \return true when the next event is a frame arrival */
     bool FrameFirst() const;
 
-    std::map<Order, Scheduler::Event> m_frames; //!< frame arrivals
-    Ptr<Scheduler> m_others;                    //!< every other event
-    std::string m_othersType;                   //!< its TypeId name
+    /** an arrival in the heap */
+    struct Frame
+    {
+        Order order;         //!< its order
+        Scheduler::Event ev; //!< the event
+    };
+
+    /** the heap's order: std::push_heap keeps the largest first, so the later frame is less */
+    struct Later
+    {
+        /** \param a a frame \param b another \return true when b runs before a */
+        bool operator()(const Frame& a, const Frame& b) const
+        {
+            return b.order < a.order;
+        }
+    };
+
+    std::vector<Frame> m_frames; //!< frame arrivals, a min-heap by Order
+    Ptr<Scheduler> m_others;     //!< every other event
+    std::string m_othersType;    //!< its TypeId name
 
     static RoceFrameScheduler* s_current; //!< the scheduler of this process's simulation
+};
+
+/**
+ * \ingroup training-net
+ * An ns-3 scheduler in one binary heap, ordered as every ns-3 scheduler (time, then uid): what
+ * RoceFrameScheduler keeps the other events in when the program names ns-3's default
+ * (ns3::MapScheduler). A packet-level run holds some 10^5 events (a transmission end per busy
+ * port, a timer per queue pair); the map allocates a node per event and walks its tree on
+ * every insert, the heap appends to one array and moves a new event, usually later than most,
+ * a level or two. Remove (a queue pair's timer taken out when all is acknowledged) marks the
+ * event, its key kept in a second heap: it is dropped when it comes to the top (the two heads
+ * are then the same event), or in one pass when marked events are half of the heap; the head
+ * is never a marked one.
+ */
+class RoceEventHeap : public Scheduler
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    RoceEventHeap();
+    ~RoceEventHeap() override;
+
+    void Insert(const Scheduler::Event& ev) override;
+    bool IsEmpty() const override;
+    Scheduler::Event PeekNext() const override;
+    Scheduler::Event RemoveNext() override;
+    void Remove(const Scheduler::Event& ev) override;
+
+  private:
+    /** the heap's order: std::push_heap keeps the largest first, so the later event is less */
+    struct Later
+    {
+        /** \param a an event \param b another \return true when b runs before a */
+        bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+        {
+            return b.key < a.key;
+        }
+    };
+
+    /** the marked keys' order, the same */
+    struct LaterKey
+    {
+        /** \param a a key \param b another \return true when b runs before a */
+        bool operator()(const Scheduler::EventKey& a, const Scheduler::EventKey& b) const
+        {
+            return b < a;
+        }
+    };
+
+    /** drop the marked events at the top, so that the head is a live one */
+    void DropMarkedHead();
+
+    std::vector<Scheduler::Event> m_heap;      //!< the events, marked ones included
+    std::vector<Scheduler::EventKey> m_marked; //!< keys of the marked events in m_heap, a heap
 };
 
 } // namespace ns3

@@ -455,7 +455,8 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
         {
             queue = DatelinePriority(port, egress, priority);
         }
-        p->RemoveHeader(ip);
+        // the header peeked above is the one replaced: cut, not deserialized again
+        p->RemoveAtStart(RoceIpUdpHeader::SIZE);
         ip.SetTtl(ip.GetTtl() - 1);
         ip.SetDscp(queue == priority ? ip.GetDscp() : queue);
         p->AddHeader(ip);
@@ -547,11 +548,25 @@ RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint3
 void
 RoceSwitch::StampTelemetry(RoceNetDevice* dev, Ptr<Packet> p, uint32_t egress)
 {
-    RoceIpBthPeek front;
-    if (p->GetSize() < front.GetSerializedSize())
+    constexpr uint32_t frontBytes = RoceIpUdpHeader::SIZE + RoceBthHeader::SIZE;
+    if (p->GetSize() < frontBytes)
     {
         return;
     }
+    // most packets carry no telemetry: its mode (BTH byte 4, bits 5, 4 and 3, as
+    // RoceBthHeader::Deserialize reads it) is read from the copied byte, without the headers'
+    // construction and deserialization
+    uint8_t head[RoceIpUdpHeader::SIZE + 5];
+    p->CopyData(head, sizeof(head));
+    const uint8_t modeByte = head[RoceIpUdpHeader::SIZE + 4];
+    const uint8_t peekMode =
+        static_cast<uint8_t>(((modeByte >> 4) & 3) | (((modeByte >> 3) & 1) << 2));
+    if (peekMode != RoceIntHeader::HOPS && peekMode != RoceIntHeader::HOPS_WIDE &&
+        peekMode != RoceIntHeader::PINT)
+    {
+        return;
+    }
+    RoceIpBthPeek front;
     p->PeekHeader(front);
     const uint8_t mode = front.bth.GetTelemetry();
     const uint8_t op = front.bth.GetOpcode();
