@@ -122,6 +122,7 @@ common_sources = [
 ]
 common_headers = [
     'model/common/attribute-settings.h',
+    'model/common/predicate-checker.h',
 ]
 roce_sources = [
     'model/roce/flow-network.cc',

@@ -487,6 +487,23 @@ tn_cmp_u64(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
+/* The arguments a window of rank's ops needs. */
+static tn_status
+check_window_args(const tn_program* p,
+                  uint32_t rank,
+                  uint32_t max_ops,
+                  const tn_rank_program* rp,
+                  tn_error* err)
+{
+    if (!p || !rp)
+        return tn_error_set(err, TN_EINVAL, "program: NULL argument");
+    if (rank >= p->N)
+        return tn_error_set(err, TN_EINVAL, "%s: rank %u >= ranks %u", p->algo->name, rank, p->N);
+    if (max_ops == 0)
+        return tn_error_set(err, TN_EINVAL, "%s: a window of 0 ops", p->algo->name);
+    return TN_OK;
+}
+
 tn_status
 tn_program_rank_window(const tn_program* p,
                        uint32_t rank,
@@ -495,12 +512,9 @@ tn_program_rank_window(const tn_program* p,
                        tn_rank_program* rp,
                        tn_error* err)
 {
-    if (!p || !rp)
-        return tn_error_set(err, TN_EINVAL, "program: NULL argument");
-    if (rank >= p->N)
-        return tn_error_set(err, TN_EINVAL, "%s: rank %u >= ranks %u", p->algo->name, rank, p->N);
-    if (max_ops == 0)
-        return tn_error_set(err, TN_EINVAL, "%s: a window of 0 ops", p->algo->name);
+    tn_status checked = check_window_args(p, rank, max_ops, rp, err);
+    if (checked)
+        return checked;
     rp->rank = rank;
     rp->count = 0;
     rp->sends = 0;
@@ -568,12 +582,9 @@ tn_program_rank_advance(const tn_program* p,
                         tn_rank_program* rp,
                         tn_error* err)
 {
-    if (!p || !rp)
-        return tn_error_set(err, TN_EINVAL, "program: NULL argument");
-    if (rank >= p->N)
-        return tn_error_set(err, TN_EINVAL, "%s: rank %u >= ranks %u", p->algo->name, rank, p->N);
-    if (max_ops == 0)
-        return tn_error_set(err, TN_EINVAL, "%s: a window of 0 ops", p->algo->name);
+    tn_status checked = check_window_args(p, rank, max_ops, rp, err);
+    if (checked)
+        return checked;
     const uint64_t end = (uint64_t)rp->first + rp->count;
     const uint32_t new_end = max_ops > UINT32_MAX - first ? UINT32_MAX : first + max_ops;
     /* another rank's window, a step back, or a narrower window: generate it afresh */

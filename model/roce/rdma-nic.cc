@@ -23,6 +23,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/predicate-checker.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -256,49 +257,20 @@ namespace
 /// The CongestionControl values: a short name of RdmaCcRegistry, or the TypeId name of
 /// ns3::RdmaCongestionControl or a subclass (RdmaCcRegistry::Resolve). Short names are checked
 /// by the table alone, since the classes they name may register after the NIC.
-class CongestionControlChecker : public StringChecker
+Ptr<const AttributeChecker>
+MakeCongestionControlChecker()
 {
-  public:
-    bool Check(const AttributeValue& value) const override
-    {
-        const auto* v = dynamic_cast<const StringValue*>(&value);
-        TypeId tid;
-        return v && (RdmaCcRegistry::Find(v->Get()) || RdmaCcRegistry::Resolve(v->Get(), &tid));
-    }
-
-    std::string GetValueTypeName() const override
-    {
-        return "ns3::StringValue";
-    }
-
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return true;
-    }
-
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return RdmaCcRegistry::ListNames() +
-               ", or the TypeId name of a subclass of ns3::RdmaCongestionControl";
-    }
-
-    Ptr<AttributeValue> Create() const override
-    {
-        return ns3::Create<StringValue>();
-    }
-
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        const auto* src = dynamic_cast<const StringValue*>(&source);
-        auto* dst = dynamic_cast<StringValue*>(&destination);
-        if (!src || !dst)
-        {
-            return false;
-        }
-        *dst = *src;
-        return true;
-    }
-};
+    return MakePredicateChecker<StringValue, StringChecker>(
+        "ns3::StringValue",
+        [](const StringValue& text) {
+            TypeId tid;
+            return RdmaCcRegistry::Find(text.Get()) || RdmaCcRegistry::Resolve(text.Get(), &tid);
+        },
+        [] {
+            return RdmaCcRegistry::ListNames() +
+                   ", or the TypeId name of a subclass of ns3::RdmaCongestionControl";
+        });
+}
 
 /// DCQCN's parameters, once attributes of the NIC, and their names on RdmaDcqcnControl: the
 /// old paths stay as obsolete attributes, so that ns-3 and AttributeSettings refuse them
@@ -373,7 +345,7 @@ RdmaNic::GetTypeId()
                           StringValue("dcqcn"),
                           MakeStringAccessor(&RdmaNic::SetCongestionControlName,
                                              &RdmaNic::GetCongestionControlName),
-                          Ptr<const AttributeChecker>(Create<CongestionControlChecker>()))
+                          MakeCongestionControlChecker())
             .AddAttribute("AckInterval",
                           "The responder acknowledges every this many in-order packets (and at "
                           "the end of each message).",

@@ -10,6 +10,7 @@
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
+#include "ns3/predicate-checker.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -42,49 +43,18 @@ IsOtherScheduler(const std::string& name)
  * is refused where the value is given (a program's option, Config::SetDefault) instead of
  * running on a scheduler the user did not ask for.
  */
-class OtherSchedulerChecker : public StringChecker
+Ptr<const AttributeChecker>
+MakeOtherSchedulerChecker()
 {
-  public:
-    bool Check(const AttributeValue& value) const override
-    {
-        const auto* text = dynamic_cast<const StringValue*>(&value);
-        return text && IsOtherScheduler(text->Get());
-    }
-
-    std::string GetValueTypeName() const override
-    {
-        return "ns3::StringValue";
-    }
-
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return true;
-    }
-
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return "the TypeId name of another ns-3 scheduler: ns3::RoceEventHeap, "
-               "ns3::MapScheduler, ns3::ListScheduler, ns3::CalendarScheduler or "
-               "ns3::PriorityQueueScheduler";
-    }
-
-    Ptr<AttributeValue> Create() const override
-    {
-        return ns3::Create<StringValue>();
-    }
-
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        const auto* from = dynamic_cast<const StringValue*>(&source);
-        auto* to = dynamic_cast<StringValue*>(&destination);
-        if (!from || !to)
-        {
-            return false;
-        }
-        to->Set(from->Get());
-        return true;
-    }
-};
+    return MakePredicateChecker<StringValue, StringChecker>(
+        "ns3::StringValue",
+        [](const StringValue& text) { return IsOtherScheduler(text.Get()); },
+        [] {
+            return std::string("the TypeId name of another ns-3 scheduler: ns3::RoceEventHeap, "
+                               "ns3::MapScheduler, ns3::ListScheduler, ns3::CalendarScheduler "
+                               "or ns3::PriorityQueueScheduler");
+        });
+}
 
 } // namespace
 
@@ -119,7 +89,7 @@ RoceFrameScheduler::GetTypeId()
                           "The ns-3 scheduler of every event but frame arrivals (TypeId name)",
                           StringValue("ns3::RoceEventHeap"),
                           MakeStringAccessor(&RoceFrameScheduler::SetOtherEvents),
-                          Ptr<const AttributeChecker>(new OtherSchedulerChecker()));
+                          MakeOtherSchedulerChecker());
     return tid;
 }
 

@@ -15,6 +15,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
+#include "ns3/predicate-checker.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -40,47 +41,14 @@ __extension__ typedef __int128 Int128; //!< exact time arithmetic
  * --ns3::RoceNetDevice::DataRate=0bps is refused by the attribute check in one line instead
  * of reaching SetDataRate's invariant when the device is made.
  */
-class PositiveDataRateChecker : public DataRateChecker
+Ptr<const AttributeChecker>
+MakePositiveDataRateChecker()
 {
-  public:
-    bool Check(const AttributeValue& value) const override
-    {
-        const auto* rate = dynamic_cast<const DataRateValue*>(&value);
-        return rate != nullptr && rate->Get().GetBitRate() > 0;
-    }
-
-    std::string GetValueTypeName() const override
-    {
-        return "ns3::DataRateValue";
-    }
-
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return true;
-    }
-
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return "a data rate above 0 bit/s";
-    }
-
-    Ptr<AttributeValue> Create() const override
-    {
-        return ns3::Create<DataRateValue>();
-    }
-
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        const auto* src = dynamic_cast<const DataRateValue*>(&source);
-        auto* dst = dynamic_cast<DataRateValue*>(&destination);
-        if (src == nullptr || dst == nullptr)
-        {
-            return false;
-        }
-        *dst = *src;
-        return true;
-    }
-};
+    return MakePredicateChecker<DataRateValue, DataRateChecker>(
+        "ns3::DataRateValue",
+        [](const DataRateValue& rate) { return rate.Get().GetBitRate() > 0; },
+        [] { return std::string("a data rate above 0 bit/s"); });
+}
 
 /**
  * \ingroup training-net
@@ -190,7 +158,7 @@ RoceNetDevice::GetTypeId()
                 "Link rate",
                 DataRateValue(DataRate("100Gbps")),
                 MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
-                Ptr<const AttributeChecker>(Create<PositiveDataRateChecker>()))
+                MakePositiveDataRateChecker())
             .AddAttribute("Mtu",
                           "Largest L3 packet (IPv4 header .. ICRC) in bytes; 4096-byte RoCE "
                           "payload + 60 bytes of headers fit in the default",

@@ -3,6 +3,7 @@
  */
 #include "port-sampling.h"
 
+#include "ns3/predicate-checker.h"
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -77,57 +78,19 @@ class PortSamplingText : public StringValue
     }
 };
 
-/// A StringValue that PortSamplingMode::Parse accepts.
-class PortSamplingChecker : public StringChecker
-{
-  public:
-    bool Check(const AttributeValue& value) const override
-    {
-        const auto* s = dynamic_cast<const StringValue*>(&value);
-        PortSamplingMode mode;
-        std::string why;
-        return s && PortSamplingMode::Parse(s->Get(), &mode, &why);
-    }
-
-    std::string GetValueTypeName() const override
-    {
-        return "ns3::StringValue";
-    }
-
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return true;
-    }
-
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return "all, none, per-dimension or busiest:K (K >= 1)";
-    }
-
-    Ptr<AttributeValue> Create() const override
-    {
-        return ns3::Create<PortSamplingText>();
-    }
-
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        const auto* src = dynamic_cast<const StringValue*>(&source);
-        auto* dst = dynamic_cast<StringValue*>(&destination);
-        if (!src || !dst)
-        {
-            return false;
-        }
-        *dst = *src;
-        return true;
-    }
-};
-
 } // namespace
 
 Ptr<const AttributeChecker>
 MakePortSamplingChecker()
 {
-    return Create<PortSamplingChecker>();
+    return MakePredicateChecker<StringValue, StringChecker, PortSamplingText>(
+        "ns3::StringValue",
+        [](const StringValue& text) {
+            PortSamplingMode mode;
+            std::string why;
+            return PortSamplingMode::Parse(text.Get(), &mode, &why);
+        },
+        [] { return std::string("all, none, per-dimension or busiest:K (K >= 1)"); });
 }
 
 std::vector<PortSamplingLink>
