@@ -195,7 +195,8 @@ extern "C"
      * can stream a rank's program in memory bounded by max_ops (plus the generator's
      * frontiers and one match counter per peer) instead of the rank's ops. The generator
      * runs from the rank's first op and keeps only the window: a window costs O(first +
-     * max_ops) time (tn_program_rank_advance moves a window on without that cost). rp must be zeroed before its first use; its arrays are reused.
+     * max_ops) time (tn_program_rank_advance moves a window on without that cost). rp must be
+     * zeroed before its first use; its arrays are reused.
      */
     tn_status tn_program_rank_window(const tn_program* p,
                                      uint32_t rank,

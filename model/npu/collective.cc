@@ -286,12 +286,26 @@ Collective::SetSymmetry(const tn_symmetry* symmetry,
 }
 
 void
+Collective::WindowFailed(uint32_t rank, uint32_t first, const tn_error& err)
+{
+    std::ostringstream what;
+    what << "rank " << rank << " ops from " << first << ": " << err.message;
+    m_windowFailure = what.str();
+    NS_LOG_WARN("window not filled: " << m_windowFailure << "; stopping the simulation");
+    Simulator::Stop();
+}
+
+void
 Collective::FillWindow(uint32_t rank,
                        StreamRun& s,
                        uint32_t first,
                        std::vector<uint32_t>* ready,
                        std::vector<uint32_t>* arrived)
 {
+    if (!m_windowFailure.empty())
+    {
+        return; // the run is stopping: no window is filled any more
+    }
     tn_error err;
     if (!s.w)
     {
@@ -301,10 +315,12 @@ Collective::FillWindow(uint32_t rank,
         // its window resumes from there, not from the rank's first op
         const size_t k = static_cast<size_t>(&s - m_ranks[rank].streams.data());
         const StreamRun* prev = k > 0 ? &m_ranks[rank].streams[k - 1] : nullptr;
-        // internal invariant: only out of memory fails a cursor's copy
-        NS_ABORT_MSG_IF(m_window > 0 && prev && prev->w &&
-                            tn_rank_program_copy_cursor(&s.w->rp, &prev->w->rp, &err) != TN_OK,
-                        "Collective: rank " << rank << ": " << err.message);
+        if (m_window > 0 && prev && prev->w &&
+            tn_rank_program_copy_cursor(&s.w->rp, &prev->w->rp, &err) != TN_OK)
+        {
+            WindowFailed(rank, first, err);
+            return;
+        }
     }
     const uint32_t oldFirst = s.w->rp.first;
     std::vector<OpState> old;
@@ -315,16 +331,19 @@ Collective::FillWindow(uint32_t rank,
         {
             s.sendsBefore += s.w->rp.ops[i - oldFirst].send;
         }
-        // internal invariant: the program was generated and verified for these ranks when planned.
-        // Only the ops past the window's end are generated, from the generator's cursor.
-        NS_ABORT_MSG_IF(tn_program_rank_advance(m_program.get(),
-                                                rank,
-                                                first,
-                                                std::min(m_window, s.end - first),
-                                                &s.w->rp,
-                                                &err) != TN_OK,
-                        "Collective: rank " << rank << " ops from " << first << ": "
-                                            << err.message);
+        // only the ops past the window's end are generated, from the generator's cursor; the
+        // program was verified when planned, so only memory can run out here
+        if (tn_program_rank_advance(m_program.get(),
+                                    rank,
+                                    first,
+                                    std::min(m_window, s.end - first),
+                                    &s.w->rp,
+                                    &err) != TN_OK)
+        {
+            s.w->ops.swap(old);
+            WindowFailed(rank, first, err);
+            return;
+        }
     }
     const tn_rank_program& rp = s.w->rp;
     NS_ASSERT(rp.first == first);
@@ -1446,6 +1465,10 @@ Collective::Check() const
     if (!m_deferred.empty())
     {
         why << m_deferred.size() << " messages named an op that never came into a window; ";
+    }
+    if (!m_windowFailure.empty())
+    {
+        why << "a program window could not be generated (" << m_windowFailure << "); ";
     }
     return why.str();
 }

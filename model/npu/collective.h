@@ -109,9 +109,9 @@ struct CollectiveTransferRecord
  * ranks). An open stream holds a window of `window` ops from its first op not done, renewed
  * once half of it is done (tn_program_rank_advance: only the new ops are generated, from the
  * generator's cursor, which a stream takes from the one before it when it opens), and is let
- * go when done; so memory follows the windows, not the program. Streams with a send that waits for nothing open at
- * the start (they may go at once); the others open when their predecessor has half a
- * window of ops left. A message for an op not in a window yet (its sender is ahead) is kept until
+ * go when done; so memory follows the windows, not the program. Streams with a send that waits for
+ * nothing open at the start (they may go at once); the others open when their predecessor has half
+ * a window of ops left. A message for an op not in a window yet (its sender is ahead) is kept until
  * the op comes in. The run is the same as with whole programs as long as no op could start
  * while outside a window; an op that comes in later than that is counted (GetWindowHeld)
  * and makes Check() fail, with the advice to widen the window.
@@ -779,6 +779,8 @@ class Collective : public Object
         return s.w->ops[op - s.w->rp.first];
     }
 
+    /// A window could not be generated (out of memory): recorded for Check, the run stopped.
+    void WindowFailed(uint32_t rank, uint32_t first, const tn_error& err);
     /// (Re)fill the window of a stream of rank from program index first.
     void FillWindow(uint32_t rank,
                     StreamRun& s,
@@ -881,6 +883,7 @@ class Collective : public Object
     uint64_t m_duplicates{0};
     uint64_t m_failedMessages{0}; //!< data or notification messages the NICs failed
     std::string m_firstFailure;   //!< what the first of them was
+    std::string m_windowFailure;  //!< why a window could not be generated (empty: none)
     bool m_started{false};
     Time m_start;
     Time m_end{-1};
