@@ -19,10 +19,14 @@ NS_LOG_COMPONENT_DEFINE("StatsRecorderPorts");
 PortSamplingMode
 StatsRecorder::GetPortSamplingMode() const
 {
-    PortSamplingMode mode;
+    return m_portMode;
+}
+
+void
+StatsRecorder::SetPortSampling(std::string text)
+{
     std::string why;
-    PortSamplingMode::Parse(m_portSampling, &mode, &why); // the checker let only modes in
-    return mode;
+    PortSamplingMode::Parse(text, &m_portMode, &why); // the checker let only modes in
 }
 
 std::string

@@ -81,7 +81,8 @@ StatsRecorder::GetTypeId()
                           "tier, dimension, direction; PerDimensionPorts) or busiest:K (the K "
                           "ports that sent the most bytes over the run, all their rows).",
                           StringValue("all"),
-                          MakeStringAccessor(&StatsRecorder::m_portSampling),
+                          MakeStringAccessor(&StatsRecorder::SetPortSampling,
+                                             &StatsRecorder::GetPortSampling),
                           MakePortSamplingChecker())
             .AddAttribute("PortCopies",
                           "Sample also the ports whose counters are copies of another port's "

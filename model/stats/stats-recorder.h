@@ -502,8 +502,10 @@ class StatsRecorder : public Object
      */
     Time GetLastDataTime() const;
     bool Check(tn_status status, const tn_error& err);
-    /** \return the PortSampling attribute, parsed (its checker let only modes in) */
+    /** \return the PortSampling attribute, parsed when set (not per row written) */
     PortSamplingMode GetPortSamplingMode() const;
+    /** PortSampling's setter: parses once (its checker let only modes in) */
+    void SetPortSampling(std::string text);
     /** Per-dimension without SetPortTopology: choose from the link rows and NPUs added. */
     void ChoosePortsFromRows();
     /**
@@ -560,7 +562,7 @@ class StatsRecorder : public Object
     Time m_interval;
     bool m_recordPorts;
     bool m_recordPortCopies;                               //!< PortCopies
-    std::string m_portSampling;                            //!< PortSampling
+    PortSamplingMode m_portMode;                           //!< PortSampling, parsed
     std::set<std::pair<uint32_t, uint32_t>> m_chosenPorts; //!< per-dimension: (node, port)
     bool m_chosenKnown{false};                             //!< m_chosenPorts set (SetPortTopology)
     std::vector<PortSamplingLink> m_linkRows;              //!< per-dimension without a topology
