@@ -10,6 +10,7 @@
 #define BENCH_SCALE_QUICKSTART_H
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +38,49 @@ QuickstartPath()
     return ExamplePath("training-net-quickstart");
 }
 
+/// What a sibling program's run printed and how it ended.
+struct ProgramRun
+{
+    int code = 0;     ///< its exit status; 2: it could not start, 3: it did not exit (a signal)
+    std::string last; ///< its last line, without the newline
+};
+
+/**
+ * Run `cmd` (stderr joined to stdout), pass each line it prints to `onLine` as it comes, then
+ * remove the results database `db` and its WAL files (the rows are the run's, not the bench's).
+ */
+inline ProgramRun
+RunProgram(const std::string& cmd,
+           const std::string& db,
+           const std::function<void(const std::string&)>& onLine)
+{
+    ProgramRun run;
+    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+    if (!p)
+    {
+        run.code = 2;
+        run.last = "cannot run " + cmd;
+        return run;
+    }
+    char buf[2048];
+    while (std::fgets(buf, sizeof(buf), p))
+    {
+        run.last = buf;
+        onLine(run.last);
+    }
+    const int status = pclose(p);
+    for (const char* suffix : {"", "-wal", "-shm"})
+    {
+        std::remove((db + suffix).c_str());
+    }
+    run.code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    if (!run.last.empty() && run.last.back() == '\n')
+    {
+        run.last.pop_back();
+    }
+    return run;
+}
+
 /**
  * Run the quickstart on `spec` with `algorithm`, flow-symmetric, `bytes` per rank, database
  * included; *line gets its result line (or its last line when it fails).
@@ -50,35 +94,24 @@ RunQuickstart(const std::string& spec,
 {
     const std::string db = "/tmp/bench-scale-quickstart-" + std::to_string(getpid()) + ".db";
     const std::string cmd = QuickstartPath() + " --topology=" + spec + " --algorithm=" + algorithm +
-                            " --bytes=" + bytes + " --mode=flow-symmetric --db=" + db + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-    {
-        *line = "cannot run " + cmd;
-        return 2;
-    }
-    char buf[1024];
-    std::string last;
-    while (std::fgets(buf, sizeof(buf), p))
-    {
-        last = buf;
-        if (last.find("flow-symmetric level") != std::string::npos)
+                            " --bytes=" + bytes + " --mode=flow-symmetric --db=" + db;
+    line->clear();
+    const ProgramRun run = RunProgram(cmd, db, [line](const std::string& text) {
+        if (text.find("flow-symmetric level") != std::string::npos)
         {
-            *line = last.substr(last.find_first_not_of(' '));
+            *line = text.substr(text.find_first_not_of(' '));
         }
-    }
-    const int status = pclose(p);
-    std::remove(db.c_str());
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-    if (code != 0 || line->empty())
-    {
-        *line = "quickstart failed: " + last;
-    }
+    });
     if (!line->empty() && line->back() == '\n')
     {
         line->pop_back();
     }
-    return code != 0 ? code : line->rfind("quickstart failed", 0) == 0 ? 4 : 0;
+    if (run.code != 0 || line->empty())
+    {
+        *line = "quickstart failed: " + run.last;
+        return run.code != 0 ? run.code : 4;
+    }
+    return 0;
 }
 
 } // namespace bench

@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <string>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace ns3
@@ -44,52 +43,35 @@ RunResnet(const std::string& workload,
     const std::string db = "/tmp/bench-scale-resnet-" + std::to_string(getpid()) + ".db";
     const std::string cmd = ExamplePath("training-iteration") + " --workload=" + workload +
                             " --topology=" + spec + " --engines=baseline --mode=flow" +
-                            (options.empty() ? "" : " " + options) + " --db=" + db + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-    {
-        *line = "cannot run " + cmd;
-        return 2;
-    }
-    char buf[1024];
-    std::string last;
-    while (std::fgets(buf, sizeof(buf), p))
-    {
-        last = buf;
-        if (last.rfind("baseline", 0) == 0)
+                            (options.empty() ? "" : " " + options) + " --db=" + db;
+    line->clear();
+    const ProgramRun run = RunProgram(cmd, db, [line](const std::string& text) {
+        if (text.rfind("baseline", 0) == 0)
         {
             // engine, iteration, compute, exposed (us), memory B / net B; one space apart
             line->clear();
-            for (char ch : last)
+            for (char ch : text)
             {
-                if (ch != ' ' || (!line->empty() && line->back() != ' '))
+                if (ch != '\n' && (ch != ' ' || (!line->empty() && line->back() != ' ')))
                 {
                     line->push_back(ch);
                 }
             }
         }
-    }
-    const int status = pclose(p);
-    std::remove(db.c_str());
-    std::remove((db + "-wal").c_str());
-    std::remove((db + "-shm").c_str());
+    });
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     *cpuSeconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-    if (code != 0 || line->empty())
+    const int code = run.code != 0 ? run.code : line->empty() ? 4 : 0;
+    if (code != 0)
     {
-        *line = "training-iteration failed: " + last;
-    }
-    if (!line->empty() && line->back() == '\n')
-    {
-        line->pop_back();
+        *line = "training-iteration failed: " + run.last;
     }
     char cpu[64];
     std::snprintf(cpu, sizeof(cpu), "; CPU %.1f s", *cpuSeconds);
     *line += cpu;
-    return code != 0 ? code : line->rfind("training-iteration failed", 0) == 0 ? 4 : 0;
+    return code;
 }
 
 } // namespace bench

@@ -484,10 +484,15 @@ ScheduleTransfers(const PlanCase& c, uint64_t bytes)
     return tn_plan_estimate(in.topo, &in.req, &size, &err) == TN_OK ? size.transfers : 0;
 }
 
+/// The NPU counts of option `--name` (comma separated multiples of 8, or none).
 std::vector<uint32_t>
-ParseSizes(const std::string& text)
+ParseSizes(const std::string& name, const std::string& text)
 {
     std::vector<uint32_t> v;
+    if (text == "none")
+    {
+        return v;
+    }
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ','))
@@ -497,7 +502,8 @@ ParseSizes(const std::string& text)
         if (item.empty() || *end != '\0' || x < 8 || x % 8 != 0)
         {
             std::fprintf(stderr,
-                         "bench-scale: --sizes: '%s' is not a multiple of 8 NPUs\n",
+                         "bench-scale: --%s: '%s' is not a multiple of 8 NPUs\n",
+                         name.c_str(),
                          item.c_str());
             std::exit(2);
         }
@@ -755,7 +761,7 @@ main(int argc, char** argv)
     }
     const bool flow = sims.find("flow") != std::string::npos;
     const bool packet = sims.find("packet") != std::string::npos;
-    const std::vector<uint32_t> packetAt = ParseSizes(packetSizes);
+    const std::vector<uint32_t> packetAt = ParseSizes("packet-sizes", packetSizes);
     std::printf("bench-scale: %s all-reduce; every row in its own process (wall time, peak RSS)\n",
                 bytesText.c_str());
     std::printf("plan: generated = rank-local programs + per-step estimate (no DAG); "
@@ -773,7 +779,7 @@ main(int argc, char** argv)
                 "goal",
                 "result");
     int failures = 0;
-    for (uint32_t n : sizes == "none" ? std::vector<uint32_t>() : ParseSizes(sizes))
+    for (uint32_t n : ParseSizes("sizes", sizes))
     {
         std::vector<PlanCase> cases = {
             {TorusOf(n), "ring"},
@@ -914,7 +920,7 @@ main(int argc, char** argv)
             }
         }
     }
-    for (uint32_t n : trainingSizes == "none" ? std::vector<uint32_t>() : ParseSizes(trainingSizes))
+    for (uint32_t n : ParseSizes("training-sizes", trainingSizes))
     {
         const PlanCase c{"hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
                          "hierarchical"};
@@ -949,7 +955,7 @@ main(int argc, char** argv)
             PrintRow(n, c, "training schedule", s, "-", Ratio("generated/schedule", g, s));
         }
     }
-    for (uint32_t n : llmSizes == "none" ? std::vector<uint32_t>() : ParseSizes(llmSizes))
+    for (uint32_t n : ParseSizes("llm-sizes", llmSizes))
     {
         TrainingHelper::LlmSettings settings;
         const bool big = n >= 16384;
@@ -991,8 +997,7 @@ main(int argc, char** argv)
                  big ? Goal(sym, 60.0, 16384.0, &failures) : "-",
                  m.ok ? Ratio("symmetric/flow", sym, m) : Ratio("symmetric/no network", sym, base));
     }
-    for (uint32_t n :
-         quickstartSizes == "none" ? std::vector<uint32_t>() : ParseSizes(quickstartSizes))
+    for (uint32_t n : ParseSizes("quickstart-sizes", quickstartSizes))
     {
         for (const PlanCase& c :
              {PlanCase{TorusOf(n), "ring2d"},
@@ -1015,7 +1020,7 @@ main(int argc, char** argv)
                      "");
         }
     }
-    for (uint32_t n : resnetSizes == "none" ? std::vector<uint32_t>() : ParseSizes(resnetSizes))
+    for (uint32_t n : ParseSizes("resnet-sizes", resnetSizes))
     {
         // the ring row at 1,024 NPUs only (hours beyond: 537 M transfers at 16,384)
         for (const std::string& option : {std::string(), std::string("--algorithm=ring")})
@@ -1048,7 +1053,7 @@ main(int argc, char** argv)
                      "");
         }
     }
-    for (uint32_t n : moeSizes == "none" ? std::vector<uint32_t>() : ParseSizes(moeSizes))
+    for (uint32_t n : ParseSizes("moe-sizes", moeSizes))
     {
         MoeRows(n, moeModel, moeTokens, moeOversub, limits, &failures);
     }
@@ -1056,7 +1061,7 @@ main(int argc, char** argv)
     {
         ContentionRows(limits, &failures);
     }
-    for (uint32_t n : cost.sizes == "none" ? std::vector<uint32_t>() : ParseSizes(cost.sizes))
+    for (uint32_t n : ParseSizes("cost-sizes", cost.sizes))
     {
         CostRows(n, TorusOf(n), bytesText, cost.seconds, &failures);
     }
