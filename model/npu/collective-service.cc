@@ -127,8 +127,8 @@ CollectiveService::GetTypeId()
                           "program, from its first op not done (memory follows the window, "
                           "not the program; a window too narrow to hold every op that could "
                           "start makes the collective's check fail). 0: whole programs while "
-                          "they fit half the memory limit, then windows of 256 ops, with a "
-                          "note on stderr.",
+                          "those in flight fit an eighth of the memory limit, then windows of "
+                          "256 ops, with a note on stderr.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_programWindow),
                           MakeUintegerChecker<uint32_t>())
@@ -785,18 +785,18 @@ CollectiveService::Create(const tn_plan_request& request,
     if (plan->program && window == 0 && !symmetry)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start;
-        // checked against half the limit, so that the collectives already in flight, which
-        // keep their whole programs, leave room for the windows of the next ones
-        tn_plan_request half = request;
+        // checked against their share of the limit, so that the collectives already in
+        // flight, which keep their whole programs, leave room for the windows of the next ones
+        tn_plan_request share = request;
         uint64_t limit = request.memory_limit;
         tn_error limitErr;
         if (limit == 0 && tn_memory_default_limit(&limit, &limitErr) != TN_OK)
         {
             limit = 0; // the limit's own error is reported by the check below
         }
-        half.memory_limit = limit > 1 ? limit / 2 : limit;
+        share.memory_limit = limit > 1 ? limit / WHOLE_PROGRAM_SHARE : limit;
         *error =
-            CheckHeldOps(half, id, 2 * tn_program_transfers(plan->program.get(), nullptr), false);
+            CheckHeldOps(share, id, 2 * tn_program_transfers(plan->program.get(), nullptr), false);
         if (!error->empty())
         {
             // the user left the window open (0): hold windows from now on rather than
@@ -809,7 +809,7 @@ CollectiveService::Create(const tn_plan_request& request,
                 std::fprintf(stderr,
                              "note: generated collectives hold windows of %u ops per stream "
                              "(CollectiveService::ProgramWindow), not whole programs, which "
-                             "would pass half the memory limit: %s\n",
+                             "would pass an eighth of the memory limit: %s\n",
                              window,
                              error->c_str());
             }

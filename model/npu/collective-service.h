@@ -541,9 +541,14 @@ class CollectiveService : public Object
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
     uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
-    /// the window held when ProgramWindow is 0 and whole programs would pass the memory limit
+    /// the window held when ProgramWindow is 0 and whole programs would pass their share
     static constexpr uint32_t AUTO_PROGRAM_WINDOW = 256;
-    bool m_autoWindowNoted{false}; //!< windows held since whole programs passed half the limit
+    /// whole programs in flight take at most 1/WHOLE_PROGRAM_SHARE of the memory limit:
+    /// windows cost no more CPU (a 1,024-NPU ring: the same, a third of the memory) and the
+    /// collectives already in flight keep their whole programs, so that the windows of
+    /// overlapping ones (Resnet-50's 54 all-reduces) leave the rest of the machine free
+    static constexpr uint64_t WHOLE_PROGRAM_SHARE = 8;
+    bool m_autoWindowNoted{false}; //!< windows held since whole programs passed their share
     /// Ops held by the generated collectives whose programs are not freed yet, by id (at
     /// their creation: whole programs, or the first windows).
     std::unordered_map<uint32_t, uint64_t> m_heldOps;
