@@ -90,6 +90,14 @@ StatsRecorder::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&StatsRecorder::m_recordPortCopies),
                           MakeBooleanChecker())
+            .AddAttribute("MovedPortsOnly",
+                          "At a sampling tick, read only the ports that may have moved since "
+                          "the last (flow level: the links flows crossed, PortActivity); the "
+                          "others are idle, with no row to write. false reads every port: the "
+                          "same rows, a tick costing every port.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_movedPortsOnly),
+                          MakeBooleanChecker())
             .AddAttribute("Flows",
                           "Record one row per RDMA message (table flow).",
                           BooleanValue(true),
@@ -485,6 +493,10 @@ StatsRecorder::Start()
     for (PortState& s : m_ports)
     {
         s.writtenNs = m_lastSample.GetNanoSeconds();
+    }
+    if (m_recordPorts && m_movedPortsOnly)
+    {
+        WatchPorts();
     }
     if (m_catchSignals)
     {

@@ -28,6 +28,7 @@ namespace ns3
 
 class CollectiveProbe;
 class Node;
+class PortActivity;
 class PortCounters;
 class StatsProbe;
 
@@ -497,6 +498,16 @@ class StatsRecorder : public Object
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
     /**
+     * One port's rows of a sample (none while it is idle, unless `last`).
+     * \param index its entry of m_ports \param nowNs now \param previousNs the last sample
+     * \param last the final sample \return false when a write failed
+     */
+    bool SamplePort(uint32_t index, int64_t nowNs, int64_t previousNs, bool last);
+    /** MovedPortsOnly: follow the sampled ports' PortActivity from the run's start */
+    void WatchPorts();
+    /** Mark in m_visit the ports that may have moved since the last sample. */
+    void MarkMovedPorts();
+    /**
      * \return when a port of the run last sent data or a probe's NIC last received it (-1 ns:
      * never; a walk of every port and probe)
      */
@@ -562,6 +573,24 @@ class StatsRecorder : public Object
     Time m_interval;
     bool m_recordPorts;
     bool m_recordPortCopies;                               //!< PortCopies
+    bool m_movedPortsOnly;                                 //!< MovedPortsOnly
+
+    /// The sampled ports that follow one PortActivity, by key.
+    struct PortWatch
+    {
+        PortActivity* source{nullptr}; //!< the ports' source
+        uint32_t watcher{0};           //!< this recorder's id there
+        std::vector<uint32_t> first;   //!< key k's ports: ports[first[k] .. first[k + 1])
+        std::vector<uint32_t> ports;   //!< entries of m_ports, by key
+    };
+
+    std::vector<PortWatch> m_portWatches;   //!< WatchPorts
+    std::vector<uint32_t> m_unwatchedPorts; //!< sampled entries with no source: read always
+    std::size_t m_watchedUpTo{0};           //!< entries added later are read always
+    bool m_portsWatched{false};             //!< WatchPorts done
+    bool m_fullScan{true};                  //!< the first sample reads every port
+    std::vector<uint64_t> m_visit;          //!< ports to read at this sample, a bit each
+    std::vector<uint32_t> m_movedKeys;      //!< scratch of MarkMovedPorts
     PortSamplingMode m_portMode;                           //!< PortSampling, parsed
     std::set<std::pair<uint32_t, uint32_t>> m_chosenPorts; //!< per-dimension: (node, port)
     bool m_chosenKnown{false};                             //!< m_chosenPorts set (SetPortTopology)
