@@ -373,7 +373,47 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsP
 int64_t
 StatsRecorder::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const
 {
-    return m_idealFct.IsNull() ? 0 : int64_t(m_idealFct(src, dst, bytes));
+    if (m_idealFct.IsNull())
+    {
+        return 0;
+    }
+    if (m_idealMemo.empty())
+    {
+        m_idealMemo.resize(1024);
+    }
+    auto slot = [this](uint32_t s, uint32_t d, uint64_t b) {
+        uint64_t h = ((uint64_t(s) << 32 | d) ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+        const std::size_t mask = m_idealMemo.size() - 1;
+        std::size_t i = std::size_t(h ^ (h >> 31)) & mask;
+        while (m_idealMemo[i].ns >= 0 &&
+               !(m_idealMemo[i].src == s && m_idealMemo[i].dst == d && m_idealMemo[i].bytes == b))
+        {
+            i = (i + 1) & mask;
+        }
+        return i;
+    };
+    std::size_t i = slot(src, dst, bytes);
+    if (m_idealMemo[i].ns >= 0)
+    {
+        return m_idealMemo[i].ns;
+    }
+    const int64_t ns = int64_t(m_idealFct(src, dst, bytes));
+    if (2 * (m_idealMemoUsed + 1) > m_idealMemo.size()) // at most half full: short probes
+    {
+        std::vector<IdealFctEntry> old(m_idealMemo.size() * 2);
+        old.swap(m_idealMemo);
+        for (const IdealFctEntry& e : old)
+        {
+            if (e.ns >= 0)
+            {
+                m_idealMemo[slot(e.src, e.dst, e.bytes)] = e;
+            }
+        }
+        i = slot(src, dst, bytes);
+    }
+    m_idealMemo[i] = IdealFctEntry{src, dst, bytes, ns};
+    ++m_idealMemoUsed;
+    return ns;
 }
 
 bool
@@ -430,6 +470,8 @@ void
 StatsRecorder::SetIdealFctCallback(IdealFctCallback cb)
 {
     m_idealFct = cb;
+    m_idealMemo.clear(); // the answers of the callback before
+    m_idealMemoUsed = 0;
 }
 
 void

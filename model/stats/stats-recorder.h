@@ -161,7 +161,10 @@ class StatsRecorder : public Object
      * \return the probe
      */
     Ptr<CollectiveProbe> GetCollectiveProbe() const;
-    /** \param cb ideal FCT of a message (flow rows' ideal_fct_ns and slowdown) */
+    /**
+     * \param cb ideal FCT of a message (flow rows' ideal_fct_ns and slowdown): asked once
+     * per (src, dst, bytes), its answer memoized, so it must depend on those only
+     */
     void SetIdealFctCallback(IdealFctCallback cb);
 
     /**
@@ -536,6 +539,21 @@ class StatsRecorder : public Object
     std::vector<Ptr<StatsProbe>> m_probes;      //!< the probes of nodes and jobs
     Ptr<CollectiveProbe> m_collectiveProbe;     //!< the collectives of the run
     IdealFctCallback m_idealFct;
+
+    /// A memoized ideal FCT (ns < 0: an empty slot).
+    struct IdealFctEntry
+    {
+        uint32_t src{0};   //!< source node
+        uint32_t dst{0};   //!< destination node
+        uint64_t bytes{0}; //!< message bytes
+        int64_t ns{-1};    //!< its ideal FCT
+    };
+
+    /// The callback's answers by (src, dst, bytes), open addressing, at most half full: a
+    /// run asks once per message (millions) for a few kinds each, and a call through the
+    /// callback's wrappers cost more than this look-up
+    mutable std::vector<IdealFctEntry> m_idealMemo;
+    mutable std::size_t m_idealMemoUsed{0}; //!< entries of m_idealMemo
     RankSyncCallback m_rankSync;
     RankGatherCallback m_rankGather;
     uint32_t m_rank{0};         //!< SetRankSync
