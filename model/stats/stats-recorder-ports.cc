@@ -320,6 +320,7 @@ StatsRecorder::SamplePort(uint32_t i, int64_t nowNs, int64_t previousNs, bool la
     row.port = s.port;
     PortCounterValues c;
     s.counters->ReadPortCounters(s.port, &c);
+    ++m_portReads;
     const uint64_t tx = c.txBytes;
     const uint64_t packets = c.txPackets;
     row.tx_bytes = tx - s.txBytes;

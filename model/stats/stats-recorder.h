@@ -325,6 +325,12 @@ class StatsRecorder : public Object
         return m_samples;
     }
 
+    /** \return the ports' counters read by the samples (what MovedPortsOnly spares) */
+    uint64_t GetPortReads() const
+    {
+        return m_portReads;
+    }
+
     // ---- for the probes ------------------------------------------------------------
 
     /** \return true if flows are recorded (attribute Flows) */
@@ -586,6 +592,7 @@ class StatsRecorder : public Object
     uint64_t m_progressSeen{0};    //!< m_progress at the last tick that saw it grow
     Time m_progressAt;             //!< that tick
     uint64_t m_samples{0};
+    uint64_t m_portReads{0}; //!< GetPortReads
 
     // attributes
     Time m_interval;
