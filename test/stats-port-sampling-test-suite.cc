@@ -619,9 +619,9 @@ class MovedPortsOnlyTestCase : public TestCase
             }
             NS_TEST_EXPECT_MSG_EQ(moved.finishNs, every.finishNs, "the same run");
             NS_TEST_EXPECT_MSG_EQ(moved.samples, every.samples, "the same rows");
-            const int64_t busyRows = std::stoll(
-                Query(base + "-moved.db", "SELECT count(*) FROM port_sample WHERE tx_bytes > 0")
-                    [0][0]);
+            const int64_t busyRows =
+                std::stoll(Query(base + "-moved.db",
+                                 "SELECT count(*) FROM port_sample WHERE tx_bytes > 0")[0][0]);
             NS_TEST_EXPECT_MSG_LT_OR_EQ(busyRows,
                                         int64_t(moved.reads),
                                         mode << ": a row that carried bytes is a read");

@@ -382,7 +382,8 @@ StatsRecorder::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const
         m_idealMemo.resize(1024);
     }
     auto slot = [this](uint32_t s, uint32_t d, uint64_t b) {
-        uint64_t h = ((uint64_t(s) << 32 | d) ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+        uint64_t h =
+            ((uint64_t(s) << 32 | d) ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
         const std::size_t mask = m_idealMemo.size() - 1;
         std::size_t i = std::size_t(h ^ (h >> 31)) & mask;
         while (m_idealMemo[i].ns >= 0 &&

@@ -597,8 +597,8 @@ class StatsRecorder : public Object
     // attributes
     Time m_interval;
     bool m_recordPorts;
-    bool m_recordPortCopies;                               //!< PortCopies
-    bool m_movedPortsOnly;                                 //!< MovedPortsOnly
+    bool m_recordPortCopies; //!< PortCopies
+    bool m_movedPortsOnly;   //!< MovedPortsOnly
 
     /// The sampled ports that follow one PortActivity, by key.
     struct PortWatch
@@ -616,7 +616,7 @@ class StatsRecorder : public Object
     bool m_fullScan{true};                  //!< the first sample reads every port
     std::vector<uint64_t> m_visit;          //!< ports to read at this sample, a bit each
     std::vector<uint32_t> m_movedKeys;      //!< scratch of MarkMovedPorts
-    PortSamplingMode m_portMode;                           //!< PortSampling, parsed
+    PortSamplingMode m_portMode;            //!< PortSampling, parsed
     std::set<std::pair<uint32_t, uint32_t>> m_chosenPorts; //!< per-dimension: (node, port)
     bool m_chosenKnown{false};                             //!< m_chosenPorts set (SetPortTopology)
     std::vector<PortSamplingLink> m_linkRows;              //!< per-dimension without a topology
