@@ -53,7 +53,9 @@ class StatsProbe;
  * connects to the trace sources of one kind of model object and hands rows to the recorder
  * (the Write* methods); ports are sampled through the PortCounters interface
  * (model/roce/port-counters.h) that a node's forwarding object implements (RoceSwitch) or a
- * probe adapts (PointToPointPortProbe, FlowNetworkPortProbe).
+ * probe adapts (PointToPointPortProbe, FlowNetworkPortProbe). Where the ports' fabric tells
+ * which ports moved (PortActivity: the FlowNetwork), a tick reads only those
+ * (MovedPortsOnly): an idle port has no row to write.
  *
  * Rows: one per node, per directed link, per collective (at its end, or at Finish if it
  * did not end), per transfer (when its data is ready), per RDMA message (at its sender's
