@@ -33,7 +33,6 @@
 #include <map>
 #include <sstream>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -72,7 +71,7 @@ PortOf(Ptr<PointToPointNetDevice> dev)
     return port;
 }
 
-/// Ideal FCTs of a topology (routes computed once, results memoized per message kind).
+/// Ideal FCTs of a topology (routes computed once; StatsRecorder memoizes the answers).
 class IdealFct : public SimpleRefCount<IdealFct>
 {
   public:
@@ -95,19 +94,11 @@ class IdealFct : public SimpleRefCount<IdealFct>
 
     static uint64_t Get(Ptr<IdealFct> self, uint32_t src, uint32_t dst, uint64_t bytes)
     {
-        const Key key{src, dst, bytes};
-        auto it = self->m_memo.find(key);
-        if (it != self->m_memo.end())
-        {
-            return it->second;
-        }
         if (src == dst || tn_routes_distance(self->m_routes, src, dst) == TN_ROUTES_UNREACHABLE)
         {
             return 0;
         }
-        uint64_t ns = RoceIdealFctNs(self->m_topo, self->m_routes, src, dst, bytes, self->m_mtu);
-        self->m_memo[key] = ns;
-        return ns;
+        return RoceIdealFctNs(self->m_topo, self->m_routes, src, dst, bytes, self->m_mtu);
     }
 
   private:
@@ -115,34 +106,6 @@ class IdealFct : public SimpleRefCount<IdealFct>
     const tn_routes* m_routes;
     Ptr<Object> m_owner;
     uint32_t m_mtu;
-
-    /// a message kind: (source node, destination node, bytes)
-    struct Key
-    {
-        uint32_t src;   //!< source node
-        uint32_t dst;   //!< destination node
-        uint64_t bytes; //!< message bytes
-
-        /// \param o another key \return true if equal
-        bool operator==(const Key& o) const
-        {
-            return src == o.src && dst == o.dst && bytes == o.bytes;
-        }
-    };
-
-    /// Hashes a Key: a run asks once per flow, millions of times at 1,024 NPUs, where an
-    /// ordered map's cache misses cost several percent of the run.
-    struct KeyHash
-    {
-        /// \param k the key \return its hash
-        std::size_t operator()(const Key& k) const
-        {
-            uint64_t h = (uint64_t(k.src) << 32 | k.dst) * 0x9E3779B97F4A7C15ULL;
-            return std::size_t(h ^ (k.bytes + 0x7F4A7C15ULL + (h << 6) + (h >> 2)));
-        }
-    };
-
-    std::unordered_map<Key, uint64_t, KeyHash> m_memo; //!< ideal FCT per message kind
 };
 
 /// A helper's result in the C core's terms: the message in *error (TN_EDB) when it failed.

@@ -29,7 +29,8 @@
 #     same ranks), the quickstart and collective-comparison (2 runs) give the same database
 #     rows on 2 ranks as in one process, and so does a ResNet-50 iteration on 16 NPUs
 #     ([training]); a bad `partition` key and a run-time scheduler (of a collective or of a
-#     training job) are refused on every rank with one line.
+#     training job) are refused on every rank with one line;
+#   - PortSampling busiest:2 on 2 ranks keeps each rank's 2 busiest ports, with their rows.
 # Usage: mpi-test.sh EXAMPLES_DIR [MPIRUN...]
 #   EXAMPLES_DIR holds the example programs (any ns3.37-<name>-<profile> prefix and suffix)
 #   MPIRUN defaults to: mpirun -np 2 --allow-run-as-root --oversubscribe
@@ -318,6 +319,48 @@ SCENARIO
 same "training-net-run scenario (partition key, 2 points)" "$runner" "$tmp/scenario.toml" \
     --set 'collective[0].bytes=["128KiB","256KiB"]' --db DB --quiet
 same "training-net-quickstart" "$quickstart" --topology=switch:8 --bytes=1MiB --db=DB
+
+# PortSampling busiest:K over ranks: each rank keeps the K busiest of its own ports (by the
+# one-process `all` run's totals, ties: lower node, then port), with their `all` rows; one
+# process keeps K in all
+sed -e 's/^name = .*/name = "mpi-busiest"/' -e '/^\[\[collective\]\]/,$d' \
+    "$tmp/scenario.toml" > "$tmp/busiest.toml"
+printf '[[collective]]\nalgorithm = "ring"\nbytes = "256KiB"\n[sampling]\nports = "PORTS"\n' \
+    >> "$tmp/busiest.toml"
+sed 's/PORTS/all/' "$tmp/busiest.toml" > "$tmp/busiest-all.toml"
+sed -i 's/PORTS/busiest:2/' "$tmp/busiest.toml"
+rm -f "$tmp"/busiest-*.db
+if ! "$runner" "$tmp/busiest-all.toml" --db "$tmp/busiest-one-all.db" --quiet > /dev/null 2>&1 ||
+    ! "$runner" "$tmp/busiest.toml" --db "$tmp/busiest-one.db" --quiet > /dev/null 2>&1 ||
+    ! "$mpirun" $mpiflags -np 2 "$runner" "$tmp/busiest.toml" --db "$tmp/busiest-two.db" \
+        --quiet > /dev/null 2>&1; then
+    fail "busiest:2 over ranks: a run failed"
+else
+    # the scenario's partition: pods 0-1 and core switches 32-33 on rank 0
+    per_rank="WITH t AS (SELECT node_id, port, sum(tx_bytes) AS b, CASE WHEN node_id < 8 OR
+        node_id BETWEEN 16 AND 19 OR node_id BETWEEN 24 AND 27 OR node_id IN (32, 33) THEN 0
+        ELSE 1 END AS r FROM port_sample GROUP BY node_id, port), k AS (SELECT node_id, port,
+        row_number() OVER (PARTITION BY r ORDER BY b DESC, node_id, port) AS n FROM t)
+        SELECT node_id, port FROM k WHERE n <= 2 ORDER BY node_id, port"
+    want=$(sqlite3 "$tmp/busiest-one-all.db" "$per_rank" | tr '\n' ' ')
+    ports="SELECT DISTINCT node_id, port FROM port_sample ORDER BY node_id, port"
+    two=$(sqlite3 "$tmp/busiest-two.db" "$ports" | tr '\n' ' ')
+    one=$(sqlite3 "$tmp/busiest-one.db" "$ports" | wc -l)
+    rows="SELECT node_id, port, time_ns, interval_ns, tx_bytes, utilisation FROM port_sample"
+    order="ORDER BY node_id, port, time_ns"
+    kept=$(echo "$two" | tr ' ' '\n' | grep . | sed 's/|/ AND port = /; s/^/(node_id = /; s/$/)/' |
+        paste -sd'|' - | sed 's/|/ OR /g')
+    if [ -z "$want" ] || [ "$two" != "$want" ]; then
+        fail "busiest:2 over 2 ranks sampled ports '$two', each rank's 2 busiest are '$want'"
+    elif [ "$one" != 2 ]; then
+        fail "busiest:2 in one process sampled $one ports"
+    elif [ "$(sqlite3 "$tmp/busiest-two.db" "$rows $order")" != \
+        "$(sqlite3 "$tmp/busiest-one-all.db" "$rows WHERE $kept $order")" ]; then
+        fail "busiest:2 over 2 ranks: the rows differ from the all run's rows of its ports"
+    else
+        echo "ok: busiest:2 on 2 ranks keeps each rank's 2 busiest ports ($two)"
+    fi
+fi
 
 # A training job over ranks: one ResNet-50 iteration (data parallel: a weight-gradient
 # all-reduce per layer, overlapped with the backward pass) on the 16 NPUs of fattree:k=4,

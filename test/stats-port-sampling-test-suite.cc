@@ -72,11 +72,20 @@ struct SampledRun
     std::string status;
     int64_t finishNs{0};
     uint64_t samples{0}; //!< StatsRecorder::GetSamples
+    uint64_t reads{0};   //!< StatsRecorder::GetPortReads
 };
 
-/** A ring all-reduce at flow level on `spec`, recorded into `path` with `mode`. */
+/**
+ * An all-reduce (`algorithm`) at flow level on `spec`, recorded into `path` with `mode`;
+ * `symmetric`: flow-symmetric, every port sampled (PortCopies); `movedOnly`: MovedPortsOnly.
+ */
 SampledRun
-RunSampled(const std::string& path, const std::string& spec, const std::string& mode)
+RunSampled(const std::string& path,
+           const std::string& spec,
+           const std::string& mode,
+           const std::string& algorithm = "ring",
+           bool symmetric = false,
+           bool movedOnly = true)
 {
     SampledRun out;
     std::remove(path.c_str());
@@ -86,6 +95,8 @@ RunSampled(const std::string& path, const std::string& spec, const std::string& 
     guard.SetSeed(1, 1);
     guard.SetDefault("ns3::StatsRecorder::PortSampling", StringValue(mode));
     guard.SetDefault("ns3::StatsRecorder::SampleInterval", TimeValue(MicroSeconds(2)));
+    guard.SetDefault("ns3::StatsRecorder::MovedPortsOnly", BooleanValue(movedOnly));
+    guard.SetDefault("ns3::StatsRecorder::PortCopies", BooleanValue(symmetric));
     tn_topology* topo = nullptr;
     tn_error err{};
     if (tn_topology_from_spec(spec.c_str(), &topo, &err) != TN_OK)
@@ -95,19 +106,26 @@ RunSampled(const std::string& path, const std::string& spec, const std::string& 
     }
     RoceHelper roce;
     roce.SetMode("flow");
+    roce.SetFlowNetworkAttribute("Symmetric", BooleanValue(symmetric));
     roce.Install(topo);
     CollectiveHelper collectives;
+    if (symmetric)
+    {
+        collectives.SetRouting("ecmp");
+        collectives.SetServiceAttribute("Program", StringValue("generated"));
+    }
     collectives.Install(topo, roce);
     StatsHelper stats;
     Ptr<StatsRecorder> recorder =
         stats.Install(path, "port-sampling-test", "{}", topo, roce, &out.error);
     if (recorder)
     {
-        collectives.AllReduce(1 << 20, "ring");
+        collectives.AllReduce(1 << 20, algorithm);
         Simulator::Run();
         out.finishNs = Simulator::Now().GetNanoSeconds();
         out.status = stats.Finish("ok", uint64_t(out.finishNs));
         out.samples = recorder->GetSamples();
+        out.reads = recorder->GetPortReads();
     }
     Simulator::Destroy();
     tn_topology_destroy(topo);
@@ -551,6 +569,81 @@ class PortSamplingRunTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * MovedPortsOnly: a sampling tick reads only the ports whose links held or started a flow
+ * since the last tick, and writes every row reading every port writes (MovedPortsOnly=false),
+ * column for column and in the same order: a port that moved and was not read would lose its
+ * row, an idle port read differently would change its idle stretch's row. Each workload has
+ * idle ports that move later (a row of tx_bytes 0 ends their idle stretch) and ticks where
+ * ports are idle, so the reads are fewer than reading every port; never fewer than the rows
+ * that carried bytes (each is one read). On flow-symmetric with PortCopies, a representative's
+ * link moves every port of its orbit.
+ */
+class MovedPortsOnlyTestCase : public TestCase
+{
+  public:
+    MovedPortsOnlyTestCase(std::string spec, std::string algorithm, bool symmetric)
+        : TestCase("MovedPortsOnly writes the rows of reading every port: " + spec + " " +
+                   algorithm + (symmetric ? " flow-symmetric" : " flow")),
+          m_spec(std::move(spec)),
+          m_algorithm(std::move(algorithm)),
+          m_symmetric(symmetric)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string base = CreateTempDirFilename("moved-ports");
+        const std::string rows = "SELECT time_ns, interval_ns, node_id, port, tx_bytes, "
+                                 "tx_packets, utilisation, paused_ns FROM port_sample "
+                                 "ORDER BY rowid";
+        for (const char* mode : {"all", "per-dimension", "busiest:3"})
+        {
+            const SampledRun every =
+                RunSampled(base + "-every.db", m_spec, mode, m_algorithm, m_symmetric, false);
+            NS_TEST_ASSERT_MSG_EQ(every.error, "", "install");
+            NS_TEST_ASSERT_MSG_EQ(every.status, "ok", mode);
+            const SampledRun moved =
+                RunSampled(base + "-moved.db", m_spec, mode, m_algorithm, m_symmetric, true);
+            NS_TEST_ASSERT_MSG_EQ(moved.status, "ok", mode);
+            const auto everyRows = Query(base + "-every.db", rows);
+            const auto movedRows = Query(base + "-moved.db", rows);
+            NS_TEST_EXPECT_MSG_GT(everyRows.size(), 1u, mode << ": rows");
+            NS_TEST_EXPECT_MSG_EQ(movedRows.size(), everyRows.size(), mode << ": as many rows");
+            for (std::size_t i = 0; i < std::min(movedRows.size(), everyRows.size()); ++i)
+            {
+                NS_TEST_ASSERT_MSG_EQ((movedRows[i] == everyRows[i]),
+                                      true,
+                                      mode << ": row " << i << " is the one reading every "
+                                           << "port writes");
+            }
+            NS_TEST_EXPECT_MSG_EQ(moved.finishNs, every.finishNs, "the same run");
+            NS_TEST_EXPECT_MSG_EQ(moved.samples, every.samples, "the same rows");
+            const int64_t busyRows =
+                std::stoll(Query(base + "-moved.db",
+                                 "SELECT count(*) FROM port_sample WHERE tx_bytes > 0")[0][0]);
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(busyRows,
+                                        int64_t(moved.reads),
+                                        mode << ": a row that carried bytes is a read");
+            NS_TEST_EXPECT_MSG_LT(moved.reads, every.reads, mode << ": idle ports are not read");
+            if (std::string(mode) == "all")
+            {
+                const std::string quiet = Query(base + "-moved.db",
+                                                "SELECT count(*) FROM port_sample WHERE "
+                                                "tx_bytes = 0 AND time_ns < (SELECT "
+                                                "max(time_ns) FROM port_sample)")[0][0];
+                NS_TEST_EXPECT_MSG_GT(std::stoll(quiet), 0, "ports idle, then moving");
+            }
+        }
+    }
+
+    std::string m_spec;
+    std::string m_algorithm;
+    bool m_symmetric;
+};
+
+/**
+ * \ingroup training-net-tests
  * \brief StatsRecorder::PortSampling.
  */
 class StatsPortSamplingTestSuite : public TestSuite
@@ -564,6 +657,12 @@ class StatsPortSamplingTestSuite : public TestSuite
         AddTestCase(new PerDimensionRuleTestCase, TestCase::QUICK);
         AddTestCase(new PortSamplingRunTestCase("torus:4x4"), TestCase::QUICK);
         AddTestCase(new PortSamplingRunTestCase("fattree:k=4"), TestCase::QUICK);
+        AddTestCase(new MovedPortsOnlyTestCase("hier:switch4@400Gbps+switch4@100Gbps",
+                                               "hierarchical",
+                                               false),
+                    TestCase::QUICK);
+        AddTestCase(new MovedPortsOnlyTestCase("fattree:k=4", "ring", false), TestCase::QUICK);
+        AddTestCase(new MovedPortsOnlyTestCase("torus:4x4", "hierarchical", true), TestCase::QUICK);
     }
 };
 

@@ -1239,6 +1239,62 @@ class StatsTickLimitTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * StatsRecorder::GetIdealFct memoizes its callback: each (src, dst, bytes) is asked of it once,
+ * however many kinds there are (4,800 here: the table grows several times past its first
+ * 1,024 slots) and however often each is asked, and every answer is the callback's; 0 without
+ * a callback; a new callback's answers replace the old ones.
+ */
+class StatsIdealFctMemoTestCase : public TestCase
+{
+  public:
+    StatsIdealFctMemoTestCase()
+        : TestCase("the ideal FCT memo asks its callback once per message kind")
+    {
+    }
+
+  private:
+    static uint64_t Answer(uint32_t* calls, uint64_t scale, uint32_t src, uint32_t dst, uint64_t b)
+    {
+        ++*calls;
+        return scale * (1000 * uint64_t(src) + 7 * dst + b % 977 + 1);
+    }
+
+    void DoRun() override
+    {
+        Ptr<StatsRecorder> recorder = CreateObject<StatsRecorder>();
+        NS_TEST_EXPECT_MSG_EQ(recorder->GetIdealFct(1, 2, 3), 0, "no callback: 0");
+        const uint64_t sizes[] = {1, 4096, 1 << 20};
+        for (uint64_t scale : {1u, 3u})
+        {
+            uint32_t calls = 0;
+            recorder->SetIdealFctCallback(MakeBoundCallback(&Answer, &calls, scale));
+            bool same = true;
+            for (int round = 0; round < 3; ++round)
+            {
+                for (uint32_t src = 0; src < 40; ++src)
+                {
+                    for (uint32_t dst = 0; dst < 40; ++dst)
+                    {
+                        for (uint64_t b : sizes)
+                        {
+                            uint32_t ignored = 0;
+                            same = same && recorder->GetIdealFct(src, dst, b) ==
+                                               int64_t(Answer(&ignored, scale, src, dst, b));
+                        }
+                    }
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(same,
+                                  true,
+                                  "every answer the callback's (scale " << scale << ")");
+            NS_TEST_EXPECT_MSG_EQ(calls, 40u * 40u * 3u, "the callback asked once per kind");
+        }
+        recorder->Dispose();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Results database test suite.
  */
 class StatsTestSuite : public TestSuite
@@ -1248,6 +1304,7 @@ class StatsTestSuite : public TestSuite
         : TestSuite("training-net-stats", UNIT)
     {
         AddTestCase(new StatsBytesPerLinkTestCase, TestCase::QUICK);
+        AddTestCase(new StatsIdealFctMemoTestCase, TestCase::QUICK);
         AddTestCase(new StatsPointToPointTestCase, TestCase::QUICK);
         AddTestCase(new StatsUtilisationTestCase, TestCase::QUICK);
         AddTestCase(new StatsCollectiveTestCase("torus:4x4", "multitree"), TestCase::QUICK);

@@ -776,6 +776,12 @@ tn_fluid_link_active_at(const tn_fluid* f, uint32_t link, double now)
 }
 
 uint32_t
+tn_fluid_link_flows(const tn_fluid* f, uint32_t link)
+{
+    return f && link < f->link_count ? (uint32_t)f->links[link].on.n : 0;
+}
+
+uint32_t
 tn_fluid_active(const tn_fluid* f)
 {
     return f ? f->active : 0;

@@ -27,7 +27,8 @@
  *    last update, without removing it: the caller ends it with tn_fluid_end. Ending a flow at
  *    `end` <= now takes it off its links at once; link counters stop counting it at `end`.
  *  - tn_fluid_link_bits(link, now): bits carried by the link up to now (the integral of its
- *    flows' rates).
+ *    flows' rates); it changes only while the link holds a flow (tn_fluid_link_flows > 0; a
+ *    flow ended later than its bits stopped takes back, at its end, what it counted since).
  *  - Flow ids are the engine's (reused after tn_fluid_end); tags are the caller's and only
  *    order simultaneous finishes. Deterministic: the same calls give the same rates and times.
  *  - Errors: TN_EINVAL for an empty list, a link out of range or bits <= 0; TN_ENOMEM. After
@@ -102,6 +103,12 @@ extern "C"
      * flow left it; -1 when no flow ever did.
      */
     double tn_fluid_link_active_at(const tn_fluid* f, uint32_t link, double now);
+
+    /**
+     * Flows on `link` now, started ones whose rate the next update sets included: a link
+     * with none carries no bits until a flow starts on it (a sampler skips it).
+     */
+    uint32_t tn_fluid_link_flows(const tn_fluid* f, uint32_t link);
 
     /** flows active now */
     uint32_t tn_fluid_active(const tn_fluid* f);

@@ -226,16 +226,64 @@ double
 FlowNetwork::GetLinkTxBytes(uint32_t link) const
 {
     // every link of an orbit carries what its representative carries
-    const uint32_t l = m_symmetry ? tn_symmetry_canonical_link(m_symmetry, link) : link;
-    return tn_fluid_link_bits(m_fluid, l, NowNs()) / 8.0;
+    return tn_fluid_link_bits(m_fluid, GetCarrierLink(link), NowNs()) / 8.0;
 }
 
 Time
 FlowNetwork::GetLinkDataTime(uint32_t link) const
 {
-    const uint32_t l = m_symmetry ? tn_symmetry_canonical_link(m_symmetry, link) : link;
-    const double ns = tn_fluid_link_active_at(m_fluid, l, NowNs());
+    const double ns = tn_fluid_link_active_at(m_fluid, GetCarrierLink(link), NowNs());
     return NanoSeconds(ns < 0 ? -1 : static_cast<int64_t>(ns));
+}
+
+void
+FlowNetwork::GetLinkCounters(uint32_t link, double* bytes, int64_t* dataAtNs) const
+{
+    const uint32_t l = GetCarrierLink(link);
+    const double now = NowNs();
+    *bytes = tn_fluid_link_bits(m_fluid, l, now) / 8.0;
+    const double ns = tn_fluid_link_active_at(m_fluid, l, now);
+    *dataAtNs = ns < 0 ? -1 : static_cast<int64_t>(ns);
+}
+
+uint32_t
+FlowNetwork::WatchPorts()
+{
+    LinkWatch w;
+    w.listed.assign(m_nLinks, 0);
+    for (uint32_t l = 0; l < m_nLinks; ++l)
+    {
+        if (tn_fluid_link_flows(m_fluid, l) > 0)
+        {
+            w.listed[l] = 1;
+            w.moved.push_back(l);
+        }
+    }
+    m_watches.push_back(std::move(w));
+    return static_cast<uint32_t>(m_watches.size() - 1);
+}
+
+void
+FlowNetwork::TakeMovedPorts(uint32_t watcher, std::vector<uint32_t>* moved)
+{
+    // internal invariant: an id WatchPorts gave
+    NS_ASSERT(watcher < m_watches.size());
+    LinkWatch& w = m_watches[watcher];
+    moved->swap(w.moved);
+    w.moved.clear();
+    for (uint32_t l : *moved)
+    {
+        w.listed[l] = 0;
+    }
+    // a link still holding a flow moves on until the next question
+    for (uint32_t l : *moved)
+    {
+        if (tn_fluid_link_flows(m_fluid, l) > 0)
+        {
+            w.listed[l] = 1;
+            w.moved.push_back(l);
+        }
+    }
 }
 
 void
@@ -374,6 +422,17 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
                                    &err) != TN_OK,
                     "FlowNetwork: " << err.message);
     m_flows[f] = Flow{id, listener, token, path, bits};
+    for (LinkWatch& w : m_watches)
+    {
+        for (uint32_t l : m_paths[path])
+        {
+            if (!w.listed[l])
+            {
+                w.listed[l] = 1;
+                w.moved.push_back(l);
+            }
+        }
+    }
     ++m_started;
     RequestRecompute();
 }

@@ -8,6 +8,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
+#include "ns3/port-counters.h"
 #include "ns3/roce-fabric.h"
 #include "ns3/tn-fluid.h"
 #include "ns3/tn-routing.h"
@@ -50,8 +51,12 @@ class FlowNic;
  * forward of the last packet).
  *
  * As a RoceFabric it is the flow level: mode flow, or flow-symmetric with Symmetric.
+ *
+ * As a PortActivity its keys are the links flows run on (a flow-symmetric network's
+ * representatives): a link moved since a watcher's last question if it held a flow then or
+ * a flow started on it since; the others carried nothing (a port sampler skips them).
  */
-class FlowNetwork : public RoceFabric
+class FlowNetwork : public RoceFabric, public PortActivity
 {
   public:
     /** \return the TypeId */
@@ -147,6 +152,27 @@ class FlowNetwork : public RoceFabric
      * flow ever did
      */
     Time GetLinkDataTime(uint32_t link) const;
+
+    /**
+     * GetLinkTxBytes and GetLinkDataTime at one reading of the clock (a port sampler's read)
+     * \param link directed link id \param bytes set to its bytes so far
+     * \param dataAtNs set to GetLinkDataTime in ns
+     */
+    void GetLinkCounters(uint32_t link, double* bytes, int64_t* dataAtNs) const;
+
+    /**
+     * \param link directed link id
+     * \return the link whose flows it carries: its orbit's representative on a symmetric
+     * network, else itself (the key of its port as a PortActivity)
+     */
+    uint32_t GetCarrierLink(uint32_t link) const
+    {
+        return m_symmetry ? tn_symmetry_canonical_link(m_symmetry, link) : link;
+    }
+
+    // PortActivity: the keys are links (GetCarrierLink)
+    uint32_t WatchPorts() override;
+    void TakeMovedPorts(uint32_t watcher, std::vector<uint32_t>* moved) override;
 
     /** \param node a node \return the summed rate of its out-links, bit/s */
     uint64_t GetNodeLineRate(uint32_t node) const;
@@ -278,6 +304,14 @@ class FlowNetwork : public RoceFabric
         m_flowRoutes;             //!< (node, src, dst, sport, priority) -> out port
     std::vector<uint32_t> m_hops; //!< scratch
 
+    /// A PortActivity watcher: the links moved since its last question, each once.
+    struct LinkWatch
+    {
+        std::vector<uint32_t> moved; //!< links
+        std::vector<uint8_t> listed; //!< listed[link]: in moved
+    };
+
+    std::vector<LinkWatch> m_watches; //!< WatchPorts
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_freeFlows;
     std::vector<uint32_t> m_nodeGroup;                               //!< SetNodeGroup, by node

@@ -5,6 +5,7 @@
 #define PORT_COUNTERS_H
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -39,6 +40,33 @@ struct PortCounterValues
 
 /**
  * \ingroup training-net
+ * \brief Which of many ports' counters may have changed, so that a sampler reads only those
+ * (flow level: the links flows crossed, FlowNetwork). Each port it follows has a key
+ * (PortCounters::GetPortActivity); several ports may share one (a flow-symmetric orbit).
+ * A sampler registers as a watcher, then asks at each sample: a port whose key is not given
+ * back has the counters it had at that watcher's previous question.
+ */
+class PortActivity
+{
+  public:
+    virtual ~PortActivity() = default;
+
+    /**
+     * Follow the ports from now on for a new watcher.
+     * \return its id, for TakeMovedPorts
+     */
+    virtual uint32_t WatchPorts() = 0;
+
+    /**
+     * \param watcher an id from WatchPorts
+     * \param moved set to the keys whose ports' counters may have changed since the
+     * watcher's previous call (the first call: since WatchPorts), each once, in no order
+     */
+    virtual void TakeMovedPorts(uint32_t watcher, std::vector<uint32_t>* moved) = 0;
+};
+
+/**
+ * \ingroup training-net
  * \brief The ports of a node as a sampler reads them: a small interface the forwarding object
  * of a node implements (RoceSwitch), or an adapter for devices that keep no counters of their
  * own (the point-to-point port probe of model/stats). Reading has no side effect.
@@ -67,6 +95,19 @@ class PortCounters
     {
         (void)port;
         return false;
+    }
+
+    /**
+     * \param port port index, < GetNCounterPorts()
+     * \param key set to the port's key in the returned source
+     * \return what tells when the port's counters change (the ports of one fabric share
+     * it; valid while the port can be read), or null: the sampler reads the port every time
+     */
+    virtual PortActivity* GetPortActivity(uint32_t port, uint32_t* key) const
+    {
+        (void)port;
+        (void)key;
+        return nullptr;
     }
 };
 

@@ -310,6 +310,10 @@ FlowNetworkPortProbe::FlowNetworkPortProbe(StatsRecorder* recorder,
     uint32_t count = 0;
     const uint32_t* out = tn_topology_out_links(network->GetTopology(), node, &count);
     m_links.assign(out, out + count);
+    for (uint32_t link : m_links)
+    {
+        m_rateBps.push_back(static_cast<double>(network->GetLinkRate(link)));
+    }
 }
 
 Ptr<FlowNetworkPortProbe>
@@ -337,20 +341,25 @@ FlowNetworkPortProbe::IsPortCopy(uint32_t port) const
     return sym && tn_symmetry_canonical_link(sym, m_links[port]) != m_links[port];
 }
 
+PortActivity*
+FlowNetworkPortProbe::GetPortActivity(uint32_t port, uint32_t* key) const
+{
+    *key = m_network->GetCarrierLink(m_links[port]);
+    return PeekPointer(m_network);
+}
+
 void
 FlowNetworkPortProbe::ReadPortCounters(uint32_t port, PortCounterValues* c) const
 {
     *c = PortCounterValues();
-    const uint32_t link = m_links[port];
     // the wire bytes the fluid rates carried, as frames of full packets
-    const double wire = m_network->GetLinkTxBytes(link);
+    double wire = 0;
+    m_network->GetLinkCounters(m_links[port], &wire, &c->dataAtNs);
     c->txPackets = static_cast<uint64_t>(std::ceil(wire / m_packetWire - 1e-9));
     const double frames = wire - double(c->txPackets) * RoceNetDevice::WIRE_OVERHEAD;
     c->txBytes = frames > 0 ? static_cast<uint64_t>(frames + 0.5) : 0;
     // the transmitter is busy for the wire bits at line rate
-    const double rateBps = static_cast<double>(m_network->GetLinkRate(link));
-    c->busyNs = static_cast<int64_t>(std::llround(wire * 8e9 / rateBps));
-    c->dataAtNs = m_network->GetLinkDataTime(link).GetNanoSeconds();
+    c->busyNs = static_cast<int64_t>(std::llround(wire * 8e9 / m_rateBps[port]));
 }
 
 void

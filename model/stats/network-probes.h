@@ -159,6 +159,8 @@ class FlowNetworkPortProbe : public StatsProbe, public PortCounters
     uint32_t GetNCounterPorts() const override;
     void ReadPortCounters(uint32_t port, PortCounterValues* values) const override;
     bool IsPortCopy(uint32_t port) const override;
+    /** \return the network, the port's key its carrier link (FlowNetwork::GetCarrierLink) */
+    PortActivity* GetPortActivity(uint32_t port, uint32_t* key) const override;
 
   private:
     void DoDispose() override;
@@ -166,6 +168,7 @@ class FlowNetworkPortProbe : public StatsProbe, public PortCounters
     Ptr<FlowNetwork> m_network;    //!< the network
     uint32_t m_packetWire;         //!< wire bytes of a full packet
     std::vector<uint32_t> m_links; //!< the node's out-links, in port order
+    std::vector<double> m_rateBps; //!< their rates, bit/s
 };
 
 /**

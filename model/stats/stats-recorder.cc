@@ -90,6 +90,14 @@ StatsRecorder::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&StatsRecorder::m_recordPortCopies),
                           MakeBooleanChecker())
+            .AddAttribute("MovedPortsOnly",
+                          "At a sampling tick, read only the ports that may have moved since "
+                          "the last (flow level: the links flows crossed, PortActivity); the "
+                          "others are idle, with no row to write. false reads every port: the "
+                          "same rows, a tick costing every port.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&StatsRecorder::m_movedPortsOnly),
+                          MakeBooleanChecker())
             .AddAttribute("Flows",
                           "Record one row per RDMA message (table flow).",
                           BooleanValue(true),
@@ -365,7 +373,48 @@ StatsRecorder::AddNode(Ptr<Node> node, uint32_t topoId, int64_t rank, Ptr<StatsP
 int64_t
 StatsRecorder::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const
 {
-    return m_idealFct.IsNull() ? 0 : int64_t(m_idealFct(src, dst, bytes));
+    if (m_idealFct.IsNull())
+    {
+        return 0;
+    }
+    if (m_idealMemo.empty())
+    {
+        m_idealMemo.resize(1024);
+    }
+    auto slot = [this](uint32_t s, uint32_t d, uint64_t b) {
+        uint64_t h =
+            ((uint64_t(s) << 32 | d) ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+        const std::size_t mask = m_idealMemo.size() - 1;
+        std::size_t i = std::size_t(h ^ (h >> 31)) & mask;
+        while (m_idealMemo[i].ns >= 0 &&
+               !(m_idealMemo[i].src == s && m_idealMemo[i].dst == d && m_idealMemo[i].bytes == b))
+        {
+            i = (i + 1) & mask;
+        }
+        return i;
+    };
+    std::size_t i = slot(src, dst, bytes);
+    if (m_idealMemo[i].ns >= 0)
+    {
+        return m_idealMemo[i].ns;
+    }
+    const int64_t ns = int64_t(m_idealFct(src, dst, bytes));
+    if (2 * (m_idealMemoUsed + 1) > m_idealMemo.size()) // at most half full: short probes
+    {
+        std::vector<IdealFctEntry> old(m_idealMemo.size() * 2);
+        old.swap(m_idealMemo);
+        for (const IdealFctEntry& e : old)
+        {
+            if (e.ns >= 0)
+            {
+                m_idealMemo[slot(e.src, e.dst, e.bytes)] = e;
+            }
+        }
+        i = slot(src, dst, bytes);
+    }
+    m_idealMemo[i] = IdealFctEntry{src, dst, bytes, ns};
+    ++m_idealMemoUsed;
+    return ns;
 }
 
 bool
@@ -422,6 +471,8 @@ void
 StatsRecorder::SetIdealFctCallback(IdealFctCallback cb)
 {
     m_idealFct = cb;
+    m_idealMemo.clear(); // the answers of the callback before
+    m_idealMemoUsed = 0;
 }
 
 void
@@ -485,6 +536,10 @@ StatsRecorder::Start()
     for (PortState& s : m_ports)
     {
         s.writtenNs = m_lastSample.GetNanoSeconds();
+    }
+    if (m_recordPorts && m_movedPortsOnly)
+    {
+        WatchPorts();
     }
     if (m_catchSignals)
     {

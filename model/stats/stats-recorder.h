@@ -28,6 +28,7 @@ namespace ns3
 
 class CollectiveProbe;
 class Node;
+class PortActivity;
 class PortCounters;
 class StatsProbe;
 
@@ -52,7 +53,9 @@ class StatsProbe;
  * connects to the trace sources of one kind of model object and hands rows to the recorder
  * (the Write* methods); ports are sampled through the PortCounters interface
  * (model/roce/port-counters.h) that a node's forwarding object implements (RoceSwitch) or a
- * probe adapts (PointToPointPortProbe, FlowNetworkPortProbe).
+ * probe adapts (PointToPointPortProbe, FlowNetworkPortProbe). Where the ports' fabric tells
+ * which ports moved (PortActivity: the FlowNetwork), a tick reads only those
+ * (MovedPortsOnly): an idle port has no row to write.
  *
  * Rows: one per node, per directed link, per collective (at its end, or at Finish if it
  * did not end), per transfer (when its data is ready), per RDMA message (at its sender's
@@ -160,7 +163,10 @@ class StatsRecorder : public Object
      * \return the probe
      */
     Ptr<CollectiveProbe> GetCollectiveProbe() const;
-    /** \param cb ideal FCT of a message (flow rows' ideal_fct_ns and slowdown) */
+    /**
+     * \param cb ideal FCT of a message (flow rows' ideal_fct_ns and slowdown): asked once
+     * per (src, dst, bytes), its answer memoized, so it must depend on those only
+     */
     void SetIdealFctCallback(IdealFctCallback cb);
 
     /**
@@ -319,6 +325,12 @@ class StatsRecorder : public Object
     uint64_t GetSamples() const
     {
         return m_samples;
+    }
+
+    /** \return the ports' counters read by the samples (what MovedPortsOnly spares) */
+    uint64_t GetPortReads() const
+    {
+        return m_portReads;
     }
 
     // ---- for the probes ------------------------------------------------------------
@@ -497,6 +509,16 @@ class StatsRecorder : public Object
     /** \param last the final sample (idle stretches are written too) */
     void Sample(bool last);
     /**
+     * One port's rows of a sample (none while it is idle, unless `last`).
+     * \param index its entry of m_ports \param nowNs now \param previousNs the last sample
+     * \param last the final sample \return false when a write failed
+     */
+    bool SamplePort(uint32_t index, int64_t nowNs, int64_t previousNs, bool last);
+    /** MovedPortsOnly: follow the sampled ports' PortActivity from the run's start */
+    void WatchPorts();
+    /** Mark in m_visit the ports that may have moved since the last sample. */
+    void MarkMovedPorts();
+    /**
      * \return when a port of the run last sent data or a probe's NIC last received it (-1 ns:
      * never; a walk of every port and probe)
      */
@@ -525,6 +547,21 @@ class StatsRecorder : public Object
     std::vector<Ptr<StatsProbe>> m_probes;      //!< the probes of nodes and jobs
     Ptr<CollectiveProbe> m_collectiveProbe;     //!< the collectives of the run
     IdealFctCallback m_idealFct;
+
+    /// A memoized ideal FCT (ns < 0: an empty slot).
+    struct IdealFctEntry
+    {
+        uint32_t src{0};   //!< source node
+        uint32_t dst{0};   //!< destination node
+        uint64_t bytes{0}; //!< message bytes
+        int64_t ns{-1};    //!< its ideal FCT
+    };
+
+    /// The callback's answers by (src, dst, bytes), open addressing, at most half full: a
+    /// run asks once per message (millions) for a few kinds each, and a call through the
+    /// callback's wrappers cost more than this look-up
+    mutable std::vector<IdealFctEntry> m_idealMemo;
+    mutable std::size_t m_idealMemoUsed{0}; //!< entries of m_idealMemo
     RankSyncCallback m_rankSync;
     RankGatherCallback m_rankGather;
     uint32_t m_rank{0};         //!< SetRankSync
@@ -557,12 +594,31 @@ class StatsRecorder : public Object
     uint64_t m_progressSeen{0};    //!< m_progress at the last tick that saw it grow
     Time m_progressAt;             //!< that tick
     uint64_t m_samples{0};
+    uint64_t m_portReads{0}; //!< GetPortReads
 
     // attributes
     Time m_interval;
     bool m_recordPorts;
-    bool m_recordPortCopies;                               //!< PortCopies
-    PortSamplingMode m_portMode;                           //!< PortSampling, parsed
+    bool m_recordPortCopies; //!< PortCopies
+    bool m_movedPortsOnly;   //!< MovedPortsOnly
+
+    /// The sampled ports that follow one PortActivity, by key.
+    struct PortWatch
+    {
+        PortActivity* source{nullptr}; //!< the ports' source
+        uint32_t watcher{0};           //!< this recorder's id there
+        std::vector<uint32_t> first;   //!< key k's ports: ports[first[k] .. first[k + 1])
+        std::vector<uint32_t> ports;   //!< entries of m_ports, by key
+    };
+
+    std::vector<PortWatch> m_portWatches;   //!< WatchPorts
+    std::vector<uint32_t> m_unwatchedPorts; //!< sampled entries with no source: read always
+    std::size_t m_watchedUpTo{0};           //!< entries added later are read always
+    bool m_portsWatched{false};             //!< WatchPorts done
+    bool m_fullScan{true};                  //!< the first sample reads every port
+    std::vector<uint64_t> m_visit;          //!< ports to read at this sample, a bit each
+    std::vector<uint32_t> m_movedKeys;      //!< scratch of MarkMovedPorts
+    PortSamplingMode m_portMode;            //!< PortSampling, parsed
     std::set<std::pair<uint32_t, uint32_t>> m_chosenPorts; //!< per-dimension: (node, port)
     bool m_chosenKnown{false};                             //!< m_chosenPorts set (SetPortTopology)
     std::vector<PortSamplingLink> m_linkRows;              //!< per-dimension without a topology

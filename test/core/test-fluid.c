@@ -39,7 +39,8 @@ start(tn_test_ctx* ctx, tn_fluid* f, const uint32_t* links, uint32_t n, double b
 
 /* N flows of B bits on one link of capacity C: each gets C/N and all end at N B / C,
  * reported in tag order (the tags are given in reverse). The link carried bits never before
- * the first update, at any instant while the flows cross it, and last when they end. */
+ * the first update, at any instant while the flows cross it, and last when they end; it holds
+ * the flows started (before their first rate too) until each ends. */
 static void
 test_one_link_equal_shares(tn_test_ctx* ctx)
 {
@@ -53,6 +54,8 @@ test_one_link_equal_shares(tn_test_ctx* ctx)
         for (uint32_t i = 0; i < n; i++)
             ids[i] = start(ctx, f, &link, 1, 300.0, n - i);
         TN_CHECK(ctx, tn_fluid_dirty(f));
+        TN_CHECK_EQ(ctx, tn_fluid_link_flows(f, 0), n);
+        TN_CHECK_EQ(ctx, tn_fluid_link_flows(f, 1), 0); /* out of range */
         TN_CHECK_EQ(ctx, tn_fluid_link_active_at(f, 0, 0.0), -1.0);
         TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
         TN_CHECK(ctx, !tn_fluid_dirty(f));
@@ -67,6 +70,7 @@ test_one_link_equal_shares(tn_test_ctx* ctx)
             TN_CHECK_NEAR(ctx, t, n * 300.0 / cap, 1e-9);
             TN_CHECK_EQ(ctx, tag, k);
             tn_fluid_end(f, id, t, t);
+            TN_CHECK_EQ(ctx, tn_fluid_link_flows(f, 0), n - k);
         }
         TN_CHECK(ctx, !tn_fluid_next(f, NULL, NULL, NULL));
         TN_CHECK_EQ(ctx, tn_fluid_active(f), 0);
