@@ -642,12 +642,26 @@ Collective::StreamOf(uint32_t rank, uint32_t op) const
     const StreamRun* hit = run.lastStream < streams.size() ? &streams[run.lastStream] : nullptr;
     if (!hit || op < hit->begin || op >= hit->end)
     {
-        auto it = std::upper_bound(streams.begin(),
-                                   streams.end(),
-                                   op,
-                                   [](uint32_t v, const StreamRun& s) { return v < s.begin; });
-        NS_ASSERT(it != streams.begin());
-        hit = &*(it - 1);
+        // an op named here is in a window, so in one of the few streams holding one: no
+        // search of all the rank's streams (about 127 at 16,384 NPUs and W=32)
+        hit = nullptr;
+        for (uint32_t k : run.live)
+        {
+            if (op >= streams[k].begin && op < streams[k].end)
+            {
+                hit = &streams[k];
+                break;
+            }
+        }
+        if (!hit)
+        {
+            auto it = std::upper_bound(streams.begin(),
+                                       streams.end(),
+                                       op,
+                                       [](uint32_t v, const StreamRun& s) { return v < s.begin; });
+            NS_ASSERT(it != streams.begin());
+            hit = &*(it - 1);
+        }
         run.lastStream = static_cast<uint32_t>(hit - streams.data());
     }
     const StreamRun& s = *hit;

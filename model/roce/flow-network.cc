@@ -438,7 +438,9 @@ FlowNetwork::Process()
     const double now = NowNs();
     // every flow whose bits have crossed by now (finish times are rounded up to the ns); they
     // leave their links before any listener hears of it
-    std::vector<std::pair<Listener*, uint64_t>> told;
+    // Process does not nest (m_processing), so one list serves every call
+    std::vector<std::pair<Listener*, uint64_t>>& told = m_told;
+    told.clear();
     double end = 0;
     uint32_t id = 0;
     uint32_t f = 0;

@@ -280,6 +280,8 @@ class FlowNetwork : public RoceFabric
 
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_freeFlows;
+    /// Process's flows ended at this instant, kept between calls (one malloc less per instant)
+    std::vector<std::pair<Listener*, uint64_t>> m_told;
     std::vector<uint32_t> m_nodeGroup;                               //!< SetNodeGroup, by node
     std::map<std::pair<uint32_t, uint32_t>, double> m_groupLinkBits; //!< (group, link) -> bits
     EventId m_timer;
