@@ -323,7 +323,9 @@ Collective::FillWindow(uint32_t rank,
         }
     }
     const uint32_t oldFirst = s.w->rp.first;
-    std::vector<OpState> old;
+    // FillWindow does not nest (TakeFresh only lists what may go), so one scratch serves all
+    std::vector<OpState>& old = m_scratch.old;
+    old.clear();
     old.swap(s.w->ops);
     if (m_window > 0)
     {
@@ -350,7 +352,8 @@ Collective::FillWindow(uint32_t rank,
     s.open = true;
     s.w->ops.resize(rp.count);
     uint32_t sendNo = 0;
-    std::vector<uint32_t> fresh; // slots new to the window
+    std::vector<uint32_t>& fresh = m_scratch.fresh; // slots new to the window
+    fresh.clear();
     for (uint32_t i = 0; i < rp.count; i++)
     {
         const tn_program_op& o = rp.ops[i];
@@ -368,7 +371,7 @@ Collective::FillWindow(uint32_t rank,
             {
                 st.transfer =
                     static_cast<uint32_t>(m_ranks[rank].transferBase + s.sendsBefore + sendNo);
-                if (m_clearSends.count(Key(false, rank, o.peer, o.match)))
+                if (!m_clearSends.empty() && m_clearSends.count(Key(false, rank, o.peer, o.match)))
                 {
                     st.flags |= NEEDS_CLEAR;
                 }
@@ -393,8 +396,10 @@ Collective::BuildJoins(StreamWindow& w, uint32_t first)
     // are done (the window starts at the stream's first op not done).
     // A list is only ever shared with the list stored just before it (tn-program.h), so
     // the ops of one join follow each other among the ops with deps: no map needed.
-    std::vector<uint32_t> listOf; // join -> a slot holding its list
-    std::vector<uint32_t> joinPending;
+    std::vector<uint32_t>& listOf = m_scratch.listOf; // join -> a slot holding its list
+    std::vector<uint32_t>& joinPending = m_scratch.joinPending;
+    listOf.clear();
+    joinPending.clear();
     uint32_t lastStart = UINT32_MAX;
     for (uint32_t i = 0; i < rp.count; i++)
     {
@@ -420,8 +425,10 @@ Collective::BuildJoins(StreamWindow& w, uint32_t first)
     }
     const uint32_t joins = static_cast<uint32_t>(listOf.size());
     // CSR: join -> its slots; slot -> the joins whose list holds it
-    std::vector<uint32_t> joinOpStart(joins + 1, 0);
-    std::vector<uint32_t> succStart(rp.count + 1, 0);
+    std::vector<uint32_t>& joinOpStart = m_scratch.joinOpStart;
+    std::vector<uint32_t>& succStart = m_scratch.succStart;
+    joinOpStart.assign(joins + 1, 0);
+    succStart.assign(rp.count + 1, 0);
     for (uint32_t i = 0; i < rp.count; i++)
     {
         if (w.ops[i].join != UINT32_MAX)
@@ -451,7 +458,8 @@ Collective::BuildJoins(StreamWindow& w, uint32_t first)
     }
     w.joinOps.resize(joinOpStart[joins]);
     w.succJoins.resize(succStart[rp.count]);
-    std::vector<uint32_t> fill(joinOpStart.begin(), joinOpStart.end() - 1);
+    std::vector<uint32_t>& fill = m_scratch.fill;
+    fill.assign(joinOpStart.begin(), joinOpStart.end() - 1);
     for (uint32_t i = 0; i < rp.count; i++)
     {
         if (w.ops[i].join != UINT32_MAX)

@@ -790,7 +790,7 @@ class Collective : public Object
     /// FillWindow's joins: one per distinct dep list of the window w (from program index
     /// first), each op's join, and the CSR both ways (join -> ops, op -> joins of its
     /// successors); deps before the window are done.
-    static void BuildJoins(StreamWindow& w, uint32_t first);
+    void BuildJoins(StreamWindow& w, uint32_t first);
     /// FillWindow's groups: the window's ops by (direction, peer), each group an array by
     /// match (aborts if the program's matches are not dense per group: an internal invariant).
     static void BuildGroups(uint32_t rank, StreamRun& s, uint32_t first);
@@ -849,6 +849,18 @@ class Collective : public Object
     uint32_t m_ranksBusy{
         0}; //!< generated: local ranks with ops not done (0: programs freed) //!< GetWindowHeld
     std::vector<uint32_t> m_rankOfNode;                //!< generated: node -> rank
+    /// FillWindow's and BuildJoins' work lists, kept between renewals (a renewal per half
+    /// window and stream: their mallocs were a tenth of a renewal)
+    struct WindowScratch
+    {
+        std::vector<OpState> old;
+        std::vector<uint32_t> fresh;
+        std::vector<uint32_t> listOf;
+        std::vector<uint32_t> joinPending;
+        std::vector<uint32_t> joinOpStart;
+        std::vector<uint32_t> succStart;
+        std::vector<uint32_t> fill;
+    } m_scratch;
     std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
     const tn_symmetry* m_symmetry{nullptr};            //!< SetSymmetry: one rank runs for all
     std::vector<bool> m_simulated;                     //!< per rank: on a representative NPU
