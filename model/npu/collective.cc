@@ -635,18 +635,11 @@ Collective::GetStartOps(uint32_t rank, std::vector<uint32_t>* sends)
     }
 }
 
-Collective::StreamRun&
-Collective::StreamOf(uint32_t rank, uint32_t op)
-{
-    return const_cast<StreamRun&>(static_cast<const Collective*>(this)->StreamOf(rank, op));
-}
-
 const Collective::StreamRun&
-Collective::StreamOf(uint32_t rank, uint32_t op) const
+Collective::FindStream(uint32_t rank, uint32_t op) const
 {
     const RankRun& run = m_ranks[rank];
     const std::vector<StreamRun>& streams = run.streams;
-    // an op's events ask for it several times in a row (executor, records, completion)
     const StreamRun* hit = run.lastStream < streams.size() ? &streams[run.lastStream] : nullptr;
     if (!hit || op < hit->begin || op >= hit->end)
     {
@@ -696,7 +689,16 @@ size_t
 Collective::FindGroup(const StreamRun& s, bool send, uint32_t peer)
 {
     const uint64_t key = GroupKey(send, peer);
+    // a rank's messages come in runs of one direction and peer
+    if (s.w->lastGroup < s.w->groupKey.size() && s.w->groupKey[s.w->lastGroup] == key)
+    {
+        return s.w->lastGroup;
+    }
     auto it = std::lower_bound(s.w->groupKey.begin(), s.w->groupKey.end(), key);
+    if (it != s.w->groupKey.end() && *it == key)
+    {
+        s.w->lastGroup = static_cast<uint32_t>(it - s.w->groupKey.begin());
+    }
     return it == s.w->groupKey.end() || *it != key
                ? SIZE_MAX
                : static_cast<size_t>(it - s.w->groupKey.begin());

@@ -265,6 +265,7 @@ class FlowNetwork : public RoceFabric
     tn_topology* m_topo{nullptr};
     tn_routes* m_routes{nullptr};
     tn_symmetry* m_symmetry{nullptr}; //!< Symmetric: the translations
+    bool m_stepIsNs{false};           //!< Build saw Time's resolution at ns (NowNs)
     bool m_symmetric{false};
     uint32_t m_period{1};                      //!< SymmetricPeriod
     tn_route_order m_order{TN_ROUTE_SHORTEST}; //!< RouteOrder
