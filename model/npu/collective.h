@@ -684,6 +684,7 @@ class Collective : public Object
         std::vector<uint32_t> groupStart; //!< per group: CSR into groupOps
         std::vector<uint32_t> groupMatch; //!< per group: match of its first op
         std::vector<uint32_t> groupOps;   //!< window slots of a group by match
+        mutable uint32_t lastGroup{0};    //!< the group FindGroup found last (looked at first)
 
         StreamWindow() = default;
         StreamWindow(const StreamWindow&) = delete;
@@ -769,8 +770,30 @@ class Collective : public Object
                   int64_t* sentNs) const;
 
     /// \return the stream holding program index op of rank
-    StreamRun& StreamOf(uint32_t rank, uint32_t op);
-    const StreamRun& StreamOf(uint32_t rank, uint32_t op) const;
+    StreamRun& StreamOf(uint32_t rank, uint32_t op)
+    {
+        return const_cast<StreamRun&>(static_cast<const Collective*>(this)->StreamOf(rank, op));
+    }
+
+    /// \return the stream holding program index op of rank
+    const StreamRun& StreamOf(uint32_t rank, uint32_t op) const
+    {
+        // an op's events ask for it several times in a row (executor, records, completion):
+        // the stream found last is checked here, inline (a dozen look-ups per transfer)
+        const RankRun& run = m_ranks[rank];
+        if (run.lastStream < run.streams.size())
+        {
+            const StreamRun& s = run.streams[run.lastStream];
+            if (s.w && op - s.w->rp.first < s.w->rp.count) // in its window (FindStream asserts)
+            {
+                return s;
+            }
+        }
+        return FindStream(rank, op);
+    }
+
+    /// StreamOf when the stream found last does not hold op
+    const StreamRun& FindStream(uint32_t rank, uint32_t op) const;
 
     /// \return the state of op (in its window) of rank
     OpState& StateOf(uint32_t rank, uint32_t op)
@@ -790,7 +813,7 @@ class Collective : public Object
     /// FillWindow's joins: one per distinct dep list of the window w (from program index
     /// first), each op's join, and the CSR both ways (join -> ops, op -> joins of its
     /// successors); deps before the window are done.
-    static void BuildJoins(StreamWindow& w, uint32_t first);
+    void BuildJoins(StreamWindow& w, uint32_t first);
     /// FillWindow's groups: the window's ops by (direction, peer), each group an array by
     /// match (aborts if the program's matches are not dense per group: an internal invariant).
     static void BuildGroups(uint32_t rank, StreamRun& s, uint32_t first);
@@ -848,7 +871,21 @@ class Collective : public Object
     uint64_t m_windowHeld{0};
     uint32_t m_ranksBusy{
         0}; //!< generated: local ranks with ops not done (0: programs freed) //!< GetWindowHeld
-    std::vector<uint32_t> m_rankOfNode;                //!< generated: node -> rank
+    std::vector<uint32_t> m_rankOfNode; //!< generated: node -> rank
+
+    /// FillWindow's and BuildJoins' work lists, kept between renewals (a renewal per half
+    /// window and stream: their mallocs were a tenth of a renewal)
+    struct WindowScratch
+    {
+        std::vector<OpState> old;
+        std::vector<uint32_t> fresh;
+        std::vector<uint32_t> listOf;
+        std::vector<uint32_t> joinPending;
+        std::vector<uint32_t> joinOpStart;
+        std::vector<uint32_t> succStart;
+        std::vector<uint32_t> fill;
+    } m_scratch;
+
     std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
     const tn_symmetry* m_symmetry{nullptr};            //!< SetSymmetry: one rank runs for all
     std::vector<bool> m_simulated;                     //!< per rank: on a representative NPU

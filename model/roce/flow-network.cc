@@ -126,6 +126,7 @@ FlowNetwork::Build(const tn_topology* topo)
     // internal invariant: the call order of the API (set up once, before use), which the helpers
     // keep
     NS_ABORT_MSG_IF(m_topo, "FlowNetwork::Build: called twice");
+    m_stepIsNs = Time::GetResolution() == Time::NS;
     tn_error err{};
     // the routes keep a pointer to their topology, which may go before this network
     // internal invariant: only allocation can fail here: a copy of a validated topology
@@ -201,7 +202,10 @@ FlowNetwork::GetNodeLineRate(uint32_t node) const
 double
 FlowNetwork::NowNs() const
 {
-    return static_cast<double>(Simulator::Now().GetNanoSeconds());
+    // at the default resolution a time step is a ns: no unit conversion (NowNs is called
+    // several times per transfer, and per sampled port)
+    const Time now = Simulator::Now();
+    return static_cast<double>(m_stepIsNs ? now.GetTimeStep() : now.GetNanoSeconds());
 }
 
 uint32_t
@@ -497,7 +501,9 @@ FlowNetwork::Process()
     const double now = NowNs();
     // every flow whose bits have crossed by now (finish times are rounded up to the ns); they
     // leave their links before any listener hears of it
-    std::vector<std::pair<Listener*, uint64_t>> told;
+    // Process does not nest (m_processing), so one list serves every call
+    std::vector<std::pair<Listener*, uint64_t>>& told = m_told;
+    told.clear();
     double end = 0;
     uint32_t id = 0;
     uint32_t f = 0;

@@ -291,6 +291,7 @@ class FlowNetwork : public RoceFabric, public PortActivity
     tn_topology* m_topo{nullptr};
     tn_routes* m_routes{nullptr};
     tn_symmetry* m_symmetry{nullptr}; //!< Symmetric: the translations
+    bool m_stepIsNs{false};           //!< Build saw Time's resolution at ns (NowNs)
     bool m_symmetric{false};
     uint32_t m_period{1};                      //!< SymmetricPeriod
     tn_route_order m_order{TN_ROUTE_SHORTEST}; //!< RouteOrder
@@ -314,6 +315,8 @@ class FlowNetwork : public RoceFabric, public PortActivity
     std::vector<LinkWatch> m_watches; //!< WatchPorts
     std::vector<Flow> m_flows;
     std::vector<uint32_t> m_freeFlows;
+    /// Process's flows ended at this instant, kept between calls (one malloc less per instant)
+    std::vector<std::pair<Listener*, uint64_t>> m_told;
     std::vector<uint32_t> m_nodeGroup;                               //!< SetNodeGroup, by node
     std::map<std::pair<uint32_t, uint32_t>, double> m_groupLinkBits; //!< (group, link) -> bits
     EventId m_timer;

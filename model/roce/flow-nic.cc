@@ -69,6 +69,13 @@ FlowNic::DoDispose()
     m_qpIndex.clear();
     m_transit.clear();
     m_freeTransit.clear();
+    for (TransitEvent* e : m_events)
+    {
+        e->owner = nullptr; // one still scheduled is dropped by the simulator, unrun or a no-op
+        e->Unref();
+    }
+    m_events.clear();
+    m_freeEvents.clear();
     RdmaTransport::DoDispose();
 }
 
@@ -220,27 +227,35 @@ FlowNic::HeadSent(uint32_t index)
 {
     QueuePair& qp = m_qps[index];
     Message m = qp.PopFront();
-    const std::vector<uint32_t>& path = m_network->GetPath(qp.path);
     const uint64_t packet = m.rec.bytes == 0
                                 ? GetWireBytes(0, m.rec.hasImmediate)
                                 : std::min<uint64_t>(m.rec.bytes, m_mtu) + RoceWire::DATA_OVERHEAD;
-    // the last byte arrives after every hop's latency and, after the first hop (where the flow
-    // was serialised), one packet's store and forward per hop; the ACK comes back the same way
-    double forward = 0;
-    double back = 0;
-    for (std::size_t k = 0; k < path.size(); ++k)
+    const uint64_t key = (packet << 1) | (m.rec.bytes == 0 ? 1 : 0);
+    if (qp.delayKey != key)
     {
-        const double rate = static_cast<double>(m_network->GetLinkRate(path[k]));
-        const double latency = static_cast<double>(m_network->GetLinkLatencyNs(path[k]));
-        forward += latency;
-        if (k > 0 || m.rec.bytes == 0)
+        // the last byte arrives after every hop's latency and, after the first hop (where the
+        // flow was serialised), one packet's store and forward per hop; the ACK comes back the
+        // same way
+        const std::vector<uint32_t>& path = m_network->GetPath(qp.path);
+        double forward = 0;
+        double back = 0;
+        for (std::size_t k = 0; k < path.size(); ++k)
         {
-            forward += static_cast<double>(packet) * 8e9 / rate;
+            const double rate = static_cast<double>(m_network->GetLinkRate(path[k]));
+            const double latency = static_cast<double>(m_network->GetLinkLatencyNs(path[k]));
+            forward += latency;
+            if (k > 0 || m.rec.bytes == 0)
+            {
+                forward += static_cast<double>(packet) * 8e9 / rate;
+            }
+            back += latency + ACK_WIRE_BYTES * 8e9 / rate;
         }
-        back += latency + ACK_WIRE_BYTES * 8e9 / rate;
+        qp.delayKey = key;
+        qp.arrive = NanoSeconds(static_cast<int64_t>(forward + 0.5));
+        qp.ack = qp.arrive + NanoSeconds(static_cast<int64_t>(back + 0.5));
     }
-    const Time arrive = NanoSeconds(static_cast<int64_t>(forward + 0.5));
-    const Time ack = arrive + NanoSeconds(static_cast<int64_t>(back + 0.5));
+    const Time arrive = qp.arrive;
+    const Time ack = qp.ack;
     // a symmetric network delivers at the representative of the destination what the
     // translates of this flow bring it
     FlowNic* peer = m_network->GetNic(
@@ -258,8 +273,52 @@ FlowNic::HeadSent(uint32_t index)
         m_transit[slot] = std::move(m);
     }
     // the delivery comes before the ACK (ack > arrive), so the slot outlives both
-    Simulator::ScheduleWithContext(peer->m_context, arrive, &FlowNic::Deliver, peer, this, slot);
-    Simulator::Schedule(ack, &FlowNic::Complete, this, slot);
+    Simulator::ScheduleWithContext(peer->m_context, arrive, TakeEvent(peer, slot));
+    // the ACK in the context of this event, as Simulator::Schedule would
+    Simulator::ScheduleWithContext(Simulator::GetContext(), ack, TakeEvent(nullptr, slot));
+}
+
+FlowNic::TransitEvent*
+FlowNic::TakeEvent(FlowNic* target, uint32_t slot)
+{
+    TransitEvent* e;
+    if (m_freeEvents.empty())
+    {
+        e = new TransitEvent(); // its first reference is the pool's (m_events)
+        e->owner = this;
+        m_events.push_back(e);
+    }
+    else
+    {
+        e = m_freeEvents.back();
+        m_freeEvents.pop_back();
+    }
+    e->target = target;
+    e->slot = slot;
+    e->Ref(); // the simulator's, dropped after the event runs
+    return e;
+}
+
+void
+FlowNic::TransitEvent::Notify()
+{
+    FlowNic* nic = owner;
+    if (!nic)
+    {
+        return; // its NIC was disposed
+    }
+    FlowNic* to = target;
+    const uint32_t s = slot;
+    // free again before it runs: what it runs may send (and schedule this event again)
+    nic->m_freeEvents.push_back(this);
+    if (to)
+    {
+        to->Deliver(nic, s);
+    }
+    else
+    {
+        nic->Complete(s);
+    }
 }
 
 void

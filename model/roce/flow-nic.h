@@ -9,6 +9,7 @@
 #include "flow-network.h"
 #include "rdma-transport.h"
 
+#include "ns3/event-impl.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -95,6 +96,11 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
         uint32_t path;  //!< FlowNetwork path id
         uint32_t qpn;   //!< as RdmaNic's
         uint16_t sport; //!< as RdmaNic's
+        // the delays of the last packet size sent (a queue pair's messages are mostly of one
+        // size): HeadSent sums its path's hops once per size, not once per message
+        uint64_t delayKey{UINT64_MAX}; //!< packet bytes << 1 | no payload
+        Time arrive;                   //!< last byte's delay after the flow ends
+        Time ack;                      //!< and the ACK's
         // a vector and a head index rather than std::deque, which allocates about 600 bytes
         // even while empty: a NIC has a queue pair per peer and lane, hundreds of thousands
         // at 1024 NPUs, most of them idle
@@ -126,6 +132,22 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
         }
     };
 
+    /// A message's delivery or ACK: kept by the sending NIC and scheduled again, instead of
+    /// an event allocated (and freed) per message and direction.
+    class TransitEvent : public EventImpl
+    {
+      public:
+        FlowNic* owner{nullptr};  //!< the sending NIC, whose pool it returns to
+        FlowNic* target{nullptr}; //!< delivery: the receiving NIC; ACK: nullptr
+        uint32_t slot{0};         //!< the message's transit slot at owner
+
+      protected:
+        void Notify() override;
+    };
+
+    /// \return an event of the pool, with a reference for the scheduler
+    TransitEvent* TakeEvent(FlowNic* target, uint32_t slot);
+
     QueuePair& GetQp(uint32_t dst, uint8_t priority, uint32_t lane);
     void StartHead(uint32_t qp);
     /// The head of a queue pair has left: deliver it, complete it, start the next.
@@ -144,7 +166,9 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
     // a sent message waits here for its delivery and ACK, so that the two events carry a
     // slot number instead of a copy of the record and callback each
     std::vector<Message> m_transit;
-    std::vector<uint32_t> m_freeTransit; //!< free slots of m_transit
+    std::vector<uint32_t> m_freeTransit;     //!< free slots of m_transit
+    std::vector<TransitEvent*> m_events;     //!< every event of the pool (one reference each)
+    std::vector<TransitEvent*> m_freeEvents; //!< the ones not scheduled
     uint64_t m_nextMsgId{1};
     uint64_t m_completed{0};
 
