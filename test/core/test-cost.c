@@ -594,6 +594,25 @@ test_pipelined_edges(tn_test_ctx* ctx)
         tn_program_destroy(p);
     }
     tn_topology_destroy(t);
+
+    /* hierarchical on fattree:k=8 is one level of 127 peers a step: a fan-in, not a chain of
+     * edges, so it takes the slowest rank's receives (the mean over the ranks gave 12,108 ns,
+     * -13 %; flow level 13,954 ns at 64 KiB, the command above with --topology=fattree:k=8
+     * --algorithm=hierarchical --bytes=64KiB) */
+    t = NULL;
+    TN_REQUIRE(ctx, tn_topology_from_spec("fattree:k=8", &t, &err) == TN_OK);
+    req.algorithm = "hierarchical";
+    req.bytes = 64 << 10;
+    p = NULL;
+    TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_cost_program(p, &opt, 0, &r, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, r.evaluated, 128u);
+    TN_CHECK_MSG(ctx,
+                 fabs(r.time_ns - 13954) <= 13954 * 0.05,
+                 "hierarchical on fattree:k=8, 64 KiB: per-step %.1f ns, flow level 13954 ns",
+                 r.time_ns);
+    tn_program_destroy(p);
+    tn_topology_destroy(t);
 }
 
 void
