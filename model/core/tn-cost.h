@@ -235,7 +235,13 @@ extern "C"
      * receives' link busy time times N / evaluated over the topology's links), and when every
      * rank is evaluated at least the mean latency of the step's receiving edges plus its
      * busiest link's busy time over all receives of the step (TN_COST_EXACT_LOADS). The time is
-     * the sum over steps. Exact where ranks are symmetric and each
+     * the sum over steps; for a pipelined algorithm with every rank's loads kept, its chain of
+     * dependencies instead: each receive costs its latency, store and forward and the busiest
+     * link of its path in its step, averaged over the ranks per op (the chain walks every
+     * edge; the slowest rank's where the step receives from more than two peers, a fan-in),
+     * the longest chain through that mean program (a receive follows the rank's send of
+     * the same step to another peer), and at least the busiest link's and the fabric's mean
+     * busy time over the collective. Exact where ranks are symmetric and each
      * link of a step carries only the transfers of one rank's sends or receives (ring on
      * a ring order of neighbours, hierarchical and ring2d on uniform dims: the unidirectional
      * ring all-reduce gives 2(N-1)(a + S/(N*B)) like tn_cost_estimate); it sees two ranks'
