@@ -263,7 +263,8 @@ extern "C"
     } tn_db_layer;
 
     tn_status tn_db_open(const char* path, tn_db** db, tn_error* err);
-    /** Writes the buffered rows (errors ignored: call tn_db_flush first to see them). */
+    /** Writes the buffered rows and builds the key indexes a run dropped (errors ignored: call
+     * tn_db_flush or tn_db_run_finish first to see them). */
     void tn_db_close(tn_db* db);
 
     tn_status tn_db_run_begin(tn_db* db, const tn_run_info* info, int64_t* run_id, tn_error* err);
