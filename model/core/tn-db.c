@@ -159,6 +159,46 @@ static const char* const SCHEMA_1 =
     "  sum(end_ns - start_ns) AS busy_ns"                                                          \
     " FROM collective WHERE parallelism IS NOT NULL GROUP BY run_id, parallelism, op;"
 
+/*
+ * The transfer and flow tables, one row per transfer and per message: most of a large run's
+ * rows. Since schema 11 their keys are not PRIMARY KEYs but the unique indexes of
+ * SCHEMA_11_KEYS, which a run may drop while it writes and build again when it ends
+ * (keys_defer, keys_build): the rows come in completion order, which is random in the keys, so
+ * a key index written row by row dirtied a page per row (13x the file size through the WAL).
+ */
+#define TRANSFER_COLUMNS                                                                           \
+    "("                                                                                            \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " collective_id INTEGER NOT NULL, transfer_id INTEGER NOT NULL,"                               \
+    " chunk INTEGER NOT NULL, step INTEGER NOT NULL, dim INTEGER NOT NULL,"                        \
+    " src_rank INTEGER NOT NULL, dst_rank INTEGER NOT NULL,"                                       \
+    " src_node INTEGER NOT NULL, dst_node INTEGER NOT NULL,"                                       \
+    " bytes INTEGER NOT NULL, reduce INTEGER NOT NULL, lane INTEGER NOT NULL,"                     \
+    " issue_ns INTEGER, first_byte_ns INTEGER, last_byte_ns INTEGER, ready_ns INTEGER,"            \
+    " job_id INTEGER)"
+#define FLOW_COLUMNS                                                                               \
+    "("                                                                                            \
+    " run_id INTEGER NOT NULL REFERENCES run(run_id),"                                             \
+    " src_node INTEGER NOT NULL, message_id INTEGER NOT NULL, dst_node INTEGER NOT NULL,"          \
+    " qpn INTEGER NOT NULL, priority INTEGER NOT NULL, udp_sport INTEGER NOT NULL,"                \
+    " lane INTEGER NOT NULL, bytes INTEGER NOT NULL,"                                              \
+    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, fct_ns INTEGER NOT NULL,"                \
+    " ideal_fct_ns INTEGER, slowdown REAL, retx_bytes INTEGER NOT NULL, collective_id INTEGER)"
+#define TRANSFER_KEY                                                                               \
+    "CREATE UNIQUE INDEX IF NOT EXISTS transfer_key ON transfer(run_id, collective_id, "           \
+    "transfer_id);"
+#define FLOW_KEY "CREATE UNIQUE INDEX IF NOT EXISTS flow_key ON flow(run_id, src_node, message_id);"
+#define SCHEMA_11_KEYS TRANSFER_KEY FLOW_KEY
+
+/* Schema 11 rebuilt transfer and flow without their PRIMARY KEY clause (SQLite drops a table
+ * constraint only by rebuilding), rowids kept so the rows keep their order; legacy renames
+ * leave the views that name them alone. */
+#define SCHEMA_11_REBUILD(table, columns)                                                          \
+    "CREATE TABLE " table "_schema_11 " columns ";"                                                \
+    "INSERT INTO " table "_schema_11 SELECT * FROM " table " ORDER BY rowid;"                      \
+    "DROP TABLE " table ";"                                                                        \
+    "ALTER TABLE " table "_schema_11 RENAME TO " table ";"
+
 /* Tables and views added by schema 2 (documented in doc/results-database.rst). */
 static const char* const SCHEMA_2_TABLES =
     "CREATE TABLE IF NOT EXISTS node ("
@@ -187,24 +227,8 @@ static const char* const SCHEMA_2_TABLES =
     " runner_up TEXT, runner_up_estimated_ns INTEGER,"
     " parallelism TEXT, protocol TEXT, channels INTEGER, job_id INTEGER,"
     " PRIMARY KEY (run_id, collective_id));"
-    "CREATE TABLE IF NOT EXISTS transfer ("
-    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
-    " collective_id INTEGER NOT NULL, transfer_id INTEGER NOT NULL,"
-    " chunk INTEGER NOT NULL, step INTEGER NOT NULL, dim INTEGER NOT NULL,"
-    " src_rank INTEGER NOT NULL, dst_rank INTEGER NOT NULL,"
-    " src_node INTEGER NOT NULL, dst_node INTEGER NOT NULL,"
-    " bytes INTEGER NOT NULL, reduce INTEGER NOT NULL, lane INTEGER NOT NULL,"
-    " issue_ns INTEGER, first_byte_ns INTEGER, last_byte_ns INTEGER, ready_ns INTEGER,"
-    " job_id INTEGER,"
-    " PRIMARY KEY (run_id, collective_id, transfer_id));"
-    "CREATE TABLE IF NOT EXISTS flow ("
-    " run_id INTEGER NOT NULL REFERENCES run(run_id),"
-    " src_node INTEGER NOT NULL, message_id INTEGER NOT NULL, dst_node INTEGER NOT NULL,"
-    " qpn INTEGER NOT NULL, priority INTEGER NOT NULL, udp_sport INTEGER NOT NULL,"
-    " lane INTEGER NOT NULL, bytes INTEGER NOT NULL,"
-    " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, fct_ns INTEGER NOT NULL,"
-    " ideal_fct_ns INTEGER, slowdown REAL, retx_bytes INTEGER NOT NULL, collective_id INTEGER,"
-    " PRIMARY KEY (run_id, src_node, message_id));"
+    "CREATE TABLE IF NOT EXISTS transfer " TRANSFER_COLUMNS ";"
+    "CREATE TABLE IF NOT EXISTS flow " FLOW_COLUMNS ";"
     "CREATE TABLE IF NOT EXISTS port_sample ("
     " run_id INTEGER NOT NULL REFERENCES run(run_id),"
     " time_ns INTEGER NOT NULL, interval_ns INTEGER NOT NULL,"
@@ -327,13 +351,7 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO node VALUES (?,?,?,?,?)",
     "INSERT INTO link VALUES (?,?,?,?,?,?,?,?,?)",
     "INSERT INTO collective VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    /* a transfer between processes is added by both: one row of both rows' times */
-    "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-    " ON CONFLICT (run_id, collective_id, transfer_id) DO UPDATE SET"
-    " issue_ns = coalesce(transfer.issue_ns, excluded.issue_ns),"
-    " first_byte_ns = coalesce(transfer.first_byte_ns, excluded.first_byte_ns),"
-    " last_byte_ns = coalesce(transfer.last_byte_ns, excluded.last_byte_ns),"
-    " ready_ns = coalesce(transfer.ready_ns, excluded.ready_ns)",
+    "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO flow VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO port_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO pfc_event VALUES (?,?,?,?,?,?,?)",
@@ -347,6 +365,16 @@ static const char* const INSERTS[T_COUNT] = {
     "INSERT INTO cc_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO cc_qp VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
+
+/* A transfer between processes is added by both (tn_db_set_shared_keys): one row of both rows'
+ * times. The conflict needs the key index while the run writes. */
+static const char* const UPSERT_TRANSFER =
+    "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " ON CONFLICT (run_id, collective_id, transfer_id) DO UPDATE SET"
+    " issue_ns = coalesce(transfer.issue_ns, excluded.issue_ns),"
+    " first_byte_ns = coalesce(transfer.first_byte_ns, excluded.first_byte_ns),"
+    " last_byte_ns = coalesce(transfer.last_byte_ns, excluded.last_byte_ns),"
+    " ready_ns = coalesce(transfer.ready_ns, excluded.ready_ns)";
 
 static const char* const TABLES[T_COUNT] = {"node",
                                             "link",
@@ -433,6 +461,18 @@ struct tn_db
     size_t handed_rows; /* rows handed over (the writer empties `handed` as it goes) */
     tn_status failed;   /* a failed batch not reported yet, and its error */
     tn_error failed_err;
+    /*
+     * The key indexes of transfer and flow (SCHEMA_11_KEYS). A run of one process drops them
+     * once its own rows of those tables pass a quarter of the rows the file held when it began
+     * (keys_defer: building them again then sorts at most five times its rows) and builds
+     * them when it ends (keys_build). A run shared by processes keeps them (its transfer rows
+     * merge on the key: `upsert`). Written by the writer thread, read after the join.
+     */
+    int shared_keys;
+    sqlite3_stmt* upsert;
+    int keys_dropped;      /* this tn_db dropped them: build them before closing */
+    uint64_t keyed_before; /* transfer and flow rows in the file at the run's beginning */
+    uint64_t keyed_rows;   /* this tn_db's transfer and flow rows since then */
 };
 
 /* ---- errors and retries ------------------------------------------------------------------ */
@@ -447,6 +487,9 @@ sql_error(tn_db* db, tn_error* err, const char* what)
     }
     return tn_error_set(err, TN_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->sql));
 }
+
+/* SQLite's page cache while rows are written: 128 MiB (a bound; see tn_db_open). */
+#define PAGE_CACHE "-131072"
 
 /* Attempts of a statement that meets a lock after the busy timeout (5 s each). */
 #define LOCK_ATTEMPTS 8
@@ -488,11 +531,17 @@ rollback(tn_db* db)
 
 /* ---- open / schema ----------------------------------------------------------------------- */
 
-/* The tables and views of schema 2 that are missing (a file of schema 1 has none). */
+/*
+ * The tables and views of schema 2 that are missing (a file of schema 1 has none), and with
+ * `keys` the key indexes. A file of this schema is opened without them: a run may have dropped
+ * them while it writes (keys_defer), and the run that ends next builds them (keys_build).
+ */
 static tn_status
-exec_schema_2(tn_db* db, const char* what, tn_error* err)
+exec_schema_2(tn_db* db, const char* what, int keys, tn_error* err)
 {
     tn_status status = exec(db, SCHEMA_2_TABLES, what, err);
+    if (!status && keys)
+        status = exec(db, SCHEMA_11_KEYS, what, err);
     return status ? status : exec(db, SCHEMA_2_VIEWS, what, err);
 }
 
@@ -564,7 +613,7 @@ check_schema_version(tn_db* db, tn_error* err)
     if (rows == 0 || null_version)
     {
         /* a new file: the whole schema */
-        status = exec_schema_2(db, "creating schema", err);
+        status = exec_schema_2(db, "creating schema", 1, err);
         if (!status)
         {
             char insert[96];
@@ -576,12 +625,12 @@ check_schema_version(tn_db* db, tn_error* err)
         }
         return status;
     }
-    if (version >= 1 && version <= 9 && rows == 1)
+    if (version >= 1 && version <= 10 && rows == 1)
     {
         /* schema 1 had schema_version and run only: add the new tables (of this schema);
          * schema 2's run had no error text; schema 3's collective had no tuner columns and
          * its collective_summary view not their columns */
-        status = version == 1 ? exec_schema_2(db, "upgrading schema 1", err) : TN_OK;
+        status = version == 1 ? exec_schema_2(db, "upgrading schema 1", 0, err) : TN_OK;
         if (!status && version <= 2)
             status = exec(db, "ALTER TABLE run ADD COLUMN error TEXT", "upgrading schema", err);
         if (!status && version >= 2 && version <= 3)
@@ -628,10 +677,19 @@ check_schema_version(tn_db* db, tn_error* err)
                           "PRAGMA legacy_alter_table=OFF;" SCHEMA_6_TABLES,
                           "upgrading schema",
                           err);
-        if (!status && version >= 2)
+        /* schema 11: transfer and flow keyed by indexes, not PRIMARY KEYs */
+        if (!status)
+            status =
+                exec(db,
+                     "PRAGMA legacy_alter_table=ON;" SCHEMA_11_REBUILD("transfer", TRANSFER_COLUMNS)
+                         SCHEMA_11_REBUILD("flow", FLOW_COLUMNS) SCHEMA_11_KEYS
+                     "PRAGMA legacy_alter_table=OFF;",
+                     "upgrading schema",
+                     err);
+        if (!status)
             status = exec(db, SCHEMA_2_VIEWS, "upgrading schema", err);
         if (!status)
-            status = exec(db, "UPDATE schema_version SET version = 10", "upgrading schema", err);
+            status = exec(db, "UPDATE schema_version SET version = 11", "upgrading schema", err);
         return status;
     }
     if (version != TN_DB_SCHEMA_VERSION || rows != 1)
@@ -645,7 +703,7 @@ check_schema_version(tn_db* db, tn_error* err)
                             version > TN_DB_SCHEMA_VERSION ? ": written by a newer training-net"
                                                            : "");
     }
-    return exec_schema_2(db, "checking schema", err);
+    return exec_schema_2(db, "checking schema", 0, err);
 }
 
 /* The column names of table in sql, comma-separated, into out (empty if no such table). */
@@ -847,8 +905,12 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
         tn_db_close(db);
         return status;
     }
-    if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK)
+    /* one thread uses the connection at a time (the writer thread is joined first): no mutex
+     * around every bind and step */
+    if (sqlite3_open_v2(path,
+                        &db->sql,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK)
     {
         tn_status status = sql_error(db, err, "cannot open or create the database");
         tn_db_close(db);
@@ -872,7 +934,7 @@ tn_db_open(const char* path, tn_db** out, tn_error* err)
      * per 1,000 frames.
      */
     if (!status)
-        status = exec(db, "PRAGMA cache_size=-131072", "setting the page cache", err);
+        status = exec(db, "PRAGMA cache_size=" PAGE_CACHE, "setting the page cache", err);
     if (!status)
         status =
             exec(db, "PRAGMA wal_autocheckpoint=16384", "setting the checkpoint interval", err);
@@ -932,6 +994,7 @@ free_rows(row_buffer* b)
 }
 
 static void join_writer(tn_db* db);
+static tn_status keys_build(tn_db* db, tn_error* err);
 
 void
 tn_db_close(tn_db* db)
@@ -939,15 +1002,16 @@ tn_db_close(tn_db* db)
     if (db)
     {
         join_writer(db);
+        tn_error ignored;
         if (db->sql && db->buffer.count)
-        {
-            tn_error ignored;
             tn_db_flush(db, &ignored);
-        }
+        if (db->sql && db->keys_dropped)
+            keys_build(db, &ignored);
         free_rows(&db->buffer);
         free_rows(&db->handed);
         for (int t = 0; t < T_COUNT; ++t)
             sqlite3_finalize(db->insert[t]);
+        sqlite3_finalize(db->upsert);
         sqlite3_close(db->sql);
         free(db->path);
         free(db);
@@ -1021,6 +1085,92 @@ bind_row(tn_db* db, sqlite3_stmt* stmt, const row_buffer* b, const row* r, tn_er
 }
 
 /*
+ * In the batch's transaction, before its rows: drop the key indexes of transfer and flow when
+ * this run's rows of those tables (with b's) pass a quarter of those the file held at its
+ * beginning. A new file's first run drops them at its first batch.
+ */
+static tn_status
+keys_defer(tn_db* db, const row_buffer* b, tn_error* err)
+{
+    uint64_t keyed = 0;
+    for (size_t r = 0; r < b->count; ++r)
+        keyed += b->rows[r].table == T_TRANSFER || b->rows[r].table == T_FLOW;
+    db->keyed_rows += keyed;
+    if (keyed == 0 || db->shared_keys || db->keys_dropped || db->keyed_rows * 4 <= db->keyed_before)
+        return TN_OK;
+    tn_status status = exec(db,
+                            "DROP INDEX IF EXISTS transfer_key; DROP INDEX IF EXISTS flow_key;",
+                            "deferring the key indexes",
+                            err);
+    if (!status)
+        db->keys_dropped = 1;
+    return status;
+}
+
+/*
+ * Build the key indexes of transfer and flow that are missing (dropped by keys_defer here, or
+ * by a run that was killed or still writes in another process), each in a transaction of its
+ * own. Two rows of one key (none is written by the recorders; with the index they failed
+ * their whole batch) keep the first row written: the later ones are deleted so that the
+ * index, and the next runs of the file, are built, and the error names the table and count.
+ */
+static tn_status
+keys_build(tn_db* db, tn_error* err)
+{
+    static const char* const keys[][3] = {
+        {TRANSFER_KEY, "transfer", "run_id, collective_id, transfer_id"},
+        {FLOW_KEY, "flow", "run_id, src_node, message_id"}};
+    /*
+     * CREATE INDEX sorts in memory up to the page cache's size: 128 MiB of records took a
+     * cache miss per list step of its merge sort, where runs of 2 MiB sort in the CPU's
+     * cache and are merged from temporary files (3.3 s instead of 5.2 s of CPU for the
+     * 4.2 M keys of a 1,024-NPU ring, measured with the sqlite3 shell).
+     */
+    tn_status status = exec(db, "PRAGMA cache_size=-2048", "building the key indexes", err);
+    tn_status duplicates = TN_OK;
+    for (int k = 0; !status && k < 2; ++k)
+    {
+        status = begin(db, "building the key indexes", err);
+        int rc = status ? SQLITE_OK : sqlite3_exec(db->sql, keys[k][0], NULL, NULL, NULL);
+        if (!status && (rc & 0xff) == SQLITE_CONSTRAINT)
+        {
+            char sql[512];
+            snprintf(sql,
+                     sizeof(sql),
+                     "DELETE FROM %s WHERE rowid IN (SELECT rowid FROM (SELECT rowid,"
+                     " row_number() OVER (PARTITION BY %s ORDER BY rowid) AS k FROM %s)"
+                     " WHERE k > 1)",
+                     keys[k][1],
+                     keys[k][2],
+                     keys[k][1]);
+            rc = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
+            if (rc == SQLITE_OK && !duplicates)
+                duplicates = tn_error_set(err,
+                                          TN_EDB,
+                                          "%s: table %s had %d rows of a key (%s) written "
+                                          "before: the first row of each key is kept",
+                                          db->path,
+                                          keys[k][1],
+                                          sqlite3_changes(db->sql),
+                                          keys[k][2]);
+            if (rc == SQLITE_OK)
+                rc = sqlite3_exec(db->sql, keys[k][0], NULL, NULL, NULL);
+        }
+        if (!status && rc != SQLITE_OK)
+            status = sql_error(db, err, "building the key indexes");
+        if (!status)
+            status = exec(db, "COMMIT", "building the key indexes", err);
+        if (status)
+            rollback(db);
+    }
+    if (!status)
+        db->keys_dropped = 0;
+    tn_error ignored; /* the cache's size changes no row */
+    exec(db, "PRAGMA cache_size=" PAGE_CACHE, "restoring the page cache", &ignored);
+    return status ? status : duplicates;
+}
+
+/*
  * Write the rows of b in one transaction and empty b; a failed batch is rolled back. Counts
  * the rows into *written (db->written is the caller thread's: the writer thread's count is
  * added when it is joined).
@@ -1031,9 +1181,13 @@ write_rows(tn_db* db, row_buffer* b, uint64_t* written, tn_error* err)
     if (b->count == 0)
         return TN_OK;
     tn_status status = begin(db, "starting a batch", err);
+    if (!status)
+        status = keys_defer(db, b, err);
     for (size_t r = 0; !status && r < b->count; ++r)
     {
-        sqlite3_stmt* stmt = db->insert[b->rows[r].table];
+        const int table = b->rows[r].table;
+        sqlite3_stmt* stmt =
+            table == T_TRANSFER && db->shared_keys ? db->upsert : db->insert[table];
         status = bind_row(db, stmt, b, &b->rows[r], err);
         if (!status && sqlite3_step(stmt) != SQLITE_DONE)
         {
@@ -1696,6 +1850,56 @@ tn_db_add_cc_qp(tn_db* db, int64_t run_id, const tn_db_cc_qp* in, tn_error* err)
 
 /* ---- runs -------------------------------------------------------------------------------- */
 
+/* The largest rowid of table: its rows, as none is deleted. */
+static uint64_t
+max_rowid(tn_db* db, const char* table)
+{
+    char query[64];
+    snprintf(query, sizeof(query), "SELECT coalesce(max(rowid), 0) FROM %s", table);
+    sqlite3_stmt* stmt = NULL;
+    uint64_t rows = 0;
+    if (sqlite3_prepare_v2(db->sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+        rows = (uint64_t)sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return rows;
+}
+
+/* A run begins (or is joined): count the keyed rows it starts from; a shared run needs the
+ * key indexes to merge its transfer rows on. */
+static tn_status
+keys_begin(tn_db* db, tn_error* err)
+{
+    db->keyed_before = max_rowid(db, "transfer") + max_rowid(db, "flow");
+    db->keyed_rows = 0;
+    if (!db->shared_keys)
+        return TN_OK;
+    tn_status status = keys_build(db, err);
+    if (!status && !db->upsert &&
+        sqlite3_prepare_v3(db->sql,
+                           UPSERT_TRANSFER,
+                           -1,
+                           SQLITE_PREPARE_PERSISTENT,
+                           &db->upsert,
+                           NULL) != SQLITE_OK)
+        status = sql_error(db, err, "preparing inserts");
+    return status;
+}
+
+void
+tn_db_set_shared_keys(tn_db* db, int on)
+{
+    join_writer(db);
+    db->shared_keys = on != 0;
+}
+
+tn_status
+tn_db_run_join(tn_db* db, tn_error* err)
+{
+    join_writer(db);
+    return keys_begin(db, err);
+}
+
 /* One statement in its own write transaction, retried when the file is locked. */
 static tn_status
 step_alone(tn_db* db, sqlite3_stmt* stmt, const char* what, tn_error* err)
@@ -1737,7 +1941,7 @@ tn_db_run_begin(tn_db* db, const tn_run_info* info, int64_t* run_id, tn_error* e
     if (!status)
         *run_id = sqlite3_last_insert_rowid(db->sql);
     sqlite3_finalize(stmt);
-    return status;
+    return status ? status : keys_begin(db, err);
 }
 
 tn_status
@@ -1792,6 +1996,8 @@ tn_db_run_finish(tn_db* db,
                  tn_error* err)
 {
     tn_status flushed = tn_db_flush(db, err);
+    if (!flushed)
+        flushed = keys_build(db, err); /* two rows of one key: the run is not 'ok' */
     tn_error flush_err = *err;
     if (flushed)
         status_text = "error"; /* rows were lost: the run cannot be 'ok' */

@@ -9,7 +9,8 @@
  * cc_sample, cc_qp and the views), upgrades a database of schema 1 (which had only run), 2 (run
  * without error), 3 (collective without the tuner's columns), 4 (no LLM breakdown), 5
  * (run.status without 'deadlock' and 'stalled'), 6 and 7 (no jobs), 8 (job_port without
- * tx_bytes) and 9 (no congestion-control tables) in place, and refuses any other schema
+ * tx_bytes), 9 (no congestion-control tables) and 10 (transfer and flow keyed by PRIMARY KEY)
+ * in place, and refuses any other schema
  * version, a file that is not an SQLite database and a path it cannot write,
  * with a message naming the file. A database of another program is refused
  * before anything is written to it (not even the journal mode): a PRAGMA
@@ -31,7 +32,15 @@
  * transactions (busy timeout, then retries with back-off) and no row is lost. A failed batch is
  * rolled back and reported; its rows are dropped (the run should then finish with status 'error').
  *
- * A transfer row added twice for one run (the sender's process knows its issue time, the
+ * Keys: transfer rows are unique by (run_id, collective_id, transfer_id) and flow rows by
+ * (run_id, src_node, message_id), enforced and served by the unique indexes transfer_key and
+ * flow_key. A run of one process may drop them while it writes (its rows come in completion
+ * order, random in the keys) and builds them again when it finishes (tn_db_run_finish, or
+ * tn_db_close); two rows of one key then fail tn_db_run_finish naming the table. A run killed
+ * before that leaves its rows without the indexes until the next run of the file ends.
+ *
+ * A run shared by processes (tn_db_set_shared_keys) keeps the indexes while it writes: a
+ * transfer row added twice for one run (the sender's process knows its issue time, the
  * receiver's its arrival times) is one row: each time column keeps the value it has, or takes
  * the new one where it had none.
  *
@@ -60,7 +69,7 @@ extern "C"
 #endif
 
     /** Schema version written by this code. */
-#define TN_DB_SCHEMA_VERSION 10
+#define TN_DB_SCHEMA_VERSION 11
 
     /** Rows buffered before a batch is written (tn_db_set_batch_rows). */
 #define TN_DB_DEFAULT_BATCH_ROWS 16384
@@ -254,7 +263,8 @@ extern "C"
     } tn_db_layer;
 
     tn_status tn_db_open(const char* path, tn_db** db, tn_error* err);
-    /** Writes the buffered rows (errors ignored: call tn_db_flush first to see them). */
+    /** Writes the buffered rows and builds the key indexes a run dropped (errors ignored: call
+     * tn_db_flush or tn_db_run_finish first to see them). */
     void tn_db_close(tn_db* db);
 
     tn_status tn_db_run_begin(tn_db* db, const tn_run_info* info, int64_t* run_id, tn_error* err);
@@ -264,6 +274,15 @@ extern "C"
                                double wall_seconds,
                                uint64_t simulated_ns,
                                tn_error* err);
+
+    /**
+     * Rows of the runs this tn_db begins or joins come from several processes (on != 0; off by
+     * default): the key indexes are kept while they write, and a transfer added by two of
+     * them is merged into one row. Set before tn_db_run_begin or tn_db_run_join.
+     */
+    void tn_db_set_shared_keys(tn_db* db, int on);
+    /** This tn_db adds rows to a run another process began (tn_db_set_shared_keys first). */
+    tn_status tn_db_run_join(tn_db* db, tn_error* err);
 
     /** Set the run's error text (why it is not ok), whatever its status. */
     tn_status tn_db_run_set_error(tn_db* db, int64_t run_id, const char* error_text, tn_error* err);

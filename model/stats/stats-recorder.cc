@@ -224,6 +224,7 @@ StatsRecorder::BeginRun(const std::string& name, const std::string& paramsJson, 
     NS_ASSERT_MSG(m_db, "StatsRecorder: Open or SetDatabase first");
     tn_db_set_batch_rows(m_db, m_batchRows);
     tn_db_set_writer_thread(m_db, m_writerThread);
+    tn_db_set_shared_keys(m_db, IsRankPart()); // the ranks merge the rows of a transfer
     tn_run_info info{name.c_str(),
                      paramsJson.c_str(),
                      RngSeedManager::GetSeed(),
@@ -503,6 +504,12 @@ StatsRecorder::JoinRun(int64_t runId)
     NS_ASSERT_MSG(m_db, "StatsRecorder: Open or SetDatabase first");
     tn_db_set_batch_rows(m_db, m_batchRows);
     tn_db_set_writer_thread(m_db, m_writerThread);
+    tn_db_set_shared_keys(m_db, 1);
+    tn_error err{};
+    if (tn_db_run_join(m_db, &err) != TN_OK)
+    {
+        Check(TN_EDB, err); // the first batch would fail the same way: stop now
+    }
     m_runId = runId;
     m_joined = true;
     m_wallStart = std::chrono::steady_clock::now();

@@ -749,7 +749,7 @@ test_schema_9_upgraded(tn_test_ctx* ctx)
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
-    TN_CHECK_EQ(ctx, TN_DB_SCHEMA_VERSION, 10);
+    TN_CHECK_EQ(ctx, TN_DB_SCHEMA_VERSION, 11);
     TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM pfc_event WHERE time_ns = 500"), 1);
     TN_CHECK_EQ(ctx,
                 query_int(sql,

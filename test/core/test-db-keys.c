@@ -1,0 +1,341 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The keys of the results database's transfer and flow tables (schema 11): a run of one
+ * process writes them without their indexes and builds them when it ends, so that after every
+ * run the unique indexes exist and no two rows share a key; runs appended to one file keep
+ * their keys apart by run_id; a run shared by processes merges a transfer's two rows; a file of
+ * schema 10 (inline PRIMARY KEYs) is rebuilt with its rows in their order.
+ */
+#include "tn-test.h"
+
+#include "ns3/tn-db.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+static tn_db*
+open_new(tn_test_ctx* ctx, const char* name, char* path, size_t size)
+{
+    tn_test_temp_path(ctx, name, path, size);
+    char side[600];
+    remove(path);
+    snprintf(side, sizeof(side), "%s-wal", path);
+    remove(side);
+    snprintf(side, sizeof(side), "%s-shm", path);
+    remove(side);
+    tn_error err = {0};
+    tn_db* db = NULL;
+    TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open %s: %s", path, err.message);
+    return db;
+}
+
+static long long
+query_int(sqlite3* sql, const char* query)
+{
+    sqlite3_stmt* stmt = NULL;
+    long long value = -1;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+        value = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return value;
+}
+
+/* 1 when table has the unique index `name` on exactly `columns` (comma-separated), else 0. */
+static int
+has_unique_key(sqlite3* sql, const char* table, const char* name, const char* columns)
+{
+    char query[256];
+    snprintf(query,
+             sizeof(query),
+             "SELECT count(*) FROM pragma_index_list('%s') WHERE name = '%s' AND \"unique\" = 1",
+             table,
+             name);
+    if (query_int(sql, query) != 1)
+        return 0;
+    snprintf(query,
+             sizeof(query),
+             "SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_index_info('%s')"
+             " ORDER BY seqno)",
+             name);
+    sqlite3_stmt* stmt = NULL;
+    int same = 0;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+        same = strcmp((const char*)sqlite3_column_text(stmt, 0), columns) == 0;
+    sqlite3_finalize(stmt);
+    return same;
+}
+
+/* 1 when SQLite's plan for query searches with index `name`. */
+static int
+plan_uses(sqlite3* sql, const char* query, const char* name)
+{
+    char explain[512];
+    snprintf(explain, sizeof(explain), "EXPLAIN QUERY PLAN %s", query);
+    sqlite3_stmt* stmt = NULL;
+    int uses = 0;
+    if (sqlite3_prepare_v2(sql, explain, -1, &stmt, NULL) == SQLITE_OK)
+    {
+        while (sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            const char* detail = (const char*)sqlite3_column_text(stmt, 3);
+            uses |= detail && strstr(detail, "USING INDEX") && strstr(detail, name);
+        }
+    }
+    sqlite3_finalize(stmt);
+    return uses;
+}
+
+static int
+keys_present(sqlite3* sql)
+{
+    return has_unique_key(sql, "transfer", "transfer_key", "run_id,collective_id,transfer_id") &&
+           has_unique_key(sql, "flow", "flow_key", "run_id,src_node,message_id");
+}
+
+/* No two rows of transfer, nor of flow, share a key (counted, not trusted to the index). */
+static long long
+duplicate_keys(sqlite3* sql)
+{
+    return query_int(sql,
+                     "SELECT (SELECT count(*) FROM (SELECT 1 FROM transfer"
+                     "  GROUP BY run_id, collective_id, transfer_id HAVING count(*) > 1))"
+                     " + (SELECT count(*) FROM (SELECT 1 FROM flow"
+                     "  GROUP BY run_id, src_node, message_id HAVING count(*) > 1))");
+}
+
+/* `n` transfers of collective 1 and n flows of node 3, added in an order random in the keys. */
+static void
+add_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n)
+{
+    tn_error err = {0};
+    for (int i = 0; i < n; ++i)
+    {
+        const int id = (i * 7) % n; /* n prime to 7: every id once */
+        tn_db_transfer t = {1, id, 0, id, 0, 0, 1, 0, 1, 64, 0, 0, 10, 20, 30, 40 + i, 0};
+        tn_db_flow f = {3, (uint64_t)id, 4, 1, 3, 1, 0, 64, 10, 50 + i, 0, 0, 1};
+        TN_CHECK(ctx, tn_db_add_transfer(db, run, &t, &err) == TN_OK);
+        TN_CHECK(ctx, tn_db_add_flow(db, run, &f, &err) == TN_OK);
+    }
+}
+
+/* Batches of 4 rows: the first batch drops the indexes of a new file, the end builds them; a
+ * second and a third run of the same keys stay apart by run_id, and the rows keep the order
+ * they were added in. */
+static void
+test_keys_after_runs(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_new(ctx, "tn-test-keys.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK(ctx, keys_present(sql)); /* a new file has them */
+    tn_db_set_batch_rows(db, 4);
+    tn_run_info info = {"keys", "{}", 1, 1, "3.37", "x"};
+    for (int k = 0; k < 3; ++k)
+    {
+        int64_t run = -1;
+        TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+        add_rows(ctx, db, run, 10);
+        TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
+        if (k == 0)
+            TN_CHECK_EQ(ctx, keys_present(tn_db_handle(db)), 0); /* deferred while it writes */
+        TN_CHECK_MSG(ctx,
+                     tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK,
+                     "finish: %s",
+                     err.message);
+        sql = tn_db_handle(db);
+        TN_CHECK_MSG(ctx, keys_present(sql), "run %d: key indexes after the run", k);
+    }
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 30);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM flow"), 30);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(DISTINCT run_id) FROM transfer"), 3);
+    TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
+    /* in the order added: ids (i * 7) % 10 of the third row of each run */
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT transfer_id FROM transfer WHERE rowid = 23"), 4);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT message_id FROM flow WHERE rowid = 13"), 4);
+    /* the key index serves a run's transfers */
+    TN_CHECK(ctx,
+             plan_uses(sql,
+                       "SELECT * FROM transfer WHERE run_id = 2 AND collective_id = 1",
+                       "transfer_key"));
+    TN_CHECK(ctx, plan_uses(sql, "SELECT * FROM flow WHERE run_id = 2", "flow_key"));
+    tn_db_close(db);
+}
+
+/* Two rows of one key (no recorder writes them) are found when the index is built: the run
+ * ends 'error' naming the table, the first row of the key is kept and the index is built. */
+static void
+test_duplicate_key_found(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_new(ctx, "tn-test-keys-dup.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_run_info info = {"dup", "{}", 1, 1, "3.37", "x"};
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_rows(ctx, db, run, 5);
+    tn_db_transfer again = {1, 2, 0, 2, 0, 0, 1, 0, 1, 64, 0, 0, 11, 21, 31, 999, 0};
+    TN_CHECK(ctx, tn_db_add_transfer(db, run, &again, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err), TN_EDB);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "table transfer had 1 rows of a key") != NULL,
+                 "message: %s",
+                 err.message);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'error'"), 1);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer WHERE ready_ns = 999"), 0);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 5);
+    TN_CHECK(ctx, keys_present(sql));
+    TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
+    /* the next run of the file is not held back by it */
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_rows(ctx, db, run, 5);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK);
+    tn_db_close(db);
+}
+
+/* A run shared by processes keeps the indexes while it writes and merges a transfer's two
+ * rows (the sender's issue time, the receiver's arrival), here from two tn_db of one file. */
+static void
+test_shared_run_merges(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* first = open_new(ctx, "tn-test-keys-shared.db", path, sizeof(path));
+    TN_REQUIRE(ctx, first != NULL);
+    tn_db* second = NULL;
+    TN_REQUIRE(ctx, tn_db_open(path, &second, &err) == TN_OK);
+    tn_db_set_shared_keys(first, 1);
+    tn_db_set_shared_keys(second, 1);
+    tn_db_set_batch_rows(first, 1);
+    tn_run_info info = {"shared", "{}", 1, 1, "3.37", "x"};
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(first, &info, &run, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_run_join(second, &err) == TN_OK);
+    tn_db_transfer sent = {1, 0, 0, 0, 0, 0, 1, 0, 1, 64, 0, 0, 10, -1, -1, -1, 0};
+    tn_db_transfer received = {1, 0, 0, 0, 0, 0, 1, 0, 1, 64, 0, 0, -1, 20, 30, 40, 0};
+    TN_CHECK(ctx, tn_db_add_transfer(first, run, &sent, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_flush(first, &err) == TN_OK);
+    TN_CHECK(ctx, keys_present(tn_db_handle(first))); /* kept while it writes */
+    TN_CHECK_MSG(ctx,
+                 tn_db_add_transfer(second, run, &received, &err) == TN_OK &&
+                     tn_db_flush(second, &err) == TN_OK,
+                 "second: %s",
+                 err.message);
+    TN_CHECK(ctx, tn_db_run_finish(first, run, "ok", 0.1, 100, &err) == TN_OK);
+    sqlite3* sql = tn_db_handle(first);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 1);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM transfer WHERE issue_ns = 10 AND first_byte_ns"
+                          " = 20 AND last_byte_ns = 30 AND ready_ns = 40"),
+                1);
+    tn_db_close(second);
+    tn_db_close(first);
+}
+
+/* A file of schema 10 (transfer and flow keyed by inline PRIMARY KEYs) is rebuilt: its rows
+ * kept in their order, the PRIMARY KEY clauses gone, the key indexes built, the views
+ * answering. */
+static void
+test_schema_10_upgraded(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = open_new(ctx, "tn-test-keys-v10.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_db_close(db);
+    sqlite3* sql = NULL;
+    TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
+    TN_REQUIRE_MSG(
+        ctx,
+        sqlite3_exec(sql,
+                     "PRAGMA legacy_alter_table=ON;"
+                     "DROP INDEX transfer_key; DROP INDEX flow_key;"
+                     "CREATE TABLE t10 (run_id INTEGER NOT NULL REFERENCES run(run_id),"
+                     " collective_id INTEGER NOT NULL, transfer_id INTEGER NOT NULL,"
+                     " chunk INTEGER NOT NULL, step INTEGER NOT NULL, dim INTEGER NOT NULL,"
+                     " src_rank INTEGER NOT NULL, dst_rank INTEGER NOT NULL,"
+                     " src_node INTEGER NOT NULL, dst_node INTEGER NOT NULL,"
+                     " bytes INTEGER NOT NULL, reduce INTEGER NOT NULL, lane INTEGER NOT NULL,"
+                     " issue_ns INTEGER, first_byte_ns INTEGER, last_byte_ns INTEGER,"
+                     " ready_ns INTEGER, job_id INTEGER,"
+                     " PRIMARY KEY (run_id, collective_id, transfer_id));"
+                     "DROP TABLE transfer; ALTER TABLE t10 RENAME TO transfer;"
+                     "CREATE TABLE f10 (run_id INTEGER NOT NULL REFERENCES run(run_id),"
+                     " src_node INTEGER NOT NULL, message_id INTEGER NOT NULL,"
+                     " dst_node INTEGER NOT NULL, qpn INTEGER NOT NULL,"
+                     " priority INTEGER NOT NULL, udp_sport INTEGER NOT NULL,"
+                     " lane INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+                     " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+                     " fct_ns INTEGER NOT NULL, ideal_fct_ns INTEGER, slowdown REAL,"
+                     " retx_bytes INTEGER NOT NULL, collective_id INTEGER,"
+                     " PRIMARY KEY (run_id, src_node, message_id));"
+                     "DROP TABLE flow; ALTER TABLE f10 RENAME TO flow;"
+                     "INSERT INTO run (name, params_json, seed, run_number, started_at, status)"
+                     " VALUES ('old', '{}', 1, 1, 'x', 'ok');"
+                     "INSERT INTO transfer VALUES (1,1,5,0,5,0,0,1,0,1,64,0,0,1,2,3,4,NULL),"
+                     " (1,1,2,0,2,0,0,1,0,1,64,0,0,1,2,3,5,NULL),"
+                     " (1,1,9,0,9,0,0,1,0,1,64,0,0,1,2,3,6,NULL);"
+                     "INSERT INTO flow VALUES (1,3,7,4,1,3,1,0,64,0,10,10,5,2.0,0,1),"
+                     " (1,3,1,4,1,3,1,0,64,0,20,20,NULL,NULL,0,1);"
+                     "UPDATE schema_version SET version = 10;",
+                     NULL,
+                     NULL,
+                     NULL) == SQLITE_OK,
+        "making a schema-10 file: %s",
+        sqlite3_errmsg(sql));
+    sqlite3_close(sql);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), 11);
+    TN_CHECK_EQ(ctx, TN_DB_SCHEMA_VERSION, 11);
+    TN_CHECK(ctx, keys_present(sql));
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM sqlite_master WHERE name IN ('transfer','flow')"
+                          " AND sql NOT LIKE '%PRIMARY KEY%'"),
+                2);
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT count(*) FROM sqlite_master WHERE name LIKE"
+                          " 'sqlite_autoindex_transfer%' OR name LIKE 'sqlite_autoindex_flow%'"),
+                0);
+    /* the rows in their order (5, 2, 9 and 7, 1) */
+    TN_CHECK_EQ(ctx,
+                query_int(sql,
+                          "SELECT sum(transfer_id * CASE rowid WHEN 1 THEN 100 WHEN 2 THEN 10"
+                          " ELSE 1 END) FROM transfer"),
+                529);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT message_id FROM flow WHERE rowid = 1"), 7);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT sum(ready_ns) FROM transfer"), 15);
+    TN_CHECK_EQ(ctx,
+                query_int(sql, "SELECT flows FROM fct_slowdown_percentiles WHERE run_id = 1"),
+                1);
+    /* and a new run of the upgraded file */
+    tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_rows(ctx, db, run, 3);
+    TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK);
+    sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 6);
+    TN_CHECK(ctx, keys_present(sql));
+    TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
+    tn_db_close(db);
+}
+
+void
+tn_suite_db_keys(tn_test_suite* suite)
+{
+    tn_test_add(suite, "keys-after-runs", test_keys_after_runs);
+    tn_test_add(suite, "duplicate-key-found", test_duplicate_key_found);
+    tn_test_add(suite, "shared-run-merges", test_shared_run_merges);
+    tn_test_add(suite, "schema-10-upgraded", test_schema_10_upgraded);
+}
