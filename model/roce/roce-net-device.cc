@@ -282,6 +282,7 @@ RoceNetDevice::DoDispose()
     }
     m_pfcQueue.clear();
     m_current = nullptr;
+    m_txEndEvent = nullptr; // a waiting transmission end keeps its own reference
     m_node = nullptr;
     m_channel = nullptr;
     m_receiveErrorModel = nullptr;
@@ -549,7 +550,11 @@ RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes)
     m_snifferTrace(frame);
     m_phyTxBeginTrace(frame);
     m_channel->TransmitStart(frame, this, txTime);
-    Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
+    if (!m_txEndEvent)
+    {
+        m_txEndEvent = Ptr<EventImpl>(MakeEvent(&RoceNetDevice::TransmitComplete, this), false);
+    }
+    Simulator::Schedule(txTime, m_txEndEvent);
 }
 
 Time
