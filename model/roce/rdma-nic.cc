@@ -150,8 +150,14 @@ class RdmaRxHeader : public Header
             aeth.Deserialize(i);
             i.Next(RoceAethHeader::SIZE);
         }
-        telemetry.SetMode(static_cast<RoceIntHeader::Mode>(bth.GetTelemetry()));
-        telemetry.Deserialize(i);
+        // most packets carry no telemetry: a header still without any needs no reset (a copy
+        // of its 15 hop slots, twice) and reads no byte
+        const auto mode = static_cast<RoceIntHeader::Mode>(bth.GetTelemetry());
+        if (mode != RoceIntHeader::NONE || telemetry.GetMode() != RoceIntHeader::NONE)
+        {
+            telemetry.SetMode(mode);
+            telemetry.Deserialize(i);
+        }
         return GetSerializedSize();
     }
 
