@@ -216,6 +216,92 @@ class RoceNicQpReuseTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The NIC's queue-pair table: 2 peers x 2 priorities x 8 lanes = 32 queue pairs on the sender
+ * (the table grows from 16 slots to 64 on the way) and 32 on each receiver's side for the
+ * sender. Every (peer, priority, lane) finds its own queue pair by its fields and by its QPN,
+ * a combination never used finds none, and every message completes (each received packet
+ * found its queue pair in the receiver's table).
+ */
+class RoceNicQpTableTestCase : public TestCase
+{
+  public:
+    RoceNicQpTableTestCase()
+        : TestCase("queue pairs found by (peer, priority, lane) and by QPN, table grown")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        tn_topology* topo = MakeStar(3, RATE, LATENCY_NS);
+        RoceHelper helper;
+        helper.Install(topo);
+        tn_topology_destroy(topo);
+        Ptr<RdmaNic> tx = helper.GetNic(0);
+        Completions sent;
+        const std::vector<uint8_t> priorities = {1, 3};
+        const uint32_t lanes = 8;
+        uint32_t posted = 0;
+        for (uint32_t peer = 1; peer <= 2; ++peer)
+        {
+            for (uint8_t prio : priorities)
+            {
+                for (uint32_t lane = 0; lane < lanes; ++lane)
+                {
+                    RdmaWriteRequest w;
+                    w.dst = peer;
+                    w.bytes = 5000 + 100 * lane;
+                    w.priority = prio;
+                    w.lane = lane;
+                    tx->Post(w, MakeCallback(&Completions::Done, &sent));
+                    ++posted;
+                }
+            }
+        }
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(tx->GetNQueuePairs(), posted, "one QP per (peer, priority, lane)");
+        NS_TEST_ASSERT_MSG_EQ(sent.records.size(), posted, "every message completes");
+        std::set<uint32_t> qpns;
+        for (uint32_t peer = 1; peer <= 2; ++peer)
+        {
+            NS_TEST_ASSERT_MSG_EQ(helper.GetNic(peer)->GetNQueuePairs(),
+                                  priorities.size() * lanes,
+                                  "the receiver's QPs for the sender");
+            for (uint8_t prio : priorities)
+            {
+                for (uint32_t lane = 0; lane < lanes; ++lane)
+                {
+                    Ptr<RdmaQueuePair> qp = tx->GetQueuePair(peer, prio, lane);
+                    NS_TEST_ASSERT_MSG_EQ(bool(qp), true, "found by its fields");
+                    NS_TEST_ASSERT_MSG_EQ(qp->GetPeer(), peer, "its peer");
+                    NS_TEST_ASSERT_MSG_EQ(unsigned(qp->GetPriority()), unsigned(prio), "priority");
+                    NS_TEST_ASSERT_MSG_EQ(qp->GetLane(), lane, "its lane");
+                    NS_TEST_ASSERT_MSG_EQ(qp->GetQpn(),
+                                          RdmaQueuePair::MakeQpn(peer, prio, lane),
+                                          "its QPN");
+                    NS_TEST_ASSERT_MSG_EQ(PeekPointer(tx->GetQueuePairByQpn(qp->GetQpn())),
+                                          PeekPointer(qp),
+                                          "by QPN");
+                    qpns.insert(qp->GetQpn());
+                    Ptr<RdmaQueuePair> back = helper.GetNic(peer)->GetQueuePair(0, prio, lane);
+                    NS_TEST_ASSERT_MSG_EQ(bool(back), true, "the receiver's QP for the sender");
+                    NS_TEST_ASSERT_MSG_EQ(back->GetPeer(), 0u, "the receiver's peer");
+                    NS_TEST_ASSERT_MSG_EQ(back->GetLane(), lane, "the receiver's lane");
+                }
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(qpns.size(), posted, "32 distinct queue pairs");
+        NS_TEST_ASSERT_MSG_EQ(bool(tx->GetQueuePair(1, 2, 0)), false, "priority 2 never used");
+        NS_TEST_ASSERT_MSG_EQ(bool(tx->GetQueuePair(1, 3, lanes)), false, "lane 8 never used");
+        NS_TEST_ASSERT_MSG_EQ(bool(tx->GetQueuePairByQpn(RdmaQueuePair::MakeQpn(0, 3))),
+                              false,
+                              "no QP to itself");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Random packet loss (RateErrorModel, 1e-3 per packet on every link, from the topology's
  * error rate): every message completes with all its bytes, retransmissions are counted.
  */
@@ -773,6 +859,7 @@ class RoceNicTestSuite : public TestSuite
         AddTestCase(new RoceNicGoodputTestCase(3, 4096, "dcqcn"), TestCase::QUICK);
         AddTestCase(new RoceNicGoodputTestCase(3, 1024, "none"), TestCase::QUICK);
         AddTestCase(new RoceNicQpReuseTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicQpTableTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicRandomLossTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicRetryLimitTestCase, TestCase::QUICK);

@@ -150,8 +150,14 @@ class RdmaRxHeader : public Header
             aeth.Deserialize(i);
             i.Next(RoceAethHeader::SIZE);
         }
-        telemetry.SetMode(static_cast<RoceIntHeader::Mode>(bth.GetTelemetry()));
-        telemetry.Deserialize(i);
+        // most packets carry no telemetry: a header still without any needs no reset (a copy
+        // of its 15 hop slots, twice) and reads no byte
+        const auto mode = static_cast<RoceIntHeader::Mode>(bth.GetTelemetry());
+        if (mode != RoceIntHeader::NONE || telemetry.GetMode() != RoceIntHeader::NONE)
+        {
+            telemetry.SetMode(mode);
+            telemetry.Deserialize(i);
+        }
         return GetSerializedSize();
     }
 
@@ -606,7 +612,7 @@ RdmaNic::DoDispose()
         qp->Dispose();
     }
     m_qpList.clear();
-    m_qps.clear();
+    m_qps.Clear();
     for (auto& port : m_ports)
     {
         port.wake.Cancel();
@@ -687,8 +693,7 @@ RdmaNic::GetLaneSourcePort(uint32_t peer, uint8_t priority, uint32_t lane) const
 Ptr<RdmaQueuePair>
 RdmaNic::GetQueuePair(uint32_t peer, uint8_t priority, uint32_t lane) const
 {
-    auto it = m_qps.find(RdmaQueuePair::MakeQpn(peer, priority & 7, lane));
-    return it == m_qps.end() ? nullptr : it->second;
+    return m_qps.Find(RdmaQueuePair::MakeQpn(peer, priority & 7, lane));
 }
 
 Ptr<RdmaQueuePair>
@@ -700,8 +705,7 @@ RdmaNic::GetQueuePairByIndex(uint32_t i) const
 Ptr<RdmaQueuePair>
 RdmaNic::GetQueuePairByQpn(uint32_t qpn) const
 {
-    auto it = m_qps.find(qpn);
-    return it == m_qps.end() ? nullptr : it->second;
+    return m_qps.Find(qpn);
 }
 
 void
@@ -713,14 +717,14 @@ RdmaNic::SetPeerBaseRtt(uint32_t peer, Time rtt, uint64_t bdp)
     m_peerBaseRtt[peer] = {rtt, bdp};
 }
 
-Ptr<RdmaQueuePair>
+RdmaQueuePair*
 RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
 {
     uint32_t qpn = RdmaQueuePair::MakeQpn(peer, priority, lane);
-    auto it = m_qps.find(qpn);
-    if (it != m_qps.end())
+    RdmaQueuePair* found = m_qps.Find(qpn);
+    if (found)
     {
-        return it->second;
+        return found;
     }
     CheckConfig();
     // internal invariant: the call order of the API (set up once, before use), which the helpers
@@ -752,7 +756,7 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
         qp->m_cc->SetPathBdp(pathRtt->second.second);
     }
     // listed before its control starts: a RateChange or WindowChange sink of the start finds it
-    m_qps[qpn] = qp;
+    m_qps.Insert(qpn, PeekPointer(qp));
     m_qpList.push_back(qp);
     if (qp->m_cc)
     {
@@ -763,7 +767,7 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
     }
     NS_LOG_INFO("node " << m_localId << " new QP " << qpn << " peer " << peer << " prio "
                         << +priority << " port " << port << " sport " << qp->m_sport);
-    return qp;
+    return PeekPointer(qp);
 }
 
 uint64_t
@@ -795,7 +799,7 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     NS_ABORT_MSG_IF(request.lane >= RdmaQueuePair::MAX_LANES,
                     "RdmaNic::PostWrite: lane " << request.lane
                                                 << " >= " << RdmaQueuePair::MAX_LANES);
-    Ptr<RdmaQueuePair> qp = GetOrCreateQp(dst, priority, request.lane);
+    RdmaQueuePair* qp = GetOrCreateQp(dst, priority, request.lane);
     RdmaQueuePair::Message m;
     m.rec.id = m_nextMsgId++;
     m.rec.src = m_localId;
@@ -822,7 +826,7 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     }
     qp->m_psnEnd += m.packets;
     qp->m_messages.push_back(std::move(m));
-    Schedule(PeekPointer(qp));
+    Schedule(qp);
     return m_nextMsgId - 1;
 }
 
@@ -1349,7 +1353,7 @@ RdmaNic::Receive(Ptr<Packet> p)
         return;
     }
     uint8_t priority = static_cast<uint8_t>((qpn - 1) & 7);
-    RdmaQueuePair* qp = PeekPointer(GetOrCreateQp(peer, priority, lane));
+    RdmaQueuePair* qp = GetOrCreateQp(peer, priority, lane);
     uint8_t op = bth.GetOpcode();
     switch (op)
     {

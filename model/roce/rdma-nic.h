@@ -364,7 +364,8 @@ class RdmaNic : public RdmaTransport
         uint32_t rrLast{0}; //!< index in group of the last one served
     };
 
-    Ptr<RdmaQueuePair> GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
+    /// \return the queue pair (m_qpList owns it), created at its first use
+    RdmaQueuePair* GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
     Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
     void Schedule(RdmaQueuePair* qp);
@@ -410,7 +411,88 @@ class RdmaNic : public RdmaTransport
     bool m_localIdSet{false};
     std::vector<Port> m_ports;
     Ptr<RoceSwitch> m_switch;
-    std::unordered_map<uint32_t, Ptr<RdmaQueuePair>> m_qps; //!< by local QPN
+
+    /**
+     * The queue pairs by local QPN (m_qpList owns them): open addressing in one array of
+     * (QPN, QP) slots, a power of two at most half full, probed linearly. Every packet
+     * received and every message posted looks its queue pair up: one slot's cache line,
+     * where a hash map read a bucket and then a node.
+     */
+    class QpTable
+    {
+      public:
+        /** \param qpn a QPN (> 0) \return its queue pair, or null */
+        RdmaQueuePair* Find(uint32_t qpn) const
+        {
+            if (m_slots.empty())
+            {
+                return nullptr;
+            }
+            for (uint32_t i = Home(qpn);; i = (i + 1) & m_mask)
+            {
+                const Slot& s = m_slots[i];
+                if (s.qpn == qpn || s.qpn == 0)
+                {
+                    return s.qp; // the empty slot's is null
+                }
+            }
+        }
+
+        /** \param qpn a QPN (> 0) not in the table \param qp its queue pair */
+        void Insert(uint32_t qpn, RdmaQueuePair* qp)
+        {
+            if (2 * (m_used + 1) > m_slots.size())
+            {
+                std::vector<Slot> old(m_slots.size() < 8 ? 16 : 2 * m_slots.size());
+                old.swap(m_slots);
+                m_mask = static_cast<uint32_t>(m_slots.size() - 1);
+                m_used = 0;
+                for (const Slot& s : old)
+                {
+                    if (s.qpn != 0)
+                    {
+                        Insert(s.qpn, s.qp);
+                    }
+                }
+            }
+            uint32_t i = Home(qpn);
+            while (m_slots[i].qpn != 0)
+            {
+                i = (i + 1) & m_mask;
+            }
+            m_slots[i] = Slot{qpn, qp};
+            ++m_used;
+        }
+
+        /** forget every queue pair */
+        void Clear()
+        {
+            m_slots.clear();
+            m_used = 0;
+            m_mask = 0;
+        }
+
+      private:
+        /** a slot: QPN 0 (no QP has it) is empty */
+        struct Slot
+        {
+            uint32_t qpn{0};            //!< the QPN
+            RdmaQueuePair* qp{nullptr}; //!< its queue pair
+        };
+
+        /** \param qpn a QPN \return its first slot (Fibonacci hashing: QPNs of one peer
+         * differ in their low bits, of peers in the middle ones) */
+        uint32_t Home(uint32_t qpn) const
+        {
+            return static_cast<uint32_t>((qpn * 0x9e3779b97f4a7c15ULL) >> 32) & m_mask;
+        }
+
+        std::vector<Slot> m_slots; //!< the slots
+        uint32_t m_used{0};        //!< slots in use
+        uint32_t m_mask{0};        //!< slots - 1
+    };
+
+    QpTable m_qps; //!< by local QPN
     /// SetPeerBaseRtt (base RTT, BDP), by peer
     std::unordered_map<uint32_t, std::pair<Time, uint64_t>> m_peerBaseRtt;
     std::vector<Ptr<RdmaQueuePair>> m_qpList; //!< creation order

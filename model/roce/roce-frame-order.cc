@@ -71,6 +71,34 @@ RoceFrameArrival::RoceFrameArrival(const RoceFrameKey& key,
 
 RoceFrameArrival::~RoceFrameArrival() = default;
 
+RoceFrameArrival::Free* RoceFrameArrival::s_free = nullptr;
+
+void*
+RoceFrameArrival::operator new(std::size_t size)
+{
+    static_assert(sizeof(RoceFrameArrival) >= sizeof(Free), "an arrival holds a list link");
+    // the class is final: every allocation is of its size, so any freed one fits
+    if (!s_free)
+    {
+        return ::operator new(size);
+    }
+    Free* f = s_free;
+    s_free = f->next;
+    return f;
+}
+
+void
+RoceFrameArrival::operator delete(void* p)
+{
+    if (!p)
+    {
+        return;
+    }
+    Free* f = static_cast<Free*>(p);
+    f->next = s_free;
+    s_free = f;
+}
+
 void
 RoceFrameArrival::Notify()
 {
@@ -156,7 +184,7 @@ RoceFrameScheduler::FrameFirst() const
         return false;
     }
     // on equal time the arrival runs first
-    return m_others->IsEmpty() || m_frames.front().order.ts <= m_others->PeekNext().key.m_ts;
+    return m_others->IsEmpty() || m_frames.front().ts <= m_others->PeekNext().key.m_ts;
 }
 
 void
@@ -166,7 +194,14 @@ RoceFrameScheduler::Insert(const Scheduler::Event& ev)
     if (typeid(*ev.impl) == typeid(RoceFrameArrival))
     {
         const auto* arrival = static_cast<const RoceFrameArrival*>(ev.impl);
-        m_frames.push_back(Frame{Order{ev.key.m_ts, arrival->GetKey(), ev.key.m_uid}, ev});
+        const RoceFrameKey& key = arrival->GetKey();
+        m_frames.push_back(Frame{ev.key.m_ts,
+                                 key.seq,
+                                 key.node,
+                                 key.ifIndex,
+                                 ev.key.m_uid,
+                                 ev.key.m_context,
+                                 ev.impl});
         std::push_heap(m_frames.begin(), m_frames.end(), Later());
         return;
     }
@@ -183,7 +218,7 @@ Scheduler::Event
 RoceFrameScheduler::PeekNext() const
 {
     NS_ASSERT(!IsEmpty());
-    return FrameFirst() ? m_frames.front().ev : m_others->PeekNext();
+    return FrameFirst() ? m_frames.front().Event() : m_others->PeekNext();
 }
 
 Scheduler::Event
@@ -195,7 +230,7 @@ RoceFrameScheduler::RemoveNext()
         return m_others->RemoveNext();
     }
     std::pop_heap(m_frames.begin(), m_frames.end(), Later());
-    const Scheduler::Event ev = m_frames.back().ev;
+    const Scheduler::Event ev = m_frames.back().Event();
     m_frames.pop_back();
     return ev;
 }
@@ -210,7 +245,7 @@ RoceFrameScheduler::Remove(const Scheduler::Event& ev)
     }
     // the uid is unique: it finds the one entry
     auto it = std::find_if(m_frames.begin(), m_frames.end(), [&ev](const Frame& f) {
-        return f.ev.key.m_uid == ev.key.m_uid;
+        return f.uid == ev.key.m_uid;
     });
     NS_ASSERT(it != m_frames.end());
     m_frames.erase(it);

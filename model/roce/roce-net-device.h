@@ -11,6 +11,7 @@
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -444,6 +445,11 @@ class RoceNetDevice : public NetDevice
     uint64_t m_txPackets{0};                       //!< frames sent
     Time m_lastDataTx{NanoSeconds(-1)};            //!< start of the last data frame
     Ptr<Packet> m_current;                         //!< frame on the wire
+    /**
+     * The transmission end, one event scheduled again at every frame (at most one waits: the
+     * device sends one frame at a time) instead of one allocated and freed per frame.
+     */
+    Ptr<EventImpl> m_txEndEvent;
 
     FabricReceiveCallback m_fabricRx;                      //!< switch receive
     DequeueHook m_dequeueHook;                             //!< switch dequeue hook
