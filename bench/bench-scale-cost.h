@@ -68,20 +68,8 @@ RunCostCase(const std::string& spec,
         algorithm == "auto" ? "" : " --ns3::CollectiveService::Program=generated";
     const std::string cmd = "timeout " + std::to_string(seconds) + " " + QuickstartPath() +
                             " --topology=" + spec + " --algorithm=" + algorithm +
-                            " --bytes=" + bytes + " --mode=" + mode + " --db=" + db + program +
-                            " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-    {
-        r.failure = "cannot run " + cmd;
-        return r;
-    }
-    char buf[2048];
-    std::string last;
-    while (std::fgets(buf, sizeof(buf), p))
-    {
-        last = buf;
-        const std::string line = buf;
+                            " --bytes=" + bytes + " --mode=" + mode + " --db=" + db + program;
+    const ProgramRun run = RunProgram(cmd, db, [&r](const std::string& line) {
         const size_t with = line.find(") with ");
         if (with != std::string::npos && line.find(" transfers") != std::string::npos)
         {
@@ -94,19 +82,12 @@ RunCostCase(const std::string& spec,
             r.simulatedUs = std::atof(line.c_str() + level + 7);
             r.estimateUs = std::atof(line.c_str() + model + 23);
         }
-    }
-    const int status = pclose(p);
-    std::remove(db.c_str());
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    });
     // a run stopped by the timeout may still print its line with an incomplete (0) time
-    r.ok = code == 0 && r.simulatedUs > 0;
+    r.ok = run.code == 0 && r.simulatedUs > 0;
     if (!r.ok)
     {
-        r.failure = code == 124 ? "stopped after " + std::to_string(seconds) + " s" : last;
-        if (!r.failure.empty() && r.failure.back() == '\n')
-        {
-            r.failure.pop_back();
-        }
+        r.failure = run.code == 124 ? "stopped after " + std::to_string(seconds) + " s" : run.last;
     }
     return r;
 }

@@ -359,6 +359,58 @@ RunCollective(const std::string& mode,
 
 /**
  * \ingroup training-net-tests
+ * ProgramWindow left 0: a ring all-reduce on ring:128 whose whole programs pass an eighth of the
+ * limit holds windows (fewer ops than its whole programs), and a direct all-reduce created after
+ * it keeps its whole programs (a window narrower than them fails its check: its sends may all go
+ * at once); both run as planned.
+ */
+class CollectiveAutoWindowTestCase : public TestCase
+{
+  public:
+    CollectiveAutoWindowTestCase()
+        : TestCase("the service's own windows: rings take them, direct keeps whole programs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Topology t("ring:128,rate=100Gbps,latency=1us");
+        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+        RoceHelper roce;
+        roce.SetMode("flow");
+        roce.Install(t.topo);
+        CollectiveHelper helper;
+        helper.SetServiceAttribute("Program", StringValue("generated"));
+        helper.Install(t.topo, roce);
+        // either all-reduce on 128 ranks in one chunk: 2 x 127 x 128 transfers, two ops each
+        // (508 ops a rank, more than the service's window of 256)
+        const uint64_t wholeOps = 2 * 2 * 127 * 128;
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.bytes = 1 << 20;
+        request.chunks = 1;
+        request.memory_limit = 4 * wholeOps * Collective::HELD_OP_BYTES;
+        std::string error;
+        request.algorithm = "ring";
+        Ptr<Collective> ring = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(ring, nullptr, error);
+        NS_TEST_EXPECT_MSG_LT(ring->GetHeldOps(), wholeOps, "the ring holds windows");
+        request.algorithm = "direct";
+        Ptr<Collective> direct = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(direct, nullptr, error);
+        NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(), wholeOps, "direct holds its whole programs");
+        helper.Start(ring);
+        helper.Start(direct);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(ring->Check(), "", "the windowed ring ran as planned");
+        NS_TEST_EXPECT_MSG_EQ(direct->Check(), "", "direct ran as planned");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The memory guard counts the generated collectives in flight: with a limit that holds two
  * whole-program ring all-reduces on ring:16 (128 chunks), a third is refused with a message that
  * says what to change; once the two are done (programs freed), one more is accepted. With windows
@@ -955,6 +1007,7 @@ class FlowLevelTestSuite : public TestSuite
         // last: the cases above draw ns-3's automatically numbered random streams in this
         // order, and the contended cases' packet-level times depend on which they get
         AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveAutoWindowTestCase, TestCase::QUICK);
     }
 };
 

@@ -779,10 +779,14 @@ CollectiveService::Create(const tn_plan_request& request,
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
-    uint32_t window = m_programWindow > 0 ? m_programWindow
-                      : m_autoWindowNoted ? AUTO_PROGRAM_WINDOW
-                                          : 0;
-    if (plan->program && window == 0 && !symmetry)
+    // a direct program's sends may all go at once: a window narrower than its whole program
+    // fails its check, so the service never picks one for it (the user's setting still wins)
+    const tn_algorithm* entry = tn_algorithm_find(prepared.resolved.algorithm);
+    const bool windowable = !entry || entry->generator != TN_GENERATOR_DIRECT;
+    uint32_t window = m_programWindow > 0               ? m_programWindow
+                      : m_autoWindowNoted && windowable ? AUTO_PROGRAM_WINDOW
+                                                        : 0;
+    if (plan->program && window == 0 && !symmetry && windowable)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start;
         // checked against their share of the limit, so that the collectives already in
