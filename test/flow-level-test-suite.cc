@@ -384,7 +384,7 @@ class CollectiveAutoWindowTestCase : public TestCase
         helper.SetServiceAttribute("Program", StringValue("generated"));
         helper.Install(t.topo, roce);
         // either all-reduce on 128 ranks in one chunk: 2 x 127 x 128 transfers, two ops each
-        // (508 ops a rank, more than the service's window of 256)
+        // (508 ops a rank, more than the service's window of 64)
         const uint64_t wholeOps = 2 * 2 * 127 * 128;
         tn_plan_request request;
         tn_plan_request_init(&request);

@@ -128,7 +128,7 @@ CollectiveService::GetTypeId()
                           "not the program; a window too narrow to hold every op that could "
                           "start makes the collective's check fail). 0: whole programs while "
                           "those in flight fit an eighth of the memory limit, then windows of "
-                          "256 ops, with a note on stderr.",
+                          "64 ops, with a note on stderr.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_programWindow),
                           MakeUintegerChecker<uint32_t>())
@@ -287,7 +287,7 @@ CollectiveService::CheckHeldOps(const tn_plan_request& request,
                         windows ? "fewer collectives in flight (overlap), or a smaller "
                                   "CollectiveService::ProgramWindow"
                                 : "hold windows of the programs instead "
-                                  "(CollectiveService::ProgramWindow, e.g. 256 ops per stream)",
+                                  "(CollectiveService::ProgramWindow, e.g. 64 ops per stream)",
                         &err) != TN_OK)
     {
         return err.message;

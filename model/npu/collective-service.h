@@ -542,7 +542,7 @@ class CollectiveService : public Object
     uint8_t m_priority{3};
     uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
     /// the window held when ProgramWindow is 0 and whole programs would pass their share
-    static constexpr uint32_t AUTO_PROGRAM_WINDOW = 256;
+    static constexpr uint32_t AUTO_PROGRAM_WINDOW = 64;
     /// whole programs in flight take at most 1/WHOLE_PROGRAM_SHARE of the memory limit:
     /// windows cost no more CPU (a 1,024-NPU ring: the same, a third of the memory) and the
     /// collectives already in flight keep their whole programs, so that the windows of
