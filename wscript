@@ -341,6 +341,7 @@ test_sources = [
     'test/collective-test-suite.cc',
     'test/nccl-test-suite.cc',
     'test/flow-level-test-suite.cc',
+    'test/program-memory-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
     'test/llm-test-suite.cc',
     'test/simai-test-suite.cc',
