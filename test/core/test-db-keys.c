@@ -7,6 +7,7 @@
  * their keys apart by run_id; a run shared by processes merges a transfer's two rows; a file of
  * schema 10 (inline PRIMARY KEYs) is rebuilt with its rows in their order.
  */
+#include "tn-test-db.h"
 #include "tn-test.h"
 
 #include "ns3/tn-db.h"
@@ -14,34 +15,6 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
-
-static tn_db*
-open_new(tn_test_ctx* ctx, const char* name, char* path, size_t size)
-{
-    tn_test_temp_path(ctx, name, path, size);
-    char side[600];
-    remove(path);
-    snprintf(side, sizeof(side), "%s-wal", path);
-    remove(side);
-    snprintf(side, sizeof(side), "%s-shm", path);
-    remove(side);
-    tn_error err = {0};
-    tn_db* db = NULL;
-    TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open %s: %s", path, err.message);
-    return db;
-}
-
-static long long
-query_int(sqlite3* sql, const char* query)
-{
-    sqlite3_stmt* stmt = NULL;
-    long long value = -1;
-    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-        value = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    return value;
-}
 
 /* 1 when table has the unique index `name` on exactly `columns` (comma-separated), else 0. */
 static int
@@ -53,7 +26,7 @@ has_unique_key(sqlite3* sql, const char* table, const char* name, const char* co
              "SELECT count(*) FROM pragma_index_list('%s') WHERE name = '%s' AND \"unique\" = 1",
              table,
              name);
-    if (query_int(sql, query) != 1)
+    if (tn_test_db_query_int(sql, query) != 1)
         return 0;
     snprintf(query,
              sizeof(query),
@@ -100,11 +73,12 @@ keys_present(sqlite3* sql)
 static long long
 duplicate_keys(sqlite3* sql)
 {
-    return query_int(sql,
-                     "SELECT (SELECT count(*) FROM (SELECT 1 FROM transfer"
-                     "  GROUP BY run_id, collective_id, transfer_id HAVING count(*) > 1))"
-                     " + (SELECT count(*) FROM (SELECT 1 FROM flow"
-                     "  GROUP BY run_id, src_node, message_id HAVING count(*) > 1))");
+    return tn_test_db_query_int(
+        sql,
+        "SELECT (SELECT count(*) FROM (SELECT 1 FROM transfer"
+        "  GROUP BY run_id, collective_id, transfer_id HAVING count(*) > 1))"
+        " + (SELECT count(*) FROM (SELECT 1 FROM flow"
+        "  GROUP BY run_id, src_node, message_id HAVING count(*) > 1))");
 }
 
 /* `n` transfers of collective 1 and n flows of node 3, added in an order random in the keys. */
@@ -130,7 +104,7 @@ test_keys_after_runs(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_new(ctx, "tn-test-keys.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-keys.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     sqlite3* sql = tn_db_handle(db);
     TN_CHECK(ctx, keys_present(sql)); /* a new file has them */
@@ -151,13 +125,15 @@ test_keys_after_runs(tn_test_ctx* ctx)
         sql = tn_db_handle(db);
         TN_CHECK_MSG(ctx, keys_present(sql), "run %d: key indexes after the run", k);
     }
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 30);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM flow"), 30);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(DISTINCT run_id) FROM transfer"), 3);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 30);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM flow"), 30);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(DISTINCT run_id) FROM transfer"), 3);
     TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
     /* in the order added: ids (i * 7) % 10 of the third row of each run */
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT transfer_id FROM transfer WHERE rowid = 23"), 4);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT message_id FROM flow WHERE rowid = 13"), 4);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT transfer_id FROM transfer WHERE rowid = 23"),
+                4);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT message_id FROM flow WHERE rowid = 13"), 4);
     /* the key index serves a run's transfers */
     TN_CHECK(ctx,
              plan_uses(sql,
@@ -174,7 +150,7 @@ test_duplicate_key_found(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_new(ctx, "tn-test-keys-dup.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-keys-dup.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"dup", "{}", 1, 1, "3.37", "x"};
     int64_t run = -1;
@@ -188,9 +164,13 @@ test_duplicate_key_found(tn_test_ctx* ctx)
                  "message: %s",
                  err.message);
     sqlite3* sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'error'"), 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer WHERE ready_ns = 999"), 0);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 5);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'error'"),
+                1);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM transfer WHERE ready_ns = 999"),
+                0);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 5);
     TN_CHECK(ctx, keys_present(sql));
     TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
     /* the next run of the file is not held back by it */
@@ -207,7 +187,7 @@ test_shared_run_merges(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* first = open_new(ctx, "tn-test-keys-shared.db", path, sizeof(path));
+    tn_db* first = tn_test_db_open_fresh(ctx, "tn-test-keys-shared.db", path, sizeof(path));
     TN_REQUIRE(ctx, first != NULL);
     tn_db* second = NULL;
     TN_REQUIRE(ctx, tn_db_open(path, &second, &err) == TN_OK);
@@ -230,12 +210,13 @@ test_shared_run_merges(tn_test_ctx* ctx)
                  err.message);
     TN_CHECK(ctx, tn_db_run_finish(first, run, "ok", 0.1, 100, &err) == TN_OK);
     sqlite3* sql = tn_db_handle(first);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 1);
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM transfer WHERE issue_ns = 10 AND first_byte_ns"
-                          " = 20 AND last_byte_ns = 30 AND ready_ns = 40"),
-                1);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 1);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM transfer WHERE issue_ns = 10 AND first_byte_ns"
+                             " = 20 AND last_byte_ns = 30 AND ready_ns = 40"),
+        1);
     tn_db_close(second);
     tn_db_close(first);
 }
@@ -248,7 +229,7 @@ test_schema_10_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_new(ctx, "tn-test-keys-v10.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-keys-v10.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_db_close(db);
     sqlite3* sql = NULL;
@@ -294,30 +275,34 @@ test_schema_10_upgraded(tn_test_ctx* ctx)
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), 11);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT version FROM schema_version"), 11);
     TN_CHECK_EQ(ctx, TN_DB_SCHEMA_VERSION, 11);
     TN_CHECK(ctx, keys_present(sql));
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM sqlite_master WHERE name IN ('transfer','flow')"
-                          " AND sql NOT LIKE '%PRIMARY KEY%'"),
-                2);
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM sqlite_master WHERE name LIKE"
-                          " 'sqlite_autoindex_transfer%' OR name LIKE 'sqlite_autoindex_flow%'"),
-                0);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM sqlite_master WHERE name IN ('transfer','flow')"
+                             " AND sql NOT LIKE '%PRIMARY KEY%'"),
+        2);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM sqlite_master WHERE name LIKE"
+                             " 'sqlite_autoindex_transfer%' OR name LIKE 'sqlite_autoindex_flow%'"),
+        0);
     /* the rows in their order (5, 2, 9 and 7, 1) */
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT sum(transfer_id * CASE rowid WHEN 1 THEN 100 WHEN 2 THEN 10"
-                          " ELSE 1 END) FROM transfer"),
-                529);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT message_id FROM flow WHERE rowid = 1"), 7);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT sum(ready_ns) FROM transfer"), 15);
-    TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT flows FROM fct_slowdown_percentiles WHERE run_id = 1"),
-                1);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT sum(transfer_id * CASE rowid WHEN 1 THEN 100 WHEN 2 THEN 10"
+                             " ELSE 1 END) FROM transfer"),
+        529);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT message_id FROM flow WHERE rowid = 1"), 7);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT sum(ready_ns) FROM transfer"), 15);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql, "SELECT flows FROM fct_slowdown_percentiles WHERE run_id = 1"),
+        1);
     /* and a new run of the upgraded file */
     tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
     int64_t run = -1;
@@ -325,7 +310,7 @@ test_schema_10_upgraded(tn_test_ctx* ctx)
     add_rows(ctx, db, run, 3);
     TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM transfer"), 6);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 6);
     TN_CHECK(ctx, keys_present(sql));
     TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
     tn_db_close(db);

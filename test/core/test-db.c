@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "tn-test-db.h"
 #include "tn-test.h"
 
 #include "ns3/tn-db.h"
@@ -23,41 +24,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static void
-fresh_path(tn_test_ctx* ctx, const char* name, char* buf, size_t size)
-{
-    tn_test_temp_path(ctx, name, buf, size);
-    remove(buf);
-    char side[600];
-    snprintf(side, sizeof(side), "%s-wal", buf);
-    remove(side);
-    snprintf(side, sizeof(side), "%s-shm", buf);
-    remove(side);
-}
-
-/* A new database at the test's temporary path `name` (path receives it); NULL on failure. */
-static tn_db*
-open_fresh(tn_test_ctx* ctx, const char* name, char* path, size_t size)
-{
-    fresh_path(ctx, name, path, size);
-    tn_error err = {0};
-    tn_db* db = NULL;
-    TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open %s: %s", path, err.message);
-    return db;
-}
-
-static long long
-query_int(sqlite3* sql, const char* query)
-{
-    sqlite3_stmt* stmt = NULL;
-    long long value = -1;
-    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-        value = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    return value;
-}
 
 static double
 query_real(sqlite3* sql, const char* query)
@@ -121,7 +87,7 @@ test_runs_are_recorded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-runs.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-runs.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"unit", "{\"n\":4}", 7, 2, "3.37", "0.1.0"};
     int64_t first = 0, second = 0;
@@ -137,13 +103,17 @@ test_runs_are_recorded(tn_test_ctx* ctx)
     /* reopen: the rows are there, 64-bit simulated time intact */
     TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
     sqlite3* sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run"), 2);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM run"), 2);
     TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT simulated_ns FROM run WHERE status='ok'"),
+                tn_test_db_query_int(sql, "SELECT simulated_ns FROM run WHERE status='ok'"),
                 123456789012LL);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status='running'"), 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM schema_version"), 1);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status='running'"),
+                1);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM schema_version"), 1);
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
 }
@@ -152,7 +122,7 @@ static void
 test_schema_has_every_table(tn_test_ctx* ctx)
 {
     char path[512];
-    tn_db* db = open_fresh(ctx, "tn-test-schema.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-schema.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     sqlite3* sql = tn_db_handle(db);
     static const char* const tables[] = {"schema_version",
@@ -192,7 +162,7 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                  sizeof(q),
                  "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='%s'",
                  tables[i]);
-        TN_CHECK_MSG(ctx, query_int(sql, q) == 1, "table %s missing", tables[i]);
+        TN_CHECK_MSG(ctx, tn_test_db_query_int(sql, q) == 1, "table %s missing", tables[i]);
         if (strcmp(tables[i], "schema_version") != 0)
         {
             /* every row carries run_id */
@@ -200,13 +170,16 @@ test_schema_has_every_table(tn_test_ctx* ctx)
                      sizeof(q),
                      "SELECT count(*) FROM pragma_table_info('%s') WHERE name='run_id'",
                      tables[i]);
-            TN_CHECK_MSG(ctx, query_int(sql, q) == 1, "table %s has no run_id", tables[i]);
+            TN_CHECK_MSG(ctx,
+                         tn_test_db_query_int(sql, q) == 1,
+                         "table %s has no run_id",
+                         tables[i]);
         }
     }
     for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); ++i)
     {
         snprintf(q, sizeof(q), "SELECT count(*) FROM %s", views[i]);
-        TN_CHECK_MSG(ctx, query_int(sql, q) == 0, "view %s not queryable", views[i]);
+        TN_CHECK_MSG(ctx, tn_test_db_query_int(sql, q) == 0, "view %s not queryable", views[i]);
     }
     tn_db_close(db);
 }
@@ -215,7 +188,7 @@ static void
 test_schema_1_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-v1.db", path, sizeof(path));
+    tn_test_db_fresh_path(ctx, "tn-test-v1.db", path, sizeof(path));
     sqlite3* sql = NULL;
     TN_REQUIRE(ctx, sqlite3_open(path, &sql) == SQLITE_OK);
     /* the schema training-net wrote before the results database grew */
@@ -238,10 +211,12 @@ test_schema_1_upgraded(tn_test_ctx* ctx)
     tn_db* db = NULL;
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE name='old'"), 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE error IS NULL"), 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 0);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE name='old'"), 1);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE error IS NULL"), 1);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample"), 0);
     tn_db_close(db);
 }
 
@@ -252,7 +227,7 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-v3.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-v3.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_db_close(db);
     sqlite3* sql = NULL;
@@ -280,13 +255,16 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM collective_summary WHERE algorithm = 'ring' AND "
-                          "duration_ns = 100 AND requested_algorithm IS NULL AND runner_up IS "
-                          "NULL"),
-                1);
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM collective_summary WHERE algorithm = 'ring' AND "
+                             "duration_ns = 100 AND requested_algorithm IS NULL AND runner_up IS "
+                             "NULL"),
+        1);
     int64_t run = -1;
     tn_run_info info = {"new", "{}", 1, 1, "3.37", "x"};
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
@@ -305,16 +283,18 @@ test_schema_3_upgraded(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_db_add_collective(db, run, &c, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 500, &err) == TN_OK);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM collective WHERE requested_algorithm = 'auto' AND "
-                          "algorithm = 'ring2d' AND choice_estimated_ns = 400 AND runner_up = "
-                          "'multitree' AND runner_up_estimated_ns = 450"),
+                tn_test_db_query_int(
+                    sql,
+                    "SELECT count(*) FROM collective WHERE requested_algorithm = 'auto' AND "
+                    "algorithm = 'ring2d' AND choice_estimated_ns = 400 AND runner_up = "
+                    "'multitree' AND runner_up_estimated_ns = 450"),
                 1);
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM collective_summary WHERE requested_algorithm = "
-                          "'ring' AND runner_up IS NULL AND runner_up_estimated_ns IS NULL"),
-                1);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM collective_summary WHERE requested_algorithm = "
+                             "'ring' AND runner_up IS NULL AND runner_up_estimated_ns IS NULL"),
+        1);
     TN_CHECK(ctx,
              query_null(sql,
                         "SELECT choice_estimated_ns FROM collective WHERE "
@@ -344,7 +324,7 @@ test_schema_4_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-v4.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-v4.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_db_close(db);
     sqlite3* sql = NULL;
@@ -369,7 +349,9 @@ test_schema_4_upgraded(tn_test_ctx* ctx)
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
     int64_t run = -1;
     tn_run_info info = {"llm", "{}", 1, 1, "3.37", "x"};
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
@@ -389,16 +371,17 @@ test_schema_4_upgraded(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_db_add_llm_rank(db, run, &rank, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM communication_per_parallelism WHERE "
-                          "parallelism = 'tp' AND busy_ns = 20"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM communication_per_parallelism WHERE "
+                                     "parallelism = 'tp' AND busy_ns = 20"),
                 1);
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT bubble_ns + exposed_tp_ns + exposed_pp_ns + exposed_dp_ns + "
-                          "exposed_ep_ns FROM iteration_breakdown WHERE tp = 1 AND "
-                          "iteration_ns = 100"),
-                40);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT bubble_ns + exposed_tp_ns + exposed_pp_ns + exposed_dp_ns + "
+                             "exposed_ep_ns FROM iteration_breakdown WHERE tp = 1 AND "
+                             "iteration_ns = 100"),
+        40);
     tn_db_close(db);
 }
 
@@ -409,7 +392,7 @@ test_schema_5_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-v5.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-v5.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     int64_t old = -1;
     tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
@@ -441,11 +424,15 @@ test_schema_5_upgraded(tn_test_ctx* ctx)
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
     TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT count(*) FROM run WHERE name = 'old' AND simulated_ns = 42"),
-                1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM collective_summary"), 0);
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM run WHERE name = 'old' AND simulated_ns = 42"),
+        1);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM collective_summary"), 0);
     int64_t run = -1;
     info.name = "mesh";
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
@@ -453,13 +440,18 @@ test_schema_5_upgraded(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_db_add_deadlock_hop(db, run, &hop, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_run_finish(db, run, "deadlock", 1.0, 900, &err) == TN_OK);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM run r JOIN deadlock d USING (run_id) WHERE"
-                          " r.status = 'deadlock' AND d.peer_node_id = 7 AND d.queue_bytes = 4096"),
+                tn_test_db_query_int(
+                    sql,
+                    "SELECT count(*) FROM run r JOIN deadlock d USING (run_id) WHERE"
+                    " r.status = 'deadlock' AND d.peer_node_id = 7 AND d.queue_bytes = 4096"),
                 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'stalled'"), 0);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'stalled'"),
+                0);
     TN_CHECK(ctx, tn_db_run_finish(db, old, "stalled", 1.0, 42, &err) == TN_OK);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'stalled'"), 1);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'stalled'"),
+                1);
     tn_db_close(db);
 }
 
@@ -467,7 +459,7 @@ static void
 test_run_abandoned(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-abandon.db", path, sizeof(path));
+    tn_test_db_fresh_path(ctx, "tn-test-abandon.db", path, sizeof(path));
     tn_error err = {0};
     tn_db* db = NULL;
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
@@ -488,14 +480,18 @@ test_run_abandoned(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_db_run_set_error(db, done, "a note", &err) == TN_OK);
     sqlite3* sql = tn_db_handle(db);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM run WHERE status = 'aborted' AND "
-                          "error = 'killed by signal 9' AND finished_at IS NOT NULL"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM run WHERE status = 'aborted' AND "
+                                     "error = 'killed by signal 9' AND finished_at IS NOT NULL"),
                 1);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM run WHERE status = 'ok' AND error = 'a note'"),
+        1);
     TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT count(*) FROM run WHERE status = 'ok' AND error = 'a note'"),
-                1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'running'"), 0);
+                tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'running'"),
+                0);
     tn_db_close(db);
 }
 
@@ -506,7 +502,7 @@ test_schema_6_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-v6.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-v6.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     int64_t old = -1;
     tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
@@ -533,12 +529,15 @@ test_schema_6_upgraded(tn_test_ctx* ctx)
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM collective_summary WHERE algorithm = 'ring' AND "
-                          "protocol IS NULL AND channels IS NULL"),
-                1);
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM collective_summary WHERE algorithm = 'ring' AND "
+                             "protocol IS NULL AND channels IS NULL"),
+        1);
     int64_t run = -1;
     info.name = "nccl";
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
@@ -549,11 +548,12 @@ test_schema_6_upgraded(tn_test_ctx* ctx)
     c.channels = 16;
     TN_CHECK(ctx, tn_db_add_collective(db, run, &c, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 1.0, 100, &err) == TN_OK);
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT channels FROM collective_summary WHERE protocol = 'll128' AND "
-                          "algorithm = 'nccl:ring:ll128' AND requested_algorithm = 'nccl'"),
-                16);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT channels FROM collective_summary WHERE protocol = 'll128' AND "
+                             "algorithm = 'nccl:ring:ll128' AND requested_algorithm = 'nccl'"),
+        16);
     tn_db_close(db);
 }
 
@@ -565,7 +565,7 @@ test_schema_7_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-v7.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-v7.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     int64_t old = -1;
     tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
@@ -586,18 +586,20 @@ test_schema_7_upgraded(tn_test_ctx* ctx)
                             NULL,
                             NULL) == SQLITE_OK);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM pragma_table_info('iteration') WHERE "
-                          "name = 'job_id'"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM pragma_table_info('iteration') WHERE "
+                                     "name = 'job_id'"),
                 0);
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM iteration WHERE job_id IS NULL AND "
-                          "end_ns = 200"),
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM iteration WHERE job_id IS NULL AND "
+                                     "end_ns = 200"),
                 1);
     static const char* const tables[] = {"collective", "transfer", "iteration", "layer"};
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -607,7 +609,7 @@ test_schema_7_upgraded(tn_test_ctx* ctx)
                  sizeof(q),
                  "SELECT count(*) FROM pragma_table_info('%s') WHERE name = 'job_id'",
                  tables[i]);
-        TN_CHECK_MSG(ctx, query_int(sql, q) == 1, "%s has no job_id", tables[i]);
+        TN_CHECK_MSG(ctx, tn_test_db_query_int(sql, q) == 1, "%s has no job_id", tables[i]);
     }
     /* the alone run of job 1 (100 ns an iteration), then both jobs together */
     int64_t alone = -1;
@@ -642,26 +644,30 @@ test_schema_7_upgraded(tn_test_ctx* ctx)
     c.job = 2;
     TN_CHECK(ctx, tn_db_add_collective(db, both, &c, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_run_finish(db, both, "ok", 1.0, 300, &err) == TN_OK);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql, "SELECT iteration_ns FROM job_iteration WHERE run_id = 3"),
+        200);
     TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT iteration_ns FROM job_iteration WHERE run_id = 3"),
-                200);
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT CAST(slowdown * 1000 AS INTEGER) FROM job_slowdown"
-                          " WHERE run_id = 3 AND job_id = 1"),
+                tn_test_db_query_int(sql,
+                                     "SELECT CAST(slowdown * 1000 AS INTEGER) FROM job_slowdown"
+                                     " WHERE run_id = 3 AND job_id = 1"),
                 2000);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM job_slowdown WHERE run_id = 3 AND"
-                          " job_id = 2 AND slowdown IS NULL AND start_ns = 50"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM job_slowdown WHERE run_id = 3 AND"
+                                     " job_id = 2 AND slowdown IS NULL AND start_ns = 50"),
                 1);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM shared_ports WHERE node_id = 8 AND port = 0"
+                             " AND jobs = 2"),
+        1);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM shared_ports"), 1);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM shared_ports WHERE node_id = 8 AND port = 0"
-                          " AND jobs = 2"),
-                1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM shared_ports"), 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT job_id FROM collective WHERE run_id = 3"), 2);
+                tn_test_db_query_int(sql, "SELECT job_id FROM collective WHERE run_id = 3"),
+                2);
     tn_db_close(db);
 }
 
@@ -672,7 +678,7 @@ test_schema_8_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-v8.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-v8.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     int64_t old = -1;
     tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
@@ -690,28 +696,33 @@ test_schema_8_upgraded(tn_test_ctx* ctx)
                             NULL,
                             NULL) == SQLITE_OK);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM pragma_table_info('job_port')"
-                          " WHERE name = 'tx_bytes'"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM pragma_table_info('job_port')"
+                                     " WHERE name = 'tx_bytes'"),
                 0);
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM job_port WHERE tx_bytes IS NULL"), 1);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM job_port WHERE tx_bytes IS NULL"),
+                1);
     int64_t run = -1;
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
     tn_db_job_port ports[] = {{1, 8, 0, 1000}, {2, 8, 0, -1}};
     for (size_t i = 0; i < 2; i++)
         TN_CHECK(ctx, tn_db_add_job_port(db, run, &ports[i], &err) == TN_OK);
     TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 1.0, 300, &err) == TN_OK);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql, "SELECT tx_bytes FROM job_port WHERE run_id = 2 AND job_id = 1"),
+        1000);
     TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT tx_bytes FROM job_port WHERE run_id = 2 AND job_id = 1"),
-                1000);
-    TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM job_port WHERE run_id = 2 AND job_id = 2"
-                          " AND tx_bytes IS NULL"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM job_port WHERE run_id = 2 AND job_id = 2"
+                                     " AND tx_bytes IS NULL"),
                 1);
     tn_db_close(db);
 }
@@ -723,7 +734,7 @@ test_schema_9_upgraded(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-v9.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-v9.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     int64_t old = -1;
     tn_run_info info = {"old", "{}", 1, 1, "3.37", "x"};
@@ -741,20 +752,24 @@ test_schema_9_upgraded(tn_test_ctx* ctx)
                             NULL,
                             NULL) == SQLITE_OK);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM sqlite_master WHERE name LIKE 'cc\\_%' "
-                          "ESCAPE '\\'"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM sqlite_master WHERE name LIKE 'cc\\_%' "
+                                     "ESCAPE '\\'"),
                 0);
     sqlite3_close(sql);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT version FROM schema_version"), TN_DB_SCHEMA_VERSION);
-    TN_CHECK_EQ(ctx, TN_DB_SCHEMA_VERSION, 11);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM pfc_event WHERE time_ns = 500"), 1);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM sqlite_master WHERE name IN "
-                          "('cc_sample','cc_qp','cc_per_control')"),
+                tn_test_db_query_int(sql, "SELECT version FROM schema_version"),
+                TN_DB_SCHEMA_VERSION);
+    TN_CHECK_EQ(ctx, TN_DB_SCHEMA_VERSION, 11);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM pfc_event WHERE time_ns = 500"),
+                1);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM sqlite_master WHERE name IN "
+                                     "('cc_sample','cc_qp','cc_per_control')"),
                 3);
     /* two runs, one control each: DCQCN on two queue pairs, HPCC on one */
     int64_t runs[2] = {-1, -1};
@@ -788,36 +803,38 @@ test_schema_9_upgraded(tn_test_ctx* ctx)
              "SELECT qps * 1000000 + cnps_sent * 10000 + cnps_received * 100 + rate_cuts"
              " FROM cc_per_control WHERE run_id = %lld AND control = 'dcqcn'",
              (long long)runs[0]);
-    TN_CHECK_EQ(ctx, query_int(sql, q), 2000000 + 20000 + 300 + 3);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, q), 2000000 + 20000 + 300 + 3);
     snprintf(q,
              sizeof(q),
              "SELECT CAST(min_rate_bps AS INTEGER) FROM cc_per_control WHERE run_id = %lld",
              (long long)runs[0]);
-    TN_CHECK_EQ(ctx, query_int(sql, q), 10000000000LL);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, q), 10000000000LL);
     snprintf(q,
              sizeof(q),
              "SELECT window_updates * 10 + ecn_echoes FROM cc_per_control WHERE run_id = %lld"
              " AND control = 'hpcc' AND min_rate_bps IS NULL",
              (long long)runs[1]);
-    TN_CHECK_EQ(ctx, query_int(sql, q), 71);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, q), 71);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT final_window_bytes FROM cc_qp WHERE control = 'hpcc'"
-                          " AND final_rate_bps IS NULL"),
+                tn_test_db_query_int(sql,
+                                     "SELECT final_window_bytes FROM cc_qp WHERE control = 'hpcc'"
+                                     " AND final_rate_bps IS NULL"),
                 52000);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM cc_qp WHERE control = 'dcqcn'"
-                          " AND final_window_bytes IS NULL AND peer_node = 5"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM cc_qp WHERE control = 'dcqcn'"
+                                     " AND final_window_bytes IS NULL AND peer_node = 5"),
                 2);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT cnps_sent * 1000 + ce_received * 10 + rate_cuts"
-                          " FROM cc_sample WHERE time_ns = 1000 AND interval_ns = 1000"),
+                tn_test_db_query_int(sql,
+                                     "SELECT cnps_sent * 1000 + ce_received * 10 + rate_cuts"
+                                     " FROM cc_sample WHERE time_ns = 1000 AND interval_ns = 1000"),
                 2053);
-    TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT window_updates FROM cc_sample WHERE min_rate_bps IS NULL"),
-                7);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT window_updates FROM cc_sample WHERE min_rate_bps IS NULL"),
+        7);
     tn_db_close(db);
 }
 
@@ -828,7 +845,7 @@ test_other_schema_refused(tn_test_ctx* ctx)
     for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); ++i)
     {
         char path[512];
-        fresh_path(ctx, "tn-test-other.db", path, sizeof(path));
+        tn_test_db_fresh_path(ctx, "tn-test-other.db", path, sizeof(path));
         tn_error err = {0};
         tn_db* db = NULL;
         TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
@@ -885,7 +902,7 @@ test_other_shapes_refused(tn_test_ctx* ctx)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
     {
         char path[512];
-        fresh_path(ctx, "tn-test-shape.db", path, sizeof(path));
+        tn_test_db_fresh_path(ctx, "tn-test-shape.db", path, sizeof(path));
         tn_error err = {0};
         tn_db* db = NULL;
         TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
@@ -966,7 +983,7 @@ test_foreign_schema_refused(tn_test_ctx* ctx)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
     {
         char path[512];
-        fresh_path(ctx, "tn-test-foreign.db", path, sizeof(path));
+        tn_test_db_fresh_path(ctx, "tn-test-foreign.db", path, sizeof(path));
         tn_error err = {0};
         tn_db* db = NULL;
         if (cases[i].training_net)
@@ -1004,7 +1021,7 @@ test_foreign_schema_refused(tn_test_ctx* ctx)
 
     /* an index on a training-net table is the user's, and harmless: accepted and kept */
     char path[512];
-    fresh_path(ctx, "tn-test-foreign.db", path, sizeof(path));
+    tn_test_db_fresh_path(ctx, "tn-test-foreign.db", path, sizeof(path));
     tn_error err = {0};
     tn_db* db = NULL;
     TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
@@ -1018,10 +1035,11 @@ test_foreign_schema_refused(tn_test_ctx* ctx)
     TN_CHECK_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "with an index: %s", err.message);
     if (db)
     {
-        TN_CHECK_EQ(ctx,
-                    query_int(tn_db_handle(db),
-                              "SELECT count(*) FROM sqlite_master WHERE name = 'flow_by_node'"),
-                    1);
+        TN_CHECK_EQ(
+            ctx,
+            tn_test_db_query_int(tn_db_handle(db),
+                                 "SELECT count(*) FROM sqlite_master WHERE name = 'flow_by_node'"),
+            1);
         tn_db_close(db);
     }
 }
@@ -1030,7 +1048,7 @@ static void
 test_not_a_database(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-text.db", path, sizeof(path));
+    tn_test_db_fresh_path(ctx, "tn-test-text.db", path, sizeof(path));
     const char* text = "this is a text file that happens to end in .db, not SQLite\n";
     FILE* f = fopen(path, "w");
     TN_REQUIRE(ctx, f != NULL);
@@ -1058,7 +1076,7 @@ test_rows_round_trip(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-rows.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-rows.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"rows", "{}", 1, 1, "3.37", "x"};
     int64_t run = 0;
@@ -1112,47 +1130,50 @@ test_rows_round_trip(tn_test_ctx* ctx)
 
     TN_REQUIRE(ctx, tn_db_open(path, &db, &err) == TN_OK);
     sqlite3* sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run"), 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT ports FROM node WHERE kind='switch'"), 12);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM run"), 1);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT ports FROM node WHERE kind='switch'"), 12);
     TN_CHECK(ctx, query_null(sql, "SELECT rank FROM node") == 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT rate_bps FROM link WHERE dim=1"), 100000000000LL);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM collective WHERE algorithm="
-                          "'ring''; DROP TABLE run; --'"),
+                tn_test_db_query_int(sql, "SELECT rate_bps FROM link WHERE dim=1"),
+                100000000000LL);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM collective WHERE algorithm="
+                                     "'ring''; DROP TABLE run; --'"),
                 1);
     TN_CHECK(ctx, query_null(sql, "SELECT end_ns FROM collective") == 1);
     TN_CHECK(ctx, query_null(sql, "SELECT busbw_Bps FROM collective") == 1);
     TN_CHECK(ctx, query_null(sql, "SELECT estimated_ns FROM collective") == 1);
     TN_CHECK(ctx, query_null(sql, "SELECT ready_ns FROM transfer") == 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT last_byte_ns FROM transfer"), 300);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT fct_ns FROM flow"), 4000);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT last_byte_ns FROM transfer"), 300);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT fct_ns FROM flow"), 4000);
     TN_CHECK_NEAR(ctx, query_real(sql, "SELECT slowdown FROM flow"), 2.0, 1e-12);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT collective_id FROM flow"), 9);
-    TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT q0_bytes + q7_bytes + qctl_bytes FROM port_sample"),
-                100 + 107 + 108);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT collective_id FROM flow"), 9);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql, "SELECT q0_bytes + q7_bytes + qctl_bytes FROM port_sample"),
+        100 + 107 + 108);
     TN_CHECK_NEAR(ctx, query_real(sql, "SELECT utilisation FROM port_sample"), 0.25, 1e-12);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM pfc_event WHERE kind='pause' AND "
-                          "direction='received'"),
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM pfc_event WHERE kind='pause' AND "
+                                     "direction='received'"),
                 1);
     TN_CHECK(ctx, query_null(sql, "SELECT port FROM drop_event") == 1);
     TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT bytes FROM drop_event WHERE reason='BufferFull'"),
+                tn_test_db_query_int(sql, "SELECT bytes FROM drop_event WHERE reason='BufferFull'"),
                 1100);
     /* every row of every table carries the run's id */
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT (SELECT count(*) FROM node WHERE run_id=1)"
-                          " + (SELECT count(*) FROM link WHERE run_id=1)"
-                          " + (SELECT count(*) FROM collective WHERE run_id=1)"
-                          " + (SELECT count(*) FROM transfer WHERE run_id=1)"
-                          " + (SELECT count(*) FROM flow WHERE run_id=1)"
-                          " + (SELECT count(*) FROM port_sample WHERE run_id=1)"
-                          " + (SELECT count(*) FROM pfc_event WHERE run_id=1)"
-                          " + (SELECT count(*) FROM drop_event WHERE run_id=1)"),
+                tn_test_db_query_int(sql,
+                                     "SELECT (SELECT count(*) FROM node WHERE run_id=1)"
+                                     " + (SELECT count(*) FROM link WHERE run_id=1)"
+                                     " + (SELECT count(*) FROM collective WHERE run_id=1)"
+                                     " + (SELECT count(*) FROM transfer WHERE run_id=1)"
+                                     " + (SELECT count(*) FROM flow WHERE run_id=1)"
+                                     " + (SELECT count(*) FROM port_sample WHERE run_id=1)"
+                                     " + (SELECT count(*) FROM pfc_event WHERE run_id=1)"
+                                     " + (SELECT count(*) FROM drop_event WHERE run_id=1)"),
                 8);
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
@@ -1163,7 +1184,7 @@ test_batches(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-batch.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-batch.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"batch", "{}", 1, 1, "3.37", "x"};
     int64_t run = 0;
@@ -1178,7 +1199,7 @@ test_batches(tn_test_ctx* ctx)
         tn_db_port_sample s = sample(1000 * (i + 1), 1, 0, 1000 + i, 0.5);
         sum += s.tx_bytes;
         TN_CHECK(ctx, tn_db_add_port_sample(db, run, &s, &err) == TN_OK);
-        long long seen = query_int(reader, "SELECT count(*) FROM port_sample");
+        long long seen = tn_test_db_query_int(reader, "SELECT count(*) FROM port_sample");
         TN_CHECK_MSG(ctx,
                      seen == (i + 1) / 10 * 10,
                      "after %d rows the reader sees %lld",
@@ -1187,8 +1208,10 @@ test_batches(tn_test_ctx* ctx)
     }
     TN_CHECK_EQ(ctx, tn_db_pending_rows(db), 5);
     TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK);
-    TN_CHECK_EQ(ctx, query_int(reader, "SELECT count(*) FROM port_sample"), 25);
-    TN_CHECK_EQ(ctx, query_int(reader, "SELECT sum(tx_bytes) FROM port_sample"), (long long)sum);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(reader, "SELECT count(*) FROM port_sample"), 25);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(reader, "SELECT sum(tx_bytes) FROM port_sample"),
+                (long long)sum);
     /* a failed batch is rolled back and reported, and the next one works */
     sqlite3_exec(tn_db_handle(db),
                  "CREATE TRIGGER refuse BEFORE INSERT ON port_sample WHEN NEW.node_id = 66"
@@ -1202,10 +1225,10 @@ test_batches(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_db_add_port_sample(db, run, &bad, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_flush(db, &err) == TN_EDB);
     TN_CHECK_MSG(ctx, strstr(err.message, "refused by test") != NULL, "%s", err.message);
-    TN_CHECK_EQ(ctx, query_int(reader, "SELECT count(*) FROM port_sample"), 25);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(reader, "SELECT count(*) FROM port_sample"), 25);
     TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK);
-    TN_CHECK_EQ(ctx, query_int(reader, "SELECT count(*) FROM port_sample"), 26);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(reader, "SELECT count(*) FROM port_sample"), 26);
     sqlite3_close(reader);
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
@@ -1222,7 +1245,7 @@ test_writer_thread(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-writer-thread.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-writer-thread.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_db_set_writer_thread(db, 1);
     tn_db_set_batch_rows(db, 10);
@@ -1245,15 +1268,18 @@ test_writer_thread(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_db_pending_rows(db), 0);
     TN_CHECK_EQ(ctx, tn_db_rows_written(db), 1005);
     sqlite3* sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 1005);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT sum(tx_bytes) FROM port_sample"), (long long)sum);
-    /* in the order added: rowid k holds the k-th row */
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample"), 1005);
     TN_CHECK_EQ(ctx,
-                query_int(sql,
-                          "SELECT count(*) FROM (SELECT tx_bytes - 1000 AS k,"
-                          " row_number() OVER (ORDER BY rowid) - 1 AS r FROM port_sample)"
-                          " WHERE k <> r"),
-                0);
+                tn_test_db_query_int(sql, "SELECT sum(tx_bytes) FROM port_sample"),
+                (long long)sum);
+    /* in the order added: rowid k holds the k-th row */
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM (SELECT tx_bytes - 1000 AS k,"
+                             " row_number() OVER (ORDER BY rowid) - 1 AS r FROM port_sample)"
+                             " WHERE k <> r"),
+        0);
 
     /* a refused row fails its batch in the writer thread: reported at the next hand-over */
     sqlite3_exec(sql,
@@ -1273,7 +1299,9 @@ test_writer_thread(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_EDB);
     TN_CHECK_MSG(ctx, strstr(err.message, "refused by test") != NULL, "%s", err.message);
     TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK); /* the batch after the failure is written */
-    TN_CHECK_EQ(ctx, query_int(tn_db_handle(db), "SELECT count(*) FROM port_sample"), 1015);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(tn_db_handle(db), "SELECT count(*) FROM port_sample"),
+                1015);
 
     /* the last batch fails: run_finish says so and the run is 'error' */
     for (int i = 0; i < 10; ++i)
@@ -1281,8 +1309,10 @@ test_writer_thread(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0, 0, &err) == TN_EDB);
     TN_CHECK_MSG(ctx, strstr(err.message, "refused by test") != NULL, "%s", err.message);
     sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'error'"), 1);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 1015);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'error'"),
+                1);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample"), 1015);
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
 }
@@ -1292,7 +1322,7 @@ test_views(tn_test_ctx* ctx)
 {
     char path[512];
     tn_error err = {0};
-    tn_db* db = open_fresh(ctx, "tn-test-views.db", path, sizeof(path));
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-views.db", path, sizeof(path));
     TN_REQUIRE(ctx, db != NULL);
     tn_run_info info = {"views", "{}", 1, 1, "3.37", "x"};
     int64_t run = 0;
@@ -1333,29 +1363,39 @@ test_views(tn_test_ctx* ctx)
     TN_REQUIRE_MSG(ctx, tn_db_flush(db, &err) == TN_OK, "%s", err.message);
     sqlite3* sql = tn_db_handle(db);
 
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT port FROM hottest_ports WHERE hot_rank = 1"), 1);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT port FROM hottest_ports WHERE hot_rank = 1"),
+                1);
     TN_CHECK_NEAR(ctx,
                   query_real(sql, "SELECT mean_utilisation FROM hottest_ports WHERE port = 0"),
                   (0.0 + 0.1 + 0.2 + 0.3) / 4,
                   1e-12);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT tx_bytes FROM hottest_ports WHERE port = 1"), 3600);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT peer_node FROM hottest_ports WHERE port = 1"), 2);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT paused_ns FROM pause_per_port WHERE port = 1"), 1000);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT tx_bytes FROM hottest_ports WHERE port = 1"),
+                3600);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT peer_node FROM hottest_ports WHERE port = 1"),
+                2);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT paused_ns FROM pause_per_port WHERE port = 1"),
+                1000);
     TN_CHECK_NEAR(ctx,
                   query_real(sql, "SELECT paused_fraction FROM pause_per_port WHERE port = 1"),
                   0.25,
                   1e-12);
-    TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 1"),
-                3);
-    TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 0"),
-                0);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 1"),
+        3);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 0"),
+        0);
     TN_CHECK_NEAR(ctx,
                   query_real(sql, "SELECT mean_utilisation FROM utilisation_per_dim WHERE dim = 1"),
                   0.9,
                   1e-12);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM utilisation_per_dim"), 2);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM utilisation_per_dim"), 2);
     /* nearest-rank percentiles of 1..100 */
     TN_CHECK_NEAR(ctx,
                   query_real(sql, "SELECT p50 FROM fct_slowdown_percentiles WHERE bucket = 0"),
@@ -1365,16 +1405,19 @@ test_views(tn_test_ctx* ctx)
                   query_real(sql, "SELECT p99 FROM fct_slowdown_percentiles WHERE bucket = 0"),
                   99,
                   1e-9);
-    TN_CHECK_EQ(ctx,
-                query_int(sql, "SELECT flows FROM fct_slowdown_percentiles WHERE bucket = 2"),
-                10);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql, "SELECT flows FROM fct_slowdown_percentiles WHERE bucket = 2"),
+        10);
     TN_CHECK_NEAR(ctx,
                   query_real(sql, "SELECT p90 FROM fct_slowdown_percentiles WHERE bucket = 2"),
                   2,
                   1e-9);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT transfers_done FROM collective_summary"), 2);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT transfer_bytes FROM collective_summary"), 1000);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT duration_ns FROM collective_summary"), 1000);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT transfers_done FROM collective_summary"), 2);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT transfer_bytes FROM collective_summary"),
+                1000);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT duration_ns FROM collective_summary"), 1000);
     TN_CHECK_NEAR(ctx,
                   query_real(sql, "SELECT mean_transfer_ns FROM collective_summary"),
                   45,
@@ -1425,7 +1468,7 @@ static void
 test_two_processes(tn_test_ctx* ctx)
 {
     char path[512];
-    fresh_path(ctx, "tn-test-two.db", path, sizeof(path));
+    tn_test_db_fresh_path(ctx, "tn-test-two.db", path, sizeof(path));
     fflush(NULL);
     pid_t pids[2];
     for (int id = 0; id < 2; ++id)
@@ -1449,8 +1492,10 @@ test_two_processes(tn_test_ctx* ctx)
     tn_db* db = NULL;
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     sqlite3* sql = tn_db_handle(db);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'ok'"), 2);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM port_sample"), 2 * WRITER_ROWS);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'ok'"), 2);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample"),
+                2 * WRITER_ROWS);
     for (int id = 1; id <= 2; ++id)
     {
         char q[200];
@@ -1460,7 +1505,7 @@ test_two_processes(tn_test_ctx* ctx)
                  " ON r.run_id = s.run_id WHERE r.name = 'writer-%d' AND s.node_id = %d",
                  id,
                  id);
-        TN_CHECK_EQ(ctx, query_int(sql, q), WRITER_ROWS);
+        TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, q), WRITER_ROWS);
     }
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
@@ -1510,7 +1555,8 @@ static void
 test_signal_aborts_run(tn_test_ctx* ctx)
 {
     char path[512];
-    tn_db* db = open_fresh(ctx, "tn-test-signal.db", path, sizeof(path)); /* schema in place */
+    tn_db* db =
+        tn_test_db_open_fresh(ctx, "tn-test-signal.db", path, sizeof(path)); /* schema in place */
     TN_REQUIRE(ctx, db != NULL);
     sqlite3* sql = tn_db_handle(db);
     fflush(NULL);
@@ -1524,18 +1570,20 @@ test_signal_aborts_run(tn_test_ctx* ctx)
     {
         struct timespec pause = {0, 10000000};
         nanosleep(&pause, NULL);
-        seen = query_int(sql, "SELECT count(*) FROM port_sample");
+        seen = tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample");
     }
     TN_CHECK_MSG(ctx, seen >= 1000, "the child recorded %lld rows", seen);
     kill(pid, SIGINT);
     int status = 0;
     TN_CHECK(ctx, waitpid(pid, &status, 0) == pid);
     TN_CHECK_MSG(ctx, WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT count(*) FROM run WHERE status = 'aborted'"), 1);
-    long long rows = query_int(sql, "SELECT count(*) FROM port_sample");
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'aborted'"),
+                1);
+    long long rows = tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample");
     TN_CHECK(ctx, rows >= seen);
     /* the rows recorded before the signal, none lost: the run says how many it made */
-    TN_CHECK_EQ(ctx, query_int(sql, "SELECT simulated_ns + 1 FROM run"), rows);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT simulated_ns + 1 FROM run"), rows);
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
     /* the flag is off in a process that does not watch */
