@@ -184,10 +184,11 @@ static const char* const SCHEMA_1 =
     " lane INTEGER NOT NULL, bytes INTEGER NOT NULL,"                                              \
     " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, fct_ns INTEGER NOT NULL,"                \
     " ideal_fct_ns INTEGER, slowdown REAL, retx_bytes INTEGER NOT NULL, collective_id INTEGER)"
+#define TRANSFER_KEY_COLUMNS "run_id, collective_id, transfer_id"
+#define FLOW_KEY_COLUMNS "run_id, src_node, message_id"
 #define TRANSFER_KEY                                                                               \
-    "CREATE UNIQUE INDEX IF NOT EXISTS transfer_key ON transfer(run_id, collective_id, "           \
-    "transfer_id);"
-#define FLOW_KEY "CREATE UNIQUE INDEX IF NOT EXISTS flow_key ON flow(run_id, src_node, message_id);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS transfer_key ON transfer(" TRANSFER_KEY_COLUMNS ");"
+#define FLOW_KEY "CREATE UNIQUE INDEX IF NOT EXISTS flow_key ON flow(" FLOW_KEY_COLUMNS ");"
 #define SCHEMA_11_KEYS TRANSFER_KEY FLOW_KEY
 
 /* Schema 11 rebuilt transfer and flow without their PRIMARY KEY clause (SQLite drops a table
@@ -370,7 +371,7 @@ static const char* const INSERTS[T_COUNT] = {
  * times. The conflict needs the key index while the run writes. */
 static const char* const UPSERT_TRANSFER =
     "INSERT INTO transfer VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-    " ON CONFLICT (run_id, collective_id, transfer_id) DO UPDATE SET"
+    " ON CONFLICT (" TRANSFER_KEY_COLUMNS ") DO UPDATE SET"
     " issue_ns = coalesce(transfer.issue_ns, excluded.issue_ns),"
     " first_byte_ns = coalesce(transfer.first_byte_ns, excluded.first_byte_ns),"
     " last_byte_ns = coalesce(transfer.last_byte_ns, excluded.last_byte_ns),"
@@ -1117,9 +1118,8 @@ keys_defer(tn_db* db, const row_buffer* b, tn_error* err)
 static tn_status
 keys_build(tn_db* db, tn_error* err)
 {
-    static const char* const keys[][3] = {
-        {TRANSFER_KEY, "transfer", "run_id, collective_id, transfer_id"},
-        {FLOW_KEY, "flow", "run_id, src_node, message_id"}};
+    static const char* const keys[][3] = {{TRANSFER_KEY, "transfer", TRANSFER_KEY_COLUMNS},
+                                          {FLOW_KEY, "flow", FLOW_KEY_COLUMNS}};
     /*
      * CREATE INDEX sorts in memory up to the page cache's size: 128 MiB of records took a
      * cache miss per list step of its merge sort, where runs of 2 MiB sort in the CPU's
