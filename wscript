@@ -39,6 +39,7 @@ core_sources = [
     'model/core/tn-path.c',
     'model/core/tn-program.c',
     'model/core/tn-program-gen.c',
+    'model/core/tn-program-window.c',
     'model/core/tn-rank-order.c',
     'model/core/tn-routing.c',
     'model/core/tn-shape.c',

@@ -173,6 +173,27 @@ extern "C"
      *  an upper bound): sizes the buffers of tn_program_rank and the memory guard. */
     uint64_t tn_program_max_ops(const tn_program* p);
 
+    /**
+     * The narrowest program window (ops per stream) with which the program cannot stall, in
+     * *out. The consumer (Collective's program windows, doc/npu-collectives.rst) cuts a
+     * rank's program into streams where no later op waits for an op before the cut (always
+     * at a send that waits for nothing, otherwise once a stream has `window` ops), holds
+     * `window` ops of a stream from its first op not done, renews them once half of them are
+     * done, and opens the next stream when its predecessor has window / 2 ops left; an op
+     * that could start while outside its window stalls the run (Check() reports it).
+     * The model: while an op of step t (tn_program_op.step) is not done, the ops of steps t
+     * and t + 1 may start (a send may wait for its acknowledgement while the next step runs,
+     * and the data of the next step arrive), and a send that waits for nothing may start at
+     * once; steps after t + 1 wait for step t. The answer is the largest, over the ops u of
+     * the ranks, of what holds every op after u in its stream with a step up to u's + 1 (the
+     * reach R): R + 1 + (u's distance from its stream's start) before the first renewal,
+     * at most 2 R after it. Closed forms (test/core/test-program-window.c): direct holds a
+     * chunk's whole program (4 (P - 1) ops for an all-reduce of P ranks), the flat ring 6.
+     * Cost: the programs of a few ranks (every rank for rhd, dbt and swing, whose ranks
+     * differ; O(log N) ops each), O(ops log ops) each.
+     */
+    tn_status tn_program_min_window(const tn_program* p, uint32_t* out, tn_error* err);
+
     /** Transfers of the whole collective (closed form; *exact says whether it is the
      *  exact count or an upper estimate). */
     uint64_t tn_program_transfers(const tn_program* p, bool* exact);
