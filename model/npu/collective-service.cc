@@ -125,10 +125,12 @@ CollectiveService::GetTypeId()
             .AddAttribute("ProgramWindow",
                           "Generated collectives: ops each rank holds per stream of its "
                           "program, from its first op not done (memory follows the window, "
-                          "not the program; a window too narrow to hold every op that could "
-                          "start makes the collective's check fail). 0: whole programs while "
-                          "those in flight fit an eighth of the memory limit, then windows of "
-                          "64 ops, with a note on stderr.",
+                          "not the program). A window narrower than the program can run in "
+                          "without stalling (tn_program_min_window: a direct all-reduce's "
+                          "whole chunk, 6 ops for a ring) is refused with that width. 0: whole "
+                          "programs while those in flight fit an eighth of the memory limit, "
+                          "then windows of 64 ops (or the program's least, if wider), with a "
+                          "note on stderr.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_programWindow),
                           MakeUintegerChecker<uint32_t>())
@@ -555,6 +557,11 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
     }
     auto plan = std::make_shared<Plan>();
     plan->program = Collective::ShareProgram(raw);
+    if (tn_program_min_window(raw, &plan->minWindow, &err) != TN_OK)
+    {
+        *error = std::string("planning: ") + err.message;
+        return nullptr;
+    }
     if (wholeTopology)
     {
         tn_cost_options options{};
@@ -695,6 +702,16 @@ CollectiveService::Prepare(const tn_plan_request& request,
     {
         return false;
     }
+    // a window the program can stall in is refused now, not found stalled at the end
+    if (out->plan->program && m_programWindow > 0 && m_programWindow < out->plan->minWindow)
+    {
+        *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
+                 " is narrower than " + out->resolved.algorithm +
+                 "'s program can run in without stalling (" +
+                 std::to_string(out->plan->minWindow) + " ops per stream): set it to " +
+                 std::to_string(out->plan->minWindow) + " or more, or 0";
+        return false;
+    }
     out->symmetry = GetSymmetry();
     if (out->symmetry)
     {
@@ -779,14 +796,14 @@ CollectiveService::Create(const tn_plan_request& request,
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
-    // a direct program's sends may all go at once: a window narrower than its whole program
-    // fails its check, so the service never picks one for it (the user's setting still wins)
-    const tn_algorithm* entry = tn_algorithm_find(prepared.resolved.algorithm);
-    const bool windowable = !entry || entry->generator != TN_GENERATOR_DIRECT;
-    uint32_t window = m_programWindow > 0               ? m_programWindow
-                      : m_autoWindowNoted && windowable ? AUTO_PROGRAM_WINDOW
-                                                        : 0;
-    if (plan->program && window == 0 && !symmetry && windowable)
+    // the service's own window is never narrower than the program can run in (a direct
+    // program's sends may all go at once: its window holds a chunk's whole program); one
+    // that does not fit the limit then is refused below, as the user's would be
+    const uint32_t autoWindow = std::max(AUTO_PROGRAM_WINDOW, plan->minWindow);
+    uint32_t window = m_programWindow > 0 ? m_programWindow
+                      : m_autoWindowNoted ? autoWindow
+                                          : 0;
+    if (plan->program && window == 0 && !symmetry)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start;
         // checked against their share of the limit, so that the collectives already in
@@ -806,15 +823,16 @@ CollectiveService::Create(const tn_plan_request& request,
             // the user left the window open (0): hold windows from now on rather than
             // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
             // is refused below against the whole limit
-            window = AUTO_PROGRAM_WINDOW;
+            window = autoWindow;
             if (!m_autoWindowNoted)
             {
                 m_autoWindowNoted = true;
                 std::fprintf(stderr,
                              "note: generated collectives hold windows of %u ops per stream "
-                             "(CollectiveService::ProgramWindow), not whole programs, which "
+                             "(CollectiveService::ProgramWindow; wider where a program cannot run "
+                             "in it without stalling), not whole programs, which "
                              "would pass an eighth of the memory limit: %s\n",
-                             window,
+                             AUTO_PROGRAM_WINDOW,
                              error->c_str());
             }
             error->clear();

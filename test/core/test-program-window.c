@@ -214,9 +214,146 @@ test_advance_edges(tn_test_ctx* ctx)
     tn_program_destroy(p);
 }
 
+/* tn_program_min_window of a request (UINT32_MAX if it is refused). */
+static uint32_t
+min_window_of(tn_test_ctx* ctx,
+              const char* spec,
+              const char* algo,
+              tn_collective coll,
+              uint32_t ranks,
+              uint32_t chunks,
+              uint64_t* max_ops)
+{
+    tn_error err;
+    tn_topology* topo = NULL;
+    if (spec)
+        TN_REQUIRE(ctx, tn_topology_from_spec(spec, &topo, &err) == TN_OK);
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = algo;
+    req.collective = coll;
+    req.ranks = spec ? 0 : ranks;
+    req.chunks = chunks;
+    req.bytes = 1000003;
+    req.root = coll == TN_COLL_BROADCAST ? 2 : 0;
+    tn_program* p = NULL;
+    uint32_t w = UINT32_MAX;
+    TN_REQUIRE_MSG(ctx, tn_program_create(topo, &req, &p, &err) == TN_OK, "%s", err.message);
+    TN_CHECK_MSG(ctx,
+                 tn_program_min_window(p, &w, &err) == TN_OK,
+                 "%s on %s: %s",
+                 algo,
+                 spec ? spec : "ranks",
+                 err.message);
+    if (max_ops)
+        *max_ops = tn_program_max_ops(p);
+    tn_program_destroy(p);
+    tn_topology_destroy(topo);
+    return w;
+}
+
+/* The narrowest window against closed forms of the model (tn-program.h), derived from each
+ * generator's program: per op u, the reach R to the last op of its stream with a step up to
+ * u's + 1, needing min(R + 1 + (u's distance from the stream's start), 2 R). Groups of more
+ * than 64 ranks take the sampled path. */
+static void
+test_min_window(tn_test_ctx* ctx)
+{
+    const uint32_t sizes[] = {2, 3, 5, 9, 100};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+    {
+        const uint32_t P = sizes[k];
+        for (uint32_t chunks = 1; chunks <= 3; chunks += 2)
+        {
+            /* direct all-reduce: every op of a chunk has step 0 (reduce-scatter) or 1 (gather),
+             * so from its first send, which starts the chunk's stream, the reach is the chunk's
+             * last op: the window holds the chunk's 4 (P - 1) ops */
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "direct", TN_COLL_ALL_REDUCE, P, chunks, NULL),
+                        4 * (P - 1));
+            /* one phase only: each send waits for nothing and nothing waits for an op before
+             * it, so each send and the receive after it are a stream of their own */
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "direct", TN_COLL_ALL_GATHER, P, chunks, NULL),
+                        2);
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "direct", TN_COLL_ALL_TO_ALL, P, chunks, NULL),
+                        2);
+            /* the flat ring, step s = send s, receive s: from send s (step s) the reach is the
+             * receive of step s + 1, 3 ops on, so 3 + 1 + 2 s up to 2 x 3 = 6 once send 1
+             * and receive 2 exist (all-reduce: 2 (P - 1) steps; reduce-scatter: P - 1);
+             * fewer steps, the whole program (4 ops for two steps, 2 for one) */
+            const uint32_t ar_steps = 2 * (P - 1), rs_steps = P - 1;
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "ring", TN_COLL_ALL_REDUCE, P, chunks, NULL),
+                        ar_steps >= 3 ? 6 : 2 * ar_steps);
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "ring", TN_COLL_REDUCE_SCATTER, P, chunks, NULL),
+                        rs_steps >= 3 ? 6 : 2 * rs_steps);
+        }
+        /* the chain broadcast in one chunk: a middle member receives P pieces (steps m - 1 +
+         * i), then sends them (steps m + i, each after its receive); from receive i the reach
+         * is send i, P ops on: min(P + 1 + i, 2 P), 2 P at i = P - 1 (P >= 3: a middle member) */
+        if (P >= 3)
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "ring", TN_COLL_BROADCAST, P, 1, NULL),
+                        2 * P);
+    }
+    /* hierarchical over two switch dims of P0 and P1 members: direct phases of a = 2 (P0 - 1)
+     * and b = 2 (P1 - 1) ops, in the order a, b, b, a (steps 0 to 3); at the first op of a
+     * phase with L ops before it and S ops in it and the next, min(S + L, 2 (S - 1)): 2 (a + b)
+     * - 2 at the third phase */
+    const struct
+    {
+        const char* spec;
+        uint32_t p0, p1;
+    } hier[] = {
+        {"hier:switch5@200Gbps+switch3@100Gbps", 5, 3},
+        {"hier:switch4@200Gbps+switch8@100Gbps", 4, 8},
+        {"hier:switch9@200Gbps+switch9@100Gbps", 9, 9}, /* 81 ranks: sampled */
+    };
+    for (size_t k = 0; k < sizeof(hier) / sizeof(hier[0]); k++)
+    {
+        const uint32_t a = 2 * (hier[k].p0 - 1), b = 2 * (hier[k].p1 - 1);
+        TN_CHECK_EQ(ctx,
+                    min_window_of(ctx, hier[k].spec, "hierarchical", TN_COLL_ALL_REDUCE, 0, 1, NULL),
+                    2 * (a + b) - 2);
+    }
+    /* every generator: at least 1, at most a rank's whole program (which never stalls) */
+    const struct
+    {
+        const char* spec;
+        const char* algo;
+        tn_collective coll;
+    } any[] = {
+        {"torus:4x4", "ring-bidir", TN_COLL_ALL_REDUCE},
+        {"bigraph:4x4", "rhd", TN_COLL_ALL_REDUCE},
+        {"switch:6", "rhd", TN_COLL_ALL_GATHER},
+        {"switch:11", "dbt", TN_COLL_ALL_REDUCE},
+        {"torus:4x6", "ring2d", TN_COLL_ALL_REDUCE},
+        {"mesh:5x3", "ring2d", TN_COLL_REDUCE_SCATTER},
+        {"hier:ring4@200Gbps+switch3@100Gbps", "hierarchical", TN_COLL_ALL_REDUCE},
+        {"switch:16", "swing", TN_COLL_ALL_REDUCE},
+        {"torus:4x4", "swing-torus", TN_COLL_ALL_REDUCE},
+    };
+    for (size_t k = 0; k < sizeof(any) / sizeof(any[0]); k++)
+    {
+        uint64_t max_ops = 0;
+        const uint32_t w = min_window_of(ctx, any[k].spec, any[k].algo, any[k].coll, 0, 2, &max_ops);
+        TN_CHECK_MSG(ctx,
+                     w >= 1 && w <= max_ops,
+                     "%s on %s: %u of at most %llu ops",
+                     any[k].algo,
+                     any[k].spec,
+                     w,
+                     (unsigned long long)max_ops);
+    }
+}
+
 void
 tn_suite_program_window(tn_test_suite* suite)
 {
+    tn_test_add(suite, "min_window", test_min_window);
     tn_test_add(suite, "advance", test_advance);
     tn_test_add(suite, "advance_edges", test_advance_edges);
 }
