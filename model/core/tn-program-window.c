@@ -118,24 +118,32 @@ rank_window(const tn_rank_program* rp, uint64_t* out, tn_error* err)
     return TN_OK;
 }
 
-/* The ranks whose programs are walked: all of them for the generators whose programs differ
- * from rank to rank (rhd's extra ranks, the trees of dbt, swing's blocks; their programs are
- * O(log N) ops) and for small groups; otherwise ranks 0, 1, N/2 and N-1 and the ring
+/* The ranks whose programs are walked: all of them up to 1,024 (rhd's, dbt's and swing's ranks
+ * differ: rhd's extra ranks fold into the others, dbt's sit at other places in their trees);
+ * beyond, ranks 0 to 3, N/2, N-2 and N-1, rhd's ranks around its last extra one and the ring
  * neighbours of the root (a chain's ends and its first members): the rings, direct, ring2d and
- * hierarchical give every rank the same pattern of steps, dependencies and directions. */
+ * hierarchical give every rank the same pattern of steps, dependencies and directions, and rhd
+ * and swing their ranks of one class. An rhd rank costs O(N) (its blocks), so every rank of a
+ * large group would cost O(N^2). */
+#define TN_WINDOW_ALL_RANKS 1024
+
 static uint32_t
 walked_ranks(const tn_program* p, uint32_t* some, bool* all)
 {
     const uint32_t N = p->N;
-    *all = N <= 64 || p->kind == TN_GENERATOR_RHD || p->kind == TN_GENERATOR_DBT ||
-           p->kind == TN_GENERATOR_SWING || p->kind == TN_GENERATOR_SWING_TORUS;
+    *all = N <= TN_WINDOW_ALL_RANKS;
     if (*all)
         return N;
     uint32_t n = 0;
-    some[n++] = 0;
-    some[n++] = 1;
-    some[n++] = N / 2;
-    some[n++] = N - 1;
+    const uint32_t fixed[] = {0, 1, 2, 3, N / 2, N - 2, N - 1};
+    for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+        some[n++] = fixed[k];
+    uint32_t pow2 = 1;
+    while (pow2 * 2 <= N)
+        pow2 *= 2;
+    const uint32_t extra = N - pow2;
+    for (uint32_t k = 0; k < 3 && extra > 0; k++)
+        some[n++] = (2 * extra + N - 1 + k) % N; /* 2e - 1, 2e, 2e + 1 */
     if (p->order)
     {
         const uint32_t at = p->pos_of[p->root];
@@ -149,7 +157,7 @@ tn_status
 tn_program_min_window(const tn_program* p, uint32_t* out, tn_error* err)
 {
     *out = 0;
-    uint32_t some[9];
+    uint32_t some[16];
     bool all = false;
     const uint32_t count = walked_ranks(p, some, &all);
     tn_rank_program rp;

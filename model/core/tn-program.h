@@ -189,8 +189,10 @@ extern "C"
      * reach R): R + 1 + (u's distance from its stream's start) before the first renewal,
      * at most 2 R after it. Closed forms (test/core/test-program-window.c): direct holds a
      * chunk's whole program (4 (P - 1) ops for an all-reduce of P ranks), the flat ring 6.
-     * Cost: the programs of a few ranks (every rank for rhd, dbt and swing, whose ranks
-     * differ; O(log N) ops each), O(ops log ops) each.
+     * Cost: O(ops log ops) per rank walked: every rank up to 1,024 ranks (rhd's, dbt's and
+     * swing's ranks differ), beyond a sample of the rank classes (the rings, direct, ring2d
+     * and hierarchical give every rank the same pattern; rhd's ranks around its extra ones,
+     * a chain's around its root); 0.1 s for direct on 16,384 ranks.
      */
     tn_status tn_program_min_window(const tn_program* p, uint32_t* out, tn_error* err);
 

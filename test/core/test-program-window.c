@@ -255,11 +255,11 @@ min_window_of(tn_test_ctx* ctx,
 /* The narrowest window against closed forms of the model (tn-program.h), derived from each
  * generator's program: per op u, the reach R to the last op of its stream with a step up to
  * u's + 1, needing min(R + 1 + (u's distance from the stream's start), 2 R). Groups of more
- * than 64 ranks take the sampled path. */
+ * than 1,024 ranks take the sampled path. */
 static void
 test_min_window(tn_test_ctx* ctx)
 {
-    const uint32_t sizes[] = {2, 3, 5, 9, 100};
+    const uint32_t sizes[] = {2, 3, 5, 9, 100, 2048};
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
     {
         const uint32_t P = sizes[k];
@@ -310,7 +310,8 @@ test_min_window(tn_test_ctx* ctx)
     } hier[] = {
         {"hier:switch5@200Gbps+switch3@100Gbps", 5, 3},
         {"hier:switch4@200Gbps+switch8@100Gbps", 4, 8},
-        {"hier:switch9@200Gbps+switch9@100Gbps", 9, 9}, /* 81 ranks: sampled */
+        {"hier:switch9@200Gbps+switch9@100Gbps", 9, 9},
+        {"hier:switch33@200Gbps+switch33@100Gbps", 33, 33}, /* 1,089 ranks: sampled */
     };
     for (size_t k = 0; k < sizeof(hier) / sizeof(hier[0]); k++)
     {
@@ -318,6 +319,16 @@ test_min_window(tn_test_ctx* ctx)
         TN_CHECK_EQ(ctx,
                     min_window_of(ctx, hier[k].spec, "hierarchical", TN_COLL_ALL_REDUCE, 0, 1, NULL),
                     2 * (a + b) - 2);
+    }
+    /* rhd and swing all-reduce on a power of two: a send and a receive per step, the send after
+     * the step before's receive, as the ring: 6 (sampled at 2,048 ranks) */
+    const uint32_t pow2[] = {8, 64, 2048};
+    for (size_t k = 0; k < sizeof(pow2) / sizeof(pow2[0]); k++)
+    {
+        char spec[32];
+        snprintf(spec, sizeof(spec), "switch:%u", pow2[k]);
+        TN_CHECK_EQ(ctx, min_window_of(ctx, spec, "rhd", TN_COLL_ALL_REDUCE, 0, 1, NULL), 6);
+        TN_CHECK_EQ(ctx, min_window_of(ctx, spec, "swing", TN_COLL_ALL_REDUCE, 0, 1, NULL), 6);
     }
     /* every generator: at least 1, at most a rank's whole program (which never stalls) */
     const struct
