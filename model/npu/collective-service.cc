@@ -707,9 +707,9 @@ CollectiveService::Prepare(const tn_plan_request& request,
     {
         *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
                  " is narrower than " + out->resolved.algorithm +
-                 "'s program can run in without stalling (" +
-                 std::to_string(out->plan->minWindow) + " ops per stream): set it to " +
-                 std::to_string(out->plan->minWindow) + " or more, or 0";
+                 "'s program can run in without stalling (" + std::to_string(out->plan->minWindow) +
+                 " ops per stream): set it to " + std::to_string(out->plan->minWindow) +
+                 " or more, or 0";
         return false;
     }
     out->symmetry = GetSymmetry();
@@ -800,9 +800,7 @@ CollectiveService::Create(const tn_plan_request& request,
     // program's sends may all go at once: its window holds a chunk's whole program); one
     // that does not fit the limit then is refused below, as the user's would be
     const uint32_t autoWindow = std::max(AUTO_PROGRAM_WINDOW, plan->minWindow);
-    uint32_t window = m_programWindow > 0 ? m_programWindow
-                      : m_autoWindowNoted ? autoWindow
-                                          : 0;
+    uint32_t window = m_programWindow > 0 ? m_programWindow : m_autoWindowNoted ? autoWindow : 0;
     if (plan->program && window == 0 && !symmetry)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start;

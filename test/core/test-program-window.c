@@ -299,6 +299,7 @@ test_min_window(tn_test_ctx* ctx)
                         min_window_of(ctx, NULL, "ring", TN_COLL_BROADCAST, P, 1, NULL),
                         2 * P);
     }
+
     /* hierarchical over two switch dims of P0 and P1 members: direct phases of a = 2 (P0 - 1)
      * and b = 2 (P1 - 1) ops, in the order a, b, b, a (steps 0 to 3); at the first op of a
      * phase with L ops before it and S ops in it and the next, min(S + L, 2 (S - 1)): 2 (a + b)
@@ -313,12 +314,14 @@ test_min_window(tn_test_ctx* ctx)
         {"hier:switch9@200Gbps+switch9@100Gbps", 9, 9},
         {"hier:switch33@200Gbps+switch33@100Gbps", 33, 33}, /* 1,089 ranks: sampled */
     };
+
     for (size_t k = 0; k < sizeof(hier) / sizeof(hier[0]); k++)
     {
         const uint32_t a = 2 * (hier[k].p0 - 1), b = 2 * (hier[k].p1 - 1);
-        TN_CHECK_EQ(ctx,
-                    min_window_of(ctx, hier[k].spec, "hierarchical", TN_COLL_ALL_REDUCE, 0, 1, NULL),
-                    2 * (a + b) - 2);
+        TN_CHECK_EQ(
+            ctx,
+            min_window_of(ctx, hier[k].spec, "hierarchical", TN_COLL_ALL_REDUCE, 0, 1, NULL),
+            2 * (a + b) - 2);
     }
     /* rhd and swing all-reduce on a power of two: a send and a receive per step, the send after
      * the step before's receive, as the ring: 6 (sampled at 2,048 ranks) */
@@ -330,6 +333,7 @@ test_min_window(tn_test_ctx* ctx)
         TN_CHECK_EQ(ctx, min_window_of(ctx, spec, "rhd", TN_COLL_ALL_REDUCE, 0, 1, NULL), 6);
         TN_CHECK_EQ(ctx, min_window_of(ctx, spec, "swing", TN_COLL_ALL_REDUCE, 0, 1, NULL), 6);
     }
+
     /* every generator: at least 1, at most a rank's whole program (which never stalls) */
     const struct
     {
@@ -347,10 +351,12 @@ test_min_window(tn_test_ctx* ctx)
         {"switch:16", "swing", TN_COLL_ALL_REDUCE},
         {"torus:4x4", "swing-torus", TN_COLL_ALL_REDUCE},
     };
+
     for (size_t k = 0; k < sizeof(any) / sizeof(any[0]); k++)
     {
         uint64_t max_ops = 0;
-        const uint32_t w = min_window_of(ctx, any[k].spec, any[k].algo, any[k].coll, 0, 2, &max_ops);
+        const uint32_t w =
+            min_window_of(ctx, any[k].spec, any[k].algo, any[k].coll, 0, 2, &max_ops);
         TN_CHECK_MSG(ctx,
                      w >= 1 && w <= max_ops,
                      "%s on %s: %u of at most %llu ops",
