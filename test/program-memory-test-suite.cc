@@ -78,10 +78,10 @@ LeastWindow(const std::string& spec, const std::string& algorithm)
 /**
  * \ingroup training-net-tests
  * ProgramWindow left 0: a ring all-reduce on ring:128 whose whole programs pass an eighth of the
- * limit holds windows of 64 ops (its least width, tn_program_min_window, is 6), fewer ops than its
+ * limit holds windows of 64 ops (its least width, tn_program_min_window, is 3), fewer ops than its
  * whole programs, and a direct all-reduce created after it holds windows of its least width,
- * 4 x 127 = 508 ops, a chunk's whole program (its sends may all go at once), so all its ops; both
- * run as planned.
+ * 4 x 127 - 1 = 507 ops, a chunk's whole program but its last receive (its sends may all go at
+ * once); both run as planned.
  */
 class CollectiveAutoWindowTestCase : public TestCase
 {
@@ -110,12 +110,14 @@ class CollectiveAutoWindowTestCase : public TestCase
         Ptr<Collective> ring = helper.Create(request, {}, &error);
         NS_TEST_ASSERT_MSG_NE(ring, nullptr, error);
         NS_TEST_EXPECT_MSG_LT(ring->GetHeldOps(), wholeOps, "the ring holds windows");
-        NS_TEST_EXPECT_MSG_EQ(ring->GetWindow(), 64, "the service's window, wider than 6");
+        NS_TEST_EXPECT_MSG_EQ(ring->GetWindow(), 64, "the service's window, wider than 3");
         request.algorithm = "direct";
         Ptr<Collective> direct = helper.Create(request, {}, &error);
         NS_TEST_ASSERT_MSG_NE(direct, nullptr, error);
-        NS_TEST_EXPECT_MSG_EQ(direct->GetWindow(), 4 * 127, "direct's least width");
-        NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(), wholeOps, "so it holds its whole programs");
+        NS_TEST_EXPECT_MSG_EQ(direct->GetWindow(), 4 * 127 - 1, "direct's least width");
+        NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(),
+                              wholeOps - 128,
+                              "so it holds its whole programs but each rank's last receive");
         helper.Start(ring);
         helper.Start(direct);
         Simulator::Run();
@@ -130,8 +132,7 @@ class CollectiveAutoWindowTestCase : public TestCase
  * The memory guard counts the generated collectives in flight: with a limit that holds two
  * whole-program ring all-reduces on ring:16 (128 chunks), a third is refused with a message that
  * says what to change; once the two are done (programs freed), one more is accepted. With windows
- * of 6 ops (the ring's least width), a collective whose whole programs the limit refuses is
- * accepted.
+ * of 4 ops, a collective whose whole programs the limit refuses is accepted.
  */
 class CollectiveMemoryGuardTestCase : public TestCase
 {
@@ -144,7 +145,7 @@ class CollectiveMemoryGuardTestCase : public TestCase
   private:
     void DoRun() override
     {
-        for (uint32_t window : {0u, 6u})
+        for (uint32_t window : {0u, 4u})
         {
             GeneratedFabric fabric("ring:16,rate=100Gbps,latency=1us", window);
             NS_TEST_ASSERT_MSG_NE(fabric.t.topo, nullptr, fabric.t.error);
@@ -215,8 +216,9 @@ class CollectiveMemoryGuardTestCase : public TestCase
  * a window of the least width runs as planned with nothing held back, and one op narrower is
  * refused when the collective is created, with one line naming ProgramWindow and the least
  * width. Below it the run does stall: a direct all-reduce on 8 NPUs set up by hand with a window
- * of one whole phase (its 7 sends and 7 receives) holds gather sends back, and Check() names the
- * least width, the chunk's 28 ops.
+ * of one op less than its least (26; the least, 27, is all its 28 ops but the last receive) or of
+ * one whole phase
+ * (its 7 sends and 7 receives, 14) holds gather sends back, and Check() names the least width.
  */
 class CollectiveLeastWindowTestCase : public TestCase
 {
@@ -279,35 +281,44 @@ class CollectiveLeastWindowTestCase : public TestCase
                 Simulator::Destroy();
             }
         }
-        // below the least width, set up by hand (the service refuses it): a whole direct phase
-        GeneratedFabric fabric("switch:8,rate=100Gbps,latency=1us", 0);
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.algorithm = "direct";
-        request.bytes = 256 << 10;
-        tn_program* raw = nullptr;
-        tn_error err;
-        NS_TEST_ASSERT_MSG_EQ(tn_program_create(fabric.t.topo, &request, &raw, &err),
-                              TN_OK,
-                              err.message);
-        std::vector<uint32_t> nodes;
-        for (uint32_t r = 0; r < 8; r++)
+        // below the least width, set up by hand (the service refuses it): one op less, and a
+        // whole direct phase
+        for (uint32_t window : {26u, 14u})
         {
-            nodes.push_back(tn_topology_npu_node(fabric.t.topo, r));
+            GeneratedFabric fabric("switch:8,rate=100Gbps,latency=1us", 0);
+            tn_plan_request request;
+            tn_plan_request_init(&request);
+            request.algorithm = "direct";
+            request.bytes = 256 << 10;
+            tn_program* raw = nullptr;
+            tn_error err;
+            NS_TEST_ASSERT_MSG_EQ(tn_program_create(fabric.t.topo, &request, &raw, &err),
+                                  TN_OK,
+                                  err.message);
+            uint32_t least = 0;
+            NS_TEST_EXPECT_MSG_EQ(tn_program_min_window(raw, &least, &err), TN_OK, err.message);
+            NS_TEST_EXPECT_MSG_EQ(least, 28 - 1, "all the chunk's ops but its last receive");
+            std::vector<uint32_t> nodes;
+            for (uint32_t r = 0; r < 8; r++)
+            {
+                nodes.push_back(tn_topology_npu_node(fabric.t.topo, r));
+            }
+            Ptr<Collective> c = CreateObject<Collective>();
+            c->SetupProgram(1, Collective::ShareProgram(raw), nodes, {}, 3, window);
+            for (uint32_t r = 0; r < 8; r++)
+            {
+                fabric.helper.GetExecutor(r)->Add(c, r);
+            }
+            fabric.helper.Start(c);
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_GT(c->GetWindowHeld(),
+                                  0,
+                                  "window " << window << " holds sends back");
+            NS_TEST_EXPECT_MSG_NE(c->Check().find("at least 27 for this program"),
+                                  std::string::npos,
+                                  c->Check());
+            Simulator::Destroy();
         }
-        Ptr<Collective> c = CreateObject<Collective>();
-        c->SetupProgram(1, Collective::ShareProgram(raw), nodes, {}, 3, 2 * 7);
-        for (uint32_t r = 0; r < 8; r++)
-        {
-            fabric.helper.GetExecutor(r)->Add(c, r);
-        }
-        fabric.helper.Start(c);
-        Simulator::Run();
-        NS_TEST_EXPECT_MSG_GT(c->GetWindowHeld(), 0, "a whole phase's window holds sends back");
-        NS_TEST_EXPECT_MSG_NE(c->Check().find("at least 28 for this program"),
-                              std::string::npos,
-                              c->Check());
-        Simulator::Destroy();
     }
 };
 

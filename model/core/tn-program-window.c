@@ -5,16 +5,16 @@
  * (tn_program_min_window; the model and the consumer's rule are in tn-program.h). One walk
  * over a rank's program: it is cut into segments where the consumer always starts a stream
  * that opens at once (a send that waits for nothing, with no later op waiting for an op
- * before it); in a segment, op u's reach is how far past u the ops of its own step and the
- * next one go, and the window must cover that reach from wherever the last renewal left it.
+ * before it); in a segment, op u's reach is how far past u the ops that may start while u is
+ * not done go, and the window must cover that reach from wherever its last renewal left it,
+ * and open the next stream in time where the consumer may cut one within the reach.
  */
 #include "tn-program-impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* An op's key: its step, or 0 for a send that waits for nothing (it may go at the start,
- * whatever step the schedule gave it). */
+/* An op of a segment by its key (a step), for "the furthest op with a key up to k". */
 typedef struct step_at
 {
     uint32_t key;
@@ -37,45 +37,85 @@ free_send(const tn_program_op* o)
     return o->send && o->dep_count == 0;
 }
 
-/* The window segment [b, e) of rp needs; keys has room for e - b entries. */
-static uint64_t
-segment_window(const tn_rank_program* rp, uint32_t b, uint32_t e, step_at* keys)
+/* Sort keys[0 .. n) by key and turn each index into the furthest one with a key up to its own. */
+static void
+furthest_by_key(step_at* keys, uint32_t n)
 {
-    const uint32_t n = e - b;
-    for (uint32_t i = 0; i < n; i++)
-    {
-        const tn_program_op* o = &rp->ops[b + i];
-        keys[i].key = free_send(o) ? 0 : o->step;
-        keys[i].index = b + i;
-    }
     qsort(keys, n, sizeof(*keys), cmp_step_at);
-    /* index = the furthest op with a key up to keys[i].key */
     for (uint32_t i = 1; i < n; i++)
         keys[i].index = keys[i].index > keys[i - 1].index ? keys[i].index : keys[i - 1].index;
-    uint64_t need = 1;
-    for (uint32_t u = b; u < e; u++)
+}
+
+/* The furthest index among keys[0 .. n) (furthest_by_key) with a key up to limit, or 0. */
+static uint32_t
+furthest_up_to(const step_at* keys, uint32_t n, uint64_t limit)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi)
     {
-        const uint64_t limit = (uint64_t)rp->ops[u].step + 1;
-        /* the last entry with key <= limit */
-        uint32_t lo = 0, hi = n;
-        while (lo < hi)
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].key <= limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 ? keys[lo - 1].index : 0;
+}
+
+/* The window segment [b, e) of rp needs. all and sends have room for e - b entries; cut[i]:
+ * the consumer may start a stream at op i by length (no op from i on waits for one before). */
+static uint64_t
+segment_window(const tn_rank_program* rp,
+               uint32_t b,
+               uint32_t e,
+               const uint8_t* cut,
+               step_at* all,
+               step_at* sends)
+{
+    /* all: every op by its step (a send that waits for nothing by 0: it may go at the start,
+     * whatever step it has); sends: the sends by their step */
+    uint32_t na = 0, ns = 0;
+    for (uint32_t i = b; i < e; i++)
+    {
+        const tn_program_op* o = &rp->ops[i];
+        all[na].key = free_send(o) ? 0 : o->step;
+        all[na++].index = i;
+        if (o->send)
         {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (keys[mid].key <= limit)
-                lo = mid + 1;
-            else
-                hi = mid;
+            sends[ns].key = o->step;
+            sends[ns++].index = i;
         }
-        if (lo == 0 || keys[lo - 1].index <= u)
-            continue;
-        const uint64_t reach = keys[lo - 1].index - u;
-        /* a window renewed at f <= u, f > u - W/2, holds up to f + W - 1: W >= reach + 1 +
-         * (u - f). Before the first renewal f is the segment's start; after it, W >= 2 reach
-         * covers the worst f, and the next stream of a segment cut by length opens within
-         * W/2 ops of its predecessor's end */
-        const uint64_t lag = u - b;
-        const uint64_t w = reach + 1 + lag < 2 * reach ? reach + 1 + lag : 2 * reach;
-        need = w > need ? w : need;
+    }
+    furthest_by_key(all, na);
+    furthest_by_key(sends, ns);
+    uint64_t need = 1;
+    uint32_t next_cut = e; /* the first op after u where a stream may be cut */
+    for (uint32_t u = e; u-- > b;)
+    {
+        /* while u (step t) is not done, the ops of steps up to t and the sends of step t + 1
+         * may start: the next step's receives come after u's acknowledgement */
+        const uint64_t t = rp->ops[u].step;
+        const uint32_t a = furthest_up_to(all, na, t);
+        const uint32_t c = furthest_up_to(sends, ns, t + 1);
+        const uint32_t last = a > c ? a : c;
+        if (last > u)
+        {
+            /* the window was renewed at f, u - f < W/2 (half of it done renews it), and
+             * holds f .. f + W - 1: f + W - 1 >= u + reach. Before the first renewal f is
+             * the stream's start (u - f <= lag); after it u - f <= W/2 - 1. The smallest W
+             * with W - min(lag, W/2 - 1) >= reach + 1 is the smaller of reach + 1 + lag and
+             * 2 reach - 1 (at least reach + 1) */
+            const uint64_t reach = last - u, lag = u - b;
+            const uint64_t renewed = 2 * reach - 1 > reach + 1 ? 2 * reach - 1 : reach + 1;
+            const uint64_t w = reach + 1 + lag < renewed ? reach + 1 + lag : renewed;
+            need = w > need ? w : need;
+            /* a stream cut at next_cut <= last opens when its predecessor has W/2 ops left:
+             * by then u must be within W/2 of the cut */
+            if (next_cut <= last && 2 * (uint64_t)(next_cut - u) > need)
+                need = 2 * (uint64_t)(next_cut - u);
+        }
+        if (cut[u] && u > b)
+            next_cut = u;
     }
     return need;
 }
@@ -88,50 +128,59 @@ rank_window(const tn_rank_program* rp, uint64_t* out, tn_error* err)
     *out = n > 0 ? 1 : 0;
     if (n == 0)
         return TN_OK;
-    uint32_t* min_dep = malloc(((size_t)n + 1) * sizeof(uint32_t));
-    step_at* keys = malloc((size_t)n * sizeof(step_at));
-    if (!min_dep || !keys)
+    uint8_t* cut = malloc((size_t)n);
+    step_at* all = malloc((size_t)n * sizeof(step_at));
+    step_at* sends = malloc((size_t)n * sizeof(step_at));
+    if (!cut || !all || !sends)
     {
-        free(min_dep);
-        free(keys);
+        free(cut);
+        free(all);
+        free(sends);
         return tn_error_set(err, TN_ENOMEM, "program window: out of memory (%u ops)", n);
     }
-    /* the first dep of every op from i on (the consumer's stream cut, Collective::SetupProgram) */
-    min_dep[n] = UINT32_MAX;
+    /* the consumer's stream cuts (Collective::SetupProgram): at i when no op from i on waits
+     * for an op before i, always at a send that waits for nothing (a segment here), otherwise
+     * once the stream has a window of ops */
+    uint32_t min_dep = UINT32_MAX;
     for (uint32_t i = n; i-- > 0;)
     {
         uint32_t c = 0;
         const uint32_t* d = tn_rank_program_deps(rp, i, &c);
-        min_dep[i] = c > 0 && d[0] < min_dep[i + 1] ? d[0] : min_dep[i + 1];
+        min_dep = c > 0 && d[0] < min_dep ? d[0] : min_dep;
+        cut[i] = min_dep >= i;
     }
     uint32_t b = 0;
     for (uint32_t i = 1; i <= n; i++)
     {
-        if (i < n && !(free_send(&rp->ops[i]) && min_dep[i] >= i))
+        if (i < n && !(free_send(&rp->ops[i]) && cut[i]))
             continue;
-        const uint64_t w = segment_window(rp, b, i, keys);
+        const uint64_t w = segment_window(rp, b, i, cut, all, sends);
         *out = w > *out ? w : *out;
         b = i;
     }
-    free(min_dep);
-    free(keys);
+    free(cut);
+    free(all);
+    free(sends);
     return TN_OK;
 }
 
-/* The ranks whose programs are walked: all of them up to 1,024 (rhd's, dbt's and swing's ranks
- * differ: rhd's extra ranks fold into the others, dbt's sit at other places in their trees);
- * beyond, ranks 0 to 3, N/2, N-2 and N-1, rhd's ranks around its last extra one and the ring
+/* The ranks whose programs are walked: every rank of a small group, and of rhd, dbt and swing
+ * up to 1,024 ranks (their ranks differ: rhd's extra ranks fold into others, dbt's sit at other
+ * places in their trees; an rhd rank costs O(N), so all of a large group would cost O(N^2));
+ * otherwise ranks 0 to 3, N/2, N-2 and N-1, rhd's ranks around its last extra one and the ring
  * neighbours of the root (a chain's ends and its first members): the rings, direct, ring2d and
  * hierarchical give every rank the same pattern of steps, dependencies and directions, and rhd
- * and swing their ranks of one class. An rhd rank costs O(N) (its blocks), so every rank of a
- * large group would cost O(N^2). */
-#define TN_WINDOW_ALL_RANKS 1024
+ * and swing their ranks of one class. */
+#define TN_WINDOW_ALL_RANKS 64
+#define TN_WINDOW_ALL_RANKS_UNEVEN 1024
 
 static uint32_t
 walked_ranks(const tn_program* p, uint32_t* some, bool* all)
 {
     const uint32_t N = p->N;
-    *all = N <= TN_WINDOW_ALL_RANKS;
+    const bool uneven = p->kind == TN_GENERATOR_RHD || p->kind == TN_GENERATOR_DBT ||
+                        p->kind == TN_GENERATOR_SWING || p->kind == TN_GENERATOR_SWING_TORUS;
+    *all = N <= (uneven ? TN_WINDOW_ALL_RANKS_UNEVEN : TN_WINDOW_ALL_RANKS);
     if (*all)
         return N;
     uint32_t n = 0;

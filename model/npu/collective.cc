@@ -1500,7 +1500,9 @@ Collective::Check() const
         }
         else
         {
-            why << "beyond " << least << ", which holds two steps of this program at once";
+            why << "beyond its least, " << least
+                << ", whose model assumes acknowledgements come back before the next step's "
+                   "data";
         }
         why << "; 0 = whole programs); ";
     }
