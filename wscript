@@ -82,6 +82,7 @@ core_headers = [
     'model/core/tn-partition.h',
     'model/core/tn-path.h',
     'model/core/tn-program.h',
+    'model/core/tn-program-window.h',
     'model/core/tn-rank-order.h',
     'model/core/tn-routing.h',
     'model/core/tn-shape.h',

@@ -13,7 +13,7 @@
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/tn-algorithm.h"
-#include "ns3/tn-program.h"
+#include "ns3/tn-program-window.h"
 #include "ns3/tn-topology.h"
 #include "ns3/uinteger.h"
 

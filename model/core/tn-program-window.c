@@ -2,13 +2,15 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The narrowest program window with which a generated program cannot stall
- * (tn_program_min_window; the model and the consumer's rule are in tn-program.h). One walk
+ * (tn_program_min_window; the model and the consumer's rule are in tn-program-window.h). One walk
  * over a rank's program: it is cut into segments where the consumer always starts a stream
  * that opens at once (a send that waits for nothing, with no later op waiting for an op
  * before it); in a segment, op u's reach is how far past u the ops that may start while u is
  * not done go, and the window must cover that reach from wherever its last renewal left it,
  * and open the next stream in time where the consumer may cut one within the reach.
  */
+#include "tn-program-window.h"
+
 #include "tn-program-impl.h"
 
 #include <stdlib.h>

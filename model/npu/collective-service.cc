@@ -19,6 +19,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-memory.h"
 #include "ns3/tn-nccl.h"
+#include "ns3/tn-program-window.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-verify.h"
 #include "ns3/uinteger.h"
@@ -53,6 +54,23 @@ CheckPacketLength(const Ptr<RoceFabric>& fabric, Time length, Time limit, const 
         << "), more than ns3::CollectiveService::MaxPacketLevelLength (" << limit.GetSeconds()
         << " s): give a smaller size, the flow level, or a longer limit";
     return why.str();
+}
+
+/**
+ * \param program a generated program \param least set to the narrowest window it can run in
+ * without stalling (tn_program_min_window) \param error set when that cannot be computed
+ * \return whether it was
+ */
+bool
+LeastWindow(const tn_program* program, uint32_t* least, std::string* error)
+{
+    tn_error err;
+    if (tn_program_min_window(program, least, &err) != TN_OK)
+    {
+        *error = std::string("program window: ") + err.message;
+        return false;
+    }
+    return true;
 }
 } // namespace
 
@@ -557,11 +575,6 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
     }
     auto plan = std::make_shared<Plan>();
     plan->program = Collective::ShareProgram(raw);
-    if (tn_program_min_window(raw, &plan->minWindow, &err) != TN_OK)
-    {
-        *error = std::string("planning: ") + err.message;
-        return nullptr;
-    }
     if (wholeTopology)
     {
         tn_cost_options options{};
@@ -703,14 +716,21 @@ CollectiveService::Prepare(const tn_plan_request& request,
         return false;
     }
     // a window the program can stall in is refused now, not found stalled at the end
-    if (out->plan->program && m_programWindow > 0 && m_programWindow < out->plan->minWindow)
+    uint32_t least = 0;
+    if (out->plan->program && m_programWindow > 0)
     {
-        *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
-                 " is narrower than " + out->resolved.algorithm +
-                 "'s program can run in without stalling (" + std::to_string(out->plan->minWindow) +
-                 " ops per stream): set it to " + std::to_string(out->plan->minWindow) +
-                 " or more, or 0";
-        return false;
+        if (!LeastWindow(out->plan->program.get(), &least, error))
+        {
+            return false;
+        }
+        if (m_programWindow < least)
+        {
+            *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
+                     " is narrower than " + out->resolved.algorithm +
+                     "'s program can run in without stalling (" + std::to_string(least) +
+                     " ops per stream): set it to " + std::to_string(least) + " or more, or 0";
+            return false;
+        }
     }
     out->symmetry = GetSymmetry();
     if (out->symmetry)
@@ -799,7 +819,12 @@ CollectiveService::Create(const tn_plan_request& request,
     // the service's own window is never narrower than the program can run in (a direct
     // program's sends may all go at once: its window holds a chunk's whole program); one
     // that does not fit the limit then is refused below, as the user's would be
-    const uint32_t autoWindow = std::max(AUTO_PROGRAM_WINDOW, plan->minWindow);
+    uint32_t least = 0;
+    if (plan->program && m_programWindow == 0 && !LeastWindow(plan->program.get(), &least, error))
+    {
+        return nullptr;
+    }
+    const uint32_t autoWindow = std::max(AUTO_PROGRAM_WINDOW, least);
     uint32_t window = m_programWindow > 0 ? m_programWindow : m_autoWindowNoted ? autoWindow : 0;
     if (plan->program && window == 0 && !symmetry)
     {

@@ -424,9 +424,6 @@ class CollectiveService : public Object
         Collective::Protocol protocol;       //!< a library's protocol (nccl), else unset
         std::vector<uint8_t> lanes;          //!< planned routing's lane of each transfer
         std::unordered_map<uint64_t, uint8_t> pairLanes; //!< generated: lane per rank pair
-        /// generated: the narrowest window with which the program cannot stall
-        /// (tn_program_min_window)
-        uint32_t minWindow{0};
         /// CheckSymmetric's answer, kept with the (cached) plan: every collective created
         /// from it would check the same programs again
         mutable std::optional<std::string> symmetric;

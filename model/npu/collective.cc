@@ -10,6 +10,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/tn-program-window.h"
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>

@@ -9,6 +9,7 @@
  */
 #include "tn-test.h"
 
+#include "ns3/tn-program-window.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-topology.h"
 
@@ -260,7 +261,7 @@ min_window_of(tn_test_ctx* ctx,
     return w;
 }
 
-/* The narrowest window against closed forms of the model (tn-program.h), derived from each
+/* The narrowest window against closed forms of the model (tn-program-window.h), derived from each
  * generator's program: per op u of step t, the reach R to the last op of its stream of a step up
  * to t or a send of step t + 1, needing min(R + 1 + (u's distance from the stream's start),
  * max(R + 1, 2 R - 1)), and 2 d where the consumer may cut a stream d ops after u within R.
