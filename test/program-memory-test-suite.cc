@@ -78,10 +78,10 @@ LeastWindow(const std::string& spec, const std::string& algorithm)
 /**
  * \ingroup training-net-tests
  * ProgramWindow left 0: a ring all-reduce on ring:128 whose whole programs pass an eighth of the
- * limit holds windows of 64 ops (its least width, tn_program_min_window, is 3), fewer ops than its
+ * limit holds windows of 64 ops (its least width, tn_program_min_window, is 5), fewer ops than its
  * whole programs, and a direct all-reduce created after it holds windows of its least width,
- * 4 x 127 - 1 = 507 ops, a chunk's whole program but its last receive (its sends may all go at
- * once); both run as planned.
+ * 4 x 127 = 508 ops, a chunk's whole program (its sends may all go at once), so all its ops; both
+ * run as planned.
  */
 class CollectiveAutoWindowTestCase : public TestCase
 {
@@ -110,14 +110,12 @@ class CollectiveAutoWindowTestCase : public TestCase
         Ptr<Collective> ring = helper.Create(request, {}, &error);
         NS_TEST_ASSERT_MSG_NE(ring, nullptr, error);
         NS_TEST_EXPECT_MSG_LT(ring->GetHeldOps(), wholeOps, "the ring holds windows");
-        NS_TEST_EXPECT_MSG_EQ(ring->GetWindow(), 64, "the service's window, wider than 3");
+        NS_TEST_EXPECT_MSG_EQ(ring->GetWindow(), 64, "the service's window, wider than 5");
         request.algorithm = "direct";
         Ptr<Collective> direct = helper.Create(request, {}, &error);
         NS_TEST_ASSERT_MSG_NE(direct, nullptr, error);
-        NS_TEST_EXPECT_MSG_EQ(direct->GetWindow(), 4 * 127 - 1, "direct's least width");
-        NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(),
-                              wholeOps - 128,
-                              "so it holds its whole programs but each rank's last receive");
+        NS_TEST_EXPECT_MSG_EQ(direct->GetWindow(), 4 * 127, "direct's least width");
+        NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(), wholeOps, "so it holds its whole programs");
         helper.Start(ring);
         helper.Start(direct);
         Simulator::Run();
@@ -215,10 +213,10 @@ class CollectiveMemoryGuardTestCase : public TestCase
  * ProgramWindow against the program's least width (tn_program_min_window): for every generator,
  * a window of the least width runs as planned with nothing held back, and one op narrower is
  * refused when the collective is created, with one line naming ProgramWindow and the least
- * width. Below it the run does stall: a direct all-reduce on 8 NPUs set up by hand with a window
- * of one op less than its least (26; the least, 27, is all its 28 ops but the last receive) or of
- * one whole phase
- * (its 7 sends and 7 receives, 14) holds gather sends back, and Check() names the least width.
+ * width. Below it the run may stall: a direct all-reduce on 8 NPUs (its least, 28 ops, is its
+ * whole program) set up by hand with a window of 26 (all but a gather send and the last receive)
+ * or of one whole phase (its 7 sends and 7 receives, 14) holds gather sends back, and Check()
+ * names the least width.
  */
 class CollectiveLeastWindowTestCase : public TestCase
 {
@@ -297,7 +295,7 @@ class CollectiveLeastWindowTestCase : public TestCase
                                   err.message);
             uint32_t least = 0;
             NS_TEST_EXPECT_MSG_EQ(tn_program_min_window(raw, &least, &err), TN_OK, err.message);
-            NS_TEST_EXPECT_MSG_EQ(least, 28 - 1, "all the chunk's ops but its last receive");
+            NS_TEST_EXPECT_MSG_EQ(least, 28, "all the chunk's ops");
             std::vector<uint32_t> nodes;
             for (uint32_t r = 0; r < 8; r++)
             {
@@ -314,7 +312,7 @@ class CollectiveLeastWindowTestCase : public TestCase
             NS_TEST_EXPECT_MSG_GT(c->GetWindowHeld(),
                                   0,
                                   "window " << window << " holds sends back");
-            NS_TEST_EXPECT_MSG_NE(c->Check().find("at least 27 for this program"),
+            NS_TEST_EXPECT_MSG_NE(c->Check().find("at least 28 for this program"),
                                   std::string::npos,
                                   c->Check());
             Simulator::Destroy();

@@ -64,43 +64,27 @@ furthest_up_to(const step_at* keys, uint32_t n, uint64_t limit)
     return lo > 0 ? keys[lo - 1].index : 0;
 }
 
-/* The window segment [b, e) of rp needs. all and own have room for e - b entries; cut[i]:
- * the consumer may start a stream at op i by length (no op from i on waits for one before). */
+/* The window segment [b, e) of rp needs. all has room for e - b entries; cut[i]: the consumer
+ * may start a stream at op i by length (no op from i on waits for one before). */
 static uint64_t
-segment_window(const tn_rank_program* rp,
-               uint32_t b,
-               uint32_t e,
-               const uint8_t* cut,
-               step_at* all,
-               step_at* own)
+segment_window(const tn_rank_program* rp, uint32_t b, uint32_t e, const uint8_t* cut, step_at* all)
 {
-    /* all: every op by its step (a send that waits for nothing by 0: it may go at the start,
-     * whatever step it has); own: the ops the rank releases itself, by their step: sends, and
-     * receives that wait for ops of the rank (they send a clear-to-send then: rhd) */
-    uint32_t na = 0, no = 0;
+    /* every op by its step; a send that waits for nothing by 0: it may go at the start,
+     * whatever step it has */
+    uint32_t na = 0;
     for (uint32_t i = b; i < e; i++)
     {
         const tn_program_op* o = &rp->ops[i];
         all[na].key = free_send(o) ? 0 : o->step;
         all[na++].index = i;
-        if (o->send || o->dep_count > 0)
-        {
-            own[no].key = o->step;
-            own[no++].index = i;
-        }
     }
     furthest_by_key(all, na);
-    furthest_by_key(own, no);
     uint64_t need = 1;
     uint32_t next_cut = e; /* the first op after u where a stream may be cut */
     for (uint32_t u = e; u-- > b;)
     {
-        /* while u (step t) is not done, the ops of steps up to t and the ops of step t + 1 the
-         * rank releases itself may start: the next step's data come after u's acknowledgement */
-        const uint64_t t = rp->ops[u].step;
-        const uint32_t a = furthest_up_to(all, na, t);
-        const uint32_t c = furthest_up_to(own, no, t + 1);
-        const uint32_t last = a > c ? a : c;
+        /* while u (step t) is not done, the ops of steps up to t + 1 may start */
+        const uint32_t last = furthest_up_to(all, na, (uint64_t)rp->ops[u].step + 1);
         if (last > u)
         {
             /* the window was renewed at f, u - f < W/2 (half of it done renews it), and
@@ -113,9 +97,15 @@ segment_window(const tn_rank_program* rp,
             const uint64_t w = reach + 1 + lag < renewed ? reach + 1 + lag : renewed;
             need = w > need ? w : need;
             /* a stream cut at next_cut <= last opens when its predecessor has W/2 ops left:
-             * by then u must be within W/2 of the cut */
-            if (next_cut <= last && 2 * (uint64_t)(next_cut - u) > need)
-                need = 2 * (uint64_t)(next_cut - u);
+             * by then u must be within W/2 of the cut; a window wider than the ops from the
+             * segment's start to the cut leaves no room for a cut there */
+            if (next_cut <= last)
+            {
+                const uint64_t in_time = 2 * (uint64_t)(next_cut - u);
+                const uint64_t no_cut = (uint64_t)(next_cut - b) + 1;
+                const uint64_t c = in_time < no_cut ? in_time : no_cut;
+                need = c > need ? c : need;
+            }
         }
         if (cut[u] && u > b)
             next_cut = u;
@@ -133,12 +123,10 @@ rank_window(const tn_rank_program* rp, uint64_t* out, tn_error* err)
         return TN_OK;
     uint8_t* cut = malloc((size_t)n);
     step_at* all = malloc((size_t)n * sizeof(step_at));
-    step_at* own = malloc((size_t)n * sizeof(step_at));
-    if (!cut || !all || !own)
+    if (!cut || !all)
     {
         free(cut);
         free(all);
-        free(own);
         return tn_error_set(err, TN_ENOMEM, "program window: out of memory (%u ops)", n);
     }
     /* the consumer's stream cuts (Collective::SetupProgram): at i when no op from i on waits
@@ -157,13 +145,12 @@ rank_window(const tn_rank_program* rp, uint64_t* out, tn_error* err)
     {
         if (i < n && !(free_send(&rp->ops[i]) && cut[i]))
             continue;
-        const uint64_t w = segment_window(rp, b, i, cut, all, own);
+        const uint64_t w = segment_window(rp, b, i, cut, all);
         *out = w > *out ? w : *out;
         b = i;
     }
     free(cut);
     free(all);
-    free(own);
     return TN_OK;
 }
 

@@ -26,18 +26,17 @@ extern "C"
      * renews them once half of them are done, and opens the next stream when its predecessor
      * has window / 2 ops left; an op that could start while outside its window stalls the
      * run (Check() reports it). The model: while an op of step t (tn_program_op.step) is not
-     * done, the ops of steps up to t and the ops of step t + 1 the rank releases itself may
-     * start (its sends, and its receives that wait for its ops: they send a clear-to-send,
-     * rhd; a send may still wait for its acknowledgement when the data it carried releases
-     * the next step), and a send that waits for nothing at once; the data of step t + 1 come
-     * after the acknowledgements of step t (they cross the fabric after the step-t data that
-     * released their sender, and an acknowledgement takes one way back). The answer is the
-     * largest, over the ops u of the ranks, of what holds every op that may start while u is
-     * not done (the last at reach R after u): R + 1 + (u's distance from its stream's start)
-     * before the window's first renewal, at most max(R + 1, 2 R - 1) after it, and twice the
-     * distance to a stream cut within R. Closed forms (test/core/test-program-window.c):
-     * direct holds a chunk's whole program but its last receive (4 (P - 1) - 1 ops for an
-     * all-reduce of P ranks), the flat ring, ring2d and swing 3, rhd 5.
+     * done, the ops of steps up to t + 1 may start (a send may still wait for its
+     * acknowledgement when the data it carried has released the next step, and that step's
+     * data arrive: on a loaded fabric a far peer's acknowledgement comes after a near peer's
+     * next data), a send that waits for nothing at once, and the ops of later steps wait for
+     * step t. The answer is the largest, over the ops u of the ranks, of what holds every op
+     * that may start while u is not done (the last at reach R after u): R + 1 + (u's distance
+     * from its stream's start) before the window's first renewal, at most max(R + 1, 2 R - 1)
+     * after it, and where the consumer may cut a stream d ops after u within R, 2 d (the next
+     * stream opens in time) or one more than the ops before the cut (no cut there). Closed
+     * forms (test/core/test-program-window.c): direct holds a chunk's whole program (4 (P - 1)
+     * ops for an all-reduce of P ranks), the flat ring 5, rhd 6.
      * Cost: O(ops log ops) per rank walked: every rank of up to 64 (rhd, dbt and swing: 1,024,
      * their ranks differ), beyond a sample of the rank classes (the rings, direct, ring2d and
      * hierarchical give every rank the same pattern; rhd's ranks around its extra ones, a

@@ -145,7 +145,7 @@ CollectiveService::GetTypeId()
                           "program, from its first op not done (memory follows the window, "
                           "not the program). A window narrower than the program can run in "
                           "without stalling (tn_program_min_window: a direct all-reduce's "
-                          "whole chunk, 3 ops for a ring) is refused with that width. 0: whole "
+                          "whole chunk, 5 ops for a ring) is refused with that width. 0: whole "
                           "programs while those in flight fit an eighth of the memory limit, "
                           "then windows of 64 ops (or the program's least, if wider), with a "
                           "note on stderr.",

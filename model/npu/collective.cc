@@ -1502,8 +1502,7 @@ Collective::Check() const
         else
         {
             why << "beyond its least, " << least
-                << ", whose model assumes acknowledgements come back before the next step's "
-                   "data";
+                << ", which holds two steps of this program at once";
         }
         why << "; 0 = whole programs); ";
     }
