@@ -130,7 +130,8 @@ class CollectiveAutoWindowTestCase : public TestCase
  * The memory guard counts the generated collectives in flight: with a limit that holds two
  * whole-program ring all-reduces on ring:16 (128 chunks), a third is refused with a message that
  * says what to change; once the two are done (programs freed), one more is accepted. With windows
- * of 4 ops, a collective whose whole programs the limit refuses is accepted.
+ * of 5 ops (the ring's least, tn_program_min_window), a collective whose whole programs the limit
+ * refuses is accepted.
  */
 class CollectiveMemoryGuardTestCase : public TestCase
 {
@@ -143,7 +144,7 @@ class CollectiveMemoryGuardTestCase : public TestCase
   private:
     void DoRun() override
     {
-        for (uint32_t window : {0u, 4u})
+        for (uint32_t window : {0u, 5u})
         {
             GeneratedFabric fabric("ring:16,rate=100Gbps,latency=1us", window);
             NS_TEST_ASSERT_MSG_NE(fabric.t.topo, nullptr, fabric.t.error);
