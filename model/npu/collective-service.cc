@@ -819,13 +819,20 @@ CollectiveService::Create(const tn_plan_request& request,
     // the service's own window is never narrower than the program can run in (a direct
     // program's sends may all go at once: its window holds a chunk's whole program); one
     // that does not fit the limit then is refused below, as the user's would be
-    uint32_t least = 0;
-    if (plan->program && m_programWindow == 0 && !LeastWindow(plan->program.get(), &least, error))
+    auto serviceWindow = [&](uint32_t* w) {
+        uint32_t least = 0;
+        if (!LeastWindow(plan->program.get(), &least, error))
+        {
+            return false;
+        }
+        *w = std::max(AUTO_PROGRAM_WINDOW, least);
+        return true;
+    };
+    uint32_t window = m_programWindow;
+    if (plan->program && window == 0 && m_autoWindowNoted && !serviceWindow(&window))
     {
         return nullptr;
     }
-    const uint32_t autoWindow = std::max(AUTO_PROGRAM_WINDOW, least);
-    uint32_t window = m_programWindow > 0 ? m_programWindow : m_autoWindowNoted ? autoWindow : 0;
     if (plan->program && window == 0 && !symmetry)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start;
@@ -846,7 +853,10 @@ CollectiveService::Create(const tn_plan_request& request,
             // the user left the window open (0): hold windows from now on rather than
             // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
             // is refused below against the whole limit
-            window = autoWindow;
+            if (!serviceWindow(&window))
+            {
+                return nullptr;
+            }
             if (!m_autoWindowNoted)
             {
                 m_autoWindowNoted = true;
