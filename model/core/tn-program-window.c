@@ -16,58 +16,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An op of a segment by its key (a step), for "the furthest op with a key up to k". */
-typedef struct step_at
-{
-    uint32_t key;
-    uint32_t index;
-} step_at;
-
-static int
-cmp_step_at(const void* a, const void* b)
-{
-    const step_at* x = a;
-    const step_at* y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static bool
 free_send(const tn_program_op* o)
 {
     return o->send && o->dep_count == 0;
 }
 
-/* Sort keys[0 .. n) by key and turn each index into the furthest one with a key up to its own. */
+/* keys[0 .. n): an op as its key (a step) << 32 | its index. Sort them and turn each index into
+ * the furthest one with a key up to its own. */
 static void
-furthest_by_key(step_at* keys, uint32_t n)
+furthest_by_key(uint64_t* keys, uint32_t n)
 {
-    qsort(keys, n, sizeof(*keys), cmp_step_at);
+    qsort(keys, n, sizeof(*keys), tn_cmp_u64);
     for (uint32_t i = 1; i < n; i++)
-        keys[i].index = keys[i].index > keys[i - 1].index ? keys[i].index : keys[i - 1].index;
+        if ((uint32_t)keys[i] < (uint32_t)keys[i - 1])
+            keys[i] = (keys[i] & ~(uint64_t)UINT32_MAX) | (uint32_t)keys[i - 1];
 }
 
 /* The furthest index among keys[0 .. n) (furthest_by_key) with a key up to limit, or 0. */
 static uint32_t
-furthest_up_to(const step_at* keys, uint32_t n, uint64_t limit)
+furthest_up_to(const uint64_t* keys, uint32_t n, uint64_t limit)
 {
     uint32_t lo = 0, hi = n;
     while (lo < hi)
     {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (keys[mid].key <= limit)
+        if ((keys[mid] >> 32) <= limit)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo > 0 ? keys[lo - 1].index : 0;
+    return lo > 0 ? (uint32_t)keys[lo - 1] : 0;
 }
 
 /* The window segment [b, e) of rp needs. all has room for e - b entries; cut[i]: the consumer
  * may start a stream at op i by length (no op from i on waits for one before). */
 static uint64_t
-segment_window(const tn_rank_program* rp, uint32_t b, uint32_t e, const uint8_t* cut, step_at* all)
+segment_window(const tn_rank_program* rp, uint32_t b, uint32_t e, const uint8_t* cut, uint64_t* all)
 {
     /* every op by its step; a send that waits for nothing by 0: it may go at the start,
      * whatever step it has */
@@ -75,8 +60,7 @@ segment_window(const tn_rank_program* rp, uint32_t b, uint32_t e, const uint8_t*
     for (uint32_t i = b; i < e; i++)
     {
         const tn_program_op* o = &rp->ops[i];
-        all[na].key = free_send(o) ? 0 : o->step;
-        all[na++].index = i;
+        all[na++] = (uint64_t)(free_send(o) ? 0 : o->step) << 32 | i;
     }
     furthest_by_key(all, na);
     uint64_t need = 1;
@@ -122,7 +106,7 @@ rank_window(const tn_rank_program* rp, uint64_t* out, tn_error* err)
     if (n == 0)
         return TN_OK;
     uint8_t* cut = malloc((size_t)n);
-    step_at* all = malloc((size_t)n * sizeof(step_at));
+    uint64_t* all = malloc((size_t)n * sizeof(uint64_t));
     if (!cut || !all)
     {
         free(cut);
