@@ -31,8 +31,8 @@
  *    "schedule" (Program=schedule, the baseline, up to --baseline-max transfers), below
  *    16384 NPUs (whole programs take about 9 GB there);
  *  - flow "window" (Program=generated, ProgramWindow=--window ops per stream) beside flow
- *    "generated": memory follows the windows; a window too narrow for the algorithm (one
- *    that would hold an op back) makes the row fail with the collective's Check();
+ *    "generated": memory follows the windows; a window narrower than the program's least
+ *    (tn_program_min_window) makes the row fail with the service's one-line refusal;
  *  - flow "symmetric" (--symmetric, ring2d and hierarchical: the flat ring's order is not a
  *    translate from rank to rank): NPU 0 alone runs and stands for every NPU
  *    (FlowNetwork::Symmetric, ECMP routing), beside flow "generated" (or "window" at 16384);

@@ -6,12 +6,15 @@
  */
 #include "roce-test-util.h"
 
+#include "ns3/collective-executor.h"
 #include "ns3/collective-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/tn-algorithm.h"
+#include "ns3/tn-program-window.h"
+#include "ns3/tn-topology.h"
 #include "ns3/uinteger.h"
 
 #include <string>
@@ -48,20 +51,43 @@ struct GeneratedFabric
     CollectiveHelper helper; //!< its collective service
 };
 
+/// The least window of `algorithm`'s all-reduce on `spec` (tn_program_min_window of the
+/// program the service plans), 0 if refused.
+uint32_t
+LeastWindow(const std::string& spec, const std::string& algorithm)
+{
+    GeneratedFabric fabric(spec, 0);
+    tn_plan_request request;
+    tn_plan_request_init(&request);
+    request.algorithm = algorithm.c_str();
+    request.bytes = 256 << 10;
+    std::string error;
+    Ptr<Collective> c = fabric.t.topo ? fabric.helper.Create(request, {}, &error) : nullptr;
+    uint32_t least = 0;
+    tn_error err;
+    if (c && tn_program_min_window(c->GetProgram(), &least, &err) != TN_OK)
+    {
+        least = 0;
+    }
+    Simulator::Destroy();
+    return least;
+}
+
 } // namespace
 
 /**
  * \ingroup training-net-tests
  * ProgramWindow left 0: a ring all-reduce on ring:128 whose whole programs pass an eighth of the
- * limit holds windows (fewer ops than its whole programs), and a direct all-reduce created after
- * it keeps its whole programs (a window narrower than them fails its check: its sends may all go
- * at once); both run as planned.
+ * limit holds windows of 64 ops (its least width, tn_program_min_window, is 5), fewer ops than its
+ * whole programs, and a direct all-reduce created after it holds windows of its least width,
+ * 4 x 127 = 508 ops, a chunk's whole program (its sends may all go at once), so all its ops; both
+ * run as planned.
  */
 class CollectiveAutoWindowTestCase : public TestCase
 {
   public:
     CollectiveAutoWindowTestCase()
-        : TestCase("the service's own windows: rings take them, direct keeps whole programs")
+        : TestCase("the service's own windows: rings take 64 ops, direct its least, whole chunks")
     {
     }
 
@@ -84,10 +110,12 @@ class CollectiveAutoWindowTestCase : public TestCase
         Ptr<Collective> ring = helper.Create(request, {}, &error);
         NS_TEST_ASSERT_MSG_NE(ring, nullptr, error);
         NS_TEST_EXPECT_MSG_LT(ring->GetHeldOps(), wholeOps, "the ring holds windows");
+        NS_TEST_EXPECT_MSG_EQ(ring->GetWindow(), 64, "the service's window, wider than 5");
         request.algorithm = "direct";
         Ptr<Collective> direct = helper.Create(request, {}, &error);
         NS_TEST_ASSERT_MSG_NE(direct, nullptr, error);
-        NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(), wholeOps, "direct holds its whole programs");
+        NS_TEST_EXPECT_MSG_EQ(direct->GetWindow(), 4 * 127, "direct's least width");
+        NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(), wholeOps, "so it holds its whole programs");
         helper.Start(ring);
         helper.Start(direct);
         Simulator::Run();
@@ -102,7 +130,8 @@ class CollectiveAutoWindowTestCase : public TestCase
  * The memory guard counts the generated collectives in flight: with a limit that holds two
  * whole-program ring all-reduces on ring:16 (128 chunks), a third is refused with a message that
  * says what to change; once the two are done (programs freed), one more is accepted. With windows
- * of 4 ops, a collective whose whole programs the limit refuses is accepted.
+ * of 5 ops (the ring's least, tn_program_min_window), a collective whose whole programs the limit
+ * refuses is accepted.
  */
 class CollectiveMemoryGuardTestCase : public TestCase
 {
@@ -115,7 +144,7 @@ class CollectiveMemoryGuardTestCase : public TestCase
   private:
     void DoRun() override
     {
-        for (uint32_t window : {0u, 4u})
+        for (uint32_t window : {0u, 5u})
         {
             GeneratedFabric fabric("ring:16,rate=100Gbps,latency=1us", window);
             NS_TEST_ASSERT_MSG_NE(fabric.t.topo, nullptr, fabric.t.error);
@@ -182,6 +211,118 @@ class CollectiveMemoryGuardTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * ProgramWindow against the program's least width (tn_program_min_window): for every generator,
+ * a window of the least width runs as planned with nothing held back, and one op narrower is
+ * refused when the collective is created, with one line naming ProgramWindow and the least
+ * width. Below it the run may stall: a direct all-reduce on 8 NPUs (its least, 28 ops, is its
+ * whole program) set up by hand with a window of 26 (all but a gather send and the last receive)
+ * or of one whole phase (its 7 sends and 7 receives, 14) holds gather sends back, and Check()
+ * names the least width.
+ */
+class CollectiveLeastWindowTestCase : public TestCase
+{
+  public:
+    CollectiveLeastWindowTestCase()
+        : TestCase("a program's least window runs, a narrower one is refused or stalls")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"switch:8,rate=100Gbps,latency=1us", "direct"},
+            {"torus:4x4,rate=100Gbps,latency=1us", "ring"},
+            {"torus:4x4,rate=100Gbps,latency=1us", "ring2d"},
+            {"torus:4x4,rate=100Gbps,latency=1us", "ring-bidir"},
+            {"hier:ring4@200Gbps+switch4@100Gbps", "hierarchical"},
+            {"switch:8,rate=100Gbps,latency=1us", "rhd"},
+            {"switch:7,rate=100Gbps,latency=1us", "dbt"},
+            {"switch:8,rate=100Gbps,latency=1us", "swing"},
+        };
+        for (const auto& c : cases)
+        {
+            const std::string what = c.second + " on " + c.first;
+            const uint32_t least = LeastWindow(c.first, c.second);
+            NS_TEST_ASSERT_MSG_GT(least, 0, what);
+            for (uint32_t window : {least, least - 1})
+            {
+                if (window == 0)
+                {
+                    continue; // 0 is whole programs
+                }
+                GeneratedFabric fabric(c.first, window);
+                tn_plan_request request;
+                tn_plan_request_init(&request);
+                request.algorithm = c.second.c_str();
+                request.bytes = 256 << 10;
+                std::string error;
+                Ptr<Collective> coll = fabric.helper.Create(request, {}, &error);
+                if (window < least)
+                {
+                    NS_TEST_EXPECT_MSG_EQ(coll, nullptr, what << ": window " << window);
+                    NS_TEST_EXPECT_MSG_NE(
+                        error.find("ProgramWindow " + std::to_string(window) + " is narrower"),
+                        std::string::npos,
+                        error);
+                    NS_TEST_EXPECT_MSG_NE(error.find(std::to_string(least) + " ops per stream"),
+                                          std::string::npos,
+                                          error);
+                    NS_TEST_EXPECT_MSG_EQ(error.find('\n'), std::string::npos, "one line");
+                    Simulator::Destroy();
+                    continue;
+                }
+                NS_TEST_ASSERT_MSG_NE(coll, nullptr, what << ": " << error);
+                fabric.helper.Start(coll);
+                Simulator::Run();
+                NS_TEST_EXPECT_MSG_EQ(coll->Check(), "", what << ": window " << window);
+                NS_TEST_EXPECT_MSG_EQ(coll->GetWindowHeld(), 0, what << ": nothing held back");
+                Simulator::Destroy();
+            }
+        }
+        // below the least width, set up by hand (the service refuses it): one op less, and a
+        // whole direct phase
+        for (uint32_t window : {26u, 14u})
+        {
+            GeneratedFabric fabric("switch:8,rate=100Gbps,latency=1us", 0);
+            tn_plan_request request;
+            tn_plan_request_init(&request);
+            request.algorithm = "direct";
+            request.bytes = 256 << 10;
+            tn_program* raw = nullptr;
+            tn_error err;
+            NS_TEST_ASSERT_MSG_EQ(tn_program_create(fabric.t.topo, &request, &raw, &err),
+                                  TN_OK,
+                                  err.message);
+            uint32_t least = 0;
+            NS_TEST_EXPECT_MSG_EQ(tn_program_min_window(raw, &least, &err), TN_OK, err.message);
+            NS_TEST_EXPECT_MSG_EQ(least, 28, "all the chunk's ops");
+            std::vector<uint32_t> nodes;
+            for (uint32_t r = 0; r < 8; r++)
+            {
+                nodes.push_back(tn_topology_npu_node(fabric.t.topo, r));
+            }
+            Ptr<Collective> c = CreateObject<Collective>();
+            c->SetupProgram(1, Collective::ShareProgram(raw), nodes, {}, 3, window);
+            for (uint32_t r = 0; r < 8; r++)
+            {
+                fabric.helper.GetExecutor(r)->Add(c, r);
+            }
+            fabric.helper.Start(c);
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_GT(c->GetWindowHeld(),
+                                  0,
+                                  "window " << window << " holds sends back");
+            NS_TEST_EXPECT_MSG_NE(c->Check().find("at least 28 for this program"),
+                                  std::string::npos,
+                                  c->Check());
+            Simulator::Destroy();
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * What generated collectives hold in memory.
  */
 class ProgramMemoryTestSuite : public TestSuite
@@ -192,6 +333,7 @@ class ProgramMemoryTestSuite : public TestSuite
     {
         AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveAutoWindowTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveLeastWindowTestCase, TestCase::QUICK);
     }
 };
 

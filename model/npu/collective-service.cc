@@ -19,6 +19,7 @@
 #include "ns3/tn-cost.h"
 #include "ns3/tn-memory.h"
 #include "ns3/tn-nccl.h"
+#include "ns3/tn-program-window.h"
 #include "ns3/tn-themis.h"
 #include "ns3/tn-verify.h"
 #include "ns3/uinteger.h"
@@ -53,6 +54,23 @@ CheckPacketLength(const Ptr<RoceFabric>& fabric, Time length, Time limit, const 
         << "), more than ns3::CollectiveService::MaxPacketLevelLength (" << limit.GetSeconds()
         << " s): give a smaller size, the flow level, or a longer limit";
     return why.str();
+}
+
+/**
+ * \param program a generated program \param least set to the narrowest window it can run in
+ * without stalling (tn_program_min_window) \param error set when that cannot be computed
+ * \return whether it was
+ */
+bool
+LeastWindow(const tn_program* program, uint32_t* least, std::string* error)
+{
+    tn_error err;
+    if (tn_program_min_window(program, least, &err) != TN_OK)
+    {
+        *error = std::string("program window: ") + err.message;
+        return false;
+    }
+    return true;
 }
 } // namespace
 
@@ -125,10 +143,12 @@ CollectiveService::GetTypeId()
             .AddAttribute("ProgramWindow",
                           "Generated collectives: ops each rank holds per stream of its "
                           "program, from its first op not done (memory follows the window, "
-                          "not the program; a window too narrow to hold every op that could "
-                          "start makes the collective's check fail). 0: whole programs while "
-                          "those in flight fit an eighth of the memory limit, then windows of "
-                          "64 ops, with a note on stderr.",
+                          "not the program). A window narrower than the program can run in "
+                          "without stalling (tn_program_min_window: a direct all-reduce's "
+                          "whole chunk, 5 ops for a ring) is refused with that width. 0: whole "
+                          "programs while those in flight fit an eighth of the memory limit, "
+                          "then windows of 64 ops (or the program's least, if wider), with a "
+                          "note on stderr.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_programWindow),
                           MakeUintegerChecker<uint32_t>())
@@ -695,6 +715,23 @@ CollectiveService::Prepare(const tn_plan_request& request,
     {
         return false;
     }
+    // a window the program can stall in is refused now, not found stalled at the end
+    uint32_t least = 0;
+    if (out->plan->program && m_programWindow > 0)
+    {
+        if (!LeastWindow(out->plan->program.get(), &least, error))
+        {
+            return false;
+        }
+        if (m_programWindow < least)
+        {
+            *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
+                     " is narrower than " + out->resolved.algorithm +
+                     "'s program can run in without stalling (" + std::to_string(least) +
+                     " ops per stream): set it to " + std::to_string(least) + " or more, or 0";
+            return false;
+        }
+    }
     out->symmetry = GetSymmetry();
     if (out->symmetry)
     {
@@ -779,14 +816,24 @@ CollectiveService::Create(const tn_plan_request& request,
     NS_ABORT_MSG_IF(reservedId >= m_nextId,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
-    // a direct program's sends may all go at once: a window narrower than its whole program
-    // fails its check, so the service never picks one for it (the user's setting still wins)
-    const tn_algorithm* entry = tn_algorithm_find(prepared.resolved.algorithm);
-    const bool windowable = !entry || entry->generator != TN_GENERATOR_DIRECT;
-    uint32_t window = m_programWindow > 0               ? m_programWindow
-                      : m_autoWindowNoted && windowable ? AUTO_PROGRAM_WINDOW
-                                                        : 0;
-    if (plan->program && window == 0 && !symmetry && windowable)
+    // the service's own window is never narrower than the program can run in (a direct
+    // program's sends may all go at once: its window holds a chunk's whole program); one
+    // that does not fit the limit then is refused below, as the user's would be
+    auto serviceWindow = [&](uint32_t* w) {
+        uint32_t least = 0;
+        if (!LeastWindow(plan->program.get(), &least, error))
+        {
+            return false;
+        }
+        *w = std::max(AUTO_PROGRAM_WINDOW, least);
+        return true;
+    };
+    uint32_t window = m_programWindow;
+    if (plan->program && window == 0 && m_autoWindowNoted && !serviceWindow(&window))
+    {
+        return nullptr;
+    }
+    if (plan->program && window == 0 && !symmetry)
     {
         // whole programs: every op of every rank (two per transfer) is held from the start;
         // checked against their share of the limit, so that the collectives already in
@@ -806,15 +853,19 @@ CollectiveService::Create(const tn_plan_request& request,
             // the user left the window open (0): hold windows from now on rather than
             // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
             // is refused below against the whole limit
-            window = AUTO_PROGRAM_WINDOW;
+            if (!serviceWindow(&window))
+            {
+                return nullptr;
+            }
             if (!m_autoWindowNoted)
             {
                 m_autoWindowNoted = true;
                 std::fprintf(stderr,
                              "note: generated collectives hold windows of %u ops per stream "
-                             "(CollectiveService::ProgramWindow), not whole programs, which "
+                             "(CollectiveService::ProgramWindow; wider where a program cannot run "
+                             "in it without stalling), not whole programs, which "
                              "would pass an eighth of the memory limit: %s\n",
-                             window,
+                             AUTO_PROGRAM_WINDOW,
                              error->c_str());
             }
             error->clear();

@@ -10,6 +10,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/tn-program-window.h"
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
@@ -1482,9 +1483,28 @@ Collective::Check() const
     }
     if (m_windowHeld)
     {
+        // the narrowest window the program cannot stall in, by the model of
+        // tn_program_min_window; a run held back at or above it went further than that model
+        uint32_t least = 0;
+        tn_error err;
+        const bool known = tn_program_min_window(m_program.get(), &least, &err) == TN_OK;
         why << m_windowHeld << " ops came into their program window (" << m_window
             << " ops) after they could have started: widen the window "
-               "(CollectiveService::ProgramWindow, 0 = whole programs); ";
+               "(CollectiveService::ProgramWindow, ";
+        if (!known)
+        {
+            why << "its least width unknown: " << err.message;
+        }
+        else if (m_window < least)
+        {
+            why << "at least " << least << " for this program";
+        }
+        else
+        {
+            why << "beyond its least, " << least
+                << ", which holds two steps of this program at once";
+        }
+        why << "; 0 = whole programs); ";
     }
     if (!m_deferred.empty())
     {

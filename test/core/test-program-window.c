@@ -9,6 +9,7 @@
  */
 #include "tn-test.h"
 
+#include "ns3/tn-program-window.h"
 #include "ns3/tn-program.h"
 #include "ns3/tn-topology.h"
 
@@ -214,9 +215,176 @@ test_advance_edges(tn_test_ctx* ctx)
     tn_program_destroy(p);
 }
 
+/* tn_program_min_window of a request (UINT32_MAX if it is refused). */
+static uint32_t
+min_window_of(tn_test_ctx* ctx,
+              const char* spec,
+              const char* algo,
+              tn_collective coll,
+              uint32_t ranks,
+              uint32_t chunks,
+              uint64_t* max_ops)
+{
+    tn_error err;
+    tn_topology* topo = NULL;
+    if (spec && tn_topology_from_spec(spec, &topo, &err) != TN_OK)
+    {
+        TN_CHECK_MSG(ctx, false, "%s: %s", spec, err.message);
+        return UINT32_MAX;
+    }
+    tn_plan_request req;
+    tn_plan_request_init(&req);
+    req.algorithm = algo;
+    req.collective = coll;
+    req.ranks = spec ? 0 : ranks;
+    req.chunks = chunks;
+    req.bytes = 1000003;
+    req.root = coll == TN_COLL_BROADCAST ? 2 : 0;
+    tn_program* p = NULL;
+    uint32_t w = UINT32_MAX;
+    if (tn_program_create(topo, &req, &p, &err) != TN_OK)
+    {
+        TN_CHECK_MSG(ctx, false, "%s on %s: %s", algo, spec ? spec : "ranks", err.message);
+        tn_topology_destroy(topo);
+        return UINT32_MAX;
+    }
+    TN_CHECK_MSG(ctx,
+                 tn_program_min_window(p, &w, &err) == TN_OK,
+                 "%s on %s: %s",
+                 algo,
+                 spec ? spec : "ranks",
+                 err.message);
+    if (max_ops)
+        *max_ops = tn_program_max_ops(p);
+    tn_program_destroy(p);
+    tn_topology_destroy(topo);
+    return w;
+}
+
+/* The narrowest window against closed forms of the model (tn-program-window.h), derived from each
+ * generator's program: per op u of step t, the reach R to the last op of its stream of a step up
+ * to t + 1, needing min(R + 1 + (u's distance from the stream's start), max(R + 1, 2 R - 1)), and,
+ * where the consumer may cut a stream d ops after u within R (no op from there on waits for an op
+ * before), min(2 d, the ops up to the cut + 1). Groups of more than 64 ranks (1,024 for rhd and
+ * swing) take the sampled path. */
+static void
+test_min_window(tn_test_ctx* ctx)
+{
+    const uint32_t sizes[] = {2, 3, 5, 9, 100, 2048};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+    {
+        const uint32_t P = sizes[k];
+        for (uint32_t chunks = 1; chunks <= 3; chunks += 2)
+        {
+            /* direct all-reduce: every op of a chunk has step 0 (reduce-scatter) or 1 (gather),
+             * so from its first send, which starts the chunk's stream, the reach is the chunk's
+             * last op: the window holds the chunk's 4 (P - 1) ops */
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "direct", TN_COLL_ALL_REDUCE, P, chunks, NULL),
+                        4 * (P - 1));
+            /* one phase only: each send waits for nothing and nothing waits for an op before
+             * it, so each send and the receive after it are a stream of their own */
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "direct", TN_COLL_ALL_GATHER, P, chunks, NULL),
+                        2);
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "direct", TN_COLL_ALL_TO_ALL, P, chunks, NULL),
+                        2);
+            /* the flat ring, step s = send s, receive s: from send s the reach is receive s + 1,
+             * 3 ops on: min(4 + 2 s, max(4, 5)) = 5 from send 1 on (3 steps or more); the
+             * receive s after it may start a stream 1 op on: 2. Two steps: 4 (from send 0);
+             * one: 2 (its send, its receive) */
+            const uint32_t ar_steps = 2 * (P - 1), rs_steps = P - 1;
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "ring", TN_COLL_ALL_REDUCE, P, chunks, NULL),
+                        ar_steps >= 3 ? 5 : 2 * ar_steps);
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "ring", TN_COLL_REDUCE_SCATTER, P, chunks, NULL),
+                        rs_steps >= 3 ? 5 : 2 * rs_steps);
+        }
+        /* the chain broadcast in one chunk: a middle member receives P pieces (steps m - 1 +
+         * i), then sends them (steps m + i, each after its receive); from receive i the reach
+         * is send i, P ops on: min(P + 1 + i, 2 P - 1), 2 P - 1 at i = P - 1 (P >= 3: a middle
+         * member) */
+        if (P >= 3)
+            TN_CHECK_EQ(ctx,
+                        min_window_of(ctx, NULL, "ring", TN_COLL_BROADCAST, P, 1, NULL),
+                        2 * P - 1);
+    }
+
+    /* hierarchical over two switch dims of P0 and P1 members (3 or more): direct phases of a =
+     * 2 (P0 - 1) and b = 2 (P1 - 1) ops, in the order a, b, b, a (steps 0 to 3); at the first op
+     * of a phase with L ops before it and S ops in it and the next (the reach R = S - 1):
+     * min(S + L, 2 S - 3), 2 (a + b) - 3 at the third phase, whose reach is the program's last
+     * receive, where a stream may start (nothing waits for it), a + b - 1 ops on: 2 (a + b) - 2 */
+    const struct
+    {
+        const char* spec;
+        uint32_t p0, p1;
+    } hier[] = {
+        {"hier:switch5@200Gbps+switch3@100Gbps", 5, 3},
+        {"hier:switch4@200Gbps+switch8@100Gbps", 4, 8},
+        {"hier:switch9@200Gbps+switch9@100Gbps", 9, 9},
+        {"hier:switch33@200Gbps+switch33@100Gbps", 33, 33}, /* 1,089 ranks: sampled */
+    };
+
+    for (size_t k = 0; k < sizeof(hier) / sizeof(hier[0]); k++)
+    {
+        const uint32_t a = 2 * (hier[k].p0 - 1), b = 2 * (hier[k].p1 - 1);
+        TN_CHECK_EQ(
+            ctx,
+            min_window_of(ctx, hier[k].spec, "hierarchical", TN_COLL_ALL_REDUCE, 0, 1, NULL),
+            2 * (a + b) - 2);
+    }
+    /* rhd all-reduce on a power of two: a send and a receive per step, each send after the
+     * step before's receive; from the last reduce-scatter send, the first gather receive, 3 ops
+     * on, may start a stream (nothing after it waits for an op before it): 2 x 3 = 6 (sampled
+     * at 2,048 ranks) */
+    const uint32_t pow2[] = {8, 64, 2048};
+    for (size_t k = 0; k < sizeof(pow2) / sizeof(pow2[0]); k++)
+    {
+        char spec[32];
+        snprintf(spec, sizeof(spec), "switch:%u", pow2[k]);
+        TN_CHECK_EQ(ctx, min_window_of(ctx, spec, "rhd", TN_COLL_ALL_REDUCE, 0, 1, NULL), 6);
+    }
+
+    /* every generator: at least 1, at most a rank's whole program (which never stalls) */
+    const struct
+    {
+        const char* spec;
+        const char* algo;
+        tn_collective coll;
+    } any[] = {
+        {"torus:4x4", "ring-bidir", TN_COLL_ALL_REDUCE},
+        {"bigraph:4x4", "rhd", TN_COLL_ALL_REDUCE},
+        {"switch:6", "rhd", TN_COLL_ALL_GATHER},
+        {"switch:11", "dbt", TN_COLL_ALL_REDUCE},
+        {"torus:4x6", "ring2d", TN_COLL_ALL_REDUCE},
+        {"mesh:5x3", "ring2d", TN_COLL_REDUCE_SCATTER},
+        {"hier:ring4@200Gbps+switch3@100Gbps", "hierarchical", TN_COLL_ALL_REDUCE},
+        {"switch:16", "swing", TN_COLL_ALL_REDUCE},
+        {"torus:4x4", "swing-torus", TN_COLL_ALL_REDUCE},
+    };
+
+    for (size_t k = 0; k < sizeof(any) / sizeof(any[0]); k++)
+    {
+        uint64_t max_ops = 0;
+        const uint32_t w =
+            min_window_of(ctx, any[k].spec, any[k].algo, any[k].coll, 0, 2, &max_ops);
+        TN_CHECK_MSG(ctx,
+                     w >= 1 && w <= max_ops,
+                     "%s on %s: %u of at most %llu ops",
+                     any[k].algo,
+                     any[k].spec,
+                     w,
+                     (unsigned long long)max_ops);
+    }
+}
+
 void
 tn_suite_program_window(tn_test_suite* suite)
 {
+    tn_test_add(suite, "min_window", test_min_window);
     tn_test_add(suite, "advance", test_advance);
     tn_test_add(suite, "advance_edges", test_advance_edges);
 }
