@@ -30,6 +30,7 @@ core_sources = [
     'model/core/tn-msccl.c',
     'model/core/tn-cost.c',
     'model/core/tn-cost-program.c',
+    'model/core/tn-cost-walk.c',
     'model/core/tn-db.c',
     'model/core/tn-error.c',
     'model/core/tn-fluid.c',
