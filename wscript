@@ -29,6 +29,7 @@ core_sources = [
     'model/core/tn-chakra-write.c',
     'model/core/tn-msccl.c',
     'model/core/tn-cost.c',
+    'model/core/tn-cost-bound.c',
     'model/core/tn-cost-program.c',
     'model/core/tn-cost-walk.c',
     'model/core/tn-db.c',

@@ -39,7 +39,7 @@ extern "C"
 #define TN_COST_WALK_OPS (UINT64_C(1) << 20)
 /** The walk's fluid budget: it gives up (the step sum answers) once the engine's rate refills
  *  have visited this many times (transfers + path links) flows. */
-#define TN_COST_WALK_WORK 64.0
+#define TN_COST_WALK_WORK 8.0
 
     /**
      * The dependency walk of a generated collective across every rank, for the algorithms
