@@ -12,16 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* wire bytes of a transfer of len bytes with packets of mtu payload bytes (0: none) */
-static uint64_t
-wire_of(uint32_t mtu, uint32_t ovh, uint64_t len)
-{
-    if (mtu == 0)
-        return len;
-    uint64_t packets = len == 0 ? 1 : (len + mtu - 1) / mtu;
-    return len + packets * ovh;
-}
-
 tn_status
 tn_cost_program_lower_bound(const tn_program* p,
                             const tn_cost_options* options,
@@ -92,7 +82,8 @@ tn_cost_program_lower_bound(const tn_program* p,
                 continue; /* tn_cost_program fails on it: no bound needed */
             hops[o->step] = d < hops[o->step] ? d : hops[o->step];
             if (!o->send && o->length)
-                busy[o->step] += (double)wire_of(mtu, ovh, o->length) * d * 8e9 / max_rate;
+                busy[o->step] +=
+                    (double)tn_cost_wire_bytes(mtu, ovh, o->length) * d * 8e9 / max_rate;
         }
     }
     /* each step of the estimate lasts at least the mean link load (every rank's receives

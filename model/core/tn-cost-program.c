@@ -132,10 +132,7 @@ sort_uses(est* e)
 static uint64_t
 wire(const est* e, uint64_t len)
 {
-    if (e->mtu == 0)
-        return len;
-    uint64_t packets = len == 0 ? 1 : (len + e->mtu - 1) / e->mtu;
-    return len + packets * e->ovh;
+    return tn_cost_wire_bytes(e->mtu, e->ovh, len);
 }
 
 static double

@@ -316,9 +316,7 @@ wk_paths(wk* w, const tn_topology* topo, const tn_cost_options* o, tn_error* err
                       (double)l->rate_bps;
             slow = i == 0 || (double)l->rate_bps < slow ? (double)l->rate_bps : slow;
         }
-        uint64_t wire = op->length;
-        if (mtu)
-            wire += (op->length == 0 ? 1 : (op->length + mtu - 1) / mtu) * (uint64_t)ovh;
+        uint64_t wire = tn_cost_wire_bytes(mtu, ovh, op->length);
         w->lat[x] = lat;
         w->sf[x] = sf;
         /* the fluid engine's bits: the serialisation at the slowest link, as tn_cost_estimate */

@@ -257,8 +257,9 @@ extern "C"
      * tn_cost_estimate's fluid model runs the materialised schedule, so equal to it): their
      * steps overlap in time (pairs away from a step's hot links run ahead; a later step's
      * transfers share links with an earlier step's that still run), which no step sum sees. The
-     * step sum answers beyond 2^20 ops or when the walk's fluid refills exceed 8 x (transfers
-     * + path links) visited flows (swing on torus:32x32 at 64 MiB).
+     * step sum answers beyond 2^20 ops or when the walk's fluid refills exceed, or are projected
+     * from the transfers done to exceed, 8 x (transfers + path links) visited flows (swing on
+     * torus:32x32 at 64 MiB).
      * Without a topology every rank pair has a private link (options->rate_bps and
      * latency_ns, as tn_cost_estimate).
      */

@@ -3,7 +3,7 @@
  *
  * tn-program-impl: PRIVATE header of the rank-local programs (tn-program.c, the builder
  * and the rank-local phases; tn-program-gen.c, the generators; tn-cost-program.c, the
- * estimate). Not installed for users.
+ * estimate, tn-cost-walk.c its walk and tn-cost-bound.c its lower bound). Not installed for users.
  */
 #ifndef TN_PROGRAM_IMPL_H
 #define TN_PROGRAM_IMPL_H
@@ -34,11 +34,22 @@ extern "C"
 
     struct tn_cost_options; /* tn-cost.h */
 
+    /** Wire bytes of a transfer of len bytes in packets of mtu payload bytes with ovh bytes of
+     *  headers each (mtu 0: no packets, len), as tn_cost_options says. */
+    static inline uint64_t tn_cost_wire_bytes(uint32_t mtu, uint32_t ovh, uint64_t len)
+    {
+        if (mtu == 0)
+            return len;
+        uint64_t packets = len == 0 ? 1 : (len + mtu - 1) / mtu;
+        return len + packets * ovh;
+    }
+
 /** The walk (tn_cost_walk) takes programs of up to this many ops over every rank (rhd and
  *  swing at 1,024 NPUs: about 41,000; direct's 2.1 M are beyond: its one step is no walk). */
 #define TN_COST_WALK_OPS (UINT64_C(1) << 20)
 /** The walk's fluid budget: it gives up (the step sum answers) once the engine's rate refills
- *  have visited this many times (transfers + path links) flows. */
+ *  have visited this many times (transfers + path links) flows, or are on their way to it
+ *  (from a sixteenth of the transfers done on, the visits so far per transfer done). */
 #define TN_COST_WALK_WORK 8.0
 
     /**
