@@ -160,7 +160,9 @@ extern "C"
          *  with 1, a transfer's sender learns that a dependency is done at once for data it
          *  received, one path latency later for a send of its own (the ACK) or for data its
          *  receiver received (the clear-to-send notification), two for a send of its
-         *  receiver. tn_cost_estimate only (the per-step model ignores it). */
+         *  receiver. tn_cost_estimate and tn_cost_program (its walk the same way; its step
+         *  sum adds to a step of a non-pipelined algorithm the longest such wait of its
+         *  ops). */
         int completion_messages;
         /** A library protocol's wire bytes and per-hop latency (NULL: none); not copied.
          *  tn_cost_estimate only. */
@@ -247,7 +249,17 @@ extern "C"
      * ring all-reduce gives 2(N-1)(a + S/(N*B)) like tn_cost_estimate); it sees two ranks'
      * transfers meeting on a link of the fabric (fat-tree cores, transit on a torus) only
      * through the fabric's mean load, and overlaps a fast rank's next step with a slow
-     * rank's current one only for pipelined algorithms.
+     * rank's current one only for pipelined algorithms. With completion_messages a step of a
+     * non-pipelined algorithm also waits the longest delay after which one of its ops' senders
+     * learns of a dependency (the ACK of its own send, the receiver's notification).
+     * rhd, swing and dbt with every rank evaluated are walked instead (tn_cost_walk, private:
+     * every rank's program, sends paired with receives, the transfers run as
+     * tn_cost_estimate's fluid model runs the materialised schedule, so equal to it): their
+     * steps overlap in time (pairs away from a step's hot links run ahead; a later step's
+     * transfers share links with an earlier step's that still run), which no step sum sees. The
+     * step sum answers beyond 2^20 ops or when the walk's fluid refills exceed, or are projected
+     * from the transfers done to exceed, 8 x (transfers + path links) visited flows (swing on
+     * torus:32x32 at 64 MiB).
      * Without a topology every rank pair has a private link (options->rate_bps and
      * latency_ns, as tn_cost_estimate).
      */

@@ -3,13 +3,15 @@
  *
  * tn-program-impl: PRIVATE header of the rank-local programs (tn-program.c, the builder
  * and the rank-local phases; tn-program-gen.c, the generators; tn-cost-program.c, the
- * estimate). Not installed for users.
+ * estimate, tn-cost-walk.c its walk and tn-cost-bound.c its lower bound). Not installed for users.
  */
 #ifndef TN_PROGRAM_IMPL_H
 #define TN_PROGRAM_IMPL_H
 
 #include "tn-algorithm-impl.h"
 #include "tn-program.h"
+
+#include <stdbool.h>
 
 #ifdef __cplusplus
 extern "C"
@@ -29,6 +31,46 @@ extern "C"
     /** Ranks tn_cost_program evaluates by default: all of them up to TN_PROGRAM_COST_SAMPLES, or
      *  within the limits above; TN_PROGRAM_COST_SAMPLES otherwise. */
     uint32_t tn_program_cost_ranks(const tn_program* p);
+
+    struct tn_cost_options; /* tn-cost.h */
+
+    /** Wire bytes of a transfer of len bytes in packets of mtu payload bytes with ovh bytes of
+     *  headers each (mtu 0: no packets, len), as tn_cost_options says. */
+    static inline uint64_t tn_cost_wire_bytes(uint32_t mtu, uint32_t ovh, uint64_t len)
+    {
+        if (mtu == 0)
+            return len;
+        uint64_t packets = len == 0 ? 1 : (len + mtu - 1) / mtu;
+        return len + packets * ovh;
+    }
+
+/** The walk (tn_cost_walk) takes programs of up to this many ops over every rank (rhd and
+ *  swing at 1,024 NPUs: about 41,000; direct's 2.1 M are beyond: its one step is no walk). */
+#define TN_COST_WALK_OPS (UINT64_C(1) << 20)
+/** The walk's fluid budget: it gives up (the step sum answers) once the engine's rate refills
+ *  have visited this many times (transfers + path links) flows, or are on their way to it
+ *  (from a sixteenth of the transfers done on, the visits so far per transfer done). */
+#define TN_COST_WALK_WORK 8.0
+
+    /**
+     * The dependency walk of a generated collective across every rank, for the algorithms
+     * whose steps overlap in time (tn_cost_program uses it for rhd, swing and dbt when it
+     * evaluates every rank): every rank's program is generated, each send paired with its
+     * receive (a transfer), and the transfers run as tn_cost_estimate's fluid model runs the
+     * materialised schedule: posted when the ops both sides list as deps are done (with
+     * options->completion_messages, as the executor learns of them: the ACK of its own send,
+     * the receiver's notification), one at a time per (sender, receiver) queue pair, sharing
+     * the links of their routed paths (flow hash (src << 32) | dst) max-min fairly, each ending
+     * its latency and one packet's store and forward per hop after its bits. So a pair away
+     * from a step's hot links goes on to its next step, and a later step's transfers share a
+     * link with an earlier step's that still run. *answered is false (and *out_ns untouched)
+     * without a topology, beyond TN_COST_WALK_OPS ops or TN_COST_WALK_WORK.
+     */
+    tn_status tn_cost_walk(const tn_program* p,
+                           const struct tn_cost_options* options,
+                           double* out_ns,
+                           bool* answered,
+                           tn_error* err);
 
     struct tn_program
     {

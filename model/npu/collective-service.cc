@@ -581,6 +581,7 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
         options.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS;
         options.mtu = GetLocalExecutor()->GetNic()->GetMtu();
         options.packet_overhead = RoceWire::DATA_OVERHEAD;
+        options.completion_messages = 1; // the executor waits for ACKs and notifications
         tn_cost_program_result cost;
         if (tn_cost_program(raw, &options, 0, &cost, &err) != TN_OK)
         {
