@@ -1,9 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Helpers of the results database's tests (test-db.c, test-db-keys.c): a fresh file at a test's
- * temporary path, without the WAL and shared-memory files a former run left, and one integer
- * asked of a connection.
+ * Helpers of the results database's tests (test-db.c, test-db-keys.c, test-db-rows.c): a fresh
+ * file at a test's temporary path, without the WAL and shared-memory files a former run left,
+ * and one integer asked of a connection.
  */
 #ifndef TN_TEST_DB_H
 #define TN_TEST_DB_H
