@@ -15,19 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The first column of the first row of `query` as a double, or -1 when it gives none. */
-static double
-query_real(sqlite3* sql, const char* query)
-{
-    sqlite3_stmt* stmt = NULL;
-    double value = -1;
-    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-        value = sqlite3_column_double(stmt, 0);
-    sqlite3_finalize(stmt);
-    return value;
-}
-
 enum
 {
     ROWS = 50 /* of each table: batches of 7 rows cut the kinds at every place */
@@ -149,7 +136,10 @@ test_struct_rows_between_value_rows(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT sum(fct_ns) FROM flow"), fct);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(slowdown) FROM flow"), ideal_rows);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(ideal_fct_ns) FROM flow"), ideal_rows);
-    TN_CHECK_NEAR(ctx, query_real(sql, "SELECT sum(slowdown) FROM flow"), slowdown, 1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_test_db_query_real(sql, "SELECT sum(slowdown) FROM flow"),
+                  slowdown,
+                  1e-9);
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(sql, "SELECT count(collective_id) FROM flow"),
                 ROWS - ROWS / 5);
@@ -160,7 +150,7 @@ test_struct_rows_between_value_rows(tn_test_ctx* ctx)
                                      " 3 * 50 + node_id"),
                 0);
     TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT sum(utilisation) FROM port_sample"),
+                  tn_test_db_query_real(sql, "SELECT sum(utilisation) FROM port_sample"),
                   utilisation,
                   1e-12);
     tn_db_close(db);
