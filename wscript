@@ -287,6 +287,7 @@ core_test_sources = [
     'test/core/test-cost.c',
     'test/core/test-db.c',
     'test/core/test-db-keys.c',
+    'test/core/test-db-rows.c',
     'test/core/test-fluid.c',
     'test/core/test-harness.c',
     'test/core/test-hdrm.c',

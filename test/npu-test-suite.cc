@@ -4,6 +4,7 @@
  * NPU endpoint: memory traffic per network byte of the baseline and ACE engines, measured on
  * executed collectives, and the reduction time against the closed form.
  */
+#include "ns3/collective-executor.h"
 #include "ns3/collective-helper.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -28,11 +29,20 @@ namespace
 struct EndpointRun
 {
     double durationNs{-1};
-    uint64_t memoryBytes{0};  //!< all endpoints
-    uint64_t networkBytes{0}; //!< all endpoints
-    double reductionNs{0};    //!< all endpoints
+    uint64_t memoryBytes{0};    //!< all endpoints
+    uint64_t networkBytes{0};   //!< all endpoints
+    double reductionNs{0};      //!< all endpoints
+    uint64_t tracedSent{0};     //!< bytes of the executors' Sent traces
+    uint64_t tracedReceived{0}; //!< bytes of the executors' Received traces
     std::string check;
 };
+
+/** Adds a Sent or Received trace's bytes to *sum. */
+void
+AddTracedBytes(uint64_t* sum, Ptr<const Collective>, uint32_t, uint64_t bytes, bool)
+{
+    *sum += bytes;
+}
 
 /** Run `algorithm` (collective coll, S bytes) on spec with endpoints of `engine`. */
 EndpointRun
@@ -59,6 +69,16 @@ RunOnEndpoints(const std::string& spec,
     npus.Install(roce.GetFabric().npus); // before the executors: the endpoint finds them later
     CollectiveHelper collectives;
     collectives.Install(topo, roce);
+    // the traces fire beside the endpoint's own count (SetBytesListener)
+    for (uint32_t i = 0; i < roce.GetFabric().npus.GetN(); ++i)
+    {
+        Ptr<CollectiveExecutor> exec =
+            roce.GetFabric().npus.Get(i)->GetObject<CollectiveExecutor>();
+        exec->TraceConnectWithoutContext("Sent",
+                                         MakeBoundCallback(&AddTracedBytes, &out.tracedSent));
+        exec->TraceConnectWithoutContext("Received",
+                                         MakeBoundCallback(&AddTracedBytes, &out.tracedReceived));
+    }
     tn_plan_request request;
     tn_plan_request_init(&request);
     request.collective = coll;
@@ -116,6 +136,8 @@ class NpuMemoryTrafficTestCase : public TestCase
         EndpointRun ace = RunOnEndpoints(spec, TN_COLL_ALL_REDUCE, "ring", S, "ace");
         NS_TEST_ASSERT_MSG_EQ(base.check + ace.check, "", "both ran as planned");
         NS_TEST_EXPECT_MSG_EQ(base.networkBytes, ace.networkBytes, "same network bytes");
+        NS_TEST_EXPECT_MSG_EQ(base.tracedSent, base.networkBytes, "Sent traces the bytes sent");
+        NS_TEST_EXPECT_MSG_EQ(base.tracedReceived, base.networkBytes, "all of them received");
         NS_TEST_EXPECT_MSG_EQ_TOL(static_cast<double>(base.networkBytes),
                                   2 * (n - 1) / n * S * n,
                                   n,

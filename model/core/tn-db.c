@@ -416,16 +416,36 @@ typedef struct value
 /*
  * A row's values are `columns` consecutive entries of its buffer's value array, from `first`
  * (as many as its table's INSERT binds, so no table is too wide). `v` points at them while the
- * row is filled, right after new_row: the next row may move the array.
+ * row is filled, right after new_row: the next row may move the array. A raw row (`raw` set)
+ * has no values yet: `first` indexes its caller's struct in the buffer's raw array.
  */
 typedef struct row
 {
     int table;
+    int raw;
     int count;   /* values put so far */
     int columns; /* the table's: a put beyond them is counted, not stored */
     size_t first;
     value* v;
 } row;
+
+/*
+ * A row of the tables written once per transfer, message or port sample, as its caller gave
+ * it: the writer puts its values (raw_values), so the simulation's thread only copies it.
+ */
+typedef struct raw_row
+{
+    int64_t run_id;
+
+    union {
+        tn_db_transfer transfer;
+        tn_db_flow flow;
+        tn_db_port_sample port_sample;
+    } u;
+} raw_row;
+
+/* The most values a raw row's table binds (port_sample: 20). */
+#define RAW_COLUMNS 32
 
 /* Rows waiting to be written, in the order they were added, and their values. */
 typedef struct row_buffer
@@ -436,6 +456,9 @@ typedef struct row_buffer
     value* values;
     size_t value_count;
     size_t value_capacity;
+    raw_row* raws;
+    size_t raw_count;
+    size_t raw_capacity;
 } row_buffer;
 
 struct tn_db
@@ -984,6 +1007,7 @@ clear_rows(row_buffer* b)
     }
     b->count = 0;
     b->value_count = 0;
+    b->raw_count = 0;
 }
 
 static void
@@ -992,6 +1016,7 @@ free_rows(row_buffer* b)
     clear_rows(b);
     free(b->rows);
     free(b->values);
+    free(b->raws);
 }
 
 static void join_writer(tn_db* db);
@@ -1046,9 +1071,26 @@ tn_db_rows_written(const tn_db* db)
 
 /* ---- batches ----------------------------------------------------------------------------- */
 
+static void raw_values(row* r, const raw_row* in);
+
 static tn_status
-bind_row(tn_db* db, sqlite3_stmt* stmt, const row_buffer* b, const row* r, tn_error* err)
+bind_row(tn_db* db, sqlite3_stmt* stmt, const row_buffer* b, const row* buffered, tn_error* err)
 {
+    const row* r = buffered;
+    const value* values = b->values + buffered->first;
+    value put[RAW_COLUMNS];
+    row filled;
+    if (buffered->raw)
+    {
+        filled = *buffered;
+        filled.count = 0;
+        if (filled.columns > RAW_COLUMNS)
+            filled.columns = RAW_COLUMNS; /* a wider table is refused below, not overrun */
+        filled.v = put;
+        raw_values(&filled, &b->raws[buffered->first]);
+        r = &filled;
+        values = put;
+    }
     if (r->count != r->columns)
     {
         /* internal invariant: each tn_db_add_* puts its table's columns */
@@ -1062,7 +1104,7 @@ bind_row(tn_db* db, sqlite3_stmt* stmt, const row_buffer* b, const row* r, tn_er
     }
     for (int c = 0; c < r->count; ++c)
     {
-        const value* v = &b->values[r->first + c];
+        const value* v = &values[c];
         int rc;
         switch (v->type)
         {
@@ -1297,6 +1339,25 @@ tn_db_set_writer_thread(tn_db* db, int on)
     db->threaded = on != 0;
 }
 
+/* Room for one more row in the buffer's row array; 0 when out of memory. */
+static int
+room_for_row(tn_db* db, tn_error* err)
+{
+    row_buffer* b = &db->buffer;
+    if (b->count < b->capacity)
+        return 1;
+    size_t capacity = b->capacity ? b->capacity * 2 : 256;
+    row* rows = realloc(b->rows, capacity * sizeof(row));
+    if (!rows)
+    {
+        tn_error_set(err, TN_ENOMEM, "%s: out of memory for rows", db->path);
+        return 0;
+    }
+    b->rows = rows;
+    b->capacity = capacity;
+    return 1;
+}
+
 /*
  * A new row of `table` at the end of the buffer, with room for its columns (the buffer grows
  * to the batch size).
@@ -1306,18 +1367,8 @@ new_row(tn_db* db, int table, tn_error* err)
 {
     row_buffer* b = &db->buffer;
     const int columns = db->columns[table];
-    if (b->count == b->capacity)
-    {
-        size_t capacity = b->capacity ? b->capacity * 2 : 256;
-        row* rows = realloc(b->rows, capacity * sizeof(row));
-        if (!rows)
-        {
-            tn_error_set(err, TN_ENOMEM, "%s: out of memory for rows", db->path);
-            return NULL;
-        }
-        b->rows = rows;
-        b->capacity = capacity;
-    }
+    if (!room_for_row(db, err))
+        return NULL;
     if (b->value_count + (size_t)columns > b->value_capacity)
     {
         size_t capacity = b->value_capacity ? b->value_capacity * 2 : 4096;
@@ -1334,6 +1385,7 @@ new_row(tn_db* db, int table, tn_error* err)
     }
     row* r = &b->rows[b->count++];
     r->table = table;
+    r->raw = 0;
     r->count = 0;
     r->columns = columns;
     r->first = b->value_count;
@@ -1342,6 +1394,40 @@ new_row(tn_db* db, int table, tn_error* err)
         r->v[c].type = V_NULL;
     b->value_count += (size_t)columns;
     return r;
+}
+
+/*
+ * A new raw row of `table` (transfer, flow or port_sample) at the end of the buffer: the
+ * caller copies its struct in.
+ */
+static raw_row*
+new_raw_row(tn_db* db, int table, int64_t run_id, tn_error* err)
+{
+    row_buffer* b = &db->buffer;
+    if (!room_for_row(db, err))
+        return NULL;
+    if (b->raw_count == b->raw_capacity)
+    {
+        size_t capacity = b->raw_capacity ? b->raw_capacity * 2 : 256;
+        raw_row* raws = realloc(b->raws, capacity * sizeof(raw_row));
+        if (!raws)
+        {
+            tn_error_set(err, TN_ENOMEM, "%s: out of memory for rows", db->path);
+            return NULL;
+        }
+        b->raws = raws;
+        b->raw_capacity = capacity;
+    }
+    row* r = &b->rows[b->count++];
+    r->table = table;
+    r->raw = 1;
+    r->count = db->columns[table];
+    r->columns = db->columns[table];
+    r->first = b->raw_count;
+    r->v = NULL;
+    raw_row* raw = &b->raws[b->raw_count++];
+    raw->run_id = run_id;
+    return raw;
 }
 
 /* The next value of r, or NULL past its columns (bind_row then refuses the row). */
@@ -1536,12 +1622,9 @@ tn_db_add_collective(tn_db* db, int64_t run_id, const tn_db_collective* in, tn_e
     return row_done(db, ok, err);
 }
 
-tn_status
-tn_db_add_transfer(tn_db* db, int64_t run_id, const tn_db_transfer* in, tn_error* err)
+static void
+transfer_values(row* r, int64_t run_id, const tn_db_transfer* in)
 {
-    row* r = new_row(db, T_TRANSFER, err);
-    if (!r)
-        return TN_ENOMEM;
     put_int(r, run_id);
     put_int(r, in->collective);
     put_int(r, in->transfer);
@@ -1560,15 +1643,11 @@ tn_db_add_transfer(tn_db* db, int64_t run_id, const tn_db_transfer* in, tn_error
     put_time(r, in->last_ns);
     put_time(r, in->ready_ns);
     put_job(r, in->job);
-    return row_done(db, 1, err);
 }
 
-tn_status
-tn_db_add_flow(tn_db* db, int64_t run_id, const tn_db_flow* in, tn_error* err)
+static void
+flow_values(row* r, int64_t run_id, const tn_db_flow* in)
 {
-    row* r = new_row(db, T_FLOW, err);
-    if (!r)
-        return TN_ENOMEM;
     const int64_t fct = in->end_ns - in->start_ns;
     put_int(r, run_id);
     put_int(r, in->src_node);
@@ -1597,15 +1676,11 @@ tn_db_add_flow(tn_db* db, int64_t run_id, const tn_db_flow* in, tn_error* err)
         put_null(r);
     else
         put_int(r, in->collective);
-    return row_done(db, 1, err);
 }
 
-tn_status
-tn_db_add_port_sample(tn_db* db, int64_t run_id, const tn_db_port_sample* in, tn_error* err)
+static void
+port_sample_values(row* r, int64_t run_id, const tn_db_port_sample* in)
 {
-    row* r = new_row(db, T_PORT_SAMPLE, err);
-    if (!r)
-        return TN_ENOMEM;
     put_int(r, run_id);
     put_int(r, in->time_ns);
     put_int(r, in->interval_ns);
@@ -1619,6 +1694,47 @@ tn_db_add_port_sample(tn_db* db, int64_t run_id, const tn_db_port_sample* in, tn
     put_int(r, in->paused_ns);
     put_int(r, (int64_t)in->ecn_marks);
     put_int(r, (int64_t)in->drops);
+}
+
+/* Puts a raw row's values (the writer's side of new_raw_row). */
+static void
+raw_values(row* r, const raw_row* in)
+{
+    if (r->table == T_TRANSFER)
+        transfer_values(r, in->run_id, &in->u.transfer);
+    else if (r->table == T_FLOW)
+        flow_values(r, in->run_id, &in->u.flow);
+    else
+        port_sample_values(r, in->run_id, &in->u.port_sample);
+}
+
+tn_status
+tn_db_add_transfer(tn_db* db, int64_t run_id, const tn_db_transfer* in, tn_error* err)
+{
+    raw_row* r = new_raw_row(db, T_TRANSFER, run_id, err);
+    if (!r)
+        return TN_ENOMEM;
+    r->u.transfer = *in;
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_flow(tn_db* db, int64_t run_id, const tn_db_flow* in, tn_error* err)
+{
+    raw_row* r = new_raw_row(db, T_FLOW, run_id, err);
+    if (!r)
+        return TN_ENOMEM;
+    r->u.flow = *in;
+    return row_done(db, 1, err);
+}
+
+tn_status
+tn_db_add_port_sample(tn_db* db, int64_t run_id, const tn_db_port_sample* in, tn_error* err)
+{
+    raw_row* r = new_raw_row(db, T_PORT_SAMPLE, run_id, err);
+    if (!r)
+        return TN_ENOMEM;
+    r->u.port_sample = *in;
     return row_done(db, 1, err);
 }
 

@@ -113,6 +113,12 @@ CollectiveExecutor::SetReductionTimeCallback(ReductionTimeCallback cb)
 }
 
 void
+CollectiveExecutor::SetBytesListener(TransferBytesListener* listener)
+{
+    m_bytesListener = listener;
+}
+
+void
 CollectiveExecutor::Add(Ptr<Collective> collective, uint32_t rank)
 {
     // internal invariant: CollectiveHelper::Install aggregates the transport first
@@ -317,7 +323,14 @@ CollectiveExecutor::PostWire(Ptr<Collective> collective, uint32_t transfer)
     request.immediate = transfer;
     c->NotifyIssued(transfer);
     ++m_posted;
-    m_sentTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
+    if (m_bytesListener)
+    {
+        m_bytesListener->TransferSent(t->length, t->op == TN_OP_REDUCE);
+    }
+    if (!m_sentTrace.IsEmpty())
+    {
+        m_sentTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
+    }
     m_nic->Post(request, m_sendDone);
 }
 
@@ -408,7 +421,14 @@ CollectiveExecutor::Received(const RdmaMessageRecord& record)
         return;
     }
     const tn_transfer* t = tn_schedule_transfer(s, transfer);
-    m_receivedTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
+    if (m_bytesListener)
+    {
+        m_bytesListener->TransferReceived(t->length, t->op == TN_OP_REDUCE);
+    }
+    if (!m_receivedTrace.IsEmpty())
+    {
+        m_receivedTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
+    }
     if (t->op == TN_OP_REDUCE && !m_reductionTime.IsNull())
     {
         Time delay = m_reductionTime(t->length);
@@ -584,7 +604,14 @@ CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
     request.wrId = op;           // and SendDoneProgram this op, without a search
     c->NotifyOpIssued(entry->rank, op);
     ++m_posted;
-    m_sentTrace(c, c->GetOpTransfer(entry->rank, op), o.length, o.op == TN_OP_REDUCE);
+    if (m_bytesListener)
+    {
+        m_bytesListener->TransferSent(o.length, o.op == TN_OP_REDUCE);
+    }
+    if (!m_sentTrace.IsEmpty())
+    {
+        m_sentTrace(c, c->GetOpTransfer(entry->rank, op), o.length, o.op == TN_OP_REDUCE);
+    }
     m_nic->Post(request, m_sendDone);
 }
 
@@ -683,7 +710,14 @@ CollectiveExecutor::Arrived(Entry* entry, uint32_t op)
     const tn_program_op& o = c->GetOp(entry->rank, op);
     const uint64_t length = o.length;
     const bool reduce = o.op == TN_OP_REDUCE;
-    m_receivedTrace(c, c->GetOpTransfer(entry->rank, op), length, reduce);
+    if (m_bytesListener)
+    {
+        m_bytesListener->TransferReceived(length, reduce);
+    }
+    if (!m_receivedTrace.IsEmpty())
+    {
+        m_receivedTrace(c, c->GetOpTransfer(entry->rank, op), length, reduce);
+    }
     if (reduce && !m_reductionTime.IsNull())
     {
         Time delay = m_reductionTime(length);

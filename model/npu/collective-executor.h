@@ -42,9 +42,26 @@ class CollectiveService;
  * schedule (tn_op_is_local: the rank copies or reduces within its own buffer) sends nothing:
  * it is issued when its deps are met and ready then, a local reduce after the reduction time;
  * it fires neither Sent nor Received. The NPU endpoint
- * model (NpuEndpoint) fills it and follows this node's traffic through the trace sources
- * Sent, Received, PartStart and PartEnd.
+ * model (NpuEndpoint) fills it and follows this node's traffic: its sends and receives as
+ * the bytes listener (SetBytesListener), its parts through the trace sources PartStart and
+ * PartEnd.
  */
+/**
+ * What this node's NPU counts of each transfer it sends or receives (its memory traffic), told
+ * before the Sent and Received traces and without their cost per call (a reference to the
+ * collective taken and a list of callbacks walked per transfer and direction, about 250
+ * instructions).
+ */
+class TransferBytesListener
+{
+  public:
+    virtual ~TransferBytesListener() = default;
+    /** \param bytes the transfer's bytes \param reduce reduced at its destination */
+    virtual void TransferSent(uint64_t bytes, bool reduce) = 0;
+    /** \param bytes the transfer's bytes \param reduce reduced at this node */
+    virtual void TransferReceived(uint64_t bytes, bool reduce) = 0;
+};
+
 class CollectiveExecutor : public Object
 {
   public:
@@ -83,6 +100,9 @@ class CollectiveExecutor : public Object
 
     /** \param cb reduction time hook (null: reductions take no time) */
     void SetReductionTimeCallback(ReductionTimeCallback cb);
+
+    /** \param listener told of every transfer sent and received (null: none) */
+    void SetBytesListener(TransferBytesListener* listener);
 
     /**
      * Take part in a collective as `rank` of its group (before it starts).
@@ -207,6 +227,7 @@ class CollectiveExecutor : public Object
 
     Ptr<RdmaTransport> m_nic;
     ReductionTimeCallback m_reductionTime;
+    TransferBytesListener* m_bytesListener{nullptr};
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
     Entry* m_lastEntry{nullptr}; //!< Find's last answer (map nodes do not move; reset on erase)
     uint64_t m_posted{0};

@@ -135,6 +135,10 @@ NpuEndpoint::GetConfigError() const
 void
 NpuEndpoint::DoDispose()
 {
+    if (m_executor)
+    {
+        m_executor->SetBytesListener(nullptr);
+    }
     m_executor = nullptr;
     Object::DoDispose();
 }
@@ -149,9 +153,7 @@ NpuEndpoint::NotifyNewAggregate()
         {
             m_executor = exec;
             exec->SetReductionTimeCallback(MakeCallback(&NpuEndpoint::ReductionTime, this));
-            exec->TraceConnectWithoutContext("Sent", MakeCallback(&NpuEndpoint::Sent, this));
-            exec->TraceConnectWithoutContext("Received",
-                                             MakeCallback(&NpuEndpoint::Received, this));
+            exec->SetBytesListener(this);
             exec->TraceConnectWithoutContext("PartStart",
                                              MakeCallback(&NpuEndpoint::PartStart, this));
             exec->TraceConnectWithoutContext("PartEnd", MakeCallback(&NpuEndpoint::PartEnd, this));
@@ -204,11 +206,14 @@ NpuEndpoint::Count(uint64_t bytes, const char* what)
         return;
     }
     m_memoryBytes += bytes;
-    m_memoryTrace(bytes, what);
+    if (!m_memoryTrace.IsEmpty())
+    {
+        m_memoryTrace(bytes, what); // its std::string is built per call: 2.5 calls a transfer
+    }
 }
 
 void
-NpuEndpoint::Sent(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce)
+NpuEndpoint::TransferSent(uint64_t bytes, bool reduce)
 {
     m_networkBytes += bytes;
     if (m_engine == BASELINE)
@@ -218,7 +223,7 @@ NpuEndpoint::Sent(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bo
 }
 
 void
-NpuEndpoint::Received(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce)
+NpuEndpoint::TransferReceived(uint64_t bytes, bool reduce)
 {
     if (m_engine == BASELINE)
     {

@@ -7,6 +7,8 @@
 #ifndef NPU_ENDPOINT_H
 #define NPU_ENDPOINT_H
 
+#include "collective-executor.h"
+
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -19,7 +21,6 @@ namespace ns3
 {
 
 class Collective;
-class CollectiveExecutor;
 
 /**
  * \ingroup training-net
@@ -46,7 +47,7 @@ class CollectiveExecutor;
  * baseline collectives take, the injection limit memory bandwidth puts on the NIC, and the
  * finite size of ACE's buffer (collectives are assumed to stream through it).
  */
-class NpuEndpoint : public Object
+class NpuEndpoint : public Object, private TransferBytesListener
 {
   public:
     /** \return the TypeId */
@@ -160,8 +161,8 @@ class NpuEndpoint : public Object
 
   private:
     void Count(uint64_t bytes, const char* what);
-    void Sent(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce);
-    void Received(Ptr<const Collective> c, uint32_t transfer, uint64_t bytes, bool reduce);
+    void TransferSent(uint64_t bytes, bool reduce) override;
+    void TransferReceived(uint64_t bytes, bool reduce) override;
     void PartStart(Ptr<const Collective> c, uint32_t rank);
     void PartEnd(Ptr<const Collective> c, uint32_t rank);
     void LimitInjection();

@@ -25,18 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double
-query_real(sqlite3* sql, const char* query)
-{
-    sqlite3_stmt* stmt = NULL;
-    double value = -1;
-    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-        value = sqlite3_column_double(stmt, 0);
-    sqlite3_finalize(stmt);
-    return value;
-}
-
 /* 1 when the query's first column is NULL */
 static int
 query_null(sqlite3* sql, const char* query)
@@ -1147,13 +1135,16 @@ test_rows_round_trip(tn_test_ctx* ctx)
     TN_CHECK(ctx, query_null(sql, "SELECT ready_ns FROM transfer") == 1);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT last_byte_ns FROM transfer"), 300);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT fct_ns FROM flow"), 4000);
-    TN_CHECK_NEAR(ctx, query_real(sql, "SELECT slowdown FROM flow"), 2.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_test_db_query_real(sql, "SELECT slowdown FROM flow"), 2.0, 1e-12);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT collective_id FROM flow"), 9);
     TN_CHECK_EQ(
         ctx,
         tn_test_db_query_int(sql, "SELECT q0_bytes + q7_bytes + qctl_bytes FROM port_sample"),
         100 + 107 + 108);
-    TN_CHECK_NEAR(ctx, query_real(sql, "SELECT utilisation FROM port_sample"), 0.25, 1e-12);
+    TN_CHECK_NEAR(ctx,
+                  tn_test_db_query_real(sql, "SELECT utilisation FROM port_sample"),
+                  0.25,
+                  1e-12);
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(sql,
                                      "SELECT count(*) FROM pfc_event WHERE kind='pause' AND "
@@ -1366,10 +1357,11 @@ test_views(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(sql, "SELECT port FROM hottest_ports WHERE hot_rank = 1"),
                 1);
-    TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT mean_utilisation FROM hottest_ports WHERE port = 0"),
-                  (0.0 + 0.1 + 0.2 + 0.3) / 4,
-                  1e-12);
+    TN_CHECK_NEAR(
+        ctx,
+        tn_test_db_query_real(sql, "SELECT mean_utilisation FROM hottest_ports WHERE port = 0"),
+        (0.0 + 0.1 + 0.2 + 0.3) / 4,
+        1e-12);
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(sql, "SELECT tx_bytes FROM hottest_ports WHERE port = 1"),
                 3600);
@@ -1379,10 +1371,11 @@ test_views(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(sql, "SELECT paused_ns FROM pause_per_port WHERE port = 1"),
                 1000);
-    TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT paused_fraction FROM pause_per_port WHERE port = 1"),
-                  0.25,
-                  1e-12);
+    TN_CHECK_NEAR(
+        ctx,
+        tn_test_db_query_real(sql, "SELECT paused_fraction FROM pause_per_port WHERE port = 1"),
+        0.25,
+        1e-12);
     TN_CHECK_EQ(
         ctx,
         tn_test_db_query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 1"),
@@ -1391,38 +1384,46 @@ test_views(tn_test_ctx* ctx)
         ctx,
         tn_test_db_query_int(sql, "SELECT pauses_received FROM pause_per_port WHERE port = 0"),
         0);
-    TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT mean_utilisation FROM utilisation_per_dim WHERE dim = 1"),
-                  0.9,
-                  1e-12);
+    TN_CHECK_NEAR(
+        ctx,
+        tn_test_db_query_real(sql,
+                              "SELECT mean_utilisation FROM utilisation_per_dim WHERE dim = 1"),
+        0.9,
+        1e-12);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM utilisation_per_dim"), 2);
     /* nearest-rank percentiles of 1..100 */
-    TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT p50 FROM fct_slowdown_percentiles WHERE bucket = 0"),
-                  50,
-                  1e-9);
-    TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT p99 FROM fct_slowdown_percentiles WHERE bucket = 0"),
-                  99,
-                  1e-9);
+    TN_CHECK_NEAR(
+        ctx,
+        tn_test_db_query_real(sql, "SELECT p50 FROM fct_slowdown_percentiles WHERE bucket = 0"),
+        50,
+        1e-9);
+    TN_CHECK_NEAR(
+        ctx,
+        tn_test_db_query_real(sql, "SELECT p99 FROM fct_slowdown_percentiles WHERE bucket = 0"),
+        99,
+        1e-9);
     TN_CHECK_EQ(
         ctx,
         tn_test_db_query_int(sql, "SELECT flows FROM fct_slowdown_percentiles WHERE bucket = 2"),
         10);
-    TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT p90 FROM fct_slowdown_percentiles WHERE bucket = 2"),
-                  2,
-                  1e-9);
+    TN_CHECK_NEAR(
+        ctx,
+        tn_test_db_query_real(sql, "SELECT p90 FROM fct_slowdown_percentiles WHERE bucket = 2"),
+        2,
+        1e-9);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT transfers_done FROM collective_summary"), 2);
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(sql, "SELECT transfer_bytes FROM collective_summary"),
                 1000);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT duration_ns FROM collective_summary"), 1000);
     TN_CHECK_NEAR(ctx,
-                  query_real(sql, "SELECT mean_transfer_ns FROM collective_summary"),
+                  tn_test_db_query_real(sql, "SELECT mean_transfer_ns FROM collective_summary"),
                   45,
                   1e-9);
-    TN_CHECK_NEAR(ctx, query_real(sql, "SELECT vs_estimate FROM collective_summary"), 1.25, 1e-9);
+    TN_CHECK_NEAR(ctx,
+                  tn_test_db_query_real(sql, "SELECT vs_estimate FROM collective_summary"),
+                  1.25,
+                  1e-9);
     tn_db_close(db);
 }
 

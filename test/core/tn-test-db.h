@@ -1,9 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Helpers of the results database's tests (test-db.c, test-db-keys.c): a fresh file at a test's
- * temporary path, without the WAL and shared-memory files a former run left, and one integer
- * asked of a connection.
+ * Helpers of the results database's tests (test-db.c, test-db-keys.c, test-db-rows.c): a fresh
+ * file at a test's temporary path, without the WAL and shared-memory files a former run left,
+ * and one integer or real asked of a connection.
  */
 #ifndef TN_TEST_DB_H
 #define TN_TEST_DB_H
@@ -48,6 +48,19 @@ tn_test_db_query_int(sqlite3* sql, const char* query)
     if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
         sqlite3_step(stmt) == SQLITE_ROW)
         value = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return value;
+}
+
+/* The first column of the first row of `query` as a double, or -1 when it gives none. */
+static inline double
+tn_test_db_query_real(sqlite3* sql, const char* query)
+{
+    sqlite3_stmt* stmt = NULL;
+    double value = -1;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+        value = sqlite3_column_double(stmt, 0);
     sqlite3_finalize(stmt);
     return value;
 }

@@ -9,6 +9,7 @@
 TN_TEST_SUITE(harness)
 TN_TEST_SUITE(db)
 TN_TEST_SUITE(db_keys)
+TN_TEST_SUITE(db_rows)
 TN_TEST_SUITE(topology)
 TN_TEST_SUITE(topology_preset)
 TN_TEST_SUITE(routing)
