@@ -9,6 +9,7 @@
 #include "ns3/attribute-settings.h"
 #include "ns3/boolean.h"
 #include "ns3/collective-helper.h"
+#include "ns3/flow-network.h"
 #include "ns3/port-sampling.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
@@ -644,6 +645,62 @@ class MovedPortsOnlyTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A recorder follows the flow network's links while it samples only the ports that moved
+ * (one PortActivity watcher), none when it reads every port, and lets go of them when it is
+ * disposed: the network keeps no watcher of a recorder that is gone.
+ */
+class PortWatchDisposeTestCase : public TestCase
+{
+  public:
+    PortWatchDisposeTestCase()
+        : TestCase("a recorder's port watch ends with the recorder")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool movedOnly : {true, false})
+        {
+            const std::string path = CreateTempDirFilename("port-watch.db");
+            std::remove(path.c_str());
+            roce_test::DefaultsGuard guard;
+            guard.SetDefault("ns3::StatsRecorder::MovedPortsOnly", BooleanValue(movedOnly));
+            tn_topology* topo = nullptr;
+            tn_error err{};
+            NS_TEST_ASSERT_MSG_EQ(tn_topology_from_spec("torus:4x4", &topo, &err),
+                                  TN_OK,
+                                  "topology");
+            RoceHelper roce;
+            roce.SetMode("flow");
+            roce.Install(topo);
+            CollectiveHelper collectives;
+            collectives.Install(topo, roce);
+            StatsHelper stats;
+            std::string error;
+            Ptr<StatsRecorder> recorder =
+                stats.Install(path, "port-watch-test", "{}", topo, roce, &error);
+            NS_TEST_ASSERT_MSG_EQ(error, "", "install");
+            Ptr<FlowNetwork> network = roce.GetFlowNetwork();
+            NS_TEST_ASSERT_MSG_NE(network, nullptr, "a flow network");
+            collectives.AllReduce(1 << 16, "ring");
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(stats.Finish("ok", Simulator::Now().GetNanoSeconds()),
+                                  "ok",
+                                  "finished");
+            NS_TEST_EXPECT_MSG_EQ(network->GetNPortWatchers(),
+                                  movedOnly ? 1u : 0u,
+                                  "watchers while the recorder lives");
+            recorder->Dispose();
+            NS_TEST_EXPECT_MSG_EQ(network->GetNPortWatchers(), 0u, "watchers once it is gone");
+            Simulator::Destroy();
+            tn_topology_destroy(topo);
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * \brief StatsRecorder::PortSampling.
  */
 class StatsPortSamplingTestSuite : public TestSuite
@@ -663,6 +720,7 @@ class StatsPortSamplingTestSuite : public TestSuite
                     TestCase::QUICK);
         AddTestCase(new MovedPortsOnlyTestCase("fattree:k=4", "ring", false), TestCase::QUICK);
         AddTestCase(new MovedPortsOnlyTestCase("torus:4x4", "hierarchical", true), TestCase::QUICK);
+        AddTestCase(new PortWatchDisposeTestCase, TestCase::QUICK);
     }
 };
 

@@ -253,7 +253,19 @@ FlowNetwork::GetLinkCounters(uint32_t link, double* bytes, int64_t* dataAtNs) co
 uint32_t
 FlowNetwork::WatchPorts()
 {
-    LinkWatch w;
+    // an unwatched slot is given again: a recorder watching anew leaves no dead lists behind
+    uint32_t id = 0;
+    while (id < m_watches.size() && m_watches[id].active)
+    {
+        ++id;
+    }
+    if (id == m_watches.size())
+    {
+        m_watches.emplace_back();
+    }
+    LinkWatch& w = m_watches[id];
+    w.active = true;
+    w.moved.clear();
     w.listed.assign(m_nLinks, 0);
     for (uint32_t l = 0; l < m_nLinks; ++l)
     {
@@ -263,15 +275,34 @@ FlowNetwork::WatchPorts()
             w.moved.push_back(l);
         }
     }
-    m_watches.push_back(std::move(w));
-    return static_cast<uint32_t>(m_watches.size() - 1);
+    return id;
+}
+
+void
+FlowNetwork::UnwatchPorts(uint32_t watcher)
+{
+    if (watcher < m_watches.size() && m_watches[watcher].active)
+    {
+        LinkWatch& w = m_watches[watcher];
+        w.active = false;
+        std::vector<uint32_t>().swap(w.moved);
+        std::vector<uint8_t>().swap(w.listed);
+    }
+}
+
+uint32_t
+FlowNetwork::GetNPortWatchers() const
+{
+    return static_cast<uint32_t>(std::count_if(m_watches.begin(),
+                                               m_watches.end(),
+                                               [](const LinkWatch& w) { return w.active; }));
 }
 
 void
 FlowNetwork::TakeMovedPorts(uint32_t watcher, std::vector<uint32_t>* moved)
 {
-    // internal invariant: an id WatchPorts gave
-    NS_ASSERT(watcher < m_watches.size());
+    // internal invariant: an id WatchPorts gave, not unwatched since
+    NS_ASSERT(watcher < m_watches.size() && m_watches[watcher].active);
     LinkWatch& w = m_watches[watcher];
     moved->swap(w.moved);
     w.moved.clear();
@@ -428,6 +459,10 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
     m_flows[f] = Flow{id, listener, token, path, bits};
     for (LinkWatch& w : m_watches)
     {
+        if (!w.active)
+        {
+            continue;
+        }
         for (uint32_t l : m_paths[path])
         {
             if (!w.listed[l])

@@ -173,6 +173,10 @@ class FlowNetwork : public RoceFabric, public PortActivity
     // PortActivity: the keys are links (GetCarrierLink)
     uint32_t WatchPorts() override;
     void TakeMovedPorts(uint32_t watcher, std::vector<uint32_t>* moved) override;
+    void UnwatchPorts(uint32_t watcher) override;
+
+    /** \return the PortActivity watchers following the links now */
+    uint32_t GetNPortWatchers() const;
 
     /** \param node a node \return the summed rate of its out-links, bit/s */
     uint64_t GetNodeLineRate(uint32_t node) const;
@@ -310,6 +314,7 @@ class FlowNetwork : public RoceFabric, public PortActivity
     {
         std::vector<uint32_t> moved; //!< links
         std::vector<uint8_t> listed; //!< listed[link]: in moved
+        bool active{false};          //!< between WatchPorts and UnwatchPorts
     };
 
     std::vector<LinkWatch> m_watches; //!< WatchPorts

@@ -63,6 +63,14 @@ class PortActivity
      * watcher's previous call (the first call: since WatchPorts), each once, in no order
      */
     virtual void TakeMovedPorts(uint32_t watcher, std::vector<uint32_t>* moved) = 0;
+
+    /**
+     * Stop following the ports for a watcher: its lists are freed and its id may be given
+     * again by WatchPorts. An id not watching (never given, or unwatched already, or a source
+     * disposed since) is ignored, so that a watcher may let go in any order of disposal.
+     * \param watcher an id from WatchPorts
+     */
+    virtual void UnwatchPorts(uint32_t watcher) = 0;
 };
 
 /**

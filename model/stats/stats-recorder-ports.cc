@@ -175,9 +175,19 @@ StatsRecorder::WriteBusiest()
 }
 
 void
+StatsRecorder::UnwatchPorts()
+{
+    for (PortWatch& w : m_portWatches)
+    {
+        w.source->UnwatchPorts(w.watcher);
+    }
+    m_portWatches.clear();
+}
+
+void
 StatsRecorder::WatchPorts()
 {
-    m_portWatches.clear();
+    UnwatchPorts();
     m_unwatchedPorts.clear();
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> keyed; // (key, entry) per watch
     for (uint32_t i = 0; i < m_ports.size(); ++i)

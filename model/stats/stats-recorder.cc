@@ -181,6 +181,8 @@ StatsRecorder::DoDispose()
         tn_signal_unwatch();
         m_watching = false;
     }
+    // before the probes go: they hold the sources alive
+    UnwatchPorts();
     m_ports.clear();
     m_portsOfNode.clear();
     for (Ptr<StatsProbe>& probe : m_probes)

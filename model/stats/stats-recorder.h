@@ -516,6 +516,8 @@ class StatsRecorder : public Object
     bool SamplePort(uint32_t index, int64_t nowNs, int64_t previousNs, bool last);
     /** MovedPortsOnly: follow the sampled ports' PortActivity from the run's start */
     void WatchPorts();
+    /** Let go of the PortActivity sources WatchPorts followed (their probes hold them alive) */
+    void UnwatchPorts();
     /** Mark in m_visit the ports that may have moved since the last sample. */
     void MarkMovedPorts();
     /**
