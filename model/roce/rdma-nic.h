@@ -368,6 +368,8 @@ class RdmaNic : public RdmaTransport
     RdmaQueuePair* GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
     Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
+    /** \return whether the packet metadata is on: headers added one by one (RdmaTxHeaders) */
+    bool HeadersItemized();
     void Schedule(RdmaQueuePair* qp);
     void WakePort(uint32_t port);
     void KickPort(uint32_t port);
@@ -512,6 +514,7 @@ class RdmaNic : public RdmaTransport
     uint32_t m_ackInterval;
     bool m_rateChangeReschedules;          //!< RateChangeReschedules
     SchedulerType m_scheduler{SCHED_RING}; //!< Scheduler
+    int8_t m_headersItemized{-1};          //!< HeadersItemized: -1 not asked yet, then 0 or 1
     AckPriorityType m_ackPriority;         //!< AckPriority
     Time m_rto;
     Time m_cnpInterval;

@@ -61,9 +61,9 @@ RoceChannel::NextKey(Ptr<const RoceNetDevice> src)
 }
 
 bool
-RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime)
+RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime, bool ethernet)
 {
-    NS_LOG_FUNCTION(this << frame << src << txTime);
+    NS_LOG_FUNCTION(this << frame << src << txTime << ethernet);
     if (m_n < 2)
     {
         return false;
@@ -72,7 +72,7 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     const RoceFrameKey key = NextKey(src);
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
-                                   new RoceFrameArrival(key, dst, frame));
+                                   new RoceFrameArrival(key, dst, frame, ethernet));
     return true;
 }
 

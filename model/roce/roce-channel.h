@@ -37,12 +37,26 @@ class RoceChannel : public Channel
     void Attach(Ptr<RoceNetDevice> dev);
     /**
      * Deliver a frame to the peer of src.
-     * \param frame full frame (Ethernet header on)
+     * \param frame full frame (Ethernet header on), or the IPv4 packet alone if !ethernet
      * \param src sending device
      * \param txTime wire time of the frame
+     * \param ethernet whether the frame carries its Ethernet header
      * \return false if there is no peer
      */
-    virtual bool TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime);
+    virtual bool TransmitStart(Ptr<Packet> frame,
+                               Ptr<RoceNetDevice> src,
+                               Time txTime,
+                               bool ethernet);
+
+    /**
+     * \return whether frames may cross without their Ethernet header (true here: the peer
+     * receives the Packet object itself; a cable to another rank needs the real bytes)
+     */
+    virtual bool CarriesBareFrames() const
+    {
+        return true;
+    }
+
     /**
      * \param dev one end
      * \return the other end (0 if none)

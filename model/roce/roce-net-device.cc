@@ -460,7 +460,7 @@ RoceNetDevice::TryTransmit()
     {
         Ptr<Packet> frame = m_pfcQueue.front();
         m_pfcQueue.pop_front();
-        StartFrame(frame, RoceWire::PfcWireBytes(m_framing, frame->GetSize()));
+        StartFrame(frame, RoceWire::PfcWireBytes(m_framing, frame->GetSize()), true);
         return;
     }
     uint8_t queue = NUM_PRIORITIES + 1; // none
@@ -499,9 +499,7 @@ RoceNetDevice::TryTransmit()
                     m_rrNext = 0;
                     Fire(m_dequeueTrace, p, NUM_PRIORITIES + 1);
                     m_lastDataTx = Simulator::Now();
-                    const uint32_t wire = RoceWire::WireBytes(m_framing, *p);
-                    AddEthernet(p);
-                    StartFrame(p, wire);
+                    StartData(p);
                     return;
                 }
             }
@@ -529,9 +527,25 @@ RoceNetDevice::TryTransmit()
     {
         m_dequeueHook(this, p, queue, item.tag);
     }
+    StartData(p);
+}
+
+void
+RoceNetDevice::StartData(Ptr<Packet> p)
+{
     const uint32_t wire = RoceWire::WireBytes(m_framing, *p);
-    AddEthernet(p);
-    StartFrame(p, wire);
+    // The Ethernet header is the same bytes on every frame of a cable and nothing in the
+    // fabric reads it: it is written only when something sees the frame's bytes (a pcap, a
+    // sniffer or frame trace at either end, an error model, a cable to another rank), which
+    // saves its AddHeader here and its copy and cut at the peer, about 600 instructions a hop.
+    const Ptr<RoceNetDevice> peer =
+        m_channel->CarriesBareFrames() && !FrameBytesSeenOnSend() ? GetPeer() : nullptr;
+    const bool ethernet = !peer || peer->FrameBytesSeenOnReceive();
+    if (ethernet)
+    {
+        AddEthernet(p);
+    }
+    StartFrame(p, wire, ethernet);
 }
 
 void
@@ -555,12 +569,12 @@ RoceNetDevice::AddEthernet(Ptr<Packet> p)
 }
 
 void
-RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes)
+RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes, bool ethernet)
 {
-    NS_LOG_FUNCTION(this << frame << wireBytes);
+    NS_LOG_FUNCTION(this << frame << wireBytes << ethernet);
     m_busy = true;
     m_current = frame;
-    const uint32_t size = frame->GetSize();
+    const uint32_t size = frame->GetSize() + (ethernet ? 0 : ETH_HEADER);
     const Time txTime = NextFrameTime(wireBytes);
     m_txWireBytes += wireBytes;
     m_txBusyTotal += txTime;
@@ -570,7 +584,7 @@ RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes)
     Fire(m_macTxTrace, frame);
     Fire(m_snifferTrace, frame);
     Fire(m_phyTxBeginTrace, frame);
-    m_channel->TransmitStart(frame, this, txTime);
+    m_channel->TransmitStart(frame, this, txTime, ethernet);
     if (!m_txEndEvent)
     {
         m_txEndEvent = Ptr<EventImpl>(MakeEvent(&RoceNetDevice::TransmitComplete, this), false);
@@ -753,30 +767,34 @@ RoceNetDevice::VisitQueue(uint8_t queue,
 // ---------------------------------------------------------------- receive
 
 void
-RoceNetDevice::Receive(Ptr<Packet> frame)
+RoceNetDevice::Receive(Ptr<Packet> frame, bool ethernet)
 {
-    NS_LOG_FUNCTION(this << frame);
-    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
-    {
-        m_dropTrace(frame, "ErrorModel");
-        return;
-    }
-    Fire(m_snifferTrace, frame);
-    Fire(m_phyRxEndTrace, frame);
-    // copied and cut, not a header deserialized: about 220 instructions less a frame
+    NS_LOG_FUNCTION(this << frame << ethernet);
+    // a frame sent bare is an IPv4 packet, and nothing here sees its bytes (StartData)
     uint8_t eth[ETH_HEADER] = {};
-    frame->CopyData(eth, ETH_HEADER);
-    frame->RemoveAtStart(ETH_HEADER);
-    const uint16_t type = static_cast<uint16_t>((eth[12] << 8) | eth[13]);
-    if (type == RocePfcHeader::ETHERTYPE)
+    if (ethernet)
     {
-        ReceivePfc(frame);
-        return;
-    }
-    if (type != IPV4_ETHERTYPE)
-    {
-        m_dropTrace(frame, "UnknownEthertype");
-        return;
+        if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
+        {
+            m_dropTrace(frame, "ErrorModel");
+            return;
+        }
+        Fire(m_snifferTrace, frame);
+        Fire(m_phyRxEndTrace, frame);
+        // copied and cut, not a header deserialized: about 220 instructions less a frame
+        frame->CopyData(eth, ETH_HEADER);
+        frame->RemoveAtStart(ETH_HEADER);
+        const uint16_t type = static_cast<uint16_t>((eth[12] << 8) | eth[13]);
+        if (type == RocePfcHeader::ETHERTYPE)
+        {
+            ReceivePfc(frame);
+            return;
+        }
+        if (type != IPV4_ETHERTYPE)
+        {
+            m_dropTrace(frame, "UnknownEthertype");
+            return;
+        }
     }
     Fire(m_macRxTrace, frame);
     if (!m_fabricRx.IsNull())
@@ -785,7 +803,10 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     else if (!m_rxCallback.IsNull())
     {
-        m_rxCallback(this, frame, IPV4_ETHERTYPE, RoceEthernetHeader(eth).GetSourceMac());
+        m_rxCallback(this,
+                     frame,
+                     IPV4_ETHERTYPE,
+                     ethernet ? RoceEthernetHeader(eth).GetSourceMac() : GetPeer()->m_address);
     }
 }
 
@@ -871,22 +892,10 @@ RoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
     m_linkChange.ConnectWithoutContext(callback);
 }
 
-bool
-RoceNetDevice::IsBroadcast() const
-{
-    return false;
-}
-
 Address
 RoceNetDevice::GetBroadcast() const
 {
     return Mac48Address::GetBroadcast();
-}
-
-bool
-RoceNetDevice::IsMulticast() const
-{
-    return false;
 }
 
 Address
@@ -899,18 +908,6 @@ Address
 RoceNetDevice::GetMulticast(Ipv6Address addr) const
 {
     return Mac48Address::GetMulticast(addr);
-}
-
-bool
-RoceNetDevice::IsPointToPoint() const
-{
-    return true;
-}
-
-bool
-RoceNetDevice::IsBridge() const
-{
-    return false;
 }
 
 bool
@@ -967,12 +964,6 @@ RoceNetDevice::SetNode(Ptr<Node> node)
     m_node = node;
 }
 
-bool
-RoceNetDevice::NeedsArp() const
-{
-    return false;
-}
-
 void
 RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 {
@@ -983,12 +974,6 @@ void
 RoceNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
     m_promiscRxCallback = cb;
-}
-
-bool
-RoceNetDevice::SupportsSendFrom() const
-{
-    return false;
 }
 
 } // namespace ns3

@@ -329,9 +329,11 @@ class RoceNetDevice : public NetDevice
 
     /**
      * Called by the channel when a frame arrives.
-     * \param frame complete frame incl. Ethernet header
+     * \param frame complete frame incl. Ethernet header, or the IPv4 packet alone when sent
+     *        bare (without its Ethernet header: nothing at either end sees the frame's bytes)
+     * \param ethernet whether the frame carries its Ethernet header
      */
-    void Receive(Ptr<Packet> frame);
+    void Receive(Ptr<Packet> frame, bool ethernet = true);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -343,13 +345,32 @@ class RoceNetDevice : public NetDevice
     uint16_t GetMtu() const override;
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override;
-    bool IsBroadcast() const override;
+
+    bool IsBroadcast() const override
+    {
+        return false;
+    }
+
     Address GetBroadcast() const override;
-    bool IsMulticast() const override;
+
+    bool IsMulticast() const override
+    {
+        return false;
+    }
+
     Address GetMulticast(Ipv4Address multicastGroup) const override;
     Address GetMulticast(Ipv6Address addr) const override;
-    bool IsPointToPoint() const override;
-    bool IsBridge() const override;
+
+    bool IsPointToPoint() const override
+    {
+        return true;
+    }
+
+    bool IsBridge() const override
+    {
+        return false;
+    }
+
     /**
      * Send an L3 packet; protocolNumber must be 0x0800. A RoCE packet (RoceIpUdpHeader at
      * front) is queued by its DSCP (0..7 data priority, >= 8 control); any other IPv4 packet
@@ -363,10 +384,19 @@ class RoceNetDevice : public NetDevice
                   uint16_t protocolNumber) override;
     Ptr<Node> GetNode() const override;
     void SetNode(Ptr<Node> node) override;
-    bool NeedsArp() const override;
+
+    bool NeedsArp() const override
+    {
+        return false;
+    }
+
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
-    bool SupportsSendFrom() const override;
+
+    bool SupportsSendFrom() const override
+    {
+        return false;
+    }
 
   protected:
     void DoDispose() override;
@@ -383,8 +413,28 @@ class RoceNetDevice : public NetDevice
 
     /** Start sending the next frame if idle. */
     void TryTransmit();
-    /** \param frame full frame to put on the wire \param wireBytes its bytes on the wire */
-    void StartFrame(Ptr<Packet> frame, uint32_t wireBytes);
+    /**
+     * \param frame frame to put on the wire \param wireBytes its bytes on the wire
+     * \param ethernet whether it carries its Ethernet header (false: an IPv4 packet sent bare)
+     */
+    void StartFrame(Ptr<Packet> frame, uint32_t wireBytes, bool ethernet);
+    /** \param p L3 packet: send it, with its Ethernet header if anything sees the bytes */
+    void StartData(Ptr<Packet> p);
+
+    /** \return whether a sink of this device sees the bytes of the frames it sends */
+    bool FrameBytesSeenOnSend() const
+    {
+        return !m_macTxTrace.IsEmpty() || !m_snifferTrace.IsEmpty() ||
+               !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty();
+    }
+
+    /** \return whether a sink or an error model here sees the bytes of the frames received */
+    bool FrameBytesSeenOnReceive() const
+    {
+        // the drop trace sees a received frame only when the error model drops it
+        return m_receiveErrorModel || !m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty();
+    }
+
     /** \param p L3 packet: add the Ethernet header towards the peer */
     void AddEthernet(Ptr<Packet> p);
     /** Transmission of the current frame is over. */
