@@ -70,10 +70,10 @@ ExpandPsn(uint32_t wire, uint64_t ref)
  * Everything the NIC reads at the front of a received packet, parsed in one PeekHeader:
  * IPv4/UDP, BTH, then RETH or AETH as the opcode says. Receive-only: the bytes are the ones
  * written by RoceIpUdpHeader, RoceBthHeader, RoceRethHeader and RoceAethHeader (Peek does not
- * touch the packet metadata, so this also works with Packet::EnablePrinting). The headers
- * after the BTH are constructed only when the packet has them: each Header costs about 55
- * instructions to destroy (the ns-3 libraries' log checks), and a middle data packet or an
- * ACK without telemetry needs two of the six.
+ * touch the packet metadata, so this also works with Packet::EnablePrinting). Of IPv4/UDP
+ * only the fields the NIC uses are read, and the headers after the BTH are constructed only
+ * when the packet has them: each Header costs about 55 instructions to destroy (the ns-3
+ * libraries' log checks), and a middle data packet needs the BTH alone.
  */
 class RdmaRxHeader : public Header
 {
@@ -94,8 +94,7 @@ class RdmaRxHeader : public Header
 
     void Print(std::ostream& os) const override
     {
-        ip.Print(os);
-        os << " ";
+        os << "IPv4 from " << Ipv4Address(source) << " ECN " << unsigned(ecn) << " ";
         bth.Print(os);
     }
 
@@ -108,8 +107,8 @@ class RdmaRxHeader : public Header
 
     void Serialize(Buffer::Iterator i) const override
     {
-        ip.Serialize(i);
-        i.Next(RoceIpUdpHeader::SIZE);
+        // internal invariant: only ever peeked (the IPv4/UDP fields are not all kept)
+        NS_ABORT_MSG("RdmaRxHeader is read, never written");
         bth.Serialize(i);
         i.Next(RoceBthHeader::SIZE);
         if (reth)
@@ -135,8 +134,13 @@ class RdmaRxHeader : public Header
 
     uint32_t Deserialize(Buffer::Iterator i) override
     {
-        ip.Deserialize(i);
-        i.Next(RoceIpUdpHeader::SIZE);
+        // of IPv4/UDP the NIC needs the source and the ECN codepoint, read where
+        // RoceIpUdpHeader::Deserialize reads them (a whole one costs about 230 instructions)
+        i.Next(1);
+        ecn = i.ReadU8() & 3;
+        i.Next(10);
+        source = i.ReadNtohU32();
+        i.Next(RoceIpUdpHeader::SIZE - 16);
         bth.Deserialize(i);
         i.Next(RoceBthHeader::SIZE);
         const uint8_t op = bth.GetOpcode();
@@ -167,7 +171,8 @@ class RdmaRxHeader : public Header
         return GetSerializedSize();
     }
 
-    RoceIpUdpHeader ip;                     //!< IPv4 + UDP
+    uint32_t source{0};                     //!< IPv4 source address, host order
+    uint8_t ecn{0};                         //!< IPv4 ECN codepoint
     RoceBthHeader bth;                      //!< BTH
     std::optional<RoceRethHeader> reth;     //!< RETH, if the opcode has one
     std::optional<RoceAethHeader> aeth;     //!< AETH, if the opcode has one
@@ -766,7 +771,7 @@ RdmaNic::Attach(Ptr<RoceSwitch> sw)
                     "RdmaNic: node id " << m_localId << " has no RoCE address (> 65535)");
     m_switch = sw;
     sw->SetLocalAddress(RoceAddress::FromNodeId(m_localId));
-    sw->SetLocalReceiveCallback(MakeCallback(&RdmaNic::ReceiveFromSwitch, this));
+    sw->SetLocalReceiver(this);
     for (uint32_t i = m_ports.size(); i < sw->GetNPorts(); ++i)
     {
         Port port;
@@ -1457,14 +1462,19 @@ RdmaNic::ReceiveFromSwitch(Ptr<Packet> p, uint32_t inPort)
 }
 
 void
+RdmaNic::LocalReceive(const Ptr<Packet>& p, uint32_t inPort)
+{
+    Receive(p);
+}
+
+void
 RdmaNic::Receive(Ptr<Packet> p)
 {
     RdmaRxHeader h;
     uint32_t headerBytes = p->PeekHeader(h);
-    const RoceIpUdpHeader& ip = h.ip;
     const RoceBthHeader& bth = h.bth;
     uint32_t qpn = bth.GetDestQp();
-    uint32_t peer = RoceAddress::ToNodeId(ip.GetSourceRaw());
+    uint32_t peer = RoceAddress::ToNodeId(h.source);
     const uint32_t lane = qpn == 0 ? 0 : (qpn - 1) >> 19;
     if (qpn == 0 || (((qpn - 1) >> 3) & 0xffff) != peer || lane >= RdmaQueuePair::MAX_LANES)
     {
@@ -1500,7 +1510,7 @@ RdmaNic::Receive(Ptr<Packet> p)
                     h.imm ? &*h.imm : nullptr,
                     h.telemetry ? &*h.telemetry : nullptr,
                     p->GetSize() - headerBytes - RoceIcrcTrailer::SIZE,
-                    ip.GetEcn() == RoceIpUdpHeader::CE,
+                    h.ecn == RoceIpUdpHeader::CE,
                     peer);
         break;
     default:

@@ -9,6 +9,7 @@
 #include "rdma-cc.h"
 #include "rdma-queue-pair.h"
 #include "rdma-transport.h"
+#include "roce-switch.h"
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
@@ -80,7 +81,7 @@ class RdmaRxHeader;
  * Addressing: the NIC's node id (SetLocalId, default the ns-3 node id) is the topology node
  * id; IPv4 addresses follow RoceAddress (11.x.y.1).
  */
-class RdmaNic : public RdmaTransport
+class RdmaNic : public RdmaTransport, public RoceLocalReceiver
 {
   public:
     /** \return the TypeId */
@@ -217,6 +218,8 @@ class RdmaNic : public RdmaTransport
      * \param p the packet \param inPort ingress port
      */
     void ReceiveFromSwitch(Ptr<Packet> p, uint32_t inPort);
+    /** RoceLocalReceiver: as ReceiveFromSwitch \param p the packet \param inPort ingress port */
+    void LocalReceive(const Ptr<Packet>& p, uint32_t inPort) override;
 
     /**
      * \param peer peer node id \param priority 0..7 \param lane lane

@@ -307,6 +307,7 @@ RoceNetDevice::DoDispose()
     m_node = nullptr;
     m_channel = nullptr;
     m_receiveErrorModel = nullptr;
+    m_owner = nullptr;
     m_fabricRx = FabricReceiveCallback();
     m_dequeueHook = DequeueHook();
     m_pull = PullCallback();
@@ -523,7 +524,11 @@ RoceNetDevice::TryTransmit()
     {
         m_lastDataTx = Simulator::Now();
     }
-    if (!m_dequeueHook.IsNull())
+    if (m_owner)
+    {
+        m_owner->PortDequeued(this, p, queue, item.tag);
+    }
+    else if (!m_dequeueHook.IsNull())
     {
         m_dequeueHook(this, p, queue, item.tag);
     }
@@ -797,7 +802,11 @@ RoceNetDevice::Receive(Ptr<Packet> frame, bool ethernet)
         }
     }
     Fire(m_macRxTrace, frame);
-    if (!m_fabricRx.IsNull())
+    if (m_owner)
+    {
+        m_owner->PortReceive(this, frame, m_portIndex);
+    }
+    else if (!m_fabricRx.IsNull())
     {
         m_fabricRx(this, frame, m_portIndex);
     }

@@ -29,6 +29,33 @@ namespace ns3
 class RoceChannel;
 class ErrorModel;
 class Node;
+class RoceNetDevice;
+
+/**
+ * \ingroup training-net
+ * The owner of a switch port's device (RoceSwitch), which the device calls directly for every
+ * frame received and every packet leaving a queue, as FabricReceiveCallback and DequeueHook
+ * would: a Callback passes its Ptr arguments by value through three calls, about 150
+ * instructions a frame hop.
+ */
+class RocePortOwner
+{
+  public:
+    virtual ~RocePortOwner() = default;
+    /**
+     * \param dev the port's device \param p L3 packet without Ethernet header
+     * \param port port index
+     */
+    virtual void PortReceive(RoceNetDevice* dev, const Ptr<Packet>& p, uint32_t port) = 0;
+    /**
+     * \param dev the port's device \param p the packet leaving \param queue its queue
+     * \param ingress ingress tag given at Enqueue
+     */
+    virtual void PortDequeued(RoceNetDevice* dev,
+                              const Ptr<Packet>& p,
+                              uint8_t queue,
+                              uint32_t ingress) = 0;
+};
 
 /**
  * \ingroup training-net
@@ -285,6 +312,16 @@ class RoceNetDevice : public NetDevice
 
     /** \param cb fabric receive callback (set by RoceSwitch) */
     void SetFabricReceiveCallback(FabricReceiveCallback cb);
+
+    /**
+     * \param owner the switch the device is a port of (0: none), called instead of the
+     * fabric receive callback and the dequeue hook; it outlives the device's frames
+     */
+    void SetPortOwner(RocePortOwner* owner)
+    {
+        m_owner = owner;
+    }
+
     /** \param cb dequeue hook (set by RoceSwitch) */
     void SetDequeueHook(DequeueHook cb);
     /** \param cb pull source (set by the host NIC), null callback to remove */
@@ -501,6 +538,7 @@ class RoceNetDevice : public NetDevice
      */
     Ptr<EventImpl> m_txEndEvent;
 
+    RocePortOwner* m_owner{nullptr};                       //!< switch of this port
     FabricReceiveCallback m_fabricRx;                      //!< switch receive
     DequeueHook m_dequeueHook;                             //!< switch dequeue hook
     PullCallback m_pull;                                   //!< host pull source
