@@ -183,7 +183,8 @@ class RdmaRxHeader : public Header
 namespace
 {
 /**
- * Headroom reservation: added and removed at once when a packet is created, so that the
+ * Headroom reservation: added and removed at once when a packet is created (in front of the
+ * NIC's headers, by the same AddHeader: RdmaTxHeaders::Add), so that the
  * packet's buffer is allocated once with room in front for all the headers the NIC and the
  * devices add later (ns-3's Buffer reallocates on every AddHeader that does not fit in front,
  * and a freshly created packet usually has no room). The buffer, now larger than the
@@ -229,16 +230,12 @@ class RdmaHeadroomHeader : public Header
         return SIZE;
     }
 
-    /**
-     * \param size zero payload bytes \return a packet of size bytes with headroom
-     */
-    static Ptr<Packet> CreatePacket(uint32_t size)
+    /** \param p a packet just created: reserve the headroom in front of it */
+    static void Reserve(const Ptr<Packet>& p)
     {
-        Ptr<Packet> p = Create<Packet>(size);
         RdmaHeadroomHeader h;
         p->AddHeader(h);
         p->RemoveHeader(h);
-        return p;
     }
 };
 } // namespace
@@ -281,11 +278,12 @@ class RdmaTxHeaders : public Header
 
     uint32_t GetSerializedSize() const override
     {
-        return m_size;
+        return m_headroom + m_size;
     }
 
     void Serialize(Buffer::Iterator i) const override
     {
+        i.Next(m_headroom); // cut at once: nothing reads these bytes
         for (uint32_t k = m_n; k-- > 0;)
         {
             m_h[k]->Serialize(i);
@@ -310,16 +308,21 @@ class RdmaTxHeaders : public Header
     }
 
     /**
-     * \param p the packet: the headers go in front of it
+     * \param p a packet just created: the headers go in front of it, with the headroom of
+     * RdmaHeadroomHeader in front of them reserved by the same AddHeader (written and cut)
      * \param itemized whether the packet metadata is on (the headers one by one)
      */
-    void Add(const Ptr<Packet>& p, bool itemized) const
+    void Add(const Ptr<Packet>& p, bool itemized)
     {
         if (!itemized)
         {
+            m_headroom = m_size < RdmaHeadroomHeader::SIZE ? RdmaHeadroomHeader::SIZE - m_size : 0;
             p->AddHeader(*this);
+            p->RemoveAtStart(m_headroom);
+            m_headroom = 0;
             return;
         }
+        RdmaHeadroomHeader::Reserve(p);
         for (uint32_t k = 0; k < m_n; ++k)
         {
             p->AddHeader(*m_h[k]);
@@ -343,6 +346,7 @@ class RdmaTxHeaders : public Header
     const Header* m_h[MAX]{}; //!< the headers, innermost first
     uint32_t m_n{0};          //!< how many
     uint32_t m_size{0};       //!< their bytes
+    uint32_t m_headroom{0};   //!< bytes reserved in front of them while Add writes them
 };
 
 /// Target of a port device's pull callback (binds the port index).
@@ -1246,7 +1250,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
 
     // the 4 ICRC bytes are the zero bytes after the payload: the same bytes as
     // RoceIcrcTrailer's default value, without the cost of a trailer
-    Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(len + RoceIcrcTrailer::SIZE);
+    Ptr<Packet> p = Create<Packet>(len + RoceIcrcTrailer::SIZE);
     const RoceIntHeader::Mode telemetry = qp->m_cc ? qp->m_cc->GetTelemetry() : RoceIntHeader::NONE;
     RdmaTxHeaders headers;
     std::optional<RoceIntHeader> tel;
@@ -1394,7 +1398,7 @@ void
 RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t syndrome)
 {
     // ICRC as 4 zero bytes
-    Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(RoceIcrcTrailer::SIZE);
+    Ptr<Packet> p = Create<Packet>(RoceIcrcTrailer::SIZE);
     RdmaTxHeaders headers;
     const RoceCnpHeader cnp;
     if (opcode == RoceBthHeader::CNP)
