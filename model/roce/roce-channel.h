@@ -43,8 +43,8 @@ class RoceChannel : public Channel
      * \param ethernet whether the frame carries its Ethernet header
      * \return false if there is no peer
      */
-    virtual bool TransmitStart(Ptr<Packet> frame,
-                               Ptr<RoceNetDevice> src,
+    virtual bool TransmitStart(const Ptr<Packet>& frame,
+                               RoceNetDevice* src,
                                Time txTime,
                                bool ethernet);
 
@@ -63,6 +63,19 @@ class RoceChannel : public Channel
      */
     Ptr<RoceNetDevice> GetPeer(Ptr<const RoceNetDevice> dev) const;
 
+    /**
+     * GetPeer without a Ptr's reference count (at every frame).
+     * \param dev one end \return the other end (0 if none)
+     */
+    RoceNetDevice* PeekPeer(const RoceNetDevice* dev) const
+    {
+        if (m_n < 2)
+        {
+            return nullptr;
+        }
+        return PeekPointer(m_dev[0]) == dev ? PeekPointer(m_dev[1]) : PeekPointer(m_dev[0]);
+    }
+
     /** \return propagation delay */
     Time GetDelay() const
     {
@@ -79,13 +92,21 @@ class RoceChannel : public Channel
      * \param src the sending end
      * \return the tie-break key of the frame src sends now (RoceFrameScheduler); counts it
      */
-    RoceFrameKey NextKey(Ptr<const RoceNetDevice> src);
+    RoceFrameKey NextKey(const RoceNetDevice* src);
 
   private:
-    Time m_delay;                //!< propagation delay
-    Ptr<RoceNetDevice> m_dev[2]; //!< the two ends (a point-to-point link has exactly two)
-    std::size_t m_n{0};          //!< attached devices
-    uint64_t m_sent[2]{0, 0};    //!< frames each end sent (the sequence of RoceFrameKey)
+    /**
+     * \param end 0 or 1 \return the node id and interface index of that end, read once (the
+     * frames' keys and the arrivals' context need them at every frame)
+     */
+    const RoceFrameKey& EndKey(std::size_t end);
+
+    Time m_delay;                     //!< propagation delay
+    Ptr<RoceNetDevice> m_dev[2];      //!< the two ends (a point-to-point link has exactly two)
+    std::size_t m_n{0};               //!< attached devices
+    uint64_t m_sent[2]{0, 0};         //!< frames each end sent (the sequence of RoceFrameKey)
+    RoceFrameKey m_end[2];            //!< EndKey: node and interface of each end (seq unused)
+    bool m_endKnown[2]{false, false}; //!< m_end read
 };
 
 } // namespace ns3

@@ -61,8 +61,8 @@ MakeOtherSchedulerChecker()
 RoceFrameScheduler* RoceFrameScheduler::s_current = nullptr;
 
 RoceFrameArrival::RoceFrameArrival(const RoceFrameKey& key,
-                                   Ptr<RoceNetDevice> device,
-                                   Ptr<Packet> frame,
+                                   const Ptr<RoceNetDevice>& device,
+                                   const Ptr<Packet>& frame,
                                    bool ethernet)
     : m_key(key),
       m_device(device),

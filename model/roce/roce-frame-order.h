@@ -50,8 +50,8 @@ class RoceFrameArrival final : public EventImpl
      * \param ethernet whether it carries its Ethernet header (RoceNetDevice::Receive)
      */
     RoceFrameArrival(const RoceFrameKey& key,
-                     Ptr<RoceNetDevice> device,
-                     Ptr<Packet> frame,
+                     const Ptr<RoceNetDevice>& device,
+                     const Ptr<Packet>& frame,
                      bool ethernet = true);
     ~RoceFrameArrival() override;
 

@@ -121,8 +121,8 @@ RoceRemoteChannel::GetTypeId()
 }
 
 bool
-RoceRemoteChannel::TransmitStart(Ptr<Packet> frame,
-                                 Ptr<RoceNetDevice> src,
+RoceRemoteChannel::TransmitStart(const Ptr<Packet>& frame,
+                                 RoceNetDevice* src,
                                  Time txTime,
                                  bool ethernet)
 {

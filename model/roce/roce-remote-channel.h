@@ -34,8 +34,8 @@ class RoceRemoteChannel : public RoceChannel
     /** \return the TypeId */
     static TypeId GetTypeId();
 
-    bool TransmitStart(Ptr<Packet> frame,
-                       Ptr<RoceNetDevice> src,
+    bool TransmitStart(const Ptr<Packet>& frame,
+                       RoceNetDevice* src,
                        Time txTime,
                        bool ethernet) override;
 
