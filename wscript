@@ -180,6 +180,7 @@ roce_headers = [
     'model/roce/hpcc/roce-hpcc-inputs.h',
     'model/roce/hpcc/roce-hpcc-output.h',
     'model/roce/roce-header.h',
+    'model/roce/roce-ip-view.h',
     'model/roce/roce-wire.h',
     'model/roce/hpcc/roce-hpcc-config.h',
     'model/roce/roce-ideal-fct.h',

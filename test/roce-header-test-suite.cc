@@ -8,6 +8,7 @@
 
 #include "ns3/packet.h"
 #include "ns3/roce-header.h"
+#include "ns3/roce-ip-view.h"
 #include "ns3/roce-wire.h"
 #include "ns3/test.h"
 
@@ -29,6 +30,81 @@ Bytes(Ptr<const Packet> p)
 }
 
 } // namespace
+
+/**
+ * \ingroup training-net-tests
+ * RoceIpView reads every field where RoceIpUdpHeader does (RoCE data, the control class, an
+ * ordinary UDP packet), and RoceIpRewrite writes the bytes RoceIpUdpHeader writes for the same
+ * fields with a new TTL, DSCP and ECN: the switches' rewrite must leave the packets a
+ * re-serialized header would (a stale checksum or a misplaced field fails here).
+ */
+class RoceIpViewTestCase : public TestCase
+{
+  public:
+    RoceIpViewTestCase()
+        : TestCase("RoceIpView reads and RoceIpRewrite writes what RoceIpUdpHeader does")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        struct Case
+        {
+            uint8_t dscp;   //!< DSCP
+            uint8_t ecn;    //!< ECN
+            uint16_t dport; //!< UDP destination port
+        };
+
+        for (const Case& c : {Case{3, RoceIpUdpHeader::ECT0, RoceIpUdpHeader::ROCE_UDP_PORT},
+                              Case{RoceIpUdpHeader::CONTROL_DSCP,
+                                   RoceIpUdpHeader::NOT_ECT,
+                                   RoceIpUdpHeader::ROCE_UDP_PORT},
+                              Case{40, RoceIpUdpHeader::ECT1, 53}})
+        {
+            RoceIpUdpHeader ip;
+            ip.SetSource(RoceAddress::FromNodeId(7));
+            ip.SetDestination(RoceAddress::FromNodeId(300));
+            ip.SetDscp(c.dscp);
+            ip.SetEcn(c.ecn);
+            ip.SetTtl(17);
+            ip.SetIdentification(0xbeef);
+            ip.SetSourcePort(0xc123);
+            ip.SetDestinationPort(c.dport);
+            ip.SetUdpPayloadSize(1040);
+            Ptr<Packet> p = Create<Packet>(1040);
+            p->AddHeader(ip);
+            const RoceIpView view(*p);
+            NS_TEST_EXPECT_MSG_EQ(view.GetSourceRaw(), ip.GetSourceRaw(), "source");
+            NS_TEST_EXPECT_MSG_EQ(view.GetDestinationRaw(), ip.GetDestinationRaw(), "dest");
+            NS_TEST_EXPECT_MSG_EQ(view.GetSourcePort(), ip.GetSourcePort(), "sport");
+            NS_TEST_EXPECT_MSG_EQ(view.GetDestinationPort(), ip.GetDestinationPort(), "dport");
+            NS_TEST_EXPECT_MSG_EQ(unsigned(view.GetDscp()), unsigned(ip.GetDscp()), "dscp");
+            NS_TEST_EXPECT_MSG_EQ(unsigned(view.GetEcn()), unsigned(ip.GetEcn()), "ecn");
+            NS_TEST_EXPECT_MSG_EQ(unsigned(view.GetTtl()), 17u, "ttl");
+            NS_TEST_EXPECT_MSG_EQ(view.IsRoce(), ip.IsRoce(), "RoCE or not");
+            NS_TEST_EXPECT_MSG_EQ(unsigned(view.GetQueue()), unsigned(ip.GetQueue()), "queue");
+
+            // a switch hop: TTL - 1, another DSCP, CE
+            RoceIpUdpHeader want = ip;
+            want.SetTtl(16);
+            want.SetDscp(5);
+            want.SetEcn(RoceIpUdpHeader::CE);
+            Ptr<Packet> expected = Create<Packet>(1040);
+            expected->AddHeader(want);
+            p->RemoveAtStart(RoceIpUdpHeader::SIZE);
+            p->AddHeader(RoceIpRewrite(view, 16, 5, RoceIpUdpHeader::CE));
+            const std::vector<uint8_t> got = Bytes(p);
+            NS_TEST_EXPECT_MSG_EQ((got == Bytes(expected)), true, "the bytes a new header writes");
+            NS_TEST_EXPECT_MSG_EQ(RoceIpUdpHeader::Ipv4Checksum(got.data()), 0, "checksum valid");
+            RoceIpUdpHeader back;
+            p->PeekHeader(back);
+            NS_TEST_EXPECT_MSG_EQ(back.IsChecksumOk(), true, "read back: checksum");
+            NS_TEST_EXPECT_MSG_EQ(unsigned(back.GetTtl()), 16u, "read back: ttl");
+            NS_TEST_EXPECT_MSG_EQ(unsigned(back.GetEcn()), unsigned(RoceIpUdpHeader::CE), "ecn");
+        }
+    }
+};
 
 /**
  * \ingroup training-net-tests
@@ -497,6 +573,7 @@ class RoceHeaderTestSuite : public TestSuite
         AddTestCase(new RoceIpUdpPfcHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceIcrcTestCase, TestCase::QUICK);
         AddTestCase(new RoceWireFramingTestCase, TestCase::QUICK);
+        AddTestCase(new RoceIpViewTestCase, TestCase::QUICK);
     }
 };
 

@@ -621,6 +621,126 @@ class RoceNicPcapTestCase : public TestCase
     }
 };
 
+/** The frames a sink saw: their bytes and their Ethernet types. */
+struct FrameSink
+{
+    uint64_t bytes{0};    //!< frame bytes
+    uint32_t frames{0};   //!< frames
+    uint32_t ethernet{0}; //!< frames whose bytes 12..13 are 0x0800 (IPv4)
+    uint32_t pfc{0};      //!< frames whose bytes 12..13 are 0x8808 (PFC)
+
+    /** \param frame a frame the device sent */
+    void Sent(Ptr<const Packet> frame)
+    {
+        uint8_t b[14] = {};
+        frame->CopyData(b, sizeof(b));
+        bytes += frame->GetSize();
+        ++frames;
+        ethernet += (b[12] == 0x08 && b[13] == 0x00) ? 1 : 0;
+        pfc += (b[12] == 0x88 && b[13] == 0x08) ? 1 : 0;
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A frame crosses a cable without its Ethernet bytes when nothing sees them, and counts as the
+ * frame it stands for: the same WRITEs through switch:3 with no sink and with a PhyTxBegin sink
+ * on every port end the same (time, each device's frames and bytes), and a sink sees every
+ * frame with its Ethernet header, the bytes the device counted (the counter adding the 14
+ * bytes a bare frame lacks is what keeps the two runs equal).
+ */
+class RoceBareFrameTestCase : public TestCase
+{
+  public:
+    RoceBareFrameTestCase()
+        : TestCase("frames without Ethernet bytes when unseen count and time as with them")
+    {
+    }
+
+  private:
+    /** Per device: frames and bytes sent. */
+    struct Run
+    {
+        std::vector<uint64_t> txBytes;   //!< GetTxBytes of each port device
+        std::vector<uint64_t> txPackets; //!< GetTxPackets of each port device
+        int64_t end{0};                  //!< end of the simulation (time steps)
+        uint32_t completions{0};         //!< WRITEs completed
+        std::vector<FrameSink> seen;     //!< what the sinks saw (with sinks)
+    };
+
+    /** \param sinks connect a PhyTxBegin sink on every port device \return the run */
+    Run Simulate(bool sinks)
+    {
+        Run r;
+        tn_topology* topo = nullptr;
+        tn_error err{};
+        NS_ABORT_MSG_IF(tn_topology_from_spec("switch:3,rate=100Gbps,latency=1us", &topo, &err) !=
+                            TN_OK,
+                        "topology");
+        RoceHelper roce;
+        RoceFabricNodes f = roce.Install(topo);
+        std::vector<Ptr<RoceNetDevice>> devs;
+        for (uint32_t n = 0; n < f.nodes.GetN(); ++n)
+        {
+            Ptr<RoceSwitch> sw = f.nodes.Get(n)->GetObject<RoceSwitch>();
+            for (uint32_t k = 0; sw && k < sw->GetNPorts(); ++k)
+            {
+                devs.push_back(sw->GetPort(k));
+            }
+        }
+        r.seen.resize(devs.size());
+        for (std::size_t k = 0; sinks && k < devs.size(); ++k)
+        {
+            devs[k]->TraceConnectWithoutContext("PhyTxBegin",
+                                                MakeCallback(&FrameSink::Sent, &r.seen[k]));
+        }
+        Completions done;
+        for (uint32_t s = 0; s < 2; ++s)
+        {
+            roce.GetNic(s)->PostWrite(2, 16 * 4096, 3, MakeCallback(&Completions::Done, &done));
+        }
+        Simulator::Run();
+        r.end = Simulator::Now().GetTimeStep();
+        for (const Ptr<RoceNetDevice>& d : devs)
+        {
+            r.txBytes.push_back(d->GetTxBytes());
+            r.txPackets.push_back(d->GetTxPackets());
+        }
+        Simulator::Destroy();
+        tn_topology_destroy(topo);
+        r.completions = done.count;
+        return r;
+    }
+
+    void DoRun() override
+    {
+        const Run bare = Simulate(false);
+        const Run seen = Simulate(true);
+        NS_TEST_EXPECT_MSG_EQ(bare.completions, 2u, "both WRITEs complete");
+        NS_TEST_EXPECT_MSG_EQ(seen.completions, 2u, "both WRITEs complete, seen");
+        NS_TEST_EXPECT_MSG_EQ(bare.end, seen.end, "the same end");
+        NS_TEST_ASSERT_MSG_EQ(bare.txBytes.size(), seen.txBytes.size(), "the same devices");
+        NS_TEST_ASSERT_MSG_GT(seen.txBytes.size(), 0u, "port devices");
+        uint32_t differ = 0;
+        uint32_t notCounted = 0;
+        uint32_t noEthernet = 0;
+        uint64_t frames = 0;
+        for (std::size_t k = 0; k < bare.txBytes.size(); ++k)
+        {
+            differ += bare.txBytes[k] == seen.txBytes[k] ? 0 : 1;
+            differ += bare.txPackets[k] == seen.txPackets[k] ? 0 : 1;
+            notCounted += seen.seen[k].bytes == seen.txBytes[k] ? 0 : 1;
+            notCounted += seen.seen[k].frames == seen.txPackets[k] ? 0 : 1;
+            noEthernet += seen.seen[k].ethernet + seen.seen[k].pfc == seen.seen[k].frames ? 0 : 1;
+            frames += seen.seen[k].ethernet;
+        }
+        NS_TEST_EXPECT_MSG_EQ(differ, 0u, "each device's frames and bytes, with or without sinks");
+        NS_TEST_EXPECT_MSG_EQ(notCounted, 0u, "a sink sees the bytes the device counts");
+        NS_TEST_EXPECT_MSG_EQ(noEthernet, 0u, "every frame seen has its Ethernet header");
+        NS_TEST_EXPECT_MSG_GT(frames, 64u, "IPv4 frames seen with their Ethernet header");
+    }
+};
+
 /**
  * \ingroup training-net-tests
  * pcap suite.
@@ -633,6 +753,7 @@ class RocePcapTestSuite : public TestSuite
     {
         AddTestCase(new RocePcapTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicPcapTestCase, TestCase::QUICK);
+        AddTestCase(new RoceBareFrameTestCase, TestCase::QUICK);
     }
 };
 

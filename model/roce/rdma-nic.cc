@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace ns3
 {
@@ -69,7 +70,10 @@ ExpandPsn(uint32_t wire, uint64_t ref)
  * Everything the NIC reads at the front of a received packet, parsed in one PeekHeader:
  * IPv4/UDP, BTH, then RETH or AETH as the opcode says. Receive-only: the bytes are the ones
  * written by RoceIpUdpHeader, RoceBthHeader, RoceRethHeader and RoceAethHeader (Peek does not
- * touch the packet metadata, so this also works with Packet::EnablePrinting).
+ * touch the packet metadata, so this also works with Packet::EnablePrinting). Of IPv4/UDP
+ * only the fields the NIC uses are read, and the headers after the BTH are constructed only
+ * when the packet has them: each Header costs about 55 instructions to destroy (the ns-3
+ * libraries' log checks), and a middle data packet needs the BTH alone.
  */
 class RdmaRxHeader : public Header
 {
@@ -90,92 +94,97 @@ class RdmaRxHeader : public Header
 
     void Print(std::ostream& os) const override
     {
-        ip.Print(os);
-        os << " ";
+        os << "IPv4 from " << Ipv4Address(source) << " ECN " << unsigned(ecn) << " ";
         bth.Print(os);
     }
 
     uint32_t GetSerializedSize() const override
     {
-        return RoceIpUdpHeader::SIZE + RoceBthHeader::SIZE + (hasReth ? RoceRethHeader::SIZE : 0) +
-               (hasImm ? RoceImmHeader::SIZE : 0) + (hasAeth ? RoceAethHeader::SIZE : 0) +
-               telemetry.GetSerializedSize();
+        return RoceIpUdpHeader::SIZE + RoceBthHeader::SIZE + (reth ? RoceRethHeader::SIZE : 0) +
+               (imm ? RoceImmHeader::SIZE : 0) + (aeth ? RoceAethHeader::SIZE : 0) +
+               (telemetry ? telemetry->GetSerializedSize() : 0);
     }
 
     void Serialize(Buffer::Iterator i) const override
     {
-        ip.Serialize(i);
-        i.Next(RoceIpUdpHeader::SIZE);
+        // internal invariant: only ever peeked (the IPv4/UDP fields are not all kept)
+        NS_ABORT_MSG("RdmaRxHeader is read, never written");
         bth.Serialize(i);
         i.Next(RoceBthHeader::SIZE);
-        if (hasReth)
+        if (reth)
         {
-            reth.Serialize(i);
+            reth->Serialize(i);
             i.Next(RoceRethHeader::SIZE);
         }
-        if (hasImm)
+        if (imm)
         {
-            imm.Serialize(i);
+            imm->Serialize(i);
             i.Next(RoceImmHeader::SIZE);
         }
-        if (hasAeth)
+        if (aeth)
         {
-            aeth.Serialize(i);
+            aeth->Serialize(i);
             i.Next(RoceAethHeader::SIZE);
         }
-        telemetry.Serialize(i);
+        if (telemetry)
+        {
+            telemetry->Serialize(i);
+        }
     }
 
     uint32_t Deserialize(Buffer::Iterator i) override
     {
-        ip.Deserialize(i);
-        i.Next(RoceIpUdpHeader::SIZE);
+        // of IPv4/UDP the NIC needs the source and the ECN codepoint, read where
+        // RoceIpUdpHeader::Deserialize reads them (a whole one costs about 230 instructions)
+        i.Next(1);
+        ecn = i.ReadU8() & 3;
+        i.Next(10);
+        source = i.ReadNtohU32();
+        i.Next(RoceIpUdpHeader::SIZE - 16);
         bth.Deserialize(i);
         i.Next(RoceBthHeader::SIZE);
-        hasReth = RoceBthHeader::HasReth(bth.GetOpcode());
-        hasAeth = RoceBthHeader::HasAeth(bth.GetOpcode());
-        hasImm = RoceBthHeader::HasImmediate(bth.GetOpcode());
-        if (hasReth)
+        const uint8_t op = bth.GetOpcode();
+        reth.reset();
+        imm.reset();
+        aeth.reset();
+        telemetry.reset();
+        if (RoceBthHeader::HasReth(op))
         {
-            reth.Deserialize(i);
+            reth.emplace().Deserialize(i);
             i.Next(RoceRethHeader::SIZE);
         }
-        if (hasImm)
+        if (RoceBthHeader::HasImmediate(op))
         {
-            imm.Deserialize(i);
+            imm.emplace().Deserialize(i);
             i.Next(RoceImmHeader::SIZE);
         }
-        if (hasAeth)
+        if (RoceBthHeader::HasAeth(op))
         {
-            aeth.Deserialize(i);
+            aeth.emplace().Deserialize(i);
             i.Next(RoceAethHeader::SIZE);
         }
-        // most packets carry no telemetry: a header still without any needs no reset (a copy
-        // of its 15 hop slots, twice) and reads no byte
         const auto mode = static_cast<RoceIntHeader::Mode>(bth.GetTelemetry());
-        if (mode != RoceIntHeader::NONE || telemetry.GetMode() != RoceIntHeader::NONE)
+        if (mode != RoceIntHeader::NONE)
         {
-            telemetry.SetMode(mode);
-            telemetry.Deserialize(i);
+            telemetry.emplace(mode).Deserialize(i);
         }
         return GetSerializedSize();
     }
 
-    RoceIpUdpHeader ip;      //!< IPv4 + UDP
-    RoceBthHeader bth;       //!< BTH
-    RoceRethHeader reth;     //!< RETH (valid if hasReth)
-    RoceAethHeader aeth;     //!< AETH (valid if hasAeth)
-    RoceImmHeader imm;       //!< ImmDt (valid if hasImm)
-    RoceIntHeader telemetry; //!< telemetry (mode NONE if the BTH says none)
-    bool hasReth{false};     //!< RETH present
-    bool hasImm{false};      //!< ImmDt present
-    bool hasAeth{false};     //!< AETH present
+    uint32_t source{0};                     //!< IPv4 source address, host order
+    uint8_t ecn{0};                         //!< IPv4 ECN codepoint
+    RoceBthHeader bth;                      //!< BTH
+    std::optional<RoceRethHeader> reth;     //!< RETH, if the opcode has one
+    std::optional<RoceAethHeader> aeth;     //!< AETH, if the opcode has one
+    std::optional<RoceImmHeader> imm;       //!< ImmDt, if the opcode has one
+    std::optional<RoceIntHeader> telemetry; //!< telemetry, if the BTH says it carries any
 };
 
 namespace
 {
 /**
- * Headroom reservation: added and removed at once when a packet is created, so that the
+ * Headroom reservation: added and removed at once when a packet is created (in front of the
+ * NIC's headers, by the same AddHeader: RdmaTxHeaders::Add), so that the
  * packet's buffer is allocated once with room in front for all the headers the NIC and the
  * devices add later (ns-3's Buffer reallocates on every AddHeader that does not fit in front,
  * and a freshly created packet usually has no room). The buffer, now larger than the
@@ -221,19 +230,124 @@ class RdmaHeadroomHeader : public Header
         return SIZE;
     }
 
-    /**
-     * \param size zero payload bytes \return a packet of size bytes with headroom
-     */
-    static Ptr<Packet> CreatePacket(uint32_t size)
+    /** \param p a packet just created: reserve the headroom in front of it */
+    static void Reserve(const Ptr<Packet>& p)
     {
-        Ptr<Packet> p = Create<Packet>(size);
         RdmaHeadroomHeader h;
         p->AddHeader(h);
         p->RemoveHeader(h);
-        return p;
     }
 };
 } // namespace
+
+/**
+ * The headers a NIC puts in front of a packet, written in one AddHeader: ns-3's AddHeader
+ * costs about 390 instructions whatever the header's size (the buffer, the byte tags and the
+ * metadata's type look-up), and a data packet has two to five headers. The bytes are those of
+ * the headers added one by one, outermost first. With the packet metadata on
+ * (Packet::EnablePrinting, an ASCII trace) the headers are added one by one instead, so that
+ * the metadata lists each (Add).
+ */
+class RdmaTxHeaders : public Header
+{
+  public:
+    static constexpr uint32_t MAX = 6; //!< headers a stack holds
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaTxHeaders")
+                                .SetParent<Header>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RdmaTxHeaders>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        for (uint32_t k = m_n; k-- > 0;)
+        {
+            m_h[k]->Print(os);
+            os << (k > 0 ? " " : "");
+        }
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return m_headroom + m_size;
+    }
+
+    void Serialize(Buffer::Iterator i) const override
+    {
+        i.Next(m_headroom); // cut at once: nothing reads these bytes
+        for (uint32_t k = m_n; k-- > 0;)
+        {
+            m_h[k]->Serialize(i);
+            i.Next(m_h[k]->GetSerializedSize());
+        }
+    }
+
+    uint32_t Deserialize(Buffer::Iterator i) override
+    {
+        return 0; // written, never read: the receiver reads the headers themselves
+    }
+
+    /**
+     * \param h the next header towards the front (the innermost first, as AddHeader would
+     * take them); it must live until Add
+     */
+    void Push(const Header& h)
+    {
+        NS_ASSERT(m_n < MAX);
+        m_h[m_n++] = &h;
+        m_size += h.GetSerializedSize();
+    }
+
+    /**
+     * \param p a packet just created: the headers go in front of it, with the headroom of
+     * RdmaHeadroomHeader in front of them reserved by the same AddHeader (written and cut)
+     * \param itemized whether the packet metadata is on (the headers one by one)
+     */
+    void Add(const Ptr<Packet>& p, bool itemized)
+    {
+        if (!itemized)
+        {
+            m_headroom = m_size < RdmaHeadroomHeader::SIZE ? RdmaHeadroomHeader::SIZE - m_size : 0;
+            p->AddHeader(*this);
+            p->RemoveAtStart(m_headroom);
+            m_headroom = 0;
+            return;
+        }
+        RdmaHeadroomHeader::Reserve(p);
+        for (uint32_t k = 0; k < m_n; ++k)
+        {
+            p->AddHeader(*m_h[k]);
+        }
+    }
+
+    /**
+     * Whether the packet metadata is on. It cannot change once a packet has had a header
+     * without it (PacketMetadata::Enable refuses then), so a NIC asks once, when it builds its
+     * first packet.
+     * \return true if the packet metadata lists a packet's headers
+     */
+    static bool Itemized()
+    {
+        Ptr<Packet> probe = Create<Packet>();
+        probe->AddHeader(RoceCnpHeader());
+        return probe->BeginItem().HasNext();
+    }
+
+  private:
+    const Header* m_h[MAX]{}; //!< the headers, innermost first
+    uint32_t m_n{0};          //!< how many
+    uint32_t m_size{0};       //!< their bytes
+    uint32_t m_headroom{0};   //!< bytes reserved in front of them while Add writes them
+};
 
 /// Target of a port device's pull callback (binds the port index).
 class RdmaNic::PullAdapter : public SimpleRefCount<RdmaNic::PullAdapter>
@@ -661,7 +775,7 @@ RdmaNic::Attach(Ptr<RoceSwitch> sw)
                     "RdmaNic: node id " << m_localId << " has no RoCE address (> 65535)");
     m_switch = sw;
     sw->SetLocalAddress(RoceAddress::FromNodeId(m_localId));
-    sw->SetLocalReceiveCallback(MakeCallback(&RdmaNic::ReceiveFromSwitch, this));
+    sw->SetLocalReceiver(this);
     for (uint32_t i = m_ports.size(); i < sw->GetNPorts(); ++i)
     {
         Port port;
@@ -1103,6 +1217,16 @@ RdmaNic::FamilyNext(uint32_t port, uint8_t pausedMask)
     return g[res];
 }
 
+bool
+RdmaNic::HeadersItemized()
+{
+    if (m_headersItemized < 0)
+    {
+        m_headersItemized = RdmaTxHeaders::Itemized() ? 1 : 0;
+    }
+    return m_headersItemized == 1;
+}
+
 Ptr<Packet>
 RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
 {
@@ -1126,28 +1250,29 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
 
     // the 4 ICRC bytes are the zero bytes after the payload: the same bytes as
     // RoceIcrcTrailer's default value, without the cost of a trailer
-    Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(len + RoceIcrcTrailer::SIZE);
+    Ptr<Packet> p = Create<Packet>(len + RoceIcrcTrailer::SIZE);
     const RoceIntHeader::Mode telemetry = qp->m_cc ? qp->m_cc->GetTelemetry() : RoceIntHeader::NONE;
+    RdmaTxHeaders headers;
+    std::optional<RoceIntHeader> tel;
     if (telemetry != RoceIntHeader::NONE)
     {
-        RoceIntHeader tel(telemetry);
-        qp->m_cc->FillTelemetry(tel);
-        p->AddHeader(tel);
+        qp->m_cc->FillTelemetry(tel.emplace(telemetry));
+        headers.Push(*tel);
     }
+    std::optional<RoceImmHeader> immDt;
     if (imm)
     {
-        RoceImmHeader immDt;
-        immDt.SetImmediate(m.rec.immediate);
-        p->AddHeader(immDt);
+        immDt.emplace().SetImmediate(m.rec.immediate);
+        headers.Push(*immDt);
     }
+    std::optional<RoceRethHeader> reth;
     if (first)
     {
-        RoceRethHeader reth;
-        reth.SetVirtualAddress(m.rec.remoteAddress);
-        reth.SetRkey(m.rec.remoteKey);
-        reth.SetDmaLength(static_cast<uint32_t>(
+        reth.emplace().SetVirtualAddress(m.rec.remoteAddress);
+        reth->SetRkey(m.rec.remoteKey);
+        reth->SetDmaLength(static_cast<uint32_t>(
             std::min<uint64_t>(m.rec.bytes, std::numeric_limits<uint32_t>::max())));
-        p->AddHeader(reth);
+        headers.Push(*reth);
     }
     RoceBthHeader bth;
     bth.SetOpcode(opcode);
@@ -1155,7 +1280,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     bth.SetPsn(static_cast<uint32_t>(psn & PSN_MASK));
     bth.SetAckRequest(last);
     bth.SetTelemetry(telemetry);
-    p->AddHeader(bth);
+    headers.Push(bth);
     RoceIpUdpHeader ip;
     ip.SetSource(RoceAddress::FromNodeId(m_localId));
     ip.SetDestination(RoceAddress::FromNodeId(qp->m_peer));
@@ -1163,8 +1288,9 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     ip.SetDscp(qp->m_priority);
     ip.SetEcn(RoceIpUdpHeader::ECT0);
     ip.SetIdentification(static_cast<uint16_t>(psn));
-    ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
-    p->AddHeader(ip);
+    ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize() + headers.GetSerializedSize()));
+    headers.Push(ip);
+    headers.Add(p, HeadersItemized());
 
     const bool wasIdle = qp->m_sndUna >= qp->m_sndMax; // nothing outstanding before this one
     if (psn < qp->m_sndMax)
@@ -1272,12 +1398,15 @@ void
 RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t syndrome)
 {
     // ICRC as 4 zero bytes
-    Ptr<Packet> p = RdmaHeadroomHeader::CreatePacket(RoceIcrcTrailer::SIZE);
+    Ptr<Packet> p = Create<Packet>(RoceIcrcTrailer::SIZE);
+    RdmaTxHeaders headers;
+    const RoceCnpHeader cnp;
     if (opcode == RoceBthHeader::CNP)
     {
-        p->AddHeader(RoceCnpHeader());
+        headers.Push(cnp);
     }
     RoceBthHeader bth;
+    RoceAethHeader aeth;
     if (opcode != RoceBthHeader::CNP)
     {
         if (syndrome == RoceAethHeader::SYNDROME_ACK)
@@ -1286,21 +1415,20 @@ RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t sy
             // the previous ACK (BECN)
             if (qp->m_rcvTelemetry.GetMode() != RoceIntHeader::NONE)
             {
-                p->AddHeader(qp->m_rcvTelemetry);
+                headers.Push(qp->m_rcvTelemetry);
                 bth.SetTelemetry(qp->m_rcvTelemetry.GetMode());
             }
             bth.SetBecn(qp->m_ceSinceAck);
             qp->m_ceSinceAck = false;
         }
-        RoceAethHeader aeth;
         aeth.SetSyndrome(syndrome);
         aeth.SetMsn(qp->m_msn);
-        p->AddHeader(aeth);
+        headers.Push(aeth);
     }
     bth.SetOpcode(opcode);
     bth.SetDestQp(qp->m_peerQpn);
     bth.SetPsn(static_cast<uint32_t>(psn & PSN_MASK));
-    p->AddHeader(bth);
+    headers.Push(bth);
     RoceIpUdpHeader ip;
     ip.SetSource(RoceAddress::FromNodeId(m_localId));
     ip.SetDestination(RoceAddress::FromNodeId(qp->m_peer));
@@ -1312,8 +1440,9 @@ RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t sy
     const bool control = m_ackPriority == ACK_CONTROL || opcode == RoceBthHeader::CNP;
     ip.SetDscp(control ? RoceIpUdpHeader::CONTROL_DSCP : qp->m_priority);
     ip.SetEcn(RoceIpUdpHeader::NOT_ECT);
-    ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize()));
-    p->AddHeader(ip);
+    ip.SetUdpPayloadSize(static_cast<uint16_t>(p->GetSize() + headers.GetSerializedSize()));
+    headers.Push(ip);
+    headers.Add(p, HeadersItemized());
     const Ptr<RoceNetDevice>& dev = m_ports[qp->m_port].dev;
     if (!control && m_ackPriority == ACK_DATA)
     {
@@ -1337,14 +1466,19 @@ RdmaNic::ReceiveFromSwitch(Ptr<Packet> p, uint32_t inPort)
 }
 
 void
+RdmaNic::LocalReceive(const Ptr<Packet>& p, uint32_t inPort)
+{
+    Receive(p);
+}
+
+void
 RdmaNic::Receive(Ptr<Packet> p)
 {
     RdmaRxHeader h;
     uint32_t headerBytes = p->PeekHeader(h);
-    const RoceIpUdpHeader& ip = h.ip;
     const RoceBthHeader& bth = h.bth;
     uint32_t qpn = bth.GetDestQp();
-    uint32_t peer = RoceAddress::ToNodeId(ip.GetSourceRaw());
+    uint32_t peer = RoceAddress::ToNodeId(h.source);
     const uint32_t lane = qpn == 0 ? 0 : (qpn - 1) >> 19;
     if (qpn == 0 || (((qpn - 1) >> 3) & 0xffff) != peer || lane >= RdmaQueuePair::MAX_LANES)
     {
@@ -1376,11 +1510,11 @@ RdmaNic::Receive(Ptr<Packet> p)
     case RoceBthHeader::RC_WRITE_ONLY_IMM:
         ReceiveData(qp,
                     bth,
-                    h.hasReth ? &h.reth : nullptr,
-                    h.hasImm ? &h.imm : nullptr,
-                    h.telemetry.GetMode() != RoceIntHeader::NONE ? &h.telemetry : nullptr,
+                    h.reth ? &*h.reth : nullptr,
+                    h.imm ? &*h.imm : nullptr,
+                    h.telemetry ? &*h.telemetry : nullptr,
                     p->GetSize() - headerBytes - RoceIcrcTrailer::SIZE,
-                    ip.GetEcn() == RoceIpUdpHeader::CE,
+                    h.ecn == RoceIpUdpHeader::CE,
                     peer);
         break;
     default:
@@ -1495,7 +1629,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h)
         return; // late ACKs of failed messages
     }
     uint64_t psn = ExpandPsn(h.bth.GetPsn(), qp->m_sndUna);
-    if (h.aeth.IsNak())
+    if (h.aeth && h.aeth->IsNak())
     {
         ++m_nackReceived;
         m_nackTrace(qp->m_qpn, psn);
@@ -1530,7 +1664,7 @@ RdmaNic::ReceiveAck(RdmaQueuePair* qp, const RdmaRxHeader& h)
             fb.ackedPsn = std::min(psn + 1, qp->m_sndMax);
             fb.nextPsn = qp->m_sndMax;
             fb.ecnEcho = h.bth.GetBecn();
-            fb.telemetry = h.telemetry.GetMode() != RoceIntHeader::NONE ? &h.telemetry : nullptr;
+            fb.telemetry = h.telemetry ? &*h.telemetry : nullptr;
             qp->m_cc->OnAck(fb);
         }
         if (psn + 1 > qp->m_sndUna)

@@ -9,6 +9,7 @@
 #include "rdma-cc.h"
 #include "rdma-queue-pair.h"
 #include "rdma-transport.h"
+#include "roce-switch.h"
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
@@ -80,7 +81,7 @@ class RdmaRxHeader;
  * Addressing: the NIC's node id (SetLocalId, default the ns-3 node id) is the topology node
  * id; IPv4 addresses follow RoceAddress (11.x.y.1).
  */
-class RdmaNic : public RdmaTransport
+class RdmaNic : public RdmaTransport, public RoceLocalReceiver
 {
   public:
     /** \return the TypeId */
@@ -217,6 +218,8 @@ class RdmaNic : public RdmaTransport
      * \param p the packet \param inPort ingress port
      */
     void ReceiveFromSwitch(Ptr<Packet> p, uint32_t inPort);
+    /** RoceLocalReceiver: as ReceiveFromSwitch \param p the packet \param inPort ingress port */
+    void LocalReceive(const Ptr<Packet>& p, uint32_t inPort) override;
 
     /**
      * \param peer peer node id \param priority 0..7 \param lane lane
@@ -368,6 +371,8 @@ class RdmaNic : public RdmaTransport
     RdmaQueuePair* GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
     Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
+    /** \return whether the packet metadata is on: headers added one by one (RdmaTxHeaders) */
+    bool HeadersItemized();
     void Schedule(RdmaQueuePair* qp);
     void WakePort(uint32_t port);
     void KickPort(uint32_t port);
@@ -512,6 +517,7 @@ class RdmaNic : public RdmaTransport
     uint32_t m_ackInterval;
     bool m_rateChangeReschedules;          //!< RateChangeReschedules
     SchedulerType m_scheduler{SCHED_RING}; //!< Scheduler
+    int8_t m_headersItemized{-1};          //!< HeadersItemized: -1 not asked yet, then 0 or 1
     AckPriorityType m_ackPriority;         //!< AckPriority
     Time m_rto;
     Time m_cnpInterval;

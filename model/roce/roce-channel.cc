@@ -53,26 +53,38 @@ RoceChannel::Attach(Ptr<RoceNetDevice> dev)
     RoceFrameScheduler::Use();
 }
 
-RoceFrameKey
-RoceChannel::NextKey(Ptr<const RoceNetDevice> src)
+const RoceFrameKey&
+RoceChannel::EndKey(std::size_t end)
 {
-    const std::size_t end = PeekPointer(m_dev[0]) == PeekPointer(src) ? 0 : 1;
-    return RoceFrameKey{src->GetNode()->GetId(), src->GetIfIndex(), m_sent[end]++};
+    if (!m_endKnown[end])
+    {
+        m_end[end] = RoceFrameKey{m_dev[end]->GetNode()->GetId(), m_dev[end]->GetIfIndex(), 0};
+        m_endKnown[end] = true;
+    }
+    return m_end[end];
+}
+
+RoceFrameKey
+RoceChannel::NextKey(const RoceNetDevice* src)
+{
+    const std::size_t end = PeekPointer(m_dev[0]) == src ? 0 : 1;
+    const RoceFrameKey& e = EndKey(end);
+    return RoceFrameKey{e.node, e.ifIndex, m_sent[end]++};
 }
 
 bool
-RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime)
+RoceChannel::TransmitStart(const Ptr<Packet>& frame, RoceNetDevice* src, Time txTime, bool ethernet)
 {
-    NS_LOG_FUNCTION(this << frame << src << txTime);
+    NS_LOG_FUNCTION(this << frame << src << txTime << ethernet);
     if (m_n < 2)
     {
         return false;
     }
-    RoceNetDevice* dst = (m_dev[0] == src) ? PeekPointer(m_dev[1]) : PeekPointer(m_dev[0]);
+    const std::size_t to = PeekPointer(m_dev[0]) == src ? 1 : 0;
     const RoceFrameKey key = NextKey(src);
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+    Simulator::ScheduleWithContext(EndKey(to).node,
                                    txTime + m_delay,
-                                   new RoceFrameArrival(key, dst, frame));
+                                   new RoceFrameArrival(key, m_dev[to], frame, ethernet));
     return true;
 }
 
@@ -106,6 +118,8 @@ RoceChannel::DoDispose()
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
     m_n = 0;
+    m_endKnown[0] = false;
+    m_endKnown[1] = false;
     Channel::DoDispose();
 }
 

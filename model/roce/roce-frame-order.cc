@@ -61,11 +61,13 @@ MakeOtherSchedulerChecker()
 RoceFrameScheduler* RoceFrameScheduler::s_current = nullptr;
 
 RoceFrameArrival::RoceFrameArrival(const RoceFrameKey& key,
-                                   Ptr<RoceNetDevice> device,
-                                   Ptr<Packet> frame)
+                                   const Ptr<RoceNetDevice>& device,
+                                   const Ptr<Packet>& frame,
+                                   bool ethernet)
     : m_key(key),
       m_device(device),
-      m_frame(frame)
+      m_frame(frame),
+      m_ethernet(ethernet)
 {
 }
 
@@ -102,7 +104,7 @@ RoceFrameArrival::operator delete(void* p)
 void
 RoceFrameArrival::Notify()
 {
-    m_device->Receive(m_frame);
+    m_device->Receive(m_frame, m_ethernet);
 }
 
 TypeId

@@ -47,8 +47,12 @@ class RoceFrameArrival final : public EventImpl
      * \param key the frame's key
      * \param device the receiving device
      * \param frame the frame
+     * \param ethernet whether it carries its Ethernet header (RoceNetDevice::Receive)
      */
-    RoceFrameArrival(const RoceFrameKey& key, Ptr<RoceNetDevice> device, Ptr<Packet> frame);
+    RoceFrameArrival(const RoceFrameKey& key,
+                     const Ptr<RoceNetDevice>& device,
+                     const Ptr<Packet>& frame,
+                     bool ethernet = true);
     ~RoceFrameArrival() override;
 
     /**
@@ -73,6 +77,7 @@ class RoceFrameArrival final : public EventImpl
     RoceFrameKey m_key;          //!< the frame's key
     Ptr<RoceNetDevice> m_device; //!< the receiving device
     Ptr<Packet> m_frame;         //!< the frame
+    bool m_ethernet;             //!< whether it carries its Ethernet header
 
     /** a freed arrival's memory on the free list */
     struct Free

@@ -29,6 +29,33 @@ namespace ns3
 class RoceChannel;
 class ErrorModel;
 class Node;
+class RoceNetDevice;
+
+/**
+ * \ingroup training-net
+ * The owner of a switch port's device (RoceSwitch), which the device calls directly for every
+ * frame received and every packet leaving a queue, as FabricReceiveCallback and DequeueHook
+ * would: a Callback passes its Ptr arguments by value through three calls, about 150
+ * instructions a frame hop.
+ */
+class RocePortOwner
+{
+  public:
+    virtual ~RocePortOwner() = default;
+    /**
+     * \param dev the port's device \param p L3 packet without Ethernet header
+     * \param port port index
+     */
+    virtual void PortReceive(RoceNetDevice* dev, const Ptr<Packet>& p, uint32_t port) = 0;
+    /**
+     * \param dev the port's device \param p the packet leaving \param queue its queue
+     * \param ingress ingress tag given at Enqueue
+     */
+    virtual void PortDequeued(RoceNetDevice* dev,
+                              const Ptr<Packet>& p,
+                              uint8_t queue,
+                              uint32_t ingress) = 0;
+};
 
 /**
  * \ingroup training-net
@@ -285,6 +312,16 @@ class RoceNetDevice : public NetDevice
 
     /** \param cb fabric receive callback (set by RoceSwitch) */
     void SetFabricReceiveCallback(FabricReceiveCallback cb);
+
+    /**
+     * \param owner the switch the device is a port of (0: none), called instead of the
+     * fabric receive callback and the dequeue hook; it outlives the device's frames
+     */
+    void SetPortOwner(RocePortOwner* owner)
+    {
+        m_owner = owner;
+    }
+
     /** \param cb dequeue hook (set by RoceSwitch) */
     void SetDequeueHook(DequeueHook cb);
     /** \param cb pull source (set by the host NIC), null callback to remove */
@@ -329,9 +366,11 @@ class RoceNetDevice : public NetDevice
 
     /**
      * Called by the channel when a frame arrives.
-     * \param frame complete frame incl. Ethernet header
+     * \param frame complete frame incl. Ethernet header, or the IPv4 packet alone when sent
+     *        bare (without its Ethernet header: nothing at either end sees the frame's bytes)
+     * \param ethernet whether the frame carries its Ethernet header
      */
-    void Receive(Ptr<Packet> frame);
+    void Receive(Ptr<Packet> frame, bool ethernet = true);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -343,13 +382,32 @@ class RoceNetDevice : public NetDevice
     uint16_t GetMtu() const override;
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override;
-    bool IsBroadcast() const override;
+
+    bool IsBroadcast() const override
+    {
+        return false;
+    }
+
     Address GetBroadcast() const override;
-    bool IsMulticast() const override;
+
+    bool IsMulticast() const override
+    {
+        return false;
+    }
+
     Address GetMulticast(Ipv4Address multicastGroup) const override;
     Address GetMulticast(Ipv6Address addr) const override;
-    bool IsPointToPoint() const override;
-    bool IsBridge() const override;
+
+    bool IsPointToPoint() const override
+    {
+        return true;
+    }
+
+    bool IsBridge() const override
+    {
+        return false;
+    }
+
     /**
      * Send an L3 packet; protocolNumber must be 0x0800. A RoCE packet (RoceIpUdpHeader at
      * front) is queued by its DSCP (0..7 data priority, >= 8 control); any other IPv4 packet
@@ -363,10 +421,19 @@ class RoceNetDevice : public NetDevice
                   uint16_t protocolNumber) override;
     Ptr<Node> GetNode() const override;
     void SetNode(Ptr<Node> node) override;
-    bool NeedsArp() const override;
+
+    bool NeedsArp() const override
+    {
+        return false;
+    }
+
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
-    bool SupportsSendFrom() const override;
+
+    bool SupportsSendFrom() const override
+    {
+        return false;
+    }
 
   protected:
     void DoDispose() override;
@@ -383,8 +450,28 @@ class RoceNetDevice : public NetDevice
 
     /** Start sending the next frame if idle. */
     void TryTransmit();
-    /** \param frame full frame to put on the wire \param wireBytes its bytes on the wire */
-    void StartFrame(Ptr<Packet> frame, uint32_t wireBytes);
+    /**
+     * \param frame frame to put on the wire \param wireBytes its bytes on the wire
+     * \param ethernet whether it carries its Ethernet header (false: an IPv4 packet sent bare)
+     */
+    void StartFrame(Ptr<Packet> frame, uint32_t wireBytes, bool ethernet);
+    /** \param p L3 packet: send it, with its Ethernet header if anything sees the bytes */
+    void StartData(Ptr<Packet> p);
+
+    /** \return whether a sink of this device sees the bytes of the frames it sends */
+    bool FrameBytesSeenOnSend() const
+    {
+        return !m_macTxTrace.IsEmpty() || !m_snifferTrace.IsEmpty() ||
+               !m_phyTxBeginTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty();
+    }
+
+    /** \return whether a sink or an error model here sees the bytes of the frames received */
+    bool FrameBytesSeenOnReceive() const
+    {
+        // the drop trace sees a received frame only when the error model drops it
+        return m_receiveErrorModel || !m_snifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty();
+    }
+
     /** \param p L3 packet: add the Ethernet header towards the peer */
     void AddEthernet(Ptr<Packet> p);
     /** Transmission of the current frame is over. */
@@ -451,6 +538,7 @@ class RoceNetDevice : public NetDevice
      */
     Ptr<EventImpl> m_txEndEvent;
 
+    RocePortOwner* m_owner{nullptr};                       //!< switch of this port
     FabricReceiveCallback m_fabricRx;                      //!< switch receive
     DequeueHook m_dequeueHook;                             //!< switch dequeue hook
     PullCallback m_pull;                                   //!< host pull source

@@ -121,9 +121,14 @@ RoceRemoteChannel::GetTypeId()
 }
 
 bool
-RoceRemoteChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime)
+RoceRemoteChannel::TransmitStart(const Ptr<Packet>& frame,
+                                 RoceNetDevice* src,
+                                 Time txTime,
+                                 bool ethernet)
 {
-    NS_LOG_FUNCTION(this << frame << src << txTime);
+    NS_LOG_FUNCTION(this << frame << src << txTime << ethernet);
+    // internal invariant: CarriesBareFrames is false, so every frame comes with its header
+    NS_ASSERT(ethernet);
     Ptr<RoceNetDevice> dst = GetPeer(src);
     if (!dst)
     {
@@ -132,7 +137,7 @@ RoceRemoteChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time
     Ptr<Node> node = dst->GetNode();
     if (node->GetSystemId() == MpiInterface::GetSystemId())
     {
-        return RoceChannel::TransmitStart(frame, src, txTime);
+        return RoceChannel::TransmitStart(frame, src, txTime, ethernet);
     }
     // Handed over one time step before it arrives when that is still at least one delay after
     // now (so within the engines' lookahead: the receiving rank has not reached that instant),

@@ -34,7 +34,16 @@ class RoceRemoteChannel : public RoceChannel
     /** \return the TypeId */
     static TypeId GetTypeId();
 
-    bool TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime) override;
+    bool TransmitStart(const Ptr<Packet>& frame,
+                       RoceNetDevice* src,
+                       Time txTime,
+                       bool ethernet) override;
+
+    /** \return false: a frame to another rank goes as its bytes */
+    bool CarriesBareFrames() const override
+    {
+        return false;
+    }
 
     /**
      * Hand a frame that came from another rank (the MpiReceiver's callback) to its device,

@@ -6,6 +6,7 @@
 #include "roce-switch.h"
 
 #include "roce-channel.h"
+#include "roce-ip-view.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
@@ -148,6 +149,10 @@ void
 RoceSwitch::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    for (const Ptr<RoceNetDevice>& dev : m_ports)
+    {
+        dev->SetPortOwner(nullptr);
+    }
     m_ports.clear();
     ClearRoutes();
     if (m_mmu)
@@ -156,6 +161,7 @@ RoceSwitch::DoDispose()
     }
     m_mmu = nullptr;
     m_localRx = LocalReceiveCallback();
+    m_localReceiver = nullptr;
     Object::DoDispose();
 }
 
@@ -183,8 +189,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> dev)
     m_portDim.push_back(-1);
     m_portWrap.push_back(0);
     dev->SetPortIndex(idx);
-    dev->SetFabricReceiveCallback(MakeCallback(&RoceSwitch::Receive, this));
-    dev->SetDequeueHook(MakeCallback(&RoceSwitch::Dequeued, this));
+    dev->SetPortOwner(this);
     dev->SetLocalSendCallback(MakeCallback(&RoceSwitch::SendLocal, this));
     dev->TraceConnectWithoutContext("PfcRx",
                                     MakeBoundCallback(&RoceSwitch::PfcReceived, this, idx));
@@ -378,6 +383,7 @@ void
 RoceSwitch::SetLocalReceiveCallback(LocalReceiveCallback cb)
 {
     m_localRx = cb;
+    m_localReceiver = nullptr;
 }
 
 void
@@ -403,11 +409,10 @@ RoceSwitch::DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t priority, const c
 }
 
 void
-RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
+RoceSwitch::PortReceive(RoceNetDevice* dev, const Ptr<Packet>& p, uint32_t port)
 {
     NS_LOG_FUNCTION(this << p << port);
-    RoceIpUdpHeader ip;
-    p->PeekHeader(ip);
+    const RoceIpView ip(*p);
     const bool roce = ip.IsRoce();
     const uint8_t priority = ip.GetQueue();
     if (ip.GetDestinationRaw() == m_localAddr)
@@ -422,6 +427,12 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
             ++m_delivered;
             return;
         }
+        if (m_localReceiver)
+        {
+            ++m_delivered;
+            m_localReceiver->LocalReceive(p, port);
+            return;
+        }
         if (m_localRx.IsNull())
         {
             DoDrop(p, port, priority, "NoLocalReceiver");
@@ -431,7 +442,11 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
         m_localRx(p, port);
         return;
     }
-    const uint32_t egress = GetEgressPort(ip);
+    const uint32_t egress = GetEgressPort(ip.GetSourceRaw(),
+                                          ip.GetDestinationRaw(),
+                                          ip.GetSourcePort(),
+                                          ip.GetDestinationPort(),
+                                          ip.GetDscp());
     // a host's default route is for what it sends, not for what it receives: sending that
     // back would loop between it and its switch
     if (egress == NO_PORT || (egress == port && m_ports.size() == 1 &&
@@ -455,11 +470,12 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
         {
             queue = DatelinePriority(port, egress, priority);
         }
-        // the header peeked above is the one replaced: cut, not deserialized again
+        // the header read above is the one replaced: cut, and its bytes written again
         p->RemoveAtStart(RoceIpUdpHeader::SIZE);
-        ip.SetTtl(ip.GetTtl() - 1);
-        ip.SetDscp(queue == priority ? ip.GetDscp() : queue);
-        p->AddHeader(ip);
+        p->AddHeader(RoceIpRewrite(ip,
+                                   ip.GetTtl() - 1,
+                                   queue == priority ? ip.GetDscp() : queue,
+                                   ip.GetEcn()));
     }
     const uint32_t size = p->GetSize();
     if (priority == RoceNetDevice::CONTROL_QUEUE)
@@ -492,7 +508,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port)
 }
 
 void
-RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint32_t ingress)
+RoceSwitch::PortDequeued(RoceNetDevice* dev, const Ptr<Packet>& p, uint8_t queue, uint32_t ingress)
 {
     if (ingress == RoceNetDevice::NO_INGRESS)
     {
@@ -528,20 +544,18 @@ RoceSwitch::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint3
     const uint32_t egress = dev->GetPortIndex();
     if (m_mmu->ShouldMarkEcn(egress, qBytes))
     {
-        RoceIpUdpHeader ip;
-        p->PeekHeader(ip);
+        const RoceIpView ip(*p);
         const uint8_t ecn = ip.GetEcn();
         if (ip.IsRoce() && (ecn == RoceIpUdpHeader::ECT0 || ecn == RoceIpUdpHeader::ECT1))
         {
-            p->RemoveHeader(ip);
-            ip.SetEcn(RoceIpUdpHeader::CE);
-            p->AddHeader(ip);
+            p->RemoveAtStart(RoceIpUdpHeader::SIZE);
+            p->AddHeader(RoceIpRewrite(ip, ip.GetTtl(), ip.GetDscp(), RoceIpUdpHeader::CE));
             ++m_ecnMarks;
             ++m_portEcnMarks[egress];
             m_ecnTrace(p, egress, queue, qBytes);
         }
     }
-    StampTelemetry(PeekPointer(dev), p, egress);
+    StampTelemetry(dev, p, egress);
     samplePint();
 }
 

@@ -28,6 +28,19 @@ namespace ns3
 
 /**
  * \ingroup training-net
+ * The receiver of the RoCE packets a switch delivers to its node (RdmaNic), called directly
+ * as LocalReceiveCallback would be, without a Callback's copies of the packet's Ptr.
+ */
+class RoceLocalReceiver
+{
+  public:
+    virtual ~RoceLocalReceiver() = default;
+    /** \param p L3 packet addressed to the node \param port ingress port */
+    virtual void LocalReceive(const Ptr<Packet>& p, uint32_t port) = 0;
+};
+
+/**
+ * \ingroup training-net
  * Packet forwarding of a RoCE node: aggregated to every node that has RoceNetDevices (switches
  * and, in direct topologies, NPUs). Any number of ports; storage linear in ports and nodes.
  *
@@ -73,7 +86,7 @@ namespace ns3
  * (IngressTag). No minimal path crosses a wrap twice, so neither priority's buffers of a
  * ring close a cycle, and dimension order leaves none between dims.
  */
-class RoceSwitch : public Object, public PortCounters
+class RoceSwitch : public Object, public PortCounters, public RocePortOwner
 {
   public:
     static constexpr uint32_t NO_PORT = RoceForwarding::NONE; //!< "no route"
@@ -232,8 +245,18 @@ class RoceSwitch : public Object, public PortCounters
         return Ipv4Address(m_localAddr);
     }
 
-    /** \param cb local receive callback (the NIC) */
+    /** \param cb local receive callback (replaces the local receiver) */
     void SetLocalReceiveCallback(LocalReceiveCallback cb);
+
+    /**
+     * \param receiver the local receiver (the NIC), called directly; replaces the local
+     * receive callback (0: none). It outlives the switch's packets.
+     */
+    void SetLocalReceiver(RoceLocalReceiver* receiver)
+    {
+        m_localReceiver = receiver;
+        m_localRx = LocalReceiveCallback();
+    }
 
     /**
      * \param port the port whose device is this node's IPv4 interface: ordinary IP packets
@@ -381,9 +404,12 @@ class RoceSwitch : public Object, public PortCounters
 
   private:
     /** Fabric receive from a port. */
-    void Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint32_t port);
+    void PortReceive(RoceNetDevice* dev, const Ptr<Packet>& p, uint32_t port) override;
     /** Dequeue hook of a port. */
-    void Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> p, uint8_t queue, uint32_t ingress);
+    void PortDequeued(RoceNetDevice* dev,
+                      const Ptr<Packet>& p,
+                      uint8_t queue,
+                      uint32_t ingress) override;
     /**
      * Stamp the telemetry of a data packet leaving a port (HOPS: push this hop; PINT: raise
      * the path utilisation to this port's if larger).
@@ -425,6 +451,7 @@ class RoceSwitch : public Object, public PortCounters
     std::unordered_map<uint64_t, uint32_t> m_flowRoutes; //!< pinned flows (FlowKey)
     Ptr<RoceSwitchMmu> m_mmu;                            //!< MMU
     LocalReceiveCallback m_localRx;                      //!< NIC receive
+    RoceLocalReceiver* m_localReceiver{nullptr};         //!< NIC receive, called directly
     uint32_t m_localAddr{0};                             //!< local address (0 = none)
     uint32_t m_ipPort{0};                                //!< port of the IPv4 interface
     uint32_t m_seed{0};                                  //!< EcmpSeed
