@@ -283,27 +283,39 @@ CollectiveService::ProgramsFreed(uint32_t id)
     m_heldOps.erase(id);
 }
 
-std::string
-CollectiveService::CheckHeldOps(const tn_plan_request& request,
-                                uint32_t id,
-                                uint64_t ops,
-                                bool windows)
+uint64_t
+CollectiveService::HeldBytes(const tn_plan_request& request,
+                             uint32_t id,
+                             uint64_t ops,
+                             bool windows,
+                             std::string* what) const
 {
     uint64_t held = 0;
     for (const auto& entry : m_heldOps)
     {
         held += entry.second;
     }
-    const uint64_t bytes = (held + ops) * Collective::HELD_OP_BYTES;
-    std::ostringstream what;
-    what << "collective " << id << " (" << tn_collective_name(request.collective) << " with "
+    std::ostringstream text;
+    text << "collective " << id << " (" << tn_collective_name(request.collective) << " with "
          << (request.algorithm ? request.algorithm : "?") << ", " << ops << " ops of rank programs"
          << (windows ? " in its first windows" : "") << ") with the " << m_heldOps.size()
          << " generated collectives in flight (" << held << " ops)";
+    *what = text.str();
+    return (held + ops) * Collective::HELD_OP_BYTES;
+}
+
+std::string
+CollectiveService::CheckHeldOps(const tn_plan_request& request,
+                                uint32_t id,
+                                uint64_t ops,
+                                bool windows)
+{
+    std::string what;
+    const uint64_t bytes = HeldBytes(request, id, ops, windows, &what);
     tn_error err;
     if (tn_memory_check(bytes,
                         request.memory_limit,
-                        what.str().c_str(),
+                        what.c_str(),
                         windows ? "fewer collectives in flight (overlap), or a smaller "
                                   "CollectiveService::ProgramWindow"
                                 : "hold windows of the programs instead "
@@ -839,17 +851,19 @@ CollectiveService::Create(const tn_plan_request& request,
         // whole programs: every op of every rank (two per transfer) is held from the start;
         // checked against their share of the limit, so that the collectives already in
         // flight, which keep their whole programs, leave room for the windows of the next ones
-        tn_plan_request share = request;
         uint64_t limit = request.memory_limit;
         tn_error limitErr;
         if (limit == 0 && tn_memory_default_limit(&limit, &limitErr) != TN_OK)
         {
-            limit = 0; // the limit's own error is reported by the check below
+            limit = 0; // no limit to share: the windows' check below reports its error
         }
-        share.memory_limit = limit > 1 ? limit / WHOLE_PROGRAM_SHARE : limit;
-        *error =
-            CheckHeldOps(share, id, 2 * tn_program_transfers(plan->program.get(), nullptr), false);
-        if (!error->empty())
+        std::string what;
+        const uint64_t need = HeldBytes(request,
+                                        id,
+                                        2 * tn_program_transfers(plan->program.get(), nullptr),
+                                        false,
+                                        &what);
+        if (limit > 0 && need > limit / WHOLE_PROGRAM_SHARE)
         {
             // the user left the window open (0): hold windows from now on rather than
             // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
@@ -861,15 +875,19 @@ CollectiveService::Create(const tn_plan_request& request,
             if (!m_autoWindowNoted)
             {
                 m_autoWindowNoted = true;
+                char needText[32];
+                char limitText[32];
                 std::fprintf(stderr,
                              "note: generated collectives hold windows of %u ops per stream "
                              "(CollectiveService::ProgramWindow; wider where a program cannot run "
-                             "in it without stalling), not whole programs, which "
-                             "would pass an eighth of the memory limit: %s\n",
+                             "in it without stalling), not whole programs: %s would take about "
+                             "%s, more than an eighth of the memory limit %s (TN_MEMORY_LIMIT or "
+                             "--memory-limit)\n",
                              AUTO_PROGRAM_WINDOW,
-                             error->c_str());
+                             what.c_str(),
+                             tn_memory_format(need, needText, sizeof(needText)),
+                             tn_memory_format(limit, limitText, sizeof(limitText)));
             }
-            error->clear();
         }
     }
     Ptr<Collective> c = CreateObject<Collective>();

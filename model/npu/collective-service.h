@@ -582,6 +582,16 @@ class CollectiveService : public Object
                                const std::vector<uint32_t>& nodes,
                                const tn_symmetry* symmetry) const;
 
+    /**
+     * The bytes the generated collectives in flight and `ops` more of collective `id` would
+     * hold; `what` names them for a message.
+     */
+    uint64_t HeldBytes(const tn_plan_request& request,
+                       uint32_t id,
+                       uint64_t ops,
+                       bool windows,
+                       std::string* what) const;
+    /// "" if HeldBytes fits the request's memory limit, else why not (tn_memory_check)
     std::string CheckHeldOps(const tn_plan_request& request,
                              uint32_t id,
                              uint64_t ops,
