@@ -32,6 +32,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
 #include <unistd.h>
 #include <vector>
 
@@ -666,6 +667,7 @@ class RoceBareFrameTestCase : public TestCase
         int64_t end{0};                  //!< end of the simulation (time steps)
         uint32_t completions{0};         //!< WRITEs completed
         std::vector<FrameSink> seen;     //!< what the sinks saw (with sinks)
+        std::string error;               //!< why it did not run ("" if it ran)
     };
 
     /** \param sinks connect a PhyTxBegin sink on every port device \return the run */
@@ -674,9 +676,11 @@ class RoceBareFrameTestCase : public TestCase
         Run r;
         tn_topology* topo = nullptr;
         tn_error err{};
-        NS_ABORT_MSG_IF(tn_topology_from_spec("switch:3,rate=100Gbps,latency=1us", &topo, &err) !=
-                            TN_OK,
-                        "topology");
+        if (tn_topology_from_spec("switch:3,rate=100Gbps,latency=1us", &topo, &err) != TN_OK)
+        {
+            r.error = err.message;
+            return r;
+        }
         RoceHelper roce;
         RoceFabricNodes f = roce.Install(topo);
         std::vector<Ptr<RoceNetDevice>> devs;
@@ -715,7 +719,9 @@ class RoceBareFrameTestCase : public TestCase
     void DoRun() override
     {
         const Run bare = Simulate(false);
+        NS_TEST_ASSERT_MSG_EQ(bare.error, "", "topology");
         const Run seen = Simulate(true);
+        NS_TEST_ASSERT_MSG_EQ(seen.error, "", "topology");
         NS_TEST_EXPECT_MSG_EQ(bare.completions, 2u, "both WRITEs complete");
         NS_TEST_EXPECT_MSG_EQ(seen.completions, 2u, "both WRITEs complete, seen");
         NS_TEST_EXPECT_MSG_EQ(bare.end, seen.end, "the same end");

@@ -105,31 +105,11 @@ class RdmaRxHeader : public Header
                (telemetry ? telemetry->GetSerializedSize() : 0);
     }
 
-    void Serialize(Buffer::Iterator i) const override
+    void Serialize(Buffer::Iterator) const override
     {
-        // internal invariant: only ever peeked (the IPv4/UDP fields are not all kept)
+        // internal invariant: this file's NIC only peeks it; the IPv4/UDP fields are not all
+        // kept, so it cannot be written back
         NS_ABORT_MSG("RdmaRxHeader is read, never written");
-        bth.Serialize(i);
-        i.Next(RoceBthHeader::SIZE);
-        if (reth)
-        {
-            reth->Serialize(i);
-            i.Next(RoceRethHeader::SIZE);
-        }
-        if (imm)
-        {
-            imm->Serialize(i);
-            i.Next(RoceImmHeader::SIZE);
-        }
-        if (aeth)
-        {
-            aeth->Serialize(i);
-            i.Next(RoceAethHeader::SIZE);
-        }
-        if (telemetry)
-        {
-            telemetry->Serialize(i);
-        }
     }
 
     uint32_t Deserialize(Buffer::Iterator i) override
