@@ -855,7 +855,8 @@ CollectiveService::Create(const tn_plan_request& request,
         tn_error limitErr;
         if (limit == 0 && tn_memory_default_limit(&limit, &limitErr) != TN_OK)
         {
-            limit = 0; // no limit to share: the windows' check below reports its error
+            *error = limitErr.message; // a bad TN_MEMORY_LIMIT, say: refused as before
+            return nullptr;
         }
         std::string what;
         const uint64_t need = HeldBytes(request,
@@ -863,7 +864,7 @@ CollectiveService::Create(const tn_plan_request& request,
                                         2 * tn_program_transfers(plan->program.get(), nullptr),
                                         false,
                                         &what);
-        if (limit > 0 && need > limit / WHOLE_PROGRAM_SHARE)
+        if (need > limit / WHOLE_PROGRAM_SHARE)
         {
             // the user left the window open (0): hold windows from now on rather than
             // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
