@@ -308,9 +308,7 @@ test_budget(tn_test_ctx* ctx)
                 TN_EUNSUPPORTED);
     tn_schedule* broken = mutate(s, M_DROP_DEPS, 70, 0);
     TN_REQUIRE(ctx, broken != NULL);
-    TN_CHECK_EQ(ctx,
-                tn_verify_schedule_within(broken, NULL, NULL, 2 * square, &err),
-                TN_EVERIFY);
+    TN_CHECK_EQ(ctx, tn_verify_schedule_within(broken, NULL, NULL, 2 * square, &err), TN_EVERIFY);
     tn_schedule_destroy(broken);
     tn_schedule_destroy(s);
 }
