@@ -182,6 +182,9 @@ main(int argc, char* argv[])
     bool complete = collective->IsComplete() && mismatch.empty();
     uint64_t simulatedNs = complete ? collective->GetDuration().GetNanoSeconds() : 0;
     uint32_t ranks = collective->GetRanks();
+    // Verify off, or the plan too large for the verifier's share of the memory limit
+    const bool verified = collectives.GetService()->GetVerify() &&
+                          collectives.GetService()->GetPlansUnverified() == 0;
     double estimateNs = collective->GetEstimatedTime().GetNanoSeconds();
     std::cout << tn_collective_name(request.collective) << " of " << bytes << " bytes on "
               << topologySpec << " (" << ranks << " NPUs) with " << collective->GetAlgorithm()
@@ -193,10 +196,10 @@ main(int argc, char* argv[])
                                  : collective->GetTuning().runnerUp) +
                             ")")
               << ": " << transfers << " transfers"
-              << (schedule
-                      ? " in " + std::to_string(tn_schedule_steps(schedule)) + " steps, verified"
-                      : ", rank-local programs (each generator is proven equal to its "
-                        "verified schedule)")
+              << (schedule ? " in " + std::to_string(tn_schedule_steps(schedule)) + " steps, " +
+                                 (verified ? "verified" : "not verified")
+                           : ", rank-local programs (each generator is proven equal to its "
+                             "verified schedule)")
               << "\n"
               << "  " << mode << " level " << simulatedNs / 1e3 << " us, cost model of the plan "
               << estimateNs / 1e3 << " us (ratio "

@@ -15,6 +15,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-program-window.h"
 #include "ns3/tn-topology.h"
+#include "ns3/tn-verify.h"
 #include "ns3/uinteger.h"
 
 #include <string>
@@ -122,6 +123,55 @@ class CollectiveAutoWindowTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(ring->Check(), "", "the windowed ring ran as planned");
         NS_TEST_EXPECT_MSG_EQ(direct->Check(), "", "direct ran as planned");
         Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The verifier's share of the limit: rhd's all-reduce on 64 ranks leaves every rank 64 pieces
+ * of their own writers, 64 x 64 segments (512 KiB at TN_VERIFY_SEGMENT_BYTES), so under a limit
+ * whose eighth is 256 KiB its plan runs unverified (counted) and as planned, and under one whose
+ * eighth is 8 MiB it is verified.
+ */
+class CollectiveVerifyBudgetTestCase : public TestCase
+{
+  public:
+    CollectiveVerifyBudgetTestCase()
+        : TestCase("a plan the verifier cannot hold in an eighth of the limit runs unverified")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t square = 64 * 64 * TN_VERIFY_SEGMENT_BYTES;
+        for (uint64_t limit : {4 * square, 128 * square})
+        {
+            Topology t("switch:64,rate=100Gbps,latency=1us");
+            NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+            RoceHelper roce;
+            roce.SetMode("flow");
+            roce.Install(t.topo);
+            CollectiveHelper helper;
+            helper.SetServiceAttribute("Program", StringValue("schedule"));
+            helper.Install(t.topo, roce);
+            tn_plan_request request;
+            tn_plan_request_init(&request);
+            request.algorithm = "rhd";
+            request.bytes = 1 << 20;
+            request.memory_limit = limit;
+            std::string error;
+            Ptr<Collective> c = helper.Create(request, {}, &error);
+            NS_TEST_ASSERT_MSG_NE(c, nullptr, error);
+            const bool over = limit / 8 < square;
+            NS_TEST_EXPECT_MSG_EQ(helper.GetService()->GetPlansUnverified(),
+                                  over ? 1 : 0,
+                                  "unverified only past the verifier's share");
+            helper.Start(c);
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(c->Check(), "", "it ran as planned");
+            Simulator::Destroy();
+        }
     }
 };
 
@@ -334,6 +384,7 @@ class ProgramMemoryTestSuite : public TestSuite
         AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveAutoWindowTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveLeastWindowTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveVerifyBudgetTestCase, TestCase::QUICK);
     }
 };
 

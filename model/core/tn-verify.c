@@ -498,6 +498,8 @@ typedef struct vstate
     uint32_t* rlevel; /* longest path to a sink */
     uint32_t nneed;
     size_t need_cap;
+    uint64_t segments;     /* the rank maps' segments, all ranks */
+    uint64_t max_segments; /* 0 = no budget */
 } vstate;
 
 static int
@@ -1512,8 +1514,15 @@ check_final(vstate* st, tn_error* err)
     return status;
 }
 
-tn_status
-tn_verify(const tn_schedule* s, tn_error* err)
+/* The rank maps of the transfer's two ends hold how many segments (one map when they are one). */
+static uint64_t
+ends_segments(const vstate* st, const tn_transfer* t)
+{
+    return st->maps[t->src].n + (t->dst != t->src ? st->maps[t->dst].n : 0);
+}
+
+static tn_status
+verify_within(const tn_schedule* s, uint64_t budget_bytes, tn_error* err)
 {
     if (!s)
     {
@@ -1569,9 +1578,31 @@ tn_verify(const tn_schedule* s, tn_error* err)
     status = init_state(&st, err);
     if (status)
         goto out;
+    st.max_segments = budget_bytes / TN_VERIFY_SEGMENT_BYTES;
+    for (uint32_t r = 0; r < st.ranks; r++)
+    {
+        st.segments += st.maps[r].n;
+    }
     for (uint32_t k = 0; k < n && !status; k++)
     {
-        status = exec_transfer(&st, tn_schedule_transfer(s, order[k]), err);
+        const tn_transfer* t = tn_schedule_transfer(s, order[k]);
+        const uint64_t before = ends_segments(&st, t);
+        status = exec_transfer(&st, t, err);
+        st.segments = st.segments - before + ends_segments(&st, t);
+        if (!status && st.max_segments != 0 && st.segments > st.max_segments)
+        {
+            status = tn_error_set(err,
+                                  TN_EUNSUPPORTED,
+                                  "verify: the verifier's state passed its budget of %" PRIu64
+                                  " bytes (%" PRIu64 " segments of %u bytes over %u ranks) at "
+                                  "transfer %u of %u",
+                                  budget_bytes,
+                                  st.segments,
+                                  (unsigned)TN_VERIFY_SEGMENT_BYTES,
+                                  st.ranks,
+                                  k + 1,
+                                  n);
+        }
     }
     if (!status)
     {
@@ -1603,6 +1634,12 @@ out:
     free(st.level);
     free(st.rlevel);
     return status;
+}
+
+tn_status
+tn_verify(const tn_schedule* s, tn_error* err)
+{
+    return verify_within(s, 0, err);
 }
 
 /* ---- contention ------------------------------------------------------------ */
@@ -1767,7 +1804,17 @@ tn_verify_schedule(const tn_schedule* s,
                    const tn_routes* routes,
                    tn_error* err)
 {
-    tn_status status = tn_verify(s, err);
+    return tn_verify_schedule_within(s, topo, routes, 0, err);
+}
+
+tn_status
+tn_verify_schedule_within(const tn_schedule* s,
+                          const tn_topology* topo,
+                          const tn_routes* routes,
+                          uint64_t budget_bytes,
+                          tn_error* err)
+{
+    tn_status status = verify_within(s, budget_bytes, err);
     if (status || !topo || !tn_schedule_contention_free(s))
     {
         return status;

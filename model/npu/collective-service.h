@@ -393,6 +393,15 @@ class CollectiveService : public Object
         return m_plansBuilt;
     }
 
+    /**
+     * \return plans left unverified because the verifier's state passed its budget (an
+     * eighth of the memory limit); noted once on stderr
+     */
+    uint64_t GetPlansUnverified() const
+    {
+        return m_plansUnverified;
+    }
+
     /** \return the routes of the topology (for cost estimates) */
     const tn_routes* GetRoutes() const
     {
@@ -473,6 +482,15 @@ class CollectiveService : public Object
                          std::string* error);
 
     /** The generated plan of a request (GetPlan's other half). */
+    /**
+     * Verify a planned schedule within an eighth of the memory limit (tn_verify_schedule_within).
+     * \return false with *error when it is wrong or the limit cannot be read; true when it is
+     * proven or too large to verify (counted, noted once)
+     */
+    bool VerifySchedule(const tn_plan_request& request,
+                        const tn_schedule* schedule,
+                        bool wholeTopology,
+                        std::string* error);
     std::shared_ptr<Plan> GetGeneratedPlan(const tn_plan_request& req,
                                            const std::vector<uint32_t>& nodes,
                                            bool wholeTopology,
@@ -609,6 +627,7 @@ class CollectiveService : public Object
     double m_tunedEstimateNs{0};
     uint64_t m_tuningsRun{0};
     uint64_t m_plansBuilt{0};
+    uint64_t m_plansUnverified{0}; //!< plans the verifier's budget left unverified
     uint32_t m_nextId{1};
     uint64_t m_flowRoutes{0};
     uint64_t m_upDownWarnings{0}; //!< GetUpDownWarnings

@@ -280,9 +280,43 @@ test_contention(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/*
+ * A budget stops the verifier without a verdict once its state passes it; the state of an
+ * all-reduce by recursive halving and doubling ends with every rank holding P pieces of their
+ * own writers (P^2 segments), so a budget of a few segments a rank cannot hold it and one of
+ * 2 P^2 segments can. A broken schedule is still refused as broken when the break comes first.
+ */
+static void
+test_budget(tn_test_ctx* ctx)
+{
+    const uint32_t ranks = 64;
+    tn_schedule* s = plan("rhd", TN_COLL_ALL_REDUCE, ranks, 1 << 20);
+    TN_REQUIRE(ctx, s != NULL);
+    tn_error err;
+    const uint64_t square = (uint64_t)ranks * ranks * TN_VERIFY_SEGMENT_BYTES;
+    TN_CHECK_EQ(ctx, tn_verify_schedule_within(s, NULL, NULL, 0, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_verify_schedule_within(s, NULL, NULL, 2 * square, &err), TN_OK);
+    const uint64_t few = (uint64_t)ranks * 4 * TN_VERIFY_SEGMENT_BYTES;
+    TN_CHECK_EQ(ctx, tn_verify_schedule_within(s, NULL, NULL, few, &err), TN_EUNSUPPORTED);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "budget") && strstr(err.message, "over 64 ranks"),
+                 "message '%s'",
+                 err.message);
+    /* the budget just under the final state's P^2 segments is passed before the end */
+    TN_CHECK_EQ(ctx,
+                tn_verify_schedule_within(s, NULL, NULL, square - TN_VERIFY_SEGMENT_BYTES, &err),
+                TN_EUNSUPPORTED);
+    tn_schedule* broken = mutate(s, M_DROP_DEPS, 70, 0);
+    TN_REQUIRE(ctx, broken != NULL);
+    TN_CHECK_EQ(ctx, tn_verify_schedule_within(broken, NULL, NULL, 2 * square, &err), TN_EVERIFY);
+    tn_schedule_destroy(broken);
+    tn_schedule_destroy(s);
+}
+
 void
 tn_suite_verify(tn_test_suite* suite)
 {
+    tn_test_add(suite, "budget", test_budget);
     tn_test_add(suite, "ring-mutations", test_ring_mutations);
     tn_test_add(suite, "alltoall-offsets", test_alltoall_offsets);
     tn_test_add(suite, "hand-made", test_hand_made);
