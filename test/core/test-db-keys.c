@@ -1,11 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The keys of the results database's transfer and flow tables (schema 11): a run of one
- * process writes them without their indexes and builds them when it ends, so that after every
- * run the unique indexes exist and no two rows share a key; runs appended to one file keep
- * their keys apart by run_id; a run shared by processes merges a transfer's two rows; a file of
- * schema 10 (inline PRIMARY KEYs) is rebuilt with its rows in their order.
+ * The keys of the results database's transfer and flow tables (schema 11): the unique indexes
+ * are written with the rows, so that while a run writes and after it no two rows share a key
+ * and the indexes serve queries (no index is built when the run ends); a second row of a key
+ * is left out and fails the run; runs appended to one file keep their keys apart by run_id; a
+ * run shared by processes merges a transfer's two rows; a file whose indexes were dropped gets
+ * them at the next run's end; a file of schema 10 (inline PRIMARY KEYs) is rebuilt with its
+ * rows in their order.
  */
 #include "tn-test-db.h"
 #include "tn-test.h"
@@ -96,9 +98,9 @@ add_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n)
     }
 }
 
-/* Batches of 4 rows: the first batch drops the indexes of a new file, the end builds them; a
- * second and a third run of the same keys stay apart by run_id, and the rows keep the order
- * they were added in. */
+/* Batches of 4 rows: the indexes stay while the rows are written (a query of the run's first
+ * batches uses them) and after; a second and a third run of the same keys stay apart by
+ * run_id, and the rows keep the order they were added in. */
 static void
 test_keys_after_runs(tn_test_ctx* ctx)
 {
@@ -116,8 +118,10 @@ test_keys_after_runs(tn_test_ctx* ctx)
         TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
         add_rows(ctx, db, run, 10);
         TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
-        if (k == 0)
-            TN_CHECK_EQ(ctx, keys_present(tn_db_handle(db)), 0); /* deferred while it writes */
+        sql = tn_db_handle(db);
+        TN_CHECK_MSG(ctx, keys_present(sql), "run %d: key indexes while it writes", k);
+        TN_CHECK(ctx, plan_uses(sql, "SELECT * FROM flow WHERE run_id = 1", "flow_key"));
+        TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
         TN_CHECK_MSG(ctx,
                      tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK,
                      "finish: %s",
@@ -143,8 +147,9 @@ test_keys_after_runs(tn_test_ctx* ctx)
     tn_db_close(db);
 }
 
-/* Two rows of one key (no recorder writes them) are found when the index is built: the run
- * ends 'error' naming the table, the first row of the key is kept and the index is built. */
+/* Two rows of one key (no recorder writes them), the second in a later batch: the run ends
+ * 'error' naming the table and the count, the first row of the key is kept, the index
+ * stays. */
 static void
 test_duplicate_key_found(tn_test_ctx* ctx)
 {
@@ -155,12 +160,14 @@ test_duplicate_key_found(tn_test_ctx* ctx)
     tn_run_info info = {"dup", "{}", 1, 1, "3.37", "x"};
     int64_t run = -1;
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_set_batch_rows(db, 4);
     add_rows(ctx, db, run, 5);
     tn_db_transfer again = {1, 2, 0, 2, 0, 0, 1, 0, 1, 64, 0, 0, 11, 21, 31, 999, 0};
     TN_CHECK(ctx, tn_db_add_transfer(db, run, &again, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_transfer(db, run, &again, &err) == TN_OK);
     TN_CHECK_EQ(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err), TN_EDB);
     TN_CHECK_MSG(ctx,
-                 strstr(err.message, "table transfer had 1 rows of a key") != NULL,
+                 strstr(err.message, "table transfer had 2 rows of a key") != NULL,
                  "message: %s",
                  err.message);
     sqlite3* sql = tn_db_handle(db);
@@ -177,6 +184,41 @@ test_duplicate_key_found(tn_test_ctx* ctx)
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
     add_rows(ctx, db, run, 5);
     TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK);
+    tn_db_close(db);
+}
+
+/* A file whose key indexes were dropped (a run of an earlier version dropped them while it
+ * wrote and was killed) gets them when the next run finishes, the rows of both runs kept. */
+static void
+test_dropped_keys_built(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-keys-dropped.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_run_info info = {"dropped", "{}", 1, 1, "3.37", "x"};
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_rows(ctx, db, run, 5);
+    TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
+    sqlite3* sql = tn_db_handle(db);
+    TN_REQUIRE(
+        ctx,
+        sqlite3_exec(sql, "DROP INDEX transfer_key; DROP INDEX flow_key;", NULL, NULL, NULL) ==
+            SQLITE_OK);
+    tn_db_close(db);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    TN_CHECK_EQ(ctx, keys_present(tn_db_handle(db)), 0);
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_rows(ctx, db, run, 5);
+    TN_CHECK_MSG(ctx,
+                 tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK,
+                 "finish: %s",
+                 err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK(ctx, keys_present(sql));
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 10);
+    TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
     tn_db_close(db);
 }
 
@@ -321,6 +363,7 @@ tn_suite_db_keys(tn_test_suite* suite)
 {
     tn_test_add(suite, "keys-after-runs", test_keys_after_runs);
     tn_test_add(suite, "duplicate-key-found", test_duplicate_key_found);
+    tn_test_add(suite, "dropped-keys-built", test_dropped_keys_built);
     tn_test_add(suite, "shared-run-merges", test_shared_run_merges);
     tn_test_add(suite, "schema-10-upgraded", test_schema_10_upgraded);
 }
