@@ -202,10 +202,12 @@ test_dropped_keys_built(tn_test_ctx* ctx)
     add_rows(ctx, db, run, 5);
     TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
     sqlite3* sql = tn_db_handle(db);
-    TN_REQUIRE(
-        ctx,
-        sqlite3_exec(sql, "DROP INDEX transfer_key; DROP INDEX flow_key;", NULL, NULL, NULL) ==
-            SQLITE_OK);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "DROP INDEX IF EXISTS transfer_key; DROP INDEX IF EXISTS flow_key;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
     tn_db_close(db);
     TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
     TN_CHECK_EQ(ctx, keys_present(tn_db_handle(db)), 0);
