@@ -496,6 +496,8 @@ struct tn_db
     int shared_keys;
     sqlite3_stmt* upsert;
     uint64_t duplicates[2];
+    struct keyed_row* order; /* write_rows' order of a batch (one thread at a time) */
+    size_t order_capacity;
 };
 
 /* ---- errors and retries ------------------------------------------------------------------ */
@@ -1032,6 +1034,7 @@ tn_db_close(tn_db* db)
             tn_db_flush(db, &ignored);
         free_rows(&db->buffer);
         free_rows(&db->handed);
+        free(db->order);
         for (int t = 0; t < T_COUNT; ++t)
             sqlite3_finalize(db->insert[t]);
         sqlite3_finalize(db->upsert);
@@ -1185,6 +1188,70 @@ keys_build(tn_db* db, tn_error* err)
 }
 
 /*
+ * A buffered row's place in its batch's order: its table, its key (transfer and flow: run_id
+ * and the two key columns; the other tables none) and its place in the buffer.
+ */
+typedef struct keyed_row
+{
+    int64_t run;
+    uint64_t first, second;
+    uint32_t table, index;
+} keyed_row;
+
+static int
+keyed_row_compare(const void* a, const void* b)
+{
+    const keyed_row* x = a;
+    const keyed_row* y = b;
+    if (x->table != y->table)
+        return x->table < y->table ? -1 : 1;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->second != y->second)
+        return x->second < y->second ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The order write_rows writes b's rows in: a table's rows together, transfer and flow rows by
+ * their key, the others (and rows of one key) in the order they were added. The key indexes
+ * are written with the rows, which come in completion order, random in the keys: in key order
+ * the rows of a batch that fall in one index page follow each other, so the page and the path
+ * to it are in the CPU's cache (ResNet-50 on torus:16x16, 7 M rows of each table, 65,536 of
+ * each a batch: 15.3 s of CPU in the sqlite3 shell in key order, 20.4 s in completion order).
+ * A table's rowids therefore follow its batches, and within a batch its keys.
+ */
+static keyed_row*
+batch_order(tn_db* db, const row_buffer* b)
+{
+    if (b->count > db->order_capacity)
+    {
+        keyed_row* order = realloc(db->order, b->count * sizeof(keyed_row));
+        if (!order)
+            return NULL;
+        db->order = order;
+        db->order_capacity = b->count;
+    }
+    for (size_t r = 0; r < b->count; ++r)
+    {
+        const row* w = &b->rows[r];
+        keyed_row k = {0, 0, 0, (uint32_t)w->table, (uint32_t)r};
+        if (w->raw && (w->table == T_TRANSFER || w->table == T_FLOW))
+        {
+            const raw_row* raw = &b->raws[w->first];
+            k.run = raw->run_id;
+            k.first = w->table == T_TRANSFER ? raw->u.transfer.collective : raw->u.flow.src_node;
+            k.second = w->table == T_TRANSFER ? raw->u.transfer.transfer : raw->u.flow.message;
+        }
+        db->order[r] = k;
+    }
+    qsort(db->order, b->count, sizeof(keyed_row), keyed_row_compare);
+    return db->order;
+}
+
+/*
  * Write the rows of b in one transaction and empty b; a failed batch is rolled back. Counts
  * the rows into *written (db->written is the caller thread's: the writer thread's count is
  * added when it is joined).
@@ -1194,18 +1261,21 @@ write_rows(tn_db* db, row_buffer* b, uint64_t* written, tn_error* err)
 {
     if (b->count == 0)
         return TN_OK;
-    tn_status status = begin(db, "starting a batch", err);
+    const keyed_row* order = batch_order(db, b);
+    tn_status status = order ? begin(db, "starting a batch", err)
+                             : tn_error_set(err, TN_ENOMEM, "%s: ordering a batch", db->path);
     uint64_t duplicates[2] = {0, 0}; /* counted once the batch is committed */
-    for (size_t r = 0; !status && r < b->count; ++r)
+    for (size_t i = 0; !status && i < b->count; ++i)
     {
-        const int table = b->rows[r].table;
+        const row* w = &b->rows[order[i].index];
+        const int table = w->table;
         sqlite3_stmt* stmt =
             table == T_TRANSFER && db->shared_keys ? db->upsert : db->insert[table];
-        status = bind_row(db, stmt, b, &b->rows[r], err);
+        status = bind_row(db, stmt, b, w, err);
         if (!status && sqlite3_step(stmt) != SQLITE_DONE)
         {
             char what[64];
-            snprintf(what, sizeof(what), "writing a %s row", TABLES[b->rows[r].table]);
+            snprintf(what, sizeof(what), "writing a %s row", TABLES[table]);
             status = sql_error(db, err, what);
         }
         else if (stmt == db->insert[T_TRANSFER] || stmt == db->insert[T_FLOW])

@@ -64,6 +64,19 @@ plan_uses(sqlite3* sql, const char* query, const char* name)
     return uses;
 }
 
+/* 1 when query's first column of its first row is the text `expected`. */
+static int
+query_text_is(sqlite3* sql, const char* query, const char* expected)
+{
+    sqlite3_stmt* stmt = NULL;
+    int same = 0;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+        same = strcmp((const char*)sqlite3_column_text(stmt, 0), expected) == 0;
+    sqlite3_finalize(stmt);
+    return same;
+}
+
 static int
 keys_present(sqlite3* sql)
 {
@@ -100,7 +113,7 @@ add_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n)
 
 /* Batches of 4 rows: the indexes stay while the rows are written (a query of the run's first
  * batches uses them) and after; a second and a third run of the same keys stay apart by
- * run_id, and the rows keep the order they were added in. */
+ * run_id; the rows follow their batches, and within a batch their keys. */
 static void
 test_keys_after_runs(tn_test_ctx* ctx)
 {
@@ -133,11 +146,30 @@ test_keys_after_runs(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM flow"), 30);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(DISTINCT run_id) FROM transfer"), 3);
     TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
-    /* in the order added: ids (i * 7) % 10 of the third row of each run */
-    TN_CHECK_EQ(ctx,
-                tn_test_db_query_int(sql, "SELECT transfer_id FROM transfer WHERE rowid = 23"),
-                4);
-    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT message_id FROM flow WHERE rowid = 13"), 4);
+    /* ids added (i * 7) % 10: 0 7 4 1 8 5 2 9 6 3, a batch of 4 rows holding two of each
+     * table: each pair in key order, the pairs in the order added */
+    for (int64_t run = 1; run <= 3; ++run)
+    {
+        char query[160];
+        snprintf(query,
+                 sizeof(query),
+                 "SELECT group_concat(transfer_id, ' ') FROM (SELECT transfer_id FROM transfer"
+                 " WHERE run_id = %lld ORDER BY rowid)",
+                 (long long)run);
+        TN_CHECK_MSG(ctx,
+                     query_text_is(sql, query, "0 7 1 4 5 8 2 9 3 6"),
+                     "run %lld: transfer rows in batch and key order",
+                     (long long)run);
+        snprintf(query,
+                 sizeof(query),
+                 "SELECT group_concat(message_id, ' ') FROM (SELECT message_id FROM flow"
+                 " WHERE run_id = %lld ORDER BY rowid)",
+                 (long long)run);
+        TN_CHECK_MSG(ctx,
+                     query_text_is(sql, query, "0 7 1 4 5 8 2 9 3 6"),
+                     "run %lld: flow rows in batch and key order",
+                     (long long)run);
+    }
     /* the key index serves a run's transfers */
     TN_CHECK(ctx,
              plan_uses(sql,
