@@ -1127,6 +1127,20 @@ bind_row(tn_db* db, sqlite3_stmt* stmt, const row_buffer* b, const row* buffered
     return TN_OK;
 }
 
+/* Rows of a key left out or deleted after its first row: the run's error. */
+static tn_status
+duplicates_error(tn_db* db, const char* table, uint64_t rows, const char* key, tn_error* err)
+{
+    return tn_error_set(err,
+                        TN_EDB,
+                        "%s: table %s had %llu rows of a key (%s) written before: the first "
+                        "row of each key is kept",
+                        db->path,
+                        table,
+                        (unsigned long long)rows,
+                        key);
+}
+
 /*
  * Build the key indexes of transfer and flow that are missing (a run of an earlier version
  * dropped them while it wrote and was killed, or still writes in another process), each in a
@@ -1164,14 +1178,11 @@ keys_build(tn_db* db, tn_error* err)
                      keys[k][1]);
             rc = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
             if (rc == SQLITE_OK && !duplicates)
-                duplicates = tn_error_set(err,
-                                          TN_EDB,
-                                          "%s: table %s had %d rows of a key (%s) written "
-                                          "before: the first row of each key is kept",
-                                          db->path,
-                                          keys[k][1],
-                                          sqlite3_changes(db->sql),
-                                          keys[k][2]);
+                duplicates = duplicates_error(db,
+                                              keys[k][1],
+                                              (uint64_t)sqlite3_changes(db->sql),
+                                              keys[k][2],
+                                              err);
             if (rc == SQLITE_OK)
                 rc = sqlite3_exec(db->sql, keys[k][0], NULL, NULL, NULL);
         }
@@ -2027,14 +2038,7 @@ keys_report(tn_db* db, tn_error* err)
     for (int k = 0; k < 2; ++k)
     {
         if (db->duplicates[k] && !status)
-            status = tn_error_set(err,
-                                  TN_EDB,
-                                  "%s: table %s had %llu rows of a key (%s) written "
-                                  "before: the first row of each key is kept",
-                                  db->path,
-                                  tables[k][0],
-                                  (unsigned long long)db->duplicates[k],
-                                  tables[k][1]);
+            status = duplicates_error(db, tables[k][0], db->duplicates[k], tables[k][1], err);
         db->duplicates[k] = 0;
     }
     return status;

@@ -18,6 +18,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* 1 when query's first column of its first row is the text `expected`. */
+static int
+query_text_is(sqlite3* sql, const char* query, const char* expected)
+{
+    sqlite3_stmt* stmt = NULL;
+    int same = 0;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+        same = strcmp((const char*)sqlite3_column_text(stmt, 0), expected) == 0;
+    sqlite3_finalize(stmt);
+    return same;
+}
+
 /* 1 when table has the unique index `name` on exactly `columns` (comma-separated), else 0. */
 static int
 has_unique_key(sqlite3* sql, const char* table, const char* name, const char* columns)
@@ -35,13 +48,7 @@ has_unique_key(sqlite3* sql, const char* table, const char* name, const char* co
              "SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_index_info('%s')"
              " ORDER BY seqno)",
              name);
-    sqlite3_stmt* stmt = NULL;
-    int same = 0;
-    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-        same = strcmp((const char*)sqlite3_column_text(stmt, 0), columns) == 0;
-    sqlite3_finalize(stmt);
-    return same;
+    return query_text_is(sql, query, columns);
 }
 
 /* 1 when SQLite's plan for query searches with index `name`. */
@@ -62,19 +69,6 @@ plan_uses(sqlite3* sql, const char* query, const char* name)
     }
     sqlite3_finalize(stmt);
     return uses;
-}
-
-/* 1 when query's first column of its first row is the text `expected`. */
-static int
-query_text_is(sqlite3* sql, const char* query, const char* expected)
-{
-    sqlite3_stmt* stmt = NULL;
-    int same = 0;
-    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-        same = strcmp((const char*)sqlite3_column_text(stmt, 0), expected) == 0;
-    sqlite3_finalize(stmt);
-    return same;
 }
 
 static int
