@@ -1,11 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The keys of the results database's transfer and flow tables (schema 11): a run of one
- * process writes them without their indexes and builds them when it ends, so that after every
- * run the unique indexes exist and no two rows share a key; runs appended to one file keep
- * their keys apart by run_id; a run shared by processes merges a transfer's two rows; a file of
- * schema 10 (inline PRIMARY KEYs) is rebuilt with its rows in their order.
+ * The keys of the results database's transfer and flow tables (schema 11): the unique indexes
+ * are written with the rows, so that while a run writes and after it no two rows share a key
+ * and the indexes serve queries (no index is built when the run ends); a second row of a key
+ * is left out and fails the run; runs appended to one file keep their keys apart by run_id; a
+ * run shared by processes merges a transfer's two rows; a file whose indexes were dropped gets
+ * them at the next run's end; a file of schema 10 (inline PRIMARY KEYs) is rebuilt with its
+ * rows in their order.
  */
 #include "tn-test-db.h"
 #include "tn-test.h"
@@ -15,6 +17,19 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+
+/* 1 when query's first column of its first row is the text `expected`. */
+static int
+query_text_is(sqlite3* sql, const char* query, const char* expected)
+{
+    sqlite3_stmt* stmt = NULL;
+    int same = 0;
+    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+        same = strcmp((const char*)sqlite3_column_text(stmt, 0), expected) == 0;
+    sqlite3_finalize(stmt);
+    return same;
+}
 
 /* 1 when table has the unique index `name` on exactly `columns` (comma-separated), else 0. */
 static int
@@ -33,13 +48,7 @@ has_unique_key(sqlite3* sql, const char* table, const char* name, const char* co
              "SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_index_info('%s')"
              " ORDER BY seqno)",
              name);
-    sqlite3_stmt* stmt = NULL;
-    int same = 0;
-    if (sqlite3_prepare_v2(sql, query, -1, &stmt, NULL) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-        same = strcmp((const char*)sqlite3_column_text(stmt, 0), columns) == 0;
-    sqlite3_finalize(stmt);
-    return same;
+    return query_text_is(sql, query, columns);
 }
 
 /* 1 when SQLite's plan for query searches with index `name`. */
@@ -96,9 +105,9 @@ add_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n)
     }
 }
 
-/* Batches of 4 rows: the first batch drops the indexes of a new file, the end builds them; a
- * second and a third run of the same keys stay apart by run_id, and the rows keep the order
- * they were added in. */
+/* Batches of 4 rows: the indexes stay while the rows are written (a query of the run's first
+ * batches uses them) and after; a second and a third run of the same keys stay apart by
+ * run_id; the rows follow their batches, and within a batch their keys. */
 static void
 test_keys_after_runs(tn_test_ctx* ctx)
 {
@@ -116,8 +125,10 @@ test_keys_after_runs(tn_test_ctx* ctx)
         TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
         add_rows(ctx, db, run, 10);
         TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
-        if (k == 0)
-            TN_CHECK_EQ(ctx, keys_present(tn_db_handle(db)), 0); /* deferred while it writes */
+        sql = tn_db_handle(db);
+        TN_CHECK_MSG(ctx, keys_present(sql), "run %d: key indexes while it writes", k);
+        TN_CHECK(ctx, plan_uses(sql, "SELECT * FROM flow WHERE run_id = 1", "flow_key"));
+        TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
         TN_CHECK_MSG(ctx,
                      tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK,
                      "finish: %s",
@@ -129,11 +140,30 @@ test_keys_after_runs(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM flow"), 30);
     TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(DISTINCT run_id) FROM transfer"), 3);
     TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
-    /* in the order added: ids (i * 7) % 10 of the third row of each run */
-    TN_CHECK_EQ(ctx,
-                tn_test_db_query_int(sql, "SELECT transfer_id FROM transfer WHERE rowid = 23"),
-                4);
-    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT message_id FROM flow WHERE rowid = 13"), 4);
+    /* ids added (i * 7) % 10: 0 7 4 1 8 5 2 9 6 3, a batch of 4 rows holding two of each
+     * table: each pair in key order, the pairs in the order added */
+    for (int64_t run = 1; run <= 3; ++run)
+    {
+        char query[160];
+        snprintf(query,
+                 sizeof(query),
+                 "SELECT group_concat(transfer_id, ' ') FROM (SELECT transfer_id FROM transfer"
+                 " WHERE run_id = %lld ORDER BY rowid)",
+                 (long long)run);
+        TN_CHECK_MSG(ctx,
+                     query_text_is(sql, query, "0 7 1 4 5 8 2 9 3 6"),
+                     "run %lld: transfer rows in batch and key order",
+                     (long long)run);
+        snprintf(query,
+                 sizeof(query),
+                 "SELECT group_concat(message_id, ' ') FROM (SELECT message_id FROM flow"
+                 " WHERE run_id = %lld ORDER BY rowid)",
+                 (long long)run);
+        TN_CHECK_MSG(ctx,
+                     query_text_is(sql, query, "0 7 1 4 5 8 2 9 3 6"),
+                     "run %lld: flow rows in batch and key order",
+                     (long long)run);
+    }
     /* the key index serves a run's transfers */
     TN_CHECK(ctx,
              plan_uses(sql,
@@ -143,8 +173,9 @@ test_keys_after_runs(tn_test_ctx* ctx)
     tn_db_close(db);
 }
 
-/* Two rows of one key (no recorder writes them) are found when the index is built: the run
- * ends 'error' naming the table, the first row of the key is kept and the index is built. */
+/* Two rows of one key (no recorder writes them), the second in a later batch: the run ends
+ * 'error' naming the table and the count, the first row of the key is kept, the index
+ * stays. */
 static void
 test_duplicate_key_found(tn_test_ctx* ctx)
 {
@@ -155,12 +186,14 @@ test_duplicate_key_found(tn_test_ctx* ctx)
     tn_run_info info = {"dup", "{}", 1, 1, "3.37", "x"};
     int64_t run = -1;
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    tn_db_set_batch_rows(db, 4);
     add_rows(ctx, db, run, 5);
     tn_db_transfer again = {1, 2, 0, 2, 0, 0, 1, 0, 1, 64, 0, 0, 11, 21, 31, 999, 0};
     TN_CHECK(ctx, tn_db_add_transfer(db, run, &again, &err) == TN_OK);
+    TN_CHECK(ctx, tn_db_add_transfer(db, run, &again, &err) == TN_OK);
     TN_CHECK_EQ(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err), TN_EDB);
     TN_CHECK_MSG(ctx,
-                 strstr(err.message, "table transfer had 1 rows of a key") != NULL,
+                 strstr(err.message, "table transfer had 2 rows of a key") != NULL,
                  "message: %s",
                  err.message);
     sqlite3* sql = tn_db_handle(db);
@@ -177,6 +210,43 @@ test_duplicate_key_found(tn_test_ctx* ctx)
     TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
     add_rows(ctx, db, run, 5);
     TN_CHECK(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK);
+    tn_db_close(db);
+}
+
+/* A file whose key indexes were dropped (a run of an earlier version dropped them while it
+ * wrote and was killed) gets them when the next run finishes, the rows of both runs kept. */
+static void
+test_dropped_keys_built(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-keys-dropped.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_run_info info = {"dropped", "{}", 1, 1, "3.37", "x"};
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_rows(ctx, db, run, 5);
+    TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
+    sqlite3* sql = tn_db_handle(db);
+    TN_REQUIRE(ctx,
+               sqlite3_exec(sql,
+                            "DROP INDEX IF EXISTS transfer_key; DROP INDEX IF EXISTS flow_key;",
+                            NULL,
+                            NULL,
+                            NULL) == SQLITE_OK);
+    tn_db_close(db);
+    TN_REQUIRE_MSG(ctx, tn_db_open(path, &db, &err) == TN_OK, "open: %s", err.message);
+    TN_CHECK_EQ(ctx, keys_present(tn_db_handle(db)), 0);
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_rows(ctx, db, run, 5);
+    TN_CHECK_MSG(ctx,
+                 tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK,
+                 "finish: %s",
+                 err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK(ctx, keys_present(sql));
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 10);
+    TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
     tn_db_close(db);
 }
 
@@ -321,6 +391,7 @@ tn_suite_db_keys(tn_test_suite* suite)
 {
     tn_test_add(suite, "keys-after-runs", test_keys_after_runs);
     tn_test_add(suite, "duplicate-key-found", test_duplicate_key_found);
+    tn_test_add(suite, "dropped-keys-built", test_dropped_keys_built);
     tn_test_add(suite, "shared-run-merges", test_shared_run_merges);
     tn_test_add(suite, "schema-10-upgraded", test_schema_10_upgraded);
 }
