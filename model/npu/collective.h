@@ -631,13 +631,19 @@ class Collective : public Object
     /** \param src sending rank \param dst receiving rank \return the pair's lane */
     uint32_t GetPairLane(uint32_t src, uint32_t dst) const;
 
+    /**
+     * \param rank rank \param op an op in its window \return the lane of its pair (sender,
+     * receiver): GetPairLane's, looked up when the op came into its window
+     */
+    uint32_t GetOpLane(uint32_t rank, uint32_t op) const;
+
   protected:
     void DoDispose() override;
 
   private:
-    /// A generated collective's state of one op: one struct, so that an event at an op
-    /// touches one cache line and not one per array (the flow level's profile at 1,024 NPUs
-    /// was led by those misses).
+    /// A generated collective's state of one op: one struct of one cache line (the window's
+    /// block aligns it), so that an event at an op touches one line and not one per array
+    /// (the flow level's profile at 1,024 NPUs was led by those misses).
     struct OpState
     {
         uint32_t transfer{UINT32_MAX}; //!< its transfer's number (sender's numbering, see class;
@@ -646,6 +652,7 @@ class Collective : public Object
         uint32_t succEnd{0};
         uint32_t join{UINT32_MAX};    //!< the join of its dep list (none: UINT32_MAX)
         uint8_t flags{0};             //!< the Flag bits
+        uint8_t lane{0};              //!< its pair's lane (GetPairLane, looked up once)
         int64_t times[3]{-1, -1, -1}; //!< send: issue; receive: first, last byte, ready (ns)
         int64_t doneNs{-1};           //!< when it was done (acknowledged, or ready)
         int64_t sentNs{-1};           //!< receive: its send's issue time (set when it arrives)
@@ -670,21 +677,42 @@ class Collective : public Object
         uint32_t opBegin; //!< its ops: joinOps[opBegin, next join's opBegin)
     };
 
+    /// A window's ops of one (direction, peer), an array by match: groupOps[start, the next
+    /// group's start) holds the slots of matches match, match + 1, ...
+    struct Group
+    {
+        uint64_t key;   //!< GroupKey(direction, peer); groups are sorted by it
+        uint32_t start; //!< its first slot in groupOps (the end sentinel's: the window's ops)
+        uint32_t match; //!< match of its first op
+    };
+
+    /// One cache line of the window's block (an OpState each, the other arrays after them).
+    struct alignas(64) Line
+    {
+        uint8_t bytes[64];
+    };
+
     /// The state of an open stream's window: held only while the stream is open, so that a
     /// rank's closed streams cost a few words each (a 16,384-NPU ring2d rank has about 127
-    /// streams at a window of 32 ops).
-    struct StreamWindow
+    /// streams at a window of 32 ops). Its arrays are one block (Pack), reached from the
+    /// first cache line of the struct: a message's look-up reads that line, its group, its
+    /// slot, its OpState and its program op, where separate vectors, each reached through
+    /// its own pointer in a 300-byte struct, cost 4 to 6 lines more per message.
+    struct alignas(64) StreamWindow
     {
-        tn_rank_program rp{};             //!< the window: ops rp.first, rp.first + 1, ...
-        std::vector<OpState> ops;         //!< per op of the window
-        std::vector<Join> joins;          //!< per distinct dep list, and an end sentinel
-        std::vector<uint32_t> joinOps;    //!< ops (window slots), by join
-        std::vector<uint32_t> succJoins;  //!< joins, by op
-        std::vector<uint64_t> groupKey;   //!< (direction, peer) of its ops, sorted
-        std::vector<uint32_t> groupStart; //!< per group: CSR into groupOps
-        std::vector<uint32_t> groupMatch; //!< per group: match of its first op
-        std::vector<uint32_t> groupOps;   //!< window slots of a group by match
-        mutable uint32_t lastGroup{0};    //!< the group FindGroup found last (looked at first)
+        uint32_t first{0};                  //!< program index of slot 0 (rp.first, as packed)
+        uint32_t count{0};                  //!< ops held (rp.count, as packed)
+        uint32_t groups{0};                 //!< groups, without the end sentinel
+        mutable uint32_t lastGroup{0};      //!< the group FindGroup found last (looked at first)
+        const tn_program_op* prog{nullptr}; //!< rp.ops, as packed
+        OpState* ops{nullptr};              //!< per slot
+        Group* group{nullptr};              //!< groups and an end sentinel
+        uint32_t* groupOps{nullptr};        //!< slots, by group and match
+        Join* joins{nullptr};               //!< per distinct dep list, and an end sentinel
+        uint32_t* joinOps{nullptr};         //!< slots, by join
+        uint32_t* succJoins{nullptr};       //!< joins, by slot
+        std::vector<Line> block;            //!< the arrays above (reused by the next Pack)
+        tn_rank_program rp{};               //!< the window: ops rp.first, rp.first + 1, ...
 
         StreamWindow() = default;
         StreamWindow(const StreamWindow&) = delete;
@@ -784,7 +812,7 @@ class Collective : public Object
         if (run.lastStream < run.streams.size())
         {
             const StreamRun& s = run.streams[run.lastStream];
-            if (s.w && op - s.w->rp.first < s.w->rp.count) // in its window (FindStream asserts)
+            if (s.w && op - s.w->first < s.w->count) // in its window (FindStream asserts)
             {
                 return s;
             }
@@ -799,7 +827,7 @@ class Collective : public Object
     OpState& StateOf(uint32_t rank, uint32_t op)
     {
         StreamRun& s = StreamOf(rank, op);
-        return s.w->ops[op - s.w->rp.first];
+        return s.w->ops[op - s.w->first];
     }
 
     /// A window could not be generated (out of memory): recorded for Check, the run stopped.
@@ -810,13 +838,18 @@ class Collective : public Object
                     uint32_t first,
                     std::vector<uint32_t>* ready,
                     std::vector<uint32_t>* arrived);
-    /// FillWindow's joins: one per distinct dep list of the window w (from program index
-    /// first), each op's join, and the CSR both ways (join -> ops, op -> joins of its
-    /// successors); deps before the window are done.
-    void BuildJoins(StreamWindow& w, uint32_t first);
-    /// FillWindow's groups: the window's ops by (direction, peer), each group an array by
-    /// match (aborts if the program's matches are not dense per group: an internal invariant).
-    static void BuildGroups(uint32_t rank, StreamRun& s, uint32_t first);
+    /// FillWindow's joins, into the scratch: one per distinct dep list of the window's
+    /// program rp (from program index first; its states in the scratch), each op's join, and
+    /// the CSR both ways (join -> ops, op -> joins of its successors); deps before the window
+    /// are done.
+    void BuildJoins(const tn_rank_program& rp, uint32_t first);
+    /// FillWindow's groups, into the scratch: the window's ops by (direction, peer), each
+    /// group an array by match (aborts if the program's matches are not dense per group: an
+    /// internal invariant).
+    void BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first);
+    /// FillWindow's end: the scratch's arrays into w's block, its first line set (the program
+    /// rp as it is now).
+    void Pack(StreamWindow& w) const;
     /// FillWindow's ops new to the window (fresh: their slots): the messages kept for them
     /// taken (an arrived receive into arrived), and, when refilling (ready not null), the ones
     /// that may go into ready.
@@ -832,7 +865,7 @@ class Collective : public Object
     bool TryRelease(StreamRun& s, uint32_t slot);
 
     /// \return index of the (send, peer) group of a window, SIZE_MAX if none
-    static size_t FindGroup(const StreamRun& s, bool send, uint32_t peer);
+    static size_t FindGroup(const StreamWindow& w, bool send, uint32_t peer);
     /// The op of one stream's window named by (direction, peer, match), or UINT32_MAX.
     static uint32_t FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match);
     /// Gives a stream its window and lists it among the rank's live streams.
@@ -875,10 +908,16 @@ class Collective : public Object
 
     /// FillWindow's and BuildJoins' work lists, kept between renewals (a renewal per half
     /// window and stream: their mallocs were a tenth of a renewal)
+    /// and the arrays of the window being built, packed into its block at the end (Pack)
     struct WindowScratch
     {
-        std::vector<OpState> old;
         std::vector<uint32_t> fresh;
+        std::vector<OpState> ops;
+        std::vector<Join> joins;
+        std::vector<uint32_t> joinOps;
+        std::vector<uint32_t> succJoins;
+        std::vector<Group> groups;
+        std::vector<uint32_t> groupOps;
         std::vector<uint32_t> listOf;
         std::vector<uint32_t> joinPending;
         std::vector<uint32_t> joinOpStart;
