@@ -820,6 +820,7 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         const uint32_t op = FindInStream(run.streams[last], send, peer, match);
         if (op != UINT32_MAX)
         {
+            run.lastStream = last; // the op's events look its stream up next (StreamOf)
             return op;
         }
     }
@@ -833,6 +834,7 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         if (op != UINT32_MAX)
         {
             last = k;
+            run.lastStream = k;
             return op;
         }
     }

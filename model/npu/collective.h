@@ -736,18 +736,20 @@ class Collective : public Object
         std::unique_ptr<StreamWindow> w; //!< its window while it is open and not done
     };
 
-    /// A generated collective's state of one rank.
-    struct RankRun
+    /// A generated collective's state of one rank: what a message's look-up reads (FindOp,
+    /// StreamOf) in its first cache line, the rest after it (88 bytes in any order straddled
+    /// two lines of most ranks).
+    struct alignas(64) RankRun
     {
         std::vector<StreamRun> streams;  //!< by program index
-        uint32_t count{0};               //!< ops of its program
-        uint32_t sends{0};               //!< sends of its program
-        uint64_t receivedBytes{0};       //!< bytes of its receives
-        uint64_t transferBase{0};        //!< number of its first send's transfer
         std::vector<uint32_t> live;      //!< streams holding a window, ascending (FindOp's list)
         mutable uint32_t lastFound[2]{}; //!< by direction: the stream FindOp found last
                                          //!< (where it looks first)
         mutable uint32_t lastStream{0};  //!< the stream StreamOf found last
+        uint32_t count{0};               //!< ops of its program
+        uint32_t sends{0};               //!< sends of its program
+        uint64_t receivedBytes{0};       //!< bytes of its receives
+        uint64_t transferBase{0};        //!< number of its first send's transfer
     };
 
     /// Names a message: direction (clear-to-send or data), sender, receiver, match.
