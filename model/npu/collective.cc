@@ -14,6 +14,7 @@
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <sstream>
 #include <unordered_map>
 
@@ -570,30 +571,33 @@ Collective::BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first
 void
 Collective::Pack(StreamWindow& w) const
 {
-    // the block: an OpState per line, then the groups, the slots by group and match (what
-    // a message's look-up reads next), the joins, the slots by join and the joins by slot
+    // the block: an OpState per line, then the slots by group and match (what a message's
+    // look-up reads next), the groups when they do not fit the window's first line, the
+    // joins, the slots by join and the joins by slot
     static_assert(sizeof(OpState) == sizeof(Line) && alignof(Group) <= alignof(Line) &&
                       alignof(Join) <= alignof(Group) && alignof(uint32_t) <= alignof(Join),
                   "OpState fills a line; each array after it aligned by the one before");
+    static_assert(offsetof(StreamWindow, prog) == sizeof(Line), "the look-up's fields in line 0");
     const WindowScratch& m = m_scratch;
     const size_t count = m.ops.size();
-    const size_t groupBytes = m.groups.size() * sizeof(Group);
-    const size_t groupOpsBytes = m.groupOps.size() * sizeof(uint32_t);
-    // the joins follow the slots by group, 8-byte aligned
-    const size_t joinsAt = (groupBytes + groupOpsBytes + alignof(Join) - 1) & ~(alignof(Join) - 1);
+    const uint32_t groups = static_cast<uint32_t>(m.groups.size() - 1); // the sentinel
+    const bool inlined = groups <= INLINE_GROUPS;
+    auto align = [](size_t at) { return (at + alignof(Group) - 1) & ~(alignof(Group) - 1); };
+    const size_t groupsAt = align(m.groupOps.size() * sizeof(uint32_t));
+    const size_t joinsAt = groupsAt + (inlined ? 0 : groups * sizeof(Group));
     const size_t joinOpsAt = joinsAt + m.joins.size() * sizeof(Join);
     const size_t succAt = joinOpsAt + m.joinOps.size() * sizeof(uint32_t);
     const size_t tailBytes = succAt + m.succJoins.size() * sizeof(uint32_t);
     w.block.resize(count + (tailBytes + sizeof(Line) - 1) / sizeof(Line));
     uint8_t* tail = reinterpret_cast<uint8_t*>(w.block.data() + count);
     w.ops = reinterpret_cast<OpState*>(w.block.data());
-    w.group = reinterpret_cast<Group*>(tail);
-    w.groupOps = reinterpret_cast<uint32_t*>(tail + groupBytes);
+    w.groupOps = reinterpret_cast<uint32_t*>(tail);
+    w.group = inlined ? w.inlineGroups : reinterpret_cast<Group*>(tail + groupsAt);
     w.joins = reinterpret_cast<Join*>(tail + joinsAt);
     w.joinOps = reinterpret_cast<uint32_t*>(tail + joinOpsAt);
     w.succJoins = reinterpret_cast<uint32_t*>(tail + succAt);
     std::copy(m.ops.begin(), m.ops.end(), w.ops);
-    std::copy(m.groups.begin(), m.groups.end(), w.group);
+    std::copy(m.groups.begin(), m.groups.begin() + groups, w.group);
     std::copy(m.groupOps.begin(), m.groupOps.end(), w.groupOps);
     std::copy(m.joins.begin(), m.joins.end(), w.joins);
     std::copy(m.joinOps.begin(), m.joinOps.end(), w.joinOps);
@@ -601,7 +605,7 @@ Collective::Pack(StreamWindow& w) const
     w.first = w.rp.first;
     w.count = w.rp.count;
     w.prog = w.rp.ops;
-    w.groups = static_cast<uint32_t>(m.groups.size() - 1);
+    w.groups = groups;
     w.lastGroup = w.lastGroup < w.groups ? w.lastGroup : 0;
 }
 
@@ -751,12 +755,12 @@ size_t
 Collective::FindGroup(const StreamWindow& w, bool send, uint32_t peer)
 {
     const uint64_t key = GroupKey(send, peer);
+    const Group* begin = GroupsOf(w);
     // a rank's messages come in runs of one direction and peer
-    if (w.lastGroup < w.groups && w.group[w.lastGroup].key == key)
+    if (w.lastGroup < w.groups && begin[w.lastGroup].key == key)
     {
         return w.lastGroup;
     }
-    const Group* begin = w.group;
     const Group* end = begin + w.groups;
     const Group* it =
         std::lower_bound(begin, end, key, [](const Group& g, uint64_t v) { return g.key < v; });
@@ -764,7 +768,7 @@ Collective::FindGroup(const StreamWindow& w, bool send, uint32_t peer)
     {
         return SIZE_MAX;
     }
-    w.lastGroup = static_cast<uint32_t>(it - w.group);
+    w.lastGroup = static_cast<uint32_t>(it - begin);
     return w.lastGroup;
 }
 
@@ -793,8 +797,10 @@ Collective::FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t 
     {
         return UINT32_MAX;
     }
-    const Group& group = w.group[g];
-    if (match < group.match || match - group.match >= w.group[g + 1].start - group.start)
+    const Group* groups = GroupsOf(w);
+    const Group& group = groups[g];
+    const uint32_t end = g + 1 < w.groups ? groups[g + 1].start : w.count;
+    if (match < group.match || match - group.match >= end - group.start)
     {
         return UINT32_MAX;
     }

@@ -678,11 +678,12 @@ class Collective : public Object
     };
 
     /// A window's ops of one (direction, peer), an array by match: groupOps[start, the next
-    /// group's start) holds the slots of matches match, match + 1, ...
+    /// group's start, or the window's ops after the last) holds the slots of matches match,
+    /// match + 1, ...
     struct Group
     {
         uint64_t key;   //!< GroupKey(direction, peer); groups are sorted by it
-        uint32_t start; //!< its first slot in groupOps (the end sentinel's: the window's ops)
+        uint32_t start; //!< its first slot in groupOps
         uint32_t match; //!< match of its first op
     };
 
@@ -692,22 +693,28 @@ class Collective : public Object
         uint8_t bytes[64];
     };
 
+    /// Groups a window holds in its first cache line (a ring's window has a few peers).
+    static constexpr uint32_t INLINE_GROUPS = 3;
+
     /// The state of an open stream's window: held only while the stream is open, so that a
     /// rank's closed streams cost a few words each (a 16,384-NPU ring2d rank has about 127
-    /// streams at a window of 32 ops). Its arrays are one block (Pack), reached from the
-    /// first cache line of the struct: a message's look-up reads that line, its group, its
-    /// slot, its OpState and its program op, where separate vectors, each reached through
-    /// its own pointer in a 300-byte struct, cost 4 to 6 lines more per message.
-    struct alignas(64) StreamWindow
+    /// streams at a window of 32 ops). A message's look-up reads its first cache line (with
+    /// its groups, when they are few) and the second (aligned as a pair, which caches fetch
+    /// together), then its slot, its OpState and its program op: its arrays are one block
+    /// (Pack), where separate vectors, each reached through its own pointer in a 300-byte
+    /// struct, and a group's fields in three of them, cost 4 to 6 lines more per message.
+    struct alignas(128) StreamWindow
     {
-        uint32_t first{0};                  //!< program index of slot 0 (rp.first, as packed)
-        uint32_t count{0};                  //!< ops held (rp.count, as packed)
-        uint32_t groups{0};                 //!< groups, without the end sentinel
-        mutable uint32_t lastGroup{0};      //!< the group FindGroup found last (looked at first)
+        uint32_t first{0};                   //!< program index of slot 0 (rp.first, as packed)
+        uint32_t count{0};                   //!< ops held (rp.count, as packed)
+        uint32_t groups{0};                  //!< groups
+        mutable uint32_t lastGroup{0};       //!< the group FindGroup found last (looked at first)
+        Group inlineGroups[INLINE_GROUPS]{}; //!< the groups, when at most INLINE_GROUPS
+        // the second line
         const tn_program_op* prog{nullptr}; //!< rp.ops, as packed
         OpState* ops{nullptr};              //!< per slot
-        Group* group{nullptr};              //!< groups and an end sentinel
         uint32_t* groupOps{nullptr};        //!< slots, by group and match
+        Group* group{nullptr};              //!< the groups (inlineGroups or in the block)
         Join* joins{nullptr};               //!< per distinct dep list, and an end sentinel
         uint32_t* joinOps{nullptr};         //!< slots, by join
         uint32_t* succJoins{nullptr};       //!< joins, by slot
@@ -868,6 +875,13 @@ class Collective : public Object
 
     /// \return index of the (send, peer) group of a window, SIZE_MAX if none
     static size_t FindGroup(const StreamWindow& w, bool send, uint32_t peer);
+
+    /// \return the groups of a window (from its first line when they fit there)
+    static const Group* GroupsOf(const StreamWindow& w)
+    {
+        return w.groups <= INLINE_GROUPS ? w.inlineGroups : w.group;
+    }
+
     /// The op of one stream's window named by (direction, peer, match), or UINT32_MAX.
     static uint32_t FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match);
     /// Gives a stream its window and lists it among the rank's live streams.
