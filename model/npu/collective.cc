@@ -14,7 +14,6 @@
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
-#include <cstddef>
 #include <sstream>
 #include <unordered_map>
 
@@ -85,16 +84,6 @@ Collective::ShareProgram(tn_program* program)
         tn_program_destroy(const_cast<tn_program*>(p));
     });
 }
-
-namespace
-{
-/// A (direction, peer) group of a generated rank's ops
-uint64_t
-GroupKey(bool send, uint32_t peer)
-{
-    return (static_cast<uint64_t>(send) << 32) | peer;
-}
-} // namespace
 
 void
 Collective::SetupProgram(uint32_t id,
@@ -351,7 +340,7 @@ Collective::FillWindow(uint32_t rank,
     NS_ASSERT(rp.first == first);
     s.open = true;
     // FillWindow does not nest (TakeFresh only lists what may go), so one scratch serves all
-    std::vector<OpState>& ops = m_scratch.ops;
+    std::vector<OpState>& ops = m_scratch.arrays.ops;
     ops.resize(rp.count);
     uint32_t sendNo = 0;
     std::vector<uint32_t>& fresh = m_scratch.fresh; // slots new to the window
@@ -396,14 +385,14 @@ Collective::FillWindow(uint32_t rank,
     }
     BuildJoins(rp, first);
     BuildGroups(rank, rp, first);
-    Pack(w);
+    w.Pack(m_scratch.arrays);
     TakeFresh(rank, s, first, fresh, ready, arrived);
 }
 
 void
 Collective::BuildJoins(const tn_rank_program& rp, uint32_t first)
 {
-    std::vector<OpState>& ops = m_scratch.ops;
+    std::vector<OpState>& ops = m_scratch.arrays.ops;
     // one join per distinct dep list (ops with equal lists share dep_start, see
     // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each of
     // its ops, so a frontier shared by many sends is counted once. Deps before the window
@@ -470,8 +459,8 @@ Collective::BuildJoins(const tn_rank_program& rp, uint32_t first)
     {
         succStart[i + 1] += succStart[i];
     }
-    std::vector<uint32_t>& joinOps = m_scratch.joinOps;
-    std::vector<uint32_t>& succJoins = m_scratch.succJoins;
+    std::vector<uint32_t>& joinOps = m_scratch.arrays.joinOps;
+    std::vector<uint32_t>& succJoins = m_scratch.arrays.succJoins;
     joinOps.resize(joinOpStart[joins]);
     succJoins.resize(succStart[rp.count]);
     std::vector<uint32_t>& fill = m_scratch.fill;
@@ -501,11 +490,11 @@ Collective::BuildJoins(const tn_rank_program& rp, uint32_t first)
         ops[i].succBegin = succStart[i];
         ops[i].succEnd = succStart[i + 1];
     }
-    m_scratch.joins.resize(joins + 1);
+    m_scratch.arrays.joins.resize(joins + 1);
     for (uint32_t j = 0; j <= joins; j++)
     {
-        m_scratch.joins[j].pending = j < joins ? joinPending[j] : 0;
-        m_scratch.joins[j].opBegin = joinOpStart[j];
+        m_scratch.arrays.joins[j].pending = j < joins ? joinPending[j] : 0;
+        m_scratch.arrays.joins[j].opBegin = joinOpStart[j];
     }
 }
 
@@ -514,11 +503,12 @@ Collective::BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first
 {
     // ops by (direction, peer, match): the matches of a group are consecutive in program
     // order (tn-program.h), so a group is an array indexed by match - its first match
-    std::vector<Group>& groups = m_scratch.groups;
+    std::vector<Group>& groups = m_scratch.arrays.groups;
     groups.clear();
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        groups.push_back({GroupKey(rp.ops[i].send, rp.ops[i].peer), 0, UINT32_MAX});
+        groups.push_back(
+            {CollectiveWindow::GroupKey(rp.ops[i].send, rp.ops[i].peer), 0, UINT32_MAX});
     }
     std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
         return a.key < b.key;
@@ -542,12 +532,12 @@ Collective::BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first
         start += n;
     }
     groups.push_back({UINT64_MAX, rp.count, UINT32_MAX}); // the end sentinel
-    std::vector<uint32_t>& groupOps = m_scratch.groupOps;
+    std::vector<uint32_t>& groupOps = m_scratch.arrays.groupOps;
     groupOps.assign(rp.count, UINT32_MAX);
     for (uint32_t i = 0; i < rp.count; i++)
     {
         const tn_program_op& o = rp.ops[i];
-        const uint64_t key = GroupKey(o.send, o.peer);
+        const uint64_t key = CollectiveWindow::GroupKey(o.send, o.peer);
         Group& g = *std::lower_bound(groups.begin(),
                                      groups.end() - 1,
                                      key,
@@ -566,47 +556,6 @@ Collective::BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first
                                                           << " out of order");
         groupOps[g.start + k] = i;
     }
-}
-
-void
-Collective::Pack(StreamWindow& w) const
-{
-    // the block: an OpState per line, then the slots by group and match (what a message's
-    // look-up reads next), the groups when they do not fit the window's first line, the
-    // joins, the slots by join and the joins by slot
-    static_assert(sizeof(OpState) == sizeof(Line) && alignof(Group) <= alignof(Line) &&
-                      alignof(Join) <= alignof(Group) && alignof(uint32_t) <= alignof(Join),
-                  "OpState fills a line; each array after it aligned by the one before");
-    static_assert(offsetof(StreamWindow, prog) == sizeof(Line), "the look-up's fields in line 0");
-    const WindowScratch& m = m_scratch;
-    const size_t count = m.ops.size();
-    const uint32_t groups = static_cast<uint32_t>(m.groups.size() - 1); // the sentinel
-    const bool inlined = groups <= INLINE_GROUPS;
-    auto align = [](size_t at) { return (at + alignof(Group) - 1) & ~(alignof(Group) - 1); };
-    const size_t groupsAt = align(m.groupOps.size() * sizeof(uint32_t));
-    const size_t joinsAt = groupsAt + (inlined ? 0 : groups * sizeof(Group));
-    const size_t joinOpsAt = joinsAt + m.joins.size() * sizeof(Join);
-    const size_t succAt = joinOpsAt + m.joinOps.size() * sizeof(uint32_t);
-    const size_t tailBytes = succAt + m.succJoins.size() * sizeof(uint32_t);
-    w.block.resize(count + (tailBytes + sizeof(Line) - 1) / sizeof(Line));
-    uint8_t* tail = reinterpret_cast<uint8_t*>(w.block.data() + count);
-    w.ops = reinterpret_cast<OpState*>(w.block.data());
-    w.groupOps = reinterpret_cast<uint32_t*>(tail);
-    w.group = inlined ? w.inlineGroups : reinterpret_cast<Group*>(tail + groupsAt);
-    w.joins = reinterpret_cast<Join*>(tail + joinsAt);
-    w.joinOps = reinterpret_cast<uint32_t*>(tail + joinOpsAt);
-    w.succJoins = reinterpret_cast<uint32_t*>(tail + succAt);
-    std::copy(m.ops.begin(), m.ops.end(), w.ops);
-    std::copy(m.groups.begin(), m.groups.begin() + groups, w.group);
-    std::copy(m.groupOps.begin(), m.groupOps.end(), w.groupOps);
-    std::copy(m.joins.begin(), m.joins.end(), w.joins);
-    std::copy(m.joinOps.begin(), m.joinOps.end(), w.joinOps);
-    std::copy(m.succJoins.begin(), m.succJoins.end(), w.succJoins);
-    w.first = w.rp.first;
-    w.count = w.rp.count;
-    w.prog = w.rp.ops;
-    w.groups = groups;
-    w.lastGroup = w.lastGroup < w.groups ? w.lastGroup : 0;
 }
 
 void
@@ -751,27 +700,6 @@ Collective::GetRankOfNode(uint32_t node) const
     return node < m_rankOfNode.size() ? m_rankOfNode[node] : UINT32_MAX;
 }
 
-size_t
-Collective::FindGroup(const StreamWindow& w, bool send, uint32_t peer)
-{
-    const uint64_t key = GroupKey(send, peer);
-    const Group* begin = GroupsOf(w);
-    // a rank's messages come in runs of one direction and peer
-    if (w.lastGroup < w.groups && begin[w.lastGroup].key == key)
-    {
-        return w.lastGroup;
-    }
-    const Group* end = begin + w.groups;
-    const Group* it =
-        std::lower_bound(begin, end, key, [](const Group& g, uint64_t v) { return g.key < v; });
-    if (it == end || it->key != key)
-    {
-        return SIZE_MAX;
-    }
-    w.lastGroup = static_cast<uint32_t>(it - begin);
-    return w.lastGroup;
-}
-
 void
 Collective::OpenWindow(RankRun& run, StreamRun& s)
 {
@@ -786,25 +714,6 @@ Collective::CloseWindow(RankRun& run, StreamRun& s)
     s.w.reset();
     const uint32_t k = static_cast<uint32_t>(&s - run.streams.data());
     run.live.erase(std::lower_bound(run.live.begin(), run.live.end(), k));
-}
-
-uint32_t
-Collective::FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match)
-{
-    const StreamWindow& w = *s.w;
-    const size_t g = FindGroup(w, send, peer);
-    if (g == SIZE_MAX)
-    {
-        return UINT32_MAX;
-    }
-    const Group* groups = GroupsOf(w);
-    const Group& group = groups[g];
-    const uint32_t end = g + 1 < w.groups ? groups[g + 1].start : w.count;
-    if (match < group.match || match - group.match >= end - group.start)
-    {
-        return UINT32_MAX;
-    }
-    return w.first + w.groupOps[group.start + (match - group.match)];
 }
 
 uint32_t
@@ -823,7 +732,7 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
     uint32_t& last = run.lastFound[send ? 1 : 0];
     if (last < run.streams.size() && run.streams[last].w)
     {
-        const uint32_t op = FindInStream(run.streams[last], send, peer, match);
+        const uint32_t op = run.streams[last].w->Find(send, peer, match);
         if (op != UINT32_MAX)
         {
             run.lastStream = last; // the op's events look its stream up next (StreamOf)
@@ -836,7 +745,7 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         {
             continue;
         }
-        const uint32_t op = FindInStream(run.streams[k], send, peer, match);
+        const uint32_t op = run.streams[k].w->Find(send, peer, match);
         if (op != UINT32_MAX)
         {
             last = k;

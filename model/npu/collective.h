@@ -6,6 +6,8 @@
 #ifndef COLLECTIVE_H
 #define COLLECTIVE_H
 
+#include "collective-window.h"
+
 #include "ns3/assert.h"
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
@@ -641,22 +643,10 @@ class Collective : public Object
     void DoDispose() override;
 
   private:
-    /// A generated collective's state of one op: one struct of one cache line (the window's
-    /// block aligns it), so that an event at an op touches one line and not one per array
-    /// (the flow level's profile at 1,024 NPUs was led by those misses).
-    struct OpState
-    {
-        uint32_t transfer{UINT32_MAX}; //!< its transfer's number (sender's numbering, see class;
-                                       //!< a receive's is set when it arrives)
-        uint32_t succBegin{0};         //!< the joins whose list holds it: succJoins[begin, end)
-        uint32_t succEnd{0};
-        uint32_t join{UINT32_MAX};    //!< the join of its dep list (none: UINT32_MAX)
-        uint8_t flags{0};             //!< the Flag bits
-        uint8_t lane{0};              //!< its pair's lane (GetPairLane, looked up once)
-        int64_t times[3]{-1, -1, -1}; //!< send: issue; receive: first, last byte, ready (ns)
-        int64_t doneNs{-1};           //!< when it was done (acknowledged, or ready)
-        int64_t sentNs{-1};           //!< receive: its send's issue time (set when it arrives)
-    };
+    using OpState = CollectiveOpState;
+    using Join = CollectiveJoin;
+    using Group = CollectiveGroup;
+    using StreamWindow = CollectiveWindow;
 
     /// OpState::flags
     enum Flag : uint8_t
@@ -668,67 +658,6 @@ class Collective : public Object
         RELEASED = 16,    //!< its deps were met and it went to the executor
         NEEDS_CLEAR = 32, //!< a send that waits for its receiver's clear-to-send
         CLEARED = 64,     //!< that clear-to-send arrived
-    };
-
-    /// Ops sharing one dep list: deps not done yet, and where its ops start in joinOps.
-    struct Join
-    {
-        uint32_t pending;
-        uint32_t opBegin; //!< its ops: joinOps[opBegin, next join's opBegin)
-    };
-
-    /// A window's ops of one (direction, peer), an array by match: groupOps[start, the next
-    /// group's start, or the window's ops after the last) holds the slots of matches match,
-    /// match + 1, ...
-    struct Group
-    {
-        uint64_t key;   //!< GroupKey(direction, peer); groups are sorted by it
-        uint32_t start; //!< its first slot in groupOps
-        uint32_t match; //!< match of its first op
-    };
-
-    /// One cache line of the window's block (an OpState each, the other arrays after them).
-    struct alignas(64) Line
-    {
-        uint8_t bytes[64];
-    };
-
-    /// Groups a window holds in its first cache line (a ring's window has a few peers).
-    static constexpr uint32_t INLINE_GROUPS = 3;
-
-    /// The state of an open stream's window: held only while the stream is open, so that a
-    /// rank's closed streams cost a few words each (a 16,384-NPU ring2d rank has about 127
-    /// streams at a window of 32 ops). A message's look-up reads its first cache line (with
-    /// its groups, when they are few) and the second (aligned as a pair, which caches fetch
-    /// together), then its slot, its OpState and its program op: its arrays are one block
-    /// (Pack), where separate vectors, each reached through its own pointer in a 300-byte
-    /// struct, and a group's fields in three of them, cost 4 to 6 lines more per message.
-    struct alignas(128) StreamWindow
-    {
-        uint32_t first{0};                   //!< program index of slot 0 (rp.first, as packed)
-        uint32_t count{0};                   //!< ops held (rp.count, as packed)
-        uint32_t groups{0};                  //!< groups
-        mutable uint32_t lastGroup{0};       //!< the group FindGroup found last (looked at first)
-        Group inlineGroups[INLINE_GROUPS]{}; //!< the groups, when at most INLINE_GROUPS
-        // the second line
-        const tn_program_op* prog{nullptr}; //!< rp.ops, as packed
-        OpState* ops{nullptr};              //!< per slot
-        uint32_t* groupOps{nullptr};        //!< slots, by group and match
-        Group* group{nullptr};              //!< the groups (inlineGroups or in the block)
-        Join* joins{nullptr};               //!< per distinct dep list, and an end sentinel
-        uint32_t* joinOps{nullptr};         //!< slots, by join
-        uint32_t* succJoins{nullptr};       //!< joins, by slot
-        std::vector<Line> block;            //!< the arrays above (reused by the next Pack)
-        tn_rank_program rp{};               //!< the window: ops rp.first, rp.first + 1, ...
-
-        StreamWindow() = default;
-        StreamWindow(const StreamWindow&) = delete;
-        StreamWindow& operator=(const StreamWindow&) = delete;
-
-        ~StreamWindow()
-        {
-            tn_rank_program_free(&rp);
-        }
     };
 
     /// A stream of a rank's program (class doc).
@@ -856,9 +785,6 @@ class Collective : public Object
     /// group an array by match (aborts if the program's matches are not dense per group: an
     /// internal invariant).
     void BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first);
-    /// FillWindow's end: the scratch's arrays into w's block, its first line set (the program
-    /// rp as it is now).
-    void Pack(StreamWindow& w) const;
     /// FillWindow's ops new to the window (fresh: their slots): the messages kept for them
     /// taken (an arrived receive into arrived), and, when refilling (ready not null), the ones
     /// that may go into ready.
@@ -873,17 +799,6 @@ class Collective : public Object
     /// An op of the window is handed to the executor if its deps are met.
     bool TryRelease(StreamRun& s, uint32_t slot);
 
-    /// \return index of the (send, peer) group of a window, SIZE_MAX if none
-    static size_t FindGroup(const StreamWindow& w, bool send, uint32_t peer);
-
-    /// \return the groups of a window (from its first line when they fit there)
-    static const Group* GroupsOf(const StreamWindow& w)
-    {
-        return w.groups <= INLINE_GROUPS ? w.inlineGroups : w.group;
-    }
-
-    /// The op of one stream's window named by (direction, peer, match), or UINT32_MAX.
-    static uint32_t FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match);
     /// Gives a stream its window and lists it among the rank's live streams.
     static void OpenWindow(RankRun& run, StreamRun& s);
     /// Drops a stream's window and its place among the live streams.
@@ -924,16 +839,11 @@ class Collective : public Object
 
     /// FillWindow's and BuildJoins' work lists, kept between renewals (a renewal per half
     /// window and stream: their mallocs were a tenth of a renewal)
-    /// and the arrays of the window being built, packed into its block at the end (Pack)
+    /// and the arrays of the window being built, packed into its block at the end
     struct WindowScratch
     {
+        CollectiveWindowArrays arrays;
         std::vector<uint32_t> fresh;
-        std::vector<OpState> ops;
-        std::vector<Join> joins;
-        std::vector<uint32_t> joinOps;
-        std::vector<uint32_t> succJoins;
-        std::vector<Group> groups;
-        std::vector<uint32_t> groupOps;
         std::vector<uint32_t> listOf;
         std::vector<uint32_t> joinPending;
         std::vector<uint32_t> joinOpStart;
