@@ -33,7 +33,16 @@ CollectiveWindow::Pack(const CollectiveWindowArrays& a)
     const size_t joinOpsAt = joinsAt + a.joins.size() * sizeof(CollectiveJoin);
     const size_t succAt = joinOpsAt + a.joinOps.size() * sizeof(uint32_t);
     const size_t tailBytes = succAt + a.succJoins.size() * sizeof(uint32_t);
-    block.resize(n + (tailBytes + sizeof(Line) - 1) / sizeof(Line));
+    const size_t lines = n + (tailBytes + sizeof(Line) - 1) / sizeof(Line);
+    if (lines > block.capacity())
+    {
+        // an eighth spare, not resize's doubling: a window's renewals vary by a line or two,
+        // and doubling left most windows of a large run at twice their size
+        std::vector<Line> larger;
+        larger.reserve(lines + lines / 8);
+        block.swap(larger);
+    }
+    block.resize(lines);
     uint8_t* tail = reinterpret_cast<uint8_t*>(block.data() + n);
     ops = reinterpret_cast<CollectiveOpState*>(block.data());
     groupOps = reinterpret_cast<uint32_t*>(tail);
