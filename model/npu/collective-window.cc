@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 
 namespace ns3
 {
@@ -50,12 +51,13 @@ CollectiveWindow::Pack(const CollectiveWindowArrays& a)
     joins = reinterpret_cast<CollectiveJoin*>(tail + joinsAt);
     joinOps = reinterpret_cast<uint32_t*>(tail + joinOpsAt);
     succJoins = reinterpret_cast<uint32_t*>(tail + succAt);
-    std::copy(a.ops.begin(), a.ops.end(), ops);
-    std::copy(a.groups.begin(), a.groups.begin() + g, group);
-    std::copy(a.groupOps.begin(), a.groupOps.end(), groupOps);
-    std::copy(a.joins.begin(), a.joins.end(), joins);
-    std::copy(a.joinOps.begin(), a.joinOps.end(), joinOps);
-    std::copy(a.succJoins.begin(), a.succJoins.end(), succJoins);
+    // the arrays' objects begin their lifetime in the block's storage
+    std::uninitialized_copy(a.ops.begin(), a.ops.end(), ops);
+    std::uninitialized_copy(a.groups.begin(), a.groups.begin() + g, group);
+    std::uninitialized_copy(a.groupOps.begin(), a.groupOps.end(), groupOps);
+    std::uninitialized_copy(a.joins.begin(), a.joins.end(), joins);
+    std::uninitialized_copy(a.joinOps.begin(), a.joinOps.end(), joinOps);
+    std::uninitialized_copy(a.succJoins.begin(), a.succJoins.end(), succJoins);
     first = rp.first;
     count = rp.count;
     prog = rp.ops;
