@@ -458,10 +458,10 @@ class ProgramMemoryTestSuite : public TestSuite
     ProgramMemoryTestSuite()
         : TestSuite("training-net-program-memory", UNIT)
     {
+        AddTestCase(new CollectiveWindowBlockTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveAutoWindowTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveLeastWindowTestCase, TestCase::QUICK);
-        AddTestCase(new CollectiveWindowBlockTestCase, TestCase::QUICK);
     }
 };
 
