@@ -8,6 +8,7 @@
 
 #include "ns3/collective-executor.h"
 #include "ns3/collective-helper.h"
+#include "ns3/collective-window.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -18,6 +19,9 @@
 #include "ns3/tn-verify.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -75,6 +79,129 @@ LeastWindow(const std::string& spec, const std::string& algorithm)
 }
 
 } // namespace
+
+/**
+ * \ingroup training-net-tests
+ * A window's block (CollectiveWindow::Pack) and its look-up (Find), checked against the
+ * program it was built from: G groups of (direction, peer), their ops interleaved in program
+ * order, group g's k-th op with match base_g + k. Every op is found at its own program index
+ * and no other (match < base, match past the group, a peer not held: none); each OpState
+ * starts a cache line and keeps what was packed; the groups sit in the first line when there
+ * are at most INLINE_GROUPS of them, else in the block; the arrays lie in the block without
+ * overlapping. Packed again narrower (a renewal, the block reused), the same holds.
+ */
+class CollectiveWindowBlockTestCase : public TestCase
+{
+  public:
+    CollectiveWindowBlockTestCase()
+        : TestCase("a window's block: every op found at its index, one line per op state")
+    {
+    }
+
+  private:
+    /// Pack a window of `groups` groups of `perGroup` ops each from program index `first`,
+    /// then check it
+    void Check(CollectiveWindow& w, uint32_t groups, uint32_t perGroup, uint32_t first)
+    {
+        const uint32_t n = groups * perGroup;
+        auto* ops = static_cast<tn_program_op*>(calloc(n, sizeof(tn_program_op)));
+        free(w.rp.ops);
+        w.rp.ops = ops;
+        w.rp.first = first;
+        w.rp.count = n;
+        CollectiveWindowArrays a;
+        a.ops.resize(n);
+        std::vector<uint64_t> keys(groups);
+        for (uint32_t i = 0; i < n; i++)
+        {
+            const uint32_t g = i % groups;
+            ops[i].send = g % 2;
+            ops[i].peer = 10 + 3 * g;
+            ops[i].match = 7 * g + i / groups; // base 7 g
+            keys[g] = CollectiveWindow::GroupKey(ops[i].send, ops[i].peer);
+            a.ops[i].transfer = 1000 + i;
+        }
+        // the groups by key, each an array by match
+        std::vector<uint32_t> order(groups);
+        for (uint32_t g = 0; g < groups; g++)
+        {
+            order[g] = g;
+        }
+        std::sort(order.begin(), order.end(), [&keys](uint32_t x, uint32_t y) {
+            return keys[x] < keys[y];
+        });
+        for (uint32_t k = 0; k < groups; k++)
+        {
+            const uint32_t g = order[k];
+            a.groups.push_back({keys[g], k * perGroup, 7 * g});
+            for (uint32_t m = 0; m < perGroup; m++)
+            {
+                a.groupOps.push_back(m * groups + g);
+            }
+        }
+        a.groups.push_back({UINT64_MAX, n, UINT32_MAX});
+        a.joins = {{1, 0}, {0, n}};
+        for (uint32_t i = 0; i < n; i++)
+        {
+            a.joinOps.push_back(i);
+            a.succJoins.push_back(0);
+        }
+        w.Pack(a);
+        NS_TEST_ASSERT_MSG_EQ(w.count, n, "ops held");
+        NS_TEST_EXPECT_MSG_EQ((w.Groups() == w.inlineGroups),
+                              (groups <= CollectiveWindow::INLINE_GROUPS),
+                              groups << " groups: in the first line when they fit");
+        for (uint32_t i = 0; i < n; i++)
+        {
+            NS_TEST_EXPECT_MSG_EQ(w.Find(ops[i].send, ops[i].peer, ops[i].match),
+                                  first + i,
+                                  groups << " groups: op " << i);
+            NS_TEST_EXPECT_MSG_EQ(reinterpret_cast<uintptr_t>(&w.ops[i]) % 64, 0, "a line each");
+            NS_TEST_EXPECT_MSG_EQ(w.ops[i].transfer, 1000 + i, "its state");
+        }
+        for (uint32_t g = 0; g < groups; g++)
+        {
+            const bool send = g % 2;
+            const uint32_t peer = 10 + 3 * g;
+            NS_TEST_EXPECT_MSG_EQ(w.Find(send, peer, 7 * g + perGroup), UINT32_MAX, "past it");
+            NS_TEST_EXPECT_MSG_EQ(w.Find(!send, peer, 7 * g), UINT32_MAX, "other direction");
+            if (g > 0)
+            {
+                NS_TEST_EXPECT_MSG_EQ(w.Find(send, peer, 7 * g - 1), UINT32_MAX, "before it");
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(w.Find(true, 11, 0), UINT32_MAX, "a peer not held");
+        // the arrays in order, inside the block
+        auto at = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+        const uintptr_t begin = at(w.block.data());
+        const uintptr_t end = at(w.block.data() + w.block.size());
+        NS_TEST_EXPECT_MSG_EQ(at(w.ops), begin, "the states first");
+        uintptr_t next = at(w.groupOps);
+        NS_TEST_EXPECT_MSG_EQ(next, at(w.ops + n), "then the slots by group");
+        next += n * sizeof(uint32_t);
+        if (groups > CollectiveWindow::INLINE_GROUPS)
+        {
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(at(w.group), next, "then the groups");
+            next = at(w.group + groups);
+        }
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(at(w.joins), next, "then the joins");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(at(w.joinOps), at(w.joins + 2), "then the slots by join");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(at(w.succJoins), at(w.joinOps + n), "then joins by slot");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(at(w.succJoins + n), end, "inside the block");
+        NS_TEST_EXPECT_MSG_EQ(w.joins[0].pending, 1u, "the joins packed");
+    }
+
+    void DoRun() override
+    {
+        for (uint32_t groups : {1u, 2u, 3u, 4u, 9u})
+        {
+            CollectiveWindow w;
+            Check(w, groups, 8, 100);
+            Check(w, groups, 5, 120); // renewed narrower: the block reused
+            Check(w, groups, 16, 200);
+        }
+    }
+};
 
 /**
  * \ingroup training-net-tests
@@ -381,6 +508,7 @@ class ProgramMemoryTestSuite : public TestSuite
     ProgramMemoryTestSuite()
         : TestSuite("training-net-program-memory", UNIT)
     {
+        AddTestCase(new CollectiveWindowBlockTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveAutoWindowTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveLeastWindowTestCase, TestCase::QUICK);

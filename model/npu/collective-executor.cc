@@ -208,12 +208,13 @@ CollectiveExecutor::Entry*
 CollectiveExecutor::Find(uint32_t id)
 {
     // most messages belong to the collective of the previous one
-    if (m_lastEntry && m_lastEntry->collective->GetId() == id)
+    if (m_lastEntry && m_lastId == id)
     {
         return m_lastEntry;
     }
     auto it = m_entries.find(id);
     m_lastEntry = it == m_entries.end() ? nullptr : &it->second;
+    m_lastId = id;
     return m_lastEntry;
 }
 
@@ -596,7 +597,7 @@ CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
     request.dst = c->GetNode(o.peer);
     request.bytes = o.length;
     request.priority = c->GetPriority();
-    request.lane = c->GetPairLane(entry->rank, o.peer);
+    request.lane = c->GetOpLane(entry->rank, op);
     request.remoteAddress = o.dst_offset;
     request.remoteKey = c->GetId();
     request.hasImmediate = true;

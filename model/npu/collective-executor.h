@@ -230,6 +230,8 @@ class CollectiveExecutor : public Object
     TransferBytesListener* m_bytesListener{nullptr};
     std::unordered_map<uint32_t, Entry> m_entries; //!< by collective id
     Entry* m_lastEntry{nullptr}; //!< Find's last answer (map nodes do not move; reset on erase)
+    uint32_t m_lastId{0};        //!< its collective's id, beside it: a message's Find reads no
+                                 //!< other cache line when it hits
     uint64_t m_posted{0};
     std::vector<uint32_t> m_ready;   //!< scratch of OpDone: ops whose last dep was met
     std::vector<uint32_t> m_arrived; //!< scratch of OpDone: receives come in arrived

@@ -85,16 +85,6 @@ Collective::ShareProgram(tn_program* program)
     });
 }
 
-namespace
-{
-/// A (direction, peer) group of a generated rank's ops
-uint64_t
-GroupKey(bool send, uint32_t peer)
-{
-    return (static_cast<uint64_t>(send) << 32) | peer;
-}
-} // namespace
-
 void
 Collective::SetupProgram(uint32_t id,
                          SharedProgram program,
@@ -323,16 +313,15 @@ Collective::FillWindow(uint32_t rank,
             return;
         }
     }
-    const uint32_t oldFirst = s.w->rp.first;
-    // FillWindow does not nest (TakeFresh only lists what may go), so one scratch serves all
-    std::vector<OpState>& old = m_scratch.old;
-    old.clear();
-    old.swap(s.w->ops);
+    StreamWindow& w = *s.w;
+    // the states held are read from the window's block, which Pack overwrites only at the end
+    const uint32_t oldFirst = w.first;
+    const uint32_t oldCount = w.ops ? w.count : 0;
     if (m_window > 0)
     {
-        for (uint32_t i = oldFirst; i < first && i - oldFirst < old.size(); i++)
+        for (uint32_t i = oldFirst; i < first && i - oldFirst < oldCount; i++)
         {
-            s.sendsBefore += s.w->rp.ops[i - oldFirst].send;
+            s.sendsBefore += w.prog[i - oldFirst].send;
         }
         // only the ops past the window's end are generated, from the generator's cursor; the
         // program was verified when planned, so only memory can run out here
@@ -340,34 +329,47 @@ Collective::FillWindow(uint32_t rank,
                                     rank,
                                     first,
                                     std::min(m_window, s.end - first),
-                                    &s.w->rp,
+                                    &w.rp,
                                     &err) != TN_OK)
         {
-            s.w->ops.swap(old);
             WindowFailed(rank, first, err);
             return;
         }
     }
-    const tn_rank_program& rp = s.w->rp;
+    const tn_rank_program& rp = w.rp;
     NS_ASSERT(rp.first == first);
     s.open = true;
-    s.w->ops.resize(rp.count);
+    // FillWindow does not nest (TakeFresh only lists what may go), so one scratch serves all
+    std::vector<OpState>& ops = m_scratch.arrays.ops;
+    ops.resize(rp.count);
     uint32_t sendNo = 0;
     std::vector<uint32_t>& fresh = m_scratch.fresh; // slots new to the window
     fresh.clear();
+    // a rank's ops come in runs of one peer: its lane is looked up once per run
+    uint64_t lanePair = UINT64_MAX;
+    uint8_t lane = 0;
     for (uint32_t i = 0; i < rp.count; i++)
     {
         const tn_program_op& o = rp.ops[i];
         const uint64_t at = static_cast<uint64_t>(first) + i;
-        OpState& st = s.w->ops[i];
-        if (at >= oldFirst && at - oldFirst < old.size())
+        OpState& st = ops[i];
+        if (at >= oldFirst && at - oldFirst < oldCount)
         {
-            st = old[at - oldFirst];
+            st = w.ops[at - oldFirst];
         }
         else
         {
             st = OpState();
             fresh.push_back(i);
+            const uint32_t src = o.send ? rank : o.peer;
+            const uint32_t dst = o.send ? o.peer : rank;
+            const uint64_t pair = (static_cast<uint64_t>(src) << 32) | dst;
+            if (pair != lanePair)
+            {
+                lanePair = pair;
+                lane = static_cast<uint8_t>(GetPairLane(src, dst));
+            }
+            st.lane = lane;
             if (o.send)
             {
                 st.transfer =
@@ -381,16 +383,16 @@ Collective::FillWindow(uint32_t rank,
         sendNo += o.send;
         st.join = UINT32_MAX;
     }
-    old.clear();
-    BuildJoins(*s.w, first);
-    BuildGroups(rank, s, first);
+    BuildJoins(rp, first);
+    BuildGroups(rank, rp, first);
+    w.Pack(m_scratch.arrays);
     TakeFresh(rank, s, first, fresh, ready, arrived);
 }
 
 void
-Collective::BuildJoins(StreamWindow& w, uint32_t first)
+Collective::BuildJoins(const tn_rank_program& rp, uint32_t first)
 {
-    const tn_rank_program& rp = w.rp;
+    std::vector<OpState>& ops = m_scratch.arrays.ops;
     // one join per distinct dep list (ops with equal lists share dep_start, see
     // tn-program.h): a dep counts down its joins, a join at zero meets one dep of each of
     // its ops, so a frontier shared by many sends is counted once. Deps before the window
@@ -418,11 +420,11 @@ Collective::BuildJoins(StreamWindow& w, uint32_t first)
             uint32_t pending = 0;
             for (uint32_t k = 0; k < n; k++)
             {
-                pending += d[k] >= first && !(w.ops[d[k] - first].flags & DONE);
+                pending += d[k] >= first && !(ops[d[k] - first].flags & DONE);
             }
             joinPending.push_back(pending);
         }
-        w.ops[i].join = static_cast<uint32_t>(listOf.size() - 1);
+        ops[i].join = static_cast<uint32_t>(listOf.size() - 1);
     }
     const uint32_t joins = static_cast<uint32_t>(listOf.size());
     // CSR: join -> its slots; slot -> the joins whose list holds it
@@ -432,9 +434,9 @@ Collective::BuildJoins(StreamWindow& w, uint32_t first)
     succStart.assign(rp.count + 1, 0);
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        if (w.ops[i].join != UINT32_MAX)
+        if (ops[i].join != UINT32_MAX)
         {
-            ++joinOpStart[w.ops[i].join + 1];
+            ++joinOpStart[ops[i].join + 1];
         }
     }
     for (uint32_t j = 0; j < joins; j++)
@@ -457,15 +459,17 @@ Collective::BuildJoins(StreamWindow& w, uint32_t first)
     {
         succStart[i + 1] += succStart[i];
     }
-    w.joinOps.resize(joinOpStart[joins]);
-    w.succJoins.resize(succStart[rp.count]);
+    std::vector<uint32_t>& joinOps = m_scratch.arrays.joinOps;
+    std::vector<uint32_t>& succJoins = m_scratch.arrays.succJoins;
+    joinOps.resize(joinOpStart[joins]);
+    succJoins.resize(succStart[rp.count]);
     std::vector<uint32_t>& fill = m_scratch.fill;
     fill.assign(joinOpStart.begin(), joinOpStart.end() - 1);
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        if (w.ops[i].join != UINT32_MAX)
+        if (ops[i].join != UINT32_MAX)
         {
-            w.joinOps[fill[w.ops[i].join]++] = i;
+            joinOps[fill[ops[i].join]++] = i;
         }
     }
     fill.assign(succStart.begin(), succStart.end() - 1);
@@ -477,70 +481,80 @@ Collective::BuildJoins(StreamWindow& w, uint32_t first)
         {
             if (d[k] >= first)
             {
-                w.succJoins[fill[d[k] - first]++] = j;
+                succJoins[fill[d[k] - first]++] = j;
             }
         }
     }
     for (uint32_t i = 0; i < rp.count; i++)
     {
-        w.ops[i].succBegin = succStart[i];
-        w.ops[i].succEnd = succStart[i + 1];
+        ops[i].succBegin = succStart[i];
+        ops[i].succEnd = succStart[i + 1];
     }
-    w.joins.resize(joins + 1);
+    m_scratch.arrays.joins.resize(joins + 1);
     for (uint32_t j = 0; j <= joins; j++)
     {
-        w.joins[j].pending = j < joins ? joinPending[j] : 0;
-        w.joins[j].opBegin = joinOpStart[j];
+        m_scratch.arrays.joins[j].pending = j < joins ? joinPending[j] : 0;
+        m_scratch.arrays.joins[j].opBegin = joinOpStart[j];
     }
 }
 
 void
-Collective::BuildGroups(uint32_t rank, StreamRun& s, uint32_t first)
+Collective::BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first)
 {
-    const tn_rank_program& rp = s.w->rp;
     // ops by (direction, peer, match): the matches of a group are consecutive in program
     // order (tn-program.h), so a group is an array indexed by match - its first match
+    std::vector<Group>& groups = m_scratch.arrays.groups;
+    groups.clear();
+    for (uint32_t i = 0; i < rp.count; i++)
     {
-        s.w->groupKey.clear();
-        for (uint32_t i = 0; i < rp.count; i++)
+        groups.push_back(
+            {CollectiveWindow::GroupKey(rp.ops[i].send, rp.ops[i].peer), 0, UINT32_MAX});
+    }
+    std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+        return a.key < b.key;
+    });
+    // distinct keys, each with its ops counted in start, then start made a prefix sum
+    size_t u = 0;
+    for (size_t k = 0; k < groups.size(); k++)
+    {
+        if (u == 0 || groups[k].key != groups[u - 1].key)
         {
-            s.w->groupKey.push_back(GroupKey(rp.ops[i].send, rp.ops[i].peer));
+            groups[u++] = groups[k];
         }
-        std::sort(s.w->groupKey.begin(), s.w->groupKey.end());
-        s.w->groupStart.assign(1, 0);
-        for (size_t k = 0, u = 0; k < s.w->groupKey.size(); k++)
+        ++groups[u - 1].start;
+    }
+    groups.resize(u);
+    uint32_t start = 0;
+    for (Group& g : groups)
+    {
+        const uint32_t n = g.start;
+        g.start = start;
+        start += n;
+    }
+    groups.push_back({UINT64_MAX, rp.count, UINT32_MAX}); // the end sentinel
+    std::vector<uint32_t>& groupOps = m_scratch.arrays.groupOps;
+    groupOps.assign(rp.count, UINT32_MAX);
+    for (uint32_t i = 0; i < rp.count; i++)
+    {
+        const tn_program_op& o = rp.ops[i];
+        const uint64_t key = CollectiveWindow::GroupKey(o.send, o.peer);
+        Group& g = *std::lower_bound(groups.begin(),
+                                     groups.end() - 1,
+                                     key,
+                                     [](const Group& a, uint64_t v) { return a.key < v; });
+        if (g.match == UINT32_MAX)
         {
-            if (k == 0 || s.w->groupKey[k] != s.w->groupKey[u - 1])
-            {
-                s.w->groupKey[u++] = s.w->groupKey[k];
-                s.w->groupStart.push_back(s.w->groupStart.back());
-            }
-            ++s.w->groupStart.back();
-            if (k + 1 == s.w->groupKey.size())
-            {
-                s.w->groupKey.resize(u);
-            }
+            g.match = o.match;
         }
-        s.w->groupMatch.assign(s.w->groupKey.size(), UINT32_MAX);
-        s.w->groupOps.assign(rp.count, UINT32_MAX);
-        for (uint32_t i = 0; i < rp.count; i++)
-        {
-            const tn_program_op& o = rp.ops[i];
-            const size_t g = FindGroup(s, o.send, o.peer);
-            if (s.w->groupMatch[g] == UINT32_MAX)
-            {
-                s.w->groupMatch[g] = o.match;
-            }
-            const uint64_t k = static_cast<uint64_t>(o.match) - s.w->groupMatch[g];
-            // internal invariant: matches of a generated program are dense per group (tn_program
-            // contract)
-            NS_ABORT_MSG_IF(
-                o.match < s.w->groupMatch[g] || k >= s.w->groupStart[g + 1] - s.w->groupStart[g] ||
-                    s.w->groupOps[s.w->groupStart[g] + k] != UINT32_MAX,
-                "Collective::SetupProgram: rank " << rank << " op " << first + i << ": match "
-                                                  << o.match << " out of order");
-            s.w->groupOps[s.w->groupStart[g] + k] = i;
-        }
+        const uint64_t k = static_cast<uint64_t>(o.match) - g.match;
+        // internal invariant: matches of a generated program are dense per group (tn_program
+        // contract)
+        NS_ABORT_MSG_IF(o.match < g.match || k >= (&g + 1)->start - g.start ||
+                            groupOps[g.start + k] != UINT32_MAX,
+                        "Collective::SetupProgram: rank " << rank << " op " << first + i
+                                                          << ": match " << o.match
+                                                          << " out of order");
+        groupOps[g.start + k] = i;
     }
 }
 
@@ -617,7 +631,7 @@ Collective::TryRelease(StreamRun& s, uint32_t slot)
     }
     st.flags |= RELEASED;
     // a receive without deps of its own needs no clear-to-send
-    const tn_program_op& o = s.w->rp.ops[slot];
+    const tn_program_op& o = s.w->prog[slot];
     return o.send || o.dep_count > 0;
 }
 
@@ -626,11 +640,11 @@ Collective::GetStartOps(uint32_t rank, std::vector<uint32_t>* sends)
 {
     for (StreamRun& s : m_ranks[rank].streams)
     {
-        for (uint32_t i = 0; s.w && i < s.w->rp.count; i++)
+        for (uint32_t i = 0; s.w && i < s.w->count; i++)
         {
-            if (s.w->rp.ops[i].dep_count == 0 && TryRelease(s, i) && s.w->rp.ops[i].send)
+            if (s.w->prog[i].dep_count == 0 && TryRelease(s, i) && s.w->prog[i].send)
             {
-                sends->push_back(s.w->rp.first + i);
+                sends->push_back(s.w->first + i);
             }
         }
     }
@@ -667,7 +681,7 @@ Collective::FindStream(uint32_t rank, uint32_t op) const
         run.lastStream = static_cast<uint32_t>(hit - streams.data());
     }
     const StreamRun& s = *hit;
-    NS_ASSERT_MSG(s.w && op >= s.w->rp.first && op - s.w->rp.first < s.w->rp.count,
+    NS_ASSERT_MSG(s.w && op >= s.w->first && op - s.w->first < s.w->count,
                   "collective " << m_id << " rank " << rank << " op " << op
                                 << " is not in its window");
     return s;
@@ -677,32 +691,13 @@ const tn_program_op&
 Collective::GetOp(uint32_t rank, uint32_t op) const
 {
     const StreamRun& s = StreamOf(rank, op);
-    return s.w->rp.ops[op - s.w->rp.first];
+    return s.w->prog[op - s.w->first];
 }
 
 uint32_t
 Collective::GetRankOfNode(uint32_t node) const
 {
     return node < m_rankOfNode.size() ? m_rankOfNode[node] : UINT32_MAX;
-}
-
-size_t
-Collective::FindGroup(const StreamRun& s, bool send, uint32_t peer)
-{
-    const uint64_t key = GroupKey(send, peer);
-    // a rank's messages come in runs of one direction and peer
-    if (s.w->lastGroup < s.w->groupKey.size() && s.w->groupKey[s.w->lastGroup] == key)
-    {
-        return s.w->lastGroup;
-    }
-    auto it = std::lower_bound(s.w->groupKey.begin(), s.w->groupKey.end(), key);
-    if (it != s.w->groupKey.end() && *it == key)
-    {
-        s.w->lastGroup = static_cast<uint32_t>(it - s.w->groupKey.begin());
-    }
-    return it == s.w->groupKey.end() || *it != key
-               ? SIZE_MAX
-               : static_cast<size_t>(it - s.w->groupKey.begin());
 }
 
 void
@@ -722,18 +717,6 @@ Collective::CloseWindow(RankRun& run, StreamRun& s)
 }
 
 uint32_t
-Collective::FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match)
-{
-    const size_t g = FindGroup(s, send, peer);
-    if (g == SIZE_MAX || match < s.w->groupMatch[g] ||
-        match - s.w->groupMatch[g] >= s.w->groupStart[g + 1] - s.w->groupStart[g])
-    {
-        return UINT32_MAX;
-    }
-    return s.w->rp.first + s.w->groupOps[s.w->groupStart[g] + (match - s.w->groupMatch[g])];
-}
-
-uint32_t
 Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) const
 {
     if (rank >= m_ranks.size())
@@ -749,9 +732,10 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
     uint32_t& last = run.lastFound[send ? 1 : 0];
     if (last < run.streams.size() && run.streams[last].w)
     {
-        const uint32_t op = FindInStream(run.streams[last], send, peer, match);
+        const uint32_t op = run.streams[last].w->Find(send, peer, match);
         if (op != UINT32_MAX)
         {
+            run.lastStream = last; // the op's events look its stream up next (StreamOf)
             return op;
         }
     }
@@ -761,10 +745,11 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         {
             continue;
         }
-        const uint32_t op = FindInStream(run.streams[k], send, peer, match);
+        const uint32_t op = run.streams[k].w->Find(send, peer, match);
         if (op != UINT32_MAX)
         {
             last = k;
+            run.lastStream = k;
             return op;
         }
     }
@@ -779,7 +764,7 @@ Collective::GetHeldOps() const
     {
         for (const StreamRun& s : run.streams)
         {
-            held += s.w ? s.w->rp.count : 0;
+            held += s.w ? s.w->count : 0;
         }
     }
     return held;
@@ -855,7 +840,7 @@ Collective::CompleteOp(uint32_t rank,
                        std::vector<uint32_t>* arrived)
 {
     StreamRun& s = StreamOf(rank, op);
-    const uint32_t first = s.w->rp.first;
+    const uint32_t first = s.w->first;
     OpState& state = s.w->ops[op - first];
     NS_ASSERT_MSG(!(state.flags & DONE),
                   "collective " << m_id << " rank " << rank << " op " << op << " done twice");
@@ -879,7 +864,7 @@ Collective::CompleteOp(uint32_t rank,
             }
         }
     }
-    while (s.undone - first < s.w->rp.count && (s.w->ops[s.undone - first].flags & DONE))
+    while (s.undone - first < s.w->count && (s.w->ops[s.undone - first].flags & DONE))
     {
         ++s.undone;
     }
@@ -888,8 +873,8 @@ Collective::CompleteOp(uint32_t rank,
         // the stream is over: its window goes (no message can name its ops any more)
         CloseWindow(m_ranks[rank], s);
     }
-    else if (m_window > 0 && s.w->rp.first + s.w->rp.count < s.end &&
-             s.undone - first >= std::max<uint32_t>(1, s.w->rp.count / 2))
+    else if (m_window > 0 && s.w->first + s.w->count < s.end &&
+             s.undone - first >= std::max<uint32_t>(1, s.w->count / 2))
     {
         FillWindow(rank, s, s.undone, ready, arrived);
     }
@@ -908,15 +893,15 @@ bool
 Collective::ClearOp(uint32_t rank, uint32_t op)
 {
     StreamRun& s = StreamOf(rank, op);
-    s.w->ops[op - s.w->rp.first].flags |= CLEARED;
-    return TryRelease(s, op - s.w->rp.first);
+    s.w->ops[op - s.w->first].flags |= CLEARED;
+    return TryRelease(s, op - s.w->first);
 }
 
 void
 Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
 {
     StreamRun& s = StreamOf(rank, op);
-    OpState& o = s.w->ops[op - s.w->rp.first];
+    OpState& o = s.w->ops[op - s.w->first];
     NS_ASSERT_MSG(!(o.flags & ISSUED),
                   "collective " << m_id << " rank " << rank << " op " << op << " posted twice");
     o.flags |= ISSUED;
@@ -932,7 +917,7 @@ bool
 Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes)
 {
     StreamRun& s = StreamOf(rank, op);
-    OpState& o = s.w->ops[op - s.w->rp.first];
+    OpState& o = s.w->ops[op - s.w->first];
     if (o.flags & ARRIVED)
     {
         ++m_duplicates;
@@ -941,7 +926,7 @@ Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t
     o.flags |= ARRIVED;
     o.times[0] = firstByte.GetTimeStep();
     o.times[1] = Simulator::Now().GetTimeStep();
-    const tn_program_op& p = s.w->rp.ops[op - s.w->rp.first];
+    const tn_program_op& p = s.w->prog[op - s.w->first];
     TakeSend(rank, p.peer, p.match, &o.transfer, &o.sentNs);
     const bool planned = IsPlannedLength(bytes, p.length);
     m_deliveredBytes += planned ? p.length : bytes;
@@ -980,23 +965,30 @@ Collective::TakeSend(uint32_t rank,
         return;
     }
     const StreamRun& s = StreamOf(sender, send);
-    const OpState& o = s.w->ops[send - s.w->rp.first];
+    const OpState& o = s.w->ops[send - s.w->first];
     *transfer = o.transfer;
     *sentNs = o.times[0];
+}
+
+uint32_t
+Collective::GetOpLane(uint32_t rank, uint32_t op) const
+{
+    const StreamRun& s = StreamOf(rank, op);
+    return s.w->ops[op - s.w->first].lane;
 }
 
 uint32_t
 Collective::GetOpTransfer(uint32_t rank, uint32_t op) const
 {
     const StreamRun& s = StreamOf(rank, op);
-    return s.w->ops[op - s.w->rp.first].transfer;
+    return s.w->ops[op - s.w->first].transfer;
 }
 
 void
 Collective::NotifyOpReady(uint32_t rank, uint32_t op)
 {
     StreamRun& s = StreamOf(rank, op);
-    OpState& o = s.w->ops[op - s.w->rp.first];
+    OpState& o = s.w->ops[op - s.w->first];
     NS_ASSERT((o.flags & ARRIVED) && !(o.flags & READY));
     o.flags |= READY;
     o.times[2] = Simulator::Now().GetTimeStep();
@@ -1021,10 +1013,10 @@ CollectiveTransferRecord
 Collective::GetSendOpRecord(uint32_t src, uint32_t op) const
 {
     const StreamRun& s = StreamOf(src, op);
-    const tn_program_op& o = s.w->rp.ops[op - s.w->rp.first];
+    const tn_program_op& o = s.w->prog[op - s.w->first];
     CollectiveTransferRecord r;
     r.collective = m_id;
-    r.transfer = s.w->ops[op - s.w->rp.first].transfer;
+    r.transfer = s.w->ops[op - s.w->first].transfer;
     r.src = src;
     r.dst = o.peer;
     r.srcNode = m_nodes[src];
@@ -1034,8 +1026,8 @@ Collective::GetSendOpRecord(uint32_t src, uint32_t op) const
     r.step = o.step;
     r.dim = o.dim;
     r.reduce = o.op == TN_OP_REDUCE;
-    r.lane = GetPairLane(src, o.peer);
-    r.issue = TimeStep(s.w->ops[op - s.w->rp.first].times[0]);
+    r.lane = s.w->ops[op - s.w->first].lane;
+    r.issue = TimeStep(s.w->ops[op - s.w->first].times[0]);
     r.firstByte = Time(-1);
     r.lastByte = Time(-1);
     r.ready = Time(-1);
@@ -1046,8 +1038,8 @@ CollectiveTransferRecord
 Collective::GetOpRecord(uint32_t dst, uint32_t op) const
 {
     const StreamRun& d = StreamOf(dst, op);
-    const tn_program_op& o = d.w->rp.ops[op - d.w->rp.first];
-    const OpState& recv = d.w->ops[op - d.w->rp.first];
+    const tn_program_op& o = d.w->prog[op - d.w->first];
+    const OpState& recv = d.w->ops[op - d.w->first];
     const uint32_t src = o.peer;
     CollectiveTransferRecord r;
     r.collective = m_id;
@@ -1060,7 +1052,7 @@ Collective::GetOpRecord(uint32_t dst, uint32_t op) const
     r.step = o.step;
     r.dim = o.dim;
     r.reduce = o.op == TN_OP_REDUCE;
-    r.lane = GetPairLane(src, dst);
+    r.lane = recv.lane;
     r.transfer = recv.transfer;
     r.issue = recv.sentNs < 0 ? Time(-1) : TimeStep(recv.sentNs);
     r.firstByte = TimeStep(recv.times[0]);

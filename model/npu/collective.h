@@ -6,6 +6,8 @@
 #ifndef COLLECTIVE_H
 #define COLLECTIVE_H
 
+#include "collective-window.h"
+
 #include "ns3/assert.h"
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
@@ -631,25 +633,20 @@ class Collective : public Object
     /** \param src sending rank \param dst receiving rank \return the pair's lane */
     uint32_t GetPairLane(uint32_t src, uint32_t dst) const;
 
+    /**
+     * \param rank rank \param op an op in its window \return the lane of its pair (sender,
+     * receiver): GetPairLane's, looked up when the op came into its window
+     */
+    uint32_t GetOpLane(uint32_t rank, uint32_t op) const;
+
   protected:
     void DoDispose() override;
 
   private:
-    /// A generated collective's state of one op: one struct, so that an event at an op
-    /// touches one cache line and not one per array (the flow level's profile at 1,024 NPUs
-    /// was led by those misses).
-    struct OpState
-    {
-        uint32_t transfer{UINT32_MAX}; //!< its transfer's number (sender's numbering, see class;
-                                       //!< a receive's is set when it arrives)
-        uint32_t succBegin{0};         //!< the joins whose list holds it: succJoins[begin, end)
-        uint32_t succEnd{0};
-        uint32_t join{UINT32_MAX};    //!< the join of its dep list (none: UINT32_MAX)
-        uint8_t flags{0};             //!< the Flag bits
-        int64_t times[3]{-1, -1, -1}; //!< send: issue; receive: first, last byte, ready (ns)
-        int64_t doneNs{-1};           //!< when it was done (acknowledged, or ready)
-        int64_t sentNs{-1};           //!< receive: its send's issue time (set when it arrives)
-    };
+    using OpState = CollectiveOpState;
+    using Join = CollectiveJoin;
+    using Group = CollectiveGroup;
+    using StreamWindow = CollectiveWindow;
 
     /// OpState::flags
     enum Flag : uint8_t
@@ -661,39 +658,6 @@ class Collective : public Object
         RELEASED = 16,    //!< its deps were met and it went to the executor
         NEEDS_CLEAR = 32, //!< a send that waits for its receiver's clear-to-send
         CLEARED = 64,     //!< that clear-to-send arrived
-    };
-
-    /// Ops sharing one dep list: deps not done yet, and where its ops start in joinOps.
-    struct Join
-    {
-        uint32_t pending;
-        uint32_t opBegin; //!< its ops: joinOps[opBegin, next join's opBegin)
-    };
-
-    /// The state of an open stream's window: held only while the stream is open, so that a
-    /// rank's closed streams cost a few words each (a 16,384-NPU ring2d rank has about 127
-    /// streams at a window of 32 ops).
-    struct StreamWindow
-    {
-        tn_rank_program rp{};             //!< the window: ops rp.first, rp.first + 1, ...
-        std::vector<OpState> ops;         //!< per op of the window
-        std::vector<Join> joins;          //!< per distinct dep list, and an end sentinel
-        std::vector<uint32_t> joinOps;    //!< ops (window slots), by join
-        std::vector<uint32_t> succJoins;  //!< joins, by op
-        std::vector<uint64_t> groupKey;   //!< (direction, peer) of its ops, sorted
-        std::vector<uint32_t> groupStart; //!< per group: CSR into groupOps
-        std::vector<uint32_t> groupMatch; //!< per group: match of its first op
-        std::vector<uint32_t> groupOps;   //!< window slots of a group by match
-        mutable uint32_t lastGroup{0};    //!< the group FindGroup found last (looked at first)
-
-        StreamWindow() = default;
-        StreamWindow(const StreamWindow&) = delete;
-        StreamWindow& operator=(const StreamWindow&) = delete;
-
-        ~StreamWindow()
-        {
-            tn_rank_program_free(&rp);
-        }
     };
 
     /// A stream of a rank's program (class doc).
@@ -708,18 +672,20 @@ class Collective : public Object
         std::unique_ptr<StreamWindow> w; //!< its window while it is open and not done
     };
 
-    /// A generated collective's state of one rank.
-    struct RankRun
+    /// A generated collective's state of one rank: what a message's look-up reads (FindOp,
+    /// StreamOf) in its first cache line, the rest after it (88 bytes in any order straddled
+    /// two lines of most ranks).
+    struct alignas(64) RankRun
     {
         std::vector<StreamRun> streams;  //!< by program index
-        uint32_t count{0};               //!< ops of its program
-        uint32_t sends{0};               //!< sends of its program
-        uint64_t receivedBytes{0};       //!< bytes of its receives
-        uint64_t transferBase{0};        //!< number of its first send's transfer
         std::vector<uint32_t> live;      //!< streams holding a window, ascending (FindOp's list)
         mutable uint32_t lastFound[2]{}; //!< by direction: the stream FindOp found last
                                          //!< (where it looks first)
         mutable uint32_t lastStream{0};  //!< the stream StreamOf found last
+        uint32_t count{0};               //!< ops of its program
+        uint32_t sends{0};               //!< sends of its program
+        uint64_t receivedBytes{0};       //!< bytes of its receives
+        uint64_t transferBase{0};        //!< number of its first send's transfer
     };
 
     /// Names a message: direction (clear-to-send or data), sender, receiver, match.
@@ -784,7 +750,7 @@ class Collective : public Object
         if (run.lastStream < run.streams.size())
         {
             const StreamRun& s = run.streams[run.lastStream];
-            if (s.w && op - s.w->rp.first < s.w->rp.count) // in its window (FindStream asserts)
+            if (s.w && op - s.w->first < s.w->count) // in its window (FindStream asserts)
             {
                 return s;
             }
@@ -799,7 +765,7 @@ class Collective : public Object
     OpState& StateOf(uint32_t rank, uint32_t op)
     {
         StreamRun& s = StreamOf(rank, op);
-        return s.w->ops[op - s.w->rp.first];
+        return s.w->ops[op - s.w->first];
     }
 
     /// A window could not be generated (out of memory): recorded for Check, the run stopped.
@@ -810,13 +776,15 @@ class Collective : public Object
                     uint32_t first,
                     std::vector<uint32_t>* ready,
                     std::vector<uint32_t>* arrived);
-    /// FillWindow's joins: one per distinct dep list of the window w (from program index
-    /// first), each op's join, and the CSR both ways (join -> ops, op -> joins of its
-    /// successors); deps before the window are done.
-    void BuildJoins(StreamWindow& w, uint32_t first);
-    /// FillWindow's groups: the window's ops by (direction, peer), each group an array by
-    /// match (aborts if the program's matches are not dense per group: an internal invariant).
-    static void BuildGroups(uint32_t rank, StreamRun& s, uint32_t first);
+    /// FillWindow's joins, into the scratch: one per distinct dep list of the window's
+    /// program rp (from program index first; its states in the scratch), each op's join, and
+    /// the CSR both ways (join -> ops, op -> joins of its successors); deps before the window
+    /// are done.
+    void BuildJoins(const tn_rank_program& rp, uint32_t first);
+    /// FillWindow's groups, into the scratch: the window's ops by (direction, peer), each
+    /// group an array by match (aborts if the program's matches are not dense per group: an
+    /// internal invariant).
+    void BuildGroups(uint32_t rank, const tn_rank_program& rp, uint32_t first);
     /// FillWindow's ops new to the window (fresh: their slots): the messages kept for them
     /// taken (an arrived receive into arrived), and, when refilling (ready not null), the ones
     /// that may go into ready.
@@ -831,10 +799,6 @@ class Collective : public Object
     /// An op of the window is handed to the executor if its deps are met.
     bool TryRelease(StreamRun& s, uint32_t slot);
 
-    /// \return index of the (send, peer) group of a window, SIZE_MAX if none
-    static size_t FindGroup(const StreamRun& s, bool send, uint32_t peer);
-    /// The op of one stream's window named by (direction, peer, match), or UINT32_MAX.
-    static uint32_t FindInStream(const StreamRun& s, bool send, uint32_t peer, uint32_t match);
     /// Gives a stream its window and lists it among the rank's live streams.
     static void OpenWindow(RankRun& run, StreamRun& s);
     /// Drops a stream's window and its place among the live streams.
@@ -875,9 +839,10 @@ class Collective : public Object
 
     /// FillWindow's and BuildJoins' work lists, kept between renewals (a renewal per half
     /// window and stream: their mallocs were a tenth of a renewal)
+    /// and the arrays of the window being built, packed into its block at the end
     struct WindowScratch
     {
-        std::vector<OpState> old;
+        CollectiveWindowArrays arrays;
         std::vector<uint32_t> fresh;
         std::vector<uint32_t> listOf;
         std::vector<uint32_t> joinPending;
