@@ -199,6 +199,8 @@ RoceFrameScheduler::Lane::PushBack(const Frame& f)
     }
     ring[(first + count) & (ring.size() - 1)] = f;
     ++count;
+    lastTs = f.ts;
+    lastSeq = f.seq;
 }
 
 void
@@ -216,6 +218,11 @@ RoceFrameScheduler::Lane::Erase(uint32_t i)
         At(i) = At(i + 1);
     }
     --count;
+    if (count > 0)
+    {
+        lastTs = At(count - 1).ts;
+        lastSeq = At(count - 1).seq;
+    }
 }
 
 uint32_t
@@ -343,7 +350,7 @@ RoceFrameScheduler::Insert(const Scheduler::Event& ev)
             m_heads.emplace_back(f, l);
             std::push_heap(m_heads.begin(), m_heads.end(), Later());
         }
-        else if (RunsFirst(lane.At(lane.count - 1), f))
+        else if (lane.lastTs < f.ts || (lane.lastTs == f.ts && lane.lastSeq < f.seq))
         {
             lane.PushBack(f); // the lane's first, and so the heap, stay as they are
         }

@@ -235,6 +235,8 @@ class RoceFrameScheduler : public Scheduler
         std::vector<Frame> ring; //!< the slots
         uint32_t first{0};       //!< the first arrival's slot
         uint32_t count{0};       //!< arrivals waiting
+        uint64_t lastTs{0};      //!< the last arrival's time (when count > 0)
+        uint64_t lastSeq{0};     //!< and its sequence: kept here, its slot is seldom in a cache
 
         /** \return the first arrival */
         const Frame& Front() const

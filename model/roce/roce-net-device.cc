@@ -585,7 +585,13 @@ RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes, bool ethernet)
 {
     NS_LOG_FUNCTION(this << frame << wireBytes << ethernet);
     m_busy = true;
-    m_current = frame;
+    // kept only for a sink of PhyTxEnd: dropping it at the transmission end is the one touch of
+    // the packet there, a cache miss in a large system (a sink connected while the frame is on
+    // the wire sees the next frames' ends)
+    if (!m_phyTxEndTrace.IsEmpty())
+    {
+        m_current = frame;
+    }
     const uint32_t size = frame->GetSize() + (ethernet ? 0 : ETH_HEADER);
     const Time txTime = NextFrameTime(wireBytes);
     m_txWireBytes += wireBytes;
@@ -615,8 +621,11 @@ RoceNetDevice::TransmitComplete()
 {
     NS_LOG_FUNCTION(this);
     m_busy = false;
-    Fire(m_phyTxEndTrace, m_current);
-    m_current = nullptr;
+    if (m_current)
+    {
+        Fire(m_phyTxEndTrace, m_current);
+        m_current = nullptr;
+    }
     TryTransmit();
 }
 
