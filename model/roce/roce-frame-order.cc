@@ -308,6 +308,18 @@ RoceFrameScheduler::SiftDownHead()
 }
 
 void
+RoceFrameScheduler::PrefetchAround(const Frame& out) const
+{
+    // the arrival handed out was the next one at the last call, when its memory was asked for
+    static_cast<const RoceFrameArrival*>(out.impl)->Prefetch();
+    if (!m_heads.empty())
+    {
+        // the next lane's first arrival: its event now, its device and frame when handed out
+        __builtin_prefetch(m_lanes[m_heads.front().lane].Front().impl);
+    }
+}
+
+void
 RoceFrameScheduler::RebuildHeads()
 {
     m_heads.clear();
@@ -392,7 +404,7 @@ RoceFrameScheduler::RemoveNext()
     if (LaneFirst())
     {
         Lane& lane = m_lanes[m_heads.front().lane];
-        const Scheduler::Event ev = lane.Front().Event();
+        const Frame out = lane.Front();
         lane.PopFront();
         if (lane.count > 0)
         {
@@ -404,7 +416,8 @@ RoceFrameScheduler::RemoveNext()
             m_heads.pop_back();
         }
         SiftDownHead();
-        return ev;
+        PrefetchAround(out);
+        return out.Event();
     }
     std::pop_heap(m_frames.begin(), m_frames.end(), Later());
     const Scheduler::Event ev = m_frames.back().Event();

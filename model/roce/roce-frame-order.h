@@ -71,6 +71,18 @@ class RoceFrameArrival final : public EventImpl
         return m_key;
     }
 
+    /**
+     * Ask the cache for the receiving device and the frame, which the arrival touches first
+     * when it runs (RoceFrameScheduler, when it hands the arrival out): their loads then overlap
+     * instead of stalling one after the other. Reads this arrival's own fields only.
+     */
+    void Prefetch() const
+    {
+        __builtin_prefetch(PeekPointer(m_device));
+        __builtin_prefetch(PeekPointer(m_frame));
+        __builtin_prefetch(reinterpret_cast<const char*>(PeekPointer(m_frame)) + 64);
+    }
+
   private:
     void Notify() override;
 
@@ -274,6 +286,12 @@ class RoceFrameScheduler : public Scheduler
     uint64_t NextFrameTime() const;
     /** the heap of lanes' first has a new or no top lane: restore the heap below it */
     void SiftDownHead();
+    /**
+     * \param out the arrival handed out now: ask the cache for what it touches first (its
+     * device and frame) and for the next lane's first arrival, so that their loads overlap
+     * with each other and with the events run before them instead of stalling each in turn
+     */
+    void PrefetchAround(const Frame& out) const;
     /** rebuild the heap of lanes from the lanes (after a Remove) */
     void RebuildHeads();
 
