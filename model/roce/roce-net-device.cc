@@ -585,13 +585,8 @@ RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes, bool ethernet)
 {
     NS_LOG_FUNCTION(this << frame << wireBytes << ethernet);
     m_busy = true;
-    // kept only for a sink of PhyTxEnd: dropping it at the transmission end is the one touch of
-    // the packet there, a cache miss in a large system (a sink connected while the frame is on
-    // the wire sees the next frames' ends)
-    if (!m_phyTxEndTrace.IsEmpty())
-    {
-        m_current = frame;
-    }
+    // only for a PhyTxEnd sink: its drop at the transmission end touched the packet, a cache miss
+    m_current = m_phyTxEndTrace.IsEmpty() ? nullptr : frame;
     const uint32_t size = frame->GetSize() + (ethernet ? 0 : ETH_HEADER);
     const Time txTime = NextFrameTime(wireBytes);
     m_txWireBytes += wireBytes;
