@@ -310,6 +310,117 @@ class EventHeapRemoveTestCase : public TestCase
     }
 };
 
+/**
+ * \ingroup training-net-tests
+ * Arrivals as cables make them, interleaved with RemoveNext as a run does: each sending end's
+ * frames later than the one before (equal times across ends), some other events, now and then
+ * an arrival earlier than the last of its end (an order no cable makes) and a Remove of a waiting
+ * arrival. Every event comes out in the contract's order, and the heap the next arrival is
+ * chosen from holds one entry per busy sending end (and the out-of-order ones), not one per
+ * waiting arrival.
+ */
+class FrameLaneTestCase : public TestCase
+{
+  public:
+    FrameLaneTestCase()
+        : TestCase("arrivals in their sending end's order: a heap entry per end, the same order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ObjectFactory factory;
+        factory.SetTypeId("ns3::RoceFrameScheduler");
+        Ptr<RoceFrameScheduler> scheduler = factory.Create<RoceFrameScheduler>();
+        Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+        rng->SetStream(11);
+        const uint32_t ends = 12; // nodes 0 to 5, interfaces 1 and 2
+        std::vector<uint64_t> lastTs(ends, 0);
+        std::vector<uint64_t> seq(ends, 0);
+        std::vector<Entry> waiting; // the reference: what the scheduler holds
+        uint64_t now = 0;
+        uint32_t uid = 0;
+        uint32_t outOfOrder = 0;
+        uint32_t removed = 0;
+        uint32_t out = 0;
+        size_t mostWaiting = 0;
+        for (uint32_t round = 0; round < 3000; ++round)
+        {
+            for (uint32_t k = rng->GetInteger(0, 4); k > 0; --k)
+            {
+                Entry e;
+                e.frame = rng->GetInteger(0, 5) != 0;
+                const uint32_t end = rng->GetInteger(0, ends - 1);
+                e.key = RoceFrameKey{end / 2, end % 2 + 1, seq[end]++};
+                uint64_t ts = std::max(lastTs[end], now) + rng->GetInteger(0, 3) * 100;
+                if (e.frame && ts > now + 100 && rng->GetInteger(0, 19) == 0)
+                {
+                    ts = now + 100; // before the last of its end
+                    ++outOfOrder;
+                }
+                else if (e.frame)
+                {
+                    lastTs[end] = ts;
+                }
+                e.ev.key.m_ts = ts;
+                e.ev.key.m_uid = uid++;
+                e.ev.key.m_context = 0;
+                e.ev.impl =
+                    e.frame ? static_cast<EventImpl*>(new RoceFrameArrival(e.key, nullptr, nullptr))
+                            : new OtherEvent;
+                scheduler->Insert(e.ev);
+                waiting.push_back(e);
+            }
+            mostWaiting = std::max(mostWaiting, waiting.size());
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(scheduler->GetFrameHeapSize(),
+                                        ends + outOfOrder,
+                                        "a heap entry per busy end and per out-of-order arrival");
+            if (!waiting.empty() && rng->GetInteger(0, 29) == 0)
+            {
+                const size_t i = rng->GetInteger(0, waiting.size() - 1);
+                scheduler->Remove(waiting[i].ev);
+                waiting[i].ev.impl->Unref();
+                waiting.erase(waiting.begin() + i);
+                ++removed;
+            }
+            for (uint32_t k = rng->GetInteger(0, 4); k > 0 && !waiting.empty(); --k)
+            {
+                auto first = std::min_element(
+                    waiting.begin(),
+                    waiting.end(),
+                    [](const Entry& a, const Entry& b) { return a.Sort() < b.Sort(); });
+                NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
+                NS_TEST_ASSERT_MSG_EQ(scheduler->PeekNext().key.m_uid,
+                                      first->ev.key.m_uid,
+                                      "PeekNext in the contract's order");
+                const Scheduler::Event next = scheduler->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, first->ev.key.m_uid, "the contract's order");
+                NS_TEST_ASSERT_MSG_EQ(next.impl, first->ev.impl, "with its own event");
+                now = next.key.m_ts;
+                next.impl->Unref();
+                waiting.erase(first);
+                ++out;
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT(mostWaiting, 4 * ends, "far more arrivals waited than ends");
+        NS_TEST_ASSERT_MSG_GT(outOfOrder, 10U, "some arrivals out of their end's order");
+        NS_TEST_ASSERT_MSG_GT(removed, 10U, "some removed");
+        NS_TEST_ASSERT_MSG_GT(out, 1000U, "most taken out in order");
+        std::sort(waiting.begin(), waiting.end(), [](const Entry& a, const Entry& b) {
+            return a.Sort() < b.Sort();
+        });
+        for (const Entry& e : waiting)
+        {
+            NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
+            const Scheduler::Event next = scheduler->RemoveNext();
+            NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, e.ev.key.m_uid, "the rest in order");
+            next.impl->Unref();
+        }
+        NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), true, "nothing more");
+    }
+};
+
 /** The suite. */
 class RoceFrameOrderTestSuite : public TestSuite
 {
@@ -321,6 +432,7 @@ class RoceFrameOrderTestSuite : public TestSuite
         AddTestCase(new OtherEventsMoveTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::RoceEventHeap", true), TestCase::QUICK);
         AddTestCase(new EventHeapRemoveTestCase, TestCase::QUICK);
+        AddTestCase(new FrameLaneTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::MapScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::CalendarScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::ListScheduler", true), TestCase::QUICK);

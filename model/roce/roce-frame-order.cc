@@ -178,15 +178,170 @@ RoceFrameScheduler::HasEvents()
     return s_current && !s_current->IsEmpty();
 }
 
+size_t
+RoceFrameScheduler::GetFrameHeapSize() const
+{
+    return m_heads.size() + m_frames.size();
+}
+
+void
+RoceFrameScheduler::Lane::PushBack(const Frame& f)
+{
+    if (count == ring.size())
+    {
+        std::vector<Frame> bigger(ring.empty() ? 8 : 2 * ring.size());
+        for (uint32_t i = 0; i < count; ++i)
+        {
+            bigger[i] = At(i);
+        }
+        ring.swap(bigger);
+        first = 0;
+    }
+    ring[(first + count) & (ring.size() - 1)] = f;
+    ++count;
+    lastTs = f.ts;
+    lastSeq = f.seq;
+}
+
+void
+RoceFrameScheduler::Lane::PopFront()
+{
+    first = (first + 1) & (ring.size() - 1);
+    --count;
+}
+
+void
+RoceFrameScheduler::Lane::Erase(uint32_t i)
+{
+    for (; i + 1 < count; ++i)
+    {
+        At(i) = At(i + 1);
+    }
+    --count;
+    if (count > 0)
+    {
+        lastTs = At(count - 1).ts;
+        lastSeq = At(count - 1).seq;
+    }
+}
+
+uint32_t
+RoceFrameScheduler::LaneOf(uint32_t node, uint32_t ifIndex)
+{
+    const uint64_t end = static_cast<uint64_t>(node) << 32 | ifIndex;
+    if (2 * (m_lanes.size() + 1) > m_laneSlots.size())
+    {
+        // at most half full, so that a look-up ends within a few slots
+        std::vector<LaneSlot> old(m_laneSlots.empty() ? 64 : 2 * m_laneSlots.size());
+        old.swap(m_laneSlots);
+        for (const LaneSlot& s : old)
+        {
+            if (s.lane != UINT32_MAX)
+            {
+                size_t j = (s.end * 0x9E3779B97F4A7C15ULL) >> 32 & (m_laneSlots.size() - 1);
+                while (m_laneSlots[j].lane != UINT32_MAX)
+                {
+                    j = (j + 1) & (m_laneSlots.size() - 1);
+                }
+                m_laneSlots[j] = s;
+            }
+        }
+    }
+    size_t j = (end * 0x9E3779B97F4A7C15ULL) >> 32 & (m_laneSlots.size() - 1);
+    while (m_laneSlots[j].lane != UINT32_MAX)
+    {
+        if (m_laneSlots[j].end == end)
+        {
+            return m_laneSlots[j].lane;
+        }
+        j = (j + 1) & (m_laneSlots.size() - 1);
+    }
+    m_laneSlots[j].end = end;
+    m_laneSlots[j].lane = static_cast<uint32_t>(m_lanes.size());
+    m_lanes.emplace_back();
+    return m_laneSlots[j].lane;
+}
+
+bool
+RoceFrameScheduler::LaneFirst() const
+{
+    // the uid is unique: two arrivals are never equal
+    return !m_heads.empty() && (m_frames.empty() || RunsFirst(m_heads.front(), m_frames.front()));
+}
+
+uint64_t
+RoceFrameScheduler::NextFrameTime() const
+{
+    return LaneFirst() ? m_heads.front().ts : m_frames.front().ts;
+}
+
+void
+RoceFrameScheduler::SiftDownHead()
+{
+    // the top's place below: one pass down instead of std::pop_heap and std::push_heap
+    const size_t n = m_heads.size();
+    if (n == 0)
+    {
+        return;
+    }
+    const Head moving = m_heads.front();
+    size_t i = 0;
+    for (;;)
+    {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+        {
+            break;
+        }
+        if (c + 1 < n && RunsFirst(m_heads[c + 1], m_heads[c]))
+        {
+            ++c;
+        }
+        if (!RunsFirst(m_heads[c], moving))
+        {
+            break;
+        }
+        m_heads[i] = m_heads[c];
+        i = c;
+    }
+    m_heads[i] = moving;
+}
+
+void
+RoceFrameScheduler::PrefetchAround(const Frame& out) const
+{
+    // the arrival handed out was the next one at the last call, when its memory was asked for
+    static_cast<const RoceFrameArrival*>(out.impl)->Prefetch();
+    if (!m_heads.empty())
+    {
+        // the next lane's first arrival: its event now, its device and frame when handed out
+        __builtin_prefetch(m_lanes[m_heads.front().lane].Front().impl);
+    }
+}
+
+void
+RoceFrameScheduler::RebuildHeads()
+{
+    m_heads.clear();
+    for (uint32_t l = 0; l < m_lanes.size(); ++l)
+    {
+        if (m_lanes[l].count > 0)
+        {
+            m_heads.emplace_back(m_lanes[l].Front(), l);
+        }
+    }
+    std::make_heap(m_heads.begin(), m_heads.end(), Later());
+}
+
 bool
 RoceFrameScheduler::FrameFirst() const
 {
-    if (m_frames.empty())
+    if (m_heads.empty() && m_frames.empty())
     {
         return false;
     }
     // on equal time the arrival runs first
-    return m_others->IsEmpty() || m_frames.front().ts <= m_others->PeekNext().key.m_ts;
+    return m_others->IsEmpty() || NextFrameTime() <= m_others->PeekNext().key.m_ts;
 }
 
 void
@@ -197,14 +352,25 @@ RoceFrameScheduler::Insert(const Scheduler::Event& ev)
     {
         const auto* arrival = static_cast<const RoceFrameArrival*>(ev.impl);
         const RoceFrameKey& key = arrival->GetKey();
-        m_frames.push_back(Frame{ev.key.m_ts,
-                                 key.seq,
-                                 key.node,
-                                 key.ifIndex,
-                                 ev.key.m_uid,
-                                 ev.key.m_context,
-                                 ev.impl});
-        std::push_heap(m_frames.begin(), m_frames.end(), Later());
+        const Frame
+            f{ev.key.m_ts, key.seq, key.node, key.ifIndex, ev.key.m_uid, ev.key.m_context, ev.impl};
+        const uint32_t l = LaneOf(key.node, key.ifIndex);
+        Lane& lane = m_lanes[l];
+        if (lane.count == 0)
+        {
+            lane.PushBack(f);
+            m_heads.emplace_back(f, l);
+            std::push_heap(m_heads.begin(), m_heads.end(), Later());
+        }
+        else if (lane.lastTs < f.ts || (lane.lastTs == f.ts && lane.lastSeq < f.seq))
+        {
+            lane.PushBack(f); // the lane's first, and so the heap, stay as they are
+        }
+        else
+        {
+            m_frames.push_back(f);
+            std::push_heap(m_frames.begin(), m_frames.end(), Later());
+        }
         return;
     }
     m_others->Insert(ev);
@@ -213,14 +379,18 @@ RoceFrameScheduler::Insert(const Scheduler::Event& ev)
 bool
 RoceFrameScheduler::IsEmpty() const
 {
-    return m_frames.empty() && m_others->IsEmpty();
+    return m_heads.empty() && m_frames.empty() && m_others->IsEmpty();
 }
 
 Scheduler::Event
 RoceFrameScheduler::PeekNext() const
 {
     NS_ASSERT(!IsEmpty());
-    return FrameFirst() ? m_frames.front().Event() : m_others->PeekNext();
+    if (!FrameFirst())
+    {
+        return m_others->PeekNext();
+    }
+    return LaneFirst() ? m_lanes[m_heads.front().lane].Front().Event() : m_frames.front().Event();
 }
 
 Scheduler::Event
@@ -230,6 +400,24 @@ RoceFrameScheduler::RemoveNext()
     if (!FrameFirst())
     {
         return m_others->RemoveNext();
+    }
+    if (LaneFirst())
+    {
+        Lane& lane = m_lanes[m_heads.front().lane];
+        const Frame out = lane.Front();
+        lane.PopFront();
+        if (lane.count > 0)
+        {
+            m_heads.front() = Head(lane.Front(), m_heads.front().lane);
+        }
+        else
+        {
+            m_heads.front() = m_heads.back();
+            m_heads.pop_back();
+        }
+        SiftDownHead();
+        PrefetchAround(out);
+        return out.Event();
     }
     std::pop_heap(m_frames.begin(), m_frames.end(), Later());
     const Scheduler::Event ev = m_frames.back().Event();
@@ -249,9 +437,24 @@ RoceFrameScheduler::Remove(const Scheduler::Event& ev)
     auto it = std::find_if(m_frames.begin(), m_frames.end(), [&ev](const Frame& f) {
         return f.uid == ev.key.m_uid;
     });
-    NS_ASSERT(it != m_frames.end());
-    m_frames.erase(it);
-    std::make_heap(m_frames.begin(), m_frames.end(), Later());
+    if (it != m_frames.end())
+    {
+        m_frames.erase(it);
+        std::make_heap(m_frames.begin(), m_frames.end(), Later());
+        return;
+    }
+    const auto* arrival = static_cast<const RoceFrameArrival*>(ev.impl);
+    Lane& lane = m_lanes[LaneOf(arrival->GetKey().node, arrival->GetKey().ifIndex)];
+    for (uint32_t i = 0; i < lane.count; ++i)
+    {
+        if (lane.At(i).uid == ev.key.m_uid)
+        {
+            lane.Erase(i);
+            RebuildHeads();
+            return;
+        }
+    }
+    NS_ASSERT_MSG(false, "the removed arrival waits in no heap and no lane");
 }
 
 TypeId

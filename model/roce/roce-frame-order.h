@@ -71,6 +71,18 @@ class RoceFrameArrival final : public EventImpl
         return m_key;
     }
 
+    /**
+     * Ask the cache for the receiving device and the frame, which the arrival touches first
+     * when it runs (RoceFrameScheduler, when it hands the arrival out): their loads then overlap
+     * instead of stalling one after the other. Reads this arrival's own fields only.
+     */
+    void Prefetch() const
+    {
+        __builtin_prefetch(PeekPointer(m_device));
+        __builtin_prefetch(PeekPointer(m_frame));
+        __builtin_prefetch(reinterpret_cast<const char*>(PeekPointer(m_frame)) + 64);
+    }
+
   private:
     void Notify() override;
 
@@ -102,13 +114,21 @@ class RoceFrameArrival final : public EventImpl
  * rows come out (the other events of a node are scheduled by that node's own events, whose
  * order is then the same by induction).
  *
- * Only the arrivals need the key: they wait in a binary heap of their own (a packet-level run
- * holds an arrival per busy cable: one array, no map node allocated and rebalanced per frame), and
- * every other event in the ns-3 scheduler named by the attribute OtherEvents (ns-3 orders by time
- * and uid, so any of them gives the same order; but HeapScheduler, whose Remove breaks its heap in
- * ns-3.37 to 3.39). The next event is the earlier head of the two, the arrival's on equal time.
- * Remove of an arrival is O(n) (nothing removes one but a test: a frame on a cable always arrives);
- * of another event, what the OtherEvents scheduler's Remove costs (O(log n) for ns-3's map).
+ * Only the arrivals need the key; every other event waits in the ns-3 scheduler named by the
+ * attribute OtherEvents (ns-3 orders by time and uid, so any of them gives the same order; but
+ * HeapScheduler, whose Remove breaks its heap in ns-3.37 to 3.39). The next event is the earlier
+ * of the two heads, the arrival's on equal time.
+ *
+ * The arrivals of one sending end (node, interface) come in their order: a cable delivers its
+ * frames in the order sent, each later than the one before. So each sending end's arrivals wait
+ * in a queue of their own (a lane, first in first out) and only each lane's first is in a binary
+ * heap: the heap holds one entry per busy sending end, not one per frame on the wire (a fast
+ * link with some delay has tens of frames in flight; a heap of them all outgrew the caches at
+ * 1,024 GPUs). An arrival that is not later than the last of its lane (an order a cable does not
+ * make) waits in a second heap of single arrivals; the next arrival is the earlier of the two
+ * heaps' heads, so the order is the key's whatever is inserted. Remove of an arrival is O(n)
+ * (nothing removes one but a test: a frame on a cable always arrives); of another event, what the
+ * OtherEvents scheduler's Remove costs (O(log n) for ns-3's map).
  *
  * RoceChannel::Attach installs it (Simulator::SetScheduler) when the simulation runs another,
  * with that SchedulerType as OtherEvents (ns-3's default ns3::MapScheduler becomes
@@ -137,6 +157,12 @@ class RoceFrameScheduler : public Scheduler
     /** \return true when this process's simulation runs this scheduler and it holds an event */
     static bool HasEvents();
 
+    /**
+     * \return the entries of the heaps the next arrival is chosen from (one per busy lane, and
+     * the single arrivals): what each RemoveNext of an arrival sorts (tests)
+     */
+    size_t GetFrameHeapSize() const;
+
   private:
     /**
      * An arrival in the heap: its order (time, key, uid) and what rebuilds its event (the
@@ -154,16 +180,12 @@ class RoceFrameScheduler : public Scheduler
         EventImpl* impl;  //!< the event
 
         /**
-         * Inline, so that the heap's comparisons need no call (through the PLT of the library).
-         * \param o the other \return true when this runs first
+         * \param o the other (a Frame or a Head) \return true when this runs first
          */
-        bool operator<(const Frame& o) const
+        template <class T>
+        bool operator<(const T& o) const
         {
-            if (ts != o.ts)
-            {
-                return ts < o.ts;
-            }
-            return std::tie(node, ifIndex, seq, uid) < std::tie(o.node, o.ifIndex, o.seq, o.uid);
+            return RunsFirst(*this, o);
         }
 
         /** \return the event it holds */
@@ -180,24 +202,121 @@ class RoceFrameScheduler : public Scheduler
 
     static_assert(sizeof(Frame) == 40, "a frame arrival's heap entry is 40 bytes");
 
+    /**
+     * Inline, so that the heaps' comparisons need no call (through the PLT of the library).
+     * \param a an arrival's order \param b another's \return true when a runs first
+     */
+    template <class A, class B>
+    static bool RunsFirst(const A& a, const B& b)
+    {
+        if (a.ts != b.ts)
+        {
+            return a.ts < b.ts;
+        }
+        return std::tie(a.node, a.ifIndex, a.seq, a.uid) <
+               std::tie(b.node, b.ifIndex, b.seq, b.uid);
+    }
+
+    /** a lane's first arrival in the heap of lanes: its order and its lane */
+    struct Head
+    {
+        uint64_t ts;      //!< time stamp
+        uint64_t seq;     //!< the key's sequence
+        uint32_t node;    //!< the key's node
+        uint32_t ifIndex; //!< the key's interface
+        uint32_t uid;     //!< scheduling order
+        uint32_t lane;    //!< index in m_lanes
+
+        /** \param f the lane's first arrival \param l the lane */
+        Head(const Frame& f, uint32_t l)
+            : ts(f.ts),
+              seq(f.seq),
+              node(f.node),
+              ifIndex(f.ifIndex),
+              uid(f.uid),
+              lane(l)
+        {
+        }
+    };
+
+    static_assert(sizeof(Head) == 32, "a lane's heap entry is 32 bytes");
+
+    /** one sending end's arrivals in their order: a ring of a power of two slots */
+    struct Lane
+    {
+        std::vector<Frame> ring; //!< the slots
+        uint32_t first{0};       //!< the first arrival's slot
+        uint32_t count{0};       //!< arrivals waiting
+        uint64_t lastTs{0};      //!< the last arrival's time (when count > 0)
+        uint64_t lastSeq{0};     //!< and its sequence: kept here, its slot is seldom in a cache
+
+        /** \return the first arrival */
+        const Frame& Front() const
+        {
+            return ring[first];
+        }
+
+        /** \param i an index under count \return the i-th arrival */
+        Frame& At(uint32_t i)
+        {
+            return ring[(first + i) & (ring.size() - 1)];
+        }
+
+        /** \param f an arrival later than every waiting one */
+        void PushBack(const Frame& f);
+        /** take the first arrival out */
+        void PopFront();
+        /** \param i an index under count: take the i-th arrival out */
+        void Erase(uint32_t i);
+    };
+
+    /** a sending end's lane in the open-addressed table */
+    struct LaneSlot
+    {
+        uint64_t end{0};           //!< node << 32 | interface
+        uint32_t lane{UINT32_MAX}; //!< index in m_lanes; UINT32_MAX: a free slot
+    };
+
+    /** \param node a sending node \param ifIndex its interface \return its lane, made on first use
+     */
+    uint32_t LaneOf(uint32_t node, uint32_t ifIndex);
+    /** \return true when the next arrival is a lane's first, false when a single one */
+    bool LaneFirst() const;
+    /** \return the time of the next arrival; there is one */
+    uint64_t NextFrameTime() const;
+    /** the heap of lanes' first has a new or no top lane: restore the heap below it */
+    void SiftDownHead();
+    /**
+     * \param out the arrival handed out now: ask the cache for what it touches first (its
+     * device and frame) and for the next lane's first arrival, so that their loads overlap
+     * with each other and with the events run before them instead of stalling each in turn
+     */
+    void PrefetchAround(const Frame& out) const;
+    /** rebuild the heap of lanes from the lanes (after a Remove) */
+    void RebuildHeads();
+
     /** \param type the TypeId name of the scheduler of the other events */
     void SetOtherEvents(const std::string& type);
     /** \return true when the next event is a frame arrival */
     bool FrameFirst() const;
 
-    /** the heap's order: std::push_heap keeps the largest first, so the later frame is less */
+    /** the heaps' order: std::push_heap keeps the largest first, so the later arrival is less */
     struct Later
     {
-        /** \param a a frame \param b another \return true when b runs before a */
-        bool operator()(const Frame& a, const Frame& b) const
+        /** \param a an arrival (Frame or Head) \param b another \return true when b runs first */
+        template <class T>
+        bool operator()(const T& a, const T& b) const
         {
-            return b < a;
+            return RunsFirst(b, a);
         }
     };
 
-    std::vector<Frame> m_frames; //!< frame arrivals, a min-heap by Order
-    Ptr<Scheduler> m_others;     //!< every other event
-    std::string m_othersType;    //!< its TypeId name
+    std::vector<Frame> m_frames;       //!< arrivals out of their lane's order, a min-heap
+    std::vector<Head> m_heads;         //!< each busy lane's first arrival, a min-heap
+    std::vector<Lane> m_lanes;         //!< every sending end's arrivals, in its order
+    std::vector<LaneSlot> m_laneSlots; //!< sending end -> lane, at most half full
+    Ptr<Scheduler> m_others;           //!< every other event
+    std::string m_othersType;          //!< its TypeId name
 
     static RoceFrameScheduler* s_current; //!< the scheduler of this process's simulation
 };

@@ -585,7 +585,8 @@ RoceNetDevice::StartFrame(Ptr<Packet> frame, uint32_t wireBytes, bool ethernet)
 {
     NS_LOG_FUNCTION(this << frame << wireBytes << ethernet);
     m_busy = true;
-    m_current = frame;
+    // only for a PhyTxEnd sink: its drop at the transmission end touched the packet, a cache miss
+    m_current = m_phyTxEndTrace.IsEmpty() ? nullptr : frame;
     const uint32_t size = frame->GetSize() + (ethernet ? 0 : ETH_HEADER);
     const Time txTime = NextFrameTime(wireBytes);
     m_txWireBytes += wireBytes;
@@ -615,8 +616,11 @@ RoceNetDevice::TransmitComplete()
 {
     NS_LOG_FUNCTION(this);
     m_busy = false;
-    Fire(m_phyTxEndTrace, m_current);
-    m_current = nullptr;
+    if (m_current)
+    {
+        Fire(m_phyTxEndTrace, m_current);
+        m_current = nullptr;
+    }
     TryTransmit();
 }
 

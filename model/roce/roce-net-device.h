@@ -531,7 +531,7 @@ class RoceNetDevice : public NetDevice
     uint64_t m_txBytes{0};                         //!< frame bytes sent
     uint64_t m_txPackets{0};                       //!< frames sent
     Time m_lastDataTx{NanoSeconds(-1)};            //!< start of the last data frame
-    Ptr<Packet> m_current;                         //!< frame on the wire
+    Ptr<Packet> m_current;                         //!< frame on the wire, for a PhyTxEnd sink
     /**
      * The transmission end, one event scheduled again at every frame (at most one waits: the
      * device sends one frame at a time) instead of one allocated and freed per frame.
