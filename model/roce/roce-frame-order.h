@@ -79,8 +79,11 @@ class RoceFrameArrival final : public EventImpl
     void Prefetch() const
     {
         __builtin_prefetch(PeekPointer(m_device));
-        __builtin_prefetch(PeekPointer(m_frame));
-        __builtin_prefetch(reinterpret_cast<const char*>(PeekPointer(m_frame)) + 64);
+        if (m_frame) // a test's arrival may carry none
+        {
+            __builtin_prefetch(PeekPointer(m_frame));
+            __builtin_prefetch(reinterpret_cast<const char*>(PeekPointer(m_frame)) + 64);
+        }
     }
 
   private:
