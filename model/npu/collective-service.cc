@@ -159,7 +159,8 @@ CollectiveService::GetTypeId()
                           MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute(
                 "Verify",
-                "Run the schedule verifier on every plan.",
+                "Run the schedule verifier on every plan (within an eighth of the memory limit: "
+                "a plan whose verification passes it runs unverified, noted once).",
                 BooleanValue(true),
                 MakeBooleanAccessor(&CollectiveService::SetVerify, &CollectiveService::GetVerify),
                 MakeBooleanChecker())
@@ -281,6 +282,19 @@ void
 CollectiveService::ProgramsFreed(uint32_t id)
 {
     m_heldOps.erase(id);
+}
+
+bool
+CollectiveService::MemoryLimit(const tn_plan_request& request, uint64_t* limit, std::string* error)
+{
+    *limit = request.memory_limit;
+    tn_error err;
+    if (*limit == 0 && tn_memory_default_limit(limit, &err) != TN_OK)
+    {
+        *error = err.message;
+        return false;
+    }
+    return true;
 }
 
 uint64_t
@@ -851,11 +865,9 @@ CollectiveService::Create(const tn_plan_request& request,
         // whole programs: every op of every rank (two per transfer) is held from the start;
         // checked against their share of the limit, so that the collectives already in
         // flight, which keep their whole programs, leave room for the windows of the next ones
-        uint64_t limit = request.memory_limit;
-        tn_error limitErr;
-        if (limit == 0 && tn_memory_default_limit(&limit, &limitErr) != TN_OK)
+        uint64_t limit = 0;
+        if (!MemoryLimit(request, &limit, error))
         {
-            *error = limitErr.message; // a bad TN_MEMORY_LIMIT, say: refused as before
             return nullptr;
         }
         std::string what;
@@ -1202,13 +1214,12 @@ CollectiveService::VerifySchedule(const tn_plan_request& request,
     // the verifier's state grows with ranks x pieces a rank holds (P^2 for an all-reduce), so
     // it gets the share of the limit whole programs get; past it the plan runs unverified, as
     // tn-plan leaves large plans (its schedules are verified by the tests at smaller sizes)
-    uint64_t limit = request.memory_limit;
-    tn_error err;
-    if (limit == 0 && tn_memory_default_limit(&limit, &err) != TN_OK)
+    uint64_t limit = 0;
+    if (!MemoryLimit(request, &limit, error))
     {
-        *error = err.message;
         return false;
     }
+    tn_error err;
     const uint64_t budget = limit / WHOLE_PROGRAM_SHARE;
     const tn_status status = tn_verify_schedule_within(schedule,
                                                        wholeTopology ? m_topo : nullptr,

@@ -481,7 +481,6 @@ class CollectiveService : public Object
                          bool wholeTopology,
                          std::string* error);
 
-    /** The generated plan of a request (GetPlan's other half). */
     /**
      * Verify a planned schedule within an eighth of the memory limit (tn_verify_schedule_within).
      * \return false with *error when it is wrong or the limit cannot be read; true when it is
@@ -491,6 +490,7 @@ class CollectiveService : public Object
                         const tn_schedule* schedule,
                         bool wholeTopology,
                         std::string* error);
+    /** The generated plan of a request (GetPlan's other half). */
     std::shared_ptr<Plan> GetGeneratedPlan(const tn_plan_request& req,
                                            const std::vector<uint32_t>& nodes,
                                            bool wholeTopology,
@@ -600,6 +600,11 @@ class CollectiveService : public Object
                                const std::vector<uint32_t>& nodes,
                                const tn_symmetry* symmetry) const;
 
+    /**
+     * The request's memory limit, or the default one when it sets none (tn_memory_default_limit).
+     * \return false with *error when the default cannot be read (a bad TN_MEMORY_LIMIT)
+     */
+    static bool MemoryLimit(const tn_plan_request& request, uint64_t* limit, std::string* error);
     /**
      * The bytes the generated collectives in flight and `ops` more of collective `id` would
      * hold; `what` names them for a message.

@@ -182,15 +182,6 @@ class RoceFrameScheduler : public Scheduler
         uint32_t context; //!< the event's context
         EventImpl* impl;  //!< the event
 
-        /**
-         * \param o the other (a Frame or a Head) \return true when this runs first
-         */
-        template <class T>
-        bool operator<(const T& o) const
-        {
-            return RunsFirst(*this, o);
-        }
-
         /** \return the event it holds */
         Scheduler::Event Event() const
         {
