@@ -300,7 +300,8 @@ ChakraRunner::CheckCommunication(std::string* error)
             {
                 continue;
             }
-            if (!m_service->Check(request, ToNpus(ranks), error))
+            // verified while the next one is planned (AwaitVerifications below)
+            if (!m_service->CheckDeferred(request, ToNpus(ranks), error))
             {
                 *error = std::string(tn_chakra_name(t)) + ": node " + std::to_string(n->id) + ": " +
                          *error;
@@ -308,7 +309,7 @@ ChakraRunner::CheckCommunication(std::string* error)
             }
         }
     }
-    return true;
+    return m_service->AwaitVerifications(error);
 }
 
 void

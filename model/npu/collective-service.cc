@@ -201,6 +201,8 @@ CollectiveService::DoDispose()
     m_executors.clear();
     m_collectives.clear();
     m_scheduled.clear();
+    m_verifier.Wait();
+    m_deferred.clear();
     m_plans.clear();
     m_tunedSchedule.reset();
     m_nodes = NodeContainer();
@@ -673,6 +675,7 @@ bool
 CollectiveService::Prepare(const tn_plan_request& request,
                            const std::vector<uint32_t>& group,
                            Prepared* out,
+                           bool deferVerification,
                            std::string* error)
 {
     // internal invariant: the call order of the API (set up once, before use), which the helpers
@@ -726,8 +729,13 @@ CollectiveService::Prepare(const tn_plan_request& request,
         out->tuning.runnerUp = decision->runnerUp;
         out->tuning.runnerUpEstimate = decision->runnerUpEstimate;
     }
-    out->plan = GetPlan(out->resolved, ranks, out->nodes, wholeTopology, error);
+    out->plan = GetPlan(out->resolved, ranks, out->nodes, wholeTopology, deferVerification, error);
     if (!out->plan)
+    {
+        return false;
+    }
+    // a plan CheckDeferred cached may still be verified
+    if (!deferVerification && out->plan->verification && !Settle(*out->plan->verification, error))
     {
         return false;
     }
@@ -816,7 +824,33 @@ CollectiveService::Check(const tn_plan_request& request,
                          std::string* error)
 {
     Prepared prepared;
-    return Prepare(request, group, &prepared, error);
+    return Prepare(request, group, &prepared, false, error);
+}
+
+bool
+CollectiveService::CheckDeferred(const tn_plan_request& request,
+                                 const std::vector<uint32_t>& group,
+                                 std::string* error)
+{
+    Prepared prepared;
+    return Prepare(request, group, &prepared, true, error);
+}
+
+bool
+CollectiveService::AwaitVerifications(std::string* error)
+{
+    bool ok = true;
+    for (const std::shared_ptr<Verification>& v : m_deferred)
+    {
+        std::string why;
+        if (!Settle(*v, &why) && ok)
+        {
+            *error = why;
+            ok = false;
+        }
+    }
+    m_deferred.clear();
+    return ok;
 }
 
 Ptr<Collective>
@@ -826,7 +860,7 @@ CollectiveService::Create(const tn_plan_request& request,
                           uint32_t reservedId)
 {
     Prepared prepared;
-    if (!Prepare(request, group, &prepared, error))
+    if (!Prepare(request, group, &prepared, false, error))
     {
         return nullptr;
     }
@@ -1207,51 +1241,71 @@ CollectiveService::ForgetScheduled(uint32_t id)
 
 bool
 CollectiveService::VerifySchedule(const tn_plan_request& request,
-                                  const tn_schedule* schedule,
+                                  const Collective::SharedSchedule& schedule,
                                   bool wholeTopology,
+                                  bool defer,
+                                  std::shared_ptr<Verification>* verification,
                                   std::string* error)
 {
     // the verifier's state grows with ranks x pieces a rank holds (P^2 for an all-reduce), so
     // it gets the share of the limit whole programs get; past it the plan runs unverified, as
     // tn-plan leaves large plans (its schedules are verified by the tests at smaller sizes)
-    uint64_t limit = 0;
-    if (!MemoryLimit(request, &limit, error))
+    auto v = std::make_shared<Verification>();
+    if (!MemoryLimit(request, &v->limit, error))
     {
         return false;
     }
-    tn_error err;
-    const uint64_t budget = limit / WHOLE_PROGRAM_SHARE;
-    const tn_status status = tn_verify_schedule_within(schedule,
-                                                       wholeTopology ? m_topo : nullptr,
-                                                       m_routes,
-                                                       budget,
-                                                       &err);
-    if (status == TN_EUNSUPPORTED)
+    v->budget = v->limit / WHOLE_PROGRAM_SHARE;
+    v->what = std::string(tn_collective_name(request.collective)) + " with " +
+              (request.algorithm ? request.algorithm : "?") + " of " +
+              std::to_string(request.bytes) + " bytes on " +
+              std::to_string(tn_schedule_ranks(schedule.get())) + " ranks (" +
+              std::to_string(tn_schedule_count(schedule.get())) + " transfers)";
+    v->job = m_verifier.Start(schedule, wholeTopology ? m_topo : nullptr, m_routes, v->budget);
+    *verification = v;
+    if (defer)
     {
-        ++m_plansUnverified;
-        if (m_plansUnverified == 1)
-        {
-            char budgetText[32];
-            char limitText[32];
-            std::fprintf(stderr,
-                         "note: the plan of %s with %s on %u ranks (%u transfers) is not verified: "
-                         "the verifier's state passed %s, an eighth of the memory limit %s "
-                         "(TN_MEMORY_LIMIT or --memory-limit); such plans run "
-                         "unverified (CollectiveService::Verify), as their algorithm's schedules "
-                         "are verified by the tests at smaller sizes\n",
-                         tn_collective_name(request.collective),
-                         request.algorithm ? request.algorithm : "?",
-                         tn_schedule_ranks(schedule),
-                         tn_schedule_count(schedule),
-                         tn_memory_format(budget, budgetText, sizeof(budgetText)),
-                         tn_memory_format(limit, limitText, sizeof(limitText)));
-        }
-        NS_LOG_INFO("plan not verified: " << err.message);
+        m_deferred.push_back(v);
         return true;
     }
-    if (status != TN_OK)
+    return Settle(*v, error);
+}
+
+bool
+CollectiveService::Settle(Verification& v, std::string* error)
+{
+    if (!v.settled)
     {
-        *error = std::string("verifying the schedule: ") + err.message;
+        const PlanVerifier::Verdict& verdict = m_verifier.Take(v.job);
+        v.settled = true;
+        if (verdict.status == TN_EUNSUPPORTED)
+        {
+            ++m_plansUnverified;
+            if (m_plansUnverified == 1)
+            {
+                char budgetText[32];
+                char limitText[32];
+                std::fprintf(stderr,
+                             "note: the plan of %s is not verified: the verifier's state passed "
+                             "%s, an eighth of the memory limit %s (TN_MEMORY_LIMIT or "
+                             "--memory-limit); such plans run unverified "
+                             "(CollectiveService::Verify), as their algorithm's schedules are "
+                             "verified by the tests at smaller sizes\n",
+                             v.what.c_str(),
+                             tn_memory_format(v.budget, budgetText, sizeof(budgetText)),
+                             tn_memory_format(v.limit, limitText, sizeof(limitText)));
+            }
+            NS_LOG_INFO("plan not verified: " << verdict.message);
+        }
+        else if (verdict.status != TN_OK)
+        {
+            v.error = "verifying the schedule of " + v.what + ": " + verdict.message;
+        }
+        v.job.reset(); // its schedule is the plan's
+    }
+    if (!v.error.empty())
+    {
+        *error = v.error;
         return false;
     }
     return true;
@@ -1262,6 +1316,7 @@ CollectiveService::GetPlan(const tn_plan_request& request,
                            const std::vector<uint32_t>& ranks,
                            const std::vector<uint32_t>& nodes,
                            bool wholeTopology,
+                           bool deferVerification,
                            std::string* error)
 {
     const std::string key =
@@ -1347,7 +1402,12 @@ CollectiveService::GetPlan(const tn_plan_request& request,
         plan->protocol.name = tn_nccl_proto_name(choice.proto);
         plan->protocol.channels = choice.channels;
     }
-    if (m_verify && !VerifySchedule(req, schedule, wholeTopology, error))
+    if (m_verify && !VerifySchedule(req,
+                                    plan->schedule,
+                                    wholeTopology,
+                                    deferVerification,
+                                    &plan->verification,
+                                    error))
     {
         return nullptr;
     }

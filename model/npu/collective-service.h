@@ -9,6 +9,7 @@
 
 #include "collective-executor.h"
 #include "collective.h"
+#include "plan-verifier.h"
 #include "themis-collective.h"
 
 #include "ns3/node-container.h"
@@ -242,6 +243,30 @@ class CollectiveService : public Object
                std::string* error);
 
     /**
+     * Check, but a plan's verification (Verify) may still run when it returns: on a thread
+     * of its own, while the caller checks its next collective (a job's set-up plans each of
+     * its distinct collectives; the 1,024-NPU ResNet-50 spent 15 of its 34 s of set-up in the
+     * verifier). One verification runs at a time. AwaitVerifications gives the verdicts;
+     * Create waits for its plan's.
+     * \param request planning request \param group as Create's
+     * \param error set to Create's message when it would refuse, the verifier's refusal aside
+     *
+eturn true when Create would plan it, unless its verification fails
+     */
+    bool CheckDeferred(const tn_plan_request& request,
+                       const std::vector<uint32_t>& group,
+                       std::string* error);
+
+    /**
+     * Wait for the verifications CheckDeferred left running, and take their verdicts.
+     * \param error set when a plan is wrong: the collective, algorithm, bytes and ranks, and
+     * the verifier's message
+     *
+eturn false with *error set when one is
+     */
+    bool AwaitVerifications(std::string* error);
+
+    /**
      * Reserve a block of collective ids for a creator that names its collectives itself
      * (Create's reservedId), so that ids follow what the collectives are for, not the order
      * they are created in: a training job names each by (iteration, layer, pass, group), the
@@ -424,6 +449,17 @@ class CollectiveService : public Object
     void DoDispose() override;
 
   private:
+    /// A plan's verification, settled once: its verdict read, counted and noted.
+    struct Verification
+    {
+        std::shared_ptr<PlanVerifier::Job> job; //!< running or done
+        std::string what;    //!< the plan: "all-reduce with ring on 8 ranks (14 transfers)"
+        uint64_t budget{0};  //!< the verifier's budget
+        uint64_t limit{0};   //!< the memory limit it is a share of
+        bool settled{false}; //!< the verdict was taken (Settle)
+        std::string error;   //!< when settled: "" or why the plan is refused
+    };
+
     /// What identical requests share: the schedule, its cost estimate and its lanes.
     struct Plan
     {
@@ -436,6 +472,8 @@ class CollectiveService : public Object
         /// CheckSymmetric's answer, kept with the (cached) plan: every collective created
         /// from it would check the same programs again
         mutable std::optional<std::string> symmetric;
+        /// its verification, when Verify (null: none, or done before the plan was cached)
+        std::shared_ptr<Verification> verification;
     };
 
     /// Algorithm "auto"'s decision for a request on a group.
@@ -472,6 +510,7 @@ class CollectiveService : public Object
     bool Prepare(const tn_plan_request& request,
                  const std::vector<uint32_t>& group,
                  Prepared* out,
+                 bool deferVerification,
                  std::string* error);
 
     /** \return the decision for request on ranks, cached or ranked now (tn_tune_rank); null
@@ -482,14 +521,23 @@ class CollectiveService : public Object
                          std::string* error);
 
     /**
-     * Verify a planned schedule within an eighth of the memory limit (tn_verify_schedule_within).
-     * \return false with *error when it is wrong or the limit cannot be read; true when it is
-     * proven or too large to verify (counted, noted once)
+     * Verify a planned schedule within an eighth of the memory limit (tn_verify_schedule_within)
+     * on the verifier's thread; settled now unless deferred.
+     * \param verification set to the verification \return false with *error when it is
+     * wrong or the limit cannot be read; true when it is proven, too large to verify (counted,
+     * noted once), or deferred
      */
     bool VerifySchedule(const tn_plan_request& request,
-                        const tn_schedule* schedule,
+                        const Collective::SharedSchedule& schedule,
                         bool wholeTopology,
+                        bool defer,
+                        std::shared_ptr<Verification>* verification,
                         std::string* error);
+    /**
+     * Take a verification's verdict, waiting for it (once; later calls repeat it).
+     * \return false with *error when the plan is wrong
+     */
+    bool Settle(Verification& verification, std::string* error);
     /** The generated plan of a request (GetPlan's other half). */
     std::shared_ptr<Plan> GetGeneratedPlan(const tn_plan_request& req,
                                            const std::vector<uint32_t>& nodes,
@@ -523,6 +571,7 @@ class CollectiveService : public Object
                                         const std::vector<uint32_t>& ranks,
                                         const std::vector<uint32_t>& nodes,
                                         bool wholeTopology,
+                                        bool deferVerification,
                                         std::string* error);
 
     /** Lanes and flow routes of a planned collective. \return false with *error set */
@@ -633,6 +682,9 @@ class CollectiveService : public Object
     uint64_t m_tuningsRun{0};
     uint64_t m_plansBuilt{0};
     uint64_t m_plansUnverified{0}; //!< plans the verifier's budget left unverified
+    PlanVerifier m_verifier;       //!< verifies plans on a thread of its own
+    /// CheckDeferred's verifications not settled yet, in the order they started
+    std::vector<std::shared_ptr<Verification>> m_deferred;
     uint32_t m_nextId{1};
     uint64_t m_flowRoutes{0};
     uint64_t m_upDownWarnings{0}; //!< GetUpDownWarnings

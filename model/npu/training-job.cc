@@ -876,7 +876,8 @@ TrainingJob::CheckCollectives(std::string* error)
             }
             else
             {
-                ok = m_service->Check(request, ToNpuRanks(ranks), error);
+                // verified while the next one is planned (AwaitVerifications below)
+                ok = m_service->CheckDeferred(request, ToNpuRanks(ranks), error);
             }
             if (!ok)
             {
@@ -887,7 +888,7 @@ TrainingJob::CheckCollectives(std::string* error)
             }
         }
     }
-    return true;
+    return m_service->AwaitVerifications(error);
 }
 
 Ptr<Collective>

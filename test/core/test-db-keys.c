@@ -386,6 +386,81 @@ test_schema_10_upgraded(tn_test_ctx* ctx)
     tn_db_close(db);
 }
 
+/*
+ * A batch of many rows of each raw table is written a statement of several rows at a time
+ * (write_rows): every row arrives with its values, the rows of a batch in key order (rowid),
+ * and a second row of a key inside such a statement is left out and counted like one alone.
+ * 101 transfers (added in reverse key order, the 50th twice), 77 flows: no multiple of a
+ * statement's rows, so single rows end each table.
+ */
+static void
+test_rows_many_at_a_time(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-keys-many.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_run_info info = {"many", "{}", 1, 1, "3.37", "x"};
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    const uint32_t transfers = 101, flows = 77;
+    for (uint32_t i = transfers; i-- > 0;)
+    {
+        tn_db_transfer t = {3, i, 0, i, 0, 0, 1, 0, 1, 64 + i, 0, 0, 10, 20, 30, 40 + i, 0};
+        TN_CHECK(ctx, tn_db_add_transfer(db, run, &t, &err) == TN_OK);
+        if (i == 50)
+        {
+            t.ready_ns = 999; /* the second row of key 50: left out */
+            TN_CHECK(ctx, tn_db_add_transfer(db, run, &t, &err) == TN_OK);
+        }
+    }
+    for (uint32_t i = 0; i < flows; ++i)
+    {
+        tn_db_flow f = {i % 7, i, 1, 1, 3, 4791, 0, 1000 + i, 5, 50 + i, 0, 0, 3};
+        TN_CHECK(ctx, tn_db_add_flow(db, run, &f, &err) == TN_OK);
+    }
+    TN_CHECK_EQ(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err), TN_EDB);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "table transfer had 1 rows of a key") != NULL,
+                 "message: %s",
+                 err.message);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), transfers);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT count(*) FROM transfer WHERE ready_ns = 999"),
+                0);
+    /* bytes 64 + i and ready 40 + i: sums of 0..100 */
+    const int64_t sum = (int64_t)transfers * (transfers - 1) / 2;
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql, "SELECT sum(bytes) + sum(ready_ns) FROM transfer"),
+                (64 + 40) * (int64_t)transfers + 2 * sum);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM transfer WHERE step != transfer_id"
+                                     " OR bytes != 64 + transfer_id"),
+                0);
+    /* rowids in key order within the batch */
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM transfer a JOIN transfer b ON"
+                                     " a.rowid < b.rowid WHERE a.transfer_id > b.transfer_id"),
+                0);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM flow"), flows);
+    TN_CHECK_EQ(ctx,
+                tn_test_db_query_int(sql,
+                                     "SELECT count(*) FROM flow WHERE bytes != 1000 + message_id"
+                                     " OR end_ns != 50 + message_id OR src_node != message_id % 7"),
+                0);
+    TN_CHECK_EQ(
+        ctx,
+        tn_test_db_query_int(sql,
+                             "SELECT count(*) FROM flow a JOIN flow b ON a.rowid < b.rowid"
+                             " WHERE (a.src_node, a.message_id) > (b.src_node, b.message_id)"),
+        0);
+    TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
+    tn_db_close(db);
+}
+
 void
 tn_suite_db_keys(tn_test_suite* suite)
 {
@@ -394,4 +469,5 @@ tn_suite_db_keys(tn_test_suite* suite)
     tn_test_add(suite, "dropped-keys-built", test_dropped_keys_built);
     tn_test_add(suite, "shared-run-merges", test_shared_run_merges);
     tn_test_add(suite, "schema-10-upgraded", test_schema_10_upgraded);
+    tn_test_add(suite, "rows-many-at-a-time", test_rows_many_at_a_time);
 }

@@ -1227,7 +1227,8 @@ test_batches(tn_test_ctx* ctx)
 
 /*
  * The writer thread: the same rows in the same order as without it; at most the batch being
- * written and the one being filled wait; a batch that fails is reported by the next hand-over
+ * written, one queued behind it and the one being filled wait; a batch that fails is reported
+ * by the second hand-over after it, whatever the thread's speed
  * (its rows are dropped, the next batch is written); run_finish reports a failure of the last
  * batch and marks the run 'error'.
  */
@@ -1250,7 +1251,7 @@ test_writer_thread(tn_test_ctx* ctx)
         sum += s.tx_bytes;
         TN_CHECK(ctx, tn_db_add_port_sample(db, run, &s, &err) == TN_OK);
         TN_CHECK_MSG(ctx,
-                     tn_db_pending_rows(db) <= 20,
+                     tn_db_pending_rows(db) <= 30,
                      "after %d rows %zu wait",
                      i + 1,
                      tn_db_pending_rows(db));
@@ -1272,7 +1273,8 @@ test_writer_thread(tn_test_ctx* ctx)
                              " WHERE k <> r"),
         0);
 
-    /* a refused row fails its batch in the writer thread: reported at the next hand-over */
+    /* a refused row fails its batch in the writer thread: reported at the second hand-over
+     * after it (the first may find it queued or written: it says nothing either way) */
     sqlite3_exec(sql,
                  "CREATE TRIGGER refuse BEFORE INSERT ON port_sample WHEN NEW.node_id = 66"
                  " BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
@@ -1284,15 +1286,17 @@ test_writer_thread(tn_test_ctx* ctx)
     for (int i = 0; i < 9; ++i)
         TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK);
     TN_CHECK(ctx, tn_db_add_port_sample(db, run, &bad, &err) == TN_OK); /* handed over */
+    for (int i = 0; i < 10; ++i)
+        TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK); /* the next */
     for (int i = 0; i < 9; ++i)
         TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_OK);
     err.message[0] = 0;
     TN_CHECK(ctx, tn_db_add_port_sample(db, run, &good, &err) == TN_EDB);
     TN_CHECK_MSG(ctx, strstr(err.message, "refused by test") != NULL, "%s", err.message);
-    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK); /* the batch after the failure is written */
+    TN_CHECK(ctx, tn_db_flush(db, &err) == TN_OK); /* the batches after the failure are written */
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(tn_db_handle(db), "SELECT count(*) FROM port_sample"),
-                1015);
+                1025);
 
     /* the last batch fails: run_finish says so and the run is 'error' */
     for (int i = 0; i < 10; ++i)
@@ -1303,7 +1307,7 @@ test_writer_thread(tn_test_ctx* ctx)
     TN_CHECK_EQ(ctx,
                 tn_test_db_query_int(sql, "SELECT count(*) FROM run WHERE status = 'error'"),
                 1);
-    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample"), 1015);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM port_sample"), 1025);
     tn_db_close(db);
     TN_CHECK(ctx, integrity_ok(path));
 }
