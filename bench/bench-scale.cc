@@ -1034,15 +1034,26 @@ main(int argc, char** argv)
             Measure r = InChild(limits, [&](std::string* line) {
                 return RunResnet(workload, c.spec, option, line, &cpu);
             });
-            // the goal on the run's CPU (the RunResnet line's), the machine being shared
+            // the goals on the run's CPU (the RunResnet line's), the machine being shared; but
+            // the 2 minutes of the 1,024-NPU default, a user's wait, on its wall time: its
+            // plans are verified and its rows written on threads of their own, so its CPU is
+            // more than its wall time on two cores (the row says the load it ran at)
             Measure onCpu = r;
             const size_t at = r.result.rfind("CPU ");
             onCpu.seconds = at == std::string::npos ? 1e9 : std::atof(r.result.c_str() + at + 4);
+            const bool onWall = option.empty() && n < 16384;
+            double load[1] = {0};
+            if (onWall && getloadavg(load, 1) == 1)
+            {
+                char text[48];
+                std::snprintf(text, sizeof(text), "; load %.1f", load[0]);
+                r.result += text;
+            }
             PrintRow(n,
                      c,
                      option.empty() ? "resnet default" : "resnet ring",
                      r,
-                     Goal(onCpu,
+                     Goal(onWall ? r : onCpu,
                           n >= 16384       ? 1800.0
                           : option.empty() ? 120.0
                                            : 1e9,

@@ -192,6 +192,7 @@ CollectiveService::CollectiveService() = default;
 
 CollectiveService::~CollectiveService()
 {
+    m_verifier.Wait(); // its jobs read the routes (a service not disposed)
     tn_routes_destroy(m_ownRoutes);
 }
 
