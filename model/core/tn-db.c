@@ -1436,6 +1436,18 @@ take_failure(tn_db* db, tn_error* err)
     return status;
 }
 
+/* Keep the writer's first failure, of batch `batch` (with the lock held, or no writer). */
+static void
+keep_handed_failure(tn_db* db, tn_status status, const tn_error* err, uint64_t batch)
+{
+    if (status && !db->handed_status)
+    {
+        db->handed_status = status;
+        db->handed_err = *err;
+        db->handed_failed_batch = batch;
+    }
+}
+
 /* The writer thread: writes `handed`, then each batch queued meanwhile, and ends. */
 static void*
 writer_main(void* arg)
@@ -1449,12 +1461,7 @@ writer_main(void* arg)
         tn_error here;
         tn_status status = write_rows(db, &db->handed, &db->handed_written, &here);
         pthread_mutex_lock(&db->queue_lock);
-        if (status && !db->handed_status)
-        {
-            db->handed_status = status;
-            db->handed_err = here;
-            db->handed_failed_batch = batch;
-        }
+        keep_handed_failure(db, status, &here, batch);
         db->handed_rows = 0;
         if (db->queued_rows == 0)
             break;
@@ -1566,12 +1573,7 @@ start_writer(tn_db* db)
     {
         tn_error here;
         tn_status status = write_rows(db, &db->handed, &db->written, &here);
-        if (status && !db->handed_status)
-        {
-            db->handed_status = status;
-            db->handed_err = here;
-            db->handed_failed_batch = db->handed_batch;
-        }
+        keep_handed_failure(db, status, &here, db->handed_batch);
         collect_failure(db);
     }
 }

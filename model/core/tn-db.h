@@ -310,8 +310,10 @@ extern "C"
      * Write full batches on a thread of their own (on != 0) while the caller goes on adding
      * rows: the SQLite work leaves the simulation's thread. At most three batches are in
      * memory (the one being written, one queued behind it, and the one being filled: a batch
-     * that takes longer does not hold the caller up); a batch that fails is reported by the next
-     * call that hands over a batch, flushes or finishes the run. Off by default.
+     * that takes longer does not hold the caller up); a batch that fails is reported by the
+     * second hand-over after it (whether the thread was quick or not, so the caller stops at the
+     * same batch every time), or by the flush or the run's finish that comes first. Off by
+     * default.
      */
     void tn_db_set_writer_thread(tn_db* db, int on);
     /** Write the buffered rows now, in one transaction (after the writer thread's batch). */
