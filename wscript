@@ -173,6 +173,7 @@ roce_headers = [
     'model/roce/rdma-transport.h',
     'model/roce/roce-channel.h',
     'model/roce/roce-fabric.h',
+    'model/roce/roce-fifo.h',
     'model/roce/roce-frame-order.h',
     'model/roce/roce-flow-application.h',
     'model/roce/roce-hash.h',

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -735,6 +736,132 @@ class RoceDefaultsGuardTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * The control builds its state machine at the first CNP, not at Start: a QP's rate, window
+ * and alpha are those of a machine built at Start and driven by the same calls (the
+ * reference, an RdmaDcqcn on the control's own parameters), at every instant, and the control
+ * tells its listener each change. Before the first CNP the machine does not exist (a QP that
+ * never hears of congestion carries none), sends count nothing and alpha is the initial one.
+ */
+class RoceDcqcnLazyMachineTestCase : public TestCase, private RdmaCongestionControl::Listener
+{
+  public:
+    RoceDcqcnLazyMachineTestCase()
+        : TestCase("DCQCN: the state machine built at the first CNP acts as one built at Start")
+    {
+    }
+
+  private:
+    void RateChanged(double bps) override
+    {
+        m_heard.push_back(std::make_pair(Simulator::Now(), bps));
+    }
+
+    void WindowChanged(uint64_t bytes) override
+    {
+        ++m_windows;
+    }
+
+    void OnReferenceRate(double bps)
+    {
+        m_reference.push_back(std::make_pair(Simulator::Now(), bps));
+    }
+
+    /// Both get the same call at the same instant; their rates are compared after it.
+    void Sent(uint32_t bytes)
+    {
+        m_control->OnSent(0, bytes);
+        m_machine->NotifySent(bytes);
+        Compare("send");
+    }
+
+    void Cnp()
+    {
+        m_control->OnCnp();
+        m_machine->ReceiveCnp();
+        Compare("CNP");
+    }
+
+    void Compare(const char* what)
+    {
+        NS_TEST_EXPECT_MSG_EQ(m_control->GetRate(),
+                              m_machine->GetRate(),
+                              what << " at " << Simulator::Now());
+        NS_TEST_EXPECT_MSG_EQ(m_control->GetAlpha(),
+                              m_machine->GetAlpha(),
+                              what << " at " << Simulator::Now());
+    }
+
+    void DoRun() override
+    {
+        const double line = 100e9;
+        m_control = CreateObject<RdmaDcqcnControl>();
+        m_control->SetAttribute("WindowRtt", TimeValue(MicroSeconds(8)));
+        m_control->Start(line, 1000, this);
+        NS_TEST_ASSERT_MSG_EQ(m_windows, 1U, "the listener hears the window set at Start");
+        NS_TEST_ASSERT_MSG_EQ((m_control->GetStateMachine() == nullptr),
+                              true,
+                              "no state machine before a CNP");
+        DoubleValue initialAlpha;
+        m_control->GetAttribute("InitialAlpha", initialAlpha);
+        NS_TEST_ASSERT_MSG_EQ(m_control->GetAlpha(), initialAlpha.Get(), "alpha before a CNP");
+        m_machine = std::make_unique<RdmaDcqcn>(
+            &m_control->GetConfig(),
+            line,
+            MakeCallback(&RoceDcqcnLazyMachineTestCase::OnReferenceRate, this));
+        // sends before the first CNP (counted by neither: both at line rate), a CNP, sends
+        // that pass the byte counter, CNPs inside and after a decrease period, and the timers'
+        // recovery in between
+        const uint32_t mb = 1 << 20;
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            Simulator::Schedule(MicroSeconds(1 + i), &RoceDcqcnLazyMachineTestCase::Sent, this, mb);
+        }
+        for (double us : {20.0, 21.0, 90.0, 700.0, 2500.0})
+        {
+            Simulator::Schedule(MicroSeconds(us), &RoceDcqcnLazyMachineTestCase::Cnp, this);
+        }
+        for (uint32_t i = 0; i < 400; ++i)
+        {
+            Simulator::Schedule(MicroSeconds(30 + 10 * i),
+                                &RoceDcqcnLazyMachineTestCase::Sent,
+                                this,
+                                mb);
+        }
+        Simulator::Schedule(MicroSeconds(19), [this]() {
+            NS_TEST_EXPECT_MSG_EQ((m_control->GetStateMachine() == nullptr),
+                                  true,
+                                  "sends alone build no machine");
+        });
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ((m_control->GetStateMachine() != nullptr),
+                              true,
+                              "the first CNP built the machine");
+        NS_TEST_EXPECT_MSG_GT(m_reference.size(), 10U, "the reference changed rate often");
+        NS_TEST_EXPECT_MSG_EQ(m_heard.size(), m_reference.size(), "as many changes heard");
+        for (size_t i = 0; i < std::min(m_heard.size(), m_reference.size()); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(m_heard[i].first,
+                                  m_reference[i].first,
+                                  "change " << i << " time");
+            NS_TEST_EXPECT_MSG_EQ(m_heard[i].second, m_reference[i].second, "change " << i);
+        }
+        Compare("end");
+        m_machine.reset();
+        m_control->Stop();
+        m_control = nullptr;
+        Simulator::Destroy();
+    }
+
+    Ptr<RdmaDcqcnControl> m_control;
+    std::unique_ptr<RdmaDcqcn> m_machine;             //!< the reference, built at Start
+    std::vector<std::pair<Time, double>> m_heard;     //!< the control's listener
+    std::vector<std::pair<Time, double>> m_reference; //!< the reference's callback
+    uint32_t m_windows{0};                            //!< window changes heard
+};
+
+/**
+ * \ingroup training-net-tests
  * DCQCN and fabric-level NIC test suite.
  */
 class RoceDcqcnTestSuite : public TestSuite
@@ -747,6 +874,7 @@ class RoceDcqcnTestSuite : public TestSuite
         AddTestCase(new RoceDcqcnStateMachineTestCase(true), TestCase::QUICK);
         AddTestCase(new RoceDcqcnByteCounterTestCase, TestCase::QUICK);
         AddTestCase(new RoceDcqcnPeriodicTestCase, TestCase::QUICK);
+        AddTestCase(new RoceDcqcnLazyMachineTestCase, TestCase::QUICK);
         AddTestCase(new RoceDefaultsGuardTestCase, TestCase::QUICK);
         AddTestCase(new RoceIncastTestCase(true), TestCase::QUICK);
         AddTestCase(new RoceIncastTestCase(false), TestCase::QUICK);

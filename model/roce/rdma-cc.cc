@@ -33,13 +33,13 @@ RdmaCongestionControl::~RdmaCongestionControl()
 }
 
 void
-RdmaCongestionControl::Start(double lineRateBps, uint32_t mtu, RateCallback onRate)
+RdmaCongestionControl::Start(double lineRateBps, uint32_t mtu, Listener* listener)
 {
     m_lineRate = lineRateBps;
     m_rate = lineRateBps;
     m_mtu = mtu;
     m_window = 0;
-    m_onRate = onRate;
+    m_listener = listener;
     DoStart();
 }
 
@@ -183,9 +183,9 @@ RdmaCongestionControl::SetWindow(uint64_t bytes)
         return;
     }
     m_window = bytes;
-    if (!m_onWindow.IsNull())
+    if (m_listener)
     {
-        m_onWindow(bytes);
+        m_listener->WindowChanged(bytes);
     }
 }
 
@@ -198,9 +198,9 @@ RdmaCongestionControl::SetRate(double bps)
         return;
     }
     m_rate = bps;
-    if (!m_onRate.IsNull())
+    if (m_listener)
     {
-        m_onRate(bps);
+        m_listener->RateChanged(bps);
     }
 }
 

@@ -84,10 +84,21 @@ class RdmaCongestionControl : public Object
     /** \return the TypeId */
     static TypeId GetTypeId();
 
-    /// Called with the new rate (bit/s) after every change.
-    typedef Callback<void, double> RateCallback;
-    /// Called with the new window (payload bytes, 0 = none) after every change.
-    typedef Callback<void, uint64_t> WindowCallback;
+    /**
+     * Who hears a control's changes: the queue pair it drives. A pointer, not Callbacks: a QP
+     * lives for every peer its NIC ever wrote to (2.1 M of them in a 4,096-GPU hierarchical
+     * all-reduce), and each Callback is a heap object of about 100 bytes.
+     */
+    class Listener
+    {
+      public:
+        virtual ~Listener() = default;
+        /** \param bps the new rate (bit/s), after every change */
+        virtual void RateChanged(double bps) = 0;
+        /** \param bytes the new window (payload bytes, 0 = none), after every change, the
+         *  one set at Start included */
+        virtual void WindowChanged(uint64_t bytes) = 0;
+    };
 
     RdmaCongestionControl();
     ~RdmaCongestionControl() override;
@@ -95,19 +106,10 @@ class RdmaCongestionControl : public Object
     /**
      * Start at the line rate.
      * \param lineRateBps egress link rate (bit/s) \param mtu payload bytes per packet
-     * \param onRate notified after each rate change
+     * \param listener told of each rate and window change (may be null); it outlives the
+     * control's use
      */
-    void Start(double lineRateBps, uint32_t mtu, RateCallback onRate);
-
-    /**
-     * Be told of every change of the window (the NIC's WindowChange trace), the one set at
-     * Start included. Call before Start.
-     * \param onWindow notified after each window change
-     */
-    void SetWindowCallback(WindowCallback onWindow)
-    {
-        m_onWindow = onWindow;
-    }
+    void Start(double lineRateBps, uint32_t mtu, Listener* listener);
 
     /** \param psn PSN just sent \param payloadBytes its payload */
     void OnSent(uint64_t psn, uint32_t payloadBytes)
@@ -233,8 +235,7 @@ class RdmaCongestionControl : public Object
     }
 
   private:
-    RateCallback m_onRate;
-    WindowCallback m_onWindow;
+    Listener* m_listener{nullptr}; //!< the QP (not owned)
     double m_lineRate{0};
     double m_rate{0};
     uint64_t m_window{0};

@@ -436,10 +436,23 @@ RdmaDcqcnControl::DoStart()
     c.variableWindow = m_variableWindow;
     c.periodicDecrease = m_decreaseTiming == DECREASE_PERIODIC;
     c.notifyByAck = m_notification == NOTIFY_ACK;
-    m_dcqcn = std::make_unique<RdmaDcqcn>(&m_config,
-                                          lineRate,
-                                          MakeCallback(&RdmaDcqcnControl::Rate, this));
+    m_started = true;
     Rate(GetRate());
+}
+
+RdmaDcqcn&
+RdmaDcqcnControl::StateMachine()
+{
+    // built at the first congestion notification: until then the machine would sit at line
+    // rate with no timer (NotifySent counts nothing at line rate; alpha is the initial one),
+    // and most QPs of a large system never see a CNP
+    if (!m_dcqcn)
+    {
+        m_dcqcn = std::make_unique<RdmaDcqcn>(&m_config,
+                                              GetLineRate(),
+                                              MakeCallback(&RdmaDcqcnControl::Rate, this));
+    }
+    return *m_dcqcn;
 }
 
 void
@@ -459,13 +472,16 @@ RdmaDcqcnControl::SetPathBaseRtt(Time rtt)
 void
 RdmaDcqcnControl::DoOnSent(uint64_t psn, uint32_t payloadBytes)
 {
-    m_dcqcn->NotifySent(payloadBytes);
+    if (m_dcqcn)
+    {
+        m_dcqcn->NotifySent(payloadBytes);
+    }
 }
 
 void
 RdmaDcqcnControl::DoOnCnp()
 {
-    m_dcqcn->ReceiveCnp();
+    StateMachine().ReceiveCnp();
 }
 
 void
@@ -473,14 +489,18 @@ RdmaDcqcnControl::DoOnAck(const RdmaCcFeedback& fb)
 {
     if (m_config.notifyByAck && fb.ecnEcho)
     {
-        m_dcqcn->ReceiveCnp();
+        StateMachine().ReceiveCnp();
     }
 }
 
 double
 RdmaDcqcnControl::GetAlpha()
 {
-    return m_dcqcn ? m_dcqcn->GetAlpha() : 0.0;
+    if (m_dcqcn)
+    {
+        return m_dcqcn->GetAlpha();
+    }
+    return m_started ? m_config.initialAlpha : 0.0;
 }
 
 void

@@ -230,7 +230,8 @@ class RdmaDcqcnControl : public RdmaCongestionControl
     /// Replaces the window RTT (WindowRtt) when the window is on.
     void SetPathBaseRtt(Time rtt) override;
 
-    /** \return the state machine (after Start) */
+    /** \return the state machine (after the first CNP; null before it: the QP is at line
+     *  rate with the initial alpha) */
     RdmaDcqcn* GetStateMachine() const
     {
         return m_dcqcn.get();
@@ -274,7 +275,11 @@ class RdmaDcqcnControl : public RdmaCongestionControl
     bool m_pathRttSet{false};        //!< SetPathBaseRtt replaced WindowRtt
     Time m_pathRtt;                  //!< that RTT
 
+    /// the state machine, built at the first CNP
+    RdmaDcqcn& StateMachine();
+
     RdmaDcqcnConfig m_config; //!< filled at Start
+    bool m_started{false};    //!< Start has run
     std::unique_ptr<RdmaDcqcn> m_dcqcn;
 };
 

@@ -854,10 +854,7 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
     m_qpList.push_back(qp);
     if (qp->m_cc)
     {
-        qp->m_cc->SetWindowCallback(MakeCallback(&RdmaQueuePair::NotifyWindow, PeekPointer(qp)));
-        qp->m_cc->Start(qp->m_lineRate,
-                        m_mtu,
-                        MakeCallback(&RdmaQueuePair::NotifyRate, PeekPointer(qp)));
+        qp->m_cc->Start(qp->m_lineRate, m_mtu, PeekPointer(qp));
     }
     NS_LOG_INFO("node " << m_localId << " new QP " << qpn << " peer " << peer << " prio "
                         << +priority << " port " << port << " sport " << qp->m_sport);
@@ -1393,10 +1390,10 @@ RdmaNic::SendControl(RdmaQueuePair* qp, uint8_t opcode, uint64_t psn, uint8_t sy
         {
             // the ACK echoes the telemetry of the packet it answers and any CE mark since
             // the previous ACK (BECN)
-            if (qp->m_rcvTelemetry.GetMode() != RoceIntHeader::NONE)
+            if (qp->m_rcvTelemetry && qp->m_rcvTelemetry->GetMode() != RoceIntHeader::NONE)
             {
-                headers.Push(qp->m_rcvTelemetry);
-                bth.SetTelemetry(qp->m_rcvTelemetry.GetMode());
+                headers.Push(*qp->m_rcvTelemetry);
+                bth.SetTelemetry(qp->m_rcvTelemetry->GetMode());
             }
             bth.SetBecn(qp->m_ceSinceAck);
             qp->m_ceSinceAck = false;
@@ -1517,7 +1514,14 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
     m_lastDataRx = now;
     if (telemetry)
     {
-        qp->m_rcvTelemetry = *telemetry;
+        if (qp->m_rcvTelemetry)
+        {
+            *qp->m_rcvTelemetry = *telemetry;
+        }
+        else
+        {
+            qp->m_rcvTelemetry = std::make_unique<RoceIntHeader>(*telemetry);
+        }
     }
     qp->m_ceSinceAck = qp->m_ceSinceAck || ce;
     if (ce)
@@ -1726,8 +1730,7 @@ RdmaNic::FailQp(RdmaQueuePair* qp)
     // nothing left to send: the ring and the pacing heap drop the QP when they meet it
     qp->m_sndUna = qp->m_sndNxt = qp->m_sndMax = qp->m_psnEnd;
     qp->m_curMsg = 0;
-    std::deque<RdmaQueuePair::Message> messages;
-    messages.swap(qp->m_messages);
+    std::vector<RdmaQueuePair::Message> messages = qp->m_messages.TakeAll();
     bool first = true;
     for (auto& m : messages)
     {

@@ -46,7 +46,7 @@ RdmaQueuePair::DoDispose()
         m_cc->Dispose();
         m_cc = nullptr;
     }
-    m_messages.clear();
+    m_messages.TakeAll();
     m_nic = nullptr;
     Object::DoDispose();
 }
@@ -76,7 +76,7 @@ RdmaQueuePair::SeekSendMessage()
 }
 
 void
-RdmaQueuePair::NotifyWindow(uint64_t bytes)
+RdmaQueuePair::WindowChanged(uint64_t bytes)
 {
     if (m_nic)
     {
@@ -85,7 +85,7 @@ RdmaQueuePair::NotifyWindow(uint64_t bytes)
 }
 
 void
-RdmaQueuePair::NotifyRate(double rate)
+RdmaQueuePair::RateChanged(double rate)
 {
     if (m_nic)
     {

@@ -7,6 +7,7 @@
 #define RDMA_QUEUE_PAIR_H
 
 #include "rdma-cc.h"
+#include "roce-fifo.h"
 #include "roce-header.h"
 #include "roce-wire.h"
 
@@ -16,7 +17,6 @@
 #include "ns3/object.h"
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 
 namespace ns3
@@ -97,7 +97,7 @@ struct RdmaWriteRequest
  * paced at the congestion-control rate. Responder: expected PSN, ACK coalescing, a single
  * NACK per gap, re-ACK of duplicates, CNP generation on CE marks.
  */
-class RdmaQueuePair : public Object
+class RdmaQueuePair : public Object, private RdmaCongestionControl::Listener
 {
   public:
     /** \return the TypeId */
@@ -240,9 +240,9 @@ class RdmaQueuePair : public Object
     /// Locate m_curMsg for m_sndNxt (after a rewind).
     void SeekSendMessage();
     /// \param rate new congestion-control rate (bit/s)
-    void NotifyRate(double rate);
+    void RateChanged(double rate) override;
     /// \param bytes new congestion-control window (0 = none)
-    void NotifyWindow(uint64_t bytes);
+    void WindowChanged(uint64_t bytes) override;
 
     RdmaNic* m_nic{nullptr}; //!< owning NIC (raw: the NIC owns the QP)
     uint32_t m_qpn{0};
@@ -255,23 +255,23 @@ class RdmaQueuePair : public Object
     double m_lineRate{0}; //!< bit/s of the egress port
 
     // requester
-    std::deque<Message> m_messages; //!< unfinished messages in PSN order
-    size_t m_curMsg{0};             //!< index of the message holding m_sndNxt
-    uint64_t m_sndUna{0};           //!< oldest unacknowledged PSN
-    uint64_t m_sndNxt{0};           //!< next PSN to send
-    uint64_t m_sndMax{0};           //!< highest PSN sent + 1
-    uint64_t m_psnEnd{0};           //!< PSN after the last posted packet
-    Time m_nextSend;                //!< pacing: earliest time of the next packet
-    Time m_lastSend;                //!< when the last data packet left (pacing's origin)
-    double m_lastWire{0};           //!< wire bytes of the last data packet (0: none yet)
-    uint64_t m_pacedLive{0};        //!< seq of the pacing heap entry that is live
-    bool m_inPacedHeap{false};      //!< waiting in the pacing heap (not in the ready ring)
-    bool m_inFamilyGroup{false};    //!< in its port's list (RdmaNic::Scheduler family)
-    EventId m_rto;                  //!< retransmission timer event
-    Time m_rtoDeadline;             //!< when the retransmission timer really expires
-    bool m_rtoPending{false};       //!< m_rto is scheduled
-    uint32_t m_retries{0};          //!< timeouts in a row without progress (back-off exponent)
-    bool m_failed{false};           //!< error state: RetryLimit exceeded, messages flushed
+    RoceFifo<Message> m_messages; //!< unfinished messages in PSN order
+    size_t m_curMsg{0};           //!< index of the message holding m_sndNxt
+    uint64_t m_sndUna{0};         //!< oldest unacknowledged PSN
+    uint64_t m_sndNxt{0};         //!< next PSN to send
+    uint64_t m_sndMax{0};         //!< highest PSN sent + 1
+    uint64_t m_psnEnd{0};         //!< PSN after the last posted packet
+    Time m_nextSend;              //!< pacing: earliest time of the next packet
+    Time m_lastSend;              //!< when the last data packet left (pacing's origin)
+    double m_lastWire{0};         //!< wire bytes of the last data packet (0: none yet)
+    uint64_t m_pacedLive{0};      //!< seq of the pacing heap entry that is live
+    bool m_inPacedHeap{false};    //!< waiting in the pacing heap (not in the ready ring)
+    bool m_inFamilyGroup{false};  //!< in its port's list (RdmaNic::Scheduler family)
+    EventId m_rto;                //!< retransmission timer event
+    Time m_rtoDeadline;           //!< when the retransmission timer really expires
+    bool m_rtoPending{false};     //!< m_rto is scheduled
+    uint32_t m_retries{0};        //!< timeouts in a row without progress (back-off exponent)
+    bool m_failed{false};         //!< error state: RetryLimit exceeded, messages flushed
     uint64_t m_retxBytes{0};
     uint64_t m_ackedBytes{0};
     uint64_t m_timeouts{0};
@@ -280,13 +280,15 @@ class RdmaQueuePair : public Object
     bool m_queued{false};            //!< in the NIC's ready ring or pacing heap
 
     // responder
-    uint64_t m_rcvNxt{0};         //!< expected PSN
-    uint32_t m_unacked{0};        //!< packets accepted since the last ACK
-    bool m_nackSent{false};       //!< NACK already sent for m_rcvNxt
-    bool m_cnpSent{false};        //!< a CNP was sent at least once
-    Time m_lastCnp;               //!< time of the last CNP sent
-    bool m_ceSinceAck{false};     //!< a CE-marked packet arrived since the last ACK (BECN)
-    RoceIntHeader m_rcvTelemetry; //!< telemetry of the last data packet, echoed in ACKs
+    uint64_t m_rcvNxt{0};     //!< expected PSN
+    uint32_t m_unacked{0};    //!< packets accepted since the last ACK
+    bool m_nackSent{false};   //!< NACK already sent for m_rcvNxt
+    bool m_cnpSent{false};    //!< a CNP was sent at least once
+    Time m_lastCnp;           //!< time of the last CNP sent
+    bool m_ceSinceAck{false}; //!< a CE-marked packet arrived since the last ACK (BECN)
+    /// telemetry of the last data packet, echoed in ACKs; held only once a packet carried it
+    /// (HPCC's), as most QPs never see any and the header takes 216 bytes
+    std::unique_ptr<RoceIntHeader> m_rcvTelemetry;
     uint64_t m_rcvBytes{0};
     uint64_t m_rcvMsgId{0};    //!< RETH virtual address of the message being received
     uint32_t m_rcvMsgKey{0};   //!< RETH R_Key of it
