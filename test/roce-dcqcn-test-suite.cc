@@ -791,6 +791,13 @@ class RoceDcqcnLazyMachineTestCase : public TestCase, private RdmaCongestionCont
                               what << " at " << Simulator::Now());
     }
 
+    void CheckNoMachine()
+    {
+        NS_TEST_EXPECT_MSG_EQ((m_control->GetStateMachine() == nullptr),
+                              true,
+                              "sends alone build no machine");
+    }
+
     void DoRun() override
     {
         const double line = 100e9;
@@ -827,11 +834,7 @@ class RoceDcqcnLazyMachineTestCase : public TestCase, private RdmaCongestionCont
                                 this,
                                 mb);
         }
-        Simulator::Schedule(MicroSeconds(19), [this]() {
-            NS_TEST_EXPECT_MSG_EQ((m_control->GetStateMachine() == nullptr),
-                                  true,
-                                  "sends alone build no machine");
-        });
+        Simulator::Schedule(MicroSeconds(19), &RoceDcqcnLazyMachineTestCase::CheckNoMachine, this);
         Simulator::Stop(MilliSeconds(20));
         Simulator::Run();
         NS_TEST_EXPECT_MSG_EQ((m_control->GetStateMachine() != nullptr),
