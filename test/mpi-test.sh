@@ -262,6 +262,42 @@ refuse 2 "node 9 is on no rank" --case=incast --partition="0-7;8"
 refuse 2 "it names 1 rank, the run has 2" --case=write --partition="0-1"
 refuse 3 "3 ranks for 2 nodes" --case=write
 
+# Program windows across ranks. A generated ring on torus:8x8 whose whole programs pass an
+# eighth of a 10 MiB memory limit: one process holds windows (the service's own choice), 2 ranks
+# hold whole programs (a windowed receiver needs its sender's window, which only the sender's
+# process has) with a note, and every line is the same; a window the user sets is refused with
+# one line on 2 ranks (it was an abort)
+windowed="--case=collective --topology=torus:8x8 --algorithm=ring --bytes=1048576"
+windowed="$windowed --ns3::CollectiveService::Program=generated"
+rm -f "$tmp"/lines.*
+# shellcheck disable=SC2086
+if ! TN_MEMORY_LIMIT=10MiB "$distributed" $windowed --out="$tmp/lines" 2> "$tmp/one.err"; then
+    fail "windowed ring in one process: $(cat "$tmp/one.err")"
+elif ! grep -q "hold windows of" "$tmp/one.err"; then
+    fail "windowed ring in one process: the service chose no window: $(cat "$tmp/one.err")"
+else
+    grep -v '^rank ' "$tmp"/lines.* | sort > "$tmp/one"
+    rm -f "$tmp"/lines.*
+    # shellcheck disable=SC2086
+    if ! TN_MEMORY_LIMIT=10MiB "$mpirun" $mpiflags -np 2 -x TN_MEMORY_LIMIT "$distributed" \
+        $windowed --out="$tmp/lines" 2> "$tmp/two.err"; then
+        fail "windowed ring on 2 ranks: $(cat "$tmp/two.err")"
+    elif ! grep -q "across MPI ranks hold whole programs" "$tmp/two.err"; then
+        fail "windowed ring on 2 ranks: no note on whole programs: $(cat "$tmp/two.err")"
+    elif ! cat "$tmp"/lines.* | grep -v '^rank ' | sort | cmp -s - "$tmp/one"; then
+        fail "windowed ring: 2 ranks (whole programs) differ from one process (windows)"
+    else
+        echo "ok: windowed ring: 2 ranks hold whole programs, = one process's windows" \
+            "($(wc -l < "$tmp/one") lines)"
+    fi
+fi
+# shellcheck disable=SC2086
+refuse 2 "ProgramWindow 64 is not supported across MPI ranks" $windowed \
+    --ns3::CollectiveService::ProgramWindow=64
+if grep -q "terminate called\|^aborted\.\|Signal: Aborted" "$tmp/bad.err"; then
+    fail "ProgramWindow on 2 ranks aborted: $(cat "$tmp/bad.err")"
+fi
+
 # The programs users run, under mpirun with no other change.
 # same(NAME, PROGRAM ARGS...): the program writes "$tmp/one.db" in one process and
 # "$tmp/two.db" on 2 ranks (its arguments name DB for the file); the same rows, the same runs,

@@ -890,8 +890,22 @@ CollectiveService::Create(const tn_plan_request& request,
         *w = std::max(AUTO_PROGRAM_WINDOW, least);
         return true;
     };
+    // a windowed receiver takes its transfer's number from its send's op when the data
+    // arrives, and only the sender's process holds that op's window: across MPI ranks the
+    // programs are held whole
+    const bool acrossRanks =
+        m_distributed && std::any_of(ranks.begin(), ranks.end(), [this](uint32_t npu) {
+            return m_executors[npu] == nullptr;
+        });
+    if (plan->program && acrossRanks && m_programWindow > 0)
+    {
+        *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
+                 " is not supported across MPI ranks yet (set it to 0: programs held whole)";
+        return nullptr;
+    }
     uint32_t window = m_programWindow;
-    if (plan->program && window == 0 && m_autoWindowNoted && !serviceWindow(&window))
+    if (plan->program && window == 0 && m_autoWindowNoted && !acrossRanks &&
+        !serviceWindow(&window))
     {
         return nullptr;
     }
@@ -911,7 +925,33 @@ CollectiveService::Create(const tn_plan_request& request,
                                         2 * tn_program_transfers(plan->program.get(), nullptr),
                                         false,
                                         &what);
-        if (need > limit / WHOLE_PROGRAM_SHARE)
+        char needText[32];
+        char limitText[32];
+        if (acrossRanks && need > limit)
+        {
+            *error = what + " would take about " +
+                     tn_memory_format(need, needText, sizeof(needText)) +
+                     ", more than the memory limit " +
+                     tn_memory_format(limit, limitText, sizeof(limitText)) +
+                     " (TN_MEMORY_LIMIT or --memory-limit), and program windows are not "
+                     "supported across MPI ranks";
+            return nullptr;
+        }
+        if (acrossRanks && need > limit / WHOLE_PROGRAM_SHARE)
+        {
+            if (!m_wholeAcrossRanksNoted)
+            {
+                m_wholeAcrossRanksNoted = true;
+                std::fprintf(stderr,
+                             "note: generated collectives across MPI ranks hold whole programs "
+                             "(program windows are not supported there): %s takes about %s, more "
+                             "than an eighth of the memory limit %s\n",
+                             what.c_str(),
+                             tn_memory_format(need, needText, sizeof(needText)),
+                             tn_memory_format(limit, limitText, sizeof(limitText)));
+            }
+        }
+        else if (need > limit / WHOLE_PROGRAM_SHARE)
         {
             // the user left the window open (0): hold windows from now on rather than
             // refuse, as one would set ProgramWindow by hand; a window that still cannot fit
@@ -923,8 +963,6 @@ CollectiveService::Create(const tn_plan_request& request,
             if (!m_autoWindowNoted)
             {
                 m_autoWindowNoted = true;
-                char needText[32];
-                char limitText[32];
                 std::fprintf(stderr,
                              "note: generated collectives hold windows of %u ops per stream "
                              "(CollectiveService::ProgramWindow; wider where a program cannot run "

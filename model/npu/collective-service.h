@@ -615,7 +615,8 @@ eturn false with *error set when one is
     /// collectives already in flight keep their whole programs, so that the windows of
     /// overlapping ones (Resnet-50's 54 all-reduces) leave the rest of the machine free
     static constexpr uint64_t WHOLE_PROGRAM_SHARE = 8;
-    bool m_autoWindowNoted{false}; //!< windows held since whole programs passed their share
+    bool m_autoWindowNoted{false};       //!< windows held since whole programs passed their share
+    bool m_wholeAcrossRanksNoted{false}; //!< the note on whole programs across MPI ranks
     /// Ops held by the generated collectives whose programs are not freed yet, by id (at
     /// their creation: whole programs, or the first windows).
     std::unordered_map<uint32_t, uint64_t> m_heldOps;

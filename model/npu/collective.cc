@@ -1347,8 +1347,8 @@ Collective::SetLocalRanks(const std::vector<bool>& local)
     NS_ABORT_MSG_IF(m_started, "Collective::SetLocalRanks: already started");
     // a windowed receiver takes its transfer's number from the sender's in-flight entry,
     // which only the sender's process has
-    // internal invariant: the distributed programs refuse ProgramWindow over MPI ranks first
-    // (doc/distributed.rst)
+    // internal invariant: CollectiveService holds programs whole across MPI ranks and refuses
+    // a ProgramWindow there (doc/distributed.rst)
     NS_ABORT_MSG_IF(m_window > 0 && std::find(local.begin(), local.end(), false) != local.end(),
                     "Collective " << m_id
                                   << ": CollectiveService::ProgramWindow > 0 is not supported "
