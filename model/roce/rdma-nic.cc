@@ -1514,14 +1514,11 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
     m_lastDataRx = now;
     if (telemetry)
     {
-        if (qp->m_rcvTelemetry)
+        if (!qp->m_rcvTelemetry)
         {
-            *qp->m_rcvTelemetry = *telemetry;
+            qp->m_rcvTelemetry = std::make_unique<RoceIntHeader>();
         }
-        else
-        {
-            qp->m_rcvTelemetry = std::make_unique<RoceIntHeader>(*telemetry);
-        }
+        *qp->m_rcvTelemetry = *telemetry;
     }
     qp->m_ceSinceAck = qp->m_ceSinceAck || ce;
     if (ce)
