@@ -601,6 +601,92 @@ class RoceNicRetryLimitTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * Two queue pairs of one NIC (priorities 3 and 4) lose their tails: their retransmission
+ * timers share the NIC's one event, armed when each message started, yet each expires
+ * RetransmitTimeout (1 ms) after its own last progress (hundreds of microseconds later), in
+ * that order, and goes back to its own unacknowledged PSN.
+ */
+class RoceNicTimersTestCase : public TestCase
+{
+  public:
+    RoceNicTimersTestCase()
+        : TestCase("each queue pair's retransmission timer expires at its own deadline")
+    {
+    }
+
+  private:
+    void CountTimeout(uint32_t qpn, uint64_t psn)
+    {
+        m_timeouts.push_back({qpn, psn, Simulator::Now()});
+    }
+
+    void PostSecond()
+    {
+        m_tx->PostWrite(1, SECOND * 4096, 4, MakeCallback(&Completions::Done, &m_sent));
+    }
+
+    void DoRun() override
+    {
+        tn_topology* topo = MakeChain(1, RATE, LATENCY_NS);
+        RoceHelper helper;
+        helper.SetNicAttribute("RetransmitTimeout", TimeValue(MilliSeconds(1)));
+        RoceFabricNodes f = helper.Install(topo);
+        tn_topology_destroy(topo);
+        m_tx = helper.GetNic(0);
+        Ptr<RdmaNic> rx = helper.GetNic(1);
+        Ptr<RoceSelectiveDropModel> loss = CreateObject<RoceSelectiveDropModel>();
+        // each PSN once: the first message's tail, then the second's (the first sends its own
+        // PSN SECOND - 1 before the second starts)
+        loss->dataPsns = {FIRST - 1, SECOND - 1};
+        rx->GetPort(0)->SetReceiveErrorModel(loss);
+        m_tx->TraceConnectWithoutContext("Timeout",
+                                         MakeCallback(&RoceNicTimersTestCase::CountTimeout, this));
+        m_tx->PostWrite(1, FIRST * 4096, 3, MakeCallback(&Completions::Done, &m_sent));
+        Simulator::Schedule(MicroSeconds(300), &RoceNicTimersTestCase::PostSecond, this);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(loss->dataDrops, 2, "both tails dropped");
+        NS_TEST_ASSERT_MSG_EQ(m_sent.records.size(), 2, "both complete through their timeouts");
+        NS_TEST_ASSERT_MSG_EQ(m_timeouts.size(), 2, "one timeout each");
+        const Timeout& first = m_timeouts[0];
+        const Timeout& second = m_timeouts[1];
+        NS_TEST_ASSERT_MSG_NE(first.qpn, second.qpn, "two queue pairs");
+        // each one's last progress is the ACK of its packets but the tail's: at least that
+        // many packets' wire time after its start (the timers were armed at the starts)
+        const Time packet = Seconds(WireSeconds(DataWire(4096)));
+        const Time firstDeadline = packet * (FIRST - 1) + MilliSeconds(1);
+        const Time secondDeadline = MicroSeconds(300) + packet * (SECOND - 1) + MilliSeconds(1);
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(first.at, firstDeadline, "first: RTO after its progress");
+        NS_TEST_ASSERT_MSG_LT(first.at, firstDeadline + MicroSeconds(10), "first: at RTO");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(second.at, secondDeadline, "second: after its own progress");
+        NS_TEST_ASSERT_MSG_LT(second.at, secondDeadline + MicroSeconds(10), "second: at RTO");
+        NS_TEST_ASSERT_MSG_GT(first.psn, 0, "first: back to its unacknowledged PSN");
+        NS_TEST_ASSERT_MSG_LT(first.psn, FIRST, "first: not past its tail");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(second.psn, FIRST, "second: back to its own PSN");
+        NS_TEST_ASSERT_MSG_LT(second.psn, SECOND, "second: not past its tail");
+        NS_TEST_EXPECT_MSG_EQ(Simulator::Now(),
+                              std::max(m_sent.records[0].end, m_sent.records[1].end),
+                              "no timer outlives the messages");
+        Simulator::Destroy();
+        m_tx = nullptr;
+    }
+
+    /** a Timeout trace call */
+    struct Timeout
+    {
+        uint32_t qpn; //!< queue pair
+        uint64_t psn; //!< its oldest unacknowledged PSN
+        Time at;      //!< when
+    };
+
+    static const uint32_t FIRST = 600;  //!< packets of the first message (about 200 us)
+    static const uint32_t SECOND = 700; //!< of the second, started at 300 us
+    Ptr<RdmaNic> m_tx;              //!< the sender
+    Completions m_sent;             //!< its completions
+    std::vector<Timeout> m_timeouts; //!< in order
+};
+
+/**
+ * \ingroup training-net-tests
  * The simulation ends with the last acknowledgement: a queue pair whose messages are all
  * acknowledged leaves no retransmission timer in the scheduler (it used to keep the
  * simulation running for RetransmitTimeout, 4 ms, after the work was done).
@@ -963,6 +1049,7 @@ class RoceNicTestSuite : public TestSuite
         AddTestCase(new RoceNicRandomLossTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicRetryLimitTestCase, TestCase::QUICK);
+        AddTestCase(new RoceNicTimersTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicNoTimerLeftTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new RoceNicPcapTestCase, TestCase::QUICK);

@@ -701,6 +701,10 @@ void
 RdmaNic::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    Simulator::Remove(m_rtoTimer);
+    m_rtoTimerSet = false;
+    m_rtoHeap = decltype(m_rtoHeap)();
+    m_rtoRunning = 0;
     for (auto& qp : m_qpList)
     {
         qp->Dispose();
@@ -1303,7 +1307,7 @@ RdmaNic::BuildDataPacket(RdmaQueuePair* qp)
     {
         qp->m_cc->OnSent(psn, len);
     }
-    if (!qp->m_rtoPending)
+    if (!qp->m_rtoRunning)
     {
         ArmRto(qp);
     }
@@ -1330,30 +1334,109 @@ RdmaNic::CurrentRto(const RdmaQueuePair* qp) const
 void
 RdmaNic::ArmRto(RdmaQueuePair* qp)
 {
-    const Time rto = CurrentRto(qp);
-    qp->m_rtoDeadline = Simulator::Now() + rto;
-    if (!qp->m_rtoPending)
+    qp->m_rtoDeadline = Simulator::Now() + CurrentRto(qp);
+    if (!qp->m_rtoRunning)
     {
-        qp->m_rtoPending = true;
-        qp->m_rto = Simulator::Schedule(rto, &RdmaNic::RtoExpired, this, qp);
+        qp->m_rtoRunning = true;
+        ++m_rtoRunning;
     }
+    if (!qp->m_rtoQueued)
+    {
+        PushRto(qp->m_rtoDeadline, qp);
+    }
+}
+
+void
+RdmaNic::StopRto(RdmaQueuePair* qp)
+{
+    // the heap entry stays (taking it out of the middle of a heap costs more than meeting it
+    // at its time); RescheduleRtoTimer drops the event and the stale entries when the last
+    // timer of the NIC stops, so that an idle fabric's simulation ends
+    qp->m_rtoRunning = false;
+    --m_rtoRunning;
+    if (!m_rtoFiring)
+    {
+        RescheduleRtoTimer();
+    }
+}
+
+void
+RdmaNic::PushRto(Time when, RdmaQueuePair* qp)
+{
+    qp->m_rtoQueued = true;
+    m_rtoHeap.push(Paced{when, m_rtoSeq++, qp});
+    if (!m_rtoFiring && (!m_rtoTimerSet || when < m_rtoTimerAt))
+    {
+        RescheduleRtoTimer();
+    }
+}
+
+void
+RdmaNic::RescheduleRtoTimer()
+{
+    if (m_rtoRunning == 0)
+    {
+        if (m_rtoTimerSet)
+        {
+            Simulator::Remove(m_rtoTimer);
+            m_rtoTimerSet = false;
+        }
+        while (!m_rtoHeap.empty())
+        {
+            m_rtoHeap.top().qp->m_rtoQueued = false;
+            m_rtoHeap.pop();
+        }
+        return;
+    }
+    const Time first = m_rtoHeap.top().when;
+    if (m_rtoTimerSet)
+    {
+        if (m_rtoTimerAt == first)
+        {
+            return;
+        }
+        Simulator::Remove(m_rtoTimer);
+    }
+    m_rtoTimerSet = true;
+    m_rtoTimerAt = first;
+    m_rtoTimer = Simulator::Schedule(first - Simulator::Now(), &RdmaNic::RtoTimerFired, this);
+}
+
+void
+RdmaNic::RtoTimerFired()
+{
+    const Time now = Simulator::Now();
+    m_rtoTimerSet = false;
+    m_rtoFiring = true;
+    while (!m_rtoHeap.empty() && m_rtoHeap.top().when <= now)
+    {
+        RdmaQueuePair* qp = m_rtoHeap.top().qp;
+        m_rtoHeap.pop();
+        qp->m_rtoQueued = false;
+        if (!qp->m_rtoRunning)
+        {
+            continue; // stopped since it was queued
+        }
+        if (now < qp->m_rtoDeadline)
+        {
+            // progress was made since the timer was armed: wait for the real deadline
+            PushRto(qp->m_rtoDeadline, qp);
+            continue;
+        }
+        qp->m_rtoRunning = false;
+        --m_rtoRunning;
+        RtoExpired(qp);
+    }
+    m_rtoFiring = false;
+    RescheduleRtoTimer();
 }
 
 void
 RdmaNic::RtoExpired(RdmaQueuePair* qp)
 {
-    qp->m_rtoPending = false;
     if (qp->m_sndUna >= qp->m_sndMax)
     {
         return; // nothing outstanding
-    }
-    Time now = Simulator::Now();
-    if (now < qp->m_rtoDeadline)
-    {
-        // progress was made since the timer was armed: wait for the real deadline
-        qp->m_rtoPending = true;
-        qp->m_rto = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoExpired, this, qp);
-        return;
     }
     NS_LOG_INFO("node " << m_localId << " QP " << qp->m_qpn << " timeout at PSN " << qp->m_sndUna);
     ++qp->m_timeouts;
@@ -1690,14 +1773,9 @@ RdmaNic::Acknowledge(RdmaQueuePair* qp, uint64_t upTo)
     {
         qp->m_rtoDeadline = now + m_rto; // progress: restart the timer (lazily)
     }
-    else if (qp->m_rtoPending)
+    else if (qp->m_rtoRunning)
     {
-        // all acknowledged: take the timer out of the scheduler. Left pending it would keep
-        // the simulation running for RetransmitTimeout after the last message; cancelled, it
-        // would stay in the scheduler as a dead event until its expiry (2 million of them at
-        // 1024 NPUs made every event cost 5x more). The next packet sent arms it again.
-        Simulator::Remove(qp->m_rto);
-        qp->m_rtoPending = false;
+        StopRto(qp); // all acknowledged: the next packet sent arms it again
     }
     if (!qp->m_queued && qp->HasData())
     {

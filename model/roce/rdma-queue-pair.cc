@@ -38,8 +38,8 @@ void
 RdmaQueuePair::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_rto.Cancel();
-    m_rtoPending = false;
+    m_rtoRunning = false;
+    m_rtoQueued = false;
     if (m_cc)
     {
         m_cc->Stop();

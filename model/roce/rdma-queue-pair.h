@@ -267,9 +267,9 @@ class RdmaQueuePair : public Object, private RdmaCongestionControl::Listener
     uint64_t m_pacedLive{0};      //!< seq of the pacing heap entry that is live
     bool m_inPacedHeap{false};    //!< waiting in the pacing heap (not in the ready ring)
     bool m_inFamilyGroup{false};  //!< in its port's list (RdmaNic::Scheduler family)
-    EventId m_rto;                //!< retransmission timer event
     Time m_rtoDeadline;           //!< when the retransmission timer really expires
-    bool m_rtoPending{false};     //!< m_rto is scheduled
+    bool m_rtoRunning{false};     //!< the retransmission timer runs (something unacknowledged)
+    bool m_rtoQueued{false};      //!< in the NIC's timer heap (at or before m_rtoDeadline)
     uint32_t m_retries{0};        //!< timeouts in a row without progress (back-off exponent)
     bool m_failed{false};         //!< error state: RetryLimit exceeded, messages flushed
     uint64_t m_retxBytes{0};
