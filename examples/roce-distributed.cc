@@ -39,6 +39,7 @@
 // and exits non-zero when one fails.
 
 #include "ns3/core-module.h"
+#include "ns3/tn-huge-pages.h"
 #include "ns3/training-net-module.h"
 
 #include <algorithm>
@@ -393,6 +394,11 @@ RunTraining(const std::string& spec,
 int
 main(int argc, char** argv)
 {
+    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
+    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
+    {
+        std::cerr << "roce-distributed: note: " << hugePagesErr.message << "; going on with small pages\n";
+    }
     DistributedHelper::Enable(&argc, &argv);
     std::string which = "write";
     uint64_t bytes = 0;

@@ -33,6 +33,7 @@
 #include "ns3/tn-algorithm.h"
 #include "ns3/tn-cost.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-huge-pages.h"
 #include "ns3/tn-routing.h"
 #include "ns3/tn-signal.h"
 #include "ns3/tn-topology.h"
@@ -65,6 +66,11 @@ Check(tn_status status, const tn_error& err, const char* what)
 int
 main(int argc, char* argv[])
 {
+    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
+    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
+    {
+        std::cerr << "training-net-quickstart: note: " << hugePagesErr.message << "; going on with small pages\n";
+    }
     if (DistributedHelper::Enable(&argc, &argv))
     {
         std::atexit(&DistributedHelper::Disable);

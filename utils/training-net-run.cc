@@ -34,6 +34,7 @@
 #include "ns3/scenario-config.h"
 #include "ns3/scenario-runner.h"
 #include "ns3/tn-db.h"
+#include "ns3/tn-huge-pages.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -863,6 +864,11 @@ Main(int argc, char* argv[])
 int
 main(int argc, char* argv[])
 {
+    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
+    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
+    {
+        std::cerr << "training-net-run: note: " << hugePagesErr.message << "; going on with small pages\n";
+    }
     DistributedHelper::Enable(&argc, &argv);
     if (!DistributedHelper::IsEnabled())
     {

@@ -1354,7 +1354,7 @@ RdmaNic::StopRto(RdmaQueuePair* qp)
     // timer of the NIC stops, so that an idle fabric's simulation ends
     qp->m_rtoRunning = false;
     --m_rtoRunning;
-    if (!m_rtoFiring)
+    if (m_rtoRunning == 0 && !m_rtoFiring)
     {
         RescheduleRtoTimer();
     }

@@ -8,12 +8,15 @@
  *  - tn_plan estimates a plan's size (closed forms checked against built plans)
  *    and refuses beyond the memory limit or the schedule's id space;
  *  - the schedule refuses to grow past its memory limit;
- *  - Themis' --active beyond the chunk count costs nothing.
+ *  - Themis' --active beyond the chunk count costs nothing;
+ *  - a large run's memory in huge pages: when a program starts again with glibc's malloc
+ *    asking for them, and when it goes on as it is.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tn-test.h"
 
 #include "ns3/tn-algorithm.h"
+#include "ns3/tn-huge-pages.h"
 #include "ns3/tn-memory.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-topology.h"
@@ -335,6 +338,57 @@ test_verify_many_chunks(tn_test_ctx* ctx)
     tn_topology_destroy(t);
 }
 
+/* tn_huge_pages_tunables: restart only when the kernel gives huge pages on request and
+ * glibc can ask, keep the user's tunables, never twice, never against TN_HUGE_PAGES=0 */
+static void
+test_huge_pages_decision(tn_test_ctx* ctx)
+{
+    tn_huge_pages_process p;
+    memset(&p, 0, sizeof(p));
+    p.thp_enabled = "always [madvise] never\n";
+    p.libc_version = "2.36";
+    char* t = tn_huge_pages_tunables(&p);
+    TN_CHECK_MSG(ctx, t && strcmp(t, "glibc.malloc.hugetlb=1") == 0, "fresh: %s", t ? t : "NULL");
+    free(t);
+    p.tunables = "glibc.malloc.tcache_count=4";
+    t = tn_huge_pages_tunables(&p);
+    TN_CHECK_MSG(ctx,
+                 t && strcmp(t, "glibc.malloc.tcache_count=4:glibc.malloc.hugetlb=1") == 0,
+                 "the user's tunables kept: %s",
+                 t ? t : "NULL");
+    /* the restarted program sees its own tunable and goes on */
+    p.tunables = t;
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+    free(t);
+    p.tunables = "glibc.malloc.hugetlb=0";
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL); /* the user decided */
+    p.tunables = NULL;
+    p.libc_version = "2.35";
+    t = tn_huge_pages_tunables(&p);
+    TN_CHECK(ctx, t != NULL);
+    free(t);
+    p.libc_version = "2.34"; /* no such tunable */
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+    p.libc_version = NULL; /* not glibc */
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+    p.libc_version = "2.36";
+    p.thp_enabled = "[always] madvise never\n"; /* huge pages anyway */
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+    p.thp_enabled = "always madvise [never]\n";
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+    p.thp_enabled = NULL; /* no such file */
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+    p.thp_enabled = "always [madvise] never\n";
+    p.opt = "0";
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+    p.opt = "1";
+    t = tn_huge_pages_tunables(&p);
+    TN_CHECK(ctx, t != NULL);
+    free(t);
+    p.under_valgrind = 1; /* /proc/self/exe would be valgrind's tool */
+    TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
+}
+
 void
 tn_suite_limits(tn_test_suite* suite)
 {
@@ -346,4 +400,5 @@ tn_suite_limits(tn_test_suite* suite)
     tn_test_add(suite, "schedule-growth-guard", test_schedule_growth_guard);
     tn_test_add(suite, "memory-limit-environment", test_memory_limit_environment);
     tn_test_add(suite, "themis-active-beyond-chunks", test_themis_active_beyond_chunks);
+    tn_test_add(suite, "huge-pages-decision", test_huge_pages_decision);
 }
