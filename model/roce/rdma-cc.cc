@@ -66,6 +66,12 @@ RdmaCongestionControl::GetConfigError() const
     return "";
 }
 
+Ptr<RdmaCongestionControl>
+RdmaCongestionControl::Fork() const
+{
+    return nullptr;
+}
+
 RdmaConfigCheck&
 RdmaConfigCheck::That(bool holds, const std::string& message)
 {

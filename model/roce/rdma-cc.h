@@ -158,6 +158,14 @@ class RdmaCongestionControl : public Object
      * \return "" if usable, else what is wrong, naming the attribute
      */
     virtual std::string GetConfigError() const;
+    /**
+     * A control of the same class with the same attributes, not started: a NIC makes its
+     * queue pairs' controls this way from the first one it built. ObjectFactory walks every
+     * attribute of the class through strings, about 12 us a control: 25 s for the 2.1 million
+     * queue pairs of a 4,096-GPU all-reduce. Called only on a control never started.
+     * \return the copy, or null (the default) for the NIC to build each from its factory
+     */
+    virtual Ptr<RdmaCongestionControl> Fork() const;
     /// Cancel timers (QP disposal).
     virtual void Stop();
 

@@ -391,8 +391,44 @@ RdmaDcqcnControl::RdmaDcqcnControl()
 {
 }
 
+RdmaDcqcnControl::RdmaDcqcnControl(const RdmaDcqcnControl& o)
+    : RdmaCongestionControl(o),
+      m_g(o.m_g),
+      m_initialAlpha(o.m_initialAlpha),
+      m_alphaPeriod(o.m_alphaPeriod),
+      m_decreasePeriod(o.m_decreasePeriod),
+      m_increasePeriod(o.m_increasePeriod),
+      m_fastRecoveryStages(o.m_fastRecoveryStages),
+      m_additiveStages(o.m_additiveStages),
+      m_ai(o.m_ai),
+      m_hai(o.m_hai),
+      m_referenceRate(o.m_referenceRate),
+      m_minRate(o.m_minRate),
+      m_byteCounter(o.m_byteCounter),
+      m_clampTarget(o.m_clampTarget),
+      m_clampAfterTimeInc(o.m_clampAfterTimeInc),
+      m_windowRtt(o.m_windowRtt),
+      m_variableWindow(o.m_variableWindow),
+      m_notification(o.m_notification),
+      m_decreaseTiming(o.m_decreaseTiming),
+      m_pathRttSet(o.m_pathRttSet),
+      m_pathRtt(o.m_pathRtt)
+{
+    NS_ASSERT_MSG(!o.m_started, "only a control never started is copied");
+}
+
 RdmaDcqcnControl::~RdmaDcqcnControl()
 {
+}
+
+Ptr<RdmaCongestionControl>
+RdmaDcqcnControl::Fork() const
+{
+    if (GetInstanceTypeId() != GetTypeId())
+    {
+        return nullptr;
+    }
+    return CopyObject<RdmaDcqcnControl>(this);
 }
 
 std::string

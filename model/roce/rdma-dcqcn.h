@@ -220,11 +220,16 @@ class RdmaDcqcnControl : public RdmaCongestionControl
     };
 
     RdmaDcqcnControl();
+    /// A copy of a control never started (Fork): its attributes, no state machine.
+    RdmaDcqcnControl(const RdmaDcqcnControl& o);
     ~RdmaDcqcnControl() override;
+    RdmaDcqcnControl& operator=(const RdmaDcqcnControl&) = delete;
 
     double GetAlpha() override;
     void Stop() override;
     std::string GetConfigError() const override;
+    /// This class's copy; null for a subclass (whose attributes a copy of this class drops).
+    Ptr<RdmaCongestionControl> Fork() const override;
     /// CNPs unless CongestionNotification is ack.
     bool RequestsCnp() const override;
     /// Replaces the window RTT (WindowRtt) when the window is on.

@@ -679,6 +679,7 @@ RdmaNic::GetCcFactory() const
     }
     if (!m_ccFactoryReady)
     {
+        m_ccPrototype = nullptr;
         m_ccFactory = ObjectFactory();
         m_ccFactory.SetTypeId(m_ccTid);
         for (const auto& a : m_ccAttributes)
@@ -694,7 +695,17 @@ Ptr<RdmaCongestionControl>
 RdmaNic::CreateCongestionControl() const
 {
     const ObjectFactory* f = GetCcFactory();
-    return f ? f->Create<RdmaCongestionControl>() : nullptr;
+    if (!f)
+    {
+        return nullptr;
+    }
+    if (m_ccPrototype)
+    {
+        return m_ccPrototype->Fork();
+    }
+    Ptr<RdmaCongestionControl> cc = f->Create<RdmaCongestionControl>();
+    m_ccPrototype = cc->Fork(); // null: this class is built from the factory every time
+    return cc;
 }
 
 void
@@ -704,6 +715,7 @@ RdmaNic::DoDispose()
     Simulator::Remove(m_rtoTimer);
     m_rtoTimerSet = false;
     m_rtoHeap = decltype(m_rtoHeap)();
+    m_ccPrototype = nullptr;
     m_rtoRunning = 0;
     for (auto& qp : m_qpList)
     {

@@ -537,6 +537,10 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver
     std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_ccAttributes;
     mutable ObjectFactory m_ccFactory;    //!< CC objects of the selected class
     mutable bool m_ccFactoryReady{false}; //!< m_ccFactory built for m_ccTid and m_ccAttributes
+    /// a fork of the first control built from m_ccFactory, never started: the next controls
+    /// are its forks (RdmaCongestionControl::Fork), so a NIC's controls all take the
+    /// attributes its first one had
+    mutable Ptr<RdmaCongestionControl> m_ccPrototype;
     uint32_t m_ackInterval;
     bool m_rateChangeReschedules;          //!< RateChangeReschedules
     SchedulerType m_scheduler{SCHED_RING}; //!< Scheduler
