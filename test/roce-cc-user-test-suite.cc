@@ -5,7 +5,8 @@
  * here, chosen by its TypeId name through RdmaNic::CongestionControl with its attribute carried
  * to every queue pair by the NIC's factory; DCQCN's parameters as attributes of its class, and
  * their old RdmaNic paths refused naming the new ones; RdmaNic::RateChangeReschedules (a rate
- * change moves the queue pair's next packet, as the HPCC family's ChangeRate).
+ * change moves the queue pair's next packet, as the HPCC family's ChangeRate); Fork, how a NIC
+ * gives its queue pairs copies of its first control.
  */
 #include "roce-nic-test-util.h"
 #include "roce-test-util.h"
@@ -13,7 +14,10 @@
 #include "ns3/attribute-settings.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-dcqcn.h"
 #include "ns3/rdma-nic.h"
@@ -25,6 +29,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 using namespace ns3::roce_test;
@@ -370,6 +376,162 @@ class RoceRateChangeReschedulesTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A class derived from DCQCN's control: Fork must not slice it into its parent.
+ */
+class RoceDcqcnForkSubclass : public RdmaDcqcnControl
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceDcqcnForkSubclass")
+                                .SetParent<RdmaDcqcnControl>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RoceDcqcnForkSubclass>();
+        return tid;
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RoceDcqcnForkSubclass);
+
+/**
+ * \ingroup training-net-tests
+ * Fork, how a NIC gives each queue pair its control: the copy has every attribute of its
+ * original. Every settable attribute of the class and its parents is set away from its default
+ * (a copy constructor that forgot a member would leave it at its default or unset), then the
+ * fork reads what the original reads; a subclass is not forked (the NIC builds it from its
+ * factory), and a NIC's queue pairs get controls with the attributes the NIC was given.
+ */
+class RoceDcqcnForkTestCase : public TestCase
+{
+  public:
+    RoceDcqcnForkTestCase()
+        : TestCase("DCQCN: Fork copies every attribute of a control never started")
+    {
+    }
+
+  private:
+    /// \return a value of value's type other than it that the checker accepts, or null
+    static Ptr<AttributeValue> Other(const AttributeValue& value,
+                                     Ptr<const AttributeChecker> checker)
+    {
+        std::vector<Ptr<AttributeValue>> candidates;
+        if (const auto* d = dynamic_cast<const DoubleValue*>(&value))
+        {
+            candidates = {Create<DoubleValue>(d->Get() * 0.5), Create<DoubleValue>(d->Get() + 1)};
+        }
+        else if (const auto* t = dynamic_cast<const TimeValue*>(&value))
+        {
+            candidates = {Create<TimeValue>(t->Get() * 3 + NanoSeconds(7))};
+        }
+        else if (const auto* r = dynamic_cast<const DataRateValue*>(&value))
+        {
+            candidates = {Create<DataRateValue>(DataRate(r->Get().GetBitRate() * 3 + 1000))};
+        }
+        else if (const auto* u = dynamic_cast<const UintegerValue*>(&value))
+        {
+            candidates = {Create<UintegerValue>(u->Get() + 1), Create<UintegerValue>(u->Get() - 1)};
+        }
+        else if (const auto* b = dynamic_cast<const BooleanValue*>(&value))
+        {
+            candidates = {Create<BooleanValue>(!b->Get())};
+        }
+        else if (const auto* e = dynamic_cast<const EnumValue*>(&value))
+        {
+            for (int other = 0; other < 8; ++other)
+            {
+                if (other != e->Get())
+                {
+                    candidates.push_back(Create<EnumValue>(other));
+                }
+            }
+        }
+        for (const auto& c : candidates)
+        {
+            if (checker->Check(*c))
+            {
+                return c;
+            }
+        }
+        return nullptr;
+    }
+
+    /// \return the attribute's value in o, as text
+    static std::string Read(Ptr<const Object> o,
+                            const std::string& name,
+                            Ptr<const AttributeChecker> checker)
+    {
+        Ptr<AttributeValue> v = checker->Create();
+        o->GetAttribute(name, *v);
+        return v->SerializeToString(checker);
+    }
+
+    void DoRun() override
+    {
+        ObjectFactory factory;
+        factory.SetTypeId(RdmaDcqcnControl::GetTypeId());
+        std::vector<std::pair<std::string, Ptr<const AttributeChecker>>> set;
+        for (TypeId tid = RdmaDcqcnControl::GetTypeId(); tid != Object::GetTypeId();
+             tid = tid.GetParent())
+        {
+            for (uint32_t i = 0; i < tid.GetAttributeN(); ++i)
+            {
+                const TypeId::AttributeInformation info = tid.GetAttribute(i);
+                if (!(info.flags & TypeId::ATTR_SET) || !info.accessor->HasGetter())
+                {
+                    continue;
+                }
+                Ptr<AttributeValue> other = Other(*info.initialValue, info.checker);
+                NS_TEST_ASSERT_MSG_NE(other, nullptr, "a value besides the default: " << info.name);
+                factory.Set(info.name, *other);
+                set.emplace_back(info.name, info.checker);
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(set.size(), 18, "DCQCN's attributes found");
+        Ptr<RdmaCongestionControl> original = factory.Create<RdmaCongestionControl>();
+        Ptr<RdmaCongestionControl> fork = original->Fork();
+        NS_TEST_ASSERT_MSG_NE(fork, nullptr, "DCQCN forks");
+        NS_TEST_ASSERT_MSG_EQ(fork->GetInstanceTypeId(), RdmaDcqcnControl::GetTypeId(), "class");
+        Ptr<RdmaDcqcnControl> byDefault = CreateObject<RdmaDcqcnControl>();
+        for (const auto& a : set)
+        {
+            const std::string value = Read(original, a.first, a.second);
+            NS_TEST_EXPECT_MSG_NE(value,
+                                  Read(byDefault, a.first, a.second),
+                                  a.first << ": set away from its default");
+            NS_TEST_EXPECT_MSG_EQ(Read(fork, a.first, a.second), value, a.first << ": copied");
+        }
+        Ptr<RdmaCongestionControl> derived = CreateObject<RoceDcqcnForkSubclass>();
+        NS_TEST_EXPECT_MSG_EQ(derived->Fork(), nullptr, "a subclass is built, not sliced");
+
+        // a NIC's queue pairs: the first control from the factory, the others its forks
+        tn_topology* topo = MakeChain(1, 100000000000ULL, 1000);
+        RoceHelper helper;
+        helper.SetCongestionControlAttribute("G", DoubleValue(0.125));
+        helper.Install(topo);
+        tn_topology_destroy(topo);
+        Ptr<RdmaNic> nic = helper.GetNic(0);
+        for (uint8_t priority = 1; priority <= 3; ++priority)
+        {
+            nic->PostWrite(1, 4096, priority);
+        }
+        Simulator::Run();
+        for (uint8_t priority = 1; priority <= 3; ++priority)
+        {
+            Ptr<RdmaQueuePair> qp = nic->GetQueuePair(1, priority, 0);
+            NS_TEST_ASSERT_MSG_NE(qp, nullptr, "a queue pair at priority " << +priority);
+            Ptr<RdmaCongestionControl> cc = qp->GetCongestionControl();
+            NS_TEST_ASSERT_MSG_NE(cc, nullptr, "its control");
+            DoubleValue g;
+            cc->GetAttribute("G", g);
+            NS_TEST_EXPECT_MSG_EQ(g.Get(), 0.125, "the NIC's G at priority " << +priority);
+        }
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * Congestion controls as ns-3 types.
  */
 class RoceCcUserTestSuite : public TestSuite
@@ -381,6 +543,7 @@ class RoceCcUserTestSuite : public TestSuite
         AddTestCase(new RoceUserCcTestCase, TestCase::QUICK);
         AddTestCase(new RoceDcqcnAttributesTestCase, TestCase::QUICK);
         AddTestCase(new RoceRateChangeReschedulesTestCase, TestCase::QUICK);
+        AddTestCase(new RoceDcqcnForkTestCase, TestCase::QUICK);
     }
 };
 
