@@ -660,11 +660,7 @@ ContentionRows(const ChildLimits& limits, int* failures)
 int
 main(int argc, char** argv)
 {
-    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
-    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
-    {
-        std::fprintf(stderr, "bench-scale: note: %s; going on with small pages\n", hugePagesErr.message);
-    }
+    tn_huge_pages_prefer(argv); // a large run's memory in huge pages: may start again
     // Rows come minutes apart: a pipe or file sees each as it is printed, not all at the end.
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     std::string sizes = "1024,4096,16384";

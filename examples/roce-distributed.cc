@@ -394,11 +394,7 @@ RunTraining(const std::string& spec,
 int
 main(int argc, char** argv)
 {
-    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
-    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
-    {
-        std::cerr << "roce-distributed: note: " << hugePagesErr.message << "; going on with small pages\n";
-    }
+    tn_huge_pages_prefer(argv); // a large run's memory in huge pages: may start again
     DistributedHelper::Enable(&argc, &argv);
     std::string which = "write";
     uint64_t bytes = 0;

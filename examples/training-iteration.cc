@@ -192,11 +192,7 @@ PrintStages(const TrainingHelper& training, const TrainingJob& job)
 int
 main(int argc, char* argv[])
 {
-    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
-    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
-    {
-        std::fprintf(stderr, "training-iteration: note: %s; going on with small pages\n", hugePagesErr.message);
-    }
+    tn_huge_pages_prefer(argv); // a large run's memory in huge pages: may start again
     std::string workload = "test/data/workloads/Resnet50_DataParallel.txt";
     std::string spec = "switch:16,rate=100Gbps,latency=1us";
     std::vector<std::string> engineNames = {"baseline", "ace"};

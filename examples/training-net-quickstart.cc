@@ -66,11 +66,7 @@ Check(tn_status status, const tn_error& err, const char* what)
 int
 main(int argc, char* argv[])
 {
-    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
-    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
-    {
-        std::cerr << "training-net-quickstart: note: " << hugePagesErr.message << "; going on with small pages\n";
-    }
+    tn_huge_pages_prefer(argv); // a large run's memory in huge pages: may start again
     if (DistributedHelper::Enable(&argc, &argv))
     {
         std::atexit(&DistributedHelper::Disable);

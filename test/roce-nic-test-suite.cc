@@ -677,9 +677,9 @@ class RoceNicTimersTestCase : public TestCase
 
     static const uint32_t FIRST = 600;  //!< packets of the first message (about 200 us)
     static const uint32_t SECOND = 700; //!< of the second, started at 300 us
-    Ptr<RdmaNic> m_tx;              //!< the sender
-    Completions m_sent;             //!< its completions
-    std::vector<Timeout> m_timeouts; //!< in order
+    Ptr<RdmaNic> m_tx;                  //!< the sender
+    Completions m_sent;                 //!< its completions
+    std::vector<Timeout> m_timeouts;    //!< in order
 };
 
 /**

@@ -864,11 +864,7 @@ Main(int argc, char* argv[])
 int
 main(int argc, char* argv[])
 {
-    tn_error hugePagesErr; // a large run's memory in huge pages: may start the program again
-    if (tn_huge_pages_reexec(argv, &hugePagesErr) != TN_OK)
-    {
-        std::cerr << "training-net-run: note: " << hugePagesErr.message << "; going on with small pages\n";
-    }
+    tn_huge_pages_prefer(argv); // a large run's memory in huge pages: may start again
     DistributedHelper::Enable(&argc, &argv);
     if (!DistributedHelper::IsEnabled())
     {

@@ -105,3 +105,15 @@ tn_huge_pages_reexec(char* const argv[], tn_error* err)
                         "starting again with huge pages (/proc/self/exe): %s",
                         strerror(errno));
 }
+
+void
+tn_huge_pages_prefer(char* const argv[])
+{
+    tn_error err;
+    if (tn_huge_pages_reexec(argv, &err) != TN_OK)
+    {
+        const char* slash = argv[0] ? strrchr(argv[0], '/') : NULL;
+        const char* name = slash ? slash + 1 : (argv[0] ? argv[0] : "training-net");
+        fprintf(stderr, "%s: note: %s; going on with small pages\n", name, err.message);
+    }
+}

@@ -22,7 +22,8 @@
  *    for it, sets GLIBC_TUNABLES and executes /proc/self/exe with the same argv: on
  *    success it does not return. It returns TN_OK when there was nothing to do, and an
  *    error when the execution failed (the program may go on with small pages). Call it
- *    first in main, before anything that must not happen twice (output, files, MPI).
+ *    first in main, before anything that must not happen twice (output, files, MPI);
+ *    tn_huge_pages_prefer does so and says in one line on stderr why it could not.
  */
 #ifndef TN_HUGE_PAGES_H
 #define TN_HUGE_PAGES_H
@@ -56,6 +57,13 @@ extern "C"
      * executing /proc/self/exe failed (err says why).
      */
     tn_status tn_huge_pages_reexec(char* const argv[], tn_error* err);
+
+    /**
+     * tn_huge_pages_reexec for a program's main: when the restart fails, one line on
+     * stderr ("<argv[0]'s name>: note: <why>; going on with small pages") and the program
+     * goes on.
+     */
+    void tn_huge_pages_prefer(char* const argv[]);
 
 #ifdef __cplusplus
 }

@@ -520,12 +520,12 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver
     /// pairs a NIC busy), each of them taken out and put back at every message, and every other
     /// event's heap operation paid for their depth.
     std::priority_queue<Paced, std::vector<Paced>, std::greater<Paced>> m_rtoHeap;
-    uint64_t m_rtoSeq{0};       //!< insertion order of m_rtoHeap (tie break)
-    uint32_t m_rtoRunning{0};   //!< queue pairs whose timer runs
-    EventId m_rtoTimer;         //!< at m_rtoTimerAt, while m_rtoRunning > 0
-    Time m_rtoTimerAt;          //!< time of m_rtoTimer
-    bool m_rtoTimerSet{false};  //!< m_rtoTimer is scheduled
-    bool m_rtoFiring{false};    //!< in RtoTimerFired: it reschedules the event once at its end
+    uint64_t m_rtoSeq{0};      //!< insertion order of m_rtoHeap (tie break)
+    uint32_t m_rtoRunning{0};  //!< queue pairs whose timer runs
+    EventId m_rtoTimer;        //!< at m_rtoTimerAt, while m_rtoRunning > 0
+    Time m_rtoTimerAt;         //!< time of m_rtoTimer
+    bool m_rtoTimerSet{false}; //!< m_rtoTimer is scheduled
+    bool m_rtoFiring{false};   //!< in RtoTimerFired: it reschedules the event once at its end
     /// Puts qp in its port's pacing heap at `when` (its earlier entries become stale).
     void PushPaced(Port& pt, Time when, RdmaQueuePair* qp);
     bool m_configChecked{false};

@@ -269,7 +269,7 @@ class RdmaQueuePair : public Object, private RdmaCongestionControl::Listener
     bool m_inFamilyGroup{false};  //!< in its port's list (RdmaNic::Scheduler family)
     Time m_rtoDeadline;           //!< when the retransmission timer really expires
     bool m_rtoRunning{false};     //!< the retransmission timer runs (something unacknowledged)
-    bool m_rtoQueued{false};      //!< in the NIC's timer heap (at or before m_rtoDeadline)
+    bool m_rtoQueued{false};      //!< has an entry in the NIC's timer heap (served, then checked)
     uint32_t m_retries{0};        //!< timeouts in a row without progress (back-off exponent)
     bool m_failed{false};         //!< error state: RetryLimit exceeded, messages flushed
     uint64_t m_retxBytes{0};
