@@ -11,9 +11,11 @@
 #include "ns3/collective-helper.h"
 #include "ns3/flow-network.h"
 #include "ns3/flow-nic.h"
+#include "ns3/global-value.h"
 #include "ns3/npu-helper.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/roce-frame-order.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch-mmu.h"
@@ -311,7 +313,8 @@ RunCollective(const std::string& mode,
               uint64_t bytes,
               const std::string& routing,
               tn_collective kind = TN_COLL_ALL_REDUCE,
-              std::string* error = nullptr)
+              std::string* error = nullptr,
+              bool* eventHeap = nullptr)
 {
     Topology t(spec);
     if (!t.topo)
@@ -345,6 +348,10 @@ RunCollective(const std::string& mode,
         return -1;
     }
     helper.Start(c);
+    if (eventHeap)
+    {
+        *eventHeap = RoceEventHeap::InUse();
+    }
     Simulator::Run();
     double ns = c->IsComplete() && c->Check().empty() ? c->GetDuration().GetNanoSeconds() : -1;
     if (error && ns < 0)
@@ -464,6 +471,52 @@ class FabricLevelTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(known, true, name << ": transports and fabric know each other");
             Simulator::Destroy();
         }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A flow-level run keeps its events in RoceEventHeap when the program leaves ns-3's default
+ * scheduler, and in the scheduler a program names otherwise; both order events by (time, uid),
+ * so the collective ends at the same ns.
+ */
+class FlowLevelEventHeapTestCase : public TestCase
+{
+  public:
+    FlowLevelEventHeapTestCase()
+        : TestCase("flow level: events in one heap unless a scheduler is named; the same end")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string spec = "torus:4x4";
+        bool heap = false;
+        std::string error;
+        const double byHeap = RunCollective("flow",
+                                            spec,
+                                            "ring2d",
+                                            1 << 20,
+                                            "planned",
+                                            TN_COLL_ALL_REDUCE,
+                                            &error,
+                                            &heap);
+        NS_TEST_ASSERT_MSG_GT(byHeap, 0, "completed as planned: " << error);
+        NS_TEST_EXPECT_MSG_EQ(heap, true, "the default scheduler replaced by the heap");
+        NS_TEST_EXPECT_MSG_EQ(RoceEventHeap::InUse(), false, "the heap goes with the simulation");
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::CalendarScheduler"));
+        const double byCalendar = RunCollective("flow",
+                                                spec,
+                                                "ring2d",
+                                                1 << 20,
+                                                "planned",
+                                                TN_COLL_ALL_REDUCE,
+                                                &error,
+                                                &heap);
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+        NS_TEST_EXPECT_MSG_EQ(heap, false, "the program's scheduler kept");
+        NS_TEST_EXPECT_MSG_EQ(byCalendar, byHeap, "the same end, to the ns");
     }
 };
 
@@ -865,6 +918,7 @@ class FlowLevelTestSuite : public TestSuite
                     TestCase::QUICK);
         // last: the cases above draw ns-3's automatically numbered random streams in this
         // order, and the contended cases' packet-level times depend on which they get
+        AddTestCase(new FlowLevelEventHeapTestCase, TestCase::QUICK);
     }
 };
 
