@@ -189,6 +189,28 @@ InChild(const ChildLimits& limits, F fn)
     return m;
 }
 
+/**
+ * \return path itself when it opens from the working directory or is absolute; else the same
+ * relative path in the source folder this bench was built from (its defaults name files of
+ * test/data, and the bench may run from any folder, as make bench-scale runs it from build/)
+ */
+std::string
+FindSourceFile(const std::string& path)
+{
+    if (path.empty() || path[0] == '/' || access(path.c_str(), R_OK) == 0)
+    {
+        return path;
+    }
+#ifdef TN_SOURCE_DIR
+    const std::string inSource = std::string(TN_SOURCE_DIR) + "/" + path;
+    if (access(inSource.c_str(), R_OK) == 0)
+    {
+        return inSource;
+    }
+#endif
+    return path;
+}
+
 /// One plan case.
 struct PlanCase
 {
@@ -746,6 +768,7 @@ main(int argc, char** argv)
     CostOptions cost;
     cost.Add(cmd);
     cmd.Parse(argc, argv);
+    workload = FindSourceFile(workload);
     tn_error err;
     uint64_t bytes = 0;
     if (tn_units_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)

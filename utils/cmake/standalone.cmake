@@ -281,6 +281,8 @@ function(tn_add_benchmarks)
     target_link_libraries(${name} PRIVATE ${libtraining-net} ${libcore} ${libnetwork}
                                           ${libpoint-to-point})
     set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+    # relative input paths (test/data) are found from any working directory
+    target_compile_definitions(${name} PRIVATE TN_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   endforeach()
 endfunction()
 
