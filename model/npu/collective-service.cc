@@ -25,6 +25,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -71,6 +72,23 @@ LeastWindow(const tn_program* program, uint32_t* least, std::string* error)
         return false;
     }
     return true;
+}
+
+/**
+ * Prints a note (printf's format) on stderr from MPI rank 0 only: every rank plans every
+ * collective alike, so its notes are the same on each, and one copy of a note is the run's.
+ */
+__attribute__((format(printf, 1, 2))) void
+PrintNote(const char* format, ...)
+{
+    if (Simulator::GetSystemId() != 0)
+    {
+        return;
+    }
+    va_list args;
+    va_start(args, format);
+    std::vfprintf(stderr, format, args);
+    va_end(args);
 }
 } // namespace
 
@@ -942,13 +960,12 @@ CollectiveService::Create(const tn_plan_request& request,
             if (!m_wholeAcrossRanksNoted)
             {
                 m_wholeAcrossRanksNoted = true;
-                std::fprintf(stderr,
-                             "note: generated collectives across MPI ranks hold whole programs "
-                             "(program windows are not supported there): %s takes about %s, more "
-                             "than an eighth of the memory limit %s\n",
-                             what.c_str(),
-                             tn_memory_format(need, needText, sizeof(needText)),
-                             tn_memory_format(limit, limitText, sizeof(limitText)));
+                PrintNote("note: generated collectives across MPI ranks hold whole programs "
+                          "(program windows are not supported there): %s takes about %s, more "
+                          "than an eighth of the memory limit %s\n",
+                          what.c_str(),
+                          tn_memory_format(need, needText, sizeof(needText)),
+                          tn_memory_format(limit, limitText, sizeof(limitText)));
             }
         }
         else if (need > limit / WHOLE_PROGRAM_SHARE)
@@ -963,16 +980,15 @@ CollectiveService::Create(const tn_plan_request& request,
             if (!m_autoWindowNoted)
             {
                 m_autoWindowNoted = true;
-                std::fprintf(stderr,
-                             "note: generated collectives hold windows of %u ops per stream "
-                             "(CollectiveService::ProgramWindow; wider where a program cannot run "
-                             "in it without stalling), not whole programs: %s would take about "
-                             "%s, more than an eighth of the memory limit %s (TN_MEMORY_LIMIT or "
-                             "--memory-limit)\n",
-                             AUTO_PROGRAM_WINDOW,
-                             what.c_str(),
-                             tn_memory_format(need, needText, sizeof(needText)),
-                             tn_memory_format(limit, limitText, sizeof(limitText)));
+                PrintNote("note: generated collectives hold windows of %u ops per stream "
+                          "(CollectiveService::ProgramWindow; wider where a program cannot run "
+                          "in it without stalling), not whole programs: %s would take about "
+                          "%s, more than an eighth of the memory limit %s (TN_MEMORY_LIMIT or "
+                          "--memory-limit)\n",
+                          AUTO_PROGRAM_WINDOW,
+                          what.c_str(),
+                          tn_memory_format(need, needText, sizeof(needText)),
+                          tn_memory_format(limit, limitText, sizeof(limitText)));
             }
         }
     }
@@ -1324,15 +1340,14 @@ CollectiveService::Settle(Verification& v, std::string* error)
             {
                 char budgetText[32];
                 char limitText[32];
-                std::fprintf(stderr,
-                             "note: the plan of %s is not verified: the verifier's state passed "
-                             "%s, an eighth of the memory limit %s (TN_MEMORY_LIMIT or "
-                             "--memory-limit); such plans run unverified "
-                             "(CollectiveService::Verify), as their algorithm's schedules are "
-                             "verified by the tests at smaller sizes\n",
-                             v.what.c_str(),
-                             tn_memory_format(v.budget, budgetText, sizeof(budgetText)),
-                             tn_memory_format(v.limit, limitText, sizeof(limitText)));
+                PrintNote("note: the plan of %s is not verified: the verifier's state passed "
+                          "%s, an eighth of the memory limit %s (TN_MEMORY_LIMIT or "
+                          "--memory-limit); such plans run unverified "
+                          "(CollectiveService::Verify), as their algorithm's schedules are "
+                          "verified by the tests at smaller sizes\n",
+                          v.what.c_str(),
+                          tn_memory_format(v.budget, budgetText, sizeof(budgetText)),
+                          tn_memory_format(v.limit, limitText, sizeof(limitText)));
             }
             NS_LOG_INFO("plan not verified: " << verdict.message);
         }
