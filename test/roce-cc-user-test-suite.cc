@@ -20,7 +20,10 @@
 #include "ns3/object-factory.h"
 #include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-dcqcn.h"
+#include "ns3/rdma-dctcp.h"
+#include "ns3/rdma-hpcc.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/rdma-timely.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -395,6 +398,44 @@ class RoceDcqcnForkSubclass : public RdmaDcqcnControl
 NS_OBJECT_ENSURE_REGISTERED(RoceDcqcnForkSubclass);
 
 /**
+ * A class derived from TIMELY's control (Fork: not sliced).
+ */
+class RoceTimelyForkSubclass : public RdmaTimely
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceTimelyForkSubclass")
+                                .SetParent<RdmaTimely>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RoceTimelyForkSubclass>();
+        return tid;
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RoceTimelyForkSubclass);
+
+/**
+ * A class derived from DCTCP's control (Fork: not sliced).
+ */
+class RoceDctcpForkSubclass : public RdmaDctcp
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceDctcpForkSubclass")
+                                .SetParent<RdmaDctcp>()
+                                .SetGroupName("TrainingNet")
+                                .AddConstructor<RoceDctcpForkSubclass>();
+        return tid;
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RoceDctcpForkSubclass);
+
+/**
  * \ingroup training-net-tests
  * Fork, how a NIC gives each queue pair its control: the copy has every attribute of its
  * original. Every settable attribute of the class and its parents is set away from its default
@@ -402,11 +443,26 @@ NS_OBJECT_ENSURE_REGISTERED(RoceDcqcnForkSubclass);
  * fork reads what the original reads; a subclass is not forked (the NIC builds it from its
  * factory), and a NIC's queue pairs get controls with the attributes the NIC was given.
  */
-class RoceDcqcnForkTestCase : public TestCase
+class RoceForkTestCase : public TestCase
 {
   public:
-    RoceDcqcnForkTestCase()
-        : TestCase("DCQCN: Fork copies every attribute of a control never started")
+    /**
+     * \param name the control's name for RoceHelper::SetCongestionControl
+     * \param tid its class \param attributes how many settable attributes it has at least
+     * \param subclass a registered subclass (not forked)
+     * \param nicAttribute a double attribute the NIC's controls are given
+     */
+    RoceForkTestCase(const std::string& name,
+                     TypeId tid,
+                     size_t attributes,
+                     TypeId subclass,
+                     const std::string& nicAttribute)
+        : TestCase(name + ": Fork copies every attribute of a control never started"),
+          m_name(name),
+          m_tid(tid),
+          m_attributes(attributes),
+          m_subclass(subclass),
+          m_nicAttribute(nicAttribute)
     {
     }
 
@@ -448,7 +504,8 @@ class RoceDcqcnForkTestCase : public TestCase
         }
         for (const auto& c : candidates)
         {
-            if (checker->Check(*c))
+            if (checker->Check(*c) &&
+                c->SerializeToString(checker) != value.SerializeToString(checker))
             {
                 return c;
             }
@@ -469,10 +526,9 @@ class RoceDcqcnForkTestCase : public TestCase
     void DoRun() override
     {
         ObjectFactory factory;
-        factory.SetTypeId(RdmaDcqcnControl::GetTypeId());
+        factory.SetTypeId(m_tid);
         std::vector<std::pair<std::string, Ptr<const AttributeChecker>>> set;
-        for (TypeId tid = RdmaDcqcnControl::GetTypeId(); tid != Object::GetTypeId();
-             tid = tid.GetParent())
+        for (TypeId tid = m_tid; tid != Object::GetTypeId(); tid = tid.GetParent())
         {
             for (uint32_t i = 0; i < tid.GetAttributeN(); ++i)
             {
@@ -487,12 +543,14 @@ class RoceDcqcnForkTestCase : public TestCase
                 set.emplace_back(info.name, info.checker);
             }
         }
-        NS_TEST_ASSERT_MSG_GT_OR_EQ(set.size(), 18, "DCQCN's attributes found");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(set.size(), m_attributes, "the class's attributes found");
         Ptr<RdmaCongestionControl> original = factory.Create<RdmaCongestionControl>();
         Ptr<RdmaCongestionControl> fork = original->Fork();
-        NS_TEST_ASSERT_MSG_NE(fork, nullptr, "DCQCN forks");
-        NS_TEST_ASSERT_MSG_EQ(fork->GetInstanceTypeId(), RdmaDcqcnControl::GetTypeId(), "class");
-        Ptr<RdmaDcqcnControl> byDefault = CreateObject<RdmaDcqcnControl>();
+        NS_TEST_ASSERT_MSG_NE(fork, nullptr, "the class forks");
+        NS_TEST_ASSERT_MSG_EQ(fork->GetInstanceTypeId(), m_tid, "class");
+        ObjectFactory defaults;
+        defaults.SetTypeId(m_tid);
+        Ptr<RdmaCongestionControl> byDefault = defaults.Create<RdmaCongestionControl>();
         for (const auto& a : set)
         {
             const std::string value = Read(original, a.first, a.second);
@@ -501,13 +559,15 @@ class RoceDcqcnForkTestCase : public TestCase
                                   a.first << ": set away from its default");
             NS_TEST_EXPECT_MSG_EQ(Read(fork, a.first, a.second), value, a.first << ": copied");
         }
-        Ptr<RdmaCongestionControl> derived = CreateObject<RoceDcqcnForkSubclass>();
+        ObjectFactory derivedFactory;
+        derivedFactory.SetTypeId(m_subclass);
+        Ptr<RdmaCongestionControl> derived = derivedFactory.Create<RdmaCongestionControl>();
         NS_TEST_EXPECT_MSG_EQ(derived->Fork(), nullptr, "a subclass is built, not sliced");
 
         // a NIC's queue pairs: the first control from the factory, the others its forks
         tn_topology* topo = MakeChain(1, 100000000000ULL, 1000);
         RoceHelper helper;
-        helper.SetCongestionControlAttribute("G", DoubleValue(0.125));
+        helper.SetCongestionControl(m_name, m_nicAttribute, DoubleValue(0.125));
         helper.Install(topo);
         tn_topology_destroy(topo);
         Ptr<RdmaNic> nic = helper.GetNic(0);
@@ -522,12 +582,21 @@ class RoceDcqcnForkTestCase : public TestCase
             NS_TEST_ASSERT_MSG_NE(qp, nullptr, "a queue pair at priority " << +priority);
             Ptr<RdmaCongestionControl> cc = qp->GetCongestionControl();
             NS_TEST_ASSERT_MSG_NE(cc, nullptr, "its control");
-            DoubleValue g;
-            cc->GetAttribute("G", g);
-            NS_TEST_EXPECT_MSG_EQ(g.Get(), 0.125, "the NIC's G at priority " << +priority);
+            NS_TEST_EXPECT_MSG_EQ(cc->GetInstanceTypeId(), m_tid, "the NIC's class");
+            DoubleValue value;
+            cc->GetAttribute(m_nicAttribute, value);
+            NS_TEST_EXPECT_MSG_EQ(value.Get(),
+                                  0.125,
+                                  "the NIC's " << m_nicAttribute << " at priority " << +priority);
         }
         Simulator::Destroy();
     }
+
+    std::string m_name;         //!< the control's name
+    TypeId m_tid;               //!< its class
+    size_t m_attributes;        //!< its settable attributes, at least
+    TypeId m_subclass;          //!< a subclass
+    std::string m_nicAttribute; //!< a double attribute given to the NIC
 };
 
 /**
@@ -543,7 +612,30 @@ class RoceCcUserTestSuite : public TestSuite
         AddTestCase(new RoceUserCcTestCase, TestCase::QUICK);
         AddTestCase(new RoceDcqcnAttributesTestCase, TestCase::QUICK);
         AddTestCase(new RoceRateChangeReschedulesTestCase, TestCase::QUICK);
-        AddTestCase(new RoceDcqcnForkTestCase, TestCase::QUICK);
+        AddTestCase(new RoceForkTestCase("dcqcn",
+                                         RdmaDcqcnControl::GetTypeId(),
+                                         18,
+                                         RoceDcqcnForkSubclass::GetTypeId(),
+                                         "G"),
+                    TestCase::QUICK);
+        AddTestCase(new RoceForkTestCase("hpcc",
+                                         RdmaHpcc::GetTypeId(),
+                                         13,
+                                         RdmaHpccPint::GetTypeId(),
+                                         "TargetUtilization"),
+                    TestCase::QUICK);
+        AddTestCase(new RoceForkTestCase("timely",
+                                         RdmaTimely::GetTypeId(),
+                                         11,
+                                         RoceTimelyForkSubclass::GetTypeId(),
+                                         "Beta"),
+                    TestCase::QUICK);
+        AddTestCase(new RoceForkTestCase("dctcp",
+                                         RdmaDctcp::GetTypeId(),
+                                         6,
+                                         RoceDctcpForkSubclass::GetTypeId(),
+                                         "G"),
+                    TestCase::QUICK);
     }
 };
 

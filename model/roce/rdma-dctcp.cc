@@ -68,6 +68,16 @@ RdmaDctcp::~RdmaDctcp()
 {
 }
 
+Ptr<RdmaCongestionControl>
+RdmaDctcp::Fork() const
+{
+    if (GetInstanceTypeId() != GetTypeId())
+    {
+        return nullptr;
+    }
+    return CopyObject<RdmaDctcp>(this);
+}
+
 double
 RdmaDctcp::GetAlpha()
 {

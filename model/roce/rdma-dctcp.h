@@ -31,10 +31,15 @@ class RdmaDctcp : public RdmaCongestionControl
     static TypeId GetTypeId();
 
     RdmaDctcp();
+    /// A copy of a control never started (Fork): its attributes; its state is the initial one.
+    RdmaDctcp(const RdmaDctcp&) = default;
+    RdmaDctcp& operator=(const RdmaDctcp&) = delete;
     ~RdmaDctcp() override;
 
     double GetAlpha() override;
     std::string GetConfigError() const override;
+    /// This class's copy; null for a subclass (whose attributes a copy of this class drops).
+    Ptr<RdmaCongestionControl> Fork() const override;
     /// Replaces BaseRtt when the window is on.
     void SetPathBaseRtt(Time rtt) override;
 

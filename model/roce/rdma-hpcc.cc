@@ -126,6 +126,16 @@ RdmaHpcc::~RdmaHpcc()
 {
 }
 
+Ptr<RdmaCongestionControl>
+RdmaHpcc::Fork() const
+{
+    if (GetInstanceTypeId() != GetTypeId())
+    {
+        return nullptr;
+    }
+    return CopyObject<RdmaHpcc>(this);
+}
+
 RoceIntHeader::Mode
 RdmaHpcc::GetTelemetry() const
 {

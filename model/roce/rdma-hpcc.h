@@ -62,11 +62,16 @@ class RdmaHpcc : public RdmaCongestionControl
     }
 
     RdmaHpcc();
+    /// A copy of a control never started (Fork): its attributes; its state is the initial one.
+    RdmaHpcc(const RdmaHpcc&) = default;
+    RdmaHpcc& operator=(const RdmaHpcc&) = delete;
     ~RdmaHpcc() override;
 
     RoceIntHeader::Mode GetTelemetry() const override;
     void FillTelemetry(RoceIntHeader& h) const override;
     std::string GetConfigError() const override;
+    /// This class's copy; null for a subclass, HPCC-PINT included (its own random stream).
+    Ptr<RdmaCongestionControl> Fork() const override;
     /// Replaces BaseRtt (T).
     void SetPathBaseRtt(Time rtt) override;
 

@@ -96,6 +96,16 @@ RdmaTimely::~RdmaTimely()
 {
 }
 
+Ptr<RdmaCongestionControl>
+RdmaTimely::Fork() const
+{
+    if (GetInstanceTypeId() != GetTypeId())
+    {
+        return nullptr;
+    }
+    return CopyObject<RdmaTimely>(this);
+}
+
 RoceIntHeader::Mode
 RdmaTimely::GetTelemetry() const
 {

@@ -33,11 +33,16 @@ class RdmaTimely : public RdmaCongestionControl
     static TypeId GetTypeId();
 
     RdmaTimely();
+    /// A copy of a control never started (Fork): its attributes; its state is the initial one.
+    RdmaTimely(const RdmaTimely&) = default;
+    RdmaTimely& operator=(const RdmaTimely&) = delete;
     ~RdmaTimely() override;
 
     RoceIntHeader::Mode GetTelemetry() const override;
     void FillTelemetry(RoceIntHeader& h) const override;
     std::string GetConfigError() const override;
+    /// This class's copy; null for a subclass (whose attributes a copy of this class drops).
+    Ptr<RdmaCongestionControl> Fork() const override;
     /// Replaces WindowRtt when the window is on.
     void SetPathBaseRtt(Time rtt) override;
 
