@@ -15,7 +15,7 @@
 #include "ns3/npu-helper.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-nic.h"
-#include "ns3/roce-frame-order.h"
+#include "ns3/roce-event-buckets.h"
 #include "ns3/roce-helper.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch-mmu.h"
@@ -350,7 +350,7 @@ RunCollective(const std::string& mode,
     helper.Start(c);
     if (eventHeap)
     {
-        *eventHeap = RoceEventHeap::InUse();
+        *eventHeap = RoceEventBuckets::InUse();
     }
     Simulator::Run();
     double ns = c->IsComplete() && c->Check().empty() ? c->GetDuration().GetNanoSeconds() : -1;
@@ -504,7 +504,9 @@ class FlowLevelEventHeapTestCase : public TestCase
                                             &heap);
         NS_TEST_ASSERT_MSG_GT(byHeap, 0, "completed as planned: " << error);
         NS_TEST_EXPECT_MSG_EQ(heap, true, "the default scheduler replaced by the heap");
-        NS_TEST_EXPECT_MSG_EQ(RoceEventHeap::InUse(), false, "the heap goes with the simulation");
+        NS_TEST_EXPECT_MSG_EQ(RoceEventBuckets::InUse(),
+                              false,
+                              "the heap goes with the simulation");
         GlobalValue::Bind("SchedulerType", StringValue("ns3::CalendarScheduler"));
         const double byCalendar = RunCollective("flow",
                                                 spec,

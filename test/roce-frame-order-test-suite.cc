@@ -11,6 +11,7 @@
 #include "ns3/event-impl.h"
 #include "ns3/object-factory.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/roce-event-buckets.h"
 #include "ns3/roce-frame-order.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/scheduler.h"
@@ -19,6 +20,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -312,6 +315,110 @@ class EventHeapRemoveTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * A scheduler as a simulation drives it: events moved in first in no uid order (as
+ * Simulator::SetScheduler moves the waiting ones), then RemoveNext interleaved with inserts at
+ * now or a few steps later (increasing uids, many at one time, as a flow-level run's deliveries
+ * and ACKs) and with Remove of waiting events, the earliest among them. Every event comes out
+ * once, in (time, uid) order, against a sorted reference.
+ */
+class SchedulerRunOrderTestCase : public TestCase
+{
+  public:
+    /// \param scheduler the TypeId name of the scheduler
+    explicit SchedulerRunOrderTestCase(const std::string& scheduler)
+        : TestCase(scheduler + ": (time, uid) order as a run schedules, removes and moves"),
+          m_scheduler(scheduler)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ObjectFactory factory;
+        factory.SetTypeId(m_scheduler);
+        Ptr<Scheduler> scheduler = factory.Create<Scheduler>();
+        Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+        rng->SetStream(11);
+        std::map<std::pair<uint64_t, uint32_t>, Scheduler::Event> waiting;
+        auto insert = [&](uint64_t ts, uint32_t uid) {
+            Scheduler::Event ev;
+            ev.impl = new OtherEvent;
+            ev.key.m_ts = ts;
+            ev.key.m_uid = uid;
+            ev.key.m_context = 0;
+            scheduler->Insert(ev);
+            waiting.emplace(std::make_pair(ts, uid), ev);
+        };
+        // moved in: uids 0..299 in a random order, over few times
+        std::vector<uint32_t> uids(300);
+        for (uint32_t i = 0; i < uids.size(); ++i)
+        {
+            uids[i] = i;
+        }
+        for (uint32_t i = static_cast<uint32_t>(uids.size()) - 1; i > 0; --i)
+        {
+            std::swap(uids[i], uids[rng->GetInteger(0, i)]);
+        }
+        for (uint32_t uid : uids)
+        {
+            insert(rng->GetInteger(0, 20) * 1000, uid);
+        }
+        uint32_t nextUid = static_cast<uint32_t>(uids.size());
+        uint64_t now = 0;
+        uint32_t out = 0;
+        uint32_t removed = 0;
+        uint32_t removedFirst = 0;
+        const uint64_t steps[] = {0, 1000, 1000, 2000, 5000};
+        for (uint32_t round = 0; round < 3000; ++round)
+        {
+            for (uint32_t k = rng->GetInteger(0, 3); k > 0 && !waiting.empty(); --k)
+            {
+                auto first = waiting.begin();
+                NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
+                NS_TEST_ASSERT_MSG_EQ(scheduler->PeekNext().key.m_uid,
+                                      first->second.key.m_uid,
+                                      "PeekNext in (time, uid) order");
+                const Scheduler::Event next = scheduler->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, first->second.key.m_uid, "(time, uid) order");
+                NS_TEST_ASSERT_MSG_EQ(next.impl, first->second.impl, "with its own event");
+                now = next.key.m_ts;
+                next.impl->Unref();
+                waiting.erase(first);
+                ++out;
+            }
+            for (uint32_t k = rng->GetInteger(0, 3); k > 0; --k)
+            {
+                insert(now + steps[rng->GetInteger(0, 4)], nextUid++);
+            }
+            if (!waiting.empty() && rng->GetInteger(0, 9) == 0)
+            {
+                auto victim = waiting.begin();
+                std::advance(victim, rng->GetInteger(0, std::min<uint32_t>(3, waiting.size() - 1)));
+                removedFirst += victim == waiting.begin() ? 1 : 0;
+                scheduler->Remove(victim->second);
+                victim->second.impl->Unref();
+                waiting.erase(victim);
+                ++removed;
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT(out, 3000U, "most taken out in order");
+        NS_TEST_ASSERT_MSG_GT(removed, 100U, "some removed");
+        NS_TEST_ASSERT_MSG_GT(removedFirst, 10U, "some of them the earliest");
+        for (auto& w : waiting)
+        {
+            NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
+            const Scheduler::Event next = scheduler->RemoveNext();
+            NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, w.second.key.m_uid, "the rest in order");
+            next.impl->Unref();
+        }
+        NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), true, "nothing more");
+    }
+
+    std::string m_scheduler; //!< the scheduler's TypeId name
+};
+
+/**
+ * \ingroup training-net-tests
  * Arrivals as cables make them, interleaved with RemoveNext as a run does: each sending end's
  * frames later than the one before (equal times across ends), some other events, now and then
  * an arrival earlier than the last of its end (an order no cable makes) and a Remove of a waiting
@@ -432,6 +539,8 @@ class RoceFrameOrderTestSuite : public TestSuite
         AddTestCase(new OtherEventsMoveTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::RoceEventHeap", true), TestCase::QUICK);
         AddTestCase(new EventHeapRemoveTestCase, TestCase::QUICK);
+        AddTestCase(new SchedulerRunOrderTestCase("ns3::RoceEventBuckets"), TestCase::QUICK);
+        AddTestCase(new SchedulerRunOrderTestCase("ns3::RoceEventHeap"), TestCase::QUICK);
         AddTestCase(new FrameLaneTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::MapScheduler", true), TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::CalendarScheduler", true), TestCase::QUICK);

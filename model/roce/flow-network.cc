@@ -4,8 +4,8 @@
 #include "flow-network.h"
 
 #include "flow-nic.h"
+#include "roce-event-buckets.h"
 #include "roce-forwarding.h"
-#include "roce-frame-order.h"
 #include "roce-header.h"
 
 #include "ns3/abort.h"
@@ -162,8 +162,8 @@ FlowNetwork::Build(const tn_topology* topo)
         maxDegree = std::max(maxDegree, tn_topology_degree(m_topo, v));
     }
     m_hops.resize(maxDegree);
-    // the events of a flow-level run in one heap, not ns-3's default map
-    RoceEventHeap::Use();
+    // the events of a flow-level run in buckets of equal time, not ns-3's default map
+    RoceEventBuckets::Use();
 }
 
 void

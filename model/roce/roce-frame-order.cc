@@ -473,44 +473,9 @@ RoceEventHeap::GetTypeId()
     return tid;
 }
 
-RoceEventHeap* RoceEventHeap::s_current = nullptr;
+RoceEventHeap::RoceEventHeap() = default;
 
-RoceEventHeap::RoceEventHeap()
-{
-    s_current = this;
-}
-
-RoceEventHeap::~RoceEventHeap()
-{
-    if (s_current == this)
-    {
-        s_current = nullptr;
-    }
-}
-
-void
-RoceEventHeap::Use()
-{
-    if (s_current || RoceFrameScheduler::InUse())
-    {
-        return;
-    }
-    StringValue chosen;
-    GlobalValue::GetValueByName("SchedulerType", chosen);
-    if (chosen.Get() != "ns3::MapScheduler")
-    {
-        return;
-    }
-    ObjectFactory factory;
-    factory.SetTypeId(GetTypeId());
-    Simulator::SetScheduler(factory);
-}
-
-bool
-RoceEventHeap::InUse()
-{
-    return s_current != nullptr;
-}
+RoceEventHeap::~RoceEventHeap() = default;
 
 void
 RoceEventHeap::Insert(const Scheduler::Event& ev)

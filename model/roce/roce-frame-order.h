@@ -328,10 +328,6 @@ class RoceFrameScheduler : public Scheduler
  * event, its key kept in a second heap: it is dropped when it comes to the top (the two heads
  * are then the same event), or in one pass when marked events are half of the heap; the head
  * is never a marked one.
- *
- * A flow-level run (FlowNetwork) holds it directly: three or four events per transfer (the
- * delivery, the ACK, the executor's data-ready, the fluid engine's timer), each a node of the
- * map and its malloc; the heap took the 1,024-NPU ring2d flow row from 2.74 to 2.06 s.
  */
 class RoceEventHeap : public Scheduler
 {
@@ -340,16 +336,6 @@ class RoceEventHeap : public Scheduler
     static TypeId GetTypeId();
     RoceEventHeap();
     ~RoceEventHeap() override;
-
-    /**
-     * Makes this heap the simulation's scheduler when the program kept ns-3's default
-     * (SchedulerType ns3::MapScheduler) and no heap orders this simulation's events yet (its
-     * own, or RoceFrameScheduler's, which holds one); the events already scheduled move over in
-     * their order. Called by FlowNetwork::Build: a program that names a scheduler keeps it.
-     */
-    static void Use();
-    /** \return true when a heap orders this process's simulation's events (tests) */
-    static bool InUse();
 
     void Insert(const Scheduler::Event& ev) override;
     bool IsEmpty() const override;
@@ -383,8 +369,6 @@ class RoceEventHeap : public Scheduler
 
     std::vector<Scheduler::Event> m_heap;      //!< the events, marked ones included
     std::vector<Scheduler::EventKey> m_marked; //!< keys of the marked events in m_heap, a heap
-
-    static RoceEventHeap* s_current; //!< the heap of this process's simulation, if any
 };
 
 } // namespace ns3
