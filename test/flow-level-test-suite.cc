@@ -314,7 +314,7 @@ RunCollective(const std::string& mode,
               const std::string& routing,
               tn_collective kind = TN_COLL_ALL_REDUCE,
               std::string* error = nullptr,
-              bool* eventHeap = nullptr)
+              bool* eventBuckets = nullptr)
 {
     Topology t(spec);
     if (!t.topo)
@@ -348,9 +348,9 @@ RunCollective(const std::string& mode,
         return -1;
     }
     helper.Start(c);
-    if (eventHeap)
+    if (eventBuckets)
     {
-        *eventHeap = RoceEventBuckets::InUse();
+        *eventBuckets = RoceEventBuckets::InUse();
     }
     Simulator::Run();
     double ns = c->IsComplete() && c->Check().empty() ? c->GetDuration().GetNanoSeconds() : -1;
@@ -476,15 +476,16 @@ class FabricLevelTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
- * A flow-level run keeps its events in RoceEventHeap when the program leaves ns-3's default
+ * A flow-level run keeps its events in RoceEventBuckets when the program leaves ns-3's default
  * scheduler, and in the scheduler a program names otherwise; both order events by (time, uid),
  * so the collective ends at the same ns.
  */
-class FlowLevelEventHeapTestCase : public TestCase
+class FlowLevelEventBucketsTestCase : public TestCase
 {
   public:
-    FlowLevelEventHeapTestCase()
-        : TestCase("flow level: events in one heap unless a scheduler is named; the same end")
+    FlowLevelEventBucketsTestCase()
+        : TestCase("flow level: events in buckets of equal time unless a scheduler is named; the "
+                   "same end")
     {
     }
 
@@ -492,21 +493,21 @@ class FlowLevelEventHeapTestCase : public TestCase
     void DoRun() override
     {
         const std::string spec = "torus:4x4";
-        bool heap = false;
+        bool buckets = false;
         std::string error;
-        const double byHeap = RunCollective("flow",
-                                            spec,
-                                            "ring2d",
-                                            1 << 20,
-                                            "planned",
-                                            TN_COLL_ALL_REDUCE,
-                                            &error,
-                                            &heap);
-        NS_TEST_ASSERT_MSG_GT(byHeap, 0, "completed as planned: " << error);
-        NS_TEST_EXPECT_MSG_EQ(heap, true, "the default scheduler replaced by the heap");
+        const double byBuckets = RunCollective("flow",
+                                               spec,
+                                               "ring2d",
+                                               1 << 20,
+                                               "planned",
+                                               TN_COLL_ALL_REDUCE,
+                                               &error,
+                                               &buckets);
+        NS_TEST_ASSERT_MSG_GT(byBuckets, 0, "completed as planned: " << error);
+        NS_TEST_EXPECT_MSG_EQ(buckets, true, "the default scheduler replaced by the buckets");
         NS_TEST_EXPECT_MSG_EQ(RoceEventBuckets::InUse(),
                               false,
-                              "the heap goes with the simulation");
+                              "the buckets go with the simulation");
         GlobalValue::Bind("SchedulerType", StringValue("ns3::CalendarScheduler"));
         const double byCalendar = RunCollective("flow",
                                                 spec,
@@ -515,10 +516,10 @@ class FlowLevelEventHeapTestCase : public TestCase
                                                 "planned",
                                                 TN_COLL_ALL_REDUCE,
                                                 &error,
-                                                &heap);
+                                                &buckets);
         GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
-        NS_TEST_EXPECT_MSG_EQ(heap, false, "the program's scheduler kept");
-        NS_TEST_EXPECT_MSG_EQ(byCalendar, byHeap, "the same end, to the ns");
+        NS_TEST_EXPECT_MSG_EQ(buckets, false, "the program's scheduler kept");
+        NS_TEST_EXPECT_MSG_EQ(byCalendar, byBuckets, "the same end, to the ns");
     }
 };
 
@@ -920,7 +921,7 @@ class FlowLevelTestSuite : public TestSuite
                     TestCase::QUICK);
         // last: the cases above draw ns-3's automatically numbered random streams in this
         // order, and the contended cases' packet-level times depend on which they get
-        AddTestCase(new FlowLevelEventHeapTestCase, TestCase::QUICK);
+        AddTestCase(new FlowLevelEventBucketsTestCase, TestCase::QUICK);
     }
 };
 
