@@ -295,6 +295,11 @@ FlowNic::TakeEvent(FlowNic* target, uint32_t slot)
     }
     e->target = target;
     e->slot = slot;
+    // what its run reads first: the message's record and the NIC that runs it
+    const Message* m = &m_transit[slot];
+    e->hints[0] = m;
+    e->hints[1] = reinterpret_cast<const uint8_t*>(m) + sizeof(Message) - 1;
+    e->hints[2] = target ? target : this;
     e->Ref(); // the simulator's, dropped after the event runs
     return e;
 }

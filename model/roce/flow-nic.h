@@ -8,6 +8,7 @@
 
 #include "flow-network.h"
 #include "rdma-transport.h"
+#include "roce-event-buckets.h"
 
 #include "ns3/event-impl.h"
 #include "ns3/traced-callback.h"
@@ -134,7 +135,7 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
 
     /// A message's delivery or ACK: kept by the sending NIC and scheduled again, instead of
     /// an event allocated (and freed) per message and direction.
-    class TransitEvent : public EventImpl
+    class TransitEvent : public RoceHintedEvent
     {
       public:
         FlowNic* owner{nullptr};  //!< the sending NIC, whose pool it returns to

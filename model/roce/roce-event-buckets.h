@@ -6,6 +6,7 @@
 #ifndef ROCE_EVENT_BUCKETS_H
 #define ROCE_EVENT_BUCKETS_H
 
+#include "ns3/event-impl.h"
 #include "ns3/scheduler.h"
 
 #include <cstdint>
@@ -14,6 +15,21 @@
 
 namespace ns3
 {
+
+/**
+ * \ingroup training-net
+ * \brief An event that names, when it is scheduled, the memory its run reads first.
+ *
+ * RoceEventBuckets asks for that memory a few events before the event's turn: a flow-level
+ * run's events each read another NIC's state, a cache miss apiece at 16,384 NPUs. The
+ * addresses are hints only: one that is stale by the event's turn costs a useless prefetch
+ * (which never faults), nothing else.
+ */
+class RoceHintedEvent : public EventImpl
+{
+  public:
+    const void* hints[3]{nullptr, nullptr, nullptr}; //!< addresses to prefetch (null: none)
+};
 
 /**
  * \ingroup training-net
@@ -58,6 +74,12 @@ class RoceEventBuckets : public Scheduler
     static bool InUse();
 
   private:
+    /// How many events ahead RemoveNext prefetches the event's object.
+    static constexpr size_t PREFETCH_DISTANCE = 8;
+    /// How many events ahead it prefetches what a RoceHintedEvent names (its object is in
+    /// cache by then).
+    static constexpr size_t HINT_DISTANCE = 4;
+
     /// The events of one time stamp: events[head, end) wait, in uid order.
     struct Bucket
     {
