@@ -10,7 +10,7 @@
  *   bench-scale [--sizes=1024,4096,16384] [--bytes=64MiB] [--baseline-max=4000000]
  *               [--algorithms=ring,ring2d,hierarchical] [--sim=flow,packet]
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
- *               [--window=256] [--training-sizes=1024] [--llm-sizes=1024]
+ *               [--window=64] [--training-sizes=1024] [--llm-sizes=1024]
  *               [--moe-sizes=256] [--moe-model=deepseek-v3-like] [--moe-tokens=256]
  *               [--moe-oversub=1] [--contention=true]
  *
@@ -690,7 +690,9 @@ main(int argc, char** argv)
     std::string sims = "flow,packet";
     std::string packetSizes = "1024,4096";
     std::string algorithms = "ring,ring2d,hierarchical";
-    uint32_t window = 256;
+    // the window CollectiveService holds by itself when whole programs would pass their share
+    // of memory (its AUTO_PROGRAM_WINDOW): what a user's 16,384-NPU run holds with no option
+    uint32_t window = 64;
     bool whole = true;
     bool symmetric = true;
     std::string trainingSizes = "1024";
