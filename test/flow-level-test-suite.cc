@@ -492,31 +492,27 @@ class FlowLevelEventBucketsTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const std::string spec = "torus:4x4";
         bool buckets = false;
         std::string error;
-        const double byBuckets = RunCollective("flow",
-                                               spec,
-                                               "ring2d",
-                                               1 << 20,
-                                               "planned",
-                                               TN_COLL_ALL_REDUCE,
-                                               &error,
-                                               &buckets);
+        // a ring2d all-reduce on torus:4x4; buckets: whether RoceEventBuckets ran it
+        auto run = [&buckets, &error]() {
+            return RunCollective("flow",
+                                 "torus:4x4",
+                                 "ring2d",
+                                 1 << 20,
+                                 "planned",
+                                 TN_COLL_ALL_REDUCE,
+                                 &error,
+                                 &buckets);
+        };
+        const double byBuckets = run();
         NS_TEST_ASSERT_MSG_GT(byBuckets, 0, "completed as planned: " << error);
         NS_TEST_EXPECT_MSG_EQ(buckets, true, "the default scheduler replaced by the buckets");
         NS_TEST_EXPECT_MSG_EQ(RoceEventBuckets::InUse(),
                               false,
                               "the buckets go with the simulation");
         GlobalValue::Bind("SchedulerType", StringValue("ns3::CalendarScheduler"));
-        const double byCalendar = RunCollective("flow",
-                                                spec,
-                                                "ring2d",
-                                                1 << 20,
-                                                "planned",
-                                                TN_COLL_ALL_REDUCE,
-                                                &error,
-                                                &buckets);
+        const double byCalendar = run();
         GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
         NS_TEST_EXPECT_MSG_EQ(buckets, false, "the program's scheduler kept");
         NS_TEST_EXPECT_MSG_EQ(byCalendar, byBuckets, "the same end, to the ns");
