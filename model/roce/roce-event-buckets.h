@@ -39,7 +39,7 @@ class RoceHintedEvent : public EventImpl
  * schedules each message's delivery and ACK a fixed path delay after its flow ends, and the
  * NPUs of a collective move in step, so thousands of events share a time stamp: a binary heap
  * of 10^5 events (RoceEventHeap) walks its depth in cache misses at every insert and removal
- * (7.6 % of a 16,384-NPU ring2d run), where here an insert appends to its time's array and a
+ * (8.5 % of a 16,384-NPU ring2d run), where here an insert appends to its time's array and a
  * removal reads the next entry of the earliest array. The arrays are found by time in a map
  * that holds one entry per distinct time waiting (a few hundred there), the one inserted into
  * last looked at first.
