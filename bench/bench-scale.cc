@@ -192,7 +192,7 @@ InChild(const ChildLimits& limits, F fn)
 /**
  * \return path itself when it opens from the working directory or is absolute; else the same
  * relative path in the source folder this bench was built from (its defaults name files of
- * test/data, and the bench may run from any folder, as make bench-scale runs it from build/)
+ * test/data, relative to the checkout, and the bench may run from any folder)
  */
 std::string
 FindSourceFile(const std::string& path)

@@ -305,7 +305,8 @@ class FlowLevelReleaseAndOrderTestCase : public TestCase
 namespace
 {
 
-/** Time of one collective at a level; -1 if it did not complete as planned. */
+/** Time of one collective at a level; -1 if it did not complete as planned. `eventBuckets`,
+ * when given, is set to whether RoceEventBuckets orders the run's events. */
 double
 RunCollective(const std::string& mode,
               const std::string& spec,
