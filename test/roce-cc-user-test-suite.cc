@@ -379,61 +379,22 @@ class RoceRateChangeReschedulesTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
- * A class derived from DCQCN's control: Fork must not slice it into its parent.
+ * A class derived from a congestion control's class: Fork must not slice it into its parent.
  */
-class RoceDcqcnForkSubclass : public RdmaDcqcnControl
+template <class Base>
+class RoceForkSubclass : public Base
 {
   public:
-    /** \return the TypeId */
+    /** \return the TypeId ("ns3::RoceForkSubclass<" and its parent's name) */
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::RoceDcqcnForkSubclass")
-                                .SetParent<RdmaDcqcnControl>()
+        static TypeId tid = TypeId("ns3::RoceForkSubclass<" + Base::GetTypeId().GetName() + ">")
+                                .template SetParent<Base>()
                                 .SetGroupName("TrainingNet")
-                                .AddConstructor<RoceDcqcnForkSubclass>();
+                                .template AddConstructor<RoceForkSubclass<Base>>();
         return tid;
     }
 };
-
-NS_OBJECT_ENSURE_REGISTERED(RoceDcqcnForkSubclass);
-
-/**
- * A class derived from TIMELY's control (Fork: not sliced).
- */
-class RoceTimelyForkSubclass : public RdmaTimely
-{
-  public:
-    /** \return the TypeId */
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::RoceTimelyForkSubclass")
-                                .SetParent<RdmaTimely>()
-                                .SetGroupName("TrainingNet")
-                                .AddConstructor<RoceTimelyForkSubclass>();
-        return tid;
-    }
-};
-
-NS_OBJECT_ENSURE_REGISTERED(RoceTimelyForkSubclass);
-
-/**
- * A class derived from DCTCP's control (Fork: not sliced).
- */
-class RoceDctcpForkSubclass : public RdmaDctcp
-{
-  public:
-    /** \return the TypeId */
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::RoceDctcpForkSubclass")
-                                .SetParent<RdmaDctcp>()
-                                .SetGroupName("TrainingNet")
-                                .AddConstructor<RoceDctcpForkSubclass>();
-        return tid;
-    }
-};
-
-NS_OBJECT_ENSURE_REGISTERED(RoceDctcpForkSubclass);
 
 /**
  * \ingroup training-net-tests
@@ -615,7 +576,7 @@ class RoceCcUserTestSuite : public TestSuite
         AddTestCase(new RoceForkTestCase("dcqcn",
                                          RdmaDcqcnControl::GetTypeId(),
                                          18,
-                                         RoceDcqcnForkSubclass::GetTypeId(),
+                                         RoceForkSubclass<RdmaDcqcnControl>::GetTypeId(),
                                          "G"),
                     TestCase::QUICK);
         AddTestCase(new RoceForkTestCase("hpcc",
@@ -627,13 +588,13 @@ class RoceCcUserTestSuite : public TestSuite
         AddTestCase(new RoceForkTestCase("timely",
                                          RdmaTimely::GetTypeId(),
                                          11,
-                                         RoceTimelyForkSubclass::GetTypeId(),
+                                         RoceForkSubclass<RdmaTimely>::GetTypeId(),
                                          "Beta"),
                     TestCase::QUICK);
         AddTestCase(new RoceForkTestCase("dctcp",
                                          RdmaDctcp::GetTypeId(),
                                          6,
-                                         RoceDctcpForkSubclass::GetTypeId(),
+                                         RoceForkSubclass<RdmaDctcp>::GetTypeId(),
                                          "G"),
                     TestCase::QUICK);
     }
