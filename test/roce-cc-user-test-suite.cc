@@ -388,7 +388,10 @@ class RoceForkSubclass : public Base
     /** \return the TypeId ("ns3::RoceForkSubclass<" and its parent's name) */
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::RoceForkSubclass<" + Base::GetTypeId().GetName() + ">")
+        // ns-3.35's TypeId takes only a C string
+        static const std::string name =
+            "ns3::RoceForkSubclass<" + Base::GetTypeId().GetName() + ">";
+        static TypeId tid = TypeId(name.c_str())
                                 .template SetParent<Base>()
                                 .SetGroupName("TrainingNet")
                                 .template AddConstructor<RoceForkSubclass<Base>>();
