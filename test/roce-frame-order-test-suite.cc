@@ -61,11 +61,51 @@ struct Entry
 };
 
 /**
+ * A test of a scheduler against a reference order: what every case does with each event it
+ * takes out.
+ */
+class SchedulerTestCase : public TestCase
+{
+  public:
+    /// \param name the case's name
+    explicit SchedulerTestCase(const std::string& name)
+        : TestCase(name)
+    {
+    }
+
+  protected:
+    /**
+     * Take the next event out and check it against the reference: PeekNext shows it,
+     * RemoveNext hands it out with its own event; the event is freed.
+     * \param scheduler the scheduler \param expected the reference's next event
+     * \param order the order's name in a failure's message
+     * \return the event's time, or UINT64_MAX after a failure (reported)
+     */
+    uint64_t TakeNext(Scheduler& scheduler,
+                      const Scheduler::Event& expected,
+                      const std::string& order)
+    {
+        NS_TEST_EXPECT_MSG_EQ(scheduler.IsEmpty(), false, "events left");
+        if (scheduler.IsEmpty())
+        {
+            return UINT64_MAX;
+        }
+        const uint32_t peeked = scheduler.PeekNext().key.m_uid;
+        const Scheduler::Event next = scheduler.RemoveNext();
+        NS_TEST_EXPECT_MSG_EQ(peeked, expected.key.m_uid, "PeekNext in " << order);
+        NS_TEST_EXPECT_MSG_EQ(next.key.m_uid, expected.key.m_uid, order);
+        NS_TEST_EXPECT_MSG_EQ(next.impl, expected.impl, "with its own event");
+        next.impl->Unref();
+        return IsStatusFailure() ? UINT64_MAX : next.key.m_ts;
+    }
+};
+
+/**
  * Random events in few time stamps (so that many are equal), half of them frame arrivals with
  * keys drawn from few nodes and interfaces, inserted in uid order; a fifth removed again; the
  * rest must come out of PeekNext and RemoveNext in the reference order.
  */
-class FrameOrderTestCase : public TestCase
+class FrameOrderTestCase : public SchedulerTestCase
 {
   public:
     /**
@@ -73,8 +113,8 @@ class FrameOrderTestCase : public TestCase
      * \param remove whether to remove events too
      */
     FrameOrderTestCase(const std::string& others, bool remove)
-        : TestCase("frame arrivals first by key, others by uid, with " + others +
-                   (remove ? ", some removed" : "")),
+        : SchedulerTestCase("frame arrivals first by key, others by uid, with " + others +
+                            (remove ? ", some removed" : "")),
           m_others(others),
           m_remove(remove)
     {
@@ -132,13 +172,10 @@ class FrameOrderTestCase : public TestCase
         uint32_t inOrder = 0;
         for (const Entry& e : kept)
         {
-            NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
-            const uint32_t peeked = scheduler->PeekNext().key.m_uid;
-            const Scheduler::Event next = scheduler->RemoveNext();
-            NS_TEST_ASSERT_MSG_EQ(peeked, next.key.m_uid, "PeekNext shows what RemoveNext takes");
-            NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, e.ev.key.m_uid, "the contract's order");
-            NS_TEST_ASSERT_MSG_EQ(next.impl, e.ev.impl, "with its own event");
-            next.impl->Unref();
+            if (TakeNext(*scheduler, e.ev, "the contract's order") == UINT64_MAX)
+            {
+                return;
+            }
             ++inOrder;
         }
         NS_TEST_ASSERT_MSG_EQ(inOrder, static_cast<uint32_t>(kept.size()), "every kept event");
@@ -245,11 +282,12 @@ class OtherEventsNameTestCase : public TestCase
  * (the one-pass purge), interleaved with RemoveNext; what is left comes out in (time, uid)
  * order, every kept event once, and IsEmpty holds only at the end.
  */
-class EventHeapRemoveTestCase : public TestCase
+class EventHeapRemoveTestCase : public SchedulerTestCase
 {
   public:
     EventHeapRemoveTestCase()
-        : TestCase("RoceEventHeap: removed events never come out, the rest in (time, uid) order")
+        : SchedulerTestCase(
+              "RoceEventHeap: removed events never come out, the rest in (time, uid) order")
     {
     }
 
@@ -302,12 +340,11 @@ class EventHeapRemoveTestCase : public TestCase
         std::sort(kept.begin(), kept.end());
         for (const Scheduler::Event& e : kept)
         {
-            NS_TEST_ASSERT_MSG_EQ(heap->IsEmpty(), false, "events left");
-            NS_TEST_ASSERT_MSG_EQ(heap->PeekNext().key.m_uid, e.key.m_uid, "the head is live");
-            const Scheduler::Event next = heap->RemoveNext();
-            NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, e.key.m_uid, "(time, uid) order");
-            NS_TEST_ASSERT_MSG_EQ(next.impl, e.impl, "with its own event");
-            next.impl->Unref();
+            // PeekNext: the head is live
+            if (TakeNext(*heap, e, "(time, uid) order") == UINT64_MAX)
+            {
+                return;
+            }
         }
         NS_TEST_ASSERT_MSG_EQ(heap->IsEmpty(), true, "nothing more");
     }
@@ -321,12 +358,13 @@ class EventHeapRemoveTestCase : public TestCase
  * and ACKs) and with Remove of waiting events, the earliest among them. Every event comes out
  * once, in (time, uid) order, against a sorted reference.
  */
-class SchedulerRunOrderTestCase : public TestCase
+class SchedulerRunOrderTestCase : public SchedulerTestCase
 {
   public:
     /// \param scheduler the TypeId name of the scheduler
     explicit SchedulerRunOrderTestCase(const std::string& scheduler)
-        : TestCase(scheduler + ": (time, uid) order as a run schedules, removes and moves"),
+        : SchedulerTestCase(scheduler +
+                            ": (time, uid) order as a run schedules, removes and moves"),
           m_scheduler(scheduler)
     {
     }
@@ -374,15 +412,11 @@ class SchedulerRunOrderTestCase : public TestCase
             for (uint32_t k = rng->GetInteger(0, 3); k > 0 && !waiting.empty(); --k)
             {
                 auto first = waiting.begin();
-                NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
-                NS_TEST_ASSERT_MSG_EQ(scheduler->PeekNext().key.m_uid,
-                                      first->second.key.m_uid,
-                                      "PeekNext in (time, uid) order");
-                const Scheduler::Event next = scheduler->RemoveNext();
-                NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, first->second.key.m_uid, "(time, uid) order");
-                NS_TEST_ASSERT_MSG_EQ(next.impl, first->second.impl, "with its own event");
-                now = next.key.m_ts;
-                next.impl->Unref();
+                now = TakeNext(*scheduler, first->second, "(time, uid) order");
+                if (now == UINT64_MAX)
+                {
+                    return;
+                }
                 waiting.erase(first);
                 ++out;
             }
@@ -406,10 +440,10 @@ class SchedulerRunOrderTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(removedFirst, 10U, "some of them the earliest");
         for (auto& w : waiting)
         {
-            NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
-            const Scheduler::Event next = scheduler->RemoveNext();
-            NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, w.second.key.m_uid, "the rest in order");
-            next.impl->Unref();
+            if (TakeNext(*scheduler, w.second, "the rest's order") == UINT64_MAX)
+            {
+                return;
+            }
         }
         NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), true, "nothing more");
     }
@@ -426,11 +460,12 @@ class SchedulerRunOrderTestCase : public TestCase
  * chosen from holds one entry per busy sending end (and the out-of-order ones), not one per
  * waiting arrival.
  */
-class FrameLaneTestCase : public TestCase
+class FrameLaneTestCase : public SchedulerTestCase
 {
   public:
     FrameLaneTestCase()
-        : TestCase("arrivals in their sending end's order: a heap entry per end, the same order")
+        : SchedulerTestCase(
+              "arrivals in their sending end's order: a heap entry per end, the same order")
     {
     }
 
@@ -497,15 +532,11 @@ class FrameLaneTestCase : public TestCase
                     waiting.begin(),
                     waiting.end(),
                     [](const Entry& a, const Entry& b) { return a.Sort() < b.Sort(); });
-                NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
-                NS_TEST_ASSERT_MSG_EQ(scheduler->PeekNext().key.m_uid,
-                                      first->ev.key.m_uid,
-                                      "PeekNext in the contract's order");
-                const Scheduler::Event next = scheduler->RemoveNext();
-                NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, first->ev.key.m_uid, "the contract's order");
-                NS_TEST_ASSERT_MSG_EQ(next.impl, first->ev.impl, "with its own event");
-                now = next.key.m_ts;
-                next.impl->Unref();
+                now = TakeNext(*scheduler, first->ev, "the contract's order");
+                if (now == UINT64_MAX)
+                {
+                    return;
+                }
                 waiting.erase(first);
                 ++out;
             }
@@ -519,10 +550,10 @@ class FrameLaneTestCase : public TestCase
         });
         for (const Entry& e : waiting)
         {
-            NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), false, "events left");
-            const Scheduler::Event next = scheduler->RemoveNext();
-            NS_TEST_ASSERT_MSG_EQ(next.key.m_uid, e.ev.key.m_uid, "the rest in order");
-            next.impl->Unref();
+            if (TakeNext(*scheduler, e.ev, "the rest's order") == UINT64_MAX)
+            {
+                return;
+            }
         }
         NS_TEST_ASSERT_MSG_EQ(scheduler->IsEmpty(), true, "nothing more");
     }

@@ -6,10 +6,8 @@
 #include "roce-frame-order.h"
 
 #include "ns3/assert.h"
-#include "ns3/global-value.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
-#include "ns3/string.h"
 
 #include <algorithm>
 
@@ -46,13 +44,7 @@ RoceEventBuckets::~RoceEventBuckets()
 void
 RoceEventBuckets::Use()
 {
-    if (s_current || RoceFrameScheduler::InUse())
-    {
-        return;
-    }
-    StringValue chosen;
-    GlobalValue::GetValueByName("SchedulerType", chosen);
-    if (chosen.Get() != "ns3::MapScheduler")
+    if (s_current || RoceFrameScheduler::InUse() || !RoceFrameScheduler::SchedulerTypeIsDefault())
     {
         return;
     }

@@ -159,17 +159,29 @@ RoceFrameScheduler::Use()
 {
     if (!s_current)
     {
-        StringValue chosen;
-        GlobalValue::GetValueByName("SchedulerType", chosen);
+        std::string chosen;
+        const bool byDefault = SchedulerTypeIsDefault(&chosen);
         ObjectFactory factory;
         factory.SetTypeId(GetTypeId());
         // the program's SchedulerType, unless it is this scheduler (DistributedHelper names
         // it there) or ns-3's default map: then the heap, which orders events the same way
         // (time, then uid) at a fraction of the map's cost in a packet-level run
-        const bool other = IsOtherScheduler(chosen.Get()) && chosen.Get() != "ns3::MapScheduler";
-        factory.Set("OtherEvents", StringValue(other ? chosen.Get() : "ns3::RoceEventHeap"));
+        const bool other = IsOtherScheduler(chosen) && !byDefault;
+        factory.Set("OtherEvents", StringValue(other ? chosen : "ns3::RoceEventHeap"));
         Simulator::SetScheduler(factory);
     }
+}
+
+bool
+RoceFrameScheduler::SchedulerTypeIsDefault(std::string* name)
+{
+    StringValue chosen;
+    GlobalValue::GetValueByName("SchedulerType", chosen);
+    if (name)
+    {
+        *name = chosen.Get();
+    }
+    return chosen.Get() == "ns3::MapScheduler";
 }
 
 bool

@@ -161,6 +161,13 @@ class RoceFrameScheduler : public Scheduler
     static bool HasEvents();
     /** \return true when this process's simulation runs this scheduler */
     static bool InUse();
+    /**
+     * \param name set to the simulation's SchedulerType (the global value), if not null
+     * \return true when it is ns-3's default (ns3::MapScheduler), which a program that names
+     * none has: a fabric then installs a scheduler of its own that orders events the same way
+     * (time, then uid) at less cost (Use; RoceEventBuckets::Use for a flow-level run)
+     */
+    static bool SchedulerTypeIsDefault(std::string* name = nullptr);
 
     /**
      * \return the entries of the heaps the next arrival is chosen from (one per busy lane, and
