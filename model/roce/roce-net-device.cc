@@ -142,17 +142,7 @@ class RoceEthernetHeader : public Header
 
     uint32_t Deserialize(Buffer::Iterator i) override
     {
-        for (uint32_t k = 0; k < 12; k += 4)
-        {
-            const uint32_t w = i.ReadNtohU32();
-            m_bytes[k] = static_cast<uint8_t>(w >> 24);
-            m_bytes[k + 1] = static_cast<uint8_t>(w >> 16);
-            m_bytes[k + 2] = static_cast<uint8_t>(w >> 8);
-            m_bytes[k + 3] = static_cast<uint8_t>(w);
-        }
-        const uint16_t type = i.ReadNtohU16();
-        m_bytes[12] = static_cast<uint8_t>(type >> 8);
-        m_bytes[13] = static_cast<uint8_t>(type);
+        i.Read(m_bytes, RoceNetDevice::ETH_HEADER); // only when bytes are seen: a pcap, a test
         return RoceNetDevice::ETH_HEADER;
     }
 
@@ -302,6 +292,7 @@ RoceNetDevice::DoDispose()
         q.clear();
     }
     m_pfcQueue.clear();
+    m_waiting = 0;
     m_current = nullptr;
     m_txEndEvent = nullptr; // a waiting transmission end keeps its own reference
     m_node = nullptr;
@@ -405,6 +396,7 @@ RoceNetDevice::Enqueue(Ptr<Packet> p, uint8_t queue, uint32_t ingressTag, uint8_
     NS_ASSERT(queue <= CONTROL_QUEUE);
     NS_ASSERT(heldBy == NUM_PRIORITIES || queue == CONTROL_QUEUE);
     m_queues[queue].push_back(Item{p, ingressTag, heldBy});
+    SetWaiting(static_cast<uint16_t>(1u << queue), true);
     m_queueBytes[queue] += p->GetSize();
     Fire(m_enqueueTrace, p, queue);
     if (!m_busy)
@@ -463,10 +455,13 @@ RoceNetDevice::TryTransmit()
     {
         return;
     }
-    if (!m_pfcQueue.empty())
+    // asked for now, read when the frame starts: the frame's choice overlaps its miss
+    __builtin_prefetch(PeekPointer(m_channel));
+    if (m_waiting & PFC_WAITING)
     {
         Ptr<Packet> frame = m_pfcQueue.front();
         m_pfcQueue.pop_front();
+        SetWaiting(PFC_WAITING, !m_pfcQueue.empty());
         StartFrame(frame, RoceWire::PfcWireBytes(m_framing, frame->GetSize()), true);
         return;
     }
@@ -474,14 +469,15 @@ RoceNetDevice::TryTransmit()
     // a held head waits for its priority's RESUME and holds the packets behind it (one FIFO,
     // as a NIC's single ACK ring)
     const std::deque<Item>& control = m_queues[CONTROL_QUEUE];
-    if (!control.empty() && (control.front().heldBy >= NUM_PRIORITIES ||
-                             !((m_pausedMask >> control.front().heldBy) & 1)))
+    if (((m_waiting >> CONTROL_QUEUE) & 1) && (control.front().heldBy >= NUM_PRIORITIES ||
+                                               !((m_pausedMask >> control.front().heldBy) & 1)))
     {
         queue = CONTROL_QUEUE;
     }
     else
     {
         const uint8_t slots = NUM_PRIORITIES + 1; // 8 data queues + pull source
+        const uint32_t eligible = m_waiting & ~static_cast<uint32_t>(m_pausedMask);
         for (uint8_t k = 0; k < slots; ++k)
         {
             uint8_t s = m_rrNext + k;
@@ -491,7 +487,7 @@ RoceNetDevice::TryTransmit()
             }
             if (s < NUM_PRIORITIES)
             {
-                if (!m_queues[s].empty() && !((m_pausedMask >> s) & 1))
+                if ((eligible >> s) & 1)
                 {
                     queue = s;
                     m_rrNext = s + 1 == slots ? 0 : s + 1;
@@ -518,6 +514,7 @@ RoceNetDevice::TryTransmit()
     }
     Item item = m_queues[queue].front();
     m_queues[queue].pop_front();
+    SetWaiting(static_cast<uint16_t>(1u << queue), !m_queues[queue].empty());
     Ptr<Packet> p = item.packet;
     m_queueBytes[queue] -= p->GetSize();
     if (item.tag == LOCAL_IP)
@@ -641,6 +638,7 @@ RoceNetDevice::SendPfcFrame(uint8_t priority, uint16_t quanta)
     eth.SetLengthType(RocePfcHeader::ETHERTYPE);
     frame->AddHeader(eth);
     m_pfcQueue.push_back(frame);
+    SetWaiting(PFC_WAITING, true);
     m_pfcTxTrace(priority, quanta > 0, quanta);
     TryTransmit();
 }
