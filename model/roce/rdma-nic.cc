@@ -329,29 +329,6 @@ class RdmaTxHeaders : public Header
     uint32_t m_headroom{0};   //!< bytes reserved in front of them while Add writes them
 };
 
-/// Target of a port device's pull callback (binds the port index).
-class RdmaNic::PullAdapter : public SimpleRefCount<RdmaNic::PullAdapter>
-{
-  public:
-    /**
-     * \param nic the NIC \param port port index
-     */
-    PullAdapter(RdmaNic* nic, uint32_t port)
-        : m_nic(nic),
-          m_port(port)
-    {
-    }
-
-    /** \param pausedMask paused priorities \return next packet or 0 */
-    Ptr<Packet> Pull(uint8_t pausedMask)
-    {
-        return m_nic->Pull(m_port, pausedMask);
-    }
-
-    RdmaNic* m_nic;  //!< NIC
-    uint32_t m_port; //!< port index
-};
-
 namespace
 {
 /// The CongestionControl values: a short name of RdmaCcRegistry, or the TypeId name of
@@ -728,10 +705,9 @@ RdmaNic::DoDispose()
         port.wake.Cancel();
         if (port.dev)
         {
-            port.dev->SetPullCallback(RoceNetDevice::PullCallback());
+            port.dev->SetPullSource(nullptr, 0);
         }
         port.dev = nullptr;
-        port.adapter = nullptr;
         port.ring.clear();
     }
     m_ports.clear();
@@ -777,14 +753,12 @@ RdmaNic::Attach(Ptr<RoceSwitch> sw)
         Port port;
         port.dev = sw->GetPort(i);
         port.rate = static_cast<double>(port.dev->GetDataRate().GetBitRate());
-        port.adapter = Create<PullAdapter>(this, i);
         m_ports.push_back(std::move(port));
     }
-    // only now: SetPullCallback may call Pull at once
+    // only now: SetPullSource may call PullFrom at once
     for (uint32_t i = 0; i < m_ports.size(); ++i)
     {
-        m_ports[i].dev->SetPullCallback(
-            MakeCallback(&PullAdapter::Pull, PeekPointer(m_ports[i].adapter)));
+        m_ports[i].dev->SetPullSource(this, i);
     }
 }
 
@@ -1040,7 +1014,7 @@ RdmaNic::FamilyWakeup(uint32_t port)
 }
 
 Ptr<Packet>
-RdmaNic::Pull(uint32_t port, uint8_t pausedMask)
+RdmaNic::PullFrom(uint32_t port, uint8_t pausedMask)
 {
     Port& pt = m_ports[port];
     Time now = Simulator::Now();

@@ -49,7 +49,7 @@ class RdmaRxHeader;
  * packet, ack-request on the last).
  *
  * Transmission: the NIC is the pull source of each of its RoceNetDevices
- * (RoceNetDevice::SetPullCallback). When a port is free the device asks for a packet; the NIC
+ * (RoceNetDevice::SetPullSource). When a port is free the device asks for a packet; the NIC
  * serves the QPs bound to that port in round robin, skipping priorities paused by PFC and QPs
  * whose pacing time (last send + wire bytes / rate) has not come (then it wakes the device at
  * the earliest pacing time; Scheduler family scans them as the HPCC family's NICs do instead).
@@ -81,7 +81,7 @@ class RdmaRxHeader;
  * Addressing: the NIC's node id (SetLocalId, default the ns-3 node id) is the topology node
  * id; IPv4 addresses follow RoceAddress (11.x.y.1).
  */
-class RdmaNic : public RdmaTransport, public RoceLocalReceiver
+class RdmaNic : public RdmaTransport, public RoceLocalReceiver, public RocePullSource
 {
   public:
     /** \return the TypeId */
@@ -334,7 +334,6 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver
 
   private:
     friend class RdmaQueuePair;
-    class PullAdapter;
 
     /// Entry of a port's pacing heap, and of the retransmission timers' heap.
     struct Paced
@@ -354,7 +353,6 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver
     struct Port
     {
         Ptr<RoceNetDevice> dev;          //!< device
-        Ptr<PullAdapter> adapter;        //!< pull callback target
         double rate{0};                  //!< line rate bit/s
         std::deque<RdmaQueuePair*> ring; //!< QPs ready to send (round robin)
         std::priority_queue<Paced, std::vector<Paced>, std::greater<Paced>> paced; //!< heap
@@ -369,7 +367,7 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver
 
     /// \return the queue pair (m_qpList owns it), created at its first use
     RdmaQueuePair* GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
-    Ptr<Packet> Pull(uint32_t port, uint8_t pausedMask);
+    Ptr<Packet> PullFrom(uint32_t port, uint8_t pausedMask) override;
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
     /** \return whether the packet metadata is on: headers added one by one (RdmaTxHeaders) */
     bool HeadersItemized();

@@ -494,9 +494,10 @@ RoceNetDevice::TryTransmit()
                     break;
                 }
             }
-            else if (!m_pull.IsNull())
+            else if (m_pullSource || !m_pull.IsNull())
             {
-                Ptr<Packet> p = m_pull(m_pausedMask);
+                Ptr<Packet> p = m_pullSource ? m_pullSource->PullFrom(m_pullPort, m_pausedMask)
+                                             : m_pull(m_pausedMask);
                 if (p)
                 {
                     m_rrNext = 0;
@@ -850,6 +851,7 @@ void
 RoceNetDevice::SetPullCallback(PullCallback cb)
 {
     m_pull = cb;
+    m_pullSource = nullptr;
     Kick();
 }
 

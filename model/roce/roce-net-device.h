@@ -59,6 +59,23 @@ class RocePortOwner
 
 /**
  * \ingroup training-net
+ * The host NIC a port pulls its data packets from (RoceNetDevice::SetPullSource), called
+ * directly as the pull callback would be: a frame's start then reads no callback object and no
+ * object binding the port between the device and the NIC, each a cache miss at scale.
+ */
+class RocePullSource
+{
+  public:
+    virtual ~RocePullSource() = default;
+    /**
+     * \param port the port index given to SetPullSource \param pausedMask priorities paused
+     * \return the next packet to send, or null
+     */
+    virtual Ptr<Packet> PullFrom(uint32_t port, uint8_t pausedMask) = 0;
+};
+
+/**
+ * \ingroup training-net
  * Full-duplex point-to-point RoCE port with 8 priority data queues, a strict-priority control
  * queue that is never paused, and IEEE 802.1Qbb PFC.
  *
@@ -326,6 +343,18 @@ class RoceNetDevice : public NetDevice
     void SetDequeueHook(DequeueHook cb);
     /** \param cb pull source (set by the host NIC), null callback to remove */
     void SetPullCallback(PullCallback cb);
+    /**
+     * Pull data packets from source instead of a callback (RdmaNic): it outlives the device's
+     * frames. Replaces the pull callback; null removes it.
+     * \param source the NIC \param port the port index it is told at each pull
+     */
+    void SetPullSource(RocePullSource* source, uint32_t port)
+    {
+        m_pullSource = source;
+        m_pullPort = port;
+        m_pull = PullCallback();
+        Kick();
+    }
     /** \param cb local send of IP packets handed to Send() (set by RoceSwitch) */
     void SetLocalSendCallback(LocalSendCallback cb);
 
@@ -517,7 +546,9 @@ class RoceNetDevice : public NetDevice
     uint32_t m_portIndex{0};                         //!< switch port index
     Ptr<RoceChannel> m_channel;                      //!< channel
     RocePortOwner* m_owner{nullptr};                 //!< switch of this port
-    PullCallback m_pull;                             //!< host pull source
+    RocePullSource* m_pullSource{nullptr};           //!< host pull source (SetPullSource)
+    uint32_t m_pullPort{0};                          //!< the port index m_pullSource is told
+    PullCallback m_pull;                             //!< host pull source (SetPullCallback)
     FabricReceiveCallback m_fabricRx;                //!< switch receive
     /**
      * The transmission end, one event scheduled again at every frame (at most one waits: the

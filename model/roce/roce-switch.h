@@ -65,7 +65,7 @@ class RoceLocalReceiver
  *
  * Local sends (the NIC on this node): SendLocal() routes the same way and queues without MMU
  * accounting; or the NIC installs a pull source on each port device
- * (RoceNetDevice::SetPullCallback) and asks GetEgressPort() which port a flow uses.
+ * (RoceNetDevice::SetPullSource) and asks GetEgressPort() which port a flow uses.
  *
  * Ordinary IPv4 (not UDP to 4791: ns-3's TCP, UDP, ICMP between NPUs that have the internet
  * stack, see RoceHelper::InstallInternetStack) takes the same path with three differences:
