@@ -338,8 +338,15 @@ RoceFrameScheduler::PrefetchAround(const Frame& out) const
     static_cast<const RoceFrameArrival*>(out.impl)->Prefetch();
     if (!m_heads.empty())
     {
-        // the next lane's first arrival: its event now, its device and frame when handed out
-        __builtin_prefetch(m_lanes[m_heads.front().lane].Front().impl);
+        // the next lane's first arrival: its device and frame (the arrival was asked for at
+        // an earlier call, as one of the candidates below) and its lane, which RemoveNext reads
+        static_cast<const RoceFrameArrival*>(m_heads.front().impl)->Prefetch();
+        __builtin_prefetch(&m_lanes[m_heads.front().lane]);
+        // the candidates for the one after: the heap's second and third
+        for (size_t i = 1; i < 3 && i < m_heads.size(); ++i)
+        {
+            __builtin_prefetch(m_heads[i].impl);
+        }
     }
 }
 

@@ -229,6 +229,9 @@ class RoceFrameScheduler : public Scheduler
         uint32_t ifIndex; //!< the key's interface
         uint32_t uid;     //!< scheduling order
         uint32_t lane;    //!< index in m_lanes
+        /// the arrival itself: PrefetchAround asks for it without reading the lane's ring, whose
+        /// slot, written when the frame was sent, is seldom in a cache
+        EventImpl* impl;
 
         /** \param f the lane's first arrival \param l the lane */
         Head(const Frame& f, uint32_t l)
@@ -237,12 +240,13 @@ class RoceFrameScheduler : public Scheduler
               node(f.node),
               ifIndex(f.ifIndex),
               uid(f.uid),
-              lane(l)
+              lane(l),
+              impl(f.impl)
         {
         }
     };
 
-    static_assert(sizeof(Head) == 32, "a lane's heap entry is 32 bytes");
+    static_assert(sizeof(Head) == 40, "a lane's heap entry is 40 bytes");
 
     /** one sending end's arrivals in their order: a ring of a power of two slots */
     struct Lane
