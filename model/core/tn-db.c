@@ -524,8 +524,12 @@ struct tn_db
      * shared by processes merges a transfer's two rows on its key (`upsert`). `duplicates`
      * counts the rows of transfer [0] and flow [1] left out as a second row of a key since the
      * run began (reported when it finishes): written by the writer thread, read after the join.
+     * `keys_deferred`: the indexes were dropped while this tn_db writes (keys_defer) and are
+     * built when its run finishes (keys_build); set and cleared by the thread that holds the
+     * connection.
      */
     int shared_keys;
+    int keys_deferred;
     sqlite3_stmt* upsert;
     uint64_t duplicates[2];
     struct keyed_row* order; /* write_rows' order of a batch (one thread at a time) */
@@ -1248,7 +1252,39 @@ keys_build(tn_db* db, tn_error* err)
     }
     tn_error ignored; /* the cache's size changes no row */
     exec(db, "PRAGMA cache_size=" PAGE_CACHE, "restoring the page cache", &ignored);
+    if (!status)
+        db->keys_deferred = 0;
     return status ? status : duplicates;
+}
+
+/*
+ * Rows in an order random in a key whose index outgrows the page cache make each row of a batch
+ * read and write an index page of its own: the 16,384-NPU ring2d all-reduce (33 M transfers of
+ * one collective, a 4.2 GB file) spent 364 s of system time in the page cache's copies for
+ * 477 s of user time. A batch that read or wrote more pages than half its rows (SQLite's pager
+ * counts, reset at the batch's start) drops the key indexes for the rest of the run, which
+ * builds them when it finishes (keys_build: one sort, 0.8 us a key). Runs whose keys stay
+ * near each other (a training job's collectives are a few hundred thousand transfers each) or
+ * are small never meet it and end with their indexes written. A run shared by processes keeps
+ * its indexes: it merges transfer rows on them.
+ */
+#define KEYS_DEFER_MIN_ROWS 64
+
+static void
+keys_defer(tn_db* db, size_t rows)
+{
+    int misses = 0, writes = 0, highest = 0;
+    sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_MISS, &misses, &highest, 1);
+    sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_WRITE, &writes, &highest, 1);
+    if (db->shared_keys || db->keys_deferred || rows < KEYS_DEFER_MIN_ROWS ||
+        (uint64_t)misses + (uint64_t)writes <= rows / 2)
+        return;
+    tn_error ignored; /* kept, the indexes still serve: only slower */
+    if (exec(db,
+             "DROP INDEX IF EXISTS transfer_key; DROP INDEX IF EXISTS flow_key;",
+             "deferring the key indexes",
+             &ignored) == TN_OK)
+        db->keys_deferred = 1;
 }
 
 /*
@@ -1365,6 +1401,10 @@ write_rows(tn_db* db, row_buffer* b, uint64_t* written, tn_error* err)
     if (b->count == 0)
         return TN_OK;
     const keyed_row* order = batch_order(db, b);
+    int ignored = 0;
+    /* the pager's counts from here are the batch's (keys_defer) */
+    sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_MISS, &ignored, &ignored, 1);
+    sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_WRITE, &ignored, &ignored, 1);
     tn_status status = order ? begin(db, "starting a batch", err)
                              : tn_error_set(err, TN_ENOMEM, "%s: ordering a batch", db->path);
     uint64_t duplicates[2] = {0, 0}; /* counted once the batch is committed */
@@ -1410,6 +1450,7 @@ write_rows(tn_db* db, row_buffer* b, uint64_t* written, tn_error* err)
         *written += b->count;
         db->duplicates[0] += duplicates[0];
         db->duplicates[1] += duplicates[1];
+        keys_defer(db, b->count);
     }
     clear_rows(b);
     return status;

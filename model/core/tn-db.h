@@ -34,8 +34,11 @@
  *
  * Keys: transfer rows are unique by (run_id, collective_id, transfer_id) and flow rows by
  * (run_id, src_node, message_id), enforced and served by the unique indexes transfer_key and
- * flow_key, which are written with the rows. A second row of a key is left out (the first is
- * kept) and fails tn_db_run_finish naming the table and the count. A file whose indexes a run
+ * flow_key, which are written with the rows; a run whose batches read or write more index
+ * pages than half their rows (keys random in an index larger than the page cache) drops them
+ * for the rest of the run and tn_db_run_finish builds them. A second row of a key is left out,
+ * or deleted when the indexes are built (the first is kept), and fails tn_db_run_finish
+ * naming the table and the count. A file whose indexes a run
  * of an earlier version dropped (and was killed) has them built when the next run finishes.
  *
  * In a run shared by processes (tn_db_set_shared_keys) a

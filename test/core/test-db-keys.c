@@ -461,6 +461,102 @@ test_rows_many_at_a_time(tn_test_ctx* ctx)
     tn_db_close(db);
 }
 
+/* `n` transfers of collective 1 and n flows of node 3, the i-th with key (i * stride) % n
+ * (stride prime to n: every key once): stride 1 is key order, a large stride spreads a batch's
+ * keys over the whole range. */
+static void
+add_strided_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n, int stride)
+{
+    tn_error err = {0};
+    for (int i = 0; i < n; ++i)
+    {
+        const int id = (int)(((long long)i * stride) % n);
+        tn_db_transfer t = {1, id, 0, id, 0, 0, 1, 0, 1, 64, 0, 0, 10, 20, 30, 40 + i, 0};
+        tn_db_flow f = {3, (uint64_t)id, 4, 1, 3, 1, 0, 64, 10, 50 + i, 0, 0, 1};
+        TN_CHECK(ctx, tn_db_add_transfer(db, run, &t, &err) == TN_OK);
+        TN_CHECK(ctx, tn_db_add_flow(db, run, &f, &err) == TN_OK);
+    }
+}
+
+/* Keys random in indexes larger than the page cache (8 pages here, 128 MiB in a run): each
+ * batch's rows read and write an index page each, so the indexes are dropped while the run
+ * writes and built when it finishes; the same rows in key order keep them, and so does a run
+ * shared by processes. Every way the file ends with its indexes, every row, and a second row of
+ * a key deleted and reported. */
+static void
+test_random_keys_deferred(tn_test_ctx* ctx)
+{
+    char path[512];
+    tn_error err = {0};
+    tn_db* db = tn_test_db_open_fresh(ctx, "tn-test-keys-deferred.db", path, sizeof(path));
+    TN_REQUIRE(ctx, db != NULL);
+    tn_db_set_batch_rows(db, 128);
+    tn_run_info info = {"deferred", "{}", 1, 1, "3.37", "x"};
+    const int n = 20000;
+
+    static const struct
+    {
+        int stride;
+        int shared; /* a run shared by processes merges on its keys: it keeps them */
+        int keys_while_writing;
+    } runs[] = {{1, 0, 1}, {7919, 0, 0}, {7919, 1, 1}};
+
+    for (int k = 0; k < 3; ++k)
+    {
+        tn_db_set_shared_keys(db, runs[k].shared);
+        TN_REQUIRE(ctx,
+                   sqlite3_exec(tn_db_handle(db), "PRAGMA cache_size=8", NULL, NULL, NULL) ==
+                       SQLITE_OK);
+        int64_t run = -1;
+        TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+        add_strided_rows(ctx, db, run, n, runs[k].stride);
+        TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
+        TN_CHECK_MSG(ctx,
+                     keys_present(tn_db_handle(db)) == runs[k].keys_while_writing,
+                     "stride %d: key indexes while the run writes: %d",
+                     runs[k].stride,
+                     keys_present(tn_db_handle(db)));
+        TN_CHECK_MSG(ctx,
+                     tn_db_run_finish(db, run, "ok", 0.1, 100, &err) == TN_OK,
+                     "finish: %s",
+                     err.message);
+        sqlite3* sql = tn_db_handle(db);
+        TN_CHECK_MSG(ctx, keys_present(sql), "stride %d: key indexes after", runs[k].stride);
+        TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
+    }
+    tn_db_set_shared_keys(db, 0);
+    sqlite3* sql = tn_db_handle(db);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 3 * n);
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM flow"), 3 * n);
+    /* a third run, spread again, with a second row of one key: built, it keeps the first */
+    TN_REQUIRE(ctx, sqlite3_exec(sql, "PRAGMA cache_size=8", NULL, NULL, NULL) == SQLITE_OK);
+    int64_t run = -1;
+    TN_REQUIRE(ctx, tn_db_run_begin(db, &info, &run, &err) == TN_OK);
+    add_strided_rows(ctx, db, run, n, 7919);
+    tn_db_transfer again = {1, 2, 0, 2, 0, 0, 1, 0, 1, 64, 0, 0, 11, 21, 31, 999, 0};
+    TN_CHECK(ctx, tn_db_add_transfer(db, run, &again, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_db_flush(db, &err) == TN_OK);
+    TN_CHECK_EQ(ctx, keys_present(tn_db_handle(db)), 0);
+    TN_CHECK_EQ(ctx, tn_db_run_finish(db, run, "ok", 0.1, 100, &err), TN_EDB);
+    TN_CHECK_MSG(ctx,
+                 strstr(err.message, "table transfer had 1 rows of a key") != NULL,
+                 "message: %s",
+                 err.message);
+    sql = tn_db_handle(db);
+    TN_CHECK(ctx, keys_present(sql));
+    TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
+    char query[160];
+    snprintf(query,
+             sizeof(query),
+             "SELECT group_concat(ready_ns) FROM transfer WHERE run_id = %lld AND"
+             " transfer_id = 2",
+             (long long)run);
+    /* the first row of key 2 is the i-th added with (i * 7919) % n == 2: i = 15358 */
+    TN_CHECK_MSG(ctx, query_text_is(sql, query, "15398"), "the first row of key 2 is kept");
+    TN_CHECK_EQ(ctx, tn_test_db_query_int(sql, "SELECT count(*) FROM transfer"), 4 * n);
+    tn_db_close(db);
+}
+
 void
 tn_suite_db_keys(tn_test_suite* suite)
 {
@@ -470,4 +566,5 @@ tn_suite_db_keys(tn_test_suite* suite)
     tn_test_add(suite, "shared-run-merges", test_shared_run_merges);
     tn_test_add(suite, "schema-10-upgraded", test_schema_10_upgraded);
     tn_test_add(suite, "rows-many-at-a-time", test_rows_many_at_a_time);
+    tn_test_add(suite, "random-keys-deferred", test_random_keys_deferred);
 }
