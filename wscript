@@ -359,6 +359,7 @@ test_sources = [
     'test/program-memory-test-suite.cc',
     'test/plan-verifier-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
+    'test/collective-records-test-suite.cc',
     'test/llm-test-suite.cc',
     'test/simai-test-suite.cc',
     'test/npu-test-suite.cc',
