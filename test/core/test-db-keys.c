@@ -90,19 +90,29 @@ duplicate_keys(sqlite3* sql)
         "  GROUP BY run_id, src_node, message_id HAVING count(*) > 1))");
 }
 
-/* `n` transfers of collective 1 and n flows of node 3, added in an order random in the keys. */
+/* `n` transfers of collective 1 and n flows of node 3, the i-th with key (i * stride) % n
+ * (stride prime to n: every key once): stride 1 is key order, a large stride spreads a batch's
+ * keys over the whole range. */
 static void
-add_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n)
+add_strided_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n, int stride)
 {
     tn_error err = {0};
     for (int i = 0; i < n; ++i)
     {
-        const int id = (i * 7) % n; /* n prime to 7: every id once */
+        const int id = (int)(((long long)i * stride) % n);
         tn_db_transfer t = {1, id, 0, id, 0, 0, 1, 0, 1, 64, 0, 0, 10, 20, 30, 40 + i, 0};
         tn_db_flow f = {3, (uint64_t)id, 4, 1, 3, 1, 0, 64, 10, 50 + i, 0, 0, 1};
         TN_CHECK(ctx, tn_db_add_transfer(db, run, &t, &err) == TN_OK);
         TN_CHECK(ctx, tn_db_add_flow(db, run, &f, &err) == TN_OK);
     }
+}
+
+/* `n` transfers of collective 1 and n flows of node 3, added in an order random in the keys
+ * (n prime to 7). */
+static void
+add_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n)
+{
+    add_strided_rows(ctx, db, run, n, 7);
 }
 
 /* Batches of 4 rows: the indexes stay while the rows are written (a query of the run's first
@@ -459,23 +469,6 @@ test_rows_many_at_a_time(tn_test_ctx* ctx)
         0);
     TN_CHECK_EQ(ctx, duplicate_keys(sql), 0);
     tn_db_close(db);
-}
-
-/* `n` transfers of collective 1 and n flows of node 3, the i-th with key (i * stride) % n
- * (stride prime to n: every key once): stride 1 is key order, a large stride spreads a batch's
- * keys over the whole range. */
-static void
-add_strided_rows(tn_test_ctx* ctx, tn_db* db, int64_t run, int n, int stride)
-{
-    tn_error err = {0};
-    for (int i = 0; i < n; ++i)
-    {
-        const int id = (int)(((long long)i * stride) % n);
-        tn_db_transfer t = {1, id, 0, id, 0, 0, 1, 0, 1, 64, 0, 0, 10, 20, 30, 40 + i, 0};
-        tn_db_flow f = {3, (uint64_t)id, 4, 1, 3, 1, 0, 64, 10, 50 + i, 0, 0, 1};
-        TN_CHECK(ctx, tn_db_add_transfer(db, run, &t, &err) == TN_OK);
-        TN_CHECK(ctx, tn_db_add_flow(db, run, &f, &err) == TN_OK);
-    }
 }
 
 /* Keys random in indexes larger than the page cache (8 pages here, 128 MiB in a run): each
