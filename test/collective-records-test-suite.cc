@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * A receive's transfer record names its send: the transfer number, ranks, bytes and issue time
- * the sender posted, whether the message handed its send's tag over (flow level:
- * RdmaWriteRequest::senderTag) or the receiver looked the send up (packet level).
+ * the sender posted, which the receiver of a generated collective looks up in the sender's
+ * window (Collective::TakeSend), at flow and at packet level.
  */
 #include "roce-test-util.h"
 
@@ -52,18 +52,17 @@ struct SendsAndReceives
 
 /**
  * \ingroup training-net-tests
- * Generated collectives (rank-local programs), at flow level, where a message hands its send's
- * tag to the receiver, and at packet level, where the receiver looks the send up in the
- * sender's window: with whole programs and with windows of the program's least width, every
- * transfer is issued once and is ready once, and each ready record has its send's number,
- * ranks, nodes, bytes and issue time (the issued record's), a first byte no earlier than the
- * issue, and a ready time no earlier than its last byte.
+ * Generated collectives (rank-local programs), at flow and at packet level, where the receiver
+ * looks its send up in the sender's window: with whole programs and with windows of the
+ * program's least width, every transfer is issued once and is ready once, and each ready
+ * record has its send's number, ranks, nodes, bytes and issue time (the issued record's), a
+ * first byte no earlier than the issue, and a ready time no earlier than its last byte.
  */
 class CollectiveRecordsTestCase : public TestCase
 {
   public:
     CollectiveRecordsTestCase()
-        : TestCase("a receive's record names its send, with or without the send's tag")
+        : TestCase("a receive's record names its send, at flow and at packet level")
     {
     }
 

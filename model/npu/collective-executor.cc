@@ -603,7 +603,6 @@ CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
     request.hasImmediate = true;
     request.immediate = o.match; // the receiver finds its op by (this rank, match)
     request.wrId = op;           // and SendDoneProgram this op, without a search
-    request.senderTag = c->GetSenderTag(entry->rank, op);
     c->NotifyOpIssued(entry->rank, op);
     ++m_posted;
     if (m_bytesListener)
@@ -679,13 +678,7 @@ CollectiveExecutor::ReceivedProgram(Entry* entry, const RdmaMessageRecord& recor
         if (peer != UINT32_MAX && c->GetWindow() > 0)
         {
             // its sender is ahead of this rank's window: the op comes in later
-            c->DeferMessage(entry->rank,
-                            clear,
-                            peer,
-                            record.immediate,
-                            record.start,
-                            record.bytes,
-                            record.senderTag);
+            c->DeferMessage(entry->rank, clear, peer, record.immediate, record.start, record.bytes);
             return;
         }
         ++m_unknown;
@@ -702,7 +695,7 @@ CollectiveExecutor::ReceivedProgram(Entry* entry, const RdmaMessageRecord& recor
         }
         return;
     }
-    if (!c->NotifyOpArrived(entry->rank, op, record.start, record.bytes, record.senderTag))
+    if (!c->NotifyOpArrived(entry->rank, op, record.start, record.bytes))
     {
         NS_LOG_WARN("collective " << c->GetId() << " rank " << entry->rank << " op " << op
                                   << " arrived twice");

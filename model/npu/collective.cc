@@ -809,13 +809,12 @@ Collective::DeferMessage(uint32_t rank,
                          uint32_t peer,
                          uint32_t match,
                          Time firstByte,
-                         uint64_t bytes,
-                         uint64_t senderTag)
+                         uint64_t bytes)
 {
     Deferred d{firstByte.GetTimeStep(), Simulator::Now().GetTimeStep(), bytes, UINT32_MAX, -1};
     if (!clear)
     {
-        TakeSend(rank, peer, match, firstByte, senderTag, &d.transfer, &d.sentNs);
+        TakeSend(rank, peer, match, &d.transfer, &d.sentNs);
     }
     if (!m_deferred.emplace(Key(clear, peer, rank, match), d).second)
     {
@@ -915,11 +914,7 @@ Collective::NotifyOpIssued(uint32_t rank, uint32_t op)
 }
 
 bool
-Collective::NotifyOpArrived(uint32_t rank,
-                            uint32_t op,
-                            Time firstByte,
-                            uint64_t bytes,
-                            uint64_t senderTag)
+Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes)
 {
     StreamRun& s = StreamOf(rank, op);
     OpState& o = s.w->ops[op - s.w->first];
@@ -932,7 +927,7 @@ Collective::NotifyOpArrived(uint32_t rank,
     o.times[0] = firstByte.GetTimeStep();
     o.times[1] = Simulator::Now().GetTimeStep();
     const tn_program_op& p = s.w->prog[op - s.w->first];
-    TakeSend(rank, p.peer, p.match, firstByte, senderTag, &o.transfer, &o.sentNs);
+    TakeSend(rank, p.peer, p.match, &o.transfer, &o.sentNs);
     const bool planned = IsPlannedLength(bytes, p.length);
     m_deliveredBytes += planned ? p.length : bytes;
     if (!planned)
@@ -946,19 +941,9 @@ void
 Collective::TakeSend(uint32_t rank,
                      uint32_t peer,
                      uint32_t match,
-                     Time firstByte,
-                     uint64_t senderTag,
                      uint32_t* transfer,
                      int64_t* sentNs) const
 {
-    if (senderTag != 0)
-    {
-        // the send's own number, and its post (the record's start): no look-up at the sender,
-        // whose window is another rank's cache lines (a flow-level receive's costliest step)
-        *transfer = static_cast<uint32_t>(senderTag - 1);
-        *sentNs = firstByte.GetTimeStep();
-        return;
-    }
     uint32_t sender = peer;
     uint32_t receiver = rank;
     if (!IsSimulated(peer))

@@ -581,15 +581,13 @@ class Collective : public Object
      * in (the arrived list of CompleteOp), or reported by Check() if it never does.
      * \param rank rank \param clear a clear-to-send (else data) \param peer its sender
      * \param match its match number \param firstByte first byte (data) \param bytes payload
-     * \param senderTag the record's RdmaMessageRecord::senderTag (SenderTag of the send, or 0)
      */
     void DeferMessage(uint32_t rank,
                       bool clear,
                       uint32_t peer,
                       uint32_t match,
                       Time firstByte,
-                      uint64_t bytes,
-                      uint64_t senderTag);
+                      uint64_t bytes);
 
     /**
      * An op of rank is done (a send acknowledged, a receive ready): meet the dependency of
@@ -609,29 +607,8 @@ class Collective : public Object
     bool ClearOp(uint32_t rank, uint32_t op);
     /** \param rank rank \param op a send posted now */
     void NotifyOpIssued(uint32_t rank, uint32_t op);
-    /**
-     * \param rank rank \param op a receive whose data arrived \param firstByte its record's
-     * start \param bytes its payload \param senderTag its record's
-     * RdmaMessageRecord::senderTag (SenderTag of the send, or 0)
-     * \return false if it had arrived already
-     */
-    bool NotifyOpArrived(uint32_t rank,
-                         uint32_t op,
-                         Time firstByte,
-                         uint64_t bytes,
-                         uint64_t senderTag);
-
-    /**
-     * What a send's message hands its receiver where the transport can
-     * (RdmaWriteRequest::senderTag): its transfer's number, so that the receiver need not look
-     * the send up at its rank (TakeSend). \param rank rank \param op a send in its window
-     * \return the tag (never 0)
-     */
-    uint64_t GetSenderTag(uint32_t rank, uint32_t op) const
-    {
-        return static_cast<uint64_t>(GetOpTransfer(rank, op)) + 1;
-    }
-
+    /** \return false if it had arrived already */
+    bool NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t bytes);
     /** \param rank rank \param op a receive whose data is usable now */
     void NotifyOpReady(uint32_t rank, uint32_t op);
 
@@ -751,14 +728,10 @@ class Collective : public Object
     };
 
     /// A receive of rank from peer with match arrives: its send's number and issue time
-    /// (UINT32_MAX and -1 if the send is not in this process's windows: another MPI rank).
-    /// A message that carries its send's tag (GetSenderTag) gives them without a look-up: a
-    /// transport that hands the tag over keeps the poster's start (firstByte) in the record.
+    /// (UINT32_MAX and -1 if the send is not in this process's windows: another MPI rank)
     void TakeSend(uint32_t rank,
                   uint32_t peer,
                   uint32_t match,
-                  Time firstByte,
-                  uint64_t senderTag,
                   uint32_t* transfer,
                   int64_t* sentNs) const;
 

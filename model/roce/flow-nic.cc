@@ -182,7 +182,6 @@ FlowNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     m.rec.hasImmediate = request.hasImmediate;
     m.rec.immediate = request.immediate;
     m.rec.wrId = request.wrId;
-    m.rec.senderTag = request.senderTag;
     m.rec.start = Simulator::Now();
     m.done = done;
     qp.queue.push_back(std::move(m));

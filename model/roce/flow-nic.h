@@ -32,8 +32,7 @@ namespace ns3
  * reports the message received after the path's latency plus the store and forward of one
  * packet at every hop after the first (as a packet pipeline ends); the sender completes it
  * when the acknowledgement would arrive (the reverse path's latency and one ACK frame per
- * hop). A message of 0 bytes is one packet that takes no share of any link. The
- * responder's record keeps the poster's start and RdmaWriteRequest::senderTag.
+ * hop). A message of 0 bytes is one packet that takes no share of any link.
  *
  * Not modelled: packets, queues, PFC, ECN, congestion control, losses and retransmissions
  * (a flow never fails; the MessageFailed trace exists and never fires).

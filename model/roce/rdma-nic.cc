@@ -895,7 +895,6 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     m.rec.hasImmediate = request.hasImmediate;
     m.rec.immediate = request.immediate;
     m.rec.wrId = request.wrId;
-    m.rec.senderTag = request.senderTag; // its own record's; the responder's has none
     m.rec.start = Simulator::Now();
     m.firstPsn = qp->m_psnEnd;
     m.packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;

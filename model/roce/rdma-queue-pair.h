@@ -55,8 +55,6 @@ struct RdmaMessageRecord
     uint32_t immediate{0};          //!< the immediate data (if hasImmediate)
     Status status{SUCCESS};         //!< how it ended (sender side)
     uint64_t wrId{0};               //!< RdmaWriteRequest::wrId (sender side; 0 at the responder)
-    uint64_t senderTag{0};          //!< RdmaWriteRequest::senderTag (both sides; 0 where the
-                                    //!< transport cannot hand it to the responder)
 };
 
 /**
@@ -84,11 +82,6 @@ struct RdmaWriteRequest
     uint32_t immediate{0};     //!< the immediate data
     uint64_t wrId{0}; //!< the poster's id of the request, given back in its own records (as
                       //!< verbs' wr_id): never sent, the responder does not see it
-    /// Simulation bookkeeping, not a verbs field: a value of the poster's that a transport
-    /// whose messages need no wire bytes for it hands to the responder's record (FlowNic does,
-    /// and its responder's record keeps the poster's start). RdmaNic's responder builds its
-    /// record from packets, which carry RoCE headers only: there it is 0.
-    uint64_t senderTag{0};
 };
 
 /**
