@@ -343,6 +343,7 @@ class RoceNetDevice : public NetDevice
     void SetDequeueHook(DequeueHook cb);
     /** \param cb pull source (set by the host NIC), null callback to remove */
     void SetPullCallback(PullCallback cb);
+
     /**
      * Pull data packets from source instead of a callback (RdmaNic): it outlives the device's
      * frames. Replaces the pull callback; null removes it.
@@ -355,6 +356,7 @@ class RoceNetDevice : public NetDevice
         m_pull = PullCallback();
         Kick();
     }
+
     /** \param cb local send of IP packets handed to Send() (set by RoceSwitch) */
     void SetLocalSendCallback(LocalSendCallback cb);
 
