@@ -1260,24 +1260,32 @@ keys_build(tn_db* db, tn_error* err)
 /*
  * Rows in an order random in a key whose index outgrows the page cache make each row of a batch
  * read and write an index page of its own: the 16,384-NPU ring2d all-reduce (33 M transfers of
- * one collective, a 4.2 GB file) spent 364 s of system time in the page cache's copies for
- * 477 s of user time. A batch that read or wrote more pages than half its rows (SQLite's pager
- * counts, reset at the batch's start) drops the key indexes for the rest of the run, which
- * builds them when it finishes (keys_build: one sort, 0.8 us a key). Runs whose keys stay
- * near each other (a training job's collectives are a few hundred thousand transfers each) or
- * are small never meet it and end with their indexes written. A run shared by processes keeps
- * its indexes: it merges transfer rows on them.
+ * one collective) spent 364 s of system time in the page cache's copies for 477 s of user
+ * time (42 s after this rule). A batch that read or wrote more pages than half its rows
+ * (SQLite's pager counts, reset at the batch's start) drops the key indexes for the rest of
+ * the run, which builds them when it finishes (keys_build: one sort, 0.8 us a key). Runs
+ * whose keys stay near each other (a training job's collectives are a few hundred thousand
+ * transfers each) or are small never meet it and end with their indexes written. A run
+ * shared by processes keeps its indexes: it merges transfer rows on them.
  */
 #define KEYS_DEFER_MIN_ROWS 64
 
-static void
-keys_defer(tn_db* db, size_t rows)
+/* Pages the pager read (cache misses) and wrote since the last call; counts from zero again. */
+static uint64_t
+pager_pages_moved(tn_db* db)
 {
     int misses = 0, writes = 0, highest = 0;
     sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_MISS, &misses, &highest, 1);
     sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_WRITE, &writes, &highest, 1);
-    if (db->shared_keys || db->keys_deferred || rows < KEYS_DEFER_MIN_ROWS ||
-        (uint64_t)misses + (uint64_t)writes <= rows / 2)
+    return (uint64_t)misses + (uint64_t)writes;
+}
+
+/* After a batch of `rows` rows, whose pages pager_pages_moved counted from its start. */
+static void
+keys_defer(tn_db* db, size_t rows)
+{
+    const uint64_t pages = pager_pages_moved(db);
+    if (db->shared_keys || db->keys_deferred || rows < KEYS_DEFER_MIN_ROWS || pages <= rows / 2)
         return;
     tn_error ignored; /* kept, the indexes still serve: only slower */
     if (exec(db,
@@ -1401,10 +1409,7 @@ write_rows(tn_db* db, row_buffer* b, uint64_t* written, tn_error* err)
     if (b->count == 0)
         return TN_OK;
     const keyed_row* order = batch_order(db, b);
-    int ignored = 0;
-    /* the pager's counts from here are the batch's (keys_defer) */
-    sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_MISS, &ignored, &ignored, 1);
-    sqlite3_db_status(db->sql, SQLITE_DBSTATUS_CACHE_WRITE, &ignored, &ignored, 1);
+    pager_pages_moved(db); /* the pager's counts from here are the batch's (keys_defer) */
     tn_status status = order ? begin(db, "starting a batch", err)
                              : tn_error_set(err, TN_ENOMEM, "%s: ordering a batch", db->path);
     uint64_t duplicates[2] = {0, 0}; /* counted once the batch is committed */
