@@ -301,7 +301,8 @@ RoceNetDevice::DoDispose()
     m_owner = nullptr;
     m_fabricRx = FabricReceiveCallback();
     m_dequeueHook = DequeueHook();
-    m_pull = PullCallback();
+    m_pullSource = nullptr;
+    m_callbackSource.pull = PullCallback();
     m_localSend = LocalSendCallback();
     m_rxCallback = NetDevice::ReceiveCallback();
     m_promiscRxCallback = NetDevice::PromiscReceiveCallback();
@@ -494,10 +495,9 @@ RoceNetDevice::TryTransmit()
                     break;
                 }
             }
-            else if (m_pullSource || !m_pull.IsNull())
+            else if (m_pullSource)
             {
-                Ptr<Packet> p = m_pullSource ? m_pullSource->PullFrom(m_pullPort, m_pausedMask)
-                                             : m_pull(m_pausedMask);
+                Ptr<Packet> p = m_pullSource->PullFrom(m_pullPort, m_pausedMask);
                 if (p)
                 {
                     m_rrNext = 0;
@@ -850,9 +850,9 @@ RoceNetDevice::SetLocalSendCallback(LocalSendCallback cb)
 void
 RoceNetDevice::SetPullCallback(PullCallback cb)
 {
-    m_pull = cb;
-    m_pullSource = nullptr;
-    Kick();
+    const bool set = !cb.IsNull();
+    m_callbackSource.pull = cb;
+    SetPullSource(set ? &m_callbackSource : nullptr, 0);
 }
 
 // ---------------------------------------------------------------- NetDevice

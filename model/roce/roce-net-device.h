@@ -87,7 +87,7 @@ class RocePullSource
  *
  * Transmit order when the link is idle: pending PFC frames, then the control queue, then round
  * robin over the unpaused non-empty data priorities 0..7 plus the optional host pull source
- * (a 9th round-robin member, see SetPullCallback). Wire time of a frame of F bytes (Ethernet
+ * (a 9th round-robin member, see SetPullSource). Wire time of a frame of F bytes (Ethernet
  * header .. ICRC) is (F + 4 FCS + 8 preamble/SFD + 12 IFG) * 8 / DataRate under the default
  * Framing ("ethernet"); under "hpcc-family" the same frames are sent (pcap shows them) but
  * each lasts the bytes the HPCC family's simulators put on their links for that packet
@@ -341,19 +341,27 @@ class RoceNetDevice : public NetDevice
 
     /** \param cb dequeue hook (set by RoceSwitch) */
     void SetDequeueHook(DequeueHook cb);
-    /** \param cb pull source (set by the host NIC), null callback to remove */
+    /**
+     * A function as the pull source (a test's, or any host's that is not a RocePullSource):
+     * the device wraps it in a source of its own, so that a frame's start asks one kind of
+     * source. Replaces the pull source; a null callback removes it.
+     * \param cb called with the paused priorities, returns the next packet or null
+     */
     void SetPullCallback(PullCallback cb);
 
     /**
-     * Pull data packets from source instead of a callback (RdmaNic): it outlives the device's
-     * frames. Replaces the pull callback; null removes it.
+     * Pull data packets from source (RdmaNic): it outlives the device's frames. Replaces the
+     * pull callback; null removes it.
      * \param source the NIC \param port the port index it is told at each pull
      */
     void SetPullSource(RocePullSource* source, uint32_t port)
     {
         m_pullSource = source;
         m_pullPort = port;
-        m_pull = PullCallback();
+        if (source != &m_callbackSource)
+        {
+            m_callbackSource.pull = PullCallback();
+        }
         Kick();
     }
 
@@ -550,7 +558,6 @@ class RoceNetDevice : public NetDevice
     RocePortOwner* m_owner{nullptr};                 //!< switch of this port
     RocePullSource* m_pullSource{nullptr};           //!< host pull source (SetPullSource)
     uint32_t m_pullPort{0};                          //!< the port index m_pullSource is told
-    PullCallback m_pull;                             //!< host pull source (SetPullCallback)
     FabricReceiveCallback m_fabricRx;                //!< switch receive
     /**
      * The transmission end, one event scheduled again at every frame (at most one waits: the
@@ -607,6 +614,20 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>, const std::string&> m_dropTrace; //!< drop
     TracedCallback<uint8_t, bool, uint16_t> m_pfcTxTrace;              //!< PFC sent
     TracedCallback<uint8_t, bool, uint16_t> m_pfcRxTrace;              //!< PFC received
+
+    /// SetPullCallback's function as a RocePullSource (last: only tests' hosts use it)
+    class CallbackPullSource : public RocePullSource
+    {
+      public:
+        Ptr<Packet> PullFrom(uint32_t /* port */, uint8_t pausedMask) override
+        {
+            return pull(pausedMask);
+        }
+
+        PullCallback pull; //!< the function (null: not in use)
+    };
+
+    CallbackPullSource m_callbackSource; //!< m_pullSource when set by SetPullCallback
 };
 
 } // namespace ns3
