@@ -73,6 +73,49 @@ tn_huge_pages_read_line(const char* path, char* buf, size_t size)
 }
 
 tn_status
+tn_huge_pages_restart(const tn_huge_pages_process* process, char* const argv[], tn_error* err)
+{
+    char* tunables = tn_huge_pages_tunables(process);
+    if (!tunables)
+    {
+        return TN_OK;
+    }
+    /* the value the program goes on with if it cannot start again: its children would
+     * otherwise inherit a tunable the user never set */
+    const char* before = getenv("GLIBC_TUNABLES");
+    char* old = before ? strdup(before) : NULL;
+    if (before && !old)
+    {
+        free(tunables);
+        return tn_error_set(err, TN_EIO, "GLIBC_TUNABLES: out of memory");
+    }
+    tn_status status;
+    if (setenv("GLIBC_TUNABLES", tunables, 1) != 0)
+    {
+        status = tn_error_set(err, TN_EIO, "GLIBC_TUNABLES: %s", strerror(errno));
+    }
+    else
+    {
+        execv("/proc/self/exe", argv);
+        status = tn_error_set(err,
+                              TN_EIO,
+                              "starting again with huge pages (/proc/self/exe): %s",
+                              strerror(errno));
+    }
+    if (old)
+    {
+        setenv("GLIBC_TUNABLES", old, 1);
+    }
+    else
+    {
+        unsetenv("GLIBC_TUNABLES");
+    }
+    free(old);
+    free(tunables);
+    return status;
+}
+
+tn_status
 tn_huge_pages_reexec(char* const argv[], tn_error* err)
 {
     char mode[128];
@@ -88,22 +131,7 @@ tn_huge_pages_reexec(char* const argv[], tn_error* err)
     process.opt = getenv("TN_HUGE_PAGES");
     process.under_valgrind =
         getenv("VALGRIND_LAUNCHER") != NULL || (preload && strstr(preload, "vgpreload"));
-    char* tunables = tn_huge_pages_tunables(&process);
-    if (!tunables)
-    {
-        return TN_OK;
-    }
-    int set = setenv("GLIBC_TUNABLES", tunables, 1);
-    free(tunables);
-    if (set != 0)
-    {
-        return tn_error_set(err, TN_EIO, "GLIBC_TUNABLES: %s", strerror(errno));
-    }
-    execv("/proc/self/exe", argv);
-    return tn_error_set(err,
-                        TN_EIO,
-                        "starting again with huge pages (/proc/self/exe): %s",
-                        strerror(errno));
+    return tn_huge_pages_restart(&process, argv, err);
 }
 
 void

@@ -18,11 +18,13 @@
  *    pages anyway, never gives none), the C library is not glibc 2.35 or later, the
  *    tunables already name glibc.malloc.hugetlb (so a restarted program never restarts
  *    again), TN_HUGE_PAGES is "0", or valgrind runs the program.
- *  - tn_huge_pages_reexec describes this process, and when tn_huge_pages_tunables asks
- *    for it, sets GLIBC_TUNABLES and executes /proc/self/exe with the same argv: on
- *    success it does not return. It returns TN_OK when there was nothing to do, and an
- *    error when the execution failed (the program may go on with small pages). Call it
- *    first in main, before anything that must not happen twice (output, files, MPI);
+ *  - tn_huge_pages_restart, given a description, sets GLIBC_TUNABLES when
+ *    tn_huge_pages_tunables asks for it and executes /proc/self/exe with argv: on success
+ *    it does not return. It returns TN_OK when there was nothing to do, and an error when
+ *    the execution failed, GLIBC_TUNABLES then as it was (the program may go on with small
+ *    pages).
+ *  - tn_huge_pages_reexec is tn_huge_pages_restart of this process's own description. Call
+ *    it first in main, before anything that must not happen twice (output, files, MPI);
  *    tn_huge_pages_prefer does so and says in one line on stderr why it could not.
  */
 #ifndef TN_HUGE_PAGES_H
@@ -52,10 +54,16 @@ extern "C"
     char* tn_huge_pages_tunables(const tn_huge_pages_process* process);
 
     /**
-     * Starts the program again with glibc's malloc asking for huge pages when
-     * tn_huge_pages_tunables says so; returns TN_OK when it did not need to, TN_EIO when
-     * executing /proc/self/exe failed (err says why).
+     * Starts the program again with argv and glibc's malloc asking for huge pages when
+     * tn_huge_pages_tunables says so of process; returns TN_OK when it did not need to,
+     * TN_EIO when setting GLIBC_TUNABLES or executing /proc/self/exe failed (err says why;
+     * GLIBC_TUNABLES is then as it was).
      */
+    tn_status tn_huge_pages_restart(const tn_huge_pages_process* process,
+                                    char* const argv[],
+                                    tn_error* err);
+
+    /** tn_huge_pages_restart of this process as it is (its kernel, C library, environment). */
     tn_status tn_huge_pages_reexec(char* const argv[], tn_error* err);
 
     /**

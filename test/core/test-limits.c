@@ -22,6 +22,7 @@
 #include "ns3/tn-topology.h"
 #include "ns3/tn-verify.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -389,6 +390,69 @@ test_huge_pages_decision(tn_test_ctx* ctx)
     TN_CHECK(ctx, tn_huge_pages_tunables(&p) == NULL);
 }
 
+/* tn_huge_pages_restart when starting again fails: Linux refuses an argument longer than
+ * MAX_ARG_STRLEN (32 pages) with E2BIG, so execv returns; the error names the reason and
+ * GLIBC_TUNABLES is as it was, set or unset. A description that asks for nothing runs
+ * nothing. */
+static void
+test_huge_pages_restart_fails(tn_test_ctx* ctx)
+{
+    const size_t long_arg = 32 * 4096 * 2;
+    char* arg = malloc(long_arg + 1);
+    TN_REQUIRE(ctx, arg != NULL);
+    memset(arg, 'x', long_arg);
+    arg[long_arg] = '\0';
+    char name[] = "test-limits";
+    char* argv[] = {name, arg, NULL};
+    const char* before = getenv("GLIBC_TUNABLES");
+    char* saved = before ? strdup(before) : NULL;
+
+    tn_huge_pages_process p;
+    memset(&p, 0, sizeof(p));
+    p.thp_enabled = "always madvise [never]\n";
+    p.libc_version = "2.36";
+    tn_error err;
+    memset(&err, 0, sizeof(err));
+    TN_CHECK(ctx, tn_huge_pages_restart(&p, argv, &err) == TN_OK); /* nothing to gain */
+
+    p.thp_enabled = "always [madvise] never\n";
+    const char* const user_values[] = {NULL, "glibc.malloc.tcache_count=4"};
+    for (size_t i = 0; i < sizeof(user_values) / sizeof(user_values[0]); i++)
+    {
+        if (user_values[i])
+        {
+            setenv("GLIBC_TUNABLES", user_values[i], 1);
+        }
+        else
+        {
+            unsetenv("GLIBC_TUNABLES");
+        }
+        p.tunables = user_values[i];
+        memset(&err, 0, sizeof(err));
+        TN_CHECK_EQ(ctx, tn_huge_pages_restart(&p, argv, &err), TN_EIO);
+        TN_CHECK_MSG(ctx,
+                     strstr(err.message, "/proc/self/exe") && strstr(err.message, strerror(E2BIG)),
+                     "the reason: %s",
+                     err.message);
+        const char* after = getenv("GLIBC_TUNABLES");
+        TN_CHECK_MSG(ctx,
+                     user_values[i] ? after && strcmp(after, user_values[i]) == 0 : after == NULL,
+                     "GLIBC_TUNABLES as it was (%s): %s",
+                     user_values[i] ? user_values[i] : "unset",
+                     after ? after : "unset");
+    }
+    if (saved)
+    {
+        setenv("GLIBC_TUNABLES", saved, 1);
+    }
+    else
+    {
+        unsetenv("GLIBC_TUNABLES");
+    }
+    free(saved);
+    free(arg);
+}
+
 void
 tn_suite_limits(tn_test_suite* suite)
 {
@@ -401,4 +465,5 @@ tn_suite_limits(tn_test_suite* suite)
     tn_test_add(suite, "memory-limit-environment", test_memory_limit_environment);
     tn_test_add(suite, "themis-active-beyond-chunks", test_themis_active_beyond_chunks);
     tn_test_add(suite, "huge-pages-decision", test_huge_pages_decision);
+    tn_test_add(suite, "huge-pages-restart-fails", test_huge_pages_restart_fails);
 }
