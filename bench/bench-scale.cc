@@ -327,7 +327,8 @@ PlanSchedule(const PlanCase& c, uint64_t bytes, std::string* line)
  * One all-reduce on the fabric at `mode` level ("flow" or "packet"), planned as `program`
  * says (CollectiveService attribute Program), without a database; `symmetric`: NPU 0 runs
  * for all (FlowNetwork::Symmetric, ECMP routing: the tori and hier systems here have unique
- * shortest paths).
+ * shortest paths). *line ends "set-up S s, run R s, U us per transfer": CPU times, the run's
+ * (Simulator::Run) per transfer, so that a row's time per transfer is the simulation's.
  */
 int
 Simulate(const PlanCase& c,
@@ -338,6 +339,7 @@ Simulate(const PlanCase& c,
          std::string* line,
          bool symmetric = false)
 {
+    const double cpu0 = ProcessCpuSeconds();
     tn_error err;
     tn_topology* topo = nullptr;
     if (tn_topology_from_spec(c.spec.c_str(), &topo, &err) != TN_OK)
@@ -367,21 +369,29 @@ Simulate(const PlanCase& c,
     if (coll)
     {
         collectives.Start(coll);
+        const double cpu1 = ProcessCpuSeconds();
         Simulator::Run();
+        const double cpu2 = ProcessCpuSeconds();
         const std::string mismatch = coll->Check();
         if (coll->IsComplete() && mismatch.empty())
         {
             const double us = coll->GetDuration().GetNanoSeconds() / 1e3;
             const double estimate = coll->GetEstimatedTime().GetNanoSeconds() / 1e3;
-            char b[200];
+            const uint64_t transfers = coll->GetTransferCount();
+            char b[300];
             std::snprintf(b,
                           sizeof(b),
-                          "%s level %.1f us (cost model %.1f us, ratio %.4f), %llu transfers",
+                          "%s level %.1f us (cost model %.1f us, ratio %.4f), %llu transfers, "
+                          "set-up %.1f s, run %.1f s, %.2f us per transfer",
                           mode.c_str(),
                           us,
                           estimate,
                           estimate > 0 ? us / estimate : 0.0,
-                          static_cast<unsigned long long>(coll->GetTransferCount()));
+                          static_cast<unsigned long long>(transfers),
+                          cpu1 - cpu0,
+                          cpu2 - cpu1,
+                          transfers > 0 ? (cpu2 - cpu1) * 1e6 / static_cast<double>(transfers)
+                                        : 0.0);
             *line = b;
             code = 0;
         }
