@@ -496,6 +496,22 @@ class RoceNetDevice : public NetDevice
         m_waiting = waiting ? (m_waiting | bit) : (m_waiting & static_cast<uint16_t>(~bit));
     }
 
+    /**
+     * m_waiting as the queues are now: what SetWaiting must have kept it at (asserted by
+     * TryTransmit in builds with asserts, so that a new place that pushes or pops a queue
+     * without SetWaiting fails there).
+     * \return a bit per non-empty queue, and PFC_WAITING if PFC frames wait
+     */
+    uint16_t WaitingOfQueues() const
+    {
+        uint16_t waiting = m_pfcQueue.empty() ? 0 : PFC_WAITING;
+        for (uint32_t q = 0; q <= CONTROL_QUEUE; q++)
+        {
+            waiting |= m_queues[q].empty() ? 0 : static_cast<uint16_t>(1u << q);
+        }
+        return waiting;
+    }
+
     /** Start sending the next frame if idle. */
     void TryTransmit();
     /**
