@@ -287,6 +287,7 @@ RoceNetDevice::DoDispose()
         m_pauseExpiry[p].Cancel();
         m_pauseRefresh[p].Cancel();
     }
+    NS_ASSERT_MSG(m_waiting == WaitingOfQueues(), "m_waiting out of step with the queues");
     for (auto& q : m_queues)
     {
         q.clear();
@@ -458,7 +459,6 @@ RoceNetDevice::TryTransmit()
     }
     // asked for now, read when the frame starts: the frame's choice overlaps its miss
     __builtin_prefetch(PeekPointer(m_channel));
-    NS_ASSERT_MSG(m_waiting == WaitingOfQueues(), "m_waiting out of step with the queues");
     if (m_waiting & PFC_WAITING)
     {
         Ptr<Packet> frame = m_pfcQueue.front();

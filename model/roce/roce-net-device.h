@@ -498,8 +498,9 @@ class RoceNetDevice : public NetDevice
 
     /**
      * m_waiting as the queues are now: what SetWaiting must have kept it at (asserted by
-     * TryTransmit in builds with asserts, so that a new place that pushes or pops a queue
-     * without SetWaiting fails there).
+     * DoDispose in builds with asserts, so that a new place that pushes or pops a queue
+     * without SetWaiting fails a suite; once, not per frame: it reads every queue, which a
+     * frame's path must not).
      * \return a bit per non-empty queue, and PFC_WAITING if PFC frames wait
      */
     uint16_t WaitingOfQueues() const
