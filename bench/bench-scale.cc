@@ -26,7 +26,8 @@
  * and hierarchical, under 10 s and 256 MiB each ("goal" column).
  *
  * Simulation rows (--sim=flow,packet): the same all-reduces run on the fabric (RoceHelper,
- * CollectiveHelper, no database), the simulated time beside the cost model's.
+ * CollectiveHelper, no database), the simulated time beside the cost model's, and the row's
+ * CPU split into set-up and run (Simulator::Run) with the run's CPU per transfer.
  *  - flow "generated" (Program=generated, every rank's whole program held) beside flow
  *    "schedule" (Program=schedule, the baseline, up to --baseline-max transfers), below
  *    16384 NPUs (whole programs take about 9 GB there);
