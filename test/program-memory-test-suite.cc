@@ -207,7 +207,7 @@ class CollectiveWindowBlockTestCase : public TestCase
  * \ingroup training-net-tests
  * ProgramWindow left 0: a ring all-reduce on ring:128 whose whole programs pass an eighth of the
  * limit holds windows of 64 ops (its least width, tn_program_min_window, is 5), fewer ops than its
- * whole programs, and a direct all-reduce created after it holds windows of its least width,
+ * whole programs, and a direct all-reduce created after it holds windows of twice its least width,
  * 4 x 127 = 508 ops, a chunk's whole program (its sends may all go at once), so all its ops; both
  * run as planned.
  */
@@ -242,13 +242,59 @@ class CollectiveAutoWindowTestCase : public TestCase
         request.algorithm = "direct";
         Ptr<Collective> direct = helper.Create(request, {}, &error);
         NS_TEST_ASSERT_MSG_NE(direct, nullptr, error);
-        NS_TEST_EXPECT_MSG_EQ(direct->GetWindow(), 4 * 127, "direct's least width");
+        NS_TEST_EXPECT_MSG_EQ(direct->GetWindow(), 2 * 4 * 127, "twice direct's least width");
         NS_TEST_EXPECT_MSG_EQ(direct->GetHeldOps(), wholeOps, "so it holds its whole programs");
         helper.Start(ring);
         helper.Start(direct);
         Simulator::Run();
         NS_TEST_EXPECT_MSG_EQ(ring->Check(), "", "the windowed ring ran as planned");
         NS_TEST_EXPECT_MSG_EQ(direct->Check(), "", "direct ran as planned");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The service's own window has a margin over the least: ring-bidir's all-reduce of 1 MiB on
+ * fattree:k=8 (acknowledgements from far peers lag several steps behind near peers' data) held 4
+ * ops back at flow level in windows of its least width, 764; with ProgramWindow left 0 and whole
+ * programs past an eighth of the limit the service holds twice that and the run goes as planned.
+ */
+class CollectiveAutoWindowMarginTestCase : public TestCase
+{
+  public:
+    CollectiveAutoWindowMarginTestCase()
+        : TestCase("the service's own window is twice the least: ring-bidir on a fat-tree")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        GeneratedFabric fabric("fattree:k=8", 0);
+        NS_TEST_ASSERT_MSG_NE(fabric.t.topo, nullptr, fabric.t.error);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "ring-bidir";
+        request.bytes = 1 << 20;
+        request.chunks = 1;
+        // two rings (both directions), each 2 x 127 steps of a send and a receive per rank
+        const uint64_t wholeOps = 2 * 2 * 2 * 127 * 128;
+        request.memory_limit = 4 * wholeOps * Collective::HELD_OP_BYTES;
+        std::string error;
+        Ptr<Collective> c = fabric.helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(c, nullptr, error);
+        uint32_t least = 0;
+        tn_error err;
+        NS_TEST_ASSERT_MSG_EQ(tn_program_min_window(c->GetProgram(), &least, &err),
+                              TN_OK,
+                              err.message);
+        NS_TEST_ASSERT_MSG_GT(least, 64, "a least wider than the service's 64");
+        NS_TEST_EXPECT_MSG_EQ(c->GetWindow(), 2 * least, "twice the least");
+        fabric.helper.Start(c);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(c->GetWindowHeld(), 0, "nothing held back");
+        NS_TEST_EXPECT_MSG_EQ(c->Check(), "", "ran as planned");
         Simulator::Destroy();
     }
 };
@@ -511,6 +557,7 @@ class ProgramMemoryTestSuite : public TestSuite
         AddTestCase(new CollectiveWindowBlockTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveAutoWindowTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveAutoWindowMarginTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveLeastWindowTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveVerifyBudgetTestCase, TestCase::QUICK);
     }

@@ -34,7 +34,10 @@ extern "C"
      * that may start while u is not done (the last at reach R after u): R + 1 + (u's distance
      * from its stream's start) before the window's first renewal, at most max(R + 1, 2 R - 1)
      * after it, and where the consumer may cut a stream d ops after u within R, 2 d (the next
-     * stream opens in time) or one more than the ops before the cut (no cut there). Closed
+     * stream opens in time) or one more than the ops before the cut (no cut there). The model
+     * is not a bound on every fabric: where a far peer's acknowledgement lags several steps
+     * behind a near peer's data (fat-trees, hier systems at 64 KiB and 1 MiB), runs at flow
+     * level held ops back at the answer (the service's own window takes twice it). Closed
      * forms (test/core/test-program-window.c): direct holds a chunk's whole program (4 (P - 1)
      * ops for an all-reduce of P ranks), the flat ring 5, rhd 6.
      * Cost: O(ops log ops) per rank walked: every rank of up to 64 (rhd, dbt and swing: 1,024,

@@ -165,8 +165,8 @@ CollectiveService::GetTypeId()
                           "without stalling (tn_program_min_window: a direct all-reduce's "
                           "whole chunk, 5 ops for a ring) is refused with that width. 0: whole "
                           "programs while those in flight fit an eighth of the memory limit, "
-                          "then windows of 64 ops (or the program's least, if wider), with a "
-                          "note on stderr.",
+                          "then windows of 64 ops (or twice the program's least, if wider), with "
+                          "a note on stderr.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_programWindow),
                           MakeUintegerChecker<uint32_t>())
@@ -897,15 +897,18 @@ CollectiveService::Create(const tn_plan_request& request,
                     "CollectiveService::Create: id " << reservedId << " was not reserved");
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
     // the service's own window is never narrower than the program can run in (a direct
-    // program's sends may all go at once: its window holds a chunk's whole program); one
-    // that does not fit the limit then is refused below, as the user's would be
+    // program's sends may all go at once: its window holds a chunk's whole program), with a
+    // margin over the least (AUTO_WINDOW_MARGIN); one that does not fit the limit then is
+    // refused below, as the user's would be
     auto serviceWindow = [&](uint32_t* w) {
         uint32_t least = 0;
         if (!LeastWindow(plan->program.get(), &least, error))
         {
             return false;
         }
-        *w = std::max(AUTO_PROGRAM_WINDOW, least);
+        const uint64_t wide = static_cast<uint64_t>(AUTO_WINDOW_MARGIN) * least;
+        *w = static_cast<uint32_t>(
+            std::min<uint64_t>(std::max<uint64_t>(AUTO_PROGRAM_WINDOW, wide), UINT32_MAX));
         return true;
     };
     // a windowed receiver takes its transfer's number from its send's op when the data

@@ -1496,7 +1496,8 @@ Collective::Check() const
             why << "beyond its least, " << least
                 << ", which holds two steps of this program at once";
         }
-        why << "; 0 = whole programs); ";
+        why << "; 0: the service's choice, whole programs while they fit an eighth of the "
+               "memory limit); ";
     }
     if (!m_deferred.empty())
     {
