@@ -259,6 +259,7 @@ class CollectiveAutoWindowTestCase : public TestCase
  * fattree:k=8 (acknowledgements from far peers lag several steps behind near peers' data) held 4
  * ops back at flow level in windows of its least width, 764; with ProgramWindow left 0 and whole
  * programs past an eighth of the limit the service holds twice that and the run goes as planned.
+ * The least set by the user is taken as set; Check() then names the least and twice it.
  */
 class CollectiveAutoWindowMarginTestCase : public TestCase
 {
@@ -295,6 +296,22 @@ class CollectiveAutoWindowMarginTestCase : public TestCase
         Simulator::Run();
         NS_TEST_EXPECT_MSG_EQ(c->GetWindowHeld(), 0, "nothing held back");
         NS_TEST_EXPECT_MSG_EQ(c->Check(), "", "ran as planned");
+        Simulator::Destroy();
+        // the least itself, set by the user, is taken as set: the run is held back and Check()
+        // names the least and the service's own width
+        GeneratedFabric atLeast("fattree:k=8", least);
+        c = atLeast.helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(c, nullptr, error);
+        atLeast.helper.Start(c);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_GT(c->GetWindowHeld(), 0, "held back at the least");
+        const std::string why = c->Check();
+        NS_TEST_EXPECT_MSG_NE(why.find("beyond its least, " + std::to_string(least)),
+                              std::string::npos,
+                              why);
+        NS_TEST_EXPECT_MSG_NE(why.find("the service's own is " + std::to_string(2 * least)),
+                              std::string::npos,
+                              why);
         Simulator::Destroy();
     }
 };

@@ -1494,7 +1494,8 @@ Collective::Check() const
         else
         {
             why << "beyond its least, " << least
-                << ", which holds two steps of this program at once";
+                << ", which holds two steps of this program at once; the service's own is "
+                << 2 * static_cast<uint64_t>(least);
         }
         why << "; 0: the service's choice, whole programs while they fit an eighth of the "
                "memory limit); ";
