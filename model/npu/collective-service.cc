@@ -163,7 +163,9 @@ CollectiveService::GetTypeId()
                           "program, from its first op not done (memory follows the window, "
                           "not the program). A window narrower than the program can run in "
                           "without stalling (tn_program_min_window: a direct all-reduce's "
-                          "whole chunk, 5 ops for a ring) is refused with that width. 0: whole "
+                          "whole chunk, 5 ops for a ring; a floor: a fabric whose "
+                          "acknowledgements lag several steps, a fat-tree, may need twice it) "
+                          "is refused with that width. 0: whole "
                           "programs while those in flight fit an eighth of the memory limit, "
                           "then windows of 64 ops (or twice the program's least, if wider), with "
                           "a note on stderr.",
@@ -779,10 +781,16 @@ CollectiveService::Prepare(const tn_plan_request& request,
         }
         if (m_programWindow < least)
         {
+            // the least is a floor, not a bound: tn_program_min_window's model misses a far
+            // peer's acknowledgement lagging several steps (the service's own is twice it)
+            const uint64_t own = static_cast<uint64_t>(AUTO_WINDOW_MARGIN) * least;
             *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
                      " is narrower than " + out->resolved.algorithm +
                      "'s program can run in without stalling (" + std::to_string(least) +
-                     " ops per stream): set it to " + std::to_string(least) + " or more, or 0";
+                     " ops per stream): set it to " + std::to_string(least) + " or more (" +
+                     std::to_string(own) +
+                     ", the service's own width, where acknowledgements lag the data by several "
+                     "steps, as on fat-trees), or 0";
             return false;
         }
     }
