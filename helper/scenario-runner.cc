@@ -737,8 +737,9 @@ ScenarioRunner::DoRun(const ScenarioPoint& p, tn_db* db, const std::string& path
             10,
             [&run]() { return FractionDone(run); },
             [&run]() -> int64_t {
+                // no watch (flow level): -1, not the count's unsigned type wrapping it
                 Ptr<PfcDeadlockWatch> w = run.roce.GetDeadlockWatch();
-                return w ? w->GetPausedPorts() : -1;
+                return w ? static_cast<int64_t>(w->GetPausedPorts()) : int64_t{-1};
             });
         ticker->Start();
     }

@@ -273,6 +273,26 @@ class ScenarioRunTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT_OR_EQ(last.simulatedSeconds * 1e9,
                                     double(r.simulatedNs),
                                     "the simulated time, at least the run's");
+        // flow level has no pause to count: the live view shows none (it showed 4294967295)
+        ScenarioConfig flowConfig;
+        NS_TEST_ASSERT_MSG_EQ(flowConfig.LoadText(RING_SCENARIO, "t.toml", &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(flowConfig.Set("mode=flow", &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(flowConfig.Set("collective.algorithm=ring", &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(flowConfig.Set("collective.bytes=64KiB", &error), true, error);
+        std::vector<ScenarioPoint> flowPoints;
+        NS_TEST_ASSERT_MSG_EQ(flowConfig.Expand(&flowPoints, &error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(flowPoints.size(), 1, "one point");
+        const std::string flowPath = CreateTempDirFilename("scenario-flow.db");
+        std::remove(flowPath.c_str());
+        NS_TEST_ASSERT_MSG_EQ(tn_db_open(flowPath.c_str(), &db, &err), TN_OK, err.message);
+        last = ScenarioProgress{};
+        last.pausedPorts = 7;
+        ScenarioResult flow = runner.Run(flowPoints[0], db);
+        tn_db_close(db);
+        std::remove(flowPath.c_str());
+        NS_TEST_ASSERT_MSG_EQ(flow.status, "ok", flow.error);
+        NS_TEST_EXPECT_MSG_EQ(last.last, true, "flow level: the end reported");
+        NS_TEST_EXPECT_MSG_EQ(last.pausedPorts, -1, "flow level: no paused count");
         ScenarioProgress shown{};
         shown.simulatedSeconds = 1234.5e-6;
         shown.wallSeconds = 2;
