@@ -188,6 +188,68 @@ class FrameOrderTestCase : public SchedulerTestCase
 
 /**
  * \ingroup training-net-tests
+ * RoceEventBuckets::SetBetweenEvents: the hook runs once every `every` events removed, between
+ * two events (after the removal), until cleared; with no scheduler of this kind alive it is
+ * not set.
+ */
+class BetweenEventsTestCase : public TestCase
+{
+  public:
+    BetweenEventsTestCase()
+        : TestCase("RoceEventBuckets: a hook every N events, between events, until cleared")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ObjectFactory factory;
+        factory.SetTypeId("ns3::RoceEventBuckets");
+        Ptr<Scheduler> scheduler = factory.Create<Scheduler>();
+        for (uint32_t uid = 0; uid < 20; ++uid)
+        {
+            Scheduler::Event ev;
+            ev.impl = new OtherEvent;
+            ev.key.m_ts = uid / 4 * 1000; // four events per time
+            ev.key.m_uid = uid;
+            ev.key.m_context = 0;
+            scheduler->Insert(ev);
+        }
+        uint32_t removed = 0;
+        std::vector<uint32_t> calls;
+        NS_TEST_ASSERT_MSG_EQ(
+            RoceEventBuckets::SetBetweenEvents([&removed, &calls]() { calls.push_back(removed); },
+                                               3),
+            true,
+            "set on the scheduler alive");
+        auto take = [&scheduler, &removed](uint32_t n) {
+            for (uint32_t k = 0; k < n && !scheduler->IsEmpty(); ++k)
+            {
+                Scheduler::Event ev = scheduler->RemoveNext();
+                ev.impl->Unref();
+                ++removed;
+            }
+        };
+        take(10);
+        // called inside the 3rd, 6th and 9th removal, before the caller counted it
+        NS_TEST_EXPECT_MSG_EQ(calls.size(), 3, "every third event");
+        for (uint32_t i = 0; i < calls.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(calls[i], 3 * i + 2, "call " << i);
+        }
+        NS_TEST_EXPECT_MSG_EQ(RoceEventBuckets::SetBetweenEvents(nullptr, 3), false, "cleared");
+        take(10);
+        NS_TEST_EXPECT_MSG_EQ(calls.size(), 3, "no call once cleared");
+        NS_TEST_EXPECT_MSG_EQ(removed, 20, "every event out");
+        scheduler = nullptr;
+        NS_TEST_EXPECT_MSG_EQ(RoceEventBuckets::SetBetweenEvents([]() {}, 1),
+                              false,
+                              "no scheduler of this kind alive: not set");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * OtherEvents set again while events wait moves them to the new scheduler in their order: none
  * is lost (it used to abort).
  */
@@ -568,6 +630,7 @@ class RoceFrameOrderTestSuite : public TestSuite
     {
         AddTestCase(new OtherEventsNameTestCase, TestCase::QUICK);
         AddTestCase(new OtherEventsMoveTestCase, TestCase::QUICK);
+        AddTestCase(new BetweenEventsTestCase, TestCase::QUICK);
         AddTestCase(new FrameOrderTestCase("ns3::RoceEventHeap", true), TestCase::QUICK);
         AddTestCase(new EventHeapRemoveTestCase, TestCase::QUICK);
         AddTestCase(new SchedulerRunOrderTestCase("ns3::RoceEventBuckets"), TestCase::QUICK);

@@ -59,6 +59,20 @@ RoceEventBuckets::InUse()
     return s_current != nullptr;
 }
 
+bool
+RoceEventBuckets::SetBetweenEvents(std::function<void()> hook, uint32_t every)
+{
+    if (!s_current)
+    {
+        return false;
+    }
+    const bool set = hook && every > 0;
+    s_current->m_between = set ? std::move(hook) : nullptr;
+    s_current->m_betweenEvery = set ? every : 0;
+    s_current->m_betweenLeft = s_current->m_betweenEvery;
+    return set;
+}
+
 RoceEventBuckets::Bucket&
 RoceEventBuckets::BucketOf(uint64_t ts)
 {
@@ -166,6 +180,11 @@ RoceEventBuckets::RemoveNext()
     if (b.head == b.events.size())
     {
         Release(m_byTime.begin());
+    }
+    if (m_betweenEvery > 0 && --m_betweenLeft == 0)
+    {
+        m_betweenLeft = m_betweenEvery;
+        m_between();
     }
     return ev;
 }

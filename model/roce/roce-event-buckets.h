@@ -10,6 +10,7 @@
 #include "ns3/scheduler.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -73,6 +74,18 @@ class RoceEventBuckets : public Scheduler
     /** \return true when this scheduler orders this process's simulation's events (tests) */
     static bool InUse();
 
+    /**
+     * Calls hook between two events, once every `every` events removed, while this scheduler
+     * orders this process's simulation (InUse). For what must look at the wall clock where
+     * one event may take seconds and simulated time crawls (the scenario runner's live view:
+     * a fluid recomputation over a million flows took seconds per event, and its ticks in
+     * simulated time came minutes apart). The hook must not schedule events. Null, or every
+     * 0, clears it.
+     * \param hook the function \param every events between calls
+     * \return whether it is set (false: no simulation runs on this scheduler)
+     */
+    static bool SetBetweenEvents(std::function<void()> hook, uint32_t every);
+
   private:
     /// How many events ahead RemoveNext prefetches the event's object.
     static constexpr size_t PREFETCH_DISTANCE = 8;
@@ -98,6 +111,9 @@ class RoceEventBuckets : public Scheduler
     uint64_t m_lastTs{0};                  //!< the time inserted into last
     uint32_t m_last{UINT32_MAX};           //!< its bucket (UINT32_MAX: none)
     uint64_t m_count{0};                   //!< events waiting
+    std::function<void()> m_between;       //!< SetBetweenEvents' hook (empty: none)
+    uint32_t m_betweenEvery{0};            //!< its spacing in events
+    uint32_t m_betweenLeft{0};             //!< events until its next call
 
     static RoceEventBuckets* s_current; //!< the scheduler of this process's simulation, if any
 };
