@@ -393,8 +393,9 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
     uint32_t* hs = f->hop_slot + (size_t)i * f->stride;
     if (fl->rate < f->ended_min) /* a fresh flow's 0: every flow of its component again */
         f->ended_min = fl->rate;
-    /* events may fall later than the end: the links carried nothing of it since */
-    double extra = fl->rate * (now > end ? now - end : 0.0);
+    /* events may fall later than the end: the links carried nothing of it since; ended
+     * before its end, its bits left are carried now */
+    double extra = fl->rate * (now - end);
     for (uint32_t k = 0; k < fl->hops; k++)
     {
         uint32_t l = hl[k];

@@ -26,6 +26,8 @@
  *  - tn_fluid_next gives the active flow that finishes first (ties: smaller tag) after the
  *    last update, without removing it: the caller ends it with tn_fluid_end. Ending a flow at
  *    `end` <= now takes it off its links at once; link counters stop counting it at `end`.
+ *    Ending it before its end (`end` > now: a caller that ends the flows of a short window
+ *    together) counts the bits it had left on its links at once, so every bit is carried.
  *  - tn_fluid_link_bits(link, now): bits carried by the link up to now (the integral of its
  *    flows' rates); it changes only while the link holds a flow (tn_fluid_link_flows > 0; a
  *    flow ended later than its bits stopped takes back, at its end, what it counted since).

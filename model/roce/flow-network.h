@@ -300,6 +300,7 @@ class FlowNetwork : public RoceFabric, public PortActivity
     uint32_t m_period{1};                      //!< SymmetricPeriod
     tn_route_order m_order{TN_ROUTE_SHORTEST}; //!< RouteOrder
     uint32_t m_seed{0};
+    Time m_endWindow;           //!< EndWindow
     tn_fluid* m_fluid{nullptr}; //!< the links' sharing
     uint32_t m_nLinks{0};
     std::vector<FlowNic*> m_nics; //!< by node id

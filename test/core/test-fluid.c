@@ -491,6 +491,38 @@ random_instance(tn_test_ctx* ctx, uint64_t seed)
     tn_fluid_destroy(f);
 }
 
+/* A flow ended before its end (a caller's window of ends, FlowNetwork::EndWindow): its bits left
+ * are carried at once, so the link still carries every bit, and the flow left beside it takes
+ * the whole link from then on. Two flows of 10 and 11 bits on a link of 1 bit/ns share it
+ * (1/2 each): the first ends at 20 ns, the second then has 1 bit left; ended with it at 20 ns,
+ * the link has carried 21 bits at 20 ns and no more after. */
+static void
+test_ended_early(tn_test_ctx* ctx)
+{
+    const double cap[] = {1.0};
+    tn_fluid* f = make(ctx, 1, cap);
+    TN_REQUIRE(ctx, f != NULL);
+    const uint32_t l0 = 0;
+    uint32_t a = start(ctx, f, &l0, 1, 10.0, 0);
+    uint32_t b = start(ctx, f, &l0, 1, 11.0, 1);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    double t = 0;
+    uint32_t id = 0;
+    TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, NULL));
+    TN_CHECK_EQ(ctx, id, a);
+    TN_CHECK_NEAR(ctx, t, 20.0, 1e-12);
+    tn_fluid_end(f, a, t, t);
+    TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, NULL));
+    TN_CHECK_EQ(ctx, id, b); /* still at its old rate: its end is 22 ns until the update */
+    TN_CHECK_NEAR(ctx, t, 22.0, 1e-12);
+    tn_fluid_end(f, b, t, 20.0); /* 2 ns early: its last bit carried now */
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 20.0, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, 20.0), 21.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, 40.0), 21.0, 1e-12);
+    TN_CHECK(ctx, !tn_fluid_next(f, &t, &id, NULL));
+    tn_fluid_destroy(f);
+}
+
 static void
 test_random_against_reference(tn_test_ctx* ctx)
 {
@@ -507,6 +539,7 @@ tn_suite_fluid(tn_test_suite* suite)
     tn_test_add(suite, "end-reshares", test_end_reshares);
     tn_test_add(suite, "bits-conserved", test_bits_conserved);
     tn_test_add(suite, "incremental", test_incremental);
+    tn_test_add(suite, "ended-early", test_ended_early);
     tn_test_add(suite, "refused", test_refused);
     tn_test_add(suite, "keeps-slower-flows", test_keeps_slower_flows);
     tn_test_add(suite, "random-against-reference", test_random_against_reference);
