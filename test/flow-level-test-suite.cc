@@ -751,33 +751,26 @@ class FlowLevelEndWindowTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const std::string spec = "fattree:k=4";
         std::string error;
+        auto run = [&error](Time window, uint64_t* updates) {
+            return RunCollective("flow",
+                                 "fattree:k=4",
+                                 "direct",
+                                 4 << 20,
+                                 "ecmp",
+                                 TN_COLL_ALL_TO_ALL,
+                                 &error,
+                                 nullptr,
+                                 window,
+                                 updates);
+        };
         uint64_t exactUpdates = 0;
-        const double exact = RunCollective("flow",
-                                           spec,
-                                           "direct",
-                                           4 << 20,
-                                           "ecmp",
-                                           TN_COLL_ALL_TO_ALL,
-                                           &error,
-                                           nullptr,
-                                           Seconds(0),
-                                           &exactUpdates);
+        const double exact = run(Seconds(0), &exactUpdates);
         NS_TEST_ASSERT_MSG_GT(exact, 0, error);
         for (const Time& window : {NanoSeconds(100), MicroSeconds(1), MicroSeconds(10)})
         {
             uint64_t updates = 0;
-            const double approx = RunCollective("flow",
-                                                spec,
-                                                "direct",
-                                                4 << 20,
-                                                "ecmp",
-                                                TN_COLL_ALL_TO_ALL,
-                                                &error,
-                                                nullptr,
-                                                window,
-                                                &updates);
+            const double approx = run(window, &updates);
             NS_TEST_ASSERT_MSG_GT(approx, 0, window.As(Time::NS) << ": " << error);
             std::printf("EndWindow %lld ns: %.0f ns (exact %.0f, %+.3f%%), %llu recomputations "
                         "(exact %llu)\n",
