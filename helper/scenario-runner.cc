@@ -41,10 +41,9 @@ namespace
  * only every `period` wall seconds. It must not keep the simulation alive: the stats
  * recorder's sampling tick keeps going while any other event is pending, so two tickers
  * would keep each other alive forever. This one stops when its last window executed no
- * event but the tickers' own. At flow level such a window is common (flows in flight, none
- * ending: a 64 MiB run's view stopped at 100 us of its 9 ms and looked hung), and one event
- * may take seconds, so there it also reads the wall clock between events (every
- * WALL_CHECK_EVENTS events, RoceEventBuckets::SetBetweenEvents) and reports from there.
+ * event but the tickers' own: common at flow level (flows in flight, none ending; a 64 MiB
+ * run's view stopped at 100 us of its 9 ms), where it also looks at the wall clock between
+ * events (RoceEventBuckets::SetBetweenEvents).
  */
 class ProgressTicker
 {
@@ -78,9 +77,8 @@ class ProgressTicker
     void Start()
     {
         m_event = Simulator::Schedule(m_tick, &ProgressTicker::Tick, this);
-        // at flow level one event may take seconds (a recomputation over a million flows):
-        // the wall clock is also looked at between events, so the view never freezes
-        RoceEventBuckets::SetBetweenEvents([this]() { WallCheck(); }, WALL_CHECK_EVENTS);
+        // one flow-level event may take seconds (a recomputation over a million flows)
+        RoceEventBuckets::SetBetweenEvents([this]() { ReportIfDue(); }, WALL_CHECK_EVENTS);
     }
 
     void Report(bool last)
@@ -107,10 +105,9 @@ class ProgressTicker
     }
 
   private:
-    /// Events between two looks at the wall clock between events (a look costs a clock read).
-    static constexpr uint32_t WALL_CHECK_EVENTS = 64;
+    static constexpr uint32_t WALL_CHECK_EVENTS = 64; //!< events between two looks at the clock
 
-    void WallCheck()
+    void ReportIfDue()
     {
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - m_lastReport)
                 .count() >= m_period)
@@ -122,11 +119,7 @@ class ProgressTicker
     void Tick()
     {
         uint64_t events = Simulator::GetEventCount();
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - m_lastReport)
-                .count() >= m_period)
-        {
-            Report(false);
-        }
+        ReportIfDue();
         bool busy = events - m_lastEvents > m_idleEvents;
         m_lastEvents = events;
         if (busy && !Simulator::IsFinished())
