@@ -47,6 +47,18 @@ extern "C"
      */
     tn_status tn_program_min_window(const tn_program* p, uint32_t* out, tn_error* err);
 
+    /**
+     * A consumer's margin over tn_program_min_window's answer when it picks the window itself
+     * (CollectiveService's own: this many times the least): the least is a floor, not a bound
+     * (above). Swept at flow level (fat-trees, torus:8x8, a hier system; 64 KiB and 1 MiB):
+     * ring-bidir on fattree:k=8 at 1 MiB held 4 ops back at its least, 764, none at 1.5 times
+     * it; the flat ring needed 4 times its 5, which a window of 64 covers.
+     */
+    enum
+    {
+        TN_PROGRAM_WINDOW_MARGIN = 2
+    };
+
 #ifdef __cplusplus
 }
 #endif

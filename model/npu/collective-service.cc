@@ -783,7 +783,7 @@ CollectiveService::Prepare(const tn_plan_request& request,
         {
             // the least is a floor, not a bound: tn_program_min_window's model misses a far
             // peer's acknowledgement lagging several steps (the service's own is twice it)
-            const uint64_t own = static_cast<uint64_t>(AUTO_WINDOW_MARGIN) * least;
+            const uint64_t own = static_cast<uint64_t>(TN_PROGRAM_WINDOW_MARGIN) * least;
             *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
                      " is narrower than " + out->resolved.algorithm +
                      "'s program can run in without stalling (" + std::to_string(least) +
@@ -906,7 +906,7 @@ CollectiveService::Create(const tn_plan_request& request,
     const uint32_t id = reservedId > 0 ? reservedId : m_nextId;
     // the service's own window is never narrower than the program can run in (a direct
     // program's sends may all go at once: its window holds a chunk's whole program), with a
-    // margin over the least (AUTO_WINDOW_MARGIN); one that does not fit the limit then is
+    // margin over the least (TN_PROGRAM_WINDOW_MARGIN); one that does not fit the limit then is
     // refused below, as the user's would be
     auto serviceWindow = [&](uint32_t* w) {
         uint32_t least = 0;
@@ -914,7 +914,7 @@ CollectiveService::Create(const tn_plan_request& request,
         {
             return false;
         }
-        const uint64_t wide = static_cast<uint64_t>(AUTO_WINDOW_MARGIN) * least;
+        const uint64_t wide = static_cast<uint64_t>(TN_PROGRAM_WINDOW_MARGIN) * least;
         *w = static_cast<uint32_t>(
             std::min<uint64_t>(std::max<uint64_t>(AUTO_PROGRAM_WINDOW, wide), UINT32_MAX));
         return true;

@@ -608,14 +608,9 @@ eturn false with *error set when one is
     std::string m_scheduler{"themis-scf"};
     uint8_t m_priority{3};
     uint32_t m_programWindow{0}; //!< ops per stream window of generated collectives (0: whole)
-    /// the window held when ProgramWindow is 0 and whole programs would pass their share
+    /// the window held when ProgramWindow is 0 and whole programs would pass their share (or
+    /// TN_PROGRAM_WINDOW_MARGIN times the program's least, if wider)
     static constexpr uint32_t AUTO_PROGRAM_WINDOW = 64;
-    /// ...or this many times the program's least window (tn_program_min_window), if wider:
-    /// the least is a model's, and where acknowledgements lag several steps behind the data
-    /// (fat-trees, hier systems at 64 KiB and 1 MiB) runs at flow level held ops back at it
-    /// (ring-bidir on fattree:k=8 at 1 MiB: 4 ops at its least, 764; none at 1.5 times it;
-    /// the ring needed 4 times its 5, which 64 covers)
-    static constexpr uint32_t AUTO_WINDOW_MARGIN = 2;
     /// whole programs in flight take at most 1/WHOLE_PROGRAM_SHARE of the memory limit:
     /// windows cost no more CPU (a 1,024-NPU ring: the same, a third of the memory) and the
     /// collectives already in flight keep their whole programs, so that the windows of

@@ -1495,7 +1495,7 @@ Collective::Check() const
         {
             why << "beyond its least, " << least
                 << ", which holds two steps of this program at once; the service's own is "
-                << 2 * static_cast<uint64_t>(least);
+                << static_cast<uint64_t>(TN_PROGRAM_WINDOW_MARGIN) * least;
         }
         why << "; 0: the service's choice, whole programs while they fit an eighth of the "
                "memory limit); ";
