@@ -255,6 +255,65 @@ class CollectiveAutoWindowTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * Auto passes over a candidate whose programs the run could not hold (tn_tune_options'
+ * held_limit: an eighth of the memory limit, windows as the service picks them): on switch:64
+ * at 64 KiB direct (and hierarchical, the same there) is the fastest estimate and holds its whole
+ * program on every rank even in windows (its least window is the whole program), 64 x 252 ops; with
+ * the limit eight times one byte below that the choice is another algorithm, slower by its
+ * estimate, and it runs as planned. With the limit eight times that, direct again.
+ */
+class CollectiveAutoHeldTestCase : public TestCase
+{
+  public:
+    CollectiveAutoHeldTestCase()
+        : TestCase("auto passes over the fastest when the run could not hold its programs")
+    {
+    }
+
+  private:
+    /// auto's collective under `limit`: its algorithm and its tuner's estimate (ns), run
+    std::pair<std::string, int64_t> RunAuto(uint64_t limit)
+    {
+        GeneratedFabric fabric("switch:64,rate=100Gbps,latency=1us", 0);
+        if (!fabric.t.topo)
+        {
+            return {"no topology: " + fabric.t.error, -1};
+        }
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "auto";
+        request.bytes = 64 << 10;
+        request.memory_limit = limit;
+        std::string error;
+        Ptr<Collective> c = fabric.helper.Create(request, {}, &error);
+        std::pair<std::string, int64_t> out{"refused: " + error, -1};
+        if (c)
+        {
+            out = {c->GetAlgorithm(), c->GetTuning().choiceEstimate.GetNanoSeconds()};
+            fabric.helper.Start(c);
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(c->Check(), "", out.first << " ran as planned");
+        }
+        Simulator::Destroy();
+        return out;
+    }
+
+    void DoRun() override
+    {
+        const uint64_t directBytes = 64 * 4 * 63 * Collective::HELD_OP_BYTES;
+        // hierarchical on one switch is direct: the same programs, the same estimate
+        auto isDirect = [](const std::string& a) { return a == "direct" || a == "hierarchical"; };
+        const auto free = RunAuto(8 * directBytes);
+        NS_TEST_EXPECT_MSG_EQ(isDirect(free.first), true, free.first << ": the fastest fits");
+        const auto held = RunAuto(8 * directBytes - 8);
+        NS_TEST_EXPECT_MSG_EQ(isDirect(held.first), false, held.first << ": direct cannot fit");
+        NS_TEST_EXPECT_MSG_EQ(held.first.rfind("refused", 0), std::string::npos, held.first);
+        NS_TEST_EXPECT_MSG_GT(held.second, free.second, "the next fastest that fits");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * The service's own window has a margin over the least: ring-bidir's all-reduce of 1 MiB on
  * fattree:k=8 (acknowledgements from far peers lag several steps behind near peers' data) held 4
  * ops back at flow level in windows of its least width, 764; with ProgramWindow left 0 and whole
@@ -580,6 +639,7 @@ class ProgramMemoryTestSuite : public TestSuite
         AddTestCase(new CollectiveMemoryGuardTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveAutoWindowTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveAutoWindowMarginTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveAutoHeldTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveLeastWindowTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveVerifyBudgetTestCase, TestCase::QUICK);
     }

@@ -7,6 +7,8 @@
 
 #include "tn-tune.h"
 
+#include "tn-memory.h"
+#include "tn-program-window.h"
 #include "tn-program.h"
 
 #include <stdio.h>
@@ -121,17 +123,74 @@ tn_tune_plan_check(const tn_topology* topo, const tn_plan_request* request, tn_e
                         (int)request->collective);
 }
 
-/* The estimate of one applicable candidate on its path; TN_OK or the failure in err. */
+/* Whether candidate r's programs p, estimated at time_ns, fit options->held_limit (see
+ * tn_tune_options): TN_OK, or TN_EUNSUPPORTED with *held the bytes they would hold. */
+static tn_status
+check_held(const tn_program* p,
+           const tn_plan_request* r,
+           const tn_tune_options* o,
+           double time_ns,
+           uint64_t* held,
+           tn_error* err)
+{
+    if (!o->held_limit)
+    {
+        return TN_OK;
+    }
+    const uint64_t ranks = tn_program_ranks(p);
+    uint64_t ops = 2 * tn_program_transfers(p, NULL);
+    const char* how = "whole programs";
+    uint64_t window = 0;
+    if (ops * o->held_op_bytes > o->held_limit && o->held_window > 0)
+    {
+        uint32_t least = 0;
+        tn_status st = tn_program_min_window(p, &least, err);
+        if (st)
+        {
+            return st;
+        }
+        window = (uint64_t)o->held_margin * least;
+        window = window > o->held_window ? window : o->held_window;
+        const uint64_t per_rank = tn_program_max_ops(p);
+        ops = ranks * (per_rank < window ? per_rank : window);
+        how = "windows";
+    }
+    if (ops * o->held_op_bytes <= o->held_limit)
+    {
+        return TN_OK;
+    }
+    *held = ops * o->held_op_bytes;
+    char need[32];
+    char limit[32];
+    return tn_error_set(err,
+                        TN_EUNSUPPORTED,
+                        "%s: estimated %.3f us, but its programs would hold about %s while it "
+                        "runs (%s: %llu ops on %llu ranks%s), more than the %s a collective may "
+                        "hold",
+                        r->algorithm,
+                        time_ns / 1e3,
+                        tn_memory_format(*held, need, sizeof(need)),
+                        how,
+                        (unsigned long long)ops,
+                        (unsigned long long)ranks,
+                        window ? ", the least window's margin included" : "",
+                        tn_memory_format(o->held_limit, limit, sizeof(limit)));
+}
+
+/* The estimate of one applicable candidate on its path; TN_OK or the failure in err (*held
+ * set when its programs would hold more than options->held_limit, *time_ns then kept). */
 static tn_status
 estimate(const tn_topology* topo,
          const tn_plan_request* r,
          const tn_tune_options* o,
          double* time_ns,
          bool* generated,
+         uint64_t* held,
          tn_schedule** keep_schedule,
          tn_cost_result** keep_cost,
          tn_error* err)
 {
+    *held = 0;
     bool has_generator = tn_program_supports(r->algorithm);
     bool use_program = false;
     if (o->path == TN_TUNE_GENERATED)
@@ -180,8 +239,12 @@ estimate(const tn_topology* topo,
         }
         tn_cost_program_result cost;
         st = tn_cost_program(p, o->cost, o->sample_ranks, &cost, err);
+        if (st == TN_OK)
+        {
+            *time_ns = cost.time_ns;
+            st = check_held(p, r, o, cost.time_ns, held, err);
+        }
         tn_program_destroy(p);
-        *time_ns = cost.time_ns;
         return st;
     }
     tn_schedule* s = NULL;
@@ -242,7 +305,7 @@ keep_if_best(tn_tune_ranking* ranking,
              tn_schedule* s,
              tn_cost_result* cost)
 {
-    tn_tune_candidate k = {ranking->kept, ranking->kept_ns, false, NULL};
+    tn_tune_candidate k = {ranking->kept, ranking->kept_ns, false, NULL, 0};
     if (ranking->kept && !before(c, &k))
     {
         tn_schedule_destroy(s);
@@ -343,6 +406,7 @@ settle_top(const tn_topology* topo,
         }
         double time_ns = again->estimate_ns;
         bool generated = true;
+        uint64_t held = 0;
         tn_error e;
         tn_schedule* s = NULL;
         tn_cost_result* cost = NULL;
@@ -351,6 +415,7 @@ settle_top(const tn_topology* topo,
                      &full,
                      &time_ns,
                      &generated,
+                     &held,
                      o->keep_choice ? &s : NULL,
                      &cost,
                      &e) != TN_OK ||
@@ -433,11 +498,11 @@ bound_or_estimate(const tn_topology* topo,
     }
     else
     {
-        st = estimate(topo, &r, o, &c->estimate_ns, &c->generated, NULL, NULL, &e);
+        st = estimate(topo, &r, o, &c->estimate_ns, &c->generated, &c->held_bytes, NULL, NULL, &e);
     }
     if (st)
     {
-        c->estimate_ns = -1;
+        c->estimate_ns = c->held_bytes ? c->estimate_ns : -1;
         char* why = strdup(e.message);
         c->skipped = why ? why : c->skipped;
         return why ? TN_OK : TN_ENOMEM;
@@ -519,6 +584,7 @@ tn_tune_rank(const tn_topology* topo,
                           o,
                           &c->estimate_ns,
                           &c->generated,
+                          &c->held_bytes,
                           o->keep_choice ? &s : NULL,
                           &cost,
                           &e);
@@ -529,7 +595,7 @@ tn_tune_rank(const tn_topology* topo,
         }
         if (st)
         {
-            c->estimate_ns = -1;
+            c->estimate_ns = c->held_bytes ? c->estimate_ns : -1;
             c->skipped = strdup(e.message);
             if (!c->skipped)
             {

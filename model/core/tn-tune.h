@@ -17,8 +17,10 @@
  *    rank order given to an algorithm that takes none), when options->path is
  *    TN_TUNE_GENERATED and it has no rank-local generator, when it has none and its
  *    materialised schedule would exceed options->schedule_transfers (tn_plan_estimate), or
- *    when planning or estimating it fails (the memory guard of tn_plan / tn_program_create);
- *    the reason is kept (tn_tune_candidate.skipped, starting with the algorithm's name);
+ *    when planning or estimating it fails (the memory guard of tn_plan / tn_program_create),
+ *    or, once estimated on its programs, when they would hold more than options->held_limit
+ *    while it runs (its estimate kept); the reason is kept (tn_tune_candidate.skipped,
+ *    starting with the algorithm's name);
  *  - otherwise estimated on the path the programs take: with TN_TUNE_AUTO the materialised
  *    schedule (tn_plan, then tn_cost_estimate: the DAG, links shared by the fluid model) up
  *    to options->schedule_transfers transfers or when the algorithm has no generator, the
@@ -114,21 +116,37 @@ extern "C"
          *  the runner-up, with their estimates, are those of the whole ranking; the others
          *  may be missing. Default false (tn-plan prints every candidate). */
         bool first_two;
+        /** The bytes a candidate's rank-local programs may hold while it runs (0, the default:
+         *  no limit). A candidate ranked on its programs that would hold more is skipped with
+         *  its estimate kept (tn_tune_candidate.held_bytes): the run could not hold it, however
+         *  fast (hierarchical on 16,384 NPUs of 2,048 servers: 4,108 ops a rank, 12 GiB), and
+         *  the next fastest that fits is chosen. What a candidate holds follows its consumer
+         *  (CollectiveService): whole programs, two ops a transfer, when they fit; else, with
+         *  held_window > 0, windows of max(held_window, held_margin x tn_program_min_window)
+         *  ops on each rank (a rank's whole program where it has fewer: the first windows,
+         *  where later streams may add some); held_op_bytes each. */
+        uint64_t held_limit;
+        uint64_t held_op_bytes; /**< bytes of one held op (held_limit > 0) */
+        uint32_t held_window;   /**< ops a window holds at least; 0: whole programs only */
+        uint32_t held_margin;   /**< times the least window a window holds at least */
     } tn_tune_options;
 
     /** One candidate of a ranking. */
     typedef struct tn_tune_candidate
     {
         const char* algorithm; /**< registry name */
-        double estimate_ns;    /**< the estimate (ranked candidates; -1 when skipped) */
+        double estimate_ns;    /**< the estimate (ranked ones, held_bytes > 0; else -1) */
         bool generated;        /**< estimated on the rank-local programs (else the DAG) */
         const char* skipped;   /**< NULL when ranked, else why it was skipped */
+        /** skipped for holding this many bytes, more than options->held_limit (estimate_ns
+         *  then kept); else 0 */
+        uint64_t held_bytes;
     } tn_tune_candidate;
 
     typedef struct tn_tune_ranking tn_tune_ranking;
 
     /** Defaults: cost NULL, routes NULL, TN_TUNE_AUTO_PATH, TN_TUNE_SCHEDULE_TRANSFERS,
-     *  TN_TUNE_ESTIMATE_TRANSFERS, 0. */
+     *  TN_TUNE_ESTIMATE_TRANSFERS, 0, no held limit. */
     void tn_tune_options_init(tn_tune_options* options);
 
     /** Whether name asks for the tuner ("auto"). */

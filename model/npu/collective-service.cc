@@ -922,10 +922,7 @@ CollectiveService::Create(const tn_plan_request& request,
     // a windowed receiver takes its transfer's number from its send's op when the data
     // arrives, and only the sender's process holds that op's window: across MPI ranks the
     // programs are held whole
-    const bool acrossRanks =
-        m_distributed && std::any_of(ranks.begin(), ranks.end(), [this](uint32_t npu) {
-            return m_executors[npu] == nullptr;
-        });
+    const bool acrossRanks = IsAcrossRanks(ranks);
     if (plan->program && acrossRanks && m_programWindow > 0)
     {
         *error = "CollectiveService::ProgramWindow " + std::to_string(m_programWindow) +
@@ -1242,6 +1239,23 @@ CollectiveService::Tune(const tn_plan_request& request,
     options.first_two = true;
     // the choice's schedule, when ranked on it, is the plan GetPlan builds next
     options.keep_choice = wholeTopology && m_program != PROGRAM_GENERATED;
+    // a candidate whose programs the run could not hold is not the choice, however fast: the
+    // share of the limit Create gives one collective, windows as Create would pick them (a
+    // symmetric run holds one rank's program: no limit)
+    if (!GetSymmetry())
+    {
+        uint64_t limit = 0;
+        if (!MemoryLimit(request, &limit, error))
+        {
+            return nullptr;
+        }
+        options.held_limit = limit / WHOLE_PROGRAM_SHARE;
+        options.held_op_bytes = Collective::HELD_OP_BYTES;
+        options.held_window = IsAcrossRanks(ranks)
+                                  ? 0
+                                  : (m_programWindow > 0 ? m_programWindow : AUTO_PROGRAM_WINDOW);
+        options.held_margin = m_programWindow > 0 ? 1 : TN_PROGRAM_WINDOW_MARGIN;
+    }
     m_tunedSchedule.reset();
     tn_tune_ranking* ranking = nullptr;
     tn_error err;
@@ -1278,12 +1292,44 @@ CollectiveService::Tune(const tn_plan_request& request,
         m_tunedEstimateNs = keptCost->time_ns;
     }
     tn_cost_result_destroy(keptCost);
+    NoteHeldSkip(ranking, best);
     NS_LOG_INFO("auto: " << tn_collective_name(req.collective) << " of " << req.bytes
                          << " bytes on " << ranks.size() << " NPUs: " << d.algorithm->name << " ("
                          << d.choiceEstimate.As(Time::US) << "), runner-up "
                          << (second ? d.runnerUp : "none"));
     tn_tune_ranking_destroy(ranking);
     return &m_decisions.emplace(key, d).first->second;
+}
+
+bool
+CollectiveService::IsAcrossRanks(const std::vector<uint32_t>& ranks) const
+{
+    return m_distributed && std::any_of(ranks.begin(), ranks.end(), [this](uint32_t npu) {
+               return m_executors[npu] == nullptr;
+           });
+}
+
+void
+CollectiveService::NoteHeldSkip(const tn_tune_ranking* ranking, const tn_tune_candidate* best)
+{
+    if (m_heldSkipNoted)
+    {
+        return;
+    }
+    for (uint32_t i = 0; i < tn_tune_count(ranking); i++)
+    {
+        const tn_tune_candidate* c = tn_tune_candidate_at(ranking, i);
+        if (c->held_bytes > 0 && c->estimate_ns < best->estimate_ns)
+        {
+            m_heldSkipNoted = true;
+            PrintNote("note: auto chose %s (estimated %.3f us) over a faster algorithm the run "
+                      "could not hold (noted once): %s (TN_MEMORY_LIMIT or --memory-limit)\n",
+                      best->algorithm,
+                      best->estimate_ns / 1e3,
+                      c->skipped);
+            return;
+        }
+    }
 }
 
 void

@@ -519,6 +519,12 @@ eturn false with *error set when one is
                          const std::vector<uint32_t>& ranks,
                          bool wholeTopology,
                          std::string* error);
+    /** \return whether some of `ranks` are simulated by other MPI ranks (programs are then
+     *  held whole: windows are not supported across ranks) */
+    bool IsAcrossRanks(const std::vector<uint32_t>& ranks) const;
+    /** Note once on stderr that auto's choice `best` passed over a faster candidate of the
+     *  ranking that the run could not hold (tn_tune_candidate.held_bytes) */
+    void NoteHeldSkip(const tn_tune_ranking* ranking, const tn_tune_candidate* best);
 
     /**
      * Verify a planned schedule within an eighth of the memory limit (tn_verify_schedule_within)
@@ -618,6 +624,7 @@ eturn false with *error set when one is
     static constexpr uint64_t WHOLE_PROGRAM_SHARE = 8;
     bool m_autoWindowNoted{false};       //!< windows held since whole programs passed their share
     bool m_wholeAcrossRanksNoted{false}; //!< the note on whole programs across MPI ranks
+    bool m_heldSkipNoted{false};         //!< auto passed over a candidate it could not hold
     /// Ops held by the generated collectives whose programs are not freed yet, by id (at
     /// their creation: whole programs, or the first windows).
     std::unordered_map<uint32_t, uint64_t> m_heldOps;
