@@ -17,7 +17,6 @@
 #include "ns3/stats-helper.h"
 #include "ns3/string.h"
 #include "ns3/themis-collective.h"
-#include "ns3/tn-cost.h"
 #include "ns3/tn-schedule.h"
 #include "ns3/tn-topology.h"
 #include "ns3/training-helper.h"
@@ -284,6 +283,7 @@ BuildFabric(PointRun& run, bool distributed, std::string* error)
         run.roce.SetPartition(p.partition);
     }
     run.roce.Install(run.topo);
+    run.roce.AssignStreams(0); // ECN marks, link errors: not the streams earlier runs left
     run.collectives.SetRouting(p.routing);
     run.collectives.SetVerify(p.verify);
     // `made` keeps the scenario's own; a job's go when done

@@ -331,6 +331,7 @@ RunCollective(const std::string& mode,
     RoceHelper roce;
     roce.SetMode(mode);
     roce.Install(t.topo);
+    roce.AssignStreams(0); // the same draws whatever ran before in this process
     CollectiveHelper helper;
     helper.SetRouting(routing);
     helper.Install(t.topo, roce);
@@ -638,6 +639,7 @@ RunIncast(const std::string& mode, uint32_t n, uint64_t bytes)
     RoceHelper roce;
     roce.SetMode(mode);
     roce.Install(t.topo);
+    roce.AssignStreams(0);
     Arrivals arrivals;
     roce.GetTransport(n)->TraceConnectWithoutContext("MessageReceived",
                                                      MakeCallback(&Arrivals::Received, &arrivals));
@@ -967,8 +969,6 @@ class FlowLevelTestSuite : public TestSuite
                                                    -0.40,
                                                    -0.15),
                     TestCase::QUICK);
-        // after the contended cases: a packet-level run's ECMP ports follow the random streams
-        // the simulations before it took
         AddTestCase(new FlowLevelEndWindowTestCase, TestCase::QUICK);
         const uint64_t mib = 1 << 20;
         AddTestCase(
@@ -987,8 +987,6 @@ class FlowLevelTestSuite : public TestSuite
                                                 "planned",
                                                 0.03),
                     TestCase::QUICK);
-        // last: the cases above draw ns-3's automatically numbered random streams in this
-        // order, and the contended cases' packet-level times depend on which they get
         AddTestCase(new FlowLevelEventBucketsTestCase, TestCase::QUICK);
     }
 };

@@ -31,6 +31,92 @@ const char* RING_SCENARIO = "name = \"t\"\n"
 
 /**
  * \ingroup training-net-tests
+ * \brief A point's random streams are its own: an incast (15 senders into one port, ECN
+ * marking at random between the thresholds) gives the same time and the same marks run first
+ * in a process and run again after another packet-level point, whose switches took random
+ * streams of their own (ScenarioRunner assigns each point's streams; ns-3 numbers unassigned
+ * ones in creation order across the process's simulations).
+ */
+class ScenarioStreamsTestCase : public TestCase
+{
+  public:
+    ScenarioStreamsTestCase()
+        : TestCase("a point's random streams do not depend on the runs before it")
+    {
+    }
+
+  private:
+    /// The point of `text`, run into a fresh database: its time and its ECN marks.
+    std::pair<int64_t, int64_t> RunPoint(ScenarioRunner& runner, const char* text)
+    {
+        ScenarioConfig config;
+        std::string error;
+        std::vector<ScenarioPoint> points;
+        if (!config.LoadText(text, "streams.toml", &error) || !config.Expand(&points, &error))
+        {
+            NS_TEST_EXPECT_MSG_EQ(error, "", "the scenario reads");
+            return {-1, -1};
+        }
+        const std::string path = CreateTempDirFilename("streams.db");
+        std::remove(path.c_str());
+        tn_db* db = nullptr;
+        tn_error err{};
+        if (tn_db_open(path.c_str(), &db, &err) != TN_OK)
+        {
+            NS_TEST_EXPECT_MSG_EQ(err.message, std::string(), "the database opens");
+            return {-1, -1};
+        }
+        ScenarioResult r = runner.Run(points[0], db);
+        tn_db_close(db);
+        NS_TEST_EXPECT_MSG_EQ(r.status, "ok", r.error);
+        sqlite3* sql = nullptr;
+        int64_t marks = -1;
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_open(path.c_str(), &sql) == SQLITE_OK &&
+            sqlite3_prepare_v2(sql,
+                               "SELECT SUM(ecn_marks) FROM port_summary",
+                               -1,
+                               &stmt,
+                               nullptr) == SQLITE_OK &&
+            sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            marks = sqlite3_column_int64(stmt, 0);
+        }
+        sqlite3_finalize(stmt);
+        sqlite3_close(sql);
+        std::remove(path.c_str());
+        return {r.simulatedNs, marks};
+    }
+
+    void DoRun() override
+    {
+        const char* incast = "name = \"incast\"\n"
+                             "seed = 3\n"
+                             "routing = \"ecmp\"\n"
+                             "[topology]\n"
+                             "spec = \"switch:16,rate=100Gbps,latency=1us\"\n"
+                             "[[collective]]\n"
+                             "op = \"reduce\"\n"
+                             "algorithm = \"direct\"\n"
+                             "bytes = \"1MiB\"\n";
+        const char* other = "name = \"other\"\n"
+                            "[topology]\n"
+                            "spec = \"fattree:k=4\"\n"
+                            "[[collective]]\n"
+                            "algorithm = \"direct\"\n"
+                            "bytes = \"64KiB\"\n";
+        ScenarioRunner runner;
+        const auto first = RunPoint(runner, incast);
+        NS_TEST_ASSERT_MSG_GT(first.second, 0, "the incast marks packets");
+        RunPoint(runner, other);
+        const auto again = RunPoint(runner, incast);
+        NS_TEST_EXPECT_MSG_EQ(again.first, first.first, "the same time after another run");
+        NS_TEST_EXPECT_MSG_EQ(again.second, first.second, "the same marks after another run");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * \brief A list sweeps: the cartesian product in file order, the last list fastest, each
  * point's values in its params; --set replaces a list by a value or adds one.
  */
@@ -672,6 +758,7 @@ class ScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioErrorTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioPortSamplingTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRunTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioStreamsTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioFlowModeTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioScheduledTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioTrainingThemisTestCase, TestCase::QUICK);
