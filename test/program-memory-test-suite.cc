@@ -260,7 +260,8 @@ class CollectiveAutoWindowTestCase : public TestCase
  * at 64 KiB direct (and hierarchical, the same there) is the fastest estimate and holds its whole
  * program on every rank even in windows (its least window is the whole program), 64 x 252 ops; with
  * the limit eight times one byte below that the choice is another algorithm, slower by its
- * estimate, and it runs as planned. With the limit eight times that, direct again.
+ * estimate, and it runs as planned. With the limit eight times that, direct again. Named
+ * under a limit below its windows (on 256 ranks), direct is refused before they are filled.
  */
 class CollectiveAutoHeldTestCase : public TestCase
 {
@@ -309,6 +310,23 @@ class CollectiveAutoHeldTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(isDirect(held.first), false, held.first << ": direct cannot fit");
         NS_TEST_EXPECT_MSG_EQ(held.first.rfind("refused", 0), std::string::npos, held.first);
         NS_TEST_EXPECT_MSG_GT(held.second, free.second, "the next fastest that fits");
+        // direct named under a limit below its windows: refused before they are filled (their
+        // memory is taken as they fill)
+        // memory of the programs, on 256 ranks, not the planner's (routes and one rank's program)
+        GeneratedFabric fabric("switch:256,rate=100Gbps,latency=1us", 0);
+        NS_TEST_ASSERT_MSG_NE(fabric.t.topo, nullptr, fabric.t.error);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "direct";
+        request.bytes = 64 << 10;
+        request.memory_limit = 256 * 4 * 255 * Collective::HELD_OP_BYTES - 8;
+        std::string error;
+        Ptr<Collective> c = fabric.helper.Create(request, {}, &error);
+        NS_TEST_EXPECT_MSG_EQ(c, nullptr, "refused");
+        NS_TEST_EXPECT_MSG_NE(error.find("(counted before its windows are filled)"),
+                              std::string::npos,
+                              error);
+        Simulator::Destroy();
     }
 };
 

@@ -202,3 +202,14 @@ tn_program_min_window(const tn_program* p, uint32_t* out, tn_error* err)
     *out = need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
     return TN_OK;
 }
+
+uint64_t
+tn_program_window_ops(const tn_program* p, uint32_t window)
+{
+    if (window == 0)
+    {
+        return 2 * tn_program_transfers(p, NULL);
+    }
+    const uint64_t per_rank = tn_program_max_ops(p);
+    return (uint64_t)tn_program_ranks(p) * (per_rank < window ? per_rank : window);
+}

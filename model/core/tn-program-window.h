@@ -48,6 +48,15 @@ extern "C"
     tn_status tn_program_min_window(const tn_program* p, uint32_t* out, tn_error* err);
 
     /**
+     * The ops a consumer's first windows of `window` ops per stream hold over all ranks, as
+     * its memory guard counts them before filling them: ranks x min(window, the largest
+     * rank's ops, tn_program_max_ops); window 0 holds whole programs, two ops a transfer. An
+     * estimate (a rank may open a second stream before its first is done), cheap: no rank is
+     * generated.
+     */
+    uint64_t tn_program_window_ops(const tn_program* p, uint32_t window);
+
+    /**
      * A consumer's margin over tn_program_min_window's answer when it picks the window itself
      * (CollectiveService's own: this many times the least): the least is a floor, not a bound
      * (above). Swept at flow level (fat-trees, torus:8x8, a hier system; 64 KiB and 1 MiB):

@@ -138,7 +138,7 @@ check_held(const tn_program* p,
         return TN_OK;
     }
     const uint64_t ranks = tn_program_ranks(p);
-    uint64_t ops = 2 * tn_program_transfers(p, NULL);
+    uint64_t ops = tn_program_window_ops(p, 0);
     const char* how = "whole programs";
     uint64_t window = 0;
     if (ops * o->held_op_bytes > o->held_limit && o->held_window > 0)
@@ -151,8 +151,7 @@ check_held(const tn_program* p,
         }
         window = (uint64_t)o->held_margin * least;
         window = window > o->held_window ? window : o->held_window;
-        const uint64_t per_rank = tn_program_max_ops(p);
-        ops = ranks * (per_rank < window ? per_rank : window);
+        ops = tn_program_window_ops(p, (uint32_t)(window < UINT32_MAX ? window : UINT32_MAX));
         how = "windows";
     }
     if (ops * o->held_op_bytes <= o->held_limit)

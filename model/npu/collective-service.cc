@@ -1005,6 +1005,19 @@ CollectiveService::Create(const tn_plan_request& request,
     {
         c->SetSymmetry(symmetry, ranks, m_symmetricSlack);
     }
+    if (plan->program && window > 0 && !symmetry)
+    {
+        // counted before the windows are filled, which takes their memory: a direct phase of
+        // 2,047 peers holds thousands of ops a rank in any window (16,384 ranks: 25 GiB)
+        *error =
+            CheckHeldOps(request, id, tn_program_window_ops(plan->program.get(), window), true);
+        if (!error->empty())
+        {
+            *error += " (counted before its windows are filled)";
+            c->Dispose();
+            return nullptr;
+        }
+    }
     if (plan->program)
     {
         c->SetupProgram(id, plan->program, std::move(nodes), plan->pairLanes, m_priority, window);
