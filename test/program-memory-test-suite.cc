@@ -261,7 +261,8 @@ class CollectiveAutoWindowTestCase : public TestCase
  * program on every rank even in windows (its least window is the whole program), 64 x 252 ops; with
  * the limit eight times one byte below that the choice is another algorithm, slower by its
  * estimate, and it runs as planned. With the limit eight times that, direct again. Named
- * under a limit below its windows (on 256 ranks), direct is refused before they are filled.
+ * under a limit below its windows (on 256 ranks), direct is refused before they are filled, and
+ * with planned routing before that, when its rank pairs' lanes pass an eighth of the limit.
  */
 class CollectiveAutoHeldTestCase : public TestCase
 {
@@ -320,10 +321,19 @@ class CollectiveAutoHeldTestCase : public TestCase
         request.algorithm = "direct";
         request.bytes = 64 << 10;
         request.memory_limit = 256 * 4 * 255 * Collective::HELD_OP_BYTES - 8;
+        // planned routing first: its rank pairs' lanes and paths (256 x 255 of them, about 11
+        // MiB) pass an eighth of that limit before any window is made
         std::string error;
         Ptr<Collective> c = fabric.helper.Create(request, {}, &error);
         NS_TEST_EXPECT_MSG_EQ(c, nullptr, "refused");
-        NS_TEST_EXPECT_MSG_NE(error.find("(counted before its windows are filled)"),
+        NS_TEST_EXPECT_MSG_NE(error.find("planned routing: the lanes and pinned routes of "
+                                         "all-reduce with direct on 256 ranks passed"),
+                              std::string::npos,
+                              error);
+        fabric.helper.GetService()->SetRoutingMode(CollectiveService::ECMP);
+        c = fabric.helper.Create(request, {}, &error);
+        NS_TEST_EXPECT_MSG_EQ(c, nullptr, "refused");
+        NS_TEST_EXPECT_MSG_NE(error.find("(counted before its windows are filled"),
                               std::string::npos,
                               error);
         Simulator::Destroy();

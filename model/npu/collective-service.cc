@@ -645,11 +645,41 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
         // routing has no lane to give and nothing to pin
         return plan;
     }
-    // every rank pair a program sends on: its routed path's lane (as AssignLanes)
+    // every rank pair a program sends on: its routed path's lane (as AssignLanes). The pairs
+    // are known only as the ranks are walked (a ring has one peer a rank, direct every rank):
+    // their lanes and pinned routes are counted as they grow, against the share of the limit
+    // one collective's programs get
+    uint64_t limit = 0;
+    if (!MemoryLimit(req, &limit, error))
+    {
+        return nullptr;
+    }
+    const uint64_t routesBefore = m_flowRoutes;
+    const uint64_t pathsBefore = m_lanePaths.size();
     tn_rank_program rp{};
     std::vector<uint32_t> path(tn_topology_node_count(m_topo));
     for (uint32_t r = 0; r < nodes.size(); r++)
     {
+        const uint64_t held =
+            (plan->pairLanes.size() + (m_flowRoutes - routesBefore)) * LANE_ENTRY_BYTES +
+            (m_lanePaths.size() - pathsBefore) * LANE_PATHS_BYTES;
+        if (held > limit / WHOLE_PROGRAM_SHARE)
+        {
+            char heldText[32];
+            char limitText[32];
+            *error = std::string("planned routing: the lanes and pinned routes of ") +
+                     tn_collective_name(req.collective) + " with " + req.algorithm + " on " +
+                     std::to_string(nodes.size()) + " ranks passed " +
+                     tn_memory_format(held, heldText, sizeof(heldText)) + " at rank " +
+                     std::to_string(r) + " (" + std::to_string(plan->pairLanes.size()) +
+                     " rank pairs), more than an eighth of the memory limit " +
+                     tn_memory_format(limit, limitText, sizeof(limitText)) +
+                     " (TN_MEMORY_LIMIT or --memory-limit): route it by ECMP "
+                     "(ns3::CollectiveService::Routing=ecmp) or pick an algorithm with fewer "
+                     "peers a rank";
+            tn_rank_program_free(&rp);
+            return nullptr;
+        }
         if (tn_program_rank(raw, r, &rp, &err) != TN_OK)
         {
             *error = std::string("planning: ") + err.message;
@@ -1013,7 +1043,8 @@ CollectiveService::Create(const tn_plan_request& request,
             CheckHeldOps(request, id, tn_program_window_ops(plan->program.get(), window), true);
         if (!error->empty())
         {
-            *error += " (counted before its windows are filled)";
+            *error += " (counted before its windows are filled; an algorithm with fewer peers "
+                      "a rank holds narrower ones)";
             c->Dispose();
             return nullptr;
         }

@@ -622,6 +622,13 @@ eturn false with *error set when one is
     /// collectives already in flight keep their whole programs, so that the windows of
     /// overlapping ones (Resnet-50's 54 all-reduces) leave the rest of the machine free
     static constexpr uint64_t WHOLE_PROGRAM_SHARE = 8;
+    /// memory of one rank pair's lane or one pinned route (a node of an unordered_map of 64-bit
+    /// keys, its allocation and its bucket), for the lanes' share of the limit
+    static constexpr uint64_t LANE_ENTRY_BYTES = 48;
+    /// memory of a node pair's known paths (m_lanePaths: its map node and bucket, the vector
+    /// of paths, one path of a few links); with LANE_ENTRY_BYTES, 188 bytes a pair measured
+    /// (16,384 NPUs, hierarchical: 6.2 GB peak at 32.9 million pairs)
+    static constexpr uint64_t LANE_PATHS_BYTES = 128;
     bool m_autoWindowNoted{false};       //!< windows held since whole programs passed their share
     bool m_wholeAcrossRanksNoted{false}; //!< the note on whole programs across MPI ranks
     bool m_heldSkipNoted{false};         //!< auto passed over a candidate it could not hold
