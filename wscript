@@ -317,6 +317,7 @@ core_test_sources = [
     'test/core/test-text.c',
     'test/core/test-themis.c',
     'test/core/test-tune.c',
+    'test/core/test-tune-held.c',
     'test/core/test-topology.c',
     'test/core/test-topology-preset.c',
     'test/core/test-nccl.c',

@@ -542,7 +542,6 @@ RoceHelper::InstallCables(const tn_topology* topo, RoceFabricNodes& f)
     }
     // cables in link id order: ports are then numbered as in the topology
     uint32_t links = tn_topology_link_count(topo);
-    m_linkCount = links;
     for (uint32_t l = 0; l < links; ++l)
     {
         const tn_link* ab = tn_topology_link(topo, l);
@@ -575,7 +574,6 @@ RoceHelper::InstallCables(const tn_topology* topo, RoceFabricNodes& f)
                 em->SetRate(dirs[k]->error_rate);
                 rx[k]->SetReceiveErrorModel(em);
                 m_errorModels.push_back(em);
-                m_errorModelLinks.push_back(k == 0 ? l : ab->reverse);
             }
         }
         f.devices.Add(d);
@@ -797,20 +795,20 @@ RoceHelper::GetNode(uint32_t id) const
 int64_t
 RoceHelper::AssignStreams(int64_t stream)
 {
-    for (size_t i = 0; i < m_errorModels.size(); ++i)
+    int64_t used = 0;
+    for (auto& em : m_errorModels)
     {
-        m_errorModels[i]->AssignStreams(stream + m_errorModelLinks[i]);
+        used += em->AssignStreams(stream + used);
     }
-    const uint32_t nodes = m_fabric.nodes.GetN();
-    for (uint32_t i = 0; i < nodes; ++i)
+    for (uint32_t i = 0; i < m_fabric.nodes.GetN(); ++i)
     {
         Ptr<RoceSwitch> sw = m_fabric.nodes.Get(i)->GetObject<RoceSwitch>();
         if (sw)
         {
-            sw->AssignStreams(stream + m_linkCount + i);
+            used += sw->AssignStreams(stream + used);
         }
     }
-    return static_cast<int64_t>(m_linkCount) + nodes;
+    return used;
 }
 
 } // namespace ns3

@@ -343,14 +343,13 @@ class RoceHelper : public RoceLinkHelper
     }
 
     /**
-     * Assign fixed random streams to the error models and switches the last Install built,
-     * numbered by what they belong to, not by the order they were made: a directed link's
-     * error model takes stream + its link id, a switch stream + the topology's link count +
-     * its node id. So a point's random draws do not depend on the simulations the process ran
-     * before it (ns-3 numbers unassigned streams across them), nor on which of them an MPI
-     * rank builds.
+     * Assign fixed random streams to the error models and switches built so far, in the
+     * order they were built (cables in link order, then nodes in id order: the same on every
+     * MPI rank, which builds every node's forwarding object and every cable's devices). A
+     * run that calls it draws the same whatever the process simulated before (ns-3 numbers
+     * unassigned streams across simulations); ScenarioRunner calls it for every point.
      * \param stream first stream index
-     * \return number of streams the numbering spans (links + nodes)
+     * \return number of streams used
      */
     int64_t AssignStreams(int64_t stream);
 
@@ -404,8 +403,6 @@ class RoceHelper : public RoceLinkHelper
     Ptr<PfcDeadlockWatch> m_deadlockWatch;          //!< last packet-level Install
     bool m_flowNetworkSeedSet{false};               //!< else the switches' EcmpSeed
     std::vector<Ptr<RateErrorModel>> m_errorModels; //!< error models (for AssignStreams)
-    std::vector<uint32_t> m_errorModelLinks;        //!< each one's directed link id
-    uint32_t m_linkCount{0};                        //!< the last Install's directed links
     std::vector<uint32_t> m_userPartition;          //!< SetPartition (empty: automatic)
     std::vector<uint32_t> m_rankOfNode;             //!< partition of the last Install
     uint32_t m_localRank{0};                        //!< this process's rank
