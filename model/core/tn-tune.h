@@ -119,7 +119,7 @@ extern "C"
         /** The bytes a candidate's rank-local programs may hold while it runs (0, the default:
          *  no limit). A candidate ranked on its programs that would hold more is skipped with
          *  its estimate kept (tn_tune_candidate.held_bytes): the run could not hold it, however
-         *  fast (hierarchical on 16,384 NPUs of 2,048 servers: 4,108 ops a rank, 12 GiB), and
+         *  fast (hierarchical on 16,384 NPUs of 2,048 servers: 8,220 ops a rank, 24 GiB), and
          *  the next fastest that fits is chosen. What a candidate holds follows its consumer
          *  (CollectiveService): whole programs, two ops a transfer, when they fit; else, with
          *  held_window > 0, windows of max(held_window, held_margin x tn_program_min_window)
