@@ -105,9 +105,10 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
         // a vector and a head index rather than std::deque, which allocates about 600 bytes
         // even while empty: a NIC has a queue pair per peer and lane, hundreds of thousands
         // at 1024 NPUs, most of them idle
-        std::vector<Message> queue; //!< posted; queue[head] is sending or next
-        uint32_t head{0};           //!< first message not yet sent
-        bool sending{false};        //!< the head is a flow
+        std::vector<Message> queue;                //!< posted; queue[head] is sending or next
+        uint32_t head{0};                          //!< first message not yet sent
+        static constexpr size_t KEPT_CAPACITY = 8; //!< storage a drained queue keeps
+        bool sending{false};                       //!< the head is a flow
 
         bool Empty() const
         {
@@ -115,12 +116,18 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
         }
 
         /// Take the head out; the storage is reused once the queue drains or half of it is
-        /// sent
+        /// sent, and given back once a queue that grew past a few messages drains (a peer's
+        /// burst, e.g. the sends of every all-reduce of a training step, would otherwise be
+        /// held by every queue pair to the end)
         Message PopFront()
         {
             Message m = std::move(queue[head++]);
             if (head == queue.size())
             {
+                if (queue.capacity() > KEPT_CAPACITY)
+                {
+                    std::vector<Message>().swap(queue);
+                }
                 queue.clear();
                 head = 0;
             }
