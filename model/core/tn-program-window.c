@@ -213,3 +213,11 @@ tn_program_window_ops(const tn_program* p, uint32_t window)
     const uint64_t per_rank = tn_program_max_ops(p);
     return (uint64_t)tn_program_ranks(p) * (per_rank < window ? per_rank : window);
 }
+
+uint32_t
+tn_program_window_width(uint32_t least, uint32_t floor, uint32_t margin)
+{
+    uint64_t width = (uint64_t)margin * least;
+    width = width > floor ? width : floor;
+    return (uint32_t)(width < UINT32_MAX ? width : UINT32_MAX);
+}

@@ -57,6 +57,13 @@ extern "C"
     uint64_t tn_program_window_ops(const tn_program* p, uint32_t window);
 
     /**
+     * The width a consumer that picks its own window holds: max(floor, margin x least), least
+     * from tn_program_min_window, at most UINT32_MAX (CollectiveService's own window: floor 64,
+     * margin TN_PROGRAM_WINDOW_MARGIN; a user's window: floor it, margin 1).
+     */
+    uint32_t tn_program_window_width(uint32_t least, uint32_t floor, uint32_t margin);
+
+    /**
      * A consumer's margin over tn_program_min_window's answer when it picks the window itself
      * (CollectiveService's own: this many times the least): the least is a floor, not a bound
      * (above). Swept at flow level (fat-trees, torus:8x8, a hier system; 64 KiB and 1 MiB):

@@ -149,9 +149,8 @@ check_held(const tn_program* p,
         {
             return st;
         }
-        window = (uint64_t)o->held_margin * least;
-        window = window > o->held_window ? window : o->held_window;
-        ops = tn_program_window_ops(p, (uint32_t)(window < UINT32_MAX ? window : UINT32_MAX));
+        window = tn_program_window_width(least, o->held_window, o->held_margin);
+        ops = tn_program_window_ops(p, (uint32_t)window);
         how = "windows";
     }
     if (ops * o->held_op_bytes <= o->held_limit)

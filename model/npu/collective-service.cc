@@ -944,9 +944,7 @@ CollectiveService::Create(const tn_plan_request& request,
         {
             return false;
         }
-        const uint64_t wide = static_cast<uint64_t>(TN_PROGRAM_WINDOW_MARGIN) * least;
-        *w = static_cast<uint32_t>(
-            std::min<uint64_t>(std::max<uint64_t>(AUTO_PROGRAM_WINDOW, wide), UINT32_MAX));
+        *w = tn_program_window_width(least, AUTO_PROGRAM_WINDOW, TN_PROGRAM_WINDOW_MARGIN);
         return true;
     };
     // a windowed receiver takes its transfer's number from its send's op when the data

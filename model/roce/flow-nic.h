@@ -128,7 +128,10 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
                 {
                     std::vector<Message>().swap(queue);
                 }
-                queue.clear();
+                else
+                {
+                    queue.clear();
+                }
                 head = 0;
             }
             else if (head >= 64 && head * 2 >= queue.size())

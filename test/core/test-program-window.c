@@ -381,10 +381,23 @@ test_min_window(tn_test_ctx* ctx)
     }
 }
 
+/* A consumer's own width: the floor for narrow programs (a ring's 5), the margin over a wide
+ * least (ring-bidir's 764 on fattree:k=8), a user's window as set (margin 1), never past
+ * UINT32_MAX. */
+static void
+test_window_width(tn_test_ctx* ctx)
+{
+    TN_CHECK_EQ(ctx, tn_program_window_width(5, 64, 2), 64u);
+    TN_CHECK_EQ(ctx, tn_program_window_width(764, 64, 2), 1528u);
+    TN_CHECK_EQ(ctx, tn_program_window_width(28, 28, 1), 28u);
+    TN_CHECK_EQ(ctx, tn_program_window_width(UINT32_MAX, 64, 2), UINT32_MAX);
+}
+
 void
 tn_suite_program_window(tn_test_suite* suite)
 {
     tn_test_add(suite, "min_window", test_min_window);
     tn_test_add(suite, "advance", test_advance);
     tn_test_add(suite, "advance_edges", test_advance_edges);
+    tn_test_add(suite, "window_width", test_window_width);
 }
