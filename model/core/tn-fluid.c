@@ -119,6 +119,17 @@ ulist_push(ulist* a, uint32_t x)
     return true;
 }
 
+/* A flow never runs faster than its slowest link, so a link whose flows' slowest links sum
+ * below its capacity is never filled: it cannot freeze a flow, and flows that share only such
+ * links do not change each other's rates. The sums are kept in integer units, rounded up per
+ * flow, so that starts and ends never drift; a margin of 1e-6 of the capacity covers the
+ * filling's floor (1e-9 of a capacity) and its rounding. Bounds stop at BOUND_MAX (1 Pb/s)
+ * and a link's room below it, so that a stopped bound never makes a link slack and 2^32 flows
+ * on one link cannot overflow the sum. */
+#define BOUND_UNIT 1e-3 /* bit/ns */
+#define BOUND_MARGIN 1e-6
+#define BOUND_MAX 1e9
+
 typedef struct flink
 {
     double cap;     /* bit/ns */
@@ -132,12 +143,15 @@ typedef struct flink
     double sum;     /* sum of its flows' rates, bit/ns */
     double bits;    /* carried until sum_at */
     double sum_at;
+    uint64_t bound; /* its flows' bounds summed, in BOUND_UNITs (a flow once per listing) */
+    uint64_t roomy; /* bound below this: the link cannot be a bottleneck (slack) */
 } flink;
 
 typedef struct fflow
 {
-    double rem;  /* bits left at upd */
-    double rate; /* bit/ns */
+    uint64_t bound; /* its slowest link's capacity, in BOUND_UNITs rounded up */
+    double rem;     /* bits left at upd */
+    double rate;    /* bit/ns */
     double upd;
     uint32_t tag;
     uint32_t ver;   /* of its current finish entry */
@@ -203,7 +217,11 @@ tn_fluid_create(uint32_t link_count, const double* capacity, tn_fluid** out, tn_
     f->link_count = link_count;
     f->ended_min = HUGE_VAL;
     for (uint32_t l = 0; l < link_count; l++)
+    {
         f->links[l].cap = capacity[l];
+        double roomy = capacity[l] * (1 - BOUND_MARGIN) / BOUND_UNIT;
+        f->links[l].roomy = roomy > 0 ? (uint64_t)(roomy < BOUND_MAX ? roomy : BOUND_MAX - 1) : 0;
+    }
     *out = f;
     return TN_OK;
 }
@@ -273,6 +291,12 @@ reserve(tn_fluid* f, size_t need, uint32_t hops)
     f->flow_cap = cap;
     f->stride = stride;
     return true;
+}
+
+static bool
+slack(const flink* k)
+{
+    return k->bound < k->roomy;
 }
 
 static void
@@ -361,12 +385,22 @@ tn_fluid_start(tn_fluid* f,
     fflow* fl = &f->flows[i];
     uint32_t* hl = f->hop_link + (size_t)i * f->stride;
     uint32_t* hs = f->hop_slot + (size_t)i * f->stride;
+    double slowest = HUGE_VAL;
     for (uint32_t k = 0; k < count; k++)
     {
-        ulist* on = &f->links[links[k]].on;
+        if (f->links[links[k]].cap < slowest)
+            slowest = f->links[links[k]].cap;
+    }
+    slowest = ceil(slowest / BOUND_UNIT);
+    fl->bound = (uint64_t)(slowest < BOUND_MAX ? slowest : BOUND_MAX);
+    for (uint32_t k = 0; k < count; k++)
+    {
+        flink* link = &f->links[links[k]];
+        ulist* on = &link->on;
         hl[k] = links[k];
         hs[k] = (uint32_t)on->n;
         on->v[on->n++] = i;
+        link->bound += fl->bound;
         seed(f, links[k]);
     }
     fl->rem = bits;
@@ -421,6 +455,7 @@ tn_fluid_end(tn_fluid* f, uint32_t i, double end, double now)
         }
         seed(f, l);
         f->links[l].bits -= extra;
+        f->links[l].bound -= fl->bound;
     }
     for (uint32_t k = 0; k < fl->hops; k++)
         account(f, hl[k], -fl->rate, now);
@@ -475,6 +510,8 @@ threshold(tn_fluid* f)
         for (uint32_t k = 0; k < fl->hops; k++)
         {
             const flink* m = &f->links[hl[k]];
+            if (slack(m))
+                continue; /* never filled */
             double first = m->cap / (double)m->on.n;
             if (first < theta)
                 theta = first;
@@ -533,7 +570,10 @@ component(tn_fluid* f)
                 return false;
             const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
             for (uint32_t h = 0; h < fl->hops; h++)
-                mark_link(f, hl[h]);
+            {
+                if (!slack(&f->links[hl[h]]))
+                    mark_link(f, hl[h]);
+            }
         }
     }
     return true;
@@ -668,6 +708,8 @@ fill(tn_fluid* f, double now)
             {
                 uint32_t m = hl[k];
                 flink* other = &f->links[m];
+                if (other->stamp != f->stamp)
+                    continue; /* slack and untouched: out of the fill */
                 other->left -= share;
                 other->count--;
                 if (m != l && !other->moved)

@@ -41,7 +41,10 @@
  * of their rates, so the flows whose rate is below every ended flow's rate and below the
  * first share (capacity over flows) of every started flow's links are those a new filling
  * would freeze first, at the same rates: they keep them, hold their links' capacity, and are
- * not visited (the component is searched through the other flows only). The filling of the
+ * not visited (the component is searched through the other flows only). A link whose flows'
+ * slowest links' capacities sum below its own (a slack link: a server's fast switch port
+ * under slower rails) is never filled, so the search does not cross it unless it was touched
+ * (a touched link may just have become slack: its flows are recomputed). The filling of the
  * others pops links from a heap holding one (share, link) entry per link, updated in place;
  * a heap of (finish, tag, version) entries is invalidated lazily. core/fluid checks the rates
  * of random instances against a plain progressive filling.

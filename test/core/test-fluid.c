@@ -4,7 +4,8 @@
  * The fluid engine against closed forms: N flows on one link get C/N; the max-min rates of
  * parking lots (a long flow across links each shared with short ones); flows that end give
  * their share back; every bit started crosses every link of its path; only the component
- * of touched links is recomputed, and of it only the flows whose rates may change; bad flows
+ * of touched links is recomputed, and of it only the flows whose rates may change, and links
+ * that cannot be filled do not join flows into one component; bad flows
  * are refused without changing anything. Random instances against a straightforward progressive
  * filling kept here (the reference): every active flow's rate after every update, no link over its
  * capacity, every bit carried.
@@ -304,6 +305,46 @@ test_keeps_slower_flows(tn_test_ctx* ctx)
     }
 }
 
+/* A link whose flows' slowest links sum below its capacity cannot be filled: a and b share
+ * the fat link 2 (capacity 2.2) but each is held to 1 by its own link, so a flow starting
+ * beside b on link 1 visits b and itself, not a. d joining link 2 makes it a bottleneck
+ * (bounds 3 > 2.2): b is held to 1/2 by link 1, a and d share the 1.7 left. When c ends, link
+ * 2 holds a, b and d at 2.2 / 3; when d ends it is slack again and a and b run at 1. */
+static void
+test_slack_link(tn_test_ctx* ctx)
+{
+    const double cap[] = {1.0, 1.0, 2.2, 1.0};
+    tn_fluid* f = make(ctx, 4, cap);
+    TN_REQUIRE(ctx, f != NULL);
+    const uint32_t pa[] = {0, 2}, pb[] = {1, 2}, pc[] = {1}, pd[] = {2, 3};
+    uint32_t a = start(ctx, f, pa, 2, 1e3, 0);
+    uint32_t b = start(ctx, f, pb, 2, 1e3, 1);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 1.0, 1e-12);
+    uint64_t visited = tn_fluid_visited(f);
+    uint32_t c = start(ctx, f, pc, 1, 1e3, 2);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_EQ(ctx, tn_fluid_visited(f) - visited, 2); /* b and c: not a */
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 0.5, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, c), 0.5, 1e-12);
+    uint32_t d = start(ctx, f, pd, 2, 1e3, 3);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 0.85, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 0.5, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, d), 0.85, 1e-12);
+    tn_fluid_end(f, c, 1.0, 1.0);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 1.0, NULL), TN_OK);
+    for (uint32_t i = 0; i < 3; i++)
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, (uint32_t[]){a, b, d}[i]), 2.2 / 3, 1e-12);
+    tn_fluid_end(f, d, 2.0, 2.0);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 2.0, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 1.0, 1e-12);
+    tn_fluid_destroy(f);
+}
+
 /* Refused: no links, a link out of range, no bits. Nothing is added by a refusal. */
 static void
 test_refused(tn_test_ctx* ctx)
@@ -542,5 +583,6 @@ tn_suite_fluid(tn_test_suite* suite)
     tn_test_add(suite, "ended-early", test_ended_early);
     tn_test_add(suite, "refused", test_refused);
     tn_test_add(suite, "keeps-slower-flows", test_keeps_slower_flows);
+    tn_test_add(suite, "slack-link", test_slack_link);
     tn_test_add(suite, "random-against-reference", test_random_against_reference);
 }
