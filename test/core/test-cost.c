@@ -687,51 +687,69 @@ test_walk(tn_test_ctx* ctx)
 
 /* The step sum honours completion messages too (samples: no walk): rhd on switch:8 at 1 KiB
  * waits at each of its 5 later steps for the ACK of the rank's own send, its two links'
- * latency, as the schedule's estimate does. */
+ * latency, as the schedule's estimate does; direct's second step, whose sends share one dep
+ * list (read once a rank), waits for none. */
 static void
 test_completion_steps(tn_test_ctx* ctx)
 {
     tn_error err;
     tn_topology* t = NULL;
     TN_REQUIRE(ctx, tn_topology_from_spec("switch:8", &t, &err) == TN_OK);
-    tn_plan_request req;
-    tn_plan_request_init(&req);
-    req.algorithm = "rhd";
-    req.bytes = 1024;
-    tn_program* p = NULL;
-    TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
-    tn_schedule* s = NULL;
-    TN_REQUIRE(ctx, tn_plan(t, &req, &s, &err) == TN_OK);
     const double ack = 2.0 * (double)tn_topology_link(t, 0)->latency_ns;
-    double sum[2] = {0, 0};
-    for (int completion = 0; completion < 2; completion++)
+
+    /* rhd: 6 steps, each after the first waits for its own send's ACK; direct: 2 steps, the
+     * second's sends on the first's receives (one dep list shared by the 7 sends), no wait */
+    const struct
     {
-        tn_cost_options opt = {.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS,
-                               .mtu = 4096,
-                               .packet_overhead = 82,
-                               .completion_messages = completion};
-        tn_cost_program_result r;
-        TN_REQUIRE(ctx, tn_cost_program(p, &opt, 4, &r, &err) == TN_OK);
-        TN_CHECK_EQ(ctx, r.evaluated, 4u);
-        TN_CHECK_EQ(ctx, r.steps, 6u);
-        tn_cost_result* dag = NULL;
-        TN_REQUIRE(ctx, tn_cost_estimate(s, t, NULL, &opt, &dag, &err) == TN_OK);
+        const char* algorithm;
+        uint32_t steps;
+        double acks;
+    } cases[] = {{"rhd", 6, 5}, {"direct", 2, 0}};
+
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+    {
+        tn_plan_request req;
+        tn_plan_request_init(&req);
+        req.algorithm = cases[c].algorithm;
+        req.bytes = 1024;
+        tn_program* p = NULL;
+        TN_REQUIRE(ctx, tn_program_create(t, &req, &p, &err) == TN_OK);
+        tn_schedule* s = NULL;
+        TN_REQUIRE(ctx, tn_plan(t, &req, &s, &err) == TN_OK);
+        double sum[2] = {0, 0};
+        for (int completion = 0; completion < 2; completion++)
+        {
+            tn_cost_options opt = {.latency_ns = TN_TOPO_DEFAULT_LATENCY_NS,
+                                   .mtu = 4096,
+                                   .packet_overhead = 82,
+                                   .completion_messages = completion};
+            tn_cost_program_result r;
+            TN_REQUIRE(ctx, tn_cost_program(p, &opt, 4, &r, &err) == TN_OK);
+            TN_CHECK_EQ(ctx, r.evaluated, 4u);
+            TN_CHECK_EQ(ctx, r.steps, cases[c].steps);
+            tn_cost_result* dag = NULL;
+            TN_REQUIRE(ctx, tn_cost_estimate(s, t, NULL, &opt, &dag, &err) == TN_OK);
+            TN_CHECK_MSG(ctx,
+                         fabs(r.time_ns - dag->time_ns) <= 1e-6 * dag->time_ns,
+                         "%s on switch:8, completion messages %d: per-step %.1f ns, schedule "
+                         "%.1f ns",
+                         cases[c].algorithm,
+                         completion,
+                         r.time_ns,
+                         dag->time_ns);
+            sum[completion] = r.time_ns;
+            tn_cost_result_destroy(dag);
+        }
         TN_CHECK_MSG(ctx,
-                     fabs(r.time_ns - dag->time_ns) <= 1e-6 * dag->time_ns,
-                     "rhd on switch:8, completion messages %d: per-step %.1f ns, schedule %.1f ns",
-                     completion,
-                     r.time_ns,
-                     dag->time_ns);
-        sum[completion] = r.time_ns;
-        tn_cost_result_destroy(dag);
+                     fabs(sum[1] - sum[0] - cases[c].acks * ack) < 1e-6,
+                     "%s: completion messages add %.1f ns, expected %.0f ACKs of %.1f ns",
+                     cases[c].algorithm,
+                     sum[1] - sum[0],
+                     cases[c].acks,
+                     ack);
+        tn_schedule_destroy(s);
+        tn_program_destroy(p);
     }
-    TN_CHECK_MSG(ctx,
-                 fabs(sum[1] - sum[0] - 5 * ack) < 1e-6,
-                 "completion messages add %.1f ns, expected 5 ACKs of %.1f ns",
-                 sum[1] - sum[0],
-                 ack);
-    tn_schedule_destroy(s);
-    tn_program_destroy(p);
     tn_topology_destroy(t);
 }
 
