@@ -526,7 +526,9 @@ threshold(tn_fluid* f)
 
 /* The links touched and the flows connected to them through shared links, transitively,
  * but for the flows that keep their rates (below the threshold): those only hold capacity
- * of the links they cross. Each link's capacity left over them and its other flows are set
+ * of the links they cross. Slack links are not searched through, but with
+ * tn_fluid_set_whole, whose count of visited flows stays the whole component's (the cost
+ * model's budget). Each link's capacity left over them and its other flows are set
  * for the fill. */
 static bool
 component(tn_fluid* f)
@@ -571,7 +573,7 @@ component(tn_fluid* f)
             const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
             for (uint32_t h = 0; h < fl->hops; h++)
             {
-                if (!slack(&f->links[hl[h]]))
+                if (f->whole || !slack(&f->links[hl[h]]))
                     mark_link(f, hl[h]);
             }
         }

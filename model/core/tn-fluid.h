@@ -44,7 +44,8 @@
  * not visited (the component is searched through the other flows only). A link whose flows'
  * slowest links' capacities sum below its own (a slack link: a server's fast switch port
  * under slower rails) is never filled, so the search does not cross it unless it was touched
- * (a touched link may just have become slack: its flows are recomputed). The filling of the
+ * (a touched link may just have become slack: its flows are recomputed), but with
+ * tn_fluid_set_whole. The filling of the
  * others pops links from a heap holding one (share, link) entry per link, updated in place;
  * a heap of (finish, tag, version) entries is invalidated lazily. core/fluid checks the rates
  * of random instances against a plain progressive filling.
@@ -85,7 +86,8 @@ extern "C"
     void tn_fluid_end(tn_fluid* f, uint32_t id, double end, double now);
 
     /** Recompute every flow of the component at each update (true), not only those whose
-     *  rates may change: the same rates, more work; tn-cost's budget counts that work. */
+     *  rates may change, and join flows through slack links too: the same rates, more work;
+     *  tn-cost's budget counts that work. */
     void tn_fluid_set_whole(tn_fluid* f, bool whole);
 
     /** true when flows started or ended since the last update */
