@@ -808,7 +808,16 @@ RoceHelper::AssignStreams(int64_t stream)
             used += sw->AssignStreams(stream + used);
         }
     }
-    return used;
+    // the NICs' ranges by rank, not by the NICs this process holds (null on other MPI ranks)
+    for (size_t rank = 0; rank < m_nics.size(); ++rank)
+    {
+        Ptr<RdmaNic> nic = DynamicCast<RdmaNic>(m_nics[rank]);
+        if (nic)
+        {
+            nic->AssignStreams(stream + used + static_cast<int64_t>(rank) * RdmaNic::QP_STREAMS);
+        }
+    }
+    return used + static_cast<int64_t>(m_nics.size()) * RdmaNic::QP_STREAMS;
 }
 
 } // namespace ns3

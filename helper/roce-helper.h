@@ -345,7 +345,8 @@ class RoceHelper : public RoceLinkHelper
     /**
      * Assign fixed random streams to the error models and switches built so far, in the
      * order they were built (cables in link order, then nodes in id order: the same on every
-     * MPI rank, which builds every node's forwarding object and every cable's devices). A
+     * MPI rank, which builds every node's forwarding object and every cable's devices), then
+     * to the NICs' queue pairs' congestion controls, RdmaNic::QP_STREAMS a NIC by rank. A
      * run that calls it draws the same whatever the process simulated before (ns-3 numbers
      * unassigned streams across simulations); ScenarioRunner calls it for every point.
      * \param stream first stream index

@@ -14,6 +14,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/rdma-cc-registry.h"
 #include "ns3/rdma-dctcp.h"
 #include "ns3/rdma-hpcc.h"
@@ -734,6 +735,56 @@ class RoceHpccAnyRateTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
+ * HPCC-PINT samples ACKs (SampleProbability 1/2) with a control made per queue pair at run
+ * time. After RoceHelper::AssignStreams a run draws the same whatever the process made before
+ * (here five random variables that take ns-3's next automatic streams): each NIC gives a
+ * queue pair's control a stream of its own by QPN. Another first stream draws otherwise.
+ */
+class RoceHpccPintStreamsTestCase : public TestCase
+{
+  public:
+    RoceHpccPintStreamsTestCase()
+        : TestCase("HPCC-PINT's queue pairs draw from the streams AssignStreams fixed")
+    {
+    }
+
+  private:
+    /** a direct all-reduce's time on a torus (contended), -1 when not complete as planned */
+    static int64_t Run(int madeBefore, int64_t stream)
+    {
+        std::vector<Ptr<UniformRandomVariable>> before;
+        for (int i = 0; i < madeBefore; i++)
+        {
+            before.push_back(CreateObject<UniformRandomVariable>());
+        }
+        Topology t("torus:4x4");
+        RoceHelper roce;
+        roce.SetCongestionControl("hpcc-pint");
+        roce.SetCongestionControlAttribute("SampleProbability", DoubleValue(0.5));
+        roce.Install(t.topo);
+        roce.AssignStreams(stream);
+        CollectiveHelper collectives;
+        collectives.Install(t.topo, roce);
+        Ptr<Collective> c = collectives.AllReduce(1 << 20, "direct");
+        Simulator::Run();
+        const int64_t ns = c->IsComplete() && c->Check().empty()
+                               ? (c->GetEndTime() - c->GetStartTime()).GetNanoSeconds()
+                               : -1;
+        Simulator::Destroy();
+        return ns;
+    }
+
+    void DoRun() override
+    {
+        const int64_t first = Run(0, 0);
+        NS_TEST_ASSERT_MSG_GT(first, 0, "the all-reduce completes as planned");
+        NS_TEST_EXPECT_MSG_EQ(Run(5, 0), first, "the same draws after other random variables");
+        NS_TEST_EXPECT_MSG_NE(Run(0, 1000), first, "other streams, other draws");
+    }
+};
+
+/**
+ * \ingroup training-net-tests
  * HPCC's control law alone (no fabric): two RdmaHpcc objects fed the same INT feedback of one
  * 100 Gb/s link that carries both their rates, one update per base RTT T (MaxStage 0, as the
  * HPCC family's MI_THRESH 0). With the same U every update is R_i <- R_i / k + R_AI for both,
@@ -876,6 +927,7 @@ class RoceCcTestSuite : public TestSuite
         AddTestCase(new RoceIntHeaderTestCase, TestCase::QUICK);
         AddTestCase(new RoceCcConfigTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccAnyRateTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHpccPintStreamsTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccConvergenceTestCase, TestCase::QUICK);
         AddTestCase(new RoceHpccInitialUtilizationTestCase, TestCase::QUICK);
         using C = RoceCcBottleneckTestCase;

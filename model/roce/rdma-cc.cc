@@ -66,6 +66,12 @@ RdmaCongestionControl::GetConfigError() const
     return "";
 }
 
+int64_t
+RdmaCongestionControl::AssignStreams(int64_t /* stream */)
+{
+    return 0;
+}
+
 Ptr<RdmaCongestionControl>
 RdmaCongestionControl::Fork() const
 {

@@ -166,6 +166,12 @@ class RdmaCongestionControl : public Object
      * \return the copy, or null (the default) for the NIC to build each from its factory
      */
     virtual Ptr<RdmaCongestionControl> Fork() const;
+    /**
+     * Fix the random streams the control draws from (ns-3's AssignStreams).
+     * \param stream first stream
+     * \return streams used (the default: 0, a control that draws nothing)
+     */
+    virtual int64_t AssignStreams(int64_t stream);
     /// Cancel timers (QP disposal).
     virtual void Stop();
 

@@ -151,8 +151,7 @@ class RdmaHpccPint : public RdmaHpcc
     void FillTelemetry(RoceIntHeader& h) const override;
     std::string GetConfigError() const override;
 
-    /** \param stream first stream \return streams used */
-    int64_t AssignStreams(int64_t stream);
+    int64_t AssignStreams(int64_t stream) override;
 
   protected:
     void DoOnAck(const RdmaCcFeedback& fb) override;

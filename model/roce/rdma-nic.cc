@@ -801,6 +801,20 @@ RdmaNic::SetPeerBaseRtt(uint32_t peer, Time rtt, uint64_t bdp)
     m_peerBaseRtt[peer] = {rtt, bdp};
 }
 
+int64_t
+RdmaNic::AssignStreams(int64_t stream)
+{
+    m_ccStream = stream;
+    for (const auto& qp : m_qpList)
+    {
+        if (qp->m_cc)
+        {
+            qp->m_cc->AssignStreams(m_ccStream + qp->m_qpn);
+        }
+    }
+    return QP_STREAMS;
+}
+
 RdmaQueuePair*
 RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
 {
@@ -833,6 +847,10 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
     qp->m_port = port;
     qp->m_lineRate = m_ports[port].rate;
     qp->m_cc = CreateCongestionControl();
+    if (qp->m_cc && m_ccStream >= 0)
+    {
+        qp->m_cc->AssignStreams(m_ccStream + qpn);
+    }
     auto pathRtt = m_peerBaseRtt.find(peer);
     if (qp->m_cc && pathRtt != m_peerBaseRtt.end())
     {

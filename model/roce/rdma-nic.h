@@ -250,6 +250,19 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver, public RocePullS
      */
     void SetPeerBaseRtt(uint32_t peer, Time rtt, uint64_t bdp = 0);
 
+    /// streams a NIC reserves for its queue pairs' congestion controls: one per QPN
+    static constexpr int64_t QP_STREAMS = int64_t(1) << 32;
+
+    /**
+     * Fix the random streams of the queue pairs' congestion controls, which are made at run
+     * time (HPCC-PINT samples ACKs): the control of QPN q draws from stream + q, whatever the
+     * process made before and whichever NICs it holds (MPI). Controls made already get theirs
+     * too. Without a call they take ns-3's automatic streams.
+     * \param stream first stream
+     * \return streams reserved, QP_STREAMS
+     */
+    int64_t AssignStreams(int64_t stream);
+
     /** \return payload bytes retransmitted by all QPs */
     uint64_t GetRetransmittedBytes() const
     {
@@ -539,6 +552,7 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver, public RocePullS
     /// are its forks (RdmaCongestionControl::Fork), so a NIC's controls all take the
     /// attributes its first one had
     mutable Ptr<RdmaCongestionControl> m_ccPrototype;
+    int64_t m_ccStream{-1}; //!< AssignStreams' first stream, -1: automatic streams
     uint32_t m_ackInterval;
     bool m_rateChangeReschedules;          //!< RateChangeReschedules
     SchedulerType m_scheduler{SCHED_RING}; //!< Scheduler
