@@ -46,6 +46,25 @@ constexpr uint64_t LATENCY_NS = 1000;      // 1 us per link
 constexpr uint32_t MTU = 1000;             // the HPCC family's payload size
 
 /**
+ * An all-reduce of `bytes` with `algorithm` on a fabric `roce` installed on `t`, run to the
+ * end; the simulator is destroyed after.
+ * \return its time (ns), or -1 when it did not complete as planned
+ */
+int64_t
+RunAllReduce(const Topology& t, RoceHelper& roce, uint64_t bytes, const std::string& algorithm)
+{
+    CollectiveHelper collectives;
+    collectives.Install(t.topo, roce);
+    Ptr<Collective> c = collectives.AllReduce(bytes, algorithm);
+    Simulator::Run();
+    const int64_t ns = c->IsComplete() && c->Check().empty()
+                           ? (c->GetEndTime() - c->GetStartTime()).GetNanoSeconds()
+                           : -1;
+    Simulator::Destroy();
+    return ns;
+}
+
+/**
  * N senders into one receiver through one switch (a star of N + 1 NPUs), each sender one
  * endless RDMA WRITE at priority 3; samples the bottleneck (the switch port toward the
  * receiver) every SAMPLE from `from` to `to`.
@@ -701,15 +720,7 @@ class RoceHpccAnyRateTestCase : public TestCase
             return -1;
         }
         roce.Install(t.topo);
-        CollectiveHelper collectives;
-        collectives.Install(t.topo, roce);
-        Ptr<Collective> c = collectives.AllReduce(4 << 20, "ring");
-        Simulator::Run();
-        const int64_t ns = c->IsComplete() && c->Check().empty()
-                               ? (c->GetEndTime() - c->GetStartTime()).GetNanoSeconds()
-                               : -1;
-        Simulator::Destroy();
-        return ns;
+        return RunAllReduce(t, roce, 4 << 20, "ring");
     }
 
     void DoRun() override
@@ -763,15 +774,7 @@ class RoceHpccPintStreamsTestCase : public TestCase
         roce.SetCongestionControlAttribute("SampleProbability", DoubleValue(0.5));
         roce.Install(t.topo);
         roce.AssignStreams(stream);
-        CollectiveHelper collectives;
-        collectives.Install(t.topo, roce);
-        Ptr<Collective> c = collectives.AllReduce(1 << 20, "direct");
-        Simulator::Run();
-        const int64_t ns = c->IsComplete() && c->Check().empty()
-                               ? (c->GetEndTime() - c->GetStartTime()).GetNanoSeconds()
-                               : -1;
-        Simulator::Destroy();
-        return ns;
+        return RunAllReduce(t, roce, 1 << 20, "direct");
     }
 
     void DoRun() override
