@@ -173,7 +173,8 @@ Emit(const std::string& text)
 
 /**
  * Puts the nodes on ranks (--partition if given, else what `roce` holds), checks and installs
- * the fabric; every rank exits with one line when the partition or the fabric is bad.
+ * the fabric and fixes its random streams from 0 (the same numbers on every rank: ECN marks,
+ * HPCC-PINT's samples); every rank exits with one line when the partition or the fabric is bad.
  */
 RoceFabricNodes
 InstallOrExit(RoceHelper& roce, const tn_topology* topo, const std::string& partitionText)
@@ -190,7 +191,9 @@ InstallOrExit(RoceHelper& roce, const tn_topology* topo, const std::string& part
     }
     const std::string bad = roce.Check(topo);
     DistributedHelper::ExitUnlessAll(bad.empty(), "error: " + bad);
-    return roce.Install(topo);
+    RoceFabricNodes fabric = roce.Install(topo);
+    roce.AssignStreams(0);
+    return fabric;
 }
 
 /**
@@ -529,7 +532,6 @@ main(int argc, char** argv)
         roce.SetPartition(partition);
     }
     RoceFabricNodes fabric = InstallOrExit(roce, topo, partitionText);
-    roce.AssignStreams(0);
     StatsHelper stats;
     if (!db.empty())
     {

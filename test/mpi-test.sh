@@ -13,8 +13,10 @@
 #   set (RoceFrameScheduler, see doc/distributed.rst), whichever engine;
 #   - roce-distributed --case=collective: an all-reduce planned by the C core and run by
 #     CollectiveHelper on nodes placed by tn_partition_auto: torus:8x8 MultiTree, fattree:k=8
-#     ring with planned and with ECMP routing, torus:4x4 ring2d of 4 MiB: every transfer line
-#     equal to one process, with both engines;
+#     ring with planned and with ECMP routing, torus:4x4 ring2d of 4 MiB, and a torus:4x4
+#     direct all-reduce under HPCC-PINT sampling half the ACKs (each queue pair's control
+#     draws from the stream RoceHelper::AssignStreams gave its NIC's rank and QPN): every
+#     transfer line equal to one process, with both engines;
 #   - bad partitions (a node twice, a node left out, another number of ranks, more ranks than
 #     nodes) are refused before anything runs: non-zero exit, one error line;
 #   - recorded (--db, granted engine): every table of the database equal to one process but
@@ -107,6 +109,9 @@ compare "fattree:k=8 ring ecmp" --case=collective --topology=fattree:k=8 --algor
     --routing=ecmp --bytes=262144
 compare "torus:4x4 ring2d" --case=collective --topology=torus:4x4 --algorithm=ring2d \
     --bytes=4194304
+compare "torus:4x4 direct, HPCC-PINT sampling half the ACKs" --case=collective \
+    --topology=torus:4x4 --algorithm=direct --bytes=1048576 \
+    --ns3::RdmaNic::CongestionControl=hpcc-pint --ns3::RdmaHpccPint::SampleProbability=0.5
 
 # A training job whose messages reach a rank before its NPUs reach the collective: one ResNet-50
 # iteration on fattree:k=4 with NPUs 8-15 (rank 1) 4x slower, so rank 0's NPUs reach every
