@@ -124,8 +124,8 @@ ulist_push(ulist* a, uint32_t x)
  * links do not change each other's rates. The sums are kept in integer units, rounded up per
  * flow, so that starts and ends never drift; a margin of 1e-6 of the capacity covers the
  * filling's floor (1e-9 of a capacity) and its rounding. Bounds stop at BOUND_MAX (1 Pb/s)
- * and a link's room below it, so that a stopped bound never makes a link slack and 2^32 flows
- * on one link cannot overflow the sum. */
+ * and a link's room below it, so that a stopped bound never makes a link slack and 2^32
+ * listings on one link (its slots are uint32) cannot overflow the sum. */
 #define BOUND_UNIT 1e-3 /* bit/ns */
 #define BOUND_MARGIN 1e-6
 #define BOUND_MAX 1e9

@@ -807,12 +807,18 @@ RdmaNic::AssignStreams(int64_t stream)
     m_ccStream = stream;
     for (const auto& qp : m_qpList)
     {
-        if (qp->m_cc)
-        {
-            qp->m_cc->AssignStreams(m_ccStream + qp->m_qpn);
-        }
+        AssignQpStream(*qp);
     }
     return QP_STREAMS;
+}
+
+void
+RdmaNic::AssignQpStream(RdmaQueuePair& qp) const
+{
+    if (qp.m_cc && m_ccStream >= 0)
+    {
+        qp.m_cc->AssignStreams(m_ccStream + qp.m_qpn);
+    }
 }
 
 RdmaQueuePair*
@@ -847,10 +853,7 @@ RdmaNic::GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane)
     qp->m_port = port;
     qp->m_lineRate = m_ports[port].rate;
     qp->m_cc = CreateCongestionControl();
-    if (qp->m_cc && m_ccStream >= 0)
-    {
-        qp->m_cc->AssignStreams(m_ccStream + qpn);
-    }
+    AssignQpStream(*qp);
     auto pathRtt = m_peerBaseRtt.find(peer);
     if (qp->m_cc && pathRtt != m_peerBaseRtt.end())
     {

@@ -380,6 +380,8 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver, public RocePullS
 
     /// \return the queue pair (m_qpList owns it), created at its first use
     RdmaQueuePair* GetOrCreateQp(uint32_t peer, uint8_t priority, uint32_t lane);
+    /// its control draws from m_ccStream + its QPN (nothing before AssignStreams)
+    void AssignQpStream(RdmaQueuePair& qp) const;
     Ptr<Packet> PullFrom(uint32_t port, uint8_t pausedMask) override;
     Ptr<Packet> BuildDataPacket(RdmaQueuePair* qp);
     /** \return whether the packet metadata is on: headers added one by one (RdmaTxHeaders) */
