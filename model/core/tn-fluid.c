@@ -157,8 +157,10 @@ typedef struct fflow
     uint32_t ver;   /* of its current finish entry */
     uint32_t stamp; /* component stamp */
     uint32_t hops;  /* 0: not active */
+    uint32_t neck;  /* the link that froze it at its rate (its bottleneck) */
     uint8_t frozen; /* while filling: 0 no, 1 same rate, 2 rate changed */
     uint8_t fresh;  /* started since the last update (no rate yet) */
+    uint8_t moved;  /* its rate changed in this update */
 } fflow;
 
 struct tn_fluid
@@ -524,12 +526,29 @@ threshold(tn_fluid* f)
     return f->whole ? -HUGE_VAL : theta * (1 - 1e-9);
 }
 
-/* The links touched and the flows connected to them through shared links, transitively,
- * but for the flows that keep their rates (below the threshold): those only hold capacity
- * of the links they cross. Slack links are not searched through, but with
- * tn_fluid_set_whole, whose count of visited flows stays the whole component's (the cost
- * model's budget). Each link's capacity left over them and its other flows are set
- * for the fill. */
+/* flow i is recomputed in this update, and its links that can be filled are filled */
+static bool
+join(tn_fluid* f, uint32_t i)
+{
+    fflow* fl = &f->flows[i];
+    fl->stamp = f->stamp;
+    fl->moved = 0;
+    if (!ulist_push(&f->comp_flows, i))
+        return false;
+    const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+    for (uint32_t h = 0; h < fl->hops; h++)
+    {
+        if (f->whole || !slack(&f->links[hl[h]]))
+            mark_link(f, hl[h]);
+    }
+    return true;
+}
+
+/* The flows to recompute first: those of the links touched, but for the flows that keep their
+ * rates (below the threshold). With tn_fluid_set_whole, every flow connected to them through
+ * shared links, transitively (slack links included), so that the count of visited flows is
+ * the whole component's (the cost model's budget); otherwise expand() adds, after each fill,
+ * the flows whose rates the fill has made wrong. */
 static bool
 component(tn_fluid* f)
 {
@@ -549,7 +568,28 @@ component(tn_fluid* f)
         f->links[f->seeds[s]].seeded = 0;
         mark_link(f, f->seeds[s]);
     }
+    const uint32_t touched = f->seed_count;
     f->seed_count = 0;
+    for (uint32_t c = 0; c < f->comp_link_count && (f->whole || c < touched); c++)
+    {
+        const flink* k = &f->links[f->comp_links[c]];
+        for (size_t q = 0; q < k->on.n; q++)
+        {
+            uint32_t i = k->on.v[q];
+            const fflow* fl = &f->flows[i];
+            if (fl->stamp == f->stamp || (!fl->fresh && fl->rate < theta))
+                continue;
+            if (!join(f, i))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* each link's capacity left over the flows held at their rates, and its flows to fill */
+static void
+settle(tn_fluid* f)
+{
     for (uint32_t c = 0; c < f->comp_link_count; c++)
     {
         flink* k = &f->links[f->comp_links[c]];
@@ -557,24 +597,90 @@ component(tn_fluid* f)
         k->count = 0;
         for (size_t q = 0; q < k->on.n; q++)
         {
-            uint32_t i = k->on.v[q];
-            fflow* fl = &f->flows[i];
-            if (!fl->fresh && fl->rate < theta)
-            {
+            const fflow* fl = &f->flows[k->on.v[q]];
+            if (fl->stamp == f->stamp)
+                k->count++;
+            else
                 k->left -= fl->rate;
-                continue;
-            }
-            k->count++;
+        }
+    }
+}
+
+/* link l is saturated and no flow on it runs faster than `rate` (within rounding) */
+static bool
+bottleneck(const tn_fluid* f, uint32_t l, double rate)
+{
+    const flink* k = &f->links[l];
+    double sum = 0;
+    for (size_t q = 0; q < k->on.n; q++)
+    {
+        double r = f->flows[k->on.v[q]].rate;
+        if (r > rate * (1 + 1e-9))
+            return false;
+        sum += r;
+    }
+    return sum >= k->cap * (1 - 1e-9);
+}
+
+/* held flow i has lost its neck: another of its links that is one becomes its neck */
+static bool
+reneck(tn_fluid* f, uint32_t i)
+{
+    fflow* fl = &f->flows[i];
+    const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+    for (uint32_t h = 0; h < fl->hops; h++)
+    {
+        if (hl[h] != fl->neck && bottleneck(f, hl[h], fl->rate))
+        {
+            fl->neck = hl[h];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Max-min fair rates are the only feasible ones in which every flow has a bottleneck: a
+ * saturated link on which no flow runs faster (its neck, where the filling froze it). A fill
+ * of some flows with the others held keeps the links feasible and gives each flow filled its
+ * neck, unless a held flow on that neck runs faster; a held flow keeps its neck unless a flow
+ * filled crosses it and now runs faster there or leaves it unsaturated (another of its links
+ * may then be its neck: reneck). Held flows whose necks no flow filled crosses keep them as
+ * they were. So the held flows found wrong here are filled with the others, until none is:
+ * the rates are then those a filling of the whole component gives (within rounding), having
+ * visited only the flows they changed and their neighbours. Every link a fill could change is
+ * checked (those marked before it; a flow joining here marks its links for the next). */
+static bool
+expand(tn_fluid* f, bool* grown)
+{
+    *grown = false;
+    const uint32_t checked = f->comp_link_count;
+    for (uint32_t c = 0; c < checked; c++)
+    {
+        const uint32_t l = f->comp_links[c];
+        const flink* k = &f->links[l];
+        double sum = 0, top = 0, low = HUGE_VAL;
+        for (size_t q = 0; q < k->on.n; q++)
+        {
+            const fflow* fl = &f->flows[k->on.v[q]];
+            sum += fl->rate;
+            if (fl->rate > top)
+                top = fl->rate;
+            if (fl->stamp == f->stamp && fl->neck == l && fl->rate < low)
+                low = fl->rate;
+        }
+        const bool full = sum >= k->cap * (1 - 1e-9);
+        for (size_t q = 0; q < k->on.n; q++)
+        {
+            uint32_t i = k->on.v[q];
+            const fflow* fl = &f->flows[i];
             if (fl->stamp == f->stamp)
                 continue;
-            fl->stamp = f->stamp;
-            if (!ulist_push(&f->comp_flows, i))
-                return false;
-            const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
-            for (uint32_t h = 0; h < fl->hops; h++)
+            if (fl->rate > low * (1 + 1e-9) ||
+                (fl->neck == l && (!full || fl->rate < top * (1 - 1e-9)) && !reneck(f, i)))
             {
-                if (f->whole || !slack(&f->links[hl[h]]))
-                    mark_link(f, hl[h]);
+                if (!join(f, i))
+                    return false;
+                *grown = true;
             }
         }
     }
@@ -659,7 +765,7 @@ share_fix(tn_fluid* f, uint32_t l)
  * heap of every (share, link) ever computed would pop once its stale entries are skipped;
  * the links a link's flows cross get their new share once that link is done, since nothing
  * reads the heap meanwhile. */
-static bool
+static void
 fill(tn_fluid* f, double now)
 {
     f->share_n = 0;
@@ -699,12 +805,14 @@ fill(tn_fluid* f, double now)
             if (fl->frozen || fl->stamp != f->stamp)
                 continue; /* frozen now, or keeping its rate */
             fl->frozen = share == fl->rate ? 1 : 2;
+            fl->neck = l;
             const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
             if (fl->frozen == 2)
             {
                 for (uint32_t k = 0; k < fl->hops; k++)
                     account(f, hl[k], share - fl->rate, now);
                 fl->rate = share;
+                fl->moved = 1;
             }
             for (uint32_t k = 0; k < fl->hops; k++)
             {
@@ -727,12 +835,18 @@ fill(tn_fluid* f, double now)
             share_fix(f, f->moved[c]);
         }
     }
+}
+
+/* new finish entries for the flows whose rates changed; the others' stand */
+static bool
+reschedule(tn_fluid* f, double now)
+{
     for (size_t c = 0; c < f->comp_flows.n; c++)
     {
         uint32_t i = f->comp_flows.v[c];
         fflow* fl = &f->flows[i];
-        if (fl->frozen == 1)
-            continue; /* same rate: its finish entry stands */
+        if (!fl->moved)
+            continue;
         fl->ver++;
         double t = fl->rate > 0 ? now + fl->rem / fl->rate : now;
         if (!fheap_push(&f->finish, (fent){t, fl->tag, i, fl->ver}))
@@ -757,8 +871,17 @@ tn_fluid_update(tn_fluid* f, double now, tn_error* err)
     f->updates++;
     if (!component(f))
         return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+    for (bool grown = true; grown;)
+    {
+        settle(f);
+        fill(f, now);
+        if (f->whole)
+            break;
+        if (!expand(f, &grown))
+            return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
+    }
     f->visited += f->comp_flows.n;
-    if (!fill(f, now))
+    if (!reschedule(f, now))
         return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
     if (f->finish.n > 4 * (size_t)f->active + 1024) /* drop stale finish entries */
     {

@@ -14,9 +14,9 @@
  *    tag. While active it holds every link of its list at once at its rate.
  *  - tn_fluid_start and tn_fluid_end change the set of flows at an instant `now`; the rates
  *    stay as they were until tn_fluid_update(now), which sets the max-min fair rates of every
- *    flow: it recomputes only flows connected through shared links to the links touched since
- *    the last update, and of those only the ones whose rates may change (below), the others
- *    keep their rates and their finish times. Callers batch every start and end of one
+ *    flow: it recomputes the flows of the links touched since the last update whose rates may
+ *    change, then the flows those changes make wrong (below); the others keep their rates and
+ *    their finish times. Callers batch every start and end of one
  *    instant before one update, so flows of one instant cost one recomputation. Nothing is
  *    recomputed when nothing was touched (tn_fluid_dirty).
  *  - Filling: a link's share is its capacity left over its flows not yet frozen; the link of
@@ -37,18 +37,23 @@
  *    an error the engine is still valid; the failed start added nothing.
  *
  * How it is computed (may change without changing the results above): a stamp marks the
- * component of touched links and their flows; progressive filling freezes flows in the order
- * of their rates, so the flows whose rate is below every ended flow's rate and below the
- * first share (capacity over flows) of every started flow's links are those a new filling
- * would freeze first, at the same rates: they keep them, hold their links' capacity, and are
- * not visited (the component is searched through the other flows only). A link whose flows'
- * slowest links' capacities sum below its own (a slack link: a server's fast switch port
- * under slower rails) is never filled, so the search does not cross it unless it was touched
- * (a touched link may just have become slack: its flows are recomputed), but with
- * tn_fluid_set_whole. The filling of the
- * others pops links from a heap holding one (share, link) entry per link, updated in place;
- * a heap of (finish, tag, version) entries is invalidated lazily. core/fluid checks the rates
- * of random instances against a plain progressive filling.
+ * flows recomputed and their links; progressive filling freezes flows in the order of their
+ * rates, so the flows whose rate is below every ended flow's rate and below the first share
+ * (capacity over flows) of every started flow's links are those a new filling would freeze
+ * first, at the same rates: they keep them and hold their links' capacity. The touched links'
+ * other flows are filled again from the capacity the others leave. Max-min rates are the
+ * feasible ones in which every flow has a bottleneck (a saturated link where no flow runs
+ * faster: the link that froze it, its neck), so a held flow that this fill leaves without one,
+ * or that runs faster than a filled flow on that flow's neck, joins the filling, which is
+ * repeated until none does: a recomputation stops where rates stop changing, however far the
+ * flows are connected. A link whose flows' slowest links' capacities sum below its own (a
+ * slack link: a server's fast switch port under slower rails) is never filled nor checked.
+ * With tn_fluid_set_whole every flow connected to the touched links through shared links
+ * (slack links too) is filled instead, so that the count of visited flows is the whole
+ * component's (the cost model's budget). The filling pops links from a heap holding one
+ * (share, link) entry per link, updated in place; a heap of (finish, tag, version) entries is
+ * invalidated lazily. core/fluid checks the rates of random instances against a plain
+ * progressive filling.
  */
 #ifndef TN_FLUID_H
 #define TN_FLUID_H
@@ -85,9 +90,9 @@ extern "C"
     /** Flow `id` leaves its links at `now`; its bits stopped crossing at `end` (<= now). */
     void tn_fluid_end(tn_fluid* f, uint32_t id, double end, double now);
 
-    /** Recompute every flow of the component at each update (true), not only those whose
-     *  rates may change, and join flows through slack links too: the same rates, more work;
-     *  tn-cost's budget counts that work. */
+    /** Recompute every flow connected to the touched links at each update (true), through
+     *  slack links too, not only those whose rates may change: the same rates (within
+     *  rounding), more work; tn-cost's budget counts that work. */
     void tn_fluid_set_whole(tn_fluid* f, bool whole);
 
     /** true when flows started or ended since the last update */

@@ -3,9 +3,9 @@
  *
  * The fluid engine against closed forms: N flows on one link get C/N; the max-min rates of
  * parking lots (a long flow across links each shared with short ones); flows that end give
- * their share back; every bit started crosses every link of its path; only the component
- * of touched links is recomputed, and of it only the flows whose rates may change, and links
- * that cannot be filled do not join flows into one component; bad flows
+ * their share back; every bit started crosses every link of its path; only the flows whose
+ * rates may change are recomputed, stopping where rates stop changing, held flows left without
+ * a bottleneck are filled again, and links that cannot be filled do not join flows; bad flows
  * are refused without changing anything. Random instances against a straightforward progressive
  * filling kept here (the reference): every active flow's rate after every update, no link over its
  * capacity, every bit carried.
@@ -345,6 +345,98 @@ test_slack_link(tn_test_ctx* ctx)
     tn_fluid_destroy(f);
 }
 
+/* A recomputation stops where rates stop changing: 63 flows in a chain of 64 links of
+ * capacity 1, flow i across links i and i + 1, all run at 1/2 (each inner link holds two).
+ * When flow 0 ends, flow 1 is alone on link 1 but still shares link 2 with flow 2 at 1/2:
+ * nothing changes, and only flow 1 is visited (tn_fluid_set_whole visits the 62 left, all one
+ * component); so for flow 62's end. A flow x on link 2 alone takes 1/3 of it with flows 1 and
+ * 2; flow 3 is still held to 1/2 by link 4: three flows visited (whole: 62). */
+static void
+test_local_recomputation(tn_test_ctx* ctx)
+{
+    for (int whole = 0; whole < 2; whole++)
+    {
+        double cap[64];
+        for (uint32_t l = 0; l < 64; l++)
+            cap[l] = 1.0;
+        tn_fluid* f = make(ctx, 64, cap);
+        TN_REQUIRE(ctx, f != NULL);
+        tn_fluid_set_whole(f, whole);
+        uint32_t id[63];
+        for (uint32_t i = 0; i < 63; i++)
+            id[i] = start(ctx, f, (uint32_t[]){i, i + 1}, 2, 1e3, i);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+        for (uint32_t i = 0; i < 63; i++)
+            TN_CHECK_NEAR(ctx, tn_fluid_rate(f, id[i]), 0.5, 1e-12);
+        uint64_t visited = tn_fluid_visited(f);
+        tn_fluid_end(f, id[0], 1.0, 1.0);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 1.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f) - visited, whole ? 62 : 1);
+        visited = tn_fluid_visited(f);
+        tn_fluid_end(f, id[62], 1.0, 1.0);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 1.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f) - visited, whole ? 61 : 1);
+        for (uint32_t i = 1; i < 62; i++)
+            TN_CHECK_NEAR(ctx, tn_fluid_rate(f, id[i]), 0.5, 1e-12);
+        visited = tn_fluid_visited(f);
+        const uint32_t l2 = 2;
+        uint32_t x = start(ctx, f, &l2, 1, 1e3, 63);
+        TN_CHECK_EQ(ctx, tn_fluid_update(f, 1.0, NULL), TN_OK);
+        TN_CHECK_EQ(ctx, tn_fluid_visited(f) - visited, whole ? 62 : 3);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, x), 1.0 / 3, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, id[1]), 1.0 / 3, 1e-12);
+        TN_CHECK_NEAR(ctx, tn_fluid_rate(f, id[2]), 1.0 / 3, 1e-12);
+        for (uint32_t i = 3; i < 62; i++)
+            TN_CHECK_NEAR(ctx, tn_fluid_rate(f, id[i]), 0.5, 1e-12);
+        tn_fluid_destroy(f);
+    }
+}
+
+/* A flow held at its rate is filled again when the fill of the others makes it wrong. Links
+ * A (0) and B (1). (1) A of 1, B of 0.5: p on A, q on A and B, r on B; q and r get 0.25 (B),
+ * p 0.75. When r ends, q alone is filled first and gets 0.25 of A beside p held at 0.75, so A
+ * is q's neck with p faster on it: p joins, and both run at 1/2. (2) A and B of 1, B of 0.6
+ * in a second engine: p and q share A at 1/2 (A's id is smaller); n starting on B holds q to
+ * 0.3, which leaves p's neck A unsaturated: p joins and rises to 0.7. */
+static void
+test_held_flows_join(tn_test_ctx* ctx)
+{
+    const uint32_t a = 0, b = 1, ab[] = {0, 1};
+    const double cap1[] = {1.0, 0.5};
+    tn_fluid* f = make(ctx, 2, cap1);
+    TN_REQUIRE(ctx, f != NULL);
+    uint32_t p = start(ctx, f, &a, 1, 1e3, 0);
+    uint32_t q = start(ctx, f, ab, 2, 1e3, 1);
+    uint32_t r = start(ctx, f, &b, 1, 1e3, 2);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, p), 0.75, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, q), 0.25, 1e-12);
+    uint64_t visited = tn_fluid_visited(f);
+    tn_fluid_end(f, r, 1.0, 1.0);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 1.0, NULL), TN_OK);
+    TN_CHECK_EQ(ctx, tn_fluid_visited(f) - visited, 2);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, p), 0.5, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, q), 0.5, 1e-12);
+    tn_fluid_destroy(f);
+
+    const double cap2[] = {1.0, 0.6};
+    f = make(ctx, 2, cap2);
+    TN_REQUIRE(ctx, f != NULL);
+    p = start(ctx, f, &a, 1, 1e3, 0);
+    q = start(ctx, f, ab, 2, 1e3, 1);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, p), 0.5, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, q), 0.5, 1e-12);
+    visited = tn_fluid_visited(f);
+    uint32_t n = start(ctx, f, &b, 1, 1e3, 2);
+    TN_CHECK_EQ(ctx, tn_fluid_update(f, 0.0, NULL), TN_OK);
+    TN_CHECK_EQ(ctx, tn_fluid_visited(f) - visited, 3);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, p), 0.7, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, q), 0.3, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, n), 0.3, 1e-12);
+    tn_fluid_destroy(f);
+}
+
 /* Refused: no links, a link out of range, no bits. Nothing is added by a refusal. */
 static void
 test_refused(tn_test_ctx* ctx)
@@ -584,5 +676,7 @@ tn_suite_fluid(tn_test_suite* suite)
     tn_test_add(suite, "refused", test_refused);
     tn_test_add(suite, "keeps-slower-flows", test_keeps_slower_flows);
     tn_test_add(suite, "slack-link", test_slack_link);
+    tn_test_add(suite, "local-recomputation", test_local_recomputation);
+    tn_test_add(suite, "held-flows-join", test_held_flows_join);
     tn_test_add(suite, "random-against-reference", test_random_against_reference);
 }
