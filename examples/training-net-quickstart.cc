@@ -138,6 +138,7 @@ main(int argc, char* argv[])
                                      "training-net-quickstart: " + fabricError,
                                      2);
     roce.Install(topo);
+    roce.AssignStreams(0); // ECN marks, PINT samples: the same draws in every run and on every rank
     RocePcapFiles pcap;
     std::string pcapError;
     if (!pcapPrefix.empty() && !pcap.Open(pcapPrefix, roce.GetFabric().devices, &pcapError))

@@ -18,7 +18,7 @@ status. One check per example:
                         2(N-1)/N S / time, speed-up = the first algorithm's time / this one's
                         (1.00 on the first line of each routing); the database: a run 'ok' per
                         line whose parameters name the mode, its collective with the printed
-                        time
+                        time; a (routing, algorithm) repeated takes the time it took first
   training-net-nccl-tests  nccl-tests' table: a row per size of the -b/-e/-f sweep, in order,
                         rounded to whole floats (per rank where the buffer is split); count =
                         size / 4 (/ n); algbw = size / time and busbw = nccl-tests' factor x
@@ -162,6 +162,10 @@ def collective_comparison(out, db, args):
               "%s: busbw %g, expected %g" % (row, busbw, bus))
         check(abs(speedup - reference / us) <= reference / us * (0.05 / us + 0.05 / reference)
               + 0.005, "%s: speed-up %g, expected %g / %g" % (row, speedup, reference, us))
+        # a run repeated in the process draws what it drew first (RoceHelper::AssignStreams)
+        first = expected.index(expected[i])
+        check(times[first] == us, "%s: %g us, the same run before took %g us"
+              % (row, us, times[first]))
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     runs = con.execute("SELECT run_id, status, params_json FROM run ORDER BY run_id").fetchall()
     check([s for _, s, _ in runs] == ["ok"] * len(rows), "runs: %s" % [s for _, s, _ in runs])
