@@ -251,7 +251,7 @@ tn_schedule_create(tn_collective coll,
 }
 
 static void
-unfinalize(tn_schedule* s)
+free_finalized(tn_schedule* s)
 {
     free(s->dep_index);
     free(s->dep_ids);
@@ -262,6 +262,38 @@ unfinalize(tn_schedule* s)
     s->finalized = false;
 }
 
+/* Before a change to a finalized schedule: its deps as a list again, rebuilt from the CSR
+ * (finalize dropped the list: it held twice the CSR's dep array, for the whole life of a
+ * cached plan). The rows are sorted and without repeats, so finalizing again gives the
+ * same arrays. */
+static tn_status
+unfinalize(tn_schedule* s, tn_error* err)
+{
+    if (!s->finalized)
+    {
+        return TN_OK;
+    }
+    size_t m = s->dep_index[s->count];
+    tn_edge* edges = malloc((m ? m : 1) * sizeof(*edges));
+    if (!edges)
+    {
+        return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
+    }
+    for (uint32_t i = 0; i < s->count; i++)
+    {
+        for (uint32_t k = s->dep_index[i]; k < s->dep_index[i + 1]; k++)
+        {
+            edges[k].to = i;
+            edges[k].from = s->dep_ids[k];
+        }
+    }
+    s->edges = edges;
+    s->edge_count = m;
+    s->edge_capacity = m ? m : 1;
+    free_finalized(s);
+    return TN_OK;
+}
+
 void
 tn_schedule_destroy(tn_schedule* s)
 {
@@ -269,7 +301,7 @@ tn_schedule_destroy(tn_schedule* s)
     {
         return;
     }
-    unfinalize(s);
+    free_finalized(s);
     free(s->algorithm);
     free(s->transfers);
     free(s->edges);
@@ -485,6 +517,10 @@ tn_schedule_add(tn_schedule* s,
     }
     tn_status grown =
         check_growth(s, (uint64_t)s->count + 1, s->edge_count + ndeps, s->path_links_count, err);
+    if (!grown)
+    {
+        grown = unfinalize(s, err);
+    }
     if (grown)
     {
         return grown;
@@ -553,10 +589,6 @@ tn_schedule_add(tn_schedule* s,
     }
     s->total_bytes += spec->length;
     s->local_count += local;
-    if (s->finalized)
-    {
-        unfinalize(s);
-    }
     if (id)
     {
         *id = tid;
@@ -574,11 +606,11 @@ tn_schedule_add_dep(tn_schedule* s, uint32_t id, uint32_t dep, tn_error* err)
     tn_status st = check_growth(s, s->count, s->edge_count + 1, s->path_links_count, err);
     if (!st)
     {
-        st = add_edge(s, id, dep, err);
+        st = unfinalize(s, err);
     }
-    if (!st && s->finalized)
+    if (!st)
     {
-        unfinalize(s);
+        st = add_edge(s, id, dep, err);
     }
     return st;
 }
@@ -835,6 +867,10 @@ tn_schedule_finalize(tn_schedule* s, tn_error* err)
     s->succ_ids = succ_ids;
     s->order = order;
     s->finalized = true;
+    free(s->edges); /* the CSR holds them; unfinalize rebuilds the list */
+    s->edges = NULL;
+    s->edge_count = m;
+    s->edge_capacity = 0;
     return TN_OK;
 
 nomem:

@@ -78,7 +78,9 @@
  * Life cycle: create -> add transfers / deps / paths -> tn_schedule_finalize()
  * (checks ids, ranges, acyclicity; builds the dep CSR and a topological order)
  * -> read-only use (accessors, tn_verify, tn_cost). Adding anything after
- * finalize un-finalizes the schedule (finalize again). Accessors marked
+ * finalize un-finalizes the schedule (finalize again). A finalized schedule holds
+ * its deps once, in the CSR: the list as added goes (cached plans hold many
+ * schedules), and adding after finalize rebuilds it from the CSR. Accessors marked
  * "finalized" require a finalized schedule (assert); pointers they return stay
  * valid until the schedule is modified or destroyed.
  *

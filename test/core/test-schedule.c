@@ -136,6 +136,22 @@ test_builder(tn_test_ctx* ctx)
     const uint32_t* p = tn_schedule_path(s, 2, &nd);
     TN_CHECK(ctx, nd == 3 && p[2] == 9);
     TN_CHECK(ctx, tn_schedule_path(s, 0, &nd) == NULL && nd == 0);
+    /* added after finalize: the deps held in the CSR alone come back with the new ones */
+    sp.step = 5;
+    const uint32_t dep1 = 1;
+    TN_CHECK_EQ(ctx, tn_schedule_add(s, &sp, &dep1, 1, &id, &err), TN_OK);
+    TN_CHECK(ctx, id == 3 && !tn_schedule_is_finalized(s));
+    TN_CHECK_EQ(ctx, tn_schedule_add_dep(s, 3, 0, &err), TN_OK);
+    TN_CHECK_EQ(ctx, tn_schedule_finalize(s, &err), TN_OK);
+    d = tn_schedule_deps(s, 1, &nd);
+    TN_CHECK(ctx, nd == 2 && d[0] == 0 && d[1] == 2);
+    d = tn_schedule_deps(s, 3, &nd);
+    TN_CHECK(ctx, nd == 2 && d[0] == 0 && d[1] == 1);
+    su = tn_schedule_succs(s, 0, &nd);
+    TN_CHECK(ctx, nd == 2 && su[0] == 1 && su[1] == 3);
+    order = tn_schedule_topo_order(s);
+    TN_CHECK(ctx, order[0] == 0 && order[1] == 2 && order[2] == 1 && order[3] == 3);
+    TN_CHECK(ctx, tn_schedule_path(s, 2, &nd) != NULL && nd == 3);
     /* a cycle */
     TN_CHECK_EQ(ctx, tn_schedule_add_dep(s, 0, 1, &err), TN_OK);
     TN_CHECK(ctx, !tn_schedule_is_finalized(s));
