@@ -50,6 +50,7 @@ core_sources = [
     'model/core/tn-topology-file.c',
     'model/core/tn-topology-gen.c',
     'model/core/tn-schedule.c',
+    'model/core/tn-schedule-layout.c',
     'model/core/tn-signal.c',
     'model/core/tn-symmetry.c',
     'model/core/tn-themis.c',
