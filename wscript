@@ -51,6 +51,7 @@ core_sources = [
     'model/core/tn-topology-gen.c',
     'model/core/tn-schedule.c',
     'model/core/tn-schedule-layout.c',
+    'model/core/tn-csr.c',
     'model/core/tn-signal.c',
     'model/core/tn-symmetry.c',
     'model/core/tn-themis.c',
@@ -111,6 +112,7 @@ core_private_headers = [
     'model/core/tn-program-impl.h',
     'model/core/tn-chakra-impl.h',
     'model/core/tn-array.h',
+    'model/core/tn-csr.h',
     'model/core/tn-text.h',
 ]
 

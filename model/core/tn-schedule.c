@@ -6,6 +6,7 @@
 #include "tn-schedule.h"
 
 #include "tn-array.h"
+#include "tn-csr.h"
 #include "tn-memory.h"
 
 #include <assert.h>
@@ -51,9 +52,13 @@ struct tn_schedule
     uint64_t memory_limit; /* bytes by tn_schedule_memory_estimate, 0 = none */
 
     bool finalized;
-    uint32_t* dep_index; /* count + 1 */
+    /* finalized: transfer i's deps are dep_ids[dep_index[i] ...] (dep_len[i] of them), its
+     * succs likewise; equal rows share their ids (tn-csr.h) */
+    uint32_t* dep_index;
+    uint32_t* dep_len;
     uint32_t* dep_ids;
-    uint32_t* succ_index; /* count + 1 */
+    uint32_t* succ_index;
+    uint32_t* succ_len;
     uint32_t* succ_ids;
     uint32_t* order;
 };
@@ -119,11 +124,14 @@ static void
 free_finalized(tn_schedule* s)
 {
     free(s->dep_index);
+    free(s->dep_len);
     free(s->dep_ids);
     free(s->succ_index);
+    free(s->succ_len);
     free(s->succ_ids);
     free(s->order);
-    s->dep_index = s->dep_ids = s->succ_index = s->succ_ids = s->order = NULL;
+    s->dep_index = s->dep_len = s->dep_ids = NULL;
+    s->succ_index = s->succ_len = s->succ_ids = s->order = NULL;
     s->finalized = false;
 }
 
@@ -138,18 +146,22 @@ unfinalize(tn_schedule* s, tn_error* err)
     {
         return TN_OK;
     }
-    size_t m = s->dep_index[s->count];
+    size_t m = 0;
+    for (uint32_t i = 0; i < s->count; i++)
+    {
+        m += s->dep_len[i];
+    }
     tn_edge* edges = malloc((m ? m : 1) * sizeof(*edges));
     if (!edges)
     {
         return tn_error_set(err, TN_ENOMEM, "schedule: out of memory");
     }
-    for (uint32_t i = 0; i < s->count; i++)
+    for (uint32_t i = 0, e = 0; i < s->count; i++)
     {
-        for (uint32_t k = s->dep_index[i]; k < s->dep_index[i + 1]; k++)
+        for (uint32_t k = 0; k < s->dep_len[i]; k++, e++)
         {
-            edges[k].to = i;
-            edges[k].from = s->dep_ids[k];
+            edges[e].to = i;
+            edges[e].from = s->dep_ids[s->dep_index[i] + k];
         }
     }
     s->edges = edges;
@@ -547,6 +559,34 @@ cmp_u32(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
+/* the finalized CSRs into s, equal rows shared; false: out of memory (s unchanged) */
+static bool
+keep_csr(tn_schedule* s,
+         uint32_t* dep_index,
+         uint32_t** dep_ids,
+         uint32_t* succ_index,
+         uint32_t** succ_ids)
+{
+    uint32_t* dep_len = NULL;
+    uint32_t* succ_len = NULL;
+    if (!tn_csr_share_rows(s->count, dep_index, dep_ids, &dep_len))
+    {
+        return false;
+    }
+    if (!tn_csr_share_rows(s->count, succ_index, succ_ids, &succ_len))
+    {
+        free(dep_len);
+        return false;
+    }
+    s->dep_index = dep_index;
+    s->dep_len = dep_len;
+    s->dep_ids = *dep_ids;
+    s->succ_index = succ_index;
+    s->succ_len = succ_len;
+    s->succ_ids = *succ_ids;
+    return true;
+}
+
 tn_status
 tn_schedule_finalize(tn_schedule* s, tn_error* err)
 {
@@ -726,10 +766,11 @@ tn_schedule_finalize(tn_schedule* s, tn_error* err)
     }
     free(indeg);
     free(heap);
-    s->dep_index = dep_index;
-    s->dep_ids = dep_ids;
-    s->succ_index = succ_index;
-    s->succ_ids = succ_ids;
+    indeg = heap = NULL;
+    if (!keep_csr(s, dep_index, &dep_ids, succ_index, &succ_ids))
+    {
+        goto nomem;
+    }
     s->order = order;
     s->finalized = true;
     free(s->edges); /* the CSR holds them; unfinalize rebuilds the list */
@@ -797,7 +838,7 @@ tn_schedule_step_ordered(const tn_schedule* s)
     if (!s->contention_free || !s->finalized)
         return false;
     for (uint32_t t = 0; t < s->count; t++)
-        for (uint32_t k = s->dep_index[t]; k < s->dep_index[t + 1]; k++)
+        for (uint32_t k = s->dep_index[t]; k < s->dep_index[t] + s->dep_len[t]; k++)
             if (s->transfers[s->dep_ids[k]].step >= s->transfers[t].step)
                 return false;
     return true;
@@ -852,7 +893,7 @@ tn_schedule_deps(const tn_schedule* s, uint32_t id, uint32_t* count)
     assert(s->finalized && id < s->count);
     if (count)
     {
-        *count = s->dep_index[id + 1] - s->dep_index[id];
+        *count = s->dep_len[id];
     }
     return s->dep_ids + s->dep_index[id];
 }
@@ -863,7 +904,7 @@ tn_schedule_succs(const tn_schedule* s, uint32_t id, uint32_t* count)
     assert(s->finalized && id < s->count);
     if (count)
     {
-        *count = s->succ_index[id + 1] - s->succ_index[id];
+        *count = s->succ_len[id];
     }
     return s->succ_ids + s->succ_index[id];
 }

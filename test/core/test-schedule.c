@@ -162,6 +162,54 @@ test_builder(tn_test_ctx* ctx)
     tn_schedule_destroy(s);
 }
 
+/* Equal dep (and succ) lists share their storage once finalized: transfers 2, 3 and 4 wait on
+ * 0 and 1 (given in other orders, with a repeat), 5 on 0 alone; 0 and 1 are then both waited
+ * on by 2, 3 and 4. The lists read back sorted and whole, and again after a later add. */
+static void
+test_shared_rows(tn_test_ctx* ctx)
+{
+    tn_schedule* s = NULL;
+    tn_error err;
+    TN_REQUIRE(ctx, tn_schedule_create(TN_COLL_ALL_TO_ALL, 4, 8, 0, 1, &s, &err) == TN_OK);
+    tn_transfer_spec sp = {0, 1, 0, 8, 2, TN_OP_COPY, 0, -1, 0};
+    const uint32_t lists[6][3] = {{0}, {0}, {0, 1}, {1, 0}, {1, 0, 1}, {0}};
+    const uint32_t counts[6] = {0, 0, 2, 2, 3, 1};
+    for (uint32_t t = 0; t < 6; t++)
+    {
+        sp.src = t % 4;
+        sp.dst = (t + 1) % 4;
+        TN_REQUIRE(ctx, tn_schedule_add(s, &sp, lists[t], counts[t], NULL, &err) == TN_OK);
+    }
+    for (int round = 0; round < 2; round++)
+    {
+        TN_REQUIRE(ctx, tn_schedule_finalize(s, &err) == TN_OK);
+        uint32_t n2, n3, n4, n5;
+        const uint32_t* d2 = tn_schedule_deps(s, 2, &n2);
+        const uint32_t* d3 = tn_schedule_deps(s, 3, &n3);
+        const uint32_t* d4 = tn_schedule_deps(s, 4, &n4);
+        const uint32_t* d5 = tn_schedule_deps(s, 5, &n5);
+        TN_CHECK(ctx, n2 == 2 && n3 == 2 && n4 == 2 && d2[0] == 0 && d2[1] == 1);
+        TN_CHECK(ctx, d3 == d2 && d4 == d2); /* one list */
+        TN_CHECK(ctx, n5 == 1 && d5[0] == 0);
+        uint32_t a, b;
+        const uint32_t* s0 = tn_schedule_succs(s, 0, &a);
+        const uint32_t* s1 = tn_schedule_succs(s, 1, &b);
+        TN_CHECK(ctx, a == 4 && s0[0] == 2 && s0[1] == 3 && s0[2] == 4 && s0[3] == 5);
+        TN_CHECK(ctx, b == 3 && s1[0] == 2 && s1[1] == 3 && s1[2] == 4);
+        TN_CHECK(ctx, tn_schedule_deps(s, 0, &a) != NULL && a == 0);
+        if (round == 0) /* a sixth transfer on 5 rebuilds the list from the shared rows */
+        {
+            const uint32_t on5 = 5;
+            TN_REQUIRE(ctx, tn_schedule_add(s, &sp, &on5, 1, NULL, &err) == TN_OK);
+        }
+    }
+    uint32_t n6;
+    const uint32_t* d6 = tn_schedule_deps(s, 6, &n6);
+    TN_CHECK(ctx, n6 == 1 && d6[0] == 5);
+    TN_CHECK(ctx, tn_schedule_topo_order(s)[6] == 6);
+    tn_schedule_destroy(s);
+}
+
 static void
 test_collective_names(tn_test_ctx* ctx)
 {
@@ -188,5 +236,6 @@ tn_suite_schedule(tn_test_suite* suite)
     tn_test_add(suite, "slicing-rule", test_slicing_rule);
     tn_test_add(suite, "chunk-layout", test_chunk_layout);
     tn_test_add(suite, "builder", test_builder);
+    tn_test_add(suite, "shared-rows", test_shared_rows);
     tn_test_add(suite, "collective-names", test_collective_names);
 }
