@@ -141,8 +141,8 @@ main(int argc, char* argv[])
             roce.SetRouting(routeOrder);
             roce.SetDateline(dateline);
             roce.Install(topo);
-            roce.AssignStreams(
-                0); // ECN marks, PINT samples: the same draws in every run and on every rank
+            // ECN marks, PINT samples: the same draws in every run and on every rank
+            roce.AssignStreams(0);
             CollectiveHelper collectives;
             collectives.SetRouting(routing);
             collectives.Install(topo, roce);

@@ -330,8 +330,8 @@ main(int argc, char* argv[])
         RoceHelper roce;
         roce.SetMode(mode);
         roce.Install(topo);
-        roce.AssignStreams(
-            0); // ECN marks, PINT samples: the same draws in every run and on every rank
+        // ECN marks, PINT samples: the same draws in every run and on every rank
+        roce.AssignStreams(0);
         CollectiveHelper collectives;
         collectives.SetKeepCollectives(false); // iterations hold only the collectives in flight
         collectives.Install(topo, roce);

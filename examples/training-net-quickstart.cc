@@ -138,7 +138,8 @@ main(int argc, char* argv[])
                                      "training-net-quickstart: " + fabricError,
                                      2);
     roce.Install(topo);
-    roce.AssignStreams(0); // ECN marks, PINT samples: the same draws in every run and on every rank
+    // ECN marks, PINT samples: the same draws in every run and on every rank
+    roce.AssignStreams(0);
     RocePcapFiles pcap;
     std::string pcapError;
     if (!pcapPrefix.empty() && !pcap.Open(pcapPrefix, roce.GetFabric().devices, &pcapError))
