@@ -69,6 +69,9 @@ FlowNic::DoDispose()
     m_qpIndex.clear();
     m_transit.clear();
     m_freeTransit.clear();
+    m_callbacks.clear();
+    m_freeCallbacks.clear();
+    m_lastCallback = NO_CALLBACK;
     for (TransitEvent* e : m_events)
     {
         e->owner = nullptr; // one still scheduled is dropped by the simulator, unrun or a no-op
@@ -142,6 +145,9 @@ FlowNic::GetQp(uint32_t dst, uint8_t priority, uint32_t lane)
     }
     QueuePair qp;
     qp.qpn = qpn;
+    qp.dst = dst;
+    qp.lane = lane;
+    qp.priority = priority;
     qp.sport = RoceWire::LaneSourcePort(m_localId, dst, priority, lane);
     qp.path = m_network->GetPathId(m_localId, dst, qp.sport, priority);
     m_qpIndex.insert(it, std::make_pair(qpn, static_cast<uint32_t>(m_qps.size())));
@@ -168,23 +174,17 @@ FlowNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     NS_ABORT_MSG_IF(request.lane >= RoceWire::MAX_LANES,
                     "FlowNic::Post: lane " << request.lane << " >= " << RoceWire::MAX_LANES);
     QueuePair& qp = GetQp(request.dst, request.priority, request.lane);
-    Message m;
-    m.rec.id = m_nextMsgId++;
-    m.rec.src = m_localId;
-    m.rec.dst = request.dst;
-    m.rec.priority = request.priority;
-    m.rec.qpn = qp.qpn;
-    m.rec.udpSourcePort = qp.sport;
-    m.rec.bytes = request.bytes;
-    m.rec.lane = request.lane;
-    m.rec.remoteAddress = request.remoteAddress != 0 ? request.remoteAddress : m.rec.id;
-    m.rec.remoteKey = request.remoteKey;
-    m.rec.hasImmediate = request.hasImmediate;
-    m.rec.immediate = request.immediate;
-    m.rec.wrId = request.wrId;
-    m.rec.start = Simulator::Now();
-    m.done = done;
-    qp.queue.push_back(std::move(m));
+    Queued m;
+    m.id = m_nextMsgId++;
+    m.bytes = request.bytes;
+    m.remoteAddress = request.remoteAddress != 0 ? request.remoteAddress : m.id;
+    m.wrId = request.wrId;
+    m.start = Simulator::Now().GetTimeStep();
+    m.remoteKey = request.remoteKey;
+    m.immediate = request.immediate;
+    m.hasImmediate = request.hasImmediate;
+    m.done = TakeCallback(done);
+    qp.queue.push_back(m);
     const uint32_t index = static_cast<uint32_t>(&qp - m_qps.data());
     if (!qp.sending)
     {
@@ -200,12 +200,11 @@ FlowNic::StartHead(uint32_t index)
     while (!m_qps[index].Empty())
     {
         QueuePair& qp = m_qps[index];
-        const Message& m = qp.queue[qp.head];
-        if (m.rec.bytes > 0)
+        const Queued& m = qp.queue[qp.head];
+        if (m.bytes > 0)
         {
             qp.sending = true;
-            const double bits =
-                8.0 * static_cast<double>(GetWireBytes(m.rec.bytes, m.rec.hasImmediate));
+            const double bits = 8.0 * static_cast<double>(GetWireBytes(m.bytes, m.hasImmediate));
             m_network->Start(qp.path, bits, this, index);
             return;
         }
@@ -226,7 +225,23 @@ void
 FlowNic::HeadSent(uint32_t index)
 {
     QueuePair& qp = m_qps[index];
-    Message m = qp.PopFront();
+    const Queued q = qp.PopFront();
+    Message m;
+    m.rec.id = q.id;
+    m.rec.src = m_localId;
+    m.rec.dst = qp.dst;
+    m.rec.priority = qp.priority;
+    m.rec.qpn = qp.qpn;
+    m.rec.udpSourcePort = qp.sport;
+    m.rec.bytes = q.bytes;
+    m.rec.lane = qp.lane;
+    m.rec.remoteAddress = q.remoteAddress;
+    m.rec.remoteKey = q.remoteKey;
+    m.rec.hasImmediate = q.hasImmediate;
+    m.rec.immediate = q.immediate;
+    m.rec.wrId = q.wrId;
+    m.rec.start = TimeStep(q.start);
+    m.done = ReleaseCallback(q.done);
     const uint64_t packet = m.rec.bytes == 0
                                 ? GetWireBytes(0, m.rec.hasImmediate)
                                 : std::min<uint64_t>(m.rec.bytes, m_mtu) + RoceWire::DATA_OVERHEAD;
@@ -276,6 +291,52 @@ FlowNic::HeadSent(uint32_t index)
     Simulator::ScheduleWithContext(peer->m_context, arrive, TakeEvent(peer, slot));
     // the ACK in the context of this event, as Simulator::Schedule would
     Simulator::ScheduleWithContext(Simulator::GetContext(), ack, TakeEvent(nullptr, slot));
+}
+
+uint32_t
+FlowNic::TakeCallback(const CompletionCallback& done)
+{
+    if (done.IsNull())
+    {
+        return NO_CALLBACK;
+    }
+    // the same callback object as the last post's (its copies share one implementation)
+    if (m_lastCallback != NO_CALLBACK && m_callbacks[m_lastCallback].uses > 0 &&
+        m_callbacks[m_lastCallback].callback.GetImpl() == done.GetImpl())
+    {
+        ++m_callbacks[m_lastCallback].uses;
+        return m_lastCallback;
+    }
+    if (m_freeCallbacks.empty())
+    {
+        m_lastCallback = static_cast<uint32_t>(m_callbacks.size());
+        m_callbacks.emplace_back();
+    }
+    else
+    {
+        m_lastCallback = m_freeCallbacks.back();
+        m_freeCallbacks.pop_back();
+    }
+    m_callbacks[m_lastCallback].callback = done;
+    m_callbacks[m_lastCallback].uses = 1;
+    return m_lastCallback;
+}
+
+FlowNic::CompletionCallback
+FlowNic::ReleaseCallback(uint32_t slot)
+{
+    if (slot == NO_CALLBACK)
+    {
+        return CompletionCallback();
+    }
+    CallbackSlot& held = m_callbacks[slot];
+    CompletionCallback done = held.callback;
+    if (--held.uses == 0)
+    {
+        held.callback = CompletionCallback(); // what it binds is not kept alive past its use
+        m_freeCallbacks.push_back(slot);
+    }
+    return done;
 }
 
 FlowNic::TransitEvent*
