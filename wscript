@@ -362,6 +362,7 @@ test_sources = [
     'test/flow-level-test-suite.cc',
     'test/program-memory-test-suite.cc',
     'test/plan-verifier-test-suite.cc',
+    'test/plan-cache-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
     'test/collective-records-test-suite.cc',
     'test/llm-test-suite.cc',

@@ -643,87 +643,6 @@ class CollectiveIdleQpTimerTestCase : public TestCase
 
 /**
  * \ingroup training-net-tests
- * The plan cache: identical requests share one plan (the same schedule, estimate and lanes)
- * and run as the first did; another size, another group or a disabled cache plan anew.
- */
-class CollectivePlanCacheTestCase : public TestCase
-{
-  public:
-    CollectivePlanCacheTestCase()
-        : TestCase("identical requests share one plan and run the same")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        Topology t("torus:4x4,rate=100Gbps,latency=1us");
-        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
-        RoceHelper roce;
-        roce.Install(t.topo);
-        CollectiveHelper helper;
-        helper.Install(t.topo, roce);
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.algorithm = "multitree";
-        request.bytes = 1 << 20;
-        std::string error;
-        Ptr<Collective> first = helper.Create(request, {}, &error);
-        NS_TEST_ASSERT_MSG_NE(first, nullptr, error);
-        Ptr<Collective> second = helper.Create(request, {}, &error);
-        NS_TEST_ASSERT_MSG_NE(second, nullptr, error);
-        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 1u, "planned once");
-        NS_TEST_EXPECT_MSG_EQ(first->GetSchedule(), second->GetSchedule(), "one schedule");
-        NS_TEST_EXPECT_MSG_NE(first->GetId(), second->GetId(), "two collectives");
-        NS_TEST_EXPECT_MSG_EQ(first->GetEstimatedTime(),
-                              second->GetEstimatedTime(),
-                              "one estimate");
-        NS_TEST_EXPECT_MSG_GT(first->GetEstimatedTime(), Seconds(0), "estimated");
-        for (uint32_t t = 0; t < tn_schedule_count(first->GetSchedule()); ++t)
-        {
-            if (first->GetLane(t) != second->GetLane(t))
-            {
-                NS_TEST_EXPECT_MSG_EQ(second->GetLane(t), first->GetLane(t), "lane " << t);
-                break;
-            }
-        }
-        request.bytes = 2 << 20;
-        Ptr<Collective> bigger = helper.Create(request, {}, &error);
-        NS_TEST_ASSERT_MSG_NE(bigger, nullptr, error);
-        request.bytes = 1 << 20;
-        request.algorithm = "ring";
-        Ptr<Collective> group = helper.Create(request, {0, 1, 2, 3}, &error);
-        NS_TEST_ASSERT_MSG_NE(group, nullptr, error);
-        Ptr<Collective> wholeRing = helper.Create(request, {}, &error);
-        NS_TEST_ASSERT_MSG_NE(wholeRing, nullptr, error);
-        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 4u, "other size, group, algorithm");
-        NS_TEST_EXPECT_MSG_NE(bigger->GetSchedule(), first->GetSchedule(), "another size");
-        helper.SetPlanCache(false);
-        request.algorithm = "multitree";
-        Ptr<Collective> uncached = helper.Create(request, {}, &error);
-        NS_TEST_ASSERT_MSG_NE(uncached, nullptr, error);
-        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 5u, "no cache: planned again");
-        NS_TEST_EXPECT_MSG_NE(uncached->GetSchedule(), first->GetSchedule(), "its own schedule");
-
-        // the shared plan runs the same: the second starts when the first is done
-        helper.Start(first);
-        Simulator::Run();
-        const Time at = Simulator::Now();
-        helper.Start(second);
-        Simulator::Run();
-        NS_TEST_EXPECT_MSG_EQ(first->Check(), "", "first");
-        NS_TEST_EXPECT_MSG_EQ(second->Check(), "", "second");
-        NS_TEST_EXPECT_MSG_GT_OR_EQ(second->GetStartTime(), at, "one after the other");
-        NS_TEST_EXPECT_MSG_EQ_TOL(second->GetDuration().GetSeconds(),
-                                  first->GetDuration().GetSeconds(),
-                                  first->GetDuration().GetSeconds() * 0.01,
-                                  "the same plan takes the same time");
-        Simulator::Destroy();
-    }
-};
-
-/**
- * \ingroup training-net-tests
  * With SetKeepCollectives(false) nothing keeps a finished collective alive: not the helper,
  * not the executors, not a StatsRecorder once its row is written (the row is there), and an
  * operation scheduled at run time neither (its NIC and executor traces are disconnected at
@@ -961,7 +880,6 @@ class CollectiveTestSuite : public TestSuite
         AddTestCase(new CollectiveRdmaTagTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveIdleQpTimerTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveFailedLinkTestCase, TestCase::QUICK);
-        AddTestCase(new CollectivePlanCacheTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveLetGoTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(64 << 20), TestCase::QUICK);
         AddTestCase(new CollectiveRingClosedFormTestCase(8 << 10), TestCase::QUICK);

@@ -273,8 +273,9 @@ class CollectiveAutoHeldTestCase : public TestCase
     }
 
   private:
-    /// auto's collective under `limit`: its algorithm and its tuner's estimate (ns), run
-    std::pair<std::string, int64_t> RunAuto(uint64_t limit)
+    /// auto's collective under `limit`: its algorithm and its tuner's estimate (ns), run;
+    /// *skips the service's GetHeldSkips
+    std::pair<std::string, int64_t> RunAuto(uint64_t limit, uint64_t* skips)
     {
         GeneratedFabric fabric("switch:64,rate=100Gbps,latency=1us", 0);
         if (!fabric.t.topo)
@@ -289,6 +290,7 @@ class CollectiveAutoHeldTestCase : public TestCase
         std::string error;
         Ptr<Collective> c = fabric.helper.Create(request, {}, &error);
         std::pair<std::string, int64_t> out{"refused: " + error, -1};
+        *skips = fabric.helper.GetService()->GetHeldSkips();
         if (c)
         {
             out = {c->GetAlgorithm(), c->GetTuning().choiceEstimate.GetNanoSeconds()};
@@ -305,9 +307,13 @@ class CollectiveAutoHeldTestCase : public TestCase
         const uint64_t directBytes = 64 * 4 * 63 * Collective::HELD_OP_BYTES;
         // hierarchical on one switch is direct: the same programs, the same estimate
         auto isDirect = [](const std::string& a) { return a == "direct" || a == "hierarchical"; };
-        const auto free = RunAuto(8 * directBytes);
+        uint64_t freeSkips = 0;
+        uint64_t heldSkips = 0;
+        const auto free = RunAuto(8 * directBytes, &freeSkips);
         NS_TEST_EXPECT_MSG_EQ(isDirect(free.first), true, free.first << ": the fastest fits");
-        const auto held = RunAuto(8 * directBytes - 8);
+        NS_TEST_EXPECT_MSG_EQ(freeSkips, 0u, "nothing passed over");
+        const auto held = RunAuto(8 * directBytes - 8, &heldSkips);
+        NS_TEST_EXPECT_MSG_EQ(heldSkips, 1u, "one choice passed over the fastest (noted)");
         NS_TEST_EXPECT_MSG_EQ(isDirect(held.first), false, held.first << ": direct cannot fit");
         NS_TEST_EXPECT_MSG_EQ(held.first.rfind("refused", 0), std::string::npos, held.first);
         NS_TEST_EXPECT_MSG_GT(held.second, free.second, "the next fastest that fits");

@@ -856,6 +856,43 @@ tn_schedule_is_finalized(const tn_schedule* s)
     return s->finalized;
 }
 
+/* ids a finalized CSR keeps: rows share them, so the end of the furthest row */
+static uint64_t
+kept_ids(const tn_schedule* s, const uint32_t* index, const uint32_t* len)
+{
+    uint64_t end = 0;
+    for (uint32_t i = 0; i < s->count; i++)
+    {
+        const uint64_t e = (uint64_t)index[i] + len[i];
+        end = e > end ? e : end;
+    }
+    return end;
+}
+
+uint64_t
+tn_schedule_held_bytes(const tn_schedule* s)
+{
+    uint64_t held = sizeof(*s) + (uint64_t)s->capacity * sizeof(tn_transfer) +
+                    (uint64_t)s->edge_capacity * sizeof(tn_edge) +
+                    (uint64_t)s->path_links_capacity * sizeof(uint32_t);
+    if (s->algorithm)
+    {
+        held += strlen(s->algorithm) + 1;
+    }
+    if (s->path_first)
+    {
+        held += 2 * (uint64_t)s->capacity * sizeof(uint32_t); /* path_first, path_count */
+    }
+    if (s->finalized)
+    {
+        /* dep and succ index and len (n + 1 entries each, tn-csr.h), the order, the ids */
+        held += (4 * ((uint64_t)s->count + 1) + s->count) * sizeof(uint32_t);
+        held += (kept_ids(s, s->dep_index, s->dep_len) + kept_ids(s, s->succ_index, s->succ_len)) *
+                sizeof(uint32_t);
+    }
+    return held;
+}
+
 uint32_t
 tn_schedule_count(const tn_schedule* s)
 {

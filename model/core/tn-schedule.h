@@ -293,6 +293,13 @@ extern "C"
     uint64_t tn_schedule_scratch(const tn_schedule* s);
     bool tn_schedule_is_finalized(const tn_schedule* s);
 
+    /**
+     * Bytes the schedule's arrays hold now: its transfers, paths and name, and its deps as
+     * added or, once finalized, their shared rows (tn-csr.h) and the order; what destroying
+     * it returns, malloc's own overhead aside. A cache of plans weighs them by it.
+     */
+    uint64_t tn_schedule_held_bytes(const tn_schedule* s);
+
     /** Address-space size of a rank: collective buffers (see contract) + scratch. */
     uint64_t tn_schedule_buffer_size(const tn_schedule* s, uint32_t rank);
 

@@ -191,6 +191,14 @@ CollectiveService::GetTypeId()
                           MakeBooleanAccessor(&CollectiveService::SetPlanCache,
                                               &CollectiveService::GetPlanCache),
                           MakeBooleanChecker())
+            .AddAttribute("PlanCacheBytes",
+                          "Bytes the cached plans may hold (their schedules and lanes); past "
+                          "it the plans asked for least recently are dropped, and built again "
+                          "if asked for. 0: a sixteenth of the memory limit (TN_MEMORY_LIMIT, "
+                          "else half the machine's memory).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveService::m_planCacheBytes),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("KeepCollectives",
                           "List every collective created, which keeps it alive (false: a "
                           "collective goes when its group is done with it).",
@@ -225,6 +233,7 @@ CollectiveService::DoDispose()
     m_verifier.Wait();
     m_deferred.clear();
     m_plans.clear();
+    m_cachedPlanBytes = 0;
     m_tunedSchedule.reset();
     m_nodes = NodeContainer();
     m_fabric = nullptr;
@@ -428,6 +437,7 @@ CollectiveService::SetPlanCache(bool cache)
     if (!cache)
     {
         m_plans.clear();
+        m_cachedPlanBytes = 0;
     }
 }
 
@@ -1354,21 +1364,22 @@ CollectiveService::IsAcrossRanks(const std::vector<uint32_t>& ranks) const
 void
 CollectiveService::NoteHeldSkip(const tn_tune_ranking* ranking, const tn_tune_candidate* best)
 {
-    if (m_heldSkipNoted)
-    {
-        return;
-    }
     for (uint32_t i = 0; i < tn_tune_count(ranking); i++)
     {
         const tn_tune_candidate* c = tn_tune_candidate_at(ranking, i);
         if (c->held_bytes > 0 && c->estimate_ns < best->estimate_ns)
         {
-            m_heldSkipNoted = true;
-            PrintNote("note: auto chose %s (estimated %.3f us) over a faster algorithm the run "
-                      "could not hold (noted once): %s (TN_MEMORY_LIMIT or --memory-limit)\n",
-                      best->algorithm,
-                      best->estimate_ns / 1e3,
-                      c->skipped);
+            ++m_heldSkips;
+            if (!m_heldSkipNoted)
+            {
+                m_heldSkipNoted = true;
+                PrintNote("note: auto chose %s (estimated %.3f us) over a faster algorithm the "
+                          "run could not hold (noted once): %s (TN_MEMORY_LIMIT or "
+                          "--memory-limit)\n",
+                          best->algorithm,
+                          best->estimate_ns / 1e3,
+                          c->skipped);
+            }
             return;
         }
     }
@@ -1479,7 +1490,8 @@ CollectiveService::GetPlan(const tn_plan_request& request,
         auto cached = m_plans.find(key);
         if (cached != m_plans.end())
         {
-            return cached->second;
+            cached->second.lastUse = ++m_planUses;
+            return cached->second.plan;
         }
     }
     tn_plan_request req = request;
@@ -1515,7 +1527,7 @@ CollectiveService::GetPlan(const tn_plan_request& request,
             ++m_plansBuilt;
             if (m_cachePlans)
             {
-                m_plans.emplace(key, plan);
+                CachePlan(key, plan, req);
             }
         }
         return plan;
@@ -1597,9 +1609,69 @@ CollectiveService::GetPlan(const tn_plan_request& request,
     ++m_plansBuilt;
     if (m_cachePlans)
     {
-        m_plans.emplace(key, plan);
+        CachePlan(key, plan, req);
     }
     return plan;
+}
+
+uint64_t
+CollectiveService::PlanBytes(const Plan& plan)
+{
+    // a generated plan's program holds tables of a few words a rank (a ring's order, swing's
+    // peers: 2.7 MB at 16,384 ranks), not its ops; left out beside a schedule's transfers
+    uint64_t bytes =
+        sizeof(Plan) + plan.lanes.capacity() + plan.pairLanes.size() * LANE_ENTRY_BYTES;
+    if (plan.schedule)
+    {
+        bytes += tn_schedule_held_bytes(plan.schedule.get());
+    }
+    return bytes;
+}
+
+void
+CollectiveService::CachePlan(const std::string& key,
+                             const std::shared_ptr<const Plan>& plan,
+                             const tn_plan_request& request)
+{
+    uint64_t budget = m_planCacheBytes;
+    std::string ignored;
+    if (budget == 0)
+    {
+        // a bad TN_MEMORY_LIMIT was refused before a plan was built; none then keeps none
+        budget = MemoryLimit(request, &budget, &ignored) ? budget / PLAN_CACHE_SHARE : 0;
+    }
+    const uint64_t bytes = PlanBytes(*plan);
+    auto same = m_plans.find(key);
+    if (same != m_plans.end())
+    {
+        m_cachedPlanBytes -= same->second.bytes;
+        m_plans.erase(same);
+    }
+    if (bytes > budget)
+    {
+        NS_LOG_INFO("plan of " << bytes << " bytes not cached: the budget is " << budget);
+        return;
+    }
+    while (m_cachedPlanBytes + bytes > budget)
+    {
+        // a few dozen plans at most: the least recent found by a scan
+        auto oldest = m_plans.begin();
+        for (auto it = m_plans.begin(); it != m_plans.end(); ++it)
+        {
+            if (it->second.lastUse < oldest->second.lastUse)
+            {
+                oldest = it;
+            }
+        }
+        m_cachedPlanBytes -= oldest->second.bytes;
+        m_plans.erase(oldest);
+        ++m_plansEvicted;
+    }
+    CachedPlan& cached = m_plans[key];
+    cached.plan = plan;
+    cached.bytes = bytes;
+    cached.lastUse = ++m_planUses;
+    m_cachedPlanBytes += bytes;
 }
 
 void

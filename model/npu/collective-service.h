@@ -419,6 +419,30 @@ eturn false with *error set when one is
     }
 
     /**
+     * \return auto's choices that passed over a faster algorithm whose programs the run could
+     * not hold (the first is noted on stderr)
+     */
+    uint64_t GetHeldSkips() const
+    {
+        return m_heldSkips;
+    }
+
+    /**
+     * \return plans the cache dropped to stay within PlanCacheBytes (a request of one of them
+     * builds it again)
+     */
+    uint64_t GetPlansEvicted() const
+    {
+        return m_plansEvicted;
+    }
+
+    /** \return bytes the cached plans hold now (PlanBytes of each) */
+    uint64_t GetCachedPlanBytes() const
+    {
+        return m_cachedPlanBytes;
+    }
+
+    /**
      * \return plans left unverified because the verifier's state passed its budget (an
      * eighth of the memory limit); noted once on stderr
      */
@@ -632,6 +656,7 @@ eturn false with *error set when one is
     bool m_autoWindowNoted{false};       //!< windows held since whole programs passed their share
     bool m_wholeAcrossRanksNoted{false}; //!< the note on whole programs across MPI ranks
     bool m_heldSkipNoted{false};         //!< auto passed over a candidate it could not hold
+    uint64_t m_heldSkips{0};             //!< GetHeldSkips
     /// Ops held by the generated collectives whose programs are not freed yet, by id (at
     /// their creation: whole programs, or the first windows).
     std::unordered_map<uint32_t, uint64_t> m_heldOps;
@@ -687,7 +712,34 @@ eturn false with *error set when one is
     bool m_verify{true};
     bool m_cachePlans{true};
     bool m_keepCollectives{true};
-    std::map<std::string, std::shared_ptr<const Plan>> m_plans; //!< by request (PlanKey)
+
+    /// A cached plan, what it holds and when it was last asked for.
+    struct CachedPlan
+    {
+        std::shared_ptr<const Plan> plan;
+        uint64_t bytes{0};   //!< PlanBytes
+        uint64_t lastUse{0}; //!< m_planUses at its last look-up (the least recent goes first)
+    };
+
+    std::map<std::string, CachedPlan> m_plans; //!< by request (PlanKey)
+    uint64_t m_planCacheBytes{0};              //!< PlanCacheBytes (0: a share of the limit)
+    uint64_t m_cachedPlanBytes{0};             //!< the sum of m_plans' bytes
+    uint64_t m_planUses{0};                    //!< look-ups and insertions so far
+    uint64_t m_plansEvicted{0};                //!< GetPlansEvicted
+    /// cached plans take at most 1/PLAN_CACHE_SHARE of the memory limit unless PlanCacheBytes
+    /// says otherwise: half the share of whole programs, as a plan in use is held by its
+    /// collectives as well (what the cache drops is freed when they are done)
+    static constexpr uint64_t PLAN_CACHE_SHARE = 16;
+    /**
+eturn the bytes a plan holds (its schedule, lanes and pair lanes) */
+    static uint64_t PlanBytes(const Plan& plan);
+    /**
+     * Keep `plan` for later requests of `key` within the cache's budget, dropping the plans
+     * asked for least recently to make room (a plan larger than the budget is not kept).
+     */
+    void CachePlan(const std::string& key,
+                   const std::shared_ptr<const Plan>& plan,
+                   const tn_plan_request& request);
     std::map<std::string, Decision> m_decisions; //!< algorithm "auto"'s, by (PlanKey, bucket)
     /// auto's choice as the ranking planned and estimated it (tn_tune_take_choice), for the
     /// GetPlan of that request (m_tunedKey) that follows: planned once, not twice

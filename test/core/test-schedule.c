@@ -210,6 +210,51 @@ test_shared_rows(tn_test_ctx* ctx)
     tn_schedule_destroy(s);
 }
 
+/* n transfers, 2..n-1 each on two earlier ones: {0, 1} for all (shared) or {i-2, i-1} */
+static tn_schedule*
+two_dep_schedule(tn_test_ctx* ctx, uint32_t n, bool shared)
+{
+    tn_schedule* s = NULL;
+    tn_error err;
+    if (tn_schedule_create(TN_COLL_ALL_TO_ALL, 4, 8, 0, 1, &s, &err) != TN_OK)
+    {
+        return NULL;
+    }
+    tn_transfer_spec sp = {0, 1, 0, 8, 2, TN_OP_COPY, 0, -1, 0};
+    for (uint32_t t = 0; t < n; t++)
+    {
+        sp.src = t % 4;
+        sp.dst = (t + 1) % 4;
+        const uint32_t deps[2] = {shared ? 0 : t - 2, shared ? 1 : t - 1};
+        TN_CHECK(ctx, tn_schedule_add(s, &sp, deps, t >= 2 ? 2 : 0, NULL, &err) == TN_OK);
+    }
+    return s;
+}
+
+static void
+test_held_bytes(tn_test_ctx* ctx)
+{
+    const uint32_t n = 10;
+    tn_schedule* shared = two_dep_schedule(ctx, n, true);
+    tn_schedule* chain = two_dep_schedule(ctx, n, false);
+    TN_REQUIRE(ctx, shared && chain);
+    const uint64_t added = tn_schedule_held_bytes(shared);
+    TN_CHECK(ctx, added == tn_schedule_held_bytes(chain)); /* as many transfers and deps */
+    TN_CHECK(ctx, added >= n * sizeof(tn_transfer) + 2 * (n - 2) * 2 * sizeof(uint32_t));
+    tn_error err;
+    TN_REQUIRE(ctx, tn_schedule_finalize(shared, &err) == TN_OK);
+    TN_REQUIRE(ctx, tn_schedule_finalize(chain, &err) == TN_OK);
+    /* ids kept: chain 2(n-2) deps + 2(n-2) succs, all rows distinct; shared the dep row {0, 1}
+     * once and the succ row {2 .. n-1} of 0 and 1 once */
+    const uint64_t chainIds = 4 * (n - 2);
+    const uint64_t sharedIds = 2 + (n - 2);
+    TN_CHECK(ctx,
+             tn_schedule_held_bytes(chain) - tn_schedule_held_bytes(shared) ==
+                 (chainIds - sharedIds) * sizeof(uint32_t));
+    tn_schedule_destroy(shared);
+    tn_schedule_destroy(chain);
+}
+
 static void
 test_collective_names(tn_test_ctx* ctx)
 {
@@ -237,5 +282,6 @@ tn_suite_schedule(tn_test_suite* suite)
     tn_test_add(suite, "chunk-layout", test_chunk_layout);
     tn_test_add(suite, "builder", test_builder);
     tn_test_add(suite, "shared-rows", test_shared_rows);
+    tn_test_add(suite, "held-bytes", test_held_bytes);
     tn_test_add(suite, "collective-names", test_collective_names);
 }

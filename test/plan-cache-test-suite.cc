@@ -1,0 +1,221 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * CollectiveService's plan cache: identical requests share one plan, and the plans cached keep
+ * within PlanCacheBytes.
+ */
+#include "roce-test-util.h"
+
+#include "ns3/collective-helper.h"
+#include "ns3/roce-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+#include "ns3/tn-schedule.h"
+#include "ns3/tn-topology.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ns3
+{
+
+namespace
+{
+
+using roce_test::Topology;
+
+/**
+ * \ingroup training-net-tests
+ * The plan cache: identical requests share one plan (the same schedule, estimate and lanes)
+ * and run as the first did; another size, another group or a disabled cache plan anew.
+ */
+class CollectivePlanCacheTestCase : public TestCase
+{
+  public:
+    CollectivePlanCacheTestCase()
+        : TestCase("identical requests share one plan and run the same")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Topology t("torus:4x4,rate=100Gbps,latency=1us");
+        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+        RoceHelper roce;
+        roce.Install(t.topo);
+        CollectiveHelper helper;
+        helper.Install(t.topo, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "multitree";
+        request.bytes = 1 << 20;
+        std::string error;
+        Ptr<Collective> first = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(first, nullptr, error);
+        Ptr<Collective> second = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(second, nullptr, error);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 1u, "planned once");
+        NS_TEST_EXPECT_MSG_EQ(first->GetSchedule(), second->GetSchedule(), "one schedule");
+        NS_TEST_EXPECT_MSG_NE(first->GetId(), second->GetId(), "two collectives");
+        NS_TEST_EXPECT_MSG_EQ(first->GetEstimatedTime(),
+                              second->GetEstimatedTime(),
+                              "one estimate");
+        NS_TEST_EXPECT_MSG_GT(first->GetEstimatedTime(), Seconds(0), "estimated");
+        for (uint32_t t = 0; t < tn_schedule_count(first->GetSchedule()); ++t)
+        {
+            if (first->GetLane(t) != second->GetLane(t))
+            {
+                NS_TEST_EXPECT_MSG_EQ(second->GetLane(t), first->GetLane(t), "lane " << t);
+                break;
+            }
+        }
+        request.bytes = 2 << 20;
+        Ptr<Collective> bigger = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(bigger, nullptr, error);
+        request.bytes = 1 << 20;
+        request.algorithm = "ring";
+        Ptr<Collective> group = helper.Create(request, {0, 1, 2, 3}, &error);
+        NS_TEST_ASSERT_MSG_NE(group, nullptr, error);
+        Ptr<Collective> wholeRing = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(wholeRing, nullptr, error);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 4u, "other size, group, algorithm");
+        NS_TEST_EXPECT_MSG_NE(bigger->GetSchedule(), first->GetSchedule(), "another size");
+        helper.SetPlanCache(false);
+        request.algorithm = "multitree";
+        Ptr<Collective> uncached = helper.Create(request, {}, &error);
+        NS_TEST_ASSERT_MSG_NE(uncached, nullptr, error);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt(), 5u, "no cache: planned again");
+        NS_TEST_EXPECT_MSG_NE(uncached->GetSchedule(), first->GetSchedule(), "its own schedule");
+
+        // the shared plan runs the same: the second starts when the first is done
+        helper.Start(first);
+        Simulator::Run();
+        const Time at = Simulator::Now();
+        helper.Start(second);
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(first->Check(), "", "first");
+        NS_TEST_EXPECT_MSG_EQ(second->Check(), "", "second");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(second->GetStartTime(), at, "one after the other");
+        NS_TEST_EXPECT_MSG_EQ_TOL(second->GetDuration().GetSeconds(),
+                                  first->GetDuration().GetSeconds(),
+                                  first->GetDuration().GetSeconds() * 0.01,
+                                  "the same plan takes the same time");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * The plan cache's budget (PlanCacheBytes): the plans it holds weigh what their schedules and
+ * lanes hold; past the budget the plan asked for least recently goes (a request of it plans
+ * again), not the oldest one cached.
+ */
+class CollectivePlanCacheBudgetTestCase : public TestCase
+{
+  public:
+    CollectivePlanCacheBudgetTestCase()
+        : TestCase("the plan cache keeps within its bytes, dropping the least recent plan")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Topology t("torus:4x4,rate=100Gbps,latency=1us");
+        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
+        RoceHelper roce;
+        roce.Install(t.topo);
+        CollectiveHelper helper;
+        helper.Install(t.topo, roce);
+        Ptr<CollectiveService> service = helper.GetService();
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = "multitree";
+        std::string error;
+        // A, B and C: three sizes, three plans; what each adds to the cache (no budget hit)
+        uint64_t bytes[3];
+        uint64_t before = service->GetCachedPlanBytes();
+        for (uint32_t k = 0; k < 3; ++k)
+        {
+            request.bytes = uint64_t{k + 1} << 20;
+            Ptr<Collective> c = helper.Create(request, {}, &error);
+            NS_TEST_ASSERT_MSG_NE(c, nullptr, error);
+            bytes[k] = service->GetCachedPlanBytes() - before;
+            before = service->GetCachedPlanBytes();
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(bytes[k],
+                                        tn_schedule_held_bytes(c->GetSchedule()),
+                                        "a plan weighs at least its schedule");
+        }
+        NS_TEST_EXPECT_MSG_EQ(service->GetPlansEvicted(), 0u, "the default budget holds three");
+        auto create = [&](uint32_t k) {
+            request.bytes = uint64_t{k + 1} << 20;
+            Ptr<Collective> c = helper.Create(request, {}, &error);
+            NS_TEST_EXPECT_MSG_NE(c, nullptr, error);
+            return c;
+        };
+        auto restart = [&](uint64_t budget) {
+            helper.SetPlanCache(false); // forgets the plans cached
+            helper.SetPlanCache(true);
+            service->SetAttribute("PlanCacheBytes", UintegerValue(budget));
+            NS_TEST_EXPECT_MSG_EQ(service->GetCachedPlanBytes(), 0u, "emptied");
+        };
+
+        // room for one: A, B, A plan three times
+        restart(std::max(bytes[0], bytes[1]));
+        uint64_t built = helper.GetPlansBuilt();
+        uint64_t evicted = service->GetPlansEvicted();
+        Ptr<Collective> a = create(0);
+        create(1);
+        Ptr<Collective> again = create(0);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt() - built, 3u, "A planned again");
+        NS_TEST_EXPECT_MSG_EQ(service->GetPlansEvicted() - evicted, 2u, "A, then B dropped");
+        NS_TEST_EXPECT_MSG_NE(a->GetSchedule(), again->GetSchedule(), "a new plan of A");
+        NS_TEST_EXPECT_MSG_EQ(service->GetCachedPlanBytes(), bytes[0], "A alone");
+
+        // room for A and the larger of B and C: A, B, A again (a hit), then C drops B, the
+        // least recent (a cache dropping the oldest would drop A and plan it once more)
+        restart(bytes[0] + std::max(bytes[1], bytes[2]));
+        built = helper.GetPlansBuilt();
+        evicted = service->GetPlansEvicted();
+        create(0);
+        create(1);
+        create(0);
+        create(2);
+        create(0);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt() - built, 3u, "A, B and C once each");
+        NS_TEST_EXPECT_MSG_EQ(service->GetPlansEvicted() - evicted, 1u, "B dropped");
+        NS_TEST_EXPECT_MSG_EQ(service->GetCachedPlanBytes(), bytes[0] + bytes[2], "A and C");
+
+        // a plan larger than the budget is not kept
+        restart(bytes[0] - 1);
+        built = helper.GetPlansBuilt();
+        create(0);
+        create(0);
+        NS_TEST_EXPECT_MSG_EQ(helper.GetPlansBuilt() - built, 2u, "not kept");
+        NS_TEST_EXPECT_MSG_EQ(service->GetCachedPlanBytes(), 0u, "nothing cached");
+        Simulator::Destroy();
+    }
+};
+
+} // namespace
+
+/**
+ * \ingroup training-net-tests
+ * The plan cache's suite.
+ */
+class PlanCacheTestSuite : public TestSuite
+{
+  public:
+    PlanCacheTestSuite()
+        : TestSuite("training-net-plan-cache", UNIT)
+    {
+        AddTestCase(new CollectivePlanCacheTestCase, TestCase::QUICK);
+        AddTestCase(new CollectivePlanCacheBudgetTestCase, TestCase::QUICK);
+    }
+};
+
+static PlanCacheTestSuite g_planCacheTestSuite; //!< static instance
+
+} // namespace ns3
