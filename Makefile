@@ -96,9 +96,12 @@ bench-collective: build
 	$(BUILD)/bench/bench-collective
 
 # Sixteen thousand NPUs: time and peak memory per size (1k, 4k, 16k NPUs) of 64 MiB
-# all-reduces, each beside its baseline measured in the same run (a few minutes).
+# all-reduces, each beside its baseline measured in the same run (a few minutes). Options
+# through BENCH_SCALE_ARGS, e.g. the 16,384-NPU ResNet-50 row (about 20 minutes):
+#   make bench-scale BENCH_SCALE_ARGS="--resnet-sizes=16384 --resnet-topology=hier"
+BENCH_SCALE_ARGS ?=
 bench-scale: build
-	$(BUILD)/bench/bench-scale
+	$(BUILD)/bench/bench-scale $(BENCH_SCALE_ARGS)
 
 # One all-reduce on a 1,024-NPU fat-tree (k=16): one process, then mpirun -np 2 with each MPI
 # engine (the ns-3 tree of check-mpi); run time per rank, events, waiting share, speed-up.

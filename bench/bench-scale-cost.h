@@ -108,7 +108,7 @@ CostRows(uint32_t n,
             specs.push_back("fattree:k=" + std::to_string(k));
         }
     }
-    specs.push_back("hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps");
+    specs.push_back(HierOf(n));
     const char* algorithms[] = {"ring",
                                 "ring-bidir",
                                 "direct",

@@ -9,6 +9,7 @@
 #ifndef BENCH_SCALE_QUICKSTART_H
 #define BENCH_SCALE_QUICKSTART_H
 
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -36,6 +37,16 @@ inline std::string
 QuickstartPath()
 {
     return ExamplePath("training-net-quickstart");
+}
+
+/**
+ * The hier system of n GPUs that the bench's hierarchical rows run on: servers of 8 GPUs on a
+ * 2,880 Gb/s switch, the n / 8 servers on one 400 Gb/s switch.
+ */
+inline std::string
+HierOf(uint32_t n)
+{
+    return "hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps";
 }
 
 /// What a sibling program's run printed and how it ended.

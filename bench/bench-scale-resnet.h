@@ -2,8 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * bench-scale's ResNet-50 rows (--resnet-sizes, default 1024; none): training-iteration as a
- * user runs it, data parallel on the square torus at flow level with every NPU simulated,
- * results database included (issue 41 item 3):
+ * user runs it, data parallel at flow level with every NPU simulated, results database
+ * included (issue 41 item 3), on the square torus (--resnet-topology=torus, the default) or
+ * the hier system of 8 GPUs per server (hier, HierOf; the 16,384-NPU goal's system, where
+ * the torus's ring2d and swing all-reduces take far longer):
  *   training-iteration --workload=test/data/workloads/Resnet50_DataParallel.txt
  *       --topology=torus:32x32 --engines=baseline --mode=flow
  * "resnet default" takes no option (the job's all-reduces on auto per group, the service's

@@ -12,7 +12,8 @@
  *               [--packet-sizes=1024,4096] [--timeout=1800] [--memory-limit=16384]
  *               [--window=64] [--training-sizes=1024] [--llm-sizes=1024]
  *               [--moe-sizes=256] [--moe-model=deepseek-v3-like] [--moe-tokens=256]
- *               [--moe-oversub=1] [--contention=true]
+ *               [--moe-oversub=1] [--contention=true] [--resnet-sizes=1024]
+ *               [--resnet-topology=torus]
  *
  * Plan rows: ring and ring2d on a square torus, hierarchical on the system of 8 GPUs per
  * server at 2880 Gb/s and N/8 servers at 400 Gb/s (hier:switch8@2880Gbps+switch<N/8>@400Gbps).
@@ -710,6 +711,7 @@ main(int argc, char** argv)
     std::string llmSizes = "1024";
     std::string quickstartSizes = "16384,65536";
     std::string resnetSizes = "1024";
+    std::string resnetTopology = "torus";
     bool llmFlow = true;
     std::string moeSizes = "256";
     std::string moeModel = "deepseek-v3-like";
@@ -766,9 +768,13 @@ main(int argc, char** argv)
                  "NPU counts of the quickstart rows (flow-symmetric, database included; none)",
                  quickstartSizes);
     cmd.AddValue("resnet-sizes",
-                 "NPU counts of the ResNet-50 rows (training-iteration on the square torus, flow "
-                 "level, database included; none)",
+                 "NPU counts of the ResNet-50 rows (training-iteration at flow level, database "
+                 "included; none)",
                  resnetSizes);
+    cmd.AddValue("resnet-topology",
+                 "system of the ResNet-50 rows: torus (the square torus) or hier (servers of 8 "
+                 "GPUs, as the training rows)",
+                 resnetTopology);
     cmd.AddValue("moe-tokens",
                  "tokens of the MoE rows' micro-batch (0: the model's sequence)",
                  moeTokens);
@@ -782,6 +788,13 @@ main(int argc, char** argv)
     cost.Add(cmd);
     cmd.Parse(argc, argv);
     workload = FindSourceFile(workload);
+    if (resnetTopology != "torus" && resnetTopology != "hier")
+    {
+        std::fprintf(stderr,
+                     "bench-scale: --resnet-topology: '%s' is neither torus nor hier\n",
+                     resnetTopology.c_str());
+        return 2;
+    }
     tn_error err;
     uint64_t bytes = 0;
     if (tn_units_parse_bytes(bytesText.c_str(), SIZE_MAX, "--bytes", &bytes, &err) != TN_OK)
@@ -822,7 +835,7 @@ main(int argc, char** argv)
         std::vector<PlanCase> cases = {
             {TorusOf(n), "ring"},
             {TorusOf(n), "ring2d"},
-            {"hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps", "hierarchical"},
+            {HierOf(n), "hierarchical"},
             // the flat ring's order snakes through a torus, so its ranks are translates only
             // where the ring is the topology's own: N NPUs on one switch
             {"switch:" + std::to_string(n), "ring", true},
@@ -960,8 +973,7 @@ main(int argc, char** argv)
     }
     for (uint32_t n : ParseSizes("training-sizes", trainingSizes))
     {
-        const PlanCase c{"hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
-                         "hierarchical"};
+        const PlanCase c{HierOf(n), "hierarchical"};
         const double goalSeconds = n >= 16384 ? 600.0 : 60.0;
         // every NPU simulated: 3.6 billion transfers at 16,384 NPUs (hours); the symmetric row
         // stands for it there
@@ -1038,9 +1050,7 @@ main(int argc, char** argv)
     for (uint32_t n : ParseSizes("quickstart-sizes", quickstartSizes))
     {
         for (const PlanCase& c :
-             {PlanCase{TorusOf(n), "ring2d"},
-              PlanCase{"hier:switch8@2880Gbps+switch" + std::to_string(n / 8) + "@400Gbps",
-                       "hierarchical"}})
+             {PlanCase{TorusOf(n), "ring2d"}, PlanCase{HierOf(n), "hierarchical"}})
         {
             Measure q = InChild(limits, [&](std::string* line) {
                 return RunQuickstart(c.spec, c.algorithm, bytesText, line);
@@ -1067,7 +1077,8 @@ main(int argc, char** argv)
             {
                 continue;
             }
-            const PlanCase c{TorusOf(n), option.empty() ? "auto" : "ring"};
+            const PlanCase c{resnetTopology == "hier" ? HierOf(n) : TorusOf(n),
+                             option.empty() ? "auto" : "ring"};
             double cpu = 0;
             Measure r = InChild(limits, [&](std::string* line) {
                 return RunResnet(workload, c.spec, option, line, &cpu);
