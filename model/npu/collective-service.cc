@@ -668,10 +668,11 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
     const uint64_t pathsBefore = m_lanePaths.size();
     tn_rank_program rp{};
     std::vector<uint32_t> path(tn_topology_node_count(m_topo));
+    std::unordered_map<uint64_t, uint8_t> pairLanes;
     for (uint32_t r = 0; r < nodes.size(); r++)
     {
         const uint64_t held =
-            (plan->pairLanes.size() + (m_flowRoutes - routesBefore)) * LANE_ENTRY_BYTES +
+            (pairLanes.size() + (m_flowRoutes - routesBefore)) * LANE_ENTRY_BYTES +
             (m_lanePaths.size() - pathsBefore) * LANE_PATHS_BYTES;
         if (held > limit / WHOLE_PROGRAM_SHARE)
         {
@@ -681,7 +682,7 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
                      tn_collective_name(req.collective) + " with " + req.algorithm + " on " +
                      std::to_string(nodes.size()) + " ranks passed " +
                      tn_memory_format(held, heldText, sizeof(heldText)) + " at rank " +
-                     std::to_string(r) + " (" + std::to_string(plan->pairLanes.size()) +
+                     std::to_string(r) + " (" + std::to_string(pairLanes.size()) +
                      " rank pairs), more than an eighth of the memory limit " +
                      tn_memory_format(limit, limitText, sizeof(limitText)) +
                      " (TN_MEMORY_LIMIT or --memory-limit): route it by ECMP "
@@ -700,7 +701,7 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
         {
             const tn_program_op& o = rp.ops[i];
             const uint64_t key = (static_cast<uint64_t>(r) << 32) | o.peer;
-            if (!o.send || plan->pairLanes.count(key))
+            if (!o.send || pairLanes.count(key))
             {
                 continue;
             }
@@ -725,10 +726,12 @@ CollectiveService::GetGeneratedPlan(const tn_plan_request& req,
                 tn_rank_program_free(&rp);
                 return nullptr;
             }
-            plan->pairLanes.emplace(key, lane);
+            pairLanes.emplace(key, lane);
         }
     }
     tn_rank_program_free(&rp);
+    plan->pairLanes =
+        std::make_shared<const std::unordered_map<uint64_t, uint8_t>>(std::move(pairLanes));
     return plan;
 }
 
@@ -1619,8 +1622,8 @@ CollectiveService::PlanBytes(const Plan& plan)
 {
     // a generated plan's program holds tables of a few words a rank (a ring's order, swing's
     // peers: 2.7 MB at 16,384 ranks), not its ops; left out beside a schedule's transfers
-    uint64_t bytes =
-        sizeof(Plan) + plan.lanes.capacity() + plan.pairLanes.size() * LANE_ENTRY_BYTES;
+    uint64_t bytes = sizeof(Plan) + plan.lanes.capacity() +
+                     (plan.pairLanes ? plan.pairLanes->size() * LANE_ENTRY_BYTES : 0);
     if (plan.schedule)
     {
         bytes += tn_schedule_held_bytes(plan.schedule.get());

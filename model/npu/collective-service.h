@@ -487,12 +487,12 @@ eturn false with *error set when one is
     /// What identical requests share: the schedule, its cost estimate and its lanes.
     struct Plan
     {
-        Collective::SharedSchedule schedule; //!< finalized, verified when m_verify
-        Collective::SharedProgram program;   //!< or: the generator (Program attribute)
-        Time estimate;                       //!< cost model (0: unknown)
-        Collective::Protocol protocol;       //!< a library's protocol (nccl), else unset
-        std::vector<uint8_t> lanes;          //!< planned routing's lane of each transfer
-        std::unordered_map<uint64_t, uint8_t> pairLanes; //!< generated: lane per rank pair
+        Collective::SharedSchedule schedule;   //!< finalized, verified when m_verify
+        Collective::SharedProgram program;     //!< or: the generator (Program attribute)
+        Time estimate;                         //!< cost model (0: unknown)
+        Collective::Protocol protocol;         //!< a library's protocol (nccl), else unset
+        std::vector<uint8_t> lanes;            //!< planned routing's lane of each transfer
+        Collective::SharedPairLanes pairLanes; //!< generated: lane per rank pair (or null)
         /// CheckSymmetric's answer, kept with the (cached) plan: every collective created
         /// from it would check the same programs again
         mutable std::optional<std::string> symmetric;

@@ -89,7 +89,7 @@ void
 Collective::SetupProgram(uint32_t id,
                          SharedProgram program,
                          std::vector<uint32_t> nodes,
-                         std::unordered_map<uint64_t, uint8_t> pairLanes,
+                         SharedPairLanes pairLanes,
                          uint8_t priority,
                          uint32_t window)
 {
@@ -825,12 +825,12 @@ Collective::DeferMessage(uint32_t rank,
 uint32_t
 Collective::GetPairLane(uint32_t src, uint32_t dst) const
 {
-    if (m_pairLanes.empty())
+    if (!m_pairLanes || m_pairLanes->empty())
     {
         return 0;
     }
-    auto it = m_pairLanes.find((static_cast<uint64_t>(src) << 32) | dst);
-    return it == m_pairLanes.end() ? 0 : it->second;
+    auto it = m_pairLanes->find((static_cast<uint64_t>(src) << 32) | dst);
+    return it == m_pairLanes->end() ? 0 : it->second;
 }
 
 void

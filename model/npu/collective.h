@@ -166,6 +166,9 @@ class Collective : public Object
 
     /// A rank-local program generator, shared by the collectives that run it.
     typedef std::shared_ptr<const tn_program> SharedProgram;
+    /// A generated plan's lane of each ordered rank pair (key src << 32 | dst; missing: lane
+    /// 0), shared by the plan and every collective made from it
+    typedef std::shared_ptr<const std::unordered_map<uint64_t, uint8_t>> SharedPairLanes;
 
     /**
      * \param program a program; ownership taken
@@ -179,14 +182,14 @@ class Collective : public Object
      * \param program the generator (its ranks = nodes.size())
      * \param nodes topology node of each rank of the group
      * \param pairLanes lane of the transfers of each ordered rank pair (key src << 32 | dst;
-     * missing: lane 0)
+     * missing, or null: lane 0)
      * \param priority RDMA priority of the data
      * \param window ops per stream window (see class doc); 0: every rank's whole program
      */
     void SetupProgram(uint32_t id,
                       SharedProgram program,
                       std::vector<uint32_t> nodes,
-                      std::unordered_map<uint64_t, uint8_t> pairLanes,
+                      SharedPairLanes pairLanes,
                       uint8_t priority,
                       uint32_t window = 0);
 
@@ -851,10 +854,10 @@ class Collective : public Object
         std::vector<uint32_t> fill;
     } m_scratch;
 
-    std::unordered_map<uint64_t, uint8_t> m_pairLanes; //!< generated: (src, dst) -> lane
-    const tn_symmetry* m_symmetry{nullptr};            //!< SetSymmetry: one rank runs for all
-    std::vector<bool> m_simulated;                     //!< per rank: on a representative NPU
-    uint32_t m_simulatedCount{0};                      //!< ranks that run (SetSymmetry)
+    SharedPairLanes m_pairLanes; //!< generated: (src, dst) -> lane (null: lane 0 for all)
+    const tn_symmetry* m_symmetry{nullptr}; //!< SetSymmetry: one rank runs for all
+    std::vector<bool> m_simulated;          //!< per rank: on a representative NPU
+    uint32_t m_simulatedCount{0};           //!< ranks that run (SetSymmetry)
     /// SetSymmetry: bytes by which a receive's length may differ from its translated send's
     uint64_t m_lengthSlack{0};
     /** \return whether a message of `bytes` is the planned op of `planned` bytes */
