@@ -124,15 +124,13 @@ class DistributedHelper
      * (StatsHelper refuses to record with it).
      * \param signal the signal this rank caught (0: none)
      * \param busy set to true when some rank has an event left or a frame is in flight
-     *
-eturn the largest signal caught by a rank (0: none)
+     * \return the largest signal caught by a rank (0: none)
      */
     static int SyncTick(int signal, bool* busy);
 
     /**
      * \param ok this rank's verdict
-     *
-eturn true when it is true on every rank
+     * \return true when it is true on every rank
      */
     static bool AllOf(bool ok);
 

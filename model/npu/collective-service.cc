@@ -194,7 +194,7 @@ CollectiveService::GetTypeId()
             .AddAttribute("PlanCacheBytes",
                           "Bytes the cached plans may hold (their schedules and lanes); past "
                           "it the plans asked for least recently are dropped, and built again "
-                          "if asked for. 0: a sixteenth of the memory limit (TN_MEMORY_LIMIT, "
+                          "if asked for. 0: an eighth of the memory limit (TN_MEMORY_LIMIT, "
                           "else half the machine's memory).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&CollectiveService::m_planCacheBytes),
@@ -233,6 +233,7 @@ CollectiveService::DoDispose()
     m_verifier.Wait();
     m_deferred.clear();
     m_plans.clear();
+    m_droppedPlans.clear();
     m_cachedPlanBytes = 0;
     m_tunedSchedule.reset();
     m_nodes = NodeContainer();
@@ -437,6 +438,7 @@ CollectiveService::SetPlanCache(bool cache)
     if (!cache)
     {
         m_plans.clear();
+        m_droppedPlans.clear();
         m_cachedPlanBytes = 0;
     }
 }
@@ -1084,6 +1086,7 @@ CollectiveService::Create(const tn_plan_request& request,
     {
         ++m_nextId;
     }
+    c->HoldPlan(plan);
     c->SetEstimatedTime(plan->estimate);
     c->SetTuning(prepared.tuning);
     c->SetProtocol(plan->protocol);
@@ -1496,6 +1499,18 @@ CollectiveService::GetPlan(const tn_plan_request& request,
             cached->second.lastUse = ++m_planUses;
             return cached->second.plan;
         }
+        auto dropped = m_droppedPlans.find(key);
+        if (dropped != m_droppedPlans.end())
+        {
+            std::shared_ptr<const Plan> alive = dropped->second.lock();
+            m_droppedPlans.erase(dropped);
+            if (alive)
+            {
+                ++m_plansTakenBack;
+                CachePlan(key, alive, request);
+                return alive;
+            }
+        }
     }
     tn_plan_request req = request;
     req.ranks = static_cast<uint32_t>(ranks.size());
@@ -1653,6 +1668,7 @@ CollectiveService::CachePlan(const std::string& key,
     if (bytes > budget)
     {
         NS_LOG_INFO("plan of " << bytes << " bytes not cached: the budget is " << budget);
+        m_droppedPlans[key] = plan;
         return;
     }
     while (m_cachedPlanBytes + bytes > budget)
@@ -1667,8 +1683,13 @@ CollectiveService::CachePlan(const std::string& key,
             }
         }
         m_cachedPlanBytes -= oldest->second.bytes;
+        m_droppedPlans[oldest->first] = oldest->second.plan;
         m_plans.erase(oldest);
         ++m_plansEvicted;
+    }
+    for (auto it = m_droppedPlans.begin(); it != m_droppedPlans.end();)
+    {
+        it = it->second.expired() ? m_droppedPlans.erase(it) : std::next(it);
     }
     CachedPlan& cached = m_plans[key];
     cached.plan = plan;

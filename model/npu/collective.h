@@ -372,6 +372,15 @@ class Collective : public Object
         Time runnerUpEstimate; //!< its estimate
     };
 
+    /**
+     * \param plan kept alive as long as this collective (CollectiveService's plan, so that
+     * a plan its cache dropped is taken back, not built again, while a collective of it runs)
+     */
+    void HoldPlan(std::shared_ptr<const void> plan)
+    {
+        m_plan = std::move(plan);
+    }
+
     /** \param tuning what CollectiveService asked for and decided */
     void SetTuning(const Tuning& tuning)
     {
@@ -896,6 +905,7 @@ class Collective : public Object
     std::string m_origin;      //!< SetOrigin
     Time m_estimate;
     Tuning m_tuning;
+    std::shared_ptr<const void> m_plan; //!< HoldPlan
     Protocol m_protocol;
     DoneCallback m_done;
     Callback<void, uint32_t> m_programsFreed; //!< SetProgramsFreedCallback

@@ -53,8 +53,7 @@ class RoceRemoteChannel : public RoceChannel
     static void ReceiveFromRank(Ptr<RoceNetDevice> device, Ptr<Packet> frame);
 
     /**
-     *
-eturn frames this process sent to other ranks minus those it received from them: summed
+     * \return frames this process sent to other ranks minus those it received from them: summed
      * over the ranks, the frames still on their way between ranks (in MPI, or queued and not
      * yet received), which a rank's own event queue does not show
      */
