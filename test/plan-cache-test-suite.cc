@@ -25,6 +25,27 @@ namespace
 
 using roce_test::Topology;
 
+/// A 4x4 torus with its fabric and collective service, and a multitree all-reduce request.
+struct CacheFabric
+{
+    CacheFabric()
+        : t("torus:4x4,rate=100Gbps,latency=1us")
+    {
+        tn_plan_request_init(&request);
+        request.algorithm = "multitree";
+        if (t.topo)
+        {
+            roce.Install(t.topo);
+            helper.Install(t.topo, roce);
+        }
+    }
+
+    Topology t;
+    RoceHelper roce;
+    CollectiveHelper helper;
+    tn_plan_request request;
+};
+
 /**
  * \ingroup training-net-tests
  * The plan cache: identical requests share one plan (the same schedule, estimate and lanes)
@@ -41,15 +62,10 @@ class CollectivePlanCacheTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Topology t("torus:4x4,rate=100Gbps,latency=1us");
-        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
-        RoceHelper roce;
-        roce.Install(t.topo);
-        CollectiveHelper helper;
-        helper.Install(t.topo, roce);
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.algorithm = "multitree";
+        CacheFabric f;
+        NS_TEST_ASSERT_MSG_NE(f.t.topo, nullptr, f.t.error);
+        CollectiveHelper& helper = f.helper;
+        tn_plan_request request = f.request;
         request.bytes = 1 << 20;
         std::string error;
         Ptr<Collective> first = helper.Create(request, {}, &error);
@@ -124,16 +140,11 @@ class CollectivePlanCacheBudgetTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Topology t("torus:4x4,rate=100Gbps,latency=1us");
-        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, t.error);
-        RoceHelper roce;
-        roce.Install(t.topo);
-        CollectiveHelper helper;
-        helper.Install(t.topo, roce);
+        CacheFabric f;
+        NS_TEST_ASSERT_MSG_NE(f.t.topo, nullptr, f.t.error);
+        CollectiveHelper& helper = f.helper;
+        tn_plan_request request = f.request;
         Ptr<CollectiveService> service = helper.GetService();
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.algorithm = "multitree";
         std::string error;
         // A, B and C: three sizes, three plans; what each adds to the cache (no budget hit)
         uint64_t bytes[3];
