@@ -363,6 +363,7 @@ test_sources = [
     'test/program-memory-test-suite.cc',
     'test/plan-verifier-test-suite.cc',
     'test/plan-cache-test-suite.cc',
+    'test/flow-nic-test-suite.cc',
     'test/flow-symmetric-test-suite.cc',
     'test/collective-records-test-suite.cc',
     'test/llm-test-suite.cc',

@@ -110,6 +110,8 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
         bool hasImmediate;      //!< RdmaWriteRequest::hasImmediate
     };
 
+    static_assert(sizeof(Queued) <= 56, "a queued message stays within 56 bytes");
+
     static constexpr uint32_t NO_CALLBACK = UINT32_MAX;
 
     /// A completion callback of queued messages, held once for all that share it (the
