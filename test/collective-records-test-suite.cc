@@ -3,10 +3,12 @@
  *
  * A receive's transfer record names its send: the transfer number, ranks, bytes and issue time
  * the sender posted, which the receiver of a generated collective looks up in the sender's
- * window (Collective::TakeSend), at flow and at packet level.
+ * window (Collective::TakeSend), at flow and at packet level; and the executors' transfer
+ * traces, which ask for a receive's number without a ready trace connected.
  */
 #include "roce-test-util.h"
 
+#include "ns3/collective-executor.h"
 #include "ns3/collective-helper.h"
 #include "ns3/roce-helper.h"
 #include "ns3/simulator.h"
@@ -175,6 +177,94 @@ class CollectiveRecordsTestCase : public TestCase
     }
 };
 
+/** The transfer numbers of the executors' Sent and Received traces of one run. */
+struct TracedNumbers
+{
+    std::multiset<uint32_t> sent;     //!< each send's number
+    std::multiset<uint32_t> received; //!< each receive's number (its send's)
+
+    static void Sent(TracedNumbers* t, Ptr<const Collective>, uint32_t transfer, uint64_t, bool)
+    {
+        t->sent.insert(transfer);
+    }
+
+    static void Received(TracedNumbers* t, Ptr<const Collective>, uint32_t transfer, uint64_t, bool)
+    {
+        t->received.insert(transfer);
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A receive's transfer number when no TransferReady trace is connected: the receiver looks
+ * its send up only when asked (Collective::GetOpTransfer, which the executor's Received trace
+ * asks when the receive arrives). The executors' Sent and Received traces name the same
+ * numbers, each once, none unknown; a lookup skipped, not done on demand, gives UINT32_MAX.
+ */
+class CollectiveReceivedNumberTestCase : public TestCase
+{
+  public:
+    CollectiveReceivedNumberTestCase()
+        : TestCase("a receive's transfer number without a ready trace, looked up when asked")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string mode : {"flow", "packet"})
+        {
+            for (uint32_t window : {0u, 8u})
+            {
+                const std::string what =
+                    "torus:4x4 ring2d " + mode + " window " + std::to_string(window);
+                Topology t("torus:4x4");
+                NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, what << ": " << t.error);
+                RoceHelper roce;
+                roce.SetMode(mode);
+                roce.Install(t.topo);
+                CollectiveHelper helper;
+                helper.SetServiceAttribute("Program", StringValue("generated"));
+                helper.SetServiceAttribute("ProgramWindow", UintegerValue(window));
+                helper.Install(t.topo, roce);
+                TracedNumbers numbers;
+                for (uint32_t i = 0; i < roce.GetFabric().npus.GetN(); ++i)
+                {
+                    Ptr<CollectiveExecutor> exec =
+                        roce.GetFabric().npus.Get(i)->GetObject<CollectiveExecutor>();
+                    exec->TraceConnectWithoutContext(
+                        "Sent",
+                        MakeBoundCallback(&TracedNumbers::Sent, &numbers));
+                    exec->TraceConnectWithoutContext(
+                        "Received",
+                        MakeBoundCallback(&TracedNumbers::Received, &numbers));
+                }
+                tn_plan_request request;
+                tn_plan_request_init(&request);
+                request.algorithm = "ring2d";
+                request.bytes = 1 << 20;
+                std::string error;
+                Ptr<Collective> c = helper.Create(request, {}, &error);
+                NS_TEST_ASSERT_MSG_NE(c, nullptr, what << ": " << error);
+                NS_TEST_ASSERT_MSG_NE(c->GetProgram(), nullptr, what << ": rank-local programs");
+                helper.Start(c);
+                Simulator::Run();
+                NS_TEST_EXPECT_MSG_EQ(c->Check(), "", what);
+                const uint64_t transfers = c->GetTransferCount();
+                Simulator::Destroy();
+                NS_TEST_EXPECT_MSG_GT(transfers, 0, what);
+                NS_TEST_EXPECT_MSG_EQ(numbers.sent.size(), transfers, what << ": sends traced");
+                NS_TEST_EXPECT_MSG_EQ(numbers.received.count(UINT32_MAX),
+                                      0,
+                                      what << ": a receive's number unknown");
+                NS_TEST_EXPECT_MSG_EQ((numbers.received == numbers.sent),
+                                      true,
+                                      what << ": every send received once, by its number");
+            }
+        }
+    }
+};
+
 /**
  * \ingroup training-net-tests
  * The records of generated collectives.
@@ -186,6 +276,7 @@ class CollectiveRecordsTestSuite : public TestSuite
         : TestSuite("training-net-collective-records", UNIT)
     {
         AddTestCase(new CollectiveRecordsTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveReceivedNumberTestCase, TestCase::QUICK);
     }
 };
 

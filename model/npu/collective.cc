@@ -927,7 +927,14 @@ Collective::NotifyOpArrived(uint32_t rank, uint32_t op, Time firstByte, uint64_t
     o.times[0] = firstByte.GetTimeStep();
     o.times[1] = Simulator::Now().GetTimeStep();
     const tn_program_op& p = s.w->prog[op - s.w->first];
-    TakeSend(rank, p.peer, p.match, &o.transfer, &o.sentNs);
+    if (!m_readyTrace.IsEmpty())
+    {
+        // the ready record names the send; otherwise the send is looked up only when asked
+        // for (GetOpTransfer): it is in its sender's window, a few cache misses away, which a
+        // flow-level run without transfer traces paid for every receive (8 % of a 4,096-NPU
+        // ring2d run)
+        TakeSend(rank, p.peer, p.match, &o.transfer, &o.sentNs);
+    }
     const bool planned = IsPlannedLength(bytes, p.length);
     m_deliveredBytes += planned ? p.length : bytes;
     if (!planned)
@@ -981,7 +988,13 @@ uint32_t
 Collective::GetOpTransfer(uint32_t rank, uint32_t op) const
 {
     const StreamRun& s = StreamOf(rank, op);
-    return s.w->ops[op - s.w->first].transfer;
+    OpState& o = s.w->ops[op - s.w->first];
+    if (o.transfer == UINT32_MAX && (o.flags & ARRIVED))
+    {
+        const tn_program_op& p = s.w->prog[op - s.w->first];
+        TakeSend(rank, p.peer, p.match, &o.transfer, &o.sentNs);
+    }
+    return o.transfer;
 }
 
 void

@@ -626,7 +626,9 @@ class Collective : public Object
 
     /**
      * \param rank rank \param op a send, or a receive that has arrived \return its transfer's
-     * number (records; a receive has its sender's number)
+     * number (records; a receive has its sender's number, looked up in the sender's window when
+     * first asked for: ask while the send is held there, at the latest when the receive
+     * arrives; UINT32_MAX once it is gone). A receive's record in ReadyTrace has it.
      */
     uint32_t GetOpTransfer(uint32_t rank, uint32_t op) const;
 
