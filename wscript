@@ -34,6 +34,7 @@ core_sources = [
     'model/core/tn-cost-walk.c',
     'model/core/tn-db.c',
     'model/core/tn-error.c',
+    'model/core/tn-finish-queue.c',
     'model/core/tn-fluid.c',
     'model/core/tn-hpcc-files.c',
     'model/core/tn-huge-pages.c',
@@ -112,6 +113,7 @@ core_private_headers = [
     'model/core/tn-program-impl.h',
     'model/core/tn-chakra-impl.h',
     'model/core/tn-array.h',
+    'model/core/tn-finish-queue.h',
     'model/core/tn-csr.h',
     'model/core/tn-text.h',
 ]
@@ -301,6 +303,7 @@ core_test_sources = [
     'test/core/test-db.c',
     'test/core/test-db-keys.c',
     'test/core/test-db-rows.c',
+    'test/core/test-finish-queue.c',
     'test/core/test-fluid.c',
     'test/core/test-harness.c',
     'test/core/test-hdrm.c',

@@ -6,27 +6,11 @@
 #include "tn-fluid.h"
 
 #include "tn-array.h"
+#include "tn-finish-queue.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A finish entry: stale when ver differs from its flow's version. */
-typedef struct fent
-{
-    double time;
-    uint32_t tag;
-    uint32_t id;
-    uint32_t ver;
-} fent;
-
-static bool
-fent_less(const fent* a, const fent* b)
-{
-    if (a->time != b->time)
-        return a->time < b->time;
-    return a->tag != b->tag ? a->tag < b->tag : a->id < b->id;
-}
 
 /* A fill candidate: a link and its share (capacity left over its flows not yet frozen). The
  * fill heap holds one per link, updated in place (links[l].pos), so that it stays as small as
@@ -42,60 +26,6 @@ sent_less(const sent* a, const sent* b)
 {
     return a->share != b->share ? a->share < b->share : a->link < b->link;
 }
-
-/* growable binary min-heaps of T ordered by LESS: NAME_up, NAME_push, NAME_pop */
-#define TN_FLUID_HEAP(NAME, T, LESS)                                                               \
-    typedef struct NAME                                                                            \
-    {                                                                                              \
-        T* v;                                                                                      \
-        size_t n;                                                                                  \
-        size_t cap;                                                                                \
-    } NAME;                                                                                        \
-    static void NAME##_up(NAME* h, size_t i)                                                       \
-    {                                                                                              \
-        while (i > 0 && LESS(&h->v[i], &h->v[(i - 1) / 2]))                                        \
-        {                                                                                          \
-            T t = h->v[i];                                                                         \
-            h->v[i] = h->v[(i - 1) / 2];                                                           \
-            h->v[(i - 1) / 2] = t;                                                                 \
-            i = (i - 1) / 2;                                                                       \
-        }                                                                                          \
-    }                                                                                              \
-    static bool NAME##_push(NAME* h, T e)                                                          \
-    {                                                                                              \
-        if (h->n == h->cap)                                                                        \
-        {                                                                                          \
-            T* g = tn_array_grow(h->v, &h->cap, h->n + 1, sizeof(T), 256);                         \
-            if (!g)                                                                                \
-                return false;                                                                      \
-            h->v = g;                                                                              \
-        }                                                                                          \
-        h->v[h->n] = e;                                                                            \
-        NAME##_up(h, h->n++);                                                                      \
-        return true;                                                                               \
-    }                                                                                              \
-    static T NAME##_pop(NAME* h)                                                                   \
-    {                                                                                              \
-        T top = h->v[0];                                                                           \
-        h->v[0] = h->v[--h->n];                                                                    \
-        for (size_t i = 0;;)                                                                       \
-        {                                                                                          \
-            size_t l = 2 * i + 1, r = l + 1, m = i;                                                \
-            if (l < h->n && LESS(&h->v[l], &h->v[m]))                                              \
-                m = l;                                                                             \
-            if (r < h->n && LESS(&h->v[r], &h->v[m]))                                              \
-                m = r;                                                                             \
-            if (m == i)                                                                            \
-                break;                                                                             \
-            T t = h->v[i];                                                                         \
-            h->v[i] = h->v[m];                                                                     \
-            h->v[m] = t;                                                                           \
-            i = m;                                                                                 \
-        }                                                                                          \
-        return top;                                                                                \
-    }
-
-TN_FLUID_HEAP(fheap, fent, fent_less)
 
 /* growable uint32 list */
 typedef struct ulist
@@ -183,7 +113,7 @@ struct tn_fluid
     uint32_t share_n;
     uint32_t* moved; /* links whose share changed while freezing one link's flows */
     uint32_t moved_n;
-    fheap finish;
+    tn_finish_queue finish;
     uint32_t stamp;
     ulist fresh;      /* flows started since the last update (some may have ended since) */
     bool whole;       /* tn_fluid_set_whole */
@@ -246,7 +176,7 @@ tn_fluid_destroy(tn_fluid* f)
     free(f->comp_flows.v);
     free(f->shares);
     free(f->moved);
-    free(f->finish.v);
+    tn_finish_queue_free(&f->finish);
     free(f);
 }
 
@@ -760,6 +690,73 @@ share_fix(tn_fluid* f, uint32_t l)
         share_down(f, k->pos, e);
 }
 
+/* flow i is frozen at `share` by link l (its neck); the links it crosses in the fill give the
+ * share up, and those other than l whose share changes are listed in `moved` when `listed` */
+static void
+freeze(tn_fluid* f, uint32_t i, uint32_t l, double share, double now, bool listed)
+{
+    fflow* fl = &f->flows[i];
+    fl->frozen = share == fl->rate ? 1 : 2;
+    fl->neck = l;
+    const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+    if (fl->frozen == 2)
+    {
+        for (uint32_t k = 0; k < fl->hops; k++)
+            account(f, hl[k], share - fl->rate, now);
+        fl->rate = share;
+        fl->moved = 1;
+    }
+    for (uint32_t k = 0; k < fl->hops; k++)
+    {
+        uint32_t m = hl[k];
+        flink* other = &f->links[m];
+        if (other->stamp != f->stamp)
+            continue; /* slack and untouched: out of the fill */
+        other->left -= share;
+        other->count--;
+        if (listed && m != l && !other->moved)
+        {
+            other->moved = 1;
+            f->moved[f->moved_n++] = m;
+        }
+    }
+}
+
+/* A flow alone on every link of the fill it crosses is frozen by the first of them the fill
+ * would pop: the smallest share (its left, the flow being its only one; ties: the smaller
+ * link), floored as the fill floors it. No other flow of the fill crosses those links, so
+ * freezing it first changes no other flow's rate, and its links leave the fill: a step of a
+ * collective on a torus or a ring, one flow per link, then needs no heap at all. */
+static void
+freeze_alone(tn_fluid* f, double now)
+{
+    for (size_t c = 0; c < f->comp_flows.n; c++)
+    {
+        const uint32_t i = f->comp_flows.v[c];
+        const fflow* fl = &f->flows[i];
+        const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
+        uint32_t neck = UINT32_MAX;
+        for (uint32_t k = 0; k < fl->hops; k++)
+        {
+            const flink* m = &f->links[hl[k]];
+            if (m->stamp != f->stamp)
+                continue;
+            if (m->count != 1)
+            {
+                neck = UINT32_MAX;
+                break;
+            }
+            if (neck == UINT32_MAX || m->left < f->links[neck].left ||
+                (m->left == f->links[neck].left && hl[k] < neck))
+                neck = hl[k];
+        }
+        if (neck == UINT32_MAX)
+            continue;
+        const flink* n = &f->links[neck];
+        freeze(f, i, neck, n->left > n->cap * 1e-9 ? n->left : n->cap * 1e-9, now, false);
+    }
+}
+
 /* progressive filling of the component: the link with the smallest fair share (ties: smaller
  * id) freezes its flows at it. The heap holds every link's current share, so it pops what a
  * heap of every (share, link) ever computed would pop once its stale entries are skipped;
@@ -768,6 +765,17 @@ share_fix(tn_fluid* f, uint32_t l)
 static void
 fill(tn_fluid* f, double now)
 {
+    for (size_t c = 0; c < f->comp_flows.n; c++)
+    {
+        fflow* fl = &f->flows[f->comp_flows.v[c]];
+        fl->rem -= fl->rate * (now - fl->upd);
+        if (fl->rem < 0)
+            fl->rem = 0;
+        fl->upd = now;
+        fl->frozen = 0;
+        fl->fresh = 0;
+    }
+    freeze_alone(f, now);
     f->share_n = 0;
     for (uint32_t c = 0; c < f->comp_link_count; c++)
     {
@@ -779,16 +787,6 @@ fill(tn_fluid* f, double now)
     }
     for (uint32_t p = f->share_n / 2; p-- > 0;)
         share_down(f, p, f->shares[p]);
-    for (size_t c = 0; c < f->comp_flows.n; c++)
-    {
-        fflow* fl = &f->flows[f->comp_flows.v[c]];
-        fl->rem -= fl->rate * (now - fl->upd);
-        if (fl->rem < 0)
-            fl->rem = 0;
-        fl->upd = now;
-        fl->frozen = 0;
-        fl->fresh = 0;
-    }
     while (f->share_n > 0)
     {
         sent e = f->shares[0];
@@ -801,33 +799,10 @@ fill(tn_fluid* f, double now)
         for (size_t q = 0; q < link->on.n; q++)
         {
             uint32_t i = link->on.v[q];
-            fflow* fl = &f->flows[i];
+            const fflow* fl = &f->flows[i];
             if (fl->frozen || fl->stamp != f->stamp)
                 continue; /* frozen now, or keeping its rate */
-            fl->frozen = share == fl->rate ? 1 : 2;
-            fl->neck = l;
-            const uint32_t* hl = f->hop_link + (size_t)i * f->stride;
-            if (fl->frozen == 2)
-            {
-                for (uint32_t k = 0; k < fl->hops; k++)
-                    account(f, hl[k], share - fl->rate, now);
-                fl->rate = share;
-                fl->moved = 1;
-            }
-            for (uint32_t k = 0; k < fl->hops; k++)
-            {
-                uint32_t m = hl[k];
-                flink* other = &f->links[m];
-                if (other->stamp != f->stamp)
-                    continue; /* slack and untouched: out of the fill */
-                other->left -= share;
-                other->count--;
-                if (m != l && !other->moved)
-                {
-                    other->moved = 1;
-                    f->moved[f->moved_n++] = m;
-                }
-            }
+            freeze(f, i, l, share, now, true);
         }
         for (uint32_t c = 0; c < f->moved_n; c++)
         {
@@ -849,16 +824,22 @@ reschedule(tn_fluid* f, double now)
             continue;
         fl->ver++;
         double t = fl->rate > 0 ? now + fl->rem / fl->rate : now;
-        if (!fheap_push(&f->finish, (fent){t, fl->tag, i, fl->ver}))
+        if (!tn_finish_queue_add(&f->finish, (tn_finish){t, fl->tag, i, fl->ver}))
             return false;
     }
-    return true;
+    return tn_finish_queue_seal(&f->finish);
 }
 
 static bool
-stale(const tn_fluid* f, const fent* e)
+stale(const tn_fluid* f, const tn_finish* e)
 {
     return e->ver != f->flows[e->id].ver;
+}
+
+static bool
+live(const tn_finish* e, const void* f)
+{
+    return !stale(f, e);
 }
 
 tn_status
@@ -883,18 +864,8 @@ tn_fluid_update(tn_fluid* f, double now, tn_error* err)
     f->visited += f->comp_flows.n;
     if (!reschedule(f, now))
         return tn_error_set(err, TN_ENOMEM, "fluid: out of memory");
-    if (f->finish.n > 4 * (size_t)f->active + 1024) /* drop stale finish entries */
-    {
-        size_t kept = 0;
-        for (size_t q = 0; q < f->finish.n; q++)
-        {
-            if (!stale(f, &f->finish.v[q]))
-                f->finish.v[kept++] = f->finish.v[q];
-        }
-        f->finish.n = 0;
-        for (size_t q = 0; q < kept; q++)
-            fheap_up(&f->finish, f->finish.n++);
-    }
+    if (f->finish.entries > 4 * (size_t)f->active + 1024) /* drop stale finish entries */
+        tn_finish_queue_filter(&f->finish, live, f);
     return TN_OK;
 }
 
@@ -903,11 +874,11 @@ tn_fluid_next(tn_fluid* f, double* time, uint32_t* id, uint32_t* tag)
 {
     if (!f)
         return false;
-    while (f->finish.n > 0 && stale(f, &f->finish.v[0]))
-        fheap_pop(&f->finish);
-    if (f->finish.n == 0)
+    const tn_finish* e;
+    while ((e = tn_finish_queue_top(&f->finish)) && stale(f, e))
+        tn_finish_queue_pop(&f->finish);
+    if (!e)
         return false;
-    const fent* e = &f->finish.v[0];
     if (time)
         *time = e->time;
     if (id)

@@ -656,6 +656,47 @@ test_ended_early(tn_test_ctx* ctx)
     tn_fluid_destroy(f);
 }
 
+/* Flows alone on their links (a step of a collective on a torus: one flow per link) take their
+ * slowest link's capacity without a fill of shared links; beside them two flows share a link.
+ * Links of 4, 2, 1, 3 and 3 bit/ns: a alone on the 4 gets 4, b over the 2 and the 1 gets 1,
+ * c and d on one 3 get 1.5 each, e alone on the other 3 gets 3. When a ends, g starts over
+ * the 4 (now alone) and the shared 3: c, d and g get 1 each, b and e keep theirs. */
+static void
+test_flows_alone(tn_test_ctx* ctx)
+{
+    const double cap[] = {4.0, 2.0, 1.0, 3.0, 3.0};
+    tn_fluid* f = make(ctx, 5, cap);
+    TN_REQUIRE(ctx, f != NULL);
+    const uint32_t pa[] = {0}, pb[] = {1, 2}, pc[] = {3}, pe[] = {4}, pg[] = {0, 3};
+    const uint32_t a = start(ctx, f, pa, 1, 400.0, 0);
+    const uint32_t b = start(ctx, f, pb, 2, 1e6, 1);
+    const uint32_t c = start(ctx, f, pc, 1, 1e6, 2);
+    const uint32_t d = start(ctx, f, pc, 1, 1e6, 3);
+    const uint32_t e = start(ctx, f, pe, 1, 1e6, 4);
+    TN_REQUIRE(ctx, tn_fluid_update(f, 0.0, NULL) == TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, a), 4.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, c), 1.5, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, d), 1.5, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, e), 3.0, 1e-12);
+    double t = 0;
+    uint32_t id = UINT32_MAX;
+    TN_REQUIRE(ctx, tn_fluid_next(f, &t, &id, NULL));
+    TN_CHECK_EQ(ctx, id, a);
+    TN_CHECK_NEAR(ctx, t, 100.0, 1e-9);
+    tn_fluid_end(f, a, t, t);
+    uint32_t g = UINT32_MAX;
+    TN_REQUIRE(ctx, tn_fluid_start(f, pg, 2, 1e6, t, 5, &g, NULL) == TN_OK);
+    TN_REQUIRE(ctx, tn_fluid_update(f, t, NULL) == TN_OK);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, g), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, c), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, d), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, b), 1.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_rate(f, e), 3.0, 1e-12);
+    TN_CHECK_NEAR(ctx, tn_fluid_link_bits(f, 0, t), 400.0, 1e-9);
+    tn_fluid_destroy(f);
+}
+
 static void
 test_random_against_reference(tn_test_ctx* ctx)
 {
@@ -678,5 +719,6 @@ tn_suite_fluid(tn_test_suite* suite)
     tn_test_add(suite, "slack-link", test_slack_link);
     tn_test_add(suite, "local-recomputation", test_local_recomputation);
     tn_test_add(suite, "held-flows-join", test_held_flows_join);
+    tn_test_add(suite, "flows-alone", test_flows_alone);
     tn_test_add(suite, "random-against-reference", test_random_against_reference);
 }
