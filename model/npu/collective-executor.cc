@@ -56,7 +56,6 @@ CollectiveExecutor::GetTypeId()
 }
 
 CollectiveExecutor::CollectiveExecutor()
-    : m_sendDone(MakeCallback(&CollectiveExecutor::SendDone, this))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -67,6 +66,11 @@ void
 CollectiveExecutor::DoDispose()
 {
     m_lastEntry = nullptr;
+    m_lastCollective = nullptr;
+    if (m_nic && m_nic->GetMessageListener() == this)
+    {
+        m_nic->SetMessageListener(nullptr);
+    }
     m_entries.clear();
     m_sources.clear();
     m_held.clear();
@@ -97,8 +101,7 @@ CollectiveExecutor::NotifyNewAggregate()
         if (nic)
         {
             m_nic = nic;
-            nic->TraceConnectWithoutContext("MessageReceived",
-                                            MakeCallback(&CollectiveExecutor::Received, this));
+            nic->SetMessageListener(this);
             nic->TraceConnectWithoutContext("MessageFailed",
                                             MakeCallback(&CollectiveExecutor::Failed, this));
         }
@@ -215,6 +218,8 @@ CollectiveExecutor::Find(uint32_t id)
     auto it = m_entries.find(id);
     m_lastEntry = it == m_entries.end() ? nullptr : &it->second;
     m_lastId = id;
+    m_lastCollective = m_lastEntry ? PeekPointer(m_lastEntry->collective) : nullptr;
+    m_lastRank = m_lastEntry ? m_lastEntry->rank : 0;
     return m_lastEntry;
 }
 
@@ -332,7 +337,8 @@ CollectiveExecutor::PostWire(Ptr<Collective> collective, uint32_t transfer)
     {
         m_sentTrace(c, transfer, t->length, t->op == TN_OP_REDUCE);
     }
-    m_nic->Post(request, m_sendDone);
+    request.toListener = true; // MessageComplete: SendDone
+    m_nic->Post(request);
 }
 
 void
@@ -351,6 +357,38 @@ CollectiveExecutor::PostLocal(Entry* entry, uint32_t transfer)
         delay = Max(m_reductionTime(t->length), Seconds(0));
     }
     Simulator::Schedule(delay, &CollectiveExecutor::DataReady, this, entry, transfer);
+}
+
+void
+CollectiveExecutor::MessageReceived(const RdmaMessageRecord& record)
+{
+    Received(record);
+}
+
+void
+CollectiveExecutor::MessageComplete(const RdmaMessageRecord& record)
+{
+    SendDone(record);
+}
+
+void
+CollectiveExecutor::Prefetch(const RdmaMessageRecord& record, bool received, uint32_t stage) const
+{
+    if (!m_lastCollective || !record.hasImmediate || (record.remoteKey & CONTROL_KEY_BIT) ||
+        (record.remoteKey & ~NOTIFY_KEY_BIT) != m_lastId)
+    {
+        return;
+    }
+    // a delivery looks its op up by direction (a clear-to-send names a send), a completion
+    // its op's stream
+    if (stage == 0)
+    {
+        __builtin_prefetch(m_lastEntry);
+    }
+    const uint32_t lookup = !received ? 2 : (record.remoteKey & NOTIFY_KEY_BIT) ? 1 : 0;
+    const uint64_t key =
+        received ? static_cast<uint64_t>(record.src) << 32 | record.immediate : record.wrId;
+    m_lastCollective->PrefetchRank(m_lastRank, lookup, key, stage);
 }
 
 void
@@ -501,6 +539,7 @@ CollectiveExecutor::PartDone(Entry* entry)
     Ptr<Collective> c = entry->collective;
     uint32_t rank = entry->rank;
     m_lastEntry = nullptr;
+    m_lastCollective = nullptr;
     m_entries.erase(c->GetId());
     m_partEndTrace(c, rank);
 }
@@ -613,7 +652,8 @@ CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
     {
         m_sentTrace(c, c->GetOpTransfer(entry->rank, op), o.length, o.op == TN_OP_REDUCE);
     }
-    m_nic->Post(request, m_sendDone);
+    request.toListener = true; // MessageComplete: SendDone
+    m_nic->Post(request);
 }
 
 void

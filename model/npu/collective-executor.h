@@ -62,7 +62,7 @@ class TransferBytesListener
     virtual void TransferReceived(uint64_t bytes, bool reduce) = 0;
 };
 
-class CollectiveExecutor : public Object
+class CollectiveExecutor : public Object, public RdmaMessageListener
 {
   public:
     /** \return the TypeId */
@@ -174,6 +174,17 @@ class CollectiveExecutor : public Object
         return m_heldCount;
     }
 
+    /** \param record a message to this node (RdmaMessageListener: the NIC's delivery) */
+    void MessageReceived(const RdmaMessageRecord& record) override;
+    /** \param record a message this node posted, acknowledged or failed (RdmaMessageListener:
+     * every post of the executor asks for it, RdmaWriteRequest::toListener) */
+    void MessageComplete(const RdmaMessageRecord& record) override;
+    /**
+     * RdmaMessageListener: a message of the collective of the last message will be handled
+     * soon: its rank's state (stage 0), then its stream and window (stage 1) are asked for.
+     */
+    void Prefetch(const RdmaMessageRecord& record, bool received, uint32_t stage) const override;
+
   protected:
     void DoDispose() override;
     void NotifyNewAggregate() override;
@@ -232,6 +243,8 @@ class CollectiveExecutor : public Object
     Entry* m_lastEntry{nullptr}; //!< Find's last answer (map nodes do not move; reset on erase)
     uint32_t m_lastId{0};        //!< its collective's id, beside it: a message's Find reads no
                                  //!< other cache line when it hits
+    uint32_t m_lastRank{0};      //!< and its rank and collective, for Prefetch (which reads no
+    const Collective* m_lastCollective{nullptr}; //!< entry: the entry is a miss of its own)
     uint64_t m_posted{0};
     std::vector<uint32_t> m_ready;   //!< scratch of OpDone: ops whose last dep was met
     std::vector<uint32_t> m_arrived; //!< scratch of OpDone: receives come in arrived
@@ -243,8 +256,6 @@ class CollectiveExecutor : public Object
     uint64_t m_maxHeld{0};               //!< attribute MaxHeldMessages
     std::vector<uint32_t> m_releasable;  //!< scratch of Release
     std::vector<uint32_t> m_notifyRanks; //!< scratch of DataReady
-    /// one completion callback for every post: a bound callback per post costs an allocation
-    Callback<void, const RdmaMessageRecord&> m_sendDone;
     TracedCallback<Ptr<const Collective>, uint32_t, uint64_t, bool> m_sentTrace;
     TracedCallback<Ptr<const Collective>, uint32_t, uint64_t, bool> m_receivedTrace;
     TracedCallback<Ptr<const Collective>, uint32_t> m_partStartTrace;

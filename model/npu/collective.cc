@@ -679,6 +679,7 @@ Collective::FindStream(uint32_t rank, uint32_t op) const
             hit = &*(it - 1);
         }
         run.lastStream = static_cast<uint32_t>(hit - streams.data());
+        run.windowHint[2] = hit->w.get();
     }
     const StreamRun& s = *hit;
     NS_ASSERT_MSG(s.w && op >= s.w->first && op - s.w->first < s.w->count,
@@ -736,6 +737,7 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         if (op != UINT32_MAX)
         {
             run.lastStream = last; // the op's events look its stream up next (StreamOf)
+            run.windowHint[2] = run.streams[last].w.get();
             return op;
         }
     }
@@ -750,10 +752,59 @@ Collective::FindOp(uint32_t rank, bool send, uint32_t peer, uint32_t match) cons
         {
             last = k;
             run.lastStream = k;
+            run.windowHint[send ? 1 : 0] = run.streams[k].w.get();
+            run.windowHint[2] = run.windowHint[send ? 1 : 0];
             return op;
         }
     }
     return UINT32_MAX;
+}
+
+void
+Collective::PrefetchRank(uint32_t rank, uint32_t lookup, uint64_t key, uint32_t stage) const
+{
+    if (rank >= m_ranks.size() || lookup > 2)
+    {
+        return;
+    }
+    const RankRun& run = m_ranks[rank];
+    if (stage == 0)
+    {
+        __builtin_prefetch(&run);
+        __builtin_prefetch(reinterpret_cast<const char*>(&run) + 64);
+        return;
+    }
+    const uint32_t k = lookup < 2 ? run.lastFound[lookup] : run.lastStream;
+    if (stage == 1)
+    {
+        if (k < run.streams.size())
+        {
+            __builtin_prefetch(&run.streams[k]);
+        }
+        if (const char* w = static_cast<const char*>(run.windowHint[lookup]))
+        {
+            __builtin_prefetch(w);
+            __builtin_prefetch(w + 64);
+        }
+        return;
+    }
+    // stage 2: the stream and its window are cached (read through the stream, not the hint)
+    const StreamWindow* w = k < run.streams.size() ? run.streams[k].w.get() : nullptr;
+    if (!w)
+    {
+        return;
+    }
+    uint32_t op = static_cast<uint32_t>(key);
+    if (lookup < 2)
+    {
+        const uint32_t peer = GetRankOfNode(static_cast<uint32_t>(key >> 32));
+        op = peer == UINT32_MAX ? UINT32_MAX : w->Find(lookup == 1, peer, op);
+    }
+    if (op - w->first < w->count)
+    {
+        __builtin_prefetch(&w->ops[op - w->first]);
+        __builtin_prefetch(&w->prog[op - w->first]);
+    }
 }
 
 uint64_t

@@ -615,6 +615,16 @@ class Collective : public Object
                     std::vector<uint32_t>* ready,
                     std::vector<uint32_t>* arrived);
 
+    /**
+     * Asks memory for what a message's handling at rank will read (a hint, changing nothing):
+     * stage 0 the rank's state, stage 1 (once that is cached) the stream and window its
+     * look-up reads first, stage 2 the op's state and program op when that window holds it.
+     * \param rank rank \param lookup 0 a receive's look-up (FindOp), 1 a send's, 2 an op's
+     * stream (a send's completion) \param key lookup 0 and 1: the peer's node and the match
+     * (peerNode << 32 | match); 2: the op \param stage the stage
+     */
+    void PrefetchRank(uint32_t rank, uint32_t lookup, uint64_t key, uint32_t stage) const;
+
     /** \param rank rank \param op a send whose clear-to-send came \return true if it may go */
     bool ClearOp(uint32_t rank, uint32_t op);
     /** \param rank rank \param op a send posted now */
@@ -700,6 +710,9 @@ class Collective : public Object
         uint32_t sends{0};               //!< sends of its program
         uint64_t receivedBytes{0};       //!< bytes of its receives
         uint64_t transferBase{0};        //!< number of its first send's transfer
+        /// the windows of lastFound[0], lastFound[1] and lastStream as they were set: only
+        /// prefetched (PrefetchRank), never read through (one may be gone)
+        mutable const void* windowHint[3]{nullptr, nullptr, nullptr};
     };
 
     /// Names a message: direction (clear-to-send or data), sender, receiver, match.

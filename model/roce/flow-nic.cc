@@ -183,7 +183,7 @@ FlowNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     m.remoteKey = request.remoteKey;
     m.immediate = request.immediate;
     m.hasImmediate = request.hasImmediate;
-    m.done = TakeCallback(done);
+    m.done = request.toListener ? TO_LISTENER : TakeCallback(done);
     qp.queue.push_back(m);
     const uint32_t index = static_cast<uint32_t>(&qp - m_qps.data());
     if (!qp.sending)
@@ -241,7 +241,8 @@ FlowNic::HeadSent(uint32_t index)
     m.rec.immediate = q.immediate;
     m.rec.wrId = q.wrId;
     m.rec.start = TimeStep(q.start);
-    m.done = ReleaseCallback(q.done);
+    m.toListener = q.done == TO_LISTENER;
+    m.done = m.toListener ? CompletionCallback() : ReleaseCallback(q.done);
     const uint64_t packet = m.rec.bytes == 0
                                 ? GetWireBytes(0, m.rec.hasImmediate)
                                 : std::min<uint64_t>(m.rec.bytes, m_mtu) + RoceWire::DATA_OVERHEAD;
@@ -366,6 +367,19 @@ FlowNic::TakeEvent(FlowNic* target, uint32_t slot)
 }
 
 void
+FlowNic::TransitEvent::Prefetch(uint32_t stage) const
+{
+    // the event, its message and its NIC are cached by now (RoceEventBuckets): the listener
+    // that handles it asks for its own state
+    const FlowNic* nic = target ? target : owner;
+    if (!owner || !nic->GetMessageListener())
+    {
+        return;
+    }
+    nic->GetMessageListener()->Prefetch(owner->m_transit[slot].rec, target != nullptr, stage);
+}
+
+void
 FlowNic::TransitEvent::Notify()
 {
     FlowNic* nic = owner;
@@ -402,6 +416,7 @@ FlowNic::Deliver(FlowNic* sender, uint32_t slot)
     rec.qpn = RoceWire::Qpn(rec.src, rec.priority, rec.lane);
     rec.wrId = 0; // the poster's own
     rec.end = Simulator::Now();
+    NotifyListener(rec);
     m_messageReceivedTrace(rec);
 }
 
@@ -414,10 +429,15 @@ FlowNic::Complete(uint32_t slot)
     // the callback may post (and so send and park) further messages: work on copies
     const RdmaMessageRecord rec = m.rec;
     CompletionCallback done = std::move(m.done);
+    const bool toListener = m.toListener;
     m.done = CompletionCallback();
     m_freeTransit.push_back(slot);
     m_messageCompleteTrace(rec);
-    if (!done.IsNull())
+    if (toListener)
+    {
+        NotifyListenerComplete(rec);
+    }
+    else if (!done.IsNull())
     {
         done(rec);
     }

@@ -90,6 +90,7 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
     {
         RdmaMessageRecord rec;   //!< what the traces report
         CompletionCallback done; //!< sender's callback
+        bool toListener{false};  //!< RdmaWriteRequest::toListener
     };
 
     /// A message posted and not sent yet: the record's fields its queue pair does not give,
@@ -106,13 +107,15 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
         int64_t start;          //!< when it was posted (Time's raw value)
         uint32_t remoteKey;     //!< RdmaWriteRequest::remoteKey
         uint32_t immediate;     //!< RdmaWriteRequest::immediate
-        uint32_t done;          //!< its callback's slot in m_callbacks (NO_CALLBACK: none)
+        uint32_t done;          //!< its callback's slot in m_callbacks (NO_CALLBACK: none,
+                                //!< TO_LISTENER: RdmaWriteRequest::toListener)
         bool hasImmediate;      //!< RdmaWriteRequest::hasImmediate
     };
 
     static_assert(sizeof(Queued) <= 56, "a queued message stays within 56 bytes");
 
     static constexpr uint32_t NO_CALLBACK = UINT32_MAX;
+    static constexpr uint32_t TO_LISTENER = UINT32_MAX - 1;
 
     /// A completion callback of queued messages, held once for all that share it (the
     /// collective executor passes one callback to every post).
@@ -182,6 +185,8 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
         FlowNic* owner{nullptr};  //!< the sending NIC, whose pool it returns to
         FlowNic* target{nullptr}; //!< delivery: the receiving NIC; ACK: nullptr
         uint32_t slot{0};         //!< the message's transit slot at owner
+
+        void Prefetch(uint32_t stage) const override;
 
       protected:
         void Notify() override;

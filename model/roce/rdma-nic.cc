@@ -559,6 +559,7 @@ RdmaNic::GetTypeId()
 }
 
 RdmaNic::RdmaNic()
+    : m_toListener(MakeCallback(&RdmaNic::NotifyListenerComplete, this))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -919,7 +920,7 @@ RdmaNic::Post(const RdmaWriteRequest& request, CompletionCallback done)
     m.rec.start = Simulator::Now();
     m.firstPsn = qp->m_psnEnd;
     m.packets = bytes == 0 ? 1 : (bytes - 1) / m_mtu + 1;
-    m.done = done;
+    m.done = request.toListener ? m_toListener : done;
     if (qp->m_failed)
     {
         // as verbs flush a work request posted to a QP in the error state, a moment later
@@ -1669,6 +1670,7 @@ RdmaNic::ReceiveData(RdmaQueuePair* qp,
             rec.remoteKey = qp->m_rcvMsgKey;
             rec.hasImmediate = imm != nullptr;
             rec.immediate = imm ? imm->GetImmediate() : 0;
+            NotifyListener(rec);
             m_messageReceivedTrace(rec);
         }
     }

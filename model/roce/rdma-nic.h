@@ -526,6 +526,9 @@ class RdmaNic : public RdmaTransport, public RoceLocalReceiver, public RocePullS
     std::unordered_map<uint32_t, std::pair<Time, uint64_t>> m_peerBaseRtt;
     std::vector<Ptr<RdmaQueuePair>> m_qpList; //!< creation order
     uint64_t m_nextMsgId{1};
+    /// the completion of a post toListener: tells the transport's listener (one callback for
+    /// all such posts)
+    CompletionCallback m_toListener;
     uint64_t m_pacedSeq{0};
     /// The queue pairs' retransmission timers: one event for the NIC at the earliest of a heap
     /// with an entry per queue pair whose timer runs. An event per queue pair put up to two

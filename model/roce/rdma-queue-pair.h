@@ -80,8 +80,10 @@ struct RdmaWriteRequest
     uint32_t remoteKey{0};     //!< RETH R_Key (memory region at the responder)
     bool hasImmediate{false};  //!< send immediate data
     uint32_t immediate{0};     //!< the immediate data
-    uint64_t wrId{0}; //!< the poster's id of the request, given back in its own records (as
-                      //!< verbs' wr_id): never sent, the responder does not see it
+    uint64_t wrId{0};       //!< the poster's id of the request, given back in its own records (as
+                            //!< verbs' wr_id): never sent, the responder does not see it
+    bool toListener{false}; //!< its completion goes to the transport's RdmaMessageListener
+                            //!< (MessageComplete), not to a callback (one given is not called)
 };
 
 /**

@@ -35,6 +35,43 @@ namespace ns3
  *  - The record carries the work request's fields (remoteKey, remoteAddress, immediate,
  *    lane), so the receiver knows what arrived.
  */
+/**
+ * \ingroup training-net
+ * \brief The node's RDMA user that hears of every message delivered to the node before the
+ * MessageReceived trace, and without its cost per message (a trace walks a list of callbacks,
+ * each a heap object holding a std::function: three cache misses a message at 16,384 NPUs).
+ * One per transport: the collective executor.
+ */
+class RdmaMessageListener
+{
+  public:
+    virtual ~RdmaMessageListener() = default;
+    /** \param record a message to this node whose last byte arrived (as MessageReceived) */
+    virtual void MessageReceived(const RdmaMessageRecord& record) = 0;
+
+    /**
+     * A message this node posted with RdmaWriteRequest::toListener is acknowledged, or failed
+     * (its status), as a completion callback would hear it; without a callback's cost per
+     * message (a heap object and a std::function).
+     * \param record the message
+     */
+    virtual void MessageComplete(const RdmaMessageRecord& record)
+    {
+    }
+
+    /**
+     * A message of this node will be handled soon: ask memory for the state its handling
+     * reads, in stages (0, 1, then 2: each may read what the one before asked for). Only a
+     * hint: it must not change anything the run reads.
+     * \param record the message (its delivery at this node when received, else the
+     * completion of one this node sent) \param received delivery or completion
+     * \param stage the stage
+     */
+    virtual void Prefetch(const RdmaMessageRecord& record, bool received, uint32_t stage) const
+    {
+    }
+};
+
 class RdmaTransport : public Object
 {
   public:
@@ -113,10 +150,42 @@ class RdmaTransport : public Object
         return m_fabric;
     }
 
+    /** \param listener hears of every message received, before MessageReceived (null: none) */
+    void SetMessageListener(RdmaMessageListener* listener)
+    {
+        m_messageListener = listener;
+    }
+
+    /** \return the listener (null: none) */
+    RdmaMessageListener* GetMessageListener() const
+    {
+        return m_messageListener;
+    }
+
   protected:
     void DoDispose() override;
 
+    /// Tells the listener, if any, of a received message: the NICs call it before their trace.
+    void NotifyListener(const RdmaMessageRecord& record)
+    {
+        if (m_messageListener)
+        {
+            m_messageListener->MessageReceived(record);
+        }
+    }
+
+    /// Tells the listener, if any, of the completion of a message posted toListener.
+    void NotifyListenerComplete(const RdmaMessageRecord& record)
+    {
+        if (m_messageListener)
+        {
+            m_messageListener->MessageComplete(record);
+        }
+    }
+
   private:
+    RdmaMessageListener* m_messageListener{nullptr}; //!< near the object's start: a delivery
+                                                     //!< reads it in the line it is hinted by
     Ptr<RoceFabric> m_fabric; //!< the fabric (a cycle through the nodes: cut in DoDispose)
 };
 

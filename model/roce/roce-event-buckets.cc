@@ -150,6 +150,24 @@ RoceEventBuckets::Release(std::map<uint64_t, uint32_t>::iterator it)
     m_byTime.erase(it);
 }
 
+const RoceHintedEvent*
+RoceEventBuckets::AsHinted(const EventImpl* impl)
+{
+    const std::type_info* kind = &typeid(*impl);
+    for (uint32_t k = 0; k < 4; k++)
+    {
+        if (m_kinds[k] == kind)
+        {
+            return m_kindHinted[k] ? static_cast<const RoceHintedEvent*>(impl) : nullptr;
+        }
+    }
+    const RoceHintedEvent* hinted = dynamic_cast<const RoceHintedEvent*>(impl);
+    m_kinds[m_nextKind] = kind;
+    m_kindHinted[m_nextKind] = hinted != nullptr;
+    m_nextKind = (m_nextKind + 1) % 4;
+    return hinted;
+}
+
 Scheduler::Event
 RoceEventBuckets::RemoveNext()
 {
@@ -165,8 +183,7 @@ RoceEventBuckets::RemoveNext()
     }
     if (b.head + HINT_DISTANCE < b.events.size())
     {
-        if (const auto* hinted =
-                dynamic_cast<const RoceHintedEvent*>(b.events[b.head + HINT_DISTANCE].impl))
+        if (const RoceHintedEvent* hinted = AsHinted(b.events[b.head + HINT_DISTANCE].impl))
         {
             for (const void* hint : hinted->hints)
             {
@@ -174,6 +191,17 @@ RoceEventBuckets::RemoveNext()
                 {
                     __builtin_prefetch(hint);
                 }
+            }
+        }
+    }
+    for (uint32_t stage = 0; stage < 3; stage++)
+    {
+        if (b.head + STAGE_DISTANCE[stage] < b.events.size())
+        {
+            if (const RoceHintedEvent* hinted =
+                    AsHinted(b.events[b.head + STAGE_DISTANCE[stage]].impl))
+            {
+                hinted->Prefetch(stage);
             }
         }
     }
