@@ -18,6 +18,7 @@
 #include "ns3/tn-program-window.h"
 #include "ns3/uinteger.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -50,6 +51,57 @@ struct SendsAndReceives
     }
 };
 
+/** An all-reduce of rank-local programs (generated), run at one level and window. */
+struct GeneratedRun
+{
+    std::string check; //!< the collective's Check() after the run, or why it did not run
+    uint64_t transfers{0};
+
+    /**
+     * \param spec topology \param algorithm algorithm \param bytes size \param mode flow or
+     * packet \param window ProgramWindow \param connect called with the fabric and the
+     * collective before it starts (to connect traces) \return false when the collective could
+     * not be created (check says why)
+     */
+    bool Run(const std::string& spec,
+             const std::string& algorithm,
+             uint64_t bytes,
+             const std::string& mode,
+             uint32_t window,
+             const std::function<void(RoceHelper&, Ptr<Collective>)>& connect)
+    {
+        Topology t(spec);
+        if (!t.topo)
+        {
+            check = t.error;
+            return false;
+        }
+        RoceHelper roce;
+        roce.SetMode(mode);
+        roce.Install(t.topo);
+        CollectiveHelper helper;
+        helper.SetServiceAttribute("Program", StringValue("generated"));
+        helper.SetServiceAttribute("ProgramWindow", UintegerValue(window));
+        helper.Install(t.topo, roce);
+        tn_plan_request request;
+        tn_plan_request_init(&request);
+        request.algorithm = algorithm.c_str();
+        request.bytes = bytes;
+        Ptr<Collective> c = helper.Create(request, {}, &check);
+        if (!c || !c->GetProgram())
+        {
+            check = c ? "no rank-local programs" : check;
+            return false;
+        }
+        connect(roce, c);
+        helper.Start(c);
+        Simulator::Run();
+        check = c->Check();
+        transfers = c->GetTransferCount();
+        Simulator::Destroy();
+        return true;
+    }
+};
 } // namespace
 
 /**
@@ -114,37 +166,22 @@ class CollectiveRecordsTestCase : public TestCase
                uint32_t* least,
                const std::string& what)
     {
-        Topology t(spec);
-        NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, what << ": " << t.error);
-        RoceHelper roce;
-        roce.SetMode(mode);
-        roce.Install(t.topo);
-        CollectiveHelper helper;
-        helper.SetServiceAttribute("Program", StringValue("generated"));
-        helper.SetServiceAttribute("ProgramWindow", UintegerValue(window));
-        helper.Install(t.topo, roce);
-        tn_plan_request request;
-        tn_plan_request_init(&request);
-        request.algorithm = algorithm.c_str();
-        request.bytes = bytes;
-        std::string error;
-        Ptr<Collective> c = helper.Create(request, {}, &error);
-        NS_TEST_ASSERT_MSG_NE(c, nullptr, what << ": " << error);
-        NS_TEST_ASSERT_MSG_NE(c->GetProgram(), nullptr, what << ": rank-local programs");
-        tn_error err;
-        NS_TEST_ASSERT_MSG_EQ(tn_program_min_window(c->GetProgram(), least, &err),
-                              TN_OK,
-                              what << ": " << err.message);
         SendsAndReceives log;
-        c->TraceConnectWithoutContext("TransferIssued",
-                                      MakeCallback(&SendsAndReceives::Issued, &log));
-        c->TraceConnectWithoutContext("TransferReady",
-                                      MakeCallback(&SendsAndReceives::Ready, &log));
-        helper.Start(c);
-        Simulator::Run();
-        NS_TEST_EXPECT_MSG_EQ(c->Check(), "", what);
-        const uint64_t transfers = c->GetTransferCount();
-        Simulator::Destroy();
+        tn_error err;
+        tn_status minWindow = TN_OK;
+        GeneratedRun run;
+        const bool ran =
+            run.Run(spec, algorithm, bytes, mode, window, [&](RoceHelper&, Ptr<Collective> c) {
+                minWindow = tn_program_min_window(c->GetProgram(), least, &err);
+                c->TraceConnectWithoutContext("TransferIssued",
+                                              MakeCallback(&SendsAndReceives::Issued, &log));
+                c->TraceConnectWithoutContext("TransferReady",
+                                              MakeCallback(&SendsAndReceives::Ready, &log));
+            });
+        NS_TEST_ASSERT_MSG_EQ(ran, true, what << ": " << run.check);
+        NS_TEST_ASSERT_MSG_EQ(minWindow, TN_OK, what << ": " << err.message);
+        NS_TEST_EXPECT_MSG_EQ(run.check, "", what);
+        const uint64_t transfers = run.transfers;
 
         NS_TEST_EXPECT_MSG_GT(transfers, 0, what);
         NS_TEST_EXPECT_MSG_EQ(log.issuedTwice, 0, what << ": a transfer number issued twice");
@@ -216,50 +253,128 @@ class CollectiveReceivedNumberTestCase : public TestCase
         {
             for (uint32_t window : {0u, 8u})
             {
+                TracedNumbers numbers;
                 const std::string what =
                     "torus:4x4 ring2d " + mode + " window " + std::to_string(window);
-                Topology t("torus:4x4");
-                NS_TEST_ASSERT_MSG_NE(t.topo, nullptr, what << ": " << t.error);
-                RoceHelper roce;
-                roce.SetMode(mode);
-                roce.Install(t.topo);
-                CollectiveHelper helper;
-                helper.SetServiceAttribute("Program", StringValue("generated"));
-                helper.SetServiceAttribute("ProgramWindow", UintegerValue(window));
-                helper.Install(t.topo, roce);
-                TracedNumbers numbers;
-                for (uint32_t i = 0; i < roce.GetFabric().npus.GetN(); ++i)
-                {
-                    Ptr<CollectiveExecutor> exec =
-                        roce.GetFabric().npus.Get(i)->GetObject<CollectiveExecutor>();
-                    exec->TraceConnectWithoutContext(
-                        "Sent",
-                        MakeBoundCallback(&TracedNumbers::Sent, &numbers));
-                    exec->TraceConnectWithoutContext(
-                        "Received",
-                        MakeBoundCallback(&TracedNumbers::Received, &numbers));
-                }
-                tn_plan_request request;
-                tn_plan_request_init(&request);
-                request.algorithm = "ring2d";
-                request.bytes = 1 << 20;
-                std::string error;
-                Ptr<Collective> c = helper.Create(request, {}, &error);
-                NS_TEST_ASSERT_MSG_NE(c, nullptr, what << ": " << error);
-                NS_TEST_ASSERT_MSG_NE(c->GetProgram(), nullptr, what << ": rank-local programs");
-                helper.Start(c);
-                Simulator::Run();
-                NS_TEST_EXPECT_MSG_EQ(c->Check(), "", what);
-                const uint64_t transfers = c->GetTransferCount();
-                Simulator::Destroy();
-                NS_TEST_EXPECT_MSG_GT(transfers, 0, what);
-                NS_TEST_EXPECT_MSG_EQ(numbers.sent.size(), transfers, what << ": sends traced");
+                GeneratedRun run;
+                const bool ran = run.Run(
+                    "torus:4x4",
+                    "ring2d",
+                    1 << 20,
+                    mode,
+                    window,
+                    [&](RoceHelper& roce, Ptr<Collective>) {
+                        for (uint32_t i = 0; i < roce.GetFabric().npus.GetN(); ++i)
+                        {
+                            Ptr<CollectiveExecutor> exec =
+                                roce.GetFabric().npus.Get(i)->GetObject<CollectiveExecutor>();
+                            exec->TraceConnectWithoutContext(
+                                "Sent",
+                                MakeBoundCallback(&TracedNumbers::Sent, &numbers));
+                            exec->TraceConnectWithoutContext(
+                                "Received",
+                                MakeBoundCallback(&TracedNumbers::Received, &numbers));
+                        }
+                    });
+                NS_TEST_ASSERT_MSG_EQ(ran, true, what << ": " << run.check);
+                NS_TEST_EXPECT_MSG_EQ(run.check, "", what);
+                NS_TEST_EXPECT_MSG_GT(run.transfers, 0, what);
+                NS_TEST_EXPECT_MSG_EQ(numbers.sent.size(), run.transfers, what << ": sends traced");
                 NS_TEST_EXPECT_MSG_EQ(numbers.received.count(UINT32_MAX),
                                       0,
                                       what << ": a receive's number unknown");
                 NS_TEST_EXPECT_MSG_EQ((numbers.received == numbers.sent),
                                       true,
                                       what << ": every send received once, by its number");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup training-net-tests
+ * A send's completion names its op by a cookie (Collective::GetOpCookie, the work request id)
+ * that carries the op's stream: each completed send's cookie gives back an op of the sending
+ * rank with the message's peer and match, equal to the cookie of that op, and with windows
+ * the cookies of a rank name more than one stream. A cookie with another stream (a stale hint)
+ * gives the same op: the stream is only where the look-up starts.
+ */
+class CollectiveOpCookieTestCase : public TestCase
+{
+  public:
+    CollectiveOpCookieTestCase()
+        : TestCase("a send's completion finds its op and stream from the cookie it carries")
+    {
+    }
+
+  private:
+    struct Seen
+    {
+        Ptr<Collective> c;
+        uint64_t completions{0};
+        uint64_t wrong{0};
+        std::set<uint32_t> streams; //!< rank 0's
+    };
+
+    static void Complete(Seen* seen, const RdmaMessageRecord& record)
+    {
+        Collective* c = PeekPointer(seen->c);
+        if (!c || !record.hasImmediate || record.remoteKey != c->GetId())
+        {
+            return; // a clear-to-send or another collective's
+        }
+        ++seen->completions;
+        const uint32_t rank = c->GetRankOfNode(record.src);
+        const uint32_t op = c->TakeOpCookie(rank, record.wrId);
+        const tn_program_op o = c->GetOp(rank, op);
+        const bool named =
+            o.send && o.match == record.immediate && c->GetNode(o.peer) == record.dst;
+        const bool same = c->GetOpCookie(rank, op) == record.wrId;
+        // the same op through a stale stream (stream 0): found by a search
+        const uint32_t stale = c->TakeOpCookie(rank, static_cast<uint64_t>(op));
+        const bool staleSame = stale == op && c->GetOp(rank, stale).match == o.match;
+        seen->wrong += !(named && same && staleSame);
+        if (rank == 0)
+        {
+            seen->streams.insert(static_cast<uint32_t>(record.wrId >> 32));
+        }
+    }
+
+    void DoRun() override
+    {
+        for (const std::string mode : {"flow", "packet"})
+        {
+            for (uint32_t window : {0u, 8u})
+            {
+                Seen seen;
+                const std::string what =
+                    "torus:4x4 ring2d " + mode + " window " + std::to_string(window);
+                GeneratedRun run;
+                const bool ran = run.Run(
+                    "torus:4x4",
+                    "ring2d",
+                    1 << 20,
+                    mode,
+                    window,
+                    [&](RoceHelper& roce, Ptr<Collective> c) {
+                        seen.c = c;
+                        for (uint32_t i = 0; i < roce.GetFabric().npus.GetN(); ++i)
+                        {
+                            roce.GetTransport(i)->TraceConnectWithoutContext(
+                                "MessageComplete",
+                                MakeBoundCallback(&CollectiveOpCookieTestCase::Complete, &seen));
+                        }
+                    });
+                seen.c = nullptr;
+                NS_TEST_ASSERT_MSG_EQ(ran, true, what << ": " << run.check);
+                NS_TEST_EXPECT_MSG_EQ(run.check, "", what);
+                NS_TEST_EXPECT_MSG_EQ(seen.completions, run.transfers, what << ": sends completed");
+                NS_TEST_EXPECT_MSG_EQ(seen.wrong, 0, what << ": completions named another op");
+                if (window > 0)
+                {
+                    // a window per stream: whole programs are one stream a rank
+                    NS_TEST_EXPECT_MSG_GT(seen.streams.size(), 1, what << ": rank 0's streams");
+                }
             }
         }
     }
@@ -277,6 +392,7 @@ class CollectiveRecordsTestSuite : public TestSuite
     {
         AddTestCase(new CollectiveRecordsTestCase, TestCase::QUICK);
         AddTestCase(new CollectiveReceivedNumberTestCase, TestCase::QUICK);
+        AddTestCase(new CollectiveOpCookieTestCase, TestCase::QUICK);
     }
 };
 

@@ -641,7 +641,7 @@ CollectiveExecutor::PostOp(Entry* entry, uint32_t op)
     request.remoteKey = c->GetId();
     request.hasImmediate = true;
     request.immediate = o.match; // the receiver finds its op by (this rank, match)
-    request.wrId = op;           // and SendDoneProgram this op, without a search
+    request.wrId = c->GetOpCookie(entry->rank, op); // SendDoneProgram's op, without a search
     c->NotifyOpIssued(entry->rank, op);
     ++m_posted;
     if (m_bytesListener)
@@ -788,7 +788,7 @@ void
 CollectiveExecutor::SendDoneProgram(Entry* entry, const RdmaMessageRecord& record)
 {
     Collective* c = PeekPointer(entry->collective);
-    const uint32_t op = static_cast<uint32_t>(record.wrId);
+    const uint32_t op = c->TakeOpCookie(entry->rank, record.wrId);
     const tn_program_op& o = c->GetOp(entry->rank, op);
     NS_ASSERT(o.send && c->GetNode(o.peer) == record.dst && o.match == record.immediate);
     OpDone(entry, op);

@@ -695,6 +695,29 @@ Collective::GetOp(uint32_t rank, uint32_t op) const
     return s.w->prog[op - s.w->first];
 }
 
+uint64_t
+Collective::GetOpCookie(uint32_t rank, uint32_t op) const
+{
+    const StreamRun& s = StreamOf(rank, op);
+    const uint64_t stream = static_cast<uint64_t>(&s - m_ranks[rank].streams.data());
+    return stream << 32 | op;
+}
+
+uint32_t
+Collective::TakeOpCookie(uint32_t rank, uint64_t cookie) const
+{
+    // a rank's sends complete between its receives, each of which moves lastStream to the
+    // receive's stream: without the cookie's stream most completions searched (FindStream)
+    const RankRun& run = m_ranks[rank];
+    const uint32_t stream = static_cast<uint32_t>(cookie >> 32);
+    if (stream < run.streams.size())
+    {
+        run.lastStream = stream;
+        run.windowHint[2] = run.streams[stream].w.get();
+    }
+    return static_cast<uint32_t>(cookie);
+}
+
 uint32_t
 Collective::GetRankOfNode(uint32_t node) const
 {
@@ -774,7 +797,7 @@ Collective::PrefetchRank(uint32_t rank, uint32_t lookup, uint64_t key, uint32_t 
         __builtin_prefetch(reinterpret_cast<const char*>(&run) + 64);
         return;
     }
-    const uint32_t k = lookup < 2 ? run.lastFound[lookup] : run.lastStream;
+    const uint32_t k = lookup < 2 ? run.lastFound[lookup] : static_cast<uint32_t>(key >> 32);
     if (stage == 1)
     {
         if (k < run.streams.size())

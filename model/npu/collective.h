@@ -575,6 +575,19 @@ class Collective : public Object
     /** \param rank rank \param op an op in its window \return the op */
     const tn_program_op& GetOp(uint32_t rank, uint32_t op) const;
 
+    /**
+     * An op's name with where it is held, for a message to carry back (a send's work request
+     * id): its completion finds the op's stream without a search.
+     * \param rank rank \param op an op in its window \return its cookie
+     */
+    uint64_t GetOpCookie(uint32_t rank, uint32_t op) const;
+
+    /**
+     * \param rank rank \param cookie GetOpCookie's of an op of rank \return the op; its
+     * stream is the one looked at first next (a hint: a stale one costs a search)
+     */
+    uint32_t TakeOpCookie(uint32_t rank, uint64_t cookie) const;
+
     /** \param rank rank \param sends gets the sends that wait for nothing (in order) */
     void GetStartOps(uint32_t rank, std::vector<uint32_t>* sends);
 
@@ -621,7 +634,7 @@ class Collective : public Object
      * look-up reads first, stage 2 the op's state and program op when that window holds it.
      * \param rank rank \param lookup 0 a receive's look-up (FindOp), 1 a send's, 2 an op's
      * stream (a send's completion) \param key lookup 0 and 1: the peer's node and the match
-     * (peerNode << 32 | match); 2: the op \param stage the stage
+     * (peerNode << 32 | match); 2: the op's cookie (GetOpCookie) \param stage the stage
      */
     void PrefetchRank(uint32_t rank, uint32_t lookup, uint64_t key, uint32_t stage) const;
 
