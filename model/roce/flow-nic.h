@@ -204,6 +204,13 @@ class FlowNic : public RdmaTransport, public FlowNetwork::Listener
     /// The ACK of the message in transit slot `slot` is back: complete it, free the slot.
     void Complete(uint32_t slot);
 
+    /// Asks memory for what a post from this NIC reads first (its queue pairs' index, its
+    /// first queue pairs and its free events' last): a delivery or completion handled here
+    /// mostly posts the next send, to one of a few peers. Only a hint.
+    void PrefetchPost() const;
+    /// How many queue pairs PrefetchPost asks for (a ring2d NPU's peers)
+    static constexpr size_t POST_PREFETCH_QPS = 4;
+
     Ptr<FlowNetwork> m_network;
     uint32_t m_localId{0};
     uint32_t m_context{0}; //!< ns-3 node id (event context)
