@@ -437,8 +437,9 @@ FlowNetwork::GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t prior
             l = tn_symmetry_canonical_link(m_symmetry, l);
         }
     }
-    const uint32_t id = static_cast<uint32_t>(m_paths.size());
-    m_paths.push_back(std::move(path));
+    const uint32_t id = static_cast<uint32_t>(m_pathBegin.size() - 1);
+    m_pathLinks.insert(m_pathLinks.end(), path.begin(), path.end());
+    m_pathBegin.push_back(static_cast<uint32_t>(m_pathLinks.size()));
     m_pathIndex.emplace(key, id);
     return id;
 }
@@ -446,7 +447,8 @@ FlowNetwork::GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t prior
 void
 FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t token)
 {
-    NS_ASSERT(!m_paths[path].empty() && bits > 0);
+    const PathLinks links = GetPath(path);
+    NS_ASSERT(links.count > 0 && bits > 0);
     uint32_t f;
     if (m_freeFlows.empty())
     {
@@ -463,15 +465,9 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
     // f is the tag: flows ending at one instant end in the order of their slots
     // internal invariant: only allocation can fail here: paths are non-empty lists of the
     // topology's links and bits > 0 (asserted above)
-    NS_ABORT_MSG_IF(tn_fluid_start(m_fluid,
-                                   m_paths[path].data(),
-                                   static_cast<uint32_t>(m_paths[path].size()),
-                                   bits,
-                                   NowNs(),
-                                   f,
-                                   &id,
-                                   &err) != TN_OK,
-                    "FlowNetwork: " << err.message);
+    NS_ABORT_MSG_IF(
+        tn_fluid_start(m_fluid, links.links, links.count, bits, NowNs(), f, &id, &err) != TN_OK,
+        "FlowNetwork: " << err.message);
     m_flows[f] = Flow{id, listener, token, path, bits};
     for (LinkWatch& w : m_watches)
     {
@@ -479,7 +475,7 @@ FlowNetwork::Start(uint32_t path, double bits, Listener* listener, uint64_t toke
         {
             continue;
         }
-        for (uint32_t l : m_paths[path])
+        for (uint32_t l : links)
         {
             if (!w.listed[l])
             {
@@ -522,7 +518,7 @@ FlowNetwork::CountGroupBits(const Flow& flow)
     {
         return;
     }
-    const std::vector<uint32_t>& path = m_paths[flow.path];
+    const PathLinks path = GetPath(flow.path);
     const uint32_t group = m_nodeGroup[tn_topology_link(m_topo, path[0])->src];
     for (uint32_t link : path)
     {

@@ -201,10 +201,39 @@ class FlowNetwork : public RoceFabric, public PortActivity
      */
     uint32_t GetPathId(uint32_t src, uint32_t dst, uint16_t sport, uint8_t priority);
 
-    /** \param path path id \return its directed links in order */
-    const std::vector<uint32_t>& GetPath(uint32_t path) const
+    /// A path's directed links in order: a view into the network's list of every path's
+    /// links, valid until the next GetPathId.
+    struct PathLinks
     {
-        return m_paths[path];
+        const uint32_t* links; //!< the first
+        uint32_t count;        //!< how many
+
+        const uint32_t* begin() const
+        {
+            return links;
+        }
+
+        const uint32_t* end() const
+        {
+            return links + count;
+        }
+
+        size_t size() const
+        {
+            return count;
+        }
+
+        uint32_t operator[](size_t k) const
+        {
+            return links[k];
+        }
+    };
+
+    /** \param path path id \return its directed links in order */
+    PathLinks GetPath(uint32_t path) const
+    {
+        const uint32_t first = m_pathBegin[path];
+        return PathLinks{m_pathLinks.data() + first, m_pathBegin[path + 1] - first};
     }
 
     /**
@@ -304,7 +333,11 @@ class FlowNetwork : public RoceFabric, public PortActivity
     tn_fluid* m_fluid{nullptr}; //!< the links' sharing
     uint32_t m_nLinks{0};
     std::vector<FlowNic*> m_nics; //!< by node id
-    std::vector<std::vector<uint32_t>> m_paths;
+    // every path's links in one array, path p's from m_pathBegin[p] to m_pathBegin[p + 1]: a
+    // flow's start reads 4 bytes and the links, not a vector's 24 bytes and its own allocation
+    // (two misses a flow at 16,384 NPUs)
+    std::vector<uint32_t> m_pathLinks;
+    std::vector<uint32_t> m_pathBegin{0};
     std::unordered_map<uint64_t, uint32_t> m_pathIndex; //!< queue pair -> path
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint16_t, uint8_t>, uint32_t>
         m_flowRoutes;             //!< (node, src, dst, sport, priority) -> out port

@@ -252,7 +252,7 @@ FlowNic::HeadSent(uint32_t index)
         // the last byte arrives after every hop's latency and, after the first hop (where the
         // flow was serialised), one packet's store and forward per hop; the ACK comes back the
         // same way
-        const std::vector<uint32_t>& path = m_network->GetPath(qp.path);
+        const FlowNetwork::PathLinks path = m_network->GetPath(qp.path);
         double forward = 0;
         double back = 0;
         for (std::size_t k = 0; k < path.size(); ++k)
