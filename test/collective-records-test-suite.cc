@@ -101,6 +101,15 @@ struct GeneratedRun
         Simulator::Destroy();
         return true;
     }
+
+    /** The ring2d case of the tests below: torus:4x4, 1 MiB. \param mode flow or packet
+     * \param window ProgramWindow \param connect as above \return as above */
+    bool RunRing2d(const std::string& mode,
+                   uint32_t window,
+                   const std::function<void(RoceHelper&, Ptr<Collective>)>& connect)
+    {
+        return Run("torus:4x4", "ring2d", 1 << 20, mode, window, connect);
+    }
 };
 } // namespace
 
@@ -257,13 +266,8 @@ class CollectiveReceivedNumberTestCase : public TestCase
                 const std::string what =
                     "torus:4x4 ring2d " + mode + " window " + std::to_string(window);
                 GeneratedRun run;
-                const bool ran = run.Run(
-                    "torus:4x4",
-                    "ring2d",
-                    1 << 20,
-                    mode,
-                    window,
-                    [&](RoceHelper& roce, Ptr<Collective>) {
+                const bool ran =
+                    run.RunRing2d(mode, window, [&](RoceHelper& roce, Ptr<Collective>) {
                         for (uint32_t i = 0; i < roce.GetFabric().npus.GetN(); ++i)
                         {
                             Ptr<CollectiveExecutor> exec =
@@ -350,13 +354,8 @@ class CollectiveOpCookieTestCase : public TestCase
                 const std::string what =
                     "torus:4x4 ring2d " + mode + " window " + std::to_string(window);
                 GeneratedRun run;
-                const bool ran = run.Run(
-                    "torus:4x4",
-                    "ring2d",
-                    1 << 20,
-                    mode,
-                    window,
-                    [&](RoceHelper& roce, Ptr<Collective> c) {
+                const bool ran =
+                    run.RunRing2d(mode, window, [&](RoceHelper& roce, Ptr<Collective> c) {
                         seen.c = c;
                         for (uint32_t i = 0; i < roce.GetFabric().npus.GetN(); ++i)
                         {

@@ -181,7 +181,9 @@ class CollectiveExecutor : public Object, public RdmaMessageListener
     void MessageComplete(const RdmaMessageRecord& record) override;
     /**
      * RdmaMessageListener: a message of the collective of the last message will be handled
-     * soon: its rank's state (stage 0), then its stream and window (stage 1) are asked for.
+     * soon: its entry and rank's state (stage 0), its stream and window (stage 1), then its
+     * op (stage 2) are asked for (Collective::PrefetchRank; a completion's stream is the one
+     * its cookie names).
      */
     void Prefetch(const RdmaMessageRecord& record, bool received, uint32_t stage) const override;
 

@@ -804,7 +804,10 @@ Collective::PrefetchRank(uint32_t rank, uint32_t lookup, uint64_t key, uint32_t 
         {
             __builtin_prefetch(&run.streams[k]);
         }
-        if (const char* w = static_cast<const char*>(run.windowHint[lookup]))
+        // a completion's stream is its cookie's: the hint of lastStream is its window only
+        // when the two are one
+        const bool hinted = lookup < 2 || k == run.lastStream;
+        if (const char* w = hinted ? static_cast<const char*>(run.windowHint[lookup]) : nullptr)
         {
             __builtin_prefetch(w);
             __builtin_prefetch(w + 64);
